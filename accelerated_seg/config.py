@@ -1,0 +1,208 @@
+"""Typed run configuration: one dataclass per component, loaded from YAML plus dotted overrides.
+
+    cfg = load_config("configs/demo.yaml", ["--optim.lr=3e-4", "--train.max_steps=200"])
+
+Every key is checked against the dataclasses, so a typo (``--optim.lrr``) is an error naming the
+key instead of a setting that silently does nothing. The resolved config is written next to every
+run and checkpoint (``save_config``) so a result can always be traced back to its settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work; the message names the setting and what to do."""
+
+
+@dataclass
+class SyntheticConfig:
+    """The embedded phantom dataset, written on first use when ``data.dataset`` is ``synthetic``."""
+
+    num_cases: int = 24
+    num_validation: int = 4
+    seed: int = 0
+
+
+@dataclass
+class DataConfig:
+    dataset: str = "synthetic"  # path to an MSD dataset.json, or "synthetic" for the embedded phantoms
+    synthetic: SyntheticConfig = field(default_factory=SyntheticConfig)
+    validation_fraction: float = 0.2  # used only when dataset.json has no "validation" list
+    split_seed: int = 0  # seeds that split; the split is saved with the run (run_info.json)
+    patch_size: tuple[int, int, int] = (64, 64, 64)
+    spacing: Optional[tuple[float, float, float]] = None  # target voxel spacing in mm; None keeps each case's
+    foreground_fraction: float = 0.67  # share of patches centred on a labelled (non-background) voxel
+    samples_per_volume: int = 4  # patches per case per epoch
+    augment: bool = True
+    num_workers: int = 2
+
+
+@dataclass
+class ModelConfig:
+    name: str = "unet"  # unet | segresnet | swinunetr | unetr | dynunet
+    args: dict = field(default_factory=dict)  # passed to the MONAI network, over our defaults
+
+
+@dataclass
+class OptimConfig:
+    lr: float = 1e-3  # learning rate at base_batch_size; scaled by lr_scaling for the global batch
+    lr_scaling: str = "none"  # none | linear | sqrt
+    base_batch_size: int = 2
+    weight_decay: float = 1e-5
+    warmup_steps: int = 20
+    min_lr_ratio: float = 0.01  # cosine decays to lr * min_lr_ratio at max_steps
+    max_grad_norm: float = 12.0  # 0 disables clipping
+
+
+@dataclass
+class TrainConfig:
+    output_dir: str = "output"
+    max_steps: int = 300  # optimizer steps
+    # Give either batch_size (per device) or global_batch_size; the rest is resolved at start:
+    # global = per-device x processes x accumulation.
+    batch_size: Optional[int] = None
+    global_batch_size: Optional[int] = None
+    grad_accum_steps: Optional[int] = None
+    seed: int = 0
+    val_every: int = 50  # optimizer steps; 0 disables validation
+    save_every: int = 100  # optimizer steps; 0 saves only at the end
+    keep_last: int = 2  # training-state checkpoints kept in output_dir/checkpoints
+    log_every: int = 10
+    max_nonfinite_steps: int = 5  # stop after this many optimizer steps in a row with a non-finite loss
+    resume: Optional[str] = None  # "latest" or a checkpoint folder
+    trackers: str = "tensorboard"  # accelerate tracker name(s), comma separated, or "none"
+    progress_bar: bool = True
+    sw_batch_size: int = 4  # sliding-window batch during validation
+    sw_overlap: float = 0.25
+
+
+@dataclass
+class Config:
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+    """Build a Config from an optional YAML file and ``--section.key=value`` overrides.
+
+    Args:
+        path: YAML file whose top-level keys are data/model/optim/train.
+        overrides: strings such as ``--optim.lr=3e-4`` or ``train.max_steps=10``; values are parsed
+            as YAML (so ``[64,64,32]``, ``null`` and ``true`` work).
+    """
+    raw: dict = {}
+    if path is not None:
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"config file {path} does not exist")
+        raw = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: expected a mapping of sections (data, model, optim, train)")
+    for item in overrides or []:
+        key, value = _split_override(item)
+        _set_dotted(raw, key, yaml.safe_load(value))
+    return _build(Config, raw, prefix="")
+
+
+def config_from_dict(raw: dict) -> Config:
+    """The inverse of ``Config.to_dict`` (used when reading a saved run config)."""
+    return _build(Config, raw, prefix="")
+
+
+def dump_config(cfg: Config) -> str:
+    """The resolved config as YAML that ``load_config`` reads back."""
+    return yaml.safe_dump(_plain(cfg.to_dict()), sort_keys=False)
+
+
+def _split_override(item: str) -> tuple[str, str]:
+    body = item[2:] if item.startswith("--") else item
+    if "=" not in body:
+        raise ConfigError(f"override {item!r} must look like --section.key=value")
+    key, value = body.split("=", 1)
+    return key.strip(), value
+
+
+def _set_dotted(raw: dict, key: str, value: Any) -> None:
+    parts = key.split(".")
+    node = raw
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"override {key!r}: {part!r} is a value, not a section")
+    node[parts[-1]] = value
+
+
+def _build(cls, raw: Any, prefix: str):
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"setting {prefix.rstrip('.') or '<root>'} must be a mapping, got {raw!r}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(raw) - names)
+    if unknown:
+        raise ConfigError(
+            f"unknown setting '{prefix}{unknown[0]}'; valid keys under "
+            f"{prefix.rstrip('.') or 'the top level'} are: {', '.join(sorted(names))}"
+        )
+    values = {name: _coerce(hints[name], raw[name], f"{prefix}{name}") for name in raw}
+    return cls(**values)
+
+
+def _coerce(hint, value, key: str):
+    """Check and convert one value to its annotated type, naming the key on failure."""
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, prefix=key + ".")
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return _coerce(inner, value, key)
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)) or len(value) != len(args):
+            raise ConfigError(f"setting {key} must be a list of {len(args)} values, got {value!r}")
+        return tuple(_coerce(a, v, key) for a, v in zip(args, value))
+    if hint is dict or origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"setting {key} must be a mapping, got {value!r}")
+        return dict(value)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"setting {key} must be true or false, got {value!r}")
+        return value
+    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if hint is float and isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    if hint is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if hint is str and isinstance(value, str):
+        return value
+    raise ConfigError(f"setting {key} must be {getattr(hint, '__name__', hint)}, got {value!r}")
+
+
+def _plain(obj):
+    """Tuples to lists so the saved YAML is plain and loads back with safe_load."""
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    return obj
