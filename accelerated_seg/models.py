@@ -1,0 +1,160 @@
+"""Model registry: a name from the config -> a plain MONAI ``nn.Module``.
+
+Models know nothing about processes, devices or precision; accelerate wraps them later. Each
+builder returns a ``ModelSpec``: the MONAI class name and the exact keyword arguments it was built
+with. That spec is what ``config.json`` stores on export, so anyone can rebuild the network with
+plain MONAI (``build_from_spec``) and load ``model.safetensors`` into it with ``strict=True``.
+
+    spec = model_spec("unet", in_channels=1, out_channels=3, patch_size=(64, 64, 64))
+    net = build_from_spec(spec)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import monai.networks.nets as monai_nets
+import torch.nn as nn
+
+from .config import ConfigError
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    name: str  # our registry name
+    monai_class: str  # attribute of monai.networks.nets
+    args: dict  # keyword arguments, JSON-serialisable
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "monai_class": self.monai_class, "args": self.args}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ModelSpec":
+        return cls(name=d["name"], monai_class=d["monai_class"], args=dict(d["args"]))
+
+
+def build_from_spec(spec: ModelSpec) -> nn.Module:
+    """Instantiate the plain MONAI network described by ``spec``."""
+    model = getattr(monai_nets, spec.monai_class)(**spec.args)
+    _freeze_never_used(model)
+    return model
+
+
+def _freeze_never_used(model: nn.Module) -> None:
+    """Stop parameters that forward never touches from asking for gradients.
+
+    MONAI's TransformerBlock (UNETR) builds ``norm_cross_attn`` even without cross-attention. A
+    parameter that never gets a gradient makes DDP fail ("parameters that were not used in producing
+    loss") or forces the slower ``find_unused_parameters``. Frozen, it stays in the state dict, so
+    exports still load strictly into the plain MONAI network.
+    """
+    from monai.networks.blocks.transformerblock import TransformerBlock
+
+    for module in model.modules():
+        if isinstance(module, TransformerBlock) and not module.with_cross_attention:
+            module.norm_cross_attn.requires_grad_(False)
+
+
+def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Sequence[int],
+               args: dict | None = None) -> ModelSpec:
+    """Resolve our defaults + the user's ``model.args`` into the constructor arguments.
+
+    Args:
+        name: one of ``MODELS``.
+        in_channels: image channels (modalities).
+        out_channels: classes including background.
+        patch_size: training patch; used where a network needs the input size (UNETR) and to
+            check divisibility up front rather than failing inside the first forward pass.
+        args: overrides of the defaults, as given in ``model.args``.
+    """
+    if name not in MODELS:
+        raise ConfigError(f"model.name {name!r} is not known; choose one of: {', '.join(MODELS)}")
+    monai_class, defaults, divisor = MODELS[name](tuple(patch_size))
+    minimum = MINIMUM_PATCH.get(name, 1)
+    if any(p < minimum for p in patch_size):
+        raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model {name!r}: "
+                          f"each axis needs at least {minimum} voxels")
+    merged = {**defaults, "in_channels": in_channels, "out_channels": out_channels, **(args or {})}
+    unknown = set(args or {}) - _accepted_args(monai_class)
+    if unknown:
+        raise ConfigError(f"model.args {sorted(unknown)} are not arguments of monai.networks.nets.{monai_class}")
+    divisors = divisor(merged)
+    divisors = (divisors,) * 3 if isinstance(divisors, int) else tuple(divisors)
+    if any(p % d for p, d in zip(patch_size, divisors)):
+        suggestion = tuple(max(d, p // d * d) for p, d in zip(patch_size, divisors))
+        raise ConfigError(
+            f"data.patch_size {tuple(patch_size)} must be divisible by {divisors} for model {name!r} "
+            f"(its down-sampling); for example use {suggestion}"
+        )
+    return ModelSpec(name=name, monai_class=monai_class, args=_jsonable(merged))
+
+
+def _accepted_args(monai_class: str) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(getattr(monai_nets, monai_class).__init__).parameters) - {"self"}
+
+
+def _unet(patch):
+    defaults = dict(spatial_dims=3, channels=[16, 32, 64, 128, 256], strides=[2, 2, 2, 2],
+                    num_res_units=2, norm="INSTANCE")
+    return "UNet", defaults, lambda a: math.prod(a["strides"])
+
+
+def _segresnet(patch):
+    defaults = dict(spatial_dims=3, init_filters=16, blocks_down=[1, 2, 2, 4], blocks_up=[1, 1, 1])
+    return "SegResNet", defaults, lambda a: 2 ** (len(a["blocks_down"]) - 1)
+
+
+def _swinunetr(patch):
+    # Five 2x reductions (patch embedding + 4 merging stages) -> patch divisible by 32.
+    return "SwinUNETR", dict(spatial_dims=3, feature_size=24), lambda a: 32
+
+
+def _unetr(patch):
+    # ViT with 16^3 patches: the input size is part of the network (positional embedding).
+    return "UNETR", dict(spatial_dims=3, img_size=list(patch), feature_size=16), lambda a: 16
+
+
+def _dynunet(patch):
+    # nnU-Net-style topology from the patch: halve each axis while the result stays >= 4 voxels,
+    # at most 5 times; filters double from 32 up to 320 as in nnU-Net.
+    strides = [[1, 1, 1]]
+    size = list(patch)
+    for _ in range(5):
+        step = [2 if s >= 8 else 1 for s in size]
+        if step == [1, 1, 1]:
+            break
+        strides.append(step)
+        size = [s // k for s, k in zip(size, step)]
+    depth = len(strides)
+    defaults = dict(spatial_dims=3, kernel_size=[[3, 3, 3]] * depth, strides=strides,
+                    upsample_kernel_size=strides[1:], filters=[min(32 * 2**i, 320) for i in range(depth)],
+                    norm_name="INSTANCE", res_block=True)
+
+    def divisor(a):
+        return [math.prod(s[i] if isinstance(s, (list, tuple)) else s for s in a["strides"]) for i in range(3)]
+
+    return "DynUNet", defaults, divisor
+
+
+# SwinUNETR's deepest stage is 1/32 of the input; instance norm needs more than one voxel there.
+MINIMUM_PATCH = {"swinunetr": 64}
+
+MODELS: dict[str, Callable] = {
+    "unet": _unet,
+    "segresnet": _segresnet,
+    "swinunetr": _swinunetr,
+    "unetr": _unetr,
+    "dynunet": _dynunet,
+}
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return obj

@@ -1,0 +1,101 @@
+"""How many samples one optimizer step sees, and the learning rate for each step.
+
+The user states either a per-device batch or a global batch; the number of processes is only known
+at launch, so the split into per-device batch x processes x accumulation steps is resolved here, and
+the learning rate is scaled from the base batch it was tuned for:
+
+    plan = resolve_batch(batch_size=None, global_batch_size=16, grad_accum_steps=None,
+                         num_processes=4, lr=1e-3, base_batch_size=2, lr_scaling="sqrt")
+    # plan.per_device == 4, plan.accum_steps == 1, plan.lr == 1e-3 * sqrt(16 / 2)
+
+The schedule is a function of the optimizer step only. It is stepped once per optimizer step by
+the loop itself (not prepared by accelerate, whose wrapper steps it once per process), so it is the
+same for any number of processes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .config import ConfigError
+
+DEFAULT_PER_DEVICE_BATCH = 2
+
+
+@dataclass(frozen=True)
+class BatchPlan:
+    per_device: int
+    num_processes: int
+    accum_steps: int
+    lr: float  # after scaling for the global batch
+
+    @property
+    def global_batch(self) -> int:
+        return self.per_device * self.num_processes * self.accum_steps
+
+    def describe(self) -> str:
+        return (f"global batch {self.global_batch} = {self.per_device} per device x {self.num_processes} "
+                f"process(es) x {self.accum_steps} accumulation step(s); lr {self.lr:.3g}")
+
+
+def resolve_batch(batch_size: int | None, global_batch_size: int | None, grad_accum_steps: int | None,
+                  num_processes: int, lr: float, base_batch_size: int, lr_scaling: str) -> BatchPlan:
+    """Resolve per-device batch, accumulation and learning rate; any impossible request is an error.
+
+    Args:
+        batch_size: per-device batch (``train.batch_size``), or None.
+        global_batch_size: samples per optimizer step over all processes, or None.
+        grad_accum_steps: accumulation steps, or None (1, or whatever the global batch needs).
+        num_processes: processes launched.
+        lr: learning rate tuned at ``base_batch_size``.
+        base_batch_size: the global batch ``lr`` was tuned for.
+        lr_scaling: ``none``, ``linear`` (Goyal et al.) or ``sqrt`` (common for Adam).
+    """
+    for name, value in (("train.batch_size", batch_size), ("train.global_batch_size", global_batch_size),
+                        ("train.grad_accum_steps", grad_accum_steps), ("optim.base_batch_size", base_batch_size)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{name} must be >= 1, got {value}")
+    if global_batch_size is None:
+        per_device = batch_size or DEFAULT_PER_DEVICE_BATCH
+        accum = grad_accum_steps or 1
+    elif batch_size is not None:
+        accum, rest = divmod(global_batch_size, batch_size * num_processes)
+        if rest or accum == 0 or (grad_accum_steps is not None and grad_accum_steps != accum):
+            raise ConfigError(
+                f"train.global_batch_size {global_batch_size} cannot be split into train.batch_size "
+                f"{batch_size} x {num_processes} process(es) x train.grad_accum_steps "
+                f"{grad_accum_steps or '?'}; choose a global batch that is a multiple of "
+                f"{batch_size * num_processes}, or drop one of the three settings"
+            )
+    else:
+        accum = grad_accum_steps or 1
+        per_device, rest = divmod(global_batch_size, num_processes * accum)
+        if rest or per_device == 0:
+            raise ConfigError(
+                f"train.global_batch_size {global_batch_size} is not divisible by {num_processes} "
+                f"process(es) x {accum} accumulation step(s); choose a multiple of {num_processes * accum}"
+            )
+    if global_batch_size is not None and batch_size is not None:
+        per_device = batch_size
+    plan = BatchPlan(per_device=per_device, num_processes=num_processes, accum_steps=accum, lr=lr)
+    return BatchPlan(per_device, num_processes, accum, lr * lr_scale(plan.global_batch, base_batch_size, lr_scaling))
+
+
+def lr_scale(global_batch: int, base_batch_size: int, rule: str) -> float:
+    ratio = global_batch / base_batch_size
+    if rule == "none":
+        return 1.0
+    if rule == "linear":
+        return ratio
+    if rule == "sqrt":
+        return math.sqrt(ratio)
+    raise ConfigError(f"optim.lr_scaling must be none, linear or sqrt, got {rule!r}")
+
+
+def warmup_cosine(step: int, warmup_steps: int, max_steps: int, min_ratio: float) -> float:
+    """Multiplier of the base lr at optimizer step ``step`` (0-based): linear warm-up, then cosine."""
+    if step < warmup_steps:
+        return (step + 1) / warmup_steps
+    progress = min(1.0, (step - warmup_steps) / max(1, max_steps - warmup_steps))
+    return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + math.cos(math.pi * progress))

@@ -1,0 +1,56 @@
+import math
+
+import pytest
+
+from accelerated_seg.config import ConfigError
+from accelerated_seg.schedule import resolve_batch, warmup_cosine
+
+
+def plan(batch=None, global_batch=None, accum=None, n=1, rule="none", base=2):
+    return resolve_batch(batch, global_batch, accum, n, 1e-3, base, rule)
+
+
+def test_per_device_batch_given():
+    p = plan(batch=3, accum=2, n=4)
+    assert (p.per_device, p.accum_steps, p.global_batch) == (3, 2, 24)
+
+
+def test_global_batch_with_per_device_resolves_accumulation():
+    p = plan(batch=2, global_batch=16, n=2)
+    assert (p.per_device, p.accum_steps, p.global_batch) == (2, 4, 16)
+
+
+def test_global_batch_alone_resolves_per_device():
+    p = plan(global_batch=16, n=4)
+    assert (p.per_device, p.accum_steps) == (4, 1)
+    p = plan(global_batch=16, n=4, accum=2)
+    assert (p.per_device, p.accum_steps) == (2, 2)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(batch=3, global_batch=16, n=2),  # 16 not a multiple of 6
+    dict(batch=2, global_batch=16, n=2, accum=3),  # contradicts the resolved 4
+    dict(global_batch=6, n=4),  # 6 not divisible by 4 processes
+    dict(batch=0),
+])
+def test_impossible_requests_name_the_settings(kwargs):
+    with pytest.raises(ConfigError, match="train\\."):
+        plan(**kwargs)
+
+
+def test_lr_scaling_rules():
+    assert plan(global_batch=8, rule="none").lr == pytest.approx(1e-3)
+    assert plan(global_batch=8, rule="linear").lr == pytest.approx(4e-3)
+    assert plan(global_batch=8, rule="sqrt").lr == pytest.approx(2e-3)
+    with pytest.raises(ConfigError, match="optim.lr_scaling"):
+        plan(global_batch=8, rule="cubic")
+
+
+def test_warmup_then_cosine_to_floor():
+    f = [warmup_cosine(s, 10, 110, 0.01) for s in range(111)]
+    assert f[0] == pytest.approx(0.1) and f[9] == pytest.approx(1.0)
+    assert f[10] == pytest.approx(1.0)
+    assert f[60] == pytest.approx(0.01 + 0.99 * 0.5)
+    assert f[110] == pytest.approx(0.01)
+    assert all(a >= b for a, b in zip(f[10:], f[11:]))  # monotone decay after warm-up
+    assert not any(math.isnan(x) for x in f)
