@@ -1,0 +1,150 @@
+"""NIfTI reading and writing that keeps voxels and geometry (affine/header) together.
+
+``nib.load`` only parses the header and defers the voxels; a truncated ``.nii.gz``
+then fails deep inside a data-loader worker hours into training, and a flipped
+bit can even decode silently unless gzip's CRC at the end of the stream is
+checked. :func:`read_nifti` therefore reads the whole stream up front, and
+:func:`write_nifti` never leaves a half-written file behind.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import uuid
+import zlib
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+
+from accelerated_seg.data.errors import DataError
+
+_FIX = "re-export or re-download this file"
+_NIFTI2_HEADER_SIZE = 540  # NIfTI-1 headers are 348 bytes; the first int32 tells them apart
+
+
+def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Image:
+    """Open a ``.nii`` / ``.nii.gz`` file, failing now (not mid-training) if it is damaged.
+
+    Args:
+        path: File to read.
+        verify_stream: Decompress the whole file once, so truncation and gzip CRC
+            errors surface here, and keep the decompressed bytes so the voxels are
+            served from memory without a second decompression. With ``False``
+            this is a plain lazy ``nib.load`` (header checked only).
+
+    Returns:
+        The image (``Nifti2Image`` for NIfTI-2 files, a subclass of ``Nifti1Image``);
+        ``img.dataobj`` / ``img.get_fdata()`` give the voxels, ``img.affine`` the geometry.
+
+    Raises:
+        DataError: The file is missing, not NIfTI, truncated or corrupt; the message
+            names the file and says what to do.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: file not found; check the path in dataset.json or restore the file")
+    if not verify_stream:
+        try:
+            return nib.load(path)
+        except Exception as err:  # nibabel raises many unrelated types for bad headers
+            raise DataError(f"{path}: cannot be read as NIfTI ({_describe(err)}); {_FIX}") from err
+
+    raw = _read_all_bytes(path)
+    image = _image_from_bytes(raw, path)
+    _require_complete_voxel_data(image, len(raw), path)
+    return image
+
+
+def write_nifti(
+    path: str | Path,
+    array: np.ndarray,
+    affine: np.ndarray,
+    header: nib.Nifti1Header | None = None,
+) -> Path:
+    """Write ``array`` with ``affine`` atomically: readers see the old file or the whole new one.
+
+    The data goes to a hidden temporary file in the same folder (so the final
+    ``os.replace`` is a same-filesystem rename) and is renamed into place only
+    once complete. Compression follows the extension (``.nii.gz`` compresses).
+
+    Args:
+        path: Destination ``.nii`` or ``.nii.gz``; parent folders are created.
+        array: Voxels. Stored with their own dtype even when ``header`` says
+            otherwise (a float probability map must not be rounded by a label
+            header); int64 is narrowed to int32 when the values fit and bool
+            becomes uint8, since many NIfTI tools reject those types.
+        affine: 4x4 voxel-to-world matrix; written to both sform and qform.
+        header: Optional header to copy metadata from (e.g. the source image's).
+
+    Returns:
+        The destination path.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    array = np.asarray(array)
+    if array.dtype == np.bool_:
+        array = array.astype(np.uint8)
+
+    # "compat" stores 64-bit integers as int32 when the values fit (nibabel raises otherwise).
+    stored_dtype = "compat" if array.dtype.kind in "iu" and array.dtype.itemsize == 8 else array.dtype
+    image = nib.Nifti1Image(array, np.asarray(affine, dtype=np.float64), header=header, dtype=stored_dtype)
+
+    extension = ".nii.gz" if path.name.endswith(".gz") else ".nii"
+    # The temporary name keeps the extension so nibabel compresses the same way,
+    # and is created by nibabel (not mkstemp) so the file gets normal umask permissions.
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{extension}")
+    try:
+        image.to_filename(temporary)
+        _fsync(temporary)  # the rename must not become durable before the data is
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+    return path
+
+
+def _read_all_bytes(path: Path) -> bytes:
+    """Return the decompressed file content; reading gzip to its end verifies length and CRC."""
+    try:
+        if path.name.endswith(".gz"):
+            with gzip.open(path, "rb") as stream:
+                return stream.read()
+        return path.read_bytes()
+    except EOFError as err:
+        raise DataError(f"{path}: truncated (the gzip stream ends early, e.g. an interrupted copy); {_FIX}") from err
+    except (gzip.BadGzipFile, zlib.error, OSError) as err:
+        raise DataError(f"{path}: corrupt or not a gzip file ({_describe(err)}); {_FIX}") from err
+
+
+def _image_from_bytes(raw: bytes, path: Path) -> nib.Nifti1Image:
+    """Parse NIfTI-1 or NIfTI-2 from memory."""
+    header_size = int.from_bytes(raw[:4], "little") if len(raw) >= 4 else 0
+    if header_size != _NIFTI2_HEADER_SIZE:
+        header_size = int.from_bytes(raw[:4], "big")
+    image_class = nib.Nifti2Image if header_size == _NIFTI2_HEADER_SIZE else nib.Nifti1Image
+    try:
+        return image_class.from_bytes(raw)
+    except Exception as err:  # HeaderDataError, ImageFileError, struct errors, ...
+        raise DataError(f"{path}: not a valid NIfTI file ({_describe(err)}); {_FIX}") from err
+
+
+def _require_complete_voxel_data(image: nib.Nifti1Image, available: int, path: Path) -> None:
+    """Catch an uncompressed ``.nii`` cut short: its header promises more bytes than exist."""
+    # The proxy keeps the on-disk layout; image.header has its offset reset to 0 by nibabel.
+    proxy = image.dataobj
+    expected = int(proxy.offset) + int(np.prod(proxy.shape, dtype=np.int64)) * proxy.dtype.itemsize
+    if available < expected:
+        raise DataError(f"{path}: truncated (the file has {available} bytes, its header needs {expected}); {_FIX}")
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _describe(err: BaseException) -> str:
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__

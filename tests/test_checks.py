@@ -1,0 +1,251 @@
+"""Pre-flight checks (checks.py) and the NIfTI reader/writer they rely on (io.py)."""
+
+import json
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from accelerated_seg.data.checks import CheckReport, check_cases, check_manifest
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.io import read_nifti, write_nifti
+from accelerated_seg.data.manifest import Case, load_msd
+
+NUM_CLASSES = 3
+SHAPE = (8, 8, 8)
+AFFINE = np.array([[1.5, 0, 0, -10], [0, 1.5, 0, 4], [0, 0, 2.0, 7], [0, 0, 0, 1]])
+
+
+def save(path, array, affine=AFFINE):
+    """Write with plain nibabel, so the fixtures do not depend on the code under test."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nib.save(nib.Nifti1Image(np.asarray(array), affine), path)
+    return path
+
+
+def clean_image(seed=0):
+    return np.random.default_rng(seed).normal(size=SHAPE).astype(np.float32)
+
+
+def clean_label():
+    label = np.zeros(SHAPE, dtype=np.uint8)
+    label[2:5, 2:5, 2:5] = 1
+    label[5:7, 5:7, 5:7] = 2
+    return label
+
+
+def make_case(root, case_id, image=None, label=None, image_affine=AFFINE, label_affine=AFFINE):
+    """Write one image/label pair under an MSD layout and return its Case."""
+    image_path = save(root / "imagesTr" / f"{case_id}.nii.gz", clean_image() if image is None else image, image_affine)
+    label_path = save(root / "labelsTr" / f"{case_id}.nii.gz", clean_label() if label is None else label, label_affine)
+    return Case(id=case_id, images=(image_path,), label=label_path)
+
+
+def check_one_bad_case(tmp_path, bad_case):
+    """Check a clean case alongside ``bad_case`` so a test also proves clean cases stay silent."""
+    return check_cases([make_case(tmp_path, "good"), bad_case], NUM_CLASSES)
+
+
+def assert_single_error(report, *fragments):
+    assert len(report.errors) == 1, report.errors
+    for fragment in fragments:
+        assert str(fragment) in report.errors[0], report.errors[0]
+    return report.errors[0]
+
+
+# --- checks -----------------------------------------------------------------------------------
+
+
+def test_clean_dataset_passes(tmp_path):
+    cases = [make_case(tmp_path, f"case_{i:03d}") for i in range(3)]
+    entries = [{"image": str(c.images[0]), "label": str(c.label)} for c in cases]
+    (tmp_path / "dataset.json").write_text(
+        json.dumps({"labels": {"0": "bg", "1": "a", "2": "b"}, "training": entries[:2], "validation": entries[2:]})
+    )
+    report = check_manifest(load_msd(tmp_path / "dataset.json"))
+
+    assert report.errors == [] and report.warnings == []
+    assert report.ok
+    report.raise_if_errors()  # no-op
+
+
+def test_missing_image(tmp_path):
+    case = make_case(tmp_path, "bad")
+    case.images[0].unlink()
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "not found")
+
+
+def test_missing_label(tmp_path):
+    case = make_case(tmp_path, "bad")
+    case.label.unlink()
+    assert_single_error(check_one_bad_case(tmp_path, case), case.label, "not found", "(label)")
+
+
+def test_label_shape_differs_from_image(tmp_path):
+    case = make_case(tmp_path, "bad", label=np.zeros((8, 8, 6), np.uint8) + 1)
+    error = assert_single_error(check_one_bad_case(tmp_path, case), case.label, case.images[0], "(8, 8, 6)", "(8, 8, 8)")
+    assert "resample" in error
+
+
+def test_label_value_at_or_above_num_classes(tmp_path):
+    label = clean_label()
+    label[0, 0, 0] = 5
+    case = make_case(tmp_path, "bad", label=label)
+    error = assert_single_error(check_one_bad_case(tmp_path, case), case.label, "[5]", "num_classes=3")
+    assert "0..C-1" in error
+
+
+def test_negative_label(tmp_path):
+    label = clean_label().astype(np.int16)
+    label[0, 0, 0] = -1
+    case = make_case(tmp_path, "bad", label=label)
+    assert_single_error(check_one_bad_case(tmp_path, case), case.label, "[-1]")
+
+
+def test_non_integer_label(tmp_path):
+    label = clean_label().astype(np.float32)
+    label[0, 0, 0] = 0.5
+    case = make_case(tmp_path, "bad", label=label)
+    assert_single_error(check_one_bad_case(tmp_path, case), case.label, "non-integer", "0.5")
+
+
+def test_truncated_gzip(tmp_path):
+    case = make_case(tmp_path, "bad")
+    content = case.images[0].read_bytes()
+    case.images[0].write_bytes(content[: len(content) // 2])
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "truncated")
+
+
+def test_corrupted_gzip_fails_crc(tmp_path):
+    case = make_case(tmp_path, "bad")
+    content = bytearray(case.images[0].read_bytes())
+    content[len(content) // 2] ^= 0x01  # one flipped bit: decodes fine, only the CRC notices
+    case.images[0].write_bytes(bytes(content))
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "corrupt")
+
+
+def test_non_3d_image(tmp_path):
+    case = make_case(tmp_path, "bad", image=np.zeros((*SHAPE, 2), np.float32))
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "not 3D")
+
+
+def test_trailing_singleton_axis_is_accepted(tmp_path):
+    case = make_case(tmp_path, "ok", image=clean_image()[..., None])
+    assert check_cases([case], NUM_CLASSES).errors == []
+
+
+def test_nan_in_image(tmp_path):
+    image = clean_image()
+    image[1, 2, 3] = np.nan
+    image[3, 2, 1] = np.inf
+    case = make_case(tmp_path, "bad", image=image)
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "2 NaN/Inf")
+
+
+def test_affine_mismatch(tmp_path):
+    shifted = AFFINE.copy()
+    shifted[0, 3] += 1.0
+    case = make_case(tmp_path, "bad", label_affine=shifted)
+    assert_single_error(
+        check_one_bad_case(tmp_path, case), case.label, case.images[0], "resample the label onto the image grid"
+    )
+
+
+def test_affine_difference_within_tolerance_is_accepted(tmp_path):
+    nudged = AFFINE.copy()
+    nudged[0, 3] += 1e-5
+    case = make_case(tmp_path, "ok", label_affine=nudged)
+    assert check_cases([case], NUM_CLASSES).errors == []
+
+
+def test_channels_must_share_a_grid(tmp_path):
+    case = make_case(tmp_path, "bad")
+    second_channel = save(tmp_path / "imagesTr" / "bad_0001.nii.gz", np.zeros((8, 8, 4), np.float32))
+    case = Case(id=case.id, images=(case.images[0], second_channel), label=case.label)
+    assert_single_error(check_cases([case], NUM_CLASSES), second_channel, "image channels")
+
+
+def test_background_only_label_is_a_warning_not_an_error(tmp_path):
+    case = make_case(tmp_path, "empty", label=np.zeros(SHAPE, np.uint8))
+    report = check_cases([case], NUM_CLASSES)
+    assert report.errors == []
+    assert len(report.warnings) == 1 and str(case.label) in report.warnings[0]
+
+
+def test_every_problem_is_reported_not_just_the_first(tmp_path):
+    missing = make_case(tmp_path, "missing")
+    missing.images[0].unlink()
+    label = clean_label()
+    label[0, 0, 0] = 9
+    out_of_range = make_case(tmp_path, "out_of_range", label=label)
+    report = check_cases([missing, out_of_range], NUM_CLASSES)
+    assert len(report.errors) == 2
+
+
+def test_raise_if_errors_lists_every_file(tmp_path):
+    missing = make_case(tmp_path, "missing")
+    missing.label.unlink()
+    nan_image = clean_image()
+    nan_image[0, 0, 0] = np.nan
+    with_nan = make_case(tmp_path, "with_nan", image=nan_image)
+    report = check_cases([missing, with_nan], NUM_CLASSES)
+    report.root = tmp_path
+
+    with pytest.raises(DataError) as raised:
+        report.raise_if_errors()
+    message = str(raised.value)
+    assert message.splitlines()[0] == f"2 problem(s) in the dataset {tmp_path}; fix them before training:"
+    assert str(missing.label) in message and str(with_nan.images[0]) in message
+    assert len(message.splitlines()) == 3
+
+
+def test_empty_report_is_ok():
+    assert CheckReport().ok
+
+
+# --- io -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["out.nii.gz", "out.nii"])
+def test_write_nifti_round_trips_and_leaves_no_temp_files(tmp_path, name):
+    array = clean_image()
+    path = write_nifti(tmp_path / "nested" / name, array, AFFINE)
+
+    image = read_nifti(path)
+    np.testing.assert_array_equal(np.asanyarray(image.dataobj), array)
+    np.testing.assert_allclose(image.affine, AFFINE)
+    assert sorted(p.name for p in path.parent.iterdir()) == [name]
+
+
+def test_write_nifti_overwrites_atomically_and_keeps_array_dtype(tmp_path):
+    path = tmp_path / "seg.nii.gz"
+    write_nifti(path, clean_label(), AFFINE)
+    label_header = read_nifti(path).header
+    probabilities = np.full(SHAPE, 0.25, np.float32)
+
+    write_nifti(path, probabilities, AFFINE, header=label_header)  # a uint8 header must not round 0.25 to 0
+    np.testing.assert_array_equal(read_nifti(path).get_fdata(), probabilities)
+    assert [p.name for p in tmp_path.iterdir()] == ["seg.nii.gz"]
+
+
+def test_write_nifti_stores_int64_as_int32(tmp_path):
+    path = write_nifti(tmp_path / "seg.nii.gz", clean_label().astype(np.int64), AFFINE)
+    image = read_nifti(path)
+    assert image.get_data_dtype() == np.int32
+    np.testing.assert_array_equal(np.asanyarray(image.dataobj), clean_label())
+
+
+def test_read_nifti_rejects_a_file_that_is_not_nifti(tmp_path):
+    path = tmp_path / "notes.nii"
+    path.write_bytes(b"not an image" * 50)
+    with pytest.raises(DataError, match="re-export or re-download") as raised:
+        read_nifti(path)
+    assert str(path) in str(raised.value)
+
+
+def test_read_nifti_catches_a_truncated_uncompressed_file(tmp_path):
+    path = write_nifti(tmp_path / "volume.nii", clean_image(), AFFINE)
+    content = path.read_bytes()
+    path.write_bytes(content[: len(content) - 100])
+    with pytest.raises(DataError, match="truncated"):
+        read_nifti(path)
