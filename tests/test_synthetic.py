@@ -1,0 +1,123 @@
+"""Tests for the embedded synthetic phantom dataset (accelerated_seg.data.synthetic)."""
+
+import json
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from accelerated_seg.data.synthetic import (
+    LABELS, _grid, _render_on_grid, make_phantom, write_synthetic_dataset)
+
+# Small grid keeps the whole module fast (~32x32x24 voxels per case).
+KW = dict(num_cases=6, num_validation=2, size_mm=(64.0, 64.0, 48.0), spacing_mm=2.0)
+
+
+def _load(root, entry):
+    img = nib.load(root / entry["image"])
+    lab = nib.load(root / entry["label"])
+    return img, lab
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    root = tmp_path_factory.mktemp("syn")
+    path = write_synthetic_dataset(root, seed=3, **KW)
+    return root, json.loads(path.read_text())
+
+
+def test_layout_and_manifest(dataset):
+    root, m = dataset
+    assert (root / "dataset.json").is_file()
+    assert m["name"] == "SyntheticBrain" and m["tensorImageSize"] == "3D"
+    assert m["labels"] == {str(k): v for k, v in LABELS.items()}
+    assert m["modality"] == {"0": "MRI"} and m["test"] == [] and m["seed"] == 3
+    assert m["numTraining"] == len(m["training"]) == 4
+    assert m["numValidation"] == len(m["validation"]) == 2
+    train = {e["image"] for e in m["training"]}
+    val = {e["image"] for e in m["validation"]}
+    assert not train & val
+    assert train | val == {f"./imagesTr/case_{i:03d}.nii.gz" for i in range(6)}
+    for e in m["training"] + m["validation"]:
+        assert e["label"] == e["image"].replace("imagesTr", "labelsTr")
+        assert (root / e["image"]).is_file() and (root / e["label"]).is_file()
+
+
+def test_deterministic(tmp_path):
+    a = json.loads(write_synthetic_dataset(tmp_path / "a", seed=1, **KW).read_text())
+    write_synthetic_dataset(tmp_path / "b", seed=1, **KW)
+    write_synthetic_dataset(tmp_path / "c", seed=2, **KW)
+    for e in a["training"] + a["validation"]:
+        (ia, la), (ib, lb), (ic, _) = (_load(tmp_path / d, e) for d in "abc")
+        np.testing.assert_array_equal(ia.get_fdata(), ib.get_fdata())
+        np.testing.assert_array_equal(np.asarray(la.dataobj), np.asarray(lb.dataobj))
+        np.testing.assert_array_equal(ia.affine, ib.affine)
+        if ia.shape == ic.shape:
+            assert not np.array_equal(ia.get_fdata(), ic.get_fdata())
+
+
+def test_labels_and_image(dataset):
+    root, m = dataset
+    for e in m["training"] + m["validation"]:
+        img, lab = _load(root, e)
+        x = np.asarray(img.dataobj)
+        y = np.asarray(lab.dataobj)
+        assert x.dtype == np.float32 and np.isfinite(x).all()
+        assert y.dtype == np.uint8 and set(np.unique(y)) == {0, 1, 2}
+        assert y.shape == x.shape and np.allclose(img.affine, lab.affine)
+        assert img.header.get_qform(coded=True)[1] == 1 and img.header.get_sform(coded=True)[1] == 1
+        # Each structure is big enough to learn (>= ~40 mm^3 ... here >= 15 voxels of 8 mm^3).
+        assert (y == 1).sum() >= 15 and (y == 2).sum() >= 15
+        # Noisy, not piecewise constant: many distinct values inside the ventricles.
+        assert np.unique(x[y == 1]).size > 0.9 * (y == 1).sum()
+        # Lesion brighter than brain tissue around it; ventricles darker.
+        ring = np.zeros_like(y, bool)
+        idx = np.argwhere(y == 2)
+        lo, hi = idx.min(0), idx.max(0) + 1
+        ring[tuple(slice(max(a - 2, 0), b + 2) for a, b in zip(lo, hi))] = True
+        ring &= y == 0
+        tissue = np.median(x[ring])
+        assert np.median(x[y == 2]) > 1.2 * tissue
+        assert np.median(x[y == 1]) < 0.7 * tissue
+
+
+def test_geometry_variation_and_world_consistency(dataset):
+    root, m = dataset
+    codes, aniso = [], []
+    for e in m["training"] + m["validation"]:
+        img, lab = _load(root, e)
+        vs = nib.affines.voxel_sizes(img.affine)
+        codes.append(nib.aff2axcodes(img.affine))
+        aniso.append(not np.allclose(vs, vs[0]))
+        # The head (bright, above background noise) is centred on the world origin and is
+        # flattest along world z, whatever the voxel grid: this fails if an affine is wrong.
+        x = np.asarray(img.dataobj)
+        ijk = np.argwhere(x > 0.4 * np.percentile(x, 90))
+        world = nib.affines.apply_affine(img.affine, ijk)
+        assert np.all(np.abs(world.mean(0)) < 4.0), (e, world.mean(0))
+        extent = np.ptp(world, axis=0)
+        assert extent[2] < extent[0] and extent[2] < extent[1], (e, extent)
+    assert any(aniso) and any(c != ("R", "A", "S") for c in codes)
+    # The validation cases themselves exercise geometry handling.
+    val = [_load(root, e)[0].affine for e in m["validation"]]
+    assert any(not np.allclose(nib.affines.voxel_sizes(a), nib.affines.voxel_sizes(a)[0]) for a in val)
+    assert any(nib.aff2axcodes(a) != ("R", "A", "S") for a in val)
+
+
+@pytest.mark.parametrize("kind", ["LPS", "PERM"])
+def test_same_phantom_on_other_grid_reorients_to_ras(kind):
+    """Rendering one phantom on a non-RAS grid and reorienting to RAS reproduces the RAS grid."""
+    size = (48.0, 40.0, 32.0)  # distinct extents so a wrong axis permutation changes shapes
+    ras_aff, ras_shape = _grid("RAS", size, 2.0, False)
+    aff, shape = _grid(kind, size, 2.0, False)
+    lab_ras = _render_on_grid(make_phantom(np.random.default_rng(7), size), ras_aff, ras_shape)[1]
+    lab = _render_on_grid(make_phantom(np.random.default_rng(7), size), aff, shape)[1]
+    canon = nib.as_closest_canonical(nib.Nifti1Image(lab, aff))
+    np.testing.assert_allclose(canon.affine, ras_aff)
+    np.testing.assert_array_equal(np.asarray(canon.dataobj), lab_ras)
+    assert set(np.unique(lab_ras)) == {0, 1, 2}
+
+
+def test_validation_split_bounds(tmp_path):
+    with pytest.raises(ValueError):
+        write_synthetic_dataset(tmp_path, num_cases=2, num_validation=3)
