@@ -1,0 +1,114 @@
+"""Training-state checkpoints and the exported model.
+
+Two kinds of output, both written so that an interruption never leaves a half-written one behind:
+
+- ``checkpoints/step_N``: ``accelerator.save_state`` (model, optimizer, grad scaler, RNG states and
+  every object registered for checkpointing, e.g. the LR schedule and the loop's progress), plus
+  the resolved config. Written under a temporary name and renamed when every rank has finished, so
+  a folder named ``step_N`` is always complete and ``--resume latest`` can trust it.
+- an exported model folder: ``model.safetensors`` (full-precision state dict of the unwrapped
+  network) + ``config.json`` (MONAI class and arguments, labels, patch size, spacing,
+  normalisation). It loads into the plain MONAI network with ``strict=True`` (``load_exported``).
+
+Saving is collective: ``save_state`` and ``get_state_dict`` run on every rank (under FSDP or ZeRO-3
+they gather shards), while files that exist once are written by the main process only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+
+from .models import ModelSpec, build_from_spec
+
+STEP_DIR = re.compile(r"^step_(\d+)$")
+EXPORT_FORMAT_VERSION = 1
+
+
+def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str) -> Path:
+    """Save the full training state as ``checkpoints_dir/step_<step>``; keep the newest ``keep_last``."""
+    final = checkpoints_dir / f"step_{step}"
+    partial = checkpoints_dir / f".step_{step}.partial"
+    if accelerator.is_main_process:
+        shutil.rmtree(partial, ignore_errors=True)  # left over from a run killed while saving
+        partial.mkdir(parents=True)
+    accelerator.wait_for_everyone()
+    accelerator.save_state(str(partial))  # every rank writes its own RNG state file
+    if accelerator.is_main_process:
+        (partial / "config.yaml").write_text(config_yaml)
+    accelerator.wait_for_everyone()
+    if accelerator.is_main_process:
+        if final.exists():  # the same step saved by an earlier attempt: the new one replaces it
+            shutil.rmtree(final)
+        partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
+        for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]:
+            shutil.rmtree(old)
+    accelerator.wait_for_everyone()
+    return final
+
+
+def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:
+    """Complete ``step_N`` folders, oldest first (partial saves have another name)."""
+    if not checkpoints_dir.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in checkpoints_dir.iterdir() if (m := STEP_DIR.match(p.name)) and p.is_dir()]
+    return [p for _, p in sorted(found)]
+
+
+def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
+    """``latest`` -> newest complete checkpoint; otherwise the given folder, which must exist."""
+    if resume == "latest":
+        found = complete_checkpoints(checkpoints_dir)
+        if not found:
+            raise FileNotFoundError(f"train.resume=latest but {checkpoints_dir} holds no complete checkpoint")
+        return found[-1]
+    path = Path(resume)
+    if not (path.is_dir() and STEP_DIR.match(path.name)):
+        raise FileNotFoundError(f"train.resume={resume!r} is not a checkpoint folder (expected .../step_N)")
+    return path
+
+
+def export_model(accelerator, model, spec: ModelSpec, metadata: dict, out_dir: Path) -> Path | None:
+    """Write ``model.safetensors`` + ``config.json`` for the plain network; call on every rank."""
+    state = accelerator.get_state_dict(model)  # collective: gathers FSDP/ZeRO-3 shards on every rank
+    if accelerator.is_main_process:
+        tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items()}
+        write_export(tensors, spec, metadata, out_dir)
+    accelerator.wait_for_everyone()
+    return out_dir
+
+
+def write_export(tensors: dict, spec: ModelSpec, metadata: dict, out_dir: Path) -> None:
+    """Write into a sibling temp folder, then swap it in, so readers never see half an export."""
+    out_dir = Path(out_dir)
+    partial = out_dir.with_name(out_dir.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    save_file(tensors, str(partial / "model.safetensors"), metadata={"format": "pt"})
+    config = {"format_version": EXPORT_FORMAT_VERSION, "model": spec.to_dict(), **metadata}
+    (partial / "config.json").write_text(json.dumps(config, indent=2))
+    previous = out_dir.with_name(out_dir.name + ".previous")
+    if out_dir.exists():
+        shutil.rmtree(previous, ignore_errors=True)
+        out_dir.rename(previous)
+    partial.rename(out_dir)
+    shutil.rmtree(previous, ignore_errors=True)
+
+
+def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[torch.nn.Module, dict]:
+    """Build the plain MONAI network from ``config.json`` and load ``model.safetensors`` strictly."""
+    model_dir = Path(model_dir)
+    config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
+    for path in (config_path, weights_path):
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} is missing: --model must be a folder exported by training "
+                                    f"(it holds config.json and model.safetensors)")
+    config = json.loads(config_path.read_text())
+    model = build_from_spec(ModelSpec.from_dict(config["model"]))
+    model.load_state_dict(load_file(str(weights_path), device=map_location), strict=True)
+    return model.eval(), config

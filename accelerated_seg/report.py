@@ -1,0 +1,63 @@
+"""A one-page PNG of a run: a validation slice (image, reference, prediction) and the curves.
+
+Needs matplotlib (the ``viz`` extra). Uses only what training wrote: ``metrics.json``, the exported
+best model and the validation split, and predicts through the same ``predict_file`` users call.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+
+from .config import Config
+from .data.prepare import load_manifest
+from .inference import predict_file
+
+
+def write_report(cfg: Config, path: str | Path | None = None) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display on servers
+    import matplotlib.pyplot as plt
+
+    out = Path(cfg.train.output_dir)
+    path = Path(path or out / "report.png")
+    metrics = json.loads((out / "metrics.json").read_text())
+    model_dir = out / "best_model" if (out / "best_model").is_dir() else out / "model"
+    case = load_manifest(cfg.data, out).validation[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        pred_path = predict_file(model_dir, case.images, Path(tmp) / "pred.nii.gz")
+        pred = _canonical(pred_path)
+    image, label = _canonical(case.images[0]), _canonical(case.label)
+    z = int(np.argmax((label > 0).sum(axis=(0, 1))))  # the axial slice with the most foreground
+
+    fig, axes = plt.subplots(1, 4, figsize=(17, 4.2))
+    for ax, data, title in ((axes[0], image, f"image ({case.id})"), (axes[1], label, "reference"),
+                            (axes[2], pred, "prediction")):
+        ax.imshow(image[:, :, z].T, cmap="gray", origin="lower")
+        if data is not image:
+            ax.imshow(np.ma.masked_equal(data[:, :, z].T, 0), cmap="autumn", alpha=0.6, origin="lower",
+                      vmin=0, vmax=max(1, int(label.max())))
+        ax.set_title(title), ax.axis("off")
+    steps, losses = zip(*metrics["loss"]) if metrics["loss"] else ((), ())
+    axes[3].plot(steps, losses, label="training loss (DiceCE)")
+    val = metrics["validation"]
+    axes[3].plot([v["step"] for v in val], [v["mean_dice"] for v in val], "o-", label="validation mean Dice")
+    axes[3].set_xlabel("optimizer step"), axes[3].set_ylim(0, max(1.05, max(losses, default=0) * 1.05))
+    axes[3].grid(alpha=0.3), axes[3].legend()
+    best = max(val, key=lambda v: v["mean_dice"]) if val else None
+    axes[3].set_title(f"best mean Dice {best['mean_dice']:.3f} at step {best['step']}" if best else "curves")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def _canonical(path) -> np.ndarray:
+    """RAS voxel order, so every case is shown the same way up whatever its affine."""
+    return np.asanyarray(nib.as_closest_canonical(nib.load(str(path))).dataobj)

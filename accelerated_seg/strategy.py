@@ -1,0 +1,42 @@
+"""Which distributed strategy is really in effect, compared with what the launch asked for.
+
+accelerate silently falls back to DDP (or a single process) when a FSDP or DeepSpeed profile cannot
+take effect, e.g. FSDP on a CPU. A user who asked for ZeRO-3 to fit a model must not believe they
+got it, so the run states both and warns loudly when they differ.
+"""
+
+from __future__ import annotations
+
+import os
+
+from accelerate.utils import DistributedType
+
+_SHARDED = {DistributedType.FSDP: "FSDP", DistributedType.DEEPSPEED: "DeepSpeed"}
+
+
+def requested_strategy() -> str | None:
+    """What the launcher was configured for (accelerate launch exports these from the config file)."""
+    if os.environ.get("ACCELERATE_USE_DEEPSPEED", "false").lower() == "true":
+        return "DeepSpeed"
+    if os.environ.get("ACCELERATE_USE_FSDP", "false").lower() == "true":
+        return "FSDP"
+    return None
+
+
+def strategy_in_effect(accelerator) -> str:
+    state = accelerator.state
+    name = _SHARDED.get(state.distributed_type)
+    if name is None:
+        name = "DDP" if state.num_processes > 1 else "single process"
+    return f"{name} ({state.distributed_type.value}) on {state.num_processes} process(es), device {accelerator.device}, " \
+           f"mixed precision {accelerator.mixed_precision}"
+
+
+def fallback_warning(accelerator) -> str | None:
+    """A message when the launch asked for a sharded strategy that is not in effect, else None."""
+    requested = requested_strategy()
+    if requested and _SHARDED.get(accelerator.state.distributed_type) != requested:
+        return (f"WARNING: the accelerate config asked for {requested}, but it is NOT in effect: running "
+                f"{strategy_in_effect(accelerator)}. accelerate enables {requested} only on GPUs; "
+                f"memory savings and sharded checkpoints of {requested} do not apply to this run.")
+    return None

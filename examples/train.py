@@ -1,0 +1,31 @@
+"""Train a 3D segmentation model. The strategy comes from the accelerate config, never from this file:
+
+    accelerate launch --config_file configs/accelerate/cpu.yaml examples/train.py --config configs/demo.yaml
+    accelerate launch --config_file configs/accelerate/ddp.yaml examples/train.py --config configs/demo.yaml \
+        --train.global_batch_size=16 --optim.lr_scaling=sqrt
+
+Any ``--section.key=value`` overrides the experiment config. At the end the main process writes a
+PNG report (a validation slice: image, label, prediction; and the loss/Dice curves).
+"""
+
+import argparse
+
+from accelerated_seg.config import load_config
+from accelerated_seg.train import train
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", help="experiment YAML (configs/*.yaml)")
+    parser.add_argument("--no-report", action="store_true", help="skip the PNG report")
+    args, overrides = parser.parse_known_args()
+    cfg = load_config(args.config, overrides)
+    summary = train(cfg)
+    if summary["is_main_process"] and not args.no_report:
+        from accelerated_seg.report import write_report
+
+        print(f"report: {write_report(cfg)}")
+
+
+if __name__ == "__main__":
+    main()

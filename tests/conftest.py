@@ -1,0 +1,67 @@
+"""Shared fixtures: a tiny synthetic dataset and a tiny training config, fast on 2 CPU cores."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# One thread per process: tests run 2-process jobs on a 2-core machine, and tiny convolutions
+# gain nothing from more threads.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from accelerated_seg.config import load_config  # noqa: E402
+from accelerated_seg.data.synthetic import write_synthetic_dataset  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory):
+    """6 training + 3 validation phantoms of about 20x20x16 voxels (some anisotropic, some non-RAS).
+
+    3 validation cases split unevenly over 2 ranks, so "each case counted once" is really tested.
+    """
+    root = tmp_path_factory.mktemp("tiny_data")
+    return write_synthetic_dataset(root, num_cases=9, num_validation=3, seed=0, size_mm=(40.0, 40.0, 32.0),
+                                   spacing_mm=2.0)
+
+
+def tiny_overrides(dataset_json, output_dir, **extra) -> list[str]:
+    """Settings for a run of a few seconds: 16^3 patches, a 3-level U-Net, no workers."""
+    settings = {
+        "data.dataset": str(dataset_json),
+        "data.patch_size": "[16,16,16]",
+        "data.spacing": "[2.0,2.0,2.0]",
+        "data.samples_per_volume": 2,
+        "data.num_workers": 0,
+        "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1}",
+        "optim.warmup_steps": 2,
+        "train.output_dir": str(output_dir),
+        "train.max_steps": 4,
+        "train.batch_size": 2,
+        "train.val_every": 2,
+        "train.save_every": 2,
+        "train.log_every": 1,
+        "train.progress_bar": "false",
+        "train.trackers": "none",
+        "train.sw_batch_size": 2,
+    }
+    settings.update({k.replace("__", "."): v for k, v in extra.items()})
+    return [f"--{k}={v}" for k, v in settings.items()]
+
+
+@pytest.fixture
+def tiny_config(tiny_dataset, tmp_path):
+    def make(output_dir=None, **extra):
+        return load_config(None, tiny_overrides(tiny_dataset, output_dir or tmp_path / "run", **extra))
+    return make
+
+
+@pytest.fixture(autouse=True)
+def fresh_accelerate_state():
+    """accelerate keeps process-wide singletons; each in-process training run starts clean."""
+    yield
+    from accelerate.state import AcceleratorState, GradientState, PartialState
+
+    AcceleratorState._reset_state(True)
+    GradientState._reset_state()
+    PartialState._reset_state()

@@ -1,0 +1,51 @@
+"""Run by the distributed tests under ``accelerate launch`` or ``torchrun``: train with the given
+overrides and write this rank's outcome to ``<prefix>.rank<N>.json``; the test asserts on the files.
+
+Environment knobs (test-only fault injection): NAN_RANK and NAN_CALLS make the loss NaN on that
+rank for those 0-based forward calls.
+"""
+
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+
+def inject_nan_loss(calls: set[int]) -> None:
+    from monai.losses import DiceCELoss
+
+    original, count = DiceCELoss.forward, {"n": 0}
+
+    def forward(self, input, target):
+        loss = original(self, input, target)
+        count["n"] += 1
+        return loss * float("nan") if count["n"] - 1 in calls else loss
+
+    DiceCELoss.forward = forward
+
+
+def main() -> None:
+    prefix, overrides = sys.argv[1], sys.argv[2:]
+    rank = int(os.environ.get("RANK", "0"))
+    if os.environ.get("NAN_RANK") == str(rank):
+        inject_nan_loss({int(c) for c in os.environ["NAN_CALLS"].split(",")})
+    try:
+        from accelerated_seg.config import load_config
+        from accelerated_seg.train import train
+
+        result = {"ok": True, **train(load_config(None, overrides))}
+    except Exception as error:  # noqa: BLE001 - the test reads the error from the file
+        result = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
+    Path(f"{prefix}.rank{rank}.json").write_text(json.dumps(result))
+    # gloo sometimes aborts at interpreter exit after all work is done; leave without that teardown.
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+    sys.stdout.flush(), sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""The training loop in one process: end to end, resume, non-finite losses, bad input."""
+
+import json
+import shutil
+
+import monai.networks.nets
+import nibabel as nib
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from accelerated_seg.checkpoint import complete_checkpoints, load_exported
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.inference import predict_file
+from accelerated_seg.train import TrainingDiverged, train
+
+
+def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_dataset, tmp_path):
+    out = tmp_path / "run"
+    summary = train(tiny_config(out, train__max_steps=6, train__keep_last=2, train__trackers="tensorboard"))
+
+    assert summary["step"] == 6 and summary["best_step"] > 0
+    assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_4", "step_6"]  # keep_last=2
+    assert not list((out / "checkpoints").glob(".*partial"))
+    assert (out / "config.yaml").is_file() and (out / "checkpoints" / "step_6" / "config.yaml").is_file()
+    info = json.loads((out / "run_info.json").read_text())
+    assert info["batch"]["global"] == 2 and "single process" in info["strategy"]
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert [v["step"] for v in metrics["validation"]] == [2, 4, 6]
+    assert all(v["cases"] == 3 for v in metrics["validation"])
+    assert list(out.rglob("events.out.tfevents*")), "TensorBoard tracker wrote nothing"
+
+    # The export is the plain MONAI network: strict load from config.json alone, same outputs.
+    config = json.loads((out / "model" / "config.json").read_text())
+    assert config["labels"] == {"0": "background", "1": "ventricles", "2": "lesion"}
+    assert config["patch_size"] == [16, 16, 16] and config["spacing"] == [2.0, 2.0, 2.0]
+    plain = getattr(monai.networks.nets, config["model"]["monai_class"])(**config["model"]["args"])
+    plain.load_state_dict(load_file(out / "model" / "model.safetensors"), strict=True)
+    loaded, _ = load_exported(out / "model")
+    x = torch.randn(1, 1, 16, 16, 16)
+    torch.testing.assert_close(plain.eval()(x), loaded(x))
+
+    # Prediction lands on every validation input's own grid (they include non-RAS and anisotropic ones).
+    for case in load_msd(tiny_dataset).validation:
+        pred_path = predict_file(out / "best_model", case.images, tmp_path / f"{case.id}_pred.nii.gz")
+        image, pred = nib.load(case.images[0]), nib.load(pred_path)
+        assert pred.shape == image.shape
+        np.testing.assert_allclose(pred.affine, image.affine, atol=1e-5)
+        assert set(np.unique(np.asanyarray(pred.dataobj))) <= {0, 1, 2}
+
+
+def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path):
+    # 6 cases x 2 patches = 6 batches of 2 per epoch: step 3 is mid-epoch, step 8 is in epoch 2.
+    full = tmp_path / "full"
+    train(tiny_config(full, train__max_steps=8, train__save_every=3, train__keep_last=5, train__val_every=0))
+    resumed = tmp_path / "resumed"
+    shutil.copytree(full / "checkpoints" / "step_3", resumed / "checkpoints" / "step_3")
+    summary = train(tiny_config(resumed, train__max_steps=8, train__save_every=3, train__val_every=0,
+                                train__resume="latest"))
+    assert summary["step"] == 8
+    a, b = load_file(full / "model" / "model.safetensors"), load_file(resumed / "model" / "model.safetensors")
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), f"{key} differs after resume"
+
+
+def _nan_loss_on_steps(monkeypatch, bad_calls):
+    """Make the loss NaN on the given (0-based) forward calls."""
+    from monai.losses import DiceCELoss
+
+    original, calls = DiceCELoss.forward, {"n": 0}
+
+    def forward(self, input, target):
+        loss = original(self, input, target)
+        calls["n"] += 1
+        return loss * float("nan") if calls["n"] - 1 in bad_calls else loss
+
+    monkeypatch.setattr(DiceCELoss, "forward", forward)
+
+
+def test_a_non_finite_step_is_skipped_and_training_goes_on(tiny_config, tmp_path, monkeypatch, capsys):
+    _nan_loss_on_steps(monkeypatch, bad_calls={1})
+    out = tmp_path / "run"
+    summary = train(tiny_config(out, train__max_steps=4, train__val_every=0))
+    assert summary["step"] == 4  # the skipped step is not counted: 4 good steps were taken
+    assert "non-finite loss on some rank, step skipped (1/5" in capsys.readouterr().out
+    weights = load_file(out / "model" / "model.safetensors")
+    assert all(torch.isfinite(w).all() for w in weights.values())
+
+
+def test_persistent_non_finite_loss_stops_without_a_nan_model(tiny_config, tmp_path, monkeypatch):
+    _nan_loss_on_steps(monkeypatch, bad_calls=set(range(2, 1000)))
+    out = tmp_path / "run"
+    with pytest.raises(TrainingDiverged, match="3 optimizer steps in a row"):
+        train(tiny_config(out, train__max_steps=20, train__val_every=0, train__save_every=1,
+                          train__max_nonfinite_steps=3))
+    assert not (out / "model").exists()
+    kept = complete_checkpoints(out / "checkpoints")
+    assert kept and kept[-1].name == "step_2"  # the last good state is still there
+
+
+def _broken_copy(tiny_dataset, tmp_path, damage):
+    root = tmp_path / "broken"
+    shutil.copytree(tiny_dataset.parent, root)
+    target = load_msd(root / "dataset.json").training[1]
+    damage(target)
+    return root / "dataset.json", target
+
+
+def _truncate(case):
+    data = case.images[0].read_bytes()
+    case.images[0].write_bytes(data[: len(data) // 2])
+
+
+def _label_out_of_range(case):
+    img = nib.load(case.label)
+    data = np.asanyarray(img.dataobj).copy()
+    data[0, 0, 0] = 3  # 3 classes declared: 0, 1, 2
+    nib.save(nib.Nifti1Image(data, img.affine), case.label)
+
+
+def _label_wrong_shape(case):
+    img = nib.load(case.label)
+    nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj)[:-1], img.affine), case.label)
+
+
+@pytest.mark.parametrize("damage, what", [
+    (lambda case: case.images[0].unlink(), "image"),
+    (lambda case: case.label.unlink(), "label"),
+    (_label_wrong_shape, "label"),
+    (_label_out_of_range, "label"),
+    (_truncate, "image"),
+])
+def test_bad_input_stops_before_training_naming_the_file(tiny_config, tiny_dataset, tmp_path, damage, what):
+    dataset_json, case = _broken_copy(tiny_dataset, tmp_path, damage)
+    out = tmp_path / "run"
+    with pytest.raises(DataError) as error:
+        train(tiny_config(out, data__dataset=str(dataset_json)))
+    named = case.images[0] if what == "image" else case.label
+    assert str(named) in str(error.value)
+    assert not (out / "checkpoints").exists() and not (out / "model").exists()
