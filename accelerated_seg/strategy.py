@@ -32,6 +32,24 @@ def strategy_in_effect(accelerator) -> str:
            f"mixed precision {accelerator.mixed_precision}"
 
 
+def launch_error(accelerator) -> str | None:
+    """A message when more processes were launched than accelerate joined into one run, else None.
+
+    A GPU profile (ddp, fsdp, deepspeed) launched with N processes on a machine without GPUs gives N
+    processes that each believe they are a lone main process: N independent trainings writing the
+    same checkpoints. That must stop before anything is written.
+    """
+    launched = int(os.environ.get("WORLD_SIZE", "1"))
+    if launched > accelerator.num_processes:
+        return (f"{launched} processes were launched but accelerate joined {accelerator.num_processes} "
+                f"(distributed type {accelerator.distributed_type.value}): this accelerate config needs GPUs "
+                f"and none was found, so each process would train alone over the same output folder. "
+                f"On a machine without GPUs run DDP over gloo with `ACCELERATE_USE_CPU=true accelerate launch "
+                f"--config_file configs/accelerate/ddp.yaml --mixed_precision no ...`, or use "
+                f"configs/accelerate/cpu.yaml for one process.")
+    return None
+
+
 def fallback_warning(accelerator) -> str | None:
     """A message when the launch asked for a sharded strategy that is not in effect, else None."""
     requested = requested_strategy()

@@ -34,7 +34,7 @@ from .evaluate import dice_per_class
 from .inference import sliding_window_logits
 from .models import build_from_spec, model_spec
 from .schedule import resolve_batch, warmup_cosine
-from .strategy import fallback_warning, strategy_in_effect
+from .strategy import fallback_warning, launch_error, strategy_in_effect
 
 
 class TrainingDiverged(RuntimeError):
@@ -74,6 +74,8 @@ def train(cfg: Config) -> dict:
     plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps,
                          num_processes, cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
     accelerator.gradient_accumulation_steps = plan.accum_steps
+    if error := launch_error(accelerator):
+        raise ConfigError(error)
     say = accelerator.print
     say(f"strategy: {strategy_in_effect(accelerator)}")
     if warning := fallback_warning(accelerator):

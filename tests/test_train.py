@@ -141,3 +141,34 @@ def test_bad_input_stops_before_training_naming_the_file(tiny_config, tiny_datas
     named = case.images[0] if what == "image" else case.label
     assert str(named) in str(error.value)
     assert not (out / "checkpoints").exists() and not (out / "model").exists()
+
+
+def test_a_sharded_profile_that_cannot_take_effect_is_reported(tiny_config, tmp_path, monkeypatch, capsys):
+    # What `accelerate launch --config_file configs/accelerate/fsdp.yaml` exports, on a machine without GPUs.
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=1, train__val_every=0))
+    assert "asked for FSDP, but it is NOT in effect" in capsys.readouterr().out
+    info = json.loads((out / "run_info.json").read_text())
+    assert "FSDP" in info["strategy_warning"] and "single process" in info["strategy"]
+
+
+def test_processes_that_accelerate_did_not_join_are_refused(tiny_config, tmp_path, monkeypatch):
+    # A GPU profile launched with 2 processes where there is no GPU: each process would run alone.
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    out = tmp_path / "run"
+    with pytest.raises(Exception, match="ACCELERATE_USE_CPU=true"):
+        train(tiny_config(out))
+    assert not (out / "checkpoints").exists()
+
+
+def test_accelerate_profiles_are_valid_config_files():
+    from pathlib import Path
+
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    profiles = sorted((Path(__file__).parents[1] / "configs" / "accelerate").glob("*.yaml"))
+    assert {p.stem for p in profiles} >= {"cpu", "single_gpu", "ddp", "fsdp", "deepspeed_zero2"}
+    for profile in profiles:
+        config = load_config_from_file(str(profile))
+        assert config.main_training_function == "main", profile
