@@ -21,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = commands.add_parser("train", help="train as configured (this process; use accelerate launch for more)")
     p.add_argument("--config", help="experiment YAML; further --section.key=value arguments override it")
+    p.add_argument("--resume", help="'latest' or a checkpoint folder (same as --train.resume=...)")
 
     p = commands.add_parser("synth", help="write the procedural phantom dataset (NIfTI + dataset.json)")
     p.add_argument("out_dir")
@@ -49,6 +50,8 @@ def _train(args, overrides) -> int:
     from .config import load_config
     from .train import train
 
+    if args.resume:
+        overrides = [*overrides, f"--train.resume={args.resume}"]
     train(load_config(args.config, overrides))
     return 0
 

@@ -125,7 +125,7 @@ def config_from_dict(raw: dict) -> Config:
 
 def dump_config(cfg: Config) -> str:
     """The resolved config as YAML that ``load_config`` reads back."""
-    return yaml.safe_dump(_plain(cfg.to_dict()), sort_keys=False)
+    return yaml.safe_dump(plain_data(cfg.to_dict()), sort_keys=False)
 
 
 def _split_override(item: str) -> tuple[str, str]:
@@ -199,10 +199,10 @@ def _coerce(hint, value, key: str):
     raise ConfigError(f"setting {key} must be {getattr(hint, '__name__', hint)}, got {value!r}")
 
 
-def _plain(obj):
-    """Tuples to lists so the saved YAML is plain and loads back with safe_load."""
+def plain_data(obj):
+    """Tuples to lists, recursively, so YAML/JSON written from it is plain and loads back as written."""
     if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
+        return {k: plain_data(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
+        return [plain_data(v) for v in obj]
     return obj

@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import monai.networks.nets as monai_nets
 import torch.nn as nn
 
-from .config import ConfigError
+from .config import ConfigError, plain_data
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
             f"data.patch_size {tuple(patch_size)} must be divisible by {divisors} for model {name!r} "
             f"(its down-sampling); for example use {suggestion}"
         )
-    return ModelSpec(name=name, monai_class=monai_class, args=_jsonable(merged))
+    return ModelSpec(name=name, monai_class=monai_class, args=plain_data(merged))
 
 
 def _accepted_args(monai_class: str) -> set[str]:
@@ -150,11 +150,3 @@ MODELS: dict[str, Callable] = {
     "unetr": _unetr,
     "dynunet": _dynunet,
 }
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    return obj

@@ -139,8 +139,9 @@ def train(cfg: Config) -> dict:
                 # One collective per optimizer step: every rank learns whether any rank saw a
                 # non-finite loss, so all of them skip (or take) the same step and none waits forever.
                 totals = accelerator.reduce(torch.stack([window_loss, window_nonfinite]), reduction="sum")
+                loss_sum, nonfinite = totals.tolist()  # the one host sync per optimizer step
                 window_loss.zero_(), window_nonfinite.zero_()
-                if totals[1].item() > 0:  # .item() is a host sync, once per optimizer step
+                if nonfinite > 0:
                     optimizer.zero_grad(set_to_none=True)
                     nonfinite_in_a_row += 1
                     say(f"step {progress.step}: non-finite loss on some rank, step skipped "
@@ -157,7 +158,7 @@ def train(cfg: Config) -> dict:
                 optimizer.zero_grad(set_to_none=True)
             progress.step += 1
             bar.update(1)
-            mean_loss = totals[0].item() / (plan.accum_steps * num_processes)
+            mean_loss = loss_sum / (plan.accum_steps * num_processes)
             if progress.step % cfg.train.log_every == 0 or progress.step == cfg.train.max_steps:
                 accelerator.log({"train/loss": mean_loss, "train/lr": scheduler.get_last_lr()[0],
                                  "train/grad_norm": float(grad_norm)}, step=progress.step)
@@ -218,7 +219,7 @@ def _checked_manifest(cfg: Config, accelerator: Accelerator) -> Manifest:
             _, warnings = prepare_manifest(cfg.data, cfg.train.output_dir)
             for w in warnings:
                 accelerator.print(f"data warning: {w}")
-        except (DataError, ConfigError, FileNotFoundError) as error:
+        except Exception as error:  # noqa: BLE001 - any failure here must reach every rank, or they wait forever
             verdict = [f"{type(error).__name__}: {error}"]
     verdict = broadcast_object_list(verdict)  # ranks other than main wait here while it checks
     if verdict[0] is not None:

@@ -17,8 +17,11 @@ from accelerated_seg.train import train
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", help="experiment YAML (configs/*.yaml)")
+    parser.add_argument("--resume", help="'latest' or a checkpoint folder (same as --train.resume=...)")
     parser.add_argument("--no-report", action="store_true", help="skip the PNG report")
     args, overrides = parser.parse_known_args()
+    if args.resume:
+        overrides.append(f"--train.resume={args.resume}")
     cfg = load_config(args.config, overrides)
     summary = train(cfg)
     if summary["is_main_process"] and not args.no_report:

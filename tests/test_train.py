@@ -172,3 +172,25 @@ def test_accelerate_profiles_are_valid_config_files():
     for profile in profiles:
         config = load_config_from_file(str(profile))
         assert config.main_training_function == "main", profile
+
+
+def test_gradient_accumulation_equals_the_larger_batch(tiny_config, tmp_path):
+    # bias: false for the reason given in test_distributed.py (instance norm cancels conv biases).
+    args = "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"
+    common = dict(train__max_steps=3, train__val_every=0, train__save_every=0, model__args=args)
+    train(tiny_config(tmp_path / "big", train__batch_size=4, **common))
+    train(tiny_config(tmp_path / "accum", train__batch_size=2, train__grad_accum_steps=2, **common))
+    big = load_file(tmp_path / "big" / "model" / "model.safetensors")
+    accum = load_file(tmp_path / "accum" / "model" / "model.safetensors")
+    for key in big:
+        torch.testing.assert_close(accum[key], big[key], rtol=0, atol=1e-5, msg=f"{key} differs")
+
+
+def test_bf16_autocast_from_the_accelerate_config_and_fp32_export(tiny_config, tmp_path, monkeypatch, capsys):
+    # What `mixed_precision: bf16` in an accelerate config file exports to the launched process.
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
+    out = tmp_path / "run"
+    summary = train(tiny_config(out, train__max_steps=2))
+    assert "mixed precision bf16" in summary["strategy"]
+    weights = load_file(out / "model" / "model.safetensors")
+    assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
