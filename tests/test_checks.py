@@ -1,6 +1,7 @@
-"""Pre-flight checks (checks.py) and the NIfTI reader/writer they rely on (io.py)."""
+"""Pre-flight checks (checks.py), the broken-dataset corpus, and the NIfTI reader/writer they rely on (io.py)."""
 
 import json
+from pathlib import Path
 
 import nibabel as nib
 import numpy as np
@@ -9,7 +10,8 @@ import pytest
 from accelerated_seg.data.checks import CheckReport, check_cases, check_manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.io import read_nifti, write_nifti
-from accelerated_seg.data.manifest import Case, load_msd
+from accelerated_seg.data.manifest import Case, load_cases, load_msd
+from broken_cases import BROKEN_CASES, preflight_errors, write_corpus  # tests/ is on sys.path, as for conftest
 
 NUM_CLASSES = 3
 SHAPE = (8, 8, 8)
@@ -92,7 +94,7 @@ def test_label_value_at_or_above_num_classes(tmp_path):
     label[0, 0, 0] = 5
     case = make_case(tmp_path, "bad", label=label)
     error = assert_single_error(check_one_bad_case(tmp_path, case), case.label, "[5]", "num_classes=3")
-    assert "0..C-1" in error
+    assert "declared: 0..2" in error
 
 
 def test_negative_label(tmp_path):
@@ -126,7 +128,7 @@ def test_corrupted_gzip_fails_crc(tmp_path):
 
 def test_non_3d_image(tmp_path):
     case = make_case(tmp_path, "bad", image=np.zeros((*SHAPE, 2), np.float32))
-    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "not 3D")
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "4D", "split it")
 
 
 def test_trailing_singleton_axis_is_accepted(tmp_path):
@@ -139,7 +141,7 @@ def test_nan_in_image(tmp_path):
     image[1, 2, 3] = np.nan
     image[3, 2, 1] = np.inf
     case = make_case(tmp_path, "bad", image=image)
-    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "2 NaN/Inf")
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "2 non-finite", "(1 NaN, 1 Inf)")
 
 
 def test_affine_mismatch(tmp_path):
@@ -167,9 +169,29 @@ def test_channels_must_share_a_grid(tmp_path):
 
 def test_background_only_label_is_a_warning_not_an_error(tmp_path):
     case = make_case(tmp_path, "empty", label=np.zeros(SHAPE, np.uint8))
-    report = check_cases([case], NUM_CLASSES)
+    report = check_cases([make_case(tmp_path, "good"), case], NUM_CLASSES)
     assert report.errors == []
     assert len(report.warnings) == 1 and str(case.label) in report.warnings[0]
+    assert "only background" in report.warnings[0]
+
+
+def test_background_only_labels_are_listed_once_in_one_warning(tmp_path):
+    empty = [make_case(tmp_path, f"empty_{i}", label=np.zeros(SHAPE, np.uint8)) for i in range(12)]
+    report = check_cases([make_case(tmp_path, "good"), *empty], NUM_CLASSES)
+    assert len(report.warnings) == 1
+    warning = report.warnings[0]
+    assert warning.startswith("12 labels contain only background")
+    assert str(empty[0].label) in warning and "(and 2 more)" in warning
+
+
+def test_a_declared_class_that_no_label_contains_is_one_warning(tmp_path):
+    cases = [make_case(tmp_path, f"case_{i}") for i in range(3)]  # labels hold 0, 1, 2
+    report = check_cases(cases, [0, 1, 2, 4])
+    assert report.errors == []
+    assert report.warnings == [
+        "declared label value(s) [4] appear in none of the 3 label file(s) checked; a class never seen cannot "
+        "be learned (its Dice stays undefined) — check the label files, or remove the class from the dataset's labels"
+    ]
 
 
 def test_every_problem_is_reported_not_just_the_first(tmp_path):
@@ -201,6 +223,102 @@ def test_raise_if_errors_lists_every_file(tmp_path):
 
 def test_empty_report_is_ok():
     assert CheckReport().ok
+
+
+def test_declared_non_contiguous_values_pass(tmp_path):
+    label = clean_label()
+    label[label == 2] = 4  # BraTS-style values 0, 1, 4
+    case = make_case(tmp_path, "brats", label=label)
+    assert check_cases([case], [0, 1, 4]).errors == []
+    report = check_cases([case], NUM_CLASSES)  # the same file against 0..2
+    assert_single_error(report, case.label, "[4]")
+
+
+def test_channels_with_different_dtypes_are_fine(tmp_path):
+    case = make_case(tmp_path, "mixed")
+    second = save(tmp_path / "imagesTr" / "mixed_0001.nii.gz", np.arange(512, dtype=np.int16).reshape(SHAPE))
+    case = Case(id=case.id, images=(case.images[0], second), label=case.label)
+    assert check_cases([case], NUM_CLASSES).errors == []
+
+
+def test_nan_in_a_second_channel_names_that_channel(tmp_path):
+    case = make_case(tmp_path, "bad")
+    image = clean_image(1)
+    image[0, 0, 0] = np.nan
+    second = save(tmp_path / "imagesTr" / "bad_0001.nii.gz", image)
+    case = Case(id=case.id, images=(case.images[0], second), label=case.label)
+    error = assert_single_error(check_cases([case], NUM_CLASSES), second, "1 NaN")
+    assert error.startswith("bad (image channel 1)")
+
+
+def test_channels_in_different_orientations_name_both(tmp_path):
+    case = make_case(tmp_path, "bad")
+    flipped = AFFINE.copy()
+    flipped[0, 0] = -flipped[0, 0]
+    second = save(tmp_path / "imagesTr" / "bad_0001.nii.gz", clean_image(1), flipped)
+    case = Case(id=case.id, images=(case.images[0], second), label=case.label)
+    assert_single_error(
+        check_cases([case], NUM_CLASSES), second, "image channel 1 is LAS, image channel 0 is RAS", "resample the channels"
+    )
+
+
+def test_spacing_difference_within_tolerance_is_accepted(tmp_path):
+    nudged = AFFINE.copy()
+    nudged[2, 2] += 1e-5
+    case = make_case(tmp_path, "ok", label_affine=nudged)
+    assert check_cases([case], NUM_CLASSES).errors == []
+
+
+def test_voxel_budget_is_a_check_manifest_setting(tmp_path):
+    cases = [make_case(tmp_path, f"case_{i}") for i in range(2)]
+    entries = [{"image": str(c.images[0]), "label": str(c.label)} for c in cases]
+    (tmp_path / "dataset.json").write_text(
+        json.dumps({"labels": {"0": "bg", "1": "a", "2": "b"}, "training": entries, "validation": []})
+    )
+    manifest = load_msd(tmp_path / "dataset.json")
+
+    assert check_manifest(manifest, max_voxels=512).errors == []  # 8^3 fits exactly
+    report = check_manifest(manifest, max_voxels=511)
+    assert len(report.errors) == 2  # one per case, not one per file
+    assert all("512 voxels, over the budget of 511" in error for error in report.errors)
+
+
+def test_a_volume_over_budget_is_judged_from_its_header_without_decompressing(tmp_path):
+    big = make_case(tmp_path, "big", image=np.zeros((32, 32, 32), np.float32), label=np.zeros((32, 32, 32), np.uint8))
+    content = big.images[0].read_bytes()
+    big.images[0].write_bytes(content[: len(content) // 2])  # truncated: a full read would report that
+    error = assert_single_error(check_cases([big], NUM_CLASSES, max_voxels=1000), big.images[0], "32,768 voxels")
+    assert "truncated" not in error
+
+
+def test_undeclared_value_message_names_where_a_csv_declares_labels(tmp_path):
+    case = make_case(tmp_path, "three_classes")
+    (tmp_path / "cases.csv").write_text(f"image,label\n{case.images[0]},{case.label}\n")
+    report = check_manifest(load_cases(tmp_path / "cases.csv", validation_fraction=0))
+    assert_single_error(report, case.label, "[2]", "declared: 0..1", "the labels argument")
+    assert check_manifest(load_cases(tmp_path / "cases.csv", validation_fraction=0, labels=3)).errors == []
+
+
+@pytest.mark.parametrize("broken", BROKEN_CASES, ids=[case.name for case in BROKEN_CASES])
+def test_broken_corpus(tmp_path, broken):
+    """Each broken dataset gives exactly one error naming the file, the problem and what to do."""
+    source, offending_file = broken.build(tmp_path / broken.name)
+    errors = preflight_errors(source)
+    assert len(errors) == 1, errors
+    assert str(offending_file) in errors[0], errors[0]
+    assert broken.problem in errors[0], errors[0]
+    assert broken.fix in errors[0], errors[0]
+
+
+def test_corpus_is_large_and_distinct():
+    assert len(BROKEN_CASES) >= 12
+    assert len({case.name for case in BROKEN_CASES}) == len(BROKEN_CASES)
+
+
+def test_write_corpus_writes_every_case_into_its_own_folder(tmp_path):
+    written = write_corpus(tmp_path)
+    assert sorted(written) == sorted(case.name for case in BROKEN_CASES)
+    assert all(Path(source).is_relative_to(tmp_path / name) for name, (source, _) in written.items())
 
 
 # --- io -----------------------------------------------------------------------------------------
@@ -241,6 +359,14 @@ def test_read_nifti_rejects_a_file_that_is_not_nifti(tmp_path):
     with pytest.raises(DataError, match="re-export or re-download") as raised:
         read_nifti(path)
     assert str(path) in str(raised.value)
+
+
+def test_read_nifti_says_to_convert_a_file_of_another_format(tmp_path):
+    path = tmp_path / "scan.mha"
+    path.write_bytes(b"ObjectType = Image\nNDims = 3\n" * 20)
+    with pytest.raises(DataError, match="only NIfTI") as raised:
+        read_nifti(path)
+    assert str(path) in str(raised.value) and "convert the file" in str(raised.value)
 
 
 def test_read_nifti_catches_a_truncated_uncompressed_file(tmp_path):

@@ -1,11 +1,25 @@
-"""load_msd: parsing a Decathlon dataset.json into cases, labels, channels and a split."""
+"""Manifests: MSD, nnU-Net v2, CSV and pairs into cases, labels, channels and a split; load_cases dispatch."""
 
 import json
+import re
+from pathlib import Path
 
+import nibabel as nib
+import numpy as np
 import pytest
 
+from accelerated_seg.data.checks import check_manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.manifest import Case, Manifest, load_msd
+from accelerated_seg.data.manifest import (
+    Case,
+    Manifest,
+    from_pairs,
+    load_cases,
+    load_csv,
+    load_msd,
+    load_nnunet,
+    split_cases,
+)
 
 LABELS = {"0": "background", "1": "tumour"}
 
@@ -128,10 +142,10 @@ def test_missing_training_key_is_a_data_error(tmp_path):
     assert str(path) in str(raised.value)
 
 
-@pytest.mark.parametrize("labels", [{"0": "background", "2": "tumour"}, {"1": "a", "2": "b"}])
-def test_non_contiguous_labels_are_a_data_error(tmp_path, labels):
+@pytest.mark.parametrize("labels", [{"1": "a", "2": "b"}, {"background": -1, "a": 0, "b": 1}])
+def test_labels_without_background_zero_are_a_data_error(tmp_path, labels):
     path = write_dataset_json(tmp_path, {"labels": labels, "training": msd_entries(2)})
-    with pytest.raises(DataError, match=r"0\.\.C-1") as raised:
+    with pytest.raises(DataError, match="background must be value 0") as raised:
         load_msd(path)
     assert str(path) in str(raised.value)
 
@@ -150,3 +164,469 @@ def test_case_in_both_training_and_validation_is_a_data_error(tmp_path):
     path = write_dataset_json(tmp_path, {"labels": LABELS, "training": entries, "validation": entries[2:]})
     with pytest.raises(DataError, match="case_002"):
         load_msd(path)
+
+
+# --- shared helpers for the other formats -----------------------------------------------------
+
+SHAPE = (8, 8, 8)
+
+
+def save_volume(path, array=None):
+    """A tiny real NIfTI, so the loaded manifests can also pass the pre-flight checks."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if array is None:
+        array = np.zeros(SHAPE, np.uint8)
+        array[2:5, 2:5, 2:5] = 1
+    nib.save(nib.Nifti1Image(np.asarray(array), np.eye(4)), path)
+    return path
+
+
+def write_nnunet(root, case_ids=("case_b", "case_a", "case_c"), channels=("T1", "T2"), labels=None, **extra):
+    """An nnU-Net v2 raw dataset with one file per channel (_0000, _0001) and one label per case."""
+    for case_id in case_ids:
+        for channel in range(len(channels)):
+            save_volume(root / "imagesTr" / f"{case_id}_{channel:04d}.nii.gz", np.full(SHAPE, channel, np.float32))
+        save_volume(root / "labelsTr" / f"{case_id}.nii.gz")
+    content = {
+        "channel_names": {str(index): name for index, name in enumerate(channels)},
+        "labels": labels or {"background": 0, "tumor": 1},
+        "numTraining": len(case_ids),
+        "file_ending": ".nii.gz",
+        **extra,
+    }
+    (root / "dataset.json").write_text(json.dumps(content))
+    return root
+
+
+def ids(cases):
+    return [case.id for case in cases]
+
+
+# --- nnU-Net v2 -------------------------------------------------------------------------------
+
+
+def test_nnunet_folder_gives_cases_channels_and_labels(tmp_path):
+    root = write_nnunet(tmp_path / "Dataset001_Tiny")
+    # Stray files nnU-Net itself would ignore: hidden files, an image without a label, notes.
+    (root / "imagesTr" / ".DS_Store").write_bytes(b"\0")
+    save_volume(root / "imagesTr" / "unlabelled_0000.nii.gz")
+    (root / "labelsTr" / "README.txt").write_text("labels")
+    (root / "labelsTr" / "._case_a.nii.gz").write_bytes(b"\0")  # macOS resource fork
+
+    manifest = load_nnunet(root, validation_fraction=0.34)
+
+    assert manifest.source_format == "nnunet"
+    assert manifest.root == root
+    assert manifest.channels == {0: "T1", 1: "T2"}
+    assert manifest.labels == {0: "background", 1: "tumor"}
+    assert manifest.label_map is None
+    all_cases = manifest.training + manifest.validation
+    assert sorted(ids(all_cases)) == ["case_a", "case_b", "case_c"]
+    case_a = next(case for case in all_cases if case.id == "case_a")
+    assert case_a.images == (root / "imagesTr" / "case_a_0000.nii.gz", root / "imagesTr" / "case_a_0001.nii.gz")
+    assert case_a.label == root / "labelsTr" / "case_a.nii.gz"
+    assert (len(manifest.training), len(manifest.validation)) == (2, 1)
+    assert manifest.split == "fraction 0.34 (seed 0)"
+    assert check_manifest(manifest).errors == []
+
+
+def test_nnunet_json_path_is_accepted_like_the_folder(tmp_path):
+    root = write_nnunet(tmp_path)
+    assert load_nnunet(root / "dataset.json").training == load_nnunet(root).training
+
+
+def test_nnunet_missing_channel_file_names_case_and_file(tmp_path):
+    root = write_nnunet(tmp_path)
+    missing = root / "imagesTr" / "case_b_0001.nii.gz"
+    missing.unlink()
+    with pytest.raises(DataError) as raised:
+        load_nnunet(root)
+    message = str(raised.value)
+    assert "case 'case_b'" in message and str(missing) in message and "restore" in message
+    assert message.count("has no") == 1
+
+
+def test_nnunet_region_based_labels_are_refused_clearly(tmp_path):
+    root = write_nnunet(tmp_path, labels={"background": 0, "whole_tumor": [1, 2, 3], "enhancing": 3})
+    with pytest.raises(DataError, match="region-based") as raised:
+        load_nnunet(root)
+    assert "whole_tumor" in str(raised.value) and str(root / "dataset.json") in str(raised.value)
+
+
+def test_nnunet_ignore_label_is_refused_clearly(tmp_path):
+    root = write_nnunet(tmp_path, labels={"background": 0, "tumor": 1, "ignore": 2})
+    with pytest.raises(DataError, match='"ignore" label'):
+        load_nnunet(root)
+
+
+def test_nnunet_num_training_must_match_labels(tmp_path):
+    root = write_nnunet(tmp_path, numTraining=5)
+    with pytest.raises(DataError, match="numTraining is 5 but .* holds 3 label file"):
+        load_nnunet(root)
+
+
+def test_nnunet_non_nifti_file_ending_is_refused(tmp_path):
+    root = write_nnunet(tmp_path, file_ending=".mha")
+    with pytest.raises(DataError, match="only NIfTI"):
+        load_nnunet(root)
+
+
+def write_splits(root, splits):
+    (root / "splits_final.json").write_text(json.dumps(splits))
+
+
+SPLITS = [
+    {"train": ["case_a", "case_b"], "val": ["case_c"]},
+    {"train": ["case_c", "case_a"], "val": ["case_b"]},
+]
+
+
+def test_nnunet_splits_final_is_honoured_and_fold_picks_the_entry(tmp_path):
+    root = write_nnunet(tmp_path)
+    write_splits(root, SPLITS)
+
+    first = load_nnunet(root)
+    second = load_nnunet(root, fold=1, num_folds=2)
+
+    assert (ids(first.training), ids(first.validation)) == (["case_a", "case_b"], ["case_c"])
+    assert (ids(second.training), ids(second.validation)) == (["case_c", "case_a"], ["case_b"])
+    assert second.split == "given (splits_final.json fold 1 of 2)"
+
+
+def test_nnunet_splits_final_fold_out_of_range(tmp_path):
+    root = write_nnunet(tmp_path)
+    write_splits(root, SPLITS)
+    with pytest.raises(DataError, match=r"data\.fold=2 is out of range.*holds 2 fold"):
+        load_nnunet(root, fold=2)
+
+
+def test_nnunet_splits_final_disagreeing_with_num_folds(tmp_path):
+    root = write_nnunet(tmp_path)
+    write_splits(root, SPLITS)
+    with pytest.raises(DataError, match=r"holds 2 fold\(s\) but data\.num_folds=3"):
+        load_nnunet(root, num_folds=3)
+
+
+def test_nnunet_splits_final_naming_unknown_cases(tmp_path):
+    root = write_nnunet(tmp_path)
+    write_splits(root, [{"train": ["case_a", "case_zzz"], "val": ["case_c"]}])
+    with pytest.raises(DataError, match="case_zzz"):
+        load_nnunet(root)
+
+
+# --- CSV --------------------------------------------------------------------------------------
+
+
+def test_csv_channels_relative_paths_and_split_column(tmp_path):
+    (tmp_path / "study").mkdir()
+    csv_path = tmp_path / "study" / "cases.csv"
+    csv_path.write_text(
+        "\ufeffImage_0,image_1,label,split,age\n"  # spreadsheet BOM and capitalised header are tolerated
+        "t1/a.nii.gz,t2/a.nii.gz,seg/a.nii.gz,train,41\n"
+        "t1/b.nii.gz,t2/b.nii.gz,seg/b.nii.gz,Validation,37\n"
+        "\n"
+        "t1/c.nii.gz,t2/c.nii.gz,seg/c.nii.gz,train,52\n"
+        "t1/d.nii.gz,t2/d.nii.gz,,test,60\n",
+        encoding="utf-8",
+    )
+    manifest = load_csv(csv_path, labels={0: "background", 1: "lesion"}, num_folds=3)
+
+    root = tmp_path / "study"
+    assert manifest.root == root and manifest.source_format == "csv"
+    assert manifest.channels == {0: "image_0", 1: "image_1"}
+    assert manifest.labels == {0: "background", 1: "lesion"}
+    assert ids(manifest.training) == ["a", "c"] and ids(manifest.validation) == ["b"]
+    assert manifest.training[0] == Case(
+        id="a", images=(root / "t1" / "a.nii.gz", root / "t2" / "a.nii.gz"), label=root / "seg" / "a.nii.gz"
+    )
+    assert manifest.split == "given (CSV 'split' column; data.num_folds=3 not used)"
+
+
+def test_csv_single_image_column_without_split_uses_the_seeded_split(tmp_path):
+    rows = "\n".join(f"img/{i}.nii.gz,lab/{i}.nii.gz" for i in range(10))
+    (tmp_path / "cases.csv").write_text(f"image,label\n{rows}\n")
+    manifest = load_csv(tmp_path / "cases.csv", validation_fraction=0.3, seed=4)
+
+    assert manifest.channels == {0: "image"}
+    assert manifest.labels == {0: "background", 1: "foreground"}  # a CSV declares none: binary by default
+    assert len(manifest.validation) == 3 and manifest.split == "fraction 0.3 (seed 4)"
+    assert manifest.training[0].images == (tmp_path / "img" / f"{manifest.training[0].id}.nii.gz",)
+
+
+@pytest.mark.parametrize(
+    "labels, expected_labels, expected_values",
+    [
+        ({0: "background", 1: "edema", 4: "enhancing"}, {0: "background", 1: "edema", 2: "enhancing"}, [0, 1, 4]),
+        ({"background": 0, "liver": 1}, {0: "background", 1: "liver"}, [0, 1]),
+        (["background", "liver", "tumour"], {0: "background", 1: "liver", 2: "tumour"}, [0, 1, 2]),
+        (3, {0: "background", 1: "class_1", 2: "class_2"}, [0, 1, 2]),
+    ],
+)
+def test_csv_labels_argument_forms(tmp_path, labels, expected_labels, expected_values):
+    (tmp_path / "cases.csv").write_text("image,label\na.nii.gz,a_seg.nii.gz\nb.nii.gz,b_seg.nii.gz\n")
+    manifest = load_csv(tmp_path / "cases.csv", labels=labels)
+    assert (manifest.labels, manifest.label_values) == (expected_labels, expected_values)
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        ("image,mask\na.nii.gz,b.nii.gz\n", "no 'label' column"),
+        ("image,image_0,label\na,b,c\n", "both 'image' and"),
+        ("image_0,image_2,label\na,b,c\n", "without gaps"),
+        ("path,label\na,b\n", "no image column"),
+        ("image,label\na.nii.gz,\n", "line 2: empty 'label' cell"),
+        ("image,label,split\na.nii.gz,a_seg.nii.gz,holdout\n", "line 2: split is 'holdout'; use train, validation or test"),
+        ("image;label\na.nii.gz;a_seg.nii.gz\n", "not comma-separated"),
+        ("image,label,split\na.nii.gz,a_seg.nii.gz,validation\n", "no row has split=train"),
+        ("", "empty file"),
+        ("id,image,label\nsub/01,a.nii.gz,a_seg.nii.gz\n", "line 2: id 'sub/01' contains a path separator"),
+    ],
+)
+def test_csv_mistakes_name_the_file_and_line(tmp_path, content, fragment):
+    path = tmp_path / "cases.csv"
+    path.write_text(content)
+    with pytest.raises(DataError) as raised:
+        load_csv(path)
+    assert fragment in str(raised.value) and str(path) in str(raised.value)
+
+
+def test_csv_repeated_label_names_get_ids_from_their_folders(tmp_path):
+    (tmp_path / "cases.csv").write_text(
+        "id,image,label\n,sub-01/t1.nii.gz,sub-01/mask.nii.gz\n,sub-02/t1.nii.gz,sub-02/mask.nii.gz\n"
+        "special,sub-03/t1.nii.gz,sub-03/mask.nii.gz\n"
+    )
+    manifest = load_csv(tmp_path / "cases.csv", validation_fraction=0)
+    assert ids(manifest.training) == ["sub-01_mask", "sub-02_mask", "special"]
+
+
+def test_csv_listing_a_case_twice_is_a_data_error(tmp_path):
+    (tmp_path / "cases.csv").write_text("image,label\na.nii.gz,a_seg.nii.gz\na.nii.gz,a_seg.nii.gz\n")
+    with pytest.raises(DataError, match="more than once"):
+        load_csv(tmp_path / "cases.csv")
+
+
+# --- pairs ------------------------------------------------------------------------------------
+
+
+def test_from_pairs_single_and_multichannel(tmp_path):
+    single = from_pairs([(tmp_path / "a.nii.gz", tmp_path / "a_seg.nii.gz"),
+                         (str(tmp_path / "b.nii.gz"), str(tmp_path / "b_seg.nii.gz"))], validation_fraction=0.5)
+    assert single.source_format == "pairs" and single.root == tmp_path
+    assert single.channels == {0: "image"} and single.labels == {0: "background", 1: "foreground"}
+    assert sorted(ids(single.training + single.validation)) == ["a_seg", "b_seg"]
+
+    multi = from_pairs(
+        [(["x/a_t1.nii.gz", "x/a_t2.nii.gz"], "y/a.nii.gz"), (["x/b_t1.nii.gz", "x/b_t2.nii.gz"], "y/b.nii.gz")],
+        {0: "background", 2: "tumour"}, root=tmp_path, validation_fraction=0,
+    )
+    assert multi.channels == {0: "image_0", 1: "image_1"}
+    assert multi.training[0] == Case(
+        id="a", images=(tmp_path / "x" / "a_t1.nii.gz", tmp_path / "x" / "a_t2.nii.gz"), label=tmp_path / "y" / "a.nii.gz"
+    )
+    assert multi.label_map == {0: 0, 2: 1}
+
+
+def test_from_pairs_validation_pairs_are_the_split(tmp_path):
+    manifest = from_pairs([("a.nii.gz", "a_seg.nii.gz"), ("b.nii.gz", "b_seg.nii.gz")],
+                          validation_pairs=[("c.nii.gz", "c_seg.nii.gz")], root=tmp_path)
+    assert ids(manifest.training) == ["a_seg", "b_seg"] and ids(manifest.validation) == ["c_seg"]
+    assert manifest.split == "given (validation_pairs)"
+
+
+@pytest.mark.parametrize(
+    "pairs, fragment",
+    [
+        ([("a.nii.gz", "a_seg.nii.gz"), (["b0.nii.gz", "b1.nii.gz"], "b_seg.nii.gz")], "pair 1 has 2 image file(s)"),
+        ([("a.nii.gz",)], "pairs[0]"),
+        ([("a.nii.gz", None)], "the label must be a path"),
+        ([([], "a_seg.nii.gz")], "non-empty list"),
+        ([], "no pairs"),
+        ("a.nii.gz", "must be a list"),
+    ],
+)
+def test_from_pairs_mistakes(tmp_path, pairs, fragment):
+    with pytest.raises(DataError) as raised:
+        from_pairs(pairs, root=tmp_path)
+    assert fragment in str(raised.value)
+
+
+# --- load_cases dispatch ----------------------------------------------------------------------
+
+
+def test_load_cases_dispatches_on_the_source(tmp_path):
+    msd = write_dataset_json(tmp_path / "msd", {"labels": LABELS, "training": msd_entries(3)})
+    nnunet = write_nnunet(tmp_path / "nnunet")
+    (tmp_path / "cases.csv").write_text("image,label\na.nii.gz,a_seg.nii.gz\nb.nii.gz,b_seg.nii.gz\n")
+
+    assert load_cases(msd).source_format == "msd"
+    assert load_cases(msd.parent).source_format == "msd"
+    assert load_cases(nnunet).source_format == "nnunet"
+    assert load_cases(nnunet / "dataset.json").source_format == "nnunet"
+    assert load_cases(str(tmp_path / "cases.csv")).source_format == "csv"
+    assert load_cases([("a.nii.gz", "a_seg.nii.gz"), ("b.nii.gz", "b_seg.nii.gz")]).source_format == "pairs"
+
+
+def test_load_cases_passes_split_and_binarize_settings(tmp_path):
+    path = write_dataset_json(tmp_path, {"labels": {"0": "bg", "1": "a", "2": "b"}, "training": msd_entries(6)})
+    manifest = load_cases(path, num_folds=3, fold=1, seed=2, binarize=True)
+    assert manifest.split == "fold 1 of 3 (seed 2)" and len(manifest.validation) == 2
+    assert manifest.labels == {0: "background", 1: "foreground"}
+
+
+def test_json_with_a_training_list_is_msd_even_with_nnunet_keys(tmp_path):
+    entry = {"image": ["./imagesTr/a_0000.nii.gz"], "label": "./labelsTr/a.nii.gz"}
+    path = write_dataset_json(
+        tmp_path, {"labels": LABELS, "channel_names": {"0": "CT"}, "file_ending": ".nii.gz", "training": [entry]}
+    )
+    assert load_cases(path).source_format == "msd"
+
+
+@pytest.mark.parametrize("name", ["scan.nii.gz", "missing_folder", "empty_folder"])
+def test_load_cases_unknown_source_lists_the_accepted_formats(tmp_path, name):
+    source = tmp_path / name
+    if name == "scan.nii.gz":
+        source.write_bytes(b"\0")
+    elif name == "empty_folder":
+        source.mkdir()
+    with pytest.raises(DataError) as raised:
+        load_cases(source)
+    message = str(raised.value)
+    assert str(source) in message and "MSD dataset.json" in message and "nnU-Net" in message and ".csv" in message
+
+
+def test_load_cases_refuses_a_labels_argument_for_json_sources(tmp_path):
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(2)})
+    with pytest.raises(DataError, match="declared by dataset.json"):
+        load_cases(path, labels=["background", "x"])
+
+
+# --- label values: remap and binarize ---------------------------------------------------------
+
+BRATS_LABELS = {"0": "background", "1": "edema", "2": "non-enhancing", "4": "enhancing"}
+
+
+def test_declared_values_that_are_not_0_to_c_minus_1_are_remapped(tmp_path):
+    path = write_dataset_json(tmp_path, {"labels": BRATS_LABELS, "training": msd_entries(2)})
+    manifest = load_msd(path)
+
+    assert manifest.labels == {0: "background", 1: "edema", 2: "non-enhancing", 3: "enhancing"}
+    assert manifest.label_values == [0, 1, 2, 4]
+    assert manifest.label_map == {0: 0, 1: 1, 2: 2, 4: 3}
+    assert manifest.num_classes == 4
+
+
+def test_identity_labels_have_no_label_map(tmp_path):
+    manifest = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(2)}))
+    assert manifest.label_values == [0, 1] and manifest.label_map is None
+    direct = Manifest(root=tmp_path, labels={0: "bg", 1: "a", 2: "b"}, channels={0: "image"}, training=[], validation=[])
+    assert direct.label_values == [0, 1, 2] and direct.label_map is None and direct.split == "given"
+
+
+def test_binarize_merges_every_foreground_value(tmp_path):
+    path = write_dataset_json(tmp_path, {"labels": BRATS_LABELS, "training": msd_entries(2)})
+    manifest = load_msd(path, binarize=True)
+
+    assert manifest.labels == {0: "background", 1: "foreground"} and manifest.num_classes == 2
+    assert manifest.label_values == [0, 1, 2, 4] and manifest.binarized
+    assert manifest.label_map == {0: 0, 1: 1, 2: 1, 4: 1}
+
+
+def test_binarize_of_an_already_binary_dataset_needs_no_map(tmp_path):
+    manifest = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(2)}), binarize=True)
+    assert manifest.label_map is None and manifest.labels == {0: "background", 1: "foreground"}
+
+
+def test_label_map_works_with_monai_map_label_value():
+    """How preprocessing is meant to apply it: raw BraTS values in, class indices out."""
+    from monai.transforms import MapLabelValued
+
+    manifest = Manifest(root=Path("."), labels={0: "bg", 1: "ed", 2: "ne", 3: "en"}, channels={0: "image"},
+                        training=[], validation=[], label_values=[0, 1, 2, 4])
+    mapping = manifest.label_map
+    remap = MapLabelValued("label", orig_labels=list(mapping), target_labels=list(mapping.values()))
+    raw = np.array([[[0, 1, 2, 4]]], np.uint8)
+    np.testing.assert_array_equal(remap({"label": raw})["label"], [[[0, 1, 2, 3]]])
+
+
+@pytest.mark.parametrize(
+    "labels, fragment",
+    [
+        ({"background": 0, "a": 1, "b": 1}, "value(s) [1] declared for more than one class"),
+        ({"0": "background"}, "only the background is declared"),
+        ({"zero": "background"}, "keys must be label values"),
+        ({}, "missing or empty"),
+    ],
+)
+def test_malformed_label_declarations(tmp_path, labels, fragment):
+    path = write_dataset_json(tmp_path, {"labels": labels, "training": msd_entries(2)})
+    with pytest.raises(DataError, match=re.escape(fragment)) as raised:
+        load_msd(path)
+    assert str(path) in str(raised.value)
+
+
+def test_manifest_rejects_label_values_that_do_not_match_the_classes(tmp_path):
+    with pytest.raises(ValueError, match="binarized=True"):
+        Manifest(root=tmp_path, labels={0: "bg", 1: "a"}, channels={0: "image"}, training=[], validation=[],
+                 label_values=[0, 1, 2])
+
+
+# --- splits -----------------------------------------------------------------------------------
+
+
+def make_cases(count):
+    return [Case(id=f"case_{i:02d}", images=(Path(f"/d/{i}.nii.gz"),), label=Path(f"/d/{i}_seg.nii.gz"))
+            for i in range(count)]
+
+
+def test_k_fold_split_is_disjoint_covering_deterministic_and_balanced():
+    cases = make_cases(11)
+    held_out = []
+    for fold in range(4):
+        training, validation, how = split_cases(cases, num_folds=4, fold=fold, seed=5)
+        again = split_cases(cases, num_folds=4, fold=fold, seed=5)
+        assert (training, validation) == again[:2]
+        assert set(ids(training)).isdisjoint(ids(validation))
+        assert set(ids(training)) | set(ids(validation)) == set(ids(cases))
+        assert ids(training) == sorted(ids(training))  # source order kept
+        assert how == f"fold {fold} of 4 (seed 5)"
+        held_out += ids(validation)
+    assert sorted(held_out) == ids(cases), "every case is validated on in exactly one fold"
+    sizes = [len(split_cases(cases, num_folds=4, fold=f, seed=5)[1]) for f in range(4)]
+    assert sorted(sizes) == [2, 3, 3, 3]
+    assert split_cases(cases, num_folds=4, fold=0, seed=6)[1] != split_cases(cases, num_folds=4, fold=0, seed=5)[1]
+
+
+@pytest.mark.parametrize(
+    "settings, fragment",
+    [
+        (dict(num_folds=5, fold=5), "data.fold=5 is out of range for data.num_folds=5; use 0..4"),
+        (dict(num_folds=5, fold=-1), "data.fold=-1 is out of range"),
+        (dict(num_folds=1), "data.num_folds=1"),
+        (dict(num_folds=0, fold=2), "data.fold=2 is set but data.num_folds=0"),
+        (dict(num_folds=20), "data.num_folds=20 but there are only 11 case(s)"),
+        (dict(validation_fraction=1.0), "data.validation_fraction must be in [0, 1)"),
+    ],
+)
+def test_bad_split_settings_name_the_setting(settings, fragment):
+    with pytest.raises(DataError, match=re.escape(fragment)):
+        split_cases(make_cases(11), **settings)
+
+
+def test_fold_out_of_range_is_reported_by_every_loader(tmp_path):
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(6)})
+    with pytest.raises(DataError, match=r"data\.fold=3 is out of range for data\.num_folds=3"):
+        load_cases(path, num_folds=3, fold=3)
+
+
+def test_given_validation_list_wins_over_folds_and_says_so(tmp_path):
+    entries = msd_entries(6)
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "training": entries[:4], "validation": entries[4:]})
+    manifest = load_msd(path, num_folds=2, fold=1)
+    assert ids(manifest.validation) == ["case_004", "case_005"]
+    assert manifest.split == "given (dataset.json 'validation'; data.num_folds=2 not used)"
+
+
+def test_fraction_split_is_described(tmp_path):
+    manifest = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(5)}), seed=3)
+    assert manifest.split == "fraction 0.2 (seed 3)"

@@ -4,7 +4,15 @@ A bad file found by a data-loader worker mid-run costs the run and names one
 problem at a time; here every case is opened once, up front, and all problems
 are reported together, each naming the file, what is wrong and what to do.
 Cases are processed one at a time and voxels are scanned in slabs, so memory
-stays around one decompressed volume however large the dataset is.
+stays around one decompressed volume however large the dataset is; a volume
+over the memory budget is refused from its header, before it is decompressed.
+
+What is checked, per case: every file exists and decompresses to the end (so
+truncation and gzip CRC errors surface), is a 3D NIfTI volume within the voxel
+budget, has finite intensities (images) or declared whole-number values (labels),
+and shares one voxel grid (shape, orientation, spacing, affine) with the case's
+other files. A label with only background is a warning, as is a declared class
+that no label contains.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import nibabel as nib
 import numpy as np
@@ -22,7 +31,16 @@ from accelerated_seg.data.manifest import Case, Manifest
 
 _VOXELS_PER_SLAB = 16 * 1024 * 1024  # bounds the temporary arrays of one scan step
 _MAX_VALUES_SHOWN = 8  # enough to recognise the mistake without flooding the message
+_MAX_FILES_SHOWN = 10  # in a warning that gathers many files
 _RESAMPLE_HINT = "resample the label onto the image grid (nearest-neighbour interpolation)"
+_CHANNEL_HINT = "resample the channels onto one grid"
+# Where each source format lets the user declare its label values, for the undeclared-value message.
+_LABELS_DECLARED_IN = {
+    "msd": "dataset.json 'labels'",
+    "nnunet": "dataset.json 'labels'",
+    "csv": "the labels argument (a CSV declares none: the default is 0 = background, 1 = foreground)",
+    "pairs": "the labels argument (the default is 0 = background, 1 = foreground)",
+}
 
 
 @dataclass
@@ -32,7 +50,7 @@ class CheckReport:
     Args:
         errors: Problems that would break or silently spoil training; each names the
             file, what is wrong and what to do.
-        warnings: Suspicious but usable findings (e.g. a label with no foreground).
+        warnings: Suspicious but usable findings (e.g. a label with no foreground), each listed once.
         root: Dataset folder, quoted in the summary line of :meth:`raise_if_errors`.
     """
 
@@ -55,81 +73,208 @@ class CheckReport:
         raise DataError("\n".join(lines))
 
 
-def check_manifest(manifest: Manifest) -> CheckReport:
+def check_manifest(manifest: Manifest, *, max_voxels: int | None = None, affine_atol: float = 1e-3) -> CheckReport:
     """Check every training and validation case of ``manifest``.
 
     Args:
-        manifest: The dataset to check; ``manifest.num_classes`` bounds the label values.
+        manifest: The dataset to check; ``manifest.label_values`` are the allowed label values.
+        max_voxels: Largest volume (voxels per file) the training machine can hold; ``None``
+            checks no budget.
+        affine_atol: See :func:`check_cases`.
 
     Returns:
         A CheckReport naming the dataset root.
     """
-    report = check_cases([*manifest.training, *manifest.validation], manifest.num_classes)
+    declared_in = _LABELS_DECLARED_IN.get(manifest.source_format, "the dataset's labels")
+    report = check_cases(
+        [*manifest.training, *manifest.validation], manifest.label_values,
+        affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
+    )
     report.root = manifest.root
     return report
 
 
-def check_cases(cases: Sequence[Case], num_classes: int, *, affine_atol: float = 1e-3) -> CheckReport:
+def check_cases(
+    cases: Sequence[Case],
+    label_values: int | Sequence[int],
+    *,
+    affine_atol: float = 1e-3,
+    max_voxels: int | None = None,
+    labels_declared_in: str = "the dataset's labels",
+) -> CheckReport:
     """Open every file of every case and report all problems found.
 
     Args:
         cases: Cases to check, one at a time.
-        num_classes: Number of classes declared in dataset.json; label values must lie in 0..num_classes-1.
+        label_values: The label values the dataset declares (``Manifest.label_values``), or a
+            class count C meaning 0..C-1. Any other value in a label file is an error.
         affine_atol: Largest per-entry difference between affines still treated as the same grid
             (in mm for the translation column); absorbs float rounding from export tools.
+        max_voxels: Largest number of voxels one file may hold. The data loader holds each
+            volume whole before resampling it, so a larger file risks running out of memory
+            mid-run; it is reported from its header without being decompressed. ``None``: no limit.
+        labels_declared_in: Where the user declares label values, named in the message about an
+            undeclared value.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
     """
+    values = list(range(label_values)) if isinstance(label_values, int) else sorted(label_values)
+    declared = _Declared(values, labels_declared_in)
     report = CheckReport()
+    tally = _LabelTally(declared)
     for case in cases:
-        _check_case(case, num_classes, affine_atol, report)
+        _check_case(case, declared, affine_atol, max_voxels, report, tally)
+    tally.add_warnings(report)
     return report
 
 
-def _check_case(case: Case, num_classes: int, affine_atol: float, report: CheckReport) -> None:
+class _Volume(NamedTuple):
+    """An opened file and how messages should call it ("image", "image channel 1", "label")."""
+
+    role: str
+    path: Path
+    image: nib.Nifti1Image
+
+
+class _Declared:
+    """The allowed label values, with a fast path for the usual 0..C-1."""
+
+    def __init__(self, values: list[int], declared_in: str):
+        self.values = values
+        self.declared_in = declared_in
+        self.contiguous = values == list(range(len(values)))
+        self.array = np.asarray(values)
+
+    def undeclared(self, slab: np.ndarray) -> np.ndarray:
+        """Boolean mask of the voxels whose value is not declared."""
+        if self.contiguous:
+            return (slab < 0) | (slab >= len(self.values))
+        return ~np.isin(slab, self.array)
+
+    def describe(self) -> str:
+        if self.contiguous:
+            return f"0..{len(self.values) - 1}, num_classes={len(self.values)}"
+        return str(self.values)
+
+
+class _LabelTally:
+    """What the labels of the whole dataset contain, for warnings that are listed once, not per case."""
+
+    def __init__(self, declared: _Declared):
+        self.unseen = [value for value in declared.values if value != 0]
+        self.background_only: list[Path] = []
+        self.scanned = 0
+
+    def see(self, slab: np.ndarray) -> None:
+        # Each declared value is searched for only until first found, so this costs little.
+        self.unseen = [value for value in self.unseen if not np.any(slab == value)]
+
+    def add_warnings(self, report: CheckReport) -> None:
+        if len(self.background_only) == 1:
+            report.warnings.append(
+                f"{self.background_only[0]}: label contains only background (0); the case teaches no foreground"
+            )
+        elif self.background_only:
+            shown = ", ".join(str(path) for path in self.background_only[:_MAX_FILES_SHOWN])
+            more = len(self.background_only) - _MAX_FILES_SHOWN
+            report.warnings.append(
+                f"{len(self.background_only)} labels contain only background (0) and teach no foreground: "
+                f"{shown}" + (f" (and {more} more)" if more > 0 else "")
+            )
+        if self.unseen and self.scanned:
+            report.warnings.append(
+                f"declared label value(s) {self.unseen} appear in none of the {self.scanned} label file(s) "
+                "checked; a class never seen cannot be learned (its Dice stays undefined) — check the label "
+                "files, or remove the class from the dataset's labels"
+            )
+
+
+def _check_case(
+    case: Case, declared: _Declared, affine_atol: float, max_voxels: int | None,
+    report: CheckReport, tally: _LabelTally,
+) -> None:
     """Check one case's channels, its label, and that they share one voxel grid."""
-    channels: list[tuple[Path, nib.Nifti1Image]] = []
-    for channel, path in enumerate(case.images):
-        role = "image" if len(case.images) == 1 else f"image channel {channel}"
-        image = _open_3d(path, f"{case.id} ({role})", report)
+    roles = ["image" if len(case.images) == 1 else f"image channel {index}" for index in range(len(case.images))]
+    files = list(zip(roles, case.images)) + ([("label", case.label)] if case.label is not None else [])
+    if max_voxels is not None and _over_budget(case.id, files, max_voxels, report):
+        return  # opening the rest would decompress the very volume that does not fit
+
+    channels: list[_Volume] = []
+    for role, path in zip(roles, case.images):
+        image = _open_3d(path, case.id, role, report)
         if image is not None:
             _check_finite(path, image, f"{case.id} ({role})", report)
-            channels.append((path, image))
+            channels.append(_Volume(role, path, image))
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
-    for path, image in channels[1:]:
-        _check_same_grid(
-            channels[0], (path, image), f"{case.id} (image channels)", "resample the channels onto one grid",
-            affine_atol, report,
-        )
+    for other in channels[1:]:
+        _check_same_grid(channels[0], other, f"{case.id} (image channels)", _CHANNEL_HINT, affine_atol, report)
 
     if case.label is None:
         return
-    label = _open_3d(case.label, f"{case.id} (label)", report)
+    label = _open_3d(case.label, case.id, "label", report)
     if label is None:
         return
-    _check_label_values(case.label, label, num_classes, f"{case.id} (label)", report)
+    _check_label_values(case.label, label, declared, f"{case.id} (label)", report, tally)
     if channels:
         _check_same_grid(
-            channels[0], (case.label, label), f"{case.id} (label vs image)", _RESAMPLE_HINT, affine_atol, report
+            channels[0], _Volume("label", case.label, label), f"{case.id} (label vs image)", _RESAMPLE_HINT,
+            affine_atol, report,
         )
 
 
-def _open_3d(path: Path, context: str, report: CheckReport) -> nib.Nifti1Image | None:
+def _over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, report: CheckReport) -> bool:
+    """Report the case's first file with more than ``max_voxels`` voxels, judged from its header alone."""
+    for role, path in files:
+        try:
+            shape = read_nifti(path, verify_stream=False).shape
+        except DataError:
+            continue  # unreadable: the full read that follows reports it
+        # Spatial voxels only: a 4D file is reported as 4D (split it), not as too large.
+        voxels = int(np.prod(shape[:3], dtype=np.int64))
+        if voxels > max_voxels:
+            report.errors.append(
+                f"{case_id} ({role}): {path}: shape {tuple(shape)} holds {voxels:,} voxels, over the budget of "
+                f"{max_voxels:,} voxels per volume (data.max_voxels); resample it to a coarser spacing or crop it to "
+                "the region of interest before training, or raise the budget on a machine with more memory"
+            )
+            return True
+    return False
+
+
+def _open_3d(path: Path, case_id: str, role: str, report: CheckReport) -> nib.Nifti1Image | None:
     """Read and fully verify a file; return it only if it is a readable 3D volume."""
+    context = f"{case_id} ({role})"
     try:
         image = read_nifti(path, verify_stream=True)
     except DataError as err:
         report.errors.append(f"{context}: {err}")
         return None
     if _spatial_shape(image) is None:
-        report.errors.append(
-            f"{context}: {path}: shape {image.shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); "
-            "store each channel as its own 3D file and list them under 'image' in dataset.json"
-        )
+        report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role)}")
         return None
     return image
+
+
+def _not_3d_advice(shape: tuple[int, ...], role: str) -> str:
+    """Say what a non-3D file probably is and how to turn it into what is expected."""
+    if len(shape) == 4 and role == "label":
+        return (
+            f"shape {shape} is 4D with {shape[3]} volumes; a label must be one 3D map of class values — "
+            "convert a one-hot/multi-channel label with argmax over the last axis"
+        )
+    if len(shape) == 4:
+        return (
+            f"shape {shape} is 4D with {shape[3]} volumes (several channels or time points in one file); "
+            "split it into one 3D file per channel (e.g. nibabel.funcs.four_to_three) and list them as "
+            "channels: a dataset.json 'image' list, nnU-Net _0000/_0001 files, or CSV image_0/image_1 columns"
+        )
+    if len(shape) < 3:
+        return (
+            f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
+        )
+    return f"shape {shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); store each 3D volume as its own file"
 
 
 def _spatial_shape(image: nib.Nifti1Image) -> tuple[int, int, int] | None:
@@ -152,44 +297,48 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: Chec
     """NaN/Inf intensities turn the loss into NaN on the first batch that contains them."""
     if image.get_data_dtype().kind not in "fc":
         return  # integer storage (even scaled by a finite slope) cannot hold NaN/Inf
-    bad = sum(int(np.count_nonzero(~np.isfinite(slab))) for slab in _slabs(image))
-    if bad:
+    nan = infinite = 0
+    for slab in _slabs(image):
+        nan += int(np.count_nonzero(np.isnan(slab)))
+        infinite += int(np.count_nonzero(np.isinf(slab)))
+    if nan or infinite:
         report.errors.append(
-            f"{context}: {path}: {bad} NaN/Inf voxel(s) in the image; replace them with a finite value "
-            "(e.g. the background intensity) or re-export the image"
+            f"{context}: {path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf) in the image; "
+            "replace them with a finite value (e.g. the background intensity) or re-export the image"
         )
 
 
 def _check_label_values(
-    path: Path, label: nib.Nifti1Image, num_classes: int, context: str, report: CheckReport
+    path: Path, label: nib.Nifti1Image, declared: _Declared, context: str, report: CheckReport, tally: _LabelTally
 ) -> None:
-    """Labels must be whole numbers 0..C-1: anything else breaks one-hot encoding or the loss."""
+    """Labels must be whole numbers among the declared values: anything else breaks the remap, one-hot or loss."""
     non_integer: set[float] = set()
-    out_of_range: set[float] = set()
+    undeclared: set[float] = set()
     has_foreground = False
     for slab in _slabs(label):
         if slab.dtype.kind in "fc":
             fractional = slab != np.round(slab)  # NaN compares unequal, so it is caught too
             _collect(non_integer, slab[fractional])
             slab = np.where(fractional, 0, slab)  # report each bad voxel once, as non-integer
-        _collect(out_of_range, slab[(slab < 0) | (slab >= num_classes)])
+        _collect(undeclared, slab[declared.undeclared(slab)])
+        tally.see(slab)
         has_foreground = has_foreground or bool(np.any(slab != 0))
+    tally.scanned += 1
 
     if non_integer:
         report.errors.append(
             f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds class "
-            "indices — it was probably resampled with linear interpolation; use nearest-neighbour, or round it"
+            "values — it was probably resampled with linear interpolation; use nearest-neighbour, or round it"
         )
-    if out_of_range:
+    if undeclared:
+        negative = " (negative values are never classes; -1 often marks 'unlabelled')" if min(undeclared) < 0 else ""
         report.errors.append(
-            f"{context}: {path}: label values {_show(out_of_range)} outside 0..{num_classes - 1} "
-            f"(num_classes={num_classes}); labels must be 0..C-1 as declared in dataset.json 'labels' — "
-            "fix the label file or add the missing classes to 'labels'"
+            f"{context}: {path}: label values {_show(undeclared)} are not declared (declared: "
+            f"{declared.describe()}){negative}; fix the label file, or declare the missing classes in "
+            f"{declared.declared_in}"
         )
     if not has_foreground and not non_integer:
-        report.warnings.append(
-            f"{context}: {path}: label contains only background (0); the case teaches no foreground"
-        )
+        tally.background_only.append(path)
 
 
 def _collect(found: set[float], values: np.ndarray) -> None:
@@ -205,25 +354,70 @@ def _show(values: set[float]) -> str:
 
 
 def _check_same_grid(
-    reference: tuple[Path, nib.Nifti1Image],
-    other: tuple[Path, nib.Nifti1Image],
-    context: str,
-    fix: str,
-    affine_atol: float,
-    report: CheckReport,
+    reference: _Volume, other: _Volume, context: str, fix: str, affine_atol: float, report: CheckReport
 ) -> None:
     """Two volumes stacked or compared voxel-by-voxel must have the same shape and affine."""
-    (reference_path, reference_image), (other_path, other_image) = reference, other
-    reference_shape, other_shape = _spatial_shape(reference_image), _spatial_shape(other_image)
+    reference_shape, other_shape = _spatial_shape(reference.image), _spatial_shape(other.image)
     if reference_shape != other_shape:
+        orientation = _orientation_difference(reference, other)
         report.errors.append(
-            f"{context}: {other_path} has shape {other_shape} but {reference_path} has shape "
-            f"{reference_shape}; {fix}"
+            f"{context}: {other.role} {other.path} has shape {other_shape} but {reference.role} {reference.path} "
+            f"has shape {reference_shape}" + (f" ({orientation})" if orientation else "") + f"; {fix}"
         )
         return  # with different shapes the affine comparison adds nothing
-    difference = float(np.max(np.abs(other_image.affine - reference_image.affine)))
-    if not difference <= affine_atol:  # "not <=" also catches a NaN affine
-        report.errors.append(
-            f"{context}: {other_path} and {reference_path} have different affines (largest difference "
-            f"{difference:.3g} > {affine_atol}); {fix}"
+    difference = float(np.max(np.abs(other.image.affine - reference.image.affine)))
+    if difference <= affine_atol:  # written this way round so that a NaN affine fails
+        return
+    what = [
+        part for part in (_orientation_difference(reference, other), _spacing_difference(reference, other, affine_atol))
+        if part
+    ] or [_placement_difference(reference, other, affine_atol)]
+    report.errors.append(
+        f"{context}: {other.role} {other.path} and {reference.role} {reference.path} are on different grids: "
+        f"{'; '.join(what)}; {fix}"
+    )
+
+
+def _orientation_difference(reference: _Volume, other: _Volume) -> str:
+    """E.g. "label is LPS, image is RAS", or "" when both point the same way."""
+    reference_codes, other_codes = _axcodes(reference.image), _axcodes(other.image)
+    if reference_codes == other_codes:
+        return ""
+    return f"{other.role} is {other_codes}, {reference.role} is {reference_codes}"
+
+
+def _spacing_difference(reference: _Volume, other: _Volume, atol: float) -> str:
+    """E.g. "label voxels are 1 x 1 x 3 mm, image voxels 1 x 1 x 2 mm", or ""."""
+    reference_spacing = nib.affines.voxel_sizes(reference.image.affine)
+    other_spacing = nib.affines.voxel_sizes(other.image.affine)
+    if np.allclose(reference_spacing, other_spacing, rtol=0, atol=atol):
+        return ""
+    return f"{other.role} voxels are {_mm(other_spacing)}, {reference.role} voxels {_mm(reference_spacing)}"
+
+
+def _placement_difference(reference: _Volume, other: _Volume, atol: float) -> str:
+    """Same orientation and spacing: the grids are shifted, or tilted by less than an axis swap."""
+    reference_affine, other_affine = reference.image.affine, other.image.affine
+    if np.allclose(reference_affine[:3, :3], other_affine[:3, :3], rtol=0, atol=atol):
+        shift = float(np.linalg.norm(other_affine[:3, 3] - reference_affine[:3, 3]))
+        return (
+            f"the origins differ by {shift:.3g} mm ({other.role} {_mm_point(other_affine[:3, 3])}, "
+            f"{reference.role} {_mm_point(reference_affine[:3, 3])})"
         )
+    difference = float(np.max(np.abs(other_affine[:3, :3] - reference_affine[:3, :3])))
+    return f"the axis directions differ (largest direction/spacing matrix difference {difference:.3g} > {atol})"
+
+
+def _mm_point(point: np.ndarray) -> str:
+    return "(" + ", ".join(f"{float(value):.4g}" for value in point) + ") mm"
+
+
+def _axcodes(image: nib.Nifti1Image) -> str:
+    try:
+        return "".join(code or "?" for code in nib.aff2axcodes(image.affine))
+    except Exception:  # a degenerate (e.g. zero or NaN) affine has no orientation
+        return "undefined"
+
+
+def _mm(spacing: np.ndarray) -> str:
+    return " x ".join(f"{float(size):.4g}" for size in spacing) + " mm"

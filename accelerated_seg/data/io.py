@@ -21,6 +21,7 @@ import numpy as np
 from accelerated_seg.data.errors import DataError
 
 _FIX = "re-export or re-download this file"
+_NIFTI_SUFFIXES = (".nii", ".nii.gz")
 _NIFTI2_HEADER_SIZE = 540  # NIfTI-1 headers are 348 bytes; the first int32 tells them apart
 
 
@@ -44,12 +45,15 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Ima
     """
     path = Path(path)
     if not path.is_file():
-        raise DataError(f"{path}: file not found; check the path in dataset.json or restore the file")
+        raise DataError(
+            f"{path}: file not found; check the path in the dataset description (dataset.json, CSV or "
+            "nnU-Net folder) or restore the file"
+        )
     if not verify_stream:
         try:
             return nib.load(path)
         except Exception as err:  # nibabel raises many unrelated types for bad headers
-            raise DataError(f"{path}: cannot be read as NIfTI ({_describe(err)}); {_FIX}") from err
+            raise DataError(f"{path}: cannot be read as NIfTI ({_describe(err)}); {_fix_for(path)}") from err
 
     raw = _read_all_bytes(path)
     image = _image_from_bytes(raw, path)
@@ -114,7 +118,7 @@ def _read_all_bytes(path: Path) -> bytes:
     except EOFError as err:
         raise DataError(f"{path}: truncated (the gzip stream ends early, e.g. an interrupted copy); {_FIX}") from err
     except (gzip.BadGzipFile, zlib.error, OSError) as err:
-        raise DataError(f"{path}: corrupt or not a gzip file ({_describe(err)}); {_FIX}") from err
+        raise DataError(f"{path}: corrupt or not a gzip file ({_describe(err)}); {_fix_for(path)}") from err
 
 
 def _image_from_bytes(raw: bytes, path: Path) -> nib.Nifti1Image:
@@ -126,7 +130,7 @@ def _image_from_bytes(raw: bytes, path: Path) -> nib.Nifti1Image:
     try:
         return image_class.from_bytes(raw)
     except Exception as err:  # HeaderDataError, ImageFileError, struct errors, ...
-        raise DataError(f"{path}: not a valid NIfTI file ({_describe(err)}); {_FIX}") from err
+        raise DataError(f"{path}: not a valid NIfTI file ({_describe(err)}); {_fix_for(path)}") from err
 
 
 def _require_complete_voxel_data(image: nib.Nifti1Image, available: int, path: Path) -> None:
@@ -144,6 +148,16 @@ def _fsync(path: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def _fix_for(path: Path) -> str:
+    """What to do about an unreadable file: usually a bad copy, but another format needs converting."""
+    if path.name.lower().endswith(_NIFTI_SUFFIXES):
+        return _FIX
+    return (
+        "only NIfTI (.nii/.nii.gz) is read; convert the file, e.g. with SimpleITK: "
+        "sitk.WriteImage(sitk.ReadImage(src), 'case.nii.gz')"
+    )
 
 
 def _describe(err: BaseException) -> str:
