@@ -14,7 +14,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import yaml
 
@@ -34,15 +34,29 @@ class SyntheticConfig:
 
 @dataclass
 class DataConfig:
-    dataset: str = "synthetic"  # path to an MSD dataset.json, or "synthetic" for the embedded phantoms
+    # An MSD dataset.json, an nnU-Net v2 raw dataset folder, a CSV (image[,image...],label), or
+    # "synthetic" for the embedded phantoms.
+    dataset: str = "synthetic"
     synthetic: SyntheticConfig = field(default_factory=SyntheticConfig)
-    validation_fraction: float = 0.2  # used only when dataset.json has no "validation" list
-    split_seed: int = 0  # seeds that split; the split is saved with the run (run_info.json)
+    validation_fraction: float = 0.2  # used only when the dataset gives no validation list and num_folds is 0
+    num_folds: int = 0  # > 1: seeded k-fold split, validating on fold `fold`
+    fold: int = 0
+    split_seed: int = 0  # seeds the split; the split is saved with the run (run_info.json)
+    binarize: bool = False  # every non-background label value becomes class 1
+    # Preprocessing, done once and cached (see docs/data.md):
+    spacing: Optional[tuple[float, float, float]] = None  # target voxel size in mm; None = the training median
+    normalization: Literal["zscore", "ct"] = "zscore"  # zscore (per channel, nonzero voxels) | ct (clip to ct_window, scale to [-1, 1])
+    ct_window: tuple[float, float] = (-1000.0, 1000.0)
+    crop_foreground: bool = True  # crop each case to the bounding box of its nonzero image voxels
+    cache_dir: Optional[str] = None  # None = $XDG_CACHE_HOME/accelerated_seg (or ~/.cache/accelerated_seg)
+    max_voxels: int = 512**3  # pre-flight: a larger volume is an error (resample or crop it first)
+    # Sampling and augmentation:
     patch_size: tuple[int, int, int] = (64, 64, 64)
-    spacing: Optional[tuple[float, float, float]] = None  # target voxel spacing in mm; None keeps each case's
     foreground_fraction: float = 0.67  # share of patches centred on a labelled (non-background) voxel
+    class_balanced: bool = False  # foreground patches pick each class equally often (rare classes)
     samples_per_volume: int = 4  # patches per case per epoch
-    augment: bool = True
+    augment: Literal["none", "light", "standard", "heavy"] = "light"  # none | light | standard | heavy
+    augment_on: Literal["cpu", "gpu"] = "cpu"  # cpu | gpu: where the spatial (affine) part of the augmentation runs
     num_workers: int = 2
 
 
@@ -55,7 +69,7 @@ class ModelConfig:
 @dataclass
 class OptimConfig:
     lr: float = 1e-3  # learning rate at base_batch_size; scaled by lr_scaling for the global batch
-    lr_scaling: str = "none"  # none | linear | sqrt
+    lr_scaling: Literal["none", "linear", "sqrt"] = "none"  # none | linear | sqrt
     base_batch_size: int = 2
     weight_decay: float = 1e-5
     warmup_steps: int = 20
@@ -168,6 +182,10 @@ def _coerce(hint, value, key: str):
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, prefix=key + ".")
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is Literal:
+        if value not in args:
+            raise ConfigError(f"setting {key} must be one of {', '.join(map(str, args))}; got {value!r}")
+        return value
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None

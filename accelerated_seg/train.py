@@ -18,18 +18,19 @@ from pathlib import Path
 
 import torch
 from accelerate import Accelerator
-from accelerate.utils import DistributedType, GradientAccumulationPlugin, broadcast_object_list, set_seed
+from accelerate.utils import DistributedType, GradientAccumulationPlugin, broadcast_object_list, gather_object, set_seed
 from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
 from .checkpoint import export_model, resolve_resume, save_training_state
 from .config import Config, ConfigError, dump_config
-from .data.errors import DataError
+from .data.cache import PreprocessedCache
+from .data.gpu_augment import apply_affine
 from .data.loader import PatchDataset, VolumeDataset, train_loader, val_loader
 from .data.manifest import Manifest
-from .data.prepare import load_manifest, prepare_manifest
-from .data.preprocess import NORMALISATION, ORIENTATION
+from .data.prepare import cache_root, dataset_source, prepare_manifest, preprocess_settings
+from .data.preprocess import ORIENTATION, PreprocessSettings
 from .evaluate import dice_per_class
 from .inference import sliding_window_logits
 from .models import build_from_spec, model_spec
@@ -83,15 +84,24 @@ def train(cfg: Config) -> dict:
     say(plan.describe())
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
-    manifest = _checked_manifest(cfg, accelerator)
+    # Data: checked once on the main process, preprocessed once (each rank builds its share of the
+    # cache), then read by every rank from memory-mapped arrays.
+    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator))
+    cache = PreprocessedCache(cache_root(cfg.data), dataset_source(cfg.data, out), settings, manifest.num_classes)
+    built = _on_every_rank(accelerator, lambda: cache.build(manifest.training + manifest.validation,
+                                                            shard=(accelerator.process_index, num_processes)))
+    say(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, "
+        f"{len(manifest.training) + len(manifest.validation) - sum(built)} reused")
+    tables = _on_main(accelerator, lambda: (cache.write_table(manifest.training), cache.write_table(manifest.validation)))
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     model = build_from_spec(spec)
-    train_set = PatchDataset(manifest.training, cfg.data.patch_size, cfg.data.spacing, cfg.data.samples_per_volume,
-                             cfg.data.foreground_fraction, cfg.data.augment, seed=cfg.train.seed)
+    train_set = PatchDataset(cache.load_table(tables[0]), cfg.data.patch_size, cfg.data.samples_per_volume,
+                             cfg.data.foreground_fraction, cfg.data.class_balanced, cfg.data.augment,
+                             cfg.data.augment_on, seed=cfg.train.seed)
     if train_set.epoch_length < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {train_set.epoch_length} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
-    val_set = VolumeDataset(manifest.validation, cfg.data.spacing)
+    val_set = VolumeDataset(cache.load_table(tables[1]))
     optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay)
     # Stepped once per optimizer step below and not prepared: accelerate's wrapper would step it
     # once per process, changing the schedule with the number of GPUs.
@@ -109,7 +119,7 @@ def train(cfg: Config) -> dict:
         checkpoint = resolve_resume(cfg.train.resume, out / "checkpoints")
         accelerator.load_state(str(checkpoint))
         say(f"resumed from {checkpoint} at step {progress.step}")
-    export_meta = _export_metadata(cfg, manifest)
+    export_meta = _export_metadata(cfg, manifest, settings)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, config_yaml, plan, manifest, accelerator)
     accelerator.init_trackers("train", config=_flat_hparams(cfg))
@@ -128,6 +138,8 @@ def train(cfg: Config) -> dict:
         skip = 0
         for batch in batches:
             progress.batches_seen += 1
+            if "affine" in batch:  # data.augment_on=gpu: the spatial augmentation runs here, on the device
+                batch["image"], batch["label"] = apply_affine(batch["image"], batch["label"], batch["affine"])
             with accelerator.accumulate(model):
                 logits = model(batch["image"])
                 loss = loss_fn(logits, batch["label"])
@@ -211,20 +223,43 @@ def validate(accelerator: Accelerator, model, val_dl, cfg: Config, num_classes: 
     return torch.cat(scores).cpu()
 
 
-def _checked_manifest(cfg: Config, accelerator: Accelerator) -> Manifest:
-    """Synthesise/read/check the data once on the main process; every rank gets the same verdict."""
-    verdict = [None]
+def _checked_data(cfg: Config, accelerator: Accelerator):
+    """Synthesise/read/check the cases and resolve the preprocessing (median spacing)."""
+    manifest, warnings = prepare_manifest(cfg.data, cfg.train.output_dir)
+    for warning in warnings:
+        accelerator.print(f"data warning: {warning}")
+    return manifest, preprocess_settings(cfg.data, manifest)
+
+
+def _on_main(accelerator: Accelerator, work):
+    """Run ``work`` on the main process only and give its result (or its error) to every rank.
+
+    The other ranks wait in the broadcast; an error on the main process is raised on every rank,
+    so none of them is left waiting for a process that has died.
+    """
+    outcome = [None, None]
     if accelerator.is_main_process:
         try:
-            _, warnings = prepare_manifest(cfg.data, cfg.train.output_dir)
-            for w in warnings:
-                accelerator.print(f"data warning: {w}")
-        except Exception as error:  # noqa: BLE001 - any failure here must reach every rank, or they wait forever
-            verdict = [f"{type(error).__name__}: {error}"]
-    verdict = broadcast_object_list(verdict)  # ranks other than main wait here while it checks
-    if verdict[0] is not None:
-        raise DataError(verdict[0])
-    return load_manifest(cfg.data, cfg.train.output_dir)
+            outcome = [work(), None]
+        except Exception as error:  # noqa: BLE001 - re-raised below, on every rank
+            outcome = [None, error]
+    outcome = broadcast_object_list(outcome)
+    if outcome[1] is not None:
+        raise outcome[1]
+    return outcome[0]
+
+
+def _on_every_rank(accelerator: Accelerator, work) -> list:
+    """Run ``work`` on every rank; returns every rank's result, or raises the first error on all ranks."""
+    try:
+        outcome = (work(), None)
+    except Exception as error:  # noqa: BLE001 - re-raised below, on every rank
+        outcome = (None, error)
+    outcomes = gather_object([outcome])
+    errors = [error for _, error in outcomes if error is not None]
+    if errors:
+        raise errors[0]
+    return [result for result, _ in outcomes]
 
 
 def _record_validation(accelerator, progress: Progress, per_case: torch.Tensor, loss: float, manifest: Manifest,
@@ -242,7 +277,7 @@ def _record_validation(accelerator, progress: Progress, per_case: torch.Tensor, 
         (out / "metrics.json").write_text(json.dumps({"loss": progress.losses, "validation": progress.history}))
 
 
-def _export_metadata(cfg: Config, manifest: Manifest) -> dict:
+def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings) -> dict:
     """What inference needs besides the weights (stored in config.json next to model.safetensors)."""
     return {
         "labels": {str(k): v for k, v in manifest.labels.items()},
@@ -250,9 +285,9 @@ def _export_metadata(cfg: Config, manifest: Manifest) -> dict:
         "in_channels": manifest.num_channels,
         "num_classes": manifest.num_classes,
         "patch_size": list(cfg.data.patch_size),
-        "spacing": list(cfg.data.spacing) if cfg.data.spacing else None,
+        "spacing": list(settings.spacing) if settings.spacing else None,
         "orientation": ORIENTATION,
-        "normalisation": NORMALISATION,
+        "preprocessing": settings.to_dict(),
         "accelerated_seg_version": __version__,
     }
 

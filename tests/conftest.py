@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,7 @@ def tiny_overrides(dataset_json, output_dir, **extra) -> list[str]:
     """Settings for a run of a few seconds: 16^3 patches, a 3-level U-Net, no workers."""
     settings = {
         "data.dataset": str(dataset_json),
+        "data.cache_dir": str(Path(dataset_json).parent.parent / "cache"),
         "data.patch_size": "[16,16,16]",
         "data.spacing": "[2.0,2.0,2.0]",
         "data.samples_per_volume": 2,

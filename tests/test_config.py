@@ -29,7 +29,8 @@ def test_unknown_key_is_an_error_naming_it(override, key):
 @pytest.mark.parametrize("override, key", [
     ("--train.max_steps=ten", "train.max_steps"),
     ("--data.patch_size=[16,16]", "data.patch_size"),
-    ("--data.augment=maybe", "data.augment"),
+    ("--data.augment=maybe", "data.augment must be one of none, light, standard, heavy"),
+    ("--data.augment_on=tpu", "data.augment_on"),
     ("--optim=3", "optim"),
 ])
 def test_wrong_type_is_an_error_naming_the_setting(override, key):

@@ -51,15 +51,16 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
         assert set(np.unique(np.asanyarray(pred.dataobj))) <= {0, 1, 2}
 
 
-def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path):
-    # 6 cases x 2 patches = 6 batches of 2 per epoch: step 3 is mid-epoch, step 8 is in epoch 2.
+@pytest.mark.parametrize("resume_step", [3, 8])
+def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, resume_step):
+    # 6 cases x 2 patches = 6 batches of 2 per epoch: step 3 is mid-epoch 0, step 8 mid-epoch 1.
     full = tmp_path / "full"
-    train(tiny_config(full, train__max_steps=8, train__save_every=3, train__keep_last=5, train__val_every=0))
+    common = dict(train__max_steps=10, train__val_every=0, train__keep_last=10)
+    train(tiny_config(full, train__save_every=resume_step, **common))
     resumed = tmp_path / "resumed"
-    shutil.copytree(full / "checkpoints" / "step_3", resumed / "checkpoints" / "step_3")
-    summary = train(tiny_config(resumed, train__max_steps=8, train__save_every=3, train__val_every=0,
-                                train__resume="latest"))
-    assert summary["step"] == 8
+    shutil.copytree(full / "checkpoints" / f"step_{resume_step}", resumed / "checkpoints" / f"step_{resume_step}")
+    summary = train(tiny_config(resumed, train__save_every=resume_step, train__resume="latest", **common))
+    assert summary["step"] == 10
     a, b = load_file(full / "model" / "model.safetensors"), load_file(resumed / "model" / "model.safetensors")
     assert a.keys() == b.keys()
     for key in a:

@@ -1,98 +1,100 @@
-"""Datasets and DataLoaders for training patches and whole validation volumes.
+"""Datasets and DataLoaders over the preprocessed cache: training patches and whole volumes.
 
 Knows nothing about accelerate: the training loop prepares these loaders, which shards them across
-processes. Preprocessed volumes are cached in memory once per process, together with the
-foreground/background voxel indices that patch sampling needs (scanning a label on every draw is
-the slowest part of a naive pipeline).
+processes. Both datasets hold only the case table (memory-mapped Arrow) and open each case's arrays
+as memory maps when a sample is drawn, so resident memory does not grow with the dataset.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import torch
-from monai.transforms import Compose, FgBgToIndicesd, RandCropByPosNegLabeld, SpatialPadd
+from monai.transforms import Compose
 from torch.utils.data import DataLoader, Dataset
 
 from .augment import augmentations
-from .manifest import Case
-from .preprocess import preprocess
-from .sampling import EpochSampler, sample_seed
-
-
-def case_dict(case: Case) -> dict:
-    image = [str(p) for p in case.images]
-    return {"image": image if len(image) > 1 else image[0], "label": str(case.label), "id": case.id}
+from .sampling import EpochSampler, choose_centre, crop, sample_seed
 
 
 class PatchDataset(Dataset):
     """Random training patches; item ``k`` is a global sample number from ``EpochSampler``.
 
     Args:
-        cases: labelled training cases.
+        table: the case table (``PreprocessedCache.load_table``).
         patch_size: spatial size of each patch.
-        spacing: target spacing for preprocessing (None keeps the native spacing).
         samples_per_volume: patches drawn from each case per epoch.
         foreground_fraction: probability that a patch is centred on a labelled voxel.
-        augment: apply the augmentation set.
+        class_balanced: foreground patches pick each class equally often.
+        augment: profile name (none, light, standard, heavy).
+        augment_on: "gpu" leaves the spatial part to the training loop, which applies the per-sample
+            matrix returned as "affine" on the device (``gpu_augment.apply_affine``).
         seed: base seed; a patch is a function of (seed, k) only.
     """
 
-    def __init__(self, cases: Sequence[Case], patch_size: Sequence[int], spacing=None, samples_per_volume: int = 4,
-                 foreground_fraction: float = 0.67, augment: bool = True, seed: int = 0):
-        # Pad before recording voxel indices so the indices refer to the array that is cropped.
-        load = Compose([preprocess(spacing=spacing), SpatialPadd(["image", "label"], spatial_size=tuple(patch_size)),
-                        FgBgToIndicesd("label")])
-        self.volumes = [_strip_meta(load(case_dict(c))) for c in cases]
+    def __init__(self, table, patch_size: Sequence[int], samples_per_volume: int = 4,
+                 foreground_fraction: float = 0.67, class_balanced: bool = False, augment: str = "light",
+                 augment_on: str = "cpu", seed: int = 0):
+        self.table = table
+        self.patch_size = tuple(patch_size)
         self.samples_per_volume = samples_per_volume
+        self.foreground_fraction = foreground_fraction
+        self.class_balanced = class_balanced
+        self.profile = augment
+        self.spatial_on_gpu = augment_on == "gpu"
+        self.augment = Compose(augmentations(augment, spatial=not self.spatial_on_gpu))
         self.seed = seed
-        self.random = Compose([
-            RandCropByPosNegLabeld(["image", "label"], label_key="label", spatial_size=tuple(patch_size),
-                                   pos=foreground_fraction, neg=1.0 - foreground_fraction, num_samples=1,
-                                   fg_indices_key="label_fg_indices", bg_indices_key="label_bg_indices"),
-            *augmentations(augment),
-        ])
 
     @property
     def epoch_length(self) -> int:
-        return len(self.volumes) * self.samples_per_volume
+        return len(self.table) * self.samples_per_volume
 
     def __len__(self) -> int:
         return self.epoch_length
 
     def __getitem__(self, k: int) -> dict:
-        volume = self.volumes[(k % self.epoch_length) % len(self.volumes)]
-        self.random.set_random_state(seed=sample_seed(self.seed, k))
-        (patch,) = self.random(dict(volume))
-        return {"image": torch.as_tensor(patch["image"]).float(), "label": torch.as_tensor(patch["label"]).long()}
+        case = self.table[(k % self.epoch_length) % len(self.table)]
+        seed = sample_seed(self.seed, k)
+        rng = np.random.default_rng(seed)
+        image = np.load(case["image"], mmap_mode="r")
+        label = np.load(case["label"], mmap_mode="r")
+        centre = choose_centre(rng, label.shape, case["class_locations"], case["class_voxels"],
+                               self.foreground_fraction, self.class_balanced)
+        patch = {"image": torch.from_numpy(crop(image, centre, self.patch_size)),
+                 "label": torch.from_numpy(crop(label, centre, self.patch_size)[None].astype(np.int64))}
+        self.augment.set_random_state(seed=seed)
+        patch = self.augment(patch)
+        sample = {"image": torch.as_tensor(patch["image"]).float(), "label": torch.as_tensor(patch["label"]).long()}
+        if self.spatial_on_gpu:
+            from .gpu_augment import affine_for_sample
+
+            sample["affine"] = torch.as_tensor(affine_for_sample(rng, self.profile), dtype=torch.float32)
+        return sample
 
 
 class VolumeDataset(Dataset):
-    """Whole preprocessed validation volumes (image, label, case id)."""
+    """Whole preprocessed volumes (image, label, row index) for validation."""
 
-    def __init__(self, cases: Sequence[Case], spacing=None):
-        load = preprocess(spacing=spacing)
-        self.volumes = [_strip_meta(load(case_dict(c))) for c in cases]
+    def __init__(self, table):
+        self.table = table
 
     def __len__(self) -> int:
-        return len(self.volumes)
+        return len(self.table)
 
     def __getitem__(self, i: int) -> dict:
-        v = self.volumes[i]
-        return {"image": v["image"], "label": v["label"].long(), "index": i}
+        case = self.table[i]
+        image = torch.from_numpy(np.array(np.load(case["image"], mmap_mode="r")))
+        label = torch.from_numpy(np.load(case["label"], mmap_mode="r")[None].astype(np.int64))
+        return {"image": image, "label": label, "index": i}
 
 
 def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed: int) -> DataLoader:
     # drop_last: every step is a full batch on every rank, so every sample carries the same weight.
     return DataLoader(dataset, batch_size=batch_size, sampler=EpochSampler(dataset.epoch_length, seed),
                       num_workers=num_workers, drop_last=True, persistent_workers=num_workers > 0,
-                      pin_memory=torch.cuda.is_available())
+                      pin_memory=torch.cuda.is_available(), prefetch_factor=4 if num_workers > 0 else None)
 
 
 def val_loader(dataset: VolumeDataset) -> DataLoader:
     return DataLoader(dataset, batch_size=1, shuffle=False, num_workers=0)
-
-
-def _strip_meta(d: dict) -> dict:
-    """Plain tensors: cheaper to crop and to send to workers than MetaTensors with their history."""
-    return {k: (v.as_tensor() if hasattr(v, "as_tensor") else v) for k, v in d.items()}

@@ -1,37 +1,97 @@
-"""The deterministic part of the pipeline, shared by training, validation and prediction.
+"""The deterministic part of the pipeline, shared by the preprocessing cache and prediction.
 
 Every volume is brought to the same frame before the network sees it: channel-first, RAS
-orientation, the target voxel spacing (when one is set) and per-channel z-score intensities over
-the nonzero (head) region. ``predict`` applies exactly these transforms and inverts the spatial ones
-(MONAI records them on the MetaTensor), so predictions land back on the input's grid.
+orientation, the target voxel spacing, cropped to the bounding box of its nonzero voxels, intensities
+normalised (per-channel z-score over nonzero voxels, or a CT window scaled to [-1, 1]), and label
+values mapped to classes 0..C-1. ``predict`` applies exactly these transforms and inverts the spatial
+ones (MONAI records them on the MetaTensor), so predictions land back on the input's grid.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
+import nibabel as nib
+import numpy as np
 from monai.transforms import (
     Compose,
+    CropForegroundd,
     EnsureChannelFirstd,
     EnsureTyped,
     LoadImaged,
+    MapLabelValued,
     NormalizeIntensityd,
     Orientationd,
+    ScaleIntensityRanged,
     Spacingd,
 )
 
-# Recorded in config.json so inference can say what it applies.
-NORMALISATION = {"type": "zscore", "nonzero": True, "channel_wise": True}
 ORIENTATION = "RAS"
 
 
-def preprocess(keys: Sequence[str] = ("image", "label"), spacing: Sequence[float] | None = None) -> Compose:
-    """Load + orient + resample + normalise; ``keys`` may omit "label" for inference.
+@dataclass(frozen=True)
+class PreprocessSettings:
+    """Everything that decides what a preprocessed volume looks like; stored in config.json.
 
     Args:
-        keys: dictionary keys to load; "image" is normalised, "label" resampled with nearest.
-        spacing: target voxel size in mm, or None to keep each volume's own spacing.
+        spacing: target voxel size in mm (RAS axis order), or None to keep each volume's own.
+        normalization: ``zscore`` (per channel over nonzero voxels) or ``ct`` (clip to ``ct_window``
+            in HU, then scale linearly to [-1, 1]).
+        ct_window: (low, high) HU for ``ct``.
+        crop_foreground: crop to the bounding box of nonzero image voxels (any channel).
+        label_map: declared label value -> class index, for datasets whose values are not 0..C-1.
     """
+
+    spacing: tuple[float, float, float] | None = None
+    normalization: str = "zscore"
+    ct_window: tuple[float, float] = (-1000.0, 1000.0)
+    crop_foreground: bool = True
+    label_map: tuple[tuple[int, int], ...] | None = field(default=None)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["spacing"] = list(self.spacing) if self.spacing else None
+        d["ct_window"] = list(self.ct_window)
+        d["label_map"] = [list(p) for p in self.label_map] if self.label_map else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "PreprocessSettings":
+        return cls(spacing=tuple(d["spacing"]) if d.get("spacing") else None,
+                   normalization=d.get("normalization", "zscore"),
+                   ct_window=tuple(d.get("ct_window", (-1000.0, 1000.0))),
+                   crop_foreground=d.get("crop_foreground", True),
+                   label_map=tuple(tuple(p) for p in d["label_map"]) if d.get("label_map") else None)
+
+    def fingerprint(self) -> str:
+        text = json.dumps({"version": PREPROCESS_VERSION, **self.to_dict()}, sort_keys=True)
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+# Bump when the transforms below change meaning, so caches built by older code are not reused.
+PREPROCESS_VERSION = 1
+
+
+def case_dict(case) -> dict:
+    """The dictionary ``preprocess`` loads for a manifest ``Case`` (one path per channel)."""
+    image = [str(p) for p in case.images]
+    d = {"image": image if len(image) > 1 else image[0], "id": case.id}
+    if case.label is not None:
+        d["label"] = str(case.label)
+    return d
+
+
+def preprocess(keys: Sequence[str] = ("image", "label"), settings: PreprocessSettings | None = None) -> Compose:
+    """Load + orient + resample + crop + normalise (+ map labels); ``keys`` may omit "label".
+
+    Args:
+        keys: dictionary keys to load; "image" is normalised, "label" resampled with nearest and remapped.
+        settings: what to do; the defaults keep the spacing and z-score the image.
+    """
+    settings = settings or PreprocessSettings()
     keys = list(keys)
     steps = [
         # Multi-channel cases list one file per channel; EnsureChannelFirstd stacks them.
@@ -40,11 +100,34 @@ def preprocess(keys: Sequence[str] = ("image", "label"), spacing: Sequence[float
         # labels=None: take the axis convention from the MetaTensor (nibabel gives RAS world space).
         Orientationd(keys, axcodes=ORIENTATION, labels=None),
     ]
-    if spacing is not None:
+    if settings.spacing is not None:
         modes = ["bilinear" if k == "image" else "nearest" for k in keys]
-        steps.append(Spacingd(keys, pixdim=tuple(spacing), mode=modes))
-    steps += [
-        NormalizeIntensityd("image", nonzero=NORMALISATION["nonzero"], channel_wise=NORMALISATION["channel_wise"]),
-        EnsureTyped("image", dtype="float32", track_meta=True),
-    ]
+        steps.append(Spacingd(keys, pixdim=tuple(settings.spacing), mode=modes))
+    if settings.crop_foreground:
+        # Before normalisation: "nonzero" means the scanner's zero background, not below the mean.
+        steps.append(CropForegroundd(keys, source_key="image", allow_smaller=True))
+    if settings.normalization == "ct":
+        low, high = settings.ct_window
+        steps.append(ScaleIntensityRanged("image", a_min=low, a_max=high, b_min=-1.0, b_max=1.0, clip=True))
+    else:
+        steps.append(NormalizeIntensityd("image", nonzero=True, channel_wise=True))
+    if settings.label_map and "label" in keys:
+        original, target = zip(*settings.label_map)
+        steps.append(MapLabelValued("label", orig_labels=list(original), target_labels=list(target)))
+    steps.append(EnsureTyped("image", dtype="float32", track_meta=True))
     return Compose(steps)
+
+
+def ras_spacing(path) -> tuple[float, float, float]:
+    """Voxel size along the R, A, S axes, from the header alone (no voxel data is read)."""
+    image = nib.load(str(path))
+    zooms = np.asarray(image.header.get_zooms()[:3], dtype=float)
+    order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
+    spacing = np.empty(3)
+    spacing[order] = zooms
+    return tuple(float(s) for s in spacing)
+
+
+def median_spacing(image_paths: Sequence) -> tuple[float, float, float]:
+    """The dataset's median voxel size per RAS axis: nnU-Net's default target spacing."""
+    return tuple(float(s) for s in np.median([ras_spacing(p) for p in image_paths], axis=0))
