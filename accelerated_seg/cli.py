@@ -3,7 +3,8 @@
     accelerated-seg synth data/                      # write the embedded phantom dataset
     accelerated-seg check data/dataset.json          # pre-flight checks only
     accelerated-seg train --config configs/demo.yaml --optim.lr=3e-4
-    accelerated-seg predict --model output/model --input x.nii.gz --output y.nii.gz
+    accelerated-seg predict --model output/model scans/ --output predictions/
+    accelerated-seg evaluate predictions/ labelsTs/ --labels data/dataset.json
 
 ``train`` runs in this process; for several processes or GPUs start ``examples/train.py`` with
 ``accelerate launch`` (the strategy comes from the accelerate config file).
@@ -12,6 +13,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 
 
@@ -29,16 +32,57 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--validation", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
 
-    p = commands.add_parser("check", help="pre-flight checks of a dataset.json and every file it lists")
-    p.add_argument("dataset")
+    p = commands.add_parser("check", help="pre-flight checks of a dataset and every file it lists")
+    p.add_argument("dataset", help="MSD dataset.json, nnU-Net raw dataset folder, or CSV")
+    p.add_argument("--max-voxels", type=int, default=512**3, help="largest volume accepted (data.max_voxels)")
+    p.add_argument("--binarize", action="store_true", help="check as data.binarize=true would train")
 
-    p = commands.add_parser("predict", help="segment a NIfTI image with an exported model")
+    p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
     p.add_argument("--model", required=True, help="exported model folder (config.json + model.safetensors)")
-    p.add_argument("--input", required=True, nargs="+", help="image file(s), one per channel")
-    p.add_argument("--output", required=True, help="label map to write (.nii.gz)")
-    p.add_argument("--overlap", type=float, default=0.5)
-    p.add_argument("--sw-batch-size", type=int, default=4)
-    p.add_argument("--device", default=None)
+    p.add_argument("inputs", nargs="*", metavar="INPUT",
+                   help="NIfTI files, folders of them or quoted glob patterns; a multi-channel case is "
+                        "<case>_0000.nii.gz, <case>_0001.nii.gz, ... (nnU-Net naming)")
+    p.add_argument("--input", nargs="+", metavar="FILE",
+                   help="instead of INPUT: one case, one file per channel in the model's channel order")
+    p.add_argument("--output", required=True,
+                   help="folder for <case>.nii.gz label maps, or a .nii.gz file when the input is one case")
+    p.add_argument("--tta", nargs="?", const="all", default="none", choices=["none", "axes", "all"],
+                   help="mirroring test-time augmentation: all 8 flip combinations (--tta or --tta all) "
+                        "or the 3 single-axis flips (--tta axes); probabilities are averaged")
+    p.add_argument("--probabilities", action="store_true",
+                   help="also write <case>_probs.nii.gz: float32 (X, Y, Z, classes) on the input's grid")
+    p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
+                   help="autocast of the network (fp16 on CUDA only)")
+    p.add_argument("--aggregate-on-cpu", action=argparse.BooleanOptionalAction, default=None,
+                   help="stitch the whole volume in CPU memory while windows run on the GPU (default: only when "
+                        "it would take more than half of the free GPU memory)")
+    p.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
+    p.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
+    p.add_argument("--device", default=None, help="torch device; CUDA when available")
+
+    p = commands.add_parser("evaluate", help="Dice, HD95 and surface Dice of predictions against reference labels")
+    p.add_argument("pred_dir", metavar="PRED", help="folder of predicted label maps <case>.nii.gz")
+    p.add_argument("label_dir", metavar="LABELS", help="folder of reference label maps with the same file names")
+    p.add_argument("--num-classes", type=int, help="classes including background (default: --labels, or the "
+                                                   "values found in the files)")
+    p.add_argument("--labels", dest="dataset_json", metavar="DATASET_JSON",
+                   help="dataset.json (or a model's config.json) whose \"labels\" name the classes")
+    p.add_argument("--tolerance", type=float, nargs="+", default=[1.0], metavar="MM",
+                   help="surface-Dice tolerance in mm: one for every class, or one per class in order")
+    p.add_argument("--output", help="folder for metrics.csv and summary.json (default: PRED/evaluation)")
+
+    p = commands.add_parser("benchmark", help="measure against a baseline in the same run; JSON to benchmarks/results/")
+    targets = p.add_subparsers(dest="target", required=True)
+    b = targets.add_parser("data", help="training loader patches/s vs the MONAI tutorial pipeline")
+    b.add_argument("--cases", type=int, default=12)
+    b.add_argument("--size-mm", type=float, nargs=3, default=(160.0, 160.0, 128.0), help="phantom field of view")
+    b.add_argument("--spacing-mm", type=float, default=1.0)
+    b.add_argument("--patch", type=int, default=96)
+    b.add_argument("--workers", type=int, default=2)
+    b.add_argument("--batch", type=int, default=2)
+    b.add_argument("--batches", type=int, default=60, help="batches timed after the first epoch")
+    b.add_argument("--data-dir", help="reuse this folder for the phantoms and the cache")
+    b.add_argument("--output", help="JSON path (default benchmarks/results/data_<cores>cpu.json)")
 
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "train":
@@ -67,11 +111,11 @@ def _synth(args, _) -> int:
 def _check(args, _) -> int:
     from .data.checks import check_manifest
     from .data.errors import DataError
-    from .data.manifest import load_msd
+    from .data.manifest import load_cases
 
     try:
-        manifest = load_msd(args.dataset)
-        report = check_manifest(manifest)
+        manifest = load_cases(args.dataset, binarize=args.binarize)
+        report = check_manifest(manifest, max_voxels=args.max_voxels)
     except DataError as error:
         print(error, file=sys.stderr)
         return 1
@@ -85,15 +129,67 @@ def _check(args, _) -> int:
 
 
 def _predict(args, _) -> int:
-    from .inference import predict_file
+    from .inference import predict_cases, predict_file, probabilities_path
 
-    out = predict_file(args.model, args.input, args.output, device=args.device,
-                       sw_batch_size=args.sw_batch_size, overlap=args.overlap)
-    print(f"wrote {out}")
+    if bool(args.inputs) == bool(args.input):
+        print("error: give the images to segment either as INPUT... (files, folders, patterns) or as "
+              "--input FILE... (one case, one file per channel), not both or neither", file=sys.stderr)
+        return 2
+    options = dict(device=args.device, sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta,
+                   precision=args.precision, aggregate_on_cpu=args.aggregate_on_cpu)
+    try:
+        if args.input:  # the older form: channels named one by one, output is the label map itself
+            probs = probabilities_path(args.output) if args.probabilities else None
+            print(f"wrote {predict_file(args.model, args.input, args.output, probabilities_output=probs, **options)}")
+        else:
+            written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
+                                    progress=print, **options)
+            print(f"{len(written)} case(s) segmented")
+    except (ValueError, FileNotFoundError) as error:  # DataError is a ValueError: bad inputs or settings
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
-COMMANDS = {"train": _train, "synth": _synth, "check": _check, "predict": _predict}
+def _evaluate(args, _) -> int:
+    from pathlib import Path
+
+    from .evaluate import evaluate_folders
+
+    try:
+        summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
+                                   dataset_json=args.dataset_json, tolerance_mm=args.tolerance,
+                                   output_dir=args.output)
+    except (ValueError, FileNotFoundError) as error:  # DataError is a ValueError: bad files or settings
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for c, scores in summary["per_class"].items():
+        dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]
+        empty = f" ({hd95['n_inf']} case(s) with one side empty: inf, not averaged)" if hd95["n_inf"] else ""
+        print(f"class {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm{empty}, "
+              f"surface Dice @{summary['tolerance_mm'][c]:g} mm {_mean_std(nsd)}")
+    print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
+          f"and summary.json to {args.output or Path(args.pred_dir) / 'evaluation'}")
+    return 0
+
+
+def _mean_std(stats: dict) -> str:
+    return "n/a" if stats["mean"] is None else f"{stats['mean']:.4f} ± {stats['std']:.4f}"
+
+
+def _benchmark(args, _) -> int:
+    from .benchmark import benchmark_data, write_result
+
+    results = benchmark_data(cases=args.cases, size_mm=args.size_mm, spacing_mm=args.spacing_mm, patch=args.patch,
+                             workers=args.workers, batch=args.batch, batches=args.batches, data_dir=args.data_dir)
+    path = write_result(f"data_{os.cpu_count()}cpu", results, args.output)
+    print(json.dumps(results, indent=1))
+    print(f"wrote {path}")
+    return 0
+
+
+COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "predict": _predict,
+            "evaluate": _evaluate}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,10 +1,58 @@
-"""Segmentation metrics (MONAI) shared by validation during training and ``evaluate``."""
+"""Segmentation metrics shared by validation during training and ``accelerated-seg evaluate``.
+
+Per case and per foreground class, on the label map's own voxel grid, distances in millimetres:
+
+- Dice: 2|P∩L| / (|P| + |L|).
+- HD95: MONAI's 95th-percentile Hausdorff distance between the two surfaces (the larger of the two
+  directed 95th percentiles), with the voxel spacing taken from the affine.
+- Surface Dice (normalised surface distance): the share of both surfaces lying within a tolerance
+  (mm) of the other one (MONAI ``compute_surface_dice``).
+
+Conventions where a mask is empty (empty = the class has no voxel in that file):
+
+=====================  =====  ===========  ============
+prediction / label      Dice   HD95 (mm)    Surface Dice
+=====================  =====  ===========  ============
+both empty              1      0            1
+one of them empty       0      inf          0
+=====================  =====  ===========  ============
+
+"Nothing to find, nothing found" is a perfect score, as in ``dice_per_class`` (nnU-Net reports the
+same Dice). A distance to a surface that does not exist has no finite value, so HD95 is ``inf``;
+``summarise`` averages HD95 over the finite values and reports how many were infinite, instead of
+letting one empty mask turn the mean into ``inf``.
+
+    from accelerated_seg.evaluate import evaluate_folders
+    summary = evaluate_folders("predictions", "labelsTs", dataset_json="dataset.json")
+"""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import math
+import os
+import uuid
+import warnings
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import nibabel as nib
+import numpy as np
 import torch
-from monai.metrics import compute_dice
+from monai.metrics import compute_dice, compute_hausdorff_distance, compute_surface_dice
 from monai.networks.utils import one_hot
+
+from .data.errors import DataError
+from .data.io import read_nifti
+
+DEFAULT_TOLERANCE_MM = 1.0
+# Affines of a prediction and its label may differ by float32 rounding of the header (~1e-5 mm) but
+# not by anything a viewer would show; 1e-3 mm is far below any voxel.
+GEOMETRY_ATOL_MM = 1e-3
+METRICS = ("dice", "hd95_mm", "surface_dice")
+NIFTI_SUFFIXES = (".nii.gz", ".nii")
 
 
 def dice_per_class(pred: torch.Tensor, label: torch.Tensor, num_classes: int) -> torch.Tensor:
@@ -17,7 +65,371 @@ def dice_per_class(pred: torch.Tensor, label: torch.Tensor, num_classes: int) ->
 
     Returns:
         (B, num_classes - 1) float tensor. A class absent from both prediction and reference scores
-        1 (nothing to find, nothing found), the convention nnU-Net reports.
+        1 (nothing to find, nothing found), the convention nnU-Net reports and ``case_metrics`` uses.
+
+    Example:
+        >>> label = torch.zeros(1, 1, 4, 4, 4, dtype=torch.long); label[..., :2] = 1
+        >>> dice_per_class(label, label, num_classes=3)
+        tensor([[1., 1.]])
     """
     return compute_dice(one_hot(pred, num_classes), one_hot(label, num_classes),
                         include_background=False, ignore_empty=False)
+
+
+# --------------------------------------------------------------------------------------------------
+# Metrics of one case
+# --------------------------------------------------------------------------------------------------
+
+
+def voxel_spacing(affine: np.ndarray) -> tuple[float, float, float]:
+    """Voxel size in mm along each array axis: the lengths of the affine's first three columns."""
+    return tuple(float(s) for s in nib.affines.voxel_sizes(np.asarray(affine))[:3])
+
+
+def foreground_classes(classes: int | Sequence[int]) -> list[int]:
+    """``classes`` as the label values to score: an int C means 1..C-1 (0 is background)."""
+    if isinstance(classes, (int, np.integer)):
+        if classes < 2:
+            raise ValueError(f"num_classes must count background and at least one class (>= 2), got {classes}")
+        return list(range(1, int(classes)))
+    return [int(c) for c in classes]
+
+
+def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], classes: Sequence[int]) -> dict[int, float]:
+    """One surface-Dice tolerance per class: a single number for all, one per class in order, or a mapping."""
+    if isinstance(tolerance_mm, Mapping):
+        missing = [c for c in classes if c not in tolerance_mm]
+        if missing:
+            raise ValueError(f"tolerance_mm gives no tolerance for class(es) {missing}")
+        chosen = {c: float(tolerance_mm[c]) for c in classes}
+    elif isinstance(tolerance_mm, (int, float)):
+        chosen = {c: float(tolerance_mm) for c in classes}
+    else:
+        values = [float(t) for t in tolerance_mm]
+        if len(values) == 1:
+            values = values * len(classes)
+        if len(values) != len(classes):
+            raise ValueError(f"--tolerance gives {len(values)} value(s) for {len(classes)} class(es) {list(classes)}; "
+                             f"give one value for all, or one per class in that order")
+        chosen = dict(zip(classes, values))
+    bad = {c: t for c, t in chosen.items() if not (math.isfinite(t) and t >= 0)}
+    if bad:
+        raise ValueError(f"surface-Dice tolerances must be finite and >= 0 mm; got {bad}")
+    return chosen
+
+
+def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tensor, classes: int | Sequence[int],
+                 spacing: Sequence[float], tolerance_mm: float | Sequence[float] | Mapping[int, float]
+                 = DEFAULT_TOLERANCE_MM) -> dict[int, dict[str, float]]:
+    """Dice, HD95 and surface Dice of each foreground class of one case.
+
+    Args:
+        pred: predicted label map (X, Y, Z), integer label values.
+        label: reference label map on the same grid.
+        classes: number of classes including background (scores 1..C-1), or the label values to score.
+        spacing: voxel size in mm along each array axis (``voxel_spacing(affine)``).
+        tolerance_mm: surface-Dice tolerance: one value, one per class, or {class: mm}.
+
+    Returns:
+        {class: {"dice", "hd95_mm", "surface_dice", "label_voxels", "pred_voxels"}}, with the
+        module's conventions for empty masks.
+
+    Example:
+        >>> a = np.zeros((10, 10, 10), np.uint8); a[2:6, 2:6, 2:6] = 1
+        >>> case_metrics(a, a, 2, spacing=(1.0, 1.0, 2.0))[1]["dice"]
+        1.0
+    """
+    pred, label = _as_numpy(pred), _as_numpy(label)
+    if pred.shape != label.shape:
+        raise ValueError(f"prediction shape {pred.shape} != label shape {label.shape}")
+    if len(spacing) != pred.ndim:
+        raise ValueError(f"spacing {tuple(spacing)} must give one voxel size per axis of shape {pred.shape}")
+    values = foreground_classes(classes)
+    tolerance = tolerances(tolerance_mm, values)
+    return {c: binary_metrics(pred == c, label == c, spacing, tolerance[c]) for c in values}
+
+
+def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float], tolerance_mm: float) -> dict:
+    """Dice, HD95 (mm) and surface Dice of one foreground mask against its reference."""
+    pred_voxels, label_voxels = int(pred.sum()), int(label.sum())
+    counts = {"label_voxels": label_voxels, "pred_voxels": pred_voxels}
+    if pred_voxels == 0 and label_voxels == 0:
+        return {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0, **counts}
+    if pred_voxels == 0 or label_voxels == 0:
+        return {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0, **counts}
+
+    dice = 2.0 * int(np.logical_and(pred, label).sum()) / (pred_voxels + label_voxels)
+    # Distances only involve the masks' neighbourhood: crop to it (a 1-voxel margin keeps every
+    # surface voxel a surface voxel), so MONAI's float copies are small even for a whole-body CT.
+    window = _union_box(pred, label)
+    p = torch.from_numpy(np.ascontiguousarray(pred[window]))[None, None]
+    t = torch.from_numpy(np.ascontiguousarray(label[window]))[None, None]
+    spacing = [float(s) for s in spacing]
+    with warnings.catch_warnings():
+        # MONAI 1.6 passes its own deprecated get_mask_edges argument; the warning is not ours to fix.
+        warnings.filterwarnings("ignore", message=".*always_return_as_numpy.*", category=FutureWarning)
+        hd95 = compute_hausdorff_distance(p, t, include_background=True, percentile=95, spacing=spacing)
+        nsd = compute_surface_dice(p.float(), t.float(), [tolerance_mm], include_background=True, spacing=spacing)
+    return {"dice": dice, "hd95_mm": float(hd95), "surface_dice": float(nsd), **counts}
+
+
+def _union_box(a: np.ndarray, b: np.ndarray) -> tuple[slice, ...]:
+    """Bounding box of a | b grown by one voxel, clipped to the array."""
+    union = np.logical_or(a, b)
+    box = []
+    for axis in range(union.ndim):
+        hit = np.flatnonzero(union.any(axis=tuple(i for i in range(union.ndim) if i != axis)))
+        box.append(slice(max(int(hit[0]) - 1, 0), min(int(hit[-1]) + 2, union.shape[axis])))
+    return tuple(box)
+
+
+def _as_numpy(volume) -> np.ndarray:
+    """A label map as a numpy array; (1, X, Y, Z) and (1, 1, X, Y, Z) as produced by training become (X, Y, Z)."""
+    array = volume.detach().cpu().numpy() if isinstance(volume, torch.Tensor) else np.asarray(volume)
+    if array.ndim > 3 and all(n == 1 for n in array.shape[:-3]):
+        array = array.reshape(array.shape[-3:])
+    return array
+
+
+# --------------------------------------------------------------------------------------------------
+# Summary statistics
+# --------------------------------------------------------------------------------------------------
+
+
+def statistics(values: Sequence[float]) -> dict:
+    """Mean, std (population), median, min and max of the finite values, and counts of the others.
+
+    Every value is JSON-safe: None where there is no finite value to summarise.
+
+    Example:
+        >>> statistics([1.0, 3.0, float("inf")])["mean"], statistics([1.0, 3.0, float("inf")])["n_inf"]
+        (2.0, 1)
+    """
+    array = np.asarray(values, dtype=float)
+    finite = array[np.isfinite(array)]
+
+    def stat(fn):
+        return float(fn(finite)) if finite.size else None
+
+    return {"mean": stat(np.mean), "std": stat(np.std), "median": stat(np.median), "min": stat(np.min),
+            "max": stat(np.max), "n": int(finite.size), "n_inf": int(np.isinf(array).sum()),
+            "n_nan": int(np.isnan(array).sum())}
+
+
+def summarise(rows: Sequence[dict], class_names: Mapping[int, str]) -> dict:
+    """Per-class and overall statistics of ``metrics.csv`` rows (one per case and class).
+
+    "overall" pools every (case, class) row; with every class scored on every case its mean Dice is
+    the mean of the per-class means, the number training reports as "mean Dice".
+    """
+    per_class = {}
+    for c, name in class_names.items():
+        mine = [r for r in rows if r["class"] == c]
+        per_class[str(c)] = {"name": name, **{m: statistics([r[m] for r in mine]) for m in METRICS}}
+    overall = {m: statistics([r[m] for r in rows]) for m in METRICS}
+    return {"per_class": per_class, "overall": overall}
+
+
+# --------------------------------------------------------------------------------------------------
+# Folders of predictions and labels
+# --------------------------------------------------------------------------------------------------
+
+
+def case_id(path: str | Path) -> str | None:
+    """The case id of a NIfTI file: its name without ``.nii.gz``/``.nii``; None for other files."""
+    name = Path(path).name
+    for suffix in NIFTI_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix) and not name.startswith("."):
+            return name[: -len(suffix)]
+    return None
+
+
+def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple[str, Path, Path]], list[Path]]:
+    """Pair every label with the prediction of the same case id.
+
+    Returns:
+        ([(case id, prediction, label)], prediction files without a label, e.g. ``*_probs.nii.gz``).
+
+    Raises:
+        DataError: a folder is missing or holds no label, or a label has no prediction (a reviewer
+            would count a missing prediction as a failure, so it is not silently skipped).
+    """
+    pred_dir, label_dir = Path(pred_dir), Path(label_dir)
+    for folder, what in ((pred_dir, "prediction"), (label_dir, "label")):
+        if not folder.is_dir():
+            raise DataError(f"{folder}: {what} folder not found; give a folder of .nii.gz files")
+    predictions = {case_id(p): p for p in sorted(pred_dir.iterdir()) if p.is_file() and case_id(p)}
+    labels = {case_id(p): p for p in sorted(label_dir.iterdir()) if p.is_file() and case_id(p)}
+    if not labels:
+        raise DataError(f"{label_dir}: no .nii/.nii.gz label file; give the folder of reference label maps")
+    missing = [case for case in labels if case not in predictions]
+    if missing:
+        shown = ", ".join(f"{pred_dir / (case + '.nii.gz')}" for case in missing[:10])
+        raise DataError(f"{len(missing)} label(s) in {label_dir} have no prediction in {pred_dir}: {shown}"
+                        f"{' ...' if len(missing) > 10 else ''}; predict those cases (accelerated-seg predict) "
+                        f"or remove their labels")
+    pairs = [(case, predictions[case], labels[case]) for case in sorted(labels)]
+    unmatched = [path for case, path in predictions.items() if case not in labels]
+    return pairs, unmatched
+
+
+def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimages.SpatialImage, pred_path: Path,
+                    label_path: Path, atol_mm: float = GEOMETRY_ATOL_MM) -> None:
+    """Require the prediction to lie on the label's voxel grid (shape and affine).
+
+    Raises:
+        DataError: naming both files and what differs.
+    """
+    fix = ("predict from the image this label belongs to (accelerated-seg predict writes the input's grid), "
+           "or resample the prediction onto the label's grid with nearest-neighbour interpolation")
+    if pred.shape[:3] != label.shape[:3] or any(n > 1 for n in (*pred.shape[3:], *label.shape[3:])):
+        raise DataError(f"{pred_path} (shape {pred.shape}) and {label_path} (shape {label.shape}) are not on "
+                        f"one voxel grid; {fix}")
+    difference = float(np.abs(np.asarray(pred.affine) - np.asarray(label.affine)).max())
+    if difference > atol_mm:
+        raise DataError(f"{pred_path} and {label_path} have affines that differ by up to {difference:.4g} mm "
+                        f"(tolerance {atol_mm} mm), so their voxels are not the same places in the patient; {fix}\n"
+                        f"prediction affine:\n{np.round(pred.affine, 4)}\nlabel affine:\n{np.round(label.affine, 4)}")
+
+
+def read_label_map(path: Path) -> np.ndarray:
+    """Integer voxels of a label map (the whole gzip stream is verified), as int64 (X, Y, Z)."""
+    array = np.asanyarray(read_nifti(path).dataobj)
+    if array.ndim > 3:
+        array = array.reshape(array.shape[:3])
+    if array.dtype.kind == "f":
+        if not np.all(np.isfinite(array)) or not np.array_equal(array, np.round(array)):
+            raise DataError(f"{path}: a label map must hold whole class numbers, found fractional or NaN values; "
+                            f"is this an image or a probability map instead of a label map?")
+    return array.astype(np.int64)
+
+
+def class_names_from_json(path: str | Path) -> dict[int, str]:
+    """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))["labels"]
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in raw.values()):
+            return dict(sorted((int(v), str(k)) for k, v in raw.items()))  # nnU-Net v2: name -> value
+        return dict(sorted((int(k), str(v)) for k, v in raw.items()))  # MSD: "value" -> name
+    except FileNotFoundError as err:
+        raise DataError(f"{path}: --labels file not found; give the dataset.json that names the classes") from err
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        raise DataError(f'{path}: needs a "labels" object such as {{"0": "background", "1": "tumour"}} '
+                        f"(MSD) or {{\"background\": 0, \"tumour\": 1}} (nnU-Net v2); "
+                        f"{type(err).__name__}: {err}") from err
+
+
+def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes: int | None = None,
+                     dataset_json: str | Path | None = None,
+                     tolerance_mm: float | Sequence[float] | Mapping[int, float] = DEFAULT_TOLERANCE_MM,
+                     output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM) -> dict:
+    """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
+
+    The classes scored are, in this order of preference: those named in ``dataset_json`` (except
+    0), 1..``num_classes``-1, or every nonzero value found in the labels and predictions. Every
+    pair's geometry is checked before any metric is computed.
+
+    Args:
+        pred_dir: folder of predicted label maps ``<case>.nii.gz``.
+        label_dir: folder of reference label maps with the same names.
+        num_classes: classes including background.
+        dataset_json: file whose ``"labels"`` give the class names (and values).
+        tolerance_mm: surface-Dice tolerance: one value, one per class, or {class: mm}.
+        output_dir: where the two files go; ``pred_dir/evaluation`` by default.
+        geometry_atol_mm: largest affine difference accepted between a prediction and its label.
+
+    Returns:
+        The summary written to ``summary.json``.
+
+    Raises:
+        DataError: missing predictions, grids that disagree, label values outside the classes.
+
+    Example:
+        >>> evaluate_folders("predictions", "labelsTs", num_classes=3)["overall"]["dice"]["mean"]  # doctest: +SKIP
+        0.91
+    """
+    pred_dir, label_dir = Path(pred_dir), Path(label_dir)
+    output_dir = Path(output_dir) if output_dir is not None else pred_dir / "evaluation"
+    pairs, unmatched = match_cases(pred_dir, label_dir)
+    for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
+        check_same_grid(nib.load(pred_path), nib.load(label_path), pred_path, label_path, geometry_atol_mm)
+
+    names = _class_names(pairs, num_classes, dataset_json)
+    classes = list(names)
+    tolerance = tolerances(tolerance_mm, classes)
+    rows = []
+    for case, pred_path, label_path in pairs:
+        pred, label = read_label_map(pred_path), read_label_map(label_path)
+        _require_known_values(pred, pred_path, classes)
+        _require_known_values(label, label_path, classes)
+        spacing = voxel_spacing(nib.load(label_path).affine)
+        for c, scores in case_metrics(pred, label, classes, spacing, tolerance).items():
+            rows.append({"case": case, "class": c, "name": names[c], **scores, "tolerance_mm": tolerance[c]})
+
+    summary = {
+        "prediction_folder": str(pred_dir), "label_folder": str(label_dir), "num_cases": len(pairs),
+        "classes": {str(c): n for c, n in names.items()},
+        "tolerance_mm": {str(c): t for c, t in tolerance.items()},
+        **summarise(rows, names),
+        "conventions": {
+            "both_empty": "dice 1, hd95_mm 0, surface_dice 1",
+            "one_empty": "dice 0, hd95_mm inf, surface_dice 0",
+            "statistics": "over finite values; n_inf / n_nan count the others; std is the population std",
+            "hd95": "MONAI compute_hausdorff_distance, percentile 95, symmetric, mm from the label's affine",
+        },
+        "predictions_without_label": [str(p) for p in unmatched],
+    }
+    output_dir.mkdir(parents=True, exist_ok=True)
+    _write_atomically(output_dir / "metrics.csv", _csv_text(rows))
+    _write_atomically(output_dir / "summary.json", json.dumps(summary, indent=2, allow_nan=False) + "\n")
+    return summary
+
+
+def _class_names(pairs, num_classes: int | None, dataset_json) -> dict[int, str]:
+    """The foreground classes to score -> their names."""
+    if dataset_json is not None:
+        names = {c: n for c, n in class_names_from_json(dataset_json).items() if c != 0}
+        if num_classes is not None and sorted(names) != list(range(1, num_classes)):
+            raise ValueError(f"--num-classes {num_classes} disagrees with the classes {sorted(names)} "
+                             f"(+ background) named in {dataset_json}; drop one of the two")
+    elif num_classes is not None:
+        names = {c: f"class_{c}" for c in foreground_classes(num_classes)}
+    else:  # the values present anywhere: a class only ever predicted must still count against the model
+        found = set()
+        for _, pred_path, label_path in pairs:
+            for path in (pred_path, label_path):
+                found.update(int(v) for v in np.unique(read_label_map(path)))
+        names = {c: f"class_{c}" for c in sorted(found - {0})}
+    if not names:
+        raise DataError("no foreground class to score: every label and prediction is all background; "
+                        "give --num-classes or --labels dataset.json")
+    return names
+
+
+def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int]) -> None:
+    unknown = sorted(set(np.unique(array).tolist()) - {0, *classes})
+    if unknown:
+        raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
+                        f"{[0, *classes]}; check --num-classes / --labels, or the file")
+
+
+def _csv_text(rows: Sequence[dict]) -> str:
+    columns = ["case", "class", "name", "dice", "hd95_mm", "surface_dice", "tolerance_mm", "label_voxels",
+               "pred_voxels"]
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})  # inf -> "inf"
+    return text.getvalue()
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Readers see the previous file or the whole new one, never half of it."""
+    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

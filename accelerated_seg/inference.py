@@ -1,36 +1,491 @@
 """Sliding-window inference on whole volumes, and prediction of NIfTI files in their own geometry.
 
-``sliding_window_logits`` is used by validation during training and by ``predict``, so the numbers
+``sliding_window_logits`` is used by validation during training and by prediction, so the numbers
 reported during training are the ones a user gets from the exported model. Nothing here imports the
 training loop or knows about processes.
+
+The prediction of one case, top-down (``predict_case``):
+
+1. read the channel files and check they share one voxel grid;
+2. apply exactly the training preprocessing recorded in the export's ``config.json``;
+3. run the network as a Gaussian-blended sliding window, optionally under bf16/fp16 autocast, once
+   per mirroring of the input (test-time augmentation), averaging the softmax probabilities;
+4. map the probabilities back through the inverse crop, resampling and reorientation (MONAI records
+   them on the MetaTensor), then take the argmax on the input's own grid;
+5. write the label map (and optionally the probabilities) atomically with the input's affine and
+   header, so it overlays the scan in 3D Slicer or ITK-SNAP.
+
+    from accelerated_seg.inference import predict_cases
+    predict_cases("output/demo/best_model", ["scans/"], "predictions/", tta="all")
 """
 
 from __future__ import annotations
 
+import itertools
+import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
-import nibabel as nib
 import numpy as np
 import torch
 from monai.data import MetaTensor
 from monai.inferers import sliding_window_inference
-from monai.transforms import Invertd
+from monai.transforms import Compose, Invertd
 
 from .checkpoint import load_exported
+from .data.errors import DataError
 from .data.io import read_nifti, write_nifti
-from .data.preprocess import preprocess
+from .data.preprocess import PreprocessSettings, preprocess
+
+# --------------------------------------------------------------------------------------------------
+# The sliding window, its precision and where its output is stitched together
+# --------------------------------------------------------------------------------------------------
+
+PRECISIONS = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+# Share of the free GPU memory the stitched probabilities may take before they move to the CPU. The
+# rest is for the windows' activations (GBs for a 3D U-Net at 128^3 x 4 windows) and fragmentation.
+AGGREGATION_MEMORY_FRACTION = 0.5
 
 
-def sliding_window_logits(model: torch.nn.Module, image: torch.Tensor, roi_size: Sequence[int],
-                          sw_batch_size: int = 4, overlap: float = 0.25) -> torch.Tensor:
-    """Logits for a whole (B, C, X, Y, Z) volume from overlapping patches blended with Gaussian weights."""
-    return sliding_window_inference(image, tuple(roi_size), sw_batch_size, model, overlap=overlap, mode="gaussian")
+def sliding_window_logits(model: Callable[[torch.Tensor], torch.Tensor], image: torch.Tensor,
+                          roi_size: Sequence[int], sw_batch_size: int = 4, overlap: float = 0.25, *,
+                          sw_device: torch.device | str | None = None,
+                          device: torch.device | str | None = None) -> torch.Tensor:
+    """Logits for a whole (B, C, X, Y, Z) volume from overlapping patches blended with Gaussian weights.
+
+    Args:
+        model: network (or any callable) mapping a batch of windows to logits.
+        image: the whole preprocessed volume, (B, C, X, Y, Z).
+        roi_size: window size; the training patch size.
+        sw_batch_size: windows per forward pass.
+        overlap: fraction of a window shared with its neighbour along each axis, in [0, 1).
+        sw_device: where the windows run (the model's device); by default ``image``'s device.
+        device: where the logits of the whole volume are stitched; by default ``image``'s device.
+            ``cpu`` with ``sw_device="cuda"`` keeps only the windows on the GPU.
+
+    Example:
+        >>> net = torch.nn.Conv3d(1, 3, 1)
+        >>> sliding_window_logits(net, torch.zeros(1, 1, 20, 20, 20), (16, 16, 16)).shape
+        torch.Size([1, 3, 20, 20, 20])
+    """
+    return sliding_window_inference(image, tuple(roi_size), sw_batch_size, model, overlap=overlap, mode="gaussian",
+                                    sw_device=sw_device, device=device)
+
+
+def check_precision(precision: str, device: torch.device) -> None:
+    """Refuse a precision the device cannot run, before any file is read.
+
+    Raises:
+        ValueError: unknown name, or fp16 on a CPU (its CPU kernels are slow or missing; bf16 is the
+            CPU's reduced precision).
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
+    if precision == "fp16" and device.type != "cuda":
+        raise ValueError(f"precision fp16 needs a CUDA GPU, but inference runs on {device}; "
+                         f"use --precision bf16 or fp32 on the CPU")
+
+
+def autocast_windows(model: torch.nn.Module, precision: str, device: torch.device) -> Callable:
+    """The model as a window predictor under autocast, returning float32 logits.
+
+    The windows run in reduced precision, but the sliding window stitches in the dtype of what the
+    predictor returns: returning float32 keeps the Gaussian blending and the softmax exact.
+    """
+    dtype = PRECISIONS[precision]
+
+    def predict(windows: torch.Tensor) -> torch.Tensor:
+        with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+            return model(windows).float()
+
+    return predict
+
+
+def aggregation_bytes(spatial_shape: Sequence[int], num_classes: int, in_channels: int) -> int:
+    """Bytes of the whole-volume float32 buffers of one prediction (preprocessed grid).
+
+    The input and its mirrored copy, MONAI's stitched output and weight map, this pass's softmax and
+    the running test-time-augmentation sum.
+    """
+    return 4 * int(np.prod(spatial_shape)) * (2 * in_channels + 3 * num_classes + 1)
+
+
+def aggregation_device(compute_device: torch.device, needed_bytes: int, aggregate_on_cpu: bool | None,
+                       free_bytes: int | None = None) -> torch.device:
+    """Where the whole-volume buffers live: the GPU when they fit comfortably, else the CPU.
+
+    Args:
+        compute_device: where the windows run.
+        needed_bytes: ``aggregation_bytes`` of the case.
+        aggregate_on_cpu: True/False force the choice; None decides from the free GPU memory.
+        free_bytes: free GPU memory; queried from CUDA when None (a parameter so it can be tested).
+
+    Example:
+        >>> aggregation_device(torch.device("cuda"), 10 * 2**30, None, free_bytes=8 * 2**30)
+        device(type='cpu')
+    """
+    if compute_device.type != "cuda" or aggregate_on_cpu is False:
+        return compute_device
+    if aggregate_on_cpu:
+        return torch.device("cpu")
+    if free_bytes is None:
+        free_bytes = torch.cuda.mem_get_info(compute_device)[0]
+    return torch.device("cpu") if needed_bytes > AGGREGATION_MEMORY_FRACTION * free_bytes else compute_device
+
+
+# --------------------------------------------------------------------------------------------------
+# Test-time augmentation: mirroring
+# --------------------------------------------------------------------------------------------------
+
+TTA_MODES = ("none", "axes", "all")
+
+
+def mirror_axes(tta: str) -> list[tuple[int, ...]]:
+    """The flips of a (B, C, X, Y, Z) batch to average over; ``()`` is the unflipped input.
+
+    ``none``: the input only. ``axes``: the input and one flip per spatial axis (4 passes).
+    ``all``: every combination of flips over the 3 spatial axes (8 passes, nnU-Net's mirroring).
+
+    Example:
+        >>> mirror_axes("axes")
+        [(), (2,), (3,), (4,)]
+    """
+    if tta not in TTA_MODES:
+        raise ValueError(f"tta {tta!r} is not known; choose one of: {', '.join(TTA_MODES)}")
+    if tta == "none":
+        return [()]
+    if tta == "axes":
+        return [(), (2,), (3,), (4,)]
+    return [axes for k in range(4) for axes in itertools.combinations((2, 3, 4), k)]
+
+
+# --------------------------------------------------------------------------------------------------
+# Options of a prediction
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PredictOptions:
+    """How the network is run over a volume; none of these change what a voxel means.
+
+    Args:
+        sw_batch_size: windows per forward pass.
+        overlap: sliding-window overlap in [0, 1); 0.5 is nnU-Net's.
+        tta: mirroring test-time augmentation, one of ``TTA_MODES``.
+        precision: ``fp32``, ``bf16`` or ``fp16`` (autocast; fp16 on CUDA only).
+        aggregate_on_cpu: stitch the whole volume on the CPU while windows run on the GPU; None
+            decides per case from the free GPU memory (``aggregation_device``).
+    """
+
+    sw_batch_size: int = 4
+    overlap: float = 0.5
+    tta: str = "none"
+    precision: str = "fp32"
+    aggregate_on_cpu: bool | None = None
+
+    def __post_init__(self):
+        if self.sw_batch_size < 1:
+            raise ValueError(f"sw_batch_size must be at least 1, got {self.sw_batch_size}")
+        if not 0 <= self.overlap < 1:
+            raise ValueError(f"overlap must be in [0, 1), got {self.overlap}")
+        mirror_axes(self.tta)  # raises for an unknown mode
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision {self.precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
+
+
+def default_device(device: str | torch.device | None) -> torch.device:
+    """The given device, or CUDA when available, else the CPU."""
+    return torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+
+# --------------------------------------------------------------------------------------------------
+# Which files make up which case
+# --------------------------------------------------------------------------------------------------
+
+NIFTI_SUFFIXES = (".nii.gz", ".nii")
+# nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
+_CHANNEL_FILE = re.compile(r"^(?P<case>.+)_(?P<channel>\d{4})$")
+
+
+@dataclass(frozen=True)
+class InputCase:
+    """One case to segment: its id (the output's file name) and one file per channel, in order."""
+
+    id: str
+    channels: tuple[Path, ...]
+
+
+def nifti_stem(path: str | Path) -> str | None:
+    """File name without ``.nii.gz``/``.nii``, or None for a file that is not NIfTI."""
+    name = Path(path).name
+    for suffix in NIFTI_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
+    """Files, folders (their NIfTI files, not recursive) and glob patterns -> NIfTI files, in order.
+
+    Hidden files are skipped: they are other programs' temporary files (``write_nifti`` uses them).
+    A file reached twice (named, and inside a named folder) counts once.
+
+    Raises:
+        DataError: an input that is neither a file, a folder nor a pattern matching NIfTI files.
+
+    Example:
+        >>> expand_inputs(["scans/", "extra/case_9.nii.gz", "more/*_0000.nii.gz"])  # doctest: +SKIP
+    """
+    files: dict[Path, None] = {}  # ordered and without repeats
+    for item in inputs:
+        for path in _nifti_files(str(item)):
+            files[path] = None
+    return list(files)
+
+
+def _nifti_files(text: str) -> list[Path]:
+    """The NIfTI files one input names."""
+    path = Path(text).expanduser()
+    if path.is_file():
+        if nifti_stem(path) is None:
+            raise DataError(f"{path}: not a NIfTI file name (.nii or .nii.gz); convert it (e.g. with dcm2niix "
+                            f"or SimpleITK) and name it <case>.nii.gz")
+        return [path]
+    if path.is_dir():
+        found = sorted(p for p in path.iterdir() if p.is_file() and nifti_stem(p) and not p.name.startswith("."))
+        where = f"folder {path}"
+    elif any(c in text for c in "*?["):
+        found = sorted(p for p in map(Path, _glob(text)) if p.is_file() and nifti_stem(p))
+        where = f"pattern {text!r}"
+    else:
+        raise DataError(f"{text}: no such file or folder; give NIfTI files, folders holding them, "
+                        f"or a quoted pattern such as 'scans/*.nii.gz'")
+    if not found:
+        raise DataError(f"{where} holds no .nii/.nii.gz file; check the path")
+    return found
+
+
+def _glob(pattern: str) -> list[str]:
+    import glob
+
+    return glob.glob(str(Path(pattern).expanduser()), recursive=True)
+
+
+def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | None = None) -> list[InputCase]:
+    """Group files into cases by nnU-Net channel naming.
+
+    Single-channel models: every file is a case; a trailing ``_0000`` is dropped from the id, so
+    ``liver_7_0000.nii.gz`` gives ``liver_7.nii.gz``. Multi-channel models: ``<case>_0000``,
+    ``<case>_0001``, ... are one case, channels in that order; each case needs every channel once.
+
+    Args:
+        files: NIfTI files, e.g. from ``expand_inputs``.
+        in_channels: channels the model takes.
+        channel_names: channel index (str or int) -> name, for error messages (``config.json``).
+
+    Raises:
+        DataError: every problem found, one line each: a file without channel naming, a missing or
+            extra channel, two files giving the same case.
+
+    Example:
+        >>> [c.id for c in group_cases([Path("a_0000.nii.gz"), Path("a_0001.nii.gz")], 2)]
+        ['a']
+    """
+    names = {int(k): v for k, v in (channel_names or {}).items()}
+    grouped: dict[str, dict[int, list[Path]]] = {}
+    problems = []
+    for path in files:
+        stem = nifti_stem(path)
+        match = _CHANNEL_FILE.match(stem)
+        if in_channels == 1:
+            case, channel = (match["case"], 0) if match and match["channel"] == "0000" else (stem, 0)
+        elif match is None:
+            problems.append(f"{path}: the model takes {in_channels} channels, so each file must be named "
+                            f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel); rename it")
+            continue
+        else:
+            case, channel = match["case"], int(match["channel"])
+        grouped.setdefault(case, {}).setdefault(channel, []).append(path)
+
+    cases = []
+    for case, channels in grouped.items():
+        for channel, paths in sorted(channels.items()):
+            if len(paths) > 1:
+                problems.append(f"case {case!r}: {len(paths)} files give channel {channel:04d} "
+                                f"({', '.join(map(str, paths))}); keep one")
+            if channel >= in_channels:
+                problems.append(f"{paths[0]}: channel {channel:04d}, but the model takes {in_channels} channel(s) "
+                                f"(0000..{in_channels - 1:04d}); remove it or use another model")
+        missing = [c for c in range(in_channels) if c not in channels]
+        if missing:
+            described = ", ".join(f"{case}_{c:04d}.nii.gz" + (f" ({names[c]})" if c in names else "") for c in missing)
+            problems.append(f"case {case!r} lacks channel file(s) {described}; add them next to the others")
+        cases.append(InputCase(case, tuple(channels[c][0] for c in range(in_channels) if c in channels)))
+    if problems:
+        raise DataError(f"cannot group {len(files)} input file(s) into cases:\n" + "\n".join(problems))
+    return sorted(cases, key=lambda c: c.id)
+
+
+def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]:
+    """Files, folders or patterns -> the cases to segment with the model described by ``config``."""
+    return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))
+
+
+def probabilities_path(label_path: str | Path) -> Path:
+    """Where the probabilities of the label map ``x.nii.gz`` go: ``x_probs.nii.gz`` beside it."""
+    label_path = Path(label_path)
+    stem = nifti_stem(label_path) or label_path.name
+    return label_path.with_name(f"{stem}_probs.nii.gz")
+
+
+# --------------------------------------------------------------------------------------------------
+# The training preprocessing, as recorded in the export
+# --------------------------------------------------------------------------------------------------
+
+
+def preprocess_settings(config: dict) -> PreprocessSettings:
+    """The preprocessing the model was trained with, from its ``config.json``.
+
+    Exports that record ``"preprocessing"`` (``PreprocessSettings.to_dict()``) get exactly that.
+    Older exports recorded only ``"spacing"``; their training oriented, resampled and z-scored
+    without cropping, so that is what they get.
+    """
+    if config.get("preprocessing") is not None:
+        return PreprocessSettings.from_dict(config["preprocessing"])
+    spacing = config.get("spacing")
+    return PreprocessSettings(spacing=tuple(spacing) if spacing else None, normalization="zscore",
+                              crop_foreground=False)
+
+
+def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
+    """Label value written for each class index: the dataset's own values when it was remapped."""
+    values = np.arange(num_classes)
+    for original, class_index in settings.label_map or ():
+        values[class_index] = original
+    return values
+
+
+# --------------------------------------------------------------------------------------------------
+# Prediction
+# --------------------------------------------------------------------------------------------------
 
 
 @torch.no_grad()
+def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image: torch.Tensor,
+                           roi_size: Sequence[int], options: PredictOptions, device: torch.device,
+                           stitch_device: torch.device | None = None) -> torch.Tensor:
+    """Softmax probabilities of a preprocessed (1, C, X, Y, Z) volume, averaged over the mirrorings.
+
+    Args:
+        model: the network, on ``device``.
+        image: the preprocessed volume (any device).
+        roi_size: window size (the training patch size).
+        options: sliding window, TTA and precision settings.
+        device: where the windows run.
+        stitch_device: where the whole-volume buffers live (``aggregation_device``); ``device`` if None.
+
+    Returns:
+        (1, classes, X, Y, Z) float32 on the CPU.
+    """
+    stitch_device = stitch_device or device
+    predictor = autocast_windows(model, options.precision, device)
+    image = image.to(stitch_device)  # the whole volume lives where it is stitched; windows move to `device`
+    flips = mirror_axes(options.tta)
+    total = None
+    for axes in flips:
+        flipped = image.flip(axes) if axes else image
+        logits = sliding_window_logits(predictor, flipped, roi_size, options.sw_batch_size, options.overlap,
+                                       sw_device=device, device=stitch_device)
+        probs = torch.softmax(logits.float(), dim=1)
+        del logits  # one volume of logits at a time, not two
+        probs = probs.flip(axes) if axes else probs  # back to the input's orientation before averaging
+        total = probs if total is None else total.add_(probs)
+    return (total / len(flips)).cpu()
+
+
+@torch.no_grad()
+def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | Path], output: str | Path, *,
+                 device: torch.device, options: PredictOptions = PredictOptions(),
+                 probabilities_output: str | Path | None = None) -> Path:
+    """Segment one case with a loaded model and write its label map in the input's geometry.
+
+    Args:
+        model: the exported network, on ``device`` (``load_exported``).
+        config: the export's ``config.json``.
+        channels: one image file per channel, in the model's channel order.
+        output: label map to write (.nii.gz); written atomically.
+        device: where the windows run.
+        options: sliding window, TTA, precision, aggregation.
+        probabilities_output: also write the class probabilities here: float32 (X, Y, Z, classes)
+            with the input's affine and header.
+
+    Returns:
+        ``output``.
+    """
+    paths = [Path(p) for p in channels]
+    if len(paths) != config["in_channels"]:
+        raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
+                        f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
+    reference = _read_channels(paths)
+    settings = preprocess_settings(config)
+
+    transform = preprocess(keys=["image"], settings=settings)
+    data = transform({"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])})
+    image = data["image"]
+    needed = aggregation_bytes(image.shape[1:], config["num_classes"], config["in_channels"])
+    stitch_device = aggregation_device(device, needed, options.aggregate_on_cpu)
+    probs = mirrored_probabilities(model, image.as_tensor()[None], config["patch_size"], options, device,
+                                   stitch_device)[0]
+
+    restored = _to_input_grid(probs, image, transform)
+    if restored.shape[1:] != reference.shape[:3]:
+        raise RuntimeError(f"internal error: prediction shape {tuple(restored.shape[1:])} != input shape "
+                           f"{reference.shape[:3]} for {paths[0]}")
+    labels = class_values(settings, restored.shape[0])[restored.argmax(0).numpy()]
+    dtype = np.uint8 if labels.max(initial=0) < 256 else np.int16
+    write_nifti(output, labels.astype(dtype), reference.affine, header=reference.header)
+    if probabilities_output is not None:
+        write_nifti(probabilities_output, np.moveaxis(restored.numpy(), 0, -1).astype(np.float32),
+                    reference.affine, header=reference.header)
+    return Path(output)
+
+
+def _read_channels(paths: Sequence[Path]):
+    """Read every channel (verifying each gzip stream now) and require one voxel grid for all."""
+    reference = read_nifti(paths[0])
+    for path in paths[1:]:
+        other = read_nifti(path)
+        if other.shape[:3] != reference.shape[:3] or not np.allclose(other.affine, reference.affine, atol=1e-4):
+            raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
+                            f"(shape {other.shape[:3]} vs {reference.shape[:3]}); resample every channel onto "
+                            f"the first one's grid")
+    if len(reference.shape) > 3 and any(n > 1 for n in reference.shape[3:]):
+        raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; give one 3D file "
+                        f"per channel (<case>_0000.nii.gz, <case>_0001.nii.gz, ...)")
+    return reference
+
+
+def _to_input_grid(probs: torch.Tensor, image: MetaTensor, transform: Compose) -> torch.Tensor:
+    """Probabilities on the preprocessed grid -> on the input's grid, (classes, X, Y, Z).
+
+    The spatial transforms are inverted on probabilities (linear interpolation), not on labels, so
+    the argmax is taken at the input's resolution. Voxels the network never saw (cropped away, or
+    outside the resampled grid) come back with no probability at all; they are background.
+    """
+    recorded = MetaTensor(probs, meta=image.meta, applied_operations=image.applied_operations)
+    restored = Invertd("pred", transform=transform, orig_keys="image", nearest_interp=False)(
+        {"image": image, "pred": recorded})["pred"]
+    restored = torch.as_tensor(restored).float().clamp_(0, 1)
+    restored[0] += (1 - restored.sum(0)).clamp_(min=0)
+    return restored
+
+
 def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path], output: str | Path,
-                 device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5) -> Path:
+                 device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5, *,
+                 tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
+                 probabilities_output: str | Path | None = None) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
 
     Args:
@@ -38,26 +493,63 @@ def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path
         inputs: the image, or one image per channel in the model's channel order.
         output: path of the label map to write (.nii.gz).
         device: torch device; CUDA when available by default.
-    """
-    device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
-    model, config = load_exported(model_dir)
-    model.to(device)
-    paths = [str(p) for p in ([inputs] if isinstance(inputs, (str, Path)) else inputs)]
-    if len(paths) != config["in_channels"]:
-        raise ValueError(f"model {model_dir} expects {config['in_channels']} channel image(s), got {len(paths)}: {paths}")
-    reference = read_nifti(paths[0])  # also verifies the whole gzip stream before any work
+        sw_batch_size, overlap, tta, precision, aggregate_on_cpu: see ``PredictOptions``.
+        probabilities_output: also write the probabilities here (see ``predict_case``).
 
-    transform = preprocess(keys=["image"], spacing=config["spacing"])
-    data = transform({"image": paths if len(paths) > 1 else paths[0]})
-    image = data["image"]
-    logits = sliding_window_logits(model, image.as_tensor()[None].to(device), config["patch_size"], sw_batch_size, overlap)
-    # Invert orientation and resampling on probabilities (linear), then take the argmax on the input grid.
-    probs = MetaTensor(torch.softmax(logits[0].float(), 0).cpu(), meta=image.meta,
-                       applied_operations=image.applied_operations)
-    restored = Invertd("pred", transform=transform, orig_keys="image", nearest_interp=False)(
-        {"image": image, "pred": probs})["pred"]
-    labels = restored.argmax(0).numpy().astype(np.uint8)
-    if labels.shape != reference.shape[:3]:
-        raise RuntimeError(f"internal error: prediction shape {labels.shape} != input shape {reference.shape[:3]}")
-    write_nifti(output, labels, reference.affine, header=reference.header)
-    return Path(output)
+    Example:
+        >>> predict_file("output/demo/best_model", "scan.nii.gz", "scan_seg.nii.gz", tta="all")  # doctest: +SKIP
+    """
+    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu)
+    device = default_device(device)
+    check_precision(options.precision, device)
+    model, config = load_exported(model_dir)
+    channels = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
+    return predict_case(model.to(device), config, channels, output, device=device, options=options,
+                        probabilities_output=probabilities_output)
+
+
+def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: str | Path, *,
+                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
+                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
+                  probabilities: bool = False, progress: Callable[[str], None] | None = None) -> list[Path]:
+    """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
+
+    The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
+    problem with the inputs is reported before the first case is segmented.
+
+    Args:
+        model_dir: folder exported by training.
+        inputs: NIfTI files, folders of them, or glob patterns.
+        output: folder for the label maps (created); or, when the inputs are a single case, the
+            label map's own path ending in ``.nii.gz``/``.nii``.
+        probabilities: also write ``<case>_probs.nii.gz`` (``probabilities_path``) beside each label map.
+        progress: called with one line per written case (e.g. ``print``).
+        device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu: as in ``predict_file``.
+
+    Returns:
+        The label maps written, in case order.
+
+    Example:
+        >>> predict_cases("output/demo/best_model", ["imagesTs/"], "predictions", tta="all")  # doctest: +SKIP
+        [PosixPath('predictions/case_000.nii.gz'), ...]
+    """
+    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu)
+    device = default_device(device)
+    check_precision(options.precision, device)
+    model, config = load_exported(model_dir)
+    cases = collect_cases(inputs, config)
+    if nifti_stem(output) is not None:  # a file name: the inputs must be exactly one case
+        if len(cases) != 1:
+            raise DataError(f"--output {output} is one file, but the inputs hold {len(cases)} cases "
+                            f"({', '.join(c.id for c in cases[:5])}{', ...' if len(cases) > 5 else ''}); "
+                            f"give a folder as --output")
+        outputs = [Path(output)]
+    else:
+        outputs = [Path(output) / f"{case.id}.nii.gz" for case in cases]
+    model.to(device)
+    for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
+        predict_case(model, config, case.channels, label_path, device=device, options=options,
+                     probabilities_output=probabilities_path(label_path) if probabilities else None)
+        if progress:
+            progress(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+    return outputs

@@ -1,0 +1,219 @@
+"""Metrics with known geometry (evaluate.py) and the ``evaluate`` command over folders of NIfTI files."""
+
+import csv
+import json
+import math
+
+import nibabel as nib
+import numpy as np
+import pytest
+import torch
+
+from accelerated_seg.cli import main
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.evaluate import (
+    case_metrics,
+    dice_per_class,
+    evaluate_folders,
+    statistics,
+    tolerances,
+    voxel_spacing,
+)
+
+# Anisotropic, axis-permuted and flipped grid: voxel sizes 1.0 / 1.5 / 2.5 mm along the array axes.
+SPACING = (1.0, 1.5, 2.5)
+AFFINE = np.array([[0, 0, 2.5, -30], [-1.0, 0, 0, 20], [0, 1.5, 0, -12], [0, 0, 0, 1]])
+SHAPE = (60, 50, 40)
+RADIUS_MM = 14.0
+
+
+def sphere(centre_mm, radius_mm=RADIUS_MM, shape=SHAPE, spacing=SPACING) -> np.ndarray:
+    """Voxels whose centre lies within the sphere; coordinates in mm along the array axes."""
+    grid = np.stack(np.meshgrid(*[np.arange(n) * s for n, s in zip(shape, spacing)], indexing="ij"), -1)
+    return (np.linalg.norm(grid - np.asarray(centre_mm), axis=-1) <= radius_mm).astype(np.uint8)
+
+
+def save(path, array, affine=AFFINE):
+    """Write with plain nibabel, so the fixtures do not depend on the code under test."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nib.save(nib.Nifti1Image(np.asarray(array), affine), path)
+    return path
+
+
+def test_voxel_spacing_comes_from_the_affine_whatever_the_axis_order():
+    assert voxel_spacing(AFFINE) == pytest.approx(SPACING)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_spheres_offset_by_known_mm_give_the_expected_hd95_and_dice(axis):
+    offset_mm = 8.0
+    centre = np.array([30.0, 37.0, 50.0])
+    shifted = centre.copy()
+    shifted[axis] += offset_mm
+    pred, label = sphere(shifted), sphere(centre)
+
+    scores = case_metrics(pred, label, 2, SPACING, tolerance_mm=1.0)[1]
+
+    # Surface points of one sphere lie |offset * cos(theta)| from the other's surface, cos(theta)
+    # uniform on [-1, 1]: the 95th percentile is 0.95 * offset, up to one voxel of discretisation.
+    assert scores["hd95_mm"] == pytest.approx(0.95 * offset_mm, abs=max(SPACING))
+    # Dice by hand from the voxel counts, and close to the analytic overlap of two balls.
+    both = int(np.logical_and(pred, label).sum())
+    assert scores["dice"] == pytest.approx(2 * both / (pred.sum() + label.sum()), abs=1e-12)
+    lens = math.pi * (4 * RADIUS_MM + offset_mm) * (2 * RADIUS_MM - offset_mm) ** 2 / 12  # intersection volume
+    analytic = lens / (4 / 3 * math.pi * RADIUS_MM**3)
+    assert scores["dice"] == pytest.approx(analytic, abs=0.03)
+    assert 0.0 < scores["surface_dice"] < 1.0
+    assert (scores["label_voxels"], scores["pred_voxels"]) == (int(label.sum()), int(pred.sum()))
+
+
+def test_distances_use_the_spacing_not_voxel_counts():
+    centre = np.array([30.0, 37.0, 50.0])
+    pred, label = sphere(centre + [0, 0, 10.0]), sphere(centre)  # 4 slices of 2.5 mm apart
+    in_mm = case_metrics(pred, label, 2, SPACING)[1]["hd95_mm"]
+    in_voxels = case_metrics(pred, label, 2, (1.0, 1.0, 1.0))[1]["hd95_mm"]
+    assert in_mm == pytest.approx(9.5, abs=2.5) and in_voxels == pytest.approx(3.8, abs=1.0)
+
+
+def test_identical_masks_score_perfectly_and_tolerance_widens_surface_dice():
+    label = sphere([30.0, 37.0, 50.0])
+    assert case_metrics(label, label, 2, SPACING)[1] | {"label_voxels": 0, "pred_voxels": 0} == {
+        "dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0, "label_voxels": 0, "pred_voxels": 0}
+    pred = sphere([33.0, 37.0, 50.0])
+    tight, loose = (case_metrics(pred, label, 2, SPACING, tolerance_mm=t)[1]["surface_dice"] for t in (1.0, 10.0))
+    assert 0.0 <= tight < loose == 1.0
+
+
+@pytest.mark.parametrize("pred_empty,label_empty,expected", [
+    (True, True, {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0}),
+    (True, False, {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}),
+    (False, True, {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}),
+])
+def test_empty_mask_conventions(pred_empty, label_empty, expected):
+    mask = np.zeros((12, 12, 12), np.uint8)
+    mask[3:7, 3:7, 3:7] = 1
+    pred = np.zeros_like(mask) if pred_empty else mask
+    label = np.zeros_like(mask) if label_empty else mask
+    scores = case_metrics(pred, label, 2, (1.0, 1.0, 1.0))[1]
+    assert {k: scores[k] for k in expected} == expected
+
+
+def test_dice_matches_the_training_dice_per_class_including_empty_classes():
+    rng = np.random.default_rng(0)
+    for trial in range(4):
+        label = rng.integers(0, 3, size=(10, 9, 8))
+        pred = np.where(rng.random(label.shape) < 0.3, rng.integers(0, 3, size=label.shape), label)
+        if trial == 3:  # class 2 absent from both: 1 in both conventions
+            label[label == 2], pred[pred == 2] = 0, 0
+        training = dice_per_class(torch.from_numpy(pred)[None, None], torch.from_numpy(label)[None, None], 4)[0]
+        ours = case_metrics(pred, label, 4, (1.0, 1.0, 1.0))
+        np.testing.assert_allclose([ours[c]["dice"] for c in (1, 2, 3)], training.numpy(), atol=1e-6)
+
+
+def test_case_metrics_accepts_training_shaped_tensors():
+    label = torch.zeros(1, 1, 8, 8, 8, dtype=torch.long)
+    label[..., 2:5, 2:5, 2:5] = 1
+    assert case_metrics(label, label, 2, (1.0, 1.0, 1.0))[1]["dice"] == 1.0
+
+
+def test_statistics_keep_infinite_and_nan_values_out_of_the_mean_and_count_them():
+    stats = statistics([2.0, 4.0, math.inf, math.nan])
+    assert (stats["mean"], stats["std"], stats["n"], stats["n_inf"], stats["n_nan"]) == (3.0, 1.0, 2, 1, 1)
+    assert statistics([math.inf])["mean"] is None
+
+
+def test_tolerances_one_for_all_one_per_class_or_a_mapping():
+    assert tolerances(2.0, [1, 2]) == {1: 2.0, 2: 2.0}
+    assert tolerances([1.0, 3.0], [1, 2]) == {1: 1.0, 2: 3.0}
+    assert tolerances({1: 0.5, 2: 1.5}, [1, 2]) == {1: 0.5, 2: 1.5}
+    with pytest.raises(ValueError, match="one per class"):
+        tolerances([1.0, 2.0, 3.0], [1, 2])
+    with pytest.raises(ValueError, match=">= 0"):
+        tolerances(-1.0, [1])
+
+
+# --------------------------------------------------------------------------------------------------
+# Folders
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def folders(tmp_path):
+    """Three cases, classes 1 and 2: a perfect one, an offset one, one with class 2 missed entirely."""
+    centre = np.array([30.0, 37.0, 50.0])
+    label = sphere(centre) + 2 * sphere(centre + [0, 0, 30.0], radius_mm=8.0)
+    offset = sphere(centre + [4.0, 0, 0]) + 2 * sphere(centre + [0, 0, 30.0], radius_mm=8.0)
+    missed = sphere(centre)
+    for case, pred in (("a", label), ("b", offset), ("c", missed)):
+        save(tmp_path / "labels" / f"{case}.nii.gz", label)
+        save(tmp_path / "pred" / f"{case}.nii.gz", pred.astype(np.uint8))
+    save(tmp_path / "pred" / "a_probs.nii.gz", np.zeros((*SHAPE, 3), np.float32))  # not a label map: ignored
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps({"labels": {"0": "background", "1": "ventricles", "2": "lesion"}}))
+    return tmp_path / "pred", tmp_path / "labels", dataset
+
+
+def test_evaluate_folders_writes_one_row_per_case_and_class_and_a_robust_summary(folders):
+    pred_dir, label_dir, dataset = folders
+    summary = evaluate_folders(pred_dir, label_dir, dataset_json=dataset, tolerance_mm=[1.0, 2.0])
+
+    rows = list(csv.DictReader((pred_dir / "evaluation" / "metrics.csv").open()))
+    assert [(r["case"], r["class"], r["name"]) for r in rows] == [
+        ("a", "1", "ventricles"), ("a", "2", "lesion"), ("b", "1", "ventricles"), ("b", "2", "lesion"),
+        ("c", "1", "ventricles"), ("c", "2", "lesion")]
+    missed = rows[5]
+    assert (float(missed["dice"]), missed["hd95_mm"], float(missed["surface_dice"])) == (0.0, "inf", 0.0)
+    assert float(rows[3]["tolerance_mm"]) == 2.0
+
+    written = json.loads((pred_dir / "evaluation" / "summary.json").read_text())  # strict JSON: no Infinity
+    assert written == summary and summary["num_cases"] == 3
+    lesion = summary["per_class"]["2"]
+    assert lesion["name"] == "lesion" and lesion["dice"]["mean"] == pytest.approx(2 / 3)
+    assert lesion["hd95_mm"]["n_inf"] == 1 and lesion["hd95_mm"]["n"] == 2 and lesion["hd95_mm"]["mean"] == 0.0
+    ventricles = [float(r["dice"]) for r in rows if r["class"] == "1"]
+    assert summary["per_class"]["1"]["dice"]["mean"] == pytest.approx(np.mean(ventricles))
+    assert summary["overall"]["dice"]["mean"] == pytest.approx(np.mean([float(r["dice"]) for r in rows]))
+    assert summary["predictions_without_label"] == [str(pred_dir / "a_probs.nii.gz")]
+
+
+def test_classes_are_inferred_from_the_files_when_not_given(folders):
+    pred_dir, label_dir, _ = folders
+    summary = evaluate_folders(pred_dir, label_dir, output_dir=pred_dir.parent / "out")
+    assert summary["classes"] == {"1": "class_1", "2": "class_2"}
+    assert (pred_dir.parent / "out" / "metrics.csv").is_file()
+
+
+def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
+    pred_dir, label_dir, _ = folders
+    moved = AFFINE.copy()
+    moved[0, 3] += 1.0
+    save(pred_dir / "b.nii.gz", nib.load(pred_dir / "b.nii.gz").get_fdata().astype(np.uint8), moved)
+    with pytest.raises(DataError, match=r"b\.nii\.gz and .*labels/b\.nii\.gz have affines that differ by up to 1 mm"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    save(pred_dir / "b.nii.gz", np.zeros((60, 50, 39), np.uint8))
+    with pytest.raises(DataError, match=r"pred/b\.nii\.gz \(shape \(60, 50, 39\)\) and .*labels/b\.nii\.gz"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+
+
+def test_missing_predictions_and_unknown_label_values_are_errors(folders):
+    pred_dir, label_dir, dataset = folders
+    save(pred_dir / "b.nii.gz", np.full(SHAPE, 3, np.uint8))
+    with pytest.raises(DataError, match=r"b\.nii\.gz: label value\(s\) \[3\] are not among the classes"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=dataset)
+    with pytest.raises(ValueError, match="--num-classes 4 disagrees"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=dataset, num_classes=4)
+    (pred_dir / "c.nii.gz").unlink()
+    with pytest.raises(DataError, match=r"1 label\(s\) .* have no prediction .*c\.nii\.gz"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+
+
+def test_evaluate_command(folders, capsys):
+    pred_dir, label_dir, dataset = folders
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--tolerance", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "class 2 lesion: Dice 0.6667" in out and "1 case(s) with one side empty" in out
+    assert json.loads((pred_dir / "evaluation" / "summary.json").read_text())["tolerance_mm"] == {"1": 2.0, "2": 2.0}
+
+    (pred_dir / "a.nii.gz").unlink()
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 1
+    assert "have no prediction" in capsys.readouterr().err

@@ -1,0 +1,353 @@
+"""Prediction lands on the input's grid (non-RAS, anisotropic, cropped), inputs group into cases, TTA,
+precision, CPU aggregation and the ``predict`` command. No training: exports hold random weights."""
+
+import json
+import shutil
+
+import nibabel as nib
+import numpy as np
+import pytest
+import torch
+
+from accelerated_seg.checkpoint import write_export
+from accelerated_seg.cli import main
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.preprocess import PreprocessSettings
+from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.inference import (
+    PredictOptions,
+    aggregation_device,
+    check_precision,
+    class_values,
+    expand_inputs,
+    group_cases,
+    mirror_axes,
+    mirrored_probabilities,
+    predict_case,
+    predict_cases,
+    predict_file,
+    probabilities_path,
+    sliding_window_logits,
+)
+from accelerated_seg.models import build_from_spec, model_spec
+
+PATCH = [16, 16, 16]
+TINY_UNET = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+CPU = torch.device("cpu")
+
+
+@pytest.fixture(scope="module")
+def scans(tmp_path_factory):
+    """Six phantoms: RAS, LPS, permuted axes, and anisotropic (4 mm slices) among them."""
+    root = tmp_path_factory.mktemp("scans")
+    dataset = write_synthetic_dataset(root, num_cases=6, num_validation=6, size_mm=(40.0, 40.0, 32.0), spacing_mm=2.0)
+    geometry = json.loads(dataset.read_text())["generator"]["cases"]
+    assert {g["orientation"] for g in geometry.values()} >= {"RAS", "LPS", "SRA"} and any(
+        g["spacing_mm"][2] == 4.0 for g in geometry.values())
+    return root
+
+
+def export(out_dir, in_channels=1, preprocess=None, spacing=(2.5, 2.5, 2.5), seed=0):
+    """An exported model folder like training writes, with random weights."""
+    spec = model_spec("unet", in_channels, 3, PATCH, TINY_UNET)
+    torch.manual_seed(seed)
+    tensors = {k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}
+    metadata = {"labels": {"0": "background", "1": "ventricles", "2": "lesion"},
+                "channels": {str(c): f"MRI{c}" for c in range(in_channels)}, "in_channels": in_channels,
+                "num_classes": 3, "patch_size": PATCH, "spacing": list(spacing) if spacing else None}
+    if preprocess is not None:
+        metadata["preprocessing"] = preprocess
+    write_export(tensors, spec, metadata, out_dir)
+    return out_dir
+
+
+class IntensityClasses(torch.nn.Module):
+    """A 'perfect' pointwise model for images whose intensity encodes the class (see ``label_image``).
+
+    Class boundaries sit halfway between the normalised intensities of the classes, so its argmax
+    is the label wherever the preprocessing put the right voxel in front of it.
+    """
+
+    def __init__(self, thresholds):
+        super().__init__()
+        self.low, self.high = thresholds
+
+    def forward(self, x):
+        return torch.cat([-(x - self.low), torch.zeros_like(x), x - self.high], dim=1) * 50
+
+
+def label_image(label_path, out_path):
+    """An image whose intensity is 10 / 60 / 110 for classes 0 / 1 / 2 (nonzero everywhere)."""
+    label = nib.load(label_path)
+    values = np.asanyarray(label.dataobj).astype(np.float32) * 50 + 10
+    image = nib.Nifti1Image(values, label.affine, header=label.header)
+    image.set_data_dtype(np.float32)
+    nib.save(image, out_path)
+    # The model's thresholds in z-scored units: halfway between the classes' intensities.
+    mean, std = values.mean(), values.std()
+    return ((35 - mean) / std, (85 - mean) / std)
+
+
+def assert_same_geometry(pred_path, image_path):
+    pred, image = nib.load(pred_path), nib.load(image_path)
+    assert pred.shape[:3] == image.shape
+    np.testing.assert_allclose(pred.affine, image.affine, atol=1e-5)
+    for code in ("qform_code", "sform_code"):
+        assert pred.header[code] == image.header[code]
+    np.testing.assert_allclose(pred.header.get_zooms()[:3], image.header.get_zooms()[:3], atol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------------
+# Geometry: the prediction lands on the scan
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [f"case_{i:03d}" for i in range(6)])
+def test_a_perfect_model_reproduces_the_label_exactly_on_every_grid(scans, tmp_path, name):
+    # No resampling (spacing None): reorientation and its inverse alone must put every voxel back.
+    thresholds = label_image(scans / "labelsTr" / f"{name}.nii.gz", tmp_path / "image.nii.gz")
+    config = {"in_channels": 1, "num_classes": 3, "patch_size": PATCH, "spacing": None}
+    out = predict_case(IntensityClasses(thresholds), config, [tmp_path / "image.nii.gz"], tmp_path / "pred.nii.gz",
+                       device=CPU)
+    assert_same_geometry(out, tmp_path / "image.nii.gz")
+    np.testing.assert_array_equal(np.asanyarray(nib.load(out).dataobj),
+                                  np.asanyarray(nib.load(scans / "labelsTr" / f"{name}.nii.gz").dataobj))
+
+
+def test_resampling_round_trip_keeps_the_label_on_an_anisotropic_lps_grid(scans, tmp_path):
+    # Resampled to 1.5 mm and back: only boundary voxels may move.
+    for name in ("case_000", "case_001"):  # anisotropic RAS (4 mm slices); LPS
+        label_path = scans / "labelsTr" / f"{name}.nii.gz"
+        thresholds = label_image(label_path, tmp_path / "image.nii.gz")
+        config = {"in_channels": 1, "num_classes": 3, "patch_size": PATCH, "spacing": [1.5, 1.5, 1.5]}
+        out = predict_case(IntensityClasses(thresholds), config, [tmp_path / "image.nii.gz"],
+                           tmp_path / f"{name}_pred.nii.gz", device=CPU)
+        assert_same_geometry(out, label_path)
+        agree = np.mean(np.asanyarray(nib.load(out).dataobj) == np.asanyarray(nib.load(label_path).dataobj))
+        assert agree > 0.97, f"{name}: only {agree:.3f} of the voxels agree after the resampling round trip"
+
+
+def test_voxels_cropped_away_come_back_as_background(scans, tmp_path):
+    label_path = scans / "labelsTr" / "case_001.nii.gz"  # LPS
+    label = np.asanyarray(nib.load(label_path).dataobj).copy()
+    thresholds = label_image(label_path, tmp_path / "image.nii.gz")
+    image = nib.load(tmp_path / "image.nii.gz")
+    values = image.get_fdata(dtype=np.float32)
+    values[:3], label[:3] = 0, 0  # a zero slab the foreground crop removes
+    nib.save(nib.Nifti1Image(values, image.affine, header=image.header), tmp_path / "image.nii.gz")
+    config = {"in_channels": 1, "num_classes": 3, "patch_size": PATCH,
+              "preprocessing": PreprocessSettings(spacing=None, crop_foreground=True).to_dict()}
+    out = predict_case(IntensityClasses(thresholds), config, [tmp_path / "image.nii.gz"], tmp_path / "pred.nii.gz",
+                       device=CPU, probabilities_output=tmp_path / "probs.nii.gz")
+    assert_same_geometry(out, label_path)
+    np.testing.assert_array_equal(np.asanyarray(nib.load(out).dataobj), label)
+    probs = nib.load(tmp_path / "probs.nii.gz").get_fdata()
+    np.testing.assert_allclose(probs[:3, ..., 0], 1.0)
+
+
+@pytest.mark.parametrize("recorded", ["spacing only (older exports)", "preprocess settings"])
+def test_predict_cases_writes_label_maps_and_probabilities_in_each_inputs_geometry(scans, tmp_path, recorded):
+    settings = None if recorded.startswith("spacing") else PreprocessSettings(spacing=(2.5, 2.5, 2.5)).to_dict()
+    model = export(tmp_path / "model", preprocess=settings)
+    written = predict_cases(model, [scans / "imagesTr"], tmp_path / "pred", probabilities=True)
+
+    assert [p.name for p in written] == [f"case_{i:03d}.nii.gz" for i in range(6)]
+    for path in written:
+        image_path = scans / "imagesTr" / path.name
+        assert_same_geometry(path, image_path)
+        labels = np.asanyarray(nib.load(path).dataobj)
+        assert labels.dtype == np.uint8 and set(np.unique(labels)) <= {0, 1, 2}
+        probs = nib.load(probabilities_path(path))
+        assert_same_geometry(probabilities_path(path), image_path)
+        assert probs.shape == (*labels.shape, 3) and probs.get_data_dtype() == np.float32
+        values = probs.get_fdata()
+        np.testing.assert_allclose(values.sum(-1), 1.0, atol=1e-5)
+        np.testing.assert_array_equal(values.argmax(-1), labels)
+    assert not [p for p in (tmp_path / "pred").iterdir() if p.name.startswith(".")], "temporary files left behind"
+
+
+def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tmp_path):
+    model = export(tmp_path / "model")
+    image = scans / "imagesTr" / "case_002.nii.gz"
+    out = predict_file(model, image, tmp_path / "seg.nii.gz", None, 2, 0.25)
+    assert_same_geometry(out, image)
+    with pytest.raises(DataError, match="expects 1 channel image"):
+        predict_file(model, [image, image], tmp_path / "seg.nii.gz")
+
+
+def test_label_values_of_a_remapped_dataset_are_written_back():
+    assert class_values(PreprocessSettings(label_map=((0, 0), (1, 1), (4, 2))), 3).tolist() == [0, 1, 4]
+    assert class_values(PreprocessSettings(), 3).tolist() == [0, 1, 2]
+
+
+# --------------------------------------------------------------------------------------------------
+# Inputs: files, folders, patterns; channels grouped by name
+# --------------------------------------------------------------------------------------------------
+
+
+def touch(folder, *names):
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        (folder / name).write_bytes(b"")
+    return folder
+
+
+def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
+    folder = touch(tmp_path / "scans", "b.nii.gz", "a.nii", "notes.txt", ".a.nii.gz.123.tmp.nii.gz")
+    files = expand_inputs([folder, str(folder / "*.nii*"), folder / "b.nii.gz"])
+    assert [p.name for p in files] == ["a.nii", "b.nii.gz"]
+    with pytest.raises(DataError, match="no such file or folder"):
+        expand_inputs([tmp_path / "nowhere"])
+    with pytest.raises(DataError, match="holds no .nii"):
+        expand_inputs([str(tmp_path / "scans" / "*.mha")])
+    with pytest.raises(DataError, match="not a NIfTI file name"):
+        expand_inputs([folder / "notes.txt"])
+
+
+def test_single_channel_files_are_cases_and_nnunet_suffix_is_dropped(tmp_path):
+    cases = group_cases([tmp_path / "liver_7_0000.nii.gz", tmp_path / "brain.nii.gz"], 1)
+    assert [(c.id, [p.name for p in c.channels]) for c in cases] == [
+        ("brain", ["brain.nii.gz"]), ("liver_7", ["liver_7_0000.nii.gz"])]
+    with pytest.raises(DataError, match="2 files give channel 0000"):
+        group_cases([tmp_path / "a.nii.gz", tmp_path / "a_0000.nii.gz"], 1)
+
+
+def test_multi_channel_files_group_by_case_in_channel_order(tmp_path):
+    files = [tmp_path / n for n in ("b_0001.nii.gz", "a_0001.nii.gz", "a_0000.nii.gz", "b_0000.nii.gz")]
+    cases = group_cases(files, 2)
+    assert [(c.id, [p.name for p in c.channels]) for c in cases] == [
+        ("a", ["a_0000.nii.gz", "a_0001.nii.gz"]), ("b", ["b_0000.nii.gz", "b_0001.nii.gz"])]
+
+
+def test_channel_naming_problems_are_all_reported(tmp_path):
+    files = [tmp_path / n for n in ("a_0000.nii.gz", "b_0000.nii.gz", "b_0001.nii.gz", "b_0002.nii.gz", "t1.nii.gz")]
+    with pytest.raises(DataError) as error:
+        group_cases(files, 2, {"0": "T1", "1": "FLAIR"})
+    message = str(error.value)
+    assert "case 'a' lacks channel file(s) a_0001.nii.gz (FLAIR)" in message
+    assert "b_0002.nii.gz: channel 0002, but the model takes 2 channel(s)" in message
+    assert "t1.nii.gz: the model takes 2 channels, so each file must be named <case>_0000.nii.gz" in message
+
+
+def test_multi_channel_cases_are_predicted_into_one_label_map_each(scans, tmp_path):
+    model = export(tmp_path / "model", in_channels=2)
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for name in ("case_001", "case_003"):
+        for channel in (0, 1):
+            shutil.copy(scans / "imagesTr" / f"{name}.nii.gz", inputs / f"{name}_{channel:04d}.nii.gz")
+    written = predict_cases(model, [str(inputs / "*.nii.gz")], tmp_path / "pred")
+    assert [p.name for p in written] == ["case_001.nii.gz", "case_003.nii.gz"]
+    assert_same_geometry(written[0], scans / "imagesTr" / "case_001.nii.gz")
+
+
+def test_channels_on_different_grids_are_refused(scans, tmp_path):
+    model = export(tmp_path / "model", in_channels=2)
+    with pytest.raises(DataError, match="do not share a voxel grid"):
+        predict_file(model, [scans / "imagesTr" / "case_000.nii.gz", scans / "imagesTr" / "case_001.nii.gz"],
+                     tmp_path / "seg.nii.gz")
+
+
+# --------------------------------------------------------------------------------------------------
+# How the network runs: TTA, precision, where the volume is stitched
+# --------------------------------------------------------------------------------------------------
+
+
+def test_mirror_axes():
+    assert len(mirror_axes("none")) == 1 and len(mirror_axes("axes")) == 4
+    assert sorted(mirror_axes("all")) == sorted([(), (2,), (3,), (4,), (2, 3), (2, 4), (3, 4), (2, 3, 4)])
+    with pytest.raises(ValueError, match="tta 'some' is not known"):
+        mirror_axes("some")
+
+
+def test_tta_averages_the_softmax_over_every_flip():
+    torch.manual_seed(0)
+    net = build_from_spec(model_spec("unet", 1, 3, PATCH, TINY_UNET)).eval()
+    image = torch.randn(1, 1, 20, 18, 16)
+    with torch.no_grad():
+        expected = torch.stack([
+            torch.softmax(sliding_window_logits(net, image.flip(a) if a else image, PATCH, 2, 0.5), 1).flip(a)
+            if a else torch.softmax(sliding_window_logits(net, image, PATCH, 2, 0.5), 1)
+            for a in mirror_axes("all")]).mean(0)
+    got = mirrored_probabilities(net, image, PATCH, PredictOptions(sw_batch_size=2, tta="all"), CPU)
+    torch.testing.assert_close(got, expected)
+    plain = mirrored_probabilities(net, image, PATCH, PredictOptions(sw_batch_size=2), CPU)
+    assert not torch.allclose(got, plain), "a random U-Net is not flip-invariant, so TTA must change something"
+
+
+def test_tta_leaves_a_flip_equivariant_model_unchanged():
+    pointwise = IntensityClasses((-0.5, 0.5))
+    image = torch.randn(1, 1, 20, 18, 16)
+    for tta in ("axes", "all"):
+        torch.testing.assert_close(mirrored_probabilities(pointwise, image, PATCH, PredictOptions(tta=tta), CPU),
+                                   mirrored_probabilities(pointwise, image, PATCH, PredictOptions(), CPU))
+
+
+def test_fp16_is_refused_on_the_cpu_and_bf16_runs(scans, tmp_path):
+    with pytest.raises(ValueError, match="fp16 needs a CUDA GPU.*use --precision bf16 or fp32"):
+        check_precision("fp16", CPU)
+    with pytest.raises(ValueError, match="fp16 needs a CUDA GPU"):
+        predict_file(export(tmp_path / "model"), scans / "imagesTr" / "case_000.nii.gz", tmp_path / "x.nii.gz",
+                     precision="fp16")
+    thresholds = label_image(scans / "labelsTr" / "case_002.nii.gz", tmp_path / "image.nii.gz")
+    config = {"in_channels": 1, "num_classes": 3, "patch_size": PATCH, "spacing": None}
+    out = predict_case(IntensityClasses(thresholds), config, [tmp_path / "image.nii.gz"], tmp_path / "bf16.nii.gz",
+                       device=CPU, options=PredictOptions(precision="bf16"))
+    agree = np.mean(np.asanyarray(nib.load(out).dataobj)
+                    == np.asanyarray(nib.load(scans / "labelsTr" / "case_002.nii.gz").dataobj))
+    assert agree > 0.99
+
+
+def test_options_are_checked_before_any_work():
+    with pytest.raises(ValueError, match="overlap must be in"):
+        PredictOptions(overlap=1.0)
+    with pytest.raises(ValueError, match="precision 'fp8' is not known"):
+        PredictOptions(precision="fp8")
+
+
+def test_aggregation_moves_to_the_cpu_only_for_a_gpu_when_the_volume_would_not_fit():
+    gpu, gib = torch.device("cuda"), 2**30
+    assert aggregation_device(gpu, 3 * gib, None, free_bytes=8 * gib) == gpu
+    assert aggregation_device(gpu, 5 * gib, None, free_bytes=8 * gib) == CPU  # over half the free memory
+    assert aggregation_device(gpu, 1, True) == CPU and aggregation_device(gpu, 10 * gib, False) == gpu
+    assert aggregation_device(CPU, 10 * gib, True) == CPU
+
+
+def test_stitching_device_is_passed_to_the_sliding_window():
+    net = torch.nn.Conv3d(1, 3, 3, padding=1)
+    image = torch.randn(1, 1, 20, 18, 16)
+    with torch.no_grad():
+        torch.testing.assert_close(sliding_window_logits(net, image, PATCH, 2, 0.25, sw_device=CPU, device=CPU),
+                                   sliding_window_logits(net, image, PATCH, 2, 0.25))
+
+
+# --------------------------------------------------------------------------------------------------
+# The command
+# --------------------------------------------------------------------------------------------------
+
+
+def test_predict_command_folder_to_folder_with_tta_and_probabilities(scans, tmp_path, capsys):
+    model = export(tmp_path / "model")
+    assert main(["predict", "--model", str(model), str(scans / "imagesTr" / "case_00[01].nii.gz"),
+                 "--output", str(tmp_path / "pred"), "--tta", "--probabilities", "--precision", "bf16"]) == 0
+    assert "[2/2] case_001: wrote" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == [
+        "case_000.nii.gz", "case_000_probs.nii.gz", "case_001.nii.gz", "case_001_probs.nii.gz"]
+
+
+def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
+    model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
+    assert main(["predict", "--model", str(model), "--input", str(image), "--output", str(tmp_path / "a.nii.gz"),
+                 "--tta", "axes", "--no-aggregate-on-cpu"]) == 0
+    assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / "b.nii.gz")]) == 0
+    for name in ("a.nii.gz", "b.nii.gz"):
+        assert_same_geometry(tmp_path / name, image)
+    capsys.readouterr()
+
+    many_to_one = ["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(tmp_path / "c.nii.gz")]
+    assert main(many_to_one) == 1
+    assert "is one file, but the inputs hold 6 cases" in capsys.readouterr().err
+    assert main(["predict", "--model", str(model), "--output", str(tmp_path / "d")]) == 2
+    assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / "e.nii.gz"),
+                 "--precision", "fp16", "--device", "cpu"]) == 1
+    assert "fp16 needs a CUDA GPU" in capsys.readouterr().err
