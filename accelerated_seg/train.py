@@ -27,9 +27,9 @@ from .checkpoint import export_model, resolve_resume, save_training_state
 from .config import Config, ConfigError, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine
-from .data.loader import PatchDataset, VolumeDataset, train_loader, val_loader
+from .data.loader import VolumeDataset, patch_dataset, train_loader, val_loader
 from .data.manifest import Manifest
-from .data.prepare import cache_root, dataset_source, prepare_manifest, preprocess_settings
+from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .evaluate import dice_per_class
 from .inference import sliding_window_logits
@@ -60,8 +60,13 @@ class Progress:
         self.__dict__.update(state)
 
 
-def train(cfg: Config) -> dict:
-    """Train, validate, checkpoint and export as configured; returns a summary (same on every rank)."""
+def train(cfg: Config, manifest: Manifest | None = None) -> dict:
+    """Train, validate, checkpoint and export as configured; returns a summary (same on every rank).
+
+    Args:
+        cfg: the run configuration.
+        manifest: cases given directly (the Python ``Dataset`` builder); default: read ``data.dataset``.
+    """
     out = Path(cfg.train.output_dir)
     accelerator = Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
@@ -86,18 +91,17 @@ def train(cfg: Config) -> dict:
 
     # Data: checked once on the main process, preprocessed once (each rank builds its share of the
     # cache), then read by every rank from memory-mapped arrays.
-    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator))
-    cache = PreprocessedCache(cache_root(cfg.data), dataset_source(cfg.data, out), settings, manifest.num_classes)
+    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
+    cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
     built = _on_every_rank(accelerator, lambda: cache.build(manifest.training + manifest.validation,
-                                                            shard=(accelerator.process_index, num_processes)))
+                                                            shard=(accelerator.process_index, num_processes),
+                                                            workers=cfg.data.num_workers))
     say(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, "
         f"{len(manifest.training) + len(manifest.validation) - sum(built)} reused")
     tables = _on_main(accelerator, lambda: (cache.write_table(manifest.training), cache.write_table(manifest.validation)))
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     model = build_from_spec(spec)
-    train_set = PatchDataset(cache.load_table(tables[0]), cfg.data.patch_size, cfg.data.samples_per_volume,
-                             cfg.data.foreground_fraction, cfg.data.class_balanced, cfg.data.augment,
-                             cfg.data.augment_on, seed=cfg.train.seed)
+    train_set = patch_dataset(cache.load_table(tables[0]), cfg.data, seed=cfg.train.seed)
     if train_set.epoch_length < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {train_set.epoch_length} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
@@ -223,9 +227,9 @@ def validate(accelerator: Accelerator, model, val_dl, cfg: Config, num_classes: 
     return torch.cat(scores).cpu()
 
 
-def _checked_data(cfg: Config, accelerator: Accelerator):
+def _checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
     """Synthesise/read/check the cases and resolve the preprocessing (median spacing)."""
-    manifest, warnings = prepare_manifest(cfg.data, cfg.train.output_dir)
+    manifest, warnings = prepare_manifest(cfg.data, cfg.train.output_dir, manifest)
     for warning in warnings:
         accelerator.print(f"data warning: {warning}")
     return manifest, preprocess_settings(cfg.data, manifest)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
@@ -76,18 +77,31 @@ class PreprocessedCache:
         meta = self.paths(case.id)["json"]
         return meta.is_file() and json.loads(meta.read_text()).get("source") == source_fingerprint(case)
 
-    def build(self, cases: Sequence[Case], shard: tuple[int, int] = (0, 1)) -> int:
-        """Preprocess this shard's cases that are missing or stale; returns how many were built."""
+    def build(self, cases: Sequence[Case], shard: tuple[int, int] = (0, 1), workers: int = 1) -> int:
+        """Preprocess this shard's cases that are missing or stale; returns how many were built.
+
+        Args:
+            cases: all cases; this call takes every ``count``-th from ``index`` (``shard``).
+            shard: (index, count), e.g. (rank, number of processes).
+            workers: processes to spread this shard over (decoding and resampling are CPU bound).
+        """
         index, count = shard
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "settings.json").write_text(json.dumps(self.settings.to_dict(), indent=1))
-        transform = preprocess(("image", "label"), self.settings)
-        built = 0
-        for case in list(cases)[index::count]:
-            if not self.is_current(case):
-                self._write_case(case, transform(case_dict(case)))
-                built += 1
-        return built
+        todo = [case for case in list(cases)[index::count] if not self.is_current(case)]
+        if workers > 1 and len(todo) > 1:
+            # Threads, as MONAI's CacheDataset uses: gzip decoding (zlib) and torch's resampling release
+            # the GIL. Processes would cost seconds of imports each (measured: 12.5 s vs 4.7 s cold for
+            # 12 cases), and forking after OpenMP has run can deadlock.
+            with ThreadPoolExecutor(min(workers, len(todo))) as pool:
+                list(pool.map(self._build_case, todo))
+        else:
+            for case in todo:
+                self._build_case(case)
+        return len(todo)
+
+    def _build_case(self, case: Case) -> None:
+        self._write_case(case, preprocess(("image", "label"), self.settings)(case_dict(case)))
 
     def _write_case(self, case: Case, data: dict) -> None:
         paths = self.paths(case.id)

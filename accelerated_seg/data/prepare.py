@@ -25,13 +25,16 @@ def dataset_source(cfg: DataConfig, output_dir: str | Path) -> Path:
     return Path(cfg.dataset)
 
 
-def prepare_manifest(cfg: DataConfig, output_dir: str | Path) -> tuple[Manifest, list[str]]:
-    """Synthesise if asked, read the cases, run the pre-flight checks; returns (manifest, warnings)."""
-    path = dataset_source(cfg, output_dir)
-    if cfg.dataset == "synthetic" and not _synthetic_is_current(path, cfg):
-        write_synthetic_dataset(path.parent, num_cases=cfg.synthetic.num_cases,
-                                num_validation=cfg.synthetic.num_validation, seed=cfg.synthetic.seed)
-    manifest = load_manifest(cfg, output_dir)
+def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None
+                     ) -> tuple[Manifest, list[str]]:
+    """Synthesise if asked, read the cases (unless given), run the pre-flight checks; returns
+    (manifest, warnings)."""
+    if manifest is None:
+        path = dataset_source(cfg, output_dir)
+        if cfg.dataset == "synthetic" and not _synthetic_is_current(path, cfg):
+            write_synthetic_dataset(path.parent, num_cases=cfg.synthetic.num_cases,
+                                    num_validation=cfg.synthetic.num_validation, seed=cfg.synthetic.seed)
+        manifest = load_manifest(cfg, output_dir)
     report = check_manifest(manifest, max_voxels=cfg.max_voxels)
     report.raise_if_errors()
     return manifest, report.warnings

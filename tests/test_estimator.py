@@ -1,0 +1,69 @@
+"""The nobrainer-style Dataset builder is the training pipeline, not a second one."""
+
+import csv
+import json
+
+import torch
+
+from accelerated_seg.config import DataConfig
+from accelerated_seg.data.cache import PreprocessedCache
+from accelerated_seg.data.loader import patch_dataset, train_loader
+from accelerated_seg.data.manifest import load_cases, load_msd
+from accelerated_seg.data.prepare import preprocess_settings
+from accelerated_seg.estimator import Dataset
+
+
+def _pairs(tiny_dataset):
+    manifest = load_msd(tiny_dataset)
+    return ([(str(c.images[0]), str(c.label)) for c in manifest.training],
+            [(str(c.images[0]), str(c.label)) for c in manifest.validation])
+
+
+def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, tmp_path):
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    base = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"), num_workers=0)
+    data = base.batch(4).binarize().augment("standard")
+    assert (data.batch_size, data.data.patch_size, data.data.binarize, data.data.augment) == (4, (16, 16, 16), True, "standard")
+    assert data.manifest.num_classes == 2 and base.manifest.num_classes == 3  # builders are immutable
+    assert [c.id for c in data.manifest.validation] == [c.id for c in load_msd(tiny_dataset).validation]
+    cfg = data.config(max_steps=7)
+    assert cfg.train.batch_size == 4 and cfg.train.max_steps == 7 and cfg.data is data.data
+
+
+def test_builder_loader_gives_the_batches_of_the_csv_config_path(tiny_dataset, tmp_path):
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    settings = dict(cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0))
+    built = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                               **settings).batch(2).augment("light")
+
+    # The same cases as a CSV read through load_cases, the same DataConfig: the loop's construction.
+    table_csv = tiny_dataset.parent / "cases.csv"
+    with open(table_csv, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["image", "label", "split"])
+        writer.writerows([(i, l, "train") for i, l in train_pairs] + [(i, l, "validation") for i, l in val_pairs])
+    manifest = load_cases(table_csv, labels=3)
+    data_cfg = DataConfig(patch_size=(16, 16, 16), augment="light", **settings)
+    cache = PreprocessedCache(data_cfg.cache_dir, manifest.root, preprocess_settings(data_cfg, manifest), 3)
+    cache.build(manifest.training)
+    loop_loader = train_loader(patch_dataset(cache.load_table(cache.write_table(manifest.training)), data_cfg, 0),
+                               2, 0, 0)
+
+    for a, b, _ in zip(built.loader(), loop_loader, range(4)):
+        assert torch.equal(a["image"], b["image"]) and torch.equal(a["label"], b["label"])
+
+
+def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_dataset, tmp_path):
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2).binarize()
+    out = tmp_path / "run"
+    cfg = data.config(output_dir=str(out), max_steps=2, val_every=2, save_every=0, trackers="none",
+                      progress_bar=False)
+    cfg.model.args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+    summary = data.fit(cfg)
+    assert summary["step"] == 2
+    exported = json.loads((out / "model" / "config.json").read_text())
+    assert exported["num_classes"] == 2 and exported["labels"] == {"0": "background", "1": "foreground"}
+    assert all(set(torch.unique(b["label"]).tolist()) <= {0, 1} for b, _ in zip(data.loader(num_workers=0), range(3)))
