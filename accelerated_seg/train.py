@@ -89,23 +89,14 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     say(plan.describe())
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
-    # Data: checked once on the main process, preprocessed once (each rank builds its share of the
-    # cache), then read by every rank from memory-mapped arrays.
-    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
-    cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
-    built = _on_every_rank(accelerator, lambda: cache.build(manifest.training + manifest.validation,
-                                                            shard=(accelerator.process_index, num_processes),
-                                                            workers=cfg.data.num_workers))
-    say(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, "
-        f"{len(manifest.training) + len(manifest.validation) - sum(built)} reused")
-    tables = _on_main(accelerator, lambda: (cache.write_table(manifest.training), cache.write_table(manifest.validation)))
+    manifest, settings, train_table, val_table = _prepared_data(cfg, accelerator, manifest)
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     model = build_from_spec(spec)
-    train_set = patch_dataset(cache.load_table(tables[0]), cfg.data, seed=cfg.train.seed)
+    train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
     if train_set.epoch_length < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {train_set.epoch_length} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
-    val_set = VolumeDataset(cache.load_table(tables[1]))
+    val_set = VolumeDataset(val_table)
     optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay)
     # Stepped once per optimizer step below and not prepared: accelerate's wrapper would step it
     # once per process, changing the schedule with the number of GPUs.
@@ -227,6 +218,19 @@ def validate(accelerator: Accelerator, model, val_dl, cfg: Config, num_classes: 
     return torch.cat(scores).cpu()
 
 
+def _prepared_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
+    """Cases checked once on the main process, preprocessed once (each rank builds its share of the
+    cache), then the case tables that every rank reads memory-mapped."""
+    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
+    cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
+    cases = manifest.training + manifest.validation
+    built = _on_every_rank(accelerator, lambda: cache.build(
+        cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
+    accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused")
+    tables = _on_main(accelerator, lambda: (cache.write_table(manifest.training), cache.write_table(manifest.validation)))
+    return manifest, settings, cache.load_table(tables[0]), cache.load_table(tables[1])
+
+
 def _checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
     """Synthesise/read/check the cases and resolve the preprocessing (median spacing)."""
     manifest, warnings = prepare_manifest(cfg.data, cfg.train.output_dir, manifest)
@@ -302,7 +306,8 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
     info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),
             "batch": {"per_device": plan.per_device, "num_processes": plan.num_processes,
                       "accum_steps": plan.accum_steps, "global": plan.global_batch, "lr": plan.lr},
-            "split": {"training": [c.id for c in manifest.training], "validation": [c.id for c in manifest.validation]},
+            "split": {"how": manifest.split, "training": [c.id for c in manifest.training],
+                      "validation": [c.id for c in manifest.validation]},
             "accelerated_seg_version": __version__, "torch_version": torch.__version__}
     (out / "run_info.json").write_text(json.dumps(info, indent=1))
 

@@ -70,3 +70,20 @@ def test_sharded_builds_split_the_work(tiny_dataset, tmp_path):
     cache = _cache(tmp_path, manifest)
     counts = [cache.build(cases, shard=(rank, 2)) for rank in range(2)]
     assert counts == [5, 4] and cache.build(cases) == 0  # each rank its share, nothing twice
+
+
+def test_what_workers_receive_holds_no_voxel_data(tiny_dataset, tmp_path):
+    """Resident memory must not grow with the dataset: the patch dataset a DataLoader worker gets is
+    the memory-mapped case table and settings, never arrays."""
+    import pickle
+
+    from accelerated_seg.data.loader import PatchDataset
+
+    manifest = load_msd(tiny_dataset)
+    cache = _cache(tmp_path, manifest)
+    cache.build(manifest.training)
+    table = cache.load_table(cache.write_table(manifest.training))
+    dataset = PatchDataset(table, (16, 16, 16))
+    voxel_bytes = sum(np.load(row["image"], mmap_mode="r").nbytes for row in table)
+    pickled = len(pickle.dumps(dataset))
+    assert pickled < 20_000 < voxel_bytes, (pickled, voxel_bytes)
