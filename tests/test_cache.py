@@ -85,5 +85,7 @@ def test_what_workers_receive_holds_no_voxel_data(tiny_dataset, tmp_path):
     table = cache.load_table(cache.write_table(manifest.training))
     dataset = PatchDataset(table, (16, 16, 16))
     voxel_bytes = sum(np.load(row["image"], mmap_mode="r").nbytes for row in table)
-    pickled = len(pickle.dumps(dataset))
-    assert pickled < 20_000 < voxel_bytes, (pickled, voxel_bytes)
+    # The memory-mapped table pickles as a reference to its Arrow files (~2 KB even over 157 MB of
+    # voxels in the data benchmark); the rest of the pickle is MONAI's augmentation Compose.
+    data_part = len(pickle.dumps(dataset)) - len(pickle.dumps(dataset.augment))
+    assert data_part < 10_000 and voxel_bytes > 10 * data_part, (data_part, voxel_bytes)
