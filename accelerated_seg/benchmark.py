@@ -151,10 +151,12 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
     return results
 
 
-def write_result(name: str, results: dict, output: str | Path | None) -> Path:
+def write_result(name: str, results: dict, output: str | Path | None, command: str | None = None) -> Path:
+    """Write ``results`` with the date, the machine and the command that produced them."""
     path = Path(output or Path("benchmarks") / "results" / f"{name}.json")
     path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"benchmark": name, "date": date.today().isoformat(), "machine": machine_info(),
-              "command": "accelerated-seg " + " ".join(shlex.quote(a) for a in sys.argv[1:]), **results}
+    command = command or "accelerated-seg " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    record = {"benchmark": name, "date": date.today().isoformat(), "machine": machine_info(), "command": command,
+              **results}
     path.write_text(json.dumps(record, indent=1))
     return path

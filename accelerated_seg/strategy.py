@@ -58,3 +58,23 @@ def fallback_warning(accelerator) -> str | None:
                 f"{strategy_in_effect(accelerator)}. accelerate enables {requested} only on GPUs; "
                 f"memory savings and sharded checkpoints of {requested} do not apply to this run.")
     return None
+
+
+def deepspeed_batch_settings(per_device: int, accum_steps: int, num_processes: int, max_grad_norm: float) -> dict:
+    """The DeepSpeed config entries our experiment config decides.
+
+    Left to accelerate, DeepSpeed's own gradient_accumulation_steps (1 unless set in the profile)
+    replaces the resolved accumulation ("Using DeepSpeed's value"), and gradient_clipping defaults
+    to 1.0; DeepSpeed also clips by itself, so ``accelerator.clip_grad_norm_`` does nothing there.
+    """
+    return {"train_micro_batch_size_per_gpu": per_device, "gradient_accumulation_steps": accum_steps,
+            "train_batch_size": per_device * accum_steps * num_processes,
+            "gradient_clipping": float(max_grad_norm or 0.0)}
+
+
+def configure_deepspeed(accelerator, per_device: int, accum_steps: int, max_grad_norm: float) -> None:
+    """Write ``deepspeed_batch_settings`` into the DeepSpeed config, if DeepSpeed is in effect."""
+    plugin = accelerator.state.deepspeed_plugin if accelerator.distributed_type == DistributedType.DEEPSPEED else None
+    if plugin is not None:
+        plugin.deepspeed_config.update(
+            deepspeed_batch_settings(per_device, accum_steps, accelerator.num_processes, max_grad_norm))

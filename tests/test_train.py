@@ -195,3 +195,23 @@ def test_bf16_autocast_from_the_accelerate_config_and_fp32_export(tiny_config, t
     assert "mixed precision bf16" in summary["strategy"]
     weights = load_file(out / "model" / "model.safetensors")
     assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
+
+
+def test_deepspeed_is_told_our_batch_accumulation_and_clipping():
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.strategy import configure_deepspeed
+
+    # A DeepSpeed plugin as accelerate builds it from a profile: accumulation 1, clipping 'auto'.
+    plugin = SimpleNamespace(deepspeed_config={"gradient_accumulation_steps": 1, "gradient_clipping": "auto",
+                                               "train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 3}})
+    accelerator = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED, num_processes=4,
+                                  state=SimpleNamespace(deepspeed_plugin=plugin))
+    configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0)
+    assert plugin.deepspeed_config == {"gradient_accumulation_steps": 3, "gradient_clipping": 12.0,
+                                       "train_micro_batch_size_per_gpu": 2, "train_batch_size": 24,
+                                       "zero_optimization": {"stage": 3}}
+    ddp = SimpleNamespace(distributed_type=DistributedType.MULTI_GPU, num_processes=4, state=SimpleNamespace())
+    configure_deepspeed(ddp, 2, 3, 12.0)  # not DeepSpeed: nothing to do, nothing touched

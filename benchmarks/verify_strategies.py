@@ -1,0 +1,133 @@
+"""Run the same short training under each accelerate profile, export, reload, compare.
+
+    python benchmarks/verify_strategies.py --out benchmarks/results/strategies_<device>.json          # on a GPU
+    python benchmarks/verify_strategies.py --cpu --out /tmp/strategies_cpu.json                        # CPU part
+
+For every profile that fits on this machine, a few training steps are launched through
+`accelerate launch` (one process per profile on a single GPU, since NCCL refuses two ranks on one
+GPU; 2 gloo processes for DDP on the CPU). Each export (config.json + model.safetensors) is loaded
+into the plain MONAI network with strict=True and compared on a fixed input with the reference run:
+the first profile, or a single process. Recorded per profile: the strategy the run reports as in
+effect (a fallback is a failure here), the export check, the largest output difference, wall time,
+and each rank's peak GPU memory when the run reports it.
+
+fp32 profiles agree with the reference only to training noise after a few steps (different
+reduction orders). bf16 profiles differ more: the check is a loose tolerance on outputs, while the
+exact N-process ≡ 1-process parity is a CPU test (tests/test_distributed.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (profile, processes, extra environment, what must be reported as in effect)
+GPU_PROFILES = [
+    ("single_gpu", 1, {}, "single process"),
+    ("fsdp_no_shard", 1, {}, "FSDP"),
+    ("fsdp_shard_grad_op", 1, {}, "FSDP"),
+    ("fsdp_full_shard", 1, {}, "FSDP"),
+    ("fsdp2", 1, {}, "FSDP"),
+    ("deepspeed_zero1", 1, {}, "DeepSpeed"),
+    ("deepspeed_zero2", 1, {}, "DeepSpeed"),
+    ("deepspeed_zero3", 1, {}, "DeepSpeed"),
+]
+CPU_PROFILES = [
+    ("cpu", 1, {}, "single process"),
+    ("ddp", 2, {"ACCELERATE_USE_CPU": "true"}, "DDP"),
+]
+
+
+def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: list[str]) -> dict:
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", str(processes),
+           "--main_process_port", str(29600 + hash(profile) % 300)]
+    if env.get("ACCELERATE_USE_CPU"):
+        cmd += ["--mixed_precision", "no"]
+    cmd += [str(ROOT / "examples" / "train.py"), "--no-report", f"--train.output_dir={out}", *overrides]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True)
+    record = {"profile": profile, "processes": processes, "command": " ".join(cmd[2:]), "exit": proc.returncode,
+              "wall_s": round(time.perf_counter() - start, 1)}
+    if proc.returncode != 0:
+        record["error"] = (proc.stderr or proc.stdout)[-2000:]
+        return record
+    info = json.loads((out / "run_info.json").read_text())
+    record["strategy"] = info["strategy"]
+    record["strategy_warning"] = info["strategy_warning"]
+    summary = out / "summary.json"
+    if summary.is_file():
+        record["peak_memory_gb"] = json.loads(summary.read_text()).get("peak_memory_gb")
+    return record
+
+
+def export_outputs(model_dir: Path, seed: int = 0):
+    """Outputs of the plain MONAI network loaded strictly from the export, on a fixed input."""
+    import torch
+    from safetensors.torch import load_file
+
+    import monai.networks.nets as nets
+
+    config = json.loads((model_dir / "config.json").read_text())
+    net = getattr(nets, config["model"]["monai_class"])(**config["model"]["args"])
+    net.load_state_dict(load_file(model_dir / "model.safetensors"), strict=True)  # strict: every key, no extra
+    generator = torch.Generator().manual_seed(seed)
+    x = torch.randn(1, config["in_channels"], *config["patch_size"], generator=generator)
+    with torch.no_grad():
+        return net.eval()(x)
+
+
+def verify(profiles, work: Path, overrides: list[str], tolerance: float) -> list[dict]:
+    records, reference = [], None
+    for profile, processes, env, expected in profiles:
+        out = work / profile
+        record = run_profile(profile, processes, env, out, overrides)
+        if record["exit"] == 0:
+            record["in_effect"] = expected in record["strategy"] and not record["strategy_warning"]
+            outputs = export_outputs(out / "model")
+            record["export_loads_strict"] = True
+            if reference is None:
+                reference, record["reference"] = outputs, True
+            else:
+                record["max_abs_output_diff"] = float((outputs - reference).abs().max())
+                record["outputs_match"] = record["max_abs_output_diff"] <= tolerance
+        records.append(record)
+        print(json.dumps({k: v for k, v in record.items() if k not in ("command", "error")}), flush=True)
+    return records
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cpu", action="store_true", help="the CPU part: cpu and 2-process gloo DDP")
+    parser.add_argument("--work", default="output/verify_strategies")
+    parser.add_argument("--out", help="JSON file for the results")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--tolerance", type=float, default=0.05, help="largest |output difference| accepted")
+    parser.add_argument("overrides", nargs="*", help="extra --section.key=value for every run")
+    args = parser.parse_args()
+    # One global batch for every profile: then all runs train on the same samples per step and their
+    # exports are comparable (per-device batch = global / processes).
+    overrides = ["--config", str(ROOT / "configs" / "demo.yaml"), f"--train.max_steps={args.steps}",
+                 "--train.global_batch_size=4", "--train.batch_size=null",
+                 "--train.val_every=0", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none",
+                 "--optim.warmup_steps=2", *args.overrides]
+    records = verify(CPU_PROFILES if args.cpu else GPU_PROFILES, Path(args.work), overrides, args.tolerance)
+    if args.out:
+        sys.path.insert(0, str(ROOT))
+        from accelerated_seg.benchmark import write_result
+
+        write_result("strategies", {"profiles": records}, args.out,
+                     command="python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]))
+    ok = all(r["exit"] == 0 and r.get("in_effect") and r.get("outputs_match", True) for r in records)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
