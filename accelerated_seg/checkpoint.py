@@ -12,6 +12,9 @@ Two kinds of output, both written so that an interruption never leaves a half-wr
 
 Saving is collective: ``save_state`` and ``get_state_dict`` run on every rank (under FSDP or ZeRO-3
 they gather shards), while files that exist once are written by the main process only.
+
+``PreemptionSignals`` turns a scheduler's notice (SIGTERM or SIGUSR1) into a flag that the loop
+acts on at its next collective; see docs/checkpoints.md.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
+import threading
 from pathlib import Path
 
 import torch
@@ -27,6 +32,8 @@ from safetensors.torch import load_file, save_file
 from .models import ModelSpec, build_from_spec
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
+PARTIAL_DIR = re.compile(r"^\.step_(\d+)\.partial$")
+PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 EXPORT_FORMAT_VERSION = 1
 
 
@@ -35,7 +42,8 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     final = checkpoints_dir / f"step_{step}"
     partial = checkpoints_dir / f".step_{step}.partial"
     if accelerator.is_main_process:
-        shutil.rmtree(partial, ignore_errors=True)  # left over from a run killed while saving
+        for stale in _partial_checkpoints(checkpoints_dir):  # left over from runs killed while saving
+            shutil.rmtree(stale, ignore_errors=True)
         partial.mkdir(parents=True)
     accelerator.wait_for_everyone()
     accelerator.save_state(str(partial))  # every rank writes its own RNG state file
@@ -46,8 +54,11 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         if final.exists():  # the same step saved by an earlier attempt: the new one replaces it
             shutil.rmtree(final)
         partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
+        # The one just written is never rotated away, even where higher-numbered folders are left
+        # from an earlier run (resumed from an older step): it is the state this run continues from.
         for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]:
-            shutil.rmtree(old)
+            if old != final:
+                shutil.rmtree(old)
     accelerator.wait_for_everyone()
     return final
 
@@ -58,6 +69,12 @@ def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:
         return []
     found = [(int(m.group(1)), p) for p in checkpoints_dir.iterdir() if (m := STEP_DIR.match(p.name)) and p.is_dir()]
     return [p for _, p in sorted(found)]
+
+
+def _partial_checkpoints(checkpoints_dir: Path) -> list[Path]:
+    if not checkpoints_dir.is_dir():
+        return []
+    return [p for p in checkpoints_dir.iterdir() if PARTIAL_DIR.match(p.name)]
 
 
 def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
@@ -71,6 +88,36 @@ def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
     if not (path.is_dir() and STEP_DIR.match(path.name)):
         raise FileNotFoundError(f"train.resume={resume!r} is not a checkpoint folder (expected .../step_N)")
     return path
+
+
+class PreemptionSignals:
+    """While active, SIGTERM and SIGUSR1 only record that the job should stop (``received``).
+
+    Schedulers send one of them some time before they kill a job (SLURM: ``--signal``, preemption,
+    the time limit). Acting inside the handler would stop this rank alone, at an arbitrary point,
+    leaving the other ranks waiting in a collective; instead the loop reads the flag at its
+    per-step all-reduce, so every rank learns at the same step that some rank was signalled.
+    Handlers can only be installed from the main thread; elsewhere (e.g. training from a thread)
+    the signals keep their previous behaviour. On exit the previous handlers are restored.
+    """
+
+    def __init__(self):
+        self.received: int | None = None  # the signal number, once one arrived
+        self._previous: dict = {}
+
+    def __enter__(self) -> "PreemptionSignals":
+        if threading.current_thread() is threading.main_thread():
+            for sig in PREEMPTION_SIGNALS:
+                self._previous[sig] = signal.signal(sig, self._record)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        self._previous.clear()
+
+    def _record(self, signum, frame) -> None:
+        self.received = signum
 
 
 def export_model(accelerator, model, spec: ModelSpec, metadata: dict, out_dir: Path) -> Path | None:

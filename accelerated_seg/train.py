@@ -6,7 +6,8 @@ from the accelerate config the script was launched with; nothing below changes b
 Read ``train`` top-down: resolve the batch, check the data once, build model/optimizer/loaders,
 ``accelerator.prepare`` them, resume if asked, then the loop: forward, loss, ``backward`` under
 ``accumulate``, and on each optimizer step a single collective that lets every rank agree on whether
-the step is finite; then clip, step, schedule, and every so often validate, checkpoint and log.
+the step is finite and whether to stop (preemption); then clip, step, schedule, and every so often
+validate, checkpoint and log.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
-from .checkpoint import export_model, resolve_resume, save_training_state
+from .checkpoint import PreemptionSignals, export_model, resolve_resume, save_training_state
 from .config import Config, ConfigError, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine
@@ -35,7 +36,7 @@ from .evaluate import dice_per_class
 from .inference import sliding_window_logits
 from .models import build_from_spec, model_spec
 from .schedule import resolve_batch, warmup_cosine
-from .strategy import fallback_warning, launch_error, strategy_in_effect
+from .strategy import configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
 
 
 class TrainingDiverged(RuntimeError):
@@ -66,7 +67,16 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     Args:
         cfg: the run configuration.
         manifest: cases given directly (the Python ``Dataset`` builder); default: read ``data.dataset``.
+
+    SIGTERM or SIGUSR1 to any rank (a scheduler's notice before it kills the job) makes every rank
+    stop after the same optimizer step, save the training state and return with ``"preempted": True``
+    (no ``model/`` export), so the launcher exits 0 and ``--resume latest`` continues.
     """
+    with PreemptionSignals() as signals:
+        return _train(cfg, manifest, signals)
+
+
+def _train(cfg: Config, manifest: Manifest | None, signals: PreemptionSignals) -> dict:
     out = Path(cfg.train.output_dir)
     accelerator = Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
@@ -80,6 +90,7 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps,
                          num_processes, cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
     accelerator.gradient_accumulation_steps = plan.accum_steps
+    configure_deepspeed(accelerator, plan.per_device, plan.accum_steps, cfg.optim.max_grad_norm)
     if error := launch_error(accelerator):
         raise ConfigError(error)
     say = accelerator.print
@@ -123,11 +134,13 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     epoch, skip = divmod(progress.batches_seen, len(train_dl))
     window_loss = torch.zeros((), device=accelerator.device)
     window_nonfinite = torch.zeros((), device=accelerator.device)
+    signalled = torch.zeros((), device=accelerator.device)  # 1 once this rank got SIGTERM/SIGUSR1
     nonfinite_in_a_row, last_saved = 0, progress.step if cfg.train.resume else -1
+    preempted = False
     bar = tqdm(total=cfg.train.max_steps, initial=progress.step, disable=not (accelerator.is_main_process
                                                                                and cfg.train.progress_bar))
     model.train()
-    while progress.step < cfg.train.max_steps:
+    while progress.step < cfg.train.max_steps and not preempted:
         train_dl.set_epoch(epoch)
         batches = accelerator.skip_first_batches(train_dl, skip) if skip else train_dl
         skip = 0
@@ -144,9 +157,12 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
                 if not accelerator.sync_gradients:
                     continue
                 # One collective per optimizer step: every rank learns whether any rank saw a
-                # non-finite loss, so all of them skip (or take) the same step and none waits forever.
-                totals = accelerator.reduce(torch.stack([window_loss, window_nonfinite]), reduction="sum")
-                loss_sum, nonfinite = totals.tolist()  # the one host sync per optimizer step
+                # non-finite loss, so all of them skip (or take) the same step and none waits forever,
+                # and whether any rank was signalled to stop, so all of them stop after the same step.
+                signalled.fill_(signals.received is not None)  # fill_, not a host->device copy: no sync
+                totals = accelerator.reduce(torch.stack([window_loss, window_nonfinite, signalled]), reduction="sum")
+                loss_sum, nonfinite, ranks_signalled = totals.tolist()  # the one host sync per optimizer step
+                preempted = ranks_signalled > 0  # a skipped step below stops at the next one (the flag stays set)
                 window_loss.zero_(), window_nonfinite.zero_()
                 if nonfinite > 0:
                     optimizer.zero_grad(set_to_none=True)
@@ -168,7 +184,9 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
             mean_loss = loss_sum / (plan.accum_steps * num_processes)
             if progress.step % cfg.train.log_every == 0 or progress.step == cfg.train.max_steps:
                 accelerator.log({"train/loss": mean_loss, "train/lr": scheduler.get_last_lr()[0],
-                                 "train/grad_norm": float(grad_norm)}, step=progress.step)
+                                 # None where DeepSpeed clips by itself and reports no norm
+                                 **({"train/grad_norm": float(grad_norm)} if grad_norm is not None else {})},
+                                step=progress.step)
                 bar.set_postfix(loss=f"{mean_loss:.4f}")
                 progress.losses.append((progress.step, mean_loss))
             if cfg.train.val_every and (progress.step % cfg.train.val_every == 0 or progress.step == cfg.train.max_steps):
@@ -180,19 +198,33 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
             if cfg.train.save_every and progress.step % cfg.train.save_every == 0:
                 save_training_state(accelerator, out / "checkpoints", progress.step, cfg.train.keep_last, config_yaml)
                 last_saved = progress.step
-            if progress.step >= cfg.train.max_steps:
+            if progress.step >= cfg.train.max_steps or preempted:
                 break
         epoch += 1
     bar.close()
+    preempted = preempted and progress.step < cfg.train.max_steps  # signalled at the last step: just finish
 
     if last_saved != progress.step:
         save_training_state(accelerator, out / "checkpoints", progress.step, cfg.train.keep_last, config_yaml)
-    export_model(accelerator, model, spec, export_meta, out / "model")
-    summary = {"step": progress.step, "best_dice": progress.best_dice, "best_step": progress.best_step,
-               "global_batch": plan.global_batch, "lr": plan.lr, "strategy": strategy_in_effect(accelerator),
-               "is_main_process": accelerator.is_main_process, "output_dir": str(out)}
+    if preempted:  # the scheduler's grace period is short: the training state is what matters, no export
+        say(f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "
+            f"training state is saved in {out / 'checkpoints' / f'step_{progress.step}'}. Run the same command "
+            f"with --train.resume=latest (or --resume latest) to continue.")
+    else:
+        export_model(accelerator, model, spec, export_meta, out / "model")
+    summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice,
+               "best_step": progress.best_step, "global_batch": plan.global_batch, "lr": plan.lr,
+               "strategy": strategy_in_effect(accelerator), "output_dir": str(out),
+               # every rank's peak, so an unbalanced rank shows (a collective: gathered on all ranks)
+               "peak_memory_gb": gather_object([_peak_memory_gb()])}
+    if accelerator.is_main_process:
+        (out / "summary.json").write_text(json.dumps(summary, indent=1))
     accelerator.end_training()  # closes trackers, destroys the process group
-    return summary
+    return {**summary, "is_main_process": accelerator.is_main_process}
+
+
+def _peak_memory_gb() -> float | None:
+    return round(torch.cuda.max_memory_allocated() / 2**30, 3) if torch.cuda.is_available() else None
 
 
 @torch.no_grad()

@@ -24,7 +24,9 @@ def main():
         overrides.append(f"--train.resume={args.resume}")
     cfg = load_config(args.config, overrides)
     summary = train(cfg)
-    if summary["is_main_process"] and not args.no_report:
+    # Preempted (SIGTERM/SIGUSR1): the state is saved and a scheduler requeues on exit code 0; the
+    # report needs an exported model, and the grace period is better left unspent.
+    if summary["is_main_process"] and not args.no_report and not summary["preempted"]:
         from accelerated_seg.report import write_report
 
         print(f"report: {write_report(cfg)}")

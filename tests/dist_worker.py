@@ -2,11 +2,14 @@
 overrides and write this rank's outcome to ``<prefix>.rank<N>.json``; the test asserts on the files.
 
 Environment knobs (test-only fault injection): NAN_RANK and NAN_CALLS make the loss NaN on that
-rank for those 0-based forward calls.
+rank for those 0-based forward calls. SIGNAL_RANK and SIGNAL_CALL make that rank send itself
+SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would before killing the job.
+KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGKILL its own process.
 """
 
 import json
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -25,11 +28,44 @@ def inject_nan_loss(calls: set[int]) -> None:
     DiceCELoss.forward = forward
 
 
+def signal_self_at(call: int, signum: int) -> None:
+    from monai.losses import DiceCELoss
+
+    original, count = DiceCELoss.forward, {"n": 0}
+
+    def forward(self, input, target):
+        if count["n"] == call:
+            os.kill(os.getpid(), signum)
+        count["n"] += 1
+        return original(self, input, target)
+
+    DiceCELoss.forward = forward
+
+
+def kill_during_save(nth: int) -> None:
+    from accelerate import Accelerator
+
+    original, count = Accelerator.save_state, {"n": 0}
+
+    def save_state(self, output_dir=None, **kwargs):
+        count["n"] += 1
+        if count["n"] == nth:  # a half-written checkpoint, as a node failure or SIGKILL would leave
+            Path(output_dir, "model.safetensors").write_bytes(b"half written")
+            os.kill(os.getpid(), signal.SIGKILL)
+        return original(self, output_dir, **kwargs)
+
+    Accelerator.save_state = save_state
+
+
 def main() -> None:
     prefix, overrides = sys.argv[1], sys.argv[2:]
     rank = int(os.environ.get("RANK", "0"))
     if os.environ.get("NAN_RANK") == str(rank):
         inject_nan_loss({int(c) for c in os.environ["NAN_CALLS"].split(",")})
+    if os.environ.get("SIGNAL_RANK") == str(rank):
+        signal_self_at(int(os.environ["SIGNAL_CALL"]), getattr(signal, os.environ.get("SIGNAL", "SIGTERM")))
+    if os.environ.get("KILL_IN_SAVE"):
+        kill_during_save(int(os.environ["KILL_IN_SAVE"]))
     try:
         from accelerated_seg.config import load_config
         from accelerated_seg.train import train

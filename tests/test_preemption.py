@@ -1,0 +1,169 @@
+"""Preemption (SIGTERM/SIGUSR1), atomic checkpoints and complete resume; see docs/checkpoints.md."""
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+import accelerated_seg.train as train_module
+from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, save_training_state
+from accelerated_seg.config import load_config
+from accelerated_seg.train import train
+
+from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
+from test_distributed import ROOT, WORKER, launch_two
+
+
+def _same_weights(a_dir: Path, b_dir: Path) -> None:
+    a, b = load_file(a_dir / "model" / "model.safetensors"), load_file(b_dir / "model" / "model.safetensors")
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), f"{key} differs after resume"
+
+
+def _signal_self_at(monkeypatch, call: int, signum: int) -> None:
+    """Send ``signum`` to this process at the given 0-based forward call, as a scheduler would."""
+    from monai.losses import DiceCELoss
+
+    original, count = DiceCELoss.forward, {"n": 0}
+
+    def forward(self, input, target):
+        if count["n"] == call:
+            os.kill(os.getpid(), signum)
+        count["n"] += 1
+        return original(self, input, target)
+
+    monkeypatch.setattr(DiceCELoss, "forward", forward)
+
+
+def test_sigusr1_saves_the_state_returns_preempted_and_resume_matches(tiny_config, tmp_path, monkeypatch, capsys):
+    # 6 cases x 2 patches = 6 batches of 2 per epoch; the signal arrives during step 2's forward.
+    common = dict(train__max_steps=4, train__val_every=0, train__save_every=0)
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
+    with monkeypatch.context() as patch:
+        _signal_self_at(patch, call=1, signum=signal.SIGUSR1)
+        summary = train(tiny_config(tmp_path / "resumed", **common))
+    assert summary["preempted"] and summary["step"] == 2
+    assert "preempted" in capsys.readouterr().out
+    assert {sig: signal.getsignal(sig) for sig in before} == before  # previous handlers are back
+    state = tmp_path / "resumed" / "checkpoints" / "step_2"
+    assert [p.name for p in complete_checkpoints(state.parent)] == ["step_2"]
+    assert not (tmp_path / "resumed" / "model").exists()  # no export of an unfinished run
+
+    # What resume restores: model, optimizer, RNG (python, numpy, torch), LR schedule and progress
+    # (step, position in the data stream). No grad scaler file here: that exists with fp16 on a GPU only.
+    names = {p.name for p in state.iterdir()}
+    assert {"model.safetensors", "optimizer.bin", "random_states_0.pkl", "custom_checkpoint_0.pkl",
+            "custom_checkpoint_1.pkl", "config.yaml"} <= names
+    rng = torch.load(state / "random_states_0.pkl", weights_only=False)
+    assert {"random_state", "numpy_random_seed", "torch_manual_seed"} <= rng.keys()
+    progress = torch.load(state / "custom_checkpoint_1.pkl", weights_only=False)
+    assert progress["step"] == 2 and progress["batches_seen"] == 2
+    assert torch.load(state / "custom_checkpoint_0.pkl", weights_only=False)["last_epoch"] == 2  # LR schedule
+
+    summary = train(tiny_config(tmp_path / "resumed", train__resume="latest", **common))
+    assert not summary["preempted"] and summary["step"] == 4
+    assert "resumed from" in capsys.readouterr().out
+    train(tiny_config(tmp_path / "full", **common))
+    _same_weights(tmp_path / "full", tmp_path / "resumed")
+
+
+def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
+
+    def fail(cfg, manifest, signals):
+        assert signal.getsignal(signal.SIGTERM) != before[signal.SIGTERM]  # installed while training
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(train_module, "_train", fail)
+    with pytest.raises(RuntimeError, match="boom"):
+        train(tiny_config(tmp_path / "run"))
+    assert {sig: signal.getsignal(sig) for sig in before} == before
+
+
+@pytest.mark.distributed
+def test_sigterm_to_one_ddp_rank_stops_both_and_resume_is_bit_identical(tiny_dataset, tmp_path):
+    # 2 ranks x 2 = 4 patches per step, 3 steps per epoch. Rank 1 signals itself during its 5th
+    # forward (step 5, mid-epoch 1); rank 0 learns it at step 5's all-reduce and both stop there.
+    common = {"train.max_steps": 8, "train.val_every": 0, "train.save_every": 3}
+    interrupted = tmp_path / "interrupted"
+    results = launch_two(tmp_path / "cut", tiny_overrides(tiny_dataset, interrupted, **common),
+                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGTERM"})
+    assert [(r["preempted"], r["step"]) for r in results] == [(True, 5), (True, 5)]
+    assert [p.name for p in complete_checkpoints(interrupted / "checkpoints")] == ["step_3", "step_5"]
+    assert not (interrupted / "model").exists()
+
+    # The resumed run does only the 3 remaining steps: a signal armed for rank 1's 4th forward call
+    # (which a run started from scratch would reach at step 4) never fires.
+    results = launch_two(tmp_path / "resume", tiny_overrides(tiny_dataset, interrupted, **common,
+                                                             **{"train.resume": "latest"}),
+                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "3"})
+    assert [(r["preempted"], r["step"]) for r in results] == [(False, 8), (False, 8)]
+    full = tmp_path / "full"
+    launch_two(tmp_path / "full", tiny_overrides(tiny_dataset, full, **common))
+    _same_weights(full, interrupted)
+
+
+def test_kill_9_during_a_save_keeps_the_previous_checkpoint(tiny_dataset, tiny_config, tmp_path, capsys):
+    # A plain process (no launcher) whose second save_state writes one file, then SIGKILLs itself.
+    run = tmp_path / "run"
+    common = dict(train__max_steps=4, train__val_every=0, train__save_every=2)
+    env = {**os.environ, "KILL_IN_SAVE": "2", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    proc = subprocess.run([sys.executable, str(WORKER), str(tmp_path / "killed"),
+                           *tiny_overrides(tiny_dataset, run, **common)],
+                          env=env, capture_output=True, text=True, timeout=240)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr[-3000:]
+    checkpoints = run / "checkpoints"
+    assert (checkpoints / ".step_4.partial" / "model.safetensors").read_bytes() == b"half written"
+    assert [p.name for p in complete_checkpoints(checkpoints)] == ["step_2"]
+    assert resolve_resume("latest", checkpoints) == checkpoints / "step_2"
+
+    # The next save clears the leftover; the resumed run ends where an uninterrupted one does.
+    summary = train(tiny_config(run, train__resume="latest", **common))
+    assert summary["step"] == 4 and f"resumed from {checkpoints / 'step_2'}" in capsys.readouterr().out
+    assert sorted(p.name for p in checkpoints.iterdir()) == ["step_2", "step_4"]
+    train(tiny_config(tmp_path / "full", **common))
+    _same_weights(tmp_path / "full", run)
+
+
+class _OneProcess:
+    """Just enough of an Accelerator for save_training_state: the main (only) process."""
+
+    is_main_process = True
+
+    def wait_for_everyone(self):
+        pass
+
+    def save_state(self, output_dir):
+        (Path(output_dir) / "model.safetensors").write_bytes(b"weights")
+
+
+@pytest.mark.parametrize("keep_last", [1, 2])
+def test_rotation_never_deletes_the_newest_checkpoint_nor_picks_a_partial(tmp_path, keep_last):
+    checkpoints = tmp_path / "checkpoints"
+    for stale in (".step_9.partial", ".step_3.partial"):  # left by runs killed while saving
+        (checkpoints / stale).mkdir(parents=True)
+        (checkpoints / stale / "model.safetensors").write_bytes(b"half")
+    for step in (1, 2, 3):
+        save_training_state(_OneProcess(), checkpoints, step, keep_last, "config: yes\n")
+        assert resolve_resume("latest", checkpoints) == checkpoints / f"step_{step}"
+    assert [p.name for p in checkpoints.iterdir() if p.name.startswith(".")] == []
+    assert [p.name for p in complete_checkpoints(checkpoints)] == [f"step_{s}" for s in (1, 2, 3)][-keep_last:]
+    assert (checkpoints / "step_3" / "config.yaml").read_text() == "config: yes\n"
+
+
+def test_rotation_keeps_the_checkpoint_just_written_below_an_older_runs_higher_one(tmp_path):
+    # Resumed from step_2 while an earlier attempt had reached step_9: with keep_last=1 the new
+    # step_3 is what this run continues from, so it is kept (step_9 stays: it is not ours to judge).
+    checkpoints = tmp_path / "checkpoints"
+    for step in (2, 9):
+        save_training_state(_OneProcess(), checkpoints, step, 10, "")
+    save_training_state(_OneProcess(), checkpoints, 3, 1, "")
+    assert (checkpoints / "step_3" / "model.safetensors").is_file()
+    assert [p.name for p in complete_checkpoints(checkpoints)] == ["step_3", "step_9"]
