@@ -2,6 +2,7 @@
 machine and the command. Speed goals live here, never in timed tests.
 
     accelerated-seg benchmark data --cases 12 --patch 96 --workers 2
+    accelerated-seg benchmark infer --size 128 128 96 --roi 64 --overlap 0.5 --sw-batch-size 4
 
 ``data``: our training loader (preprocessing cache + memory-mapped patch sampling) against the MONAI
 tutorial pipeline on the same files, cores and patch size: LoadImaged -> EnsureChannelFirstd ->
@@ -9,6 +10,9 @@ Orientationd -> Spacingd -> NormalizeIntensityd -> CropForegroundd -> RandCropBy
 deterministic part in a CacheDataset. Both without augmentation, so the numbers compare the data
 path itself. Reports the cold first epoch (preprocessing/caching included) and steady-state patches/s, timed in
 alternating blocks (the median and every block are recorded: on a shared machine load drifts).
+
+``infer``: the network part of our prediction (sliding window + TTA + softmax) against MONAI's
+``sliding_window_inference`` with the same window settings, volumes/s in alternating blocks.
 """
 
 from __future__ import annotations
@@ -148,6 +152,87 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
     results["speedup_steady_state_per_block"] = [round(a / b, 2) for a, b in zip(rates["ours"], rates["monai_tutorial"])]
     results["speedup_cold_first_epoch"] = round(results["monai_tutorial"]["cold_first_epoch_s"]
                                                 / results["ours"]["cold_first_epoch_s"], 2)
+    return results
+
+
+DEMO_UNET = {"channels": [16, 32, 64, 128], "strides": [2, 2, 2], "num_res_units": 1}  # configs/demo.yaml
+
+
+def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 64, 64), overlap: float = 0.5,
+                    sw_batch_size: int = 4, tta: str = "none", blocks: int = 5, volumes: int = 1,
+                    devices: list[str] | None = None, seed: int = 0) -> dict:
+    """Volumes/s of our prediction's network part against MONAI's ``sliding_window_inference``.
+
+    Ours is ``inference.mirrored_probabilities``: the Gaussian sliding window of every TTA pass
+    (``sliding_window_logits``, i.e. MONAI's ``sliding_window_inference`` with mode="gaussian"),
+    the autocast wrapper, softmax and the TTA average. The baseline calls
+    ``monai.inferers.sliding_window_inference`` with the same roi, overlap, sw_batch_size and
+    mode="gaussian" once per TTA pass on the flipped volume. Both run on the same random volume in
+    alternating timed blocks of ``volumes`` volumes (after one untimed warm-up each); the median
+    and every block are recorded. Without ``model_dir`` the model is the demo's U-Net with random
+    weights (``roi`` is its patch).
+    """
+    from monai.inferers import sliding_window_inference
+
+    from .checkpoint import load_exported
+    from .inference import PredictOptions, mirror_axes, mirrored_probabilities
+    from .models import build_from_spec, model_spec
+
+    torch.manual_seed(seed)
+    if model_dir:
+        model, config = load_exported(model_dir)
+        in_channels, name = config["in_channels"], str(model_dir)
+        roi = tuple(config["patch_size"]) if roi is None else tuple(roi)
+    else:
+        in_channels, name = 1, "unet (demo args, random weights)"
+        model = build_from_spec(model_spec("unet", 1, 3, list(roi), DEMO_UNET))
+    model.eval()
+    options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, tta=tta)
+    flips = mirror_axes(tta)
+    image = torch.randn(1, in_channels, *size)
+    devices = devices or (["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"])
+    results = {"model": name, "volume": list(size), "roi": list(roi), "overlap": overlap,
+               "sw_batch_size": sw_batch_size, "tta": tta, "passes_per_volume": len(flips),
+               "torch_threads": torch.get_num_threads(), "volumes_per_block": volumes, "devices": {}}
+    for device_name in devices:
+        device = torch.device(device_name)
+        model.to(device)
+        volume = image.to(device)
+
+        def sync():
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+
+        @torch.no_grad()
+        def ours():
+            return mirrored_probabilities(model, volume, roi, options, device)
+
+        @torch.no_grad()
+        def monai():
+            for axes in flips:
+                sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size, model,
+                                         overlap=overlap, mode="gaussian")
+
+        runs = {"ours": ours, "monai_sliding_window_inference": monai}
+        for run in runs.values():  # warm-up: allocator, kernels, caches
+            run(), sync()
+        rates = {key: [] for key in runs}
+        for _ in range(blocks):
+            for key, run in runs.items():
+                start = time.perf_counter()
+                for _ in range(volumes):
+                    run()
+                sync()
+                rates[key].append(round(volumes / (time.perf_counter() - start), 4))
+        entry = {key: {"volumes_per_s": float(statistics.median(r)), "volumes_per_s_blocks": r}
+                 for key, r in rates.items()}
+        entry["ratio_ours_to_monai"] = round(entry["ours"]["volumes_per_s"]
+                                             / entry["monai_sliding_window_inference"]["volumes_per_s"], 3)
+        entry["ratio_per_block"] = [round(a / b, 3) for a, b in zip(rates["ours"],
+                                                                  rates["monai_sliding_window_inference"])]
+        if device.type == "cuda":
+            entry["gpu"] = torch.cuda.get_device_name(device)
+        results["devices"][device_name] = entry
     return results
 
 

@@ -58,7 +58,12 @@ def main(argv: list[str] | None = None) -> int:
                         "it would take more than half of the free GPU memory)")
     p.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
     p.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
-    p.add_argument("--device", default=None, help="torch device; CUDA when available")
+    p.add_argument("--device", default=None, help="torch device; CUDA when available (one process only: under "
+                                                   "accelerate launch each process uses its own device)")
+    p.add_argument("--split", choices=["auto", "cases", "windows"], default="auto",
+                   help="under accelerate launch with several processes: share whole cases (balanced by voxel "
+                        "count) or each volume's windows; auto: cases when there are at least as many cases as "
+                        "processes")
 
     p = commands.add_parser("evaluate", help="Dice, HD95 and surface Dice of predictions against reference labels")
     p.add_argument("pred_dir", metavar="PRED", help="folder of predicted label maps <case>.nii.gz")
@@ -84,6 +89,18 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per pipeline")
     b.add_argument("--data-dir", help="reuse this folder for the phantoms and the cache")
     b.add_argument("--output", help="JSON path (default benchmarks/results/data_<cores>cpu.json)")
+    b = targets.add_parser("infer", help="prediction's sliding window volumes/s vs MONAI sliding_window_inference")
+    b.add_argument("--model", help="exported model folder (default: the demo's U-Net with random weights)")
+    b.add_argument("--size", type=int, nargs=3, default=(128, 128, 96), help="volume size in voxels")
+    b.add_argument("--roi", type=int, nargs="+", default=None,
+                   help="window size: one or three numbers (default 64, or the model's patch size with --model)")
+    b.add_argument("--overlap", type=float, default=0.5)
+    b.add_argument("--sw-batch-size", type=int, default=4)
+    b.add_argument("--tta", choices=["none", "axes", "all"], default="none")
+    b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per implementation")
+    b.add_argument("--volumes", type=int, default=1, help="volumes per timed block")
+    b.add_argument("--device", nargs="+", help="devices to measure (default: cpu, and cuda when available)")
+    b.add_argument("--output", help="JSON path (default benchmarks/results/infer_<cores>cpu.json)")
 
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "train":
@@ -138,6 +155,10 @@ def _predict(args, _) -> int:
         return 2
     options = dict(device=args.device, sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta,
                    precision=args.precision, aggregate_on_cpu=args.aggregate_on_cpu)
+    from .inference_distributed import launched_with_several_processes
+
+    if launched_with_several_processes():
+        return _predict_distributed(args, options)
     try:
         if args.input:  # the older form: channels named one by one, output is the label map itself
             probs = probabilities_path(args.output) if args.probabilities else None
@@ -150,6 +171,33 @@ def _predict(args, _) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0
+
+
+def _predict_distributed(args, options) -> int:
+    from pathlib import Path
+
+    from .inference import InputCase
+    from .inference_distributed import predict_distributed, process_state
+
+    state = process_state()
+    if options.pop("device"):
+        if state.is_main_process:
+            print("error: --device names one device, but each of the launched processes runs on its own "
+                  f"({state.num_processes} processes); drop --device", file=sys.stderr)
+        return 2
+    try:
+        inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
+        written = predict_distributed(args.model, inputs, args.output, accelerator=state, split=args.split,
+                                      probabilities=args.probabilities, progress=print, **options)
+        if state.is_main_process:
+            print(f"{len(written)} case(s) segmented by {state.num_processes} processes")
+        code = 0
+    except (ValueError, FileNotFoundError, RuntimeError) as error:
+        if state.is_main_process:
+            print(f"error: {error}", file=sys.stderr)
+        code = 1
+    state.destroy_process_group()
+    return code
 
 
 def _evaluate(args, _) -> int:
@@ -179,8 +227,19 @@ def _mean_std(stats: dict) -> str:
 
 
 def _benchmark(args, _) -> int:
-    from .benchmark import benchmark_data, write_result
+    from .benchmark import benchmark_data, benchmark_infer, write_result
 
+    if args.target == "infer":
+        roi = None if args.roi is None else tuple(args.roi * 3 if len(args.roi) == 1 else args.roi)
+        if roi is None and not args.model:
+            roi = (64, 64, 64)
+        results = benchmark_infer(args.model, size=tuple(args.size), roi=roi, overlap=args.overlap,
+                                  sw_batch_size=args.sw_batch_size, tta=args.tta, blocks=args.blocks,
+                                  volumes=args.volumes, devices=args.device)
+        path = write_result(f"infer_{os.cpu_count()}cpu", results, args.output)
+        print(json.dumps(results, indent=1))
+        print(f"wrote {path}")
+        return 0
     results = benchmark_data(cases=args.cases, size_mm=args.size_mm, spacing_mm=args.spacing_mm, patch=args.patch,
                              workers=args.workers, batch=args.batch, batches=args.batches, blocks=args.blocks,
                              data_dir=args.data_dir)

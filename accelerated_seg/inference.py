@@ -2,7 +2,8 @@
 
 ``sliding_window_logits`` is used by validation during training and by prediction, so the numbers
 reported during training are the ones a user gets from the exported model. Nothing here imports the
-training loop or knows about processes.
+training loop or knows about processes (``inference_distributed`` spreads the same functions over
+the processes of an ``accelerate launch``).
 
 The prediction of one case, top-down (``predict_case``):
 
@@ -375,7 +376,8 @@ def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
 @torch.no_grad()
 def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image: torch.Tensor,
                            roi_size: Sequence[int], options: PredictOptions, device: torch.device,
-                           stitch_device: torch.device | None = None) -> torch.Tensor:
+                           stitch_device: torch.device | None = None, *,
+                           window_logits: Callable[..., torch.Tensor] | None = None) -> torch.Tensor:
     """Softmax probabilities of a preprocessed (1, C, X, Y, Z) volume, averaged over the mirrorings.
 
     Args:
@@ -385,6 +387,8 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
         options: sliding window, TTA and precision settings.
         device: where the windows run.
         stitch_device: where the whole-volume buffers live (``aggregation_device``); ``device`` if None.
+        window_logits: replaces ``sliding_window_logits`` (same arguments), e.g. one that runs only
+            this process's share of the windows and sums the shares of all processes.
 
     Returns:
         (1, classes, X, Y, Z) float32 on the CPU.
@@ -392,12 +396,13 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
     stitch_device = stitch_device or device
     predictor = autocast_windows(model, options.precision, device)
     image = image.to(stitch_device)  # the whole volume lives where it is stitched; windows move to `device`
+    window_logits = window_logits or sliding_window_logits
     flips = mirror_axes(options.tta)
     total = None
     for axes in flips:
         flipped = image.flip(axes) if axes else image
-        logits = sliding_window_logits(predictor, flipped, roi_size, options.sw_batch_size, options.overlap,
-                                       sw_device=device, device=stitch_device)
+        logits = window_logits(predictor, flipped, roi_size, options.sw_batch_size, options.overlap,
+                               sw_device=device, device=stitch_device)
         probs = torch.softmax(logits.float(), dim=1)
         del logits  # one volume of logits at a time, not two
         probs = probs.flip(axes) if axes else probs  # back to the input's orientation before averaging
@@ -408,7 +413,8 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
 @torch.no_grad()
 def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | Path], output: str | Path, *,
                  device: torch.device, options: PredictOptions = PredictOptions(),
-                 probabilities_output: str | Path | None = None) -> Path:
+                 probabilities_output: str | Path | None = None,
+                 window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True) -> Path | None:
     """Segment one case with a loaded model and write its label map in the input's geometry.
 
     Args:
@@ -420,9 +426,12 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
         options: sliding window, TTA, precision, aggregation.
         probabilities_output: also write the class probabilities here: float32 (X, Y, Z, classes)
             with the input's affine and header.
+        window_logits: replaces ``sliding_window_logits`` (see ``mirrored_probabilities``).
+        write: False computes the network's part only and writes nothing (a helper process of a
+            prediction whose windows are split over processes); returns None.
 
     Returns:
-        ``output``.
+        ``output`` (None when ``write`` is False).
     """
     paths = [Path(p) for p in channels]
     if len(paths) != config["in_channels"]:
@@ -437,7 +446,9 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     needed = aggregation_bytes(image.shape[1:], config["num_classes"], config["in_channels"])
     stitch_device = aggregation_device(device, needed, options.aggregate_on_cpu)
     probs = mirrored_probabilities(model, image.as_tensor()[None], config["patch_size"], options, device,
-                                   stitch_device)[0]
+                                   stitch_device, window_logits=window_logits)[0]
+    if not write:
+        return None
 
     restored = _to_input_grid(probs, image, transform)
     if restored.shape[1:] != reference.shape[:3]:
@@ -508,6 +519,21 @@ def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path
                         probabilities_output=probabilities_output)
 
 
+def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
+    """The label map of each case: ``output/<case>.nii.gz``, or ``output`` itself for one case.
+
+    Raises:
+        DataError: ``output`` is a file name (``.nii.gz``/``.nii``) but there is not exactly one case.
+    """
+    if nifti_stem(output) is not None:  # a file name: the inputs must be exactly one case
+        if len(cases) != 1:
+            raise DataError(f"--output {output} is one file, but the inputs hold {len(cases)} cases "
+                            f"({', '.join(c.id for c in cases[:5])}{', ...' if len(cases) > 5 else ''}); "
+                            f"give a folder as --output")
+        return [Path(output)]
+    return [Path(output) / f"{case.id}.nii.gz" for case in cases]
+
+
 def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: str | Path, *,
                   device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
@@ -538,14 +564,7 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     check_precision(options.precision, device)
     model, config = load_exported(model_dir)
     cases = collect_cases(inputs, config)
-    if nifti_stem(output) is not None:  # a file name: the inputs must be exactly one case
-        if len(cases) != 1:
-            raise DataError(f"--output {output} is one file, but the inputs hold {len(cases)} cases "
-                            f"({', '.join(c.id for c in cases[:5])}{', ...' if len(cases) > 5 else ''}); "
-                            f"give a folder as --output")
-        outputs = [Path(output)]
-    else:
-        outputs = [Path(output) / f"{case.id}.nii.gz" for case in cases]
+    outputs = output_paths(cases, output)
     model.to(device)
     for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
         predict_case(model, config, case.channels, label_path, device=device, options=options,

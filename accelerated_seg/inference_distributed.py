@@ -1,0 +1,240 @@
+"""Prediction spread over the processes of an ``accelerate launch``: cases, or one volume's windows.
+
+    accelerate launch --num_processes 4 -m accelerated_seg.cli predict --model MODEL scans/ --output preds/
+
+Two ways to share the work (``split``):
+
+``cases``
+    Each process segments whole cases and writes their outputs itself. Cases are assigned by their
+    voxel count on the preprocessed grid, greedy longest-processing-time first: largest case first,
+    each to the process with the fewest voxels so far (ties: lowest process index). Deterministic,
+    so every process computes the same plan without talking to the others.
+``windows``
+    Every process reads and preprocesses the case, runs MONAI's Gaussian sliding window but lets the
+    network see only its share of the window batches (batch ``b`` goes to process ``b % N``; the
+    others contribute zeros), and the weighted logits of all processes are summed
+    (``accelerate.utils.reduce``). The main process then takes the softmax, inverts the geometry and
+    writes. The weight map is the same on every process, so the sum equals the single-process
+    blend up to the order of float additions.
+``auto`` (default)
+    ``cases`` when there are at least as many cases as processes, else ``windows`` case by case.
+
+With one process this is ``inference.predict_cases``. The process-agnostic pieces all live in
+``inference``; this module only decides who does what and combines the results.
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Callable, Sequence
+
+import nibabel as nib
+import numpy as np
+import torch
+
+from .checkpoint import load_exported
+from .inference import (
+    InputCase,
+    PredictOptions,
+    check_precision,
+    collect_cases,
+    output_paths,
+    predict_case,
+    predict_cases,
+    preprocess_settings,
+    probabilities_path,
+    sliding_window_logits,
+)
+
+SPLITS = ("auto", "cases", "windows")
+
+
+def case_voxels(case: InputCase, spacing: Sequence[float] | None = None) -> int:
+    """Voxels of a case on the preprocessed grid, from the first channel's header (no data read).
+
+    With a target ``spacing`` the count is the field of view in mm^3 over the voxel volume, which
+    does not depend on the orientation. The foreground crop is not known before reading; ignored.
+    """
+    header = nib.load(str(case.channels[0])).header
+    shape = np.asarray(header.get_data_shape()[:3], dtype=float)
+    if spacing is None:
+        return int(np.prod(shape))
+    zooms = np.asarray(header.get_zooms()[:3], dtype=float)
+    return int(round(np.prod(shape * zooms) / np.prod(np.asarray(spacing, dtype=float))))
+
+
+def balance_by_voxels(voxels: Sequence[int], num_ranks: int) -> list[list[int]]:
+    """Greedy longest-processing-time assignment of items (by weight) to ``num_ranks`` ranks.
+
+    Largest first (ties: lower index first), each to the least-loaded rank (ties: lowest rank).
+    Returns each rank's item indices in ascending order.
+
+    Example:
+        >>> balance_by_voxels([100, 60, 50, 40, 10], 2)
+        [[0, 3], [1, 2, 4]]
+    """
+    if num_ranks < 1:
+        raise ValueError(f"num_ranks must be at least 1, got {num_ranks}")
+    loads = [0] * num_ranks
+    shares: list[list[int]] = [[] for _ in range(num_ranks)]
+    for index in sorted(range(len(voxels)), key=lambda i: (-voxels[i], i)):
+        rank = min(range(num_ranks), key=lambda r: (loads[r], r))
+        loads[rank] += voxels[index]
+        shares[rank].append(index)
+    return [sorted(share) for share in shares]
+
+
+def choose_split(split: str, num_cases: int, num_processes: int) -> str:
+    """``cases`` or ``windows`` for ``split`` (``auto``: cases when every process gets at least one)."""
+    if split not in SPLITS:
+        raise ValueError(f"split {split!r} is not known; choose one of: {', '.join(SPLITS)}")
+    if split != "auto":
+        return split
+    return "cases" if num_cases >= num_processes else "windows"
+
+
+class WindowShare:
+    """A window predictor that runs only this process's window batches and returns zeros for the rest.
+
+    MONAI's sliding window calls the predictor once per batch of ``sw_batch_size`` windows, in a
+    fixed order; batch ``b`` belongs to process ``b % num_processes``. Call ``reset`` before each
+    sliding window.
+    """
+
+    def __init__(self, predictor: Callable[[torch.Tensor], torch.Tensor], process_index: int, num_processes: int,
+                 out_channels: int):
+        self.predictor, self.process_index, self.num_processes = predictor, process_index, num_processes
+        self.out_channels = out_channels
+        self.calls = 0
+
+    def reset(self) -> None:
+        self.calls = 0
+
+    def __call__(self, windows: torch.Tensor) -> torch.Tensor:
+        batch, self.calls = self.calls, self.calls + 1
+        if batch % self.num_processes == self.process_index:
+            return self.predictor(windows)
+        return windows.new_zeros((windows.shape[0], self.out_channels, *windows.shape[2:]), dtype=torch.float32)
+
+
+def shared_window_logits(accelerator, out_channels: int) -> Callable[..., torch.Tensor]:
+    """A ``sliding_window_logits`` replacement: this process's share of the windows, summed over processes.
+
+    Every process must call it for the same volume (it is a collective operation). The sum is taken
+    on ``accelerator.device`` (what the process group's backend needs) and returned where the volume
+    is stitched.
+    """
+    from accelerate.utils import reduce
+
+    def window_logits(predictor, image, roi_size, sw_batch_size=4, overlap=0.25, *, sw_device=None, device=None):
+        share = WindowShare(predictor, accelerator.process_index, accelerator.num_processes, out_channels)
+        partial = sliding_window_logits(share, image, roi_size, sw_batch_size, overlap, sw_device=sw_device,
+                                        device=device)
+        return reduce(partial.to(accelerator.device), reduction="sum").to(partial.device)
+
+    return window_logits
+
+
+def process_state():
+    """accelerate's ``PartialState`` of this launch: gloo on the CPU when asked (ACCELERATE_USE_CPU) or
+    when there is no GPU, else the GPU backend with one device per process."""
+    from accelerate import PartialState
+    from accelerate.utils import parse_flag_from_env
+
+    return PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU") or not torch.cuda.is_available())
+
+
+def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Sequence[InputCase],
+                        output: str | Path, *,
+                        accelerator=None, split: str = "auto", sw_batch_size: int = 4, overlap: float = 0.5,
+                        tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
+                        probabilities: bool = False, progress: Callable[[str], None] | None = None) -> list[Path]:
+    """``predict_cases`` over every process of an ``accelerate launch``; call it on every process.
+
+    Args:
+        inputs: NIfTI files, folders or patterns (grouped into cases by channel naming), or the
+            cases themselves (``InputCase``: one file per channel in the model's order).
+        model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu,
+            probabilities: as in ``inference.predict_cases``.
+        accelerator: an ``accelerate.Accelerator`` (or ``PartialState``); one is made when None. Each
+            process runs on its ``accelerator.device``.
+        split: ``auto``, ``cases`` or ``windows`` (module docstring).
+        progress: called with one line per case this process wrote, and (main process) the plan.
+
+    Returns:
+        Every case's label map, in case order, on every process. All files exist when it returns.
+
+    Raises:
+        DataError: bad inputs (found identically by every process, before any work).
+        RuntimeError: a case failed on some process; the message holds each failure.
+
+    Example:
+        >>> predict_distributed("output/demo/best_model", ["scans/"], "predictions")  # doctest: +SKIP
+    """
+    accelerator = accelerator or process_state()
+    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu)
+    num_processes, rank = accelerator.num_processes, accelerator.process_index
+    given_cases = bool(inputs) and all(isinstance(item, InputCase) for item in inputs)
+    if num_processes == 1 and not given_cases:
+        return predict_cases(model_dir, inputs, output, device=accelerator.device, sw_batch_size=sw_batch_size,
+                             overlap=overlap, tta=tta, precision=precision, aggregate_on_cpu=aggregate_on_cpu,
+                             probabilities=probabilities, progress=progress)
+    device = accelerator.device
+    check_precision(options.precision, device)
+    model, config = load_exported(model_dir)
+    cases = list(inputs) if given_cases else collect_cases(inputs, config)
+    outputs = output_paths(cases, output)
+    mode = choose_split(split, len(cases), num_processes)
+    model.to(device).eval()
+    say = progress if progress and accelerator.is_main_process else None
+
+    def probs_path(path):
+        return probabilities_path(path) if probabilities else None
+
+    errors: list[str] = []
+    if mode == "cases":
+        settings = preprocess_settings(config)
+        voxels = [case_voxels(case, settings.spacing) for case in cases]
+        shares = balance_by_voxels(voxels, num_processes)
+        if say:
+            loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
+            say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
+        for number, index in enumerate(shares[rank], 1):
+            case = cases[index]
+            try:
+                predict_case(model, config, case.channels, outputs[index], device=device, options=options,
+                             probabilities_output=probs_path(outputs[index]))
+            except Exception as error:  # noqa: BLE001 - reported by every process below, no hang
+                errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}\n"
+                              f"{traceback.format_exc()}")
+                continue
+            if progress:
+                progress(f"[process {rank}: {number}/{len(shares[rank])}] {case.id}: wrote {outputs[index]}")
+    else:
+        if say:
+            say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
+        window_logits = shared_window_logits(accelerator, config["num_classes"])
+        for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
+            # Collective: an error here is raised by every process alike (same files, same settings).
+            predict_case(model, config, case.channels, label_path, device=device, options=options,
+                         probabilities_output=probs_path(label_path), window_logits=window_logits,
+                         write=accelerator.is_main_process)
+            if say:
+                say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+
+    from accelerate.utils import gather_object
+
+    failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
+    if failures:
+        raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
+    accelerator.wait_for_everyone()
+    return outputs
+
+
+def launched_with_several_processes() -> bool:
+    """True under ``accelerate launch``/``torchrun`` with more than one process (from the environment)."""
+    import os
+
+    return int(os.environ.get("WORLD_SIZE", "1")) > 1
+

@@ -1,0 +1,41 @@
+"""Run by the distributed prediction tests under ``accelerate launch``: ``predict_distributed`` for
+each job of a JSON list, then write this rank's outcome to ``<prefix>.rank<N>.json``.
+
+    infer_worker.py PREFIX '[{"model_dir": ..., "inputs": [...], "output": ..., "split": "cases"}, ...]'
+"""
+
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+
+def main() -> None:
+    prefix, jobs = sys.argv[1], json.loads(sys.argv[2])
+    rank = int(os.environ.get("RANK", "0"))
+    result = {"ok": True, "rank": rank, "jobs": []}
+    try:
+        from accelerated_seg.inference_distributed import predict_distributed, process_state
+
+        state = process_state()
+        result.update(num_processes=state.num_processes, device=str(state.device))
+        for job in jobs:
+            lines = []
+            written = predict_distributed(job.pop("model_dir"), job.pop("inputs"), job.pop("output"),
+                                          accelerator=state, progress=lines.append, **job)
+            result["jobs"].append({"written": [str(p) for p in written], "lines": lines})
+    except Exception as error:  # noqa: BLE001 - the test reads the error from the file
+        result = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
+    Path(f"{prefix}.rank{rank}.json").write_text(json.dumps(result))
+    # gloo sometimes aborts at interpreter exit after all work is done; leave without that teardown.
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+    sys.stdout.flush(), sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

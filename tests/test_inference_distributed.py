@@ -1,0 +1,180 @@
+"""Prediction over 2 processes (accelerate launch, gloo on the CPU) equals single-process prediction:
+cases split by voxel count, and one volume's windows split and blended on the main process."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+import pytest
+import torch
+
+from accelerated_seg.checkpoint import write_export
+from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.inference import InputCase, predict_file, sliding_window_logits
+from accelerated_seg.inference_distributed import (
+    WindowShare,
+    balance_by_voxels,
+    case_voxels,
+    choose_split,
+)
+from accelerated_seg.models import build_from_spec, model_spec
+
+from test_distributed import ROOT, _free_port  # tests/ is on sys.path (rootdir-style test imports)
+
+WORKER = Path(__file__).with_name("infer_worker.py")
+PATCH = [16, 16, 16]
+TINY_UNET = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+SIZES_MM = {"small": (40.0, 40.0, 32.0), "medium": (60.0, 56.0, 48.0), "big": (80.0, 72.0, 64.0)}
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """A random-weight export (2 mm spacing) and 6 cases of three sizes in one folder, some non-RAS."""
+    root = tmp_path_factory.mktemp("dist_infer")
+    spec = model_spec("unet", 1, 3, PATCH, TINY_UNET)
+    torch.manual_seed(0)
+    tensors = {k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}
+    write_export(tensors, spec, {"labels": {"0": "background", "1": "ventricles", "2": "lesion"}, "in_channels": 1,
+                                 "num_classes": 3, "patch_size": PATCH, "spacing": [2.0, 2.0, 2.0]}, root / "model")
+    scans = root / "scans"
+    scans.mkdir()
+    for name, count in (("small", 4), ("medium", 1), ("big", 1)):
+        write_synthetic_dataset(root / name, num_cases=count, num_validation=0, seed=1, size_mm=SIZES_MM[name],
+                                spacing_mm=2.0)
+        for i, path in enumerate(sorted((root / name / "imagesTr").glob("*.nii.gz"))):
+            shutil.copy(path, scans / f"{name}_{i}.nii.gz")
+    return root
+
+
+def launch_two(prefix: Path, args: list[str], module: bool = False, timeout: int = 240):
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+           "--main_process_port", str(_free_port()), *(["-m"] if module else []), *args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=prefix.parent)
+
+
+def read(path):
+    return np.asanyarray(nib.load(path).dataobj)
+
+
+def assert_same_prediction(got: Path, expected: Path, probabilities: bool):
+    assert got.is_file(), got
+    np.testing.assert_array_equal(read(got), read(expected))
+    assert nib.load(got).header.get_data_dtype() == nib.load(expected).header.get_data_dtype()
+    np.testing.assert_allclose(nib.load(got).affine, nib.load(expected).affine)
+    if probabilities:
+        stem = lambda p: p.with_name(p.name.replace(".nii.gz", "_probs.nii.gz"))  # noqa: E731
+        np.testing.assert_allclose(read(stem(got)), read(stem(expected)), rtol=0, atol=1e-5)
+
+
+# --------------------------------------------------------------------------------------------------
+# The plan, and the window share in one process
+# --------------------------------------------------------------------------------------------------
+
+
+def test_cases_are_balanced_largest_first_to_the_least_loaded_process():
+    assert balance_by_voxels([100, 60, 50, 40, 10], 2) == [[0, 3], [1, 2, 4]]
+    assert balance_by_voxels([5, 5, 5, 5], 2) == [[0, 2], [1, 3]]  # ties: lower index, lower rank
+    assert balance_by_voxels([7], 3) == [[0], [], []]
+    # Round-robin would give [1000, 1, 1, 1] -> rank 0: 1001, rank 1: 2; LPT isolates the big case.
+    assert balance_by_voxels([1000, 1, 1, 1], 2) == [[0], [1, 2, 3]]
+
+
+def test_split_auto_uses_windows_only_when_some_process_would_get_no_case():
+    assert choose_split("auto", 5, 2) == "cases"
+    assert choose_split("auto", 2, 2) == "cases"
+    assert choose_split("auto", 1, 2) == "windows"
+    assert choose_split("windows", 9, 2) == "windows"
+    with pytest.raises(ValueError, match="split"):
+        choose_split("rows", 1, 2)
+
+
+def test_case_voxels_count_the_preprocessed_grid(data):
+    small = InputCase("s", (data / "scans" / "small_0.nii.gz",))
+    shape = nib.load(small.channels[0]).shape
+    assert case_voxels(small) == int(np.prod(shape))
+    zooms = nib.load(small.channels[0]).header.get_zooms()
+    assert case_voxels(small, (4.0, 4.0, 4.0)) == round(np.prod(np.multiply(shape, zooms)) / 64)
+
+
+@pytest.mark.parametrize("processes", [2, 3])
+def test_the_window_shares_of_all_processes_sum_to_the_single_process_blend(processes):
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv3d(1, 3, 3, padding=1), torch.nn.Tanh()).eval()
+    image = torch.randn(1, 1, 40, 36, 30)
+    with torch.no_grad():
+        full = sliding_window_logits(net, image, PATCH, 4, 0.5)
+        shares = [sliding_window_logits(WindowShare(net, rank, processes, 3), image, PATCH, 4, 0.5)
+                  for rank in range(processes)]
+    assert all(share.abs().sum() > 0 for share in shares)  # every process got windows
+    torch.testing.assert_close(sum(shares), full, rtol=0, atol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------------
+# Real 2-process runs
+# --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.distributed
+def test_two_processes_predict_like_one_by_cases_and_by_windows(data, tmp_path):
+    model, scans = data / "model", data / "scans"
+    jobs = [
+        # 6 cases of 3 sizes >= 2 processes: split by cases (auto), with probabilities.
+        {"model_dir": str(model), "inputs": [str(scans)], "output": str(tmp_path / "cases"), "probabilities": True},
+        # One volume: its windows split over both processes, mirrored TTA, one output file.
+        {"model_dir": str(model), "inputs": [str(scans / "big_0.nii.gz")], "output": str(tmp_path / "big.nii.gz"),
+         "tta": "axes", "probabilities": True},
+    ]
+    prefix = tmp_path / "result"
+    proc = launch_two(prefix, [str(WORKER), str(prefix), json.dumps(jobs)])
+    results = []
+    for rank in range(2):
+        path = Path(f"{prefix}.rank{rank}.json")
+        assert path.is_file(), f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+        results.append(json.loads(path.read_text()))
+        assert results[-1]["ok"], results[-1].get("traceback")
+    assert [r["num_processes"] for r in results] == [2, 2]
+
+    # Case split: the plan is the voxel-balanced one, each case written once, by its process.
+    names = sorted(p.name for p in scans.iterdir())
+    voxels = [int(np.prod(nib.load(scans / n).shape)) for n in names]  # 2 mm inputs, 2 mm model: no resampling
+    plan = balance_by_voxels(voxels, 2)
+    for rank, share in enumerate(plan):
+        wrote = sorted(line.split("] ")[1].split(":")[0] for line in results[rank]["jobs"][0]["lines"] if "wrote" in line)
+        assert wrote == sorted(names[i].replace(".nii.gz", "") for i in share)
+    assert results[0]["jobs"][0]["written"] == results[1]["jobs"][0]["written"] == \
+        [str(tmp_path / "cases" / n) for n in names]
+    assert "split: 6 case(s) over 2 processes" in results[0]["jobs"][0]["lines"][0]
+    assert "windows" in results[0]["jobs"][1]["lines"][0]
+
+    reference = tmp_path / "reference"
+    for name in names:
+        predict_file(model, scans / name, reference / name, device="cpu",
+                     probabilities_output=reference / name.replace(".nii.gz", "_probs.nii.gz"))
+        assert_same_prediction(tmp_path / "cases" / name, reference / name, probabilities=True)
+    predict_file(model, scans / "big_0.nii.gz", reference / "big_tta.nii.gz", device="cpu", tta="axes",
+                 probabilities_output=reference / "big_tta_probs.nii.gz")
+    assert_same_prediction(tmp_path / "big.nii.gz", reference / "big_tta.nii.gz", probabilities=True)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("big")) == ["big.nii.gz",
+                                                                                     "big_probs.nii.gz"]
+
+
+@pytest.mark.distributed
+def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
+    model, scans = data / "model", data / "scans"
+    proc = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(model),
+                                       str(scans / "medium_0.nii.gz"), str(scans / "small_1.nii.gz"),
+                                       "--output", str(tmp_path / "out"), "--split", "windows"], module=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "split: the windows of each of 2 case(s) over 2 processes" in proc.stdout
+    assert "2 case(s) segmented" in proc.stdout
+    for name in ("medium_0.nii.gz", "small_1.nii.gz"):
+        predict_file(model, scans / name, tmp_path / "reference" / name, device="cpu")
+        assert_same_prediction(tmp_path / "out" / name, tmp_path / "reference" / name, probabilities=False)
