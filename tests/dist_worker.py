@@ -7,39 +7,15 @@ SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would befo
 KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGKILL its own process.
 """
 
-import json
 import os
 import signal
 import sys
 import traceback
 from pathlib import Path
 
+from monai.losses import DiceCELoss
 
-def inject_nan_loss(calls: set[int]) -> None:
-    from monai.losses import DiceCELoss
-
-    original, count = DiceCELoss.forward, {"n": 0}
-
-    def forward(self, input, target):
-        loss = original(self, input, target)
-        count["n"] += 1
-        return loss * float("nan") if count["n"] - 1 in calls else loss
-
-    DiceCELoss.forward = forward
-
-
-def signal_self_at(call: int, signum: int) -> None:
-    from monai.losses import DiceCELoss
-
-    original, count = DiceCELoss.forward, {"n": 0}
-
-    def forward(self, input, target):
-        if count["n"] == call:
-            os.kill(os.getpid(), signum)
-        count["n"] += 1
-        return original(self, input, target)
-
-    DiceCELoss.forward = forward
+from faults import loss_forward_with, nan_on, signal_on, write_result_and_exit  # tests/ is this script's folder
 
 
 def kill_during_save(nth: int) -> None:
@@ -61,9 +37,10 @@ def main() -> None:
     prefix, overrides = sys.argv[1], sys.argv[2:]
     rank = int(os.environ.get("RANK", "0"))
     if os.environ.get("NAN_RANK") == str(rank):
-        inject_nan_loss({int(c) for c in os.environ["NAN_CALLS"].split(",")})
+        DiceCELoss.forward = loss_forward_with(nan_on({int(c) for c in os.environ["NAN_CALLS"].split(",")}))
     if os.environ.get("SIGNAL_RANK") == str(rank):
-        signal_self_at(int(os.environ["SIGNAL_CALL"]), getattr(signal, os.environ.get("SIGNAL", "SIGTERM")))
+        DiceCELoss.forward = loss_forward_with(
+            signal_on(int(os.environ["SIGNAL_CALL"]), getattr(signal, os.environ.get("SIGNAL", "SIGTERM"))))
     if os.environ.get("KILL_IN_SAVE"):
         kill_during_save(int(os.environ["KILL_IN_SAVE"]))
     try:
@@ -73,14 +50,7 @@ def main() -> None:
         result = {"ok": True, **train(load_config(None, overrides))}
     except Exception as error:  # noqa: BLE001 - the test reads the error from the file
         result = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
-    Path(f"{prefix}.rank{rank}.json").write_text(json.dumps(result))
-    # gloo sometimes aborts at interpreter exit after all work is done; leave without that teardown.
-    import torch.distributed as dist
-
-    if dist.is_available() and dist.is_initialized():
-        dist.destroy_process_group()
-    sys.stdout.flush(), sys.stderr.flush()
-    os._exit(0)
+    write_result_and_exit(prefix, rank, result)
 
 
 if __name__ == "__main__":

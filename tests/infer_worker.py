@@ -8,7 +8,8 @@ import json
 import os
 import sys
 import traceback
-from pathlib import Path
+
+from faults import write_result_and_exit  # tests/ is this script's folder
 
 
 def main() -> None:
@@ -27,14 +28,7 @@ def main() -> None:
             result["jobs"].append({"written": [str(p) for p in written], "lines": lines})
     except Exception as error:  # noqa: BLE001 - the test reads the error from the file
         result = {"ok": False, "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
-    Path(f"{prefix}.rank{rank}.json").write_text(json.dumps(result))
-    # gloo sometimes aborts at interpreter exit after all work is done; leave without that teardown.
-    import torch.distributed as dist
-
-    if dist.is_available() and dist.is_initialized():
-        dist.destroy_process_group()
-    sys.stdout.flush(), sys.stderr.flush()
-    os._exit(0)
+    write_result_and_exit(prefix, rank, result)
 
 
 if __name__ == "__main__":

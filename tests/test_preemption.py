@@ -12,7 +12,6 @@ from safetensors.torch import load_file
 
 import accelerated_seg.train as train_module
 from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, save_training_state
-from accelerated_seg.config import load_config
 from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
@@ -30,16 +29,9 @@ def _signal_self_at(monkeypatch, call: int, signum: int) -> None:
     """Send ``signum`` to this process at the given 0-based forward call, as a scheduler would."""
     from monai.losses import DiceCELoss
 
-    original, count = DiceCELoss.forward, {"n": 0}
+    from faults import loss_forward_with, signal_on
 
-    def forward(self, input, target):
-        if count["n"] == call:
-            os.kill(os.getpid(), signum)
-        count["n"] += 1
-        return original(self, input, target)
-
-    monkeypatch.setattr(DiceCELoss, "forward", forward)
-
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(call, signum)))
 
 def test_sigusr1_saves_the_state_returns_preempted_and_resume_matches(tiny_config, tmp_path, monkeypatch, capsys):
     # 6 cases x 2 patches = 6 batches of 2 per epoch; the signal arrives during step 2's forward.

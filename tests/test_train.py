@@ -68,17 +68,11 @@ def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, re
 
 
 def _nan_loss_on_steps(monkeypatch, bad_calls):
-    """Make the loss NaN on the given (0-based) forward calls."""
     from monai.losses import DiceCELoss
 
-    original, calls = DiceCELoss.forward, {"n": 0}
+    from faults import loss_forward_with, nan_on
 
-    def forward(self, input, target):
-        loss = original(self, input, target)
-        calls["n"] += 1
-        return loss * float("nan") if calls["n"] - 1 in bad_calls else loss
-
-    monkeypatch.setattr(DiceCELoss, "forward", forward)
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(nan_on(bad_calls)))
 
 
 def test_a_non_finite_step_is_skipped_and_training_goes_on(tiny_config, tmp_path, monkeypatch, capsys):

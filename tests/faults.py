@@ -1,0 +1,47 @@
+"""Test helpers shared by in-process tests and the launched worker scripts.
+
+Fault injection: a DiceCELoss.forward that misbehaves at chosen 0-based forward calls (a NaN loss, a
+scheduler's signal). Worker exit: write this rank's result file, then leave without the interpreter
+teardown where gloo sometimes aborts after all work is done.
+"""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def loss_forward_with(hook):
+    """A DiceCELoss.forward that passes each call's loss through ``hook(call_index, loss)``."""
+    from monai.losses import DiceCELoss
+
+    original, count = DiceCELoss.forward, {"n": 0}
+
+    def forward(self, input, target):
+        call, count["n"] = count["n"], count["n"] + 1
+        return hook(call, original(self, input, target))
+
+    return forward
+
+
+def nan_on(calls):
+    return lambda call, loss: loss * float("nan") if call in calls else loss
+
+
+def signal_on(call_at: int, signum: int):
+    def hook(call, loss):
+        if call == call_at:
+            os.kill(os.getpid(), signum)
+        return loss
+
+    return hook
+
+
+def write_result_and_exit(prefix, rank: int, result: dict) -> None:
+    Path(f"{prefix}.rank{rank}.json").write_text(json.dumps(result))
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
+    sys.stdout.flush(), sys.stderr.flush()
+    os._exit(0)
