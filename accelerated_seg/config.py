@@ -94,6 +94,9 @@ class TrainConfig:
     max_nonfinite_steps: int = 5  # stop after this many optimizer steps in a row with a non-finite loss
     resume: Optional[str] = None  # "latest" or a checkpoint folder
     trackers: str = "tensorboard"  # accelerate tracker name(s), comma separated, or "none"
+    # An FSDP/DeepSpeed profile that cannot take effect here (e.g. on a CPU) is an error unless this
+    # is true; then the run goes on with what accelerate runs instead and says so.
+    allow_strategy_fallback: bool = False
     progress_bar: bool = True
     sw_batch_size: int = 4  # sliding-window batch during validation
     sw_overlap: float = 0.25

@@ -96,6 +96,9 @@ def _train(cfg: Config, manifest: Manifest | None, signals: PreemptionSignals) -
     say = accelerator.print
     say(f"strategy: {strategy_in_effect(accelerator)}")
     if warning := fallback_warning(accelerator):
+        if not cfg.train.allow_strategy_fallback:
+            raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
+                              f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true to run anyway.")
         say(warning)
     say(plan.describe())
     set_seed(cfg.train.seed)  # same initial weights on every rank

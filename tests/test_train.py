@@ -138,11 +138,17 @@ def test_bad_input_stops_before_training_naming_the_file(tiny_config, tiny_datas
     assert not (out / "checkpoints").exists() and not (out / "model").exists()
 
 
-def test_a_sharded_profile_that_cannot_take_effect_is_reported(tiny_config, tmp_path, monkeypatch, capsys):
+def test_a_sharded_profile_that_cannot_take_effect_is_an_error_unless_fallback_is_allowed(
+        tiny_config, tmp_path, monkeypatch, capsys):
     # What `accelerate launch --config_file configs/accelerate/fsdp.yaml` exports, on a machine without GPUs.
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    refused = tmp_path / "refused"
+    with pytest.raises(Exception, match="asked for FSDP, but it is NOT in effect.*allow_strategy_fallback"):
+        train(tiny_config(refused, train__max_steps=1, train__val_every=0))
+    assert not (refused / "checkpoints").exists()
+
     out = tmp_path / "run"
-    train(tiny_config(out, train__max_steps=1, train__val_every=0))
+    train(tiny_config(out, train__max_steps=1, train__val_every=0, train__allow_strategy_fallback="true"))
     assert "asked for FSDP, but it is NOT in effect" in capsys.readouterr().out
     info = json.loads((out / "run_info.json").read_text())
     assert "FSDP" in info["strategy_warning"] and "single process" in info["strategy"]
