@@ -1,11 +1,12 @@
 """nobrainer-style Python API over the same pieces the command line uses.
 
-    from accelerated_seg.estimator import Dataset
+    from accelerated_seg.estimator import Dataset, Segmentation
 
     pairs = [("sub-01_T1w.nii.gz", "sub-01_mask.nii.gz"), ...]
     data = Dataset.from_files(pairs, block_shape=(128, 128, 128), n_classes=2).batch(4).binarize().augment()
     loader = data.loader()            # the training loop's own patch pipeline, in this process
-    summary = data.fit(config)        # or train on it with the one training loop
+    model = Segmentation("unet").fit(data, epochs=50)       # the one training loop
+    label_image = model.predict("sub-02_T1w.nii.gz")        # on the input's grid
 
 Each call returns a new ``Dataset`` (like nobrainer's and tf.data's builders), so a base dataset can be
 specialised several ways. Nothing here re-implements data handling: the builder holds a ``Manifest``
@@ -15,7 +16,15 @@ and a ``DataConfig``, which are exactly what ``accelerated-seg train`` reads fro
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Sequence
+
+import nibabel as nib
+import numpy as np
 
 from .config import Config, DataConfig
 from .data.cache import PreprocessedCache
@@ -104,3 +113,148 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig) -> Manifest:
     return from_pairs(list(pairs), labels=n_classes, validation_pairs=list(validation_pairs) if validation_pairs else None,
                       validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
                       seed=data.split_seed, binarize=data.binarize)
+
+
+class Segmentation:
+    """nobrainer-style estimator over the one training loop, predict and evaluate.
+
+        model = Segmentation("unet", model_args={"channels": [16, 32, 64, 128], "strides": [2, 2, 2]})
+        model.fit(Dataset.from_files(pairs, block_shape=(96, 96, 96), n_classes=2).batch(2), epochs=50)
+        label_image = model.predict("brain.nii.gz")          # nibabel image on the input's grid
+        model.save("brain_model"); model = Segmentation.load("brain_model")
+
+    Args:
+        model: registry name (unet, segresnet, swinunetr, unetr, dynunet).
+        model_args: MONAI constructor arguments over our defaults (``model.args``).
+        multi_gpu: in a plain Python session or notebook, train on every visible GPU through
+            accelerate's ``notebook_launcher``. Under ``accelerate launch`` the launched processes
+            are used whatever this says; with fewer than 2 GPUs it trains in this process.
+        output_dir: where runs, checkpoints and exports go.
+        train_settings: any ``TrainConfig`` field (``max_steps``, ``val_every``, ``global_batch_size``...).
+    """
+
+    def __init__(self, model: str = "unet", model_args: dict | None = None, multi_gpu: bool = False,
+                 output_dir: str = "runs/segmentation", **train_settings):
+        self.model_name, self.model_args = model, dict(model_args or {})
+        self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
+        self.model_dir: Path | None = None  # the exported model predictions use
+        self.summary: dict | None = None
+
+    def fit(self, dataset: Dataset, epochs: int | None = None, steps: int | None = None, **train_settings):
+        """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps."""
+        settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
+        cfg = dataset.config(**settings)
+        cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
+        processes = _gpus_to_launch() if self.multi_gpu else 1
+        if steps is None:
+            steps = (epochs or 1) * _steps_per_epoch(dataset, cfg, max(processes, _launched_processes()))
+        cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
+        if processes > 1:
+            from accelerate import notebook_launcher
+
+            notebook_launcher(_fit_in_launched_process, (cfg, dataset.manifest), num_processes=processes)
+            self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
+        else:
+            from .train import train
+
+            self.summary = train(cfg, manifest=dataset.manifest)
+        out = Path(cfg.train.output_dir)
+        self.model_dir = out / "best_model" if (out / "best_model").is_dir() else out / "model"
+        return self
+
+    def predict(self, x, batch_size: int = 4, affine=None, **options):
+        """Segment a NIfTI path (or one path per channel) or an array.
+
+        Args:
+            x: a path (list of paths for several channels), or an array (X, Y, Z) / (C, X, Y, Z).
+            batch_size: windows per forward pass of the sliding window.
+            affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS).
+            options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, device).
+
+        Returns:
+            For a path: a nibabel image with the input's shape and affine. For an array: the label array.
+        """
+        from .data.io import write_nifti
+        from .inference import predict_file
+
+        model_dir = self._require_model()
+        with tempfile.TemporaryDirectory() as tmp:
+            if isinstance(x, np.ndarray):
+                channels = x[None] if x.ndim == 3 else x
+                inputs = []
+                for c, channel in enumerate(channels):
+                    inputs.append(write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel.astype(np.float32),
+                                              np.eye(4) if affine is None else np.asarray(affine)))
+            else:
+                inputs = x
+            output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz", sw_batch_size=batch_size,
+                                  **options)
+            image = nib.load(str(output))
+            labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away
+            if isinstance(x, np.ndarray):
+                return labels
+            return nib.Nifti1Image(labels, image.affine, image.header)
+
+    def evaluate(self, dataset: Dataset, output_dir: str | Path | None = None, **options) -> dict:
+        """Predict ``dataset``'s validation cases and score them (Dice, HD95, surface Dice); returns
+        the summary that ``accelerated-seg evaluate`` writes."""
+        from .evaluate import evaluate_folders
+        from .inference import predict_file
+
+        model_dir = self._require_model()
+        out = Path(output_dir or Path(self.output_dir) / "evaluation")
+        predictions, labels = out / "predictions", out / "labels"
+        labels.mkdir(parents=True, exist_ok=True)
+        for case in dataset.manifest.validation:
+            predict_file(model_dir, case.images, predictions / f"{case.id}.nii.gz", **options)
+            link = labels / f"{case.id}.nii.gz"  # evaluate pairs files by case id
+            if not link.exists():
+                link.symlink_to(Path(case.label).resolve())
+        return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out)
+
+    def save(self, directory: str | Path) -> Path:
+        """Copy the exported model (config.json + model.safetensors) to ``directory``."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        for name in ("config.json", "model.safetensors"):
+            shutil.copy2(self._require_model() / name, directory / name)
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "Segmentation":
+        """An estimator ready to predict with a saved or exported model."""
+        directory = Path(directory)
+        config = json.loads((directory / "config.json").read_text())
+        estimator = cls(config["model"]["name"], model_args=config["model"]["args"])
+        estimator.model_dir = directory
+        return estimator
+
+    def _require_model(self) -> Path:
+        if self.model_dir is None:
+            raise RuntimeError("this Segmentation has no trained model yet: call fit(), or Segmentation.load(dir)")
+        return self.model_dir
+
+
+def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
+    from .train import train
+
+    train(cfg, manifest=manifest)
+
+
+def _launched_processes() -> int:
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def _gpus_to_launch() -> int:
+    """GPUs for notebook_launcher: all visible ones, unless processes were launched already."""
+    import torch
+
+    if _launched_processes() > 1:
+        return 1  # accelerate launch started us: train in this process, with the others
+    return torch.cuda.device_count() if torch.cuda.device_count() > 1 else 1
+
+
+def _steps_per_epoch(dataset: Dataset, cfg: Config, processes: int) -> int:
+    per_device = cfg.train.batch_size or 2
+    patches = len(dataset.manifest.training) * cfg.data.samples_per_volume
+    return max(1, patches // (per_device * processes) // (cfg.train.grad_accum_steps or 1))

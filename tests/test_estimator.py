@@ -67,3 +67,35 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     exported = json.loads((out / "model" / "config.json").read_text())
     assert exported["num_classes"] == 2 and exported["labels"] == {"0": "background", "1": "foreground"}
     assert all(set(torch.unique(b["label"]).tolist()) <= {0, 1} for b, _ in zip(data.loader(num_workers=0), range(3)))
+
+
+def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
+    import nibabel as nib
+    import numpy as np
+
+    from accelerated_seg.estimator import Segmentation
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), val_every=3, save_every=0, trackers="none",
+                         progress_bar=False)
+    model.fit(data, epochs=1)
+    assert model.summary["step"] == 6 * 4 // 2  # one pass: 6 cases x 4 patches, batch 2
+
+    case = load_msd(tiny_dataset).validation[1]  # a non-RAS or anisotropic one
+    reference = nib.load(case.images[0])
+    image = model.predict(str(case.images[0]))
+    assert image.shape == reference.shape
+    np.testing.assert_allclose(image.affine, reference.affine, atol=1e-5)
+    labels = model.predict(np.asanyarray(reference.dataobj), affine=reference.affine)
+    np.testing.assert_array_equal(labels, np.asanyarray(image.dataobj))  # the same case as an array
+
+    summary = model.evaluate(data)
+    assert (tmp_path / "run" / "evaluation" / "summary.json").is_file()
+    assert json.dumps(summary)  # plain JSON, per class and overall
+
+    again = Segmentation.load(model.save(tmp_path / "saved"))
+    np.testing.assert_array_equal(np.asanyarray(again.predict(str(case.images[0])).dataobj),
+                                  np.asanyarray(image.dataobj))
