@@ -99,3 +99,14 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     again = Segmentation.load(model.save(tmp_path / "saved"))
     np.testing.assert_array_equal(np.asanyarray(again.predict(str(case.images[0])).dataobj),
                                   np.asanyarray(image.dataobj))
+
+
+def test_predicting_without_a_model_says_what_to_do():
+    import pytest
+
+    from accelerated_seg.estimator import Segmentation
+
+    with pytest.raises(RuntimeError, match=r"call fit\(\), or Segmentation.load\(dir\)"):
+        Segmentation("unet").predict("scan.nii.gz")
+    with pytest.raises(RuntimeError, match="no trained model yet"):
+        Segmentation("unet").save("somewhere")
