@@ -5,6 +5,7 @@ Environment knobs (test-only fault injection): NAN_RANK and NAN_CALLS make the l
 rank for those 0-based forward calls. SIGNAL_RANK and SIGNAL_CALL make that rank send itself
 SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would before killing the job.
 KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGKILL its own process.
+GRADS_OUT=P saves the gradients of the first optimizer step to ``P.rank<N>.pt``.
 """
 
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from monai.losses import DiceCELoss
 
-from faults import loss_forward_with, nan_on, signal_on, write_result_and_exit  # tests/ is this script's folder
+from faults import loss_forward_with, nan_on, record_first_step_gradients, signal_on, write_result_and_exit  # tests/ is this script's folder
 
 
 def kill_during_save(nth: int) -> None:
@@ -41,6 +42,8 @@ def main() -> None:
     if os.environ.get("SIGNAL_RANK") == str(rank):
         DiceCELoss.forward = loss_forward_with(
             signal_on(int(os.environ["SIGNAL_CALL"]), getattr(signal, os.environ.get("SIGNAL", "SIGTERM"))))
+    if os.environ.get("GRADS_OUT"):
+        record_first_step_gradients(f"{os.environ['GRADS_OUT']}.rank{rank}.pt")
     if os.environ.get("KILL_IN_SAVE"):
         kill_during_save(int(os.environ["KILL_IN_SAVE"]))
     try:

@@ -1,7 +1,7 @@
 """Test helpers shared by in-process tests and the launched worker scripts.
 
 Fault injection: a DiceCELoss.forward that misbehaves at chosen 0-based forward calls (a NaN loss, a
-scheduler's signal). Worker exit: write this rank's result file, then leave without the interpreter
+scheduler's signal). Probes: the gradients of the first optimizer step. Worker exit: write this rank's result file, then leave without the interpreter
 teardown where gloo sometimes aborts after all work is done.
 """
 
@@ -35,6 +35,20 @@ def signal_on(call_at: int, signum: int):
         return loss
 
     return hook
+
+
+def record_first_step_gradients(path) -> None:
+    """Make AdamW save the gradients it steps with (parameter order) to ``path`` at its first step."""
+    import torch
+
+    original = torch.optim.AdamW.step
+
+    def step(self, *args, **kwargs):
+        if not Path(path).exists():
+            torch.save([p.grad.detach().clone() for group in self.param_groups for p in group["params"]], path)
+        return original(self, *args, **kwargs)
+
+    torch.optim.AdamW.step = step
 
 
 def write_result_and_exit(prefix, rank: int, result: dict) -> None:

@@ -51,23 +51,37 @@ def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path)
     assert results[0]["is_main_process"] and not results[1]["is_main_process"]
     assert results[0]["global_batch"] == 4  # 2 per device x 2 processes
     metrics = json.loads((out / "metrics.json").read_text())
-    # 3 validation cases over 2 ranks: accelerate pads rank 1 with a repeat, gather_for_metrics drops it.
+    # 3 validation cases over 2 ranks (shared by voxel count): each scored once, none twice.
     assert [v["cases"] for v in metrics["validation"]] == [3, 3]
     assert (out / "model" / "model.safetensors").is_file() and (out / "best_model" / "config.json").is_file()
     state = out / "checkpoints" / "step_4"
     assert (state / "random_states_0.pkl").is_file() and (state / "random_states_1.pkl").is_file()
 
 
-def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path):
+def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path, monkeypatch):
     # bias: false -- a conv bias followed by instance norm is cancelled by the normalisation, so its
     # true gradient is 0 and only float noise is left, which Adam's m/sqrt(v) turns into full +-lr
     # steps whose sign depends on reduction order. Every remaining parameter has a real gradient.
     common = {"train.max_steps": 3, "train.val_every": 0, "train.save_every": 0,
               "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"}
-    launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, tmp_path / "two", **common, **{"train.batch_size": 2}))
+    launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, tmp_path / "two", **common, **{"train.batch_size": 2}),
+               env_extra={"GRADS_OUT": str(tmp_path / "grads_two")})
     from accelerated_seg.config import load_config
 
+    from faults import record_first_step_gradients
+
+    monkeypatch.setattr(torch.optim.AdamW, "step", torch.optim.AdamW.step)  # so that it is restored afterwards
+    record_first_step_gradients(tmp_path / "grads_one.pt")
     train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "one", **common, **{"train.batch_size": 4})))
+
+    # Gradients of the first step: DDP's all-reduced mean over 2 x 2 samples is the 4-sample gradient.
+    one = torch.load(tmp_path / "grads_one.pt")
+    for rank in range(2):
+        two = torch.load(tmp_path / f"grads_two.rank{rank}.pt")
+        assert len(two) == len(one)
+        for i, (a, b) in enumerate(zip(two, one)):
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6, msg=f"rank {rank}: gradient {i} differs")
+    # Parameters after 3 fp32 steps.
     two = load_file(tmp_path / "two" / "model" / "model.safetensors")
     one = load_file(tmp_path / "one" / "model" / "model.safetensors")
     for key in one:
