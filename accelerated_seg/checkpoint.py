@@ -29,12 +29,15 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
+from .config import ConfigError
 from .models import ModelSpec, build_from_spec
+from .strategy import checkpoint_layout, resume_conflict
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
 PARTIAL_DIR = re.compile(r"^\.step_(\d+)\.partial$")
 PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 EXPORT_FORMAT_VERSION = 1
+LAYOUT_FILE = "strategy.json"
 
 
 def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str) -> Path:
@@ -49,6 +52,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     accelerator.save_state(str(partial))  # every rank writes its own RNG state file
     if accelerator.is_main_process:
         (partial / "config.yaml").write_text(config_yaml)
+        (partial / LAYOUT_FILE).write_text(json.dumps(checkpoint_layout(accelerator), indent=1))
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
         if final.exists():  # the same step saved by an earlier attempt: the new one replaces it
@@ -90,6 +94,41 @@ def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
     return path
 
 
+def check_resume_layout(checkpoint: Path, accelerator) -> str | None:
+    """Refuse a checkpoint this launch cannot load; a warning where it loads but will not continue exactly.
+
+    Raises:
+        ConfigError: saved under a strategy whose files this one cannot read (see ``resume_conflict``).
+    """
+    path = Path(checkpoint) / LAYOUT_FILE
+    if not path.is_file():  # written before layouts were recorded: let accelerate try
+        return None
+    error, warning = resume_conflict(json.loads(path.read_text()), checkpoint_layout(accelerator))
+    if error:
+        raise ConfigError(f"cannot resume from {checkpoint}: {error}. To continue under this launch, start a new "
+                          f"run from the exported weights with --train.init_from=<run>/model (the optimizer and "
+                          f"schedule start fresh), or resume with the launch that wrote it (docs/checkpoints.md).")
+    return warning and f"WARNING: resuming from {checkpoint}: {warning}"
+
+
+def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> None:
+    """Load an exported model's weights into ``model`` (built from ``spec``), which must be the same network.
+
+    Raises:
+        ConfigError: the folder is not an export, or it holds another network or other arguments.
+    """
+    model_dir = Path(model_dir)
+    config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
+    if not (config_path.is_file() and weights_path.is_file()):
+        raise ConfigError(f"train.init_from={str(model_dir)!r} must be an exported model folder "
+                          f"(config.json + model.safetensors), e.g. <previous run>/model")
+    saved = json.loads(config_path.read_text()).get("model")
+    if saved is None or ModelSpec.from_dict(saved) != spec:
+        raise ConfigError(f"train.init_from={str(model_dir)!r} holds {saved}, but this run builds "
+                          f"{spec.to_dict()}: use the same model.name, model.args, channels and classes")
+    model.load_state_dict(load_file(str(weights_path)), strict=True)
+
+
 class PreemptionSignals:
     """While active, SIGTERM and SIGUSR1 only record that the job should stop (``received``).
 
@@ -120,24 +159,29 @@ class PreemptionSignals:
         self.received = signum
 
 
-def export_model(accelerator, model, spec: ModelSpec, metadata: dict, out_dir: Path) -> Path | None:
-    """Write ``model.safetensors`` + ``config.json`` for the plain network; call on every rank."""
+def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out_dir: Path) -> Path | None:
+    """Write ``model.safetensors`` + ``config.json`` for the plain network; call on every rank.
+
+    ``spec`` None (a user's own network, ``train.fit``): ``config.json`` names only its class.
+    """
     state = accelerator.get_state_dict(model)  # collective: gathers FSDP/ZeRO-3 shards on every rank
     if accelerator.is_main_process:
         tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items()}
-        write_export(tensors, spec, metadata, out_dir)
+        model_class = type(accelerator.unwrap_model(model))
+        description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
+        write_export(tensors, description, metadata, out_dir)
     accelerator.wait_for_everyone()
     return out_dir
 
 
-def write_export(tensors: dict, spec: ModelSpec, metadata: dict, out_dir: Path) -> None:
+def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> None:
     """Write into a sibling temp folder, then swap it in, so readers never see half an export."""
     out_dir = Path(out_dir)
     partial = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     save_file(tensors, str(partial / "model.safetensors"), metadata={"format": "pt"})
-    config = {"format_version": EXPORT_FORMAT_VERSION, "model": spec.to_dict(), **metadata}
+    config = {"format_version": EXPORT_FORMAT_VERSION, "model": model, **metadata}
     (partial / "config.json").write_text(json.dumps(config, indent=2))
     previous = out_dir.with_name(out_dir.name + ".previous")
     if out_dir.exists():
@@ -156,6 +200,9 @@ def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[tor
             raise FileNotFoundError(f"{path} is missing: --model must be a folder exported by training "
                                     f"(it holds config.json and model.safetensors)")
     config = json.loads(config_path.read_text())
+    if "monai_class" not in config.get("model", {}):
+        raise ValueError(f"{config_path} describes {config.get('model')}, not a registry network: load "
+                         f"{weights_path} into your own network (safetensors.torch.load_file + load_state_dict)")
     model = build_from_spec(ModelSpec.from_dict(config["model"]))
     model.load_state_dict(load_file(str(weights_path), device=map_location), strict=True)
     return model.eval(), config

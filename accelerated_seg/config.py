@@ -100,6 +100,17 @@ class TrainConfig:
     progress_bar: bool = True
     sw_batch_size: int = 4  # sliding-window batch during validation
     sw_overlap: float = 0.25
+    # Validation also computes HD95 and surface Dice (as `accelerated-seg evaluate` does; the distance
+    # transforms cost more than Dice), with this surface-Dice tolerance in mm.
+    val_distances: bool = False
+    val_tolerance_mm: float = 1.0
+    # Start from the weights of an exported model folder (config.json + model.safetensors) with a new
+    # optimizer and schedule: how a run continues under another strategy (see docs/checkpoints.md).
+    init_from: Optional[str] = None
+    # Memory levers (docs/strategies.md): recompute each block's activations in backward, and
+    # BatchNorm statistics over all ranks under DDP (GPUs only).
+    activation_checkpointing: bool = False
+    sync_batchnorm: bool = False
 
 
 @dataclass

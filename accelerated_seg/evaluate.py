@@ -17,8 +17,8 @@ both empty              1      0            1
 one of them empty       0      inf          0
 =====================  =====  ===========  ============
 
-"Nothing to find, nothing found" is a perfect score, as in ``dice_per_class`` (nnU-Net reports the
-same Dice). A distance to a surface that does not exist has no finite value, so HD95 is ``inf``;
+"Nothing to find, nothing found" is a perfect score (as MONAI's ``compute_dice(ignore_empty=False)``;
+nnU-Net reports the same Dice). A distance to a surface that does not exist has no finite value, so HD95 is ``inf``;
 ``summarise`` averages HD95 over the finite values and reports how many were infinite, instead of
 letting one empty mask turn the mean into ``inf``.
 
@@ -41,8 +41,7 @@ from typing import Mapping, Sequence
 import nibabel as nib
 import numpy as np
 import torch
-from monai.metrics import compute_dice, compute_hausdorff_distance, compute_surface_dice
-from monai.networks.utils import one_hot
+from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
 from .data.errors import DataError
 from .data.io import read_nifti
@@ -52,28 +51,9 @@ DEFAULT_TOLERANCE_MM = 1.0
 # not by anything a viewer would show; 1e-3 mm is far below any voxel.
 GEOMETRY_ATOL_MM = 1e-3
 METRICS = ("dice", "hd95_mm", "surface_dice")
+EMPTY_BOTH = {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0}  # nothing to find, nothing found
+EMPTY_ONE = {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}  # no surface to measure a distance to
 NIFTI_SUFFIXES = (".nii.gz", ".nii")
-
-
-def dice_per_class(pred: torch.Tensor, label: torch.Tensor, num_classes: int) -> torch.Tensor:
-    """Dice of each foreground class for each case.
-
-    Args:
-        pred: predicted label map, shape (B, 1, X, Y, Z), integer classes.
-        label: reference label map, same shape.
-        num_classes: classes including background.
-
-    Returns:
-        (B, num_classes - 1) float tensor. A class absent from both prediction and reference scores
-        1 (nothing to find, nothing found), the convention nnU-Net reports and ``case_metrics`` uses.
-
-    Example:
-        >>> label = torch.zeros(1, 1, 4, 4, 4, dtype=torch.long); label[..., :2] = 1
-        >>> dice_per_class(label, label, num_classes=3)
-        tensor([[1., 1.]])
-    """
-    return compute_dice(one_hot(pred, num_classes), one_hot(label, num_classes),
-                        include_background=False, ignore_empty=False)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -120,7 +100,7 @@ def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], clas
 
 def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tensor, classes: int | Sequence[int],
                  spacing: Sequence[float], tolerance_mm: float | Sequence[float] | Mapping[int, float]
-                 = DEFAULT_TOLERANCE_MM) -> dict[int, dict[str, float]]:
+                 = DEFAULT_TOLERANCE_MM, distances: bool = True) -> dict[int, dict[str, float]]:
     """Dice, HD95 and surface Dice of each foreground class of one case.
 
     Args:
@@ -129,10 +109,12 @@ def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tens
         classes: number of classes including background (scores 1..C-1), or the label values to score.
         spacing: voxel size in mm along each array axis (``voxel_spacing(affine)``).
         tolerance_mm: surface-Dice tolerance: one value, one per class, or {class: mm}.
+        distances: False leaves out HD95 and surface Dice (the distance transforms are most of the
+            cost; validation during training may only want Dice).
 
     Returns:
         {class: {"dice", "hd95_mm", "surface_dice", "label_voxels", "pred_voxels"}}, with the
-        module's conventions for empty masks.
+        module's conventions for empty masks (without the two distances when ``distances`` is False).
 
     Example:
         >>> a = np.zeros((10, 10, 10), np.uint8); a[2:6, 2:6, 2:6] = 1
@@ -146,19 +128,21 @@ def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tens
         raise ValueError(f"spacing {tuple(spacing)} must give one voxel size per axis of shape {pred.shape}")
     values = foreground_classes(classes)
     tolerance = tolerances(tolerance_mm, values)
-    return {c: binary_metrics(pred == c, label == c, spacing, tolerance[c]) for c in values}
+    return {c: binary_metrics(pred == c, label == c, spacing, tolerance[c], distances) for c in values}
 
 
-def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float], tolerance_mm: float) -> dict:
-    """Dice, HD95 (mm) and surface Dice of one foreground mask against its reference."""
+def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float], tolerance_mm: float,
+                   distances: bool = True) -> dict:
+    """Dice, HD95 (mm) and surface Dice (only Dice unless ``distances``) of one foreground mask."""
     pred_voxels, label_voxels = int(pred.sum()), int(label.sum())
     counts = {"label_voxels": label_voxels, "pred_voxels": pred_voxels}
-    if pred_voxels == 0 and label_voxels == 0:
-        return {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0, **counts}
-    if pred_voxels == 0 or label_voxels == 0:
-        return {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0, **counts}
+    if pred_voxels == 0 or label_voxels == 0:  # the conventions in the module docstring
+        scores = EMPTY_BOTH if pred_voxels == label_voxels else EMPTY_ONE
+        return {**(scores if distances else {"dice": scores["dice"]}), **counts}
 
     dice = 2.0 * int(np.logical_and(pred, label).sum()) / (pred_voxels + label_voxels)
+    if not distances:
+        return {"dice": dice, **counts}
     # Distances only involve the masks' neighbourhood: crop to it (a 1-voxel margin keeps every
     # surface voxel a surface voxel), so MONAI's float copies are small even for a whole-body CT.
     window = _union_box(pred, label)

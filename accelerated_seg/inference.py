@@ -23,6 +23,7 @@ The prediction of one case, top-down (``predict_case``):
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,22 @@ def sliding_window_logits(model: Callable[[torch.Tensor], torch.Tensor], image: 
     """
     return sliding_window_inference(image, tuple(roi_size), sw_batch_size, model, overlap=overlap, mode="gaussian",
                                     sw_device=sw_device, device=device)
+
+
+def window_batches(spatial_shape: Sequence[int], roi_size: Sequence[int], sw_batch_size: int, overlap: float) -> int:
+    """How many times ``sliding_window_logits`` calls the network for one volume of this shape.
+
+    Sharded strategies (FSDP, ZeRO-3) gather parameters inside every forward pass, so every rank must
+    call the network equally often; validation uses this to pad the ranks with fewer windows.
+    Computed with the same MONAI functions the sliding window uses (the volume is first padded up to
+    the window size).
+    """
+    from monai.data.utils import dense_patch_slices
+    from monai.inferers.utils import _get_scan_interval
+
+    padded = tuple(max(s, r) for s, r in zip(spatial_shape, roi_size))
+    interval = _get_scan_interval(padded, tuple(roi_size), len(padded), (overlap,) * len(padded))
+    return math.ceil(len(dense_patch_slices(padded, tuple(roi_size), interval)) / sw_batch_size)
 
 
 def check_precision(precision: str, device: torch.device) -> None:

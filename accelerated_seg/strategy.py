@@ -78,3 +78,42 @@ def configure_deepspeed(accelerator, per_device: int, accum_steps: int, max_grad
     if plugin is not None:
         plugin.deepspeed_config.update(
             deepspeed_batch_settings(per_device, accum_steps, accelerator.num_processes, max_grad_norm))
+
+
+def checkpoint_layout(accelerator) -> dict:
+    """How ``accelerator.save_state`` lays out the model and optimizer under this launch.
+
+    ``full``: one model.safetensors + optimizer.bin (one process, DDP, and the FSDP/DeepSpeed
+    fallbacks); ``fsdp``: FSDP's (sharded or full) state dict files; ``deepspeed``: DeepSpeed's
+    per-rank partitioned files. Stored with every checkpoint (checkpoint.LAYOUT_FILE).
+    """
+    state = accelerator.state
+    layout = {"format": "full", "strategy": strategy_in_effect(accelerator), "num_processes": state.num_processes}
+    if state.distributed_type == DistributedType.FSDP:
+        plugin = state.fsdp_plugin
+        state_dict_type = getattr(plugin.state_dict_type, "name", str(plugin.state_dict_type))
+        layout.update(format="fsdp", fsdp_version=plugin.fsdp_version, state_dict_type=state_dict_type)
+    elif state.distributed_type == DistributedType.DEEPSPEED:
+        layout.update(format="deepspeed", zero_stage=state.deepspeed_plugin.zero_stage)
+    return layout
+
+
+def resume_conflict(saved: dict, current: dict) -> tuple[str | None, str | None]:
+    """(error, warning) for resuming a checkpoint of layout ``saved`` under layout ``current``.
+
+    An error where the files cannot be loaded (another format, another FSDP state-dict type or
+    version, another ZeRO stage or world size: DeepSpeed partitions the optimizer state per rank);
+    a warning where they load but the run will not continue bit-identically (another number of
+    processes: the per-rank data position and RNG states no longer correspond).
+    """
+    where = f"it was saved by {saved.get('strategy', saved['format'])}, this launch runs {current['strategy']}"
+    keys = {"full": ("format",), "fsdp": ("format", "fsdp_version", "state_dict_type"),
+            "deepspeed": ("format", "zero_stage", "num_processes")}[current["format"]]
+    different = [k for k in keys if saved.get(k) != current.get(k)]
+    if different:
+        detail = ", ".join(f"{k} {saved.get(k)} -> {current.get(k)}" for k in different)
+        return f"{where} ({detail})", None
+    if saved["num_processes"] != current["num_processes"]:
+        return None, (f"{where}: {saved['num_processes']} -> {current['num_processes']} processes; training "
+                      f"continues, but not exactly as the original launch would have")
+    return None, None

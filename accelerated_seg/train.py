@@ -3,11 +3,14 @@ from the accelerate config the script was launched with; nothing below changes b
 
     accelerate launch --config_file configs/accelerate/cpu.yaml examples/train.py --config configs/demo.yaml
 
-Read ``train`` top-down: resolve the batch, check the data once, build model/optimizer/loaders,
-``accelerator.prepare`` them, resume if asked, then the loop: forward, loss, ``backward`` under
-``accumulate``, and on each optimizer step a single collective that lets every rank agree on whether
-the step is finite and whether to stop (preemption); then clip, step, schedule, and every so often
-validate, checkpoint and log.
+``run_loop`` is the loop: forward, loss, ``backward`` under ``accumulate``, and on each optimizer step
+a single collective that lets every rank agree on whether the step is finite and whether to stop
+(preemption); then clip, step, schedule, and every so often validate, checkpoint and log. Two entry
+points drive it:
+
+- ``train(cfg)``: everything from the config: resolve the batch, check and cache the data once,
+  build the registry model, ``accelerator.prepare``, resume, loop, export the plain MONAI model.
+- ``fit(model, loader, criterion, optimizer, ...)``: the same loop over pieces the user built.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
+import numpy as np
 import torch
 from accelerate import Accelerator
 from accelerate.utils import DistributedType, GradientAccumulationPlugin, broadcast_object_list, gather_object, set_seed
@@ -24,19 +29,22 @@ from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
-from .checkpoint import PreemptionSignals, export_model, resolve_resume, save_training_state
+from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights, resolve_resume,
+                         save_training_state)
 from .config import Config, ConfigError, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine
-from .data.loader import VolumeDataset, patch_dataset, train_loader, val_loader
+from .data.loader import VolumeDataset, patch_dataset, train_loader
 from .data.manifest import Manifest
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
-from .evaluate import dice_per_class
-from .inference import sliding_window_logits
-from .models import build_from_spec, model_spec
-from .schedule import resolve_batch, warmup_cosine
+from .evaluate import case_metrics
+from .inference import sliding_window_logits, window_batches
+from .inference_distributed import balance_by_voxels
+from .models import ModelSpec, build_from_spec, model_spec
+from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
+from .wrapping import checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes, fsdp_mixed_precision
 
 
 class TrainingDiverged(RuntimeError):
@@ -61,6 +69,38 @@ class Progress:
         self.__dict__.update(state)
 
 
+@dataclass
+class LoopSettings:
+    max_steps: int  # optimizer steps
+    log_every: int = 10
+    val_every: int = 0  # 0: never validate
+    save_every: int = 0  # 0: the caller saves at the end only
+    keep_last: int = 2
+    max_grad_norm: float = 0.0  # 0: no clipping
+    max_nonfinite_steps: int = 5
+    progress_bar: bool = True
+
+
+@dataclass
+class Loop:
+    """A prepared run: what ``run_loop`` reads and advances. Everything here went through
+    ``accelerator.prepare`` except the schedule (stepped once per optimizer step, see schedule.py)."""
+
+    accelerator: Accelerator
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    loss_fn: Callable
+    train_dl: torch.utils.data.DataLoader
+    settings: LoopSettings
+    checkpoints_dir: Path
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None = None
+    config_yaml: str = ""  # saved into every checkpoint
+    progress: Progress = field(default_factory=Progress)
+    # Called at validation steps with the step's mean training loss (validate, record, export best).
+    on_validation: Callable[[float], None] | None = None
+    last_saved: int = -1  # step of the newest training state this run wrote or resumed from
+
+
 def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     """Train, validate, checkpoint and export as configured; returns a summary (same on every rank).
 
@@ -73,17 +113,223 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     (no ``model/`` export), so the launcher exits 0 and ``--resume latest`` continues.
     """
     with PreemptionSignals() as signals:
-        return _train(cfg, manifest, signals)
+        run = _configured_run(cfg, manifest)
+        preempted = run_loop(run.loop, signals)
+        return _finish(run, preempted)
 
 
-def _train(cfg: Config, manifest: Manifest | None, signals: PreemptionSignals) -> dict:
-    out = Path(cfg.train.output_dir)
-    accelerator = Accelerator(
+def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: Callable,
+        optimizer: torch.optim.Optimizer, *, max_epochs: int | None = None, max_steps: int | None = None,
+        checkpoint_dir: str | Path = "output", scheduler=None, grad_accum_steps: int = 1,
+        max_grad_norm: float = 0.0, save_every: int = 0, keep_last: int = 2, log_every: int = 10,
+        resume: str | None = None, trackers: str = "none", progress_bar: bool = True) -> dict:
+    """Train your own model, loader, loss and optimizer with the same loop as ``train``.
+
+    Launch it like ``train`` (plain ``python``, or ``accelerate launch`` with any profile): the
+    strategy and mixed precision come from the launch. Checkpoints, resume, preemption, gradient
+    accumulation and non-finite-step handling behave exactly as in ``train``.
+
+    Args:
+        model: any ``nn.Module`` mapping ``image`` batches to logits.
+        loader: yields ``{"image", "label"}`` dicts (MONAI style) or ``(image, label)`` pairs, a
+            per-device batch each; accelerate shards it over the processes.
+        criterion: ``criterion(logits, label)`` -> scalar loss.
+        optimizer: built over ``model.parameters()``.
+        max_epochs: passes over the loader (per process); or give ``max_steps`` (optimizer steps).
+        checkpoint_dir: ``checkpoints/step_N`` training states and the final ``model/model.safetensors``.
+        scheduler: an LR scheduler stepped once per optimizer step (not per micro-batch or process).
+        grad_accum_steps: micro-batches per optimizer step.
+        max_grad_norm: clip the global gradient norm to this (0: no clipping).
+        save_every: also save the training state every this many optimizer steps.
+        resume: ``"latest"`` or a ``checkpoints/step_N`` folder of an earlier ``fit`` with the same pieces.
+
+    Returns:
+        {"step", "preempted", "output_dir", "model", "losses", "is_main_process"}; ``model`` is the
+        exported state dict file (full precision, unwrapped: loads into your network strictly).
+    """
+    if (max_epochs is None) == (max_steps is None):
+        raise ConfigError("fit: give exactly one of max_epochs and max_steps")
+    with PreemptionSignals() as signals:
+        out = Path(checkpoint_dir)
+        accelerator = _accelerator(out, trackers)
+        accelerator.gradient_accumulation_steps = grad_accum_steps
+        configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
+        if error := launch_error(accelerator):
+            raise ConfigError(error)
+        accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
+        model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
+        if max_steps is None:  # accumulation windows run across epochs (see _accelerator)
+            max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
+        loop = Loop(accelerator, model, optimizer, criterion, train_dl,
+                    LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
+                                 max_grad_norm=max_grad_norm, progress_bar=progress_bar),
+                    out / "checkpoints", scheduler=scheduler)
+        accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
+        if resume:
+            _resume(loop, resume)
+        preempted = run_loop(loop, signals)
+        if loop.last_saved != loop.progress.step:
+            save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, "")
+        if not preempted:
+            export_model(accelerator, model, None, {}, out / "model")
+        accelerator.end_training()
+        return {"step": loop.progress.step, "preempted": preempted, "output_dir": str(out),
+                "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
+                "is_main_process": accelerator.is_main_process}
+
+
+def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
+    """Train until ``loop.settings.max_steps`` optimizer steps; returns True if stopped by preemption.
+
+    Continues from ``loop.progress`` (a resumed run, or an earlier call with a lower ``max_steps``):
+    the data stream is positioned by ``batches_seen``.
+    """
+    accelerator, model, optimizer, progress, settings = (loop.accelerator, loop.model, loop.optimizer,
+                                                         loop.progress, loop.settings)
+    say = accelerator.print
+    # Position in the data stream: whole epochs done, and batches to skip in the current one.
+    epoch, skip = divmod(progress.batches_seen, len(loop.train_dl))
+    window_loss = torch.zeros((), device=accelerator.device)
+    window_nonfinite = torch.zeros((), device=accelerator.device)
+    signalled = torch.zeros((), device=accelerator.device)  # 1 once this rank got SIGTERM/SIGUSR1
+    samples_per_step = accelerator.gradient_accumulation_steps * accelerator.num_processes
+    nonfinite_in_a_row, preempted = 0, False
+    bar = tqdm(total=settings.max_steps, initial=progress.step,
+               disable=not (accelerator.is_main_process and settings.progress_bar))
+    model.train()
+    while progress.step < settings.max_steps and not preempted:
+        loop.train_dl.set_epoch(epoch)
+        batches = accelerator.skip_first_batches(loop.train_dl, skip) if skip else loop.train_dl
+        skip = 0
+        for batch in batches:
+            progress.batches_seen += 1
+            image, label = _image_and_label(batch)
+            with accelerator.accumulate(model):
+                logits = model(image)
+                loss = loop.loss_fn(logits, label)
+                accelerator.backward(loss)  # divides by the accumulation steps; all-reduces on the last one
+                window_loss += loss.detach()
+                window_nonfinite += (~torch.isfinite(loss.detach())).float()
+                if not accelerator.sync_gradients:
+                    continue
+                # One collective per optimizer step: every rank learns whether any rank saw a
+                # non-finite loss, so all of them skip (or take) the same step and none waits forever,
+                # and whether any rank was signalled to stop, so all of them stop after the same step.
+                signalled.fill_(signals is not None and signals.received is not None)  # fill_: no sync
+                totals = accelerator.reduce(torch.stack([window_loss, window_nonfinite, signalled]), reduction="sum")
+                loss_sum, nonfinite, ranks_signalled = totals.tolist()  # the one host sync per optimizer step
+                preempted = ranks_signalled > 0  # a skipped step below stops at the next one (the flag stays set)
+                window_loss.zero_(), window_nonfinite.zero_()
+                if nonfinite > 0:
+                    optimizer.zero_grad(set_to_none=True)
+                    nonfinite_in_a_row += 1
+                    say(f"step {progress.step}: non-finite loss on some rank, step skipped "
+                        f"({nonfinite_in_a_row}/{settings.max_nonfinite_steps} in a row)")
+                    if nonfinite_in_a_row >= settings.max_nonfinite_steps:
+                        raise TrainingDiverged(
+                            f"loss was non-finite for {nonfinite_in_a_row} optimizer steps in a row; the last "
+                            f"good checkpoint is kept in {loop.checkpoints_dir}. Lower optim.lr or check the data.")
+                    continue
+                nonfinite_in_a_row = 0
+                grad_norm = accelerator.clip_grad_norm_(model.parameters(), settings.max_grad_norm or math.inf)
+                optimizer.step()
+                if loop.scheduler is not None:
+                    loop.scheduler.step()
+                optimizer.zero_grad(set_to_none=True)
+            progress.step += 1
+            bar.update(1)
+            mean_loss = loss_sum / samples_per_step
+            last_step = progress.step == settings.max_steps
+            if progress.step % settings.log_every == 0 or last_step:
+                _log_step(loop, mean_loss, grad_norm)
+                bar.set_postfix(loss=f"{mean_loss:.4f}")
+            if loop.on_validation and settings.val_every and (progress.step % settings.val_every == 0 or last_step):
+                loop.on_validation(mean_loss)
+                model.train()
+            if settings.save_every and progress.step % settings.save_every == 0:
+                save_training_state(accelerator, loop.checkpoints_dir, progress.step, settings.keep_last,
+                                    loop.config_yaml)
+                loop.last_saved = progress.step
+            if progress.step >= settings.max_steps or preempted:
+                break
+        epoch += 1
+    bar.close()
+    return preempted and progress.step < settings.max_steps  # signalled at the last step: just finish
+
+
+def _image_and_label(batch):
+    """A batch as (image, label): our loaders' dicts, or a user's (image, label) pairs."""
+    if isinstance(batch, dict):
+        if "affine" in batch:  # data.augment_on=gpu: the spatial augmentation runs here, on the device
+            return apply_affine(batch["image"], batch["label"], batch["affine"])
+        return batch["image"], batch["label"]
+    image, label = batch
+    return image, label
+
+
+def _log_step(loop: Loop, mean_loss: float, grad_norm) -> None:
+    progress = loop.progress
+    values = {"train/loss": mean_loss,
+              # None where DeepSpeed clips by itself and reports no norm
+              **({"train/grad_norm": float(grad_norm)} if grad_norm is not None else {}),
+              **({"train/lr": loop.scheduler.get_last_lr()[0]} if loop.scheduler is not None else {}),
+              **_device_memory(loop.accelerator)}
+    loop.accelerator.log(values, step=progress.step)
+    progress.losses.append((progress.step, mean_loss))
+
+
+def _device_memory(accelerator: Accelerator) -> dict:
+    """Every rank's peak allocated/reserved GPU memory (GiB) and utilisation (%), so an unbalanced or
+    starved GPU shows in the tracker. A gather: called on every rank at the same (logging) steps."""
+    if accelerator.device.type != "cuda":
+        return {}
+    try:
+        utilisation = float(torch.cuda.utilization(accelerator.device))  # needs pynvml
+    except Exception:  # noqa: BLE001 - no NVML: report memory only
+        utilisation = float("nan")
+    mine = torch.tensor([[torch.cuda.max_memory_allocated() / 2**30, torch.cuda.max_memory_reserved() / 2**30,
+                          utilisation]], device=accelerator.device)
+    every = accelerator.gather(mine).tolist()
+    return {f"gpu/rank{r}/{name}": value for r, row in enumerate(every)
+            for name, value in zip(("peak_allocated_gb", "peak_reserved_gb", "utilisation_pct"), row)}
+
+
+def _loader_batch_size(loader) -> int:
+    return loader.batch_size or getattr(loader.batch_sampler, "batch_size", 1)
+
+
+# --------------------------------------------------------------------------------------------------
+# train(cfg): the run described by a Config
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ConfiguredRun:
+    cfg: Config
+    loop: Loop
+    spec: ModelSpec
+    plan: BatchPlan
+    manifest: Manifest
+    export_meta: dict
+    out: Path
+
+
+def _accelerator(out: Path, trackers: str) -> Accelerator:
+    return Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
         # sample weighs the same (accelerate's default forces a step at the end of each epoch).
         gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=1, sync_with_dataloader=False),
-        log_with=_trackers(cfg.train.trackers), project_dir=str(out),
+        log_with=_trackers(trackers), project_dir=str(out),
     )
+
+
+def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
+    """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume."""
+    out = Path(cfg.train.output_dir)
+    if cfg.train.resume and cfg.train.init_from:
+        raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
+                          "weights: give one of them")
+    accelerator = _accelerator(out, cfg.train.trackers)
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes
@@ -105,118 +351,80 @@ def _train(cfg: Config, manifest: Manifest | None, signals: PreemptionSignals) -
 
     manifest, settings, train_table, val_table = _prepared_data(cfg, accelerator, manifest)
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
-    model = build_from_spec(spec)
+    model = _model_for_strategy(cfg, spec, accelerator)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
     if train_set.epoch_length < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {train_set.epoch_length} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
-    val_set = VolumeDataset(val_table)
     optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay)
-    # Stepped once per optimizer step below and not prepared: accelerate's wrapper would step it
-    # once per process, changing the schedule with the number of GPUs.
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: warmup_cosine(
         s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.min_lr_ratio))
-    loss_fn = DiceCELoss(to_onehot_y=True, softmax=True)
-
-    model, optimizer, train_dl, val_dl = accelerator.prepare(
-        model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed),
-        val_loader(val_set))
-    progress = Progress()
-    accelerator.register_for_checkpointing(scheduler, progress)
-    config_yaml = dump_config(cfg)
+    model, optimizer, train_dl = accelerator.prepare(
+        model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed))
+    t = cfg.train
+    loop = Loop(accelerator, model, optimizer, DiceCELoss(to_onehot_y=True, softmax=True), train_dl,
+                LoopSettings(max_steps=t.max_steps, log_every=t.log_every, val_every=t.val_every,
+                             save_every=t.save_every, keep_last=t.keep_last, max_grad_norm=cfg.optim.max_grad_norm,
+                             max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),
+                out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg))
+    accelerator.register_for_checkpointing(scheduler, loop.progress)
+    run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out)
+    val_set = VolumeDataset(val_table)
+    loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
     if cfg.train.resume:
-        checkpoint = resolve_resume(cfg.train.resume, out / "checkpoints")
-        accelerator.load_state(str(checkpoint))
-        say(f"resumed from {checkpoint} at step {progress.step}")
-    export_meta = _export_metadata(cfg, manifest, settings)
+        _resume(loop, cfg.train.resume)
     if accelerator.is_main_process:
-        _write_run_info(out, cfg, config_yaml, plan, manifest, accelerator)
+        _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
     accelerator.init_trackers("train", config=_flat_hparams(cfg))
+    return run
 
-    # Position in the data stream: whole epochs done, and batches to skip in the current one.
-    epoch, skip = divmod(progress.batches_seen, len(train_dl))
-    window_loss = torch.zeros((), device=accelerator.device)
-    window_nonfinite = torch.zeros((), device=accelerator.device)
-    signalled = torch.zeros((), device=accelerator.device)  # 1 once this rank got SIGTERM/SIGUSR1
-    nonfinite_in_a_row, last_saved = 0, progress.step if cfg.train.resume else -1
-    preempted = False
-    bar = tqdm(total=cfg.train.max_steps, initial=progress.step, disable=not (accelerator.is_main_process
-                                                                               and cfg.train.progress_bar))
-    model.train()
-    while progress.step < cfg.train.max_steps and not preempted:
-        train_dl.set_epoch(epoch)
-        batches = accelerator.skip_first_batches(train_dl, skip) if skip else train_dl
-        skip = 0
-        for batch in batches:
-            progress.batches_seen += 1
-            if "affine" in batch:  # data.augment_on=gpu: the spatial augmentation runs here, on the device
-                batch["image"], batch["label"] = apply_affine(batch["image"], batch["label"], batch["affine"])
-            with accelerator.accumulate(model):
-                logits = model(batch["image"])
-                loss = loss_fn(logits, batch["label"])
-                accelerator.backward(loss)  # divides by the accumulation steps; all-reduces on the last one
-                window_loss += loss.detach()
-                window_nonfinite += (~torch.isfinite(loss.detach())).float()
-                if not accelerator.sync_gradients:
-                    continue
-                # One collective per optimizer step: every rank learns whether any rank saw a
-                # non-finite loss, so all of them skip (or take) the same step and none waits forever,
-                # and whether any rank was signalled to stop, so all of them stop after the same step.
-                signalled.fill_(signals.received is not None)  # fill_, not a host->device copy: no sync
-                totals = accelerator.reduce(torch.stack([window_loss, window_nonfinite, signalled]), reduction="sum")
-                loss_sum, nonfinite, ranks_signalled = totals.tolist()  # the one host sync per optimizer step
-                preempted = ranks_signalled > 0  # a skipped step below stops at the next one (the flag stays set)
-                window_loss.zero_(), window_nonfinite.zero_()
-                if nonfinite > 0:
-                    optimizer.zero_grad(set_to_none=True)
-                    nonfinite_in_a_row += 1
-                    say(f"step {progress.step}: non-finite loss on some rank, step skipped "
-                        f"({nonfinite_in_a_row}/{cfg.train.max_nonfinite_steps} in a row)")
-                    if nonfinite_in_a_row >= cfg.train.max_nonfinite_steps:
-                        raise TrainingDiverged(
-                            f"loss was non-finite for {nonfinite_in_a_row} optimizer steps in a row; the last "
-                            f"good checkpoint is kept in {out / 'checkpoints'}. Lower optim.lr or check the data.")
-                    continue
-                nonfinite_in_a_row = 0
-                grad_norm = accelerator.clip_grad_norm_(model.parameters(), cfg.optim.max_grad_norm or math.inf)
-                optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad(set_to_none=True)
-            progress.step += 1
-            bar.update(1)
-            mean_loss = loss_sum / (plan.accum_steps * num_processes)
-            if progress.step % cfg.train.log_every == 0 or progress.step == cfg.train.max_steps:
-                accelerator.log({"train/loss": mean_loss, "train/lr": scheduler.get_last_lr()[0],
-                                 # None where DeepSpeed clips by itself and reports no norm
-                                 **({"train/grad_norm": float(grad_norm)} if grad_norm is not None else {})},
-                                step=progress.step)
-                bar.set_postfix(loss=f"{mean_loss:.4f}")
-                progress.losses.append((progress.step, mean_loss))
-            if cfg.train.val_every and (progress.step % cfg.train.val_every == 0 or progress.step == cfg.train.max_steps):
-                dice = validate(accelerator, model, val_dl, cfg, manifest.num_classes)
-                _record_validation(accelerator, progress, dice, mean_loss, manifest, out)
-                if progress.best_step == progress.step:
-                    export_model(accelerator, model, spec, export_meta, out / "best_model")
-                model.train()
-            if cfg.train.save_every and progress.step % cfg.train.save_every == 0:
-                save_training_state(accelerator, out / "checkpoints", progress.step, cfg.train.keep_last, config_yaml)
-                last_saved = progress.step
-            if progress.step >= cfg.train.max_steps or preempted:
-                break
-        epoch += 1
-    bar.close()
-    preempted = preempted and progress.step < cfg.train.max_steps  # signalled at the last step: just finish
 
-    if last_saved != progress.step:
-        save_training_state(accelerator, out / "checkpoints", progress.step, cfg.train.keep_last, config_yaml)
+def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) -> torch.nn.Module:
+    """The registry network, its starting weights, and the adaptations the strategy asks for
+    (wrapping.py), applied before ``prepare`` wraps it."""
+    model = build_from_spec(spec)
+    if cfg.train.init_from:
+        load_initial_weights(model, spec, cfg.train.init_from)
+        accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)")
+    fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
+    if cfg.train.sync_batchnorm:
+        model = convert_sync_batchnorm(model, accelerator.device, accelerator.num_processes)
+    if cfg.train.activation_checkpointing:
+        if fsdp is not None and fsdp.activation_checkpointing:
+            raise ConfigError("activation checkpointing is asked twice: by train.activation_checkpointing and by the "
+                              "accelerate config's fsdp_activation_checkpointing; keep one of them")
+        accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
+    if fsdp is not None:
+        if names := fill_fsdp_wrap_classes(fsdp, model):
+            accelerator.print(f"FSDP units: every {', '.join(names)}")
+        fsdp_mixed_precision(fsdp, accelerator.mixed_precision)
+    return model
+
+
+def _resume(loop: Loop, resume: str) -> None:
+    checkpoint = resolve_resume(resume, loop.checkpoints_dir)
+    if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
+        loop.accelerator.print(warning)
+    loop.accelerator.load_state(str(checkpoint))
+    loop.last_saved = loop.progress.step
+    loop.accelerator.print(f"resumed from {checkpoint} at step {loop.progress.step}")
+
+
+def _finish(run: ConfiguredRun, preempted: bool) -> dict:
+    """Save the last state, export the final model, write the summary."""
+    accelerator, progress, out = run.loop.accelerator, run.loop.progress, run.out
+    if run.loop.last_saved != progress.step:
+        save_training_state(accelerator, run.loop.checkpoints_dir, progress.step, run.cfg.train.keep_last,
+                            run.loop.config_yaml)
     if preempted:  # the scheduler's grace period is short: the training state is what matters, no export
-        say(f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "
-            f"training state is saved in {out / 'checkpoints' / f'step_{progress.step}'}. Run the same command "
-            f"with --train.resume=latest (or --resume latest) to continue.")
+        accelerator.print(
+            f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "
+            f"training state is saved in {run.loop.checkpoints_dir / f'step_{progress.step}'}. Run the same "
+            f"command with --train.resume=latest (or --resume latest) to continue.")
     else:
-        export_model(accelerator, model, spec, export_meta, out / "model")
+        export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model")
     summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice,
-               "best_step": progress.best_step, "global_batch": plan.global_batch, "lr": plan.lr,
+               "best_step": progress.best_step, "global_batch": run.plan.global_batch, "lr": run.plan.lr,
                "strategy": strategy_in_effect(accelerator), "output_dir": str(out),
                # every rank's peak, so an unbalanced rank shows (a collective: gathered on all ranks)
                "peak_memory_gb": gather_object([_peak_memory_gb()])}
@@ -230,27 +438,83 @@ def _peak_memory_gb() -> float | None:
     return round(torch.cuda.max_memory_allocated() / 2**30, 3) if torch.cuda.is_available() else None
 
 
-@torch.no_grad()
-def validate(accelerator: Accelerator, model, val_dl, cfg: Config, num_classes: int) -> torch.Tensor:
-    """Dice per case and foreground class, (cases, classes - 1), each case counted exactly once.
+# --------------------------------------------------------------------------------------------------
+# Validation: the metrics of `accelerated-seg evaluate`, each case computed once
+# --------------------------------------------------------------------------------------------------
 
-    The prepared loader gives each rank its share of cases (padding the last share with repeats);
-    ``gather_for_metrics`` collects the per-case scores and drops those repeats.
+
+def forward_is_collective(accelerator: Accelerator) -> bool:
+    """FSDP and ZeRO-3 gather parameter shards inside every forward pass."""
+    return accelerator.distributed_type == DistributedType.FSDP or (
+        accelerator.distributed_type == DistributedType.DEEPSPEED and accelerator.state.deepspeed_plugin.zero_stage == 3)
+
+
+@torch.no_grad()
+def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, num_classes: int, *,
+             sw_batch_size: int = 4, overlap: float = 0.25, distances: bool = False,
+             tolerance_mm: float = 1.0) -> dict[str, np.ndarray]:
+    """Per-case, per-foreground-class metrics of the whole validation volumes, in case order.
+
+    Cases are shared between ranks by voxel count (``balance_by_voxels``) and each is scored once, on
+    its preprocessed grid and spacing, with ``evaluate.case_metrics`` (the code of ``accelerated-seg
+    evaluate``). Returns {"dice": (cases, classes - 1)} plus "hd95_mm" and "surface_dice" when
+    ``distances``. The same on every rank.
     """
     model.eval()
+    sharded = forward_is_collective(accelerator)
     # DDP and ZeRO-1/2 hold full weights on every rank: run the bare module so no collective runs in
     # forward and ranks with different volume sizes (window counts) never wait on each other.
-    sharded = accelerator.distributed_type == DistributedType.FSDP or (
-        accelerator.distributed_type == DistributedType.DEEPSPEED and accelerator.state.deepspeed_plugin.zero_stage == 3)
     net = model if sharded else accelerator.unwrap_model(model)
-    scores = []
-    for batch in val_dl:
+    shapes = [tuple(int(s) for s in shape) for shape in val_set.table["shape"]]
+    shares = balance_by_voxels([math.prod(s) for s in shapes], accelerator.num_processes)
+    metrics = ("dice", "hd95_mm", "surface_dice") if distances else ("dice",)
+    mine = []
+    for i in shares[accelerator.process_index]:
+        case = val_set[i]
         with accelerator.autocast():
-            logits = sliding_window_logits(net, batch["image"], cfg.data.patch_size, cfg.train.sw_batch_size,
-                                           cfg.train.sw_overlap)
-        dice = dice_per_class(logits.argmax(1, keepdim=True), batch["label"], num_classes)
-        scores.append(accelerator.gather_for_metrics(dice))
-    return torch.cat(scores).cpu()
+            logits = sliding_window_logits(net, case["image"][None].to(accelerator.device), roi_size,
+                                           sw_batch_size, overlap)
+        scores = case_metrics(logits.argmax(1)[0], case["label"][0], num_classes, case["spacing"], tolerance_mm,
+                              distances=distances)
+        mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics]))
+    if sharded:  # every rank must call forward as often as the busiest one, or the shard gathers hang
+        calls = [sum(window_batches(shapes[i], roi_size, sw_batch_size, overlap) for i in share) for share in shares]
+        idle = torch.zeros(1, val_set.num_channels, *roi_size, device=accelerator.device)
+        for _ in range(max(calls) - calls[accelerator.process_index]):
+            with accelerator.autocast():
+                net(idle)
+    per_case = [values for _, values in sorted(gather_object(mine))]
+    return {m: np.array([values[k] for values in per_case]) for k, m in enumerate(metrics)}
+
+
+def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float) -> None:
+    cfg, loop = run.cfg, run.loop
+    accelerator, progress = loop.accelerator, loop.progress
+    scores = validate(accelerator, loop.model, val_set, cfg.data.patch_size, run.manifest.num_classes,
+                      sw_batch_size=cfg.train.sw_batch_size, overlap=cfg.train.sw_overlap,
+                      distances=cfg.train.val_distances, tolerance_mm=cfg.train.val_tolerance_mm)
+    names = [run.manifest.labels[c] for c in range(1, run.manifest.num_classes)]
+    mean = float(scores["dice"].mean())
+    per_class = {f"dice_{name}": float(d) for name, d in zip(names, scores["dice"].mean(0))}
+    for metric in ("hd95_mm", "surface_dice"):  # with train.val_distances; HD95 averaged over finite values
+        if metric in scores:
+            per_class.update({f"{metric}_{name}": _finite_mean(v) for name, v in zip(names, scores[metric].T)})
+    if mean > progress.best_dice:
+        progress.best_dice, progress.best_step = mean, progress.step
+    progress.history.append({"step": progress.step, "loss": loss, "mean_dice": mean, "cases": len(scores["dice"]),
+                             **per_class})
+    accelerator.log({"val/mean_dice": mean, **{f"val/{k}": v for k, v in per_class.items()}}, step=progress.step)
+    accelerator.print(f"step {progress.step}: validation mean Dice {mean:.4f} "
+                      + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
+    if accelerator.is_main_process:
+        (run.out / "metrics.json").write_text(json.dumps({"loss": progress.losses, "validation": progress.history}))
+    if progress.best_step == progress.step:
+        export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model")
+
+
+def _finite_mean(values) -> float | None:
+    finite = [float(v) for v in values if math.isfinite(v)]
+    return sum(finite) / len(finite) if finite else None
 
 
 def _prepared_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
@@ -303,21 +567,6 @@ def _on_every_rank(accelerator: Accelerator, work) -> list:
     if errors:
         raise errors[0]
     return [result for result, _ in outcomes]
-
-
-def _record_validation(accelerator, progress: Progress, per_case: torch.Tensor, loss: float, manifest: Manifest,
-                       out: Path):
-    mean = float(per_case.mean())
-    per_class = {manifest.labels[c + 1]: float(d) for c, d in enumerate(per_case.mean(0))}
-    if mean > progress.best_dice:
-        progress.best_dice, progress.best_step = mean, progress.step
-    progress.history.append({"step": progress.step, "loss": loss, "mean_dice": mean, "cases": len(per_case),
-                             **per_class})
-    accelerator.log({"val/mean_dice": mean, **{f"val/dice_{k}": v for k, v in per_class.items()}}, step=progress.step)
-    accelerator.print(f"step {progress.step}: validation mean Dice {mean:.4f} "
-                      + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
-    if accelerator.is_main_process:
-        (out / "metrics.json").write_text(json.dumps({"loss": progress.losses, "validation": progress.history}))
 
 
 def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings) -> dict:

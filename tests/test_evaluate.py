@@ -13,7 +13,6 @@ from accelerated_seg.cli import main
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.evaluate import (
     case_metrics,
-    dice_per_class,
     evaluate_folders,
     statistics,
     tolerances,
@@ -98,16 +97,23 @@ def test_empty_mask_conventions(pred_empty, label_empty, expected):
     assert {k: scores[k] for k in expected} == expected
 
 
-def test_dice_matches_the_training_dice_per_class_including_empty_classes():
+def test_dice_matches_monai_compute_dice_including_empty_classes_with_or_without_distances():
+    from monai.metrics import compute_dice
+    from monai.networks.utils import one_hot
+
     rng = np.random.default_rng(0)
     for trial in range(4):
         label = rng.integers(0, 3, size=(10, 9, 8))
         pred = np.where(rng.random(label.shape) < 0.3, rng.integers(0, 3, size=label.shape), label)
         if trial == 3:  # class 2 absent from both: 1 in both conventions
             label[label == 2], pred[pred == 2] = 0, 0
-        training = dice_per_class(torch.from_numpy(pred)[None, None], torch.from_numpy(label)[None, None], 4)[0]
-        ours = case_metrics(pred, label, 4, (1.0, 1.0, 1.0))
-        np.testing.assert_allclose([ours[c]["dice"] for c in (1, 2, 3)], training.numpy(), atol=1e-6)
+        monai_dice = compute_dice(one_hot(torch.from_numpy(pred)[None, None], 4),
+                                  one_hot(torch.from_numpy(label)[None, None], 4),
+                                  include_background=False, ignore_empty=False)[0]
+        full = case_metrics(pred, label, 4, (1.0, 1.0, 1.0))
+        dice_only = case_metrics(pred, label, 4, (1.0, 1.0, 1.0), distances=False)  # validation's default
+        np.testing.assert_allclose([full[c]["dice"] for c in (1, 2, 3)], monai_dice.numpy(), atol=1e-6)
+        assert all(dice_only[c]["dice"] == full[c]["dice"] and "hd95_mm" not in dice_only[c] for c in (1, 2, 3))
 
 
 def test_case_metrics_accepts_training_shaped_tensors():

@@ -57,7 +57,7 @@ def export(out_dir, in_channels=1, preprocess=None, spacing=(2.5, 2.5, 2.5), see
                 "num_classes": 3, "patch_size": PATCH, "spacing": list(spacing) if spacing else None}
     if preprocess is not None:
         metadata["preprocessing"] = preprocess
-    write_export(tensors, spec, metadata, out_dir)
+    write_export(tensors, spec.to_dict(), metadata, out_dir)
     return out_dir
 
 

@@ -39,7 +39,7 @@ def data(tmp_path_factory):
     spec = model_spec("unet", 1, 3, PATCH, TINY_UNET)
     torch.manual_seed(0)
     tensors = {k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}
-    write_export(tensors, spec, {"labels": {"0": "background", "1": "ventricles", "2": "lesion"}, "in_channels": 1,
+    write_export(tensors, spec.to_dict(), {"labels": {"0": "background", "1": "ventricles", "2": "lesion"}, "in_channels": 1,
                                  "num_classes": 3, "patch_size": PATCH, "spacing": [2.0, 2.0, 2.0]}, root / "model")
     scans = root / "scans"
     scans.mkdir()

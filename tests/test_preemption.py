@@ -5,9 +5,11 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
+from accelerate.utils import DistributedType
 from safetensors.torch import load_file
 
 import accelerated_seg.train as train_module
@@ -68,11 +70,11 @@ def test_sigusr1_saves_the_state_returns_preempted_and_resume_matches(tiny_confi
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
 
-    def fail(cfg, manifest, signals):
+    def fail(cfg, manifest):
         assert signal.getsignal(signal.SIGTERM) != before[signal.SIGTERM]  # installed while training
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(train_module, "_train", fail)
+    monkeypatch.setattr(train_module, "_configured_run", fail)
     with pytest.raises(RuntimeError, match="boom"):
         train(tiny_config(tmp_path / "run"))
     assert {sig: signal.getsignal(sig) for sig in before} == before
@@ -128,6 +130,8 @@ class _OneProcess:
     """Just enough of an Accelerator for save_training_state: the main (only) process."""
 
     is_main_process = True
+    state = SimpleNamespace(distributed_type=DistributedType.NO, num_processes=1)
+    device, mixed_precision = torch.device("cpu"), "no"
 
     def wait_for_everyone(self):
         pass

@@ -11,6 +11,7 @@ import torch
 from safetensors.torch import load_file
 
 from accelerated_seg.checkpoint import complete_checkpoints, load_exported
+from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.inference import predict_file
@@ -215,3 +216,52 @@ def test_deepspeed_is_told_our_batch_accumulation_and_clipping():
                                        "zero_optimization": {"stage": 3}}
     ddp = SimpleNamespace(distributed_type=DistributedType.MULTI_GPU, num_processes=4, state=SimpleNamespace())
     configure_deepspeed(ddp, 2, 3, 12.0)  # not DeepSpeed: nothing to do, nothing touched
+
+
+def test_resume_under_another_strategy_is_refused_before_training(tiny_config, tmp_path):
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0))
+    layout = out / "checkpoints" / "step_2" / "strategy.json"
+    saved = json.loads(layout.read_text())
+    assert saved["format"] == "full" and saved["num_processes"] == 1
+    # As if written under ZeRO-3: DeepSpeed's partitioned files cannot load into this launch.
+    layout.write_text(json.dumps({**saved, "format": "deepspeed", "zero_stage": 3, "strategy": "DeepSpeed"}))
+    with pytest.raises(ConfigError, match="cannot resume .*format deepspeed -> full.*--train.init_from"):
+        train(tiny_config(out, train__max_steps=4, train__val_every=0, train__resume="latest"))
+    assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]  # nothing written
+
+
+def test_resume_rules_between_layouts():
+    from accelerated_seg.strategy import resume_conflict
+
+    full = {"format": "full", "strategy": "single process", "num_processes": 1}
+    ddp = {"format": "full", "strategy": "DDP", "num_processes": 2}
+    fsdp = {"format": "fsdp", "strategy": "FSDP", "num_processes": 2, "fsdp_version": 2,
+            "state_dict_type": "SHARDED_STATE_DICT"}
+    zero2 = {"format": "deepspeed", "strategy": "DeepSpeed", "num_processes": 2, "zero_stage": 2}
+    assert resume_conflict(ddp, ddp) == (None, None)
+    error, warning = resume_conflict(full, ddp)  # loads; the data position per rank no longer matches
+    assert error is None and "1 -> 2 processes" in warning
+    assert resume_conflict(fsdp, ddp)[0] and resume_conflict(ddp, fsdp)[0]
+    assert "state_dict_type" in resume_conflict({**fsdp, "state_dict_type": "FULL_STATE_DICT"}, fsdp)[0]
+    assert "zero_stage 2 -> 3" in resume_conflict(zero2, {**zero2, "zero_stage": 3})[0]
+    assert "num_processes 2 -> 4" in resume_conflict(zero2, {**zero2, "num_processes": 4})[0]
+
+
+def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny_config, tmp_path):
+    first = tmp_path / "first"
+    train(tiny_config(first, train__max_steps=2, train__val_every=0))
+    # lr 0: the second run's weights never move, so its export must be the first run's export.
+    second = tmp_path / "second"
+    train(tiny_config(second, train__max_steps=2, train__val_every=0, train__init_from=str(first / "model"),
+                      optim__lr=0.0, optim__weight_decay=0.0))
+    a, b = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+    with pytest.raises(ConfigError, match="train.init_from.*same model.name, model.args"):
+        train(tiny_config(tmp_path / "other", train__init_from=str(first / "model"),
+                          model__args="{channels: [4, 8], strides: [2], num_res_units: 1}"))
+    with pytest.raises(ConfigError, match="give one of them"):
+        train(tiny_config(tmp_path / "both", train__init_from=str(first / "model"), train__resume="latest"))
+    with pytest.raises(ConfigError, match="exported model folder"):
+        train(tiny_config(tmp_path / "missing", train__init_from=str(tmp_path)))

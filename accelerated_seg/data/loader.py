@@ -85,7 +85,8 @@ def patch_dataset(table, cfg, seed: int) -> PatchDataset:
 
 
 class VolumeDataset(Dataset):
-    """Whole preprocessed volumes (image, label, row index) for validation."""
+    """Whole preprocessed volumes for validation: image (C, X, Y, Z), label (1, X, Y, Z), voxel
+    spacing in mm and the row index."""
 
     def __init__(self, table):
         self.table = table
@@ -93,11 +94,15 @@ class VolumeDataset(Dataset):
     def __len__(self) -> int:
         return len(self.table)
 
+    @property
+    def num_channels(self) -> int:
+        return np.load(self.table[0]["image"], mmap_mode="r").shape[0]  # reads the .npy header only
+
     def __getitem__(self, i: int) -> dict:
         case = self.table[i]
         image = torch.from_numpy(np.array(np.load(case["image"], mmap_mode="r")))
         label = torch.from_numpy(np.load(case["label"], mmap_mode="r")[None].astype(np.int64))
-        return {"image": image, "label": label, "index": i}
+        return {"image": image, "label": label, "spacing": tuple(float(s) for s in case["spacing"]), "index": i}
 
 
 def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed: int) -> DataLoader:
@@ -105,7 +110,3 @@ def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed:
     return DataLoader(dataset, batch_size=batch_size, sampler=EpochSampler(dataset.epoch_length, seed),
                       num_workers=num_workers, drop_last=True, persistent_workers=num_workers > 0,
                       pin_memory=torch.cuda.is_available(), prefetch_factor=4 if num_workers > 0 else None)
-
-
-def val_loader(dataset: VolumeDataset) -> DataLoader:
-    return DataLoader(dataset, batch_size=1, shuffle=False, num_workers=0)

@@ -1,0 +1,145 @@
+"""How the plain MONAI network is adapted to the strategy before ``accelerator.prepare`` wraps it.
+
+The unit of all of this is a network's *block*: the repeated building piece of each MONAI
+architecture (a Swin or ViT transformer block, a residual unit). Blocks are where FSDP should cut
+the model into separately gathered units, and where activation checkpointing pays: recomputing one
+block's forward in backward saves all of its intermediate activations.
+
+- ``fill_fsdp_wrap_classes``: a profile with ``fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP`` and no
+  class names gets this network's block classes (accelerate would look for a transformers-style
+  ``_no_split_modules`` attribute, which MONAI networks do not have, and wrap nothing).
+- ``fsdp_mixed_precision``: under FSDP with bf16/fp16, parameters are gathered in low precision for
+  compute, but gradients are reduced and buffers (norm running statistics) kept in fp32; accelerate's
+  default casts both to the low precision.
+- ``checkpoint_blocks``: activation checkpointing of every block, for any strategy.
+- ``convert_sync_batchnorm``: BatchNorm statistics over the global batch under DDP.
+
+Model code never imports this; the training loop applies it to whatever the registry built.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+import torch.nn as nn
+
+from .config import ConfigError
+
+# Class names (MONAI 1.x) of the repeated blocks of the registry's networks. A block never contains
+# another one listed here, so checkpointing all of them never nests.
+BLOCK_CLASS_NAMES = (
+    "SwinTransformerBlock",  # SwinUNETR's encoder stages
+    "TransformerBlock",  # UNETR's ViT
+    "ResidualUnit",  # UNet with num_res_units > 0
+    "ResBlock",  # SegResNet
+    "UnetResBlock",  # DynUNet (res_block=True), the CNN parts of UNETR/SwinUNETR
+    "UnetBasicBlock",  # DynUNet (res_block=False), MLPerf 3D U-Net
+)
+
+
+def block_class_names(model: nn.Module) -> list[str]:
+    """The block classes present in ``model``, in ``BLOCK_CLASS_NAMES`` order."""
+    present = {type(m).__name__ for m in model.modules()}
+    return [name for name in BLOCK_CLASS_NAMES if name in present]
+
+
+def is_block(module: nn.Module) -> bool:
+    return type(module).__name__ in BLOCK_CLASS_NAMES
+
+
+def fill_fsdp_wrap_classes(plugin, model: nn.Module) -> list[str] | None:
+    """Give a class-based FSDP wrap policy this model's block classes, unless the profile named some.
+
+    Returns the class names set, or None when the policy is not class based or names were given.
+
+    Raises:
+        ConfigError: class-based wrapping asked for a network without any known block.
+    """
+    from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
+
+    policy = plugin.auto_wrap_policy
+    policy = policy.func if isinstance(policy, functools.partial) else policy
+    if policy is not transformer_auto_wrap_policy or plugin.transformer_cls_names_to_wrap:
+        return None
+    names = block_class_names(model)
+    if not names:
+        raise ConfigError(f"the accelerate config asks for fsdp_auto_wrap_policy TRANSFORMER_BASED_WRAP, but "
+                          f"{type(model).__name__} has none of the block classes {', '.join(BLOCK_CLASS_NAMES)}; "
+                          f"name the classes in fsdp_transformer_layer_cls_to_wrap or use SIZE_BASED_WRAP")
+    plugin.transformer_cls_names_to_wrap = names
+    return names
+
+
+_LOW_PRECISION = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def fsdp_mixed_precision(plugin, mixed_precision: str) -> None:
+    """Compute in ``mixed_precision``, reduce gradients and keep buffers in fp32.
+
+    accelerate's policy for ``mixed_precision: bf16`` also reduces gradients in bf16 (8 bits of
+    mantissa: the sum over many ranks loses small gradients) and, with FSDP1, casts buffers to bf16:
+    the running statistics of BatchNorm would then accumulate in bf16. FSDP2 never casts buffers.
+    BatchNorm modules keep fp32 parameters under FSDP1 (its default ``_module_classes_to_ignore``).
+    """
+    dtype = _LOW_PRECISION.get(mixed_precision)
+    if dtype is None:
+        return
+    if plugin.fsdp_version == 1:
+        from torch.distributed.fsdp import MixedPrecision
+
+        plugin.mixed_precision_policy = MixedPrecision(param_dtype=dtype, reduce_dtype=torch.float32,
+                                                       buffer_dtype=torch.float32)
+    else:
+        from torch.distributed.fsdp import MixedPrecisionPolicy
+
+        plugin.mixed_precision_policy = MixedPrecisionPolicy(param_dtype=dtype, reduce_dtype=torch.float32,
+                                                             output_dtype=dtype)
+
+
+def checkpoint_blocks(model: nn.Module) -> int:
+    """Recompute every block's forward during backward instead of storing its activations.
+
+    Uses PyTorch's non-reentrant checkpoint (works with DDP, FSDP and ``torch.compile``; the
+    reentrant one breaks DDP's gradient hooks). The wrapper removes its prefix from ``state_dict``
+    keys, so checkpoints and exports keep the plain network's names. Returns the number of blocks.
+
+    Raises:
+        ConfigError: the network has no known block to checkpoint.
+    """
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (
+        CheckpointImpl,
+        apply_activation_checkpointing,
+        checkpoint_wrapper,
+    )
+
+    count = sum(1 for m in model.modules() if is_block(m))
+    if count == 0:
+        raise ConfigError(f"train.activation_checkpointing: {type(model).__name__} has none of the block classes "
+                          f"{', '.join(BLOCK_CLASS_NAMES)} to checkpoint (e.g. UNet with num_res_units=0); "
+                          f"set it to false")
+    apply_activation_checkpointing(
+        model, checkpoint_wrapper_fn=functools.partial(checkpoint_wrapper, checkpoint_impl=CheckpointImpl.NO_REENTRANT),
+        check_fn=is_block)
+    return count
+
+
+def has_batchnorm(model: nn.Module) -> bool:
+    return any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules())
+
+
+def convert_sync_batchnorm(model: nn.Module, device: torch.device, num_processes: int) -> nn.Module:
+    """BatchNorm layers that compute their statistics over every rank's batch (DDP with small batches).
+
+    Raises:
+        ConfigError: the network has no BatchNorm, or the processes run on CPUs (PyTorch's
+            SyncBatchNorm needs GPUs).
+    """
+    if not has_batchnorm(model):
+        raise ConfigError("train.sync_batchnorm: the network has no BatchNorm layer (MONAI's networks default to "
+                          "instance norm; set model.args.norm=batch to use BatchNorm), so there is nothing to sync")
+    if num_processes > 1 and device.type == "cpu":
+        raise ConfigError("train.sync_batchnorm needs GPUs: PyTorch's SyncBatchNorm does not run on CPU processes; "
+                          "set it to false")
+    # The state dict keys stay those of BatchNorm, so exports load into the plain network.
+    return nn.SyncBatchNorm.convert_sync_batchnorm(model) if num_processes > 1 else model

@@ -1,0 +1,97 @@
+"""Validation during training: evaluate's metrics, each case once, equal forward calls when sharded."""
+
+import contextlib
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+from accelerate.utils import DistributedType
+
+import accelerated_seg.train as train_module
+from accelerated_seg.evaluate import case_metrics
+from accelerated_seg.inference import sliding_window_logits
+from accelerated_seg.train import train, validate
+
+
+class _Table(list):
+    """The columns of the cache table that VolumeDataset and validate read."""
+
+    def __getitem__(self, key):
+        return [row[key] for row in self] if isinstance(key, str) else list.__getitem__(self, key)
+
+
+def _volumes(tmp_path, shapes):
+    from accelerated_seg.data.loader import VolumeDataset
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for i, shape in enumerate(shapes):
+        np.save(tmp_path / f"image{i}.npy", rng.normal(size=(1, *shape)).astype(np.float32))
+        np.save(tmp_path / f"label{i}.npy", rng.integers(0, 3, size=shape).astype(np.uint8))
+        rows.append({"image": str(tmp_path / f"image{i}.npy"), "label": str(tmp_path / f"label{i}.npy"),
+                     "shape": list(shape), "spacing": [1.0, 1.0, 2.0]})
+    return VolumeDataset(_Table(rows))
+
+
+class _Rank:
+    """The parts of an Accelerator that ``validate`` uses, for rank ``index`` of ``size``."""
+
+    def __init__(self, index, size, sharded):
+        self.process_index, self.num_processes, self.device = index, size, torch.device("cpu")
+        self.distributed_type = DistributedType.FSDP if sharded else DistributedType.MULTI_CPU
+        self.state = SimpleNamespace(deepspeed_plugin=None)
+
+    def autocast(self):
+        return contextlib.nullcontext()
+
+    def unwrap_model(self, model):
+        return model
+
+
+class _CountingNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = torch.nn.Conv3d(1, 3, 3, padding=1)
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        return self.conv(x)
+
+
+@pytest.mark.parametrize("sharded", [False, True])
+def test_each_rank_scores_its_cases_once_and_sharded_ranks_call_forward_equally(tmp_path, monkeypatch, sharded):
+    # Unequal volumes: rank 0 gets the big one, rank 1 the two small ones (balanced by voxels).
+    val_set = _volumes(tmp_path, [(40, 40, 24), (16, 16, 16), (20, 16, 16)])
+    gathered = []
+    monkeypatch.setattr(train_module, "gather_object", lambda mine: gathered.extend(mine) or list(mine))
+    calls = []
+    for rank in range(2):
+        net = _CountingNet()
+        validate(_Rank(rank, 2, sharded), net, val_set, (16, 16, 16), 3, sw_batch_size=2)
+        calls.append(net.calls)
+    assert sorted(i for i, _ in gathered) == [0, 1, 2]  # every case scored by exactly one rank
+    if sharded:  # FSDP/ZeRO-3 gather shards in every forward: the idle rank must keep up
+        assert calls[0] == calls[1]
+    else:
+        assert calls[0] != calls[1]
+
+    # The scores are evaluate's case_metrics of the sliding-window prediction.
+    net = _CountingNet()
+    case = val_set[0]
+    pred = sliding_window_logits(net, case["image"][None], (16, 16, 16), 2, 0.25).argmax(1)[0]
+    expected = case_metrics(pred, case["label"][0], 3, (1.0, 1.0, 2.0), distances=False)
+    (first,) = [values for i, values in gathered if i == 0]
+    assert first == [[expected[1]["dice"], expected[2]["dice"]]]
+
+
+def test_validation_with_distances_logs_evaluates_metrics(tiny_config, tmp_path):
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=2, train__val_distances="true"))
+    (entry,) = json.loads((out / "metrics.json").read_text())["validation"]
+    for name in ("ventricles", "lesion"):
+        assert 0 <= entry[f"dice_{name}"] <= 1 and 0 <= entry[f"surface_dice_{name}"] <= 1
+        assert entry[f"hd95_mm_{name}"] is None or entry[f"hd95_mm_{name}"] >= 0
