@@ -35,6 +35,7 @@ GPU_PROFILES = [
     ("fsdp_shard_grad_op", 1, {}, "FSDP"),
     ("fsdp_full_shard", 1, {}, "FSDP"),
     ("fsdp2", 1, {}, "FSDP"),
+    ("fsdp2_blocks", 1, {}, "FSDP"),
     ("deepspeed_zero1", 1, {}, "DeepSpeed"),
     ("deepspeed_zero2", 1, {}, "DeepSpeed"),
     ("deepspeed_zero3", 1, {}, "DeepSpeed"),
