@@ -53,3 +53,25 @@ def test_fit_resumed_mid_run_ends_bit_identical(tmp_path):
 def test_fit_needs_exactly_one_length(tmp_path):
     with pytest.raises(ConfigError, match="max_epochs and max_steps"):
         fit(*_pieces(), checkpoint_dir=tmp_path)
+
+
+def test_an_accumulation_window_across_the_epoch_boundary_weighs_every_sample_equally(tmp_path):
+    # 3 samples, 1 per micro-batch, 2 micro-batches per step: step 2 takes sample 2 of epoch 0 and
+    # sample 0 of epoch 1. accelerate's default would step after sample 2 alone, with half its weight.
+    # The same steps as batches of 2 without accumulation must give the same parameters.
+    images = torch.randn(3, 1, 16, 16, 16, generator=torch.Generator().manual_seed(0))
+    labels = (images > 0.5).long()
+    order = [0, 1, 2, 0, 1, 2]  # the micro-batch stream over two epochs, regrouped in pairs below
+
+    def run(dataset, batch_size, accum, out):
+        torch.manual_seed(0)
+        model = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1, bias=False)  # see test_distributed
+        result = fit(model, DataLoader(dataset, batch_size=batch_size, shuffle=False),
+                     DiceCELoss(to_onehot_y=True, softmax=True), torch.optim.AdamW(model.parameters(), lr=1e-2),
+                     max_steps=3, grad_accum_steps=accum, checkpoint_dir=out, progress_bar=False)
+        return load_file(result["model"])
+
+    accumulated = run(TensorDataset(images, labels), 1, 2, tmp_path / "accum")
+    paired = run(TensorDataset(images[order], labels[order]), 2, 1, tmp_path / "pairs")
+    for key in paired:
+        torch.testing.assert_close(accumulated[key], paired[key], rtol=0, atol=1e-5, msg=key)
