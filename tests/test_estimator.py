@@ -3,6 +3,7 @@
 import csv
 import json
 
+import pytest
 import torch
 
 from accelerated_seg.config import DataConfig
@@ -10,7 +11,7 @@ from accelerated_seg.data.cache import PreprocessedCache
 from accelerated_seg.data.loader import patch_dataset, train_loader
 from accelerated_seg.data.manifest import load_cases, load_msd
 from accelerated_seg.data.prepare import preprocess_settings
-from accelerated_seg.estimator import Dataset
+from accelerated_seg.estimator import Dataset, Segmentation
 
 
 def _pairs(tiny_dataset):
@@ -73,8 +74,6 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     import nibabel as nib
     import numpy as np
 
-    from accelerated_seg.estimator import Segmentation
-
     train_pairs, val_pairs = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
@@ -110,3 +109,22 @@ def test_predicting_without_a_model_says_what_to_do():
         Segmentation("unet").predict("scan.nii.gz")
     with pytest.raises(RuntimeError, match="no trained model yet"):
         Segmentation("unet").save("somewhere")
+
+
+@pytest.mark.distributed
+def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tiny_dataset, tmp_path, monkeypatch):
+    # The path a notebook user with 2 GPUs takes, on 2 CPU processes: accelerate's notebook_launcher
+    # starts them and every one joins DDP (gloo, as ACCELERATE_USE_CPU makes accelerate launch do).
+    import accelerated_seg.estimator as estimator
+
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    monkeypatch.setattr(estimator, "_gpus_to_launch", lambda: 2)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         multi_gpu=True, output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False,
+                         val_every=2, save_every=0).fit(data, steps=2)
+    assert model.summary["step"] == 2 and "DDP (MULTI_CPU) on 2 process(es)" in model.summary["strategy"]
+    assert model.summary["global_batch"] == 4 and len(model.summary["peak_memory_gb"]) == 2
+    assert (model.model_dir / "model.safetensors").is_file()
