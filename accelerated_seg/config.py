@@ -75,6 +75,16 @@ class OptimConfig:
     warmup_steps: int = 20
     min_lr_ratio: float = 0.01  # cosine decays to lr * min_lr_ratio at max_steps
     max_grad_norm: float = 12.0  # 0 disables clipping
+    fused: bool = False  # torch's fused AdamW kernel (CUDA only): one kernel for all parameters
+
+
+@dataclass
+class DDPConfig:
+    """torch DistributedDataParallel options (through accelerate's DistributedDataParallelKwargs)."""
+
+    bucket_cap_mb: Optional[int] = None  # gradient bucket size; None = PyTorch's default (25 MB)
+    gradient_as_bucket_view: bool = False  # gradients alias the all-reduce buckets: saves one gradient copy
+    static_graph: bool = False  # the same graph every step: lets DDP skip per-step graph checks
 
 
 @dataclass
@@ -111,6 +121,11 @@ class TrainConfig:
     # BatchNorm statistics over all ranks under DDP (GPUs only).
     activation_checkpointing: bool = False
     sync_batchnorm: bool = False
+    ddp: DDPConfig = field(default_factory=DDPConfig)
+    # Speed levers on GPUs (docs/performance.md): cuDNN autotuning for the fixed patch shape, and
+    # channels-last 3D weights (slower with instance norm on some GPUs: measure before keeping it).
+    cudnn_benchmark: bool = True
+    channels_last: bool = False
 
 
 @dataclass

@@ -24,14 +24,15 @@ from typing import Callable
 import numpy as np
 import torch
 from accelerate import Accelerator
-from accelerate.utils import DistributedType, GradientAccumulationPlugin, broadcast_object_list, gather_object, set_seed
+from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKwargs, DistributedType,
+                               GradientAccumulationPlugin, broadcast_object_list, gather_object, set_seed)
 from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
 from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights, resolve_resume,
                          save_training_state)
-from .config import Config, ConfigError, dump_config
+from .config import Config, ConfigError, DDPConfig, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine
 from .data.loader import VolumeDataset, patch_dataset, train_loader
@@ -314,11 +315,17 @@ class ConfiguredRun:
     out: Path
 
 
-def _accelerator(out: Path, trackers: str) -> Accelerator:
+def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None) -> Accelerator:
+    ddp = ddp or DDPConfig()
     return Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
         # sample weighs the same (accelerate's default forces a step at the end of each epoch).
         gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=1, sync_with_dataloader=False),
+        # Host-to-GPU copies of pinned batches overlap with compute (a no-op on the CPU).
+        dataloader_config=DataLoaderConfiguration(non_blocking=True),
+        kwargs_handlers=[DistributedDataParallelKwargs(
+            bucket_cap_mb=ddp.bucket_cap_mb if ddp.bucket_cap_mb is not None else 25,
+            gradient_as_bucket_view=ddp.gradient_as_bucket_view, static_graph=ddp.static_graph)],
         log_with=_trackers(trackers), project_dir=str(out),
     )
 
@@ -329,7 +336,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
-    accelerator = _accelerator(out, cfg.train.trackers)
+    accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp)
+    if accelerator.device.type == "cuda":
+        torch.backends.cudnn.benchmark = cfg.train.cudnn_benchmark
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes
@@ -356,7 +365,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     if train_set.epoch_length < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {train_set.epoch_length} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
-    optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay)
+    if cfg.optim.fused and accelerator.device.type != "cuda":
+        raise ConfigError(f"optim.fused needs CUDA (this run is on {accelerator.device}); set it to false")
+    optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay,
+                                  fused=cfg.optim.fused or None)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: warmup_cosine(
         s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.min_lr_ratio))
     model, optimizer, train_dl = accelerator.prepare(
@@ -394,6 +406,8 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
             raise ConfigError("activation checkpointing is asked twice: by train.activation_checkpointing and by the "
                               "accelerate config's fsdp_activation_checkpointing; keep one of them")
         accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
+    if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
+        model = model.to(memory_format=torch.channels_last_3d)
     if fsdp is not None:
         if names := fill_fsdp_wrap_classes(fsdp, model):
             accelerator.print(f"FSDP units: every {', '.join(names)}")

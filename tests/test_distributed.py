@@ -46,7 +46,9 @@ def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None
 
 def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path):
     out = tmp_path / "ddp"
-    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 4}))
+    # DDP options from the experiment config reach DistributedDataParallel (static graph included).
+    ddp = {"train.ddp.static_graph": "true", "train.ddp.gradient_as_bucket_view": "true", "train.ddp.bucket_cap_mb": 1}
+    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 4}, **ddp))
     assert all("DDP (MULTI_CPU) on 2 process(es)" in r["strategy"] for r in results)
     assert results[0]["is_main_process"] and not results[1]["is_main_process"]
     assert results[0]["global_batch"] == 4  # 2 per device x 2 processes

@@ -265,3 +265,13 @@ def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny
         train(tiny_config(tmp_path / "both", train__init_from=str(first / "model"), train__resume="latest"))
     with pytest.raises(ConfigError, match="exported model folder"):
         train(tiny_config(tmp_path / "missing", train__init_from=str(tmp_path)))
+
+
+def test_speed_levers_on_the_cpu(tiny_config, tmp_path):
+    # channels-last weights train and export the plain (contiguous) state dict.
+    out = tmp_path / "channels_last"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0, train__channels_last="true"))
+    loaded, _ = load_exported(out / "model")
+    assert loaded(torch.randn(1, 1, 16, 16, 16)).shape == (1, 3, 16, 16, 16)
+    with pytest.raises(ConfigError, match="optim.fused needs CUDA"):
+        train(tiny_config(tmp_path / "fused", optim__fused="true"))
