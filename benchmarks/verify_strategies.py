@@ -1,6 +1,6 @@
 """Run the same short training under each accelerate profile, export, reload, compare.
 
-    python benchmarks/verify_strategies.py --out benchmarks/results/strategies_<device>.json          # on a GPU
+    python benchmarks/verify_strategies.py --resume-check --out benchmarks/results/strategies_<device>.json  # GPU
     python benchmarks/verify_strategies.py --cpu --out /tmp/strategies_cpu.json                        # CPU part
 
 For every profile that fits on this machine, a few training steps are launched through
@@ -10,6 +10,11 @@ into the plain MONAI network with strict=True and compared on a fixed input with
 the first profile, or a single process. Recorded per profile: the strategy the run reports as in
 effect (a fallback is a failure here), the export check, the largest output difference, wall time,
 and each rank's peak GPU memory when the run reports it.
+
+With ``--resume-check`` each profile also saves a training state half way, a second run resumes it
+under the same profile (the load_state path where FSDP and DeepSpeed users hit walls) and finishes;
+its export is compared with the uninterrupted run's (``resume_max_abs_output_diff``: 0 on the CPU,
+small on a GPU where cuDNN and bf16 reductions are not bit-deterministic).
 
 fp32 profiles agree with the reference only to training noise after a few steps (different
 reduction orders). bf16 profiles differ more: the check is a loose tolerance on outputs, while the
@@ -29,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # (profile, processes, extra environment, what must be reported as in effect)
+# A 5th element adds overrides: the same profile with a memory lever on.
 GPU_PROFILES = [
     ("single_gpu", 1, {}, "single process"),
     ("fsdp_no_shard", 1, {}, "FSDP"),
@@ -36,6 +42,7 @@ GPU_PROFILES = [
     ("fsdp_full_shard", 1, {}, "FSDP"),
     ("fsdp2", 1, {}, "FSDP"),
     ("fsdp2_blocks", 1, {}, "FSDP"),
+    ("fsdp2_blocks", 1, {}, "FSDP", ["--train.activation_checkpointing=true"]),
     ("deepspeed_zero1", 1, {}, "DeepSpeed"),
     ("deepspeed_zero2", 1, {}, "DeepSpeed"),
     ("deepspeed_zero3", 1, {}, "DeepSpeed"),
@@ -85,11 +92,15 @@ def export_outputs(model_dir: Path, seed: int = 0):
         return net.eval()(x)
 
 
-def verify(profiles, work: Path, overrides: list[str], tolerance: float) -> list[dict]:
+def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: int | None = None) -> list[dict]:
+    """Run every profile; with ``steps`` (the run's max_steps) also the resume check."""
     records, reference = [], None
-    for profile, processes, env, expected in profiles:
-        out = work / profile
-        record = run_profile(profile, processes, env, out, overrides)
+    for profile, processes, env, expected, *extra in profiles:
+        extra = extra[0] if extra else []
+        out = work / "_".join([profile, *(e.lstrip("-").split("=")[0].split(".")[-1] for e in extra)])
+        halfway = [f"--train.save_every={steps // 2}", f"--train.keep_last={steps}"] if steps else []
+        record = run_profile(profile, processes, env, out, [*overrides, *extra, *halfway])
+        record["overrides"] = extra
         if record["exit"] == 0:
             record["in_effect"] = expected in record["strategy"] and not record["strategy_warning"]
             outputs = export_outputs(out / "model")
@@ -99,9 +110,27 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float) -> list
             else:
                 record["max_abs_output_diff"] = float((outputs - reference).abs().max())
                 record["outputs_match"] = record["max_abs_output_diff"] <= tolerance
+            if steps:
+                record.update(resume_check(profile, processes, env, out, [*overrides, *extra, *halfway],
+                                           steps // 2, outputs))
         records.append(record)
         print(json.dumps({k: v for k, v in record.items() if k not in ("command", "error")}), flush=True)
     return records
+
+
+def resume_check(profile: str, processes: int, env: dict, out: Path, overrides: list[str], step: int,
+                 uninterrupted) -> dict:
+    """Resume the half-way training state of ``out`` in a fresh folder, finish, compare the exports."""
+    import shutil
+
+    resumed = out.with_name(out.name + "_resumed")
+    shutil.rmtree(resumed, ignore_errors=True)
+    shutil.copytree(out / "checkpoints" / f"step_{step}", resumed / "checkpoints" / f"step_{step}")
+    record = run_profile(profile, processes, env, resumed, [*overrides, "--train.resume=latest"])
+    if record["exit"] != 0:
+        return {"resume_error": record["error"]}
+    diff = float((export_outputs(resumed / "model") - uninterrupted).abs().max())
+    return {"resume_max_abs_output_diff": diff, "resume_wall_s": record["wall_s"]}
 
 
 def main() -> int:
@@ -111,6 +140,7 @@ def main() -> int:
     parser.add_argument("--out", help="JSON file for the results")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--tolerance", type=float, default=0.05, help="largest |output difference| accepted")
+    parser.add_argument("--resume-check", action="store_true", help="also resume each profile from half way")
     parser.add_argument("overrides", nargs="*", help="extra --section.key=value for every run")
     args = parser.parse_args()
     # One global batch for every profile: then all runs train on the same samples per step and their
@@ -119,14 +149,16 @@ def main() -> int:
                  "--train.global_batch_size=4", "--train.batch_size=null",
                  "--train.val_every=0", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none",
                  "--optim.warmup_steps=2", *args.overrides]
-    records = verify(CPU_PROFILES if args.cpu else GPU_PROFILES, Path(args.work), overrides, args.tolerance)
+    records = verify(CPU_PROFILES if args.cpu else GPU_PROFILES, Path(args.work), overrides, args.tolerance,
+                     steps=args.steps if args.resume_check else None)
     if args.out:
         sys.path.insert(0, str(ROOT))
         from accelerated_seg.benchmark import write_result
 
         write_result("strategies", {"profiles": records}, args.out,
                      command="python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]))
-    ok = all(r["exit"] == 0 and r.get("in_effect") and r.get("outputs_match", True) for r in records)
+    ok = all(r["exit"] == 0 and r.get("in_effect") and r.get("outputs_match", True)
+             and r.get("resume_max_abs_output_diff", 0.0) <= args.tolerance for r in records)
     return 0 if ok else 1
 
 
