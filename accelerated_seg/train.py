@@ -128,7 +128,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
 
     Launch it like ``train`` (plain ``python``, or ``accelerate launch`` with any profile): the
     strategy and mixed precision come from the launch. Checkpoints, resume, preemption, gradient
-    accumulation and non-finite-step handling behave exactly as in ``train``.
+    accumulation and non-finite-step handling behave exactly as in ``train``. There is no
+    validation inside: score the exported weights with your own code or ``evaluate``.
 
     Args:
         model: any ``nn.Module`` mapping ``image`` batches to logits.

@@ -1,7 +1,12 @@
 """The runnable examples run (with few steps and small patches)."""
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -25,3 +30,21 @@ def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
     again = _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "2", "--patch", "32",
                                            "--resume", "latest"])
     assert again["step"] == 8
+
+
+@pytest.mark.distributed
+def test_fit_your_own_example_under_two_process_ddp(tmp_path):
+    from test_distributed import ROOT, _free_port
+
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+           "--main_process_port", str(_free_port()), str(EXAMPLES / "fit_your_own.py"),
+           "--out", str(tmp_path), "--epochs", "1", "--patch", "32"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # 8 cases over 2 ranks: 4 batches per rank, 2 per optimizer step; printed by the main process only.
+    assert proc.stdout.count("optimizer steps") == 1 and "2 optimizer steps" in proc.stdout
+    assert "DDP (MULTI_CPU) on 2 process(es)" in proc.stdout
+    assert (tmp_path / "run" / "model" / "model.safetensors").is_file()
