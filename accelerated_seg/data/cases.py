@@ -1,0 +1,88 @@
+"""What a dataset description becomes: :class:`Case` (one subject's files) and :class:`Manifest`.
+
+Kept apart from the readers in :mod:`accelerated_seg.data.formats` so that they, the pre-flight
+checks and the training code can all use these types without importing one another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Case:
+    """One subject: its image file(s) and, when labelled, its label map.
+
+    Args:
+        id: Case name, unique in the dataset, usable as a file name (e.g. ``"case_000"``).
+        images: One absolute path per input channel.
+        label: Absolute path of the label map, or ``None`` for unlabelled/test cases.
+    """
+
+    id: str
+    images: tuple[Path, ...]
+    label: Path | None
+
+
+@dataclass
+class Manifest:
+    """Everything a training run needs to know about a dataset before opening any volume.
+
+    Args:
+        root: Dataset folder (holding dataset.json or the CSV); quoted in messages.
+        labels: Class index -> name, contiguous from 0 (0 is background), after any
+            remapping or binarising: these are the network's output classes.
+        channels: Channel index -> name (e.g. modality); ``{0: "image"}`` when the source names none.
+        training: Cases to train on.
+        validation: Held-out cases to validate on (disjoint from ``training``).
+        label_values: The raw label values the dataset declares, ascending, background (0)
+            first. Without binarising, class ``k`` is stored on disk as ``label_values[k]``.
+            Defaults to ``0..C-1``.
+        binarized: Every non-zero declared value was merged into class 1 ("foreground").
+        split: How ``validation`` was chosen, e.g. ``"given (dataset.json 'validation')"``,
+            ``"fold 2 of 5 (seed 0)"`` or ``"fraction 0.2 (seed 0)"``; record it with the run.
+        source_format: Which reader produced this: ``"msd"``, ``"nnunet"``, ``"csv"`` or ``"pairs"``.
+    """
+
+    root: Path
+    labels: dict[int, str]
+    channels: dict[int, str]
+    training: list[Case]
+    validation: list[Case]
+    label_values: list[int] = field(default_factory=list)
+    binarized: bool = False
+    split: str = "given"
+    source_format: str = "msd"
+
+    def __post_init__(self) -> None:
+        if not self.label_values:
+            self.label_values = list(range(len(self.labels)))
+        if not self.binarized and len(self.label_values) != len(self.labels):
+            raise ValueError(
+                f"Manifest: {len(self.label_values)} label_values {self.label_values} for "
+                f"{len(self.labels)} classes; give one raw value per class, or set binarized=True"
+            )
+
+    @property
+    def num_classes(self) -> int:
+        """Number of output classes, background included (after remapping/binarising)."""
+        return len(self.labels)
+
+    @property
+    def num_channels(self) -> int:
+        """Number of input channels the network sees."""
+        return len(self.channels)
+
+    @property
+    def label_map(self) -> dict[int, int] | None:
+        """Raw label value -> class index, or ``None`` when the files already hold class indices.
+
+        Apply it to every label before training (e.g. MONAI ``MapLabelValued``); values absent
+        from it are left unchanged by MONAI, which is why the pre-flight checks reject them.
+        """
+        if self.binarized:
+            mapping = {value: int(value != 0) for value in self.label_values}
+        else:
+            mapping = {value: index for index, value in enumerate(self.label_values)}
+        return None if all(value == index for value, index in mapping.items()) else mapping

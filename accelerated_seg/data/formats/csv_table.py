@@ -1,0 +1,158 @@
+"""A CSV table of image/label paths: one case per row, an optional ``split`` column."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+from accelerated_seg.data.cases import Case, Manifest
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.paths import PathLike, resolve, unique_ids
+from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels
+from accelerated_seg.data.splits import SplitSettings, reject_duplicate_ids
+
+_IMAGE_COLUMN = re.compile(r"image_(\d+)")
+_SPLIT_VALUES = {"train": "train", "training": "train", "val": "validation", "valid": "validation",
+                 "validation": "validation", "test": "test"}
+
+
+def load_csv(
+    path: PathLike,
+    *,
+    labels: LabelsArgument = None,
+    validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
+) -> Manifest:
+    """Read a CSV with a header row: one case per row.
+
+    Columns: ``image`` (one channel) or ``image_0``, ``image_1``, ... (one per channel), and
+    ``label``. Optional: ``id`` (else the label file name, made unique with its folders), and
+    ``split`` (``train``/``validation``; ``test`` rows are skipped), which, when present, is
+    the split. Other columns are ignored. Relative paths are relative to the CSV's folder.
+
+    A CSV cannot declare label values, so ``labels`` does; without it the labels are binary,
+    ``{0: "background", 1: "foreground"}``, and the pre-flight checks reject any other value
+    with a message saying to pass ``labels``.
+
+    Args:
+        path: The CSV file (comma-separated, UTF-8).
+        labels: ``{value: name}`` (``{0: "background", 1: "edema", 4: "enhancing"}``),
+            ``{name: value}``, a list of names for values 0..C-1, or a class count C.
+        validation_fraction: Share held out when there is no ``split`` column and ``num_folds`` < 2.
+        num_folds: More than 1 makes a seeded k-fold split instead of the fraction split.
+        fold: Which fold is validated on (0-based).
+        seed: Seed of the split shuffle.
+        binarize: Merge every non-background label value into one "foreground" class.
+
+    Returns:
+        The Manifest, rooted at the CSV's folder.
+
+    Raises:
+        DataError: A required column or cell is missing, a split value is unknown, or the
+            labels argument is malformed; the message names the CSV line.
+    """
+    settings = SplitSettings(validation_fraction, num_folds, fold, seed)
+    csv_path = Path(path).expanduser().absolute()
+    root = csv_path.parent
+    label_names, label_values = parse_labels(labels_declaration(labels), f"{csv_path}: labels argument", binarize)
+    header, rows = _read_csv_rows(csv_path)
+    image_columns = _image_columns(header, csv_path)
+
+    entries: list[tuple[tuple[Path, ...], Path, str | None, str | None]] = []
+    for line, row in rows:
+        where = f"{csv_path}, line {line}"
+        split = _split_value(row.get("split"), where) if "split" in header else None
+        if split == "test":
+            continue  # kept in the same table by many projects; never trained or validated on
+        images = tuple(resolve(_cell(row, column, where), root) for column in image_columns)
+        label = resolve(_cell(row, "label", where), root)
+        case_id = (row.get("id") or "").strip() or None
+        if case_id and ("/" in case_id or "\\" in case_id):
+            # Ids name files downstream (caches, predictions), so they cannot hold path separators.
+            raise DataError(f"{where}: id {case_id!r} contains a path separator; use a plain name such as sub-01")
+        entries.append((images, label, case_id, split))
+    if not entries:
+        raise DataError(f"{csv_path}: no cases (every row is empty or split=test); add one row per labelled case")
+
+    ids = unique_ids([label for _, label, _, _ in entries], [case_id for _, _, case_id, _ in entries])
+    cases = [Case(id=case_id, images=images, label=label) for (images, label, _, _), case_id in zip(entries, ids)]
+    reject_duplicate_ids(cases, csv_path)
+
+    if "split" in header:
+        training = [case for case, entry in zip(cases, entries) if entry[3] == "train"]
+        validation = [case for case, entry in zip(cases, entries) if entry[3] == "validation"]
+        if not training:
+            raise DataError(f"{csv_path}: no row has split=train; mark the training cases 'train'")
+        how = settings.given("CSV 'split' column")
+    else:
+        training, validation, how = settings.split(cases)
+    channels = {index: column for index, column in enumerate(image_columns)}
+    return Manifest(
+        root=root, labels=label_names, channels=channels, training=training, validation=validation,
+        label_values=label_values, binarized=binarize, split=how, source_format="csv",
+    )
+
+
+def _read_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, str]]]]:
+    """Return the lower-cased header and the non-empty rows with their line numbers."""
+    if not csv_path.is_file():
+        raise DataError(f"{csv_path}: CSV not found; check the data path")
+    # utf-8-sig drops the byte-order mark that spreadsheet programs put before the header.
+    with csv_path.open(newline="", encoding="utf-8-sig") as stream:
+        reader = csv.reader(stream)
+        header_row = next(reader, None)
+        if header_row is None:
+            raise DataError(f"{csv_path}: empty file; write a header row such as image,label")
+        columns = [name.strip().lower() for name in header_row]
+        if len(columns) == 1 and (";" in columns[0] or "\t" in columns[0]):
+            raise DataError(
+                f"{csv_path}: the header {header_row[0]!r} is not comma-separated; save the file as CSV with commas"
+            )
+        rows = []
+        for cells in reader:
+            if any(cell.strip() for cell in cells):
+                rows.append((reader.line_num, dict(zip(columns, cells))))
+    return set(columns), rows
+
+
+def _image_columns(header: set[str], csv_path: Path) -> list[str]:
+    """``["image"]`` or ``["image_0", "image_1", ...]``, checked for the mistakes people make."""
+    numbered = sorted((int(match.group(1)), name) for name in header if (match := _IMAGE_COLUMN.fullmatch(name)))
+    numbered_names = [name for _, name in numbered]
+    found = f"found columns {sorted(header)}"
+    if "label" not in header:
+        raise DataError(
+            f"{csv_path}: no 'label' column ({found}); the header needs image (or image_0, image_1, ...) and label"
+        )
+    if "image" in header and numbered:
+        raise DataError(
+            f"{csv_path}: both 'image' and {numbered_names} columns; use 'image' for one channel "
+            "or image_0, image_1, ... for several"
+        )
+    if "image" in header:
+        return ["image"]
+    if not numbered:
+        raise DataError(
+            f"{csv_path}: no image column ({found}); name it 'image', or image_0, image_1, ... for channels"
+        )
+    if [index for index, _ in numbered] != list(range(len(numbered))):
+        raise DataError(
+            f"{csv_path}: image columns {numbered_names} must be numbered image_0, image_1, ... without gaps"
+        )
+    return numbered_names
+
+
+def _cell(row: dict[str, str], column: str, where: str) -> str:
+    value = (row.get(column) or "").strip()
+    if not value:
+        raise DataError(
+            f"{where}: empty '{column}' cell; give a path (relative to the CSV's folder), or mark the row split=test"
+        )
+    return value
+
+
+def _split_value(raw: str | None, where: str) -> str:
+    value = (raw or "").strip().lower()
+    if value not in _SPLIT_VALUES:
+        raise DataError(f"{where}: split is {raw!r}; use train, validation or test")
+    return _SPLIT_VALUES[value]

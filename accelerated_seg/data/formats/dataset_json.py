@@ -1,0 +1,50 @@
+"""The dataset.json that MSD and nnU-Net v2 datasets share: where it is, its content, its channels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.paths import PathLike
+
+
+def dataset_json_path(path: PathLike) -> Path:
+    """The absolute path of the dataset.json that ``path`` names, itself or as its folder."""
+    json_path = Path(path).expanduser().absolute()
+    return json_path / "dataset.json" if json_path.is_dir() else json_path
+
+
+def read_json(json_path: Path) -> dict[str, Any]:
+    """Load the JSON object, turning every failure into a DataError that says what to do."""
+    if not json_path.is_file():
+        raise DataError(
+            f"{json_path}: dataset.json not found; point the data path at the folder that "
+            "contains dataset.json (Medical Segmentation Decathlon or nnU-Net v2 layout)"
+        )
+    try:
+        content = json.loads(json_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise DataError(f"{json_path}: not valid JSON ({err}); fix or regenerate the file") from err
+    if not isinstance(content, dict):
+        raise DataError(f"{json_path}: expected a JSON object at the top level, got {type(content).__name__}")
+    return content
+
+
+def parse_channels(content: dict[str, Any], json_path: Path) -> dict[int, str]:
+    """Return {index: name} from MSD "modality" or nnU-Net v2 "channel_names"; one channel if neither."""
+    raw = content.get("modality", content.get("channel_names"))
+    if raw is None:
+        return {0: "image"}
+    try:
+        channels = dict(sorted((int(key), str(name)) for key, name in raw.items()))
+    except (AttributeError, ValueError) as err:
+        raise DataError(
+            f'{json_path}: "modality"/"channel_names" must map channel indices to names, e.g. {{"0": "MRI"}}; '
+            f"got {raw!r}"
+        ) from err
+    if not channels or list(channels) != list(range(len(channels))):
+        raise DataError(f'{json_path}: channel indices must be 0..N-1 without gaps; got {list(channels)}')
+    return channels
+

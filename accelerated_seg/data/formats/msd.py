@@ -1,0 +1,103 @@
+"""Medical Segmentation Decathlon: a dataset.json that lists every training case's files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from accelerated_seg.data.cases import Case, Manifest
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
+from accelerated_seg.data.formats.paths import PathLike, file_stem, resolve
+from accelerated_seg.data.labels import parse_labels
+from accelerated_seg.data.splits import SplitSettings, reject_duplicate_ids
+
+
+def load_msd(
+    dataset_json: PathLike, validation_fraction: float = 0.2, seed: int = 0,
+    *, num_folds: int = 0, fold: int = 0, binarize: bool = False,
+) -> Manifest:
+    """Read a Decathlon-style ``dataset.json`` and split it into training and validation cases.
+
+    If the JSON has its own ``"validation"`` list it is used as is; otherwise the split follows
+    :func:`split_cases`, so every process and every rerun gets the same split.
+
+    Args:
+        dataset_json: Path to ``dataset.json`` (or to the folder containing it).
+        validation_fraction: Share of training cases held out when the JSON has no
+            ``"validation"`` list and ``num_folds`` < 2. Any positive fraction holds out at
+            least one case when there are two or more; 0 holds out none.
+        seed: Seed of the split shuffle.
+        num_folds: More than 1 makes a seeded k-fold split instead of the fraction split.
+        fold: Which fold is validated on (0-based).
+        binarize: Merge every non-background label value into one "foreground" class.
+
+    Returns:
+        The parsed Manifest, with all file paths absolute.
+
+    Raises:
+        DataError: The JSON is missing or malformed, lacks ``"training"``, declares no
+            background value 0, or the split settings are invalid.
+    """
+    settings = SplitSettings(validation_fraction, num_folds, fold, seed)
+    json_path = dataset_json_path(dataset_json)
+    content = read_json(json_path)
+    root = json_path.parent
+
+    labels, label_values = parse_labels(content.get("labels"), f"{json_path}: \"labels\"", binarize)
+    channels = parse_channels(content, json_path)
+
+    if "training" not in content:
+        raise DataError(
+            f"{json_path}: no 'training' list; add "
+            '"training": [{"image": "./imagesTr/x.nii.gz", "label": "./labelsTr/x.nii.gz"}, ...]'
+        )
+    training = _parse_msd_cases(content["training"], "training", root, json_path, len(channels))
+    if not training:
+        raise DataError(f"{json_path}: the 'training' list is empty; add at least one labelled case")
+
+    if "validation" in content:
+        validation = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels))
+        how = settings.given("dataset.json 'validation'")
+    else:
+        training, validation, how = settings.split(training)
+
+    reject_duplicate_ids(training + validation, json_path)
+    return Manifest(
+        root=root, labels=labels, channels=channels, training=training, validation=validation,
+        label_values=label_values, binarized=binarize, split=how, source_format="msd",
+    )
+
+
+def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int) -> list[Case]:
+    """Turn the JSON list under ``key`` into Cases with absolute paths."""
+    if not isinstance(entries, list):
+        raise DataError(f"{json_path}: '{key}' must be a list of {{\"image\": ..., \"label\": ...}} entries")
+    cases = []
+    for position, entry in enumerate(entries):
+        where = f"{json_path}: '{key}' entry {position}"
+        if not isinstance(entry, dict) or "image" not in entry:
+            raise DataError(f'{where} has no "image"; each entry needs "image" and "label" paths')
+        if entry.get("label") is None:
+            # Both lists feed supervised training/validation, so an unlabelled entry is a mistake.
+            raise DataError(f'{where} has no "label"; move unlabelled cases to "test"')
+
+        image_field = entry["image"]
+        if isinstance(image_field, str):
+            images = (resolve(image_field, root),)
+        elif isinstance(image_field, list) and image_field and all(isinstance(p, str) for p in image_field):
+            images = tuple(resolve(p, root) for p in image_field)
+            # A single string may be a 4D multi-channel file (MSD BrainTumour), so only lists are
+            # counted here; the pre-flight checks then ask for that file to be split.
+            if len(images) != num_channels:
+                raise DataError(
+                    f"{where} lists {len(images)} image file(s) but dataset.json declares "
+                    f"{num_channels} channel(s); give one file per channel"
+                )
+        else:
+            raise DataError(f'{where}: "image" must be a path or a list of paths, got {image_field!r}')
+        label = resolve(str(entry["label"]), root)
+
+        # The label is named after the case; multi-channel image files often carry a channel suffix.
+        cases.append(Case(id=file_stem(label), images=images, label=label))
+    return cases

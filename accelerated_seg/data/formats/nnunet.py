@@ -1,0 +1,161 @@
+"""nnU-Net v2 raw dataset folder: the cases are found by nnU-Net's file naming, not listed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from accelerated_seg.data.cases import Case, Manifest
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
+from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
+from accelerated_seg.data.labels import parse_labels
+from accelerated_seg.data.splits import SplitSettings, reject_duplicate_ids
+
+
+def load_nnunet(
+    folder: PathLike,
+    *, validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
+) -> Manifest:
+    """Read an nnU-Net v2 raw dataset folder (``Dataset001_Name/``).
+
+    Layout: ``dataset.json`` with ``channel_names`` ({"0": "T1", "1": "T2"}), ``labels``
+    ({"background": 0, "tumor": 1}), ``numTraining`` and ``file_ending`` (".nii.gz");
+    ``labelsTr/<case><file_ending>`` names the cases and ``imagesTr/<case>_<XXXX><file_ending>``
+    holds channel XXXX (4 digits) of each. Other files in those folders are ignored.
+
+    The split: a ``splits_final.json`` next to dataset.json (nnU-Net writes it to the
+    preprocessed folder; copy it here to reuse nnU-Net's folds) is a list of
+    ``{"train": [...], "val": [...]}``, and entry ``fold`` is used. Without it, the split
+    follows :func:`split_cases`.
+
+    Args:
+        folder: The dataset folder, or its dataset.json.
+        validation_fraction: Share held out when there is no splits_final.json and ``num_folds`` < 2.
+        num_folds: More than 1 makes a seeded k-fold split (or must match splits_final.json).
+        fold: Which fold is validated on (0-based).
+        seed: Seed of the split shuffle.
+        binarize: Merge every non-background label value into one "foreground" class.
+
+    Returns:
+        The Manifest; cases are ordered by case id.
+
+    Raises:
+        DataError: dataset.json is malformed, declares region-based labels, a case lacks a
+            channel file, ``numTraining`` disagrees with labelsTr, or splits_final.json is unusable.
+    """
+    settings = SplitSettings(validation_fraction, num_folds, fold, seed)
+    json_path = dataset_json_path(folder)
+    content = read_json(json_path)
+    root = json_path.parent
+
+    if "channel_names" not in content:
+        raise DataError(
+            f'{json_path}: no "channel_names"; an nnU-Net v2 dataset.json declares its channels, '
+            'e.g. "channel_names": {"0": "CT"} (nnU-Net v1 files use "modality" and a "training" list: '
+            "load them as MSD)"
+        )
+    channels = parse_channels(content, json_path)
+    labels, label_values = parse_labels(content.get("labels"), f'{json_path}: "labels"', binarize)
+    file_ending = _nnunet_file_ending(content, json_path)
+
+    cases = _nnunet_cases(root, channels, file_ending, json_path)
+    declared_count = content.get("numTraining")
+    if isinstance(declared_count, int) and declared_count != len(cases):
+        raise DataError(
+            f"{json_path}: numTraining is {declared_count} but {root / 'labelsTr'} holds {len(cases)} "
+            f"label file(s) ending in {file_ending}; restore the missing files (an incomplete copy?) "
+            "or correct numTraining"
+        )
+
+    splits_path = root / "splits_final.json"
+    if splits_path.is_file():
+        training, validation, how = _nnunet_fold(cases, splits_path, settings)
+    else:
+        training, validation, how = settings.split(cases)
+    return Manifest(
+        root=root, labels=labels, channels=channels, training=training, validation=validation,
+        label_values=label_values, binarized=binarize, split=how, source_format="nnunet",
+    )
+
+
+def _nnunet_file_ending(content: dict[str, Any], json_path: Path) -> str:
+    """The suffix of every image/label file; only the NIfTI endings are readable here."""
+    file_ending = content.get("file_ending", ".nii.gz")
+    if file_ending not in NIFTI_SUFFIXES:
+        raise DataError(
+            f'{json_path}: "file_ending" is {file_ending!r}; only NIfTI (".nii.gz", ".nii") is supported — '
+            "convert the images and labels to NIfTI and set the file_ending accordingly"
+        )
+    return file_ending
+
+
+def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_path: Path) -> list[Case]:
+    """One Case per label file in labelsTr, with its channel files found by nnU-Net's naming rule."""
+    labels_folder, images_folder = root / "labelsTr", root / "imagesTr"
+    if not labels_folder.is_dir():
+        raise DataError(f"{labels_folder}: folder not found; an nnU-Net raw dataset keeps its label maps in labelsTr/")
+    label_files = sorted(
+        path for path in labels_folder.iterdir()
+        # Hidden files include macOS "._case.nii.gz" resource forks, which are not images.
+        if path.name.endswith(file_ending) and not path.name.startswith(".") and path.is_file()
+    )
+    if not label_files:
+        raise DataError(f"{labels_folder}: no label files ending in {file_ending}; add labelsTr/<case>{file_ending}")
+
+    cases, missing = [], []
+    for label in label_files:
+        case_id = label.name[: -len(file_ending)]
+        images = tuple(images_folder / f"{case_id}_{channel:04d}{file_ending}" for channel in channels)
+        missing += [f"case {case_id!r} has no {image}" for image in images if not image.is_file()]
+        cases.append(Case(id=case_id, images=images, label=label))
+    if missing:
+        names = ", ".join(f"{index:04d} ({name})" for index, name in channels.items())
+        raise DataError(
+            f"{json_path}: {len(missing)} channel file(s) missing; dataset.json declares channel(s) {names}, "
+            f"each stored as imagesTr/<case>_<channel>{file_ending}; restore them or remove the case's label "
+            "from labelsTr:\n" + "\n".join(f"  - {line}" for line in missing)
+        )
+    return cases
+
+
+def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) -> tuple[list[Case], list[Case], str]:
+    """Take entry ``fold`` of nnU-Net's splits_final.json: [{"train": [ids], "val": [ids]}, ...]."""
+    num_folds, fold = settings.num_folds, settings.fold
+    try:
+        splits = json.loads(splits_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise DataError(
+            f"{splits_path}: not valid JSON ({err}); fix it or delete it to split by data.num_folds"
+        ) from err
+    if not (isinstance(splits, list) and splits and all(
+        isinstance(entry, dict) and isinstance(entry.get("train"), list) and isinstance(entry.get("val"), list)
+        for entry in splits
+    )):
+        raise DataError(
+            f'{splits_path}: expected a list of {{"train": [case ids], "val": [case ids]}} (one per fold); '
+            "fix it or delete it to split by data.num_folds"
+        )
+    if num_folds > 1 and num_folds != len(splits):
+        raise DataError(
+            f"{splits_path} holds {len(splits)} fold(s) but data.num_folds={num_folds}; set data.num_folds to 0 "
+            f"or {len(splits)} to use this file, or delete it to make {num_folds} folds"
+        )
+    if not 0 <= fold < len(splits):
+        raise DataError(
+            f"data.fold={fold} is out of range: {splits_path} holds {len(splits)} fold(s); use 0..{len(splits) - 1}"
+        )
+
+    by_id = {case.id: case for case in cases}
+    chosen = splits[fold]
+    unknown = sorted({str(i) for i in chosen["train"] + chosen["val"]} - by_id.keys())
+    if unknown:
+        raise DataError(
+            f"{splits_path}: fold {fold} names case(s) {unknown[:5]} that have no label in labelsTr; "
+            "restore them, or delete splits_final.json to split the cases present"
+        )
+    training = [by_id[str(i)] for i in chosen["train"]]
+    validation = [by_id[str(i)] for i in chosen["val"]]
+    reject_duplicate_ids(training + validation, splits_path)
+    return training, validation, f"given (splits_final.json fold {fold} of {len(splits)})"

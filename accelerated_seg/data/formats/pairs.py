@@ -1,0 +1,105 @@
+"""A Python list of (image path(s), label path) pairs, as a notebook or script has them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from accelerated_seg.data.cases import Case, Manifest
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.paths import PathLike, unique_ids
+from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels
+from accelerated_seg.data.splits import SplitSettings, reject_duplicate_ids
+
+
+def from_pairs(
+    pairs: Sequence[tuple[PathLike | Sequence[PathLike], PathLike]],
+    labels: LabelsArgument = None,
+    *,
+    validation_pairs: Sequence[tuple[PathLike | Sequence[PathLike], PathLike]] | None = None,
+    root: PathLike | None = None,
+    validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
+) -> Manifest:
+    """Build a Manifest from ``[(image, label), ...]`` or ``[([channel_0, channel_1], label), ...]``.
+
+    Case ids are the label file names, made unique with their folders when two share a name
+    (``sub-01/mask.nii.gz`` -> ``sub-01_mask``).
+
+    Args:
+        pairs: (image path or one path per channel, label path) for each case.
+        labels: As in :func:`load_csv`; ``None`` means binary {0: background, 1: foreground}.
+        validation_pairs: Held-out pairs; when given they are the split, as is.
+        root: Folder that relative paths are resolved against, and the Manifest root. Default:
+            paths resolve against the working directory and the root is the deepest folder
+            holding every file.
+        validation_fraction: Share held out when there are no validation_pairs and ``num_folds`` < 2.
+        num_folds: More than 1 makes a seeded k-fold split instead of the fraction split.
+        fold: Which fold is validated on (0-based).
+        seed: Seed of the split shuffle.
+        binarize: Merge every non-background label value into one "foreground" class.
+
+    Returns:
+        The Manifest.
+
+    Raises:
+        DataError: A pair is malformed, or pairs disagree on the number of channels.
+    """
+    settings = SplitSettings(validation_fraction, num_folds, fold, seed)
+    base = Path(root).expanduser().absolute() if root is not None else Path.cwd()
+    label_names, label_values = parse_labels(labels_declaration(labels), "from_pairs: labels argument", binarize)
+
+    parsed = _parse_pairs(pairs, "pairs", base)
+    parsed_validation = _parse_pairs(validation_pairs, "validation_pairs", base) if validation_pairs is not None else []
+    if not parsed:
+        raise DataError("from_pairs: no pairs; pass at least one (image, label) pair")
+    num_channels = len(parsed[0][0])
+    for position, (images, _) in enumerate(parsed + parsed_validation):
+        if len(images) != num_channels:
+            raise DataError(
+                f"from_pairs: pair {position} has {len(images)} image file(s) but the first has {num_channels}; "
+                "give every case the same channels, in the same order"
+            )
+
+    everything = parsed + parsed_validation
+    ids = unique_ids([label for _, label in everything], [None] * len(everything))
+    cases = [Case(id=case_id, images=images, label=label) for (images, label), case_id in zip(everything, ids)]
+    where = "from_pairs"
+    reject_duplicate_ids(cases, where)
+    if validation_pairs is not None:
+        training, validation, how = cases[: len(parsed)], cases[len(parsed):], settings.given("validation_pairs")
+    else:
+        training, validation, how = settings.split(cases)
+
+    if root is None:  # the deepest folder holding every file, so messages can quote it
+        base = Path(os.path.commonpath([str(path.parent) for case in cases for path in (*case.images, case.label)]))
+    channels = {0: "image"} if num_channels == 1 else {index: f"image_{index}" for index in range(num_channels)}
+    return Manifest(
+        root=base, labels=label_names, channels=channels, training=training, validation=validation,
+        label_values=label_values, binarized=binarize, split=how, source_format="pairs",
+    )
+
+
+def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ...], Path]]:
+    """Check each (images, label) pair and make its paths absolute."""
+    if isinstance(pairs, (str, bytes, os.PathLike)) or not isinstance(pairs, Sequence):
+        raise DataError(f"from_pairs: {name} must be a list of (image, label) pairs, got {type(pairs).__name__}")
+    parsed = []
+    for position, pair in enumerate(pairs):
+        where = f"from_pairs: {name}[{position}]"
+        if not (isinstance(pair, Sequence) and not isinstance(pair, str) and len(pair) == 2):
+            raise DataError(f"{where} is {pair!r}; each entry must be (image path or [channel paths], label path)")
+        image_field, label_field = pair
+        if isinstance(image_field, (str, os.PathLike)):
+            image_paths = [image_field]
+        elif (isinstance(image_field, Sequence) and image_field
+              and all(isinstance(p, (str, os.PathLike)) for p in image_field)):
+            image_paths = list(image_field)
+        else:
+            raise DataError(f"{where}: the image must be a path or a non-empty list of paths, got {image_field!r}")
+        if not isinstance(label_field, (str, os.PathLike)):
+            raise DataError(f"{where}: the label must be a path, got {label_field!r}")
+        images = tuple(base / Path(p).expanduser() for p in image_paths)
+        parsed.append((images, base / Path(label_field).expanduser()))
+    return parsed

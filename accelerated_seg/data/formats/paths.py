@@ -1,0 +1,48 @@
+"""Paths and case ids as the readers see them: listed paths made absolute, ids from file names."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Union
+
+NIFTI_SUFFIXES = (".nii.gz", ".nii")
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def resolve(relative: str, root: Path) -> Path:
+    """Make a listed path absolute; MSD writes them as "./imagesTr/x.nii.gz"."""
+    while relative.startswith("./"):
+        relative = relative[2:]
+    return root / Path(relative).expanduser()  # an absolute path stays as it is
+
+
+def file_stem(path: Path) -> str:
+    """File name without .nii / .nii.gz (Path.stem would leave ".nii" behind)."""
+    name = path.name
+    for suffix in NIFTI_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def unique_ids(label_paths: list[Path], explicit: list[str | None]) -> list[str]:
+    """Case ids: an explicit id, else the label's file name; folders are added only where names repeat.
+
+    Layouts such as ``sub-01/mask.nii.gz``, ``sub-02/mask.nii.gz`` would otherwise give every
+    case the id "mask"; ids must be unique and usable as file names, hence "_" not "/".
+    """
+    stems = [file_stem(path) for path in label_paths]
+    repeated = {stem for stem, count in Counter(stems).items() if count > 1}
+    common = Path(os.path.commonpath([str(path.parent) for path in label_paths])) if repeated else None
+    ids = []
+    for given, stem, path in zip(explicit, stems, label_paths):
+        if given:
+            ids.append(given)
+        elif stem in repeated:
+            ids.append("_".join((*path.parent.relative_to(common).parts, stem)))
+        else:
+            ids.append(stem)
+    return ids

@@ -1,0 +1,97 @@
+"""Label declarations: which raw values a dataset's label maps hold, and what each class is called.
+
+:func:`parse_labels` reads a dataset.json ``"labels"`` entry (MSD or nnU-Net v2 direction);
+:func:`labels_declaration` turns the ``labels`` argument of the CSV and pairs readers, which
+have no file to declare labels in, into such an entry.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
+
+from accelerated_seg.data.errors import DataError
+
+#: What a caller may pass as label declaration for CSV/pairs: {value: name}, {name: value},
+#: a list of names for values 0..C-1, or a class count C.
+LabelsArgument = Union[Mapping[Any, Any], Sequence[str], int, None]
+
+
+def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int, str], list[int]]:
+    """Turn a label declaration into (class index -> name, raw values in class order).
+
+    MSD writes ``{"0": "background", "1": "tumour"}`` and nnU-Net v2 ``{"background": 0,
+    "tumour": 1}``; both are accepted because datasets get converted back and forth. Values need
+    not be contiguous: ``{0, 1, 2, 4}`` gives classes 0..3 in ascending order of value.
+
+    Args:
+        raw: The declaration (a dict in either direction).
+        where: The file or argument it came from, for messages.
+        binarize: Return the two classes background/foreground (raw values are kept).
+
+    Returns:
+        ``(labels, label_values)`` for :class:`Manifest`.
+
+    Raises:
+        DataError: The declaration is empty or malformed, uses nnU-Net regions or an
+            "ignore" label, repeats a value, or lacks background 0.
+    """
+    example = '{"0": "background", "1": "tumour"}'
+    if raw is None or raw == {}:
+        raise DataError(f"{where}: missing or empty; declare the classes, e.g. {example}")
+    if not isinstance(raw, Mapping):
+        raise DataError(f"{where}: expected a mapping of label values to class names such as {example}, got {raw!r}")
+
+    def is_value(item: Any) -> bool:
+        return isinstance(item, int) and not isinstance(item, bool)
+
+    if all(is_value(value) or isinstance(value, list) for value in raw.values()):
+        regions = [name for name, value in raw.items() if isinstance(value, list)]
+        if regions:
+            raise DataError(
+                f"{where}: {regions} map to lists of values (nnU-Net region-based training), which is not "
+                'supported; declare one value per class, e.g. {"background": 0, "edema": 1, "enhancing": 2}, '
+                "or use binarize"
+            )
+        pairs = [(value, str(name)) for name, value in raw.items()]  # nnU-Net v2: name -> value
+    else:
+        try:
+            pairs = [(int(key), str(name)) for key, name in raw.items()]  # MSD: "value" -> name
+        except (TypeError, ValueError) as err:
+            raise DataError(
+                f'{where}: keys must be label values like "0", "1" (or names mapped to values); got {list(raw)}'
+            ) from err
+
+    values = sorted(value for value, _ in pairs)
+    repeated = sorted(value for value, count in Counter(values).items() if count > 1)
+    if repeated:
+        raise DataError(f"{where}: value(s) {repeated} declared for more than one class; give each class its own value")
+    declared = dict(pairs)
+    if any(name.lower() == "ignore" for name in declared.values()):
+        raise DataError(
+            f'{where}: an "ignore" label (nnU-Net partial annotation) is not supported; relabel those voxels '
+            "as background or a class, and remove the entry"
+        )
+    if values[0] != 0:
+        raise DataError(
+            f"{where}: the background must be value 0 (padding and resampling fill with 0); got values {values}; "
+            'declare 0 as background, e.g. "0": "background"'
+        )
+    if len(values) < 2:
+        raise DataError(f"{where}: only the background is declared; add the foreground class(es)")
+
+    if binarize:
+        return {0: "background", 1: "foreground"}, values
+    return {index: declared[value] for index, value in enumerate(values)}, values
+
+
+def labels_declaration(labels: LabelsArgument) -> Any:
+    """Normalise the labels argument of CSV/pairs into a declaration dict; ``None`` means binary."""
+    if labels is None:
+        return {0: "background", 1: "foreground"}
+    if isinstance(labels, int) and not isinstance(labels, bool):
+        return {0: "background", **{k: f"class_{k}" for k in range(1, labels)}}
+    if isinstance(labels, Sequence) and not isinstance(labels, str):
+        return dict(enumerate(str(name) for name in labels))
+    return labels

@@ -1,0 +1,126 @@
+"""Which cases validate: the seeded fraction or k-fold split, and the checks that keep it honest.
+
+Every reader in :mod:`accelerated_seg.data.formats` takes the same four settings
+(``data.validation_fraction``, ``data.num_folds``, ``data.fold``, ``data.split_seed``); they travel
+together as one :class:`SplitSettings`, checked once when it is made, before any file is read.
+A split the source prescribes (an MSD ``validation`` list, a CSV ``split`` column, nnU-Net's
+splits_final.json) wins over these settings, and :meth:`SplitSettings.given` says so.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from accelerated_seg.data.cases import Case
+from accelerated_seg.data.errors import DataError
+
+
+def split_cases(
+    cases: list[Case], *, validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0
+) -> tuple[list[Case], list[Case], str]:
+    """Split cases deterministically when the source gives no validation list.
+
+    ``num_folds`` > 1: a ``numpy.random.default_rng(seed)`` permutation is cut into
+    ``num_folds`` near-equal folds and fold ``fold`` is held out. Otherwise
+    ``validation_fraction`` of the cases is held out. Both halves keep the source order, are
+    disjoint and together cover ``cases``.
+
+    Args:
+        cases: All labelled cases, in a stable order.
+        validation_fraction: Share held out in the fraction split.
+        num_folds: Number of folds (0: fraction split).
+        fold: Held-out fold, 0-based.
+        seed: Seed of the permutation.
+
+    Returns:
+        ``(training, validation, description)``; record the description with the run.
+
+    Raises:
+        DataError: The settings are invalid (the message names data.fold / data.num_folds).
+    """
+    return SplitSettings(validation_fraction, num_folds, fold, seed).split(cases)
+
+
+@dataclass(frozen=True)
+class SplitSettings:
+    """The split settings of a run, checked on creation so impossible ones fail before any file is read.
+
+    Args:
+        validation_fraction: Share held out in the fraction split, in [0, 1).
+        num_folds: Number of folds: 0 for the fraction split, or 2 or more.
+        fold: Held-out fold, 0-based.
+        seed: Seed of the permutation.
+
+    Raises:
+        DataError: The settings are invalid (the message names the ``data.*`` setting).
+    """
+
+    validation_fraction: float = 0.2
+    num_folds: int = 0
+    fold: int = 0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        """Reject impossible split settings before any file is read."""
+        validation_fraction, num_folds, fold = self.validation_fraction, self.num_folds, self.fold
+        if not 0.0 <= validation_fraction < 1.0:
+            raise DataError(f"data.validation_fraction must be in [0, 1), got {validation_fraction}")
+        if num_folds < 0 or num_folds == 1:
+            raise DataError(
+                f"data.num_folds={num_folds}: use 0 to split by data.validation_fraction, or 2 or more for k-fold"
+            )
+        if fold < 0 or (num_folds > 1 and fold >= num_folds):
+            upper = f"0..{num_folds - 1}" if num_folds > 1 else "0 or more"
+            raise DataError(f"data.fold={fold} is out of range for data.num_folds={num_folds}; use {upper}")
+
+    def split(self, cases: list[Case]) -> tuple[list[Case], list[Case], str]:
+        """:func:`split_cases` with these settings: ``(training, validation, description)``."""
+        validation_fraction, num_folds, fold, seed = self.validation_fraction, self.num_folds, self.fold, self.seed
+        if num_folds > 1:
+            if num_folds > len(cases):
+                raise DataError(
+                    f"data.num_folds={num_folds} but there are only {len(cases)} case(s); "
+                    f"use at most {len(cases)} folds"
+                )
+            folds = np.array_split(np.random.default_rng(seed).permutation(len(cases)), num_folds)
+            held_out = set(folds[fold].tolist())
+            how = f"fold {fold} of {num_folds} (seed {seed})"
+        else:
+            if fold != 0:
+                raise DataError(
+                    f"data.fold={fold} is set but data.num_folds={num_folds}; set data.num_folds to 2 or more"
+                )
+            held_out = _fraction_held_out(len(cases), validation_fraction, seed)
+            how = f"fraction {validation_fraction:g} (seed {seed})"
+        training = [case for index, case in enumerate(cases) if index not in held_out]
+        validation = [case for index, case in enumerate(cases) if index in held_out]
+        return training, validation, how
+
+    def given(self, what: str) -> str:
+        """Describe a split the source prescribes; say so when fold settings were therefore unused."""
+        if self.num_folds > 1:
+            return f"given ({what}; data.num_folds={self.num_folds} not used)"
+        return f"given ({what})"
+
+
+def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:
+    """Indices of a deterministic random subset of about ``validation_fraction * count`` cases."""
+    num_validation = round(validation_fraction * count)
+    if validation_fraction > 0 and count >= 2:
+        num_validation = min(max(num_validation, 1), count - 1)  # never leave training empty
+    return set(np.random.default_rng(seed).permutation(count)[:num_validation].tolist())
+
+
+def reject_duplicate_ids(cases: list[Case], where: Path | str) -> None:
+    """A case listed twice would be over-weighted, or leak from training into validation."""
+    counts = Counter(case.id for case in cases)
+    duplicates = sorted(case_id for case_id, count in counts.items() if count > 1)
+    if duplicates:
+        raise DataError(
+            f"{where}: case(s) listed more than once across training/validation: "
+            f"{duplicates[:5]}; remove the duplicates"
+        )
