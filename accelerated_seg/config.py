@@ -62,7 +62,7 @@ class DataConfig:
 
 @dataclass
 class ModelConfig:
-    name: str = "unet"  # unet | segresnet | swinunetr | unetr | dynunet
+    name: str = "unet"  # unet | segresnet | swinunetr | unetr | dynunet | unet3d_mlperf
     args: dict = field(default_factory=dict)  # passed to the MONAI network, over our defaults
 
 

@@ -134,14 +134,53 @@ def _dynunet(patch):
                     upsample_kernel_size=strides[1:], filters=[min(32 * 2**i, 320) for i in range(depth)],
                     norm_name="INSTANCE", res_block=True)
 
-    def divisor(a):
-        return [math.prod(s[i] if isinstance(s, (list, tuple)) else s for s in a["strides"]) for i in range(3)]
+    return "DynUNet", defaults, _dynunet_divisor
 
-    return "DynUNet", defaults, divisor
+
+def _dynunet_divisor(args: dict) -> list[int]:
+    """Per axis, the product of DynUNet's strides: what the patch must be a multiple of."""
+    return [math.prod(s[i] if isinstance(s, (list, tuple)) else s for s in args["strides"]) for i in range(3)]
+
+
+def _unet3d_mlperf(patch):
+    """The 3D U-Net of MLPerf Training's image segmentation benchmark (KiTS19), as a MONAI DynUNet.
+
+    The reference (mlcommons/training, image_segmentation/pytorch/model/unet3d.py and layers.py) is
+    an input block and five down-sampling stages, filters 32, 64, 128, 256, 320, 320, on a 128^3
+    patch. Every block is two 3x3x3 convolutions (no bias), each followed by instance norm with
+    affine parameters and leaky ReLU (slope 0.01); down-sampling is the first convolution of a
+    block with stride 2; up-sampling is a 2x2x2 transposed convolution with stride 2 and a bias,
+    concatenated with the skip ([up-sampled, skip] in that order) and followed by a block; the
+    head is a 1x1x1 convolution with a bias.
+
+    DynUNet configured below has exactly that structure and the reference's parameter count,
+    31,190,243 at in_channels=1, out_channels=3 (counted layer by layer from the reference's
+    definitions in tests/test_models.py). It differs from the reference only where no memory or
+    FLOP count depends on it:
+
+    - Initialisation: DynUNet draws convolution weights from kaiming_normal_(a=0.01) and zeroes
+      biases; the reference keeps PyTorch's default init (kaiming_uniform_(a=sqrt(5)), uniform
+      biases), optionally scaled by ``weights_init_scale``.
+    - Parameter names: the state dicts have different keys (``input_block.conv1.conv.weight`` vs
+      ``input_block.conv1.0.weight``), so reference checkpoints need a key mapping to load.
+    - Leaky ReLU runs in place (MONAI's default); the values are identical.
+
+    Deep supervision is off and there is no dropout, as in the reference. The patch must be a
+    multiple of 32 on every axis (five stride-2 stages), and at least 64 so that the deepest
+    stage has more than one voxel for instance norm.
+    """
+    depth = 6  # input block + 5 down-sampling stages
+    defaults = dict(spatial_dims=3, kernel_size=[3] * depth, strides=[1] + [2] * (depth - 1),
+                    upsample_kernel_size=[2] * (depth - 1), filters=[32, 64, 128, 256, 320, 320],
+                    norm_name=("INSTANCE", {"affine": True}),
+                    act_name=("leakyrelu", {"inplace": True, "negative_slope": 0.01}),
+                    res_block=False, trans_bias=True, deep_supervision=False)
+    return "DynUNet", defaults, _dynunet_divisor
 
 
 # SwinUNETR's deepest stage is 1/32 of the input; instance norm needs more than one voxel there.
-MINIMUM_PATCH = {"swinunetr": 64}
+# The same holds for the MLPerf U-Net's 1/32 bottleneck.
+MINIMUM_PATCH = {"swinunetr": 64, "unet3d_mlperf": 64}
 
 MODELS: dict[str, Callable] = {
     "unet": _unet,
@@ -149,4 +188,5 @@ MODELS: dict[str, Callable] = {
     "swinunetr": _swinunetr,
     "unetr": _unetr,
     "dynunet": _dynunet,
+    "unet3d_mlperf": _unet3d_mlperf,
 }

@@ -11,6 +11,8 @@ SMALL = {
     "swinunetr": ({"feature_size": 12, "depths": [1, 1, 1, 1]}, 64),
     "unetr": ({"hidden_size": 48, "mlp_dim": 96, "num_heads": 4, "feature_size": 8}, 32),
     "dynunet": ({"filters": [8, 16, 32]}, 16),
+    # Five stride-2 stages: 64 is the smallest patch that leaves 2 voxels for the bottleneck's norm.
+    "unet3d_mlperf": ({"filters": [4, 8, 8, 8, 8, 8]}, 64),
 }
 
 
@@ -43,3 +45,55 @@ def test_patch_size_checked_against_the_network_downsampling():
         model_spec("swinunetr", 1, 2, (32, 32, 32))
     spec = model_spec("dynunet", 1, 2, (64, 64, 16))  # anisotropic patch -> anisotropic strides
     assert spec.args["strides"][-1][2] == 1
+
+
+def reference_parameter_count(in_channels: int, classes: int, filters=(32, 64, 128, 256, 320, 320)) -> int:
+    """Parameters of mlcommons/training's Unet3D (image_segmentation/pytorch/model), layer by layer.
+
+    A block is two 3x3x3 convolutions without bias, each with an affine instance norm (weight and
+    bias per channel). Each up-sampling step is a 2x2x2 transposed convolution with bias, then a
+    block over [up-sampled, skip] (twice the channels). The head is a 1x1x1 convolution with bias.
+    """
+    def block(cin, cout):
+        return 27 * cin * cout + 27 * cout * cout + 2 * (2 * cout)
+
+    encoder = block(in_channels, filters[0]) + sum(block(a, b) for a, b in zip(filters, filters[1:]))
+    backwards = filters[::-1]
+    decoder = sum(8 * a * b + b + block(2 * b, b) for a, b in zip(backwards, backwards[1:]))
+    return encoder + decoder + filters[0] * classes + classes
+
+
+def test_unet3d_mlperf_is_the_mlperf_reference_network():
+    spec = model_spec("unet3d_mlperf", in_channels=1, out_channels=3, patch_size=(128, 128, 128))
+    assert spec.monai_class == "DynUNet"
+    assert spec.args["filters"] == [32, 64, 128, 256, 320, 320]
+    assert spec.args["strides"] == [1, 2, 2, 2, 2, 2] and spec.args["upsample_kernel_size"] == [2] * 5
+    with torch.device("meta"):  # the structure and a 128^3 forward without memory or time
+        net = build_from_spec(spec)
+    convs = [m for m in net.modules() if isinstance(m, torch.nn.Conv3d)]
+    block_convs = [m for m in convs if m.kernel_size == (3, 3, 3)]
+    assert len(block_convs) == 22  # 11 blocks (input, 4 down, bottleneck, 5 up) x 2
+    assert all(m.bias is None for m in block_convs)
+    assert sum(m.stride == (2, 2, 2) for m in block_convs) == 5  # down-sampling by strided convolution
+    encoder_widths = [m.out_channels for m in block_convs[:12]]
+    assert encoder_widths == [32, 32, 64, 64, 128, 128, 256, 256, 320, 320, 320, 320]
+    ups = [m for m in net.modules() if isinstance(m, torch.nn.ConvTranspose3d)]
+    assert len(ups) == 5
+    assert all(m.kernel_size == (2, 2, 2) and m.stride == (2, 2, 2) and m.bias is not None for m in ups)
+    norms = [m for m in net.modules() if isinstance(m, torch.nn.modules.instancenorm._InstanceNorm)]
+    assert len(norms) == 22 and all(m.affine for m in norms)
+    acts = [m for m in net.modules() if isinstance(m, (torch.nn.LeakyReLU, torch.nn.ReLU, torch.nn.PReLU))]
+    assert acts and all(isinstance(m, torch.nn.LeakyReLU) and m.negative_slope == 0.01 for m in acts)
+    head = [m for m in convs if m.kernel_size == (1, 1, 1)]
+    assert len(head) == 1 and head[0].out_channels == 3 and head[0].bias is not None
+    count = sum(p.numel() for p in net.parameters())
+    assert count == reference_parameter_count(1, 3) == 31_190_243
+    out = net(torch.empty(1, 1, 128, 128, 128, device="meta"))
+    assert out.shape == (1, 3, 128, 128, 128)
+
+
+def test_unet3d_mlperf_patch_rules():
+    with pytest.raises(ConfigError, match="divisible by"):
+        model_spec("unet3d_mlperf", 1, 3, (128, 128, 80))
+    with pytest.raises(ConfigError, match="too small"):
+        model_spec("unet3d_mlperf", 1, 3, (32, 32, 32))

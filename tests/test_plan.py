@@ -1,0 +1,185 @@
+import json
+import re
+from functools import partial
+
+import pytest
+import torch
+
+from accelerated_seg import plan
+from accelerated_seg.cli import main
+from accelerated_seg.config import ConfigError
+from accelerated_seg.models import build_from_spec, model_spec
+
+# The MLPerf U-Net's structure with tiny widths: the smallest patch it takes (64^3) stays cheap on a CPU.
+SMALL_ARGS = {"filters": [4, 8, 8, 8, 8, 8]}
+PATCH = (64, 64, 64)
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return plan.measure_model("unet3d_mlperf", PATCH, "bf16", model_args=SMALL_ARGS)
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_meta_measurement_equals_a_real_cpu_run(precision):
+    """Meta tensors with emulated CUDA autocast save and peak exactly as a CPU run under torch.autocast."""
+    spec = model_spec("unet3d_mlperf", 1, 3, PATCH, SMALL_ARGS)
+    on_meta = plan.measure_step(plan._meta_model(spec), 1, 2, PATCH, precision)
+    torch.manual_seed(0)
+    on_cpu = plan.measure_step(build_from_spec(spec), 1, 2, PATCH, precision)
+    assert on_meta.saved == on_cpu.saved
+    assert on_meta.peak == on_cpu.peak
+    assert on_meta.peak > on_meta.saved  # gradients of activations, input, loss temporaries come on top
+
+
+def test_saved_bytes_are_what_autograd_keeps():
+    """Adding an instance norm after a convolution saves the norm's input and its per-channel statistics."""
+    def conv():
+        return torch.nn.Conv3d(1, 3, 3, padding=1, bias=False, device="meta")
+
+    batch, size = 2, (16, 16, 16)
+    alone = plan.measure_step(torch.nn.Sequential(conv()), 1, batch, size, "fp32")
+    normed = plan.measure_step(torch.nn.Sequential(conv(), torch.nn.InstanceNorm3d(3)), 1, batch, size, "fp32")
+    conv_output = batch * 3 * 16**3 * 4
+    mean_and_inverse_std = 2 * batch * 3 * 4
+    assert normed.saved - alone.saved == conv_output + mean_and_inverse_std
+
+
+def test_activations_grow_linearly_with_batch_and_voxels():
+    spec = model_spec("unet3d_mlperf", 1, 3, PATCH, SMALL_ARGS)
+    steps = [plan.measure_step(plan._meta_model(spec), 1, b, PATCH, "bf16") for b in (1, 2, 3)]
+    assert steps[2].saved - steps[1].saved == steps[1].saved - steps[0].saved > 0
+    assert steps[2].peak - steps[1].peak == steps[1].peak - steps[0].peak > 0
+    line = plan.PerBatch.through(steps[0].saved, steps[1].saved)
+    assert line.at(3) == steps[2].saved
+    big = (128, 128, 128)
+    large = plan.measure_step(plan._meta_model(model_spec("unet3d_mlperf", 1, 3, big, SMALL_ARGS)), 1, 1, big, "fp32")
+    small = plan.measure_step(plan._meta_model(spec), 1, 1, PATCH, "fp32")
+    assert large.saved / small.saved == pytest.approx(8, rel=0.01)  # per-channel statistics do not scale
+
+
+def test_mixed_precision_halves_the_convolution_activations(facts):
+    fp32 = plan.measure_model("unet3d_mlperf", PATCH, "fp32", model_args=SMALL_ARGS)
+    ratio = facts.saved["autocast"].per_sample / fp32.saved["autocast"].per_sample
+    assert 0.5 <= ratio < 0.65  # conv and norm outputs in bf16; the loss and norm statistics stay fp32
+    model = plan._meta_model(facts.spec)
+    conv_params = sum(p.numel() for m in model.modules() if isinstance(m, (torch.nn.Conv3d, torch.nn.ConvTranspose3d))
+                      for p in m.parameters())
+    assert facts.weight_copies == 2 * conv_params  # autocast's bf16 copy of each conv weight, once; norms stay fp32
+
+
+def test_strategies_order_sensibly(facts):
+    n = 8
+    table = plan.estimate(facts, batch=2, gpus=n)
+
+    def states(strategy):
+        c = table[strategy].components
+        return c["parameters"] + c["gradients"] + c["optimizer"]
+
+    assert states("zero3") <= states("zero2") <= states("zero1") <= states("ddp")
+    assert states("zero3_offload") == 0
+    ddp, full = table["ddp"].components, table["fsdp_full_shard"].components
+    for component in ("parameters", "gradients", "optimizer"):
+        assert full[component] == pytest.approx(ddp[component] / n, abs=1)
+    assert table["fsdp_shard_grad_op"].components["gradients"] == full["gradients"]
+    assert table["fsdp_no_shard"].components["optimizer"] == ddp["optimizer"]
+    # Activations are never sharded; FSDP only drops autocast's weight copies.
+    assert ddp["activations"] - full["activations"] == facts.weight_copies
+    # One process runs without DDP: no gradient buckets, no NCCL.
+    alone = plan.estimate(facts, batch=2, gpus=1)["ddp"].components
+    assert alone["communication"] == 0 and alone["overhead"] < ddp["overhead"]
+
+
+def test_fsdp_units_match_torch_size_based_wrapping():
+    from torch.distributed.fsdp.wrap import _recursive_wrap, size_based_auto_wrap_policy
+
+    model = plan._meta_model(model_spec("unet", 1, 3, (64, 64, 64)))  # no module registered twice
+    wrapped = []
+
+    def record(module, **_):
+        wrapped.append(module)
+        return module
+
+    policy = partial(size_based_auto_wrap_policy, min_num_params=plan.FSDP_MIN_NUM_PARAMS)
+    _recursive_wrap(model, policy, record, set(), set(), only_wrap_children=True)
+    expected, seen = [], set()
+    for module in wrapped:  # children are wrapped before their parents
+        params = [p for p in module.parameters() if id(p) not in seen]
+        seen.update(id(p) for p in params)
+        expected.append(sum(p.numel() for p in params))
+    units = plan.fsdp_units(model)
+    assert units[:-1] == expected and sum(units) == sum(p.numel() for p in model.parameters())
+
+
+def test_fsdp_units_count_shared_blocks_once():
+    model = plan._meta_model(model_spec("unet3d_mlperf", 1, 3, (128, 128, 128)))
+    units = plan.fsdp_units(model)
+    assert sum(units) == sum(p.numel() for p in model.parameters()) and min(units) >= 0
+
+
+def test_proposal_fits_and_reaches_the_global_batch(facts):
+    gpus, memory, global_batch = 4, 2.3, 192
+    proposals = plan.propose(facts, gpus, memory, global_batch)
+    assert proposals["ddp"].accum_steps > 1  # fewer than 48 samples per GPU fit: accumulation makes up the rest
+    assert proposals["zero1"].largest_fitting_batch == 0  # DeepSpeed's 1 GB bucket alone does not fit
+    for strategy, p in proposals.items():
+        if not p.largest_fitting_batch:
+            assert not plan.estimate(facts, 1, gpus)[strategy].fits(memory)
+            continue
+        assert p.per_device * gpus * p.accum_steps == global_batch
+        assert p.per_device <= p.largest_fitting_batch
+        assert plan.estimate(facts, p.per_device, gpus)[strategy].fits(memory)
+        assert not plan.estimate(facts, p.largest_fitting_batch + 1, gpus)[strategy].fits(memory)
+    without_target = plan.propose(facts, gpus, memory)["ddp"]
+    assert without_target.accum_steps == 1 and without_target.per_device == without_target.largest_fitting_batch
+
+
+def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
+    out = tmp_path / "plan" / "unet3d.json"
+    code = main(["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--model-args",
+                 json.dumps(SMALL_ARGS), "--batch", "2", "--gpus", "2", "--gpu-memory", "16", "--global-batch", "8",
+                 "--json", str(out)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "fsdp_full_shard" in printed and "proposal for global batch 8" in printed
+    result = json.loads(out.read_text())
+    assert set(result["strategies"]) == set(plan.STRATEGIES)
+    assert set(result["strategies"]["ddp"]["bytes"]) == set(plan.COMPONENTS)
+    ddp = result["proposals"]["ddp"]
+    assert ddp["per_device"] * 2 * ddp["accum_steps"] == 8
+    assert result["model"]["name"] == "unet3d_mlperf"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--model", "vnet"], "model.name 'vnet' is not known"),
+    (["--patch", "64", "64", "80"], r"data.patch_size \(64, 64, 80\) must be divisible by \(32, 32, 32\)"),
+    (["--batch", "0"], r"train.batch_size \(--batch\) must be an integer >= 1"),
+    (["--gpus", "8", "--global-batch", "30"], "train.global_batch_size 30 is not divisible by 8"),
+    (["--model-args", "{filters: 4}"], r"--model-args \(model.args\) is not valid JSON"),
+    (["--gpu-memory", "0"], r"GPU memory \(--gpu-memory\)"),
+])
+def test_bad_settings_give_one_clear_error(args, message, capsys):
+    base = {"--model": "unet3d_mlperf", "--patch": ["64", "64", "64"]}
+    argv = ["plan"]
+    for flag, value in base.items():
+        if flag not in args:
+            argv += [flag, *([value] if isinstance(value, str) else value)]
+    code = main(argv + args)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert err[0].startswith("error: ") and re.search(message, err[0]), err[0]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error given without a GPU")
+def test_measure_without_a_gpu_is_a_clear_error(capsys):
+    assert main(["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--measure"]) == 2
+    assert "--measure" in capsys.readouterr().err
+    with pytest.raises(ConfigError, match="CUDA"):
+        plan.require_cuda()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_estimate_within_15_percent_of_the_measured_peak():
+    facts = plan.measure_model("unet3d_mlperf", (128, 128, 128), "bf16")
+    comparison = plan.compare_with_measured(facts, 2, plan.measure_peak_on_gpu(facts, 2))
+    assert abs(comparison["relative_error"]) <= 0.15, comparison
