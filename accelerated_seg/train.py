@@ -45,7 +45,8 @@ from .inference_distributed import balance_by_voxels
 from .models import ModelSpec, build_from_spec, model_spec
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
-from .wrapping import checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes, fsdp_mixed_precision
+from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
+                       fsdp_mixed_precision, size_deepspeed_buckets)
 
 
 class TrainingDiverged(RuntimeError):
@@ -156,6 +157,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator = _accelerator(out, trackers)
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
+        _size_deepspeed_buckets(accelerator, model)
         if error := launch_error(accelerator):
             raise ConfigError(error)
         accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
@@ -410,10 +412,18 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
     if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
         model = model.to(memory_format=torch.channels_last_3d)
     if fsdp is not None:
+        check_fsdp1_wrappable(fsdp, model)
         if names := fill_fsdp_wrap_classes(fsdp, model):
             accelerator.print(f"FSDP units: every {', '.join(names)}")
         fsdp_mixed_precision(fsdp, accelerator.mixed_precision)
+    _size_deepspeed_buckets(accelerator, model)
     return model
+
+
+def _size_deepspeed_buckets(accelerator: Accelerator, model: torch.nn.Module) -> None:
+    if accelerator.distributed_type == DistributedType.DEEPSPEED:
+        if chosen := size_deepspeed_buckets(accelerator.state.deepspeed_plugin.deepspeed_config, model):
+            accelerator.print(f"DeepSpeed buckets sized to the model: {chosen}")
 
 
 def _resume(loop: Loop, resume: str) -> None:

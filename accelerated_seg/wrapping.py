@@ -13,6 +13,8 @@ block's forward in backward saves all of its intermediate activations.
   default casts both to the low precision.
 - ``checkpoint_blocks``: activation checkpointing of every block, for any strategy.
 - ``convert_sync_batchnorm``: BatchNorm statistics over the global batch under DDP.
+- ``check_fsdp1_wrappable``: FSDP1 cannot wrap a network that registers a module twice (DynUNet).
+- ``size_deepspeed_buckets``: DeepSpeed's communication buckets no larger than the model.
 
 Model code never imports this; the training loop applies it to whatever the registry built.
 """
@@ -143,3 +145,56 @@ def convert_sync_batchnorm(model: nn.Module, device: torch.device, num_processes
                           "set it to false")
     # The state dict keys stay those of BatchNorm, so exports load into the plain network.
     return nn.SyncBatchNorm.convert_sync_batchnorm(model) if num_processes > 1 else model
+
+
+def shared_modules(model: nn.Module) -> list[str]:
+    """Names under which a module already registered elsewhere is registered again.
+
+    DynUNet keeps its blocks both as attributes (``input_block``, ``downsamples``, ...) and inside
+    ``skip_layers``, the path its forward actually takes.
+    """
+    seen, again = set(), []
+    for name, module in model.named_modules(remove_duplicate=False):
+        if id(module) in seen and name:
+            again.append(name)
+        seen.add(id(module))
+    return again
+
+
+def check_fsdp1_wrappable(plugin, model: nn.Module) -> None:
+    """Refuse FSDP1 for a network with modules registered twice, before it fails half-way in wrapping.
+
+    FSDP1's recursive wrapping meets such a module twice and asserts that its children are already
+    wrapped; wrapping it once would leave the other registration (DynUNet's forward path) calling
+    the bare module on sharded parameters. FSDP2 shards each module once, whatever its names.
+
+    Raises:
+        ConfigError: FSDP1 profile and a network such as DynUNet / unet3d_mlperf.
+    """
+    if plugin.fsdp_version != 1:
+        return
+    again = shared_modules(model)
+    if again:
+        raise ConfigError(f"FSDP1 cannot wrap {type(model).__name__}: it registers modules twice ({again[0]} "
+                          f"and {len(again) - 1} more). Use an FSDP2 profile (configs/accelerate/fsdp2.yaml or "
+                          f"fsdp2_blocks.yaml), DDP or DeepSpeed for this network")
+
+
+# DeepSpeed's default bucket sizes (elements), made for LLMs: the gradient bucket is allocated at
+# this size whatever the model's size (0.93 GiB in bf16), more than a 3D U-Net's whole state.
+DEEPSPEED_DEFAULT_BUCKET = 500_000_000
+
+
+def size_deepspeed_buckets(deepspeed_config: dict, model: nn.Module) -> dict:
+    """Cap ZeRO's reduce/all-gather buckets at the model's parameter count, unless the profile set them.
+
+    Returns the entries set (empty when the profile chose them itself).
+    """
+    parameters = sum(p.numel() for p in model.parameters())
+    zero = deepspeed_config.setdefault("zero_optimization", {})
+    chosen = {}
+    for key in ("reduce_bucket_size", "allgather_bucket_size"):
+        if zero.get(key, "auto") == "auto":
+            chosen[key] = min(DEEPSPEED_DEFAULT_BUCKET, parameters)
+    zero.update(chosen)
+    return chosen

@@ -1,0 +1,128 @@
+"""FSDP mechanics on the CPU: torch's FSDP1 and FSDP2 run over a 1-process gloo group.
+
+accelerate enables FSDP only on GPUs, so the training loop cannot run it here; these tests take the
+pieces the loop hands to accelerate (wrap policies from accelerate's own plugin, our block classes,
+our mixed-precision policy, activation checkpointing) and apply them with torch's FSDP directly:
+wrapping, forward/backward and a full state dict that loads strictly into the plain MONAI network.
+With one process FSDP1 runs its NO_SHARD path and nothing is really sharded: what multi-GPU sharding
+does to memory is for the GPU verification (benchmarks/verify_strategies.py).
+"""
+
+import functools
+
+import pytest
+import torch
+import torch.distributed as dist
+from accelerate.utils import FullyShardedDataParallelPlugin
+from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy, get_module_children_bottom_up
+
+from accelerated_seg.config import ConfigError
+from accelerated_seg.models import build_from_spec, model_spec
+from accelerated_seg.wrapping import (
+    check_fsdp1_wrappable,
+    checkpoint_blocks,
+    fill_fsdp_wrap_classes,
+    fsdp_mixed_precision,
+    shared_modules,
+    size_deepspeed_buckets,
+)
+
+from test_models import SMALL  # tests/ is on sys.path (rootdir-style test imports)
+
+
+@pytest.fixture
+def one_process_group(tmp_path):
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
+def _small(name):
+    args, size = SMALL[name]
+    spec = model_spec(name, 1, 3, (size,) * 3, args)
+    return spec, size
+
+
+def _step(model, size):
+    model(torch.randn(2, 1, size, size, size)).float().square().mean().backward()
+
+
+def test_fsdp1_wraps_a_unet_by_size_with_our_precision_policy_and_exports_strictly(one_process_group):
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+    spec, size = _small("unet")
+    model = build_from_spec(spec)
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=1, auto_wrap_policy="size_based_wrap", min_num_params=1000)
+    check_fsdp1_wrappable(plugin, model)
+    fsdp_mixed_precision(plugin, "bf16")
+    plugin.set_auto_wrap_policy(model)  # what accelerate does inside prepare
+    wrapped = FSDP(model, auto_wrap_policy=plugin.auto_wrap_policy, mixed_precision=plugin.mixed_precision_policy,
+                   device_id=torch.device("cpu"), use_orig_params=True)
+    assert sum(isinstance(m, FSDP) for m in wrapped.modules()) > 1  # units below the root
+    _step(wrapped, size)
+    state = get_model_state_dict(wrapped, options=StateDictOptions(full_state_dict=True))
+    plain = build_from_spec(spec)
+    plain.load_state_dict(state, strict=True)
+    assert all(v.dtype == torch.float32 for v in state.values())  # fp32 master weights, bf16 compute
+
+
+@pytest.mark.parametrize("name", ["dynunet", "unet3d_mlperf"])
+def test_fsdp1_on_a_network_with_twice_registered_modules_is_refused(one_process_group, name):
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torch.distributed.fsdp.wrap import size_based_auto_wrap_policy
+
+    spec, _ = _small(name)
+    assert shared_modules(build_from_spec(spec))
+    # What would happen: torch's recursive wrapping meets the shared blocks twice.
+    with pytest.raises(AssertionError, match="already wrapped"):
+        FSDP(build_from_spec(spec), auto_wrap_policy=functools.partial(size_based_auto_wrap_policy, min_num_params=100),
+             device_id=torch.device("cpu"))
+    with pytest.raises(ConfigError, match="FSDP1 cannot wrap DynUNet.*FSDP2 profile"):
+        check_fsdp1_wrappable(FullyShardedDataParallelPlugin(fsdp_version=1), build_from_spec(spec))
+    check_fsdp1_wrappable(FullyShardedDataParallelPlugin(fsdp_version=2), build_from_spec(spec))  # FSDP2: fine
+
+
+@pytest.mark.parametrize("name, checkpointed", [("swinunetr", False), ("swinunetr", True), ("unet3d_mlperf", False)])
+def test_fsdp2_shards_every_block_and_exports_strictly(one_process_group, name, checkpointed):
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+    from torch.distributed.fsdp import FSDPModule, fully_shard
+
+    spec, size = _small(name)
+    model = build_from_spec(spec)
+    reference = build_from_spec(spec)
+    reference.load_state_dict(model.state_dict())
+    if checkpointed:
+        checkpoint_blocks(model)
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=2, auto_wrap_policy="transformer_based_wrap")
+    names = fill_fsdp_wrap_classes(plugin, model)
+    policy = fsdp2_prepare_auto_wrap_policy(plugin, model)  # accelerate's FSDP2 policy from our class names
+    for module in get_module_children_bottom_up(model)[:-1]:  # as accelerate's fsdp2_prepare_model does
+        if policy(module) and not isinstance(module, FSDPModule):
+            fully_shard(module)
+    fully_shard(model)
+    # fully_shard swaps a module's class for FSDP<Class>(Class); look through checkpoint wrappers too.
+    units = {cls.__name__ for m in model.modules() if isinstance(m, FSDPModule) and m is not model
+             for cls in type(getattr(m, "_checkpoint_wrapped_module", m)).__mro__ if cls.__name__ in names}
+    assert units == set(names)
+    assert all(any(isinstance(m, FSDPModule) for m in (b, *b.children())) for b in model.modules()
+               if type(b).__name__ in names)  # every block is its own unit (or wrapped in one)
+    _step(model, size)
+    state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
+    plain = build_from_spec(spec)
+    plain.load_state_dict(state, strict=True)
+    for key, value in reference.state_dict().items():  # one step of nothing but backward: weights unchanged
+        torch.testing.assert_close(plain.state_dict()[key], value)
+
+
+def test_deepspeed_buckets_are_capped_at_the_model_size_unless_the_profile_chose():
+    spec, _ = _small("unet")
+    model = build_from_spec(spec)
+    parameters = sum(p.numel() for p in model.parameters())
+    config = {"zero_optimization": {"stage": 2}}
+    assert size_deepspeed_buckets(config, model) == {"reduce_bucket_size": parameters,
+                                                     "allgather_bucket_size": parameters}
+    assert config["zero_optimization"]["reduce_bucket_size"] == parameters
+    chosen = {"zero_optimization": {"stage": 3, "reduce_bucket_size": 12345, "allgather_bucket_size": "auto"}}
+    assert size_deepspeed_buckets(chosen, model) == {"allgather_bucket_size": parameters}
+    assert chosen["zero_optimization"]["reduce_bucket_size"] == 12345
