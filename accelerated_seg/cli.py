@@ -101,6 +101,38 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--volumes", type=int, default=1, help="volumes per timed block")
     b.add_argument("--device", nargs="+", help="devices to measure (default: cpu, and cuda when available)")
     b.add_argument("--output", help="JSON path (default benchmarks/results/infer_<cores>cpu.json)")
+    b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)")
+    b.add_argument("--model", nargs="+", default=["unet"], help="registry names (model.name)")
+    b.add_argument("--model-args", help="JSON of constructor overrides (model.args), for every --model")
+    b.add_argument("--patch", type=int, nargs="+", default=[64], help="cubic patch edges in voxels")
+    b.add_argument("--batch", type=int, nargs="+", default=[2], help="per-device batch sizes")
+    b.add_argument("--precision", nargs="+", default=["fp32"], help="fp32, bf16, fp16 (fp16 on CUDA only)")
+    b.add_argument("--classes", type=int, default=3, help="output classes including background")
+    b.add_argument("--steps", type=int, default=5, help="optimizer steps per timed block")
+    b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per loop")
+    b.add_argument("--warmup-blocks", type=int, default=1, help="untimed blocks per loop first")
+    b.add_argument("--peak-tflops", type=float, help="dense peak TFLOP/s of one device for MFU (default: the "
+                                                      "table for H100/H200; none on CPU)")
+    b.add_argument("--price-per-gpu-hour", type=float, help="price of one device-hour for the cost columns")
+    b.add_argument("--epoch-samples", type=int, default=168, help="samples per epoch (default MLPerf KiTS19: 168)")
+    b.add_argument("--output", help="JSON path (default benchmarks/results/train_<device>_<N>proc.json)")
+
+    p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)")
+    p.add_argument("--model", required=True, help="registry name (model.name), e.g. unet3d_mlperf")
+    p.add_argument("--patch", type=int, nargs=3, required=True, metavar="N", help="training patch (data.patch_size)")
+    p.add_argument("--batch", type=int, default=2, help="per-GPU batch (train.batch_size)")
+    p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="bf16",
+                   help="mixed precision of the accelerate profile")
+    p.add_argument("--gpus", type=int, default=1, help="GPUs, one process each")
+    p.add_argument("--gpu-memory", type=float, default=80.0, help="memory of one GPU in GiB")
+    p.add_argument("--global-batch", type=int, help="samples per optimizer step to reach (train.global_batch_size)")
+    p.add_argument("--model-args", help='JSON object of model.args, e.g. \'{"filters": [16, 32, 64, 128, 256, 320]}\'')
+    p.add_argument("--in-channels", type=int, default=1, help="image channels")
+    p.add_argument("--classes", type=int, default=3, help="output classes including background")
+    p.add_argument("--json", metavar="PATH", help="also write the estimate and proposal to this JSON file")
+    p.add_argument("--measure", action="store_true",
+                   help="CUDA only: run real training steps on this GPU and print torch.cuda.max_memory_allocated "
+                        "next to the estimate")
 
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "train":
@@ -229,6 +261,10 @@ def _mean_std(stats: dict) -> str:
 def _benchmark(args, _) -> int:
     from .benchmark import benchmark_data, benchmark_infer, write_result
 
+    if args.target == "train":
+        from .benchmark_train import run_from_cli
+
+        return run_from_cli(args)
     if args.target == "infer":
         roi = None if args.roi is None else tuple(args.roi * 3 if len(args.roi) == 1 else args.roi)
         if roi is None and not args.model:
@@ -249,8 +285,41 @@ def _benchmark(args, _) -> int:
     return 0
 
 
+def _plan(args, _) -> int:
+    from pathlib import Path
+
+    from . import plan
+    from .config import ConfigError
+
+    try:
+        plan.check_settings(args.batch, args.gpus, args.gpu_memory, args.global_batch)
+        if args.measure:
+            plan.require_cuda()
+        model_args = plan.parse_model_args(args.model_args)
+        facts = plan.measure_model(args.model, args.patch, args.precision, args.in_channels, args.classes, model_args)
+        estimates = plan.estimate(facts, args.batch, args.gpus)
+        proposals = plan.propose(facts, args.gpus, args.gpu_memory, args.global_batch)
+        comparison = None
+        if args.measure:
+            comparison = plan.compare_with_measured(facts, args.batch, plan.measure_peak_on_gpu(facts, args.batch))
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(plan.format_table(facts, estimates, args.batch, args.gpus, args.gpu_memory))
+    print(plan.format_proposals(proposals, args.gpus, args.global_batch))
+    if comparison:
+        print(plan.format_comparison(comparison))
+    if args.json:
+        result = plan.to_dict(facts, estimates, args.batch, args.gpus, args.gpu_memory, proposals, args.global_batch,
+                              comparison)
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(result, indent=1))
+        print(f"wrote {args.json}")
+    return 0
+
+
 COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "predict": _predict,
-            "evaluate": _evaluate}
+            "evaluate": _evaluate, "plan": _plan}
 
 if __name__ == "__main__":
     sys.exit(main())

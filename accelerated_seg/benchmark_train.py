@@ -1,0 +1,771 @@
+"""``accelerated-seg benchmark train``: our training loop against a plain PyTorch loop, side by side.
+
+    accelerated-seg benchmark train --model unet --patch 64 --batch 2 --precision fp32
+    ACCELERATE_USE_CPU=true accelerate launch --multi_gpu --num_processes 2 --num_machines 1 \\
+        --mixed_precision no --dynamo_backend no -m accelerated_seg.cli benchmark train --patch 64
+
+For every model x patch x per-device batch x precision, in one process (or one per device under
+``accelerate launch``):
+
+- **ours**: ``train.run_loop`` over a ``Loop`` built as ``train``/``fit`` build it (``_accelerator``,
+  ``accelerator.prepare`` of the model, AdamW and a DataLoader, MONAI DiceCELoss), timed in blocks
+  of ``steps`` optimizer steps by raising ``loop.settings.max_steps`` block by block;
+- **plain**: another copy of the same network (same initial weights) with the same data, precision
+  (``torch.autocast``, plus a GradScaler for fp16), AdamW hyper-parameters, loss and gradient
+  clipping, in a bare ``forward/loss/backward/clip/step/zero_grad`` loop; under several processes
+  wrapped in ``torch.nn.parallel.DistributedDataParallel`` with the DDP options our accelerator
+  passes, so the ratio is the framework's overhead at equal parallelism.
+
+The data are random patches already on the device (a DataLoader over an in-memory dataset, no
+workers): the point is the training framework's cost, not the data path (``benchmark data``
+measures that). The two loops run in alternating timed blocks (the order flipping every round)
+after untimed warm-up blocks, so drift in the machine's load hits both; the median and every block
+are recorded.
+
+Also reported: a step-time breakdown of the plain loop (data wait, forward+loss, backward, optimizer),
+peak GPU memory, training FLOPs per sample (``torch.utils.flop_counter.FlopCounterMode``, counted
+once), MFU against the device's dense peak, the time and cost of an epoch, and under several
+processes the time of one all-reduce of a gradient-sized buffer. ``weak_scaling_projection`` turns a
+measured step into expected DDP efficiency on 2-8 GPUs for a given interconnect (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import gc
+import math
+import os
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+
+from .config import ConfigError, OptimConfig, TrainConfig
+
+PRECISIONS = ("fp32", "bf16", "fp16")
+AUTOCAST_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+# MLPerf Training's image segmentation benchmark (KiTS19): 168 training cases, one patch per case
+# per epoch. The default "epoch" of the cost estimate.
+KITS19_EPOCH_SAMPLES = 168
+
+# Dense (no 2:4 sparsity) peak tensor-core TFLOP/s from NVIDIA's H100/H200 datasheets, whose table
+# gives sparse figures and says dense is half: H100 SXM / H200 BF16 and FP16 1979 -> 989.4, TF32
+# 989 -> 494.7, FP32 (no tensor cores) 66.9; H100 PCIe BF16 1513 -> 756.5, TF32 756 -> 378, FP32 51.
+# H200 is the H100 SXM compute die with more and faster memory. A key is matched when it is contained
+# in torch.cuda.get_device_name(); other devices (H100 NVL, ...) need --peak-tflops.
+_SXM = {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9}
+PEAK_DENSE_TFLOPS = {
+    "H200": _SXM,
+    "H100 80GB HBM3": _SXM,  # how the SXM5 part names itself
+    "H100 SXM": _SXM,
+    "H100 PCIe": {"bf16": 756.5, "fp16": 756.5, "tf32": 378.0, "fp32": 51.0},
+}
+
+# DDP's default bucket size: the last bucket's all-reduce starts only after backward ends.
+DDP_BUCKET_BYTES = 25 * 2**20
+
+
+@dataclass(frozen=True)
+class TrainCase:
+    """One measured configuration."""
+
+    model: str
+    model_args: dict
+    patch: tuple[int, int, int]
+    batch: int  # per device
+    precision: str
+
+
+@dataclass(frozen=True)
+class TimingSettings:
+    steps: int = 5  # optimizer steps per timed block (one pass over the synthetic dataset)
+    blocks: int = 5  # timed blocks per loop, alternating
+    warmup_blocks: int = 1  # untimed blocks per loop before the first timed one
+    in_channels: int = 1
+    classes: int = 3  # output classes including background (KiTS19: kidney, tumour)
+    seed: int = 0
+
+
+# --------------------------------------------------------------------------------------------------
+# Settings
+# --------------------------------------------------------------------------------------------------
+
+
+def check_settings(models, patches, batches, precisions, model_args: dict | None = None,
+                   timing: TimingSettings = TimingSettings(), peak_tflops: float | None = None,
+                   price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES) -> list[TrainCase]:
+    """The configurations to measure, or a ConfigError naming the first bad setting (before any work)."""
+    from .models import MODELS, model_spec
+
+    for name, values in (("--model", models), ("--patch", patches), ("--batch", batches), ("--precision", precisions)):
+        if not values:
+            raise ConfigError(f"{name}: give at least one value")
+    for name in models:
+        if name not in MODELS:
+            raise ConfigError(f"--model {name!r} is not known; choose one of: {', '.join(MODELS)}")
+    for batch in batches:
+        if batch < 1:
+            raise ConfigError(f"--batch must be at least 1 sample per device (got {batch})")
+    for precision in precisions:
+        if precision not in PRECISIONS:
+            raise ConfigError(f"--precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
+        if precision == "fp16" and _device_type() != "cuda":
+            raise ConfigError("--precision fp16 needs a CUDA device (fp16 autocast with a gradient scaler); "
+                              "on the CPU use bf16 or fp32")
+    for name, value, least in (("--steps", timing.steps, 1), ("--blocks", timing.blocks, 1),
+                               ("--warmup-blocks", timing.warmup_blocks, 0), ("--classes", timing.classes, 2),
+                               ("--epoch-samples", epoch_samples, 1)):
+        if value < least:
+            raise ConfigError(f"{name} must be at least {least} (got {value})")
+    if peak_tflops is not None and peak_tflops <= 0:
+        raise ConfigError(f"--peak-tflops must be positive (got {peak_tflops})")
+    if price_per_gpu_hour is not None and price_per_gpu_hour < 0:
+        raise ConfigError(f"--price-per-gpu-hour must not be negative (got {price_per_gpu_hour})")
+    for name in models:
+        for patch in patches:
+            try:  # divisibility and minimum size, as training would check them
+                model_spec(name, timing.in_channels, timing.classes, _cube(patch), model_args)
+            except ConfigError as error:
+                raise ConfigError(f"--model {name} --patch {patch}: {error}") from None
+    return [TrainCase(name, dict(model_args or {}), _cube(patch), batch, precision)
+            for name in models for patch in patches for batch in batches for precision in precisions]
+
+
+def _cube(patch) -> tuple[int, int, int]:
+    return tuple(patch) if isinstance(patch, (tuple, list)) else (int(patch),) * 3
+
+
+def _device_type() -> str:
+    """The device accelerate will pick: CUDA when present, unless ACCELERATE_USE_CPU forces the CPU."""
+    forced_cpu = os.environ.get("ACCELERATE_USE_CPU", "false").lower() in ("1", "true", "yes")
+    return "cuda" if torch.cuda.is_available() and not forced_cpu else "cpu"
+
+
+# --------------------------------------------------------------------------------------------------
+# The measurement
+# --------------------------------------------------------------------------------------------------
+
+
+def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("fp32",), model_args: dict | None = None,
+                    timing: TimingSettings = TimingSettings(), peak_tflops: float | None = None,
+                    price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES) -> dict:
+    """Samples/s of our loop and of a plain PyTorch loop for every configuration, side by side.
+
+    Args:
+        models: registry names (accelerated_seg.models).
+        patches: cubic patch edges (or (x, y, z) tuples).
+        batches: per-device batch sizes.
+        precisions: "fp32", "bf16", "fp16" (fp16 on CUDA only).
+        model_args: constructor overrides (``model.args``) for every model.
+        timing: steps per block, blocks, warm-up blocks, channels, classes, seed.
+        peak_tflops: the device's dense peak for MFU (default: the table for known GPUs; none on CPU).
+        price_per_gpu_hour: price of one device for an hour, for the cost of an epoch and of 1000 samples.
+        epoch_samples: samples in one epoch (default: 168, MLPerf KiTS19).
+
+    Returns:
+        {"settings", "runs": [one dict per configuration], "load_average", "is_main_process"}; the
+        same rates on every rank (global samples/s over all processes).
+
+    Example:
+        >>> results = benchmark_train(["unet"], [32], [2], ["fp32"], {"channels": [8, 16], "strides": [2]},
+        ...                           TimingSettings(steps=2, blocks=2))  # doctest: +SKIP
+        >>> results["runs"][0]["ratio_ours_to_plain"]  # doctest: +SKIP
+    """
+    cases = check_settings(models, patches, batches, precisions, model_args, timing, peak_tflops,
+                           price_per_gpu_hour, epoch_samples)
+    load_before = _load_average()
+    runs = []
+    for case in cases:
+        runs.append(_measure_case(case, timing, peak_tflops, price_per_gpu_hour, epoch_samples))
+        _release_memory()  # the configuration's models, optimizers and data, before the next one
+    main = runs[-1].pop("_is_main_process")
+    for run in runs[:-1]:
+        run.pop("_is_main_process")
+    from accelerate.state import PartialState
+
+    PartialState().destroy_process_group()  # a no-op in one process
+    return {"settings": {**asdict(timing), "price_per_gpu_hour": price_per_gpu_hour, "epoch_samples": epoch_samples,
+                         "peak_tflops_given": peak_tflops, "torch_threads": torch.get_num_threads(),
+                         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")},
+            "load_average": {"before": load_before, "after": _load_average(),
+                             "guards": "loops alternate block by block (the order flipping every round) after "
+                                       "untimed warm-up; medians of blocks; every block recorded; load average "
+                                       "before and after"},
+            "launch": _launch(), "runs": runs, "is_main_process": main}
+
+
+def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, epoch_samples) -> dict:
+    """Both loops on one configuration: build, warm up, time in alternating blocks, then the plain
+    loop's phases and (under several processes) the all-reduce, each measured apart."""
+    from accelerate.utils import set_seed
+
+    from .models import build_from_spec, model_spec
+    from .strategy import strategy_in_effect
+
+    accelerator = _fresh_accelerator(case.precision)
+    device, processes = accelerator.device, accelerator.num_processes
+    if device.type == "cuda":  # as training sets it (train.cudnn_benchmark), for both loops
+        torch.backends.cudnn.benchmark = TrainConfig().cudnn_benchmark
+    set_seed(timing.seed)  # the same initial weights on every rank
+    spec = model_spec(case.model, timing.in_channels, timing.classes, case.patch, case.model_args)
+    model = build_from_spec(spec)
+    # Each loop gets a copy made the same way, so that nothing but the loops differs.
+    ours_model, plain_model = copy.deepcopy(model), copy.deepcopy(model)
+    flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    gradient_bytes = sum(p.numel() * p.element_size() for p in trainable)
+
+    dataset = SyntheticPatches(timing.steps * case.batch * processes, case.batch, timing.in_channels, case.patch,
+                               timing.classes, device, timing.seed)
+    ours = _our_loop(accelerator, ours_model, dataset, case.batch)
+    plain = _plain_loop(plain_model, dataset, case.batch, case.precision, accelerator)
+    blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: _run_plain_block(plain)}
+    timeline = _interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
+    samples_per_block = timing.steps * case.batch * processes
+
+    result = {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
+              "parameters": sum(p.numel() for p in model.parameters()), "gradient_bytes": gradient_bytes,
+              "patch": list(case.patch), "batch_per_device": case.batch, "precision": case.precision,
+              "processes": processes, "global_batch": case.batch * processes,
+              "strategy": strategy_in_effect(accelerator), "steps_per_block": timing.steps,
+              "cudnn_benchmark": torch.backends.cudnn.benchmark if device.type == "cuda" else None,
+              "ddp_options": accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {},
+              "timeline": [{"loop": b["loop"], "block": b["block"], "seconds": round(b["seconds"], 4)} for b in timeline]}
+    peak = _peak_tflops(device, case.precision, peak_tflops)
+    for name in blocks:  # in block order (the timeline flips the loops' order every round)
+        rates = [samples_per_block / b["seconds"] for b in sorted(timeline, key=lambda b: b["block"])
+                 if b["loop"] == name]
+        result[name] = _loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_samples)
+    ours_blocks, plain_blocks = result["ours"]["samples_per_s_blocks"], result["plain"]["samples_per_s_blocks"]
+    result["ratio_ours_to_plain"] = round(result["ours"]["samples_per_s"] / result["plain"]["samples_per_s"], 4)
+    result["ratio_per_block"] = [round(a / b, 4) for a, b in zip(ours_blocks, plain_blocks)]
+    # Each block's pair ran back to back, so their ratio is the least disturbed by load elsewhere.
+    result["ratio_median_of_blocks"] = round(float(statistics.median(result["ratio_per_block"])), 4)
+    # The same as a time: what our loop adds to (or, within noise, saves on) each optimizer step.
+    step_ms = {name: 1000 * case.batch * processes / result[name]["samples_per_s"] for name in blocks}
+    result["overhead_ms_per_step"] = round(step_ms["ours"] - step_ms["plain"], 3)
+    result["flops_per_sample"] = flops
+    result["flops_counted"] = (f"FlopCounterMode, forward + DiceCE loss + backward of one sample on {counted_on}: "
+                               "convolutions and matrix products only (norms and activations are not counted)")
+    result["peak_tflops_per_device"] = peak
+    result["plain_step_breakdown_ms"] = _plain_step_breakdown(plain, accelerator)
+    result["ours_step_breakdown_ms"] = None
+    result["ours_step_breakdown_note"] = ("run_loop is timed whole; the difference between the loops' step times is "
+                                          "its overhead (instrumenting inside it would need hooks in train.py)")
+    result["allreduce"] = _allreduce_timing(sum(p.numel() for p in trainable), accelerator) if processes > 1 else None
+    result["_is_main_process"] = accelerator.is_main_process
+    return result
+
+
+def _loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_samples) -> dict:
+    rate = float(statistics.median(rates))
+    summary = {"samples_per_s": round(rate, 4), "samples_per_s_blocks": [round(r, 4) for r in rates],
+               "achieved_tflops": _significant(flops * rate / 1e12),
+               "mfu": _significant(flops * rate / (peak * 1e12 * processes)) if peak else None,
+               "epoch_s": round(epoch_samples / rate, 2),
+               **_cost(rate, processes, price, epoch_samples)}
+    memory = [b for b in timeline if b["loop"] == name and b.get("peak_allocated_gb") is not None]
+    summary["peak_allocated_gb"] = max((b["peak_allocated_gb"] for b in memory), default=None)
+    summary["peak_above_block_start_gb"] = max((b["peak_above_start_gb"] for b in memory), default=None)
+    return summary
+
+
+def _cost(samples_per_s: float, processes: int, price_per_gpu_hour, epoch_samples: int) -> dict:
+    """Cost of an epoch and of 1000 samples on ``processes`` devices at ``price_per_gpu_hour`` each."""
+    if price_per_gpu_hour is None:
+        return {"cost_per_epoch": None, "cost_per_1000_samples": None}
+    per_second = price_per_gpu_hour * processes / 3600
+    return {"cost_per_epoch": _significant(per_second * epoch_samples / samples_per_s),
+            "cost_per_1000_samples": _significant(per_second * 1000 / samples_per_s)}
+
+
+def _significant(x: float, digits: int = 4) -> float:
+    """Rounded to ``digits`` significant figures: MFU on a CPU and costs of tiny runs are small numbers."""
+    return float(f"{x:.{digits}g}")
+
+
+def _fresh_accelerator(precision: str):
+    """An Accelerator configured exactly as training configures it (``train._accelerator``), with the
+    benchmark's precision.
+
+    accelerate keeps its state process-wide and refuses a second precision, so the state of an earlier
+    configuration is dropped first (the process group, in PartialState, is kept). ``_accelerator``
+    reads the precision from the environment as under ``accelerate launch``; it is set here for the
+    construction only.
+    """
+    from accelerate.state import AcceleratorState, GradientState
+
+    from .train import _accelerator
+
+    AcceleratorState._reset_state(reset_partial_state=False)
+    GradientState._reset_state()
+    mixed = {"fp32": "no", "bf16": "bf16", "fp16": "fp16"}[precision]
+    with _environment("ACCELERATE_MIXED_PRECISION", mixed):
+        return _accelerator(Path(tempfile.gettempdir()), "none")  # writes nothing: no checkpoints, no trackers
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str):
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
+
+
+def _release_memory() -> None:
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+
+
+def _launch() -> dict:
+    """How the processes were started: the launcher's command line (the parent process of a worker
+    under ``accelerate launch``/``torchrun``) and the environment that decides the strategy."""
+    import shlex
+
+    launch = {name: os.environ.get(name) for name in ("WORLD_SIZE", "ACCELERATE_USE_CPU", "OMP_NUM_THREADS")}
+    parent = Path(f"/proc/{os.getppid()}/cmdline")
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and parent.is_file():
+        launch["launcher_command"] = " ".join(shlex.quote(a) for a in parent.read_text().split("\0") if a)
+    return launch
+
+
+def _load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Data: random patches already on the device
+# --------------------------------------------------------------------------------------------------
+
+
+class SyntheticPatches(torch.utils.data.Dataset):
+    """``length`` samples {"image", "label"} cycling over a small pool of random patches on ``device``.
+
+    The length is one timed block (steps x batch x processes), so every block is exactly one epoch
+    for both loops: ``run_loop`` then starts each block at an epoch boundary and never skips batches.
+    Labels are uint8 as our training loader gives them.
+    """
+
+    def __init__(self, length: int, pool: int, in_channels: int, patch, classes: int, device, seed: int = 0):
+        generator = torch.Generator().manual_seed(seed)
+        self.length = length
+        self.images = torch.randn(pool, in_channels, *patch, generator=generator).to(device)
+        self.labels = torch.randint(0, classes, (pool, 1, *patch), generator=generator, dtype=torch.uint8).to(device)
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, i: int) -> dict:
+        k = i % len(self.images)
+        return {"image": self.images[k], "label": self.labels[k]}
+
+
+# --------------------------------------------------------------------------------------------------
+# Ours: run_loop
+# --------------------------------------------------------------------------------------------------
+
+
+def _optimizer(model: torch.nn.Module) -> torch.optim.Optimizer:
+    """AdamW as training builds it (config defaults), for both loops."""
+    defaults = OptimConfig()
+    return torch.optim.AdamW(model.parameters(), lr=defaults.lr, weight_decay=defaults.weight_decay)
+
+
+def _loss():
+    from monai.losses import DiceCELoss
+
+    return DiceCELoss(to_onehot_y=True, softmax=True)  # as train._configured_run
+
+
+def _our_loop(accelerator, model, dataset, batch: int):
+    from .train import Loop, LoopSettings
+
+    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False)
+    model, optimizer, loader = accelerator.prepare(model, _optimizer(model), loader)
+    # max_steps grows block by block; log_every so large that only a block's last step logs (run_loop
+    # always logs its last step); no validation, no checkpoints.
+    settings = LoopSettings(max_steps=0, log_every=10**9, val_every=0, save_every=0,
+                            max_grad_norm=OptimConfig().max_grad_norm, progress_bar=False)
+    return Loop(accelerator, model, optimizer, _loss(), loader, settings,
+                checkpoints_dir=Path(tempfile.gettempdir()) / "accelerated_seg_benchmark_unused")
+
+
+def _run_our_block(loop, steps: int) -> None:
+    from .train import run_loop
+
+    loop.settings.max_steps += steps
+    run_loop(loop)  # continues from loop.progress
+
+
+# --------------------------------------------------------------------------------------------------
+# Plain: the same work in a bare PyTorch loop
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class PlainLoop:
+    """The baseline: what a user writes without a framework, split into phases so that the same code
+    runs the timed blocks and the step breakdown."""
+
+    model: torch.nn.Module
+    optimizer: torch.optim.Optimizer
+    loss_fn: object
+    loader: torch.utils.data.DataLoader
+    device: torch.device
+    autocast_dtype: torch.dtype | None
+    scaler: torch.amp.GradScaler | None
+    max_grad_norm: float
+
+    def forward_loss(self, image, label):
+        with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
+            logits = self.model(image)
+        # The loss in fp32 outside autocast, as in our loop (accelerate returns the forward's outputs in fp32).
+        return self.loss_fn(logits.float(), label)
+
+    def backward(self, loss) -> None:
+        if self.scaler is None:
+            loss.backward()
+        else:
+            self.scaler.scale(loss).backward()
+            self.scaler.unscale_(self.optimizer)  # so that clipping sees the true gradients
+
+    def optimizer_step(self) -> None:
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm or math.inf)
+        if self.scaler is None:
+            self.optimizer.step()
+        else:
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
+        # After the step, as run_loop does: gradients are not kept while the other loop runs.
+        self.optimizer.zero_grad(set_to_none=True)
+
+    def step(self, batch) -> None:
+        self.backward(self.forward_loss(batch["image"], batch["label"]))
+        self.optimizer_step()
+
+
+def _plain_loop(model, dataset, batch: int, precision: str, accelerator) -> PlainLoop:
+    device, processes = accelerator.device, accelerator.num_processes
+    model = model.to(device)
+    optimizer = _optimizer(model)  # over the unwrapped parameters, as usual with DDP
+    sampler = None
+    if processes > 1:
+        from torch.nn.parallel import DistributedDataParallel
+
+        # The DDP options our accelerator passes (train._accelerator's DistributedDataParallelKwargs).
+        options = accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {}
+        model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None, **options)
+        sampler = torch.utils.data.distributed.DistributedSampler(
+            dataset, num_replicas=processes, rank=accelerator.process_index, shuffle=False)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False, sampler=sampler)
+    scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None
+    return PlainLoop(model, optimizer, _loss(), loader, device, AUTOCAST_DTYPES[precision], scaler,
+                     OptimConfig().max_grad_norm)
+
+
+def _run_plain_block(plain: PlainLoop) -> None:
+    plain.model.train()
+    for batch in plain.loader:
+        plain.step(batch)
+
+
+# --------------------------------------------------------------------------------------------------
+# Timing
+# --------------------------------------------------------------------------------------------------
+
+
+def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> list[dict]:
+    """Run each loop's block in turn: ``warmup`` rounds untimed, then ``timed`` rounds timed.
+
+    The order flips every round (ours, plain | plain, ours | ours, plain ...): a steady drift in the
+    machine's load, or a cost of coming first (caches, allocator), then falls on both loops alike.
+    Every rank starts each block together (a barrier, outside the timing) and a block's time is the
+    slowest rank's: the global rate is what the job gets.
+    """
+    device = accelerator.device
+    for _ in range(warmup):
+        for run in blocks.values():
+            run()
+    timeline = []
+    for block in range(timed):
+        order = list(blocks.items())
+        for name, run in order if block % 2 == 0 else order[::-1]:
+            accelerator.wait_for_everyone()
+            start_bytes = _start_memory_stats(device)
+            start = time.perf_counter()
+            run()
+            _synchronize(device)
+            seconds = time.perf_counter() - start
+            entry = {"loop": name, "block": block, "seconds": seconds}
+            if device.type == "cuda":
+                peak = torch.cuda.max_memory_allocated(device)
+                entry.update(peak_allocated_gb=round(peak / 2**30, 3),
+                             peak_above_start_gb=round((peak - start_bytes) / 2**30, 3))
+            entry["seconds"] = float(accelerator.gather(torch.tensor([seconds], device=device)).max())
+            timeline.append(entry)
+    return timeline
+
+
+def _start_memory_stats(device) -> int:
+    if device.type != "cuda":
+        return 0
+    torch.cuda.synchronize(device)
+    torch.cuda.reset_peak_memory_stats(device)
+    return torch.cuda.memory_allocated(device)
+
+
+def _synchronize(device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+class _PhaseClock:
+    """Marks between the phases of a step: CUDA events on a GPU (no host sync inside the step), the
+    host clock on a CPU (where every operation has finished when it returns)."""
+
+    def __init__(self, device):
+        self.cuda = device.type == "cuda"
+        self.marks = []
+
+    def mark(self) -> None:
+        if self.cuda:
+            event = torch.cuda.Event(enable_timing=True)
+            event.record()
+            self.marks.append(event)
+        else:
+            self.marks.append(time.perf_counter())
+
+    def durations_ms(self) -> list[float]:
+        if self.cuda:
+            torch.cuda.synchronize()
+            return [a.elapsed_time(b) for a, b in zip(self.marks, self.marks[1:])]
+        return [(b - a) * 1000 for a, b in zip(self.marks, self.marks[1:])]
+
+
+def _plain_step_breakdown(plain: PlainLoop, accelerator) -> dict:
+    """Median milliseconds per phase of the plain loop's steps over one extra (untimed) block."""
+    phases = {"data_wait": [], "forward_loss": [], "backward": [], "optimizer": []}
+    plain.model.train()
+    accelerator.wait_for_everyone()
+    batches = iter(plain.loader)
+    while True:
+        start = time.perf_counter()
+        batch = next(batches, None)
+        if batch is None:
+            break
+        phases["data_wait"].append((time.perf_counter() - start) * 1000)  # host time: the data are on the device
+        clock = _PhaseClock(accelerator.device)
+        clock.mark()
+        loss = plain.forward_loss(batch["image"], batch["label"])
+        clock.mark()
+        plain.backward(loss)
+        clock.mark()
+        plain.optimizer_step()
+        clock.mark()
+        for name, ms in zip(("forward_loss", "backward", "optimizer"), clock.durations_ms()):
+            phases[name].append(ms)
+    breakdown = {name: round(statistics.median(values), 3) for name, values in phases.items()}
+    breakdown["step"] = round(sum(breakdown.values()), 3)
+    breakdown["how"] = ("one extra block of the plain loop, median per phase; "
+                        + ("CUDA events between phases" if accelerator.device.type == "cuda" else "host clock")
+                        + "; optimizer = clip + AdamW step + zero_grad"
+                        + ("; backward includes DDP's all-reduce, overlapped with it in buckets"
+                           if accelerator.num_processes > 1 else ""))
+    return breakdown
+
+
+def _allreduce_timing(numel: int, accelerator, repeats: int = 5) -> dict:
+    """One all-reduce of a gradient-sized fp32 buffer, timed apart from training (median of
+    ``repeats`` after one warm-up). DDP moves the same bytes, but in 25 MiB buckets overlapped with
+    backward; this is the communication's cost if nothing overlapped it."""
+    import torch.distributed as dist
+
+    device, processes = accelerator.device, accelerator.num_processes
+    buffer = torch.ones(numel, dtype=torch.float32, device=device)
+    dist.all_reduce(buffer)
+    times = []
+    for _ in range(repeats):
+        accelerator.wait_for_everyone()
+        _synchronize(device)
+        start = time.perf_counter()
+        dist.all_reduce(buffer)
+        _synchronize(device)
+        times.append(time.perf_counter() - start)
+    seconds = float(accelerator.gather(torch.tensor([statistics.median(times)], device=device)).max())
+    size = numel * 4
+    return {"bytes": size, "ms": round(seconds * 1000, 3), "backend": dist.get_backend(),
+            # nccl-tests' bus bandwidth: bytes each rank sends and receives in a ring all-reduce per second
+            "bus_bandwidth_gb_s": round(2 * (processes - 1) / processes * size / seconds / 1e9, 3),
+            "how": f"torch.distributed.all_reduce of one fp32 buffer of the gradients' size, median of {repeats}, "
+                   "slowest rank; measured apart from training (DDP overlaps its bucketed all-reduce with backward)"}
+
+
+# --------------------------------------------------------------------------------------------------
+# FLOPs and peak
+# --------------------------------------------------------------------------------------------------
+
+
+def training_flops_per_sample(model: torch.nn.Module, in_channels: int, patch, classes: int,
+                              loss_fn=None) -> tuple[int, str]:
+    """FLOPs of forward + loss + backward for one sample, as ``FlopCounterMode`` counts them
+    (convolutions and matrix products; a multiply-add is 2 FLOPs). Returns (flops, where counted).
+
+    Counted on a copy on the meta device (shapes only: instant, no memory); where a network cannot
+    run on meta, on a CPU copy. The input does not ask for gradients, as in training, so the first
+    layer's input gradient is not counted.
+    """
+    from torch.utils.flop_counter import FlopCounterMode
+
+    loss_fn = loss_fn or _loss()
+    for device in ("meta", "cpu"):
+        try:
+            net = copy.deepcopy(model).to(device)
+            image = torch.zeros(1, in_channels, *_cube(patch), device=device)
+            label = torch.zeros(1, 1, *_cube(patch), dtype=torch.uint8, device=device)
+            with FlopCounterMode(display=False) as counter:
+                loss_fn(net(image), label).backward()
+            return int(counter.get_total_flops()), f"{device} device"
+        except (NotImplementedError, RuntimeError):
+            if device == "cpu":
+                raise
+    raise AssertionError("unreachable")
+
+
+def _peak_tflops(device, precision: str, given: float | None) -> float | None:
+    """Dense peak TFLOP/s of one device for this precision: ``given``, else the table for known GPUs.
+
+    fp32 on a GPU counts as TF32 when cuDNN may use it (PyTorch's default for convolutions).
+    """
+    if given is not None:
+        return given
+    if device.type != "cuda":
+        return None
+    name = torch.cuda.get_device_name(device)
+    table = next((peaks for key, peaks in PEAK_DENSE_TFLOPS.items() if key in name), None)
+    if table is None:
+        return None
+    if precision == "fp32":
+        return table["tf32"] if torch.backends.cudnn.allow_tf32 else table["fp32"]
+    return table[precision]
+
+
+# --------------------------------------------------------------------------------------------------
+# Scaling projection
+# --------------------------------------------------------------------------------------------------
+
+
+def ring_allreduce_seconds(gradient_bytes: float, gpus: int, bus_gb_s: float) -> float:
+    """Bandwidth term of a ring all-reduce: each GPU sends and receives 2(N-1)/N of the bytes.
+    Latency (microseconds per call) is left out: it is small next to tens of MB of gradients."""
+    if gpus < 2:
+        return 0.0
+    return 2 * (gpus - 1) / gpus * gradient_bytes / (bus_gb_s * 1e9)
+
+
+def weak_scaling_projection(step_s: float, backward_s: float, gradient_bytes: float, gpus: int, bus_gb_s: float,
+                            bucket_bytes: float = DDP_BUCKET_BYTES) -> dict:
+    """Expected DDP weak-scaling efficiency (per-GPU batch fixed) from one GPU's step.
+
+    Without overlap, the step grows by the whole all-reduce. With overlap (DDP's buckets), the
+    all-reduce runs during backward; what is left exposed is what does not fit into backward, and at
+    least the last bucket, whose all-reduce can start only when backward ends. An upper bound: it
+    assumes communication slows no computation and a bandwidth-bound all-reduce.
+    """
+    comm = ring_allreduce_seconds(gradient_bytes, gpus, bus_gb_s)
+    last_bucket = ring_allreduce_seconds(min(bucket_bytes, gradient_bytes), gpus, bus_gb_s)
+    exposed = max(comm - backward_s, last_bucket) if gpus > 1 else 0.0
+    return {"gpus": gpus, "allreduce_ms": _significant(comm * 1000),
+            "efficiency_no_overlap": step_s / (step_s + comm), "efficiency_overlap": step_s / (step_s + exposed)}
+
+
+# --------------------------------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------------------------------
+
+
+def result_name(results: dict) -> str:
+    """File name stem: train_<device>_<N>proc, e.g. train_2cpu_1proc or train_nvidia-h100-80gb-hbm3_8proc."""
+    run = results["runs"][0]
+    if torch.cuda.is_available() and "cuda" in run["strategy"]:
+        device = torch.cuda.get_device_name().lower().replace(" ", "-")
+    else:
+        device = f"{os.cpu_count()}cpu"
+    return f"train_{device}_{run['processes']}proc"
+
+
+def format_table(results: dict) -> str:
+    """One line per configuration: rates, ratio, plain step breakdown, memory, FLOPs, MFU, cost."""
+    header = (f"{'model':<14}{'patch':>6}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}{'ratio':>7}"
+              f"{'data ms':>9}{'fwd ms':>9}{'bwd ms':>9}{'opt ms':>9}{'peak GB':>9}{'GFLOP/smp':>10}{'MFU':>7}"
+              f"{'$/1k':>9}")
+    lines = [header]
+    for run in results["runs"]:
+        phases = run["plain_step_breakdown_ms"]
+        ours = run["ours"]
+        lines.append(
+            f"{run['model']:<14}{'x'.join(map(str, run['patch'])):>6}{run['batch_per_device']:>6}{run['precision']:>6}"
+            f"{run['processes']:>6}{ours['samples_per_s']:>9.3f}{run['plain']['samples_per_s']:>9.3f}"
+            f"{run['ratio_ours_to_plain']:>7.3f}{phases['data_wait']:>9.2f}{phases['forward_loss']:>9.1f}"
+            f"{phases['backward']:>9.1f}{phases['optimizer']:>9.1f}{_or_dash(ours['peak_allocated_gb'], '.2f'):>9}"
+            f"{run['flops_per_sample'] / 1e9:>10.2f}{_or_dash(ours['mfu'], '.3f'):>7}"
+            f"{_or_dash(ours['cost_per_1000_samples'], '.4f'):>9}")
+        if run["allreduce"]:
+            a = run["allreduce"]
+            lines.append(f"  all-reduce of {a['bytes'] / 2**20:.1f} MiB ({a['backend']}): {a['ms']:.2f} ms, "
+                         f"bus bandwidth {a['bus_bandwidth_gb_s']:.2f} GB/s")
+    return "\n".join(lines)
+
+
+def _or_dash(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def parse_model_args(text: str | None) -> dict:
+    """``--model-args`` JSON (an object) as a dict; a ConfigError naming the setting otherwise."""
+    import json
+
+    if not text:
+        return {}
+    try:
+        args = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"--model-args is not valid JSON ({error}): {text!r}") from None
+    if not isinstance(args, dict):
+        raise ConfigError(f"--model-args must be a JSON object such as '{{\"channels\": [8, 16]}}' (got {text!r})")
+    return args
+
+
+def run_from_cli(args) -> int:
+    """``accelerated-seg benchmark train``: measure, print the table, write the JSON (main process only)."""
+    import sys
+
+    from .benchmark import write_result
+
+    main_process = os.environ.get("RANK", "0") == "0"
+    timing = TimingSettings(steps=args.steps, blocks=args.blocks, warmup_blocks=args.warmup_blocks,
+                            classes=args.classes)
+    try:
+        results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
+                                  timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples)
+    except ConfigError as error:  # the same settings on every rank: one message is enough
+        if main_process:
+            print(f"error: {error}", file=sys.stderr)
+        return 2
+    if results.pop("is_main_process"):
+        print(format_table(results))
+        print(f"wrote {write_result(result_name(results), results, args.output)}")
+    return 0

@@ -1,0 +1,40 @@
+#!/bin/bash
+# The CPU measurements of docs/performance.md: `benchmark train` in 1 and in 2 processes (CPU DDP over
+# gloo), OMP_NUM_THREADS=1 in both so that each process has one core and the comparison is fair.
+#
+# Three sizes: the default U-Net at 64^3 (compute-bound, ~0.7 s steps), a small U-Net at 32^3 (~50 ms
+# steps) and a tiny one at 16^3 (~10 ms steps) where a fixed per-step cost of the framework shows.
+# The machine may be shared with other work, so: the two loops alternate block by block inside each
+# run (medians, every block kept), the 1- and 2-process runs alternate, and everything is repeated
+# REPEATS times; each line of the log starts with the load average and the processes using more than
+# 20% CPU at that moment.
+#
+#   bash benchmarks/record_train_cpu.sh        # ~20 minutes on 2 cores
+#   python benchmarks/scaling_projection.py --one benchmarks/results/train_2cpu/unet64_1proc_r*.json \
+#       --measured benchmarks/results/train_2cpu/unet64_2proc_r*.json --output benchmarks/results/ddp_scaling_2cpu.json
+set -e
+cd "$(dirname "$0")/.."
+export PYTHONPATH=. OMP_NUM_THREADS=1
+PY=${PYTHON:-python}
+REPEATS=${REPEATS:-3}
+OUT=benchmarks/results/train_2cpu
+mkdir -p $OUT
+ONE="$PY -m accelerated_seg.cli"
+TWO="env ACCELERATE_USE_CPU=true $PY -m accelerate.commands.launch --multi_gpu --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no --main_process_port ${PORT:-29641} -m accelerated_seg.cli"
+UNET64="--model unet --patch 64 --batch 2 --steps 5 --blocks 10"
+SMALL32=(--model unet --model-args '{"channels": [8, 16, 32], "strides": [2, 2], "num_res_units": 1}' --patch 32 --batch 2 --steps 20 --blocks 10)
+TINY16=(--model unet --model-args '{"channels": [4, 8], "strides": [2], "num_res_units": 0}' --patch 16 --batch 2 --steps 50 --blocks 10)
+stamp() { echo "== $(date +%T) load $(cut -d' ' -f1-3 /proc/loadavg); busy: $(ps -eo pcpu,comm --sort=-pcpu | awk 'NR>1 && $1>20 {print $2"("$1")"}' | tr '\n' ' ')"; }
+for r in $(seq 1 "$REPEATS"); do
+  for n in 1 2; do
+    [ $n = 1 ] && RUN=$ONE || RUN=$TWO
+    stamp; $RUN benchmark train $UNET64 --precision fp32 --output $OUT/unet64_${n}proc_r$r.json
+    stamp; $RUN benchmark train "${SMALL32[@]}" --output $OUT/small32_${n}proc_r$r.json
+    stamp; $RUN benchmark train "${TINY16[@]}" --output $OUT/tiny16_${n}proc_r$r.json
+  done
+done
+for n in 1 2; do  # bf16 autocast (AMX on this CPU), once
+  [ $n = 1 ] && RUN=$ONE || RUN=$TWO
+  stamp; $RUN benchmark train $UNET64 --precision bf16 --output $OUT/unet64_bf16_${n}proc.json
+done
+stamp

@@ -1,0 +1,151 @@
+"""Expected DDP weak-scaling efficiency on 2, 4 and 8 GPUs from a measured one-process step, and the
+measured efficiency of N processes where a run under N processes is given.
+
+    python benchmarks/scaling_projection.py --one benchmarks/results/train_2cpu/unet64_1proc_r*.json \\
+        --measured benchmarks/results/train_2cpu/unet64_2proc_r*.json --output benchmarks/results/ddp_scaling_2cpu.json
+
+Inputs, all ``accelerated-seg benchmark train`` JSON files (the first configuration in each; several
+files are repeats, and medians over them are used):
+
+- ``--one``: one process. Our loop's step time (per-device batch / samples/s), the plain loop's
+  backward time (the window DDP can hide its all-reduce in) and the gradient bytes.
+- ``--measured`` (optional): the same settings under N processes, repeats in the same order as
+  ``--one``. Gives the measured weak-scaling efficiency, global samples/s / (N x one-process
+  samples/s), per repeat pair and from the medians, and the all-reduce bus bandwidth measured there,
+  with which the model below is checked against the measurement.
+- ``--assume NAME STEP_MS BACKWARD_MS GRADIENT_MB`` (optional, repeatable): a step not measured here,
+  e.g. from a published GPU figure; labelled as an assumption in the output.
+
+The model (``accelerated_seg.benchmark_train.weak_scaling_projection``): a ring all-reduce moves
+2(N-1)/N x gradient bytes through each GPU's link; without overlap the step grows by all of it;
+with DDP's bucketed overlap only what does not fit into backward is exposed, and at least the last
+25 MiB bucket. Latency, congestion, and the SMs NCCL takes from compute are left out: an upper bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from accelerated_seg.benchmark import write_result  # noqa: E402
+from accelerated_seg.benchmark_train import weak_scaling_projection  # noqa: E402
+
+# Bus bandwidth of a large all-reduce (nccl-tests' "busbw") per interconnect, GB/s.
+# NVLink 4 on an H100 SXM board: 18 links, 900 GB/s both directions = 450 GB/s each way, through the
+# NVSwitch the same for 2, 4 or 8 GPUs of one board; large all-reduces reach about that.
+# PCIe Gen5 x16: 64 GB/s each way on paper, about 50 GB/s achievable with peer-to-peer; less when the
+# traffic goes through the host or GPUs share a switch uplink.
+INTERCONNECTS = {"NVLink 4 (H100 SXM, NVSwitch)": 450.0, "PCIe Gen5 x16": 50.0}
+GPU_COUNTS = (2, 4, 8)
+
+
+def first_runs(paths) -> list[dict]:
+    return [json.loads(Path(p).read_text())["runs"][0] for p in paths]
+
+
+def median(values) -> float:
+    return float(statistics.median(values))
+
+
+def measured_step(runs: list[dict]) -> dict:
+    """Step, backward and gradient size of one process: medians over repeated runs."""
+    run = runs[0]
+    sps = median(r["ours"]["samples_per_s"] for r in runs)
+    return {"name": f"measured: {run['model']} {'x'.join(map(str, run['patch']))} batch {run['batch_per_device']} "
+                    f"{run['precision']} ({run['strategy'].split(',')[1].strip()})",
+            "step_ms": round(1000 * run["batch_per_device"] / sps, 3),
+            "backward_ms": median(r["plain_step_breakdown_ms"]["backward"] for r in runs),
+            "gradient_bytes": run["gradient_bytes"], "source": f"measured, median of {len(runs)} run(s)"}
+
+
+def projection_rows(step: dict, interconnects: dict[str, float], gpu_counts=GPU_COUNTS) -> list[dict]:
+    rows = []
+    for link, bus_gb_s in interconnects.items():
+        for gpus in gpu_counts:
+            p = weak_scaling_projection(step["step_ms"] / 1000, step["backward_ms"] / 1000, step["gradient_bytes"],
+                                        gpus, bus_gb_s)
+            rows.append({"step": step["name"], "source": step["source"], "interconnect": link, "bus_gb_s": bus_gb_s,
+                         "gpus": gpus, "allreduce_ms": p["allreduce_ms"],
+                         "efficiency_no_overlap": round(p["efficiency_no_overlap"], 4),
+                         "efficiency_overlap": round(p["efficiency_overlap"], 4)})
+    return rows
+
+
+def measured_scaling(ones: list[dict], manys: list[dict]) -> dict:
+    """Speedup and weak-scaling efficiency of N processes over one, for our loop and for plain DDP."""
+    n = manys[0]["processes"]
+    scaling = {"processes": n, "repeats": min(len(ones), len(manys))}
+    for loop in ("ours", "plain"):
+        one = [r[loop]["samples_per_s"] for r in ones]
+        many = [r[loop]["samples_per_s"] for r in manys]
+        pairs = [m / (n * o) for o, m in zip(one, many)]  # runs next to each other in time
+        scaling[loop] = {"one_process_samples_per_s": one, "n_process_samples_per_s": many,
+                         "speedup": round(median(many) / median(one), 3),
+                         "efficiency_from_medians": round(median(many) / (n * median(one)), 3),
+                         "efficiency_per_repeat": [round(e, 3) for e in pairs],
+                         "efficiency_median_of_repeats": round(median(pairs), 3)}
+    # Forward carries no communication under DDP (no buffers to broadcast in these networks): its
+    # slowdown is what sharing the machine's cores, caches and memory bandwidth costs.
+    scaling["plain_forward_ms"] = {"one_process": median(r["plain_step_breakdown_ms"]["forward_loss"] for r in ones),
+                                   "n_processes": median(r["plain_step_breakdown_ms"]["forward_loss"] for r in manys)}
+    scaling["plain_backward_ms"] = {"one_process": median(r["plain_step_breakdown_ms"]["backward"] for r in ones),
+                                    "n_processes": median(r["plain_step_breakdown_ms"]["backward"] for r in manys)}
+    scaling["allreduce_ms"] = median(r["allreduce"]["ms"] for r in manys)
+    scaling["allreduce_bus_gb_s"] = median(r["allreduce"]["bus_bandwidth_gb_s"] for r in manys)
+    scaling["allreduce_backend"] = manys[0]["allreduce"]["backend"]
+    return scaling
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| step | interconnect (bus GB/s) | GPUs | all-reduce ms | efficiency, no overlap | with overlap |",
+             "|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['step']} | {r['interconnect']} ({r['bus_gb_s']:g}) | {r['gpus']} | {r['allreduce_ms']:g} | "
+                     f"{r['efficiency_no_overlap']:.1%} | {r['efficiency_overlap']:.1%} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--one", nargs="+", required=True, help="benchmark train JSON of one process (repeats)")
+    parser.add_argument("--measured", nargs="+", help="the same settings under N processes (repeats, same order)")
+    parser.add_argument("--assume", nargs=4, action="append", default=[],
+                        metavar=("NAME", "STEP_MS", "BACKWARD_MS", "GRADIENT_MB"),
+                        help="a step not measured here (labelled as an assumption)")
+    parser.add_argument("--output", help="write inputs, measured scaling and projection as JSON")
+    args = parser.parse_args(argv)
+
+    ones = first_runs(args.one)
+    steps = [measured_step(ones)] + [
+        {"name": f"assumed: {name}", "step_ms": float(step), "backward_ms": float(backward),
+         "gradient_bytes": float(mb) * 1e6, "source": "assumption, not measured here"}
+        for name, step, backward, mb in args.assume]
+    results = {"inputs": {"one_process": args.one, "measured": args.measured, "steps": steps,
+                          "interconnects_bus_gb_s": INTERCONNECTS}}
+    if args.measured:
+        manys = first_runs(args.measured)
+        scaling = results["measured_scaling"] = measured_scaling(ones, manys)
+        link = {f"{scaling['allreduce_backend']} here (measured)": scaling["allreduce_bus_gb_s"]}
+        check = projection_rows(steps[0], link, (scaling["processes"],))[0]
+        results["model_check"] = {**check, "measured_efficiency": scaling["ours"]["efficiency_median_of_repeats"]}
+    results["projection"] = [row for step in steps for row in projection_rows(step, INTERCONNECTS)]
+    print(markdown(results["projection"]))
+    if args.measured:
+        check, ours = results["model_check"], results["measured_scaling"]["ours"]
+        print(f"\n{check['gpus']} processes here: measured speedup {ours['speedup']}, weak-scaling efficiency "
+              f"{ours['efficiency_median_of_repeats']:.1%} (median of repeats; per repeat "
+              f"{ours['efficiency_per_repeat']}); the model with the measured {check['bus_gb_s']} GB/s all-reduce "
+              f"projects {check['efficiency_overlap']:.1%} with overlap, {check['efficiency_no_overlap']:.1%} without")
+    if args.output:
+        command = "python benchmarks/scaling_projection.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        print(f"wrote {write_result(Path(args.output).stem, results, args.output, command=command)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+"""``benchmark train``: every field present and sane on a tiny network, FLOPs against a hand count,
+blocks interleaved, the CLI's JSON, one clear error per bad setting, the scaling projection's
+arithmetic. No timing assertions: speed goals live in benchmarks/results/, never in tests."""
+
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from accelerated_seg.benchmark_train import (TimingSettings, benchmark_train, ring_allreduce_seconds,
+                                             training_flops_per_sample, weak_scaling_projection)
+from accelerated_seg.cli import main
+from accelerated_seg.config import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = {"channels": [4, 8], "strides": [2], "num_res_units": 0}
+TINY_CLI = ["--model", "unet", "--model-args", json.dumps(TINY), "--patch", "16", "--batch", "2",
+            "--steps", "2", "--blocks", "2"]
+BLOCKS = 3
+
+
+@pytest.fixture(scope="module")
+def tiny_results():
+    return benchmark_train(["unet"], [16], [2], ["fp32", "bf16"], TINY, TimingSettings(steps=2, blocks=BLOCKS),
+                           peak_tflops=0.5, price_per_gpu_hour=3.0, epoch_samples=100)
+
+
+def test_every_field_is_present_and_sane(tiny_results):
+    assert tiny_results["is_main_process"]
+    assert [run["precision"] for run in tiny_results["runs"]] == ["fp32", "bf16"]
+    for run in tiny_results["runs"]:
+        assert f"mixed precision {'no' if run['precision'] == 'fp32' else 'bf16'}" in run["strategy"]
+        assert run["processes"] == 1 and run["global_batch"] == 2 and run["patch"] == [16, 16, 16]
+        for loop in ("ours", "plain"):
+            rates = run[loop]["samples_per_s_blocks"]
+            assert len(rates) == BLOCKS and all(r > 0 for r in rates)
+            assert run[loop]["samples_per_s"] == pytest.approx(sorted(rates)[BLOCKS // 2], rel=1e-3)
+            assert run[loop]["peak_allocated_gb"] is None  # the CPU has no allocator statistics: null, not a guess
+        assert run["ratio_ours_to_plain"] == pytest.approx(
+            run["ours"]["samples_per_s"] / run["plain"]["samples_per_s"], rel=1e-3)
+        assert len(run["ratio_per_block"]) == BLOCKS and all(r > 0 for r in run["ratio_per_block"])
+        assert run["ratio_median_of_blocks"] == pytest.approx(sorted(run["ratio_per_block"])[BLOCKS // 2], rel=1e-3)
+        assert run["overhead_ms_per_step"] == pytest.approx(
+            2000 / run["ours"]["samples_per_s"] - 2000 / run["plain"]["samples_per_s"], abs=1e-2)
+        assert run["flops_per_sample"] > 0 and run["parameters"] > 0
+        assert run["gradient_bytes"] == 4 * run["parameters"]
+        phases = run["plain_step_breakdown_ms"]
+        assert all(phases[p] >= 0 for p in ("data_wait", "forward_loss", "backward", "optimizer"))
+        assert phases["step"] > 0
+        assert run["allreduce"] is None  # one process: nothing to communicate
+
+
+def test_blocks_alternate_between_the_two_loops(tiny_results):
+    timeline = tiny_results["runs"][0]["timeline"]
+    # One block of each per round, the order flipping every round so that drift hits both alike.
+    assert [b["loop"] for b in timeline] == ["ours", "plain", "plain", "ours", "ours", "plain"][:2 * BLOCKS]
+    assert [b["block"] for b in timeline] == [b for b in range(BLOCKS) for _ in range(2)]
+    assert all(b["seconds"] > 0 for b in timeline)
+
+
+def test_mfu_and_cost_follow_from_the_rate(tiny_results):
+    run = tiny_results["runs"][0]
+    for loop in ("ours", "plain"):
+        rate = run[loop]["samples_per_s"]
+        assert run[loop]["mfu"] == pytest.approx(run["flops_per_sample"] * rate / 0.5e12, rel=1e-3)
+        assert run[loop]["cost_per_1000_samples"] == pytest.approx(3.0 / 3600 * 1000 / rate, rel=1e-3)
+        assert run[loop]["cost_per_epoch"] == pytest.approx(3.0 / 3600 * 100 / rate, rel=1e-3)
+
+
+def test_flops_of_one_conv3d_match_the_hand_count():
+    conv = torch.nn.Conv3d(2, 3, kernel_size=3, padding=1)
+    flops, _ = training_flops_per_sample(conv, in_channels=2, patch=8, classes=3)
+    forward = 2 * 8**3 * 3 * 2 * 27  # a multiply-add per output voxel, output channel, input channel, tap
+    # Backward computes the weight gradient (as many FLOPs as forward) but no input gradient: the
+    # image does not ask for one. Bias and loss are not matrix work and are not counted.
+    assert flops == 2 * forward
+
+
+def test_cli_writes_the_json(tmp_path, capsys):
+    out = tmp_path / "train.json"
+    assert main(["benchmark", "train", *TINY_CLI, "--output", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == f"train_{os.cpu_count()}cpu_1proc"
+    assert record["machine"]["torch"] == torch.__version__ and record["command"]
+    assert record["runs"][0]["ratio_ours_to_plain"] > 0 and "is_main_process" not in record
+    assert "ours/s" in capsys.readouterr().out  # the printed table
+
+
+@pytest.mark.parametrize("kwargs, setting", [
+    ({"precisions": ["fp16"]}, "--precision fp16"),
+    ({"batches": [0]}, "--batch"),
+    ({"models": ["unet9000"]}, "--model 'unet9000'"),
+    ({"patches": [15]}, "--patch 15"),  # not divisible by the U-Net's stride 2
+])
+def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
+    if kwargs.get("precisions") == ["fp16"] and torch.cuda.is_available():
+        pytest.skip("fp16 is allowed where CUDA is present")
+    settings = {"models": ["unet"], "patches": [16], "batches": [2], "precisions": ["fp32"], **kwargs}
+    with pytest.raises(ConfigError, match=setting.replace("(", r"\(")):
+        benchmark_train(model_args=TINY, **settings)
+
+
+def test_the_cli_reports_a_bad_setting_and_exits_2(capsys):
+    assert main(["benchmark", "train", *TINY_CLI, "--batch", "0"]) == 2
+    assert "--batch must be at least 1" in capsys.readouterr().err
+
+
+def test_weak_scaling_projection_by_hand():
+    # 1 GB of gradients over 2 GPUs at 1 GB/s: each sends and receives 2 * 1/2 * 1 GB -> 1 s.
+    assert ring_allreduce_seconds(1e9, 2, 1.0) == pytest.approx(1.0)
+    assert ring_allreduce_seconds(1e9, 1, 1.0) == 0.0
+    p = weak_scaling_projection(step_s=1.0, backward_s=0.6, gradient_bytes=1e9, gpus=2, bus_gb_s=1.0,
+                                bucket_bytes=1e8)
+    assert p["efficiency_no_overlap"] == pytest.approx(1 / 2)
+    assert p["efficiency_overlap"] == pytest.approx(1 / 1.4)  # 0.4 s does not fit into backward
+    hidden = weak_scaling_projection(1.0, 0.6, 1e9, 2, 100.0, bucket_bytes=1e8)  # 10 ms, all under backward
+    assert hidden["efficiency_overlap"] == pytest.approx(1 / 1.001)  # but the last bucket (1 ms) is exposed
+    assert weak_scaling_projection(1.0, 0.6, 1e9, 8, 1.0)["efficiency_no_overlap"] == pytest.approx(1 / (1 + 1.75))
+    assert math.isclose(weak_scaling_projection(1.0, 0.6, 1e9, 1, 1.0)["efficiency_overlap"], 1.0)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.distributed
+def test_two_processes_report_the_global_rate_against_plain_ddp(tmp_path):
+    out = tmp_path / "train_2proc.json"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+           "--main_process_port", str(_free_port()), "-m", "accelerated_seg.cli", "benchmark", "train", *TINY_CLI,
+           "--output", str(out)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
+    assert out.is_file(), f"no JSON (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    record = json.loads(out.read_text())
+    run = record["runs"][0]
+    assert "DDP (MULTI_CPU) on 2 process(es)" in run["strategy"]
+    assert run["processes"] == 2 and run["global_batch"] == 4
+    assert run["ours"]["samples_per_s"] > 0 and run["plain"]["samples_per_s"] > 0
+    assert run["allreduce"]["bytes"] == run["gradient_bytes"] and run["allreduce"]["backend"] == "gloo"
+    assert record["launch"]["WORLD_SIZE"] == "2" and "--num_processes" in record["launch"]["launcher_command"]
+    assert proc.stdout.count("ours/s") == 1  # only the main process prints the table
