@@ -318,9 +318,10 @@ class ConfiguredRun:
     out: Path
 
 
-def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None) -> Accelerator:
+def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_benchmark: bool = True) -> Accelerator:
+    """The Accelerator of ``train``, ``fit`` and the training benchmark alike."""
     ddp = ddp or DDPConfig()
-    return Accelerator(
+    accelerator = Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
         # sample weighs the same (accelerate's default forces a step at the end of each epoch).
         gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=1, sync_with_dataloader=False),
@@ -331,6 +332,9 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None) -> Acce
             gradient_as_bucket_view=ddp.gradient_as_bucket_view, static_graph=ddp.static_graph)],
         log_with=_trackers(trackers), project_dir=str(out),
     )
+    if accelerator.device.type == "cuda":  # cuDNN autotuning pays off with a fixed patch shape
+        torch.backends.cudnn.benchmark = cudnn_benchmark
+    return accelerator
 
 
 def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
@@ -339,9 +343,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
-    accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp)
-    if accelerator.device.type == "cuda":
-        torch.backends.cudnn.benchmark = cfg.train.cudnn_benchmark
+    accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes
