@@ -66,6 +66,13 @@ PEAK_DENSE_TFLOPS = {
     "H100 PCIe": {"bf16": 756.5, "fp16": 756.5, "tf32": 378.0, "fp32": 51.0},
 }
 
+# Speed levers a run can switch on for both loops, to measure each against "none" in one session.
+LEVERS = {
+    "none": "the defaults training uses",
+    "channels_last": "both models' weights channels-last 3D (train.channels_last)",
+    "fused_adamw": "AdamW with fused=True in both loops (optim.fused)",
+}
+
 # DDP's default bucket size: the last bucket's all-reduce starts only after backward ends.
 DDP_BUCKET_BYTES = 25 * 2**20
 
@@ -79,6 +86,7 @@ class TrainCase:
     patch: tuple[int, int, int]
     batch: int  # per device
     precision: str
+    lever: str = "none"  # one of LEVERS, applied to both loops alike
 
 
 @dataclass(frozen=True)
@@ -98,7 +106,8 @@ class TimingSettings:
 
 def check_settings(models, patches, batches, precisions, model_args: dict | None = None,
                    timing: TimingSettings = TimingSettings(), peak_tflops: float | None = None,
-                   price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES) -> list[TrainCase]:
+                   price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES,
+                   levers=("none",)) -> list[TrainCase]:
     """The configurations to measure, or a ConfigError naming the first bad setting (before any work)."""
     from .models import MODELS, model_spec
 
@@ -108,6 +117,9 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     for name in models:
         if name not in MODELS:
             raise ConfigError(f"--model {name!r} is not known; choose one of: {', '.join(MODELS)}")
+    for lever in levers:
+        if lever not in LEVERS:
+            raise ConfigError(f"--lever {lever!r} is not known; choose from: {', '.join(LEVERS)}")
     for batch in batches:
         if batch < 1:
             raise ConfigError(f"--batch must be at least 1 sample per device (got {batch})")
@@ -132,8 +144,9 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
                 model_spec(name, timing.in_channels, timing.classes, _cube(patch), model_args)
             except ConfigError as error:
                 raise ConfigError(f"--model {name} --patch {patch}: {error}") from None
-    return [TrainCase(name, dict(model_args or {}), _cube(patch), batch, precision)
-            for name in models for patch in patches for batch in batches for precision in precisions]
+    return [TrainCase(name, dict(model_args or {}), _cube(patch), batch, precision, lever)
+            for name in models for patch in patches for batch in batches for precision in precisions
+            for lever in levers]
 
 
 def _cube(patch) -> tuple[int, int, int]:
@@ -153,7 +166,8 @@ def _device_type() -> str:
 
 def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("fp32",), model_args: dict | None = None,
                     timing: TimingSettings = TimingSettings(), peak_tflops: float | None = None,
-                    price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES) -> dict:
+                    price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES,
+                    levers=("none",)) -> dict:
     """Samples/s of our loop and of a plain PyTorch loop for every configuration, side by side.
 
     Args:
@@ -166,6 +180,7 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
         peak_tflops: the device's dense peak for MFU (default: the table for known GPUs; none on CPU).
         price_per_gpu_hour: price of one device for an hour, for the cost of an epoch and of 1000 samples.
         epoch_samples: samples in one epoch (default: 168, MLPerf KiTS19).
+        levers: names from ``LEVERS``, each measured as its own configuration ("none" = defaults).
 
     Returns:
         {"settings", "runs": [one dict per configuration], "load_average", "is_main_process"}; the
@@ -177,7 +192,7 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
         >>> results["runs"][0]["ratio_ours_to_plain"]  # doctest: +SKIP
     """
     cases = check_settings(models, patches, batches, precisions, model_args, timing, peak_tflops,
-                           price_per_gpu_hour, epoch_samples)
+                           price_per_gpu_hour, epoch_samples, levers)
     load_before = _load_average()
     runs = []
     for case in cases:
@@ -216,14 +231,17 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     model = build_from_spec(spec)
     # Each loop gets a copy made the same way, so that nothing but the loops differs.
     ours_model, plain_model = copy.deepcopy(model), copy.deepcopy(model)
+    if case.lever == "channels_last":
+        ours_model, plain_model = (m.to(memory_format=torch.channels_last_3d) for m in (ours_model, plain_model))
+    fused = case.lever == "fused_adamw"
     flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes)
     trainable = [p for p in model.parameters() if p.requires_grad]
     gradient_bytes = sum(p.numel() * p.element_size() for p in trainable)
 
     dataset = SyntheticPatches(timing.steps * case.batch * processes, case.batch, timing.in_channels, case.patch,
                                timing.classes, device, timing.seed)
-    ours = _our_loop(accelerator, ours_model, dataset, case.batch)
-    plain = _plain_loop(plain_model, dataset, case.batch, case.precision, accelerator)
+    ours = _our_loop(accelerator, ours_model, dataset, case.batch, fused)
+    plain = _plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused)
     blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: _run_plain_block(plain)}
     timeline = _interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
     samples_per_block = timing.steps * case.batch * processes
@@ -231,6 +249,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     result = {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
               "parameters": sum(p.numel() for p in model.parameters()), "gradient_bytes": gradient_bytes,
               "patch": list(case.patch), "batch_per_device": case.batch, "precision": case.precision,
+              "lever": case.lever,
               "processes": processes, "global_batch": case.batch * processes,
               "strategy": strategy_in_effect(accelerator), "steps_per_block": timing.steps,
               "cudnn_benchmark": torch.backends.cudnn.benchmark if device.type == "cuda" else None,
@@ -379,10 +398,11 @@ class SyntheticPatches(torch.utils.data.Dataset):
 # --------------------------------------------------------------------------------------------------
 
 
-def _optimizer(model: torch.nn.Module) -> torch.optim.Optimizer:
-    """AdamW as training builds it (config defaults), for both loops."""
+def _optimizer(model: torch.nn.Module, fused: bool = False) -> torch.optim.Optimizer:
+    """AdamW as training builds it (config defaults; ``fused`` as optim.fused), for both loops."""
     defaults = OptimConfig()
-    return torch.optim.AdamW(model.parameters(), lr=defaults.lr, weight_decay=defaults.weight_decay)
+    return torch.optim.AdamW(model.parameters(), lr=defaults.lr, weight_decay=defaults.weight_decay,
+                             fused=fused or None)
 
 
 def _loss():
@@ -391,11 +411,11 @@ def _loss():
     return DiceCELoss(to_onehot_y=True, softmax=True)  # as train._configured_run
 
 
-def _our_loop(accelerator, model, dataset, batch: int):
+def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False):
     from .train import Loop, LoopSettings
 
     loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False)
-    model, optimizer, loader = accelerator.prepare(model, _optimizer(model), loader)
+    model, optimizer, loader = accelerator.prepare(model, _optimizer(model, fused), loader)
     # max_steps grows block by block; log_every so large that only a block's last step logs (run_loop
     # always logs its last step); no validation, no checkpoints.
     settings = LoopSettings(max_steps=0, log_every=10**9, val_every=0, save_every=0,
@@ -458,10 +478,10 @@ class PlainLoop:
         self.optimizer_step()
 
 
-def _plain_loop(model, dataset, batch: int, precision: str, accelerator) -> PlainLoop:
+def _plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: bool = False) -> PlainLoop:
     device, processes = accelerator.device, accelerator.num_processes
     model = model.to(device)
-    optimizer = _optimizer(model)  # over the unwrapped parameters, as usual with DDP
+    optimizer = _optimizer(model, fused)  # over the unwrapped parameters, as usual with DDP
     sampler = None
     if processes > 1:
         from torch.nn.parallel import DistributedDataParallel
@@ -709,7 +729,7 @@ def result_name(results: dict) -> str:
 
 def format_table(results: dict) -> str:
     """One line per configuration: rates, ratio, plain step breakdown, memory, FLOPs, MFU, cost."""
-    header = (f"{'model':<14}{'patch':>6}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}{'ratio':>7}"
+    header = (f"{'model':<14}{'lever':>14}{'patch':>10}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}{'ratio':>7}"
               f"{'data ms':>9}{'fwd ms':>9}{'bwd ms':>9}{'opt ms':>9}{'peak GB':>9}{'GFLOP/smp':>10}{'MFU':>7}"
               f"{'$/1k':>9}")
     lines = [header]
@@ -717,7 +737,7 @@ def format_table(results: dict) -> str:
         phases = run["plain_step_breakdown_ms"]
         ours = run["ours"]
         lines.append(
-            f"{run['model']:<14}{'x'.join(map(str, run['patch'])):>6}{run['batch_per_device']:>6}{run['precision']:>6}"
+            f"{run['model']:<14}{run['lever']:>14}{'x'.join(map(str, run['patch'])):>10}{run['batch_per_device']:>6}{run['precision']:>6}"
             f"{run['processes']:>6}{ours['samples_per_s']:>9.3f}{run['plain']['samples_per_s']:>9.3f}"
             f"{run['ratio_ours_to_plain']:>7.3f}{phases['data_wait']:>9.2f}{phases['forward_loss']:>9.1f}"
             f"{phases['backward']:>9.1f}{phases['optimizer']:>9.1f}{_or_dash(ours['peak_allocated_gb'], '.2f'):>9}"
@@ -760,7 +780,8 @@ def run_from_cli(args) -> int:
                             classes=args.classes)
     try:
         results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
-                                  timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples)
+                                  timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples,
+                                  args.lever)
     except ConfigError as error:  # the same settings on every rank: one message is enough
         if main_process:
             print(f"error: {error}", file=sys.stderr)

@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--patch", type=int, nargs="+", default=[64], help="cubic patch edges in voxels")
     b.add_argument("--batch", type=int, nargs="+", default=[2], help="per-device batch sizes")
     b.add_argument("--precision", nargs="+", default=["fp32"], help="fp32, bf16, fp16 (fp16 on CUDA only)")
+    b.add_argument("--lever", nargs="+", default=["none"],
+                   help="speed levers, each measured as its own configuration on both loops: none, channels_last, "
+                        "fused_adamw (e.g. --lever none channels_last fused_adamw)")
     b.add_argument("--classes", type=int, default=3, help="output classes including background")
     b.add_argument("--steps", type=int, default=5, help="optimizer steps per timed block")
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per loop")

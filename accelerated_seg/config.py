@@ -75,7 +75,7 @@ class OptimConfig:
     warmup_steps: int = 20
     min_lr_ratio: float = 0.01  # cosine decays to lr * min_lr_ratio at max_steps
     max_grad_norm: float = 12.0  # 0 disables clipping
-    fused: bool = False  # torch's fused AdamW kernel (CUDA only): one kernel for all parameters
+    fused: bool = False  # torch's fused AdamW kernel (CUDA and CPU): one kernel for all parameters
 
 
 @dataclass

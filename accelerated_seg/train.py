@@ -370,8 +370,6 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     if train_set.epoch_length < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {train_set.epoch_length} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
-    if cfg.optim.fused and accelerator.device.type != "cuda":
-        raise ConfigError(f"optim.fused needs CUDA (this run is on {accelerator.device}); set it to false")
     optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay,
                                   fused=cfg.optim.fused or None)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: warmup_cosine(

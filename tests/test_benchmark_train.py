@@ -82,13 +82,15 @@ def test_flops_of_one_conv3d_match_the_hand_count():
     assert flops == 2 * forward
 
 
-def test_cli_writes_the_json(tmp_path, capsys):
+def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     out = tmp_path / "train.json"
-    assert main(["benchmark", "train", *TINY_CLI, "--output", str(out)]) == 0
+    levers = ["none", "channels_last", "fused_adamw"]
+    assert main(["benchmark", "train", *TINY_CLI, "--lever", *levers, "--output", str(out)]) == 0
     record = json.loads(out.read_text())
     assert record["benchmark"] == f"train_{os.cpu_count()}cpu_1proc"
     assert record["machine"]["torch"] == torch.__version__ and record["command"]
-    assert record["runs"][0]["ratio_ours_to_plain"] > 0 and "is_main_process" not in record
+    assert [run["lever"] for run in record["runs"]] == levers
+    assert all(run["ratio_ours_to_plain"] > 0 for run in record["runs"]) and "is_main_process" not in record
     assert "ours/s" in capsys.readouterr().out  # the printed table
 
 
@@ -97,6 +99,7 @@ def test_cli_writes_the_json(tmp_path, capsys):
     ({"batches": [0]}, "--batch"),
     ({"models": ["unet9000"]}, "--model 'unet9000'"),
     ({"patches": [15]}, "--patch 15"),  # not divisible by the U-Net's stride 2
+    ({"levers": ["turbo"]}, "--lever 'turbo'"),
 ])
 def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
     if kwargs.get("precisions") == ["fp16"] and torch.cuda.is_available():
