@@ -44,7 +44,7 @@ from pathlib import Path
 
 import torch
 
-from .config import ConfigError, OptimConfig, TrainConfig
+from .config import ConfigError, OptimConfig
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 AUTOCAST_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -224,8 +224,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
 
     accelerator = _fresh_accelerator(case.precision)
     device, processes = accelerator.device, accelerator.num_processes
-    if device.type == "cuda":  # as training sets it (train.cudnn_benchmark), for both loops
-        torch.backends.cudnn.benchmark = TrainConfig().cudnn_benchmark
+    # cuDNN autotuning is set by train._accelerator, as in training, for both loops.
     set_seed(timing.seed)  # the same initial weights on every rank
     spec = model_spec(case.model, timing.in_channels, timing.classes, case.patch, case.model_args)
     model = build_from_spec(spec)

@@ -124,7 +124,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         optimizer: torch.optim.Optimizer, *, max_epochs: int | None = None, max_steps: int | None = None,
         checkpoint_dir: str | Path = "output", scheduler=None, grad_accum_steps: int = 1,
         max_grad_norm: float = 0.0, save_every: int = 0, keep_last: int = 2, log_every: int = 10,
-        resume: str | None = None, trackers: str = "none", progress_bar: bool = True) -> dict:
+        resume: str | None = None, trackers: str = "none", progress_bar: bool = True,
+        allow_strategy_fallback: bool = False) -> dict:
     """Train your own model, loader, loss and optimizer with the same loop as ``train``.
 
     Launch it like ``train`` (plain ``python``, or ``accelerate launch`` with any profile): the
@@ -145,6 +146,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         max_grad_norm: clip the global gradient norm to this (0: no clipping).
         save_every: also save the training state every this many optimizer steps.
         resume: ``"latest"`` or a ``checkpoints/step_N`` folder of an earlier ``fit`` with the same pieces.
+        allow_strategy_fallback: as ``train.allow_strategy_fallback``: run even where the launch's
+            FSDP/DeepSpeed cannot take effect (an error otherwise).
 
     Returns:
         {"step", "preempted", "output_dir", "model", "losses", "is_main_process"}; ``model`` is the
@@ -157,10 +160,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator = _accelerator(out, trackers)
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
-        _size_deepspeed_buckets(accelerator, model)
-        if error := launch_error(accelerator):
-            raise ConfigError(error)
-        accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
+        _check_launch(accelerator, allow_strategy_fallback)
+        _adapt_to_strategy(accelerator, model)
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
         if max_steps is None:  # accumulation windows run across epochs (see _accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
@@ -337,6 +338,19 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_b
     return accelerator
 
 
+def _check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
+    """Refuse a launch that cannot work as asked, before anything is written; state the strategy in effect."""
+    if error := launch_error(accelerator):
+        raise ConfigError(error)
+    accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
+    if warning := fallback_warning(accelerator):
+        if not allow_fallback:
+            raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
+                              f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true "
+                              f"(fit: allow_strategy_fallback=True) to run anyway.")
+        accelerator.print(warning)
+
+
 def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume."""
     out = Path(cfg.train.output_dir)
@@ -351,16 +365,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
                          num_processes, cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
     accelerator.gradient_accumulation_steps = plan.accum_steps
     configure_deepspeed(accelerator, plan.per_device, plan.accum_steps, cfg.optim.max_grad_norm)
-    if error := launch_error(accelerator):
-        raise ConfigError(error)
-    say = accelerator.print
-    say(f"strategy: {strategy_in_effect(accelerator)}")
-    if warning := fallback_warning(accelerator):
-        if not cfg.train.allow_strategy_fallback:
-            raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
-                              f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true to run anyway.")
-        say(warning)
-    say(plan.describe())
+    _check_launch(accelerator, cfg.train.allow_strategy_fallback)
+    accelerator.print(plan.describe())
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
     manifest, settings, train_table, val_table = _prepared_data(cfg, accelerator, manifest)
@@ -411,17 +417,19 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
         accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
     if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
         model = model.to(memory_format=torch.channels_last_3d)
-    if fsdp is not None:
+    _adapt_to_strategy(accelerator, model)
+    return model
+
+
+def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module) -> None:
+    """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike)."""
+    if accelerator.distributed_type == DistributedType.FSDP:
+        fsdp = accelerator.state.fsdp_plugin
         check_fsdp1_wrappable(fsdp, model)
         if names := fill_fsdp_wrap_classes(fsdp, model):
             accelerator.print(f"FSDP units: every {', '.join(names)}")
         fsdp_mixed_precision(fsdp, accelerator.mixed_precision)
-    _size_deepspeed_buckets(accelerator, model)
-    return model
-
-
-def _size_deepspeed_buckets(accelerator: Accelerator, model: torch.nn.Module) -> None:
-    if accelerator.distributed_type == DistributedType.DEEPSPEED:
+    elif accelerator.distributed_type == DistributedType.DEEPSPEED:
         if chosen := size_deepspeed_buckets(accelerator.state.deepspeed_plugin.deepspeed_config, model):
             accelerator.print(f"DeepSpeed buckets sized to the model: {chosen}")
 

@@ -75,3 +75,13 @@ def test_an_accumulation_window_across_the_epoch_boundary_weighs_every_sample_eq
     paired = run(TensorDataset(images[order], labels[order]), 2, 1, tmp_path / "pairs")
     for key in paired:
         torch.testing.assert_close(accumulated[key], paired[key], rtol=0, atol=1e-5, msg=key)
+
+
+def test_fit_refuses_a_sharded_profile_that_cannot_take_effect_unless_allowed(tmp_path, monkeypatch):
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")  # an FSDP profile launched where there is no GPU
+    with pytest.raises(ConfigError, match="asked for FSDP, but it is NOT in effect.*allow_strategy_fallback=True"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "refused", progress_bar=False)
+    assert not (tmp_path / "refused" / "checkpoints").exists()
+    result = fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False,
+                 allow_strategy_fallback=True)
+    assert result["step"] == 1

@@ -138,3 +138,19 @@ def test_training_with_activation_checkpointing_matches_training_without(tiny_co
 
 def test_block_names_are_the_documented_ones():
     assert set(functools.reduce(set.union, map(set, EXPECTED_BLOCKS.values()))) <= set(BLOCK_CLASS_NAMES)
+
+
+def test_activation_checkpointing_asked_twice_is_an_error(tiny_config, tmp_path):
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.train import _model_for_strategy
+
+    cfg = tiny_config(tmp_path / "run", train__activation_checkpointing="true")
+    spec = model_spec("unet", 1, 3, (16,) * 3, {"channels": [4, 8], "strides": [2], "num_res_units": 1})
+    # An FSDP launch whose profile also sets fsdp_activation_checkpointing: true.
+    accelerator = SimpleNamespace(distributed_type=DistributedType.FSDP, print=print,
+                                  state=SimpleNamespace(fsdp_plugin=SimpleNamespace(activation_checkpointing=True)))
+    with pytest.raises(ConfigError, match="activation checkpointing is asked twice.*fsdp_activation_checkpointing"):
+        _model_for_strategy(cfg, spec, accelerator)
