@@ -88,6 +88,15 @@ class DDPConfig:
 
 
 @dataclass
+class CompileConfig:
+    """``torch.compile`` of the prepared model, applied in place (wrapping.compile_in_place; docs/performance.md)."""
+
+    enabled: bool = False
+    backend: str = "inductor"  # any torch.compile backend; "aot_eager" traces without generating code
+    mode: Literal["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"] = "default"  # inductor only
+
+
+@dataclass
 class TrainConfig:
     output_dir: str = "output"
     max_steps: int = 300  # optimizer steps
@@ -126,6 +135,9 @@ class TrainConfig:
     # channels-last 3D weights (slower with instance norm on some GPUs: measure before keeping it).
     cudnn_benchmark: bool = True
     channels_last: bool = False
+    # torch.compile of the prepared model (the first steps pay the compilation: about 90 s for the
+    # demo U-Net on one CPU core). The launch's --dynamo_backend is honoured the same way.
+    compile: CompileConfig = field(default_factory=CompileConfig)
 
 
 @dataclass

@@ -15,8 +15,10 @@ points drive it:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -32,7 +34,8 @@ from tqdm.auto import tqdm
 from . import __version__
 from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights, resolve_resume,
                          save_training_state)
-from .config import Config, ConfigError, DDPConfig, dump_config
+from .compilation import check_compilable, compile_in_place, compile_settings, describe_compile
+from .config import CompileConfig, Config, ConfigError, DDPConfig, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine
 from .data.loader import VolumeDataset, patch_dataset, train_loader
@@ -62,6 +65,7 @@ class Progress:
     best_dice: float = -1.0
     best_step: int = -1
     losses: list = field(default_factory=list)  # (step, mean training loss) every log_every steps
+    speed: list = field(default_factory=list)  # (step, global samples/s, data wait % of the most starved rank)
     history: list = field(default_factory=list)  # validation results
 
     def state_dict(self) -> dict:
@@ -69,6 +73,61 @@ class Progress:
 
     def load_state_dict(self, state: dict) -> None:
         self.__dict__.update(state)
+
+
+@dataclass
+class LoopClock:
+    """Where the loop's time goes: waiting for the next batch, and the rest of the step.
+
+    At every log step the window since the previous one is reported as ``train/data_wait_pct`` and
+    ``train/samples_per_s``, so a starved device shows while it trains. Logging, validation and
+    checkpointing run ``paused`` and are not counted. Host time: on a GPU the loop synchronises once
+    per optimizer step (the step's loss), so a wait for the next batch after that is time the GPU
+    has nothing queued (with accumulation, the waits between micro-batches may overlap GPU work).
+    """
+
+    waited_total_s: float = 0.0  # since the loop was built: what the training benchmark reads
+    window_start: float = field(default_factory=time.perf_counter)
+    window_waited_s: float = 0.0
+    window_paused_s: float = 0.0
+    window_samples: int = 0  # on this rank
+
+    def timed(self, batches):
+        """Yield ``batches``, adding the time each ``next`` blocks to the waits."""
+        iterator = iter(batches)
+        while True:
+            start = time.perf_counter()
+            try:
+                batch = next(iterator)
+            except StopIteration:
+                return
+            waited = time.perf_counter() - start
+            self.waited_total_s += waited
+            self.window_waited_s += waited
+            yield batch
+
+    def count(self, samples: int) -> None:
+        self.window_samples += samples
+
+    @contextlib.contextmanager
+    def paused(self):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:  # only the part after a window restarted inside the pause counts against the new window
+            self.window_paused_s += time.perf_counter() - max(start, self.window_start)
+
+    def restart(self) -> None:
+        self.window_start = time.perf_counter()
+        self.window_waited_s = self.window_paused_s = 0.0
+        self.window_samples = 0
+
+    def close_window(self) -> tuple[float, float]:
+        """(this rank's samples/s, its % of the time waiting for data) in the window; restarts it."""
+        active = time.perf_counter() - self.window_start - self.window_paused_s
+        rates = (self.window_samples / active, 100 * self.window_waited_s / active) if active > 0 else (0.0, 0.0)
+        self.restart()
+        return rates
 
 
 @dataclass
@@ -101,6 +160,7 @@ class Loop:
     # Called at validation steps with the step's mean training loss (validate, record, export best).
     on_validation: Callable[[float], None] | None = None
     last_saved: int = -1  # step of the newest training state this run wrote or resumed from
+    clock: LoopClock = field(default_factory=LoopClock)
 
 
 def train(cfg: Config, manifest: Manifest | None = None) -> dict:
@@ -125,7 +185,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         checkpoint_dir: str | Path = "output", scheduler=None, grad_accum_steps: int = 1,
         max_grad_norm: float = 0.0, save_every: int = 0, keep_last: int = 2, log_every: int = 10,
         resume: str | None = None, trackers: str = "none", progress_bar: bool = True,
-        allow_strategy_fallback: bool = False) -> dict:
+        allow_strategy_fallback: bool = False, compile: bool = False) -> dict:
     """Train your own model, loader, loss and optimizer with the same loop as ``train``.
 
     Launch it like ``train`` (plain ``python``, or ``accelerate launch`` with any profile): the
@@ -148,9 +208,12 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         resume: ``"latest"`` or a ``checkpoints/step_N`` folder of an earlier ``fit`` with the same pieces.
         allow_strategy_fallback: as ``train.allow_strategy_fallback``: run even where the launch's
             FSDP/DeepSpeed cannot take effect (an error otherwise).
+        compile: ``torch.compile`` the prepared model in place with inductor (as ``train.compile``;
+            the launch's ``--dynamo_backend`` also applies). Names and exports are unchanged.
 
     Returns:
-        {"step", "preempted", "output_dir", "model", "losses", "is_main_process"}; ``model`` is the
+        {"step", "preempted", "output_dir", "model", "losses", "speed", "is_main_process"}; ``speed``:
+        (step, global samples/s, data-wait %) at log steps; ``model`` is the
         exported state dict file (full precision, unwrapped: loads into your network strictly).
     """
     if (max_epochs is None) == (max_steps is None):
@@ -161,8 +224,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
         _check_launch(accelerator, allow_strategy_fallback)
+        compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
         _adapt_to_strategy(accelerator, model)
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
+        _compile(accelerator, model, compiling)
         if max_steps is None:  # accumulation windows run across epochs (see _accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
@@ -180,6 +245,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator.end_training()
         return {"step": loop.progress.step, "preempted": preempted, "output_dir": str(out),
                 "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
+                "speed": loop.progress.speed,
                 "is_main_process": accelerator.is_main_process}
 
 
@@ -201,14 +267,17 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
     nonfinite_in_a_row, preempted = 0, False
     bar = tqdm(total=settings.max_steps, initial=progress.step,
                disable=not (accelerator.is_main_process and settings.progress_bar))
+    clock = loop.clock
+    clock.restart()  # time between calls (resume, a benchmark's other loop) is not this loop's
     model.train()
     while progress.step < settings.max_steps and not preempted:
         loop.train_dl.set_epoch(epoch)
         batches = accelerator.skip_first_batches(loop.train_dl, skip) if skip else loop.train_dl
         skip = 0
-        for batch in batches:
+        for batch in clock.timed(batches):
             progress.batches_seen += 1
             image, label = _image_and_label(batch)
+            clock.count(image.shape[0])
             with accelerator.accumulate(model):
                 logits = model(image)
                 loss = loop.loss_fn(logits, label)
@@ -245,16 +314,17 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
             bar.update(1)
             mean_loss = loss_sum / samples_per_step
             last_step = progress.step == settings.max_steps
-            if progress.step % settings.log_every == 0 or last_step:
-                _log_step(loop, mean_loss, grad_norm)
-                bar.set_postfix(loss=f"{mean_loss:.4f}")
-            if loop.on_validation and settings.val_every and (progress.step % settings.val_every == 0 or last_step):
-                loop.on_validation(mean_loss)
-                model.train()
-            if settings.save_every and progress.step % settings.save_every == 0:
-                save_training_state(accelerator, loop.checkpoints_dir, progress.step, settings.keep_last,
-                                    loop.config_yaml)
-                loop.last_saved = progress.step
+            with clock.paused():  # not training time: logging, validation, checkpoints
+                if progress.step % settings.log_every == 0 or last_step:
+                    _log_step(loop, mean_loss, grad_norm)
+                    bar.set_postfix(loss=f"{mean_loss:.4f}")
+                if loop.on_validation and settings.val_every and (progress.step % settings.val_every == 0 or last_step):
+                    loop.on_validation(mean_loss)
+                    model.train()
+                if settings.save_every and progress.step % settings.save_every == 0:
+                    save_training_state(accelerator, loop.checkpoints_dir, progress.step, settings.keep_last,
+                                        loop.config_yaml)
+                    loop.last_saved = progress.step
             if progress.step >= settings.max_steps or preempted:
                 break
         epoch += 1
@@ -278,9 +348,19 @@ def _log_step(loop: Loop, mean_loss: float, grad_norm) -> None:
               # None where DeepSpeed clips by itself and reports no norm
               **({"train/grad_norm": float(grad_norm)} if grad_norm is not None else {}),
               **({"train/lr": loop.scheduler.get_last_lr()[0]} if loop.scheduler is not None else {}),
+              **_speed(loop),
               **_device_memory(loop.accelerator)}
     loop.accelerator.log(values, step=progress.step)
     progress.losses.append((progress.step, mean_loss))
+    progress.speed.append((progress.step, values["train/samples_per_s"], values["train/data_wait_pct"]))
+
+
+def _speed(loop: Loop) -> dict:
+    """Global samples/s and the data wait of the most starved rank since the last log step (a gather)."""
+    accelerator = loop.accelerator
+    mine = torch.tensor([loop.clock.close_window()], dtype=torch.float64, device=accelerator.device)
+    every = accelerator.gather(mine).tolist()
+    return {"train/samples_per_s": sum(rate for rate, _ in every), "train/data_wait_pct": max(w for _, w in every)}
 
 
 def _device_memory(accelerator: Accelerator) -> dict:
@@ -332,6 +412,9 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_b
             bucket_cap_mb=ddp.bucket_cap_mb if ddp.bucket_cap_mb is not None else 25,
             gradient_as_bucket_view=ddp.gradient_as_bucket_view, static_graph=ddp.static_graph)],
         log_with=_trackers(trackers), project_dir=str(out),
+        # accelerate's own compile renames the state dict; compilation.py compiles in place instead
+        # and takes the launch's dynamo settings over.
+        dynamo_backend="no",
     )
     if accelerator.device.type == "cuda":  # cuDNN autotuning pays off with a fixed patch shape
         torch.backends.cudnn.benchmark = cudnn_benchmark
@@ -366,6 +449,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     accelerator.gradient_accumulation_steps = plan.accum_steps
     configure_deepspeed(accelerator, plan.per_device, plan.accum_steps, cfg.optim.max_grad_norm)
     _check_launch(accelerator, cfg.train.allow_strategy_fallback)
+    compiling = _compile_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
     accelerator.print(plan.describe())
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
@@ -382,6 +466,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
         s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.min_lr_ratio))
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed))
+    _compile(accelerator, model, compiling)
     t = cfg.train
     loop = Loop(accelerator, model, optimizer, DiceCELoss(to_onehot_y=True, softmax=True), train_dl,
                 LoopSettings(max_steps=t.max_steps, log_every=t.log_every, val_every=t.val_every,
@@ -434,6 +519,22 @@ def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module) -> None
             accelerator.print(f"DeepSpeed buckets sized to the model: {chosen}")
 
 
+def _compile_settings(accelerator: Accelerator, requested: CompileConfig) -> dict | None:
+    """The torch.compile settings of this run (train.compile or the launch's), checked against the strategy."""
+    settings = compile_settings(requested)
+    if settings is not None:
+        check_compilable(accelerator)
+    return settings
+
+
+def _compile(accelerator: Accelerator, model: torch.nn.Module, settings: dict | None) -> None:
+    """torch.compile the prepared model in place, where asked (compilation.py)."""
+    if settings is None:
+        return
+    compile_in_place(accelerator, model, settings)
+    accelerator.print(f"{describe_compile(settings)}: the first steps include the compilation")
+
+
 def _resume(loop: Loop, resume: str) -> None:
     checkpoint = resolve_resume(resume, loop.checkpoints_dir)
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
@@ -459,12 +560,19 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice,
                "best_step": progress.best_step, "global_batch": run.plan.global_batch, "lr": run.plan.lr,
                "strategy": strategy_in_effect(accelerator), "output_dir": str(out),
+               # medians over the log windows (the first includes warm-up or compilation)
+               "samples_per_s": _median([rate for _, rate, _ in progress.speed]),
+               "data_wait_pct": _median([wait for _, _, wait in progress.speed]),
                # every rank's peak, so an unbalanced rank shows (a collective: gathered on all ranks)
                "peak_memory_gb": gather_object([_peak_memory_gb()])}
     if accelerator.is_main_process:
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     accelerator.end_training()  # closes trackers, destroys the process group
     return {**summary, "is_main_process": accelerator.is_main_process}
+
+
+def _median(values: list) -> float | None:
+    return float(np.median(values)) if values else None
 
 
 def _peak_memory_gb() -> float | None:
@@ -540,7 +648,8 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float
     accelerator.print(f"step {progress.step}: validation mean Dice {mean:.4f} "
                       + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
     if accelerator.is_main_process:
-        (run.out / "metrics.json").write_text(json.dumps({"loss": progress.losses, "validation": progress.history}))
+        (run.out / "metrics.json").write_text(json.dumps({"loss": progress.losses, "speed": progress.speed,
+                                                            "validation": progress.history}))
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model")
 

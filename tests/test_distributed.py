@@ -60,14 +60,27 @@ def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path)
     assert (state / "random_states_0.pkl").is_file() and (state / "random_states_1.pkl").is_file()
 
 
-def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path, monkeypatch):
+# Global batch 4 on both sides; the second variant reaches it by accumulating 2 micro-batches of 1 per
+# process, and compiles the model (in place, on the DDP wrapper: Dynamo's DDPOptimizer splits the
+# graph at bucket boundaries), where skipping the all-reduce in no_sync must still work.
+TWO_PROCESS_VARIANTS = {
+    "ddp": {"train.batch_size": 2},
+    "ddp_compiled_accumulating": {"train.batch_size": 1, "train.grad_accum_steps": 2,
+                                  "train.compile.enabled": "true", "train.compile.backend": "aot_eager"},
+}
+
+
+@pytest.mark.parametrize("variant", TWO_PROCESS_VARIANTS)
+def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path, monkeypatch, variant):
     # bias: false -- a conv bias followed by instance norm is cancelled by the normalisation, so its
     # true gradient is 0 and only float noise is left, which Adam's m/sqrt(v) turns into full +-lr
     # steps whose sign depends on reduction order. Every remaining parameter has a real gradient.
     common = {"train.max_steps": 3, "train.val_every": 0, "train.save_every": 0,
               "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"}
-    launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, tmp_path / "two", **common, **{"train.batch_size": 2}),
-               env_extra={"GRADS_OUT": str(tmp_path / "grads_two")})
+    results = launch_two(tmp_path / "result",
+                         tiny_overrides(tiny_dataset, tmp_path / "two", **common, **TWO_PROCESS_VARIANTS[variant]),
+                         env_extra={"GRADS_OUT": str(tmp_path / "grads_two")})
+    assert all(r["global_batch"] == 4 for r in results)
     from accelerated_seg.config import load_config
 
     from faults import record_first_step_gradients

@@ -1,5 +1,7 @@
 """The functional ``fit``: a user's own model, loader, loss and optimizer through the same loop."""
 
+import time
+
 import pytest
 import torch
 from monai.losses import DiceCELoss
@@ -85,3 +87,38 @@ def test_fit_refuses_a_sharded_profile_that_cannot_take_effect_unless_allowed(tm
     result = fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False,
                  allow_strategy_fallback=True)
     assert result["step"] == 1
+
+
+class _SlowDataset(torch.utils.data.Dataset):
+    """Random 16^3 samples that each take ``delay`` seconds to "load"."""
+
+    def __init__(self, delay: float, length: int = 6):
+        self.delay, self.length = delay, length
+        self.images = torch.randn(length, 1, 16, 16, 16, generator=torch.Generator().manual_seed(0))
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, i):
+        time.sleep(self.delay)
+        return {"image": self.images[i], "label": (self.images[i] > 0.5).to(torch.uint8)}
+
+
+def test_the_loop_reports_throughput_and_how_long_it_waited_for_data(tmp_path):
+    def run(delay, out):
+        model, _, loss, optimizer = _pieces()
+        loader = DataLoader(_SlowDataset(delay), batch_size=2)
+        # save_every=1: checkpointing every step runs paused, outside the measured time.
+        # log_every = one epoch of 3 batches: accelerate's loader fetches one batch ahead, so a window
+        # that is not a whole epoch can be charged a neighbour's loading.
+        return fit(model, loader, loss, optimizer, max_steps=6, log_every=3, save_every=1, checkpoint_dir=out,
+                   progress_bar=False)["speed"]
+
+    starved, fed = run(0.1, tmp_path / "slow"), run(0.0, tmp_path / "fast")
+    assert [step for step, _, _ in starved] == [3, 6]
+    # 0.2 s of loading per batch of 2 against a few ms of compute: most of the time is waiting, and
+    # no more than 10 samples/s can arrive.
+    assert all(wait > 60 for _, _, wait in starved), starved
+    assert all(rate < 10.5 for _, rate, _ in starved), starved
+    assert all(wait < 20 for _, _, wait in fed), fed
+    assert min(rate for _, rate, _ in fed) > max(rate for _, rate, _ in starved)

@@ -12,6 +12,7 @@ from typing import Sequence
 import numpy as np
 import torch
 from monai.transforms import Compose
+from monai.utils import convert_to_tensor
 from torch.utils.data import DataLoader, Dataset
 
 from .augment import augmentations
@@ -68,8 +69,10 @@ class PatchDataset(Dataset):
         # uint8 labels: int64 would be 8x the bytes through the workers' shared memory, which is the
         # bottleneck on few cores (measured at 96^3 on 2 cores: 47 -> 104 patches/s). The loss and
         # the metrics take any integer dtype.
-        sample = {"image": torch.as_tensor(patch["image"]).float(),
-                  "label": torch.as_tensor(patch["label"]).to(torch.uint8)}
+        # Plain tensors, not the MetaTensors MONAI's transforms return: their metadata means nothing
+        # to the loop, and torch.compile (aot_autograd) fails on convolutions of MetaTensor inputs.
+        sample = {"image": convert_to_tensor(patch["image"], dtype=torch.float32, track_meta=False),
+                  "label": convert_to_tensor(patch["label"], dtype=torch.uint8, track_meta=False)}
         if self.spatial_on_gpu:
             from .gpu_augment import affine_for_sample
 

@@ -1,0 +1,74 @@
+"""``torch.compile`` of the prepared model, in place, so that nothing about the model's names changes.
+
+accelerate can compile for us (``--dynamo_backend`` at launch, or ``Accelerator(dynamo_backend=...)``),
+but it wraps the prepared model in an ``OptimizedModule``, whose state dict names every parameter
+``_orig_mod.<name>``. ``accelerator.get_state_dict`` keeps that prefix (accelerate 1.15), so an
+exported ``model.safetensors`` would no longer load into a plain MONAI network, and a run could not
+be resumed with compilation switched the other way. ``nn.Module.compile`` compiles the same forward
+without a wrapper: state-dict names, checkpoints and exports are identical with and without it.
+
+Where it is applied follows PyTorch's guidance for each strategy: on the DDP wrapper (so Dynamo sees
+DDP and splits the graph at gradient-bucket boundaries, keeping the all-reduce overlapped with
+backward), on the FSDP-wrapped model (FSDP1 needs ``use_orig_params``), and through DeepSpeed's own
+in-place ``engine.compile`` under DeepSpeed (as accelerate does).
+
+The settings come from ``train.compile`` (``fit(compile=True)``), or else from the launch: a profile's
+``dynamo_config`` or ``accelerate launch --dynamo_backend`` is honoured here instead of by accelerate
+(``train._accelerator`` tells accelerate not to compile).
+"""
+
+from __future__ import annotations
+
+from accelerate.utils import DistributedType, TorchDynamoPlugin
+
+from .config import CompileConfig, ConfigError
+
+
+def compile_settings(requested: CompileConfig | None) -> dict | None:
+    """``torch.compile`` keyword arguments for this run, or None for no compilation.
+
+    ``requested`` (train.compile) wins; when it is off, the launch's dynamo settings (accelerate reads
+    them from ``ACCELERATE_DYNAMO_*``) decide.
+    """
+    if requested is not None and requested.enabled:
+        kwargs = {"backend": requested.backend}
+        if requested.mode != "default":
+            if requested.backend != "inductor":
+                raise ConfigError(f"train.compile.mode={requested.mode} is an inductor mode; with "
+                                  f"train.compile.backend={requested.backend} leave the mode at default")
+            kwargs["mode"] = requested.mode
+        return kwargs
+    launch = TorchDynamoPlugin()  # reads the launch's environment
+    if launch.backend.value.lower() == "no":
+        return None
+    kwargs = {"backend": launch.backend.value.lower()}
+    if launch.mode not in (None, "default"):
+        kwargs["mode"] = launch.mode
+    if launch.fullgraph:
+        kwargs["fullgraph"] = True
+    if launch.dynamic is not None:
+        kwargs["dynamic"] = launch.dynamic
+    return kwargs
+
+
+def describe_compile(settings: dict) -> str:
+    return "torch.compile in place (" + ", ".join(f"{k}={v}" for k, v in settings.items()) + ")"
+
+
+def check_compilable(accelerator) -> None:
+    """Refuse, before training, a strategy whose compiled model would not train correctly."""
+    if accelerator.distributed_type == DistributedType.FSDP:
+        plugin = accelerator.state.fsdp_plugin
+        if plugin.fsdp_version == 1 and not plugin.use_orig_params:
+            raise ConfigError("torch.compile under FSDP1 needs fsdp_use_orig_params: true in the accelerate config "
+                              "(FSDP1 otherwise hands Dynamo flattened parameters); set it, use an FSDP2 profile, "
+                              "or switch train.compile off")
+
+
+def compile_in_place(accelerator, model, settings: dict) -> None:
+    """Compile the forward of the prepared ``model`` (the object ``accelerator.prepare`` returned)."""
+    if accelerator.distributed_type == DistributedType.DEEPSPEED:
+        rest = {k: v for k, v in settings.items() if k != "backend"}
+        model.compile(backend=settings["backend"], compile_kwargs=rest)  # DeepSpeedEngine.compile
+    else:
+        model.compile(**settings)  # nn.Module.compile: the module itself, no wrapper

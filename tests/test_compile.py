@@ -1,0 +1,80 @@
+"""torch.compile in place: settings from the config or the launch, unchanged names, same training."""
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+from accelerate.utils import DistributedType
+from monai.networks.nets import UNet
+from safetensors.torch import load_file
+
+from accelerated_seg.compilation import check_compilable, compile_settings
+from accelerated_seg.config import CompileConfig, ConfigError, load_config
+from accelerated_seg.train import fit
+
+from test_fit import _pieces  # tests/ is on sys.path
+
+
+@pytest.fixture
+def no_launch_dynamo(monkeypatch):
+    for name in ("BACKEND", "MODE", "USE_FULLGRAPH", "USE_DYNAMIC", "USE_REGIONAL_COMPILATION"):
+        monkeypatch.delenv(f"ACCELERATE_DYNAMO_{name}", raising=False)
+    return monkeypatch
+
+
+def test_settings_from_the_experiment_config(no_launch_dynamo):
+    assert compile_settings(CompileConfig()) is None
+    assert compile_settings(CompileConfig(enabled=True)) == {"backend": "inductor"}
+    cfg = load_config(None, ["--train.compile.enabled=true", "--train.compile.mode=max-autotune-no-cudagraphs"])
+    assert compile_settings(cfg.train.compile) == {"backend": "inductor", "mode": "max-autotune-no-cudagraphs"}
+    with pytest.raises(ConfigError, match="train.compile.mode=max-autotune is an inductor mode"):
+        compile_settings(CompileConfig(enabled=True, backend="aot_eager", mode="max-autotune"))
+
+
+def test_the_launchs_dynamo_settings_are_honoured_in_place(no_launch_dynamo):
+    # What `accelerate launch --dynamo_backend inductor --dynamo_mode max-autotune` exports.
+    no_launch_dynamo.setenv("ACCELERATE_DYNAMO_BACKEND", "INDUCTOR")
+    no_launch_dynamo.setenv("ACCELERATE_DYNAMO_MODE", "max-autotune")
+    assert compile_settings(CompileConfig()) == {"backend": "inductor", "mode": "max-autotune"}
+    no_launch_dynamo.setenv("ACCELERATE_DYNAMO_BACKEND", "NO")
+    assert compile_settings(CompileConfig()) is None
+
+
+def test_fsdp1_without_orig_params_is_refused_before_training():
+    def accelerator(version, orig):
+        plugin = SimpleNamespace(fsdp_version=version, use_orig_params=orig)
+        return SimpleNamespace(distributed_type=DistributedType.FSDP, state=SimpleNamespace(fsdp_plugin=plugin))
+
+    with pytest.raises(ConfigError, match="fsdp_use_orig_params: true"):
+        check_compilable(accelerator(1, False))
+    check_compilable(accelerator(1, True))
+    check_compilable(accelerator(2, False))  # FSDP2 keeps the parameters as they are
+
+
+def test_a_compiled_run_exports_plain_names_and_resumes_without_compilation(tmp_path, no_launch_dynamo):
+    eager = fit(*_pieces(), max_steps=4, checkpoint_dir=tmp_path / "eager", progress_bar=False)
+    # The launch asks for compilation (aot_eager: traced and run through AOTAutograd, no code generated).
+    no_launch_dynamo.setenv("ACCELERATE_DYNAMO_BACKEND", "AOT_EAGER")
+    compiled = fit(*_pieces(), max_steps=4, checkpoint_dir=tmp_path / "compiled", save_every=2, keep_last=5,
+                   progress_bar=False)
+    a, b = load_file(eager["model"]), load_file(compiled["model"])
+    assert a.keys() == b.keys()  # no "_orig_mod." anywhere
+    for key in a:
+        torch.testing.assert_close(b[key], a[key], rtol=0, atol=1e-6, msg=f"{key} differs")
+    # The training state written while compiled resumes in a run that does not compile.
+    no_launch_dynamo.setenv("ACCELERATE_DYNAMO_BACKEND", "NO")
+    resumed = fit(*_pieces(seed=1), max_steps=4, checkpoint_dir=tmp_path / "resumed", progress_bar=False,
+                  resume=str(tmp_path / "compiled" / "checkpoints" / "step_2"))
+    c = load_file(resumed["model"])
+    for key in a:
+        torch.testing.assert_close(c[key], a[key], rtol=0, atol=1e-6, msg=f"{key} differs after resume")
+
+
+def test_inductor_compiled_fit_computes_the_same_loss(tmp_path, no_launch_dynamo):
+    eager = fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "eager", log_every=1, progress_bar=False)
+    compiled = fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "inductor", log_every=1, progress_bar=False,
+                   compile=True)  # generated C++ kernels on the CPU: fused, so equal up to rounding
+    for (step, loss), (_, reference) in zip(compiled["losses"], eager["losses"]):
+        assert loss == pytest.approx(reference, rel=1e-4), f"step {step}"
+    fresh = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1)
+    fresh.load_state_dict(load_file(compiled["model"]), strict=True)
