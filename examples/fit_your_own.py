@@ -13,6 +13,8 @@ import argparse
 from pathlib import Path
 
 import torch
+from accelerate import PartialState
+from accelerate.utils import parse_flag_from_env
 from monai.data import CacheDataset, DataLoader
 from monai.losses import DiceFocalLoss
 from monai.networks.nets import SegResNet
@@ -33,7 +35,14 @@ def main(argv=None):
     args = parser.parse_args(argv)
     out = Path(args.out)
 
-    phantoms = load_msd(write_synthetic_dataset(out / "data", num_cases=8, num_validation=0))
+    # One process writes the phantoms and the others wait: each rank writing them itself would
+    # overwrite files that another rank is already reading. (PartialState does not read the launch's
+    # ACCELERATE_USE_CPU by itself, as Accelerator does: without it, CPU DDP would not join.)
+    state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))
+    if state.is_main_process:
+        write_synthetic_dataset(out / "data", num_cases=8, num_validation=0)
+    state.wait_for_everyone()
+    phantoms = load_msd(out / "data" / "dataset.json")
     files = [{"image": str(c.images[0]), "label": str(c.label)} for c in phantoms.training]
     transforms = Compose([
         LoadImaged(keys=["image", "label"]), EnsureChannelFirstd(keys=["image", "label"]),
