@@ -16,9 +16,12 @@ For every model x patch x per-device batch x precision, in one process (or one p
   wrapped in ``torch.nn.parallel.DistributedDataParallel`` with the DDP options our accelerator
   passes, so the ratio is the framework's overhead at equal parallelism.
 
-The data are random patches already on the device (a DataLoader over an in-memory dataset, no
-workers): the point is the training framework's cost, not the data path (``benchmark data``
-measures that). The two loops run in alternating timed blocks (the order flipping every round)
+By default the data are random patches already on the device (a DataLoader over an in-memory
+dataset, no workers): the point is the training framework's cost. With ``data="real"`` (``--data
+real``) both loops read phantom volumes through the training data path (cache, foreground sampling,
+augmentation, loader workers), and the share of each block spent waiting for data is the figure.
+Levers (``LEVERS``: channels-last, fused AdamW, torch.compile, DDP options) are applied to both
+loops alike, each as its own configuration. The two loops run in alternating timed blocks (the order flipping every round)
 after untimed warm-up blocks, so drift in the machine's load hits both; the median and every block
 are recorded.
 
@@ -36,6 +39,7 @@ import copy
 import gc
 import math
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -44,6 +48,7 @@ from pathlib import Path
 
 import torch
 
+from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig
 
 PRECISIONS = ("fp32", "bf16", "fp16")
@@ -71,7 +76,11 @@ LEVERS = {
     "none": "the defaults training uses",
     "channels_last": "both models' weights channels-last 3D (train.channels_last)",
     "fused_adamw": "AdamW with fused=True in both loops (optim.fused)",
+    "compile": "torch.compile (inductor) of both prepared models, in place (train.compile); compiled in the warm-up",
+    "ddp_static_graph": "DDP static_graph=True in both loops (train.ddp.static_graph; several processes)",
+    "ddp_bucket_view": "DDP gradient_as_bucket_view=True in both loops (train.ddp.gradient_as_bucket_view)",
 }
+DATA_SOURCES = ("synthetic", "real")
 
 # DDP's default bucket size: the last bucket's all-reduce starts only after backward ends.
 DDP_BUCKET_BYTES = 25 * 2**20
@@ -97,6 +106,12 @@ class TimingSettings:
     in_channels: int = 1
     classes: int = 3  # output classes including background (KiTS19: kidney, tumour)
     seed: int = 0
+    # "synthetic": random patches already on the device (the framework's cost alone); "real": phantom
+    # volumes through the training data path (cache, sampling, augmentation, workers), one epoch per block.
+    data: str = "synthetic"
+    num_workers: int = 2  # loader worker processes per rank with data="real"
+    ddp_bucket_mb: int | None = None  # DDP gradient bucket size for both loops (None: PyTorch's 25 MB)
+    compile_backend: str = "inductor"  # of the compile lever ("aot_eager" in tests: no code generation)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -120,6 +135,15 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     for lever in levers:
         if lever not in LEVERS:
             raise ConfigError(f"--lever {lever!r} is not known; choose from: {', '.join(LEVERS)}")
+    if timing.data not in DATA_SOURCES:
+        raise ConfigError(f"--data {timing.data!r} is not known; choose one of: {', '.join(DATA_SOURCES)}")
+    if timing.num_workers < 0:
+        raise ConfigError(f"--num-workers must not be negative (got {timing.num_workers})")
+    if timing.ddp_bucket_mb is not None and timing.ddp_bucket_mb < 1:
+        raise ConfigError(f"--ddp-bucket-mb must be at least 1 (got {timing.ddp_bucket_mb})")
+    if timing.data == "real" and (timing.classes, timing.in_channels) != (3, 1):
+        raise ConfigError("--data real trains on the phantoms (1 channel; background, ventricles, lesion): "
+                          f"use --classes 3 (got {timing.classes})")
     for batch in batches:
         if batch < 1:
             raise ConfigError(f"--batch must be at least 1 sample per device (got {batch})")
@@ -221,8 +245,9 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
 
     from .models import build_from_spec, model_spec
     from .strategy import strategy_in_effect
+    from .train import _on_main
 
-    accelerator = _fresh_accelerator(case.precision)
+    accelerator = _fresh_accelerator(case.precision, _ddp_options(case, timing))
     device, processes = accelerator.device, accelerator.num_processes
     # cuDNN autotuning is set by train._accelerator, as in training, for both loops.
     set_seed(timing.seed)  # the same initial weights on every rank
@@ -237,28 +262,44 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     trainable = [p for p in model.parameters() if p.requires_grad]
     gradient_bytes = sum(p.numel() * p.element_size() for p in trainable)
 
-    dataset = SyntheticPatches(timing.steps * case.batch * processes, case.batch, timing.in_channels, case.patch,
-                               timing.classes, device, timing.seed)
-    ours = _our_loop(accelerator, ours_model, dataset, case.batch, fused)
-    plain = _plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused)
-    blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: _run_plain_block(plain)}
-    timeline = _interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
     samples_per_block = timing.steps * case.batch * processes
+    workdir = None
+    if timing.data == "real":
+        workdir = _on_main(accelerator, lambda: tempfile.mkdtemp(prefix="accelerated_seg_benchmark_"))
+        dataset = _real_patches(case, timing, samples_per_block, accelerator, Path(workdir))
+    else:
+        dataset = SyntheticPatches(samples_per_block, case.batch, timing.in_channels, case.patch,
+                                   timing.classes, device, timing.seed)
+    workers = timing.num_workers if timing.data == "real" else 0
+    ours = _our_loop(accelerator, ours_model, dataset, case.batch, fused, workers, timing.seed)
+    plain = _plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused, workers)
+    if case.lever == "compile":  # as train.compile does it: in place, after prepare (or the DDP wrapper)
+        compile_in_place(accelerator, ours.model, {"backend": timing.compile_backend})
+        plain.model.compile(backend=timing.compile_backend)
+    blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: _run_plain_block(plain)}
+    timeline, warmup = _interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
 
     result = {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
               "parameters": sum(p.numel() for p in model.parameters()), "gradient_bytes": gradient_bytes,
               "patch": list(case.patch), "batch_per_device": case.batch, "precision": case.precision,
-              "lever": case.lever,
-              "processes": processes, "global_batch": case.batch * processes,
+              "lever": case.lever, "data": timing.data,
+              "num_workers": workers, "processes": processes, "global_batch": case.batch * processes,
               "strategy": strategy_in_effect(accelerator), "steps_per_block": timing.steps,
               "cudnn_benchmark": torch.backends.cudnn.benchmark if device.type == "cuda" else None,
               "ddp_options": accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {},
-              "timeline": [{"loop": b["loop"], "block": b["block"], "seconds": round(b["seconds"], 4)} for b in timeline]}
+              "timeline": [{"loop": b["loop"], "block": b["block"], "seconds": round(b["seconds"], 4),
+                            "data_wait_s": round(b["data_wait_s"], 4)} for b in timeline],
+              # untimed warm-up blocks, whole: with --lever compile, the compilation is in here
+              "warmup_s": {name: round(seconds, 2) for name, seconds in warmup.items()}}
     peak = _peak_tflops(device, case.precision, peak_tflops)
     for name in blocks:  # in block order (the timeline flips the loops' order every round)
         rates = [samples_per_block / b["seconds"] for b in sorted(timeline, key=lambda b: b["block"])
                  if b["loop"] == name]
         result[name] = _loop_summary(name, rates, timeline, flops, peak, processes, price, epoch_samples)
+        own = [b for b in timeline if b["loop"] == name]
+        # Share of the block time spent blocked on the next batch (the slowest rank's per block).
+        result[name]["data_wait_pct"] = round(100 * sum(b["data_wait_s"] for b in own)
+                                              / sum(b["seconds"] for b in own), 3)
     ours_blocks, plain_blocks = result["ours"]["samples_per_s_blocks"], result["plain"]["samples_per_s_blocks"]
     result["ratio_ours_to_plain"] = round(result["ours"]["samples_per_s"] / result["plain"]["samples_per_s"], 4)
     result["ratio_per_block"] = [round(a / b, 4) for a, b in zip(ours_blocks, plain_blocks)]
@@ -276,6 +317,11 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     result["ours_step_breakdown_note"] = ("run_loop is timed whole; the difference between the loops' step times is "
                                           "its overhead (instrumenting inside it would need hooks in train.py)")
     result["allreduce"] = _allreduce_timing(sum(p.numel() for p in trainable), accelerator) if processes > 1 else None
+    if workdir is not None:  # the phantoms and their cache, once both loops are done with them
+        _release_loader_workers(ours, plain)
+        accelerator.wait_for_everyone()
+        if accelerator.is_main_process:
+            shutil.rmtree(workdir, ignore_errors=True)
     result["_is_main_process"] = accelerator.is_main_process
     return result
 
@@ -307,7 +353,15 @@ def _significant(x: float, digits: int = 4) -> float:
     return float(f"{x:.{digits}g}")
 
 
-def _fresh_accelerator(precision: str):
+def _ddp_options(case: TrainCase, timing: TimingSettings):
+    """The DDP options of this configuration: --ddp-bucket-mb and the case's DDP lever."""
+    from .config import DDPConfig
+
+    return DDPConfig(bucket_cap_mb=timing.ddp_bucket_mb, static_graph=case.lever == "ddp_static_graph",
+                     gradient_as_bucket_view=case.lever == "ddp_bucket_view")
+
+
+def _fresh_accelerator(precision: str, ddp=None):
     """An Accelerator configured exactly as training configures it (``train._accelerator``), with the
     benchmark's precision.
 
@@ -324,7 +378,7 @@ def _fresh_accelerator(precision: str):
     GradientState._reset_state()
     mixed = {"fp32": "no", "bf16": "bf16", "fp16": "fp16"}[precision]
     with _environment("ACCELERATE_MIXED_PRECISION", mixed):
-        return _accelerator(Path(tempfile.gettempdir()), "none")  # writes nothing: no checkpoints, no trackers
+        return _accelerator(Path(tempfile.gettempdir()), "none", ddp)  # writes nothing: no checkpoints, no trackers
 
 
 @contextlib.contextmanager
@@ -392,6 +446,42 @@ class SyntheticPatches(torch.utils.data.Dataset):
         return {"image": self.images[k], "label": self.labels[k]}
 
 
+def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: int, accelerator, root: Path):
+    """The training data path on phantom volumes: written once under ``root``, checked, preprocessed
+    into the cache, then sampled with foreground oversampling and the "light" augmentation, exactly
+    as ``train`` builds its patches. The epoch is one timed block (cases x patches per case), so
+    both loops start a fresh pass over their loader at every block, as training does every epoch.
+
+    Volumes are 1.25x the patch at 1 mm, so patches are cropped from larger volumes, not padded.
+    """
+    from .config import Config
+    from .data.loader import patch_dataset
+    from .data.synthetic import write_synthetic_dataset
+    from .train import _on_main, _prepared_data  # the training data path itself
+
+    cases = max(d for d in range(1, 9) if samples_per_block % d == 0)
+    size_mm = tuple(1.25 * edge for edge in case.patch)
+    dataset_json = _on_main(accelerator, lambda: write_synthetic_dataset(
+        root / "phantoms", num_cases=cases + 1, num_validation=1, seed=timing.seed, size_mm=size_mm, spacing_mm=1.0))
+    cfg = Config()
+    cfg.data.dataset, cfg.data.cache_dir = str(dataset_json), str(root / "cache")
+    cfg.data.patch_size, cfg.data.samples_per_volume = case.patch, samples_per_block // cases
+    cfg.data.num_workers, cfg.train.output_dir = timing.num_workers, str(root / "run")
+    _, _, training, _ = _prepared_data(cfg, accelerator, None)
+    return patch_dataset(training, cfg.data, seed=timing.seed)
+
+
+def _release_loader_workers(*loops) -> None:
+    """Stop the persistent worker processes of the loops' loaders before the next configuration."""
+    for loop in loops:
+        loader = getattr(loop, "train_dl", None) or loop.loader
+        base = getattr(loader, "base_dataloader", loader)
+        for dl in {id(loader): loader, id(base): base}.values():
+            if getattr(dl, "_iterator", None) is not None:
+                dl._iterator._shutdown_workers()
+                dl._iterator = None
+
+
 # --------------------------------------------------------------------------------------------------
 # Ours: run_loop
 # --------------------------------------------------------------------------------------------------
@@ -410,10 +500,14 @@ def _loss():
     return DiceCELoss(to_onehot_y=True, softmax=True)  # as train._configured_run
 
 
-def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False):
+def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, workers: int = 0, seed: int = 0):
+    from .data.loader import train_loader
     from .train import Loop, LoopSettings
 
-    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False)
+    if isinstance(dataset, SyntheticPatches):  # already on the device: no workers, no sampling
+        loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False)
+    else:  # the training loader itself (sampler, workers, pinned memory, prefetch)
+        loader = train_loader(dataset, batch, workers, seed)
     model, optimizer, loader = accelerator.prepare(model, _optimizer(model, fused), loader)
     # max_steps grows block by block; log_every so large that only a block's last step logs (run_loop
     # always logs its last step); no validation, no checkpoints.
@@ -423,11 +517,14 @@ def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False):
                 checkpoints_dir=Path(tempfile.gettempdir()) / "accelerated_seg_benchmark_unused")
 
 
-def _run_our_block(loop, steps: int) -> None:
+def _run_our_block(loop, steps: int) -> float:
+    """``steps`` more optimizer steps of run_loop; returns the seconds its clock spent waiting for data."""
     from .train import run_loop
 
+    waited = loop.clock.waited_total_s
     loop.settings.max_steps += steps
     run_loop(loop)  # continues from loop.progress
+    return loop.clock.waited_total_s - waited
 
 
 # --------------------------------------------------------------------------------------------------
@@ -448,6 +545,16 @@ class PlainLoop:
     autocast_dtype: torch.dtype | None
     scaler: torch.amp.GradScaler | None
     max_grad_norm: float
+
+    def to_device(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
+        """(image, label) on the device: pinned host batches copied without blocking; with
+        data.augment_on=gpu, the batch's spatial augmentation applied there, as our loop does."""
+        from .data.gpu_augment import apply_affine
+
+        moved = {k: v.to(self.device, non_blocking=True) for k, v in batch.items()}
+        if "affine" in moved:
+            return apply_affine(moved["image"], moved["label"], moved["affine"])
+        return moved["image"], moved["label"]
 
     def forward_loss(self, image, label):
         with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
@@ -473,11 +580,12 @@ class PlainLoop:
         self.optimizer.zero_grad(set_to_none=True)
 
     def step(self, batch) -> None:
-        self.backward(self.forward_loss(batch["image"], batch["label"]))
+        self.backward(self.forward_loss(*self.to_device(batch)))
         self.optimizer_step()
 
 
-def _plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: bool = False) -> PlainLoop:
+def _plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: bool = False,
+                workers: int = 0) -> PlainLoop:
     device, processes = accelerator.device, accelerator.num_processes
     model = model.to(device)
     optimizer = _optimizer(model, fused)  # over the unwrapped parameters, as usual with DDP
@@ -490,16 +598,25 @@ def _plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: 
         model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None, **options)
         sampler = torch.utils.data.distributed.DistributedSampler(
             dataset, num_replicas=processes, rank=accelerator.process_index, shuffle=False)
-    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False, sampler=sampler)
+    # With real data, the loader settings a careful user would pick, the same as ours.
+    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False, sampler=sampler, drop_last=True,
+                                         num_workers=workers, persistent_workers=workers > 0,
+                                         prefetch_factor=4 if workers > 0 else None,
+                                         pin_memory=workers > 0 and device.type == "cuda")
     scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None
     return PlainLoop(model, optimizer, _loss(), loader, device, AUTOCAST_DTYPES[precision], scaler,
                      OptimConfig().max_grad_norm)
 
 
-def _run_plain_block(plain: PlainLoop) -> None:
+def _run_plain_block(plain: PlainLoop) -> float:
+    """One pass over the plain loop's loader; returns the seconds spent waiting for batches."""
+    from .train import LoopClock
+
+    clock = LoopClock()
     plain.model.train()
-    for batch in plain.loader:
+    for batch in clock.timed(plain.loader):
         plain.step(batch)
+    return clock.waited_total_s
 
 
 # --------------------------------------------------------------------------------------------------
@@ -507,7 +624,7 @@ def _run_plain_block(plain: PlainLoop) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> list[dict]:
+def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> tuple[list[dict], dict]:
     """Run each loop's block in turn: ``warmup`` rounds untimed, then ``timed`` rounds timed.
 
     The order flips every round (ours, plain | plain, ours | ours, plain ...): a steady drift in the
@@ -516,9 +633,13 @@ def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> l
     slowest rank's: the global rate is what the job gets.
     """
     device = accelerator.device
+    warmup_s = dict.fromkeys(blocks, 0.0)
     for _ in range(warmup):
-        for run in blocks.values():
+        for name, run in blocks.items():
+            start = time.perf_counter()
             run()
+            _synchronize(device)
+            warmup_s[name] += time.perf_counter() - start
     timeline = []
     for block in range(timed):
         order = list(blocks.items())
@@ -526,7 +647,7 @@ def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> l
             accelerator.wait_for_everyone()
             start_bytes = _start_memory_stats(device)
             start = time.perf_counter()
-            run()
+            waited = run()
             _synchronize(device)
             seconds = time.perf_counter() - start
             entry = {"loop": name, "block": block, "seconds": seconds}
@@ -534,9 +655,10 @@ def _interleaved_blocks(accelerator, blocks: dict, warmup: int, timed: int) -> l
                 peak = torch.cuda.max_memory_allocated(device)
                 entry.update(peak_allocated_gb=round(peak / 2**30, 3),
                              peak_above_start_gb=round((peak - start_bytes) / 2**30, 3))
-            entry["seconds"] = float(accelerator.gather(torch.tensor([seconds], device=device)).max())
+            slowest = accelerator.gather(torch.tensor([[seconds, waited]], device=device, dtype=torch.float64)).max(0)
+            entry["seconds"], entry["data_wait_s"] = slowest.values.tolist()
             timeline.append(entry)
-    return timeline
+    return timeline, warmup_s
 
 
 def _start_memory_stats(device) -> int:
@@ -586,10 +708,10 @@ def _plain_step_breakdown(plain: PlainLoop, accelerator) -> dict:
         batch = next(batches, None)
         if batch is None:
             break
-        phases["data_wait"].append((time.perf_counter() - start) * 1000)  # host time: the data are on the device
+        phases["data_wait"].append((time.perf_counter() - start) * 1000)  # host time blocked on the loader
         clock = _PhaseClock(accelerator.device)
         clock.mark()
-        loss = plain.forward_loss(batch["image"], batch["label"])
+        loss = plain.forward_loss(*plain.to_device(batch))  # the copy to the device counts as forward
         clock.mark()
         plain.backward(loss)
         clock.mark()
@@ -729,7 +851,7 @@ def result_name(results: dict) -> str:
 def format_table(results: dict) -> str:
     """One line per configuration: rates, ratio, plain step breakdown, memory, FLOPs, MFU, cost."""
     header = (f"{'model':<14}{'lever':>14}{'patch':>10}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}{'ratio':>7}"
-              f"{'data ms':>9}{'fwd ms':>9}{'bwd ms':>9}{'opt ms':>9}{'peak GB':>9}{'GFLOP/smp':>10}{'MFU':>7}"
+              f"{'wait%':>7}{'data ms':>9}{'fwd ms':>9}{'bwd ms':>9}{'opt ms':>9}{'peak GB':>9}{'GFLOP/smp':>10}{'MFU':>7}"
               f"{'$/1k':>9}")
     lines = [header]
     for run in results["runs"]:
@@ -738,7 +860,7 @@ def format_table(results: dict) -> str:
         lines.append(
             f"{run['model']:<14}{run['lever']:>14}{'x'.join(map(str, run['patch'])):>10}{run['batch_per_device']:>6}{run['precision']:>6}"
             f"{run['processes']:>6}{ours['samples_per_s']:>9.3f}{run['plain']['samples_per_s']:>9.3f}"
-            f"{run['ratio_ours_to_plain']:>7.3f}{phases['data_wait']:>9.2f}{phases['forward_loss']:>9.1f}"
+            f"{run['ratio_ours_to_plain']:>7.3f}{ours['data_wait_pct']:>7.2f}{phases['data_wait']:>9.2f}{phases['forward_loss']:>9.1f}"
             f"{phases['backward']:>9.1f}{phases['optimizer']:>9.1f}{_or_dash(ours['peak_allocated_gb'], '.2f'):>9}"
             f"{run['flops_per_sample'] / 1e9:>10.2f}{_or_dash(ours['mfu'], '.3f'):>7}"
             f"{_or_dash(ours['cost_per_1000_samples'], '.4f'):>9}")
@@ -776,7 +898,8 @@ def run_from_cli(args) -> int:
 
     main_process = os.environ.get("RANK", "0") == "0"
     timing = TimingSettings(steps=args.steps, blocks=args.blocks, warmup_blocks=args.warmup_blocks,
-                            classes=args.classes)
+                            classes=args.classes, data=args.data, num_workers=args.num_workers,
+                            ddp_bucket_mb=args.ddp_bucket_mb)
     try:
         results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
                                   timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples,

@@ -109,7 +109,12 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--precision", nargs="+", default=["fp32"], help="fp32, bf16, fp16 (fp16 on CUDA only)")
     b.add_argument("--lever", nargs="+", default=["none"],
                    help="speed levers, each measured as its own configuration on both loops: none, channels_last, "
-                        "fused_adamw (e.g. --lever none channels_last fused_adamw)")
+                        "fused_adamw, compile, ddp_static_graph, ddp_bucket_view (e.g. --lever none compile)")
+    b.add_argument("--data", choices=["synthetic", "real"], default="synthetic",
+                   help="synthetic: random patches on the device (the loop's cost alone); real: phantom volumes "
+                        "through the training data path, to measure the data wait")
+    b.add_argument("--num-workers", type=int, default=2, help="loader workers per process with --data real")
+    b.add_argument("--ddp-bucket-mb", type=int, help="DDP gradient bucket size for both loops (default 25)")
     b.add_argument("--classes", type=int, default=3, help="output classes including background")
     b.add_argument("--steps", type=int, default=5, help="optimizer steps per timed block")
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per loop")

@@ -26,7 +26,7 @@ from typing import Sequence
 import nibabel as nib
 import numpy as np
 
-from .config import Config, DataConfig
+from .config import CompileConfig, Config, DataConfig
 from .data.cache import PreprocessedCache
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
@@ -87,6 +87,8 @@ class Dataset:
     def config(self, **train_settings) -> Config:
         """A full run config with these data settings (``train_settings`` go to ``TrainConfig``)."""
         cfg = Config(data=self.data)
+        if isinstance(train_settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
+            train_settings["compile"] = CompileConfig(enabled=train_settings["compile"])
         cfg.train = dataclasses.replace(cfg.train, batch_size=self.batch_size, **train_settings)
         return cfg
 
@@ -130,7 +132,8 @@ class Segmentation:
             accelerate's ``notebook_launcher``. Under ``accelerate launch`` the launched processes
             are used whatever this says; with fewer than 2 GPUs it trains in this process.
         output_dir: where runs, checkpoints and exports go.
-        train_settings: any ``TrainConfig`` field (``max_steps``, ``val_every``, ``global_batch_size``...).
+        train_settings: any ``TrainConfig`` field (``max_steps``, ``val_every``, ``global_batch_size``...);
+            ``compile=True`` compiles the model (``train.compile``).
     """
 
     def __init__(self, model: str = "unet", model_args: dict | None = None, multi_gpu: bool = False,

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 export PYTHONPATH=. OMP_NUM_THREADS=1
 PY=${PYTHON:-python}
 REPEATS=${REPEATS:-3}
-OUT=benchmarks/results/train_2cpu
+OUT=${OUT:-benchmarks/results/train_2cpu}  # e.g. OUT=.../session_2 REPEATS=1 for a later session
 mkdir -p $OUT
 ONE="$PY -m accelerated_seg.cli"
 TWO="env ACCELERATE_USE_CPU=true $PY -m accelerate.commands.launch --multi_gpu --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no --main_process_port ${PORT:-29641} -m accelerated_seg.cli"

@@ -54,6 +54,11 @@ def test_every_field_is_present_and_sane(tiny_results):
         assert all(phases[p] >= 0 for p in ("data_wait", "forward_loss", "backward", "optimizer"))
         assert phases["step"] > 0
         assert run["allreduce"] is None  # one process: nothing to communicate
+        assert run["data"] == "synthetic" and run["num_workers"] == 0
+        for loop in ("ours", "plain"):  # data on the device: the loop waits for nothing but Python
+            assert 0 <= run[loop]["data_wait_pct"] < 50
+            assert run["warmup_s"][loop] > 0
+        assert all(0 <= b["data_wait_s"] <= b["seconds"] for b in run["timeline"])
 
 
 def test_blocks_alternate_between_the_two_loops(tiny_results):
@@ -82,6 +87,21 @@ def test_flops_of_one_conv3d_match_the_hand_count():
     assert flops == 2 * forward
 
 
+def test_the_real_data_path_and_the_compile_lever(tmp_path):
+    # Phantoms through the training loader (no workers here: the waits are the loading itself), and
+    # both loops compiled in place (aot_eager: traced, no code generated).
+    results = benchmark_train(["unet"], [16], [2], ["fp32"], TINY,
+                              TimingSettings(steps=2, blocks=2, data="real", num_workers=0,
+                                             compile_backend="aot_eager"),
+                              levers=["none", "compile"])
+    for run in results["runs"]:
+        assert run["data"] == "real" and run["num_workers"] == 0
+        for loop in ("ours", "plain"):
+            assert 0 < run[loop]["data_wait_pct"] < 100 and run[loop]["samples_per_s"] > 0
+        assert run["plain_step_breakdown_ms"]["data_wait"] > 0
+    assert [run["lever"] for run in results["runs"]] == ["none", "compile"]
+
+
 def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     out = tmp_path / "train.json"
     levers = ["none", "channels_last", "fused_adamw"]
@@ -100,6 +120,9 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     ({"models": ["unet9000"]}, "--model 'unet9000'"),
     ({"patches": [15]}, "--patch 15"),  # not divisible by the U-Net's stride 2
     ({"levers": ["turbo"]}, "--lever 'turbo'"),
+    ({"timing": TimingSettings(data="imagenet")}, "--data 'imagenet'"),
+    ({"timing": TimingSettings(data="real", classes=5)}, "--data real trains on the phantoms"),
+    ({"timing": TimingSettings(ddp_bucket_mb=0)}, "--ddp-bucket-mb"),
 ])
 def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
     if kwargs.get("precisions") == ["fp16"] and torch.cuda.is_available():
@@ -142,10 +165,15 @@ def test_two_processes_report_the_global_rate_against_plain_ddp(tmp_path):
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
            "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
            "--main_process_port", str(_free_port()), "-m", "accelerated_seg.cli", "benchmark", "train", *TINY_CLI,
+           "--data", "real", "--num-workers", "1", "--lever", "none", "ddp_static_graph", "--ddp-bucket-mb", "1",
            "--output", str(out)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
     assert out.is_file(), f"no JSON (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     record = json.loads(out.read_text())
+    assert [run["lever"] for run in record["runs"]] == ["none", "ddp_static_graph"]
+    assert [run["ddp_options"].get("static_graph", False) for run in record["runs"]] == [False, True]
+    assert all(run["ddp_options"]["bucket_cap_mb"] == 1 for run in record["runs"])
+    assert all(run["data"] == "real" and 0 < run["ours"]["data_wait_pct"] < 100 for run in record["runs"])
     run = record["runs"][0]
     assert "DDP (MULTI_CPU) on 2 process(es)" in run["strategy"]
     assert run["processes"] == 2 and run["global_batch"] == 4

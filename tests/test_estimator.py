@@ -30,6 +30,7 @@ def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, t
     assert [c.id for c in data.manifest.validation] == [c.id for c in load_msd(tiny_dataset).validation]
     cfg = data.config(max_steps=7)
     assert cfg.train.batch_size == 4 and cfg.train.max_steps == 7 and cfg.data is data.data
+    assert data.config(compile=True).train.compile.enabled  # Segmentation(..., compile=True)
 
 
 def test_builder_loader_gives_the_batches_of_the_csv_config_path(tiny_dataset, tmp_path):
