@@ -610,7 +610,7 @@ def _plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: 
 
 def _run_plain_block(plain: PlainLoop) -> float:
     """One pass over the plain loop's loader; returns the seconds spent waiting for batches."""
-    from .train import LoopClock
+    from .loop_clock import LoopClock
 
     clock = LoopClock()
     plain.model.train()

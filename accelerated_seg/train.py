@@ -15,10 +15,8 @@ points drive it:
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -45,6 +43,7 @@ from .data.preprocess import ORIENTATION, PreprocessSettings
 from .evaluate import case_metrics
 from .inference import sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
+from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, model_spec
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
@@ -73,61 +72,6 @@ class Progress:
 
     def load_state_dict(self, state: dict) -> None:
         self.__dict__.update(state)
-
-
-@dataclass
-class LoopClock:
-    """Where the loop's time goes: waiting for the next batch, and the rest of the step.
-
-    At every log step the window since the previous one is reported as ``train/data_wait_pct`` and
-    ``train/samples_per_s``, so a starved device shows while it trains. Logging, validation and
-    checkpointing run ``paused`` and are not counted. Host time: on a GPU the loop synchronises once
-    per optimizer step (the step's loss), so a wait for the next batch after that is time the GPU
-    has nothing queued (with accumulation, the waits between micro-batches may overlap GPU work).
-    """
-
-    waited_total_s: float = 0.0  # since the loop was built: what the training benchmark reads
-    window_start: float = field(default_factory=time.perf_counter)
-    window_waited_s: float = 0.0
-    window_paused_s: float = 0.0
-    window_samples: int = 0  # on this rank
-
-    def timed(self, batches):
-        """Yield ``batches``, adding the time each ``next`` blocks to the waits."""
-        iterator = iter(batches)
-        while True:
-            start = time.perf_counter()
-            try:
-                batch = next(iterator)
-            except StopIteration:
-                return
-            waited = time.perf_counter() - start
-            self.waited_total_s += waited
-            self.window_waited_s += waited
-            yield batch
-
-    def count(self, samples: int) -> None:
-        self.window_samples += samples
-
-    @contextlib.contextmanager
-    def paused(self):
-        start = time.perf_counter()
-        try:
-            yield
-        finally:  # only the part after a window restarted inside the pause counts against the new window
-            self.window_paused_s += time.perf_counter() - max(start, self.window_start)
-
-    def restart(self) -> None:
-        self.window_start = time.perf_counter()
-        self.window_waited_s = self.window_paused_s = 0.0
-        self.window_samples = 0
-
-    def close_window(self) -> tuple[float, float]:
-        """(this rank's samples/s, its % of the time waiting for data) in the window; restarts it."""
-        active = time.perf_counter() - self.window_start - self.window_paused_s
-        rates = (self.window_samples / active, 100 * self.window_waited_s / active) if active > 0 else (0.0, 0.0)
-        self.restart()
-        return rates
 
 
 @dataclass
