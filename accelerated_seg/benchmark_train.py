@@ -318,7 +318,6 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
                                           "its overhead (instrumenting inside it would need hooks in train.py)")
     result["allreduce"] = _allreduce_timing(sum(p.numel() for p in trainable), accelerator) if processes > 1 else None
     if workdir is not None:  # the phantoms and their cache, once both loops are done with them
-        _release_loader_workers(ours, plain)
         accelerator.wait_for_everyone()
         if accelerator.is_main_process:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -469,17 +468,6 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
     cfg.data.num_workers, cfg.train.output_dir = timing.num_workers, str(root / "run")
     _, _, training, _ = _prepared_data(cfg, accelerator, None)
     return patch_dataset(training, cfg.data, seed=timing.seed)
-
-
-def _release_loader_workers(*loops) -> None:
-    """Stop the persistent worker processes of the loops' loaders before the next configuration."""
-    for loop in loops:
-        loader = getattr(loop, "train_dl", None) or loop.loader
-        base = getattr(loader, "base_dataloader", loader)
-        for dl in {id(loader): loader, id(base): base}.values():
-            if getattr(dl, "_iterator", None) is not None:
-                dl._iterator._shutdown_workers()
-                dl._iterator = None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ def compile_settings(requested: CompileConfig | None) -> dict | None:
     them from ``ACCELERATE_DYNAMO_*``) decide.
     """
     if requested is not None and requested.enabled:
+        _check_backend(requested.backend)
         kwargs = {"backend": requested.backend}
         if requested.mode != "default":
             if requested.backend != "inductor":
@@ -49,6 +50,16 @@ def compile_settings(requested: CompileConfig | None) -> dict | None:
     if launch.dynamic is not None:
         kwargs["dynamic"] = launch.dynamic
     return kwargs
+
+
+def _check_backend(name: str) -> None:
+    """An unknown backend would fail only at the first forward, after the data work: fail here."""
+    import torch._dynamo
+
+    known = torch._dynamo.list_backends(exclude_tags=())
+    if name not in known:
+        raise ConfigError(f"train.compile.backend={name!r} is not a torch.compile backend here; "
+                          f"use inductor (or aot_eager / eager to check tracing): known are {', '.join(known)}")
 
 
 def describe_compile(settings: dict) -> str:

@@ -123,6 +123,7 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     ({"timing": TimingSettings(data="imagenet")}, "--data 'imagenet'"),
     ({"timing": TimingSettings(data="real", classes=5)}, "--data real trains on the phantoms"),
     ({"timing": TimingSettings(ddp_bucket_mb=0)}, "--ddp-bucket-mb"),
+    ({"timing": TimingSettings(data="real", num_workers=-1)}, "--num-workers must not be negative"),
 ])
 def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
     if kwargs.get("precisions") == ["fp16"] and torch.cuda.is_available():

@@ -29,6 +29,8 @@ def test_settings_from_the_experiment_config(no_launch_dynamo):
     assert compile_settings(cfg.train.compile) == {"backend": "inductor", "mode": "max-autotune-no-cudagraphs"}
     with pytest.raises(ConfigError, match="train.compile.mode=max-autotune is an inductor mode"):
         compile_settings(CompileConfig(enabled=True, backend="aot_eager", mode="max-autotune"))
+    with pytest.raises(ConfigError, match="train.compile.backend='inductr' is not a torch.compile backend"):
+        compile_settings(CompileConfig(enabled=True, backend="inductr"))
 
 
 def test_the_launchs_dynamo_settings_are_honoured_in_place(no_launch_dynamo):
