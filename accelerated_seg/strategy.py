@@ -50,6 +50,29 @@ def launch_error(accelerator) -> str | None:
     return None
 
 
+def construction_error() -> str | None:
+    """A message when accelerate cannot even build the Accelerator this launch asks for, else None.
+
+    FSDP1 with ``fsdp_sync_module_states`` (or ``fsdp_cpu_ram_efficient_loading``, which switches it
+    on) makes accelerate's FSDP plugin look up the current GPU in its constructor; without one it
+    raises a bare RuntimeError, before any fallback could be reported. Every FSDP1 profile in
+    configs/accelerate/ sets it, because on GPUs it lets rank 0's weights reach the others.
+    """
+    import torch
+    from accelerate.utils import parse_flag_from_env
+
+    if requested_strategy() != "FSDP" or torch.cuda.is_available() or os.environ.get("FSDP_VERSION", "1") != "1":
+        return None
+    asked = [f"fsdp_{name.lower()}: true" for name in ("SYNC_MODULE_STATES", "CPU_RAM_EFFICIENT_LOADING")
+             if parse_flag_from_env(f"FSDP_{name}")]
+    if not asked:
+        return None
+    return (f"the accelerate config asks for FSDP1 with {' and '.join(asked)}, which accelerate can set up only "
+            f"on a GPU, and no GPU is visible. On a machine without GPUs use configs/accelerate/cpu.yaml, or "
+            f"ddp.yaml with ACCELERATE_USE_CPU=true; an FSDP2 profile (fsdp.yaml) falls back to one process "
+            f"where train.allow_strategy_fallback allows it.")
+
+
 def fallback_warning(accelerator) -> str | None:
     """A message when the launch asked for a sharded strategy that is not in effect, else None."""
     requested = requested_strategy()

@@ -89,6 +89,18 @@ def test_fit_refuses_a_sharded_profile_that_cannot_take_effect_unless_allowed(tm
     assert result["step"] == 1
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="accelerate builds this FSDP1 launch where a GPU is visible")
+def test_an_fsdp1_profile_accelerate_cannot_build_without_a_gpu_is_one_clear_error(tmp_path, monkeypatch):
+    # What `accelerate launch --config_file configs/accelerate/fsdp_full_shard.yaml` exports.
+    for name, value in (("ACCELERATE_USE_FSDP", "true"), ("FSDP_VERSION", "1"), ("FSDP_SYNC_MODULE_STATES", "true")):
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match="FSDP1 with fsdp_sync_module_states: true, which accelerate can set up "
+                                          "only on a GPU.*configs/accelerate/cpu.yaml"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False,
+            allow_strategy_fallback=True)  # no fallback exists: accelerate itself cannot start
+    assert not (tmp_path / "run").exists()
+
+
 class _SlowDataset(torch.utils.data.Dataset):
     """Random 16^3 samples that each take ``delay`` seconds to "load"."""
 
