@@ -293,35 +293,46 @@ def _log_step(loop: Loop, mean_loss: float, grad_norm) -> None:
               # None where DeepSpeed clips by itself and reports no norm
               **({"train/grad_norm": float(grad_norm)} if grad_norm is not None else {}),
               **({"train/lr": loop.scheduler.get_last_lr()[0]} if loop.scheduler is not None else {}),
-              **_speed(loop),
-              **_device_memory(loop.accelerator)}
+              **_rank_figures(loop)}
     loop.accelerator.log(values, step=progress.step)
     progress.losses.append((progress.step, mean_loss))
     progress.speed.append((progress.step, values["train/samples_per_s"], values["train/data_wait_pct"]))
 
 
-def _speed(loop: Loop) -> dict:
-    """Global samples/s and the data wait of the most starved rank since the last log step (a gather)."""
+GPU_FIGURES = ("peak_allocated_gb", "peak_reserved_gb", "utilisation_pct")
+
+
+def _rank_figures(loop: Loop) -> dict:
+    """What every rank measured since the last log step, in one gather (all ranks call it at the same
+    steps): global samples/s, the data wait of the most starved rank and, on GPUs, each rank's peak
+    memory and utilisation, so that an unbalanced or starved GPU shows in the tracker."""
     accelerator = loop.accelerator
-    mine = torch.tensor([loop.clock.close_window()], dtype=torch.float64, device=accelerator.device)
-    every = accelerator.gather(mine).tolist()
-    return {"train/samples_per_s": sum(rate for rate, _ in every), "train/data_wait_pct": max(w for _, w in every)}
+    mine = [*loop.clock.close_window(), *_gpu_figures(accelerator.device)]
+    every = accelerator.gather(torch.tensor([mine], dtype=torch.float64, device=accelerator.device)).tolist()
+    return figures_by_name(every)
 
 
-def _device_memory(accelerator: Accelerator) -> dict:
-    """Every rank's peak allocated/reserved GPU memory (GiB) and utilisation (%), so an unbalanced or
-    starved GPU shows in the tracker. A gather: called on every rank at the same (logging) steps."""
-    if accelerator.device.type != "cuda":
-        return {}
+def _gpu_figures(device: torch.device) -> list[float]:
+    """This rank's GPU_FIGURES: peak allocated and reserved memory (GiB), utilisation (%, NaN where
+    NVML is missing: torch.cuda.utilization reads it through nvidia-ml-py); none off a GPU."""
+    if device.type != "cuda":
+        return []
     try:
-        utilisation = float(torch.cuda.utilization(accelerator.device))  # needs pynvml
-    except Exception:  # noqa: BLE001 - no NVML: report memory only
-        utilisation = float("nan")
-    mine = torch.tensor([[torch.cuda.max_memory_allocated() / 2**30, torch.cuda.max_memory_reserved() / 2**30,
-                          utilisation]], device=accelerator.device)
-    every = accelerator.gather(mine).tolist()
-    return {f"gpu/rank{r}/{name}": value for r, row in enumerate(every)
-            for name, value in zip(("peak_allocated_gb", "peak_reserved_gb", "utilisation_pct"), row)}
+        utilisation = float(torch.cuda.utilization(device))
+    except Exception:  # noqa: BLE001 - no NVML (pip install "accelerated_seg[gpu]"): memory only
+        utilisation = math.nan
+    return [torch.cuda.max_memory_allocated(device) / 2**30, torch.cuda.max_memory_reserved(device) / 2**30,
+            utilisation]
+
+
+def figures_by_name(rows: list[list[float]]) -> dict:
+    """Tracker names for the gathered rows (one per rank: samples/s, data-wait %, then GPU_FIGURES on
+    GPUs). A figure a rank could not measure (NaN) is left out rather than logged as NaN."""
+    figures = {"train/samples_per_s": sum(row[0] for row in rows), "train/data_wait_pct": max(row[1] for row in rows)}
+    for rank, row in enumerate(rows):
+        figures.update({f"gpu/rank{rank}/{name}": value for name, value in zip(GPU_FIGURES, row[2:])
+                        if not math.isnan(value)})
+    return figures
 
 
 def _loader_batch_size(loader) -> int:

@@ -134,3 +134,15 @@ def test_the_loop_reports_throughput_and_how_long_it_waited_for_data(tmp_path):
     assert all(rate < 10.5 for _, rate, _ in starved), starved
     assert all(wait < 20 for _, _, wait in fed), fed
     assert min(rate for _, rate, _ in fed) > max(rate for _, rate, _ in starved)
+
+
+def test_the_figures_of_every_rank_come_out_of_one_gather_under_their_tracker_names():
+    from accelerated_seg.train import figures_by_name
+
+    nan = float("nan")
+    assert figures_by_name([[9.5, 1.0], [10.5, 4.0]]) == {"train/samples_per_s": 20.0, "train/data_wait_pct": 4.0}
+    gpus = figures_by_name([[30.0, 2.0, 10.5, 12.0, nan], [31.0, 0.5, 11.0, 12.5, 97.0]])
+    assert gpus == {"train/samples_per_s": 61.0, "train/data_wait_pct": 2.0,
+                    "gpu/rank0/peak_allocated_gb": 10.5, "gpu/rank0/peak_reserved_gb": 12.0,  # no NVML there
+                    "gpu/rank1/peak_allocated_gb": 11.0, "gpu/rank1/peak_reserved_gb": 12.5,
+                    "gpu/rank1/utilisation_pct": 97.0}
