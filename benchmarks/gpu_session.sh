@@ -1,22 +1,39 @@
 #!/bin/bash
 # What issues 4 and 6 still need from a GPU, in device calls of under 10 minutes each
-# (../shared/GPU.md): run ../shared/gpu/fetch-wheels.sh once, then, carrying ".whl":
+# (../shared/GPU.md): run ../shared/gpu/fetch-wheels.sh once, and add NVML's Python binding so that
+# training logs GPU utilisation (`python3 -m pip download -q --no-deps nvidia-ml-py -d .whl`; pure
+# Python); then, carrying ".whl", in this order of importance (a session's device time may not cover
+# all four):
 #
 #   run(command="<install line from fetch-wheels> bash benchmarks/gpu_session.sh train", carry=[".whl"])
+#   run(command="<install line> bash benchmarks/gpu_session.sh sharded", carry=[".whl"])
 #   run(command="<install line> bash benchmarks/gpu_session.sh data_and_plan", carry=[".whl"])
 #   run(command="<install line> bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
 # Every command has its own time limit, so a slow one leaves the others' results.
+#
+# SMOKE=1 runs every command with a tiny network and 2-step blocks, to check the script and its flags
+# on a CPU before spending device time; there the commands that need CUDA (fp16, plan --measure, the
+# FSDP/DeepSpeed profiles) must end with their one-line error and exit 2.
 set -u
 OUT=${OUT:-/tmp/gpu_session}
 PY=${PYTHON:-python3}
 mkdir -p "$OUT"
 export PYTHONPATH=${PYTHONPATH:-$PWD}
 device=$($PY -c "import torch; print(torch.cuda.get_device_name().lower().replace(' ', '-'))" 2>/dev/null || echo cpu)
-BENCH="$PY -m accelerated_seg.cli benchmark train"
-MLPERF="--model unet3d_mlperf --patch 128 --batch 2"
+BENCH="-m accelerated_seg.cli benchmark train"
+LAUNCH="$PY -m accelerate.commands.launch --num_processes 1 --num_machines 1"
+if [ "${SMOKE:-0}" = 1 ]; then
+  MLPERF=(--model unet --model-args '{"channels": [4, 8], "strides": [2], "num_res_units": 0}' --patch 16 --batch 2)
+  PLAN_MODEL=(--model unet --patch 16 16 16)
+  SHORT=(--steps 2 --blocks 1)
+else
+  MLPERF=(--model unet3d_mlperf --patch 128 --batch 2)
+  PLAN_MODEL=(--model unet3d_mlperf --patch 128 128 128)
+  SHORT=()
+fi
 step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<name>.log, say how it ended
   local limit=$1 name=$2; shift 2
   echo "== $(date +%T) $name"
@@ -25,16 +42,25 @@ step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<n
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
 case "${1:-}" in
   train)  # the MLPerf U-Net: samples/s per GPU (target >= 70 at bf16), MFU, overhead ratio, each lever
-    step 240 mlperf_levers $BENCH $MLPERF --precision bf16 --steps 20 --blocks 5 \
+    step 240 mlperf_levers $PY $BENCH "${MLPERF[@]}" --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --lever none channels_last fused_adamw compile --output "$OUT/train_${device}_mlperf_levers.json"
-    step 200 mlperf_precisions $BENCH $MLPERF --precision fp32 fp16 --steps 20 --blocks 5 \
+    step 200 mlperf_precisions $PY $BENCH "${MLPERF[@]}" --precision fp32 fp16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --output "$OUT/train_${device}_mlperf_precisions.json"
     ;;
+  sharded)  # our loop under FSDP and ZeRO against the plain (unsharded) loop: target ratio >= 0.90
+    for profile in fsdp fsdp_full_shard deepspeed_zero2 deepspeed_zero3; do
+      step 140 "sharded_$profile" $LAUNCH --config_file "configs/accelerate/$profile.yaml" $BENCH "${MLPERF[@]}" \
+          --precision bf16 --steps 10 --blocks 3 "${SHORT[@]}" --output "$OUT/train_${device}_mlperf_$profile.json"
+    done
+    ;;
   data_and_plan)  # data wait with the real loader (target <= 3 %), the planner against measured peaks
-    step 300 mlperf_realdata $BENCH $MLPERF --precision bf16 --steps 20 --blocks 3 --data real --num-workers 8 \
-        --output "$OUT/train_${device}_mlperf_realdata.json"
+    for where in cpu gpu; do  # the spatial augmentation in the loader workers, or on the device (data.augment_on)
+      step 170 "mlperf_realdata_augment_$where" $PY $BENCH "${MLPERF[@]}" --precision bf16 --steps 20 --blocks 3 \
+          "${SHORT[@]}" --data real --num-workers 8 --augment-on $where \
+          --output "$OUT/train_${device}_mlperf_realdata_augment_$where.json"
+    done
     for batch in 1 2 4; do
-      step 90 "plan_b$batch" $PY -m accelerated_seg.cli plan --model unet3d_mlperf --patch 128 128 128 \
+      step 60 "plan_b$batch" $PY -m accelerated_seg.cli plan "${PLAN_MODEL[@]}" \
           --batch $batch --precision bf16 --measure --json "$OUT/plan_${device}_mlperf_b$batch.json"
     done
     ;;
@@ -43,6 +69,6 @@ case "${1:-}" in
         --work "$OUT/verify_work"
     rm -rf "$OUT/verify_work"  # checkpoints: too large to bring back, the JSON holds the results
     ;;
-  *) echo "usage: bash benchmarks/gpu_session.sh train|data_and_plan|strategies"; exit 2 ;;
+  *) echo "usage: [SMOKE=1] bash benchmarks/gpu_session.sh train|sharded|data_and_plan|strategies"; exit 2 ;;
 esac
 ls -la "$OUT"

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -54,6 +55,8 @@ def test_every_field_is_present_and_sane(tiny_results):
         assert all(phases[p] >= 0 for p in ("data_wait", "forward_loss", "backward", "optimizer"))
         assert phases["step"] > 0
         assert run["allreduce"] is None  # one process: nothing to communicate
+        assert run["distributed_type"] == "NO" and run["sharding"] is None
+        assert run["plain_baseline"].startswith("the bare network in one process")
         assert run["data"] == "synthetic" and run["num_workers"] == 0
         for loop in ("ours", "plain"):  # data on the device: the loop waits for nothing but Python
             assert 0 <= run[loop]["data_wait_pct"] < 50
@@ -87,15 +90,16 @@ def test_flops_of_one_conv3d_match_the_hand_count():
     assert flops == 2 * forward
 
 
-def test_the_real_data_path_and_the_compile_lever(tmp_path):
-    # Phantoms through the training loader (no workers here: the waits are the loading itself), and
-    # both loops compiled in place (aot_eager: traced, no code generated).
+def test_the_real_data_path_augmented_on_the_device_and_the_compile_lever(tmp_path):
+    # Phantoms through the training loader (no workers here: the waits are the loading itself), the
+    # spatial augmentation applied inside both loops (data.augment_on=gpu; the 2-process test below
+    # keeps it in the workers), and both loops compiled in place (aot_eager: traced, no code generated).
     results = benchmark_train(["unet"], [16], [2], ["fp32"], TINY,
-                              TimingSettings(steps=2, blocks=2, data="real", num_workers=0,
+                              TimingSettings(steps=2, blocks=2, data="real", num_workers=0, augment_on="gpu",
                                              compile_backend="aot_eager"),
                               levers=["none", "compile"])
     for run in results["runs"]:
-        assert run["data"] == "real" and run["num_workers"] == 0
+        assert run["data"] == "real" and run["num_workers"] == 0 and run["augment_on"] == "gpu"
         for loop in ("ours", "plain"):
             assert 0 < run[loop]["data_wait_pct"] < 100 and run[loop]["samples_per_s"] > 0
         assert run["plain_step_breakdown_ms"]["data_wait"] > 0
@@ -123,6 +127,7 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     ({"timing": TimingSettings(data="imagenet")}, "--data 'imagenet'"),
     ({"timing": TimingSettings(data="real", classes=5)}, "--data real trains on the phantoms"),
     ({"timing": TimingSettings(ddp_bucket_mb=0)}, "--ddp-bucket-mb"),
+    ({"timing": TimingSettings(augment_on="gpu")}, "--augment-on gpu augments the real loader's patches"),
     ({"timing": TimingSettings(data="real", num_workers=-1)}, "--num-workers must not be negative"),
 ])
 def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
@@ -136,6 +141,35 @@ def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
 def test_the_cli_reports_a_bad_setting_and_exits_2(capsys):
     assert main(["benchmark", "train", *TINY_CLI, "--batch", "0"]) == 2
     assert "--batch must be at least 1" in capsys.readouterr().err
+
+
+def test_a_sharded_profile_that_cannot_take_effect_is_refused_before_any_work(monkeypatch):
+    # An FSDP profile on a CPU: accelerate would quietly measure a single process instead.
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    with pytest.raises(ConfigError, match="asked for FSDP, but it is NOT in effect.*measure it where"):
+        benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1))
+
+
+def test_the_sharding_in_effect_is_recorded_and_names_the_file():
+    from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin
+
+    from accelerated_seg.benchmark_train import _sharding, result_name
+
+    def under(distributed_type, **plugins):
+        return SimpleNamespace(state=SimpleNamespace(distributed_type=distributed_type, **plugins))
+
+    fsdp2 = FullyShardedDataParallelPlugin(fsdp_version=2, reshard_after_forward=True)
+    assert _sharding(under(DistributedType.FSDP, fsdp_plugin=fsdp2)) == {
+        "fsdp_version": 2, "reshard_after_forward": True, "activation_checkpointing": False}
+    fsdp1 = FullyShardedDataParallelPlugin(fsdp_version=1, reshard_after_forward="SHARD_GRAD_OP")
+    assert _sharding(under(DistributedType.FSDP, fsdp_plugin=fsdp1))["reshard_after_forward"] == "SHARD_GRAD_OP"
+    zero3 = SimpleNamespace(zero_stage=3, offload_optimizer_device="cpu", offload_param_device="none")
+    assert _sharding(under(DistributedType.DEEPSPEED, deepspeed_plugin=zero3)) == {
+        "zero_stage": 3, "offload_optimizer_device": "cpu", "offload_param_device": "none"}
+    assert _sharding(under(DistributedType.MULTI_GPU)) is None
+    run = {"processes": 1, "strategy": "FSDP (FSDP) on 1 process(es), device cpu", "distributed_type": "FSDP"}
+    assert result_name({"runs": [run]}) == f"train_{os.cpu_count()}cpu_1proc_fsdp"
+    assert result_name({"runs": [{**run, "distributed_type": "MULTI_CPU"}]}) == f"train_{os.cpu_count()}cpu_1proc"
 
 
 def test_weak_scaling_projection_by_hand():
@@ -174,9 +208,11 @@ def test_two_processes_report_the_global_rate_against_plain_ddp(tmp_path):
     assert [run["lever"] for run in record["runs"]] == ["none", "ddp_static_graph"]
     assert [run["ddp_options"].get("static_graph", False) for run in record["runs"]] == [False, True]
     assert all(run["ddp_options"]["bucket_cap_mb"] == 1 for run in record["runs"])
-    assert all(run["data"] == "real" and 0 < run["ours"]["data_wait_pct"] < 100 for run in record["runs"])
+    assert all(run["data"] == "real" and run["augment_on"] == "cpu" and 0 < run["ours"]["data_wait_pct"] < 100
+               for run in record["runs"])
     run = record["runs"][0]
-    assert "DDP (MULTI_CPU) on 2 process(es)" in run["strategy"]
+    assert "DDP (MULTI_CPU) on 2 process(es)" in run["strategy"] and run["distributed_type"] == "MULTI_CPU"
+    assert run["plain_baseline"].startswith("torch.nn.parallel.DistributedDataParallel over 2 processes")
     assert run["processes"] == 2 and run["global_batch"] == 4
     assert run["ours"]["samples_per_s"] > 0 and run["plain"]["samples_per_s"] > 0
     assert run["allreduce"]["bytes"] == run["gradient_bytes"] and run["allreduce"]["backend"] == "gloo"
