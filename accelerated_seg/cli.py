@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -157,8 +158,31 @@ def _train(args, overrides) -> int:
 
     if args.resume:
         overrides = [*overrides, f"--train.resume={args.resume}"]
-    train(load_config(args.config, overrides))
+    with exit_on_user_error():
+        train(load_config(args.config, overrides))
     return 0
+
+
+@contextlib.contextmanager
+def exit_on_user_error():
+    """End the program with one line, ``error: <message>``, on an error about the user's input or run.
+
+    ConfigError and DataError (a setting or a file that cannot work: exit status 2) and
+    TrainingDiverged (status 1) carry messages that name the setting or file and what to do; a
+    traceback would only bury them. The main process prints it: every rank raises the same error
+    (train's checks hand the main process's errors to all ranks). Any other exception keeps its
+    traceback, since it is a bug to report.
+    """
+    from .config import ConfigError
+    from .data.errors import DataError
+    from .train import TrainingDiverged
+
+    try:
+        yield
+    except (ConfigError, DataError, TrainingDiverged) as error:
+        if os.environ.get("RANK", "0") == "0":
+            print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(1 if isinstance(error, TrainingDiverged) else 2) from None
 
 
 def _synth(args, _) -> int:

@@ -77,7 +77,7 @@ def fallback_warning(accelerator) -> str | None:
     """A message when the launch asked for a sharded strategy that is not in effect, else None."""
     requested = requested_strategy()
     if requested and _SHARDED.get(accelerator.state.distributed_type) != requested:
-        return (f"WARNING: the accelerate config asked for {requested}, but it is NOT in effect: running "
+        return (f"the accelerate config asked for {requested}, but it is NOT in effect: running "
                 f"{strategy_in_effect(accelerator)}. accelerate enables {requested} only on GPUs; "
                 f"memory savings and sharded checkpoints of {requested} do not apply to this run.")
     return None

@@ -389,7 +389,7 @@ def _check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
             raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
                               f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true "
                               f"(fit: allow_strategy_fallback=True) to run anyway.")
-        accelerator.print(warning)
+        accelerator.print(f"WARNING: {warning}")
 
 
 def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:

@@ -10,6 +10,7 @@ PNG report (a validation slice: image, label, prediction; and the loss/Dice curv
 
 import argparse
 
+from accelerated_seg.cli import exit_on_user_error
 from accelerated_seg.config import load_config
 from accelerated_seg.train import train
 
@@ -33,4 +34,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
+        main()

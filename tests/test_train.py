@@ -139,6 +139,51 @@ def test_bad_input_stops_before_training_naming_the_file(tiny_config, tiny_datas
     assert not (out / "checkpoints").exists() and not (out / "model").exists()
 
 
+def test_the_command_line_reports_bad_input_in_one_line_without_a_traceback(tiny_dataset, tmp_path, capsys):
+    from accelerated_seg.cli import main
+
+    from conftest import tiny_overrides
+
+    dataset_json, case = _broken_copy(tiny_dataset, tmp_path, _label_out_of_range)
+    with pytest.raises(SystemExit) as stop:
+        main(["train", *tiny_overrides(dataset_json, tmp_path / "run")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and str(case.label) in err and "Traceback" not in err
+    assert err.count("error: ") == 1  # one error; a dataset's problems are listed under it, one per line
+
+
+@pytest.mark.parametrize("rank", ["0", "1"])
+def test_user_errors_exit_with_their_message_from_the_main_process_only(monkeypatch, capsys, rank):
+    from accelerated_seg.cli import exit_on_user_error
+
+    monkeypatch.setenv("RANK", rank)
+    for error, code in ((ConfigError("train.batch_size must be at least 1"), 2), (DataError("case_1.nii.gz"), 2),
+                        (TrainingDiverged("lower optim.lr"), 1)):
+        with pytest.raises(SystemExit) as stop, exit_on_user_error():
+            raise error
+        assert stop.value.code == code
+        assert capsys.readouterr().err == (f"error: {error}\n" if rank == "0" else "")
+    with pytest.raises(KeyError), exit_on_user_error():  # a bug keeps its traceback
+        raise KeyError("not the user's fault")
+
+
+def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"), "--config", str(root / "configs" / "demo.yaml"),
+                           f"--train.output_dir={tmp_path / 'run'}", "--train.batch_sise=2"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.startswith("error: ") and "train.batch_sise" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_sharded_profile_that_cannot_take_effect_is_an_error_unless_fallback_is_allowed(
         tiny_config, tmp_path, monkeypatch, capsys):
     # What `accelerate launch --config_file configs/accelerate/fsdp.yaml` exports, on a machine without GPUs.
