@@ -214,8 +214,20 @@ class PredictOptions:
 
 
 def default_device(device: str | torch.device | None) -> torch.device:
-    """The given device, or CUDA when available, else the CPU."""
-    return torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    """The given device, or CUDA when available, else the CPU.
+
+    Raises:
+        ValueError: a name torch does not know, or a CUDA device this machine does not have (asked
+            for, torch would fail only at the first copy, with "Torch not compiled with CUDA enabled").
+    """
+    try:
+        chosen = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    except RuntimeError as error:
+        raise ValueError(f"device {device!r} is not a device name torch knows ({error}); use cpu or cuda") from None
+    if chosen.type == "cuda" and (not torch.cuda.is_available() or (chosen.index or 0) >= torch.cuda.device_count()):
+        raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA GPU(s) visible; "
+                         "use --device cpu, or leave --device out to take the GPU when there is one")
+    return chosen
 
 
 # --------------------------------------------------------------------------------------------------

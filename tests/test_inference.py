@@ -351,3 +351,14 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / "e.nii.gz"),
                  "--precision", "fp16", "--device", "cpu"]) == 1
     assert "fp16 needs a CUDA GPU" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_a_device_the_machine_lacks_is_refused_by_name():
+    from accelerated_seg.inference import default_device
+
+    assert default_device(None) == torch.device("cpu")
+    with pytest.raises(ValueError, match="device 'cuda:1': this machine has 0 CUDA GPU"):
+        default_device("cuda:1")
+    with pytest.raises(ValueError, match="device 'gpu' is not a device name torch knows"):
+        default_device("gpu")
