@@ -83,6 +83,22 @@ def _forever(loader):
 def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: float = 1.0, patch: int = 96,
                    workers: int = 2, batch: int = 4, batches: int = 15, samples_per_volume: int = 4,
                    blocks: int = 5, data_dir: str | None = None) -> dict:
+    """Patches/s of our training loader against MONAI's tutorial pipeline (module docstring), on
+    ``cases`` phantoms written under ``data_dir`` (kept and reused) or a temporary folder (removed)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the workers use the cores; the consumer only collates
+    work = Path(data_dir or tempfile.mkdtemp(prefix="accelerated_seg_bench_"))
+    try:
+        return _measure_data(work, cases, size_mm, spacing_mm, patch, workers, batch, batches, samples_per_volume,
+                             blocks)
+    finally:
+        torch.set_num_threads(threads)
+        if data_dir is None:  # our own temporary folder; a --data-dir is kept for the next run
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _measure_data(work: Path, cases, size_mm, spacing_mm, patch, workers, batch, batches, samples_per_volume,
+                  blocks) -> dict:
     from monai.data import CacheDataset, DataLoader
     from monai.transforms import (Compose, CropForegroundd, EnsureChannelFirstd, LoadImaged, NormalizeIntensityd,
                                   Orientationd, RandCropByPosNegLabeld, Spacingd)
@@ -93,8 +109,6 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
     from .data.preprocess import PreprocessSettings, case_dict
     from .data.synthetic import write_synthetic_dataset
 
-    torch.set_num_threads(1)  # the workers use the cores; the consumer only collates
-    work = Path(data_dir or tempfile.mkdtemp(prefix="accelerated_seg_bench_"))
     source = work / "data" / "dataset.json"
     if not source.is_file():
         write_synthetic_dataset(source.parent, num_cases=cases, num_validation=0, seed=0, size_mm=tuple(size_mm),
@@ -160,7 +174,7 @@ DEMO_UNET = {"channels": [16, 32, 64, 128], "strides": [2, 2, 2], "num_res_units
 
 def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 64, 64), overlap: float = 0.5,
                     sw_batch_size: int = 4, tta: str = "none", blocks: int = 5, volumes: int = 1,
-                    devices: list[str] | None = None, seed: int = 0) -> dict:
+                    devices: list[str] | None = None, seed: int = 0, precision: str = "fp32") -> dict:
     """Volumes/s of our prediction's network part against MONAI's ``sliding_window_inference``.
 
     Ours is ``inference.mirrored_probabilities``: the Gaussian sliding window of every TTA pass
@@ -171,13 +185,21 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     alternating timed blocks of ``volumes`` volumes (after one untimed warm-up each); the median
     and every block are recorded. Without ``model_dir`` the model is the demo's U-Net with random
     weights (``roi`` is its patch).
+
+    ``precision`` (fp32, bf16, fp16 on CUDA only) applies to both: ours through ``--precision`` of
+    prediction (autocast windows, float32 stitching), MONAI's as its users write it, the whole
+    ``sliding_window_inference`` call under ``torch.autocast``.
     """
     from monai.inferers import sliding_window_inference
 
     from .checkpoint import load_exported
-    from .inference import PredictOptions, mirror_axes, mirrored_probabilities
+    from .inference import (PRECISIONS, PredictOptions, check_precision, default_device, mirror_axes,
+                            mirrored_probabilities)
     from .models import build_from_spec, model_spec
 
+    devices = devices or (["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"])
+    for device_name in devices:  # a device this machine lacks, a precision it cannot run: one error first
+        check_precision(precision, default_device(device_name))
     torch.manual_seed(seed)
     if model_dir:
         model, config = load_exported(model_dir)
@@ -187,11 +209,10 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
         in_channels, name = 1, "unet (demo args, random weights)"
         model = build_from_spec(model_spec("unet", 1, 3, list(roi), DEMO_UNET))
     model.eval()
-    options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, tta=tta)
+    options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, tta=tta, precision=precision)
     flips = mirror_axes(tta)
     image = torch.randn(1, in_channels, *size)
-    devices = devices or (["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"])
-    results = {"model": name, "volume": list(size), "roi": list(roi), "overlap": overlap,
+    results = {"model": name, "volume": list(size), "roi": list(roi), "overlap": overlap, "precision": precision,
                "sw_batch_size": sw_batch_size, "tta": tta, "passes_per_volume": len(flips),
                "torch_threads": torch.get_num_threads(), "volumes_per_block": volumes, "devices": {}}
     for device_name in devices:
@@ -209,9 +230,11 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
 
         @torch.no_grad()
         def monai():
-            for axes in flips:
-                sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size, model,
-                                         overlap=overlap, mode="gaussian")
+            dtype = PRECISIONS[precision]
+            with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+                for axes in flips:
+                    sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size, model,
+                                             overlap=overlap, mode="gaussian")
 
         runs = {"ours": ours, "monai_sliding_window_inference": monai}
         for run in runs.values():  # warm-up: allocator, kernels, caches
@@ -243,5 +266,7 @@ def write_result(name: str, results: dict, output: str | Path | None, command: s
     command = command or "accelerated-seg " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     record = {"benchmark": name, "date": date.today().isoformat(), "machine": machine_info(), "command": command,
               **results}
-    path.write_text(json.dumps(record, indent=1))
+    partial = path.with_name(f".{path.name}.partial")  # an interrupted write leaves the earlier result intact
+    partial.write_text(json.dumps(record, indent=1))
+    os.replace(partial, path)
     return path

@@ -101,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per implementation")
     b.add_argument("--volumes", type=int, default=1, help="volumes per timed block")
     b.add_argument("--device", nargs="+", help="devices to measure (default: cpu, and cuda when available)")
+    b.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
+                   help="autocast precision of both (fp16 on CUDA only)")
     b.add_argument("--output", help="JSON path (default benchmarks/results/infer_<cores>cpu.json)")
     b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)")
     b.add_argument("--model", nargs="+", default=["unet"], help="registry names (model.name)")
@@ -304,10 +306,15 @@ def _benchmark(args, _) -> int:
         roi = None if args.roi is None else tuple(args.roi * 3 if len(args.roi) == 1 else args.roi)
         if roi is None and not args.model:
             roi = (64, 64, 64)
-        results = benchmark_infer(args.model, size=tuple(args.size), roi=roi, overlap=args.overlap,
-                                  sw_batch_size=args.sw_batch_size, tta=args.tta, blocks=args.blocks,
-                                  volumes=args.volumes, devices=args.device)
-        path = write_result(f"infer_{os.cpu_count()}cpu", results, args.output)
+        try:
+            results = benchmark_infer(args.model, size=tuple(args.size), roi=roi, overlap=args.overlap,
+                                      sw_batch_size=args.sw_batch_size, tta=args.tta, blocks=args.blocks,
+                                      volumes=args.volumes, devices=args.device, precision=args.precision)
+        except ValueError as error:  # a setting the device cannot run (fp16 on a CPU, an unknown TTA mode)
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        suffix = "" if args.precision == "fp32" else f"_{args.precision}"
+        path = write_result(f"infer_{os.cpu_count()}cpu{suffix}", results, args.output)
         print(json.dumps(results, indent=1))
         print(f"wrote {path}")
         return 0

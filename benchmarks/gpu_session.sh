@@ -3,11 +3,12 @@
 # (../shared/GPU.md): run ../shared/gpu/fetch-wheels.sh once, and add NVML's Python binding so that
 # training logs GPU utilisation (`python3 -m pip download -q --no-deps nvidia-ml-py -d .whl`; pure
 # Python); then, carrying ".whl", in this order of importance (a session's device time may not cover
-# all four):
+# all five):
 #
 #   run(command="<install line from fetch-wheels> bash benchmarks/gpu_session.sh train", carry=[".whl"])
 #   run(command="<install line> bash benchmarks/gpu_session.sh sharded", carry=[".whl"])
 #   run(command="<install line> bash benchmarks/gpu_session.sh data_and_plan", carry=[".whl"])
+#   run(command="<install line> bash benchmarks/gpu_session.sh inference", carry=[".whl"])
 #   run(command="<install line> bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
@@ -29,10 +30,12 @@ if [ "${SMOKE:-0}" = 1 ]; then
   MLPERF=(--model unet --model-args '{"channels": [4, 8], "strides": [2], "num_res_units": 0}' --patch 16 --batch 2)
   PLAN_MODEL=(--model unet --patch 16 16 16)
   SHORT=(--steps 2 --blocks 1)
+  INFER_SHORT=(--size 24 24 20 --roi 16 --tta none --blocks 1)
 else
   MLPERF=(--model unet3d_mlperf --patch 128 --batch 2)
   PLAN_MODEL=(--model unet3d_mlperf --patch 128 128 128)
   SHORT=()
+  INFER_SHORT=()
 fi
 step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<name>.log, say how it ended
   local limit=$1 name=$2; shift 2
@@ -64,11 +67,18 @@ case "${1:-}" in
           --batch $batch --precision bf16 --measure --json "$OUT/plan_${device}_mlperf_b$batch.json"
     done
     ;;
+  inference)  # prediction's sliding window against MONAI's on the GPU, at each precision (issue 5)
+    for precision in fp32 bf16 fp16; do
+      step 150 "infer_$precision" $PY -m accelerated_seg.cli benchmark infer --size 192 192 160 --roi 96 \
+          --tta axes --device cuda --precision $precision "${INFER_SHORT[@]}" \
+          --output "$OUT/infer_${device}_$precision.json"
+    done
+    ;;
   strategies)  # every accelerate profile in effect, exported, reloaded, resumed (issue 4)
     step 560 strategies $PY benchmarks/verify_strategies.py --resume-check --out "$OUT/strategies_${device}.json" \
         --work "$OUT/verify_work"
     rm -rf "$OUT/verify_work"  # checkpoints: too large to bring back, the JSON holds the results
     ;;
-  *) echo "usage: [SMOKE=1] bash benchmarks/gpu_session.sh train|sharded|data_and_plan|strategies"; exit 2 ;;
+  *) echo "usage: [SMOKE=1] bash benchmarks/gpu_session.sh train|sharded|data_and_plan|inference|strategies"; exit 2 ;;
 esac
 ls -la "$OUT"

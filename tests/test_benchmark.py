@@ -1,0 +1,56 @@
+"""``benchmark data`` and ``benchmark infer`` on tiny inputs: every field present and sane, the JSON
+the command line writes, one clear error for a precision the device cannot run. No timing
+assertions: speed goals live in benchmarks/results/, never in tests."""
+
+import json
+import os
+
+import pytest
+import torch
+
+from accelerated_seg.benchmark import benchmark_data, benchmark_infer
+from accelerated_seg.cli import main
+
+
+def test_the_data_benchmark_compares_both_loaders_and_cleans_up(tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # where its temporary folder goes
+    threads = torch.get_num_threads()
+    results = benchmark_data(cases=2, size_mm=(24.0, 24.0, 20.0), spacing_mm=2.0, patch=8, workers=0, batch=2,
+                             batches=2, samples_per_volume=2, blocks=2)
+    assert results["cases"] == 2 and results["patch"] == [8, 8, 8]
+    for name in ("ours", "monai_tutorial"):
+        assert len(results[name]["patches_per_s_blocks"]) == 2
+        assert results[name]["patches_per_s"] > 0 and results[name]["cold_first_epoch_s"] > 0
+    assert results["speedup_steady_state"] > 0 and len(results["speedup_steady_state_per_block"]) == 2
+    assert torch.get_num_threads() == threads  # set to 1 while measuring, then given back
+    assert list(tmp_path.iterdir()) == []  # its own phantoms and cache are removed
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_the_inference_benchmark_runs_both_at_the_precision_asked(precision):
+    results = benchmark_infer(size=(24, 24, 20), roi=(16, 16, 16), blocks=2, devices=["cpu"], precision=precision,
+                              tta="axes")
+    assert results["precision"] == precision and results["passes_per_volume"] == 4
+    cpu = results["devices"]["cpu"]
+    for name in ("ours", "monai_sliding_window_inference"):
+        assert len(cpu[name]["volumes_per_s_blocks"]) == 2 and cpu[name]["volumes_per_s"] > 0
+    assert cpu["ratio_ours_to_monai"] > 0 and len(cpu["ratio_per_block"]) == 2
+
+
+def test_the_inference_benchmark_command_writes_json_and_refuses_fp16_on_a_cpu(tmp_path, capsys):
+    small = ["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1", "--device", "cpu"]
+    out = tmp_path / "infer.json"
+    assert main([*small, "--precision", "bf16", "--output", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == f"infer_{os.cpu_count()}cpu_bf16" and record["precision"] == "bf16"
+    assert record["machine"]["torch"] == torch.__version__ and record["command"]
+    capsys.readouterr()
+    assert main([*small, "--precision", "fp16", "--output", str(tmp_path / "no.json")]) == 2
+    assert "fp16 needs a CUDA GPU" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_a_device_the_machine_lacks_is_one_error_naming_it(tmp_path, capsys):
+    assert main(["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--device", "cuda",
+                 "--output", str(tmp_path / "no.json")]) == 2
+    assert "device 'cuda': this machine has 0 CUDA GPU(s) visible" in capsys.readouterr().err
