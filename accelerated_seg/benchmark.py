@@ -84,7 +84,20 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
                    workers: int = 2, batch: int = 4, batches: int = 15, samples_per_volume: int = 4,
                    blocks: int = 5, data_dir: str | None = None) -> dict:
     """Patches/s of our training loader against MONAI's tutorial pipeline (module docstring), on
-    ``cases`` phantoms written under ``data_dir`` (kept and reused) or a temporary folder (removed)."""
+    ``cases`` phantoms written under ``data_dir`` (kept and reused) or a temporary folder (removed).
+
+    Raises:
+        ValueError: a setting that cannot work, naming it, before anything is written.
+    """
+    for name, value, least in (("--cases", cases, 1), ("--patch", patch, 1), ("--workers", workers, 0),
+                               ("--batch", batch, 1), ("--batches", batches, 1), ("--blocks", blocks, 1),
+                               ("samples_per_volume", samples_per_volume, 1), ("--spacing-mm", spacing_mm, 1e-6)):
+        if value < least:
+            raise ValueError(f"{name} must be at least {least:g} (got {value})")
+    smallest = min(size_mm) / spacing_mm
+    if patch > smallest:
+        raise ValueError(f"--patch {patch} is larger than the phantoms ({smallest:g} voxels along their shortest "
+                         f"axis at --spacing-mm {spacing_mm:g}): lower --patch or raise --size-mm")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the workers use the cores; the consumer only collates
     work = Path(data_dir or tempfile.mkdtemp(prefix="accelerated_seg_bench_"))

@@ -204,7 +204,7 @@ def _check(args, _) -> int:
         manifest = load_cases(args.dataset, binarize=args.binarize)
         report = check_manifest(manifest, max_voxels=args.max_voxels)
     except DataError as error:
-        print(error, file=sys.stderr)
+        print(f"error: {error}", file=sys.stderr)
         return 1
     for warning in report.warnings:
         print(f"warning: {warning}")
@@ -318,9 +318,13 @@ def _benchmark(args, _) -> int:
         print(json.dumps(results, indent=1))
         print(f"wrote {path}")
         return 0
-    results = benchmark_data(cases=args.cases, size_mm=args.size_mm, spacing_mm=args.spacing_mm, patch=args.patch,
-                             workers=args.workers, batch=args.batch, batches=args.batches, blocks=args.blocks,
-                             data_dir=args.data_dir)
+    try:
+        results = benchmark_data(cases=args.cases, size_mm=args.size_mm, spacing_mm=args.spacing_mm, patch=args.patch,
+                                 workers=args.workers, batch=args.batch, batches=args.batches, blocks=args.blocks,
+                                 data_dir=args.data_dir)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     path = write_result(f"data_{os.cpu_count()}cpu", results, args.output)
     print(json.dumps(results, indent=1))
     print(f"wrote {path}")

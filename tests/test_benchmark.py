@@ -54,3 +54,17 @@ def test_a_device_the_machine_lacks_is_one_error_naming_it(tmp_path, capsys):
     assert main(["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--device", "cuda",
                  "--output", str(tmp_path / "no.json")]) == 2
     assert "device 'cuda': this machine has 0 CUDA GPU(s) visible" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--patch", "0"], "--patch must be at least 1"),
+    (["--patch", "200"], "--patch 200 is larger than the phantoms"),
+    (["--batch", "0"], "--batch must be at least 1"),
+    (["--workers", "-1"], "--workers must be at least 0"),
+])
+def test_a_bad_data_benchmark_setting_is_one_error_before_any_work(tmp_path, capsys, args, named):
+    out = tmp_path / "data.json"
+    assert main(["benchmark", "data", "--cases", "1", "--data-dir", str(tmp_path / "work"), *args,
+                 "--output", str(out)]) == 2
+    assert named in capsys.readouterr().err
+    assert not out.exists() and not (tmp_path / "work").exists()
