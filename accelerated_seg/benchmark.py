@@ -31,6 +31,8 @@ from pathlib import Path
 
 import torch
 
+from .files import write_text_atomically
+
 
 def machine_info() -> dict:
     import accelerate
@@ -279,7 +281,4 @@ def write_result(name: str, results: dict, output: str | Path | None, command: s
     command = command or "accelerated-seg " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     record = {"benchmark": name, "date": date.today().isoformat(), "machine": machine_info(), "command": command,
               **results}
-    partial = path.with_name(f".{path.name}.partial")  # an interrupted write leaves the earlier result intact
-    partial.write_text(json.dumps(record, indent=1))
-    os.replace(partial, path)
-    return path
+    return write_text_atomically(path, json.dumps(record, indent=1))  # a killed run leaves the earlier result

@@ -332,8 +332,6 @@ def _benchmark(args, _) -> int:
 
 
 def _plan(args, _) -> int:
-    from pathlib import Path
-
     from . import plan
     from .config import ConfigError
 
@@ -358,8 +356,9 @@ def _plan(args, _) -> int:
     if args.json:
         result = plan.to_dict(facts, estimates, args.batch, args.gpus, args.gpu_memory, proposals, args.global_batch,
                               comparison)
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=1))
+        from .files import write_text_atomically
+
+        write_text_atomically(args.json, json.dumps(result, indent=1))
         print(f"wrote {args.json}")
     return 0
 

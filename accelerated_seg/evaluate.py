@@ -32,8 +32,6 @@ import csv
 import io
 import json
 import math
-import os
-import uuid
 import warnings
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -45,6 +43,7 @@ from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
 from .data.errors import DataError
 from .data.io import read_nifti
+from .files import write_text_atomically
 
 DEFAULT_TOLERANCE_MM = 1.0
 # Affines of a prediction and its label may differ by float32 rounding of the header (~1e-5 mm) but
@@ -365,8 +364,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         "predictions_without_label": [str(p) for p in unmatched],
     }
     output_dir.mkdir(parents=True, exist_ok=True)
-    _write_atomically(output_dir / "metrics.csv", _csv_text(rows))
-    _write_atomically(output_dir / "summary.json", json.dumps(summary, indent=2, allow_nan=False) + "\n")
+    write_text_atomically(output_dir / "metrics.csv", _csv_text(rows))
+    write_text_atomically(output_dir / "summary.json", json.dumps(summary, indent=2, allow_nan=False) + "\n")
     return summary
 
 
@@ -407,13 +406,3 @@ def _csv_text(rows: Sequence[dict]) -> str:
     for row in rows:
         writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})  # inf -> "inf"
     return text.getvalue()
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Readers see the previous file or the whole new one, never half of it."""
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)

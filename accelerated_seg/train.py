@@ -41,6 +41,7 @@ from .data.manifest import Manifest
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .evaluate import case_metrics
+from .files import write_text_atomically
 from .inference import sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
@@ -524,7 +525,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
                # every rank's peak, so an unbalanced rank shows (a collective: gathered on all ranks)
                "peak_memory_gb": gather_object([_peak_memory_gb()])}
     if accelerator.is_main_process:
-        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+        write_text_atomically(out / "summary.json", json.dumps(summary, indent=1))
     accelerator.end_training()  # closes trackers, destroys the process group
     return {**summary, "is_main_process": accelerator.is_main_process}
 
@@ -606,8 +607,8 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float
     accelerator.print(f"step {progress.step}: validation mean Dice {mean:.4f} "
                       + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
     if accelerator.is_main_process:
-        (run.out / "metrics.json").write_text(json.dumps({"loss": progress.losses, "speed": progress.speed,
-                                                            "validation": progress.history}))
+        write_text_atomically(run.out / "metrics.json", json.dumps({"loss": progress.losses, "speed": progress.speed,
+                                                                   "validation": progress.history}))
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model")
 
@@ -686,14 +687,14 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
 
 def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Manifest, accelerator) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(config_yaml)
+    write_text_atomically(out / "config.yaml", config_yaml)
     info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),
             "batch": {"per_device": plan.per_device, "num_processes": plan.num_processes,
                       "accum_steps": plan.accum_steps, "global": plan.global_batch, "lr": plan.lr},
             "split": {"how": manifest.split, "training": [c.id for c in manifest.training],
                       "validation": [c.id for c in manifest.validation]},
             "accelerated_seg_version": __version__, "torch_version": torch.__version__}
-    (out / "run_info.json").write_text(json.dumps(info, indent=1))
+    write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
 
 
 def _trackers(names: str):

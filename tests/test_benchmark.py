@@ -68,3 +68,19 @@ def test_a_bad_data_benchmark_setting_is_one_error_before_any_work(tmp_path, cap
                  "--output", str(out)]) == 2
     assert named in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "work").exists()
+
+
+def test_a_result_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
+    from accelerated_seg.files import write_text_atomically
+
+    path = write_text_atomically(tmp_path / "deep" / "result.json", '{"old": 1}')
+    assert path.read_text() == '{"old": 1}'
+
+    def killed(self, text, encoding=None):  # the process dies half-way through writing
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("pathlib.Path.write_text", killed)
+    with pytest.raises(KeyboardInterrupt):
+        write_text_atomically(path, '{"new": 2}')
+    monkeypatch.undo()
+    assert path.read_text() == '{"old": 1}' and [p.name for p in path.parent.iterdir()] == ["result.json"]
