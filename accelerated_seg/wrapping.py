@@ -183,6 +183,10 @@ def check_fsdp1_wrappable(plugin, model: nn.Module) -> None:
 # DeepSpeed's default bucket sizes (elements), made for LLMs: the gradient bucket is allocated at
 # this size whatever the model's size (0.93 GiB in bf16), more than a 3D U-Net's whole state.
 DEEPSPEED_DEFAULT_BUCKET = 500_000_000
+# ZeRO-1/2 assert that the all-gather bucket is a multiple of this (stage_1_and_2.py:
+# nccl_start_alignment_factor, "4-byte alignment / sizeof(fp16)"); a network with an odd parameter
+# count sized it odd and failed in prepare.
+DEEPSPEED_BUCKET_ALIGNMENT = 2
 
 
 def size_deepspeed_buckets(deepspeed_config: dict, model: nn.Module) -> dict:
@@ -195,6 +199,7 @@ def size_deepspeed_buckets(deepspeed_config: dict, model: nn.Module) -> dict:
     chosen = {}
     for key in ("reduce_bucket_size", "allgather_bucket_size"):
         if zero.get(key, "auto") == "auto":
-            chosen[key] = min(DEEPSPEED_DEFAULT_BUCKET, parameters)
+            chosen[key] = min(DEEPSPEED_DEFAULT_BUCKET, -(-parameters // DEEPSPEED_BUCKET_ALIGNMENT)
+                              * DEEPSPEED_BUCKET_ALIGNMENT)  # rounded up to the alignment
     zero.update(chosen)
     return chosen

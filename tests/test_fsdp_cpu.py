@@ -126,3 +126,6 @@ def test_deepspeed_buckets_are_capped_at_the_model_size_unless_the_profile_chose
     chosen = {"zero_optimization": {"stage": 3, "reduce_bucket_size": 12345, "allgather_bucket_size": "auto"}}
     assert size_deepspeed_buckets(chosen, model) == {"allgather_bucket_size": parameters}
     assert chosen["zero_optimization"]["reduce_bucket_size"] == 12345
+    assert parameters % 2 == 0  # the case above; an odd count is rounded up: ZeRO-1/2 assert a multiple of 2
+    odd = torch.nn.Linear(6, 9)  # 54 weights + 9 biases = 63 parameters
+    assert size_deepspeed_buckets({}, odd) == {"reduce_bucket_size": 64, "allgather_bucket_size": 64}
