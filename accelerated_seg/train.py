@@ -183,6 +183,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
         if resume:
             _resume(loop, resume)
+        _schedule_the_stepping_optimizer(accelerator, scheduler)
         preempted = run_loop(loop, signals)
         if loop.last_saved != loop.progress.step:
             save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, "")
@@ -215,6 +216,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                disable=not (accelerator.is_main_process and settings.progress_bar))
     clock = loop.clock
     clock.restart()  # time between calls (resume, a benchmark's other loop) is not this loop's
+    input_dtype = model_input_dtype(accelerator, model)
     model.train()
     while progress.step < settings.max_steps and not preempted:
         loop.train_dl.set_epoch(epoch)
@@ -224,9 +226,11 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
             progress.batches_seen += 1
             image, label = _image_and_label(batch)
             clock.count(image.shape[0])
+            if input_dtype is not None:
+                image = image.to(input_dtype)
             with accelerator.accumulate(model):
                 logits = model(image)
-                loss = loop.loss_fn(logits, label)
+                loss = loop.loss_fn(logits.float(), label)  # in float32, as accelerate's autocast returns logits
                 accelerator.backward(loss)  # divides by the accumulation steps; all-reduces on the last one
                 window_loss += loss.detach()
                 window_nonfinite += (~torch.isfinite(loss.detach())).float()
@@ -276,6 +280,21 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
         epoch += 1
     bar.close()
     return preempted and progress.step < settings.max_steps  # signalled at the last step: just finish
+
+
+def model_input_dtype(accelerator: Accelerator, model) -> torch.dtype | None:
+    """The dtype a prepared model needs its input in, where a float32 batch would fail (else None).
+
+    DeepSpeed's bf16 and fp16 modes convert the network's weights themselves, and only its fp16 mode
+    casts the inputs of the engine's forward (accelerate sets ``auto_cast`` there); a float32 batch
+    then meets bf16 weights in the first convolution. The HF Trainer casts DeepSpeed inputs the same
+    way. Everywhere else accelerate's autocast takes float32 inputs.
+    """
+    if accelerator.distributed_type != DistributedType.DEEPSPEED:
+        return None
+    if model.bfloat16_enabled():
+        return torch.bfloat16
+    return torch.float16 if model.fp16_enabled() else None
 
 
 def _image_and_label(batch):
@@ -438,6 +457,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
     if cfg.train.resume:
         _resume(loop, cfg.train.resume)
+    _schedule_the_stepping_optimizer(accelerator, scheduler)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
     accelerator.init_trackers("train", config=_flat_hparams(cfg))
@@ -476,6 +496,23 @@ def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module) -> None
     elif accelerator.distributed_type == DistributedType.DEEPSPEED:
         if chosen := size_deepspeed_buckets(accelerator.state.deepspeed_plugin.deepspeed_config, model):
             accelerator.print(f"DeepSpeed buckets sized to the model: {chosen}")
+
+
+def _schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None:
+    """Make the learning-rate scheduler set the rate of the optimizer that really steps.
+
+    With ZeRO's optimizer offload, accelerate replaces our AdamW by DeepSpeedCPUAdam built on the
+    same param-group dicts, so a scheduler built on our AdamW still reaches it, until a resume loads
+    DeepSpeed's optimizer state and puts new dicts in place. The rate then stayed at its value of the
+    resumed step (seen on ZeRO-3 offload: 0.00075 at steps 5 and 6 where the schedule gives 0.0009
+    at step 6), while train/lr, read from the scheduler, logged the schedule.
+    """
+    if scheduler is None or accelerator.distributed_type != DistributedType.DEEPSPEED:
+        return
+    stepping = accelerator.deepspeed_engine_wrapped.engine.basic_optimizer
+    groups = zip(scheduler.optimizer.param_groups, stepping.param_groups, strict=True)
+    if any(ours is not theirs for ours, theirs in groups):
+        scheduler.optimizer = stepping
 
 
 def _compile_settings(accelerator: Accelerator, requested: CompileConfig) -> dict | None:
@@ -565,6 +602,9 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
     # DDP and ZeRO-1/2 hold full weights on every rank: run the bare module so no collective runs in
     # forward and ranks with different volume sizes (window counts) never wait on each other.
     net = model if sharded else accelerator.unwrap_model(model)
+    if (dtype := model_input_dtype(accelerator, model)) is not None:  # DeepSpeed's 16-bit weights
+        bare = net
+        net = lambda windows: bare(windows.to(dtype)).float()  # noqa: E731 - float32 logits stitch exactly
     shapes = [tuple(int(s) for s in shape) for shape in val_set.table["shape"]]
     shares = balance_by_voxels([math.prod(s) for s in shapes], accelerator.num_processes)
     metrics = ("dice", "hd95_mm", "surface_dice") if distances else ("dice",)

@@ -326,3 +326,47 @@ def test_speed_levers_on_the_cpu(tiny_config, tmp_path):
     b = load_file(tmp_path / "fused" / "model" / "model.safetensors")
     for key in a:
         torch.testing.assert_close(a[key], b[key], rtol=1e-5, atol=1e-6, msg=key)
+
+
+def test_deepspeeds_16_bit_engines_get_their_inputs_in_16_bit():
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.train import model_input_dtype
+
+    def engine(bf16=False, fp16=False):
+        return SimpleNamespace(bfloat16_enabled=lambda: bf16, fp16_enabled=lambda: fp16)
+
+    deepspeed = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED)
+    assert model_input_dtype(deepspeed, engine(bf16=True)) == torch.bfloat16  # its bf16 mode casts no input
+    assert model_input_dtype(deepspeed, engine(fp16=True)) == torch.float16
+    assert model_input_dtype(deepspeed, engine()) is None
+    assert model_input_dtype(SimpleNamespace(distributed_type=DistributedType.MULTI_GPU), None) is None
+
+
+def test_after_a_resume_the_schedule_drives_the_optimizer_deepspeed_steps():
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.train import _schedule_the_stepping_optimizer
+
+    weights = [torch.nn.Parameter(torch.zeros(2))]
+    ours = torch.optim.AdamW(weights, lr=1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(ours, lambda step: 0.5 ** step)
+    # What ZeRO offload does: another optimizer over the same param-group dicts (a fresh run) ...
+    offloaded = torch.optim.Adam(ours.param_groups)
+    under = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED,
+                            deepspeed_engine_wrapped=SimpleNamespace(engine=SimpleNamespace(basic_optimizer=offloaded)))
+    _schedule_the_stepping_optimizer(under, scheduler)
+    assert scheduler.optimizer is ours  # the dicts are shared: nothing to do
+    ours.step(), scheduler.step()
+    assert offloaded.param_groups[0]["lr"] == 0.5
+    # ... until a resume loads its state, which puts new dicts in place.
+    offloaded.load_state_dict(offloaded.state_dict())
+    assert offloaded.param_groups[0] is not ours.param_groups[0]
+    _schedule_the_stepping_optimizer(under, scheduler)
+    assert scheduler.optimizer is offloaded
+    offloaded.step(), scheduler.step()
+    assert offloaded.param_groups[0]["lr"] == 0.25  # the rate reaches the optimizer that steps
