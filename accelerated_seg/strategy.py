@@ -78,8 +78,9 @@ def fallback_warning(accelerator) -> str | None:
     requested = requested_strategy()
     if requested and _SHARDED.get(accelerator.state.distributed_type) != requested:
         return (f"the accelerate config asked for {requested}, but it is NOT in effect: running "
-                f"{strategy_in_effect(accelerator)}. accelerate enables {requested} only on GPUs; "
-                f"memory savings and sharded checkpoints of {requested} do not apply to this run.")
+                f"{strategy_in_effect(accelerator)}. accelerate enables FSDP only on GPUs, and DeepSpeed not "
+                f"under ACCELERATE_USE_CPU; memory savings and sharded checkpoints of {requested} do not apply "
+                f"to this run.")
     return None
 
 

@@ -1,0 +1,72 @@
+"""DeepSpeed's path through the training loop, run for real on the CPU: one process, launched with
+the shipped profiles as a user launches them.
+
+accelerate puts DeepSpeed in effect without a GPU as long as ACCELERATE_USE_CPU is unset, and
+DeepSpeed's CPU accelerator then talks over gloo. One process only: with two, accelerate 1.15 picks
+no process-group backend on a CPU and records each rank as a lone process (our launch check then
+refuses the run, rightly); several ranks are for the GPU verification. The first launch compiles
+DeepSpeed's shared-memory communication op (about 75 s on 2 cores), later ones reuse it.
+
+These runs found three bugs that unit tests could not: bf16 profiles failing at the first forward,
+ZeRO-1/2 refusing an odd bucket size, and (ZeRO offload) a schedule lost after a resume; the unit
+tests in test_train.py and test_fsdp_cpu.py pin each fix.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from conftest import tiny_overrides
+
+pytest.importorskip("deepspeed", reason="the test extra installs DeepSpeed")
+pytestmark = pytest.mark.distributed  # launched processes, minutes: the slow tier
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY_ODD = '{"channels": [4, 8], "strides": [2], "num_res_units": 0}'  # 1,961 parameters
+
+
+def _launch(profile: str, *args: str) -> subprocess.CompletedProcess:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k != "ACCELERATE_USE_CPU"}  # it would switch DeepSpeed off
+    env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'tests'}{os.pathsep}{env.get('PYTHONPATH', '')}"
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", "1",
+           "--main_process_port", str(port), *args]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=480)
+
+
+def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dataset, tmp_path):
+    from accelerated_seg.checkpoint import load_exported
+
+    out = tmp_path / "run"
+    proc = _launch("deepspeed_zero2", str(ROOT / "examples" / "train.py"), "--no-report",
+                   *tiny_overrides(tiny_dataset, out, train__max_steps=4, train__val_every=2))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    info = json.loads((out / "run_info.json").read_text())
+    assert info["strategy"].startswith("DeepSpeed (DEEPSPEED)") and "mixed precision bf16" in info["strategy"]
+    assert (out / "checkpoints" / "step_4" / "strategy.json").is_file()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["step"] == 4 and summary["best_step"] in (2, 4) and summary["best_dice"] >= 0
+    weights = load_file(out / "model" / "model.safetensors")
+    assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
+    load_exported(out / "model")  # strictly into the plain MONAI network
+
+
+def test_the_benchmark_measures_zero2_on_a_network_with_an_odd_parameter_count(tmp_path):
+    out = tmp_path / "bench.json"
+    proc = _launch("deepspeed_zero2", "-m", "accelerated_seg.cli", "benchmark", "train", "--model", "unet",
+                   "--model-args", TINY_ODD, "--patch", "16", "--batch", "2", "--steps", "2", "--blocks", "1",
+                   "--precision", "bf16", "--output", str(out))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    run = json.loads(out.read_text())["runs"][0]
+    assert run["parameters"] % 2 == 1 and run["distributed_type"] == "DEEPSPEED"
+    assert run["sharding"]["zero_stage"] == 2 and run["ours"]["samples_per_s"] > 0
