@@ -457,9 +457,10 @@ def _launch() -> dict:
     under ``accelerate launch``/``torchrun``) and the environment that decides the strategy."""
     import shlex
 
-    launch = {name: os.environ.get(name) for name in ("WORLD_SIZE", "ACCELERATE_USE_CPU", "OMP_NUM_THREADS")}
+    launch = {name: os.environ.get(name) for name in ("WORLD_SIZE", "ACCELERATE_USE_CPU", "OMP_NUM_THREADS",
+                                                      "ACCELERATE_USE_FSDP", "ACCELERATE_USE_DEEPSPEED")}
     parent = Path(f"/proc/{os.getppid()}/cmdline")
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1 and parent.is_file():
+    if "LOCAL_RANK" in os.environ and parent.is_file():  # started by a launcher, even with one process
         launch["launcher_command"] = " ".join(shlex.quote(a) for a in parent.read_text().split("\0") if a)
     return launch
 

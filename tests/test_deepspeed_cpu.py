@@ -67,6 +67,8 @@ def test_the_benchmark_measures_zero2_on_a_network_with_an_odd_parameter_count(t
                    "--model-args", TINY_ODD, "--patch", "16", "--batch", "2", "--steps", "2", "--blocks", "1",
                    "--precision", "bf16", "--output", str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    run = json.loads(out.read_text())["runs"][0]
+    record = json.loads(out.read_text())
+    assert "deepspeed_zero2.yaml" in record["launch"]["launcher_command"]  # the profile, in the result
+    run = record["runs"][0]
     assert run["parameters"] % 2 == 1 and run["distributed_type"] == "DEEPSPEED"
     assert run["sharding"]["zero_stage"] == 2 and run["ours"]["samples_per_s"] > 0
