@@ -73,6 +73,28 @@ def construction_error() -> str | None:
             f"where train.allow_strategy_fallback allows it.")
 
 
+def join_deepspeed_ranks_over_gloo() -> bool:
+    """On a machine without GPUs, join the processes of a DeepSpeed launch into one gloo group.
+
+    accelerate (1.15) takes the process-group backend of a DeepSpeed launch from the GPU; without one
+    it picks none, still lets DeepSpeed join the processes, and then records each rank as a lone
+    process (``launch_error`` refuses that run). Naming gloo up front, through the process-wide
+    ``PartialState`` that the Accelerator then reuses, gives the run its real world size: ZeRO's
+    sharding, its sharded checkpoints and the gathered export run on CPUs as on GPUs, which is how
+    the tests check them. Returns whether it joined them (a DeepSpeed launch of several processes,
+    no GPU, and ACCELERATE_USE_CPU unset: that variable switches DeepSpeed off).
+    """
+    import torch
+    from accelerate import PartialState
+    from accelerate.utils import parse_flag_from_env
+
+    if (requested_strategy() != "DeepSpeed" or torch.cuda.is_available() or parse_flag_from_env("ACCELERATE_USE_CPU")
+            or int(os.environ.get("WORLD_SIZE", "1")) < 2 or "LOCAL_RANK" not in os.environ):
+        return False
+    PartialState(backend="gloo")
+    return True
+
+
 def fallback_warning(accelerator) -> str | None:
     """A message when the launch asked for a sharded strategy that is not in effect, else None."""
     requested = requested_strategy()

@@ -47,8 +47,8 @@ from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, model_spec
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
-from .strategy import (configure_deepspeed, construction_error, fallback_warning, launch_error,
-                       strategy_in_effect)
+from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
+                       launch_error, strategy_in_effect)
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp_mixed_precision, size_deepspeed_buckets)
 
@@ -379,6 +379,7 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_b
     """The Accelerator of ``train``, ``fit`` and the training benchmark alike."""
     if error := construction_error():  # one clear error instead of accelerate's traceback
         raise ConfigError(error)
+    join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs
     ddp = ddp or DDPConfig()
     accelerator = Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every

@@ -5,7 +5,8 @@
 
 For every profile that fits on this machine, a few training steps are launched through
 `accelerate launch` (one process per profile on a single GPU, since NCCL refuses two ranks on one
-GPU; 2 gloo processes for DDP on the CPU). Each export (config.json + model.safetensors) is loaded
+GPU; on the CPU 2 gloo processes for DDP and, when DeepSpeed is installed, for ZeRO-2 and ZeRO-3,
+all in fp32). Each export (config.json + model.safetensors) is loaded
 into the plain MONAI network with strict=True and compared on a fixed input with the reference run:
 the first profile, or a single process. Recorded per profile: the strategy the run reports as in
 effect (a fallback is a failure here), the export check, the largest output difference, wall time,
@@ -51,17 +52,33 @@ CPU_PROFILES = [
     ("cpu", 1, {}, "single process"),
     ("ddp", 2, {"ACCELERATE_USE_CPU": "true"}, "DDP"),
 ]
+# ZeRO really sharded over 2 gloo ranks (strategy.join_deepspeed_ranks_over_gloo). ACCELERATE_USE_CPU
+# must be unset (None: removed from the environment), since it switches DeepSpeed off.
+CPU_DEEPSPEED_PROFILES = [
+    ("deepspeed_zero2", 2, {"ACCELERATE_USE_CPU": None}, "DeepSpeed (DEEPSPEED) on 2 process(es)"),
+    ("deepspeed_zero3", 2, {"ACCELERATE_USE_CPU": None}, "DeepSpeed (DEEPSPEED) on 2 process(es)"),
+]
 
 
-def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: list[str]) -> dict:
+def cpu_profiles() -> list[tuple]:
+    """The CPU part: the DeepSpeed profiles join when DeepSpeed is installed."""
+    import importlib.util
+
+    return CPU_PROFILES + (CPU_DEEPSPEED_PROFILES if importlib.util.find_spec("deepspeed") else [])
+
+
+def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: list[str], fp32: bool = False) -> dict:
+    """One launch; ``env`` entries override the environment, None removes one; ``fp32``: whatever the
+    profile's mixed precision (the CPU part compares every profile with a single fp32 process)."""
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", str(processes),
            "--main_process_port", str(29600 + hash(profile) % 300)]
-    if env.get("ACCELERATE_USE_CPU"):
+    if fp32 or env.get("ACCELERATE_USE_CPU"):
         cmd += ["--mixed_precision", "no"]
     cmd += [str(ROOT / "examples" / "train.py"), "--no-report", f"--train.output_dir={out}", *overrides]
+    environment = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=ROOT, env=environment, capture_output=True, text=True)
     record = {"profile": profile, "processes": processes, "command": " ".join(cmd[2:]), "exit": proc.returncode,
               "wall_s": round(time.perf_counter() - start, 1)}
     if proc.returncode != 0:
@@ -92,14 +109,16 @@ def export_outputs(model_dir: Path, seed: int = 0):
         return net.eval()(x)
 
 
-def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: int | None = None) -> list[dict]:
-    """Run every profile; with ``steps`` (the run's max_steps) also the resume check."""
+def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: int | None = None,
+           fp32: bool = False) -> list[dict]:
+    """Run every profile; with ``steps`` (the run's max_steps) also the resume check; ``fp32`` as in
+    ``run_profile``."""
     records, reference = [], None
     for profile, processes, env, expected, *extra in profiles:
         extra = extra[0] if extra else []
         out = work / "_".join([profile, *(e.lstrip("-").split("=")[0].split(".")[-1] for e in extra)])
         halfway = [f"--train.save_every={steps // 2}", f"--train.keep_last={steps}"] if steps else []
-        record = run_profile(profile, processes, env, out, [*overrides, *extra, *halfway])
+        record = run_profile(profile, processes, env, out, [*overrides, *extra, *halfway], fp32)
         record["overrides"] = extra
         if record["exit"] == 0:
             record["in_effect"] = expected in record["strategy"] and not record["strategy_warning"]
@@ -112,21 +131,21 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: 
                 record["outputs_match"] = record["max_abs_output_diff"] <= tolerance
             if steps:
                 record.update(resume_check(profile, processes, env, out, [*overrides, *extra, *halfway],
-                                           steps // 2, outputs))
+                                           steps // 2, outputs, fp32))
         records.append(record)
         print(json.dumps({k: v for k, v in record.items() if k not in ("command", "error")}), flush=True)
     return records
 
 
 def resume_check(profile: str, processes: int, env: dict, out: Path, overrides: list[str], step: int,
-                 uninterrupted) -> dict:
+                 uninterrupted, fp32: bool = False) -> dict:
     """Resume the half-way training state of ``out`` in a fresh folder, finish, compare the exports."""
     import shutil
 
     resumed = out.with_name(out.name + "_resumed")
     shutil.rmtree(resumed, ignore_errors=True)
     shutil.copytree(out / "checkpoints" / f"step_{step}", resumed / "checkpoints" / f"step_{step}")
-    record = run_profile(profile, processes, env, resumed, [*overrides, "--train.resume=latest"])
+    record = run_profile(profile, processes, env, resumed, [*overrides, "--train.resume=latest"], fp32)
     if record["exit"] != 0:
         return {"resume_error": record["error"]}
     diff = float((export_outputs(resumed / "model") - uninterrupted).abs().max())
@@ -135,7 +154,9 @@ def resume_check(profile: str, processes: int, env: dict, out: Path, overrides: 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cpu", action="store_true", help="the CPU part: cpu and 2-process gloo DDP")
+    parser.add_argument("--cpu", action="store_true",
+                        help="the CPU part, in fp32: cpu, then 2 gloo processes of DDP (and of ZeRO-2 and ZeRO-3 "
+                             "when DeepSpeed is installed)")
     parser.add_argument("--work", default="output/verify_strategies")
     parser.add_argument("--out", help="JSON file for the results")
     parser.add_argument("--steps", type=int, default=20)
@@ -149,8 +170,8 @@ def main() -> int:
                  "--train.global_batch_size=4", "--train.batch_size=null",
                  "--train.val_every=0", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none",
                  "--optim.warmup_steps=2", *args.overrides]
-    records = verify(CPU_PROFILES if args.cpu else GPU_PROFILES, Path(args.work), overrides, args.tolerance,
-                     steps=args.steps if args.resume_check else None)
+    records = verify(cpu_profiles() if args.cpu else GPU_PROFILES, Path(args.work), overrides, args.tolerance,
+                     steps=args.steps if args.resume_check else None, fp32=args.cpu)
     if args.out:
         sys.path.insert(0, str(ROOT))
         from accelerated_seg.benchmark import write_result

@@ -1,11 +1,12 @@
-"""DeepSpeed's path through the training loop, run for real on the CPU: one process, launched with
-the shipped profiles as a user launches them.
+"""DeepSpeed's path through the training loop, run for real on the CPU, launched with the shipped
+profiles as a user launches them: one process, and ZeRO-2/ZeRO-3 really sharded over two.
 
 accelerate puts DeepSpeed in effect without a GPU as long as ACCELERATE_USE_CPU is unset, and
-DeepSpeed's CPU accelerator then talks over gloo. One process only: with two, accelerate 1.15 picks
-no process-group backend on a CPU and records each rank as a lone process (our launch check then
-refuses the run, rightly); several ranks are for the GPU verification. The first launch compiles
-DeepSpeed's shared-memory communication op (about 75 s on 2 cores), later ones reuse it.
+DeepSpeed's CPU accelerator then talks over gloo. With several processes accelerate 1.15 picks no
+process-group backend on a CPU and would record each rank as a lone process;
+strategy.join_deepspeed_ranks_over_gloo names gloo first, so the ranks form one run. The first
+launch compiles DeepSpeed's shared-memory communication op (about 75 s on 2 cores), later ones
+reuse it.
 
 These runs found three bugs that unit tests could not: bf16 profiles failing at the first forward,
 ZeRO-1/2 refusing an odd bucket size, and (ZeRO offload) a schedule lost after a resume; the unit
@@ -72,3 +73,34 @@ def test_the_benchmark_measures_zero2_on_a_network_with_an_odd_parameter_count(t
     run = record["runs"][0]
     assert run["parameters"] % 2 == 1 and run["distributed_type"] == "DEEPSPEED"
     assert run["sharding"]["zero_stage"] == 2 and run["ours"]["samples_per_s"] > 0
+
+
+def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_resume_exactly(
+        tiny_dataset, tmp_path, monkeypatch):
+    """Several DeepSpeed ranks without a GPU (strategy.join_deepspeed_ranks_over_gloo): ZeRO-2 and
+    ZeRO-3 over 2 gloo processes train as one fp32 process does on the same global batch, save per-rank
+    partitions, resume from half way to the very same weights, and export full weights."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("verify_strategies", ROOT / "benchmarks" / "verify_strategies.py")
+    verify_strategies = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(verify_strategies)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("PYTHONPATH", f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    overrides = tiny_overrides(tiny_dataset, "unused", **{
+        "train.max_steps": 4, "train.val_every": 0, "train.save_every": 0, "train.global_batch_size": 4,
+        "train.batch_size": "null",
+        "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"})
+    overrides = [o for o in overrides if not o.startswith("--train.output_dir")]
+    profiles = verify_strategies.CPU_PROFILES[:1] + verify_strategies.CPU_DEEPSPEED_PROFILES
+    records = verify_strategies.verify(profiles, tmp_path, overrides, tolerance=1e-4, steps=4, fp32=True)
+    assert [r["exit"] for r in records] == [0, 0, 0], [r.get("error") for r in records]
+    assert all(r["in_effect"] and r["export_loads_strict"] for r in records), [r["strategy"] for r in records]
+    assert [r["outputs_match"] for r in records[1:]] == [True, True], [r["max_abs_output_diff"] for r in records]
+    assert [r.get("resume_max_abs_output_diff", r.get("resume_error")) for r in records] == [0.0, 0.0, 0.0]
+    for profile, stage in (("deepspeed_zero2", 2), ("deepspeed_zero3", 3)):
+        step = tmp_path / profile / "checkpoints" / "step_2"
+        layout = json.loads((step / "strategy.json").read_text())
+        assert (layout["format"], layout["zero_stage"], layout["num_processes"]) == ("deepspeed", stage, 2)
+        optimizer_partitions = sorted(p.name for p in step.rglob("*optim_states.pt"))
+        assert len(optimizer_partitions) == 2, optimizer_partitions  # one per rank: really sharded

@@ -101,6 +101,25 @@ def test_an_fsdp1_profile_accelerate_cannot_build_without_a_gpu_is_one_clear_err
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="with a GPU accelerate picks the backend itself")
+@pytest.mark.parametrize("environment", [
+    {"WORLD_SIZE": "2", "LOCAL_RANK": "0"},  # DDP: accelerate handles it (ACCELERATE_USE_CPU, gloo)
+    {"ACCELERATE_USE_DEEPSPEED": "true", "WORLD_SIZE": "1", "LOCAL_RANK": "0"},  # one DeepSpeed process
+    {"ACCELERATE_USE_DEEPSPEED": "true", "WORLD_SIZE": "2", "LOCAL_RANK": "0", "ACCELERATE_USE_CPU": "true"},
+])
+def test_only_a_multi_process_deepspeed_launch_without_a_gpu_is_joined_over_gloo(environment, monkeypatch):
+    """The joining itself (2 ranks forming one ZeRO run) is tests/test_deepspeed_cpu.py's; here: it
+    leaves every other launch to accelerate, creating no process group."""
+    from accelerated_seg.strategy import join_deepspeed_ranks_over_gloo
+
+    for name in ("ACCELERATE_USE_DEEPSPEED", "ACCELERATE_USE_FSDP", "ACCELERATE_USE_CPU", "WORLD_SIZE", "LOCAL_RANK"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert join_deepspeed_ranks_over_gloo() is False
+    assert not torch.distributed.is_initialized()
+
+
 class _SlowDataset(torch.utils.data.Dataset):
     """Random 16^3 samples that each take ``delay`` seconds to "load"."""
 
