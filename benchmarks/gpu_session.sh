@@ -31,11 +31,13 @@ if [ "${SMOKE:-0}" = 1 ]; then
   PLAN_MODEL=(--model unet --patch 16 16 16)
   SHORT=(--steps 2 --blocks 1)
   INFER_SHORT=(--size 24 24 20 --roi 16 --tta none --blocks 1)
+  RAW_ZERO=(--patch 32 --rounds 1 --steps 1)
 else
   MLPERF=(--model unet3d_mlperf --patch 128 --batch 2)
   PLAN_MODEL=(--model unet3d_mlperf --patch 128 128 128)
   SHORT=()
   INFER_SHORT=()
+  RAW_ZERO=(--patch 128 --rounds 6 --steps 5)
 fi
 step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<name>.log, say how it ended
   local limit=$1 name=$2; shift 2
@@ -52,9 +54,12 @@ case "${1:-}" in
     ;;
   sharded)  # our loop under FSDP and ZeRO against the plain (unsharded) loop: target ratio >= 0.90
     for profile in fsdp fsdp_full_shard deepspeed_zero2 deepspeed_zero3; do
-      step 140 "sharded_$profile" $LAUNCH --config_file "configs/accelerate/$profile.yaml" $BENCH "${MLPERF[@]}" \
+      step 120 "sharded_$profile" $LAUNCH --config_file "configs/accelerate/$profile.yaml" $BENCH "${MLPERF[@]}" \
           --precision bf16 --steps 10 --blocks 3 "${SHORT[@]}" --output "$OUT/train_${device}_mlperf_$profile.json"
     done
+    # Whose cost a low ZeRO ratio is: raw DeepSpeed engines against a plain loop, no accelerate, no loop of ours.
+    step 100 deepspeed_without_accelerate $PY benchmarks/deepspeed_without_accelerate.py "${RAW_ZERO[@]}" \
+        --output "$OUT/deepspeed_without_accelerate_${device}.json"
     ;;
   data_and_plan)  # data wait with the real loader (target <= 3 %), the planner against measured peaks
     for where in cpu gpu; do  # the spatial augmentation in the loader workers, or on the device (data.augment_on)
