@@ -266,7 +266,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     if case.lever == "channels_last":
         ours_model, plain_model = (m.to(memory_format=torch.channels_last_3d) for m in (ours_model, plain_model))
     # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
-    _adapt_to_strategy(accelerator, ours_model)
+    _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch))
     fused = case.lever == "fused_adamw"
     flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes)
     trainable = [p for p in model.parameters() if p.requires_grad]

@@ -50,7 +50,7 @@ from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
                        launch_error, strategy_in_effect)
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
-                       fsdp_mixed_precision, size_deepspeed_buckets)
+                       fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
 
 
 class TrainingDiverged(RuntimeError):
@@ -482,12 +482,17 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
         accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
     if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
         model = model.to(memory_format=torch.channels_last_3d)
-    _adapt_to_strategy(accelerator, model)
+    _adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
+                       cfg.train.zero3_leaf_blocks)
     return model
 
 
-def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module) -> None:
-    """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike)."""
+def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
+                       example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True) -> None:
+    """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike).
+
+    ``example_shape`` (batch, channels, *patch) lets ZeRO-3 gather blocks whole (``wrapping.mark_zero3_leaf_blocks``;
+    ``fit`` has no shape and leaves ZeRO-3 as DeepSpeed sets it up)."""
     if accelerator.distributed_type == DistributedType.FSDP:
         fsdp = accelerator.state.fsdp_plugin
         check_fsdp1_wrappable(fsdp, model)
@@ -495,8 +500,12 @@ def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module) -> None
             accelerator.print(f"FSDP units: every {', '.join(names)}")
         fsdp_mixed_precision(fsdp, accelerator.mixed_precision)
     elif accelerator.distributed_type == DistributedType.DEEPSPEED:
-        if chosen := size_deepspeed_buckets(accelerator.state.deepspeed_plugin.deepspeed_config, model):
+        plugin = accelerator.state.deepspeed_plugin
+        if chosen := size_deepspeed_buckets(plugin.deepspeed_config, model):
             accelerator.print(f"DeepSpeed buckets sized to the model: {chosen}")
+        if plugin.zero_stage == 3 and zero3_leaf_blocks and example_shape is not None:
+            leaves = mark_zero3_leaf_blocks(model, example_shape)
+            accelerator.print(f"ZeRO-3 gathers {len(leaves)} block(s) whole (train.zero3_leaf_blocks)")
 
 
 def _schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None:

@@ -15,6 +15,8 @@ block's forward in backward saves all of its intermediate activations.
 - ``convert_sync_batchnorm``: BatchNorm statistics over the global batch under DDP.
 - ``check_fsdp1_wrappable``: FSDP1 cannot wrap a network that registers a module twice (DynUNet).
 - ``size_deepspeed_buckets``: DeepSpeed's communication buckets no larger than the model.
+- ``mark_zero3_leaf_blocks``: under ZeRO-3, blocks become leaf modules, so DeepSpeed's per-module hooks
+  run once per block instead of once per layer (its host work is most of ZeRO-3's cost here).
 
 Model code never imports this; the training loop applies it to whatever the registry built.
 """
@@ -203,3 +205,61 @@ def size_deepspeed_buckets(deepspeed_config: dict, model: nn.Module) -> dict:
                               * DEEPSPEED_BUCKET_ALIGNMENT)  # rounded up to the alignment
     zero.update(chosen)
     return chosen
+
+
+def mark_zero3_leaf_blocks(model: nn.Module, example_shape: tuple[int, ...]) -> list[str]:
+    """Mark the network's blocks as ZeRO-3 leaf modules where that is safe; return the names marked.
+
+    ZeRO-3 hooks every module's forward and backward to gather and release its parameters: about
+    155,000 Python calls per step for MONAI's U-Net against 6,000 for a plain loop, a fixed host cost
+    of about 150 ms per step on our CPU (docs/performance.md). A leaf module is gathered whole and its
+    children get no hooks, which removes most of that work.
+
+    DeepSpeed gathers a leaf's parameters again for backward only if the leaf's inputs require
+    gradients. A block fed straight from the image (the first block of a U-Net, DynUNet's input block,
+    SwinUNETR's and UNETR's encoder1) would run its backward on released, empty parameters and fail. Which blocks those
+    are is found by one forward of a copy of the network on the meta device (shapes only, no compute)
+    with ``example_shape``. Only the outermost such blocks are marked. Nothing is marked when the
+    blocks are checkpointed (activation checkpointing re-runs their forward inside backward, which
+    leaf modules were not made for) or when the meta forward is not possible.
+    """
+    from deepspeed.utils import set_z3_leaf_module
+
+    modules = dict(model.named_modules())
+    names = outermost_blocks_fed_gradients(model, example_shape)
+    for name in names:
+        set_z3_leaf_module(modules[name], True)
+    return names
+
+
+def outermost_blocks_fed_gradients(model: nn.Module, example_shape: tuple[int, ...]) -> list[str]:
+    """Names of the outermost blocks whose inputs all require gradients in a forward of ``example_shape``.
+
+    The forward runs on a copy of the network on the meta device: shapes and autograd flags only.
+    Empty when blocks are checkpointed or the meta forward is not possible (``mark_zero3_leaf_blocks``).
+    """
+    import copy
+
+    if any(type(m).__name__ == "CheckpointWrapper" for m in model.modules()):
+        return []
+    receives_gradients = {}
+    probe = copy.deepcopy(model).to("meta")
+    for name, module in probe.named_modules():
+        if is_block(module) and any(p.requires_grad for p in module.parameters()):
+            module.register_forward_pre_hook(functools.partial(_note_inputs, receives_gradients, name),
+                                             with_kwargs=True)
+    try:
+        with torch.enable_grad():
+            probe(torch.zeros(example_shape, device="meta"))
+    except Exception:  # noqa: BLE001 - an op without a meta kernel: leave ZeRO-3 as DeepSpeed sets it up
+        return []
+    outermost = []
+    for name in sorted(n for n, receives in receives_gradients.items() if receives):  # a parent sorts first
+        if not any(name.startswith(outer + ".") for outer in outermost):
+            outermost.append(name)
+    return outermost
+
+
+def _note_inputs(record: dict, name: str, module, args, kwargs) -> None:
+    tensors = [t for t in (*args, *kwargs.values()) if isinstance(t, torch.Tensor)]
+    record[name] = record.get(name, True) and any(t.requires_grad for t in tensors)

@@ -62,6 +62,21 @@ def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dat
     load_exported(out / "model")  # strictly into the plain MONAI network
 
 
+def test_zero3_gathering_blocks_whole_trains_exactly_as_gathering_each_layer(tiny_dataset, tmp_path):
+    """train.zero3_leaf_blocks (on by default) changes how ZeRO-3 gathers, not what it computes."""
+    exports = {}
+    for leaves in ("true", "false"):
+        out = tmp_path / f"leaves_{leaves}"
+        proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "examples" / "train.py"),
+                       "--no-report", *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0,
+                                                      train__save_every=0, train__zero3_leaf_blocks=leaves))
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        # The tiny U-Net's 5 residual units, all but the first, which takes the image.
+        assert ("ZeRO-3 gathers 4 block(s) whole" in proc.stdout) == (leaves == "true"), proc.stdout[-2000:]
+        exports[leaves] = load_file(out / "model" / "model.safetensors")
+    assert all(torch.equal(exports["true"][k], exports["false"][k]) for k in exports["false"])
+
+
 def test_the_benchmark_measures_zero2_on_a_network_with_an_odd_parameter_count(tmp_path):
     out = tmp_path / "bench.json"
     proc = _launch("deepspeed_zero2", "-m", "accelerated_seg.cli", "benchmark", "train", "--model", "unet",

@@ -18,6 +18,7 @@ from accelerated_seg.wrapping import (
     fill_fsdp_wrap_classes,
     fsdp_mixed_precision,
     is_block,
+    outermost_blocks_fed_gradients,
 )
 
 from test_models import SMALL  # tests/ is on sys.path (rootdir-style test imports)
@@ -154,3 +155,24 @@ def test_activation_checkpointing_asked_twice_is_an_error(tiny_config, tmp_path)
                                   state=SimpleNamespace(fsdp_plugin=SimpleNamespace(activation_checkpointing=True)))
     with pytest.raises(ConfigError, match="activation checkpointing is asked twice.*fsdp_activation_checkpointing"):
         _model_for_strategy(cfg, spec, accelerator)
+
+
+# The blocks a ZeRO-3 leaf must not be: they take the image itself, which carries no gradient.
+FED_THE_IMAGE = {"unet": ["model.0"], "segresnet": [], "swinunetr": ["encoder1.layer"],
+                 "unetr": ["encoder1.layer"], "dynunet": ["input_block"]}
+
+
+@pytest.mark.parametrize("name", list(FED_THE_IMAGE))
+def test_zero3_leaves_are_every_block_but_those_fed_the_image(name):
+    model, size = _small(name)
+    blocks = [n for n, m in model.named_modules() if is_block(m)]
+    leaves = outermost_blocks_fed_gradients(model, (1, 1, size, size, size))
+    assert sorted(set(blocks) - set(leaves)) == FED_THE_IMAGE[name]
+    assert set(leaves) <= set(blocks)
+    assert all(p.device.type == "cpu" for p in model.parameters())  # the probe ran on a copy
+
+
+def test_no_zero3_leaves_for_checkpointed_blocks():
+    model, size = _small("unet")
+    checkpoint_blocks(model)
+    assert outermost_blocks_fed_gradients(model, (1, 1, size, size, size)) == []
