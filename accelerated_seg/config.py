@@ -135,8 +135,8 @@ class TrainConfig:
     # channels-last 3D weights (slower with instance norm on some GPUs: measure before keeping it).
     cudnn_benchmark: bool = True
     channels_last: bool = False
-    # Under ZeRO-3: the network's blocks as DeepSpeed leaf modules, gathered whole (wrapping.mark_zero3_leaf_blocks);
-    # most of ZeRO-3's per-step host work goes.
+    # Under ZeRO-3: the network's blocks as DeepSpeed leaf modules, each gathered whole, which removes
+    # much of ZeRO-3's per-step host work (wrapping.mark_zero3_leaf_blocks).
     zero3_leaf_blocks: bool = True
     # torch.compile of the prepared model (the first steps pay the compilation: about 90 s for the
     # demo U-Net on one CPU core). The launch's --dynamo_backend is honoured the same way.

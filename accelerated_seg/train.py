@@ -491,8 +491,8 @@ def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
                        example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True) -> None:
     """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike).
 
-    ``example_shape`` (batch, channels, *patch) lets ZeRO-3 gather blocks whole (``wrapping.mark_zero3_leaf_blocks``;
-    ``fit`` has no shape and leaves ZeRO-3 as DeepSpeed sets it up)."""
+    ``example_shape`` (batch, channels, *patch) lets ZeRO-3 gather blocks whole
+    (``wrapping.mark_zero3_leaf_blocks``); ``fit`` has no shape and leaves ZeRO-3 as DeepSpeed sets it up."""
     if accelerator.distributed_type == DistributedType.FSDP:
         fsdp = accelerator.state.fsdp_plugin
         check_fsdp1_wrappable(fsdp, model)

@@ -216,12 +216,13 @@ def mark_zero3_leaf_blocks(model: nn.Module, example_shape: tuple[int, ...]) -> 
     children get no hooks, which removes most of that work.
 
     DeepSpeed gathers a leaf's parameters again for backward only if the leaf's inputs require
-    gradients. A block fed straight from the image (the first block of a U-Net, DynUNet's input block,
-    SwinUNETR's and UNETR's encoder1) would run its backward on released, empty parameters and fail. Which blocks those
-    are is found by one forward of a copy of the network on the meta device (shapes only, no compute)
-    with ``example_shape``. Only the outermost such blocks are marked. Nothing is marked when the
-    blocks are checkpointed (activation checkpointing re-runs their forward inside backward, which
-    leaf modules were not made for) or when the meta forward is not possible.
+    gradients. A block fed straight from the image (the first block of a U-Net, DynUNet's input
+    block, SwinUNETR's and UNETR's encoder1) would run its backward on released, empty parameters
+    and fail, so it stays an ordinary module. One forward of a copy of the network on the meta device
+    (shapes only, no compute) with ``example_shape`` tells which blocks get inputs carrying
+    gradients; those are marked, the outermost where blocks nest. Nothing is marked when the blocks
+    are checkpointed (activation checkpointing re-runs their forward inside backward, which leaf
+    modules were not made for) or when the meta forward is not possible.
     """
     from deepspeed.utils import set_z3_leaf_module
 
