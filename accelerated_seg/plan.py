@@ -36,6 +36,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 from .config import ConfigError
 from .models import ModelSpec, build_from_spec, model_spec
 from .schedule import resolve_batch
+from .wrapping import deepspeed_bucket_elements
 
 GIB = 1024**3
 PRECISIONS = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -54,10 +55,11 @@ NCCL_BUFFER_BYTES = int(0.5 * GIB)
 DEFAULT_MARGIN = 0.10
 
 # What the strategies allocate with our profiles (configs/accelerate/*.yaml): FSDP wraps every
-# submodule of >= 1M parameters; DeepSpeed runs with its defaults, since accelerate writes no
-# bucket sizes for MONAI networks (they have no model.config.hidden_size).
+# submodule of >= 1M parameters; ZeRO's gradient bucket is the model's size, as training sets it
+# (wrapping.deepspeed_bucket_elements: accelerate writes none for MONAI networks, which have no
+# model.config.hidden_size, and DeepSpeed's default would be 5e8 elements); the ZeRO-3 prefetch
+# bucket keeps DeepSpeed's default.
 FSDP_MIN_NUM_PARAMS = 1_000_000
-DEEPSPEED_REDUCE_BUCKET = 500_000_000  # elements; zero_optimization.reduce_bucket_size
 DEEPSPEED_PREFETCH_BUCKET = 50_000_000  # elements; zero_optimization.stage3_prefetch_bucket_size
 
 
@@ -445,8 +447,8 @@ def _model_states(strategy: str, facts: ModelFacts, gpus: int) -> dict[str, floa
                     communication=3 * low * U, step_temporaries=4 * P / N)
     # DeepSpeed: the module itself is in the training precision; the optimizer keeps an fp32 master
     # partition (4 bytes) beside AdamW's moments (8). The contiguous-gradients bucket is allocated
-    # at its full reduce_bucket_size, whatever the model's size.
-    bucket = low * DEEPSPEED_REDUCE_BUCKET
+    # at its full reduce_bucket_size, which training sizes to the model.
+    bucket = low * deepspeed_bucket_elements(P)
     gathered = low * min(P, DEEPSPEED_PREFETCH_BUCKET + facts.largest_tensor)
     master_and_moments = 12 * P / N
     step = 8 * P / N  # the fp32 copy of the gradient partition and AdamW's temporary

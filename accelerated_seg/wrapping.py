@@ -191,18 +191,21 @@ DEEPSPEED_DEFAULT_BUCKET = 500_000_000
 DEEPSPEED_BUCKET_ALIGNMENT = 2
 
 
+def deepspeed_bucket_elements(parameters: int) -> int:
+    """ZeRO's reduce/all-gather bucket for a model of ``parameters`` elements where the profile sets
+    none: the parameter count rounded up to the alignment, at most DeepSpeed's default (what training
+    writes, and what ``plan`` counts)."""
+    return min(DEEPSPEED_DEFAULT_BUCKET, -(-parameters // DEEPSPEED_BUCKET_ALIGNMENT) * DEEPSPEED_BUCKET_ALIGNMENT)
+
+
 def size_deepspeed_buckets(deepspeed_config: dict, model: nn.Module) -> dict:
     """Cap ZeRO's reduce/all-gather buckets at the model's parameter count, unless the profile set them.
 
     Returns the entries set (empty when the profile chose them itself).
     """
-    parameters = sum(p.numel() for p in model.parameters())
+    bucket = deepspeed_bucket_elements(sum(p.numel() for p in model.parameters()))
     zero = deepspeed_config.setdefault("zero_optimization", {})
-    chosen = {}
-    for key in ("reduce_bucket_size", "allgather_bucket_size"):
-        if zero.get(key, "auto") == "auto":
-            chosen[key] = min(DEEPSPEED_DEFAULT_BUCKET, -(-parameters // DEEPSPEED_BUCKET_ALIGNMENT)
-                              * DEEPSPEED_BUCKET_ALIGNMENT)  # rounded up to the alignment
+    chosen = {key: bucket for key in ("reduce_bucket_size", "allgather_bucket_size") if zero.get(key, "auto") == "auto"}
     zero.update(chosen)
     return chosen
 

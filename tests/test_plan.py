@@ -121,7 +121,7 @@ def test_proposal_fits_and_reaches_the_global_batch(facts):
     gpus, memory, global_batch = 4, 2.3, 192
     proposals = plan.propose(facts, gpus, memory, global_batch)
     assert proposals["ddp"].accum_steps > 1  # fewer than 48 samples per GPU fit: accumulation makes up the rest
-    assert proposals["zero1"].largest_fitting_batch == 0  # DeepSpeed's 1 GB bucket alone does not fit
+    assert plan.propose(facts, gpus, 1.3, global_batch)["ddp"].largest_fitting_batch == 0  # the CUDA context alone
     for strategy, p in proposals.items():
         if not p.largest_fitting_batch:
             assert not plan.estimate(facts, 1, gpus)[strategy].fits(memory)
@@ -183,3 +183,16 @@ def test_estimate_within_15_percent_of_the_measured_peak():
     facts = plan.measure_model("unet3d_mlperf", (128, 128, 128), "bf16")
     comparison = plan.compare_with_measured(facts, 2, plan.measure_peak_on_gpu(facts, 2))
     assert abs(comparison["relative_error"]) <= 0.15, comparison
+
+
+def test_zero_buckets_are_counted_at_the_size_training_gives_them(facts):
+    """Training sizes ZeRO's gradient bucket to the model (wrapping.size_deepspeed_buckets); DeepSpeed's
+    default of 5e8 elements would be 0.93 GiB in bf16, more than these networks' whole state."""
+    from accelerated_seg.wrapping import deepspeed_bucket_elements, size_deepspeed_buckets
+
+    model = plan._meta_model(facts.spec)
+    written = size_deepspeed_buckets({}, model)["reduce_bucket_size"]
+    assert written == deepspeed_bucket_elements(facts.trainable) < 500_000_000
+    table = plan.estimate(facts, batch=2, gpus=4)
+    for strategy in ("zero1", "zero2"):
+        assert table[strategy].components["communication"] == 2 * written  # bf16
