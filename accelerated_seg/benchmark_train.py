@@ -266,7 +266,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     if case.lever == "channels_last":
         ours_model, plain_model = (m.to(memory_format=torch.channels_last_3d) for m in (ours_model, plain_model))
     # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
-    _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch))
+    zero3_leaves = _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch))
     fused = case.lever == "fused_adamw"
     flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes)
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -296,7 +296,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
               "augment_on": timing.augment_on if timing.data == "real" else None,
               "num_workers": workers, "processes": processes, "global_batch": case.batch * processes,
               "strategy": strategy_in_effect(accelerator), "distributed_type": accelerator.distributed_type.value,
-              "sharding": _sharding(accelerator), "plain_baseline": _plain_baseline(accelerator),
+              "sharding": _sharding(accelerator, zero3_leaves), "plain_baseline": _plain_baseline(accelerator),
               "steps_per_block": timing.steps,
               "cudnn_benchmark": torch.backends.cudnn.benchmark if device.type == "cuda" else None,
               "ddp_options": accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {},
@@ -352,8 +352,9 @@ def _check_strategy(accelerator, case: TrainCase) -> None:
         check_compilable(accelerator)  # FSDP1 without use_orig_params cannot be compiled in place
 
 
-def _sharding(accelerator) -> dict | None:
-    """How FSDP or DeepSpeed shards this run (None under DDP or one process): part of what is measured."""
+def _sharding(accelerator, zero3_leaves: list[str]) -> dict | None:
+    """How FSDP or DeepSpeed shards this run (None under DDP or one process): part of what is measured.
+    ``zero3_leaves``: the blocks ZeRO-3 gathers whole (train.zero3_leaf_blocks)."""
     from accelerate.utils import DistributedType
 
     state = accelerator.state
@@ -365,7 +366,7 @@ def _sharding(accelerator) -> dict | None:
     if state.distributed_type == DistributedType.DEEPSPEED:
         plugin = state.deepspeed_plugin
         return {"zero_stage": plugin.zero_stage, "offload_optimizer_device": plugin.offload_optimizer_device,
-                "offload_param_device": plugin.offload_param_device}
+                "offload_param_device": plugin.offload_param_device, "zero3_leaf_blocks": len(zero3_leaves)}
     return None
 
 

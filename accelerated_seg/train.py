@@ -488,11 +488,12 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
 
 
 def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
-                       example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True) -> None:
+                       example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True) -> list[str]:
     """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike).
 
     ``example_shape`` (batch, channels, *patch) lets ZeRO-3 gather blocks whole
-    (``wrapping.mark_zero3_leaf_blocks``); ``fit`` has no shape and leaves ZeRO-3 as DeepSpeed sets it up."""
+    (``wrapping.mark_zero3_leaf_blocks``); ``fit`` has no shape and leaves ZeRO-3 as DeepSpeed sets it up.
+    Returns the names of the blocks ZeRO-3 gathers whole (empty under any other strategy)."""
     if accelerator.distributed_type == DistributedType.FSDP:
         fsdp = accelerator.state.fsdp_plugin
         check_fsdp1_wrappable(fsdp, model)
@@ -506,6 +507,8 @@ def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
         if plugin.zero_stage == 3 and zero3_leaf_blocks and example_shape is not None:
             leaves = mark_zero3_leaf_blocks(model, example_shape)
             accelerator.print(f"ZeRO-3 gathers {len(leaves)} block(s) whole (train.zero3_leaf_blocks)")
+            return leaves
+    return []
 
 
 def _schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None:

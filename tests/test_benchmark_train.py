@@ -159,14 +159,14 @@ def test_the_sharding_in_effect_is_recorded_and_names_the_file():
         return SimpleNamespace(state=SimpleNamespace(distributed_type=distributed_type, **plugins))
 
     fsdp2 = FullyShardedDataParallelPlugin(fsdp_version=2, reshard_after_forward=True)
-    assert _sharding(under(DistributedType.FSDP, fsdp_plugin=fsdp2)) == {
+    assert _sharding(under(DistributedType.FSDP, fsdp_plugin=fsdp2), []) == {
         "fsdp_version": 2, "reshard_after_forward": True, "activation_checkpointing": False}
     fsdp1 = FullyShardedDataParallelPlugin(fsdp_version=1, reshard_after_forward="SHARD_GRAD_OP")
-    assert _sharding(under(DistributedType.FSDP, fsdp_plugin=fsdp1))["reshard_after_forward"] == "SHARD_GRAD_OP"
+    assert _sharding(under(DistributedType.FSDP, fsdp_plugin=fsdp1), [])["reshard_after_forward"] == "SHARD_GRAD_OP"
     zero3 = SimpleNamespace(zero_stage=3, offload_optimizer_device="cpu", offload_param_device="none")
-    assert _sharding(under(DistributedType.DEEPSPEED, deepspeed_plugin=zero3)) == {
-        "zero_stage": 3, "offload_optimizer_device": "cpu", "offload_param_device": "none"}
-    assert _sharding(under(DistributedType.MULTI_GPU)) is None
+    assert _sharding(under(DistributedType.DEEPSPEED, deepspeed_plugin=zero3), ["model.1", "model.2"]) == {
+        "zero_stage": 3, "offload_optimizer_device": "cpu", "offload_param_device": "none", "zero3_leaf_blocks": 2}
+    assert _sharding(under(DistributedType.MULTI_GPU), []) is None
     run = {"processes": 1, "strategy": "FSDP (FSDP) on 1 process(es), device cpu", "distributed_type": "FSDP"}
     assert result_name({"runs": [run]}) == f"train_{os.cpu_count()}cpu_1proc_fsdp"
     assert result_name({"runs": [{**run, "distributed_type": "MULTI_CPU"}]}) == f"train_{os.cpu_count()}cpu_1proc"

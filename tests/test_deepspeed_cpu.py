@@ -88,6 +88,7 @@ def test_the_benchmark_measures_zero2_on_a_network_with_an_odd_parameter_count(t
     run = record["runs"][0]
     assert run["parameters"] % 2 == 1 and run["distributed_type"] == "DEEPSPEED"
     assert run["sharding"]["zero_stage"] == 2 and run["ours"]["samples_per_s"] > 0
+    assert run["sharding"]["zero3_leaf_blocks"] == 0  # ZeRO-2 gathers nothing
 
 
 def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_resume_exactly(
