@@ -11,9 +11,9 @@ Variants: plain, ZeRO-2, ZeRO-3, and two ZeRO-3 settings meant to cut its host w
   - zero3_persistent: stage3_param_persistence_threshold above every parameter's size, so nothing
     is gathered or released around modules (no memory saving left: it tells whether gathering is
     the cost);
-  - zero3_leaf_blocks: MONAI's ResidualUnit blocks as ZeRO-3 leaf modules (one fetch per block
-    instead of one per layer), except the first: a leaf module re-gathers its parameters for
-    backward only if its inputs require gradients, and the first block's input is the image.
+  - zero3_leaf_blocks: the network's blocks as ZeRO-3 leaf modules (one fetch per block instead of
+    one per layer), chosen as training chooses them (wrapping.mark_zero3_leaf_blocks: every block
+    but the first, whose input is the image).
 
     OMP_NUM_THREADS=1 python benchmarks/deepspeed_without_accelerate.py \
         --output benchmarks/results/train_2cpu/deepspeed_without_accelerate.json
@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the bucket size and leaf blocks come from accelerated_seg, as in training
 VARIANTS = ("plain", "zero2", "zero3", "zero3_persistent", "zero3_leaf_blocks")
 
 
@@ -41,11 +42,13 @@ def deepspeed_step(network, stage: int, batch: int, inputs, labels, loss_fn, max
     import deepspeed
     import torch
 
-    parameters = sum(p.numel() for p in network.parameters())
+    from accelerated_seg.wrapping import deepspeed_bucket_elements
+
+    bucket = deepspeed_bucket_elements(sum(p.numel() for p in network.parameters()))
     config = {"train_micro_batch_size_per_gpu": batch, "gradient_accumulation_steps": 1,
               "gradient_clipping": max_grad_norm, "zero_allow_untested_optimizer": True,
-              "zero_optimization": {"stage": stage, "reduce_bucket_size": parameters + parameters % 2,
-                                    "allgather_bucket_size": parameters + parameters % 2, **zero}}
+              "zero_optimization": {"stage": stage, "reduce_bucket_size": bucket, "allgather_bucket_size": bucket,
+                                    **zero}}
     engine, *_ = deepspeed.initialize(model=network, optimizer=torch.optim.AdamW(network.parameters()),
                                       config=config)
 
@@ -70,16 +73,6 @@ def plain_step(network, inputs, labels, loss_fn, max_grad_norm: float):
     return step
 
 
-def mark_leaf_blocks(network) -> int:
-    """ResidualUnits as ZeRO-3 leaf modules, all but the first (module docstring); how many."""
-    from deepspeed.utils import set_z3_leaf_modules
-    from monai.networks.blocks import ResidualUnit
-
-    leaves = set_z3_leaf_modules(network, [ResidualUnit])
-    leaves[0]._z3_leaf = False
-    return len(leaves) - 1
-
-
 def python_calls(step) -> int:
     """Python function calls in one step (cProfile's count): the host work that, unlike kernels,
     does not get faster with the device."""
@@ -99,6 +92,8 @@ def measure(patch: int, batch: int, rounds: int, steps: int, seed: int = 0) -> d
     from monai.losses import DiceCELoss
     from monai.networks.nets import UNet
 
+    from accelerated_seg.wrapping import mark_zero3_leaf_blocks
+
     for name, value in (("MASTER_ADDR", "127.0.0.1"), ("MASTER_PORT", "29781"), ("RANK", "0"),
                         ("WORLD_SIZE", "1"), ("LOCAL_RANK", "0")):
         os.environ.setdefault(name, value)
@@ -113,7 +108,7 @@ def measure(patch: int, batch: int, rounds: int, steps: int, seed: int = 0) -> d
     synchronize = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     loss_fn, clip = DiceCELoss(to_onehot_y=True, softmax=True), 12.0
     leaf_network = copy.deepcopy(network)
-    leaves = mark_leaf_blocks(leaf_network)
+    leaves = len(mark_zero3_leaf_blocks(leaf_network, tuple(inputs.shape)))
     loops = {
         "plain": plain_step(copy.deepcopy(network), inputs, labels, loss_fn, clip),
         "zero2": deepspeed_step(copy.deepcopy(network), 2, batch, inputs, labels, loss_fn, clip),
@@ -157,7 +152,6 @@ def main() -> int:
     result = measure(args.patch, args.batch, args.rounds, args.steps)
     print({k: result[k] for k in ("step_ms_median", "plain_to_variant", "python_calls_per_step")})
     if args.output:
-        sys.path.insert(0, str(ROOT))
         from accelerated_seg.benchmark import write_result
 
         command = " ".join(shlex.quote(a) for a in ["python", Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
