@@ -9,6 +9,9 @@ Two kinds of output, both written so that an interruption never leaves a half-wr
 - an exported model folder: ``model.safetensors`` (full-precision state dict of the unwrapped
   network) + ``config.json`` (MONAI class and arguments, labels, patch size, spacing,
   normalisation). It loads into the plain MONAI network with ``strict=True`` (``load_exported``).
+  A tensor that the network registers under two names (DynUNet's ``skip_layers`` repeat its
+  encoder and decoder) is written once; ``load_weights`` (or ``safetensors.torch.load_model``)
+  fills the other name.
 
 Saving is collective: ``save_state`` and ``get_state_dict`` run on every rank (under FSDP or ZeRO-3
 they gather shards), while files that exist once are written by the main process only.
@@ -126,7 +129,7 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
     if saved is None or ModelSpec.from_dict(saved) != spec:
         raise ConfigError(f"train.init_from={str(model_dir)!r} holds {saved}, but this run builds "
                           f"{spec.to_dict()}: use the same model.name, model.args, channels and classes")
-    model.load_state_dict(load_file(str(weights_path)), strict=True)
+    load_weights(model, weights_path)
 
 
 class PreemptionSignals:
@@ -166,12 +169,36 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
     """
     state = accelerator.get_state_dict(model)  # collective: gathers FSDP/ZeRO-3 shards on every rank
     if accelerator.is_main_process:
-        tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items()}
+        aliases = shared_tensor_names(state)  # found before the copies below would hide the sharing
+        tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items() if k not in aliases}
         model_class = type(accelerator.unwrap_model(model))
         description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
-        write_export(tensors, description, metadata, out_dir)
+        write_export(tensors, description, {**metadata, **({"shared_tensors": aliases} if aliases else {})}, out_dir)
     accelerator.wait_for_everyone()
     return out_dir
+
+
+def shared_tensor_names(state: dict) -> dict[str, str]:
+    """{second name: first name} for each tensor that the state dict holds under more than one name.
+
+    safetensors refuses to write tensors that share memory, and a name written twice would be two
+    tensors when read back. MONAI's DynUNet (and so the MLPerf U-Net) registers most of its layers a
+    second time under ``skip_layers``, and every strategy's full state dict keeps them shared (one
+    tensor in one process, one gathered tensor under ZeRO-3). The first name, in the network's
+    registration order (``input_block``, ``downsamples``, ...), is the one written.
+    """
+    first: dict[tuple, str] = {}
+    aliases: dict[str, str] = {}
+    for name, tensor in state.items():
+        if not isinstance(tensor, torch.Tensor) or tensor.numel() == 0:
+            continue
+        where = (tensor.device, tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tensor.dtype,
+                 tuple(tensor.shape), tensor.stride())
+        if where in first:
+            aliases[name] = first[where]
+        else:
+            first[where] = name
+    return aliases
 
 
 def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> None:
@@ -202,7 +229,19 @@ def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[tor
     config = json.loads(config_path.read_text())
     if "monai_class" not in config.get("model", {}):
         raise ValueError(f"{config_path} describes {config.get('model')}, not a registry network: load "
-                         f"{weights_path} into your own network (safetensors.torch.load_file + load_state_dict)")
+                         f"{weights_path} into your own network (safetensors.torch.load_model)")
     model = build_from_spec(ModelSpec.from_dict(config["model"]))
-    model.load_state_dict(load_file(str(weights_path), device=map_location), strict=True)
+    load_weights(model, weights_path, map_location)
     return model.eval(), config
+
+
+def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str = "cpu") -> None:
+    """``load_state_dict(strict=True)`` of a safetensors file, where a tensor the network registers
+    under two names may be stored under either one of them (``shared_tensor_names``)."""
+    tensors = load_file(str(weights_path), device=device)
+    for second, first in shared_tensor_names(model.state_dict()).items():
+        if second not in tensors and first in tensors:
+            tensors[second] = tensors[first]
+        elif first not in tensors and second in tensors:
+            tensors[first] = tensors[second]
+    model.load_state_dict(tensors, strict=True)

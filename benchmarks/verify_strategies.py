@@ -67,9 +67,11 @@ def cpu_profiles() -> list[tuple]:
     return CPU_PROFILES + (CPU_DEEPSPEED_PROFILES if importlib.util.find_spec("deepspeed") else [])
 
 
-def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: list[str], fp32: bool = False) -> dict:
+def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: list[str], fp32: bool = False,
+                keep_stdout: bool = False) -> dict:
     """One launch; ``env`` entries override the environment, None removes one; ``fp32``: whatever the
-    profile's mixed precision (the CPU part compares every profile with a single fp32 process)."""
+    profile's mixed precision (the CPU part compares every profile with a single fp32 process);
+    ``keep_stdout``: the run's printed lines in the record (``stdout``)."""
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", str(processes),
            "--main_process_port", str(29600 + hash(profile) % 300)]
@@ -80,7 +82,7 @@ def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: l
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=environment, capture_output=True, text=True)
     record = {"profile": profile, "processes": processes, "command": " ".join(cmd[2:]), "exit": proc.returncode,
-              "wall_s": round(time.perf_counter() - start, 1)}
+              "wall_s": round(time.perf_counter() - start, 1), **({"stdout": proc.stdout} if keep_stdout else {})}
     if proc.returncode != 0:
         record["error"] = (proc.stderr or proc.stdout)[-2000:]
         return record
@@ -96,13 +98,13 @@ def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: l
 def export_outputs(model_dir: Path, seed: int = 0):
     """Outputs of the plain MONAI network loaded strictly from the export, on a fixed input."""
     import torch
-    from safetensors.torch import load_file
+    from safetensors.torch import load_model
 
     import monai.networks.nets as nets
 
     config = json.loads((model_dir / "config.json").read_text())
     net = getattr(nets, config["model"]["monai_class"])(**config["model"]["args"])
-    net.load_state_dict(load_file(model_dir / "model.safetensors"), strict=True)  # strict: every key, no extra
+    load_model(net, model_dir / "model.safetensors", strict=True)  # the README's way: every key, no extra
     generator = torch.Generator().manual_seed(seed)
     x = torch.randn(1, config["in_channels"], *config["patch_size"], generator=generator)
     with torch.no_grad():

@@ -68,6 +68,66 @@ def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, re
         assert torch.equal(a[key], b[key]), f"{key} differs after resume"
 
 
+def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(tiny_config, tiny_dataset, tmp_path):
+    """DynUNet (and so the MLPerf U-Net) registers most layers again under ``skip_layers``: the
+    export writes each tensor once and every loader fills in the second name."""
+    from safetensors.torch import load_model
+
+    dynunet = dict(model__name="dynunet", model__args="{filters: [8, 16, 32]}", train__val_every=2,
+                   train__save_every=2, train__keep_last=5)
+    full, resumed = tmp_path / "full", tmp_path / "resumed"
+    train(tiny_config(full, train__max_steps=4, **dynunet))
+    shutil.copytree(full / "checkpoints" / "step_2", resumed / "checkpoints" / "step_2")
+    train(tiny_config(resumed, train__max_steps=4, train__resume="latest", **dynunet))
+    a, b = load_file(full / "model" / "model.safetensors"), load_file(resumed / "model" / "model.safetensors")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+    config = json.loads((full / "model" / "config.json").read_text())
+    shared = config["shared_tensors"]
+    assert shared and all(k.startswith("skip_layers.") and not v.startswith("skip_layers.") for k, v in shared.items())
+    assert not set(shared) & set(a)  # written once, under the first name
+    plain = getattr(monai.networks.nets, config["model"]["monai_class"])(**config["model"]["args"])
+    load_model(plain, full / "model" / "model.safetensors")  # the README's way, strict
+    loaded, _ = load_exported(full / "model")
+    x = torch.randn(1, 1, 16, 16, 16)
+    torch.testing.assert_close(plain.eval()(x), loaded(x))
+    case = load_msd(tiny_dataset).validation[0]
+    assert predict_file(full / "best_model", case.images, tmp_path / "pred.nii.gz").is_file()
+    # init_from reads it too (the lr is 0, so the weights stay the export's)
+    again = tmp_path / "again"
+    train(tiny_config(again, train__max_steps=1, train__val_every=0, train__init_from=str(full / "model"),
+                      optim__lr=0.0, optim__weight_decay=0.0, **{k: v for k, v in dynunet.items() if k.startswith("model")}))
+    c = load_file(again / "model" / "model.safetensors")
+    assert all(torch.equal(a[k], c[k]) for k in a)
+
+
+def test_weights_load_whichever_name_of_a_shared_tensor_was_written(tmp_path):
+    from safetensors.torch import save_file
+
+    from accelerated_seg.checkpoint import load_weights, shared_tensor_names
+    from accelerated_seg.models import build_from_spec, model_spec
+
+    def net():
+        return build_from_spec(model_spec("dynunet", 1, 3, (16,) * 3, {"filters": [8, 16, 32]}))
+
+    source = net()
+    state = source.state_dict()
+    shared = shared_tensor_names(state)
+    assert shared["skip_layers.downsample.conv1.conv.weight"] == "input_block.conv1.conv.weight"
+    layouts = {"first names": {k: v for k, v in state.items() if k not in shared},
+               "second names": {k: v for k, v in state.items() if k not in set(shared.values())},
+               "both, as copies": {k: v.clone() for k, v in state.items()}}
+    for layout, tensors in layouts.items():
+        save_file(tensors, tmp_path / "w.safetensors")
+        target = net()
+        load_weights(target, tmp_path / "w.safetensors")
+        assert all(torch.equal(target.state_dict()[k], state[k]) for k in state), layout
+    without_head = {k: v for k, v in layouts["first names"].items() if not k.startswith("output_block")}
+    save_file(without_head, tmp_path / "w.safetensors")
+    with pytest.raises(RuntimeError, match="Missing key.*output_block"):
+        load_weights(net(), tmp_path / "w.safetensors")  # still strict
+
+
 def _nan_loss_on_steps(monkeypatch, bad_calls):
     from monai.losses import DiceCELoss
 
