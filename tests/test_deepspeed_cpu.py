@@ -62,17 +62,26 @@ def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dat
     load_exported(out / "model")  # strictly into the plain MONAI network
 
 
-def test_zero3_gathering_blocks_whole_trains_exactly_as_gathering_each_layer(tiny_dataset, tmp_path):
-    """train.zero3_leaf_blocks (on by default) changes how ZeRO-3 gathers, not what it computes."""
+# The blocks ZeRO-3 gathers whole: the tiny U-Net's 5 residual units and DynUNet's 5 basic blocks, all
+# but the first, which takes the image. DynUNet (the MLPerf U-Net's family) also registers its layers
+# twice, which the gathered export must write once.
+@pytest.mark.parametrize("model_overrides, leaf_blocks", [({}, 4), ({"model.name": "dynunet",
+                                                                     "model.args": "{filters: [8, 16, 32]}"}, 4)],
+                         ids=["unet", "dynunet"])
+def test_zero3_gathering_blocks_whole_trains_exactly_as_gathering_each_layer(tiny_dataset, tmp_path,
+                                                                             model_overrides, leaf_blocks):
+    """train.zero3_leaf_blocks (on by default) changes how ZeRO-3 gathers, not what it computes
+    (benchmarks/verify_zero3_leaf_blocks.py checks all six registry networks)."""
     exports = {}
     for leaves in ("true", "false"):
         out = tmp_path / f"leaves_{leaves}"
         proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "examples" / "train.py"),
                        "--no-report", *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0,
-                                                      train__save_every=0, train__zero3_leaf_blocks=leaves))
+                                                      train__save_every=0, train__zero3_leaf_blocks=leaves,
+                                                      **model_overrides))
         assert proc.returncode == 0, proc.stderr[-3000:]
-        # The tiny U-Net's 5 residual units, all but the first, which takes the image.
-        assert ("ZeRO-3 gathers 4 block(s) whole" in proc.stdout) == (leaves == "true"), proc.stdout[-2000:]
+        gathers = f"ZeRO-3 gathers {leaf_blocks} block(s) whole"
+        assert (gathers in proc.stdout) == (leaves == "true"), proc.stdout[-2000:]
         exports[leaves] = load_file(out / "model" / "model.safetensors")
     assert all(torch.equal(exports["true"][k], exports["false"][k]) for k in exports["false"])
 
