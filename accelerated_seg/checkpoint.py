@@ -169,7 +169,7 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
     """
     state = accelerator.get_state_dict(model)  # collective: gathers FSDP/ZeRO-3 shards on every rank
     if accelerator.is_main_process:
-        aliases = shared_tensor_names(state)  # found before the copies below would hide the sharing
+        aliases = shared_tensor_names(accelerator.unwrap_model(model))
         tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items() if k not in aliases}
         model_class = type(accelerator.unwrap_model(model))
         description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
@@ -178,26 +178,27 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
     return out_dir
 
 
-def shared_tensor_names(state: dict) -> dict[str, str]:
-    """{second name: first name} for each tensor that the state dict holds under more than one name.
+def shared_tensor_names(model: torch.nn.Module) -> dict[str, str]:
+    """{second name: first name} for each parameter or buffer that ``model`` registers under more
+    than one name.
 
     safetensors refuses to write tensors that share memory, and a name written twice would be two
     tensors when read back. MONAI's DynUNet (and so the MLPerf U-Net) registers most of its layers a
-    second time under ``skip_layers``, and every strategy's full state dict keeps them shared (one
-    tensor in one process, one gathered tensor under ZeRO-3). The first name, in the network's
-    registration order (``input_block``, ``downsamples``, ...), is the one written.
+    second time under ``skip_layers``. Whether a gathered state dict still shares them depends on the
+    strategy (one tensor in one process and under ZeRO-3, separate copies from FSDP2's CPU offload),
+    so the names come from the network itself: ``state_dict(keep_vars=True)`` holds the registered
+    objects under the names every state dict uses (wrapper prefixes removed), and one object under
+    two names is one tensor. The first name, in registration order (``input_block``, ...), is kept.
     """
-    first: dict[tuple, str] = {}
+    first: dict[int, str] = {}
     aliases: dict[str, str] = {}
-    for name, tensor in state.items():
-        if not isinstance(tensor, torch.Tensor) or tensor.numel() == 0:
+    for name, value in model.state_dict(keep_vars=True).items():
+        if not isinstance(value, torch.Tensor):
             continue
-        where = (tensor.device, tensor.untyped_storage().data_ptr(), tensor.storage_offset(), tensor.dtype,
-                 tuple(tensor.shape), tensor.stride())
-        if where in first:
-            aliases[name] = first[where]
+        if id(value) in first:
+            aliases[name] = first[id(value)]
         else:
-            first[where] = name
+            first[id(value)] = name
     return aliases
 
 
@@ -239,7 +240,7 @@ def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str =
     """``load_state_dict(strict=True)`` of a safetensors file, where a tensor the network registers
     under two names may be stored under either one of them (``shared_tensor_names``)."""
     tensors = load_file(str(weights_path), device=device)
-    for second, first in shared_tensor_names(model.state_dict()).items():
+    for second, first in shared_tensor_names(model).items():
         if second not in tensors and first in tensors:
             tensors[second] = tensors[first]
         elif first not in tensors and second in tensors:

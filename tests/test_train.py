@@ -129,7 +129,7 @@ def test_weights_load_whichever_name_of_a_shared_tensor_was_written(tmp_path):
 
     source = net()
     state = source.state_dict()
-    shared = shared_tensor_names(state)
+    shared = shared_tensor_names(source)
     assert shared["skip_layers.downsample.conv1.conv.weight"] == "input_block.conv1.conv.weight"
     layouts = {"first names": {k: v for k, v in state.items() if k not in shared},
                "second names": {k: v for k, v in state.items() if k not in set(shared.values())},
