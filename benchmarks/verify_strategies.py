@@ -5,8 +5,9 @@
 
 For every profile that fits on this machine, a few training steps are launched through
 `accelerate launch` (one process per profile on a single GPU, since NCCL refuses two ranks on one
-GPU; on the CPU 2 gloo processes for DDP and, when DeepSpeed is installed, for ZeRO-2 and ZeRO-3,
-all in fp32). Each export (config.json + model.safetensors) is loaded
+GPU; on the CPU 2 gloo processes for DDP, for FSDP2 through benchmarks/fsdp_on_cpu.py, which lifts
+accelerate's GPU-only gate, and, when DeepSpeed is installed, for ZeRO-2 and ZeRO-3, all in fp32).
+Each export (config.json + model.safetensors) is loaded
 into the plain MONAI network with strict=True and compared on a fixed input with the reference run:
 the first profile, or a single process. Recorded per profile: the strategy the run reports as in
 effect (a fallback is a failure here), the export check, the largest output difference, wall time,
@@ -35,7 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # (profile, processes, extra environment, what must be reported as in effect)
-# A 5th element adds overrides: the same profile with a memory lever on.
+# A 5th element adds overrides: the same profile with a memory lever on. A 6th runs that script in
+# place of examples/train.py (FSDP_ON_CPU).
 GPU_PROFILES = [
     ("single_gpu", 1, {}, "single process"),
     ("fsdp_no_shard", 1, {}, "FSDP"),
@@ -60,24 +62,35 @@ CPU_DEEPSPEED_PROFILES = [
 ]
 
 
+# FSDP2 really sharded over 2 gloo processes: accelerate enables FSDP only on GPUs, and
+# benchmarks/fsdp_on_cpu.py lifts that gate (and nothing else) around examples/train.py.
+TRAIN_SCRIPT = ROOT / "examples" / "train.py"
+FSDP_ON_CPU = ROOT / "benchmarks" / "fsdp_on_cpu.py"
+CPU_FSDP_PROFILES = [
+    ("fsdp2", 2, {"ACCELERATE_USE_CPU": "true"}, "FSDP (FSDP) on 2 process(es)", [], FSDP_ON_CPU),
+    ("fsdp2_blocks", 2, {"ACCELERATE_USE_CPU": "true"}, "FSDP (FSDP) on 2 process(es)", [], FSDP_ON_CPU),
+]
+
+
 def cpu_profiles() -> list[tuple]:
     """The CPU part: the DeepSpeed profiles join when DeepSpeed is installed."""
     import importlib.util
 
-    return CPU_PROFILES + (CPU_DEEPSPEED_PROFILES if importlib.util.find_spec("deepspeed") else [])
+    return (CPU_PROFILES + CPU_FSDP_PROFILES
+            + (CPU_DEEPSPEED_PROFILES if importlib.util.find_spec("deepspeed") else []))
 
 
 def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: list[str], fp32: bool = False,
-                keep_stdout: bool = False) -> dict:
-    """One launch; ``env`` entries override the environment, None removes one; ``fp32``: whatever the
-    profile's mixed precision (the CPU part compares every profile with a single fp32 process);
-    ``keep_stdout``: the run's printed lines in the record (``stdout``)."""
+                keep_stdout: bool = False, script: Path = TRAIN_SCRIPT) -> dict:
+    """One launch of ``script``; ``env`` entries override the environment, None removes one; ``fp32``:
+    whatever the profile's mixed precision (the CPU part compares every profile with a single fp32
+    process); ``keep_stdout``: the run's printed lines in the record (``stdout``)."""
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", str(processes),
            "--main_process_port", str(29600 + hash(profile) % 300)]
     if fp32 or env.get("ACCELERATE_USE_CPU"):
         cmd += ["--mixed_precision", "no"]
-    cmd += [str(ROOT / "examples" / "train.py"), "--no-report", f"--train.output_dir={out}", *overrides]
+    cmd += [str(script), "--no-report", f"--train.output_dir={out}", *overrides]
     environment = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=environment, capture_output=True, text=True)
@@ -116,12 +129,15 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: 
     """Run every profile; with ``steps`` (the run's max_steps) also the resume check; ``fp32`` as in
     ``run_profile``."""
     records, reference = [], None
-    for profile, processes, env, expected, *extra in profiles:
-        extra = extra[0] if extra else []
+    for profile, processes, env, expected, *more in profiles:
+        extra = more[0] if more else []
+        script = more[1] if len(more) > 1 else TRAIN_SCRIPT
         out = work / "_".join([profile, *(e.lstrip("-").split("=")[0].split(".")[-1] for e in extra)])
         halfway = [f"--train.save_every={steps // 2}", f"--train.keep_last={steps}"] if steps else []
-        record = run_profile(profile, processes, env, out, [*overrides, *extra, *halfway], fp32)
+        record = run_profile(profile, processes, env, out, [*overrides, *extra, *halfway], fp32, script=script)
         record["overrides"] = extra
+        if script != TRAIN_SCRIPT:
+            record["script"] = script.name
         if record["exit"] == 0:
             record["in_effect"] = expected in record["strategy"] and not record["strategy_warning"]
             outputs = export_outputs(out / "model")
@@ -133,21 +149,21 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: 
                 record["outputs_match"] = record["max_abs_output_diff"] <= tolerance
             if steps:
                 record.update(resume_check(profile, processes, env, out, [*overrides, *extra, *halfway],
-                                           steps // 2, outputs, fp32))
+                                           steps // 2, outputs, fp32, script))
         records.append(record)
         print(json.dumps({k: v for k, v in record.items() if k not in ("command", "error")}), flush=True)
     return records
 
 
 def resume_check(profile: str, processes: int, env: dict, out: Path, overrides: list[str], step: int,
-                 uninterrupted, fp32: bool = False) -> dict:
+                 uninterrupted, fp32: bool = False, script: Path = TRAIN_SCRIPT) -> dict:
     """Resume the half-way training state of ``out`` in a fresh folder, finish, compare the exports."""
     import shutil
 
     resumed = out.with_name(out.name + "_resumed")
     shutil.rmtree(resumed, ignore_errors=True)
     shutil.copytree(out / "checkpoints" / f"step_{step}", resumed / "checkpoints" / f"step_{step}")
-    record = run_profile(profile, processes, env, resumed, [*overrides, "--train.resume=latest"], fp32)
+    record = run_profile(profile, processes, env, resumed, [*overrides, "--train.resume=latest"], fp32, script=script)
     if record["exit"] != 0:
         return {"resume_error": record["error"]}
     diff = float((export_outputs(resumed / "model") - uninterrupted).abs().max())
@@ -157,8 +173,8 @@ def resume_check(profile: str, processes: int, env: dict, out: Path, overrides: 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cpu", action="store_true",
-                        help="the CPU part, in fp32: cpu, then 2 gloo processes of DDP (and of ZeRO-2 and ZeRO-3 "
-                             "when DeepSpeed is installed)")
+                        help="the CPU part, in fp32: cpu, then 2 gloo processes of DDP, FSDP2 (fsdp2, fsdp2_blocks) "
+                             "and, when DeepSpeed is installed, ZeRO-2 and ZeRO-3")
     parser.add_argument("--work", default="output/verify_strategies")
     parser.add_argument("--out", help="JSON file for the results")
     parser.add_argument("--steps", type=int, default=20)

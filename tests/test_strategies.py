@@ -1,16 +1,27 @@
-"""The CPU part of benchmarks/verify_strategies.py: the same training under the cpu profile and under
-2-process gloo DDP, each export reloaded strictly into plain MONAI and compared, and each run resumed
-from its half-way checkpoint under the same profile (the --resume-check the GPU run uses)."""
+"""The CPU part of benchmarks/verify_strategies.py: the same training under the cpu profile, under
+2-process gloo DDP and under FSDP2 really sharded over 2 gloo processes (benchmarks/fsdp_on_cpu.py
+lifts accelerate's GPU-only gate), each export reloaded strictly into plain MONAI and compared, and
+each run resumed from its half-way checkpoint under the same profile (the --resume-check the GPU run
+uses)."""
 
 import importlib.util
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import torch
+from safetensors.torch import load_file
 
 from conftest import tiny_overrides
 
 pytestmark = pytest.mark.distributed
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "verify_strategies.py"
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "verify_strategies.py"
 
 
 def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch):
@@ -18,16 +29,65 @@ def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch
     verify_strategies = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(verify_strategies)
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    monkeypatch.setenv("PYTHONPATH", str(SCRIPT.parents[1]))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
     overrides = tiny_overrides(tiny_dataset, "unused", **{
         "train.max_steps": 4, "train.val_every": 0, "train.save_every": 0, "train.global_batch_size": 4,
         "train.batch_size": "null",
         "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"})
     overrides = [o for o in overrides if not o.startswith("--train.output_dir")]
-    records = verify_strategies.verify(verify_strategies.CPU_PROFILES, tmp_path, overrides, tolerance=1e-4, steps=4)
-    assert [r["exit"] for r in records] == [0, 0], [r.get("error") for r in records]
+    fsdp2_blocks = [p for p in verify_strategies.CPU_FSDP_PROFILES if p[0] == "fsdp2_blocks"]
+    records = verify_strategies.verify(verify_strategies.CPU_PROFILES + fsdp2_blocks, tmp_path, overrides,
+                                       tolerance=1e-4, steps=4)
+    assert [r["exit"] for r in records] == [0, 0, 0], [r.get("error") for r in records]
     assert all(r["in_effect"] and r["export_loads_strict"] for r in records)
     assert "DDP (MULTI_CPU) on 2 process(es)" in records[1]["strategy"]
-    assert records[1]["outputs_match"], records[1]["max_abs_output_diff"]
+    assert "FSDP (FSDP) on 2 process(es)" in records[2]["strategy"]
+    assert [r["outputs_match"] for r in records[1:]] == [True, True], [r["max_abs_output_diff"] for r in records]
     # Resumed from step 2 under the same profile, the run ends where the uninterrupted one did.
-    assert [r.get("resume_max_abs_output_diff", r.get("resume_error")) for r in records] == [0.0, 0.0]
+    assert [r.get("resume_max_abs_output_diff", r.get("resume_error")) for r in records] == [0.0, 0.0, 0.0]
+    # FSDP2 really sharded: the model and optimizer state saved as one shard per rank.
+    step = tmp_path / "fsdp2_blocks" / "checkpoints" / "step_2"
+    layout = json.loads((step / "strategy.json").read_text())
+    assert (layout["format"], layout["fsdp_version"], layout["num_processes"]) == ("fsdp", 2, 2)
+    for state in ("pytorch_model_fsdp_0", "optimizer_0"):
+        assert sorted(p.name for p in (step / state).glob("*.distcp")) == ["__0_0.distcp", "__1_0.distcp"]
+
+
+def _launch_fsdp2_on_cpu(*args: str) -> subprocess.CompletedProcess:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(ROOT / "configs" / "accelerate" / "fsdp2_blocks.yaml"), "--num_processes", "2",
+           "--mixed_precision", "bf16", "--main_process_port", str(port), str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
+           "--no-report", *args]
+    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=480)
+
+
+def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resumes_exactly(tiny_dataset, tmp_path):
+    """FSDP2 as the shipped profile runs it on GPUs (bf16 compute, fp32 reduction and buffers),
+    with activation checkpointing, on DynUNet, whose skip_layers register its layers a second time."""
+    from safetensors.torch import load_model
+
+    import monai.networks.nets
+
+    settings = dict(train__max_steps=4, train__val_every=2, train__save_every=2, train__keep_last=5,
+                    train__activation_checkpointing="true", **{"model.name": "dynunet",
+                                                                "model.args": "{filters: [8, 16, 32]}"})
+    full, resumed = tmp_path / "full", tmp_path / "resumed"
+    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, full, **settings))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "FSDP (FSDP) on 2 process(es), device cpu:0, mixed precision bf16" in proc.stdout
+    assert "FSDP units: every UnetResBlock, UnetBasicBlock" in proc.stdout and "activation checkpointing: 5" in proc.stdout
+    shutil.copytree(full / "checkpoints" / "step_2", resumed / "checkpoints" / "step_2")
+    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, resumed, train__resume="latest", **settings))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    a, b = load_file(full / "model" / "model.safetensors"), load_file(resumed / "model" / "model.safetensors")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert all(w.dtype == torch.float32 for w in a.values())
+    config = json.loads((full / "model" / "config.json").read_text())
+    assert len(config["shared_tensors"]) == 15 and not set(config["shared_tensors"]) & set(a)
+    plain = getattr(monai.networks.nets, config["model"]["monai_class"])(**config["model"]["args"])
+    load_model(plain, full / "model" / "model.safetensors")  # the README's way, strict
