@@ -3,6 +3,7 @@ harness, not a way to train.
 
     ACCELERATE_USE_CPU=true accelerate launch --config_file configs/accelerate/fsdp2.yaml --num_processes 2 \
         --mixed_precision no benchmarks/fsdp_on_cpu.py --config configs/demo.yaml ...
+    ACCELERATE_USE_CPU=true accelerate launch ... benchmarks/fsdp_on_cpu.py -m accelerated_seg.cli benchmark train ...
 
 accelerate (1.15) enables FSDP only for GPU-like devices: on CPU processes an FSDP launch becomes
 plain gloo DDP (MULTI_CPU), and a user's run says so or stops (strategy.py). PyTorch's FSDP2 itself
@@ -41,5 +42,10 @@ def _init_with_fsdp_on_cpu(self, *args, fsdp_plugin=None, **kwargs):
 
 if __name__ == "__main__":
     AcceleratorState.__init__ = _init_with_fsdp_on_cpu
-    sys.argv[0] = str(TRAIN_SCRIPT)
-    runpy.run_path(str(TRAIN_SCRIPT), run_name="__main__")
+    if sys.argv[1:2] == ["-m"]:  # a module, as python -m runs it (e.g. the benchmark command)
+        module = sys.argv[2]
+        sys.argv = [module, *sys.argv[3:]]
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    else:
+        sys.argv[0] = str(TRAIN_SCRIPT)
+        runpy.run_path(str(TRAIN_SCRIPT), run_name="__main__")
