@@ -76,6 +76,22 @@ def check_compilable(accelerator) -> None:
                               "or switch train.compile off")
 
 
+def settings_for_strategy(accelerator, settings: dict) -> dict:
+    """Static shapes under FSDP2 unless the settings name ``dynamic``.
+
+    FSDP2's hooks end a graph at every FSDP unit, so each block's forward is traced on its own, and
+    MONAI's blocks of one class share one forward: Dynamo recompiles it for each block's shapes. By
+    default the second shape makes Dynamo retrace with symbolic sizes, and inductor (torch 2.13)
+    then fails to compile the backward of those graphs (``ValueRangeError: Invalid ranges [0:-1]``),
+    found with ``fsdp2_blocks.yaml`` over 2 CPU processes (benchmarks/fsdp_on_cpu.py). With static
+    shapes the same run trains: each block shape compiles once, up to Dynamo's recompile limit (8
+    per forward; the blocks beyond it run eagerly, and Dynamo says so).
+    """
+    is_fsdp2 = (accelerator.distributed_type == DistributedType.FSDP
+                and accelerator.state.fsdp_plugin.fsdp_version == 2)
+    return {**settings, "dynamic": False} if is_fsdp2 and "dynamic" not in settings else settings
+
+
 def compile_in_place(accelerator, model, settings: dict) -> None:
     """Compile the forward of the prepared ``model`` (the object ``accelerator.prepare`` returned)."""
     if accelerator.distributed_type == DistributedType.DEEPSPEED:

@@ -32,7 +32,8 @@ from tqdm.auto import tqdm
 from . import __version__
 from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights, resolve_resume,
                          save_training_state)
-from .compilation import check_compilable, compile_in_place, compile_settings, describe_compile
+from .compilation import (check_compilable, compile_in_place, compile_settings, describe_compile,
+                          settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine
@@ -533,6 +534,7 @@ def _compile_settings(accelerator: Accelerator, requested: CompileConfig) -> dic
     settings = compile_settings(requested)
     if settings is not None:
         check_compilable(accelerator)
+        settings = settings_for_strategy(accelerator, settings)
     return settings
 
 

@@ -8,7 +8,7 @@ from accelerate.utils import DistributedType
 from monai.networks.nets import UNet
 from safetensors.torch import load_file
 
-from accelerated_seg.compilation import check_compilable, compile_settings
+from accelerated_seg.compilation import check_compilable, compile_settings, settings_for_strategy
 from accelerated_seg.config import CompileConfig, ConfigError, load_config
 from accelerated_seg.train import fit
 
@@ -51,6 +51,18 @@ def test_fsdp1_without_orig_params_is_refused_before_training():
         check_compilable(accelerator(1, False))
     check_compilable(accelerator(1, True))
     check_compilable(accelerator(2, False))  # FSDP2 keeps the parameters as they are
+
+
+def test_fsdp2_compiles_with_static_shapes_unless_the_settings_say_otherwise():
+    def accelerator(distributed_type, version=2):
+        plugin = SimpleNamespace(fsdp_version=version)
+        return SimpleNamespace(distributed_type=distributed_type, state=SimpleNamespace(fsdp_plugin=plugin))
+
+    inductor = {"backend": "inductor"}
+    assert settings_for_strategy(accelerator(DistributedType.FSDP), inductor) == {**inductor, "dynamic": False}
+    assert settings_for_strategy(accelerator(DistributedType.FSDP), {**inductor, "dynamic": True})["dynamic"]
+    assert settings_for_strategy(accelerator(DistributedType.FSDP, version=1), inductor) == inductor
+    assert settings_for_strategy(accelerator(DistributedType.MULTI_GPU), inductor) == inductor
 
 
 def test_a_compiled_run_exports_plain_names_and_resumes_without_compilation(tmp_path, no_launch_dynamo):
