@@ -73,7 +73,8 @@ CPU_FSDP_PROFILES = [
 
 
 def cpu_profiles() -> list[tuple]:
-    """The CPU part: the DeepSpeed profiles join when DeepSpeed is installed."""
+    """The CPU part: one process, DDP, FSDP2 (through FSDP_ON_CPU), and the DeepSpeed profiles when
+    DeepSpeed is installed."""
     import importlib.util
 
     return (CPU_PROFILES + CPU_FSDP_PROFILES
