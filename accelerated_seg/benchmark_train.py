@@ -14,7 +14,11 @@ For every model x patch x per-device batch x precision, in one process (or one p
   (``torch.autocast``, plus a GradScaler for fp16), AdamW hyper-parameters, loss and gradient
   clipping, in a bare ``forward/loss/backward/clip/step/zero_grad`` loop; under several processes
   wrapped in ``torch.nn.parallel.DistributedDataParallel`` with the DDP options our accelerator
-  passes, so the ratio is the framework's overhead at equal parallelism.
+  passes, so the ratio is the framework's overhead at equal parallelism;
+- **plain_fsdp2** (under an FSDP2 profile only): the plain loop once more, with the network sharded
+  by hand with torch's ``fully_shard`` into the same units as ours (``shard_like``). Against plain
+  DDP, ours is what sharding costs in all (the issue's target); against this loop, it is what
+  accelerate and our loop add to FSDP2 itself.
 
 By default the data are random patches already on the device (a DataLoader over an in-memory
 dataset, no workers): the point is the training framework's cost. With ``data="real"`` (``--data
@@ -262,9 +266,10 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     spec = model_spec(case.model, timing.in_channels, timing.classes, case.patch, case.model_args)
     model = build_from_spec(spec)
     # Each loop gets a copy made the same way, so that nothing but the loops differs.
-    ours_model, plain_model = copy.deepcopy(model), copy.deepcopy(model)
+    ours_model, plain_model, hand_model = (copy.deepcopy(model) for _ in range(3))
     if case.lever == "channels_last":
-        ours_model, plain_model = (m.to(memory_format=torch.channels_last_3d) for m in (ours_model, plain_model))
+        ours_model, plain_model, hand_model = (m.to(memory_format=torch.channels_last_3d)
+                                               for m in (ours_model, plain_model, hand_model))
     # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
     zero3_leaves = _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch))
     fused = case.lever == "fused_adamw"
@@ -283,10 +288,20 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     workers = timing.num_workers if timing.data == "real" else 0
     ours = _our_loop(accelerator, ours_model, dataset, case.batch, fused, workers, timing.seed)
     plain = _plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused, workers)
+    # Under FSDP2 a third loop: the plain one with the network sharded by hand exactly as ours was.
+    plain_fsdp2 = None
+    if _is_fsdp2(accelerator):
+        units = shard_like(hand_model.to(device), ours.model, accelerator.state.fsdp_plugin)
+        plain_fsdp2 = _plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, fused, workers,
+                                  sharded=True)
+    del hand_model  # sharded in place (plain_fsdp2.model) or not needed
     if case.lever == "compile":  # as train.compile does it: in place, after prepare (or the DDP wrapper)
         compile_in_place(accelerator, ours.model, {"backend": timing.compile_backend})
-        plain.model.compile(backend=timing.compile_backend)
+        for other in filter(None, (plain, plain_fsdp2)):
+            other.model.compile(backend=timing.compile_backend)
     blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: _run_plain_block(plain)}
+    if plain_fsdp2 is not None:
+        blocks["plain_fsdp2"] = lambda: _run_plain_block(plain_fsdp2)
     timeline, warmup = _interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
 
     result = {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
@@ -321,11 +336,33 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # The same as a time: what our loop adds to (or, within noise, saves on) each optimizer step.
     step_ms = {name: 1000 * case.batch * processes / result[name]["samples_per_s"] for name in blocks}
     result["overhead_ms_per_step"] = round(step_ms["ours"] - step_ms["plain"], 3)
+    result.setdefault("plain_fsdp2", None)
+    result["against_plain_fsdp2"] = None
+    if plain_fsdp2 is not None:  # whose cost the ratio above is: FSDP2's own, or accelerate's and our loop's
+        hand_blocks = result["plain_fsdp2"]["samples_per_s_blocks"]
+        per_block = [round(a / b, 4) for a, b in zip(ours_blocks, hand_blocks)]
+        result["against_plain_fsdp2"] = {
+            "baseline": (f"the plain loop with torch's fully_shard applied by hand to the same {len(units)} units "
+                         "as ours (same reshard_after_forward, precision and offload policies, activation "
+                         "checkpointing mirrored), over a DistributedSampler"),
+            "units": units,
+            # Really sharded: the share of the parameters each rank holds (1/processes, up to padding).
+            "local_parameter_share": round(sum(p.to_local().numel() for p in plain_fsdp2.model.parameters())
+                                           / result["parameters"], 4),
+            "ratio_ours_to_plain_fsdp2": round(result["ours"]["samples_per_s"] / result["plain_fsdp2"]["samples_per_s"], 4),
+            "ratio_per_block": per_block,
+            "ratio_median_of_blocks": round(float(statistics.median(per_block)), 4),
+            "overhead_ms_per_step": round(step_ms["ours"] - step_ms["plain_fsdp2"], 3),
+            # FSDP2 itself against DDP, both bare: what sharding costs before any framework.
+            "ratio_plain_fsdp2_to_plain_ddp": round(result["plain_fsdp2"]["samples_per_s"] / result["plain"]["samples_per_s"], 4),
+        }
     result["flops_per_sample"] = flops
     result["flops_counted"] = (f"FlopCounterMode, forward + DiceCE loss + backward of one sample on {counted_on}: "
                                "convolutions and matrix products only (norms and activations are not counted)")
     result["peak_tflops_per_device"] = peak
     result["plain_step_breakdown_ms"] = _plain_step_breakdown(plain, accelerator)
+    if plain_fsdp2 is not None:  # where FSDP2's own cost falls: forward (all-gathers), backward, optimizer
+        result["against_plain_fsdp2"]["plain_fsdp2_step_breakdown_ms"] = _plain_step_breakdown(plain_fsdp2, accelerator)
     result["ours_step_breakdown_ms"] = None
     result["ours_step_breakdown_note"] = ("run_loop is timed whole; the difference between the loops' step times is "
                                           "its overhead (instrumenting inside it would need hooks in train.py)")
@@ -372,7 +409,8 @@ def _sharding(accelerator, zero3_leaves: list[str]) -> dict | None:
 
 def _plain_baseline(accelerator) -> str:
     """What the plain loop is under this launch. It never shards: under FSDP or DeepSpeed the ratio
-    is what the sharded strategy costs on top of our loop's own overhead (the issue's >= 0.90 target)."""
+    is what the sharded strategy costs on top of our loop's own overhead (the issue's >= 0.90 target).
+    Under FSDP2 the third loop (``against_plain_fsdp2``) splits that cost between FSDP2 and us."""
     if accelerator.num_processes > 1:
         return (f"torch.nn.parallel.DistributedDataParallel over {accelerator.num_processes} processes "
                 "(no sharding), bare forward/loss/backward/clip/step/zero_grad")
@@ -629,17 +667,21 @@ class PlainLoop:
 
 
 def _plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: bool = False,
-                workers: int = 0) -> PlainLoop:
+                workers: int = 0, sharded: bool = False) -> PlainLoop:
+    """``sharded``: ``model`` was sharded with ``fully_shard`` (``shard_like``), so no DDP wrapper."""
     device, processes = accelerator.device, accelerator.num_processes
-    model = model.to(device)
-    optimizer = _optimizer(model, fused)  # over the unwrapped parameters, as usual with DDP
+    if not sharded:  # fully_shard already put the shards on the device
+        model = model.to(device)
+    # Over the unwrapped parameters as usual with DDP; after fully_shard, over its sharded DTensors.
+    optimizer = _optimizer(model, fused)
     sampler = None
-    if processes > 1:
+    if processes > 1 and not sharded:
         from torch.nn.parallel import DistributedDataParallel
 
         # The DDP options our accelerator passes (train._accelerator's DistributedDataParallelKwargs).
         options = accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {}
         model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None, **options)
+    if processes > 1:
         sampler = torch.utils.data.distributed.DistributedSampler(
             dataset, num_replicas=processes, rank=accelerator.process_index, shuffle=False)
     # With real data, the loader settings a careful user would pick, the same as ours.
@@ -647,9 +689,54 @@ def _plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: 
                                          num_workers=workers, persistent_workers=workers > 0,
                                          prefetch_factor=4 if workers > 0 else None,
                                          pin_memory=workers > 0 and device.type == "cuda")
-    scaler = torch.amp.GradScaler(device.type) if precision == "fp16" else None
+    scaler = None
+    if precision == "fp16":  # the scaler accelerate picks: FSDP's for sharded gradients
+        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
+
+        scaler = ShardedGradScaler(device.type) if sharded else torch.amp.GradScaler(device.type)
     return PlainLoop(model, optimizer, _loss(), loader, device, AUTOCAST_DTYPES[precision], scaler,
                      OptimConfig().max_grad_norm)
+
+
+def _is_fsdp2(accelerator) -> bool:
+    from accelerate.utils import DistributedType
+
+    return (accelerator.distributed_type == DistributedType.FSDP
+            and accelerator.state.fsdp_plugin.fsdp_version == 2)
+
+
+def shard_like(model: torch.nn.Module, prepared: torch.nn.Module, plugin) -> list[str]:
+    """Shard ``model`` in place with torch's ``fully_shard`` into the same FSDP2 units as ``prepared``
+    (the same network after ``accelerator.prepare`` under an FSDP2 profile), as a user of FSDP2
+    without accelerate would write it; returns the units' module names, children before parents,
+    the root ("") last.
+
+    What accelerate decided is read off ``prepared`` rather than recomputed, so the two cannot
+    differ: activation-checkpoint wrappers at the same places (applied first, top-down, since a
+    wrapped module's children are renamed under it), then ``fully_shard`` on every sub-module that
+    is a unit there, bottom-up, with the plugin's ``reshard_after_forward``, precision and offload
+    policies, and on the root with PyTorch's default (kept after forward), as accelerate does.
+    """
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (CheckpointWrapper, OffloadWrapper,
+                                                                             checkpoint_wrapper, offload_wrapper)
+    from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
+
+    modules = list(prepared.named_modules())
+    for name, module in modules:  # pre-order: an offload wrapper comes before the checkpoint wrapper inside it
+        if isinstance(module, OffloadWrapper):
+            model.set_submodule(name, offload_wrapper(model.get_submodule(name)))
+        elif isinstance(module, CheckpointWrapper):
+            # accelerate's FSDP2 activation checkpointing wraps without preserving the RNG state
+            model.set_submodule(name, checkpoint_wrapper(model.get_submodule(name), preserve_rng_state=False))
+    policies = {"mp_policy": plugin.mixed_precision_policy or MixedPrecisionPolicy(),
+                "offload_policy": plugin.cpu_offload}
+    units = [name for name, module in reversed(modules) if isinstance(module, FSDPModule)]
+    for name in units:
+        if name:
+            fully_shard(model.get_submodule(name), reshard_after_forward=plugin.reshard_after_forward, **policies)
+        else:
+            fully_shard(model, **policies)
+    return units
 
 
 def _run_plain_block(plain: PlainLoop) -> float:
@@ -768,9 +855,17 @@ def _plain_step_breakdown(plain: PlainLoop, accelerator) -> dict:
     breakdown["how"] = ("one extra block of the plain loop, median per phase; "
                         + ("CUDA events between phases" if accelerator.device.type == "cuda" else "host clock")
                         + "; optimizer = clip + AdamW step + zero_grad"
-                        + ("; backward includes DDP's all-reduce, overlapped with it in buckets"
-                           if accelerator.num_processes > 1 else ""))
+                        + _communication_note(plain, accelerator.num_processes))
     return breakdown
+
+
+def _communication_note(plain: PlainLoop, processes: int) -> str:
+    from torch.distributed.fsdp import FSDPModule
+
+    if isinstance(plain.model, FSDPModule):
+        return ("; forward includes FSDP2's all-gathers of each unit's parameters, backward its reduce-scatters "
+                "of the gradients (and the re-gathers of units resharded after forward)")
+    return "; backward includes DDP's all-reduce, overlapped with it in buckets" if processes > 1 else ""
 
 
 def _allreduce_timing(numel: int, accelerator, repeats: int = 5) -> dict:
@@ -910,6 +1005,10 @@ def format_table(results: dict) -> str:
             f"{phases['backward']:>9.1f}{phases['optimizer']:>9.1f}{_or_dash(ours['peak_allocated_gb'], '.2f'):>9}"
             f"{run['flops_per_sample'] / 1e9:>10.2f}{_or_dash(ours['mfu'], '.3f'):>7}"
             f"{_or_dash(ours['cost_per_1000_samples'], '.4f'):>9}")
+        if hand := run.get("against_plain_fsdp2"):
+            lines.append(f"  plain FSDP2 by hand ({len(hand['units'])} units): {run['plain_fsdp2']['samples_per_s']:.3f}/s; "
+                         f"ours/it {hand['ratio_ours_to_plain_fsdp2']:.3f} (median of blocks "
+                         f"{hand['ratio_median_of_blocks']:.3f}); it/plain DDP {hand['ratio_plain_fsdp2_to_plain_ddp']:.3f}")
         if run["allreduce"]:
             a = run["allreduce"]
             lines.append(f"  all-reduce of {a['bytes'] / 2**20:.1f} MiB ({a['backend']}): {a['ms']:.2f} ms, "

@@ -52,9 +52,10 @@ case "${1:-}" in
     step 200 mlperf_precisions $PY $BENCH "${MLPERF[@]}" --precision fp32 fp16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --output "$OUT/train_${device}_mlperf_precisions.json"
     ;;
-  sharded)  # our loop under FSDP and ZeRO against the plain (unsharded) loop: target ratio >= 0.90
-    for profile in fsdp fsdp_full_shard deepspeed_zero2 deepspeed_zero3; do
-      step 120 "sharded_$profile" $LAUNCH --config_file "configs/accelerate/$profile.yaml" $BENCH "${MLPERF[@]}" \
+  sharded)  # our loop under FSDP and ZeRO against the plain (unsharded) loop: target ratio >= 0.90;
+            # under FSDP2 (fsdp, fsdp2_blocks) also against a plain loop sharded by hand (against_plain_fsdp2)
+    for profile in fsdp fsdp2_blocks fsdp_full_shard deepspeed_zero2 deepspeed_zero3; do
+      step 100 "sharded_$profile" $LAUNCH --config_file "configs/accelerate/$profile.yaml" $BENCH "${MLPERF[@]}" \
           --precision bf16 --steps 10 --blocks 3 "${SHORT[@]}" --output "$OUT/train_${device}_mlperf_$profile.json"
     done
     # Whose cost a low ZeRO ratio is: raw DeepSpeed engines against a plain loop, no accelerate, no loop of ours.

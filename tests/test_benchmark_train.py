@@ -57,6 +57,7 @@ def test_every_field_is_present_and_sane(tiny_results):
         assert run["allreduce"] is None  # one process: nothing to communicate
         assert run["distributed_type"] == "NO" and run["sharding"] is None
         assert run["plain_baseline"].startswith("the bare network in one process")
+        assert run["plain_fsdp2"] is None and run["against_plain_fsdp2"] is None  # FSDP2 only
         assert run["data"] == "synthetic" and run["num_workers"] == 0
         for loop in ("ours", "plain"):  # data on the device: the loop waits for nothing but Python
             assert 0 <= run[loop]["data_wait_pct"] < 50
@@ -218,3 +219,36 @@ def test_two_processes_report_the_global_rate_against_plain_ddp(tmp_path):
     assert run["allreduce"]["bytes"] == run["gradient_bytes"] and run["allreduce"]["backend"] == "gloo"
     assert record["launch"]["WORLD_SIZE"] == "2" and "--num_processes" in record["launch"]["launcher_command"]
     assert proc.stdout.count("ours/s") == 1  # only the main process prints the table
+
+
+@pytest.mark.distributed
+def test_under_fsdp2_a_third_loop_shards_the_plain_network_by_hand_into_our_units(tmp_path):
+    """FSDP2 really sharded over 2 CPU processes (benchmarks/fsdp_on_cpu.py), one unit per residual
+    unit, activation checkpointing on: the plain FSDP2 loop gets the same units, wrappers included."""
+    out = tmp_path / "train_fsdp2.json"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    model_args = {"channels": [4, 8], "strides": [2], "num_res_units": 1}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(ROOT / "configs" / "accelerate" / "fsdp2_blocks.yaml"), "--num_processes", "2",
+           "--mixed_precision", "no", "--fsdp_activation_checkpointing", "true",
+           "--main_process_port", str(_free_port()), str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
+           "-m", "accelerated_seg.cli", "benchmark", "train", "--model", "unet", "--model-args", json.dumps(model_args),
+           "--patch", "16", "--batch", "2", "--steps", "2", "--blocks", "2", "--output", str(out)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert out.is_file(), f"no JSON (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    run = json.loads(out.read_text())["runs"][0]
+    assert run["distributed_type"] == "FSDP" and run["sharding"]["fsdp_version"] == 2
+    assert run["sharding"]["activation_checkpointing"]
+    # Three loops per round, the order flipping every round.
+    assert [b["loop"] for b in run["timeline"]] == ["ours", "plain", "plain_fsdp2", "plain_fsdp2", "plain", "ours"]
+    hand = run["against_plain_fsdp2"]
+    # The UNet's residual units (checkpoint-wrapped, as ours) and the root, children first, root last.
+    assert hand["units"][-1] == "" and len(hand["units"]) > 2
+    assert hand["local_parameter_share"] == pytest.approx(0.5, abs=0.05)  # each rank holds half
+    assert hand["ratio_ours_to_plain_fsdp2"] == pytest.approx(
+        run["ours"]["samples_per_s"] / run["plain_fsdp2"]["samples_per_s"], rel=1e-3)
+    assert hand["ratio_plain_fsdp2_to_plain_ddp"] == pytest.approx(
+        run["plain_fsdp2"]["samples_per_s"] / run["plain"]["samples_per_s"], rel=1e-3)
+    assert len(hand["ratio_per_block"]) == 2 and hand["plain_fsdp2_step_breakdown_ms"]["step"] > 0
+    assert "plain FSDP2 by hand" in proc.stdout

@@ -137,3 +137,33 @@ def test_deepspeed_buckets_are_capped_at_the_model_size_unless_the_profile_chose
     assert parameters % 2 == 0  # the case above; an odd count is rounded up: ZeRO-1/2 assert a multiple of 2
     odd = torch.nn.Linear(6, 9)  # 54 weights + 9 biases = 63 parameters
     assert size_deepspeed_buckets({}, odd) == {"reduce_bucket_size": 64, "allgather_bucket_size": 64}
+
+
+def test_shard_like_gives_a_fresh_copy_the_units_and_wrappers_of_a_prepared_network(one_process_group):
+    """The benchmark's plain FSDP2 loop (benchmark_train.shard_like) must shard exactly as accelerate
+    did: here "prepared" is sharded as accelerate's FSDP2 prepare does it, with activation checkpointing."""
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+    from torch.distributed.fsdp import FSDPModule, fully_shard
+
+    from accelerated_seg.benchmark_train import shard_like
+
+    spec, size = _small("unet")
+    prepared, fresh = build_from_spec(spec), build_from_spec(spec)
+    blocks = [name for name, module in prepared.named_modules() if type(module).__name__ == "ResidualUnit"]
+    assert len(blocks) > 1
+    for name in blocks:
+        prepared.set_submodule(name, checkpoint_wrapper(prepared.get_submodule(name), preserve_rng_state=False))
+    for name in reversed(blocks):
+        fully_shard(prepared.get_submodule(name))
+    fully_shard(prepared)
+
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=2, reshard_after_forward=True)
+    units = shard_like(fresh, prepared, plugin)
+
+    def structure(model):
+        return [(name, type(module).__name__) for name, module in model.named_modules()]
+
+    assert structure(fresh) == structure(prepared)  # wrappers and FSDP classes at the same names
+    assert units == [*reversed(blocks), ""]  # children before parents, the root last
+    assert all(isinstance(fresh.get_submodule(name), FSDPModule) for name in units)
+    _step(fresh, size)  # and it trains
