@@ -26,13 +26,22 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None, timeout: int = 240) -> list[dict]:
-    """``accelerate launch --multi_gpu --num_processes 2`` with ACCELERATE_USE_CPU: real DDP over gloo."""
+def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None, timeout: int = 240,
+               fsdp_profile: str | None = None) -> list[dict]:
+    """``accelerate launch --multi_gpu --num_processes 2`` with ACCELERATE_USE_CPU: real DDP over gloo.
+    ``fsdp_profile`` (e.g. "fsdp2_blocks"): that accelerate profile instead, really sharded over the
+    two processes through benchmarks/fsdp_on_cpu.py, in fp32."""
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}", **(env_extra or {})}
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-           "--main_process_port", str(_free_port()), str(WORKER), str(prefix), *overrides]
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")]),
+           **(env_extra or {})}
+    launch = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+              "--main_process_port", str(_free_port())]
+    if fsdp_profile is None:
+        cmd = [*launch, "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no", str(WORKER)]
+    else:
+        cmd = [*launch, "--config_file", str(ROOT / "configs" / "accelerate" / f"{fsdp_profile}.yaml"),
+               str(ROOT / "benchmarks" / "fsdp_on_cpu.py"), "-m", WORKER.stem]
+    cmd += [str(prefix), *overrides]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
     results = []
     for rank in range(2):

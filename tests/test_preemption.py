@@ -81,25 +81,32 @@ def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_conf
 
 
 @pytest.mark.distributed
-def test_sigterm_to_one_ddp_rank_stops_both_and_resume_is_bit_identical(tiny_dataset, tmp_path):
+@pytest.mark.parametrize("fsdp_profile", [None, "fsdp2_blocks"], ids=["ddp", "fsdp2"])
+def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset, tmp_path, fsdp_profile):
     # 2 ranks x 2 = 4 patches per step, 3 steps per epoch. Rank 1 signals itself during its 5th
     # forward (step 5, mid-epoch 1); rank 0 learns it at step 5's all-reduce and both stop there.
+    # Under FSDP2 (really sharded, benchmarks/fsdp_on_cpu.py) the state saved is one shard per rank.
     common = {"train.max_steps": 8, "train.val_every": 0, "train.save_every": 3}
     interrupted = tmp_path / "interrupted"
     results = launch_two(tmp_path / "cut", tiny_overrides(tiny_dataset, interrupted, **common),
-                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGTERM"})
+                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "4", "SIGNAL": "SIGTERM"},
+                         fsdp_profile=fsdp_profile)
     assert [(r["preempted"], r["step"]) for r in results] == [(True, 5), (True, 5)]
     assert [p.name for p in complete_checkpoints(interrupted / "checkpoints")] == ["step_3", "step_5"]
     assert not (interrupted / "model").exists()
+    if fsdp_profile:
+        assert all(r["strategy"].startswith("FSDP (FSDP) on 2 process(es)") for r in results)
+        shards = interrupted / "checkpoints" / "step_5" / "pytorch_model_fsdp_0"
+        assert sorted(p.name for p in shards.glob("*.distcp")) == ["__0_0.distcp", "__1_0.distcp"]
 
     # The resumed run does only the 3 remaining steps: a signal armed for rank 1's 4th forward call
     # (which a run started from scratch would reach at step 4) never fires.
     results = launch_two(tmp_path / "resume", tiny_overrides(tiny_dataset, interrupted, **common,
                                                              **{"train.resume": "latest"}),
-                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "3"})
+                         env_extra={"SIGNAL_RANK": "1", "SIGNAL_CALL": "3"}, fsdp_profile=fsdp_profile)
     assert [(r["preempted"], r["step"]) for r in results] == [(False, 8), (False, 8)]
     full = tmp_path / "full"
-    launch_two(tmp_path / "full", tiny_overrides(tiny_dataset, full, **common))
+    launch_two(tmp_path / "full", tiny_overrides(tiny_dataset, full, **common), fsdp_profile=fsdp_profile)
     _same_weights(full, interrupted)
 
 
