@@ -20,8 +20,9 @@ class LoopClock:
     At every log step the window since the previous one is reported as ``train/data_wait_pct`` and
     ``train/samples_per_s``, so a starved device shows while it trains. Logging, validation and
     checkpointing run ``paused`` and are not counted. Host time: on a GPU the loop synchronises once
-    per optimizer step (the step's loss), so a wait for the next batch after that is time the GPU
-    has nothing queued (with accumulation, the waits between micro-batches may overlap GPU work).
+    per optimizer step, on the step's loss after its forward, so the GPU may still be running the
+    backward and the optimizer while the host waits for the next batch. The waits are an upper
+    bound on the GPU's starvation.
     """
 
     waited_total_s: float = 0.0  # since the loop was built: what the training benchmark reads

@@ -232,19 +232,25 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
             with accelerator.accumulate(model):
                 logits = model(image)
                 loss = loop.loss_fn(logits.float(), label)  # in float32, as accelerate's autocast returns logits
-                accelerator.backward(loss)  # divides by the accumulation steps; all-reduces on the last one
                 window_loss += loss.detach()
                 window_nonfinite += (~torch.isfinite(loss.detach())).float()
+                if accelerator.sync_gradients:
+                    # One collective per optimizer step: every rank learns whether any rank saw a
+                    # non-finite loss, so all of them skip (or take) the same step and none waits
+                    # forever, and whether any rank was signalled to stop, so all of them stop after
+                    # the same step. Queued before backward and read after it is queued (below).
+                    signalled.fill_(signals is not None and signals.received is not None)  # fill_: no sync
+                    totals = HostCopy(accelerator.reduce(torch.stack([window_loss, window_nonfinite, signalled]),
+                                                         reduction="sum"))
+                    window_loss.zero_(), window_nonfinite.zero_()
+                accelerator.backward(loss)  # divides by the accumulation steps; all-reduces on the last one
                 if not accelerator.sync_gradients:
                     continue
-                # One collective per optimizer step: every rank learns whether any rank saw a
-                # non-finite loss, so all of them skip (or take) the same step and none waits forever,
-                # and whether any rank was signalled to stop, so all of them stop after the same step.
-                signalled.fill_(signals is not None and signals.received is not None)  # fill_: no sync
-                totals = accelerator.reduce(torch.stack([window_loss, window_nonfinite, signalled]), reduction="sum")
-                loss_sum, nonfinite, ranks_signalled = totals.tolist()  # the one host sync per optimizer step
+                # The one host sync per optimizer step. It waits for the forward and the collective,
+                # not for the backward just queued: the GPU works through the backward while the
+                # host queues clipping, the optimizer and the next forward.
+                loss_sum, nonfinite, ranks_signalled = totals.values()
                 preempted = ranks_signalled > 0  # a skipped step below stops at the next one (the flag stays set)
-                window_loss.zero_(), window_nonfinite.zero_()
                 if nonfinite > 0:
                     optimizer.zero_grad(set_to_none=True)
                     nonfinite_in_a_row += 1
@@ -281,6 +287,29 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
         epoch += 1
     bar.close()
     return preempted and progress.step < settings.max_steps  # signalled at the last step: just finish
+
+
+class HostCopy:
+    """A small device tensor's values, read on the host later without waiting for the work queued
+    after it.
+
+    ``tensor.tolist()`` on a GPU waits for everything queued before the call; here the copy is
+    queued at once (into pinned memory) with an event behind it, and ``values()`` waits for that
+    event only. Elsewhere the work has finished when it returns, and the values are read directly.
+    """
+
+    def __init__(self, tensor: torch.Tensor):
+        self._ready = None
+        if tensor.device.type == "cuda":
+            tensor = tensor.to("cpu", non_blocking=True)  # a pinned host tensor, filled when the stream gets there
+            self._ready = torch.cuda.Event()
+            self._ready.record()
+        self._tensor = tensor
+
+    def values(self) -> list:
+        if self._ready is not None:
+            self._ready.synchronize()
+        return self._tensor.tolist()
 
 
 def model_input_dtype(accelerator: Accelerator, model) -> torch.dtype | None:
