@@ -33,11 +33,12 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY_ODD = '{"channels": [4, 8], "strides": [2], "num_res_units": 0}'  # 1,961 parameters
 
 
-def _launch(profile: str, *args: str) -> subprocess.CompletedProcess:
+def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k != "ACCELERATE_USE_CPU"}  # it would switch DeepSpeed off
+    env.update(env_extra or {})
     env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'tests'}{os.pathsep}{env.get('PYTHONPATH', '')}"
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", "1",
@@ -129,3 +130,20 @@ def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_res
         assert (layout["format"], layout["zero_stage"], layout["num_processes"]) == ("deepspeed", stage, 2)
         optimizer_partitions = sorted(p.name for p in step.rglob("*optim_states.pt"))
         assert len(optimizer_partitions) == 2, optimizer_partitions  # one per rank: really sharded
+
+
+@pytest.mark.parametrize("profile", ["deepspeed_zero2", "deepspeed_zero3"])
+def test_a_non_finite_loss_skips_the_step_under_deepspeed(tiny_dataset, tmp_path, profile):
+    """accelerate's DeepSpeed backward also steps the engine, before the loop can skip the step; what
+    keeps the NaN gradients out of the weights is DeepSpeed's own check ("OVERFLOW! Skipping step"),
+    in fp32 too. The loop's agreement then skips the same step, so the two never disagree."""
+    out = tmp_path / "nan"
+    proc = _launch(profile, "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"), str(tmp_path / "result"),
+                   *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 3, "train.val_every": 0}),
+                   env_extra={"NAN_RANK": "0", "NAN_CALLS": "1"})
+    result = json.loads((tmp_path / "result.rank0.json").read_text())
+    assert result["ok"], result.get("traceback") or proc.stderr[-3000:]
+    assert result["step"] == 3 and "DeepSpeed" in result["strategy"]
+    assert "non-finite loss on some rank, step skipped (1/5 in a row)" in proc.stdout
+    weights = load_file(out / "model" / "model.safetensors")
+    assert all(torch.isfinite(w).all() for w in weights.values())
