@@ -47,6 +47,10 @@ step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<n
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
 case "${1:-}" in
   train)  # the MLPerf U-Net: samples/s per GPU (target >= 70 at bf16), MFU, overhead ratio, each lever
+    # First the CUDA-only tests (skipped on CPUs): the loop's per-step read does not wait for the
+    # backward, GPU augmentation matches the CPU's, the planner's estimate is within 15% of the peak.
+    step 120 cuda_tests $PY -m pytest -q -p no:cacheprovider -rs tests/test_train.py::test_host_copy_does_not_wait_for_the_work_queued_after_it \
+        tests/test_augment.py::test_cuda_matches_cpu tests/test_plan.py::test_estimate_within_15_percent_of_the_measured_peak
     step 240 mlperf_levers $PY $BENCH "${MLPERF[@]}" --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --lever none channels_last fused_adamw compile --output "$OUT/train_${device}_mlperf_levers.json"
     step 200 mlperf_precisions $PY $BENCH "${MLPERF[@]}" --precision fp32 fp16 --steps 20 --blocks 5 "${SHORT[@]}" \
