@@ -8,6 +8,8 @@ block's forward in backward saves all of its intermediate activations.
 - ``fill_fsdp_wrap_classes``: a profile with ``fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP`` and no
   class names gets this network's block classes (accelerate would look for a transformers-style
   ``_no_split_modules`` attribute, which MONAI networks do not have, and wrap nothing).
+- ``fsdp2_units_skip_containers``: accelerate's FSDP2 size-based policy would make units of
+  ``nn.ModuleList``/``nn.ModuleDict`` containers, which ``fully_shard`` refuses.
 - ``fsdp_mixed_precision``: under FSDP with bf16/fp16, parameters are gathered in low precision for
   compute, but gradients are reduced and buffers (norm running statistics) kept in fp32; accelerate's
   default casts both to the low precision.
@@ -73,6 +75,42 @@ def fill_fsdp_wrap_classes(plugin, model: nn.Module) -> list[str] | None:
                           f"name the classes in fsdp_transformer_layer_cls_to_wrap or use SIZE_BASED_WRAP")
     plugin.transformer_cls_names_to_wrap = names
     return names
+
+
+def is_container(module: nn.Module) -> bool:
+    """A ``ModuleList``/``ModuleDict`` that does not define ``forward`` (torch's own test): its
+    parent calls its children directly, so hooks on the container itself never run."""
+    return isinstance(module, (nn.ModuleList, nn.ModuleDict)) and type(module).forward is nn.Module.forward
+
+
+def fsdp2_units_skip_containers() -> None:
+    """Make accelerate's FSDP2 wrap policies pass over module containers (idempotent).
+
+    accelerate (1.15) turns ``SIZE_BASED_WRAP`` into "every module above fsdp_min_num_params" and
+    calls ``fully_shard`` on each, containers included, which torch refuses ("fully_shard does not
+    support containers that do not implement forward"). FSDP's hooks run around ``forward``, which a
+    container never runs. So with the shipped ``fsdp.yaml`` (1 M parameters), ``prepare`` failed for
+    SegResNet (``down_layers``), SwinUNETR, UNETR, DynUNet and the MLPerf U-Net. Activation
+    checkpointing, which uses the same policy, would wrap a container the parent then cannot iterate.
+    torch's own size-based policy (FSDP1) excludes these containers. This wrapper of accelerate's
+    policy builder does the same for FSDP2: the container's blocks that are large enough become units
+    themselves, and the rest of its parameters stay with the enclosing unit.
+    """
+    from accelerate.utils import fsdp_utils
+
+    build_policy = fsdp_utils.fsdp2_prepare_auto_wrap_policy
+    if getattr(build_policy, "skips_containers", False):
+        return
+
+    @functools.wraps(build_policy)
+    def build_policy_without_containers(plugin, model):
+        policy = build_policy(plugin, model)
+        if policy is None:
+            return None
+        return lambda module: not is_container(module) and policy(module)
+
+    build_policy_without_containers.skips_containers = True
+    fsdp_utils.fsdp2_prepare_auto_wrap_policy = build_policy_without_containers
 
 
 _LOW_PRECISION = {"bf16": torch.bfloat16, "fp16": torch.float16}

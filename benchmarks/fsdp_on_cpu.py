@@ -4,6 +4,7 @@ harness, not a way to train.
     ACCELERATE_USE_CPU=true accelerate launch --config_file configs/accelerate/fsdp2.yaml --num_processes 2 \
         --mixed_precision no benchmarks/fsdp_on_cpu.py --config configs/demo.yaml ...
     ACCELERATE_USE_CPU=true accelerate launch ... benchmarks/fsdp_on_cpu.py -m accelerated_seg.cli benchmark train ...
+    ACCELERATE_USE_CPU=true accelerate launch ... benchmarks/fsdp_on_cpu.py examples/fit_your_own.py ...
 
 accelerate (1.15) enables FSDP only for GPU-like devices: on CPU processes an FSDP launch becomes
 plain gloo DDP (MULTI_CPU), and a user's run says so or stops (strategy.py). PyTorch's FSDP2 itself
@@ -46,6 +47,10 @@ if __name__ == "__main__":
         module = sys.argv[2]
         sys.argv = [module, *sys.argv[3:]]
         runpy.run_module(module, run_name="__main__", alter_sys=True)
+    elif sys.argv[1:2] and sys.argv[1].endswith(".py"):  # another script (e.g. examples/fit_your_own.py)
+        sys.argv = sys.argv[1:]
+        sys.path.insert(0, str(Path(sys.argv[0]).resolve().parent))  # as python script.py would
+        runpy.run_path(sys.argv[0], run_name="__main__")
     else:
         sys.argv[0] = str(TRAIN_SCRIPT)
         runpy.run_path(str(TRAIN_SCRIPT), run_name="__main__")

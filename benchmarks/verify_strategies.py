@@ -82,13 +82,14 @@ def cpu_profiles() -> list[tuple]:
 
 
 def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: list[str], fp32: bool = False,
-                keep_stdout: bool = False, script: Path = TRAIN_SCRIPT) -> dict:
+                keep_stdout: bool = False, script: Path = TRAIN_SCRIPT, launch_args: list[str] = ()) -> dict:
     """One launch of ``script``; ``env`` entries override the environment, None removes one; ``fp32``:
     whatever the profile's mixed precision (the CPU part compares every profile with a single fp32
-    process); ``keep_stdout``: the run's printed lines in the record (``stdout``)."""
+    process); ``keep_stdout``: the run's printed lines in the record (``stdout``); ``launch_args``:
+    more options for ``accelerate launch`` (e.g. ``--fsdp_min_num_params 1000``)."""
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", str(processes),
-           "--main_process_port", str(29600 + hash(profile) % 300)]
+           "--main_process_port", str(29600 + hash(profile) % 300), *launch_args]
     if fp32 or env.get("ACCELERATE_USE_CPU"):
         cmd += ["--mixed_precision", "no"]
     cmd += [str(script), "--no-report", f"--train.output_dir={out}", *overrides]

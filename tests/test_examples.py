@@ -33,18 +33,27 @@ def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
 
 
 @pytest.mark.distributed
-def test_fit_your_own_example_under_two_process_ddp(tmp_path):
+@pytest.mark.parametrize("strategy", ["ddp", "fsdp2"])
+def test_fit_your_own_example_under_two_processes(tmp_path, strategy):
+    """2-process DDP, and the shipped fsdp2.yaml really sharded (benchmarks/fsdp_on_cpu.py): the
+    user's own SegResNet, optimizer and loader through fit(). Under FSDP2 this failed in prepare
+    until wrapping.fsdp2_units_skip_containers (SegResNet's down_layers is an nn.ModuleList)."""
     from test_distributed import ROOT, _free_port
 
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-           "--main_process_port", str(_free_port()), str(EXAMPLES / "fit_your_own.py"),
-           "--out", str(tmp_path), "--epochs", "1", "--patch", "32"]
+    launch = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+              "--main_process_port", str(_free_port())]
+    if strategy == "ddp":
+        launch += ["--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no"]
+    else:  # fit_your_own's SegResNet: its down_layers (1.1 M parameters) is above fsdp2.yaml's 1 M
+        launch += ["--config_file", str(ROOT / "configs" / "accelerate" / "fsdp2.yaml"),
+                   str(ROOT / "benchmarks" / "fsdp_on_cpu.py")]
+    cmd = [*launch, str(EXAMPLES / "fit_your_own.py"), "--out", str(tmp_path), "--epochs", "1", "--patch", "32"]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     # 8 cases over 2 ranks: 4 batches per rank, 2 per optimizer step; printed by the main process only.
     assert proc.stdout.count("optimizer steps") == 1 and "2 optimizer steps" in proc.stdout
-    assert "DDP (MULTI_CPU) on 2 process(es)" in proc.stdout
+    expected = {"ddp": "DDP (MULTI_CPU) on 2 process(es)", "fsdp2": "FSDP (FSDP) on 2 process(es)"}[strategy]
+    assert expected in proc.stdout
     assert (tmp_path / "run" / "model" / "model.safetensors").is_file()

@@ -24,7 +24,9 @@ from accelerated_seg.wrapping import (
     check_fsdp1_wrappable,
     checkpoint_blocks,
     fill_fsdp_wrap_classes,
+    fsdp2_units_skip_containers,
     fsdp_mixed_precision,
+    is_container,
     shared_modules,
     size_deepspeed_buckets,
 )
@@ -167,3 +169,25 @@ def test_shard_like_gives_a_fresh_copy_the_units_and_wrappers_of_a_prepared_netw
     assert units == [*reversed(blocks), ""]  # children before parents, the root last
     assert all(isinstance(fresh.get_submodule(name), FSDPModule) for name in units)
     _step(fresh, size)  # and it trains
+
+
+@pytest.mark.parametrize("name", ["segresnet", "swinunetr", "unetr", "dynunet", "unet3d_mlperf"])
+def test_fsdp2_size_based_policy_passes_over_containers_of_every_network_at_full_size(name):
+    """The shipped fsdp.yaml (size-based, 1 M parameters) on each registry network at its real size:
+    accelerate's policy picks an nn.ModuleList (fully_shard refuses it); after
+    fsdp2_units_skip_containers it picks no container and still finds units."""
+    from accelerate.utils import fsdp_utils
+
+    model = build_from_spec(model_spec(name, 1, 3, (96, 96, 96), {}))
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=2, auto_wrap_policy="size_based_wrap",
+                                            min_num_params=1_000_000)
+    plugin.set_auto_wrap_policy(model)
+    modules = get_module_children_bottom_up(model)[:-1]
+    fsdp2_units_skip_containers()
+    fsdp2_units_skip_containers()  # idempotent: one wrapper, not two
+    accelerates_own = fsdp_utils.fsdp2_prepare_auto_wrap_policy.__wrapped__
+    assert not hasattr(accelerates_own, "__wrapped__")
+    assert any(is_container(m) for m in modules if accelerates_own(plugin, model)(m))
+    policy = fsdp_utils.fsdp2_prepare_auto_wrap_policy(plugin, model)
+    chosen = [m for m in modules if policy(m)]
+    assert chosen and not any(is_container(m) for m in chosen)

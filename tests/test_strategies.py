@@ -24,10 +24,15 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "verify_strategies.py"
 
 
-def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch):
+def _verify_strategies():
     spec = importlib.util.spec_from_file_location("verify_strategies", SCRIPT)
-    verify_strategies = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(verify_strategies)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch):
+    verify_strategies = _verify_strategies()
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     overrides = tiny_overrides(tiny_dataset, "unused", **{
@@ -91,3 +96,27 @@ def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resu
     assert len(config["shared_tensors"]) == 15 and not set(config["shared_tensors"]) & set(a)
     plain = getattr(monai.networks.nets, config["model"]["monai_class"])(**config["model"]["args"])
     load_model(plain, full / "model" / "model.safetensors")  # the README's way, strict
+
+
+def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_process(tiny_dataset, tmp_path,
+                                                                                     monkeypatch):
+    """fsdp2.yaml's size-based policy on SegResNet, whose down_layers is an nn.ModuleList above the
+    threshold: accelerate would call fully_shard on it, which torch refuses (the shipped profile failed
+    this way for 5 of the 6 registry networks). wrapping.fsdp2_units_skip_containers passes over it;
+    the network trains sharded and ends where one process does."""
+    verify_strategies = _verify_strategies()
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    overrides = tiny_overrides(tiny_dataset, "unused", **{
+        "train.max_steps": 2, "train.val_every": 0, "train.save_every": 0, "train.global_batch_size": 4,
+        "train.batch_size": "null", "model.name": "segresnet", "model.args": "{init_filters: 8}"})
+    overrides = [o for o in overrides if not o.startswith("--train.output_dir")]
+    one = verify_strategies.run_profile("cpu", 1, {}, tmp_path / "one", overrides, fp32=True)
+    sharded = verify_strategies.run_profile(
+        "fsdp2", 2, {"ACCELERATE_USE_CPU": "true"}, tmp_path / "fsdp2", overrides, keep_stdout=True,
+        script=verify_strategies.FSDP_ON_CPU, launch_args=["--fsdp_min_num_params", "2000"])
+    assert one["exit"] == 0 and sharded["exit"] == 0, (one.get("error"), sharded.get("error"))
+    assert "FSDP (FSDP) on 2 process(es)" in sharded["strategy"]
+    diff = (verify_strategies.export_outputs(tmp_path / "one" / "model")
+            - verify_strategies.export_outputs(tmp_path / "fsdp2" / "model")).abs().max()
+    assert float(diff) <= 1e-4
