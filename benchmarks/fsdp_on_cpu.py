@@ -18,6 +18,7 @@ reaches. What stays for a GPU: NCCL, mixed precision on CUDA, memory and speed.
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
 from pathlib import Path
@@ -41,8 +42,7 @@ def _init_with_fsdp_on_cpu(self, *args, fsdp_plugin=None, **kwargs):
         self.fsdp_plugin = fsdp_plugin
 
 
-if __name__ == "__main__":
-    AcceleratorState.__init__ = _init_with_fsdp_on_cpu
+def _run() -> None:
     if sys.argv[1:2] == ["-m"]:  # a module, as python -m runs it (e.g. the benchmark command)
         module = sys.argv[2]
         sys.argv = [module, *sys.argv[3:]]
@@ -54,3 +54,19 @@ if __name__ == "__main__":
     else:
         sys.argv[0] = str(TRAIN_SCRIPT)
         runpy.run_path(str(TRAIN_SCRIPT), run_name="__main__")
+
+
+if __name__ == "__main__":
+    AcceleratorState.__init__ = _init_with_fsdp_on_cpu
+    try:
+        _run()
+        code = 0
+    except SystemExit as stop:  # the script's own exit status (examples/train.py exits 2 on a bad setting)
+        if isinstance(stop.code, str):
+            print(stop.code, file=sys.stderr)
+        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    # Leave without the interpreter's teardown, as the test workers do: a gloo group torn down there
+    # can abort a rank after all of its work was written (docs/strategies.md, "Known problem").
+    # Everything the run writes is on disk by now; an exception above still exits the usual way.
+    sys.stdout.flush(), sys.stderr.flush()
+    os._exit(code)

@@ -31,6 +31,20 @@ def _verify_strategies():
     return module
 
 
+def test_a_launch_aborted_only_at_exit_counts_as_finished(tmp_path):
+    """The known gloo teardown abort (docs/strategies.md): a rank killed by SIGABRT at interpreter
+    exit after the run wrote everything. The verification counts it as finished, and nothing else."""
+    import time
+
+    verify_strategies = _verify_strategies()
+    summary, report = tmp_path / "summary.json", "traceback : Signal 6 (SIGABRT) received by PID 12847"
+    assert not verify_strategies.aborted_after_finishing(report, summary, 0)  # the run never finished
+    summary.write_text("{}")
+    assert verify_strategies.aborted_after_finishing(report, summary, 0)
+    assert not verify_strategies.aborted_after_finishing("exitcode: 1", summary, 0)  # a real failure
+    assert not verify_strategies.aborted_after_finishing(report, summary, time.time() + 60)  # an older run's summary
+
+
 def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch):
     verify_strategies = _verify_strategies()
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
