@@ -173,7 +173,56 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     for item in overrides or []:
         key, value = _split_override(item)
         _set_dotted(raw, key, yaml.safe_load(value))
-    return _build(Config, raw, prefix="")
+    return check_values(_build(Config, raw, prefix=""))
+
+
+# Numbers a run cannot work with, each named with the smallest allowed value. Types are checked by
+# _build; these are the ranges, checked before any data or training work. (train.log_every=0 used
+# to divide by zero after the first step; a negative max_steps exported an untrained model.)
+_AT_LEAST = {
+    "data.synthetic.num_cases": 2, "data.synthetic.num_validation": 0, "data.num_folds": 0, "data.fold": 0,
+    "data.max_voxels": 1, "data.samples_per_volume": 1, "data.num_workers": 0,
+    "optim.lr": 0, "optim.base_batch_size": 1, "optim.weight_decay": 0, "optim.warmup_steps": 0, "optim.max_grad_norm": 0,
+    "train.max_steps": 1, "train.batch_size": 1, "train.global_batch_size": 1, "train.grad_accum_steps": 1,
+    "train.val_every": 0, "train.save_every": 0, "train.keep_last": 1, "train.log_every": 1,
+    "train.max_nonfinite_steps": 1, "train.sw_batch_size": 1, "train.val_tolerance_mm": 0,
+    "train.ddp.bucket_cap_mb": 1,
+}
+# Shares: (lowest, highest, whether the highest itself is allowed).
+_SHARES = {
+    "data.validation_fraction": (0.0, 1.0, False), "data.foreground_fraction": (0.0, 1.0, True),
+    "optim.min_lr_ratio": (0.0, 1.0, True), "train.sw_overlap": (0.0, 1.0, False),
+}
+
+
+def check_values(cfg: Config) -> Config:
+    """The config if every number is in range, else one ConfigError naming the setting."""
+    def value(key: str):
+        node = cfg
+        for part in key.split("."):
+            node = getattr(node, part)
+        return node
+
+    for key, lowest in _AT_LEAST.items():
+        if value(key) is not None and value(key) < lowest:
+            raise ConfigError(f"setting {key} must be >= {lowest}, got {value(key)!r}")
+    for key, (lowest, highest, highest_allowed) in _SHARES.items():
+        share = value(key)
+        if not (lowest <= share < highest or (highest_allowed and share == highest)):
+            bound = "<=" if highest_allowed else "<"
+            raise ConfigError(f"setting {key} must be >= {lowest} and {bound} {highest}, got {share!r}")
+    if any(edge < 1 for edge in cfg.data.patch_size):
+        raise ConfigError(f"setting data.patch_size must be 3 edges >= 1 voxel, got {list(cfg.data.patch_size)}")
+    if cfg.data.spacing is not None and any(not mm > 0 for mm in cfg.data.spacing):
+        raise ConfigError(f"setting data.spacing must be 3 sizes > 0 mm (or null for the median), "
+                          f"got {list(cfg.data.spacing)}")
+    low, high = cfg.data.ct_window
+    if not low < high:
+        raise ConfigError(f"setting data.ct_window must be [low, high] with low < high, got {[low, high]}")
+    if cfg.data.synthetic.num_validation >= cfg.data.synthetic.num_cases:
+        raise ConfigError(f"setting data.synthetic.num_validation ({cfg.data.synthetic.num_validation}) must be "
+                          f"below data.synthetic.num_cases ({cfg.data.synthetic.num_cases}): some cases must train")
+    return cfg
 
 
 def config_from_dict(raw: dict) -> Config:

@@ -34,7 +34,7 @@ from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, l
                          save_training_state)
 from .compilation import (check_compilable, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
-from .config import CompileConfig, Config, ConfigError, DDPConfig, dump_config
+from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine
 from .data.loader import VolumeDataset, patch_dataset, train_loader
@@ -166,6 +166,12 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
     """
     if (max_epochs is None) == (max_steps is None):
         raise ConfigError("fit: give exactly one of max_epochs and max_steps")
+    for name, value, lowest in (("max_epochs", max_epochs, 1), ("max_steps", max_steps, 1),
+                                ("grad_accum_steps", grad_accum_steps, 1), ("log_every", log_every, 1),
+                                ("keep_last", keep_last, 1), ("save_every", save_every, 0),
+                                ("max_grad_norm", max_grad_norm, 0)):
+        if value is not None and value < lowest:
+            raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
     with PreemptionSignals() as signals:
         out = Path(checkpoint_dir)
         accelerator = _accelerator(out, trackers)
@@ -446,6 +452,7 @@ def _check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
 
 def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume."""
+    check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     out = Path(cfg.train.output_dir)
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "

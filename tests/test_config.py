@@ -38,6 +38,36 @@ def test_wrong_type_is_an_error_naming_the_setting(override, key):
         load_config(None, [override])
 
 
+@pytest.mark.parametrize("override, message", [
+    ("--train.log_every=0", "train.log_every must be >= 1, got 0"),  # divided by zero after the first step
+    ("--train.max_steps=-3", "train.max_steps must be >= 1, got -3"),  # exported an untrained model
+    ("--train.keep_last=0", "train.keep_last must be >= 1"),
+    ("--data.samples_per_volume=0", "data.samples_per_volume must be >= 1"),
+    ("--optim.lr=-0.001", "optim.lr must be >= 0"),  # 0 is allowed: frozen weights (tests use it)
+    ("--optim.warmup_steps=-1", "optim.warmup_steps must be >= 0"),
+    ("--train.sw_overlap=1.0", "train.sw_overlap must be >= 0.0 and < 1.0"),
+    ("--data.foreground_fraction=1.5", "data.foreground_fraction must be >= 0.0 and <= 1.0"),
+    ("--data.patch_size=[64,0,64]", "data.patch_size must be 3 edges >= 1 voxel"),
+    ("--data.spacing=[1.0,0,1.0]", "data.spacing must be 3 sizes > 0 mm"),
+    ("--data.ct_window=[500,-500]", "data.ct_window must be \\[low, high\\] with low < high"),
+    ("--data.synthetic.num_validation=24", "data.synthetic.num_validation \\(24\\) must be below data.synthetic.num_cases"),
+    ("--train.ddp.bucket_cap_mb=0", "train.ddp.bucket_cap_mb must be >= 1"),
+])
+def test_a_number_out_of_range_is_one_error_naming_the_setting(override, message):
+    with pytest.raises(ConfigError, match=f"setting {message}"):
+        load_config(None, [override])
+
+
+def test_a_config_built_in_python_is_checked_when_training_starts(tmp_path):
+    from accelerated_seg.train import train
+
+    cfg = Config()
+    cfg.train.log_every, cfg.train.output_dir = 0, str(tmp_path / "run")
+    with pytest.raises(ConfigError, match="train.log_every must be >= 1"):
+        train(cfg)
+    assert not (tmp_path / "run").exists()
+
+
 def test_unknown_key_in_yaml_file(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("train: {max_step: 3}\n")

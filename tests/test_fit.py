@@ -57,6 +57,18 @@ def test_fit_needs_exactly_one_length(tmp_path):
         fit(*_pieces(), checkpoint_dir=tmp_path)
 
 
+@pytest.mark.parametrize("setting, message", [
+    ({"max_steps": 0}, "max_steps must be >= 1, got 0"),
+    ({"max_steps": 3, "log_every": 0}, "log_every must be >= 1, got 0"),
+    ({"max_steps": 3, "grad_accum_steps": 0}, "grad_accum_steps must be >= 1"),
+    ({"max_epochs": 1, "keep_last": 0}, "keep_last must be >= 1"),
+])
+def test_fit_refuses_an_impossible_setting_before_any_work(tmp_path, setting, message):
+    with pytest.raises(ConfigError, match=f"fit: {message}"):
+        fit(*_pieces(), checkpoint_dir=tmp_path / "run", **setting)
+    assert not (tmp_path / "run").exists()  # nothing was started, nothing written
+
+
 def test_an_accumulation_window_across_the_epoch_boundary_weighs_every_sample_equally(tmp_path):
     # 3 samples, 1 per micro-batch, 2 micro-batches per step: step 2 takes sample 2 of epoch 0 and
     # sample 0 of epoch 1. accelerate's default would step after sample 2 alone, with half its weight.
