@@ -63,12 +63,13 @@ def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dat
     load_exported(out / "model")  # strictly into the plain MONAI network
 
 
-# The blocks ZeRO-3 gathers whole: the tiny U-Net's 5 residual units and DynUNet's 5 basic blocks, all
-# but the first, which takes the image. DynUNet (the MLPerf U-Net's family) also registers its layers
-# twice, which the gathered export must write once.
-@pytest.mark.parametrize("model_overrides, leaf_blocks", [({}, 4), ({"model.name": "dynunet",
-                                                                     "model.args": "{filters: [8, 16, 32]}"}, 4)],
-                         ids=["unet", "dynunet"])
+# The blocks ZeRO-3 gathers whole: DynUNet's 5 basic blocks, all but the first, which takes the image.
+# DynUNet (the MLPerf U-Net's family) also registers its layers twice, which the gathered export must
+# write once: the hardest of the registry's cases, and the one kept here (the U-Net was dropped from CI
+# in the seventh session to keep the suite's time; the benchmark below covers every network).
+@pytest.mark.parametrize("model_overrides, leaf_blocks", [({"model.name": "dynunet",
+                                                             "model.args": "{filters: [8, 16, 32]}"}, 4)],
+                         ids=["dynunet"])
 def test_zero3_gathering_blocks_whole_trains_exactly_as_gathering_each_layer(tiny_dataset, tmp_path,
                                                                              model_overrides, leaf_blocks):
     """train.zero3_leaf_blocks (on by default) changes how ZeRO-3 gathers, not what it computes
@@ -132,11 +133,12 @@ def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_res
         assert len(optimizer_partitions) == 2, optimizer_partitions  # one per rank: really sharded
 
 
-@pytest.mark.parametrize("profile", ["deepspeed_zero2", "deepspeed_zero3"])
+@pytest.mark.parametrize("profile", ["deepspeed_zero3"])
 def test_a_non_finite_loss_skips_the_step_under_deepspeed(tiny_dataset, tmp_path, profile):
     """accelerate's DeepSpeed backward also steps the engine, before the loop can skip the step; what
     keeps the NaN gradients out of the weights is DeepSpeed's own check ("OVERFLOW! Skipping step"),
-    in fp32 too. The loop's agreement then skips the same step, so the two never disagree."""
+    in fp32 too. The loop's agreement then skips the same step, so the two never disagree. (ZeRO-2,
+    and ZeRO-3 in bf16, behaved the same when checked by hand in the seventh session.)"""
     out = tmp_path / "nan"
     proc = _launch(profile, "--mixed_precision", "no", str(ROOT / "tests" / "dist_worker.py"), str(tmp_path / "result"),
                    *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 3, "train.val_every": 0}),
