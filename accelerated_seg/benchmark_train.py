@@ -265,11 +265,13 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     set_seed(timing.seed)  # the same initial weights on every rank
     spec = model_spec(case.model, timing.in_channels, timing.classes, case.patch, case.model_args)
     model = build_from_spec(spec)
-    # Each loop gets a copy made the same way, so that nothing but the loops differs.
-    ours_model, plain_model, hand_model = (copy.deepcopy(model) for _ in range(3))
+    # Each loop gets a copy made the same way, so that nothing but the loops differs; under FSDP2 a
+    # third copy for the plain loop sharded by hand.
+    fsdp2 = _is_fsdp2(accelerator)
+    copies = [copy.deepcopy(model) for _ in range(3 if fsdp2 else 2)]
     if case.lever == "channels_last":
-        ours_model, plain_model, hand_model = (m.to(memory_format=torch.channels_last_3d)
-                                               for m in (ours_model, plain_model, hand_model))
+        copies = [m.to(memory_format=torch.channels_last_3d) for m in copies]
+    ours_model, plain_model, *hand_model = copies
     # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
     zero3_leaves = _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch))
     fused = case.lever == "fused_adamw"
@@ -290,11 +292,11 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     plain = _plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused, workers)
     # Under FSDP2 a third loop: the plain one with the network sharded by hand exactly as ours was.
     plain_fsdp2 = None
-    if _is_fsdp2(accelerator):
-        units = shard_like(hand_model.to(device), ours.model, accelerator.state.fsdp_plugin)
+    if fsdp2:
+        hand_model = hand_model[0].to(device)
+        units = shard_like(hand_model, ours.model, accelerator.state.fsdp_plugin)
         plain_fsdp2 = _plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, fused, workers,
                                   sharded=True)
-    del hand_model  # sharded in place (plain_fsdp2.model) or not needed
     if case.lever == "compile":  # as train.compile does it: in place, after prepare (or the DDP wrapper)
         compile_in_place(accelerator, ours.model, {"backend": timing.compile_backend})
         for other in filter(None, (plain, plain_fsdp2)):
