@@ -30,6 +30,7 @@ from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
+from .accelerate_workarounds import look_up_lomo_once
 from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights, resolve_resume,
                          save_training_state)
 from .compilation import (check_compilable, compile_in_place, compile_settings, describe_compile,
@@ -215,8 +216,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
     say = accelerator.print
     # Position in the data stream: whole epochs done, and batches to skip in the current one.
     epoch, skip = divmod(progress.batches_seen, len(loop.train_dl))
-    window_loss = torch.zeros((), device=accelerator.device)
-    window_nonfinite = torch.zeros((), device=accelerator.device)
+    window_loss = torch.zeros((), device=accelerator.device)  # summed over the window's micro-batches
     signalled = torch.zeros((), device=accelerator.device)  # 1 once this rank got SIGTERM/SIGUSR1
     samples_per_step = accelerator.gradient_accumulation_steps * accelerator.num_processes
     nonfinite_in_a_row, preempted = 0, False
@@ -239,26 +239,26 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
             with accelerator.accumulate(model):
                 logits = model(image)
                 loss = loop.loss_fn(logits.float(), label)  # in float32, as accelerate's autocast returns logits
-                window_loss += loss.detach()
-                window_nonfinite += (~torch.isfinite(loss.detach())).float()
+                window_loss += loss.detach()  # a NaN or inf in any micro-batch leaves the sum non-finite
                 if accelerator.sync_gradients:
                     # One collective per optimizer step: every rank learns whether any rank saw a
                     # non-finite loss, so all of them skip (or take) the same step and none waits
                     # forever, and whether any rank was signalled to stop, so all of them stop after
                     # the same step. Queued before backward and read after it is queued (below).
                     signalled.fill_(signals is not None and signals.received is not None)  # fill_: no sync
-                    totals = HostCopy(accelerator.reduce(torch.stack([window_loss, window_nonfinite, signalled]),
-                                                         reduction="sum"))
-                    window_loss.zero_(), window_nonfinite.zero_()
+                    totals = HostCopy(accelerator.reduce(torch.stack([window_loss, signalled]), reduction="sum"))
+                    window_loss.zero_()
                 accelerator.backward(loss)  # divides by the accumulation steps; all-reduces on the last one
                 if not accelerator.sync_gradients:
                     continue
                 # The one host sync per optimizer step. It waits for the forward and the collective,
                 # not for the backward just queued: the GPU works through the backward while the
                 # host queues clipping, the optimizer and the next forward.
-                loss_sum, nonfinite, ranks_signalled = totals.values()
+                loss_sum, ranks_signalled = totals.values()
                 preempted = ranks_signalled > 0  # a skipped step below stops at the next one (the flag stays set)
-                if nonfinite > 0:
+                # Non-finite on any rank: the sum is too (finite fp32 losses of any sane size do not
+                # overflow it), so one number carries both the loss and the verdict.
+                if not math.isfinite(loss_sum):
                     optimizer.zero_grad(set_to_none=True)
                     nonfinite_in_a_row += 1
                     say(f"step {progress.step}: non-finite loss on some rank, step skipped "
@@ -417,6 +417,7 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_b
     if error := construction_error():  # one clear error instead of accelerate's traceback
         raise ConfigError(error)
     join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs
+    look_up_lomo_once()  # not a sys.path search in every optimizer step
     ddp = ddp or DDPConfig()
     accelerator = Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every

@@ -1,5 +1,6 @@
 """The functional ``fit``: a user's own model, loader, loss and optimizer through the same loop."""
 
+import importlib.util
 import time
 
 import pytest
@@ -165,6 +166,18 @@ def test_the_loop_reports_throughput_and_how_long_it_waited_for_data(tmp_path):
     assert all(rate < 10.5 for _, rate, _ in starved), starved
     assert all(wait < 20 for _, _, wait in fed), fed
     assert min(rate for _, rate, _ in fed) > max(rate for _, rate, _ in starved)
+
+
+def test_optimizer_steps_do_not_search_sys_path_for_packages(tmp_path, monkeypatch):
+    """accelerate 1.15 looks for the LOMO optimizer package twice in every optimizer step, each a
+    search of sys.path (accelerate_workarounds.look_up_lomo_once): the loop asks once per process."""
+    searched = []
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: searched.append(name) or find_spec(name, *a, **k))
+    fit(*_pieces(), max_steps=6, checkpoint_dir=tmp_path, progress_bar=False)
+    # prepare asks once, the first step once (and then never again in this process); unfixed,
+    # every step asks twice: 13 times here.
+    assert searched.count("lomo_optim") <= 2, searched
 
 
 def test_the_figures_of_every_rank_come_out_of_one_gather_under_their_tracker_names():

@@ -1,0 +1,29 @@
+"""Where accelerate's per-step code costs the training loop time it need not, and the smallest fix.
+
+Each workaround names the accelerate version it was found in and what it costs there; each is
+idempotent and changes what accelerate computes in no way, only how often. (The FSDP2 wrapping fix
+lives with the other wrapping rules: ``wrapping.fsdp2_units_skip_containers``.)
+"""
+
+from __future__ import annotations
+
+import functools
+
+
+def look_up_lomo_once() -> None:
+    """Decide once per process whether the LOMO optimizer package is installed.
+
+    accelerate (1.15) asks ``is_lomo_available()`` twice in every ``AcceleratedOptimizer.step``, and
+    each call searches ``sys.path`` for the ``lomo_optim`` package (``importlib.util.find_spec``: a
+    ``stat`` per path entry) and reads its metadata if found. On this project's 2-core machine that is
+    about 65 µs a call, and it was the largest part of our loop's fixed cost per step: with the answer
+    cached, the loop's overhead over a bare PyTorch loop at a 1-parameter network fell from 0.46–0.53
+    to 0.25–0.29 of the bare step (docs/performance.md, eighth session). On a cluster whose Python
+    environment sits on a network filesystem, each ``stat`` is a metadata request, made by every rank
+    at every step. Whether a package is installed does not change while a job runs.
+    """
+    from accelerate import optimizer
+
+    if hasattr(optimizer.is_lomo_available, "cache_info"):
+        return
+    optimizer.is_lomo_available = functools.cache(optimizer.is_lomo_available)
