@@ -32,12 +32,14 @@ if [ "${SMOKE:-0}" = 1 ]; then
   SHORT=(--steps 2 --blocks 1)
   INFER_SHORT=(--size 24 24 20 --roi 16 --tta none --blocks 1)
   RAW_ZERO=(--patch 32 --rounds 1 --steps 1)
+  FIXED_SHORT=(--steps 20 --rounds 3)
 else
   MLPERF=(--model unet3d_mlperf --patch 128 --batch 2)
   PLAN_MODEL=(--model unet3d_mlperf --patch 128 128 128)
   SHORT=()
   INFER_SHORT=()
   RAW_ZERO=(--patch 128 --rounds 6 --steps 5)
+  FIXED_SHORT=()
 fi
 step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<name>.log, say how it ended
   local limit=$1 name=$2; shift 2
@@ -55,6 +57,8 @@ case "${1:-}" in
         --lever none channels_last fused_adamw compile --output "$OUT/train_${device}_mlperf_levers.json"
     step 200 mlperf_precisions $PY $BENCH "${MLPERF[@]}" --precision fp32 fp16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --output "$OUT/train_${device}_mlperf_precisions.json"
+    # The loop's fixed host cost per step on this host, with and without the accelerate workaround.
+    step 90 fixed_step_cost $PY benchmarks/fixed_step_cost.py "${FIXED_SHORT[@]}" --output "$OUT/fixed_step_cost_${device}.json"
     ;;
   sharded)  # our loop under FSDP and ZeRO against the plain (unsharded) loop: target ratio >= 0.90;
             # under FSDP2 (fsdp, fsdp2_blocks) also against a plain loop sharded by hand (against_plain_fsdp2)
