@@ -138,9 +138,10 @@ def export_outputs(model_dir: Path, seed: int = 0):
 
 
 def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: int | None = None,
-           fp32: bool = False) -> list[dict]:
-    """Run every profile; with ``steps`` (the run's max_steps) also the resume check; ``fp32`` as in
-    ``run_profile``."""
+           fp32: bool = False, resume_profiles: set[str] | None = None) -> list[dict]:
+    """Run every profile; with ``steps`` (the run's max_steps) also the resume check, for the profiles
+    named in ``resume_profiles`` (default: all); ``fp32`` as in ``run_profile``. Every run with
+    ``steps`` saves a training state half way, checked or not."""
     records, reference = [], None
     for profile, processes, env, expected, *more in profiles:
         extra = more[0] if more else []
@@ -160,7 +161,7 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: 
             else:
                 record["max_abs_output_diff"] = float((outputs - reference).abs().max())
                 record["outputs_match"] = record["max_abs_output_diff"] <= tolerance
-            if steps:
+            if steps and (resume_profiles is None or profile in resume_profiles):
                 record.update(resume_check(profile, processes, env, out, [*overrides, *extra, *halfway],
                                            steps // 2, outputs, fp32, script))
         records.append(record)

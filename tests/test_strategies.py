@@ -55,15 +55,15 @@ def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch
         "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"})
     overrides = [o for o in overrides if not o.startswith("--train.output_dir")]
     fsdp2_blocks = [p for p in verify_strategies.CPU_FSDP_PROFILES if p[0] == "fsdp2_blocks"]
+    # Every run saves half way (steps=4); resuming under DDP and FSDP2 is tested by the preemption
+    # tests, which resume bit-identical from the state a SIGTERM saved, so it is not repeated here.
     records = verify_strategies.verify(verify_strategies.CPU_PROFILES + fsdp2_blocks, tmp_path, overrides,
-                                       tolerance=1e-4, steps=4)
+                                       tolerance=1e-4, steps=4, resume_profiles=set())
     assert [r["exit"] for r in records] == [0, 0, 0], [r.get("error") for r in records]
     assert all(r["in_effect"] and r["export_loads_strict"] for r in records)
     assert "DDP (MULTI_CPU) on 2 process(es)" in records[1]["strategy"]
     assert "FSDP (FSDP) on 2 process(es)" in records[2]["strategy"]
     assert [r["outputs_match"] for r in records[1:]] == [True, True], [r["max_abs_output_diff"] for r in records]
-    # Resumed from step 2 under the same profile, the run ends where the uninterrupted one did.
-    assert [r.get("resume_max_abs_output_diff", r.get("resume_error")) for r in records] == [0.0, 0.0, 0.0]
     # FSDP2 really sharded: the model and optimizer state saved as one shard per rank.
     step = tmp_path / "fsdp2_blocks" / "checkpoints" / "step_2"
     layout = json.loads((step / "strategy.json").read_text())
