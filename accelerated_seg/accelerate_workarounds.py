@@ -17,8 +17,9 @@ def look_up_lomo_once() -> None:
     each call searches ``sys.path`` for the ``lomo_optim`` package (``importlib.util.find_spec``: a
     ``stat`` per path entry) and reads its metadata if found. On this project's 2-core machine that is
     about 65 µs a call, and it was the largest part of our loop's fixed cost per step: with the answer
-    cached, the loop's overhead over a bare PyTorch loop at a 1-parameter network fell from 0.46–0.53
-    to 0.25–0.29 of the bare step (docs/performance.md, eighth session). On a cluster whose Python
+    cached, the loop's overhead over a bare PyTorch loop at a 1-parameter network fell from 0.52 to
+    0.32–0.33 of the bare step (benchmarks/fixed_step_cost.py; docs/performance.md, eighth session).
+    On a cluster whose Python
     environment sits on a network filesystem, each ``stat`` is a metadata request, made by every rank
     at every step. Whether a package is installed does not change while a job runs.
     """

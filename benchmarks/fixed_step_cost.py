@@ -15,7 +15,7 @@ For each it reports microseconds per step (CPU time of this thread, which a busy
 shared machine disturbs less than wall time; wall time too) and the package searches per step. On a
 GPU read the wall time: waiting for the device counts as this thread's CPU time there.
 
-    OMP_NUM_THREADS=1 python benchmarks/fixed_step_cost.py --output benchmarks/results/fixed_step_cost_2cpu.json
+    OMP_NUM_THREADS=1 python benchmarks/fixed_step_cost.py --output benchmarks/results/fixed_step_cost_2cpu_r1.json
 """
 
 from __future__ import annotations
