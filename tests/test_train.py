@@ -449,18 +449,18 @@ def test_after_a_resume_the_schedule_drives_the_optimizer_deepspeed_steps():
     assert offloaded.param_groups[0]["lr"] == 0.25  # the rate reaches the optimizer that steps
 
 
-def test_host_copy_reads_values_on_the_cpu():
-    from accelerated_seg.train import HostCopy
+def test_sum_over_ranks_of_one_process_is_the_tensor():
+    from accelerated_seg.train import SumOverRanks
 
-    assert HostCopy(torch.tensor([1.5, 0.0, 2.0])).values() == [1.5, 0.0, 2.0]
+    assert SumOverRanks(torch.tensor([1.5, 0.0, 2.0])).values() == [1.5, 0.0, 2.0]
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: the point is not waiting for queued GPU work")
-def test_host_copy_does_not_wait_for_the_work_queued_after_it():
-    from accelerated_seg.train import HostCopy
+def test_sum_over_ranks_does_not_wait_for_the_work_queued_after_it():
+    from accelerated_seg.train import SumOverRanks
 
     totals = torch.tensor([3.0, 1.0], device="cuda") * 2
-    pending = HostCopy(totals)
+    pending = SumOverRanks(totals)
     torch.cuda._sleep(2_000_000_000)  # about a second of GPU time queued behind the copy, like a backward
     assert pending.values() == [6.0, 2.0]
     assert not torch.cuda.current_stream().query()  # read while the queued work still runs
