@@ -119,6 +119,10 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
         cfg: the run configuration.
         manifest: cases given directly (the Python ``Dataset`` builder); default: read ``data.dataset``.
 
+    Returns:
+        what ``summary.json`` holds, plus ``losses`` ((step, mean training loss over the global batch)
+        at log steps, as ``fit`` returns them) and ``is_main_process``.
+
     SIGTERM or SIGUSR1 to any rank (a scheduler's notice before it kills the job) makes every rank
     stop after the same optimizer step, save the training state and return with ``"preempted": True``
     (no ``model/`` export), so the launcher exits 0 and ``--resume latest`` continues.
@@ -635,7 +639,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     if accelerator.is_main_process:
         write_text_atomically(out / "summary.json", json.dumps(summary, indent=1))
     accelerator.end_training()  # closes trackers, destroys the process group
-    return {**summary, "is_main_process": accelerator.is_main_process}
+    return {**summary, "losses": progress.losses, "is_main_process": accelerator.is_main_process}
 
 
 def _median(values: list) -> float | None:

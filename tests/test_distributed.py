@@ -96,7 +96,15 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset
 
     monkeypatch.setattr(torch.optim.AdamW, "step", torch.optim.AdamW.step)  # so that it is restored afterwards
     record_first_step_gradients(tmp_path / "grads_one.pt")
-    train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "one", **common, **{"train.batch_size": 4})))
+    summary = train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "one", **common, **{"train.batch_size": 4})))
+
+    # The logged loss is the global batch's mean on every rank: each read the sum over ranks
+    # (train.SumOverRanks, started before the backward and waited for after it).
+    steps, losses = zip(*summary["losses"])
+    for rank, r in enumerate(results):
+        assert [step for step, _ in r["losses"]] == list(steps)
+        torch.testing.assert_close(torch.tensor([loss for _, loss in r["losses"]]), torch.tensor(losses),
+                                   rtol=1e-5, atol=1e-6, msg=f"rank {rank}: logged losses differ")
 
     # Gradients of the first step: DDP's all-reduced mean over 2 x 2 samples is the 4-sample gradient.
     one = torch.load(tmp_path / "grads_one.pt")
