@@ -32,7 +32,7 @@ are recorded.
 Also reported: a step-time breakdown of the plain loop (data wait, forward+loss, backward, optimizer),
 peak GPU memory, training FLOPs per sample (``torch.utils.flop_counter.FlopCounterMode``, counted
 once), MFU against the device's dense peak, the time and cost of an epoch, and under several
-processes the time of one all-reduce of a gradient-sized buffer. ``weak_scaling_projection`` turns a
+processes the time of one all-reduce of a gradient-sized buffer. ``scaling.weak_scaling_projection`` turns a
 measured step into expected DDP efficiency on 2-8 GPUs for a given interconnect (docs/performance.md).
 """
 
@@ -41,7 +41,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import gc
-import math
 import os
 import shutil
 import statistics
@@ -51,29 +50,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
+from monai.utils import ensure_tuple_rep
 
 from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig
+from .flops import dense_peak_tflops, training_flops_per_sample
+from .plain_loop import adamw, dice_ce_loss, make_plain_loop, run_block, shard_like, step_breakdown
 
 PRECISIONS = ("fp32", "bf16", "fp16")
-AUTOCAST_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 # MLPerf Training's image segmentation benchmark (KiTS19): 168 training cases, one patch per case
 # per epoch. The default "epoch" of the cost estimate.
 KITS19_EPOCH_SAMPLES = 168
-
-# Dense (no 2:4 sparsity) peak tensor-core TFLOP/s from NVIDIA's H100/H200 datasheets, whose table
-# gives sparse figures and says dense is half: H100 SXM / H200 BF16 and FP16 1979 -> 989.4, TF32
-# 989 -> 494.7, FP32 (no tensor cores) 66.9; H100 PCIe BF16 1513 -> 756.5, TF32 756 -> 378, FP32 51.
-# H200 is the H100 SXM compute die with more and faster memory. A key is matched when it is contained
-# in torch.cuda.get_device_name(); other devices (H100 NVL, ...) need --peak-tflops.
-_SXM = {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9}
-PEAK_DENSE_TFLOPS = {
-    "H200": _SXM,
-    "H100 80GB HBM3": _SXM,  # how the SXM5 part names itself
-    "H100 SXM": _SXM,
-    "H100 PCIe": {"bf16": 756.5, "fp16": 756.5, "tf32": 378.0, "fp32": 51.0},
-}
 
 # Speed levers a run can switch on for both loops, to measure each against "none" in one session.
 LEVERS = {
@@ -85,9 +73,6 @@ LEVERS = {
     "ddp_bucket_view": "DDP gradient_as_bucket_view=True in both loops (train.ddp.gradient_as_bucket_view)",
 }
 DATA_SOURCES = ("synthetic", "real")
-
-# DDP's default bucket size: the last bucket's all-reduce starts only after backward ends.
-DDP_BUCKET_BYTES = 25 * 2**20
 
 
 @dataclass(frozen=True)
@@ -174,16 +159,12 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     for name in models:
         for patch in patches:
             try:  # divisibility and minimum size, as training would check them
-                model_spec(name, timing.in_channels, timing.classes, _cube(patch), model_args)
+                model_spec(name, timing.in_channels, timing.classes, ensure_tuple_rep(patch, 3), model_args)
             except ConfigError as error:
                 raise ConfigError(f"--model {name} --patch {patch}: {error}") from None
-    return [TrainCase(name, dict(model_args or {}), _cube(patch), batch, precision, lever)
+    return [TrainCase(name, dict(model_args or {}), ensure_tuple_rep(patch, 3), batch, precision, lever)
             for name in models for patch in patches for batch in batches for precision in precisions
             for lever in levers]
-
-
-def _cube(patch) -> tuple[int, int, int]:
-    return tuple(patch) if isinstance(patch, (tuple, list)) else (int(patch),) * 3
 
 
 def _device_type() -> str:
@@ -289,21 +270,21 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
                                    timing.classes, device, timing.seed)
     workers = timing.num_workers if timing.data == "real" else 0
     ours = _our_loop(accelerator, ours_model, dataset, case.batch, fused, workers, timing.seed)
-    plain = _plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused, workers)
+    plain = make_plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused, workers)
     # Under FSDP2 a third loop: the plain one with the network sharded by hand exactly as ours was.
     plain_fsdp2 = None
     if fsdp2:
         hand_model = hand_model[0].to(device)
         units = shard_like(hand_model, ours.model, accelerator.state.fsdp_plugin)
-        plain_fsdp2 = _plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, fused, workers,
+        plain_fsdp2 = make_plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, fused, workers,
                                   sharded=True)
     if case.lever == "compile":  # as train.compile does it: in place, after prepare (or the DDP wrapper)
         compile_in_place(accelerator, ours.model, {"backend": timing.compile_backend})
         for other in filter(None, (plain, plain_fsdp2)):
             other.model.compile(backend=timing.compile_backend)
-    blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: _run_plain_block(plain)}
+    blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: run_block(plain)}
     if plain_fsdp2 is not None:
-        blocks["plain_fsdp2"] = lambda: _run_plain_block(plain_fsdp2)
+        blocks["plain_fsdp2"] = lambda: run_block(plain_fsdp2)
     timeline, warmup = _interleaved_blocks(accelerator, blocks, timing.warmup_blocks, timing.blocks)
 
     result = {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
@@ -321,7 +302,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
                             "data_wait_s": round(b["data_wait_s"], 4)} for b in timeline],
               # untimed warm-up blocks, whole: with --lever compile, the compilation is in here
               "warmup_s": {name: round(seconds, 2) for name, seconds in warmup.items()}}
-    peak = _peak_tflops(device, case.precision, peak_tflops)
+    peak = dense_peak_tflops(device, case.precision, peak_tflops)
     for name in blocks:  # in block order (the timeline flips the loops' order every round)
         rates = [samples_per_block / b["seconds"] for b in sorted(timeline, key=lambda b: b["block"])
                  if b["loop"] == name]
@@ -362,9 +343,9 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     result["flops_counted"] = (f"FlopCounterMode, forward + DiceCE loss + backward of one sample on {counted_on}: "
                                "convolutions and matrix products only (norms and activations are not counted)")
     result["peak_tflops_per_device"] = peak
-    result["plain_step_breakdown_ms"] = _plain_step_breakdown(plain, accelerator)
+    result["plain_step_breakdown_ms"] = step_breakdown(plain, accelerator)
     if plain_fsdp2 is not None:  # where FSDP2's own cost falls: forward (all-gathers), backward, optimizer
-        result["against_plain_fsdp2"]["plain_fsdp2_step_breakdown_ms"] = _plain_step_breakdown(plain_fsdp2, accelerator)
+        result["against_plain_fsdp2"]["plain_fsdp2_step_breakdown_ms"] = step_breakdown(plain_fsdp2, accelerator)
     result["ours_step_breakdown_ms"] = None
     result["ours_step_breakdown_note"] = ("run_loop is timed whole; the difference between the loops' step times is "
                                           "its overhead (instrumenting inside it would need hooks in train.py)")
@@ -571,19 +552,6 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
 # --------------------------------------------------------------------------------------------------
 
 
-def _optimizer(model: torch.nn.Module, fused: bool = False) -> torch.optim.Optimizer:
-    """AdamW as training builds it (config defaults; ``fused`` as optim.fused), for both loops."""
-    defaults = OptimConfig()
-    return torch.optim.AdamW(model.parameters(), lr=defaults.lr, weight_decay=defaults.weight_decay,
-                             fused=fused or None)
-
-
-def _loss():
-    from monai.losses import DiceCELoss
-
-    return DiceCELoss(to_onehot_y=True, softmax=True)  # as train._configured_run
-
-
 def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, workers: int = 0, seed: int = 0):
     from .data.loader import train_loader
     from .train import Loop, LoopSettings
@@ -592,12 +560,12 @@ def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, work
         loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False)
     else:  # the training loader itself (sampler, workers, pinned memory, prefetch)
         loader = train_loader(dataset, batch, workers, seed)
-    model, optimizer, loader = accelerator.prepare(model, _optimizer(model, fused), loader)
+    model, optimizer, loader = accelerator.prepare(model, adamw(model, fused), loader)
     # max_steps grows block by block; log_every so large that only a block's last step logs (run_loop
     # always logs its last step); no validation, no checkpoints.
     settings = LoopSettings(max_steps=0, log_every=10**9, val_every=0, save_every=0,
                             max_grad_norm=OptimConfig().max_grad_norm, progress_bar=False)
-    return Loop(accelerator, model, optimizer, _loss(), loader, settings,
+    return Loop(accelerator, model, optimizer, dice_ce_loss(), loader, settings,
                 checkpoints_dir=Path(tempfile.gettempdir()) / "accelerated_seg_benchmark_unused")
 
 
@@ -611,145 +579,11 @@ def _run_our_block(loop, steps: int) -> float:
     return loop.clock.waited_total_s - waited
 
 
-# --------------------------------------------------------------------------------------------------
-# Plain: the same work in a bare PyTorch loop
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class PlainLoop:
-    """The baseline: what a user writes without a framework, split into phases so that the same code
-    runs the timed blocks and the step breakdown."""
-
-    model: torch.nn.Module
-    optimizer: torch.optim.Optimizer
-    loss_fn: object
-    loader: torch.utils.data.DataLoader
-    device: torch.device
-    autocast_dtype: torch.dtype | None
-    scaler: torch.amp.GradScaler | None
-    max_grad_norm: float
-
-    def to_device(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
-        """(image, label) on the device: pinned host batches copied without blocking; with
-        data.augment_on=gpu, the batch's spatial augmentation applied there, as our loop does."""
-        from .data.gpu_augment import apply_affine
-
-        moved = {k: v.to(self.device, non_blocking=True) for k, v in batch.items()}
-        if "affine" in moved:
-            return apply_affine(moved["image"], moved["label"], moved["affine"])
-        return moved["image"], moved["label"]
-
-    def forward_loss(self, image, label):
-        with torch.autocast(self.device.type, dtype=self.autocast_dtype, enabled=self.autocast_dtype is not None):
-            logits = self.model(image)
-        # The loss in fp32 outside autocast, as in our loop (accelerate returns the forward's outputs in fp32).
-        return self.loss_fn(logits.float(), label)
-
-    def backward(self, loss) -> None:
-        if self.scaler is None:
-            loss.backward()
-        else:
-            self.scaler.scale(loss).backward()
-            self.scaler.unscale_(self.optimizer)  # so that clipping sees the true gradients
-
-    def optimizer_step(self) -> None:
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm or math.inf)
-        if self.scaler is None:
-            self.optimizer.step()
-        else:
-            self.scaler.step(self.optimizer)
-            self.scaler.update()
-        # After the step, as run_loop does: gradients are not kept while the other loop runs.
-        self.optimizer.zero_grad(set_to_none=True)
-
-    def step(self, batch) -> None:
-        self.backward(self.forward_loss(*self.to_device(batch)))
-        self.optimizer_step()
-
-
-def _plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: bool = False,
-                workers: int = 0, sharded: bool = False) -> PlainLoop:
-    """``sharded``: ``model`` was sharded with ``fully_shard`` (``shard_like``), so no DDP wrapper."""
-    device, processes = accelerator.device, accelerator.num_processes
-    if not sharded:  # fully_shard already put the shards on the device
-        model = model.to(device)
-    # Over the unwrapped parameters as usual with DDP; after fully_shard, over its sharded DTensors.
-    optimizer = _optimizer(model, fused)
-    sampler = None
-    if processes > 1 and not sharded:
-        from torch.nn.parallel import DistributedDataParallel
-
-        # The DDP options our accelerator passes (train._accelerator's DistributedDataParallelKwargs).
-        options = accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {}
-        model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None, **options)
-    if processes > 1:
-        sampler = torch.utils.data.distributed.DistributedSampler(
-            dataset, num_replicas=processes, rank=accelerator.process_index, shuffle=False)
-    # With real data, the loader settings a careful user would pick, the same as ours.
-    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False, sampler=sampler, drop_last=True,
-                                         num_workers=workers, persistent_workers=workers > 0,
-                                         prefetch_factor=4 if workers > 0 else None,
-                                         pin_memory=workers > 0 and device.type == "cuda")
-    scaler = None
-    if precision == "fp16":  # the scaler accelerate picks: FSDP's for sharded gradients
-        from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
-
-        scaler = ShardedGradScaler(device.type) if sharded else torch.amp.GradScaler(device.type)
-    return PlainLoop(model, optimizer, _loss(), loader, device, AUTOCAST_DTYPES[precision], scaler,
-                     OptimConfig().max_grad_norm)
-
-
 def _is_fsdp2(accelerator) -> bool:
     from accelerate.utils import DistributedType
 
     return (accelerator.distributed_type == DistributedType.FSDP
             and accelerator.state.fsdp_plugin.fsdp_version == 2)
-
-
-def shard_like(model: torch.nn.Module, prepared: torch.nn.Module, plugin) -> list[str]:
-    """Shard ``model`` in place with torch's ``fully_shard`` into the same FSDP2 units as ``prepared``
-    (the same network after ``accelerator.prepare`` under an FSDP2 profile), as a user of FSDP2
-    without accelerate would write it; returns the units' module names, children before parents,
-    the root ("") last.
-
-    What accelerate decided is read off ``prepared`` rather than recomputed, so the two cannot
-    differ: activation-checkpoint wrappers at the same places (applied first, top-down, since a
-    wrapped module's children are renamed under it), then ``fully_shard`` on every sub-module that
-    is a unit there, bottom-up, with the plugin's ``reshard_after_forward``, precision and offload
-    policies, and on the root with PyTorch's default (kept after forward), as accelerate does.
-    """
-    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import (CheckpointWrapper, OffloadWrapper,
-                                                                             checkpoint_wrapper, offload_wrapper)
-    from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
-
-    modules = list(prepared.named_modules())
-    for name, module in modules:  # pre-order: an offload wrapper comes before the checkpoint wrapper inside it
-        if isinstance(module, OffloadWrapper):
-            model.set_submodule(name, offload_wrapper(model.get_submodule(name)))
-        elif isinstance(module, CheckpointWrapper):
-            # accelerate's FSDP2 activation checkpointing wraps without preserving the RNG state
-            model.set_submodule(name, checkpoint_wrapper(model.get_submodule(name), preserve_rng_state=False))
-    policies = {"mp_policy": plugin.mixed_precision_policy or MixedPrecisionPolicy(),
-                "offload_policy": plugin.cpu_offload}
-    units = [name for name, module in reversed(modules) if isinstance(module, FSDPModule)]
-    for name in units:
-        if name:
-            fully_shard(model.get_submodule(name), reshard_after_forward=plugin.reshard_after_forward, **policies)
-        else:
-            fully_shard(model, **policies)
-    return units
-
-
-def _run_plain_block(plain: PlainLoop) -> float:
-    """One pass over the plain loop's loader; returns the seconds spent waiting for batches."""
-    from .loop_clock import LoopClock
-
-    clock = LoopClock()
-    plain.model.train()
-    for batch in clock.timed(plain.loader):
-        plain.step(batch)
-    return clock.waited_total_s
 
 
 # --------------------------------------------------------------------------------------------------
@@ -807,69 +641,6 @@ def _synchronize(device) -> None:
         torch.cuda.synchronize(device)
 
 
-class _PhaseClock:
-    """Marks between the phases of a step: CUDA events on a GPU (no host sync inside the step), the
-    host clock on a CPU (where every operation has finished when it returns)."""
-
-    def __init__(self, device):
-        self.cuda = device.type == "cuda"
-        self.marks = []
-
-    def mark(self) -> None:
-        if self.cuda:
-            event = torch.cuda.Event(enable_timing=True)
-            event.record()
-            self.marks.append(event)
-        else:
-            self.marks.append(time.perf_counter())
-
-    def durations_ms(self) -> list[float]:
-        if self.cuda:
-            torch.cuda.synchronize()
-            return [a.elapsed_time(b) for a, b in zip(self.marks, self.marks[1:])]
-        return [(b - a) * 1000 for a, b in zip(self.marks, self.marks[1:])]
-
-
-def _plain_step_breakdown(plain: PlainLoop, accelerator) -> dict:
-    """Median milliseconds per phase of the plain loop's steps over one extra (untimed) block."""
-    phases = {"data_wait": [], "forward_loss": [], "backward": [], "optimizer": []}
-    plain.model.train()
-    accelerator.wait_for_everyone()
-    batches = iter(plain.loader)
-    while True:
-        start = time.perf_counter()
-        batch = next(batches, None)
-        if batch is None:
-            break
-        phases["data_wait"].append((time.perf_counter() - start) * 1000)  # host time blocked on the loader
-        clock = _PhaseClock(accelerator.device)
-        clock.mark()
-        loss = plain.forward_loss(*plain.to_device(batch))  # the copy to the device counts as forward
-        clock.mark()
-        plain.backward(loss)
-        clock.mark()
-        plain.optimizer_step()
-        clock.mark()
-        for name, ms in zip(("forward_loss", "backward", "optimizer"), clock.durations_ms()):
-            phases[name].append(ms)
-    breakdown = {name: round(statistics.median(values), 3) for name, values in phases.items()}
-    breakdown["step"] = round(sum(breakdown.values()), 3)
-    breakdown["how"] = ("one extra block of the plain loop, median per phase; "
-                        + ("CUDA events between phases" if accelerator.device.type == "cuda" else "host clock")
-                        + "; optimizer = clip + AdamW step + zero_grad"
-                        + _communication_note(plain, accelerator.num_processes))
-    return breakdown
-
-
-def _communication_note(plain: PlainLoop, processes: int) -> str:
-    from torch.distributed.fsdp import FSDPModule
-
-    if isinstance(plain.model, FSDPModule):
-        return ("; forward includes FSDP2's all-gathers of each unit's parameters, backward its reduce-scatters "
-                "of the gradients (and the re-gathers of units resharded after forward)")
-    return "; backward includes DDP's all-reduce, overlapped with it in buckets" if processes > 1 else ""
-
-
 def _allreduce_timing(numel: int, accelerator, repeats: int = 5) -> dict:
     """One all-reduce of a gradient-sized fp32 buffer, timed apart from training (median of
     ``repeats`` after one warm-up). DDP moves the same bytes, but in 25 MiB buckets overlapped with
@@ -894,84 +665,6 @@ def _allreduce_timing(numel: int, accelerator, repeats: int = 5) -> dict:
             "bus_bandwidth_gb_s": round(2 * (processes - 1) / processes * size / seconds / 1e9, 3),
             "how": f"torch.distributed.all_reduce of one fp32 buffer of the gradients' size, median of {repeats}, "
                    "slowest rank; measured apart from training (DDP overlaps its bucketed all-reduce with backward)"}
-
-
-# --------------------------------------------------------------------------------------------------
-# FLOPs and peak
-# --------------------------------------------------------------------------------------------------
-
-
-def training_flops_per_sample(model: torch.nn.Module, in_channels: int, patch, classes: int,
-                              loss_fn=None) -> tuple[int, str]:
-    """FLOPs of forward + loss + backward for one sample, as ``FlopCounterMode`` counts them
-    (convolutions and matrix products; a multiply-add is 2 FLOPs). Returns (flops, where counted).
-
-    Counted on a copy on the meta device (shapes only: instant, no memory); where a network cannot
-    run on meta, on a CPU copy. The input does not ask for gradients, as in training, so the first
-    layer's input gradient is not counted.
-    """
-    from torch.utils.flop_counter import FlopCounterMode
-
-    loss_fn = loss_fn or _loss()
-    for device in ("meta", "cpu"):
-        try:
-            net = copy.deepcopy(model).to(device)
-            image = torch.zeros(1, in_channels, *_cube(patch), device=device)
-            label = torch.zeros(1, 1, *_cube(patch), dtype=torch.uint8, device=device)
-            with FlopCounterMode(display=False) as counter:
-                loss_fn(net(image), label).backward()
-            return int(counter.get_total_flops()), f"{device} device"
-        except (NotImplementedError, RuntimeError):
-            if device == "cpu":
-                raise
-    raise AssertionError("unreachable")
-
-
-def _peak_tflops(device, precision: str, given: float | None) -> float | None:
-    """Dense peak TFLOP/s of one device for this precision: ``given``, else the table for known GPUs.
-
-    fp32 on a GPU counts as TF32 when cuDNN may use it (PyTorch's default for convolutions).
-    """
-    if given is not None:
-        return given
-    if device.type != "cuda":
-        return None
-    name = torch.cuda.get_device_name(device)
-    table = next((peaks for key, peaks in PEAK_DENSE_TFLOPS.items() if key in name), None)
-    if table is None:
-        return None
-    if precision == "fp32":
-        return table["tf32"] if torch.backends.cudnn.allow_tf32 else table["fp32"]
-    return table[precision]
-
-
-# --------------------------------------------------------------------------------------------------
-# Scaling projection
-# --------------------------------------------------------------------------------------------------
-
-
-def ring_allreduce_seconds(gradient_bytes: float, gpus: int, bus_gb_s: float) -> float:
-    """Bandwidth term of a ring all-reduce: each GPU sends and receives 2(N-1)/N of the bytes.
-    Latency (microseconds per call) is left out: it is small next to tens of MB of gradients."""
-    if gpus < 2:
-        return 0.0
-    return 2 * (gpus - 1) / gpus * gradient_bytes / (bus_gb_s * 1e9)
-
-
-def weak_scaling_projection(step_s: float, backward_s: float, gradient_bytes: float, gpus: int, bus_gb_s: float,
-                            bucket_bytes: float = DDP_BUCKET_BYTES) -> dict:
-    """Expected DDP weak-scaling efficiency (per-GPU batch fixed) from one GPU's step.
-
-    Without overlap, the step grows by the whole all-reduce. With overlap (DDP's buckets), the
-    all-reduce runs during backward; what is left exposed is what does not fit into backward, and at
-    least the last bucket, whose all-reduce can start only when backward ends. An upper bound: it
-    assumes communication slows no computation and a bandwidth-bound all-reduce.
-    """
-    comm = ring_allreduce_seconds(gradient_bytes, gpus, bus_gb_s)
-    last_bucket = ring_allreduce_seconds(min(bucket_bytes, gradient_bytes), gpus, bus_gb_s)
-    exposed = max(comm - backward_s, last_bucket) if gpus > 1 else 0.0
-    return {"gpus": gpus, "allreduce_ms": _significant(comm * 1000),
-            "efficiency_no_overlap": step_s / (step_s + comm), "efficiency_overlap": step_s / (step_s + exposed)}
 
 
 # --------------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from accelerated_seg import benchmark_train as bt  # noqa: E402
+from accelerated_seg import plain_loop  # noqa: E402
 
 
 def measure(steps: int, rounds: int) -> dict:
@@ -49,7 +50,7 @@ def measure(steps: int, rounds: int) -> dict:
     network = torch.nn.Conv3d(1, 2, kernel_size=1)
     patches = bt.SyntheticPatches(steps * 2, 2, 1, (4, 4, 4), 2, accelerator.device)
     ours = bt._our_loop(accelerator, copy.deepcopy(network), patches, 2)
-    plain = bt._plain_loop(copy.deepcopy(network), patches, 2, "fp32", accelerator)
+    plain = plain_loop.make_plain_loop(copy.deepcopy(network), patches, 2, "fp32", accelerator)
 
     def our_block(lookup):
         def run():
@@ -60,7 +61,7 @@ def measure(steps: int, rounds: int) -> dict:
                 accelerated_optimizer.is_lomo_available = cached
         return run
 
-    blocks = {"plain": lambda: bt._run_plain_block(plain), "ours_shipped": our_block(shipped), "ours": our_block(cached)}
+    blocks = {"plain": lambda: plain_loop.run_block(plain), "ours_shipped": our_block(shipped), "ours": our_block(cached)}
     searches = {name: _package_searches(run) / steps for name, run in blocks.items()}  # also the warm-up
     thread_us = {name: [] for name in blocks}
     wall_us = {name: [] for name in blocks}

@@ -16,7 +16,7 @@ files are repeats, and medians over them are used):
 - ``--assume NAME STEP_MS BACKWARD_MS GRADIENT_MB`` (optional, repeatable): a step not measured here,
   e.g. from a published GPU figure; labelled as an assumption in the output.
 
-The model (``accelerated_seg.benchmark_train.weak_scaling_projection``): a ring all-reduce moves
+The model (``accelerated_seg.scaling.weak_scaling_projection``): a ring all-reduce moves
 2(N-1)/N x gradient bytes through each GPU's link; without overlap the step grows by all of it;
 with DDP's bucketed overlap only what does not fit into backward is exposed, and at least the last
 25 MiB bucket. Latency, congestion, and the SMs NCCL takes from compute are left out: an upper bound.
@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accelerated_seg.benchmark import write_result  # noqa: E402
-from accelerated_seg.benchmark_train import weak_scaling_projection  # noqa: E402
+from accelerated_seg.scaling import weak_scaling_projection  # noqa: E402
 
 # Bus bandwidth of a large all-reduce (nccl-tests' "busbw") per interconnect, GB/s.
 # NVLink 4 on an H100 SXM board: 18 links, 900 GB/s both directions = 450 GB/s each way, through the

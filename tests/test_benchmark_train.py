@@ -14,8 +14,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from accelerated_seg.benchmark_train import (TimingSettings, benchmark_train, ring_allreduce_seconds,
-                                             training_flops_per_sample, weak_scaling_projection)
+from accelerated_seg.benchmark_train import TimingSettings, benchmark_train
+from accelerated_seg.flops import training_flops_per_sample
+from accelerated_seg.scaling import ring_allreduce_seconds, weak_scaling_projection
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
 

@@ -142,12 +142,12 @@ def test_deepspeed_buckets_are_capped_at_the_model_size_unless_the_profile_chose
 
 
 def test_shard_like_gives_a_fresh_copy_the_units_and_wrappers_of_a_prepared_network(one_process_group):
-    """The benchmark's plain FSDP2 loop (benchmark_train.shard_like) must shard exactly as accelerate
+    """The benchmark's plain FSDP2 loop (plain_loop.shard_like) must shard exactly as accelerate
     did: here "prepared" is sharded as accelerate's FSDP2 prepare does it, with activation checkpointing."""
     from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
     from torch.distributed.fsdp import FSDPModule, fully_shard
 
-    from accelerated_seg.benchmark_train import shard_like
+    from accelerated_seg.plain_loop import shard_like
 
     spec, size = _small("unet")
     prepared, fresh = build_from_spec(spec), build_from_spec(spec)
