@@ -17,7 +17,9 @@
 #
 # SMOKE=1 runs every command with a tiny network and 2-step blocks, to check the script and its flags
 # on a CPU before spending device time; there the commands that need CUDA (fp16, plan --measure, the
-# FSDP/DeepSpeed profiles) must end with their one-line error and exit 2.
+# FSDP/DeepSpeed profiles) must end with their one-line error and exit 2 (1 under accelerate launch,
+# whose log shows the worker's exit code 2; the DeepSpeed steps exit 1 where DeepSpeed is not
+# installed), the CUDA tests must show as skipped, and everything else must exit 0.
 set -u
 OUT=${OUT:-/tmp/gpu_session}
 PY=${PYTHON:-python3}
@@ -51,8 +53,8 @@ case "${1:-}" in
   train)  # the MLPerf U-Net: samples/s per GPU (target >= 70 at bf16), MFU, overhead ratio, each lever
     # First the CUDA-only tests (skipped on CPUs): the loop's per-step read does not wait for the
     # backward, GPU augmentation matches the CPU's, the planner's estimate is within 15% of the peak.
-    step 120 cuda_tests $PY -m pytest -q -p no:cacheprovider -rs tests/test_train.py::test_host_copy_does_not_wait_for_the_work_queued_after_it \
-        tests/test_augment.py::test_cuda_matches_cpu tests/test_plan.py::test_estimate_within_15_percent_of_the_measured_peak
+    # Selected by marker, so that a renamed test is still run (and a CPU shows them all skipped).
+    step 120 cuda_tests $PY -m pytest -q -p no:cacheprovider -rs -m cuda tests/
     step 240 mlperf_levers $PY $BENCH "${MLPERF[@]}" --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --lever none channels_last fused_adamw compile --output "$OUT/train_${device}_mlperf_levers.json"
     step 200 mlperf_precisions $PY $BENCH "${MLPERF[@]}" --precision fp32 fp16 --steps 20 --blocks 5 "${SHORT[@]}" \

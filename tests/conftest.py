@@ -15,6 +15,18 @@ from accelerated_seg.config import load_config  # noqa: E402
 from accelerated_seg.data.synthetic import write_synthetic_dataset  # noqa: E402
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``cuda`` are skipped where there is no CUDA device. The marker, rather than a
+    skipif in each test, lets benchmarks/gpu_session.sh select them all with ``-m cuda``."""
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    for item in items:
+        if "cuda" in item.keywords:
+            item.add_marker(pytest.mark.skip(reason="needs a CUDA GPU"))
+
+
 @pytest.fixture(scope="session")
 def tiny_dataset(tmp_path_factory):
     """6 training + 3 validation phantoms of about 20x20x16 voxels (some anisotropic, some non-RAS).

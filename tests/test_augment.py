@@ -278,7 +278,7 @@ def test_cpu_profile_then_batched_affine_keeps_labels():
     assert set(torch.unique(out_label).tolist()) <= {0, 1, 2} and out_image.shape == image.shape
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.cuda
 def test_cuda_matches_cpu():
     image, label = batch_of([make_patch(shape=(24, 16, 20), seed=s) for s in range(4)])
     theta = sample_affine_params(np.random.default_rng(1), "heavy", 4)

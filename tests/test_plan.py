@@ -178,7 +178,7 @@ def test_measure_without_a_gpu_is_a_clear_error(capsys):
         plan.require_cuda()
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.cuda
 def test_estimate_within_15_percent_of_the_measured_peak():
     facts = plan.measure_model("unet3d_mlperf", (128, 128, 128), "bf16")
     comparison = plan.compare_with_measured(facts, 2, plan.measure_peak_on_gpu(facts, 2))

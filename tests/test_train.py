@@ -455,7 +455,7 @@ def test_sum_over_ranks_of_one_process_is_the_tensor():
     assert SumOverRanks(torch.tensor([1.5, 0.0, 2.0])).values() == [1.5, 0.0, 2.0]
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: the point is not waiting for queued GPU work")
+@pytest.mark.cuda  # the point is not waiting for queued GPU work
 def test_sum_over_ranks_does_not_wait_for_the_work_queued_after_it():
     from accelerated_seg.train import SumOverRanks
 
