@@ -9,6 +9,10 @@
 # REPEATS times; each line of the log starts with the load average and the processes using more than
 # 20% CPU at that moment.
 #
+# The 2-process efficiency that scaling_projection.py computes from these files compares a 1-process
+# run with a 2-process run minutes later, and this host's per-core speed drifts by up to ~30% between
+# them; benchmarks/cpu_contention_control.sh brackets DDP with solo runs and two independent jobs.
+#
 #   bash benchmarks/record_train_cpu.sh        # ~20 minutes on 2 cores
 #   python benchmarks/scaling_projection.py --one benchmarks/results/train_2cpu/unet64_1proc_r*.json \
 #       --measured benchmarks/results/train_2cpu/unet64_2proc_r*.json --output benchmarks/results/ddp_scaling_2cpu.json
