@@ -32,8 +32,9 @@ are recorded.
 Also reported: a step-time breakdown of the plain loop (data wait, forward+loss, backward, optimizer),
 peak GPU memory, training FLOPs per sample (``torch.utils.flop_counter.FlopCounterMode``, counted
 once), MFU against the device's dense peak, the time and cost of an epoch, and under several
-processes the time of one all-reduce of a gradient-sized buffer. ``scaling.weak_scaling_projection`` turns a
-measured step into expected DDP efficiency on 2-8 GPUs for a given interconnect (docs/performance.md).
+processes the time of one all-reduce of a gradient-sized buffer. ``scaling.weak_scaling_projection``
+turns a measured step into expected DDP efficiency on 2-8 GPUs for a given interconnect
+(docs/performance.md). The plain loop is ``plain_loop``; FLOP counting and device peaks, ``flops``.
 """
 
 from __future__ import annotations
@@ -277,7 +278,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         hand_model = hand_model[0].to(device)
         units = shard_like(hand_model, ours.model, accelerator.state.fsdp_plugin)
         plain_fsdp2 = make_plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, fused, workers,
-                                  sharded=True)
+                                      sharded=True)
     if case.lever == "compile":  # as train.compile does it: in place, after prepare (or the DDP wrapper)
         compile_in_place(accelerator, ours.model, {"backend": timing.compile_backend})
         for other in filter(None, (plain, plain_fsdp2)):
