@@ -65,4 +65,3 @@ def dense_peak_tflops(device, precision: str, given: float | None) -> float | No
     if precision == "fp32":
         return table["tf32"] if torch.backends.cudnn.allow_tf32 else table["fp32"]
     return table[precision]
-

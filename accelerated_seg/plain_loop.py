@@ -229,4 +229,3 @@ def _communication_note(plain: PlainLoop, processes: int) -> str:
         return ("; forward includes FSDP2's all-gathers of each unit's parameters, backward its reduce-scatters "
                 "of the gradients (and the re-gathers of units resharded after forward)")
     return "; backward includes DDP's all-reduce, overlapped with it in buckets" if processes > 1 else ""
-

@@ -1,9 +1,9 @@
 """Expected DDP weak-scaling efficiency from one device's measured step: a ring all-reduce of the
 gradients, overlapped with backward in DDP's buckets.
 
-``accelerated-seg benchmark train`` measures the step (its plain loop's backward and step time, the
-gradients' bytes); ``benchmarks/scaling_projection.py`` turns those into the 2/4/8-GPU table in
-docs/performance.md for a given interconnect bandwidth.
+``accelerated-seg benchmark train`` measures the inputs (our loop's step time, the plain loop's
+backward time, the gradients' bytes); ``benchmarks/scaling_projection.py`` turns them into the
+2/4/8-GPU table in docs/performance.md for a given interconnect bandwidth.
 """
 
 from __future__ import annotations
@@ -34,4 +34,3 @@ def weak_scaling_projection(step_s: float, backward_s: float, gradient_bytes: fl
     exposed = max(comm - backward_s, last_bucket) if gpus > 1 else 0.0
     return {"gpus": gpus, "allreduce_ms": float(f"{comm * 1000:.4g}"),
             "efficiency_no_overlap": step_s / (step_s + comm), "efficiency_overlap": step_s / (step_s + exposed)}
-

@@ -15,10 +15,10 @@ import pytest
 import torch
 
 from accelerated_seg.benchmark_train import TimingSettings, benchmark_train
-from accelerated_seg.flops import training_flops_per_sample
-from accelerated_seg.scaling import ring_allreduce_seconds, weak_scaling_projection
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
+from accelerated_seg.flops import training_flops_per_sample
+from accelerated_seg.scaling import ring_allreduce_seconds, weak_scaling_projection
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"channels": [4, 8], "strides": [2], "num_res_units": 0}
