@@ -34,7 +34,7 @@ class SyntheticConfig:
 
 @dataclass
 class DataConfig:
-    # An MSD dataset.json, an nnU-Net v2 raw dataset folder, a CSV (image[,image...],label), or
+    # An MSD dataset.json, an nnU-Net v2 raw dataset folder, a CSV (image or image_0, image_1, ...; label), or
     # "synthetic" for the embedded phantoms.
     dataset: str = "synthetic"
     synthetic: SyntheticConfig = field(default_factory=SyntheticConfig)
@@ -43,6 +43,9 @@ class DataConfig:
     fold: int = 0
     split_seed: int = 0  # seeds the split; the split is saved with the run (run_info.json)
     binarize: bool = False  # every non-background label value becomes class 1
+    # A CSV's label values, which the file cannot declare: {value: name} ({0: background, 4: enhancing})
+    # or {name: value}. None: binary, {0: background, 1: foreground}. dataset.json declares its own.
+    labels: Optional[dict] = None
     # Preprocessing, done once and cached (see docs/data.md):
     spacing: Optional[tuple[float, float, float]] = None  # target voxel size in mm; None = the training median
     normalization: Literal["zscore", "ct"] = "zscore"  # zscore (per channel, nonzero voxels) | ct (clip to ct_window, scale to [-1, 1])

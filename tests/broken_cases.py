@@ -287,7 +287,7 @@ BROKEN_CASES: list[BrokenCase] = [
     BrokenCase("nnunet_missing_channel_file", _nnunet_missing_channel, "case 'bad' has no", "restore them"),
     BrokenCase("csv_missing_label", _csv_missing_label, "file not found", "restore the file"),
     BrokenCase("csv_multiclass_label_without_labels_argument", _csv_multiclass_without_labels,
-               "label values [2] are not declared (declared: 0..1", "the labels argument"),
+               "label values [2] are not declared (declared: 0..1", "data.labels"),
 ]
 
 

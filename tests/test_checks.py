@@ -7,10 +7,12 @@ import nibabel as nib
 import numpy as np
 import pytest
 
+from accelerated_seg.config import dump_config, load_config
 from accelerated_seg.data.checks import CheckReport, check_cases, check_manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.io import read_nifti, write_nifti
 from accelerated_seg.data.manifest import Case, load_cases, load_msd
+from accelerated_seg.data.prepare import prepare_manifest
 from broken_cases import BROKEN_CASES, preflight_errors, write_corpus  # tests/ is on sys.path, as for conftest
 
 NUM_CLASSES = 3
@@ -295,8 +297,26 @@ def test_undeclared_value_message_names_where_a_csv_declares_labels(tmp_path):
     case = make_case(tmp_path, "three_classes")
     (tmp_path / "cases.csv").write_text(f"image,label\n{case.images[0]},{case.label}\n")
     report = check_manifest(load_cases(tmp_path / "cases.csv", validation_fraction=0))
-    assert_single_error(report, case.label, "[2]", "declared: 0..1", "the labels argument")
+    assert_single_error(report, case.label, "[2]", "declared: 0..1", "data.labels")
     assert check_manifest(load_cases(tmp_path / "cases.csv", validation_fraction=0, labels=3)).errors == []
+
+
+def test_a_csv_run_declares_its_labels_with_data_labels(tmp_path):
+    """From YAML or the command line, data.labels is how a CSV gets more than two classes."""
+    training, validation = make_case(tmp_path, "a"), make_case(tmp_path, "b")  # labels 0, 1, 2
+    csv = tmp_path / "cases.csv"
+    csv.write_text(f"image,label,split\n{training.images[0]},{training.label},train\n"
+                   f"{validation.images[0]},{validation.label},validation\n")
+    binary = load_config(None, [f"--data.dataset={csv}"])
+    with pytest.raises(DataError, match=r"label values \[2\] are not declared.*declare the missing classes in data.labels"):
+        prepare_manifest(binary.data, tmp_path / "out")
+
+    declared = load_config(None, [f"--data.dataset={csv}", "--data.labels={0: background, 1: liver, 2: tumour}"])
+    manifest, _ = prepare_manifest(declared.data, tmp_path / "out")
+    assert manifest.labels == {0: "background", 1: "liver", 2: "tumour"}
+    saved = tmp_path / "config.yaml"  # the resolved config written next to the run reads back the same
+    saved.write_text(dump_config(declared))
+    assert load_config(saved).data.labels == {0: "background", 1: "liver", 2: "tumour"}
 
 
 @pytest.mark.parametrize("broken", BROKEN_CASES, ids=[case.name for case in BROKEN_CASES])

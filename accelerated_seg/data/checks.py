@@ -38,7 +38,7 @@ _CHANNEL_HINT = "resample the channels onto one grid"
 _LABELS_DECLARED_IN = {
     "msd": "dataset.json 'labels'",
     "nnunet": "dataset.json 'labels'",
-    "csv": "the labels argument (a CSV declares none: the default is 0 = background, 1 = foreground)",
+    "csv": "data.labels (load_csv: labels=; a CSV declares none: the default is 0 = background, 1 = foreground)",
     "pairs": "the labels argument (the default is 0 = background, 1 = foreground)",
 }
 

@@ -42,7 +42,8 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
 
 def load_manifest(cfg: DataConfig, output_dir: str | Path) -> Manifest:
     return load_cases(dataset_source(cfg, output_dir), validation_fraction=cfg.validation_fraction,
-                      num_folds=cfg.num_folds, fold=cfg.fold, seed=cfg.split_seed, binarize=cfg.binarize)
+                      num_folds=cfg.num_folds, fold=cfg.fold, seed=cfg.split_seed, binarize=cfg.binarize,
+                      labels=cfg.labels)
 
 
 def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettings:
