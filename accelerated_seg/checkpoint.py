@@ -85,15 +85,21 @@ def _partial_checkpoints(checkpoints_dir: Path) -> list[Path]:
 
 
 def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
-    """``latest`` -> newest complete checkpoint; otherwise the given folder, which must exist."""
+    """``latest`` -> newest complete checkpoint; otherwise the given folder, which must exist.
+
+    Raises:
+        ConfigError: there is no such checkpoint (checked before any data or training work).
+    """
     if resume == "latest":
         found = complete_checkpoints(checkpoints_dir)
         if not found:
-            raise FileNotFoundError(f"train.resume=latest but {checkpoints_dir} holds no complete checkpoint")
+            raise ConfigError(f"train.resume=latest but {checkpoints_dir} holds no complete checkpoint: check "
+                              f"train.output_dir, or drop --resume to start a new run")
         return found[-1]
     path = Path(resume)
     if not (path.is_dir() and STEP_DIR.match(path.name)):
-        raise FileNotFoundError(f"train.resume={resume!r} is not a checkpoint folder (expected .../step_N)")
+        raise ConfigError(f"train.resume={resume!r} is not a checkpoint folder: give 'latest' or a "
+                          f"<output_dir>/checkpoints/step_N folder")
     return path
 
 

@@ -111,7 +111,7 @@ def deepspeed_batch_settings(per_device: int, accum_steps: int, num_processes: i
 
     Left to accelerate, DeepSpeed's own gradient_accumulation_steps (1 unless set in the profile)
     replaces the resolved accumulation ("Using DeepSpeed's value"), and gradient_clipping defaults
-    to 1.0; DeepSpeed also clips by itself, so ``accelerator.clip_grad_norm_`` does nothing there.
+    to 1.0; DeepSpeed also clips by itself (in its engine step), so the loop does not clip there.
     """
     return {"train_micro_batch_size_per_gpu": per_device, "gradient_accumulation_steps": accum_steps,
             "train_batch_size": per_device * accum_steps * num_processes,

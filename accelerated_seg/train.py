@@ -183,6 +183,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
         _check_launch(accelerator, allow_strategy_fallback)
+        resume_from = resolve_resume(resume, out / "checkpoints") if resume else None
         compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
         _adapt_to_strategy(accelerator, model)
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
@@ -194,8 +195,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                                  max_grad_norm=max_grad_norm, progress_bar=progress_bar),
                     out / "checkpoints", scheduler=scheduler)
         accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
-        if resume:
-            _resume(loop, resume)
+        if resume_from is not None:
+            _resume(loop, resume_from)
         _schedule_the_stepping_optimizer(accelerator, scheduler)
         preempted = run_loop(loop, signals)
         if loop.last_saved != loop.progress.step:
@@ -229,6 +230,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
     clock = loop.clock
     clock.restart()  # time between calls (resume, a benchmark's other loop) is not this loop's
     input_dtype = model_input_dtype(accelerator, model)
+    engine_steps_in_backward = accelerator.distributed_type == DistributedType.DEEPSPEED
     model.train()
     while progress.step < settings.max_steps and not preempted:
         loop.train_dl.set_epoch(epoch)
@@ -273,7 +275,10 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                             f"good checkpoint is kept in {loop.checkpoints_dir}. Lower optim.lr or check the data.")
                     continue
                 nonfinite_in_a_row = 0
-                grad_norm = accelerator.clip_grad_norm_(model.parameters(), settings.max_grad_norm or math.inf)
+                # DeepSpeed clipped inside accelerator.backward (its engine steps there); its norm is
+                # read at log steps only, since reading it is a host sync (_log_step).
+                grad_norm = None if engine_steps_in_backward else accelerator.clip_grad_norm_(
+                    model.parameters(), settings.max_grad_norm or math.inf)
                 optimizer.step()
                 if loop.scheduler is not None:
                     loop.scheduler.step()
@@ -366,8 +371,9 @@ def _image_and_label(batch):
 
 def _log_step(loop: Loop, mean_loss: float, grad_norm) -> None:
     progress = loop.progress
+    if grad_norm is None and loop.accelerator.distributed_type == DistributedType.DEEPSPEED:
+        grad_norm = loop.model.get_global_grad_norm()  # the engine's, before its clipping (None before a step)
     values = {"train/loss": mean_loss,
-              # None where DeepSpeed clips by itself and reports no norm
               **({"train/grad_norm": float(grad_norm)} if grad_norm is not None else {}),
               **({"train/lr": loop.scheduler.get_last_lr()[0]} if loop.scheduler is not None else {}),
               **_rank_figures(loop)}
@@ -478,6 +484,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
+    resume_from = resolve_resume(cfg.train.resume, out / "checkpoints") if cfg.train.resume else None
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
@@ -515,8 +522,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out)
     val_set = VolumeDataset(val_table)
     loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
-    if cfg.train.resume:
-        _resume(loop, cfg.train.resume)
+    if resume_from is not None:
+        _resume(loop, resume_from)
     _schedule_the_stepping_optimizer(accelerator, scheduler)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
@@ -606,8 +613,7 @@ def _compile(accelerator: Accelerator, model: torch.nn.Module, settings: dict | 
     accelerator.print(f"{describe_compile(settings)}: the first steps include the compilation")
 
 
-def _resume(loop: Loop, resume: str) -> None:
-    checkpoint = resolve_resume(resume, loop.checkpoints_dir)
+def _resume(loop: Loop, checkpoint: Path) -> None:
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
         loop.accelerator.print(warning)
     loop.accelerator.load_state(str(checkpoint))
@@ -638,6 +644,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
                "peak_memory_gb": gather_object([_peak_memory_gb()])}
     if accelerator.is_main_process:
         write_text_atomically(out / "summary.json", json.dumps(summary, indent=1))
+    _write_metrics(run)
     accelerator.end_training()  # closes trackers, destroys the process group
     return {**summary, "losses": progress.losses, "is_main_process": accelerator.is_main_process}
 
@@ -721,11 +728,18 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float
     accelerator.log({"val/mean_dice": mean, **{f"val/{k}": v for k, v in per_class.items()}}, step=progress.step)
     accelerator.print(f"step {progress.step}: validation mean Dice {mean:.4f} "
                       + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
-    if accelerator.is_main_process:
-        write_text_atomically(run.out / "metrics.json", json.dumps({"loss": progress.losses, "speed": progress.speed,
-                                                                   "validation": progress.history}))
+    _write_metrics(run)
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model")
+
+
+def _write_metrics(run: ConfiguredRun) -> None:
+    """metrics.json: the curves so far. Written at every validation and at the end, so a run with
+    validation off (train.val_every=0) has its loss and speed curves too."""
+    if run.loop.accelerator.is_main_process:
+        progress = run.loop.progress
+        write_text_atomically(run.out / "metrics.json", json.dumps({"loss": progress.losses, "speed": progress.speed,
+                                                                   "validation": progress.history}))
 
 
 def _finite_mean(values) -> float | None:

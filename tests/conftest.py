@@ -27,6 +27,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason="needs a CUDA GPU"))
 
 
+def logged_scalars(run_dir: Path, tag: str) -> dict[int, float]:
+    """{step: value} of one scalar the TensorBoard tracker wrote under a run folder."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    values = {}
+    for events in Path(run_dir).rglob("events.out.tfevents*"):
+        accumulator = EventAccumulator(str(events))
+        accumulator.Reload()
+        if tag in accumulator.Tags()["scalars"]:
+            values.update({event.step: event.value for event in accumulator.Scalars(tag)})
+    return values
+
+
 @pytest.fixture(scope="session")
 def tiny_dataset(tmp_path_factory):
     """6 training + 3 validation phantoms of about 20x20x16 voxels (some anisotropic, some non-RAS).

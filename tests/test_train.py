@@ -18,6 +18,7 @@ from accelerated_seg.inference import predict_file
 from accelerated_seg.models import MODELS
 from accelerated_seg.train import TrainingDiverged, train
 
+from conftest import logged_scalars
 from test_models import SMALL  # tests/ is on sys.path (rootdir-style test imports)
 
 
@@ -34,7 +35,8 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
     metrics = json.loads((out / "metrics.json").read_text())
     assert [v["step"] for v in metrics["validation"]] == [2, 4, 6]
     assert all(v["cases"] == 3 for v in metrics["validation"])
-    assert list(out.rglob("events.out.tfevents*")), "TensorBoard tracker wrote nothing"
+    grad_norms = logged_scalars(out, "train/grad_norm")  # log_every=1
+    assert sorted(grad_norms) == [1, 2, 3, 4, 5, 6] and all(0 < v < float("inf") for v in grad_norms.values())
 
     # The export is the plain MONAI network: strict load from config.json alone, same outputs.
     config = json.loads((out / "model" / "config.json").read_text())
@@ -199,6 +201,16 @@ def _label_wrong_shape(case):
     nib.save(nib.Nifti1Image(np.asanyarray(img.dataobj)[:-1], img.affine), case.label)
 
 
+def test_a_run_without_validation_still_writes_its_curves_and_report(tiny_config, tmp_path):
+    from accelerated_seg.report import write_report
+
+    cfg = tiny_config(tmp_path / "run", train__max_steps=2, train__val_every=0, train__save_every=0)
+    train(cfg)
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert [step for step, _ in metrics["loss"]] == [1, 2] and metrics["validation"] == []
+    assert write_report(cfg).stat().st_size > 0  # from the final model, without a validation curve
+
+
 @pytest.mark.parametrize("damage, what", [
     (lambda case: case.images[0].unlink(), "image"),
     (lambda case: case.label.unlink(), "label"),
@@ -228,6 +240,22 @@ def test_the_command_line_reports_bad_input_in_one_line_without_a_traceback(tiny
     err = capsys.readouterr().err
     assert err.startswith("error: ") and str(case.label) in err and "Traceback" not in err
     assert err.count("error: ") == 1  # one error; a dataset's problems are listed under it, one per line
+
+
+@pytest.mark.parametrize("resume, message", [("latest", "holds no complete checkpoint"),
+                                             ("somewhere/step_3", "is not a checkpoint folder")])
+def test_nothing_to_resume_from_is_one_line_before_any_data_work(tiny_dataset, tmp_path, capsys, resume, message):
+    from accelerated_seg.cli import main
+
+    from conftest import tiny_overrides
+
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as stop:
+        main(["train", *tiny_overrides(tiny_dataset, out, data__cache_dir=str(tmp_path / "cache")), "--resume", resume])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: train.resume=") and message in err and "Traceback" not in err
+    assert not (tmp_path / "cache").exists() and not (out / "run_info.json").exists()
 
 
 @pytest.mark.parametrize("rank", ["0", "1"])
