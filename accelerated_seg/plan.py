@@ -427,6 +427,9 @@ def _model_states(strategy: str, facts: ModelFacts, gpus: int) -> dict[str, floa
     low = 4 if facts.precision == "fp32" else 2
     mixed = low < 4
     buffers = facts.buffer_bytes
+    # A unit's unsharded gradient as FSDP reduces it: in fp32 (wrapping.fsdp_mixed_precision), and
+    # under mixed precision also the low-precision gradient it is cast from.
+    reduced_unit = 4 * U + (low * U if mixed else 0)
     if strategy == "ddp":
         # accelerate's autocast keeps fp32 weights and gradients. DDP's buckets are a second copy
         # of the gradients (gradient_as_bucket_view is off); one process runs without DDP.
@@ -435,16 +438,16 @@ def _model_states(strategy: str, facts: ModelFacts, gpus: int) -> dict[str, floa
     if strategy == "fsdp_no_shard":
         # Whole fp32 weights, plus their low-precision copy for forward/backward under mixed precision.
         return dict(parameters=4 * P + (low * P if mixed else 0) + buffers, gradients=4 * P, optimizer=8 * P,
-                    communication=low * U, step_temporaries=4 * P)
+                    communication=reduced_unit, step_temporaries=4 * P)
     if strategy == "fsdp_shard_grad_op":
         # Sharded fp32 weights; the gathered low-precision weights stay from forward to backward.
         return dict(parameters=4 * P / N + low * P + buffers, gradients=4 * P / N, optimizer=8 * P / N,
-                    communication=low * U, step_temporaries=4 * P / N)
+                    communication=reduced_unit, step_temporaries=4 * P / N)
     if strategy == "fsdp_full_shard":
         # One unit gathered for compute and the next prefetched (BACKWARD_PRE), plus one unit's
         # unsharded gradient before its reduce-scatter.
         return dict(parameters=4 * P / N + buffers, gradients=4 * P / N, optimizer=8 * P / N,
-                    communication=3 * low * U, step_temporaries=4 * P / N)
+                    communication=2 * low * U + reduced_unit, step_temporaries=4 * P / N)
     # DeepSpeed: the module itself is in the training precision; the optimizer keeps an fp32 master
     # partition (4 bytes) beside AdamW's moments (8). The contiguous-gradients bucket is allocated
     # at its full reduce_bucket_size, which training sizes to the model.
