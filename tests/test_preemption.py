@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -170,3 +171,56 @@ def test_rotation_keeps_the_checkpoint_just_written_below_an_older_runs_higher_o
     save_training_state(_OneProcess(), checkpoints, 3, 1, "")
     assert (checkpoints / "step_3" / "model.safetensors").is_file()
     assert [p.name for p in complete_checkpoints(checkpoints)] == ["step_3", "step_9"]
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+@pytest.mark.distributed
+def test_the_slurm_node_task_stops_every_rank_on_sigusr1_and_its_rerun_resumes(tiny_dataset, tmp_path):
+    """examples/slurm/node_task.sh as srun starts it on a node, here with 2 CPU processes over gloo.
+
+    SIGUSR1 goes to the task's shell and to the launcher itself (some clusters signal every process
+    of the step): the launcher must live on, the shell must pass the signal to both ranks, and the
+    run must end with the state saved and exit 0, so train.sbatch requeues it. Then the rerun with
+    RESUME="--resume latest" (what train.sbatch sets when checkpoints exist) continues from there.
+    """
+    from test_distributed import _free_port
+
+    out = tmp_path / "run"
+    overrides = tiny_overrides(tiny_dataset, out, **{"train.max_steps": 100_000, "train.val_every": 0,
+                                                    "train.save_every": 2, "train.log_every": 50})
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",  # the venv's accelerate
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+           "SLURM_NNODES": "1", "SLURM_NODEID": "0", "GPUS_PER_NODE": "2", "MAIN_IP": "127.0.0.1",
+           "MAIN_PORT": str(_free_port()), "EXPERIMENT": "configs/demo.yaml", "OUT": str(out), "RESUME": ""}
+    script = ["bash", "examples/slurm/node_task.sh", "--no-report", *overrides]
+    with open(tmp_path / "task.log", "w") as log:
+        task = subprocess.Popen(script, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + 300
+            while not complete_checkpoints(out / "checkpoints"):
+                assert task.poll() is None and time.monotonic() < deadline, (tmp_path / "task.log").read_text()[-3000:]
+                time.sleep(0.2)
+            (launcher,) = _children(task.pid)
+            assert len(_children(launcher)) == 2  # the ranks
+            os.kill(launcher, signal.SIGUSR1)
+            os.kill(task.pid, signal.SIGUSR1)
+            status = task.wait(timeout=120)
+        finally:
+            if task.poll() is None:
+                os.killpg(task.pid, signal.SIGKILL)
+    output = (tmp_path / "task.log").read_text()
+    assert status == 0, output[-3000:]
+    assert "SIGUSR1, stopping the ranks" in output and "preempted" in output
+    stopped_at = int(complete_checkpoints(out / "checkpoints")[-1].name.split("_")[1])
+    assert 2 <= stopped_at < 100_000 and not (out / "model").exists()
+
+    env.update(RESUME="--resume latest", MAIN_PORT=str(_free_port()))
+    rerun = subprocess.run([*script, f"--train.max_steps={stopped_at + 2}"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
+    assert f"at step {stopped_at}" in rerun.stdout and (out / "model" / "model.safetensors").is_file()
