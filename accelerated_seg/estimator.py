@@ -126,7 +126,7 @@ class Segmentation:
         model.save("brain_model"); model = Segmentation.load("brain_model")
 
     Args:
-        model: registry name (unet, segresnet, swinunetr, unetr, dynunet).
+        model: registry name (unet, segresnet, swinunetr, unetr, dynunet, unet3d_mlperf; models.MODELS).
         model_args: MONAI constructor arguments over our defaults (``model.args``).
         multi_gpu: in a plain Python session or notebook, train on every visible GPU through
             accelerate's ``notebook_launcher``. Under ``accelerate launch`` the launched processes

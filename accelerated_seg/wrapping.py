@@ -173,8 +173,11 @@ def has_batchnorm(model: nn.Module) -> bool:
 def convert_sync_batchnorm(model: nn.Module, device: torch.device, num_processes: int) -> nn.Module:
     """BatchNorm layers that compute their statistics over every rank's batch (DDP with small batches).
 
+    With one process there is nothing to sync: the model is returned unchanged, so the same
+    experiment config runs on one GPU and on several.
+
     Raises:
-        ConfigError: the network has no BatchNorm, or the processes run on CPUs (PyTorch's
+        ConfigError: the network has no BatchNorm, or several processes run on CPUs (PyTorch's
             SyncBatchNorm needs GPUs).
     """
     if not has_batchnorm(model):
