@@ -38,11 +38,16 @@ def machine_info() -> dict:
     import accelerate
     import monai
 
-    cpu = platform.processor()
+    cpu, flags = platform.processor(), set()
     if Path("/proc/cpuinfo").is_file():
-        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name")), cpu)
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+        cpu = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), cpu)
+        flags = set(next((line.split(":", 1)[1].split() for line in lines if line.startswith("flags")), []))
     return {"cpu": cpu, "cores": os.cpu_count(),
+            # The same model name covers hosts with and without bf16 instructions; without them CPU
+            # bf16 autocast is emulated and slower than fp32 (seen between sessions here).
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+            "cpu_bf16": sorted(flags & {"avx512_bf16", "amx_bf16"}) or None,
             "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
             "python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
             "accelerate": accelerate.__version__, "monai": monai.__version__}

@@ -44,6 +44,7 @@ def test_the_inference_benchmark_command_writes_json_and_refuses_fp16_on_a_cpu(t
     record = json.loads(out.read_text())
     assert record["benchmark"] == f"infer_{os.cpu_count()}cpu_bf16" and record["precision"] == "bf16"
     assert record["machine"]["torch"] == torch.__version__ and record["command"]
+    assert record["machine"]["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
     capsys.readouterr()
     assert main([*small, "--precision", "fp16", "--output", str(tmp_path / "no.json")]) == 2
     assert "fp16 needs a CUDA GPU" in capsys.readouterr().err and not (tmp_path / "no.json").exists()
