@@ -236,8 +236,8 @@ def _predict(args, _) -> int:
             written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
                                     progress=print, **options)
             print(f"{len(written)} case(s) segmented")
-    except (ValueError, FileNotFoundError) as error:  # DataError is a ValueError: bad inputs or settings
-        print(f"error: {error}", file=sys.stderr)
+    except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
+        print(f"error: {error}", file=sys.stderr)  # written (a file where a folder must go, ...)
         return 1
     return 0
 

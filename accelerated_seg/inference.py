@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import torch
@@ -363,6 +363,19 @@ def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]
     return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))
 
 
+def check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
+    """Refuse to write a label map or probabilities over an input image (``--output`` = the scans' folder).
+
+    Raises:
+        DataError: an output path is one of the inputs; nothing has been written.
+    """
+    sources = {Path(p).resolve(): Path(p) for p in inputs}
+    for output in outputs:
+        if output is not None and (source := sources.get(Path(output).resolve())) is not None:
+            raise DataError(f"writing {output} would overwrite the input image {source}; give --output a new "
+                            f"folder or file name")
+
+
 def probabilities_path(label_path: str | Path) -> Path:
     """Where the probabilities of the label map ``x.nii.gz`` go: ``x_probs.nii.gz`` beside it."""
     label_path = Path(label_path)
@@ -390,10 +403,16 @@ def preprocess_settings(config: dict) -> PreprocessSettings:
 
 
 def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
-    """Label value written for each class index: the dataset's own values when it was remapped."""
-    values = np.arange(num_classes)
+    """Label value written for each class index: the dataset's own value where the class stands for
+    one (BraTS' 4), the class index where it merges several (``binarize``: foreground is 1, as the
+    export's labels say)."""
+    merged: dict[int, list[int]] = {}
     for original, class_index in settings.label_map or ():
-        values[class_index] = original
+        merged.setdefault(class_index, []).append(original)
+    values = np.arange(num_classes)
+    for class_index, originals in merged.items():
+        if len(originals) == 1:
+            values[class_index] = originals[0]
     return values
 
 
@@ -463,6 +482,8 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
         ``output`` (None when ``write`` is False).
     """
     paths = [Path(p) for p in channels]
+    if write:
+        check_inputs_are_spared(paths, [output, probabilities_output])
     if len(paths) != config["in_channels"]:
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
                         f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
@@ -472,6 +493,9 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     transform = preprocess(keys=["image"], settings=settings)
     data = transform({"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])})
     image = data["image"]
+    if not torch.isfinite(image.as_tensor()).all():  # NaN would give an all-background map, silently
+        raise DataError(f"{', '.join(map(str, paths))}: the image holds NaN or infinite voxels; replace them "
+                        f"(e.g. with 0) before predicting, as training's pre-flight check requires")
     needed = aggregation_bytes(image.shape[1:], config["num_classes"], config["in_channels"])
     stitch_device = aggregation_device(device, needed, options.aggregate_on_cpu)
     probs = mirrored_probabilities(model, image.as_tensor()[None], config["patch_size"], options, device,
@@ -594,6 +618,8 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     model, config = load_exported(model_dir)
     cases = collect_cases(inputs, config)
     outputs = output_paths(cases, output)
+    check_inputs_are_spared([path for case in cases for path in case.channels],
+                            [*outputs, *(map(probabilities_path, outputs) if probabilities else ())])
     model.to(device)
     for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
         predict_case(model, config, case.channels, label_path, device=device, options=options,

@@ -178,6 +178,8 @@ def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tm
 def test_label_values_of_a_remapped_dataset_are_written_back():
     assert class_values(PreprocessSettings(label_map=((0, 0), (1, 1), (4, 2))), 3).tolist() == [0, 1, 4]
     assert class_values(PreprocessSettings(), 3).tolist() == [0, 1, 2]
+    binarized = PreprocessSettings(label_map=((0, 0), (1, 1), (2, 1), (4, 1)))  # data.binarize
+    assert class_values(binarized, 2).tolist() == [0, 1]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -351,6 +353,31 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / "e.nii.gz"),
                  "--precision", "fp16", "--device", "cpu"]) == 1
     assert "fp16 needs a CUDA GPU" in capsys.readouterr().err
+
+
+def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scans, tmp_path, capsys):
+    import hashlib
+    import shutil
+
+    model, folder = export(tmp_path / "model"), tmp_path / "scans"
+    shutil.copytree(scans / "imagesTr", folder)
+    before = {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in folder.iterdir()}
+    image = folder / "case_001.nii.gz"
+    for command in (["predict", "--model", str(model), str(folder), "--output", str(folder)],  # the scans' folder
+                    ["predict", "--model", str(model), str(image), "--output", str(image)]):
+        assert main(command) == 1
+        assert "would overwrite the input image" in capsys.readouterr().err
+    with pytest.raises(DataError, match="would overwrite the input image"):
+        predict_file(model, image, tmp_path / "x.nii.gz", probabilities_output=image)
+
+    broken = nib.load(image)
+    values = broken.get_fdata().astype(np.float32)
+    values[1, 1, 1] = np.nan
+    nib.save(nib.Nifti1Image(values, broken.affine), tmp_path / "nan.nii.gz")
+    with pytest.raises(DataError, match="nan.nii.gz: the image holds NaN"):
+        predict_file(model, tmp_path / "nan.nii.gz", tmp_path / "y.nii.gz")
+    assert not (tmp_path / "y.nii.gz").exists()
+    assert {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in folder.iterdir()} == before
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
