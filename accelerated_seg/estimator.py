@@ -26,7 +26,7 @@ from typing import Sequence
 import nibabel as nib
 import numpy as np
 
-from .config import CompileConfig, Config, DataConfig
+from .config import CompileConfig, Config, ConfigError, DataConfig
 from .data.cache import PreprocessedCache
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
@@ -149,6 +149,11 @@ class Segmentation:
         cfg = dataset.config(**settings)
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
         processes = _gpus_to_launch() if self.multi_gpu else 1
+        if epochs is not None and steps is not None:
+            raise ConfigError("fit: give epochs or steps, not both")
+        for name, value in (("epochs", epochs), ("steps", steps)):
+            if value is not None and value < 1:
+                raise ConfigError(f"fit: {name} must be >= 1, got {value!r}")
         if steps is None:
             steps = (epochs or 1) * _steps_per_epoch(dataset, cfg, max(processes, _launched_processes()))
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
@@ -200,19 +205,35 @@ class Segmentation:
 
     def evaluate(self, dataset: Dataset, output_dir: str | Path | None = None, **options) -> dict:
         """Predict ``dataset``'s validation cases and score them (Dice, HD95, surface Dice); returns
-        the summary that ``accelerated-seg evaluate`` writes."""
+        the summary that ``accelerated-seg evaluate`` writes.
+
+        Predictions and references are scored as class indices 0..C-1: the references' values
+        mapped as training mapped them, so binarized and remapped datasets (BraTS' 4) score as they
+        were trained. ``output_dir/predictions`` and ``output_dir/labels`` belong to this method and
+        are rebuilt on every call, so an earlier call's cases never mix in.
+        """
+        from .data.io import write_nifti
         from .evaluate import evaluate_folders
-        from .inference import predict_file
+        from .inference import class_values, predict_file
+        from .inference import preprocess_settings as export_preprocessing
 
         model_dir = self._require_model()
         out = Path(output_dir or Path(self.output_dir) / "evaluation")
         predictions, labels = out / "predictions", out / "labels"
-        labels.mkdir(parents=True, exist_ok=True)
-        for case in dataset.manifest.validation:
-            predict_file(model_dir, case.images, predictions / f"{case.id}.nii.gz", **options)
-            link = labels / f"{case.id}.nii.gz"  # evaluate pairs files by case id
-            if not link.exists():
-                link.symlink_to(Path(case.label).resolve())
+        for folder in (predictions, labels):
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+        config = json.loads((model_dir / "config.json").read_text())
+        written = class_values(export_preprocessing(config), config["num_classes"])  # the model's value per class
+        from_prediction = {int(value): index for index, value in enumerate(written)}
+        from_label = dataset.manifest.label_map or {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for case in dataset.manifest.validation:
+                raw = predict_file(model_dir, case.images, Path(tmp) / f"{case.id}.nii.gz", **options)
+                for source, lookup, folder in ((raw, from_prediction, predictions), (case.label, from_label, labels)):
+                    image = nib.load(str(source))
+                    write_nifti(folder / f"{case.id}.nii.gz", _as_classes(np.asanyarray(image.dataobj), lookup),
+                                image.affine, image.header)
         return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out)
 
     def save(self, directory: str | Path) -> Path:
@@ -238,6 +259,15 @@ class Segmentation:
         return self.model_dir
 
 
+def _as_classes(values: np.ndarray, lookup: dict[int, int]) -> np.ndarray:
+    """A label map's raw values as class indices (values not in ``lookup`` stay, for evaluate to report)."""
+    rounded = np.rint(values).astype(np.int64)
+    classes = rounded.copy()
+    for raw, index in lookup.items():
+        classes[rounded == raw] = index
+    return classes
+
+
 def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
     from .train import train
 
@@ -258,6 +288,10 @@ def _gpus_to_launch() -> int:
 
 
 def _steps_per_epoch(dataset: Dataset, cfg: Config, processes: int) -> int:
-    per_device = cfg.train.batch_size or 2
+    """Optimizer steps in one pass over the training patches, with the batch training will resolve."""
+    from .schedule import resolve_batch
+
+    plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps, processes,
+                         cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
     patches = len(dataset.manifest.training) * cfg.data.samples_per_volume
-    return max(1, patches // (per_device * processes) // (cfg.train.grad_accum_steps or 1))
+    return max(1, patches // plan.global_batch)

@@ -3,6 +3,7 @@
 import csv
 import json
 
+import numpy as np
 import pytest
 import torch
 
@@ -70,6 +71,20 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     assert exported["num_classes"] == 2 and exported["labels"] == {"0": "background", "1": "foreground"}
     assert all(set(torch.unique(b["label"]).tolist()) <= {0, 1} for b, _ in zip(data.loader(num_workers=0), range(3)))
 
+    # The binarized model writes its foreground as 1 (the export's labels), not a raw value (2), and
+    # evaluate scores the binarized references; a second call with fewer cases keeps none of the first's.
+    import nibabel as nib
+
+    model = Segmentation.load(out / "model")
+    prediction = model.predict(str(val_pairs[0][0]))
+    assert set(np.unique(np.asanyarray(prediction.dataobj)).tolist()) <= {0, 1}
+    assert model.evaluate(data, output_dir=tmp_path / "eval")["num_cases"] == len(val_pairs) == 3
+    fewer = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs[:1],
+                               cache_dir=str(tmp_path / "cache"), spacing=(2.0, 2.0, 2.0)).binarize()
+    assert model.evaluate(fewer, output_dir=tmp_path / "eval")["num_cases"] == 1
+    assert len(list((tmp_path / "eval" / "labels").iterdir())) == 1
+    assert set(np.unique(nib.load(next((tmp_path / "eval" / "labels").iterdir())).get_fdata())) <= {0, 1}
+
 
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     import nibabel as nib
@@ -99,6 +114,21 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     again = Segmentation.load(model.save(tmp_path / "saved"))
     np.testing.assert_array_equal(np.asanyarray(again.predict(str(case.images[0])).dataobj),
                                   np.asanyarray(image.dataobj))
+
+
+def test_an_epoch_is_counted_with_the_batch_training_resolves(tiny_dataset, tmp_path):
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.estimator import _steps_per_epoch
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)  # 6 training cases x 4 patches = 24 patches
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"))
+    assert _steps_per_epoch(data, data.batch(2).config(), processes=1) == 12
+    assert _steps_per_epoch(data, data.config(global_batch_size=8), processes=1) == 3  # was 12: 4 epochs
+    assert _steps_per_epoch(data, data.batch(2).config(grad_accum_steps=2), processes=2) == 3
+    for bad in (dict(epochs=0), dict(epochs=-1), dict(epochs=1, steps=5)):
+        with pytest.raises(ConfigError, match="fit: "):
+            Segmentation("unet", output_dir=str(tmp_path / "run")).fit(data, **bad)
 
 
 def test_predicting_without_a_model_says_what_to_do():
