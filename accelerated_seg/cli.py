@@ -190,7 +190,9 @@ def exit_on_user_error():
 def _synth(args, _) -> int:
     from .data.synthetic import write_synthetic_dataset
 
-    path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation, seed=args.seed)
+    with exit_on_user_error():
+        path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation,
+                                       seed=args.seed)
     print(f"wrote {path}")
     return 0
 
@@ -261,7 +263,7 @@ def _predict_distributed(args, options) -> int:
         if state.is_main_process:
             print(f"{len(written)} case(s) segmented by {state.num_processes} processes")
         code = 0
-    except (ValueError, FileNotFoundError, RuntimeError) as error:
+    except (ValueError, OSError, RuntimeError) as error:
         if state.is_main_process:
             print(f"error: {error}", file=sys.stderr)
         code = 1
@@ -272,13 +274,15 @@ def _predict_distributed(args, options) -> int:
 def _evaluate(args, _) -> int:
     from pathlib import Path
 
+    from nibabel.filebasedimages import ImageFileError
+
     from .evaluate import evaluate_folders
 
     try:
         summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
                                    dataset_json=args.dataset_json, tolerance_mm=args.tolerance,
                                    output_dir=args.output)
-    except (ValueError, FileNotFoundError) as error:  # DataError is a ValueError: bad files or settings
+    except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 1
     for c, scores in summary["per_class"].items():

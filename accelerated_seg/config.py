@@ -214,7 +214,7 @@ def check_values(cfg: Config) -> Config:
         if not (lowest <= share < highest or (highest_allowed and share == highest)):
             bound = "<=" if highest_allowed else "<"
             raise ConfigError(f"setting {key} must be >= {lowest} and {bound} {highest}, got {share!r}")
-    if any(edge < 1 for edge in cfg.data.patch_size):
+    if len(cfg.data.patch_size) != 3 or any(edge < 1 for edge in cfg.data.patch_size):
         raise ConfigError(f"setting data.patch_size must be 3 edges >= 1 voxel, got {list(cfg.data.patch_size)}")
     if cfg.data.spacing is not None and any(not mm > 0 for mm in cfg.data.spacing):
         raise ConfigError(f"setting data.spacing must be 3 sizes > 0 mm (or null for the median), "

@@ -28,7 +28,8 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
     path = Path(path or out / "report.png")
     metrics = json.loads((out / "metrics.json").read_text())
     model_dir = out / "best_model" if (out / "best_model").is_dir() else out / "model"
-    case = load_manifest(cfg.data, out).validation[0]
+    manifest = load_manifest(cfg.data, out)
+    case = (manifest.validation or manifest.training)[0]  # a run without validation cases shows a training one
     with tempfile.TemporaryDirectory() as tmp:
         pred_path = predict_file(model_dir, case.images, Path(tmp) / "pred.nii.gz")
         pred = _canonical(pred_path)

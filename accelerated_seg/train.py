@@ -499,6 +499,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
     manifest, settings, train_table, val_table = _prepared_data(cfg, accelerator, manifest)
+    if val_table is None and cfg.train.val_every:
+        raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
+                          f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or hold "
+                          f"cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     model = _model_for_strategy(cfg, spec, accelerator)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
@@ -520,8 +524,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg))
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out)
-    val_set = VolumeDataset(val_table)
-    loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
+    if val_table is not None:
+        val_set = VolumeDataset(val_table)
+        loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
     if resume_from is not None:
         _resume(loop, resume_from)
     _schedule_the_stepping_optimizer(accelerator, scheduler)
@@ -756,8 +761,9 @@ def _prepared_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | N
     built = _on_every_rank(accelerator, lambda: cache.build(
         cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused")
-    tables = _on_main(accelerator, lambda: (cache.write_table(manifest.training), cache.write_table(manifest.validation)))
-    return manifest, settings, cache.load_table(tables[0]), cache.load_table(tables[1])
+    tables = _on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
+                                            for cases in (manifest.training, manifest.validation)])
+    return manifest, settings, cache.load_table(tables[0]), tables[1] and cache.load_table(tables[1])
 
 
 def _checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):

@@ -66,6 +66,9 @@ def test_a_config_built_in_python_is_checked_when_training_starts(tmp_path):
     with pytest.raises(ConfigError, match="train.log_every must be >= 1"):
         train(cfg)
     assert not (tmp_path / "run").exists()
+    cfg.train.log_every, cfg.data.patch_size = 1, (16, 16)  # the estimator's block_shape=(16, 16)
+    with pytest.raises(ConfigError, match="data.patch_size must be 3 edges"):
+        train(cfg)
 
 
 def test_unknown_key_in_yaml_file(tmp_path):

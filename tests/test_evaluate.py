@@ -220,6 +220,13 @@ def test_evaluate_command(folders, capsys):
     assert "class 2 lesion: Dice 0.6667" in out and "1 case(s) with one side empty" in out
     assert json.loads((pred_dir / "evaluation" / "summary.json").read_text())["tolerance_mm"] == {"1": 2.0, "2": 2.0}
 
+    # An output that cannot be written: one line, not a traceback.
+    (pred_dir / "taken").write_text("a file, not a folder")
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output",
+                 str(pred_dir / "taken")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "taken" in err and "Traceback" not in err
+
     (pred_dir / "a.nii.gz").unlink()
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 1
     assert "have no prediction" in capsys.readouterr().err

@@ -121,3 +121,21 @@ def test_same_phantom_on_other_grid_reorients_to_ras(kind):
 def test_validation_split_bounds(tmp_path):
     with pytest.raises(ValueError):
         write_synthetic_dataset(tmp_path, num_cases=2, num_validation=3)
+
+
+def test_synth_never_replaces_another_dataset_and_reports_bad_counts_in_one_line(tmp_path, capsys):
+    from accelerated_seg.cli import main
+
+    theirs = tmp_path / "my_data"
+    theirs.mkdir()
+    (theirs / "dataset.json").write_text('{"name": "MyRealData", "training": []}')
+    with pytest.raises(SystemExit) as stop:
+        main(["synth", str(theirs), "--cases", "2", "--validation", "1"])
+    assert stop.value.code == 2 and "describes another dataset" in capsys.readouterr().err
+    assert json.loads((theirs / "dataset.json").read_text())["name"] == "MyRealData"
+    assert not (theirs / "imagesTr").exists()
+
+    with pytest.raises(SystemExit) as stop:
+        main(["synth", str(tmp_path / "new"), "--cases", "3"])  # the default 4 validation cases do not fit
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.startswith("error: ") and "--validation" in err and "Traceback" not in err

@@ -211,6 +211,20 @@ def test_a_run_without_validation_still_writes_its_curves_and_report(tiny_config
     assert write_report(cfg).stat().st_size > 0  # from the final model, without a validation curve
 
 
+def test_a_dataset_without_validation_cases_trains_only_with_validation_off(tiny_config, tiny_dataset, tmp_path):
+    manifest = load_msd(tiny_dataset)
+    csv = tmp_path / "cases.csv"  # no split column, and nothing held out
+    csv.write_text("image,label\n" + "".join(f"{c.images[0]},{c.label}\n" for c in manifest.training))
+    settings = dict(data__dataset=str(csv), data__validation_fraction=0, train__max_steps=2,
+                    data__labels="{0: background, 1: ventricles, 2: lesion}")
+    with pytest.raises(ConfigError, match="no validation cases.*set train.val_every=0"):
+        train(tiny_config(tmp_path / "refused", **settings))
+    assert not (tmp_path / "refused" / "checkpoints").exists()
+    out = tmp_path / "run"
+    assert train(tiny_config(out, train__val_every=0, **settings))["step"] == 2
+    assert (out / "model" / "model.safetensors").is_file()
+
+
 @pytest.mark.parametrize("damage, what", [
     (lambda case: case.images[0].unlink(), "image"),
     (lambda case: case.label.unlink(), "label"),

@@ -24,6 +24,8 @@ from pathlib import Path
 import nibabel as nib
 import numpy as np
 
+from accelerated_seg.data.errors import DataError
+
 LABELS = {0: "background", 1: "ventricles", 2: "lesion"}
 
 _DEFAULT_SIZE_MM = (96.0, 96.0, 72.0)
@@ -167,7 +169,8 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
     """Write ``num_cases`` phantom cases and an MSD style dataset.json into ``out_dir``.
 
     Args:
-        out_dir: target directory; created if missing, existing case files are overwritten.
+        out_dir: target directory; created if missing. A phantom dataset already there is
+            rewritten; a folder whose dataset.json describes another dataset is refused.
         num_cases: total number of cases.
         num_validation: the last ``num_validation`` cases form the "validation" list; the
             rest are "training". With >= 2 the validation set contains an anisotropic and a
@@ -187,11 +190,17 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
         'dataset.json'
     """
     if not 0 <= num_validation <= num_cases:
-        raise ValueError(f"need 0 <= num_validation <= num_cases, got {num_validation}, {num_cases}")
+        raise DataError(f"the synthetic dataset needs 0 <= validation cases <= cases, got {num_validation} of "
+                        f"{num_cases}; lower the validation count (synth --validation) or raise the case count")
     out = Path(out_dir)
+    json_path = out / "dataset.json"
+    if out.exists() and not out.is_dir():
+        raise DataError(f"{out} is a file; give a folder for the synthetic dataset")
+    if json_path.is_file() and not _written_here(json_path):
+        raise DataError(f"{json_path} describes another dataset; writing the phantoms there would replace it "
+                        f"and its case files: give an empty or new folder")
     (out / "imagesTr").mkdir(parents=True, exist_ok=True)
     (out / "labelsTr").mkdir(parents=True, exist_ok=True)
-    json_path = out / "dataset.json"
     json_path.unlink(missing_ok=True)  # a stale manifest must not describe half-rewritten files
 
     n_train = num_cases - num_validation
@@ -231,3 +240,11 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
     tmp.write_text(json.dumps(manifest, indent=2))
     os.replace(tmp, json_path)
     return json_path
+
+
+def _written_here(json_path: Path) -> bool:
+    """Whether a dataset.json was written by this generator (and may be rewritten)."""
+    try:
+        return json.loads(json_path.read_text()).get("name") == "SyntheticBrain"
+    except (ValueError, AttributeError):
+        return False
