@@ -238,10 +238,12 @@ class Segmentation:
 
     def save(self, directory: str | Path) -> Path:
         """Copy the exported model (config.json + model.safetensors) to ``directory``."""
-        directory = Path(directory)
+        source, directory = self._require_model(), Path(directory)
+        if directory.resolve() == source.resolve():  # already there (e.g. save(model.model_dir))
+            return directory
         directory.mkdir(parents=True, exist_ok=True)
         for name in ("config.json", "model.safetensors"):
-            shutil.copy2(self._require_model() / name, directory / name)
+            shutil.copy2(source / name, directory / name)
         return directory
 
     @classmethod

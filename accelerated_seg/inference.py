@@ -519,6 +519,9 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
 def _read_channels(paths: Sequence[Path]):
     """Read every channel (verifying each gzip stream now) and require one voxel grid for all."""
     reference = read_nifti(paths[0])
+    if len(reference.shape) < 3:
+        raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; the model segments 3D "
+                        f"volumes: give the whole volume, not a slice")
     for path in paths[1:]:
         other = read_nifti(path)
         if other.shape[:3] != reference.shape[:3] or not np.allclose(other.affine, reference.affine, atol=1e-4):

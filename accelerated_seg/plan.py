@@ -284,6 +284,8 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     patch = tuple(int(p) for p in patch)
     if len(patch) != 3:
         raise ConfigError(f"data.patch_size (--patch) needs three sizes, got {patch}")
+    _check_at_least("image channels (--in-channels)", in_channels)
+    _check_at_least("classes including background (--classes)", classes, minimum=2)
     spec = model_spec(name, in_channels, classes, patch, model_args)
     model = _meta_model(spec)
     units = fsdp_units(model)

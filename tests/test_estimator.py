@@ -111,6 +111,7 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     assert (tmp_path / "run" / "evaluation" / "summary.json").is_file()
     assert json.dumps(summary)  # plain JSON, per class and overall
 
+    assert model.save(model.model_dir) == model.model_dir  # saving where it already is: nothing to copy
     again = Segmentation.load(model.save(tmp_path / "saved"))
     np.testing.assert_array_equal(np.asanyarray(again.predict(str(case.images[0])).dataobj),
                                   np.asanyarray(image.dataobj))

@@ -376,6 +376,9 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     nib.save(nib.Nifti1Image(values, broken.affine), tmp_path / "nan.nii.gz")
     with pytest.raises(DataError, match="nan.nii.gz: the image holds NaN"):
         predict_file(model, tmp_path / "nan.nii.gz", tmp_path / "y.nii.gz")
+    nib.save(nib.Nifti1Image(values[:, :, 0], broken.affine), tmp_path / "slice.nii.gz")
+    with pytest.raises(DataError, match="slice.nii.gz: a 2D image"):
+        predict_file(model, tmp_path / "slice.nii.gz", tmp_path / "y.nii.gz")
     assert not (tmp_path / "y.nii.gz").exists()
     assert {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in folder.iterdir()} == before
 

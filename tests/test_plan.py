@@ -157,6 +157,8 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     (["--gpus", "8", "--global-batch", "30"], "train.global_batch_size 30 is not divisible by 8"),
     (["--model-args", "{filters: 4}"], r"--model-args \(model.args\) is not valid JSON"),
     (["--gpu-memory", "0"], r"GPU memory \(--gpu-memory\)"),
+    (["--in-channels", "0"], r"image channels \(--in-channels\) must be an integer >= 1"),
+    (["--classes", "1"], r"classes including background \(--classes\) must be an integer >= 2"),
 ])
 def test_bad_settings_give_one_clear_error(args, message, capsys):
     base = {"--model": "unet3d_mlperf", "--patch": ["64", "64", "64"]}
