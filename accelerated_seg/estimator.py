@@ -213,7 +213,7 @@ class Segmentation:
         are rebuilt on every call, so an earlier call's cases never mix in.
         """
         from .data.io import write_nifti
-        from .evaluate import evaluate_folders
+        from .evaluate import evaluate_folders, read_label_map
         from .inference import class_values, predict_file
         from .inference import preprocess_settings as export_preprocessing
 
@@ -232,7 +232,7 @@ class Segmentation:
                 raw = predict_file(model_dir, case.images, Path(tmp) / f"{case.id}.nii.gz", **options)
                 for source, lookup, folder in ((raw, from_prediction, predictions), (case.label, from_label, labels)):
                     image = nib.load(str(source))
-                    write_nifti(folder / f"{case.id}.nii.gz", _as_classes(np.asanyarray(image.dataobj), lookup),
+                    write_nifti(folder / f"{case.id}.nii.gz", _as_classes(read_label_map(Path(source)), lookup),
                                 image.affine, image.header)
         return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out)
 
@@ -263,10 +263,9 @@ class Segmentation:
 
 def _as_classes(values: np.ndarray, lookup: dict[int, int]) -> np.ndarray:
     """A label map's raw values as class indices (values not in ``lookup`` stay, for evaluate to report)."""
-    rounded = np.rint(values).astype(np.int64)
-    classes = rounded.copy()
+    classes = values.copy()
     for raw, index in lookup.items():
-        classes[rounded == raw] = index
+        classes[values == raw] = index
     return classes
 
 

@@ -763,7 +763,8 @@ def _prepared_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | N
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused")
     tables = _on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
-    return manifest, settings, cache.load_table(tables[0]), tables[1] and cache.load_table(tables[1])
+    validation = cache.load_table(tables[1]) if tables[1] is not None else None  # None: no validation cases
+    return manifest, settings, cache.load_table(tables[0]), validation
 
 
 def _checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
