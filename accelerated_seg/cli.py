@@ -198,6 +198,8 @@ def _synth(args, _) -> int:
 
 
 def _check(args, _) -> int:
+    """Exit 1 when the dataset has problems, as a linter does when it finds some: finding them is the
+    command's work, not a misuse of it."""
     from .data.checks import check_manifest
     from .data.errors import DataError
     from .data.manifest import load_cases
@@ -205,7 +207,7 @@ def _check(args, _) -> int:
     try:
         manifest = load_cases(args.dataset, binarize=args.binarize)
         report = check_manifest(manifest, max_voxels=args.max_voxels)
-    except DataError as error:
+    except DataError as error:  # the dataset's description itself is the problem found
         print(f"error: {error}", file=sys.stderr)
         return 1
     for warning in report.warnings:
@@ -240,7 +242,7 @@ def _predict(args, _) -> int:
             print(f"{len(written)} case(s) segmented")
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {error}", file=sys.stderr)  # written (a file where a folder must go, ...)
-        return 1
+        return 2  # bad input or settings, as for train
     return 0
 
 
@@ -263,10 +265,10 @@ def _predict_distributed(args, options) -> int:
         if state.is_main_process:
             print(f"{len(written)} case(s) segmented by {state.num_processes} processes")
         code = 0
-    except (ValueError, OSError, RuntimeError) as error:
+    except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
         if state.is_main_process:
             print(f"error: {error}", file=sys.stderr)
-        code = 1
+        code = 1 if isinstance(error, RuntimeError) else 2
     state.destroy_process_group()
     return code
 
@@ -284,7 +286,7 @@ def _evaluate(args, _) -> int:
                                    output_dir=args.output)
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
-        return 1
+        return 2
     for c, scores in summary["per_class"].items():
         dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]
         empty = f" ({hd95['n_inf']} case(s) with one side empty: inf, not averaged)" if hd95["n_inf"] else ""

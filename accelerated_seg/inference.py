@@ -376,6 +376,18 @@ def check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str 
                             f"folder or file name")
 
 
+def check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
+    """Refuse an output file name without ``.nii.gz``/``.nii``: nibabel would write an uncompressed
+    NIfTI under it that no viewer or ``evaluate`` recognises as one.
+
+    Raises:
+        DataError: an output is not named as NIfTI; nothing has been written.
+    """
+    for output in outputs:
+        if output is not None and nifti_stem(output) is None:
+            raise DataError(f"{output}: a label map is written as NIfTI; end the file name in .nii.gz (or .nii)")
+
+
 def probabilities_path(label_path: str | Path) -> Path:
     """Where the probabilities of the label map ``x.nii.gz`` go: ``x_probs.nii.gz`` beside it."""
     label_path = Path(label_path)
@@ -406,6 +418,8 @@ def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
     """Label value written for each class index: the dataset's own value where the class stands for
     one (BraTS' 4), the class index where it merges several (``binarize``: foreground is 1, as the
     export's labels say)."""
+    if settings.binarize:
+        return np.arange(num_classes)
     merged: dict[int, list[int]] = {}
     for original, class_index in settings.label_map or ():
         merged.setdefault(class_index, []).append(original)
@@ -484,6 +498,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     paths = [Path(p) for p in channels]
     if write:
         check_inputs_are_spared(paths, [output, probabilities_output])
+        check_nifti_names([output, probabilities_output])
     if len(paths) != config["in_channels"]:
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
                         f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")

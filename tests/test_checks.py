@@ -236,6 +236,41 @@ def test_declared_non_contiguous_values_pass(tmp_path):
     assert_single_error(report, case.label, "[4]")
 
 
+def test_binarized_labels_may_hold_any_whole_value_but_not_a_negative_one(tmp_path):
+    label = clean_label().astype(np.int16)
+    label[0, 0, 0:3] = [7, 41, 2035]  # an aseg: dozens of values, all foreground after binarize
+    aseg = make_case(tmp_path, "aseg", label=label)
+    report = check_cases([aseg], [0, 1], binarized=True)
+    assert report.errors == [] and report.warnings == []  # declared 1 is merged, so its absence is no warning
+    assert_single_error(check_cases([aseg], [0, 1]), aseg.label, "[2, 7, 41, 2035]")  # without binarize
+
+    label[0, 0, 0] = -1
+    unlabelled = make_case(tmp_path, "unlabelled", label=label)
+    error = assert_single_error(check_cases([unlabelled], [0, 1], binarized=True), unlabelled.label, "[-1]")
+    assert "binarized" in error and "declare the missing classes" not in error
+
+
+def test_the_check_command_lists_the_problems_and_checks_binarized_labels_as_training_would(tmp_path, capsys):
+    from accelerated_seg.cli import main
+
+    aseg = clean_label()
+    aseg[0, 0, 0] = 5  # undeclared, unless binarized
+    cases = [make_case(tmp_path, "good"), make_case(tmp_path, "aseg", label=aseg)]
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps({
+        "labels": {"0": "background", "1": "a", "2": "b"},
+        "training": [{"image": f"./imagesTr/{c.id}.nii.gz", "label": f"./labelsTr/{c.id}.nii.gz"} for c in cases],
+    }))
+    assert main(["check", str(dataset)]) == 1  # problems found (a usage error would be 2)
+    captured = capsys.readouterr()
+    assert "label values [5] are not declared" in captured.err and str(cases[1].label) in captured.err
+    assert "2 case(s), 1 error(s)" in captured.out
+    assert main(["check", str(dataset), "--binarize"]) == 0
+    assert "2 case(s), 0 error(s)" in capsys.readouterr().out
+    assert main(["check", str(tmp_path / "nowhere.json")]) == 1
+    assert capsys.readouterr().err.startswith("error: ")
+
+
 def test_channels_with_different_dtypes_are_fine(tmp_path):
     case = make_case(tmp_path, "mixed")
     second = save(tmp_path / "imagesTr" / "mixed_0001.nii.gz", np.arange(512, dtype=np.int16).reshape(SHAPE))

@@ -223,10 +223,10 @@ def test_evaluate_command(folders, capsys):
     # An output that cannot be written: one line, not a traceback.
     (pred_dir / "taken").write_text("a file, not a folder")
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output",
-                 str(pred_dir / "taken")]) == 1
+                 str(pred_dir / "taken")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "taken" in err and "Traceback" not in err
 
     (pred_dir / "a.nii.gz").unlink()
-    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 1
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
     assert "have no prediction" in capsys.readouterr().err

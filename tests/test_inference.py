@@ -180,6 +180,8 @@ def test_label_values_of_a_remapped_dataset_are_written_back():
     assert class_values(PreprocessSettings(), 3).tolist() == [0, 1, 2]
     binarized = PreprocessSettings(label_map=((0, 0), (1, 1), (2, 1), (4, 1)))  # data.binarize
     assert class_values(binarized, 2).tolist() == [0, 1]
+    # Binarized over values the declaration does not list (an aseg's): foreground is still 1, not 4.
+    assert class_values(PreprocessSettings(label_map=((0, 0), (4, 1)), binarize=True), 2).tolist() == [0, 1]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -347,12 +349,15 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     capsys.readouterr()
 
     many_to_one = ["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(tmp_path / "c.nii.gz")]
-    assert main(many_to_one) == 1
+    assert main(many_to_one) == 2
     assert "is one file, but the inputs hold 6 cases" in capsys.readouterr().err
     assert main(["predict", "--model", str(model), "--output", str(tmp_path / "d")]) == 2
     assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / "e.nii.gz"),
-                 "--precision", "fp16", "--device", "cpu"]) == 1
+                 "--precision", "fp16", "--device", "cpu"]) == 2
     assert "fp16 needs a CUDA GPU" in capsys.readouterr().err
+    # One case to a name without .nii.gz: refused, not an uncompressed NIfTI under that name.
+    assert main(["predict", "--model", str(model), "--input", str(image), "--output", str(tmp_path / "f")]) == 2
+    assert "end the file name in .nii.gz" in capsys.readouterr().err and not (tmp_path / "f").exists()
 
 
 def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scans, tmp_path, capsys):
@@ -365,7 +370,7 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     image = folder / "case_001.nii.gz"
     for command in (["predict", "--model", str(model), str(folder), "--output", str(folder)],  # the scans' folder
                     ["predict", "--model", str(model), str(image), "--output", str(image)]):
-        assert main(command) == 1
+        assert main(command) == 2
         assert "would overwrite the input image" in capsys.readouterr().err
     with pytest.raises(DataError, match="would overwrite the input image"):
         predict_file(model, image, tmp_path / "x.nii.gz", probabilities_output=image)

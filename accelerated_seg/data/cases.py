@@ -39,7 +39,7 @@ class Manifest:
         label_values: The raw label values the dataset declares, ascending, background (0)
             first. Without binarising, class ``k`` is stored on disk as ``label_values[k]``.
             Defaults to ``0..C-1``.
-        binarized: Every non-zero declared value was merged into class 1 ("foreground").
+        binarized: Every non-zero value, declared or not, is merged into class 1 ("foreground").
         split: How ``validation`` was chosen, e.g. ``"given (dataset.json 'validation')"``,
             ``"fold 2 of 5 (seed 0)"`` or ``"fraction 0.2 (seed 0)"``; record it with the run.
         source_format: Which reader produced this: ``"msd"``, ``"nnunet"``, ``"csv"`` or ``"pairs"``.

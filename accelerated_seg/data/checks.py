@@ -89,6 +89,7 @@ def check_manifest(manifest: Manifest, *, max_voxels: int | None = None, affine_
     report = check_cases(
         [*manifest.training, *manifest.validation], manifest.label_values,
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
+        binarized=manifest.binarized,
     )
     report.root = manifest.root
     return report
@@ -101,6 +102,7 @@ def check_cases(
     affine_atol: float = 1e-3,
     max_voxels: int | None = None,
     labels_declared_in: str = "the dataset's labels",
+    binarized: bool = False,
 ) -> CheckReport:
     """Open every file of every case and report all problems found.
 
@@ -115,12 +117,14 @@ def check_cases(
             mid-run; it is reported from its header without being decompressed. ``None``: no limit.
         labels_declared_in: Where the user declares label values, named in the message about an
             undeclared value.
+        binarized: Every non-zero value will be merged into foreground, so any whole value >= 0 is
+            allowed, declared or not (``label_values`` then only name the classes).
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
     """
     values = list(range(label_values)) if isinstance(label_values, int) else sorted(label_values)
-    declared = _Declared(values, labels_declared_in)
+    declared = _Declared(values, labels_declared_in, any_foreground=binarized)
     report = CheckReport()
     tally = _LabelTally(declared)
     for case in cases:
@@ -140,19 +144,24 @@ class _Volume(NamedTuple):
 class _Declared:
     """The allowed label values, with a fast path for the usual 0..C-1."""
 
-    def __init__(self, values: list[int], declared_in: str):
+    def __init__(self, values: list[int], declared_in: str, any_foreground: bool = False):
         self.values = values
         self.declared_in = declared_in
+        self.any_foreground = any_foreground  # binarized: every value > 0 becomes foreground
         self.contiguous = values == list(range(len(values)))
         self.array = np.asarray(values)
 
     def undeclared(self, slab: np.ndarray) -> np.ndarray:
         """Boolean mask of the voxels whose value is not declared."""
+        if self.any_foreground:
+            return slab < 0
         if self.contiguous:
             return (slab < 0) | (slab >= len(self.values))
         return ~np.isin(slab, self.array)
 
     def describe(self) -> str:
+        if self.any_foreground:
+            return "any whole value >= 0, binarized: 0 is background, the rest foreground"
         if self.contiguous:
             return f"0..{len(self.values) - 1}, num_classes={len(self.values)}"
         return str(self.values)
@@ -162,7 +171,8 @@ class _LabelTally:
     """What the labels of the whole dataset contain, for warnings that are listed once, not per case."""
 
     def __init__(self, declared: _Declared):
-        self.unseen = [value for value in declared.values if value != 0]
+        # Binarized, the declared values are merged, so one never seen is no unlearnable class.
+        self.unseen = [] if declared.any_foreground else [value for value in declared.values if value != 0]
         self.background_only: list[Path] = []
         self.scanned = 0
 
@@ -334,8 +344,8 @@ def _check_label_values(
         negative = " (negative values are never classes; -1 often marks 'unlabelled')" if min(undeclared) < 0 else ""
         report.errors.append(
             f"{context}: {path}: label values {_show(undeclared)} are not declared (declared: "
-            f"{declared.describe()}){negative}; fix the label file, or declare the missing classes in "
-            f"{declared.declared_in}"
+            f"{declared.describe()}){negative}; fix the label file"
+            + ("" if declared.any_foreground else f", or declare the missing classes in {declared.declared_in}")
         )
     if not has_foreground and not non_integer:
         tally.background_only.append(path)

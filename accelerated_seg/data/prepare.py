@@ -51,7 +51,8 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
     spacing = cfg.spacing or median_spacing([case.images[0] for case in manifest.training])
     label_map = tuple(sorted(manifest.label_map.items())) if manifest.label_map else None
     return PreprocessSettings(spacing=tuple(spacing), normalization=cfg.normalization, ct_window=cfg.ct_window,
-                              crop_foreground=cfg.crop_foreground, label_map=label_map)
+                              crop_foreground=cfg.crop_foreground, label_map=label_map,
+                              binarize=manifest.binarized)
 
 
 def cache_root(cfg: DataConfig) -> Path:

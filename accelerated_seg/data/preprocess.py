@@ -3,8 +3,9 @@
 Every volume is brought to the same frame before the network sees it: channel-first, RAS
 orientation, the target voxel spacing, cropped to the bounding box of its nonzero voxels, intensities
 normalised (per-channel z-score over nonzero voxels, or a CT window scaled to [-1, 1]), and label
-values mapped to classes 0..C-1. ``predict`` applies exactly these transforms and inverts the spatial
-ones (MONAI records them on the MetaTensor), so predictions land back on the input's grid.
+values mapped to classes 0..C-1 (binarized: every non-zero value to 1). ``predict`` applies exactly
+these transforms and inverts the spatial ones (MONAI records them on the MetaTensor), so predictions
+land back on the input's grid.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Sequence
 import nibabel as nib
 import numpy as np
 from monai.transforms import (
+    AsDiscreted,
     Compose,
     CropForegroundd,
     EnsureChannelFirstd,
@@ -43,6 +45,8 @@ class PreprocessSettings:
         ct_window: (low, high) HU for ``ct``.
         crop_foreground: crop to the bounding box of nonzero image voxels (any channel).
         label_map: declared label value -> class index, for datasets whose values are not 0..C-1.
+        binarize: every non-zero label value is foreground (class 1), declared or not: a FreeSurfer
+            aseg holds dozens of values, and "brain vs not brain" should not need them listed.
     """
 
     spacing: tuple[float, float, float] | None = None
@@ -50,9 +54,12 @@ class PreprocessSettings:
     ct_window: tuple[float, float] = (-1000.0, 1000.0)
     crop_foreground: bool = True
     label_map: tuple[tuple[int, int], ...] | None = field(default=None)
+    binarize: bool = False
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        if not self.binarize:  # absent unless set, so caches and exports made before it stay valid
+            del d["binarize"]
         d["spacing"] = list(self.spacing) if self.spacing else None
         d["ct_window"] = list(self.ct_window)
         d["label_map"] = [list(p) for p in self.label_map] if self.label_map else None
@@ -64,7 +71,8 @@ class PreprocessSettings:
                    normalization=d.get("normalization", "zscore"),
                    ct_window=tuple(d.get("ct_window", (-1000.0, 1000.0))),
                    crop_foreground=d.get("crop_foreground", True),
-                   label_map=tuple(tuple(p) for p in d["label_map"]) if d.get("label_map") else None)
+                   label_map=tuple(tuple(p) for p in d["label_map"]) if d.get("label_map") else None,
+                   binarize=d.get("binarize", False))
 
     def fingerprint(self) -> str:
         text = json.dumps({"version": PREPROCESS_VERSION, **self.to_dict()}, sort_keys=True)
@@ -111,7 +119,11 @@ def preprocess(keys: Sequence[str] = ("image", "label"), settings: PreprocessSet
         steps.append(ScaleIntensityRanged("image", a_min=low, a_max=high, b_min=-1.0, b_max=1.0, clip=True))
     else:
         steps.append(NormalizeIntensityd("image", nonzero=True, channel_wise=True))
-    if settings.label_map and "label" in keys:
+    if settings.binarize and "label" in keys:
+        # label >= 0.5, i.e. every non-zero value (the pre-flight checks refuse negative and
+        # fractional ones); a map would leave the values it does not list unchanged.
+        steps.append(AsDiscreted("label", threshold=0.5))
+    elif settings.label_map and "label" in keys:
         original, target = zip(*settings.label_map)
         steps.append(MapLabelValued("label", orig_labels=list(original), target_labels=list(target)))
     steps.append(EnsureTyped("image", dtype="float32", track_meta=True))
