@@ -37,7 +37,9 @@ from .models import ModelSpec, build_from_spec
 from .strategy import checkpoint_layout, resume_conflict
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
-PARTIAL_DIR = re.compile(r"^\.step_(\d+)\.partial$")
+# Hidden step folders: one being written (.partial) or one being deleted (.old). Neither is ever
+# resumed from, and the next save removes any a killed process left behind.
+HIDDEN_STEP_DIR = re.compile(r"^\.step_(\d+)\.(partial|old)$")
 PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 EXPORT_FORMAT_VERSION = 1
 LAYOUT_FILE = "strategy.json"
@@ -48,7 +50,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     final = checkpoints_dir / f"step_{step}"
     partial = checkpoints_dir / f".step_{step}.partial"
     if accelerator.is_main_process:
-        for stale in _partial_checkpoints(checkpoints_dir):  # left over from runs killed while saving
+        for stale in _hidden_checkpoints(checkpoints_dir):  # left over from runs killed while saving or rotating
             shutil.rmtree(stale, ignore_errors=True)
         partial.mkdir(parents=True)
     accelerator.wait_for_everyone()
@@ -58,14 +60,18 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         (partial / LAYOUT_FILE).write_text(json.dumps(checkpoint_layout(accelerator), indent=1))
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
-        if final.exists():  # the same step saved by an earlier attempt: the new one replaces it
-            shutil.rmtree(final)
+        # The same step saved by an earlier attempt is replaced. Every folder is renamed out of the
+        # step_N names before it is deleted: a kill during the deletion must not leave half a
+        # checkpoint under a name that --resume latest trusts.
+        replaced = _retire(final) if final.exists() else None
         partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
+        if replaced is not None:
+            shutil.rmtree(replaced)
         # The one just written is never rotated away, even where higher-numbered folders are left
         # from an earlier run (resumed from an older step): it is the state this run continues from.
         for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]:
             if old != final:
-                shutil.rmtree(old)
+                shutil.rmtree(_retire(old))
     accelerator.wait_for_everyone()
     return final
 
@@ -78,10 +84,18 @@ def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
-def _partial_checkpoints(checkpoints_dir: Path) -> list[Path]:
+def _hidden_checkpoints(checkpoints_dir: Path) -> list[Path]:
     if not checkpoints_dir.is_dir():
         return []
-    return [p for p in checkpoints_dir.iterdir() if PARTIAL_DIR.match(p.name)]
+    return [p for p in checkpoints_dir.iterdir() if HIDDEN_STEP_DIR.match(p.name)]
+
+
+def _retire(step_dir: Path) -> Path:
+    """Rename ``step_N`` to the hidden ``.step_N.old`` (atomic), to be deleted from there."""
+    retired = step_dir.with_name(f".{step_dir.name}.old")
+    shutil.rmtree(retired, ignore_errors=True)
+    step_dir.rename(retired)
+    return retired
 
 
 def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:

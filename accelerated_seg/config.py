@@ -115,6 +115,9 @@ class TrainConfig:
     log_every: int = 10
     max_nonfinite_steps: int = 5  # stop after this many optimizer steps in a row with a non-finite loss
     resume: Optional[str] = None  # "latest" or a checkpoint folder
+    # A new run into an output_dir that holds an earlier run's checkpoints or exports is an error
+    # unless this is true; then that run's outputs are deleted first (run_folder.py).
+    overwrite: bool = False
     trackers: str = "tensorboard"  # accelerate tracker name(s), comma separated, or "none"
     # An FSDP/DeepSpeed profile that cannot take effect here (e.g. on a CPU) is an error unless this
     # is true; then the run goes on with what accelerate runs instead and says so.

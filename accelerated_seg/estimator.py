@@ -31,6 +31,8 @@ from .data.cache import PreprocessedCache
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, preprocess_settings
+from .files import replace_atomically
+from .run_folder import ESTIMATOR_NAMES, resume_or_replace
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +62,8 @@ class Dataset:
         Args:
             pairs: training (and, without ``validation_pairs``, validation) cases.
             block_shape: training patch size (nobrainer's name for it).
-            n_classes: classes including background; labels must hold values 0..n_classes-1.
+            n_classes: classes including background; labels must hold values 0..n_classes-1 (after
+                ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).
             validation_pairs: held-out cases; default: a seeded ``validation_fraction`` of ``pairs``.
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
         """
@@ -74,7 +77,7 @@ class Dataset:
         return dataclasses.replace(self, batch_size=batch_size)
 
     def binarize(self) -> "Dataset":
-        """Every non-background label value becomes class 1 (e.g. brain vs not brain)."""
+        """Every non-zero label value, declared or not, becomes class 1 (e.g. an aseg as brain vs not brain)."""
         data = dataclasses.replace(self.data, binarize=True)
         return dataclasses.replace(self, data=data, manifest=_manifest(self.pairs, self.validation_pairs,
                                                                        self.n_classes, data))
@@ -144,7 +147,12 @@ class Segmentation:
         self.summary: dict | None = None
 
     def fit(self, dataset: Dataset, epochs: int | None = None, steps: int | None = None, **train_settings):
-        """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps."""
+        """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps.
+
+        A new run never replaces an earlier one in ``output_dir`` (a second ``fit`` of the same
+        estimator, say): that is a ConfigError unless ``overwrite=True`` (here or in the constructor)
+        deletes it first, or ``resume="latest"`` continues it.
+        """
         settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
         cfg = dataset.config(**settings)
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
@@ -157,6 +165,9 @@ class Segmentation:
         if steps is None:
             steps = (epochs or 1) * _steps_per_epoch(dataset, cfg, max(processes, _launched_processes()))
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
+        # Here, before any process is launched, so the refusal names the estimator's settings.
+        out = Path(cfg.train.output_dir)
+        resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from, names=ESTIMATOR_NAMES)
         if processes > 1:
             from accelerate import notebook_launcher
 
@@ -166,7 +177,6 @@ class Segmentation:
             from .train import train
 
             self.summary = train(cfg, manifest=dataset.manifest)
-        out = Path(cfg.train.output_dir)
         self.model_dir = out / "best_model" if (out / "best_model").is_dir() else out / "model"
         return self
 
@@ -210,7 +220,8 @@ class Segmentation:
         Predictions and references are scored as class indices 0..C-1: the references' values
         mapped as training mapped them, so binarized and remapped datasets (BraTS' 4) score as they
         were trained. ``output_dir/predictions`` and ``output_dir/labels`` belong to this method and
-        are rebuilt on every call, so an earlier call's cases never mix in.
+        are rebuilt on every call, so an earlier call's cases never mix in; such folders that another
+        program wrote are refused (FileExistsError), not deleted.
         """
         from .data.io import write_nifti
         from .evaluate import evaluate_folders, read_label_map
@@ -221,19 +232,28 @@ class Segmentation:
         out = Path(output_dir or Path(self.output_dir) / "evaluation")
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):
+            if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
+                raise FileExistsError(f"{folder} exists and was not written by Segmentation.evaluate, which "
+                                      f"rebuilds it on every call; give evaluate another output_dir")
+        for stale in (out / "summary.json", out / "metrics.csv"):  # would describe predictions no longer there
+            stale.unlink(missing_ok=True)
+        for folder in (predictions, labels):
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
+            (folder / _EVALUATE_MARKER).touch()
         config = json.loads((model_dir / "config.json").read_text())
         written = class_values(export_preprocessing(config), config["num_classes"])  # the model's value per class
         from_prediction = {int(value): index for index, value in enumerate(written)}
         from_label = dataset.manifest.label_map or {}
+        merge_label = dataset.manifest.binarized  # every value > 0 is foreground, declared or not
         with tempfile.TemporaryDirectory() as tmp:
             for case in dataset.manifest.validation:
                 raw = predict_file(model_dir, case.images, Path(tmp) / f"{case.id}.nii.gz", **options)
-                for source, lookup, folder in ((raw, from_prediction, predictions), (case.label, from_label, labels)):
+                for source, lookup, merge, folder in ((raw, from_prediction, False, predictions),
+                                                      (case.label, from_label, merge_label, labels)):
                     image = nib.load(str(source))
-                    write_nifti(folder / f"{case.id}.nii.gz", _as_classes(read_label_map(Path(source)), lookup),
-                                image.affine, image.header)
+                    classes = _as_classes(read_label_map(Path(source)), lookup, merge_foreground=merge)
+                    write_nifti(folder / f"{case.id}.nii.gz", classes, image.affine, image.header)
         return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out)
 
     def save(self, directory: str | Path) -> Path:
@@ -241,9 +261,10 @@ class Segmentation:
         source, directory = self._require_model(), Path(directory)
         if directory.resolve() == source.resolve():  # already there (e.g. save(model.model_dir))
             return directory
-        directory.mkdir(parents=True, exist_ok=True)
-        for name in ("config.json", "model.safetensors"):
-            shutil.copy2(source / name, directory / name)
+        # Weights first, each file replaced whole: a kill midway never leaves a truncated model, and
+        # a config.json always describes weights that are there.
+        for name in ("model.safetensors", "config.json"):
+            replace_atomically(directory / name, lambda temporary, name=name: shutil.copy2(source / name, temporary))
         return directory
 
     @classmethod
@@ -261,8 +282,15 @@ class Segmentation:
         return self.model_dir
 
 
-def _as_classes(values: np.ndarray, lookup: dict[int, int]) -> np.ndarray:
-    """A label map's raw values as class indices (values not in ``lookup`` stay, for evaluate to report)."""
+#: Marks the folders Segmentation.evaluate owns (and so may delete on its next call).
+_EVALUATE_MARKER = ".written_by_segmentation_evaluate"
+
+
+def _as_classes(values: np.ndarray, lookup: dict[int, int], merge_foreground: bool = False) -> np.ndarray:
+    """A label map's raw values as class indices (values not in ``lookup`` stay, for evaluate to report);
+    ``merge_foreground``: every value > 0 is class 1, as binarized training saw it."""
+    if merge_foreground:
+        return np.where(values > 0, 1, values)
     classes = values.copy()
     for raw, index in lookup.items():
         classes[values == raw] = index

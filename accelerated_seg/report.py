@@ -15,6 +15,7 @@ import numpy as np
 
 from .config import Config
 from .data.prepare import load_manifest
+from .files import replace_atomically
 from .inference import predict_file
 
 
@@ -53,8 +54,7 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
     best = max(val, key=lambda v: v["mean_dice"]) if val else None
     axes[3].set_title(f"best mean Dice {best['mean_dice']:.3f} at step {best['step']}" if best else "curves")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
+    replace_atomically(path, lambda temporary: fig.savefig(temporary, dpi=90, format="png"))  # a kill keeps the old one
     plt.close(fig)
     return path
 

@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 
 from . import __version__
 from .accelerate_workarounds import look_up_lomo_once
-from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights, resolve_resume,
+from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights,
                          save_training_state)
 from .compilation import (check_compilable, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
@@ -48,6 +48,7 @@ from .inference import sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, model_spec
+from .run_folder import FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, delete_earlier_run, resume_or_replace
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
                        launch_error, strategy_in_effect)
@@ -138,7 +139,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         checkpoint_dir: str | Path = "output", scheduler=None, grad_accum_steps: int = 1,
         max_grad_norm: float = 0.0, save_every: int = 0, keep_last: int = 2, log_every: int = 10,
         resume: str | None = None, trackers: str = "none", progress_bar: bool = True,
-        allow_strategy_fallback: bool = False, compile: bool = False) -> dict:
+        allow_strategy_fallback: bool = False, compile: bool = False, overwrite: bool = False) -> dict:
     """Train your own model, loader, loss and optimizer with the same loop as ``train``.
 
     Launch it like ``train`` (plain ``python``, or ``accelerate launch`` with any profile): the
@@ -159,6 +160,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         max_grad_norm: clip the global gradient norm to this (0: no clipping).
         save_every: also save the training state every this many optimizer steps.
         resume: ``"latest"`` or a ``checkpoints/step_N`` folder of an earlier ``fit`` with the same pieces.
+        overwrite: delete an earlier run's checkpoints and export in ``checkpoint_dir`` first; without
+            it (or ``resume``) a ``checkpoint_dir`` that holds them is an error, as for ``train``.
         allow_strategy_fallback: as ``train.allow_strategy_fallback``: run even where the launch's
             FSDP/DeepSpeed cannot take effect (an error otherwise).
         compile: ``torch.compile`` the prepared model in place with inductor (as ``train.compile``;
@@ -183,7 +186,9 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
         _check_launch(accelerator, allow_strategy_fallback)
-        resume_from = resolve_resume(resume, out / "checkpoints") if resume else None
+        resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None)
+        if replace:
+            _delete_earlier_run(accelerator, out, FIT_OUTPUTS)
         compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
         _adapt_to_strategy(accelerator, model)
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
@@ -484,8 +489,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
-    resume_from = resolve_resume(cfg.train.resume, out / "checkpoints") if cfg.train.resume else None
+    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from)
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
+    if replace:
+        _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS)
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes
@@ -534,6 +541,13 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
     accelerator.init_trackers("train", config=_flat_hparams(cfg))
     return run
+
+
+def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...]) -> None:
+    """train.overwrite: the main process deletes the earlier run's outputs before anyone writes."""
+    if accelerator.is_main_process:
+        delete_earlier_run(out, outputs)
+    accelerator.wait_for_everyone()
 
 
 def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) -> torch.nn.Module:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -93,6 +94,8 @@ def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: l
     if fp32 or env.get("ACCELERATE_USE_CPU"):
         cmd += ["--mixed_precision", "no"]
     cmd += [str(script), "--no-report", f"--train.output_dir={out}", *overrides]
+    if not any(o.startswith("--train.resume") for o in overrides):  # a scratch folder: training refuses to
+        shutil.rmtree(out, ignore_errors=True)  # replace an earlier invocation's run there
     environment = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
     start, launched_at = time.perf_counter(), time.time()
     proc = subprocess.run(cmd, cwd=ROOT, env=environment, capture_output=True, text=True)
@@ -172,8 +175,6 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: 
 def resume_check(profile: str, processes: int, env: dict, out: Path, overrides: list[str], step: int,
                  uninterrupted, fp32: bool = False, script: Path = TRAIN_SCRIPT) -> dict:
     """Resume the half-way training state of ``out`` in a fresh folder, finish, compare the exports."""
-    import shutil
-
     resumed = out.with_name(out.name + "_resumed")
     shutil.rmtree(resumed, ignore_errors=True)
     shutil.copytree(out / "checkpoints" / f"step_{step}", resumed / "checkpoints" / f"step_{step}")

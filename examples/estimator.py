@@ -21,6 +21,7 @@ from accelerated_seg.estimator import Dataset, Segmentation
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="output/estimator_demo")
+    parser.add_argument("--overwrite", action="store_true", help="replace the run of an earlier invocation")
     parser.add_argument("--steps", type=int, default=300, help="optimizer steps")
     parser.add_argument("--patch", type=int, default=64)
     parser.add_argument("--multi-gpu", action="store_true")
@@ -36,7 +37,7 @@ def main(argv=None):
                                cache_dir=str(out / "cache"))
             .batch(2).augment("light"))
     model = Segmentation("unet", multi_gpu=args.multi_gpu, output_dir=str(out / "run"), trackers="none",
-                         val_every=max(1, args.steps // 2))
+                         overwrite=args.overwrite, val_every=max(1, args.steps // 2))
     model.fit(data, steps=args.steps)
     print(f"trained {model.summary['step']} steps, best validation Dice {model.summary['best_dice']:.3f}")
 

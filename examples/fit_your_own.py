@@ -29,6 +29,7 @@ from accelerated_seg.train import fit
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="output/fit_your_own")
+    parser.add_argument("--overwrite", action="store_true", help="replace the run of an earlier invocation")
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--patch", type=int, default=64)
     parser.add_argument("--resume", help="'latest' to continue from the newest checkpoint")
@@ -59,7 +60,7 @@ def main(argv=None):
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     result = fit(model, loader, DiceFocalLoss(to_onehot_y=True, softmax=True), optimizer,
                  max_epochs=args.epochs, checkpoint_dir=out / "run", grad_accum_steps=2, max_grad_norm=12.0,
-                 save_every=10, log_every=2, resume=args.resume)
+                 save_every=10, log_every=2, resume=args.resume, overwrite=args.overwrite)
     if result["is_main_process"]:
         first, last = result["losses"][0][1], result["losses"][-1][1]
         print(f"{result['step']} optimizer steps, loss {first:.3f} -> {last:.3f}; weights: {result['model']}")

@@ -58,8 +58,9 @@ def test_builder_loader_gives_the_batches_of_the_csv_config_path(tiny_dataset, t
 
 
 def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_dataset, tmp_path):
+    # n_classes=2 over labels holding 0, 1 and 2: binarize merges every non-zero value, declared or not.
     train_pairs, val_pairs = _pairs(tiny_dataset)
-    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=2, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2).binarize()
     out = tmp_path / "run"
     cfg = data.config(output_dir=str(out), max_steps=2, val_every=2, save_every=0, trackers="none",
@@ -79,11 +80,17 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     prediction = model.predict(str(val_pairs[0][0]))
     assert set(np.unique(np.asanyarray(prediction.dataobj)).tolist()) <= {0, 1}
     assert model.evaluate(data, output_dir=tmp_path / "eval")["num_cases"] == len(val_pairs) == 3
-    fewer = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs[:1],
+    fewer = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=2, validation_pairs=val_pairs[:1],
                                cache_dir=str(tmp_path / "cache"), spacing=(2.0, 2.0, 2.0)).binarize()
     assert model.evaluate(fewer, output_dir=tmp_path / "eval")["num_cases"] == 1
-    assert len(list((tmp_path / "eval" / "labels").iterdir())) == 1
-    assert set(np.unique(nib.load(next((tmp_path / "eval" / "labels").iterdir())).get_fdata())) <= {0, 1}
+    (written,) = (tmp_path / "eval" / "labels").glob("*.nii.gz")
+    assert set(np.unique(nib.load(written).get_fdata())) <= {0, 1}
+    # A predictions folder that evaluate did not write (accelerated-seg predict's, say) is not deleted.
+    (tmp_path / "mine" / "predictions").mkdir(parents=True)
+    (tmp_path / "mine" / "predictions" / "case.nii.gz").write_bytes(b"the user's")
+    with pytest.raises(FileExistsError, match="not written by Segmentation.evaluate"):
+        model.evaluate(fewer, output_dir=tmp_path / "mine")
+    assert (tmp_path / "mine" / "predictions" / "case.nii.gz").read_bytes() == b"the user's"
 
 
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
@@ -98,6 +105,10 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
                          progress_bar=False)
     model.fit(data, epochs=1)
     assert model.summary["step"] == 6 * 4 // 2  # one pass: 6 cases x 4 patches, batch 2
+    from accelerated_seg.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"or set Segmentation\(\.\.\., overwrite=True\) to delete it"):
+        model.fit(data, steps=1)  # a second fit would replace the first run: refused, in the estimator's terms
 
     case = load_msd(tiny_dataset).validation[1]  # a non-RAS or anisotropic one
     reference = nib.load(case.images[0])

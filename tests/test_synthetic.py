@@ -6,6 +6,7 @@ import nibabel as nib
 import numpy as np
 import pytest
 
+from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.synthetic import (
     LABELS, _grid, _render_on_grid, make_phantom, write_synthetic_dataset)
 
@@ -139,3 +140,19 @@ def test_synth_never_replaces_another_dataset_and_reports_bad_counts_in_one_line
         main(["synth", str(tmp_path / "new"), "--cases", "3"])  # the default 4 validation cases do not fit
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.startswith("error: ") and "--validation" in err and "Traceback" not in err
+
+
+def test_synth_never_replaces_case_files_it_did_not_write_but_finishes_its_own_after_a_kill(tmp_path):
+    paired = tmp_path / "paired"  # a user's cases in MSD folders, described by a CSV, say: no dataset.json
+    (paired / "imagesTr").mkdir(parents=True)
+    (paired / "imagesTr" / "case_000.nii.gz").write_bytes(b"the user's scan")
+    with pytest.raises(DataError, match="no dataset.json of the phantoms"):
+        write_synthetic_dataset(paired, num_cases=2, num_validation=1, size_mm=(32.0, 32.0, 32.0))
+    assert (paired / "imagesTr" / "case_000.nii.gz").read_bytes() == b"the user's scan"
+
+    ours = tmp_path / "ours"
+    write_synthetic_dataset(ours, num_cases=2, num_validation=1, size_mm=(32.0, 32.0, 32.0))
+    assert not (ours / ".phantoms_being_written").exists()
+    (ours / "dataset.json").unlink()  # as a kill while writing the cases leaves it
+    (ours / ".phantoms_being_written").touch()
+    assert write_synthetic_dataset(ours, num_cases=2, num_validation=1, size_mm=(32.0, 32.0, 32.0)).is_file()

@@ -23,12 +23,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from ..files import replace_atomically, write_text_atomically
 from .manifest import Case
 from .preprocess import PreprocessSettings, case_dict, preprocess
 
@@ -87,7 +90,7 @@ class PreprocessedCache:
         """
         index, count = shard
         self.dir.mkdir(parents=True, exist_ok=True)
-        (self.dir / "settings.json").write_text(json.dumps(self.settings.to_dict(), indent=1))
+        write_text_atomically(self.dir / "settings.json", json.dumps(self.settings.to_dict(), indent=1))
         todo = [case for case in list(cases)[index::count] if not self.is_current(case)]
         if workers > 1 and len(todo) > 1:
             # Threads, as MONAI's CacheDataset uses: gzip decoding (zlib) and torch's resampling release
@@ -144,10 +147,16 @@ class PreprocessedCache:
                                 ("spacing", meta["spacing"]), ("class_voxels", meta["class_voxels"]),
                                 ("class_locations", locations), ("source", meta["source"])):
                 rows[name].append(value)
-        partial = table_dir.with_name(table_dir.name + ".partial")
+        # A name of its own: another job sharing the cache may be writing the same table.
+        partial = table_dir.with_name(f".{table_dir.name}.{uuid.uuid4().hex}.partial")
         datasets.disable_progress_bars()
         datasets.Dataset.from_dict(rows).save_to_disk(str(partial))
-        partial.rename(table_dir)
+        try:
+            partial.rename(table_dir)
+        except OSError:
+            if not table_dir.is_dir():
+                raise
+            shutil.rmtree(partial)  # that job was first; its table holds the same rows
         return table_dir
 
     @staticmethod
@@ -159,8 +168,10 @@ class PreprocessedCache:
 
 
 def _atomic(path: Path, write) -> None:
-    """Write through a temporary file and rename, so a killed run never leaves half a file."""
-    partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as f:
-        write(f)
-    os.replace(partial, path)
+    """Write through a temporary file and rename, so a killed run never leaves half a file; the
+    temporary name is unique, so jobs sharing the cache never write into each other's."""
+    def write_binary(temporary: Path) -> None:
+        with open(temporary, "wb") as f:
+            write(f)
+
+    replace_atomically(path, write_binary)

@@ -18,13 +18,14 @@ Decathlon style ``dataset.json``.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.io import write_nifti
+from accelerated_seg.files import write_text_atomically
 
 LABELS = {0: "background", 1: "ventricles", 2: "lesion"}
 
@@ -199,8 +200,15 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
     if json_path.is_file() and not _written_here(json_path):
         raise DataError(f"{json_path} describes another dataset; writing the phantoms there would replace it "
                         f"and its case files: give an empty or new folder")
+    # Marks the folder as ours while dataset.json is absent, so a rerun after a kill may finish it.
+    writing = out / ".phantoms_being_written"
+    if (not json_path.is_file() and not writing.exists()
+            and any(any((out / sub).glob("*.nii*")) for sub in ("imagesTr", "labelsTr"))):
+        raise DataError(f"{out} holds imagesTr/labelsTr files but no dataset.json of the phantoms; writing them "
+                        f"there would replace those files: give an empty or new folder")
     (out / "imagesTr").mkdir(parents=True, exist_ok=True)
     (out / "labelsTr").mkdir(parents=True, exist_ok=True)
+    writing.touch()
     json_path.unlink(missing_ok=True)  # a stale manifest must not describe half-rewritten files
 
     n_train = num_cases - num_validation
@@ -211,10 +219,10 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
         affine, shape = _grid(kind, size_mm, spacing_mm, aniso)
         img, lab = _render_on_grid(make_phantom(np.random.default_rng([seed, i]), size_mm), affine, shape)
         for arr, sub in ((img, "imagesTr"), (lab, "labelsTr")):
-            nii = nib.Nifti1Image(arr, affine)
-            nii.set_qform(affine, code=1)
-            nii.set_sform(affine, code=1)
-            nib.save(nii, out / sub / name)
+            header = nib.Nifti1Image(arr, affine).header
+            header.set_qform(affine, code=1)  # scanner coordinates, as a scanner's export says
+            header.set_sform(affine, code=1)
+            write_nifti(out / sub / name, arr, affine, header)  # a kill never leaves a truncated case
         entries.append({"image": f"./imagesTr/{name}", "label": f"./labelsTr/{name}"})
         geometry[name] = {"orientation": "".join(nib.aff2axcodes(affine)), "shape": list(shape),
                           "spacing_mm": [float(v) for v in nib.affines.voxel_sizes(affine)]}
@@ -236,9 +244,8 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
                       "size_mm": [float(v) for v in size_mm], "spacing_mm": float(spacing_mm),
                       "cases": geometry},
     }
-    tmp = json_path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest, indent=2))
-    os.replace(tmp, json_path)
+    write_text_atomically(json_path, json.dumps(manifest, indent=2))
+    writing.unlink()
     return json_path
 
 

@@ -3,8 +3,9 @@
 # `accelerate launch` for this node's GPUs, and a SIGUSR1 passed on to the training processes.
 #
 # Set by train.sbatch (and by tests/test_preemption.py, which runs this on the CPU): EXPERIMENT, OUT,
-# RESUME ("" or "--resume latest"), GPUS_PER_NODE, MAIN_IP, MAIN_PORT; SLURM_NNODES and SLURM_NODEID
-# come from srun. Arguments are passed to examples/train.py as overrides (--optim.lr=3e-4 ...).
+# RESUME ("", "--resume latest" or "--train.overwrite=true"), GPUS_PER_NODE, MAIN_IP, MAIN_PORT;
+# SLURM_NNODES and SLURM_NODEID come from srun. Arguments are passed to examples/train.py as
+# overrides (--optim.lr=3e-4 ...).
 #
 # Who gets the signal depends on the cluster: srun may forward it to this shell only, or SLURM may
 # send it to every process of the step. Either way the ranks must get it and the launcher must live:

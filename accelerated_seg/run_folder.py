@@ -1,0 +1,125 @@
+"""A run's output folder: what a run writes there, and the guard that keeps a new run from
+replacing an earlier one.
+
+Without the guard, a second run into the same folder would overwrite the first one's exports at
+its first validation, rotate its checkpoints away (or keep the old run's higher-numbered ones, which
+``--resume latest`` then prefers), and mix both runs' TensorBoard events. HF Trainer once refused a
+non-empty output folder for the same reason. Data written there by the run (the synthetic phantoms,
+a preprocessing cache) is not the run's result and is left alone.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from .checkpoint import complete_checkpoints, resolve_resume
+from .config import ConfigError
+
+#: What ``train`` writes into its folder (the trackers' logs under ``train/``, ``examples/train.py``'s
+#: report, ``Segmentation.evaluate``'s default folder); ``train.overwrite`` deletes exactly these.
+TRAIN_OUTPUTS = ("checkpoints", "model", "model.partial", "model.previous", "best_model", "best_model.partial",
+                 "best_model.previous", "summary.json", "metrics.json", "run_info.json", "config.yaml",
+                 "report.png", "train", "evaluation")
+#: What ``train.fit`` writes into its ``checkpoint_dir``.
+FIT_OUTPUTS = ("checkpoints", "model", "model.partial", "model.previous")
+#: Written by every ``train`` run at its start: without it, a folder's ``model/`` is not a run's.
+TRAIN_RUN_MARKER = "run_info.json"
+
+
+@dataclass(frozen=True)
+class Names:
+    """How the caller spells the ways on, for the message (the CLI, ``fit``, the estimator differ)."""
+
+    resume: str = "--train.resume=latest"
+    elsewhere: str = "another --train.output_dir"
+    overwrite: str = "--train.overwrite=true"
+
+
+FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True")
+ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
+                        overwrite="Segmentation(..., overwrite=True)")
+
+
+def earlier_run(out: Path) -> str | None:
+    """What in ``out`` a new run would lose (None: nothing; a run killed before its first checkpoint
+    or export has left only its settings, which are no result)."""
+    checkpoints = complete_checkpoints(out / "checkpoints")
+    if checkpoints:
+        return f"checkpoints up to {checkpoints[-1].name}"
+    for name in ("best_model", "model"):
+        if (out / name / "model.safetensors").is_file():
+            return f"an exported model in {out / name}"
+    if (out / "summary.json").is_file():
+        return "a finished run's summary.json"
+    return None
+
+
+def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: str | Path | None = None,
+                      names: Names = Names(), marker: str | None = TRAIN_RUN_MARKER) -> tuple[Path | None, bool]:
+    """How a run starts in ``out``: the checkpoint it resumes (None: a new run), and whether an
+    earlier run there is to be deleted first; raises before any work where neither may be done.
+
+    Resuming one of ``out``'s own checkpoints goes on with its run, whatever ``overwrite`` says (a
+    requeued SLURM job adds ``--resume latest`` to the same command line). Any other start is a new
+    run and goes through :func:`check_output_folder`.
+
+    Raises:
+        ConfigError: no checkpoint to resume (``resolve_resume``), or see :func:`check_output_folder`.
+    """
+    resume_from = resolve_resume(resume, out / "checkpoints") if resume else None
+    if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
+        return resume_from, False
+    return resume_from, check_output_folder(out, overwrite, reads=reads, names=names, marker=marker)
+
+
+def check_output_folder(out: Path, overwrite: bool, *, reads: Path | None = None, names: Names = Names(),
+                        marker: str | None = TRAIN_RUN_MARKER) -> bool:
+    """Raise unless a new run may write into ``out``; True when an earlier run there is to be
+    deleted first (:func:`delete_earlier_run`). Call on every rank before any work.
+
+    Args:
+        out: the new run's folder.
+        overwrite: the user asked for an earlier run there to be deleted.
+        reads: a folder the new run loads from (``train.init_from``), which must not be part of
+            the run it replaces.
+        names: the caller's spelling of the ways on.
+        marker: a file every run of this kind leaves in its folder; ``overwrite`` deletes only a
+            folder that has it, so a ``model/`` of the user's own is never taken for a run's.
+
+    Raises:
+        ConfigError: ``out`` holds an earlier run that ``overwrite`` does not allow to replace.
+    """
+    found = earlier_run(out)
+    if found is None:
+        return False
+    if not overwrite:
+        raise ConfigError(f"{out} already holds a run ({found}), which a new run there would replace: continue it "
+                          f"with {names.resume}, train into {names.elsewhere}, or set {names.overwrite} to delete "
+                          f"it first")
+    if marker is not None and not (out / marker).is_file():
+        raise ConfigError(f"{out} holds {found} but no {marker}, so it was not written by a training run and "
+                          f"is not deleted: train into {names.elsewhere}")
+    if reads is not None and Path(reads).resolve().is_relative_to(out.resolve()):
+        raise ConfigError(f"{reads} is part of the run in {out} that {names.overwrite} would delete before "
+                          f"loading it: train into {names.elsewhere}")
+    return True
+
+
+def delete_earlier_run(out: Path, outputs: tuple[str, ...] = TRAIN_OUTPUTS) -> None:
+    """Delete what a run wrote into ``out``; call on the main process only, after
+    :func:`check_output_folder` allowed it.
+
+    Everything is first moved into one hidden folder (renames, atomic), then deleted: a kill midway
+    leaves no half-deleted checkpoint under a name that ``--resume latest`` would trust.
+    """
+    trash = out / ".earlier_run.old"
+    shutil.rmtree(trash, ignore_errors=True)  # left by a kill during an earlier deletion
+    present = [out / name for name in outputs if (out / name).exists()]
+    if not present:
+        return
+    trash.mkdir(parents=True)
+    for path in present:
+        path.rename(trash / path.name)
+    shutil.rmtree(trash)

@@ -1,0 +1,105 @@
+"""A new run never replaces an earlier one in its output folder unless asked (run_folder.py), and
+checkpoint folders are never deleted under their own names (checkpoint.py)."""
+
+from pathlib import Path
+
+import pytest
+
+from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, save_training_state
+from accelerated_seg.cli import main
+from accelerated_seg.config import ConfigError
+from accelerated_seg.run_folder import check_output_folder, delete_earlier_run, earlier_run
+from accelerated_seg.train import train
+from test_preemption import _OneProcess  # tests/ is on sys.path, as for conftest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_what_counts_as_an_earlier_run(tmp_path):
+    assert earlier_run(tmp_path / "never_used") is None
+    (tmp_path / "config.yaml").write_text("a run killed before its first save leaves only this\n")
+    (tmp_path / "checkpoints" / ".step_2.partial").mkdir(parents=True)
+    assert earlier_run(tmp_path) is None
+    (tmp_path / "checkpoints" / "step_4").mkdir()
+    assert earlier_run(tmp_path) == "checkpoints up to step_4"
+    exported = tmp_path / "other" / "best_model"
+    exported.mkdir(parents=True)
+    (exported / "model.safetensors").write_bytes(b"weights")
+    assert earlier_run(tmp_path / "other") == f"an exported model in {exported}"
+
+
+def test_overwrite_deletes_only_a_runs_folder_and_never_what_the_new_run_loads(tmp_path):
+    exported = tmp_path / "model"
+    exported.mkdir()
+    (exported / "model.safetensors").write_bytes(b"weights")
+    assert check_output_folder(tmp_path / "new", overwrite=False) is False
+    with pytest.raises(ConfigError, match="already holds a run"):
+        check_output_folder(tmp_path, overwrite=False)
+    # A model/ folder of the user's own (no run_info.json, which every run writes first) is not a run.
+    with pytest.raises(ConfigError, match="no run_info.json, so it was not written by a training run"):
+        check_output_folder(tmp_path, overwrite=True)
+    (tmp_path / "run_info.json").write_text("{}")
+    assert check_output_folder(tmp_path, overwrite=True) is True
+    with pytest.raises(ConfigError, match="would delete before loading it"):  # train.init_from=<this run>/model
+        check_output_folder(tmp_path, overwrite=True, reads=exported)
+    assert check_output_folder(tmp_path, overwrite=True, marker=None)  # fit: checkpoint_dir has no marker
+
+
+def test_overwrite_deletes_the_runs_outputs_and_nothing_else(tmp_path):
+    for folder in ("checkpoints/step_4", "model", "train", "synthetic_data/imagesTr", "cache"):
+        (tmp_path / folder).mkdir(parents=True)
+    for name in ("summary.json", "metrics.json", "config.yaml", "model/model.safetensors", "synthetic_data/dataset.json"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / ".earlier_run.old" / "checkpoints").mkdir(parents=True)  # a deletion killed midway
+    delete_earlier_run(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "synthetic_data"]
+    assert (tmp_path / "synthetic_data" / "dataset.json").is_file()
+
+
+def test_a_second_run_into_a_used_folder_is_refused_before_any_work_unless_overwrite(tiny_config, tmp_path, capsys):
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=4, train__val_every=2))
+    before = {p.relative_to(run): p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()}
+
+    with pytest.raises(ConfigError, match="already holds a run .checkpoints up to step_4.") as refused:
+        train(tiny_config(run, train__max_steps=2))
+    for way in ("--train.resume=latest", "another --train.output_dir", "train.overwrite=true"):
+        assert way in str(refused.value)
+    assert {p.relative_to(run): p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()} == before
+
+    # Through the command line: one error line, exit 2.
+    with pytest.raises(SystemExit) as stop:
+        main(["train", "--config", str(ROOT / "configs" / "demo.yaml"), f"--train.output_dir={run}"])
+    assert stop.value.code == 2 and "already holds a run" in capsys.readouterr().err
+
+    # Resuming the folder's own run goes on with it, whatever overwrite says (a requeued SLURM job
+    # adds --resume latest to a command line that may hold --train.overwrite=true).
+    resumed = train(tiny_config(run, train__max_steps=6, train__val_every=2, train__resume="latest",
+                                train__overwrite="true"))
+    assert resumed["step"] == 6 and (run / "checkpoints" / "step_6").is_dir()
+
+    # overwrite: a shorter run whose only checkpoint is step_2; the earlier step_6 would otherwise
+    # be what --resume latest picks.
+    summary = train(tiny_config(run, train__max_steps=2, train__val_every=2, train__overwrite="true"))
+    assert summary["step"] == 2
+    assert [p.name for p in complete_checkpoints(run / "checkpoints")] == ["step_2"]
+    assert resolve_resume("latest", run / "checkpoints") == run / "checkpoints" / "step_2"
+
+
+def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch):
+    import shutil
+
+    checkpoints = tmp_path / "checkpoints"
+    save_training_state(_OneProcess(), checkpoints, 2, 1, "")
+    save_training_state(_OneProcess(), checkpoints, 4, 1, "")
+    (checkpoints / ".step_9.old").mkdir()  # a deletion killed midway: hidden, never resumed from
+    assert resolve_resume("latest", checkpoints) == checkpoints / "step_4"
+
+    deleted = []
+    real_rmtree = shutil.rmtree
+    monkeypatch.setattr(shutil, "rmtree", lambda path, *a, **k: (deleted.append(path.name), real_rmtree(path, *a, **k)))
+    save_training_state(_OneProcess(), checkpoints, 4, 1, "replaced\n")  # the same step again (a resumed attempt)
+    save_training_state(_OneProcess(), checkpoints, 6, 1, "")  # rotates step_4 away
+    assert not any(name.startswith("step_") for name in deleted), deleted
+    assert ".step_4.old" in deleted and ".step_9.old" in deleted
+    assert sorted(p.name for p in checkpoints.iterdir()) == ["step_6"]
