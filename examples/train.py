@@ -10,7 +10,7 @@ PNG report (a validation slice: image, label, prediction; and the loss/Dice curv
 
 import argparse
 
-from accelerated_seg.cli import exit_on_user_error
+from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import load_config
 from accelerated_seg.train import train
 
@@ -36,3 +36,4 @@ def main():
 if __name__ == "__main__":
     with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
         main()
+    end_process(0)  # a rank of several ends without the interpreter's shutdown (see end_process)
