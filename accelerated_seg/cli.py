@@ -373,6 +373,7 @@ def _plan(args, _) -> int:
 COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "predict": _predict,
             "evaluate": _evaluate, "plan": _plan}
 
+
 def end_process(status: int) -> NoReturn:
     """End a script's process with ``status``; a process launched as one of several ranks ends
     without the interpreter's shutdown.
@@ -383,9 +384,9 @@ def end_process(status: int) -> NoReturn:
     and ``exit()`` tears down native state under them. Rarely, after a complete run with everything
     written, that aborted a rank ("terminate called without an active exception", exit -6: 5 of
     57 two-process CPU runs, mostly with other training sharing the 2 cores), and the launcher then
-    reported the whole job failed, so SLURM would not requeue it. By the time this runs, the run's files are written
-    and closed (``end_training`` closed the trackers), so the rank flushes its output and leaves
-    with ``os._exit``. A single process exits normally.
+    reported the whole job failed, so SLURM would not requeue it. By the time this runs, the run's
+    files are written and closed (``end_training`` closed the trackers), so the rank flushes its
+    output and leaves with ``os._exit``. A single process exits normally.
     """
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         sys.stdout.flush()

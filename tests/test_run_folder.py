@@ -48,7 +48,8 @@ def test_overwrite_deletes_only_a_runs_folder_and_never_what_the_new_run_loads(t
 def test_overwrite_deletes_the_runs_outputs_and_nothing_else(tmp_path):
     for folder in ("checkpoints/step_4", "model", "train", "synthetic_data/imagesTr", "cache"):
         (tmp_path / folder).mkdir(parents=True)
-    for name in ("summary.json", "metrics.json", "config.yaml", "model/model.safetensors", "synthetic_data/dataset.json"):
+    for name in ("summary.json", "metrics.json", "config.yaml", "model/model.safetensors",
+                 "synthetic_data/dataset.json"):
         (tmp_path / name).write_text("x")
     (tmp_path / ".earlier_run.old" / "checkpoints").mkdir(parents=True)  # a deletion killed midway
     delete_earlier_run(tmp_path)
