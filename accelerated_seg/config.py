@@ -50,7 +50,9 @@ class DataConfig:
     spacing: Optional[tuple[float, float, float]] = None  # target voxel size in mm; None = the training median
     normalization: Literal["zscore", "ct"] = "zscore"  # zscore (per channel, nonzero voxels) | ct (clip to ct_window, scale to [-1, 1])
     ct_window: tuple[float, float] = (-1000.0, 1000.0)
-    crop_foreground: bool = True  # crop each case to the bounding box of its nonzero image voxels
+    # Crop each case to the bounding box of its image voxels above 0. None: on for zscore, off for ct,
+    # where air is -1000 HU and tissue below 0 HU (fat) would be cut away.
+    crop_foreground: Optional[bool] = None
     cache_dir: Optional[str] = None  # None = $XDG_CACHE_HOME/accelerated_seg (or ~/.cache/accelerated_seg)
     max_voxels: int = 512**3  # pre-flight: a larger volume is an error (resample or crop it first)
     # Sampling and augmentation:

@@ -10,9 +10,20 @@ folders or need an fsync.
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import time
 import uuid
 from pathlib import Path
 from typing import Callable
+
+# The hidden names our writers give work in progress: ".<name>.<uuid4 hex>.tmp[.nii[.gz]]" files
+# (here and in data/io.py) and ".<name>.<uuid4 hex>.partial" folders (the cache's case tables).
+_TEMPORARY_NAME = re.compile(r"^\..+\.[0-9a-f]{32}\.(tmp(\.nii(\.gz)?)?|partial)$")
+
+#: A temporary untouched this long is a killed writer's: a live one writes its file within seconds
+#: to minutes (a 1 GB volume, uncompressed), so an hour leaves a wide margin for slow disks.
+STALE_AFTER_S = 3600.0
 
 
 def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Path:
@@ -37,3 +48,38 @@ def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Pat
 def write_text_atomically(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` with :func:`replace_atomically`."""
     return replace_atomically(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
+
+
+def remove_stale_temporaries(folder: str | Path, older_than_s: float = STALE_AFTER_S) -> list[Path]:
+    """Delete what killed writers left in ``folder``: hidden temporaries with our writers' names
+    (``replace_atomically``, ``write_nifti``, the cache's ``.partial`` tables) that nothing has
+    touched for ``older_than_s``. Returns what was removed.
+
+    A kill (SIGKILL, a node lost, an out-of-memory kill) skips the ``finally`` that removes a
+    temporary, and since each carries a fresh uuid no later write ever reuses it; in a cache of
+    large volumes they would pile up unseen. Only names with a uuid are touched, never a user's
+    file, and only old ones, so a writer still at work in another process keeps its file (its
+    modification time moves as it writes). Files vanishing meanwhile (another process sweeping the
+    same folder) are fine.
+    """
+    folder, now, removed = Path(folder), time.time(), []
+    try:
+        entries = list(folder.iterdir())
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        if not _TEMPORARY_NAME.match(entry.name):
+            continue
+        try:
+            touched = max([entry.stat().st_mtime, *(child.stat().st_mtime for child in entry.rglob("*"))]
+                          if entry.is_dir() else [entry.stat().st_mtime])
+            if now - touched < older_than_s:
+                continue
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        except FileNotFoundError:
+            continue
+        removed.append(entry)
+    return removed

@@ -89,3 +89,55 @@ def test_what_workers_receive_holds_no_voxel_data(tiny_dataset, tmp_path):
     # voxels in the data benchmark); the rest of the pickle is MONAI's augmentation Compose.
     data_part = len(pickle.dumps(dataset)) - len(pickle.dumps(dataset.augment))
     assert data_part < 10_000 and voxel_bytes > 10 * data_part, (data_part, voxel_bytes)
+
+
+def test_a_hard_killed_writer_leaves_a_temporary_that_the_next_build_removes_once_stale(tiny_dataset, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    manifest = load_msd(tiny_dataset)
+    cache = _cache(tmp_path, manifest)
+    cache.build(manifest.training)
+    # A SIGKILL mid-write skips replace_atomically's clean-up (no finally runs) ...
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, signal, sys; from accelerated_seg.files import replace_atomically\n"
+        "def write(temporary):\n    temporary.write_bytes(b'half'); os.kill(os.getpid(), signal.SIGKILL)\n"
+        "replace_atomically(sys.argv[1], write)"), str(cache.dir / "case_x.image.npy")],
+        cwd=os.path.dirname(os.path.dirname(__file__)))
+    assert killed.returncode == -signal.SIGKILL
+    leftover = [p for p in cache.dir.iterdir() if p.name.startswith(".case_x.image.npy.")]
+    assert len(leftover) == 1 and not (cache.dir / "case_x.image.npy").exists()
+
+    tables = cache.dir / "tables"
+    old_table = tables / f".{'a' * 16}.{'0' * 32}.partial"
+    (old_table / "data").mkdir(parents=True)
+    (old_table / "data" / "part.arrow").write_bytes(b"x")
+    young = cache.dir / f".case_y.label.npy.{'1' * 32}.tmp"  # another job may be writing it right now
+    young.write_bytes(b"x")
+    old_nifti = cache.dir / f".case_z.nii.gz.{'2' * 32}.tmp.nii.gz"
+    old_nifti.write_bytes(b"x")
+    users = [cache.dir / ".notes.tmp", tables / ".keep.partial"]  # not our names: never touched
+    for path in users:
+        path.write_bytes(b"mine")
+    hour_ago = __import__("time").time() - 3700
+    for path in (*leftover, old_nifti, *users, old_table / "data" / "part.arrow", old_table / "data", old_table):
+        os.utime(path, (hour_ago, hour_ago))
+
+    assert cache.build(manifest.training, shard=(1, 2)) == 0 and leftover[0].exists()  # one shard sweeps: the first
+    assert cache.build(manifest.training) == 0  # ... and the next build removes what is an hour old
+    assert not leftover[0].exists() and not old_table.exists() and not old_nifti.exists()
+    assert young.exists() and all(path.read_bytes() == b"mine" for path in users)
+
+
+def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):
+    # CT's air is -1000 HU and fat below 0: a box of the voxels above 0 would cut tissue away.
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    manifest = load_msd(tiny_dataset)
+    crop = {(normalization, asked): preprocess_settings(DataConfig(normalization=normalization,
+                                                                   crop_foreground=asked), manifest).crop_foreground
+            for normalization in ("zscore", "ct") for asked in (None, True, False)}
+    assert crop == {("zscore", None): True, ("zscore", True): True, ("zscore", False): False,
+                    ("ct", None): False, ("ct", True): True, ("ct", False): False}

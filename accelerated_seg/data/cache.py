@@ -31,7 +31,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..files import replace_atomically, write_text_atomically
+from ..files import remove_stale_temporaries, replace_atomically, write_text_atomically
 from .manifest import Case
 from .preprocess import PreprocessSettings, case_dict, preprocess
 
@@ -90,6 +90,9 @@ class PreprocessedCache:
         """
         index, count = shard
         self.dir.mkdir(parents=True, exist_ok=True)
+        if index == 0:  # one sweeper is enough; what a killed build left would otherwise stay forever
+            for folder in (self.dir, self.dir / "tables"):
+                remove_stale_temporaries(folder)
         write_text_atomically(self.dir / "settings.json", json.dumps(self.settings.to_dict(), indent=1))
         todo = [case for case in list(cases)[index::count] if not self.is_current(case)]
         if workers > 1 and len(todo) > 1:

@@ -50,8 +50,9 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
     """The preprocessing for this dataset: the configured spacing or the training cases' median."""
     spacing = cfg.spacing or median_spacing([case.images[0] for case in manifest.training])
     label_map = tuple(sorted(manifest.label_map.items())) if manifest.label_map else None
+    crop = cfg.crop_foreground if cfg.crop_foreground is not None else cfg.normalization != "ct"
     return PreprocessSettings(spacing=tuple(spacing), normalization=cfg.normalization, ct_window=cfg.ct_window,
-                              crop_foreground=cfg.crop_foreground, label_map=label_map,
+                              crop_foreground=crop, label_map=label_map,
                               binarize=manifest.binarized)
 
 

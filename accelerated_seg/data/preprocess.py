@@ -1,7 +1,7 @@
 """The deterministic part of the pipeline, shared by the preprocessing cache and prediction.
 
 Every volume is brought to the same frame before the network sees it: channel-first, RAS
-orientation, the target voxel spacing, cropped to the bounding box of its nonzero voxels, intensities
+orientation, the target voxel spacing, cropped to the bounding box of its voxels above 0, intensities
 normalised (per-channel z-score over nonzero voxels, or a CT window scaled to [-1, 1]), and label
 values mapped to classes 0..C-1 (binarized: every non-zero value to 1). ``predict`` applies exactly
 these transforms and inverts the spatial ones (MONAI records them on the MetaTensor), so predictions
@@ -43,7 +43,7 @@ class PreprocessSettings:
         normalization: ``zscore`` (per channel over nonzero voxels) or ``ct`` (clip to ``ct_window``
             in HU, then scale linearly to [-1, 1]).
         ct_window: (low, high) HU for ``ct``.
-        crop_foreground: crop to the bounding box of nonzero image voxels (any channel).
+        crop_foreground: crop to the bounding box of image voxels above 0 (any channel).
         label_map: declared label value -> class index, for datasets whose values are not 0..C-1.
         binarize: every non-zero label value is foreground (class 1), declared or not: a FreeSurfer
             aseg holds dozens of values, and "brain vs not brain" should not need them listed.
@@ -112,7 +112,9 @@ def preprocess(keys: Sequence[str] = ("image", "label"), settings: PreprocessSet
         modes = ["bilinear" if k == "image" else "nearest" for k in keys]
         steps.append(Spacingd(keys, pixdim=tuple(settings.spacing), mode=modes))
     if settings.crop_foreground:
-        # Before normalisation: "nonzero" means the scanner's zero background, not below the mean.
+        # Before normalisation, so the box is that of the scanner's values: MONAI keeps voxels > 0
+        # (its default select_fn), the zero background of MR. CT's air is negative, so training
+        # leaves the crop off there unless asked (data.crop_foreground).
         steps.append(CropForegroundd(keys, source_key="image", allow_smaller=True))
     if settings.normalization == "ct":
         low, high = settings.ct_window
