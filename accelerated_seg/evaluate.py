@@ -17,8 +17,10 @@ both empty              1      0            1
 one of them empty       0      inf          0
 =====================  =====  ===========  ============
 
-"Nothing to find, nothing found" is a perfect score (as MONAI's ``compute_dice(ignore_empty=False)``;
-nnU-Net reports the same Dice). A distance to a surface that does not exist has no finite value, so HD95 is ``inf``;
+"Nothing to find, nothing found" is a perfect score (as MONAI's ``compute_dice(ignore_empty=False)``
+and the BraTS challenge). nnU-Net v2 differs here: it leaves such a Dice out of its mean (NaN), so on
+data where a class is often absent its mean is lower than ours; ``summarise`` counts these rows
+(``n_both_empty``) so either mean can be recovered. A distance to a surface that does not exist has no finite value, so HD95 is ``inf``;
 ``summarise`` averages HD95 over the finite values and reports how many were infinite, instead of
 letting one empty mask turn the mean into ``inf``.
 
@@ -208,9 +210,18 @@ def summarise(rows: Sequence[dict], class_names: Mapping[int, str]) -> dict:
     per_class = {}
     for c, name in class_names.items():
         mine = [r for r in rows if r["class"] == c]
-        per_class[str(c)] = {"name": name, **{m: statistics([r[m] for r in mine]) for m in METRICS}}
-    overall = {m: statistics([r[m] for r in rows]) for m in METRICS}
+        per_class[str(c)] = {"name": name, **{m: statistics([r[m] for r in mine]) for m in METRICS},
+                             **_both_empty(mine)}
+    overall = {**{m: statistics([r[m] for r in rows]) for m in METRICS}, **_both_empty(rows)}
     return {"per_class": per_class, "overall": overall}
+
+
+def _both_empty(rows: Sequence[dict]) -> dict:
+    """How many rows scored Dice 1 for a class absent from both files, and the mean Dice without
+    them: nnU-Net v2's mean, which leaves those rows out (NaN there)."""
+    empty = [r for r in rows if r["label_voxels"] == 0 and r["pred_voxels"] == 0]
+    return {"n_both_empty": len(empty),
+            "dice_mean_without_both_empty": statistics([r["dice"] for r in rows if r not in empty])["mean"]}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -291,7 +302,10 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
     """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json."""
     path = Path(path)
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))["labels"]
+        document = json.loads(path.read_text(encoding="utf-8"))
+        raw = document["labels"]
+        if "num_classes" in document and "model" in document:  # an export: names keyed by class index
+            return _export_class_names(document)
         if all(isinstance(v, int) and not isinstance(v, bool) for v in raw.values()):
             return dict(sorted((int(v), str(k)) for k, v in raw.items()))  # nnU-Net v2: name -> value
         return dict(sorted((int(k), str(v)) for k, v in raw.items()))  # MSD: "value" -> name
@@ -301,6 +315,16 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
         raise DataError(f'{path}: needs a "labels" object such as {{"0": "background", "1": "tumour"}} '
                         f"(MSD) or {{\"background\": 0, \"tumour\": 1}} (nnU-Net v2); "
                         f"{type(err).__name__}: {err}") from err
+
+
+def _export_class_names(config: dict) -> dict[int, str]:
+    """An export's config.json names classes by index (0..C-1), but ``predict`` writes each class as
+    the dataset's own value (BraTS' enhancing tumour, class 3, as 4): the names go to those values,
+    so that scoring predictions against the dataset's references compares like with like."""
+    from .inference import class_values, preprocess_settings
+
+    values = class_values(preprocess_settings(config), int(config["num_classes"]))
+    return dict(sorted((int(values[int(index)]), str(name)) for index, name in config["labels"].items()))
 
 
 def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes: int | None = None,

@@ -524,11 +524,23 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
                            f"{reference.shape[:3]} for {paths[0]}")
     labels = class_values(settings, restored.shape[0])[restored.argmax(0).numpy()]
     dtype = np.uint8 if labels.max(initial=0) < 256 else np.int16
-    write_nifti(output, labels.astype(dtype), reference.affine, header=reference.header)
+    header = _output_header(reference.header)
+    write_nifti(output, labels.astype(dtype), reference.affine, header=header)
     if probabilities_output is not None:
         write_nifti(probabilities_output, np.moveaxis(restored.numpy(), 0, -1).astype(np.float32),
-                    reference.affine, header=reference.header)
+                    reference.affine, header=header)
     return Path(output)
+
+
+def _output_header(scan_header):
+    """The scan's header (geometry, units, qform/sform codes) without what describes the scan's
+    intensities: a viewer that honours ``cal_min``/``cal_max`` (FSLeyes) would show labels 0..4
+    under a scan's 0..1000 display range as black."""
+    header = scan_header.copy()
+    header["cal_min"], header["cal_max"] = 0, 0
+    header.set_intent("none")
+    header["descrip"] = b"accelerated_seg prediction"
+    return header
 
 
 def _read_channels(paths: Sequence[Path]):

@@ -37,6 +37,8 @@ from .checkpoint import load_exported
 from .inference import (
     InputCase,
     PredictOptions,
+    check_inputs_are_spared,
+    check_nifti_names,
     check_precision,
     collect_cases,
     output_paths,
@@ -185,6 +187,11 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
     model, config = load_exported(model_dir)
     cases = list(inputs) if given_cases else collect_cases(inputs, config)
     outputs = output_paths(cases, output)
+    # Every process, before any work: under split=windows only the main process writes, and a refusal
+    # from it alone would leave the others waiting in the first reduction.
+    check_inputs_are_spared([path for case in cases for path in case.channels],
+                            [*outputs, *(map(probabilities_path, outputs) if probabilities else ())])
+    check_nifti_names([*outputs, *(map(probabilities_path, outputs) if probabilities else ())])
     mode = choose_split(split, len(cases), num_processes)
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None

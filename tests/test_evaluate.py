@@ -182,6 +182,34 @@ def test_evaluate_folders_writes_one_row_per_case_and_class_and_a_robust_summary
     assert summary["predictions_without_label"] == [str(pred_dir / "a_probs.nii.gz")]
 
 
+def test_a_class_absent_from_both_files_is_counted_so_nnunets_mean_can_be_read_too(tmp_path):
+    label = sphere(np.array([30.0, 37.0, 50.0]))  # class 2 in neither file of case "a"
+    both = 2 * sphere(np.array([30.0, 37.0, 20.0]), radius_mm=8.0)
+    save(tmp_path / "labels" / "a.nii.gz", label)
+    save(tmp_path / "pred" / "a.nii.gz", label.astype(np.uint8))
+    save(tmp_path / "labels" / "b.nii.gz", label + both)
+    save(tmp_path / "pred" / "b.nii.gz", label.astype(np.uint8))  # class 2 missed
+    summary = evaluate_folders(tmp_path / "pred", tmp_path / "labels", num_classes=3)
+    lesion = summary["per_class"]["2"]
+    assert lesion["dice"]["mean"] == 0.5 and lesion["n_both_empty"] == 1  # ours: (1 + 0) / 2
+    assert lesion["dice_mean_without_both_empty"] == 0.0  # nnU-Net v2's: the absent case left out
+    assert summary["overall"]["n_both_empty"] == 1
+    assert summary["overall"]["dice_mean_without_both_empty"] == pytest.approx(2 / 3)
+
+
+def test_a_models_config_json_names_the_values_predict_writes(tmp_path):
+    from accelerated_seg.data.preprocess import PreprocessSettings
+    from accelerated_seg.evaluate import class_names_from_json
+
+    # BraTS: classes 0..3 stand for the label values 0, 1, 2 and 4; predict writes 4 for class 3.
+    config = {"model": {"name": "unet"}, "num_classes": 4,
+              "labels": {"0": "background", "1": "necrosis", "2": "edema", "3": "enhancing"},
+              "preprocessing": PreprocessSettings(label_map=((0, 0), (1, 1), (2, 2), (4, 3))).to_dict()}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    assert class_names_from_json(tmp_path / "config.json") == {0: "background", 1: "necrosis", 2: "edema",
+                                                               4: "enhancing"}
+
+
 def test_classes_are_inferred_from_the_files_when_not_given(folders):
     pred_dir, label_dir, _ = folders
     summary = evaluate_folders(pred_dir, label_dir, output_dir=pred_dir.parent / "out")

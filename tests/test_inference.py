@@ -166,6 +166,19 @@ def test_predict_cases_writes_label_maps_and_probabilities_in_each_inputs_geomet
     assert not [p for p in (tmp_path / "pred").iterdir() if p.name.startswith(".")], "temporary files left behind"
 
 
+def test_the_label_map_keeps_the_scans_geometry_but_not_its_display_range(scans, tmp_path):
+    source = nib.load(scans / "imagesTr" / "case_000.nii.gz")
+    header = source.header.copy()
+    header["cal_min"], header["cal_max"] = 0, 1000  # the scan's window: labels 0..2 would show black
+    header.set_intent("t test", (10,))
+    scan = tmp_path / "scan.nii.gz"
+    nib.save(nib.Nifti1Image(np.asanyarray(source.dataobj), source.affine, header=header), scan)
+    written = nib.load(predict_file(export(tmp_path / "model"), scan, tmp_path / "label.nii.gz"))
+    assert (written.header["cal_min"], written.header["cal_max"]) == (0, 0)
+    assert written.header.get_intent()[0] == "none"
+    assert_same_geometry(tmp_path / "label.nii.gz", scan)
+
+
 def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tmp_path):
     model = export(tmp_path / "model")
     image = scans / "imagesTr" / "case_002.nii.gz"

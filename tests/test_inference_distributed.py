@@ -178,3 +178,13 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     for name in ("medium_0.nii.gz", "small_1.nii.gz"):
         predict_file(model, scans / name, tmp_path / "reference" / name, device="cpu")
         assert_same_prediction(tmp_path / "out" / name, tmp_path / "reference" / name, probabilities=False)
+
+    # An output over the scans themselves: every process refuses it before any work. (Only the main
+    # process, which alone writes under split=windows, used to, and the other one waited for it in
+    # the first reduction.)
+    before = (scans / "medium_0.nii.gz").read_bytes()
+    refused = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(model),
+                                          str(scans / "medium_0.nii.gz"), "--output", str(scans),
+                                          "--split", "windows"], module=True, timeout=150)
+    assert refused.returncode != 0 and "would overwrite the input image" in refused.stderr, refused.stderr[-3000:]
+    assert (scans / "medium_0.nii.gz").read_bytes() == before
