@@ -533,7 +533,7 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
     from .config import Config
     from .data.loader import patch_dataset
     from .data.synthetic import write_synthetic_dataset
-    from .train import _on_main, _prepared_data  # the training data path itself
+    from .train import _cached_tables, _checked_data, _on_main  # the training data path itself
 
     cases = max(d for d in range(1, 9) if samples_per_block % d == 0)
     size_mm = tuple(1.25 * edge for edge in case.patch)
@@ -544,7 +544,8 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
     cfg.data.patch_size, cfg.data.samples_per_volume = case.patch, samples_per_block // cases
     cfg.data.num_workers, cfg.train.output_dir = timing.num_workers, str(root / "run")
     cfg.data.augment_on = timing.augment_on  # "gpu": batches carry an affine, applied on the device by both loops
-    _, _, training, _ = _prepared_data(cfg, accelerator, None)
+    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, None))
+    training, _ = _cached_tables(cfg, accelerator, manifest, settings)
     return patch_dataset(training, cfg.data, seed=timing.seed)
 
 

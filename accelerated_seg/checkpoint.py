@@ -30,6 +30,7 @@ import threading
 from pathlib import Path
 
 import torch
+from accelerate.utils import DistributedType
 from safetensors.torch import load_file, save_file
 
 from .config import ConfigError
@@ -182,20 +183,42 @@ class PreemptionSignals:
         self.received = signum
 
 
-def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out_dir: Path) -> Path | None:
+def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out_dir: Path, *,
+                 aliases: dict[str, str]) -> Path | None:
     """Write ``model.safetensors`` + ``config.json`` for the plain network; call on every rank.
 
     ``spec`` None (a user's own network, ``train.fit``): ``config.json`` names only its class.
+    ``aliases``: ``shared_tensor_names`` of the network before ``prepare``. Not of the prepared one:
+    under FSDP1 the units nested inside the root stay wrapped after ``unwrap_model``, and their
+    state-dict hooks all-gather, which the main process alone would start while the others wait.
     """
     state = accelerator.get_state_dict(model)  # collective: gathers FSDP/ZeRO-3 shards on every rank
+    if accelerator.distributed_type == DistributedType.DEEPSPEED:
+        _take_deepspeed_master_weights(accelerator, model, state)
     if accelerator.is_main_process:
-        aliases = shared_tensor_names(accelerator.unwrap_model(model))
         tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items() if k not in aliases}
         model_class = type(accelerator.unwrap_model(model))
         description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
         write_export(tensors, description, {**metadata, **({"shared_tensors": aliases} if aliases else {})}, out_dir)
     accelerator.wait_for_everyone()
     return out_dir
+
+
+def _take_deepspeed_master_weights(accelerator, model, state: dict) -> None:
+    """Put the fp32 master weights into ``state`` (on the main process); every rank takes part.
+
+    DeepSpeed's engine casts the module itself to bf16/fp16, so ``get_state_dict`` gives 16-bit
+    weights (stored as float32 they are still rounded to 8 bits of mantissa); the fp32 weights the
+    optimizer updates live in the ZeRO optimizer, partitioned over the ranks. Each parameter is one
+    all-reduce (ZeRO-1/2) or all-gather (ZeRO-3), in ``named_parameters`` order on every rank. A
+    parameter the optimizer does not hold (frozen) has none and keeps its 16-bit value.
+    """
+    from deepspeed.utils import safe_get_full_fp32_param
+
+    for name, parameter in accelerator.unwrap_model(model).named_parameters():
+        full = safe_get_full_fp32_param(parameter)
+        if full is not None and accelerator.is_main_process:
+            state[name] = full
 
 
 def shared_tensor_names(model: torch.nn.Module) -> dict[str, str]:

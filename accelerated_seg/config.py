@@ -10,6 +10,8 @@ run and checkpoint (``save_config``) so a result can always be traced back to it
 from __future__ import annotations
 
 import dataclasses
+import numbers
+import os
 import types
 import typing
 from dataclasses import dataclass, field
@@ -203,8 +205,17 @@ _SHARES = {
 }
 
 
+# Seeds reach numpy's and torch's generators, which take 0 <= seed < 2**32 (np.random.seed).
+_SEEDS = ("train.seed", "data.split_seed", "data.synthetic.seed")
+
+
 def check_values(cfg: Config) -> Config:
-    """The config if every number is in range, else one ConfigError naming the setting."""
+    """The config if every value has its type and choice and every number is in range, else one
+    ConfigError (or DataError, for the split) naming the setting."""
+    # A Config built in Python (the estimator, a notebook) has not been through load_config: build
+    # it again from its values, which checks types, choices and lengths as for a YAML file.
+    _build(Config, cfg.to_dict(), prefix="")
+
     def value(key: str):
         node = cfg
         for part in key.split("."):
@@ -227,6 +238,13 @@ def check_values(cfg: Config) -> Config:
     low, high = cfg.data.ct_window
     if not low < high:
         raise ConfigError(f"setting data.ct_window must be [low, high] with low < high, got {[low, high]}")
+    for key in _SEEDS:
+        if not 0 <= value(key) < 2**32:
+            raise ConfigError(f"setting {key} must be >= 0 and < 2**32 (numpy's and torch's seed range), "
+                              f"got {value(key)!r}")
+    from .data.splits import SplitSettings  # the split's own checks (data.num_folds, data.fold)
+
+    SplitSettings(cfg.data.validation_fraction, cfg.data.num_folds, cfg.data.fold, cfg.data.split_seed)
     if cfg.data.synthetic.num_validation >= cfg.data.synthetic.num_cases:
         raise ConfigError(f"setting data.synthetic.num_validation ({cfg.data.synthetic.num_validation}) must be "
                           f"below data.synthetic.num_cases ({cfg.data.synthetic.num_cases}): some cases must train")
@@ -304,17 +322,19 @@ def _coerce(hint, value, key: str):
         if not isinstance(value, bool):
             raise ConfigError(f"setting {key} must be true or false, got {value!r}")
         return value
-    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+    # numbers.Integral/Real and os.PathLike: a config built in Python may hold numpy numbers (a patch
+    # size from an array) or Paths (cache_dir=Path(...)); YAML gives plain ints, floats and strings.
+    if hint is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
     if hint is float and isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
         try:
             return float(value)
         except ValueError:
             pass
-    if hint is int and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if hint is str and isinstance(value, str):
-        return value
+    if hint is int and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if hint is str and isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
     raise ConfigError(f"setting {key} must be {getattr(hint, '__name__', hint)}, got {value!r}")
 
 

@@ -26,7 +26,7 @@ from typing import Sequence
 import nibabel as nib
 import numpy as np
 
-from .config import CompileConfig, Config, ConfigError, DataConfig
+from .config import CompileConfig, Config, ConfigError, DataConfig, TrainConfig, check_values
 from .data.cache import PreprocessedCache
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
@@ -67,7 +67,11 @@ class Dataset:
             validation_pairs: held-out cases; default: a seeded ``validation_fraction`` of ``pairs``.
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
         """
+        if unknown := sorted(set(data_settings) - {f.name for f in dataclasses.fields(DataConfig)}):
+            raise ConfigError(f"Dataset.from_files: {', '.join(unknown)} is not a data setting; the settings are "
+                              f"DataConfig's fields: {', '.join(f.name for f in dataclasses.fields(DataConfig))}")
         data = DataConfig(patch_size=tuple(block_shape), validation_fraction=validation_fraction, **data_settings)
+        check_values(Config(data=data))  # a bad block_shape or setting fails here, not at fit
         pairs, validation_pairs = tuple(pairs), tuple(validation_pairs) if validation_pairs is not None else None
         return cls(manifest=_manifest(pairs, validation_pairs, n_classes, data), data=data, pairs=pairs,
                    validation_pairs=validation_pairs, n_classes=n_classes)
@@ -85,11 +89,16 @@ class Dataset:
     def augment(self, profile: str = "light", on: str = "cpu") -> "Dataset":
         """Augment training patches with a profile (none, light, standard, heavy); ``on="gpu"`` runs the
         spatial part on the device inside the training loop."""
-        return dataclasses.replace(self, data=dataclasses.replace(self.data, augment=profile, augment_on=on))
+        data = dataclasses.replace(self.data, augment=profile, augment_on=on)
+        check_values(Config(data=data))  # names the setting: data.augment (profile) or data.augment_on (on)
+        return dataclasses.replace(self, data=data)
 
     def config(self, **train_settings) -> Config:
         """A full run config with these data settings (``train_settings`` go to ``TrainConfig``)."""
         cfg = Config(data=self.data)
+        if unknown := sorted(set(train_settings) - {f.name for f in dataclasses.fields(TrainConfig)}):
+            raise ConfigError(f"{', '.join(unknown)} is not a training setting; the settings are TrainConfig's "
+                              f"fields: {', '.join(f.name for f in dataclasses.fields(TrainConfig))}")
         if isinstance(train_settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
             train_settings["compile"] = CompileConfig(enabled=train_settings["compile"])
         cfg.train = dataclasses.replace(cfg.train, batch_size=self.batch_size, **train_settings)
@@ -147,7 +156,8 @@ class Segmentation:
         self.summary: dict | None = None
 
     def fit(self, dataset: Dataset, epochs: int | None = None, steps: int | None = None, **train_settings):
-        """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps.
+        """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps
+        (``max_steps``, here or in the constructor, is ``steps`` by its config name); one epoch if none.
 
         A new run never replaces an earlier one in ``output_dir`` (a second ``fit`` of the same
         estimator, say): that is a ConfigError unless ``overwrite=True`` (here or in the constructor)
@@ -157,15 +167,21 @@ class Segmentation:
         cfg = dataset.config(**settings)
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
         processes = _gpus_to_launch() if self.multi_gpu else 1
-        if epochs is not None and steps is not None:
-            raise ConfigError("fit: give epochs or steps, not both")
-        for name, value in (("epochs", epochs), ("steps", steps)):
-            if value is not None and value < 1:
-                raise ConfigError(f"fit: {name} must be >= 1, got {value!r}")
+        # max_steps (a TrainConfig field, so also accepted here or in the constructor) is steps by its
+        # config name; the newest given wins over the constructor's, as for every other setting.
+        lengths = {"epochs": epochs, "steps": steps, "max_steps": settings.get("max_steps")}
+        given = [name for name, value in lengths.items() if value is not None]
+        if len(given) > 1:
+            raise ConfigError(f"fit: give one of epochs, steps (or max_steps), not {' and '.join(given)}")
+        for name in given:
+            if lengths[name] < 1:
+                raise ConfigError(f"fit: {name} must be >= 1, got {lengths[name]!r}")
+        steps = steps if steps is not None else lengths["max_steps"]
         if steps is None:
             steps = (epochs or 1) * _steps_per_epoch(dataset, cfg, max(processes, _launched_processes()))
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
         # Here, before any process is launched, so the refusal names the estimator's settings.
+        check_values(cfg)
         out = Path(cfg.train.output_dir)
         resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from, names=ESTIMATOR_NAMES)
         if processes > 1:

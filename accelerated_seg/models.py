@@ -76,6 +76,9 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
     if any(p < minimum for p in patch_size):
         raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model {name!r}: "
                           f"each axis needs at least {minimum} voxels")
+    if fixed := sorted(set(args or {}) & set(SET_BY_THE_RUN)):
+        raise ConfigError(f"model.args {fixed} cannot be set: " + "; ".join(f"{key} is {SET_BY_THE_RUN[key]}"
+                                                                           for key in fixed))
     merged = {**defaults, "in_channels": in_channels, "out_channels": out_channels, **(args or {})}
     unknown = set(args or {}) - _accepted_args(monai_class)
     if unknown:
@@ -83,12 +86,50 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
     divisors = divisor(merged)
     divisors = (divisors,) * 3 if isinstance(divisors, int) else tuple(divisors)
     if any(p % d for p, d in zip(patch_size, divisors)):
-        suggestion = tuple(max(d, p // d * d) for p, d in zip(patch_size, divisors))
+        # Twice the divisor at least: a patch of exactly the divisor leaves one voxel at the
+        # bottleneck, where instance norm cannot train (check_trainable).
+        suggestion = tuple(max(2 * d, p // d * d) for p, d in zip(patch_size, divisors))
         raise ConfigError(
             f"data.patch_size {tuple(patch_size)} must be divisible by {divisors} for model {name!r} "
             f"(its down-sampling); for example use {suggestion}"
         )
     return ModelSpec(name=name, monai_class=monai_class, args=plain_data(merged))
+
+
+def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) -> None:
+    """One training-mode forward pass of a ``batch`` of patches, on the meta device: shapes only,
+    no memory and well under a second, before any data is read.
+
+    What MONAI's constructors reject (a UNet with more ``channels`` than ``strides`` + 1, DynUNet
+    ``filters`` shorter than its depth) and what fails only in the first forward pass (instance
+    norm over a one-voxel bottleneck, a patch the skip connections cannot match) would otherwise
+    surface after the cache is built, or at the first step, as a traceback.
+
+    Raises:
+        ConfigError: naming ``model.args`` and ``data.patch_size``, with MONAI's or torch's reason.
+    """
+    import torch
+
+    try:
+        network = meta_network(spec).train()
+        network(torch.empty(batch, spec.args["in_channels"], *patch_size, device="meta"))
+    except NotImplementedError:  # an operation the meta device lacks: nothing known against the network
+        return
+    except (ValueError, TypeError, AssertionError, RuntimeError) as error:
+        raise ConfigError(f"model {spec.name!r} cannot train on data.patch_size {tuple(patch_size)} with these "
+                          f"model.args: {str(error).splitlines()[0]}. Change model.args or data.patch_size (each "
+                          f"down-sampling stage halves the patch; the deepest needs more than one voxel)") from error
+
+
+def meta_network(spec: ModelSpec) -> nn.Module:
+    """The network with its parameters on the meta device: shapes without memory or initialisation."""
+    import torch
+
+    try:
+        with torch.device("meta"):
+            return build_from_spec(spec)
+    except (RuntimeError, NotImplementedError):  # SwinUNETR's constructor calls .item(), which meta cannot do
+        return build_from_spec(spec).to("meta")
 
 
 def _accepted_args(monai_class: str) -> set[str]:
@@ -177,6 +218,11 @@ def _unet3d_mlperf(patch):
                     res_block=False, trans_bias=True, deep_supervision=False)
     return "DynUNet", defaults, _dynunet_divisor
 
+
+# Constructor arguments that the run decides, which model.args would silently contradict: another
+# out_channels fails at the first loss (or trains outputs no label ever reaches).
+SET_BY_THE_RUN = {"in_channels": "the number of image channels", "out_channels": "the number of classes",
+                  "spatial_dims": "3", "img_size": "data.patch_size"}
 
 # SwinUNETR's deepest stage is 1/32 of the input; instance norm needs more than one voxel there.
 # The same holds for the MLPerf U-Net's 1/32 bottleneck.

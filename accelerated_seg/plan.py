@@ -34,7 +34,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 from .config import ConfigError
-from .models import ModelSpec, build_from_spec, model_spec
+from .models import ModelSpec, build_from_spec, meta_network, model_spec
 from .schedule import resolve_batch
 from .wrapping import deepspeed_bucket_elements
 
@@ -287,12 +287,12 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     _check_at_least("image channels (--in-channels)", in_channels)
     _check_at_least("classes including background (--classes)", classes, minimum=2)
     spec = model_spec(name, in_channels, classes, patch, model_args)
-    model = _meta_model(spec)
+    model = meta_network(spec)
     units = fsdp_units(model)
     modes = ("autocast",) if precision == "fp32" else ("autocast", "low_precision")
     saved, peak, copies = {}, {}, 0
     for mode in modes:
-        one, two = (measure_step(_meta_model(spec), in_channels, b, patch, precision, mode) for b in (1, 2))
+        one, two = (measure_step(meta_network(spec), in_channels, b, patch, precision, mode) for b in (1, 2))
         saved[mode] = PerBatch.through(one.saved, two.saved)
         peak[mode] = PerBatch.through(one.peak, two.peak)
         copies = max(copies, one.weight_copies)
@@ -303,14 +303,6 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
         buffer_bytes=sum(b.nbytes for b in model.buffers()),
         largest_fsdp_unit=max(units), largest_tensor=max(p.numel() for p in model.parameters()),
         saved=saved, peak=peak, weight_copies=copies)
-
-
-def _meta_model(spec: ModelSpec) -> nn.Module:
-    try:
-        with torch.device("meta"):  # shapes only: no memory, no time spent initialising weights
-            return build_from_spec(spec)
-    except (RuntimeError, NotImplementedError):  # SwinUNETR's constructor calls .item(), which meta cannot do
-        return build_from_spec(spec).to("meta")
 
 
 def fsdp_units(model: nn.Module, min_num_params: int = FSDP_MIN_NUM_PARAMS) -> list[int]:

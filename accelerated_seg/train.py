@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 from . import __version__
 from .accelerate_workarounds import look_up_lomo_once
 from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights,
-                         save_training_state)
+                         save_training_state, shared_tensor_names)
 from .compilation import (check_compilable, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config
@@ -47,7 +47,7 @@ from .files import write_text_atomically
 from .inference import sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
-from .models import ModelSpec, build_from_spec, model_spec
+from .models import ModelSpec, build_from_spec, check_trainable, model_spec
 from .run_folder import FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, delete_earlier_run, resume_or_replace
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
@@ -186,13 +186,18 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
         _check_launch(accelerator, allow_strategy_fallback)
+        # A shuffling loader's order is drawn from (this seed, epoch) by accelerate's seedable sampler:
+        # the main process's torch seed, so every rank shuffles alike even if the script seeds each
+        # rank its own way, and a resumed run of the same script draws the same orders (accelerate
+        # saves no sampler state for a map-style dataset).
+        accelerator.dataloader_config.data_seed = broadcast_object_list([torch.initial_seed()])[0]
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None)
-        if replace:
-            _delete_earlier_run(accelerator, out, FIT_OUTPUTS)
         compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
+        aliases = shared_tensor_names(model)  # while it is plain (export_model)
         _adapt_to_strategy(accelerator, model)
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
         _compile(accelerator, model, compiling)
+        _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
         if max_steps is None:  # accumulation windows run across epochs (see _accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
@@ -207,7 +212,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         if loop.last_saved != loop.progress.step:
             save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, "")
         if not preempted:
-            export_model(accelerator, model, None, {}, out / "model")
+            export_model(accelerator, model, None, {}, out / "model", aliases=aliases)
         accelerator.end_training()
         return {"step": loop.progress.step, "preempted": preempted, "output_dir": str(out),
                 "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
@@ -285,6 +290,15 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                 grad_norm = None if engine_steps_in_backward else accelerator.clip_grad_norm_(
                     model.parameters(), settings.max_grad_norm or math.inf)
                 optimizer.step()
+                if accelerator.optimizer_step_was_skipped:
+                    # fp16: the gradients overflowed at this loss scale, so the scaler (DeepSpeed's
+                    # engine, in its step) lowered the scale and left the weights as they were. Not a
+                    # step: the schedule and the count wait for the next real one. (A host read of a
+                    # flag the scaler's own sync already set.)
+                    optimizer.zero_grad(set_to_none=True)
+                    say(f"step {progress.step}: fp16 gradients overflowed at this loss scale; update skipped, "
+                        f"scale lowered")
+                    continue
                 if loop.scheduler is not None:
                     loop.scheduler.step()
                 optimizer.zero_grad(set_to_none=True)
@@ -441,6 +455,7 @@ class ConfiguredRun:
     manifest: Manifest
     export_meta: dict
     out: Path
+    aliases: dict[str, str]  # shared_tensor_names of the plain network (export_model)
 
 
 def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_benchmark: bool = True) -> Accelerator:
@@ -450,22 +465,29 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_b
     join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs
     look_up_lomo_once()  # not a sys.path search in every optimizer step
     ddp = ddp or DDPConfig()
+    log_with = _trackers(trackers)
     accelerator = Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
         # sample weighs the same (accelerate's default forces a step at the end of each epoch).
         gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=1, sync_with_dataloader=False),
-        # Host-to-GPU copies of pinned batches overlap with compute (a no-op on the CPU).
-        dataloader_config=DataLoaderConfiguration(non_blocking=True),
+        # Host-to-GPU copies of pinned batches overlap with compute (a no-op on the CPU). A shuffling
+        # loader given to fit() draws each epoch's order from (seed, epoch) (fit sets the seed), so a
+        # resume mid-epoch skips the batches that run saw, not others (train's own EpochSampler
+        # works that way already and is left alone).
+        dataloader_config=DataLoaderConfiguration(non_blocking=True, use_seedable_sampler=True),
         kwargs_handlers=[DistributedDataParallelKwargs(
             bucket_cap_mb=ddp.bucket_cap_mb if ddp.bucket_cap_mb is not None else 25,
             gradient_as_bucket_view=ddp.gradient_as_bucket_view, static_graph=ddp.static_graph)],
-        log_with=_trackers(trackers), project_dir=str(out),
+        log_with=log_with, project_dir=str(out),
         # accelerate's own compile renames the state dict; compilation.py compiles in place instead
         # and takes the launch's dynamo settings over.
         dynamo_backend="no",
     )
     if accelerator.device.type == "cuda":  # cuDNN autotuning pays off with a fixed patch shape
         torch.backends.cudnn.benchmark = cudnn_benchmark
+    if missing := _uninstalled_trackers(log_with):
+        accelerator.print(f"WARNING: train.trackers names {', '.join(missing)}, which is not installed here, so "
+                          f"nothing is logged to it (pip install it, e.g. accelerated-seg[tensorboard])")
     return accelerator
 
 
@@ -491,8 +513,6 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
                           "weights: give one of them")
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from)
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
-    if replace:
-        _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS)
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes
@@ -503,19 +523,28 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     _check_launch(accelerator, cfg.train.allow_strategy_fallback)
     compiling = _compile_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
     accelerator.print(plan.describe())
+    if cfg.optim.warmup_steps >= cfg.train.max_steps:
+        accelerator.print(f"WARNING: optim.warmup_steps={cfg.optim.warmup_steps} is not below train.max_steps="
+                          f"{cfg.train.max_steps}: the learning rate rises for the whole run, reaches "
+                          f"{cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and never decays")
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
-    manifest, settings, train_table, val_table = _prepared_data(cfg, accelerator, manifest)
-    if val_table is None and cfg.train.val_every:
+    # What the cases decide (channels, classes, split) is known once they are checked; everything
+    # that can still refuse the run is checked then, before the preprocessing reads every volume.
+    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
+    if not manifest.validation and cfg.train.val_every:
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
                           f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or hold "
                           f"cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
-    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
-    model = _model_for_strategy(cfg, spec, accelerator)
-    train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
-    if train_set.epoch_length < plan.per_device * num_processes:
-        raise ConfigError(f"one epoch has {train_set.epoch_length} patches, fewer than one step's "
+    patches = len(manifest.training) * cfg.data.samples_per_volume  # PatchDataset.epoch_length
+    if patches < plan.per_device * num_processes:
+        raise ConfigError(f"one epoch has {patches} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
+    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
+    check_trainable(spec, cfg.data.patch_size, plan.per_device)
+    model, aliases = _model_for_strategy(cfg, spec, accelerator)
+    train_table, val_table = _cached_tables(cfg, accelerator, manifest, settings)
+    train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay,
                                   fused=cfg.optim.fused or None)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: warmup_cosine(
@@ -530,30 +559,41 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg))
     accelerator.register_for_checkpointing(scheduler, loop.progress)
-    run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out)
+    run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
     if val_table is not None:
         val_set = VolumeDataset(val_table)
         loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
     if resume_from is not None:
         _resume(loop, resume_from)
     _schedule_the_stepping_optimizer(accelerator, scheduler)
+    # train.overwrite: only now, when nothing is left that could refuse the run.
+    _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
     accelerator.init_trackers("train", config=_flat_hparams(cfg))
     return run
 
 
-def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...]) -> None:
-    """train.overwrite: the main process deletes the earlier run's outputs before anyone writes."""
-    if accelerator.is_main_process:
+def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...], replace: bool) -> None:
+    """train.overwrite: the main process deletes the earlier run's outputs (when its ``replace`` says
+    so) before anyone writes; every rank calls this, whatever its own ``replace``.
+
+    Each rank decided ``replace`` by looking at the folder itself. The first barrier keeps a late rank
+    from looking only after the deletion (it would find no earlier run, skip the barriers, and meet
+    the others in the wrong collective), and its decision is not used: the main process's is.
+    """
+    accelerator.wait_for_everyone()
+    if accelerator.is_main_process and replace:
         delete_earlier_run(out, outputs)
     accelerator.wait_for_everyone()
 
 
-def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) -> torch.nn.Module:
+def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) -> tuple[torch.nn.Module, dict]:
     """The registry network, its starting weights, and the adaptations the strategy asks for
-    (wrapping.py), applied before ``prepare`` wraps it."""
+    (wrapping.py), applied before ``prepare`` wraps it; with the network's shared tensor names,
+    read while it is still plain (``export_model``)."""
     model = build_from_spec(spec)
+    aliases = shared_tensor_names(model)
     if cfg.train.init_from:
         load_initial_weights(model, spec, cfg.train.init_from)
         accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)")
@@ -569,7 +609,7 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
         model = model.to(memory_format=torch.channels_last_3d)
     _adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
                        cfg.train.zero3_leaf_blocks)
-    return model
+    return model, aliases
 
 
 def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
@@ -652,7 +692,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
             f"training state is saved in {run.loop.checkpoints_dir / f'step_{progress.step}'}. Run the same "
             f"command with --train.resume=latest (or --resume latest) to continue.")
     else:
-        export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model")
+        export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model", aliases=run.aliases)
     summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice,
                "best_step": progress.best_step, "global_batch": run.plan.global_batch, "lr": run.plan.lr,
                "strategy": strategy_in_effect(accelerator), "output_dir": str(out),
@@ -749,7 +789,8 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float
                       + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
     _write_metrics(run)
     if progress.best_step == progress.step:
-        export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model")
+        export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model",
+                     aliases=run.aliases)
 
 
 def _write_metrics(run: ConfiguredRun) -> None:
@@ -766,10 +807,9 @@ def _finite_mean(values) -> float | None:
     return sum(finite) / len(finite) if finite else None
 
 
-def _prepared_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
-    """Cases checked once on the main process, preprocessed once (each rank builds its share of the
-    cache), then the case tables that every rank reads memory-mapped."""
-    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
+def _cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings):
+    """The checked cases preprocessed once (each rank builds its share of the cache), then the
+    training and validation case tables (None: no validation cases) that every rank reads memory-mapped."""
     cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
     cases = manifest.training + manifest.validation
     built = _on_every_rank(accelerator, lambda: cache.build(
@@ -777,8 +817,8 @@ def _prepared_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | N
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused")
     tables = _on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
-    validation = cache.load_table(tables[1]) if tables[1] is not None else None  # None: no validation cases
-    return manifest, settings, cache.load_table(tables[0]), validation
+    validation = cache.load_table(tables[1]) if tables[1] is not None else None
+    return cache.load_table(tables[0]), validation
 
 
 def _checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
@@ -847,9 +887,26 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
 
 
-def _trackers(names: str):
+def _trackers(names: str) -> list[str] | None:
+    """The accelerate trackers ``train.trackers`` names. accelerate would raise a bare ValueError
+    for a misspelt one, so it is a ConfigError here, before the Accelerator exists."""
+    from accelerate.utils import LoggerType
+
     names = [n.strip() for n in names.split(",") if n.strip() and n.strip() != "none"]
+    known = LoggerType.list()
+    if unknown := [name for name in names if name not in known]:
+        raise ConfigError(f"train.trackers: {', '.join(unknown)} is not a tracker accelerate knows; give "
+                          f"none, or comma-separated names from: {', '.join(known)}")
     return names or None
+
+
+def _uninstalled_trackers(names: list[str] | None) -> list[str]:
+    """Named trackers whose package is missing: accelerate leaves them out, and warns only when no
+    tracker at all is left (a Python warning, which a launch's output easily hides)."""
+    from accelerate.tracking import get_available_trackers
+
+    available = {str(tracker) for tracker in get_available_trackers()}
+    return [name for name in names or () if name != "all" and name not in available]
 
 
 def _flat_hparams(cfg: Config) -> dict:

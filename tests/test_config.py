@@ -52,6 +52,8 @@ def test_wrong_type_is_an_error_naming_the_setting(override, key):
     ("--data.ct_window=[500,-500]", "data.ct_window must be \\[low, high\\] with low < high"),
     ("--data.synthetic.num_validation=24", "data.synthetic.num_validation \\(24\\) must be below data.synthetic.num_cases"),
     ("--train.ddp.bucket_cap_mb=0", "train.ddp.bucket_cap_mb must be >= 1"),
+    ("--train.seed=-1", "train.seed must be >= 0 and < 2\\*\\*32"),  # np.random.seed raised inside set_seed
+    ("--data.split_seed=4294967296", "data.split_seed must be >= 0 and < 2\\*\\*32"),
 ])
 def test_a_number_out_of_range_is_one_error_naming_the_setting(override, message):
     with pytest.raises(ConfigError, match=f"setting {message}"):
@@ -67,8 +69,41 @@ def test_a_config_built_in_python_is_checked_when_training_starts(tmp_path):
         train(cfg)
     assert not (tmp_path / "run").exists()
     cfg.train.log_every, cfg.data.patch_size = 1, (16, 16)  # the estimator's block_shape=(16, 16)
-    with pytest.raises(ConfigError, match="data.patch_size must be 3 edges"):
+    with pytest.raises(ConfigError, match="data.patch_size must be a list of 3 values"):
         train(cfg)
+
+
+@pytest.mark.parametrize("section, name, value, message", [
+    # Types, choices and lengths are checked as for a YAML file: before, "CT" was z-scored without a
+    # word, augment_on="GPU" ran on the CPU and a 2-value spacing was padded by MONAI.
+    ("data", "normalization", "CT", "data.normalization must be one of zscore, ct; got 'CT'"),
+    ("data", "augment_on", "GPU", "data.augment_on must be one of cpu, gpu"),
+    ("data", "spacing", (1.0, 2.0), "data.spacing must be a list of 3 values"),
+    ("data", "spacing", 1.0, "data.spacing must be a list of 3 values"),
+    ("train", "max_steps", 2.5, "train.max_steps must be int"),
+    ("data", "num_folds", 1, "data.num_folds=1: use 0 to split by data.validation_fraction, or 2 or more"),
+    ("data", "fold", 5, "data.fold=5 is out of range for data.num_folds=5; use 0..4"),
+])
+def test_a_config_built_in_python_is_checked_like_a_yaml_file(section, name, value, message):
+    import dataclasses
+
+    from accelerated_seg.config import check_values
+
+    cfg = Config()
+    if name == "fold":
+        cfg.data.num_folds = 5
+    setattr(getattr(cfg, section), name, value)
+    with pytest.raises(ValueError, match=message):  # ConfigError; DataError for the split's own checks
+        check_values(cfg)
+    # What Python hands over where YAML gives plain values is accepted: numpy numbers, Paths.
+    import numpy as np
+    from pathlib import Path
+
+    fine = Config()
+    fine.data = dataclasses.replace(fine.data, patch_size=tuple(np.array([32, 32, 16])), cache_dir=Path("cache"),
+                                    spacing=(np.float32(1.5), 1, 2.0))
+    fine.train.output_dir = Path("runs") / "a"
+    assert check_values(fine) is fine
 
 
 def test_unknown_key_in_yaml_file(tmp_path):

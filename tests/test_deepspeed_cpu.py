@@ -61,6 +61,9 @@ def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dat
     assert summary["step"] == 4 and summary["best_step"] in (2, 4) and summary["best_dice"] >= 0
     weights = load_file(out / "model" / "model.safetensors")
     assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
+    # The optimizer's fp32 master weights, not the engine's bf16 copy written as float32 (until the
+    # thirteenth session every exported value was a bf16 value).
+    assert any((w != w.bfloat16().float()).any() for w in weights.values())
     load_exported(out / "model")  # strictly into the plain MONAI network
     # The engine clips by itself; its norm is still logged, read at log steps (every step here).
     grad_norms = logged_scalars(out, "train/grad_norm")

@@ -143,6 +143,37 @@ def test_an_epoch_is_counted_with_the_batch_training_resolves(tiny_dataset, tmp_
             Segmentation("unet", output_dir=str(tmp_path / "run")).fit(data, **bad)
 
 
+def test_max_steps_given_to_the_estimator_is_the_length_of_the_run(tiny_dataset, tmp_path):
+    from accelerated_seg.config import ConfigError
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False, val_every=0,
+                         save_every=0, max_steps=2)
+    with pytest.raises(ConfigError, match="fit: give one of epochs, steps \\(or max_steps\\), not epochs and max_steps"):
+        model.fit(data, epochs=1)
+    assert model.fit(data).summary["step"] == 2  # was one epoch (12 steps) whatever max_steps said
+
+
+def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
+    from accelerated_seg.config import ConfigError
+
+    train_pairs, _ = _pairs(tiny_dataset)
+    with pytest.raises(ConfigError, match="Dataset.from_files: patch is not a data setting"):
+        Dataset.from_files(train_pairs, patch=(16, 16, 16))
+    with pytest.raises(ConfigError, match="data.patch_size must be a list of 3 values"):
+        Dataset.from_files(train_pairs, block_shape=(16, 16))
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3)
+    with pytest.raises(ConfigError, match="data.augment must be one of none, light, standard, heavy; got 'strong'"):
+        data.augment("strong")
+    with pytest.raises(ConfigError, match="data.augment_on must be one of cpu, gpu; got 'GPU'"):
+        data.augment("light", on="GPU")
+    with pytest.raises(ConfigError, match="max_step is not a training setting"):
+        data.config(max_step=3)
+
+
 def test_predicting_without_a_model_says_what_to_do():
     import pytest
 

@@ -15,12 +15,12 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.train import fit
 
 
-def _pieces(seed=0):
-    """A plain MONAI U-Net (initialised from ``seed``), AdamW, and the same 3 batches of 2 random
-    (image, label) pairs in a fixed order."""
+def _pieces(seed=0, shuffle=False):
+    """A plain MONAI U-Net (initialised from ``seed``), AdamW, and 3 batches of 2 random (image,
+    label) pairs, in a fixed order or shuffled each epoch."""
     images = torch.randn(6, 1, 16, 16, 16, generator=torch.Generator().manual_seed(0))
     labels = (images > 0.5).long()
-    loader = DataLoader(TensorDataset(images, labels), batch_size=2, shuffle=False)
+    loader = DataLoader(TensorDataset(images, labels), batch_size=2, shuffle=shuffle)
     torch.manual_seed(seed)
     model = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1)
     return model, loader, DiceCELoss(to_onehot_y=True, softmax=True), torch.optim.AdamW(model.parameters(), lr=1e-2)
@@ -40,12 +40,17 @@ def test_fit_trains_checkpoints_and_exports_a_plain_state_dict(tmp_path):
     assert any(not torch.equal(before[k], v) for k, v in fresh.state_dict().items())  # it did learn
 
 
-def test_fit_resumed_mid_run_ends_bit_identical(tmp_path):
-    full = fit(*_pieces(), max_steps=5, checkpoint_dir=tmp_path / "full", save_every=2, keep_last=5,
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_fit_resumed_mid_run_ends_bit_identical(tmp_path, shuffle):
+    full = fit(*_pieces(shuffle=shuffle), max_steps=5, checkpoint_dir=tmp_path / "full", save_every=2, keep_last=5,
                progress_bar=False)
-    # As a new process would: other initial weights, restored from the checkpoint with the data position.
-    resumed = fit(*_pieces(seed=1), max_steps=5, checkpoint_dir=tmp_path / "resumed",
-                  resume=str(tmp_path / "full" / "checkpoints" / "step_2"), progress_bar=False)
+    # As the same script in a new process would: other initial weights (restored from the checkpoint
+    # with the data position), the script's own torch seed. step_4 is mid-way through the second
+    # epoch, whose shuffled order must be the one the uninterrupted run drew.
+    pieces = _pieces(seed=1, shuffle=shuffle)
+    torch.manual_seed(0)
+    resumed = fit(*pieces, max_steps=5, checkpoint_dir=tmp_path / "resumed",
+                  resume=str(tmp_path / "full" / "checkpoints" / "step_4"), progress_bar=False)
     assert resumed["step"] == 5
     a, b = load_file(full["model"]), load_file(resumed["model"])
     assert a.keys() == b.keys()

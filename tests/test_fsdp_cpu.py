@@ -115,10 +115,10 @@ def test_fsdp2_shards_every_block_and_exports_strictly(one_process_group, name, 
     state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
     plain = build_from_spec(spec)
     plain.load_state_dict(state, strict=True)
-    # What export_model writes: a tensor registered twice (the MLPerf U-Net's skip_layers) once, the
-    # names found on the sharded network itself.
-    shared = shared_tensor_names(model)
-    assert bool(shared) == (name == "unet3d_mlperf")
+    # What export_model writes: a tensor registered twice (the MLPerf U-Net's skip_layers) once, under
+    # the names of the plain network, read before prepare (FSDP2's sharded network has the same ones).
+    shared = shared_tensor_names(plain)
+    assert bool(shared) == (name == "unet3d_mlperf") and shared == shared_tensor_names(model)
     save_file({k: v.contiguous() for k, v in state.items() if k not in shared}, tmp_path / "model.safetensors")
     load_weights(plain, tmp_path / "model.safetensors")
     for key, value in reference.state_dict().items():  # one step of nothing but backward: weights unchanged

@@ -97,3 +97,35 @@ def test_unet3d_mlperf_patch_rules():
         model_spec("unet3d_mlperf", 1, 3, (128, 128, 80))
     with pytest.raises(ConfigError, match="too small"):
         model_spec("unet3d_mlperf", 1, 3, (32, 32, 32))
+
+
+@pytest.mark.parametrize("name, args, patch, reason", [
+    ("unet", {}, 16, "Expected more than 1 spatial element"),  # 4 stride-2 levels: 1 voxel at the bottom
+    ("unet", {"channels": [4, 8, 16, 32], "strides": [2, 2]}, 16, "cannot train on data.patch_size"),
+    ("dynunet", {"filters": [8, 16, 32]}, 64, "filters"),  # depth 5 from the 64^3 patch, 3 filters
+])
+def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(name, args, patch, reason):
+    from accelerated_seg.models import check_trainable
+
+    spec = model_spec(name, 1, 3, (patch,) * 3, args)  # accepted: only the shapes of a forward tell
+    with pytest.raises(ConfigError, match=reason) as refused:
+        check_trainable(spec, (patch,) * 3)
+    assert "model.args" in str(refused.value) and "data.patch_size" in str(refused.value)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_every_registry_network_passes_the_check_at_its_test_size(name):
+    from accelerated_seg.models import check_trainable
+
+    args, size = SMALL[name]
+    check_trainable(model_spec(name, 2, 3, (size,) * 3, args), (size,) * 3, batch=2)
+
+
+def test_what_the_data_decides_is_not_a_model_argument():
+    with pytest.raises(ConfigError, match=r"\['in_channels', 'out_channels'\] cannot be set: in_channels is the "
+                                          r"number of image channels; out_channels is the number of classes"):
+        model_spec("unet", 1, 3, (32, 32, 32), {"out_channels": 5, "in_channels": 2})
+    with pytest.raises(ConfigError, match="img_size is data.patch_size"):
+        model_spec("unetr", 1, 3, (32, 32, 32), {"img_size": [64, 64, 64]})
+    with pytest.raises(ConfigError, match=r"for example use \(32, 32, 32\)"):  # not 16: one voxel at the bottom
+        model_spec("unet", 1, 3, (20, 20, 20))

@@ -8,7 +8,7 @@ import torch
 from accelerated_seg import plan
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
-from accelerated_seg.models import build_from_spec, model_spec
+from accelerated_seg.models import build_from_spec, meta_network, model_spec
 
 # The MLPerf U-Net's structure with tiny widths: the smallest patch it takes (64^3) stays cheap on a CPU.
 SMALL_ARGS = {"filters": [4, 8, 8, 8, 8, 8]}
@@ -24,7 +24,7 @@ def facts():
 def test_meta_measurement_equals_a_real_cpu_run(precision):
     """Meta tensors with emulated CUDA autocast save and peak exactly as a CPU run under torch.autocast."""
     spec = model_spec("unet3d_mlperf", 1, 3, PATCH, SMALL_ARGS)
-    on_meta = plan.measure_step(plan._meta_model(spec), 1, 2, PATCH, precision)
+    on_meta = plan.measure_step(meta_network(spec), 1, 2, PATCH, precision)
     torch.manual_seed(0)
     on_cpu = plan.measure_step(build_from_spec(spec), 1, 2, PATCH, precision)
     assert on_meta.saved == on_cpu.saved
@@ -47,14 +47,14 @@ def test_saved_bytes_are_what_autograd_keeps():
 
 def test_activations_grow_linearly_with_batch_and_voxels():
     spec = model_spec("unet3d_mlperf", 1, 3, PATCH, SMALL_ARGS)
-    steps = [plan.measure_step(plan._meta_model(spec), 1, b, PATCH, "bf16") for b in (1, 2, 3)]
+    steps = [plan.measure_step(meta_network(spec), 1, b, PATCH, "bf16") for b in (1, 2, 3)]
     assert steps[2].saved - steps[1].saved == steps[1].saved - steps[0].saved > 0
     assert steps[2].peak - steps[1].peak == steps[1].peak - steps[0].peak > 0
     line = plan.PerBatch.through(steps[0].saved, steps[1].saved)
     assert line.at(3) == steps[2].saved
     big = (128, 128, 128)
-    large = plan.measure_step(plan._meta_model(model_spec("unet3d_mlperf", 1, 3, big, SMALL_ARGS)), 1, 1, big, "fp32")
-    small = plan.measure_step(plan._meta_model(spec), 1, 1, PATCH, "fp32")
+    large = plan.measure_step(meta_network(model_spec("unet3d_mlperf", 1, 3, big, SMALL_ARGS)), 1, 1, big, "fp32")
+    small = plan.measure_step(meta_network(spec), 1, 1, PATCH, "fp32")
     assert large.saved / small.saved == pytest.approx(8, rel=0.01)  # per-channel statistics do not scale
 
 
@@ -62,7 +62,7 @@ def test_mixed_precision_halves_the_convolution_activations(facts):
     fp32 = plan.measure_model("unet3d_mlperf", PATCH, "fp32", model_args=SMALL_ARGS)
     ratio = facts.saved["autocast"].per_sample / fp32.saved["autocast"].per_sample
     assert 0.5 <= ratio < 0.65  # conv and norm outputs in bf16; the loss and norm statistics stay fp32
-    model = plan._meta_model(facts.spec)
+    model = meta_network(facts.spec)
     conv_params = sum(p.numel() for m in model.modules() if isinstance(m, (torch.nn.Conv3d, torch.nn.ConvTranspose3d))
                       for p in m.parameters())
     assert facts.weight_copies == 2 * conv_params  # autocast's bf16 copy of each conv weight, once; norms stay fp32
@@ -93,7 +93,7 @@ def test_strategies_order_sensibly(facts):
 def test_fsdp_units_match_torch_size_based_wrapping():
     from torch.distributed.fsdp.wrap import _recursive_wrap, size_based_auto_wrap_policy
 
-    model = plan._meta_model(model_spec("unet", 1, 3, (64, 64, 64)))  # no module registered twice
+    model = meta_network(model_spec("unet", 1, 3, (64, 64, 64)))  # no module registered twice
     wrapped = []
 
     def record(module, **_):
@@ -112,7 +112,7 @@ def test_fsdp_units_match_torch_size_based_wrapping():
 
 
 def test_fsdp_units_count_shared_blocks_once():
-    model = plan._meta_model(model_spec("unet3d_mlperf", 1, 3, (128, 128, 128)))
+    model = meta_network(model_spec("unet3d_mlperf", 1, 3, (128, 128, 128)))
     units = plan.fsdp_units(model)
     assert sum(units) == sum(p.numel() for p in model.parameters()) and min(units) >= 0
 
@@ -192,7 +192,7 @@ def test_zero_buckets_are_counted_at_the_size_training_gives_them(facts):
     default of 5e8 elements would be 0.93 GiB in bf16, more than these networks' whole state."""
     from accelerated_seg.wrapping import deepspeed_bucket_elements, size_deepspeed_buckets
 
-    model = plan._meta_model(facts.spec)
+    model = meta_network(facts.spec)
     written = size_deepspeed_buckets({}, model)["reduce_bucket_size"]
     assert written == deepspeed_bucket_elements(facts.trainable) < 500_000_000
     table = plan.estimate(facts, batch=2, gpus=4)

@@ -104,3 +104,25 @@ def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch
     assert not any(name.startswith("step_") for name in deleted), deleted
     assert ".step_4.old" in deleted and ".step_9.old" in deleted
     assert sorted(p.name for p in checkpoints.iterdir()) == ["step_6"]
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"model__name": "unte"}, "model.name 'unte' is not known"),
+    ({"model__args": "{out_channels: 5}"}, r"model.args \['out_channels'\] cannot be set: out_channels is the number"),
+    ({"model__args": "{}"}, "Expected more than 1 spatial element"),  # default U-Net: 16^3 leaves 1 voxel at the bottom
+    ({"model__args": "{channels: [4, 8, 16, 32], strides: [2, 2]}"}, "cannot train on data.patch_size"),
+    ({"train__batch_size": 16}, "one epoch has 12 patches, fewer than one step's 16"),
+])
+def test_a_refused_run_deletes_nothing_and_reads_no_volume(tiny_config, tmp_path, override, message):
+    # train.overwrite deletes the earlier run only once nothing can refuse the new one: every check
+    # of the model and the batch runs before it, and before the preprocessing reads a volume.
+    run, cache = tmp_path / "run", tmp_path / "cache"
+    for name in ("run_info.json", "checkpoints/step_4/model.safetensors", "model/model.safetensors"):
+        (run / name).parent.mkdir(parents=True, exist_ok=True)
+        (run / name).write_text("the earlier run")
+    before = sorted(p.relative_to(run) for p in run.rglob("*"))
+    with pytest.raises(ConfigError, match=message):
+        train(tiny_config(run, train__overwrite="true", data__cache_dir=str(cache), **override))
+    assert sorted(p.relative_to(run) for p in run.rglob("*")) == before
+    assert (run / "model" / "model.safetensors").read_text() == "the earlier run"
+    assert not cache.exists()

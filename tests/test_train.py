@@ -165,6 +165,25 @@ def test_a_non_finite_step_is_skipped_and_training_goes_on(tiny_config, tmp_path
     assert all(torch.isfinite(w).all() for w in weights.values())
 
 
+def test_an_update_the_fp16_scaler_skipped_is_not_a_step(tiny_config, tmp_path, monkeypatch, capsys):
+    # fp16 needs a GPU in accelerate, so the scaler's verdict is stood in for: the first two optimizer
+    # steps overflow (as they do while GradScaler's initial 2**16 scale comes down to size).
+    from accelerate import Accelerator
+
+    verdicts = iter([True, True])
+    monkeypatch.setattr(Accelerator, "optimizer_step_was_skipped", property(lambda self: next(verdicts, False)))
+    stepped = []
+    monkeypatch.setattr(torch.optim.lr_scheduler.LambdaLR, "step",
+                        lambda self, *a: stepped.append(1) or torch.optim.lr_scheduler.LRScheduler.step(self))
+    out = tmp_path / "run"
+    summary = train(tiny_config(out, train__max_steps=3, train__val_every=0, train__save_every=0))
+    assert summary["step"] == 3  # three updates, after two skipped ones
+    assert capsys.readouterr().out.count("fp16 gradients overflowed at this loss scale; update skipped") == 2
+    assert len(stepped) == 1 + 3  # LambdaLR steps once when built, then once per real update
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert [step for step, _ in metrics["loss"]] == [1, 2, 3]
+
+
 def test_persistent_non_finite_loss_stops_without_a_nan_model(tiny_config, tmp_path, monkeypatch):
     _nan_loss_on_steps(monkeypatch, bad_calls=set(range(2, 1000)))
     out = tmp_path / "run"
@@ -209,6 +228,24 @@ def test_a_run_without_validation_still_writes_its_curves_and_report(tiny_config
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert [step for step, _ in metrics["loss"]] == [1, 2] and metrics["validation"] == []
     assert write_report(cfg).stat().st_size > 0  # from the final model, without a validation curve
+
+
+def test_trackers_are_checked_and_a_missing_one_and_a_long_warm_up_are_said(tiny_config, tmp_path, monkeypatch,
+                                                                           capsys):
+    import accelerate.tracking
+
+    with pytest.raises(ConfigError, match="train.trackers: tensorbord is not a tracker accelerate knows"):
+        train(tiny_config(tmp_path / "typo", train__trackers="tensorbord"))
+    assert not (tmp_path / "typo").exists()
+    # Not installed: accelerate drops it (with a Python warning only when no tracker is left), so the
+    # run says it in its own output (and goes on).
+    monkeypatch.setattr(accelerate.tracking, "get_available_trackers", lambda: [])
+    train(tiny_config(tmp_path / "run", train__trackers="tensorboard", train__max_steps=2, train__val_every=0,
+                      optim__warmup_steps=4))
+    out = capsys.readouterr().out
+    assert "WARNING: train.trackers names tensorboard, which is not installed here" in out
+    assert "optim.warmup_steps=4 is not below train.max_steps=2: the learning rate rises for the whole run, " \
+           "reaches 50% of 0.001 and never decays" in out
 
 
 def test_a_dataset_without_validation_cases_trains_only_with_validation_off(tiny_config, tiny_dataset, tmp_path):
