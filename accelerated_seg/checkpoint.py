@@ -192,7 +192,12 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
     under FSDP1 the units nested inside the root stay wrapped after ``unwrap_model``, and their
     state-dict hooks all-gather, which the main process alone would start while the others wait.
     """
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPOINT_PREFIX
+
     state = accelerator.get_state_dict(model)  # collective: gathers FSDP/ZeRO-3 shards on every rank
+    # ZeRO-3's consolidated state dict names parameters as named_parameters does, with the
+    # activation-checkpoint wrappers' prefix that every other state dict leaves out.
+    state = {key.replace(_CHECKPOINT_PREFIX, ""): value for key, value in (state or {}).items()}
     if accelerator.distributed_type == DistributedType.DEEPSPEED:
         _take_deepspeed_master_weights(accelerator, model, state)
     if accelerator.is_main_process:
@@ -210,15 +215,21 @@ def _take_deepspeed_master_weights(accelerator, model, state: dict) -> None:
     DeepSpeed's engine casts the module itself to bf16/fp16, so ``get_state_dict`` gives 16-bit
     weights (stored as float32 they are still rounded to 8 bits of mantissa); the fp32 weights the
     optimizer updates live in the ZeRO optimizer, partitioned over the ranks. Each parameter is one
-    all-reduce (ZeRO-1/2) or all-gather (ZeRO-3), in ``named_parameters`` order on every rank. A
-    parameter the optimizer does not hold (frozen) has none and keeps its 16-bit value.
+    all-reduce (ZeRO-1/2) or all-gather (ZeRO-3), in ``parameters()`` order on every rank. A
+    parameter the optimizer does not hold (frozen) has none and keeps its 16-bit value. Each goes
+    under its state-dict name: without the activation-checkpoint wrappers' prefix, which
+    ``named_parameters`` keeps, and the first of two names of a twice-registered tensor.
     """
     from deepspeed.utils import safe_get_full_fp32_param
 
-    for name, parameter in accelerator.unwrap_model(model).named_parameters():
+    module = accelerator.unwrap_model(model)
+    names: dict[int, str] = {}
+    for name, value in module.state_dict(keep_vars=True).items():
+        names.setdefault(id(value), name)
+    for parameter in module.parameters():
         full = safe_get_full_fp32_param(parameter)
         if full is not None and accelerator.is_main_process:
-            state[name] = full
+            state[names[id(parameter)]] = full
 
 
 def shared_tensor_names(model: torch.nn.Module) -> dict[str, str]:

@@ -210,11 +210,15 @@ _SEEDS = ("train.seed", "data.split_seed", "data.synthetic.seed")
 
 
 def check_values(cfg: Config) -> Config:
-    """The config if every value has its type and choice and every number is in range, else one
-    ConfigError (or DataError, for the split) naming the setting."""
-    # A Config built in Python (the estimator, a notebook) has not been through load_config: build
-    # it again from its values, which checks types, choices and lengths as for a YAML file.
-    _build(Config, cfg.to_dict(), prefix="")
+    """The config rebuilt from its values, with every value of its type and choice and every number
+    in range; else one ConfigError (or DataError, for the split) naming the setting.
+
+    A Config built in Python (the estimator, a notebook) has not been through load_config. Rebuilt
+    as a YAML file is, its types, choices and lengths are checked, and what Python hands over where
+    YAML gives plain values (numpy numbers, arrays, Paths) becomes plain: the run writes its config
+    as YAML and JSON. Use the returned config.
+    """
+    cfg = _build(Config, cfg.to_dict(), prefix="")
 
     def value(key: str):
         node = cfg
@@ -311,10 +315,14 @@ def _coerce(hint, value, key: str):
         (inner,) = [a for a in args if a is not type(None)]
         return _coerce(inner, value, key)
     if origin is tuple:
+        if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # a numpy array
+            value = value.tolist()
         if not isinstance(value, (list, tuple)) or len(value) != len(args):
             raise ConfigError(f"setting {key} must be a list of {len(args)} values, got {value!r}")
         return tuple(_coerce(a, v, key) for a, v in zip(args, value))
     if hint is dict or origin is dict:
+        if value is None:  # model.args=None in Python: no arguments over the defaults
+            return {}
         if not isinstance(value, dict):
             raise ConfigError(f"setting {key} must be a mapping, got {value!r}")
         return dict(value)
@@ -324,6 +332,7 @@ def _coerce(hint, value, key: str):
         return value
     # numbers.Integral/Real and os.PathLike: a config built in Python may hold numpy numbers (a patch
     # size from an array) or Paths (cache_dir=Path(...)); YAML gives plain ints, floats and strings.
+    # Each becomes the plain value.
     if hint is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
         return float(value)
     if hint is float and isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string

@@ -67,11 +67,9 @@ class Dataset:
             validation_pairs: held-out cases; default: a seeded ``validation_fraction`` of ``pairs``.
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
         """
-        if unknown := sorted(set(data_settings) - {f.name for f in dataclasses.fields(DataConfig)}):
-            raise ConfigError(f"Dataset.from_files: {', '.join(unknown)} is not a data setting; the settings are "
-                              f"DataConfig's fields: {', '.join(f.name for f in dataclasses.fields(DataConfig))}")
+        _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting")
         data = DataConfig(patch_size=tuple(block_shape), validation_fraction=validation_fraction, **data_settings)
-        check_values(Config(data=data))  # a bad block_shape or setting fails here, not at fit
+        data = check_values(Config(data=data)).data  # a bad block_shape or setting fails here, not at fit
         pairs, validation_pairs = tuple(pairs), tuple(validation_pairs) if validation_pairs is not None else None
         return cls(manifest=_manifest(pairs, validation_pairs, n_classes, data), data=data, pairs=pairs,
                    validation_pairs=validation_pairs, n_classes=n_classes)
@@ -90,15 +88,13 @@ class Dataset:
         """Augment training patches with a profile (none, light, standard, heavy); ``on="gpu"`` runs the
         spatial part on the device inside the training loop."""
         data = dataclasses.replace(self.data, augment=profile, augment_on=on)
-        check_values(Config(data=data))  # names the setting: data.augment (profile) or data.augment_on (on)
+        data = check_values(Config(data=data)).data  # names data.augment (profile) or data.augment_on (on)
         return dataclasses.replace(self, data=data)
 
     def config(self, **train_settings) -> Config:
         """A full run config with these data settings (``train_settings`` go to ``TrainConfig``)."""
         cfg = Config(data=self.data)
-        if unknown := sorted(set(train_settings) - {f.name for f in dataclasses.fields(TrainConfig)}):
-            raise ConfigError(f"{', '.join(unknown)} is not a training setting; the settings are TrainConfig's "
-                              f"fields: {', '.join(f.name for f in dataclasses.fields(TrainConfig))}")
+        _refuse_unknown(train_settings, TrainConfig, "{} is not a training setting")
         if isinstance(train_settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
             train_settings["compile"] = CompileConfig(enabled=train_settings["compile"])
         cfg.train = dataclasses.replace(cfg.train, batch_size=self.batch_size, **train_settings)
@@ -121,6 +117,15 @@ class Dataset:
 
         cfg = config or self.config(**train_settings)
         return train(cfg, manifest=self.manifest)
+
+
+def _refuse_unknown(settings: dict, fields_of, message: str) -> None:
+    """A ConfigError naming the keyword arguments that are not fields of the dataclass ``fields_of``
+    (instead of the dataclass's TypeError), and listing the fields."""
+    known = [f.name for f in dataclasses.fields(fields_of)]
+    if unknown := sorted(set(settings) - set(known)):
+        raise ConfigError(message.format(", ".join(unknown)) + f"; the settings are {fields_of.__name__}'s "
+                                                               f"fields: {', '.join(known)}")
 
 
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig) -> Manifest:
@@ -167,12 +172,14 @@ class Segmentation:
         cfg = dataset.config(**settings)
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
         processes = _gpus_to_launch() if self.multi_gpu else 1
-        # max_steps (a TrainConfig field, so also accepted here or in the constructor) is steps by its
-        # config name; the newest given wins over the constructor's, as for every other setting.
-        lengths = {"epochs": epochs, "steps": steps, "max_steps": settings.get("max_steps")}
+        # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
+        # name. What this call gives wins over the constructor's, as for every other setting.
+        lengths = {"epochs": epochs, "steps": steps, "max_steps": train_settings.get("max_steps")}
         given = [name for name, value in lengths.items() if value is not None]
         if len(given) > 1:
             raise ConfigError(f"fit: give one of epochs, steps (or max_steps), not {' and '.join(given)}")
+        if not given and self.train_settings.get("max_steps") is not None:
+            given, lengths["max_steps"] = ["max_steps"], self.train_settings["max_steps"]
         for name in given:
             if lengths[name] < 1:
                 raise ConfigError(f"fit: {name} must be >= 1, got {lengths[name]!r}")
@@ -181,7 +188,7 @@ class Segmentation:
             steps = (epochs or 1) * _steps_per_epoch(dataset, cfg, max(processes, _launched_processes()))
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
         # Here, before any process is launched, so the refusal names the estimator's settings.
-        check_values(cfg)
+        cfg = check_values(cfg)
         out = Path(cfg.train.output_dir)
         resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from, names=ESTIMATOR_NAMES)
         if processes > 1:

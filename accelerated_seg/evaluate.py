@@ -210,18 +210,21 @@ def summarise(rows: Sequence[dict], class_names: Mapping[int, str]) -> dict:
     per_class = {}
     for c, name in class_names.items():
         mine = [r for r in rows if r["class"] == c]
+        present = [r["dice"] for r in mine if not _both_empty(r)]
         per_class[str(c)] = {"name": name, **{m: statistics([r[m] for r in mine]) for m in METRICS},
-                             **_both_empty(mine)}
-    overall = {**{m: statistics([r[m] for r in rows]) for m in METRICS}, **_both_empty(rows)}
+                             "n_both_empty": len(mine) - len(present),
+                             "dice_mean_without_both_empty": statistics(present)["mean"]}
+    # nnU-Net v2's foreground mean: the mean of its per-class means (each without the both-empty rows).
+    class_means = [c["dice_mean_without_both_empty"] for c in per_class.values()]
+    overall = {**{m: statistics([r[m] for r in rows]) for m in METRICS},
+               "n_both_empty": sum(c["n_both_empty"] for c in per_class.values()),
+               "dice_mean_without_both_empty": statistics([m for m in class_means if m is not None])["mean"]}
     return {"per_class": per_class, "overall": overall}
 
 
-def _both_empty(rows: Sequence[dict]) -> dict:
-    """How many rows scored Dice 1 for a class absent from both files, and the mean Dice without
-    them: nnU-Net v2's mean, which leaves those rows out (NaN there)."""
-    empty = [r for r in rows if r["label_voxels"] == 0 and r["pred_voxels"] == 0]
-    return {"n_both_empty": len(empty),
-            "dice_mean_without_both_empty": statistics([r["dice"] for r in rows if r not in empty])["mean"]}
+def _both_empty(row: dict) -> bool:
+    """The class is in neither file: Dice 1 here, NaN (left out of the mean) in nnU-Net v2."""
+    return row["label_voxels"] == 0 and row["pred_voxels"] == 0
 
 
 # --------------------------------------------------------------------------------------------------

@@ -189,9 +189,9 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
     outputs = output_paths(cases, output)
     # Every process, before any work: under split=windows only the main process writes, and a refusal
     # from it alone would leave the others waiting in the first reduction.
-    check_inputs_are_spared([path for case in cases for path in case.channels],
-                            [*outputs, *(map(probabilities_path, outputs) if probabilities else ())])
-    check_nifti_names([*outputs, *(map(probabilities_path, outputs) if probabilities else ())])
+    written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
+    check_inputs_are_spared([path for case in cases for path in case.channels], written)
+    check_nifti_names(written)
     mode = choose_split(split, len(cases), num_processes)
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None

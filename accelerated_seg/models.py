@@ -76,10 +76,13 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
     if any(p < minimum for p in patch_size):
         raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model {name!r}: "
                           f"each axis needs at least {minimum} voxels")
-    if fixed := sorted(set(args or {}) & set(SET_BY_THE_RUN)):
-        raise ConfigError(f"model.args {fixed} cannot be set: " + "; ".join(f"{key} is {SET_BY_THE_RUN[key]}"
-                                                                           for key in fixed))
-    merged = {**defaults, "in_channels": in_channels, "out_channels": out_channels, **(args or {})}
+    decided = {**defaults, "in_channels": in_channels, "out_channels": out_channels}
+    if contradicted := sorted(key for key in set(args or {}) & set(SET_BY_THE_RUN)
+                              if key in decided and plain_data(args[key]) != plain_data(decided[key])):
+        raise ConfigError(f"model.args {contradicted} contradict the run: " + "; ".join(
+            f"{key} is {SET_BY_THE_RUN[key]} ({plain_data(decided[key])})" for key in contradicted)
+            + ". Leave them out of model.args")
+    merged = {**decided, **(args or {})}
     unknown = set(args or {}) - _accepted_args(monai_class)
     if unknown:
         raise ConfigError(f"model.args {sorted(unknown)} are not arguments of monai.networks.nets.{monai_class}")
@@ -98,7 +101,8 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
 
 def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) -> None:
     """One training-mode forward pass of a ``batch`` of patches, on the meta device: shapes only,
-    no memory and well under a second, before any data is read.
+    no memory and well under a second, before any data is read. ``batch``: the patches a
+    normalisation sees at once (per device; over all devices for SyncBatchNorm).
 
     What MONAI's constructors reject (a UNet with more ``channels`` than ``strides`` + 1, DynUNet
     ``filters`` shorter than its depth) and what fails only in the first forward pass (instance
@@ -116,6 +120,8 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
     except NotImplementedError:  # an operation the meta device lacks: nothing known against the network
         return
     except (ValueError, TypeError, AssertionError, RuntimeError) as error:
+        if isinstance(error, RuntimeError) and "meta" in str(error).lower():
+            return  # a value the meta device does not hold (.item(), a tensor's truth): the same
         raise ConfigError(f"model {spec.name!r} cannot train on data.patch_size {tuple(patch_size)} with these "
                           f"model.args: {str(error).splitlines()[0]}. Change model.args or data.patch_size (each "
                           f"down-sampling stage halves the patch; the deepest needs more than one voxel)") from error
@@ -219,7 +225,7 @@ def _unet3d_mlperf(patch):
     return "DynUNet", defaults, _dynunet_divisor
 
 
-# Constructor arguments that the run decides, which model.args would silently contradict: another
+# Constructor arguments that the run decides, which model.args may repeat but not contradict: another
 # out_channels fails at the first loss (or trains outputs no label ever reaches).
 SET_BY_THE_RUN = {"in_channels": "the number of image channels", "out_channels": "the number of classes",
                   "spatial_dims": "3", "img_size": "data.patch_size"}

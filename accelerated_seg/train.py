@@ -72,6 +72,7 @@ class Progress:
     losses: list = field(default_factory=list)  # (step, mean training loss) every log_every steps
     speed: list = field(default_factory=list)  # (step, global samples/s, data wait % of the most starved rank)
     history: list = field(default_factory=list)  # validation results
+    shuffle_seed: int | None = None  # fit(): the seed of a shuffling loader's orders (_seed_the_shuffle)
 
     def state_dict(self) -> dict:
         return asdict(self)
@@ -186,11 +187,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
         _check_launch(accelerator, allow_strategy_fallback)
-        # A shuffling loader's order is drawn from (this seed, epoch) by accelerate's seedable sampler:
-        # the main process's torch seed, so every rank shuffles alike even if the script seeds each
-        # rank its own way, and a resumed run of the same script draws the same orders (accelerate
-        # saves no sampler state for a map-style dataset).
-        accelerator.dataloader_config.data_seed = broadcast_object_list([torch.initial_seed()])[0]
+        shuffle_seed = _seed_the_shuffle(accelerator, loader)
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None)
         compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
@@ -204,9 +201,12 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                     LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
                                  max_grad_norm=max_grad_norm, progress_bar=progress_bar),
                     out / "checkpoints", scheduler=scheduler)
+        loop.progress.shuffle_seed = shuffle_seed
         accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
         if resume_from is not None:
             _resume(loop, resume_from)
+            if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
+                train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
         _schedule_the_stepping_optimizer(accelerator, scheduler)
         preempted = run_loop(loop, signals)
         if loop.last_saved != loop.progress.step:
@@ -470,11 +470,8 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_b
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
         # sample weighs the same (accelerate's default forces a step at the end of each epoch).
         gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=1, sync_with_dataloader=False),
-        # Host-to-GPU copies of pinned batches overlap with compute (a no-op on the CPU). A shuffling
-        # loader given to fit() draws each epoch's order from (seed, epoch) (fit sets the seed), so a
-        # resume mid-epoch skips the batches that run saw, not others (train's own EpochSampler
-        # works that way already and is left alone).
-        dataloader_config=DataLoaderConfiguration(non_blocking=True, use_seedable_sampler=True),
+        # Host-to-GPU copies of pinned batches overlap with compute (a no-op on the CPU).
+        dataloader_config=DataLoaderConfiguration(non_blocking=True),
         kwargs_handlers=[DistributedDataParallelKwargs(
             bucket_cap_mb=ddp.bucket_cap_mb if ddp.bucket_cap_mb is not None else 25,
             gradient_as_bucket_view=ddp.gradient_as_bucket_view, static_graph=ddp.static_graph)],
@@ -489,6 +486,28 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_b
         accelerator.print(f"WARNING: train.trackers names {', '.join(missing)}, which is not installed here, so "
                           f"nothing is logged to it (pip install it, e.g. accelerated-seg[tensorboard])")
     return accelerator
+
+
+def _seed_the_shuffle(accelerator: Accelerator, loader) -> int | None:
+    """fit(): a shuffling loader (a RandomSampler, ``shuffle=True``) gets accelerate's seedable
+    sampler, whose order is a function of (seed, epoch); returns that seed, None for other loaders.
+
+    Otherwise each epoch's order comes from a generator whose state no checkpoint holds, and a resume
+    mid-epoch would skip other batches than the interrupted run had seen. The seed is the main
+    process's torch seed (every rank shuffles alike, whatever the script seeds on each), and the
+    checkpoint keeps it (``Progress.shuffle_seed``): an unseeded script's next process has another.
+    Other random samplers (weighted, subset) keep accelerate's default, which synchronises their
+    generator over the ranks but does not resume their order exactly.
+    """
+    from accelerate.data_loader import get_sampler
+    from torch.utils.data import RandomSampler
+
+    if not isinstance(get_sampler(loader), RandomSampler):
+        return None
+    seed = broadcast_object_list([torch.initial_seed()])[0]
+    accelerator.dataloader_config.use_seedable_sampler = True  # read by prepare, for this loader
+    accelerator.dataloader_config.data_seed = seed
+    return seed
 
 
 def _check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
@@ -506,7 +525,7 @@ def _check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
 
 def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume."""
-    check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
+    cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     out = Path(cfg.train.output_dir)
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
@@ -541,7 +560,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
         raise ConfigError(f"one epoch has {patches} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
-    check_trainable(spec, cfg.data.patch_size, plan.per_device)
+    check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
     model, aliases = _model_for_strategy(cfg, spec, accelerator)
     train_table, val_table = _cached_tables(cfg, accelerator, manifest, settings)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
@@ -578,9 +597,11 @@ def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str,
     """train.overwrite: the main process deletes the earlier run's outputs (when its ``replace`` says
     so) before anyone writes; every rank calls this, whatever its own ``replace``.
 
-    Each rank decided ``replace`` by looking at the folder itself. The first barrier keeps a late rank
-    from looking only after the deletion (it would find no earlier run, skip the barriers, and meet
-    the others in the wrong collective), and its decision is not used: the main process's is.
+    Each rank decided ``replace`` by looking at the folder itself, and a rank that looked after the
+    deletion would find no earlier run. So only the main process's decision counts, every rank meets
+    here (none skips a barrier the others wait in), and the first barrier has every rank past its
+    look before the folder changes; in train and fit the collectives of ``prepare`` already order
+    that, the barrier keeps it so if they move.
     """
     accelerator.wait_for_everyone()
     if accelerator.is_main_process and replace:

@@ -1,4 +1,5 @@
 import pytest
+import yaml
 
 from accelerated_seg.config import Config, ConfigError, config_from_dict, dump_config, load_config
 
@@ -95,15 +96,21 @@ def test_a_config_built_in_python_is_checked_like_a_yaml_file(section, name, val
     setattr(getattr(cfg, section), name, value)
     with pytest.raises(ValueError, match=message):  # ConfigError; DataError for the split's own checks
         check_values(cfg)
-    # What Python hands over where YAML gives plain values is accepted: numpy numbers, Paths.
+    # What Python hands over where YAML gives plain values is accepted and made plain (numpy numbers
+    # and arrays, Paths, args=None), since the run writes its config as YAML and JSON.
     import numpy as np
     from pathlib import Path
 
     fine = Config()
     fine.data = dataclasses.replace(fine.data, patch_size=tuple(np.array([32, 32, 16])), cache_dir=Path("cache"),
-                                    spacing=(np.float32(1.5), 1, 2.0))
-    fine.train.output_dir = Path("runs") / "a"
-    assert check_values(fine) is fine
+                                    spacing=np.array([1.5, 1.0, 2.0], np.float32))
+    fine.train.output_dir, fine.model.args = Path("runs") / "a", None
+    checked = check_values(fine)
+    assert checked.data.patch_size == (32, 32, 16) and all(type(edge) is int for edge in checked.data.patch_size)
+    assert checked.data.spacing == (1.5, 1.0, 2.0) and type(checked.data.spacing[0]) is float
+    assert (checked.data.cache_dir, checked.train.output_dir, checked.model.args) == ("cache", "runs/a", {})
+    # YAML writes it and reads it back as it was (a Path or a numpy number could not be written).
+    assert config_from_dict(yaml.safe_load(dump_config(checked))) == checked
 
 
 def test_unknown_key_in_yaml_file(tmp_path):

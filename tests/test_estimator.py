@@ -153,8 +153,9 @@ def test_max_steps_given_to_the_estimator_is_the_length_of_the_run(tiny_dataset,
                          output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False, val_every=0,
                          save_every=0, max_steps=2)
     with pytest.raises(ConfigError, match="fit: give one of epochs, steps \\(or max_steps\\), not epochs and max_steps"):
-        model.fit(data, epochs=1)
+        model.fit(data, epochs=1, max_steps=3)
     assert model.fit(data).summary["step"] == 2  # was one epoch (12 steps) whatever max_steps said
+    assert model.fit(data, steps=1, overwrite=True).summary["step"] == 1  # this call's length wins
 
 
 def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):

@@ -44,12 +44,11 @@ def test_fit_trains_checkpoints_and_exports_a_plain_state_dict(tmp_path):
 def test_fit_resumed_mid_run_ends_bit_identical(tmp_path, shuffle):
     full = fit(*_pieces(shuffle=shuffle), max_steps=5, checkpoint_dir=tmp_path / "full", save_every=2, keep_last=5,
                progress_bar=False)
-    # As the same script in a new process would: other initial weights (restored from the checkpoint
-    # with the data position), the script's own torch seed. step_4 is mid-way through the second
-    # epoch, whose shuffled order must be the one the uninterrupted run drew.
-    pieces = _pieces(seed=1, shuffle=shuffle)
-    torch.manual_seed(0)
-    resumed = fit(*pieces, max_steps=5, checkpoint_dir=tmp_path / "resumed",
+    # As a new process would: other initial weights and another torch seed (an unseeded script's
+    # next process has one), restored from the checkpoint with the data position and the shuffle's
+    # seed. step_4 is mid-way through the second epoch, whose shuffled order must be the one the
+    # uninterrupted run drew.
+    resumed = fit(*_pieces(seed=1, shuffle=shuffle), max_steps=5, checkpoint_dir=tmp_path / "resumed",
                   resume=str(tmp_path / "full" / "checkpoints" / "step_4"), progress_bar=False)
     assert resumed["step"] == 5
     a, b = load_file(full["model"]), load_file(resumed["model"])

@@ -122,10 +122,13 @@ def test_every_registry_network_passes_the_check_at_its_test_size(name):
 
 
 def test_what_the_data_decides_is_not_a_model_argument():
-    with pytest.raises(ConfigError, match=r"\['in_channels', 'out_channels'\] cannot be set: in_channels is the "
-                                          r"number of image channels; out_channels is the number of classes"):
+    with pytest.raises(ConfigError, match=r"\['in_channels', 'out_channels'\] contradict the run: in_channels is "
+                                          r"the number of image channels \(1\); out_channels is the number of "
+                                          r"classes \(3\)"):
         model_spec("unet", 1, 3, (32, 32, 32), {"out_channels": 5, "in_channels": 2})
-    with pytest.raises(ConfigError, match="img_size is data.patch_size"):
+    with pytest.raises(ConfigError, match=r"img_size is data.patch_size \(\[32, 32, 32\]\)"):
         model_spec("unetr", 1, 3, (32, 32, 32), {"img_size": [64, 64, 64]})
+    # Repeating what the run decides is harmless.
+    assert model_spec("unetr", 1, 3, (32, 32, 32), {"img_size": (32, 32, 32), "spatial_dims": 3, "out_channels": 3})
     with pytest.raises(ConfigError, match=r"for example use \(32, 32, 32\)"):  # not 16: one voxel at the bottom
         model_spec("unet", 1, 3, (20, 20, 20))
