@@ -50,6 +50,8 @@ GPU_PROFILES = [
     ("deepspeed_zero1", 1, {}, "DeepSpeed"),
     ("deepspeed_zero2", 1, {}, "DeepSpeed"),
     ("deepspeed_zero3", 1, {}, "DeepSpeed"),
+    # The export under activation checkpointing: fp32 master weights under the plain network's names.
+    ("deepspeed_zero3", 1, {}, "DeepSpeed", ["--train.activation_checkpointing=true"]),
 ]
 CPU_PROFILES = [
     ("cpu", 1, {}, "single process"),
