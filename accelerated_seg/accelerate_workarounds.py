@@ -2,7 +2,7 @@
 
 Each workaround names the accelerate version it was found in and what it costs there; each is
 idempotent and changes what accelerate computes in no way, only how often. (The FSDP2 wrapping fix
-lives with the other wrapping rules: ``wrapping.fsdp2_units_skip_containers``.)
+lives with the other wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
                        launch_error, strategy_in_effect)
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
-                       fsdp2_units_skip_containers, fsdp_mixed_precision, mark_zero3_leaf_blocks,
+                       fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks,
                        size_deepspeed_buckets)
 
 
@@ -644,7 +644,7 @@ def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
         fsdp = accelerator.state.fsdp_plugin
         check_fsdp1_wrappable(fsdp, model)
         if fsdp.fsdp_version == 2:
-            fsdp2_units_skip_containers()
+            fsdp2_valid_units_only()
         if names := fill_fsdp_wrap_classes(fsdp, model):
             accelerator.print(f"FSDP units: every {', '.join(names)}")
         fsdp_mixed_precision(fsdp, accelerator.mixed_precision)

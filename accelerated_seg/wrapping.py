@@ -8,8 +8,9 @@ block's forward in backward saves all of its intermediate activations.
 - ``fill_fsdp_wrap_classes``: a profile with ``fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP`` and no
   class names gets this network's block classes (accelerate would look for a transformers-style
   ``_no_split_modules`` attribute, which MONAI networks do not have, and wrap nothing).
-- ``fsdp2_units_skip_containers``: accelerate's FSDP2 size-based policy would make units of
-  ``nn.ModuleList``/``nn.ModuleDict`` containers, which ``fully_shard`` refuses.
+- ``fsdp2_valid_units_only``: accelerate's FSDP2 size-based policy would make units of
+  ``nn.ModuleList``/``nn.ModuleDict`` containers, which ``fully_shard`` refuses, and of DynUNet's
+  skip layers, whose blocks the root reaches again under their other names.
 - ``fsdp_mixed_precision``: under FSDP with bf16/fp16, parameters are gathered in low precision for
   compute, but gradients are reduced and buffers (norm running statistics) kept in fp32; accelerate's
   default casts both to the low precision.
@@ -83,34 +84,65 @@ def is_container(module: nn.Module) -> bool:
     return isinstance(module, (nn.ModuleList, nn.ModuleDict)) and type(module).forward is nn.Module.forward
 
 
-def fsdp2_units_skip_containers() -> None:
-    """Make accelerate's FSDP2 wrap policies pass over module containers (idempotent).
+def modules_entangled_outside(model: nn.Module) -> set[int]:
+    """The ids of modules with a descendant holding parameters that is also registered outside them.
+
+    DynUNet's ``skip_layers`` chain holds ``input_block``, ``downsamples``, ``bottleneck`` and
+    ``upsamples``, which the network registers again as its own attributes. Such a module cannot be
+    an FSDP2 unit on its own: ``fully_shard`` makes DTensors of every parameter below it that no
+    smaller unit took, and the root, reaching those blocks again by their other names, meets
+    DTensors it did not make, takes them for tensor-parallel ones and fails
+    ("Invariant encountered: value was None", torch 2.11 and 2.13). A shared module without
+    parameters (SegResNet's activation, used twice) gets no DTensors and entangles nothing.
+    """
+    parents: dict[int, set[int]] = {}
+    for module in model.modules():
+        for child in module.children():
+            parents.setdefault(id(child), set()).add(id(module))
+    entangled = set()
+    for module in model.modules():
+        inside = {id(m): m for m in module.modules()}
+        if any(parents[d] - inside.keys() for d, m in inside.items()
+               if m is not module and next(m.parameters(), None) is not None):
+            entangled.add(id(module))
+    return entangled
+
+
+def fsdp2_valid_units_only() -> None:
+    """Make accelerate's FSDP2 wrap policies pass over modules ``fully_shard`` cannot take as units
+    (idempotent).
 
     accelerate (1.15) turns ``SIZE_BASED_WRAP`` into "every module above fsdp_min_num_params" and
-    calls ``fully_shard`` on each, containers included, which torch refuses ("fully_shard does not
-    support containers that do not implement forward"). FSDP's hooks run around ``forward``, which a
-    container never runs. So with the shipped ``fsdp.yaml`` (1 M parameters), ``prepare`` failed for
-    SegResNet (``down_layers``), SwinUNETR, UNETR, DynUNet and the MLPerf U-Net. Activation
-    checkpointing, which uses the same policy, would wrap a container the parent then cannot iterate.
-    torch's own size-based policy (FSDP1) excludes these containers. This wrapper of accelerate's
-    policy builder does the same for FSDP2: the container's blocks that are large enough become units
-    themselves, and the rest of its parameters stay with the enclosing unit.
+    calls ``fully_shard`` on each, then on the root. Two kinds of module break that:
+
+    - containers (``nn.ModuleList``/``ModuleDict`` without ``forward``), which torch refuses
+      ("fully_shard does not support containers that do not implement forward"): FSDP's hooks run
+      around ``forward``, which a container never runs. With the shipped ``fsdp.yaml`` (1 M
+      parameters), ``prepare`` failed for SegResNet (``down_layers``), SwinUNETR, UNETR, DynUNet and
+      the MLPerf U-Net. torch's own size-based policy (FSDP1) excludes them too.
+    - modules with descendants registered elsewhere as well (``modules_entangled_outside``):
+      DynUNet's skip layers, above 1 M parameters. The root's ``fully_shard`` then failed for
+      DynUNet and the MLPerf U-Net (seen on an H100; reproduced on the CPU in tests/test_fsdp_cpu.py).
+
+    This wrapper of accelerate's policy builder passes over both: their large enough blocks become
+    units themselves, and the rest of their parameters stay with the enclosing unit (the root).
     """
     from accelerate.utils import fsdp_utils
 
     build_policy = fsdp_utils.fsdp2_prepare_auto_wrap_policy
-    if getattr(build_policy, "skips_containers", False):
+    if getattr(build_policy, "valid_units_only", False):
         return
 
     @functools.wraps(build_policy)
-    def build_policy_without_containers(plugin, model):
+    def build_policy_for_valid_units(plugin, model):
         policy = build_policy(plugin, model)
         if policy is None:
             return None
-        return lambda module: not is_container(module) and policy(module)
+        entangled = modules_entangled_outside(model)
+        return lambda module: not is_container(module) and id(module) not in entangled and policy(module)
 
-    build_policy_without_containers.skips_containers = True
-    fsdp_utils.fsdp2_prepare_auto_wrap_policy = build_policy_without_containers
+    build_policy_for_valid_units.valid_units_only = True
+    fsdp_utils.fsdp2_prepare_auto_wrap_policy = build_policy_for_valid_units
 
 
 _LOW_PRECISION = {"bf16": torch.bfloat16, "fp16": torch.float16}

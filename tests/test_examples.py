@@ -37,7 +37,7 @@ def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
 def test_fit_your_own_example_under_two_processes(tmp_path, strategy):
     """2-process DDP, and the shipped fsdp2.yaml really sharded (benchmarks/fsdp_on_cpu.py): the
     user's own SegResNet, optimizer and loader through fit(). Under FSDP2 this failed in prepare
-    until wrapping.fsdp2_units_skip_containers (SegResNet's down_layers is an nn.ModuleList)."""
+    until wrapping.fsdp2_valid_units_only (SegResNet's down_layers is an nn.ModuleList)."""
     from test_distributed import ROOT, _free_port
 
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",

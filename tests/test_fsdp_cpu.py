@@ -13,6 +13,7 @@ import functools
 import pytest
 import torch
 import torch.distributed as dist
+import torch.nn as nn
 from accelerate.utils import FullyShardedDataParallelPlugin
 from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy, get_module_children_bottom_up
 from safetensors.torch import save_file
@@ -24,9 +25,10 @@ from accelerated_seg.wrapping import (
     check_fsdp1_wrappable,
     checkpoint_blocks,
     fill_fsdp_wrap_classes,
-    fsdp2_units_skip_containers,
+    fsdp2_valid_units_only,
     fsdp_mixed_precision,
     is_container,
+    modules_entangled_outside,
     shared_modules,
     size_deepspeed_buckets,
 )
@@ -175,7 +177,7 @@ def test_shard_like_gives_a_fresh_copy_the_units_and_wrappers_of_a_prepared_netw
 def test_fsdp2_size_based_policy_passes_over_containers_of_every_network_at_full_size(name):
     """The shipped fsdp.yaml (size-based, 1 M parameters) on each registry network at its real size:
     accelerate's policy picks an nn.ModuleList (fully_shard refuses it); after
-    fsdp2_units_skip_containers it picks no container and still finds units."""
+    fsdp2_valid_units_only it picks no container and still finds units."""
     from accelerate.utils import fsdp_utils
 
     model = build_from_spec(model_spec(name, 1, 3, (96, 96, 96), {}))
@@ -183,11 +185,56 @@ def test_fsdp2_size_based_policy_passes_over_containers_of_every_network_at_full
                                             min_num_params=1_000_000)
     plugin.set_auto_wrap_policy(model)
     modules = get_module_children_bottom_up(model)[:-1]
-    fsdp2_units_skip_containers()
-    fsdp2_units_skip_containers()  # idempotent: one wrapper, not two
+    fsdp2_valid_units_only()
+    fsdp2_valid_units_only()  # idempotent: one wrapper, not two
     accelerates_own = fsdp_utils.fsdp2_prepare_auto_wrap_policy.__wrapped__
     assert not hasattr(accelerates_own, "__wrapped__")
     assert any(is_container(m) for m in modules if accelerates_own(plugin, model)(m))
     policy = fsdp_utils.fsdp2_prepare_auto_wrap_policy(plugin, model)
     chosen = [m for m in modules if policy(m)]
     assert chosen and not any(is_container(m) for m in chosen)
+
+
+@pytest.mark.parametrize("name", ["unet", "segresnet", "swinunetr", "unetr", "dynunet", "unet3d_mlperf"])
+def test_fsdp2_size_based_policy_shards_every_network_at_full_size_root_included(one_process_group, name):
+    """accelerate's whole FSDP2 sequence under the shipped fsdp.yaml (units bottom-up, then the root).
+
+    Picking no container was not enough: the root's fully_shard failed for DynUNet and the MLPerf
+    U-Net (first seen on an H100) because their skip layers, above 1 M parameters, became units and
+    made DTensors of blocks the root reaches again by their other names. Those networks then train
+    a step, and their full state dict loads strictly into the plain network."""
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+    from torch.distributed.fsdp import FSDPModule, fully_shard
+
+    from accelerate.utils import fsdp_utils
+
+    spec = model_spec(name, 1, 3, (96, 96, 96), {})
+    model = build_from_spec(spec)
+    entangled = modules_entangled_outside(model)
+    assert bool(entangled) == (name in ("dynunet", "unet3d_mlperf"))
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=2, auto_wrap_policy="size_based_wrap",
+                                            min_num_params=1_000_000)
+    plugin.set_auto_wrap_policy(model)
+    fsdp2_valid_units_only()
+    policy = fsdp_utils.fsdp2_prepare_auto_wrap_policy(plugin, model)
+    units = 0
+    for module in get_module_children_bottom_up(model)[:-1]:  # as accelerate's fsdp2_prepare_model does
+        if policy(module) and not isinstance(module, FSDPModule):
+            fully_shard(module)
+            units += 1
+    fully_shard(model)
+    assert units > 0 and not any(isinstance(model.get_submodule(n), FSDPModule) for n, m in model.named_modules()
+                                 if id(m) in entangled and n)
+    if name == "unet3d_mlperf":  # DynUNet with the MLPerf settings; DynUNet itself shards the same way
+        _step(model, 64)  # the smallest size whose bottleneck still has more than 1 voxel
+        state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
+        build_from_spec(spec).load_state_dict(state, strict=True)
+
+
+def test_modules_entangled_outside_are_the_ancestors_of_blocks_registered_twice():
+    shared = nn.Linear(2, 2)
+    inner = nn.Sequential(shared, nn.ReLU())  # holds `shared`, which the model also registers itself
+    model = nn.Module()
+    model.shared, model.inner, model.own = shared, nn.Sequential(inner), nn.Sequential(nn.Linear(2, 2))
+    model.act = inner[1]  # a shared module without parameters entangles nothing
+    assert modules_entangled_outside(model) == {id(inner), id(model.inner)}

@@ -118,7 +118,7 @@ def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_pro
                                                                                      monkeypatch):
     """fsdp2.yaml's size-based policy on SegResNet, whose down_layers is an nn.ModuleList above the
     threshold: accelerate would call fully_shard on it, which torch refuses (the shipped profile failed
-    this way for 5 of the 6 registry networks). wrapping.fsdp2_units_skip_containers passes over it;
+    this way for 5 of the 6 registry networks). wrapping.fsdp2_valid_units_only passes over it;
     the network trains sharded and ends where one process does."""
     verify_strategies = _verify_strategies()
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
