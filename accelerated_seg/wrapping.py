@@ -125,7 +125,8 @@ def fsdp2_valid_units_only() -> None:
       DynUNet and the MLPerf U-Net (seen on an H100; reproduced on the CPU in tests/test_fsdp_cpu.py).
 
     This wrapper of accelerate's policy builder passes over both: their large enough blocks become
-    units themselves, and the rest of their parameters stay with the enclosing unit (the root).
+    units themselves, and the rest of their parameters stay with the enclosing unit (for DynUNet's
+    skip layers, the root).
     """
     from accelerate.utils import fsdp_utils
 
