@@ -11,6 +11,8 @@
 #   run(command="<install line> bash benchmarks/gpu_session.sh inference", carry=[".whl"])
 #   run(command="<install line> bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
 #
+# and, where time is left, `batch4` (the MLPerf U-Net at batch 4, defaults and compiled).
+#
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
 # Every command has its own time limit, so a slow one leaves the others' results.
@@ -120,7 +122,7 @@ case "$part" in
         --work "${TMPDIR:-/tmp}/verify_work"
     rm -rf "${TMPDIR:-/tmp}/verify_work"
     ;;
-  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh train|sharded|data_and_plan|inference|strategies ..."; exit 2 ;;
+  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh train|sharded|data_and_plan|batch4|inference|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
 esac
 done
 pack

@@ -201,8 +201,8 @@ def test_fsdp2_size_based_policy_shards_every_network_at_full_size_root_included
 
     Picking no container was not enough: the root's fully_shard failed for DynUNet and the MLPerf
     U-Net (first seen on an H100) because their skip layers, above 1 M parameters, became units and
-    made DTensors of blocks the root reaches again by their other names. Those networks then train
-    a step, and their full state dict loads strictly into the plain network."""
+    made DTensors of blocks the root reaches again by their other names. The MLPerf U-Net (a DynUNet)
+    then trains a step, and its full state dict loads strictly into the plain network."""
     from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
     from torch.distributed.fsdp import FSDPModule, fully_shard
 
