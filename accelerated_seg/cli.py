@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import sys
 from typing import NoReturn
@@ -375,20 +376,28 @@ COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": 
 
 
 def end_process(status: int) -> NoReturn:
-    """End a script's process with ``status``; a process launched as one of several ranks ends
-    without the interpreter's shutdown.
+    """End a script's process with ``status``; a process started by a distributed launcher ends
+    without the interpreter's shutdown, even as the only rank.
 
     torch's DDP keeps the gloo process group alive after ``destroy_process_group`` (a DDP model
     created and deleted is enough: the group's worker threads run on, while a group used without
-    DDP ends with its threads). So those threads are still running when the interpreter shuts down
-    and ``exit()`` tears down native state under them. Rarely, after a complete run with everything
-    written, that aborted a rank ("terminate called without an active exception", exit -6: 5 of
-    57 two-process CPU runs, mostly with other training sharing the 2 cores), and the launcher then
-    reported the whole job failed, so SLURM would not requeue it. By the time this runs, the run's
-    files are written and closed (``end_training`` closed the trackers), so the rank flushes its
-    output and leaves with ``os._exit``. A single process exits normally.
+    DDP ends with its threads), and so does a DeepSpeed engine, in one process as in several. So
+    those threads are still running when the interpreter shuts down and ``exit()`` tears down
+    native state under them. Rarely, after a complete run with everything written, that aborted a
+    rank ("terminate called without an active exception", exit -6: 5 of 57 two-process CPU runs,
+    mostly with other training sharing the 2 cores; once in CI, in the fifteenth session, a
+    one-process ZeRO-3 run), and the launcher then reported the whole job failed, so SLURM would
+    not requeue it. By the time this runs, the run's files are written and closed
+    (``end_training`` closed the trackers), so the rank flushes its output and leaves with
+    ``os._exit``.
+
+    Every distributed launcher (torchrun, and through it accelerate's multi-process and DeepSpeed
+    paths, even for one process; srun and mpirun through accelerate) gives its ranks
+    ``WORLD_SIZE``; a plain ``python`` or ``accelerate launch`` of one process without a strategy
+    starts no process group, and exits normally.
     """
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+    if "WORLD_SIZE" in os.environ:
+        logging.shutdown()  # what the skipped shutdown would have done for file handlers
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)
