@@ -504,8 +504,7 @@ class SyntheticPatches(torch.utils.data.Dataset):
     """``length`` samples {"image", "label"} cycling over a small pool of random patches on ``device``.
 
     The length is one timed block (steps x batch x processes), so every block is exactly one epoch
-    for both loops: ``run_loop`` then starts each block at an epoch boundary and never skips batches.
-    Labels are uint8 as our training loader gives them.
+    for both loops. Labels are uint8 as our training loader gives them.
     """
 
     def __init__(self, length: int, pool: int, in_channels: int, patch, classes: int, device, seed: int = 0):
@@ -525,8 +524,10 @@ class SyntheticPatches(torch.utils.data.Dataset):
 def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: int, accelerator, root: Path):
     """The training data path on phantom volumes: written once under ``root``, checked, preprocessed
     into the cache, then sampled with foreground oversampling and the "light" augmentation, exactly
-    as ``train`` builds its patches. The epoch is one timed block (cases x patches per case), so
-    both loops start a fresh pass over their loader at every block, as training does every epoch.
+    as ``train`` builds its patches. The epoch is one timed block (cases x patches per case). Both
+    loops draw all their blocks from one pass over their loader, as training draws a whole run
+    (``EpochSampler``, ``plain_loop.EndlessShare``), so the loader workers run on between blocks
+    and across epochs; only the first warm-up block waits for them to start.
 
     Volumes are 1.25x the patch at 1 mm, so patches are cropped from larger volumes, not padded.
     """
@@ -554,14 +555,18 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
 # --------------------------------------------------------------------------------------------------
 
 
+EPOCHS_IN_ONE_PASS = 10**6  # more blocks than any benchmark runs: the real loader never starts a second pass
+
+
 def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, workers: int = 0, seed: int = 0):
     from .data.loader import train_loader
     from .train import Loop, LoopSettings
 
     if isinstance(dataset, SyntheticPatches):  # already on the device: no workers, no sampling
         loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False)
-    else:  # the training loader itself (sampler, workers, pinned memory, prefetch)
-        loader = train_loader(dataset, batch, workers, seed)
+    else:  # the training loader itself (sampler, workers, pinned memory, prefetch), in one pass as in training
+        loader = train_loader(dataset, batch, workers, seed, epochs_per_pass=EPOCHS_IN_ONE_PASS,
+                              processes=accelerator.num_processes)
     model, optimizer, loader = accelerator.prepare(model, adamw(model, fused), loader)
     # max_steps grows block by block; log_every so large that only a block's last step logs (run_loop
     # always logs its last step); no validation, no checkpoints.

@@ -14,10 +14,11 @@ processes, DDP options, the FSDP2 units of the prepared model); it never calls i
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -47,11 +48,20 @@ class PlainLoop:
     model: torch.nn.Module
     optimizer: torch.optim.Optimizer
     loss_fn: object
-    loader: torch.utils.data.DataLoader
+    loader: torch.utils.data.DataLoader  # endless (EndlessShare): its workers run on between blocks
     device: torch.device
     autocast_dtype: torch.dtype | None
     scaler: torch.amp.GradScaler | None
     max_grad_norm: float
+    steps_per_block: int  # one epoch of this rank's share
+    _batches: object = field(default=None, repr=False)
+
+    @property
+    def batches(self):
+        """The loader's one pass, started at the first use and never again."""
+        if self._batches is None:
+            self._batches = iter(self.loader)
+        return self._batches
 
     def to_device(self, batch) -> tuple[torch.Tensor, torch.Tensor]:
         """(image, label) on the device: pinned host batches copied without blocking; with
@@ -99,18 +109,15 @@ def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, fus
         model = model.to(device)
     # Over the unwrapped parameters as usual with DDP; after fully_shard, over its sharded DTensors.
     optimizer = adamw(model, fused)
-    sampler = None
     if processes > 1 and not sharded:
         from torch.nn.parallel import DistributedDataParallel
 
         # The DDP options our accelerator passes (train._accelerator's DistributedDataParallelKwargs).
         options = accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {}
         model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None, **options)
-    if processes > 1:
-        sampler = torch.utils.data.distributed.DistributedSampler(
-            dataset, num_replicas=processes, rank=accelerator.process_index, shuffle=False)
+    sampler = EndlessShare(len(dataset), accelerator.process_index, processes)
     # With real data, the loader settings a careful user would pick, the same as ours.
-    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False, sampler=sampler, drop_last=True,
+    loader = torch.utils.data.DataLoader(dataset, batch_size=batch, sampler=sampler, drop_last=True,
                                          num_workers=workers, persistent_workers=workers > 0,
                                          prefetch_factor=4 if workers > 0 else None,
                                          pin_memory=workers > 0 and device.type == "cuda")
@@ -120,7 +127,21 @@ def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, fus
 
         scaler = ShardedGradScaler(device.type) if sharded else torch.amp.GradScaler(device.type)
     return PlainLoop(model, optimizer, dice_ce_loss(), loader, device, AUTOCAST_DTYPES[precision], scaler,
-                     OptimConfig().max_grad_norm)
+                     OptimConfig().max_grad_norm, steps_per_block=len(dataset) // (batch * processes))
+
+
+class EndlessShare(torch.utils.data.Sampler[int]):
+    """This rank's share of a dataset (every ``processes``-th sample, as ``DistributedSampler`` without
+    shuffling gives it), epoch after epoch without end. One pass of a loader over it never ends, so
+    its workers never stop at an epoch's end and refill, as our loop's loader runs through a whole
+    run in one pass (``EpochSampler``): what a careful user of a bare loop writes for that."""
+
+    def __init__(self, length: int, rank: int, processes: int):
+        self.share = range(rank, length - length % processes, processes)
+
+    def __iter__(self):
+        while True:
+            yield from self.share
 
 
 def shard_like(model: torch.nn.Module, prepared: torch.nn.Module, plugin) -> list[str]:
@@ -158,12 +179,12 @@ def shard_like(model: torch.nn.Module, prepared: torch.nn.Module, plugin) -> lis
 
 
 def run_block(plain: PlainLoop) -> float:
-    """One pass over the plain loop's loader; returns the seconds spent waiting for batches."""
+    """One block (an epoch) of the plain loop's steps; returns the seconds spent waiting for batches."""
     from .loop_clock import LoopClock
 
     clock = LoopClock()
     plain.model.train()
-    for batch in clock.timed(plain.loader):
+    for batch in itertools.islice(clock.timed(plain.batches), plain.steps_per_block):
         plain.step(batch)
     return clock.waited_total_s
 
@@ -196,12 +217,9 @@ def step_breakdown(plain: PlainLoop, accelerator) -> dict:
     phases = {"data_wait": [], "forward_loss": [], "backward": [], "optimizer": []}
     plain.model.train()
     accelerator.wait_for_everyone()
-    batches = iter(plain.loader)
-    while True:
+    for _ in range(plain.steps_per_block):
         start = time.perf_counter()
-        batch = next(batches, None)
-        if batch is None:
-            break
+        batch = next(plain.batches)
         phases["data_wait"].append((time.perf_counter() - start) * 1000)  # host time blocked on the loader
         clock = _PhaseClock(accelerator.device)
         clock.mark()

@@ -15,6 +15,7 @@ points drive it:
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from dataclasses import asdict, dataclass, field
@@ -112,6 +113,9 @@ class Loop:
     on_validation: Callable[[float], None] | None = None
     last_saved: int = -1  # step of the newest training state this run wrote or resumed from
     clock: LoopClock = field(default_factory=LoopClock)
+    # The batches from where the last run_loop call stopped, kept so that a further call (the
+    # benchmark's blocks) goes on with the same loader workers instead of restarting them.
+    stream: BatchStream | None = None
 
 
 def train(cfg: Config, manifest: Manifest | None = None) -> dict:
@@ -224,13 +228,15 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
     """Train until ``loop.settings.max_steps`` optimizer steps; returns True if stopped by preemption.
 
     Continues from ``loop.progress`` (a resumed run, or an earlier call with a lower ``max_steps``):
-    the data stream is positioned by ``batches_seen``.
+    the data stream is positioned by ``batches_seen``, and an earlier call's stream (``loop.stream``)
+    goes on where it stopped, with the loader's workers still running.
     """
     accelerator, model, optimizer, progress, settings = (loop.accelerator, loop.model, loop.optimizer,
                                                          loop.progress, loop.settings)
     say = accelerator.print
-    # Position in the data stream: whole epochs done, and batches to skip in the current one.
-    epoch, skip = divmod(progress.batches_seen, len(loop.train_dl))
+    if loop.stream is None or loop.stream.position != progress.batches_seen:
+        loop.stream = BatchStream(accelerator, loop.train_dl, progress.batches_seen)
+    stream = loop.stream
     window_loss = torch.zeros((), device=accelerator.device)  # summed over the window's micro-batches
     signalled = torch.zeros((), device=accelerator.device)  # 1 once this rank got SIGTERM/SIGUSR1
     samples_per_step = accelerator.gradient_accumulation_steps * accelerator.num_processes
@@ -242,11 +248,8 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
     input_dtype = model_input_dtype(accelerator, model)
     engine_steps_in_backward = accelerator.distributed_type == DistributedType.DEEPSPEED
     model.train()
-    while progress.step < settings.max_steps and not preempted:
-        loop.train_dl.set_epoch(epoch)
-        batches = accelerator.skip_first_batches(loop.train_dl, skip) if skip else loop.train_dl
-        skip = 0
-        for batch in clock.timed(batches):
+    if progress.step < settings.max_steps:
+        for batch in clock.timed(stream):
             progress.batches_seen += 1
             image, label = _image_and_label(batch)
             clock.count(image.shape[0])
@@ -319,9 +322,41 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                     loop.last_saved = progress.step
             if progress.step >= settings.max_steps or preempted:
                 break
-        epoch += 1
     bar.close()
     return preempted and progress.step < settings.max_steps  # signalled at the last step: just finish
+
+
+class BatchStream:
+    """The prepared training loader's batches from ``start`` on, pass after pass, without end.
+
+    ``position`` counts the batches drawn, per rank, as ``Progress.batches_seen`` does: the
+    position in the data stream, which is all a resume needs. A pass is ``len(train_dl)`` batches
+    (with our training loader, every epoch of the run: ``EpochSampler``); a start inside a pass
+    skips its first batches by index, without loading them (accelerate's ``skip_first_batches``).
+    Between passes the loader's workers stop and refill, so the fewer passes the better.
+    """
+
+    def __init__(self, accelerator: Accelerator, train_dl, start: int):
+        if len(train_dl) == 0:
+            raise ConfigError("the training loader yields no batches: it holds fewer samples than one batch "
+                              "(per process, with drop_last)")
+        self.position = start
+        self._batches = self._passes(accelerator, train_dl, *divmod(start, len(train_dl)))
+
+    @staticmethod
+    def _passes(accelerator: Accelerator, train_dl, first_pass: int, skip: int):
+        for number in itertools.count(first_pass):
+            train_dl.set_epoch(number)  # our sampler's pass; a shuffling sampler's epoch
+            yield from accelerator.skip_first_batches(train_dl, skip) if skip else train_dl
+            skip = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        batch = next(self._batches)
+        self.position += 1
+        return batch
 
 
 class SumOverRanks:
@@ -568,8 +603,12 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
                                   fused=cfg.optim.fused or None)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: warmup_cosine(
         s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.min_lr_ratio))
+    # One pass over the loader covers the whole run, so its workers never stop at an epoch's end.
+    batches_per_epoch = train_set.epoch_length // (plan.per_device * num_processes)  # per rank
+    epochs = math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch)
     model, optimizer, train_dl = accelerator.prepare(
-        model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed))
+        model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
+                                       epochs_per_pass=epochs, processes=num_processes))
     _compile(accelerator, model, compiling)
     t = cfg.train
     loop = Loop(accelerator, model, optimizer, DiceCELoss(to_onehot_y=True, softmax=True), train_dl,

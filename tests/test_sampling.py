@@ -22,8 +22,9 @@ class SampleNumbers(Dataset):
         return k
 
 
-def rank_loader(length, batch, rank, world, seed=0):
-    loader = DataLoader(SampleNumbers(length), batch_size=batch, sampler=EpochSampler(length, seed), drop_last=True)
+def rank_loader(length, batch, rank, world, seed=0, epochs_per_pass=1):
+    sampler = EpochSampler(length, seed, epochs_per_pass, whole_batches_of=batch * world)
+    loader = DataLoader(SampleNumbers(length), batch_size=batch, sampler=sampler, drop_last=True)
     # accelerate's own sharding, as Accelerator.prepare does it, for a simulated rank.
     return prepare_data_loader(loader, num_processes=world, process_index=rank, put_on_device=False)
 
@@ -57,6 +58,39 @@ def test_skipping_batches_resumes_the_same_stream():
     loader.set_epoch(1)
     resumed = skip_first_batches(loader, 3)
     assert [b.tolist() for b in resumed] == expected
+
+
+@pytest.mark.parametrize("world, batch", [(1, 4), (2, 2), (3, 2)])
+def test_a_pass_of_several_epochs_gives_each_rank_what_one_pass_per_epoch_gives_it(world, batch):
+    # 25 samples: not a whole number of global batches (4 or 6), so each epoch has a remainder, which
+    # drop_last leaves out of a pass of one epoch and the multi-epoch pass must leave out as well.
+    length, epochs = 25, 3
+    for rank in range(world):
+        epoch_by_epoch = []
+        for epoch in range(2 * epochs):
+            loader = rank_loader(length, batch, rank, world)
+            loader.set_epoch(epoch)
+            epoch_by_epoch += [b.tolist() for b in loader]
+        streamed = rank_loader(length, batch, rank, world, epochs_per_pass=epochs)
+        passes = []
+        for number in range(2):  # the second pass is epochs 3 to 5
+            streamed.set_epoch(number)
+            passes += [b.tolist() for b in streamed]
+        assert len(streamed) == len(epoch_by_epoch) // 2
+        assert passes == epoch_by_epoch
+
+
+def test_skipping_into_a_pass_of_several_epochs_resumes_in_its_later_epoch():
+    full = rank_loader(25, 2, rank=0, world=2, epochs_per_pass=3)  # 6 batches per rank per epoch
+    expected = [b.tolist() for b in full][8:]
+    resumed = skip_first_batches(rank_loader(25, 2, rank=0, world=2, epochs_per_pass=3), 8)
+    assert [b.tolist() for b in resumed] == expected
+    assert expected[0][0] // 25 == 1  # batch 8 is in epoch 1
+
+
+def test_an_epoch_smaller_than_the_global_batch_is_refused():
+    with pytest.raises(ValueError, match="global batch"):
+        EpochSampler(5, whole_batches_of=6)
 
 
 def test_foreground_fraction_and_class_balance():

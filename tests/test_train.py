@@ -73,6 +73,66 @@ def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, re
         assert torch.equal(a[key], b[key]), f"{key} differs after resume"
 
 
+class _LoggedPatches(torch.utils.data.Dataset):
+    """Tiny patches whose every load is logged: which samples a loop drew, and how often each."""
+
+    def __init__(self, length):
+        self.length, self.loads = length, []
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, k):
+        self.loads.append(k)
+        rng = torch.Generator().manual_seed(k)
+        return {"image": torch.randn(1, 8, 8, 8, generator=rng),
+                "label": torch.randint(0, 2, (1, 8, 8, 8), generator=rng, dtype=torch.uint8)}
+
+
+def _stream_loop(tmp_path, epochs_per_pass):
+    from accelerate import Accelerator
+    from accelerate.utils import GradientAccumulationPlugin
+    from torch.utils.data import DataLoader
+
+    from accelerated_seg.data.sampling import EpochSampler
+    from accelerated_seg.train import Loop, LoopSettings
+
+    torch.manual_seed(0)
+    accelerator = Accelerator(cpu=True, gradient_accumulation_plugin=GradientAccumulationPlugin(
+        num_steps=1, sync_with_dataloader=False))
+    data = _LoggedPatches(9)  # 4 batches of 2 per epoch; one sample left over each epoch
+    loader = DataLoader(data, batch_size=2, drop_last=True,
+                        sampler=EpochSampler(len(data), seed=0, epochs_per_pass=epochs_per_pass, whole_batches_of=2))
+    model = torch.nn.Conv3d(1, 2, 3, padding=1)
+    model, optimizer, loader = accelerator.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1), loader)
+    loss = monai.losses.DiceCELoss(to_onehot_y=True, softmax=True)
+    settings = LoopSettings(max_steps=0, log_every=10**9, progress_bar=False)
+    return Loop(accelerator, model, optimizer, loss, loader, settings, tmp_path / "checkpoints"), data
+
+
+def test_further_run_loop_calls_go_on_with_the_same_batches_loading_none_twice(tmp_path):
+    """run_loop keeps its stream of batches: the benchmark's timed blocks, like one training run,
+    go on with the same loader instead of starting it again (and reloading the batch it had
+    prefetched) at every call; and a pass of several epochs draws what passes of one epoch draw."""
+    from accelerated_seg.train import run_loop
+
+    in_one, one_call = _stream_loop(tmp_path, epochs_per_pass=1)
+    in_one.settings.max_steps = 11
+    run_loop(in_one)
+    in_blocks, blocks = _stream_loop(tmp_path, epochs_per_pass=3)
+    for steps in (3, 4, 4):  # the blocks end mid-epoch, at an epoch's end and mid-pass
+        in_blocks.settings.max_steps += steps
+        run_loop(in_blocks)
+    assert in_blocks.progress.batches_seen == in_one.progress.batches_seen == 11
+    drawn = 11 * 2
+    assert blocks.loads[:drawn] == one_call.loads[:drawn]  # the same samples, in the same order
+    # None loaded twice: a call that started the loader again mid-epoch would reload the batch the
+    # loader had fetched ahead before the last call stopped.
+    assert len(set(blocks.loads)) == len(blocks.loads)
+    for name, weight in in_one.model.state_dict().items():
+        assert torch.equal(weight, in_blocks.model.state_dict()[name]), name
+
+
 def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(tiny_config, tiny_dataset, tmp_path):
     """DynUNet (and so the MLPerf U-Net) registers most layers again under ``skip_layers``: the
     export writes each tensor once and every loader fills in the second name."""

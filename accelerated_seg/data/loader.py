@@ -108,8 +108,16 @@ class VolumeDataset(Dataset):
         return {"image": image, "label": label, "spacing": tuple(float(s) for s in case["spacing"]), "index": i}
 
 
-def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed: int) -> DataLoader:
+def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed: int, epochs_per_pass: int = 1,
+                 processes: int = 1) -> DataLoader:
+    """The training patches for one rank, before accelerate shards them over ``processes`` ranks.
+
+    ``epochs_per_pass`` > 1: one pass over the loader yields that many epochs, each cut to whole
+    global batches of ``batch_size`` x ``processes`` (``EpochSampler``), and the workers run on
+    across their boundaries.
+    """
     # drop_last: every step is a full batch on every rank, so every sample carries the same weight.
-    return DataLoader(dataset, batch_size=batch_size, sampler=EpochSampler(dataset.epoch_length, seed),
+    sampler = EpochSampler(dataset.epoch_length, seed, epochs_per_pass, whole_batches_of=batch_size * processes)
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler,
                       num_workers=num_workers, drop_last=True, persistent_workers=num_workers > 0,
                       pin_memory=torch.cuda.is_available(), prefetch_factor=4 if num_workers > 0 else None)

@@ -6,6 +6,13 @@ across ranks, and the dataset derives each patch's randomness from the global nu
 is the same patch whatever the number of processes or workers, N processes x batch b see exactly
 the samples of 1 process x batch N*b, and resuming mid-epoch needs only the step count.
 
+One pass over the loader may span several epochs (``epochs_per_pass``): a DataLoader's workers stop
+at the end of every pass, and the next pass waits for them to refill the prefetch queue (on one H100,
+0.16-0.24 s at every epoch's start, docs/performance.md). The training loop makes one pass cover the
+whole run, so the workers run on across epoch boundaries. Which samples a rank sees stays what
+epoch-by-epoch passes would give it: each epoch keeps the whole global batches of its order, which
+is exactly what a drop_last loader sharded by accelerate keeps of an epoch of its own.
+
 Patch centres are drawn here rather than with MONAI's RandCropByPosNegLabeld: MONAI's crop
 transforms convert the whole volume to a tensor first, which would read every memory-mapped volume
 in full for each patch. We choose a centre from the recorded class locations (as nnU-Net does) and
@@ -21,22 +28,39 @@ from torch.utils.data import Sampler
 
 
 class EpochSampler(Sampler[int]):
-    def __init__(self, epoch_length: int, seed: int = 0):
+    """Global sample numbers, ``epochs_per_pass`` epochs per pass over the loader.
+
+    Args:
+        epoch_length: samples in one epoch (``PatchDataset.epoch_length``).
+        seed: the orders are a function of (seed, epoch).
+        epochs_per_pass: epochs one pass over the loader yields, one after the other.
+        whole_batches_of: the global batch (per-device batch x processes). Each epoch yields the
+            largest multiple of it from its order, so no batch holds samples of two epochs and the
+            ranks' shares stay equal; a drop_last loader of one epoch per pass keeps the same ones.
+    """
+
+    def __init__(self, epoch_length: int, seed: int = 0, epochs_per_pass: int = 1, whole_batches_of: int = 1):
+        if epochs_per_pass < 1 or not 1 <= whole_batches_of <= epoch_length:
+            raise ValueError(f"EpochSampler: need epochs_per_pass >= 1 (got {epochs_per_pass}) and a global batch "
+                             f"of 1 to {epoch_length} samples, the epoch (got {whole_batches_of})")
         self.epoch_length = epoch_length
         self.seed = seed
-        self.epoch = 0
+        self.epochs_per_pass = epochs_per_pass
+        self.samples_per_epoch = epoch_length // whole_batches_of * whole_batches_of
+        self.epoch = 0  # accelerate's name for it; with several epochs per pass it numbers the passes
 
     def set_epoch(self, epoch: int) -> None:
-        # Called by accelerate's prepared DataLoader (DataLoaderShard.set_epoch) on every rank.
+        # Called by accelerate's prepared DataLoader (DataLoaderShard.set_epoch) on every rank: the pass.
         self.epoch = epoch
 
     def __iter__(self):
-        order = np.random.default_rng([self.seed, self.epoch]).permutation(self.epoch_length)
-        offset = self.epoch * self.epoch_length
-        return iter((offset + order).tolist())
+        first = self.epoch * self.epochs_per_pass
+        for epoch in range(first, first + self.epochs_per_pass):  # one epoch's order at a time, as drawn
+            order = np.random.default_rng([self.seed, epoch]).permutation(self.epoch_length)
+            yield from (epoch * self.epoch_length + order[:self.samples_per_epoch]).tolist()
 
     def __len__(self) -> int:
-        return self.epoch_length
+        return self.epochs_per_pass * self.samples_per_epoch
 
 
 def sample_seed(seed: int, sample: int) -> int:
