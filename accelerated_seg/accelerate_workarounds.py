@@ -1,8 +1,8 @@
-"""Where accelerate's per-step code costs the training loop time it need not, and the smallest fix.
+"""Where accelerate costs the training loop time it need not, and the smallest fix.
 
-Each workaround names the accelerate version it was found in and what it costs there; each is
-idempotent and changes what accelerate computes in no way, only how often. (The FSDP2 wrapping fix
-lives with the other wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
+Each workaround names the accelerate version it was found in and what it costs there; none changes
+what accelerate computes, only how often or how fast. (The FSDP2 wrapping fix lives with the other
+wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
 """
 
 from __future__ import annotations
@@ -28,3 +28,18 @@ def look_up_lomo_once() -> None:
     if hasattr(optimizer.is_lomo_available, "cache_info"):
         return
     optimizer.is_lomo_available = functools.cache(optimizer.is_lomo_available)
+
+
+def skip_first_batches_as_prepared(accelerator, loader, batches: int):
+    """``accelerator.skip_first_batches(loader, batches)``, keeping the prepared loader's options.
+
+    accelerate (1.15) builds the skipping ``DataLoaderShard`` without the prepared one's
+    ``non_blocking`` (``DataLoaderConfiguration(non_blocking=True)``) and ``_drop_last``. A resumed
+    run draws the rest of its run from that loader (one pass covers the run, ``EpochSampler``), so
+    without this every step's copy of a pinned batch to the GPU would block the host until done.
+    """
+    skipping = accelerator.skip_first_batches(loader, batches)
+    for option in ("_non_blocking", "_drop_last"):
+        if hasattr(loader, option) and hasattr(skipping, option):
+            setattr(skipping, option, getattr(loader, option))
+    return skipping

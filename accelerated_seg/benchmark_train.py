@@ -328,7 +328,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         result["against_plain_fsdp2"] = {
             "baseline": (f"the plain loop with torch's fully_shard applied by hand to the same {len(units)} units "
                          "as ours (same reshard_after_forward, precision and offload policies, activation "
-                         "checkpointing mirrored), over a DistributedSampler"),
+                         "checkpointing mirrored), over this rank's share of the data (EndlessShare)"),
             "units": units,
             # Really sharded: the share of the parameters each rank holds (1/processes, up to padding).
             "local_parameter_share": round(sum(p.to_local().numel() for p in plain_fsdp2.model.parameters())

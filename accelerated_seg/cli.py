@@ -394,7 +394,9 @@ def end_process(status: int) -> NoReturn:
     Every distributed launcher (torchrun, and through it accelerate's multi-process and DeepSpeed
     paths, even for one process; srun and mpirun through accelerate) gives its ranks
     ``WORLD_SIZE``; a plain ``python`` or ``accelerate launch`` of one process without a strategy
-    starts no process group, and exits normally.
+    starts no process group, and exits normally. (A platform that sets ``WORLD_SIZE`` for every
+    container also skips the shutdown of a plain process: its ``atexit`` handlers do not run, but
+    everything the run writes is written and closed by then.)
     """
     if "WORLD_SIZE" in os.environ:
         logging.shutdown()  # what the skipped shutdown would have done for file handlers

@@ -101,8 +101,9 @@ class Dataset:
         return cfg
 
     def loader(self, seed: int = 0, num_workers: int | None = None):
-        """The training patch DataLoader for this process, built exactly as the training loop builds it
-        (preprocessing cache, patch dataset, epoch sampler)."""
+        """The training patch DataLoader for this process, built as the training loop builds it
+        (preprocessing cache, patch dataset, epoch sampler), one epoch per pass: its first pass is
+        the training run's first epoch (which draws all its epochs from one pass)."""
         settings = preprocess_settings(self.data, self.manifest)
         cache = PreprocessedCache(cache_root(self.data), self.manifest.root, settings, self.manifest.num_classes)
         cache.build(self.manifest.training)

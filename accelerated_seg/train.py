@@ -31,7 +31,7 @@ from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
-from .accelerate_workarounds import look_up_lomo_once
+from .accelerate_workarounds import look_up_lomo_once, skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights,
                          save_training_state, shared_tensor_names)
 from .compilation import (check_compilable, compile_in_place, compile_settings, describe_compile,
@@ -332,7 +332,8 @@ class BatchStream:
     ``position`` counts the batches drawn, per rank, as ``Progress.batches_seen`` does: the
     position in the data stream, which is all a resume needs. A pass is ``len(train_dl)`` batches
     (with our training loader, every epoch of the run: ``EpochSampler``); a start inside a pass
-    skips its first batches by index, without loading them (accelerate's ``skip_first_batches``).
+    skips its first batches by index, without loading them (accelerate's ``skip_first_batches``,
+    with the prepared loader's options kept: ``skip_first_batches_as_prepared``).
     Between passes the loader's workers stop and refill, so the fewer passes the better.
     """
 
@@ -347,7 +348,7 @@ class BatchStream:
     def _passes(accelerator: Accelerator, train_dl, first_pass: int, skip: int):
         for number in itertools.count(first_pass):
             train_dl.set_epoch(number)  # our sampler's pass; a shuffling sampler's epoch
-            yield from accelerator.skip_first_batches(train_dl, skip) if skip else train_dl
+            yield from skip_first_batches_as_prepared(accelerator, train_dl, skip) if skip else train_dl
             skip = 0
 
     def __iter__(self):
@@ -603,9 +604,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
                                   fused=cfg.optim.fused or None)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: warmup_cosine(
         s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.min_lr_ratio))
-    # One pass over the loader covers the whole run, so its workers never stop at an epoch's end.
+    # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
+    # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
     batches_per_epoch = train_set.epoch_length // (plan.per_device * num_processes)  # per rank
-    epochs = math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch)
+    epochs = math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
                                        epochs_per_pass=epochs, processes=num_processes))

@@ -36,4 +36,4 @@ def main():
 if __name__ == "__main__":
     with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
         main()
-    end_process(0)  # a rank of several ends without the interpreter's shutdown (see end_process)
+    end_process(0)  # a launched rank ends without the interpreter's shutdown (see end_process)

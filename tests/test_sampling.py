@@ -22,8 +22,14 @@ class SampleNumbers(Dataset):
         return k
 
 
-def rank_loader(length, batch, rank, world, seed=0, epochs_per_pass=1):
-    sampler = EpochSampler(length, seed, epochs_per_pass, whole_batches_of=batch * world)
+def rank_loader(length, batch, rank, world, seed=0, epochs_per_pass=None):
+    """One rank's loader as the training loop prepares it: one epoch per pass, uncut, as before the
+    fifteenth session (drop_last and accelerate's sharding alone decide what is left out of an
+    epoch), or ``epochs_per_pass`` epochs cut to whole global batches, as training now runs."""
+    if epochs_per_pass is None:
+        sampler = EpochSampler(length, seed)
+    else:
+        sampler = EpochSampler(length, seed, epochs_per_pass, whole_batches_of=batch * world)
     loader = DataLoader(SampleNumbers(length), batch_size=batch, sampler=sampler, drop_last=True)
     # accelerate's own sharding, as Accelerator.prepare does it, for a simulated rank.
     return prepare_data_loader(loader, num_processes=world, process_index=rank, put_on_device=False)
@@ -63,7 +69,8 @@ def test_skipping_batches_resumes_the_same_stream():
 @pytest.mark.parametrize("world, batch", [(1, 4), (2, 2), (3, 2)])
 def test_a_pass_of_several_epochs_gives_each_rank_what_one_pass_per_epoch_gives_it(world, batch):
     # 25 samples: not a whole number of global batches (4 or 6), so each epoch has a remainder, which
-    # drop_last leaves out of a pass of one epoch and the multi-epoch pass must leave out as well.
+    # drop_last and accelerate's sharding leave out of a pass of one (uncut) epoch and the
+    # multi-epoch pass must leave out as well.
     length, epochs = 25, 3
     for rank in range(world):
         epoch_by_epoch = []

@@ -110,7 +110,9 @@ def _stream_loop(tmp_path, epochs_per_pass):
     return Loop(accelerator, model, optimizer, loss, loader, settings, tmp_path / "checkpoints"), data
 
 
-def test_further_run_loop_calls_go_on_with_the_same_batches_loading_none_twice(tmp_path):
+@pytest.mark.parametrize("epochs_per_pass, blocks", [(3, (3, 4, 4)), (3, (4, 4, 3)), (1, (4, 4, 3))],
+                         ids=["ending-mid-epoch", "ending-at-epoch-ends", "ending-at-pass-ends"])
+def test_further_run_loop_calls_go_on_with_the_same_batches_loading_none_twice(tmp_path, epochs_per_pass, blocks):
     """run_loop keeps its stream of batches: the benchmark's timed blocks, like one training run,
     go on with the same loader instead of starting it again (and reloading the batch it had
     prefetched) at every call; and a pass of several epochs draws what passes of one epoch draw."""
@@ -119,18 +121,35 @@ def test_further_run_loop_calls_go_on_with_the_same_batches_loading_none_twice(t
     in_one, one_call = _stream_loop(tmp_path, epochs_per_pass=1)
     in_one.settings.max_steps = 11
     run_loop(in_one)
-    in_blocks, blocks = _stream_loop(tmp_path, epochs_per_pass=3)
-    for steps in (3, 4, 4):  # the blocks end mid-epoch, at an epoch's end and mid-pass
+    in_blocks, loaded = _stream_loop(tmp_path, epochs_per_pass=epochs_per_pass)
+    for steps in blocks:  # 4 batches per epoch: 3, 7, 11 end mid-epoch; 4, 8 at an epoch's end
         in_blocks.settings.max_steps += steps
         run_loop(in_blocks)
     assert in_blocks.progress.batches_seen == in_one.progress.batches_seen == 11
     drawn = 11 * 2
-    assert blocks.loads[:drawn] == one_call.loads[:drawn]  # the same samples, in the same order
+    assert loaded.loads[:drawn] == one_call.loads[:drawn]  # the same samples, in the same order
     # None loaded twice: a call that started the loader again mid-epoch would reload the batch the
     # loader had fetched ahead before the last call stopped.
-    assert len(set(blocks.loads)) == len(blocks.loads)
+    assert len(set(loaded.loads)) == len(loaded.loads)
     for name, weight in in_one.model.state_dict().items():
         assert torch.equal(weight, in_blocks.model.state_dict()[name]), name
+
+
+def test_a_resumed_stream_keeps_the_prepared_loaders_non_blocking_copies():
+    # accelerate 1.15's skip_first_batches drops them; a resumed run draws its whole rest from the
+    # skipping loader, whose every host-to-GPU copy would then block.
+    from accelerate import Accelerator
+    from accelerate.utils import DataLoaderConfiguration
+    from torch.utils.data import DataLoader
+
+    from accelerated_seg.accelerate_workarounds import skip_first_batches_as_prepared
+
+    accelerator = Accelerator(cpu=True, dataloader_config=DataLoaderConfiguration(non_blocking=True))
+    loader = accelerator.prepare(DataLoader(list(range(12)), batch_size=2, drop_last=True))
+    assert loader._non_blocking and not accelerator.skip_first_batches(loader, 2)._non_blocking  # the defect
+    skipping = skip_first_batches_as_prepared(accelerator, loader, 2)
+    assert skipping._non_blocking and skipping._drop_last == loader._drop_last
+    assert [b.tolist() for b in skipping] == [[4, 5], [6, 7], [8, 9], [10, 11]]
 
 
 def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(tiny_config, tiny_dataset, tmp_path):
