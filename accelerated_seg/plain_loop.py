@@ -131,10 +131,11 @@ def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, fus
 
 
 class EndlessShare(torch.utils.data.Sampler[int]):
-    """This rank's share of a dataset (every ``processes``-th sample, as ``DistributedSampler`` without
-    shuffling gives it, but without padding: the remainder is left out), epoch after epoch without end. One pass of a loader over it never ends, so
-    its workers never stop at an epoch's end and refill, as our loop's loader runs through a whole
-    run in one pass (``EpochSampler``): what a careful user of a bare loop writes for that."""
+    """This rank's share of a dataset, epoch after epoch without end: every ``processes``-th sample,
+    as ``DistributedSampler`` without shuffling gives it, but without padding (the remainder is left
+    out). One pass of a loader over it never ends, so its workers never stop at an epoch's end and
+    refill, as our loop's loader runs through a whole run in one pass (``EpochSampler``): what a
+    careful user of a bare loop writes for that."""
 
     def __init__(self, length: int, rank: int, processes: int):
         self.share = range(rank, length - length % processes, processes)

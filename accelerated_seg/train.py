@@ -197,6 +197,9 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
         _adapt_to_strategy(accelerator, model)
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
+        if len(train_dl) == 0:  # here, before an overwritten run's outputs are deleted
+            raise ConfigError(f"fit: the loader yields no batches on each of the {accelerator.num_processes} "
+                              f"process(es): it holds fewer samples than one batch (with drop_last) per process")
         _compile(accelerator, model, compiling)
         _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
         if max_steps is None:  # accumulation windows run across epochs (see _accelerator)

@@ -26,6 +26,16 @@ def _pieces(seed=0, shuffle=False):
     return model, loader, DiceCELoss(to_onehot_y=True, softmax=True), torch.optim.AdamW(model.parameters(), lr=1e-2)
 
 
+def test_a_loader_without_a_single_batch_is_refused_before_an_earlier_run_is_deleted(tmp_path):
+    model, loader, loss, optimizer = _pieces()
+    fit(model, loader, loss, optimizer, max_steps=1, checkpoint_dir=tmp_path, progress_bar=False)
+    one_sample = DataLoader(TensorDataset(*loader.dataset[:1]), batch_size=2, drop_last=True)
+    with pytest.raises(ConfigError, match="fit: the loader yields no batches"):
+        fit(model, one_sample, loss, optimizer, max_steps=1, checkpoint_dir=tmp_path, overwrite=True,
+            progress_bar=False)
+    assert (tmp_path / "model" / "model.safetensors").is_file()  # the earlier run's export is kept
+
+
 def test_fit_trains_checkpoints_and_exports_a_plain_state_dict(tmp_path):
     model, loader, loss, optimizer = _pieces()
     before = {k: v.clone() for k, v in model.state_dict().items()}
