@@ -39,7 +39,7 @@ from .compilation import (check_compilable, compile_in_place, compile_settings, 
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine
-from .data.loader import VolumeDataset, patch_dataset, train_loader
+from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
@@ -594,7 +594,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
                           f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or hold "
                           f"cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
-    patches = len(manifest.training) * cfg.data.samples_per_volume  # PatchDataset.epoch_length
+    patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
     if patches < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {patches} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")

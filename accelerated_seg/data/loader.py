@@ -19,6 +19,12 @@ from .augment import augmentations
 from .sampling import EpochSampler, choose_centre, crop, sample_seed
 
 
+def patches_per_epoch(num_cases: int, samples_per_volume: int) -> int:
+    """An epoch of training patches: ``samples_per_volume`` from every case (PatchDataset's length;
+    known from the manifest alone, so a run too small for one step is refused before preprocessing)."""
+    return num_cases * samples_per_volume
+
+
 class PatchDataset(Dataset):
     """Random training patches; item ``k`` is a global sample number from ``EpochSampler``.
 
@@ -49,7 +55,7 @@ class PatchDataset(Dataset):
 
     @property
     def epoch_length(self) -> int:
-        return len(self.table) * self.samples_per_volume
+        return patches_per_epoch(len(self.table), self.samples_per_volume)
 
     def __len__(self) -> int:
         return self.epoch_length
