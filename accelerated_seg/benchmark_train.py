@@ -65,14 +65,24 @@ PRECISIONS = ("fp32", "bf16", "fp16")
 KITS19_EPOCH_SAMPLES = 168
 
 # Speed levers a run can switch on for both loops, to measure each against "none" in one session.
+# Levers combine with "+" ("compile+channels_last"): one with another can pay where neither does alone
+# (inductor generates its own instance norm, so channels-last no longer pays cuDNN's price for it).
 LEVERS = {
     "none": "the defaults training uses",
     "channels_last": "both models' weights channels-last 3D (train.channels_last)",
     "fused_adamw": "AdamW with fused=True in both loops (optim.fused)",
     "compile": "torch.compile (inductor) of both prepared models, in place (train.compile); compiled in the warm-up",
+    "compile_cudagraphs": "as compile, mode reduce-overhead: forward and backward replayed as CUDA graphs "
+                          "(train.compile.mode; CUDA only)",
+    "compile_autotune": "as compile, mode max-autotune-no-cudagraphs: inductor times kernel choices in the warm-up "
+                        "(train.compile.mode)",
+    "no_cudnn_benchmark": "cuDNN autotuning off in both loops (train.cudnn_benchmark: false; training's default is on)",
     "ddp_static_graph": "DDP static_graph=True in both loops (train.ddp.static_graph; several processes)",
     "ddp_bucket_view": "DDP gradient_as_bucket_view=True in both loops (train.ddp.gradient_as_bucket_view)",
 }
+# The compile levers and the train.compile.mode each one is.
+COMPILE_MODES = {"compile": "default", "compile_cudagraphs": "reduce-overhead",
+                 "compile_autotune": "max-autotune-no-cudagraphs"}
 DATA_SOURCES = ("synthetic", "real")
 
 
@@ -85,7 +95,15 @@ class TrainCase:
     patch: tuple[int, int, int]
     batch: int  # per device
     precision: str
-    lever: str = "none"  # one of LEVERS, applied to both loops alike
+    lever: str = "none"  # LEVERS joined by "+", applied to both loops alike
+
+    def uses(self, lever: str) -> bool:
+        return lever in self.lever.split("+")
+
+    @property
+    def compile_mode(self) -> str | None:
+        """train.compile.mode of the case's compile lever; None where it does not compile."""
+        return next((COMPILE_MODES[p] for p in self.lever.split("+") if p in COMPILE_MODES), None)
 
 
 @dataclass(frozen=True)
@@ -124,8 +142,7 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
         if name not in MODELS:
             raise ConfigError(f"--model {name!r} is not known; choose one of: {', '.join(MODELS)}")
     for lever in levers:
-        if lever not in LEVERS:
-            raise ConfigError(f"--lever {lever!r} is not known; choose from: {', '.join(LEVERS)}")
+        _check_lever(lever, timing)
     if timing.data not in DATA_SOURCES:
         raise ConfigError(f"--data {timing.data!r} is not known; choose one of: {', '.join(DATA_SOURCES)}")
     if timing.augment_on not in ("cpu", "gpu"):
@@ -166,6 +183,27 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     return [TrainCase(name, dict(model_args or {}), ensure_tuple_rep(patch, 3), batch, precision, lever)
             for name in models for patch in patches for batch in batches for precision in precisions
             for lever in levers]
+
+
+def _check_lever(lever: str, timing: TimingSettings) -> None:
+    parts = lever.split("+")
+    for part in parts:
+        if part not in LEVERS:
+            raise ConfigError(f"--lever {part!r} is not known; choose from: {', '.join(LEVERS)} "
+                              f"(several joined by '+', e.g. compile+channels_last)")
+    if len(parts) > 1 and "none" in parts:
+        raise ConfigError(f"--lever {lever}: 'none' is the defaults alone and combines with nothing")
+    if len(set(parts)) < len(parts):
+        raise ConfigError(f"--lever {lever}: a lever is named twice")
+    compiles = [part for part in parts if part in COMPILE_MODES]
+    if len(compiles) > 1:
+        raise ConfigError(f"--lever {lever}: one compile mode at a time ({', '.join(compiles)})")
+    if compiles and COMPILE_MODES[compiles[0]] != "default" and timing.compile_backend != "inductor":
+        raise ConfigError(f"--lever {compiles[0]} is an inductor mode; the compile backend here is "
+                          f"{timing.compile_backend}")
+    if "compile_cudagraphs" in parts and _device_type() != "cuda":
+        raise ConfigError("--lever compile_cudagraphs needs a CUDA device: elsewhere inductor skips the CUDA graphs "
+                          "and the figure would be plain compile's; use --lever compile")
 
 
 def _device_type() -> str:
@@ -238,7 +276,8 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     from .strategy import configure_deepspeed, strategy_in_effect
     from .train import _adapt_to_strategy, _on_main
 
-    accelerator = _fresh_accelerator(case.precision, _ddp_options(case, timing))
+    accelerator = _fresh_accelerator(case.precision, _ddp_options(case, timing),
+                                     cudnn_benchmark=not case.uses("no_cudnn_benchmark"))
     _check_strategy(accelerator, case)
     # Per-device batch, no accumulation, training's clipping: what train() writes into a DeepSpeed config.
     configure_deepspeed(accelerator, case.batch, 1, OptimConfig().max_grad_norm)
@@ -251,12 +290,12 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # third copy for the plain loop sharded by hand.
     fsdp2 = _is_fsdp2(accelerator)
     copies = [copy.deepcopy(model) for _ in range(3 if fsdp2 else 2)]
-    if case.lever == "channels_last":
+    if case.uses("channels_last"):
         copies = [m.to(memory_format=torch.channels_last_3d) for m in copies]
     ours_model, plain_model, *hand_model = copies
     # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
     zero3_leaves = _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch))
-    fused = case.lever == "fused_adamw"
+    fused = case.uses("fused_adamw")
     flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes)
     trainable = [p for p in model.parameters() if p.requires_grad]
     gradient_bytes = sum(p.numel() * p.element_size() for p in trainable)
@@ -279,10 +318,11 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         units = shard_like(hand_model, ours.model, accelerator.state.fsdp_plugin)
         plain_fsdp2 = make_plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, fused, workers,
                                       sharded=True)
-    if case.lever == "compile":  # as train.compile does it: in place, after prepare (or the DDP wrapper)
-        compile_in_place(accelerator, ours.model, {"backend": timing.compile_backend})
+    compiled = _compile_settings(accelerator, case, timing)
+    if compiled is not None:  # as train.compile does it: in place, after prepare (or the DDP wrapper)
+        compile_in_place(accelerator, ours.model, compiled)
         for other in filter(None, (plain, plain_fsdp2)):
-            other.model.compile(backend=timing.compile_backend)
+            other.model.compile(**compiled)
     blocks = {"ours": lambda: _run_our_block(ours, timing.steps), "plain": lambda: run_block(plain)}
     if plain_fsdp2 is not None:
         blocks["plain_fsdp2"] = lambda: run_block(plain_fsdp2)
@@ -291,7 +331,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     result = {"model": case.model, "monai_class": spec.monai_class, "model_args": spec.args,
               "parameters": sum(p.numel() for p in model.parameters()), "gradient_bytes": gradient_bytes,
               "patch": list(case.patch), "batch_per_device": case.batch, "precision": case.precision,
-              "lever": case.lever, "data": timing.data,
+              "lever": case.lever, "compile": compiled, "data": timing.data,
               "augment_on": timing.augment_on if timing.data == "real" else None,
               "num_workers": workers, "processes": processes, "global_batch": case.batch * processes,
               "strategy": strategy_in_effect(accelerator), "distributed_type": accelerator.distributed_type.value,
@@ -369,7 +409,7 @@ def _check_strategy(accelerator, case: TrainCase) -> None:
     if warning := fallback_warning(accelerator):  # e.g. an FSDP profile on a CPU: accelerate runs DDP instead
         raise ConfigError(f"{warning} Its figures would be taken for the profile's: measure it where the profile "
                           "takes effect (a GPU), or launch with configs/accelerate/ddp.yaml or cpu.yaml.")
-    if case.lever == "compile":
+    if case.compile_mode is not None:
         check_compilable(accelerator)  # FSDP1 without use_orig_params cannot be compiled in place
 
 
@@ -429,14 +469,26 @@ def _significant(x: float, digits: int = 4) -> float:
 
 
 def _ddp_options(case: TrainCase, timing: TimingSettings):
-    """The DDP options of this configuration: --ddp-bucket-mb and the case's DDP lever."""
+    """The DDP options of this configuration: --ddp-bucket-mb and the case's DDP levers."""
     from .config import DDPConfig
 
-    return DDPConfig(bucket_cap_mb=timing.ddp_bucket_mb, static_graph=case.lever == "ddp_static_graph",
-                     gradient_as_bucket_view=case.lever == "ddp_bucket_view")
+    return DDPConfig(bucket_cap_mb=timing.ddp_bucket_mb, static_graph=case.uses("ddp_static_graph"),
+                     gradient_as_bucket_view=case.uses("ddp_bucket_view"))
 
 
-def _fresh_accelerator(precision: str, ddp=None):
+def _compile_settings(accelerator, case: TrainCase, timing: TimingSettings) -> dict | None:
+    """The torch.compile keyword arguments of the case's compile lever, as training derives them from
+    train.compile (static shapes under FSDP2 among them); None where the case does not compile."""
+    from .compilation import compile_settings, settings_for_strategy
+    from .config import CompileConfig
+
+    if case.compile_mode is None:
+        return None
+    requested = CompileConfig(enabled=True, backend=timing.compile_backend, mode=case.compile_mode)
+    return settings_for_strategy(accelerator, compile_settings(requested))
+
+
+def _fresh_accelerator(precision: str, ddp=None, cudnn_benchmark: bool = True):
     """An Accelerator configured exactly as training configures it (``train._accelerator``), with the
     benchmark's precision.
 
@@ -453,7 +505,8 @@ def _fresh_accelerator(precision: str, ddp=None):
     GradientState._reset_state()
     mixed = {"fp32": "no", "bf16": "bf16", "fp16": "fp16"}[precision]
     with _environment("ACCELERATE_MIXED_PRECISION", mixed):
-        return _accelerator(Path(tempfile.gettempdir()), "none", ddp)  # writes nothing: no checkpoints, no trackers
+        # writes nothing: no checkpoints, no trackers
+        return _accelerator(Path(tempfile.gettempdir()), "none", ddp, cudnn_benchmark)
 
 
 @contextlib.contextmanager
@@ -693,7 +746,7 @@ def result_name(results: dict) -> str:
 
 def format_table(results: dict) -> str:
     """One line per configuration: rates, ratio, plain step breakdown, memory, FLOPs, MFU, cost."""
-    header = (f"{'model':<14}{'lever':>14}{'patch':>10}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}{'ratio':>7}"
+    header = (f"{'model':<14}{'lever':>22}{'patch':>10}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}{'ratio':>7}"
               f"{'wait%':>7}{'data ms':>9}{'fwd ms':>9}{'bwd ms':>9}{'opt ms':>9}{'peak GB':>9}{'GFLOP/smp':>10}{'MFU':>7}"
               f"{'$/1k':>9}")
     lines = [header]
@@ -701,7 +754,7 @@ def format_table(results: dict) -> str:
         phases = run["plain_step_breakdown_ms"]
         ours = run["ours"]
         lines.append(
-            f"{run['model']:<14}{run['lever']:>14}{'x'.join(map(str, run['patch'])):>10}{run['batch_per_device']:>6}{run['precision']:>6}"
+            f"{run['model']:<14}{run['lever']:>22}{'x'.join(map(str, run['patch'])):>10}{run['batch_per_device']:>6}{run['precision']:>6}"
             f"{run['processes']:>6}{ours['samples_per_s']:>9.3f}{run['plain']['samples_per_s']:>9.3f}"
             f"{run['ratio_ours_to_plain']:>7.3f}{ours['data_wait_pct']:>7.2f}{phases['data_wait']:>9.2f}{phases['forward_loss']:>9.1f}"
             f"{phases['backward']:>9.1f}{phases['optimizer']:>9.1f}{_or_dash(ours['peak_allocated_gb'], '.2f'):>9}"

@@ -108,6 +108,34 @@ def test_the_real_data_path_augmented_on_the_device_and_the_compile_lever(tmp_pa
     assert [run["lever"] for run in results["runs"]] == ["none", "compile"]
 
 
+def test_levers_combine_and_each_compile_lever_compiles_as_training_would():
+    from accelerated_seg.benchmark_train import TrainCase, _compile_settings
+    from accelerate.utils import DistributedType
+
+    case = TrainCase("unet", {}, (16, 16, 16), 2, "fp32", "compile_cudagraphs+channels_last")
+    assert case.uses("channels_last") and case.uses("compile_cudagraphs") and not case.uses("compile")
+    assert case.compile_mode == "reduce-overhead"
+    assert TrainCase("unet", {}, (16, 16, 16), 2, "fp32", "fused_adamw").compile_mode is None
+    # Under FSDP2 the benchmark compiles with static shapes, as training does (compilation.settings_for_strategy).
+    fsdp2 = SimpleNamespace(distributed_type=DistributedType.FSDP,
+                            state=SimpleNamespace(fsdp_plugin=SimpleNamespace(fsdp_version=2)))
+    autotune = TrainCase("unet", {}, (16, 16, 16), 2, "bf16", "compile_autotune")
+    assert _compile_settings(fsdp2, autotune, TimingSettings()) == {
+        "backend": "inductor", "mode": "max-autotune-no-cudagraphs", "dynamic": False}
+    single = SimpleNamespace(distributed_type=DistributedType.NO)
+    assert _compile_settings(single, case, TimingSettings()) == {"backend": "inductor", "mode": "reduce-overhead"}
+
+
+def test_a_combined_lever_is_one_configuration_of_both_loops():
+    results = benchmark_train(["unet"], [16], [2], ["fp32"], TINY,
+                              TimingSettings(steps=1, blocks=1, warmup_blocks=1, compile_backend="aot_eager"),
+                              levers=["channels_last+fused_adamw", "compile+no_cudnn_benchmark"])
+    first, second = results["runs"]
+    assert first["lever"] == "channels_last+fused_adamw" and first["compile"] is None
+    assert second["lever"] == "compile+no_cudnn_benchmark" and second["compile"] == {"backend": "aot_eager"}
+    assert all(run["ratio_ours_to_plain"] > 0 for run in results["runs"])
+
+
 def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     out = tmp_path / "train.json"
     levers = ["none", "channels_last", "fused_adamw"]
@@ -126,6 +154,13 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     ({"models": ["unet9000"]}, "--model 'unet9000'"),
     ({"patches": [15]}, "--patch 15"),  # not divisible by the U-Net's stride 2
     ({"levers": ["turbo"]}, "--lever 'turbo'"),
+    ({"levers": ["compile+turbo"]}, "--lever 'turbo' is not known.*joined by '\\+'"),
+    ({"levers": ["none+compile"]}, "--lever none\\+compile: 'none' is the defaults alone"),
+    ({"levers": ["compile+compile"]}, "a lever is named twice"),
+    ({"levers": ["compile+compile_autotune"]}, "one compile mode at a time"),
+    ({"levers": ["compile_autotune"], "timing": TimingSettings(compile_backend="aot_eager")},
+     "--lever compile_autotune is an inductor mode"),
+    ({"levers": ["compile_cudagraphs"]}, "--lever compile_cudagraphs needs a CUDA device"),
     ({"timing": TimingSettings(data="imagenet")}, "--data 'imagenet'"),
     ({"timing": TimingSettings(data="real", classes=5)}, "--data real trains on the phantoms"),
     ({"timing": TimingSettings(ddp_bucket_mb=0)}, "--ddp-bucket-mb"),
@@ -133,8 +168,8 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     ({"timing": TimingSettings(data="real", num_workers=-1)}, "--num-workers must not be negative"),
 ])
 def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
-    if kwargs.get("precisions") == ["fp16"] and torch.cuda.is_available():
-        pytest.skip("fp16 is allowed where CUDA is present")
+    if (kwargs.get("precisions") == ["fp16"] or kwargs.get("levers") == ["compile_cudagraphs"]) and torch.cuda.is_available():
+        pytest.skip("allowed where CUDA is present")
     settings = {"models": ["unet"], "patches": [16], "batches": [2], "precisions": ["fp32"], **kwargs}
     with pytest.raises(ConfigError, match=setting.replace("(", r"\(")):
         benchmark_train(model_args=TINY, **settings)

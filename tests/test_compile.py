@@ -92,3 +92,21 @@ def test_inductor_compiled_fit_computes_the_same_loss(tmp_path, no_launch_dynamo
         assert loss == pytest.approx(reference, rel=1e-4), f"step {step}"
     fresh = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1)
     fresh.load_state_dict(load_file(compiled["model"]), strict=True)
+
+
+@pytest.mark.cuda  # CUDA graphs: inductor skips them on other devices
+def test_cuda_graphs_train_through_accumulation_and_validation_as_eager_does(tiny_config, tmp_path, no_launch_dynamo):
+    # mode=reduce-overhead replays the forward and backward as CUDA graphs, whose outputs live in
+    # memory the next replay overwrites: the loop must use each step's logits before the next
+    # forward, also across accumulation windows and the validation's no-grad forwards in between.
+    from accelerated_seg.train import train
+
+    common = dict(train__max_steps=4, train__grad_accum_steps=2, train__batch_size=2, train__val_every=2,
+                  train__save_every=0)
+    eager = train(tiny_config(tmp_path / "eager", **common))
+    graphs = train(tiny_config(tmp_path / "graphs", train__compile__enabled="true",
+                               train__compile__mode="reduce-overhead", **common))
+    assert [step for step, _ in graphs["losses"]] == [1, 2, 3, 4]
+    for (step, loss), (_, reference) in zip(graphs["losses"], eager["losses"]):
+        assert loss == pytest.approx(reference, rel=1e-2), f"step {step}"  # fused kernels: equal up to rounding
+    assert graphs["best_dice"] == pytest.approx(eager["best_dice"], abs=0.02)
