@@ -55,6 +55,7 @@ from monai.utils import ensure_tuple_rep
 
 from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig
+from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
 from .plain_loop import adamw, dice_ce_loss, make_plain_loop, run_block, shard_like, step_breakdown
 
@@ -118,7 +119,7 @@ class TimingSettings:
     # volumes through the training data path (cache, sampling, augmentation, workers), one epoch per block.
     data: str = "synthetic"
     num_workers: int = 2  # loader worker processes per rank with data="real"
-    augment_on: str = "cpu"  # with data="real": data.augment_on, where the spatial augmentation runs
+    augment_on: str = "auto"  # with data="real": data.augment_on, where the spatial augmentation runs
     ddp_bucket_mb: int | None = None  # DDP gradient bucket size for both loops (None: PyTorch's 25 MB)
     compile_backend: str = "inductor"  # of the compile lever ("aot_eager" in tests: no code generation)
 
@@ -145,8 +146,8 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
         _check_lever(lever, timing)
     if timing.data not in DATA_SOURCES:
         raise ConfigError(f"--data {timing.data!r} is not known; choose one of: {', '.join(DATA_SOURCES)}")
-    if timing.augment_on not in ("cpu", "gpu"):
-        raise ConfigError(f"--augment-on {timing.augment_on!r} is not known; choose cpu or gpu")
+    if timing.augment_on not in ("auto", "cpu", "gpu"):
+        raise ConfigError(f"--augment-on {timing.augment_on!r} is not known; choose auto, cpu or gpu")
     if timing.augment_on == "gpu" and timing.data != "real":
         raise ConfigError("--augment-on gpu augments the real loader's patches: add --data real")
     if timing.num_workers < 0:
@@ -332,7 +333,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
               "parameters": sum(p.numel() for p in model.parameters()), "gradient_bytes": gradient_bytes,
               "patch": list(case.patch), "batch_per_device": case.batch, "precision": case.precision,
               "lever": case.lever, "compile": compiled, "data": timing.data,
-              "augment_on": timing.augment_on if timing.data == "real" else None,
+              "augment_on": place_spatial_augmentation(timing.augment_on, device) if timing.data == "real" else None,
               "num_workers": workers, "processes": processes, "global_batch": case.batch * processes,
               "strategy": strategy_in_effect(accelerator), "distributed_type": accelerator.distributed_type.value,
               "sharding": _sharding(accelerator, zero3_leaves), "plain_baseline": _plain_baseline(accelerator),
@@ -597,7 +598,8 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
     cfg.data.dataset, cfg.data.cache_dir = str(dataset_json), str(root / "cache")
     cfg.data.patch_size, cfg.data.samples_per_volume = case.patch, samples_per_block // cases
     cfg.data.num_workers, cfg.train.output_dir = timing.num_workers, str(root / "run")
-    cfg.data.augment_on = timing.augment_on  # "gpu": batches carry an affine, applied on the device by both loops
+    # "gpu" (auto's choice on CUDA): batches carry an affine, applied on the device by both loops
+    cfg.data.augment_on = place_spatial_augmentation(timing.augment_on, accelerator.device)
     manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, None))
     training, _ = _cached_tables(cfg, accelerator, manifest, settings)
     return patch_dataset(training, cfg.data, seed=timing.seed)

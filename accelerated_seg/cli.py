@@ -121,9 +121,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="synthetic: random patches on the device (the loop's cost alone); real: phantom volumes "
                         "through the training data path, to measure the data wait")
     b.add_argument("--num-workers", type=int, default=2, help="loader workers per process with --data real")
-    b.add_argument("--augment-on", choices=["cpu", "gpu"], default="cpu",
+    b.add_argument("--augment-on", choices=["auto", "cpu", "gpu"], default="auto",
                    help="with --data real, where the spatial augmentation runs (data.augment_on): in the loader "
-                        "workers, or on the device inside both loops")
+                        "workers (cpu), on the device inside both loops (gpu), or as training places it (auto: "
+                        "gpu on CUDA, else cpu)")
     b.add_argument("--ddp-bucket-mb", type=int, help="DDP gradient bucket size for both loops (default 25)")
     b.add_argument("--classes", type=int, default=3, help="output classes including background")
     b.add_argument("--steps", type=int, default=5, help="optimizer steps per timed block")

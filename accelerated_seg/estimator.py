@@ -84,9 +84,10 @@ class Dataset:
         return dataclasses.replace(self, data=data, manifest=_manifest(self.pairs, self.validation_pairs,
                                                                        self.n_classes, data))
 
-    def augment(self, profile: str = "light", on: str = "cpu") -> "Dataset":
+    def augment(self, profile: str = "light", on: str = "auto") -> "Dataset":
         """Augment training patches with a profile (none, light, standard, heavy); ``on="gpu"`` runs the
-        spatial part on the device inside the training loop."""
+        spatial part on the device inside the training loop, ``on="cpu"`` in the loader workers, and
+        ``on="auto"`` on the GPU when training on one (``data.augment_on``)."""
         data = dataclasses.replace(self.data, augment=profile, augment_on=on)
         data = check_values(Config(data=data)).data  # names data.augment (profile) or data.augment_on (on)
         return dataclasses.replace(self, data=data)
@@ -103,7 +104,9 @@ class Dataset:
     def loader(self, seed: int = 0, num_workers: int | None = None):
         """The training patch DataLoader for this process, built as the training loop builds it
         (preprocessing cache, patch dataset, epoch sampler), one epoch per pass: its first pass is
-        the training run's first epoch (which draws all its epochs from one pass)."""
+        the training run's first epoch (which draws all its epochs from one pass). Its patches come
+        fully augmented, unless ``augment(on="gpu")`` asked for each batch's ``"affine"`` to be applied
+        by your code (``data.gpu_augment.apply_affine``); ``auto`` augments here, as there is no device."""
         settings = preprocess_settings(self.data, self.manifest)
         cache = PreprocessedCache(cache_root(self.data), self.manifest.root, settings, self.manifest.num_classes)
         cache.build(self.manifest.training)

@@ -15,6 +15,7 @@ points drive it:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -38,7 +39,7 @@ from .compilation import (check_compilable, compile_in_place, compile_settings, 
                           settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config
 from .data.cache import PreprocessedCache
-from .data.gpu_augment import apply_affine
+from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
@@ -571,6 +572,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
                           "weights: give one of them")
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from)
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
+    # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
+    placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
+    cfg = dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes

@@ -25,6 +25,7 @@ from accelerated_seg.data.gpu_augment import (
     IDENTITY,
     affine_for_sample,
     apply_affine,
+    place_spatial_augmentation,
     rotation_matrix,
     sample_affine_params,
 )
@@ -276,6 +277,14 @@ def test_cpu_profile_then_batched_affine_keeps_labels():
     theta[1, :, :3] = torch.as_tensor(rotation_matrix(np.array([0.2, 0.5, -0.1])) / 1.2)
     out_image, out_label = apply_affine(image, label, theta)
     assert set(torch.unique(out_label).tolist()) <= {0, 1, 2} and out_image.shape == image.shape
+
+
+@pytest.mark.parametrize("setting, device, placed", [
+    ("auto", "cuda:1", "gpu"), ("auto", "cpu", "cpu"), ("auto", "meta", "cpu"),
+    ("cpu", "cuda", "cpu"), ("gpu", "cpu", "gpu"),  # an explicit choice is kept wherever it runs
+])
+def test_auto_places_the_spatial_augmentation_on_a_cuda_device_only(setting, device, placed):
+    assert place_spatial_augmentation(setting, torch.device(device)) == placed
 
 
 @pytest.mark.cuda

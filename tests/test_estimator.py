@@ -169,7 +169,7 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3)
     with pytest.raises(ConfigError, match="data.augment must be one of none, light, standard, heavy; got 'strong'"):
         data.augment("strong")
-    with pytest.raises(ConfigError, match="data.augment_on must be one of cpu, gpu; got 'GPU'"):
+    with pytest.raises(ConfigError, match="data.augment_on must be one of auto, cpu, gpu; got 'GPU'"):
         data.augment("light", on="GPU")
     with pytest.raises(ConfigError, match="max_step is not a training setting"):
         data.config(max_step=3)

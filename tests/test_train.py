@@ -11,7 +11,7 @@ import torch
 from safetensors.torch import load_file
 
 from accelerated_seg.checkpoint import complete_checkpoints, load_exported
-from accelerated_seg.config import ConfigError
+from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.inference import predict_file
@@ -32,6 +32,9 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
     assert (out / "config.yaml").is_file() and (out / "checkpoints" / "step_6" / "config.yaml").is_file()
     info = json.loads((out / "run_info.json").read_text())
     assert info["batch"]["global"] == 2 and "single process" in info["strategy"]
+    # The saved config says what ran: data.augment_on=auto (the default) became cpu on this device.
+    assert tiny_config(out).data.augment_on == "auto"
+    assert load_config(out / "config.yaml").data.augment_on == "cpu"
     metrics = json.loads((out / "metrics.json").read_text())
     assert [v["step"] for v in metrics["validation"]] == [2, 4, 6]
     assert all(v["cases"] == 3 for v in metrics["validation"])

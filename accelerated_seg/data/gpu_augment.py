@@ -26,6 +26,19 @@ from .augment import AFFINE_SPECS, profile_name
 IDENTITY = np.hstack([np.eye(3), np.zeros((3, 1))]).astype(np.float32)
 
 
+def place_spatial_augmentation(augment_on: str, device: torch.device) -> str:
+    """Where ``data.augment_on`` runs the spatial augmentation when training on ``device``: cpu or gpu.
+
+    ``auto`` is gpu on a CUDA device and cpu anywhere else. On a GPU the loader workers resampling
+    each patch are the bottleneck at real patch sizes (an H100 waited 34.6% of the time for data with
+    8 workers at 128^3, 10.8% with the resampling on the GPU); on a CPU the resampling would move
+    from the workers into the training process itself, where it costs ~27 ms per 64^3 patch.
+    """
+    if augment_on == "auto":
+        return "gpu" if torch.device(device).type == "cuda" else "cpu"
+    return augment_on
+
+
 def affine_for_sample(rng: np.random.Generator, profile: str | bool) -> np.ndarray:
     """One sample's random rotation/scaling matrix, drawn as the profile's CPU transforms draw it.
 

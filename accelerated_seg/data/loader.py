@@ -36,7 +36,9 @@ class PatchDataset(Dataset):
         class_balanced: foreground patches pick each class equally often.
         augment: profile name (none, light, standard, heavy).
         augment_on: "gpu" leaves the spatial part to the training loop, which applies the per-sample
-            matrix returned as "affine" on the device (``gpu_augment.apply_affine``).
+            matrix returned as "affine" on the device (``gpu_augment.apply_affine``). "cpu" does it
+            here, in the workers, and so does "auto": the dataset knows no device, so the training
+            loop resolves "auto" first (``gpu_augment.place_spatial_augmentation``).
         seed: base seed; a patch is a function of (seed, k) only.
     """
 
