@@ -1,0 +1,81 @@
+"""benchmarks/cpu_history.py: the table of every session's CPU figures is computed from the files as
+its docstring says (a re-run replaces its repeat, efficiency per repeat pair, the control's range),
+and it reads every session committed under benchmarks/results/."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("cpu_history", ROOT / "benchmarks" / "cpu_history.py")
+cpu_history = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cpu_history)
+
+
+def _write_run(path: Path, ratio: float, samples_per_s: float, overhead_ms: float = 0.0) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    run = {"ratio_ours_to_plain": ratio, "overhead_ms_per_step": overhead_ms, "ours": {"samples_per_s": samples_per_s}}
+    path.write_text(json.dumps({"date": "2026-11-24", "machine": {"cpu": "Test CPU", "cpu_capability": "AVX2"},
+                                "runs": [run]}))
+
+
+def _write_session(folder: Path, unet_1proc: float, unet_2proc: float) -> None:
+    _write_run(folder / "unet64_1proc_r1.json", 1.01, unet_1proc)
+    _write_run(folder / "unet64_2proc_r1.json", 0.99, unet_2proc)
+    for n in (1, 2):
+        _write_run(folder / f"small32_{n}proc_r1.json", 0.97, 30.0)
+        _write_run(folder / f"tiny16_{n}proc_r1.json", 0.9, 200.0, overhead_ms=5.0)
+
+
+def test_rows_are_computed_from_the_files(tmp_path):
+    session = tmp_path / "train_2cpu" / "session_2026-11-24x"
+    _write_session(session, unet_1proc=2.0, unet_2proc=3.6)
+    _write_run(session / "tiny16_1proc_r1b.json", 0.95, 210.0, overhead_ms=0.5)  # the re-run counts, not r1
+    for r, (efficiency, over_pair) in enumerate([(0.90, 0.95), (0.84, 1.01)], start=1):
+        summary = tmp_path / "cpu_contention" / "session_2026-11-24x" / f"r{r}" / "summary.json"
+        summary.parent.mkdir(parents=True)
+        summary.write_text(json.dumps({"loops": {"ours": {"ddp_efficiency": efficiency, "ddp_over_pair": over_pair}}}))
+
+    (tmp_path / "ddp_scaling_2cpu_unet64_session_2026-11-24x.json").write_text(
+        json.dumps({"model_check": {"efficiency_overlap": 0.975}}))
+
+    [row] = cpu_history.history(tmp_path)
+
+    assert row["session"] == "session_2026-11-24x" and row["cpu"] == "Test CPU" and row["repeats"] == 1
+    assert (row["unet64_ratio_1proc"], row["unet64_ratio_2proc"]) == (1.01, 0.99)
+    assert (row["fixed_cost_ms_1proc"], row["fixed_cost_ms_2proc"]) == (0.5, 5.0)
+    assert row["efficiency_2proc"] == pytest.approx(0.9)  # 3.6 / (2 x 2.0)
+    assert row["projection_2proc"] == 0.975
+    assert row["control_efficiency"] == [0.84, 0.90] and row["control_ddp_over_pair"] == [0.95, 1.01]
+    table = cpu_history.markdown([row]).splitlines()
+    assert table[2].startswith("| 2026-11-24x | Test CPU (AVX2) | 1.010 / 0.990 |") and "0.84–0.90" in table[2]
+
+
+def test_medians_over_repeats_and_sessions_in_date_order(tmp_path):
+    train = tmp_path / "train_2cpu"
+    for r, ratio in enumerate([0.9, 1.0, 1.2], start=1):  # the first session: three repeats at the top level
+        _write_run(train / f"unet64_1proc_r{r}.json", ratio, 2.0)
+        _write_run(train / f"unet64_2proc_r{r}.json", ratio, 3.0 + r / 10)
+    _write_session(train / "session_2026-11-23b", 2.0, 3.0)
+    _write_session(train / "session_2026-11-22a", 2.0, 3.0)
+    (train / "session_2026-11-23c").mkdir()  # a session folder without the record runs is no row
+
+    rows = cpu_history.history(tmp_path)
+
+    assert [r["session"] for r in rows] == ["first (r1-r3)", "session_2026-11-22a", "session_2026-11-23b"]
+    assert rows[0]["repeats"] == 3 and rows[0]["unet64_ratio_1proc"] == 1.0
+    assert rows[0]["efficiency_2proc"] == pytest.approx(0.8)  # median of 3.1/4, 3.2/4, 3.3/4
+    assert rows[0]["small32_ratio_1proc"] is None and "control_efficiency" not in rows[1]
+    assert rows[0]["projection_2proc"] is None
+    assert "| - / - |" in cpu_history.markdown(rows).splitlines()[2]
+
+
+def test_every_committed_session_is_in_the_table():
+    train = ROOT / "benchmarks" / "results" / "train_2cpu"
+    sessions = sorted(p.name for p in train.glob("session_*") if (p / "unet64_1proc_r1.json").is_file())
+    rows = cpu_history.history()
+    assert [r["session"] for r in rows] == ["first (r1-r3)", *sessions]
+    assert all(0.5 < r["unet64_ratio_1proc"] < 1.5 for r in rows)
+    assert all(0.5 < r["projection_2proc"] <= 1 for r in rows)  # every session ran scaling_projection.py
