@@ -3,7 +3,7 @@
 # efficiency), in one command, on a machine nothing else is using:
 #
 #   1. record_train_cpu.sh, one repeat: ours/plain at unet 64^3, small 32^3 and tiny 16^3 (the fixed
-#      cost per step), in 1 and 2 processes, and bf16 at 64^3;
+#      cost per step), in 1 and 2 processes, and bf16 at 64^3 where the CPU has bf16 instructions;
 #   2. scaling_projection.py on the 64^3 pair: the measured 2-process efficiency, checked against the
 #      projection from the measured all-reduce;
 #   3. cpu_contention_control.sh, three repeats: DDP against the solo runs around it and against two
