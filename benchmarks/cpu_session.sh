@@ -17,7 +17,7 @@
 # benchmarks/results/cpu_contention/session_$SESSION/r{1,2,3}/.
 set -eo pipefail
 cd "$(dirname "$0")/.."
-: "${SESSION:?name this session's results, e.g. SESSION=2026-11-24p (date and a letter)}"
+: "${SESSION:?name the results of this session, e.g. SESSION=2026-11-24p (date and a letter)}"
 PY=${PYTHON:-python}
 RECORD=benchmarks/results/train_2cpu/session_$SESSION
 CONTROL=benchmarks/results/cpu_contention/session_$SESSION
