@@ -1,22 +1,32 @@
 """What happens inside each loop's timed blocks of a `benchmark train` run, charged to the loop whose
 block was running: Python's automatic garbage collections (`gc`: each timed through `gc.callbacks`;
-"outside" is setup, the warm-up between loops and the benchmark's own `gc.collect()`), or the Python
-calls under cProfile (`profile`: the functions with the most time of their own, per loop).
+"outside" is setup, the warm-up between loops and the benchmark's own `gc.collect()`), the Python
+calls under cProfile (`profile`: the functions with the most time of their own, per loop), or the
+torch operators under torch.profiler (`ops`: each operator's own time per step in both loops, side
+by side, the largest differences first), or what the kernel saw (`rusage`: page faults, and user and
+system CPU time, per step of each loop).
 
     PYTHONPATH=. python benchmarks/inside_blocks.py gc benchmark train --model unet --patch 32 --steps 20
     PYTHONPATH=. python benchmarks/inside_blocks.py profile benchmark train --model unet --patch 32 --steps 20
+    PYTHONPATH=. python benchmarks/inside_blocks.py ops benchmark train --model unet --patch 32 --steps 20
+    PYTHONPATH=. python benchmarks/inside_blocks.py rusage benchmark train --model unet --patch 32 --steps 20
 
 The first word picks what to count; the rest are the arguments of `accelerated-seg`. The report goes to
 stderr after the run. Written to look for a per-step cost of our loop that the ratio hides (eighteenth
-session, docs/performance_cpu_sessions.md): a diagnostic, not a benchmark of its own.
+session, docs/performance_cpu_sessions.md), and the operator where a gap of a few percent at one size
+lives (nineteenth): a diagnostic, not a benchmark of its own.
 """
 
 import cProfile
 import gc
 import io
 import pstats
+import resource
 import sys
 import time
+from collections import defaultdict
+
+import torch
 
 from accelerated_seg import benchmark_train, cli
 
@@ -25,6 +35,11 @@ steps = {"ours": 0, "plain": 0}
 collections: dict[str, dict] = {}
 profiles = {"ours": cProfile.Profile(), "plain": cProfile.Profile()}
 started: list[float] = []
+# ops: loop -> operator -> [own CPU microseconds, calls], summed over the loop's timed blocks
+operators: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
+# rusage: loop -> counter -> summed over the loop's blocks
+RUSAGE_FIELDS = ("ru_minflt", "ru_majflt", "ru_utime", "ru_stime", "ru_nvcsw", "ru_nivcsw")
+usage = {"ours": dict.fromkeys(RUSAGE_FIELDS, 0.0), "plain": dict.fromkeys(RUSAGE_FIELDS, 0.0)}
 
 
 def _on_collection(phase: str, info: dict) -> None:
@@ -36,16 +51,31 @@ def _on_collection(phase: str, info: dict) -> None:
     entry["seconds"] += time.perf_counter() - started.pop()
 
 
-def _charged(loop: str, run, steps_of, profiled: bool):
+def _charged(loop: str, run, steps_of, what: str):
     def block(*args):
         steps[loop] += steps_of(*args)
         running["loop"] = loop
-        if profiled:
+        if what == "profile":
             profiles[loop].enable()
         try:
-            return run(*args)
+            if what == "rusage":
+                before = resource.getrusage(resource.RUSAGE_SELF)
+                try:
+                    return run(*args)
+                finally:
+                    after = resource.getrusage(resource.RUSAGE_SELF)
+                    for name in RUSAGE_FIELDS:
+                        usage[loop][name] += getattr(after, name) - getattr(before, name)
+            if what != "ops":
+                return run(*args)
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
+                result = run(*args)
+            for event in profiler.key_averages():
+                operators[loop][event.key][0] += event.self_cpu_time_total
+                operators[loop][event.key][1] += event.count
+            return result
         finally:
-            if profiled:
+            if what == "profile":
                 profiles[loop].disable()
             running["loop"] = "outside"
     return block
@@ -69,19 +99,49 @@ def _report_profiles() -> None:
         print(f"===== {loop}: {steps[loop]} steps\n{text.getvalue()}", file=sys.stderr)
 
 
+def _report_operators(rows: int = 25) -> None:
+    """Own CPU time per step of each operator in both loops, largest |ours - plain| first."""
+    per_step = {loop: {op: (us / steps[loop], calls / steps[loop]) for op, (us, calls) in ops.items()}
+                for loop, ops in operators.items() if steps[loop]}
+    if len(per_step) < 2:
+        return
+    total = {loop: sum(us for us, _ in ops.values()) for loop, ops in per_step.items()}
+    print(f"own CPU time per step: ours {total['ours'] / 1000:.2f} ms, plain {total['plain'] / 1000:.2f} ms "
+          f"(ours {steps['ours']} steps, plain {steps['plain']})", file=sys.stderr)
+    print(f"{'operator':48s} {'ours us':>10s} {'plain us':>10s} {'diff us':>9s} {'ours calls':>10s} "
+          f"{'plain calls':>11s}", file=sys.stderr)
+    names = set(per_step["ours"]) | set(per_step["plain"])
+    def diff(op):
+        return per_step["ours"].get(op, (0.0, 0))[0] - per_step["plain"].get(op, (0.0, 0))[0]
+    for op in sorted(names, key=lambda op: -abs(diff(op)))[:rows]:
+        ours_us, ours_calls = per_step["ours"].get(op, (0.0, 0))
+        plain_us, plain_calls = per_step["plain"].get(op, (0.0, 0))
+        print(f"{op[:48]:48s} {ours_us:10.1f} {plain_us:10.1f} {diff(op):+9.1f} {ours_calls:10.1f} "
+              f"{plain_calls:11.1f}", file=sys.stderr)
+
+
+def _report_usage() -> None:
+    """Page faults, context switches and CPU time per step of each loop, from getrusage."""
+    for loop, counters in usage.items():
+        n = steps[loop] or 1
+        print(f"rusage {loop} ({steps[loop]} steps): per step {counters['ru_minflt'] / n:.1f} minor and "
+              f"{counters['ru_majflt'] / n:.2f} major page faults, user {counters['ru_utime'] / n * 1000:.2f} ms, "
+              f"system {counters['ru_stime'] / n * 1000:.2f} ms, context switches {counters['ru_nvcsw'] / n:.2f} "
+              f"voluntary and {counters['ru_nivcsw'] / n:.2f} involuntary", file=sys.stderr)
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
-    if what not in ("gc", "profile"):
-        sys.exit("usage: inside_blocks.py gc|profile <accelerated-seg arguments>")
+    if what not in ("gc", "profile", "ops", "rusage"):
+        sys.exit("usage: inside_blocks.py gc|profile|ops|rusage <accelerated-seg arguments>")
     if what == "gc":
         gc.callbacks.append(_on_collection)
     # The benchmark looks both block functions up in its module at each call, so replacing them there counts.
-    profiled = what == "profile"
-    benchmark_train._run_our_block = _charged("ours", benchmark_train._run_our_block,
-                                              lambda loop, n: n, profiled)
+    benchmark_train._run_our_block = _charged("ours", benchmark_train._run_our_block, lambda loop, n: n, what)
     benchmark_train.run_block = _charged("plain", benchmark_train.run_block,
-                                         lambda plain: plain.steps_per_block, profiled)
+                                         lambda plain: plain.steps_per_block, what)
     try:
         cli.main(sys.argv[2:])
     finally:
-        _report_collections() if what == "gc" else _report_profiles()
+        {"gc": _report_collections, "profile": _report_profiles, "ops": _report_operators,
+         "rusage": _report_usage}[what]()
