@@ -260,8 +260,9 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
             if input_dtype is not None:
                 image = image.to(input_dtype)
             with accelerator.accumulate(model):
-                logits = model(image)
-                loss = loop.loss_fn(logits.float(), label)  # in float32, as accelerate's autocast returns logits
+                # In float32, as accelerate's autocast returns logits. No name keeps the logits: held
+                # until the next step's forward, they would add one logits tensor to its peak.
+                loss = loop.loss_fn(model(image).float(), label)
                 window_loss += loss.detach()  # a NaN or inf in any micro-batch leaves the sum non-finite
                 if accelerator.sync_gradients:
                     # One collective per optimizer step: every rank learns whether any rank saw a
