@@ -260,7 +260,10 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
     PartialState().destroy_process_group()  # a no-op in one process
     return {"settings": {**asdict(timing), "price_per_gpu_hour": price_per_gpu_hour, "epoch_samples": epoch_samples,
                          "peak_tflops_given": peak_tflops, "torch_threads": torch.get_num_threads(),
-                         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")},
+                         "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+                         # glibc's malloc settings decide how often CPU steps page-fault their memory back
+                         # (docs/performance.md, "Page faults"), so a CPU figure needs them beside it.
+                         "GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES")},
             "load_average": {"before": load_before, "after": _load_average(),
                              "guards": "loops alternate block by block (the order flipping every round) after "
                                        "untimed warm-up; medians of blocks; every block recorded; load average "
