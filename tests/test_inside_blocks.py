@@ -1,0 +1,46 @@
+"""benchmarks/inside_blocks.py charges what happens inside `benchmark train`'s timed blocks to the loop
+whose block ran. It is a diagnostic run by hand now and then, so each of its four counts is run here
+once on a tiny network: a change to the benchmark's block functions that it no longer wraps would
+otherwise only show when a session needs it."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["benchmark", "train", "--model", "unet", "--model-args",
+        '{"channels": [4, 8], "strides": [2], "num_res_units": 0}', "--patch", "16", "--batch", "2",
+        "--steps", "2", "--blocks", "2", "--warmup-blocks", "1"]
+# What each count prints for both loops once the run is over.
+REPORTS = {
+    "gc": r"gc ours: .*\ngc plain: |gc plain: .*\ngc ours: ",
+    "profile": r"===== ours: 6 steps\n(.|\n)*===== plain: 6 steps",
+    "ops": r"own CPU time per step: ours \d+\.\d+ ms, plain \d+\.\d+ ms \(ours 6 steps, plain 6\)",
+    "rusage": r"rusage ours \(6 steps\): per step \d+\.\d minor(.|\n)*rusage plain \(6 steps\)",
+}
+
+
+def _inside_blocks(*args: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "inside_blocks.py"), *args],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+
+
+@pytest.mark.parametrize("what", sorted(REPORTS))
+def test_each_count_reports_both_loops_after_a_real_run(what, tmp_path):
+    output = tmp_path / "run.json"
+    result = _inside_blocks(what, *TINY, "--output", str(output), tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert re.search(REPORTS[what], result.stderr), result.stderr[-3000:]
+    run = json.loads(output.read_text())["runs"][0]  # the benchmark's own result is still written
+    assert run["ours"]["samples_per_s"] > 0 and run["plain"]["samples_per_s"] > 0
+
+
+def test_an_unknown_count_is_refused_with_the_usage(tmp_path):
+    result = _inside_blocks("memory", *TINY, tmp_path=tmp_path)
+    assert result.returncode != 0 and "usage: inside_blocks.py gc|profile|ops|rusage" in result.stderr
