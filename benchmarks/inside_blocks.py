@@ -4,7 +4,8 @@ block was running: Python's automatic garbage collections (`gc`: each timed thro
 calls under cProfile (`profile`: the functions with the most time of their own, per loop), or the
 torch operators under torch.profiler (`ops`: each operator's own time per step in both loops, side
 by side, the largest differences first), or what the kernel saw (`rusage`: page faults, and user and
-system CPU time, per step of each loop).
+system CPU time, per step of each loop; its first block apart, where the loop that runs first touches
+the process's memory for the first time).
 
     PYTHONPATH=. python benchmarks/inside_blocks.py gc benchmark train --model unet --patch 32 --steps 20
     PYTHONPATH=. python benchmarks/inside_blocks.py profile benchmark train --model unet --patch 32 --steps 20
@@ -37,9 +38,12 @@ profiles = {"ours": cProfile.Profile(), "plain": cProfile.Profile()}
 started: list[float] = []
 # ops: loop -> operator -> [own CPU microseconds, calls], summed over the loop's timed blocks
 operators: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
-# rusage: loop -> counter -> summed over the loop's blocks
+# rusage: loop -> "first" block or "later" blocks -> counter (and "steps"), summed. The first block
+# apart: the loop whose warm-up runs first (ours) touches the process's working set for the first
+# time there, and those one-time page faults are no cost of its steps.
 RUSAGE_FIELDS = ("ru_minflt", "ru_majflt", "ru_utime", "ru_stime", "ru_nvcsw", "ru_nivcsw")
-usage = {"ours": dict.fromkeys(RUSAGE_FIELDS, 0.0), "plain": dict.fromkeys(RUSAGE_FIELDS, 0.0)}
+usage = {loop: {part: dict.fromkeys(("steps", *RUSAGE_FIELDS), 0.0) for part in ("first", "later")}
+         for loop in ("ours", "plain")}
 
 
 def _on_collection(phase: str, info: dict) -> None:
@@ -53,7 +57,9 @@ def _on_collection(phase: str, info: dict) -> None:
 
 def _charged(loop: str, run, steps_of, what: str):
     def block(*args):
-        steps[loop] += steps_of(*args)
+        block_steps = steps_of(*args)
+        part = "later" if steps[loop] else "first"
+        steps[loop] += block_steps
         running["loop"] = loop
         if what == "profile":
             profiles[loop].enable()
@@ -64,8 +70,9 @@ def _charged(loop: str, run, steps_of, what: str):
                     return run(*args)
                 finally:
                     after = resource.getrusage(resource.RUSAGE_SELF)
+                    usage[loop][part]["steps"] += block_steps
                     for name in RUSAGE_FIELDS:
-                        usage[loop][name] += getattr(after, name) - getattr(before, name)
+                        usage[loop][part][name] += getattr(after, name) - getattr(before, name)
             if what != "ops":
                 return run(*args)
             with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
@@ -121,10 +128,13 @@ def _report_operators(rows: int = 25) -> None:
 
 
 def _report_usage() -> None:
-    """Page faults, context switches and CPU time per step of each loop, from getrusage."""
-    for loop, counters in usage.items():
-        n = steps[loop] or 1
-        print(f"rusage {loop} ({steps[loop]} steps): per step {counters['ru_minflt'] / n:.1f} minor and "
+    """Page faults, context switches and CPU time per step of each loop's first block and of its later
+    blocks, from getrusage."""
+    for loop, part, counters in [(loop, part, usage[loop][part]) for part in ("first", "later") for loop in usage]:
+        n = counters["steps"] or 1
+        name = "first block" if part == "first" else "later blocks"
+        print(f"rusage {loop}, {name} ({counters['steps']:.0f} steps): per step "
+              f"{counters['ru_minflt'] / n:.1f} minor and "
               f"{counters['ru_majflt'] / n:.2f} major page faults, user {counters['ru_utime'] / n * 1000:.2f} ms, "
               f"system {counters['ru_stime'] / n * 1000:.2f} ms, context switches {counters['ru_nvcsw'] / n:.2f} "
               f"voluntary and {counters['ru_nivcsw'] / n:.2f} involuntary", file=sys.stderr)
