@@ -14,8 +14,9 @@ the process's memory for the first time).
 
 The first word picks what to count; the rest are the arguments of `accelerated-seg`. The report goes to
 stderr after the run. Written to look for a per-step cost of our loop that the ratio hides (eighteenth
-session, docs/performance_cpu_sessions.md), and the operator where a gap of a few percent at one size
-lives (nineteenth): a diagnostic, not a benchmark of its own.
+session, docs/performance_cpu_sessions.md), for the operator where a gap of a few percent at one size
+lives (nineteenth), and for the page faults that move the ratio on the CPU (nineteenth and twentieth;
+docs/performance.md, "Page faults"): a diagnostic, not a benchmark of its own.
 """
 
 import cProfile
@@ -55,6 +56,26 @@ def _on_collection(phase: str, info: dict) -> None:
     entry["seconds"] += time.perf_counter() - started.pop()
 
 
+def _under_rusage(counters: dict, block_steps: int, run, args):
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    try:
+        return run(*args)
+    finally:
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        counters["steps"] += block_steps
+        for name in RUSAGE_FIELDS:
+            counters[name] += getattr(after, name) - getattr(before, name)
+
+
+def _under_profiler(per_operator: dict, run, args):
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
+        result = run(*args)
+    for event in profiler.key_averages():
+        per_operator[event.key][0] += event.self_cpu_time_total
+        per_operator[event.key][1] += event.count
+    return result
+
+
 def _charged(loop: str, run, steps_of, what: str):
     def block(*args):
         block_steps = steps_of(*args)
@@ -65,22 +86,10 @@ def _charged(loop: str, run, steps_of, what: str):
             profiles[loop].enable()
         try:
             if what == "rusage":
-                before = resource.getrusage(resource.RUSAGE_SELF)
-                try:
-                    return run(*args)
-                finally:
-                    after = resource.getrusage(resource.RUSAGE_SELF)
-                    usage[loop][part]["steps"] += block_steps
-                    for name in RUSAGE_FIELDS:
-                        usage[loop][part][name] += getattr(after, name) - getattr(before, name)
-            if what != "ops":
-                return run(*args)
-            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
-                result = run(*args)
-            for event in profiler.key_averages():
-                operators[loop][event.key][0] += event.self_cpu_time_total
-                operators[loop][event.key][1] += event.count
-            return result
+                return _under_rusage(usage[loop][part], block_steps, run, args)
+            if what == "ops":
+                return _under_profiler(operators[loop], run, args)
+            return run(*args)
         finally:
             if what == "profile":
                 profiles[loop].disable()
