@@ -6,7 +6,6 @@ import json
 import math
 import os
 import socket
-import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -19,6 +18,8 @@ from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
 from accelerated_seg.flops import training_flops_per_sample
 from accelerated_seg.scaling import ring_allreduce_seconds, weak_scaling_projection
+
+from processes import run_bounded  # tests/ is on sys.path (rootdir-style test imports)
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"channels": [4, 8], "strides": [2], "num_res_units": 0}
@@ -239,7 +240,7 @@ def test_two_processes_report_the_global_rate_against_plain_ddp(tmp_path):
            "--main_process_port", str(_free_port()), "-m", "accelerated_seg.cli", "benchmark", "train", *TINY_CLI,
            "--data", "real", "--num-workers", "1", "--lever", "none", "ddp_static_graph", "--ddp-bucket-mb", "1",
            "--output", str(out)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240)
+    proc = run_bounded(cmd, env=env, timeout=240)
     assert out.is_file(), f"no JSON (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     record = json.loads(out.read_text())
     assert [run["lever"] for run in record["runs"]] == ["none", "ddp_static_graph"]
@@ -271,7 +272,7 @@ def test_under_fsdp2_a_third_loop_shards_the_plain_network_by_hand_into_our_unit
            "--main_process_port", str(_free_port()), str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
            "-m", "accelerated_seg.cli", "benchmark", "train", "--model", "unet", "--model-args", json.dumps(model_args),
            "--patch", "16", "--batch", "2", "--steps", "2", "--blocks", "2", "--output", str(out)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    proc = run_bounded(cmd, env=env, timeout=300)
     assert out.is_file(), f"no JSON (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     run = json.loads(out.read_text())["runs"][0]
     assert run["distributed_type"] == "FSDP" and run["sharding"]["fsdp_version"] == 2

@@ -25,6 +25,7 @@ import torch
 from safetensors.torch import load_file
 
 from conftest import logged_scalars, tiny_overrides
+from processes import run_bounded
 
 pytest.importorskip("deepspeed", reason="the test extra installs DeepSpeed")
 pytestmark = pytest.mark.distributed  # launched processes, minutes: the slow tier
@@ -43,7 +44,7 @@ def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subproce
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", "1",
            "--main_process_port", str(port), *args]
-    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=480)
+    return run_bounded(cmd, cwd=ROOT, env=env, timeout=480)
 
 
 # With activation checkpointing the wrapped blocks' parameters have a prefix in named_parameters that

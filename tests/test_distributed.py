@@ -3,7 +3,6 @@
 import json
 import os
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from safetensors.torch import load_file
 from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
+from processes import run_bounded
 
 pytestmark = pytest.mark.distributed
 WORKER = Path(__file__).with_name("dist_worker.py")
@@ -42,7 +42,7 @@ def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None
         cmd = [*launch, "--config_file", str(ROOT / "configs" / "accelerate" / f"{fsdp_profile}.yaml"),
                str(ROOT / "benchmarks" / "fsdp_on_cpu.py"), "-m", WORKER.stem]
     cmd += [str(prefix), *overrides]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    proc = run_bounded(cmd, env=env, timeout=timeout)
     results = []
     for rank in range(2):
         path = Path(f"{prefix}.rank{rank}.json")

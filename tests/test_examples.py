@@ -2,11 +2,12 @@
 
 import importlib.util
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from processes import run_bounded  # tests/ is on sys.path (rootdir-style test imports)
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -50,7 +51,7 @@ def test_fit_your_own_example_under_two_processes(tmp_path, strategy):
         launch += ["--config_file", str(ROOT / "configs" / "accelerate" / "fsdp2.yaml"),
                    str(ROOT / "benchmarks" / "fsdp_on_cpu.py")]
     cmd = [*launch, str(EXAMPLES / "fit_your_own.py"), "--out", str(tmp_path), "--epochs", "1", "--patch", "32"]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    proc = run_bounded(cmd, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     # 8 cases over 2 ranks: 4 batches per rank, 2 per optimizer step; printed by the main process only.
     assert proc.stdout.count("optimizer steps") == 1 and "2 optimizer steps" in proc.stdout

@@ -4,7 +4,6 @@ cases split by voxel count, and one volume's windows split and blended on the ma
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,7 +23,8 @@ from accelerated_seg.inference_distributed import (
 )
 from accelerated_seg.models import build_from_spec, model_spec
 
-from test_distributed import ROOT, _free_port  # tests/ is on sys.path (rootdir-style test imports)
+from processes import run_bounded  # tests/ is on sys.path (rootdir-style test imports)
+from test_distributed import ROOT, _free_port
 
 WORKER = Path(__file__).with_name("infer_worker.py")
 PATCH = [16, 16, 16]
@@ -57,7 +57,7 @@ def launch_two(prefix: Path, args: list[str], module: bool = False, timeout: int
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
            "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
            "--main_process_port", str(_free_port()), *(["-m"] if module else []), *args]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=prefix.parent)
+    return run_bounded(cmd, env=env, timeout=timeout, cwd=prefix.parent)
 
 
 def read(path):

@@ -18,6 +18,7 @@ from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, sav
 from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
+from processes import run_bounded, stop_group
 from test_distributed import ROOT, WORKER, launch_two
 
 
@@ -212,7 +213,7 @@ def test_the_slurm_node_task_stops_every_rank_on_sigusr1_and_its_rerun_resumes(t
             status = task.wait(timeout=120)
         finally:
             if task.poll() is None:
-                os.killpg(task.pid, signal.SIGKILL)
+                stop_group(task)
     output = (tmp_path / "task.log").read_text()
     assert status == 0, output[-3000:]
     assert "SIGUSR1, stopping the ranks" in output and "preempted" in output
@@ -220,7 +221,6 @@ def test_the_slurm_node_task_stops_every_rank_on_sigusr1_and_its_rerun_resumes(t
     assert 2 <= stopped_at < 100_000 and not (out / "model").exists()
 
     env.update(RESUME="--resume latest", MAIN_PORT=str(_free_port()))
-    rerun = subprocess.run([*script, f"--train.max_steps={stopped_at + 2}"], cwd=ROOT, env=env,
-                           capture_output=True, text=True, timeout=300)
+    rerun = run_bounded([*script, f"--train.max_steps={stopped_at + 2}"], cwd=ROOT, env=env, timeout=300)
     assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert f"at step {stopped_at}" in rerun.stdout and (out / "model" / "model.safetensors").is_file()

@@ -18,6 +18,7 @@ import torch
 from safetensors.torch import load_file
 
 from conftest import tiny_overrides
+from processes import run_bounded
 
 pytestmark = pytest.mark.distributed
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +85,7 @@ def _launch_fsdp2_on_cpu(*args: str) -> subprocess.CompletedProcess:
            str(ROOT / "configs" / "accelerate" / "fsdp2_blocks.yaml"), "--num_processes", "2",
            "--mixed_precision", "bf16", "--main_process_port", str(port), str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
            "--no-report", *args]
-    return subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=480)
+    return run_bounded(cmd, cwd=ROOT, env=env, timeout=480)
 
 
 def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resumes_exactly(tiny_dataset, tmp_path):
