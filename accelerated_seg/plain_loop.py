@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .config import OptimConfig
+from .data.loader import worker_start_method
 
 AUTOCAST_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -119,6 +120,7 @@ def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, fus
     # With real data, the loader settings a careful user would pick, the same as ours.
     loader = torch.utils.data.DataLoader(dataset, batch_size=batch, sampler=sampler, drop_last=True,
                                          num_workers=workers, persistent_workers=workers > 0,
+                                         multiprocessing_context=worker_start_method(workers),
                                          prefetch_factor=4 if workers > 0 else None,
                                          pin_memory=workers > 0 and device.type == "cuda")
     scaler = None

@@ -91,6 +91,29 @@ def test_what_workers_receive_holds_no_voxel_data(tiny_dataset, tmp_path):
     assert data_part < 10_000 and voxel_bytes > 10 * data_part, (data_part, voxel_bytes)
 
 
+def test_loader_workers_start_from_the_fork_server_and_give_the_same_patches(tiny_dataset, tmp_path):
+    """Workers are not forked from the training process, which runs threads by then (a fork can copy
+    a held lock: docs/known_issues.md), but from the fork server; the patch dataset reaches them
+    pickled and gives what it gives in the training process itself."""
+    import torch
+
+    from accelerated_seg.data.loader import PatchDataset, train_loader, worker_start_method
+
+    manifest = load_msd(tiny_dataset)
+    cache = _cache(tmp_path, manifest)
+    cache.build(manifest.training)
+    dataset = PatchDataset(cache.load_table(cache.write_table(manifest.training)), (16, 16, 16), samples_per_volume=2,
+                           augment="standard", seed=3)
+    in_process = train_loader(dataset, batch_size=2, num_workers=0, seed=3)
+    with_workers = train_loader(dataset, batch_size=2, num_workers=2, seed=3)
+    assert in_process.multiprocessing_context is None and worker_start_method(0) is None
+    assert with_workers.multiprocessing_context.get_start_method() == "forkserver"
+    batches = list(zip(in_process, with_workers))
+    assert len(batches) == 6
+    for here, there in batches:
+        assert torch.equal(here["image"], there["image"]) and torch.equal(here["label"], there["label"])
+
+
 def test_a_hard_killed_writer_leaves_a_temporary_that_the_next_build_removes_once_stale(tiny_dataset, tmp_path):
     import signal
     import subprocess
