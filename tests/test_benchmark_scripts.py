@@ -3,6 +3,8 @@ and cpu_session.sh refuses before any work when it has no SESSION or when that s
 already. They run for half an hour to hours, so a slip that only shows when one is started (an
 unbalanced quote in a header line did, once) costs a session."""
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,3 +47,41 @@ def test_cpu_session_never_mixes_two_sessions_in_one_folder():
     committed = sorted((ROOT / "benchmarks" / "results" / "train_2cpu").glob("session_*"))[-1]
     result = _cpu_session(committed.name.removeprefix("session_"))
     assert result.returncode == 2 and "exists already" in result.stderr
+
+
+def test_worker_start_times_both_start_methods_in_fresh_processes(tmp_path):
+    """benchmarks/worker_start.py, at the smallest size: the figures behind the fork server's cost in
+    docs/known_issues.md come from this script."""
+    out = tmp_path / "worker_start.json"
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "worker_start.py"), "--repeats", "1", "--patch",
+                             "16", "--workers", "1", "--batches", "1", "--output", str(out)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    record = json.loads(out.read_text())
+    assert set(record["median"]) == {"fork", "forkserver"} and record["machine"]["cores"] >= 1
+    for method in ("fork", "forkserver"):
+        (run,) = record["runs"][method]
+        assert run["first_batch_s"] > 0 and run["second_loader_s"] > 0 and run["steady_batches_per_s"] > 0
+
+
+def test_worker_start_times_training_runs_with_forked_workers_and_with_the_fork_server(tiny_dataset, tmp_path):
+    """The --train mode: short training runs whose loader has a worker, started either way (the only
+    test that trains through train() with loader workers)."""
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        f"data: {{dataset: {tiny_dataset}, cache_dir: {tmp_path / 'cache'}, patch_size: [16, 16, 16], "
+        "spacing: [2.0, 2.0, 2.0], samples_per_volume: 2, num_workers: 1}\n"
+        "model: {name: unet, args: {channels: [4, 8, 16], strides: [2, 2], num_res_units: 1}}\n"
+        "optim: {warmup_steps: 2}\n"
+        "train: {batch_size: 2, trackers: none, sw_batch_size: 2}\n")
+    out = tmp_path / "worker_start_training.json"
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "worker_start.py"), "--train", str(config),
+                             "--repeats", "1", "--output", str(out)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == "worker_start_training" and set(record["runs"]) == {"fork", "forkserver"}
+    for (run,) in record["runs"].values():
+        assert run["train_s"] > 0 and run["num_workers"] == 1
