@@ -40,10 +40,19 @@ from pathlib import Path
 METHODS = ("fork", "forkserver")
 
 
-def _one(method: str, root: Path, patch: int, batch: int, workers: int, batches: int) -> dict:
-    """One fresh process's measurement (run as ``--one``)."""
+def _use_start_method(method: str) -> None:
+    """Make train_loader start its workers by ``method``: "forkserver" is what it does already."""
     import multiprocessing
 
+    from accelerated_seg.data import loader as loader_module
+
+    if method == "fork":  # train_loader asks worker_start_method for its context
+        fork = multiprocessing.get_context("fork")
+        loader_module.worker_start_method = lambda num_workers: fork if num_workers else None
+
+
+def _one(method: str, root: Path, patch: int, batch: int, workers: int, batches: int) -> dict:
+    """One fresh process's measurement (run as ``--one``)."""
     import torch  # noqa: F401  (imported before the clock starts, as in training)
 
     from accelerated_seg.data import loader as loader_module
@@ -57,8 +66,7 @@ def _one(method: str, root: Path, patch: int, batch: int, workers: int, batches:
     table = cache.load_table(cache.write_table(manifest.training))
     dataset = loader_module.PatchDataset(table, (patch,) * 3, samples_per_volume=64, augment="light")
 
-    if method == "fork":  # train_loader asks worker_start_method for its context
-        loader_module.worker_start_method = lambda num_workers: multiprocessing.get_context("fork")
+    _use_start_method(method)
     timings = {}
     start = time.perf_counter()
     first = iter(loader_module.train_loader(dataset, batch, workers, seed=0))
@@ -76,15 +84,10 @@ def _one(method: str, root: Path, patch: int, batch: int, workers: int, batches:
 
 def _one_training(method: str, config: Path, out: Path) -> dict:
     """One fresh process's short training run (run as ``--one-training``)."""
-    import multiprocessing
-
     from accelerated_seg import train as train_module
     from accelerated_seg.config import load_config
-    from accelerated_seg.data import loader as loader_module
 
-    if method == "fork":  # train_loader asks worker_start_method for its context
-        fork = multiprocessing.get_context("fork")
-        loader_module.worker_start_method = lambda num_workers: fork if num_workers else None
+    _use_start_method(method)
     cfg = load_config(config, [f"--train.output_dir={out}", "--train.overwrite=true", "--train.max_steps=2",
                                "--train.val_every=0", "--train.save_every=0", "--train.progress_bar=false"])
     start = time.perf_counter()
