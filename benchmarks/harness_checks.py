@@ -18,8 +18,8 @@ Each run's JSON gets a `harness_check` entry with what ran in each place and the
 loops themselves (`ours_over_plain`: 1.0 for `same` when the harness is fair; for `swapped` the
 inverse of the places' ratio). Written in the twenty-second session, when our loop had been 3-8%
 ahead of plain at unet 64³ in every one-process record and control run of two sessions
-(docs/performance_cpu_sessions.md, 2026-11-25u). Synthetic data, one process or DDP: the real loader's seed and FSDP2's third loop are
-outside these checks.
+(docs/performance_cpu_sessions.md, 2026-11-25u). Synthetic data, one process or DDP: the real
+loader's seed and FSDP2's third loop are outside these checks.
 """
 
 import shlex
