@@ -31,6 +31,7 @@ from .data.cache import PreprocessedCache
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, preprocess_settings
+from .data.workers import refuse_unguarded_main
 from .files import replace_atomically
 from .run_folder import ESTIMATOR_NAMES, resume_or_replace
 
@@ -107,11 +108,12 @@ class Dataset:
         the training run's first epoch (which draws all its epochs from one pass). Its patches come
         fully augmented, unless ``augment(on="gpu")`` asked for each batch's ``"affine"`` to be applied
         by your code (``data.gpu_augment.apply_affine``); ``auto`` augments here, as there is no device."""
+        workers = self.data.num_workers if num_workers is None else num_workers
+        refuse_unguarded_main(workers, setting="num_workers")  # before the preprocessing, as train() does
         settings = preprocess_settings(self.data, self.manifest)
         cache = PreprocessedCache(cache_root(self.data), self.manifest.root, settings, self.manifest.num_classes)
         cache.build(self.manifest.training)
         table = cache.load_table(cache.write_table(self.manifest.training))
-        workers = self.data.num_workers if num_workers is None else num_workers
         return train_loader(patch_dataset(table, self.data, seed), self.batch_size or 2, workers, seed)
 
     def fit(self, config: Config | None = None, **train_settings) -> dict:
@@ -193,6 +195,7 @@ class Segmentation:
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
         # Here, before any process is launched, so the refusal names the estimator's settings.
         cfg = check_values(cfg)
+        refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
         resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from, names=ESTIMATOR_NAMES)
         if processes > 1:

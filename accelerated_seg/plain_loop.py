@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .config import OptimConfig
-from .data.loader import worker_start_method
+from .data.workers import worker_start_method
 
 AUTOCAST_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 

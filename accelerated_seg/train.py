@@ -44,6 +44,7 @@ from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_
 from .data.manifest import Manifest
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
+from .data.workers import refuse_unguarded_main, stop_workers
 from .evaluate import case_metrics
 from .files import write_text_atomically
 from .inference import sliding_window_logits, window_batches
@@ -136,7 +137,10 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     """
     with PreemptionSignals() as signals:
         run = _configured_run(cfg, manifest)
-        preempted = run_loop(run.loop, signals)
+        try:
+            preempted = run_loop(run.loop, signals)
+        finally:
+            _stop_loading(run.loop)
         return _finish(run, preempted)
 
 
@@ -216,7 +220,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
         _schedule_the_stepping_optimizer(accelerator, scheduler)
-        preempted = run_loop(loop, signals)
+        try:
+            preempted = run_loop(loop, signals)
+        finally:
+            _stop_loading(loop)
         if loop.last_saved != loop.progress.step:
             save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, "")
         if not preempted:
@@ -226,6 +233,14 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                 "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
                 "speed": loop.progress.speed,
                 "is_main_process": accelerator.is_main_process}
+
+
+def _stop_loading(loop: Loop) -> None:
+    """The run has drawn its last batch: stop the loader's workers now rather than at exit (their
+    queues would otherwise outlive the run: ``data.workers.stop_workers``)."""
+    if loop.stream is not None:
+        loop.stream.close()
+        loop.stream = None
 
 
 def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
@@ -347,6 +362,7 @@ class BatchStream:
             raise ConfigError("the training loader yields no batches: it holds fewer samples than one batch "
                               "(per process, with drop_last)")
         self.position = start
+        self._loader = train_dl
         self._batches = self._passes(accelerator, train_dl, *divmod(start, len(train_dl)))
 
     @staticmethod
@@ -363,6 +379,11 @@ class BatchStream:
         batch = next(self._batches)
         self.position += 1
         return batch
+
+    def close(self) -> None:
+        """End the stream and stop the loader's workers (``data.workers.stop_workers``)."""
+        self._batches.close()  # ends the pass in progress, whichever loader it draws from (a resume's skipping one)
+        stop_workers(self._loader)
 
 
 class SumOverRanks:
@@ -567,6 +588,7 @@ def _check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
 def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume."""
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
+    refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
     out = Path(cfg.train.output_dir)
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "

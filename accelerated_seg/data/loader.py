@@ -7,7 +7,6 @@ as memory maps when a sample is drawn, so resident memory does not grow with the
 
 from __future__ import annotations
 
-import multiprocessing
 from typing import Sequence
 
 import numpy as np
@@ -18,6 +17,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from .augment import augmentations
 from .sampling import EpochSampler, choose_centre, crop, sample_seed
+from .workers import worker_start_method
 
 
 def patches_per_epoch(num_cases: int, samples_per_volume: int) -> int:
@@ -115,33 +115,6 @@ class VolumeDataset(Dataset):
         image = torch.from_numpy(np.array(np.load(case["image"], mmap_mode="r")))
         label = torch.from_numpy(np.load(case["label"], mmap_mode="r")[None].astype(np.int64))
         return {"image": image, "label": label, "spacing": tuple(float(s) for s in case["spacing"]), "index": i}
-
-
-# What the fork server imports once, so that each worker forked from it starts without importing
-# torch and MONAI again (MONAI imports all its submodules: seconds of CPU per process): the modules
-# a worker needs to unpickle and run a PatchDataset.
-WORKER_PRELOAD = ["torch", "monai.transforms", "accelerated_seg.data.loader"]
-
-
-def worker_start_method(num_workers: int):
-    """The multiprocessing context of a DataLoader's workers: the fork server where the platform has
-    one, None (the DataLoader's default) with no workers or where it has none (Windows).
-
-    Not ``fork``, the DataLoader's default on Linux: it copies a training process that runs other
-    threads by then (torch's, gloo's, tqdm's), and a lock one of them holds at that instant stays
-    held in the child forever. On CPython 3.11.7 a worker hung that way inside ``os.fork()`` itself,
-    waiting for the interpreter's thread-list lock (CPython gh-112275), about once in a hundred
-    2-process benchmark launches (docs/known_issues.md). The fork server is a process of its own,
-    started at the first loader, in which no thread but its main one runs Python (pyarrow's
-    allocator starts one C thread there that never does); every worker is forked from it instead,
-    and receives the dataset pickled: for our datasets the path of the memory-mapped case table and
-    the augmentation settings.
-    """
-    if num_workers == 0 or "forkserver" not in multiprocessing.get_all_start_methods():
-        return None
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(WORKER_PRELOAD)  # read when the server starts, at the first loader
-    return context
 
 
 def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed: int, epochs_per_pass: int = 1,

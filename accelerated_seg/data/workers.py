@@ -1,0 +1,126 @@
+"""How the training loader's worker processes start and stop.
+
+Workers start from the fork server (``worker_start_method``), not by forking the training process.
+That has two consequences a user can meet, both handled here: each worker imports the main script,
+so a script that starts training outside ``if __name__ == "__main__":`` is refused before anything
+runs (``refuse_unguarded_main``); and the queues between a rank and its workers are named
+semaphores that live until the workers are stopped, which the training run does when it ends
+(``stop_workers``). docs/known_issues.md tells the story with its measurements.
+"""
+
+from __future__ import annotations
+
+import ast
+import multiprocessing
+import sys
+from pathlib import Path
+
+from ..config import ConfigError
+
+# What the fork server imports once, so that each worker forked from it starts without importing
+# torch and MONAI again (MONAI imports all its submodules: seconds of CPU per process): the modules
+# a worker needs to unpickle and run a PatchDataset.
+WORKER_PRELOAD = ["torch", "monai.transforms", "accelerated_seg.data.loader"]
+
+
+def worker_start_method(num_workers: int):
+    """The multiprocessing context of a DataLoader's workers: the fork server where the platform has
+    one, None (the DataLoader's default) with no workers or where it has none (Windows).
+
+    Not ``fork``, the DataLoader's default on Linux: it copies a training process that runs other
+    threads by then (torch's, gloo's, tqdm's), and a lock one of them holds at that instant stays
+    held in the child forever. On CPython 3.11.7 a worker hung that way inside ``os.fork()`` itself,
+    waiting for the interpreter's thread-list lock (CPython gh-112275), about once in a hundred
+    2-process benchmark launches (docs/known_issues.md). The fork server is a process of its own,
+    started at the first loader, in which no thread but its main one runs Python (pyarrow's
+    allocator starts one C thread there that never does); every worker is forked from it instead,
+    and receives the dataset pickled: for our datasets the path of the memory-mapped case table and
+    the augmentation settings.
+    """
+    if num_workers == 0 or "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
+    refuse_unguarded_main(num_workers)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(WORKER_PRELOAD)  # read when the server starts, at the first loader
+    return context
+
+
+def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers") -> None:
+    """A ConfigError where loader workers would run the training a second time: the main script
+    starts it at top level, outside ``if __name__ == "__main__":``.
+
+    A worker started from the fork server (or by spawn) imports the main script before it loads a
+    sample, as ``__mp_main__``, so the script's top-level code runs again in every worker. Left
+    alone, Python stops that worker only when its copy of the run builds a loader of its own, and
+    by then the copy has set up an Accelerator (in a multi-process launch, with the rank's own
+    rendezvous address) and may have replaced the outputs of an earlier run (``train.overwrite``);
+    the training process sees only "DataLoader worker exited unexpectedly". So the training process
+    refuses such a script before it starts anything, naming the line; and a worker that gets here
+    anyway (the check below could not see the call, e.g. code run through ``exec``) stops at once.
+    """
+    if num_workers == 0:
+        return
+    advice = (f"With {setting}={num_workers}, each loader worker imports the main script, so it would run that line "
+              f"again and start another training run. Put the call under `if __name__ == \"__main__\":` (as "
+              f"examples/train.py does), or set {setting}=0.")
+    if getattr(multiprocessing.current_process(), "_inheriting", False):  # set while a child imports the main script
+        raise ConfigError(f"a loader worker, importing the main script, reached the training: the script starts "
+                          f"training outside `if __name__ == \"__main__\":`. {advice}")
+    if where := unguarded_main_line():
+        raise ConfigError(f"{where} starts training outside `if __name__ == \"__main__\":`. {advice}")
+
+
+def unguarded_main_line() -> str | None:
+    """``"path, line N"`` of the main script's top-level statement that is running now (and so
+    called us), unless it lies inside ``if __name__ == "__main__":``; None when there is no script
+    (an interactive session, ``python -c``: workers then import nothing) or it has finished its top
+    level (a call from a thread it started)."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    frame = sys._getframe(1)
+    while frame is not None and not (frame.f_globals is getattr(main, "__dict__", None)
+                                     and frame.f_code.co_name == "<module>"):
+        frame = frame.f_back
+    if path is None or frame is None or not Path(path).is_file():
+        return None
+    try:
+        tree = ast.parse(Path(path).read_bytes(), filename=path)
+    except (SyntaxError, ValueError):  # not Python source (a frozen or compiled entry point): cannot tell
+        return None
+    line = frame.f_lineno
+    for statement in tree.body:
+        if statement.lineno <= line <= statement.end_lineno:
+            return None if _is_main_guard(statement) else f"{path}, line {line},"
+    return None
+
+
+def _is_main_guard(statement: ast.stmt) -> bool:
+    """``if __name__ == "__main__":`` (either way round)."""
+    if not (isinstance(statement, ast.If) and isinstance(statement.test, ast.Compare)):
+        return False
+    test = statement.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+
+
+def stop_workers(loader) -> None:
+    """Stop the worker processes of a loader with persistent workers now, not at interpreter exit.
+
+    A persistent loader keeps its workers and their queues for the next pass, for as long as the
+    loader lives. Under the fork server those queues are named semaphores registered with Python's
+    resource tracker, and a training process that ends with them open (a launched rank leaves by
+    ``os._exit``, cli.end_process) made the tracker warn of "leaked semaphore objects" at the end of
+    every run. torch has no public way to stop them, so this does what dropping the loader's last
+    iterator does (its ``__del__``): shut the workers down and let the queues go. The loader stays
+    usable; a later pass starts new workers. ``loader``: a DataLoader or accelerate's prepared one.
+    """
+    base = getattr(loader, "base_dataloader", loader)  # accelerate's DataLoaderShard wraps the DataLoader
+    iterator = getattr(base, "_iterator", None)
+    if iterator is None:
+        return
+    base._iterator = None
+    if hasattr(iterator, "_shutdown_workers"):  # one with workers (an in-process iterator has none)
+        iterator._shutdown_workers()

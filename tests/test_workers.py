@@ -1,0 +1,118 @@
+"""Loader workers from the fork server: a script without the main guard is refused before anything
+runs, and a finished run stops its workers (data/workers.py, docs/known_issues.md)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import textwrap
+
+import pytest
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from accelerated_seg.config import ConfigError
+from accelerated_seg.data.workers import refuse_unguarded_main, stop_workers, worker_start_method
+from conftest import tiny_overrides
+from processes import run_bounded
+from test_distributed import ROOT
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+
+GUARDED_CALL = """
+from accelerated_seg.data.workers import refuse_unguarded_main
+
+def main():
+    refuse_unguarded_main(2)
+    print("ran")
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def _run_script(tmp_path, source: str, *, timeout: float = 60) -> tuple[int, str, str]:
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(source))
+    proc = run_bounded([sys.executable, str(script)], cwd=tmp_path, timeout=timeout,
+                       env=ENV)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("last_lines, refused_line", [
+    ("if __name__ == '__main__':\n    main()\n", None),  # the guard, either way round
+    ("if '__main__' == __name__:\n    main()\n", None),
+    ("main()\n", 8),  # a call at top level, through a function
+    ("refuse_unguarded_main(2)\n", 8),  # and directly
+    ("if True:\n    main()\n", 9),  # a block that is not the guard
+])
+def test_a_training_call_outside_the_main_guard_is_refused_naming_the_line(tmp_path, last_lines, refused_line):
+    source = GUARDED_CALL.split("if __name__")[0] + last_lines
+    returncode, stdout, stderr = _run_script(tmp_path, source)
+    if refused_line is None:
+        assert returncode == 0 and "ran" in stdout, stderr
+    else:
+        assert returncode != 0 and "ran" not in stdout
+        assert f"script.py, line {refused_line}, starts training outside `if __name__ == \"__main__\":`" in stderr
+        assert "data.num_workers=2" in stderr and "set data.num_workers=0" in stderr
+
+
+def test_without_workers_or_without_a_script_nothing_is_refused(tmp_path):
+    assert _run_script(tmp_path, "from accelerated_seg.data.workers import refuse_unguarded_main\n"
+                                 "refuse_unguarded_main(0)\nprint('ran')\n")[1] == "ran\n"
+    # python -c: no script for a worker to import
+    proc = run_bounded([sys.executable, "-c", "from accelerated_seg.data.workers import refuse_unguarded_main; "
+                                              "refuse_unguarded_main(2); print('ran')"],
+                       env=ENV, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == "ran\n", proc.stderr
+
+
+def test_a_worker_importing_the_main_script_stops_at_the_training(monkeypatch):
+    """The safety net where the script's call could not be seen: Python marks a child that imports
+    the main script as ``_inheriting`` while it does."""
+    monkeypatch.setattr(multiprocessing.current_process(), "_inheriting", True, raising=False)
+    with pytest.raises(ConfigError, match="a loader worker, importing the main script, reached the training"):
+        refuse_unguarded_main(1)
+
+
+def test_an_unguarded_training_script_is_refused_before_the_data_is_touched(tiny_dataset, tmp_path):
+    """The whole path: train() of a script without the guard stops before the Accelerator and the
+    preprocessing, so no cache or output is written, with one error naming the script's line."""
+    overrides = tiny_overrides(tiny_dataset, tmp_path / "run", data__num_workers=1,
+                               data__cache_dir=str(tmp_path / "cache"))
+    returncode, stdout, stderr = _run_script(tmp_path, f"""
+        from accelerated_seg.config import load_config
+        from accelerated_seg.train import train
+        train(load_config(None, {overrides!r}))
+        """, timeout=120)
+    assert returncode != 0
+    assert "ConfigError: " in stderr and "script.py, line 4, starts training outside" in stderr
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "run").exists()
+
+
+def test_stop_workers_ends_the_persistent_workers_and_leaves_the_loader_usable():
+    data = TensorDataset(torch.arange(8.0))
+    loader = DataLoader(data, batch_size=2, num_workers=2, persistent_workers=True,
+                        multiprocessing_context=worker_start_method(2))
+    assert [b[0].tolist() for b in loader][0] == [0.0, 1.0]
+    workers = list(loader._iterator._workers)
+    assert all(w.is_alive() for w in workers)
+    stop_workers(loader)
+    assert loader._iterator is None and not any(w.is_alive() for w in workers)
+    assert sum(len(b[0]) for b in loader) == 8  # a new pass starts new workers
+    stop_workers(loader)
+    stop_workers(DataLoader(data))  # never iterated: nothing to stop
+
+
+def test_a_training_run_with_workers_ends_with_them_stopped_and_nothing_leaked(tiny_dataset, tmp_path):
+    """examples/train.py with a loader worker, as the quick-start demo runs it. Until the workers
+    were stopped at the end of train(), Python's resource tracker warned at exit of "leaked
+    semaphore objects": the persistent loader's queues, named semaphores under the fork server."""
+    overrides = tiny_overrides(tiny_dataset, tmp_path / "run", data__num_workers=1, train__max_steps=2,
+                               train__val_every=0, train__save_every=0)
+    proc = run_bounded([sys.executable, str(ROOT / "examples" / "train.py"), "--no-report", *overrides],
+                       env=ENV, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (tmp_path / "run" / "model" / "model.safetensors").is_file()
+    assert "leaked" not in proc.stderr and "resource_tracker" not in proc.stderr, proc.stderr[-3000:]
