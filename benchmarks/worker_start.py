@@ -11,7 +11,7 @@ MONAI, opens the patch dataset over a preprocessed cache of phantoms, then times
 - `first_batch_s`: building the training loader (`data.loader.train_loader`, the same settings as
   training) and taking its first batch, with the workers started by `fork` or by `forkserver`. For
   the fork server this includes starting the server itself, which imports torch and MONAI once per
-  training process (`data.loader.WORKER_PRELOAD`);
+  training process (`data.workers.WORKER_PRELOAD`);
 - `second_loader_s`: the same for a second loader in the same process (a benchmark's next
   configuration; the server is already running);
 - `steady_batches_per_s`: the rate of the next batches of the first loader, to show that the
