@@ -134,7 +134,7 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
                    price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES,
                    levers=("none",)) -> list[TrainCase]:
     """The configurations to measure, or a ConfigError naming the first bad setting (before any work)."""
-    from .models import MODELS, model_spec
+    from .models import MODELS, check_trainable, model_spec
 
     for name, values in (("--model", models), ("--patch", patches), ("--batch", batches), ("--precision", precisions)):
         if not values:
@@ -177,8 +177,10 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
         raise ConfigError(f"--price-per-gpu-hour must not be negative (got {price_per_gpu_hour})")
     for name in models:
         for patch in patches:
-            try:  # divisibility and minimum size, as training would check them
-                model_spec(name, timing.in_channels, timing.classes, ensure_tuple_rep(patch, 3), model_args)
+            try:  # divisibility, and a forward pass of shapes only, as training checks them before any data
+                spec = model_spec(name, timing.in_channels, timing.classes, ensure_tuple_rep(patch, 3), model_args)
+                for batch in batches:
+                    check_trainable(spec, ensure_tuple_rep(patch, 3), batch)
             except ConfigError as error:
                 raise ConfigError(f"--model {name} --patch {patch}: {error}") from None
     return [TrainCase(name, dict(model_args or {}), ensure_tuple_rep(patch, 3), batch, precision, lever)

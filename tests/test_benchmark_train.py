@@ -176,6 +176,14 @@ def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
         benchmark_train(model_args=TINY, **settings)
 
 
+def test_a_patch_too_small_for_the_network_is_refused_before_any_work():
+    """The default U-Net halves 16³ four times: one voxel at the bottleneck, where instance norm
+    cannot train. This was a traceback from the FLOP count's forward pass; now it is the check
+    training runs before any data (models.check_trainable)."""
+    with pytest.raises(ConfigError, match="--model unet --patch 16: model 'unet' cannot train on data.patch_size"):
+        benchmark_train(["unet"], [16], [2], ["fp32"], None, TimingSettings(steps=1, blocks=1))
+
+
 def test_the_cli_reports_a_bad_setting_and_exits_2(capsys):
     assert main(["benchmark", "train", *TINY_CLI, "--batch", "0"]) == 2
     assert "--batch must be at least 1" in capsys.readouterr().err
