@@ -34,7 +34,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 from .config import ConfigError
-from .models import ModelSpec, build_from_spec, meta_network, model_spec
+from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
 from .schedule import resolve_batch
 from .wrapping import deepspeed_bucket_elements
 
@@ -287,6 +287,7 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     _check_at_least("image channels (--in-channels)", in_channels)
     _check_at_least("classes including background (--classes)", classes, minimum=2)
     spec = model_spec(name, in_channels, classes, patch, model_args)
+    check_trainable(spec, patch)  # a patch too small for the network: training's error, not a traceback below
     model = meta_network(spec)
     units = fsdp_units(model)
     modes = ("autocast",) if precision == "fp32" else ("autocast", "low_precision")

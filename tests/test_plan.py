@@ -153,6 +153,8 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
 @pytest.mark.parametrize("args, message", [
     (["--model", "vnet"], "model.name 'vnet' is not known"),
     (["--patch", "64", "64", "80"], r"data.patch_size \(64, 64, 80\) must be divisible by \(32, 32, 32\)"),
+    # the default U-Net halves 16^3 four times: one voxel at its bottleneck (a traceback until the 24th session)
+    (["--model", "unet", "--patch", "16", "16", "16"], r"model 'unet' cannot train on data.patch_size \(16, 16, 16\)"),
     (["--batch", "0"], r"train.batch_size \(--batch\) must be an integer >= 1"),
     (["--gpus", "8", "--global-batch", "30"], "train.global_batch_size 30 is not divisible by 8"),
     (["--model-args", "{filters: 4}"], r"--model-args \(model.args\) is not valid JSON"),
