@@ -215,8 +215,15 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     from .checkpoint import load_exported
     from .inference import (PRECISIONS, PredictOptions, check_precision, default_device, mirror_axes,
                             mirrored_probabilities)
-    from .models import build_from_spec, model_spec
+    from .config import ConfigError
+    from .models import build_from_spec, check_trainable, model_spec
 
+    for flag, sizes in (("--size", size), ("--roi", roi or ())):
+        if any(int(edge) < 1 for edge in sizes):
+            raise ConfigError(f"{flag} needs sizes of at least 1 voxel, got {tuple(sizes)}")
+    for flag, value in (("--blocks", blocks), ("--volumes", volumes), ("--sw-batch-size", sw_batch_size)):
+        if value < 1:
+            raise ConfigError(f"{flag} must be at least 1 (got {value})")
     devices = devices or (["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"])
     for device_name in devices:  # a device this machine lacks, a precision it cannot run: one error first
         check_precision(precision, default_device(device_name))
@@ -227,7 +234,13 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
         roi = tuple(config["patch_size"]) if roi is None else tuple(roi)
     else:
         in_channels, name = 1, "unet (demo args, random weights)"
-        model = build_from_spec(model_spec("unet", 1, 3, list(roi), DEMO_UNET))
+        try:  # the window is the demo U-Net's patch: divisible by its strides, deep enough for its norm
+            spec = model_spec("unet", 1, 3, list(roi), DEMO_UNET)
+            check_trainable(spec, roi)
+        except ConfigError as error:
+            raise ConfigError(f"--roi {' '.join(map(str, roi))} does not suit the demo U-Net used without --model: "
+                              f"{error}") from None
+        model = build_from_spec(spec)
     model.eval()
     options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, tta=tta, precision=precision)
     flips = mirror_axes(tta)

@@ -321,7 +321,8 @@ def _benchmark(args, _) -> int:
             results = benchmark_infer(args.model, size=tuple(args.size), roi=roi, overlap=args.overlap,
                                       sw_batch_size=args.sw_batch_size, tta=args.tta, blocks=args.blocks,
                                       volumes=args.volumes, devices=args.device, precision=args.precision)
-        except ValueError as error:  # a setting the device cannot run (fp16 on a CPU, an unknown TTA mode)
+        # a setting the device cannot run (fp16 on a CPU, an unknown TTA mode), a --model that is not an export
+        except (ValueError, OSError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
         suffix = "" if args.precision == "fp32" else f"_{args.precision}"
