@@ -43,6 +43,8 @@ def _run_script(tmp_path, source: str, *, timeout: float = 60) -> tuple[int, str
 @pytest.mark.parametrize("last_lines, refused_line", [
     ("if __name__ == '__main__':\n    main()\n", None),  # the guard, either way round
     ("if '__main__' == __name__:\n    main()\n", None),
+    ("if __name__ == '__main__' and True:\n    main()\n", None),  # combined with other conditions
+    ("try:\n    if __name__ == '__main__':\n        main()\nexcept KeyError:\n    pass\n", None),  # nested
     ("main()\n", 8),  # a call at top level, through a function
     ("refuse_unguarded_main(2)\n", 8),  # and directly
     ("if True:\n    main()\n", 9),  # a block that is not the guard

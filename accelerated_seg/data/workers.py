@@ -90,20 +90,21 @@ def unguarded_main_line() -> str | None:
     line = frame.f_lineno
     for statement in tree.body:
         if statement.lineno <= line <= statement.end_lineno:
-            return None if _is_main_guard(statement) else f"{path}, line {line},"
+            return None if _inside_a_main_guard(statement, line) else f"{path}, line {line},"
     return None
 
 
-def _is_main_guard(statement: ast.stmt) -> bool:
-    """``if __name__ == "__main__":`` (either way round)."""
-    if not (isinstance(statement, ast.If) and isinstance(statement.test, ast.Compare)):
-        return False
-    test = statement.test
-    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-        return False
-    sides = [test.left, test.comparators[0]]
-    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
-            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+def _inside_a_main_guard(statement: ast.stmt, line: int) -> bool:
+    """Whether ``line`` lies in the body of an ``if`` within ``statement`` whose test reads
+    ``__name__``: ``if __name__ == "__main__":`` either way round, combined with other conditions
+    (``and ...``), or nested in a ``try``. Lenient on purpose: refusing a guarded script would stop
+    a user who did nothing wrong, while an unguarded call it lets through (an odd test of
+    ``__name__``) is still stopped in the worker, by the ``_inheriting`` check."""
+    for node in ast.walk(statement):
+        if isinstance(node, ast.If) and node.body and node.body[0].lineno <= line <= node.body[-1].end_lineno:
+            if any(isinstance(name, ast.Name) and name.id == "__name__" for name in ast.walk(node.test)):
+                return True
+    return False
 
 
 def stop_workers(loader) -> None:
