@@ -66,8 +66,8 @@ def test_worker_start_times_both_start_methods_in_fresh_processes(tmp_path):
 
 
 def test_worker_start_times_training_runs_with_forked_workers_and_with_the_fork_server(tiny_dataset, tmp_path):
-    """The --train mode: short training runs whose loader has a worker, started either way (the only
-    test that trains through train() with loader workers)."""
+    """The --train mode: short training runs whose loader has a worker, started either way
+    (test_workers.py trains with a worker too, through examples/train.py, for the end of a run)."""
     config = tmp_path / "tiny.yaml"
     config.write_text(
         f"data: {{dataset: {tiny_dataset}, cache_dir: {tmp_path / 'cache'}, patch_size: [16, 16, 16], "

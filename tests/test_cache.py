@@ -97,7 +97,8 @@ def test_loader_workers_start_from_the_fork_server_and_give_the_same_patches(tin
     pickled and gives what it gives in the training process itself."""
     import torch
 
-    from accelerated_seg.data.loader import PatchDataset, train_loader, worker_start_method
+    from accelerated_seg.data.loader import PatchDataset, train_loader
+    from accelerated_seg.data.workers import worker_start_method
 
     manifest = load_msd(tiny_dataset)
     cache = _cache(tmp_path, manifest)
