@@ -124,6 +124,13 @@ def test_validation_split_bounds(tmp_path):
         write_synthetic_dataset(tmp_path, num_cases=2, num_validation=3)
 
 
+@pytest.mark.parametrize("cases", [0, -3])
+def test_a_dataset_without_cases_is_refused_before_anything_is_written(tmp_path, cases):
+    with pytest.raises(ValueError, match="at least one case"):
+        write_synthetic_dataset(tmp_path / "d", num_cases=cases, num_validation=0)
+    assert not (tmp_path / "d").exists()
+
+
 def test_synth_never_replaces_another_dataset_and_reports_bad_counts_in_one_line(tmp_path, capsys):
     from accelerated_seg.cli import main
 

@@ -190,6 +190,9 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
         >>> p.name
         'dataset.json'
     """
+    if num_cases < 1:
+        raise DataError(f"the synthetic dataset needs at least one case, got {num_cases}; raise the case count "
+                        f"(synth --cases)")
     if not 0 <= num_validation <= num_cases:
         raise DataError(f"the synthetic dataset needs 0 <= validation cases <= cases, got {num_validation} of "
                         f"{num_cases}; lower the validation count (synth --validation) or raise the case count")
