@@ -36,6 +36,7 @@ from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
 from .checkpoint import load_exported
+from .data.checks import non_finite_counts
 from .data.errors import DataError
 from .data.io import read_nifti, write_nifti
 from .data.preprocess import PreprocessSettings, preprocess
@@ -508,9 +509,9 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     transform = preprocess(keys=["image"], settings=settings)
     data = transform({"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])})
     image = data["image"]
-    if not torch.isfinite(image.as_tensor()).all():  # NaN would give an all-background map, silently
-        raise DataError(f"{', '.join(map(str, paths))}: the image holds NaN or infinite voxels; replace them "
-                        f"(e.g. with 0) before predicting, as training's pre-flight check requires")
+    if not torch.isfinite(image.as_tensor()).all():  # finite on disk (checked above), so preprocessing overflowed
+        raise DataError(f"{', '.join(map(str, paths))}: the image became non-finite in preprocessing (intensities "
+                        f"near float32's limit?); rescale it before predicting")
     needed = aggregation_bytes(image.shape[1:], config["num_classes"], config["in_channels"])
     stitch_device = aggregation_device(device, needed, options.aggregate_on_cpu)
     probs = mirrored_probabilities(model, image.as_tensor()[None], config["patch_size"], options, device,
@@ -546,11 +547,13 @@ def _output_header(scan_header):
 def _read_channels(paths: Sequence[Path]):
     """Read every channel (verifying each gzip stream now) and require one voxel grid for all."""
     reference = read_nifti(paths[0])
+    channel_images = [reference]
     if len(reference.shape) < 3:
         raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; the model segments 3D "
                         f"volumes: give the whole volume, not a slice")
     for path in paths[1:]:
         other = read_nifti(path)
+        channel_images.append(other)
         if other.shape[:3] != reference.shape[:3] or not np.allclose(other.affine, reference.affine, atol=1e-4):
             raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
                             f"(shape {other.shape[:3]} vs {reference.shape[:3]}); resample every channel onto "
@@ -558,6 +561,15 @@ def _read_channels(paths: Sequence[Path]):
     if len(reference.shape) > 3 and any(n > 1 for n in reference.shape[3:]):
         raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; give one 3D file "
                         f"per channel (<case>_0000.nii.gz, <case>_0001.nii.gz, ...)")
+    for path, image in zip(paths, channel_images):
+        # Checked on the stored voxels, not after preprocessing: the foreground crop keeps only voxels
+        # above 0, so NaN outside it (or an all-NaN image, cropped to nothing) would vanish there and
+        # come back as a background map without a word.
+        nan, infinite = non_finite_counts(image)
+        if nan or infinite:
+            raise DataError(f"{path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf); replace "
+                            f"them (e.g. with the background intensity) before predicting, as training's "
+                            f"pre-flight check requires")
     return reference
 
 

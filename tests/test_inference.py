@@ -392,8 +392,16 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     values = broken.get_fdata().astype(np.float32)
     values[1, 1, 1] = np.nan
     nib.save(nib.Nifti1Image(values, broken.affine), tmp_path / "nan.nii.gz")
-    with pytest.raises(DataError, match="nan.nii.gz: the image holds NaN"):
+    with pytest.raises(DataError, match=r"nan.nii.gz: 1 non-finite voxel\(s\) \(1 NaN, 0 Inf\)"):
         predict_file(model, tmp_path / "nan.nii.gz", tmp_path / "y.nii.gz")
+    # All NaN: the foreground crop (voxels above 0) leaves nothing, which once gave a background map.
+    nib.save(nib.Nifti1Image(np.full_like(values, np.nan), broken.affine), tmp_path / "all_nan.nii.gz")
+    with pytest.raises(DataError, match="all_nan.nii.gz: .* non-finite voxel"):
+        predict_file(model, tmp_path / "all_nan.nii.gz", tmp_path / "y.nii.gz")
+    values[1, 1, 1] = -np.inf
+    nib.save(nib.Nifti1Image(values, broken.affine), tmp_path / "inf.nii.gz")
+    with pytest.raises(DataError, match=r"inf.nii.gz: 1 non-finite voxel\(s\) \(0 NaN, 1 Inf\)"):
+        predict_file(model, tmp_path / "inf.nii.gz", tmp_path / "y.nii.gz")
     nib.save(nib.Nifti1Image(values[:, :, 0], broken.affine), tmp_path / "slice.nii.gz")
     with pytest.raises(DataError, match="slice.nii.gz: a 2D image"):
         predict_file(model, tmp_path / "slice.nii.gz", tmp_path / "y.nii.gz")

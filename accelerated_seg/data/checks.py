@@ -303,14 +303,20 @@ def _slabs(image: nib.Nifti1Image) -> Iterator[np.ndarray]:
         yield np.asanyarray(image.dataobj[:, :, start : start + step])
 
 
-def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: CheckReport) -> None:
-    """NaN/Inf intensities turn the loss into NaN on the first batch that contains them."""
+def non_finite_counts(image: nib.Nifti1Image) -> tuple[int, int]:
+    """(NaN, Inf) voxel counts of a 3D image, read in slabs so a large volume is never held twice."""
     if image.get_data_dtype().kind not in "fc":
-        return  # integer storage (even scaled by a finite slope) cannot hold NaN/Inf
+        return 0, 0  # integer storage (even scaled by a finite slope) cannot hold NaN/Inf
     nan = infinite = 0
     for slab in _slabs(image):
         nan += int(np.count_nonzero(np.isnan(slab)))
         infinite += int(np.count_nonzero(np.isinf(slab)))
+    return nan, infinite
+
+
+def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: CheckReport) -> None:
+    """NaN/Inf intensities turn the loss into NaN on the first batch that contains them."""
+    nan, infinite = non_finite_counts(image)
     if nan or infinite:
         report.errors.append(
             f"{context}: {path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf) in the image; "
