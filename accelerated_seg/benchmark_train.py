@@ -39,7 +39,6 @@ turns a measured step into expected DDP efficiency on 2-8 GPUs for a given inter
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import gc
 import os
@@ -496,36 +495,13 @@ def _compile_settings(accelerator, case: TrainCase, timing: TimingSettings) -> d
 
 def _fresh_accelerator(precision: str, ddp=None, cudnn_benchmark: bool = True):
     """An Accelerator configured exactly as training configures it (``train._accelerator``), with the
-    benchmark's precision.
-
-    accelerate keeps its state process-wide and refuses a second precision, so the state of an earlier
-    configuration is dropped first (the process group, in PartialState, is kept). ``_accelerator``
-    reads the precision from the environment as under ``accelerate launch``; it is set here for the
-    construction only.
-    """
-    from accelerate.state import AcceleratorState, GradientState
-
+    benchmark's precision (each configuration its own, see ``strategy.next_accelerator_in``)."""
+    from .strategy import next_accelerator_in
     from .train import _accelerator
 
-    AcceleratorState._reset_state(reset_partial_state=False)
-    GradientState._reset_state()
-    mixed = {"fp32": "no", "bf16": "bf16", "fp16": "fp16"}[precision]
-    with _environment("ACCELERATE_MIXED_PRECISION", mixed):
+    with next_accelerator_in(precision):
         # writes nothing: no checkpoints, no trackers
         return _accelerator(Path(tempfile.gettempdir()), "none", ddp, cudnn_benchmark)
-
-
-@contextlib.contextmanager
-def _environment(name: str, value: str):
-    before = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[name]
-        else:
-            os.environ[name] = before
 
 
 def _release_memory() -> None:

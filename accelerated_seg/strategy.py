@@ -7,11 +7,15 @@ got it, so the run states both and warns loudly when they differ.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
-from accelerate.utils import DistributedType
+from accelerate.utils import DistributedType, patch_environment
 
 _SHARDED = {DistributedType.FSDP: "FSDP", DistributedType.DEEPSPEED: "DeepSpeed"}
+
+# Our precision names (the CLI's --precision) -> accelerate's mixed_precision values.
+MIXED_PRECISION = {"fp32": "no", "bf16": "bf16", "fp16": "fp16"}
 
 
 def requested_strategy() -> str | None:
@@ -163,3 +167,24 @@ def resume_conflict(saved: dict, current: dict) -> tuple[str | None, str | None]
         return None, (f"{where}: {saved['num_processes']} -> {current['num_processes']} processes; training "
                       f"continues, but not exactly as the original launch would have")
     return None, None
+
+
+@contextlib.contextmanager
+def next_accelerator_in(precision: str | None):
+    """The next ``Accelerator`` built inside this block runs in ``precision`` (fp32, bf16, fp16), or
+    in the launch's precision when it is None.
+
+    accelerate reads the precision from the environment (``ACCELERATE_MIXED_PRECISION``, which
+    ``accelerate launch`` sets), but only when its process-wide state is first built: a second
+    Accelerator in the same process silently keeps the first one's. So the state of an earlier run is
+    dropped first; the process group, in PartialState, is kept.
+    """
+    from accelerate.state import AcceleratorState, GradientState
+
+    AcceleratorState._reset_state(reset_partial_state=False)
+    GradientState._reset_state()
+    if precision is None:
+        yield
+        return
+    with patch_environment(accelerate_mixed_precision=MIXED_PRECISION[precision]):
+        yield
