@@ -26,14 +26,16 @@ from typing import Sequence
 import nibabel as nib
 import numpy as np
 
-from .config import CompileConfig, Config, ConfigError, DataConfig, TrainConfig, check_values
+from .config import CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values
 from .data.cache import PreprocessedCache
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import replace_atomically
+from .models import MODELS
 from .run_folder import ESTIMATOR_NAMES, resume_or_replace
+from .strategy import MIXED_PRECISION, next_accelerator_in
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +79,10 @@ class Dataset:
 
     def batch(self, batch_size: int) -> "Dataset":
         """Per-device batch size."""
-        return dataclasses.replace(self, batch_size=batch_size)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ConfigError(f"Dataset.batch: the per-device batch size must be a whole number >= 1, "
+                              f"got {batch_size!r}")
+        return dataclasses.replace(self, batch_size=int(batch_size))
 
     def binarize(self) -> "Dataset":
         """Every non-zero label value, declared or not, becomes class 1 (e.g. an aseg as brain vs not brain)."""
@@ -93,13 +98,16 @@ class Dataset:
         data = check_values(Config(data=data)).data  # names data.augment (profile) or data.augment_on (on)
         return dataclasses.replace(self, data=data)
 
-    def config(self, **train_settings) -> Config:
-        """A full run config with these data settings (``train_settings`` go to ``TrainConfig``)."""
+    def config(self, **settings) -> Config:
+        """A full run config with these data settings; each of ``settings`` is a ``TrainConfig`` field
+        (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...)."""
         cfg = Config(data=self.data)
-        _refuse_unknown(train_settings, TrainConfig, "{} is not a training setting")
-        if isinstance(train_settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
-            train_settings["compile"] = CompileConfig(enabled=train_settings["compile"])
-        cfg.train = dataclasses.replace(cfg.train, batch_size=self.batch_size, **train_settings)
+        _refuse_unknown(settings, (TrainConfig, OptimConfig), "{} is not a training or optimizer setting")
+        optim = {name: settings.pop(name) for name in list(settings) if name in _field_names(OptimConfig)}
+        if isinstance(settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
+            settings["compile"] = CompileConfig(enabled=settings["compile"])
+        cfg.train = dataclasses.replace(cfg.train, batch_size=self.batch_size, **settings)
+        cfg.optim = dataclasses.replace(cfg.optim, **optim)
         return cfg
 
     def loader(self, seed: int = 0, num_workers: int | None = None):
@@ -125,13 +133,17 @@ class Dataset:
         return train(cfg, manifest=self.manifest)
 
 
+def _field_names(dataclass) -> list[str]:
+    return [f.name for f in dataclasses.fields(dataclass)]
+
+
 def _refuse_unknown(settings: dict, fields_of, message: str) -> None:
     """A ConfigError naming the keyword arguments that are not fields of the dataclass ``fields_of``
-    (instead of the dataclass's TypeError), and listing the fields."""
-    known = [f.name for f in dataclasses.fields(fields_of)]
-    if unknown := sorted(set(settings) - set(known)):
-        raise ConfigError(message.format(", ".join(unknown)) + f"; the settings are {fields_of.__name__}'s "
-                                                               f"fields: {', '.join(known)}")
+    (or of any in a tuple of them), instead of the dataclass's TypeError, and listing the fields."""
+    classes = fields_of if isinstance(fields_of, tuple) else (fields_of,)
+    if unknown := sorted(set(settings) - {name for cls in classes for name in _field_names(cls)}):
+        listed = "; ".join(f"{cls.__name__}'s fields: {', '.join(_field_names(cls))}" for cls in classes)
+        raise ConfigError(message.format(", ".join(unknown)) + f"; the settings are {listed}")
 
 
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig) -> Manifest:
@@ -155,13 +167,25 @@ class Segmentation:
             accelerate's ``notebook_launcher``. Under ``accelerate launch`` the launched processes
             are used whatever this says; with fewer than 2 GPUs it trains in this process.
         output_dir: where runs, checkpoints and exports go.
-        train_settings: any ``TrainConfig`` field (``max_steps``, ``val_every``, ``global_batch_size``...);
-            ``compile=True`` compiles the model (``train.compile``).
+        precision: "fp32", "bf16" or "fp16" training (accelerate's ``mixed_precision``). None follows
+            the launch: ``accelerate launch``'s setting, or fp32 in a plain Python session. Given under a
+            launch that says otherwise, it is refused rather than silently overruled.
+        train_settings: any ``TrainConfig`` field (``max_steps``, ``val_every``, ``global_batch_size``...)
+            or ``OptimConfig`` field (``lr``, ``weight_decay``, ``warmup_steps``...); ``compile=True``
+            compiles the model (``train.compile``).
     """
 
     def __init__(self, model: str = "unet", model_args: dict | None = None, multi_gpu: bool = False,
-                 output_dir: str = "runs/segmentation", **train_settings):
-        self.model_name, self.model_args = model, dict(model_args or {})
+                 output_dir: str = "runs/segmentation", precision: str | None = None, **train_settings):
+        # Refused here rather than at fit, as Dataset.from_files refuses a bad block_shape.
+        if model not in MODELS:
+            raise ConfigError(f"Segmentation: model {model!r} is not known; choose one of: {', '.join(MODELS)}")
+        if precision is not None and precision not in MIXED_PRECISION:
+            raise ConfigError(f"Segmentation: precision {precision!r} is not known; choose one of: "
+                              f"{', '.join(MIXED_PRECISION)} (or leave it out to follow the launch)")
+        _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
+                        "Segmentation: {} is not a training or optimizer setting")
+        self.model_name, self.model_args, self.precision = model, dict(model_args or {}), precision
         self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
         self.model_dir: Path | None = None  # the exported model predictions use
         self.summary: dict | None = None
@@ -195,18 +219,23 @@ class Segmentation:
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
         # Here, before any process is launched, so the refusal names the estimator's settings.
         cfg = check_values(cfg)
+        mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
         resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from, names=ESTIMATOR_NAMES)
-        if processes > 1:
-            from accelerate import notebook_launcher
+        # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
+        # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
+        with next_accelerator_in(self.precision):
+            if processes > 1:
+                from accelerate import notebook_launcher
 
-            notebook_launcher(_fit_in_launched_process, (cfg, dataset.manifest), num_processes=processes)
-            self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
-        else:
-            from .train import train
+                notebook_launcher(_fit_in_launched_process, (cfg, dataset.manifest), num_processes=processes,
+                                  mixed_precision=mixed_precision)
+                self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
+            else:
+                from .train import train
 
-            self.summary = train(cfg, manifest=dataset.manifest)
+                self.summary = train(cfg, manifest=dataset.manifest)
         self.model_dir = out / "best_model" if (out / "best_model").is_dir() else out / "model"
         return self
 
@@ -331,6 +360,22 @@ def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
     from .train import train
 
     train(cfg, manifest=manifest)
+
+
+def _launch_precision(precision: str | None) -> str:
+    """accelerate's mixed_precision for this fit: ``precision``'s, or the launch's when it is None.
+
+    ``accelerate launch`` hands its setting over as ACCELERATE_MIXED_PRECISION; a precision given to
+    the estimator that contradicts it is an error, as two settings of one thing.
+    """
+    launched = os.environ.get("ACCELERATE_MIXED_PRECISION")
+    if precision is None:
+        return launched or "no"
+    if launched is not None and launched != MIXED_PRECISION[precision]:
+        raise ConfigError(f"Segmentation(precision={precision!r}), but the launch asks for mixed_precision "
+                          f"{launched!r} (ACCELERATE_MIXED_PRECISION): give it once, either by leaving "
+                          f"precision out or by launching with --mixed_precision {MIXED_PRECISION[precision]}")
+    return MIXED_PRECISION[precision]
 
 
 def _launched_processes() -> int:

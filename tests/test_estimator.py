@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+import yaml
 import torch
 
 from accelerated_seg.config import DataConfig
@@ -171,8 +172,52 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
         data.augment("strong")
     with pytest.raises(ConfigError, match="data.augment_on must be one of auto, cpu, gpu; got 'GPU'"):
         data.augment("light", on="GPU")
-    with pytest.raises(ConfigError, match="max_step is not a training setting"):
+    with pytest.raises(ConfigError, match="max_step is not a training or optimizer setting"):
         data.config(max_step=3)
+    for bad in (0, -2, 2.5, "2", True):
+        with pytest.raises(ConfigError, match="Dataset.batch: the per-device batch size must be a whole number"):
+            data.batch(bad)
+    assert data.batch(np.int64(3)).batch_size == 3
+    with pytest.raises(ConfigError, match="Segmentation: model 'unet9' is not known; choose one of: unet, "):
+        Segmentation("unet9")
+    with pytest.raises(ConfigError, match="Segmentation: learning_rate is not a training or optimizer setting; "
+                                          "the settings are TrainConfig's fields: .*; OptimConfig's fields: lr, "):
+        Segmentation("unet", learning_rate=1e-3)
+    with pytest.raises(ConfigError, match="Segmentation: precision 'fp64' is not known; choose one of: fp32, bf16"):
+        Segmentation("unet", precision="fp64")
+    # Optimizer settings go to OptimConfig, training ones to TrainConfig, by name.
+    cfg = data.batch(2).config(lr=1e-2, weight_decay=0.0, warmup_steps=0, val_every=3)
+    assert (cfg.optim.lr, cfg.optim.weight_decay, cfg.optim.warmup_steps) == (1e-2, 0.0, 0)
+    assert (cfg.train.val_every, cfg.train.batch_size) == (3, 2)
+
+
+def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(tiny_dataset, tmp_path, monkeypatch):
+    """accelerate keeps one precision per process once its state exists; each fit sets its own."""
+    from accelerated_seg.config import ConfigError
+
+    monkeypatch.delenv("ACCELERATE_MIXED_PRECISION", raising=False)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    tiny = dict(model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}, trackers="none",
+                progress_bar=False, val_every=0, save_every=0)
+
+    def strategy_of(run):
+        return json.loads((tmp_path / run / "run_info.json").read_text())["strategy"]
+
+    Segmentation("unet", output_dir=str(tmp_path / "bf16"), precision="bf16", lr=1e-2, **tiny).fit(data, steps=1)
+    assert strategy_of("bf16").endswith("mixed precision bf16")
+    assert yaml.safe_load((tmp_path / "bf16" / "config.yaml").read_text())["optim"]["lr"] == 1e-2
+    Segmentation("unet", output_dir=str(tmp_path / "default"), **tiny).fit(data, steps=1)
+    assert strategy_of("default").endswith("mixed precision no")  # was bf16: the first fit's state
+    Segmentation("unet", output_dir=str(tmp_path / "fp32"), precision="fp32", **tiny).fit(data, steps=1)
+    assert strategy_of("fp32").endswith("mixed precision no")
+
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")  # as accelerate launch sets it
+    with pytest.raises(ConfigError, match=r"Segmentation\(precision='bf16'\), but the launch asks for "
+                                          r"mixed_precision 'no'.*--mixed_precision bf16"):
+        Segmentation("unet", output_dir=str(tmp_path / "clash"), precision="bf16", **tiny).fit(data, steps=1)
+    assert not (tmp_path / "clash").exists()
 
 
 def test_predicting_without_a_model_says_what_to_do():
@@ -199,7 +244,8 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
     model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
                          multi_gpu=True, output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False,
-                         val_every=2, save_every=0).fit(data, steps=2)
+                         val_every=2, save_every=0, precision="bf16").fit(data, steps=2)
     assert model.summary["step"] == 2 and "DDP (MULTI_CPU) on 2 process(es)" in model.summary["strategy"]
+    assert model.summary["strategy"].endswith("mixed precision bf16")  # notebook_launcher's default is "no"
     assert model.summary["global_batch"] == 4 and len(model.summary["peak_memory_gb"]) == 2
     assert (model.model_dir / "model.safetensors").is_file()
