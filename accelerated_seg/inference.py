@@ -545,7 +545,8 @@ def _output_header(scan_header):
 
 
 def _read_channels(paths: Sequence[Path]):
-    """Read every channel (verifying each gzip stream now) and require one voxel grid for all."""
+    """Read every channel (verifying each gzip stream now); require one voxel grid for all and finite
+    voxels in each."""
     reference = read_nifti(paths[0])
     channel_images = [reference]
     if len(reference.shape) < 3:
