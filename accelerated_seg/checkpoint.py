@@ -34,6 +34,7 @@ from accelerate.utils import DistributedType
 from safetensors.torch import load_file, save_file
 
 from .config import ConfigError
+from .data.workers import PREEMPTION_SIGNALS
 from .models import ModelSpec, build_from_spec
 from .strategy import checkpoint_layout, resume_conflict
 
@@ -41,7 +42,6 @@ STEP_DIR = re.compile(r"^step_(\d+)$")
 # Hidden step folders: one being written (.partial) or one being deleted (.old). Neither is ever
 # resumed from, and the next save removes any a killed process left behind.
 HIDDEN_STEP_DIR = re.compile(r"^\.step_(\d+)\.(partial|old)$")
-PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 EXPORT_FORMAT_VERSION = 1
 LAYOUT_FILE = "strategy.json"
 

@@ -174,6 +174,36 @@ def test_rotation_keeps_the_checkpoint_just_written_below_an_older_runs_higher_o
     assert [p.name for p in complete_checkpoints(checkpoints)] == ["step_3", "step_9"]
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGUSR1])
+def test_a_signal_to_the_whole_process_group_spares_the_loader_workers(tiny_dataset, tmp_path, signum):
+    """SLURM signals every process of a job, and torchrun's agent a rank's whole process group: the
+    loader workers get the signal too. A worker killed by it broke the rank's next batch ("DataLoader
+    worker exited unexpectedly") before the rank could save; the workers must leave it to the rank."""
+    out = tmp_path / "run"
+    overrides = tiny_overrides(tiny_dataset, out, **{"train.max_steps": 100_000, "train.val_every": 0,
+                                                    "train.save_every": 2, "train.log_every": 50,
+                                                    "data.num_workers": 1})
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    with open(tmp_path / "train.log", "w") as log:
+        run = subprocess.Popen([sys.executable, "-m", "accelerated_seg.cli", "train", *overrides], cwd=ROOT, env=env,
+                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 300
+            while not complete_checkpoints(out / "checkpoints"):
+                assert run.poll() is None and time.monotonic() < deadline, (tmp_path / "train.log").read_text()[-3000:]
+                time.sleep(0.2)
+            os.killpg(run.pid, signum)  # the training process, the fork server and the worker
+            status = run.wait(timeout=120)
+        finally:
+            if run.poll() is None:
+                stop_group(run)
+    output = (tmp_path / "train.log").read_text()
+    assert status == 0 and "preempted" in output, output[-3000:]
+    assert "exited unexpectedly" not in output and "leaked semaphore" not in output, output[-3000:]
+    stopped_at = int(complete_checkpoints(out / "checkpoints")[-1].name.split("_")[1])
+    assert 2 <= stopped_at < 100_000
+
+
 def _children(pid: int) -> list[int]:
     return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
 

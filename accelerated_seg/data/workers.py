@@ -5,17 +5,24 @@ That has two consequences a user can meet, both handled here: each worker import
 so a script that starts training outside ``if __name__ == "__main__":`` is refused before anything
 runs (``refuse_unguarded_main``); and the queues between a rank and its workers are named
 semaphores that live until the workers are stopped, which the training run does when it ends
-(``stop_workers``). docs/known_issues.md tells the story with its measurements.
+(``stop_workers``). docs/known_issues.md tells the story with its measurements. Workers also leave
+a scheduler's stop signals to their rank (``leave_stop_signals_to_the_rank``).
 """
 
 from __future__ import annotations
 
 import ast
 import multiprocessing
+import signal
 import sys
 from pathlib import Path
 
 from ..config import ConfigError
+
+# The signals a scheduler sends some time before it kills a job (SLURM: --signal, preemption, the
+# time limit). The training process saves and stops on them (checkpoint.PreemptionSignals); its
+# loader workers ignore them.
+PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 
 # What the fork server imports once, so that each worker forked from it starts without importing
 # torch and MONAI again (MONAI imports all its submodules: seconds of CPU per process): the modules
@@ -125,3 +132,16 @@ def stop_workers(loader) -> None:
     base._iterator = None
     if hasattr(iterator, "_shutdown_workers"):  # one with workers (an in-process iterator has none)
         iterator._shutdown_workers()
+
+
+def leave_stop_signals_to_the_rank(worker_id: int) -> None:
+    """``worker_init_fn`` of the training loader: a worker ignores the scheduler's stop signals.
+
+    They reach the workers too: SLURM signals every process of a job, and torchrun's agent, on the
+    signal, a rank's whole process group. By default they end a worker at once; the rank then fails
+    at its next batch ("DataLoader worker exited unexpectedly") instead of saving at the end of the
+    step. Ignoring them leaves nothing behind: the rank stops its workers when it ends
+    (``stop_workers``), and a worker whose rank died exits by itself (the DataLoader's watchdog).
+    """
+    for signum in PREEMPTION_SIGNALS:
+        signal.signal(signum, signal.SIG_IGN)
