@@ -44,7 +44,7 @@ from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_
 from .data.manifest import Manifest
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
-from .data.workers import refuse_unguarded_main, stop_workers
+from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .evaluate import case_metrics
 from .files import write_text_atomically
 from .inference import sliding_window_logits, window_batches
@@ -201,6 +201,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
         _adapt_to_strategy(accelerator, model)
+        spare_the_workers(loader)  # a preemption signal to the process group must not end them
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
         if len(train_dl) == 0:  # here, before an overwritten run's outputs are deleted
             raise ConfigError(f"fit: the loader yields no batches on each of the {accelerator.num_processes} "

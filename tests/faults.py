@@ -59,3 +59,10 @@ def write_result_and_exit(prefix, rank: int, result: dict) -> None:
         dist.destroy_process_group()
     sys.stdout.flush(), sys.stderr.flush()
     os._exit(0)
+
+
+def record_stop_signal_disposition(path, worker_id: int) -> None:
+    """A user's ``worker_init_fn``: write to ``path`` whether this loader worker ignores SIGTERM."""
+    import signal
+
+    Path(path).write_text("ignored" if signal.getsignal(signal.SIGTERM) == signal.SIG_IGN else "default")

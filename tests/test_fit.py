@@ -67,6 +67,21 @@ def test_fit_resumed_mid_run_ends_bit_identical(tmp_path, shuffle):
         assert torch.equal(a[key], b[key]), f"{key} differs after resume"
 
 
+def test_the_workers_of_a_users_loader_leave_the_stop_signals_to_the_rank_and_keep_their_own_init(tmp_path):
+    """Preemption signals reach loader workers too (docs/checkpoints.md); fit spares a user's loader's
+    workers as train spares its own, and still runs the loader's own worker_init_fn after that."""
+    import functools
+
+    from faults import record_stop_signal_disposition
+
+    model, loader, loss, optimizer = _pieces()
+    record = tmp_path / "worker_sigterm.txt"
+    users = DataLoader(loader.dataset, batch_size=2, num_workers=1, multiprocessing_context="forkserver",
+                       worker_init_fn=functools.partial(record_stop_signal_disposition, record))
+    fit(model, users, loss, optimizer, max_steps=2, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    assert record.read_text() == "ignored"  # the user's own init ran, after ours
+
+
 def test_fit_needs_exactly_one_length(tmp_path):
     with pytest.raises(ConfigError, match="max_epochs and max_steps"):
         fit(*_pieces(), checkpoint_dir=tmp_path)

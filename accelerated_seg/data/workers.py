@@ -12,6 +12,7 @@ a scheduler's stop signals to their rank (``leave_stop_signals_to_the_rank``).
 from __future__ import annotations
 
 import ast
+import functools
 import multiprocessing
 import signal
 import sys
@@ -134,8 +135,9 @@ def stop_workers(loader) -> None:
         iterator._shutdown_workers()
 
 
-def leave_stop_signals_to_the_rank(worker_id: int) -> None:
-    """``worker_init_fn`` of the training loader: a worker ignores the scheduler's stop signals.
+def leave_stop_signals_to_the_rank(worker_id: int, then=None) -> None:
+    """``worker_init_fn`` of the training loader: a worker ignores the scheduler's stop signals, then
+    runs ``then(worker_id)`` (a user's loader's own ``worker_init_fn``, see ``spare_the_workers``).
 
     They reach the workers too: SLURM signals every process of a job, and torchrun's agent, on the
     signal, a rank's whole process group. By default they end a worker at once; the rank then fails
@@ -145,3 +147,18 @@ def leave_stop_signals_to_the_rank(worker_id: int) -> None:
     """
     for signum in PREEMPTION_SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
+    if then is not None:
+        then(worker_id)
+
+
+def spare_the_workers(loader) -> None:
+    """Give a user's DataLoader (``train.fit``) the stop-signal ``worker_init_fn`` of our own loader,
+    keeping the one it has (MONAI's DataLoader seeds its workers' random transforms in it).
+
+    Set before ``accelerator.prepare``, which builds the prepared loader from these attributes; a
+    loader with no workers, or one already given it, is left as it is.
+    """
+    own = getattr(loader, "worker_init_fn", None)
+    if getattr(loader, "num_workers", 0) > 0 and not (
+            own is leave_stop_signals_to_the_rank or getattr(own, "func", None) is leave_stop_signals_to_the_rank):
+        loader.worker_init_fn = functools.partial(leave_stop_signals_to_the_rank, then=own)
