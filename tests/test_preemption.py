@@ -178,11 +178,14 @@ def test_rotation_keeps_the_checkpoint_just_written_below_an_older_runs_higher_o
 def test_a_signal_to_the_whole_process_group_spares_the_loader_workers(tiny_dataset, tmp_path, signum):
     """SLURM signals every process of a job, and torchrun's agent a rank's whole process group: the
     loader workers get the signal too. A worker killed by it broke the rank's next batch ("DataLoader
-    worker exited unexpectedly") before the rank could save; the workers must leave it to the rank."""
+    worker exited unexpectedly") before the rank could save; the workers must leave it to the rank.
+    So must the fork server: a worker exits a batch after its parent, the server, has gone. 16
+    micro-batches per step are more than a worker prefetches (4), so the rest of the step after the
+    signal needs batches made after it."""
     out = tmp_path / "run"
     overrides = tiny_overrides(tiny_dataset, out, **{"train.max_steps": 100_000, "train.val_every": 0,
                                                     "train.save_every": 2, "train.log_every": 50,
-                                                    "data.num_workers": 1})
+                                                    "data.num_workers": 1, "train.grad_accum_steps": 16})
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     with open(tmp_path / "train.log", "w") as log:
         run = subprocess.Popen([sys.executable, "-m", "accelerated_seg.cli", "train", *overrides], cwd=ROOT, env=env,

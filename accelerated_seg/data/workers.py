@@ -49,7 +49,8 @@ def worker_start_method(num_workers: int):
         return None
     refuse_unguarded_main(num_workers)
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(WORKER_PRELOAD)  # read when the server starts, at the first loader
+    context.set_forkserver_preload(WORKER_PRELOAD)  # read when the server starts
+    start_fork_server_deaf_to_stop_signals()
     return context
 
 
@@ -135,6 +136,28 @@ def stop_workers(loader) -> None:
         iterator._shutdown_workers()
 
 
+def start_fork_server_deaf_to_stop_signals() -> None:
+    """Start multiprocessing's fork server, and its resource tracker, with the stop signals blocked,
+    unless it runs already. Each keeps that signal mask, and so does every worker the server forks.
+
+    A signal to the process group reaches the fork server too. Killed, it would take the workers with
+    it a batch later: torch's worker exits once its parent process has gone (``ManagerWatchdog``),
+    and a worker's parent is the fork server, not the rank. Blocked, the signals wait in this process
+    until the mask is restored below, so the rank loses none; they never reach the server's Python.
+    The resource tracker's own start unblocks SIGTERM on its way out (it blocks SIGINT and SIGTERM
+    around its spawn, then unblocks them), hence the second block before the server starts.
+    """
+    from multiprocessing import forkserver, resource_tracker
+
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, PREEMPTION_SIGNALS)
+    try:
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, PREEMPTION_SIGNALS)
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def leave_stop_signals_to_the_rank(worker_id: int, then=None) -> None:
     """``worker_init_fn`` of the training loader: a worker ignores the scheduler's stop signals, then
     runs ``then(worker_id)`` (a user's loader's own ``worker_init_fn``, see ``spare_the_workers``).
@@ -153,12 +176,17 @@ def leave_stop_signals_to_the_rank(worker_id: int, then=None) -> None:
 
 def spare_the_workers(loader) -> None:
     """Give a user's DataLoader (``train.fit``) the stop-signal ``worker_init_fn`` of our own loader,
-    keeping the one it has (MONAI's DataLoader seeds its workers' random transforms in it).
+    keeping the one it has (MONAI's DataLoader seeds its workers' random transforms in it), and a
+    fork server that outlives the signals when its workers come from one.
 
     Set before ``accelerator.prepare``, which builds the prepared loader from these attributes; a
     loader with no workers, or one already given it, is left as it is.
     """
+    if getattr(loader, "num_workers", 0) == 0:
+        return
     own = getattr(loader, "worker_init_fn", None)
-    if getattr(loader, "num_workers", 0) > 0 and not (
-            own is leave_stop_signals_to_the_rank or getattr(own, "func", None) is leave_stop_signals_to_the_rank):
+    if not (own is leave_stop_signals_to_the_rank or getattr(own, "func", None) is leave_stop_signals_to_the_rank):
         loader.worker_init_fn = functools.partial(leave_stop_signals_to_the_rank, then=own)
+    context = getattr(loader, "multiprocessing_context", None)
+    if context is not None and context.get_start_method() == "forkserver":
+        start_fork_server_deaf_to_stop_signals()
