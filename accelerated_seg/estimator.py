@@ -28,6 +28,7 @@ import numpy as np
 
 from .config import CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values
 from .data.cache import PreprocessedCache
+from .data.errors import DataError
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, preprocess_settings
@@ -243,7 +244,8 @@ class Segmentation:
         """Segment a NIfTI path (or one path per channel) or an array.
 
         Args:
-            x: a path (list of paths for several channels), or an array (X, Y, Z) / (C, X, Y, Z).
+            x: a path (list of paths for several channels), or an array (X, Y, Z) / (C, X, Y, Z):
+                numpy, a torch tensor, or anything ``np.asarray`` takes.
             batch_size: windows per forward pass of the sliding window.
             affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS).
             options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, device).
@@ -255,20 +257,24 @@ class Segmentation:
         from .inference import predict_file
 
         model_dir = self._require_model()
+        if unknown := sorted(set(options) - set(PREDICT_OPTIONS)):
+            raise ConfigError(f"predict: {', '.join(unknown)} is not an option; the options are batch_size, affine, "
+                              f"{', '.join(PREDICT_OPTIONS)}")
+        is_path = isinstance(x, (str, os.PathLike)) or (
+            isinstance(x, (list, tuple)) and x and all(isinstance(p, (str, os.PathLike)) for p in x))
         with tempfile.TemporaryDirectory() as tmp:
-            if isinstance(x, np.ndarray):
-                channels = x[None] if x.ndim == 3 else x
-                inputs = []
-                for c, channel in enumerate(channels):
-                    inputs.append(write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel.astype(np.float32),
-                                              np.eye(4) if affine is None else np.asarray(affine)))
-            else:
+            if is_path:
                 inputs = x
+            else:  # one temporary NIfTI per channel, so an array takes the path's road exactly
+                channels = _checked_channels(x, json.loads((model_dir / "config.json").read_text())["in_channels"])
+                grid = _checked_affine(affine)
+                inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
+                          for c, channel in enumerate(channels)]
             output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz", sw_batch_size=batch_size,
                                   **options)
             image = nib.load(str(output))
             labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away
-            if isinstance(x, np.ndarray):
+            if not is_path:
                 return labels
             return nib.Nifti1Image(labels, image.affine, image.header)
 
@@ -343,6 +349,44 @@ class Segmentation:
 
 #: Marks the folders Segmentation.evaluate owns (and so may delete on its next call).
 _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
+
+
+# predict's keyword options, passed on to inference.predict_file.
+PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "device")
+
+
+def _checked_channels(x, in_channels: int) -> np.ndarray:
+    """An array input to ``predict`` as float32 (C, X, Y, Z), or a DataError that names the array."""
+    if hasattr(x, "detach"):  # a torch tensor, possibly on a GPU or requiring grad
+        x = x.detach().cpu().numpy()
+    array = np.asarray(x)
+    if array.ndim not in (3, 4):
+        raise DataError(f"predict: an array of shape {array.shape}; give (X, Y, Z), or (C, X, Y, Z) with the model's "
+                        f"{in_channels} channel(s) first")
+    channels = array[None] if array.ndim == 3 else array
+    if len(channels) != in_channels:
+        raise DataError(f"predict: the array's shape {array.shape} gives {len(channels)} channel(s) (the first axis "
+                        f"of a 4D array), but the model expects {in_channels}")
+    real = np.issubdtype(channels.dtype, np.number) or channels.dtype == bool
+    if not real or np.issubdtype(channels.dtype, np.complexfloating):
+        raise DataError(f"predict: the array holds {channels.dtype} values; give real numbers")
+    channels = channels.astype(np.float32)
+    if not np.isfinite(channels).all():
+        bad = int(np.count_nonzero(~np.isfinite(channels)))
+        raise DataError(f"predict: the array holds {bad} non-finite value(s) (NaN or Inf); replace them (e.g. with "
+                        f"the background intensity) first")
+    return channels
+
+
+def _checked_affine(affine) -> np.ndarray:
+    """``predict``'s affine as a 4x4 float matrix (1 mm RAS when None), or a ConfigError."""
+    if affine is None:
+        return np.eye(4)
+    matrix = np.asarray(affine, dtype=float)
+    if matrix.shape != (4, 4) or not np.isfinite(matrix).all() or abs(np.linalg.det(matrix[:3, :3])) < 1e-12:
+        raise ConfigError(f"predict: affine must be a finite 4x4 voxel-to-mm matrix whose 3x3 part is invertible "
+                          f"(voxel sizes and directions), got {matrix.tolist() if matrix.size <= 16 else matrix.shape}")
+    return matrix
 
 
 def _as_classes(values: np.ndarray, lookup: dict[int, int], merge_foreground: bool = False) -> np.ndarray:

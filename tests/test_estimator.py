@@ -118,6 +118,25 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     np.testing.assert_allclose(image.affine, reference.affine, atol=1e-5)
     labels = model.predict(np.asanyarray(reference.dataobj), affine=reference.affine)
     np.testing.assert_array_equal(labels, np.asanyarray(image.dataobj))  # the same case as an array
+    as_tensor = model.predict(torch.as_tensor(np.asanyarray(reference.dataobj)), affine=reference.affine)
+    np.testing.assert_array_equal(as_tensor, labels)  # and as a torch tensor
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.data.errors import DataError
+
+    volume = np.asanyarray(reference.dataobj).astype(np.float32)
+    nan_volume = volume.copy()
+    nan_volume[0, 0, 0] = np.nan
+    for bad, message in ((volume[:, :, 0], r"predict: an array of shape \(\d+, \d+\); give \(X, Y, Z\)"),
+                         (np.stack([volume, volume]), r"gives 2 channel\(s\) .* but the model expects 1"),
+                         (nan_volume, r"predict: the array holds 1 non-finite value"),
+                         (volume.astype(np.complex64), "predict: the array holds complex64 values")):
+        with pytest.raises(DataError, match=message):
+            model.predict(bad)
+    for affine in (np.zeros((4, 4)), np.eye(3)):
+        with pytest.raises(ConfigError, match="predict: affine must be a finite 4x4 voxel-to-mm matrix"):
+            model.predict(volume, affine=affine)
+    with pytest.raises(ConfigError, match="predict: overlapp is not an option; the options are batch_size"):
+        model.predict(volume, overlapp=0.5)
 
     summary = model.evaluate(data)
     assert (tmp_path / "run" / "evaluation" / "summary.json").is_file()
