@@ -261,7 +261,7 @@ class Segmentation:
             raise ConfigError(f"predict: {', '.join(unknown)} is not an option; the options are batch_size, affine, "
                               f"{', '.join(PREDICT_OPTIONS)}")
         is_path = isinstance(x, (str, os.PathLike)) or (
-            isinstance(x, (list, tuple)) and x and all(isinstance(p, (str, os.PathLike)) for p in x))
+            isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(p, (str, os.PathLike)) for p in x))
         with tempfile.TemporaryDirectory() as tmp:
             if is_path:
                 inputs = x
