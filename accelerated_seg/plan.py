@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import weakref
 from dataclasses import dataclass, field
 
@@ -383,8 +384,9 @@ def check_settings(batch: int = 1, gpus: int = 1, gpu_memory_gib: float = 1.0, g
     """One clear error for a setting that cannot work, before anything is measured."""
     _check_at_least("train.batch_size (--batch)", batch)
     _check_at_least("number of GPUs (--gpus)", gpus)
-    if not isinstance(gpu_memory_gib, (int, float)) or gpu_memory_gib <= 0:
-        raise ConfigError(f"GPU memory (--gpu-memory) must be a number of GiB > 0, got {gpu_memory_gib!r}")
+    # not (x > 0) rather than x <= 0: NaN compares false both ways, and inf fits every batch
+    if not isinstance(gpu_memory_gib, (int, float)) or not 0 < gpu_memory_gib < math.inf:
+        raise ConfigError(f"GPU memory (--gpu-memory) must be a finite number of GiB > 0, got {gpu_memory_gib!r}")
     if global_batch is not None:  # the same rule and message as at launch
         resolve_batch(None, global_batch, None, gpus, lr=1.0, base_batch_size=1, lr_scaling="none")
 

@@ -159,6 +159,9 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     (["--gpus", "8", "--global-batch", "30"], "train.global_batch_size 30 is not divisible by 8"),
     (["--model-args", "{filters: 4}"], r"--model-args \(model.args\) is not valid JSON"),
     (["--gpu-memory", "0"], r"GPU memory \(--gpu-memory\)"),
+    # NaN passed a `<= 0` check and every strategy then read "does not fit" (before the 26th session)
+    (["--gpu-memory", "nan"], r"GPU memory \(--gpu-memory\) must be a finite number of GiB > 0, got nan"),
+    (["--gpu-memory", "inf"], r"GPU memory \(--gpu-memory\) must be a finite number of GiB > 0, got inf"),
     (["--in-channels", "0"], r"image channels \(--in-channels\) must be an integer >= 1"),
     (["--classes", "1"], r"classes including background \(--classes\) must be an integer >= 2"),
 ])
