@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import math
 import os
 import shutil
 import statistics
@@ -170,10 +171,11 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
                                ("--epoch-samples", epoch_samples, 1)):
         if value < least:
             raise ConfigError(f"{name} must be at least {least} (got {value})")
-    if peak_tflops is not None and peak_tflops <= 0:
-        raise ConfigError(f"--peak-tflops must be positive (got {peak_tflops})")
-    if price_per_gpu_hour is not None and price_per_gpu_hour < 0:
-        raise ConfigError(f"--price-per-gpu-hour must not be negative (got {price_per_gpu_hour})")
+    # `not 0 < x < inf` rather than `x <= 0`: NaN compares false both ways and came out as an MFU of nan
+    if peak_tflops is not None and not 0 < peak_tflops < math.inf:
+        raise ConfigError(f"--peak-tflops must be a finite number > 0 (got {peak_tflops})")
+    if price_per_gpu_hour is not None and not 0 <= price_per_gpu_hour < math.inf:
+        raise ConfigError(f"--price-per-gpu-hour must be a finite number >= 0 (got {price_per_gpu_hour})")
     for name in models:
         for patch in patches:
             try:  # divisibility, and a forward pass of shapes only, as training checks them before any data

@@ -198,6 +198,10 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     ({"timing": TimingSettings(ddp_bucket_mb=0)}, "--ddp-bucket-mb"),
     ({"timing": TimingSettings(augment_on="gpu")}, "--augment-on gpu augments the real loader's patches"),
     ({"timing": TimingSettings(data="real", num_workers=-1)}, "--num-workers must not be negative"),
+    ({"peak_tflops": 0.0}, "--peak-tflops must be a finite number > 0"),
+    ({"peak_tflops": float("nan")}, "--peak-tflops must be a finite number > 0 .got nan"),  # MFU nan before
+    ({"price_per_gpu_hour": -1.0}, "--price-per-gpu-hour must be a finite number >= 0"),
+    ({"price_per_gpu_hour": float("inf")}, "--price-per-gpu-hour must be a finite number >= 0 .got inf"),
 ])
 def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
     if (kwargs.get("precisions") == ["fp16"] or kwargs.get("levers") == ["compile_cudagraphs"]) and torch.cuda.is_available():
