@@ -18,6 +18,7 @@ alternating blocks (the median and every block are recorded: on a shared machine
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import shlex
@@ -98,9 +99,13 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
     """
     for name, value, least in (("--cases", cases, 1), ("--patch", patch, 1), ("--workers", workers, 0),
                                ("--batch", batch, 1), ("--batches", batches, 1), ("--blocks", blocks, 1),
-                               ("samples_per_volume", samples_per_volume, 1), ("--spacing-mm", spacing_mm, 1e-6)):
+                               ("samples_per_volume", samples_per_volume, 1)):
         if value < least:
             raise ValueError(f"{name} must be at least {least:g} (got {value})")
+    # `not 0 < x < inf`, not `x <= 0`: NaN compares false both ways, and a NaN size wrote phantoms for ever
+    for name, values in (("--spacing-mm", [spacing_mm]), ("--size-mm", list(size_mm))):
+        if not all(0 < value < math.inf for value in values):
+            raise ValueError(f"{name} must be finite millimetres > 0 (got {' '.join(f'{v:g}' for v in values)})")
     smallest = min(size_mm) / spacing_mm
     if patch > smallest:
         raise ValueError(f"--patch {patch} is larger than the phantoms ({smallest:g} voxels along their shortest "
