@@ -224,6 +224,9 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     from .models import build_from_spec, check_trainable, model_spec
 
     for flag, sizes in (("--size", size), ("--roi", roi or ())):
+        if len(sizes) not in (0, 3):  # a 2-value --roi once reached the model check as a 2D patch
+            raise ConfigError(f"{flag} takes three edges in voxels (--roi also one, for a cube), got {len(sizes)}: "
+                              f"{' '.join(map(str, sizes))}")
         if any(int(edge) < 1 for edge in sizes):
             raise ConfigError(f"{flag} needs sizes of at least 1 voxel, got {tuple(sizes)}")
     for flag, value in (("--blocks", blocks), ("--volumes", volumes), ("--sw-batch-size", sw_batch_size)):

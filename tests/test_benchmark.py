@@ -83,6 +83,7 @@ def test_a_bad_data_benchmark_setting_is_one_error_before_any_work(tmp_path, cap
 @pytest.mark.parametrize("args, named", [
     (["--size", "0", "24", "20"], r"--size needs sizes of at least 1 voxel, got \(0, 24, 20\)"),
     (["--volumes", "0"], "--volumes must be at least 1"),
+    (["--roi", "16", "16"], "--roi takes three edges in voxels .*got 2: 16 16"),  # a 2D patch error before
     (["--roi", "17"], "--roi 17 17 17 does not suit the demo U-Net used without --model: .*divisible by"),
     # a window the demo U-Net halves to one voxel, where instance norm fails: once torch's bare message
     (["--roi", "8"], "--roi 8 8 8 does not suit the demo U-Net used without --model: .*more than one voxel"),
