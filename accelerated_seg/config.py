@@ -10,6 +10,7 @@ run and checkpoint (``save_config``) so a result can always be traced back to it
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 import os
 import types
@@ -230,8 +231,15 @@ def check_values(cfg: Config) -> Config:
         return node
 
     for key, lowest in _AT_LEAST.items():
-        if value(key) is not None and value(key) < lowest:
-            raise ConfigError(f"setting {key} must be >= {lowest}, got {value(key)!r}")
+        number = value(key)
+        if number is None:
+            continue
+        # NaN passes `< lowest` (optim.lr=nan was torch's traceback at the optimizer), and inf
+        # trains to non-finite losses (optim.lr=inf) after the data work: refuse both here.
+        if not math.isfinite(number):
+            raise ConfigError(f"setting {key} must be a finite number >= {lowest}, got {number!r}")
+        if number < lowest:
+            raise ConfigError(f"setting {key} must be >= {lowest}, got {number!r}")
     for key, (lowest, highest, highest_allowed) in _SHARES.items():
         share = value(key)
         if not (lowest <= share < highest or (highest_allowed and share == highest)):
@@ -239,12 +247,12 @@ def check_values(cfg: Config) -> Config:
             raise ConfigError(f"setting {key} must be >= {lowest} and {bound} {highest}, got {share!r}")
     if len(cfg.data.patch_size) != 3 or any(edge < 1 for edge in cfg.data.patch_size):
         raise ConfigError(f"setting data.patch_size must be 3 edges >= 1 voxel, got {list(cfg.data.patch_size)}")
-    if cfg.data.spacing is not None and any(not mm > 0 for mm in cfg.data.spacing):
+    if cfg.data.spacing is not None and any(not 0 < mm < math.inf for mm in cfg.data.spacing):
         raise ConfigError(f"setting data.spacing must be 3 sizes > 0 mm (or null for the median), "
                           f"got {list(cfg.data.spacing)}")
     low, high = cfg.data.ct_window
-    if not low < high:
-        raise ConfigError(f"setting data.ct_window must be [low, high] with low < high, got {[low, high]}")
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):  # an infinite bound scales CT to 0
+        raise ConfigError(f"setting data.ct_window must be [low, high], finite, with low < high, got {[low, high]}")
     for key in _SEEDS:
         if not 0 <= value(key) < 2**32:
             raise ConfigError(f"setting {key} must be >= 0 and < 2**32 (numpy's and torch's seed range), "

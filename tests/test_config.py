@@ -50,7 +50,16 @@ def test_wrong_type_is_an_error_naming_the_setting(override, key):
     ("--data.foreground_fraction=1.5", "data.foreground_fraction must be >= 0.0 and <= 1.0"),
     ("--data.patch_size=[64,0,64]", "data.patch_size must be 3 edges >= 1 voxel"),
     ("--data.spacing=[1.0,0,1.0]", "data.spacing must be 3 sizes > 0 mm"),
-    ("--data.ct_window=[500,-500]", "data.ct_window must be \\[low, high\\] with low < high"),
+    ("--data.ct_window=[500,-500]", "data.ct_window must be \\[low, high\\], finite, with low < high"),
+    ("--data.ct_window=[-.inf,1000]", "data.ct_window must be \\[low, high\\], finite"),
+    # NaN passed the `< lowest` checks: optim.lr=nan was a traceback from torch's AdamW, and
+    # optim.lr=.inf trained until the loss was non-finite for five steps in a row
+    ("--optim.lr=nan", "optim.lr must be a finite number >= 0, got nan"),
+    ("--optim.lr=.inf", "optim.lr must be a finite number >= 0, got inf"),
+    ("--optim.weight_decay=.nan", "optim.weight_decay must be a finite number >= 0, got nan"),
+    ("--optim.max_grad_norm=.nan", "optim.max_grad_norm must be a finite number >= 0"),
+    ("--train.val_tolerance_mm=.nan", "train.val_tolerance_mm must be a finite number >= 0"),
+    ("--data.spacing=[1.0,.inf,1.0]", "data.spacing must be 3 sizes > 0 mm"),
     ("--data.synthetic.num_validation=24", "data.synthetic.num_validation \\(24\\) must be below data.synthetic.num_cases"),
     ("--train.ddp.bucket_cap_mb=0", "train.ddp.bucket_cap_mb must be >= 1"),
     ("--train.seed=-1", "train.seed must be >= 0 and < 2\\*\\*32"),  # np.random.seed raised inside set_seed
