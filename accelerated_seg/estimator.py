@@ -102,14 +102,11 @@ class Dataset:
     def config(self, **settings) -> Config:
         """A full run config with these data settings; each of ``settings`` is a ``TrainConfig`` field
         (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...)."""
-        cfg = Config(data=self.data)
-        _refuse_unknown(settings, (TrainConfig, OptimConfig), "{} is not a training or optimizer setting")
-        optim = {name: settings.pop(name) for name in list(settings) if name in _field_names(OptimConfig)}
-        if isinstance(settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
-            settings["compile"] = CompileConfig(enabled=settings["compile"])
-        cfg.train = dataclasses.replace(cfg.train, batch_size=self.batch_size, **settings)
-        cfg.optim = dataclasses.replace(cfg.optim, **optim)
-        return cfg
+        batch = settings.get("batch_size")
+        if batch is not None and self.batch_size is not None and batch != self.batch_size:
+            raise ConfigError(f"the per-device batch is given twice, as Dataset.batch({self.batch_size}) and as "
+                              f"batch_size={batch!r}; give it once")
+        return _run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
 
     def loader(self, seed: int = 0, num_workers: int | None = None):
         """The training patch DataLoader for this process, built as the training loop builds it
@@ -136,6 +133,19 @@ class Dataset:
 
 def _field_names(dataclass) -> list[str]:
     return [f.name for f in dataclasses.fields(dataclass)]
+
+
+def _run_config(data: DataConfig, settings: dict) -> Config:
+    """A run config of ``data`` with ``settings``, each a ``TrainConfig`` or ``OptimConfig`` field by name."""
+    settings = dict(settings)
+    _refuse_unknown(settings, (TrainConfig, OptimConfig), "{} is not a training or optimizer setting")
+    optim = {name: settings.pop(name) for name in list(settings) if name in _field_names(OptimConfig)}
+    if isinstance(settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
+        settings["compile"] = CompileConfig(enabled=settings["compile"])
+    cfg = Config(data=data)
+    cfg.train = dataclasses.replace(cfg.train, **settings)
+    cfg.optim = dataclasses.replace(cfg.optim, **optim)
+    return cfg
 
 
 def _refuse_unknown(settings: dict, fields_of, message: str) -> None:
@@ -186,6 +196,10 @@ class Segmentation:
                               f"{', '.join(MIXED_PRECISION)} (or leave it out to follow the launch)")
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Segmentation: {} is not a training or optimizer setting")
+        try:  # their values too (lr=-1, lr="abc", batch_size=0), as a run config checks them
+            check_values(_run_config(DataConfig(), train_settings))
+        except ConfigError as error:
+            raise ConfigError(f"Segmentation: {error}") from None
         self.model_name, self.model_args, self.precision = model, dict(model_args or {}), precision
         self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
         self.model_dir: Path | None = None  # the exported model predictions use

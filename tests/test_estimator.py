@@ -204,10 +204,21 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
         Segmentation("unet", learning_rate=1e-3)
     with pytest.raises(ConfigError, match="Segmentation: precision 'fp64' is not known; choose one of: fp32, bf16"):
         Segmentation("unet", precision="fp64")
+    # Their values too, as a YAML config's (accepted until the fit before the twenty-sixth session)
+    for bad, message in ((dict(lr=-1.0), "optim.lr must be >= 0"), (dict(lr=float("nan")), "optim.lr must be a finite"),
+                         (dict(lr="fast"), "optim.lr must be float"), (dict(batch_size=0), "train.batch_size must be >= 1"),
+                         (dict(max_steps=0), "train.max_steps must be >= 1")):
+        with pytest.raises(ConfigError, match=f"Segmentation: setting {message}"):
+            Segmentation("unet", **bad)
     # Optimizer settings go to OptimConfig, training ones to TrainConfig, by name.
     cfg = data.batch(2).config(lr=1e-2, weight_decay=0.0, warmup_steps=0, val_every=3)
     assert (cfg.optim.lr, cfg.optim.weight_decay, cfg.optim.warmup_steps) == (1e-2, 0.0, 0)
     assert (cfg.train.val_every, cfg.train.batch_size) == (3, 2)
+    # The batch as a setting (a TypeError from dataclasses.replace before), once
+    assert data.config(batch_size=3).train.batch_size == 3
+    assert data.batch(3).config(batch_size=3).train.batch_size == 3
+    with pytest.raises(ConfigError, match=r"given twice, as Dataset.batch\(2\) and as batch_size=3; give it once"):
+        data.batch(2).config(batch_size=3)
 
 
 def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(tiny_dataset, tmp_path, monkeypatch):
