@@ -209,6 +209,9 @@ def _check(args, _) -> int:
     from .data.errors import DataError
     from .data.manifest import load_cases
 
+    if args.max_voxels < 1:  # the command's misuse (exit 2), not a finding: else every case was "over budget"
+        print(f"error: --max-voxels (data.max_voxels) must be >= 1, got {args.max_voxels}", file=sys.stderr)
+        return 2
     try:
         manifest = load_cases(args.dataset, binarize=args.binarize)
         report = check_manifest(manifest, max_voxels=args.max_voxels)

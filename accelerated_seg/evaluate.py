@@ -361,6 +361,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     """
     pred_dir, label_dir = Path(pred_dir), Path(label_dir)
     output_dir = Path(output_dir) if output_dir is not None else pred_dir / "evaluation"
+    if output_dir.exists() and not output_dir.is_dir():  # found here, not after every case is scored
+        raise DataError(f"--output {output_dir} is a file, not a folder; metrics.csv and summary.json go into a "
+                        f"folder: give a new or existing folder")
     pairs, unmatched = match_cases(pred_dir, label_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         check_same_grid(nib.load(pred_path), nib.load(label_path), pred_path, label_path, geometry_atol_mm)

@@ -619,7 +619,8 @@ def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
     """The label map of each case: ``output/<case>.nii.gz``, or ``output`` itself for one case.
 
     Raises:
-        DataError: ``output`` is a file name (``.nii.gz``/``.nii``) but there is not exactly one case.
+        DataError: ``output`` is a file name (``.nii.gz``/``.nii``) but there is not exactly one case,
+            or an existing file where the folder must go.
     """
     if nifti_stem(output) is not None:  # a file name: the inputs must be exactly one case
         if len(cases) != 1:
@@ -627,6 +628,9 @@ def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
                             f"({', '.join(c.id for c in cases[:5])}{', ...' if len(cases) > 5 else ''}); "
                             f"give a folder as --output")
         return [Path(output)]
+    if Path(output).exists() and not Path(output).is_dir():  # else errno 17 from a mkdir, after the first case
+        raise DataError(f"--output {output} is a file, not a folder; the label maps go into a folder as "
+                        f"<case>.nii.gz: give a new or existing folder")
     return [Path(output) / f"{case.id}.nii.gz" for case in cases]
 
 

@@ -269,6 +269,10 @@ def test_the_check_command_lists_the_problems_and_checks_binarized_labels_as_tra
     assert "2 case(s), 0 error(s)" in capsys.readouterr().out
     assert main(["check", str(tmp_path / "nowhere.json")]) == 1
     assert capsys.readouterr().err.startswith("error: ")
+    # a budget no volume fits is the command's misuse: once one "over the budget" error per case
+    assert main(["check", str(dataset), "--max-voxels", "0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --max-voxels (data.max_voxels) must be >= 1, got 0"]
 
 
 def test_channels_with_different_dtypes_are_fine(tmp_path):

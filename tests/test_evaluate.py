@@ -254,7 +254,8 @@ def test_evaluate_command(folders, capsys):
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output",
                  str(pred_dir / "taken")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "taken" in err and "Traceback" not in err
+    assert err.startswith("error: ") and "Traceback" not in err
+    assert f"--output {pred_dir / 'taken'} is a file, not a folder" in err  # errno 17, after scoring, before
 
     (pred_dir / "a.nii.gz").unlink()
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2

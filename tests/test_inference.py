@@ -364,6 +364,9 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     many_to_one = ["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(tmp_path / "c.nii.gz")]
     assert main(many_to_one) == 2
     assert "is one file, but the inputs hold 6 cases" in capsys.readouterr().err
+    (tmp_path / "taken").write_text("a file where the label maps' folder must go")
+    assert main(["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(tmp_path / "taken")]) == 2
+    assert f"--output {tmp_path / 'taken'} is a file, not a folder" in capsys.readouterr().err  # errno 17 before
     assert main(["predict", "--model", str(model), "--output", str(tmp_path / "d")]) == 2
     assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / "e.nii.gz"),
                  "--precision", "fp16", "--device", "cpu"]) == 2
