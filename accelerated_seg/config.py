@@ -9,6 +9,7 @@ run and checkpoint (``save_config``) so a result can always be traced back to it
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 import numbers
@@ -181,13 +182,28 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         path = Path(path)
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
-        raw = yaml.safe_load(path.read_text()) or {}
+        raw = _parse_yaml(path.read_text(), f"{path} is not valid YAML") or {}
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping of sections (data, model, optim, train)")
+        try:  # the file alone first, so a key or value it gets wrong is reported with its name
+            _build(Config, copy.deepcopy(raw), prefix="")
+        except ConfigError as error:
+            raise ConfigError(f"{path}: {error}") from None
     for item in overrides or []:
         key, value = _split_override(item)
-        _set_dotted(raw, key, yaml.safe_load(value))
+        _set_dotted(raw, key, _parse_yaml(value, f"override {item!r}: the value is not valid YAML"))
     return check_values(_build(Config, raw, prefix=""))
+
+
+def _parse_yaml(text: str, what: str) -> Any:
+    """``yaml.safe_load``, with a syntax error as one ConfigError line rather than PyYAML's traceback."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"{what}: {problem}{where}") from None
 
 
 # Numbers a run cannot work with, each named with the smallest allowed value. Types are checked by

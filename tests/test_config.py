@@ -1,3 +1,5 @@
+import re
+
 import pytest
 import yaml
 
@@ -125,8 +127,21 @@ def test_a_config_built_in_python_is_checked_like_a_yaml_file(section, name, val
 def test_unknown_key_in_yaml_file(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("train: {max_step: 3}\n")
-    with pytest.raises(ConfigError, match="train.max_step"):
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))}: unknown setting 'train.max_step'"):
+        load_config(path)  # the file is named: a dataset.json given as --config read like a typo
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("data:\n  patch_size: [48, 48\n", "expected ',' or ']', but got '<stream end>' at line 3, column 1"),
+    ("train:\n\tmax_steps: 3\n", "found character '\\\\t' that cannot start any token at line 2, column 1"),
+])
+def test_a_yaml_syntax_error_is_one_error_naming_the_file_and_line(tmp_path, text, problem):
+    path = tmp_path / "broken.yaml"  # PyYAML's traceback before the twenty-sixth session
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))} is not valid YAML: {problem}$"):
         load_config(path)
+    with pytest.raises(ConfigError, match=r"^override '--train.max_steps=\[1': the value is not valid YAML: "):
+        load_config(None, ["--train.max_steps=[1"])
 
 
 def test_override_without_value_and_missing_file(tmp_path):
