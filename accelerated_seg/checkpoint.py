@@ -31,9 +31,11 @@ from pathlib import Path
 
 import torch
 from accelerate.utils import DistributedType
+from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from .config import ConfigError
+from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
 from .models import ModelSpec, build_from_spec
 from .strategy import checkpoint_layout, resume_conflict
@@ -275,28 +277,64 @@ def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> N
 
 def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[torch.nn.Module, dict]:
     """Build the plain MONAI network from ``config.json`` and load ``model.safetensors`` strictly."""
+    config = read_export_config(model_dir)
+    try:
+        model = build_from_spec(ModelSpec.from_dict(config["model"]))
+    except (TypeError, ValueError, KeyError, AssertionError) as error:  # a hand edit of config.json
+        raise DataError(f"{Path(model_dir) / 'config.json'}: its network {config['model']['monai_class']} cannot "
+                        f"be built from its args ({type(error).__name__}: {error}); use the config.json written "
+                        f"with these weights") from None
+    load_weights(model, Path(model_dir) / "model.safetensors", map_location)
+    return model.eval(), config
+
+
+def read_export_config(model_dir: str | Path) -> dict:
+    """The ``config.json`` of an exported model folder, checked: both files there, valid JSON, a
+    registry network.
+
+    Raises:
+        FileNotFoundError: a file of the export is missing.
+        DataError: config.json is not JSON (a hand edit gone wrong) or describes no registry network.
+    """
     model_dir = Path(model_dir)
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
     for path in (config_path, weights_path):
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: --model must be a folder exported by training "
                                     f"(it holds config.json and model.safetensors)")
-    config = json.loads(config_path.read_text())
-    if "monai_class" not in config.get("model", {}):
-        raise ValueError(f"{config_path} describes {config.get('model')}, not a registry network: load "
-                         f"{weights_path} into your own network (safetensors.torch.load_model)")
-    model = build_from_spec(ModelSpec.from_dict(config["model"]))
-    load_weights(model, weights_path, map_location)
-    return model.eval(), config
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file
+        raise DataError(f"{config_path} is not valid JSON ({error}); copy the export's config.json again from "
+                        f"the run folder that wrote it") from None
+    spec = config.get("model") if isinstance(config, dict) else None
+    if not isinstance(spec, dict) or "monai_class" not in spec:
+        raise DataError(f"{config_path} describes {spec}, not a registry network: load {weights_path} into your "
+                        f"own network (safetensors.torch.load_model)")
+    return config
 
 
 def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str = "cpu") -> None:
     """``load_state_dict(strict=True)`` of a safetensors file, where a tensor the network registers
-    under two names may be stored under either one of them (``shared_tensor_names``)."""
-    tensors = load_file(str(weights_path), device=device)
+    under two names may be stored under either one of them (``shared_tensor_names``).
+
+    Raises:
+        DataError: the file is not safetensors (truncated by a copy, say), or its tensors are not the
+            network's (a config.json edited by hand).
+    """
+    try:
+        tensors = load_file(str(weights_path), device=device)
+    except SafetensorError as error:  # the library's own traceback named neither the file nor a remedy
+        raise DataError(f"{weights_path} cannot be read as safetensors ({error}): the file is damaged or "
+                        f"truncated; copy it again from the run folder that wrote it") from None
     for second, first in shared_tensor_names(model).items():
         if second not in tensors and first in tensors:
             tensors[second] = tensors[first]
         elif first not in tensors and second in tensors:
             tensors[first] = tensors[second]
-    model.load_state_dict(tensors, strict=True)
+    try:
+        model.load_state_dict(tensors, strict=True)
+    except RuntimeError as error:
+        detail = " ".join(str(error).split())[:600]
+        raise DataError(f"{weights_path} does not hold the weights of the network its config.json describes "
+                        f"({detail}); use the config.json written with these weights") from None

@@ -26,6 +26,7 @@ from typing import Sequence
 import nibabel as nib
 import numpy as np
 
+from .checkpoint import read_export_config
 from .config import CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
@@ -280,7 +281,7 @@ class Segmentation:
             if is_path:
                 inputs = x
             else:  # one temporary NIfTI per channel, so an array takes the path's road exactly
-                channels = _checked_channels(x, json.loads((model_dir / "config.json").read_text())["in_channels"])
+                channels = _checked_channels(x, read_export_config(model_dir)["in_channels"])
                 grid = _checked_affine(affine)
                 inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
                           for c, channel in enumerate(channels)]
@@ -320,7 +321,7 @@ class Segmentation:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             (folder / _EVALUATE_MARKER).touch()
-        config = json.loads((model_dir / "config.json").read_text())
+        config = read_export_config(model_dir)
         written = class_values(export_preprocessing(config), config["num_classes"])  # the model's value per class
         from_prediction = {int(value): index for index, value in enumerate(written)}
         from_label = dataset.manifest.label_map or {}
@@ -350,7 +351,7 @@ class Segmentation:
     def load(cls, directory: str | Path) -> "Segmentation":
         """An estimator ready to predict with a saved or exported model."""
         directory = Path(directory)
-        config = json.loads((directory / "config.json").read_text())
+        config = read_export_config(directory)  # a broken or foreign export fails here, naming the file
         estimator = cls(config["model"]["name"], model_args=config["model"]["args"])
         estimator.model_dir = directory
         return estimator

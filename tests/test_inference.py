@@ -2,6 +2,7 @@
 precision, CPU aggregation and the ``predict`` command. No training: exports hold random weights."""
 
 import json
+import re
 import shutil
 
 import nibabel as nib
@@ -313,6 +314,34 @@ def test_fp16_is_refused_on_the_cpu_and_bf16_runs(scans, tmp_path):
     agree = np.mean(np.asanyarray(nib.load(out).dataobj)
                     == np.asanyarray(nib.load(scans / "labelsTr" / "case_002.nii.gz").dataobj))
     assert agree > 0.99
+
+
+def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
+    """Each of these was the parser's or the library's message without the file, or a traceback."""
+    image = scans / "imagesTr" / "case_001.nii.gz"
+
+    def edit_args(path, **changes):  # a hand edit of the network's arguments in config.json
+        config = json.loads(path.read_text())
+        config["model"]["args"] = {k: v for k, v in {**config["model"]["args"], **changes}.items() if v is not None}
+        path.write_text(json.dumps(config))
+
+    damages = {
+        "config.json": lambda path: path.write_text("{broken"),
+        "model.safetensors": lambda path: path.write_bytes(path.read_bytes()[:100]),  # a copy cut short
+        "channels": lambda path: edit_args(path, channels=[8, 16, 32]),
+        "spatial_dims": lambda path: edit_args(path, spatial_dims=None),
+    }
+    expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
+                "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
+                "channels": r"model.safetensors does not hold the weights of the network its config.json describes",
+                "spatial_dims": r"config.json: its network UNet cannot be built from its args \(.*spatial_dims"}
+    for damage, write in damages.items():
+        model = export(tmp_path / damage)
+        write(model / (damage if damage in ("config.json", "model.safetensors") else "config.json"))
+        assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / f"{damage}.nii.gz")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and re.search(expected[damage], err[0]), err
+        assert not (tmp_path / f"{damage}.nii.gz").exists()
 
 
 def test_options_are_checked_before_any_work():
