@@ -381,11 +381,13 @@ def test_csv_labels_argument_forms(tmp_path, labels, expected_labels, expected_v
         ("image,label,split\na.nii.gz,a_seg.nii.gz,validation\n", "no row has split=train"),
         ("", "empty file"),
         ("id,image,label\nsub/01,a.nii.gz,a_seg.nii.gz\n", "line 2: id 'sub/01' contains a path separator"),
+        # a spreadsheet's "Unicode text" export: UnicodeDecodeError's traceback before the 26th session
+        ("image,label\na.nii.gz,a_seg.nii.gz\n".encode("utf-16"), "not UTF-8 text (byte 0xff at position 0)"),
     ],
 )
 def test_csv_mistakes_name_the_file_and_line(tmp_path, content, fragment):
     path = tmp_path / "cases.csv"
-    path.write_text(content)
+    path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
     with pytest.raises(DataError) as raised:
         load_csv(path)
     assert fragment in str(raised.value) and str(path) in str(raised.value)

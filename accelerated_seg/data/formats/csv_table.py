@@ -97,6 +97,14 @@ def _read_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, 
     """Return the lower-cased header and the non-empty rows with their line numbers."""
     if not csv_path.is_file():
         raise DataError(f"{csv_path}: CSV not found; check the data path")
+    try:
+        return _parse_csv_rows(csv_path)
+    except UnicodeDecodeError as err:  # a spreadsheet's "Unicode text" export is UTF-16: a traceback before
+        raise DataError(f"{csv_path}: not UTF-8 text (byte {err.object[err.start]:#04x} at position {err.start}); "
+                        f"save it as UTF-8 CSV (a spreadsheet's 'CSV UTF-8')") from None
+
+
+def _parse_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, str]]]]:
     # utf-8-sig drops the byte-order mark that spreadsheet programs put before the header.
     with csv_path.open(newline="", encoding="utf-8-sig") as stream:
         reader = csv.reader(stream)
