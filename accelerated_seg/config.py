@@ -182,7 +182,12 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         path = Path(path)
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
-        raw = _parse_yaml(path.read_text(), f"{path} is not valid YAML") or {}
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:  # saved as UTF-16 by an editor: a traceback before
+            raise ConfigError(f"{path} is not UTF-8 text (byte {error.object[error.start]:#04x} at position "
+                              f"{error.start}); save it as UTF-8") from None
+        raw = _parse_yaml(text, f"{path} is not valid YAML") or {}
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping of sections (data, model, optim, train)")
         try:  # the file alone first, so a key or value it gets wrong is reported with its name

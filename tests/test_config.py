@@ -144,6 +144,13 @@ def test_a_yaml_syntax_error_is_one_error_naming_the_file_and_line(tmp_path, tex
         load_config(None, ["--train.max_steps=[1"])
 
 
+def test_a_config_file_that_is_not_utf8_is_one_error_naming_it(tmp_path):
+    path = tmp_path / "utf16.yaml"  # an editor's "Unicode": UnicodeDecodeError's traceback before
+    path.write_bytes("train: {max_steps: 3}\n".encode("utf-16"))
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))} is not UTF-8 text \\(byte 0xff at position 0\\)"):
+        load_config(path)
+
+
 def test_override_without_value_and_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="--section.key=value"):
         load_config(None, ["--optim.lr"])
