@@ -23,6 +23,7 @@ from typing import NoReturn
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="accelerated-seg", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action=_PrintVersions, help="this package's version and the stack's, for a bug report")
     commands = parser.add_subparsers(dest="command", required=True)
 
     p = commands.add_parser("train", help="train as configured (this process; use accelerate launch for more)")
@@ -157,6 +158,34 @@ def main(argv: list[str] | None = None) -> int:
     if rest and args.command != "train":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     return COMMANDS[args.command](args, rest)
+
+
+class _PrintVersions(argparse.Action):
+    """``--version`` on one line (argparse's own version action wraps it at the terminal width)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_versions())
+        parser.exit()
+
+
+def _versions() -> str:
+    """``accelerated-seg X (torch Y, ...)`` from the installed distributions' metadata, without
+    importing them (torch alone takes seconds), so every command line pays nothing for it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import __version__
+
+    def installed(name: str) -> str:
+        try:
+            return f"{name} {version(name)}"
+        except PackageNotFoundError:
+            return f"{name} not installed"
+
+    stack = ", ".join(installed(name) for name in ("torch", "monai", "accelerate", "deepspeed"))
+    return f"accelerated-seg {__version__} ({stack}; python {sys.version.split()[0]})"
 
 
 def _train(args, overrides) -> int:
