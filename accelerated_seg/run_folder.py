@@ -107,6 +107,21 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Path | None = None
     return True
 
 
+def check_folder_path(folder: Path, setting: str) -> None:
+    """Raise unless ``folder`` is, or can be made as, a folder: a file at its path or at a parent's
+    would otherwise stop the run at its first ``mkdir``, as an OSError traceback.
+
+    Raises:
+        ConfigError: naming ``setting`` and the file in the way.
+    """
+    for part in (folder, *folder.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise ConfigError(f"{setting}={str(folder)!r}: {part} is a file, so the folder cannot be made "
+                                  f"there; give a folder path")
+            return
+
+
 def delete_earlier_run(out: Path, outputs: tuple[str, ...] = TRAIN_OUTPUTS) -> None:
     """Delete what a run wrote into ``out``; call on the main process only, after
     :func:`check_output_folder` allowed it.

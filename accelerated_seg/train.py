@@ -51,7 +51,8 @@ from .inference import sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, check_trainable, model_spec
-from .run_folder import FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, delete_earlier_run, resume_or_replace
+from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, delete_earlier_run,
+                         resume_or_replace)
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
                        launch_error, strategy_in_effect)
@@ -594,6 +595,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
+    check_folder_path(out, "train.output_dir")
+    check_folder_path(cache_root(cfg.data), "data.cache_dir")
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from)
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.

@@ -126,3 +126,18 @@ def test_a_refused_run_deletes_nothing_and_reads_no_volume(tiny_config, tmp_path
     assert sorted(p.relative_to(run) for p in run.rglob("*")) == before
     assert (run / "model" / "model.safetensors").read_text() == "the earlier run"
     assert not cache.exists()
+
+
+@pytest.mark.parametrize("setting", ["train__output_dir", "data__cache_dir"])
+@pytest.mark.parametrize("below", [False, True])
+def test_a_file_where_a_folder_must_go_is_one_error_before_any_work(tiny_config, tmp_path, setting, below):
+    """A file at the folder's path, or at a parent's, was an OSError traceback from the first mkdir."""
+    taken = tmp_path / "taken"
+    taken.write_text("a file of the user's")
+    folder = taken / "sub" if below else taken
+    settings = {"data__cache_dir": str(tmp_path / "cache"), setting: str(folder)}
+    run = Path(settings.pop("train__output_dir", tmp_path / "run"))
+    with pytest.raises(ConfigError, match=f"{setting.replace('__', '.')}='{folder}': {taken} is a file, so the "
+                                          "folder cannot be made there"):
+        train(tiny_config(run, **settings))
+    assert taken.read_text() == "a file of the user's" and not (tmp_path / "cache").exists()
