@@ -196,6 +196,24 @@ def test_a_declared_class_that_no_label_contains_is_one_warning(tmp_path):
     ]
 
 
+def test_files_whose_header_gives_no_orientation_are_one_warning(tmp_path):
+    """qform and sform codes 0 (an ANALYZE-era converter): nibabel falls back to pixdim without
+    saying so, unless pixdim is 0. Usable, as image and label agree, but worth knowing."""
+    good, bare = make_case(tmp_path, "good"), make_case(tmp_path, "bare")
+    for path in (*bare.images, bare.label):
+        image = nib.load(path)
+        unplaced = nib.Nifti1Image(np.asanyarray(image.dataobj), None)
+        unplaced.header.set_qform(None, code=0)
+        unplaced.header.set_sform(None, code=0)
+        nib.save(unplaced, path)
+    report = check_cases([good, bare], NUM_CLASSES)
+    assert report.errors == [] and len(report.warnings) == 1
+    warning = report.warnings[0]
+    assert warning.startswith(f"2 file(s) carry no orientation (qform_code and sform_code both 0): {bare.images[0]}, "
+                              f"{bare.label}. nibabel places their voxels from pixdim alone")
+    assert str(good.label) not in warning
+
+
 def test_every_problem_is_reported_not_just_the_first(tmp_path):
     missing = make_case(tmp_path, "missing")
     missing.images[0].unlink()

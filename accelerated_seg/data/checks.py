@@ -11,8 +11,9 @@ What is checked, per case: every file exists and decompresses to the end (so
 truncation and gzip CRC errors surface), is a 3D NIfTI volume within the voxel
 budget, has finite intensities (images) or declared whole-number values (labels),
 and shares one voxel grid (shape, orientation, spacing, affine) with the case's
-other files. A label with only background is a warning, as is a declared class
-that no label contains.
+other files. A label with only background is a warning, as are a declared class
+that no label contains and a file whose header gives no orientation (qform and
+sform codes 0).
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def check_cases(
     values = list(range(label_values)) if isinstance(label_values, int) else sorted(label_values)
     declared = _Declared(values, labels_declared_in, any_foreground=binarized)
     report = CheckReport()
-    tally = _LabelTally(declared)
+    tally = _Tally(declared)
     for case in cases:
         _check_case(case, declared, affine_atol, max_voxels, report, tally)
     tally.add_warnings(report)
@@ -167,18 +168,24 @@ class _Declared:
         return str(self.values)
 
 
-class _LabelTally:
-    """What the labels of the whole dataset contain, for warnings that are listed once, not per case."""
+class _Tally:
+    """What the files of the whole dataset hold, for warnings that are listed once, not per case."""
 
     def __init__(self, declared: _Declared):
         # Binarized, the declared values are merged, so one never seen is no unlearnable class.
         self.unseen = [] if declared.any_foreground else [value for value in declared.values if value != 0]
         self.background_only: list[Path] = []
+        self.without_orientation: list[Path] = []
         self.scanned = 0
 
     def see(self, slab: np.ndarray) -> None:
         # Each declared value is searched for only until first found, so this costs little.
         self.unseen = [value for value in self.unseen if not np.any(slab == value)]
+
+    def see_header(self, path: Path, image: nib.Nifti1Image) -> None:
+        header = image.header
+        if header.get("qform_code", 1) == 0 and header.get("sform_code", 1) == 0:
+            self.without_orientation.append(path)
 
     def add_warnings(self, report: CheckReport) -> None:
         if len(self.background_only) == 1:
@@ -186,11 +193,19 @@ class _LabelTally:
                 f"{self.background_only[0]}: label contains only background (0); the case teaches no foreground"
             )
         elif self.background_only:
-            shown = ", ".join(str(path) for path in self.background_only[:_MAX_FILES_SHOWN])
-            more = len(self.background_only) - _MAX_FILES_SHOWN
             report.warnings.append(
                 f"{len(self.background_only)} labels contain only background (0) and teach no foreground: "
-                f"{shown}" + (f" (and {more} more)" if more > 0 else "")
+                f"{_listed(self.background_only)}"
+            )
+        if self.without_orientation:
+            # nibabel then builds the affine from pixdim alone, and prints its own notice only for a
+            # pixdim of 0. Image and label stay consistent, so training works; the world grid may not.
+            report.warnings.append(
+                f"{len(self.without_orientation)} file(s) carry no orientation (qform_code and sform_code both 0): "
+                f"{_listed(self.without_orientation)}. nibabel places their voxels from pixdim alone, as ANALYZE "
+                "did (x flipped, no rotation, centred; a pixdim of 0 becomes 1 mm), and so do training and predict, consistently with each "
+                "other but not necessarily as the scanner did; if they came from DICOM, convert them again "
+                "(dcm2niix writes both codes)"
             )
         if self.unseen and self.scanned:
             report.warnings.append(
@@ -200,9 +215,15 @@ class _LabelTally:
             )
 
 
+def _listed(paths: list[Path]) -> str:
+    """The first ``_MAX_FILES_SHOWN`` paths, and how many more."""
+    more = len(paths) - _MAX_FILES_SHOWN
+    return ", ".join(str(path) for path in paths[:_MAX_FILES_SHOWN]) + (f" (and {more} more)" if more > 0 else "")
+
+
 def _check_case(
     case: Case, declared: _Declared, affine_atol: float, max_voxels: int | None,
-    report: CheckReport, tally: _LabelTally,
+    report: CheckReport, tally: _Tally,
 ) -> None:
     """Check one case's channels, its label, and that they share one voxel grid."""
     roles = ["image" if len(case.images) == 1 else f"image channel {index}" for index in range(len(case.images))]
@@ -214,6 +235,7 @@ def _check_case(
     for role, path in zip(roles, case.images):
         image = _open_3d(path, case.id, role, report)
         if image is not None:
+            tally.see_header(path, image)
             _check_finite(path, image, f"{case.id} ({role})", report)
             channels.append(_Volume(role, path, image))
 
@@ -226,6 +248,7 @@ def _check_case(
     label = _open_3d(case.label, case.id, "label", report)
     if label is None:
         return
+    tally.see_header(case.label, label)
     _check_label_values(case.label, label, declared, f"{case.id} (label)", report, tally)
     if channels:
         _check_same_grid(
@@ -325,7 +348,7 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: Chec
 
 
 def _check_label_values(
-    path: Path, label: nib.Nifti1Image, declared: _Declared, context: str, report: CheckReport, tally: _LabelTally
+    path: Path, label: nib.Nifti1Image, declared: _Declared, context: str, report: CheckReport, tally: _Tally
 ) -> None:
     """Labels must be whole numbers among the declared values: anything else breaks the remap, one-hot or loss."""
     non_integer: set[float] = set()
