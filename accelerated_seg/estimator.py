@@ -272,9 +272,7 @@ class Segmentation:
         from .inference import predict_file
 
         model_dir = self._require_model()
-        if unknown := sorted(set(options) - set(PREDICT_OPTIONS)):
-            raise ConfigError(f"predict: {', '.join(unknown)} is not an option; the options are batch_size, affine, "
-                              f"{', '.join(PREDICT_OPTIONS)}")
+        _check_predict_options("predict", batch_size, options, also="affine")
         is_path = isinstance(x, (str, os.PathLike)) or (
             isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(p, (str, os.PathLike)) for p in x))
         with tempfile.TemporaryDirectory() as tmp:
@@ -293,7 +291,8 @@ class Segmentation:
                 return labels
             return nib.Nifti1Image(labels, image.affine, image.header)
 
-    def evaluate(self, dataset: Dataset, output_dir: str | Path | None = None, **options) -> dict:
+    def evaluate(self, dataset: Dataset, output_dir: str | Path | None = None, batch_size: int = 4,
+                 **options) -> dict:
         """Predict ``dataset``'s validation cases and score them (Dice, HD95, surface Dice); returns
         the summary that ``accelerated-seg evaluate`` writes.
 
@@ -309,6 +308,7 @@ class Segmentation:
         from .inference import preprocess_settings as export_preprocessing
 
         model_dir = self._require_model()
+        _check_predict_options("evaluate", batch_size, options)  # before the folders below are rebuilt
         out = Path(output_dir or Path(self.output_dir) / "evaluation")
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):
@@ -328,7 +328,8 @@ class Segmentation:
         merge_label = dataset.manifest.binarized  # every value > 0 is foreground, declared or not
         with tempfile.TemporaryDirectory() as tmp:
             for case in dataset.manifest.validation:
-                raw = predict_file(model_dir, case.images, Path(tmp) / f"{case.id}.nii.gz", **options)
+                raw = predict_file(model_dir, case.images, Path(tmp) / f"{case.id}.nii.gz", sw_batch_size=batch_size,
+                                   **options)
                 for source, lookup, merge, folder in ((raw, from_prediction, False, predictions),
                                                       (case.label, from_label, merge_label, labels)):
                     image = nib.load(str(source))
@@ -368,6 +369,17 @@ _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 # predict's keyword options, passed on to inference.predict_file.
 PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "device")
+
+
+def _check_predict_options(method: str, batch_size: int, options: dict, also: str = "") -> None:
+    """One ConfigError for a misspelt option (else predict_file's TypeError), one ValueError for a
+    value ``PredictOptions`` refuses (tta="bogus"), before any file is written."""
+    if unknown := sorted(set(options) - set(PREDICT_OPTIONS)):
+        names = ", ".join(["batch_size", *([also] if also else []), *PREDICT_OPTIONS])
+        raise ConfigError(f"{method}: {', '.join(unknown)} is not an option; the options are {names}")
+    from .inference import PredictOptions
+
+    PredictOptions(sw_batch_size=batch_size, **{k: v for k, v in options.items() if k != "device"})
 
 
 def _checked_channels(x, in_channels: int) -> np.ndarray:

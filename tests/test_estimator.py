@@ -137,8 +137,16 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
             model.predict(volume, affine=affine)
     with pytest.raises(ConfigError, match="predict: overlapp is not an option; the options are batch_size"):
         model.predict(volume, overlapp=0.5)
+    with pytest.raises(ValueError, match="tta 'bogus' is not known"):
+        model.predict(volume, tta="bogus")
 
-    summary = model.evaluate(data)
+    # evaluate's options, checked before its folders are rebuilt (predict_file's TypeError before)
+    with pytest.raises(ConfigError, match="evaluate: overlapp is not an option; the options are batch_size, overlap"):
+        model.evaluate(data, overlapp=0.5)
+    with pytest.raises(ValueError, match="sw_batch_size must be at least 1, got 0"):
+        model.evaluate(data, batch_size=0)
+    assert not (tmp_path / "run" / "evaluation").exists()
+    summary = model.evaluate(data, batch_size=2)
     assert (tmp_path / "run" / "evaluation" / "summary.json").is_file()
     assert json.dumps(summary)  # plain JSON, per class and overall
 
