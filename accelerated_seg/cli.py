@@ -23,7 +23,8 @@ from typing import NoReturn
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="accelerated-seg", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--version", action=_PrintVersions, help="this package's version and the stack's, for a bug report")
+    parser.add_argument("--version", action=_PrintVersions,
+                        help="this package's version and the stack's, for a bug report")
     commands = parser.add_subparsers(dest="command", required=True)
 
     p = commands.add_parser("train", help="train as configured (this process; use accelerate launch for more)")

@@ -123,8 +123,9 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
         if isinstance(error, RuntimeError) and "meta" in str(error).lower():
             return  # a value the meta device does not hold (.item(), a tensor's truth): the same
         raise ConfigError(f"model {spec.name!r} cannot train on data.patch_size {tuple(patch_size)} with these "
-                          f"model.args: {str(error).splitlines()[0].rstrip('.')}. Change model.args or data.patch_size (each "
-                          f"down-sampling stage halves the patch; the deepest needs more than one voxel)") from error
+                          f"model.args: {str(error).splitlines()[0].rstrip('.')}. Change model.args or "
+                          f"data.patch_size (each down-sampling stage halves the patch; the deepest needs more "
+                          f"than one voxel)") from error
 
 
 def meta_network(spec: ModelSpec) -> nn.Module:

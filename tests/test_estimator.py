@@ -214,7 +214,8 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
         Segmentation("unet", precision="fp64")
     # Their values too, as a YAML config's (accepted until the fit before the twenty-sixth session)
     for bad, message in ((dict(lr=-1.0), "optim.lr must be >= 0"), (dict(lr=float("nan")), "optim.lr must be a finite"),
-                         (dict(lr="fast"), "optim.lr must be float"), (dict(batch_size=0), "train.batch_size must be >= 1"),
+                         (dict(lr="fast"), "optim.lr must be float"),
+                         (dict(batch_size=0), "train.batch_size must be >= 1"),
                          (dict(max_steps=0), "train.max_steps must be >= 1")):
         with pytest.raises(ConfigError, match=f"Segmentation: setting {message}"):
             Segmentation("unet", **bad)

@@ -225,7 +225,7 @@ def test_weights_load_whichever_name_of_a_shared_tensor_was_written(tmp_path):
         assert all(torch.equal(target.state_dict()[k], state[k]) for k in state), layout
     without_head = {k: v for k, v in layouts["first names"].items() if not k.startswith("output_block")}
     save_file(without_head, tmp_path / "w.safetensors")
-    with pytest.raises(DataError, match="w.safetensors does not hold the weights of the network .*Missing key.*output_block"):
+    with pytest.raises(DataError, match="w.safetensors does not hold the weights of the network .*Missing key.*output_"):
         load_weights(net(), tmp_path / "w.safetensors")  # still strict, and names the file
 
 

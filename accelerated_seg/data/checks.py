@@ -203,9 +203,9 @@ class _Tally:
             report.warnings.append(
                 f"{len(self.without_orientation)} file(s) carry no orientation (qform_code and sform_code both 0): "
                 f"{_listed(self.without_orientation)}. nibabel places their voxels from pixdim alone, as ANALYZE "
-                "did (x flipped, no rotation, centred; a pixdim of 0 becomes 1 mm), and so do training and predict, consistently with each "
-                "other but not necessarily as the scanner did; if they came from DICOM, convert them again "
-                "(dcm2niix writes both codes)"
+                "did (x flipped, no rotation, centred; a pixdim of 0 becomes 1 mm), and so do training and "
+                "predict, consistently with each other but not necessarily as the scanner did; if they came "
+                "from DICOM, convert them again (dcm2niix writes both codes)"
             )
         if self.unseen and self.scanned:
             report.warnings.append(
