@@ -341,7 +341,16 @@ def _mean_std(stats: dict) -> str:
 
 def _benchmark(args, _) -> int:
     from .benchmark import benchmark_data, benchmark_infer, write_result
+    from .config import ConfigError
+    from .files import check_output_file
 
+    if args.output:  # before the measurement, which it would lose; every rank stops, the main one says why
+        try:
+            check_output_file(args.output, "--output")
+        except ConfigError as error:
+            if os.environ.get("RANK", "0") == "0":
+                print(f"error: {error}", file=sys.stderr)
+            return 2
     if args.target == "train":
         from .benchmark_train import run_from_cli
 
@@ -379,9 +388,12 @@ def _benchmark(args, _) -> int:
 def _plan(args, _) -> int:
     from . import plan
     from .config import ConfigError
+    from .files import check_output_file
 
     try:
         plan.check_settings(args.batch, args.gpus, args.gpu_memory, args.global_batch)
+        if args.json:
+            check_output_file(args.json, "--json")
         if args.measure:
             plan.require_cuda()
         model_args = plan.parse_model_args(args.model_args)

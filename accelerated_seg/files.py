@@ -83,3 +83,24 @@ def remove_stale_temporaries(folder: str | Path, older_than_s: float = STALE_AFT
             continue
         removed.append(entry)
     return removed
+
+
+def file_in_the_way(folder: str | Path) -> Path | None:
+    """The file at ``folder``'s path, or at its nearest existing parent's, that stops the folder being
+    made there (``mkdir`` would raise an OSError); None when the folder is there or can be made."""
+    for part in (Path(folder), *Path(folder).parents):
+        if part.exists():
+            return None if part.is_dir() else part
+    return None
+
+
+def check_output_file(path: str | Path, setting: str) -> None:
+    """Raise ConfigError, naming ``setting``, unless a file can be written at ``path``: called before
+    the work whose result it is to hold (a benchmark's measurements were lost at the end)."""
+    from .config import ConfigError
+
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{setting} {path} is a folder; give a file path for the JSON")
+    if blocking := file_in_the_way(path.parent):
+        raise ConfigError(f"{setting} {path}: {blocking} is a file, so the folder for {path.name} cannot be made")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .checkpoint import complete_checkpoints, resolve_resume
 from .config import ConfigError
+from .files import file_in_the_way
 
 #: What ``train`` writes into its folder (the trackers' logs under ``train/``, ``examples/train.py``'s
 #: report, ``Segmentation.evaluate``'s default folder); ``train.overwrite`` deletes exactly these.
@@ -114,12 +115,9 @@ def check_folder_path(folder: Path, setting: str) -> None:
     Raises:
         ConfigError: naming ``setting`` and the file in the way.
     """
-    for part in (folder, *folder.parents):
-        if part.exists():
-            if not part.is_dir():
-                raise ConfigError(f"{setting}={str(folder)!r}: {part} is a file, so the folder cannot be made "
-                                  f"there; give a folder path")
-            return
+    if blocking := file_in_the_way(folder):
+        raise ConfigError(f"{setting}={str(folder)!r}: {blocking} is a file, so the folder cannot be made there; "
+                          f"give a folder path")
 
 
 def delete_earlier_run(out: Path, outputs: tuple[str, ...] = TRAIN_OUTPUTS) -> None:

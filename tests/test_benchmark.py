@@ -112,3 +112,22 @@ def test_a_result_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
         write_text_atomically(path, '{"new": 2}')
     monkeypatch.undo()
     assert path.read_text() == '{"old": 1}' and [p.name for p in path.parent.iterdir()] == ["result.json"]
+
+
+@pytest.mark.parametrize("target", [["data", "--cases", "1"], ["infer", "--size", "24", "24", "20", "--roi", "16"],
+                                    ["train", "--patch", "16", "--model-args", '{"channels": [4, 8], "strides": [2]}']])
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement(tmp_path, capsys, monkeypatch,
+                                                                                target):
+    """A folder at --output was IsADirectoryError's traceback once everything was measured: the
+    measurement was lost. Refused first, it costs nothing."""
+    import accelerated_seg.benchmark
+    import accelerated_seg.benchmark_train
+
+    def measure(*args, **kwargs):
+        raise AssertionError("measured before the output path was checked")
+
+    for module, name in ((accelerated_seg.benchmark, "benchmark_data"), (accelerated_seg.benchmark, "benchmark_infer"),
+                         (accelerated_seg.benchmark_train, "benchmark_train")):
+        monkeypatch.setattr(module, name, measure)
+    assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == f"error: --output {tmp_path} is a folder; give a file path for the JSON"

@@ -203,3 +203,13 @@ def test_zero_buckets_are_counted_at_the_size_training_gives_them(facts):
     table = plan.estimate(facts, batch=2, gpus=4)
     for strategy in ("zero1", "zero2"):
         assert table[strategy].components["communication"] == 2 * written  # bf16
+
+
+def test_a_json_path_that_cannot_be_written_is_refused_before_the_estimate(tmp_path, capsys):
+    # a folder there was IsADirectoryError's traceback after the whole estimate
+    argv = ["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--json"]
+    assert main([*argv, str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == f"error: --json {tmp_path} is a folder; give a file path for the JSON"
+    (tmp_path / "taken").write_text("a file")
+    assert main([*argv, str(tmp_path / "taken" / "plan.json")]) == 2
+    assert f"{tmp_path / 'taken'} is a file, so the folder for plan.json cannot be made" in capsys.readouterr().err
