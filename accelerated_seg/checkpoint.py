@@ -45,6 +45,9 @@ STEP_DIR = re.compile(r"^step_(\d+)$")
 # resumed from, and the next save removes any a killed process left behind.
 HIDDEN_STEP_DIR = re.compile(r"^\.step_(\d+)\.(partial|old)$")
 EXPORT_FORMAT_VERSION = 1
+# The keys of an export's config.json that loading it and predicting with it cannot do without.
+EXPORT_MODEL_KEYS = ("name", "monai_class", "args")
+EXPORT_KEYS = ("in_channels", "num_classes", "patch_size")
 LAYOUT_FILE = "strategy.json"
 
 
@@ -311,6 +314,12 @@ def read_export_config(model_dir: str | Path) -> dict:
     if not isinstance(spec, dict) or "monai_class" not in spec:
         raise DataError(f"{config_path} describes {spec}, not a registry network: load {weights_path} into your "
                         f"own network (safetensors.torch.load_model)")
+    # What building the network and predicting read; an export written by training has them all.
+    missing = [f"model.{key}" for key in EXPORT_MODEL_KEYS if key not in spec]
+    missing += [key for key in EXPORT_KEYS if key not in config]
+    if missing:
+        raise DataError(f"{config_path} lacks {', '.join(missing)}, which loading and predict read; an export "
+                        f"written by training holds them: copy its config.json again, or add them")
     return config
 
 

@@ -330,11 +330,14 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
         "model.safetensors": lambda path: path.write_bytes(path.read_bytes()[:100]),  # a copy cut short
         "channels": lambda path: edit_args(path, channels=[8, 16, 32]),
         "spatial_dims": lambda path: edit_args(path, spatial_dims=None),
+        "patch_size": lambda path: path.write_text(json.dumps(  # a config.json written by hand: a KeyError before
+            {k: v for k, v in json.loads(path.read_text()).items() if k not in ("patch_size", "num_classes")})),
     }
     expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
                 "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
                 "channels": r"model.safetensors does not hold the weights of the network its config.json describes",
-                "spatial_dims": r"config.json: its network UNet cannot be built from its args \(.*spatial_dims"}
+                "spatial_dims": r"config.json: its network UNet cannot be built from its args \(.*spatial_dims",
+                "patch_size": r"config.json lacks num_classes, patch_size, which loading and predict read"}
     for damage, write in damages.items():
         model = export(tmp_path / damage)
         write(model / (damage if damage in ("config.json", "model.safetensors") else "config.json"))
