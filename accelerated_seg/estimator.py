@@ -34,7 +34,7 @@ from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, preprocess_settings
 from .data.workers import refuse_unguarded_main
-from .files import replace_atomically
+from .files import file_in_the_way, replace_atomically
 from .models import MODELS
 from .run_folder import ESTIMATOR_NAMES, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
@@ -342,6 +342,9 @@ class Segmentation:
         source, directory = self._require_model(), Path(directory)
         if directory.resolve() == source.resolve():  # already there (e.g. save(model.model_dir))
             return directory
+        if blocking := file_in_the_way(directory):  # else errno 17 or 20, naming no remedy
+            raise ConfigError(f"save: {blocking} is a file, so the model folder {directory} cannot be made there; "
+                              f"give a folder path")
         # Weights first, each file replaced whole: a kill midway never leaves a truncated model, and
         # a config.json always describes weights that are there.
         for name in ("model.safetensors", "config.json"):

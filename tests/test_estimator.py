@@ -151,6 +151,11 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     assert json.dumps(summary)  # plain JSON, per class and overall
 
     assert model.save(model.model_dir) == model.model_dir  # saving where it already is: nothing to copy
+    (tmp_path / "taken").write_text("a file of the user's")
+    for target in (tmp_path / "taken", tmp_path / "taken" / "model"):  # errno 17 and 20 before
+        with pytest.raises(ConfigError, match=f"save: {tmp_path / 'taken'} is a file, so the model folder"):
+            model.save(target)
+    assert (tmp_path / "taken").read_text() == "a file of the user's"
     again = Segmentation.load(model.save(tmp_path / "saved"))
     np.testing.assert_array_equal(np.asanyarray(again.predict(str(case.images[0])).dataobj),
                                   np.asanyarray(image.dataobj))
