@@ -102,7 +102,8 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
                                ("samples_per_volume", samples_per_volume, 1)):
         if value < least:
             raise ValueError(f"{name} must be at least {least:g} (got {value})")
-    # `not 0 < x < inf`, not `x <= 0`: NaN compares false both ways, and a NaN size wrote phantoms for ever
+    # `not 0 < x < inf`, not `x <= 0`: NaN compares false both ways; a NaN size passed the patch check
+    # below (min() kept the NaN) and the benchmark ran on, on 1-voxel-wide phantoms, until stopped
     for name, values in (("--spacing-mm", [spacing_mm]), ("--size-mm", list(size_mm))):
         if not all(0 < value < math.inf for value in values):
             raise ValueError(f"{name} must be finite millimetres > 0 (got {' '.join(f'{v:g}' for v in values)})")

@@ -69,7 +69,7 @@ def test_a_device_the_machine_lacks_is_one_error_naming_it(tmp_path, capsys):
     (["--workers", "-1"], "--workers must be at least 0"),
     (["--spacing-mm", "0"], "--spacing-mm must be finite millimetres > 0 (got 0)"),
     (["--spacing-mm", "nan"], "--spacing-mm must be finite millimetres > 0 (got nan)"),  # a traceback before
-    (["--size-mm", "nan", "24", "20"], "--size-mm must be finite millimetres > 0 (got nan 24 20)"),  # ran for ever
+    (["--size-mm", "nan", "24", "20"], "--size-mm must be finite millimetres > 0 (got nan 24 20)"),  # ran on until stopped
     (["--size-mm", "-24", "24", "20"], "--size-mm must be finite millimetres > 0 (got -24 24 20)"),
 ])
 def test_a_bad_data_benchmark_setting_is_one_error_before_any_work(tmp_path, capsys, args, named):
