@@ -36,11 +36,13 @@ class Names:
     resume: str = "--train.resume=latest"
     elsewhere: str = "another --train.output_dir"
     overwrite: str = "--train.overwrite=true"
+    folder: str = "train.output_dir"
 
 
-FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True")
+FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
+                  folder="fit's checkpoint_dir")
 ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
-                        overwrite="Segmentation(..., overwrite=True)")
+                        overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir")
 
 
 def earlier_run(out: Path) -> str | None:
@@ -67,8 +69,10 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
     run and goes through :func:`check_output_folder`.
 
     Raises:
-        ConfigError: no checkpoint to resume (``resolve_resume``), or see :func:`check_output_folder`.
+        ConfigError: ``out`` cannot be a folder (``check_folder_path``), no checkpoint to resume
+            (``resolve_resume``), or see :func:`check_output_folder`.
     """
+    check_folder_path(out, names.folder)  # else an OSError at the first save, after the training
     resume_from = resolve_resume(resume, out / "checkpoints") if resume else None
     if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
         return resume_from, False

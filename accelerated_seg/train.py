@@ -595,8 +595,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
-    check_folder_path(out, "train.output_dir")
-    check_folder_path(cache_root(cfg.data), "data.cache_dir")
+    check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from)
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.

@@ -187,6 +187,9 @@ def test_max_steps_given_to_the_estimator_is_the_length_of_the_run(tiny_dataset,
                          save_every=0, max_steps=2)
     with pytest.raises(ConfigError, match="fit: give one of epochs, steps \\(or max_steps\\), not epochs and max_steps"):
         model.fit(data, epochs=1, max_steps=3)
+    (tmp_path / "taken").write_text("a file")  # named as the estimator's setting, not as train.output_dir
+    with pytest.raises(ConfigError, match=f"Segmentation's output_dir='{tmp_path / 'taken'}': .* is a file"):
+        model.fit(data, output_dir=str(tmp_path / "taken"))
     assert model.fit(data).summary["step"] == 2  # was one epoch (12 steps) whatever max_steps said
     assert model.fit(data, steps=1, overwrite=True).summary["step"] == 1  # this call's length wins
 

@@ -82,6 +82,18 @@ def test_the_workers_of_a_users_loader_leave_the_stop_signals_to_the_rank_and_ke
     assert record.read_text() == "ignored"  # the user's own init ran, after ours
 
 
+@pytest.mark.parametrize("below", [False, True])
+def test_a_file_where_the_checkpoint_dir_must_go_is_refused_before_training(tmp_path, below):
+    """An OSError at the first save, once the steps were trained, before the check moved into
+    resume_or_replace (shared with train and the estimator)."""
+    taken = tmp_path / "taken"
+    taken.write_text("a file of the user's")
+    with pytest.raises(ConfigError, match=f"fit's checkpoint_dir='{taken / 'sub' if below else taken}': {taken} is "
+                                          "a file, so the folder cannot be made there"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=taken / "sub" if below else taken, progress_bar=False)
+    assert taken.read_text() == "a file of the user's"
+
+
 def test_fit_needs_exactly_one_length(tmp_path):
     with pytest.raises(ConfigError, match="max_epochs and max_steps"):
         fit(*_pieces(), checkpoint_dir=tmp_path)
