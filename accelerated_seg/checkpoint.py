@@ -145,14 +145,15 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
 
     Raises:
         ConfigError: the folder is not an export, or it holds another network or other arguments.
+        DataError: its files are damaged (``read_export_config``, ``load_weights``).
     """
     model_dir = Path(model_dir)
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
     if not (config_path.is_file() and weights_path.is_file()):
         raise ConfigError(f"train.init_from={str(model_dir)!r} must be an exported model folder "
                           f"(config.json + model.safetensors), e.g. <previous run>/model")
-    saved = json.loads(config_path.read_text()).get("model")
-    if saved is None or ModelSpec.from_dict(saved) != spec:
+    saved = read_export_config(model_dir)["model"]  # a damaged config.json: one DataError naming it
+    if ModelSpec.from_dict(saved) != spec:
         raise ConfigError(f"train.init_from={str(model_dir)!r} holds {saved}, but this run builds "
                           f"{spec.to_dict()}: use the same model.name, model.args, channels and classes")
     load_weights(model, weights_path)

@@ -186,6 +186,13 @@ def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(
                       optim__lr=0.0, optim__weight_decay=0.0, **{k: v for k, v in dynunet.items() if k.startswith("model")}))
     c = load_file(again / "model" / "model.safetensors")
     assert all(torch.equal(a[k], c[k]) for k in a)
+    # a damaged export given to init_from: one error naming its file (the JSON parser's, unnamed, before)
+    damaged = tmp_path / "damaged"
+    shutil.copytree(full / "model", damaged)
+    (damaged / "config.json").write_text("{broken")
+    with pytest.raises(DataError, match=f"{damaged / 'config.json'} is not valid JSON"):
+        train(tiny_config(tmp_path / "from_damaged", train__max_steps=1, train__val_every=0,
+                          train__init_from=str(damaged), **{k: v for k, v in dynunet.items() if k.startswith("model")}))
 
 
 @pytest.mark.parametrize("name", list(MODELS))
