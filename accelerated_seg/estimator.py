@@ -30,6 +30,7 @@ from .checkpoint import read_export_config
 from .config import CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
+from .data.io import affine_problem
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, preprocess_settings
@@ -413,7 +414,7 @@ def _checked_affine(affine) -> np.ndarray:
     if affine is None:
         return np.eye(4)
     matrix = np.asarray(affine, dtype=float)
-    if matrix.shape != (4, 4) or not np.isfinite(matrix).all() or abs(np.linalg.det(matrix[:3, :3])) < 1e-12:
+    if affine_problem(matrix) is not None:
         raise ConfigError(f"predict: affine must be a finite 4x4 voxel-to-mm matrix whose 3x3 part is invertible "
                           f"(voxel sizes and directions), got {matrix.tolist() if matrix.size <= 16 else matrix.shape}")
     return matrix

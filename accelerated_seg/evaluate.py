@@ -44,7 +44,7 @@ import torch
 from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
 from .data.errors import DataError
-from .data.io import read_nifti
+from .data.io import geometry_error, read_nifti
 from .files import write_text_atomically
 
 DEFAULT_TOLERANCE_MM = 1.0
@@ -277,6 +277,9 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
     Raises:
         DataError: naming both files and what differs.
     """
+    for path, image in ((label_path, label), (pred_path, pred)):  # the distances are in mm from the affine
+        if (error := geometry_error(path, image)) is not None:
+            raise error
     fix = ("predict from the image this label belongs to (accelerated-seg predict writes the input's grid), "
            "or resample the prediction onto the label's grid with nearest-neighbour interpolation")
     if pred.shape[:3] != label.shape[:3] or any(n > 1 for n in (*pred.shape[3:], *label.shape[3:])):

@@ -38,7 +38,7 @@ from monai.transforms import Compose, Invertd
 from .checkpoint import load_exported
 from .data.checks import non_finite_counts
 from .data.errors import DataError
-from .data.io import read_nifti, write_nifti
+from .data.io import geometry_error, read_nifti, write_nifti
 from .data.preprocess import PreprocessSettings, preprocess
 
 # --------------------------------------------------------------------------------------------------
@@ -563,6 +563,8 @@ def _read_channels(paths: Sequence[Path]):
         raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; give one 3D file "
                         f"per channel (<case>_0000.nii.gz, <case>_0001.nii.gz, ...)")
     for path, image in zip(paths, channel_images):
+        if (error := geometry_error(path, image)) is not None:  # MONAI's reorientation would fail on it
+            raise error
         # Checked on the stored voxels, not after preprocessing: the foreground crop keeps only voxels
         # above 0, so NaN outside it (or an all-NaN image, cropped to nothing) would vanish there and
         # come back as a background map without a word.

@@ -227,6 +227,24 @@ def _channels_disagree(root: Path) -> tuple[Path, Path]:
     return written.source, written.images[1]
 
 
+def with_header_affine(path: Path, first_row: list[float]) -> Path:
+    """Rewrite ``path`` with its sform's first row replaced and no qform, as a damaged converter
+    leaves it (``nib.save`` with an affine would recompute the header, so the header is set directly)."""
+    image = nib.load(path)
+    header = image.header.copy()
+    header.set_qform(None, code=0)
+    header["sform_code"], header["srow_x"] = 1, first_row
+    nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), None, header=header), path)
+    return path
+
+
+def _damaged_geometry(first_row: list[float]) -> Callable[[Path], tuple[Path, Path]]:
+    def build(root: Path) -> tuple[Path, Path]:
+        written = write_msd(root)
+        return written.source, with_header_affine(written.images[0], first_row)
+    return build
+
+
 def _nnunet_missing_channel(root: Path) -> tuple[Path, Path]:
     written = write_nnunet(root, channels=2)
     written.images[1].unlink()
@@ -283,6 +301,10 @@ BROKEN_CASES: list[BrokenCase] = [
     BrokenCase("too_large_for_budget",
                _msd_with(which="image", image=clean_image(0, (16, 16, 16)), label=clean_label((16, 16, 16))),
                f"4,096 voxels, over the budget of {VOXEL_BUDGET:,}", "crop it to the region of interest"),
+    BrokenCase("zero_voxel_size_in_affine", _damaged_geometry([0.0, 0.0, 0.0, -10.0]),
+               "the affine (voxel-to-world matrix) is singular: a voxel size of 0", "convert the scan again"),
+    BrokenCase("nan_in_affine", _damaged_geometry([np.nan, 0.0, 0.0, -10.0]),
+               "the affine (voxel-to-world matrix) holds NaN", "the header's geometry (sform/qform, pixdim) is damaged"),
     BrokenCase("channels_disagree_in_shape", _channels_disagree, "has shape (8, 8, 4)", "resample the channels"),
     BrokenCase("nnunet_missing_channel_file", _nnunet_missing_channel, "case 'bad' has no", "restore them"),
     BrokenCase("csv_missing_label", _csv_missing_label, "file not found", "restore the file"),

@@ -18,6 +18,7 @@ from accelerated_seg.evaluate import (
     tolerances,
     voxel_spacing,
 )
+from broken_cases import with_header_affine  # tests/ is on sys.path, as for conftest
 
 # Anisotropic, axis-permuted and flipped grid: voxel sizes 1.0 / 1.5 / 2.5 mm along the array axes.
 SPACING = (1.0, 1.5, 2.5)
@@ -227,6 +228,19 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
     save(pred_dir / "b.nii.gz", np.zeros((60, 50, 39), np.uint8))
     with pytest.raises(DataError, match=r"pred/b\.nii\.gz \(shape \(60, 50, 39\)\) and .*labels/b\.nii\.gz"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+
+
+def test_a_label_or_prediction_whose_affine_is_damaged_is_an_error_naming_it(folders):
+    """A NaN in both affines compared as 'no difference' and gave NaN distances; a zero column, a 0 mm voxel."""
+    pred_dir, label_dir, _ = folders
+    with_header_affine(label_dir / "b.nii.gz", [np.nan, 0.0, 0.0, 0.0])
+    with_header_affine(pred_dir / "b.nii.gz", [np.nan, 0.0, 0.0, 0.0])
+    with pytest.raises(DataError, match=r"labels/b\.nii\.gz: the affine \(voxel-to-world matrix\) holds NaN"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    with_header_affine(label_dir / "b.nii.gz", AFFINE[0].tolist())
+    with_header_affine(pred_dir / "b.nii.gz", [0.0, 0.0, 0.0, 0.0])
+    with pytest.raises(DataError, match=r"pred/b\.nii\.gz: the affine .* is singular: a voxel size of 0"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 

@@ -31,6 +31,7 @@ from accelerated_seg.inference import (
     sliding_window_logits,
 )
 from accelerated_seg.models import build_from_spec, model_spec
+from broken_cases import with_header_affine  # tests/ is on sys.path, as for conftest
 
 PATCH = [16, 16, 16]
 TINY_UNET = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
@@ -437,6 +438,11 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     nib.save(nib.Nifti1Image(values, broken.affine), tmp_path / "inf.nii.gz")
     with pytest.raises(DataError, match=r"inf.nii.gz: 1 non-finite voxel\(s\) \(0 NaN, 1 Inf\)"):
         predict_file(model, tmp_path / "inf.nii.gz", tmp_path / "y.nii.gz")
+    # A damaged header geometry: MONAI's reorientation failed on it with a LinAlgError traceback.
+    nib.save(nib.Nifti1Image(np.zeros_like(values), broken.affine), tmp_path / "flat.nii.gz")
+    with_header_affine(tmp_path / "flat.nii.gz", [0.0, 0.0, 0.0, 0.0])
+    with pytest.raises(DataError, match=r"flat.nii.gz: the affine \(voxel-to-world matrix\) is singular"):
+        predict_file(model, tmp_path / "flat.nii.gz", tmp_path / "y.nii.gz")
     nib.save(nib.Nifti1Image(values[:, :, 0], broken.affine), tmp_path / "slice.nii.gz")
     with pytest.raises(DataError, match="slice.nii.gz: a 2D image"):
         predict_file(model, tmp_path / "slice.nii.gz", tmp_path / "y.nii.gz")

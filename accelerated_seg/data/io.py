@@ -61,6 +61,35 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Ima
     return image
 
 
+def affine_problem(affine) -> str | None:
+    """What makes a voxel-to-world matrix unusable, or None when it is a usable one.
+
+    A 4x4 matrix must be finite and its 3x3 part invertible: a zero or NaN there (a damaged sform or
+    qform) gives no voxel size or orientation, and resampling, reorientation and the distance metrics
+    all divide by it. nibabel reads such a header without complaint, so the readers check it here.
+    """
+    matrix = np.asarray(affine, dtype=float)
+    if matrix.shape != (4, 4):
+        return f"the affine has shape {matrix.shape}, not 4x4"
+    if not np.isfinite(matrix).all():
+        return "the affine (voxel-to-world matrix) holds NaN or infinite values"
+    if abs(np.linalg.det(matrix[:3, :3])) < 1e-12:
+        sizes = np.linalg.norm(matrix[:3, :3], axis=0)
+        why = "a voxel size of 0" if sizes.min() < 1e-6 else "two voxel axes along one direction"
+        listed = " x ".join(f"{size:g}" for size in sizes)
+        return f"the affine (voxel-to-world matrix) is singular: {why} (voxel sizes {listed} mm)"
+    return None
+
+
+def geometry_error(path: str | Path, image: nib.Nifti1Image) -> DataError | None:
+    """A DataError naming ``path`` if its header's geometry is unusable (:func:`affine_problem`)."""
+    problem = affine_problem(image.affine)
+    if problem is None:
+        return None
+    return DataError(f"{path}: {problem}; the header's geometry (sform/qform, pixdim) is damaged: rewrite it "
+                     "with the true voxel size and orientation, or convert the scan again (e.g. dcm2niix)")
+
+
 def write_nifti(
     path: str | Path,
     array: np.ndarray,
