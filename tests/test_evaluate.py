@@ -232,7 +232,7 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
 
 
 def test_a_label_or_prediction_whose_affine_is_damaged_is_an_error_naming_it(folders):
-    """A NaN in both affines compared as 'no difference' and gave NaN distances; a zero column, a 0 mm voxel."""
+    """A NaN in both affines compared as no difference, then failed unnamed ('data must be finite')."""
     pred_dir, label_dir, _ = folders
     with_header_affine(label_dir / "b.nii.gz", [np.nan, 0.0, 0.0, 0.0])
     with_header_affine(pred_dir / "b.nii.gz", [np.nan, 0.0, 0.0, 0.0])
