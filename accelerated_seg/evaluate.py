@@ -44,7 +44,7 @@ import torch
 from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
 from .data.errors import DataError
-from .data.io import geometry_error, read_nifti
+from .data.io import header_error, read_nifti
 from .files import write_text_atomically
 
 DEFAULT_TOLERANCE_MM = 1.0
@@ -278,7 +278,7 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
         DataError: naming both files and what differs.
     """
     for path, image in ((label_path, label), (pred_path, pred)):  # the distances are in mm from the affine
-        if (error := geometry_error(path, image)) is not None:
+        if (error := header_error(path, image)) is not None:
             raise error
     fix = ("predict from the image this label belongs to (accelerated-seg predict writes the input's grid), "
            "or resample the prediction onto the label's grid with nearest-neighbour interpolation")

@@ -38,7 +38,7 @@ from monai.transforms import Compose, Invertd
 from .checkpoint import load_exported
 from .data.checks import non_finite_counts
 from .data.errors import DataError
-from .data.io import geometry_error, read_nifti, write_nifti
+from .data.io import header_error, read_nifti, write_nifti
 from .data.preprocess import PreprocessSettings, preprocess
 
 # --------------------------------------------------------------------------------------------------
@@ -552,8 +552,10 @@ def _read_channels(paths: Sequence[Path]):
     if len(reference.shape) < 3:
         raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; the model segments 3D "
                         f"volumes: give the whole volume, not a slice")
+    _require_usable_header(paths[0], reference)
     for path in paths[1:]:
         other = read_nifti(path)
+        _require_usable_header(path, other)
         channel_images.append(other)
         if other.shape[:3] != reference.shape[:3] or not np.allclose(other.affine, reference.affine, atol=1e-4):
             raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
@@ -563,8 +565,6 @@ def _read_channels(paths: Sequence[Path]):
         raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; give one 3D file "
                         f"per channel (<case>_0000.nii.gz, <case>_0001.nii.gz, ...)")
     for path, image in zip(paths, channel_images):
-        if (error := geometry_error(path, image)) is not None:  # MONAI's reorientation would fail on it
-            raise error
         # Checked on the stored voxels, not after preprocessing: the foreground crop keeps only voxels
         # above 0, so NaN outside it (or an all-NaN image, cropped to nothing) would vanish there and
         # come back as a background map without a word.
@@ -574,6 +574,11 @@ def _read_channels(paths: Sequence[Path]):
                             f"them (e.g. with the background intensity) before predicting, as training's "
                             f"pre-flight check requires")
     return reference
+
+
+def _require_usable_header(path: Path, image) -> None:
+    if (error := header_error(path, image)) is not None:  # MONAI's loading or reorientation would fail on it
+        raise error
 
 
 def _to_input_grid(probs: torch.Tensor, image: MetaTensor, transform: Compose) -> torch.Tensor:

@@ -161,6 +161,13 @@ def _with_label_value(value: float, dtype: type = np.int16) -> np.ndarray:
     return label
 
 
+def _rgb_image() -> np.ndarray:
+    """A colour volume, NIfTI's RGB24: one record of three bytes per voxel."""
+    rgb = np.zeros(SHAPE, dtype=[("R", "u1"), ("G", "u1"), ("B", "u1")])
+    rgb["R"] = np.arange(np.prod(SHAPE)).reshape(SHAPE) % 256
+    return rgb
+
+
 def _with_image_value(value: float) -> np.ndarray:
     image = clean_image()
     image[1, 2, 3] = value
@@ -301,6 +308,10 @@ BROKEN_CASES: list[BrokenCase] = [
     BrokenCase("too_large_for_budget",
                _msd_with(which="image", image=clean_image(0, (16, 16, 16)), label=clean_label((16, 16, 16))),
                f"4,096 voxels, over the budget of {VOXEL_BUDGET:,}", "crop it to the region of interest"),
+    BrokenCase("complex_image", _msd_with(which="image", image=clean_image().astype(np.complex64)),
+               "its voxels are complex64 values, not real numbers", "store its magnitude"),
+    BrokenCase("rgb_image", _msd_with(which="image", image=_rgb_image()),
+               "its voxels are RGB values, not real numbers", "convert it to one grey-level channel"),
     BrokenCase("zero_voxel_size_in_affine", _damaged_geometry([0.0, 0.0, 0.0, -10.0]),
                "the affine (voxel-to-world matrix) is singular: a voxel size of 0", "convert the scan again"),
     BrokenCase("nan_in_affine", _damaged_geometry([np.nan, 0.0, 0.0, -10.0]),

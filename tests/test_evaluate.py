@@ -231,7 +231,7 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
-def test_a_label_or_prediction_whose_affine_is_damaged_is_an_error_naming_it(folders):
+def test_a_label_or_prediction_with_an_unusable_header_is_an_error_naming_it(folders):
     """A NaN in both affines compared as no difference, then failed unnamed ('data must be finite')."""
     pred_dir, label_dir, _ = folders
     with_header_affine(label_dir / "b.nii.gz", [np.nan, 0.0, 0.0, 0.0])
@@ -241,6 +241,9 @@ def test_a_label_or_prediction_whose_affine_is_damaged_is_an_error_naming_it(fol
     with_header_affine(label_dir / "b.nii.gz", AFFINE[0].tolist())
     with_header_affine(pred_dir / "b.nii.gz", [0.0, 0.0, 0.0, 0.0])
     with pytest.raises(DataError, match=r"pred/b\.nii\.gz: the affine .* is singular: a voxel size of 0"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    save(pred_dir / "b.nii.gz", nib.load(label_dir / "b.nii.gz").get_fdata().astype(np.complex64))
+    with pytest.raises(DataError, match=r"pred/b\.nii\.gz: its voxels are complex64 values, not real numbers"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 

@@ -443,6 +443,10 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     with_header_affine(tmp_path / "flat.nii.gz", [0.0, 0.0, 0.0, 0.0])
     with pytest.raises(DataError, match=r"flat.nii.gz: the affine \(voxel-to-world matrix\) is singular"):
         predict_file(model, tmp_path / "flat.nii.gz", tmp_path / "y.nii.gz")
+    # Complex voxels lost their imaginary part with only NumPy's warning; RGB ones failed in MONAI's loader.
+    nib.save(nib.Nifti1Image(values.astype(np.complex64), broken.affine), tmp_path / "complex.nii.gz")
+    with pytest.raises(DataError, match="complex.nii.gz: its voxels are complex64 values, not real numbers"):
+        predict_file(model, tmp_path / "complex.nii.gz", tmp_path / "y.nii.gz")
     nib.save(nib.Nifti1Image(values[:, :, 0], broken.affine), tmp_path / "slice.nii.gz")
     with pytest.raises(DataError, match="slice.nii.gz: a 2D image"):
         predict_file(model, tmp_path / "slice.nii.gz", tmp_path / "y.nii.gz")

@@ -27,7 +27,7 @@ import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.io import geometry_error, read_nifti
+from accelerated_seg.data.io import header_error, read_nifti
 from accelerated_seg.data.manifest import Case, Manifest
 
 _VOXELS_PER_SLAB = 16 * 1024 * 1024  # bounds the temporary arrays of one scan step
@@ -287,7 +287,7 @@ def _open_3d(path: Path, case_id: str, role: str, report: CheckReport) -> nib.Ni
     if _spatial_shape(image) is None:
         report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role)}")
         return None
-    if (error := geometry_error(path, image)) is not None:  # no grid to compare or resample on
+    if (error := header_error(path, image)) is not None:  # no values to check, or no grid to compare on
         report.errors.append(f"{context}: {error}")
         return None
     return image

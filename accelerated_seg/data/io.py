@@ -81,8 +81,18 @@ def affine_problem(affine) -> str | None:
     return None
 
 
-def geometry_error(path: str | Path, image: nib.Nifti1Image) -> DataError | None:
-    """A DataError naming ``path`` if its header's geometry is unusable (:func:`affine_problem`)."""
+def header_error(path: str | Path, image: nib.Nifti1Image) -> DataError | None:
+    """A DataError naming ``path`` if its header makes the volume unusable, judged without reading the
+    voxels: voxels that are not real numbers (complex, RGB), or a geometry that places them nowhere
+    (:func:`affine_problem`). nibabel reads both without complaint; MONAI then fails in a transform,
+    or drops a complex image's imaginary part with only a warning."""
+    kind = image.get_data_dtype().kind
+    if kind not in "biuf":
+        stored = image.header.get_value_label("datatype")
+        fix = ("store its magnitude (numpy.abs) as a real image" if kind == "c"
+               else "convert it to one grey-level channel (or one file per colour channel)")
+        return DataError(f"{path}: its voxels are {stored} values, not real numbers; only integer or floating-point "
+                         f"volumes are read: {fix}")
     problem = affine_problem(image.affine)
     if problem is None:
         return None
