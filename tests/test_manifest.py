@@ -142,7 +142,7 @@ def test_missing_training_key_is_a_data_error(tmp_path):
     assert str(path) in str(raised.value)
 
 
-@pytest.mark.parametrize("labels", [{"1": "a", "2": "b"}, {"background": -1, "a": 0, "b": 1}])
+@pytest.mark.parametrize("labels", [{"1": "a", "2": "b"}, {"background": 2, "a": 1, "b": 3}])
 def test_labels_without_background_zero_are_a_data_error(tmp_path, labels):
     path = write_dataset_json(tmp_path, {"labels": labels, "training": msd_entries(2)})
     with pytest.raises(DataError, match="background must be value 0") as raised:
@@ -368,6 +368,17 @@ def test_csv_labels_argument_forms(tmp_path, labels, expected_labels, expected_v
     assert (manifest.labels, manifest.label_values) == (expected_labels, expected_values)
 
 
+def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
+    """A Python or YAML key 1.5 was int()-ed to 1 and then read as a repeat of 1; 1.0 is the value 1."""
+    (tmp_path / "cases.csv").write_text("image,label\na.nii.gz,a_seg.nii.gz\nb.nii.gz,b_seg.nii.gz\n")
+    with pytest.raises(DataError, match=re.escape("keys must be label values") + ".*1.5"):
+        load_csv(tmp_path / "cases.csv", labels={0: "background", 1: "a", 1.5: "b"})
+    manifest = load_csv(tmp_path / "cases.csv", labels={0.0: "background", 1.0: "a"})
+    assert (manifest.labels, manifest.label_values) == ({0: "background", 1: "a"}, [0, 1])
+    binarized = load_csv(tmp_path / "cases.csv", labels={0: "background", 1: "a", 2: "a"}, binarize=True)
+    assert binarized.labels == {0: "background", 1: "foreground"}  # names are not used when binarized
+
+
 @pytest.mark.parametrize(
     "content, fragment",
     [
@@ -558,6 +569,12 @@ def test_label_map_works_with_monai_map_label_value():
         ({"0": "background"}, "only the background is declared"),
         ({"zero": "background"}, "keys must be label values"),
         ({}, "missing or empty"),
+        # below: "background must be value 0" while 0 was declared, before the twenty-seventh session
+        ({"background": -1, "a": 0, "b": 1}, "label value(s) [-1] are negative"),
+        ({"0": "background", "-1": "unlabelled", "1": "a"}, "label value(s) [-1] are negative"),
+        # below: accepted, the metrics of one class overwriting the other's (val/dice_<name>)
+        ({"0": "background", "1": "kidney", "2": "kidney"}, "class name(s) ['kidney'] are given to more than one"),
+        ({"0": "background", "1": " ", "2": "cyst"}, "value(s) [1] have an empty class name"),
     ],
 )
 def test_malformed_label_declarations(tmp_path, labels, fragment):

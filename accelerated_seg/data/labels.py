@@ -56,14 +56,17 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
             )
         pairs = [(value, str(name)) for name, value in raw.items()]  # nnU-Net v2: name -> value
     else:
-        try:
-            pairs = [(int(key), str(name)) for key, name in raw.items()]  # MSD: "value" -> name
-        except (TypeError, ValueError) as err:
+        keys = [_whole_number(key) for key in raw]  # MSD: "value" -> name
+        if None in keys:
             raise DataError(
                 f'{where}: keys must be label values like "0", "1" (or names mapped to values); got {list(raw)}'
-            ) from err
+            )
+        pairs = [(key, str(name)) for key, name in zip(keys, raw.values())]
 
     values = sorted(value for value, _ in pairs)
+    if negative := [value for value in values if value < 0]:
+        raise DataError(f"{where}: label value(s) {negative} are negative; a class is a whole number >= 0 "
+                        "(-1 often marks 'unlabelled': relabel those voxels as background or a class)")
     repeated = sorted(value for value, count in Counter(values).items() if count > 1)
     if repeated:
         raise DataError(f"{where}: value(s) {repeated} declared for more than one class; give each class its own value")
@@ -80,10 +83,31 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
         )
     if len(values) < 2:
         raise DataError(f"{where}: only the background is declared; add the foreground class(es)")
+    if not binarize:  # the names key the per-class metrics (val/dice_<name>): each must be there, once
+        if unnamed := [value for value, name in pairs if not name.strip()]:
+            raise DataError(f"{where}: value(s) {sorted(unnamed)} have an empty class name; name every class")
+        named = Counter(name for _, name in pairs)
+        if shared := sorted(name for name, count in named.items() if count > 1):
+            raise DataError(f"{where}: class name(s) {shared} are given to more than one value; the per-class "
+                            "metrics are keyed by name, so give each class its own name (or set data.binarize "
+                            "to train all of them as one foreground class)")
 
     if binarize:
         return {0: "background", 1: "foreground"}, values
     return {index: declared[value] for index, value in enumerate(values)}, values
+
+
+def _whole_number(key: Any) -> int | None:
+    """A declared label value: an int, a whole float (YAML's 1.0), or its text ("1"); None for anything else,
+    such as 1.5, which ``int()`` would silently truncate to 1."""
+    if isinstance(key, bool):
+        return None
+    if isinstance(key, int):
+        return key
+    if isinstance(key, float):
+        return int(key) if key.is_integer() else None
+    text = str(key).strip()
+    return int(text) if text.lstrip("+-").isdigit() else None
 
 
 def labels_declaration(labels: LabelsArgument) -> Any:
