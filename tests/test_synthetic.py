@@ -143,6 +143,14 @@ def test_synth_never_replaces_another_dataset_and_reports_bad_counts_in_one_line
     assert json.loads((theirs / "dataset.json").read_text())["name"] == "MyRealData"
     assert not (theirs / "imagesTr").exists()
 
+    # A file where the folder, or a parent of it, must go (NotADirectoryError's traceback before).
+    (tmp_path / "notes.txt").write_text("mine")
+    for out in ("notes.txt", "notes.txt/phantoms"):
+        with pytest.raises(SystemExit) as stop:
+            main(["synth", str(tmp_path / out), "--cases", "2", "--validation", "1"])
+        assert stop.value.code == 2 and f"{tmp_path / 'notes.txt'} is a file" in capsys.readouterr().err
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
     with pytest.raises(SystemExit) as stop:
         main(["synth", str(tmp_path / "new"), "--cases", "3"])  # the default 4 validation cases do not fit
     err = capsys.readouterr().err

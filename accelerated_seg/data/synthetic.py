@@ -25,7 +25,7 @@ import numpy as np
 
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.io import write_nifti
-from accelerated_seg.files import write_text_atomically
+from accelerated_seg.files import file_in_the_way, write_text_atomically
 
 LABELS = {0: "background", 1: "ventricles", 2: "lesion"}
 
@@ -198,8 +198,9 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
                         f"{num_cases}; lower the validation count (synth --validation) or raise the case count")
     out = Path(out_dir)
     json_path = out / "dataset.json"
-    if out.exists() and not out.is_dir():
-        raise DataError(f"{out} is a file; give a folder for the synthetic dataset")
+    if blocking := file_in_the_way(out):  # else the first mkdir's OSError traceback
+        where = "is a file" if blocking == out else f"cannot be made: {blocking} is a file"
+        raise DataError(f"{out} {where}; give a folder for the synthetic dataset")
     if json_path.is_file() and not _written_here(json_path):
         raise DataError(f"{json_path} describes another dataset; writing the phantoms there would replace it "
                         f"and its case files: give an empty or new folder")
