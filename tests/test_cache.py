@@ -4,8 +4,10 @@ import json
 import os
 
 import numpy as np
+import pytest
 
 from accelerated_seg.data.cache import PreprocessedCache
+from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.preprocess import PreprocessSettings
 
@@ -152,6 +154,27 @@ def test_a_hard_killed_writer_leaves_a_temporary_that_the_next_build_removes_onc
     assert cache.build(manifest.training) == 0  # ... and the next build removes what is an hour old
     assert not leftover[0].exists() and not old_table.exists() and not old_nifti.exists()
     assert young.exists() and all(path.read_bytes() == b"mine" for path in users)
+
+
+def test_a_spacing_that_would_resample_a_case_beyond_the_voxel_budget_is_refused_first(tiny_dataset):
+    """data.spacing 0.01 mm on 1.5 mm scans was a Spacingd traceback asking for 20 TB; a spacing a few
+    times too fine would instead have the kernel kill the run. Judged from the headers, before any work."""
+    import nibabel as nib
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    manifest = load_msd(tiny_dataset)
+    stored = max(int(np.prod(nib.load(case.images[0]).shape[:3])) for case in manifest.training + manifest.validation)
+    median = preprocess_settings(DataConfig(), manifest).spacing
+    fits = preprocess_settings(DataConfig(max_voxels=4 * stored), manifest)  # the median spacing: about as stored
+    assert fits.spacing == median
+    finer = tuple(s / 3 for s in median)  # 27x the voxels
+    with pytest.raises(DataError, match=r"data.spacing .* mm would resample \d+ case\(s\) beyond the budget of "
+                                        r"[\d,]+ voxels per volume \(data.max_voxels\): .* choose a coarser data.spacing"):
+        preprocess_settings(DataConfig(spacing=finer, max_voxels=4 * stored), manifest)
+    with pytest.raises(DataError, match=r"the training cases' median spacing \(data.spacing unset\)"):
+        preprocess_settings(DataConfig(max_voxels=stored // 4), manifest)
 
 
 def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):

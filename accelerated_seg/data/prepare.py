@@ -11,9 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import nibabel as nib
+import numpy as np
+
 from ..config import DataConfig
 from .cache import default_cache_dir
 from .checks import check_manifest
+from .errors import DataError
 from .manifest import Manifest, load_cases
 from .preprocess import PreprocessSettings, median_spacing
 from .synthetic import write_synthetic_dataset
@@ -47,13 +51,47 @@ def load_manifest(cfg: DataConfig, output_dir: str | Path) -> Manifest:
 
 
 def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettings:
-    """The preprocessing for this dataset: the configured spacing or the training cases' median."""
+    """The preprocessing for this dataset: the configured spacing or the training cases' median.
+
+    Raises:
+        DataError: a case resampled to that spacing would hold more than ``data.max_voxels`` voxels.
+    """
     spacing = cfg.spacing or median_spacing([case.images[0] for case in manifest.training])
+    check_resampled_sizes(manifest, tuple(spacing), cfg.max_voxels, configured=cfg.spacing is not None)
     label_map = tuple(sorted(manifest.label_map.items())) if manifest.label_map else None
     crop = cfg.crop_foreground if cfg.crop_foreground is not None else cfg.normalization != "ct"
     return PreprocessSettings(spacing=tuple(spacing), normalization=cfg.normalization, ct_window=cfg.ct_window,
                               crop_foreground=crop, label_map=label_map,
                               binarize=manifest.binarized)
+
+
+def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float], max_voxels: int,
+                          configured: bool = True) -> None:
+    """Refuse a target spacing that would resample a case beyond the voxel budget.
+
+    The pre-flight check judges each file as stored; resampling multiplies its voxels by the ratio of
+    voxel volumes, so a spacing ten times finer than the scans asks for a thousand times the memory:
+    MONAI's Spacingd then failed to allocate (terabytes, a traceback), or, at a few times the
+    machine's memory, the kernel killed the process without a word. Judged from the headers alone.
+    """
+    target = float(np.prod(spacing))
+    over = []
+    for case in manifest.training + manifest.validation:
+        image = nib.load(str(case.images[0]))
+        shape, zooms = image.shape[:3], image.header.get_zooms()[:3]
+        voxels = float(np.prod(shape, dtype=np.float64)) * float(np.prod(zooms, dtype=np.float64)) / target
+        if voxels > max_voxels:
+            over.append((voxels, case, shape, zooms))
+    if not over:
+        return
+    voxels, case, shape, zooms = max(over, key=lambda item: item[0])
+    source = "data.spacing" if configured else "the training cases' median spacing (data.spacing unset)"
+    raise DataError(
+        f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
+        f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
+        f"({' x '.join(map(str, shape))} voxels of {' x '.join(f'{z:g}' for z in zooms)} mm) would hold about "
+        f"{voxels:,.0f}; choose a coarser data.spacing, crop the scans to the region of interest, or raise "
+        "data.max_voxels on a machine with more memory")
 
 
 def cache_root(cfg: DataConfig) -> Path:
