@@ -25,6 +25,7 @@ from typing import Sequence
 
 import nibabel as nib
 import numpy as np
+from nibabel.spatialimages import SpatialImage
 
 from .checkpoint import read_export_config
 from .config import CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values
@@ -257,28 +258,36 @@ class Segmentation:
         return self
 
     def predict(self, x, batch_size: int = 4, affine=None, **options):
-        """Segment a NIfTI path (or one path per channel) or an array.
+        """Segment a NIfTI path (or one path per channel), a nibabel image (or one per channel) or an array.
 
         Args:
-            x: a path (list of paths for several channels), or an array (X, Y, Z) / (C, X, Y, Z):
-                numpy, a torch tensor, or anything ``np.asarray`` takes.
+            x: a path (list of paths for several channels); a nibabel image such as ``nib.load(path)``
+                (list of images for several channels); or an array (X, Y, Z) / (C, X, Y, Z): numpy,
+                a torch tensor, or anything ``np.asarray`` takes.
             batch_size: windows per forward pass of the sliding window.
-            affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS).
+            affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS); an image has its own.
             options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, device).
 
         Returns:
-            For a path: a nibabel image with the input's shape and affine. For an array: the label array.
+            For a path or an image: a nibabel image with the input's shape and affine. For an array:
+            the label array.
         """
         from .data.io import write_nifti
         from .inference import predict_file
 
         model_dir = self._require_model()
         _check_predict_options("predict", batch_size, options, also="affine")
-        is_path = isinstance(x, (str, os.PathLike)) or (
-            isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(p, (str, os.PathLike)) for p in x))
+        is_path, is_image = (_is_one_or_a_list_of(x, kind) for kind in ((str, os.PathLike), SpatialImage))
+        if is_image and affine is not None:
+            raise ConfigError("predict: an image carries its own affine; drop affine= (it is for arrays)")
         with tempfile.TemporaryDirectory() as tmp:
             if is_path:
                 inputs = x
+            elif is_image:  # saved as it is (header, data type, geometry), so it takes the path's road exactly
+                images = [x] if isinstance(x, SpatialImage) else x
+                inputs = [Path(tmp) / f"input_{c:04d}.nii.gz" for c in range(len(images))]
+                for image, path in zip(images, inputs):
+                    nib.save(image, path)
             else:  # one temporary NIfTI per channel, so an array takes the path's road exactly
                 channels = _checked_channels(x, read_export_config(model_dir)["in_channels"])
                 grid = _checked_affine(affine)
@@ -288,7 +297,7 @@ class Segmentation:
                                   **options)
             image = nib.load(str(output))
             labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away
-            if not is_path:
+            if not (is_path or is_image):
                 return labels
             return nib.Nifti1Image(labels, image.affine, image.header)
 
@@ -373,6 +382,10 @@ _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 # predict's keyword options, passed on to inference.predict_file.
 PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "device")
+
+
+def _is_one_or_a_list_of(x, kind) -> bool:
+    return isinstance(x, kind) or (isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(p, kind) for p in x))
 
 
 def _check_predict_options(method: str, batch_size: int, options: dict, also: str = "") -> None:

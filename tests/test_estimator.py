@@ -120,6 +120,11 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     np.testing.assert_array_equal(labels, np.asanyarray(image.dataobj))  # the same case as an array
     as_tensor = model.predict(torch.as_tensor(np.asanyarray(reference.dataobj)), affine=reference.affine)
     np.testing.assert_array_equal(as_tensor, labels)  # and as a torch tensor
+    # nib.load's image itself ("an array of shape ()" before): the path's result, on its grid
+    as_image = model.predict(reference)
+    assert isinstance(as_image, nib.Nifti1Image)
+    np.testing.assert_array_equal(np.asanyarray(as_image.dataobj), labels)
+    np.testing.assert_allclose(as_image.affine, reference.affine, atol=1e-5)
     from accelerated_seg.config import ConfigError
     from accelerated_seg.data.errors import DataError
 
@@ -135,6 +140,8 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     for affine in (np.zeros((4, 4)), np.eye(3)):
         with pytest.raises(ConfigError, match="predict: affine must be a finite 4x4 voxel-to-mm matrix"):
             model.predict(volume, affine=affine)
+    with pytest.raises(ConfigError, match="predict: an image carries its own affine; drop affine="):
+        model.predict(reference, affine=np.eye(4))
     with pytest.raises(ConfigError, match="predict: overlapp is not an option; the options are batch_size"):
         model.predict(volume, overlapp=0.5)
     with pytest.raises(ValueError, match="tta 'bogus' is not known"):
