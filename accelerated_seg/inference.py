@@ -228,6 +228,12 @@ def default_device(device: str | torch.device | None) -> torch.device:
     if chosen.type == "cuda" and (not torch.cuda.is_available() or (chosen.index or 0) >= torch.cuda.device_count()):
         raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA GPU(s) visible; "
                          "use --device cpu, or leave --device out to take the GPU when there is one")
+    if chosen.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r}: this machine has no Apple GPU (MPS) that torch can use; use cpu")
+    # meta holds no values, and the other types need backends this package was never run on; mps is let
+    # through for Apple machines (torch runs MONAI's sliding window there) but is not tested here either.
+    if chosen.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"device {device!r}: prediction runs on cpu, cuda or mps, not {chosen.type}")
     return chosen
 
 

@@ -463,3 +463,9 @@ def test_a_device_the_machine_lacks_is_refused_by_name():
         default_device("cuda:1")
     with pytest.raises(ValueError, match="device 'gpu' is not a device name torch knows"):
         default_device("gpu")
+    # Both were tracebacks: "PyTorch is not linked with support for mps devices", and MONAI's "Seems to be OOM".
+    if not torch.backends.mps.is_available():
+        with pytest.raises(ValueError, match="device 'mps': this machine has no Apple GPU"):
+            default_device("mps")
+    with pytest.raises(ValueError, match="device 'meta': prediction runs on cpu, cuda or mps, not meta"):
+        default_device("meta")
