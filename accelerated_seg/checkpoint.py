@@ -304,8 +304,8 @@ def read_export_config(model_dir: str | Path) -> dict:
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
     for path in (config_path, weights_path):
         if not path.is_file():
-            raise FileNotFoundError(f"{path} is missing: --model must be a folder exported by training "
-                                    f"(it holds config.json and model.safetensors)")
+            raise FileNotFoundError(f"{path} is missing: give a model folder exported by training (it holds "
+                                    f"config.json and model.safetensors)")  # --model, init_from or Segmentation.load
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file

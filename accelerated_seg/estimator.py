@@ -37,7 +37,7 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, replace_atomically
-from .models import MODELS
+from .models import MODELS, check_arg_names
 from .run_folder import ESTIMATOR_NAMES, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
@@ -68,13 +68,19 @@ class Dataset:
 
         Args:
             pairs: training (and, without ``validation_pairs``, validation) cases.
-            block_shape: training patch size (nobrainer's name for it).
+            block_shape: training patch size (nobrainer's name for it); one number is a cube.
             n_classes: classes including background; labels must hold values 0..n_classes-1 (after
                 ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).
             validation_pairs: held-out cases; default: a seeded ``validation_fraction`` of ``pairs``.
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
         """
         _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting")
+        if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 2:
+            raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
+                              f"background), got {n_classes!r}")
+        n_classes = int(n_classes)  # a NumPy integer too
+        if isinstance(block_shape, (int, np.integer)) and not isinstance(block_shape, bool):
+            block_shape = (int(block_shape),) * 3  # one edge: a cube, as --patch takes it
         data = DataConfig(patch_size=tuple(block_shape), validation_fraction=validation_fraction, **data_settings)
         data = check_values(Config(data=data)).data  # a bad block_shape or setting fails here, not at fit
         pairs, validation_pairs = tuple(pairs), tuple(validation_pairs) if validation_pairs is not None else None
@@ -197,6 +203,13 @@ class Segmentation:
         if precision is not None and precision not in MIXED_PRECISION:
             raise ConfigError(f"Segmentation: precision {precision!r} is not known; choose one of: "
                               f"{', '.join(MIXED_PRECISION)} (or leave it out to follow the launch)")
+        if model_args is not None and not isinstance(model_args, dict):
+            raise ConfigError(f"Segmentation: model_args must be a dict of MONAI constructor arguments such as "
+                              f'{{"channels": [16, 32, 64], "strides": [2, 2]}}, got {model_args!r}')
+        try:
+            check_arg_names(model, model_args or {})  # a misspelt name here, not at fit
+        except ConfigError as error:
+            raise ConfigError(f"Segmentation: {error}") from None
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Segmentation: {} is not a training or optimizer setting")
         try:  # their values too (lr=-1, lr="abc", batch_size=0), as a run config checks them
@@ -216,6 +229,9 @@ class Segmentation:
         estimator, say): that is a ConfigError unless ``overwrite=True`` (here or in the constructor)
         deletes it first, or ``resume="latest"`` continues it.
         """
+        if not isinstance(dataset, Dataset):
+            raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
+                              f"n_classes=2), got {type(dataset).__name__}")
         settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
         cfg = dataset.config(**settings)
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
@@ -229,8 +245,9 @@ class Segmentation:
         if not given and self.train_settings.get("max_steps") is not None:
             given, lengths["max_steps"] = ["max_steps"], self.train_settings["max_steps"]
         for name in given:
-            if lengths[name] < 1:
-                raise ConfigError(f"fit: {name} must be >= 1, got {lengths[name]!r}")
+            value = lengths[name]
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
         steps = steps if steps is not None else lengths["max_steps"]
         if steps is None:
             steps = (epochs or 1) * _steps_per_epoch(dataset, cfg, max(processes, _launched_processes()))

@@ -83,9 +83,7 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
             f"{key} is {SET_BY_THE_RUN[key]} ({plain_data(decided[key])})" for key in contradicted)
             + ". Leave them out of model.args")
     merged = {**decided, **(args or {})}
-    unknown = set(args or {}) - _accepted_args(monai_class)
-    if unknown:
-        raise ConfigError(f"model.args {sorted(unknown)} are not arguments of monai.networks.nets.{monai_class}")
+    _refuse_unknown_args(monai_class, args or {})
     divisors = divisor(merged)
     divisors = (divisors,) * 3 if isinstance(divisors, int) else tuple(divisors)
     if any(p % d for p, d in zip(patch_size, divisors)):
@@ -137,6 +135,19 @@ def meta_network(spec: ModelSpec) -> nn.Module:
             return build_from_spec(spec)
     except (RuntimeError, NotImplementedError):  # SwinUNETR's constructor calls .item(), which meta cannot do
         return build_from_spec(spec).to("meta")
+
+
+def check_arg_names(name: str, args: dict) -> None:
+    """Refuse ``args`` that the registry network ``name`` does not take, before any patch is known
+    (the estimator's constructor); the values are checked when the network is specified."""
+    # Each registry entry picks its MONAI class whatever the patch; the patch shapes only the defaults.
+    monai_class = MODELS[name]((128, 128, 128))[0]
+    _refuse_unknown_args(monai_class, args)
+
+
+def _refuse_unknown_args(monai_class: str, args: dict) -> None:
+    if unknown := sorted(set(args) - _accepted_args(monai_class)):
+        raise ConfigError(f"model.args {unknown} are not arguments of monai.networks.nets.{monai_class}")
 
 
 def _accepted_args(monai_class: str) -> set[str]:

@@ -87,7 +87,7 @@ def test_a_bad_data_benchmark_setting_is_one_error_before_any_work(tmp_path, cap
     (["--roi", "17"], "--roi 17 17 17 does not suit the demo U-Net used without --model: .*divisible by"),
     # a window the demo U-Net halves to one voxel, where instance norm fails: once torch's bare message
     (["--roi", "8"], "--roi 8 8 8 does not suit the demo U-Net used without --model: .*more than one voxel"),
-    (["--model", "no_such_export"], "no_such_export/config.json is missing: --model must be a folder exported"),
+    (["--model", "no_such_export"], "no_such_export/config.json is missing: give a model folder exported"),
 ])
 def test_a_bad_inference_benchmark_setting_is_one_error_naming_it(tmp_path, capsys, args, named):
     out = tmp_path / "infer.json"

@@ -209,6 +209,13 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
         Dataset.from_files(train_pairs, patch=(16, 16, 16))
     with pytest.raises(ConfigError, match="data.patch_size must be a list of 3 values"):
         Dataset.from_files(train_pairs, block_shape=(16, 16))
+    # One edge is a cube ("'int' object is not iterable" before); n_classes a count, not a declaration
+    assert Dataset.from_files(train_pairs, block_shape=16, n_classes=3).data.patch_size == (16, 16, 16)
+    for bad in ("3", 1, 2.0, True):
+        with pytest.raises(ConfigError, match=r"Dataset.from_files: n_classes must be a whole number >= 2 \(the "
+                                              r"classes including background\), got"):
+            Dataset.from_files(train_pairs, block_shape=16, n_classes=bad)
+    assert Dataset.from_files(train_pairs, block_shape=16, n_classes=np.int64(3)).manifest.num_classes == 3
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3)
     with pytest.raises(ConfigError, match="data.augment must be one of none, light, standard, heavy; got 'strong'"):
         data.augment("strong")
@@ -227,6 +234,19 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
         Segmentation("unet", learning_rate=1e-3)
     with pytest.raises(ConfigError, match="Segmentation: precision 'fp64' is not known; choose one of: fp32, bf16"):
         Segmentation("unet", precision="fp64")
+    # model_args: a TypeError for a list, and a misspelt name accepted until fit, before the 27th session
+    with pytest.raises(ConfigError, match="Segmentation: model_args must be a dict of MONAI constructor arguments"):
+        Segmentation("unet", model_args=[16, 32])
+    with pytest.raises(ConfigError, match=r"Segmentation: model.args \['chanels'\] are not arguments of "
+                                          r"monai.networks.nets.UNet"):
+        Segmentation("unet", model_args={"chanels": [4, 8]})
+    assert Segmentation("unet3d_mlperf", model_args={"filters": [8, 16, 32, 64, 128, 128]}).model_args
+    # fit's own arguments (an AttributeError for a list of pairs before)
+    with pytest.raises(ConfigError, match=r"fit: give a Dataset, e.g. Dataset.from_files\(pairs, .*got list"):
+        Segmentation("unet").fit(train_pairs, epochs=1)
+    for length in (dict(epochs=1.5), dict(steps=2.0), dict(epochs=True)):
+        with pytest.raises(ConfigError, match=r"fit: (epochs|steps) must be a whole number >= 1"):
+            Segmentation("unet").fit(data, **length)
     # Their values too, as a YAML config's (accepted until the fit before the twenty-sixth session)
     for bad, message in ((dict(lr=-1.0), "optim.lr must be >= 0"), (dict(lr=float("nan")), "optim.lr must be a finite"),
                          (dict(lr="fast"), "optim.lr must be float"),
@@ -274,7 +294,7 @@ def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(
     assert not (tmp_path / "clash").exists()
 
 
-def test_predicting_without_a_model_says_what_to_do():
+def test_predicting_without_a_model_says_what_to_do(tmp_path):
     import pytest
 
     from accelerated_seg.estimator import Segmentation
@@ -283,6 +303,9 @@ def test_predicting_without_a_model_says_what_to_do():
         Segmentation("unet").predict("scan.nii.gz")
     with pytest.raises(RuntimeError, match="no trained model yet"):
         Segmentation("unet").save("somewhere")
+    # in the API's terms, not the command line's ("--model must be a folder" before)
+    with pytest.raises(FileNotFoundError, match="config.json is missing: give a model folder exported by training"):
+        Segmentation.load(tmp_path / "nowhere")
 
 
 @pytest.mark.distributed
