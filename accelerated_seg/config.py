@@ -194,7 +194,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             _build(Config, copy.deepcopy(raw), prefix="")
         except ConfigError as error:
             raise ConfigError(f"{path}: {error}") from None
-    for item in overrides or []:
+    for item in _joined_overrides(overrides or []):
         key, value = _split_override(item)
         _set_dotted(raw, key, _parse_yaml(value, f"override {item!r}: the value is not valid YAML"))
     return check_values(_build(Config, raw, prefix=""))
@@ -297,10 +297,27 @@ def dump_config(cfg: Config) -> str:
     return yaml.safe_dump(plain_data(cfg.to_dict()), sort_keys=False)
 
 
+def _joined_overrides(items: list[str]) -> list[str]:
+    """``--section.key value``, as argparse users write options, joined into ``--section.key=value``."""
+    joined, index = [], 0
+    while index < len(items):
+        item = items[index]
+        has_value_next = index + 1 < len(items) and not items[index + 1].startswith("--")
+        if item.startswith("--") and "=" not in item and has_value_next:
+            joined.append(f"{item}={items[index + 1]}")
+            index += 2
+        else:
+            joined.append(item)
+            index += 1
+    return joined
+
+
 def _split_override(item: str) -> tuple[str, str]:
     body = item[2:] if item.startswith("--") else item
     if "=" not in body:
-        raise ConfigError(f"override {item!r} must look like --section.key=value")
+        if item.lower().endswith((".yaml", ".yml")):  # the experiment file given without its flag
+            raise ConfigError(f"{item!r} looks like a config file; give it as --config {item}")
+        raise ConfigError(f"override {item!r} must look like --section.key=value (or --section.key value)")
     key, value = body.split("=", 1)
     return key.strip(), value
 
