@@ -31,7 +31,7 @@ from pathlib import Path
 
 import torch
 from accelerate.utils import DistributedType
-from safetensors import SafetensorError
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from .config import ConfigError
@@ -138,6 +138,42 @@ def check_resume_layout(checkpoint: Path, accelerator) -> str | None:
                           f"run from the exported weights with --train.init_from=<run>/model (the optimizer and "
                           f"schedule start fresh), or resume with the launch that wrote it (docs/checkpoints.md).")
     return warning and f"WARNING: resuming from {checkpoint}: {warning}"
+
+
+def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module) -> None:
+    """Refuse a checkpoint whose network is not this run's, before accelerate's ``load_state``.
+
+    Resuming with other ``model.args`` (or classes, or channels) failed deep in the load, with
+    PyTorch's "size mismatch for model.2.conv.weight" traceback. Compared from the safetensors
+    header (names and shapes, no weights read), where the state is one unsharded file: FSDP and ZeRO
+    keep their own layouts, which ``check_resume_layout`` guards.
+
+    Raises:
+        ConfigError: naming the first differences and the config that wrote the checkpoint.
+    """
+    weights = Path(checkpoint) / "model.safetensors"
+    if accelerator.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED) or not weights.is_file():
+        return
+    with safe_open(str(weights), framework="pt") as saved_file:
+        # DDP's wrapper adds "module." to every name it saves; the network is what is compared.
+        saved = {key.removeprefix("module."): tuple(saved_file.get_slice(key).get_shape()) for key in saved_file.keys()}
+    network = accelerator.unwrap_model(model)
+    current = {key: tuple(value.shape) for key, value in network.state_dict().items()}
+    # A tensor registered under two names (DynUNet's skip_layers) is saved under one of them only.
+    aliases = shared_tensor_names(network)
+    written_under = {name: aliases.get(name, name) for name in current}  # each name -> its tensor's first name
+    saved_tensors = {written_under.get(name, name) for name in saved}
+    differences = [f"{key}: {saved[key]} saved, {current[key]} here" for key in current
+                   if key in saved and saved[key] != current[key]]
+    differences += [f"{key} saved only" for key in saved if key not in current]
+    differences += [f"{key} here only" for key in current if written_under[key] not in saved_tensors]
+    if not differences:
+        return
+    more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
+    raise ConfigError(f"cannot resume from {checkpoint}: it holds another network than this run builds "
+                      f"({'; '.join(differences[:3])}{more}). model.name, model.args, the image channels or the "
+                      f"classes differ from the run that wrote it; resume with its config "
+                      f"({Path(checkpoint) / 'config.yaml'}), or start the new network in another train.output_dir")
 
 
 def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> None:

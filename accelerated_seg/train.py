@@ -33,8 +33,8 @@ from tqdm.auto import tqdm
 
 from . import __version__
 from .accelerate_workarounds import look_up_lomo_once, skip_first_batches_as_prepared
-from .checkpoint import (PreemptionSignals, check_resume_layout, export_model, load_initial_weights,
-                         save_training_state, shared_tensor_names)
+from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, export_model,
+                         load_initial_weights, save_training_state, shared_tensor_names)
 from .compilation import (check_compilable, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config
@@ -770,6 +770,7 @@ def _compile(accelerator: Accelerator, model: torch.nn.Module, settings: dict | 
 def _resume(loop: Loop, checkpoint: Path) -> None:
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
         loop.accelerator.print(warning)
+    check_resume_network(checkpoint, loop.accelerator, loop.model)
     loop.accelerator.load_state(str(checkpoint))
     loop.last_saved = loop.progress.step
     loop.accelerator.print(f"resumed from {checkpoint} at step {loop.progress.step}")
