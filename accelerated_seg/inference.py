@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+import nibabel as nib
 import numpy as np
 import torch
 from monai.data import MetaTensor
@@ -244,6 +245,7 @@ def default_device(device: str | torch.device | None) -> torch.device:
 NIFTI_SUFFIXES = (".nii.gz", ".nii")
 # nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
 _CHANNEL_FILE = re.compile(r"^(?P<case>.+)_(?P<channel>\d{4})$")
+_ALL_CHANNELS = -1  # a multi-channel model's file without that naming: one 4D file of every channel
 
 
 @dataclass(frozen=True)
@@ -304,6 +306,15 @@ def _nifti_files(text: str) -> list[Path]:
     return found
 
 
+def _volumes_in_header(path: Path) -> int | None:
+    """3D volumes a NIfTI file holds, from its header alone; None where it cannot be read."""
+    try:
+        shape = nib.load(str(path)).shape
+    except Exception:  # nibabel raises many types for a damaged file; reading the case reports it
+        return None
+    return shape[3] if len(shape) == 4 else 1
+
+
 def _glob(pattern: str) -> list[str]:
     import glob
 
@@ -316,6 +327,8 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     Single-channel models: every file is a case; a trailing ``_0000`` is dropped from the id, so
     ``liver_7_0000.nii.gz`` gives ``liver_7.nii.gz``. Multi-channel models: ``<case>_0000``,
     ``<case>_0001``, ... are one case, channels in that order; each case needs every channel once.
+    A multi-channel model's file without that naming is a case of its own whose one file holds every
+    channel along a fourth axis (the Decathlon's BrainTumour ``BRATS_001.nii.gz``), checked when read.
 
     Args:
         files: NIfTI files, e.g. from ``expand_inputs``.
@@ -338,9 +351,12 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         match = _CHANNEL_FILE.match(stem)
         if in_channels == 1:
             case, channel = (match["case"], 0) if match and match["channel"] == "0000" else (stem, 0)
+        elif match is None and _volumes_in_header(path) in (in_channels, None):  # None: the read will say why
+            case, channel = stem, _ALL_CHANNELS  # one file holding every channel along a 4th axis
         elif match is None:
             problems.append(f"{path}: the model takes {in_channels} channels, so each file must be named "
-                            f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel); rename it")
+                            f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel), or hold "
+                            f"all {in_channels} as one 4D (x, y, z, {in_channels}) image; rename it")
             continue
         else:
             case, channel = match["case"], int(match["channel"])
@@ -348,6 +364,13 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
 
     cases = []
     for case, channels in grouped.items():
+        if _ALL_CHANNELS in channels:
+            if len(channels) > 1 or len(channels[_ALL_CHANNELS]) > 1:
+                problems.append(f"case {case!r}: {channels[_ALL_CHANNELS][0]} holds every channel, but other files "
+                                f"give the case too; keep one of the two forms")
+            else:
+                cases.append(InputCase(case, (channels[_ALL_CHANNELS][0],)))
+            continue
         for channel, paths in sorted(channels.items()):
             if len(paths) > 1:
                 problems.append(f"case {case!r}: {len(paths)} files give channel {channel:04d} "
@@ -506,10 +529,10 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     if write:
         check_inputs_are_spared(paths, [output, probabilities_output])
         check_nifti_names([output, probabilities_output])
-    if len(paths) != config["in_channels"]:
+    if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
                         f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
-    reference = _read_channels(paths)
+    reference = _read_channels(paths, config["in_channels"])
     settings = preprocess_settings(config)
 
     transform = preprocess(keys=["image"], settings=settings)
@@ -550,9 +573,10 @@ def _output_header(scan_header):
     return header
 
 
-def _read_channels(paths: Sequence[Path]):
+def _read_channels(paths: Sequence[Path], in_channels: int = 1):
     """Read every channel (verifying each gzip stream now); require one voxel grid for all and finite
-    voxels in each."""
+    voxels in each. One path for several channels must hold them along a fourth axis (x, y, z, channel),
+    as the Decathlon's BrainTumour files do."""
     reference = read_nifti(paths[0])
     channel_images = [reference]
     if len(reference.shape) < 3:
@@ -567,9 +591,18 @@ def _read_channels(paths: Sequence[Path]):
             raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
                             f"(shape {other.shape[:3]} vs {reference.shape[:3]}); resample every channel onto "
                             f"the first one's grid")
-    if len(reference.shape) > 3 and any(n > 1 for n in reference.shape[3:]):
-        raise DataError(f"{paths[0]}: a {len(reference.shape)}D image {reference.shape}; give one 3D file "
-                        f"per channel (<case>_0000.nii.gz, <case>_0001.nii.gz, ...)")
+    volumes = [image.shape[3] if len(image.shape) == 4 else 1 if len(image.shape) == 3 else None
+               for image in channel_images]
+    expected = in_channels if len(paths) == 1 else 1
+    for path, image, held in zip(paths, channel_images, volumes):
+        if held == expected:
+            continue
+        if expected > 1:
+            raise DataError(f"{path}: an image of shape {image.shape} holds {held or 'not'} 3D volume(s), but the "
+                            f"model takes {in_channels} channels: give one 4D file (x, y, z, {in_channels}), or one "
+                            f"3D file per channel (<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz)")
+        raise DataError(f"{path}: a {len(image.shape)}D image {image.shape}; give one 3D file per channel "
+                        f"(<case>_0000.nii.gz, <case>_0001.nii.gz, ...)")
     for path, image in zip(paths, channel_images):
         # Checked on the stored voxels, not after preprocessing: the foreground crop keeps only voxels
         # above 0, so NaN outside it (or an all-NaN image, cropped to nothing) would vanish there and

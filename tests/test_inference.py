@@ -240,12 +240,22 @@ def test_multi_channel_files_group_by_case_in_channel_order(tmp_path):
 
 def test_channel_naming_problems_are_all_reported(tmp_path):
     files = [tmp_path / n for n in ("a_0000.nii.gz", "b_0000.nii.gz", "b_0001.nii.gz", "b_0002.nii.gz", "t1.nii.gz")]
+    nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.float32), np.eye(4)), files[-1])  # 3D: one channel, unnamed
     with pytest.raises(DataError) as error:
         group_cases(files, 2, {"0": "T1", "1": "FLAIR"})
     message = str(error.value)
     assert "case 'a' lacks channel file(s) a_0001.nii.gz (FLAIR)" in message
     assert "b_0002.nii.gz: channel 0002, but the model takes 2 channel(s)" in message
     assert "t1.nii.gz: the model takes 2 channels, so each file must be named <case>_0000.nii.gz" in message
+    assert "or hold all 2 as one 4D (x, y, z, 2) image" in message
+
+
+def test_a_4d_file_of_every_channel_is_one_case_of_a_multi_channel_model(tmp_path):
+    """The Decathlon's BrainTumour stores a case's four MR channels in one (x, y, z, 4) file."""
+    nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4)), tmp_path / "BRATS_001.nii.gz")
+    files = [tmp_path / "BRATS_001.nii.gz", tmp_path / "c_0000.nii.gz", tmp_path / "c_0001.nii.gz"]
+    assert [(c.id, [p.name for p in c.channels]) for c in group_cases(files, 2)] == [
+        ("BRATS_001", ["BRATS_001.nii.gz"]), ("c", ["c_0000.nii.gz", "c_0001.nii.gz"])]
 
 
 def test_multi_channel_cases_are_predicted_into_one_label_map_each(scans, tmp_path):

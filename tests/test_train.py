@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import monai.networks.nets
 import nibabel as nib
@@ -540,6 +541,49 @@ def test_resume_under_another_strategy_is_refused_before_training(tiny_config, t
     with pytest.raises(ConfigError, match="cannot resume .*format deepspeed -> full.*--train.init_from"):
         train(tiny_config(out, train__max_steps=4, train__val_every=0, train__resume="latest"))
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]  # nothing written
+
+
+def _as_4d_decathlon(tiny_dataset, root, volumes=2):
+    """The tiny dataset as the Decathlon's BrainTumour stores it: each case's channels in one
+    (x, y, z, channel) file, dataset.json listing that one file and declaring the channels."""
+    content = json.loads(tiny_dataset.read_text())
+    for split in ("training", "validation"):
+        for entry in content[split]:
+            image = nib.load(tiny_dataset.parent / entry["image"])
+            values = np.asanyarray(image.dataobj).astype(np.float32)
+            stacked = np.stack([values * (1 + k) for k in range(volumes)], axis=-1)  # channel k: k+1 times
+            entry["image"] = f"./imagesTr/{Path(entry['image']).name}"
+            (root / "imagesTr").mkdir(parents=True, exist_ok=True)
+            nib.save(nib.Nifti1Image(stacked, image.affine), root / entry["image"])
+            entry["label"] = str((tiny_dataset.parent / entry["label"]).resolve())
+    content["modality"] = {"0": "T1", "1": "T2"}
+    (root / "dataset.json").write_text(json.dumps(content))
+    return root / "dataset.json"
+
+
+def test_a_decathlon_dataset_of_4d_channel_files_trains_and_predicts_as_downloaded(tiny_config, tiny_dataset,
+                                                                                   tmp_path):
+    """MSD BrainTumour and Prostate keep a case's channels in one 4D file; the pre-flight asked for
+    them to be split before the twenty-seventh session."""
+    dataset = _as_4d_decathlon(tiny_dataset, tmp_path / "msd4d")
+    out = tmp_path / "run"
+    train(tiny_config(out, data__dataset=str(dataset), data__cache_dir=str(tmp_path / "cache"),
+                      train__max_steps=2, train__val_every=2))
+    config = json.loads((out / "model" / "config.json").read_text())
+    assert config["in_channels"] == 2 and config["channels"] == {"0": "T1", "1": "T2"}
+    case = json.loads(dataset.read_text())["validation"][0]
+    scan = nib.load(dataset.parent / case["image"])
+    written = predict_file(out / "model", dataset.parent / case["image"], tmp_path / "pred.nii.gz")
+    prediction = nib.load(written)
+    assert prediction.shape == scan.shape[:3]
+    np.testing.assert_allclose(prediction.affine, scan.affine, atol=1e-5)
+    # A file of another channel count is one error naming it, in training's pre-flight as in predict
+    three = _as_4d_decathlon(tiny_dataset, tmp_path / "msd4d_3", volumes=3)
+    with pytest.raises(DataError, match=r"shape \(\d+, \d+, \d+, 3\) is 4D with 3 volumes, but dataset.json "
+                                        r"declares 2 channels"):
+        train(tiny_config(tmp_path / "run3", data__dataset=str(three), data__cache_dir=str(tmp_path / "cache")))
+    with pytest.raises(DataError, match=r"holds 3 3D volume\(s\), but the model takes 2 channels"):
+        predict_file(out / "model", three.parent / case["image"], tmp_path / "pred3.nii.gz")
 
 
 def test_resume_with_another_network_is_refused_naming_the_difference(tiny_config, tmp_path):

@@ -90,7 +90,7 @@ def check_manifest(manifest: Manifest, *, max_voxels: int | None = None, affine_
     report = check_cases(
         [*manifest.training, *manifest.validation], manifest.label_values,
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
-        binarized=manifest.binarized,
+        binarized=manifest.binarized, num_channels=manifest.num_channels,
     )
     report.root = manifest.root
     return report
@@ -104,6 +104,7 @@ def check_cases(
     max_voxels: int | None = None,
     labels_declared_in: str = "the dataset's labels",
     binarized: bool = False,
+    num_channels: int = 1,
 ) -> CheckReport:
     """Open every file of every case and report all problems found.
 
@@ -120,6 +121,9 @@ def check_cases(
             undeclared value.
         binarized: Every non-zero value will be merged into foreground, so any whole value >= 0 is
             allowed, declared or not (``label_values`` then only name the classes).
+        num_channels: Image channels the dataset declares (``Manifest.num_channels``). A case that
+            lists one image file for several channels must hold them in that file, as the 4D
+            (x, y, z, channel) files of the Decathlon's BrainTumour and Prostate tasks do.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
@@ -129,7 +133,7 @@ def check_cases(
     report = CheckReport()
     tally = _Tally(declared)
     for case in cases:
-        _check_case(case, declared, affine_atol, max_voxels, report, tally)
+        _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels)
     tally.add_warnings(report)
     return report
 
@@ -223,9 +227,11 @@ def _listed(paths: list[Path]) -> str:
 
 def _check_case(
     case: Case, declared: _Declared, affine_atol: float, max_voxels: int | None,
-    report: CheckReport, tally: _Tally,
+    report: CheckReport, tally: _Tally, num_channels: int = 1,
 ) -> None:
     """Check one case's channels, its label, and that they share one voxel grid."""
+    # One file for several declared channels holds them along a fourth axis (MSD BrainTumour).
+    volumes_per_file = num_channels if len(case.images) == 1 else 1
     roles = ["image" if len(case.images) == 1 else f"image channel {index}" for index in range(len(case.images))]
     files = list(zip(roles, case.images)) + ([("label", case.label)] if case.label is not None else [])
     if max_voxels is not None and _over_budget(case.id, files, max_voxels, report):
@@ -233,7 +239,7 @@ def _check_case(
 
     channels: list[_Volume] = []
     for role, path in zip(roles, case.images):
-        image = _open_3d(path, case.id, role, report)
+        image = _open_3d(path, case.id, role, report, volumes_per_file)
         if image is not None:
             tally.see_header(path, image)
             _check_finite(path, image, f"{case.id} ({role})", report)
@@ -276,16 +282,17 @@ def _over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, r
     return False
 
 
-def _open_3d(path: Path, case_id: str, role: str, report: CheckReport) -> nib.Nifti1Image | None:
-    """Read and fully verify a file; return it only if it is a readable 3D volume."""
+def _open_3d(path: Path, case_id: str, role: str, report: CheckReport, volumes: int = 1) -> nib.Nifti1Image | None:
+    """Read and fully verify a file; return it only if it is a readable 3D volume, or a 4D stack of
+    ``volumes`` 3D volumes (channels) where more than one is expected."""
     context = f"{case_id} ({role})"
     try:
         image = read_nifti(path, verify_stream=True)
     except DataError as err:
         report.errors.append(f"{context}: {err}")
         return None
-    if _spatial_shape(image) is None:
-        report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role)}")
+    if _volumes_in(image) != volumes:
+        report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes)}")
         return None
     if (error := header_error(path, image)) is not None:  # no values to check, or no grid to compare on
         report.errors.append(f"{context}: {error}")
@@ -293,8 +300,14 @@ def _open_3d(path: Path, case_id: str, role: str, report: CheckReport) -> nib.Ni
     return image
 
 
-def _not_3d_advice(shape: tuple[int, ...], role: str) -> str:
+def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1) -> str:
     """Say what a non-3D file probably is and how to turn it into what is expected."""
+    if volumes > 1:  # one file per case for several declared channels
+        held = f"is 4D with {shape[3]} volumes" if len(shape) == 4 else f"is {len(shape)}D"
+        return (
+            f"shape {shape} {held}, but dataset.json declares {volumes} channels and lists this one file for "
+            f"them: store them as (x, y, z, {volumes}), or list one 3D file per channel"
+        )
     if len(shape) == 4 and role == "label":
         return (
             f"shape {shape} is 4D with {shape[3]} volumes; a label must be one 3D map of class values — "
@@ -302,9 +315,11 @@ def _not_3d_advice(shape: tuple[int, ...], role: str) -> str:
         )
     if len(shape) == 4:
         return (
-            f"shape {shape} is 4D with {shape[3]} volumes (several channels or time points in one file); "
-            "split it into one 3D file per channel (e.g. nibabel.funcs.four_to_three) and list them as "
-            "channels: a dataset.json 'image' list, nnU-Net _0000/_0001 files, or CSV image_0/image_1 columns"
+            f"shape {shape} is 4D with {shape[3]} volumes (several channels or time points in one file), but "
+            "the dataset declares one channel: declare its channels in an MSD dataset.json's 'modality' "
+            "(the Decathlon's own 4D files are read so), or split it into one 3D file per channel (e.g. "
+            "nibabel.funcs.four_to_three) and list them as channels: a dataset.json 'image' list, nnU-Net "
+            "_0000/_0001 files, or CSV image_0/image_1 columns"
         )
     if len(shape) < 3:
         return (
@@ -313,17 +328,21 @@ def _not_3d_advice(shape: tuple[int, ...], role: str) -> str:
     return f"shape {shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); store each 3D volume as its own file"
 
 
-def _spatial_shape(image: nib.Nifti1Image) -> tuple[int, int, int] | None:
-    """The (x, y, z) shape, or None if the volume is not 3D (x, y, z, 1 counts as 3D)."""
+def _volumes_in(image: nib.Nifti1Image) -> int | None:
+    """How many 3D volumes the file holds: 1 for (x, y, z) or (x, y, z, 1), C for (x, y, z, C), None
+    for anything else (a slice, 5D)."""
     shape = image.shape
-    if len(shape) == 3 or (len(shape) == 4 and shape[3] == 1):
-        return tuple(int(size) for size in shape[:3])
-    return None
+    return 1 if len(shape) == 3 else int(shape[3]) if len(shape) == 4 else None
+
+
+def _grid_shape(image: nib.Nifti1Image) -> tuple[int, int, int]:
+    """The (x, y, z) shape of the voxel grid, whatever the volumes per file."""
+    return tuple(int(size) for size in image.shape[:3])
 
 
 def _slabs(image: nib.Nifti1Image) -> Iterator[np.ndarray]:
     """Yield the voxels in runs of z-slices; z is the slowest axis on disk, so each slab is one contiguous read."""
-    nx, ny, nz = _spatial_shape(image)
+    nx, ny, nz = _grid_shape(image)
     step = max(1, _VOXELS_PER_SLAB // max(1, nx * ny))
     for start in range(0, nz, step):
         yield np.asanyarray(image.dataobj[:, :, start : start + step])
@@ -399,7 +418,7 @@ def _check_same_grid(
     reference: _Volume, other: _Volume, context: str, fix: str, affine_atol: float, report: CheckReport
 ) -> None:
     """Two volumes stacked or compared voxel-by-voxel must have the same shape and affine."""
-    reference_shape, other_shape = _spatial_shape(reference.image), _spatial_shape(other.image)
+    reference_shape, other_shape = _grid_shape(reference.image), _grid_shape(other.image)
     if reference_shape != other_shape:
         orientation = _orientation_difference(reference, other)
         report.errors.append(
