@@ -239,7 +239,7 @@ def _check_case(
 
     channels: list[_Volume] = []
     for role, path in zip(roles, case.images):
-        image = _open_3d(path, case.id, role, report, volumes_per_file)
+        image = _open_volume(path, case.id, role, report, volumes_per_file)
         if image is not None:
             tally.see_header(path, image)
             _check_finite(path, image, f"{case.id} ({role})", report)
@@ -251,7 +251,7 @@ def _check_case(
 
     if case.label is None:
         return
-    label = _open_3d(case.label, case.id, "label", report)
+    label = _open_volume(case.label, case.id, "label", report)
     if label is None:
         return
     tally.see_header(case.label, label)
@@ -282,7 +282,7 @@ def _over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, r
     return False
 
 
-def _open_3d(path: Path, case_id: str, role: str, report: CheckReport, volumes: int = 1) -> nib.Nifti1Image | None:
+def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volumes: int = 1) -> nib.Nifti1Image | None:
     """Read and fully verify a file; return it only if it is a readable 3D volume, or a 4D stack of
     ``volumes`` 3D volumes (channels) where more than one is expected."""
     context = f"{case_id} ({role})"

@@ -106,8 +106,10 @@ def _whole_number(key: Any) -> int | None:
         return key
     if isinstance(key, float):
         return int(key) if key.is_integer() else None
-    text = str(key).strip()
-    return int(text) if text.lstrip("+-").isdigit() else None
+    try:
+        return int(str(key).strip())
+    except ValueError:  # "1.5", "zero", "+-1"
+        return None
 
 
 def labels_declaration(labels: LabelsArgument) -> Any:

@@ -77,7 +77,10 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
     target = float(np.prod(spacing))
     over = []
     for case in manifest.training + manifest.validation:
-        image = nib.load(str(case.images[0]))
+        try:
+            image = nib.load(str(case.images[0]))
+        except Exception:  # nibabel raises many types; the pre-flight check reports the file (loader() has none)
+            continue
         shape, zooms = image.shape[:3], image.header.get_zooms()[:3]
         voxels = float(np.prod(shape, dtype=np.float64)) * float(np.prod(zooms, dtype=np.float64)) / target
         if voxels > max_voxels:
