@@ -171,7 +171,8 @@ def test_a_spacing_that_would_resample_a_case_beyond_the_voxel_budget_is_refused
     assert fits.spacing == median
     finer = tuple(s / 3 for s in median)  # 27x the voxels
     with pytest.raises(DataError, match=r"data.spacing .* mm would resample \d+ case\(s\) beyond the budget of "
-                                        r"[\d,]+ voxels per volume \(data.max_voxels\): .* choose a coarser data.spacing"):
+                                        r"[\d,]+ voxels per volume \(data.max_voxels\): "
+                                        r".* choose a coarser data.spacing"):
         preprocess_settings(DataConfig(spacing=finer, max_voxels=4 * stored), manifest)
     with pytest.raises(DataError, match=r"the training cases' median spacing \(data.spacing unset\)"):
         preprocess_settings(DataConfig(max_voxels=stored // 4), manifest)

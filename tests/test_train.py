@@ -593,8 +593,9 @@ def test_resume_with_another_network_is_refused_naming_the_difference(tiny_confi
     train(tiny_config(out, train__max_steps=2, train__val_every=0))
     wider = "{channels: [4, 12, 16], strides: [2, 2], num_res_units: 1}"
     with pytest.raises(ConfigError, match=r"cannot resume from .*step_2: it holds another network than this run "
-                                          r"builds \(.*: \(8, 4, 3, 3, 3\) saved, \(12, 4, 3, 3, 3\) here.*\(and \d+ more\)\)"
-                                          r"\. model.name, model.args.* resume with its config \(.*step_2/config.yaml\)"):
+                                          r"builds \(.*: \(8, 4, 3, 3, 3\) saved, \(12, 4, 3, 3, 3\) here"
+                                          r".*\(and \d+ more\)\)\. model.name, model.args.* resume with its "
+                                          r"config \(.*step_2/config.yaml\)"):
         train(tiny_config(out, model__args=wider, train__max_steps=4, train__val_every=0, train__resume="latest"))
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]  # nothing written
     # The same network resumes (the check leaves a matching state to accelerate)
