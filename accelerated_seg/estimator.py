@@ -75,7 +75,7 @@ class Dataset:
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
         """
         _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting")
-        if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 2:
+        if not _is_whole_number_of_at_least(n_classes, 2):
             raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
                               f"background), got {n_classes!r}")
         n_classes = int(n_classes)  # a NumPy integer too
@@ -89,7 +89,7 @@ class Dataset:
 
     def batch(self, batch_size: int) -> "Dataset":
         """Per-device batch size."""
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        if not _is_whole_number_of_at_least(batch_size, 1):
             raise ConfigError(f"Dataset.batch: the per-device batch size must be a whole number >= 1, "
                               f"got {batch_size!r}")
         return dataclasses.replace(self, batch_size=int(batch_size))
@@ -246,7 +246,7 @@ class Segmentation:
             given, lengths["max_steps"] = ["max_steps"], self.train_settings["max_steps"]
         for name in given:
             value = lengths[name]
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            if not _is_whole_number_of_at_least(value, 1):
                 raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
         steps = steps if steps is not None else lengths["max_steps"]
         if steps is None:
@@ -399,6 +399,11 @@ _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 # predict's keyword options, passed on to inference.predict_file.
 PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "device")
+
+
+def _is_whole_number_of_at_least(value, minimum: int) -> bool:
+    """An int or NumPy integer (not a bool, a float or a string) of at least ``minimum``."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= minimum
 
 
 def _is_one_or_a_list_of(x, kind) -> bool:

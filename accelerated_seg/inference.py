@@ -37,7 +37,7 @@ from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
 from .checkpoint import load_exported
-from .data.checks import non_finite_counts
+from .data.checks import non_finite_counts, volumes_in
 from .data.errors import DataError
 from .data.io import header_error, read_nifti, write_nifti
 from .data.preprocess import PreprocessSettings, preprocess
@@ -307,12 +307,12 @@ def _nifti_files(text: str) -> list[Path]:
 
 
 def _volumes_in_header(path: Path) -> int | None:
-    """3D volumes a NIfTI file holds, from its header alone; None where it cannot be read."""
+    """3D volumes a NIfTI file holds (``volumes_in``), from its header alone; None where it cannot be read."""
     try:
         shape = nib.load(str(path)).shape
     except Exception:  # nibabel raises many types for a damaged file; reading the case reports it
         return None
-    return shape[3] if len(shape) == 4 else 1
+    return volumes_in(shape)
 
 
 def _glob(pattern: str) -> list[str]:
@@ -591,8 +591,7 @@ def _read_channels(paths: Sequence[Path], in_channels: int = 1):
             raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
                             f"(shape {other.shape[:3]} vs {reference.shape[:3]}); resample every channel onto "
                             f"the first one's grid")
-    volumes = [image.shape[3] if len(image.shape) == 4 else 1 if len(image.shape) == 3 else None
-               for image in channel_images]
+    volumes = [volumes_in(image.shape) for image in channel_images]
     expected = in_channels if len(paths) == 1 else 1
     for path, image, held in zip(paths, channel_images, volumes):
         if held == expected:

@@ -291,7 +291,7 @@ def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volum
     except DataError as err:
         report.errors.append(f"{context}: {err}")
         return None
-    if _volumes_in(image) != volumes:
+    if volumes_in(image.shape) != volumes:
         report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes)}")
         return None
     if (error := header_error(path, image)) is not None:  # no values to check, or no grid to compare on
@@ -328,10 +328,9 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1) -> str:
     return f"shape {shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); store each 3D volume as its own file"
 
 
-def _volumes_in(image: nib.Nifti1Image) -> int | None:
-    """How many 3D volumes the file holds: 1 for (x, y, z) or (x, y, z, 1), C for (x, y, z, C), None
-    for anything else (a slice, 5D)."""
-    shape = image.shape
+def volumes_in(shape: tuple[int, ...]) -> int | None:
+    """How many 3D volumes a NIfTI file of ``shape`` holds: 1 for (x, y, z) or (x, y, z, 1), C for
+    (x, y, z, C) (channels, as the Decathlon's 4D files keep them), None for anything else (a slice, 5D)."""
     return 1 if len(shape) == 3 else int(shape[3]) if len(shape) == 4 else None
 
 
