@@ -76,6 +76,31 @@ def check_compilable(accelerator) -> None:
                               "or switch train.compile off")
 
 
+# inductor's modes that replay the forward and backward as CUDA graphs (on CUDA devices; elsewhere skipped)
+CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
+
+
+def check_cuda_graphs(accelerator, settings: dict) -> None:
+    """Refuse, before training, CUDA graphs together with gradient accumulation.
+
+    CUDA graph trees install the backward's gradients as outputs of the replayed graph, and the next
+    micro-batch's forward starts a new replay whose memory they share: the second backward of a window
+    then adds into overwritten buffers and fails ("accessing tensor output of CUDAGraphs that has been
+    overwritten by a subsequent run"; seen on an H200 in the twenty-eighth session, torch 2.11, and
+    pytorch/pytorch#169545). The graphs bought +0.5% on the MLPerf U-Net at batch 4 there, so a larger
+    per-device batch or the graph-free modes lose nothing measurable.
+    """
+    mode = settings.get("mode")
+    accumulation = accelerator.gradient_accumulation_steps
+    if mode in CUDA_GRAPH_MODES and accelerator.device.type == "cuda" and accumulation > 1:
+        raise ConfigError(
+            f"torch.compile mode {mode} (train.compile.mode, or the launch's dynamo_mode) replays the backward as "
+            f"CUDA graphs, which cannot accumulate gradients over {accumulation} micro-batches per optimizer step "
+            f"(the graphs overwrite the earlier micro-batch's gradients): set the accumulation to 1 (train."
+            f"grad_accum_steps or fit's grad_accum_steps, or a train.global_batch_size of batch_size x processes), "
+            f"or the mode to default or max-autotune-no-cudagraphs")
+
+
 def settings_for_strategy(accelerator, settings: dict) -> dict:
     """Static shapes under FSDP2 unless the settings name ``dynamic``.
 

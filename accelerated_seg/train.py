@@ -35,7 +35,7 @@ from . import __version__
 from .accelerate_workarounds import look_up_lomo_once, skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, export_model,
                          load_initial_weights, save_training_state, shared_tensor_names)
-from .compilation import (check_compilable, compile_in_place, compile_settings, describe_compile,
+from .compilation import (check_compilable, check_cuda_graphs, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config
 from .data.cache import PreprocessedCache
@@ -755,6 +755,7 @@ def _compile_settings(accelerator: Accelerator, requested: CompileConfig) -> dic
     settings = compile_settings(requested)
     if settings is not None:
         check_compilable(accelerator)
+        check_cuda_graphs(accelerator, settings)
         settings = settings_for_strategy(accelerator, settings)
     return settings
 
