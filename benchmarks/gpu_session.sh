@@ -2,21 +2,21 @@
 # What issues 4 and 6 still need from a GPU, in device calls of under 10 minutes each
 # (../shared/GPU.md): run ../shared/gpu/fetch-wheels.sh once, and add NVML's Python binding so that
 # training logs GPU utilisation (`python3 -m pip download -q --no-deps nvidia-ml-py -d .whl`; pure
-# Python); then, carrying ".whl". The fourteenth session (one H100) ran train, batch4, sharded and
-# data_and_plan (benchmarks/results/gpu_h100_session_2026-11-23/); what is left, in this order of
-# importance (a session's device time may not cover all of it):
+# Python; the GPU image has it already); then, carrying ".whl". The fourteenth session (one H100) ran
+# train, batch4, sharded and data_and_plan (benchmarks/results/gpu_h100_session_2026-11-23/); the
+# twenty-eighth (one H200, 15 minutes) ran mlperf_target, data_wait, mlperf_fp16, cudnn and
+# mlperf_more (benchmarks/results/gpu_h200_session_2026-11-26/). What is left, in this order of
+# importance (a 15-minute lease holds one call of about 9 minutes; a warm machine takes a short second):
 #
-#   run(command="<install line from fetch-wheels> DEADLINE=560 bash benchmarks/gpu_session.sh mlperf_target", carry=[".whl"])
-#   run(command="<install line> bash benchmarks/gpu_session.sh data_and_plan", carry=[".whl"])
-#   run(command="<install line> bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
-#   run(command="<install line> bash benchmarks/gpu_session.sh inference", carry=[".whl"])
-#   run(command="<install line> bash benchmarks/gpu_session.sh levers_more", carry=[".whl"])
+#   run(command="<install line from fetch-wheels> DEADLINE=520 bash benchmarks/gpu_session.sh cuda_tests levers_more", carry=[".whl"])
+#   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
+#   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh inference", carry=[".whl"])
+#   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh sharded", carry=[".whl"])
 #
-# mlperf_target goes toward the 70 samples/s target (compile reached 49.3 at batch 4, bf16): fp16
-# with compile (fp16 was 15% faster than bf16 in eager), compile with channels-last, CUDA graphs,
-# batch 8. data_and_plan measures the data wait again, now that training draws its whole run from one
-# pass over the loader (the H100's 10.8% was mostly the refill at each pass's start). levers_more:
-# cuDNN autotuning on against off, compile under FSDP2, inductor's autotuning.
+# cuda_tests checks the CUDA-graph test rewritten after the H200 (graphs through validation, at
+# accumulation 1; with accumulation training refuses them). levers_more goes on toward the 70
+# samples/s target (56.3 so far, bf16, batch 8, compile + channels-last): compile under FSDP2,
+# inductor's autotuning of kernel choices.
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -76,6 +76,9 @@ nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
 [ $# -gt 0 ] || set -- usage
 for part in "$@"; do
 case "$part" in
+  cuda_tests)  # the CUDA-only tests alone (as train's first step)
+    step 120 cuda_tests $PY -m pytest -q -p no:cacheprovider -rs -m cuda tests/
+    ;;
   train)  # the MLPerf U-Net: samples/s per GPU (target >= 70 at bf16), MFU, overhead ratio, each lever
     # First the CUDA-only tests (skipped on CPUs): the loop's per-step read does not wait for the
     # backward, GPU augmentation matches the CPU's, the planner's estimate is within 15% of the peak.
@@ -160,7 +163,7 @@ case "$part" in
         --work "${TMPDIR:-/tmp}/verify_work"
     rm -rf "${TMPDIR:-/tmp}/verify_work"
     ;;
-  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|levers_more|inference|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
+  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|levers_more|inference|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
 esac
 done
 pack
