@@ -45,7 +45,7 @@ device=$($PY -c "import torch; print(torch.cuda.get_device_name().lower().replac
 BENCH="-m accelerated_seg.cli benchmark train"
 LAUNCH="$PY -m accelerate.commands.launch --num_processes 1 --num_machines 1"
 if [ "${SMOKE:-0}" = 1 ]; then
-  MLPERF=(--model unet --model-args '{"channels": [4, 8], "strides": [2], "num_res_units": 0}' --patch 16 --batch 2)
+  MLPERF=(--model unet --model-args '{"channels": [4, 8], "strides": [2], "num_res_units": 0}' --patch 16)
   PLAN_MODEL=(--model unet --patch 16 16 16)
   SHORT=(--steps 2 --blocks 1)
   INFER_SHORT=(--size 24 24 20 --roi 16 --tta none --blocks 1)
@@ -53,7 +53,7 @@ if [ "${SMOKE:-0}" = 1 ]; then
   FIXED_SHORT=(--steps 20 --rounds 3)
   GRAPHS=()  # CUDA graphs are refused off CUDA (tested); the smoke checks the other levers of their step
 else
-  MLPERF=(--model unet3d_mlperf --patch 128 --batch 2)
+  MLPERF=(--model unet3d_mlperf --patch 128)  # each step gives its --batch (the JSON records the command)
   PLAN_MODEL=(--model unet3d_mlperf --patch 128 128 128)
   SHORT=()
   INFER_SHORT=()
@@ -84,10 +84,10 @@ case "$part" in
     # backward, GPU augmentation matches the CPU's, the planner's estimate is within 15% of the peak.
     # Selected by marker, so that a renamed test is still run (and a CPU shows them all skipped).
     step 120 cuda_tests $PY -m pytest -q -p no:cacheprovider -rs -m cuda tests/
-    step 240 mlperf_levers $PY $BENCH "${MLPERF[@]}" --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
+    step 240 mlperf_levers $PY $BENCH "${MLPERF[@]}" --batch 2 --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --lever none channels_last fused_adamw compile --output "$OUT/train_${device}_mlperf_levers.json"
-    step 200 mlperf_precisions $PY $BENCH "${MLPERF[@]}" --precision fp32 fp16 --steps 20 --blocks 5 "${SHORT[@]}" \
-        --output "$OUT/train_${device}_mlperf_precisions.json"
+    step 200 mlperf_precisions $PY $BENCH "${MLPERF[@]}" --batch 2 --precision fp32 fp16 --steps 20 --blocks 5 \
+        "${SHORT[@]}" --output "$OUT/train_${device}_mlperf_precisions.json"
     # The loop's fixed host cost per step on this host, with and without the accelerate workaround.
     # (its CPU default, 31 rounds of 200 steps, did not end in 90 s on an H100)
     step 120 fixed_step_cost $PY benchmarks/fixed_step_cost.py "${FIXED_SHORT[@]}" --output "$OUT/fixed_step_cost_${device}.json"
@@ -114,11 +114,11 @@ case "$part" in
     ;;
   data_wait)  # the data wait with the real loader (target <= 3 %), now that a run draws from one pass over
     # the loader (the H100's 10.8% was mostly the refill at each pass's start); as data_and_plan's gpu run
-    step 150 mlperf_realdata_augment_gpu $PY $BENCH "${MLPERF[@]}" --precision bf16 --steps 20 --blocks 3 \
+    step 150 mlperf_realdata_augment_gpu $PY $BENCH "${MLPERF[@]}" --batch 2 --precision bf16 --steps 20 --blocks 3 \
         "${SHORT[@]}" --data real --num-workers 8 --augment-on gpu --output "$OUT/train_${device}_mlperf_realdata_augment_gpu.json"
     ;;
   cudnn)  # cuDNN autotuning (train.cudnn_benchmark, on by default) against off; eager, cheap
-    step 100 cudnn_benchmark $PY $BENCH "${MLPERF[@]}" --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
+    step 100 cudnn_benchmark $PY $BENCH "${MLPERF[@]}" --batch 2 --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --lever none no_cudnn_benchmark --output "$OUT/train_${device}_mlperf_cudnn_benchmark.json"
     ;;
   levers_more)  # compile under FSDP2 (static shapes, as training compiles there); inductor's autotuning
@@ -132,7 +132,7 @@ case "$part" in
     # (not fsdp_full_shard: FSDP1 cannot wrap the MLPerf U-Net, a DynUNet, and training says so)
     for profile in ${PROFILES:-fsdp fsdp2_blocks deepspeed_zero2 deepspeed_zero3}; do
       step 100 "sharded_$profile" $LAUNCH --config_file "configs/accelerate/$profile.yaml" $BENCH "${MLPERF[@]}" \
-          --precision bf16 --steps 10 --blocks 3 "${SHORT[@]}" --output "$OUT/train_${device}_mlperf_$profile.json"
+          --batch 2 --precision bf16 --steps 10 --blocks 3 "${SHORT[@]}" --output "$OUT/train_${device}_mlperf_$profile.json"
     done
     [ -n "${PROFILES:-}" ] && continue  # a chosen few profiles only
     # Whose cost a low ZeRO ratio is: raw DeepSpeed engines against a plain loop, no accelerate, no loop of ours.
@@ -141,8 +141,8 @@ case "$part" in
     ;;
   data_and_plan)  # data wait with the real loader (target <= 3 %), the planner against measured peaks
     for where in cpu gpu; do  # the spatial augmentation in the loader workers, or on the device (data.augment_on)
-      step 170 "mlperf_realdata_augment_$where" $PY $BENCH "${MLPERF[@]}" --precision bf16 --steps 20 --blocks 3 \
-          "${SHORT[@]}" --data real --num-workers 8 --augment-on $where \
+      step 170 "mlperf_realdata_augment_$where" $PY $BENCH "${MLPERF[@]}" --batch 2 --precision bf16 \
+          --steps 20 --blocks 3 "${SHORT[@]}" --data real --num-workers 8 --augment-on $where \
           --output "$OUT/train_${device}_mlperf_realdata_augment_$where.json"
     done
     for batch in 1 2 4; do
