@@ -79,10 +79,9 @@ class Dataset:
             raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
                               f"background), got {n_classes!r}")
         n_classes = int(n_classes)  # a NumPy integer too
-        if isinstance(block_shape, (int, np.integer)) and not isinstance(block_shape, bool):
-            block_shape = (int(block_shape),) * 3  # one edge: a cube, as --patch takes it
-        data = DataConfig(patch_size=tuple(block_shape), validation_fraction=validation_fraction, **data_settings)
-        data = check_values(Config(data=data)).data  # a bad block_shape or setting fails here, not at fit
+        data = DataConfig(patch_size=_patch_edges(block_shape), validation_fraction=validation_fraction,
+                          **data_settings)
+        data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
         pairs, validation_pairs = tuple(pairs), tuple(validation_pairs) if validation_pairs is not None else None
         return cls(manifest=_manifest(pairs, validation_pairs, n_classes, data), data=data, pairs=pairs,
                    validation_pairs=validation_pairs, n_classes=n_classes)
@@ -399,6 +398,17 @@ _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 # predict's keyword options, passed on to inference.predict_file.
 PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "device")
+
+
+def _patch_edges(block_shape) -> tuple[int, int, int]:
+    """``block_shape`` as 3 edges: one number is a cube, as ``--patch`` takes it. Checked here, so that
+    the error names the argument the user gave rather than the setting it becomes (data.patch_size)."""
+    edges = (block_shape,) * 3 if _is_whole_number_of_at_least(block_shape, 1) else block_shape
+    if not (isinstance(edges, (list, tuple)) and len(edges) == 3
+            and all(_is_whole_number_of_at_least(edge, 1) for edge in edges)):
+        raise ConfigError(f"Dataset.from_files: block_shape must be one edge or 3 edges, whole numbers of voxels "
+                          f">= 1 (e.g. 128 or (128, 128, 96)), got {block_shape!r}")
+    return tuple(int(edge) for edge in edges)
 
 
 def _is_whole_number_of_at_least(value, minimum: int) -> bool:

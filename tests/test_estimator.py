@@ -207,10 +207,15 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     train_pairs, _ = _pairs(tiny_dataset)
     with pytest.raises(ConfigError, match="Dataset.from_files: patch is not a data setting"):
         Dataset.from_files(train_pairs, patch=(16, 16, 16))
-    with pytest.raises(ConfigError, match="data.patch_size must be a list of 3 values"):
-        Dataset.from_files(train_pairs, block_shape=(16, 16))
+    # Named as given: the errors spoke of data.patch_size, and 16.0 or None were TypeErrors
+    for bad in ((16, 16), (16, 16, 16, 16), (16.5, 16, 16), (0, 16, 16), 16.0, None, "16", (True, 16, 16)):
+        with pytest.raises(ConfigError, match=r"Dataset.from_files: block_shape must be one edge or 3 edges, whole "
+                                              r"numbers of voxels >= 1 \(e.g. 128 or \(128, 128, 96\)\), got"):
+            Dataset.from_files(train_pairs, block_shape=bad)
     # One edge is a cube ("'int' object is not iterable" before); n_classes a count, not a declaration
     assert Dataset.from_files(train_pairs, block_shape=16, n_classes=3).data.patch_size == (16, 16, 16)
+    edges = Dataset.from_files(train_pairs, block_shape=[np.int64(16), 16, 8], n_classes=3).data.patch_size
+    assert edges == (16, 16, 8)
     for bad in ("3", 1, 2.0, True):
         with pytest.raises(ConfigError, match=r"Dataset.from_files: n_classes must be a whole number >= 2 \(the "
                                               r"classes including background\), got"):
