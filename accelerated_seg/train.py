@@ -773,8 +773,16 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
         loop.accelerator.print(warning)
     check_resume_network(checkpoint, loop.accelerator, loop.model)
     loop.accelerator.load_state(str(checkpoint))
-    loop.last_saved = loop.progress.step
-    loop.accelerator.print(f"resumed from {checkpoint} at step {loop.progress.step}")
+    loop.last_saved = step = loop.progress.step
+    max_steps = loop.settings.max_steps
+    if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
+        raise ConfigError(
+            f"{checkpoint} is at step {step}, beyond the {max_steps} optimizer steps this run asks for (train."
+            f"max_steps, or fit's max_steps/max_epochs): a resumed run goes on from its step and cannot go back. "
+            f"Ask for more than {step} steps to train on, or start a new run from its weights (train.init_from)")
+    loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
+        ", which is train.max_steps already: nothing to train; the export and summary are written from it"
+        if step == max_steps else ""))
 
 
 def _finish(run: ConfiguredRun, preempted: bool) -> dict:

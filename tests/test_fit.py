@@ -67,6 +67,14 @@ def test_fit_resumed_mid_run_ends_bit_identical(tmp_path, shuffle):
         assert torch.equal(a[key], b[key]), f"{key} differs after resume"
 
 
+def test_fit_resumed_with_fewer_steps_than_its_checkpoint_is_refused(tmp_path):
+    fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    with pytest.raises(ConfigError, match=r"step_2 is at step 2, beyond the 1 optimizer steps this run asks for "
+                                          r"\(train.max_steps, or fit's max_steps/max_epochs\)"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False,
+            resume=str(tmp_path / "run" / "checkpoints" / "step_2"))
+
+
 def test_the_workers_of_a_users_loader_leave_the_stop_signals_to_the_rank_and_keep_their_own_init(tmp_path):
     """Preemption signals reach loader workers too (docs/checkpoints.md); fit spares a user's loader's
     workers as train spares its own, and still runs the loader's own worker_init_fn after that."""

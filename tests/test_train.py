@@ -602,6 +602,24 @@ def test_resume_with_another_network_is_refused_naming_the_difference(tiny_confi
     assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))["step"] == 3
 
 
+def test_resume_with_fewer_steps_than_the_checkpoint_is_refused_and_at_its_step_trains_nothing(tiny_config, tmp_path,
+                                                                                                 capsys):
+    """Before the twenty-eighth session both ended silently, and the lower train.max_steps went into the
+    run's config.yaml, which then said the run had trained 1 step when its checkpoint and export had 2."""
+    out = tmp_path / "run"
+    first = train(tiny_config(out, train__max_steps=2, train__val_every=0))
+    config_yaml = (out / "config.yaml").read_text()
+    with pytest.raises(ConfigError, match=r"step_2 is at step 2, beyond the 1 optimizer steps this run asks for "
+                                          r"\(train.max_steps, .*cannot go back. Ask for more than 2 steps"):
+        train(tiny_config(out, train__max_steps=1, train__val_every=0, train__resume="latest"))
+    assert (out / "config.yaml").read_text() == config_yaml  # nothing of the refused run written
+    capsys.readouterr()
+    again = train(tiny_config(out, train__max_steps=2, train__val_every=0, train__resume="latest"))
+    assert again["step"] == 2 and again["losses"] == first["losses"]  # the checkpoint's own: no step taken
+    assert "at step 2, which is train.max_steps already: nothing to train" in capsys.readouterr().out
+    assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]
+
+
 def test_resume_rules_between_layouts():
     from accelerated_seg.strategy import resume_conflict
 
