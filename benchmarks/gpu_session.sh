@@ -8,15 +8,15 @@
 # mlperf_more (benchmarks/results/gpu_h200_session_2026-11-26/). What is left, in this order of
 # importance (a 15-minute lease holds one call of about 9 minutes; a warm machine takes a short second):
 #
-#   run(command="<install line from fetch-wheels> DEADLINE=520 bash benchmarks/gpu_session.sh cuda_tests levers_more", carry=[".whl"])
+#   run(command="<install line from fetch-wheels> DEADLINE=520 bash benchmarks/gpu_session.sh cuda_tests kernels levers_more", carry=[".whl"])
 #   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
 #   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh inference", carry=[".whl"])
 #   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh sharded", carry=[".whl"])
 #
 # cuda_tests checks the CUDA-graph test rewritten after the H200 (graphs through validation, at
-# accumulation 1; with accumulation training refuses them). levers_more goes on toward the 70
-# samples/s target (56.3 so far, bf16, batch 8, compile + channels-last): compile under FSDP2,
-# inductor's autotuning of kernel choices.
+# accumulation 1; with accumulation training refuses them). kernels says which kernels the backward
+# (70% of a compiled step) spends its time in; levers_more goes on toward the 70 samples/s target
+# (56.3 so far, bf16, batch 8, compile + channels-last): compile under FSDP2, inductor's autotuning.
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -121,6 +121,11 @@ case "$part" in
     step 100 cudnn_benchmark $PY $BENCH "${MLPERF[@]}" --batch 2 --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --lever none no_cudnn_benchmark --output "$OUT/train_${device}_mlperf_cudnn_benchmark.json"
     ;;
+  kernels)  # where the MLPerf U-Net's compiled step spends its device time, kernel by kernel (the
+             # backward was 70% of it on the H200): inside_blocks.py's kernels report, in the log
+    step 150 kernels $PY benchmarks/inside_blocks.py kernels benchmark train "${MLPERF[@]}" --batch 4 --precision bf16 \
+        --lever compile+channels_last --steps 10 --blocks 1 "${SHORT[@]}" --output "$OUT/train_${device}_mlperf_kernels.json"
+    ;;
   levers_more)  # compile under FSDP2 (static shapes, as training compiles there); inductor's autotuning
     step 200 fsdp2_compile $LAUNCH --config_file configs/accelerate/fsdp.yaml $BENCH "${MLPERF[@]}" --batch 4 \
         --precision bf16 --steps 10 --blocks 3 "${SHORT[@]}" --lever none compile --output "$OUT/train_${device}_mlperf_fsdp_compile.json"
@@ -163,7 +168,7 @@ case "$part" in
         --work "${TMPDIR:-/tmp}/verify_work"
     rm -rf "${TMPDIR:-/tmp}/verify_work"
     ;;
-  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|levers_more|inference|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
+  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|kernels|levers_more|inference|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
 esac
 done
 pack

@@ -5,18 +5,24 @@ calls under cProfile (`profile`: the functions with the most time of their own, 
 torch operators under torch.profiler (`ops`: each operator's own time per step in both loops, side
 by side, the largest differences first), or what the kernel saw (`rusage`: page faults, and user and
 system CPU time, per step of each loop; its first block apart, where the loop that runs first touches
-the process's memory for the first time).
+the process's memory for the first time), or where a step's device time goes (`kernels`: on a GPU the
+CUDA kernels with the most device time per step, in each loop, and their share of it; on a CPU the
+operators' own CPU time, which is the same question there; each loop's first block, the warm-up with
+compilation, left out).
 
     PYTHONPATH=. python benchmarks/inside_blocks.py gc benchmark train --model unet --patch 32 --steps 20
     PYTHONPATH=. python benchmarks/inside_blocks.py profile benchmark train --model unet --patch 32 --steps 20
     PYTHONPATH=. python benchmarks/inside_blocks.py ops benchmark train --model unet --patch 32 --steps 20
     PYTHONPATH=. python benchmarks/inside_blocks.py rusage benchmark train --model unet --patch 32 --steps 20
+    PYTHONPATH=. python benchmarks/inside_blocks.py kernels benchmark train --model unet3d_mlperf --patch 128 \
+        --batch 4 --precision bf16 --lever compile+channels_last --steps 10 --blocks 1
 
 The first word picks what to count; the rest are the arguments of `accelerated-seg`. The report goes to
 stderr after the run. Written to look for a per-step cost of our loop that the ratio hides (eighteenth
 session, docs/performance_cpu_sessions.md), for the operator where a gap of a few percent at one size
 lives (nineteenth), and for the page faults that move the ratio on the CPU (nineteenth and twentieth;
-docs/performance.md, "Page faults"): a diagnostic, not a benchmark of its own.
+docs/performance.md, "Page faults"), and for the kernels behind the MLPerf U-Net's backward on a GPU
+(twenty-eighth session: 70% of a compiled step): a diagnostic, not a benchmark of its own.
 """
 
 import cProfile
@@ -45,6 +51,10 @@ operators: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": de
 RUSAGE_FIELDS = ("ru_minflt", "ru_majflt", "ru_utime", "ru_stime", "ru_nvcsw", "ru_nivcsw")
 usage = {loop: {part: dict.fromkeys(("steps", *RUSAGE_FIELDS), 0.0) for part in ("first", "later")}
          for loop in ("ours", "plain")}
+# kernels: loop -> kernel (or, without CUDA, operator) -> [own device microseconds, calls], summed over
+# each loop's blocks after its first (the warm-up, where compilation and cuDNN's autotuning run)
+kernels: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
+kernel_steps = {"ours": 0, "plain": 0}
 
 
 def _on_collection(phase: str, info: dict) -> None:
@@ -76,6 +86,26 @@ def _under_profiler(per_operator: dict, run, args):
     return result
 
 
+def _under_device_profiler(per_kernel: dict, run, args):
+    """Own device time per kernel on CUDA (the profiler's CUDA activity); own CPU time per operator
+    elsewhere, where the operators are what runs on the device."""
+    on_cuda = torch.cuda.is_available()
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if on_cuda:
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities) as profiler:
+        result = run(*args)
+        if on_cuda:
+            torch.cuda.synchronize()  # the block's last kernels inside the profile
+    for event in profiler.key_averages():
+        own = event.self_device_time_total if on_cuda else event.self_cpu_time_total
+        is_kernel = event.device_type == torch.autograd.DeviceType.CUDA if on_cuda else True
+        if is_kernel and own > 0:
+            per_kernel[event.key][0] += own
+            per_kernel[event.key][1] += event.count
+    return result
+
+
 def _charged(loop: str, run, steps_of, what: str):
     def block(*args):
         block_steps = steps_of(*args)
@@ -89,6 +119,9 @@ def _charged(loop: str, run, steps_of, what: str):
                 return _under_rusage(usage[loop][part], block_steps, run, args)
             if what == "ops":
                 return _under_profiler(operators[loop], run, args)
+            if what == "kernels" and part == "later":
+                kernel_steps[loop] += block_steps
+                return _under_device_profiler(kernels[loop], run, args)
             return run(*args)
         finally:
             if what == "profile":
@@ -136,6 +169,22 @@ def _report_operators(rows: int = 25) -> None:
               f"{plain_calls:11.1f}", file=sys.stderr)
 
 
+def _report_kernels(rows: int = 25) -> None:
+    """Each loop's kernels with the most own device time per step, with their share of that time."""
+    where = "CUDA kernels, own device time" if torch.cuda.is_available() else "operators, own CPU time"
+    for loop, per_kernel in kernels.items():
+        n = kernel_steps[loop]
+        if not n:
+            print(f"===== {loop}: no block after the first (give --blocks and keep a warm-up block)", file=sys.stderr)
+            continue
+        total = sum(us for us, _ in per_kernel.values())
+        print(f"===== {loop}: {where}, {total / n / 1000:.2f} ms per step over {n} steps (the first block "
+              f"left out)", file=sys.stderr)
+        print(f"{'kernel':80s} {'us/step':>10s} {'share':>6s} {'calls/step':>10s}", file=sys.stderr)
+        for name, (us, calls) in sorted(per_kernel.items(), key=lambda item: -item[1][0])[:rows]:
+            print(f"{name[:80]:80s} {us / n:10.1f} {us / total:6.1%} {calls / n:10.1f}", file=sys.stderr)
+
+
 def _report_usage() -> None:
     """Page faults, context switches and CPU time per step of each loop's first block and of its later
     blocks, from getrusage."""
@@ -151,8 +200,8 @@ def _report_usage() -> None:
 
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else ""
-    if what not in ("gc", "profile", "ops", "rusage"):
-        sys.exit("usage: inside_blocks.py gc|profile|ops|rusage <accelerated-seg arguments>")
+    if what not in ("gc", "profile", "ops", "rusage", "kernels"):
+        sys.exit("usage: inside_blocks.py gc|profile|ops|rusage|kernels <accelerated-seg arguments>")
     if what == "gc":
         gc.callbacks.append(_on_collection)
     # The benchmark looks both block functions up in its module at each call, so replacing them there counts.
@@ -163,4 +212,4 @@ if __name__ == "__main__":
         cli.main(sys.argv[2:])
     finally:
         {"gc": _report_collections, "profile": _report_profiles, "ops": _report_operators,
-         "rusage": _report_usage}[what]()
+         "rusage": _report_usage, "kernels": _report_kernels}[what]()
