@@ -45,7 +45,7 @@ from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
 from .data.errors import DataError
 from .data.io import header_error, read_nifti
-from .files import write_text_atomically
+from .files import file_in_the_way, write_text_atomically
 
 DEFAULT_TOLERANCE_MM = 1.0
 # Affines of a prediction and its label may differ by float32 rounding of the header (~1e-5 mm) but
@@ -364,9 +364,17 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     """
     pred_dir, label_dir = Path(pred_dir), Path(label_dir)
     output_dir = Path(output_dir) if output_dir is not None else pred_dir / "evaluation"
-    if output_dir.exists() and not output_dir.is_dir():  # found here, not after every case is scored
+    # Found here, not as an OSError after every case is scored.
+    if output_dir.exists() and not output_dir.is_dir():
         raise DataError(f"--output {output_dir} is a file, not a folder; metrics.csv and summary.json go into a "
                         f"folder: give a new or existing folder")
+    if blocking := file_in_the_way(output_dir):
+        raise DataError(f"--output {output_dir}: {blocking} is a file, so the folder cannot be made there; give a "
+                        f"folder path")
+    for name in ("metrics.csv", "summary.json"):
+        if (output_dir / name).is_dir():
+            raise DataError(f"--output {output_dir} holds a folder named {name}, where that file goes: remove it "
+                            f"or give another folder")
     pairs, unmatched = match_cases(pred_dir, label_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         check_same_grid(nib.load(pred_path), nib.load(label_path), pred_path, label_path, geometry_atol_mm)

@@ -41,6 +41,7 @@ from .data.checks import non_finite_counts, volumes_in
 from .data.errors import DataError
 from .data.io import header_error, read_nifti, write_nifti
 from .data.preprocess import PreprocessSettings, preprocess
+from .files import file_in_the_way
 
 # --------------------------------------------------------------------------------------------------
 # The sliding window, its precision and where its output is stitched together
@@ -418,6 +419,24 @@ def check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
             raise DataError(f"{output}: a label map is written as NIfTI; end the file name in .nii.gz (or .nii)")
 
 
+def check_writable(outputs: Iterable[str | Path | None]) -> None:
+    """Refuse an output path that is a folder, or below a file: the label map is written to a
+    temporary file and renamed, and either would fail there with an OSError, after the inference.
+
+    Raises:
+        DataError: naming the output and what is in its way; nothing has been written.
+    """
+    for output in outputs:
+        if output is None:
+            continue
+        if Path(output).is_dir():
+            raise DataError(f"{output} is a folder, so the label map cannot be written there; give --output a "
+                            f"file name that is not a folder, or another folder for <case>.nii.gz")
+        if blocking := file_in_the_way(Path(output).parent):
+            raise DataError(f"{output}: {blocking} is a file, so the folder for {Path(output).name} cannot be "
+                            f"made; give --output a folder path, or a file name in one")
+
+
 def probabilities_path(label_path: str | Path) -> Path:
     """Where the probabilities of the label map ``x.nii.gz`` go: ``x_probs.nii.gz`` beside it."""
     label_path = Path(label_path)
@@ -529,6 +548,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     if write:
         check_inputs_are_spared(paths, [output, probabilities_output])
         check_nifti_names([output, probabilities_output])
+        check_writable([output, probabilities_output])
     if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
                         f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
@@ -710,8 +730,9 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     model, config = load_exported(model_dir)
     cases = collect_cases(inputs, config)
     outputs = output_paths(cases, output)
-    check_inputs_are_spared([path for case in cases for path in case.channels],
-                            [*outputs, *(map(probabilities_path, outputs) if probabilities else ())])
+    written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
+    check_inputs_are_spared([path for case in cases for path in case.channels], written)
+    check_writable(written)  # every case's, before the first is segmented
     model.to(device)
     for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
         predict_case(model, config, case.channels, label_path, device=device, options=options,

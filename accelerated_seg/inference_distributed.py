@@ -40,6 +40,7 @@ from .inference import (
     check_inputs_are_spared,
     check_nifti_names,
     check_precision,
+    check_writable,
     collect_cases,
     output_paths,
     predict_case,
@@ -192,6 +193,7 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_inputs_are_spared([path for case in cases for path in case.channels], written)
     check_nifti_names(written)
+    check_writable(written)
     mode = choose_split(split, len(cases), num_processes)
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None

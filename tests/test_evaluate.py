@@ -273,6 +273,12 @@ def test_evaluate_command(folders, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Traceback" not in err
     assert f"--output {pred_dir / 'taken'} is a file, not a folder" in err  # errno 17, after scoring, before
+    # Below a file, or a folder where metrics.csv goes: errno 20 and 21 after scoring, before the twenty-eighth
+    (pred_dir / "holds_a_folder" / "metrics.csv").mkdir(parents=True)
+    for output, message in ((pred_dir / "taken" / "sub", "taken is a file, so the folder cannot be made there"),
+                            (pred_dir / "holds_a_folder", "holds a folder named metrics.csv, where that file goes")):
+        assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(output)]) == 2
+        assert message in capsys.readouterr().err
 
     (pred_dir / "a.nii.gz").unlink()
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2

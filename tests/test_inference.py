@@ -419,6 +419,25 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     assert "end the file name in .nii.gz" in capsys.readouterr().err and not (tmp_path / "f").exists()
 
 
+def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(scans, tmp_path, capsys):
+    """Each was an OSError traceback (errno 17, 20 or 21) after the inference, and a folder in the way of
+    the second case's probabilities left the first cases written."""
+    model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
+    (tmp_path / "a_file").write_text("not a folder")
+    (tmp_path / "folder.nii.gz").mkdir()
+    (tmp_path / "out" / "case_001_probs.nii.gz").mkdir(parents=True)
+    refusals = {(str(image), str(tmp_path / "folder.nii.gz")): "is a folder, so the label map cannot be written",
+                (str(image), str(tmp_path / "a_file" / "x.nii.gz")): "a_file is a file, so the folder for x.nii.gz",
+                (str(scans / "imagesTr"), str(tmp_path / "a_file" / "sub")): "a_file is a file, so the folder for",
+                (str(scans / "imagesTr"), str(tmp_path / "out")): "case_001_probs.nii.gz is a folder"}
+    for (source, output), message in refusals.items():
+        assert main(["predict", "--model", str(model), source, "--output", output, "--probabilities"]) == 2
+        assert message in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["case_001_probs.nii.gz"]  # no case written
+    with pytest.raises(DataError, match="is a folder, so the label map cannot be written"):
+        predict_file(model, image, tmp_path / "folder.nii.gz")
+
+
 def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scans, tmp_path, capsys):
     import hashlib
     import shutil
