@@ -69,10 +69,14 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
     run and goes through :func:`check_output_folder`.
 
     Raises:
-        ConfigError: ``out`` cannot be a folder (``check_folder_path``), no checkpoint to resume
+        ConfigError: ``out`` cannot be a folder (``check_folder_path``) or holds a file named
+            ``checkpoints``, no checkpoint to resume
             (``resolve_resume``), or see :func:`check_output_folder`.
     """
     check_folder_path(out, names.folder)  # else an OSError at the first save, after the training
+    if (out / "checkpoints").exists() and not (out / "checkpoints").is_dir():  # the same, one level down
+        raise ConfigError(f"{out / 'checkpoints'} is a file, where the run's checkpoints go: move it, or train "
+                          f"into {names.elsewhere}")
     resume_from = resolve_resume(resume, out / "checkpoints") if resume else None
     if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
         return resume_from, False

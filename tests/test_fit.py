@@ -102,6 +102,16 @@ def test_a_file_where_the_checkpoint_dir_must_go_is_refused_before_training(tmp_
     assert taken.read_text() == "a file of the user's"
 
 
+def test_a_file_named_checkpoints_in_the_run_folder_is_refused_before_training(tmp_path):
+    """NotADirectoryError at the first save, after the training, before the twenty-eighth session."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "checkpoints").write_text("a file of the user's")
+    with pytest.raises(ConfigError, match=r"run/checkpoints is a file, where the run's checkpoints go: move it, or "
+                                          r"train into another checkpoint_dir"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    assert (tmp_path / "run" / "checkpoints").read_text() == "a file of the user's"
+
+
 def test_fit_needs_exactly_one_length(tmp_path):
     with pytest.raises(ConfigError, match="max_epochs and max_steps"):
         fit(*_pieces(), checkpoint_dir=tmp_path)

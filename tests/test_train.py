@@ -399,6 +399,25 @@ def test_nothing_to_resume_from_is_one_line_before_any_data_work(tiny_dataset, t
     assert not (tmp_path / "cache").exists() and not (out / "run_info.json").exists()
 
 
+def test_a_file_named_checkpoints_in_the_output_dir_is_one_line_before_any_data_work(tiny_dataset, tmp_path,
+                                                                                     capsys):
+    # NotADirectoryError's traceback at the first save, after the training, before the twenty-eighth session
+    from accelerated_seg.cli import main
+
+    from conftest import tiny_overrides
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "checkpoints").write_text("a file of the user's")
+    with pytest.raises(SystemExit) as stop:
+        main(["train", *tiny_overrides(tiny_dataset, out, data__cache_dir=str(tmp_path / "cache"))])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {out / 'checkpoints'} is a file, where the run's checkpoints go: move it, or "
+                          f"train into another --train.output_dir") and "Traceback" not in err
+    assert not (tmp_path / "cache").exists() and not (out / "run_info.json").exists()
+
+
 @pytest.mark.parametrize("rank", ["0", "1"])
 def test_user_errors_exit_with_their_message_from_the_main_process_only(monkeypatch, capsys, rank):
     from accelerated_seg.cli import exit_on_user_error
