@@ -338,6 +338,11 @@ def read_export_config(model_dir: str | Path) -> dict:
     """
     model_dir = Path(model_dir)
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
+    exports = [model_dir / name for name in ("best_model", "model") if (model_dir / name / "config.json").is_file()]
+    if not config_path.is_file() and exports:  # the run's folder given for its export: name the choice
+        raise FileNotFoundError(f"{model_dir} is a training run's folder, not an exported model: give "
+                                f"{' or '.join(map(str, exports))} (best_model: the best validation Dice; model: "
+                                f"the last step)")
     for path in (config_path, weights_path):
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: give a model folder exported by training (it holds "

@@ -311,6 +311,13 @@ def test_predicting_without_a_model_says_what_to_do(tmp_path):
     # in the API's terms, not the command line's ("--model must be a folder" before)
     with pytest.raises(FileNotFoundError, match="config.json is missing: give a model folder exported by training"):
         Segmentation.load(tmp_path / "nowhere")
+    # A training run's folder for its export: the choice named ("config.json is missing" before)
+    for export in ("model", "best_model"):
+        (tmp_path / "run" / export).mkdir(parents=True)
+        (tmp_path / "run" / export / "config.json").write_text("{}")
+    with pytest.raises(FileNotFoundError, match=r"run is a training run's folder, not an exported model: give "
+                                                r".*run/best_model or .*run/model \(best_model: the best"):
+        Segmentation.load(tmp_path / "run")
 
 
 @pytest.mark.distributed
