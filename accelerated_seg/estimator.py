@@ -428,6 +428,9 @@ def _check_predict_options(method: str, batch_size: int, options: dict, also: st
         raise ConfigError(f"{method}: {', '.join(unknown)} is not an option; the options are {names}")
     from .inference import PredictOptions
 
+    if not _is_whole_number_of_at_least(batch_size, 1):  # named as given (PredictOptions says sw_batch_size)
+        raise ConfigError(f"{method}: batch_size (windows per forward pass) must be a whole number >= 1, got "
+                          f"{batch_size!r}")
     PredictOptions(sw_batch_size=batch_size, **{k: v for k, v in options.items() if k != "device"})
 
 
@@ -439,6 +442,8 @@ def _checked_channels(x, in_channels: int) -> np.ndarray:
     if array.ndim not in (3, 4):
         raise DataError(f"predict: an array of shape {array.shape}; give (X, Y, Z), or (C, X, Y, Z) with the model's "
                         f"{in_channels} channel(s) first")
+    if 0 in array.shape:  # else MONAI's reorientation fails on it, as a traceback
+        raise DataError(f"predict: an array of shape {array.shape} holds no voxels; give the whole volume")
     channels = array[None] if array.ndim == 3 else array
     if len(channels) != in_channels:
         raise DataError(f"predict: the array's shape {array.shape} gives {len(channels)} channel(s) (the first axis "

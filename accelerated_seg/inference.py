@@ -597,6 +597,13 @@ def _read_channels(paths: Sequence[Path], in_channels: int = 1):
     """Read every channel (verifying each gzip stream now); require one voxel grid for all and finite
     voxels in each. One path for several channels must hold them along a fourth axis (x, y, z, channel),
     as the Decathlon's BrainTumour files do."""
+    for path in paths:  # read_nifti's own message speaks of a dataset description
+        if path.is_dir():
+            raise DataError(f"{path} is a folder: one case is segmented here, given as its file (one per channel); "
+                            f"for a folder of cases run `accelerated-seg predict --model MODEL {path} --output OUT` "
+                            f"(inference.predict_cases)")
+        if not path.is_file():
+            raise DataError(f"{path}: no such file; give the scan's NIfTI file (one per channel)")
     reference = read_nifti(paths[0])
     channel_images = [reference]
     if len(reference.shape) < 3:

@@ -134,7 +134,11 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     for bad, message in ((volume[:, :, 0], r"predict: an array of shape \(\d+, \d+\); give \(X, Y, Z\)"),
                          (np.stack([volume, volume]), r"gives 2 channel\(s\) .* but the model expects 1"),
                          (nan_volume, r"predict: the array holds 1 non-finite value"),
-                         (volume.astype(np.complex64), "predict: the array holds complex64 values")):
+                         (volume.astype(np.complex64), "predict: the array holds complex64 values"),
+                         # MONAI's reorientation traceback, and read_nifti's words for a dataset, before
+                         (volume[:0], r"predict: an array of shape \(0, \d+, \d+\) holds no voxels"),
+                         (str(tmp_path), r"is a folder: one case is segmented here, given as its file"),
+                         (str(tmp_path / "no_such.nii.gz"), r"no_such.nii.gz: no such file; give the scan's NIfTI")):
         with pytest.raises(DataError, match=message):
             model.predict(bad)
     for affine in (np.zeros((4, 4)), np.eye(3)):
@@ -150,8 +154,10 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     # evaluate's options, checked before its folders are rebuilt (predict_file's TypeError before)
     with pytest.raises(ConfigError, match="evaluate: overlapp is not an option; the options are batch_size, overlap"):
         model.evaluate(data, overlapp=0.5)
-    with pytest.raises(ValueError, match="sw_batch_size must be at least 1, got 0"):
-        model.evaluate(data, batch_size=0)
+    for method in (model.evaluate, model.predict):  # by the name given ("sw_batch_size must be" before)
+        with pytest.raises(ConfigError, match=r"(evaluate|predict): batch_size \(windows per forward pass\) must "
+                                              r"be a whole number >= 1, got 0"):
+            method(data if method == model.evaluate else volume, batch_size=0)
     assert not (tmp_path / "run" / "evaluation").exists()
     summary = model.evaluate(data, batch_size=2)
     assert (tmp_path / "run" / "evaluation" / "summary.json").is_file()
