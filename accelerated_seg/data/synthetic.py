@@ -196,6 +196,8 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
     if not 0 <= num_validation <= num_cases:
         raise DataError(f"the synthetic dataset needs 0 <= validation cases <= cases, got {num_validation} of "
                         f"{num_cases}; lower the validation count (synth --validation) or raise the case count")
+    if not 0 <= seed < 2**32:  # numpy's seed range; else its ValueError traceback at the first case
+        raise DataError(f"the synthetic dataset's seed must be >= 0 and < 2**32, got {seed} (synth --seed)")
     out = Path(out_dir)
     json_path = out / "dataset.json"
     if blocking := file_in_the_way(out):  # else the first mkdir's OSError traceback
