@@ -23,6 +23,7 @@ acts on at its next collective; see docs/checkpoints.md.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
 import signal
@@ -296,6 +297,38 @@ def shared_tensor_names(model: torch.nn.Module) -> dict[str, str]:
         else:
             first[id(value)] = name
     return aliases
+
+
+class _ExpectedSharedTensors(logging.Filter):
+    """Drops accelerate's "Removed shared tensor {...} while saving" notice when every name in it is
+    one the network registers twice (``shared_tensor_names``). accelerate (1.15) logs it at every
+    ``save_state`` of DynUNet, so at every checkpoint of the MLPerf U-Net, as a set of some fifty
+    names; it asks to check that reloading warns of nothing, and our loaders fill the second names in
+    (tested). A notice naming any other tensor still shows."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.aliases: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "Removed shared tensor" not in message:
+            return True
+        names = {re.sub(r"^(module\.|_orig_mod\.)+", "", name) for name in re.findall(r"'([^']+)'", message)}
+        return not (names and names <= self.aliases)
+
+
+_EXPECTED_SHARED_TENSORS = _ExpectedSharedTensors()
+
+
+def expect_shared_tensors(aliases: dict[str, str]) -> None:
+    """Quiet accelerate's notice for these second names (``shared_tensor_names``) in this process."""
+    if not aliases:
+        return
+    _EXPECTED_SHARED_TENSORS.aliases.update(aliases)
+    notices = logging.getLogger("accelerate.utils.other")  # where accelerate's clean_state_dict_for_safetensors logs
+    if _EXPECTED_SHARED_TENSORS not in notices.filters:
+        notices.addFilter(_EXPECTED_SHARED_TENSORS)
 
 
 def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> None:

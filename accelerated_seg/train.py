@@ -33,8 +33,8 @@ from tqdm.auto import tqdm
 
 from . import __version__
 from .accelerate_workarounds import look_up_lomo_once, skip_first_batches_as_prepared
-from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, export_model,
-                         load_initial_weights, save_training_state, shared_tensor_names)
+from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, expect_shared_tensors,
+                         export_model, load_initial_weights, save_training_state, shared_tensor_names)
 from .compilation import (check_compilable, check_cuda_graphs, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config
@@ -201,6 +201,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None)
         compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
+        expect_shared_tensors(aliases)
         _adapt_to_strategy(accelerator, model)
         spare_the_workers(loader)  # a preemption signal to the process group must not end them
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
@@ -689,6 +690,7 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
     read while it is still plain (``export_model``)."""
     model = build_from_spec(spec)
     aliases = shared_tensor_names(model)
+    expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
     if cfg.train.init_from:
         load_initial_weights(model, spec, cfg.train.init_from)
         accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)")

@@ -156,7 +156,8 @@ def test_a_resumed_stream_keeps_the_prepared_loaders_non_blocking_copies():
     assert [b.tolist() for b in skipping] == [[4, 5], [6, 7], [8, 9], [10, 11]]
 
 
-def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(tiny_config, tiny_dataset, tmp_path):
+def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(tiny_config, tiny_dataset, tmp_path,
+                                                                               caplog):
     """DynUNet (and so the MLPerf U-Net) registers most layers again under ``skip_layers``: the
     export writes each tensor once and every loader fills in the second name."""
     from safetensors.torch import load_model
@@ -165,6 +166,8 @@ def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(
                    train__save_every=2, train__keep_last=5)
     full, resumed = tmp_path / "full", tmp_path / "resumed"
     train(tiny_config(full, train__max_steps=4, **dynunet))
+    # accelerate's "Removed shared tensor {<the skip_layers names>}" at every checkpoint: expected, quiet
+    assert not [r for r in caplog.records if "Removed shared tensor" in r.getMessage()]
     shutil.copytree(full / "checkpoints" / "step_2", resumed / "checkpoints" / "step_2")
     train(tiny_config(resumed, train__max_steps=4, train__resume="latest", **dynunet))
     a, b = load_file(full / "model" / "model.safetensors"), load_file(resumed / "model" / "model.safetensors")
@@ -194,6 +197,25 @@ def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(
     with pytest.raises(DataError, match=f"{damaged / 'config.json'} is not valid JSON"):
         train(tiny_config(tmp_path / "from_damaged", train__max_steps=1, train__val_every=0,
                           train__init_from=str(damaged), **{k: v for k, v in dynunet.items() if k.startswith("model")}))
+
+
+def test_only_the_networks_own_second_names_are_quiet_in_accelerates_shared_tensor_notice():
+    import logging
+
+    from accelerated_seg.checkpoint import expect_shared_tensors
+
+    expect_shared_tensors({"skip_layers.conv.weight": "input_block.conv.weight"})
+    notices = logging.getLogger("accelerate.utils.other")
+
+    def shown(names):
+        record = notices.makeRecord(notices.name, logging.WARNING, __file__, 0,
+                                    f"[RANK 0] Removed shared tensor {names} while saving.", None, None)
+        return notices.filter(record)
+
+    assert not shown({"skip_layers.conv.weight"}) and not shown({"module.skip_layers.conv.weight"})
+    assert shown({"skip_layers.conv.weight", "decoder.tied.weight"})  # a tensor we do not know of shows
+    assert shown(set()) and notices.filter(notices.makeRecord(notices.name, logging.WARNING, __file__, 0,
+                                                              "another notice", None, None))
 
 
 @pytest.mark.parametrize("name", list(MODELS))
