@@ -403,6 +403,8 @@ PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "device")
 def _patch_edges(block_shape) -> tuple[int, int, int]:
     """``block_shape`` as 3 edges: one number is a cube, as ``--patch`` takes it. Checked here, so that
     the error names the argument the user gave rather than the setting it becomes (data.patch_size)."""
+    if isinstance(block_shape, np.ndarray) and block_shape.ndim == 1:
+        block_shape = tuple(block_shape.tolist())  # Python numbers: an integer array's pass, a float one's fail
     edges = (block_shape,) * 3 if _is_whole_number_of_at_least(block_shape, 1) else block_shape
     if not (isinstance(edges, (list, tuple)) and len(edges) == 3
             and all(_is_whole_number_of_at_least(edge, 1) for edge in edges)):

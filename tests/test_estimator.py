@@ -220,8 +220,10 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
             Dataset.from_files(train_pairs, block_shape=bad)
     # One edge is a cube ("'int' object is not iterable" before); n_classes a count, not a declaration
     assert Dataset.from_files(train_pairs, block_shape=16, n_classes=3).data.patch_size == (16, 16, 16)
-    edges = Dataset.from_files(train_pairs, block_shape=[np.int64(16), 16, 8], n_classes=3).data.patch_size
-    assert edges == (16, 16, 8)
+    for given in ([np.int64(16), 16, 8], np.array([16, 16, 8])):
+        assert Dataset.from_files(train_pairs, block_shape=given, n_classes=3).data.patch_size == (16, 16, 8)
+    with pytest.raises(ConfigError, match="block_shape must be one edge or 3 edges"):
+        Dataset.from_files(train_pairs, block_shape=np.array([16.0, 16.0, 8.0]))
     for bad in ("3", 1, 2.0, True):
         with pytest.raises(ConfigError, match=r"Dataset.from_files: n_classes must be a whole number >= 2 \(the "
                                               r"classes including background\), got"):
