@@ -394,7 +394,7 @@ def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]
     return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))
 
 
-def check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
+def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
     """Refuse to write a label map or probabilities over an input image (``--output`` = the scans' folder).
 
     Raises:
@@ -407,7 +407,7 @@ def check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str 
                             f"folder or file name")
 
 
-def check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
+def _check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
     """Refuse an output file name without ``.nii.gz``/``.nii``: nibabel would write an uncompressed
     NIfTI under it that no viewer or ``evaluate`` recognises as one.
 
@@ -419,7 +419,7 @@ def check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
             raise DataError(f"{output}: a label map is written as NIfTI; end the file name in .nii.gz (or .nii)")
 
 
-def check_writable(outputs: Iterable[str | Path | None]) -> None:
+def _check_writable(outputs: Iterable[str | Path | None]) -> None:
     """Refuse an output path that is a folder, or below a file: the label map is written to a
     temporary file and renamed, and either would fail there with an OSError, after the inference.
 
@@ -435,6 +435,20 @@ def check_writable(outputs: Iterable[str | Path | None]) -> None:
         if blocking := file_in_the_way(Path(output).parent):
             raise DataError(f"{output}: {blocking} is a file, so the folder for {Path(output).name} cannot be "
                             f"made; give --output a folder path, or a file name in one")
+
+
+def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
+    """Every check of the files a prediction will write, before it segments anything: none is an
+    input image, each is named as NIfTI, and each can be written (no folder in its place, no file
+    above it). Called with every case's outputs, so a refusal leaves nothing half done.
+
+    Raises:
+        DataError: naming the output and what to do; nothing has been written.
+    """
+    outputs = list(outputs)
+    _check_inputs_are_spared(inputs, outputs)
+    _check_nifti_names(outputs)
+    _check_writable(outputs)
 
 
 def probabilities_path(label_path: str | Path) -> Path:
@@ -546,9 +560,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     """
     paths = [Path(p) for p in channels]
     if write:
-        check_inputs_are_spared(paths, [output, probabilities_output])
-        check_nifti_names([output, probabilities_output])
-        check_writable([output, probabilities_output])
+        check_outputs(paths, [output, probabilities_output])
     if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
                         f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
@@ -738,8 +750,7 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     cases = collect_cases(inputs, config)
     outputs = output_paths(cases, output)
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
-    check_inputs_are_spared([path for case in cases for path in case.channels], written)
-    check_writable(written)  # every case's, before the first is segmented
+    check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
     model.to(device)
     for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
         predict_case(model, config, case.channels, label_path, device=device, options=options,

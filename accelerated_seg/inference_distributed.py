@@ -37,10 +37,8 @@ from .checkpoint import load_exported
 from .inference import (
     InputCase,
     PredictOptions,
-    check_inputs_are_spared,
-    check_nifti_names,
+    check_outputs,
     check_precision,
-    check_writable,
     collect_cases,
     output_paths,
     predict_case,
@@ -191,9 +189,7 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
     # Every process, before any work: under split=windows only the main process writes, and a refusal
     # from it alone would leave the others waiting in the first reduction.
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
-    check_inputs_are_spared([path for case in cases for path in case.channels], written)
-    check_nifti_names(written)
-    check_writable(written)
+    check_outputs([path for case in cases for path in case.channels], written)
     mode = choose_split(split, len(cases), num_processes)
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None
