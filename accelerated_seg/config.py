@@ -232,6 +232,10 @@ _SHARES = {
 
 # Seeds reach numpy's and torch's generators, which take 0 <= seed < 2**32 (np.random.seed).
 _SEEDS = ("train.seed", "data.split_seed", "data.synthetic.seed")
+# Paths for which an empty string means nothing: "" is the working directory to pathlib, so an empty
+# train.output_dir wrote the run's checkpoints and export into whatever folder the job started in, and an
+# empty resume, init_from or cache_dir was taken for "not given" (a fresh run, the default cache).
+_PATHS = ("data.dataset", "data.cache_dir", "train.output_dir", "train.resume", "train.init_from")
 
 
 def check_values(cfg: Config) -> Config:
@@ -274,6 +278,11 @@ def check_values(cfg: Config) -> Config:
     low, high = cfg.data.ct_window
     if not (math.isfinite(low) and math.isfinite(high) and low < high):  # an infinite bound scales CT to 0
         raise ConfigError(f"setting data.ct_window must be [low, high], finite, with low < high, got {[low, high]}")
+    for key in _PATHS:
+        path = value(key)
+        if path is not None and not path.strip():
+            unset = "" if key in ("data.dataset", "train.output_dir") else ", or leave it out (null)"
+            raise ConfigError(f"setting {key} is an empty path {path!r}; give a file or folder{unset}")
     for key in _SEEDS:
         if not 0 <= value(key) < 2**32:
             raise ConfigError(f"setting {key} must be >= 0 and < 2**32 (numpy's and torch's seed range), "
@@ -326,7 +335,9 @@ def _set_dotted(raw: dict, key: str, value: Any) -> None:
     parts = key.split(".")
     node = raw
     for part in parts[:-1]:
-        node = node.setdefault(part, {})
+        if node.get(part) is None:  # `train:` with every key commented out is an empty section in YAML
+            node[part] = {}
+        node = node[part]
         if not isinstance(node, dict):
             raise ConfigError(f"override {key!r}: {part!r} is a value, not a section")
     node[parts[-1]] = value

@@ -365,6 +365,8 @@ class Segmentation:
 
     def save(self, directory: str | Path) -> Path:
         """Copy the exported model (config.json + model.safetensors) to ``directory``."""
+        if not os.fspath(directory).strip():  # Path("") is the working directory: the model went there
+            raise ConfigError(f"save: an empty path {directory!r}; give the folder to save the model in")
         source, directory = self._require_model(), Path(directory)
         if directory.resolve() == source.resolve():  # already there (e.g. save(model.model_dir))
             return directory

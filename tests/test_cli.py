@@ -19,3 +19,24 @@ def test_version_names_the_package_and_the_stack_on_one_line(capsys):
     assert re.search(r"accelerate \S+, deepspeed (\S+|not installed); python 3\.\d+", out), out
     # the installed distribution's version is the package's own (pyproject reads __version__)
     assert version("accelerated_seg") == accelerated_seg.__version__
+
+
+@pytest.mark.parametrize("argv, argument", [
+    (["predict", "--model", "model", "scan.nii.gz", "--output", ""], "--output"),
+    (["evaluate", "predictions", "labels", "--output", " "], "--output"),
+    (["predict", "--model", "", "scan.nii.gz", "--output", "out"], "--model"),
+    (["train", "--resume", ""], "--resume"),
+    (["plan", "--model", "unet", "--patch", "32", "32", "32", "--json", ""], "--json"),
+    (["benchmark", "infer", "--output", ""], "--output"),
+    (["synth", ""], "out_dir"),
+])
+def test_an_empty_path_is_refused_by_its_argument(tmp_path, monkeypatch, capsys, argv, argument):
+    """An empty path (an unset shell variable) is the working directory to pathlib: before the
+    twenty-ninth session predict wrote its label maps there, evaluate wrote metrics.csv there while
+    saying it wrote them to PRED/evaluation, and --resume "" started a fresh run."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    assert ended.value.code == 2
+    assert f"argument {argument}: an empty path" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

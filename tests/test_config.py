@@ -174,6 +174,41 @@ def test_overrides_may_be_written_as_argparse_options_and_a_bare_config_file_is_
         load_config(None, ["--train.max_steps", "--optim.lr=1e-3"])  # no value before the next option
 
 
+@pytest.mark.parametrize("section, name", [
+    ("train", "output_dir"), ("train", "resume"), ("train", "init_from"), ("data", "cache_dir"), ("data", "dataset"),
+])
+def test_an_empty_path_is_one_error_naming_the_setting(tmp_path, monkeypatch, section, name):
+    """An empty train.output_dir wrote the run into the working directory, and an empty resume,
+    init_from or cache_dir was quietly taken for "not given" (before the twenty-ninth session)."""
+    from accelerated_seg.config import check_values
+    from accelerated_seg.train import train
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "experiment.yaml"
+    path.write_text(f"{section}:\n  {name}: ''\n")
+    with pytest.raises(ConfigError, match=f"setting {section}.{name} is an empty path ''"):
+        load_config(path)
+    cfg = Config()
+    setattr(getattr(cfg, section), name, "  ")
+    with pytest.raises(ConfigError, match=f"setting {section}.{name} is an empty path"):
+        check_values(cfg)
+    with pytest.raises(ConfigError, match=f"setting {section}.{name} is an empty path"):
+        train(cfg)
+    assert list(tmp_path.iterdir()) == [path]  # nothing written where the job started
+
+
+def test_an_override_fills_a_section_the_file_leaves_empty(tmp_path):
+    """`train:` with all its keys commented out is null in YAML; an override into it said "'train' is a
+    value, not a section" before the twenty-ninth session."""
+    path = tmp_path / "experiment.yaml"
+    path.write_text("data:\n  patch_size: [32, 32, 32]\ntrain:\n  # max_steps: 100\n")
+    cfg = load_config(path, ["--train.max_steps=7", "--train.ddp.static_graph=true"])
+    assert (cfg.train.max_steps, cfg.train.ddp.static_graph, cfg.data.patch_size) == (7, True, (32, 32, 32))
+    path.write_text("train: 5\n")
+    with pytest.raises(ConfigError, match="setting train must be a mapping, got 5"):
+        load_config(path, ["--train.max_steps=7"])
+
+
 def test_dump_round_trips(tmp_path):
     cfg = load_config(None, ["--data.patch_size=[32,32,32]", "--optim.lr_scaling=sqrt"])
     path = tmp_path / "saved.yaml"

@@ -2,6 +2,7 @@
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -169,6 +170,10 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
         with pytest.raises(ConfigError, match=f"save: {tmp_path / 'taken'} is a file, so the model folder"):
             model.save(target)
     assert (tmp_path / "taken").read_text() == "a file of the user's"
+    for empty in ("", " "):  # "" was the working directory: the model was copied there
+        with pytest.raises(ConfigError, match=f"save: an empty path '{empty}'; give the folder"):
+            model.save(empty)
+    assert not Path("model.safetensors").exists()
     again = Segmentation.load(model.save(tmp_path / "saved"))
     np.testing.assert_array_equal(np.asanyarray(again.predict(str(case.images[0])).dataobj),
                                   np.asanyarray(image.dataobj))
