@@ -28,28 +28,30 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
 
     p = commands.add_parser("train", help="train as configured (this process; use accelerate launch for more)")
-    p.add_argument("--config", type=_path, help="experiment YAML; further --section.key=value arguments override it")
-    p.add_argument("--resume", type=_path, help="'latest' or a checkpoint folder (same as --train.resume=...)")
+    p.add_argument("--config", type=path_argument,
+                   help="experiment YAML; further --section.key=value arguments override it")
+    p.add_argument("--resume", type=path_argument, help="'latest' or a checkpoint folder (same as --train.resume=...)")
 
     p = commands.add_parser("synth", help="write the procedural phantom dataset (NIfTI + dataset.json)")
-    p.add_argument("out_dir", type=_path)
+    p.add_argument("out_dir", type=path_argument)
     p.add_argument("--cases", type=int, default=24)
     p.add_argument("--validation", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
 
     p = commands.add_parser("check", help="pre-flight checks of a dataset and every file it lists")
-    p.add_argument("dataset", type=_path, help="MSD dataset.json, nnU-Net raw dataset folder, or CSV")
+    p.add_argument("dataset", type=path_argument, help="MSD dataset.json, nnU-Net raw dataset folder, or CSV")
     p.add_argument("--max-voxels", type=int, default=512**3, help="largest volume accepted (data.max_voxels)")
     p.add_argument("--binarize", action="store_true", help="check as data.binarize=true would train")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
-    p.add_argument("--model", type=_path, required=True, help="exported model folder (config.json + model.safetensors)")
-    p.add_argument("inputs", type=_path, nargs="*", metavar="INPUT",
+    p.add_argument("--model", type=path_argument, required=True,
+                   help="exported model folder (config.json + model.safetensors)")
+    p.add_argument("inputs", type=path_argument, nargs="*", metavar="INPUT",
                    help="NIfTI files, folders of them or quoted glob patterns; a multi-channel case is "
                         "<case>_0000.nii.gz, <case>_0001.nii.gz, ... (nnU-Net naming)")
-    p.add_argument("--input", type=_path, nargs="+", metavar="FILE",
+    p.add_argument("--input", type=path_argument, nargs="+", metavar="FILE",
                    help="instead of INPUT: one case, one file per channel in the model's channel order")
-    p.add_argument("--output", type=_path, required=True,
+    p.add_argument("--output", type=path_argument, required=True,
                    help="folder for <case>.nii.gz label maps, or a .nii.gz file when the input is one case")
     p.add_argument("--tta", nargs="?", const="all", default="none", choices=["none", "axes", "all"],
                    help="mirroring test-time augmentation: all 8 flip combinations (--tta or --tta all) "
@@ -71,16 +73,17 @@ def main(argv: list[str] | None = None) -> int:
                         "processes")
 
     p = commands.add_parser("evaluate", help="Dice, HD95 and surface Dice of predictions against reference labels")
-    p.add_argument("pred_dir", type=_path, metavar="PRED", help="folder of predicted label maps <case>.nii.gz")
-    p.add_argument("label_dir", type=_path, metavar="LABELS",
+    p.add_argument("pred_dir", type=path_argument, metavar="PRED", help="folder of predicted label maps <case>.nii.gz")
+    p.add_argument("label_dir", type=path_argument, metavar="LABELS",
                    help="folder of reference label maps with the same file names")
     p.add_argument("--num-classes", type=int, help="classes including background (default: --labels, or the "
                                                    "values found in the files)")
-    p.add_argument("--labels", type=_path, dest="dataset_json", metavar="DATASET_JSON",
+    p.add_argument("--labels", type=path_argument, dest="dataset_json", metavar="DATASET_JSON",
                    help="dataset.json (or a model's config.json) whose \"labels\" name the classes")
     p.add_argument("--tolerance", type=float, nargs="+", default=[1.0], metavar="MM",
                    help="surface-Dice tolerance in mm: one for every class, or one per class in order")
-    p.add_argument("--output", type=_path, help="folder for metrics.csv and summary.json (default: PRED/evaluation)")
+    p.add_argument("--output", type=path_argument,
+                   help="folder for metrics.csv and summary.json (default: PRED/evaluation)")
 
     p = commands.add_parser("benchmark", help="measure against a baseline in the same run; JSON to benchmarks/results/")
     targets = p.add_subparsers(dest="target", required=True)
@@ -93,10 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--batch", type=int, default=4, help="patches per batch (MONAI: 4 samples per cached volume)")
     b.add_argument("--batches", type=int, default=15, help="batches of ours timed per block")
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per pipeline")
-    b.add_argument("--data-dir", type=_path, help="reuse this folder for the phantoms and the cache")
-    b.add_argument("--output", type=_path, help="JSON path (default benchmarks/results/data_<cores>cpu.json)")
+    b.add_argument("--data-dir", type=path_argument, help="reuse this folder for the phantoms and the cache")
+    b.add_argument("--output", type=path_argument, help="JSON path (default benchmarks/results/data_<cores>cpu.json)")
     b = targets.add_parser("infer", help="prediction's sliding window volumes/s vs MONAI sliding_window_inference")
-    b.add_argument("--model", type=_path, help="exported model folder (default: the demo's U-Net with random weights)")
+    b.add_argument("--model", type=path_argument,
+                   help="exported model folder (default: the demo's U-Net with random weights)")
     b.add_argument("--size", type=int, nargs=3, default=(128, 128, 96), help="volume size in voxels")
     b.add_argument("--roi", type=int, nargs="+", default=None,
                    help="window size: one or three numbers (default 64, or the model's patch size with --model)")
@@ -108,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--device", nargs="+", help="devices to measure (default: cpu, and cuda when available)")
     b.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
                    help="autocast precision of both (fp16 on CUDA only)")
-    b.add_argument("--output", type=_path, help="JSON path (default benchmarks/results/infer_<cores>cpu.json)")
+    b.add_argument("--output", type=path_argument, help="JSON path (default benchmarks/results/infer_<cores>cpu.json)")
     b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)")
     b.add_argument("--model", nargs="+", default=["unet"], help="registry names (model.name)")
     b.add_argument("--model-args", help="JSON of constructor overrides (model.args), for every --model")
@@ -137,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                                                       "table for H100/H200; none on CPU)")
     b.add_argument("--price-per-gpu-hour", type=float, help="price of one device-hour for the cost columns")
     b.add_argument("--epoch-samples", type=int, default=168, help="samples per epoch (default MLPerf KiTS19: 168)")
-    b.add_argument("--output", type=_path, help="JSON path (default benchmarks/results/train_<device>_<N>proc.json)")
+    b.add_argument("--output", type=path_argument,
+                   help="JSON path (default benchmarks/results/train_<device>_<N>proc.json)")
 
     p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)")
     p.add_argument("--model", required=True, help="registry name (model.name), e.g. unet3d_mlperf")
@@ -151,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--model-args", help='JSON object of model.args, e.g. \'{"filters": [16, 32, 64, 128, 256, 320]}\'')
     p.add_argument("--in-channels", type=int, default=1, help="image channels")
     p.add_argument("--classes", type=int, default=3, help="output classes including background")
-    p.add_argument("--json", type=_path, metavar="PATH", help="also write the estimate and proposal to this JSON file")
+    p.add_argument("--json", type=path_argument,
+                   metavar="PATH", help="also write the estimate and proposal to this JSON file")
     p.add_argument("--measure", action="store_true",
                    help="CUDA only: run real training steps on this GPU and print torch.cuda.max_memory_allocated "
                         "next to the estimate")
@@ -162,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     return COMMANDS[args.command](args, rest)
 
 
-def _path(text: str) -> str:
+def path_argument(text: str) -> str:
     """A file or folder argument. An empty one (an unset shell variable) would be the working directory
     to pathlib: predict and evaluate wrote their outputs there, evaluate naming another folder."""
     if not text.strip():

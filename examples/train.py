@@ -10,15 +10,16 @@ PNG report (a validation slice: image, label, prediction; and the loss/Dice curv
 
 import argparse
 
-from accelerated_seg.cli import end_process, exit_on_user_error
+from accelerated_seg.cli import end_process, exit_on_user_error, path_argument
 from accelerated_seg.config import load_config
 from accelerated_seg.train import train
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", help="experiment YAML (configs/*.yaml)")
-    parser.add_argument("--resume", help="'latest' or a checkpoint folder (same as --train.resume=...)")
+    parser.add_argument("--config", type=path_argument, help="experiment YAML (configs/*.yaml)")
+    parser.add_argument("--resume", type=path_argument,
+                        help="'latest' or a checkpoint folder (same as --train.resume=...)")
     parser.add_argument("--no-report", action="store_true", help="skip the PNG report")
     args, overrides = parser.parse_known_args()
     if args.resume:

@@ -490,6 +490,12 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr.startswith("error: ") and "train.batch_sise" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "run").exists()
+    # --resume "" (an unset shell variable) started a fresh run before the twenty-ninth session
+    proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"), "--config", str(root / "configs" / "demo.yaml"),
+                           f"--train.output_dir={tmp_path / 'run'}", "--resume", ""],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "argument --resume: an empty path ''" in proc.stderr, proc.stderr[-2000:]
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_sharded_profile_that_cannot_take_effect_is_an_error_unless_fallback_is_allowed(
