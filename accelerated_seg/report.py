@@ -45,18 +45,31 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
             ax.imshow(np.ma.masked_equal(data[:, :, z].T, 0), cmap="autumn", alpha=0.6, origin="lower",
                       vmin=0, vmax=max(1, int(label.max())))
         ax.set_title(title), ax.axis("off")
-    steps, losses = zip(*metrics["loss"]) if metrics["loss"] else ((), ())
-    axes[3].plot(steps, losses, label="training loss (DiceCE)")
-    val = metrics["validation"]
-    axes[3].plot([v["step"] for v in val], [v["mean_dice"] for v in val], "o-", label="validation mean Dice")
-    axes[3].set_xlabel("optimizer step"), axes[3].set_ylim(0, max(1.05, max(losses, default=0) * 1.05))
-    axes[3].grid(alpha=0.3), axes[3].legend()
-    best = max(val, key=lambda v: v["mean_dice"]) if val else None
-    axes[3].set_title(f"best mean Dice {best['mean_dice']:.3f} at step {best['step']}" if best else "curves")
+    plot_curves(axes[3], metrics)
     fig.tight_layout()
     replace_atomically(path, lambda temporary: fig.savefig(temporary, dpi=90, format="png"))  # a kill keeps the old one
     plt.close(fig)
     return path
+
+
+def plot_curves(ax, metrics: dict) -> None:
+    """The training loss and the validation mean Dice against the optimizer step (metrics.json).
+
+    A short run logs the loss once (train.log_every above train.max_steps), and a line through one
+    point draws nothing: points are marked. A run without validation (train.val_every: 0) says so,
+    rather than listing a curve that is not there.
+    """
+    steps, losses = zip(*metrics["loss"]) if metrics["loss"] else ((), ())
+    ax.plot(steps, losses, ".-" if len(steps) < 20 else "-", label="training loss (DiceCE)")
+    val = metrics["validation"]
+    if val:
+        ax.plot([v["step"] for v in val], [v["mean_dice"] for v in val], "o-", label="validation mean Dice")
+        best = max(val, key=lambda v: v["mean_dice"])
+        ax.set_title(f"best mean Dice {best['mean_dice']:.3f} at step {best['step']}")
+    else:
+        ax.set_title("training loss (no validation in this run)")
+    ax.set_xlabel("optimizer step"), ax.set_ylim(0, max(1.05, max(losses, default=0) * 1.05))
+    ax.grid(alpha=0.3), ax.legend()
 
 
 def _canonical(path) -> np.ndarray:

@@ -342,6 +342,29 @@ def test_a_run_without_validation_still_writes_its_curves_and_report(tiny_config
     assert write_report(cfg).stat().st_size > 0  # from the final model, without a validation curve
 
 
+def test_the_report_curves_mark_a_lone_point_and_list_only_the_curves_drawn():
+    """Before the twenty-ninth session a run that logged its loss once showed an empty panel (a line
+    through one point draws nothing) whose legend listed a validation curve the run did not have."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from accelerated_seg.report import plot_curves
+
+    fig, ax = plt.subplots()
+    plot_curves(ax, {"loss": [[4, 1.8]], "validation": []})
+    (loss,) = ax.get_lines()
+    assert loss.get_marker() not in ("None", None, "") and list(loss.get_xdata()) == [4]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training loss (DiceCE)"]
+    assert ax.get_title() == "training loss (no validation in this run)"
+    ax.clear()
+    plot_curves(ax, {"loss": [[1, 1.5], [2, 1.2]], "validation": [{"step": 2, "mean_dice": 0.4}]})
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training loss (DiceCE)", "validation mean Dice"]
+    assert ax.get_title() == "best mean Dice 0.400 at step 2"
+    plt.close(fig)
+
+
 def test_trackers_are_checked_and_a_missing_one_and_a_long_warm_up_are_said(tiny_config, tmp_path, monkeypatch,
                                                                            capsys):
     import accelerate.tracking
