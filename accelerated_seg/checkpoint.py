@@ -50,10 +50,17 @@ EXPORT_FORMAT_VERSION = 1
 EXPORT_MODEL_KEYS = ("name", "monai_class", "args")
 EXPORT_KEYS = ("in_channels", "num_classes", "patch_size")
 LAYOUT_FILE = "strategy.json"
+# The resolved preprocessing the checkpoint's weights were trained under (train only; fit's loader is the user's).
+PREPROCESSING_FILE = "preprocessing.json"
 
 
-def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str) -> Path:
-    """Save the full training state as ``checkpoints_dir/step_<step>``; keep the newest ``keep_last``."""
+def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str,
+                        preprocessing: dict | None = None) -> Path:
+    """Save the full training state as ``checkpoints_dir/step_<step>``; keep the newest ``keep_last``.
+
+    Beside accelerate's files go the run's ``config.yaml`` and, given ``preprocessing``
+    (``PreprocessSettings.to_dict()``), what its weights were trained on (``check_resume_preprocessing``).
+    """
     final = checkpoints_dir / f"step_{step}"
     partial = checkpoints_dir / f".step_{step}.partial"
     if accelerator.is_main_process:
@@ -64,6 +71,8 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     accelerator.save_state(str(partial))  # every rank writes its own RNG state file
     if accelerator.is_main_process:
         (partial / "config.yaml").write_text(config_yaml)
+        if preprocessing is not None:
+            (partial / PREPROCESSING_FILE).write_text(json.dumps(preprocessing, indent=1))
         (partial / LAYOUT_FILE).write_text(json.dumps(checkpoint_layout(accelerator), indent=1))
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
@@ -175,6 +184,34 @@ def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module) 
                       f"({'; '.join(differences[:3])}{more}). model.name, model.args, the image channels or the "
                       f"classes differ from the run that wrote it; resume with its config "
                       f"({Path(checkpoint) / 'config.yaml'}), or start the new network in another train.output_dir")
+
+
+def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir: Path) -> None:
+    """Refuse a checkpoint whose weights were trained on data preprocessed otherwise than this run's.
+
+    A run resumed with another normalization, spacing, crop or label mapping went on training the
+    weights on differently prepared volumes, and its export described only the new preprocessing: a
+    resume at train.max_steps trained nothing and still rewrote the export's config.json, so
+    ``predict`` then prepared scans in a way the weights had never seen. Compared on the resolved
+    settings (the median spacing, not ``data.spacing: null``); checkpoints written before this file
+    existed are not checked.
+
+    Raises:
+        ConfigError: naming each difference, the saved config, and the way to train on under new settings.
+    """
+    path = Path(checkpoint) / PREPROCESSING_FILE
+    if not path.is_file():
+        return
+    saved, here = json.loads(path.read_text()), json.loads(json.dumps(preprocessing))  # tuples as JSON lists
+    differences = [f"{key}: {saved.get(key)} saved, {here.get(key)} here" for key in sorted({*saved, *here})
+                   if saved.get(key) != here.get(key)]
+    if differences:
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: its weights were trained on volumes preprocessed otherwise "
+            f"({'; '.join(differences)}). Resume with the settings that wrote it ({Path(checkpoint) / 'config.yaml'}"
+            f"; a median spacing that moved with the cases can be pinned with data.spacing), or train these "
+            f"weights on under the new preprocessing as a new run: --train.init_from={Path(output_dir) / 'model'} "
+            f"in another train.output_dir")
 
 
 def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> None:

@@ -306,6 +306,29 @@ def dump_config(cfg: Config) -> str:
     return yaml.safe_dump(plain_data(cfg.to_dict()), sort_keys=False)
 
 
+# What a resume is expected to change: the run's length and how this launch resumes it.
+_RESUME_SETTINGS = ("train.max_steps", "train.resume", "train.overwrite")
+
+
+def settings_changed(saved_config: Path, config_yaml: str) -> list[str]:
+    """``key: saved -> now`` for each setting in which ``config_yaml`` differs from a checkpoint's saved
+    config (none when either is missing or empty, as for ``fit``'s checkpoints), leaving out what a
+    resume is expected to change: a run resumed as it was written says nothing."""
+    saved = yaml.safe_load(saved_config.read_text()) if Path(saved_config).is_file() else None
+    now = yaml.safe_load(config_yaml) if config_yaml else None
+    if not isinstance(saved, dict) or not isinstance(now, dict):
+        return []
+
+    def flat(node, prefix=""):
+        if not isinstance(node, dict):
+            return {prefix.rstrip("."): node}
+        return {key: value for name, child in node.items() for key, value in flat(child, f"{prefix}{name}.").items()}
+
+    before, after = flat(saved), flat(now)
+    return [f"{key} {before.get(key)} -> {after.get(key)}" for key in sorted({*before, *after})
+            if before.get(key) != after.get(key) and key not in _RESUME_SETTINGS]
+
+
 def _joined_overrides(items: list[str]) -> list[str]:
     """``--section.key value``, as argparse users write options, joined into ``--section.key=value``."""
     joined, index = [], 0

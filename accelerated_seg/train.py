@@ -33,11 +33,12 @@ from tqdm.auto import tqdm
 
 from . import __version__
 from .accelerate_workarounds import look_up_lomo_once, skip_first_batches_as_prepared
-from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, expect_shared_tensors,
-                         export_model, load_initial_weights, save_training_state, shared_tensor_names)
+from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, check_resume_preprocessing,
+                         expect_shared_tensors, export_model, load_initial_weights, save_training_state,
+                         shared_tensor_names)
 from .compilation import (check_compilable, check_cuda_graphs, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
-from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config
+from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config, settings_changed
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
@@ -111,6 +112,7 @@ class Loop:
     checkpoints_dir: Path
     scheduler: torch.optim.lr_scheduler.LRScheduler | None = None
     config_yaml: str = ""  # saved into every checkpoint
+    preprocessing: dict | None = None  # train's resolved preprocessing, saved into every checkpoint
     progress: Progress = field(default_factory=Progress)
     # Called at validation steps with the step's mean training loss (validate, record, export best).
     on_validation: Callable[[float], None] | None = None
@@ -341,7 +343,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                     model.train()
                 if settings.save_every and progress.step % settings.save_every == 0:
                     save_training_state(accelerator, loop.checkpoints_dir, progress.step, settings.keep_last,
-                                        loop.config_yaml)
+                                        loop.config_yaml, loop.preprocessing)
                     loop.last_saved = progress.step
             if progress.step >= settings.max_steps or preempted:
                 break
@@ -621,6 +623,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     # What the cases decide (channels, classes, split) is known once they are checked; everything
     # that can still refuse the run is checked then, before the preprocessing reads every volume.
     manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
+    if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
+        check_resume_preprocessing(resume_from, settings.to_dict(), out)
     if not manifest.validation and cfg.train.val_every:
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
                           f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or hold "
@@ -651,7 +655,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
                 LoopSettings(max_steps=t.max_steps, log_every=t.log_every, val_every=t.val_every,
                              save_every=t.save_every, keep_last=t.keep_last, max_grad_norm=cfg.optim.max_grad_norm,
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),
-                out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg))
+                out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg),
+                preprocessing=settings.to_dict())
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
     if val_table is not None:
@@ -774,6 +779,8 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
         loop.accelerator.print(warning)
     check_resume_network(checkpoint, loop.accelerator, loop.model)
+    if changed := settings_changed(checkpoint / "config.yaml", loop.config_yaml):
+        loop.accelerator.print(f"resuming with settings other than {checkpoint}'s: {'; '.join(changed)}")
     loop.accelerator.load_state(str(checkpoint))
     loop.last_saved = step = loop.progress.step
     max_steps = loop.settings.max_steps
@@ -792,7 +799,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     accelerator, progress, out = run.loop.accelerator, run.loop.progress, run.out
     if run.loop.last_saved != progress.step:
         save_training_state(accelerator, run.loop.checkpoints_dir, progress.step, run.cfg.train.keep_last,
-                            run.loop.config_yaml)
+                            run.loop.config_yaml, run.loop.preprocessing)
     if preempted:  # the scheduler's grace period is short: the training state is what matters, no export
         accelerator.print(
             f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "

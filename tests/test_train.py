@@ -690,6 +690,36 @@ def test_resume_with_fewer_steps_than_the_checkpoint_is_refused_and_at_its_step_
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]
 
 
+def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_listed(tiny_config, tmp_path, capsys):
+    """Before the twenty-ninth session a run resumed with another normalization (or spacing, crop, label
+    mapping) trained its weights on differently prepared volumes, and a resume at max_steps rewrote the
+    export's config.json with preprocessing its weights had never seen: predict then prepared scans so."""
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0))
+    export = (out / "model" / "config.json").read_text()
+    saved = json.loads((out / "checkpoints" / "step_2" / "preprocessing.json").read_text())
+    assert saved["normalization"] == "zscore" and saved["crop_foreground"] is True and len(saved["spacing"]) == 3
+    cache = Path(tiny_config(out).data.cache_dir)
+    cache_entries = sorted(cache.rglob("*"))
+    for setting, difference in (("data__normalization", r"crop_foreground: True saved, False here; normalization: "
+                                                         r"zscore saved, ct here"),
+                                ("data__spacing", r"spacing: \[.*\] saved, \[3.0, 3.0, 3.0\] here")):
+        value = "ct" if setting == "data__normalization" else "[3, 3, 3]"
+        with pytest.raises(ConfigError, match=rf"cannot resume from .*step_2: its weights were trained on volumes "
+                                              rf"preprocessed otherwise \({difference}\)\. Resume with .*config.yaml.*"
+                                              rf"--train.init_from=.*model in another train.output_dir"):
+            train(tiny_config(out, train__max_steps=2, train__val_every=0, train__resume="latest", **{setting: value}))
+    assert (out / "model" / "config.json").read_text() == export
+    assert sorted(cache.rglob("*")) == cache_entries  # refused before any volume was preprocessed
+    capsys.readouterr()
+    train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest", optim__lr="0.002"))
+    said = capsys.readouterr().out
+    assert "resuming with settings other than" in said and "optim.lr 0.001 -> 0.002" in said
+    assert "max_steps" not in said.split("resuming with settings other than")[1].splitlines()[0]
+    train(tiny_config(out, train__max_steps=4, train__val_every=0, train__resume="latest", optim__lr="0.002"))
+    assert "resuming with settings other than" not in capsys.readouterr().out  # resumed as it was written
+
+
 def test_resume_rules_between_layouts():
     from accelerated_seg.strategy import resume_conflict
 
