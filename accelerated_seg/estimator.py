@@ -218,6 +218,7 @@ class Segmentation:
         self.model_name, self.model_args, self.precision = model, dict(model_args or {}), precision
         self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
         self.model_dir: Path | None = None  # the exported model predictions use
+        self.run_dir: Path | None = None  # where fit trained it (fit's output_dir may differ from the constructor's)
         self.summary: dict | None = None
 
     def fit(self, dataset: Dataset, epochs: int | None = None, steps: int | None = None, **train_settings):
@@ -271,6 +272,7 @@ class Segmentation:
 
                 self.summary = train(cfg, manifest=dataset.manifest)
         self.model_dir = out / "best_model" if (out / "best_model").is_dir() else out / "model"
+        self.run_dir = out
         return self
 
     def predict(self, x, batch_size: int = 4, affine=None, **options):
@@ -335,7 +337,9 @@ class Segmentation:
 
         model_dir = self._require_model()
         _check_predict_options("evaluate", batch_size, options)  # before the folders below are rebuilt
-        out = Path(output_dir or Path(self.output_dir) / "evaluation")
+        config = read_export_config(model_dir)
+        _check_evaluation_cases(dataset, config)
+        out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation")
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):
             if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
@@ -347,7 +351,6 @@ class Segmentation:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             (folder / _EVALUATE_MARKER).touch()
-        config = read_export_config(model_dir)
         written = class_values(export_preprocessing(config), config["num_classes"])  # the model's value per class
         from_prediction = {int(value): index for index, value in enumerate(written)}
         from_label = dataset.manifest.label_map or {}
@@ -436,6 +439,27 @@ def _check_predict_options(method: str, batch_size: int, options: dict, also: st
         raise ConfigError(f"{method}: batch_size (windows per forward pass) must be a whole number >= 1, got "
                           f"{batch_size!r}")
     PredictOptions(sw_batch_size=batch_size, **{k: v for k, v in options.items() if k != "device"})
+
+
+def _check_evaluation_cases(dataset: Dataset, config: dict) -> None:
+    """Refuse, before any prediction, a dataset evaluate cannot score with this model.
+
+    Before, a dataset without validation cases failed on the empty references folder evaluate had
+    made ("no .nii/.nii.gz label file"), one with fewer classes than the model failed on the first
+    prediction holding a class the references lack (in the command line's terms, --num-classes), and
+    one with more classes was scored without a word on classes the model cannot predict.
+    """
+    manifest = dataset.manifest
+    if not manifest.validation:
+        raise ConfigError(f"evaluate: the dataset has no validation cases to score (its split: {manifest.split}); "
+                          f"give the cases to score as Dataset.from_files(..., validation_pairs=[(image, label), ...])")
+    for what, model_has, dataset_has, remedy in (
+            ("classes", int(config["num_classes"]), manifest.num_classes,
+             "give the Dataset the model's n_classes (and binarize() for a model trained binarized)"),
+            ("image channels", int(config["in_channels"]), manifest.num_channels,
+             "give every case the channels the model was trained on, in its order")):
+        if model_has != dataset_has:
+            raise ConfigError(f"evaluate: the model has {model_has} {what} and the dataset {dataset_has}; {remedy}")
 
 
 def _checked_channels(x, in_channels: int) -> np.ndarray:

@@ -9,7 +9,7 @@ import pytest
 import yaml
 import torch
 
-from accelerated_seg.config import DataConfig
+from accelerated_seg.config import ConfigError, DataConfig
 from accelerated_seg.data.cache import PreprocessedCache
 from accelerated_seg.data.loader import patch_dataset, train_loader
 from accelerated_seg.data.manifest import load_cases, load_msd
@@ -93,6 +93,22 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     with pytest.raises(FileExistsError, match="not written by Segmentation.evaluate"):
         model.evaluate(fewer, output_dir=tmp_path / "mine")
     assert (tmp_path / "mine" / "predictions" / "case.nii.gz").read_bytes() == b"the user's"
+    # A dataset the model cannot be scored on is refused before any prediction (twenty-ninth session):
+    # classes the model cannot predict were scored without a word (fewer than the model's failed on a
+    # prediction, in --num-classes' terms), and no validation cases failed on the empty references
+    # folder evaluate had made.
+    kept = sorted((tmp_path / "eval").rglob("*"))
+    for n_classes, binarized in ((3, False), (4, False)):
+        other = Dataset.from_files(train_pairs, block_shape=16, n_classes=n_classes, validation_pairs=val_pairs[:1],
+                                   labels={value: f"c{value}" for value in range(n_classes)}, spacing=(2.0, 2.0, 2.0))
+        with pytest.raises(ConfigError, match=f"evaluate: the model has 2 classes and the dataset {n_classes}; give "
+                                              r"the Dataset the model's n_classes \(and binarize\(\) for a model"):
+            model.evaluate(other, output_dir=tmp_path / "eval")
+    unsplit = Dataset.from_files(train_pairs[:1], block_shape=16, n_classes=2, spacing=(2.0, 2.0, 2.0)).binarize()
+    with pytest.raises(ConfigError, match=r"evaluate: the dataset has no validation cases to score \(its split: "
+                                          r"fraction 0.2 \(seed 0\)\); give the cases to score as "):
+        model.evaluate(unsplit, output_dir=tmp_path / "eval")
+    assert sorted((tmp_path / "eval").rglob("*")) == kept
 
 
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
@@ -111,6 +127,11 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
 
     with pytest.raises(ConfigError, match=r"or set Segmentation\(\.\.\., overwrite=True\) to delete it"):
         model.fit(data, steps=1)  # a second fit would replace the first run: refused, in the estimator's terms
+    # fit's own output_dir is where evaluate writes by default (the constructor's, before the twenty-ninth session)
+    elsewhere = Segmentation.load(model.model_dir).fit(data, steps=1, output_dir=str(tmp_path / "elsewhere"),
+                                                       val_every=0, trackers="none", progress_bar=False)
+    elsewhere.evaluate(data)
+    assert (tmp_path / "elsewhere" / "evaluation" / "summary.json").is_file()
 
     case = load_msd(tiny_dataset).validation[1]  # a non-RAS or anisotropic one
     reference = nib.load(case.images[0])
