@@ -254,6 +254,10 @@ class Segmentation:
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
         # Here, before any process is launched, so the refusal names the estimator's settings.
         cfg = check_values(cfg)
+        if not dataset.manifest.validation and cfg.train.val_every:  # train says so in the config's terms
+            raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
+                              f"every {cfg.train.val_every} steps (val_every): give validation_pairs (or a larger "
+                              f"validation_fraction) to Dataset.from_files, or val_every=0 to train without validation")
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)

@@ -286,6 +286,12 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     for length in (dict(epochs=1.5), dict(steps=2.0), dict(epochs=True)):
         with pytest.raises(ConfigError, match=r"fit: (epochs|steps) must be a whole number >= 1"):
             Segmentation("unet").fit(data, **length)
+    # Nothing to validate on, in the estimator's terms (train.val_every, data.validation_fraction before)
+    one_case = Dataset.from_files(train_pairs[:1], block_shape=16, n_classes=3)
+    with pytest.raises(ConfigError, match=r"fit: the dataset has no validation cases \(fraction 0.2 \(seed 0\)\) to "
+                                          r"validate on every 50 steps \(val_every\): give validation_pairs .* or "
+                                          r"val_every=0 to train without validation"):
+        Segmentation("unet").fit(one_case, steps=1)
     # Their values too, as a YAML config's (accepted until the fit before the twenty-sixth session)
     for bad, message in ((dict(lr=-1.0), "optim.lr must be >= 0"), (dict(lr=float("nan")), "optim.lr must be a finite"),
                          (dict(lr="fast"), "optim.lr must be float"),
