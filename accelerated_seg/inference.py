@@ -725,7 +725,10 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
 
     The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
-    problem with the inputs is reported before the first case is segmented.
+    problem with the inputs' names, channels and outputs is reported before the first case is
+    segmented. A case whose voxels are unusable (NaN, complex values; found only when it is read)
+    does not stop the others: they are written, and the failed ones are reported together at the
+    end, as ``predict_distributed`` reports them.
 
     Args:
         model_dir: folder exported by training.
@@ -738,6 +741,9 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
 
     Returns:
         The label maps written, in case order.
+
+    Raises:
+        DataError: after the other cases, naming each case that could not be read as an image.
 
     Example:
         >>> predict_cases("output/demo/best_model", ["imagesTs/"], "predictions", tta="all")  # doctest: +SKIP
@@ -752,9 +758,17 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
     model.to(device)
+    failed = []
     for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
-        predict_case(model, config, case.channels, label_path, device=device, options=options,
-                     probabilities_output=probabilities_path(label_path) if probabilities else None)
+        try:
+            predict_case(model, config, case.channels, label_path, device=device, options=options,
+                         probabilities_output=probabilities_path(label_path) if probabilities else None)
+        except DataError as error:  # this file's voxels; anything else (a bug, out of memory) stops the run
+            failed.append(f"case {case.id}: {error}")
+            continue
         if progress:
             progress(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+    if failed:
+        raise DataError(f"{len(failed)} of {len(cases)} case(s) could not be segmented (the others are written):\n"
+                        + "\n".join(failed))
     return outputs

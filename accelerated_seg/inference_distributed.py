@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from .checkpoint import load_exported
+from .data.errors import DataError
 from .inference import (
     InputCase,
     PredictOptions,
@@ -211,8 +212,9 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
                 predict_case(model, config, case.channels, outputs[index], device=device, options=options,
                              probabilities_output=probs_path(outputs[index]))
             except Exception as error:  # noqa: BLE001 - reported by every process below, no hang
-                errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}\n"
-                              f"{traceback.format_exc()}")
+                # A file's unusable voxels are the input's fault, said in one line; anything else is a bug to report.
+                where = "" if isinstance(error, DataError) else f"\n{traceback.format_exc()}"
+                errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{where}")
                 continue
             if progress:
                 progress(f"[process {rank}: {number}/{len(shares[rank])}] {case.id}: wrote {outputs[index]}")

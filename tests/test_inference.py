@@ -481,6 +481,19 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
         predict_file(model, tmp_path / "slice.nii.gz", tmp_path / "y.nii.gz")
     assert not (tmp_path / "y.nii.gz").exists()
     assert {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in folder.iterdir()} == before
+    # Among other cases, a NaN one no longer stops the cases after it (twenty-ninth session): as with
+    # several processes, the others are written and the failed ones named together at the end.
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for name in ("a_good.nii.gz", "c_good.nii.gz"):
+        shutil.copy(image, mixed / name)
+    shutil.copy(tmp_path / "nan.nii.gz", mixed / "b_nan.nii.gz")
+    with pytest.raises(DataError, match=r"^1 of 3 case\(s\) could not be segmented \(the others are written\):\n"
+                                        r"case b_nan: .*b_nan.nii.gz: 1 non-finite voxel\(s\)"):
+        predict_cases(model, [mixed], tmp_path / "labels")
+    assert sorted(p.name for p in (tmp_path / "labels").iterdir()) == ["a_good.nii.gz", "c_good.nii.gz"]
+    assert main(["predict", "--model", str(model), str(mixed), "--output", str(tmp_path / "again")]) == 2
+    assert "1 of 3 case(s) could not be segmented" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
