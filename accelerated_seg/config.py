@@ -200,10 +200,31 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     return check_values(_build(Config, raw, prefix=""))
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key given twice in one mapping: PyYAML keeps the last one, so
+    a second ``max_steps:`` further down a section silently overrode the first. Keys brought in by a
+    merge (``<<: *defaults``) may still be overridden, as YAML intends."""
+
+    def construct_mapping(self, node, deep=False):
+        first_line = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, typing.Hashable):  # PyYAML's own error for it follows
+                continue
+            if key in first_line:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} given twice (first at line {first_line[key]})", key_node.start_mark)
+            first_line[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep)
+
+
 def _parse_yaml(text: str, what: str) -> Any:
-    """``yaml.safe_load``, with a syntax error as one ConfigError line rather than PyYAML's traceback."""
+    """``yaml.safe_load`` (a key given twice refused), with a syntax error as one ConfigError line rather
+    than PyYAML's traceback."""
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""

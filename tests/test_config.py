@@ -134,6 +134,11 @@ def test_unknown_key_in_yaml_file(tmp_path):
 @pytest.mark.parametrize("text, problem", [
     ("data:\n  patch_size: [48, 48\n", "expected ',' or ']', but got '<stream end>' at line 3, column 1"),
     ("train:\n\tmax_steps: 3\n", "found character '\\\\t' that cannot start any token at line 2, column 1"),
+    # PyYAML keeps the last of two equal keys: the second max_steps silently won (twenty-ninth session)
+    ("train:\n  max_steps: 10\n  batch_size: 2\n  max_steps: 100\n",
+     "key 'max_steps' given twice \\(first at line 2\\) at line 4, column 3"),
+    ("data: {}\ntrain: {}\ndata:\n  patch_size: [32, 32, 32]\n",
+     "key 'data' given twice \\(first at line 1\\) at line 3, column 1"),
 ])
 def test_a_yaml_syntax_error_is_one_error_naming_the_file_and_line(tmp_path, text, problem):
     path = tmp_path / "broken.yaml"  # PyYAML's traceback before the twenty-sixth session
@@ -142,6 +147,15 @@ def test_a_yaml_syntax_error_is_one_error_naming_the_file_and_line(tmp_path, tex
         load_config(path)
     with pytest.raises(ConfigError, match=r"^override '--train.max_steps=\[1': the value is not valid YAML: "):
         load_config(None, ["--train.max_steps=[1"])
+
+
+def test_a_merged_key_may_be_overridden_and_an_override_value_may_not_repeat_a_key(tmp_path):
+    path = tmp_path / "anchors.yaml"  # YAML's merge: the keys it brings in are defaults to override
+    path.write_text("train:\n  <<: {max_steps: 10, log_every: 5}\n  max_steps: 100\n")
+    cfg = load_config(path)
+    assert (cfg.train.max_steps, cfg.train.log_every) == (100, 5)
+    with pytest.raises(ConfigError, match=r"the value is not valid YAML: key 'channels' given twice"):
+        load_config(None, ["--model.args={channels: [4, 8], channels: [8, 16]}"])
 
 
 def test_a_config_file_that_is_not_utf8_is_one_error_naming_it(tmp_path):
