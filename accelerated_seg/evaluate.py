@@ -44,6 +44,7 @@ import torch
 from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
 from .data.errors import DataError
+from .data.formats.dataset_json import parse_json
 from .data.io import header_error, read_nifti
 from .files import file_in_the_way, write_text_atomically
 
@@ -308,7 +309,7 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
     """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json."""
     path = Path(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = parse_json(path.read_text(encoding="utf-8"), path)
         raw = document["labels"]
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
             return _export_class_names(document)
@@ -317,6 +318,8 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
         return dict(sorted((int(k), str(v)) for k, v in raw.items()))  # MSD: "value" -> name
     except FileNotFoundError as err:
         raise DataError(f"{path}: --labels file not found; give the dataset.json that names the classes") from err
+    except DataError:  # a key given twice: its own message
+        raise
     except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
         raise DataError(f'{path}: needs a "labels" object such as {{"0": "background", "1": "tumour"}} '
                         f"(MSD) or {{\"background\": 0, \"tumour\": 1}} (nnU-Net v2); "

@@ -135,6 +135,19 @@ def test_malformed_json_is_a_data_error(tmp_path):
     assert str(path) in str(raised.value)
 
 
+def test_a_key_given_twice_in_dataset_json_is_a_data_error(tmp_path):
+    """Python's json keeps the last of two equal keys: a hand-edited "labels" lost a class without a word
+    (twenty-ninth session). The same reader serves evaluate's --labels."""
+    from accelerated_seg.evaluate import class_names_from_json
+
+    path = tmp_path / "dataset.json"
+    path.write_text('{"labels": {"0": "background", "1": "liver", "1": "tumour"}, "training": []}')
+    for read in (load_cases, class_names_from_json):
+        with pytest.raises(DataError, match=rf"^{re.escape(str(path))}: key\(s\) \['1'\] given twice in one JSON "
+                                            r"object; keep one of each$"):
+            read(path)
+
+
 def test_missing_training_key_is_a_data_error(tmp_path):
     path = write_dataset_json(tmp_path, {"labels": LABELS})
     with pytest.raises(DataError, match="no 'training' list") as raised:

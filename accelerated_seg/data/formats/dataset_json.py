@@ -24,12 +24,25 @@ def read_json(json_path: Path) -> dict[str, Any]:
             "contains dataset.json (Medical Segmentation Decathlon or nnU-Net v2 layout)"
         )
     try:
-        content = json.loads(json_path.read_text(encoding="utf-8"))
+        content = parse_json(json_path.read_text(encoding="utf-8"), json_path)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise DataError(f"{json_path}: not valid JSON ({err}); fix or regenerate the file") from err
     if not isinstance(content, dict):
         raise DataError(f"{json_path}: expected a JSON object at the top level, got {type(content).__name__}")
     return content
+
+
+def parse_json(text: str, json_path: Path) -> Any:
+    """``json.loads``, refusing a key given twice in one object. Python's json keeps the last one, so a
+    hand-edited ``"labels"`` with ``"1": "liver"`` and ``"1": "tumour"`` lost a class without a word."""
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        if twice := sorted({key for key in keys if keys.count(key) > 1}):
+            raise DataError(f"{json_path}: key(s) {twice} given twice in one JSON object; keep one of each")
+        return dict(pairs)
+
+    return json.loads(text, object_pairs_hook=unique)
 
 
 def parse_channels(content: dict[str, Any], json_path: Path) -> dict[int, str]:
