@@ -407,6 +407,10 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
         ("id,image,label\nsub/01,a.nii.gz,a_seg.nii.gz\n", "line 2: id 'sub/01' contains a path separator"),
         # a spreadsheet's "Unicode text" export: UnicodeDecodeError's traceback before the 26th session
         ("image,label\na.nii.gz,a_seg.nii.gz\n".encode("utf-16"), "not UTF-8 text (byte 0xff at position 0)"),
+        # A second column of one name replaced the first's cells (images paired with other labels), and
+        # cells beyond the header were dropped, before the twenty-ninth session.
+        ("image,label,Label\na.nii.gz,a_seg.nii.gz,b_seg.nii.gz\n", "column(s) ['label'] appear twice in the header"),
+        ("image,label\na.nii.gz,a_seg.nii.gz,b_seg.nii.gz\n", "line 2: 3 cells but the header names 2 columns"),
     ],
 )
 def test_csv_mistakes_name_the_file_and_line(tmp_path, content, fragment):
@@ -415,6 +419,14 @@ def test_csv_mistakes_name_the_file_and_line(tmp_path, content, fragment):
     with pytest.raises(DataError) as raised:
         load_csv(path)
     assert fragment in str(raised.value) and str(path) in str(raised.value)
+
+
+def test_csv_empty_cells_after_the_last_column_are_ignored(tmp_path):
+    path = tmp_path / "cases.csv"  # a spreadsheet's export of a sheet with formatted empty columns
+    path.write_text("image,label\na.nii.gz,a_seg.nii.gz,,\nb.nii.gz,b_seg.nii.gz, \n")
+    manifest = load_csv(path, validation_fraction=0.5)
+    assert sorted(case.label.name for case in manifest.training + manifest.validation) == ["a_seg.nii.gz",
+                                                                                           "b_seg.nii.gz"]
 
 
 def test_csv_repeated_label_names_get_ids_from_their_folders(tmp_path):

@@ -116,10 +116,19 @@ def _parse_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str,
             raise DataError(
                 f"{csv_path}: the header {header_row[0]!r} is not comma-separated; save the file as CSV with commas"
             )
+        # A row is a dict by column name: a second column of one name (any case) replaced the first's
+        # cells, pairing images with another column's labels without a word.
+        if twice := sorted({name for name in columns if name and columns.count(name) > 1}):
+            raise DataError(f"{csv_path}: column(s) {twice} appear twice in the header (names are not case-"
+                            f"sensitive); keep one of each")
         rows = []
         for cells in reader:
-            if any(cell.strip() for cell in cells):
-                rows.append((reader.line_num, dict(zip(columns, cells))))
+            if not any(cell.strip() for cell in cells):
+                continue
+            if any(cell.strip() for cell in cells[len(columns):]):  # a path with an unquoted comma, say
+                raise DataError(f"{csv_path}, line {reader.line_num}: {len(cells)} cells but the header names "
+                                f"{len(columns)} columns; quote a path that holds a comma, or add the column")
+            rows.append((reader.line_num, dict(zip(columns, cells))))
     return set(columns), rows
 
 
