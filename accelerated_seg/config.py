@@ -332,7 +332,7 @@ _RESUME_SETTINGS = ("train.max_steps", "train.resume", "train.overwrite")
 
 
 def settings_changed(saved_config: Path, config_yaml: str) -> list[str]:
-    """``key: saved -> now`` for each setting in which ``config_yaml`` differs from a checkpoint's saved
+    """``key saved -> now`` for each setting in which ``config_yaml`` differs from a checkpoint's saved
     config (none when either is missing or empty, as for ``fit``'s checkpoints), leaving out what a
     resume is expected to change: a run resumed as it was written says nothing."""
     saved = yaml.safe_load(saved_config.read_text()) if Path(saved_config).is_file() else None
