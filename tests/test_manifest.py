@@ -600,6 +600,9 @@ def test_label_map_works_with_monai_map_label_value():
         # below: accepted, the metrics of one class overwriting the other's (val/dice_<name>)
         ({"0": "background", "1": "kidney", "2": "kidney"}, "class name(s) ['kidney'] are given to more than one"),
         ({"0": "background", "1": " ", "2": "cyst"}, "value(s) [1] have an empty class name"),
+        # below: a class called "None" or "5" before the twenty-ninth session
+        ({"0": "background", "1": None, "2": "cyst"}, "value(s) [1] have no class name ({1: None}); a name is text"),
+        ({"0": "background", "1": 5}, "value(s) [1] have no class name ({1: 5})"),
     ],
 )
 def test_malformed_label_declarations(tmp_path, labels, fragment):

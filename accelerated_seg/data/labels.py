@@ -61,6 +61,11 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
             raise DataError(
                 f'{where}: keys must be label values like "0", "1" (or names mapped to values); got {list(raw)}'
             )
+        # null in YAML or JSON (a name left out) became a class called "None"
+        unnamed = {key: name for key, name in zip(keys, raw.values()) if not isinstance(name, str)}
+        if unnamed and not binarize:
+            raise DataError(f"{where}: value(s) {sorted(unnamed)} have no class name ({unnamed}); a name is text, "
+                            f"e.g. {example}: name every class")
         pairs = [(key, str(name)) for key, name in zip(keys, raw.values())]
 
     values = sorted(value for value, _ in pairs)
