@@ -57,6 +57,10 @@ def launch_error(accelerator) -> str | None:
 def construction_error() -> str | None:
     """A message when accelerate cannot even build the Accelerator this launch asks for, else None.
 
+    Mixed precision fp8 (an accelerate config's choice) is not one we train with: accelerate's fp8
+    backends (Transformer Engine, MS-AMP, torchao) convert linear layers, and these networks are 3D
+    convolutions; without one of them installed accelerate raised a bare ValueError.
+
     FSDP1 with ``fsdp_sync_module_states`` (or ``fsdp_cpu_ram_efficient_loading``, which switches it
     on) makes accelerate's FSDP plugin look up the current GPU in its constructor; without one it
     raises a bare RuntimeError, before any fallback could be reported. Every FSDP1 profile in
@@ -65,6 +69,10 @@ def construction_error() -> str | None:
     import torch
     from accelerate.utils import parse_flag_from_env
 
+    if os.environ.get("ACCELERATE_MIXED_PRECISION", "no").lower() == "fp8":
+        return ("the launch asks for mixed_precision fp8, which accelerated_seg does not train with: accelerate's fp8 "
+                "converts linear layers (Transformer Engine, MS-AMP, torchao), and these networks are mostly 3D "
+                "convolutions. Choose bf16 (or fp16) in the accelerate config or with --mixed_precision.")
     if requested_strategy() != "FSDP" or torch.cuda.is_available() or os.environ.get("FSDP_VERSION", "1") != "1":
         return None
     asked = [f"fsdp_{name.lower()}: true" for name in ("SYNC_MODULE_STATES", "CPU_RAM_EFFICIENT_LOADING")

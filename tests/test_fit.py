@@ -173,6 +173,16 @@ def test_an_fsdp1_profile_accelerate_cannot_build_without_a_gpu_is_one_clear_err
     assert not (tmp_path / "run").exists()
 
 
+def test_mixed_precision_fp8_is_one_clear_error_before_any_work(tmp_path, monkeypatch):
+    """accelerate's bare ValueError ("requires transformer_engine or MS-AMP") before the twenty-ninth session;
+    with those installed it would convert only linear layers of these convolutional networks."""
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "fp8")  # an accelerate config's mixed_precision: fp8
+    with pytest.raises(ConfigError, match=r"the launch asks for mixed_precision fp8, which accelerated_seg does not "
+                                          r"train with: .*Choose bf16 \(or fp16\)"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="with a GPU accelerate picks the backend itself")
 @pytest.mark.parametrize("environment", [
     {"WORLD_SIZE": "2", "LOCAL_RANK": "0"},  # DDP: accelerate handles it (ACCELERATE_USE_CPU, gloo)
