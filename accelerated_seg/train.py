@@ -446,13 +446,23 @@ def model_input_dtype(accelerator: Accelerator, model) -> torch.dtype | None:
 
 
 def _image_and_label(batch):
-    """A batch as (image, label): our loaders' dicts, or a user's (image, label) pairs."""
-    if isinstance(batch, dict):
+    """A batch as (image, label): our loaders' dicts, or a user's (image, label) pairs.
+
+    Anything else is the loader given to ``fit`` (a KeyError or an unpacking error from here before);
+    every rank's loader yields the same structure, so every rank stops alike.
+    """
+    if isinstance(batch, dict) and "image" in batch and "label" in batch:
         if "affine" in batch:  # data.augment_on=gpu: the spatial augmentation runs here, on the device
             return apply_affine(batch["image"], batch["label"], batch["affine"])
         return batch["image"], batch["label"]
-    image, label = batch
-    return image, label
+    if isinstance(batch, (list, tuple)) and len(batch) == 2:
+        image, label = batch
+        return image, label
+    got = (f"dicts with the keys {sorted(map(str, batch))}" if isinstance(batch, dict) else
+           f"{type(batch).__name__}s of {len(batch)} items" if isinstance(batch, (list, tuple)) else
+           f"batches of type {type(batch).__name__}")
+    raise ConfigError(f"fit: the loader yields {got}; each batch must be a dict with 'image' and 'label' (MONAI's "
+                      f"keys; rename them, e.g. with monai.transforms.CopyItemsd) or an (image, label) pair")
 
 
 def _log_step(loop: Loop, mean_loss: float, grad_norm) -> None:

@@ -173,6 +173,22 @@ def test_an_fsdp1_profile_accelerate_cannot_build_without_a_gpu_is_one_clear_err
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("batches, got", [
+    ([{"img": torch.zeros(1, 16, 16, 16), "seg": torch.zeros(1, 16, 16, 16, dtype=torch.long)}] * 2,
+     r"dicts with the keys \['img', 'seg'\]"),
+    ([(torch.zeros(1, 16, 16, 16), torch.zeros(1, 16, 16, 16, dtype=torch.long), 0)] * 2, "lists of 3 items"),
+    ([torch.zeros(1, 16, 16, 16)] * 2, "batches of type Tensor"),
+])
+def test_a_loader_yielding_something_else_than_images_and_labels_is_one_clear_error(tmp_path, batches, got):
+    """A KeyError 'image' or an unpacking ValueError from inside the loop before the twenty-ninth session."""
+    model, _, criterion, optimizer = _pieces()
+    with pytest.raises(ConfigError, match=rf"^fit: the loader yields {got}; each batch must be a dict with 'image' "
+                                          r"and 'label' .* or an \(image, label\) pair$"):
+        fit(model, DataLoader(batches, batch_size=2), criterion, optimizer, max_steps=1,
+            checkpoint_dir=tmp_path / "run", progress_bar=False)
+    assert complete_checkpoints(tmp_path / "run" / "checkpoints") == []
+
+
 def test_mixed_precision_fp8_is_one_clear_error_before_any_work(tmp_path, monkeypatch):
     """accelerate's bare ValueError ("requires transformer_engine or MS-AMP") before the twenty-ninth session;
     with those installed it would convert only linear layers of these convolutional networks."""
