@@ -58,3 +58,46 @@ def test_fit_your_own_example_under_two_processes(tmp_path, strategy):
     expected = {"ddp": "DDP (MULTI_CPU) on 2 process(es)", "fsdp2": "FSDP (FSDP) on 2 process(es)"}[strategy]
     assert expected in proc.stdout
     assert (tmp_path / "run" / "model" / "model.safetensors").is_file()
+
+
+def test_the_kits19_experiment_reads_a_kits19_folder_through_its_own_csv_recipe(tmp_path):
+    """configs/kits19_mlperf.yaml: its CSV recipe (the shell line in its header) lists a KiTS19-style
+    folder, the config reads it with its labels, CT window and spacing, and its network trains on its
+    128³ patches (checked on the meta device: a CPU step at 128³ belongs in a benchmark)."""
+    import subprocess
+
+    import nibabel as nib
+    import numpy as np
+
+    from accelerated_seg.config import load_config
+    from accelerated_seg.data.checks import check_manifest
+    from accelerated_seg.data.prepare import load_manifest, preprocess_settings
+    from accelerated_seg.models import check_trainable, model_spec
+
+    experiment = EXAMPLES.parent / "configs" / "kits19_mlperf.yaml"
+    (recipe,) = [line.lstrip("# ") for line in experiment.read_text().splitlines() if line.endswith("> cases.csv")]
+    kits = tmp_path / "data" / "kits19"
+    rng = np.random.default_rng(0)
+    affine = np.diag([0.8, 0.8, 2.5, 1.0])
+    for case in range(5):  # KiTS19's layout; case 4 has no segmentation, as the challenge's test cases
+        folder = kits / f"case_{case:05d}"
+        folder.mkdir(parents=True)
+        hu = rng.normal(40, 30, (48, 48, 16)).astype(np.float32)
+        hu[:8] = -1000.0  # air
+        label = np.zeros(hu.shape, np.uint8)
+        label[20:30, 20:30, 4:12], label[23:27, 23:27, 6:10] = 1, 2  # kidney with a tumour inside
+        nib.save(nib.Nifti1Image(hu, affine), folder / "imaging.nii.gz")
+        if case < 4:
+            nib.save(nib.Nifti1Image(label, affine), folder / "segmentation.nii.gz")
+    subprocess.run(["bash", "-c", recipe], cwd=tmp_path, check=True)
+    assert (kits / "cases.csv").read_text().splitlines()[0] == "image,label"
+
+    cfg = load_config(experiment, [f"--data.dataset={kits / 'cases.csv'}", f"--train.output_dir={tmp_path / 'run'}"])
+    manifest = load_manifest(cfg.data, cfg.train.output_dir)
+    assert len(manifest.training) + len(manifest.validation) == 4
+    assert manifest.labels == {0: "background", 1: "kidney", 2: "tumor"}
+    assert check_manifest(manifest, max_voxels=cfg.data.max_voxels).errors == []
+    settings = preprocess_settings(cfg.data, manifest)
+    assert (settings.spacing, settings.normalization, settings.ct_window) == ((1.2, 1.2, 1.6), "ct", (-79.0, 304.0))
+    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
+    check_trainable(spec, cfg.data.patch_size, cfg.train.batch_size)
