@@ -448,7 +448,22 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
     outputs = list(outputs)
     _check_inputs_are_spared(inputs, outputs)
     _check_nifti_names(outputs)
+    _check_written_once(outputs)
     _check_writable(outputs)
+
+
+def _check_written_once(outputs: list) -> None:
+    """Refuse two outputs at one path: a case named ``x_probs`` had its label map written over case
+    ``x``'s probabilities (``x_probs.nii.gz``), or the other way round, without a word."""
+    seen: dict[Path, int] = {}
+    for path in outputs:
+        if path is not None:
+            resolved = Path(path).resolve()
+            seen[resolved] = seen.get(resolved, 0) + 1
+    if twice := sorted(str(path) for path, count in seen.items() if count > 1):
+        raise DataError(f"{', '.join(twice)} would be written twice by this prediction (a case's label map and another "
+                        f"case's <case>_probs.nii.gz have one name): rename one of those inputs, or leave the "
+                        f"probabilities out")
 
 
 def probabilities_path(label_path: str | Path) -> Path:

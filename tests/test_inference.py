@@ -436,6 +436,19 @@ def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(s
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["case_001_probs.nii.gz"]  # no case written
     with pytest.raises(DataError, match="is a folder, so the label map cannot be written"):
         predict_file(model, image, tmp_path / "folder.nii.gz")
+    # Case x_probs's label map and case x's probabilities share a name: the second overwrote the first
+    # without a word before the twenty-ninth session.
+    import shutil
+
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    shutil.copy(image, inputs / "x.nii.gz")
+    shutil.copy(image, inputs / "x_probs.nii.gz")
+    assert main(["predict", "--model", str(model), str(inputs), "--output", str(tmp_path / "both"),
+                 "--probabilities"]) == 2
+    assert f"{tmp_path / 'both' / 'x_probs.nii.gz'} would be written twice" in capsys.readouterr().err
+    assert not (tmp_path / "both").exists()
+    assert len(predict_cases(model, [inputs], tmp_path / "labels only")) == 2  # without probabilities: no clash
 
 
 def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scans, tmp_path, capsys):
