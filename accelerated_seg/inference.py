@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -437,10 +438,20 @@ def _check_writable(outputs: Iterable[str | Path | None]) -> None:
                             f"made; give --output a folder path, or a file name in one")
 
 
+def _check_written_once(outputs: list) -> None:
+    """Refuse two outputs at one path: a case named ``x_probs`` had its label map written over case
+    ``x``'s probabilities (``x_probs.nii.gz``), or the other way round, without a word."""
+    counts = Counter(Path(path).resolve() for path in outputs if path is not None)
+    if twice := sorted(str(path) for path, count in counts.items() if count > 1):
+        raise DataError(f"{', '.join(twice)} would be written twice by this prediction (a case's label map and another "
+                        f"case's <case>_probs.nii.gz have one name): rename one of those inputs, or leave the "
+                        f"probabilities out")
+
+
 def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
     """Every check of the files a prediction will write, before it segments anything: none is an
-    input image, each is named as NIfTI, and each can be written (no folder in its place, no file
-    above it). Called with every case's outputs, so a refusal leaves nothing half done.
+    input image, each is named as NIfTI, no two share a path, and each can be written (no folder in
+    its place, no file above it). Called with every case's outputs, so a refusal leaves nothing half done.
 
     Raises:
         DataError: naming the output and what to do; nothing has been written.
@@ -450,20 +461,6 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
     _check_nifti_names(outputs)
     _check_written_once(outputs)
     _check_writable(outputs)
-
-
-def _check_written_once(outputs: list) -> None:
-    """Refuse two outputs at one path: a case named ``x_probs`` had its label map written over case
-    ``x``'s probabilities (``x_probs.nii.gz``), or the other way round, without a word."""
-    seen: dict[Path, int] = {}
-    for path in outputs:
-        if path is not None:
-            resolved = Path(path).resolve()
-            seen[resolved] = seen.get(resolved, 0) + 1
-    if twice := sorted(str(path) for path, count in seen.items() if count > 1):
-        raise DataError(f"{', '.join(twice)} would be written twice by this prediction (a case's label map and another "
-                        f"case's <case>_probs.nii.gz have one name): rename one of those inputs, or leave the "
-                        f"probabilities out")
 
 
 def probabilities_path(label_path: str | Path) -> Path:
