@@ -54,6 +54,9 @@ usage = {loop: {part: dict.fromkeys(("steps", *RUSAGE_FIELDS), 0.0) for part in 
 # kernels: loop -> kernel (or, without CUDA, operator) -> [own device microseconds, calls], summed over
 # each loop's blocks after its first (the warm-up, where compilation and cuDNN's autotuning run)
 kernels: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
+# and, on CUDA, the same device time charged to the operator that launched each kernel: a kernel's name
+# (a strided copy, say) does not say which operator needed it
+launchers: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
 kernel_steps = {"ours": 0, "plain": 0}
 
 
@@ -86,9 +89,10 @@ def _under_profiler(per_operator: dict, run, args):
     return result
 
 
-def _under_device_profiler(per_kernel: dict, run, args):
-    """Own device time per kernel on CUDA (the profiler's CUDA activity); own CPU time per operator
-    elsewhere, where the operators are what runs on the device."""
+def _under_device_profiler(per_kernel: dict, per_launcher: dict, run, args):
+    """Own device time per kernel on CUDA (the profiler's CUDA activity), and per operator that launched
+    kernels (an operator's own device time: its kernels, not its child operators'); own CPU time per
+    operator elsewhere, where the operators are what runs on the device."""
     on_cuda = torch.cuda.is_available()
     activities = [torch.profiler.ProfilerActivity.CPU]
     if on_cuda:
@@ -103,6 +107,9 @@ def _under_device_profiler(per_kernel: dict, run, args):
         if is_kernel and own > 0:
             per_kernel[event.key][0] += own
             per_kernel[event.key][1] += event.count
+        elif on_cuda and own > 0:  # a host operator whose own kernels ran for `own` microseconds
+            per_launcher[event.key][0] += own
+            per_launcher[event.key][1] += event.count
     return result
 
 
@@ -121,7 +128,7 @@ def _charged(loop: str, run, steps_of, what: str):
                 return _under_profiler(operators[loop], run, args)
             if what == "kernels" and part == "later":
                 kernel_steps[loop] += block_steps
-                return _under_device_profiler(kernels[loop], run, args)
+                return _under_device_profiler(kernels[loop], launchers[loop], run, args)
             return run(*args)
         finally:
             if what == "profile":
@@ -170,7 +177,9 @@ def _report_operators(rows: int = 25) -> None:
 
 
 def _report_kernels(rows: int = 25) -> None:
-    """Each loop's kernels with the most own device time per step, with their share of that time."""
+    """Each loop's kernels with the most own device time per step, with their share of that time, and
+    on CUDA the operators that launched them. Names are printed whole, last on each row: CUDA kernel
+    names are long templates whose end (the functor, the tile) tells kernels apart."""
     where = "CUDA kernels, own device time" if torch.cuda.is_available() else "operators, own CPU time"
     for loop, per_kernel in kernels.items():
         n = kernel_steps[loop]
@@ -180,9 +189,16 @@ def _report_kernels(rows: int = 25) -> None:
         total = sum(us for us, _ in per_kernel.values())
         print(f"===== {loop}: {where}, {total / n / 1000:.2f} ms per step over {n} steps (the first block "
               f"left out)", file=sys.stderr)
-        print(f"{'kernel':80s} {'us/step':>10s} {'share':>6s} {'calls/step':>10s}", file=sys.stderr)
-        for name, (us, calls) in sorted(per_kernel.items(), key=lambda item: -item[1][0])[:rows]:
-            print(f"{name[:80]:80s} {us / n:10.1f} {us / total:6.1%} {calls / n:10.1f}", file=sys.stderr)
+        _print_rows("kernel", per_kernel, n, total, rows)
+        if launchers[loop]:
+            print(f"----- {loop}: the same device time by the operator that launched it", file=sys.stderr)
+            _print_rows("operator", launchers[loop], n, total, rows)
+
+
+def _print_rows(what: str, per_name: dict, steps_profiled: int, total: float, rows: int) -> None:
+    print(f"{'us/step':>10s} {'share':>6s} {'calls/step':>10s}  {what}", file=sys.stderr)
+    for name, (us, calls) in sorted(per_name.items(), key=lambda item: -item[1][0])[:rows]:
+        print(f"{us / steps_profiled:10.1f} {us / total:6.1%} {calls / steps_profiled:10.1f}  {name}", file=sys.stderr)
 
 
 def _report_usage() -> None:

@@ -1,5 +1,5 @@
 """benchmarks/inside_blocks.py charges what happens inside `benchmark train`'s timed blocks to the loop
-whose block ran. It is a diagnostic run by hand now and then, so each of its four counts is run here
+whose block ran. It is a diagnostic run by hand now and then, so each of its five counts is run here
 once on a tiny network: a change to the benchmark's block functions that it no longer wraps would
 otherwise only show when a session needs it."""
 
@@ -26,6 +26,10 @@ REPORTS = {
     "rusage": r"rusage ours, first block \(2 steps\): per step \d+\.\d minor(.|\n)*"
               r"rusage plain, first block \(2 steps\)(.|\n)*rusage ours, later blocks \(4 steps\)(.|\n)*"
               r"rusage plain, later blocks \(4 steps\)",
+    # without CUDA the operators' own CPU time, names whole and last on each row; the first block left out
+    "kernels": r"===== ours: operators, own CPU time, \d+\.\d+ ms per step over 4 steps.*\n +us/step +share "
+               r"+calls/step  kernel\n +\d+\.\d +\d+\.\d% +\d+\.\d  aten::\w+(.|\n)*"
+               r"===== plain: operators, own CPU time, \d+\.\d+ ms per step over 4 steps",
 }
 
 
