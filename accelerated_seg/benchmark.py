@@ -215,6 +215,12 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     ``precision`` (fp32, bf16, fp16 on CUDA only) applies to both: ours through ``--precision`` of
     prediction (autocast windows, float32 stitching), MONAI's as its users write it, the whole
     ``sliding_window_inference`` call under ``torch.autocast``.
+
+    A third run, ``monai_same_output``, is MONAI's sliding window written out for what ours returns:
+    each pass's softmax, flipped back, averaged, and handed to the host (prediction resamples the
+    probabilities onto the scan's grid there). ``ratio_ours_to_monai_same_output`` is therefore our
+    wrapping's own cost, and ``host_handover_ms`` (on a GPU) times that last copy by itself: on an
+    H200 ours ran a constant ~50 ms per volume behind the bare sliding window.
     """
     from monai.inferers import sliding_window_inference
 
@@ -239,12 +245,12 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     torch.manual_seed(seed)
     if model_dir:
         model, config = load_exported(model_dir)
-        in_channels, name = config["in_channels"], str(model_dir)
+        in_channels, classes, name = config["in_channels"], config["num_classes"], str(model_dir)
         roi = tuple(config["patch_size"]) if roi is None else tuple(roi)
     else:
-        in_channels, name = 1, "unet (demo args, random weights)"
+        in_channels, classes, name = 1, 3, "unet (demo args, random weights)"
         try:  # the window is the demo U-Net's patch: divisible by its strides, deep enough for its norm
-            spec = model_spec("unet", 1, 3, list(roi), DEMO_UNET)
+            spec = model_spec("unet", in_channels, classes, list(roi), DEMO_UNET)
             check_trainable(spec, roi)
         except ConfigError as error:
             raise ConfigError(f"--roi {' '.join(map(str, roi))} does not suit the demo U-Net used without --model: "
@@ -278,7 +284,20 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
                     sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size, model,
                                              overlap=overlap, mode="gaussian")
 
-        runs = {"ours": ours, "monai_sliding_window_inference": monai}
+        @torch.no_grad()
+        def monai_same_output():
+            dtype = PRECISIONS[precision]
+            total = None
+            for axes in flips:
+                with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+                    logits = sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size,
+                                                      model, overlap=overlap, mode="gaussian")
+                probs = torch.softmax(logits.float(), dim=1)
+                probs = probs.flip(axes) if axes else probs
+                total = probs if total is None else total.add_(probs)
+            return (total / len(flips)).cpu()
+
+        runs = {"ours": ours, "monai_sliding_window_inference": monai, "monai_same_output": monai_same_output}
         for run in runs.values():  # warm-up: allocator, kernels, caches
             run(), sync()
         rates = {key: [] for key in runs}
@@ -295,10 +314,30 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
                                              / entry["monai_sliding_window_inference"]["volumes_per_s"], 3)
         entry["ratio_per_block"] = [round(a / b, 3) for a, b in zip(rates["ours"],
                                                                   rates["monai_sliding_window_inference"])]
+        entry["ratio_ours_to_monai_same_output"] = round(entry["ours"]["volumes_per_s"]
+                                                         / entry["monai_same_output"]["volumes_per_s"], 3)
+        entry["ratio_same_output_per_block"] = [round(a / b, 3) for a, b in zip(rates["ours"],
+                                                                              rates["monai_same_output"])]
+        entry["host_handover_ms"] = _host_handover_ms((1, classes, *size), device)
         if device.type == "cuda":
             entry["gpu"] = torch.cuda.get_device_name(device)
         results["devices"][device_name] = entry
     return results
+
+
+def _host_handover_ms(shape, device: torch.device, repeats: int = 5) -> float | None:
+    """Median milliseconds to copy one volume of float32 probabilities of ``shape`` from ``device`` to
+    the host, as prediction's last step on the device does; None on the CPU, where nothing moves."""
+    if device.type == "cpu":
+        return None
+    probs = torch.rand(shape, device=device)
+    times = []
+    for _ in range(repeats):
+        torch.cuda.synchronize(device)
+        start = time.perf_counter()
+        probs.cpu()  # synchronous: returns once the copy is done
+        times.append(time.perf_counter() - start)
+    return round(statistics.median(times) * 1000, 2)
 
 
 def write_result(name: str, results: dict, output: str | Path | None, command: str | None = None) -> Path:

@@ -37,9 +37,14 @@ def test_the_inference_benchmark_runs_both_at_the_precision_asked(precision):
                               tta="axes")
     assert results["precision"] == precision and results["passes_per_volume"] == 4
     cpu = results["devices"]["cpu"]
-    for name in ("ours", "monai_sliding_window_inference"):
+    for name in ("ours", "monai_sliding_window_inference", "monai_same_output"):
         assert len(cpu[name]["volumes_per_s_blocks"]) == 2 and cpu[name]["volumes_per_s"] > 0
     assert cpu["ratio_ours_to_monai"] > 0 and len(cpu["ratio_per_block"]) == 2
+    # against MONAI written out for the same output (softmax, average, on the host): our wrapping's cost
+    assert cpu["ratio_ours_to_monai_same_output"] == pytest.approx(
+        cpu["ours"]["volumes_per_s"] / cpu["monai_same_output"]["volumes_per_s"], abs=1e-3)
+    assert len(cpu["ratio_same_output_per_block"]) == 2
+    assert cpu["host_handover_ms"] is None  # on the CPU nothing is handed over
 
 
 def test_the_inference_benchmark_command_writes_json_and_refuses_fp16_on_a_cpu(tmp_path, capsys):
