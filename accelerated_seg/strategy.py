@@ -191,8 +191,29 @@ def next_accelerator_in(precision: str | None):
 
     AcceleratorState._reset_state(reset_partial_state=False)
     GradientState._reset_state()
+    _undo_fsdp_promotion()
     if precision is None:
         yield
         return
     with patch_environment(accelerate_mixed_precision=MIXED_PRECISION[precision]):
         yield
+
+
+def _undo_fsdp_promotion() -> None:
+    """Put back the distributed type that accelerate's first FSDP state wrote over in PartialState.
+
+    Building an AcceleratorState under an FSDP launch promotes the process-wide PartialState's type
+    from the device's (``MULTI_GPU``) to ``FSDP``, and accelerate builds the FSDP plugin only for a
+    state of the device's type. A second Accelerator in the same process (the next configuration of
+    ``benchmark train``, a second ``fit``) then had no plugin: "'AcceleratorState' object has no
+    attribute 'fsdp_plugin'" (accelerate 1.15, seen on an H200 in the thirtieth session).
+    """
+    from accelerate.state import PartialState
+
+    shared = PartialState._shared_state
+    if shared.get("distributed_type") != DistributedType.FSDP or shared.get("device") is None:
+        return
+    device_type = shared["device"].type
+    name = "MULTI_GPU" if device_type == "cuda" else f"MULTI_{device_type.upper()}"  # MULTI_XPU, MULTI_CPU ...
+    if name in DistributedType.__members__:
+        shared["distributed_type"] = DistributedType[name]

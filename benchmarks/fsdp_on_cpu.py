@@ -23,7 +23,7 @@ import runpy
 import sys
 from pathlib import Path
 
-from accelerate.state import AcceleratorState
+from accelerate.state import AcceleratorState, PartialState
 from accelerate.utils import DistributedType
 
 TRAIN_SCRIPT = Path(__file__).resolve().parents[1] / "examples" / "train.py"
@@ -40,6 +40,10 @@ def _init_with_fsdp_on_cpu(self, *args, fsdp_plugin=None, **kwargs):
         if self._mixed_precision != "no":
             fsdp_plugin.set_mixed_precision(self._mixed_precision)
         self.fsdp_plugin = fsdp_plugin
+        # and, as accelerate does, the process-wide PartialState is promoted with it: an Accelerator
+        # built after a reset of the state then finds FSDP there, not MULTI_CPU, and (on a GPU as
+        # here) gets no plugin unless the promotion is undone (strategy.next_accelerator_in)
+        PartialState._shared_state["distributed_type"] = DistributedType.FSDP
 
 
 def _run() -> None:

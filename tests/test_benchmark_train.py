@@ -304,7 +304,9 @@ def test_two_processes_report_the_global_rate_against_plain_ddp(tmp_path):
 @pytest.mark.distributed
 def test_under_fsdp2_a_third_loop_shards_the_plain_network_by_hand_into_our_units(tmp_path):
     """FSDP2 really sharded over 2 CPU processes (benchmarks/fsdp_on_cpu.py), one unit per residual
-    unit, activation checkpointing on: the plain FSDP2 loop gets the same units, wrappers included."""
+    unit, activation checkpointing on: the plain FSDP2 loop gets the same units, wrappers included.
+    Two configurations, so that the second Accelerator of the process is built under FSDP too (on an
+    H200 it had no FSDP plugin: strategy._undo_fsdp_promotion)."""
     out = tmp_path / "train_fsdp2.json"
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
@@ -314,11 +316,14 @@ def test_under_fsdp2_a_third_loop_shards_the_plain_network_by_hand_into_our_unit
            "--mixed_precision", "no", "--fsdp_activation_checkpointing", "true",
            "--main_process_port", str(_free_port()), str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
            "-m", "accelerated_seg.cli", "benchmark", "train", "--model", "unet", "--model-args", json.dumps(model_args),
-           "--patch", "16", "--batch", "2", "--steps", "2", "--blocks", "2", "--output", str(out)]
+           "--patch", "16", "--batch", "2", "--steps", "2", "--blocks", "2", "--lever", "none", "no_cudnn_benchmark",
+           "--output", str(out)]
     proc = run_bounded(cmd, env=env, timeout=300)
     assert out.is_file(), f"no JSON (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    run = json.loads(out.read_text())["runs"][0]
-    assert run["distributed_type"] == "FSDP" and run["sharding"]["fsdp_version"] == 2
+    runs = json.loads(out.read_text())["runs"]
+    assert [run["lever"] for run in runs] == ["none", "no_cudnn_benchmark"]
+    assert all(run["distributed_type"] == "FSDP" and run["sharding"]["fsdp_version"] == 2 for run in runs)
+    run = runs[0]
     assert run["sharding"]["activation_checkpointing"]
     # Three loops per round, the order flipping every round.
     assert [b["loop"] for b in run["timeline"]] == ["ours", "plain", "plain_fsdp2", "plain_fsdp2", "plain", "ours"]
