@@ -5,18 +5,19 @@
 # Python; the GPU image has it already); then, carrying ".whl". The fourteenth session (one H100) ran
 # train, batch4, sharded and data_and_plan (benchmarks/results/gpu_h100_session_2026-11-23/); the
 # twenty-eighth (one H200, 15 minutes) ran mlperf_target, data_wait, mlperf_fp16, cudnn and
-# mlperf_more (benchmarks/results/gpu_h200_session_2026-11-26/). What is left, in this order of
+# mlperf_more (benchmarks/results/gpu_h200_session_2026-11-26/); the thirtieth (one H200, 15 minutes)
+# ran cuda_tests, kernels, the autotuning of levers_more, inference, and sharded's fsdp and
+# deepspeed_zero2 (benchmarks/results/gpu_h200_session_2026-11-26b/). What is left, in this order of
 # importance (a 15-minute lease holds one call of about 9 minutes; a warm machine takes a short second):
 #
-#   run(command="<install line from fetch-wheels> DEADLINE=520 bash benchmarks/gpu_session.sh cuda_tests kernels levers_more", carry=[".whl"])
+#   run(command="<install line from fetch-wheels> DEADLINE=520 bash benchmarks/gpu_session.sh kernels levers_more inference", carry=[".whl"])
 #   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
-#   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh inference", carry=[".whl"])
-#   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh sharded", carry=[".whl"])
+#   run(command="<install line> DEADLINE=520 PROFILES='fsdp2_blocks deepspeed_zero3' bash benchmarks/gpu_session.sh sharded", carry=[".whl"])
 #
-# cuda_tests checks the CUDA-graph test rewritten after the H200 (graphs through validation, at
-# accumulation 1; with accumulation training refuses them). kernels says which kernels the backward
-# (70% of a compiled step) spends its time in; levers_more goes on toward the 70 samples/s target
-# (56.3 so far, bf16, batch 8, compile + channels-last): inductor's autotuning, compile under FSDP2.
+# kernels names the operators that launch the strided copies (22% of a compiled channels-last step on
+# the H200), with and without channels-last; levers_more compiles under FSDP2 (it failed there on the
+# second configuration's Accelerator, since fixed); inference times MONAI with our output and the
+# copy of the probabilities to the host (ours ran ~50 ms per volume behind the bare sliding window).
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -121,16 +122,19 @@ case "$part" in
     step 100 cudnn_benchmark $PY $BENCH "${MLPERF[@]}" --batch 2 --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --lever none no_cudnn_benchmark --output "$OUT/train_${device}_mlperf_cudnn_benchmark.json"
     ;;
-  kernels)  # where the MLPerf U-Net's compiled step spends its device time, kernel by kernel (the
-             # backward was 70% of it on the H200): inside_blocks.py's kernels report, in the log
-    step 150 kernels $PY benchmarks/inside_blocks.py kernels benchmark train "${MLPERF[@]}" --batch 4 --precision bf16 \
-        --lever compile+channels_last --steps 10 --blocks 1 "${SHORT[@]}" --output "$OUT/train_${device}_mlperf_kernels.json"
+  kernels)  # where the MLPerf U-Net's compiled step spends its device time, kernel by kernel and by the
+    # operator that launched each kernel: inside_blocks.py's kernels report, in the log. The thirtieth
+    # session's profile (compile+channels_last) put 22% in a strided elementwise kernel (53 calls a step)
+    # whose launcher it did not record; the step without channels-last says whether the layout brings it.
+    for lever in compile+channels_last compile; do
+      step 150 "kernels_$lever" $PY benchmarks/inside_blocks.py kernels benchmark train "${MLPERF[@]}" --batch 4 \
+          --precision bf16 --lever $lever --steps 10 --blocks 1 "${SHORT[@]}" \
+          --output "$OUT/train_${device}_mlperf_kernels_$lever.json"
+    done
     ;;
-  levers_more)  # inductor's autotuning on the best configuration so far (compile+channels_last gave 55.3 at batch
-    # 4 on the H200), first: it is the lever toward the 70 samples/s target; then compile under FSDP2
-    # (static shapes, as training compiles there)
-    step 300 compile_autotune $PY $BENCH "${MLPERF[@]}" --batch 4 --precision bf16 --steps 20 --blocks 3 "${SHORT[@]}" \
-        --lever compile_autotune+channels_last --output "$OUT/train_${device}_mlperf_compile_autotune.json"
+  levers_more)  # compile under FSDP2 (static shapes, as training compiles there). Inductor's autotuning
+    # (--lever compile_autotune) was tried in the thirtieth session: its compile of our loop's model alone
+    # took over 300 s, and for the forward's 18 convolutions it kept cuDNN for 13 (docs/performance.md)
     step 200 fsdp2_compile $LAUNCH --config_file configs/accelerate/fsdp.yaml $BENCH "${MLPERF[@]}" --batch 4 \
         --precision bf16 --steps 10 --blocks 3 "${SHORT[@]}" --lever none compile --output "$OUT/train_${device}_mlperf_fsdp_compile.json"
     ;;
