@@ -432,7 +432,74 @@ def read_export_config(model_dir: str | Path) -> dict:
     if missing:
         raise DataError(f"{config_path} lacks {', '.join(missing)}, which loading and predict read; an export "
                         f"written by training holds them: copy its config.json again, or add them")
+    version = config.get("format_version", EXPORT_FORMAT_VERSION)
+    if isinstance(version, int) and not isinstance(version, bool) and version > EXPORT_FORMAT_VERSION:
+        raise DataError(f"{config_path} has format_version {version}, newer than this accelerated_seg reads "
+                        f"({EXPORT_FORMAT_VERSION}): upgrade accelerated_seg to load it")
+    if errors := export_value_errors(config):
+        raise DataError(f"{config_path}: {'; '.join(errors)}. Training writes these from the run's settings: "
+                        f"copy the export's config.json again from the run folder that wrote it")
     return config
+
+
+def export_value_errors(config: dict) -> list[str]:
+    """What in an export's ``config.json`` training cannot have written: a hand edit, or a file from
+    elsewhere. Each value here decides how predict prepares a scan or reads the network's output; an
+    unknown normalization was once z-scored without a word, and a patch size of two edges reached
+    MONAI's sliding window as a 2D window."""
+    import math
+
+    from .data.preprocess import NORMALIZATIONS
+
+    def whole(value, least: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+    def positive_sizes(value) -> bool:
+        return (isinstance(value, list) and len(value) == 3 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf for v in value))
+
+    errors = []
+    version = config.get("format_version", EXPORT_FORMAT_VERSION)
+    if not whole(version, 1):
+        errors.append(f"format_version {version!r} is not a format this package writes (1 ..)")
+    for key, least in (("in_channels", 1), ("num_classes", 2)):
+        if not whole(config[key], least):
+            errors.append(f"{key} {config[key]!r} is not a whole number >= {least}")
+    args = config["model"]["args"] if isinstance(config["model"]["args"], dict) else {}
+    for key, arg in (("in_channels", "in_channels"), ("num_classes", "out_channels")):
+        if arg in args and args[arg] != config[key]:
+            errors.append(f"{key} is {config[key]!r} but the network's model.args.{arg} is {args[arg]!r}")
+    patch = config["patch_size"]
+    if not (isinstance(patch, list) and len(patch) == 3 and all(whole(edge, 1) for edge in patch)):
+        errors.append(f"patch_size {patch!r} is not 3 whole numbers >= 1 (voxels)")
+    labels = config.get("labels")
+    if labels is not None and not (isinstance(labels, dict) and all(str(k).isdigit() for k in labels)):
+        errors.append(f"labels {labels!r} is not a mapping of class index to name ({{\"0\": \"background\", ...}})")
+    settings = config.get("preprocessing")
+    if settings is None:  # an export from before preprocessing was recorded: only its spacing is read
+        if config.get("spacing") is not None and not positive_sizes(config["spacing"]):
+            errors.append(f"spacing {config['spacing']!r} is not 3 sizes > 0 mm")
+        return errors
+    if not isinstance(settings, dict):
+        return errors + [f"preprocessing {settings!r} is not a mapping of settings"]
+    if settings.get("normalization", "zscore") not in NORMALIZATIONS:
+        errors.append(f"preprocessing.normalization {settings['normalization']!r} is not one of "
+                      f"{', '.join(NORMALIZATIONS)}")
+    if settings.get("spacing") is not None and not positive_sizes(settings["spacing"]):
+        errors.append(f"preprocessing.spacing {settings['spacing']!r} is not 3 sizes > 0 mm (or null)")
+    window = settings.get("ct_window", [-1000.0, 1000.0])
+    if not (isinstance(window, list) and len(window) == 2 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in window)
+            and window[0] < window[1]):
+        errors.append(f"preprocessing.ct_window {window!r} is not [low, high] with low < high")
+    for key in ("crop_foreground", "binarize"):
+        if not isinstance(settings.get(key, False), bool):
+            errors.append(f"preprocessing.{key} {settings[key]!r} is not true or false")
+    label_map = settings.get("label_map")
+    if label_map is not None and not (isinstance(label_map, list) and all(
+            isinstance(pair, list) and len(pair) == 2 and all(whole(v, 0) for v in pair) for pair in label_map)):
+        errors.append(f"preprocessing.label_map {label_map!r} is not a list of [label value, class index] pairs")
+    return errors
 
 
 def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str = "cpu") -> None:

@@ -13,7 +13,7 @@ import torch
 from accelerated_seg.checkpoint import write_export
 from accelerated_seg.cli import main
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.preprocess import PreprocessSettings
+from accelerated_seg.data.preprocess import PreprocessSettings, preprocess
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.inference import (
     PredictOptions,
@@ -331,6 +331,11 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
     """Each of these was the parser's or the library's message without the file, or a traceback."""
     image = scans / "imagesTr" / "case_001.nii.gz"
 
+    def edit(path, change):  # a hand edit of config.json
+        config = json.loads(path.read_text())
+        change(config)
+        path.write_text(json.dumps(config))
+
     def edit_args(path, **changes):  # a hand edit of the network's arguments in config.json
         config = json.loads(path.read_text())
         config["model"]["args"] = {k: v for k, v in {**config["model"]["args"], **changes}.items() if v is not None}
@@ -343,12 +348,22 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
         "spatial_dims": lambda path: edit_args(path, spatial_dims=None),
         "patch_size": lambda path: path.write_text(json.dumps(  # a config.json written by hand: a KeyError before
             {k: v for k, v in json.loads(path.read_text()).items() if k not in ("patch_size", "num_classes")})),
+        # values training cannot have written: each was accepted before, the first z-scoring without a word
+        "normalization": lambda path: edit(path, lambda c: c.update(preprocessing={"normalization": "minmax"})),
+        "num_classes": lambda path: edit(path, lambda c: c.update(num_classes=4)),
+        "2d_patch": lambda path: edit(path, lambda c: c.update(patch_size=[16, 16])),
+        "format_version": lambda path: edit(path, lambda c: c.update(format_version=2)),
     }
     expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
                 "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
                 "channels": r"model.safetensors does not hold the weights of the network its config.json describes",
                 "spatial_dims": r"config.json: its network UNet cannot be built from its args \(.*spatial_dims",
-                "patch_size": r"config.json lacks num_classes, patch_size, which loading and predict read"}
+                "patch_size": r"config.json lacks num_classes, patch_size, which loading and predict read",
+                "normalization": r"config.json: preprocessing.normalization 'minmax' is not one of zscore, ct\. "
+                                 r"Training writes these",
+                "num_classes": r"config.json: num_classes is 4 but the network's model.args.out_channels is 3",
+                "2d_patch": r"config.json: patch_size \[16, 16\] is not 3 whole numbers >= 1",
+                "format_version": r"config.json has format_version 2, newer than this accelerated_seg reads \(1\)"}
     for damage, write in damages.items():
         model = export(tmp_path / damage)
         write(model / (damage if damage in ("config.json", "model.safetensors") else "config.json"))
@@ -356,6 +371,12 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and re.search(expected[damage], err[0]), err
         assert not (tmp_path / f"{damage}.nii.gz").exists()
+
+
+def test_preprocessing_refuses_a_normalization_it_does_not_know():
+    """Behind the export's check: an unknown name once fell through to the z-score."""
+    with pytest.raises(ValueError, match="normalization 'minmax' is not known; choose one of: zscore, ct"):
+        preprocess(keys=["image"], settings=PreprocessSettings(normalization="minmax"))
 
 
 def test_options_are_checked_before_any_work():

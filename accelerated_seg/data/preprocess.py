@@ -34,6 +34,10 @@ from monai.transforms import (
 ORIENTATION = "RAS"
 
 
+# The intensity normalizations ``preprocess`` knows (data.normalization; an export's preprocessing)
+NORMALIZATIONS = ("zscore", "ct")
+
+
 @dataclass(frozen=True)
 class PreprocessSettings:
     """Everything that decides what a preprocessed volume looks like; stored in config.json.
@@ -119,8 +123,11 @@ def preprocess(keys: Sequence[str] = ("image", "label"), settings: PreprocessSet
     if settings.normalization == "ct":
         low, high = settings.ct_window
         steps.append(ScaleIntensityRanged("image", a_min=low, a_max=high, b_min=-1.0, b_max=1.0, clip=True))
-    else:
+    elif settings.normalization == "zscore":
         steps.append(NormalizeIntensityd("image", nonzero=True, channel_wise=True))
+    else:  # an unknown name once z-scored without a word, e.g. from a hand-edited export
+        raise ValueError(f"normalization {settings.normalization!r} is not known; choose one of: "
+                         f"{', '.join(NORMALIZATIONS)}")
     if settings.binarize and "label" in keys:
         # label >= 0.5, i.e. every non-zero value (the pre-flight checks refuse negative and
         # fractional ones); a map would leave the values it does not list unchanged.
