@@ -143,6 +143,19 @@ def _field_names(dataclass) -> list[str]:
     return [f.name for f in dataclasses.fields(dataclass)]
 
 
+# What Segmentation(...) and fit(...) take as keyword settings
+_SETTING_NAMES = frozenset(_field_names(TrainConfig) + _field_names(OptimConfig))
+
+
+def _network_takes(model: str, names) -> bool:
+    """Whether every name is a constructor argument of the registry network ``model``."""
+    try:
+        check_arg_names(model, dict.fromkeys(names))
+    except ConfigError:
+        return False
+    return True
+
+
 def _run_config(data: DataConfig, settings: dict) -> Config:
     """A run config of ``data`` with ``settings``, each a ``TrainConfig`` or ``OptimConfig`` field by name."""
     settings = dict(settings)
@@ -209,6 +222,15 @@ class Segmentation:
             check_arg_names(model, model_args or {})  # a misspelt name here, not at fit
         except ConfigError as error:
             raise ConfigError(f"Segmentation: {error}") from None
+        if not isinstance(multi_gpu, bool):  # multi_gpu="no" is truthy: it would train on every GPU
+            raise ConfigError(f"Segmentation: multi_gpu must be True or False, got {multi_gpu!r}")
+        if not isinstance(output_dir, (str, os.PathLike)) or not os.fspath(output_dir).strip():
+            # "" is the working directory to pathlib; None and numbers failed only when fit made the folder
+            raise ConfigError(f"Segmentation: output_dir must be a folder path, got {output_dir!r}")
+        misplaced = sorted(set(train_settings) - _SETTING_NAMES)
+        if misplaced and _network_takes(model, misplaced):  # e.g. Segmentation("unet", channels=[16, 32])
+            raise ConfigError(f"Segmentation: {', '.join(misplaced)}: argument(s) of the network, not training "
+                              f"settings; pass them in model_args, e.g. model_args={{{misplaced[0]!r}: ...}}")
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Segmentation: {} is not a training or optimizer setting")
         try:  # their values too (lr=-1, lr="abc", batch_size=0), as a run config checks them

@@ -280,6 +280,18 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
                                           r"monai.networks.nets.UNet"):
         Segmentation("unet", model_args={"chanels": [4, 8]})
     assert Segmentation("unet3d_mlperf", model_args={"filters": [8, 16, 32, 64, 128, 128]}).model_args
+    # A network argument beside the settings is named as one (before: "not a training or optimizer setting")
+    with pytest.raises(ConfigError, match=r"Segmentation: channels, strides: argument\(s\) of the network, not "
+                                          r"training settings; pass them in model_args, e.g. model_args=\{'channels'"):
+        Segmentation("unet", channels=[4, 8], strides=[2])
+    # Accepted before the thirtieth session: multi_gpu="no" is truthy (every GPU), output_dir="" the working
+    # directory, None or a number a TypeError when fit made the folder
+    for bad in ("no", 1, None):
+        with pytest.raises(ConfigError, match=f"Segmentation: multi_gpu must be True or False, got {bad!r}"):
+            Segmentation("unet", multi_gpu=bad)
+    for bad in ("", "  ", None, 3):
+        with pytest.raises(ConfigError, match=f"Segmentation: output_dir must be a folder path, got {bad!r}"):
+            Segmentation("unet", output_dir=bad)
     # fit's own arguments (an AttributeError for a list of pairs before)
     with pytest.raises(ConfigError, match=r"fit: give a Dataset, e.g. Dataset.from_files\(pairs, .*got list"):
         Segmentation("unet").fit(train_pairs, epochs=1)
