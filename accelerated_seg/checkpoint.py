@@ -125,12 +125,55 @@ def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
         if not found:
             raise ConfigError(f"train.resume=latest but {checkpoints_dir} holds no complete checkpoint: check "
                               f"train.output_dir, or drop --resume to start a new run")
-        return found[-1]
-    path = Path(resume)
-    if not (path.is_dir() and STEP_DIR.match(path.name)):
-        raise ConfigError(f"train.resume={resume!r} is not a checkpoint folder: give 'latest' or a "
-                          f"<output_dir>/checkpoints/step_N folder")
+        path = found[-1]
+    else:
+        path = Path(resume)
+        if not (path.is_dir() and STEP_DIR.match(path.name)):
+            raise ConfigError(f"train.resume={resume!r} is not a checkpoint folder: give 'latest' or a "
+                              f"<output_dir>/checkpoints/step_N folder")
+    check_checkpoint_files(path)
     return path
+
+
+# Files of a checkpoint that can be checked whole cheaply: torch.save's zip archives (accelerate's
+# optimizer, scheduler, sampler and random states; DeepSpeed's shards) by their central directory, at
+# their end, and safetensors files by their header, which must cover the file.
+_TORCH_ARCHIVES = (".bin", ".pt", ".pkl")
+
+
+def check_checkpoint_files(checkpoint: Path) -> None:
+    """Refuse a checkpoint with a file cut short or unreadable, before any data or training work.
+
+    Checkpoints are written whole or not at all, so such a file was damaged after the save: a copy
+    between machines cut short, a full disk. Each gave its reader's traceback on resume (safetensors'
+    "incomplete metadata", PyTorch's "failed finding central directory", a JSONDecodeError), and a
+    damaged random state was skipped by accelerate with a log line, the run resuming without it.
+
+    Raises:
+        DataError: naming each damaged file and the earlier checkpoints to resume from instead.
+    """
+    import zipfile
+
+    damaged = []
+    for path in sorted(p for p in Path(checkpoint).rglob("*") if p.is_file()):
+        try:
+            if path.suffix == ".json":
+                json.loads(path.read_text(encoding="utf-8"))
+            elif path.suffix == ".safetensors":
+                with safe_open(str(path), framework="pt"):
+                    pass
+            elif path.suffix in _TORCH_ARCHIVES:
+                with zipfile.ZipFile(path):
+                    pass
+        except (OSError, ValueError, SafetensorError, zipfile.BadZipFile) as error:  # JSONDecodeError is a ValueError
+            damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {error})")
+    if not damaged:
+        return
+    earlier = [p for p in complete_checkpoints(Path(checkpoint).parent) if p.name != Path(checkpoint).name]
+    way_on = (f"resume from the checkpoint before it, --train.resume={earlier[-1]} (resume= in fit)" if earlier
+              else "copy it again from where it was written, or start a new run")
+    raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
+                    f"the file was cut short or changed afterwards (an interrupted copy, a full disk): {way_on}")
 
 
 def check_resume_layout(checkpoint: Path, accelerator) -> str | None:

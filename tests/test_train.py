@@ -1,6 +1,7 @@
 """The training loop in one process: end to end, resume, non-finite losses, bad input."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -688,6 +689,24 @@ def test_resume_with_fewer_steps_than_the_checkpoint_is_refused_and_at_its_step_
     assert again["step"] == 2 and again["losses"] == first["losses"]  # the checkpoint's own: no step taken
     assert "at step 2, which is train.max_steps already: nothing to train" in capsys.readouterr().out
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]
+
+
+@pytest.mark.parametrize("damaged, reader", [("model.safetensors", "SafetensorError"),
+                                              ("optimizer.bin", "BadZipFile"),
+                                              ("random_states_0.pkl", "BadZipFile"),
+                                              ("strategy.json", "JSONDecodeError")])
+def test_resume_from_a_checkpoint_with_a_file_cut_short_is_refused_naming_it(tiny_config, tmp_path, damaged, reader):
+    """A file cut short after the save (an interrupted copy): each was its reader's traceback before the
+    thirtieth session, and a cut random state was skipped by accelerate, the run resuming without it."""
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
+    path = out / "checkpoints" / "step_2" / damaged
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(DataError, match=rf"checkpoint .*step_2 is damaged: {re.escape(damaged)} \({reader}: .*\)\. "
+                                        rf"A checkpoint is saved whole.*--train.resume=.*step_1 "):
+        train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))
+    earlier = out / "checkpoints" / "step_1"
+    assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume=str(earlier)))["step"] == 3
 
 
 def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_listed(tiny_config, tmp_path, capsys):
