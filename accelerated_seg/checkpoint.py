@@ -146,26 +146,32 @@ def check_checkpoint_files(checkpoint: Path) -> None:
 
     Checkpoints are written whole or not at all, so such a file was damaged after the save: a copy
     between machines cut short, a full disk. Each gave its reader's traceback on resume (safetensors'
-    "incomplete metadata", PyTorch's "failed finding central directory", a JSONDecodeError), and a
-    damaged random state was skipped by accelerate with a log line, the run resuming without it.
+    "incomplete metadata", PyTorch's "failed finding central directory", a JSONDecodeError, YAML's
+    parser after the data work), and a damaged random state was skipped by accelerate with a log
+    line, the run resuming without it.
 
     Raises:
         DataError: naming each damaged file and the earlier checkpoints to resume from instead.
     """
     import zipfile
 
+    import yaml
+
     damaged = []
     for path in sorted(p for p in Path(checkpoint).rglob("*") if p.is_file()):
         try:
             if path.suffix == ".json":
                 json.loads(path.read_text(encoding="utf-8"))
+            elif path.suffix == ".yaml":  # the run's config.yaml, which the resume compares with its own
+                yaml.safe_load(path.read_text(encoding="utf-8"))
             elif path.suffix == ".safetensors":
                 with safe_open(str(path), framework="pt"):
                     pass
             elif path.suffix in _TORCH_ARCHIVES:
                 with zipfile.ZipFile(path):
                     pass
-        except (OSError, ValueError, SafetensorError, zipfile.BadZipFile) as error:  # JSONDecodeError is a ValueError
+        # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        except (OSError, ValueError, yaml.YAMLError, SafetensorError, zipfile.BadZipFile) as error:
             damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {error})")
     if not damaged:
         return
