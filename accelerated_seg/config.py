@@ -180,6 +180,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     raw: dict = {}
     if path is not None:
         path = Path(path)
+        if path.is_dir():
+            raise ConfigError(f"config file {path} is a folder; give the experiment's YAML file (configs/*.yaml)")
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
         try:

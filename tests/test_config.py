@@ -170,6 +170,8 @@ def test_override_without_value_and_missing_file(tmp_path):
         load_config(None, ["--optim.lr"])
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="is a folder; give the experiment's YAML file"):  # "does not exist" before
+        load_config(tmp_path)
 
 
 def test_overrides_may_be_written_as_argparse_options_and_a_bare_config_file_is_named():
