@@ -49,6 +49,8 @@ from .files import file_in_the_way
 # --------------------------------------------------------------------------------------------------
 
 PRECISIONS = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+# The header description of every file predict writes: a rerun may replace those, and nothing else
+PREDICTION_DESCRIP = b"accelerated_seg prediction"
 
 # Share of the free GPU memory the stitched probabilities may take before they move to the CPU. The
 # rest is for the windows' activations (GBs for a 3D U-Net at 128^3 x 4 windows) and fragmentation.
@@ -438,6 +440,31 @@ def _check_writable(outputs: Iterable[str | Path | None]) -> None:
                             f"made; give --output a folder path, or a file name in one")
 
 
+def _check_only_predictions_replaced(outputs: Iterable[str | Path | None]) -> None:
+    """Refuse to write over a file that is not one of our predictions: a rerun replaces its own
+    outputs, but ``--output labelsTr`` wrote each case's label map over its reference segmentation,
+    of the same name, without a word. Ours carry ``PREDICTION_DESCRIP`` in their header.
+
+    Raises:
+        DataError: naming the files; nothing has been written.
+    """
+    foreign = []
+    for output in outputs:
+        if output is None or not Path(output).is_file():
+            continue
+        try:
+            written_here = nib.load(str(output)).header["descrip"].item() == PREDICTION_DESCRIP
+        except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # no NIfTI: not ours either
+            written_here = False
+        if not written_here:
+            foreign.append(str(output))
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" (and {len(foreign) - 5} more)" if len(foreign) > 5 else "")
+        what = f"{shown} already exists" if len(foreign) == 1 else f"{len(foreign)} outputs already exist ({shown})"
+        raise DataError(f"{what}, not written by predict (a reference segmentation?): predict replaces only its own "
+                        f"outputs; give --output another folder, or move the file(s) away")
+
+
 def _check_written_once(outputs: list) -> None:
     """Refuse two outputs at one path: a case named ``x_probs`` had its label map written over case
     ``x``'s probabilities (``x_probs.nii.gz``), or the other way round, without a word."""
@@ -461,6 +488,7 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
     _check_nifti_names(outputs)
     _check_written_once(outputs)
     _check_writable(outputs)
+    _check_only_predictions_replaced(outputs)
 
 
 def probabilities_path(label_path: str | Path) -> Path:
@@ -613,7 +641,7 @@ def _output_header(scan_header):
     header = scan_header.copy()
     header["cal_min"], header["cal_max"] = 0, 0
     header.set_intent("none")
-    header["descrip"] = b"accelerated_seg prediction"
+    header["descrip"] = PREDICTION_DESCRIP
     return header
 
 

@@ -472,6 +472,26 @@ def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(s
     assert len(predict_cases(model, [inputs], tmp_path / "labels only")) == 2  # without probabilities: no clash
 
 
+def test_predict_replaces_its_own_outputs_but_no_other_file(scans, tmp_path, capsys):
+    """--output labelsTr wrote each case's label map over its reference segmentation of the same name
+    before the thirtieth session; a rerun into the same folder still replaces its own outputs."""
+    import hashlib
+
+    model, references = export(tmp_path / "model"), tmp_path / "labelsTr"
+    shutil.copytree(scans / "labelsTr", references)
+    before = {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in references.iterdir()}
+    assert main(["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(references)]) == 2
+    assert re.search(r"\d+ outputs already exist \(.*labelsTr/case_000.nii.gz, .*\), not written by predict \(a "
+                     r"reference segmentation\?\): predict replaces only its own outputs", capsys.readouterr().err)
+    assert {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in references.iterdir()} == before
+    image, out = scans / "imagesTr" / "case_001.nii.gz", tmp_path / "pred" / "case_001.nii.gz"
+    for _ in range(2):  # a rerun replaces the label map and probabilities it wrote
+        predict_file(model, image, out, probabilities_output=probabilities_path(out))
+    probabilities_path(out).write_bytes(b"not a NIfTI")  # no longer one of ours
+    with pytest.raises(DataError, match=r"case_001_probs.nii.gz already exists, not written by predict"):
+        predict_file(model, image, out, probabilities_output=probabilities_path(out))
+
+
 def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scans, tmp_path, capsys):
     import hashlib
     import shutil
