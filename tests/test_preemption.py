@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 from accelerate.utils import DistributedType
-from safetensors.torch import load_file
+from safetensors.torch import load_file, save_file
 
 import accelerated_seg.train as train_module
 from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, save_training_state
@@ -145,8 +145,8 @@ class _OneProcess:
     def wait_for_everyone(self):
         pass
 
-    def save_state(self, output_dir):
-        (Path(output_dir) / "model.safetensors").write_bytes(b"weights")
+    def save_state(self, output_dir):  # a whole safetensors file: resume checks that it is not cut short
+        save_file({"weight": torch.zeros(1)}, str(Path(output_dir) / "model.safetensors"))
 
 
 @pytest.mark.parametrize("keep_last", [1, 2])
