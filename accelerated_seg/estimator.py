@@ -357,7 +357,7 @@ class Segmentation:
         program wrote are refused (FileExistsError), not deleted.
         """
         from .data.io import write_nifti
-        from .evaluate import evaluate_folders, read_label_map
+        from .evaluate import check_output_folder, evaluate_folders, read_label_map
         from .inference import class_values, predict_file
         from .inference import preprocess_settings as export_preprocessing
 
@@ -371,6 +371,7 @@ class Segmentation:
             if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
                 raise FileExistsError(f"{folder} exists and was not written by Segmentation.evaluate, which "
                                       f"rebuilds it on every call; give evaluate another output_dir")
+        check_output_folder(out)  # a summary.json of another's (output_dir=the run folder) is not deleted below
         for stale in (out / "summary.json", out / "metrics.csv"):  # would describe predictions no longer there
             stale.unlink(missing_ok=True)
         for folder in (predictions, labels):

@@ -367,17 +367,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     """
     pred_dir, label_dir = Path(pred_dir), Path(label_dir)
     output_dir = Path(output_dir) if output_dir is not None else pred_dir / "evaluation"
-    # Found here, not as an OSError after every case is scored.
-    if output_dir.exists() and not output_dir.is_dir():
-        raise DataError(f"--output {output_dir} is a file, not a folder; metrics.csv and summary.json go into a "
-                        f"folder: give a new or existing folder")
-    if blocking := file_in_the_way(output_dir):
-        raise DataError(f"--output {output_dir}: {blocking} is a file, so the folder cannot be made there; give a "
-                        f"folder path")
-    for name in ("metrics.csv", "summary.json"):
-        if (output_dir / name).is_dir():
-            raise DataError(f"--output {output_dir} holds a folder named {name}, where that file goes: remove it "
-                            f"or give another folder")
+    check_output_folder(output_dir)
     pairs, unmatched = match_cases(pred_dir, label_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         check_same_grid(nib.load(pred_path), nib.load(label_path), pred_path, label_path, geometry_atol_mm)
@@ -441,11 +431,52 @@ def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int])
                         f"{[0, *classes]}; check --num-classes / --labels, or the file")
 
 
+def check_output_folder(output_dir: Path) -> None:
+    """Refuse, before any case is scored, a folder where evaluate cannot write or would replace what it
+    did not write: ``metrics.csv`` and ``summary.json`` are replaced only when an earlier evaluation
+    wrote them. ``--output`` pointing at a training run's folder wrote the evaluation's summary over the
+    run's own ``summary.json`` before the thirtieth session (``Segmentation.evaluate`` deleted it).
+
+    Raises:
+        DataError: naming the folder or file and what to do.
+    """
+    output_dir = Path(output_dir)
+    # Found here, not as an OSError after every case is scored.
+    if output_dir.exists() and not output_dir.is_dir():
+        raise DataError(f"--output {output_dir} is a file, not a folder; metrics.csv and summary.json go into a "
+                        f"folder: give a new or existing folder")
+    if blocking := file_in_the_way(output_dir):
+        raise DataError(f"--output {output_dir}: {blocking} is a file, so the folder cannot be made there; give a "
+                        f"folder path")
+    for name in ("metrics.csv", "summary.json"):
+        if (output_dir / name).is_dir():
+            raise DataError(f"--output {output_dir} holds a folder named {name}, where that file goes: remove it "
+                            f"or give another folder")
+    if foreign := [path for path in (output_dir / "metrics.csv", output_dir / "summary.json")
+                   if path.is_file() and not _written_by_evaluate(path)]:
+        raise DataError(f"--output {output_dir} holds {' and '.join(p.name for p in foreign)} that evaluate did not "
+                        f"write (a training run's summary?); evaluate replaces only its own: give another folder")
+
+
+def _written_by_evaluate(path: Path) -> bool:
+    """Whether ``path`` is a metrics.csv or summary.json as evaluate writes them."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.name == "metrics.csv":
+            return text.startswith(",".join(_CSV_COLUMNS) + "\n")
+        document = json.loads(text)
+    except (OSError, ValueError):  # unreadable, not UTF-8, not JSON: not ours
+        return False
+    return isinstance(document, dict) and {"prediction_folder", "label_folder", "conventions"} <= set(document)
+
+
+_CSV_COLUMNS = ("case", "class", "name", "dice", "hd95_mm", "surface_dice", "tolerance_mm", "label_voxels",
+                "pred_voxels")
+
+
 def _csv_text(rows: Sequence[dict]) -> str:
-    columns = ["case", "class", "name", "dice", "hd95_mm", "surface_dice", "tolerance_mm", "label_voxels",
-               "pred_voxels"]
     text = io.StringIO()
-    writer = csv.DictWriter(text, fieldnames=columns, lineterminator="\n")
+    writer = csv.DictWriter(text, fieldnames=list(_CSV_COLUMNS), lineterminator="\n")
     writer.writeheader()
     for row in rows:
         writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})  # inf -> "inf"

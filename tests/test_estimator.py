@@ -184,6 +184,11 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     summary = model.evaluate(data, batch_size=2)
     assert (tmp_path / "run" / "evaluation" / "summary.json").is_file()
     assert json.dumps(summary)  # plain JSON, per class and overall
+    # Into the run's own folder: its training summary.json was deleted before the thirtieth session
+    run_summary = (tmp_path / "run" / "summary.json").read_text()
+    with pytest.raises(DataError, match="holds summary.json that evaluate did not write"):
+        model.evaluate(data, output_dir=tmp_path / "run")
+    assert (tmp_path / "run" / "summary.json").read_text() == run_summary
 
     assert model.save(model.model_dir) == model.model_dir  # saving where it already is: nothing to copy
     (tmp_path / "taken").write_text("a file of the user's")

@@ -279,6 +279,15 @@ def test_evaluate_command(folders, capsys):
                             (pred_dir / "holds_a_folder", "holds a folder named metrics.csv, where that file goes")):
         assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(output)]) == 2
         assert message in capsys.readouterr().err
+    # A training run's folder: its summary.json was replaced by the evaluation's before the thirtieth session
+    run = pred_dir / "run"
+    run.mkdir()
+    (run / "summary.json").write_text('{"step": 300, "best_dice": 0.9}')
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(run)]) == 2
+    assert "holds summary.json that evaluate did not write (a training run's summary?)" in capsys.readouterr().err
+    assert json.loads((run / "summary.json").read_text()) == {"step": 300, "best_dice": 0.9}
+    # evaluate's own files are replaced on a rerun (the first call above wrote them)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 0
 
     (pred_dir / "a.nii.gz").unlink()
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
