@@ -361,7 +361,7 @@ def _benchmark(args, _) -> int:
 
     if args.output:  # before the measurement, which it would lose; every rank stops, the main one says why
         try:
-            check_output_file(args.output, "--output")
+            check_output_file(args.output, "--output", result_key="benchmark")
         except ConfigError as error:
             if os.environ.get("RANK", "0") == "0":
                 print(f"error: {error}", file=sys.stderr)
@@ -408,7 +408,7 @@ def _plan(args, _) -> int:
     try:
         plan.check_settings(args.batch, args.gpus, args.gpu_memory, args.global_batch)
         if args.json:
-            check_output_file(args.json, "--json")
+            check_output_file(args.json, "--json", result_key="strategies")
         if args.measure:
             plan.require_cuda()
         model_args = plan.parse_model_args(args.model_args)

@@ -94,9 +94,13 @@ def file_in_the_way(folder: str | Path) -> Path | None:
     return None
 
 
-def check_output_file(path: str | Path, setting: str) -> None:
+def check_output_file(path: str | Path, setting: str, result_key: str) -> None:
     """Raise ConfigError, naming ``setting``, unless a file can be written at ``path``: called before
-    the work whose result it is to hold (a benchmark's measurements were lost at the end)."""
+    the work whose result it is to hold (a benchmark's measurements were lost at the end). An existing
+    file there is replaced only when it is an earlier result of the same command, a JSON object with
+    ``result_key``: `--output data/dataset.json` or a README would have been written over."""
+    import json
+
     from .config import ConfigError
 
     path = Path(path)
@@ -104,3 +108,11 @@ def check_output_file(path: str | Path, setting: str) -> None:
         raise ConfigError(f"{setting} {path} is a folder; give a file path for the JSON")
     if blocking := file_in_the_way(path.parent):
         raise ConfigError(f"{setting} {path}: {blocking} is a file, so the folder for {path.name} cannot be made")
+    if path.is_file():
+        try:
+            earlier = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
+            earlier = None
+        if not (isinstance(earlier, dict) and result_key in earlier):
+            raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
+                              f"object with {result_key!r}), so it would be replaced: give another path, or move it")

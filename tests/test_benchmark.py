@@ -136,3 +136,9 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement
         monkeypatch.setattr(module, name, measure)
     assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == f"error: --output {tmp_path} is a folder; give a file path for the JSON"
+    # Another file of that name was written over after the measurement before the thirtieth session
+    for text in ("# a README\n", '{"training": []}'):  # not JSON; JSON, but a dataset.json, not a result
+        (tmp_path / "taken.json").write_text(text)
+        assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path / "taken.json")]) == 2
+        assert "is not an earlier result of this command (a JSON object with 'benchmark')" in capsys.readouterr().err
+        assert (tmp_path / "taken.json").read_text() == text

@@ -213,3 +213,7 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_estimate(tmp_p
     (tmp_path / "taken").write_text("a file")
     assert main([*argv, str(tmp_path / "taken" / "plan.json")]) == 2
     assert f"{tmp_path / 'taken'} is a file, so the folder for plan.json cannot be made" in capsys.readouterr().err
+    assert main([*argv, str(tmp_path / "taken")]) == 2  # a file that is no earlier plan: replaced before
+    assert "is not an earlier result of this command (a JSON object with 'strategies')" in capsys.readouterr().err
+    assert (tmp_path / "taken").read_text() == "a file"
+    assert main([*argv, str(tmp_path / "plan.json")]) == 0 and main([*argv, str(tmp_path / "plan.json")]) == 0
