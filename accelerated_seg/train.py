@@ -45,6 +45,7 @@ from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_
 from .data.manifest import Manifest
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
+from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .evaluate import case_metrics
 from .files import write_text_atomically
@@ -635,6 +636,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
         check_resume_preprocessing(resume_from, settings.to_dict(), out)
+    if warning := unused_folds_warning(manifest.split):
+        accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
                           f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or hold "

@@ -10,6 +10,7 @@ import pytest
 
 from accelerated_seg.data.checks import check_manifest
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.splits import unused_folds_warning
 from accelerated_seg.data.manifest import (
     Case,
     Manifest,
@@ -672,8 +673,11 @@ def test_given_validation_list_wins_over_folds_and_says_so(tmp_path):
     manifest = load_msd(path, num_folds=2, fold=1)
     assert ids(manifest.validation) == ["case_004", "case_005"]
     assert manifest.split == "given (dataset.json 'validation'; data.num_folds=2 not used)"
+    # and training says so on the console (only run_info.json did before the thirtieth session)
+    assert "every data.fold trains on that one split" in unused_folds_warning(manifest.split)
 
 
 def test_fraction_split_is_described(tmp_path):
     manifest = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(5)}), seed=3)
     assert manifest.split == "fraction 0.2 (seed 3)"
+    assert unused_folds_warning(manifest.split) is None

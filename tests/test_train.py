@@ -691,6 +691,14 @@ def test_resume_with_fewer_steps_than_the_checkpoint_is_refused_and_at_its_step_
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]
 
 
+def test_folds_the_datasets_own_split_overrides_are_a_warning_on_the_console(tiny_config, tmp_path, capsys):
+    """The phantoms' dataset.json lists its validation cases: data.num_folds is not used, and every
+    fold of a cross-validation would train on that split (said only in run_info.json before)."""
+    train(tiny_config(tmp_path / "run", train__max_steps=1, train__val_every=0, data__num_folds=2, data__fold=1))
+    assert ("WARNING: the split is given (dataset.json 'validation'; data.num_folds=2 not used): the dataset lists "
+            "its own validation cases, so every data.fold trains on that one split") in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("damaged, reader", [("model.safetensors", "SafetensorError"),
                                               ("optimizer.bin", "BadZipFile"),
                                               ("random_states_0.pkl", "BadZipFile"),

@@ -103,8 +103,22 @@ class SplitSettings:
     def given(self, what: str) -> str:
         """Describe a split the source prescribes; say so when fold settings were therefore unused."""
         if self.num_folds > 1:
-            return f"given ({what}; data.num_folds={self.num_folds} not used)"
+            return f"given ({what}; data.num_folds={self.num_folds} {_NOT_USED})"
         return f"given ({what})"
+
+
+_NOT_USED = "not used"  # in a given split's description: data.num_folds asked for folds the source overrode
+
+
+def unused_folds_warning(split: str) -> str | None:
+    """The warning for a run whose ``data.num_folds`` the dataset's own split overrode (``split`` is
+    ``Manifest.split``), else None. Said only in run_info.json before the thirtieth session, so a
+    cross-validation trained every fold on the same split without a word on the console."""
+    if _NOT_USED not in split:
+        return None
+    return (f"WARNING: the split is {split}: the dataset lists its own validation cases, so every data.fold "
+            f"trains on that one split. For k-fold, give the dataset without its split (the MSD 'validation' "
+            f"list, the CSV 'split' column)")
 
 
 def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:
