@@ -151,7 +151,7 @@ def check_checkpoint_files(checkpoint: Path) -> None:
     line, the run resuming without it.
 
     Raises:
-        DataError: naming each damaged file and the earlier checkpoints to resume from instead.
+        DataError: naming each damaged file and the checkpoint before it, to resume from instead.
     """
     import zipfile
 

@@ -477,8 +477,9 @@ def _check_written_once(outputs: list) -> None:
 
 def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
     """Every check of the files a prediction will write, before it segments anything: none is an
-    input image, each is named as NIfTI, no two share a path, and each can be written (no folder in
-    its place, no file above it). Called with every case's outputs, so a refusal leaves nothing half done.
+    input image, each is named as NIfTI, no two share a path, each can be written (no folder in its
+    place, no file above it), and none replaces a file that predict did not write. Called with every
+    case's outputs, so a refusal leaves nothing half done.
 
     Raises:
         DataError: naming the output and what to do; nothing has been written.
