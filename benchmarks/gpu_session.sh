@@ -161,11 +161,18 @@ case "$part" in
           --batch $batch --precision bf16 --measure --json "$OUT/plan_${device}_mlperf_b$batch.json"
     done
     ;;
-  inference)  # prediction's sliding window against MONAI's on the GPU, at each precision (issue 5)
+  inference)  # prediction's sliding window against MONAI's on the GPU, at each precision (issue 5), and
+    # without TTA, where the copy of the probabilities to the host weighs most (thirtieth session: ours
+    # 0.37 of the bare sliding window; now also against MONAI with the same output, and the copy alone)
     for precision in fp32 bf16 fp16; do
       step 150 "infer_$precision" $PY -m accelerated_seg.cli benchmark infer --size 192 192 160 --roi 96 \
           --tta axes --device cuda --precision $precision "${INFER_SHORT[@]}" \
           --output "$OUT/infer_${device}_$precision.json"
+    done
+    for precision in fp32 bf16; do
+      step 100 "infer_${precision}_tta_none" $PY -m accelerated_seg.cli benchmark infer --size 192 192 160 --roi 96 \
+          --tta none --device cuda --precision $precision "${INFER_SHORT[@]}" \
+          --output "$OUT/infer_${device}_${precision}_tta_none.json"
     done
     ;;
   strategies)  # every accelerate profile in effect, exported, reloaded, resumed (issue 4)
