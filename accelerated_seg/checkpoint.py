@@ -35,7 +35,7 @@ from accelerate.utils import DistributedType
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
-from .config import ConfigError
+from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
 from .models import ModelSpec, build_from_spec
@@ -482,7 +482,7 @@ def read_export_config(model_dir: str | Path) -> dict:
         raise DataError(f"{config_path} lacks {', '.join(missing)}, which loading and predict read; an export "
                         f"written by training holds them: copy its config.json again, or add them")
     version = config.get("format_version", EXPORT_FORMAT_VERSION)
-    if isinstance(version, int) and not isinstance(version, bool) and version > EXPORT_FORMAT_VERSION:
+    if is_whole_number(version, EXPORT_FORMAT_VERSION + 1):
         raise DataError(f"{config_path} has format_version {version}, newer than this accelerated_seg reads "
                         f"({EXPORT_FORMAT_VERSION}): upgrade accelerated_seg to load it")
     if errors := export_value_errors(config):
@@ -500,26 +500,23 @@ def export_value_errors(config: dict) -> list[str]:
 
     from .data.preprocess import NORMALIZATIONS
 
-    def whole(value, least: int) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) and value >= least
-
     def positive_sizes(value) -> bool:
         return (isinstance(value, list) and len(value) == 3 and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < math.inf for v in value))
 
     errors = []
     version = config.get("format_version", EXPORT_FORMAT_VERSION)
-    if not whole(version, 1):
+    if not is_whole_number(version, 1):
         errors.append(f"format_version {version!r} is not a format this package writes (1 ..)")
     for key, least in (("in_channels", 1), ("num_classes", 2)):
-        if not whole(config[key], least):
+        if not is_whole_number(config[key], least):
             errors.append(f"{key} {config[key]!r} is not a whole number >= {least}")
     args = config["model"]["args"] if isinstance(config["model"]["args"], dict) else {}
     for key, arg in (("in_channels", "in_channels"), ("num_classes", "out_channels")):
         if arg in args and args[arg] != config[key]:
             errors.append(f"{key} is {config[key]!r} but the network's model.args.{arg} is {args[arg]!r}")
     patch = config["patch_size"]
-    if not (isinstance(patch, list) and len(patch) == 3 and all(whole(edge, 1) for edge in patch)):
+    if not (isinstance(patch, list) and len(patch) == 3 and all(is_whole_number(edge, 1) for edge in patch)):
         errors.append(f"patch_size {patch!r} is not 3 whole numbers >= 1 (voxels)")
     labels = config.get("labels")
     if labels is not None and not (isinstance(labels, dict) and all(str(k).isdigit() for k in labels)):
@@ -546,7 +543,8 @@ def export_value_errors(config: dict) -> list[str]:
             errors.append(f"preprocessing.{key} {settings[key]!r} is not true or false")
     label_map = settings.get("label_map")
     if label_map is not None and not (isinstance(label_map, list) and all(
-            isinstance(pair, list) and len(pair) == 2 and all(whole(v, 0) for v in pair) for pair in label_map)):
+            isinstance(pair, list) and len(pair) == 2 and all(is_whole_number(v, 0) for v in pair)
+            for pair in label_map)):
         errors.append(f"preprocessing.label_map {label_map!r} is not a list of [label value, class index] pairs")
     return errors
 

@@ -222,6 +222,11 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+def is_whole_number(value, minimum: int) -> bool:
+    """An int or NumPy integer (not a bool, a float or a string) of at least ``minimum``."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= minimum
+
+
 def _parse_yaml(text: str, what: str) -> Any:
     """``yaml.safe_load`` (a key given twice refused), with a syntax error as one ConfigError line rather
     than PyYAML's traceback."""

@@ -28,7 +28,8 @@ import numpy as np
 from nibabel.spatialimages import SpatialImage
 
 from .checkpoint import read_export_config
-from .config import CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values
+from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values,
+                     is_whole_number)
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.io import affine_problem
@@ -75,7 +76,7 @@ class Dataset:
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
         """
         _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting")
-        if not _is_whole_number_of_at_least(n_classes, 2):
+        if not is_whole_number(n_classes, 2):
             raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
                               f"background), got {n_classes!r}")
         n_classes = int(n_classes)  # a NumPy integer too
@@ -88,7 +89,7 @@ class Dataset:
 
     def batch(self, batch_size: int) -> "Dataset":
         """Per-device batch size."""
-        if not _is_whole_number_of_at_least(batch_size, 1):
+        if not is_whole_number(batch_size, 1):
             raise ConfigError(f"Dataset.batch: the per-device batch size must be a whole number >= 1, "
                               f"got {batch_size!r}")
         return dataclasses.replace(self, batch_size=int(batch_size))
@@ -268,7 +269,7 @@ class Segmentation:
             given, lengths["max_steps"] = ["max_steps"], self.train_settings["max_steps"]
         for name in given:
             value = lengths[name]
-            if not _is_whole_number_of_at_least(value, 1):
+            if not is_whole_number(value, 1):
                 raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
         steps = steps if steps is not None else lengths["max_steps"]
         if steps is None:
@@ -437,17 +438,12 @@ def _patch_edges(block_shape) -> tuple[int, int, int]:
     the error names the argument the user gave rather than the setting it becomes (data.patch_size)."""
     if isinstance(block_shape, np.ndarray) and block_shape.ndim == 1:
         block_shape = tuple(block_shape.tolist())  # Python numbers: an integer array's pass, a float one's fail
-    edges = (block_shape,) * 3 if _is_whole_number_of_at_least(block_shape, 1) else block_shape
+    edges = (block_shape,) * 3 if is_whole_number(block_shape, 1) else block_shape
     if not (isinstance(edges, (list, tuple)) and len(edges) == 3
-            and all(_is_whole_number_of_at_least(edge, 1) for edge in edges)):
+            and all(is_whole_number(edge, 1) for edge in edges)):
         raise ConfigError(f"Dataset.from_files: block_shape must be one edge or 3 edges, whole numbers of voxels "
                           f">= 1 (e.g. 128 or (128, 128, 96)), got {block_shape!r}")
     return tuple(int(edge) for edge in edges)
-
-
-def _is_whole_number_of_at_least(value, minimum: int) -> bool:
-    """An int or NumPy integer (not a bool, a float or a string) of at least ``minimum``."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= minimum
 
 
 def _is_one_or_a_list_of(x, kind) -> bool:
@@ -462,7 +458,7 @@ def _check_predict_options(method: str, batch_size: int, options: dict, also: st
         raise ConfigError(f"{method}: {', '.join(unknown)} is not an option; the options are {names}")
     from .inference import PredictOptions
 
-    if not _is_whole_number_of_at_least(batch_size, 1):  # named as given (PredictOptions says sw_batch_size)
+    if not is_whole_number(batch_size, 1):  # named as given (PredictOptions says sw_batch_size)
         raise ConfigError(f"{method}: batch_size (windows per forward pass) must be a whole number >= 1, got "
                           f"{batch_size!r}")
     PredictOptions(sw_batch_size=batch_size, **{k: v for k, v in options.items() if k != "device"})

@@ -46,7 +46,7 @@ from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 from .data.errors import DataError
 from .data.formats.dataset_json import parse_json
 from .data.io import header_error, read_nifti
-from .files import file_in_the_way, write_text_atomically
+from .files import file_in_the_way, is_json_object_with, write_text_atomically
 
 DEFAULT_TOLERANCE_MM = 1.0
 # Affines of a prediction and its label may differ by float32 rounding of the header (~1e-5 mm) but
@@ -460,14 +460,12 @@ def check_output_folder(output_dir: Path) -> None:
 
 def _written_by_evaluate(path: Path) -> bool:
     """Whether ``path`` is a metrics.csv or summary.json as evaluate writes them."""
+    if path.name == "summary.json":
+        return is_json_object_with(path, {"prediction_folder", "label_folder", "conventions"})
     try:
-        text = path.read_text(encoding="utf-8")
-        if path.name == "metrics.csv":
-            return text.startswith(",".join(_CSV_COLUMNS) + "\n")
-        document = json.loads(text)
-    except (OSError, ValueError):  # unreadable, not UTF-8, not JSON: not ours
+        return path.read_text(encoding="utf-8").startswith(",".join(_CSV_COLUMNS) + "\n")
+    except (OSError, ValueError):  # unreadable or not UTF-8: not ours
         return False
-    return isinstance(document, dict) and {"prediction_folder", "label_folder", "conventions"} <= set(document)
 
 
 _CSV_COLUMNS = ("case", "class", "name", "dice", "hd95_mm", "surface_dice", "tolerance_mm", "label_voxels",

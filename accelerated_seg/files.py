@@ -9,6 +9,7 @@ folders or need an fsync.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -99,8 +100,6 @@ def check_output_file(path: str | Path, setting: str, result_key: str) -> None:
     the work whose result it is to hold (a benchmark's measurements were lost at the end). An existing
     file there is replaced only when it is an earlier result of the same command, a JSON object with
     ``result_key``: `--output data/dataset.json` or a README would have been written over."""
-    import json
-
     from .config import ConfigError
 
     path = Path(path)
@@ -108,11 +107,16 @@ def check_output_file(path: str | Path, setting: str, result_key: str) -> None:
         raise ConfigError(f"{setting} {path} is a folder; give a file path for the JSON")
     if blocking := file_in_the_way(path.parent):
         raise ConfigError(f"{setting} {path}: {blocking} is a file, so the folder for {path.name} cannot be made")
-    if path.is_file():
-        try:
-            earlier = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
-            earlier = None
-        if not (isinstance(earlier, dict) and result_key in earlier):
-            raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
+    if path.is_file() and not is_json_object_with(path, {result_key}):
+        raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
                               f"object with {result_key!r}), so it would be replaced: give another path, or move it")
+
+
+def is_json_object_with(path: str | Path, keys) -> bool:
+    """Whether ``path`` holds a JSON object with every one of ``keys``: how a command recognises a
+    result it wrote earlier, which it may replace (False when unreadable, not UTF-8 or not JSON)."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(document, dict) and set(keys) <= set(document)
