@@ -180,6 +180,16 @@ def test_case_in_both_training_and_validation_is_a_data_error(tmp_path):
         load_msd(path)
 
 
+
+def test_a_scan_in_a_training_and_a_validation_case_is_a_data_error(tmp_path):
+    # Two raters' labels of one scan, one listed for training and one for validation: the ids differ.
+    entries = msd_entries(2)
+    second_rater = {"image": entries[0]["image"], "label": "./labelsTr/case_000_rater2.nii.gz"}
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "training": entries, "validation": [second_rater]})
+    with pytest.raises(DataError, match=r"imagesTr/case_000.nii.gz belongs to training case 'case_000' and "
+                                        r"validation case 'case_000_rater2'"):
+        load_msd(path)
+
 # --- shared helpers for the other formats -----------------------------------------------------
 
 SHAPE = (8, 8, 8)
@@ -445,6 +455,28 @@ def test_csv_listing_a_case_twice_is_a_data_error(tmp_path):
         load_csv(tmp_path / "cases.csv")
 
 
+
+def test_csv_rows_with_their_own_ids_but_the_same_files_are_a_data_error(tmp_path):
+    (tmp_path / "cases.csv").write_text("id,image,label\nfirst,a.nii.gz,a_seg.nii.gz\nsecond,./a.nii.gz,a_seg.nii.gz\n")
+    with pytest.raises(DataError, match="cases 'first' and 'second' list the same files"):
+        load_csv(tmp_path / "cases.csv", validation_fraction=0)
+
+
+def test_csv_row_giving_one_file_as_two_channels_is_a_data_error(tmp_path):
+    (tmp_path / "cases.csv").write_text("image_0,image_1,label\na_t1.nii.gz,a_t1.nii.gz,a_seg.nii.gz\n")
+    with pytest.raises(DataError, match="case 'a_seg' lists .*a_t1.nii.gz twice"):
+        load_csv(tmp_path / "cases.csv", validation_fraction=0)
+
+
+def test_csv_cases_sharing_a_scan_may_stay_on_one_side_of_the_split(tmp_path):
+    path = tmp_path / "cases.csv"  # two raters of scan a: both train, which is no leak
+    path.write_text("id,image,label,split\na1,a.nii.gz,a_rater1.nii.gz,train\na2,a.nii.gz,a_rater2.nii.gz,train\n"
+                    "b,b.nii.gz,b_seg.nii.gz,validation\n")
+    assert ids(load_csv(path).training) == ["a1", "a2"]
+    path.write_text(path.read_text().replace("a_rater2.nii.gz,train", "a_rater2.nii.gz,validation"))
+    with pytest.raises(DataError, match="a.nii.gz belongs to training case 'a1' and validation case 'a2'"):
+        load_csv(path)
+
 # --- pairs ------------------------------------------------------------------------------------
 
 
@@ -604,6 +636,8 @@ def test_label_map_works_with_monai_map_label_value():
         # below: a class called "None" or "5" before the twenty-ninth session
         ({"0": "background", "1": None, "2": "cyst"}, "value(s) [1] have no class name ({1: None}); a name is text"),
         ({"0": "background", "1": 5}, "value(s) [1] have no class name ({1: 5})"),
+        # below: class 256 stored as 0 in the uint8 cache, class 300 as 44, before the thirty-first session
+        ({str(v): f"region_{v}" for v in range(301)}, "301 classes declared, but at most 256"),
     ],
 )
 def test_malformed_label_declarations(tmp_path, labels, fragment):
@@ -612,6 +646,13 @@ def test_malformed_label_declarations(tmp_path, labels, fragment):
         load_msd(path)
     assert str(path) in str(raised.value)
 
+
+def test_up_to_256_classes_train_and_any_number_binarized(tmp_path):
+    many = {str(v): f"region_{v}" for v in range(1001)}  # a brain parcellation's values
+    assert load_msd(write_dataset_json(tmp_path, {"labels": many, "training": msd_entries(2)}),
+                    binarize=True).num_classes == 2
+    most = {str(v): f"region_{v}" for v in range(256)}
+    assert load_msd(write_dataset_json(tmp_path, {"labels": most, "training": msd_entries(2)})).num_classes == 256
 
 def test_manifest_rejects_label_values_that_do_not_match_the_classes(tmp_path):
     with pytest.raises(ValueError, match="binarized=True"):

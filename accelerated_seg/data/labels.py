@@ -13,6 +13,10 @@ from typing import Any, Union
 
 from accelerated_seg.data.errors import DataError
 
+#: Class indices are stored one byte per voxel (uint8) in the preprocessed cache and in the batches, which
+#: keeps both small; a 257th class would wrap around to class 0 without a word, so more are refused.
+MAX_CLASSES = 256
+
 #: What a caller may pass as label declaration for CSV/pairs: {value: name}, {name: value},
 #: a list of names for values 0..C-1, or a class count C.
 LabelsArgument = Union[Mapping[Any, Any], Sequence[str], int, None]
@@ -35,7 +39,8 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
 
     Raises:
         DataError: The declaration is empty or malformed, uses nnU-Net regions or an
-            "ignore" label, repeats a value, or lacks background 0.
+            "ignore" label, repeats a value, lacks background 0, or declares more than
+            :data:`MAX_CLASSES` classes.
     """
     example = '{"0": "background", "1": "tumour"}'
     if raw is None or raw == {}:
@@ -99,6 +104,10 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
 
     if binarize:
         return {0: "background", 1: "foreground"}, values
+    if len(values) > MAX_CLASSES:
+        raise DataError(f"{where}: {len(values)} classes declared, but at most {MAX_CLASSES} (background included) "
+                        f"can be trained: labels are stored one byte per voxel. Merge classes into at most "
+                        f"{MAX_CLASSES}, or set data.binarize to train one foreground class")
     return {index: declared[value] for index, value in enumerate(values)}, values
 
 

@@ -9,6 +9,7 @@ splits_final.json) wins over these settings, and :meth:`SplitSettings.given` say
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,12 +130,40 @@ def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set
     return set(np.random.default_rng(seed).permutation(count)[:num_validation].tolist())
 
 
-def reject_duplicate_ids(cases: list[Case], where: Path | str) -> None:
-    """A case listed twice would be over-weighted, or leak from training into validation."""
-    counts = Counter(case.id for case in cases)
+def reject_duplicate_cases(training: list[Case], validation: list[Case], where: Path | str) -> None:
+    """Refuse a case listed twice, and a file that two cases share across the split.
+
+    A case listed twice is over-weighted, or leaks from training into validation; a file in a training
+    and a validation case makes validation score a scan the network trained on. Ids alone missed both
+    when the ids differed (a CSV's ``id`` column names each row), so the files are compared too, as
+    written (no file system access: loading a manifest reads only the description).
+    """
+    counts = Counter(case.id for case in training + validation)
     duplicates = sorted(case_id for case_id, count in counts.items() if count > 1)
     if duplicates:
         raise DataError(
             f"{where}: case(s) listed more than once across training/validation: "
             f"{duplicates[:5]}; remove the duplicates"
         )
+    first_case_of: dict[tuple[str, ...], str] = {}
+    side_of: dict[str, tuple[str, str]] = {}  # file -> (case id, "training" or "validation")
+    for side, cases in (("training", training), ("validation", validation)):
+        for case in cases:
+            files = tuple(os.path.normpath(path) for path in (*case.images, case.label) if path is not None)
+            if len(set(files)) < len(files):
+                twice = next(path for path in files if files.count(path) > 1)
+                raise DataError(f"{where}: case {case.id!r} lists {twice} twice (as two channels, or as image and "
+                                f"label); give each channel its own file and the label map its own")
+            if files in first_case_of:
+                raise DataError(f"{where}: cases {first_case_of[files]!r} and {case.id!r} list the same files "
+                                f"({files[-1]}, ...); remove one of them")
+            first_case_of[files] = case.id
+            for path in files:
+                other, other_side = side_of.setdefault(path, (case.id, side))
+                if other_side != side:
+                    raise DataError(
+                        f"{where}: {path} belongs to {other_side} case {other!r} and {side} case {case.id!r}, so "
+                        f"validation would score a scan the network trained on; keep cases that share a file on "
+                        f"one side of the split (the dataset's validation list, a CSV 'split' column), or list "
+                        f"the file once"
+                    )

@@ -10,7 +10,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike, resolve, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels
-from accelerated_seg.data.splits import SplitSettings, reject_duplicate_ids
+from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
 _IMAGE_COLUMN = re.compile(r"image_(\d+)")
 _SPLIT_VALUES = {"train": "train", "training": "train", "val": "validation", "valid": "validation",
@@ -76,7 +76,6 @@ def load_csv(
 
     ids = unique_ids([label for _, label, _, _ in entries], [case_id for _, _, case_id, _ in entries])
     cases = [Case(id=case_id, images=images, label=label) for (images, label, _, _), case_id in zip(entries, ids)]
-    reject_duplicate_ids(cases, csv_path)
 
     if "split" in header:
         training = [case for case, entry in zip(cases, entries) if entry[3] == "train"]
@@ -86,6 +85,7 @@ def load_csv(
         how = settings.given("CSV 'split' column")
     else:
         training, validation, how = settings.split(cases)
+    reject_duplicate_cases(training, validation, csv_path)
     channels = {index: column for index, column in enumerate(image_columns)}
     return Manifest(
         root=root, labels=label_names, channels=channels, training=training, validation=validation,

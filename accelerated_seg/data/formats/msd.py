@@ -10,7 +10,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import PathLike, file_stem, resolve
 from accelerated_seg.data.labels import parse_labels
-from accelerated_seg.data.splits import SplitSettings, reject_duplicate_ids
+from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
 
 def load_msd(
@@ -62,7 +62,7 @@ def load_msd(
     else:
         training, validation, how = settings.split(training)
 
-    reject_duplicate_ids(training + validation, json_path)
+    reject_duplicate_cases(training, validation, json_path)
     return Manifest(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how, source_format="msd",

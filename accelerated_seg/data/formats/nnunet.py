@@ -11,7 +11,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
 from accelerated_seg.data.labels import parse_labels
-from accelerated_seg.data.splits import SplitSettings, reject_duplicate_ids
+from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
 
 def load_nnunet(
@@ -157,5 +157,5 @@ def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) 
         )
     training = [by_id[str(i)] for i in chosen["train"]]
     validation = [by_id[str(i)] for i in chosen["val"]]
-    reject_duplicate_ids(training + validation, splits_path)
+    reject_duplicate_cases(training, validation, splits_path)
     return training, validation, f"given (splits_final.json fold {fold} of {len(splits)})"

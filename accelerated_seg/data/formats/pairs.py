@@ -11,7 +11,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels
-from accelerated_seg.data.splits import SplitSettings, reject_duplicate_ids
+from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
 
 def from_pairs(
@@ -66,11 +66,11 @@ def from_pairs(
     ids = unique_ids([label for _, label in everything], [None] * len(everything))
     cases = [Case(id=case_id, images=images, label=label) for (images, label), case_id in zip(everything, ids)]
     where = "from_pairs"
-    reject_duplicate_ids(cases, where)
     if validation_pairs is not None:
         training, validation, how = cases[: len(parsed)], cases[len(parsed):], settings.given("validation_pairs")
     else:
         training, validation, how = settings.split(cases)
+    reject_duplicate_cases(training, validation, where)
 
     if root is None:  # the deepest folder holding every file, so messages can quote it
         base = Path(os.path.commonpath([str(path.parent) for case in cases for path in (*case.images, case.label)]))
