@@ -256,8 +256,11 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
     for folder, what in ((pred_dir, "prediction"), (label_dir, "label")):
         if not folder.is_dir():
             raise DataError(f"{folder}: {what} folder not found; give a folder of .nii.gz files")
-    predictions = {case_id(p): p for p in sorted(pred_dir.iterdir()) if p.is_file() and case_id(p)}
-    labels = {case_id(p): p for p in sorted(label_dir.iterdir()) if p.is_file() and case_id(p)}
+    if pred_dir.resolve() == label_dir.resolve():  # every label scored against itself: Dice 1, whatever the model
+        raise DataError(f"{pred_dir} is both the prediction and the label folder, so each label would be scored "
+                        f"against itself; give the folder predict wrote and the folder of reference labels")
+    labels = _nifti_files_by_case(label_dir, "label", wanted=None)
+    predictions = _nifti_files_by_case(pred_dir, "prediction", wanted=set(labels))
     if not labels:
         raise DataError(f"{label_dir}: no .nii/.nii.gz label file; give the folder of reference label maps")
     missing = [case for case in labels if case not in predictions]
@@ -269,6 +272,21 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
     pairs = [(case, predictions[case], labels[case]) for case in sorted(labels)]
     unmatched = [path for case, path in predictions.items() if case not in labels]
     return pairs, unmatched
+
+
+def _nifti_files_by_case(folder: Path, what: str, wanted: set[str] | None) -> dict[str, Path]:
+    """Case id -> NIfTI file of ``folder``; a case in ``wanted`` (None: any) held as both ``x.nii`` and
+    ``x.nii.gz`` is an error, since either could be the stale one (the later name silently won before
+    the thirty-first session)."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and (case := case_id(path)):
+            found.setdefault(case, []).append(path)
+    if twice := [paths for case, paths in found.items() if len(paths) > 1 and (wanted is None or case in wanted)]:
+        names = " and ".join(path.name for path in twice[0])
+        raise DataError(f"{folder} holds {names}: two {what}s of one case, and either could be an old one; "
+                        f"remove the one that is not current")
+    return {case: paths[0] for case, paths in found.items()}
 
 
 def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimages.SpatialImage, pred_path: Path,

@@ -534,6 +534,14 @@ def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
     return values
 
 
+def label_dtype(labels: np.ndarray) -> type:
+    """The smallest of the integer types every NIfTI tool reads (FSL has no uint16) that holds each
+    written value: uint8, int16 for a parcellation's values (FreeSurfer's 2035), int32 beyond (int16
+    wrapped 40000 round to a negative value before the thirty-first session)."""
+    largest = int(labels.max(initial=0))
+    return next(dtype for dtype in (np.uint8, np.int16, np.int32) if largest <= np.iinfo(dtype).max)
+
+
 # --------------------------------------------------------------------------------------------------
 # Prediction
 # --------------------------------------------------------------------------------------------------
@@ -626,9 +634,8 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
         raise RuntimeError(f"internal error: prediction shape {tuple(restored.shape[1:])} != input shape "
                            f"{reference.shape[:3]} for {paths[0]}")
     labels = class_values(settings, restored.shape[0])[restored.argmax(0).numpy()]
-    dtype = np.uint8 if labels.max(initial=0) < 256 else np.int16
     header = _output_header(reference.header)
-    write_nifti(output, labels.astype(dtype), reference.affine, header=header)
+    write_nifti(output, labels.astype(label_dtype(labels)), reference.affine, header=header)
     if probabilities_output is not None:
         write_nifti(probabilities_output, np.moveaxis(restored.numpy(), 0, -1).astype(np.float32),
                     reference.affine, header=header)

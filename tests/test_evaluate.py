@@ -259,6 +259,26 @@ def test_missing_predictions_and_unknown_label_values_are_errors(folders):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
+def test_one_folder_as_predictions_and_labels_is_an_error(folders):
+    """Each label was scored against itself: Dice 1 for every class, whatever the model did."""
+    _, label_dir, _ = folders
+    with pytest.raises(DataError, match="is both the prediction and the label folder"):
+        evaluate_folders(label_dir / ".." / "labels", label_dir, num_classes=3)
+
+
+def test_a_case_held_as_nii_and_nii_gz_is_an_error_naming_both(folders):
+    """The later name (x.nii.gz) was scored without a word, though either could be a stale file."""
+    pred_dir, label_dir, _ = folders
+    save(pred_dir / "b.nii", np.zeros(SHAPE, np.uint8))
+    with pytest.raises(DataError, match=r"pred holds b\.nii and b\.nii\.gz: two predictions of one case"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    (pred_dir / "b.nii").rename(pred_dir / "unlabelled.nii")
+    save(pred_dir / "unlabelled.nii.gz", np.zeros(SHAPE, np.uint8))  # no label to score it against: harmless
+    assert evaluate_folders(pred_dir, label_dir, num_classes=3)["num_cases"] == 3
+    save(label_dir / "a.nii", np.zeros(SHAPE, np.uint8))
+    with pytest.raises(DataError, match=r"labels holds a\.nii and a\.nii\.gz: two labels of one case"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+
 def test_evaluate_command(folders, capsys):
     pred_dir, label_dir, dataset = folders
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--tolerance", "2"]) == 0

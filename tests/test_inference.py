@@ -22,6 +22,7 @@ from accelerated_seg.inference import (
     class_values,
     expand_inputs,
     group_cases,
+    label_dtype,
     mirror_axes,
     mirrored_probabilities,
     predict_case,
@@ -197,6 +198,14 @@ def test_label_values_of_a_remapped_dataset_are_written_back():
     assert class_values(binarized, 2).tolist() == [0, 1]
     # Binarized over values the declaration does not list (an aseg's): foreground is still 1, not 4.
     assert class_values(PreprocessSettings(label_map=((0, 0), (4, 1)), binarize=True), 2).tolist() == [0, 1]
+
+
+def test_written_label_maps_hold_every_value_in_a_type_nifti_tools_read():
+    assert [label_dtype(np.array(values)) for values in ([0, 4], [0, 255], [0, 2035], [0, 32767], [0, 40000])] == \
+        [np.uint8, np.uint8, np.int16, np.int16, np.int32]
+    values = class_values(PreprocessSettings(label_map=((0, 0), (1000, 1), (40000, 2))), 3)
+    written = values[np.array([0, 1, 2])]
+    assert written.astype(label_dtype(written)).tolist() == [0, 1000, 40000]  # int16 gave -25536
 
 
 # --------------------------------------------------------------------------------------------------
