@@ -27,7 +27,7 @@ import nibabel as nib
 import numpy as np
 from nibabel.spatialimages import SpatialImage
 
-from .checkpoint import read_export_config
+from .checkpoint import EXPORT_KEYS, read_export_config
 from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values,
                      is_whole_number)
 from .data.cache import PreprocessedCache
@@ -37,7 +37,7 @@ from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, preprocess_settings
 from .data.workers import refuse_unguarded_main
-from .files import file_in_the_way, replace_atomically
+from .files import file_in_the_way, is_json_object_with, replace_atomically
 from .models import MODELS, check_arg_names
 from .run_folder import ESTIMATOR_NAMES, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
@@ -404,9 +404,15 @@ class Segmentation:
         if blocking := file_in_the_way(directory):  # else errno 17 or 20, naming no remedy
             raise ConfigError(f"save: {blocking} is a file, so the model folder {directory} cannot be made there; "
                               f"give a folder path")
+        # A folder of another program's (a project root, a HuggingFace model) may hold files of these names:
+        # its config.json was replaced by the model's before the thirty-first session.
+        if (any((directory / name).exists() for name in EXPORT_FILES)
+                and not is_json_object_with(directory / "config.json", {"model", *EXPORT_KEYS})):
+            raise ConfigError(f"save: {directory} holds a config.json or model.safetensors that is not an exported "
+                              f"model's, and save replaces only a model's: give another folder, or move them")
         # Weights first, each file replaced whole: a kill midway never leaves a truncated model, and
         # a config.json always describes weights that are there.
-        for name in ("model.safetensors", "config.json"):
+        for name in EXPORT_FILES:
             replace_atomically(directory / name, lambda temporary, name=name: shutil.copy2(source / name, temporary))
         return directory
 
@@ -425,6 +431,8 @@ class Segmentation:
         return self.model_dir
 
 
+#: An export's files, weights first: a config.json always describes weights that are there.
+EXPORT_FILES = ("model.safetensors", "config.json")
 #: Marks the folders Segmentation.evaluate owns (and so may delete on its next call).
 _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 

@@ -196,11 +196,18 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
         with pytest.raises(ConfigError, match=f"save: {tmp_path / 'taken'} is a file, so the model folder"):
             model.save(target)
     assert (tmp_path / "taken").read_text() == "a file of the user's"
+    (tmp_path / "project").mkdir()  # a config.json of its own: replaced by the model's before the thirty-first session
+    (tmp_path / "project" / "config.json").write_text('{"name": "my project"}')
+    with pytest.raises(ConfigError, match="project holds a config.json or model.safetensors that is not an exported"):
+        model.save(tmp_path / "project")
+    assert (tmp_path / "project" / "config.json").read_text() == '{"name": "my project"}'
+    assert not (tmp_path / "project" / "model.safetensors").exists()
     for empty in ("", " "):  # "" was the working directory: the model was copied there
         with pytest.raises(ConfigError, match=f"save: an empty path '{empty}'; give the folder"):
             model.save(empty)
     assert not Path("model.safetensors").exists()
-    again = Segmentation.load(model.save(tmp_path / "saved"))
+    model.save(tmp_path / "saved")
+    again = Segmentation.load(model.save(tmp_path / "saved"))  # a model saved there earlier is replaced
     np.testing.assert_array_equal(np.asanyarray(again.predict(str(case.images[0])).dataobj),
                                   np.asanyarray(image.dataobj))
 
