@@ -284,7 +284,9 @@ class Segmentation:
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
-        resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from, names=ESTIMATOR_NAMES)
+        reads = [*([cfg.train.init_from] if cfg.train.init_from else []), *dataset.manifest.files(),
+                 cache_root(cfg.data)]
+        resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads, names=ESTIMATOR_NAMES)
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
         with next_accelerator_in(self.precision):

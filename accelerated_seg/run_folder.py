@@ -11,6 +11,7 @@ a preprocessing cache) is not the run's result and is left alone.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def earlier_run(out: Path) -> str | None:
     return None
 
 
-def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: str | Path | None = None,
+def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: Iterable[str | Path] = (),
                       names: Names = Names(), marker: str | None = TRAIN_RUN_MARKER) -> tuple[Path | None, bool]:
     """How a run starts in ``out``: the checkpoint it resumes (None: a new run), and whether an
     earlier run there is to be deleted first; raises before any work where neither may be done.
@@ -83,7 +84,7 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
     return resume_from, check_output_folder(out, overwrite, reads=reads, names=names, marker=marker)
 
 
-def check_output_folder(out: Path, overwrite: bool, *, reads: Path | None = None, names: Names = Names(),
+def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Path] = (), names: Names = Names(),
                         marker: str | None = TRAIN_RUN_MARKER) -> bool:
     """Raise unless a new run may write into ``out``; True when an earlier run there is to be
     deleted first (:func:`delete_earlier_run`). Call on every rank before any work.
@@ -91,8 +92,8 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Path | None = None
     Args:
         out: the new run's folder.
         overwrite: the user asked for an earlier run there to be deleted.
-        reads: a folder the new run loads from (``train.init_from``), which must not be part of
-            the run it replaces.
+        reads: what the new run loads (``train.init_from``, the dataset, the cache), which must
+            not lie in what the deletion removes.
         names: the caller's spelling of the ways on.
         marker: a file every run of this kind leaves in its folder; ``overwrite`` deletes only a
             folder that has it, so a ``model/`` of the user's own is never taken for a run's.
@@ -110,10 +111,25 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Path | None = None
     if marker is not None and not (out / marker).is_file():
         raise ConfigError(f"{out} holds {found} but no {marker}, so it was not written by a training run and "
                           f"is not deleted: train into {names.elsewhere}")
-    if reads is not None and Path(reads).resolve().is_relative_to(out.resolve()):
-        raise ConfigError(f"{reads} is part of the run in {out} that {names.overwrite} would delete before "
-                          f"loading it: train into {names.elsewhere}")
+    check_reads_survive(out, reads, names=names)
     return True
+
+
+def check_reads_survive(out: Path, reads: Iterable[str | Path], outputs: tuple[str, ...] = TRAIN_OUTPUTS,
+                        names: Names = Names()) -> None:
+    """Raise when a path the new run reads lies in what deleting the earlier run in ``out`` removes
+    (``outputs``). A dataset kept in ``<out>/train/`` (a common name for a data folder, and the one
+    the trackers write to) was deleted with the run before the thirty-first session.
+
+    Raises:
+        ConfigError: naming the path, the folder that would be deleted, and the ways on.
+    """
+    doomed = [(out / name).resolve() for name in outputs if (out / name).exists()]
+    for path in reads:
+        where = Path(path).resolve()
+        if folder := next((d for d in doomed if where == d or where.is_relative_to(d)), None):
+            raise ConfigError(f"{names.overwrite} would delete {folder} with the earlier run in {out}, but this "
+                              f"run reads {path} there: train into {names.elsewhere}, or move it out of {folder}")
 
 
 def check_folder_path(folder: Path, setting: str) -> None:

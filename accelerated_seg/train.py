@@ -43,7 +43,7 @@ from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
-from .data.prepare import cache_root, prepare_manifest, preprocess_settings
+from .data.prepare import cache_root, dataset_source, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
@@ -53,8 +53,8 @@ from .inference import sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, check_trainable, model_spec
-from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, delete_earlier_run,
-                         resume_or_replace)
+from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
+                         delete_earlier_run, resume_or_replace)
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
                        launch_error, strategy_in_effect)
@@ -610,7 +610,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
     check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
-    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=cfg.train.init_from)
+    # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
+    # path now, the case files it lists once they are known (below).
+    data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
+    reads = [*([cfg.train.init_from] if cfg.train.init_from else []), *data, cache_root(cfg.data)]
+    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads)
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
@@ -634,6 +638,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     # What the cases decide (channels, classes, split) is known once they are checked; everything
     # that can still refuse the run is checked then, before the preprocessing reads every volume.
     manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
+    if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
+        check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
         check_resume_preprocessing(resume_from, settings.to_dict(), out)
     if warning := unused_folds_warning(manifest.split):

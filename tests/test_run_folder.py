@@ -40,8 +40,14 @@ def test_overwrite_deletes_only_a_runs_folder_and_never_what_the_new_run_loads(t
         check_output_folder(tmp_path, overwrite=True)
     (tmp_path / "run_info.json").write_text("{}")
     assert check_output_folder(tmp_path, overwrite=True) is True
-    with pytest.raises(ConfigError, match="would delete before loading it"):  # train.init_from=<this run>/model
-        check_output_folder(tmp_path, overwrite=True, reads=exported)
+    with pytest.raises(ConfigError, match=f"would delete {exported} with the earlier run in {tmp_path}, but this "
+                                          f"run reads {exported} there"):  # train.init_from=<this run>/model
+        check_output_folder(tmp_path, overwrite=True, reads=[exported])
+    # Data of the user's in a folder the run also writes (the trackers' train/), or beside the run's outputs
+    (tmp_path / "train" / "imagesTr").mkdir(parents=True)
+    with pytest.raises(ConfigError, match=f"delete {tmp_path / 'train'} .* reads {tmp_path / 'train' / 'imagesTr'}"):
+        check_output_folder(tmp_path, overwrite=True, reads=[tmp_path / "synthetic_data", tmp_path / "train/imagesTr"])
+    assert check_output_folder(tmp_path, overwrite=True, reads=[tmp_path / "synthetic_data" / "dataset.json"])
     assert check_output_folder(tmp_path, overwrite=True, marker=None)  # fit: checkpoint_dir has no marker
 
 
@@ -86,6 +92,28 @@ def test_a_second_run_into_a_used_folder_is_refused_before_any_work_unless_overw
     assert [p.name for p in complete_checkpoints(run / "checkpoints")] == ["step_2"]
     assert resolve_resume("latest", run / "checkpoints") == run / "checkpoints" / "step_2"
 
+
+def test_overwrite_never_deletes_the_data_the_new_run_reads(tiny_dataset, tiny_config, tmp_path):
+    """A dataset in <run>/train/ (the trackers' folder name, and a common one for data) was deleted
+    with the earlier run by train.overwrite before the thirty-first session."""
+    import shutil
+
+    run = tmp_path / "run"
+    data = run / "train"
+    shutil.copytree(Path(tiny_dataset).parent, data)
+    train(tiny_config(run, data__dataset=data / "dataset.json", train__max_steps=2))
+    files = sorted(p.relative_to(data) for p in data.rglob("*.nii.gz"))
+    with pytest.raises(ConfigError, match=f"train.overwrite=true would delete {data} with the earlier run in {run}, "
+                                          f"but this run reads {data / 'dataset.json'} there"):
+        train(tiny_config(run, data__dataset=data / "dataset.json", train__overwrite="true"))
+    # Cases listed from elsewhere: found once the description is read, before they are preprocessed
+    table = tmp_path / "cases.csv"
+    table.write_text("image,label\n" + "".join(f"{data / 'imagesTr' / p.name},{data / 'labelsTr' / p.name}\n"
+                                               for p in sorted((data / "labelsTr").iterdir())))
+    with pytest.raises(ConfigError, match=f"would delete {data} .* reads {data / 'imagesTr'}"):
+        train(tiny_config(run, data__dataset=table, data__binarize="true", train__overwrite="true"))
+    assert sorted(p.relative_to(data) for p in data.rglob("*.nii.gz")) == files
+    assert (run / "checkpoints" / "step_2").is_dir()  # nor the earlier run
 
 def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch):
     import shutil

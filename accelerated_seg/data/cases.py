@@ -64,6 +64,11 @@ class Manifest:
                 f"{len(self.labels)} classes; give one raw value per class, or set binarized=True"
             )
 
+    def files(self) -> list[Path]:
+        """Every image and label file of the training and validation cases."""
+        return [path for case in self.training + self.validation for path in (*case.images, case.label)
+                if path is not None]
+
     @property
     def num_classes(self) -> int:
         """Number of output classes, background included (after remapping/binarising)."""
