@@ -28,6 +28,8 @@ TRAIN_OUTPUTS = ("checkpoints", "model", "model.partial", "model.previous", "bes
 FIT_OUTPUTS = ("checkpoints", "model", "model.partial", "model.previous")
 #: Written by every ``train`` run at its start: without it, a folder's ``model/`` is not a run's.
 TRAIN_RUN_MARKER = "run_info.json"
+#: What a run replaces whole when it writes it (the exports are swapped in as folders).
+REPLACED_WHOLE = ("model", "best_model", "summary.json", "metrics.json", "config.yaml", "report.png")
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,8 @@ def earlier_run(out: Path) -> str | None:
 
 
 def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: Iterable[str | Path] = (),
-                      names: Names = Names(), marker: str | None = TRAIN_RUN_MARKER) -> tuple[Path | None, bool]:
+                      names: Names = Names(), marker: str | None = TRAIN_RUN_MARKER,
+                      outputs: tuple[str, ...] = TRAIN_OUTPUTS) -> tuple[Path | None, bool]:
     """How a run starts in ``out``: the checkpoint it resumes (None: a new run), and whether an
     earlier run there is to be deleted first; raises before any work where neither may be done.
 
@@ -81,11 +84,12 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
     resume_from = resolve_resume(resume, out / "checkpoints") if resume else None
     if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
         return resume_from, False
-    return resume_from, check_output_folder(out, overwrite, reads=reads, names=names, marker=marker)
+    return resume_from, check_output_folder(out, overwrite, reads=reads, names=names, marker=marker,
+                                            outputs=outputs)
 
 
 def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Path] = (), names: Names = Names(),
-                        marker: str | None = TRAIN_RUN_MARKER) -> bool:
+                        marker: str | None = TRAIN_RUN_MARKER, outputs: tuple[str, ...] = TRAIN_OUTPUTS) -> bool:
     """Raise unless a new run may write into ``out``; True when an earlier run there is to be
     deleted first (:func:`delete_earlier_run`). Call on every rank before any work.
 
@@ -97,12 +101,15 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
         names: the caller's spelling of the ways on.
         marker: a file every run of this kind leaves in its folder; ``overwrite`` deletes only a
             folder that has it, so a ``model/`` of the user's own is never taken for a run's.
+        outputs: what the run writes there (``TRAIN_OUTPUTS``, or ``FIT_OUTPUTS`` for ``fit``).
 
     Raises:
-        ConfigError: ``out`` holds an earlier run that ``overwrite`` does not allow to replace.
+        ConfigError: ``out`` holds an earlier run that ``overwrite`` does not allow to replace, or
+            files of another program's that the run would replace.
     """
     found = earlier_run(out)
     if found is None:
+        _refuse_foreign_outputs(out, marker, outputs, names)
         return False
     if not overwrite:
         raise ConfigError(f"{out} already holds a run ({found}), which a new run there would replace: continue it "
@@ -113,6 +120,18 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
                           f"is not deleted: train into {names.elsewhere}")
     check_reads_survive(out, reads, names=names)
     return True
+
+
+def _refuse_foreign_outputs(out: Path, marker: str | None, outputs: tuple[str, ...], names: Names) -> None:
+    """A folder that is not a run's may still hold files of the names a run replaces whole: a project's
+    own ``config.yaml`` or ``model/`` package with ``train.output_dir=.``. Before the thirty-first session
+    the run wrote over them (the first export swapped a ``model/`` folder out and deleted it)."""
+    if marker is not None and (out / marker).is_file():
+        return  # a run's folder (one killed before its first save): what is there is the run's
+    if foreign := [name for name in REPLACED_WHOLE if name in outputs and (out / name).exists()]:
+        raise ConfigError(f"{out} holds {', '.join(foreign)}, which this run would replace, but "
+                          f"{'no ' + marker + ', so they are' if marker else 'they are'} not a training run's: "
+                          f"train into {names.elsewhere}, or move them")
 
 
 def check_reads_survive(out: Path, reads: Iterable[str | Path], outputs: tuple[str, ...] = TRAIN_OUTPUTS,

@@ -201,7 +201,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
         _check_launch(accelerator, allow_strategy_fallback)
         shuffle_seed = _seed_the_shuffle(accelerator, loader)
-        resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None)
+        resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
+                                                 outputs=FIT_OUTPUTS)
         compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
         expect_shared_tensors(aliases)
@@ -1010,14 +1011,15 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
 
 def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Manifest, accelerator) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(out / "config.yaml", config_yaml)
     info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),
             "batch": {"per_device": plan.per_device, "num_processes": plan.num_processes,
                       "accum_steps": plan.accum_steps, "global": plan.global_batch, "lr": plan.lr},
             "split": {"how": manifest.split, "training": [c.id for c in manifest.training],
                       "validation": [c.id for c in manifest.validation]},
             "accelerated_seg_version": __version__, "torch_version": torch.__version__}
+    # The marker first: what the run writes after it is the run's, never another program's (run_folder).
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
+    write_text_atomically(out / "config.yaml", config_yaml)
 
 
 def _trackers(names: str) -> list[str] | None:

@@ -93,6 +93,30 @@ def test_a_second_run_into_a_used_folder_is_refused_before_any_work_unless_overw
     assert resolve_resume("latest", run / "checkpoints") == run / "checkpoints" / "step_2"
 
 
+def test_a_new_run_never_replaces_files_of_another_programs(tiny_config, tmp_path):
+    """train.output_dir=. in a project: its config.yaml was written over, and its model/ package
+    swapped out and deleted by the first export, before the thirty-first session."""
+    from accelerated_seg.run_folder import FIT_NAMES, FIT_OUTPUTS
+
+    project = tmp_path / "project"
+    (project / "model").mkdir(parents=True)
+    (project / "model" / "__init__.py").write_text("# the project's own code\n")
+    (project / "config.yaml").write_text("# the project's settings\n")
+    with pytest.raises(ConfigError, match=f"{project} holds model, config.yaml, which this run would replace, but "
+                                          f"no run_info.json, so they are not a training run's: train into another"):
+        train(tiny_config(project, train__max_steps=2))
+    assert (project / "model" / "__init__.py").read_text() == "# the project's own code\n"
+    assert sorted(p.name for p in project.iterdir()) == ["config.yaml", "model"]
+    # fit writes only checkpoints/ and model/ into its checkpoint_dir
+    with pytest.raises(ConfigError, match="holds model, which this run would replace, but they are not"):
+        check_output_folder(project, False, marker=None, outputs=FIT_OUTPUTS, names=FIT_NAMES)
+    (project / "model" / "__init__.py").unlink()
+    (project / "model").rmdir()
+    assert check_output_folder(project, False, marker=None, outputs=FIT_OUTPUTS, names=FIT_NAMES) is False
+    # A run's own folder, killed before its first save: its files are the run's to replace
+    (project / "run_info.json").write_text("{}")
+    assert check_output_folder(project, False) is False
+
 def test_overwrite_never_deletes_the_data_the_new_run_reads(tiny_dataset, tiny_config, tmp_path):
     """A dataset in <run>/train/ (the trackers' folder name, and a common one for data) was deleted
     with the earlier run by train.overwrite before the thirty-first session."""
