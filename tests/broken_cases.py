@@ -264,6 +264,13 @@ def _csv_missing_label(root: Path) -> tuple[Path, Path]:
     return written.source, written.label
 
 
+def _csv_windows_paths(root: Path) -> tuple[Path, Path]:
+    """A CSV written on Windows: the files are there, but ``images\\bad.nii.gz`` names none here."""
+    written = write_csv(root)
+    written.source.write_text(written.source.read_text().replace("images/bad", "images\\bad"))
+    return written.source, root / "images\\bad.nii.gz"
+
+
 def _csv_multiclass_without_labels(root: Path) -> tuple[Path, Path]:
     written = write_csv(root, label=clean_label())  # values 0, 1, 2 but the CSV default is binary
     return written.source, written.label
@@ -320,6 +327,8 @@ BROKEN_CASES: list[BrokenCase] = [
     BrokenCase("channels_disagree_in_shape", _channels_disagree, "has shape (8, 8, 4)", "resample the channels"),
     BrokenCase("nnunet_missing_channel_file", _nnunet_missing_channel, "case 'bad' has no", "restore them"),
     BrokenCase("csv_missing_label", _csv_missing_label, "file not found", "restore the file"),
+    BrokenCase("csv_windows_paths", _csv_windows_paths, "images/bad.nii.gz is there",
+               "write paths in the dataset description with forward slashes"),
     BrokenCase("csv_multiclass_label_without_labels_argument", _csv_multiclass_without_labels,
                "label values [2] are not declared (declared: 0..1", "data.labels"),
 ]

@@ -45,10 +45,7 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Ima
     """
     path = Path(path)
     if not path.is_file():
-        raise DataError(
-            f"{path}: file not found; check the path in the dataset description (dataset.json, CSV or "
-            "nnU-Net folder) or restore the file"
-        )
+        raise DataError(f"{path}: file not found; {_missing_file_fix(path)}")
     if not verify_stream:
         try:
             return nib.load(path)
@@ -197,6 +194,17 @@ def _fix_for(path: Path) -> str:
         "only NIfTI (.nii/.nii.gz) is read; convert the file, e.g. with SimpleITK: "
         "sitk.WriteImage(sitk.ReadImage(src), 'case.nii.gz')"
     )
+
+
+def _missing_file_fix(path: Path) -> str:
+    """What to do about a listed file that is not there; a path written on Windows (``imagesTr\\x.nii.gz``)
+    names no folder here, since a backslash is an ordinary character of a file name on Linux and macOS."""
+    if "\\" in str(path):
+        written = Path(str(path).replace("\\", "/"))
+        there = f"; {written} is there" if written.is_file() else ""
+        return (f"its path holds backslashes (written on Windows?){there}: write paths in the dataset description "
+                f"with forward slashes (/), which work on every system")
+    return "check the path in the dataset description (dataset.json, CSV or nnU-Net folder) or restore the file"
 
 
 def _describe(err: BaseException) -> str:
