@@ -49,7 +49,7 @@ from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .evaluate import case_metrics
 from .files import write_text_atomically
-from .inference import sliding_window_logits, window_batches
+from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, check_trainable, model_spec
@@ -889,7 +889,7 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
         with accelerator.autocast():
             logits = sliding_window_logits(net, case["image"][None].to(accelerator.device), roi_size,
                                            sw_batch_size, overlap)
-        scores = case_metrics(logits.argmax(1)[0], case["label"][0], num_classes, case["spacing"], tolerance_mm,
+        scores = case_metrics(class_map(logits, 1)[0], case["label"][0], num_classes, case["spacing"], tolerance_mm,
                               distances=distances)
         mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics]))
     if sharded:  # every rank must call forward as often as the busiest one, or the shard gathers hang

@@ -1,0 +1,86 @@
+"""What prediction does after the network, timed on the CPU: where it runs on a GPU machine too, since
+the probabilities are handed to the host for the inverse spatial transforms (``_to_input_grid``).
+
+    PYTHONPATH=. python benchmarks/predict_tail.py [--output benchmarks/results/predict_tail_2cpu.json]
+
+For a 192 x 192 x 160 scan with 3 classes (the size of `benchmark infer --size 192 192 160`), once on
+the preprocessing grid (1 mm scan, 1 mm target: the inverse only undoes orientation and cropping)
+and once resampled (0.8 x 0.8 x 2.5 mm scan to 1 mm: the inverse interpolates the probabilities):
+
+- ``invert_ms``: ``_to_input_grid`` (MONAI's Invertd on the probabilities);
+- ``argmax_ms`` against ``class_map_ms``: ``torch.argmax`` over the class axis against
+  ``max(dim).indices``, which prediction and validation use since the thirty-first session;
+- ``lookup_int64_ms`` against ``lookup_written_type_ms``: class index -> label value, through the
+  int64 values as before, and through values already in the written type.
+
+Medians of ``--repeats`` after one untimed pass; written with the machine and the command.
+"""
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+import torch
+
+from accelerated_seg.benchmark import write_result
+from accelerated_seg.data.preprocess import PreprocessSettings, preprocess
+from accelerated_seg.inference import _to_input_grid, class_map, class_values, label_dtype
+
+SHAPE = (192, 192, 160)
+GRIDS = {"same_grid": (1.0, 1.0, 1.0), "resampled": (0.8, 0.8, 2.5)}  # scan spacing; the target is 1 mm
+
+
+def median_ms(work, repeats: int) -> float:
+    work()  # untimed: first touch of the result's pages
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return round(statistics.median(times) * 1000, 1)
+
+
+def measure(spacing, folder: Path, repeats: int, classes: int = 3) -> dict:
+    rng = np.random.default_rng(0)
+    nib.save(nib.Nifti1Image(rng.random(SHAPE, dtype=np.float32) * 100, np.diag([*spacing, 1.0])),
+             folder / "scan.nii.gz")
+    settings = PreprocessSettings(spacing=(1.0, 1.0, 1.0), label_map=((0, 0), (1, 1), (4, 2)))  # BraTS-like 4
+    transform = preprocess(keys=["image"], settings=settings)
+    image = transform({"image": str(folder / "scan.nii.gz")})["image"]
+    probabilities = torch.softmax(torch.randn(classes, *image.shape[1:], generator=torch.Generator().manual_seed(0)), 0)
+    restored = _to_input_grid(probabilities, image, transform)
+    indices = class_map(restored).numpy()
+    values = class_values(settings, classes)
+    written = values.astype(label_dtype(values))
+    return {"scan_spacing_mm": list(spacing), "preprocessed_grid": list(image.shape[1:]), "scan_grid": list(SHAPE),
+            "invert_ms": median_ms(lambda: _to_input_grid(probabilities, image, transform), repeats),
+            "argmax_ms": median_ms(lambda: restored.argmax(0), repeats),
+            "class_map_ms": median_ms(lambda: class_map(restored), repeats),
+            "same_classes": bool(torch.equal(restored.argmax(0), class_map(restored))),
+            "lookup_int64_ms": median_ms(lambda: values[indices], repeats),
+            "lookup_written_type_ms": median_ms(lambda: written[indices], repeats)}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--output", default=f"benchmarks/results/predict_tail_{torch.get_num_threads()}cpu.json")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        results = {name: measure(spacing, Path(folder), args.repeats) for name, spacing in GRIDS.items()}
+    results["torch_threads"] = torch.get_num_threads()
+    for name, entry in results.items():
+        print(name, entry)
+    path = write_result("predict_tail", results, args.output,
+                        command="PYTHONPATH=. python benchmarks/predict_tail.py " + " ".join(sys.argv[1:]))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
