@@ -538,8 +538,8 @@ def class_map(probabilities: torch.Tensor, dim: int = 0) -> torch.Tensor:
     """The index of the most probable class along ``dim``: the first on a tie, as ``argmax``.
 
     ``max(dim).indices``, not ``argmax(dim)``: on the CPU (torch 2.13, 2 threads) argmax over the class
-    axis took 513 ms for 3 x 192 x 192 x 160 probabilities, and max 55 ms, with the same result. It was
-    most of prediction's work after the network on a GPU machine, where that step runs on the CPU.
+    axis took 425 ms for 3 x 192 x 192 x 160 probabilities, and max 50 ms, with the same result
+    (benchmarks/predict_tail.py). On a GPU machine this step runs on the host, after the hand-over.
     """
     return probabilities.max(dim).indices
 

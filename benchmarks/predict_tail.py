@@ -1,5 +1,6 @@
-"""What prediction does after the network, timed on the CPU: where it runs on a GPU machine too, since
-the probabilities are handed to the host for the inverse spatial transforms (``_to_input_grid``).
+"""What prediction does on the host around the network, timed on the CPU: where it runs on a GPU machine
+too. Before the network the scan is read and preprocessed; after it the probabilities are handed to
+the host for the inverse spatial transforms (``_to_input_grid``) and the class map.
 
     PYTHONPATH=. python benchmarks/predict_tail.py [--output benchmarks/results/predict_tail_2cpu.json]
 
@@ -7,6 +8,9 @@ For a 192 x 192 x 160 scan with 3 classes (the size of `benchmark infer --size 1
 the preprocessing grid (1 mm scan, 1 mm target: the inverse only undoes orientation and cropping)
 and once resampled (0.8 x 0.8 x 2.5 mm scan to 1 mm: the inverse interpolates the probabilities):
 
+- ``read_verify_ms``: ``read_nifti(verify_stream=True)``, prediction's check of the whole file first;
+- ``preprocess_ms``: the preprocessing transform from the file (read again, orient, resample, crop,
+  normalise);
 - ``invert_ms``: ``_to_input_grid`` (MONAI's Invertd on the probabilities);
 - ``argmax_ms`` against ``class_map_ms``: ``torch.argmax`` over the class axis against
   ``max(dim).indices``, which prediction and validation use since the thirty-first session;
@@ -28,6 +32,7 @@ import numpy as np
 import torch
 
 from accelerated_seg.benchmark import write_result
+from accelerated_seg.data.io import read_nifti
 from accelerated_seg.data.preprocess import PreprocessSettings, preprocess
 from accelerated_seg.inference import _to_input_grid, class_map, class_values, label_dtype
 
@@ -47,17 +52,19 @@ def median_ms(work, repeats: int) -> float:
 
 def measure(spacing, folder: Path, repeats: int, classes: int = 3) -> dict:
     rng = np.random.default_rng(0)
-    nib.save(nib.Nifti1Image(rng.random(SHAPE, dtype=np.float32) * 100, np.diag([*spacing, 1.0])),
-             folder / "scan.nii.gz")
+    scan = folder / "scan.nii.gz"  # int16, as CT and most MR scans are stored
+    nib.save(nib.Nifti1Image((rng.normal(size=SHAPE) * 100).astype(np.int16), np.diag([*spacing, 1.0])), scan)
     settings = PreprocessSettings(spacing=(1.0, 1.0, 1.0), label_map=((0, 0), (1, 1), (4, 2)))  # BraTS-like 4
     transform = preprocess(keys=["image"], settings=settings)
-    image = transform({"image": str(folder / "scan.nii.gz")})["image"]
+    image = transform({"image": str(scan)})["image"]
     probabilities = torch.softmax(torch.randn(classes, *image.shape[1:], generator=torch.Generator().manual_seed(0)), 0)
     restored = _to_input_grid(probabilities, image, transform)
     indices = class_map(restored).numpy()
     values = class_values(settings, classes)
     written = values.astype(label_dtype(values))
     return {"scan_spacing_mm": list(spacing), "preprocessed_grid": list(image.shape[1:]), "scan_grid": list(SHAPE),
+            "read_verify_ms": median_ms(lambda: np.asanyarray(read_nifti(scan, verify_stream=True).dataobj), repeats),
+            "preprocess_ms": median_ms(lambda: transform({"image": str(scan)}), repeats),
             "invert_ms": median_ms(lambda: _to_input_grid(probabilities, image, transform), repeats),
             "argmax_ms": median_ms(lambda: restored.argmax(0), repeats),
             "class_map_ms": median_ms(lambda: class_map(restored), repeats),
