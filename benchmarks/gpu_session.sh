@@ -17,7 +17,8 @@
 # kernels names the operators that launch the strided copies (22% of a compiled channels-last step on
 # the H200), with and without channels-last; levers_more compiles under FSDP2 (it failed there on the
 # second configuration's Accelerator, since fixed); inference times MONAI with our output and the
-# copy of the probabilities to the host (ours ran ~50 ms per volume behind the bare sliding window).
+# copy of the probabilities to the host (ours ran ~50 ms per volume behind the bare sliding window),
+# and the host's own work around the network (predict_tail.py: preprocessing, inverse, class map).
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -174,6 +175,9 @@ case "$part" in
           --tta none --device cuda --precision $precision "${INFER_SHORT[@]}" \
           --output "$OUT/infer_${device}_${precision}_tta_none.json"
     done
+    # the host's work around the network on this machine's CPU (thirty-first session: 425 ms of argmax,
+    # now 50; the inverse resampling 609 ms on 2 cores), to weigh against the network's part above
+    step 60 predict_tail $PY benchmarks/predict_tail.py --output "$OUT/predict_tail_${device}.json"
     ;;
   strategies)  # every accelerate profile in effect, exported, reloaded, resumed (issue 4)
     # checkpoints are too large to bring back (the JSON holds the results), so they stay outside $OUT
