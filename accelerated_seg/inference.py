@@ -546,8 +546,8 @@ def class_map(probabilities: torch.Tensor, dim: int = 0) -> torch.Tensor:
 
 def label_dtype(labels: np.ndarray) -> type:
     """The smallest of the integer types every NIfTI tool reads (FSL has no uint16) that holds each
-    written value: uint8, int16 for a parcellation's values (FreeSurfer's 2035), int32 beyond (int16
-    wrapped 40000 round to a negative value before the thirty-first session)."""
+    written value: uint8, int16 for a parcellation's values (FreeSurfer's 2035), int32 beyond (before the
+    thirty-first session int16 was used for every value from 256 up, and 40000 was written as -25536)."""
     largest = int(labels.max(initial=0))
     return next(dtype for dtype in (np.uint8, np.int16, np.int32) if largest <= np.iinfo(dtype).max)
 

@@ -118,7 +118,7 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
     if marker is not None and not (out / marker).is_file():
         raise ConfigError(f"{out} holds {found} but no {marker}, so it was not written by a training run and "
                           f"is not deleted: train into {names.elsewhere}")
-    check_reads_survive(out, reads, names=names)
+    check_reads_survive(out, reads, outputs, names)
     return True
 
 
