@@ -84,7 +84,8 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         if replaced is not None:
             shutil.rmtree(replaced)
         # The one just written is never rotated away, even where higher-numbered folders are left
-        # from an earlier run (resumed from an older step): it is the state this run continues from.
+        # from an earlier course (set_aside_later_checkpoints moves those out of the way when a run
+        # resumes an older step; fit's or a user's may remain): it is the state this run continues from.
         for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]:
             if old != final:
                 shutil.rmtree(_retire(old))
@@ -112,6 +113,30 @@ def _retire(step_dir: Path) -> Path:
     shutil.rmtree(retired, ignore_errors=True)
     step_dir.rename(retired)
     return retired
+
+
+def set_aside_later_checkpoints(resume_from: Path) -> Path | None:
+    """Move the checkpoints saved after ``resume_from`` in its folder into a sub-folder of their own,
+    where ``--resume latest`` and the rotation do not look; returns that folder (None: there were none).
+
+    Resuming an older step starts another course (the loss diverged at step 5000; go back to 4000 with
+    a lower rate). The later steps were left beside it under their names until this course saved the
+    same steps, so a requeued job's ``--resume latest`` went back to the abandoned course. They are
+    kept, not deleted: they are a course the user may still want to compare.
+    """
+    step = int(STEP_DIR.match(resume_from.name).group(1))
+    later = [path for path in complete_checkpoints(resume_from.parent)
+             if int(STEP_DIR.match(path.name).group(1)) > step]
+    if not later:
+        return None
+    aside, attempt = resume_from.parent / f"superseded_by_resuming_{resume_from.name}", 1
+    while aside.exists():  # a second return to the same step
+        attempt += 1
+        aside = resume_from.parent / f"superseded_by_resuming_{resume_from.name}_{attempt}"
+    aside.mkdir()
+    for path in later:
+        path.rename(aside / path.name)  # atomic: each checkpoint is whole here or there
+    return aside
 
 
 def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:

@@ -35,7 +35,7 @@ from . import __version__
 from .accelerate_workarounds import look_up_lomo_once, skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, check_resume_preprocessing,
                          expect_shared_tensors, export_model, load_initial_weights, save_training_state,
-                         shared_tensor_names)
+                         set_aside_later_checkpoints, shared_tensor_names)
 from .compilation import (check_compilable, check_cuda_graphs, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config, settings_changed
@@ -214,6 +214,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                               f"process(es): it holds fewer samples than one batch (with drop_last) per process")
         _compile(accelerator, model, compiling)
         _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
+        _set_aside_later_checkpoints(accelerator, resume_from, out)
         if max_steps is None:  # accumulation windows run across epochs (see _accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
@@ -687,6 +688,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     _schedule_the_stepping_optimizer(accelerator, scheduler)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
+    _set_aside_later_checkpoints(accelerator, resume_from, out)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
     accelerator.init_trackers("train", config=_flat_hparams(cfg))
@@ -706,6 +708,17 @@ def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str,
     accelerator.wait_for_everyone()
     if accelerator.is_main_process and replace:
         delete_earlier_run(out, outputs)
+    accelerator.wait_for_everyone()
+
+
+def _set_aside_later_checkpoints(accelerator: Accelerator, resume_from: Path | None, out: Path) -> None:
+    """Resuming an older step of this folder's run: the main process moves the later checkpoints aside
+    (``set_aside_later_checkpoints``) before anyone saves; every rank calls this."""
+    accelerator.wait_for_everyone()
+    own = resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve()
+    if accelerator.is_main_process and own and (aside := set_aside_later_checkpoints(resume_from)) is not None:
+        accelerator.print(f"resuming {resume_from.name}: the later checkpoints of the earlier course are kept in "
+                          f"{aside}, out of --resume latest's way")
     accelerator.wait_for_everyone()
 
 

@@ -139,6 +139,32 @@ def test_overwrite_never_deletes_the_data_the_new_run_reads(tiny_dataset, tiny_c
     assert sorted(p.relative_to(data) for p in data.rglob("*.nii.gz")) == files
     assert (run / "checkpoints" / "step_2").is_dir()  # nor the earlier run
 
+def test_resuming_an_older_step_moves_the_later_checkpoints_out_of_latests_way(tiny_config, tmp_path, capsys):
+    """Going back to step 2 of a run saved at 2, 4 and 6: the earlier course's step_6 stayed beside
+    the new course's step_4 before the thirty-first session, and --resume latest (a requeued job)
+    went back to it."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=6, train__val_every=0, train__keep_last=3))
+    earlier = {p.name: (p / "config.yaml").stat().st_mtime_ns for p in complete_checkpoints(run / "checkpoints")}
+    assert sorted(earlier) == ["step_2", "step_4", "step_6"]
+    capsys.readouterr()
+
+    train(tiny_config(run, train__max_steps=4, train__val_every=0, train__keep_last=3,
+                      train__resume=str(run / "checkpoints" / "step_2")))
+    aside = run / "checkpoints" / "superseded_by_resuming_step_2"
+    assert f"the later checkpoints of the earlier course are kept in {aside}" in capsys.readouterr().out
+    assert [p.name for p in complete_checkpoints(run / "checkpoints")] == ["step_2", "step_4"]
+    assert resolve_resume("latest", run / "checkpoints") == run / "checkpoints" / "step_4"  # this course's
+    assert {p.name: (p / "config.yaml").stat().st_mtime_ns for p in sorted(aside.iterdir())} == {
+        "step_4": earlier["step_4"], "step_6": earlier["step_6"]}  # kept whole, not deleted
+
+    # A second return to step 2: its own folder; a resume of the latest moves nothing
+    train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume=str(run / "checkpoints" / "step_2")))
+    assert sorted(p.name for p in (run / "checkpoints" / "superseded_by_resuming_step_2_2").iterdir()) == ["step_4"]
+    train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
+        "step_2", "step_4", "superseded_by_resuming_step_2", "superseded_by_resuming_step_2_2"]
+
 def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch):
     import shutil
 
