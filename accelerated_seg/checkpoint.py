@@ -84,7 +84,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         if replaced is not None:
             shutil.rmtree(replaced)
         # The one just written is never rotated away, even where higher-numbered folders are left
-        # from an earlier course (set_aside_later_checkpoints moves those out of the way when a run
+        # from an earlier course (set_aside_later_course moves those out of the way when a run
         # resumes an older step; fit's or a user's may remain): it is the state this run continues from.
         for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]:
             if old != final:
@@ -115,18 +115,22 @@ def _retire(step_dir: Path) -> Path:
     return retired
 
 
-def set_aside_later_checkpoints(resume_from: Path) -> Path | None:
-    """Move the checkpoints saved after ``resume_from`` in its folder into a sub-folder of their own,
-    where ``--resume latest`` and the rotation do not look; returns that folder (None: there were none).
+def set_aside_later_course(resume_from: Path, out: Path) -> Path | None:
+    """Move what the run in ``out`` saved after ``resume_from`` (its checkpoints, and the exports
+    ``model/`` and ``best_model/`` whose config.json records a later step) into a sub-folder of
+    ``out/checkpoints`` where ``--resume latest`` and the rotation do not look; returns that folder
+    (None: nothing was later).
 
     Resuming an older step starts another course (the loss diverged at step 5000; go back to 4000 with
     a lower rate). The later steps were left beside it under their names until this course saved the
-    same steps, so a requeued job's ``--resume latest`` went back to the abandoned course. They are
-    kept, not deleted: they are a course the user may still want to compare.
+    same steps, so a requeued job's ``--resume latest`` went back to the abandoned course, and its
+    best_model/ stood for the new course. They are kept, not deleted: a course the user may still
+    want to compare. An export written before the thirty-first session records no step and stays.
     """
     step = int(STEP_DIR.match(resume_from.name).group(1))
     later = [path for path in complete_checkpoints(resume_from.parent)
              if int(STEP_DIR.match(path.name).group(1)) > step]
+    later += [out / name for name in ("model", "best_model") if _export_step(out / name) > step]
     if not later:
         return None
     aside, attempt = resume_from.parent / f"superseded_by_resuming_{resume_from.name}", 1
@@ -135,8 +139,17 @@ def set_aside_later_checkpoints(resume_from: Path) -> Path | None:
         aside = resume_from.parent / f"superseded_by_resuming_{resume_from.name}_{attempt}"
     aside.mkdir()
     for path in later:
-        path.rename(aside / path.name)  # atomic: each checkpoint is whole here or there
+        path.rename(aside / path.name)  # atomic: each checkpoint or export is whole here or there
     return aside
+
+
+def _export_step(folder: Path) -> int:
+    """The step an export's config.json records; -1 where it records none or cannot be read."""
+    try:
+        step = json.loads((folder / "config.json").read_text(encoding="utf-8")).get("step")
+    except (OSError, ValueError, AttributeError):
+        return -1
+    return step if isinstance(step, int) and not isinstance(step, bool) else -1
 
 
 def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
@@ -338,8 +351,10 @@ class PreemptionSignals:
 
 
 def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out_dir: Path, *,
-                 aliases: dict[str, str]) -> Path | None:
+                 aliases: dict[str, str], step: int) -> Path | None:
     """Write ``model.safetensors`` + ``config.json`` for the plain network; call on every rank.
+
+    ``step``: the optimizer step of these weights, recorded in ``config.json``.
 
     ``spec`` None (a user's own network, ``train.fit``): ``config.json`` names only its class.
     ``aliases``: ``shared_tensor_names`` of the network before ``prepare``. Not of the prepared one:
@@ -358,7 +373,8 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
         tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items() if k not in aliases}
         model_class = type(accelerator.unwrap_model(model))
         description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
-        write_export(tensors, description, {**metadata, **({"shared_tensors": aliases} if aliases else {})}, out_dir)
+        write_export(tensors, description,
+                     {**metadata, "step": step, **({"shared_tensors": aliases} if aliases else {})}, out_dir)
     accelerator.wait_for_everyone()
     return out_dir
 

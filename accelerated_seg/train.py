@@ -35,7 +35,7 @@ from . import __version__
 from .accelerate_workarounds import look_up_lomo_once, skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, check_resume_preprocessing,
                          expect_shared_tensors, export_model, load_initial_weights, save_training_state,
-                         set_aside_later_checkpoints, shared_tensor_names)
+                         set_aside_later_course, shared_tensor_names)
 from .compilation import (check_compilable, check_cuda_graphs, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config, settings_changed
@@ -214,7 +214,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                               f"process(es): it holds fewer samples than one batch (with drop_last) per process")
         _compile(accelerator, model, compiling)
         _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
-        _set_aside_later_checkpoints(accelerator, resume_from, out)
+        _set_aside_later_course(accelerator, resume_from, out)
         if max_steps is None:  # accumulation windows run across epochs (see _accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
@@ -235,7 +235,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         if loop.last_saved != loop.progress.step:
             save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, "")
         if not preempted:
-            export_model(accelerator, model, None, {}, out / "model", aliases=aliases)
+            export_model(accelerator, model, None, {}, out / "model", aliases=aliases, step=loop.progress.step)
         accelerator.end_training()
         return {"step": loop.progress.step, "preempted": preempted, "output_dir": str(out),
                 "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
@@ -688,7 +688,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     _schedule_the_stepping_optimizer(accelerator, scheduler)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
-    _set_aside_later_checkpoints(accelerator, resume_from, out)
+    _set_aside_later_course(accelerator, resume_from, out)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
     accelerator.init_trackers("train", config=_flat_hparams(cfg))
@@ -711,14 +711,14 @@ def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str,
     accelerator.wait_for_everyone()
 
 
-def _set_aside_later_checkpoints(accelerator: Accelerator, resume_from: Path | None, out: Path) -> None:
-    """Resuming an older step of this folder's run: the main process moves the later checkpoints aside
-    (``set_aside_later_checkpoints``) before anyone saves; every rank calls this."""
+def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, out: Path) -> None:
+    """Resuming an older step of this folder's run: the main process moves the later checkpoints and
+    exports aside (``set_aside_later_course``) before anyone saves; every rank calls this."""
     accelerator.wait_for_everyone()
     own = resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve()
-    if accelerator.is_main_process and own and (aside := set_aside_later_checkpoints(resume_from)) is not None:
-        accelerator.print(f"resuming {resume_from.name}: the later checkpoints of the earlier course are kept in "
-                          f"{aside}, out of --resume latest's way")
+    if accelerator.is_main_process and own and (aside := set_aside_later_course(resume_from, out)) is not None:
+        accelerator.print(f"resuming {resume_from.name}: the later checkpoints and exports of the earlier course "
+                          f"are kept in {aside}, out of --resume latest's way")
     accelerator.wait_for_everyone()
 
 
@@ -839,7 +839,8 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
             f"training state is saved in {run.loop.checkpoints_dir / f'step_{progress.step}'}. Run the same "
             f"command with --train.resume=latest (or --resume latest) to continue.")
     else:
-        export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model", aliases=run.aliases)
+        export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model", aliases=run.aliases,
+                     step=run.loop.progress.step)
     summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice,
                "best_step": progress.best_step, "global_batch": run.plan.global_batch, "lr": run.plan.lr,
                "strategy": strategy_in_effect(accelerator), "output_dir": str(out),
@@ -937,7 +938,7 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float
     _write_metrics(run)
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model",
-                     aliases=run.aliases)
+                     aliases=run.aliases, step=progress.step)
 
 
 def _write_metrics(run: ConfiguredRun) -> None:

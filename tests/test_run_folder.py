@@ -1,6 +1,7 @@
 """A new run never replaces an earlier one in its output folder unless asked (run_folder.py), and
 checkpoint folders are never deleted under their own names (checkpoint.py)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -149,21 +150,42 @@ def test_resuming_an_older_step_moves_the_later_checkpoints_out_of_latests_way(t
     assert sorted(earlier) == ["step_2", "step_4", "step_6"]
     capsys.readouterr()
 
+    assert json.loads((run / "model" / "config.json").read_text())["step"] == 6  # exports record their step
+
     train(tiny_config(run, train__max_steps=4, train__val_every=0, train__keep_last=3,
                       train__resume=str(run / "checkpoints" / "step_2")))
     aside = run / "checkpoints" / "superseded_by_resuming_step_2"
-    assert f"the later checkpoints of the earlier course are kept in {aside}" in capsys.readouterr().out
+    assert f"the later checkpoints and exports of the earlier course are kept in {aside}" in capsys.readouterr().out
     assert [p.name for p in complete_checkpoints(run / "checkpoints")] == ["step_2", "step_4"]
     assert resolve_resume("latest", run / "checkpoints") == run / "checkpoints" / "step_4"  # this course's
-    assert {p.name: (p / "config.yaml").stat().st_mtime_ns for p in sorted(aside.iterdir())} == {
+    assert {p.name: (p / "config.yaml").stat().st_mtime_ns for p in aside.iterdir() if p.name.startswith("step")} == {
         "step_4": earlier["step_4"], "step_6": earlier["step_6"]}  # kept whole, not deleted
+    assert json.loads((aside / "model" / "config.json").read_text())["step"] == 6
+    assert json.loads((run / "model" / "config.json").read_text())["step"] == 4  # this course's export
 
     # A second return to step 2: its own folder; a resume of the latest moves nothing
     train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume=str(run / "checkpoints" / "step_2")))
-    assert sorted(p.name for p in (run / "checkpoints" / "superseded_by_resuming_step_2_2").iterdir()) == ["step_4"]
+    assert sorted(p.name for p in (run / "checkpoints" / "superseded_by_resuming_step_2_2").iterdir()) == [
+        "model", "step_4"]
     train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
         "step_2", "step_4", "superseded_by_resuming_step_2", "superseded_by_resuming_step_2_2"]
+
+def test_only_exports_of_a_later_step_are_set_aside(tmp_path):
+    from accelerated_seg.checkpoint import set_aside_later_course
+
+    for step in (2, 4):
+        (tmp_path / "checkpoints" / f"step_{step}").mkdir(parents=True)
+    for name, config in (("model", {"step": 4}), ("best_model", {"step": 2})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "config.json").write_text(json.dumps(config))
+    assert set_aside_later_course(tmp_path / "checkpoints" / "step_4", tmp_path) is None  # the latest: nothing later
+    aside = set_aside_later_course(tmp_path / "checkpoints" / "step_2", tmp_path)
+    assert sorted(p.name for p in aside.iterdir()) == ["model", "step_4"]
+    assert (tmp_path / "best_model" / "config.json").is_file()  # step 2: this course's past, not the later one's
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")  # written before exports recorded their step: stays
+    assert set_aside_later_course(tmp_path / "checkpoints" / "step_2", tmp_path) is None
 
 def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch):
     import shutil
