@@ -39,7 +39,7 @@ from .data.prepare import cache_root, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, is_json_object_with, replace_atomically
 from .models import MODELS, check_arg_names
-from .run_folder import ESTIMATOR_NAMES, resume_or_replace
+from .run_folder import ESTIMATOR_NAMES, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
 
@@ -284,8 +284,7 @@ class Segmentation:
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
-        reads = [*([cfg.train.init_from] if cfg.train.init_from else []), *dataset.manifest.files(),
-                 cache_root(cfg.data)]
+        reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
         resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads, names=ESTIMATOR_NAMES)
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.

@@ -134,6 +134,12 @@ def _refuse_foreign_outputs(out: Path, marker: str | None, outputs: tuple[str, .
                           f"train into {names.elsewhere}, or move them")
 
 
+def paths_read(init_from: str | None, data: Iterable[str | Path], cache_dir: Path) -> list[Path]:
+    """What a run loads and ``overwrite``'s deletion must therefore spare: its ``train.init_from``, its
+    data (the description, or the case files), and its preprocessing cache."""
+    return [Path(path) for path in (*([init_from] if init_from else []), *data, cache_dir)]
+
+
 def check_reads_survive(out: Path, reads: Iterable[str | Path], outputs: tuple[str, ...] = TRAIN_OUTPUTS,
                         names: Names = Names()) -> None:
     """Raise when a path the new run reads lies in what deleting the earlier run in ``out`` removes

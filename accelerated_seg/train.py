@@ -54,7 +54,7 @@ from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, check_trainable, model_spec
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
-                         delete_earlier_run, resume_or_replace)
+                         delete_earlier_run, paths_read, resume_or_replace)
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
                        launch_error, strategy_in_effect)
@@ -615,8 +615,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
     # path now, the case files it lists once they are known (below).
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
-    reads = [*([cfg.train.init_from] if cfg.train.init_from else []), *data, cache_root(cfg.data)]
-    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads)
+    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite,
+                                             reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)

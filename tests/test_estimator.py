@@ -127,6 +127,14 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
 
     with pytest.raises(ConfigError, match=r"or set Segmentation\(\.\.\., overwrite=True\) to delete it"):
         model.fit(data, steps=1)  # a second fit would replace the first run: refused, in the estimator's terms
+    # overwrite would delete the run's train/ folder, where this dataset's cache lies: refused before any work
+    (tmp_path / "run" / "train").mkdir()
+    cached_there = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                                      cache_dir=str(tmp_path / "run" / "train" / "cache"), num_workers=0)
+    with pytest.raises(ConfigError, match=r"Segmentation\(\.\.\., overwrite=True\) would delete .*run/train with "
+                                          r"the earlier run"):
+        model.fit(cached_there, steps=1, overwrite=True)
+    assert (tmp_path / "run" / "model" / "model.safetensors").is_file()  # the first run is still there
     # fit's own output_dir is where evaluate writes by default (the constructor's, before the twenty-ninth session)
     elsewhere = Segmentation.load(model.model_dir).fit(data, steps=1, output_dir=str(tmp_path / "elsewhere"),
                                                        val_every=0, trackers="none", progress_bar=False)
