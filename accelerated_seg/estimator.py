@@ -72,7 +72,8 @@ class Dataset:
             block_shape: training patch size (nobrainer's name for it); one number is a cube.
             n_classes: classes including background; labels must hold values 0..n_classes-1 (after
                 ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).
-            validation_pairs: held-out cases; default: a seeded ``validation_fraction`` of ``pairs``.
+            validation_pairs: held-out cases; default (None): a seeded ``validation_fraction`` of
+                ``pairs``. An empty list trains on every pair, without validation (``val_every=0``).
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
         """
         _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting")
@@ -180,7 +181,10 @@ def _refuse_unknown(settings: dict, fields_of, message: str) -> None:
 
 
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig) -> Manifest:
-    return from_pairs(list(pairs), labels=n_classes, validation_pairs=list(validation_pairs) if validation_pairs else None,
+    # None, not an empty list, asks for the seeded split: validation_pairs=[] means "no validation
+    # cases", and held out a fifth of the training pairs before the thirty-second session.
+    held_out = list(validation_pairs) if validation_pairs is not None else None
+    return from_pairs(list(pairs), labels=n_classes, validation_pairs=held_out,
                       validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
                       seed=data.split_seed, binarize=data.binarize)
 

@@ -410,3 +410,13 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     assert model.summary["strategy"].endswith("mixed precision bf16")  # notebook_launcher's default is "no"
     assert model.summary["global_batch"] == 4 and len(model.summary["peak_memory_gb"]) == 2
     assert (model.model_dir / "model.safetensors").is_file()
+
+
+def test_no_validation_pairs_trains_on_every_pair(tiny_dataset):
+    """validation_pairs=[] is "no validation cases", as from_pairs reads it, not "split pairs for me"."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=[])
+    for built in (data, data.binarize()):  # binarize rebuilds the manifest from the pairs
+        assert len(built.manifest.training) == len(train_pairs) and built.manifest.validation == []
+    split = Dataset.from_files(train_pairs, block_shape=16, n_classes=3)  # None: the seeded fraction
+    assert len(split.manifest.validation) > 0

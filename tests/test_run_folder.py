@@ -9,7 +9,7 @@ import pytest
 from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, save_training_state
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
-from accelerated_seg.run_folder import check_output_folder, delete_earlier_run, earlier_run
+from accelerated_seg.run_folder import check_output_folder, delete_earlier_run, earlier_run, resume_or_replace
 from accelerated_seg.train import train
 from test_preemption import _OneProcess  # tests/ is on sys.path, as for conftest
 
@@ -50,6 +50,20 @@ def test_overwrite_deletes_only_a_runs_folder_and_never_what_the_new_run_loads(t
         check_output_folder(tmp_path, overwrite=True, reads=[tmp_path / "synthetic_data", tmp_path / "train/imagesTr"])
     assert check_output_folder(tmp_path, overwrite=True, reads=[tmp_path / "synthetic_data" / "dataset.json"])
     assert check_output_folder(tmp_path, overwrite=True, marker=None)  # fit: checkpoint_dir has no marker
+
+
+def test_overwrite_spares_a_set_aside_checkpoint_the_new_run_resumes(tmp_path):
+    """Going back to an abandoned course (set aside by an earlier resume) in its own folder is a new run
+    there: overwrite would delete the very checkpoint it resumes, so it is refused before any work."""
+    (tmp_path / "run_info.json").write_text("{}")
+    (tmp_path / "checkpoints" / "step_2").mkdir(parents=True)
+    aside = tmp_path / "checkpoints" / "superseded_by_resuming_step_2" / "step_6"
+    aside.mkdir(parents=True)
+    with pytest.raises(ConfigError, match=f"would delete {tmp_path / 'checkpoints'} .* reads {aside}"):
+        resume_or_replace(tmp_path, str(aside), overwrite=True)
+    assert aside.is_dir()
+    # Into another folder it resumes, and its own folder's run stays.
+    assert resume_or_replace(tmp_path / "course_b", str(aside), overwrite=False) == (aside, False)
 
 
 def test_overwrite_deletes_the_runs_outputs_and_nothing_else(tmp_path):
@@ -170,6 +184,13 @@ def test_resuming_an_older_step_moves_the_later_checkpoints_out_of_latests_way(t
     train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
         "step_2", "step_4", "superseded_by_resuming_step_2", "superseded_by_resuming_step_2_2"]
+
+    # The abandoned course goes on in a folder of its own (docs/checkpoints.md), from its step 6
+    course_b = tmp_path / "course_b"
+    train(tiny_config(course_b, train__max_steps=8, train__val_every=0, train__resume=str(aside / "step_6")))
+    assert [p.name for p in complete_checkpoints(course_b / "checkpoints")] == ["step_8"]
+    assert json.loads((course_b / "model" / "config.json").read_text())["step"] == 8
+    assert (aside / "step_6").is_dir()
 
 def test_only_exports_of_a_later_step_are_set_aside(tmp_path):
     from accelerated_seg.checkpoint import set_aside_later_course
