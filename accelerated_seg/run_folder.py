@@ -84,6 +84,10 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
     resume_from = resolve_resume(resume, out / "checkpoints") if resume else None
     if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
         return resume_from, False
+    # A checkpoint of another folder starts a new run here, and the deletion must spare it too: one
+    # set aside in <out>/checkpoints/superseded_by_resuming_step_N/ was deleted with the earlier run,
+    # and the resume then failed on the missing folder (before the thirty-second session).
+    reads = [*reads, *([resume_from] if resume_from is not None else [])]
     return resume_from, check_output_folder(out, overwrite, reads=reads, names=names, marker=marker,
                                             outputs=outputs)
 
