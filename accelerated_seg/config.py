@@ -127,7 +127,7 @@ class TrainConfig:
     # A new run into an output_dir that holds an earlier run's checkpoints or exports is an error
     # unless this is true; then that run's outputs are deleted first (run_folder.py).
     overwrite: bool = False
-    trackers: str = "tensorboard"  # accelerate tracker name(s), comma separated, or "none"
+    trackers: str = "tensorboard"  # accelerate tracker name(s), comma separated or a list, or "none"
     # An FSDP/DeepSpeed profile that cannot take effect here (e.g. on a CPU) is an error unless this
     # is true; then the run goes on with what accelerate runs instead and says so.
     allow_strategy_fallback: bool = False
@@ -411,6 +411,12 @@ def _build(cls, raw: Any, prefix: str):
     return cls(**values)
 
 
+#: Settings held as comma-separated names that may also be given as a list of names (YAML
+#: ``trackers: [tensorboard, wandb]``, as accelerate's ``log_with`` takes them; refused before the
+#: thirty-second session as "must be str").
+NAME_LISTS = frozenset({"train.trackers"})
+
+
 def _coerce(hint, value, key: str):
     """Check and convert one value to its annotated type, naming the key on failure."""
     if dataclasses.is_dataclass(hint):
@@ -455,6 +461,8 @@ def _coerce(hint, value, key: str):
         return int(value)
     if hint is str and isinstance(value, (str, os.PathLike)):
         return os.fspath(value)
+    if key in NAME_LISTS and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return ",".join(value) or "none"  # the list accelerate's log_with takes; [] is none
     raise ConfigError(f"setting {key} must be {getattr(hint, '__name__', hint)}, got {value!r}")
 
 

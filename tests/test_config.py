@@ -232,3 +232,20 @@ def test_dump_round_trips(tmp_path):
     assert load_config(path) == cfg
     assert config_from_dict(cfg.to_dict()) == cfg
     assert isinstance(Config().data.patch_size, tuple)
+
+
+def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):
+    """`trackers: [tensorboard]` was refused as "must be str"; a list of names is the comma-separated string."""
+    path = tmp_path / "run.yaml"
+    path.write_text("train:\n  trackers: [tensorboard, wandb]\n")
+    assert load_config(path).train.trackers == "tensorboard,wandb"
+    assert load_config(path, ["--train.trackers=[]"]).train.trackers == "none"
+    assert load_config(None, ["--train.trackers=tensorboard"]).train.trackers == "tensorboard"
+    from accelerated_seg.estimator import Segmentation
+
+    assert Segmentation("unet", trackers=("tensorboard",)).train_settings["trackers"] == ("tensorboard",)
+    for wrong in ("[1, 2]", "null", "{a: 1}"):
+        with pytest.raises(ConfigError, match="setting train.trackers must be str"):
+            load_config(None, [f"--train.trackers={wrong}"])
+    with pytest.raises(ConfigError, match="train.output_dir must be str"):  # only named lists are joined
+        load_config(None, ["--train.output_dir=[a, b]"])
