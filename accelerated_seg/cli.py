@@ -238,9 +238,14 @@ def exit_on_user_error():
 
 
 def _synth(args, _) -> int:
+    from .data.errors import DataError
     from .data.synthetic import write_synthetic_dataset
 
     with exit_on_user_error():
+        if 0 < args.cases <= args.validation:  # the library writes such a test set; check and train refuse it
+            raise DataError(f"synth --cases {args.cases} with --validation {args.validation} leaves no training case, "
+                            f"and check and train refuse such a dataset: give fewer validation cases (default 4) "
+                            f"or more cases")
         path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation,
                                        seed=args.seed)
     print(f"wrote {path}")

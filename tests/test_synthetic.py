@@ -155,6 +155,12 @@ def test_synth_never_replaces_another_dataset_and_reports_bad_counts_in_one_line
         main(["synth", str(tmp_path / "new"), "--cases", "3"])  # the default 4 validation cases do not fit
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.startswith("error: ") and "--validation" in err and "Traceback" not in err
+    # Every case held out (the default 4 validation cases of 4 too): a dataset check and train refuse
+    for counts in (["--cases", "4"], ["--cases", "2", "--validation", "2"]):
+        with pytest.raises(SystemExit) as stop:
+            main(["synth", str(tmp_path / "all_held_out"), *counts])
+        assert stop.value.code == 2 and "leaves no training case" in capsys.readouterr().err
+    assert not (tmp_path / "all_held_out").exists()
     with pytest.raises(SystemExit) as stop:  # numpy's ValueError traceback before
         main(["synth", str(tmp_path / "seeded"), "--cases", "2", "--validation", "1", "--seed", "-1"])
     assert stop.value.code == 2 and "seed must be >= 0 and < 2**32, got -1 (synth --seed)" in capsys.readouterr().err
