@@ -15,6 +15,7 @@ points drive it:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -53,6 +54,7 @@ from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, check_trainable, model_spec
+from .run_lock import hold_run_folder
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
@@ -139,8 +141,8 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     stop after the same optimizer step, save the training state and return with ``"preempted": True``
     (no ``model/`` export), so the launcher exits 0 and ``--resume latest`` continues.
     """
-    with PreemptionSignals() as signals:
-        run = _configured_run(cfg, manifest)
+    with PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
+        run = _configured_run(cfg, manifest, run_scope)
         try:
             preempted = run_loop(run.loop, signals)
         finally:
@@ -194,9 +196,11 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                                 ("max_grad_norm", max_grad_norm, 0)):
         if value is not None and value < lowest:
             raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
-    with PreemptionSignals() as signals:
+    with PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
         out = Path(checkpoint_dir)
+        check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
         accelerator = _accelerator(out, trackers)
+        run_scope.enter_context(_holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
         _check_launch(accelerator, allow_strategy_fallback)
@@ -603,8 +607,9 @@ def _check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
         accelerator.print(f"WARNING: {warning}")
 
 
-def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
-    """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume."""
+def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextlib.ExitStack) -> ConfiguredRun:
+    """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume; the
+    folder's lock goes into ``run_scope``, which train leaves when the run ends."""
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
     out = Path(cfg.train.output_dir)
@@ -618,6 +623,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None) -> ConfiguredRun:
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
     accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
+    run_scope.enter_context(_holding_run_folder(accelerator, out))
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
     cfg = dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
@@ -709,6 +715,27 @@ def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str,
     if accelerator.is_main_process and replace:
         delete_earlier_run(out, outputs)
     accelerator.wait_for_everyone()
+
+
+@contextlib.contextmanager
+def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "another --train.output_dir"):
+    """Hold ``out``'s run lock (run_lock.py) on the main process while the run lasts; a folder in use
+    by another live run is an error on every rank, before this run writes anything.
+
+    Taken once the Accelerator exists, so the refusal reaches every rank. In ``train`` the folder
+    guard has read the folder just before: a run that ends in between leaves its folder as it was
+    when read, and a checkpoint it saved meanwhile is set aside by a resume, not lost.
+    """
+    held = []
+    _on_main(accelerator, lambda: held.append(hold_run_folder(out, elsewhere)))
+    if held and held[0].unsupported:
+        accelerator.print(f"WARNING: {out} cannot be locked ({held[0].unsupported}), so a second run started into "
+                          f"it would not be refused: start one run per folder")
+    try:
+        yield
+    finally:
+        for lock in held:
+            lock.release()
 
 
 def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, out: Path) -> None:

@@ -27,7 +27,7 @@ def _free_port() -> int:
 
 
 def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None, timeout: int = 240,
-               fsdp_profile: str | None = None) -> list[dict]:
+               fsdp_profile: str | None = None, expect_ok: bool = True) -> list[dict]:
     """``accelerate launch --multi_gpu --num_processes 2`` with ACCELERATE_USE_CPU: real DDP over gloo.
     ``fsdp_profile`` (e.g. "fsdp2_blocks"): that accelerate profile instead, really sharded over the
     two processes through benchmarks/fsdp_on_cpu.py, in fp32."""
@@ -49,7 +49,7 @@ def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None
         assert path.is_file(), f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
         results.append(json.loads(path.read_text()))
     for r in results:
-        assert r["ok"], r.get("traceback") or r
+        assert r["ok"] or not expect_ok, r.get("traceback") or r
     return results
 
 
@@ -67,6 +67,21 @@ def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path)
     assert (out / "model" / "model.safetensors").is_file() and (out / "best_model" / "config.json").is_file()
     state = out / "checkpoints" / "step_4"
     assert (state / "random_states_0.pkl").is_file() and (state / "random_states_1.pkl").is_file()
+
+
+def test_a_folder_in_use_by_another_run_is_refused_on_both_ranks_without_a_hang(tiny_dataset, tmp_path):
+    """The main process alone holds the folder's lock (run_lock.py); its refusal reaches the other rank."""
+    from accelerated_seg.run_lock import hold_run_folder
+
+    out = tmp_path / "busy"
+    live = hold_run_folder(out)
+    try:
+        results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 2}),
+                             expect_ok=False, timeout=180)
+    finally:
+        live.release()
+    for r in results:
+        assert not r["ok"] and f"{out} is in use by another run (process {os.getpid()} on" in r["error"], r
 
 
 # Global batch 4 on both sides; the second variant reaches it by accumulating 2 micro-batches of 1 per

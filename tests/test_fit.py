@@ -36,6 +36,18 @@ def test_a_loader_without_a_single_batch_is_refused_before_an_earlier_run_is_del
     assert (tmp_path / "model" / "model.safetensors").is_file()  # the earlier run's export is kept
 
 
+def test_fit_into_a_checkpoint_dir_in_use_by_a_live_run_is_refused(tmp_path):
+    from accelerated_seg.run_lock import hold_run_folder
+
+    live = hold_run_folder(tmp_path / "busy")
+    try:
+        with pytest.raises(ConfigError, match="is in use by another run .* or train into another checkpoint_dir"):
+            fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "busy", progress_bar=False)
+    finally:
+        live.release()
+    assert not (tmp_path / "busy").exists()  # nothing written: the holder's empty folder went with it
+
+
 def test_fit_trains_checkpoints_and_exports_a_plain_state_dict(tmp_path):
     model, loader, loss, optimizer = _pieces()
     before = {k: v.clone() for k, v in model.state_dict().items()}

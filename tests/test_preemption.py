@@ -72,7 +72,7 @@ def test_sigusr1_saves_the_state_returns_preempted_and_resume_matches(tiny_confi
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
 
-    def fail(cfg, manifest):
+    def fail(cfg, manifest, run_scope):
         assert signal.getsignal(signal.SIGTERM) != before[signal.SIGTERM]  # installed while training
         raise RuntimeError("boom")
 

@@ -10,6 +10,7 @@ from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, sav
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
 from accelerated_seg.run_folder import check_output_folder, delete_earlier_run, earlier_run, resume_or_replace
+from accelerated_seg.run_lock import LOCK_NAME, hold_run_folder
 from accelerated_seg.train import train
 from test_preemption import _OneProcess  # tests/ is on sys.path, as for conftest
 
@@ -64,6 +65,28 @@ def test_overwrite_spares_a_set_aside_checkpoint_the_new_run_resumes(tmp_path):
     assert aside.is_dir()
     # Into another folder it resumes, and its own folder's run stays.
     assert resume_or_replace(tmp_path / "course_b", str(aside), overwrite=False) == (aside, False)
+
+
+def test_a_run_into_a_folder_in_use_by_a_live_run_is_refused_before_it_writes(tiny_config, tmp_path):
+    """A requeued job whose first attempt still runs, or the same job submitted twice: two runs wrote
+    into one folder, each rotating away and replacing the other's checkpoints and exports."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    assert not (run / LOCK_NAME).exists()  # released with the run
+    files = {p.relative_to(run): p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()}
+    twin = tmp_path / "twin"
+    live = [hold_run_folder(run), hold_run_folder(twin)]  # the first attempt, still running; a twin just started
+    try:
+        with pytest.raises(ConfigError, match=f"{run} is in use by another run .* another --train.output_dir"):
+            train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))
+        with pytest.raises(ConfigError, match=f"{twin} is in use by another run"):
+            train(tiny_config(twin, train__max_steps=2, train__val_every=0))
+        assert [p.name for p in twin.iterdir()] == [LOCK_NAME]
+    finally:
+        for lock in live:
+            lock.release()
+    assert {p.relative_to(run): p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()} == files
+    assert train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))["step"] == 4
 
 
 def test_overwrite_deletes_the_runs_outputs_and_nothing_else(tmp_path):

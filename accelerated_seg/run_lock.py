@@ -1,0 +1,127 @@
+"""One run at a time in a run's folder.
+
+The same job submitted twice, or a requeued SLURM job started while the first is still running, put
+two runs into one folder: each rotated the other's checkpoints away, replaced the other's exports,
+and ``--resume latest`` then picked up whichever saved last. The folder guard (run_folder.py) cannot
+see this: it reads the folder before either run has written anything, or reads a run that is
+alive as an earlier one to resume.
+
+So the main process of a run holds an exclusive ``flock`` on ``<folder>/.run.lock`` from its start
+to its end. The kernel drops the lock when the process ends however it ends (a SIGKILL, a node
+reboot on a network filesystem's lock manager), so no stale lock is ever left to clear by hand: the
+file may stay behind after a kill, and the next run takes it over. Where the filesystem has no
+``flock`` (Lustre mounted without ``-o flock``, some FUSE mounts), the run goes on unguarded and
+says so.
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+from .config import ConfigError
+
+LOCK_NAME = ".run.lock"
+#: errno values of a filesystem that has no flock; anything else is a real error.
+_NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
+
+
+class RunLock:
+    """The lock on one run folder, held until :meth:`release`.
+
+    Attributes:
+        folder: the run's folder.
+        unsupported: why the folder could not be locked (the run goes on unguarded); None when held.
+    """
+
+    def __init__(self, folder: Path, handle=None, made_folder: bool = False, unsupported: str | None = None):
+        self.folder, self._handle, self._made_folder, self.unsupported = folder, handle, made_folder, unsupported
+
+    def release(self) -> None:
+        """Remove the lock file and drop the lock (in that order: a run that opens the file meanwhile
+        finds it gone once it holds the lock, and takes a new one); remove the folder if this run made
+        it and left nothing in it (a run refused before it wrote anything leaves no trace)."""
+        if self._handle is None:
+            return
+        try:
+            (self.folder / LOCK_NAME).unlink(missing_ok=True)
+        finally:
+            self._handle.close()
+            self._handle = None
+        if self._made_folder:
+            try:
+                self.folder.rmdir()  # only if empty
+            except OSError:
+                pass
+
+
+def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output_dir") -> RunLock:
+    """Lock ``folder`` (made if missing) for this process's run; call on the main process only.
+
+    Args:
+        folder: the run's output folder.
+        elsewhere: how the caller's user names another folder, for the message.
+
+    Raises:
+        ConfigError: another live run holds the folder, naming its host, process and command.
+    """
+    folder = Path(folder)
+    made_folder = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock
+        return RunLock(folder, made_folder=made_folder, unsupported="this platform has no fcntl.flock")
+    path = folder / LOCK_NAME
+    for _ in range(10):  # another run may remove the file between our open and our lock: open it again
+        handle = open(path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = _describe(handle.read())
+            handle.close()
+            raise ConfigError(f"{folder} is in use by another run ({holder}): two runs in one folder write over "
+                              f"each other's checkpoints and exports. Wait for it to end (or stop it), or train "
+                              f"into {elsewhere}") from None
+        except OSError as error:
+            handle.close()
+            if error.errno in _NO_LOCKING:
+                return RunLock(folder, made_folder=made_folder,
+                               unsupported=f"its filesystem does not lock files ({os.strerror(error.errno)})")
+            raise
+        if _same_file(handle, path):
+            break
+        handle.close()  # we locked a file the run before us removed on release
+    else:
+        raise ConfigError(f"{folder}: could not take its {LOCK_NAME} (removed and made again 10 times meanwhile); "
+                          f"another program keeps replacing it")
+    handle.seek(0)
+    handle.truncate()
+    handle.write(json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
+                             "started": datetime.datetime.now().isoformat(timespec="seconds"),
+                             "command": " ".join(sys.argv)}) + "\n")
+    handle.flush()
+    return RunLock(folder, handle, made_folder)
+
+
+def _same_file(handle, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
+    except FileNotFoundError:
+        return False
+
+
+def _describe(text: str) -> str:
+    """The holder recorded in the lock file, in words ("process 12 on node7 since ..., running ...")."""
+    try:
+        holder = json.loads(text)
+        return (f"process {holder['pid']} on {holder['host']} since {holder['started']}, running "
+                f"{holder['command']!r}")
+    except (ValueError, KeyError, TypeError):  # still being written, or not ours
+        return "its holder has not written its name yet"

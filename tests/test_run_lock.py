@@ -1,0 +1,70 @@
+"""One live run per folder (run_lock.py): a second one is refused before it writes anything, and the
+lock ends with the run however it ends."""
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from accelerated_seg import run_lock
+from accelerated_seg.config import ConfigError
+from accelerated_seg.run_lock import LOCK_NAME, hold_run_folder
+
+
+def test_a_folder_held_by_a_live_run_is_refused_naming_the_holder(tmp_path):
+    folder = tmp_path / "run"
+    first = hold_run_folder(folder)
+    holder = json.loads((folder / LOCK_NAME).read_text())
+    assert holder["pid"] == os.getpid() and holder["host"] and holder["started"]
+    with pytest.raises(ConfigError, match=rf"{folder} is in use by another run \(process {os.getpid()} on .*"
+                                          rf"Wait for it to end .* or train into another --train.output_dir"):
+        hold_run_folder(folder)  # flock excludes a second open of the file, in this process too
+    first.release()
+    assert not folder.exists()  # the lock made the folder and the run left it empty: no trace
+    (tmp_path / "kept").mkdir()
+    hold_run_folder(tmp_path / "kept", elsewhere="another checkpoint_dir").release()
+    assert (tmp_path / "kept").is_dir() and not (tmp_path / "kept" / LOCK_NAME).exists()
+
+
+def test_the_lock_of_a_killed_run_is_gone_with_its_process(tmp_path):
+    folder = tmp_path / "run"
+    code = ("import sys, time; from accelerated_seg.run_lock import hold_run_folder; "
+            f"lock = hold_run_folder({str(folder)!r}); print('held', flush=True); time.sleep(60)")
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(ConfigError, match=f"process {holder.pid} on"):
+            hold_run_folder(folder)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    assert (folder / LOCK_NAME).is_file()  # left behind by the kill, but no longer locked
+    hold_run_folder(folder).release()
+
+
+def test_a_run_that_locked_a_file_its_predecessor_removed_takes_the_new_one(tmp_path):
+    """Release removes the file before it drops the lock; a run that opened the old file just before
+    then holds a lock on a file no longer there, and must not count it."""
+    first = hold_run_folder(tmp_path)
+    with open(tmp_path / LOCK_NAME, encoding="utf-8") as stale:
+        first.release()
+        assert not run_lock._same_file(stale, tmp_path / LOCK_NAME)
+        second = hold_run_folder(tmp_path)
+        assert run_lock._same_file(second._handle, tmp_path / LOCK_NAME)
+        second.release()
+
+
+def test_a_filesystem_without_flock_leaves_the_run_unguarded_and_says_why(tmp_path, monkeypatch):
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    lock = hold_run_folder(tmp_path / "lustre")
+    assert lock.unsupported.startswith("its filesystem does not lock files")
+    lock.release()
