@@ -21,6 +21,19 @@ def test_version_names_the_package_and_the_stack_on_one_line(capsys):
     assert version("accelerated_seg") == accelerated_seg.__version__
 
 
+def test_the_package_runs_as_a_module_as_accelerate_launch_m_runs_it(tmp_path):
+    """``python -m accelerated_seg`` (the form ``accelerate launch -m`` takes): 'cannot be directly
+    executed' before the thirty-second session; a command's error keeps its exit status."""
+    import subprocess
+    import sys
+
+    shown = subprocess.run([sys.executable, "-m", "accelerated_seg", "--version"], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stdout.startswith(f"accelerated-seg {accelerated_seg.__version__} (")
+    refused = subprocess.run([sys.executable, "-m", "accelerated_seg", "synth", str(tmp_path / "d"), "--cases", "2"],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and refused.stderr.startswith("error: synth --cases 2 with --validation 4 leaves")
+
+
 @pytest.mark.parametrize("argv, argument", [
     (["predict", "--model", "model", "scan.nii.gz", "--output", ""], "--output"),
     (["evaluate", "predictions", "labels", "--output", " "], "--output"),
