@@ -54,9 +54,9 @@ from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, check_trainable, model_spec
-from .run_lock import hold_run_folder
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
+from .run_lock import hold_run_folder
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
                        launch_error, strategy_in_effect)
@@ -723,8 +723,8 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
     by another live run is an error on every rank, before this run writes anything.
 
     Taken once the Accelerator exists, so the refusal reaches every rank. In ``train`` the folder
-    guard has read the folder just before: a run that ends in between leaves its folder as it was
-    when read, and a checkpoint it saved meanwhile is set aside by a resume, not lost.
+    guard read the folder just before, while the Accelerator was made: only a run that ends inside
+    that window (well under a second) is neither refused by the lock nor seen by the guard.
     """
     held = []
     _on_main(accelerator, lambda: held.append(hold_run_folder(out, elsewhere)))
