@@ -388,7 +388,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     check_output_folder(output_dir)
     pairs, unmatched = match_cases(pred_dir, label_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
-        check_same_grid(nib.load(pred_path), nib.load(label_path), pred_path, label_path, geometry_atol_mm)
+        # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
+        check_same_grid(read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False),
+                        pred_path, label_path, geometry_atol_mm)
 
     names = _class_names(pairs, num_classes, dataset_json)
     classes = list(names)

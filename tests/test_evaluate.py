@@ -245,6 +245,9 @@ def test_a_label_or_prediction_with_an_unusable_header_is_an_error_naming_it(fol
     save(pred_dir / "b.nii.gz", nib.load(label_dir / "b.nii.gz").get_fdata().astype(np.complex64))
     with pytest.raises(DataError, match=r"pred/b\.nii\.gz: its voxels are complex64 values, not real numbers"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
+    (pred_dir / "b.nii.gz").write_text("not an image")  # nibabel's bare "File ... is not a gzip file" before
+    with pytest.raises(DataError, match=r"pred/b\.nii\.gz: cannot be read as NIfTI .*; re-export"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
 def test_missing_predictions_and_unknown_label_values_are_errors(folders):
