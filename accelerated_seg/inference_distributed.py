@@ -58,7 +58,12 @@ def case_voxels(case: InputCase, spacing: Sequence[float] | None = None) -> int:
     With a target ``spacing`` the count is the field of view in mm^3 over the voxel volume, which
     does not depend on the orientation. The foreground crop is not known before reading; ignored.
     """
-    header = nib.load(str(case.channels[0])).header
+    try:
+        header = nib.load(str(case.channels[0])).header
+    except Exception:  # noqa: BLE001 - nibabel raises many types for a file that is not NIfTI
+        # Weight 0: the case fails when read, alone, and is reported with any others, as in one process.
+        # Before the thirty-second session this stopped every process with nibabel's traceback.
+        return 0
     shape = np.asarray(header.get_data_shape()[:3], dtype=float)
     if spacing is None:
         return int(np.prod(shape))

@@ -102,6 +102,8 @@ def test_case_voxels_count_the_preprocessed_grid(data):
     assert case_voxels(small) == int(np.prod(shape))
     zooms = nib.load(small.channels[0]).header.get_zooms()
     assert case_voxels(small, (4.0, 4.0, 4.0)) == round(np.prod(np.multiply(shape, zooms)) / 64)
+    (data / "junk.nii.gz").write_text("not an image")  # fails when read, with the other failures
+    assert case_voxels(InputCase("junk", (data / "junk.nii.gz",))) == 0
 
 
 @pytest.mark.parametrize("processes", [2, 3])
@@ -188,3 +190,17 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
                                           "--split", "windows"], module=True, timeout=150)
     assert refused.returncode != 0 and "would overwrite the input image" in refused.stderr, refused.stderr[-3000:]
     assert (scans / "medium_0.nii.gz").read_bytes() == before
+
+    # A file that is not NIfTI among the cases (split by cases): it fails alone, the others are written.
+    # (Its header, read to balance the split, stopped both processes with nibabel's traceback before.)
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for name in ("small_0.nii.gz", "small_1.nii.gz"):
+        shutil.copy(scans / name, mixed / name)
+    (mixed / "junk.nii.gz").write_text("not an image")
+    failed = launch_two(tmp_path / "x", ["accelerated_seg", "predict", "--model", str(model), str(mixed),
+                                         "--output", str(tmp_path / "mixed_out"), "--split", "cases"], module=True,
+                        timeout=150)
+    assert failed.returncode == 1 and "1 case(s) failed" in failed.stderr, failed.stderr[-3000:]
+    assert "case junk: DataError:" in failed.stderr and "]: Traceback" not in failed.stderr, failed.stderr[-3000:]
+    assert sorted(p.name for p in (tmp_path / "mixed_out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
