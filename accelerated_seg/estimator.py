@@ -20,6 +20,7 @@ import json
 import os
 import shutil
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -35,7 +36,7 @@ from .data.errors import DataError
 from .data.io import affine_problem
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
-from .data.prepare import cache_root, preprocess_settings
+from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, is_json_object_with, replace_atomically
 from .models import MODELS, check_arg_names
@@ -126,10 +127,15 @@ class Dataset:
         by your code (``data.gpu_augment.apply_affine``); ``auto`` augments here, as there is no device."""
         workers = self.data.num_workers if num_workers is None else num_workers
         refuse_unguarded_main(workers, setting="num_workers")  # before the preprocessing, as train() does
-        settings = preprocess_settings(self.data, self.manifest)
-        cache = PreprocessedCache(cache_root(self.data), self.manifest.root, settings, self.manifest.num_classes)
-        cache.build(self.manifest.training)
-        table = cache.load_table(cache.write_table(self.manifest.training))
+        # The pre-flight checks, as training runs them: a broken file was nibabel's traceback here, or
+        # worse, patches of a mismatched label, before the thirty-second session.
+        manifest, data_warnings = prepare_manifest(self.data, ".", self.manifest)
+        for warning in data_warnings:
+            warnings.warn(f"data warning: {warning}", stacklevel=2)
+        settings = preprocess_settings(self.data, manifest)
+        cache = PreprocessedCache(cache_root(self.data), manifest.root, settings, manifest.num_classes)
+        cache.build(manifest.training)
+        table = cache.load_table(cache.write_table(manifest.training))
         return train_loader(patch_dataset(table, self.data, seed), self.batch_size or 2, workers, seed)
 
     def fit(self, config: Config | None = None, **train_settings) -> dict:

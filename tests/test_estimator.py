@@ -420,3 +420,18 @@ def test_no_validation_pairs_trains_on_every_pair(tiny_dataset):
         assert len(built.manifest.training) == len(train_pairs) and built.manifest.validation == []
     split = Dataset.from_files(train_pairs, block_shape=16, n_classes=3)  # None: the seeded fraction
     assert len(split.manifest.validation) > 0
+
+
+def test_the_builders_loader_runs_the_pre_flight_checks_first(tiny_dataset, tmp_path):
+    """Dataset.loader() preprocessed without them: a broken file was nibabel's traceback."""
+    from accelerated_seg.data.errors import DataError
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    broken = tmp_path / "broken.nii.gz"
+    broken.write_text("not an image")
+    data = Dataset.from_files([*train_pairs, (str(broken), val_pairs[0][1])],
+                              block_shape=16, n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(DataError, match=f"{broken}: corrupt or not a gzip file"):
+        data.loader()
+    assert not (tmp_path / "cache").exists()  # refused before any preprocessing
