@@ -71,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="under accelerate launch with several processes: share whole cases (balanced by voxel "
                         "count) or each volume's windows; auto: cases when there are at least as many cases as "
                         "processes")
+    p.add_argument("--sequential", action="store_true",
+                   help="read, segment and write one case at a time; by default the next case is read and the "
+                        "previous one written while the network runs, holding three cases in memory")
 
     p = commands.add_parser("evaluate", help="Dice, HD95 and surface Dice of predictions against reference labels")
     p.add_argument("pred_dir", type=path_argument, metavar="PRED", help="folder of predicted label maps <case>.nii.gz")
@@ -113,6 +116,23 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
                    help="autocast precision of both (fp16 on CUDA only)")
     b.add_argument("--output", type=path_argument, help="JSON path (default benchmarks/results/infer_<cores>cpu.json)")
+    b = targets.add_parser("predict", help="folder prediction cases/s, pipelined vs one case at a time")
+    b.add_argument("--model", type=path_argument,
+                   help="exported model folder (default: a U-Net with random weights, preprocessing to 1 mm)")
+    b.add_argument("--cases", type=int, default=4, help="scans in the folder")
+    b.add_argument("--size", type=int, nargs=3, default=(192, 192, 160), help="scan size in voxels")
+    b.add_argument("--spacing", type=float, nargs=3, default=(1.0, 1.0, 1.0),
+                   help="scan voxel size in mm (other than 1 mm: prediction resamples in and out)")
+    b.add_argument("--roi", type=int, default=64, help="window edge of the default U-Net")
+    b.add_argument("--channels", type=int, nargs="+",
+                   help="channels of the default U-Net (default: the demo's 16 32 64 128; e.g. 4 8 for a network as "
+                        "fast, next to the host work, as on a GPU)")
+    b.add_argument("--overlap", type=float, default=0.5)
+    b.add_argument("--sw-batch-size", type=int, default=4)
+    b.add_argument("--blocks", type=int, default=3, help="alternating timed blocks of the whole folder per way")
+    b.add_argument("--device", help="torch device (default: CUDA when available)")
+    b.add_argument("--output", type=path_argument,
+                   help="JSON path (default benchmarks/results/predict_<device>_<cores>cpu.json)")
     b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)")
     b.add_argument("--model", nargs="+", default=["unet"], help="registry names (model.name)")
     b.add_argument("--model-args", help="JSON of constructor overrides (model.args), for every --model")
@@ -296,7 +316,7 @@ def _predict(args, _) -> int:
             print(f"wrote {predict_file(args.model, args.input, args.output, probabilities_output=probs, **options)}")
         else:
             written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
-                                    progress=print, **options)
+                                    progress=print, sequential=args.sequential, **options)
             print(f"{len(written)} case(s) segmented")
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {error}", file=sys.stderr)  # written (a file where a folder must go, ...)
@@ -319,7 +339,8 @@ def _predict_distributed(args, options) -> int:
     try:
         inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
         written = predict_distributed(args.model, inputs, args.output, accelerator=state, split=args.split,
-                                      probabilities=args.probabilities, progress=print, **options)
+                                      probabilities=args.probabilities, progress=print, sequential=args.sequential,
+                                      **options)
         if state.is_main_process:
             print(f"{len(written)} case(s) segmented by {state.num_processes} processes")
         code = 0
@@ -375,6 +396,21 @@ def _benchmark(args, _) -> int:
         from .benchmark_train import run_from_cli
 
         return run_from_cli(args)
+    if args.target == "predict":
+        from .benchmark_predict import benchmark_predict
+
+        try:
+            results = benchmark_predict(args.model, cases=args.cases, size=tuple(args.size), spacing=tuple(args.spacing),
+                                        roi=args.roi, channels=args.channels, overlap=args.overlap,
+                                        sw_batch_size=args.sw_batch_size, blocks=args.blocks, device=args.device)
+        except (ValueError, OSError) as error:  # ConfigError and DataError are ValueErrors
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        device = "cuda" if results["device"].startswith("cuda") else results["device"]
+        path = write_result(f"predict_{device}_{os.cpu_count()}cpu", results, args.output)
+        print(json.dumps({k: v for k, v in results.items() if k != "stage_ms_per_case"}, indent=1))
+        print(f"wrote {path}")
+        return 0
     if args.target == "infer":
         roi = None if args.roi is None else tuple(args.roi * 3 if len(args.roi) == 1 else args.roi)
         if roi is None and not args.model:

@@ -16,6 +16,9 @@ The prediction of one case, top-down (``predict_case``):
 5. write the label map (and optionally the probabilities) atomically with the input's affine and
    header, so it overlays the scan in 3D Slicer or ITK-SNAP.
 
+Steps 1-2 and 4-5 are host work, 3 is the network's: predicting many cases (``predict_cases``) reads
+the next case and writes the previous one while the network runs (``inference_pipeline``).
+
     from accelerated_seg.inference import predict_cases
     predict_cases("output/demo/best_model", ["scans/"], "predictions/", tta="all")
 """
@@ -26,9 +29,10 @@ import itertools
 import math
 import re
 from collections import Counter
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import nibabel as nib
 import numpy as np
@@ -43,6 +47,7 @@ from .data.errors import DataError
 from .data.io import header_error, read_nifti, write_nifti
 from .data.preprocess import PreprocessSettings, preprocess
 from .files import file_in_the_way
+from .inference_pipeline import one_at_a_time, pipelined
 
 # --------------------------------------------------------------------------------------------------
 # The sliding window, its precision and where its output is stitched together
@@ -594,12 +599,87 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
     return (total / len(flips)).cpu()
 
 
+@dataclass(frozen=True)
+class PreparedCase:
+    """A case read, checked and preprocessed: everything of it the network and the writing need.
+
+    Args:
+        reference: the first channel's image (its shape, affine and header are the output's).
+        image: the preprocessed volume (C, X, Y, Z), carrying the operations that made it.
+        transform: the preprocessing, to invert onto the input's grid.
+        settings: the preprocessing settings (for the label value of each class).
+    """
+
+    reference: nib.spatialimages.SpatialImage
+    image: MetaTensor
+    transform: Compose
+    settings: PreprocessSettings
+
+
+def prepare_case(config: dict, channels: Sequence[str | Path]) -> PreparedCase:
+    """Read one case's channel files, check them, and apply the training preprocessing.
+
+    Raises:
+        DataError: the files cannot be used (unreadable, grids that differ, non-finite voxels, ...).
+    """
+    paths = [Path(p) for p in channels]
+    if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
+        raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
+                        f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
+    reference = _read_channels(paths, config["in_channels"])
+    settings = preprocess_settings(config)
+    transform = preprocess(keys=["image"], settings=settings)
+    image = transform({"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])})["image"]
+    if not torch.isfinite(image.as_tensor()).all():  # finite on disk (checked above), so preprocessing overflowed
+        raise DataError(f"{', '.join(map(str, paths))}: the image became non-finite in preprocessing (intensities "
+                        f"near float32's limit?); rescale it before predicting")
+    return PreparedCase(reference, image, transform, settings)
+
+
+def case_probabilities(model: Callable[[torch.Tensor], torch.Tensor], config: dict, prepared: PreparedCase, *,
+                       device: torch.device, options: PredictOptions = PredictOptions(),
+                       window_logits: Callable[..., torch.Tensor] | None = None) -> torch.Tensor:
+    """The network's part of one case: (classes, X, Y, Z) probabilities on the preprocessed grid, on the CPU.
+
+    Args:
+        model, device, options, window_logits: as in ``predict_case``.
+    """
+    image = prepared.image
+    needed = aggregation_bytes(image.shape[1:], config["num_classes"], config["in_channels"])
+    stitch_device = aggregation_device(device, needed, options.aggregate_on_cpu)
+    return mirrored_probabilities(model, image.as_tensor()[None], config["patch_size"], options, device,
+                                  stitch_device, window_logits=window_logits)[0]
+
+
+def write_case(prepared: PreparedCase, probabilities: torch.Tensor, output: str | Path,
+               probabilities_output: str | Path | None = None) -> Path:
+    """Map a case's probabilities back onto its input grid, take the class map, write the label map
+    (and the probabilities when asked) with the input's affine and header; returns ``output``."""
+    reference = prepared.reference
+    restored = _to_input_grid(probabilities, prepared.image, prepared.transform)
+    if restored.shape[1:] != reference.shape[:3]:
+        raise RuntimeError(f"internal error: prediction shape {tuple(restored.shape[1:])} != input shape "
+                           f"{reference.shape[:3]} for {reference.get_filename()}")
+    values = class_values(prepared.settings, restored.shape[0])
+    # The lookup in the written type: int64 values made a 47 MB array for a 192x192x160 scan, 8x uint8.
+    labels = values.astype(label_dtype(values))[class_map(restored).numpy()]
+    header = _output_header(reference.header)
+    write_nifti(output, labels, reference.affine, header=header)
+    if probabilities_output is not None:
+        write_nifti(probabilities_output, np.moveaxis(restored.numpy(), 0, -1).astype(np.float32),
+                    reference.affine, header=header)
+    return Path(output)
+
+
 @torch.no_grad()
 def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | Path], output: str | Path, *,
                  device: torch.device, options: PredictOptions = PredictOptions(),
                  probabilities_output: str | Path | None = None,
                  window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True) -> Path | None:
     """Segment one case with a loaded model and write its label map in the input's geometry.
+
+    The three steps, one after the other: ``prepare_case`` (host), ``case_probabilities`` (the
+    network), ``write_case`` (host). ``predict_cases`` overlaps them across neighbouring cases.
 
     Args:
         model: the exported network, on ``device`` (``load_exported``).
@@ -617,41 +697,12 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     Returns:
         ``output`` (None when ``write`` is False).
     """
-    paths = [Path(p) for p in channels]
     if write:
-        check_outputs(paths, [output, probabilities_output])
-    if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
-        raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
-                        f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
-    reference = _read_channels(paths, config["in_channels"])
-    settings = preprocess_settings(config)
-
-    transform = preprocess(keys=["image"], settings=settings)
-    data = transform({"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])})
-    image = data["image"]
-    if not torch.isfinite(image.as_tensor()).all():  # finite on disk (checked above), so preprocessing overflowed
-        raise DataError(f"{', '.join(map(str, paths))}: the image became non-finite in preprocessing (intensities "
-                        f"near float32's limit?); rescale it before predicting")
-    needed = aggregation_bytes(image.shape[1:], config["num_classes"], config["in_channels"])
-    stitch_device = aggregation_device(device, needed, options.aggregate_on_cpu)
-    probs = mirrored_probabilities(model, image.as_tensor()[None], config["patch_size"], options, device,
-                                   stitch_device, window_logits=window_logits)[0]
-    if not write:
-        return None
-
-    restored = _to_input_grid(probs, image, transform)
-    if restored.shape[1:] != reference.shape[:3]:
-        raise RuntimeError(f"internal error: prediction shape {tuple(restored.shape[1:])} != input shape "
-                           f"{reference.shape[:3]} for {paths[0]}")
-    values = class_values(settings, restored.shape[0])
-    # The lookup in the written type: int64 values made a 47 MB array for a 192x192x160 scan, 8x uint8.
-    labels = values.astype(label_dtype(values))[class_map(restored).numpy()]
-    header = _output_header(reference.header)
-    write_nifti(output, labels, reference.affine, header=header)
-    if probabilities_output is not None:
-        write_nifti(probabilities_output, np.moveaxis(restored.numpy(), 0, -1).astype(np.float32),
-                    reference.affine, header=header)
-    return Path(output)
+        check_outputs([Path(p) for p in channels], [output, probabilities_output])
+    prepared = prepare_case(config, channels)
+    probabilities = case_probabilities(model, config, prepared, device=device, options=options,
+                                       window_logits=window_logits)
+    return write_case(prepared, probabilities, output, probabilities_output) if write else None
 
 
 def _output_header(scan_header):
@@ -759,6 +810,37 @@ def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path
                         probabilities_output=probabilities_output)
 
 
+#: One case to segment and where its label map (and, when not None, its probabilities) go.
+CaseJob = tuple[InputCase, Path, Path | None]
+
+
+def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, jobs: Sequence[CaseJob], *,
+                  device: torch.device, options: PredictOptions = PredictOptions(),
+                  window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
+                  sequential: bool = False) -> Iterator[tuple[CaseJob, BaseException | None]]:
+    """Segment each job's case and write its outputs, yielding ``(job, error or None)`` in the jobs' order.
+
+    The cases go through ``inference_pipeline.pipelined``: the next case is read and preprocessed, and
+    the previous one written, while the network runs on this one. ``sequential`` does one case at a
+    time (a third of the memory). The outputs are checked by the caller (``check_outputs``) first.
+
+    Args:
+        model, config, device, options, window_logits, write: as in ``predict_case``.
+    """
+    def prepare(job: CaseJob) -> PreparedCase:
+        return prepare_case(config, job[0].channels)
+
+    def compute(job: CaseJob, prepared: PreparedCase) -> torch.Tensor:
+        return case_probabilities(model, config, prepared, device=device, options=options,
+                                  window_logits=window_logits)
+
+    def finish(job: CaseJob, prepared: PreparedCase, probabilities: torch.Tensor) -> None:
+        if write:
+            write_case(prepared, probabilities, job[1], job[2])
+
+    return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
+
+
 def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
     """The label map of each case: ``output/<case>.nii.gz``, or ``output`` itself for one case.
 
@@ -781,7 +863,8 @@ def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
 def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: str | Path, *,
                   device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                  probabilities: bool = False, progress: Callable[[str], None] | None = None) -> list[Path]:
+                  probabilities: bool = False, progress: Callable[[str], None] | None = None,
+                  sequential: bool = False) -> list[Path]:
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
 
     The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
@@ -797,6 +880,8 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
             label map's own path ending in ``.nii.gz``/``.nii``.
         probabilities: also write ``<case>_probs.nii.gz`` (``probabilities_path``) beside each label map.
         progress: called with one line per written case (e.g. ``print``).
+        sequential: read, segment and write one case at a time; by default the next case is read and
+            the previous one written while the network runs (``segment_cases``), holding three cases.
         device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu: as in ``predict_file``.
 
     Returns:
@@ -819,15 +904,16 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
     model.to(device)
     failed = []
-    for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
-        try:
-            predict_case(model, config, case.channels, label_path, device=device, options=options,
-                         probabilities_output=probabilities_path(label_path) if probabilities else None)
-        except DataError as error:  # this file's voxels; anything else (a bug, out of memory) stops the run
-            failed.append(f"case {case.id}: {error}")
-            continue
-        if progress:
-            progress(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+    jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
+    with closing(segment_cases(model, config, jobs, device=device, options=options, sequential=sequential)) as done:
+        for number, ((case, label_path, _), error) in enumerate(done, 1):
+            if isinstance(error, DataError):  # this file's voxels; anything else (a bug, out of memory) stops the run
+                failed.append(f"case {case.id}: {error}")
+                continue
+            if error is not None:
+                raise error
+            if progress:
+                progress(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
     if failed:
         raise DataError(f"{len(failed)} of {len(cases)} case(s) could not be segmented (the others are written):\n"
                         + "\n".join(failed))

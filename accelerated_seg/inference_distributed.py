@@ -26,6 +26,7 @@ With one process this is ``inference.predict_cases``. The process-agnostic piece
 from __future__ import annotations
 
 import traceback
+from contextlib import closing
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -42,10 +43,10 @@ from .inference import (
     check_precision,
     collect_cases,
     output_paths,
-    predict_case,
     predict_cases,
     preprocess_settings,
     probabilities_path,
+    segment_cases,
     sliding_window_logits,
 )
 
@@ -156,14 +157,15 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
                         output: str | Path, *,
                         accelerator=None, split: str = "auto", sw_batch_size: int = 4, overlap: float = 0.5,
                         tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                        probabilities: bool = False, progress: Callable[[str], None] | None = None) -> list[Path]:
+                        probabilities: bool = False, progress: Callable[[str], None] | None = None,
+                        sequential: bool = False) -> list[Path]:
     """``predict_cases`` over every process of an ``accelerate launch``; call it on every process.
 
     Args:
         inputs: NIfTI files, folders or patterns (grouped into cases by channel naming), or the
             cases themselves (``InputCase``: one file per channel in the model's order).
         model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu,
-            probabilities: as in ``inference.predict_cases``.
+            probabilities, sequential: as in ``inference.predict_cases``.
         accelerator: an ``accelerate.Accelerator`` (or ``PartialState``); one is made when None. Each
             process runs on its ``accelerator.device``.
         split: ``auto``, ``cases`` or ``windows`` (module docstring).
@@ -186,7 +188,7 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
     if num_processes == 1 and not given_cases:
         return predict_cases(model_dir, inputs, output, device=accelerator.device, sw_batch_size=sw_batch_size,
                              overlap=overlap, tta=tta, precision=precision, aggregate_on_cpu=aggregate_on_cpu,
-                             probabilities=probabilities, progress=progress)
+                             probabilities=probabilities, progress=progress, sequential=sequential)
     device = accelerator.device
     check_precision(options.precision, device)
     model, config = load_exported(model_dir)
@@ -200,9 +202,7 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None
 
-    def probs_path(path):
-        return probabilities_path(path) if probabilities else None
-
+    jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
     errors: list[str] = []
     if mode == "cases":
         settings = preprocess_settings(config)
@@ -211,29 +211,27 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
         if say:
             loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
             say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
-        for number, index in enumerate(shares[rank], 1):
-            case = cases[index]
-            try:
-                predict_case(model, config, case.channels, outputs[index], device=device, options=options,
-                             probabilities_output=probs_path(outputs[index]))
-            except Exception as error:  # noqa: BLE001 - reported by every process below, no hang
-                # A file's unusable voxels are the input's fault, said in one line; anything else is a bug to report.
-                where = "" if isinstance(error, DataError) else f"\n{traceback.format_exc()}"
-                errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{where}")
-                continue
-            if progress:
-                progress(f"[process {rank}: {number}/{len(shares[rank])}] {case.id}: wrote {outputs[index]}")
+        mine = [jobs[index] for index in shares[rank]]
+        with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential)) as done:
+            for number, ((case, label_path, _), error) in enumerate(done, 1):
+                if error is not None:  # reported by every process below, no hang
+                    # A file's unusable voxels are the input's fault, said in one line; anything else is a bug to report.
+                    where = "" if isinstance(error, DataError) else "\n" + "".join(traceback.format_exception(error))
+                    errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{where}")
+                    continue
+                if progress:
+                    progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
     else:
         if say:
             say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
         window_logits = shared_window_logits(accelerator, config["num_classes"])
-        for number, (case, label_path) in enumerate(zip(cases, outputs), 1):
-            # Collective: an error here is raised by every process alike (same files, same settings).
-            predict_case(model, config, case.channels, label_path, device=device, options=options,
-                         probabilities_output=probs_path(label_path), window_logits=window_logits,
-                         write=accelerator.is_main_process)
-            if say:
-                say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+        with closing(segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
+                                   write=accelerator.is_main_process, sequential=sequential)) as done:
+            for number, ((case, label_path, _), error) in enumerate(done, 1):
+                if error is not None:  # collective: raised by every process alike (same files, same settings)
+                    raise error
+                if say:
+                    say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
 
     from accelerate.utils import gather_object
 

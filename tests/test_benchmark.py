@@ -1,15 +1,17 @@
-"""``benchmark data`` and ``benchmark infer`` on tiny inputs: every field present and sane, the JSON
+"""``benchmark data``, ``benchmark infer`` and ``benchmark predict`` on tiny inputs: every field present and sane, the JSON
 the command line writes, one clear error for a precision the device cannot run. No timing
 assertions: speed goals live in benchmarks/results/, never in tests."""
 
 import json
 import os
 import re
+import statistics
 
 import pytest
 import torch
 
 from accelerated_seg.benchmark import benchmark_data, benchmark_infer
+from accelerated_seg.benchmark_predict import benchmark_predict
 from accelerated_seg.cli import main
 
 
@@ -103,6 +105,41 @@ def test_a_bad_inference_benchmark_setting_is_one_error_naming_it(tmp_path, caps
     assert not out.exists()
 
 
+TINY_PREDICT = dict(cases=2, size=(24, 24, 20), spacing=(1.5, 1.5, 2.0), roi=16, channels=[4, 8], blocks=2, device="cpu")
+
+
+def test_the_prediction_benchmark_times_both_ways_and_the_stages_and_compares_their_files():
+    results = benchmark_predict(**TINY_PREDICT)
+    assert results["same_outputs"] is True  # pipelined and one at a time wrote the same bytes
+    for way in ("sequential", "pipelined"):
+        assert len(results[way]["cases_per_s_blocks"]) == 2 and results[way]["cases_per_s"] > 0
+    assert results["ratio_pipelined_to_sequential"] == pytest.approx(statistics.median(results["ratio_per_block"]))
+    assert set(results["stage_ms_median"]) == {"prepare", "network", "write"}
+    assert all(len(times) == 2 for times in results["stage_ms_per_case"].values())  # the warm-up case not among them
+    medians = results["stage_ms_median"]
+    assert results["stage_bound"] == pytest.approx(sum(medians.values()) / max(medians.values()), abs=2e-3)
+    assert results["model"] == "unet channels [4, 8] (random weights)" and results["device"] == "cpu"
+
+
+def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_first(tmp_path, capsys):
+    out = tmp_path / "predict.json"
+    small = ["benchmark", "predict", "--cases", "2", "--size", "24", "24", "20", "--roi", "16", "--channels", "4", "8",
+             "--blocks", "1", "--device", "cpu"]
+    assert main([*small, "--output", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["benchmark"] == f"predict_cpu_{os.cpu_count()}cpu" and record["same_outputs"] is True
+    assert record["command"] and record["machine"]["torch"] == torch.__version__
+    for args, named in ((["--cases", "1"], "--cases must be at least 2"),
+                        (["--spacing", "0", "1", "1"], "--spacing takes three voxel sizes in mm above 0"),
+                        (["--roi", "17"], "--roi 17 with --channels 4 8: .*divisible"),
+                        (["--model", str(tmp_path / "none")], "none/config.json is missing")):
+        capsys.readouterr()
+        assert main([*small, *args, "--output", str(tmp_path / "no.json")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and re.search(named, err[0]), err
+        assert not (tmp_path / "no.json").exists()
+
+
 def test_a_result_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     from accelerated_seg.files import write_text_atomically
 
@@ -120,18 +157,21 @@ def test_a_result_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("target", [["data", "--cases", "1"], ["infer", "--size", "24", "24", "20", "--roi", "16"],
+                                    ["predict", "--cases", "2"],
                                     ["train", "--patch", "16", "--model-args", '{"channels": [4, 8], "strides": [2]}']])
 def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement(tmp_path, capsys, monkeypatch,
                                                                                 target):
     """A folder at --output was IsADirectoryError's traceback once everything was measured: the
     measurement was lost. Refused first, it costs nothing."""
     import accelerated_seg.benchmark
+    import accelerated_seg.benchmark_predict
     import accelerated_seg.benchmark_train
 
     def measure(*args, **kwargs):
         raise AssertionError("measured before the output path was checked")
 
     for module, name in ((accelerated_seg.benchmark, "benchmark_data"), (accelerated_seg.benchmark, "benchmark_infer"),
+                         (accelerated_seg.benchmark_predict, "benchmark_predict"),
                          (accelerated_seg.benchmark_train, "benchmark_train")):
         monkeypatch.setattr(module, name, measure)
     assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path)]) == 2

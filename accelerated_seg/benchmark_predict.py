@@ -1,0 +1,183 @@
+"""``benchmark predict``: prediction of a folder of scans end to end, pipelined against one case at a time.
+
+    accelerated-seg benchmark predict --cases 4 --size 192 192 160 --spacing 0.8 0.8 2.5
+
+Both are ``inference.predict_cases`` on the same scans, model and settings: the default, which reads
+the next case and writes the previous one while the network runs (``inference_pipeline``), and
+``sequential=True``. They run in alternating timed blocks of the whole folder (after one untimed
+pass each), and their outputs are compared byte for byte. The three stages are also timed alone,
+one case after another (``prepare_case``, ``case_probabilities``, ``write_case``): one at a time a
+case costs their sum, pipelined at best the longest, so ``stage_bound`` is the most the pipeline can
+give on a machine with a core to spare for each stage.
+
+The scans are random int16 volumes (positive, so the foreground crop keeps them whole) written with
+the given voxel spacing; the model preprocesses to 1 mm, so a spacing other than 1 mm makes the
+prediction resample on the way in and out, as a clinical scan does. Without ``--model`` the network
+is a U-Net with random weights: the demo's channels by default, or smaller ones (``--channels 4 8``)
+for the regime of a GPU machine, where the network takes a fraction of the host's time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Sequence
+
+import nibabel as nib
+import numpy as np
+import torch
+
+from .benchmark import DEMO_UNET
+from .config import ConfigError
+
+
+def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=(192, 192, 160),
+                      spacing=(1.0, 1.0, 1.0), roi: int = 64, channels: Sequence[int] | None = None,
+                      overlap: float = 0.5, sw_batch_size: int = 4, blocks: int = 3, device: str | None = None,
+                      seed: int = 0) -> dict:
+    """Cases/s of ``predict_cases`` pipelined and one case at a time (module docstring).
+
+    Raises:
+        ConfigError: a setting that cannot work, naming it, before anything is written.
+    """
+    from .inference import default_device
+
+    for flag, value, least in (("--cases", cases, 2), ("--blocks", blocks, 1), ("--roi", roi, 1),
+                               ("--sw-batch-size", sw_batch_size, 1)):
+        if value < least:  # one case has nothing to overlap with
+            raise ConfigError(f"{flag} must be at least {least} (got {value})")
+    if len(size) != 3 or min(size) < 1:
+        raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")
+    if len(spacing) != 3 or min(spacing) <= 0:
+        raise ConfigError(f"--spacing takes three voxel sizes in mm above 0, got {' '.join(map(str, spacing))}")
+    device = default_device(device)
+    with tempfile.TemporaryDirectory(prefix="benchmark_predict_") as work:
+        work = Path(work)
+        scans = _write_scans(work / "scans", cases, size, spacing, seed)
+        if model_dir is None:
+            model_dir, network = _random_unet_export(work / "model", roi, channels, seed)
+        else:
+            network = str(model_dir)
+        stages = _stage_times(model_dir, scans, device, overlap, sw_batch_size, work / "stages")
+        rates = _interleaved(model_dir, scans, device, overlap, sw_batch_size, blocks, work)
+        same = _digests(work / "pipelined") == _digests(work / "sequential")
+    ratios = [round(p / s, 3) for p, s in zip(rates["pipelined"], rates["sequential"])]
+    medians = {stage: float(statistics.median(times)) for stage, times in stages.items()}
+    return {
+        "model": network, "cases": cases, "scan_size": list(size), "scan_spacing_mm": list(spacing),
+        "overlap": overlap, "sw_batch_size": sw_batch_size, "device": str(device),
+        "torch_threads": torch.get_num_threads(),
+        "stage_ms_median": {stage: round(ms, 1) for stage, ms in medians.items()},
+        "stage_ms_per_case": stages,
+        "stage_bound": round(sum(medians.values()) / max(medians.values()), 3),
+        "sequential": {"cases_per_s": float(statistics.median(rates["sequential"])),
+                       "cases_per_s_blocks": rates["sequential"]},
+        "pipelined": {"cases_per_s": float(statistics.median(rates["pipelined"])),
+                      "cases_per_s_blocks": rates["pipelined"]},
+        "ratio_pipelined_to_sequential": float(statistics.median(ratios)),
+        "ratio_per_block": ratios,
+        "same_outputs": same,
+    }
+
+
+def _write_scans(folder: Path, cases: int, size, spacing, seed: int) -> list[Path]:
+    """int16 scans, positive (the foreground crop keeps them whole), with ``spacing`` mm voxels."""
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(seed)
+    paths = []
+    for index in range(cases):
+        values = (1000 + rng.normal(size=tuple(size)) * 100).clip(1, None).astype(np.int16)
+        path = folder / f"scan_{index:03d}.nii.gz"
+        nib.save(nib.Nifti1Image(values, np.diag([*map(float, spacing), 1.0])), path)
+        paths.append(path)
+    return paths
+
+
+def _random_unet_export(folder: Path, roi: int, channels: Sequence[int] | None, seed: int) -> tuple[Path, str]:
+    """An export of a U-Net with random weights, preprocessing to 1 mm, as training writes one."""
+    from .checkpoint import write_export
+    from .data.preprocess import PreprocessSettings
+    from .models import build_from_spec, check_trainable, model_spec
+
+    args = dict(DEMO_UNET)
+    if channels:
+        args.update(channels=list(channels), strides=[2] * (len(channels) - 1))
+    patch = [roi] * 3
+    try:  # the window must suit the network: divisible by its strides, deep enough for its norm
+        spec = model_spec("unet", 1, 3, patch, args)
+        check_trainable(spec, patch)
+    except ConfigError as error:
+        raise ConfigError(f"--roi {roi} with --channels {' '.join(map(str, args['channels']))}: {error}") from None
+    torch.manual_seed(seed)
+    tensors = {k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}
+    metadata = {"labels": {"0": "background", "1": "one", "2": "two"}, "channels": {"0": "image"}, "in_channels": 1,
+                "num_classes": 3, "patch_size": patch, "spacing": [1.0, 1.0, 1.0],
+                "preprocessing": PreprocessSettings(spacing=(1.0, 1.0, 1.0)).to_dict()}
+    write_export(tensors, spec.to_dict(), metadata, folder)
+    return folder, f"unet channels {args['channels']} (random weights)"
+
+
+def _stage_times(model_dir, scans: list[Path], device: torch.device, overlap: float, sw_batch_size: int,
+                 out: Path) -> dict[str, list[float]]:
+    """Milliseconds of each stage for each case, one stage after the other (one untimed case first)."""
+    from .checkpoint import load_exported
+    from .inference import PredictOptions, case_probabilities, prepare_case, write_case
+
+    model, config = load_exported(model_dir)
+    model.to(device)
+    options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap)
+    out.mkdir()
+    times: dict[str, list[float]] = {"prepare": [], "network": [], "write": []}
+    for number, scan in enumerate([scans[0], *scans]):
+        clock = _StageClock(device)
+        prepared = clock.time("prepare", lambda: prepare_case(config, [scan]))
+        probabilities = clock.time("network", lambda: case_probabilities(model, config, prepared, device=device,
+                                                                         options=options))
+        clock.time("write", lambda: write_case(prepared, probabilities, out / scan.name))
+        if number:  # the first is a warm-up
+            for stage, ms in clock.ms.items():
+                times[stage].append(ms)
+    return times
+
+
+class _StageClock:
+    def __init__(self, device: torch.device):
+        self.device, self.ms = device, {}
+
+    def time(self, stage: str, work):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        start = time.perf_counter()
+        result = work()
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        self.ms[stage] = round((time.perf_counter() - start) * 1000, 1)
+        return result
+
+
+def _interleaved(model_dir, scans: list[Path], device: torch.device, overlap: float, sw_batch_size: int,
+                 blocks: int, work: Path) -> dict[str, list[float]]:
+    """Cases/s of each way in alternating timed blocks of the whole folder, after one untimed pass each."""
+    from .inference import predict_cases
+
+    def run(way: str) -> float:
+        start = time.perf_counter()
+        predict_cases(model_dir, [scans[0].parent], work / way, device=device, overlap=overlap,
+                      sw_batch_size=sw_batch_size, sequential=way == "sequential")
+        return time.perf_counter() - start
+
+    ways = ("sequential", "pipelined")
+    for way in ways:
+        run(way)
+    rates: dict[str, list[float]] = {way: [] for way in ways}
+    for _ in range(blocks):
+        for way in ways:
+            rates[way].append(round(len(scans) / run(way), 4))
+    return rates
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    return {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(folder.iterdir())}

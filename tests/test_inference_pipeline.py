@@ -1,0 +1,141 @@
+"""Predicting many cases as a pipeline: the next case is prepared and the previous one finished while
+the network runs, outcomes come in order, a failed case stops no other, and the files written are the
+same bytes as one case at a time."""
+
+import hashlib
+import shutil
+import threading
+
+import nibabel as nib
+import numpy as np
+import pytest
+
+from accelerated_seg.cli import main
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.inference import predict_cases
+from accelerated_seg.inference_pipeline import one_at_a_time, pipelined
+from test_inference import export  # tests/ is on sys.path, as for conftest
+
+WAIT_S = 10  # a stage waits this long for its neighbour's before the test calls the overlap missing
+
+
+def test_the_next_item_is_prepared_and_the_previous_finished_while_one_is_computed():
+    # Passes only when prepare(2), compute(1) and finish(0) run at one time, on three threads; one
+    # after the other, the barrier breaks after WAIT_S and the stage that waited fails its item.
+    all_three = threading.Barrier(3, timeout=WAIT_S)
+
+    def prepare(item):
+        if item == 2:
+            all_three.wait()
+        return item
+
+    def compute(item, prepared):
+        if item == 1:
+            all_three.wait()
+        return prepared * 10
+
+    def finish(item, prepared, computed):
+        if item == 0:
+            all_three.wait()
+
+    assert list(pipelined([0, 1, 2], prepare, compute, finish)) == [(0, None), (1, None), (2, None)]
+
+
+@pytest.mark.parametrize("runner", [pipelined, one_at_a_time])
+@pytest.mark.parametrize("failing_stage", ["prepare", "compute", "finish"])
+def test_a_failed_item_is_reported_in_order_and_the_others_complete(runner, failing_stage):
+    finished = []
+
+    def stage(name):
+        def run(item, *rest):
+            if name == failing_stage and item == 1:
+                raise ValueError(f"{name} of {item}")
+            if name == "finish":
+                finished.append((item, rest))
+            return item if name == "prepare" else rest[0] * 10 if name == "compute" else None
+        return run
+
+    outcomes = list(runner([0, 1, 2], stage("prepare"), stage("compute"), stage("finish")))
+    assert [item for item, _ in outcomes] == [0, 1, 2]
+    assert [str(error) if error else None for _, error in outcomes] == [None, f"{failing_stage} of 1", None]
+    assert [(item, rest) for item, rest in finished if item != 1] == [(0, (0, 0)), (2, (2, 20))]
+
+
+def test_at_most_one_item_ahead_and_one_behind_are_held():
+    held, most = set(), [0]
+    lock = threading.Lock()
+
+    def prepare(item):
+        with lock:
+            held.add(item)
+            most[0] = max(most[0], len(held))
+        return item
+
+    def finish(item, prepared, computed):
+        with lock:
+            held.discard(item)
+
+    assert all(error is None for _, error in pipelined(range(12), prepare, lambda item, p: p, finish))
+    assert most[0] <= 3 and not held
+
+
+def test_stopping_early_starts_no_further_item():
+    prepared = []
+
+    def prepare(item):
+        prepared.append(item)
+        return item
+
+    outcomes = pipelined(range(10), prepare, lambda item, p: p, lambda item, p, c: None)
+    assert next(outcomes) == (0, None)
+    outcomes.close()  # waits for what runs; cancels what has not started
+    assert prepared in ([0, 1], [0, 1, 2])
+
+
+@pytest.fixture(scope="module")
+def scans(tmp_path_factory):
+    """Six phantoms on different grids (RAS, LPS, permuted axes, anisotropic), so cases differ in size."""
+    root = tmp_path_factory.mktemp("scans")
+    write_synthetic_dataset(root, num_cases=6, num_validation=6, size_mm=(40.0, 40.0, 32.0), spacing_mm=2.0)
+    return root
+
+
+def digests(folder):
+    return {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+def test_predict_cases_writes_the_same_bytes_pipelined_as_one_case_at_a_time(scans, tmp_path):
+    model = export(tmp_path / "model")
+    pipelined_out = predict_cases(model, [scans / "imagesTr"], tmp_path / "pipelined", probabilities=True)
+    sequential_out = predict_cases(model, [scans / "imagesTr"], tmp_path / "sequential", probabilities=True,
+                                   sequential=True)
+    assert [p.name for p in pipelined_out] == [p.name for p in sequential_out] == [f"case_{i:03d}.nii.gz"
+                                                                                    for i in range(6)]
+    assert digests(tmp_path / "pipelined") == digests(tmp_path / "sequential")
+    assert len(digests(tmp_path / "pipelined")) == 12  # label maps and probabilities
+
+
+def test_a_broken_case_between_others_fails_alone_and_progress_stays_in_order(scans, tmp_path, capsys):
+    model = export(tmp_path / "model")
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for index in (0, 2, 3):
+        shutil.copy(scans / "imagesTr" / f"case_{index:03d}.nii.gz", inputs)
+    image = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    values = image.get_fdata().astype(np.float32)
+    values[2, 2, 2] = np.nan
+    nib.save(nib.Nifti1Image(values, image.affine), inputs / "case_001.nii.gz")
+
+    lines = []
+    with pytest.raises(DataError, match=r"^1 of 4 case\(s\) could not be segmented .*\ncase case_001: .*"
+                                        r"case_001.nii.gz: 1 non-finite voxel"):
+        predict_cases(model, [inputs], tmp_path / "pred", progress=lines.append)
+    assert [line.split()[1] for line in lines] == ["case_000:", "case_002:", "case_003:"]
+    assert [line.split()[0] for line in lines] == ["[1/4]", "[3/4]", "[4/4]"]
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == ["case_000.nii.gz", "case_002.nii.gz",
+                                                                     "case_003.nii.gz"]
+    # The command line's --sequential takes the same road, one case at a time.
+    assert main(["predict", "--model", str(model), str(inputs), "--output", str(tmp_path / "seq"), "--sequential"]) == 2
+    assert "1 of 4 case(s) could not be segmented" in capsys.readouterr().err
+    assert digests(tmp_path / "seq") == digests(tmp_path / "pred")
