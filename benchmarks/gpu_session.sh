@@ -18,7 +18,8 @@
 # the H200), with and without channels-last; levers_more compiles under FSDP2 (it failed there on the
 # second configuration's Accelerator, since fixed); inference times MONAI with our output and the
 # copy of the probabilities to the host (ours ran ~50 ms per volume behind the bare sliding window),
-# and the host's own work around the network (predict_tail.py: preprocessing, inverse, class map).
+# and the host's own work around the network (predict_tail.py: preprocessing, inverse, class map), and
+# a folder's prediction pipelined against one case at a time (benchmark predict).
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -51,6 +52,7 @@ if [ "${SMOKE:-0}" = 1 ]; then
   PLAN_MODEL=(--model unet --patch 16 16 16)
   SHORT=(--steps 2 --blocks 1)
   INFER_SHORT=(--size 24 24 20 --roi 16 --tta none --blocks 1)
+  PREDICT=(--cases 2 --size 24 24 20 --roi 16 --channels 4 8 --blocks 1)
   RAW_ZERO=(--patch 32 --rounds 1 --steps 1)
   FIXED_SHORT=(--steps 20 --rounds 3)
   GRAPHS=()  # CUDA graphs are refused off CUDA (tested); the smoke checks the other levers of their step
@@ -59,6 +61,7 @@ else
   PLAN_MODEL=(--model unet3d_mlperf --patch 128 128 128)
   SHORT=()
   INFER_SHORT=()
+  PREDICT=(--cases 4 --size 192 192 160 --spacing 0.8 0.8 2.5 --roi 96 --blocks 2)
   RAW_ZERO=(--patch 128 --rounds 6 --steps 5)
   FIXED_SHORT=(--steps 100 --rounds 11)
   GRAPHS=(compile_cudagraphs)
@@ -178,6 +181,10 @@ case "$part" in
     # the host's work around the network on this machine's CPU (thirty-first session: 425 ms of argmax,
     # now 50; the inverse resampling 609 ms on 2 cores), to weigh against the network's part above
     step 60 predict_tail $PY benchmarks/predict_tail.py --output "$OUT/predict_tail_${device}.json"
+    # a folder end to end, the next case read and the previous written while the network runs, against
+    # one case at a time (thirty-third session: 1.32x on 2 CPU cores with the network as fast as the host)
+    step 150 predict_pipeline $PY -m accelerated_seg.cli benchmark predict "${PREDICT[@]}" --device cuda \
+        --output "$OUT/predict_${device}_pipeline.json"
     ;;
   strategies)  # every accelerate profile in effect, exported, reloaded, resumed (issue 4)
     # checkpoints are too large to bring back (the JSON holds the results), so they stay outside $OUT
