@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 import warnings
+from contextlib import closing
 from pathlib import Path
 from typing import Sequence
 
@@ -360,7 +361,8 @@ class Segmentation:
     def evaluate(self, dataset: Dataset, output_dir: str | Path | None = None, batch_size: int = 4,
                  **options) -> dict:
         """Predict ``dataset``'s validation cases and score them (Dice, HD95, surface Dice); returns
-        the summary that ``accelerated-seg evaluate`` writes.
+        the summary that ``accelerated-seg evaluate`` writes. The model is loaded once and the cases are
+        predicted as ``predict`` does a folder (the next one read while the network runs).
 
         Predictions and references are scored as class indices 0..C-1: the references' values
         mapped as training mapped them, so binarized and remapped datasets (BraTS' 4) score as they
@@ -370,7 +372,7 @@ class Segmentation:
         """
         from .data.io import write_nifti
         from .evaluate import check_output_folder, evaluate_folders, read_label_map
-        from .inference import class_values, predict_file
+        from .inference import class_values
         from .inference import preprocess_settings as export_preprocessing
 
         model_dir = self._require_model()
@@ -394,10 +396,14 @@ class Segmentation:
         from_prediction = {int(value): index for index, value in enumerate(written)}
         from_label = dataset.manifest.label_map or {}
         merge_label = dataset.manifest.binarized  # every value > 0 is foreground, declared or not
-        with tempfile.TemporaryDirectory() as tmp:
-            for case in dataset.manifest.validation:
-                raw = predict_file(model_dir, case.images, Path(tmp) / f"{case.id}.nii.gz", sw_batch_size=batch_size,
-                                   **options)
+        cases = {case.id: case for case in dataset.manifest.validation}
+        # The model loaded once and the cases pipelined, as predict does for a folder (predict_file per case
+        # loaded the model again for every case before the thirty-third session). Closed before the
+        # temporary folder goes, so that no case is still being written into it.
+        with tempfile.TemporaryDirectory() as tmp, \
+                closing(_predicted(model_dir, config, cases.values(), Path(tmp), batch_size, options)) as predicted:
+            for case_id, raw in predicted:
+                case = cases[case_id]
                 for source, lookup, merge, folder in ((raw, from_prediction, False, predictions),
                                                       (case.label, from_label, merge_label, labels)):
                     image = nib.load(str(source))
@@ -538,6 +544,27 @@ def _checked_affine(affine) -> np.ndarray:
         raise ConfigError(f"predict: affine must be a finite 4x4 voxel-to-mm matrix whose 3x3 part is invertible "
                           f"(voxel sizes and directions), got {matrix.tolist() if matrix.size <= 16 else matrix.shape}")
     return matrix
+
+
+def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: int, options: dict):
+    """Each case's label map, predicted into ``folder`` as ``<id>.nii.gz``: yields (case id, path) in order.
+
+    Raises:
+        DataError: a case's files cannot be segmented (the first such case stops the evaluation).
+    """
+    from .checkpoint import load_exported
+    from .inference import InputCase, PredictOptions, check_precision, default_device, segment_cases
+
+    settings = PredictOptions(sw_batch_size=batch_size, **{k: v for k, v in options.items() if k != "device"})
+    device = default_device(options.get("device"))
+    check_precision(settings.precision, device)
+    model, _ = load_exported(model_dir)
+    jobs = [(InputCase(case.id, tuple(case.images)), folder / f"{case.id}.nii.gz", None) for case in cases]
+    with closing(segment_cases(model.to(device), config, jobs, device=device, options=settings)) as done:
+        for (case, path, _), error in done:
+            if error is not None:
+                raise error
+            yield case.id, path
 
 
 def _as_classes(values: np.ndarray, lookup: dict[int, int], merge_foreground: bool = False) -> np.ndarray:

@@ -59,7 +59,7 @@ def test_builder_loader_gives_the_batches_of_the_csv_config_path(tiny_dataset, t
         assert torch.equal(a["image"], b["image"]) and torch.equal(a["label"], b["label"])
 
 
-def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_dataset, tmp_path):
+def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_dataset, tmp_path, monkeypatch):
     # n_classes=2 over labels holding 0, 1 and 2: binarize merges every non-zero value, declared or not.
     train_pairs, val_pairs = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=2, validation_pairs=val_pairs,
@@ -81,7 +81,26 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     model = Segmentation.load(out / "model")
     prediction = model.predict(str(val_pairs[0][0]))
     assert set(np.unique(np.asanyarray(prediction.dataobj)).tolist()) <= {0, 1}
+    import accelerated_seg.checkpoint
+    import accelerated_seg.inference
+
+    loads = []
+
+    def counted(*args, **kwargs):
+        loads.append(args[0])
+        return load_exported(*args, **kwargs)
+
+    load_exported = accelerated_seg.checkpoint.load_exported
+    for module in (accelerated_seg.checkpoint, accelerated_seg.inference):
+        monkeypatch.setattr(module, "load_exported", counted)
     assert model.evaluate(data, output_dir=tmp_path / "eval")["num_cases"] == len(val_pairs) == 3
+    # The model is loaded once for every case (once per case before the thirty-third session), the cases
+    # go through predict's pipeline, and each scored prediction is what predict gives for that case.
+    assert len(loads) == 1
+    for case in data.manifest.validation:
+        scored = nib.load(tmp_path / "eval" / "predictions" / f"{case.id}.nii.gz").get_fdata()
+        np.testing.assert_array_equal(scored, np.asanyarray(model.predict(str(case.images[0])).dataobj))
+    monkeypatch.undo()
     fewer = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=2, validation_pairs=val_pairs[:1],
                                cache_dir=str(tmp_path / "cache"), spacing=(2.0, 2.0, 2.0)).binarize()
     assert model.evaluate(fewer, output_dir=tmp_path / "eval")["num_cases"] == 1
