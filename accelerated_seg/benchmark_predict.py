@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from .benchmark import DEMO_UNET
+from .checkpoint import read_export_config
 from .config import ConfigError
 
 
@@ -56,11 +57,12 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     device = default_device(device)
     with tempfile.TemporaryDirectory(prefix="benchmark_predict_") as work:
         work = Path(work)
-        scans = _write_scans(work / "scans", cases, size, spacing, seed)
         if model_dir is None:
             model_dir, network = _random_unet_export(work / "model", roi, channels, seed)
         else:
             network = str(model_dir)
+        in_channels = read_export_config(model_dir)["in_channels"]  # a broken or foreign export fails here
+        scans = _write_scans(work / "scans", cases, size, spacing, seed, in_channels)
         stages = _stage_times(model_dir, scans, device, overlap, sw_batch_size, work / "stages")
         rates = _interleaved(model_dir, scans, device, overlap, sw_batch_size, blocks, work)
         same = _digests(work / "pipelined") == _digests(work / "sequential")
@@ -83,17 +85,21 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     }
 
 
-def _write_scans(folder: Path, cases: int, size, spacing, seed: int) -> list[Path]:
-    """int16 scans, positive (the foreground crop keeps them whole), with ``spacing`` mm voxels."""
+def _write_scans(folder: Path, cases: int, size, spacing, seed: int, in_channels: int = 1) -> list[list[Path]]:
+    """int16 scans, positive (the foreground crop keeps them whole), with ``spacing`` mm voxels; for a
+    model of several channels one file per channel, named as predict groups them (``<case>_0000``...).
+    Returns each case's files."""
     folder.mkdir(parents=True)
     rng = np.random.default_rng(seed)
-    paths = []
+    scans = []
     for index in range(cases):
-        values = (1000 + rng.normal(size=tuple(size)) * 100).clip(1, None).astype(np.int16)
-        path = folder / f"scan_{index:03d}.nii.gz"
-        nib.save(nib.Nifti1Image(values, np.diag([*map(float, spacing), 1.0])), path)
-        paths.append(path)
-    return paths
+        names = [f"scan_{index:03d}"] if in_channels == 1 else [f"scan_{index:03d}_{c:04d}" for c in range(in_channels)]
+        scans.append([])
+        for name in names:
+            values = (1000 + rng.normal(size=tuple(size)) * 100).clip(1, None).astype(np.int16)
+            scans[-1].append(folder / f"{name}.nii.gz")
+            nib.save(nib.Nifti1Image(values, np.diag([*map(float, spacing), 1.0])), scans[-1][-1])
+    return scans
 
 
 def _random_unet_export(folder: Path, roi: int, channels: Sequence[int] | None, seed: int) -> tuple[Path, str]:
@@ -120,7 +126,7 @@ def _random_unet_export(folder: Path, roi: int, channels: Sequence[int] | None, 
     return folder, f"unet channels {args['channels']} (random weights)"
 
 
-def _stage_times(model_dir, scans: list[Path], device: torch.device, overlap: float, sw_batch_size: int,
+def _stage_times(model_dir, scans: list[list[Path]], device: torch.device, overlap: float, sw_batch_size: int,
                  out: Path) -> dict[str, list[float]]:
     """Milliseconds of each stage for each case, one stage after the other (one untimed case first)."""
     from .checkpoint import load_exported
@@ -131,12 +137,12 @@ def _stage_times(model_dir, scans: list[Path], device: torch.device, overlap: fl
     options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap)
     out.mkdir()
     times: dict[str, list[float]] = {"prepare": [], "network": [], "write": []}
-    for number, scan in enumerate([scans[0], *scans]):
+    for number, channels in enumerate([scans[0], *scans]):
         clock = _StageClock(device)
-        prepared = clock.time("prepare", lambda: prepare_case(config, [scan]))
+        prepared = clock.time("prepare", lambda: prepare_case(config, channels))
         probabilities = clock.time("network", lambda: case_probabilities(model, config, prepared, device=device,
                                                                          options=options))
-        clock.time("write", lambda: write_case(prepared, probabilities, out / scan.name))
+        clock.time("write", lambda: write_case(prepared, probabilities, out / channels[0].name))
         if number:  # the first is a warm-up
             for stage, ms in clock.ms.items():
                 times[stage].append(ms)
@@ -158,14 +164,14 @@ class _StageClock:
         return result
 
 
-def _interleaved(model_dir, scans: list[Path], device: torch.device, overlap: float, sw_batch_size: int,
+def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, overlap: float, sw_batch_size: int,
                  blocks: int, work: Path) -> dict[str, list[float]]:
     """Cases/s of each way in alternating timed blocks of the whole folder, after one untimed pass each."""
     from .inference import predict_cases
 
     def run(way: str) -> float:
         start = time.perf_counter()
-        predict_cases(model_dir, [scans[0].parent], work / way, device=device, overlap=overlap,
+        predict_cases(model_dir, [scans[0][0].parent], work / way, device=device, overlap=overlap,
                       sw_batch_size=sw_batch_size, sequential=way == "sequential")
         return time.perf_counter() - start
 

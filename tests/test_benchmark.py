@@ -121,6 +121,15 @@ def test_the_prediction_benchmark_times_both_ways_and_the_stages_and_compares_th
     assert results["model"] == "unet channels [4, 8] (random weights)" and results["device"] == "cpu"
 
 
+def test_the_prediction_benchmark_writes_one_file_per_channel_for_a_model_of_several(tmp_path):
+    from test_inference import export  # tests/ is on sys.path, as for conftest
+
+    model = export(tmp_path / "model", in_channels=2)  # a scan per case was grouped as a case lacking channel 1
+    results = benchmark_predict(model, cases=2, size=(24, 24, 20), blocks=1, device="cpu")
+    assert results["same_outputs"] is True and results["model"] == str(model)
+    assert all(len(times) == 2 for times in results["stage_ms_per_case"].values())
+
+
 def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_first(tmp_path, capsys):
     out = tmp_path / "predict.json"
     small = ["benchmark", "predict", "--cases", "2", "--size", "24", "24", "20", "--roi", "16", "--channels", "4", "8",
