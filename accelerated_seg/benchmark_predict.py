@@ -20,6 +20,7 @@ for the regime of a GPU machine, where the network takes a fraction of the host'
 from __future__ import annotations
 
 import hashlib
+import math
 import statistics
 import tempfile
 import time
@@ -44,7 +45,7 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     Raises:
         ConfigError: a setting that cannot work, naming it, before anything is written.
     """
-    from .inference import default_device
+    from .inference import PredictOptions, default_device
 
     for flag, value, least in (("--cases", cases, 2), ("--blocks", blocks, 1), ("--roi", roi, 1),
                                ("--sw-batch-size", sw_batch_size, 1)):
@@ -52,8 +53,9 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
             raise ConfigError(f"{flag} must be at least {least} (got {value})")
     if len(size) != 3 or min(size) < 1:
         raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")
-    if len(spacing) != 3 or min(spacing) <= 0:
-        raise ConfigError(f"--spacing takes three voxel sizes in mm above 0, got {' '.join(map(str, spacing))}")
+    if len(spacing) != 3 or not all(math.isfinite(mm) and mm > 0 for mm in spacing):  # nan: nibabel's traceback
+        raise ConfigError(f"--spacing takes three finite voxel sizes in mm above 0, got {' '.join(map(str, spacing))}")
+    PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap)  # a bad --overlap before any file is written
     device = default_device(device)
     with tempfile.TemporaryDirectory(prefix="benchmark_predict_") as work:
         work = Path(work)

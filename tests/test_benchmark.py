@@ -139,7 +139,9 @@ def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_f
     assert record["benchmark"] == f"predict_cpu_{os.cpu_count()}cpu" and record["same_outputs"] is True
     assert record["command"] and record["machine"]["torch"] == torch.__version__
     for args, named in ((["--cases", "1"], "--cases must be at least 2"),
-                        (["--spacing", "0", "1", "1"], "--spacing takes three voxel sizes in mm above 0"),
+                        (["--spacing", "0", "1", "1"], "--spacing takes three finite voxel sizes in mm above 0"),
+                        (["--spacing", "nan", "1", "1"], "--spacing takes three finite voxel sizes"),  # a traceback
+                        (["--overlap", "1"], r"overlap must be in \[0, 1\), got 1.0"),
                         (["--roi", "17"], "--roi 17 with --channels 4 8: .*divisible"),
                         (["--model", str(tmp_path / "none")], "none/config.json is missing")):
         capsys.readouterr()
