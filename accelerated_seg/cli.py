@@ -125,8 +125,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="scan voxel size in mm (other than 1 mm: prediction resamples in and out)")
     b.add_argument("--roi", type=int, default=64, help="window edge of the default U-Net")
     b.add_argument("--channels", type=int, nargs="+",
-                   help="channels of the default U-Net (default: the demo's 16 32 64 128; e.g. 4 8 for a network as "
-                        "fast, next to the host work, as on a GPU)")
+                   help="channels of the default U-Net (default: the demo's 16 32 64 128; e.g. 4 8 for a network "
+                        "that takes no longer than the host work, as on a GPU)")
     b.add_argument("--overlap", type=float, default=0.5)
     b.add_argument("--sw-batch-size", type=int, default=4)
     b.add_argument("--blocks", type=int, default=3, help="alternating timed blocks of the whole folder per way")
