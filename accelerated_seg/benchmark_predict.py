@@ -47,10 +47,14 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     """
     from .inference import PredictOptions, default_device
 
+    # --cases 2 at least: one case has nothing to overlap with
     for flag, value, least in (("--cases", cases, 2), ("--blocks", blocks, 1), ("--roi", roi, 1),
                                ("--sw-batch-size", sw_batch_size, 1)):
-        if value < least:  # one case has nothing to overlap with
+        if value < least:
             raise ConfigError(f"{flag} must be at least {least} (got {value})")
+    if model_dir is not None and channels:  # else measured with the export's network, without a word
+        raise ConfigError("--channels sets the default U-Net's channels; with --model the export's network is used: "
+                          "drop one of the two")
     if len(size) != 3 or min(size) < 1:
         raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")
     if len(spacing) != 3 or not all(math.isfinite(mm) and mm > 0 for mm in spacing):  # nan: nibabel's traceback

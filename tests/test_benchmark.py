@@ -132,18 +132,23 @@ def test_the_prediction_benchmark_writes_one_file_per_channel_for_a_model_of_sev
 
 def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_first(tmp_path, capsys):
     out = tmp_path / "predict.json"
-    small = ["benchmark", "predict", "--cases", "2", "--size", "24", "24", "20", "--roi", "16", "--channels", "4", "8",
-             "--blocks", "1", "--device", "cpu"]
-    assert main([*small, "--output", str(out)]) == 0
+    small = ["benchmark", "predict", "--cases", "2", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1",
+             "--device", "cpu"]
+    tiny_net = ["--channels", "4", "8"]
+    assert main([*small, *tiny_net, "--output", str(out)]) == 0
     record = json.loads(out.read_text())
     assert record["benchmark"] == f"predict_cpu_{os.cpu_count()}cpu" and record["same_outputs"] is True
     assert record["command"] and record["machine"]["torch"] == torch.__version__
-    for args, named in ((["--cases", "1"], "--cases must be at least 2"),
-                        (["--spacing", "0", "1", "1"], "--spacing takes three finite voxel sizes in mm above 0"),
-                        (["--spacing", "nan", "1", "1"], "--spacing takes three finite voxel sizes"),  # a traceback
-                        (["--overlap", "1"], r"overlap must be in \[0, 1\), got 1.0"),
-                        (["--roi", "17"], "--roi 17 with --channels 4 8: .*divisible"),
-                        (["--model", str(tmp_path / "none")], "none/config.json is missing")):
+    for args, named in ((["--cases", "1", *tiny_net], "--cases must be at least 2"),
+                        (["--spacing", "0", "1", "1", *tiny_net],
+                         "--spacing takes three finite voxel sizes in mm above 0"),
+                        (["--spacing", "nan", "1", "1", *tiny_net],  # nibabel's traceback before
+                         "--spacing takes three finite voxel sizes"),
+                        (["--overlap", "1", *tiny_net], r"overlap must be in \[0, 1\), got 1.0"),
+                        (["--roi", "17", *tiny_net], "--roi 17 with --channels 4 8: .*divisible"),
+                        (["--model", str(tmp_path / "none")], "none/config.json is missing"),
+                        (["--model", str(tmp_path / "none"), *tiny_net],  # --channels was ignored with --model
+                         "--channels sets the default U-Net's channels; with --model the export's network is used")):
         capsys.readouterr()
         assert main([*small, *args, "--output", str(tmp_path / "no.json")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
