@@ -8,7 +8,10 @@ the next case and writes the previous one while the network runs (``inference_pi
 pass each), and their outputs are compared byte for byte. The three stages are also timed alone,
 one case after another (``prepare_case``, ``case_probabilities``, ``write_case``): one at a time a
 case costs their sum, pipelined at best the longest, so ``stage_bound`` is the most the pipeline can
-give on a machine with a core to spare for each stage.
+give on a machine with a core to spare for each stage. Each stage is also timed inside the timed
+blocks of both ways (``stage_ms_in_blocks``): where the pipeline falls short of the bound,
+``stage_slowdown_pipelined`` says which stage slowed when the others ran beside it (on a GPU machine,
+1.30x against a bound of 2.09x in the thirty-fourth session).
 
 The scans are random int16 volumes (positive, so the foreground crop keeps them whole) written with
 the given voxel spacing; the model preprocesses to 1 mm, so a spacing other than 1 mm makes the
@@ -19,13 +22,15 @@ for the regime of a GPU machine, where the network takes a fraction of the host'
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import statistics
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import nibabel as nib
 import numpy as np
@@ -70,10 +75,12 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
         in_channels = read_export_config(model_dir)["in_channels"]  # a broken or foreign export fails here
         scans = _write_scans(work / "scans", cases, size, spacing, seed, in_channels)
         stages = _stage_times(model_dir, scans, device, overlap, sw_batch_size, work / "stages")
-        rates = _interleaved(model_dir, scans, device, overlap, sw_batch_size, blocks, work)
+        rates, in_blocks = _interleaved(model_dir, scans, device, overlap, sw_batch_size, blocks, work)
         same = _digests(work / "pipelined") == _digests(work / "sequential")
     ratios = [round(p / s, 3) for p, s in zip(rates["pipelined"], rates["sequential"])]
     medians = {stage: float(statistics.median(times)) for stage, times in stages.items()}
+    in_blocks_ms = {way: {stage: round(float(statistics.median(times)), 1) for stage, times in per_stage.items()}
+                    for way, per_stage in in_blocks.items()}
     return {
         "model": network, "cases": cases, "scan_size": list(size), "scan_spacing_mm": list(spacing),
         "overlap": overlap, "sw_batch_size": sw_batch_size, "device": str(device),
@@ -87,6 +94,9 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
                       "cases_per_s_blocks": rates["pipelined"]},
         "ratio_pipelined_to_sequential": float(statistics.median(ratios)),
         "ratio_per_block": ratios,
+        "stage_ms_in_blocks": in_blocks_ms,
+        "stage_slowdown_pipelined": {stage: round(ms / in_blocks_ms["sequential"][stage], 3)
+                                     for stage, ms in in_blocks_ms["pipelined"].items()},
         "same_outputs": same,
     }
 
@@ -171,8 +181,9 @@ class _StageClock:
 
 
 def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, overlap: float, sw_batch_size: int,
-                 blocks: int, work: Path) -> dict[str, list[float]]:
-    """Cases/s of each way in alternating timed blocks of the whole folder, after one untimed pass each."""
+                 blocks: int, work: Path) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
+    """Cases/s of each way in alternating timed blocks of the whole folder, after one untimed pass each;
+    and the milliseconds of each stage of each case in those blocks, by way."""
     from .inference import predict_cases
 
     def run(way: str) -> float:
@@ -185,10 +196,44 @@ def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, overl
     for way in ways:
         run(way)
     rates: dict[str, list[float]] = {way: [] for way in ways}
+    in_blocks = {way: {"prepare": [], "network": [], "write": []} for way in ways}
     for _ in range(blocks):
         for way in ways:
-            rates[way].append(round(len(scans) / run(way), 4))
-    return rates
+            with _stages_timed(in_blocks[way]):
+                rates[way].append(round(len(scans) / run(way), 4))
+    return rates, in_blocks
+
+
+# Prediction's three stages, as ``inference.segment_cases`` calls them: it looks each up in its module at
+# every case, so a timed stand-in put there is what both ways run (tests/test_benchmark.py checks it).
+_STAGE_FUNCTIONS = {"prepare": "prepare_case", "network": "case_probabilities", "write": "write_case"}
+
+
+@contextmanager
+def _stages_timed(into: dict[str, list[float]]) -> Iterator[None]:
+    """While inside, append the milliseconds of every call of each stage to ``into[stage]`` (from any
+    thread: the pipeline runs prepare and write on helpers). The network stage hands its probabilities
+    to the host, which waits for the device, so its wall time is the device's too."""
+    from . import inference
+
+    def timed(stage: str, function):
+        @functools.wraps(function)
+        def stage_timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                into[stage].append(round((time.perf_counter() - start) * 1000, 1))
+        return stage_timed
+
+    originals = {name: getattr(inference, name) for name in _STAGE_FUNCTIONS.values()}
+    for stage, name in _STAGE_FUNCTIONS.items():
+        setattr(inference, name, timed(stage, originals[name]))
+    try:
+        yield
+    finally:
+        for name, function in originals.items():
+            setattr(inference, name, function)
 
 
 def _digests(folder: Path) -> dict[str, str]:

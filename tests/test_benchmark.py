@@ -119,6 +119,29 @@ def test_the_prediction_benchmark_times_both_ways_and_the_stages_and_compares_th
     medians = results["stage_ms_median"]
     assert results["stage_bound"] == pytest.approx(sum(medians.values()) / max(medians.values()), abs=2e-3)
     assert results["model"] == "unet channels [4, 8] (random weights)" and results["device"] == "cpu"
+    # each stage timed inside both ways' blocks too: which one slows when they run side by side
+    for way in ("sequential", "pipelined"):
+        assert set(results["stage_ms_in_blocks"][way]) == {"prepare", "network", "write"}
+        assert all(ms > 0 for ms in results["stage_ms_in_blocks"][way].values())
+    in_blocks = results["stage_ms_in_blocks"]
+    assert results["stage_slowdown_pipelined"] == {
+        stage: pytest.approx(in_blocks["pipelined"][stage] / in_blocks["sequential"][stage], abs=2e-3)
+        for stage in ("prepare", "network", "write")}
+
+
+def test_the_prediction_benchmark_times_every_stage_call_of_its_blocks_and_puts_the_stages_back(tmp_path):
+    import accelerated_seg.inference as inference
+    from accelerated_seg.benchmark_predict import _interleaved, _random_unet_export, _write_scans
+
+    originals = (inference.prepare_case, inference.case_probabilities, inference.write_case)
+    model, _ = _random_unet_export(tmp_path / "model", 16, [4, 8], seed=0)
+    scans = _write_scans(tmp_path / "scans", 3, (24, 24, 20), (1.0, 1.0, 1.0), seed=0)
+    rates, in_blocks = _interleaved(model, scans, torch.device("cpu"), 0.5, 4, 2, tmp_path)
+    assert {way: len(per_block) for way, per_block in rates.items()} == {"sequential": 2, "pipelined": 2}
+    for way in ("sequential", "pipelined"):  # 2 blocks of 3 cases, the untimed first pass left out
+        assert {stage: len(times) for stage, times in in_blocks[way].items()} == \
+            {"prepare": 6, "network": 6, "write": 6}
+    assert (inference.prepare_case, inference.case_probabilities, inference.write_case) == originals
 
 
 def test_the_prediction_benchmark_writes_one_file_per_channel_for_a_model_of_several(tmp_path):
