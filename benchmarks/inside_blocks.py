@@ -8,7 +8,8 @@ system CPU time, per step of each loop; its first block apart, where the loop th
 the process's memory for the first time), or where a step's device time goes (`kernels`: on a GPU the
 CUDA kernels with the most device time per step, in each loop, and their share of it; on a CPU the
 operators' own CPU time, which is the same question there; each loop's first block, the warm-up with
-compilation, left out).
+compilation, left out; and the time of each ``aten::copy_`` by its arguments' shapes and strides, which
+names the tensors whose layout a step changes).
 
     PYTHONPATH=. python benchmarks/inside_blocks.py gc benchmark train --model unet --patch 32 --steps 20
     PYTHONPATH=. python benchmarks/inside_blocks.py profile benchmark train --model unet --patch 32 --steps 20
@@ -57,6 +58,10 @@ kernels: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defa
 # and, on CUDA, the same device time charged to the operator that launched each kernel: a kernel's name
 # (a strided copy, say) does not say which operator needed it
 launchers: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
+# and the device time of aten::copy_ (on CUDA; own CPU time elsewhere) by its arguments: shape, dtype, and
+# the source's and destination's strides, which name the tensors whose layout changes (thirty-fourth
+# session, H100: 53 bf16 copies launched by aten::copy_ itself took 20% of a compiled channels-last step)
+copies: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
 kernel_steps = {"ours": 0, "plain": 0}
 
 
@@ -89,15 +94,16 @@ def _under_profiler(per_operator: dict, run, args):
     return result
 
 
-def _under_device_profiler(per_kernel: dict, per_launcher: dict, run, args):
+def _under_device_profiler(per_kernel: dict, per_launcher: dict, per_copy: dict, run, args):
     """Own device time per kernel on CUDA (the profiler's CUDA activity), and per operator that launched
     kernels (an operator's own device time: its kernels, not its child operators'); own CPU time per
-    operator elsewhere, where the operators are what runs on the device."""
+    operator elsewhere, where the operators are what runs on the device. And the same time of each
+    ``aten::copy_`` by its arguments (``_copy_arguments``)."""
     on_cuda = torch.cuda.is_available()
     activities = [torch.profiler.ProfilerActivity.CPU]
     if on_cuda:
         activities.append(torch.profiler.ProfilerActivity.CUDA)
-    with torch.profiler.profile(activities=activities) as profiler:
+    with torch.profiler.profile(activities=activities, record_shapes=True) as profiler:
         result = run(*args)
         if on_cuda:
             torch.cuda.synchronize()  # the block's last kernels inside the profile
@@ -110,7 +116,24 @@ def _under_device_profiler(per_kernel: dict, per_launcher: dict, run, args):
         elif on_cuda and own > 0:  # a host operator whose own kernels ran for `own` microseconds
             per_launcher[event.key][0] += own
             per_launcher[event.key][1] += event.count
+    for event in profiler.events():  # one per call, with its arguments (key_averages groups shapes only)
+        if event.name == "aten::copy_" and event.device_type == torch.autograd.DeviceType.CPU:
+            own = event.self_device_time_total if on_cuda else event.self_cpu_time_total
+            if own > 0:
+                per_copy[_copy_arguments(event)][0] += own
+                per_copy[_copy_arguments(event)][1] += 1
     return result
+
+
+def _copy_arguments(event) -> str:
+    """``dtype [shape] strides src -> dst`` of a ``copy_(dst, src)`` call; the strides where this torch
+    records them (``structured_input_strides``), else the shapes alone."""
+    shapes = event.input_shapes or [[], []]
+    dtypes = getattr(event, "input_dtypes", None) or ["?", "?"]
+    strides = getattr(event, "structured_input_strides", None)
+    where = f"strides {strides[1]} -> {strides[0]}" if strides and len(strides) > 1 else "strides not recorded"
+    kind = dtypes[1] if dtypes[1] == dtypes[0] else f"{dtypes[1]} -> {dtypes[0]}"
+    return f"{kind} {shapes[1] if len(shapes) > 1 else shapes}: {where}"
 
 
 def _charged(loop: str, run, steps_of, what: str):
@@ -128,7 +151,7 @@ def _charged(loop: str, run, steps_of, what: str):
                 return _under_profiler(operators[loop], run, args)
             if what == "kernels" and part == "later":
                 kernel_steps[loop] += block_steps
-                return _under_device_profiler(kernels[loop], launchers[loop], run, args)
+                return _under_device_profiler(kernels[loop], launchers[loop], copies[loop], run, args)
             return run(*args)
         finally:
             if what == "profile":
@@ -193,6 +216,10 @@ def _report_kernels(rows: int = 25) -> None:
         if launchers[loop]:
             print(f"----- {loop}: the same device time by the operator that launched it", file=sys.stderr)
             _print_rows("operator", launchers[loop], n, total, rows)
+        if copies[loop]:
+            print(f"----- {loop}: aten::copy_ by its arguments (dtype, shape, source -> destination strides)",
+                  file=sys.stderr)
+            _print_rows("copy", copies[loop], n, total, rows)
 
 
 def _print_rows(what: str, per_name: dict, steps_profiled: int, total: float, rows: int) -> None:
