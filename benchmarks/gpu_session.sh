@@ -7,19 +7,20 @@
 # twenty-eighth (one H200, 15 minutes) ran mlperf_target, data_wait, mlperf_fp16, cudnn and
 # mlperf_more (benchmarks/results/gpu_h200_session_2026-11-26/); the thirtieth (one H200, 15 minutes)
 # ran cuda_tests, kernels, the autotuning of levers_more, inference, and sharded's fsdp and
-# deepspeed_zero2 (benchmarks/results/gpu_h200_session_2026-11-26b/). What is left, in this order of
-# importance (a 15-minute lease holds one call of about 9 minutes; a warm machine takes a short second):
+# deepspeed_zero2 (benchmarks/results/gpu_h200_session_2026-11-26b/); the thirty-fourth (one H100, 15
+# minutes) ran kernels, inference, levers_more, mlperf_target and data_wait
+# (benchmarks/results/gpu_h100_session_2026-11-26/). What is left, in this order of importance (a
+# 15-minute lease holds one call of about 9 minutes; a warm machine takes a short second or third):
 #
-#   run(command="<install line from fetch-wheels> DEADLINE=520 bash benchmarks/gpu_session.sh kernels levers_more inference", carry=[".whl"])
+#   run(command="<install line from fetch-wheels> DEADLINE=520 PROFILES='fsdp2_blocks deepspeed_zero3' bash benchmarks/gpu_session.sh kernels pipeline sharded", carry=[".whl"])
 #   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
-#   run(command="<install line> DEADLINE=520 PROFILES='fsdp2_blocks deepspeed_zero3' bash benchmarks/gpu_session.sh sharded", carry=[".whl"])
 #
-# kernels names the operators that launch the strided copies (22% of a compiled channels-last step on
-# the H200), with and without channels-last; levers_more compiles under FSDP2 (it failed there on the
-# second configuration's Accelerator, since fixed); inference times MONAI with our output and the
-# copy of the probabilities to the host (ours ran ~50 ms per volume behind the bare sliding window),
-# and the host's own work around the network (predict_tail.py: preprocessing, inverse, class map), and
-# a folder's prediction pipelined against one case at a time (benchmark predict).
+# kernels now names the 53 bf16 copies launched by aten::copy_ (20% of a compiled channels-last step on
+# the H100; without channels-last cuDNN's own layout conversions take 30%) by dtype, shape and source ->
+# destination strides; pipeline times a folder's prediction pipelined against one case at a time with
+# each stage timed inside both ways' blocks (on the H100 it gave 1.30x against a bound of 2.09x: which
+# host stage slows?); sharded runs ZeRO-3 and fsdp2_blocks on an H200 (the H100 ran them in the
+# fourteenth session).
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -76,6 +77,13 @@ step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<n
   local t0=$SECONDS
   timeout "$limit" "$@" > "$OUT/$name.log" 2>&1; echo "   exit $? ($name, $((SECONDS - t0))s)"; tail -n 12 "$OUT/$name.log"
   pack
+}
+# a folder end to end, the next case read and the previous written while the network runs, against one
+# case at a time, each stage also timed inside both ways' blocks (thirty-third session: 1.32x on 2 CPU
+# cores with the network as fast as the host; thirty-fourth: 1.30x on an H100 machine, bound 2.09x)
+predict_pipeline() {
+  step 150 predict_pipeline $PY -m accelerated_seg.cli benchmark predict "${PREDICT[@]}" --device cuda \
+      --output "$OUT/predict_${device}_pipeline.json"
 }
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
 [ $# -gt 0 ] || set -- usage
@@ -181,10 +189,10 @@ case "$part" in
     # the host's work around the network on this machine's CPU (thirty-first session: 425 ms of argmax,
     # now 50; the inverse resampling 609 ms on 2 cores), to weigh against the network's part above
     step 60 predict_tail $PY benchmarks/predict_tail.py --output "$OUT/predict_tail_${device}.json"
-    # a folder end to end, the next case read and the previous written while the network runs, against
-    # one case at a time (thirty-third session: 1.32x on 2 CPU cores with the network as fast as the host)
-    step 150 predict_pipeline $PY -m accelerated_seg.cli benchmark predict "${PREDICT[@]}" --device cuda \
-        --output "$OUT/predict_${device}_pipeline.json"
+    predict_pipeline
+    ;;
+  pipeline)  # the prediction pipeline alone (as inference's last step)
+    predict_pipeline
     ;;
   strategies)  # every accelerate profile in effect, exported, reloaded, resumed (issue 4)
     # checkpoints are too large to bring back (the JSON holds the results), so they stay outside $OUT
@@ -192,7 +200,7 @@ case "$part" in
         --work "${TMPDIR:-/tmp}/verify_work"
     rm -rf "${TMPDIR:-/tmp}/verify_work"
     ;;
-  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|kernels|levers_more|inference|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
+  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|kernels|levers_more|inference|pipeline|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
 esac
 done
 pack
