@@ -125,15 +125,21 @@ def _under_device_profiler(per_kernel: dict, per_launcher: dict, per_copy: dict,
     return result
 
 
-def _copy_arguments(event) -> str:
-    """``dtype [shape] strides src -> dst`` of a ``copy_(dst, src)`` call; the strides where this torch
-    records them (``structured_input_strides``), else the shapes alone."""
+def _copy_arguments(event, callers: int = 3) -> str:
+    """``dtype [shape] strides src -> dst, in caller < caller`` of a ``copy_(dst, src)`` call: the strides
+    where this torch records them (``structured_input_strides``), and the operators it ran inside,
+    innermost first (a copy inside ``aten::convolution_backward`` is a layout the convolution asked for;
+    one with no operator around it was called by the compiled graph or the loop itself)."""
     shapes = event.input_shapes or [[], []]
     dtypes = getattr(event, "input_dtypes", None) or ["?", "?"]
     strides = getattr(event, "structured_input_strides", None)
     where = f"strides {strides[1]} -> {strides[0]}" if strides and len(strides) > 1 else "strides not recorded"
     kind = dtypes[1] if dtypes[1] == dtypes[0] else f"{dtypes[1]} -> {dtypes[0]}"
-    return f"{kind} {shapes[1] if len(shapes) > 1 else shapes}: {where}"
+    inside, parent = [], event.cpu_parent
+    while parent is not None and len(inside) < callers:
+        inside.append(parent.name)
+        parent = parent.cpu_parent
+    return f"{kind} {shapes[1] if len(shapes) > 1 else shapes}: {where}, in {' < '.join(inside) or '-'}"
 
 
 def _charged(loop: str, run, steps_of, what: str):
@@ -217,8 +223,8 @@ def _report_kernels(rows: int = 25) -> None:
             print(f"----- {loop}: the same device time by the operator that launched it", file=sys.stderr)
             _print_rows("operator", launchers[loop], n, total, rows)
         if copies[loop]:
-            print(f"----- {loop}: aten::copy_ by its arguments (dtype, shape, source -> destination strides)",
-                  file=sys.stderr)
+            print(f"----- {loop}: aten::copy_ by its arguments (dtype, shape, source -> destination strides) "
+                  f"and the operators it ran in", file=sys.stderr)
             _print_rows("copy", copies[loop], n, total, rows)
 
 

@@ -72,5 +72,9 @@ def test_the_kernels_count_names_each_copy_by_dtype_shape_and_both_strides():
     channels_last = torch.empty_like(contiguous, memory_format=torch.channels_last_3d)
     per_kernel, per_launcher, per_copy = (inside_blocks.defaultdict(lambda: [0.0, 0]) for _ in range(3))
     inside_blocks._under_device_profiler(per_kernel, per_launcher, per_copy, channels_last.copy_, (contiguous,))
-    assert list(per_copy) == ["float [2, 3, 4, 5, 6]: strides [360, 120, 30, 6, 1] -> [360, 1, 90, 18, 3]"]
+    assert list(per_copy) == ["float [2, 3, 4, 5, 6]: strides [360, 120, 30, 6, 1] -> [360, 1, 90, 18, 3], in -"]
     assert per_copy[next(iter(per_copy))][1] == 1
+    per_copy.clear()  # a copy some operator makes for its own use is named with that operator
+    inside_blocks._under_device_profiler(per_kernel, per_launcher, per_copy, channels_last.contiguous, ())
+    assert list(per_copy) == ["float [2, 3, 4, 5, 6]: strides [360, 1, 90, 18, 3] -> [360, 120, 30, 6, 1], "
+                              "in aten::clone < aten::contiguous"]
