@@ -57,6 +57,7 @@ from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
+from .norm_layout import instance_norms_as_group_norms
 from .plain_loop import adamw, dice_ce_loss, make_plain_loop, run_block, shard_like, step_breakdown
 
 PRECISIONS = ("fp32", "bf16", "fp16")
@@ -71,6 +72,8 @@ KITS19_EPOCH_SAMPLES = 168
 LEVERS = {
     "none": "the defaults training uses",
     "channels_last": "both models' weights channels-last 3D (train.channels_last)",
+    "channels_last_norm": "with channels_last: both models' InstanceNorms as the identical GroupNorm with one group "
+                          "per channel, which keeps channels-last (train.channels_last_norm)",
     "fused_adamw": "AdamW with fused=True in both loops (optim.fused)",
     "compile": "torch.compile (inductor) of both prepared models, in place (train.compile); compiled in the warm-up",
     "compile_cudagraphs": "as compile, mode reduce-overhead: forward and backward replayed as CUDA graphs "
@@ -199,6 +202,9 @@ def _check_lever(lever: str, timing: TimingSettings) -> None:
         raise ConfigError(f"--lever {lever}: 'none' is the defaults alone and combines with nothing")
     if len(set(parts)) < len(parts):
         raise ConfigError(f"--lever {lever}: a lever is named twice")
+    if "channels_last_norm" in parts and "channels_last" not in parts:  # as train.channels_last_norm needs
+        raise ConfigError(f"--lever {lever}: channels_last_norm keeps the channels-last layout through the norms; "
+                          f"give it with channels_last (channels_last+channels_last_norm)")
     compiles = [part for part in parts if part in COMPILE_MODES]
     if len(compiles) > 1:
         raise ConfigError(f"--lever {lever}: one compile mode at a time ({', '.join(compiles)})")
@@ -297,6 +303,9 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # third copy for the plain loop sharded by hand.
     fsdp2 = _is_fsdp2(accelerator)
     copies = [copy.deepcopy(model) for _ in range(3 if fsdp2 else 2)]
+    if case.uses("channels_last_norm"):
+        for copied in copies:
+            instance_norms_as_group_norms(copied)
     if case.uses("channels_last"):
         copies = [m.to(memory_format=torch.channels_last_3d) for m in copies]
     ours_model, plain_model, *hand_model = copies

@@ -141,8 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--precision", nargs="+", default=["fp32"], help="fp32, bf16, fp16 (fp16 on CUDA only)")
     b.add_argument("--lever", nargs="+", default=["none"],
                    help="speed levers, each measured as its own configuration on both loops: none, channels_last, "
-                        "fused_adamw, compile, compile_cudagraphs, compile_autotune, no_cudnn_benchmark, "
-                        "ddp_static_graph, ddp_bucket_view; several joined by '+' are one configuration "
+                        "channels_last_norm (with channels_last), fused_adamw, compile, compile_cudagraphs, "
+                        "compile_autotune, no_cudnn_benchmark, ddp_static_graph, ddp_bucket_view; several joined by "
+                        "'+' are one configuration "
                         "(e.g. --lever none compile compile+channels_last)")
     b.add_argument("--data", choices=["synthetic", "real"], default="synthetic",
                    help="synthetic: random patches on the device (the loop's cost alone); real: phantom volumes "

@@ -150,6 +150,9 @@ class TrainConfig:
     # channels-last 3D weights (slower with instance norm on some GPUs: measure before keeping it).
     cudnn_benchmark: bool = True
     channels_last: bool = False
+    # With channels_last: each InstanceNorm as the identical GroupNorm with one group per channel, which
+    # keeps the channels-last layout that InstanceNorm drops (norm_layout.py; exports are unchanged).
+    channels_last_norm: bool = False
     # Under ZeRO-3: the network's blocks as DeepSpeed leaf modules, each gathered whole, which removes
     # much of ZeRO-3's per-step host work (wrapping.mark_zero3_leaf_blocks).
     zero3_leaf_blocks: bool = True
@@ -318,6 +321,9 @@ def check_values(cfg: Config) -> Config:
     from .data.splits import SplitSettings  # the split's own checks (data.num_folds, data.fold)
 
     SplitSettings(cfg.data.validation_fraction, cfg.data.num_folds, cfg.data.fold, cfg.data.split_seed)
+    if cfg.train.channels_last_norm and not cfg.train.channels_last:  # else a setting that does nothing
+        raise ConfigError("setting train.channels_last_norm keeps the channels-last layout through the norms, "
+                          "and needs train.channels_last: true; set both, or leave it out")
     if cfg.data.synthetic.num_validation >= cfg.data.synthetic.num_cases:
         raise ConfigError(f"setting data.synthetic.num_validation ({cfg.data.synthetic.num_validation}) must be "
                           f"below data.synthetic.num_cases ({cfg.data.synthetic.num_cases}): some cases must train")

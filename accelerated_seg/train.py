@@ -54,6 +54,7 @@ from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, check_trainable, model_spec
+from .norm_layout import instance_norms_as_group_norms
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -767,6 +768,9 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
             raise ConfigError("activation checkpointing is asked twice: by train.activation_checkpointing and by the "
                               "accelerate config's fsdp_activation_checkpointing; keep one of them")
         accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
+    if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
+        accelerator.print(f"channels-last norms: {instance_norms_as_group_norms(model)} InstanceNorm(s) run as "
+                          f"GroupNorm with one group per channel")
     if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
         model = model.to(memory_format=torch.channels_last_3d)
     _adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),

@@ -12,12 +12,16 @@
 # (benchmarks/results/gpu_h100_session_2026-11-26/). What is left, in this order of importance (a
 # 15-minute lease holds one call of about 9 minutes; a warm machine takes a short second or third):
 #
-#   run(command="<install line from fetch-wheels> DEADLINE=520 PROFILES='fsdp2_blocks deepspeed_zero3' bash benchmarks/gpu_session.sh kernels pipeline sharded", carry=[".whl"])
+#   run(command="<install line from fetch-wheels> DEADLINE=520 PROFILES='fsdp2_blocks deepspeed_zero3' bash benchmarks/gpu_session.sh norm_layout kernels pipeline sharded", carry=[".whl"])
 #   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
 #
-# kernels now names the 53 bf16 copies launched by aten::copy_ (20% of a compiled channels-last step on
-# the H100; without channels-last cuDNN's own layout conversions take 30%) by dtype, shape and source ->
-# destination strides; pipeline times a folder's prediction pipelined against one case at a time with
+# norm_layout measures train.channels_last_norm, the lever built from the H100's kernels profile:
+# InstanceNorm returns a contiguous tensor, so under channels-last each convolution copies its input
+# and its gradient back; the identical GroupNorm with one group per channel keeps the layout (on 2 CPU
+# cores in eager it took a DynUNet's activation copies from 77 to 3 a step).
+# kernels now names the 53 bf16 copies (aten::copy_, 20% of a compiled channels-last step on the H100;
+# without channels-last cuDNN's own layout conversions take 30%) by dtype, shape, source -> destination
+# strides and the operators each ran inside; pipeline times a folder's prediction pipelined against one case at a time with
 # each stage timed inside both ways' blocks (on the H100 it gave 1.30x against a bound of 2.09x: which
 # host stage slows?); sharded runs ZeRO-3 and fsdp2_blocks on an H200 (the H100 ran them in the
 # fourteenth session).
@@ -134,11 +138,19 @@ case "$part" in
     step 100 cudnn_benchmark $PY $BENCH "${MLPERF[@]}" --batch 2 --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
         --lever none no_cudnn_benchmark --output "$OUT/train_${device}_mlperf_cudnn_benchmark.json"
     ;;
+  norm_layout)  # train.channels_last_norm: the norms keep channels-last, so the convolutions stop copying
+    # (thirty-fourth session, H100: 53 copies, 20% of a compiled channels-last step), eager and compiled
+    step 240 mlperf_norm_layout_b4 $PY $BENCH "${MLPERF[@]}" --batch 4 --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
+        --lever channels_last channels_last+channels_last_norm compile+channels_last compile+channels_last+channels_last_norm \
+        --output "$OUT/train_${device}_mlperf_norm_layout_b4.json"
+    ;;
   kernels)  # where the MLPerf U-Net's compiled step spends its device time, kernel by kernel and by the
     # operator that launched each kernel: inside_blocks.py's kernels report, in the log. The thirtieth
     # session's profile (compile+channels_last) put 22% in a strided elementwise kernel (53 calls a step)
     # whose launcher it did not record; the step without channels-last says whether the layout brings it.
-    for lever in compile+channels_last compile; do
+    # (the thirty-fourth session profiled compile+channels_last and compile; now whether the norms that
+    # keep channels-last leave the copies out, and the copies of compile+channels_last by argument)
+    for lever in ${KERNEL_LEVERS:-compile+channels_last+channels_last_norm compile+channels_last}; do
       step 150 "kernels_$lever" $PY benchmarks/inside_blocks.py kernels benchmark train "${MLPERF[@]}" --batch 4 \
           --precision bf16 --lever $lever --steps 10 --blocks 1 "${SHORT[@]}" \
           --output "$OUT/train_${device}_mlperf_kernels_$lever.json"
@@ -200,7 +212,7 @@ case "$part" in
         --work "${TMPDIR:-/tmp}/verify_work"
     rm -rf "${TMPDIR:-/tmp}/verify_work"
     ;;
-  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|kernels|levers_more|inference|pipeline|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
+  *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|norm_layout|kernels|levers_more|inference|pipeline|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;
 esac
 done
 pack

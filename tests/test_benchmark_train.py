@@ -168,6 +168,16 @@ def test_a_combined_lever_is_one_configuration_of_both_loops():
     assert all(run["ratio_ours_to_plain"] > 0 for run in results["runs"])
 
 
+def test_channels_last_norms_are_a_lever_of_channels_last_only():
+    results = benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1, warmup_blocks=1),
+                              levers=["channels_last+channels_last_norm"])
+    assert results["runs"][0]["lever"] == "channels_last+channels_last_norm"
+    assert results["runs"][0]["ratio_ours_to_plain"] > 0
+    with pytest.raises(ConfigError, match="give it with channels_last"):
+        benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1),
+                        levers=["channels_last_norm"])
+
+
 def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
     out = tmp_path / "train.json"
     levers = ["none", "channels_last", "fused_adamw"]

@@ -812,6 +812,24 @@ def test_speed_levers_on_the_cpu(tiny_config, tmp_path):
             torch.testing.assert_close(a[key], b[key], rtol=1e-5, atol=1e-6, msg=key)
 
 
+def test_channels_last_norms_train_the_same_network_and_export_it_for_plain_monai(tiny_config, tmp_path, capsys):
+    # InstanceNorm as the identical GroupNorm (norm_layout.py): the same parameter names, so the export
+    # loads into the plain MONAI network, and the same function, so the run trains as without it.
+    common = dict(train__max_steps=2, train__val_every=0, train__save_every=0, train__channels_last="true")
+    train(tiny_config(tmp_path / "instance", **common))
+    train(tiny_config(tmp_path / "group", train__channels_last_norm="true", **common))
+    assert re.search(r"channels-last norms: \d+ InstanceNorm\(s\) run as GroupNorm", capsys.readouterr().out)
+    a = load_file(tmp_path / "instance" / "model" / "model.safetensors")
+    b = load_file(tmp_path / "group" / "model" / "model.safetensors")
+    assert {k: v.shape for k, v in a.items()} == {k: v.shape for k, v in b.items()}
+    two_steps = 2 * tiny_config(tmp_path / "group").optim.lr  # Adam moves a weight by at most ~lr a step
+    assert all((a[key] - b[key]).abs().max() <= two_steps for key in a)
+    loaded, _ = load_exported(tmp_path / "group" / "model")
+    assert any(isinstance(m, torch.nn.InstanceNorm3d) for m in loaded.modules())
+    with pytest.raises(ConfigError, match="train.channels_last_norm .* needs train.channels_last: true"):
+        tiny_config(tmp_path / "alone", train__channels_last_norm="true")
+
+
 def test_deepspeeds_16_bit_engines_get_their_inputs_in_16_bit():
     from types import SimpleNamespace
 
