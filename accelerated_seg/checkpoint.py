@@ -52,6 +52,7 @@ EXPORT_KEYS = ("in_channels", "num_classes", "patch_size")
 LAYOUT_FILE = "strategy.json"
 # The resolved preprocessing the checkpoint's weights were trained under (train only; fit's loader is the user's).
 PREPROCESSING_FILE = "preprocessing.json"
+WRITTEN_BYTES = "file_bytes"  # in LAYOUT_FILE: the size of each text file saved beside it
 
 
 def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str,
@@ -73,7 +74,12 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         (partial / "config.yaml").write_text(config_yaml)
         if preprocessing is not None:
             (partial / PREPROCESSING_FILE).write_text(json.dumps(preprocessing, indent=1))
-        (partial / LAYOUT_FILE).write_text(json.dumps(checkpoint_layout(accelerator), indent=1))
+        # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
+        # config, which no reader notices (check_checkpoint_files compares them).
+        written = {name: (partial / name).stat().st_size for name in ("config.yaml", PREPROCESSING_FILE)
+                   if (partial / name).is_file()}
+        (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator), WRITTEN_BYTES: written},
+                                                      indent=1))
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
         # The same step saved by an earlier attempt is replaced. Every folder is renamed out of the
@@ -211,6 +217,7 @@ def check_checkpoint_files(checkpoint: Path) -> None:
         # JSONDecodeError and UnicodeDecodeError are ValueErrors
         except (OSError, ValueError, yaml.YAMLError, SafetensorError, zipfile.BadZipFile) as error:
             damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {error})")
+    damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged})
     if not damaged:
         return
     earlier = [p for p in complete_checkpoints(Path(checkpoint).parent) if p.name != Path(checkpoint).name]
@@ -218,6 +225,25 @@ def check_checkpoint_files(checkpoint: Path) -> None:
               else "copy it again from where it was written, or start a new run")
     raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
                     f"the file was cut short or changed afterwards (an interrupted copy, a full disk): {way_on}")
+
+
+def _not_as_written(checkpoint: Path, already: set[str]) -> list[str]:
+    """The text files whose size is not the one the layout file recorded when they were saved (none for
+    checkpoints saved before sizes were recorded), leaving out those in ``already``."""
+    try:
+        written = json.loads((checkpoint / LAYOUT_FILE).read_text(encoding="utf-8")).get(WRITTEN_BYTES, {})
+    except (OSError, ValueError, AttributeError):  # missing, or itself damaged (reported already)
+        return []
+    changed = []
+    for name, expected in written.items():
+        path = checkpoint / name
+        if name in already:
+            continue
+        if not path.is_file():
+            changed.append(f"{name} (missing; {expected} bytes were written)")
+        elif path.stat().st_size != expected:
+            changed.append(f"{name} ({path.stat().st_size} bytes where {expected} were written)")
+    return changed
 
 
 def check_resume_layout(checkpoint: Path, accelerator) -> str | None:

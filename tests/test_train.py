@@ -699,23 +699,49 @@ def test_folds_the_datasets_own_split_overrides_are_a_warning_on_the_console(tin
             "its own validation cases, so every data.fold trains on that one split") in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("damaged, reader", [("model.safetensors", "SafetensorError"),
-                                              ("optimizer.bin", "BadZipFile"),
-                                              ("random_states_0.pkl", "BadZipFile"),
-                                              ("strategy.json", "JSONDecodeError"),
-                                              ("config.yaml", "(Scanner|Parser)Error")])
-def test_resume_from_a_checkpoint_with_a_file_cut_short_is_refused_naming_it(tiny_config, tmp_path, damaged, reader):
+# What each file's check says: its reader's error, or, for the text files whose sizes the checkpoint
+# records (YAML cut at a line's end still parses, as a shorter config), the size it should have.
+CUT_SIZE = r"\d+ bytes where \d+ were written"
+
+
+@pytest.mark.parametrize("damaged, reader, cut_at_line_end", [
+    ("model.safetensors", "SafetensorError: (.|\n)*", False),
+    ("optimizer.bin", "BadZipFile: (.|\n)*", False),
+    ("random_states_0.pkl", "BadZipFile: (.|\n)*", False),
+    ("strategy.json", "JSONDecodeError: (.|\n)*", False),
+    ("config.yaml", f"(Scanner|Parser)Error: (.|\n)*|{CUT_SIZE}", False),
+    ("config.yaml", CUT_SIZE, True),  # parses: before the thirty-fourth session it passed as a shorter config
+    ("preprocessing.json", f"JSONDecodeError: (.|\n)*|{CUT_SIZE}", False)])
+def test_resume_from_a_checkpoint_with_a_file_cut_short_is_refused_naming_it(tiny_config, tmp_path, damaged, reader,
+                                                                             cut_at_line_end):
     """A file cut short after the save (an interrupted copy): each was its reader's traceback before the
     thirtieth session, and a cut random state was skipped by accelerate, the run resuming without it."""
     out = tmp_path / "run"
     train(tiny_config(out, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
     path = out / "checkpoints" / "step_2" / damaged
-    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
-    with pytest.raises(DataError, match=rf"checkpoint .*step_2 is damaged: {re.escape(damaged)} \({reader}: (.|\n)*\)\. "
+    kept = path.read_bytes()[: path.stat().st_size // 2]
+    path.write_bytes(kept[: kept.rindex(b"\n") + 1] if cut_at_line_end else kept)
+    with pytest.raises(DataError, match=rf"checkpoint .*step_2 is damaged: {re.escape(damaged)} \(({reader})\)\. "
                                         rf"A checkpoint is saved whole.*--train.resume=.*step_1 "):
         train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))
     earlier = out / "checkpoints" / "step_1"
     assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume=str(earlier)))["step"] == 3
+
+
+def test_text_file_sizes_are_checked_only_where_the_checkpoint_recorded_them(tmp_path):
+    from accelerated_seg.checkpoint import check_checkpoint_files
+
+    step = tmp_path / "checkpoints" / "step_1"
+    step.mkdir(parents=True)
+    (step / "config.yaml").write_text("train:\n  max_steps: 2\n")
+    (step / "strategy.json").write_text(json.dumps({"format": "full"}))  # saved before sizes were recorded
+    check_checkpoint_files(step)
+    (step / "strategy.json").write_text(json.dumps({"format": "full", "file_bytes": {"config.yaml": 99}}))
+    with pytest.raises(DataError, match=r"config.yaml \(22 bytes where 99 were written\)"):
+        check_checkpoint_files(step)
+    (step / "config.yaml").unlink()
+    with pytest.raises(DataError, match=r"config.yaml \(missing; 99 bytes were written\)"):
+        check_checkpoint_files(step)
 
 
 def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_listed(tiny_config, tmp_path, capsys):
