@@ -760,6 +760,11 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
     if cfg.train.init_from:
         load_initial_weights(model, spec, cfg.train.init_from)
         accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)")
+    if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
+        swapped = instance_norms_as_group_norms(model)
+        accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"
+                          if swapped else "train.channels_last_norm: this network has no InstanceNorm (without "
+                          "running statistics) to change")
     fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
     if cfg.train.sync_batchnorm:
         model = convert_sync_batchnorm(model, accelerator.device, accelerator.num_processes)
@@ -768,9 +773,6 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
             raise ConfigError("activation checkpointing is asked twice: by train.activation_checkpointing and by the "
                               "accelerate config's fsdp_activation_checkpointing; keep one of them")
         accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
-    if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
-        accelerator.print(f"channels-last norms: {instance_norms_as_group_norms(model)} InstanceNorm(s) run as "
-                          f"GroupNorm with one group per channel")
     if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
         model = model.to(memory_format=torch.channels_last_3d)
     _adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
