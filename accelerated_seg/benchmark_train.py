@@ -303,9 +303,8 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # third copy for the plain loop sharded by hand.
     fsdp2 = _is_fsdp2(accelerator)
     copies = [copy.deepcopy(model) for _ in range(3 if fsdp2 else 2)]
-    if case.uses("channels_last_norm"):
-        for copied in copies:
-            instance_norms_as_group_norms(copied)
+    # how many InstanceNorms the lever changed in each copy (0: a network without them, where it is a no-op)
+    norms_swapped = [instance_norms_as_group_norms(m) for m in copies][0] if case.uses("channels_last_norm") else None
     if case.uses("channels_last"):
         copies = [m.to(memory_format=torch.channels_last_3d) for m in copies]
     ours_model, plain_model, *hand_model = copies
@@ -352,7 +351,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
               "num_workers": workers, "processes": processes, "global_batch": case.batch * processes,
               "strategy": strategy_in_effect(accelerator), "distributed_type": accelerator.distributed_type.value,
               "sharding": _sharding(accelerator, zero3_leaves), "plain_baseline": _plain_baseline(accelerator),
-              "steps_per_block": timing.steps,
+              "steps_per_block": timing.steps, "norms_as_group_norms": norms_swapped,
               "cudnn_benchmark": torch.backends.cudnn.benchmark if device.type == "cuda" else None,
               "ddp_options": accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {},
               "timeline": [{"loop": b["loop"], "block": b["block"], "seconds": round(b["seconds"], 4),

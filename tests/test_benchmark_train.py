@@ -172,6 +172,7 @@ def test_channels_last_norms_are_a_lever_of_channels_last_only():
     results = benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1, warmup_blocks=1),
                               levers=["channels_last+channels_last_norm"])
     assert results["runs"][0]["lever"] == "channels_last+channels_last_norm"
+    assert results["runs"][0]["norms_as_group_norms"] == 2  # the tiny U-Net's two InstanceNorms
     assert results["runs"][0]["ratio_ours_to_plain"] > 0
     with pytest.raises(ConfigError, match="give it with channels_last"):
         benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1),
