@@ -347,7 +347,8 @@ _RESUME_SETTINGS = ("train.max_steps", "train.resume", "train.overwrite")
 def settings_changed(saved_config: Path, config_yaml: str) -> list[str]:
     """``key saved -> now`` for each setting in which ``config_yaml`` differs from a checkpoint's saved
     config (none when either is missing or empty, as for ``fit``'s checkpoints), leaving out what a
-    resume is expected to change: a run resumed as it was written says nothing."""
+    resume is expected to change: a run resumed as it was written says nothing. A setting the saved
+    config lacks (added to the package after the checkpoint was written) is compared as its default."""
     saved = yaml.safe_load(saved_config.read_text()) if Path(saved_config).is_file() else None
     now = yaml.safe_load(config_yaml) if config_yaml else None
     if not isinstance(saved, dict) or not isinstance(now, dict):
@@ -359,6 +360,9 @@ def settings_changed(saved_config: Path, config_yaml: str) -> list[str]:
         return {key: value for name, child in node.items() for key, value in flat(child, f"{prefix}{name}.").items()}
 
     before, after = flat(saved), flat(now)
+    # A setting added since the checkpoint was written is not in its config: it ran as the default.
+    defaults = flat(plain_data(Config().to_dict()))
+    before.update({key: defaults[key] for key in after.keys() - before.keys() if key in defaults})
     return [f"{key} {before.get(key)} -> {after.get(key)}" for key in sorted({*before, *after})
             if before.get(key) != after.get(key) and key not in _RESUME_SETTINGS]
 

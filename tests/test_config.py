@@ -249,3 +249,19 @@ def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):
             load_config(None, [f"--train.trackers={wrong}"])
     with pytest.raises(ConfigError, match="train.output_dir must be str"):  # only named lists are joined
         load_config(None, ["--train.output_dir=[a, b]"])
+
+
+def test_a_setting_newer_than_the_checkpoint_compares_as_its_default(tmp_path):
+    # A checkpoint written before train.channels_last_norm existed: its config.yaml has no such key.
+    # Resumed as written, nothing differs; a value other than the default is listed against it.
+    from accelerated_seg.config import settings_changed
+
+    written = yaml.safe_load(dump_config(Config()))
+    del written["train"]["channels_last_norm"]
+    saved = tmp_path / "config.yaml"
+    saved.write_text(yaml.safe_dump(written, sort_keys=False))
+    assert settings_changed(saved, dump_config(Config())) == []
+    changed = Config()
+    changed.train.channels_last, changed.train.channels_last_norm = True, True
+    assert settings_changed(saved, dump_config(changed)) == ["train.channels_last False -> True",
+                                                           "train.channels_last_norm False -> True"]
