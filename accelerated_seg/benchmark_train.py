@@ -303,8 +303,10 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # third copy for the plain loop sharded by hand.
     fsdp2 = _is_fsdp2(accelerator)
     copies = [copy.deepcopy(model) for _ in range(3 if fsdp2 else 2)]
-    # how many InstanceNorms the lever changed in each copy (0: a network without them, where it is a no-op)
-    norms_swapped = [instance_norms_as_group_norms(m) for m in copies][0] if case.uses("channels_last_norm") else None
+    norms_swapped = None  # how many InstanceNorms the lever changed in each copy (0: none, the lever a no-op)
+    if case.uses("channels_last_norm"):
+        for copied in copies:
+            norms_swapped = instance_norms_as_group_norms(copied)
     if case.uses("channels_last"):
         copies = [m.to(memory_format=torch.channels_last_3d) for m in copies]
     ours_model, plain_model, *hand_model = copies

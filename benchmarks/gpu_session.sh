@@ -21,10 +21,10 @@
 # cores in eager it took a DynUNet's activation copies from 77 to 3 a step).
 # kernels now names the 53 bf16 copies (aten::copy_, 20% of a compiled channels-last step on the H100;
 # without channels-last cuDNN's own layout conversions take 30%) by dtype, shape, source -> destination
-# strides and the operators each ran inside; pipeline times a folder's prediction pipelined against one case at a time with
-# each stage timed inside both ways' blocks (on the H100 it gave 1.30x against a bound of 2.09x: which
-# host stage slows?); sharded runs ZeRO-3 and fsdp2_blocks on an H200 (the H100 ran them in the
-# fourteenth session).
+# strides and the operators each ran inside; pipeline times a folder's prediction pipelined against one
+# case at a time with each stage timed inside both ways' blocks (on the H100 it gave 1.30x against a
+# bound of 2.09x: which host stage slows?); sharded runs ZeRO-3 and fsdp2_blocks on an H200 (the H100
+# ran them in the fourteenth session).
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -140,9 +140,9 @@ case "$part" in
     ;;
   norm_layout)  # train.channels_last_norm: the norms keep channels-last, so the convolutions stop copying
     # (thirty-fourth session, H100: 53 copies, 20% of a compiled channels-last step), eager and compiled
-    step 240 mlperf_norm_layout_b4 $PY $BENCH "${MLPERF[@]}" --batch 4 --precision bf16 --steps 20 --blocks 5 "${SHORT[@]}" \
-        --lever channels_last channels_last+channels_last_norm compile+channels_last compile+channels_last+channels_last_norm \
-        --output "$OUT/train_${device}_mlperf_norm_layout_b4.json"
+    step 240 mlperf_norm_layout_b4 $PY $BENCH "${MLPERF[@]}" --batch 4 --precision bf16 --steps 20 --blocks 5 \
+        "${SHORT[@]}" --lever channels_last channels_last+channels_last_norm compile+channels_last \
+        compile+channels_last+channels_last_norm --output "$OUT/train_${device}_mlperf_norm_layout_b4.json"
     ;;
   kernels)  # where the MLPerf U-Net's compiled step spends its device time, kernel by kernel and by the
     # operator that launched each kernel: inside_blocks.py's kernels report, in the log. The thirtieth

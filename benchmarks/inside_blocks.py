@@ -60,7 +60,7 @@ kernels: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defa
 launchers: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
 # and the device time of aten::copy_ (on CUDA; own CPU time elsewhere) by its arguments: shape, dtype, and
 # the source's and destination's strides, which name the tensors whose layout changes (thirty-fourth
-# session, H100: 53 bf16 copies launched by aten::copy_ itself took 20% of a compiled channels-last step)
+# session, H100: 53 bf16 copies, innermost operator aten::copy_, took 20% of a compiled channels-last step)
 copies: dict[str, dict] = {"ours": defaultdict(lambda: [0.0, 0]), "plain": defaultdict(lambda: [0.0, 0])}
 kernel_steps = {"ours": 0, "plain": 0}
 
@@ -120,8 +120,9 @@ def _under_device_profiler(per_kernel: dict, per_launcher: dict, per_copy: dict,
         if event.name == "aten::copy_" and event.device_type == torch.autograd.DeviceType.CPU:
             own = event.self_device_time_total if on_cuda else event.self_cpu_time_total
             if own > 0:
-                per_copy[_copy_arguments(event)][0] += own
-                per_copy[_copy_arguments(event)][1] += 1
+                entry = per_copy[_copy_arguments(event)]
+                entry[0] += own
+                entry[1] += 1
     return result
 
 
