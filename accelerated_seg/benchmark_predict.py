@@ -6,7 +6,7 @@ Both are ``inference.predict_cases`` on the same scans, model and settings: the 
 the next case and writes the previous one while the network runs (``inference_pipeline``), and
 ``sequential=True``. They run in alternating timed blocks of the whole folder (after one untimed
 pass each), and their outputs are compared byte for byte. The three stages are also timed alone,
-one case after another (``prepare_case``, ``case_probabilities``, ``write_case``): one at a time a
+one case after another (``prepare_case``, ``case_prediction``, ``write_case``): one at a time a
 case costs their sum, pipelined at best the longest, so ``stage_bound`` is the most the pipeline can
 give on a machine with a core to spare for each stage. Each stage is also timed inside the timed
 blocks of both ways (``stage_ms_in_blocks``): where the pipeline falls short of the bound,
@@ -44,7 +44,7 @@ from .config import ConfigError
 def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=(192, 192, 160),
                       spacing=(1.0, 1.0, 1.0), roi: int = 64, channels: Sequence[int] | None = None,
                       overlap: float = 0.5, sw_batch_size: int = 4, blocks: int = 3, device: str | None = None,
-                      seed: int = 0) -> dict:
+                      seed: int = 0, invert_on_device: bool = False) -> dict:
     """Cases/s of ``predict_cases`` pipelined and one case at a time (module docstring).
 
     Raises:
@@ -64,7 +64,8 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
         raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")
     if len(spacing) != 3 or not all(math.isfinite(mm) and mm > 0 for mm in spacing):  # nan: nibabel's traceback
         raise ConfigError(f"--spacing takes three finite voxel sizes in mm above 0, got {' '.join(map(str, spacing))}")
-    PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap)  # a bad --overlap before any file is written
+    # a bad --overlap before any file is written
+    options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, invert_on_device=invert_on_device)
     device = default_device(device)
     with tempfile.TemporaryDirectory(prefix="benchmark_predict_") as work:
         work = Path(work)
@@ -74,8 +75,8 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
             network = str(model_dir)
         in_channels = read_export_config(model_dir)["in_channels"]  # a broken or foreign export fails here
         scans = _write_scans(work / "scans", cases, size, spacing, seed, in_channels)
-        stages = _stage_times(model_dir, scans, device, overlap, sw_batch_size, work / "stages")
-        rates, in_blocks = _interleaved(model_dir, scans, device, overlap, sw_batch_size, blocks, work)
+        stages = _stage_times(model_dir, scans, device, options, work / "stages")
+        rates, in_blocks = _interleaved(model_dir, scans, device, options, blocks, work)
         same = _digests(work / "pipelined") == _digests(work / "sequential")
     ratios = [round(p / s, 3) for p, s in zip(rates["pipelined"], rates["sequential"])]
     medians = {stage: float(statistics.median(times)) for stage, times in stages.items()}
@@ -83,7 +84,8 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
                     for way, per_stage in in_blocks.items()}
     return {
         "model": network, "cases": cases, "scan_size": list(size), "scan_spacing_mm": list(spacing),
-        "overlap": overlap, "sw_batch_size": sw_batch_size, "device": str(device),
+        "overlap": overlap, "sw_batch_size": sw_batch_size, "invert_on_device": invert_on_device,
+        "device": str(device),
         "torch_threads": torch.get_num_threads(),
         "stage_ms_median": {stage: round(ms, 1) for stage, ms in medians.items()},
         "stage_ms_per_case": stages,
@@ -142,23 +144,22 @@ def _random_unet_export(folder: Path, roi: int, channels: Sequence[int] | None, 
     return folder, f"unet channels {args['channels']} (random weights)"
 
 
-def _stage_times(model_dir, scans: list[list[Path]], device: torch.device, overlap: float, sw_batch_size: int,
+def _stage_times(model_dir, scans: list[list[Path]], device: torch.device, options,
                  out: Path) -> dict[str, list[float]]:
     """Milliseconds of each stage for each case, one stage after the other (one untimed case first)."""
     from .checkpoint import load_exported
-    from .inference import PredictOptions, case_probabilities, prepare_case, write_case
+    from .inference import case_prediction, prepare_case, write_case
 
     model, config = load_exported(model_dir)
     model.to(device)
-    options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap)
     out.mkdir()
     times: dict[str, list[float]] = {"prepare": [], "network": [], "write": []}
     for number, channels in enumerate([scans[0], *scans]):
         clock = _StageClock(device)
         prepared = clock.time("prepare", lambda: prepare_case(config, channels))
-        probabilities = clock.time("network", lambda: case_probabilities(model, config, prepared, device=device,
-                                                                         options=options))
-        clock.time("write", lambda: write_case(prepared, probabilities, out / channels[0].name))
+        prediction = clock.time("network", lambda: case_prediction(model, config, prepared, device=device,
+                                                                   options=options))
+        clock.time("write", lambda: write_case(prepared, prediction, out / channels[0].name))
         if number:  # the first is a warm-up
             for stage, ms in clock.ms.items():
                 times[stage].append(ms)
@@ -180,16 +181,17 @@ class _StageClock:
         return result
 
 
-def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, overlap: float, sw_batch_size: int,
-                 blocks: int, work: Path) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
+def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, options, blocks: int,
+                 work: Path) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
     """Cases/s of each way in alternating timed blocks of the whole folder, after one untimed pass each;
     and the milliseconds of each stage of each case in those blocks, by way."""
     from .inference import predict_cases
 
     def run(way: str) -> float:
         start = time.perf_counter()
-        predict_cases(model_dir, [scans[0][0].parent], work / way, device=device, overlap=overlap,
-                      sw_batch_size=sw_batch_size, sequential=way == "sequential")
+        predict_cases(model_dir, [scans[0][0].parent], work / way, device=device, overlap=options.overlap,
+                      sw_batch_size=options.sw_batch_size, invert_on_device=options.invert_on_device,
+                      sequential=way == "sequential")
         return time.perf_counter() - start
 
     ways = ("sequential", "pipelined")
@@ -206,14 +208,15 @@ def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, overl
 
 # Prediction's three stages, as ``inference.segment_cases`` calls them: it looks each up in its module at
 # every case, so a timed stand-in put there is what both ways run (tests/test_benchmark.py checks it).
-_STAGE_FUNCTIONS = {"prepare": "prepare_case", "network": "case_probabilities", "write": "write_case"}
+_STAGE_FUNCTIONS = {"prepare": "prepare_case", "network": "case_prediction", "write": "write_case"}
 
 
 @contextmanager
 def _stages_timed(into: dict[str, list[float]]) -> Iterator[None]:
     """While inside, append the milliseconds of every call of each stage to ``into[stage]`` (from any
     thread: the pipeline runs prepare and write on helpers). The network stage hands its probabilities
-    to the host, which waits for the device, so its wall time is the device's too."""
+    (or with invert_on_device the class map) to the host, which waits for the device, so its wall time
+    is the device's too."""
     from . import inference
 
     def timed(stage: str, function):

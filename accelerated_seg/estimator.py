@@ -323,7 +323,8 @@ class Segmentation:
                 a torch tensor, or anything ``np.asarray`` takes.
             batch_size: windows per forward pass of the sliding window.
             affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS); an image has its own.
-            options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, device).
+            options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, invert_on_device,
+                device).
 
         Returns:
             For a path or an image: a nibabel image with the input's shape and affine. For an array:
@@ -455,7 +456,7 @@ _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 
 # predict's keyword options, passed on to inference.predict_file.
-PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "device")
+PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "invert_on_device", "device")
 
 
 def _patch_edges(block_shape) -> tuple[int, int, int]:

@@ -30,7 +30,7 @@ import math
 import re
 from collections import Counter
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -206,6 +206,9 @@ class PredictOptions:
         precision: ``fp32``, ``bf16`` or ``fp16`` (autocast; fp16 on CUDA only).
         aggregate_on_cpu: stitch the whole volume on the CPU while windows run on the GPU; None
             decides per case from the free GPU memory (``aggregation_device``).
+        invert_on_device: where the probabilities were stitched on a GPU, map them back onto the
+            input's grid and take the class map there, so the host receives one byte per voxel
+            rather than four per class and voxel (``case_prediction``); off until a GPU measures it.
     """
 
     sw_batch_size: int = 4
@@ -213,6 +216,7 @@ class PredictOptions:
     tta: str = "none"
     precision: str = "fp32"
     aggregate_on_cpu: bool | None = None
+    invert_on_device: bool = False
 
     def __post_init__(self):
         if self.sw_batch_size < 1:
@@ -222,6 +226,8 @@ class PredictOptions:
         mirror_axes(self.tta)  # raises for an unknown mode
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision {self.precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
+        if not isinstance(self.invert_on_device, bool):  # "no" would be true
+            raise ValueError(f"invert_on_device must be True or False, got {self.invert_on_device!r}")
 
 
 def default_device(device: str | torch.device | None) -> torch.device:
@@ -566,7 +572,8 @@ def label_dtype(labels: np.ndarray) -> type:
 def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image: torch.Tensor,
                            roi_size: Sequence[int], options: PredictOptions, device: torch.device,
                            stitch_device: torch.device | None = None, *,
-                           window_logits: Callable[..., torch.Tensor] | None = None) -> torch.Tensor:
+                           window_logits: Callable[..., torch.Tensor] | None = None,
+                           to_host: bool = True) -> torch.Tensor:
     """Softmax probabilities of a preprocessed (1, C, X, Y, Z) volume, averaged over the mirrorings.
 
     Args:
@@ -578,9 +585,10 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
         stitch_device: where the whole-volume buffers live (``aggregation_device``); ``device`` if None.
         window_logits: replaces ``sliding_window_logits`` (same arguments), e.g. one that runs only
             this process's share of the windows and sums the shares of all processes.
+        to_host: hand the probabilities to the CPU; False leaves them on ``stitch_device``.
 
     Returns:
-        (1, classes, X, Y, Z) float32 on the CPU.
+        (1, classes, X, Y, Z) float32 on the CPU (on ``stitch_device`` when ``to_host`` is False).
     """
     stitch_device = stitch_device or device
     predictor = autocast_windows(model, options.precision, device)
@@ -596,7 +604,8 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
         del logits  # one volume of logits at a time, not two
         probs = probs.flip(axes) if axes else probs  # back to the input's orientation before averaging
         total = probs if total is None else total.add_(probs)
-    return (total / len(flips)).cpu()
+    total /= len(flips)
+    return total.cpu() if to_host else total
 
 
 @dataclass(frozen=True)
@@ -638,8 +647,9 @@ def prepare_case(config: dict, channels: Sequence[str | Path]) -> PreparedCase:
 
 def case_probabilities(model: Callable[[torch.Tensor], torch.Tensor], config: dict, prepared: PreparedCase, *,
                        device: torch.device, options: PredictOptions = PredictOptions(),
-                       window_logits: Callable[..., torch.Tensor] | None = None) -> torch.Tensor:
-    """The network's part of one case: (classes, X, Y, Z) probabilities on the preprocessed grid, on the CPU.
+                       window_logits: Callable[..., torch.Tensor] | None = None, to_host: bool = True) -> torch.Tensor:
+    """The network's part of one case: (classes, X, Y, Z) probabilities on the preprocessed grid, on the CPU
+    (where they were stitched when ``to_host`` is False: ``aggregation_device``).
 
     Args:
         model, device, options, window_logits: as in ``predict_case``.
@@ -648,25 +658,95 @@ def case_probabilities(model: Callable[[torch.Tensor], torch.Tensor], config: di
     needed = aggregation_bytes(image.shape[1:], config["num_classes"], config["in_channels"])
     stitch_device = aggregation_device(device, needed, options.aggregate_on_cpu)
     return mirrored_probabilities(model, image.as_tensor()[None], config["patch_size"], options, device,
-                                  stitch_device, window_logits=window_logits)[0]
+                                  stitch_device, window_logits=window_logits, to_host=to_host)[0]
 
 
-def write_case(prepared: PreparedCase, probabilities: torch.Tensor, output: str | Path,
-               probabilities_output: str | Path | None = None) -> Path:
-    """Map a case's probabilities back onto its input grid, take the class map, write the label map
-    (and the probabilities when asked) with the input's affine and header; returns ``output``."""
+@dataclass(frozen=True)
+class RestoredCase:
+    """A case's prediction on its input's grid, on the host: what ``write_case`` writes.
+
+    Args:
+        classes: (X, Y, Z) index of the most probable class of each voxel (from a GPU in the smallest
+            integer type that holds it: uint8 up to 256 classes).
+        num_classes: classes of the model, background included.
+        probabilities: (classes, X, Y, Z) float32, or None when they are not written.
+    """
+
+    classes: torch.Tensor
+    num_classes: int
+    probabilities: torch.Tensor | None = None
+
+
+def restore_case(prepared: PreparedCase, probabilities: torch.Tensor, keep_probabilities: bool) -> RestoredCase:
+    """Map a case's (classes, X, Y, Z) probabilities back onto its input's grid and take the class map,
+    on the device the probabilities are on; then hand the result to the host. From a GPU that is one
+    byte per voxel (uint8 class indices), where the probabilities are four per class and voxel."""
     reference = prepared.reference
     restored = _to_input_grid(probabilities, prepared.image, prepared.transform)
     if restored.shape[1:] != reference.shape[:3]:
         raise RuntimeError(f"internal error: prediction shape {tuple(restored.shape[1:])} != input shape "
                            f"{reference.shape[:3]} for {reference.get_filename()}")
-    values = class_values(prepared.settings, restored.shape[0])
+    classes = class_map(restored)
+    if classes.device.type != "cpu":  # the smallest index type before the copy (on the CPU a pass for nothing)
+        classes = classes.to(next(t for t in (torch.uint8, torch.int16, torch.int32)
+                                  if restored.shape[0] - 1 <= torch.iinfo(t).max))
+    return RestoredCase(classes.cpu(), restored.shape[0], restored.cpu() if keep_probabilities else None)
+
+
+def inverse_bytes(input_shape: Sequence[int], num_classes: int) -> int:
+    """Bytes the inverse of one case allocates on its input's grid: MONAI's resampled and padded
+    float32 probabilities, our clamped copy of them, and the class map (an overestimate)."""
+    return 4 * int(np.prod(input_shape)) * (3 * num_classes + 1)
+
+
+def inverts_on_device(device: torch.device, input_shape: Sequence[int], num_classes: int, options: PredictOptions,
+                      free_bytes: int | None = None) -> bool:
+    """Whether ``case_prediction`` maps probabilities stitched on ``device`` back onto the input's grid there
+    rather than on the host: asked for, a GPU, and the inverse fits in its memory as the stitching did
+    (``aggregation_device``; ``free_bytes`` as there)."""
+    if not options.invert_on_device or device.type == "cpu":
+        return False
+    needed = inverse_bytes(input_shape, num_classes)
+    return aggregation_device(device, needed, None, free_bytes) == device
+
+
+def case_prediction(model: Callable[[torch.Tensor], torch.Tensor], config: dict, prepared: PreparedCase, *,
+                    device: torch.device, options: PredictOptions = PredictOptions(),
+                    window_logits: Callable[..., torch.Tensor] | None = None,
+                    keep_probabilities: bool = False) -> torch.Tensor | RestoredCase:
+    """The network's stage of one case, handed to ``write_case``: its probabilities on the preprocessed
+    grid, on the host; or, with ``options.invert_on_device`` where they were stitched on a GPU, the case
+    already on its input's grid (``restore_case`` there; with ``keep_probabilities`` those too).
+
+    On a GPU machine the host stages are the long ones (docs/inference.md): the inverse and the class
+    map on the GPU take them off the host, and the copy to the host shrinks from 4 x classes bytes
+    per voxel to one.
+    """
+    probabilities = case_probabilities(model, config, prepared, device=device, options=options,
+                                       window_logits=window_logits, to_host=not options.invert_on_device)
+    if inverts_on_device(probabilities.device, prepared.reference.shape[:3], probabilities.shape[0], options):
+        return restore_case(prepared, probabilities, keep_probabilities)
+    return probabilities.cpu()
+
+
+def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, output: str | Path,
+               probabilities_output: str | Path | None = None) -> Path:
+    """Write a case's label map (and its probabilities when asked) with the input's affine and header;
+    returns ``output``. ``prediction`` is ``case_prediction``'s: probabilities on the preprocessed
+    grid are mapped back onto the input's grid here first (``restore_case``)."""
+    if isinstance(prediction, torch.Tensor):
+        prediction = restore_case(prepared, prediction, keep_probabilities=probabilities_output is not None)
+    if probabilities_output is not None and prediction.probabilities is None:
+        raise RuntimeError("internal error: the probabilities to write were not kept (case_prediction's "
+                           "keep_probabilities)")
+    reference = prepared.reference
+    values = class_values(prepared.settings, prediction.num_classes)
     # The lookup in the written type: int64 values made a 47 MB array for a 192x192x160 scan, 8x uint8.
-    labels = values.astype(label_dtype(values))[class_map(restored).numpy()]
+    labels = values.astype(label_dtype(values))[prediction.classes.numpy()]
     header = _output_header(reference.header)
     write_nifti(output, labels, reference.affine, header=header)
     if probabilities_output is not None:
-        write_nifti(probabilities_output, np.moveaxis(restored.numpy(), 0, -1).astype(np.float32),
+        write_nifti(probabilities_output, np.moveaxis(prediction.probabilities.numpy(), 0, -1).astype(np.float32),
                     reference.affine, header=header)
     return Path(output)
 
@@ -678,7 +758,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
                  window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True) -> Path | None:
     """Segment one case with a loaded model and write its label map in the input's geometry.
 
-    The three steps, one after the other: ``prepare_case`` (host), ``case_probabilities`` (the
+    The three steps, one after the other: ``prepare_case`` (host), ``case_prediction`` (the
     network), ``write_case`` (host). ``predict_cases`` overlaps them across neighbouring cases.
 
     Args:
@@ -699,10 +779,12 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     """
     if write:
         check_outputs([Path(p) for p in channels], [output, probabilities_output])
+    else:  # the network's part only: nothing of it is mapped back or handed over
+        options = replace(options, invert_on_device=False)
     prepared = prepare_case(config, channels)
-    probabilities = case_probabilities(model, config, prepared, device=device, options=options,
-                                       window_logits=window_logits)
-    return write_case(prepared, probabilities, output, probabilities_output) if write else None
+    prediction = case_prediction(model, config, prepared, device=device, options=options,
+                                 window_logits=window_logits, keep_probabilities=probabilities_output is not None)
+    return write_case(prepared, prediction, output, probabilities_output) if write else None
 
 
 def _output_header(scan_header):
@@ -787,7 +869,7 @@ def _to_input_grid(probs: torch.Tensor, image: MetaTensor, transform: Compose) -
 def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path], output: str | Path,
                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5, *,
                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                 probabilities_output: str | Path | None = None) -> Path:
+                 invert_on_device: bool = False, probabilities_output: str | Path | None = None) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
 
     Args:
@@ -795,13 +877,13 @@ def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path
         inputs: the image, or one image per channel in the model's channel order.
         output: path of the label map to write (.nii.gz).
         device: torch device; CUDA when available by default.
-        sw_batch_size, overlap, tta, precision, aggregate_on_cpu: see ``PredictOptions``.
+        sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device: see ``PredictOptions``.
         probabilities_output: also write the probabilities here (see ``predict_case``).
 
     Example:
         >>> predict_file("output/demo/best_model", "scan.nii.gz", "scan_seg.nii.gz", tta="all")  # doctest: +SKIP
     """
-    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu)
+    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device)
     device = default_device(device)
     check_precision(options.precision, device)
     model, config = load_exported(model_dir)
@@ -827,16 +909,19 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
     Args:
         model, config, device, options, window_logits, write: as in ``predict_case``.
     """
+    if not write:  # the network's part only (predict_case)
+        options = replace(options, invert_on_device=False)
+
     def prepare(job: CaseJob) -> PreparedCase:
         return prepare_case(config, job[0].channels)
 
-    def compute(job: CaseJob, prepared: PreparedCase) -> torch.Tensor:
-        return case_probabilities(model, config, prepared, device=device, options=options,
-                                  window_logits=window_logits)
+    def compute(job: CaseJob, prepared: PreparedCase) -> torch.Tensor | RestoredCase:
+        return case_prediction(model, config, prepared, device=device, options=options,
+                               window_logits=window_logits, keep_probabilities=job[2] is not None)
 
-    def finish(job: CaseJob, prepared: PreparedCase, probabilities: torch.Tensor) -> None:
+    def finish(job: CaseJob, prepared: PreparedCase, prediction: torch.Tensor | RestoredCase) -> None:
         if write:
-            write_case(prepared, probabilities, job[1], job[2])
+            write_case(prepared, prediction, job[1], job[2])
 
     return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
 
@@ -863,8 +948,8 @@ def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
 def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: str | Path, *,
                   device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                  probabilities: bool = False, progress: Callable[[str], None] | None = None,
-                  sequential: bool = False) -> list[Path]:
+                  invert_on_device: bool = False, probabilities: bool = False,
+                  progress: Callable[[str], None] | None = None, sequential: bool = False) -> list[Path]:
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
 
     The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
@@ -882,7 +967,8 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
         progress: called with one line per written case (e.g. ``print``).
         sequential: read, segment and write one case at a time; by default the next case is read and
             the previous one written while the network runs (``segment_cases``), holding three cases.
-        device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu: as in ``predict_file``.
+        device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device: as in
+            ``predict_file``.
 
     Returns:
         The label maps written, in case order.
@@ -894,7 +980,7 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
         >>> predict_cases("output/demo/best_model", ["imagesTs/"], "predictions", tta="all")  # doctest: +SKIP
         [PosixPath('predictions/case_000.nii.gz'), ...]
     """
-    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu)
+    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device)
     device = default_device(device)
     check_precision(options.precision, device)
     model, config = load_exported(model_dir)

@@ -133,15 +133,15 @@ def test_the_prediction_benchmark_times_every_stage_call_of_its_blocks_and_puts_
     import accelerated_seg.inference as inference
     from accelerated_seg.benchmark_predict import _interleaved, _random_unet_export, _write_scans
 
-    originals = (inference.prepare_case, inference.case_probabilities, inference.write_case)
+    originals = (inference.prepare_case, inference.case_prediction, inference.write_case)
     model, _ = _random_unet_export(tmp_path / "model", 16, [4, 8], seed=0)
     scans = _write_scans(tmp_path / "scans", 3, (24, 24, 20), (1.0, 1.0, 1.0), seed=0)
-    rates, in_blocks = _interleaved(model, scans, torch.device("cpu"), 0.5, 4, 2, tmp_path)
+    rates, in_blocks = _interleaved(model, scans, torch.device("cpu"), inference.PredictOptions(), 2, tmp_path)
     assert {way: len(per_block) for way, per_block in rates.items()} == {"sequential": 2, "pipelined": 2}
     for way in ("sequential", "pipelined"):  # 2 blocks of 3 cases, the untimed first pass left out
         assert {stage: len(times) for stage, times in in_blocks[way].items()} == \
             {"prepare": 6, "network": 6, "write": 6}
-    assert (inference.prepare_case, inference.case_probabilities, inference.write_case) == originals
+    assert (inference.prepare_case, inference.case_prediction, inference.write_case) == originals
 
 
 def test_the_prediction_benchmark_writes_one_file_per_channel_for_a_model_of_several(tmp_path):
