@@ -44,7 +44,7 @@ from .config import ConfigError
 def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=(192, 192, 160),
                       spacing=(1.0, 1.0, 1.0), roi: int = 64, channels: Sequence[int] | None = None,
                       overlap: float = 0.5, sw_batch_size: int = 4, blocks: int = 3, device: str | None = None,
-                      seed: int = 0, invert_on_device: bool = False) -> dict:
+                      seed: int = 0, transforms_on_device: bool = False) -> dict:
     """Cases/s of ``predict_cases`` pipelined and one case at a time (module docstring).
 
     Raises:
@@ -65,7 +65,8 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     if len(spacing) != 3 or not all(math.isfinite(mm) and mm > 0 for mm in spacing):  # nan: nibabel's traceback
         raise ConfigError(f"--spacing takes three finite voxel sizes in mm above 0, got {' '.join(map(str, spacing))}")
     # a bad --overlap before any file is written
-    options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, invert_on_device=invert_on_device)
+    options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap,
+                             transforms_on_device=transforms_on_device)
     device = default_device(device)
     with tempfile.TemporaryDirectory(prefix="benchmark_predict_") as work:
         work = Path(work)
@@ -84,7 +85,7 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
                     for way, per_stage in in_blocks.items()}
     return {
         "model": network, "cases": cases, "scan_size": list(size), "scan_spacing_mm": list(spacing),
-        "overlap": overlap, "sw_batch_size": sw_batch_size, "invert_on_device": invert_on_device,
+        "overlap": overlap, "sw_batch_size": sw_batch_size, "transforms_on_device": transforms_on_device,
         "device": str(device),
         "torch_threads": torch.get_num_threads(),
         "stage_ms_median": {stage: round(ms, 1) for stage, ms in medians.items()},
@@ -148,7 +149,7 @@ def _stage_times(model_dir, scans: list[list[Path]], device: torch.device, optio
                  out: Path) -> dict[str, list[float]]:
     """Milliseconds of each stage for each case, one stage after the other (one untimed case first)."""
     from .checkpoint import load_exported
-    from .inference import case_prediction, prepare_case, write_case
+    from .inference import case_prediction, prepare_case, runs_transforms_on_device, write_case
 
     model, config = load_exported(model_dir)
     model.to(device)
@@ -156,7 +157,8 @@ def _stage_times(model_dir, scans: list[list[Path]], device: torch.device, optio
     times: dict[str, list[float]] = {"prepare": [], "network": [], "write": []}
     for number, channels in enumerate([scans[0], *scans]):
         clock = _StageClock(device)
-        prepared = clock.time("prepare", lambda: prepare_case(config, channels))
+        read_only = runs_transforms_on_device(device, options)  # as predict_cases prepares on that road
+        prepared = clock.time("prepare", lambda: prepare_case(config, channels, read_only=read_only))
         prediction = clock.time("network", lambda: case_prediction(model, config, prepared, device=device,
                                                                    options=options))
         clock.time("write", lambda: write_case(prepared, prediction, out / channels[0].name))
@@ -190,7 +192,8 @@ def _interleaved(model_dir, scans: list[list[Path]], device: torch.device, optio
     def run(way: str) -> float:
         start = time.perf_counter()
         predict_cases(model_dir, [scans[0][0].parent], work / way, device=device, overlap=options.overlap,
-                      sw_batch_size=options.sw_batch_size, invert_on_device=options.invert_on_device,
+                      sw_batch_size=options.sw_batch_size,
+                      transforms_on_device=options.transforms_on_device,
                       sequential=way == "sequential")
         return time.perf_counter() - start
 
@@ -215,8 +218,8 @@ _STAGE_FUNCTIONS = {"prepare": "prepare_case", "network": "case_prediction", "wr
 def _stages_timed(into: dict[str, list[float]]) -> Iterator[None]:
     """While inside, append the milliseconds of every call of each stage to ``into[stage]`` (from any
     thread: the pipeline runs prepare and write on helpers). The network stage hands its probabilities
-    (or with invert_on_device the class map) to the host, which waits for the device, so its wall time
-    is the device's too."""
+    (or with transforms_on_device the class map) to the host, which waits for the device, so its wall
+    time is the device's too."""
     from . import inference
 
     def timed(stage: str, function):

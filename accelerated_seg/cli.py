@@ -63,9 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--aggregate-on-cpu", action=argparse.BooleanOptionalAction, default=None,
                    help="stitch the whole volume in CPU memory while windows run on the GPU (default: only when "
                         "it would take more than half of the free GPU memory)")
-    p.add_argument("--invert-on-device", action="store_true",
-                   help="map the probabilities back onto the input's grid and take the class map on the GPU where "
-                        "they were stitched, handing the host one byte per voxel (docs/inference.md)")
+    p.add_argument("--transforms-on-device", action="store_true",
+                   help="on a GPU, run the preprocessing after reading, its inverse and the class map there; the host "
+                        "only reads and writes files and receives one byte per voxel (docs/inference.md)")
     p.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
     p.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
     p.add_argument("--device", default=None, help="torch device; CUDA when available (one process only: under "
@@ -134,8 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--sw-batch-size", type=int, default=4)
     b.add_argument("--blocks", type=int, default=3, help="alternating timed blocks of the whole folder per way")
     b.add_argument("--device", help="torch device (default: CUDA when available)")
-    b.add_argument("--invert-on-device", action="store_true",
-                   help="both ways map the probabilities back and take the class map on the GPU (predict's option)")
+    b.add_argument("--transforms-on-device", action="store_true",
+                   help="both ways run the preprocessing, its inverse and the class map on the GPU (predict's option)")
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/predict_<device>_<cores>cpu.json)")
     b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)")
@@ -312,7 +312,7 @@ def _predict(args, _) -> int:
         return 2
     options = dict(device=args.device, sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta,
                    precision=args.precision, aggregate_on_cpu=args.aggregate_on_cpu,
-                   invert_on_device=args.invert_on_device)
+                   transforms_on_device=args.transforms_on_device)
     from .inference_distributed import launched_with_several_processes
 
     if launched_with_several_processes():
@@ -410,7 +410,7 @@ def _benchmark(args, _) -> int:
             results = benchmark_predict(args.model, cases=args.cases, size=tuple(args.size), spacing=tuple(args.spacing),
                                         roi=args.roi, channels=args.channels, overlap=args.overlap,
                                         sw_batch_size=args.sw_batch_size, blocks=args.blocks, device=args.device,
-                                        invert_on_device=args.invert_on_device)
+                                        transforms_on_device=args.transforms_on_device)
         except (ValueError, OSError) as error:  # ConfigError and DataError are ValueErrors
             print(f"error: {error}", file=sys.stderr)
             return 2

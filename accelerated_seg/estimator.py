@@ -323,7 +323,7 @@ class Segmentation:
                 a torch tensor, or anything ``np.asarray`` takes.
             batch_size: windows per forward pass of the sliding window.
             affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS); an image has its own.
-            options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, invert_on_device,
+            options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
                 device).
 
         Returns:
@@ -456,7 +456,7 @@ _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 
 # predict's keyword options, passed on to inference.predict_file.
-PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "invert_on_device", "device")
+PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transforms_on_device", "device")
 
 
 def _patch_edges(block_shape) -> tuple[int, int, int]:

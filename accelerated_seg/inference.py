@@ -45,7 +45,7 @@ from .checkpoint import load_exported
 from .data.checks import non_finite_counts, volumes_in
 from .data.errors import DataError
 from .data.io import header_error, read_nifti, write_nifti
-from .data.preprocess import PreprocessSettings, preprocess
+from .data.preprocess import PreprocessSettings, preprocess, reading_and_rest
 from .files import file_in_the_way
 from .inference_pipeline import one_at_a_time, pipelined
 
@@ -206,9 +206,10 @@ class PredictOptions:
         precision: ``fp32``, ``bf16`` or ``fp16`` (autocast; fp16 on CUDA only).
         aggregate_on_cpu: stitch the whole volume on the CPU while windows run on the GPU; None
             decides per case from the free GPU memory (``aggregation_device``).
-        invert_on_device: where the probabilities were stitched on a GPU, map them back onto the
-            input's grid and take the class map there, so the host receives one byte per voxel
-            rather than four per class and voxel (``case_prediction``); off until a GPU measures it.
+        transforms_on_device: on a GPU, run the preprocessing after reading (reorientation,
+            resampling, crop, normalisation), the inverse onto the input's grid and the class map
+            there, so the host only reads and writes files and receives one byte per voxel rather
+            than four per class and voxel (``case_prediction``); off until a GPU measures it.
     """
 
     sw_batch_size: int = 4
@@ -216,7 +217,7 @@ class PredictOptions:
     tta: str = "none"
     precision: str = "fp32"
     aggregate_on_cpu: bool | None = None
-    invert_on_device: bool = False
+    transforms_on_device: bool = False
 
     def __post_init__(self):
         if self.sw_batch_size < 1:
@@ -226,8 +227,8 @@ class PredictOptions:
         mirror_axes(self.tta)  # raises for an unknown mode
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision {self.precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
-        if not isinstance(self.invert_on_device, bool):  # "no" would be true
-            raise ValueError(f"invert_on_device must be True or False, got {self.invert_on_device!r}")
+        if not isinstance(self.transforms_on_device, bool):  # "no" would be true
+            raise ValueError(f"transforms_on_device must be True or False, got {self.transforms_on_device!r}")
 
 
 def default_device(device: str | torch.device | None) -> torch.device:
@@ -614,19 +615,29 @@ class PreparedCase:
 
     Args:
         reference: the first channel's image (its shape, affine and header are the output's).
-        image: the preprocessed volume (C, X, Y, Z), carrying the operations that made it.
+        image: the preprocessed volume (C, X, Y, Z), carrying the operations that made it; or, while
+            ``pending`` is set, the volume as read.
         transform: the preprocessing, to invert onto the input's grid.
         settings: the preprocessing settings (for the label value of each class).
+        files: the channel files, for messages.
+        pending: the preprocessing still to run, on the network's device (``prepare_case(...,
+            read_only=True)``, ``preprocessed_on``); None once it has run.
     """
 
     reference: nib.spatialimages.SpatialImage
     image: MetaTensor
     transform: Compose
     settings: PreprocessSettings
+    files: tuple[Path, ...] = ()
+    pending: Compose | None = None
 
 
-def prepare_case(config: dict, channels: Sequence[str | Path]) -> PreparedCase:
+def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: bool = False) -> PreparedCase:
     """Read one case's channel files, check them, and apply the training preprocessing.
+
+    Args:
+        read_only: read and check the files, and leave the rest of the preprocessing (reorientation,
+            resampling, crop, normalisation) to ``preprocessed_on``, which runs it on a GPU.
 
     Raises:
         DataError: the files cannot be used (unreadable, grids that differ, non-finite voxels, ...).
@@ -638,11 +649,37 @@ def prepare_case(config: dict, channels: Sequence[str | Path]) -> PreparedCase:
     reference = _read_channels(paths, config["in_channels"])
     settings = preprocess_settings(config)
     transform = preprocess(keys=["image"], settings=settings)
-    image = transform({"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])})["image"]
-    if not torch.isfinite(image.as_tensor()).all():  # finite on disk (checked above), so preprocessing overflowed
-        raise DataError(f"{', '.join(map(str, paths))}: the image became non-finite in preprocessing (intensities "
-                        f"near float32's limit?); rescale it before predicting")
-    return PreparedCase(reference, image, transform, settings)
+    files = {"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])}
+    if read_only:
+        reading, rest = reading_and_rest(transform)
+        return PreparedCase(reference, reading(files)["image"], transform, settings, tuple(paths), pending=rest)
+    return _checked_finite(PreparedCase(reference, transform(files)["image"], transform, settings, tuple(paths)))
+
+
+def preprocessed_on(prepared: PreparedCase, device: torch.device) -> PreparedCase:
+    """``prepared`` with the preprocessing it left pending run on ``device`` (the image stays there)."""
+    if prepared.pending is None:
+        return prepared
+    image = prepared.pending({"image": prepared.image.to(device)})["image"]
+    return _checked_finite(replace(prepared, image=image, pending=None))
+
+
+def _checked_finite(prepared: PreparedCase) -> PreparedCase:
+    if not torch.isfinite(prepared.image.as_tensor()).all():  # finite on disk (checked), so preprocessing overflowed
+        raise DataError(f"{', '.join(map(str, prepared.files))}: the image became non-finite in preprocessing "
+                        f"(intensities near float32's limit?); rescale it before predicting")
+    return prepared
+
+
+def preprocess_bytes(prepared: PreparedCase) -> int:
+    """Bytes the preprocessing of a read case allocates (an overestimate): the float32 volume as read and
+    reoriented, then resampled, cropped and normalised, and MONAI's sampling grid (3 coordinates a voxel)."""
+    channels, read_voxels = prepared.image.shape[0], int(np.prod(prepared.image.shape[1:]))
+    spacing = prepared.settings.spacing
+    zooms = prepared.reference.header.get_zooms()[:3]
+    scale = float(np.prod(zooms, dtype=np.float64) / np.prod(spacing, dtype=np.float64)) if spacing else 1.0
+    resampled_voxels = int(read_voxels * scale) + 1
+    return 4 * (2 * channels * read_voxels + (2 * channels + 3) * resampled_voxels)
 
 
 def case_probabilities(model: Callable[[torch.Tensor], torch.Tensor], config: dict, prepared: PreparedCase, *,
@@ -699,34 +736,47 @@ def inverse_bytes(input_shape: Sequence[int], num_classes: int) -> int:
     return 4 * int(np.prod(input_shape)) * (3 * num_classes + 1)
 
 
-def inverts_on_device(device: torch.device, input_shape: Sequence[int], num_classes: int, options: PredictOptions,
-                      free_bytes: int | None = None) -> bool:
-    """Whether ``case_prediction`` maps probabilities stitched on ``device`` back onto the input's grid there
-    rather than on the host: asked for, a GPU, and the inverse fits in its memory as the stitching did
-    (``aggregation_device``; ``free_bytes`` as there)."""
-    if not options.invert_on_device or device.type == "cpu":
-        return False
-    needed = inverse_bytes(input_shape, num_classes)
-    return aggregation_device(device, needed, None, free_bytes) == device
+def runs_transforms_on_device(device: torch.device, options: PredictOptions) -> bool:
+    """Whether a case's transforms (the preprocessing after reading, the inverse, the class map) run in
+    the network's stage on ``device``: asked for (``transforms_on_device``) and a CUDA GPU."""
+    return options.transforms_on_device and device.type == "cuda"
+
+
+def transforms_device(device: torch.device, needed_bytes: int, options: PredictOptions,
+                      free_bytes: int | None = None) -> torch.device:
+    """Where a transform needing ``needed_bytes`` runs: on ``device`` where ``runs_transforms_on_device``
+    and it fits as the stitching must (``aggregation_device``; ``free_bytes`` as there), else the CPU."""
+    if not runs_transforms_on_device(device, options):
+        return torch.device("cpu")
+    return aggregation_device(device, needed_bytes, None, free_bytes)
 
 
 def case_prediction(model: Callable[[torch.Tensor], torch.Tensor], config: dict, prepared: PreparedCase, *,
                     device: torch.device, options: PredictOptions = PredictOptions(),
                     window_logits: Callable[..., torch.Tensor] | None = None,
-                    keep_probabilities: bool = False) -> torch.Tensor | RestoredCase:
+                    keep_probabilities: bool = False, restore: bool = True) -> torch.Tensor | RestoredCase:
     """The network's stage of one case, handed to ``write_case``: its probabilities on the preprocessed
-    grid, on the host; or, with ``options.invert_on_device`` where they were stitched on a GPU, the case
-    already on its input's grid (``restore_case`` there; with ``keep_probabilities`` those too).
+    grid, on the host. Or, with ``options.transforms_on_device`` on a GPU, the whole case on the GPU:
+    the preprocessing ``prepare_case(..., read_only=True)`` left pending, the network, and the inverse
+    onto the input's grid with the class map (``restore_case``; with ``keep_probabilities`` the
+    probabilities too), so the host only reads and writes files. A transform that would not fit in
+    the GPU's memory runs on the host instead, here.
 
-    On a GPU machine the host stages are the long ones (docs/inference.md): the inverse and the class
-    map on the GPU take them off the host, and the copy to the host shrinks from 4 x classes bytes
-    per voxel to one.
+    Args:
+        model, device, options, window_logits: as in ``predict_case``.
+        restore: False returns the probabilities wherever they are: the network's part only (a helper
+            process of a prediction whose windows are shared).
     """
+    if prepared.pending is not None:
+        prepared = preprocessed_on(prepared, transforms_device(device, preprocess_bytes(prepared), options))
+    on_device = runs_transforms_on_device(device, options)
     probabilities = case_probabilities(model, config, prepared, device=device, options=options,
-                                       window_logits=window_logits, to_host=not options.invert_on_device)
-    if inverts_on_device(probabilities.device, prepared.reference.shape[:3], probabilities.shape[0], options):
-        return restore_case(prepared, probabilities, keep_probabilities)
-    return probabilities.cpu()
+                                       window_logits=window_logits, to_host=not on_device)
+    if not (on_device and restore):
+        return probabilities
+    needed = inverse_bytes(prepared.reference.shape[:3], probabilities.shape[0])
+    return restore_case(prepared, probabilities.to(transforms_device(probabilities.device, needed, options)),
+                        keep_probabilities)
 
 
 def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, output: str | Path,
@@ -779,11 +829,9 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     """
     if write:
         check_outputs([Path(p) for p in channels], [output, probabilities_output])
-    else:  # the network's part only: nothing of it is mapped back or handed over
-        options = replace(options, invert_on_device=False)
-    prepared = prepare_case(config, channels)
-    prediction = case_prediction(model, config, prepared, device=device, options=options,
-                                 window_logits=window_logits, keep_probabilities=probabilities_output is not None)
+    prepared = prepare_case(config, channels, read_only=runs_transforms_on_device(device, options))
+    prediction = case_prediction(model, config, prepared, device=device, options=options, window_logits=window_logits,
+                                 keep_probabilities=probabilities_output is not None, restore=write)
     return write_case(prepared, prediction, output, probabilities_output) if write else None
 
 
@@ -869,7 +917,7 @@ def _to_input_grid(probs: torch.Tensor, image: MetaTensor, transform: Compose) -
 def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path], output: str | Path,
                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5, *,
                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                 invert_on_device: bool = False, probabilities_output: str | Path | None = None) -> Path:
+                 transforms_on_device: bool = False, probabilities_output: str | Path | None = None) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
 
     Args:
@@ -877,13 +925,13 @@ def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path
         inputs: the image, or one image per channel in the model's channel order.
         output: path of the label map to write (.nii.gz).
         device: torch device; CUDA when available by default.
-        sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device: see ``PredictOptions``.
+        sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device: see ``PredictOptions``.
         probabilities_output: also write the probabilities here (see ``predict_case``).
 
     Example:
         >>> predict_file("output/demo/best_model", "scan.nii.gz", "scan_seg.nii.gz", tta="all")  # doctest: +SKIP
     """
-    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device)
+    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     device = default_device(device)
     check_precision(options.precision, device)
     model, config = load_exported(model_dir)
@@ -909,15 +957,14 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
     Args:
         model, config, device, options, window_logits, write: as in ``predict_case``.
     """
-    if not write:  # the network's part only (predict_case)
-        options = replace(options, invert_on_device=False)
+    read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
 
     def prepare(job: CaseJob) -> PreparedCase:
-        return prepare_case(config, job[0].channels)
+        return prepare_case(config, job[0].channels, read_only=read_only)
 
     def compute(job: CaseJob, prepared: PreparedCase) -> torch.Tensor | RestoredCase:
-        return case_prediction(model, config, prepared, device=device, options=options,
-                               window_logits=window_logits, keep_probabilities=job[2] is not None)
+        return case_prediction(model, config, prepared, device=device, options=options, window_logits=window_logits,
+                               keep_probabilities=job[2] is not None, restore=write)
 
     def finish(job: CaseJob, prepared: PreparedCase, prediction: torch.Tensor | RestoredCase) -> None:
         if write:
@@ -948,7 +995,7 @@ def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
 def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: str | Path, *,
                   device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                  invert_on_device: bool = False, probabilities: bool = False,
+                  transforms_on_device: bool = False, probabilities: bool = False,
                   progress: Callable[[str], None] | None = None, sequential: bool = False) -> list[Path]:
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
 
@@ -967,7 +1014,7 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
         progress: called with one line per written case (e.g. ``print``).
         sequential: read, segment and write one case at a time; by default the next case is read and
             the previous one written while the network runs (``segment_cases``), holding three cases.
-        device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device: as in
+        device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device: as in
             ``predict_file``.
 
     Returns:
@@ -980,7 +1027,7 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
         >>> predict_cases("output/demo/best_model", ["imagesTs/"], "predictions", tta="all")  # doctest: +SKIP
         [PosixPath('predictions/case_000.nii.gz'), ...]
     """
-    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device)
+    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     device = default_device(device)
     check_precision(options.precision, device)
     model, config = load_exported(model_dir)

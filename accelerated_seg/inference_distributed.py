@@ -157,7 +157,7 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
                         output: str | Path, *,
                         accelerator=None, split: str = "auto", sw_batch_size: int = 4, overlap: float = 0.5,
                         tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                        invert_on_device: bool = False, probabilities: bool = False,
+                        transforms_on_device: bool = False, probabilities: bool = False,
                         progress: Callable[[str], None] | None = None,
                         sequential: bool = False) -> list[Path]:
     """``predict_cases`` over every process of an ``accelerate launch``; call it on every process.
@@ -165,7 +165,7 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
     Args:
         inputs: NIfTI files, folders or patterns (grouped into cases by channel naming), or the
             cases themselves (``InputCase``: one file per channel in the model's order).
-        model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device,
+        model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
             probabilities, sequential: as in ``inference.predict_cases``.
         accelerator: an ``accelerate.Accelerator`` (or ``PartialState``); one is made when None. Each
             process runs on its ``accelerator.device``.
@@ -183,13 +183,13 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
         >>> predict_distributed("output/demo/best_model", ["scans/"], "predictions")  # doctest: +SKIP
     """
     accelerator = accelerator or process_state()
-    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, invert_on_device)
+    options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     num_processes, rank = accelerator.num_processes, accelerator.process_index
     given_cases = bool(inputs) and all(isinstance(item, InputCase) for item in inputs)
     if num_processes == 1 and not given_cases:
         return predict_cases(model_dir, inputs, output, device=accelerator.device, sw_batch_size=sw_batch_size,
                              overlap=overlap, tta=tta, precision=precision, aggregate_on_cpu=aggregate_on_cpu,
-                             invert_on_device=invert_on_device, probabilities=probabilities, progress=progress,
+                             transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
                              sequential=sequential)
     device = accelerator.device
     check_precision(options.precision, device)

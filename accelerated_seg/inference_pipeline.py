@@ -2,7 +2,7 @@
 
 Each case passes three stages: ``prepare`` (read, check, preprocess: host), ``compute`` (the network)
 and ``finish`` (invert onto the input's grid, class map, write: host; with predict's
-``--invert-on-device`` the inverse and the class map join the network's stage). One after the other, a GPU
+``--transforms-on-device`` all but reading and writing join the network's stage). One after the other, a GPU
 waits for the host most of the time: for a 192 x 192 x 160 scan the host stages take 0.4-1.6 s
 (benchmarks/results/predict_tail_2cpu.json) and the network 32-173 ms on an H200
 (docs/performance.md). Here case ``i`` is computed on the calling thread while case ``i + 1`` is

@@ -23,10 +23,10 @@
 # without channels-last cuDNN's own layout conversions take 30%) by dtype, shape, source -> destination
 # strides and the operators each ran inside; pipeline times a folder's prediction pipelined against one
 # case at a time with each stage timed inside both ways' blocks (on the H100 it gave 1.30x against a
-# bound of 2.09x: which host stage slows?), then again with predict --invert-on-device (the inverse
-# resampling, 428 ms of the host's write stage there, and the class map on the GPU; one byte per voxel
-# handed over); sharded runs ZeRO-3 and fsdp2_blocks on an H200 (the H100 ran them in the fourteenth
-# session).
+# bound of 2.09x: which host stage slows?), then again with predict --transforms-on-device (the
+# preprocessing, 557 ms of the host's read stage there, the inverse resampling, 428 ms of its write
+# stage, and the class map on the GPU; one byte per voxel handed over); sharded runs ZeRO-3 and
+# fsdp2_blocks on an H200 (the H100 ran them in the fourteenth session).
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -87,14 +87,14 @@ step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<n
 # a folder end to end, the next case read and the previous written while the network runs, against one
 # case at a time, each stage also timed inside both ways' blocks (thirty-third session: 1.32x on 2 CPU
 # cores with the network as fast as the host; thirty-fourth: 1.30x on an H100 machine, bound 2.09x);
-# then the same with the inverse and the class map on the GPU (predict --invert-on-device, off by default
-# until this measures it), after its CUDA test (the GPU's road writes what the host's does)
+# then the same with the transforms on the GPU (predict --transforms-on-device, off by default until
+# this measures it), after its CUDA test (the GPU's road writes what the host's does)
 predict_pipeline() {
   step 150 predict_pipeline $PY -m accelerated_seg.cli benchmark predict "${PREDICT[@]}" --device cuda \
       --output "$OUT/predict_${device}_pipeline.json"
-  step 60 cuda_test_inverse $PY -m pytest -q -p no:cacheprovider -rs -m cuda tests/test_inference.py
-  step 150 predict_pipeline_inverted $PY -m accelerated_seg.cli benchmark predict "${PREDICT[@]}" --device cuda \
-      --invert-on-device --output "$OUT/predict_${device}_pipeline_inverted.json"
+  step 60 cuda_test_transforms $PY -m pytest -q -p no:cacheprovider -rs -m cuda tests/test_inference.py
+  step 150 predict_pipeline_on_device $PY -m accelerated_seg.cli benchmark predict "${PREDICT[@]}" --device cuda \
+      --transforms-on-device --output "$OUT/predict_${device}_pipeline_on_device.json"
 }
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || true
 [ $# -gt 0 ] || set -- usage

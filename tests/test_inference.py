@@ -25,15 +25,20 @@ from accelerated_seg.inference import (
     expand_inputs,
     group_cases,
     inverse_bytes,
-    inverts_on_device,
     label_dtype,
     mirror_axes,
     mirrored_probabilities,
     predict_case,
     predict_cases,
     predict_file,
+    prepare_case,
+    preprocess_bytes,
+    preprocessed_on,
     probabilities_path,
+    restore_case,
+    runs_transforms_on_device,
     sliding_window_logits,
+    transforms_device,
 )
 from accelerated_seg.models import build_from_spec, model_spec
 from broken_cases import with_header_affine  # tests/ is on sys.path, as for conftest
@@ -418,66 +423,78 @@ def test_aggregation_moves_to_the_cpu_only_for_a_gpu_when_the_volume_would_not_f
 
 
 # --------------------------------------------------------------------------------------------------
-# The inverse and the class map on the device (--invert-on-device)
+# The transforms on the device (--transforms-on-device)
 # --------------------------------------------------------------------------------------------------
 
 
-def test_the_inverse_runs_on_the_device_only_when_asked_on_a_gpu_and_when_it_fits():
-    gpu, gib, asked = torch.device("cuda"), 2**30, PredictOptions(invert_on_device=True)
-    scan = (512, 512, 256)  # 4 x 64 Mi voxels x (3 x 3 classes + 1) = 2.5 GiB
-    assert inverse_bytes(scan, 3) == 10 * 4 * 512 * 512 * 256
-    assert inverts_on_device(gpu, scan, 3, asked, free_bytes=8 * gib)
-    assert not inverts_on_device(gpu, scan, 3, asked, free_bytes=4 * gib)  # over half the free memory: the host
-    assert not inverts_on_device(gpu, scan, 3, PredictOptions(), free_bytes=80 * gib)  # not asked
-    assert not inverts_on_device(CPU, scan, 3, asked)  # stitched on the CPU: already on the host
-    with pytest.raises(ValueError, match="invert_on_device must be True or False, got 'no'"):
-        PredictOptions(invert_on_device="no")
+def test_the_transforms_run_on_the_device_only_when_asked_on_a_gpu_and_when_they_fit(scans):
+    gpu, gib, asked = torch.device("cuda"), 2**30, PredictOptions(transforms_on_device=True)
+    assert runs_transforms_on_device(gpu, asked) and not runs_transforms_on_device(gpu, PredictOptions())
+    assert not runs_transforms_on_device(CPU, asked)  # on a CPU everything is on the host anyway
+    assert transforms_device(gpu, 3 * gib, asked, free_bytes=8 * gib) == gpu
+    assert transforms_device(gpu, 5 * gib, asked, free_bytes=8 * gib) == CPU  # over half the free memory: the host
+    assert transforms_device(gpu, 1, PredictOptions(), free_bytes=80 * gib) == CPU  # not asked
+    assert transforms_device(CPU, 1, asked) == CPU
+    assert inverse_bytes((512, 512, 256), 3) == 10 * 4 * 512 * 512 * 256  # 2.5 GiB for 3 classes
+    # the preprocessing's estimate covers the volume as read (float32) and as resampled to 2.5 mm
+    prepared = prepare_case({"in_channels": 1, "spacing": [2.5, 2.5, 2.5]}, [scans / "imagesTr" / "case_000.nii.gz"],
+                            read_only=True)
+    assert prepared.pending is not None and prepared.image.shape[1:] == prepared.reference.shape
+    done = preprocessed_on(prepared, CPU)
+    assert done.pending is None and preprocess_bytes(prepared) > 4 * (prepared.image.numel() + done.image.numel())
+    with pytest.raises(ValueError, match="transforms_on_device must be True or False, got 'no'"):
+        PredictOptions(transforms_on_device="no")
 
 
-def test_a_case_restored_where_it_was_stitched_is_written_as_the_host_writes_it(scans, tmp_path, monkeypatch, capsys):
-    """The device's road (case_prediction restores, write_case writes the RestoredCase) writes the same
-    bytes as the host's, probabilities included. On a CPU the probabilities never leave the host, so
-    the road is forced here; tests marked cuda compare the two roads on a GPU."""
+def test_the_device_road_writes_what_the_host_road_writes(scans, tmp_path, monkeypatch):
+    """--transforms-on-device (prepare only reads; the network's stage preprocesses, runs the network,
+    inverts and takes the class map; write_case writes the RestoredCase) writes the same bytes as the
+    default road, probabilities included, for scans that are resampled in and out. A CPU never takes
+    that road, so it is forced here; the test marked cuda compares the two roads on a GPU."""
     import accelerated_seg.inference as inference
 
     model, inputs = export(tmp_path / "model"), str(scans / "imagesTr" / "case_00[12].nii.gz")
     argv = ["predict", "--model", str(model), inputs, "--probabilities", "--tta", "axes"]
-    assert main([*argv, "--output", str(tmp_path / "host"), "--invert-on-device"]) == 0  # a CPU: the host's road
-    restored_where = []
-    real_restore = inference.restore_case
+    assert main([*argv, "--output", str(tmp_path / "host"), "--transforms-on-device"]) == 0  # a CPU: the host's road
+    on_main_thread = {"preprocessed_on": [], "restore_case": []}
 
-    def restore_case(prepared, probabilities, keep_probabilities):
-        restored_where.append(threading.current_thread() is threading.main_thread())
-        return real_restore(prepared, probabilities, keep_probabilities)
+    def watched(name, function):
+        def run(prepared, *args, **kwargs):
+            if name == "preprocessed_on":
+                assert prepared.pending is not None  # prepare_case only read the files
+            on_main_thread[name].append(threading.current_thread() is threading.main_thread())
+            return function(prepared, *args, **kwargs)
+        return run
 
-    monkeypatch.setattr(inference, "restore_case", restore_case)
-    monkeypatch.setattr(inference, "inverts_on_device", lambda device, shape, classes, opts: opts.invert_on_device)
-    assert main([*argv, "--output", str(tmp_path / "device"), "--invert-on-device"]) == 0
-    assert restored_where == [True, True]  # in the network's stage, on the calling thread
+    for name in on_main_thread:
+        monkeypatch.setattr(inference, name, watched(name, getattr(inference, name)))
+    monkeypatch.setattr(inference, "runs_transforms_on_device", lambda device, options: options.transforms_on_device)
+    assert main([*argv, "--output", str(tmp_path / "device"), "--transforms-on-device"]) == 0
+    assert on_main_thread == {"preprocessed_on": [True, True], "restore_case": [True, True]}  # the network's stage
     names = ["case_001.nii.gz", "case_001_probs.nii.gz", "case_002.nii.gz", "case_002_probs.nii.gz"]
     for name in names:
         assert (tmp_path / "device" / name).read_bytes() == (tmp_path / "host" / name).read_bytes(), name
-    # without --probabilities the device keeps no probabilities to hand over
+    # without --probabilities none are kept to hand over
     prepared = inference.prepare_case(json.loads((model / "config.json").read_text()),
                                       [scans / "imagesTr" / "case_001.nii.gz"])
-    restored = real_restore(prepared, torch.full((3, *prepared.image.shape[1:]), 1 / 3), keep_probabilities=False)
+    restored = restore_case(prepared, torch.full((3, *prepared.image.shape[1:]), 1 / 3), keep_probabilities=False)
     assert restored.probabilities is None and restored.num_classes == 3
     assert restored.classes.shape == nib.load(scans / "imagesTr" / "case_001.nii.gz").shape
 
 
 @pytest.mark.cuda
-def test_the_inverse_on_the_gpu_writes_the_label_maps_and_probabilities_of_the_host(scans, tmp_path):
+def test_the_transforms_on_the_gpu_write_the_label_maps_and_probabilities_of_the_host(scans, tmp_path):
     model, gpu = export(tmp_path / "model"), torch.device("cuda")
     for road, on_device in (("host", False), ("device", True)):
         predict_cases(model, [scans / "imagesTr"], tmp_path / road, device=gpu, probabilities=True,
-                      invert_on_device=on_device, aggregate_on_cpu=False)
+                      transforms_on_device=on_device, aggregate_on_cpu=False)
     for index in range(6):
         name = f"case_{index:03d}"
         host, device = (nib.load(tmp_path / road / f"{name}.nii.gz") for road in ("host", "device"))
         np.testing.assert_allclose(device.affine, host.affine)
         labels = [np.asanyarray(image.dataobj) for image in (host, device)]
         assert labels[1].dtype == labels[0].dtype == np.uint8
-        # the GPU's trilinear resampling rounds differently: a voxel on a near-tie may change class
+        # the GPU's resampling (in and out) rounds differently: a voxel on a near-tie may change class
         assert (labels[0] != labels[1]).mean() < 1e-3, name
         probs = [nib.load(tmp_path / road / f"{name}_probs.nii.gz").get_fdata() for road in ("host", "device")]
         np.testing.assert_allclose(probs[1], probs[0], atol=1e-4)

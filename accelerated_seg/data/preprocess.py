@@ -139,6 +139,16 @@ def preprocess(keys: Sequence[str] = ("image", "label"), settings: PreprocessSet
     return Compose(steps)
 
 
+def reading_and_rest(transform: Compose) -> tuple[Compose, Compose]:
+    """``preprocess``'s transform as two: reading the files (host), and the rest, which works on the
+    tensor wherever it is (prediction can run it on the GPU). They are the same transform objects, so
+    the whole ``transform`` still inverts what the two did (MONAI checks each operation's transform)."""
+    reading, rest = transform.transforms[:2], transform.transforms[2:]
+    if not (isinstance(reading[0], LoadImaged) and isinstance(reading[1], EnsureChannelFirstd)):
+        raise ValueError(f"not preprocess's transform: it starts with {[type(t).__name__ for t in reading]}")
+    return Compose(reading), Compose(rest)
+
+
 def ras_spacing(path) -> tuple[float, float, float]:
     """Voxel size along the R, A, S axes, from the header alone (no voxel data is read)."""
     image = nib.load(str(path))
