@@ -116,7 +116,10 @@ def test_the_prediction_benchmark_times_both_ways_and_the_stages_and_compares_th
     assert results["ratio_pipelined_to_sequential"] == pytest.approx(statistics.median(results["ratio_per_block"]))
     assert set(results["stage_ms_median"]) == {"prepare", "network", "write"}
     assert all(len(times) == 2 for times in results["stage_ms_per_case"].values())  # the warm-up case not among them
-    medians = results["stage_ms_median"]
+    # from the per-case times, as the benchmark does: the medians it reports are rounded to 0.1 ms,
+    # too coarse for the ratio of stages of a few milliseconds
+    medians = {stage: statistics.median(times) for stage, times in results["stage_ms_per_case"].items()}
+    assert results["stage_ms_median"] == {stage: pytest.approx(ms, abs=0.051) for stage, ms in medians.items()}
     assert results["stage_bound"] == pytest.approx(sum(medians.values()) / max(medians.values()), abs=2e-3)
     assert results["model"] == "unet channels [4, 8] (random weights)" and results["device"] == "cpu"
     # each stage timed inside both ways' blocks too: which one slows when they run side by side
