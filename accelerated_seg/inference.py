@@ -45,7 +45,7 @@ from .checkpoint import load_exported
 from .data.checks import non_finite_counts, volumes_in
 from .data.errors import DataError
 from .data.io import header_error, read_nifti, write_nifti
-from .data.preprocess import PreprocessSettings, preprocess, reading_and_rest
+from .data.preprocess import ImagesReadAlready, PreprocessSettings, preprocess, reading_and_rest
 from .files import file_in_the_way
 from .inference_pipeline import one_at_a_time, pipelined
 
@@ -646,14 +646,16 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
                         f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
-    reference = _read_channels(paths, config["in_channels"])
+    images = _read_channels(paths, config["in_channels"])
     settings = preprocess_settings(config)
-    transform = preprocess(keys=["image"], settings=settings)
-    files = {"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])}
-    if read_only:
-        reading, rest = reading_and_rest(transform)
-        return PreparedCase(reference, reading(files)["image"], transform, settings, tuple(paths), pending=rest)
-    return _checked_finite(PreparedCase(reference, transform(files)["image"], transform, settings, tuple(paths)))
+    # MONAI's loader takes the images just read and checked rather than decompressing each file again
+    served = ImagesReadAlready({str(path.expanduser()): image for path, image in zip(paths, images)})
+    transform = preprocess(keys=["image"], settings=settings, reader=served)
+    reading, rest = reading_and_rest(transform)
+    image = reading({"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])})["image"]
+    served.images.clear()  # the transform is kept to invert the case; the files' bytes need not be
+    prepared = PreparedCase(images[0], image, transform, settings, tuple(paths), pending=rest)
+    return prepared if read_only else preprocessed_on(prepared, torch.device("cpu"))
 
 
 def preprocessed_on(prepared: PreparedCase, device: torch.device) -> PreparedCase:
@@ -846,10 +848,11 @@ def _output_header(scan_header):
     return header
 
 
-def _read_channels(paths: Sequence[Path], in_channels: int = 1):
-    """Read every channel (verifying each gzip stream now); require one voxel grid for all and finite
-    voxels in each. One path for several channels must hold them along a fourth axis (x, y, z, channel),
-    as the Decathlon's BrainTumour files do."""
+def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spatialimages.SpatialImage]:
+    """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
+    one voxel grid for all and finite voxels in each; return the images in the order of ``paths``. One
+    path for several channels must hold them along a fourth axis (x, y, z, channel), as the Decathlon's
+    BrainTumour files do."""
     for path in paths:  # read_nifti's own message speaks of a dataset description
         if path.is_dir():
             raise DataError(f"{path} is a folder: one case is segmented here, given as its file (one per channel); "
@@ -891,7 +894,7 @@ def _read_channels(paths: Sequence[Path], in_channels: int = 1):
             raise DataError(f"{path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf); replace "
                             f"them (e.g. with the background intensity) before predicting, as training's "
                             f"pre-flight check requires")
-    return reference
+    return channel_images
 
 
 def _require_usable_header(path: Path, image) -> None:

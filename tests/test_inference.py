@@ -14,7 +14,7 @@ import torch
 from accelerated_seg.checkpoint import write_export
 from accelerated_seg.cli import main
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.preprocess import PreprocessSettings, preprocess
+from accelerated_seg.data.preprocess import ImagesReadAlready, PreprocessSettings, preprocess
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.inference import (
     PredictOptions,
@@ -420,6 +420,32 @@ def test_aggregation_moves_to_the_cpu_only_for_a_gpu_when_the_volume_would_not_f
     assert aggregation_device(gpu, 5 * gib, None, free_bytes=8 * gib) == CPU  # over half the free memory
     assert aggregation_device(gpu, 1, True) == CPU and aggregation_device(gpu, 10 * gib, False) == gpu
     assert aggregation_device(CPU, 10 * gib, True) == CPU
+
+
+def test_each_scan_is_decompressed_once_and_loaded_as_monai_loads_it_from_disk(scans, tmp_path, monkeypatch):
+    """prepare_case reads and checks the files, then MONAI's loader takes those images (ImagesReadAlready)
+    rather than reading the files again; the result is what the loader makes of the file, also for a
+    header whose zooms disagree with its affine, which MONAI rewrites (on a copy: the written label map
+    keeps the scan's own header)."""
+    source = nib.load(scans / "imagesTr" / "case_003.nii.gz")
+    mismatched = nib.Nifti1Image(np.asanyarray(source.dataobj), source.affine, source.header)
+    mismatched.header.set_zooms((9.0, 9.0, 9.0))  # the sform still says 2 mm: MONAI rectifies the header
+    nib.save(mismatched, tmp_path / "mismatched.nii.gz")
+    config = {"in_channels": 1, "spacing": [2.5, 2.5, 2.5]}
+    for path in (scans / "imagesTr" / "case_003.nii.gz", tmp_path / "mismatched.nii.gz"):
+        expected = preprocess(keys=["image"], settings=PreprocessSettings(spacing=(2.5, 2.5, 2.5)))(
+            {"image": str(path)})["image"]
+        with monkeypatch.context() as patched:
+            def no_second_read(*args, **kwargs):
+                raise AssertionError("a file was read again")
+
+            patched.setattr(nib, "load", no_second_read)
+            prepared = prepare_case(config, [path])
+        assert torch.equal(prepared.image.as_tensor(), expected.as_tensor())
+        np.testing.assert_array_equal(prepared.image.affine, expected.affine)
+        assert prepared.reference.header.get_zooms() == nib.load(path).header.get_zooms()  # left as read
+        served = ImagesReadAlready({str(path): prepared.reference})
+        assert served.read(str(path)) is not prepared.reference and served.images == {str(path): prepared.reference}
 
 
 # --------------------------------------------------------------------------------------------------

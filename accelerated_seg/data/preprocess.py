@@ -17,6 +17,8 @@ from typing import Sequence
 
 import nibabel as nib
 import numpy as np
+from monai.data import NibabelReader
+from monai.data.utils import correct_nifti_header_if_necessary
 from monai.transforms import (
     AsDiscreted,
     Compose,
@@ -30,6 +32,7 @@ from monai.transforms import (
     ScaleIntensityRanged,
     Spacingd,
 )
+from monai.utils import ensure_tuple
 
 ORIENTATION = "RAS"
 
@@ -96,18 +99,20 @@ def case_dict(case) -> dict:
     return d
 
 
-def preprocess(keys: Sequence[str] = ("image", "label"), settings: PreprocessSettings | None = None) -> Compose:
+def preprocess(keys: Sequence[str] = ("image", "label"), settings: PreprocessSettings | None = None,
+               reader: NibabelReader | None = None) -> Compose:
     """Load + orient + resample + crop + normalise (+ map labels); ``keys`` may omit "label".
 
     Args:
         keys: dictionary keys to load; "image" is normalised, "label" resampled with nearest and remapped.
         settings: what to do; the defaults keep the spacing and z-score the image.
+        reader: the loader's reader (e.g. ``ImagesReadAlready``); MONAI's ``NibabelReader`` by default.
     """
     settings = settings or PreprocessSettings()
     keys = list(keys)
     steps = [
         # Multi-channel cases list one file per channel; EnsureChannelFirstd stacks them.
-        LoadImaged(keys, reader="NibabelReader", image_only=True),
+        LoadImaged(keys, reader=reader or "NibabelReader", image_only=True),
         EnsureChannelFirstd(keys),
         # labels=None: take the axis convention from the MetaTensor (nibabel gives RAS world space).
         Orientationd(keys, axcodes=ORIENTATION, labels=None),
@@ -137,6 +142,31 @@ def preprocess(keys: Sequence[str] = ("image", "label"), settings: PreprocessSet
         steps.append(MapLabelValued("label", orig_labels=list(original), target_labels=list(target)))
     steps.append(EnsureTyped("image", dtype="float32", track_meta=True))
     return Compose(steps)
+
+
+class ImagesReadAlready(NibabelReader):
+    """MONAI's ``NibabelReader`` serving nibabel images read already, by file name, so that no file is
+    decompressed twice. Prediction reads and checks each scan before preprocessing it (``read_nifti``
+    verifies the whole gzip stream and keeps the decompressed bytes); reading it again from disk cost
+    about 125 ms of a 192 x 192 x 160 scan on 2 CPU cores. The loader then takes each image as it takes
+    what it reads itself: a copy (MONAI may rewrite a header whose zooms and affine disagree; the caller's
+    image stays as it is), the same header correction and voxel extraction.
+
+    Args:
+        images: file name (as MONAI's loader gives it: ``str(Path(name).expanduser())``) -> image.
+    """
+
+    def __init__(self, images: dict[str, nib.spatialimages.SpatialImage]):
+        super().__init__()
+        self.images = images
+
+    def read(self, data, **kwargs):
+        self.filenames = ensure_tuple(data)  # get_data records them, as after its own reading
+        served = []
+        for name in self.filenames:
+            image = self.images[str(name)]  # a KeyError makes the loader try its other readers (from disk)
+            served.append(correct_nifti_header_if_necessary(type(image)(image.dataobj, image.affine, image.header)))
+        return served if len(served) > 1 else served[0]
 
 
 def reading_and_rest(transform: Compose) -> tuple[Compose, Compose]:
