@@ -673,15 +673,46 @@ def _checked_finite(prepared: PreparedCase) -> PreparedCase:
     return prepared
 
 
-def preprocess_bytes(prepared: PreparedCase) -> int:
-    """Bytes the preprocessing of a read case allocates (an overestimate): the float32 volume as read and
-    reoriented, then resampled, cropped and normalised, and MONAI's sampling grid (3 coordinates a voxel)."""
-    channels, read_voxels = prepared.image.shape[0], int(np.prod(prepared.image.shape[1:]))
-    spacing = prepared.settings.spacing
+def resampled_voxels(prepared: PreparedCase) -> int:
+    """Voxels of a case resampled to the training spacing, before the foreground crop (from its header)."""
+    read_voxels = int(np.prod(prepared.reference.shape[:3]))
+    if prepared.settings.spacing is None:
+        return read_voxels
     zooms = prepared.reference.header.get_zooms()[:3]
-    scale = float(np.prod(zooms, dtype=np.float64) / np.prod(spacing, dtype=np.float64)) if spacing else 1.0
-    resampled_voxels = int(read_voxels * scale) + 1
-    return 4 * (2 * channels * read_voxels + (2 * channels + 3) * resampled_voxels)
+    scale = np.prod(zooms, dtype=np.float64) / np.prod(prepared.settings.spacing, dtype=np.float64)
+    return int(read_voxels * scale) + 1
+
+
+def resampling_bytes(channels: int, source_voxels: int, target_voxels: int) -> int:
+    """Peak bytes of MONAI's resampling (``Spacingd`` and its inverse) of ``channels`` float32 channels:
+    it computes in float64, Spacingd's default (the input as float64, a sampling grid of 4 homogeneous
+    coordinates per target voxel, the float64 output), then copies back to float32."""
+    return 8 * channels * source_voxels + (32 + 12 * channels) * target_voxels
+
+
+def preprocess_bytes(prepared: PreparedCase) -> int:
+    """Bytes the preprocessing of a read case allocates at its peak (an estimate from above): the float32
+    volume as read, the resampling, and four float32 copies of the result (reoriented, cropped,
+    normalised, typed).
+
+    Measured on the CPU (``benchmarks/transform_memory.py``): 561 MiB for a 192 x 192 x 160 scan
+    resampled from 0.8 x 0.8 x 2.5 mm to 1 mm, where this says 607 MiB; 191 MiB at 1 mm (MONAI
+    skips the resampling), where this says 405 MiB."""
+    channels, read_voxels = prepared.image.shape[0], int(np.prod(prepared.image.shape[1:]))
+    target = resampled_voxels(prepared)
+    resampling = resampling_bytes(channels, read_voxels, target) if prepared.settings.spacing is not None else 0
+    return 4 * channels * read_voxels + resampling + 16 * channels * target
+
+
+def inverse_bytes(prepared: PreparedCase, num_classes: int) -> int:
+    """Bytes mapping a case's probabilities back onto its input's grid allocates at its peak (an estimate
+    from above): the padding that undoes the crop, the resampling, and our clamped copy and class map.
+
+    Measured on the CPU (``benchmarks/transform_memory.py``): 531 MiB for 3 classes of the resampled
+    scan of ``preprocess_bytes``, where this says 797 MiB; 74 MiB at 1 mm, where this says 675 MiB."""
+    input_voxels, target = int(np.prod(prepared.reference.shape[:3])), resampled_voxels(prepared)
+    resampling = resampling_bytes(num_classes, target, input_voxels) if prepared.settings.spacing is not None else 0
+    return 4 * num_classes * target + resampling + 4 * (num_classes + 1) * input_voxels
 
 
 def case_probabilities(model: Callable[[torch.Tensor], torch.Tensor], config: dict, prepared: PreparedCase, *,
@@ -732,12 +763,6 @@ def restore_case(prepared: PreparedCase, probabilities: torch.Tensor, keep_proba
     return RestoredCase(classes.cpu(), restored.shape[0], restored.cpu() if keep_probabilities else None)
 
 
-def inverse_bytes(input_shape: Sequence[int], num_classes: int) -> int:
-    """Bytes the inverse of one case allocates on its input's grid: MONAI's resampled and padded
-    float32 probabilities, our clamped copy of them, and the class map (an overestimate)."""
-    return 4 * int(np.prod(input_shape)) * (3 * num_classes + 1)
-
-
 def runs_transforms_on_device(device: torch.device, options: PredictOptions) -> bool:
     """Whether a case's transforms (the preprocessing after reading, the inverse, the class map) run in
     the network's stage on ``device``: asked for (``transforms_on_device``) and a CUDA GPU."""
@@ -776,7 +801,7 @@ def case_prediction(model: Callable[[torch.Tensor], torch.Tensor], config: dict,
                                        window_logits=window_logits, to_host=not on_device)
     if not (on_device and restore):
         return probabilities
-    needed = inverse_bytes(prepared.reference.shape[:3], probabilities.shape[0])
+    needed = inverse_bytes(prepared, probabilities.shape[0])
     return restore_case(prepared, probabilities.to(transforms_device(probabilities.device, needed, options)),
                         keep_probabilities)
 

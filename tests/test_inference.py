@@ -35,6 +35,8 @@ from accelerated_seg.inference import (
     preprocess_bytes,
     preprocessed_on,
     probabilities_path,
+    resampled_voxels,
+    resampling_bytes,
     restore_case,
     runs_transforms_on_device,
     sliding_window_logits,
@@ -461,13 +463,18 @@ def test_the_transforms_run_on_the_device_only_when_asked_on_a_gpu_and_when_they
     assert transforms_device(gpu, 5 * gib, asked, free_bytes=8 * gib) == CPU  # over half the free memory: the host
     assert transforms_device(gpu, 1, PredictOptions(), free_bytes=80 * gib) == CPU  # not asked
     assert transforms_device(CPU, 1, asked) == CPU
-    assert inverse_bytes((512, 512, 256), 3) == 10 * 4 * 512 * 512 * 256  # 2.5 GiB for 3 classes
-    # the preprocessing's estimate covers the volume as read (float32) and as resampled to 2.5 mm
+    # the estimates count MONAI's float64 resampling: its input, a grid of 4 coordinates per target voxel, its output
+    assert resampling_bytes(3, 1000, 2000) == 8 * 3 * 1000 + (32 + 12 * 3) * 2000
     prepared = prepare_case({"in_channels": 1, "spacing": [2.5, 2.5, 2.5]}, [scans / "imagesTr" / "case_000.nii.gz"],
                             read_only=True)
     assert prepared.pending is not None and prepared.image.shape[1:] == prepared.reference.shape
+    read = prepared.image.numel()
+    resampled = resampled_voxels(prepared)  # from the header: 2 mm (4 mm slices in some) to 2.5 mm
+    assert resampled == int(read * np.prod(prepared.reference.header.get_zooms()[:3]) / 2.5**3) + 1
+    assert preprocess_bytes(prepared) == 4 * read + resampling_bytes(1, read, resampled) + 16 * resampled
+    assert inverse_bytes(prepared, 3) == 4 * 3 * resampled + resampling_bytes(3, resampled, read) + 4 * 4 * read
     done = preprocessed_on(prepared, CPU)
-    assert done.pending is None and preprocess_bytes(prepared) > 4 * (prepared.image.numel() + done.image.numel())
+    assert done.pending is None and done.image.numel() <= resampled  # cropped, never larger
     with pytest.raises(ValueError, match="transforms_on_device must be True or False, got 'no'"):
         PredictOptions(transforms_on_device="no")
 
