@@ -427,8 +427,8 @@ def test_aggregation_moves_to_the_cpu_only_for_a_gpu_when_the_volume_would_not_f
 def test_each_scan_is_decompressed_once_and_loaded_as_monai_loads_it_from_disk(scans, tmp_path, monkeypatch):
     """prepare_case reads and checks the files, then MONAI's loader takes those images (ImagesReadAlready)
     rather than reading the files again; the result is what the loader makes of the file, also for a
-    header whose zooms disagree with its affine, which MONAI rewrites (on a copy: the written label map
-    keeps the scan's own header)."""
+    header whose zooms disagree with its affine, which MONAI rewrites (on a copy: the caller's image,
+    whose header the label map takes, keeps its own)."""
     source = nib.load(scans / "imagesTr" / "case_003.nii.gz")
     mismatched = nib.Nifti1Image(np.asanyarray(source.dataobj), source.affine, source.header)
     mismatched.header.set_zooms((9.0, 9.0, 9.0))  # the sform still says 2 mm: MONAI rectifies the header
