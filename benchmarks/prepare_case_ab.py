@@ -72,7 +72,8 @@ def main(argv=None) -> int:
                 medians[tree].append(float(done.stdout.strip().splitlines()[-1]))
     first, second = (statistics.median(medians[tree]) for tree in trees)
     result = {"what": "prepare_case ms per scan (median of each process), two trees alternating",
-              "command": " ".join([Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])]),
+              "command": " ".join(["python", "benchmarks/prepare_case_ab.py",
+                                   *(argv if argv is not None else sys.argv[1:])]),
               "scan": "int16 192x192x160 at 0.8x0.8x2.5 mm, resampled to 1 mm", "torch_threads": _threads(),
               "ms_per_round": medians, "ms_median": {trees[0]: first, trees[1]: second},
               "second_over_first": round(second / first, 3)}
