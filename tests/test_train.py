@@ -827,15 +827,22 @@ def test_speed_levers_on_the_cpu(tiny_config, tmp_path):
     # size: a step of up to lr made of noise, which the two kernels round differently on some CPUs
     # (measured: 8.8e-5 apart on an AVX2 host, within float rounding on the AVX-512 ones). Those
     # biases are held to the size of the two steps, every other tensor to float rounding.
-    noise_only = {key for key in a if key.endswith(".conv.bias")
-                  and any(other.startswith(key.removesuffix("conv.bias") + "adn.") for other in a)}
-    assert noise_only and len(noise_only) < len(a)
+    noise_only = biases_before_a_norm(a)
     two_steps = 2 * tiny_config(tmp_path / "fused").optim.lr
     for key in a:
         if key in noise_only:
             assert (a[key] - b[key]).abs().max() <= two_steps, key
         else:
             torch.testing.assert_close(a[key], b[key], rtol=1e-5, atol=1e-6, msg=key)
+
+
+def biases_before_a_norm(weights: dict) -> set:
+    """The names of the convolution biases of a MONAI U-Net that a norm follows (their block's ``adn.``):
+    their gradient is rounding noise only."""
+    found = {key for key in weights if key.endswith(".conv.bias")
+             and any(other.startswith(key.removesuffix("conv.bias") + "adn.") for other in weights)}
+    assert found and len(found) < len(weights)
+    return found
 
 
 def test_channels_last_norms_train_the_same_network_and_export_it_for_plain_monai(tiny_config, tmp_path, capsys):
@@ -848,8 +855,17 @@ def test_channels_last_norms_train_the_same_network_and_export_it_for_plain_mona
     a = load_file(tmp_path / "instance" / "model" / "model.safetensors")
     b = load_file(tmp_path / "group" / "model" / "model.safetensors")
     assert {k: v.shape for k, v in a.items()} == {k: v.shape for k, v in b.items()}
-    two_steps = 2 * tiny_config(tmp_path / "group").optim.lr  # Adam moves a weight by at most ~lr a step
-    assert all((a[key] - b[key]).abs().max() <= two_steps for key in a)
+    # The two norms round differently. A bias a norm follows has no gradient but that rounding, which
+    # Adam scales to a step of up to lr in either direction, so in two runs of two steps such biases end
+    # up to 4 lr apart (2.6 lr measured with the float32 resampling, 1.6 before). Every other tensor
+    # has a real gradient and agrees to float rounding (3e-4 lr measured).
+    lr = tiny_config(tmp_path / "group").optim.lr
+    noise_only = biases_before_a_norm(a)
+    for key in a:
+        if key in noise_only:
+            assert (a[key] - b[key]).abs().max() <= 4 * lr, key
+        else:
+            torch.testing.assert_close(a[key], b[key], rtol=1e-5, atol=1e-5, msg=key)
     loaded, _ = load_exported(tmp_path / "group" / "model")
     assert any(isinstance(m, torch.nn.InstanceNorm3d) for m in loaded.modules())
     with pytest.raises(ConfigError, match="train.channels_last_norm .* needs train.channels_last: true"):
