@@ -684,10 +684,10 @@ def resampled_voxels(prepared: PreparedCase) -> int:
 
 
 def resampling_bytes(channels: int, source_voxels: int, target_voxels: int) -> int:
-    """Peak bytes of MONAI's resampling (``Spacingd`` and its inverse) of ``channels`` float32 channels:
-    it computes in float64, Spacingd's default (the input as float64, a sampling grid of 4 homogeneous
-    coordinates per target voxel, the float64 output), then copies back to float32."""
-    return 8 * channels * source_voxels + (32 + 12 * channels) * target_voxels
+    """Peak bytes of MONAI's resampling (``Spacingd`` and its inverse) of ``channels`` float32 channels,
+    which our preprocessing runs in float32 (``data.preprocess``): a copy of the input, a sampling grid
+    of 4 homogeneous coordinates per target voxel and the output."""
+    return 4 * channels * source_voxels + (16 + 4 * channels) * target_voxels
 
 
 def preprocess_bytes(prepared: PreparedCase) -> int:
@@ -695,9 +695,9 @@ def preprocess_bytes(prepared: PreparedCase) -> int:
     volume as read, the resampling, and four float32 copies of the result (reoriented, cropped,
     normalised, typed).
 
-    Measured on the CPU (``benchmarks/transform_memory.py``): 561 MiB for a 192 x 192 x 160 scan
-    resampled from 0.8 x 0.8 x 2.5 mm to 1 mm, where this says 607 MiB; 191 MiB at 1 mm (MONAI
-    skips the resampling), where this says 405 MiB."""
+    Measured on the CPU (``benchmarks/transform_memory.py``): 342 MiB for a 192 x 192 x 160 scan
+    resampled from 0.8 x 0.8 x 2.5 mm to 1 mm, where this says 369 MiB; 191 MiB at 1 mm (MONAI
+    skips the resampling), where this says 248 MiB."""
     channels, read_voxels = prepared.image.shape[0], int(np.prod(prepared.image.shape[1:]))
     target = resampled_voxels(prepared)
     resampling = resampling_bytes(channels, read_voxels, target) if prepared.settings.spacing is not None else 0
@@ -708,8 +708,8 @@ def inverse_bytes(prepared: PreparedCase, num_classes: int) -> int:
     """Bytes mapping a case's probabilities back onto its input's grid allocates at its peak (an estimate
     from above): the padding that undoes the crop, the resampling, and our clamped copy and class map.
 
-    Measured on the CPU (``benchmarks/transform_memory.py``): 531 MiB for 3 classes of the resampled
-    scan of ``preprocess_bytes``, where this says 797 MiB; 74 MiB at 1 mm, where this says 675 MiB."""
+    Measured on the CPU (``benchmarks/transform_memory.py``): 158 MiB for 3 classes of the resampled
+    scan of ``preprocess_bytes``, where this says 463 MiB; 29 MiB at 1 mm, where this says 383 MiB."""
     input_voxels, target = int(np.prod(prepared.reference.shape[:3])), resampled_voxels(prepared)
     resampling = resampling_bytes(num_classes, target, input_voxels) if prepared.settings.spacing is not None else 0
     return 4 * num_classes * target + resampling + 4 * (num_classes + 1) * input_voxels
