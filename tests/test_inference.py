@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 import threading
+from pathlib import Path
 
 import nibabel as nib
 import numpy as np
@@ -544,15 +545,47 @@ def test_the_transforms_on_the_gpu_write_the_label_maps_and_probabilities_of_the
     for road, on_device in (("host", False), ("device", True)):
         predict_cases(model, [scans / "imagesTr"], tmp_path / road, device=gpu, probabilities=True,
                       transforms_on_device=on_device, aggregate_on_cpu=False)
+    assert_same_predictions(tmp_path / "host", tmp_path / "device")
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("on_host", ["preprocess", "inverse"])
+def test_a_transform_too_big_for_the_gpu_runs_on_the_host_beside_the_other_on_the_gpu(scans, tmp_path,
+                                                                                        monkeypatch, on_host):
+    """The mixed roads of --transforms-on-device: one transform's estimate does not fit (forced here) and
+    it runs on the host, the other on the GPU. The inverse then meets an image preprocessed on one
+    device and probabilities on the other; both roads write what the host's road writes."""
+    import accelerated_seg.inference as inference
+
+    model, gpu = export(tmp_path / "model"), torch.device("cuda")
+    predict_cases(model, [scans / "imagesTr"], tmp_path / "host", device=gpu, probabilities=True,
+                  aggregate_on_cpu=False)
+    monkeypatch.setattr(inference, f"{on_host}_bytes", lambda *args: 2**62)  # more than any GPU has
+    chosen, choose = [], inference.transforms_device
+
+    def recorded(*args, **kwargs):
+        chosen.append(choose(*args, **kwargs).type)
+        return torch.device(chosen[-1])
+
+    monkeypatch.setattr(inference, "transforms_device", recorded)
+    predict_cases(model, [scans / "imagesTr"], tmp_path / "device", device=gpu, probabilities=True,
+                  transforms_on_device=True, aggregate_on_cpu=False)
+    assert chosen == (["cpu", "cuda"] if on_host == "preprocess" else ["cuda", "cpu"]) * 6
+    assert_same_predictions(tmp_path / "host", tmp_path / "device")
+
+
+def assert_same_predictions(host: Path, device: Path) -> None:
+    """The six scans' label maps and probabilities written by two roads agree (as a GPU's resampling
+    allows)."""
     for index in range(6):
         name = f"case_{index:03d}"
-        host, device = (nib.load(tmp_path / road / f"{name}.nii.gz") for road in ("host", "device"))
-        np.testing.assert_allclose(device.affine, host.affine)
-        labels = [np.asanyarray(image.dataobj) for image in (host, device)]
+        images = [nib.load(road / f"{name}.nii.gz") for road in (host, device)]
+        np.testing.assert_allclose(images[1].affine, images[0].affine)
+        labels = [np.asanyarray(image.dataobj) for image in images]
         assert labels[1].dtype == labels[0].dtype == np.uint8
         # the GPU's resampling (in and out) rounds differently: a voxel on a near-tie may change class
         assert (labels[0] != labels[1]).mean() < 1e-3, name
-        probs = [nib.load(tmp_path / road / f"{name}_probs.nii.gz").get_fdata() for road in ("host", "device")]
+        probs = [nib.load(road / f"{name}_probs.nii.gz").get_fdata() for road in (host, device)]
         np.testing.assert_allclose(probs[1], probs[0], atol=1e-4)
 
 
