@@ -453,7 +453,7 @@ def test_each_scan_is_decompressed_once_and_loaded_as_monai_loads_it_from_disk(s
 
 def test_the_resampling_runs_in_float32_there_and_back_and_lands_within_a_thousandth_of_float64(scans, monkeypatch):
     """The preprocessing resamples in float32, not in Spacingd's float64, and the inverse does as the trace
-    says: for 3 classes of a 192x192x160 scan the inverse took 0.72x the time and 0.30x the memory
+    says: for 3 classes of a 192x192x160 scan the inverse took 0.67x the time and 0.30x the memory
     (benchmarks/results/prepare_case_ab_float32_2cpu.json, transform_memory_2cpu_float32.json). Against
     float64 the z-scored image moves by less than a thousandth (the class map, in that benchmark, at 6 voxels
     in a million)."""
