@@ -304,7 +304,8 @@ def _check(args, _) -> int:
 
 
 def _predict(args, _) -> int:
-    from .inference import predict_cases, predict_file, probabilities_path
+    from .inference import predict_cases, predict_file
+    from .inference_files import probabilities_path
 
     if bool(args.inputs) == bool(args.input):
         print("error: give the images to segment either as INPUT... (files, folders, patterns) or as "
@@ -334,7 +335,7 @@ def _predict(args, _) -> int:
 def _predict_distributed(args, options) -> int:
     from pathlib import Path
 
-    from .inference import InputCase
+    from .inference_files import InputCase
     from .inference_distributed import predict_distributed, process_state
 
     state = process_state()

@@ -554,7 +554,8 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
         DataError: a case's files cannot be segmented (the first such case stops the evaluation).
     """
     from .checkpoint import load_exported
-    from .inference import InputCase, PredictOptions, check_precision, default_device, segment_cases
+    from .inference import PredictOptions, check_precision, default_device, segment_cases
+    from .inference_files import InputCase
 
     settings = PredictOptions(sw_batch_size=batch_size, **{k: v for k, v in options.items() if k != "device"})
     device = default_device(options.get("device"))

@@ -17,7 +17,8 @@ The prediction of one case, top-down (``predict_case``):
    header, so it overlays the scan in 3D Slicer or ITK-SNAP.
 
 Steps 1-2 and 4-5 are host work, 3 is the network's: predicting many cases (``predict_cases``) reads
-the next case and writes the previous one while the network runs (``inference_pipeline``).
+the next case and writes the previous one while the network runs (``inference_pipeline``). Which files
+make up which case, and which outputs may be written, is ``inference_files``'s.
 
     from accelerated_seg.inference import predict_cases
     predict_cases("output/demo/best_model", ["scans/"], "predictions/", tta="all")
@@ -27,12 +28,10 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
-from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import nibabel as nib
 import numpy as np
@@ -46,7 +45,14 @@ from .data.checks import non_finite_counts, volumes_in
 from .data.errors import DataError
 from .data.io import header_error, read_nifti, write_nifti
 from .data.preprocess import ImagesReadAlready, PreprocessSettings, preprocess, reading_and_rest
-from .files import file_in_the_way
+from .inference_files import (
+    PREDICTION_DESCRIP,
+    InputCase,
+    check_outputs,
+    collect_cases,
+    output_paths,
+    probabilities_path,
+)
 from .inference_pipeline import one_at_a_time, pipelined
 
 # --------------------------------------------------------------------------------------------------
@@ -54,8 +60,6 @@ from .inference_pipeline import one_at_a_time, pipelined
 # --------------------------------------------------------------------------------------------------
 
 PRECISIONS = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
-# The header description of every file predict writes: a rerun may replace those, and nothing else
-PREDICTION_DESCRIP = b"accelerated_seg prediction"
 
 # Share of the free GPU memory the stitched probabilities may take before they move to the CPU. The
 # rest is for the windows' activations (GBs for a 3D U-Net at 128^3 x 4 windows) and fragmentation.
@@ -252,263 +256,6 @@ def default_device(device: str | torch.device | None) -> torch.device:
     if chosen.type not in ("cpu", "cuda", "mps"):
         raise ValueError(f"device {device!r}: prediction runs on cpu, cuda or mps, not {chosen.type}")
     return chosen
-
-
-# --------------------------------------------------------------------------------------------------
-# Which files make up which case
-# --------------------------------------------------------------------------------------------------
-
-NIFTI_SUFFIXES = (".nii.gz", ".nii")
-# nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
-_CHANNEL_FILE = re.compile(r"^(?P<case>.+)_(?P<channel>\d{4})$")
-_ALL_CHANNELS = -1  # a multi-channel model's file without that naming: one 4D file of every channel
-
-
-@dataclass(frozen=True)
-class InputCase:
-    """One case to segment: its id (the output's file name) and one file per channel, in order."""
-
-    id: str
-    channels: tuple[Path, ...]
-
-
-def nifti_stem(path: str | Path) -> str | None:
-    """File name without ``.nii.gz``/``.nii``, or None for a file that is not NIfTI."""
-    name = Path(path).name
-    for suffix in NIFTI_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return None
-
-
-def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
-    """Files, folders (their NIfTI files, not recursive) and glob patterns -> NIfTI files, in order.
-
-    Hidden files are skipped: they are other programs' temporary files (``write_nifti`` uses them).
-    A file reached twice (named, and inside a named folder) counts once.
-
-    Raises:
-        DataError: an input that is neither a file, a folder nor a pattern matching NIfTI files.
-
-    Example:
-        >>> expand_inputs(["scans/", "extra/case_9.nii.gz", "more/*_0000.nii.gz"])  # doctest: +SKIP
-    """
-    files: dict[Path, None] = {}  # ordered and without repeats
-    for item in inputs:
-        for path in _nifti_files(str(item)):
-            files[path] = None
-    return list(files)
-
-
-def _nifti_files(text: str) -> list[Path]:
-    """The NIfTI files one input names."""
-    path = Path(text).expanduser()
-    if path.is_file():
-        if nifti_stem(path) is None:
-            raise DataError(f"{path}: not a NIfTI file name (.nii or .nii.gz); convert it (e.g. with dcm2niix "
-                            f"or SimpleITK) and name it <case>.nii.gz")
-        return [path]
-    if path.is_dir():
-        found = sorted(p for p in path.iterdir() if p.is_file() and nifti_stem(p) and not p.name.startswith("."))
-        where = f"folder {path}"
-    elif any(c in text for c in "*?["):
-        found = sorted(p for p in map(Path, _glob(text)) if p.is_file() and nifti_stem(p))
-        where = f"pattern {text!r}"
-    else:
-        raise DataError(f"{text}: no such file or folder; give NIfTI files, folders holding them, "
-                        f"or a quoted pattern such as 'scans/*.nii.gz'")
-    if not found:
-        raise DataError(f"{where} holds no .nii/.nii.gz file; check the path")
-    return found
-
-
-def _volumes_in_header(path: Path) -> int | None:
-    """3D volumes a NIfTI file holds (``volumes_in``), from its header alone; None where it cannot be read."""
-    try:
-        shape = nib.load(str(path)).shape
-    except Exception:  # nibabel raises many types for a damaged file; reading the case reports it
-        return None
-    return volumes_in(shape)
-
-
-def _glob(pattern: str) -> list[str]:
-    import glob
-
-    return glob.glob(str(Path(pattern).expanduser()), recursive=True)
-
-
-def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | None = None) -> list[InputCase]:
-    """Group files into cases by nnU-Net channel naming.
-
-    Single-channel models: every file is a case; a trailing ``_0000`` is dropped from the id, so
-    ``liver_7_0000.nii.gz`` gives ``liver_7.nii.gz``. Multi-channel models: ``<case>_0000``,
-    ``<case>_0001``, ... are one case, channels in that order; each case needs every channel once.
-    A multi-channel model's file without that naming is a case of its own whose one file holds every
-    channel along a fourth axis (the Decathlon's BrainTumour ``BRATS_001.nii.gz``), checked when read.
-
-    Args:
-        files: NIfTI files, e.g. from ``expand_inputs``.
-        in_channels: channels the model takes.
-        channel_names: channel index (str or int) -> name, for error messages (``config.json``).
-
-    Raises:
-        DataError: every problem found, one line each: a file without channel naming, a missing or
-            extra channel, two files giving the same case.
-
-    Example:
-        >>> [c.id for c in group_cases([Path("a_0000.nii.gz"), Path("a_0001.nii.gz")], 2)]
-        ['a']
-    """
-    names = {int(k): v for k, v in (channel_names or {}).items()}
-    grouped: dict[str, dict[int, list[Path]]] = {}
-    problems = []
-    for path in files:
-        stem = nifti_stem(path)
-        match = _CHANNEL_FILE.match(stem)
-        if in_channels == 1:
-            case, channel = (match["case"], 0) if match and match["channel"] == "0000" else (stem, 0)
-        elif match is None and _volumes_in_header(path) in (in_channels, None):  # None: the read will say why
-            case, channel = stem, _ALL_CHANNELS  # one file holding every channel along a 4th axis
-        elif match is None:
-            problems.append(f"{path}: the model takes {in_channels} channels, so each file must be named "
-                            f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel), or hold "
-                            f"all {in_channels} as one 4D (x, y, z, {in_channels}) image; rename it")
-            continue
-        else:
-            case, channel = match["case"], int(match["channel"])
-        grouped.setdefault(case, {}).setdefault(channel, []).append(path)
-
-    cases = []
-    for case, channels in grouped.items():
-        if _ALL_CHANNELS in channels:
-            if len(channels) > 1 or len(channels[_ALL_CHANNELS]) > 1:
-                problems.append(f"case {case!r}: {channels[_ALL_CHANNELS][0]} holds every channel, but other files "
-                                f"give the case too; keep one of the two forms")
-            else:
-                cases.append(InputCase(case, (channels[_ALL_CHANNELS][0],)))
-            continue
-        for channel, paths in sorted(channels.items()):
-            if len(paths) > 1:
-                problems.append(f"case {case!r}: {len(paths)} files give channel {channel:04d} "
-                                f"({', '.join(map(str, paths))}); keep one")
-            if channel >= in_channels:
-                problems.append(f"{paths[0]}: channel {channel:04d}, but the model takes {in_channels} channel(s) "
-                                f"(0000..{in_channels - 1:04d}); remove it or use another model")
-        missing = [c for c in range(in_channels) if c not in channels]
-        if missing:
-            described = ", ".join(f"{case}_{c:04d}.nii.gz" + (f" ({names[c]})" if c in names else "") for c in missing)
-            problems.append(f"case {case!r} lacks channel file(s) {described}; add them next to the others")
-        cases.append(InputCase(case, tuple(channels[c][0] for c in range(in_channels) if c in channels)))
-    if problems:
-        raise DataError(f"cannot group {len(files)} input file(s) into cases:\n" + "\n".join(problems))
-    return sorted(cases, key=lambda c: c.id)
-
-
-def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]:
-    """Files, folders or patterns -> the cases to segment with the model described by ``config``."""
-    return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))
-
-
-def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
-    """Refuse to write a label map or probabilities over an input image (``--output`` = the scans' folder).
-
-    Raises:
-        DataError: an output path is one of the inputs; nothing has been written.
-    """
-    sources = {Path(p).resolve(): Path(p) for p in inputs}
-    for output in outputs:
-        if output is not None and (source := sources.get(Path(output).resolve())) is not None:
-            raise DataError(f"writing {output} would overwrite the input image {source}; give --output a new "
-                            f"folder or file name")
-
-
-def _check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
-    """Refuse an output file name without ``.nii.gz``/``.nii``: nibabel would write an uncompressed
-    NIfTI under it that no viewer or ``evaluate`` recognises as one.
-
-    Raises:
-        DataError: an output is not named as NIfTI; nothing has been written.
-    """
-    for output in outputs:
-        if output is not None and nifti_stem(output) is None:
-            raise DataError(f"{output}: a label map is written as NIfTI; end the file name in .nii.gz (or .nii)")
-
-
-def _check_writable(outputs: Iterable[str | Path | None]) -> None:
-    """Refuse an output path that is a folder, or below a file: the label map is written to a
-    temporary file and renamed, and either would fail there with an OSError, after the inference.
-
-    Raises:
-        DataError: naming the output and what is in its way; nothing has been written.
-    """
-    for output in outputs:
-        if output is None:
-            continue
-        if Path(output).is_dir():
-            raise DataError(f"{output} is a folder, so the label map cannot be written there; give --output a "
-                            f"file name that is not a folder, or another folder for <case>.nii.gz")
-        if blocking := file_in_the_way(Path(output).parent):
-            raise DataError(f"{output}: {blocking} is a file, so the folder for {Path(output).name} cannot be "
-                            f"made; give --output a folder path, or a file name in one")
-
-
-def _check_only_predictions_replaced(outputs: Iterable[str | Path | None]) -> None:
-    """Refuse to write over a file that is not one of our predictions: a rerun replaces its own
-    outputs, but ``--output labelsTr`` wrote each case's label map over its reference segmentation,
-    of the same name, without a word. Ours carry ``PREDICTION_DESCRIP`` in their header.
-
-    Raises:
-        DataError: naming the files; nothing has been written.
-    """
-    foreign = []
-    for output in outputs:
-        if output is None or not Path(output).is_file():
-            continue
-        try:
-            written_here = nib.load(str(output)).header["descrip"].item() == PREDICTION_DESCRIP
-        except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # no NIfTI: not ours either
-            written_here = False
-        if not written_here:
-            foreign.append(str(output))
-    if foreign:
-        shown = ", ".join(foreign[:5]) + (f" (and {len(foreign) - 5} more)" if len(foreign) > 5 else "")
-        what = f"{shown} already exists" if len(foreign) == 1 else f"{len(foreign)} outputs already exist ({shown})"
-        raise DataError(f"{what}, not written by predict (a reference segmentation?): predict replaces only its own "
-                        f"outputs; give --output another folder, or move the file(s) away")
-
-
-def _check_written_once(outputs: list) -> None:
-    """Refuse two outputs at one path: a case named ``x_probs`` had its label map written over case
-    ``x``'s probabilities (``x_probs.nii.gz``), or the other way round, without a word."""
-    counts = Counter(Path(path).resolve() for path in outputs if path is not None)
-    if twice := sorted(str(path) for path, count in counts.items() if count > 1):
-        raise DataError(f"{', '.join(twice)} would be written twice by this prediction (a case's label map and another "
-                        f"case's <case>_probs.nii.gz have one name): rename one of those inputs, or leave the "
-                        f"probabilities out")
-
-
-def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
-    """Every check of the files a prediction will write, before it segments anything: none is an
-    input image, each is named as NIfTI, no two share a path, each can be written (no folder in its
-    place, no file above it), and none replaces a file that predict did not write. Called with every
-    case's outputs, so a refusal leaves nothing half done.
-
-    Raises:
-        DataError: naming the output and what to do; nothing has been written.
-    """
-    outputs = list(outputs)
-    _check_inputs_are_spared(inputs, outputs)
-    _check_nifti_names(outputs)
-    _check_written_once(outputs)
-    _check_writable(outputs)
-    _check_only_predictions_replaced(outputs)
-
-
-def probabilities_path(label_path: str | Path) -> Path:
-    """Where the probabilities of the label map ``x.nii.gz`` go: ``x_probs.nii.gz`` beside it."""
-    label_path = Path(label_path)
-    stem = nifti_stem(label_path) or label_path.name
-    return label_path.with_name(f"{stem}_probs.nii.gz")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1001,23 +748,6 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
     return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
 
 
-def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
-    """The label map of each case: ``output/<case>.nii.gz``, or ``output`` itself for one case.
-
-    Raises:
-        DataError: ``output`` is a file name (``.nii.gz``/``.nii``) but there is not exactly one case,
-            or an existing file where the folder must go.
-    """
-    if nifti_stem(output) is not None:  # a file name: the inputs must be exactly one case
-        if len(cases) != 1:
-            raise DataError(f"--output {output} is one file, but the inputs hold {len(cases)} cases "
-                            f"({', '.join(c.id for c in cases[:5])}{', ...' if len(cases) > 5 else ''}); "
-                            f"give a folder as --output")
-        return [Path(output)]
-    if Path(output).exists() and not Path(output).is_dir():  # else errno 17 from a mkdir, after the first case
-        raise DataError(f"--output {output} is a file, not a folder; the label maps go into a folder as "
-                        f"<case>.nii.gz: give a new or existing folder")
-    return [Path(output) / f"{case.id}.nii.gz" for case in cases]
 
 
 def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: str | Path, *,

@@ -20,7 +20,7 @@ Two ways to share the work (``split``):
     ``cases`` when there are at least as many cases as processes, else ``windows`` case by case.
 
 With one process this is ``inference.predict_cases``. The process-agnostic pieces all live in
-``inference``; this module only decides who does what and combines the results.
+``inference`` and ``inference_files``; this module only decides who does what and combines the results.
 """
 
 from __future__ import annotations
@@ -37,18 +37,14 @@ import torch
 from .checkpoint import load_exported
 from .data.errors import DataError
 from .inference import (
-    InputCase,
     PredictOptions,
-    check_outputs,
     check_precision,
-    collect_cases,
-    output_paths,
     predict_cases,
     preprocess_settings,
-    probabilities_path,
     segment_cases,
     sliding_window_logits,
 )
+from .inference_files import InputCase, check_outputs, collect_cases, output_paths, probabilities_path
 
 SPLITS = ("auto", "cases", "windows")
 

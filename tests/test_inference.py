@@ -1,4 +1,4 @@
-"""Prediction lands on the input's grid (non-RAS, anisotropic, cropped), inputs group into cases, TTA,
+"""Prediction lands on the input's grid (non-RAS, anisotropic, cropped), multi-channel cases, TTA,
 precision, CPU aggregation and the ``predict`` command. No training: exports hold random weights."""
 
 import json
@@ -23,8 +23,6 @@ from accelerated_seg.inference import (
     check_precision,
     class_map,
     class_values,
-    expand_inputs,
-    group_cases,
     inverse_bytes,
     label_dtype,
     mirror_axes,
@@ -35,7 +33,6 @@ from accelerated_seg.inference import (
     prepare_case,
     preprocess_bytes,
     preprocessed_on,
-    probabilities_path,
     resampled_voxels,
     resampling_bytes,
     restore_case,
@@ -43,6 +40,7 @@ from accelerated_seg.inference import (
     sliding_window_logits,
     transforms_device,
 )
+from accelerated_seg.inference_files import probabilities_path
 from accelerated_seg.models import build_from_spec, model_spec
 from broken_cases import with_header_affine  # tests/ is on sys.path, as for conftest
 
@@ -228,65 +226,6 @@ def test_written_label_maps_hold_every_value_in_a_type_nifti_tools_read():
     values = class_values(PreprocessSettings(label_map=((0, 0), (1000, 1), (40000, 2))), 3)
     written = values[np.array([0, 1, 2])]
     assert written.astype(label_dtype(written)).tolist() == [0, 1000, 40000]  # int16 gave -25536
-
-
-# --------------------------------------------------------------------------------------------------
-# Inputs: files, folders, patterns; channels grouped by name
-# --------------------------------------------------------------------------------------------------
-
-
-def touch(folder, *names):
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        (folder / name).write_bytes(b"")
-    return folder
-
-
-def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
-    folder = touch(tmp_path / "scans", "b.nii.gz", "a.nii", "notes.txt", ".a.nii.gz.123.tmp.nii.gz")
-    files = expand_inputs([folder, str(folder / "*.nii*"), folder / "b.nii.gz"])
-    assert [p.name for p in files] == ["a.nii", "b.nii.gz"]
-    with pytest.raises(DataError, match="no such file or folder"):
-        expand_inputs([tmp_path / "nowhere"])
-    with pytest.raises(DataError, match="holds no .nii"):
-        expand_inputs([str(tmp_path / "scans" / "*.mha")])
-    with pytest.raises(DataError, match="not a NIfTI file name"):
-        expand_inputs([folder / "notes.txt"])
-
-
-def test_single_channel_files_are_cases_and_nnunet_suffix_is_dropped(tmp_path):
-    cases = group_cases([tmp_path / "liver_7_0000.nii.gz", tmp_path / "brain.nii.gz"], 1)
-    assert [(c.id, [p.name for p in c.channels]) for c in cases] == [
-        ("brain", ["brain.nii.gz"]), ("liver_7", ["liver_7_0000.nii.gz"])]
-    with pytest.raises(DataError, match="2 files give channel 0000"):
-        group_cases([tmp_path / "a.nii.gz", tmp_path / "a_0000.nii.gz"], 1)
-
-
-def test_multi_channel_files_group_by_case_in_channel_order(tmp_path):
-    files = [tmp_path / n for n in ("b_0001.nii.gz", "a_0001.nii.gz", "a_0000.nii.gz", "b_0000.nii.gz")]
-    cases = group_cases(files, 2)
-    assert [(c.id, [p.name for p in c.channels]) for c in cases] == [
-        ("a", ["a_0000.nii.gz", "a_0001.nii.gz"]), ("b", ["b_0000.nii.gz", "b_0001.nii.gz"])]
-
-
-def test_channel_naming_problems_are_all_reported(tmp_path):
-    files = [tmp_path / n for n in ("a_0000.nii.gz", "b_0000.nii.gz", "b_0001.nii.gz", "b_0002.nii.gz", "t1.nii.gz")]
-    nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.float32), np.eye(4)), files[-1])  # 3D: one channel, unnamed
-    with pytest.raises(DataError) as error:
-        group_cases(files, 2, {"0": "T1", "1": "FLAIR"})
-    message = str(error.value)
-    assert "case 'a' lacks channel file(s) a_0001.nii.gz (FLAIR)" in message
-    assert "b_0002.nii.gz: channel 0002, but the model takes 2 channel(s)" in message
-    assert "t1.nii.gz: the model takes 2 channels, so each file must be named <case>_0000.nii.gz" in message
-    assert "or hold all 2 as one 4D (x, y, z, 2) image" in message
-
-
-def test_a_4d_file_of_every_channel_is_one_case_of_a_multi_channel_model(tmp_path):
-    """The Decathlon's BrainTumour stores a case's four MR channels in one (x, y, z, 4) file."""
-    nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4)), tmp_path / "BRATS_001.nii.gz")
-    files = [tmp_path / "BRATS_001.nii.gz", tmp_path / "c_0000.nii.gz", tmp_path / "c_0001.nii.gz"]
-    assert [(c.id, [p.name for p in c.channels]) for c in group_cases(files, 2)] == [
-        ("BRATS_001", ["BRATS_001.nii.gz"]), ("c", ["c_0000.nii.gz", "c_0001.nii.gz"])]
 
 
 def test_multi_channel_cases_are_predicted_into_one_label_map_each(scans, tmp_path):

@@ -14,7 +14,8 @@ import torch
 
 from accelerated_seg.checkpoint import write_export
 from accelerated_seg.data.synthetic import write_synthetic_dataset
-from accelerated_seg.inference import InputCase, predict_file, sliding_window_logits
+from accelerated_seg.inference import predict_file, sliding_window_logits
+from accelerated_seg.inference_files import InputCase
 from accelerated_seg.inference_distributed import (
     WindowShare,
     balance_by_voxels,

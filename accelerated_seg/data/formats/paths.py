@@ -19,13 +19,18 @@ def resolve(relative: str, root: Path) -> Path:
     return root / Path(relative).expanduser()  # an absolute path stays as it is
 
 
+def nifti_stem(path: str | Path) -> str | None:
+    """File name without ``.nii.gz``/``.nii``, or None for a file that is not NIfTI."""
+    name = Path(path).name
+    for suffix in NIFTI_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
 def file_stem(path: Path) -> str:
     """File name without .nii / .nii.gz (Path.stem would leave ".nii" behind)."""
-    name = path.name
-    for suffix in NIFTI_SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return path.stem
+    return nifti_stem(path) or path.stem
 
 
 def unique_ids(label_paths: list[Path], explicit: list[str | None]) -> list[str]:
