@@ -45,6 +45,7 @@ from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
 from .data.errors import DataError
 from .data.formats.dataset_json import parse_json
+from .data.formats.paths import nifti_stem
 from .data.io import header_error, read_nifti
 from .files import file_in_the_way, is_json_object_with, write_text_atomically
 
@@ -55,7 +56,6 @@ GEOMETRY_ATOL_MM = 1e-3
 METRICS = ("dice", "hd95_mm", "surface_dice")
 EMPTY_BOTH = {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0}  # nothing to find, nothing found
 EMPTY_ONE = {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}  # no surface to measure a distance to
-NIFTI_SUFFIXES = (".nii.gz", ".nii")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -235,11 +235,7 @@ def _both_empty(row: dict) -> bool:
 
 def case_id(path: str | Path) -> str | None:
     """The case id of a NIfTI file: its name without ``.nii.gz``/``.nii``; None for other files."""
-    name = Path(path).name
-    for suffix in NIFTI_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix) and not name.startswith("."):
-            return name[: -len(suffix)]
-    return None
+    return None if Path(path).name.startswith(".") else nifti_stem(path)
 
 
 def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple[str, Path, Path]], list[Path]]:

@@ -401,7 +401,7 @@ def test_write_corpus_writes_every_case_into_its_own_folder(tmp_path):
 # --- io -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["out.nii.gz", "out.nii"])
+@pytest.mark.parametrize("name", ["out.nii.gz", "out.nii", "OUT.NII.GZ", "out.Nii"])
 def test_write_nifti_round_trips_and_leaves_no_temp_files(tmp_path, name):
     array = clean_image()
     path = write_nifti(tmp_path / "nested" / name, array, AFFINE)
@@ -410,6 +410,17 @@ def test_write_nifti_round_trips_and_leaves_no_temp_files(tmp_path, name):
     np.testing.assert_array_equal(np.asanyarray(image.dataobj), array)
     np.testing.assert_allclose(image.affine, AFFINE)
     assert sorted(p.name for p in path.parent.iterdir()) == [name]
+    # compressed exactly when the name says so, in any case, as nibabel would write it
+    assert (path.read_bytes()[:2] == b"\x1f\x8b") == name.lower().endswith(".gz")
+
+
+def test_read_nifti_reads_a_gzipped_file_whose_suffix_is_upper_case(tmp_path):
+    """Scanner exports and Windows tools write ``CT_001.NII.GZ``; nibabel reads it, so must we (before,
+    the gzip stream was parsed as NIfTI and the file called damaged)."""
+    path = tmp_path / "CT_001.NII.GZ"
+    nib.save(nib.Nifti1Image(clean_image(), AFFINE), path)
+    assert path.read_bytes()[:2] == b"\x1f\x8b"
+    np.testing.assert_array_equal(np.asanyarray(read_nifti(path).dataobj), clean_image())
 
 
 def test_write_nifti_overwrites_atomically_and_keeps_array_dtype(tmp_path):

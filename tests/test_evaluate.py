@@ -282,6 +282,14 @@ def test_a_case_held_as_nii_and_nii_gz_is_an_error_naming_both(folders):
     with pytest.raises(DataError, match=r"labels holds a\.nii and a\.nii\.gz: two labels of one case"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
+def test_labels_named_with_an_upper_case_suffix_are_scored(folders):
+    """``a.NII.GZ`` is a NIfTI file to nibabel; it was left out of the labels, so case a went unscored."""
+    pred_dir, label_dir, _ = folders
+    (label_dir / "a.nii.gz").rename(label_dir / "a.NII.GZ")
+    summary = evaluate_folders(pred_dir, label_dir, num_classes=3)
+    assert summary["num_cases"] == 3 and summary["per_class"]["1"]["dice"]["n"] == 3
+
+
 def test_evaluate_command(folders, capsys):
     pred_dir, label_dir, dataset = folders
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--tolerance", "2"]) == 0

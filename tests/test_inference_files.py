@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.inference_files import expand_inputs, group_cases
+from accelerated_seg.inference_files import expand_inputs, group_cases, output_paths
 
 
 def touch(folder, *names):
@@ -26,6 +26,17 @@ def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
         expand_inputs([str(tmp_path / "scans" / "*.mha")])
     with pytest.raises(DataError, match="not a NIfTI file name"):
         expand_inputs([folder / "notes.txt"])
+
+
+def test_nifti_suffixes_are_recognised_in_any_case(tmp_path):
+    """``CT_1.NII.GZ`` is a NIfTI file to nibabel; a folder of them once held "no .nii/.nii.gz file"."""
+    folder = touch(tmp_path / "scans", "CT_1.NII.GZ", "mr_2_0000.Nii", "notes.txt")
+    files = expand_inputs([folder])
+    assert [p.name for p in files] == ["CT_1.NII.GZ", "mr_2_0000.Nii"]
+    assert [c.id for c in group_cases(files, 1)] == ["CT_1", "mr_2"]
+    assert output_paths(group_cases(files, 1), tmp_path / "out") == [tmp_path / "out" / "CT_1.nii.gz",
+                                                                      tmp_path / "out" / "mr_2.nii.gz"]
+    assert output_paths(group_cases(files[:1], 1), tmp_path / "ct.NII.GZ") == [tmp_path / "ct.NII.GZ"]
 
 
 def test_single_channel_files_are_cases_and_nnunet_suffix_is_dropped(tmp_path):

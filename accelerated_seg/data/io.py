@@ -19,9 +19,9 @@ import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, is_gzipped
 
 _FIX = "re-export or re-download this file"
-_NIFTI_SUFFIXES = (".nii", ".nii.gz")
 _NIFTI2_HEADER_SIZE = 540  # NIfTI-1 headers are 348 bytes; the first int32 tells them apart
 
 
@@ -131,7 +131,7 @@ def write_nifti(
     stored_dtype = "compat" if array.dtype.kind in "iu" and array.dtype.itemsize == 8 else array.dtype
     image = nib.Nifti1Image(array, np.asarray(affine, dtype=np.float64), header=header, dtype=stored_dtype)
 
-    extension = ".nii.gz" if path.name.endswith(".gz") else ".nii"
+    extension = ".nii.gz" if is_gzipped(path) else ".nii"
     # The temporary name keeps the extension so nibabel compresses the same way,
     # and is created by nibabel (not mkstemp) so the file gets normal umask permissions.
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{extension}")
@@ -147,7 +147,7 @@ def write_nifti(
 def _read_all_bytes(path: Path) -> bytes:
     """Return the decompressed file content; reading gzip to its end verifies length and CRC."""
     try:
-        if path.name.endswith(".gz"):
+        if is_gzipped(path):
             with gzip.open(path, "rb") as stream:
                 return stream.read()
         return path.read_bytes()
@@ -188,7 +188,7 @@ def _fsync(path: Path) -> None:
 
 def _fix_for(path: Path) -> str:
     """What to do about an unreadable file: usually a bad copy, but another format needs converting."""
-    if path.name.lower().endswith(_NIFTI_SUFFIXES):
+    if path.name.lower().endswith(NIFTI_SUFFIXES):
         return _FIX
     return (
         "only NIfTI (.nii/.nii.gz) is read; convert the file, e.g. with SimpleITK: "

@@ -20,12 +20,18 @@ def resolve(relative: str, root: Path) -> Path:
 
 
 def nifti_stem(path: str | Path) -> str | None:
-    """File name without ``.nii.gz``/``.nii``, or None for a file that is not NIfTI."""
+    """File name without ``.nii.gz``/``.nii`` in any case (``CT_1.NII.GZ`` -> ``CT_1``, as nibabel reads
+    it), or None for a file that is not NIfTI."""
     name = Path(path).name
     for suffix in NIFTI_SUFFIXES:
-        if name.endswith(suffix) and len(name) > len(suffix):
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]
     return None
+
+
+def is_gzipped(path: str | Path) -> bool:
+    """Whether nibabel reads and writes ``path`` gzip-compressed: its name ends in ``.gz``, in any case."""
+    return Path(path).name.lower().endswith(".gz")
 
 
 def file_stem(path: Path) -> str:
