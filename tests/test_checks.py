@@ -1,5 +1,6 @@
 """Pre-flight checks (checks.py), the broken-dataset corpus, and the NIfTI reader/writer they rely on (io.py)."""
 
+import gzip
 import json
 from pathlib import Path
 
@@ -126,6 +127,23 @@ def test_corrupted_gzip_fails_crc(tmp_path):
     content[len(content) // 2] ^= 0x01  # one flipped bit: decodes fine, only the CRC notices
     case.images[0].write_bytes(bytes(content))
     assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "corrupt")
+
+
+def test_a_decompressed_file_still_named_nii_gz_is_told_to_be_renamed(tmp_path):
+    """Browsers decompress a downloaded .nii.gz and keep its name; nibabel cannot read it either way."""
+    case = make_case(tmp_path, "bad")
+    case.images[0].write_bytes(gzip.decompress(case.images[0].read_bytes()))
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0],
+                        "an uncompressed NIfTI file under a .gz name", "rename it to bad.nii,")
+
+
+def test_a_gzipped_file_named_nii_is_told_to_be_renamed(tmp_path):
+    case = make_case(tmp_path, "bad")
+    renamed = case.images[0].with_name("bad.nii")
+    case.images[0].rename(renamed)
+    case = Case(case.id, (renamed,), case.label)
+    assert_single_error(check_one_bad_case(tmp_path, case), renamed,
+                        "gzip-compressed but its name says uncompressed", "rename it to bad.nii.gz")
 
 
 def test_non_3d_image(tmp_path):

@@ -19,10 +19,11 @@ import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, is_gzipped
+from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, is_gzipped, nifti_stem
 
 _FIX = "re-export or re-download this file"
-_NIFTI2_HEADER_SIZE = 540  # NIfTI-1 headers are 348 bytes; the first int32 tells them apart
+_NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE = 348, 540  # the first int32 of the file tells them apart
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Image:
@@ -187,13 +188,37 @@ def _fsync(path: Path) -> None:
 
 
 def _fix_for(path: Path) -> str:
-    """What to do about an unreadable file: usually a bad copy, but another format needs converting."""
+    """What to do about an unreadable file: usually a bad copy, but another format needs converting,
+    and a file whose name says the wrong compression needs renaming."""
+    if (misnamed := _compression_misnamed(path)) is not None:
+        return misnamed
     if path.name.lower().endswith(NIFTI_SUFFIXES):
         return _FIX
     return (
         "only NIfTI (.nii/.nii.gz) is read; convert the file, e.g. with SimpleITK: "
         "sitk.WriteImage(sitk.ReadImage(src), 'case.nii.gz')"
     )
+
+
+def _compression_misnamed(path: Path) -> str | None:
+    """What to do about a NIfTI file whose name says the wrong compression, or None. Browsers and some
+    download tools decompress a ``.nii.gz`` on the way and keep its name; nibabel (and so MONAI) picks
+    the compression by the name alone and cannot read either mix-up."""
+    stem = nifti_stem(path)
+    if stem is None:
+        return None
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(4)
+    except OSError:
+        return None
+    if head[:2] == _GZIP_MAGIC and not is_gzipped(path):
+        return f"its content is gzip-compressed but its name says uncompressed: rename it to {stem}.nii.gz"
+    header_size = {int.from_bytes(head, "little"), int.from_bytes(head, "big")} if len(head) == 4 else set()
+    if is_gzipped(path) and header_size & {_NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE}:
+        return (f"it is an uncompressed NIfTI file under a .gz name (a browser or download tool may have "
+                f"decompressed it): rename it to {stem}.nii, or compress it (gzip)")
+    return None
 
 
 def _missing_file_fix(path: Path) -> str:
