@@ -19,7 +19,7 @@ import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, is_gzipped, nifti_stem
+from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
 
 _FIX = "re-export or re-download this file"
 _NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE = 348, 540  # the first int32 of the file tells them apart
@@ -160,14 +160,17 @@ def _read_all_bytes(path: Path) -> bytes:
 
 def _image_from_bytes(raw: bytes, path: Path) -> nib.Nifti1Image:
     """Parse NIfTI-1 or NIfTI-2 from memory."""
-    header_size = int.from_bytes(raw[:4], "little") if len(raw) >= 4 else 0
-    if header_size != _NIFTI2_HEADER_SIZE:
-        header_size = int.from_bytes(raw[:4], "big")
-    image_class = nib.Nifti2Image if header_size == _NIFTI2_HEADER_SIZE else nib.Nifti1Image
+    image_class = nib.Nifti2Image if _NIFTI2_HEADER_SIZE in _header_sizes(raw) else nib.Nifti1Image
     try:
         return image_class.from_bytes(raw)
     except Exception as err:  # HeaderDataError, ImageFileError, struct errors, ...
         raise DataError(f"{path}: not a valid NIfTI file ({_describe(err)}); {_fix_for(path)}") from err
+
+
+def _header_sizes(content: bytes) -> set[int]:
+    """The first int32 of a file read both ways round: a NIfTI header's size (348 or 540) in one of them."""
+    head = content[:4]
+    return {int.from_bytes(head, "little"), int.from_bytes(head, "big")} if len(head) == 4 else set()
 
 
 def _require_complete_voxel_data(image: nib.Nifti1Image, available: int, path: Path) -> None:
@@ -192,7 +195,7 @@ def _fix_for(path: Path) -> str:
     and a file whose name says the wrong compression needs renaming."""
     if (misnamed := _compression_misnamed(path)) is not None:
         return misnamed
-    if path.name.lower().endswith(NIFTI_SUFFIXES):
+    if nifti_stem(path) is not None:
         return _FIX
     return (
         "only NIfTI (.nii/.nii.gz) is read; convert the file, e.g. with SimpleITK: "
@@ -214,8 +217,7 @@ def _compression_misnamed(path: Path) -> str | None:
         return None
     if head[:2] == _GZIP_MAGIC and not is_gzipped(path):
         return f"its content is gzip-compressed but its name says uncompressed: rename it to {stem}.nii.gz"
-    header_size = {int.from_bytes(head, "little"), int.from_bytes(head, "big")} if len(head) == 4 else set()
-    if is_gzipped(path) and header_size & {_NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE}:
+    if is_gzipped(path) and _header_sizes(head) & {_NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE}:
         return (f"it is an uncompressed NIfTI file under a .gz name (a browser or download tool may have "
                 f"decompressed it): rename it to {stem}.nii, or compress it (gzip)")
     return None
