@@ -459,6 +459,16 @@ def test_write_nifti_stores_int64_as_int32(tmp_path):
     np.testing.assert_array_equal(np.asanyarray(image.dataobj), clean_label())
 
 
+@pytest.mark.parametrize("name", ["wide.nii.gz", "wide.nii"])
+def test_read_nifti_reads_nifti_2(tmp_path, name):
+    """NIfTI-2 (540-byte header, 64-bit dimensions) is told apart from NIfTI-1 by the header's size."""
+    nib.save(nib.Nifti2Image(clean_image(), AFFINE), tmp_path / name)
+    image = read_nifti(tmp_path / name)
+    assert isinstance(image, nib.Nifti2Image)
+    np.testing.assert_array_equal(np.asanyarray(image.dataobj), clean_image())
+    np.testing.assert_allclose(image.affine, AFFINE)
+
+
 def test_read_nifti_rejects_a_file_that_is_not_nifti(tmp_path):
     path = tmp_path / "notes.nii"
     path.write_bytes(b"not an image" * 50)
