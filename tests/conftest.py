@@ -10,6 +10,12 @@ import pytest
 # One thread per process: tests run 2-process jobs on a 2-core machine, and tiny convolutions
 # gain nothing from more threads.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Every Python process a test starts imports this checkout's package, and starts without
+# transformers as a default install does (tests/startup/sitecustomize.py says why).
+_TESTS = Path(__file__).resolve().parent
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(_TESTS.parent), str(_TESTS / "startup"), *filter(None, [os.environ.get("PYTHONPATH")])])
+os.environ.setdefault("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", "1")
 
 from accelerated_seg.config import load_config  # noqa: E402
 from accelerated_seg.data.synthetic import write_synthetic_dataset  # noqa: E402

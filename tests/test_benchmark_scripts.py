@@ -4,7 +4,6 @@ already. They run for half an hour to hours, so a slip that only shows when one 
 unbalanced quote in a header line did, once) costs a session."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,8 +54,7 @@ def test_worker_start_times_both_start_methods_in_fresh_processes(tmp_path):
     out = tmp_path / "worker_start.json"
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "worker_start.py"), "--repeats", "1", "--patch",
                              "16", "--workers", "1", "--batches", "1", "--output", str(out)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=300,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     record = json.loads(out.read_text())
     assert set(record["median"]) == {"fork", "forkserver"} and record["machine"]["cores"] >= 1
@@ -78,8 +76,7 @@ def test_worker_start_times_training_runs_with_forked_workers_and_with_the_fork_
     out = tmp_path / "worker_start_training.json"
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "worker_start.py"), "--train", str(config),
                              "--repeats", "1", "--output", str(out)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=300,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     record = json.loads(out.read_text())
     assert record["benchmark"] == "worker_start_training" and set(record["runs"]) == {"fork", "forkserver"}

@@ -34,6 +34,13 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY_ODD = '{"channels": [4, 8], "strides": [2], "num_res_units": 0}'  # 1,961 parameters
 
 
+@pytest.fixture(autouse=True)
+def _with_transformers(monkeypatch):
+    """accelerate's DeepSpeed path imports transformers, which conftest.py hides from the processes
+    of the other tests (tests/startup/sitecustomize.py)."""
+    monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
+
+
 def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

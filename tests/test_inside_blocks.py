@@ -35,7 +35,7 @@ REPORTS = {
 
 
 def _inside_blocks(*args: str, tmp_path: Path, **env_vars: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1", **env_vars}
+    env = {**os.environ, "OMP_NUM_THREADS": "1", **env_vars}
     return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "inside_blocks.py"), *args],
                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
 

@@ -1,9 +1,11 @@
-"""tests/processes.py: a launched job that hangs is stopped whole, ranks and their children included."""
+"""How tests start processes: tests/processes.py stops a launched job that hangs whole, ranks and
+their children included; tests/startup/sitecustomize.py starts each without transformers."""
 
 from __future__ import annotations
 
 import os
 import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -53,3 +55,15 @@ def test_a_timed_out_launch_leaves_no_rank_or_worker_behind(tmp_path):
     while any(_running(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not [pid for pid in pids if _running(pid)]
+
+
+def test_a_test_process_starts_as_a_default_install_without_transformers():
+    """conftest.py hides transformers from the processes tests start (tests/startup/sitecustomize.py):
+    they import the package, MONAI's networks and accelerate's command line (which asks whether
+    transformers is there) as a default install does. If the hiding stopped working, nothing else
+    would fail; the suite would only be minutes slower."""
+    code = ("import importlib.util, sys, accelerate.commands.accelerate_cli, accelerated_seg.models\n"
+            "import monai.networks.nets as nets\n"
+            "print(importlib.util.find_spec('transformers'), nets.UNet.__name__, 'transformers' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.split() == ["None", "UNet", "False"], proc.stderr[-2000:]

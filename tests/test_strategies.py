@@ -49,7 +49,6 @@ def test_a_launch_aborted_only_at_exit_counts_as_finished(tmp_path):
 def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch):
     verify_strategies = _verify_strategies()
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
     overrides = tiny_overrides(tiny_dataset, "unused", **{
         "train.max_steps": 4, "train.val_every": 0, "train.save_every": 0, "train.global_batch_size": 4,
         "train.batch_size": "null", "model.name": "dynunet", "model.args": "{filters: [4, 8, 16]}"})
@@ -123,7 +122,6 @@ def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_pro
     the network trains sharded and ends where one process does."""
     verify_strategies = _verify_strategies()
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
     overrides = tiny_overrides(tiny_dataset, "unused", **{
         "train.max_steps": 2, "train.val_every": 0, "train.save_every": 0, "train.global_batch_size": 4,
         "train.batch_size": "null", "model.name": "segresnet", "model.args": "{init_filters: 8}"})

@@ -18,7 +18,7 @@ from conftest import tiny_overrides
 from processes import run_bounded
 from test_distributed import ROOT
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 GUARDED_CALL = """
 from accelerated_seg.data.workers import refuse_unguarded_main

@@ -1,0 +1,29 @@
+"""Run by every Python process a test starts: conftest.py puts this folder on their PYTHONPATH.
+
+With ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS=1 (conftest.py's default) the process cannot import
+transformers, as on a default install: transformers comes only with the deepspeed extra, which the
+test environment has for tests/test_deepspeed_cpu.py (that file unsets the variable). MONAI imports
+transformers whenever it is installed, for its Transchex (``monai.networks.nets`` imports every
+network), which is 3 of the 8 s that each process spends importing on 2 cores; hidden, the suite
+runs minutes faster, and its processes start as the default install does.
+"""
+
+import importlib.machinery
+import os
+import sys
+
+if os.environ.get("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS") == "1":
+
+    class _PathFinderWithoutTransformers(importlib.machinery.PathFinder):
+        """The finder of modules on sys.path, blind to transformers: ``import transformers`` fails
+        and ``importlib.util.find_spec("transformers")`` is None, as when it is not installed
+        (accelerate's command line asks the latter). MONAI's optional_import catches the former and
+        fails only if a Transchex is built. Its distribution metadata stays visible."""
+
+        @classmethod
+        def find_spec(cls, fullname, path=None, target=None):
+            if fullname.partition(".")[0] == "transformers":
+                return None
+            return super().find_spec(fullname, path, target)
+
+    sys.meta_path[sys.meta_path.index(importlib.machinery.PathFinder)] = _PathFinderWithoutTransformers
