@@ -11,7 +11,8 @@ import pytest
 # gain nothing from more threads.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 # Every Python process a test starts imports this checkout's package, and starts without
-# transformers as a default install does (tests/startup/sitecustomize.py says why).
+# transformers as a default install does (tests/startup/sitecustomize.py says why). So do the
+# test processes of `pytest -n 2`, which pytest-xdist starts after reading this file.
 _TESTS = Path(__file__).resolve().parent
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(_TESTS.parent), str(_TESTS / "startup"), *filter(None, [os.environ.get("PYTHONPATH")])])

@@ -1,4 +1,5 @@
-"""Run by every Python process a test starts: conftest.py puts this folder on their PYTHONPATH.
+"""Run by every Python process a test starts, and by the test processes pytest-xdist starts after
+reading conftest.py, which puts this folder on their PYTHONPATH.
 
 With ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS=1 (conftest.py's default) the process cannot import
 transformers, as on a default install: transformers comes only with the deepspeed extra, which the
