@@ -39,6 +39,7 @@ turns a measured step into expected DDP efficiency on 2-8 GPUs for a given inter
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import math
@@ -259,7 +260,8 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
     load_before = _load_average()
     runs = []
     for case in cases:
-        runs.append(_measure_case(case, timing, peak_tflops, price_per_gpu_hour, epoch_samples))
+        with contextlib.ExitStack() as case_scope:  # what lasts while the configuration is measured
+            runs.append(_measure_case(case, timing, peak_tflops, price_per_gpu_hour, epoch_samples, case_scope))
         _release_memory()  # the configuration's models, optimizers and data, before the next one
     main = runs[-1].pop("_is_main_process")
     for run in runs[:-1]:
@@ -280,7 +282,8 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
             "launch": _launch(), "runs": runs, "is_main_process": main}
 
 
-def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, epoch_samples) -> dict:
+def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, epoch_samples,
+                  case_scope: contextlib.ExitStack) -> dict:
     """Both loops on one configuration: build, warm up, time in alternating blocks, then the plain
     loop's phases and (under several processes) the all-reduce, each measured apart."""
     from accelerate.utils import set_seed
@@ -311,7 +314,8 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         copies = [m.to(memory_format=torch.channels_last_3d) for m in copies]
     ours_model, plain_model, *hand_model = copies
     # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
-    zero3_leaves = _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch))
+    zero3_leaves = _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch),
+                                      run_scope=case_scope)
     fused = case.uses("fused_adamw")
     flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes)
     trainable = [p for p in model.parameters() if p.requires_grad]

@@ -50,6 +50,7 @@ from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .evaluate import case_metrics
 from .files import write_text_atomically
+from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
 from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
@@ -663,7 +664,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
-    model, aliases = _model_for_strategy(cfg, spec, accelerator)
+    model, aliases = _model_for_strategy(cfg, spec, accelerator, run_scope)
     train_table, val_table = _cached_tables(cfg, accelerator, manifest, settings)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay,
@@ -750,10 +751,11 @@ def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, 
     accelerator.wait_for_everyone()
 
 
-def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) -> tuple[torch.nn.Module, dict]:
+def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator,
+                        run_scope: contextlib.ExitStack | None = None) -> tuple[torch.nn.Module, dict]:
     """The registry network, its starting weights, and the adaptations the strategy asks for
     (wrapping.py), applied before ``prepare`` wraps it; with the network's shared tensor names,
-    read while it is still plain (``export_model``)."""
+    read while it is still plain (``export_model``). ``run_scope``: as for ``_adapt_to_strategy``."""
     model = build_from_spec(spec)
     aliases = shared_tensor_names(model)
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
@@ -776,16 +778,20 @@ def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator) 
     if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
         model = model.to(memory_format=torch.channels_last_3d)
     _adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
-                       cfg.train.zero3_leaf_blocks)
+                       cfg.train.zero3_leaf_blocks, run_scope)
     return model, aliases
 
 
 def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
-                       example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True) -> list[str]:
+                       example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True,
+                       run_scope: contextlib.ExitStack | None = None) -> list[str]:
     """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike).
 
     ``example_shape`` (batch, channels, *patch) lets ZeRO-3 gather blocks whole
-    (``wrapping.mark_zero3_leaf_blocks``); ``fit`` has no shape and leaves ZeRO-3 as DeepSpeed sets it up.
+    (``wrapping.mark_zero3_leaf_blocks``) and FSDP2 check its units' outputs (``fsdp2_views``): a unit
+    whose output is changed in place is refused, and when none is, torch's warnings about units that
+    return views are silenced for as long as ``run_scope`` lasts. ``fit`` has no shape and leaves
+    ZeRO-3 as DeepSpeed sets it up, and torch's warning as it is.
     Returns the names of the blocks ZeRO-3 gathers whole (empty under any other strategy)."""
     if accelerator.distributed_type == DistributedType.FSDP:
         fsdp = accelerator.state.fsdp_plugin
@@ -795,6 +801,9 @@ def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
         if names := fill_fsdp_wrap_classes(fsdp, model):
             accelerator.print(f"FSDP units: every {', '.join(names)}")
         fsdp_mixed_precision(fsdp, accelerator.mixed_precision)
+        if fsdp.fsdp_version == 2 and example_shape is not None and check_fsdp2_units(fsdp, model, example_shape) \
+                and run_scope is not None:
+            run_scope.enter_context(quiet_view_warnings())
     elif accelerator.distributed_type == DistributedType.DEEPSPEED:
         plugin = accelerator.state.deepspeed_plugin
         if chosen := size_deepspeed_buckets(plugin.deepspeed_config, model):

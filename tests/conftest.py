@@ -90,6 +90,16 @@ def tiny_config(tiny_dataset, tmp_path):
     return make
 
 
+@pytest.fixture
+def one_process_group(tmp_path):
+    """A gloo process group of this test process alone: torch's FSDP on the CPU, without a launch."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
+    yield
+    dist.destroy_process_group()
+
+
 @pytest.fixture(autouse=True)
 def fresh_accelerate_state():
     """accelerate keeps process-wide singletons; each in-process training run starts clean."""

@@ -12,7 +12,6 @@ import functools
 
 import pytest
 import torch
-import torch.distributed as dist
 import torch.nn as nn
 from accelerate.utils import FullyShardedDataParallelPlugin
 from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy, get_module_children_bottom_up
@@ -34,13 +33,6 @@ from accelerated_seg.wrapping import (
 )
 
 from test_models import SMALL  # tests/ is on sys.path (rootdir-style test imports)
-
-
-@pytest.fixture
-def one_process_group(tmp_path):
-    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1)
-    yield
-    dist.destroy_process_group()
 
 
 def _small(name):
