@@ -27,9 +27,10 @@ REPORTS = {
     "rusage": r"rusage ours, first block \(2 steps\): per step \d+\.\d minor(.|\n)*"
               r"rusage plain, first block \(2 steps\)(.|\n)*rusage ours, later blocks \(4 steps\)(.|\n)*"
               r"rusage plain, later blocks \(4 steps\)",
-    # without CUDA the operators' own CPU time, names whole and last on each row; the first block left out
+    # without CUDA the operators' own CPU time, names whole and last on each row; the first block left out.
+    # The first row is whichever operator took the most: an aten op, or on a busy host AdamW's step.
     "kernels": r"===== ours: operators, own CPU time, \d+\.\d+ ms per step over 4 steps.*\n +us/step +share "
-               r"+calls/step  kernel\n +\d+\.\d +\d+\.\d% +\d+\.\d  aten::\w+(.|\n)*"
+               r"+calls/step  kernel\n +\d+\.\d +\d+\.\d% +\d+\.\d  \S+\n(.|\n)*"
                r"===== plain: operators, own CPU time, \d+\.\d+ ms per step over 4 steps",
 }
 
@@ -53,6 +54,17 @@ def test_each_count_reports_both_loops_after_a_real_run(what, tmp_path):
     run = written["runs"][0]
     assert run["ours"]["samples_per_s"] > 0 and run["plain"]["samples_per_s"] > 0
     assert written["settings"]["GLIBC_TUNABLES"] == tunables.get("GLIBC_TUNABLES", os.environ.get("GLIBC_TUNABLES"))
+
+
+def test_the_kernels_report_may_start_with_any_operator():
+    """Seen in a suite run with the other test process busy: AdamW's step took the most own CPU
+    time in our loop's table, and the pattern, which asked for an aten op first, failed the test."""
+    table = ("   us/step  share calls/step  kernel\n"
+             "    2403.0  20.2%        1.0  Optimizer.step#AdamW.step\n"
+             "    1961.4  16.5%        3.0  aten::convolution_backward\n")
+    report = "".join(f"===== {loop}: operators, own CPU time, 11.90 ms per step over 4 steps (the first block "
+                     f"left out)\n{table}" for loop in ("ours", "plain"))
+    assert re.search(REPORTS["kernels"], report)
 
 
 def test_an_unknown_count_is_refused_with_the_usage(tmp_path):
