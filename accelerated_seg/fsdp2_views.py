@@ -14,13 +14,13 @@ no block's output in place. But a size-based profile with a low ``fsdp_min_num_p
 units of smaller modules, and then it is true: the MLPerf U-Net's affine instance norms (640
 parameters at most) return views that its in-place LeakyReLU changes.
 
-So training decides it before the data work, for the units the launch's policy will make: one forward
-of a copy of the network on the meta device (shapes only, no compute) records each module's output
-and its version counter, which every in-place op on a tensor, on its base or on another view of it
-advances; a view whose counter moved by the end of the forward was changed in place. A unit with
-such an output stops the run with an error naming it. Otherwise none of the warnings can come true,
-and they are silenced for the run (``quiet_view_warnings``). ``fit`` has no example input and leaves
-torch's warning as it is, for a network of the user's own.
+So training decides it before the volumes are preprocessed, for the units the launch's policy will
+make: one forward of a copy of the network on the meta device (shapes only, no compute) records each
+module's output and its version counter, which every in-place op on a tensor, on its base or on
+another view of it advances; a view whose counter moved by the end of the forward was changed in
+place. A unit with such an output stops the run with an error naming it. Otherwise none of the
+warnings can come true, and they are silenced for the run (``quiet_view_warnings``). ``fit`` has no
+example input and leaves torch's warning as it is, for a network of the user's own.
 """
 
 from __future__ import annotations
