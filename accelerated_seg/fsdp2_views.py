@@ -26,7 +26,6 @@ example input and leaves torch's warning as it is, for a network of the user's o
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import re
 import warnings
@@ -35,6 +34,7 @@ import torch
 from torch import nn
 
 from .config import ConfigError
+from .wrapping import forward_on_a_meta_copy
 
 # torch's message (torch/distributed/fsdp/_fully_shard/_fsdp_state.py), matched from its start.
 _TORCH_VIEW_WARNING = re.escape("FSDP2-wrapped module (") + r".*" + re.escape(") returned a view tensor.")
@@ -44,18 +44,17 @@ def views_changed_in_place(model: nn.Module, example_shape: tuple[int, ...]) -> 
     """Names of the modules with parameters whose output, a view, a later op of the same forward
     changes in place; None where the meta forward is not possible (an op without a meta kernel).
 
-    The forward runs on a copy of ``model`` on the meta device, in training mode as ``model`` is.
+    The forward runs on a copy of ``model`` on the meta device (``wrapping.forward_on_a_meta_copy``).
     """
-    probe = copy.deepcopy(model).to("meta")
     outputs: dict[str, list[tuple[torch.Tensor, int]]] = {}
-    for name, module in probe.named_modules():
-        if next(module.parameters(), None) is not None:
-            module.register_forward_hook(functools.partial(_note_views, outputs, name))
-    try:
-        with torch.enable_grad():
-            probe(torch.zeros(example_shape, device="meta"))
-    except Exception:  # noqa: BLE001 - nothing is known then; torch's warning stays as it is
-        return None
+
+    def note_the_views(probe: nn.Module) -> None:
+        for name, module in probe.named_modules():
+            if next(module.parameters(), None) is not None:
+                module.register_forward_hook(functools.partial(_note_views, outputs, name))
+
+    if not forward_on_a_meta_copy(model, example_shape, note_the_views):
+        return None  # torch's warning stays as it is
     return [name for name, views in outputs.items() if any(view._version != version for view, version in views)]
 
 

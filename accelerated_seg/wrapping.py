@@ -27,6 +27,7 @@ Model code never imports this; the training loop applies it to whatever the regi
 from __future__ import annotations
 
 import functools
+from typing import Callable
 
 import torch
 import torch.nn as nn
@@ -316,26 +317,41 @@ def outermost_blocks_fed_gradients(model: nn.Module, example_shape: tuple[int, .
     The forward runs on a copy of the network on the meta device: shapes and autograd flags only.
     Empty when blocks are checkpointed or the meta forward is not possible (``mark_zero3_leaf_blocks``).
     """
-    import copy
-
     if any(type(m).__name__ == "CheckpointWrapper" for m in model.modules()):
         return []
     receives_gradients = {}
-    probe = copy.deepcopy(model).to("meta")
-    for name, module in probe.named_modules():
-        if is_block(module) and any(p.requires_grad for p in module.parameters()):
-            module.register_forward_pre_hook(functools.partial(_note_inputs, receives_gradients, name),
-                                             with_kwargs=True)
-    try:
-        with torch.enable_grad():
-            probe(torch.zeros(example_shape, device="meta"))
-    except Exception:  # noqa: BLE001 - an op without a meta kernel: leave ZeRO-3 as DeepSpeed sets it up
-        return []
+
+    def note_the_blocks_inputs(probe: nn.Module) -> None:
+        for name, module in probe.named_modules():
+            if is_block(module) and any(p.requires_grad for p in module.parameters()):
+                module.register_forward_pre_hook(functools.partial(_note_inputs, receives_gradients, name),
+                                                 with_kwargs=True)
+
+    if not forward_on_a_meta_copy(model, example_shape, note_the_blocks_inputs):
+        return []  # leave ZeRO-3 as DeepSpeed sets it up
     outermost = []
     for name in sorted(n for n, receives in receives_gradients.items() if receives):  # a parent sorts first
         if not any(name.startswith(outer + ".") for outer in outermost):
             outermost.append(name)
     return outermost
+
+
+def forward_on_a_meta_copy(model: nn.Module, example_shape: tuple[int, ...],
+                           attach: Callable[[nn.Module], None]) -> bool:
+    """One forward of ``example_shape`` through a copy of ``model`` on the meta device (shapes and
+    autograd flags only, no compute), in the mode ``model`` is in, after ``attach(copy)`` registered
+    its hooks on the copy's modules (whose names are the model's). False where an op has no meta
+    kernel: then nothing is known."""
+    import copy
+
+    probe = copy.deepcopy(model).to("meta")
+    attach(probe)
+    try:
+        with torch.enable_grad():
+            probe(torch.zeros(example_shape, device="meta"))
+    except Exception:  # noqa: BLE001 - any op the meta device cannot run
+        return False
+    return True
 
 
 def _note_inputs(record: dict, name: str, module, args, kwargs) -> None:
