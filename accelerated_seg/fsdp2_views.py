@@ -1,10 +1,11 @@
 """FSDP2 units that return a view: torch's warning about them, checked for the run instead of shown.
 
 ``fully_shard`` hooks each unit's output tensors so that the unit's parameters are gathered again
-before its backward. torch (2.13) warns at the first forward, once per unit class, when a unit returns
-a view: "An in-place op on this view ... will silently drop the pre-backward hook and skip the
-all-gather, which can cause backward to fail or produce wrong gradients". An in-place op on a view
-rewrites the view's autograd history, and the hook goes with the old one.
+before its backward. torch warns (2.13 and 2.14, since pytorch#181850; 2.11 does not) at the first
+forward, once per unit class, when a unit returns a view: "An in-place op on this view ... will
+silently drop the pre-backward hook and skip the all-gather, which can cause backward to fail or
+produce wrong gradients". An in-place op on a view rewrites the view's autograd history, and the
+hook goes with the old one.
 
 MONAI's instance norm returns a view (``F.instance_norm`` reshapes its input to one batch of
 batch x channels), and the in-place LeakyReLU after it keeps it one. So in every FSDP2 run

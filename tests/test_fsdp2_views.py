@@ -116,10 +116,22 @@ def test_torch_warning_about_units_returning_views_is_silenced_only_while_quiet(
     model = nn.Sequential(Normed(), nn.Linear(8, 8))
     fully_shard(model[0])
     fully_shard(model)
+
+    def step_warned(shown: list) -> bool:
+        model(torch.randn(2, 8)).sum().backward()
+        warned = any(TORCH_WARNING in str(w.message) for w in shown)
+        shown.clear()
+        return warned
+
     with warnings.catch_warnings(record=True) as shown:
         warnings.simplefilter("always")
+        warned_unscoped = step_warned(shown)
         with quiet_view_warnings():
-            model(torch.randn(2, 8)).sum().backward()
-        assert not [w for w in shown if TORCH_WARNING in str(w.message)]
-        model(torch.randn(2, 8)).sum().backward()  # the filters in effect before are back
-    assert [w for w in shown if TORCH_WARNING in str(w.message)], "torch no longer warns: quiet_view_warnings can go"
+            warned_quiet = step_warned(shown)
+        warned_after = step_warned(shown)  # the filters in effect before are back
+    if not warned_unscoped:
+        # The warning came with pytorch#181850 (in torch 2.13 and 2.14; 2.11 has none). Where torch does
+        # not warn the scope has nothing to do, and should a newer torch drop it, quiet_view_warnings can go.
+        pytest.skip(f"torch {torch.__version__} does not warn about FSDP2 units that return views")
+    assert not warned_quiet
+    assert warned_after
