@@ -37,9 +37,14 @@ def skip_first_batches_as_prepared(accelerator, loader, batches: int):
     ``non_blocking`` (``DataLoaderConfiguration(non_blocking=True)``) and ``_drop_last``. A resumed
     run draws the rest of its run from that loader (one pass covers the run, ``EpochSampler``), so
     without this every step's copy of a pinned batch to the GPU would block the host until done.
+
+    accelerate 1.13 also starts it at ``iteration`` 0 (1.15 passes the prepared loader's). Its first
+    ``__iter__`` sets that epoch on the sampler, so a seedable shuffling sampler (``fit``'s) drew
+    epoch 0's order for the rest of a later epoch: a resumed ``fit`` saw other batches than the run
+    it continued (tests/test_fit.py's shuffled resume, run with accelerate 1.13).
     """
     skipping = accelerator.skip_first_batches(loader, batches)
-    for option in ("_non_blocking", "_drop_last"):
+    for option in ("_non_blocking", "_drop_last", "iteration"):
         if hasattr(loader, option) and hasattr(skipping, option):
             setattr(skipping, option, getattr(loader, option))
     return skipping

@@ -157,6 +157,26 @@ def test_a_resumed_stream_keeps_the_prepared_loaders_non_blocking_copies():
     assert [b.tolist() for b in skipping] == [[4, 5], [6, 7], [8, 9], [10, 11]]
 
 
+def test_a_resumed_stream_of_a_shuffling_loader_keeps_the_epochs_order():
+    # accelerate 1.13's skip_first_batches started the skipping loader at epoch 0: a shuffled resume
+    # in a later epoch drew the rest of epoch 0's order (fit's seedable sampler is a function of the epoch).
+    from accelerate import Accelerator
+    from accelerate.utils import DataLoaderConfiguration
+    from torch.utils.data import DataLoader
+
+    from accelerated_seg.accelerate_workarounds import skip_first_batches_as_prepared
+
+    accelerator = Accelerator(cpu=True, dataloader_config=DataLoaderConfiguration(use_seedable_sampler=True,
+                                                                                 data_seed=7))
+    loader = accelerator.prepare(DataLoader(list(range(12)), batch_size=2, shuffle=True, drop_last=True))
+    loader.set_epoch(1)
+    second_epoch = [b.tolist() for b in loader]
+    loader.set_epoch(0)
+    assert [b.tolist() for b in loader] != second_epoch  # the orders differ, so the check below can fail
+    loader.set_epoch(1)  # as BatchStream sets each pass's epoch before it skips
+    assert [b.tolist() for b in skip_first_batches_as_prepared(accelerator, loader, 2)] == second_epoch[2:]
+
+
 def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(tiny_config, tiny_dataset, tmp_path,
                                                                                caplog):
     """DynUNet (and so the MLPerf U-Net) registers most layers again under ``skip_layers``: the
