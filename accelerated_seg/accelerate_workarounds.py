@@ -1,8 +1,10 @@
-"""Where accelerate costs the training loop time it need not, and the smallest fix.
+"""Where accelerate costs the training loop time it need not, or a resume what it drew, and the
+smallest fix.
 
-Each workaround names the accelerate version it was found in and what it costs there; none changes
-what accelerate computes, only how often or how fast. (The FSDP2 wrapping fix lives with the other
-wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
+Each workaround names the accelerate version it was found in and what it costs there. The lookup
+changes only how often accelerate computes an answer; the skipping loader keeps what the prepared
+one was given. (The FSDP2 wrapping fix lives with the other wrapping rules:
+``wrapping.fsdp2_valid_units_only``.)
 """
 
 from __future__ import annotations
