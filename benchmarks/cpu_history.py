@@ -64,6 +64,8 @@ def record_figures(folder: Path) -> dict | None:
     row = {"session": folder.name if folder.name.startswith("session_") else "first (r1-r3)",
            "date": first.get("date"), "cpu": first["machine"].get("cpu"),
            "cpu_capability": first["machine"].get("cpu_capability"),
+           # recorded from the forty-second session on; one model name covered hosts 1.6x apart
+           "cpu_family_model": first["machine"].get("cpu_family_model"),
            "repeats": len(files["unet64", 1])}
     for (size, n), paths in files.items():
         runs = [_first_run(p) for p in paths]
@@ -126,8 +128,11 @@ def markdown(rows: list[dict]) -> str:
     lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
     for r in rows:
         cpu = (r["cpu"] or "?").replace("Intel(R) Xeon(R) Processor", "Xeon").replace(" @ ", " ")
-        if r.get("cpu_capability"):
-            cpu += f" ({r['cpu_capability']})"
+        details = [r[key] for key in ("cpu_capability", "cpu_family_model") if r.get(key)]
+        if r.get("cpu_family_model"):
+            details[-1] = "family {} model {}".format(*r["cpu_family_model"].split("/"))
+        if details:
+            cpu += f" ({', '.join(details)})"
         lines.append(
             f"| {r['session'].removeprefix('session_')} | {cpu} "
             f"| {_cell(r['unet64_ratio_1proc'])} / {_cell(r['unet64_ratio_2proc'])} "

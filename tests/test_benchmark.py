@@ -10,7 +10,7 @@ import statistics
 import pytest
 import torch
 
-from accelerated_seg.benchmark import benchmark_data, benchmark_infer
+from accelerated_seg.benchmark import benchmark_data, benchmark_infer, cpu_generation, machine_info
 from accelerated_seg.benchmark_predict import benchmark_predict
 from accelerated_seg.cli import main
 
@@ -224,3 +224,16 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement
         assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path / "taken.json")]) == 2
         assert "is not an earlier result of this command (a JSON object with 'benchmark')" in capsys.readouterr().err
         assert (tmp_path / "taken.json").read_text() == text
+
+
+def test_the_machine_record_tells_cpu_generations_apart_that_share_a_model_name():
+    # Two hosts this project ran on, both "AMD EPYC" by name, 1.6x apart at unet 64^3: only x86's
+    # family and model tell them apart, and "model name" must not be read as "model".
+    zen5 = ["processor\t: 0", "vendor_id\t: AuthenticAMD", "cpu family\t: 26", "model\t\t: 2",
+            "model name\t: AMD EPYC", "flags\t\t: fpu avx512f avx512_bf16", "", "processor\t: 1",
+            "cpu family\t: 26", "model\t\t: 2"]
+    assert cpu_generation(zen5) == "26/2"
+    assert cpu_generation(["model name\t: AMD EPYC", "cpu family\t: 25"]) is None  # no model line
+    assert cpu_generation([]) is None  # no /proc/cpuinfo (macOS, Windows)
+    machine = machine_info()
+    assert set(machine) >= {"cpu", "cpu_family_model", "cores", "torch", "accelerate", "monai"}

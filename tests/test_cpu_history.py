@@ -14,11 +14,11 @@ cpu_history = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cpu_history)
 
 
-def _write_run(path: Path, ratio: float, samples_per_s: float, overhead_ms: float = 0.0) -> None:
+def _write_run(path: Path, ratio: float, samples_per_s: float, overhead_ms: float = 0.0, **machine) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     run = {"ratio_ours_to_plain": ratio, "overhead_ms_per_step": overhead_ms, "ours": {"samples_per_s": samples_per_s}}
-    path.write_text(json.dumps({"date": "2026-11-24", "machine": {"cpu": "Test CPU", "cpu_capability": "AVX2"},
-                                "runs": [run]}))
+    machine = {"cpu": "Test CPU", "cpu_capability": "AVX2", **machine}
+    path.write_text(json.dumps({"date": "2026-11-24", "machine": machine, "runs": [run]}))
 
 
 def _write_session(folder: Path, unet_1proc: float, unet_2proc: float) -> None:
@@ -51,6 +51,17 @@ def test_rows_are_computed_from_the_files(tmp_path):
     assert row["control_efficiency"] == [0.84, 0.90] and row["control_ddp_over_pair"] == [0.95, 1.01]
     table = cpu_history.markdown([row]).splitlines()
     assert table[2].startswith("| 2026-11-24x | Test CPU (AVX2) | 1.010 / 0.990 |") and "0.84–0.90" in table[2]
+
+
+def test_the_cpu_generation_is_shown_where_the_session_recorded_it(tmp_path):
+    session = tmp_path / "train_2cpu" / "session_2026-11-27f"
+    _write_session(session, unet_1proc=6.0, unet_2proc=11.0)
+    _write_run(session / "unet64_1proc_r1.json", 1.05, 6.0, cpu_family_model="26/2")  # the first 1-process run names it
+
+    [row] = cpu_history.history(tmp_path)
+
+    assert row["cpu_family_model"] == "26/2"
+    assert cpu_history.markdown([row]).splitlines()[2].startswith("| 2026-11-27f | Test CPU (AVX2, family 26 model 2) |")
 
 
 def test_medians_over_repeats_and_sessions_in_date_order(tmp_path):
