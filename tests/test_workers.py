@@ -118,3 +118,36 @@ def test_a_training_run_with_workers_ends_with_them_stopped_and_nothing_leaked(t
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "run" / "model" / "model.safetensors").is_file()
     assert "leaked" not in proc.stderr and "resource_tracker" not in proc.stderr, proc.stderr[-3000:]
+
+
+USERS_FORKING_LOADER_AFTER_FIT = """
+import sys
+
+import torch
+from monai.losses import DiceCELoss
+from monai.networks.nets import UNet
+from torch.utils.data import DataLoader, TensorDataset
+
+from accelerated_seg.train import fit
+
+if __name__ == "__main__":
+    images = torch.randn(4, 1, 16, 16, 16)
+    loader = DataLoader(TensorDataset(images, (images > 0.5).long()), batch_size=2, num_workers=1,
+                        persistent_workers=True, multiprocessing_context="fork")  # Linux's default
+    model = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1)
+    fit(model, loader, DiceCELoss(to_onehot_y=True, softmax=True), torch.optim.AdamW(model.parameters()),
+        max_steps=1, checkpoint_dir=sys.argv[1], progress_bar=False)
+    next(iter(loader))  # a batch drawn again: the persistent loader starts workers and keeps them
+    print("last line", flush=True)
+"""
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs the fork start method")
+def test_a_script_whose_forked_workers_outlive_fit_still_exits(tmp_path):
+    """fit makes a user's loader's workers ignore SIGTERM (spare_the_workers). Forked, they are the
+    script's own children, which multiprocessing ends at exit with SIGTERM before waiting for them
+    without limit: until end_deaf_workers_at_exit, this script printed its last line and hung."""
+    script = tmp_path / "users_script.py"
+    script.write_text(USERS_FORKING_LOADER_AFTER_FIT)
+    proc = run_bounded([sys.executable, str(script), str(tmp_path / "run")], cwd=tmp_path, timeout=120, env=ENV)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("last line"), proc.stderr[-3000:]

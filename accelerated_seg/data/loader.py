@@ -17,7 +17,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from .augment import augmentations
 from .sampling import EpochSampler, choose_centre, crop, sample_seed
-from .workers import leave_stop_signals_to_the_rank, worker_start_method
+from .workers import end_deaf_workers_at_exit, leave_stop_signals_to_the_rank, worker_start_method
 
 
 def patches_per_epoch(num_cases: int, samples_per_volume: int) -> int:
@@ -127,6 +127,8 @@ def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed:
     """
     # drop_last: every step is a full batch on every rank, so every sample carries the same weight.
     sampler = EpochSampler(dataset.epoch_length, seed, epochs_per_pass, whole_batches_of=batch_size * processes)
+    if num_workers > 0:
+        end_deaf_workers_at_exit()  # for workers that are this process's children (no fork server)
     return DataLoader(dataset, batch_size=batch_size, sampler=sampler,
                       num_workers=num_workers, drop_last=True, persistent_workers=num_workers > 0,
                       multiprocessing_context=worker_start_method(num_workers),

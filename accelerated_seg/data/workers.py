@@ -6,16 +6,19 @@ so a script that starts training outside ``if __name__ == "__main__":`` is refus
 runs (``refuse_unguarded_main``); and the queues between a rank and its workers are named
 semaphores that live until the workers are stopped, which the training run does when it ends
 (``stop_workers``). docs/known_issues.md tells the story with its measurements. Workers also leave
-a scheduler's stop signals to their rank (``leave_stop_signals_to_the_rank``).
+a scheduler's stop signals to their rank (``leave_stop_signals_to_the_rank``), and the process that
+made them so ends them when it exits (``end_deaf_workers_at_exit``).
 """
 
 from __future__ import annotations
 
 import ast
+import atexit
 import functools
 import multiprocessing
 import signal
 import sys
+import time
 from pathlib import Path
 
 from ..config import ConfigError
@@ -174,6 +177,46 @@ def leave_stop_signals_to_the_rank(worker_id: int, then=None) -> None:
         then(worker_id)
 
 
+# How long a daemonic child still running at exit gets to end on SIGTERM before it is killed.
+DEAF_WORKER_GRACE_S = 0.5
+_exit_hook = {"registered": False}
+
+
+def end_deaf_workers_at_exit() -> None:
+    """Have this process end, when it exits, the loader workers that are its own children and
+    ignore SIGTERM (``leave_stop_signals_to_the_rank``); registered once.
+
+    At exit, multiprocessing ends its daemonic children, loader workers among them, with SIGTERM and
+    then waits for each without limit. A worker that ignores SIGTERM waits for work instead, and the
+    exit with it: a script that gave ``fit`` a loader forking its workers (the DataLoader's default
+    on Linux), with ``persistent_workers``, and drew a batch from it again afterwards, printed its
+    last line and never returned (reproduced; a training run stops its workers itself, and the fork
+    server's workers are not children of the rank). Registered after multiprocessing's own exit
+    hook, this one runs before it (atexit runs the last registered first).
+    """
+    if not _exit_hook["registered"]:
+        atexit.register(_end_deaf_workers)
+        _exit_hook["registered"] = True
+
+
+def _end_deaf_workers() -> None:
+    """What multiprocessing's exit does to daemonic children, SIGTERM, with a limit on the wait: those
+    still running after it (ours ignore SIGTERM) get SIGKILL, the end SIGTERM's default action gives.
+
+    All daemonic children, not only loader workers: the parent cannot tell which are, as a started
+    Process drops its target, and multiprocessing would signal each of them a moment later anyway.
+    """
+    children = [p for p in multiprocessing.active_children() if p.daemon]
+    for child in children:
+        child.terminate()
+    deadline = time.monotonic() + DEAF_WORKER_GRACE_S
+    for child in children:
+        child.join(max(0.0, deadline - time.monotonic()))
+        if child.is_alive():
+            child.kill()
+            child.join()
+
+
 def spare_the_workers(loader) -> None:
     """Give a user's DataLoader (``train.fit``) the stop-signal ``worker_init_fn`` of our own loader,
     keeping the one it has (MONAI's DataLoader seeds its workers' random transforms in it), and a
@@ -184,6 +227,7 @@ def spare_the_workers(loader) -> None:
     """
     if getattr(loader, "num_workers", 0) == 0:
         return
+    end_deaf_workers_at_exit()  # workers forked or spawned by the rank are its children
     own = getattr(loader, "worker_init_fn", None)
     if not (own is leave_stop_signals_to_the_rank or getattr(own, "func", None) is leave_stop_signals_to_the_rank):
         loader.worker_init_fn = functools.partial(leave_stop_signals_to_the_rank, then=own)
