@@ -363,7 +363,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
               "timeline": [{"loop": b["loop"], "block": b["block"], "seconds": round(b["seconds"], 4),
                             "data_wait_s": round(b["data_wait_s"], 4)} for b in timeline],
               # untimed warm-up blocks, whole: with --lever compile, the compilation is in here
-              "warmup_s": {name: round(seconds, 2) for name, seconds in warmup.items()}}
+              "warmup_s": {name: round(seconds, 4) for name, seconds in warmup.items()}}
     peak = dense_peak_tflops(device, case.precision, peak_tflops)
     for name in blocks:  # in block order (the timeline flips the loops' order every round)
         rates = [samples_per_block / b["seconds"] for b in sorted(timeline, key=lambda b: b["block"])
