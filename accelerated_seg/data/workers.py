@@ -179,12 +179,12 @@ def leave_stop_signals_to_the_rank(worker_id: int, then=None) -> None:
 
 # How long a daemonic child still running at exit gets to end on SIGTERM before it is killed.
 DEAF_WORKER_GRACE_S = 0.5
-_exit_hook = {"registered": False}
 
 
+@functools.cache  # registered once per process
 def end_deaf_workers_at_exit() -> None:
     """Have this process end, when it exits, the loader workers that are its own children and
-    ignore SIGTERM (``leave_stop_signals_to_the_rank``); registered once.
+    ignore SIGTERM (``leave_stop_signals_to_the_rank``).
 
     At exit, multiprocessing ends its daemonic children, loader workers among them, with SIGTERM and
     then waits for each without limit. A worker that ignores SIGTERM waits for work instead, and the
@@ -194,9 +194,7 @@ def end_deaf_workers_at_exit() -> None:
     server's workers are not children of the rank). Registered after multiprocessing's own exit
     hook, this one runs before it (atexit runs the last registered first).
     """
-    if not _exit_hook["registered"]:
-        atexit.register(_end_deaf_workers)
-        _exit_hook["registered"] = True
+    atexit.register(_end_deaf_workers)
 
 
 def _end_deaf_workers() -> None:
