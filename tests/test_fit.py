@@ -260,10 +260,15 @@ def test_the_loop_reports_throughput_and_how_long_it_waited_for_data(tmp_path):
     # 0.2 s of loading per batch of 2, 0.6 s per window of 3 steps (6 samples): that much is charged
     # to waiting, however long the compute took (a share would depend on the machine's load: 55% was
     # seen under heavy CPU steal), and no more than 10 samples/s can arrive.
-    waited_s = [wait / 100 * 6 / rate for _, rate, wait in starved]
-    assert all(0.55 < s < 1.0 for s in waited_s), (waited_s, starved)
+    def waited_s(speed):
+        return [wait / 100 * 6 / rate for _, rate, wait in speed]
+
+    assert all(0.55 < s < 1.0 for s in waited_s(starved)), (waited_s(starved), starved)
     assert all(rate < 10.5 for _, rate, _ in starved), starved
-    assert all(wait < 20 for _, _, wait in fed), fed
+    # Fed, the wait is only the loader's own fixed cost (starting the iterator, collating), again in
+    # seconds, not as a share: on a fast host the compute of a window took 28 ms, and the first
+    # window's 8.6 ms of start-up was 30% of it (CI, 2026-11-27).
+    assert all(s < 0.1 for s in waited_s(fed)), (waited_s(fed), fed)
     assert min(rate for _, rate, _ in fed) > max(rate for _, rate, _ in starved)
 
 
