@@ -22,6 +22,16 @@ from typing import NoReturn
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "train":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    return COMMANDS[args.command](args, rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and its arguments; ``--section.key=value`` overrides after ``train`` are left over
+    for the experiment config."""
     parser = argparse.ArgumentParser(prog="accelerated-seg", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action=_PrintVersions,
                         help="this package's version and the stack's, for a bug report")
@@ -33,10 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", type=path_argument, help="'latest' or a checkpoint folder (same as --train.resume=...)")
 
     p = commands.add_parser("synth", help="write the procedural phantom dataset (NIfTI + dataset.json)")
-    p.add_argument("out_dir", type=path_argument)
-    p.add_argument("--cases", type=int, default=24)
-    p.add_argument("--validation", type=int, default=4)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("out_dir", type=path_argument,
+                   help="folder for imagesTr/, labelsTr/ and dataset.json (a phantom dataset there is rewritten)")
+    p.add_argument("--cases", type=int, default=24, help="cases in all, validation included")
+    p.add_argument("--validation", type=int, default=4,
+                   help="the last cases, listed as validation; two or more include an anisotropic and a non-RAS case")
+    p.add_argument("--seed", type=int, default=0, help="each case is a function of the seed and its index")
 
     p = commands.add_parser("check", help="pre-flight checks of a dataset and every file it lists")
     p.add_argument("dataset", type=path_argument, help="MSD dataset.json, nnU-Net raw dataset folder, or CSV")
@@ -94,11 +106,12 @@ def main(argv: list[str] | None = None) -> int:
     p = commands.add_parser("benchmark", help="measure against a baseline in the same run; JSON to benchmarks/results/")
     targets = p.add_subparsers(dest="target", required=True)
     b = targets.add_parser("data", help="training loader patches/s vs the MONAI tutorial pipeline")
-    b.add_argument("--cases", type=int, default=12)
+    b.add_argument("--cases", type=int, default=12, help="phantom volumes written and loaded")
     b.add_argument("--size-mm", type=float, nargs=3, default=(160.0, 160.0, 128.0), help="phantom field of view")
-    b.add_argument("--spacing-mm", type=float, default=1.0)
-    b.add_argument("--patch", type=int, default=96)
-    b.add_argument("--workers", type=int, default=2)
+    b.add_argument("--spacing-mm", type=float, default=1.0, help="isotropic voxel size of the phantoms")
+    b.add_argument("--patch", type=int, default=96, help="cubic training patch edge in voxels")
+    b.add_argument("--workers", type=int, default=2,
+                   help="loader workers of both pipelines, and the processes that build both caches")
     b.add_argument("--batch", type=int, default=4, help="patches per batch (MONAI: 4 samples per cached volume)")
     b.add_argument("--batches", type=int, default=15, help="batches of ours timed per block")
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per pipeline")
@@ -110,9 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--size", type=int, nargs=3, default=(128, 128, 96), help="volume size in voxels")
     b.add_argument("--roi", type=int, nargs="+", default=None,
                    help="window size: one or three numbers (default 64, or the model's patch size with --model)")
-    b.add_argument("--overlap", type=float, default=0.5)
-    b.add_argument("--sw-batch-size", type=int, default=4)
-    b.add_argument("--tta", choices=["none", "axes", "all"], default="none")
+    b.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
+    b.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
+    b.add_argument("--tta", choices=["none", "axes", "all"], default="none",
+                   help="mirroring test-time augmentation, as predict's --tta, in both implementations")
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per implementation")
     b.add_argument("--volumes", type=int, default=1, help="volumes per timed block")
     b.add_argument("--device", nargs="+", help="devices to measure (default: cpu, and cuda when available)")
@@ -130,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--channels", type=int, nargs="+",
                    help="channels of the default U-Net (default: the demo's 16 32 64 128; e.g. 4 8 for a network "
                         "that takes no longer than the host work, as on a GPU)")
-    b.add_argument("--overlap", type=float, default=0.5)
-    b.add_argument("--sw-batch-size", type=int, default=4)
+    b.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
+    b.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
     b.add_argument("--blocks", type=int, default=3, help="alternating timed blocks of the whole folder per way")
     b.add_argument("--device", help="torch device (default: CUDA when available)")
     b.add_argument("--transforms-on-device", action="store_true",
@@ -187,11 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measure", action="store_true",
                    help="CUDA only: run real training steps on this GPU and print torch.cuda.max_memory_allocated "
                         "next to the estimate")
-
-    args, rest = parser.parse_known_args(argv)
-    if rest and args.command != "train":
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    return COMMANDS[args.command](args, rest)
+    return parser
 
 
 def path_argument(text: str) -> str:

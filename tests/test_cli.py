@@ -1,12 +1,13 @@
 """The command line's own options (each command's behaviour is tested with its module)."""
 
+import argparse
 import re
 from importlib.metadata import version
 
 import pytest
 
 import accelerated_seg
-from accelerated_seg.cli import main
+from accelerated_seg.cli import build_parser, main
 
 
 def test_version_names_the_package_and_the_stack_on_one_line(capsys):
@@ -53,3 +54,24 @@ def test_an_empty_path_is_refused_by_its_argument(tmp_path, monkeypatch, capsys,
     assert ended.value.code == 2
     assert f"argument {argument}: an empty path" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def _commands(parser: argparse.ArgumentParser, name: str = "accelerated-seg"):
+    """(``command line so far``, parser) for the program and every command and subcommand under it."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command, subparser in action.choices.items():
+                yield from _commands(subparser, f"{name} {command}")
+
+
+def test_every_argument_of_every_command_says_what_it_is_for():
+    """``--help`` is where a user learns a command: synth's out_dir, --cases, --validation and --seed
+    said nothing there before the forty-third session."""
+    silent = [f"{name} {action.option_strings[-1] if action.option_strings else action.dest}"
+              for name, parser in _commands(build_parser())
+              for action in parser._actions
+              if not isinstance(action, argparse._SubParsersAction) and not (action.help or "").strip()]
+    commands = [name for name, _ in _commands(build_parser())]
+    assert "accelerated-seg benchmark train" in commands and len(commands) > 8
+    assert silent == []
