@@ -1,6 +1,7 @@
 """The functional ``fit``: a user's own model, loader, loss and optimizer through the same loop."""
 
 import importlib.util
+import os
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from accelerated_seg.checkpoint import complete_checkpoints
 from accelerated_seg.config import ConfigError
+from accelerated_seg.data.workers import init_training_worker
 from accelerated_seg.train import fit
 
 
@@ -100,6 +102,8 @@ def test_the_workers_of_a_users_loader_leave_the_stop_signals_to_the_rank_and_ke
                        worker_init_fn=functools.partial(record_stop_signal_disposition, record))
     fit(model, users, loss, optimizer, max_steps=2, checkpoint_dir=tmp_path / "run", progress_bar=False)
     assert record.read_text() == "ignored"  # the user's own init ran, after ours
+    # and the workers end with this process however it ends (test_workers.py kills a training rank)
+    assert users.worker_init_fn.func is init_training_worker and users.worker_init_fn.keywords["rank_pid"] == os.getpid()
 
 
 @pytest.mark.parametrize("below", [False, True])

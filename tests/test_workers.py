@@ -3,10 +3,15 @@ runs, and a finished run stops its workers (data/workers.py, docs/known_issues.m
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
+import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -151,3 +156,67 @@ def test_a_script_whose_forked_workers_outlive_fit_still_exits(tmp_path):
     script.write_text(USERS_FORKING_LOADER_AFTER_FIT)
     proc = run_bounded([sys.executable, str(script), str(tmp_path / "run")], cwd=tmp_path, timeout=120, env=ENV)
     assert proc.returncode == 0 and proc.stdout.strip().endswith("last line"), proc.stderr[-3000:]
+
+
+def _descendants(pid: int) -> dict[int, int]:
+    """{pid: parent's pid} of the processes started under ``pid``, its children's children included
+    (read from /proc)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = {}, {pid}
+    while frontier:
+        children = {child: parent for child, parent in parents.items() if parent in frontier}
+        found.update(children)
+        frontier = set(children)
+    return found
+
+
+def _fork_server_workers(rank: int) -> list[int]:
+    """The fork server under ``rank`` and the processes it has forked (loader workers), or []."""
+    processes = _descendants(rank)
+    for pid in processes:
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            if b"multiprocessing.forkserver" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                workers = [child for child, parent in processes.items() if parent == pid]
+                return [pid, *workers] if workers else []
+    return []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_killed_rank_leaves_no_worker_or_fork_server_behind(tiny_dataset, tmp_path):
+    """A rank killed without its clean-up (here SIGKILL, as the out-of-memory killer sends it): its
+    workers' parent is the fork server, which lives as long as the workers do, so torch's watchdog
+    never saw the rank go. Until end_with_the_rank the workers (ignoring SIGTERM) and the server ran
+    on for good, and a pipe of the run's output never ended (forty-third session, a 400³ patch on
+    2 CPU cores: the out-of-memory killer, then a `| tail` that waited for ever)."""
+    from test_processes import _running
+
+    # A checkpoint every step: one on disk says the worker has started and delivered batches.
+    overrides = tiny_overrides(tiny_dataset, tmp_path / "run", data__num_workers=1, train__max_steps=100000,
+                               train__val_every=0, train__save_every=1)
+    rank = subprocess.Popen([sys.executable, str(ROOT / "examples" / "train.py"), "--no-report", *overrides],
+                            env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    started = []
+    try:
+        deadline = time.monotonic() + 120
+        while not list((tmp_path / "run" / "checkpoints").glob("step_*")) and rank.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.2)
+        started = _fork_server_workers(rank.pid)
+        assert started, f"no worker running (rank exit status {rank.poll()})"
+        rank.kill()
+        rank.wait()
+        deadline = time.monotonic() + 20
+        while (left := [pid for pid in started if _running(pid)]) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert left == []  # the workers, and with them the fork server
+    finally:
+        rank.kill()
+        for pid in started:  # a failed run's leftovers
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)

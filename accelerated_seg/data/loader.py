@@ -17,7 +17,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from .augment import augmentations
 from .sampling import EpochSampler, choose_centre, crop, sample_seed
-from .workers import end_deaf_workers_at_exit, leave_stop_signals_to_the_rank, worker_start_method
+from .workers import end_deaf_workers_at_exit, worker_init_for_this_rank, worker_start_method
 
 
 def patches_per_epoch(num_cases: int, samples_per_volume: int) -> int:
@@ -132,5 +132,5 @@ def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed:
     return DataLoader(dataset, batch_size=batch_size, sampler=sampler,
                       num_workers=num_workers, drop_last=True, persistent_workers=num_workers > 0,
                       multiprocessing_context=worker_start_method(num_workers),
-                      worker_init_fn=leave_stop_signals_to_the_rank if num_workers > 0 else None,
+                      worker_init_fn=worker_init_for_this_rank() if num_workers > 0 else None,
                       pin_memory=torch.cuda.is_available(), prefetch_factor=4 if num_workers > 0 else None)

@@ -6,8 +6,9 @@ so a script that starts training outside ``if __name__ == "__main__":`` is refus
 runs (``refuse_unguarded_main``); and the queues between a rank and its workers are named
 semaphores that live until the workers are stopped, which the training run does when it ends
 (``stop_workers``). docs/known_issues.md tells the story with its measurements. Workers also leave
-a scheduler's stop signals to their rank (``leave_stop_signals_to_the_rank``), and the process that
-made them so ends them when it exits (``end_deaf_workers_at_exit``).
+a scheduler's stop signals to their rank (``leave_stop_signals_to_the_rank``), end when their rank
+has ended, however it ended (``end_with_the_rank``), and the process that made them so ends them
+when it exits (``end_deaf_workers_at_exit``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,11 @@ import ast
 import atexit
 import functools
 import multiprocessing
+import os
+import select
 import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -161,20 +165,72 @@ def start_fork_server_deaf_to_stop_signals() -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def leave_stop_signals_to_the_rank(worker_id: int, then=None) -> None:
-    """``worker_init_fn`` of the training loader: a worker ignores the scheduler's stop signals, then
-    runs ``then(worker_id)`` (a user's loader's own ``worker_init_fn``, see ``spare_the_workers``).
+def worker_init_for_this_rank(then=None) -> functools.partial:
+    """The ``worker_init_fn`` of a loader that this process, the rank, draws from (``train_loader``,
+    and a user's loader in ``fit``): each worker leaves the stop signals to the rank and ends when
+    the rank has gone, then runs ``then(worker_id)`` (a user's loader's own ``worker_init_fn``)."""
+    return functools.partial(init_training_worker, rank_pid=os.getpid(), then=then)
+
+
+def init_training_worker(worker_id: int, rank_pid: int, then=None) -> None:
+    """Runs first in each loader worker (``worker_init_for_this_rank``)."""
+    leave_stop_signals_to_the_rank()
+    end_with_the_rank(rank_pid)
+    if then is not None:
+        then(worker_id)
+
+
+def leave_stop_signals_to_the_rank() -> None:
+    """Make this loader worker ignore the scheduler's stop signals.
 
     They reach the workers too: SLURM signals every process of a job, and torchrun's agent, on the
     signal, a rank's whole process group. By default they end a worker at once; the rank then fails
     at its next batch ("DataLoader worker exited unexpectedly") instead of saving at the end of the
     step. Ignoring them leaves nothing behind: the rank stops its workers when it ends
-    (``stop_workers``), and a worker whose rank died exits by itself (the DataLoader's watchdog).
+    (``stop_workers``), and a worker whose rank died ends by itself (``end_with_the_rank``).
     """
     for signum in PREEMPTION_SIGNALS:
         signal.signal(signum, signal.SIG_IGN)
-    if then is not None:
-        then(worker_id)
+
+
+# How often a worker looks for its rank where the platform cannot wait for a process to end (no pidfd).
+RANK_POLL_S = 1.0
+
+
+def end_with_the_rank(rank_pid: int) -> None:
+    """End this loader worker as soon as the process ``rank_pid`` has ended, however it ended.
+
+    torch's own watchdog ends a worker whose parent has gone, but a fork-server worker's parent is
+    the fork server, and the server lives as long as any process it forked does: each holds the
+    server's "alive" pipe open, so that it could ask the server for processes of its own. A rank
+    killed without its clean-up (the kernel's out-of-memory killer, a scheduler's SIGKILL after its
+    grace time, a crash) thus left its workers and the server running forever, ignoring SIGTERM
+    (``leave_stop_signals_to_the_rank``), holding their memory, their shared-memory batches and the
+    rank's stdout: a shell pipe such as ``accelerated-seg train ... | tee log`` never ended. A thread
+    here waits for the rank to end (a pidfd, Linux >= 5.3; elsewhere by polling) and then ends the
+    worker; with its workers gone, the fork server ends too.
+    """
+    def wait_then_end() -> None:
+        try:
+            rank = os.pidfd_open(rank_pid)
+        except (AttributeError, OSError):  # no pidfds here, or the rank has ended already
+            while _running(rank_pid):
+                time.sleep(RANK_POLL_S)
+        else:
+            select.select([rank], [], [])  # readable once the process has ended, reaped or not
+        os._exit(0)  # nobody is left to take the batches; an orderly exit could wait on their queue
+
+    threading.Thread(target=wait_then_end, name="end-with-the-rank", daemon=True).start()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
 
 
 # How long a daemonic child still running at exit gets to end on SIGTERM before it is killed.
@@ -216,8 +272,8 @@ def _end_deaf_workers() -> None:
 
 
 def spare_the_workers(loader) -> None:
-    """Give a user's DataLoader (``train.fit``) the stop-signal ``worker_init_fn`` of our own loader,
-    keeping the one it has (MONAI's DataLoader seeds its workers' random transforms in it), and a
+    """Give a user's DataLoader (``train.fit``) the ``worker_init_fn`` of our own loader
+    (``worker_init_for_this_rank``), keeping the one it has (MONAI's DataLoader seeds its workers' random transforms in it), and a
     fork server that outlives the signals when its workers come from one.
 
     Set before ``accelerator.prepare``, which builds the prepared loader from these attributes; a
@@ -227,8 +283,8 @@ def spare_the_workers(loader) -> None:
         return
     end_deaf_workers_at_exit()  # workers forked or spawned by the rank are its children
     own = getattr(loader, "worker_init_fn", None)
-    if not (own is leave_stop_signals_to_the_rank or getattr(own, "func", None) is leave_stop_signals_to_the_rank):
-        loader.worker_init_fn = functools.partial(leave_stop_signals_to_the_rank, then=own)
+    if getattr(own, "func", None) is not init_training_worker:
+        loader.worker_init_fn = worker_init_for_this_rank(then=own)
     context = getattr(loader, "multiprocessing_context", None)
     if context is not None and context.get_start_method() == "forkserver":
         start_fork_server_deaf_to_stop_signals()
