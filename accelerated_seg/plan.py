@@ -538,6 +538,49 @@ def _propose_one(strategy, facts, gpus, gpu_memory_gib, global_batch, margin) ->
 
 
 # --------------------------------------------------------------------------------------------
+# Before training on the CPU
+
+
+def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: int, classes: int,
+                                model_args: dict | None, batch: int, processes: int) -> None:
+    """A ConfigError when the tensors alive at the peak of one training step's forward and backward,
+    in every training process on this machine, exceed the memory the machine has available.
+
+    On the CPU nothing stops such a run politely: the kernel's out-of-memory killer ends it with
+    SIGKILL in its first step, without a word (a 400³ patch at batch 2 on a 24 GiB machine, forty-third
+    session). That peak is a lower bound of what a step needs (parameters, optimizer state, the
+    loader and the cache come on top), so the check refuses only runs that cannot fit; one within the
+    bound may still not fit (``accelerated-seg plan`` counts the rest).
+    """
+    available = host_memory_available()
+    if available is None:
+        return
+    peak = measure_model(name, patch, precision, in_channels, classes, model_args).peak["autocast"].at(batch)
+    if peak * processes <= available:
+        return
+    need = f"{_gib(peak)} at their peak"
+    if processes > 1:
+        need += f" in each process, {_gib(peak * processes)} in the {processes} on this machine,"
+    raise ConfigError(f"data.patch_size {list(patch)} at train.batch_size {batch} cannot train in this machine's "
+                      f"memory: the forward and backward pass of {name} at {precision} hold at least {need} "
+                      f"and {_gib(available)} is available, so the out-of-memory killer would end the "
+                      f"run in its first step. Lower data.patch_size or train.batch_size, or set "
+                      f"train.activation_checkpointing=true (`accelerated-seg plan` estimates a patch and batch)")
+
+
+def host_memory_available(meminfo: str = "/proc/meminfo") -> int | None:
+    """Bytes this machine can still give processes without swapping (Linux's MemAvailable), or None
+    where it does not say."""
+    try:
+        with open(meminfo) as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except OSError:
+        pass
+    return None
+
+
 # Checking an estimate on a GPU
 
 

@@ -20,6 +20,7 @@ import dataclasses
 import itertools
 import json
 import math
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -56,6 +57,7 @@ from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, build_from_spec, check_trainable, model_spec
 from .norm_layout import instance_norms_as_group_norms
+from .plan import PRECISIONS, check_step_fits_host_memory
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -664,6 +666,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
+    if accelerator.device.type == "cpu":
+        _on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
     model, aliases = _model_for_strategy(cfg, spec, accelerator, run_scope)
     train_table, val_table = _cached_tables(cfg, accelerator, manifest, settings)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
@@ -1017,6 +1021,20 @@ def _checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | No
     for warning in warnings:
         accelerator.print(f"data warning: {warning}")
     return manifest, preprocess_settings(cfg.data, manifest)
+
+
+def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest, per_device: int) -> None:
+    """Refuse a CPU run whose steps cannot fit in this machine's memory (``plan.check_step_fits_host_memory``):
+    the out-of-memory killer would end it without a word. A GPU says "CUDA out of memory" itself.
+    Activation checkpointing (ours or FSDP's) keeps less than the estimate counts: not checked then."""
+    fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
+    precision = {"no": "fp32"}.get(accelerator.mixed_precision, accelerator.mixed_precision)
+    if cfg.train.activation_checkpointing or (fsdp is not None and fsdp.activation_checkpointing) \
+            or precision not in PRECISIONS:
+        return
+    processes_here = int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes))
+    check_step_fits_host_memory(cfg.model.name, cfg.data.patch_size, precision, manifest.num_channels,
+                                manifest.num_classes, cfg.model.args, per_device, processes_here)
 
 
 def _on_main(accelerator: Accelerator, work):

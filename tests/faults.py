@@ -18,6 +18,8 @@ def loss_forward_with(hook):
     original, count = DiceCELoss.forward, {"n": 0}
 
     def forward(self, input, target):
+        if input.device.type == "meta":  # the CPU memory check measuring a step (plan), not a training step
+            return original(self, input, target)
         call, count["n"] = count["n"], count["n"] + 1
         return hook(call, original(self, input, target))
 

@@ -217,3 +217,25 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_estimate(tmp_p
     assert "is not an earlier result of this command (a JSON object with 'strategies')" in capsys.readouterr().err
     assert (tmp_path / "taken").read_text() == "a file"
     assert main([*argv, str(tmp_path / "plan.json")]) == 0 and main([*argv, str(tmp_path / "plan.json")]) == 0
+
+
+def test_host_memory_is_read_from_meminfo_and_unknown_where_there_is_none(tmp_path):
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal:       24576000 kB\nMemFree:         1000000 kB\nMemAvailable:   20000000 kB\n")
+    assert plan.host_memory_available(str(meminfo)) == 20000000 * 1024
+    assert plan.host_memory_available(str(tmp_path / "none")) is None
+
+
+def test_the_host_memory_check_refuses_only_a_step_beyond_the_available_memory(monkeypatch):
+    """The measured forward/backward peak is a lower bound of a step on the CPU: one step of the demo
+    U-Net at 128³ and 160³, batch 2, grew the process by 1.34-1.35x the estimate in fp32 and 1.13x in
+    bf16 (benchmarks/plan_cpu_peak.py, forty-third session)."""
+    check = partial(plan.check_step_fits_host_memory, "unet", (32, 32, 32), "fp32", 1, 3, None, 2)
+    peak = plan.measure_model("unet", (32, 32, 32), "fp32").peak["autocast"].at(2)
+    monkeypatch.setattr(plan, "host_memory_available", lambda: 2 * peak)
+    check(processes=2)  # exactly fits
+    with pytest.raises(ConfigError, match=r"at their peak in each process, 0.\d\d GiB in the 3 on this machine, "
+                                          r"and 0.\d\d GiB is available"):
+        check(processes=3)
+    monkeypatch.setattr(plan, "host_memory_available", lambda: None)
+    check(processes=1000)  # no figure to check against

@@ -952,3 +952,20 @@ def test_sum_over_ranks_does_not_wait_for_the_work_queued_after_it():
     assert pending.values() == [6.0, 2.0]
     assert not torch.cuda.current_stream().query()  # read while the queued work still runs
     torch.cuda.synchronize()
+
+
+def test_a_cpu_run_whose_step_cannot_fit_in_memory_is_refused_before_anything_is_written(tiny_config, tmp_path,
+                                                                                         monkeypatch):
+    """On the CPU the out-of-memory killer ends such a run in its first step without a word (a 400³
+    patch on 24 GiB, forty-third session). Here the machine "has" 1 MiB."""
+    import accelerated_seg.plan
+
+    monkeypatch.setattr(accelerated_seg.plan, "host_memory_available", lambda: 2**20)
+    with pytest.raises(ConfigError, match=r"data.patch_size \[16, 16, 16\] at train.batch_size 2 cannot train in this "
+                                          r"machine's memory: the forward and backward pass of unet at fp32 hold at "
+                                          r"least 0\.\d\d GiB at their peak and 0.00 GiB is available"):
+        train(tiny_config(tmp_path / "refused"))
+    assert not (tmp_path / "refused").exists()
+    # Activation checkpointing keeps less than the estimate counts: left to the run.
+    assert train(tiny_config(tmp_path / "checkpointed", train__activation_checkpointing=True, train__max_steps=1,
+                             train__val_every=0))["step"] == 1
