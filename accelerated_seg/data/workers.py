@@ -273,8 +273,9 @@ def _end_deaf_workers() -> None:
 
 def spare_the_workers(loader) -> None:
     """Give a user's DataLoader (``train.fit``) the ``worker_init_fn`` of our own loader
-    (``worker_init_for_this_rank``), keeping the one it has (MONAI's DataLoader seeds its workers' random transforms in it), and a
-    fork server that outlives the signals when its workers come from one.
+    (``worker_init_for_this_rank``), keeping the one it has (MONAI's DataLoader seeds its workers'
+    random transforms in it), and a fork server that outlives the signals when its workers come from
+    one.
 
     Set before ``accelerator.prepare``, which builds the prepared loader from these attributes; a
     loader with no workers, or one already given it, is left as it is.
