@@ -229,7 +229,7 @@ def _running(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # exists, owned by someone else
-        return True
+        pass
     return True
 
 
