@@ -40,7 +40,7 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, is_json_object_with, replace_atomically
-from .models import MODELS, check_arg_names
+from .models import MODELS, SET_BY_THE_RUN, ModelSpec, check_arg_names, model_spec
 from .run_folder import ESTIMATOR_NAMES, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
@@ -203,6 +203,7 @@ class Segmentation:
         model.fit(Dataset.from_files(pairs, block_shape=(96, 96, 96), n_classes=2).batch(2), epochs=50)
         label_image = model.predict("brain.nii.gz")          # nibabel image on the input's grid
         model.save("brain_model"); model = Segmentation.load("brain_model")
+        model.fit(new_data, epochs=10)                        # fine-tunes the loaded weights
 
     Args:
         model: registry name (unet, segresnet, swinunetr, unetr, dynunet, unet3d_mlperf; models.MODELS).
@@ -252,12 +253,19 @@ class Segmentation:
         self.model_name, self.model_args, self.precision = model, dict(model_args or {}), precision
         self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
         self.model_dir: Path | None = None  # the exported model predictions use
+        self.loaded_from: Path | None = None  # the export Segmentation.load read: every fit starts from it
         self.run_dir: Path | None = None  # where fit trained it (fit's output_dir may differ from the constructor's)
         self.summary: dict | None = None
 
     def fit(self, dataset: Dataset, epochs: int | None = None, steps: int | None = None, **train_settings):
         """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps
         (``max_steps``, here or in the constructor, is ``steps`` by its config name); one epoch if none.
+
+        A constructed estimator's fit starts from a new network; a loaded one's (``Segmentation.load``)
+        from the loaded weights, as nobrainer's fit goes on from the model it holds: the dataset must
+        then have the model's classes and channels (and, for UNETR and SwinUNETR, its block_shape).
+        ``init_from=None`` trains a new network of the same design instead, another ``init_from``
+        starts from that export, and ``resume`` continues a run from its checkpoint.
 
         A new run never replaces an earlier one in ``output_dir`` (a second ``fit`` of the same
         estimator, say): that is a ConfigError unless ``overwrite=True`` (here or in the constructor)
@@ -267,8 +275,16 @@ class Segmentation:
             raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
                               f"n_classes=2), got {type(dataset).__name__}")
         settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
+        # A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a
+        # run (whose checkpoint holds the weights). Before the forty-fourth session it was silently
+        # replaced by a new network.
+        fine_tunes = self.loaded_from is not None and "init_from" not in settings and not settings.get("resume")
+        if fine_tunes:
+            settings["init_from"] = str(self.loaded_from)
         cfg = dataset.config(**settings)
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
+        if fine_tunes:
+            _check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
         processes = _gpus_to_launch() if self.multi_gpu else 1
         # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
         # name. What this call gives wins over the constructor's, as for every other setting.
@@ -439,8 +455,11 @@ class Segmentation:
         """An estimator ready to predict with a saved or exported model."""
         directory = Path(directory)
         config = read_export_config(directory)  # a broken or foreign export fails here, naming the file
-        estimator = cls(config["model"]["name"], model_args=config["model"]["args"])
-        estimator.model_dir = directory
+        # What the dataset decides (channels, classes, UNETR's img_size) is left to fit, so that
+        # fit(..., init_from=None) can build the same design for another dataset.
+        design = {key: value for key, value in config["model"]["args"].items() if key not in SET_BY_THE_RUN}
+        estimator = cls(config["model"]["name"], model_args=design)
+        estimator.model_dir = estimator.loaded_from = directory
         return estimator
 
     def _require_model(self) -> Path:
@@ -509,6 +528,25 @@ def _check_evaluation_cases(dataset: Dataset, config: dict) -> None:
              "give every case the channels the model was trained on, in its order")):
         if model_has != dataset_has:
             raise ConfigError(f"evaluate: the model has {model_has} {what} and the dataset {dataset_has}; {remedy}")
+
+
+def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
+    """Refuse, before anything is written, a dataset the loaded model cannot go on training on.
+
+    Training would refuse it too, but in train.init_from's terms, a setting the estimator's user
+    never gave; here the difference is named as the Dataset gives it.
+    """
+    saved = ModelSpec.from_dict(read_export_config(export)["model"])
+    needed = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size,
+                        cfg.model.args)
+    if needed == saved:
+        return
+    given_as = {"out_channels": "classes (n_classes)", "in_channels": "image channels", "img_size": "block_shape"}
+    differences = [f"{given_as.get(key, key)}: {saved.args.get(key)} in the model, {needed.args.get(key)} in the "
+                   f"dataset" for key in sorted({*saved.args, *needed.args}) if saved.args.get(key) != needed.args.get(key)]
+    raise ConfigError(f"fit: a loaded model is trained on from its weights, and the one loaded from {export} does not "
+                      f"fit this dataset ({'; '.join(differences)}): give a Dataset the model fits, or "
+                      f"fit(..., init_from=None) to train a new {cfg.model.name} of the same design from scratch")
 
 
 def _checked_channels(x, in_channels: int) -> np.ndarray:

@@ -390,6 +390,46 @@ def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(
     assert not (tmp_path / "clash").exists()
 
 
+def test_a_loaded_model_is_trained_on_from_its_weights(tiny_dataset, tmp_path):
+    """Segmentation.load(...).fit(...) fine-tunes, as nobrainer's fit goes on from the model it holds.
+
+    Before the forty-fourth session the loaded weights were silently replaced by a new network.
+    """
+    from safetensors.torch import load_file
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    settings = dict(block_shape=16, validation_pairs=val_pairs, cache_dir=str(tmp_path / "cache"), num_workers=0,
+                    spacing=(2.0, 2.0, 2.0))
+    data = Dataset.from_files(train_pairs, n_classes=3, **settings).batch(2)
+    quiet = dict(val_every=0, save_every=0, trackers="none", progress_bar=False, warmup_steps=0)
+    first = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "first"), **quiet).fit(data, steps=3)
+    loaded = Segmentation.load(first.save(tmp_path / "saved"))
+
+    # A step at a learning rate of 1e-9 leaves the weights where the loaded model had them (the first
+    # run's third step moved them by ~1e-3, so a new network of the same seed is far from them).
+    loaded.fit(data, steps=1, lr=1e-9, output_dir=str(tmp_path / "tuned"), **quiet)
+    before, after = (load_file(folder / "model.safetensors") for folder in (tmp_path / "saved", loaded.model_dir))
+    assert before.keys() == after.keys()
+    for name in before:
+        torch.testing.assert_close(after[name], before[name], atol=1e-6, rtol=0, msg=name)
+    run_config = yaml.safe_load((tmp_path / "tuned" / "config.yaml").read_text())
+    assert run_config["train"]["init_from"] == str(tmp_path / "saved")
+
+    # A dataset the model does not fit: named in the Dataset's terms, before anything is written
+    binarized = Dataset.from_files(train_pairs, n_classes=2, **settings).batch(2).binarize()
+    again = Segmentation.load(tmp_path / "saved")
+    with pytest.raises(ConfigError, match=r"does not fit this dataset \(classes \(n_classes\): 3 in the model, 2 in "
+                                          r"the dataset\): give a Dataset the model fits, or fit\(\.\.\., "
+                                          r"init_from=None\) to train a new unet"):
+        again.fit(binarized, steps=1, output_dir=str(tmp_path / "binary"), **quiet)
+    assert not (tmp_path / "binary").exists()
+    # init_from=None: a new network of the loaded design, with the dataset's classes
+    again.fit(binarized, steps=1, init_from=None, output_dir=str(tmp_path / "binary"), **quiet)
+    exported = json.loads((again.model_dir / "config.json").read_text())["model"]["args"]
+    assert exported["out_channels"] == 2 and exported["channels"] == [4, 8, 16]
+
+
 def test_predicting_without_a_model_says_what_to_do(tmp_path):
     import pytest
 
