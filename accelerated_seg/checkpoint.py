@@ -38,7 +38,7 @@ from safetensors.torch import load_file, save_file
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .models import ModelSpec, build_from_spec
+from .models import ModelSpec, build_from_spec, spec_differences
 from .strategy import checkpoint_layout, resume_conflict
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
@@ -339,10 +339,11 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
     if not (config_path.is_file() and weights_path.is_file()):
         raise ConfigError(f"train.init_from={str(model_dir)!r} must be an exported model folder "
                           f"(config.json + model.safetensors), e.g. <previous run>/model")
-    saved = read_export_config(model_dir)["model"]  # a damaged config.json: one DataError naming it
-    if ModelSpec.from_dict(saved) != spec:
-        raise ConfigError(f"train.init_from={str(model_dir)!r} holds {saved}, but this run builds "
-                          f"{spec.to_dict()}: use the same model.name, model.args, channels and classes")
+    saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
+    if saved != spec:  # each difference named (the two whole specs, printed, hid a one-number change)
+        raise ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
+                          f"({'; '.join(spec_differences(saved, spec))}): use the same model.name, model.args, "
+                          f"channels and classes as the run that exported it")
     load_weights(model, weights_path)
 
 

@@ -40,7 +40,7 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, is_json_object_with, replace_atomically
-from .models import MODELS, SET_BY_THE_RUN, ModelSpec, check_arg_names, model_spec
+from .models import MODELS, SET_BY_THE_RUN, ModelSpec, check_arg_names, model_spec, spec_differences
 from .run_folder import ESTIMATOR_NAMES, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
@@ -542,8 +542,7 @@ def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
     if needed == saved:
         return
     given_as = {"out_channels": "classes (n_classes)", "in_channels": "image channels", "img_size": "block_shape"}
-    differences = [f"{given_as.get(key, key)}: {saved.args.get(key)} in the model, {needed.args.get(key)} in the "
-                   f"dataset" for key in sorted({*saved.args, *needed.args}) if saved.args.get(key) != needed.args.get(key)]
+    differences = spec_differences(saved, needed, given_as, sides=("in the model", "in the dataset"))
     raise ConfigError(f"fit: a loaded model is trained on from its weights, and the one loaded from {export} does not "
                       f"fit this dataset ({'; '.join(differences)}): give a Dataset the model fits, or "
                       f"fit(..., init_from=None) to train a new {cfg.model.name} of the same design from scratch")

@@ -97,6 +97,21 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
     return ModelSpec(name=name, monai_class=monai_class, args=plain_data(merged))
 
 
+def spec_differences(saved: ModelSpec, built: ModelSpec, names: dict[str, str] | None = None,
+                     sides: tuple[str, str] = ("in the export", "here")) -> list[str]:
+    """How the network ``built`` differs from ``saved``, one "what: saved's value <sides[0]>, built's
+    <sides[1]>" per difference. An argument is called ``model.args.<name>``, one the run decides by what
+    decides it (``SET_BY_THE_RUN``), unless ``names`` calls it otherwise."""
+    names = {**{key: f"{key} ({what})" for key, what in SET_BY_THE_RUN.items()}, **(names or {})}
+    first, second = sides
+    differences = [f"model.name: {saved.name} {first}, {built.name} {second}"] if saved.name != built.name else []
+    for key in sorted({*saved.args, *built.args}):
+        was, now = saved.args.get(key, "unset"), built.args.get(key, "unset")
+        if was != now:
+            differences.append(f"{names.get(key, f'model.args.{key}')}: {was} {first}, {now} {second}")
+    return differences
+
+
 def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) -> None:
     """One training-mode forward pass of a ``batch`` of patches, on the meta device: shapes only,
     no memory and well under a second, before any data is read. ``batch``: the patches a

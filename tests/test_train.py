@@ -821,7 +821,11 @@ def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny
     a, b = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
     assert all(torch.equal(a[k], b[k]) for k in a)
 
-    with pytest.raises(ConfigError, match="train.init_from.*same model.name, model.args"):
+    # Each difference named in the config's terms (the two whole specs, printed, before)
+    with pytest.raises(ConfigError, match=r"train.init_from=.* holds another network than this run builds "
+                                          r"\(model.args.channels: \[4, 8, 16\] in the export, \[4, 8\] here; "
+                                          r"model.args.strides: \[2, 2\] in the export, \[2\] here\): use the same "
+                                          r"model.name, model.args"):
         train(tiny_config(tmp_path / "other", train__init_from=str(first / "model"),
                           model__args="{channels: [4, 8], strides: [2], num_res_units: 1}"))
     with pytest.raises(ConfigError, match="give one of them"):
