@@ -3,13 +3,14 @@ smallest fix.
 
 Each workaround names the accelerate version it was found in and what it costs there. The lookup
 changes only how often accelerate computes an answer; the skipping loader keeps what the prepared
-one was given. (The FSDP2 wrapping fix lives with the other wrapping rules:
+one was given; the filter drops one log line that says nothing about the run. (The FSDP2 wrapping fix lives with the other wrapping rules:
 ``wrapping.fsdp2_valid_units_only``.)
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 
 
 def look_up_lomo_once() -> None:
@@ -50,3 +51,34 @@ def skip_first_batches_as_prepared(accelerator, loader, batches: int):
         if hasattr(loader, option) and hasattr(skipping, option):
             setattr(skipping, option, getattr(loader, option))
     return skipping
+
+
+#: What DeepSpeed logs when it finds no GPU, and the name of the logger it logs it to (deepspeed 0.19).
+DEEPSPEED_CPU_GUESS = ("Setting accelerator to CPU. If you have GPU or other accelerator, we were unable to "
+                       "detect it.")
+DEEPSPEED_LOGGER = "DeepSpeed"
+
+
+def _not_deepspeeds_cpu_guess(record: logging.LogRecord) -> bool:
+    return record.getMessage() != DEEPSPEED_CPU_GUESS
+
+
+def quiet_deepspeeds_cpu_guess() -> None:
+    """Drop DeepSpeed's warning that it found no GPU, in runs that did not ask for one.
+
+    accelerate (1.15) imports deepspeed, where it is installed, in every ``unwrap_model`` to recognise
+    a ``DeepSpeedEngine``, whatever the strategy: so a CPU run without DeepSpeed imports it at its
+    first validation, and that first import, finding no GPU, logged "Setting accelerator to CPU. If
+    you have GPU or other accelerator, we were unable to detect it." as a WARNING in the middle of the
+    progress bar. The run states its device itself (the ``strategy:`` line, and ``launch_error``
+    refuses a GPU launch that found none), so the line only alarms. It is filtered out by its exact
+    text on DeepSpeed's logger (``logging.getLogger`` gives the same object before deepspeed makes
+    it); any other DeepSpeed message still shows. Only where torch sees no GPU: nothing else
+    would log it.
+    """
+    import torch
+
+    logger = logging.getLogger(DEEPSPEED_LOGGER)
+    if torch.cuda.is_available() or _not_deepspeeds_cpu_guess in logger.filters:
+        return
+    logger.addFilter(_not_deepspeeds_cpu_guess)

@@ -34,7 +34,7 @@ from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
-from .accelerate_workarounds import look_up_lomo_once, skip_first_batches_as_prepared
+from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_guess, skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, check_resume_preprocessing,
                          expect_shared_tensors, export_model, load_initial_weights, save_training_state,
                          set_aside_later_course, shared_tensor_names)
@@ -552,6 +552,7 @@ def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_b
         raise ConfigError(error)
     join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs
     look_up_lomo_once()  # not a sys.path search in every optimizer step
+    quiet_deepspeeds_cpu_guess()  # not a "no GPU found" WARNING in a CPU run's progress bar
     ddp = ddp or DDPConfig()
     log_with = _trackers(trackers)
     accelerator = Accelerator(

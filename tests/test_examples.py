@@ -57,6 +57,7 @@ def test_fit_your_own_example_under_two_processes(tmp_path, strategy):
     assert proc.stdout.count("optimizer steps") == 1 and "2 optimizer steps" in proc.stdout
     expected = {"ddp": "DDP (MULTI_CPU) on 2 process(es)", "fsdp2": "FSDP (FSDP) on 2 process(es)"}[strategy]
     assert expected in proc.stdout
+    assert "Setting accelerator to CPU" not in proc.stdout + proc.stderr  # deepspeed's, at unwrap_model
     assert (tmp_path / "run" / "model" / "model.safetensors").is_file()
 
 

@@ -138,3 +138,21 @@ def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_pro
     diff = (verify_strategies.export_outputs(tmp_path / "one" / "model")
             - verify_strategies.export_outputs(tmp_path / "fsdp2" / "model")).abs().max()
     assert float(diff) <= 1e-4
+
+
+def test_a_cpu_run_does_not_print_deepspeeds_no_gpu_warning():
+    """accelerate imports deepspeed (where installed) in unwrap_model, whatever the strategy; its first
+    import printed "Setting accelerator to CPU ..." as a WARNING into a CPU run's progress bar."""
+    import subprocess
+
+    pytest.importorskip("deepspeed")
+    if torch.cuda.is_available():
+        pytest.skip("the warning is DeepSpeed's when it finds no GPU")
+    importing = "import deepspeed"
+    quieted = "from accelerated_seg.accelerate_workarounds import quiet_deepspeeds_cpu_guess as q; q(); q(); " + importing
+    outputs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+               for code in (importing, quieted)]
+    assert all(proc.returncode == 0 for proc in outputs), [proc.stderr[-2000:] for proc in outputs]
+    bare, quiet = (proc.stdout + proc.stderr for proc in outputs)
+    assert "Setting accelerator to CPU" in bare  # what there is to quiet, with this deepspeed
+    assert "Setting accelerator to CPU" not in quiet
