@@ -185,17 +185,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON path (default benchmarks/results/train_<device>_<N>proc.json)")
 
     p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)")
-    p.add_argument("--model", required=True, help="registry name (model.name), e.g. unet3d_mlperf")
-    p.add_argument("--patch", type=int, nargs=3, required=True, metavar="N", help="training patch (data.patch_size)")
-    p.add_argument("--batch", type=int, default=2, help="per-GPU batch (train.batch_size)")
+    p.add_argument("--config", type=path_argument, metavar="YAML",
+                   help="an experiment config (configs/*.yaml): its model, patch, batch and global batch, and its "
+                        "dataset's image channels and classes; an option given here wins over it")
+    p.add_argument("--model", help="registry name (model.name), e.g. unet3d_mlperf; required without --config")
+    p.add_argument("--patch", type=int, nargs=3, metavar="N",
+                   help="training patch (data.patch_size); required without --config")
+    p.add_argument("--batch", type=int, help="per-GPU batch (train.batch_size; default: the config's, else 2)")
     p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="bf16",
                    help="mixed precision of the accelerate profile")
     p.add_argument("--gpus", type=int, default=1, help="GPUs, one process each")
     p.add_argument("--gpu-memory", type=float, default=80.0, help="memory of one GPU in GiB")
     p.add_argument("--global-batch", type=int, help="samples per optimizer step to reach (train.global_batch_size)")
-    p.add_argument("--model-args", help='JSON object of model.args, e.g. \'{"filters": [16, 32, 64, 128, 256, 320]}\'')
-    p.add_argument("--in-channels", type=int, default=1, help="image channels")
-    p.add_argument("--classes", type=int, default=3, help="output classes including background")
+    p.add_argument("--model-args", help='JSON object of model.args, e.g. \'{"filters": [16, 32, 64, 128, 256, 320]}\' '
+                                        "(replaces the config's)")
+    p.add_argument("--in-channels", type=int, help="image channels (default: the config's dataset, else 1)")
+    p.add_argument("--classes", type=int,
+                   help="output classes including background (default: the config's dataset, else 3)")
     p.add_argument("--json", type=path_argument,
                    metavar="PATH", help="also write the estimate and proposal to this JSON file")
     p.add_argument("--measure", action="store_true",
@@ -466,13 +472,14 @@ def _plan(args, _) -> int:
     from .files import check_output_file
 
     try:
+        args = _plan_settings(args)
         plan.check_settings(args.batch, args.gpus, args.gpu_memory, args.global_batch)
         if args.json:
             check_output_file(args.json, "--json", result_key="strategies")
         if args.measure:
             plan.require_cuda()
-        model_args = plan.parse_model_args(args.model_args)
-        facts = plan.measure_model(args.model, args.patch, args.precision, args.in_channels, args.classes, model_args)
+        facts = plan.measure_model(args.model, args.patch, args.precision, args.in_channels, args.classes,
+                                   args.model_args)
         estimates = plan.estimate(facts, args.batch, args.gpus)
         proposals = plan.propose(facts, args.gpus, args.gpu_memory, args.global_batch)
         comparison = None
@@ -481,6 +488,10 @@ def _plan(args, _) -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if args.config:
+        print(f"from {args.config}: model {args.model}, patch {'x'.join(map(str, args.patch))}, batch {args.batch}"
+              f"{f', global batch {args.global_batch}' if args.global_batch else ''}, {args.in_channels} image "
+              f"channel(s), {args.classes} classes")
     print(plan.format_table(facts, estimates, args.batch, args.gpus, args.gpu_memory))
     print(plan.format_proposals(proposals, args.gpus, args.global_batch))
     if comparison:
@@ -493,6 +504,69 @@ def _plan(args, _) -> int:
         write_text_atomically(args.json, json.dumps(result, indent=1))
         print(f"wrote {args.json}")
     return 0
+
+
+def _plan_settings(args) -> argparse.Namespace:
+    """``plan``'s arguments with each setting resolved: the option given, else the experiment config's
+    (``--config``), else the default. ``model_args`` comes back parsed.
+
+    Raises:
+        ConfigError: neither --config nor --model and --patch; a config that does not load; a dataset
+            that cannot be read for channels and classes that were not given.
+    """
+    from . import plan
+    from .config import ConfigError, load_config
+
+    plan.check_settings(1, args.gpus, args.gpu_memory, args.global_batch)  # the GPUs first: the batch needs them
+    resolved = vars(args) | {"model_args": plan.parse_model_args(args.model_args)}
+    defaults, from_config = {"batch": 2, "in_channels": 1, "classes": 3}, {}
+    if args.config is None:
+        if args.model is None or args.patch is None:
+            raise ConfigError("give --model and --patch, or --config with an experiment YAML (configs/*.yaml)")
+    else:
+        cfg = load_config(args.config)
+        from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size), "batch": _run_batch(cfg, args),
+                       "global_batch": cfg.train.global_batch_size,
+                       # the config's model.args are its network's: not another --model's
+                       "model_args": cfg.model.args if args.model in (None, cfg.model.name) else None}
+        if args.in_channels is None or args.classes is None:
+            from_config["in_channels"], from_config["classes"] = _channels_and_classes(cfg, args.config)
+    for key in ("model", "patch", "batch", "global_batch", "model_args", "in_channels", "classes"):
+        if resolved[key] is None:
+            resolved[key] = from_config.get(key) if from_config.get(key) is not None else defaults.get(key)
+    return argparse.Namespace(**resolved)
+
+
+def _run_batch(cfg, args) -> int:
+    """The per-GPU batch the config's run would train with on ``--gpus`` GPUs: its train.batch_size, or
+    what its train.global_batch_size (and grad_accum_steps) resolve to, as training resolves them."""
+    from .config import ConfigError
+    from .schedule import resolve_batch
+
+    t, o = cfg.train, cfg.optim
+    try:
+        return resolve_batch(t.batch_size, t.global_batch_size, t.grad_accum_steps, args.gpus, o.lr,
+                             o.base_batch_size, o.lr_scaling).per_device
+    except ConfigError as error:
+        raise ConfigError(f"{args.config} on --gpus {args.gpus}: {error}") from None
+
+
+def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
+    """The image channels and classes of the config's dataset, from its description only (no image is read,
+    and the embedded demo data is not written)."""
+    from .config import ConfigError
+    from .data.errors import DataError
+    from .data.prepare import load_manifest
+    from .data.synthetic import LABELS
+
+    if cfg.data.dataset == "synthetic":
+        return 1, 2 if cfg.data.binarize else len(LABELS)
+    try:
+        manifest = load_manifest(cfg.data, cfg.train.output_dir)
+    except (DataError, OSError) as error:
+        raise ConfigError(f"{config_path}: the image channels and classes come from its dataset, which cannot be "
+                          f"read here ({error}); give --in-channels and --classes") from None
+    return manifest.num_channels, manifest.num_classes
 
 
 COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "predict": _predict,

@@ -239,3 +239,60 @@ def test_the_host_memory_check_refuses_only_a_step_beyond_the_available_memory(m
         check(processes=3)
     monkeypatch.setattr(plan, "host_memory_available", lambda: None)
     check(processes=1000)  # no figure to check against
+
+
+def test_plan_reads_the_run_it_plans_from_an_experiment_config(tmp_path, capsys):
+    """plan --config: the model, patch and per-GPU batch the run would use, and its dataset's channels
+    and classes, read from the dataset's description alone (its images need not be here); an option
+    given wins over the config."""
+    (tmp_path / "dataset.json").write_text(json.dumps({
+        "labels": {"0": "background", "1": "edema", "2": "non-enhancing", "3": "enhancing"},
+        "modality": {"0": "T1", "1": "T2"},
+        "training": [{"image": ["./imagesTr/a_0000.nii.gz", "./imagesTr/a_0001.nii.gz"], "label": "./labelsTr/a.nii.gz"}]}))
+    config = tmp_path / "exp.yaml"
+    config.write_text(f"data: {{dataset: {tmp_path / 'dataset.json'}, patch_size: [64, 64, 64]}}\n"
+                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n"
+                      f"train: {{global_batch_size: 8, output_dir: {tmp_path / 'run'}}}\n")
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--config", str(config), "--gpus", "2", "--json", str(out)]) == 0
+    assert (f"from {config}: model unet3d_mlperf, patch 64x64x64, batch 4, global batch 8, 2 image channel(s), "
+            f"4 classes") in capsys.readouterr().out  # the global batch of 8 over 2 GPUs, as training resolves it
+    result = json.loads(out.read_text())
+    args = result["model"]["args"]
+    assert (args["in_channels"], args["out_channels"], args["filters"]) == (2, 4, SMALL_ARGS["filters"])
+    assert result["batch_per_gpu"] == 4 and result["global_batch"] == 8
+
+    assert main(["plan", "--config", str(config), "--gpus", "2", "--batch", "1", "--classes", "2", "--json",
+                 str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert (result["batch_per_gpu"], result["model"]["args"]["out_channels"]) == (1, 2)
+    assert not (tmp_path / "run").exists()  # planning writes nothing of the run's
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["plan", "--gpus", "2"], r"give --model and --patch, or --config with an experiment YAML"),
+    (["plan", "--config", "{config}", "--gpus", "3"], r"exp.yaml on --gpus 3: train.global_batch_size 8 is not "
+                                                       r"divisible by 3"),
+    (["plan", "--config", "{config}"], r"exp.yaml: the image channels and classes come from its dataset, which "
+                                       r"cannot be read here \(.*missing.csv: CSV not found.*\); give --in-channels "
+                                       r"and --classes"),
+])
+def test_a_plan_config_that_cannot_be_planned_gives_one_clear_error(tmp_path, capsys, argv, message):
+    config = tmp_path / "exp.yaml"
+    config.write_text(f"data: {{dataset: {tmp_path / 'missing.csv'}, patch_size: [64, 64, 64]}}\n"
+                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n"
+                      "train: {global_batch_size: 8}\n")
+    assert main([arg.format(config=config) for arg in argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(message, err[0]), err
+
+
+def test_plan_of_the_demo_config_writes_no_demo_data(tmp_path, capsys, monkeypatch):
+    """The embedded dataset's channels and classes are known without writing it (binarized: 2 classes)."""
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "demo.yaml"
+    config.write_text("data: {dataset: synthetic, patch_size: [64, 64, 64], binarize: true}\n"
+                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n")
+    assert main(["plan", "--config", str(config), "--in-channels", "3"]) == 0
+    assert "batch 2, 3 image channel(s), 2 classes" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == [config]
