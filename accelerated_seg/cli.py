@@ -26,7 +26,25 @@ def main(argv: list[str] | None = None) -> int:
     args, rest = parser.parse_known_args(argv)
     if rest and args.command != "train":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    return COMMANDS[args.command](args, rest)
+    try:
+        status = COMMANDS[args.command](args, rest)
+        sys.stdout.flush()  # here, so that a reader gone by now is met inside the try
+        return status
+    except BrokenPipeError:
+        return _reader_went_away()
+
+
+#: The exit status of a process that SIGPIPE ended (128 + 13), as a shell reports it.
+EXIT_READER_WENT_AWAY = 141
+
+
+def _reader_went_away() -> int:
+    """stdout's reader left (``accelerated-seg plan ... | head``): end as SIGPIPE would, without a
+    traceback. Python ignores SIGPIPE, so the write raised BrokenPipeError (a 25-line traceback
+    before the forty-fourth session), and the interpreter's own flush at exit would raise it again:
+    stdout now points at /dev/null for that flush (the recipe of Python's ``signal`` documentation)."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_READER_WENT_AWAY
 
 
 def build_parser() -> argparse.ArgumentParser:

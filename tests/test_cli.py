@@ -75,3 +75,18 @@ def test_every_argument_of_every_command_says_what_it_is_for():
     commands = [name for name, _ in _commands(build_parser())]
     assert "accelerated-seg benchmark train" in commands and len(commands) > 8
     assert silent == []
+
+
+def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
+    """``accelerated-seg plan ... | head``: the closed pipe is met as a shell expects (status 141, as
+    SIGPIPE would end it), not with a BrokenPipeError traceback."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "accelerated_seg", "plan", "--model", "unet", "--patch", "32", "32", "32",
+               "--model-args", '{"channels": [4, 8], "strides": [2]}']
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # gone before the plan is printed
+    stderr = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 141, stderr[-2000:]
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr[-2000:]
