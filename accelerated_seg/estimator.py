@@ -274,6 +274,10 @@ class Segmentation:
         if not isinstance(dataset, Dataset):
             raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
                               f"n_classes=2), got {type(dataset).__name__}")
+        if isinstance(epochs, Dataset) or "dataset_validate" in train_settings:  # nobrainer's fit(train, validate)
+            raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: a "
+                              "Dataset holds its own validation cases, so give them as Dataset.from_files(pairs, "
+                              "validation_pairs=[(image, label), ...]) and fit that one Dataset")
         settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
         # A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a
         # run (whose checkpoint holds the weights). Before the forty-fourth session it was silently

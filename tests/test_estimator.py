@@ -334,6 +334,12 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     # fit's own arguments (an AttributeError for a list of pairs before)
     with pytest.raises(ConfigError, match=r"fit: give a Dataset, e.g. Dataset.from_files\(pairs, .*got list"):
         Segmentation("unet").fit(train_pairs, epochs=1)
+    # nobrainer's fit(dataset_train, dataset_validate): the place of the validation cases named (a
+    # 40-line repr of the Dataset as "epochs", before the forty-fourth session)
+    for second in ((data,), ()):
+        with pytest.raises(ConfigError, match=r"fit: a second Dataset to validate on \(nobrainer's dataset_validate\) "
+                                              r"is not taken: .* Dataset.from_files\(pairs, validation_pairs="):
+            Segmentation("unet").fit(data, *second, **({} if second else {"dataset_validate": data}))
     for length in (dict(epochs=1.5), dict(steps=2.0), dict(epochs=True)):
         with pytest.raises(ConfigError, match=r"fit: (epochs|steps) must be a whole number >= 1"):
             Segmentation("unet").fit(data, **length)
