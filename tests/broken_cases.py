@@ -161,6 +161,11 @@ def _with_label_value(value: float, dtype: type = np.int16) -> np.ndarray:
     return label
 
 
+def _mask_of(value: int) -> np.ndarray:
+    """A two-class label saved with ``value`` for its foreground (0/255 masks are common)."""
+    return np.where(clean_label() > 0, value, 0).astype(np.uint8)
+
+
 def _rgb_image() -> np.ndarray:
     """A colour volume, NIfTI's RGB24: one record of three bytes per voxel."""
     rgb = np.zeros(SHAPE, dtype=[("R", "u1"), ("G", "u1"), ("B", "u1")])
@@ -226,6 +231,13 @@ def _msd_with(which: str, **bad: object) -> Callable[[Path], tuple[Path, Path]]:
         written = write_msd(root, **bad)
         return written.source, written.label if which == "label" else written.images[0]
     return build
+
+
+def _binary_mask_of_255(root: Path) -> tuple[Path, Path]:
+    """A binary dataset whose bad mask is saved as 0 and 255; the good one holds 0 and 1."""
+    written = write_msd(root, labels={"0": "background", "1": "mask"}, label=_mask_of(255))
+    save(root / "labelsTr" / "good.nii.gz", _mask_of(1))
+    return written.source, written.label
 
 
 def _channels_disagree(root: Path) -> tuple[Path, Path]:
@@ -298,6 +310,8 @@ BROKEN_CASES: list[BrokenCase] = [
                "label values [3] are not declared (declared: [0, 1, 2, 4])", "declare the missing classes"),
     BrokenCase("label_value_above_classes", _msd_with(which="label", label=_with_label_value(5)),
                "label values [5] are not declared (declared: 0..2, num_classes=3)", "fix the label file"),
+    BrokenCase("binary_mask_of_0_and_255", _binary_mask_of_255,
+               "label values [255] are not declared (declared: 0..1, num_classes=2)", "data.binarize: true"),
     BrokenCase("non_integer_label", _msd_with(which="label", label=_with_label_value(0.5, np.float32)),
                "non-integer label values [0.5]", "nearest-neighbour"),
     BrokenCase("negative_label", _msd_with(which="label", label=_with_label_value(-1)),

@@ -392,10 +392,15 @@ def _check_label_values(
         )
     if undeclared:
         negative = " (negative values are never classes; -1 often marks 'unlabelled')" if min(undeclared) < 0 else ""
+        # A two-class mask saved as 0 and 255 (or any one other value) is the usual cause in a binary dataset;
+        # binarizing is its remedy, which the message did not name before the forty-fourth session.
+        mask = not declared.any_foreground and len(declared.values) == 2 and min(undeclared) > 0
         report.errors.append(
             f"{context}: {path}: label values {_show(undeclared)} are not declared (declared: "
             f"{declared.describe()}){negative}; fix the label file"
             + ("" if declared.any_foreground else f", or declare the missing classes in {declared.declared_in}")
+            + (", or, for a mask saved as 0 and another value (255, say), train every value above 0 as the one "
+               "foreground class: data.binarize: true (Dataset.binarize())" if mask else "")
         )
     if not has_foreground and not non_integer:
         tally.background_only.append(path)
