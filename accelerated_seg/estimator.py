@@ -263,7 +263,7 @@ class Segmentation:
 
         A constructed estimator's fit starts from a new network; a loaded one's (``Segmentation.load``)
         from the loaded weights, as nobrainer's fit goes on from the model it holds: the dataset must
-        then have the model's classes and channels (and, for UNETR and SwinUNETR, its block_shape).
+        then have the model's classes and channels (and, for UNETR, its block_shape: its img_size).
         ``init_from=None`` trains a new network of the same design instead, another ``init_from``
         starts from that export, and ``resume`` continues a run from its checkpoint.
 
