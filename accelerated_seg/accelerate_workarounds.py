@@ -3,8 +3,8 @@ smallest fix.
 
 Each workaround names the accelerate version it was found in and what it costs there. The lookup
 changes only how often accelerate computes an answer; the skipping loader keeps what the prepared
-one was given; the filter drops one log line that says nothing about the run. (The FSDP2 wrapping fix lives with the other wrapping rules:
-``wrapping.fsdp2_valid_units_only``.)
+one was given; the filter drops one log line that says nothing about the run. (The FSDP2 wrapping
+fix lives with the other wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
 """
 
 from __future__ import annotations

@@ -248,7 +248,8 @@ def test_plan_reads_the_run_it_plans_from_an_experiment_config(tmp_path, capsys)
     (tmp_path / "dataset.json").write_text(json.dumps({
         "labels": {"0": "background", "1": "edema", "2": "non-enhancing", "3": "enhancing"},
         "modality": {"0": "T1", "1": "T2"},
-        "training": [{"image": ["./imagesTr/a_0000.nii.gz", "./imagesTr/a_0001.nii.gz"], "label": "./labelsTr/a.nii.gz"}]}))
+        "training": [{"image": ["./imagesTr/a_0000.nii.gz", "./imagesTr/a_0001.nii.gz"],
+                      "label": "./labelsTr/a.nii.gz"}]}))
     config = tmp_path / "exp.yaml"
     config.write_text(f"data: {{dataset: {tmp_path / 'dataset.json'}, patch_size: [64, 64, 64]}}\n"
                       f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n"

@@ -149,7 +149,8 @@ def test_a_cpu_run_does_not_print_deepspeeds_no_gpu_warning():
     if torch.cuda.is_available():
         pytest.skip("the warning is DeepSpeed's when it finds no GPU")
     importing = "import deepspeed"
-    quieted = "from accelerated_seg.accelerate_workarounds import quiet_deepspeeds_cpu_guess as q; q(); q(); " + importing
+    quieted = ("from accelerated_seg.accelerate_workarounds import quiet_deepspeeds_cpu_guess as quiet; "
+               "quiet(); quiet(); " + importing)  # twice, as a process training twice does
     outputs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
                for code in (importing, quieted)]
     assert all(proc.returncode == 0 for proc in outputs), [proc.stderr[-2000:] for proc in outputs]
