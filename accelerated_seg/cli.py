@@ -32,10 +32,12 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except BrokenPipeError:
         return _reader_went_away()
+    except KeyboardInterrupt:  # Ctrl-C during predict, check, ...: asked for, so no traceback
+        return EXIT_INTERRUPTED
 
 
-#: The exit status of a process that SIGPIPE ended (128 + 13), as a shell reports it.
-EXIT_READER_WENT_AWAY = 141
+#: The exit statuses of a process that SIGPIPE or SIGINT (Ctrl-C) ended, as a shell reports them.
+EXIT_READER_WENT_AWAY, EXIT_INTERRUPTED = 128 + 13, 128 + 2
 
 
 def _reader_went_away() -> int:
@@ -281,7 +283,7 @@ def exit_on_user_error():
 
     ConfigError and DataError (a setting or a file that cannot work: exit status 2) and
     TrainingDiverged (status 1) carry messages that name the setting or file and what to do; a
-    traceback would only bury them. The main process prints it: every rank raises the same error
+    traceback would only bury them. Ctrl-C ends it with status 130 and no traceback. The main process prints it: every rank raises the same error
     (train's checks hand the main process's errors to all ranks). Any other exception keeps its
     traceback, since it is a bug to report.
     """
@@ -295,6 +297,8 @@ def exit_on_user_error():
         if os.environ.get("RANK", "0") == "0":
             print(f"error: {error}", file=sys.stderr)
         raise SystemExit(1 if isinstance(error, TrainingDiverged) else 2) from None
+    except KeyboardInterrupt:  # Ctrl-C: asked for, not a bug; training has said where to resume from
+        raise SystemExit(EXIT_INTERRUPTED) from None
 
 
 def _synth(args, _) -> int:

@@ -36,8 +36,8 @@ from tqdm.auto import tqdm
 from . import __version__
 from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_guess, skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, check_resume_preprocessing,
-                         expect_shared_tensors, export_model, load_initial_weights, save_training_state,
-                         set_aside_later_course, shared_tensor_names)
+                         complete_checkpoints, expect_shared_tensors, export_model, load_initial_weights,
+                         save_training_state, set_aside_later_course, shared_tensor_names)
 from .compilation import (check_compilable, check_cuda_graphs, compile_in_place, compile_settings, describe_compile,
                           settings_for_strategy)
 from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config, settings_changed
@@ -148,7 +148,8 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     with PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
         run = _configured_run(cfg, manifest, run_scope)
         try:
-            preempted = run_loop(run.loop, signals)
+            with _saying_where_to_resume_after_ctrl_c(run.loop):
+                preempted = run_loop(run.loop, signals)
         finally:
             _stop_loading(run.loop)
         return _finish(run, preempted)
@@ -237,7 +238,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
         _schedule_the_stepping_optimizer(accelerator, scheduler)
         try:
-            preempted = run_loop(loop, signals)
+            with _saying_where_to_resume_after_ctrl_c(loop):
+                preempted = run_loop(loop, signals)
         finally:
             _stop_loading(loop)
         if loop.last_saved != loop.progress.step:
@@ -249,6 +251,22 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                 "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
                 "speed": loop.progress.speed,
                 "is_main_process": accelerator.is_main_process}
+
+
+@contextlib.contextmanager
+def _saying_where_to_resume_after_ctrl_c(loop: Loop):
+    """Ctrl-C (KeyboardInterrupt) still ends the run where it is, as Python's default does, but the
+    main process first says which whole checkpoint a resume continues from, and so what is lost.
+    Before the forty-fourth session it ended in a traceback from wherever the step was."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        saved = complete_checkpoints(loop.checkpoints_dir)
+        where = (f"the newest whole checkpoint is {saved[-1]}: run the same command with --train.resume=latest "
+                 f"(resume='latest' from Python) to continue from it" if saved else
+                 "no checkpoint was saved yet (train.save_every), so a new run starts over")
+        loop.accelerator.print(f"\ninterrupted (Ctrl-C) after step {loop.progress.step}; {where}")
+        raise
 
 
 def _stop_loading(loop: Loop) -> None:

@@ -90,3 +90,25 @@ def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
     stderr = proc.communicate(timeout=120)[1]
     assert proc.returncode == 141, stderr[-2000:]
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr[-2000:]
+
+
+@pytest.mark.parametrize("command", ["train", "check"])
+def test_ctrl_c_ends_a_command_with_status_130_and_no_traceback(monkeypatch, capsys, command):
+    """Ctrl-C is asked for, not a bug: status 130 (128 + SIGINT, as a shell reports it), no traceback.
+    Training says which checkpoint to resume from itself (test_preemption.py)."""
+    import accelerated_seg.data.manifest
+    import accelerated_seg.train
+    from accelerated_seg.cli import main
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(accelerated_seg.train, "train", interrupted)
+    monkeypatch.setattr(accelerated_seg.data.manifest, "load_cases", interrupted)
+    argv = {"train": ["train", "--train.max_steps=1"], "check": ["check", "dataset.json"]}[command]
+    try:
+        status = main(argv)
+    except SystemExit as ended:  # train's exit_on_user_error, as examples/train.py uses it
+        status = ended.code
+    assert status == 130
+    assert "Traceback" not in capsys.readouterr().err

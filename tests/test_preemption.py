@@ -69,6 +69,25 @@ def test_sigusr1_saves_the_state_returns_preempted_and_resume_matches(tiny_confi
     _same_weights(tmp_path / "full", tmp_path / "resumed")
 
 
+def test_ctrl_c_ends_training_saying_which_whole_checkpoint_a_resume_continues_from(tiny_config, tmp_path,
+                                                                                   monkeypatch, capsys):
+    """Ctrl-C stops the run where it is, as Python's KeyboardInterrupt does (it is not a scheduler's
+    notice, so nothing more is saved), after one line naming the checkpoint to resume from."""
+    _signal_self_at(monkeypatch, call=5, signum=signal.SIGINT)  # during step 6's forward
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny_config(tmp_path / "run", train__max_steps=20, train__val_every=0, train__save_every=2))
+    newest = complete_checkpoints(tmp_path / "run" / "checkpoints")[-1]
+    assert newest.name == "step_4"
+    assert (f"interrupted (Ctrl-C) after step 5; the newest whole checkpoint is {newest}: run the same command "
+            f"with --train.resume=latest (resume='latest' from Python) to continue from it") in capsys.readouterr().out
+
+    _signal_self_at(monkeypatch, call=0, signum=signal.SIGINT)  # before any checkpoint
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny_config(tmp_path / "early", train__max_steps=20, train__val_every=0, train__save_every=2))
+    assert ("interrupted (Ctrl-C) after step 0; no checkpoint was saved yet (train.save_every), so a new run "
+            "starts over") in capsys.readouterr().out
+
+
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
 
