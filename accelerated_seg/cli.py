@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -212,9 +213,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--patch", type=int, nargs=3, metavar="N",
                    help="training patch (data.patch_size); required without --config")
     p.add_argument("--batch", type=int, help="per-GPU batch (train.batch_size; default: the config's, else 2)")
-    p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="bf16",
-                   help="mixed precision of the accelerate profile")
-    p.add_argument("--gpus", type=int, default=1, help="GPUs, one process each")
+    p.add_argument("--accelerate-config", type=path_argument, metavar="YAML",
+                   help="the accelerate config file of the launch (configs/accelerate/*.yaml): its precision and "
+                        "processes, and its strategy's row marked in the table")
+    p.add_argument("--precision", choices=["fp32", "bf16", "fp16"],
+                   help="mixed precision of the accelerate profile (default: --accelerate-config's, else bf16)")
+    p.add_argument("--gpus", type=int,
+                   help="GPUs, one process each (default: --accelerate-config's num_processes, else 1)")
     p.add_argument("--gpu-memory", type=float, default=80.0, help="memory of one GPU in GiB")
     p.add_argument("--global-batch", type=int, help="samples per optimizer step to reach (train.global_batch_size)")
     p.add_argument("--model-args", help='JSON object of model.args, e.g. \'{"filters": [16, 32, 64, 128, 256, 320]}\' '
@@ -283,9 +288,9 @@ def exit_on_user_error():
 
     ConfigError and DataError (a setting or a file that cannot work: exit status 2) and
     TrainingDiverged (status 1) carry messages that name the setting or file and what to do; a
-    traceback would only bury them. Ctrl-C ends it with status 130 and no traceback. The main process prints it: every rank raises the same error
-    (train's checks hand the main process's errors to all ranks). Any other exception keeps its
-    traceback, since it is a bug to report.
+    traceback would only bury them. The main process prints it: every rank raises the same error
+    (train's checks hand the main process's errors to all ranks). Ctrl-C ends the program with
+    status 130 and no traceback. Any other exception keeps its traceback, since it is a bug to report.
     """
     from .config import ConfigError
     from .data.errors import DataError
@@ -514,13 +519,18 @@ def _plan(args, _) -> int:
         print(f"from {args.config}: model {args.model}, patch {'x'.join(map(str, args.patch))}, batch {args.batch}"
               f"{f', global batch {args.global_batch}' if args.global_batch else ''}, {args.in_channels} image "
               f"channel(s), {args.classes} classes")
-    print(plan.format_table(facts, estimates, args.batch, args.gpus, args.gpu_memory))
-    print(plan.format_proposals(proposals, args.gpus, args.global_batch))
+    marked = args.profile.strategy if args.profile else None
+    if args.profile:
+        print(f"accelerate profile {args.profile.describe()}")
+    print(plan.format_table(facts, estimates, args.batch, args.gpus, args.gpu_memory, marked))
+    print(plan.format_proposals(proposals, args.gpus, args.global_batch, marked))
     if comparison:
         print(plan.format_comparison(comparison))
     if args.json:
         result = plan.to_dict(facts, estimates, args.batch, args.gpus, args.gpu_memory, proposals, args.global_batch,
                               comparison)
+        if args.profile:
+            result["accelerate_profile"] = dataclasses.asdict(args.profile)
         from .files import write_text_atomically
 
         write_text_atomically(args.json, json.dumps(result, indent=1))
@@ -538,7 +548,13 @@ def _plan_settings(args) -> argparse.Namespace:
     """
     from . import plan
     from .config import ConfigError, load_config
+    from .launch_profile import read_launch_profile
 
+    profile = read_launch_profile(args.accelerate_config) if args.accelerate_config else None
+    args = argparse.Namespace(**vars(args) | {
+        "profile": profile,
+        "precision": args.precision or (profile.precision if profile else "bf16"),
+        "gpus": args.gpus if args.gpus is not None else (profile.processes if profile else 1)})
     plan.check_settings(1, args.gpus, args.gpu_memory, args.global_batch)  # the GPUs first: the batch needs them
     resolved = vars(args) | {"model_args": plan.parse_model_args(args.model_args)}
     defaults, from_config = {"batch": 2, "in_channels": 1, "classes": 3}, {}

@@ -656,7 +656,8 @@ def to_dict(facts: ModelFacts, estimates: dict[str, Estimate], batch: int, gpus:
 
 
 def format_table(facts: ModelFacts, estimates: dict[str, Estimate], batch: int, gpus: int,
-                 gpu_memory_gib: float) -> str:
+                 gpu_memory_gib: float, marked: str | None = None) -> str:
+    """The table of GiB per GPU; ``marked``: the strategy row of the launch's accelerate profile."""
     usable = usable_bytes(gpu_memory_gib)
     header = (f"{facts.spec.name} ({facts.parameters / 1e6:.2f} M parameters), patch "
               f"{'x'.join(map(str, facts.patch))}, batch {batch} per GPU, {facts.precision}, {gpus} GPU(s) of "
@@ -665,18 +666,24 @@ def format_table(facts: ModelFacts, estimates: dict[str, Estimate], batch: int, 
     lines = [header, f"{'strategy':<20}" + "".join(f"{n:>9}" for n in names) + f"{'total':>9}  fits"]
     for strategy, e in estimates.items():
         cells = "".join(f"{e.components[c] / GIB:>9.2f}" for c in COMPONENTS)
-        lines.append(f"{strategy:<20}{cells}{e.total / GIB:>9.2f}  {'yes' if e.total <= usable else 'NO'}")
+        lines.append(f"{strategy:<20}{cells}{e.total / GIB:>9.2f}  {'yes' if e.total <= usable else 'NO'}"
+                     + (PROFILE_MARK if strategy == marked else ""))
     lines.append(f"activ: saved for backward (measured); work: the rest of the forward/backward peak; ddp with "
                  f"1 GPU is plain single-GPU training. zero3_offload needs "
                  f"{_gib(cpu_memory_for_offload(facts, gpus))} of CPU RAM per process.")
     return "\n".join(lines)
 
 
-def format_proposals(proposals: dict[str, Proposal], gpus: int, global_batch: int | None) -> str:
+def format_proposals(proposals: dict[str, Proposal], gpus: int, global_batch: int | None,
+                     marked: str | None = None) -> str:
     target = f"global batch {global_batch}" if global_batch else "the largest batch without accumulation"
     lines = [f"proposal for {target}:"]
-    lines += [f"  {s:<20}{p.describe(gpus)}" for s, p in proposals.items()]
+    lines += [f"  {s:<20}{p.describe(gpus)}{PROFILE_MARK if s == marked else ''}" for s, p in proposals.items()]
     return "\n".join(lines)
+
+
+#: How the table and the proposals point at the launch's own strategy (``plan --accelerate-config``).
+PROFILE_MARK = "  <- the accelerate profile's"
 
 
 def format_comparison(comparison: dict) -> str:

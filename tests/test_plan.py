@@ -297,3 +297,65 @@ def test_plan_of_the_demo_config_writes_no_demo_data(tmp_path, capsys, monkeypat
     assert main(["plan", "--config", str(config), "--in-channels", "3"]) == 0
     assert "batch 2, 3 image channel(s), 2 classes" in capsys.readouterr().out
     assert list(tmp_path.iterdir()) == [config]
+
+
+# The row of plan's table that each shipped accelerate profile trains as (None: not modelled).
+PROFILE_ROWS = {"cpu": "ddp", "single_gpu": "ddp", "ddp": "ddp", "multi_node": "ddp", "fsdp": "fsdp_full_shard",
+                "fsdp2": "fsdp_full_shard", "fsdp2_blocks": "fsdp_full_shard", "fsdp_full_shard": "fsdp_full_shard",
+                "fsdp_shard_grad_op": "fsdp_shard_grad_op", "fsdp_no_shard": "fsdp_no_shard", "fsdp_hybrid": None,
+                "deepspeed_zero1": "zero1", "deepspeed_zero2": "zero2", "deepspeed_zero3": "zero3",
+                "deepspeed_zero3_offload": "zero3_offload"}
+
+
+def test_every_shipped_accelerate_profile_is_read_as_its_strategy():
+    from pathlib import Path
+
+    from accelerated_seg.launch_profile import read_launch_profile
+
+    profiles = sorted((Path(__file__).resolve().parents[1] / "configs" / "accelerate").glob("*.yaml"))
+    assert sorted(path.stem for path in profiles) == sorted(PROFILE_ROWS)  # a new profile is classified here
+    for path in profiles:
+        profile = read_launch_profile(path)
+        assert profile.strategy == PROFILE_ROWS[path.stem], path.name
+        assert profile.strategy in (*plan.STRATEGIES, None) and (profile.strategy is None) == bool(profile.not_modelled)
+        assert profile.precision in plan.PRECISIONS and profile.processes >= 1
+    assert read_launch_profile(profiles[0].parent / "multi_node.yaml").processes == 16  # all machines'
+
+
+def test_plan_marks_the_row_of_the_launchs_accelerate_profile_and_takes_its_precision_and_processes(tmp_path,
+                                                                                                     capsys):
+    from pathlib import Path
+
+    profiles = Path(__file__).resolve().parents[1] / "configs" / "accelerate"
+    base = ["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--model-args", json.dumps(SMALL_ARGS)]
+    out = tmp_path / "plan.json"
+    assert main([*base, "--accelerate-config", str(profiles / "deepspeed_zero3.yaml"), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"accelerate profile {profiles / 'deepspeed_zero3.yaml'}: zero3, 2 process(es), bf16" in printed
+    marked = [line for line in printed.splitlines() if line.endswith(plan.PROFILE_MARK)]
+    assert [line.split()[0] for line in marked] == ["zero3", "zero3"]  # its table row and its proposal
+    result = json.loads(out.read_text())
+    assert (result["gpus"], result["precision"], result["accelerate_profile"]["strategy"]) == (2, "bf16", "zero3")
+
+    # What the command line says wins over the profile
+    assert main([*base, "--accelerate-config", str(profiles / "cpu.yaml"), "--gpus", "4", "--precision", "bf16",
+                 "--json", str(out)]) == 0
+    assert (json.loads(out.read_text())["gpus"], json.loads(out.read_text())["precision"]) == (4, "bf16")
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("profile, message", [
+    ("distributed_type: FSDP\nmixed_precision: fp8\n", r"mixed_precision 'fp8' is not one this package trains with"),
+    ("distributed_type: XLA\n", r"distributed_type 'XLA' is not one this package launches"),
+    ("num_processes: 0\n", r"num_processes must be a whole number >= 1, got 0"),
+    ("- a list\n", r"is not an accelerate config"),
+    (None, r"cannot be read as an accelerate config file \(FileNotFoundError"),
+])
+def test_an_accelerate_config_plan_cannot_read_is_one_clear_error(tmp_path, capsys, profile, message):
+    path = tmp_path / "launch.yaml"
+    if profile is not None:
+        path.write_text(profile)
+    argv = ["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--accelerate-config", str(path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(message, err[0]), err

@@ -1,0 +1,94 @@
+"""What an accelerate config file (configs/accelerate/*.yaml, or one ``accelerate config`` wrote) asks
+for, in ``plan``'s terms: the strategy row of its table, the precision and the number of processes.
+
+    profile = read_launch_profile("configs/accelerate/fsdp.yaml")
+    profile.strategy, profile.precision, profile.processes      # ("fsdp_full_shard", "bf16", 2)
+
+The file is read as accelerate reads it (YAML, of which JSON is a part); nothing is launched. A
+profile that plan does not model (HYBRID_SHARD, offloading other than ZeRO-3's) has no strategy and
+says why, so the table is still printed, without a row marked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .config import ConfigError
+
+#: accelerate's mixed_precision, as plan and the training benchmark name it.
+PRECISION_OF = {"no": "fp32", "bf16": "bf16", "fp16": "fp16"}
+#: FSDP1's sharding strategies that plan models, by their row.
+FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
+
+
+@dataclass(frozen=True)
+class LaunchProfile:
+    path: str
+    strategy: str | None  # a row of plan.STRATEGIES, or None where plan does not model the profile
+    precision: str  # fp32, bf16 or fp16
+    processes: int  # over all machines: the processes a global batch is split over
+    not_modelled: str | None = None  # why strategy is None
+
+    def describe(self) -> str:
+        what = self.strategy or f"a strategy plan does not model ({self.not_modelled})"
+        return f"{self.path}: {what}, {self.processes} process(es), {self.precision}"
+
+
+def read_launch_profile(path: str | Path) -> LaunchProfile:
+    """The strategy, precision and processes of an accelerate config file.
+
+    Raises:
+        ConfigError: the file is missing or not a mapping; a distributed_type, mixed_precision or
+            num_processes that a launch of this package cannot take (fp8, say).
+    """
+    where = str(path)
+    try:
+        profile = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise ConfigError(f"--accelerate-config {where} cannot be read as an accelerate config file "
+                          f"({error.__class__.__name__}: {error})") from None
+    if not isinstance(profile, dict):
+        raise ConfigError(f"--accelerate-config {where} is not an accelerate config (a mapping such as "
+                          f"configs/accelerate/ddp.yaml)")
+    precision = PRECISION_OF.get(str(profile.get("mixed_precision", "no")))
+    if precision is None:
+        raise ConfigError(f"{where}: mixed_precision {profile.get('mixed_precision')!r} is not one this package "
+                          f"trains with; use no, bf16 or fp16")
+    processes = profile.get("num_processes", 1)
+    if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
+        raise ConfigError(f"{where}: num_processes must be a whole number >= 1, got {processes!r}")
+    strategy, not_modelled = _row(profile, where)
+    return LaunchProfile(where, strategy, precision, processes, not_modelled)
+
+
+def _row(profile: dict, where: str) -> tuple[str | None, str | None]:
+    """plan's row for the profile's strategy, or (None, why not)."""
+    kind = str(profile.get("distributed_type", "NO"))
+    if kind in ("NO", "MULTI_GPU", "MULTI_CPU"):  # one process, or DDP
+        return "ddp", None
+    if kind == "FSDP":
+        fsdp = profile.get("fsdp_config") or {}
+        if fsdp.get("fsdp_offload_params"):
+            return None, "FSDP with fsdp_offload_params"
+        if int(fsdp.get("fsdp_version", 1)) == 2:  # FSDP2 shards fully; without resharding it keeps them whole
+            return ("fsdp_full_shard" if fsdp.get("fsdp_reshard_after_forward", True) else "fsdp_shard_grad_op"), None
+        sharding = str(fsdp.get("fsdp_sharding_strategy", "FULL_SHARD"))
+        if sharding not in FSDP1_ROWS:
+            return None, f"FSDP's {sharding}: read fsdp_full_shard with --gpus set to one node's GPUs"
+        return FSDP1_ROWS[sharding], None
+    if kind == "DEEPSPEED":
+        deepspeed = profile.get("deepspeed_config") or {}
+        stage = deepspeed.get("zero_stage")
+        offloads = {str(deepspeed.get(key, "none")) for key in ("offload_optimizer_device", "offload_param_device")}
+        if stage == 3 and offloads == {"cpu"}:
+            return "zero3_offload", None
+        if offloads - {"none"}:
+            return None, f"ZeRO-{stage} with offloading to {', '.join(sorted(offloads - {'none'}))}"
+        if stage in (1, 2, 3):
+            return f"zero{stage}", None
+        return None, f"ZeRO stage {stage!r}"
+    raise ConfigError(f"{where}: distributed_type {kind!r} is not one this package launches (NO, MULTI_GPU, "
+                      f"FSDP or DEEPSPEED)")
