@@ -551,19 +551,18 @@ def _plan_settings(args) -> argparse.Namespace:
     from .launch_profile import read_launch_profile
 
     profile = read_launch_profile(args.accelerate_config) if args.accelerate_config else None
-    args = argparse.Namespace(**vars(args) | {
-        "profile": profile,
-        "precision": args.precision or (profile.precision if profile else "bf16"),
-        "gpus": args.gpus if args.gpus is not None else (profile.processes if profile else 1)})
-    plan.check_settings(1, args.gpus, args.gpu_memory, args.global_batch)  # the GPUs first: the batch needs them
-    resolved = vars(args) | {"model_args": plan.parse_model_args(args.model_args)}
+    resolved = vars(args) | {"profile": profile, "model_args": plan.parse_model_args(args.model_args),
+                             "precision": args.precision or (profile.precision if profile else "bf16"),
+                             "gpus": args.gpus if args.gpus is not None else (profile.processes if profile else 1)}
+    gpus = resolved["gpus"]
+    plan.check_settings(1, gpus, args.gpu_memory, args.global_batch)  # the GPUs first: the batch needs them
     defaults, from_config = {"batch": 2, "in_channels": 1, "classes": 3}, {}
     if args.config is None:
         if args.model is None or args.patch is None:
             raise ConfigError("give --model and --patch, or --config with an experiment YAML (configs/*.yaml)")
     else:
         cfg = load_config(args.config)
-        from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size), "batch": _run_batch(cfg, args),
+        from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size), "batch": _run_batch(cfg, gpus, args.config),
                        "global_batch": cfg.train.global_batch_size,
                        # the config's model.args are its network's: not another --model's
                        "model_args": cfg.model.args if args.model in (None, cfg.model.name) else None}
@@ -575,18 +574,18 @@ def _plan_settings(args) -> argparse.Namespace:
     return argparse.Namespace(**resolved)
 
 
-def _run_batch(cfg, args) -> int:
-    """The per-GPU batch the config's run would train with on ``--gpus`` GPUs: its train.batch_size, or
+def _run_batch(cfg, gpus: int, config_path: str) -> int:
+    """The per-GPU batch the config's run would train with on ``gpus`` GPUs: its train.batch_size, or
     what its train.global_batch_size (and grad_accum_steps) resolve to, as training resolves them."""
     from .config import ConfigError
     from .schedule import resolve_batch
 
     t, o = cfg.train, cfg.optim
     try:
-        return resolve_batch(t.batch_size, t.global_batch_size, t.grad_accum_steps, args.gpus, o.lr,
+        return resolve_batch(t.batch_size, t.global_batch_size, t.grad_accum_steps, gpus, o.lr,
                              o.base_batch_size, o.lr_scaling).per_device
     except ConfigError as error:
-        raise ConfigError(f"{args.config} on --gpus {args.gpus}: {error}") from None
+        raise ConfigError(f"{config_path} on --gpus {gpus}: {error}") from None
 
 
 def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:

@@ -17,9 +17,8 @@ from pathlib import Path
 import yaml
 
 from .config import ConfigError
+from .strategy import PRECISION_OF_MIXED
 
-#: accelerate's mixed_precision, as plan and the training benchmark name it.
-PRECISION_OF = {"no": "fp32", "bf16": "bf16", "fp16": "fp16"}
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
 
@@ -53,7 +52,7 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
     if not isinstance(profile, dict):
         raise ConfigError(f"--accelerate-config {where} is not an accelerate config (a mapping such as "
                           f"configs/accelerate/ddp.yaml)")
-    precision = PRECISION_OF.get(str(profile.get("mixed_precision", "no")))
+    precision = PRECISION_OF_MIXED.get(str(profile.get("mixed_precision", "no")))
     if precision is None:
         raise ConfigError(f"{where}: mixed_precision {profile.get('mixed_precision')!r} is not one this package "
                           f"trains with; use no, bf16 or fp16")

@@ -16,6 +16,8 @@ _SHARDED = {DistributedType.FSDP: "FSDP", DistributedType.DEEPSPEED: "DeepSpeed"
 
 # Our precision names (the CLI's --precision) -> accelerate's mixed_precision values.
 MIXED_PRECISION = {"fp32": "no", "bf16": "bf16", "fp16": "fp16"}
+#: accelerate's mixed_precision as this package names the precision: the other way round.
+PRECISION_OF_MIXED = {mixed: precision for precision, mixed in MIXED_PRECISION.items()}
 
 
 def requested_strategy() -> str | None:

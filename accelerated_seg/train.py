@@ -62,8 +62,8 @@ from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_pat
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
-from .strategy import (configure_deepspeed, construction_error, fallback_warning, join_deepspeed_ranks_over_gloo,
-                       launch_error, strategy_in_effect)
+from .strategy import (PRECISION_OF_MIXED, configure_deepspeed, construction_error, fallback_warning,
+                       join_deepspeed_ranks_over_gloo, launch_error, strategy_in_effect)
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks,
                        size_deepspeed_buckets)
@@ -1047,7 +1047,7 @@ def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest
     the out-of-memory killer would end it without a word. A GPU says "CUDA out of memory" itself.
     Activation checkpointing (ours or FSDP's) keeps less than the estimate counts: not checked then."""
     fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
-    precision = {"no": "fp32"}.get(accelerator.mixed_precision, accelerator.mixed_precision)
+    precision = PRECISION_OF_MIXED.get(accelerator.mixed_precision)  # None for fp8: not measured
     if cfg.train.activation_checkpointing or (fsdp is not None and fsdp.activation_checkpointing) \
             or precision not in PRECISIONS:
         return
