@@ -52,15 +52,20 @@ EXPORT_KEYS = ("in_channels", "num_classes", "patch_size")
 LAYOUT_FILE = "strategy.json"
 # The resolved preprocessing the checkpoint's weights were trained under (train only; fit's loader is the user's).
 PREPROCESSING_FILE = "preprocessing.json"
+# What the export's config.json holds besides the weights and their step (the network's spec, labels,
+# channels, patch, preprocessing): with it, ``accelerated-seg export`` makes a model of any checkpoint.
+EXPORT_DESCRIPTION_FILE = "export.json"
 WRITTEN_BYTES = "file_bytes"  # in LAYOUT_FILE: the size of each text file saved beside it
 
 
 def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str,
-                        preprocessing: dict | None = None) -> Path:
+                        preprocessing: dict | None = None, export_description: dict | None = None) -> Path:
     """Save the full training state as ``checkpoints_dir/step_<step>``; keep the newest ``keep_last``.
 
     Beside accelerate's files go the run's ``config.yaml`` and, given ``preprocessing``
-    (``PreprocessSettings.to_dict()``), what its weights were trained on (``check_resume_preprocessing``).
+    (``PreprocessSettings.to_dict()``), what its weights were trained on (``check_resume_preprocessing``);
+    given ``export_description`` (an export's config.json less its step), what exporting it needs
+    (``checkpoint_export``).
     """
     final = checkpoints_dir / f"step_{step}"
     partial = checkpoints_dir / f".step_{step}.partial"
@@ -72,12 +77,13 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     accelerator.save_state(str(partial))  # every rank writes its own RNG state file
     if accelerator.is_main_process:
         (partial / "config.yaml").write_text(config_yaml)
-        if preprocessing is not None:
-            (partial / PREPROCESSING_FILE).write_text(json.dumps(preprocessing, indent=1))
+        for name, content in ((PREPROCESSING_FILE, preprocessing), (EXPORT_DESCRIPTION_FILE, export_description)):
+            if content is not None:
+                (partial / name).write_text(json.dumps(content, indent=1))
         # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
         # config, which no reader notices (check_checkpoint_files compares them).
-        written = {name: (partial / name).stat().st_size for name in ("config.yaml", PREPROCESSING_FILE)
-                   if (partial / name).is_file()}
+        text_files = ("config.yaml", PREPROCESSING_FILE, EXPORT_DESCRIPTION_FILE)
+        written = {name: (partial / name).stat().st_size for name in text_files if (partial / name).is_file()}
         (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator), WRITTEN_BYTES: written},
                                                       indent=1))
     accelerator.wait_for_everyone()
@@ -337,8 +343,11 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
     model_dir = Path(model_dir)
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
     if not (config_path.is_file() and weights_path.is_file()):
+        checkpoint = (model_dir / LAYOUT_FILE).is_file()  # a step_N folder: the weights are there, in its layout
         raise ConfigError(f"train.init_from={str(model_dir)!r} must be an exported model folder "
-                          f"(config.json + model.safetensors), e.g. <previous run>/model")
+                          f"(config.json + model.safetensors), e.g. <previous run>/model"
+                          + (f"; make one of this training-state checkpoint with accelerated-seg export {model_dir} "
+                             f"--output <new folder>" if checkpoint else ""))
     saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
     if saved != spec:  # each difference named (the two whole specs, printed, hid a one-number change)
         raise ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
@@ -530,6 +539,9 @@ def read_export_config(model_dir: str | Path) -> dict:
         raise FileNotFoundError(f"{model_dir} is a training run's folder, not an exported model: give "
                                 f"{' or '.join(map(str, exports))} (best_model: the best validation Dice; model: "
                                 f"the last step)")
+    if not config_path.is_file() and (model_dir / LAYOUT_FILE).is_file():  # a step_N folder given for a model
+        raise FileNotFoundError(f"{model_dir} is a training-state checkpoint, not an exported model: make one of it "
+                                f"with accelerated-seg export {model_dir} --output <new folder>")
     for path in (config_path, weights_path):
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: give a model folder exported by training (it holds "

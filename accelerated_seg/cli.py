@@ -5,6 +5,7 @@
     accelerated-seg train --config configs/demo.yaml --optim.lr=3e-4
     accelerated-seg predict --model output/model scans/ --output predictions/
     accelerated-seg evaluate predictions/ labelsTs/ --labels data/dataset.json
+    accelerated-seg export output/checkpoints/step_2000 --output model_2000
 
 ``train`` runs in this process; for several processes or GPUs start ``examples/train.py`` with
 ``accelerate launch`` (the strategy comes from the accelerate config file).
@@ -123,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="surface-Dice tolerance in mm: one for every class, or one per class in order")
     p.add_argument("--output", type=path_argument,
                    help="folder for metrics.csv and summary.json (default: PRED/evaluation)")
+
+    p = commands.add_parser("export", help="make an exported model of a training-state checkpoint (any strategy's)")
+    p.add_argument("checkpoint", type=path_argument, metavar="CHECKPOINT",
+                   help="a <run>/checkpoints/step_N folder, or a run folder for its newest checkpoint")
+    p.add_argument("--output", type=path_argument, required=True,
+                   help="new folder for config.json + model.safetensors, as training's model/ holds them")
 
     p = commands.add_parser("benchmark", help="measure against a baseline in the same run; JSON to benchmarks/results/")
     targets = p.add_subparsers(dest="target", required=True)
@@ -403,6 +410,16 @@ def _predict_distributed(args, options) -> int:
     return code
 
 
+def _export(args, _) -> int:
+    from .checkpoint_export import export_checkpoint
+
+    with exit_on_user_error():
+        checkpoint, output = export_checkpoint(args.checkpoint, args.output)
+    print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
+          f"accelerated-seg predict --model {output} ...")
+    return 0
+
+
 def _evaluate(args, _) -> int:
     from pathlib import Path
 
@@ -607,7 +624,7 @@ def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
 
 
 COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "predict": _predict,
-            "evaluate": _evaluate, "plan": _plan}
+            "evaluate": _evaluate, "export": _export, "plan": _plan}
 
 
 def end_process(status: int) -> NoReturn:

@@ -120,6 +120,7 @@ class Loop:
     scheduler: torch.optim.lr_scheduler.LRScheduler | None = None
     config_yaml: str = ""  # saved into every checkpoint
     preprocessing: dict | None = None  # train's resolved preprocessing, saved into every checkpoint
+    export_description: dict | None = None  # train's export config.json less its step, saved into every checkpoint
     progress: Progress = field(default_factory=Progress)
     # Called at validation steps with the step's mean training loss (validate, record, export best).
     on_validation: Callable[[float], None] | None = None
@@ -372,7 +373,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                     model.train()
                 if settings.save_every and progress.step % settings.save_every == 0:
                     save_training_state(accelerator, loop.checkpoints_dir, progress.step, settings.keep_last,
-                                        loop.config_yaml, loop.preprocessing)
+                                        loop.config_yaml, loop.preprocessing, loop.export_description)
                     loop.last_saved = progress.step
             if progress.step >= settings.max_steps or preempted:
                 break
@@ -711,6 +712,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                 preprocessing=settings.to_dict())
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
+    loop.export_description = {"model": spec.to_dict(), **run.export_meta}
     if val_table is not None:
         val_set = VolumeDataset(val_table)
         loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
@@ -897,12 +899,13 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     accelerator, progress, out = run.loop.accelerator, run.loop.progress, run.out
     if run.loop.last_saved != progress.step:
         save_training_state(accelerator, run.loop.checkpoints_dir, progress.step, run.cfg.train.keep_last,
-                            run.loop.config_yaml, run.loop.preprocessing)
+                            run.loop.config_yaml, run.loop.preprocessing, run.loop.export_description)
     if preempted:  # the scheduler's grace period is short: the training state is what matters, no export
         accelerator.print(
             f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "
             f"training state is saved in {run.loop.checkpoints_dir / f'step_{progress.step}'}. Run the same "
-            f"command with --train.resume=latest (or --resume latest) to continue.")
+            f"command with --train.resume=latest (or --resume latest) to continue, or make a model of it with "
+            f"accelerated-seg export {out} --output <new folder>.")
     else:
         export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model", aliases=run.aliases,
                      step=run.loop.progress.step)

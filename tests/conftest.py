@@ -47,6 +47,26 @@ def logged_scalars(run_dir: Path, tag: str) -> dict[int, float]:
     return values
 
 
+def assert_checkpoint_exports_as_training_did(run_dir: Path, output: Path) -> None:
+    """``accelerated-seg export`` of the run's newest checkpoint (its last step) writes what training
+    exported at that step to ``model/``: the same tensors, bit for bit, and the same config.json."""
+    import json
+
+    import torch
+    from safetensors.torch import load_file
+
+    from accelerated_seg.checkpoint_export import export_checkpoint
+
+    checkpoint, _ = export_checkpoint(run_dir, output)
+    trained = load_file(Path(run_dir) / "model" / "model.safetensors")
+    exported = load_file(output / "model.safetensors")
+    assert trained.keys() == exported.keys(), checkpoint
+    assert all(torch.equal(trained[name], exported[name]) for name in trained), checkpoint
+    config = json.loads((output / "config.json").read_text())
+    assert config == json.loads((Path(run_dir) / "model" / "config.json").read_text())
+    assert f"step_{config['step']}" == checkpoint.name
+
+
 @pytest.fixture(scope="session")
 def tiny_dataset(tmp_path_factory):
     """6 training + 3 validation phantoms of about 20x20x16 voxels (some anisotropic, some non-RAS).

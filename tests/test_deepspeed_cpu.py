@@ -24,7 +24,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import logged_scalars, tiny_overrides
+from conftest import assert_checkpoint_exports_as_training_did, logged_scalars, tiny_overrides
 from processes import run_bounded
 
 pytest.importorskip("deepspeed", reason="the test extra installs DeepSpeed")
@@ -78,6 +78,8 @@ def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dat
     # thirteenth session every exported value was a bf16 value).
     assert any((w != w.bfloat16().float()).any() for w in weights.values())
     load_exported(out / "model")  # strictly into the plain MONAI network
+    # The last checkpoint exported offline: the same fp32 master weights, from the optimizer's partition.
+    assert_checkpoint_exports_as_training_did(out, tmp_path / "exported")
     # The engine clips by itself; its norm is still logged, read at log steps (every step here).
     grad_norms = logged_scalars(out, "train/grad_norm")
     assert sorted(grad_norms) == [1, 2, 3, 4] and all(0 < v < float("inf") for v in grad_norms.values()), grad_norms
@@ -169,6 +171,8 @@ def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_res
         assert (layout["format"], layout["zero_stage"], layout["num_processes"]) == ("deepspeed", stage, 2)
         optimizer_partitions = sorted(p.name for p in step.rglob("*optim_states.pt"))
         assert len(optimizer_partitions) == 2, optimizer_partitions  # one per rank: really sharded
+        # Both ranks' partitions gathered in this one process: the model that the launch exported.
+        assert_checkpoint_exports_as_training_did(tmp_path / profile, tmp_path / f"{profile}_exported")
 
 
 @pytest.mark.parametrize("profile", ["deepspeed_zero3"])

@@ -17,7 +17,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import tiny_overrides
+from conftest import assert_checkpoint_exports_as_training_did, tiny_overrides
 from processes import run_bounded
 
 pytestmark = pytest.mark.distributed
@@ -73,6 +73,10 @@ def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch
     assert (layout["format"], layout["fsdp_version"], layout["num_processes"]) == ("fsdp", 2, 2)
     for state in ("pytorch_model_fsdp_0", "optimizer_0"):
         assert sorted(p.name for p in (step / state).glob("*.distcp")) == ["__0_0.distcp", "__1_0.distcp"]
+    # Each launch's last checkpoint, exported in this one process, is the model that launch exported:
+    # DDP's names carry its wrapper's "module.", FSDP2's weights are in one shard per rank.
+    for profile in ("ddp", "fsdp2_blocks"):
+        assert_checkpoint_exports_as_training_did(tmp_path / profile, tmp_path / f"{profile}_exported")
 
 
 def _launch_fsdp2_on_cpu(*args: str) -> subprocess.CompletedProcess:
@@ -115,6 +119,8 @@ def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resu
     assert len(config["shared_tensors"]) == 15 and not set(config["shared_tensors"]) & set(a)
     plain = getattr(monai.networks.nets, config["model"]["monai_class"])(**config["model"]["args"])
     load_model(plain, full / "model" / "model.safetensors")  # the README's way, strict
+    # bf16 compute, fp32 shards, wrapped blocks, names registered twice: exported from the checkpoint alike
+    assert_checkpoint_exports_as_training_did(full, tmp_path / "exported")
 
 
 def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_process(tiny_dataset, tmp_path,

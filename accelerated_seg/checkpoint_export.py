@@ -1,0 +1,163 @@
+"""A training-state checkpoint made into an exported model (``accelerated-seg export``).
+
+Training exports ``model/`` at its last step and ``best_model/`` at its best validation; every other
+step exists only as a training state, and a preempted run's last step only so. Its weights are in
+accelerate's files or, under FSDP and DeepSpeed, in their sharded layouts, which no plain network
+loads and whose tools (``dcp_to_torch_save``, DeepSpeed's ``zero_to_fp32``) give a state dict, not a
+model that ``predict`` takes. Here a checkpoint's weights are gathered in one process, without the
+launch that wrote it (any number of processes, no GPU), and written as the export training writes:
+the same tensors under the same names, and the same ``config.json`` with the checkpoint's step. What
+that config.json holds besides the weights was saved with the checkpoint (``export.json``).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPOINT_PREFIX
+
+from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
+from .checkpoint import (EXPORT_DESCRIPTION_FILE, LAYOUT_FILE, STEP_DIR, check_checkpoint_files, complete_checkpoints,
+                         shared_tensor_names, write_export)
+from .config import ConfigError
+from .data.errors import DataError
+from .models import ModelSpec, build_from_spec
+
+# accelerate's names, within a checkpoint folder, for the first (only) model's weights
+FULL_WEIGHTS = "model.safetensors"  # one process, DDP
+FSDP_SHARDED_WEIGHTS = "pytorch_model_fsdp_0"  # torch.distributed.checkpoint folder, SHARDED_STATE_DICT
+FSDP_FULL_WEIGHTS = "pytorch_model_fsdp.bin"  # FULL_STATE_DICT
+
+
+def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Path]:
+    """Write the model of ``source`` (a ``checkpoints/step_N`` folder, or a run folder for its newest
+    complete checkpoint) to the new folder ``output``; returns (the checkpoint read, ``output``).
+
+    Raises:
+        ConfigError: not a checkpoint; ``output`` in the way; a checkpoint without what an export needs.
+        DataError: a damaged checkpoint, or weights that are not the network it describes.
+    """
+    checkpoint, output = checkpoint_folder(Path(source)), Path(output)
+    _check_output(output, checkpoint)
+    check_checkpoint_files(checkpoint)  # a file cut short: one error naming it, not a loader's traceback
+    description = _export_description(checkpoint)
+    spec = ModelSpec.from_dict(description.pop("model"))
+    network = build_from_spec(spec)
+    aliases = shared_tensor_names(network)
+    tensors = _as_exported(network, aliases, _gathered_weights(checkpoint), checkpoint)
+    step = int(STEP_DIR.match(checkpoint.name).group(1))
+    write_export(tensors, spec.to_dict(), {**description, "step": step, **({"shared_tensors": aliases} if aliases
+                                                                           else {})}, output)
+    return checkpoint, output
+
+
+def checkpoint_folder(source: Path) -> Path:
+    """``source`` itself if a ``step_N`` folder; the newest complete one of a run or its ``checkpoints``."""
+    if source.is_dir() and STEP_DIR.match(source.name):
+        return source
+    checkpoints = source if source.name == "checkpoints" else source / "checkpoints"
+    if found := complete_checkpoints(checkpoints):
+        return found[-1]
+    if checkpoints.is_dir():
+        raise ConfigError(f"{checkpoints} holds no complete checkpoint (step_N folder) to export")
+    raise ConfigError(f"{source} is not a checkpoint: give a <run>/checkpoints/step_N folder, or a run folder for "
+                      f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
+
+
+def _check_output(output: Path, checkpoint: Path) -> None:
+    """Nothing already there is replaced, and nothing is put where rotation deletes."""
+    if output.exists() and not (output.is_dir() and not any(output.iterdir())):
+        raise ConfigError(f"{output} already exists: give a new folder for the exported model (export replaces "
+                          f"nothing)")
+    if checkpoint.parent.resolve() in output.resolve().parents or output.resolve() == checkpoint.parent.resolve():
+        raise ConfigError(f"{output} is inside {checkpoint.parent}, whose folders training rotates away: give a "
+                          f"folder outside it, e.g. {checkpoint.parent.parent / f'model_{checkpoint.name}'}")
+
+
+def _export_description(checkpoint: Path) -> dict:
+    path = checkpoint / EXPORT_DESCRIPTION_FILE
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    config = checkpoint / "config.yaml"
+    if config.is_file() and not config.read_text(encoding="utf-8").strip():  # train.fit's: the user's network
+        raise ConfigError(f"{checkpoint} was saved by train.fit with a network of your own, which this package "
+                          f"cannot build: load it with accelerator.load_state({str(checkpoint)!r}) after preparing "
+                          f"that network")
+    raise ConfigError(f"{checkpoint} has no {EXPORT_DESCRIPTION_FILE}: checkpoints saved before accelerated_seg "
+                      f"recorded it (the forty-fifth session) cannot be exported. Resume the run from it in a copy "
+                      f"of the run folder with --train.max_steps set to its step, which exports it and trains nothing")
+
+
+def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:
+    """The network's full state dict from whichever layout the checkpoint's strategy wrote."""
+    layout = _layout(checkpoint)
+    if layout.get("format") == "deepspeed":
+        return _deepspeed_weights(checkpoint)
+    if (checkpoint / FSDP_SHARDED_WEIGHTS).is_dir():
+        return _unwrapped(_dcp_weights(checkpoint / FSDP_SHARDED_WEIGHTS))
+    if (checkpoint / FSDP_FULL_WEIGHTS).is_file():
+        return torch.load(checkpoint / FSDP_FULL_WEIGHTS, map_location="cpu", weights_only=True)
+    if (checkpoint / FULL_WEIGHTS).is_file():
+        return load_file(checkpoint / FULL_WEIGHTS)
+    raise DataError(f"{checkpoint} holds none of the weight files accelerate writes ({FULL_WEIGHTS}, "
+                    f"{FSDP_SHARDED_WEIGHTS}/, {FSDP_FULL_WEIGHTS}, DeepSpeed's pytorch_model/) for its layout "
+                    f"{layout or 'unrecorded'}: copy the checkpoint again from where it was written")
+
+
+def _layout(checkpoint: Path) -> dict:
+    path = checkpoint / LAYOUT_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def _dcp_weights(folder: Path) -> dict:
+    """An FSDP sharded state dict (torch.distributed.checkpoint) read whole in this one process."""
+    from torch.distributed.checkpoint.format_utils import dcp_to_torch_save
+
+    with tempfile.TemporaryDirectory() as tmp:
+        whole = Path(tmp) / "weights.pt"
+        dcp_to_torch_save(folder, whole)
+        return torch.load(whole, map_location="cpu", weights_only=True)
+
+
+def _unwrapped(state: dict) -> dict:
+    """accelerate saves the FSDP model's state dict as {"model": ...}."""
+    return state["model"] if set(state) == {"model"} and isinstance(state["model"], dict) else state
+
+
+def _deepspeed_weights(checkpoint: Path) -> dict:
+    """The fp32 master weights of a ZeRO checkpoint (any stage, any number of ranks), as training exports them."""
+    quiet_deepspeeds_cpu_guess()  # gathering needs no GPU: its warning that it found none would only alarm
+    try:
+        from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
+    except ImportError:
+        raise ConfigError(f"{checkpoint} was saved by DeepSpeed, whose files only DeepSpeed reads: install the "
+                          f"deepspeed extra (pip install 'accelerated_seg[deepspeed]')") from None
+    return get_fp32_state_dict_from_zero_checkpoint(str(checkpoint))  # the tag in its "latest" file
+
+
+def _as_exported(network: torch.nn.Module, aliases: dict[str, str], weights: dict, checkpoint: Path) -> dict:
+    """``weights`` loaded into the plain ``network`` (which checks every name and shape), and its state
+    dict written as training's export writes it: float32, each shared tensor under its first name."""
+    renamed = {}
+    for name, tensor in weights.items():
+        # What wrappers leave in saved names: DDP's "module." in front (accelerate saves the wrapped model),
+        # activation checkpointing's within them under ZeRO-3 (removed by the export too, export_model).
+        name = name.removeprefix("module.").replace(_CHECKPOINT_PREFIX, "")
+        renamed[aliases.get(name, name)] = tensor  # a shared tensor saved under its second name
+    expected = {name for name in network.state_dict() if name not in aliases}
+    problems = [f"{name} missing" for name in sorted(expected - set(renamed))]
+    problems += [f"{name} not in the network" for name in sorted(set(renamed) - expected)]
+    problems += [f"{name}: {tuple(renamed[name].shape)} saved, {tuple(value.shape)} in the network"
+                 for name, value in network.state_dict().items()
+                 if name in expected and name in renamed and renamed[name].shape != value.shape]
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise DataError(f"{checkpoint}: its weights are not the network its {EXPORT_DESCRIPTION_FILE} describes "
+                        f"({'; '.join(problems[:3])}{more}); copy the checkpoint again from where it was written")
+    network.load_state_dict(renamed, strict=False)  # the aliases, left out, share their first name's tensor
+    return {name: value.detach().to("cpu", torch.float32).contiguous()
+            for name, value in network.state_dict().items() if name not in aliases}

@@ -1,0 +1,117 @@
+"""``accelerated-seg export``: a training-state checkpoint made into the model training exports.
+
+One process here; FSDP2's sharded checkpoints are exported in tests/test_strategies.py and DeepSpeed's
+ZeRO-2 and ZeRO-3 ones in tests/test_deepspeed_cpu.py, each against the run's own export.
+"""
+
+import json
+import shutil
+import sys
+
+import monai.networks.nets
+import pytest
+import torch
+from safetensors.torch import load_file, load_model
+
+from accelerated_seg.checkpoint import EXPORT_DESCRIPTION_FILE, LAYOUT_FILE, read_export_config
+from accelerated_seg.checkpoint_export import export_checkpoint
+from accelerated_seg.cli import main
+from accelerated_seg.config import ConfigError
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.inference import predict_file
+from accelerated_seg.train import train
+
+from conftest import assert_checkpoint_exports_as_training_did
+
+
+def test_any_checkpoint_becomes_the_model_training_exported_at_its_step(tiny_config, tiny_dataset, tmp_path, capsys):
+    """DynUNet, whose layers are registered twice (skip_layers): the export writes each tensor once."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=4, train__val_every=0, train__save_every=2, train__keep_last=5,
+                      model__name="dynunet", model__args="{filters: [4, 8, 16]}"))
+    # The run folder: its newest checkpoint, step_4, which training also exported to model/.
+    assert_checkpoint_exports_as_training_did(run, tmp_path / "model_4")
+
+    # An earlier step, which training never exported, from the command line.
+    assert main(["export", str(run / "checkpoints" / "step_2"), "--output", str(tmp_path / "model_2")]) == 0
+    assert f"exported {run / 'checkpoints' / 'step_2'} to {tmp_path / 'model_2'}" in capsys.readouterr().out
+    config = read_export_config(tmp_path / "model_2")
+    assert config["step"] == 2 and config["shared_tensors"]
+    plain = getattr(monai.networks.nets, config["model"]["monai_class"])(**config["model"]["args"])
+    load_model(plain, tmp_path / "model_2" / "model.safetensors")  # the README's way, strict
+    at_2, at_4 = load_file(tmp_path / "model_2" / "model.safetensors"), load_file(run / "model" / "model.safetensors")
+    assert any(not torch.equal(at_2[name], at_4[name]) for name in at_2)  # two more steps of training
+    case = load_msd(tiny_dataset).validation[0]
+    assert predict_file(tmp_path / "model_2", case.images, tmp_path / "pred.nii.gz").is_file()
+
+
+def test_export_refuses_before_writing_anything(tiny_config, tmp_path):
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    step = run / "checkpoints" / "step_2"
+
+    # Nothing in the way is replaced: a file, a folder with something in it (an empty one is used).
+    (tmp_path / "taken.nii.gz").write_bytes(b"a scan")
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine")
+    for taken in (tmp_path / "taken.nii.gz", tmp_path / "taken"):
+        with pytest.raises(ConfigError, match="already exists: give a new folder"):
+            export_checkpoint(step, taken)
+    assert (tmp_path / "taken.nii.gz").read_bytes() == b"a scan" and (tmp_path / "taken" / "notes.txt").is_file()
+    (tmp_path / "empty").mkdir()
+    assert export_checkpoint(step, tmp_path / "empty")[1] == tmp_path / "empty"
+    # Nor is a model put where training's rotation deletes.
+    with pytest.raises(ConfigError, match="whose folders training rotates away"):
+        export_checkpoint(step, run / "checkpoints" / "model")
+    # Not a checkpoint: a data folder, a run without complete checkpoints.
+    with pytest.raises(ConfigError, match="is not a checkpoint: give a <run>/checkpoints/step_N folder"):
+        export_checkpoint(tmp_path / "taken", tmp_path / "out")
+    (tmp_path / "unsaved" / "checkpoints" / ".step_3.partial").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="holds no complete checkpoint"):
+        export_checkpoint(tmp_path / "unsaved", tmp_path / "out")
+
+    def copy(name):
+        shutil.copytree(step, tmp_path / name / "step_2")
+        return tmp_path / name / "step_2"
+
+    # A damaged checkpoint: the damaged file named, as a resume names it.
+    damaged = copy("damaged")
+    with open(damaged / "model.safetensors", "r+b") as weights:
+        weights.truncate(100)
+    with pytest.raises(DataError, match="is damaged: model.safetensors"):
+        export_checkpoint(damaged, tmp_path / "out")
+    # A description of another network than the weights (edited to the same size, so not "damaged").
+    other = copy("other")
+    description = json.loads((other / EXPORT_DESCRIPTION_FILE).read_text())
+    assert description["model"]["args"]["channels"] == [4, 8, 16]
+    description["model"]["args"]["channels"] = [5, 8, 16]
+    (other / EXPORT_DESCRIPTION_FILE).write_text(json.dumps(description, indent=1))
+    with pytest.raises(DataError, match=r"its weights are not the network its export.json describes \(.*saved"):
+        export_checkpoint(other, tmp_path / "out")
+    # Saved before checkpoints recorded what an export needs: the way to an export named.
+    older = copy("older")
+    (older / EXPORT_DESCRIPTION_FILE).unlink()
+    layout = json.loads((older / LAYOUT_FILE).read_text())
+    del layout["file_bytes"][EXPORT_DESCRIPTION_FILE]
+    (older / LAYOUT_FILE).write_text(json.dumps(layout))
+    with pytest.raises(ConfigError, match="cannot be exported. Resume the run from it .* --train.max_steps"):
+        export_checkpoint(older, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+    # predict (and Segmentation.load) or init_from given the checkpoint instead of a model: how to make one.
+    with pytest.raises(FileNotFoundError, match=f"accelerated-seg export {step} --output"):
+        read_export_config(step)
+    with pytest.raises(ConfigError, match=f"accelerated-seg export {step} --output"):
+        train(tiny_config(tmp_path / "again", train__max_steps=1, train__val_every=0, train__init_from=str(step)))
+
+
+def test_a_deepspeed_checkpoint_without_deepspeed_names_the_extra(tmp_path, monkeypatch):
+    from accelerated_seg.checkpoint_export import _gathered_weights
+
+    step = tmp_path / "step_4"
+    step.mkdir()
+    (step / LAYOUT_FILE).write_text(json.dumps({"format": "deepspeed", "zero_stage": 3}))
+    monkeypatch.setitem(sys.modules, "deepspeed.utils.zero_to_fp32", None)  # as if not installed
+    with pytest.raises(ConfigError, match=r"was saved by DeepSpeed.*pip install 'accelerated_seg\[deepspeed\]'"):
+        _gathered_weights(step)
