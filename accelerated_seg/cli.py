@@ -78,8 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--binarize", action="store_true", help="check as data.binarize=true would train")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
-    p.add_argument("--model", type=path_argument, required=True,
-                   help="exported model folder (config.json + model.safetensors)")
+    p.add_argument("--model", type=path_argument, required=True, action="append", metavar="MODEL",
+                   help="exported model folder (config.json + model.safetensors); --model given again for each "
+                        "more (e.g. the folds of a k-fold training): an ensemble, the mean of their probabilities")
     p.add_argument("inputs", type=path_argument, nargs="*", metavar="INPUT",
                    help="NIfTI files, folders of them or quoted glob patterns; a multi-channel case is "
                         "<case>_0000.nii.gz, <case>_0001.nii.gz, ... (nnU-Net naming)")
@@ -366,6 +367,10 @@ def _predict(args, _) -> int:
                    transforms_on_device=args.transforms_on_device)
     from .inference_distributed import launched_with_several_processes
 
+    if len(args.model) == 1:  # one model, as before; several: an ensemble (ensemble.py)
+        args.model = args.model[0]
+    elif not launched_with_several_processes() or os.environ.get("RANK", "0") == "0":
+        print(f"ensemble of {len(args.model)} models: the mean of their probabilities")
     if launched_with_several_processes():
         return _predict_distributed(args, options)
     try:

@@ -40,9 +40,9 @@ from monai.data import MetaTensor
 from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
-from .checkpoint import load_exported
 from .data.checks import non_finite_counts, volumes_in
 from .data.errors import DataError
+from .ensemble import load_for_prediction, members_of
 from .data.io import header_error, read_nifti, write_nifti
 from .data.preprocess import ImagesReadAlready, PreprocessSettings, preprocess, reading_and_rest
 from .inference_files import (
@@ -322,10 +322,11 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
                            stitch_device: torch.device | None = None, *,
                            window_logits: Callable[..., torch.Tensor] | None = None,
                            to_host: bool = True) -> torch.Tensor:
-    """Softmax probabilities of a preprocessed (1, C, X, Y, Z) volume, averaged over the mirrorings.
+    """Softmax probabilities of a preprocessed (1, C, X, Y, Z) volume, averaged over the mirrorings
+    (and over the members of an ensemble, each member's stitched logits made probabilities first).
 
     Args:
-        model: the network, on ``device``.
+        model: the network, or a ``ModelEnsemble``, on ``device``.
         image: the preprocessed volume (any device).
         roi_size: window size (the training patch size).
         options: sliding window, TTA and precision settings.
@@ -339,20 +340,21 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
         (1, classes, X, Y, Z) float32 on the CPU (on ``stitch_device`` when ``to_host`` is False).
     """
     stitch_device = stitch_device or device
-    predictor = autocast_windows(model, options.precision, device)
+    predictors = [autocast_windows(member, options.precision, device) for member in members_of(model)]
     image = image.to(stitch_device)  # the whole volume lives where it is stitched; windows move to `device`
     window_logits = window_logits or sliding_window_logits
     flips = mirror_axes(options.tta)
     total = None
     for axes in flips:
         flipped = image.flip(axes) if axes else image
-        logits = window_logits(predictor, flipped, roi_size, options.sw_batch_size, options.overlap,
-                               sw_device=device, device=stitch_device)
-        probs = torch.softmax(logits.float(), dim=1)
-        del logits  # one volume of logits at a time, not two
-        probs = probs.flip(axes) if axes else probs  # back to the input's orientation before averaging
-        total = probs if total is None else total.add_(probs)
-    total /= len(flips)
+        for predictor in predictors:
+            logits = window_logits(predictor, flipped, roi_size, options.sw_batch_size, options.overlap,
+                                   sw_device=device, device=stitch_device)
+            probs = torch.softmax(logits.float(), dim=1)
+            del logits  # one volume of logits at a time, not two
+            probs = probs.flip(axes) if axes else probs  # back to the input's orientation before averaging
+            total = probs if total is None else total.add_(probs)
+    total /= len(flips) * len(predictors)
     return total.cpu() if to_host else total
 
 
@@ -689,14 +691,16 @@ def _to_input_grid(probs: torch.Tensor, image: MetaTensor, transform: Compose) -
     return restored
 
 
-def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path], output: str | Path,
+def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Path | Sequence[str | Path],
+                 output: str | Path,
                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5, *,
                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                  transforms_on_device: bool = False, probabilities_output: str | Path | None = None) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
 
     Args:
-        model_dir: folder exported by training (config.json + model.safetensors).
+        model_dir: folder exported by training (config.json + model.safetensors); several folders predict
+            as an ensemble, the mean of their probabilities (``ensemble.load_for_prediction``).
         inputs: the image, or one image per channel in the model's channel order.
         output: path of the label map to write (.nii.gz).
         device: torch device; CUDA when available by default.
@@ -709,7 +713,7 @@ def predict_file(model_dir: str | Path, inputs: str | Path | Sequence[str | Path
     options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     device = default_device(device)
     check_precision(options.precision, device)
-    model, config = load_exported(model_dir)
+    model, config = load_for_prediction(model_dir)
     channels = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     return predict_case(model.to(device), config, channels, output, device=device, options=options,
                         probabilities_output=probabilities_output)
@@ -750,7 +754,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
 
 
 
-def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: str | Path, *,
+def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence[str | Path], output: str | Path, *,
                   device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                   transforms_on_device: bool = False, probabilities: bool = False,
@@ -764,7 +768,7 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     end, as ``predict_distributed`` reports them.
 
     Args:
-        model_dir: folder exported by training.
+        model_dir: folder exported by training, or several: an ensemble (as in ``predict_file``).
         inputs: NIfTI files, folders of them, or glob patterns.
         output: folder for the label maps (created); or, when the inputs are a single case, the
             label map's own path ending in ``.nii.gz``/``.nii``.
@@ -788,7 +792,7 @@ def predict_cases(model_dir: str | Path, inputs: Sequence[str | Path], output: s
     options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     device = default_device(device)
     check_precision(options.precision, device)
-    model, config = load_exported(model_dir)
+    model, config = load_for_prediction(model_dir)
     cases = collect_cases(inputs, config)
     outputs = output_paths(cases, output)
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]

@@ -34,8 +34,8 @@ import nibabel as nib
 import numpy as np
 import torch
 
-from .checkpoint import load_exported
 from .data.errors import DataError
+from .ensemble import load_for_prediction
 from .inference import (
     PredictOptions,
     check_precision,
@@ -149,8 +149,8 @@ def process_state():
     return PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU") or not torch.cuda.is_available())
 
 
-def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Sequence[InputCase],
-                        output: str | Path, *,
+def predict_distributed(model_dir: str | Path | Sequence[str | Path],
+                        inputs: Sequence[str | Path] | Sequence[InputCase], output: str | Path, *,
                         accelerator=None, split: str = "auto", sw_batch_size: int = 4, overlap: float = 0.5,
                         tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                         transforms_on_device: bool = False, probabilities: bool = False,
@@ -189,7 +189,7 @@ def predict_distributed(model_dir: str | Path, inputs: Sequence[str | Path] | Se
                              sequential=sequential)
     device = accelerator.device
     check_precision(options.precision, device)
-    model, config = load_exported(model_dir)
+    model, config = load_for_prediction(model_dir)
     cases = list(inputs) if given_cases else collect_cases(inputs, config)
     outputs = output_paths(cases, output)
     # Every process, before any work: under split=windows only the main process writes, and a refusal

@@ -82,7 +82,7 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     prediction = model.predict(str(val_pairs[0][0]))
     assert set(np.unique(np.asanyarray(prediction.dataobj)).tolist()) <= {0, 1}
     import accelerated_seg.checkpoint
-    import accelerated_seg.inference
+    import accelerated_seg.ensemble
 
     loads = []
 
@@ -91,7 +91,7 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
         return load_exported(*args, **kwargs)
 
     load_exported = accelerated_seg.checkpoint.load_exported
-    for module in (accelerated_seg.checkpoint, accelerated_seg.inference):
+    for module in (accelerated_seg.checkpoint, accelerated_seg.ensemble):  # where evaluate and predict load
         monkeypatch.setattr(module, "load_exported", counted)
     assert model.evaluate(data, output_dir=tmp_path / "eval")["num_cases"] == len(val_pairs) == 3
     # The model is loaded once for every case (once per case before the thirty-third session), the cases

@@ -699,3 +699,62 @@ def test_a_device_the_machine_lacks_is_refused_by_name():
             default_device("mps")
     with pytest.raises(ValueError, match="device 'meta': prediction runs on cpu, cuda or mps, not meta"):
         default_device("meta")
+
+
+# --------------------------------------------------------------------------------------------------
+# Ensembles: several exported models predicting as one
+# --------------------------------------------------------------------------------------------------
+
+
+def test_an_ensemble_predicts_the_mean_of_its_members_probabilities(scans, tmp_path, capsys):
+    from accelerated_seg.ensemble import ModelEnsemble
+
+    a, b = export(tmp_path / "a", seed=0), export(tmp_path / "b", seed=1)
+    a_again = shutil.copytree(a, tmp_path / "a_again")
+
+    def probabilities(models, name):
+        written = predict_cases(models, [scans / "imagesTr" / "case_001.nii.gz"], tmp_path / name, probabilities=True)
+        return nib.load(probabilities_path(written[0])).get_fdata(), np.asanyarray(nib.load(written[0]).dataobj)
+
+    (p_a, labels_a), (p_b, _) = probabilities(a, "a"), probabilities(b, "b")
+    # Each member's stitched probabilities averaged: two copies of one model predict exactly as it does.
+    p_aa, labels_aa = probabilities([a, a_again], "aa")
+    np.testing.assert_array_equal(p_aa, p_a)
+    np.testing.assert_array_equal(labels_aa, labels_a)
+    p_ab, labels_ab = probabilities([a, b], "ab")
+    assert np.abs(p_a - p_b).max() > 0.01  # two different networks
+    np.testing.assert_allclose(p_ab, (p_a + p_b) / 2, atol=1e-5)
+    np.testing.assert_array_equal(labels_ab, p_ab.argmax(-1))
+
+    # From the command line, --model once per member; called directly, the ensemble gives log-probabilities.
+    case = str(scans / "imagesTr" / "case_001.nii.gz")
+    assert main(["predict", "--model", str(a), "--model", str(b), case, "--output", str(tmp_path / "cli")]) == 0
+    assert "ensemble of 2 models: the mean of their probabilities" in capsys.readouterr().out
+    np.testing.assert_array_equal(np.asanyarray(nib.load(tmp_path / "cli" / "case_001.nii.gz").dataobj), labels_ab)
+    members = [build_from_spec(model_spec("unet", 1, 3, PATCH, TINY_UNET)).eval() for _ in range(2)]
+    x = torch.randn(2, 1, *PATCH)
+    with torch.no_grad():
+        mean = torch.stack([torch.softmax(m(x), dim=1) for m in members]).mean(0)
+        torch.testing.assert_close(torch.softmax(ModelEnsemble(members)(x), dim=1), mean)
+
+
+def test_models_that_cannot_share_one_preprocessing_and_window_are_refused_as_an_ensemble(scans, tmp_path):
+    from accelerated_seg.config import ConfigError
+
+    a = export(tmp_path / "a", preprocess=PreprocessSettings(spacing=(2.5, 2.5, 2.5)).to_dict())
+    other_spacing = export(tmp_path / "spacing", spacing=(2.0, 2.0, 2.0),
+                           preprocess=PreprocessSettings(spacing=(2.0, 2.0, 2.0)).to_dict())
+    other_patch = shutil.copytree(a, tmp_path / "patch")
+    config = json.loads((other_patch / "config.json").read_text())
+    (other_patch / "config.json").write_text(json.dumps({**config, "patch_size": [24, 24, 24]}))
+    case = [scans / "imagesTr" / "case_001.nii.gz"]
+    with pytest.raises(ConfigError, match=r"spacing cannot join .*a in an ensemble: preprocessing .*; spacing "
+                                          r"\[2.5, 2.5, 2.5\] against \[2.0, 2.0, 2.0\].*set data.spacing"):
+        predict_cases([a, other_spacing], case, tmp_path / "out")
+    with pytest.raises(ConfigError, match=r"patch_size \[16, 16, 16\] against \[24, 24, 24\]"):
+        predict_cases([a, other_patch], case, tmp_path / "out")
+    with pytest.raises(ConfigError, match="lists the model .* twice"):
+        predict_cases([a, tmp_path / "." / "a"], case, tmp_path / "out")
+    with pytest.raises(ConfigError, match="no model given"):
+        predict_cases([], case, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

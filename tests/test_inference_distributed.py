@@ -172,14 +172,22 @@ def test_two_processes_predict_like_one_by_cases_and_by_windows(data, tmp_path):
 @pytest.mark.distributed
 def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     model, scans = data / "model", data / "scans"
+    # An ensemble of two: each member's windows shared out in turn, as every process goes through them alike.
+    spec = model_spec("unet", 1, 3, PATCH, TINY_UNET)
+    torch.manual_seed(1)
+    config = json.loads((model / "config.json").read_text())
+    write_export({k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}, spec.to_dict(),
+                 {k: v for k, v in config.items() if k not in ("format_version", "model")}, tmp_path / "second")
     proc = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(model),
+                                       "--model", str(tmp_path / "second"),
                                        str(scans / "medium_0.nii.gz"), str(scans / "small_1.nii.gz"),
                                        "--output", str(tmp_path / "out"), "--split", "windows"], module=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "split: the windows of each of 2 case(s) over 2 processes" in proc.stdout
+    assert proc.stdout.count("ensemble of 2 models: the mean of their probabilities") == 1  # the main process's
     assert "2 case(s) segmented" in proc.stdout
     for name in ("medium_0.nii.gz", "small_1.nii.gz"):
-        predict_file(model, scans / name, tmp_path / "reference" / name, device="cpu")
+        predict_file([model, tmp_path / "second"], scans / name, tmp_path / "reference" / name, device="cpu")
         assert_same_prediction(tmp_path / "out" / name, tmp_path / "reference" / name, probabilities=False)
 
     # An output over the scans themselves: every process refuses it before any work. (Only the main

@@ -1,0 +1,81 @@
+"""Several exported models predicting as one: the mean of their probabilities.
+
+nnU-Net predicts with the five networks of its cross-validation folds and averages their softmax
+outputs; an ensemble of folds (or of networks trained on the same data) is usually a few Dice points
+better than any one of them. Here the members share one reading and preprocessing of each case, and
+the sliding window runs once per member and mirroring: each member's stitched logits become
+probabilities, which are averaged with the others' (``inference.mirrored_probabilities``), so an
+ensemble of copies of one model predicts exactly as that model does. MONAI's ``MeanEnsemble``
+averages whole predictions held side by side, a volume of probabilities per member; the running sum
+here holds one.
+
+The members must agree on everything but their weights and network: the preprocessing (spacing,
+normalization, crop), the patch size (one sliding window serves all), the channels and the classes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Sequence
+
+import torch
+
+from .checkpoint import load_exported
+from .config import ConfigError
+
+# What may differ between members' config.json: the network and what describes its weights alone.
+MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "format_version")
+
+
+class ModelEnsemble(torch.nn.Module):
+    """Exported networks that predict together. Prediction averages each member's probabilities after
+    its own stitching; called directly, it returns the log of the members' mean probability per
+    window (softmax of it is that mean), a tensor a caller wanting one network's output can use."""
+
+    def __init__(self, members: Sequence[torch.nn.Module]):
+        super().__init__()
+        self.members = torch.nn.ModuleList(members)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        log_probabilities = torch.stack([torch.log_softmax(member(x).float(), dim=1) for member in self.members])
+        return torch.logsumexp(log_probabilities, dim=0) - math.log(len(self.members))
+
+
+def members_of(model: torch.nn.Module) -> Sequence[torch.nn.Module]:
+    """The networks whose probabilities are averaged: an ensemble's members, or the model itself."""
+    return model.members if isinstance(model, ModelEnsemble) else [model]
+
+
+def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLike]) -> tuple[torch.nn.Module, dict]:
+    """One exported model folder, or several as a ``ModelEnsemble``; with the config.json predict reads.
+
+    Raises:
+        ConfigError: no folder, one given twice, or members whose preprocessing, patch size, channels or
+            classes differ (each difference named).
+    """
+    folders = [Path(model_dir)] if isinstance(model_dir, (str, os.PathLike)) else [Path(d) for d in model_dir]
+    if not folders:
+        raise ConfigError("no model given: give an exported model folder, or several for an ensemble")
+    if len(folders) == 1:
+        return load_exported(folders[0])
+    seen = set()
+    for folder in folders:
+        if folder.resolve() in seen:  # a glob or a copy-paste gone wrong: it would count twice in the mean
+            raise ConfigError(f"the ensemble lists the model {folder.resolve()} twice: give each member once")
+        seen.add(folder.resolve())
+    loaded = [load_exported(folder) for folder in folders]
+    first = loaded[0][1]
+    for folder, (_, config) in zip(folders[1:], loaded[1:]):
+        if differences := _differences(first, config):
+            raise ConfigError(
+                f"{folder} cannot join {folders[0]} in an ensemble: {'; '.join(differences)}. Members share one "
+                f"preprocessing and sliding window, so they must be trained on the same settings (k-fold runs "
+                f"whose data.spacing is unset take each fold's median spacing: set data.spacing)")
+    return ModelEnsemble([model for model, _ in loaded]).eval(), {**first, "ensemble": [str(f) for f in folders]}
+
+
+def _differences(first: dict, other: dict) -> list[str]:
+    keys = sorted(({*first, *other} - set(MEMBER_KEYS)))
+    return [f"{key} {first.get(key)} against {other.get(key)}" for key in keys if first.get(key) != other.get(key)]
