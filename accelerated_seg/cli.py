@@ -93,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "or the 3 single-axis flips (--tta axes); probabilities are averaged")
     p.add_argument("--probabilities", action="store_true",
                    help="also write <case>_probs.nii.gz: float32 (X, Y, Z, classes) on the input's grid")
+    p.add_argument("--keep-largest", type=int, nargs="*", metavar="LABEL",
+                   help="post-processing: each of these label values (every foreground label when none is given) "
+                        "kept to its largest connected component, the rest of it set to background; for one-piece "
+                        "structures (a liver), not kidneys or lesions")
     p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
                    help="autocast of the network (fp16 on CUDA only)")
     p.add_argument("--aggregate-on-cpu", action=argparse.BooleanOptionalAction, default=None,
@@ -364,7 +368,8 @@ def _predict(args, _) -> int:
         return 2
     options = dict(device=args.device, sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta,
                    precision=args.precision, aggregate_on_cpu=args.aggregate_on_cpu,
-                   transforms_on_device=args.transforms_on_device)
+                   transforms_on_device=args.transforms_on_device,
+                   keep_largest=(args.keep_largest or True) if args.keep_largest is not None else False)
     from .inference_distributed import launched_with_several_processes
 
     if len(args.model) == 1:  # one model, as before; several: an ensemble (ensemble.py)

@@ -344,7 +344,7 @@ class Segmentation:
             batch_size: windows per forward pass of the sliding window.
             affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS); an image has its own.
             options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
-                device).
+                device, keep_largest).
 
         Returns:
             For a path or an image: a nibabel image with the input's shape and affine. For an array:
@@ -389,16 +389,19 @@ class Segmentation:
         mapped as training mapped them, so binarized and remapped datasets (BraTS' 4) score as they
         were trained. ``output_dir/predictions`` and ``output_dir/labels`` belong to this method and
         are rebuilt on every call, so an earlier call's cases never mix in; such folders that another
-        program wrote are refused (FileExistsError), not deleted.
+        program wrote are refused (FileExistsError), not deleted. ``options`` are ``predict``'s;
+        ``keep_largest`` scores the predictions post-processed, so that its effect on the Dice is measured
+        on validation cases before it is used (as nnU-Net chooses its post-processing).
         """
         from .data.io import write_nifti
         from .evaluate import check_output_folder, evaluate_folders, read_label_map
-        from .inference import class_values
+        from .inference import class_values, kept_whole
         from .inference import preprocess_settings as export_preprocessing
 
         model_dir = self._require_model()
         _check_predict_options("evaluate", batch_size, options)  # before the folders below are rebuilt
         config = read_export_config(model_dir)
+        kept_whole(config, options.get("keep_largest"))  # a label the model lacks: refused before the folders go
         _check_evaluation_cases(dataset, config)
         out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation")
         predictions, labels = out / "predictions", out / "labels"
@@ -479,7 +482,10 @@ _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 
 # predict's keyword options, passed on to inference.predict_file.
-PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transforms_on_device", "device")
+PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transforms_on_device", "device",
+                   "keep_largest")
+#: Of those, the ones that are not ``PredictOptions`` (how the network runs) but where it runs, or what is written.
+_NOT_HOW_IT_RUNS = ("device", "keep_largest")
 
 
 def _patch_edges(block_shape) -> tuple[int, int, int]:
@@ -510,7 +516,12 @@ def _check_predict_options(method: str, batch_size: int, options: dict, also: st
     if not is_whole_number(batch_size, 1):  # named as given (PredictOptions says sw_batch_size)
         raise ConfigError(f"{method}: batch_size (windows per forward pass) must be a whole number >= 1, got "
                           f"{batch_size!r}")
-    PredictOptions(sw_batch_size=batch_size, **{k: v for k, v in options.items() if k != "device"})
+    PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
+
+
+def _how_it_runs(options: dict) -> dict:
+    """The options that are ``PredictOptions``."""
+    return {name: value for name, value in options.items() if name not in _NOT_HOW_IT_RUNS}
 
 
 def _check_evaluation_cases(dataset: Dataset, config: dict) -> None:
@@ -595,15 +606,16 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
         DataError: a case's files cannot be segmented (the first such case stops the evaluation).
     """
     from .checkpoint import load_exported
-    from .inference import PredictOptions, check_precision, default_device, segment_cases
+    from .inference import PredictOptions, check_precision, default_device, kept_whole, segment_cases
     from .inference_files import InputCase
 
-    settings = PredictOptions(sw_batch_size=batch_size, **{k: v for k, v in options.items() if k != "device"})
+    settings = PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
     device = default_device(options.get("device"))
     check_precision(settings.precision, device)
     model, _ = load_exported(model_dir)
     jobs = [(InputCase(case.id, tuple(case.images)), folder / f"{case.id}.nii.gz", None) for case in cases]
-    with closing(segment_cases(model.to(device), config, jobs, device=device, options=settings)) as done:
+    with closing(segment_cases(model.to(device), config, jobs, device=device, options=settings,
+                               keep_largest=kept_whole(config, options.get("keep_largest")))) as done:
         for (case, path, _), error in done:
             if error is not None:
                 raise error

@@ -42,9 +42,9 @@ from monai.transforms import Compose, Invertd
 
 from .data.checks import non_finite_counts, volumes_in
 from .data.errors import DataError
-from .ensemble import load_for_prediction, members_of
 from .data.io import header_error, read_nifti, write_nifti
 from .data.preprocess import ImagesReadAlready, PreprocessSettings, preprocess, reading_and_rest
+from .ensemble import load_for_prediction, members_of
 from .inference_files import (
     PREDICTION_DESCRIP,
     InputCase,
@@ -54,6 +54,7 @@ from .inference_files import (
     probabilities_path,
 )
 from .inference_pipeline import one_at_a_time, pipelined
+from .postprocess import keep_largest_components, largest_component_classes
 
 # --------------------------------------------------------------------------------------------------
 # The sliding window, its precision and where its output is stitched together
@@ -301,6 +302,12 @@ def class_map(probabilities: torch.Tensor, dim: int = 0) -> torch.Tensor:
     (benchmarks/predict_tail.py). On a GPU machine this step runs on the host, after the hand-over.
     """
     return probabilities.max(dim).indices
+
+
+def kept_whole(config: dict, keep_largest: bool | Sequence[int] | None) -> tuple[int, ...]:
+    """The model's class indices that ``keep_largest`` (True, or label values) keeps to their largest
+    connected component (``postprocess.largest_component_classes``)."""
+    return largest_component_classes(keep_largest, class_values(preprocess_settings(config), config["num_classes"]))
 
 
 def label_dtype(labels: np.ndarray) -> type:
@@ -556,10 +563,12 @@ def case_prediction(model: Callable[[torch.Tensor], torch.Tensor], config: dict,
 
 
 def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, output: str | Path,
-               probabilities_output: str | Path | None = None) -> Path:
+               probabilities_output: str | Path | None = None, keep_largest: Sequence[int] = ()) -> Path:
     """Write a case's label map (and its probabilities when asked) with the input's affine and header;
     returns ``output``. ``prediction`` is ``case_prediction``'s: probabilities on the preprocessed
-    grid are mapped back onto the input's grid here first (``restore_case``)."""
+    grid are mapped back onto the input's grid here first (``restore_case``). ``keep_largest``: class
+    indices whose voxels outside the class's largest connected component become background in the
+    label map (``postprocess``; the probabilities stay the network's)."""
     if isinstance(prediction, torch.Tensor):
         prediction = restore_case(prepared, prediction, keep_probabilities=probabilities_output is not None)
     if probabilities_output is not None and prediction.probabilities is None:
@@ -568,7 +577,10 @@ def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, 
     reference = prepared.reference
     values = class_values(prepared.settings, prediction.num_classes)
     # The lookup in the written type: int64 values made a 47 MB array for a 192x192x160 scan, 8x uint8.
-    labels = values.astype(label_dtype(values))[prediction.classes.numpy()]
+    classes = prediction.classes.numpy()
+    if keep_largest:
+        classes = keep_largest_components(classes, keep_largest)
+    labels = values.astype(label_dtype(values))[classes]
     header = _output_header(reference.header)
     write_nifti(output, labels, reference.affine, header=header)
     if probabilities_output is not None:
@@ -581,7 +593,8 @@ def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, 
 def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | Path], output: str | Path, *,
                  device: torch.device, options: PredictOptions = PredictOptions(),
                  probabilities_output: str | Path | None = None,
-                 window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True) -> Path | None:
+                 window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
+                 keep_largest: Sequence[int] = ()) -> Path | None:
     """Segment one case with a loaded model and write its label map in the input's geometry.
 
     The three steps, one after the other: ``prepare_case`` (host), ``case_prediction`` (the
@@ -599,6 +612,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
         window_logits: replaces ``sliding_window_logits`` (see ``mirrored_probabilities``).
         write: False computes the network's part only and writes nothing (a helper process of a
             prediction whose windows are split over processes); returns None.
+        keep_largest: class indices kept to their largest connected component (``write_case``).
 
     Returns:
         ``output`` (None when ``write`` is False).
@@ -608,7 +622,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     prepared = prepare_case(config, channels, read_only=runs_transforms_on_device(device, options))
     prediction = case_prediction(model, config, prepared, device=device, options=options, window_logits=window_logits,
                                  keep_probabilities=probabilities_output is not None, restore=write)
-    return write_case(prepared, prediction, output, probabilities_output) if write else None
+    return write_case(prepared, prediction, output, probabilities_output, keep_largest) if write else None
 
 
 def _output_header(scan_header):
@@ -695,7 +709,8 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
                  output: str | Path,
                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5, *,
                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                 transforms_on_device: bool = False, probabilities_output: str | Path | None = None) -> Path:
+                 transforms_on_device: bool = False, probabilities_output: str | Path | None = None,
+                 keep_largest: bool | Sequence[int] = False) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
 
     Args:
@@ -706,6 +721,8 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
         device: torch device; CUDA when available by default.
         sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device: see ``PredictOptions``.
         probabilities_output: also write the probabilities here (see ``predict_case``).
+        keep_largest: True keeps every foreground class to its largest connected component in the label
+            map; label values (as the map holds them) keep those classes only (``postprocess``).
 
     Example:
         >>> predict_file("output/demo/best_model", "scan.nii.gz", "scan_seg.nii.gz", tta="all")  # doctest: +SKIP
@@ -714,9 +731,10 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     device = default_device(device)
     check_precision(options.precision, device)
     model, config = load_for_prediction(model_dir)
+    keep = kept_whole(config, keep_largest)
     channels = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
     return predict_case(model.to(device), config, channels, output, device=device, options=options,
-                        probabilities_output=probabilities_output)
+                        probabilities_output=probabilities_output, keep_largest=keep)
 
 
 #: One case to segment and where its label map (and, when not None, its probabilities) go.
@@ -726,7 +744,8 @@ CaseJob = tuple[InputCase, Path, Path | None]
 def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, jobs: Sequence[CaseJob], *,
                   device: torch.device, options: PredictOptions = PredictOptions(),
                   window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
-                  sequential: bool = False) -> Iterator[tuple[CaseJob, BaseException | None]]:
+                  sequential: bool = False,
+                  keep_largest: Sequence[int] = ()) -> Iterator[tuple[CaseJob, BaseException | None]]:
     """Segment each job's case and write its outputs, yielding ``(job, error or None)`` in the jobs' order.
 
     The cases go through ``inference_pipeline.pipelined``: the next case is read and preprocessed, and
@@ -734,7 +753,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
     time (a third of the memory). The outputs are checked by the caller (``check_outputs``) first.
 
     Args:
-        model, config, device, options, window_logits, write: as in ``predict_case``.
+        model, config, device, options, window_logits, write, keep_largest: as in ``predict_case``.
     """
     read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
 
@@ -747,7 +766,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
 
     def finish(job: CaseJob, prepared: PreparedCase, prediction: torch.Tensor | RestoredCase) -> None:
         if write:
-            write_case(prepared, prediction, job[1], job[2])
+            write_case(prepared, prediction, job[1], job[2], keep_largest)
 
     return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
 
@@ -758,7 +777,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
                   device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                   transforms_on_device: bool = False, probabilities: bool = False,
-                  progress: Callable[[str], None] | None = None, sequential: bool = False) -> list[Path]:
+                  progress: Callable[[str], None] | None = None, sequential: bool = False,
+                  keep_largest: bool | Sequence[int] = False) -> list[Path]:
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
 
     The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
@@ -776,8 +796,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
         progress: called with one line per written case (e.g. ``print``).
         sequential: read, segment and write one case at a time; by default the next case is read and
             the previous one written while the network runs (``segment_cases``), holding three cases.
-        device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device: as in
-            ``predict_file``.
+        device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device, keep_largest: as
+            in ``predict_file``.
 
     Returns:
         The label maps written, in case order.
@@ -793,6 +813,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     device = default_device(device)
     check_precision(options.precision, device)
     model, config = load_for_prediction(model_dir)
+    keep = kept_whole(config, keep_largest)
     cases = collect_cases(inputs, config)
     outputs = output_paths(cases, output)
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
@@ -800,7 +821,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     model.to(device)
     failed = []
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
-    with closing(segment_cases(model, config, jobs, device=device, options=options, sequential=sequential)) as done:
+    with closing(segment_cases(model, config, jobs, device=device, options=options, sequential=sequential,
+                               keep_largest=keep)) as done:
         for number, ((case, label_path, _), error) in enumerate(done, 1):
             if isinstance(error, DataError):  # this file's voxels; anything else (a bug, out of memory) stops the run
                 failed.append(f"case {case.id}: {error}")

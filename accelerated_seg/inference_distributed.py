@@ -39,6 +39,7 @@ from .ensemble import load_for_prediction
 from .inference import (
     PredictOptions,
     check_precision,
+    kept_whole,
     predict_cases,
     preprocess_settings,
     segment_cases,
@@ -155,14 +156,14 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                         transforms_on_device: bool = False, probabilities: bool = False,
                         progress: Callable[[str], None] | None = None,
-                        sequential: bool = False) -> list[Path]:
+                        sequential: bool = False, keep_largest: bool | Sequence[int] = False) -> list[Path]:
     """``predict_cases`` over every process of an ``accelerate launch``; call it on every process.
 
     Args:
         inputs: NIfTI files, folders or patterns (grouped into cases by channel naming), or the
             cases themselves (``InputCase``: one file per channel in the model's order).
         model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
-            probabilities, sequential: as in ``inference.predict_cases``.
+            probabilities, sequential, keep_largest: as in ``inference.predict_cases``.
         accelerator: an ``accelerate.Accelerator`` (or ``PartialState``); one is made when None. Each
             process runs on its ``accelerator.device``.
         split: ``auto``, ``cases`` or ``windows`` (module docstring).
@@ -186,10 +187,11 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         return predict_cases(model_dir, inputs, output, device=accelerator.device, sw_batch_size=sw_batch_size,
                              overlap=overlap, tta=tta, precision=precision, aggregate_on_cpu=aggregate_on_cpu,
                              transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
-                             sequential=sequential)
+                             sequential=sequential, keep_largest=keep_largest)
     device = accelerator.device
     check_precision(options.precision, device)
     model, config = load_for_prediction(model_dir)
+    keep = kept_whole(config, keep_largest)
     cases = list(inputs) if given_cases else collect_cases(inputs, config)
     outputs = output_paths(cases, output)
     # Every process, before any work: under split=windows only the main process writes, and a refusal
@@ -210,7 +212,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
             say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
         mine = [jobs[index] for index in shares[rank]]
-        with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential)) as done:
+        with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
+                                   keep_largest=keep)) as done:
             for number, ((case, label_path, _), error) in enumerate(done, 1):
                 if error is not None:  # reported by every process below, no hang
                     # A file's unusable voxels are the input's fault, said in one line; anything else is a bug to report.
@@ -224,7 +227,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
         window_logits = shared_window_logits(accelerator, config["num_classes"])
         with closing(segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
-                                   write=accelerator.is_main_process, sequential=sequential)) as done:
+                                   write=accelerator.is_main_process, sequential=sequential,
+                                   keep_largest=keep)) as done:
             for number, ((case, label_path, _), error) in enumerate(done, 1):
                 if error is not None:  # collective: raised by every process alike (same files, same settings)
                     raise error

@@ -81,6 +81,8 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     model = Segmentation.load(out / "model")
     prediction = model.predict(str(val_pairs[0][0]))
     assert set(np.unique(np.asanyarray(prediction.dataobj)).tolist()) <= {0, 1}
+    one_piece = np.asanyarray(model.predict(str(val_pairs[0][0]), keep_largest=True).dataobj)
+    assert ((one_piece == np.asanyarray(prediction.dataobj)) | (one_piece == 0)).all()  # pieces gone, nothing added
     import accelerated_seg.checkpoint
     import accelerated_seg.ensemble
 
@@ -103,6 +105,12 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     monkeypatch.undo()
     fewer = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=2, validation_pairs=val_pairs[:1],
                                cache_dir=str(tmp_path / "cache"), spacing=(2.0, 2.0, 2.0)).binarize()
+    # The post-processing scored as predict applies it (keep_largest), and a label the model lacks refused
+    # before the folders of the earlier call go.
+    assert model.evaluate(fewer, output_dir=tmp_path / "eval", keep_largest=True)["num_cases"] == 1
+    with pytest.raises(ConfigError, match="keep_largest: 2 is not a foreground label of the model"):
+        model.evaluate(fewer, output_dir=tmp_path / "eval", keep_largest=[2])
+    assert list((tmp_path / "eval" / "predictions").glob("*.nii.gz"))
     assert model.evaluate(fewer, output_dir=tmp_path / "eval")["num_cases"] == 1
     (written,) = (tmp_path / "eval" / "labels").glob("*.nii.gz")
     assert set(np.unique(nib.load(written).get_fdata())) <= {0, 1}

@@ -110,6 +110,10 @@ def assert_same_geometry(pred_path, image_path):
     np.testing.assert_allclose(pred.header.get_zooms()[:3], image.header.get_zooms()[:3], atol=1e-6)
 
 
+def read_labels(path):
+    return np.asanyarray(nib.load(path).dataobj)
+
+
 # --------------------------------------------------------------------------------------------------
 # Geometry: the prediction lands on the scan
 # --------------------------------------------------------------------------------------------------
@@ -758,3 +762,70 @@ def test_models_that_cannot_share_one_preprocessing_and_window_are_refused_as_an
     with pytest.raises(ConfigError, match="no model given"):
         predict_cases([], case, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------------------------------
+# Post-processing: a class kept to its largest connected component
+# --------------------------------------------------------------------------------------------------
+
+
+def test_only_the_chosen_classes_lose_the_pieces_outside_their_largest_component():
+    from accelerated_seg.postprocess import keep_largest_components
+
+    classes = np.zeros((12, 12, 12), np.uint8)
+    classes[1:5, 1:5, 1:5] = 1  # class 1: a big piece,
+    classes[5, 5, 5] = 1  # a voxel touching it by a corner only (26-connected: the same piece),
+    classes[9:11, 9:11, 9:11] = 1  # and a small piece apart
+    classes[1:3, 8:10, 1:3] = 2  # class 2: two pieces (8 and 18 voxels), not chosen
+    classes[8:11, 1:3, 8:11] = 2
+    kept = keep_largest_components(classes, [1])
+    expected = classes.copy()
+    expected[9:11, 9:11, 9:11] = 0
+    np.testing.assert_array_equal(kept, expected)
+    both = keep_largest_components(classes, [1, 2])
+    assert (both[1:3, 8:10, 1:3] == 0).all() and (both[8:11, 1:3, 8:11] == 2).all()
+    assert classes[9, 9, 9] == 1  # the input is left as it was
+
+
+def test_keep_largest_names_label_values_as_the_written_map_holds_them():
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.postprocess import largest_component_classes
+
+    brats = np.array([0, 1, 2, 4])  # class index -> label value, as a remapped dataset writes them
+    assert largest_component_classes(True, brats) == (1, 2, 3)
+    assert largest_component_classes([4, 1], brats) == (1, 3)
+    assert largest_component_classes(False, brats) == largest_component_classes(None, brats) == ()
+    with pytest.raises(ConfigError, match="keep_largest: 3, 0 is not a foreground label of the model; its label "
+                                          r"values are 1, 2, 4 \(background 0\)"):
+        largest_component_classes([3, 0], brats)
+
+
+def test_predict_keeps_each_chosen_class_to_one_piece_and_the_probabilities_as_they_were(scans, tmp_path, capsys):
+    from scipy import ndimage
+
+    model = export(tmp_path / "model", seed=3)
+    case = scans / "imagesTr" / "case_002.nii.gz"
+    (plain,) = predict_cases(model, [case], tmp_path / "plain", probabilities=True)
+    (kept,) = predict_cases(model, [case], tmp_path / "kept", probabilities=True, keep_largest=True)
+    before, after = read_labels(plain), read_labels(kept)
+    pieces = {c: ndimage.label(before == c, structure=np.ones((3, 3, 3)))[1] for c in (1, 2)}
+    assert max(pieces.values()) > 1, pieces  # random weights: scattered classes, something to remove
+    for c in (1, 2):
+        assert ndimage.label(after == c, structure=np.ones((3, 3, 3)))[1] == min(pieces[c], 1)
+    changed = before != after
+    assert changed.any() and (after[changed] == 0).all()  # pieces became background, nothing else moved
+    np.testing.assert_array_equal(nib.load(probabilities_path(kept)).get_fdata(),
+                                  nib.load(probabilities_path(plain)).get_fdata())
+    # From the command line: --keep-largest alone is every foreground label, with values those labels.
+    assert main(["predict", "--model", str(model), str(case), "--output", str(tmp_path / "cli"), "--keep-largest"]) == 0
+    np.testing.assert_array_equal(read_labels(tmp_path / "cli" / "case_002.nii.gz"), after)
+    assert main(["predict", "--model", str(model), str(case), "--output", str(tmp_path / "one"),
+                 "--keep-largest", "2"]) == 0
+    one = read_labels(tmp_path / "one" / "case_002.nii.gz")
+    np.testing.assert_array_equal(one == 1, before == 1)
+    np.testing.assert_array_equal(one == 2, after == 2)
+    capsys.readouterr()
+    assert main(["predict", "--model", str(model), str(case), "--output", str(tmp_path / "bad"),
+                 "--keep-largest", "7"]) == 2
+    assert "keep_largest: 7 is not a foreground label of the model" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
