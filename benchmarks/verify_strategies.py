@@ -11,7 +11,9 @@ Each export (config.json + model.safetensors) is loaded
 into the plain MONAI network with strict=True and compared on a fixed input with the reference run:
 the first profile, or a single process. Recorded per profile: the strategy the run reports as in
 effect (a fallback is a failure here), the export check, the largest output difference, wall time,
-and each rank's peak GPU memory when the run reports it.
+and each rank's peak GPU memory when the run reports it; and whether ``accelerated-seg export`` of
+the run's last checkpoint, in this process, gives bit for bit the model the run exported
+(``checkpoint_export_identical``: every layout, FSDP1's included on a GPU).
 
 With ``--resume-check`` each profile also saves a training state half way, a second run resumes it
 under the same profile (the load_state path where FSDP and DeepSpeed users hit walls) and finishes;
@@ -142,6 +144,24 @@ def export_outputs(model_dir: Path, seed: int = 0):
         return net.eval()(x)
 
 
+def checkpoint_export_identical(out: Path) -> bool:
+    """``accelerated-seg export`` of the run's last checkpoint, gathered in this one process from whatever
+    layout the launch wrote, is bit for bit the model the run exported (tensors and config.json)."""
+    import tempfile
+
+    import torch
+    from safetensors.torch import load_file
+
+    from accelerated_seg.checkpoint_export import export_checkpoint
+
+    with tempfile.TemporaryDirectory() as tmp:
+        _, exported = export_checkpoint(out, Path(tmp) / "model")
+        ours, trained = load_file(exported / "model.safetensors"), load_file(out / "model" / "model.safetensors")
+        same_config = json.loads((exported / "config.json").read_text()) == json.loads(
+            (out / "model" / "config.json").read_text())
+        return same_config and ours.keys() == trained.keys() and all(torch.equal(ours[k], trained[k]) for k in ours)
+
+
 def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: int | None = None,
            fp32: bool = False, resume_profiles: set[str] | None = None) -> list[dict]:
     """Run every profile; with ``steps`` (the run's max_steps) also the resume check, for the profiles
@@ -161,6 +181,7 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: 
             record["in_effect"] = expected in record["strategy"] and not record["strategy_warning"]
             outputs = export_outputs(out / "model")
             record["export_loads_strict"] = True
+            record["checkpoint_export_identical"] = checkpoint_export_identical(out)
             if reference is None:
                 reference, record["reference"] = outputs, True
             else:

@@ -163,6 +163,8 @@ def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_res
                                        resume_profiles={"deepspeed_zero2", "deepspeed_zero3"})
     assert [r["exit"] for r in records] == [0, 0, 0], [r.get("error") for r in records]
     assert all(r["in_effect"] and r["export_loads_strict"] for r in records), [r["strategy"] for r in records]
+    # Both ranks' partitions gathered in this one process: the model that the launch exported.
+    assert [r["checkpoint_export_identical"] for r in records] == [True, True, True]
     assert [r["outputs_match"] for r in records[1:]] == [True, True], [r["max_abs_output_diff"] for r in records]
     assert [r.get("resume_max_abs_output_diff", r.get("resume_error")) for r in records[1:]] == [0.0, 0.0]
     for profile, stage in (("deepspeed_zero2", 2), ("deepspeed_zero3", 3)):
@@ -171,8 +173,6 @@ def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_res
         assert (layout["format"], layout["zero_stage"], layout["num_processes"]) == ("deepspeed", stage, 2)
         optimizer_partitions = sorted(p.name for p in step.rglob("*optim_states.pt"))
         assert len(optimizer_partitions) == 2, optimizer_partitions  # one per rank: really sharded
-        # Both ranks' partitions gathered in this one process: the model that the launch exported.
-        assert_checkpoint_exports_as_training_did(tmp_path / profile, tmp_path / f"{profile}_exported")
 
 
 @pytest.mark.parametrize("profile", ["deepspeed_zero3"])
