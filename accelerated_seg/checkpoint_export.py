@@ -49,9 +49,10 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
     network = build_from_spec(spec)
     aliases = shared_tensor_names(network)
     tensors = _as_exported(network, aliases, _gathered_weights(checkpoint), checkpoint)
-    step = int(STEP_DIR.match(checkpoint.name).group(1))
-    write_export(tensors, spec.to_dict(), {**description, "step": step, **({"shared_tensors": aliases} if aliases
-                                                                           else {})}, output)
+    # As export_model writes it: the checkpoint's step, and the second names of tensors registered twice.
+    metadata = {**description, "step": int(STEP_DIR.match(checkpoint.name).group(1)),
+                **({"shared_tensors": aliases} if aliases else {})}
+    write_export(tensors, spec.to_dict(), metadata, output)
     return checkpoint, output
 
 
