@@ -99,6 +99,8 @@ def test_zero3_with_activation_checkpointing_exports_the_plain_networks_fp32_wei
     assert not any("_checkpoint_wrapped_module" in name for name in weights)
     assert any((w != w.bfloat16().float()).any() for w in weights.values())  # the fp32 master weights
     load_exported(out / "model")  # strictly into the plain MONAI network
+    # From the checkpoint too: zero_to_fp32 names the parameters with the wrappers' prefix, left out alike.
+    assert_checkpoint_exports_as_training_did(out, tmp_path / "exported")
 
 
 # The blocks ZeRO-3 gathers whole: DynUNet's 5 basic blocks, all but the first, which takes the image.
