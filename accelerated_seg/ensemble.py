@@ -2,11 +2,11 @@
 
 nnU-Net predicts with the five networks of its cross-validation folds and averages their softmax
 outputs; an ensemble of folds (or of networks trained on the same data) scores better than its
-members do on average (the demo's figures: docs/inference.md). Here the members share one reading and
-preprocessing of each case, and
-the sliding window runs once per member and mirroring: each member's stitched logits become
-probabilities, which are averaged with the others' (``inference.mirrored_probabilities``), so an
-ensemble of copies of one model predicts exactly as that model does. MONAI's ``MeanEnsemble``
+members do on average (the demo's figures: docs/inference.md). Here the members share one reading
+and preprocessing of each case, and the sliding window runs once per member and mirroring: each
+member's stitched logits become probabilities, which are averaged with the others'
+(``inference.mirrored_probabilities``), so an ensemble of copies of one model predicts exactly as
+that model does. MONAI's ``MeanEnsemble``
 averages whole predictions held side by side, a volume of probabilities per member; the running sum
 here holds one.
 
