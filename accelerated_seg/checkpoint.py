@@ -406,13 +406,21 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
     if accelerator.distributed_type == DistributedType.DEEPSPEED:
         _take_deepspeed_master_weights(accelerator, model, state)
     if accelerator.is_main_process:
-        tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items() if k not in aliases}
         model_class = type(accelerator.unwrap_model(model))
         description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
-        write_export(tensors, description,
-                     {**metadata, "step": step, **({"shared_tensors": aliases} if aliases else {})}, out_dir)
+        write_state_as_export(state, description, metadata, out_dir, aliases=aliases, step=step)
     accelerator.wait_for_everyone()
     return out_dir
+
+
+def write_state_as_export(state: dict, model: dict, metadata: dict, out_dir: Path, *, aliases: dict[str, str],
+                          step: int) -> None:
+    """A network's full state dict written as an export: float32 on the CPU, a tensor registered twice
+    under its first name only, and config.json with the step and the second names. The one rule for
+    what an export holds, for training (``export_model``) and ``accelerated-seg export`` alike."""
+    tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items() if k not in aliases}
+    write_export(tensors, model, {**metadata, "step": step, **({"shared_tensors": aliases} if aliases else {})},
+                 out_dir)
 
 
 def _take_deepspeed_master_weights(accelerator, model, state: dict) -> None:

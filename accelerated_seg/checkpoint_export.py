@@ -22,7 +22,7 @@ from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPO
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
 from .checkpoint import (EXPORT_DESCRIPTION_FILE, LAYOUT_FILE, STEP_DIR, check_checkpoint_files, complete_checkpoints,
-                         shared_tensor_names, write_export)
+                         shared_tensor_names, write_state_as_export)
 from .config import ConfigError
 from .data.errors import DataError
 from .models import ModelSpec, build_from_spec
@@ -48,11 +48,9 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
     spec = ModelSpec.from_dict(description.pop("model"))
     network = build_from_spec(spec)
     aliases = shared_tensor_names(network)
-    tensors = _as_exported(network, aliases, _gathered_weights(checkpoint), checkpoint)
-    # As export_model writes it: the checkpoint's step, and the second names of tensors registered twice.
-    metadata = {**description, "step": int(STEP_DIR.match(checkpoint.name).group(1)),
-                **({"shared_tensors": aliases} if aliases else {})}
-    write_export(tensors, spec.to_dict(), metadata, output)
+    _load_into(network, aliases, _gathered_weights(checkpoint), checkpoint)
+    write_state_as_export(network.state_dict(), spec.to_dict(), description, output, aliases=aliases,
+                          step=int(STEP_DIR.match(checkpoint.name).group(1)))
     return checkpoint, output
 
 
@@ -140,9 +138,8 @@ def _deepspeed_weights(checkpoint: Path) -> dict:
     return get_fp32_state_dict_from_zero_checkpoint(str(checkpoint))  # the tag in its "latest" file
 
 
-def _as_exported(network: torch.nn.Module, aliases: dict[str, str], weights: dict, checkpoint: Path) -> dict:
-    """``weights`` loaded into the plain ``network`` (which checks every name and shape), and its state
-    dict written as training's export writes it: float32, each shared tensor under its first name."""
+def _load_into(network: torch.nn.Module, aliases: dict[str, str], weights: dict, checkpoint: Path) -> None:
+    """``weights`` loaded into the plain ``network``, every name and shape checked first."""
     renamed = {}
     for name, tensor in weights.items():
         # What wrappers leave in saved names: DDP's "module." in front (accelerate saves the wrapped model),
@@ -160,5 +157,3 @@ def _as_exported(network: torch.nn.Module, aliases: dict[str, str], weights: dic
         raise DataError(f"{checkpoint}: its weights are not the network its {EXPORT_DESCRIPTION_FILE} describes "
                         f"({'; '.join(problems[:3])}{more}); copy the checkpoint again from where it was written")
     network.load_state_dict(renamed, strict=False)  # the aliases, left out, share their first name's tensor
-    return {name: value.detach().to("cpu", torch.float32).contiguous()
-            for name, value in network.state_dict().items() if name not in aliases}

@@ -374,7 +374,7 @@ def _predict(args, _) -> int:
 
     if len(args.model) == 1:  # one model, as before; several: an ensemble (ensemble.py)
         args.model = args.model[0]
-    elif not launched_with_several_processes() or os.environ.get("RANK", "0") == "0":
+    elif os.environ.get("RANK", "0") == "0":  # the main process only, under accelerate launch
         print(f"ensemble of {len(args.model)} models: the mean of their probabilities")
     if launched_with_several_processes():
         return _predict_distributed(args, options)

@@ -78,15 +78,17 @@ def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch
         assert sorted(p.name for p in (step / state).glob("*.distcp")) == ["__0_0.distcp", "__1_0.distcp"]
 
 
-def _launch_fsdp2_on_cpu(*args: str) -> subprocess.CompletedProcess:
+def _launch_fsdp2_on_cpu(*args: str, config_file: Path = ROOT / "configs" / "accelerate" / "fsdp2_blocks.yaml",
+                         mixed_precision: str = "bf16") -> subprocess.CompletedProcess:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
-           str(ROOT / "configs" / "accelerate" / "fsdp2_blocks.yaml"), "--num_processes", "2",
-           "--mixed_precision", "bf16", "--main_process_port", str(port), str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
+           str(config_file), "--num_processes", "2",
+           "--mixed_precision", mixed_precision, "--main_process_port", str(port),
+           str(ROOT / "benchmarks" / "fsdp_on_cpu.py"),
            "--no-report", *args]
     return run_bounded(cmd, cwd=ROOT, env=env, timeout=480)
 
@@ -120,6 +122,21 @@ def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resu
     load_model(plain, full / "model" / "model.safetensors")  # the README's way, strict
     # bf16 compute, fp32 shards, wrapped blocks, names registered twice: exported from the checkpoint alike
     assert_checkpoint_exports_as_training_did(full, tmp_path / "exported")
+
+
+def test_a_full_state_dict_fsdp_checkpoint_exports_as_the_run_did(tiny_dataset, tmp_path):
+    """FSDP's FULL_STATE_DICT layout (one pytorch_model_fsdp.bin), which no shipped profile uses but a
+    user's may: accelerated-seg export reads it too."""
+    profile = tmp_path / "fsdp2_full_state_dict.yaml"
+    shipped = (ROOT / "configs" / "accelerate" / "fsdp2.yaml").read_text()
+    assert "fsdp_state_dict_type: SHARDED_STATE_DICT" in shipped
+    profile.write_text(shipped.replace("SHARDED_STATE_DICT", "FULL_STATE_DICT"))
+    run = tmp_path / "run"
+    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, run, train__max_steps=2, train__val_every=0),
+                                config_file=profile, mixed_precision="no")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (run / "checkpoints" / "step_2" / "pytorch_model_fsdp.bin").is_file()
+    assert_checkpoint_exports_as_training_did(run, tmp_path / "exported")
 
 
 def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_process(tiny_dataset, tmp_path,
