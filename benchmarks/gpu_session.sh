@@ -214,9 +214,10 @@ case "$part" in
     predict_pipeline
     ;;
   strategies)  # every accelerate profile in effect, exported, reloaded, resumed (issue 4)
-    # checkpoints are too large to bring back (the JSON holds the results), so they stay outside $OUT
+    # checkpoints are too large to bring back (the JSON holds the results), so they stay outside $OUT;
+    # STRATEGY_PROFILES='fsdp_full_shard ...' picks profiles (the JSON is rewritten after each one)
     step 560 strategies $PY benchmarks/verify_strategies.py --resume-check --out "$OUT/strategies_${device}.json" \
-        --work "${TMPDIR:-/tmp}/verify_work"
+        --work "${TMPDIR:-/tmp}/verify_work" ${STRATEGY_PROFILES:+--profiles $STRATEGY_PROFILES}
     rm -rf "${TMPDIR:-/tmp}/verify_work"
     ;;
   *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|norm_layout|kernels|levers_more|inference|pipeline|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;

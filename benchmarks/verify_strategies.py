@@ -163,10 +163,11 @@ def checkpoint_export_identical(out: Path) -> bool:
 
 
 def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: int | None = None,
-           fp32: bool = False, resume_profiles: set[str] | None = None) -> list[dict]:
+           fp32: bool = False, resume_profiles: set[str] | None = None, after_each=None) -> list[dict]:
     """Run every profile; with ``steps`` (the run's max_steps) also the resume check, for the profiles
     named in ``resume_profiles`` (default: all); ``fp32`` as in ``run_profile``. Every run with
-    ``steps`` saves a training state half way, checked or not."""
+    ``steps`` saves a training state half way, checked or not. ``after_each(records)`` is called after
+    every profile (a run cut short by a time limit keeps what finished)."""
     records, reference = [], None
     for profile, processes, env, expected, *more in profiles:
         extra = more[0] if more else []
@@ -181,7 +182,11 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: 
             record["in_effect"] = expected in record["strategy"] and not record["strategy_warning"]
             outputs = export_outputs(out / "model")
             record["export_loads_strict"] = True
-            record["checkpoint_export_identical"] = checkpoint_export_identical(out)
+            try:  # a layout export cannot gather is a finding of this run, not the end of the others
+                record["checkpoint_export_identical"] = checkpoint_export_identical(out)
+            except Exception as error:  # noqa: BLE001 - recorded, and fails the check below
+                record["checkpoint_export_identical"] = False
+                record["checkpoint_export_error"] = f"{type(error).__name__}: {error}"[-2000:]
             if reference is None:
                 reference, record["reference"] = outputs, True
             else:
@@ -192,6 +197,8 @@ def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: 
                                            steps // 2, outputs, fp32, script))
         records.append(record)
         print(json.dumps({k: v for k, v in record.items() if k not in ("command", "error")}), flush=True)
+        if after_each:
+            after_each(records)
     return records
 
 
@@ -218,6 +225,8 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--tolerance", type=float, default=0.05, help="largest |output difference| accepted")
     parser.add_argument("--resume-check", action="store_true", help="also resume each profile from half way")
+    parser.add_argument("--profiles", nargs="+", metavar="PROFILE",
+                        help="only these profiles (by file name, in the list's order); default: all that fit")
     parser.add_argument("overrides", nargs="*", help="extra --section.key=value for every run")
     args = parser.parse_args()
     # One global batch for every profile: then all runs train on the same samples per step and their
@@ -226,15 +235,25 @@ def main() -> int:
                  "--train.global_batch_size=4", "--train.batch_size=null",
                  "--train.val_every=0", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none",
                  "--optim.warmup_steps=2", *args.overrides]
-    records = verify(cpu_profiles() if args.cpu else GPU_PROFILES, Path(args.work), overrides, args.tolerance,
-                     steps=args.steps if args.resume_check else None, fp32=args.cpu)
-    if args.out:
+    profiles = cpu_profiles() if args.cpu else GPU_PROFILES
+    if args.profiles:
+        unknown = set(args.profiles) - {p[0] for p in profiles}
+        if unknown:
+            parser.error(f"--profiles: {sorted(unknown)} not among {[p[0] for p in profiles]}")
+        profiles = [p for p in profiles if p[0] in args.profiles]
+
+    def write(records):
         sys.path.insert(0, str(ROOT))
         from accelerated_seg.benchmark import write_result
 
         write_result("strategies", {"profiles": records}, args.out,
                      command="python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]))
+
+    records = verify(profiles, Path(args.work), overrides, args.tolerance,
+                     steps=args.steps if args.resume_check else None, fp32=args.cpu,
+                     after_each=write if args.out else None)
     ok = all(r["exit"] == 0 and r.get("in_effect") and r.get("outputs_match", True)
+             and r.get("checkpoint_export_identical", True)
              and r.get("resume_max_abs_output_diff", 0.0) <= args.tolerance for r in records)
     return 0 if ok else 1
 
