@@ -152,6 +152,8 @@ class TrainConfig:
     channels_last: bool = False
     # With channels_last: each InstanceNorm as the identical GroupNorm with one group per channel, which
     # keeps the channels-last layout that InstanceNorm drops (norm_layout.py; exports are unchanged).
+    # Faster compiled on 2 CPU cores; slower on an H200 (eager -5.5% with twice the peak memory,
+    # compiled -1.4%; docs/performance.md), hence off.
     channels_last_norm: bool = False
     # Under ZeRO-3: the network's blocks as DeepSpeed leaf modules, each gathered whole, which removes
     # much of ZeRO-3's per-step host work (wrapping.mark_zero3_leaf_blocks).

@@ -9,24 +9,23 @@
 # ran cuda_tests, kernels, the autotuning of levers_more, inference, and sharded's fsdp and
 # deepspeed_zero2 (benchmarks/results/gpu_h200_session_2026-11-26b/); the thirty-fourth (one H100, 15
 # minutes) ran kernels, inference, levers_more, mlperf_target and data_wait
-# (benchmarks/results/gpu_h100_session_2026-11-26/). What is left, in this order of importance (a
-# 15-minute lease holds one call of about 9 minutes; a warm machine takes a short second or third):
+# (benchmarks/results/gpu_h100_session_2026-11-26/); the forty-sixth (one H200, 15 minutes) ran
+# norm_layout (as three shorter commands: all four levers in one run did not end in 240 s), sharded's
+# fsdp2_blocks and deepspeed_zero3, and pipeline (benchmarks/results/gpu_h200_session_2026-11-27/).
+# What is left, in this order of importance (a 15-minute lease holds one call of about 9 minutes; a
+# warm machine takes a short second or third):
 #
-#   run(command="<install line from fetch-wheels> DEADLINE=520 PROFILES='fsdp2_blocks deepspeed_zero3' bash benchmarks/gpu_session.sh norm_layout kernels pipeline sharded", carry=[".whl"])
-#   run(command="<install line> DEADLINE=520 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
+#   run(command="<install line from fetch-wheels> DEADLINE=520 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
+#   run(command="<install line> DEADLINE=250 KERNEL_LEVERS=compile+channels_last bash benchmarks/gpu_session.sh kernels cuda_tests", carry=[".whl"])
 #
-# norm_layout measures train.channels_last_norm, the lever built from the H100's kernels profile:
-# InstanceNorm returns a contiguous tensor, so under channels-last each convolution copies its input
-# and its gradient back; the identical GroupNorm with one group per channel keeps the layout (on 2 CPU
-# cores in eager it took a DynUNet's activation copies from 77 to 3 a step).
-# kernels now names the 53 bf16 copies (aten::copy_, 20% of a compiled channels-last step on the H100;
-# without channels-last cuDNN's own layout conversions take 30%) by dtype, shape, source -> destination
-# strides and the operators each ran inside; pipeline times a folder's prediction pipelined against one
-# case at a time with each stage timed inside both ways' blocks (on the H100 it gave 1.30x against a
-# bound of 2.09x: which host stage slows?), then again with predict --transforms-on-device (the
-# preprocessing, 557 ms of the host's read stage there, the inverse resampling, 428 ms of its write
-# stage, and the class map on the GPU; one byte per voxel handed over); sharded runs ZeRO-3 and
-# fsdp2_blocks on an H200 (the H100 ran them in the fourteenth session).
+# strategies runs every profile (FSDP1's three among them, which only a GPU runs), exports each run's
+# last checkpoint with accelerated-seg export and resumes it from half way: its first profile did not
+# finish in 95 s, so it needs a call to itself (STRATEGY_PROFILES='...' picks a few).
+# kernels names the 53 bf16 copies of the compiled channels-last step (aten::copy_, 20% of the step on
+# the H100) by dtype, shape, source -> destination strides and the operators each ran inside; the
+# norms that keep channels-last (train.channels_last_norm) did not make that step faster on the H200,
+# so the copies are not InstanceNorm's, or GroupNorm costs what they save. cuda_tests runs the CUDA
+# tests again, the transforms-on-device ones with the tolerance the H200 measured (now the default).
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.
@@ -87,11 +86,12 @@ step() {  # step <seconds> <name> <command...>: run with a limit, log to $OUT/<n
 # a folder end to end, the next case read and the previous written while the network runs, against one
 # case at a time, each stage also timed inside both ways' blocks (thirty-third session: 1.32x on 2 CPU
 # cores with the network as fast as the host; thirty-fourth: 1.30x on an H100 machine, bound 2.09x);
-# then the same with the transforms on the GPU (predict --transforms-on-device, off by default until
-# this measures it), after its CUDA test (the GPU's road writes what the host's does)
+# then the same with the transforms on the GPU (predict --transforms-on-device, on by default since the
+# forty-sixth session's H200 measured 4.6x the host's road), after its CUDA test (the GPU's road writes
+# what the host's does)
 predict_pipeline() {
   step 150 predict_pipeline $PY -m accelerated_seg.cli benchmark predict "${PREDICT[@]}" --device cuda \
-      --output "$OUT/predict_${device}_pipeline.json"
+      --no-transforms-on-device --output "$OUT/predict_${device}_pipeline.json"
   step 60 cuda_test_transforms $PY -m pytest -q -p no:cacheprovider -rs -m cuda tests/test_inference.py
   step 150 predict_pipeline_on_device $PY -m accelerated_seg.cli benchmark predict "${PREDICT[@]}" --device cuda \
       --transforms-on-device --output "$OUT/predict_${device}_pipeline_on_device.json"
@@ -146,10 +146,15 @@ case "$part" in
         --lever none no_cudnn_benchmark --output "$OUT/train_${device}_mlperf_cudnn_benchmark.json"
     ;;
   norm_layout)  # train.channels_last_norm: the norms keep channels-last, so the convolutions stop copying
-    # (thirty-fourth session, H100: 53 copies, 20% of a compiled channels-last step), eager and compiled
-    step 240 mlperf_norm_layout_b4 $PY $BENCH "${MLPERF[@]}" --batch 4 --precision bf16 --steps 20 --blocks 5 \
-        "${SHORT[@]}" --lever channels_last channels_last+channels_last_norm compile+channels_last \
-        compile+channels_last+channels_last_norm --output "$OUT/train_${device}_mlperf_norm_layout_b4.json"
+    # (thirty-fourth session, H100: 53 copies, 20% of a compiled channels-last step), eager and compiled.
+    # Two steps: all four levers in one run did not end in 240 s on the H200 (each compiled lever
+    # compiles both loops from a cold cache); measured there in the forty-sixth session, it stays off
+    step 100 mlperf_norm_layout_eager_b4 $PY $BENCH "${MLPERF[@]}" --batch 4 --precision bf16 --steps 20 --blocks 3 \
+        "${SHORT[@]}" --lever channels_last channels_last+channels_last_norm \
+        --output "$OUT/train_${device}_mlperf_norm_layout_eager_b4.json"
+    step 240 mlperf_norm_layout_compiled_b4 $PY $BENCH "${MLPERF[@]}" --batch 4 --precision bf16 --steps 20 \
+        --blocks 3 "${SHORT[@]}" --lever compile+channels_last compile+channels_last+channels_last_norm \
+        --output "$OUT/train_${device}_mlperf_norm_layout_compiled_b4.json"
     ;;
   kernels)  # where the MLPerf U-Net's compiled step spends its device time, kernel by kernel and by the
     # operator that launched each kernel: inside_blocks.py's kernels report, in the log. The thirtieth
