@@ -220,9 +220,10 @@ case "$part" in
     ;;
   strategies)  # every accelerate profile in effect, exported, reloaded, resumed (issue 4)
     # checkpoints are too large to bring back (the JSON holds the results), so they stay outside $OUT;
-    # STRATEGY_PROFILES='fsdp_full_shard ...' picks profiles (the JSON is rewritten after each one)
+    # STRATEGY_PROFILES='fsdp_full_shard ...' picks profiles (the JSON is rewritten after each one); a
+    # launch that hangs is stopped after 180 s and recorded, and the log shows each launch start and end
     step 560 strategies $PY benchmarks/verify_strategies.py --resume-check --out "$OUT/strategies_${device}.json" \
-        --work "${TMPDIR:-/tmp}/verify_work" ${STRATEGY_PROFILES:+--profiles $STRATEGY_PROFILES}
+        --work "${TMPDIR:-/tmp}/verify_work" --launch-timeout 180 ${STRATEGY_PROFILES:+--profiles $STRATEGY_PROFILES}
     rm -rf "${TMPDIR:-/tmp}/verify_work"
     ;;
   *) echo "usage: [SMOKE=1] [DEADLINE=s] bash benchmarks/gpu_session.sh cuda_tests|train|sharded|data_and_plan|batch4|mlperf_target|mlperf_fp16|mlperf_more|data_wait|cudnn|norm_layout|kernels|levers_more|inference|pipeline|strategies ... (sharded: PROFILES='fsdp ...' picks profiles)"; exit 2 ;;

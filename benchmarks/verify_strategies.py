@@ -15,6 +15,10 @@ and each rank's peak GPU memory when the run reports it; and whether ``accelerat
 the run's last checkpoint, in this process, gives bit for bit the model the run exported
 (``checkpoint_export_identical``: every layout, FSDP1's included on a GPU).
 
+``--profiles`` picks some of them; the JSON is rewritten after each profile, and each launch prints a
+line when it starts and ends, so a run cut short by a device's time limit keeps what finished and
+shows where it was; ``--launch-timeout`` stops a launch that hangs, with the workers it started.
+
 With ``--resume-check`` each profile also saves a training state half way, a second run resumes it
 under the same profile (the load_state path where FSDP and DeepSpeed users hit walls) and finishes;
 its export is compared with the uninterrupted run's (``resume_max_abs_output_diff``: 0 on the CPU,
@@ -31,6 +35,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -86,12 +91,17 @@ def cpu_profiles() -> list[tuple]:
             + (CPU_DEEPSPEED_PROFILES if importlib.util.find_spec("deepspeed") else []))
 
 
+# Seconds one launch may take before it is stopped and recorded as timed out (--launch-timeout); None: no limit.
+LAUNCH_TIMEOUT: float | None = None
+
+
 def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: list[str], fp32: bool = False,
                 keep_stdout: bool = False, script: Path = TRAIN_SCRIPT, launch_args: list[str] = ()) -> dict:
     """One launch of ``script``; ``env`` entries override the environment, None removes one; ``fp32``:
     whatever the profile's mixed precision (the CPU part compares every profile with a single fp32
     process); ``keep_stdout``: the run's printed lines in the record (``stdout``); ``launch_args``:
-    more options for ``accelerate launch`` (e.g. ``--fsdp_min_num_params 1000``)."""
+    more options for ``accelerate launch`` (e.g. ``--fsdp_min_num_params 1000``). A line is printed when
+    the launch starts and when it ends, so that a run cut short by a time limit shows where it was."""
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", str(processes),
            "--main_process_port", str(29600 + hash(profile) % 300), *launch_args]
@@ -102,9 +112,11 @@ def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: l
         shutil.rmtree(out, ignore_errors=True)  # replace an earlier invocation's run there
     environment = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
     start, launched_at = time.perf_counter(), time.time()
-    proc = subprocess.run(cmd, cwd=ROOT, env=environment, capture_output=True, text=True)
+    print(f"launch {out.name}: {profile}, {processes} process(es)", flush=True)
+    proc = _run_bounded(cmd, environment, LAUNCH_TIMEOUT)
     record = {"profile": profile, "processes": processes, "command": " ".join(cmd[2:]), "exit": proc.returncode,
               "wall_s": round(time.perf_counter() - start, 1), **({"stdout": proc.stdout} if keep_stdout else {})}
+    print(f"  ended {out.name}: exit {proc.returncode} after {record['wall_s']} s", flush=True)
     if proc.returncode != 0 and aborted_after_finishing(proc.stderr, out / "summary.json", launched_at):
         record["exit"] = 0
         record["aborted_at_exit"] = ("a rank got SIGABRT after the run wrote summary.json: the known gloo teardown "
@@ -119,6 +131,20 @@ def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: l
     if summary.is_file():
         record["peak_memory_gb"] = json.loads(summary.read_text()).get("peak_memory_gb")
     return record
+
+
+def _run_bounded(cmd: list[str], environment: dict, timeout: float | None) -> subprocess.CompletedProcess:
+    """``cmd`` run to its end, or stopped after ``timeout`` seconds with its whole process group (the
+    launcher and the workers it started, which would otherwise hold the GPU), as exit 124."""
+    with subprocess.Popen(cmd, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate()
+            return subprocess.CompletedProcess(cmd, 124, stdout, stderr + f"\ntimed out after {timeout} s")
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
 
 
 def aborted_after_finishing(stderr: str, summary: Path, launched_at: float) -> bool:
@@ -225,10 +251,14 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--tolerance", type=float, default=0.05, help="largest |output difference| accepted")
     parser.add_argument("--resume-check", action="store_true", help="also resume each profile from half way")
+    parser.add_argument("--launch-timeout", type=float, metavar="SECONDS",
+                        help="stop a launch that takes longer and record it as timed out (exit 124)")
     parser.add_argument("--profiles", nargs="+", metavar="PROFILE",
                         help="only these profiles (by file name, in the list's order); default: all that fit")
     parser.add_argument("overrides", nargs="*", help="extra --section.key=value for every run")
     args = parser.parse_args()
+    global LAUNCH_TIMEOUT
+    LAUNCH_TIMEOUT = args.launch_timeout
     # One global batch for every profile: then all runs train on the same samples per step and their
     # exports are comparable (per-device batch = global / processes).
     overrides = ["--config", str(ROOT / "configs" / "demo.yaml"), f"--train.max_steps={args.steps}",

@@ -46,6 +46,37 @@ def test_a_launch_aborted_only_at_exit_counts_as_finished(tmp_path):
     assert not verify_strategies.aborted_after_finishing(report, summary, time.time() + 60)  # an older run's summary
 
 
+def test_a_launch_over_its_time_limit_is_stopped_with_the_workers_it_started(tmp_path):
+    """--launch-timeout: a launch that hangs (say, a collective that never completes) is recorded as
+    exit 124, and the processes it started are gone with it rather than holding the GPU."""
+    import time
+
+    verify_strategies = _verify_strategies()
+    worker_pid = tmp_path / "worker.pid"
+    launcher = ("import subprocess, sys, time\n"
+                "worker = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+                f"open({str(worker_pid)!r}, 'w').write(str(worker.pid))\n"
+                "print('started', flush=True)\n"
+                "time.sleep(120)\n")
+    start = time.monotonic()
+    done = verify_strategies._run_bounded([sys.executable, "-c", launcher], dict(os.environ), timeout=3)
+    assert done.returncode == 124 and "timed out after 3 s" in done.stderr and "started" in done.stdout
+    assert time.monotonic() - start < 60
+    pid = int(worker_pid.read_text())
+    for _ in range(50):  # the kill is delivered at once; give the kernel a moment to reap it
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        if Path(f"/proc/{pid}/stat").is_file() and Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            break  # killed, waiting for init to reap it
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the launch's worker {pid} outlived the time limit")
+    finished = verify_strategies._run_bounded([sys.executable, "-c", "print('ok')"], dict(os.environ), timeout=30)
+    assert finished.returncode == 0 and finished.stdout == "ok\n"
+
+
 def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch):
     verify_strategies = _verify_strategies()
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
