@@ -102,9 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--aggregate-on-cpu", action=argparse.BooleanOptionalAction, default=None,
                    help="stitch the whole volume in CPU memory while windows run on the GPU (default: only when "
                         "it would take more than half of the free GPU memory)")
-    p.add_argument("--transforms-on-device", action="store_true",
+    p.add_argument("--transforms-on-device", action=argparse.BooleanOptionalAction, default=True,
                    help="on a GPU, run the preprocessing after reading, its inverse and the class map there; the host "
-                        "only reads and writes files and receives one byte per voxel (docs/inference.md)")
+                        "only reads and writes files and receives one byte per voxel (default; --no-transforms-on-device "
+                        "keeps them on the host; docs/inference.md)")
     p.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
     p.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
     p.add_argument("--device", default=None, help="torch device; CUDA when available (one process only: under "
@@ -181,8 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
     b.add_argument("--blocks", type=int, default=3, help="alternating timed blocks of the whole folder per way")
     b.add_argument("--device", help="torch device (default: CUDA when available)")
-    b.add_argument("--transforms-on-device", action="store_true",
-                   help="both ways run the preprocessing, its inverse and the class map on the GPU (predict's option)")
+    b.add_argument("--transforms-on-device", action=argparse.BooleanOptionalAction, default=True,
+                   help="both ways run the preprocessing, its inverse and the class map on the GPU, as predict does by "
+                        "default (--no-transforms-on-device: on the host)")
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/predict_<device>_<cores>cpu.json)")
     b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)")

@@ -214,7 +214,9 @@ class PredictOptions:
         transforms_on_device: on a GPU, run the preprocessing after reading (reorientation,
             resampling, crop, normalisation), the inverse onto the input's grid and the class map
             there, so the host only reads and writes files and receives one byte per voxel rather
-            than four per class and voxel (``case_prediction``); off until a GPU measures it.
+            than four per class and voxel (``case_prediction``). On by default: 4.6x the cases/s of
+            the host's road on an H200 machine (docs/inference.md); False keeps them on the host.
+            On a CPU it changes nothing.
     """
 
     sw_batch_size: int = 4
@@ -222,7 +224,7 @@ class PredictOptions:
     tta: str = "none"
     precision: str = "fp32"
     aggregate_on_cpu: bool | None = None
-    transforms_on_device: bool = False
+    transforms_on_device: bool = True
 
     def __post_init__(self):
         if self.sw_batch_size < 1:
@@ -709,7 +711,7 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
                  output: str | Path,
                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5, *,
                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                 transforms_on_device: bool = False, probabilities_output: str | Path | None = None,
+                 transforms_on_device: bool = True, probabilities_output: str | Path | None = None,
                  keep_largest: bool | Sequence[int] = False) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
 
@@ -776,7 +778,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
 def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence[str | Path], output: str | Path, *,
                   device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5,
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                  transforms_on_device: bool = False, probabilities: bool = False,
+                  transforms_on_device: bool = True, probabilities: bool = False,
                   progress: Callable[[str], None] | None = None, sequential: bool = False,
                   keep_largest: bool | Sequence[int] = False) -> list[Path]:
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.

@@ -154,7 +154,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         inputs: Sequence[str | Path] | Sequence[InputCase], output: str | Path, *,
                         accelerator=None, split: str = "auto", sw_batch_size: int = 4, overlap: float = 0.5,
                         tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
-                        transforms_on_device: bool = False, probabilities: bool = False,
+                        transforms_on_device: bool = True, probabilities: bool = False,
                         progress: Callable[[str], None] | None = None,
                         sequential: bool = False, keep_largest: bool | Sequence[int] = False) -> list[Path]:
     """``predict_cases`` over every process of an ``accelerate launch``; call it on every process.

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from accelerated_seg.checkpoint import write_export
-from accelerated_seg.cli import main
+from accelerated_seg.cli import build_parser, main
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.preprocess import ImagesReadAlready, PreprocessSettings, preprocess
 from accelerated_seg.data.synthetic import write_synthetic_dataset
@@ -421,13 +421,19 @@ def test_the_resampling_runs_in_float32_there_and_back_and_lands_within_a_thousa
 # --------------------------------------------------------------------------------------------------
 
 
-def test_the_transforms_run_on_the_device_only_when_asked_on_a_gpu_and_when_they_fit(scans):
-    gpu, gib, asked = torch.device("cuda"), 2**30, PredictOptions(transforms_on_device=True)
-    assert runs_transforms_on_device(gpu, asked) and not runs_transforms_on_device(gpu, PredictOptions())
+def test_the_transforms_run_on_the_device_by_default_on_a_gpu_unless_declined_or_too_big(scans):
+    gpu, gib, declined = torch.device("cuda"), 2**30, PredictOptions(transforms_on_device=False)
+    asked = PredictOptions()  # the default since the forty-sixth session's H200 measured it (docs/inference.md)
+    assert runs_transforms_on_device(gpu, asked) and not runs_transforms_on_device(gpu, declined)
     assert not runs_transforms_on_device(CPU, asked)  # on a CPU everything is on the host anyway
     assert transforms_device(gpu, 3 * gib, asked, free_bytes=8 * gib) == gpu
     assert transforms_device(gpu, 5 * gib, asked, free_bytes=8 * gib) == CPU  # over half the free memory: the host
-    assert transforms_device(gpu, 1, PredictOptions(), free_bytes=80 * gib) == CPU  # not asked
+    assert transforms_device(gpu, 1, declined, free_bytes=80 * gib) == CPU
+    parse = build_parser().parse_args
+    assert parse(["predict", "--model", "m", "x.nii.gz", "--output", "o"]).transforms_on_device
+    assert not parse(["predict", "--model", "m", "x.nii.gz", "--output", "o", "--no-transforms-on-device"]
+                     ).transforms_on_device
+    assert not parse(["benchmark", "predict", "--no-transforms-on-device"]).transforms_on_device
     assert transforms_device(CPU, 1, asked) == CPU
     # the estimates count the float32 resampling: a copy of its input, a grid of 4 coordinates per target voxel,
     # its output
@@ -502,7 +508,7 @@ def test_a_transform_too_big_for_the_gpu_runs_on_the_host_beside_the_other_on_th
 
     model, gpu = export(tmp_path / "model"), torch.device("cuda")
     predict_cases(model, [scans / "imagesTr"], tmp_path / "host", device=gpu, probabilities=True,
-                  aggregate_on_cpu=False)
+                  transforms_on_device=False, aggregate_on_cpu=False)
     monkeypatch.setattr(inference, f"{on_host}_bytes", lambda *args: 2**62)  # more than any GPU has
     chosen, choose = [], inference.transforms_device
 
@@ -529,7 +535,9 @@ def assert_same_predictions(host: Path, device: Path) -> None:
         # the GPU's resampling (in and out) rounds differently: a voxel on a near-tie may change class
         assert (labels[0] != labels[1]).mean() < 1e-3, name
         probs = [nib.load(road / f"{name}_probs.nii.gz").get_fdata() for road in (host, device)]
-        np.testing.assert_allclose(probs[1], probs[0], atol=1e-4)
+        # On an H200 (forty-sixth session) the preprocessing on the GPU moved 0.3% of the probabilities by
+        # more than 1e-4, at most 3.4e-4 (the inverse on the GPU alone stayed within 1e-4)
+        np.testing.assert_allclose(probs[1], probs[0], atol=1e-3)
 
 
 def test_stitching_device_is_passed_to_the_sliding_window():
