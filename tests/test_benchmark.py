@@ -122,6 +122,7 @@ def test_the_prediction_benchmark_times_both_ways_and_the_stages_and_compares_th
     assert results["stage_ms_median"] == {stage: pytest.approx(ms, abs=0.051) for stage, ms in medians.items()}
     assert results["stage_bound"] == pytest.approx(sum(medians.values()) / max(medians.values()), abs=2e-3)
     assert results["model"] == "unet channels [4, 8] (random weights)" and results["device"] == "cpu"
+    assert results["transforms_on_device"] is False  # the road that ran: predict's default asks, a CPU declines
     # each stage timed inside both ways' blocks too: which one slows when they run side by side
     for way in ("sequential", "pipelined"):
         assert set(results["stage_ms_in_blocks"][way]) == {"prepare", "network", "write"}
