@@ -48,6 +48,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -231,7 +232,7 @@ def _device_type() -> str:
 def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("fp32",), model_args: dict | None = None,
                     timing: TimingSettings = TimingSettings(), peak_tflops: float | None = None,
                     price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES,
-                    levers=("none",)) -> dict:
+                    levers=("none",), on_measured: Callable[[dict, int], None] | None = None) -> dict:
     """Samples/s of our loop and of a plain PyTorch loop for every configuration, side by side.
 
     Args:
@@ -245,6 +246,9 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
         price_per_gpu_hour: price of one device for an hour, for the cost of an epoch and of 1000 samples.
         epoch_samples: samples in one epoch (default: 168, MLPerf KiTS19).
         levers: names from ``LEVERS``, each measured as its own configuration ("none" = defaults).
+        on_measured: called on the main process after each configuration with the results so far
+            (``complete`` False until the last) and the number of configurations, so that a run
+            stopped by a time limit keeps what it measured.
 
     Returns:
         {"settings", "runs": [one dict per configuration], "load_average", "is_main_process"}; the
@@ -258,17 +262,26 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
     cases = check_settings(models, patches, batches, precisions, model_args, timing, peak_tflops,
                            price_per_gpu_hour, epoch_samples, levers)
     load_before = _load_average()
-    runs = []
+    runs, main = [], False
     for case in cases:
         with contextlib.ExitStack() as case_scope:  # what lasts while the configuration is measured
-            runs.append(_measure_case(case, timing, peak_tflops, price_per_gpu_hour, epoch_samples, case_scope))
+            run = _measure_case(case, timing, peak_tflops, price_per_gpu_hour, epoch_samples, case_scope)
+        main = run.pop("_is_main_process")
+        runs.append(run)
         _release_memory()  # the configuration's models, optimizers and data, before the next one
-    main = runs[-1].pop("_is_main_process")
-    for run in runs[:-1]:
-        run.pop("_is_main_process")
+        if on_measured is not None and main:
+            on_measured(_results(timing, price_per_gpu_hour, epoch_samples, peak_tflops, load_before, runs,
+                                 complete=len(runs) == len(cases)), len(cases))
     from accelerate.state import PartialState
 
     PartialState().destroy_process_group()  # a no-op in one process
+    return {**_results(timing, price_per_gpu_hour, epoch_samples, peak_tflops, load_before, runs, complete=True),
+            "is_main_process": main}
+
+
+def _results(timing: TimingSettings, price_per_gpu_hour, epoch_samples, peak_tflops, load_before,
+             runs: list[dict], complete: bool) -> dict:
+    """``benchmark_train``'s result for the configurations measured so far."""
     return {"settings": {**asdict(timing), "price_per_gpu_hour": price_per_gpu_hour, "epoch_samples": epoch_samples,
                          "peak_tflops_given": peak_tflops, "torch_threads": torch.get_num_threads(),
                          "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
@@ -279,7 +292,7 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
                              "guards": "loops alternate block by block (the order flipping every round) after "
                                        "untimed warm-up; medians of blocks; every block recorded; load average "
                                        "before and after"},
-            "launch": _launch(), "runs": runs, "is_main_process": main}
+            "launch": _launch(), "complete": complete, "runs": list(runs)}
 
 
 def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, epoch_samples,
@@ -800,10 +813,17 @@ def run_from_cli(args) -> int:
                             classes=args.classes, data=args.data, num_workers=args.num_workers,
                             augment_on=args.augment_on,
                             ddp_bucket_mb=args.ddp_bucket_mb)
+    def measured(partial: dict, total: int) -> None:  # after each configuration: its row, and the JSON so far
+        if partial["complete"]:
+            return  # the whole table and the JSON follow
+        path = write_result(result_name(partial), partial, args.output)
+        print(f"[{len(partial['runs'])}/{total}] {format_table(partial).splitlines()[-1].strip()}  "
+              f"(so far in {path})", flush=True)
+
     try:
         results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
                                   timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples,
-                                  args.lever)
+                                  args.lever, on_measured=measured)
     except ConfigError as error:  # the same settings on every rank: one message is enough
         if main_process:
             print(f"error: {error}", file=sys.stderr)

@@ -179,16 +179,32 @@ def test_channels_last_norms_are_a_lever_of_channels_last_only():
                         levers=["channels_last_norm"])
 
 
-def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys):
+def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys, monkeypatch):
+    import accelerated_seg.benchmark as benchmark
+
     out = tmp_path / "train.json"
     levers = ["none", "channels_last", "fused_adamw"]
+    written, write = [], benchmark.write_result
+
+    def recorded(name, results, output, *args, **kwargs):  # what the file held after each write
+        path = write(name, results, output, *args, **kwargs)
+        written.append(json.loads(Path(path).read_text()))
+        return path
+
+    monkeypatch.setattr(benchmark, "write_result", recorded)
     assert main(["benchmark", "train", *TINY_CLI, "--lever", *levers, "--output", str(out)]) == 0
     record = json.loads(out.read_text())
     assert record["benchmark"] == f"train_{os.cpu_count()}cpu_1proc"
     assert record["machine"]["torch"] == torch.__version__ and record["command"]
-    assert [run["lever"] for run in record["runs"]] == levers
+    assert [run["lever"] for run in record["runs"]] == levers and record["complete"] is True
     assert all(run["ratio_ours_to_plain"] > 0 for run in record["runs"]) and "is_main_process" not in record
-    assert "ours/s" in capsys.readouterr().out  # the printed table
+    printed = capsys.readouterr().out
+    assert "ours/s" in printed  # the printed table
+    # a run stopped by a time limit keeps what it measured: the JSON after each configuration, and its row
+    assert [(len(w["runs"]), w["complete"]) for w in written] == [(1, False), (2, False), (3, True)]
+    assert written[1]["runs"] == record["runs"][:2]
+    assert [line.split()[:3] for line in printed.splitlines() if line.startswith("[")] == [
+        ["[1/3]", "unet", "none"], ["[2/3]", "unet", "channels_last"]]
 
 
 @pytest.mark.parametrize("kwargs, setting", [
