@@ -135,7 +135,10 @@ def run_profile(profile: str, processes: int, env: dict, out: Path, overrides: l
 
 def _run_bounded(cmd: list[str], environment: dict, timeout: float | None) -> subprocess.CompletedProcess:
     """``cmd`` run to its end, or stopped after ``timeout`` seconds with its whole process group (the
-    launcher and the workers it started, which would otherwise hold the GPU), as exit 124."""
+    launcher and the workers it started, which would otherwise hold the GPU), as exit 124. The launch
+    has a process group of its own, so that this can stop all of it; it therefore no longer shares
+    ours, and when this process is stopped (SIGTERM from ``timeout``, turned into SystemExit by
+    ``_exit_on_sigterm``; Ctrl-C) it stops the launch's group itself."""
     with subprocess.Popen(cmd, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, start_new_session=True) as proc:
         try:
@@ -144,7 +147,19 @@ def _run_bounded(cmd: list[str], environment: dict, timeout: float | None) -> su
             os.killpg(proc.pid, signal.SIGKILL)
             stdout, stderr = proc.communicate()
             return subprocess.CompletedProcess(cmd, 124, stdout, stderr + f"\ntimed out after {timeout} s")
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
     return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+
+
+def _exit_on_sigterm() -> None:
+    """SIGTERM (``timeout``'s, a device's time limit) as SystemExit, so that the launch running then is
+    stopped with this process (``_run_bounded``) rather than left holding the GPU."""
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def aborted_after_finishing(stderr: str, summary: Path, launched_at: float) -> bool:
@@ -257,6 +272,7 @@ def main() -> int:
                         help="only these profiles (by file name, in the list's order); default: all that fit")
     parser.add_argument("overrides", nargs="*", help="extra --section.key=value for every run")
     args = parser.parse_args()
+    _exit_on_sigterm()
     global LAUNCH_TIMEOUT
     LAUNCH_TIMEOUT = args.launch_timeout
     # One global batch for every profile: then all runs train on the same samples per step and their

@@ -77,6 +77,45 @@ def test_a_launch_over_its_time_limit_is_stopped_with_the_workers_it_started(tmp
     assert finished.returncode == 0 and finished.stdout == "ok\n"
 
 
+def test_a_verification_stopped_by_sigterm_stops_the_launch_running_then(tmp_path):
+    """The launches have process groups of their own (so that --launch-timeout can stop one whole),
+    so a time limit's SIGTERM to the verification no longer reaches them by the group: the
+    verification stops the running launch itself."""
+    import signal
+    import time
+
+    worker_pid = tmp_path / "worker.pid"
+    launcher = ("import subprocess, sys, time; "
+                "worker = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)']); "
+                f"open({str(worker_pid)!r}, 'w').write(str(worker.pid)); time.sleep(120)")
+    verification = (f"import importlib.util, os, sys\n"
+                    f"spec = importlib.util.spec_from_file_location('verify_strategies', {str(SCRIPT)!r})\n"
+                    "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+                    "module._exit_on_sigterm()\n"
+                    f"module._run_bounded([sys.executable, '-c', {launcher!r}], dict(os.environ), None)\n")
+    proc = subprocess.Popen([sys.executable, "-c", verification])
+    try:
+        for _ in range(300):
+            if worker_pid.is_file() and worker_pid.read_text():
+                break
+            time.sleep(0.1)
+        pid = int(worker_pid.read_text())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+        for _ in range(50):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+                break  # killed, waiting to be reaped
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"the launch's worker {pid} outlived the verification")
+    finally:
+        proc.kill()
+
+
 def test_cpu_profiles_train_export_and_agree(tiny_dataset, tmp_path, monkeypatch):
     verify_strategies = _verify_strategies()
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
