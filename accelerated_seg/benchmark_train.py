@@ -7,7 +7,7 @@
 For every model x patch x per-device batch x precision, in one process (or one per device under
 ``accelerate launch``):
 
-- **ours**: ``train.run_loop`` over a ``Loop`` built as ``train``/``fit`` build it (``_accelerator``,
+- **ours**: ``train.run_loop`` over a ``Loop`` built as ``train``/``fit`` build it (``make_accelerator``,
   ``accelerator.prepare`` of the model, AdamW and a DataLoader, MONAI DiceCELoss), timed in blocks
   of ``steps`` optimizer steps by raising ``loop.settings.max_steps`` block by block;
 - **plain**: another copy of the same network (same initial weights) with the same data, precision
@@ -303,7 +303,8 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
 
     from .models import build_from_spec, model_spec
     from .strategy import configure_deepspeed, strategy_in_effect
-    from .train import _adapt_to_strategy, _on_main
+    from .preparation import adapt_to_strategy
+    from .ranks import on_main
 
     accelerator = _fresh_accelerator(case.precision, _ddp_options(case, timing),
                                      cudnn_benchmark=not case.uses("no_cudnn_benchmark"))
@@ -311,7 +312,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # Per-device batch, no accumulation, training's clipping: what train() writes into a DeepSpeed config.
     configure_deepspeed(accelerator, case.batch, 1, OptimConfig().max_grad_norm)
     device, processes = accelerator.device, accelerator.num_processes
-    # cuDNN autotuning is set by train._accelerator, as in training, for both loops.
+    # cuDNN autotuning is set by preparation.make_accelerator, as in training, for both loops.
     set_seed(timing.seed)  # the same initial weights on every rank
     spec = model_spec(case.model, timing.in_channels, timing.classes, case.patch, case.model_args)
     model = build_from_spec(spec)
@@ -327,7 +328,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         copies = [m.to(memory_format=torch.channels_last_3d) for m in copies]
     ours_model, plain_model, *hand_model = copies
     # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
-    zero3_leaves = _adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch),
+    zero3_leaves = adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch),
                                       run_scope=case_scope)
     fused = case.uses("fused_adamw")
     flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes)
@@ -337,7 +338,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     samples_per_block = timing.steps * case.batch * processes
     workdir = None
     if timing.data == "real":
-        workdir = _on_main(accelerator, lambda: tempfile.mkdtemp(prefix="accelerated_seg_benchmark_"))
+        workdir = on_main(accelerator, lambda: tempfile.mkdtemp(prefix="accelerated_seg_benchmark_"))
         dataset = _real_patches(case, timing, samples_per_block, accelerator, Path(workdir))
     else:
         dataset = SyntheticPatches(samples_per_block, case.batch, timing.in_channels, case.patch,
@@ -523,14 +524,14 @@ def _compile_settings(accelerator, case: TrainCase, timing: TimingSettings) -> d
 
 
 def _fresh_accelerator(precision: str, ddp=None, cudnn_benchmark: bool = True):
-    """An Accelerator configured exactly as training configures it (``train._accelerator``), with the
+    """An Accelerator configured exactly as training configures it (``preparation.make_accelerator``), with the
     benchmark's precision (each configuration its own, see ``strategy.next_accelerator_in``)."""
     from .strategy import next_accelerator_in
-    from .train import _accelerator
+    from .preparation import make_accelerator
 
     with next_accelerator_in(precision):
         # writes nothing: no checkpoints, no trackers
-        return _accelerator(Path(tempfile.gettempdir()), "none", ddp, cudnn_benchmark)
+        return make_accelerator(Path(tempfile.gettempdir()), "none", ddp, cudnn_benchmark)
 
 
 def _release_memory() -> None:
@@ -598,11 +599,12 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
     from .config import Config
     from .data.loader import patch_dataset
     from .data.synthetic import write_synthetic_dataset
-    from .train import _cached_tables, _checked_data, _on_main  # the training data path itself
+    from .ranks import on_main
+    from .train import cached_tables, checked_data  # the training data path itself
 
     cases = max(d for d in range(1, 9) if samples_per_block % d == 0)
     size_mm = tuple(1.25 * edge for edge in case.patch)
-    dataset_json = _on_main(accelerator, lambda: write_synthetic_dataset(
+    dataset_json = on_main(accelerator, lambda: write_synthetic_dataset(
         root / "phantoms", num_cases=cases + 1, num_validation=1, seed=timing.seed, size_mm=size_mm, spacing_mm=1.0))
     cfg = Config()
     cfg.data.dataset, cfg.data.cache_dir = str(dataset_json), str(root / "cache")
@@ -610,8 +612,8 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
     cfg.data.num_workers, cfg.train.output_dir = timing.num_workers, str(root / "run")
     # "gpu" (auto's choice on CUDA): batches carry an affine, applied on the device by both loops
     cfg.data.augment_on = place_spatial_augmentation(timing.augment_on, accelerator.device)
-    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, None))
-    training, _ = _cached_tables(cfg, accelerator, manifest, settings)
+    manifest, settings = on_main(accelerator, lambda: checked_data(cfg, accelerator, None))
+    training, _ = cached_tables(cfg, accelerator, manifest, settings)
     return patch_dataset(training, cfg.data, seed=timing.seed)
 
 

@@ -14,7 +14,7 @@ in-place ``engine.compile`` under DeepSpeed (as accelerate does).
 
 The settings come from ``train.compile`` (``fit(compile=True)``), or else from the launch: a profile's
 ``dynamo_config`` or ``accelerate launch --dynamo_backend`` is honoured here instead of by accelerate
-(``train._accelerator`` tells accelerate not to compile).
+(``preparation.make_accelerator`` tells accelerate not to compile).
 """
 
 from __future__ import annotations
@@ -22,6 +22,17 @@ from __future__ import annotations
 from accelerate.utils import DistributedType, TorchDynamoPlugin
 
 from .config import CompileConfig, ConfigError
+
+
+def checked_settings(accelerator, requested: CompileConfig) -> dict | None:
+    """The torch.compile settings of a run (train.compile, or else the launch's), checked against the
+    strategy before any data work; None for no compilation."""
+    settings = compile_settings(requested)
+    if settings is not None:
+        check_compilable(accelerator)
+        check_cuda_graphs(accelerator, settings)
+        settings = settings_for_strategy(accelerator, settings)
+    return settings
 
 
 def compile_settings(requested: CompileConfig | None) -> dict | None:
@@ -124,3 +135,11 @@ def compile_in_place(accelerator, model, settings: dict) -> None:
         model.compile(backend=settings["backend"], compile_kwargs=rest)  # DeepSpeedEngine.compile
     else:
         model.compile(**settings)  # nn.Module.compile: the module itself, no wrapper
+
+
+def compile_prepared(accelerator, model, settings: dict | None) -> None:
+    """Compile the prepared ``model`` in place where ``settings`` (``checked_settings``) ask, and say so."""
+    if settings is None:
+        return
+    compile_in_place(accelerator, model, settings)
+    accelerator.print(f"{describe_compile(settings)}: the first steps include the compilation")

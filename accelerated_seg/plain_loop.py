@@ -113,7 +113,7 @@ def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, fus
     if processes > 1 and not sharded:
         from torch.nn.parallel import DistributedDataParallel
 
-        # The DDP options our accelerator passes (train._accelerator's DistributedDataParallelKwargs).
+        # The DDP options our accelerator passes (preparation.make_accelerator's DistributedDataParallelKwargs).
         options = accelerator.ddp_handler.to_kwargs() if accelerator.ddp_handler is not None else {}
         model = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None, **options)
     sampler = EndlessShare(len(dataset), accelerator.process_index, processes)

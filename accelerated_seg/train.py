@@ -11,6 +11,9 @@ points drive it:
 - ``train(cfg)``: everything from the config: resolve the batch, check and cache the data once,
   build the registry model, ``accelerator.prepare``, resume, loop, export the plain MONAI model.
 - ``fit(model, loader, criterion, optimizer, ...)``: the same loop over pieces the user built.
+
+The Accelerator and what each strategy needs of the network come from preparation.py, shared with
+the training benchmark, so that it times this loop as training sets it up.
 """
 
 from __future__ import annotations
@@ -28,19 +31,17 @@ from typing import Callable
 import numpy as np
 import torch
 from accelerate import Accelerator
-from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKwargs, DistributedType,
-                               GradientAccumulationPlugin, broadcast_object_list, gather_object, set_seed)
+from accelerate.utils import DistributedType, gather_object, set_seed
 from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
-from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_guess, skip_first_batches_as_prepared
+from .accelerate_workarounds import skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, check_resume_preprocessing,
-                         complete_checkpoints, expect_shared_tensors, export_model, load_initial_weights,
-                         save_training_state, set_aside_later_course, shared_tensor_names)
-from .compilation import (check_compilable, check_cuda_graphs, compile_in_place, compile_settings, describe_compile,
-                          settings_for_strategy)
-from .config import CompileConfig, Config, ConfigError, DDPConfig, check_values, dump_config, settings_changed
+                         complete_checkpoints, expect_shared_tensors, export_model, save_training_state,
+                         set_aside_later_course, shared_tensor_names)
+from .compilation import checked_settings, compile_prepared
+from .config import CompileConfig, Config, ConfigError, check_values, dump_config, settings_changed
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
@@ -51,22 +52,19 @@ from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .evaluate import case_metrics
 from .files import write_text_atomically
-from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
 from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
-from .models import ModelSpec, build_from_spec, check_trainable, model_spec
-from .norm_layout import instance_norms_as_group_norms
+from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
+from .preparation import (adapt_to_strategy, check_launch, make_accelerator, model_for_strategy,
+                          schedule_the_stepping_optimizer, seed_the_shuffle)
+from .ranks import on_every_rank, on_main
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
-from .strategy import (PRECISION_OF_MIXED, configure_deepspeed, construction_error, fallback_warning,
-                       join_deepspeed_ranks_over_gloo, launch_error, strategy_in_effect)
-from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
-                       fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks,
-                       size_deepspeed_buckets)
+from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, strategy_in_effect
 
 
 class TrainingDiverged(RuntimeError):
@@ -84,7 +82,7 @@ class Progress:
     losses: list = field(default_factory=list)  # (step, mean training loss) every log_every steps
     speed: list = field(default_factory=list)  # (step, global samples/s, data wait % of the most starved rank)
     history: list = field(default_factory=list)  # validation results
-    shuffle_seed: int | None = None  # fit(): the seed of a shuffling loader's orders (_seed_the_shuffle)
+    shuffle_seed: int | None = None  # fit(): the seed of a shuffling loader's orders (preparation.seed_the_shuffle)
 
     def state_dict(self) -> dict:
         return asdict(self)
@@ -205,27 +203,27 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
     with PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
         out = Path(checkpoint_dir)
         check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
-        accelerator = _accelerator(out, trackers)
+        accelerator = make_accelerator(out, trackers)
         run_scope.enter_context(_holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
         accelerator.gradient_accumulation_steps = grad_accum_steps
         configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
-        _check_launch(accelerator, allow_strategy_fallback)
-        shuffle_seed = _seed_the_shuffle(accelerator, loader)
+        check_launch(accelerator, allow_strategy_fallback)
+        shuffle_seed = seed_the_shuffle(accelerator, loader)
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
                                                  outputs=FIT_OUTPUTS)
-        compiling = _compile_settings(accelerator, CompileConfig(enabled=compile))
+        compiling = checked_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
         expect_shared_tensors(aliases)
-        _adapt_to_strategy(accelerator, model)
+        adapt_to_strategy(accelerator, model)
         spare_the_workers(loader)  # a preemption signal to the process group must not end them
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
         if len(train_dl) == 0:  # here, before an overwritten run's outputs are deleted
             raise ConfigError(f"fit: the loader yields no batches on each of the {accelerator.num_processes} "
                               f"process(es): it holds fewer samples than one batch (with drop_last) per process")
-        _compile(accelerator, model, compiling)
+        compile_prepared(accelerator, model, compiling)
         _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
         _set_aside_later_course(accelerator, resume_from, out)
-        if max_steps is None:  # accumulation windows run across epochs (see _accelerator)
+        if max_steps is None:  # accumulation windows run across epochs (see preparation.make_accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
                     LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
@@ -237,7 +235,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             _resume(loop, resume_from)
             if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
-        _schedule_the_stepping_optimizer(accelerator, scheduler)
+        schedule_the_stepping_optimizer(accelerator, scheduler)
         try:
             with _saying_where_to_resume_after_ctrl_c(loop):
                 preempted = run_loop(loop, signals)
@@ -565,72 +563,6 @@ class ConfiguredRun:
     aliases: dict[str, str]  # shared_tensor_names of the plain network (export_model)
 
 
-def _accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None, cudnn_benchmark: bool = True) -> Accelerator:
-    """The Accelerator of ``train``, ``fit`` and the training benchmark alike."""
-    if error := construction_error():  # one clear error instead of accelerate's traceback
-        raise ConfigError(error)
-    join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs
-    look_up_lomo_once()  # not a sys.path search in every optimizer step
-    quiet_deepspeeds_cpu_guess()  # not a "no GPU found" WARNING in a CPU run's progress bar
-    ddp = ddp or DDPConfig()
-    log_with = _trackers(trackers)
-    accelerator = Accelerator(
-        # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
-        # sample weighs the same (accelerate's default forces a step at the end of each epoch).
-        gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=1, sync_with_dataloader=False),
-        # Host-to-GPU copies of pinned batches overlap with compute (a no-op on the CPU).
-        dataloader_config=DataLoaderConfiguration(non_blocking=True),
-        kwargs_handlers=[DistributedDataParallelKwargs(
-            bucket_cap_mb=ddp.bucket_cap_mb if ddp.bucket_cap_mb is not None else 25,
-            gradient_as_bucket_view=ddp.gradient_as_bucket_view, static_graph=ddp.static_graph)],
-        log_with=log_with, project_dir=str(out),
-        # accelerate's own compile renames the state dict; compilation.py compiles in place instead
-        # and takes the launch's dynamo settings over.
-        dynamo_backend="no",
-    )
-    if accelerator.device.type == "cuda":  # cuDNN autotuning pays off with a fixed patch shape
-        torch.backends.cudnn.benchmark = cudnn_benchmark
-    if missing := _uninstalled_trackers(log_with):
-        accelerator.print(f"WARNING: train.trackers names {', '.join(missing)}, which is not installed here, so "
-                          f"nothing is logged to it (pip install it, e.g. accelerated-seg[tensorboard])")
-    return accelerator
-
-
-def _seed_the_shuffle(accelerator: Accelerator, loader) -> int | None:
-    """fit(): a shuffling loader (a RandomSampler, ``shuffle=True``) gets accelerate's seedable
-    sampler, whose order is a function of (seed, epoch); returns that seed, None for other loaders.
-
-    Otherwise each epoch's order comes from a generator whose state no checkpoint holds, and a resume
-    mid-epoch would skip other batches than the interrupted run had seen. The seed is the main
-    process's torch seed (every rank shuffles alike, whatever the script seeds on each), and the
-    checkpoint keeps it (``Progress.shuffle_seed``): an unseeded script's next process has another.
-    Other random samplers (weighted, subset) keep accelerate's default, which synchronises their
-    generator over the ranks but does not resume their order exactly.
-    """
-    from accelerate.data_loader import get_sampler
-    from torch.utils.data import RandomSampler
-
-    if not isinstance(get_sampler(loader), RandomSampler):
-        return None
-    seed = broadcast_object_list([torch.initial_seed()])[0]
-    accelerator.dataloader_config.use_seedable_sampler = True  # read by prepare, for this loader
-    accelerator.dataloader_config.data_seed = seed
-    return seed
-
-
-def _check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
-    """Refuse a launch that cannot work as asked, before anything is written; state the strategy in effect."""
-    if error := launch_error(accelerator):
-        raise ConfigError(error)
-    accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
-    if warning := fallback_warning(accelerator):
-        if not allow_fallback:
-            raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
-                              f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true "
-                              f"(fit: allow_strategy_fallback=True) to run anyway.")
-        accelerator.print(f"WARNING: {warning}")
-
-
 def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextlib.ExitStack) -> ConfiguredRun:
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume; the
     folder's lock goes into ``run_scope``, which train leaves when the run ends."""
@@ -646,7 +578,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
-    accelerator = _accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
+    accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     run_scope.enter_context(_holding_run_folder(accelerator, out))
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
@@ -658,8 +590,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                          num_processes, cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
     accelerator.gradient_accumulation_steps = plan.accum_steps
     configure_deepspeed(accelerator, plan.per_device, plan.accum_steps, cfg.optim.max_grad_norm)
-    _check_launch(accelerator, cfg.train.allow_strategy_fallback)
-    compiling = _compile_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
+    check_launch(accelerator, cfg.train.allow_strategy_fallback)
+    compiling = checked_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
     accelerator.print(plan.describe())
     if cfg.optim.warmup_steps >= cfg.train.max_steps:
         accelerator.print(f"WARNING: optim.warmup_steps={cfg.optim.warmup_steps} is not below train.max_steps="
@@ -669,7 +601,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
 
     # What the cases decide (channels, classes, split) is known once they are checked; everything
     # that can still refuse the run is checked then, before the preprocessing reads every volume.
-    manifest, settings = _on_main(accelerator, lambda: _checked_data(cfg, accelerator, manifest))
+    manifest, settings = on_main(accelerator, lambda: checked_data(cfg, accelerator, manifest))
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
@@ -687,9 +619,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
     if accelerator.device.type == "cpu":
-        _on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
-    model, aliases = _model_for_strategy(cfg, spec, accelerator, run_scope)
-    train_table, val_table = _cached_tables(cfg, accelerator, manifest, settings)
+        on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
+    model, aliases = model_for_strategy(cfg, spec, accelerator, run_scope)
+    train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay,
                                   fused=cfg.optim.fused or None)
@@ -702,7 +634,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
                                        epochs_per_pass=epochs, processes=num_processes))
-    _compile(accelerator, model, compiling)
+    compile_prepared(accelerator, model, compiling)
     t = cfg.train
     loop = Loop(accelerator, model, optimizer, DiceCELoss(to_onehot_y=True, softmax=True), train_dl,
                 LoopSettings(max_steps=t.max_steps, log_every=t.log_every, val_every=t.val_every,
@@ -718,7 +650,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
     if resume_from is not None:
         _resume(loop, resume_from)
-    _schedule_the_stepping_optimizer(accelerator, scheduler)
+    schedule_the_stepping_optimizer(accelerator, scheduler)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
     _set_aside_later_course(accelerator, resume_from, out)
@@ -754,7 +686,7 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
     that window (well under a second) is neither refused by the lock nor seen by the guard.
     """
     held = []
-    _on_main(accelerator, lambda: held.append(hold_run_folder(out, elsewhere)))
+    on_main(accelerator, lambda: held.append(hold_run_folder(out, elsewhere)))
     if held and held[0].unsupported:
         accelerator.print(f"WARNING: {out} cannot be locked ({held[0].unsupported}), so a second run started into "
                           f"it would not be refused: start one run per folder")
@@ -774,105 +706,6 @@ def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, 
         accelerator.print(f"resuming {resume_from.name}: the later checkpoints and exports of the earlier course "
                           f"are kept in {aside}, out of --resume latest's way")
     accelerator.wait_for_everyone()
-
-
-def _model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator,
-                        run_scope: contextlib.ExitStack | None = None) -> tuple[torch.nn.Module, dict]:
-    """The registry network, its starting weights, and the adaptations the strategy asks for
-    (wrapping.py), applied before ``prepare`` wraps it; with the network's shared tensor names,
-    read while it is still plain (``export_model``). ``run_scope``: as for ``_adapt_to_strategy``."""
-    model = build_from_spec(spec)
-    aliases = shared_tensor_names(model)
-    expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
-    if cfg.train.init_from:
-        load_initial_weights(model, spec, cfg.train.init_from)
-        accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)")
-    if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
-        swapped = instance_norms_as_group_norms(model)
-        accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"
-                          if swapped else "train.channels_last_norm: this network has no InstanceNorm (without "
-                          "running statistics) to change")
-    fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
-    if cfg.train.sync_batchnorm:
-        model = convert_sync_batchnorm(model, accelerator.device, accelerator.num_processes)
-    if cfg.train.activation_checkpointing:
-        if fsdp is not None and fsdp.activation_checkpointing:
-            raise ConfigError("activation checkpointing is asked twice: by train.activation_checkpointing and by the "
-                              "accelerate config's fsdp_activation_checkpointing; keep one of them")
-        accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
-    if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
-        model = model.to(memory_format=torch.channels_last_3d)
-    _adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
-                       cfg.train.zero3_leaf_blocks, run_scope)
-    return model, aliases
-
-
-def _adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
-                       example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True,
-                       run_scope: contextlib.ExitStack | None = None) -> list[str]:
-    """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike).
-
-    ``example_shape`` (batch, channels, *patch) lets ZeRO-3 gather blocks whole
-    (``wrapping.mark_zero3_leaf_blocks``) and FSDP2 check its units' outputs (``fsdp2_views``): a unit
-    whose output is changed in place is refused, and when none is, torch's warnings about units that
-    return views are silenced for as long as ``run_scope`` lasts. ``fit`` has no shape and leaves
-    ZeRO-3 as DeepSpeed sets it up, and torch's warning as it is.
-    Returns the names of the blocks ZeRO-3 gathers whole (empty under any other strategy)."""
-    if accelerator.distributed_type == DistributedType.FSDP:
-        fsdp = accelerator.state.fsdp_plugin
-        check_fsdp1_wrappable(fsdp, model)
-        if fsdp.fsdp_version == 2:
-            fsdp2_valid_units_only()
-        if names := fill_fsdp_wrap_classes(fsdp, model):
-            accelerator.print(f"FSDP units: every {', '.join(names)}")
-        fsdp_mixed_precision(fsdp, accelerator.mixed_precision)
-        if fsdp.fsdp_version == 2 and example_shape is not None and check_fsdp2_units(fsdp, model, example_shape) \
-                and run_scope is not None:
-            run_scope.enter_context(quiet_view_warnings())
-    elif accelerator.distributed_type == DistributedType.DEEPSPEED:
-        plugin = accelerator.state.deepspeed_plugin
-        if chosen := size_deepspeed_buckets(plugin.deepspeed_config, model):
-            accelerator.print(f"DeepSpeed buckets sized to the model: {chosen}")
-        if plugin.zero_stage == 3 and zero3_leaf_blocks and example_shape is not None:
-            leaves = mark_zero3_leaf_blocks(model, example_shape)
-            accelerator.print(f"ZeRO-3 gathers {len(leaves)} block(s) whole (train.zero3_leaf_blocks)")
-            return leaves
-    return []
-
-
-def _schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None:
-    """Make the learning-rate scheduler set the rate of the optimizer that really steps.
-
-    With ZeRO's optimizer offload, accelerate replaces our AdamW by DeepSpeedCPUAdam built on the
-    same param-group dicts, so a scheduler built on our AdamW still reaches it, until a resume loads
-    DeepSpeed's optimizer state and puts new dicts in place. The rate then stayed at its value of the
-    resumed step (seen on ZeRO-3 offload: 0.00075 at steps 5 and 6 where the schedule gives 0.0009
-    at step 6), while train/lr, read from the scheduler, logged the schedule.
-    """
-    if scheduler is None or accelerator.distributed_type != DistributedType.DEEPSPEED:
-        return
-    stepping = accelerator.deepspeed_engine_wrapped.engine.basic_optimizer
-    groups = zip(scheduler.optimizer.param_groups, stepping.param_groups, strict=True)
-    if any(ours is not theirs for ours, theirs in groups):
-        scheduler.optimizer = stepping
-
-
-def _compile_settings(accelerator: Accelerator, requested: CompileConfig) -> dict | None:
-    """The torch.compile settings of this run (train.compile or the launch's), checked against the strategy."""
-    settings = compile_settings(requested)
-    if settings is not None:
-        check_compilable(accelerator)
-        check_cuda_graphs(accelerator, settings)
-        settings = settings_for_strategy(accelerator, settings)
-    return settings
-
-
-def _compile(accelerator: Accelerator, model: torch.nn.Module, settings: dict | None) -> None:
-    """torch.compile the prepared model in place, where asked (compilation.py)."""
-    if settings is None:
-        return
-    compile_in_place(accelerator, model, settings)
-    accelerator.print(f"{describe_compile(settings)}: the first steps include the compilation")
 
 
 def _resume(loop: Loop, checkpoint: Path) -> None:
@@ -1023,21 +856,21 @@ def _finite_mean(values) -> float | None:
     return sum(finite) / len(finite) if finite else None
 
 
-def _cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings):
+def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings):
     """The checked cases preprocessed once (each rank builds its share of the cache), then the
     training and validation case tables (None: no validation cases) that every rank reads memory-mapped."""
     cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
     cases = manifest.training + manifest.validation
-    built = _on_every_rank(accelerator, lambda: cache.build(
+    built = on_every_rank(accelerator, lambda: cache.build(
         cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused")
-    tables = _on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
+    tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     validation = cache.load_table(tables[1]) if tables[1] is not None else None
     return cache.load_table(tables[0]), validation
 
 
-def _checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
+def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
     """Synthesise/read/check the cases and resolve the preprocessing (median spacing)."""
     manifest, warnings = prepare_manifest(cfg.data, cfg.train.output_dir, manifest)
     for warning in warnings:
@@ -1057,37 +890,6 @@ def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest
     processes_here = int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes))
     check_step_fits_host_memory(cfg.model.name, cfg.data.patch_size, precision, manifest.num_channels,
                                 manifest.num_classes, cfg.model.args, per_device, processes_here)
-
-
-def _on_main(accelerator: Accelerator, work):
-    """Run ``work`` on the main process only and give its result (or its error) to every rank.
-
-    The other ranks wait in the broadcast; an error on the main process is raised on every rank,
-    so none of them is left waiting for a process that has died.
-    """
-    outcome = [None, None]
-    if accelerator.is_main_process:
-        try:
-            outcome = [work(), None]
-        except Exception as error:  # noqa: BLE001 - re-raised below, on every rank
-            outcome = [None, error]
-    outcome = broadcast_object_list(outcome)
-    if outcome[1] is not None:
-        raise outcome[1]
-    return outcome[0]
-
-
-def _on_every_rank(accelerator: Accelerator, work) -> list:
-    """Run ``work`` on every rank; returns every rank's result, or raises the first error on all ranks."""
-    try:
-        outcome = (work(), None)
-    except Exception as error:  # noqa: BLE001 - re-raised below, on every rank
-        outcome = (None, error)
-    outcomes = gather_object([outcome])
-    errors = [error for _, error in outcomes if error is not None]
-    if errors:
-        raise errors[0]
-    return [result for result, _ in outcomes]
 
 
 def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings) -> dict:
@@ -1116,28 +918,6 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
     # The marker first: what the run writes after it is the run's, never another program's (run_folder).
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
     write_text_atomically(out / "config.yaml", config_yaml)
-
-
-def _trackers(names: str) -> list[str] | None:
-    """The accelerate trackers ``train.trackers`` names. accelerate would raise a bare ValueError
-    for a misspelt one, so it is a ConfigError here, before the Accelerator exists."""
-    from accelerate.utils import LoggerType
-
-    names = [n.strip() for n in names.split(",") if n.strip() and n.strip() != "none"]
-    known = LoggerType.list()
-    if unknown := [name for name in names if name not in known]:
-        raise ConfigError(f"train.trackers: {', '.join(unknown)} is not a tracker accelerate knows; give "
-                          f"none, or comma-separated names from: {', '.join(known)}")
-    return names or None
-
-
-def _uninstalled_trackers(names: list[str] | None) -> list[str]:
-    """Named trackers whose package is missing: accelerate leaves them out, and warns only when no
-    tracker at all is left (a Python warning, which a launch's output easily hides)."""
-    from accelerate.tracking import get_available_trackers
-
-    available = {str(tracker) for tracker in get_available_trackers()}
-    return [name for name in names or () if name != "all" and name not in available]
 
 
 def _flat_hparams(cfg: Config) -> dict:

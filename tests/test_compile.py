@@ -56,7 +56,7 @@ def test_fsdp1_without_orig_params_is_refused_before_training():
 def test_cuda_graphs_with_gradient_accumulation_are_refused_before_training(no_launch_dynamo):
     # On an H200 (twenty-eighth session) the second backward of an accumulation window failed inside
     # the CUDA graph trees; the combination is refused where the graphs run, and nowhere else.
-    from accelerated_seg.train import _compile_settings
+    from accelerated_seg.compilation import checked_settings
 
     def accelerator(device="cuda", accumulation=2):
         return SimpleNamespace(device=torch.device(device), gradient_accumulation_steps=accumulation,
@@ -66,11 +66,11 @@ def test_cuda_graphs_with_gradient_accumulation_are_refused_before_training(no_l
         with pytest.raises(ConfigError, match=f"mode {mode} .* cannot accumulate gradients over 2 micro-batches"):
             check_cuda_graphs(accelerator(), {"backend": "inductor", "mode": mode})
     with pytest.raises(ConfigError, match="train.grad_accum_steps"):  # as train() and fit() check their settings
-        _compile_settings(accelerator(accumulation=4), CompileConfig(enabled=True, mode="reduce-overhead"))
+        checked_settings(accelerator(accumulation=4), CompileConfig(enabled=True, mode="reduce-overhead"))
     no_launch_dynamo.setenv("ACCELERATE_DYNAMO_BACKEND", "INDUCTOR")  # the launch's mode is checked the same way
     no_launch_dynamo.setenv("ACCELERATE_DYNAMO_MODE", "reduce-overhead")
     with pytest.raises(ConfigError, match="the launch's dynamo_mode"):
-        _compile_settings(accelerator(), CompileConfig())
+        checked_settings(accelerator(), CompileConfig())
     check_cuda_graphs(accelerator(accumulation=1), {"backend": "inductor", "mode": "reduce-overhead"})
     check_cuda_graphs(accelerator("cpu"), {"backend": "inductor", "mode": "reduce-overhead"})  # inductor skips them
     for settings in ({"backend": "inductor"}, {"backend": "inductor", "mode": "max-autotune-no-cudagraphs"}):

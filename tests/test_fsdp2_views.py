@@ -87,7 +87,7 @@ def test_no_unit_of_the_shipped_profiles_returns_a_view_that_is_changed(name, pr
 def test_a_size_based_profile_that_would_make_such_views_units_is_refused_before_prepare(tiny_config, tmp_path):
     """fsdp_min_num_params below the MLPerf U-Net's affine instance norms (at most 640 parameters):
     their views, changed by the in-place LeakyReLU, would be units without their backward gather."""
-    from accelerated_seg.train import _model_for_strategy
+    from accelerated_seg.preparation import model_for_strategy
 
     cfg = tiny_config(tmp_path / "run", **{"data.patch_size": "[64,64,64]"})
     spec = model_spec("unet3d_mlperf", 1, 3, (64,) * 3, {})
@@ -96,9 +96,9 @@ def test_a_size_based_profile_that_would_make_such_views_units_is_refused_before
                                                                             min_num_params=100)))
     with pytest.raises(ConfigError, match=r"(?s)InstanceNorm3d.*a view that a later op of the forward changes in "
                                           r"place.*largest with 640 parameters.*fsdp_min_num_params.*fsdp2_blocks"):
-        _model_for_strategy(cfg, spec, accelerator)
+        model_for_strategy(cfg, spec, accelerator)
     accelerator.state.fsdp_plugin = _plugin(auto_wrap_policy="size_based_wrap", min_num_params=640)
-    _model_for_strategy(cfg, spec, accelerator)  # above every such norm: accepted
+    model_for_strategy(cfg, spec, accelerator)  # above every such norm: accepted
 
 
 def test_a_checkpointed_unit_is_judged_by_the_block_inside_its_wrapper():

@@ -918,7 +918,7 @@ def test_after_a_resume_the_schedule_drives_the_optimizer_deepspeed_steps():
 
     from accelerate.utils import DistributedType
 
-    from accelerated_seg.train import _schedule_the_stepping_optimizer
+    from accelerated_seg.preparation import schedule_the_stepping_optimizer
 
     weights = [torch.nn.Parameter(torch.zeros(2))]
     ours = torch.optim.AdamW(weights, lr=1.0)
@@ -927,14 +927,14 @@ def test_after_a_resume_the_schedule_drives_the_optimizer_deepspeed_steps():
     offloaded = torch.optim.Adam(ours.param_groups)
     under = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED,
                             deepspeed_engine_wrapped=SimpleNamespace(engine=SimpleNamespace(basic_optimizer=offloaded)))
-    _schedule_the_stepping_optimizer(under, scheduler)
+    schedule_the_stepping_optimizer(under, scheduler)
     assert scheduler.optimizer is ours  # the dicts are shared: nothing to do
     ours.step(), scheduler.step()
     assert offloaded.param_groups[0]["lr"] == 0.5
     # ... until a resume loads its state, which puts new dicts in place.
     offloaded.load_state_dict(offloaded.state_dict())
     assert offloaded.param_groups[0] is not ours.param_groups[0]
-    _schedule_the_stepping_optimizer(under, scheduler)
+    schedule_the_stepping_optimizer(under, scheduler)
     assert scheduler.optimizer is offloaded
     offloaded.step(), scheduler.step()
     assert offloaded.param_groups[0]["lr"] == 0.25  # the rate reaches the optimizer that steps

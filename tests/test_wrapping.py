@@ -146,7 +146,7 @@ def test_activation_checkpointing_asked_twice_is_an_error(tiny_config, tmp_path)
 
     from accelerate.utils import DistributedType
 
-    from accelerated_seg.train import _model_for_strategy
+    from accelerated_seg.preparation import model_for_strategy
 
     cfg = tiny_config(tmp_path / "run", train__activation_checkpointing="true")
     spec = model_spec("unet", 1, 3, (16,) * 3, {"channels": [4, 8], "strides": [2], "num_res_units": 1})
@@ -154,7 +154,7 @@ def test_activation_checkpointing_asked_twice_is_an_error(tiny_config, tmp_path)
     accelerator = SimpleNamespace(distributed_type=DistributedType.FSDP, print=print,
                                   state=SimpleNamespace(fsdp_plugin=SimpleNamespace(activation_checkpointing=True)))
     with pytest.raises(ConfigError, match="activation checkpointing is asked twice.*fsdp_activation_checkpointing"):
-        _model_for_strategy(cfg, spec, accelerator)
+        model_for_strategy(cfg, spec, accelerator)
 
 
 # The blocks a ZeRO-3 leaf must not be: they take the image itself, which carries no gradient.

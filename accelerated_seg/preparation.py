@@ -1,0 +1,204 @@
+"""The Accelerator and the network as each strategy needs them, for ``train``, ``fit`` and the
+training benchmark alike, so that the benchmark measures the loop training really runs.
+
+- ``make_accelerator``: the project's Accelerator settings (accumulation across epochs, non-blocking
+  copies, the DDP options, no compilation by accelerate, trackers checked by name).
+- ``check_launch``: refuse a launch whose strategy cannot take effect here, before anything is written.
+- ``seed_the_shuffle``: ``fit``'s shuffling loaders get an order a resume can repeat.
+- ``model_for_strategy`` / ``adapt_to_strategy``: the registry network's starting weights and the
+  changes FSDP and DeepSpeed need before ``prepare`` (wrapping.py does each of them).
+- ``schedule_the_stepping_optimizer``: after ``prepare``, the scheduler drives the optimizer that steps.
+
+The network code (models.py) knows nothing of processes; what a strategy needs is added here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import torch
+from accelerate import Accelerator
+from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKwargs, DistributedType,
+                               GradientAccumulationPlugin, broadcast_object_list)
+
+from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_guess
+from .checkpoint import expect_shared_tensors, load_initial_weights, shared_tensor_names
+from .config import Config, ConfigError, DDPConfig
+from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
+from .models import ModelSpec, build_from_spec
+from .norm_layout import instance_norms_as_group_norms
+from .strategy import (construction_error, fallback_warning, join_deepspeed_ranks_over_gloo, launch_error,
+                       strategy_in_effect)
+from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
+                       fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
+
+
+def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
+                     cudnn_benchmark: bool = True) -> Accelerator:
+    """The Accelerator of ``train``, ``fit`` and the training benchmark alike."""
+    if error := construction_error():  # one clear error instead of accelerate's traceback
+        raise ConfigError(error)
+    join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs
+    look_up_lomo_once()  # not a sys.path search in every optimizer step
+    quiet_deepspeeds_cpu_guess()  # not a "no GPU found" WARNING in a CPU run's progress bar
+    ddp = ddp or DDPConfig()
+    log_with = _trackers(trackers)
+    accelerator = Accelerator(
+        # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
+        # sample weighs the same (accelerate's default forces a step at the end of each epoch).
+        gradient_accumulation_plugin=GradientAccumulationPlugin(num_steps=1, sync_with_dataloader=False),
+        # Host-to-GPU copies of pinned batches overlap with compute (a no-op on the CPU).
+        dataloader_config=DataLoaderConfiguration(non_blocking=True),
+        kwargs_handlers=[DistributedDataParallelKwargs(
+            bucket_cap_mb=ddp.bucket_cap_mb if ddp.bucket_cap_mb is not None else 25,
+            gradient_as_bucket_view=ddp.gradient_as_bucket_view, static_graph=ddp.static_graph)],
+        log_with=log_with, project_dir=str(out),
+        # accelerate's own compile renames the state dict; compilation.py compiles in place instead
+        # and takes the launch's dynamo settings over.
+        dynamo_backend="no",
+    )
+    if accelerator.device.type == "cuda":  # cuDNN autotuning pays off with a fixed patch shape
+        torch.backends.cudnn.benchmark = cudnn_benchmark
+    if missing := _uninstalled_trackers(log_with):
+        accelerator.print(f"WARNING: train.trackers names {', '.join(missing)}, which is not installed here, so "
+                          f"nothing is logged to it (pip install it, e.g. accelerated-seg[tensorboard])")
+    return accelerator
+
+
+def _trackers(names: str) -> list[str] | None:
+    """The accelerate trackers ``train.trackers`` names. accelerate would raise a bare ValueError
+    for a misspelt one, so it is a ConfigError here, before the Accelerator exists."""
+    from accelerate.utils import LoggerType
+
+    names = [n.strip() for n in names.split(",") if n.strip() and n.strip() != "none"]
+    known = LoggerType.list()
+    if unknown := [name for name in names if name not in known]:
+        raise ConfigError(f"train.trackers: {', '.join(unknown)} is not a tracker accelerate knows; give "
+                          f"none, or comma-separated names from: {', '.join(known)}")
+    return names or None
+
+
+def _uninstalled_trackers(names: list[str] | None) -> list[str]:
+    """Named trackers whose package is missing: accelerate leaves them out, and warns only when no
+    tracker at all is left (a Python warning, which a launch's output easily hides)."""
+    from accelerate.tracking import get_available_trackers
+
+    available = {str(tracker) for tracker in get_available_trackers()}
+    return [name for name in names or () if name != "all" and name not in available]
+
+
+def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
+    """Refuse a launch that cannot work as asked, before anything is written; state the strategy in effect."""
+    if error := launch_error(accelerator):
+        raise ConfigError(error)
+    accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
+    if warning := fallback_warning(accelerator):
+        if not allow_fallback:
+            raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
+                              f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true "
+                              f"(fit: allow_strategy_fallback=True) to run anyway.")
+        accelerator.print(f"WARNING: {warning}")
+
+
+def seed_the_shuffle(accelerator: Accelerator, loader) -> int | None:
+    """fit(): a shuffling loader (a RandomSampler, ``shuffle=True``) gets accelerate's seedable
+    sampler, whose order is a function of (seed, epoch); returns that seed, None for other loaders.
+
+    Otherwise each epoch's order comes from a generator whose state no checkpoint holds, and a resume
+    mid-epoch would skip other batches than the interrupted run had seen. The seed is the main
+    process's torch seed (every rank shuffles alike, whatever the script seeds on each), and the
+    checkpoint keeps it (``Progress.shuffle_seed``): an unseeded script's next process has another.
+    Other random samplers (weighted, subset) keep accelerate's default, which synchronises their
+    generator over the ranks but does not resume their order exactly.
+    """
+    from accelerate.data_loader import get_sampler
+    from torch.utils.data import RandomSampler
+
+    if not isinstance(get_sampler(loader), RandomSampler):
+        return None
+    seed = broadcast_object_list([torch.initial_seed()])[0]
+    accelerator.dataloader_config.use_seedable_sampler = True  # read by prepare, for this loader
+    accelerator.dataloader_config.data_seed = seed
+    return seed
+
+
+def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator,
+                        run_scope: contextlib.ExitStack | None = None) -> tuple[torch.nn.Module, dict]:
+    """The registry network, its starting weights, and the adaptations the strategy asks for
+    (wrapping.py), applied before ``prepare`` wraps it; with the network's shared tensor names,
+    read while it is still plain (``export_model``). ``run_scope``: as for ``adapt_to_strategy``."""
+    model = build_from_spec(spec)
+    aliases = shared_tensor_names(model)
+    expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
+    if cfg.train.init_from:
+        load_initial_weights(model, spec, cfg.train.init_from)
+        accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)")
+    if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
+        swapped = instance_norms_as_group_norms(model)
+        accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"
+                          if swapped else "train.channels_last_norm: this network has no InstanceNorm (without "
+                          "running statistics) to change")
+    fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
+    if cfg.train.sync_batchnorm:
+        model = convert_sync_batchnorm(model, accelerator.device, accelerator.num_processes)
+    if cfg.train.activation_checkpointing:
+        if fsdp is not None and fsdp.activation_checkpointing:
+            raise ConfigError("activation checkpointing is asked twice: by train.activation_checkpointing and by the "
+                              "accelerate config's fsdp_activation_checkpointing; keep one of them")
+        accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
+    if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
+        model = model.to(memory_format=torch.channels_last_3d)
+    adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
+                       cfg.train.zero3_leaf_blocks, run_scope)
+    return model, aliases
+
+
+def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
+                       example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True,
+                       run_scope: contextlib.ExitStack | None = None) -> list[str]:
+    """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike).
+
+    ``example_shape`` (batch, channels, *patch) lets ZeRO-3 gather blocks whole
+    (``wrapping.mark_zero3_leaf_blocks``) and FSDP2 check its units' outputs (``fsdp2_views``): a unit
+    whose output is changed in place is refused, and when none is, torch's warnings about units that
+    return views are silenced for as long as ``run_scope`` lasts. ``fit`` has no shape and leaves
+    ZeRO-3 as DeepSpeed sets it up, and torch's warning as it is.
+    Returns the names of the blocks ZeRO-3 gathers whole (empty under any other strategy)."""
+    if accelerator.distributed_type == DistributedType.FSDP:
+        fsdp = accelerator.state.fsdp_plugin
+        check_fsdp1_wrappable(fsdp, model)
+        if fsdp.fsdp_version == 2:
+            fsdp2_valid_units_only()
+        if names := fill_fsdp_wrap_classes(fsdp, model):
+            accelerator.print(f"FSDP units: every {', '.join(names)}")
+        fsdp_mixed_precision(fsdp, accelerator.mixed_precision)
+        if fsdp.fsdp_version == 2 and example_shape is not None and check_fsdp2_units(fsdp, model, example_shape) \
+                and run_scope is not None:
+            run_scope.enter_context(quiet_view_warnings())
+    elif accelerator.distributed_type == DistributedType.DEEPSPEED:
+        plugin = accelerator.state.deepspeed_plugin
+        if chosen := size_deepspeed_buckets(plugin.deepspeed_config, model):
+            accelerator.print(f"DeepSpeed buckets sized to the model: {chosen}")
+        if plugin.zero_stage == 3 and zero3_leaf_blocks and example_shape is not None:
+            leaves = mark_zero3_leaf_blocks(model, example_shape)
+            accelerator.print(f"ZeRO-3 gathers {len(leaves)} block(s) whole (train.zero3_leaf_blocks)")
+            return leaves
+    return []
+
+
+def schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None:
+    """Make the learning-rate scheduler set the rate of the optimizer that really steps.
+
+    With ZeRO's optimizer offload, accelerate replaces our AdamW by DeepSpeedCPUAdam built on the
+    same param-group dicts, so a scheduler built on our AdamW still reaches it, until a resume loads
+    DeepSpeed's optimizer state and puts new dicts in place. The rate then stayed at its value of the
+    resumed step (seen on ZeRO-3 offload: 0.00075 at steps 5 and 6 where the schedule gives 0.0009
+    at step 6), while train/lr, read from the scheduler, logged the schedule.
+    """
+    if scheduler is None or accelerator.distributed_type != DistributedType.DEEPSPEED:
+        return
+    stepping = accelerator.deepspeed_engine_wrapped.engine.basic_optimizer
+    groups = zip(scheduler.optimizer.param_groups, stepping.param_groups, strict=True)
+    if any(ours is not theirs for ours, theirs in groups):
+        scheduler.optimizer = stepping
