@@ -8,6 +8,7 @@ training benchmark alike, so that the benchmark measures the loop training reall
 - ``model_for_strategy`` / ``adapt_to_strategy``: the registry network's starting weights and the
   changes FSDP and DeepSpeed need before ``prepare`` (wrapping.py does each of them).
 - ``schedule_the_stepping_optimizer``: after ``prepare``, the scheduler drives the optimizer that steps.
+- ``model_input_dtype``: the dtype a prepared DeepSpeed engine needs its input in.
 
 The network code (models.py) knows nothing of processes; what a strategy needs is added here.
 """
@@ -202,3 +203,18 @@ def schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None
     groups = zip(scheduler.optimizer.param_groups, stepping.param_groups, strict=True)
     if any(ours is not theirs for ours, theirs in groups):
         scheduler.optimizer = stepping
+
+
+def model_input_dtype(accelerator: Accelerator, model) -> torch.dtype | None:
+    """The dtype a prepared model needs its input in, where a float32 batch would fail (else None).
+
+    DeepSpeed's bf16 and fp16 modes convert the network's weights themselves, and only its fp16 mode
+    casts the inputs of the engine's forward (accelerate sets ``auto_cast`` there); a float32 batch
+    then meets bf16 weights in the first convolution. The HF Trainer casts DeepSpeed inputs the same
+    way. Everywhere else accelerate's autocast takes float32 inputs.
+    """
+    if accelerator.distributed_type != DistributedType.DEEPSPEED:
+        return None
+    if model.bfloat16_enabled():
+        return torch.bfloat16
+    return torch.float16 if model.fp16_enabled() else None

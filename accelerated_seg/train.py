@@ -50,14 +50,11 @@ from .data.prepare import cache_root, dataset_source, prepare_manifest, preproce
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
-from .evaluate import case_metrics
 from .files import write_text_atomically
-from .inference import class_map, sliding_window_logits, window_batches
-from .inference_distributed import balance_by_voxels
 from .loop_clock import LoopClock
 from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
-from .preparation import (adapt_to_strategy, check_launch, make_accelerator, model_for_strategy,
+from .preparation import (adapt_to_strategy, check_launch, make_accelerator, model_for_strategy, model_input_dtype,
                           schedule_the_stepping_optimizer, seed_the_shuffle)
 from .ranks import on_every_rank, on_main
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
@@ -65,6 +62,7 @@ from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_pat
 from .run_lock import hold_run_folder
 from .schedule import BatchPlan, resolve_batch, warmup_cosine
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, strategy_in_effect
+from .validation import validate
 
 
 class TrainingDiverged(RuntimeError):
@@ -458,21 +456,6 @@ class SumOverRanks:
         return self._tensor.tolist()
 
 
-def model_input_dtype(accelerator: Accelerator, model) -> torch.dtype | None:
-    """The dtype a prepared model needs its input in, where a float32 batch would fail (else None).
-
-    DeepSpeed's bf16 and fp16 modes convert the network's weights themselves, and only its fp16 mode
-    casts the inputs of the engine's forward (accelerate sets ``auto_cast`` there); a float32 batch
-    then meets bf16 weights in the first convolution. The HF Trainer casts DeepSpeed inputs the same
-    way. Everywhere else accelerate's autocast takes float32 inputs.
-    """
-    if accelerator.distributed_type != DistributedType.DEEPSPEED:
-        return None
-    if model.bfloat16_enabled():
-        return torch.bfloat16
-    return torch.float16 if model.fp16_enabled() else None
-
-
 def _image_and_label(batch):
     """A batch as (image, label): our loaders' dicts, or a user's (image, label) pairs.
 
@@ -766,55 +749,8 @@ def _peak_memory_gb() -> float | None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Validation: the metrics of `accelerated-seg evaluate`, each case computed once
+# Validation steps: the scores (validation.py) recorded, logged, and the best model exported
 # --------------------------------------------------------------------------------------------------
-
-
-def forward_is_collective(accelerator: Accelerator) -> bool:
-    """FSDP and ZeRO-3 gather parameter shards inside every forward pass."""
-    return accelerator.distributed_type == DistributedType.FSDP or (
-        accelerator.distributed_type == DistributedType.DEEPSPEED and accelerator.state.deepspeed_plugin.zero_stage == 3)
-
-
-@torch.no_grad()
-def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, num_classes: int, *,
-             sw_batch_size: int = 4, overlap: float = 0.25, distances: bool = False,
-             tolerance_mm: float = 1.0) -> dict[str, np.ndarray]:
-    """Per-case, per-foreground-class metrics of the whole validation volumes, in case order.
-
-    Cases are shared between ranks by voxel count (``balance_by_voxels``) and each is scored once, on
-    its preprocessed grid and spacing, with ``evaluate.case_metrics`` (the code of ``accelerated-seg
-    evaluate``). Returns {"dice": (cases, classes - 1)} plus "hd95_mm" and "surface_dice" when
-    ``distances``. The same on every rank.
-    """
-    model.eval()
-    sharded = forward_is_collective(accelerator)
-    # DDP and ZeRO-1/2 hold full weights on every rank: run the bare module so no collective runs in
-    # forward and ranks with different volume sizes (window counts) never wait on each other.
-    net = model if sharded else accelerator.unwrap_model(model)
-    if (dtype := model_input_dtype(accelerator, model)) is not None:  # DeepSpeed's 16-bit weights
-        bare = net
-        net = lambda windows: bare(windows.to(dtype)).float()  # noqa: E731 - float32 logits stitch exactly
-    shapes = [tuple(int(s) for s in shape) for shape in val_set.table["shape"]]
-    shares = balance_by_voxels([math.prod(s) for s in shapes], accelerator.num_processes)
-    metrics = ("dice", "hd95_mm", "surface_dice") if distances else ("dice",)
-    mine = []
-    for i in shares[accelerator.process_index]:
-        case = val_set[i]
-        with accelerator.autocast():
-            logits = sliding_window_logits(net, case["image"][None].to(accelerator.device), roi_size,
-                                           sw_batch_size, overlap)
-        scores = case_metrics(class_map(logits, 1)[0], case["label"][0], num_classes, case["spacing"], tolerance_mm,
-                              distances=distances)
-        mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics]))
-    if sharded:  # every rank must call forward as often as the busiest one, or the shard gathers hang
-        calls = [sum(window_batches(shapes[i], roi_size, sw_batch_size, overlap) for i in share) for share in shares]
-        idle = torch.zeros(1, val_set.num_channels, *roi_size, device=accelerator.device)
-        for _ in range(max(calls) - calls[accelerator.process_index]):
-            with accelerator.autocast():
-                net(idle)
-    per_case = [values for _, values in sorted(gather_object(mine))]
-    return {m: np.array([values[k] for values in per_case]) for k, m in enumerate(metrics)}
 
 
 def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float) -> None:

@@ -901,7 +901,7 @@ def test_deepspeeds_16_bit_engines_get_their_inputs_in_16_bit():
 
     from accelerate.utils import DistributedType
 
-    from accelerated_seg.train import model_input_dtype
+    from accelerated_seg.preparation import model_input_dtype
 
     def engine(bf16=False, fp16=False):
         return SimpleNamespace(bfloat16_enabled=lambda: bf16, fp16_enabled=lambda: fp16)

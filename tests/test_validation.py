@@ -9,10 +9,11 @@ import pytest
 import torch
 from accelerate.utils import DistributedType
 
-import accelerated_seg.train as train_module
+import accelerated_seg.validation as validation_module
 from accelerated_seg.evaluate import case_metrics
 from accelerated_seg.inference import sliding_window_logits
-from accelerated_seg.train import train, validate
+from accelerated_seg.train import train
+from accelerated_seg.validation import validate
 
 
 class _Table(list):
@@ -67,7 +68,7 @@ def test_each_rank_scores_its_cases_once_and_sharded_ranks_call_forward_equally(
     # Unequal volumes: rank 0 gets the big one, rank 1 the two small ones (balanced by voxels).
     val_set = _volumes(tmp_path, [(40, 40, 24), (16, 16, 16), (20, 16, 16)])
     gathered = []
-    monkeypatch.setattr(train_module, "gather_object", lambda mine: gathered.extend(mine) or list(mine))
+    monkeypatch.setattr(validation_module, "gather_object", lambda mine: gathered.extend(mine) or list(mine))
     calls = []
     for rank in range(2):
         net = _CountingNet()

@@ -1,0 +1,69 @@
+"""Validation during training: each whole validation volume scored once, by one rank, with the
+metrics of ``accelerated-seg evaluate`` (evaluate.case_metrics), on its preprocessed grid.
+
+Ranks share the cases by voxel count. Under FSDP and ZeRO-3 every forward gathers parameter shards,
+a collective, so a rank with fewer windows keeps calling forward until the busiest rank is done.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from accelerate import Accelerator
+from accelerate.utils import DistributedType, gather_object
+
+from .data.loader import VolumeDataset
+from .evaluate import case_metrics
+from .inference import class_map, sliding_window_logits, window_batches
+from .inference_distributed import balance_by_voxels
+from .preparation import model_input_dtype
+
+
+def forward_is_collective(accelerator: Accelerator) -> bool:
+    """FSDP and ZeRO-3 gather parameter shards inside every forward pass."""
+    if accelerator.distributed_type == DistributedType.DEEPSPEED:
+        return accelerator.state.deepspeed_plugin.zero_stage == 3
+    return accelerator.distributed_type == DistributedType.FSDP
+
+
+@torch.no_grad()
+def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, num_classes: int, *,
+             sw_batch_size: int = 4, overlap: float = 0.25, distances: bool = False,
+             tolerance_mm: float = 1.0) -> dict[str, np.ndarray]:
+    """Per-case, per-foreground-class metrics of the whole validation volumes, in case order.
+
+    Cases are shared between ranks by voxel count (``balance_by_voxels``) and each is scored once, on
+    its preprocessed grid and spacing, with ``evaluate.case_metrics`` (the code of ``accelerated-seg
+    evaluate``). Returns {"dice": (cases, classes - 1)} plus "hd95_mm" and "surface_dice" when
+    ``distances``. The same on every rank.
+    """
+    model.eval()
+    sharded = forward_is_collective(accelerator)
+    # DDP and ZeRO-1/2 hold full weights on every rank: run the bare module so no collective runs in
+    # forward and ranks with different volume sizes (window counts) never wait on each other.
+    net = model if sharded else accelerator.unwrap_model(model)
+    if (dtype := model_input_dtype(accelerator, model)) is not None:  # DeepSpeed's 16-bit weights
+        bare = net
+        net = lambda windows: bare(windows.to(dtype)).float()  # noqa: E731 - float32 logits stitch exactly
+    shapes = [tuple(int(s) for s in shape) for shape in val_set.table["shape"]]
+    shares = balance_by_voxels([math.prod(s) for s in shapes], accelerator.num_processes)
+    metrics = ("dice", "hd95_mm", "surface_dice") if distances else ("dice",)
+    mine = []
+    for i in shares[accelerator.process_index]:
+        case = val_set[i]
+        with accelerator.autocast():
+            logits = sliding_window_logits(net, case["image"][None].to(accelerator.device), roi_size,
+                                           sw_batch_size, overlap)
+        scores = case_metrics(class_map(logits, 1)[0], case["label"][0], num_classes, case["spacing"], tolerance_mm,
+                              distances=distances)
+        mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics]))
+    if sharded:  # every rank must call forward as often as the busiest one, or the shard gathers hang
+        calls = [sum(window_batches(shapes[i], roi_size, sw_batch_size, overlap) for i in share) for share in shares]
+        idle = torch.zeros(1, val_set.num_channels, *roi_size, device=accelerator.device)
+        for _ in range(max(calls) - calls[accelerator.process_index]):
+            with accelerator.autocast():
+                net(idle)
+    per_case = [values for _, values in sorted(gather_object(mine))]
+    return {m: np.array([values[k] for values in per_case]) for k, m in enumerate(metrics)}
