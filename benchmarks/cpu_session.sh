@@ -10,7 +10,7 @@
 #      independent jobs sharing the cores (the 2-process figure of 1. compares runs minutes apart);
 #   4. cpu_history.py: the table of every session's figures, this one's last row.
 #
-#   SESSION=2026-11-24p PYTHON=.venv/bin/python bash benchmarks/cpu_session.sh    # ~35 minutes on 2 cores
+#   SESSION=2026-11-24p PYTHON=.venv/bin/python bash benchmarks/cpu_session.sh    # ~14 minutes on 2 cores
 #
 # Writes benchmarks/results/train_2cpu/session_$SESSION/ (with record.log),
 # benchmarks/results/ddp_scaling_2cpu_unet64_session_$SESSION.json and
