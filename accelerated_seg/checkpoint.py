@@ -532,6 +532,15 @@ def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[tor
     return model.eval(), config
 
 
+def exported_models_in(folder: str | Path) -> list[Path]:
+    """``folder`` itself when it is an exported model (config.json and model.safetensors), else a
+    training run's exports in it (best_model, model); empty for anything else."""
+    folder = Path(folder)
+    candidates = [folder] + [folder / name for name in ("best_model", "model")]
+    found = [path for path in candidates if (path / "config.json").is_file() and (path / "model.safetensors").is_file()]
+    return found[:1] if found and found[0] == folder else found
+
+
 def read_export_config(model_dir: str | Path) -> dict:
     """The ``config.json`` of an exported model folder, checked: both files there, valid JSON, a
     registry network.

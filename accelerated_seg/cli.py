@@ -78,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--binarize", action="store_true", help="check as data.binarize=true would train")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
-    p.add_argument("--model", type=path_argument, required=True, action="append", metavar="MODEL",
-                   help="exported model folder (config.json + model.safetensors); --model given again for each "
+    p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict
+                   help="(required) exported model folder (config.json + model.safetensors); --model given again for each "
                         "more (e.g. the folds of a k-fold training): an ensemble, the mean of their probabilities")
     p.add_argument("inputs", type=path_argument, nargs="*", metavar="INPUT",
                    help="NIfTI files, folders of them or quoted glob patterns; a multi-channel case is "
@@ -364,6 +364,9 @@ def _predict(args, _) -> int:
     from .inference import predict_cases, predict_file
     from .inference_files import probabilities_path
 
+    if not args.model:
+        print(f"error: {_missing_model(args.inputs)}", file=sys.stderr)
+        return 2
     if bool(args.inputs) == bool(args.input):
         print("error: give the images to segment either as INPUT... (files, folders, patterns) or as "
               "--input FILE... (one case, one file per channel), not both or neither", file=sys.stderr)
@@ -392,6 +395,23 @@ def _predict(args, _) -> int:
         print(f"error: {error}", file=sys.stderr)  # written (a file where a folder must go, ...)
         return 2  # bad input or settings, as for train
     return 0
+
+
+def _missing_model(inputs: list[str]) -> str:
+    """predict without --model. Other commands (export, evaluate) take their folders as positional
+    arguments, so ``predict output/model scans/`` is an easy slip: an exported model (or a training
+    run's folder) among the inputs is named, with where it goes."""
+    from pathlib import Path
+
+    from .checkpoint import exported_models_in
+
+    for given in inputs:
+        if exported := exported_models_in(given):
+            which = " or ".join(f"--model {path}" for path in exported)
+            what = "an exported model" if exported == [Path(given)] else "a training run's folder"
+            return (f"{given} is {what}, given as an image to segment: give {which} "
+                    f"(accelerated-seg predict --model <model folder> <images> --output <folder>)")
+    return "--model is required: the exported model folder (config.json + model.safetensors) to segment with"
 
 
 def _predict_distributed(args, options) -> int:

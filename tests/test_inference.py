@@ -586,6 +586,25 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     assert "end the file name in .nii.gz" in capsys.readouterr().err and not (tmp_path / "f").exists()
 
 
+def test_predict_without_model_names_the_model_given_as_an_image(scans, tmp_path, capsys):
+    """`predict output/model scans/` (export and evaluate take their folders positionally) was
+    argparse's bare "the following arguments are required: --model"; now the folder is named, with
+    the --model that takes it, before any image is read."""
+    run = tmp_path / "run"
+    for name in ("model", "best_model"):  # as training writes them
+        export(run / name)
+    images, out = str(scans / "imagesTr"), str(tmp_path / "out")
+    assert main(["predict", str(run / "model"), images, "--output", out]) == 2
+    assert f"{run / 'model'} is an exported model, given as an image to segment: give --model {run / 'model'}" \
+        in capsys.readouterr().err
+    assert main(["predict", str(run), images, "--output", out]) == 2
+    assert (f"{run} is a training run's folder, given as an image to segment: give --model {run / 'best_model'} "
+            f"or --model {run / 'model'}") in capsys.readouterr().err
+    assert main(["predict", images, "--output", out]) == 2
+    assert "error: --model is required: the exported model folder" in capsys.readouterr().err
+    assert not Path(out).exists()
+
+
 def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(scans, tmp_path, capsys):
     """Each was an OSError traceback (errno 17, 20 or 21) after the inference, and a folder in the way of
     the second case's probabilities left the first cases written."""
