@@ -59,8 +59,9 @@ from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
+from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
-from .plain_loop import adamw, dice_ce_loss, make_plain_loop, run_block, shard_like, step_breakdown
+from .plain_loop import adamw, make_plain_loop, run_block, shard_like, step_breakdown
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 
@@ -331,7 +332,8 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     zero3_leaves = adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch),
                                       run_scope=case_scope)
     fused = case.uses("fused_adamw")
-    flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes)
+    loss_fn = training_loss(spec)  # both loops and the FLOP count: training's loss for this network
+    flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes, loss_fn)
     trainable = [p for p in model.parameters() if p.requires_grad]
     gradient_bytes = sum(p.numel() * p.element_size() for p in trainable)
 
@@ -344,15 +346,16 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         dataset = SyntheticPatches(samples_per_block, case.batch, timing.in_channels, case.patch,
                                    timing.classes, device, timing.seed)
     workers = timing.num_workers if timing.data == "real" else 0
-    ours = _our_loop(accelerator, ours_model, dataset, case.batch, fused, workers, timing.seed)
-    plain = make_plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused, workers)
+    ours = _our_loop(accelerator, ours_model, dataset, case.batch, fused, workers, timing.seed, loss_fn)
+    plain = make_plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused, workers,
+                            loss_fn=loss_fn)
     # Under FSDP2 a third loop: the plain one with the network sharded by hand exactly as ours was.
     plain_fsdp2 = None
     if fsdp2:
         hand_model = hand_model[0].to(device)
         units = shard_like(hand_model, ours.model, accelerator.state.fsdp_plugin)
         plain_fsdp2 = make_plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, fused, workers,
-                                      sharded=True)
+                                      sharded=True, loss_fn=loss_fn)
     compiled = _compile_settings(accelerator, case, timing)
     if compiled is not None:  # as train.compile does it: in place, after prepare (or the DDP wrapper)
         compile_in_place(accelerator, ours.model, compiled)
@@ -625,7 +628,8 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
 EPOCHS_IN_ONE_PASS = 10**6  # more blocks than any benchmark runs: the real loader never starts a second pass
 
 
-def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, workers: int = 0, seed: int = 0):
+def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, workers: int = 0, seed: int = 0,
+              loss_fn=None):
     from .data.loader import train_loader
     from .train import Loop, LoopSettings
 
@@ -639,7 +643,7 @@ def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, work
     # always logs its last step); no validation, no checkpoints.
     settings = LoopSettings(max_steps=0, log_every=10**9, val_every=0, save_every=0,
                             max_grad_norm=OptimConfig().max_grad_norm, progress_bar=False)
-    return Loop(accelerator, model, optimizer, dice_ce_loss(), loader, settings,
+    return Loop(accelerator, model, optimizer, loss_fn or training_loss(), loader, settings,
                 checkpoints_dir=Path(tempfile.gettempdir()) / "accelerated_seg_benchmark_unused")
 
 

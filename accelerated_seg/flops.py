@@ -6,8 +6,9 @@ from __future__ import annotations
 import copy
 
 import torch
-from monai.losses import DiceCELoss
 from monai.utils import ensure_tuple_rep
+
+from .losses import training_loss
 
 # Dense (no 2:4 sparsity) peak tensor-core TFLOP/s from NVIDIA's H100/H200 datasheets, whose table
 # gives sparse figures and says dense is half: H100 SXM / H200 BF16 and FP16 1979 -> 989.4, TF32
@@ -34,7 +35,7 @@ def training_flops_per_sample(model: torch.nn.Module, in_channels: int, patch, c
     """
     from torch.utils.flop_counter import FlopCounterMode
 
-    loss_fn = loss_fn or DiceCELoss(to_onehot_y=True, softmax=True)  # as training's
+    loss_fn = loss_fn or training_loss()  # as training's (losses.training_loss(spec) for deep supervision)
     for device in ("meta", "cpu"):
         try:
             net = copy.deepcopy(model).to(device)

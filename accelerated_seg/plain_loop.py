@@ -24,6 +24,7 @@ import torch
 
 from .config import OptimConfig
 from .data.workers import worker_start_method
+from .losses import training_loss
 
 AUTOCAST_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
@@ -33,12 +34,6 @@ def adamw(model: torch.nn.Module, fused: bool = False) -> torch.optim.Optimizer:
     defaults = OptimConfig()
     return torch.optim.AdamW(model.parameters(), lr=defaults.lr, weight_decay=defaults.weight_decay,
                              fused=fused or None)
-
-
-def dice_ce_loss():
-    from monai.losses import DiceCELoss
-
-    return DiceCELoss(to_onehot_y=True, softmax=True)  # as train._configured_run
 
 
 @dataclass
@@ -103,8 +98,9 @@ class PlainLoop:
 
 
 def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: bool = False,
-                    workers: int = 0, sharded: bool = False) -> PlainLoop:
-    """``sharded``: ``model`` was sharded with ``fully_shard`` (``shard_like``), so no DDP wrapper."""
+                    workers: int = 0, sharded: bool = False, loss_fn=None) -> PlainLoop:
+    """``sharded``: ``model`` was sharded with ``fully_shard`` (``shard_like``), so no DDP wrapper.
+    ``loss_fn``: training's loss for the network (``losses.training_loss``; default: one output)."""
     device, processes = accelerator.device, accelerator.num_processes
     if not sharded:  # fully_shard already put the shards on the device
         model = model.to(device)
@@ -128,7 +124,7 @@ def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, fus
         from torch.distributed.fsdp.sharded_grad_scaler import ShardedGradScaler
 
         scaler = ShardedGradScaler(device.type) if sharded else torch.amp.GradScaler(device.type)
-    return PlainLoop(model, optimizer, dice_ce_loss(), loader, device, AUTOCAST_DTYPES[precision], scaler,
+    return PlainLoop(model, optimizer, loss_fn or training_loss(), loader, device, AUTOCAST_DTYPES[precision], scaler,
                      OptimConfig().max_grad_norm, steps_per_block=len(dataset) // (batch * processes))
 
 

@@ -35,6 +35,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 from .config import ConfigError
+from .losses import training_loss
 from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
 from .schedule import resolve_batch
 from .wrapping import deepspeed_bucket_elements
@@ -171,7 +172,7 @@ class _LiveBytes(TorchDispatchMode):
 
 
 def measure_step(model: nn.Module, in_channels: int, batch: int, patch, precision: str,
-                 mode: str = "autocast") -> StepMemory:
+                 mode: str = "autocast", loss_fn: nn.Module | None = None) -> StepMemory:
     """Run one forward + loss + backward of ``model`` and count what it keeps alive.
 
     Args:
@@ -184,10 +185,12 @@ def measure_step(model: nn.Module, in_channels: int, batch: int, patch, precisio
         mode: ``autocast`` (accelerate's mixed precision: fp32 weights, low-precision convolutions)
             or ``low_precision`` (DeepSpeed: weights and input cast to the low precision).
 
+        loss_fn: training's loss for the network (``losses.training_loss``; default: one output).
+
     Returns:
         StepMemory: bytes saved for backward, peak bytes, autocast's weight copies.
     """
-    from monai.losses import DiceCELoss
+    loss_fn = loss_fn or training_loss()
 
     device = next(model.parameters()).device
     dtype = PRECISIONS[precision]
@@ -212,9 +215,8 @@ def measure_step(model: nn.Module, in_channels: int, batch: int, patch, precisio
         with torch.autograd.graph.saved_tensors_hooks(count_saved, lambda t: t):
             with autocast or contextlib.nullcontext():
                 logits = model(image)
-            logits = logits[0] if isinstance(logits, (list, tuple)) else logits
             # accelerate returns the outputs in fp32 and the loss runs outside autocast (train.py).
-            loss = DiceCELoss(to_onehot_y=True, softmax=True)(logits.float() if autocast else logits, label)
+            loss = loss_fn(logits.float() if autocast else logits, label)
         saved_bytes = sum(saved.values())
         loss.backward()
         gradients = {live.serial_of[id(p.grad.untyped_storage())] for p in model.parameters() if p.grad is not None}
@@ -294,7 +296,8 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     modes = ("autocast",) if precision == "fp32" else ("autocast", "low_precision")
     saved, peak, copies = {}, {}, 0
     for mode in modes:
-        one, two = (measure_step(meta_network(spec), in_channels, b, patch, precision, mode) for b in (1, 2))
+        one, two = (measure_step(meta_network(spec), in_channels, b, patch, precision, mode, training_loss(spec))
+                    for b in (1, 2))
         saved[mode] = PerBatch.through(one.saved, two.saved)
         peak[mode] = PerBatch.through(one.peak, two.peak)
         copies = max(copies, one.weight_copies)
@@ -597,13 +600,11 @@ def measure_peak_on_gpu(facts: ModelFacts, batch: int) -> int:
     mixed precision: the second has the optimizer state allocated, as the estimate assumes.
     Compare with ``estimate(...)["ddp"].allocated`` at ``gpus=1``.
     """
-    from monai.losses import DiceCELoss
-
     require_cuda()
     device, dtype = torch.device("cuda"), PRECISIONS[facts.precision]
     model = build_from_spec(facts.spec).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    loss_fn = DiceCELoss(to_onehot_y=True, softmax=True)
+    loss_fn = training_loss(facts.spec)
     image = torch.randn(batch, facts.spec.args["in_channels"], *facts.patch, device=device)
     label = torch.randint(0, facts.spec.args["out_channels"], (batch, 1, *facts.patch), device=device,
                           dtype=torch.uint8)

@@ -32,7 +32,6 @@ import numpy as np
 import torch
 from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object, set_seed
-from monai.losses import DiceCELoss
 from tqdm.auto import tqdm
 
 from . import __version__
@@ -52,6 +51,7 @@ from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .files import write_text_atomically
 from .loop_clock import LoopClock
+from .losses import training_loss
 from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, check_launch, make_accelerator, model_for_strategy, model_input_dtype,
@@ -619,7 +619,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                        epochs_per_pass=epochs, processes=num_processes))
     compile_prepared(accelerator, model, compiling)
     t = cfg.train
-    loop = Loop(accelerator, model, optimizer, DiceCELoss(to_onehot_y=True, softmax=True), train_dl,
+    loop = Loop(accelerator, model, optimizer, training_loss(spec), train_dl,
                 LoopSettings(max_steps=t.max_steps, log_every=t.log_every, val_every=t.val_every,
                              save_every=t.save_every, keep_last=t.keep_last, max_grad_norm=cfg.optim.max_grad_norm,
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),

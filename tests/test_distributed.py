@@ -86,11 +86,17 @@ def test_a_folder_in_use_by_another_run_is_refused_on_both_ranks_without_a_hang(
 
 # Global batch 4 on both sides; the second variant reaches it by accumulating 2 micro-batches of 1 per
 # process, and compiles the model (in place, on the DDP wrapper: Dynamo's DDPOptimizer splits the
-# graph at bucket boundaries), where skipping the all-reduce in no_sync must still work.
+# graph at bucket boundaries), where skipping the all-reduce in no_sync must still work. The third
+# trains a DynUNet with a deep supervision head (losses.py), on both sides: every head's gradient is
+# all-reduced like the rest. Without residual blocks: the first one's 1x1x1 shortcut convolution of the
+# one-channel image, ahead of an instance norm, has one weight per channel, which the norm cancels,
+# so its gradient is float noise too (as a bias's would be, above).
 TWO_PROCESS_VARIANTS = {
     "ddp": {"train.batch_size": 2},
     "ddp_compiled_accumulating": {"train.batch_size": 1, "train.grad_accum_steps": 2,
                                   "train.compile.enabled": "true", "train.compile.backend": "aot_eager"},
+    "ddp_deep_supervision": {"train.batch_size": 2, "model.name": "dynunet",
+                             "model.args": "{filters: [4, 8, 16], deep_supervision: true, res_block: false}"},
 }
 
 
@@ -102,7 +108,7 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset
     common = {"train.max_steps": 3, "train.val_every": 0, "train.save_every": 0,
               "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"}
     results = launch_two(tmp_path / "result",
-                         tiny_overrides(tiny_dataset, tmp_path / "two", **common, **TWO_PROCESS_VARIANTS[variant]),
+                         tiny_overrides(tiny_dataset, tmp_path / "two", **{**common, **TWO_PROCESS_VARIANTS[variant]}),
                          env_extra={"GRADS_OUT": str(tmp_path / "grads_two")})
     assert all(r["global_batch"] == 4 for r in results)
     from accelerated_seg.config import load_config
@@ -111,7 +117,9 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset
 
     monkeypatch.setattr(torch.optim.AdamW, "step", torch.optim.AdamW.step)  # so that it is restored afterwards
     record_first_step_gradients(tmp_path / "grads_one.pt")
-    summary = train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "one", **common, **{"train.batch_size": 4})))
+    network = {k: v for k, v in TWO_PROCESS_VARIANTS[variant].items() if k.startswith("model.")}
+    summary = train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "one",
+                                                     **{**common, **network, "train.batch_size": 4})))
 
     # The logged loss is the global batch's mean on every rank: each read the sum over ranks
     # (train.SumOverRanks, started before the backward and waited for after it).

@@ -1,0 +1,75 @@
+"""Training's loss over every output a network supervises: DynUNet's deep supervision heads (nnU-Net's
+way of training) trained, planned and counted like any other network, and exported as a plain one."""
+
+import json
+
+import pytest
+import torch
+from monai.losses import DiceCELoss
+from monai.networks.nets import DynUNet
+from safetensors.torch import load_file
+
+from accelerated_seg import plan
+from accelerated_seg.checkpoint import load_weights
+from accelerated_seg.config import load_config
+from accelerated_seg.flops import training_flops_per_sample
+from accelerated_seg.losses import StackedDeepSupervisionLoss, supervised_outputs, training_loss
+from accelerated_seg.models import build_from_spec, model_spec
+from accelerated_seg.train import train
+from conftest import tiny_overrides
+
+PATCH = (32, 32, 32)  # four levels, so up to two heads (MONAI: fewer heads than up-sampling layers)
+DEEP = {"filters": [4, 8, 16, 16], "deep_supervision": True, "deep_supr_num": 2}
+
+
+def _spec(**args):
+    return model_spec("dynunet", 1, 3, PATCH, {"filters": [4, 8, 16, 16], **args})
+
+
+def test_the_outputs_supervised_are_counted_from_the_network_description():
+    assert supervised_outputs(None) == 1
+    assert supervised_outputs(model_spec("unet", 1, 3, PATCH)) == 1
+    assert supervised_outputs(_spec()) == 1
+    assert supervised_outputs(_spec(deep_supervision=True)) == 2  # MONAI's default: one head
+    assert supervised_outputs(_spec(**DEEP)) == 3
+    assert isinstance(training_loss(_spec()), DiceCELoss)
+    assert training_loss(_spec(**DEEP)).weights == pytest.approx([4 / 7, 2 / 7, 1 / 7])  # halving, summing to 1
+
+
+def test_each_output_is_scored_against_the_label_with_halving_weights():
+    torch.manual_seed(0)
+    network = build_from_spec(_spec(**DEEP)).train()
+    image, label = torch.randn(2, 1, *PATCH), torch.randint(0, 3, (2, 1, *PATCH))
+    stacked = network(image)
+    assert stacked.shape == (2, 3, 3, *PATCH)  # (batch, outputs, classes, *patch)
+    dice_ce = DiceCELoss(to_onehot_y=True, softmax=True)
+    by_hand = sum(w * dice_ce(stacked[:, i], label) for i, w in enumerate([4 / 7, 2 / 7, 1 / 7]))
+    loss_fn = training_loss(_spec(**DEEP))
+    torch.testing.assert_close(loss_fn(stacked, label), by_hand)
+    loss_fn(stacked, label).backward()
+    assert all(p.grad is not None for p in network.parameters() if p.requires_grad)  # every head is trained
+    single = network.eval()(image)  # eval mode: the full-resolution logits alone, scored as they are
+    torch.testing.assert_close(loss_fn(single, label), dice_ce(single, label))
+    assert isinstance(StackedDeepSupervisionLoss(dice_ce, 3), torch.nn.Module)
+
+
+def test_deep_supervision_trains_exports_a_plain_network_and_is_planned(tiny_dataset, tmp_path):
+    """Before, the first step stopped with MONAI's "the number of dimensions for input and target
+    should be the same" (the stacked outputs given to DiceCE), and `plan` with the same error."""
+    args = "{filters: [4, 8, 16], deep_supervision: true}"  # 16^3 patches: three levels, one head
+    out = tmp_path / "run"
+    summary = train(load_config(None, tiny_overrides(tiny_dataset, out, **{"model.name": "dynunet", "model.args": args})))
+    assert summary["step"] == 4 and all(torch.isfinite(torch.tensor(loss)) for _, loss in summary["losses"])
+    config = json.loads((out / "model" / "config.json").read_text())
+    network = DynUNet(**config["model"]["args"])  # plain MONAI, heads included
+    load_weights(network, out / "model" / "model.safetensors")  # strict; DynUNet names its blocks twice
+    assert "deep_supervision_heads.0.conv.conv.weight" in load_file(out / "model" / "model.safetensors")  # trained
+    assert network.eval()(torch.zeros(1, 1, 16, 16, 16)).shape == (1, 3, 16, 16, 16)
+
+    facts = plan.measure_model("dynunet", PATCH, "bf16", model_args=DEEP)
+    plain = plan.measure_model("dynunet", PATCH, "bf16", model_args={"filters": [4, 8, 16, 16]})
+    assert facts.peak["autocast"].at(1) > plain.peak["autocast"].at(1)  # two more full-resolution outputs, losses
+    deep_spec, plain_spec = _spec(**DEEP), _spec()
+    deep_flops, _ = training_flops_per_sample(build_from_spec(deep_spec), 1, PATCH, 3, training_loss(deep_spec))
+    plain_flops, _ = training_flops_per_sample(build_from_spec(plain_spec), 1, PATCH, 3, training_loss(plain_spec))
+    assert deep_flops > plain_flops  # the heads' convolutions
