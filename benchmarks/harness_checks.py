@@ -36,16 +36,18 @@ breakdown_of = benchmark_train.step_breakdown
 built_in_ours_place = []  # the plain loops built in ours' place, one per configuration
 
 
-def _plain_in_ours_place(accelerator, model, dataset, batch, fused=False, workers=0, seed=0):
-    plain = build_plain(model, dataset, batch, PRECISION_OF[accelerator.mixed_precision], accelerator, fused, workers)
+def _plain_in_ours_place(accelerator, model, dataset, batch, fused=False, workers=0, seed=0, loss_fn=None):
+    plain = build_plain(model, dataset, batch, PRECISION_OF[accelerator.mixed_precision], accelerator, fused, workers,
+                        loss_fn=loss_fn)
     built_in_ours_place.append(plain)
     return plain
 
 
-def _ours_in_plain_place(model, dataset, batch, precision, accelerator, fused=False, workers=0, sharded=False):
+def _ours_in_plain_place(model, dataset, batch, precision, accelerator, fused=False, workers=0, sharded=False,
+                         loss_fn=None):
     if sharded:
         raise SystemExit("harness_checks.py: FSDP2's hand-sharded plain loop is outside these checks")
-    loop = build_ours(accelerator, model, dataset, batch, fused, workers)
+    loop = build_ours(accelerator, model, dataset, batch, fused, workers, loss_fn=loss_fn)
     # What run_block reads of a plain loop: one block is timing.steps steps, the dataset's one pass.
     loop.steps_per_block = len(dataset) // (batch * accelerator.num_processes)
     return loop
