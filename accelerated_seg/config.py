@@ -123,6 +123,10 @@ class TrainConfig:
     keep_last: int = 2  # training-state checkpoints kept in output_dir/checkpoints
     log_every: int = 10
     max_nonfinite_steps: int = 5  # stop after this many optimizer steps in a row with a non-finite loss
+    # The loss (losses.py): a MONAI loss on softmax probabilities and one-hot labels, and its keyword
+    # arguments (a class `weight` list, DiceFocal's `gamma`, Tversky's `alpha`/`beta`, ...).
+    loss: Literal["dice_ce", "dice_focal", "dice", "generalized_dice", "tversky"] = "dice_ce"
+    loss_args: dict = field(default_factory=dict)
     resume: Optional[str] = None  # "latest" or a checkpoint folder
     # A new run into an output_dir that holds an earlier run's checkpoints or exports is an error
     # unless this is true; then that run's outputs are deleted first (run_folder.py).

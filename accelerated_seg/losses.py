@@ -1,5 +1,11 @@
-"""The training loss of a registry network: MONAI's Dice + cross-entropy, over every output that the
-network supervises.
+"""The training loss: a MONAI segmentation loss (``train.loss``, Dice + cross-entropy by default), over
+every output that the network supervises.
+
+``train.loss`` names one of MONAI's losses on softmax probabilities and one-hot labels, and
+``train.loss_args`` gives its keyword arguments (a class ``weight`` list, DiceFocal's ``gamma``,
+Tversky's ``alpha`` and ``beta``, ``include_background``, ...). What the run decides is set here and
+may not be contradicted: the labels are class indices (``to_onehot_y``), the classes exclusive
+(``softmax``), the loss one number (``reduction: mean``).
 
 A DynUNet built with ``deep_supervision: true`` (nnU-Net's way of training, through ``model.args``;
 ``unet3d_mlperf`` is a DynUNet too) returns, in training mode, its full-resolution logits and
@@ -8,28 +14,82 @@ dim 1: (batch, 1 + heads, classes, *patch). In eval mode it returns the first al
 export and prediction see a plain segmentation network. Here each output is scored against the label
 and the losses are summed with weights halving from head to head (1, 1/2, 1/4, ...) and normalised
 to sum to 1, as MONAI's DynUNet tutorial and nnU-Net weight theirs; the sum is MONAI's
-``DeepSupervisionLoss``. Normalised, the loss logged has the scale of the plain Dice + CE, and
+``DeepSupervisionLoss``. Normalised, the loss logged has the scale of the loss without heads, and
 ``optim.max_grad_norm`` keeps its meaning.
 
-    loss_fn = training_loss(spec)
+    loss_fn = training_loss(spec, "dice_focal", {"gamma": 2.0})
     loss = loss_fn(model(image), label)   # either output form
 """
 
 from __future__ import annotations
 
+import inspect
+
+import monai.losses
 import torch
-from monai.losses import DiceCELoss, DeepSupervisionLoss
+from monai.losses import DeepSupervisionLoss
 from torch import nn
 
+from .config import ConfigError, plain_data
 from .models import ModelSpec
 
+# train.loss -> the MONAI loss class
+LOSSES = {"dice_ce": "DiceCELoss", "dice_focal": "DiceFocalLoss", "dice": "DiceLoss",
+          "generalized_dice": "GeneralizedDiceLoss", "tversky": "TverskyLoss"}
+# What the run's labels and outputs decide (every loss above takes these arguments).
+SET_BY_THE_RUN = {"to_onehot_y": True, "softmax": True, "sigmoid": False, "other_act": None, "reduction": "mean"}
+WHY_SET = "the labels are class indices, the classes exclusive (softmax over the logits) and the loss one number"
 
-def training_loss(spec: ModelSpec | None = None) -> nn.Module:
-    """The loss ``train`` and the benchmarks use for the network ``spec`` describes (None: a network
-    with one output)."""
-    dice_ce = DiceCELoss(to_onehot_y=True, softmax=True)
+
+def segmentation_loss(name: str = "dice_ce", args: dict | None = None) -> nn.Module:
+    """The MONAI loss ``train.loss`` names, with ``train.loss_args`` over what the run decides.
+
+    Raises:
+        ConfigError: an argument the loss does not take, one that contradicts ``SET_BY_THE_RUN``, or a
+            value MONAI refuses.
+    """
+    monai_class = getattr(monai.losses, LOSSES[name])
+    args = dict(args or {})
+    accepted = set(inspect.signature(monai_class.__init__).parameters) - {"self"}
+    if unknown := sorted(set(args) - accepted):
+        raise ConfigError(f"train.loss_args {unknown} are not arguments of monai.losses.{monai_class.__name__} "
+                          f"(train.loss={name}); it takes {', '.join(sorted(accepted - set(SET_BY_THE_RUN)))}")
+    if contradicted := sorted(key for key in set(args) & set(SET_BY_THE_RUN)
+                              if plain_data(args[key]) != SET_BY_THE_RUN[key]):
+        raise ConfigError(f"train.loss_args {contradicted} contradict the run: "
+                          + ", ".join(f"{key} is {SET_BY_THE_RUN[key]}" for key in contradicted)
+                          + f", as {WHY_SET}. Leave them out of train.loss_args")
+    if isinstance(args.get("weight"), (list, tuple)):  # a class weight from YAML: the tensor MONAI takes
+        args["weight"] = torch.tensor(args["weight"], dtype=torch.float32)
+    try:
+        return monai_class(**{**args, **SET_BY_THE_RUN})
+    except (TypeError, ValueError) as error:
+        raise ConfigError(f"train.loss_args for train.loss={name} (monai.losses.{monai_class.__name__}): "
+                          f"{error}") from None
+
+
+def check_loss(loss_fn: nn.Module, classes: int, name: str = "dice_ce") -> None:
+    """Evaluate ``loss_fn`` once on a tiny batch of ``classes`` classes, before any data is read: a
+    class ``weight`` of the wrong length fails here, named, instead of at the first step."""
+    logits, label = torch.zeros(1, classes, 2, 2, 2), torch.zeros(1, 1, 2, 2, 2)
+    try:
+        with torch.no_grad():  # the forward's checks are what can fail; nothing to train
+            value = loss_fn(logits, label)
+    except (RuntimeError, ValueError, AssertionError, IndexError) as error:
+        raise ConfigError(f"train.loss={name} with train.loss_args cannot score {classes} classes "
+                          f"(background included): {str(error).splitlines()[0].rstrip('.')}. A class weight has one "
+                          f"value per class (without the background where include_background is false)") from None
+    if value.dim() != 0:
+        raise ConfigError(f"train.loss={name} gives a tensor of shape {tuple(value.shape)}, not one number")
+
+
+def training_loss(spec: ModelSpec | None = None, name: str = "dice_ce", args: dict | None = None) -> nn.Module:
+    """The loss ``train`` uses for the network ``spec`` describes (None: a network with one output):
+    ``segmentation_loss(name, args)``, over every deep supervision head. The benchmarks and ``plan``
+    measure with the default, Dice + cross-entropy."""
+    loss = segmentation_loss(name, args)
     outputs = supervised_outputs(spec)
-    return dice_ce if outputs == 1 else StackedDeepSupervisionLoss(dice_ce, outputs)
+    return loss if outputs == 1 else StackedDeepSupervisionLoss(loss, outputs)
 
 
 def supervised_outputs(spec: ModelSpec | None) -> int:

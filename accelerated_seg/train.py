@@ -51,7 +51,7 @@ from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .files import write_text_atomically
 from .loop_clock import LoopClock
-from .losses import training_loss
+from .losses import check_loss, segmentation_loss, training_loss
 from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, check_launch, make_accelerator, model_for_strategy, model_input_dtype,
@@ -575,6 +575,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     configure_deepspeed(accelerator, plan.per_device, plan.accum_steps, cfg.optim.max_grad_norm)
     check_launch(accelerator, cfg.train.allow_strategy_fallback)
     compiling = checked_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
+    segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
     accelerator.print(plan.describe())
     if cfg.optim.warmup_steps >= cfg.train.max_steps:
         accelerator.print(f"WARNING: optim.warmup_steps={cfg.optim.warmup_steps} is not below train.max_steps="
@@ -601,6 +602,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
+    loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args)
+    check_loss(loss_fn, manifest.num_classes, cfg.train.loss)  # a class weight per class, before the preprocessing
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
     model, aliases = model_for_strategy(cfg, spec, accelerator, run_scope)
@@ -619,7 +622,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                        epochs_per_pass=epochs, processes=num_processes))
     compile_prepared(accelerator, model, compiling)
     t = cfg.train
-    loop = Loop(accelerator, model, optimizer, training_loss(spec), train_dl,
+    loop = Loop(accelerator, model, optimizer, loss_fn.to(accelerator.device), train_dl,
                 LoopSettings(max_steps=t.max_steps, log_every=t.log_every, val_every=t.val_every,
                              save_every=t.save_every, keep_last=t.keep_last, max_grad_norm=cfg.optim.max_grad_norm,
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),

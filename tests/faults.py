@@ -12,14 +12,15 @@ from pathlib import Path
 
 
 def loss_forward_with(hook):
-    """A DiceCELoss.forward that passes each call's loss through ``hook(call_index, loss)``."""
+    """A DiceCELoss.forward that passes each training step's loss through ``hook(call_index, loss)``."""
+    import torch
     from monai.losses import DiceCELoss
 
     original, count = DiceCELoss.forward, {"n": 0}
 
     def forward(self, input, target):
-        if input.device.type == "meta":  # the CPU memory check measuring a step (plan), not a training step
-            return original(self, input, target)
+        if input.device.type == "meta" or not torch.is_grad_enabled():  # not a training step: the CPU memory
+            return original(self, input, target)  # check measuring one (plan), the loss's check (losses.check_loss)
         call, count["n"] = count["n"], count["n"] + 1
         return hook(call, original(self, input, target))
 

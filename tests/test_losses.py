@@ -1,8 +1,10 @@
-"""Training's loss over every output a network supervises: DynUNet's deep supervision heads (nnU-Net's
-way of training) trained, planned and counted like any other network, and exported as a plain one."""
+"""Training's loss: the MONAI loss train.loss names, checked before the data work, over every output
+a network supervises: DynUNet's deep supervision heads (nnU-Net's way of training) trained, planned and
+counted like any other network, and exported as a plain one."""
 
 import json
 
+import monai.losses
 import pytest
 import torch
 from monai.losses import DiceCELoss
@@ -11,9 +13,10 @@ from safetensors.torch import load_file
 
 from accelerated_seg import plan
 from accelerated_seg.checkpoint import load_weights
-from accelerated_seg.config import load_config
+from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.flops import training_flops_per_sample
-from accelerated_seg.losses import StackedDeepSupervisionLoss, supervised_outputs, training_loss
+from accelerated_seg.losses import (LOSSES, StackedDeepSupervisionLoss, check_loss, segmentation_loss,
+                                    supervised_outputs, training_loss)
 from accelerated_seg.models import build_from_spec, model_spec
 from accelerated_seg.train import train
 from conftest import tiny_overrides
@@ -73,3 +76,45 @@ def test_deep_supervision_trains_exports_a_plain_network_and_is_planned(tiny_dat
     deep_flops, _ = training_flops_per_sample(build_from_spec(deep_spec), 1, PATCH, 3, training_loss(deep_spec))
     plain_flops, _ = training_flops_per_sample(build_from_spec(plain_spec), 1, PATCH, 3, training_loss(plain_spec))
     assert deep_flops > plain_flops  # the heads' convolutions
+
+
+@pytest.mark.parametrize("name", LOSSES)
+def test_each_loss_is_monais_on_softmax_probabilities_and_one_hot_labels(name):
+    loss_fn = segmentation_loss(name)
+    assert type(loss_fn) is getattr(monai.losses, LOSSES[name])
+    torch.manual_seed(0)
+    logits, label = torch.randn(2, 3, 8, 8, 8, requires_grad=True), torch.randint(0, 3, (2, 1, 8, 8, 8))
+    value = loss_fn(logits, label)
+    assert value.dim() == 0 and torch.isfinite(value)
+    perfect = torch.nn.functional.one_hot(label[:, 0], 3).movedim(-1, 1).float() * 40  # confident and right
+    assert loss_fn(perfect, label) < value
+    deep = training_loss(_spec(**DEEP), name)  # every loss goes over the heads alike
+    assert isinstance(deep, StackedDeepSupervisionLoss) and type(deep.deep.loss) is type(loss_fn)
+
+
+def test_loss_arguments_are_checked_with_the_setting_named():
+    focal = segmentation_loss("dice_focal", {"gamma": 1.5, "weight": [0.2, 1.0, 2.0]})
+    assert focal.focal.gamma == 1.5 and torch.equal(focal.focal.class_weight.flatten(), torch.tensor([0.2, 1.0, 2.0]))
+    check_loss(focal, 3)
+    with pytest.raises(ConfigError, match=r"train.loss_args \['gama'\] are not arguments of monai.losses.DiceFocalLoss"):
+        segmentation_loss("dice_focal", {"gama": 2})
+    with pytest.raises(ConfigError, match=r"train.loss_args \['reduction', 'sigmoid'\] contradict the run: reduction "
+                                          r"is mean, sigmoid is False"):
+        segmentation_loss("tversky", {"sigmoid": True, "reduction": "none"})
+    assert segmentation_loss("tversky", {"softmax": True}).softmax  # repeating the run's value is fine
+    with pytest.raises(ConfigError, match=r"train.loss=dice_ce with train.loss_args cannot score 3 classes "
+                                          r"\(background included\): .*length of the `weight`"):
+        check_loss(segmentation_loss("dice_ce", {"weight": [1.0, 2.0]}), 3, "dice_ce")
+
+
+def test_train_uses_the_loss_named_and_refuses_a_wrong_one_before_the_preprocessing(tiny_dataset, tmp_path):
+    run = tmp_path / "run"
+    focal = {"train.loss": "dice_focal", "train.loss_args": "{gamma: 2.0, weight: [0.2, 1.0, 2.0]}",
+             "train.max_steps": 2, "train.val_every": 0}
+    summary = train(load_config(None, tiny_overrides(tiny_dataset, run, **focal)))
+    assert summary["step"] == 2 and all(torch.isfinite(torch.tensor(loss)) for _, loss in summary["losses"])
+    assert "loss: dice_focal" in (run / "config.yaml").read_text()
+    wrong = {**focal, "train.loss_args": "{weight: [1.0, 2.0]}", "data.cache_dir": str(tmp_path / "cache")}
+    with pytest.raises(ConfigError, match=r"cannot score 3 classes"):
+        train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "wrong", **wrong)))
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "wrong" / "run_info.json").exists()
