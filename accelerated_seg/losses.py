@@ -69,8 +69,9 @@ def segmentation_loss(name: str = "dice_ce", args: dict | None = None) -> nn.Mod
 
 
 def check_loss(loss_fn: nn.Module, classes: int, name: str = "dice_ce") -> None:
-    """Evaluate ``loss_fn`` once on a tiny batch of ``classes`` classes, before any data is read: a
-    class ``weight`` of the wrong length fails here, named, instead of at the first step."""
+    """Evaluate ``loss_fn`` once on a tiny batch of ``classes`` classes, once the cases have told the
+    classes and before they are preprocessed: a class ``weight`` of the wrong length fails here, named,
+    instead of at the first step."""
     logits, label = torch.zeros(1, classes, 2, 2, 2), torch.zeros(1, 1, 2, 2, 2)
     try:
         with torch.no_grad():  # the forward's checks are what can fail; nothing to train

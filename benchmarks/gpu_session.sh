@@ -25,7 +25,8 @@
 # the H100) by dtype, shape, source -> destination strides and the operators each ran inside; the
 # norms that keep channels-last (train.channels_last_norm) did not make that step faster on the H200,
 # so the copies are not InstanceNorm's, or GroupNorm costs what they save. cuda_tests runs the CUDA
-# tests again, the transforms-on-device ones with the tolerance the H200 measured (now the default).
+# tests again, the transforms-on-device ones with the tolerance the H200 measured (now the default),
+# and a class-weighted loss (train.loss_args, forty-seventh session) training on the GPU.
 #
 # Each part writes JSON and logs under $OUT (the device tool brings them back); copy the JSON to
 # benchmarks/results/ and update docs/performance.md, docs/planning.md and docs/strategies.md from it.

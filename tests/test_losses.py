@@ -118,3 +118,11 @@ def test_train_uses_the_loss_named_and_refuses_a_wrong_one_before_the_preprocess
     with pytest.raises(ConfigError, match=r"cannot score 3 classes"):
         train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "wrong", **wrong)))
     assert not (tmp_path / "cache").exists() and not (tmp_path / "wrong" / "run_info.json").exists()
+
+
+@pytest.mark.cuda  # the class weight is a buffer of the loss, which must follow the logits to the GPU
+def test_a_class_weight_trains_on_the_gpu(tiny_dataset, tmp_path):
+    weighted = {"train.loss": "dice_ce", "train.loss_args": "{weight: [0.2, 1.0, 2.0]}", "train.max_steps": 2,
+                "train.val_every": 2}
+    summary = train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "run", **weighted)))
+    assert summary["step"] == 2 and "device cuda" in summary["strategy"]  # "device cuda" or "device cuda:0"
