@@ -69,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder for imagesTr/, labelsTr/ and dataset.json (a phantom dataset there is rewritten)")
     p.add_argument("--cases", type=int, default=24, help="cases in all, validation included")
     p.add_argument("--validation", type=int, default=4,
-                   help="the last cases, listed as validation; two or more include an anisotropic and a non-RAS case")
+                   help="the last cases, listed as validation; two or more include an anisotropic and a non-RAS case; "
+                        "0: no list, so training's data.validation_fraction or data.num_folds splits the cases")
     p.add_argument("--seed", type=int, default=0, help="each case is a function of the seed and its index")
 
     p = commands.add_parser("check", help="pre-flight checks of a dataset and every file it lists")

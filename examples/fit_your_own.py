@@ -43,7 +43,7 @@ def main(argv=None):
     if state.is_main_process:
         write_synthetic_dataset(out / "data", num_cases=8, num_validation=0)
     state.wait_for_everyone()
-    phantoms = load_msd(out / "data" / "dataset.json")
+    phantoms = load_msd(out / "data" / "dataset.json", validation_fraction=0.0)  # every case trains
     files = [{"image": str(c.images[0]), "label": str(c.label)} for c in phantoms.training]
     transforms = Compose([
         LoadImaged(keys=["image", "label"]), EnsureChannelFirstd(keys=["image", "label"]),

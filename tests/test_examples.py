@@ -1,6 +1,7 @@
 """The runnable examples run (with few steps and small patches)."""
 
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
@@ -23,6 +24,23 @@ def test_estimator_example_fits_predicts_evaluates_saves_and_reloads(tmp_path):
     summary = _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32"])
     assert summary["num_cases"] == 3
     assert (tmp_path / "saved_model" / "model.safetensors").is_file()
+
+
+def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble(tmp_path):
+    """Before, phantoms written with no validation case listed an empty "validation", a split that won
+    over data.num_folds, and the first fold stopped: "the dataset has no validation cases"."""
+    tiny = ["--data.patch_size=[16,16,16]", "--data.spacing=[2.0,2.0,2.0]", "--data.num_workers=0",
+            "--model.args={channels: [4, 8, 16], strides: [2, 2], num_res_units: 1}", "--train.max_steps=2",
+            "--train.val_every=2", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none",
+            f"--data.cache_dir={tmp_path / 'cache'}"]
+    dice = _example("kfold_ensemble").main(["--out", str(tmp_path), "--folds", "2", "--cases", "6",
+                                             "--test-cases", "2", *tiny])
+    assert sorted(dice) == ["ensemble", "fold0", "fold1"] and all(0 <= d <= 1 for d in dice.values())
+    held_out = [json.loads((tmp_path / f"fold{k}" / "run_info.json").read_text())["split"]["validation"]
+                for k in range(2)]
+    assert held_out[0] and held_out[1] and not set(held_out[0]) & set(held_out[1])  # each fold its own share
+    assert sorted(held_out[0] + held_out[1]) == [f"case_{i:03d}" for i in range(6)]
+    assert len(list((tmp_path / "predictions" / "ensemble").glob("*.nii.gz"))) == 2
 
 
 def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):

@@ -124,6 +124,14 @@ def test_validation_split_bounds(tmp_path):
         write_synthetic_dataset(tmp_path, num_cases=2, num_validation=3)
 
 
+def test_no_validation_case_writes_no_validation_list(tmp_path):
+    """An empty list would be a split the dataset prescribes, winning over data.num_folds (then
+    training stopped: "the dataset has no validation cases")."""
+    manifest = json.loads(write_synthetic_dataset(tmp_path, num_cases=3, num_validation=0, size_mm=(24.0,) * 3,
+                                                  spacing_mm=3.0).read_text())
+    assert "validation" not in manifest and len(manifest["training"]) == 3 and manifest["numValidation"] == 0
+
+
 @pytest.mark.parametrize("cases", [0, -3])
 def test_a_dataset_without_cases_is_refused_before_anything_is_written(tmp_path, cases):
     with pytest.raises(ValueError, match="at least one case"):

@@ -175,7 +175,9 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
         num_cases: total number of cases.
         num_validation: the last ``num_validation`` cases form the "validation" list; the
             rest are "training". With >= 2 the validation set contains an anisotropic and a
-            non-RAS case.
+            non-RAS case. With 0 there is no "validation" list: an empty one would be a split
+            the dataset prescribes (validating on nothing), which wins over the run's own
+            (``data.validation_fraction``, ``data.num_folds``).
         seed: cases are a deterministic function of (seed, case index).
         size_mm: field of view in world millimetres (x, y, z); structures scale with it.
         spacing_mm: isotropic voxel size; anisotropic cases use 2x along world z.
@@ -243,7 +245,7 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
         "numTraining": n_train,
         "numValidation": num_validation,
         "training": entries[:n_train],
-        "validation": entries[n_train:],
+        **({"validation": entries[n_train:]} if num_validation else {}),
         "test": [],
         "seed": seed,
         "generator": {"module": __name__, "num_cases": num_cases, "num_validation": num_validation,

@@ -1,0 +1,78 @@
+"""k-fold cross-validation, then the folds' ensemble on held-out cases, as nnU-Net trains and predicts.
+
+    python examples/kfold_ensemble.py                                # 5 folds of the phantoms, then the ensemble
+    python examples/kfold_ensemble.py --folds 3 --train.max_steps=200
+    accelerate launch --config_file configs/accelerate/ddp.yaml examples/kfold_ensemble.py   # each fold on every GPU
+
+Each fold is one ``train`` run of the same experiment with ``data.num_folds`` and ``data.fold``: a
+seeded k-fold split of the training cases, each fold validating on its own share and exporting its
+best model (``fold<k>/best_model``). The ensemble then segments cases that no fold saw with every
+fold's model at once, the mean of their probabilities (the same as ``accelerated-seg predict --model
+fold0/best_model --model fold1/best_model ...``), and ``evaluate`` scores it and each fold alone
+against the reference labels. Further ``--section.key=value`` arguments override the experiment
+config for every fold, as for ``examples/train.py``.
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+from accelerate import PartialState
+from accelerate.utils import parse_flag_from_env
+
+from accelerated_seg.config import load_config
+from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.evaluate import evaluate_folders
+from accelerated_seg.inference import predict_cases
+from accelerated_seg.train import train
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default=str(ROOT / "configs" / "demo.yaml"), help="the experiment of every fold")
+    parser.add_argument("--out", default="output/kfold", help="phantoms, one run folder per fold, predictions")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--cases", type=int, default=20, help="phantoms to cross-validate on")
+    parser.add_argument("--test-cases", type=int, default=4, help="phantoms no fold sees, for the ensemble")
+    args, overrides = parser.parse_known_args(argv)
+    out = Path(args.out)
+
+    # The main process writes the phantoms while the others wait (PartialState reads the launch; on
+    # CPU processes ACCELERATE_USE_CPU must be passed on, as the Accelerator would read it).
+    state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))
+    if state.is_main_process:
+        # No validation list in the training set's dataset.json: a listed split would win over the folds.
+        write_synthetic_dataset(out / "data", num_cases=args.cases, num_validation=0, seed=0)
+        write_synthetic_dataset(out / "test", num_cases=args.test_cases, num_validation=0, seed=1)
+    state.wait_for_everyone()
+
+    models = []
+    for fold in range(args.folds):
+        cfg = load_config(args.config, [f"--data.dataset={out / 'data' / 'dataset.json'}",
+                                        f"--data.num_folds={args.folds}", f"--data.fold={fold}",
+                                        f"--train.output_dir={out / f'fold{fold}'}", *overrides])
+        summary = train(cfg)  # the whole fold, on every process of the launch
+        state.print(f"fold {fold}: best validation mean Dice {summary['best_dice']:.4f} at step "
+                    f"{summary['best_step']}")
+        models.append(out / f"fold{fold}" / "best_model")
+
+    results = {}
+    if state.is_main_process:  # prediction of a few cases: one process is enough
+        test_images, test_labels = out / "test" / "imagesTr", out / "test" / "labelsTr"
+        dataset_json = out / "test" / "dataset.json"
+        predictions = {f"fold{k}": [model] for k, model in enumerate(models)} | {"ensemble": models}
+        for name, members in predictions.items():
+            predict_cases(members, [test_images], out / "predictions" / name)
+            scores = evaluate_folders(out / "predictions" / name, test_labels, dataset_json=dataset_json,
+                                      output_dir=out / "evaluation" / name)
+            results[name] = scores["overall"]["dice"]["mean"]
+            print(f"{name}: mean Dice {results[name]:.4f} on {scores['num_cases']} held-out case(s)")
+        (out / "evaluation" / "dice.json").write_text(json.dumps(results, indent=1))
+    state.wait_for_everyone()
+    return results
+
+
+if __name__ == "__main__":
+    main()
