@@ -673,7 +673,7 @@ def end_process(status: int) -> NoReturn:
     mostly with other training sharing the 2 cores; once in CI, in the fifteenth session, a
     one-process ZeRO-3 run), and the launcher then reported the whole job failed, so SLURM would
     not requeue it. By the time this runs, the run's files are written and closed
-    (``end_training`` closed the trackers), so the rank flushes its output and leaves with
+    (``preparation.end_run`` closed the trackers), so the rank flushes its output and leaves with
     ``os._exit``.
 
     Every distributed launcher (torchrun, and through it accelerate's multi-process and DeepSpeed

@@ -9,13 +9,16 @@ training benchmark alike, so that the benchmark measures the loop training reall
   changes FSDP and DeepSpeed need before ``prepare`` (wrapping.py does each of them).
 - ``schedule_the_stepping_optimizer``: after ``prepare``, the scheduler drives the optimizer that steps.
 - ``model_input_dtype``: the dtype a prepared DeepSpeed engine needs its input in.
+- ``end_run``: a run's trackers closed, its process group kept for the next run of the process.
 
 The network code (models.py) knows nothing of processes; what a strategy needs is added here.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 from pathlib import Path
 
 import torch
@@ -65,6 +68,32 @@ def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
         accelerator.print(f"WARNING: train.trackers names {', '.join(missing)}, which is not installed here, so "
                           f"nothing is logged to it (pip install it, e.g. accelerated-seg[tensorboard])")
     return accelerator
+
+
+def end_run(accelerator: Accelerator) -> None:
+    """The end of one run (``train``, ``fit``): its trackers are closed; the process group is kept.
+
+    accelerate's ``end_training`` also destroys the process group, while accelerate's state goes on
+    saying that there is one, so the next run in the same launched process (the next fold of a
+    k-fold script, a second ``fit`` under one ``accelerate launch``) failed in its first collective
+    with torch's "Default process group has not been initialized". The group is destroyed when the
+    process exits instead (a launched rank that ``cli.end_process`` ends skips that, as it skips the
+    rest of the interpreter's shutdown).
+    """
+    for tracker in accelerator.trackers:
+        tracker.finish()
+    _destroy_the_process_group_at_exit()
+
+
+@functools.cache  # registered once, however many runs the process makes
+def _destroy_the_process_group_at_exit() -> None:
+    atexit.register(destroy_process_group)
+
+
+def destroy_process_group() -> None:
+    """Destroy the default process group if there is one."""
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
 
 
 def _trackers(names: str) -> list[str] | None:

@@ -54,8 +54,8 @@ from .loop_clock import LoopClock
 from .losses import check_loss, segmentation_loss, training_loss
 from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
-from .preparation import (adapt_to_strategy, check_launch, make_accelerator, model_for_strategy, model_input_dtype,
-                          schedule_the_stepping_optimizer, seed_the_shuffle)
+from .preparation import (adapt_to_strategy, check_launch, end_run, make_accelerator, model_for_strategy,
+                          model_input_dtype, schedule_the_stepping_optimizer, seed_the_shuffle)
 from .ranks import on_every_rank, on_main
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
@@ -243,7 +243,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, "")
         if not preempted:
             export_model(accelerator, model, None, {}, out / "model", aliases=aliases, step=loop.progress.step)
-        accelerator.end_training()
+        end_run(accelerator)
         return {"step": loop.progress.step, "preempted": preempted, "output_dir": str(out),
                 "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
                 "speed": loop.progress.speed,
@@ -739,7 +739,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     if accelerator.is_main_process:
         write_text_atomically(out / "summary.json", json.dumps(summary, indent=1))
     _write_metrics(run)
-    accelerator.end_training()  # closes trackers, destroys the process group
+    end_run(accelerator)  # closes the trackers; the process group stays for a next run
     return {**summary, "losses": progress.losses, "is_main_process": accelerator.is_main_process}
 
 

@@ -122,9 +122,14 @@ def one_process_group(tmp_path):
 
 @pytest.fixture(autouse=True)
 def fresh_accelerate_state():
-    """accelerate keeps process-wide singletons; each in-process training run starts clean."""
+    """accelerate keeps process-wide singletons; each in-process training run starts clean. A run's
+    process group outlives it until the process exits (preparation.end_run): here, until the test ends."""
     yield
     from accelerate.state import AcceleratorState, GradientState, PartialState
+
+    from accelerated_seg.preparation import destroy_process_group
+
+    destroy_process_group()
 
     AcceleratorState._reset_state(True)
     GradientState._reset_state()

@@ -26,15 +26,18 @@ def test_estimator_example_fits_predicts_evaluates_saves_and_reloads(tmp_path):
     assert (tmp_path / "saved_model" / "model.safetensors").is_file()
 
 
-def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble(tmp_path):
-    """Before, phantoms written with no validation case listed an empty "validation", a split that won
-    over data.num_folds, and the first fold stopped: "the dataset has no validation cases"."""
-    tiny = ["--data.patch_size=[16,16,16]", "--data.spacing=[2.0,2.0,2.0]", "--data.num_workers=0",
+def _tiny_kfold(tmp_path) -> list[str]:
+    return ["--out", str(tmp_path), "--folds", "2", "--cases", "6", "--test-cases", "2",
+            "--data.patch_size=[16,16,16]", "--data.spacing=[2.0,2.0,2.0]", "--data.num_workers=0",
             "--model.args={channels: [4, 8, 16], strides: [2, 2], num_res_units: 1}", "--train.max_steps=2",
             "--train.val_every=2", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none",
             f"--data.cache_dir={tmp_path / 'cache'}"]
-    dice = _example("kfold_ensemble").main(["--out", str(tmp_path), "--folds", "2", "--cases", "6",
-                                             "--test-cases", "2", *tiny])
+
+
+def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble(tmp_path):
+    """Before, phantoms written with no validation case listed an empty "validation", a split that won
+    over data.num_folds, and the first fold stopped: "the dataset has no validation cases"."""
+    dice = _example("kfold_ensemble").main(_tiny_kfold(tmp_path))
     assert sorted(dice) == ["ensemble", "fold0", "fold1"] and all(0 <= d <= 1 for d in dice.values())
     held_out = [json.loads((tmp_path / f"fold{k}" / "run_info.json").read_text())["split"]["validation"]
                 for k in range(2)]
@@ -49,6 +52,25 @@ def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
     again = _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "2", "--patch", "32",
                                            "--resume", "latest"])
     assert again["step"] == 8
+
+
+@pytest.mark.distributed
+def test_kfold_example_under_two_processes_trains_one_fold_after_another(tmp_path):
+    """Two runs in one launched process: accelerate's end_training destroyed the process group, and
+    the second fold stopped in its first collective ("Default process group has not been
+    initialized"); a run now keeps the group for the next one (preparation.end_run)."""
+    from test_distributed import ROOT, _free_port
+
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+           "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no",
+           str(EXAMPLES / "kfold_ensemble.py"), *_tiny_kfold(tmp_path)]
+    proc = run_bounded(cmd, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.count("DDP (MULTI_CPU) on 2 process(es)") == 2  # each fold, said by the main process
+    assert "fold 1: best validation mean Dice" in proc.stdout and "ensemble: mean Dice" in proc.stdout
+    assert json.loads((tmp_path / "evaluation" / "dice.json").read_text()).keys() == {"fold0", "fold1", "ensemble"}
 
 
 @pytest.mark.distributed
