@@ -80,8 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
     p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict
-                   help="(required) exported model folder (config.json + model.safetensors); --model given again for each "
-                        "more (e.g. the folds of a k-fold training): an ensemble, the mean of their probabilities")
+                   help="(required) exported model folder (config.json + model.safetensors); --model given again "
+                        "for each more (e.g. the folds of a k-fold training): an ensemble, the mean of their "
+                        "probabilities")
     p.add_argument("inputs", type=path_argument, nargs="*", metavar="INPUT",
                    help="NIfTI files, folders of them or quoted glob patterns; a multi-channel case is "
                         "<case>_0000.nii.gz, <case>_0001.nii.gz, ... (nnU-Net naming)")

@@ -61,7 +61,8 @@ def test_deep_supervision_trains_exports_a_plain_network_and_is_planned(tiny_dat
     should be the same" (the stacked outputs given to DiceCE), and `plan` with the same error."""
     args = "{filters: [4, 8, 16], deep_supervision: true}"  # 16^3 patches: three levels, one head
     out = tmp_path / "run"
-    summary = train(load_config(None, tiny_overrides(tiny_dataset, out, **{"model.name": "dynunet", "model.args": args})))
+    network = {"model.name": "dynunet", "model.args": args}
+    summary = train(load_config(None, tiny_overrides(tiny_dataset, out, **network)))
     assert summary["step"] == 4 and all(torch.isfinite(torch.tensor(loss)) for _, loss in summary["losses"])
     config = json.loads((out / "model" / "config.json").read_text())
     network = DynUNet(**config["model"]["args"])  # plain MONAI, heads included
@@ -96,7 +97,8 @@ def test_loss_arguments_are_checked_with_the_setting_named():
     focal = segmentation_loss("dice_focal", {"gamma": 1.5, "weight": [0.2, 1.0, 2.0]})
     assert focal.focal.gamma == 1.5 and torch.equal(focal.focal.class_weight.flatten(), torch.tensor([0.2, 1.0, 2.0]))
     check_loss(focal, 3)
-    with pytest.raises(ConfigError, match=r"train.loss_args \['gama'\] are not arguments of monai.losses.DiceFocalLoss"):
+    with pytest.raises(ConfigError, match=r"train.loss_args \['gama'\] are not arguments of "
+                                          r"monai.losses.DiceFocalLoss"):
         segmentation_loss("dice_focal", {"gama": 2})
     with pytest.raises(ConfigError, match=r"train.loss_args \['reduction', 'sigmoid'\] contradict the run: reduction "
                                           r"is mean, sigmoid is False"):
