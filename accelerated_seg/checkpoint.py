@@ -533,12 +533,12 @@ def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[tor
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:
-    """``folder`` itself when it is an exported model (config.json and model.safetensors), else a
-    training run's exports in it (best_model, model); empty for anything else."""
+    """``folder`` itself when it is an exported model (it holds a config.json), else a training run's
+    exports in it (best_model, model); empty for anything else."""
     folder = Path(folder)
-    candidates = [folder] + [folder / name for name in ("best_model", "model")]
-    found = [path for path in candidates if (path / "config.json").is_file() and (path / "model.safetensors").is_file()]
-    return found[:1] if found and found[0] == folder else found
+    if (folder / "config.json").is_file():
+        return [folder]
+    return [folder / name for name in ("best_model", "model") if (folder / name / "config.json").is_file()]
 
 
 def read_export_config(model_dir: str | Path) -> dict:
@@ -551,7 +551,7 @@ def read_export_config(model_dir: str | Path) -> dict:
     """
     model_dir = Path(model_dir)
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
-    exports = [model_dir / name for name in ("best_model", "model") if (model_dir / name / "config.json").is_file()]
+    exports = exported_models_in(model_dir)
     if not config_path.is_file() and exports:  # the run's folder given for its export: name the choice
         raise FileNotFoundError(f"{model_dir} is a training run's folder, not an exported model: give "
                                 f"{' or '.join(map(str, exports))} (best_model: the best validation Dice; model: "

@@ -105,9 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stitch the whole volume in CPU memory while windows run on the GPU (default: only when "
                         "it would take more than half of the free GPU memory)")
     p.add_argument("--transforms-on-device", action=argparse.BooleanOptionalAction, default=True,
-                   help="on a GPU, run the preprocessing after reading, its inverse and the class map there; the host "
-                        "only reads and writes files and receives one byte per voxel (default; --no-transforms-on-device "
-                        "keeps them on the host; docs/inference.md)")
+                   help="on a GPU, run the preprocessing after reading, its inverse and the class map there; the "
+                        "host only reads and writes files and receives one byte per voxel (default; "
+                        "--no-transforms-on-device keeps them on the host; docs/inference.md)")
     p.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
     p.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
     p.add_argument("--device", default=None, help="torch device; CUDA when available (one process only: under "
