@@ -238,6 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GPUs, one process each (default: --accelerate-config's num_processes, else 1)")
     p.add_argument("--gpu-memory", type=float, default=80.0, help="memory of one GPU in GiB")
     p.add_argument("--global-batch", type=int, help="samples per optimizer step to reach (train.global_batch_size)")
+    p.add_argument("--optimizer", choices=["adamw", "sgd"],
+                   help="the optimizer whose state is counted (optim.optimizer; default: the config's, else adamw; "
+                        "SGD's momentum is the config's optim.momentum, else 0.99)")
     p.add_argument("--model-args", help='JSON object of model.args, e.g. \'{"filters": [16, 32, 64, 128, 256, 320]}\' '
                                         "(replaces the config's)")
     p.add_argument("--in-channels", type=int, help="image channels (default: the config's dataset, else 1)")
@@ -557,7 +560,7 @@ def _plan(args, _) -> int:
         if args.measure:
             plan.require_cuda()
         facts = plan.measure_model(args.model, args.patch, args.precision, args.in_channels, args.classes,
-                                   args.model_args)
+                                   args.model_args, args.optim)
         estimates = plan.estimate(facts, args.batch, args.gpus)
         proposals = plan.propose(facts, args.gpus, args.gpu_memory, args.global_batch)
         comparison = None
@@ -598,7 +601,7 @@ def _plan_settings(args) -> argparse.Namespace:
             that cannot be read for channels and classes that were not given.
     """
     from . import plan
-    from .config import ConfigError, load_config
+    from .config import ConfigError, OptimConfig, load_config
     from .launch_profile import read_launch_profile
 
     profile = read_launch_profile(args.accelerate_config) if args.accelerate_config else None
@@ -607,12 +610,13 @@ def _plan_settings(args) -> argparse.Namespace:
                              "gpus": args.gpus if args.gpus is not None else (profile.processes if profile else 1)}
     gpus = resolved["gpus"]
     plan.check_settings(1, gpus, args.gpu_memory, args.global_batch)  # the GPUs first: the batch needs them
-    defaults, from_config = {"batch": 2, "in_channels": 1, "classes": 3}, {}
+    defaults, from_config, optim = {"batch": 2, "in_channels": 1, "classes": 3}, {}, OptimConfig()
     if args.config is None:
         if args.model is None or args.patch is None:
             raise ConfigError("give --model and --patch, or --config with an experiment YAML (configs/*.yaml)")
     else:
         cfg = load_config(args.config)
+        optim = cfg.optim
         from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size), "batch": _run_batch(cfg, gpus, args.config),
                        "global_batch": cfg.train.global_batch_size,
                        # the config's model.args are its network's: not another --model's
@@ -622,6 +626,7 @@ def _plan_settings(args) -> argparse.Namespace:
     for key in ("model", "patch", "batch", "global_batch", "model_args", "in_channels", "classes"):
         if resolved[key] is None:
             resolved[key] = from_config.get(key) if from_config.get(key) is not None else defaults.get(key)
+    resolved["optim"] = dataclasses.replace(optim, optimizer=args.optimizer) if args.optimizer else optim
     return argparse.Namespace(**resolved)
 
 

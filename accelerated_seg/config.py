@@ -80,14 +80,22 @@ class ModelConfig:
 
 @dataclass
 class OptimConfig:
+    # AdamW, or SGD with (Nesterov) momentum as nnU-Net trains (lr 0.01, momentum 0.99, schedule poly).
+    optimizer: Literal["adamw", "sgd"] = "adamw"
     lr: float = 1e-3  # learning rate at base_batch_size; scaled by lr_scaling for the global batch
     lr_scaling: Literal["none", "linear", "sqrt"] = "none"  # none | linear | sqrt
     base_batch_size: int = 2
-    weight_decay: float = 1e-5
+    weight_decay: float = 1e-5  # AdamW's decoupled decay; SGD's L2 term
+    momentum: float = 0.99  # sgd only; 0 is plain SGD, which keeps no state
+    nesterov: bool = True  # sgd only; needs momentum > 0
+    # After a linear warm-up the rate decays to lr * min_lr_ratio at max_steps: along a half cosine,
+    # or as nnU-Net's poly, (1 - step / max_steps) ** poly_exponent.
+    schedule: Literal["cosine", "poly"] = "cosine"
+    poly_exponent: float = 0.9
     warmup_steps: int = 20
-    min_lr_ratio: float = 0.01  # cosine decays to lr * min_lr_ratio at max_steps
+    min_lr_ratio: float = 0.01
     max_grad_norm: float = 12.0  # 0 disables clipping
-    fused: bool = False  # torch's fused AdamW kernel (CUDA and CPU): one kernel for all parameters
+    fused: bool = False  # torch's fused optimizer kernel (CUDA and CPU): one kernel for all parameters
 
 
 @dataclass
@@ -255,6 +263,7 @@ _AT_LEAST = {
     "data.synthetic.num_cases": 2, "data.synthetic.num_validation": 0, "data.num_folds": 0, "data.fold": 0,
     "data.max_voxels": 1, "data.samples_per_volume": 1, "data.num_workers": 0,
     "optim.lr": 0, "optim.base_batch_size": 1, "optim.weight_decay": 0, "optim.warmup_steps": 0, "optim.max_grad_norm": 0,
+    "optim.poly_exponent": 0,
     "train.max_steps": 1, "train.batch_size": 1, "train.global_batch_size": 1, "train.grad_accum_steps": 1,
     "train.val_every": 0, "train.save_every": 0, "train.keep_last": 1, "train.log_every": 1,
     "train.max_nonfinite_steps": 1, "train.sw_batch_size": 1, "train.val_tolerance_mm": 0,
@@ -263,7 +272,7 @@ _AT_LEAST = {
 # Shares: (lowest, highest, whether the highest itself is allowed).
 _SHARES = {
     "data.validation_fraction": (0.0, 1.0, False), "data.foreground_fraction": (0.0, 1.0, True),
-    "optim.min_lr_ratio": (0.0, 1.0, True), "train.sw_overlap": (0.0, 1.0, False),
+    "optim.min_lr_ratio": (0.0, 1.0, True), "optim.momentum": (0.0, 1.0, False), "train.sw_overlap": (0.0, 1.0, False),
 }
 
 
@@ -330,6 +339,10 @@ def check_values(cfg: Config) -> Config:
     if cfg.train.channels_last_norm and not cfg.train.channels_last:  # else a setting that does nothing
         raise ConfigError("setting train.channels_last_norm keeps the channels-last layout through the norms, "
                           "and needs train.channels_last: true; set both, or leave it out")
+    # else torch's "Nesterov momentum requires a momentum" at the optimizer, after the preprocessing
+    if cfg.optim.optimizer == "sgd" and cfg.optim.nesterov and cfg.optim.momentum == 0:
+        raise ConfigError("setting optim.nesterov needs a momentum (optim.momentum > 0, nnU-Net's is 0.99); set one, "
+                          "or optim.nesterov: false for plain SGD")
     if cfg.data.synthetic.num_validation >= cfg.data.synthetic.num_cases:
         raise ConfigError(f"setting data.synthetic.num_validation ({cfg.data.synthetic.num_validation}) must be "
                           f"below data.synthetic.num_cases ({cfg.data.synthetic.num_cases}): some cases must train")
@@ -350,15 +363,15 @@ def dump_config(cfg: Config) -> str:
 _RESUME_SETTINGS = ("train.max_steps", "train.resume", "train.overwrite")
 
 
-def settings_changed(saved_config: Path, config_yaml: str) -> list[str]:
-    """``key saved -> now`` for each setting in which ``config_yaml`` differs from a checkpoint's saved
+def settings_changed(saved_config: Path, config_yaml: str) -> dict[str, tuple]:
+    """``{key: (saved, now)}`` for each setting in which ``config_yaml`` differs from a checkpoint's saved
     config (none when either is missing or empty, as for ``fit``'s checkpoints), leaving out what a
     resume is expected to change: a run resumed as it was written says nothing. A setting the saved
     config lacks (added to the package after the checkpoint was written) is compared as its default."""
     saved = yaml.safe_load(saved_config.read_text()) if Path(saved_config).is_file() else None
     now = yaml.safe_load(config_yaml) if config_yaml else None
     if not isinstance(saved, dict) or not isinstance(now, dict):
-        return []
+        return {}
 
     def flat(node, prefix=""):
         if not isinstance(node, dict):
@@ -369,8 +382,8 @@ def settings_changed(saved_config: Path, config_yaml: str) -> list[str]:
     # A setting added since the checkpoint was written is not in its config: it ran as the default.
     defaults = flat(plain_data(Config().to_dict()))
     before.update({key: defaults[key] for key in after.keys() - before.keys() if key in defaults})
-    return [f"{key} {before.get(key)} -> {after.get(key)}" for key in sorted({*before, *after})
-            if before.get(key) != after.get(key) and key not in _RESUME_SETTINGS]
+    return {key: (before.get(key), after.get(key)) for key in sorted({*before, *after})
+            if before.get(key) != after.get(key) and key not in _RESUME_SETTINGS}
 
 
 def _joined_overrides(items: list[str]) -> list[str]:

@@ -34,9 +34,10 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
-from .config import ConfigError
+from .config import ConfigError, OptimConfig
 from .losses import training_loss
 from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
+from .optimizers import build_optimizer, state_bytes_per_parameter
 from .schedule import resolve_batch
 from .wrapping import deepspeed_bucket_elements
 
@@ -266,10 +267,11 @@ class ModelFacts:
     saved: dict[str, PerBatch] = field(default_factory=dict)  # mode -> bytes saved for backward
     peak: dict[str, PerBatch] = field(default_factory=dict)  # mode -> peak bytes of forward + backward
     weight_copies: int = 0  # autocast's low-precision weight copies (bytes, once per step)
+    optim: OptimConfig = field(default_factory=OptimConfig)  # whose state is counted (optim.optimizer)
 
 
 def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 1, classes: int = 3,
-                  model_args: dict | None = None) -> ModelFacts:
+                  model_args: dict | None = None, optim: OptimConfig | None = None) -> ModelFacts:
     """Build the network on the meta device and measure what a training step keeps alive.
 
     Args:
@@ -279,6 +281,7 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
         in_channels: image channels.
         classes: output channels, background included.
         model_args: overrides of the registry defaults (``model.args``).
+        optim: the run's optimizer settings, for the state it keeps (default: AdamW's).
 
     Returns:
         ModelFacts for ``estimate`` and ``propose``. Takes about a second at 128^3.
@@ -307,7 +310,7 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
         trainable=sum(p.numel() for p in model.parameters() if p.requires_grad),
         buffer_bytes=sum(b.nbytes for b in model.buffers()),
         largest_fsdp_unit=max(units), largest_tensor=max(p.numel() for p in model.parameters()),
-        saved=saved, peak=peak, weight_copies=copies)
+        saved=saved, peak=peak, weight_copies=copies, optim=optim or OptimConfig())
 
 
 def fsdp_units(model: nn.Module, min_num_params: int = FSDP_MIN_NUM_PARAMS) -> list[int]:
@@ -420,10 +423,13 @@ def _model_states(strategy: str, facts: ModelFacts, gpus: int) -> dict[str, floa
     """Parameters, gradients, optimizer state, communication buffers and optimizer-step temporaries.
 
     P trainable parameters, N GPUs, ``low`` bytes per element of the training precision (2 for
-    bf16/fp16, 4 for fp32). AdamW keeps two fp32 moments (8 bytes per parameter); torch's foreach
-    AdamW makes one moment-sized temporary in its step. Sources in docs/planning.md.
+    bf16/fp16, 4 for fp32). S bytes of optimizer state per parameter: AdamW's two fp32 moments (8),
+    SGD's momentum buffer (4; 0 without momentum). torch's foreach AdamW makes one moment-sized
+    temporary in its step, and foreach SGD one gradient-sized for its weight decay. Sources in
+    docs/planning.md.
     """
     P, N, U = facts.trainable, gpus, facts.largest_fsdp_unit
+    S = state_bytes_per_parameter(facts.optim)
     low = 4 if facts.precision == "fp32" else 2
     mixed = low < 4
     buffers = facts.buffer_bytes
@@ -433,28 +439,28 @@ def _model_states(strategy: str, facts: ModelFacts, gpus: int) -> dict[str, floa
     if strategy == "ddp":
         # accelerate's autocast keeps fp32 weights and gradients. DDP's buckets are a second copy
         # of the gradients (gradient_as_bucket_view is off); one process runs without DDP.
-        return dict(parameters=4 * P + buffers, gradients=4 * P, optimizer=8 * P,
+        return dict(parameters=4 * P + buffers, gradients=4 * P, optimizer=S * P,
                     communication=4 * P if N > 1 else 0, step_temporaries=4 * P)
     if strategy == "fsdp_no_shard":
         # Whole fp32 weights, plus their low-precision copy for forward/backward under mixed precision.
-        return dict(parameters=4 * P + (low * P if mixed else 0) + buffers, gradients=4 * P, optimizer=8 * P,
+        return dict(parameters=4 * P + (low * P if mixed else 0) + buffers, gradients=4 * P, optimizer=S * P,
                     communication=reduced_unit, step_temporaries=4 * P)
     if strategy == "fsdp_shard_grad_op":
         # Sharded fp32 weights; the gathered low-precision weights stay from forward to backward.
-        return dict(parameters=4 * P / N + low * P + buffers, gradients=4 * P / N, optimizer=8 * P / N,
+        return dict(parameters=4 * P / N + low * P + buffers, gradients=4 * P / N, optimizer=S * P / N,
                     communication=reduced_unit, step_temporaries=4 * P / N)
     if strategy == "fsdp_full_shard":
         # One unit gathered for compute and the next prefetched (BACKWARD_PRE), plus one unit's
         # unsharded gradient before its reduce-scatter.
-        return dict(parameters=4 * P / N + buffers, gradients=4 * P / N, optimizer=8 * P / N,
+        return dict(parameters=4 * P / N + buffers, gradients=4 * P / N, optimizer=S * P / N,
                     communication=2 * low * U + reduced_unit, step_temporaries=4 * P / N)
     # DeepSpeed: the module itself is in the training precision; the optimizer keeps an fp32 master
-    # partition (4 bytes) beside AdamW's moments (8). The contiguous-gradients bucket is allocated
+    # partition (4 bytes) beside its state (S). The contiguous-gradients bucket is allocated
     # at its full reduce_bucket_size, which training sizes to the model.
     bucket = low * deepspeed_bucket_elements(P)
     gathered = low * min(P, DEEPSPEED_PREFETCH_BUCKET + facts.largest_tensor)
-    master_and_moments = 12 * P / N
-    step = 8 * P / N  # the fp32 copy of the gradient partition and AdamW's temporary
+    master_and_moments = (4 + S) * P / N
+    step = 8 * P / N  # the fp32 copy of the gradient partition and the optimizer's temporary
     if strategy == "zero1":
         # Whole low-precision gradients until the accumulation boundary, then this rank's partition.
         return dict(parameters=low * P + buffers, gradients=low * P + low * P / N, optimizer=master_and_moments,
@@ -473,9 +479,9 @@ def _model_states(strategy: str, facts: ModelFacts, gpus: int) -> dict[str, floa
 
 
 def cpu_memory_for_offload(facts: ModelFacts, gpus: int) -> int:
-    """CPU RAM per process that zero3_offload needs: the partitions of weights, master, moments, gradients."""
+    """CPU RAM per process that zero3_offload needs: the partitions of weights, master, optimizer state, gradients."""
     low = 4 if facts.precision == "fp32" else 2
-    return int(facts.trainable * (low + 12 + low) / gpus)
+    return int(facts.trainable * (low + 4 + state_bytes_per_parameter(facts.optim) + low) / gpus)
 
 
 # --------------------------------------------------------------------------------------------
@@ -596,14 +602,14 @@ def require_cuda() -> None:
 def measure_peak_on_gpu(facts: ModelFacts, batch: int) -> int:
     """``torch.cuda.max_memory_allocated`` over real training steps on one GPU (no DDP).
 
-    Two steps of forward, DiceCE loss, backward and AdamW, as in train.py under accelerate's
+    Two steps of forward, DiceCE loss, backward and the run's optimizer, as in train.py under accelerate's
     mixed precision: the second has the optimizer state allocated, as the estimate assumes.
     Compare with ``estimate(...)["ddp"].allocated`` at ``gpus=1``.
     """
     require_cuda()
     device, dtype = torch.device("cuda"), PRECISIONS[facts.precision]
     model = build_from_spec(facts.spec).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    optimizer = build_optimizer(model.parameters(), facts.optim, lr=1e-4)
     loss_fn = training_loss(facts.spec)
     image = torch.randn(batch, facts.spec.args["in_channels"], *facts.patch, device=device)
     label = torch.randint(0, facts.spec.args["out_channels"], (batch, 1, *facts.patch), device=device,
@@ -637,6 +643,8 @@ def to_dict(facts: ModelFacts, estimates: dict[str, Estimate], batch: int, gpus:
     usable = usable_bytes(gpu_memory_gib)
     out = {
         "model": facts.spec.to_dict(), "patch": list(facts.patch), "precision": facts.precision,
+        "optimizer": facts.optim.optimizer,
+        "optimizer_state_bytes_per_parameter": state_bytes_per_parameter(facts.optim),
         "batch_per_gpu": batch, "gpus": gpus, "gpu_memory_gib": gpu_memory_gib, "margin": DEFAULT_MARGIN,
         "parameters": facts.parameters, "trainable_parameters": facts.trainable,
         "largest_fsdp_unit_parameters": facts.largest_fsdp_unit,
@@ -661,7 +669,8 @@ def format_table(facts: ModelFacts, estimates: dict[str, Estimate], batch: int, 
     """The table of GiB per GPU; ``marked``: the strategy row of the launch's accelerate profile."""
     usable = usable_bytes(gpu_memory_gib)
     header = (f"{facts.spec.name} ({facts.parameters / 1e6:.2f} M parameters), patch "
-              f"{'x'.join(map(str, facts.patch))}, batch {batch} per GPU, {facts.precision}, {gpus} GPU(s) of "
+              f"{'x'.join(map(str, facts.patch))}, batch {batch} per GPU, {facts.precision}, "
+              f"{_optimizer(facts.optim)}, {gpus} GPU(s) of "
               f"{gpu_memory_gib:g} GiB ({_gib(usable)} usable after a {DEFAULT_MARGIN:.0%} margin); GiB per GPU")
     names = ["params", "grads", "optim", "activ", "work", "comm", "overhead"]
     lines = [header, f"{'strategy':<20}" + "".join(f"{n:>9}" for n in names) + f"{'total':>9}  fits"]
@@ -673,6 +682,12 @@ def format_table(facts: ModelFacts, estimates: dict[str, Estimate], batch: int, 
                  f"1 GPU is plain single-GPU training. zero3_offload needs "
                  f"{_gib(cpu_memory_for_offload(facts, gpus))} of CPU RAM per process.")
     return "\n".join(lines)
+
+
+def _optimizer(optim: OptimConfig) -> str:
+    if optim.optimizer == "sgd":
+        return f"SGD (momentum {optim.momentum:g})" if optim.momentum else "SGD (no momentum)"
+    return "AdamW"
 
 
 def format_proposals(proposals: dict[str, Proposal], gpus: int, global_batch: int | None,

@@ -7,6 +7,7 @@ training benchmark alike, so that the benchmark measures the loop training reall
 - ``seed_the_shuffle``: ``fit``'s shuffling loaders get an order a resume can repeat.
 - ``model_for_strategy`` / ``adapt_to_strategy``: the registry network's starting weights and the
   changes FSDP and DeepSpeed need before ``prepare`` (wrapping.py does each of them).
+- ``keep_the_optimizer_under_offload``: ZeRO's optimizer offload steps the optimizer the run built.
 - ``schedule_the_stepping_optimizer``: after ``prepare``, the scheduler drives the optimizer that steps.
 - ``model_input_dtype``: the dtype a prepared DeepSpeed engine needs its input in.
 - ``end_run``: a run's trackers closed, its process group kept for the next run of the process.
@@ -215,6 +216,31 @@ def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
             accelerator.print(f"ZeRO-3 gathers {len(leaves)} block(s) whole (train.zero3_leaf_blocks)")
             return leaves
     return []
+
+
+# The optimizers that accelerate's ZeRO-offload path maps onto a DeepSpeed CPU optimizer of the same
+# algorithm (accelerate.utils.deepspeed.map_pytorch_optim_to_deepspeed).
+_MAPPED_TO_DEEPSPEED_CPU_OPTIMIZERS = (torch.optim.Adam, torch.optim.AdamW, torch.optim.Adagrad)
+
+
+def keep_the_optimizer_under_offload(accelerator: Accelerator, optimizer: torch.optim.Optimizer) -> None:
+    """Make ZeRO's optimizer offload step this optimizer, not an Adam put in its place.
+
+    With the optimizer offloaded (deepspeed_zero3_offload.yaml), accelerate replaces a torch
+    optimizer by a DeepSpeed CPU optimizer, and any it has no match for (SGD among them) by
+    DeepSpeedCPUAdam: a run asking for nnU-Net's SGD trained with Adam and said nothing. DeepSpeed
+    takes a torch optimizer for its offloaded partitions once ``zero_force_ds_cpu_optimizer`` is
+    off; SGD's step on the CPU is one multiply-add per parameter, so the Adam kernel is not missed.
+    """
+    if accelerator.distributed_type != DistributedType.DEEPSPEED:
+        return
+    config = accelerator.state.deepspeed_plugin.deepspeed_config
+    offload = config.get("zero_optimization", {}).get("offload_optimizer", {}).get("device", "none")
+    if offload in (None, "none") or isinstance(optimizer, _MAPPED_TO_DEEPSPEED_CPU_OPTIMIZERS):
+        return
+    config["zero_force_ds_cpu_optimizer"] = False
+    accelerator.print(f"ZeRO offload steps {type(optimizer).__name__} on the {offload} "
+                      f"(DeepSpeed's CPU optimizers are Adam's and Adagrad's)")
 
 
 def schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .config import ConfigError
+from .config import ConfigError, OptimConfig
 
 DEFAULT_PER_DEVICE_BATCH = 2
 
@@ -93,9 +93,15 @@ def lr_scale(global_batch: int, base_batch_size: int, rule: str) -> float:
     raise ConfigError(f"optim.lr_scaling must be none, linear or sqrt, got {rule!r}")
 
 
-def warmup_cosine(step: int, warmup_steps: int, max_steps: int, min_ratio: float) -> float:
-    """Multiplier of the base lr at optimizer step ``step`` (0-based): linear warm-up, then cosine."""
-    if step < warmup_steps:
-        return (step + 1) / warmup_steps
-    progress = min(1.0, (step - warmup_steps) / max(1, max_steps - warmup_steps))
-    return min_ratio + (1.0 - min_ratio) * 0.5 * (1.0 + math.cos(math.pi * progress))
+def lr_multiplier(step: int, optim: OptimConfig, max_steps: int) -> float:
+    """Multiplier of the base lr at optimizer step ``step`` (0-based): a linear warm-up over
+    ``optim.warmup_steps``, then ``optim.schedule``'s decay to ``optim.min_lr_ratio`` at ``max_steps``,
+    along a half cosine or as nnU-Net's poly, ``(1 - progress) ** optim.poly_exponent``."""
+    if step < optim.warmup_steps:
+        return (step + 1) / optim.warmup_steps
+    progress = min(1.0, (step - optim.warmup_steps) / max(1, max_steps - optim.warmup_steps))
+    if optim.schedule == "poly":
+        decay = (1.0 - progress) ** optim.poly_exponent
+    else:
+        decay = 0.5 * (1.0 + math.cos(math.pi * progress))
+    return optim.min_lr_ratio + (1.0 - optim.min_lr_ratio) * decay

@@ -54,13 +54,15 @@ from .loop_clock import LoopClock
 from .losses import check_loss, segmentation_loss, training_loss
 from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
-from .preparation import (adapt_to_strategy, check_launch, end_run, make_accelerator, model_for_strategy,
-                          model_input_dtype, schedule_the_stepping_optimizer, seed_the_shuffle)
+from .optimizers import build_optimizer
+from .preparation import (adapt_to_strategy, check_launch, end_run, keep_the_optimizer_under_offload,
+                          make_accelerator, model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer,
+                          seed_the_shuffle)
 from .ranks import on_every_rank, on_main
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
-from .schedule import BatchPlan, resolve_batch, warmup_cosine
+from .schedule import BatchPlan, lr_multiplier, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, strategy_in_effect
 from .validation import validate
 
@@ -214,6 +216,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         expect_shared_tensors(aliases)
         adapt_to_strategy(accelerator, model)
         spare_the_workers(loader)  # a preemption signal to the process group must not end them
+        keep_the_optimizer_under_offload(accelerator, optimizer)
         model, optimizer, train_dl = accelerator.prepare(model, optimizer, loader)
         if len(train_dl) == 0:  # here, before an overwritten run's outputs are deleted
             raise ConfigError(f"fit: the loader yields no batches on each of the {accelerator.num_processes} "
@@ -609,10 +612,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     model, aliases = model_for_strategy(cfg, spec, accelerator, run_scope)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=cfg.optim.weight_decay,
-                                  fused=cfg.optim.fused or None)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: warmup_cosine(
-        s, cfg.optim.warmup_steps, cfg.train.max_steps, cfg.optim.min_lr_ratio))
+    optimizer = build_optimizer(model.parameters(), cfg.optim, plan.lr)
+    keep_the_optimizer_under_offload(accelerator, optimizer)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_multiplier(s, cfg.optim, cfg.train.max_steps))
     # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
     # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
     batches_per_epoch = train_set.epoch_length // (plan.per_device * num_processes)  # per rank
@@ -698,8 +700,16 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
         loop.accelerator.print(warning)
     check_resume_network(checkpoint, loop.accelerator, loop.model)
-    if changed := settings_changed(checkpoint / "config.yaml", loop.config_yaml):
-        loop.accelerator.print(f"resuming with settings other than {checkpoint}'s: {'; '.join(changed)}")
+    changed = settings_changed(checkpoint / "config.yaml", loop.config_yaml)
+    if "optim.optimizer" in changed:  # else torch loads one's state into the other and fails at the first step
+        saved, asked = changed["optim.optimizer"]
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: it was trained with optim.optimizer {saved} and holds {saved}'s "
+            f"state, and this run asks for {asked}. Resume with optim.optimizer: {saved}, or start a new run "
+            f"from its weights (train.init_from) with a fresh {asked} and schedule")
+    if changed:
+        loop.accelerator.print(f"resuming with settings other than {checkpoint}'s: "
+                               + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
     loop.accelerator.load_state(str(checkpoint))
     loop.last_saved = step = loop.progress.step
     max_steps = loop.settings.max_steps

@@ -260,8 +260,8 @@ def test_a_setting_newer_than_the_checkpoint_compares_as_its_default(tmp_path):
     del written["train"]["channels_last_norm"]
     saved = tmp_path / "config.yaml"
     saved.write_text(yaml.safe_dump(written, sort_keys=False))
-    assert settings_changed(saved, dump_config(Config())) == []
+    assert settings_changed(saved, dump_config(Config())) == {}
     changed = Config()
     changed.train.channels_last, changed.train.channels_last_norm = True, True
-    assert settings_changed(saved, dump_config(changed)) == ["train.channels_last False -> True",
-                                                           "train.channels_last_norm False -> True"]
+    assert settings_changed(saved, dump_config(changed)) == {"train.channels_last": (False, True),
+                                                             "train.channels_last_norm": (False, True)}

@@ -193,3 +193,31 @@ def test_a_non_finite_loss_skips_the_step_under_deepspeed(tiny_dataset, tmp_path
     assert "non-finite loss on some rank, step skipped (1/5 in a row)" in proc.stdout
     weights = load_file(out / "model" / "model.safetensors")
     assert all(torch.isfinite(w).all() for w in weights.values())
+
+
+def test_zero_offload_trains_with_sgd_not_the_adam_accelerate_would_put_in_its_place(tiny_dataset, tmp_path):
+    """accelerate replaced an offloaded SGD by DeepSpeedCPUAdam without a word; the optimizer state
+    DeepSpeed saves shows which one stepped."""
+    out = tmp_path / "run"
+    proc = _launch("deepspeed_zero3_offload", str(ROOT / "examples" / "train.py"), "--no-report",
+                   *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0,
+                                   optim__optimizer="sgd", optim__lr=0.01, optim__schedule="poly"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "ZeRO offload steps SGD on the cpu" in proc.stdout
+    partitions = sorted((out / "checkpoints" / "step_3").rglob("*optim_states.pt"))
+    assert len(partitions) == 1, partitions
+    saved = torch.load(partitions[0], map_location="cpu", weights_only=False)
+    state_keys = set()
+
+    def collect(node):
+        if isinstance(node, dict):
+            state_keys.update(key for key in node if isinstance(key, str))
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, (list, tuple)):
+            for value in node:
+                collect(value)
+
+    collect(saved)
+    assert "momentum_buffer" in state_keys and "exp_avg" not in state_keys
+    load_file(out / "model" / "model.safetensors")

@@ -316,7 +316,7 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     with pytest.raises(ConfigError, match="Segmentation: model 'unet9' is not known; choose one of: unet, "):
         Segmentation("unet9")
     with pytest.raises(ConfigError, match="Segmentation: learning_rate is not a training or optimizer setting; "
-                                          "the settings are TrainConfig's fields: .*; OptimConfig's fields: lr, "):
+                                          "the settings are TrainConfig's fields: .*; OptimConfig's fields: optimizer, lr, "):
         Segmentation("unet", learning_rate=1e-3)
     with pytest.raises(ConfigError, match="Segmentation: precision 'fp64' is not known; choose one of: fp32, bf16"):
         Segmentation("unet", precision="fp64")
@@ -368,6 +368,10 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     cfg = data.batch(2).config(lr=1e-2, weight_decay=0.0, warmup_steps=0, val_every=3)
     assert (cfg.optim.lr, cfg.optim.weight_decay, cfg.optim.warmup_steps) == (1e-2, 0.0, 0)
     assert (cfg.train.val_every, cfg.train.batch_size) == (3, 2)
+    cfg = data.config(optimizer="sgd", momentum=0.9, schedule="poly")  # nnU-Net's optimizer and schedule
+    assert (cfg.optim.optimizer, cfg.optim.momentum, cfg.optim.schedule) == ("sgd", 0.9, "poly")
+    with pytest.raises(ConfigError, match=r"Segmentation: setting optim.nesterov needs a momentum"):
+        Segmentation("unet", optimizer="sgd", momentum=0.0)
     # The batch as a setting (a TypeError from dataclasses.replace before), once
     assert data.config(batch_size=3).train.batch_size == 3
     assert data.batch(3).config(batch_size=3).train.batch_size == 3

@@ -7,7 +7,7 @@ import torch
 
 from accelerated_seg import plan
 from accelerated_seg.cli import main
-from accelerated_seg.config import ConfigError
+from accelerated_seg.config import ConfigError, OptimConfig
 from accelerated_seg.models import build_from_spec, meta_network, model_spec
 
 # The MLPerf U-Net's structure with tiny widths: the smallest patch it takes (64^3) stays cheap on a CPU.
@@ -88,6 +88,52 @@ def test_strategies_order_sensibly(facts):
     # One process runs without DDP: no gradient buckets, no NCCL.
     alone = plan.estimate(facts, batch=2, gpus=1)["ddp"].components
     assert alone["communication"] == 0 and alone["overhead"] < ddp["overhead"]
+
+
+def test_the_optimizer_state_counted_is_the_chosen_optimizers(facts, tmp_path, capsys):
+    """AdamW keeps two fp32 moments per parameter, SGD one momentum buffer, plain SGD nothing: with
+    nnU-Net's SGD the plan counted AdamW's state until the forty-eighth session."""
+    P = facts.trainable
+    sgd = plan.measure_model("unet3d_mlperf", PATCH, "bf16", model_args=SMALL_ARGS, optim=OptimConfig(optimizer="sgd"))
+    plain = plan.measure_model("unet3d_mlperf", PATCH, "bf16", model_args=SMALL_ARGS,
+                               optim=OptimConfig(optimizer="sgd", momentum=0.0, nesterov=False))
+    for n in (1, 4):
+        adamw_table, sgd_table, plain_table = (plan.estimate(f, batch=2, gpus=n) for f in (facts, sgd, plain))
+        for strategy in ("ddp", "fsdp_no_shard"):
+            assert adamw_table[strategy].components["optimizer"] == 8 * P
+            assert sgd_table[strategy].components["optimizer"] == 4 * P
+            assert plain_table[strategy].components["optimizer"] == 0
+        assert sgd_table["fsdp_full_shard"].components["optimizer"] == round(4 * P / n)
+        # DeepSpeed keeps its fp32 master partition beside the optimizer's state
+        assert adamw_table["zero2"].components["optimizer"] == round(12 * P / n)
+        assert sgd_table["zero2"].components["optimizer"] == round(8 * P / n)
+        assert plain_table["zero3"].components["optimizer"] == round(4 * P / n)
+        assert plan.cpu_memory_for_offload(sgd, n) == plan.cpu_memory_for_offload(facts, n) - 4 * P // n
+        # nothing but the optimizer's state differs
+        assert sgd_table["ddp"].total == adamw_table["ddp"].total - 4 * P
+
+    out = tmp_path / "plan.json"
+    argv = ["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--model-args", json.dumps(SMALL_ARGS),
+            "--json", str(out)]
+    assert main(argv + ["--optimizer", "sgd"]) == 0
+    assert "bf16, SGD (momentum 0.99), 1 GPU(s)" in capsys.readouterr().out
+    result = json.loads(out.read_text())
+    assert (result["optimizer"], result["optimizer_state_bytes_per_parameter"]) == ("sgd", 4)
+    assert result["strategies"]["ddp"]["bytes"]["optimizer"] == 4 * P
+    assert main(argv) == 0 and "bf16, AdamW, 1 GPU(s)" in capsys.readouterr().out
+
+
+def test_plan_counts_the_optimizer_of_an_experiment_config(tmp_path, capsys):
+    config = tmp_path / "exp.yaml"
+    config.write_text(f"data: {{patch_size: [64, 64, 64]}}\n"
+                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n"
+                      "optim: {optimizer: sgd, momentum: 0.0, nesterov: false}\n")
+    argv = ["plan", "--config", str(config), "--in-channels", "1", "--classes", "3", "--json", str(tmp_path / "p.json")]
+    assert main(argv) == 0
+    assert "SGD (no momentum)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "p.json").read_text())["optimizer_state_bytes_per_parameter"] == 0
+    assert main(argv + ["--optimizer", "adamw"]) == 0  # the option wins over the config
+    assert json.loads((tmp_path / "p.json").read_text())["optimizer_state_bytes_per_parameter"] == 8
 
 
 def test_fsdp_units_match_torch_size_based_wrapping():
@@ -186,8 +232,9 @@ def test_measure_without_a_gpu_is_a_clear_error(capsys):
 
 
 @pytest.mark.cuda
-def test_estimate_within_15_percent_of_the_measured_peak():
-    facts = plan.measure_model("unet3d_mlperf", (128, 128, 128), "bf16")
+@pytest.mark.parametrize("optimizer", ["adamw", "sgd"])
+def test_estimate_within_15_percent_of_the_measured_peak(optimizer):
+    facts = plan.measure_model("unet3d_mlperf", (128, 128, 128), "bf16", optim=OptimConfig(optimizer=optimizer))
     comparison = plan.compare_with_measured(facts, 2, plan.measure_peak_on_gpu(facts, 2))
     assert abs(comparison["relative_error"]) <= 0.15, comparison
 

@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from accelerated_seg.config import ConfigError
-from accelerated_seg.schedule import resolve_batch, warmup_cosine
+from accelerated_seg.config import ConfigError, OptimConfig
+from accelerated_seg.schedule import lr_multiplier, resolve_batch
 
 
 def plan(batch=None, global_batch=None, accum=None, n=1, rule="none", base=2):
@@ -47,10 +47,29 @@ def test_lr_scaling_rules():
 
 
 def test_warmup_then_cosine_to_floor():
-    f = [warmup_cosine(s, 10, 110, 0.01) for s in range(111)]
+    optim = OptimConfig(schedule="cosine", warmup_steps=10, min_lr_ratio=0.01)
+    f = [lr_multiplier(s, optim, 110) for s in range(111)]
     assert f[0] == pytest.approx(0.1) and f[9] == pytest.approx(1.0)
     assert f[10] == pytest.approx(1.0)
     assert f[60] == pytest.approx(0.01 + 0.99 * 0.5)
     assert f[110] == pytest.approx(0.01)
     assert all(a >= b for a, b in zip(f[10:], f[11:]))  # monotone decay after warm-up
     assert not any(math.isnan(x) for x in f)
+
+
+def test_warmup_then_poly_as_nnunet_decays():
+    # nnU-Net's PolyLRScheduler: lr * (1 - progress) ** 0.9, here after the same warm-up and to a floor.
+    optim = OptimConfig(schedule="poly", poly_exponent=0.9, warmup_steps=10, min_lr_ratio=0.0)
+    f = [lr_multiplier(s, optim, 110) for s in range(111)]
+    assert f[0] == pytest.approx(0.1) and f[9] == pytest.approx(1.0) and f[10] == pytest.approx(1.0)
+    assert f[60] == pytest.approx(0.5 ** 0.9)
+    assert f[110] == 0.0
+    assert all(a >= b for a, b in zip(f[10:], f[11:]))
+    floored = OptimConfig(schedule="poly", warmup_steps=0, min_lr_ratio=0.01)
+    assert lr_multiplier(0, floored, 100) == pytest.approx(1.0)
+    assert lr_multiplier(100, floored, 100) == pytest.approx(0.01)
+    assert lr_multiplier(50, floored, 100) == pytest.approx(0.01 + 0.99 * 0.5 ** 0.9)
+    # poly_exponent 0 holds the rate (a constant schedule), 1 is a straight line
+    assert lr_multiplier(99, OptimConfig(schedule="poly", poly_exponent=0, warmup_steps=0), 100) == 1.0
+    line = OptimConfig(schedule="poly", poly_exponent=1.0, warmup_steps=0, min_lr_ratio=0.0)
+    assert lr_multiplier(25, line, 100) == pytest.approx(0.75)

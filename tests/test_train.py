@@ -940,6 +940,61 @@ def test_after_a_resume_the_schedule_drives_the_optimizer_deepspeed_steps():
     assert offloaded.param_groups[0]["lr"] == 0.25  # the rate reaches the optimizer that steps
 
 
+def test_zero_offload_steps_the_optimizer_the_run_built():
+    """accelerate's ZeRO-offload path puts DeepSpeedCPUAdam in place of any optimizer it has no CPU
+    twin for: a run asking for SGD trained with Adam, and nothing said so."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.preparation import keep_the_optimizer_under_offload
+
+    def launch(offload="cpu", distributed_type=DistributedType.DEEPSPEED):
+        config = {"zero_optimization": {"stage": 3, "offload_optimizer": {"device": offload}}}
+        return SimpleNamespace(distributed_type=distributed_type, print=lambda *a: None,
+                               state=SimpleNamespace(deepspeed_plugin=SimpleNamespace(deepspeed_config=config)))
+
+    weights = [torch.nn.Parameter(torch.zeros(2))]
+    sgd, adamw = torch.optim.SGD(weights, lr=0.1, momentum=0.9), torch.optim.AdamW(weights)
+    offloaded = launch()
+    keep_the_optimizer_under_offload(offloaded, sgd)
+    assert offloaded.state.deepspeed_plugin.deepspeed_config["zero_force_ds_cpu_optimizer"] is False
+    for accelerator, optimizer in ((launch(), adamw), (launch(offload="none"), sgd),
+                                   (launch(distributed_type=DistributedType.MULTI_GPU), sgd)):
+        keep_the_optimizer_under_offload(accelerator, optimizer)  # DeepSpeedCPUAdam is AdamW; nothing offloaded
+        assert "zero_force_ds_cpu_optimizer" not in accelerator.state.deepspeed_plugin.deepspeed_config
+
+
+def test_sgd_with_the_poly_schedule_trains_as_nnunet_does_and_resumes_only_as_sgd(tiny_config, tmp_path):
+    """nnU-Net trains with SGD (Nesterov momentum 0.99) and a poly schedule; until the forty-eighth
+    session a run could only choose AdamW with a cosine schedule."""
+    from accelerated_seg.config import OptimConfig
+    from accelerated_seg.schedule import lr_multiplier
+
+    out = tmp_path / "run"
+    nnunet = dict(optim__optimizer="sgd", optim__lr=0.01, optim__schedule="poly", optim__warmup_steps=0,
+                  optim__min_lr_ratio=0, optim__weight_decay=3e-5, train__val_every=0, train__trackers="tensorboard")
+    summary = train(tiny_config(out, train__max_steps=4, **nnunet))
+    assert summary["step"] == 4
+    rates = logged_scalars(out, "train/lr")  # the rate of the next step, after the scheduler has stepped
+    schedule = OptimConfig(schedule="poly", warmup_steps=0, min_lr_ratio=0)
+    assert rates == pytest.approx({step: 0.01 * lr_multiplier(step, schedule, 4) for step in (1, 2, 3, 4)})
+    assert rates[1] == pytest.approx(0.01 * 0.75 ** 0.9) and rates[4] == 0
+    saved = torch.load(out / "checkpoints" / "step_4" / "optimizer.bin", weights_only=True)
+    group = saved["param_groups"][0]
+    assert (group["momentum"], group["nesterov"], group["weight_decay"]) == (0.99, True, 3e-5)
+    assert all(set(state) == {"momentum_buffer"} for state in saved["state"].values())
+    load_exported(out / "model")
+
+    export = (out / "model" / "model.safetensors").read_bytes()
+    with pytest.raises(ConfigError, match=r"cannot resume from .*step_4: it was trained with optim.optimizer sgd and "
+                                          r"holds sgd's state, and this run asks for adamw\. Resume with "
+                                          r"optim.optimizer: sgd, or start a new run from its weights"):
+        train(tiny_config(out, train__max_steps=6, train__resume="latest", **{**nnunet, "optim__optimizer": "adamw"}))
+    assert (out / "model" / "model.safetensors").read_bytes() == export  # nothing of the refused run written
+    assert train(tiny_config(out, train__max_steps=6, train__resume="latest", **nnunet))["step"] == 6
+
+
 def test_sum_over_ranks_of_one_process_is_the_tensor():
     from accelerated_seg.train import SumOverRanks
 
