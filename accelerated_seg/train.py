@@ -54,7 +54,7 @@ from .loop_clock import LoopClock
 from .losses import check_loss, segmentation_loss, training_loss
 from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
-from .optimizers import build_optimizer
+from .optimizers import build_optimizer, continue_with_the_runs_settings
 from .preparation import (adapt_to_strategy, check_launch, end_run, keep_the_optimizer_under_offload,
                           make_accelerator, model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer,
                           seed_the_shuffle)
@@ -639,6 +639,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if resume_from is not None:
         _resume(loop, resume_from)
     schedule_the_stepping_optimizer(accelerator, scheduler)
+    if resume_from is not None:
+        continue_with_the_runs_settings(scheduler, plan.lr)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
     _set_aside_later_course(accelerator, resume_from, out)
@@ -707,8 +709,8 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
             f"cannot resume from {checkpoint}: it was trained with optim.optimizer {saved} and holds {saved}'s "
             f"state, and this run asks for {asked}. Resume with optim.optimizer: {saved}, or start a new run "
             f"from its weights (train.init_from) with a fresh {asked} and schedule")
-    if changed:
-        loop.accelerator.print(f"resuming with settings other than {checkpoint}'s: "
+    if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
+        loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "
                                + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
     loop.accelerator.load_state(str(checkpoint))
     loop.last_saved = step = loop.progress.step

@@ -52,3 +52,37 @@ def test_nesterov_without_momentum_is_refused_before_torch_refuses_it():
         load_config(None, ["--optim.optimizer=sgd", "--optim.momentum=0"])
     assert load_config(None, ["--optim.optimizer=sgd", "--optim.momentum=0", "--optim.nesterov=false"])
     assert load_config(None, ["--optim.momentum=0"])  # AdamW: SGD's settings are not used
+
+
+@pytest.mark.parametrize("optimizer", ["adamw", "sgd"])
+def test_after_a_resume_the_optimizer_steps_with_the_runs_settings(optimizer):
+    """torch's load_state_dict brings the saved weight decay (and momentum) back, and LambdaLR its
+    saved base rate: a run resumed with other settings said so and trained on with the old ones."""
+    from accelerated_seg.optimizers import continue_with_the_runs_settings
+    from accelerated_seg.schedule import lr_multiplier
+
+    weights = [torch.nn.Parameter(torch.ones(3))]
+
+    def built(optim, lr):
+        built_optimizer = build_optimizer(weights, optim, lr)
+        return built_optimizer, torch.optim.lr_scheduler.LambdaLR(
+            built_optimizer, lambda step: lr_multiplier(step, optim, max_steps=10))
+
+    saved_optim = OptimConfig(optimizer=optimizer, weight_decay=1e-5, momentum=0.99, warmup_steps=2)
+    first, first_schedule = built(saved_optim, lr=1e-3)
+    for _ in range(3):
+        weights[0].grad = torch.ones(3)
+        first.step(), first_schedule.step()
+    now = OptimConfig(optimizer=optimizer, weight_decay=1e-2, momentum=0.9, nesterov=False, warmup_steps=2)
+    resumed, schedule = built(now, lr=2e-3)
+    resumed.load_state_dict(first.state_dict()), schedule.load_state_dict(first_schedule.state_dict())
+    assert resumed.param_groups[0]["weight_decay"] == 1e-5 and schedule.base_lrs == [1e-3]  # the saved ones
+    continue_with_the_runs_settings(schedule, lr=2e-3)
+    group = resumed.param_groups[0]
+    assert group["weight_decay"] == 1e-2 and group["lr"] == pytest.approx(2e-3 * lr_multiplier(3, now, 10))
+    if optimizer == "sgd":
+        assert (group["momentum"], group["nesterov"]) == (0.9, False)
+    assert all(torch.equal(a, b) for a, b in zip(resumed.state[weights[0]].values(), first.state[weights[0]].values()))
+    weights[0].grad = torch.ones(3)
+    resumed.step(), schedule.step()
+    assert schedule.get_last_lr() == [pytest.approx(2e-3 * lr_multiplier(4, now, 10))]

@@ -965,6 +965,26 @@ def test_zero_offload_steps_the_optimizer_the_run_built():
         assert "zero_force_ds_cpu_optimizer" not in accelerator.state.deepspeed_plugin.deepspeed_config
 
 
+def test_a_run_resumed_with_another_rate_and_weight_decay_trains_on_with_them(tiny_config, tmp_path, capsys):
+    """Resumed with --optim.lr or --optim.weight_decay, a run listed the change and trained on with the
+    checkpoint's values (torch's load_state_dict, LambdaLR's saved base rate) until the forty-eighth session."""
+    from accelerated_seg.schedule import lr_multiplier
+
+    out = tmp_path / "run"
+    common = dict(train__val_every=0, train__trackers="tensorboard")
+    train(tiny_config(out, train__max_steps=2, **common))
+    capsys.readouterr()
+    train(tiny_config(out, train__max_steps=4, train__resume="latest", optim__lr=0.002, optim__weight_decay=0.01,
+                      **common))
+    said = capsys.readouterr().out
+    assert "this run's from here on: optim.lr 0.001 -> 0.002; optim.weight_decay 1e-05 -> 0.01" in said
+    rates, optim = logged_scalars(out, "train/lr"), tiny_config(out).optim
+    assert rates[2] == pytest.approx(0.001 * lr_multiplier(2, optim, 2))  # the first run's
+    assert rates[3] == pytest.approx(0.002 * lr_multiplier(3, optim, 4))
+    group = torch.load(out / "checkpoints" / "step_4" / "optimizer.bin", weights_only=True)["param_groups"][0]
+    assert (group["weight_decay"], group["initial_lr"]) == (0.01, 0.002)
+
+
 def test_sgd_with_the_poly_schedule_trains_as_nnunet_does_and_resumes_only_as_sgd(tiny_config, tmp_path):
     """nnU-Net trains with SGD (Nesterov momentum 0.99) and a poly schedule; until the forty-eighth
     session a run could only choose AdamW with a cosine schedule."""
