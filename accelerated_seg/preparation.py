@@ -230,7 +230,7 @@ def keep_the_optimizer_under_offload(accelerator: Accelerator, optimizer: torch.
     optimizer by a DeepSpeed CPU optimizer, and any it has no match for (SGD among them) by
     DeepSpeedCPUAdam: a run asking for nnU-Net's SGD trained with Adam and said nothing. DeepSpeed
     takes a torch optimizer for its offloaded partitions once ``zero_force_ds_cpu_optimizer`` is
-    off; SGD's step on the CPU is one multiply-add per parameter, so the Adam kernel is not missed.
+    off; SGD's step on the CPU is a few multiply-adds per parameter, so the Adam kernel is not missed.
     """
     if accelerator.distributed_type != DistributedType.DEEPSPEED:
         return
