@@ -61,7 +61,7 @@ from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
-from .plain_loop import adamw, make_plain_loop, run_block, shard_like, step_breakdown
+from .plain_loop import benchmark_optimizer, make_plain_loop, run_block, shard_like, step_breakdown
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 
@@ -77,7 +77,8 @@ LEVERS = {
     "channels_last": "both models' weights channels-last 3D (train.channels_last)",
     "channels_last_norm": "with channels_last: both models' InstanceNorms as the identical GroupNorm with one group "
                           "per channel, which keeps channels-last (train.channels_last_norm)",
-    "fused_adamw": "AdamW with fused=True in both loops (optim.fused)",
+    "fused_adamw": "AdamW with fused=True in both loops (optim.fused); with sgd, torch's fused SGD",
+    "sgd": "SGD with Nesterov momentum 0.99, nnU-Net's optimizer, in both loops instead of AdamW (optim.optimizer)",
     "compile": "torch.compile (inductor) of both prepared models, in place (train.compile); compiled in the warm-up",
     "compile_cudagraphs": "as compile, mode reduce-overhead: forward and backward replayed as CUDA graphs "
                           "(train.compile.mode; CUDA only)",
@@ -106,6 +107,11 @@ class TrainCase:
 
     def uses(self, lever: str) -> bool:
         return lever in self.lever.split("+")
+
+    @property
+    def optim(self) -> OptimConfig:
+        """Both loops' optimizer settings: training's defaults, with the case's optimizer levers."""
+        return OptimConfig(optimizer="sgd" if self.uses("sgd") else "adamw", fused=self.uses("fused_adamw"))
 
     @property
     def compile_mode(self) -> str | None:
@@ -331,7 +337,6 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # What FSDP (wrap classes, precision policy) and DeepSpeed (buckets) are told, as in training.
     zero3_leaves = adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch),
                                       run_scope=case_scope)
-    fused = case.uses("fused_adamw")
     loss_fn = training_loss(spec)  # both loops and the FLOP count: training's loss for this network
     flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes, loss_fn)
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -346,15 +351,15 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         dataset = SyntheticPatches(samples_per_block, case.batch, timing.in_channels, case.patch,
                                    timing.classes, device, timing.seed)
     workers = timing.num_workers if timing.data == "real" else 0
-    ours = _our_loop(accelerator, ours_model, dataset, case.batch, fused, workers, timing.seed, loss_fn)
-    plain = make_plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, fused, workers,
+    ours = _our_loop(accelerator, ours_model, dataset, case.batch, case.optim, workers, timing.seed, loss_fn)
+    plain = make_plain_loop(plain_model, dataset, case.batch, case.precision, accelerator, case.optim, workers,
                             loss_fn=loss_fn)
     # Under FSDP2 a third loop: the plain one with the network sharded by hand exactly as ours was.
     plain_fsdp2 = None
     if fsdp2:
         hand_model = hand_model[0].to(device)
         units = shard_like(hand_model, ours.model, accelerator.state.fsdp_plugin)
-        plain_fsdp2 = make_plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, fused, workers,
+        plain_fsdp2 = make_plain_loop(hand_model, dataset, case.batch, case.precision, accelerator, case.optim, workers,
                                       sharded=True, loss_fn=loss_fn)
     compiled = _compile_settings(accelerator, case, timing)
     if compiled is not None:  # as train.compile does it: in place, after prepare (or the DDP wrapper)
@@ -628,9 +633,10 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
 EPOCHS_IN_ONE_PASS = 10**6  # more blocks than any benchmark runs: the real loader never starts a second pass
 
 
-def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, workers: int = 0, seed: int = 0,
-              loss_fn=None):
+def _our_loop(accelerator, model, dataset, batch: int, optim: OptimConfig | None = None, workers: int = 0,
+              seed: int = 0, loss_fn=None):
     from .data.loader import train_loader
+    from .preparation import keep_the_optimizer_under_offload
     from .train import Loop, LoopSettings
 
     if isinstance(dataset, SyntheticPatches):  # already on the device: no workers, no sampling
@@ -638,7 +644,9 @@ def _our_loop(accelerator, model, dataset, batch: int, fused: bool = False, work
     else:  # the training loader itself (sampler, workers, pinned memory, prefetch), in one pass as in training
         loader = train_loader(dataset, batch, workers, seed, epochs_per_pass=EPOCHS_IN_ONE_PASS,
                               processes=accelerator.num_processes)
-    model, optimizer, loader = accelerator.prepare(model, adamw(model, fused), loader)
+    optimizer = benchmark_optimizer(model, optim)
+    keep_the_optimizer_under_offload(accelerator, optimizer)  # as training does
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
     # max_steps grows block by block; log_every so large that only a block's last step logs (run_loop
     # always logs its last step); no validation, no checkpoints.
     settings = LoopSettings(max_steps=0, log_every=10**9, val_every=0, save_every=0,

@@ -197,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--precision", nargs="+", default=["fp32"], help="fp32, bf16, fp16 (fp16 on CUDA only)")
     b.add_argument("--lever", nargs="+", default=["none"],
                    help="speed levers, each measured as its own configuration on both loops: none, channels_last, "
-                        "channels_last_norm (with channels_last), fused_adamw, compile, compile_cudagraphs, "
+                        "channels_last_norm (with channels_last), fused_adamw, sgd, compile, compile_cudagraphs, "
                         "compile_autotune, no_cudnn_benchmark, ddp_static_graph, ddp_bucket_view; several joined by "
                         "'+' are one configuration "
                         "(e.g. --lever none compile compile+channels_last)")

@@ -1,7 +1,7 @@
 """The baseline of ``accelerated-seg benchmark train``: the training step written in bare PyTorch.
 
 What a user writes without a framework, doing the same work as our loop: the same network, data,
-precision (``torch.autocast``, plus a GradScaler for fp16), AdamW hyper-parameters, DiceCE loss and
+precision (``torch.autocast``, plus a GradScaler for fp16), optimizer and its hyper-parameters, loss and
 gradient clipping, in a ``forward/loss/backward/clip/step/zero_grad`` loop. Under several processes
 it is wrapped in ``DistributedDataParallel`` with the options our accelerator passes, or sharded by
 hand with torch's ``fully_shard`` into the same units as ours (``shard_like``). Its steps are split
@@ -25,15 +25,16 @@ import torch
 from .config import OptimConfig
 from .data.workers import worker_start_method
 from .losses import training_loss
+from .optimizers import build_optimizer
 
 AUTOCAST_DTYPES = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
-def adamw(model: torch.nn.Module, fused: bool = False) -> torch.optim.Optimizer:
-    """AdamW as training builds it (config defaults; ``fused`` as optim.fused), for both loops."""
-    defaults = OptimConfig()
-    return torch.optim.AdamW(model.parameters(), lr=defaults.lr, weight_decay=defaults.weight_decay,
-                             fused=fused or None)
+def benchmark_optimizer(model: torch.nn.Module, optim: OptimConfig | None = None) -> torch.optim.Optimizer:
+    """The optimizer as training builds it, for both loops: AdamW with the config's defaults, or what
+    ``optim`` says (the case's levers: ``sgd``, ``fused_adamw``), at its unscaled ``lr``."""
+    optim = optim or OptimConfig()
+    return build_optimizer(model.parameters(), optim, optim.lr)
 
 
 @dataclass
@@ -97,15 +98,16 @@ class PlainLoop:
         self.optimizer_step()
 
 
-def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, fused: bool = False,
+def make_plain_loop(model, dataset, batch: int, precision: str, accelerator, optim: OptimConfig | None = None,
                     workers: int = 0, sharded: bool = False, loss_fn=None) -> PlainLoop:
-    """``sharded``: ``model`` was sharded with ``fully_shard`` (``shard_like``), so no DDP wrapper.
+    """``optim``: the optimizer's settings (``benchmark_optimizer``; default: training's AdamW).
+    ``sharded``: ``model`` was sharded with ``fully_shard`` (``shard_like``), so no DDP wrapper.
     ``loss_fn``: training's loss for the network (``losses.training_loss``; default: one output)."""
     device, processes = accelerator.device, accelerator.num_processes
     if not sharded:  # fully_shard already put the shards on the device
         model = model.to(device)
     # Over the unwrapped parameters as usual with DDP; after fully_shard, over its sharded DTensors.
-    optimizer = adamw(model, fused)
+    optimizer = benchmark_optimizer(model, optim)
     if processes > 1 and not sharded:
         from torch.nn.parallel import DistributedDataParallel
 
@@ -234,7 +236,7 @@ def step_breakdown(plain: PlainLoop, accelerator) -> dict:
     breakdown["step"] = round(sum(breakdown.values()), 3)
     breakdown["how"] = ("one extra block of the plain loop, median per phase; "
                         + ("CUDA events between phases" if accelerator.device.type == "cuda" else "host clock")
-                        + "; optimizer = clip + AdamW step + zero_grad"
+                        + f"; optimizer = clip + {type(plain.optimizer).__name__} step + zero_grad"
                         + _communication_note(plain, accelerator.num_processes))
     return breakdown
 

@@ -168,6 +168,23 @@ def test_a_combined_lever_is_one_configuration_of_both_loops():
     assert all(run["ratio_ours_to_plain"] > 0 for run in results["runs"])
 
 
+def test_the_sgd_lever_steps_both_loops_with_sgd(monkeypatch):
+    import accelerated_seg.plain_loop as plain_loop
+    from accelerated_seg.benchmark_train import TrainCase
+    from accelerated_seg.config import OptimConfig
+
+    assert TrainCase("unet", {}, (16, 16, 16), 2, "fp32", "none").optim == OptimConfig()  # training's AdamW
+    fused_sgd = TrainCase("unet", {}, (16, 16, 16), 2, "fp32", "sgd+fused_adamw").optim
+    assert (fused_sgd.optimizer, fused_sgd.fused, fused_sgd.momentum, fused_sgd.nesterov) == ("sgd", True, 0.99, True)
+    built, build = [], plain_loop.build_optimizer
+    monkeypatch.setattr(plain_loop, "build_optimizer", lambda *args: built.append(build(*args)) or built[-1])
+    results = benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1, warmup_blocks=1),
+                              levers=["sgd"])
+    assert results["runs"][0]["lever"] == "sgd" and results["runs"][0]["ratio_ours_to_plain"] > 0
+    assert [type(optimizer).__name__ for optimizer in built] == ["SGD", "SGD"]  # ours, then the plain loop's
+    assert built[0].param_groups[0]["momentum"] == 0.99 and built[1].param_groups[0]["nesterov"]
+
+
 def test_channels_last_norms_are_a_lever_of_channels_last_only():
     results = benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1, warmup_blocks=1),
                               levers=["channels_last+channels_last_norm"])
