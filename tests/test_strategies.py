@@ -17,7 +17,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import assert_checkpoint_exports_as_training_did, tiny_overrides
+from conftest import assert_checkpoint_exports_as_training_did, logged_scalars, tiny_overrides
 from processes import run_bounded
 
 pytestmark = pytest.mark.distributed
@@ -207,6 +207,33 @@ def test_a_full_state_dict_fsdp_checkpoint_exports_as_the_run_did(tiny_dataset, 
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (run / "checkpoints" / "step_2" / "pytorch_model_fsdp.bin").is_file()
     assert_checkpoint_exports_as_training_did(run, tmp_path / "exported")
+
+
+def test_fsdp2_resumes_sgd_with_the_rate_of_the_resumed_run(tiny_dataset, tmp_path):
+    """Under FSDP2 the optimizer's and schedule's saved settings come back through
+    torch.distributed.checkpoint as well; after the load the resumed run's own take over
+    (optimizers.continue_with_the_runs_settings), here with nnU-Net's SGD, sharded."""
+    from accelerated_seg.config import OptimConfig
+    from accelerated_seg.schedule import lr_multiplier
+
+    run, fsdp2 = tmp_path / "run", ROOT / "configs" / "accelerate" / "fsdp2.yaml"
+    sgd = dict(optim__optimizer="sgd", optim__lr=0.01, optim__schedule="poly", optim__warmup_steps=0,
+               train__val_every=0, train__trackers="tensorboard")
+    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, run, train__max_steps=2, **sgd),
+                                config_file=fsdp2, mixed_precision="no")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "FSDP (FSDP) on 2 process(es)" in proc.stdout
+    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, run, train__max_steps=4, train__resume="latest",
+                                                **{**sgd, "optim__lr": 0.02, "optim__weight_decay": 0.01}),
+                                config_file=fsdp2, mixed_precision="no")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "this run's from here on: optim.lr 0.01 -> 0.02; optim.weight_decay 1e-05 -> 0.01" in proc.stdout
+    schedule = OptimConfig(schedule="poly", warmup_steps=0)
+    rates = logged_scalars(run, "train/lr")
+    assert rates[2] == pytest.approx(0.01 * lr_multiplier(2, schedule, 2))
+    assert rates[3] == pytest.approx(0.02 * lr_multiplier(3, schedule, 4))
+    saved = torch.load(run / "checkpoints" / "step_4" / "custom_checkpoint_0.pkl", weights_only=False)
+    assert saved["base_lrs"] == [0.02]
 
 
 def test_fsdp2_size_based_units_pass_over_module_containers_and_train_as_one_process(tiny_dataset, tmp_path,
