@@ -639,7 +639,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if resume_from is not None:
         _resume(loop, resume_from)
     schedule_the_stepping_optimizer(accelerator, scheduler)
-    if resume_from is not None:
+    if resume_from is not None:  # on the optimizer that steps, hence after the line above
         continue_with_the_runs_settings(scheduler, plan.lr)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)

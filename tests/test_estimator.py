@@ -316,7 +316,8 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     with pytest.raises(ConfigError, match="Segmentation: model 'unet9' is not known; choose one of: unet, "):
         Segmentation("unet9")
     with pytest.raises(ConfigError, match="Segmentation: learning_rate is not a training or optimizer setting; "
-                                          "the settings are TrainConfig's fields: .*; OptimConfig's fields: optimizer, lr, "):
+                                          "the settings are TrainConfig's fields: .*; "
+                                          "OptimConfig's fields: optimizer, lr, "):
         Segmentation("unet", learning_rate=1e-3)
     with pytest.raises(ConfigError, match="Segmentation: precision 'fp64' is not known; choose one of: fp32, bf16"):
         Segmentation("unet", precision="fp64")

@@ -16,7 +16,8 @@ def _stepped(optim: OptimConfig) -> tuple[torch.optim.Optimizer, int]:
     return optimizer, sum(p.numel() for p in model.parameters())
 
 
-@pytest.mark.parametrize("optim", [OptimConfig(), OptimConfig(optimizer="sgd"), OptimConfig(optimizer="sgd", fused=True),
+@pytest.mark.parametrize("optim", [OptimConfig(), OptimConfig(optimizer="sgd"),
+                                   OptimConfig(optimizer="sgd", fused=True),
                                    OptimConfig(optimizer="sgd", momentum=0.0, nesterov=False)],
                          ids=["adamw", "sgd", "sgd_fused", "plain_sgd"])
 def test_the_state_the_plan_counts_is_the_state_torch_keeps(optim):
