@@ -609,9 +609,13 @@ def export_value_errors(config: dict) -> list[str]:
         if not is_whole_number(config[key], least):
             errors.append(f"{key} {config[key]!r} is not a whole number >= {least}")
     args = config["model"]["args"] if isinstance(config["model"]["args"], dict) else {}
-    for key, arg in (("in_channels", "in_channels"), ("num_classes", "out_channels")):
-        if arg in args and args[arg] != config[key]:
-            errors.append(f"{key} is {config[key]!r} but the network's model.args.{arg} is {args[arg]!r}")
+    regions = config.get("regions")
+    if regions is not None and (region_error := _regions_error(regions)):
+        return errors + [region_error]
+    outputs = ("num_classes", config["num_classes"]) if regions is None else ("regions", len(regions["names"]))
+    for (key, value), arg in ((("in_channels", config["in_channels"]), "in_channels"), (outputs, "out_channels")):
+        if arg in args and args[arg] != value:
+            errors.append(f"{key} is {value!r} but the network's model.args.{arg} is {args[arg]!r}")
     patch = config["patch_size"]
     if not (isinstance(patch, list) and len(patch) == 3 and all(is_whole_number(edge, 1) for edge in patch)):
         errors.append(f"patch_size {patch!r} is not 3 whole numbers >= 1 (voxels)")
@@ -644,6 +648,22 @@ def export_value_errors(config: dict) -> list[str]:
             for pair in label_map)):
         errors.append(f"preprocessing.label_map {label_map!r} is not a list of [label value, class index] pairs")
     return errors
+
+
+def _regions_error(regions) -> str | None:
+    """What is wrong with an export's ``regions`` (``Regions.to_dict``), or None."""
+    def values(items) -> bool:
+        return isinstance(items, list) and all(is_whole_number(v, 1) for v in items)
+
+    if not (isinstance(regions, dict) and isinstance(regions.get("names"), list) and regions["names"]
+            and isinstance(regions.get("values"), list) and all(values(v) and v for v in regions["values"])
+            and values(regions.get("order"))
+            and len(regions["names"]) == len(regions["values"]) == len(regions["order"])):
+        return (f"regions {regions!r} is not {{\"names\": [...], \"values\": [[label values], ...], \"order\": "
+                f"[value painted per region]}} with one entry per region")
+    if outside := [v for v, region in zip(regions["order"], regions["values"]) if v not in region]:
+        return f"regions.order paints value(s) {outside} outside their regions"
+    return None
 
 
 def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str = "cpu") -> None:

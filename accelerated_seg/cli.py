@@ -127,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-classes", type=int, help="classes including background (default: --labels, or the "
                                                    "values found in the files)")
     p.add_argument("--labels", type=path_argument, dest="dataset_json", metavar="DATASET_JSON",
-                   help="dataset.json (or a model's config.json) whose \"labels\" name the classes")
+                   help="dataset.json (or a model's config.json) whose \"labels\" name the classes; where it "
+                        "declares regions (region-based training), each region is scored")
     p.add_argument("--tolerance", type=float, nargs="+", default=[1.0], metavar="MM",
                    help="surface-Dice tolerance in mm: one for every class, or one per class in order")
     p.add_argument("--output", type=path_argument,
@@ -245,7 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "(replaces the config's)")
     p.add_argument("--in-channels", type=int, help="image channels (default: the config's dataset, else 1)")
     p.add_argument("--classes", type=int,
-                   help="output classes including background (default: the config's dataset, else 3)")
+                   help="the network's outputs: classes including background, or regions (default: the "
+                        "config's dataset, else 3)")
     p.add_argument("--json", type=path_argument,
                    metavar="PATH", help="also write the estimate and proposal to this JSON file")
     p.add_argument("--measure", action="store_true",
@@ -474,7 +476,8 @@ def _evaluate(args, _) -> int:
     for c, scores in summary["per_class"].items():
         dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]
         empty = f" ({hd95['n_inf']} case(s) with one side empty: inf, not averaged)" if hd95["n_inf"] else ""
-        print(f"class {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm{empty}, "
+        scored = "region" if "regions" in summary else "class"
+        print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm{empty}, "
               f"surface Dice @{summary['tolerance_mm'][c]:g} mm {_mean_std(nsd)}")
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
           f"and summary.json to {args.output or Path(args.pred_dir) / 'evaluation'}")
@@ -645,21 +648,22 @@ def _run_batch(cfg, gpus: int, config_path: str) -> int:
 
 
 def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
-    """The image channels and classes of the config's dataset, from its description only (no image is read,
-    and the embedded demo data is not written)."""
+    """The image channels and the network's outputs (classes, or regions) of the config's dataset, from its
+    description only (no image is read, and the embedded demo data is not written)."""
     from .config import ConfigError
     from .data.errors import DataError
     from .data.prepare import load_manifest
     from .data.synthetic import LABELS
 
+    regions = len(cfg.data.regions) if cfg.data.regions else None  # one output each, over the dataset's
     if cfg.data.dataset == "synthetic":
-        return 1, 2 if cfg.data.binarize else len(LABELS)
+        return 1, regions or (2 if cfg.data.binarize else len(LABELS))
     try:
         manifest = load_manifest(cfg.data, cfg.train.output_dir)
     except (DataError, OSError) as error:
         raise ConfigError(f"{config_path}: the image channels and classes come from its dataset, which cannot be "
                           f"read here ({error}); give --in-channels and --classes") from None
-    return manifest.num_channels, manifest.num_classes
+    return manifest.num_channels, regions or manifest.num_outputs
 
 
 COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "predict": _predict,

@@ -50,6 +50,12 @@ class DataConfig:
     # A CSV's label values, which the file cannot declare: {value: name} ({0: background, 4: enhancing})
     # or {name: value}. None: binary, {0: background, 1: foreground}. dataset.json declares its own.
     labels: Optional[dict] = None
+    # Region-based training (regions.py): {name: [label values]}, one sigmoid output per region, such as
+    # BraTS' {whole_tumor: [1, 2, 3], tumor_core: [2, 3], enhancing_tumor: [3]}; over what dataset.json
+    # declares. None: the classes, exclusive, one softmax. region_order: the value each region paints in
+    # a label map (nnU-Net's regions_class_order); None derives it where it is unambiguous.
+    regions: Optional[dict] = None
+    region_order: Optional[list[int]] = None
     # Preprocessing, done once and cached (see docs/data.md):
     spacing: Optional[tuple[float, float, float]] = None  # target voxel size in mm; None = the training median
     normalization: Literal["zscore", "ct"] = "zscore"  # zscore (per channel, nonzero voxels) | ct (clip to ct_window, scale to [-1, 1])
@@ -343,6 +349,12 @@ def check_values(cfg: Config) -> Config:
     if cfg.optim.optimizer == "sgd" and cfg.optim.nesterov and cfg.optim.momentum == 0:
         raise ConfigError("setting optim.nesterov needs a momentum (optim.momentum > 0, nnU-Net's is 0.99); set one, "
                           "or optim.nesterov: false for plain SGD")
+    if cfg.data.regions is not None and cfg.data.binarize:  # one region would be the one foreground class
+        raise ConfigError("settings data.regions and data.binarize exclude each other: binarize merges every label "
+                          "value into one class, regions unite values themselves; drop one of the two")
+    if cfg.data.region_order is not None and cfg.data.regions is None:
+        raise ConfigError("setting data.region_order orders data.regions, which is not set; declare the regions, "
+                          "or leave the order out")
     if cfg.data.synthetic.num_validation >= cfg.data.synthetic.num_cases:
         raise ConfigError(f"setting data.synthetic.num_validation ({cfg.data.synthetic.num_validation}) must be "
                           f"below data.synthetic.num_cases ({cfg.data.synthetic.num_cases}): some cases must train")
@@ -466,6 +478,12 @@ def _coerce(hint, value, key: str):
         if not isinstance(value, (list, tuple)) or len(value) != len(args):
             raise ConfigError(f"setting {key} must be a list of {len(args)} values, got {value!r}")
         return tuple(_coerce(a, v, key) for a, v in zip(args, value))
+    if origin is list:  # any length, each value of the element type
+        if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # a numpy array
+            value = value.tolist()
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"setting {key} must be a list, got {value!r}")
+        return [_coerce(args[0], v, key) for v in value]
     if hint is dict or origin is dict:
         if value is None:  # model.args=None in Python: no arguments over the defaults
             return {}

@@ -41,6 +41,7 @@ from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, is_json_object_with, replace_atomically
 from .models import MODELS, SET_BY_THE_RUN, ModelSpec, check_arg_names, model_spec, spec_differences
+from .regions import Regions
 from .run_folder import ESTIMATOR_NAMES, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
@@ -191,9 +192,15 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig) -> Manifest:
     # None, not an empty list, asks for the seeded split: validation_pairs=[] means "no validation
     # cases", and held out a fifth of the training pairs before the thirty-second session.
     held_out = list(validation_pairs) if validation_pairs is not None else None
-    return from_pairs(list(pairs), labels=n_classes, validation_pairs=held_out,
-                      validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
-                      seed=data.split_seed, binarize=data.binarize)
+    manifest = from_pairs(list(pairs), labels=n_classes, validation_pairs=held_out,
+                          validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
+                          seed=data.split_seed, binarize=data.binarize)
+    if data.regions is None:
+        return manifest
+    # now, not at fit: a declaration that does not fit the classes fails at from_files, and the
+    # network's outputs are known to every check before training (one per region)
+    regions = Regions.declared(data.regions, manifest.label_values, "Dataset.from_files: regions", data.region_order)
+    return dataclasses.replace(manifest, regions=regions)
 
 
 class Segmentation:
@@ -395,7 +402,7 @@ class Segmentation:
         """
         from .data.io import write_nifti
         from .evaluate import check_output_folder, evaluate_folders, read_label_map
-        from .inference import class_values, kept_whole
+        from .inference import class_values, export_regions, kept_whole
         from .inference import preprocess_settings as export_preprocessing
 
         model_dir = self._require_model()
@@ -433,6 +440,8 @@ class Segmentation:
                     image = nib.load(str(source))
                     classes = _as_classes(read_label_map(Path(source)), lookup, merge_foreground=merge)
                     write_nifti(folder / f"{case.id}.nii.gz", classes, image.affine, image.header)
+        if (regions := export_regions(config)) is not None:  # both maps hold class indices: regions over them
+            return evaluate_folders(predictions, labels, regions=regions, output_dir=out)
         return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out)
 
     def save(self, directory: str | Path) -> Path:
@@ -552,11 +561,12 @@ def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
     never gave; here the difference is named as the Dataset gives it.
     """
     saved = ModelSpec.from_dict(read_export_config(export)["model"])
-    needed = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size,
+    needed = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
                         cfg.model.args)
     if needed == saved:
         return
-    given_as = {"out_channels": "classes (n_classes)", "in_channels": "image channels", "img_size": "block_shape"}
+    given_as = {"out_channels": "classes (n_classes)" if manifest.regions is None else "regions",
+                "in_channels": "image channels", "img_size": "block_shape"}
     differences = spec_differences(saved, needed, given_as, sides=("in the model", "in the dataset"))
     raise ConfigError(f"fit: a loaded model is trained on from its weights, and the one loaded from {export} does not "
                       f"fit this dataset ({'; '.join(differences)}): give a Dataset the model fits, or "

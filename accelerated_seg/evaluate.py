@@ -48,6 +48,7 @@ from .data.formats.dataset_json import parse_json
 from .data.formats.paths import nifti_stem
 from .data.io import header_error, read_nifti
 from .files import file_in_the_way, is_json_object_with, write_text_atomically
+from .regions import Regions
 
 DEFAULT_TOLERANCE_MM = 1.0
 # Affines of a prediction and its label may differ by float32 rounding of the header (~1e-5 mm) but
@@ -131,6 +132,19 @@ def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tens
     values = foreground_classes(classes)
     tolerance = tolerances(tolerance_mm, values)
     return {c: binary_metrics(pred == c, label == c, spacing, tolerance[c], distances) for c in values}
+
+
+def region_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tensor, regions: Regions,
+                   spacing: Sequence[float], tolerance_mm: float | Sequence[float] = DEFAULT_TOLERANCE_MM,
+                   distances: bool = True) -> dict[int, dict[str, float]]:
+    """``case_metrics`` of each region (``regions.py``) of two label maps: {region index: metrics}, in the
+    regions' order. A region's mask is every voxel holding one of its values, in either map."""
+    pred, label = _as_numpy(pred), _as_numpy(label)
+    if pred.shape != label.shape:
+        raise ValueError(f"prediction shape {pred.shape} != label shape {label.shape}")
+    tolerance = tolerances(tolerance_mm, list(range(regions.count)))
+    return {k: binary_metrics(np.isin(pred, values), np.isin(label, values), spacing, tolerance[k], distances)
+            for k, values in enumerate(regions.values)}
 
 
 def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float], tolerance_mm: float,
@@ -340,6 +354,27 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
                         f"{type(err).__name__}: {err}") from err
 
 
+def regions_from_json(path: str | Path) -> Regions | None:
+    """The regions (``regions.py``) an export's config.json or an nnU-Net dataset.json declares, in label
+    values; None where it declares classes."""
+    from .data.labels import split_regions
+
+    path = Path(path)
+    try:
+        document = parse_json(path.read_text(encoding="utf-8"), path)
+    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):  # class_names_from_json says what is wrong
+        return None
+    if not isinstance(document, dict):
+        return None
+    if "num_classes" in document and "model" in document:  # an export
+        return Regions.from_dict(document["regions"]) if document.get("regions") is not None else None
+    declared, regions = split_regions(document.get("labels"))
+    if regions is None:
+        return None
+    values = sorted(declared.values()) if isinstance(declared, dict) else []
+    return Regions.declared(regions, values, f'{path}: "labels"', document.get("regions_class_order"))
+
+
 def _export_class_names(config: dict) -> dict[int, str]:
     """An export's config.json names classes by index (0..C-1), but ``predict`` writes each class as
     the dataset's own value (BraTS' enhancing tumour, class 3, as 4): the names go to those values,
@@ -353,7 +388,8 @@ def _export_class_names(config: dict) -> dict[int, str]:
 def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes: int | None = None,
                      dataset_json: str | Path | None = None,
                      tolerance_mm: float | Sequence[float] | Mapping[int, float] = DEFAULT_TOLERANCE_MM,
-                     output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM) -> dict:
+                     output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM,
+                     regions: Regions | None = None) -> dict:
     """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
 
     The classes scored are, in this order of preference: those named in ``dataset_json`` (except
@@ -364,10 +400,13 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         pred_dir: folder of predicted label maps ``<case>.nii.gz``.
         label_dir: folder of reference label maps with the same names.
         num_classes: classes including background.
-        dataset_json: file whose ``"labels"`` give the class names (and values).
+        dataset_json: file whose ``"labels"`` give the class names (and values); an export's config.json
+            or an nnU-Net dataset.json declaring regions (``regions.py``) has each region scored instead,
+            as the voxels holding any of its values, in rows numbered 1.. in the regions' order.
         tolerance_mm: surface-Dice tolerance: one value, one per class, or {class: mm}.
         output_dir: where the two files go; ``pred_dir/evaluation`` by default.
         geometry_atol_mm: largest affine difference accepted between a prediction and its label.
+        regions: the regions to score, in the maps' values (over ``dataset_json``'s).
 
     Returns:
         The summary written to ``summary.json``.
@@ -388,22 +427,36 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         check_same_grid(read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False),
                         pred_path, label_path, geometry_atol_mm)
 
-    names = _class_names(pairs, num_classes, dataset_json)
+    if regions is None and dataset_json is not None:
+        regions = regions_from_json(dataset_json)
+    if regions is not None and num_classes is not None:
+        raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
+                         f"--num-classes")
+    names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
+             else _class_names(pairs, num_classes, dataset_json))
     classes = list(names)
     tolerance = tolerances(tolerance_mm, classes)
+    # the label values a file may hold: a region's values, or the classes scored
+    known = sorted({v for region in regions.values for v in region}) if regions is not None else classes
     rows = []
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
-        _require_known_values(pred, pred_path, classes)
-        _require_known_values(label, label_path, classes)
+        _require_known_values(pred, pred_path, known)
+        _require_known_values(label, label_path, known)
         spacing = voxel_spacing(nib.load(label_path).affine)
-        for c, scores in case_metrics(pred, label, classes, spacing, tolerance).items():
+        if regions is not None:  # region k is row k + 1
+            scored = {k + 1: scores for k, scores in
+                      region_metrics(pred, label, regions, spacing, [tolerance[c] for c in classes]).items()}
+        else:
+            scored = case_metrics(pred, label, classes, spacing, tolerance)
+        for c, scores in scored.items():
             rows.append({"case": case, "class": c, "name": names[c], **scores, "tolerance_mm": tolerance[c]})
 
     summary = {
         "prediction_folder": str(pred_dir), "label_folder": str(label_dir), "num_cases": len(pairs),
         "classes": {str(c): n for c, n in names.items()},
         "tolerance_mm": {str(c): t for c, t in tolerance.items()},
+        **({"regions": regions.to_dict()} if regions is not None else {}),
         **summarise(rows, names),
         "conventions": {
             "both_empty": "dice 1, hd95_mm 0, surface_dice 1",

@@ -10,9 +10,10 @@ The prediction of one case, top-down (``predict_case``):
 1. read the channel files and check they share one voxel grid;
 2. apply exactly the training preprocessing recorded in the export's ``config.json``;
 3. run the network as a Gaussian-blended sliding window, optionally under bf16/fp16 autocast, once
-   per mirroring of the input (test-time augmentation), averaging the softmax probabilities;
+   per mirroring of the input (test-time augmentation), averaging the softmax probabilities (a
+   region-based model's sigmoid probabilities, one per region: ``regions.py``);
 4. map the probabilities back through the inverse crop, resampling and reorientation (MONAI records
-   them on the MetaTensor), then take the argmax on the input's own grid;
+   them on the MetaTensor), then take the argmax on the input's own grid (paint the regions);
 5. write the label map (and optionally the probabilities) atomically with the input's affine and
    header, so it overlays the scan in 3D Slicer or ITK-SNAP.
 
@@ -55,6 +56,7 @@ from .inference_files import (
 )
 from .inference_pipeline import one_at_a_time, pipelined
 from .postprocess import keep_largest_components, largest_component_classes
+from .regions import Regions
 
 # --------------------------------------------------------------------------------------------------
 # The sliding window, its precision and where its output is stitched together
@@ -296,6 +298,29 @@ def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
     return values
 
 
+def output_channels(config: dict) -> int:
+    """The network's output channels an export describes: one per region, or one per class."""
+    return len(config["regions"]["names"]) if config.get("regions") is not None else int(config["num_classes"])
+
+
+def export_regions(config: dict) -> Regions | None:
+    """An export's regions over class indices, which a painted map holds until ``write_case`` writes each
+    class's value (``class_values``); None for a model of exclusive classes.
+
+    Raises:
+        DataError: a region value that is not one of the classes' values (a hand-edited config.json).
+    """
+    if config.get("regions") is None:
+        return None
+    values = class_values(preprocess_settings(config), int(config["num_classes"]))
+    class_of_value = {int(value): index for index, value in enumerate(values)}
+    regions = Regions.from_dict(config["regions"])
+    if unknown := sorted({v for region in regions.values for v in region} - set(class_of_value)):
+        raise DataError(f"the model's config.json declares regions of label value(s) {unknown}, which none of its "
+                        f"{len(values)} classes {values.tolist()} is; use the config.json written with the weights")
+    return regions.in_classes(class_of_value)
+
+
 def class_map(probabilities: torch.Tensor, dim: int = 0) -> torch.Tensor:
     """The index of the most probable class along ``dim``: the first on a tie, as ``argmax``.
 
@@ -330,9 +355,10 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
                            roi_size: Sequence[int], options: PredictOptions, device: torch.device,
                            stitch_device: torch.device | None = None, *,
                            window_logits: Callable[..., torch.Tensor] | None = None,
-                           to_host: bool = True) -> torch.Tensor:
+                           to_host: bool = True, sigmoid: bool = False) -> torch.Tensor:
     """Softmax probabilities of a preprocessed (1, C, X, Y, Z) volume, averaged over the mirrorings
-    (and over the members of an ensemble, each member's stitched logits made probabilities first).
+    (and over the members of an ensemble, each member's stitched logits made probabilities first);
+    with ``sigmoid``, a region-based model's, one sigmoid per output.
 
     Args:
         model: the network, or a ``ModelEnsemble``, on ``device``.
@@ -359,7 +385,7 @@ def mirrored_probabilities(model: Callable[[torch.Tensor], torch.Tensor], image:
         for predictor in predictors:
             logits = window_logits(predictor, flipped, roi_size, options.sw_batch_size, options.overlap,
                                    sw_device=device, device=stitch_device)
-            probs = torch.softmax(logits.float(), dim=1)
+            probs = torch.sigmoid(logits.float()) if sigmoid else torch.softmax(logits.float(), dim=1)
             del logits  # one volume of logits at a time, not two
             probs = probs.flip(axes) if axes else probs  # back to the input's orientation before averaging
             total = probs if total is None else total.add_(probs)
@@ -377,6 +403,8 @@ class PreparedCase:
             ``pending`` is set, the volume as read.
         transform: the preprocessing, to invert onto the input's grid.
         settings: the preprocessing settings (for the label value of each class).
+        regions: a region-based model's regions over class indices (``export_regions``), painted into
+            the class map; None for exclusive classes.
         files: the channel files, for messages.
         pending: the preprocessing still to run, on the network's device (``prepare_case(...,
             read_only=True)``, ``preprocessed_on``); None once it has run.
@@ -386,6 +414,7 @@ class PreparedCase:
     image: MetaTensor
     transform: Compose
     settings: PreprocessSettings
+    regions: Regions | None = None
     files: tuple[Path, ...] = ()
     pending: Compose | None = None
 
@@ -412,7 +441,7 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     reading, rest = reading_and_rest(transform)
     image = reading({"image": [str(p) for p in paths] if len(paths) > 1 else str(paths[0])})["image"]
     served.images.clear()  # the transform is kept to invert the case; the files' bytes need not be
-    prepared = PreparedCase(images[0], image, transform, settings, tuple(paths), pending=rest)
+    prepared = PreparedCase(images[0], image, transform, settings, export_regions(config), tuple(paths), pending=rest)
     return prepared if read_only else preprocessed_on(prepared, torch.device("cpu"))
 
 
@@ -483,10 +512,11 @@ def case_probabilities(model: Callable[[torch.Tensor], torch.Tensor], config: di
         model, device, options, window_logits: as in ``predict_case``.
     """
     image = prepared.image
-    needed = aggregation_bytes(image.shape[1:], config["num_classes"], config["in_channels"])
+    needed = aggregation_bytes(image.shape[1:], output_channels(config), config["in_channels"])
     stitch_device = aggregation_device(device, needed, options.aggregate_on_cpu)
     return mirrored_probabilities(model, image.as_tensor()[None], config["patch_size"], options, device,
-                                  stitch_device, window_logits=window_logits, to_host=to_host)[0]
+                                  stitch_device, window_logits=window_logits, to_host=to_host,
+                                  sigmoid=prepared.regions is not None)[0]
 
 
 @dataclass(frozen=True)
@@ -494,10 +524,10 @@ class RestoredCase:
     """A case's prediction on its input's grid, on the host: what ``write_case`` writes.
 
     Args:
-        classes: (X, Y, Z) index of the most probable class of each voxel (from a GPU in the smallest
-            integer type that holds it: uint8 up to 256 classes).
+        classes: (X, Y, Z) index of the most probable class of each voxel, or of the class each voxel's
+            regions paint (from a GPU in the smallest integer type that holds it: uint8 up to 256 classes).
         num_classes: classes of the model, background included.
-        probabilities: (classes, X, Y, Z) float32, or None when they are not written.
+        probabilities: (classes or regions, X, Y, Z) float32, or None when they are not written.
     """
 
     classes: torch.Tensor
@@ -509,11 +539,14 @@ def restore_case(prepared: PreparedCase, probabilities: torch.Tensor, keep_proba
     """Map a case's (classes, X, Y, Z) probabilities back onto its input's grid and take the class map,
     on the device the probabilities are on; then hand the result to the host. From a GPU that is one
     byte per voxel (uint8 class indices), where the probabilities are four per class and voxel."""
-    reference = prepared.reference
-    restored = _to_input_grid(probabilities, prepared.image, prepared.transform)
+    reference, regions = prepared.reference, prepared.regions
+    restored = _to_input_grid(probabilities, prepared.image, prepared.transform, exclusive=regions is None)
     if restored.shape[1:] != reference.shape[:3]:
         raise RuntimeError(f"internal error: prediction shape {tuple(restored.shape[1:])} != input shape "
                            f"{reference.shape[:3]} for {reference.get_filename()}")
+    if regions is not None:  # painted in the smallest type already; the classes are those the regions unite
+        return RestoredCase(regions.paint(restored).cpu(), max(regions.order) + 1,
+                            restored.cpu() if keep_probabilities else None)
     classes = class_map(restored)
     if classes.device.type != "cpu":  # the smallest index type before the copy (on the CPU a pass for nothing)
         classes = classes.to(next(t for t in (torch.uint8, torch.int16, torch.int32)
@@ -692,18 +725,21 @@ def _require_usable_header(path: Path, image) -> None:
         raise error
 
 
-def _to_input_grid(probs: torch.Tensor, image: MetaTensor, transform: Compose) -> torch.Tensor:
+def _to_input_grid(probs: torch.Tensor, image: MetaTensor, transform: Compose, exclusive: bool = True) -> torch.Tensor:
     """Probabilities on the preprocessed grid -> on the input's grid, (classes, X, Y, Z).
 
     The spatial transforms are inverted on probabilities (linear interpolation), not on labels, so
     the argmax is taken at the input's resolution. Voxels the network never saw (cropped away, or
-    outside the resampled grid) come back with no probability at all; they are background.
+    outside the resampled grid) come back with no probability at all; they are background: for
+    ``exclusive`` classes the background class takes the probability missing, a region-based
+    model's regions stay at 0 there.
     """
     recorded = MetaTensor(probs, meta=image.meta, applied_operations=image.applied_operations)
     restored = Invertd("pred", transform=transform, orig_keys="image", nearest_interp=False)(
         {"image": image, "pred": recorded})["pred"]
     restored = torch.as_tensor(restored).float().clamp_(0, 1)
-    restored[0] += (1 - restored.sum(0)).clamp_(min=0)
+    if exclusive:
+        restored[0] += (1 - restored.sum(0)).clamp_(min=0)
     return restored
 
 

@@ -40,6 +40,7 @@ from .inference import (
     PredictOptions,
     check_precision,
     kept_whole,
+    output_channels,
     predict_cases,
     preprocess_settings,
     segment_cases,
@@ -225,7 +226,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     else:
         if say:
             say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
-        window_logits = shared_window_logits(accelerator, config["num_classes"])
+        window_logits = shared_window_logits(accelerator, output_channels(config))
         with closing(segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
                                    write=accelerator.is_main_process, sequential=sequential,
                                    keep_largest=keep)) as done:

@@ -17,6 +17,13 @@ to sum to 1, as MONAI's DynUNet tutorial and nnU-Net weight theirs; the sum is M
 ``DeepSupervisionLoss``. Normalised, the loss logged has the scale of the loss without heads, and
 ``optim.max_grad_norm`` keeps its meaning.
 
+With regions (``data.regions``, ``regions.py``) each output channel is one region, scored through a
+sigmoid against the region's mask of the label map (``RegionTargets``): the run sets ``sigmoid`` instead
+of ``softmax``, no one-hot labels, and ``include_background`` (no output is background). MONAI's
+``DiceCELoss`` scores more than one channel with a softmax cross-entropy whatever its ``sigmoid``, wrong
+for regions that overlap; ``dice_ce`` is then ``RegionDiceCELoss``, Dice plus binary cross-entropy per
+channel, nnU-Net's loss for regions.
+
     loss_fn = training_loss(spec, "dice_focal", {"gamma": 2.0})
     loss = loss_fn(model(image), label)   # either output form
 """
@@ -32,6 +39,7 @@ from torch import nn
 
 from .config import ConfigError, plain_data
 from .models import ModelSpec
+from .regions import Regions
 
 # train.loss -> the MONAI loss class
 LOSSES = {"dice_ce": "DiceCELoss", "dice_focal": "DiceFocalLoss", "dice": "DiceLoss",
@@ -39,58 +47,98 @@ LOSSES = {"dice_ce": "DiceCELoss", "dice_focal": "DiceFocalLoss", "dice": "DiceL
 # What the run's labels and outputs decide (every loss above takes these arguments).
 SET_BY_THE_RUN = {"to_onehot_y": True, "softmax": True, "sigmoid": False, "other_act": None, "reduction": "mean"}
 WHY_SET = "the labels are class indices, the classes exclusive (softmax over the logits) and the loss one number"
+SET_FOR_REGIONS = {"to_onehot_y": False, "softmax": False, "sigmoid": True, "other_act": None, "reduction": "mean",
+                   "include_background": True}
+WHY_SET_FOR_REGIONS = ("the targets are the regions' masks, which may overlap (a sigmoid per output), every output "
+                       "is a region (none is background) and the loss one number")
 
 
-def segmentation_loss(name: str = "dice_ce", args: dict | None = None) -> nn.Module:
-    """The MONAI loss ``train.loss`` names, with ``train.loss_args`` over what the run decides.
+class RegionDiceCELoss(monai.losses.DiceCELoss):
+    """MONAI's Dice + cross-entropy with a binary cross-entropy on every channel, for regions: its own
+    forward takes a softmax cross-entropy over more than one channel. A class ``weight`` weighs each
+    region's positives (``pos_weight``), along the channel axis."""
+
+    def __init__(self, **args):
+        super().__init__(**args)
+        if (weight := self.binary_cross_entropy.pos_weight) is not None:  # (regions,) broadcast over channels
+            self.binary_cross_entropy.pos_weight = weight.reshape(-1, 1, 1, 1)
+
+    def forward(self, input: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        return self.lambda_dice * self.dice(input, target) + self.lambda_ce * self.bce(input, target)
+
+
+def segmentation_loss(name: str = "dice_ce", args: dict | None = None, regions: bool = False) -> nn.Module:
+    """The MONAI loss ``train.loss`` names, with ``train.loss_args`` over what the run decides (for
+    exclusive classes, or with ``regions`` for regions).
 
     Raises:
         ConfigError: an argument the loss does not take, one that contradicts ``SET_BY_THE_RUN``, or a
             value MONAI refuses.
     """
     monai_class = getattr(monai.losses, LOSSES[name])
+    set_by_the_run, why = (SET_FOR_REGIONS, WHY_SET_FOR_REGIONS) if regions else (SET_BY_THE_RUN, WHY_SET)
     args = dict(args or {})
     accepted = set(inspect.signature(monai_class.__init__).parameters) - {"self"}
     if unknown := sorted(set(args) - accepted):
         raise ConfigError(f"train.loss_args {unknown} are not arguments of monai.losses.{monai_class.__name__} "
-                          f"(train.loss={name}); it takes {', '.join(sorted(accepted - set(SET_BY_THE_RUN)))}")
-    if contradicted := sorted(key for key in set(args) & set(SET_BY_THE_RUN)
-                              if plain_data(args[key]) != SET_BY_THE_RUN[key]):
+                          f"(train.loss={name}); it takes {', '.join(sorted(accepted - set(set_by_the_run)))}")
+    if contradicted := sorted(key for key in set(args) & set(set_by_the_run)
+                              if plain_data(args[key]) != set_by_the_run[key]):
         raise ConfigError(f"train.loss_args {contradicted} contradict the run: "
-                          + ", ".join(f"{key} is {SET_BY_THE_RUN[key]}" for key in contradicted)
-                          + f", as {WHY_SET}. Leave them out of train.loss_args")
+                          + ", ".join(f"{key} is {set_by_the_run[key]}" for key in contradicted)
+                          + f", as {why}. Leave them out of train.loss_args")
     if isinstance(args.get("weight"), (list, tuple)):  # a class weight from YAML: the tensor MONAI takes
         args["weight"] = torch.tensor(args["weight"], dtype=torch.float32)
+    if regions and monai_class is monai.losses.DiceCELoss:
+        monai_class = RegionDiceCELoss
     try:
-        return monai_class(**{**args, **SET_BY_THE_RUN})
+        return monai_class(**{**args, **set_by_the_run})
     except (TypeError, ValueError) as error:
         raise ConfigError(f"train.loss_args for train.loss={name} (monai.losses.{monai_class.__name__}): "
                           f"{error}") from None
 
 
-def check_loss(loss_fn: nn.Module, classes: int, name: str = "dice_ce") -> None:
-    """Evaluate ``loss_fn`` once on a tiny batch of ``classes`` classes, once the cases have told the
-    classes and before they are preprocessed: a class ``weight`` of the wrong length fails here, named,
-    instead of at the first step."""
-    logits, label = torch.zeros(1, classes, 2, 2, 2), torch.zeros(1, 1, 2, 2, 2)
+def check_loss(loss_fn: nn.Module, classes: int, name: str = "dice_ce", regions: Regions | None = None) -> None:
+    """Evaluate ``loss_fn`` once on a tiny batch of ``classes`` classes (of the regions' outputs), once the
+    cases have told the classes and before they are preprocessed: a class ``weight`` of the wrong length
+    fails here, named, instead of at the first step."""
+    outputs = regions.count if regions is not None else classes
+    logits, label = torch.zeros(1, outputs, 2, 2, 2), torch.zeros(1, 1, 2, 2, 2)
     try:
         with torch.no_grad():  # the forward's checks are what can fail; nothing to train
             value = loss_fn(logits, label)
     except (RuntimeError, ValueError, AssertionError, IndexError) as error:
-        raise ConfigError(f"train.loss={name} with train.loss_args cannot score {classes} classes "
-                          f"(background included): {str(error).splitlines()[0].rstrip('.')}. A class weight has one "
-                          f"value per class (without the background where include_background is false)") from None
+        scored = (f"{outputs} regions" if regions is not None else f"{classes} classes (background included)")
+        weight = ("one value per region" if regions is not None else
+                  "one value per class (without the background where include_background is false)")
+        raise ConfigError(f"train.loss={name} with train.loss_args cannot score {scored}: "
+                          f"{str(error).splitlines()[0].rstrip('.')}. A class weight has {weight}") from None
     if value.dim() != 0:
         raise ConfigError(f"train.loss={name} gives a tensor of shape {tuple(value.shape)}, not one number")
 
 
-def training_loss(spec: ModelSpec | None = None, name: str = "dice_ce", args: dict | None = None) -> nn.Module:
+def training_loss(spec: ModelSpec | None = None, name: str = "dice_ce", args: dict | None = None,
+                  regions: Regions | None = None) -> nn.Module:
     """The loss ``train`` uses for the network ``spec`` describes (None: a network with one output):
-    ``segmentation_loss(name, args)``, over every deep supervision head. The benchmarks and ``plan``
-    measure with the default, Dice + cross-entropy."""
-    loss = segmentation_loss(name, args)
+    ``segmentation_loss(name, args)``, over every deep supervision head, and against the masks of
+    ``regions`` (over class indices, as the batches' labels hold them) when given. The benchmarks and
+    ``plan`` measure with the default, Dice + cross-entropy."""
+    loss = segmentation_loss(name, args, regions=regions is not None)
     outputs = supervised_outputs(spec)
-    return loss if outputs == 1 else StackedDeepSupervisionLoss(loss, outputs)
+    loss = loss if outputs == 1 else StackedDeepSupervisionLoss(loss, outputs)
+    return loss if regions is None else RegionTargets(loss, regions)
+
+
+class RegionTargets(nn.Module):
+    """``loss`` against each region's mask of the label map, (batch, regions, *spatial), in the output's
+    dtype, instead of the class indices."""
+
+    def __init__(self, loss: nn.Module, regions: Regions):
+        super().__init__()
+        self.loss, self.regions = loss, regions
+
+    def forward(self, output: torch.Tensor, label: torch.Tensor) -> torch.Tensor:
+        return self.loss(output, self.regions.masks(label).to(output.dtype))
 
 
 def supervised_outputs(spec: ModelSpec | None) -> int:

@@ -603,10 +603,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if patches < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {patches} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
-    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
+    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
-    loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args)
-    check_loss(loss_fn, manifest.num_classes, cfg.train.loss)  # a class weight per class, before the preprocessing
+    loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args, manifest.class_regions)
+    # a class weight per class (region), before the preprocessing
+    check_loss(loss_fn, manifest.num_classes, cfg.train.loss, manifest.class_regions)
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
     model, aliases = model_for_strategy(cfg, spec, accelerator, run_scope)
@@ -701,7 +702,6 @@ def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, 
 def _resume(loop: Loop, checkpoint: Path) -> None:
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
         loop.accelerator.print(warning)
-    check_resume_network(checkpoint, loop.accelerator, loop.model)
     changed = settings_changed(checkpoint / "config.yaml", loop.config_yaml)
     if "optim.optimizer" in changed:  # else torch loads one's state into the other and fails at the first step
         saved, asked = changed["optim.optimizer"]
@@ -709,6 +709,13 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
             f"cannot resume from {checkpoint}: it was trained with optim.optimizer {saved} and holds {saved}'s "
             f"state, and this run asks for {asked}. Resume with optim.optimizer: {saved}, or start a new run "
             f"from its weights (train.init_from) with a fresh {asked} and schedule")
+    # the outputs would mean something else than what the checkpoint's network learned
+    if outputs := [key for key in changed if key == "data.region_order" or key.split(".")[:2] == ["data", "regions"]]:
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: its network learned other regions than this run asks for ("
+            + "; ".join(f"{key} {changed[key][0]} there, {changed[key][1]} here" for key in outputs)
+            + "). Resume with the checkpoint's data.regions, or start a new run from its weights (train.init_from)")
+    check_resume_network(checkpoint, loop.accelerator, loop.model)
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
         loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "
                                + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
@@ -771,10 +778,12 @@ def _peak_memory_gb() -> float | None:
 def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float) -> None:
     cfg, loop = run.cfg, run.loop
     accelerator, progress = loop.accelerator, loop.progress
+    regions = run.manifest.class_regions
     scores = validate(accelerator, loop.model, val_set, cfg.data.patch_size, run.manifest.num_classes,
                       sw_batch_size=cfg.train.sw_batch_size, overlap=cfg.train.sw_overlap,
-                      distances=cfg.train.val_distances, tolerance_mm=cfg.train.val_tolerance_mm)
-    names = [run.manifest.labels[c] for c in range(1, run.manifest.num_classes)]
+                      distances=cfg.train.val_distances, tolerance_mm=cfg.train.val_tolerance_mm, regions=regions)
+    names = (regions.names if regions is not None
+             else [run.manifest.labels[c] for c in range(1, run.manifest.num_classes)])
     mean = float(scores["dice"].mean())
     per_class = {f"dice_{name}": float(d) for name, d in zip(names, scores["dice"].mean(0))}
     for metric in ("hd95_mm", "surface_dice"):  # with train.val_distances; HD95 averaged over finite values
@@ -840,7 +849,7 @@ def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest
         return
     processes_here = int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes))
     check_step_fits_host_memory(cfg.model.name, cfg.data.patch_size, precision, manifest.num_channels,
-                                manifest.num_classes, cfg.model.args, per_device, processes_here)
+                                manifest.num_outputs, cfg.model.args, per_device, processes_here)
 
 
 def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings) -> dict:
@@ -854,6 +863,8 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
         "spacing": list(settings.spacing) if settings.spacing else None,
         "orientation": ORIENTATION,
         "preprocessing": settings.to_dict(),
+        # region-based: the network's outputs are these regions (label values), painted in their order
+        **({"regions": manifest.regions.to_dict()} if manifest.regions is not None else {}),
         "accelerated_seg_version": __version__,
     }
 

@@ -15,10 +15,11 @@ from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object
 
 from .data.loader import VolumeDataset
-from .evaluate import case_metrics
+from .evaluate import case_metrics, region_metrics
 from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .preparation import model_input_dtype
+from .regions import Regions
 
 
 def forward_is_collective(accelerator: Accelerator) -> bool:
@@ -31,13 +32,14 @@ def forward_is_collective(accelerator: Accelerator) -> bool:
 @torch.no_grad()
 def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, num_classes: int, *,
              sw_batch_size: int = 4, overlap: float = 0.25, distances: bool = False,
-             tolerance_mm: float = 1.0) -> dict[str, np.ndarray]:
-    """Per-case, per-foreground-class metrics of the whole validation volumes, in case order.
+             tolerance_mm: float = 1.0, regions: Regions | None = None) -> dict[str, np.ndarray]:
+    """Per-case, per-foreground-class (per-region) metrics of the whole validation volumes, in case order.
 
     Cases are shared between ranks by voxel count (``balance_by_voxels``) and each is scored once, on
     its preprocessed grid and spacing, with ``evaluate.case_metrics`` (the code of ``accelerated-seg
-    evaluate``). Returns {"dice": (cases, classes - 1)} plus "hd95_mm" and "surface_dice" when
-    ``distances``. The same on every rank.
+    evaluate``). With ``regions`` (over class indices) the label map is painted from the regions as
+    ``predict`` paints it, and each region of it scored against the label's. Returns {"dice": (cases,
+    classes - 1 or regions)} plus "hd95_mm" and "surface_dice" when ``distances``. The same on every rank.
     """
     model.eval()
     sharded = forward_is_collective(accelerator)
@@ -56,8 +58,12 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
         with accelerator.autocast():
             logits = sliding_window_logits(net, case["image"][None].to(accelerator.device), roi_size,
                                            sw_batch_size, overlap)
-        scores = case_metrics(class_map(logits, 1)[0], case["label"][0], num_classes, case["spacing"], tolerance_mm,
-                              distances=distances)
+        if regions is None:
+            scores = case_metrics(class_map(logits, 1)[0], case["label"][0], num_classes, case["spacing"],
+                                  tolerance_mm, distances=distances)
+        else:  # a logit above 0 is a probability above regions.THRESHOLD
+            scores = region_metrics(regions.paint(logits[0], threshold=0.0), case["label"][0], regions,
+                                    case["spacing"], tolerance_mm, distances=distances)
         mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics]))
     if sharded:  # every rank must call forward as often as the busiest one, or the shard gathers hang
         calls = [sum(window_batches(shapes[i], roi_size, sw_batch_size, overlap) for i in share) for share in shares]

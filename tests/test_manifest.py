@@ -270,11 +270,20 @@ def test_nnunet_missing_channel_file_names_case_and_file(tmp_path):
     assert message.count("has no") == 1
 
 
-def test_nnunet_region_based_labels_are_refused_clearly(tmp_path):
-    root = write_nnunet(tmp_path, labels={"background": 0, "whole_tumor": [1, 2, 3], "enhancing": 3})
-    with pytest.raises(DataError, match="region-based") as raised:
-        load_nnunet(root)
-    assert "whole_tumor" in str(raised.value) and str(root / "dataset.json") in str(raised.value)
+def test_nnunet_region_based_labels_become_regions_painted_in_regions_class_order(tmp_path):
+    labels = {"background": 0, "whole_tumor": [1, 2, 3], "enhancing": 3}
+    root = write_nnunet(tmp_path / "ordered", labels=labels, regions_class_order=[1, 3])
+    manifest = load_nnunet(root)
+    # every foreground entry is a region (a single value too), as nnU-Net reads them
+    assert manifest.regions.names == ("whole_tumor", "enhancing")
+    assert manifest.regions.values == ((1, 2, 3), (3,)) and manifest.regions.order == (1, 3)
+    assert manifest.label_values == [0, 1, 2, 3] and manifest.labels[3] == "enhancing"
+    assert manifest.labels[1] == "label_1" and manifest.num_outputs == 2 and manifest.num_classes == 4
+    assert load_nnunet(root, binarize=True).regions is None  # one foreground class, no regions
+    # whole_tumor holds 1 and 2 that no later region holds: which one it paints must be given
+    with pytest.raises(DataError, match="regions_class_order") as raised:
+        load_nnunet(write_nnunet(tmp_path / "unordered", labels=labels))
+    assert "whole_tumor" in str(raised.value) and "dataset.json" in str(raised.value)
 
 
 def test_nnunet_ignore_label_is_refused_clearly(tmp_path):

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from accelerated_seg.regions import Regions
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,8 @@ class Manifest:
         split: How ``validation`` was chosen, e.g. ``"given (dataset.json 'validation')"``,
             ``"fold 2 of 5 (seed 0)"`` or ``"fraction 0.2 (seed 0)"``; record it with the run.
         source_format: Which reader produced this: ``"msd"``, ``"nnunet"``, ``"csv"`` or ``"pairs"``.
+        regions: Region-based training (:mod:`accelerated_seg.regions`): the regions, in raw label
+            values, that the network outputs instead of the classes; ``None`` for the classes.
     """
 
     root: Path
@@ -54,6 +60,7 @@ class Manifest:
     binarized: bool = False
     split: str = "given"
     source_format: str = "msd"
+    regions: Regions | None = None
 
     def __post_init__(self) -> None:
         if not self.label_values:
@@ -73,6 +80,18 @@ class Manifest:
     def num_classes(self) -> int:
         """Number of output classes, background included (after remapping/binarising)."""
         return len(self.labels)
+
+    @property
+    def num_outputs(self) -> int:
+        """The network's output channels: one per region, or one per class."""
+        return self.regions.count if self.regions is not None else self.num_classes
+
+    @property
+    def class_regions(self) -> Regions | None:
+        """The regions over class indices, which the preprocessed labels hold (None without regions)."""
+        if self.regions is None:
+            return None
+        return self.regions.in_classes({value: index for index, value in enumerate(self.label_values)})
 
     @property
     def num_channels(self) -> int:

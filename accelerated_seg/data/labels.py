@@ -38,9 +38,9 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
         ``(labels, label_values)`` for :class:`Manifest`.
 
     Raises:
-        DataError: The declaration is empty or malformed, uses nnU-Net regions or an
-            "ignore" label, repeats a value, lacks background 0, or declares more than
-            :data:`MAX_CLASSES` classes.
+        DataError: The declaration is empty or malformed, uses nnU-Net regions (read by
+            :func:`split_regions` first) or an "ignore" label, repeats a value, lacks background 0,
+            or declares more than :data:`MAX_CLASSES` classes.
     """
     example = '{"0": "background", "1": "tumour"}'
     if raw is None or raw == {}:
@@ -55,9 +55,9 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
         regions = [name for name, value in raw.items() if isinstance(value, list)]
         if regions:
             raise DataError(
-                f"{where}: {regions} map to lists of values (nnU-Net region-based training), which is not "
-                'supported; declare one value per class, e.g. {"background": 0, "edema": 1, "enhancing": 2}, '
-                "or use binarize"
+                f"{where}: {regions} map to lists of values (nnU-Net region-based training), which only an nnU-Net "
+                'v2 dataset.json declares; declare one value per class, e.g. {"background": 0, "edema": 1, '
+                '"enhancing": 2}, and the regions in data.regions, e.g. {tumor: [1, 2], enhancing: [2]}'
             )
         pairs = [(value, str(name)) for name, value in raw.items()]  # nnU-Net v2: name -> value
     else:
@@ -135,3 +135,20 @@ def labels_declaration(labels: LabelsArgument) -> Any:
     if isinstance(labels, Sequence) and not isinstance(labels, str):
         return dict(enumerate(str(name) for name in labels))
     return labels
+
+
+def split_regions(raw: Any) -> tuple[Any, dict[str, list[int]] | None]:
+    """nnU-Net v2's region-based declaration, ``{"background": 0, "whole tumor": [1, 2, 3], "tumor core":
+    [2, 3], "enhancing tumor": 3}``, as (a declaration of the values the label files hold, the regions).
+
+    As in nnU-Net, once one entry is a list every foreground entry is a region (a single value is a
+    region of one). The values' own names are those of single-value entries, else ``label_<value>``.
+    A declaration without lists is returned as it is, with no regions.
+    """
+    if not isinstance(raw, Mapping) or not any(isinstance(value, list) for value in raw.values()):
+        return raw, None
+    regions = {str(name): (value if isinstance(value, list) else [value]) for name, value in raw.items()
+               if value != 0}
+    single = {value: str(name) for name, value in raw.items() if not isinstance(value, list)}
+    values = sorted({v for members in regions.values() for v in members if isinstance(v, int)} | {0})
+    return {single.get(v, "background" if v == 0 else f"label_{v}"): v for v in values}, regions

@@ -8,6 +8,7 @@ runs this once, on the main process, and shares the outcome with the other ranks
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import nibabel as nib
 import numpy as np
 
 from ..config import DataConfig
+from ..regions import Regions
 from .cache import default_cache_dir
 from .checks import check_manifest
 from .errors import DataError
@@ -39,6 +41,9 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
             write_synthetic_dataset(path.parent, num_cases=cfg.synthetic.num_cases,
                                     num_validation=cfg.synthetic.num_validation, seed=cfg.synthetic.seed)
         manifest = load_manifest(cfg, output_dir)
+    if cfg.regions is not None:  # over the dataset's own declaration (nnU-Net's dataset.json)
+        regions = Regions.declared(cfg.regions, manifest.label_values, "data.regions", cfg.region_order)
+        manifest = dataclasses.replace(manifest, regions=regions)
     report = check_manifest(manifest, max_voxels=cfg.max_voxels)
     report.raise_if_errors()
     return manifest, report.warnings

@@ -10,8 +10,9 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
-from accelerated_seg.data.labels import parse_labels
+from accelerated_seg.data.labels import parse_labels, split_regions
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
+from accelerated_seg.regions import Regions
 
 
 def load_nnunet(
@@ -21,7 +22,8 @@ def load_nnunet(
     """Read an nnU-Net v2 raw dataset folder (``Dataset001_Name/``).
 
     Layout: ``dataset.json`` with ``channel_names`` ({"0": "T1", "1": "T2"}), ``labels``
-    ({"background": 0, "tumor": 1}), ``numTraining`` and ``file_ending`` (".nii.gz");
+    ({"background": 0, "tumor": 1}; lists of values declare regions, ``accelerated_seg.regions``, painted in
+    ``regions_class_order``), ``numTraining`` and ``file_ending`` (".nii.gz");
     ``labelsTr/<case><file_ending>`` names the cases and ``imagesTr/<case>_<XXXX><file_ending>``
     holds channel XXXX (4 digits) of each. Other files in those folders are ignored.
 
@@ -42,7 +44,7 @@ def load_nnunet(
         The Manifest; cases are ordered by case id.
 
     Raises:
-        DataError: dataset.json is malformed, declares region-based labels, a case lacks a
+        DataError: dataset.json is malformed (its regions among it), a case lacks a
             channel file, ``numTraining`` disagrees with labelsTr, or splits_final.json is unusable.
     """
     settings = SplitSettings(validation_fraction, num_folds, fold, seed)
@@ -57,7 +59,12 @@ def load_nnunet(
             "load them as MSD)"
         )
     channels = parse_channels(content, json_path)
-    labels, label_values = parse_labels(content.get("labels"), f'{json_path}: "labels"', binarize)
+    declared, regions = split_regions(content.get("labels"))
+    labels, label_values = parse_labels(declared, f'{json_path}: "labels"', binarize)
+    if regions is not None and not binarize:  # binarize trains every value as one foreground class
+        regions = Regions.declared(regions, label_values, f'{json_path}: "labels"', content.get("regions_class_order"))
+    else:
+        regions = None
     file_ending = _nnunet_file_ending(content, json_path)
 
     cases = _nnunet_cases(root, channels, file_ending, json_path)
@@ -76,7 +83,7 @@ def load_nnunet(
         training, validation, how = settings.split(cases)
     return Manifest(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
-        label_values=label_values, binarized=binarize, split=how, source_format="nnunet",
+        label_values=label_values, binarized=binarize, split=how, source_format="nnunet", regions=regions,
     )
 
 
