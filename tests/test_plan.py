@@ -316,6 +316,13 @@ def test_plan_reads_the_run_it_plans_from_an_experiment_config(tmp_path, capsys)
     assert (result["batch_per_gpu"], result["model"]["args"]["out_channels"]) == (1, 2)
     assert not (tmp_path / "run").exists()  # planning writes nothing of the run's
 
+    # region-based: one output per region (BraTS' three), not one per class
+    regions = tmp_path / "regions.yaml"
+    regions.write_text(config.read_text().replace("patch_size: [64, 64, 64]", "patch_size: [64, 64, 64], regions: "
+                                                  "{whole: [1, 2, 3], core: [2, 3], enhancing: [3]}"))
+    assert main(["plan", "--config", str(regions), "--gpus", "2", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["model"]["args"]["out_channels"] == 3
+
 
 @pytest.mark.parametrize("argv, message", [
     (["plan", "--gpus", "2"], r"give --model and --patch, or --config with an experiment YAML"),

@@ -16,8 +16,8 @@ from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
-from accelerated_seg.evaluate import evaluate_folders, region_metrics
-from accelerated_seg.inference import predict_cases
+from accelerated_seg.evaluate import evaluate_folders, region_metrics, regions_from_json
+from accelerated_seg.inference import predict_cases, prepare_case, restore_case
 from accelerated_seg.losses import RegionDiceCELoss, check_loss, training_loss
 from accelerated_seg.models import model_spec
 from accelerated_seg.regions import Regions
@@ -178,6 +178,12 @@ def test_a_region_based_run_trains_validates_exports_predicts_and_evaluates_per_
         expected = Regions.from_dict(config["regions"]).paint(torch.from_numpy(np.moveaxis(probabilities, -1, 0)))
         np.testing.assert_array_equal(painted, expected.numpy())
 
+    # where the network gave nothing (cropped away, outside the grid) no region is filled in, as the
+    # background class is for exclusive classes
+    prepared = prepare_case(config, [cases[0].images[0]])
+    restored = restore_case(prepared, torch.zeros(2, *prepared.image.shape[1:]), keep_probabilities=True)
+    assert restored.probabilities.max() == 0 and restored.classes.max() == 0
+
     assert main(["evaluate", str(predictions), str(labels), "--labels", str(out / "model" / "config.json"),
                  "--output", str(tmp_path / "evaluation")]) == 0
     assert "region 1 findings: Dice" in capsys.readouterr().out
@@ -227,3 +233,14 @@ def test_the_estimator_trains_regions_from_files_and_evaluates_them(tiny_dataset
     again = evaluate_folders(folder / "predictions", folder / "labels", regions=Regions(
         ("findings", "lesion"), ((1, 2), (2,)), (1, 2)), output_dir=tmp_path / "again")
     assert again["per_class"] == summary["per_class"]
+
+
+def test_evaluate_reads_the_regions_of_an_nnunet_dataset_json_and_none_from_classes(tmp_path):
+    nnunet = tmp_path / "nnunet.json"
+    nnunet.write_text(json.dumps({"labels": {"background": 0, "whole tumor": [1, 2, 3], "tumor core": [2, 3],
+                                             "enhancing tumor": 3}, "regions_class_order": [1, 2, 3]}))
+    assert regions_from_json(nnunet) == Regions(("whole tumor", "tumor core", "enhancing tumor"),
+                                                ((1, 2, 3), (2, 3), (3,)), (1, 2, 3))
+    msd = tmp_path / "msd.json"
+    msd.write_text(json.dumps({"labels": {"0": "background", "1": "tumour"}}))
+    assert regions_from_json(msd) is None
