@@ -254,8 +254,9 @@ def _unet3d_mlperf(patch):
 
 # Constructor arguments that the run decides, which model.args may repeat but not contradict: another
 # out_channels fails at the first loss (or trains outputs no label ever reaches).
-SET_BY_THE_RUN = {"in_channels": "the number of image channels", "out_channels": "the number of classes",
-                  "spatial_dims": "3", "img_size": "data.patch_size"}
+SET_BY_THE_RUN = {"in_channels": "the number of image channels",
+                  "out_channels": "the number of outputs, classes or regions", "spatial_dims": "3",
+                  "img_size": "data.patch_size"}
 
 # SwinUNETR's deepest stage is 1/32 of the input; instance norm needs more than one voxel there.
 # The same holds for the MLPerf U-Net's 1/32 bottleneck.

@@ -126,7 +126,7 @@ def test_every_registry_network_passes_the_check_at_its_test_size(name):
 def test_what_the_data_decides_is_not_a_model_argument():
     with pytest.raises(ConfigError, match=r"\['in_channels', 'out_channels'\] contradict the run: in_channels is "
                                           r"the number of image channels \(1\); out_channels is the number of "
-                                          r"classes \(3\)"):
+                                          r"outputs, classes or regions \(3\)"):
         model_spec("unet", 1, 3, (32, 32, 32), {"out_channels": 5, "in_channels": 2})
     with pytest.raises(ConfigError, match=r"img_size is data.patch_size \(\[32, 32, 32\]\)"):
         model_spec("unetr", 1, 3, (32, 32, 32), {"img_size": [64, 64, 64]})
