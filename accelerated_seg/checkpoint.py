@@ -585,6 +585,9 @@ def read_export_config(model_dir: str | Path) -> dict:
     if errors := export_value_errors(config):
         raise DataError(f"{config_path}: {'; '.join(errors)}. Training writes these from the run's settings: "
                         f"copy the export's config.json again from the run folder that wrote it")
+    from .inference import export_regions  # the regions' values must be those the classes are written as
+
+    export_regions(config, where=config_path)
     return config
 
 

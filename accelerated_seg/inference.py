@@ -303,12 +303,13 @@ def output_channels(config: dict) -> int:
     return len(config["regions"]["names"]) if config.get("regions") is not None else int(config["num_classes"])
 
 
-def export_regions(config: dict) -> Regions | None:
+def export_regions(config: dict, where: str | Path = "the model's config.json") -> Regions | None:
     """An export's regions over class indices, which a painted map holds until ``write_case`` writes each
     class's value (``class_values``); None for a model of exclusive classes.
 
     Raises:
-        DataError: a region value that is not one of the classes' values (a hand-edited config.json).
+        DataError: a region value that is not one of the classes' values (a hand-edited config.json;
+            ``checkpoint.read_export_config`` asks here, so a model is refused when it is loaded).
     """
     if config.get("regions") is None:
         return None
@@ -316,7 +317,7 @@ def export_regions(config: dict) -> Regions | None:
     class_of_value = {int(value): index for index, value in enumerate(values)}
     regions = Regions.from_dict(config["regions"])
     if unknown := sorted({v for region in regions.values for v in region} - set(class_of_value)):
-        raise DataError(f"the model's config.json declares regions of label value(s) {unknown}, which none of its "
+        raise DataError(f"{where} declares regions of label value(s) {unknown}, which none of its "
                         f"{len(values)} classes {values.tolist()} is; use the config.json written with the weights")
     return regions.in_classes(class_of_value)
 

@@ -103,7 +103,8 @@ class Regions:
 
     def masks(self, label: torch.Tensor) -> torch.Tensor:
         """Each region's mask of a label map: (B, 1, *spatial) -> (B, regions, *spatial) bool."""
-        return torch.cat([_isin(label, region) for region in self.values], dim=1)
+        return torch.cat([torch.isin(label, torch.tensor(region, device=label.device)) for region in self.values],
+                         dim=1)
 
     def paint(self, probabilities: torch.Tensor, dim: int = 0, threshold: float = THRESHOLD) -> torch.Tensor:
         """A label map from region probabilities along ``dim``: each region's value where its probability
@@ -128,13 +129,6 @@ class Regions:
 
 def _is_value(item: Any) -> bool:
     return isinstance(item, int) and not isinstance(item, bool)
-
-
-def _isin(label: torch.Tensor, values: Sequence[int]) -> torch.Tensor:
-    mask = label == values[0]
-    for value in values[1:]:
-        mask |= label == value
-    return mask
 
 
 def _painting_order(names: Sequence[str], values: Sequence[tuple[int, ...]], where: str) -> tuple[int, ...]:

@@ -92,6 +92,8 @@ def test_a_config_built_in_python_is_checked_when_training_starts(tmp_path):
     ("data", "augment_on", "GPU", "data.augment_on must be one of auto, cpu, gpu"),
     ("data", "spacing", (1.0, 2.0), "data.spacing must be a list of 3 values"),
     ("data", "spacing", 1.0, "data.spacing must be a list of 3 values"),
+    ("data", "region_order", 3, "data.region_order must be a list, got 3"),
+    ("data", "region_order", [1, "x"], "data.region_order must be int, got 'x'"),
     ("train", "max_steps", 2.5, "train.max_steps must be int"),
     ("data", "num_folds", 1, "data.num_folds=1: use 0 to split by data.validation_fraction, or 2 or more"),
     ("data", "fold", 5, "data.fold=5 is out of range for data.num_folds=5; use 0..4"),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 from monai.losses import DiceLoss
-from safetensors.torch import load_file
+from safetensors.torch import load_file, save_file
 
 from accelerated_seg.checkpoint import export_value_errors, load_exported
 from accelerated_seg.cli import main
@@ -19,7 +19,7 @@ from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.evaluate import evaluate_folders, region_metrics, regions_from_json
 from accelerated_seg.inference import predict_cases, prepare_case, restore_case
 from accelerated_seg.losses import RegionDiceCELoss, check_loss, training_loss
-from accelerated_seg.models import model_spec
+from accelerated_seg.models import build_from_spec, model_spec
 from accelerated_seg.regions import Regions
 from accelerated_seg.train import train
 from conftest import tiny_overrides
@@ -138,6 +138,23 @@ def test_an_export_whose_regions_do_not_fit_its_network_is_refused():
     assert "out_channels is 2" in export_value_errors({**config, "regions": {"names": ["a"], "values": [[1]],
                                                                              "order": [1]}})[0]
     assert "not {" in export_value_errors({**config, "regions": {"names": ["a", "b"]}})[0]
+
+
+def test_a_model_whose_regions_hold_a_value_none_of_its_classes_is_written_as_is_refused_at_load(tmp_path):
+    """Checked when the model is loaded (read_export_config), not once per case of a prediction."""
+    network = model_spec("unet", 1, 2, (16, 16, 16), {"channels": [4, 8], "strides": [2], "num_res_units": 0})
+    folder = tmp_path / "model"
+    folder.mkdir()
+    save_file(build_from_spec(network).state_dict(), folder / "model.safetensors")
+    config = {"in_channels": 1, "num_classes": 3, "patch_size": [16, 16, 16], "model": network.to_dict(),
+              "regions": {"names": ["a", "b"], "values": [[1, 2], [2]], "order": [1, 2]}}
+    (folder / "config.json").write_text(json.dumps(config))
+    assert load_exported(folder)[1]["regions"] == config["regions"]
+    config["regions"] = {"names": ["a", "b"], "values": [[1, 7], [7]], "order": [1, 7]}
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(DataError, match=r"config.json declares regions of label value\(s\) \[7\], which none of its 3 "
+                                        r"classes \[0, 1, 2\] is"):
+        load_exported(folder)
 
 
 REGIONS = {"data.regions": "{findings: [1, 2], lesion: [2]}"}
