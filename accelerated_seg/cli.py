@@ -477,6 +477,9 @@ def _evaluate(args, _) -> int:
         dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]
         empty = f" ({hd95['n_inf']} case(s) with one side empty: inf, not averaged)" if hd95["n_inf"] else ""
         scored = "region" if "regions" in summary else "class"
+        if "ignore_value" in summary:  # annotated in part: no distances
+            print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)} over the annotated voxels")
+            continue
         print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm{empty}, "
               f"surface Dice @{summary['tolerance_mm'][c]:g} mm {_mean_std(nsd)}")
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "

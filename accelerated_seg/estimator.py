@@ -35,6 +35,7 @@ from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.io import affine_problem
+from .data.labels import IGNORE_NAME, labels_declaration
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
@@ -63,11 +64,12 @@ class Dataset:
     pairs: tuple = ()
     validation_pairs: tuple | None = None
     n_classes: int | None = None
+    ignore_value: int | None = None
 
     @classmethod
     def from_files(cls, pairs: Sequence, block_shape: Sequence[int] = (128, 128, 128), n_classes: int = 2,
                    validation_pairs: Sequence | None = None, validation_fraction: float = 0.2,
-                   **data_settings) -> "Dataset":
+                   ignore_value: int | None = None, **data_settings) -> "Dataset":
         """Cases from ``[(image or [channel images], label), ...]``.
 
         Args:
@@ -77,6 +79,8 @@ class Dataset:
                 ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).
             validation_pairs: held-out cases; default (None): a seeded ``validation_fraction`` of
                 ``pairs``. An empty list trains on every pair, without validation (``val_every=0``).
+            ignore_value: the labels' value for voxels nobody annotated (sparse annotation; nnU-Net's
+                "ignore" label, e.g. ``n_classes``): left out of the loss and the Dice.
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
         """
         _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting")
@@ -88,8 +92,8 @@ class Dataset:
                           **data_settings)
         data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
         pairs, validation_pairs = tuple(pairs), tuple(validation_pairs) if validation_pairs is not None else None
-        return cls(manifest=_manifest(pairs, validation_pairs, n_classes, data), data=data, pairs=pairs,
-                   validation_pairs=validation_pairs, n_classes=n_classes)
+        return cls(manifest=_manifest(pairs, validation_pairs, n_classes, data, ignore_value), data=data, pairs=pairs,
+                   validation_pairs=validation_pairs, n_classes=n_classes, ignore_value=ignore_value)
 
     def batch(self, batch_size: int) -> "Dataset":
         """Per-device batch size."""
@@ -102,7 +106,7 @@ class Dataset:
         """Every non-zero label value, declared or not, becomes class 1 (e.g. an aseg as brain vs not brain)."""
         data = dataclasses.replace(self.data, binarize=True)
         return dataclasses.replace(self, data=data, manifest=_manifest(self.pairs, self.validation_pairs,
-                                                                       self.n_classes, data))
+                                                                       self.n_classes, data, self.ignore_value))
 
     def augment(self, profile: str = "light", on: str = "auto") -> "Dataset":
         """Augment training patches with a profile (none, light, standard, heavy); ``on="gpu"`` runs the
@@ -138,7 +142,8 @@ class Dataset:
         cache = PreprocessedCache(cache_root(self.data), manifest.root, settings, manifest.num_classes)
         cache.build(manifest.training)
         table = cache.load_table(cache.write_table(manifest.training))
-        return train_loader(patch_dataset(table, self.data, seed), self.batch_size or 2, workers, seed)
+        return train_loader(patch_dataset(table, self.data, seed, manifest.ignore_index), self.batch_size or 2,
+                            workers, seed)
 
     def fit(self, config: Config | None = None, **train_settings) -> dict:
         """Train on these cases with the one training loop (in this process, or every process of an
@@ -188,11 +193,15 @@ def _refuse_unknown(settings: dict, fields_of, message: str) -> None:
         raise ConfigError(message.format(", ".join(unknown)) + f"; the settings are {listed}")
 
 
-def _manifest(pairs, validation_pairs, n_classes, data: DataConfig) -> Manifest:
+def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None) -> Manifest:
     # None, not an empty list, asks for the seeded split: validation_pairs=[] means "no validation
     # cases", and held out a fifth of the training pairs before the thirty-second session.
     held_out = list(validation_pairs) if validation_pairs is not None else None
-    manifest = from_pairs(list(pairs), labels=n_classes, validation_pairs=held_out,
+    if ignore_value is not None and ignore_value in range(n_classes):  # the dict below would drop that class
+        raise DataError(f"Dataset.from_files: ignore_value {ignore_value} is a class's value (the classes are "
+                        f"0..{n_classes - 1}); give the unannotated voxels a value of their own, e.g. {n_classes}")
+    labels = n_classes if ignore_value is None else {**labels_declaration(n_classes), ignore_value: IGNORE_NAME}
+    manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
                           validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
                           seed=data.split_seed, binarize=data.binarize)
     if data.regions is None:
@@ -441,8 +450,10 @@ class Segmentation:
                     classes = _as_classes(read_label_map(Path(source)), lookup, merge_foreground=merge)
                     write_nifti(folder / f"{case.id}.nii.gz", classes, image.affine, image.header)
         if (regions := export_regions(config)) is not None:  # both maps hold class indices: regions over them
-            return evaluate_folders(predictions, labels, regions=regions, output_dir=out)
-        return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out)
+            return evaluate_folders(predictions, labels, regions=regions, output_dir=out,
+                                    ignore_value=dataset.manifest.ignore_index)
+        return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out,
+                                ignore_value=dataset.manifest.ignore_index)
 
     def save(self, directory: str | Path) -> Path:
         """Copy the exported model (config.json + model.safetensors) to ``directory``."""

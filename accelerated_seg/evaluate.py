@@ -24,6 +24,11 @@ data where a class is often absent its mean is lower than ours; ``summarise`` co
 ``summarise`` averages HD95 over the finite values and reports how many were infinite, instead of
 letting one empty mask turn the mean into ``inf``.
 
+Where the reference marks voxels unannotated (an "ignore" label, sparse annotation), Dice is that of the
+annotated voxels alone, as nnU-Net scores them: the prediction is left out where the label is ignored.
+Distances to a surface drawn only in part are not defined, so HD95 and surface Dice are not computed
+(NaN in ``evaluate``'s files, refused with ``train.val_distances``).
+
     from accelerated_seg.evaluate import evaluate_folders
     summary = evaluate_folders("predictions", "labelsTs", dataset_json="dataset.json")
 """
@@ -47,6 +52,7 @@ from .data.errors import DataError
 from .data.formats.dataset_json import parse_json
 from .data.formats.paths import nifti_stem
 from .data.io import header_error, read_nifti
+from .data.labels import split_ignore, split_regions
 from .files import file_in_the_way, is_json_object_with, write_text_atomically
 from .regions import Regions
 
@@ -103,7 +109,8 @@ def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], clas
 
 def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tensor, classes: int | Sequence[int],
                  spacing: Sequence[float], tolerance_mm: float | Sequence[float] | Mapping[int, float]
-                 = DEFAULT_TOLERANCE_MM, distances: bool = True) -> dict[int, dict[str, float]]:
+                 = DEFAULT_TOLERANCE_MM, distances: bool = True, ignore: int | None = None
+                 ) -> dict[int, dict[str, float]]:
     """Dice, HD95 and surface Dice of each foreground class of one case.
 
     Args:
@@ -114,6 +121,8 @@ def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tens
         tolerance_mm: surface-Dice tolerance: one value, one per class, or {class: mm}.
         distances: False leaves out HD95 and surface Dice (the distance transforms are most of the
             cost; validation during training may only want Dice).
+        ignore: the label's value for unannotated voxels (none when None): only the others are scored,
+            and ``distances`` must be False.
 
     Returns:
         {class: {"dice", "hd95_mm", "surface_dice", "label_voxels", "pred_voxels"}}, with the
@@ -124,9 +133,7 @@ def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tens
         >>> case_metrics(a, a, 2, spacing=(1.0, 1.0, 2.0))[1]["dice"]
         1.0
     """
-    pred, label = _as_numpy(pred), _as_numpy(label)
-    if pred.shape != label.shape:
-        raise ValueError(f"prediction shape {pred.shape} != label shape {label.shape}")
+    pred, label = _annotated_only(_as_numpy(pred), _as_numpy(label), ignore, distances)
     if len(spacing) != pred.ndim:
         raise ValueError(f"spacing {tuple(spacing)} must give one voxel size per axis of shape {pred.shape}")
     values = foreground_classes(classes)
@@ -136,15 +143,28 @@ def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tens
 
 def region_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tensor, regions: Regions,
                    spacing: Sequence[float], tolerance_mm: float | Sequence[float] = DEFAULT_TOLERANCE_MM,
-                   distances: bool = True) -> dict[int, dict[str, float]]:
+                   distances: bool = True, ignore: int | None = None) -> dict[int, dict[str, float]]:
     """``case_metrics`` of each region (``regions.py``) of two label maps: {region index: metrics}, in the
-    regions' order. A region's mask is every voxel holding one of its values, in either map."""
-    pred, label = _as_numpy(pred), _as_numpy(label)
-    if pred.shape != label.shape:
-        raise ValueError(f"prediction shape {pred.shape} != label shape {label.shape}")
+    regions' order. A region's mask is every voxel holding one of its values, in either map; ``ignore``
+    as in ``case_metrics``."""
+    pred, label = _annotated_only(_as_numpy(pred), _as_numpy(label), ignore, distances)
     tolerance = tolerances(tolerance_mm, list(range(regions.count)))
     return {k: binary_metrics(np.isin(pred, values), np.isin(label, values), spacing, tolerance[k], distances)
             for k, values in enumerate(regions.values)}
+
+
+def _annotated_only(pred: np.ndarray, label: np.ndarray, ignore: int | None, distances: bool
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(pred, label) with the prediction set to ``ignore`` where the label is: no class, so no mask, holds
+    those voxels in either map."""
+    if pred.shape != label.shape:
+        raise ValueError(f"prediction shape {pred.shape} != label shape {label.shape}")
+    if ignore is None:
+        return pred, label
+    if distances:
+        raise ValueError("HD95 and surface Dice are not defined where the label is annotated in part (an ignore "
+                         "label): score Dice alone (distances=False)")
+    return np.where(label == ignore, np.asarray(ignore, dtype=np.result_type(pred, label)), pred), label
 
 
 def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float], tolerance_mm: float,
@@ -338,9 +358,9 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
     path = Path(path)
     try:
         document = parse_json(path.read_text(encoding="utf-8"), path)
-        raw = document["labels"]
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
             return _export_class_names(document)
+        raw, _ = split_ignore(document["labels"], f'{path}: "labels"')  # unannotated voxels: no class
         if all(isinstance(v, int) and not isinstance(v, bool) for v in raw.values()):
             return dict(sorted((int(v), str(k)) for k, v in raw.items()))  # nnU-Net v2: name -> value
         return dict(sorted((int(k), str(v)) for k, v in raw.items()))  # MSD: "value" -> name
@@ -354,25 +374,44 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
                         f"{type(err).__name__}: {err}") from err
 
 
+def ignore_from_json(path: str | Path) -> int | None:
+    """The value of unannotated voxels (an "ignore" label) that an export's config.json or a dataset.json
+    declares; None where it declares none."""
+    document, is_export = _labels_document(path)
+    if document is None:
+        return None
+    if is_export:
+        return document.get("ignore_value")
+    return split_ignore(document.get("labels"), f'{path}: "labels"')[1]
+
+
 def regions_from_json(path: str | Path) -> Regions | None:
     """The regions (``regions.py``) an export's config.json or an nnU-Net dataset.json declares, in label
     values; None where it declares classes."""
-    from .data.labels import split_regions
-
-    path = Path(path)
-    try:
-        document = parse_json(path.read_text(encoding="utf-8"), path)
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):  # class_names_from_json says what is wrong
+    document, is_export = _labels_document(path)
+    if document is None:
         return None
-    if not isinstance(document, dict):
-        return None
-    if "num_classes" in document and "model" in document:  # an export
+    if is_export:
         return Regions.from_dict(document["regions"]) if document.get("regions") is not None else None
-    declared, regions = split_regions(document.get("labels"))
+    declared, _ = split_ignore(document.get("labels"), f'{path}: "labels"')
+    declared, regions = split_regions(declared)
     if regions is None:
         return None
     values = sorted(declared.values()) if isinstance(declared, dict) else []
     return Regions.declared(regions, values, f'{path}: "labels"', document.get("regions_class_order"))
+
+
+def _labels_document(path: str | Path) -> tuple[dict | None, bool]:
+    """(the JSON object of ``--labels``, whether it is an export's config.json); (None, False) where it
+    is not a readable object, which ``class_names_from_json`` reports."""
+    path = Path(path)
+    try:
+        document = parse_json(path.read_text(encoding="utf-8"), path)
+    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        return None, False
+    if not isinstance(document, dict):
+        return None, False
+    return document, "num_classes" in document and "model" in document
 
 
 def _export_class_names(config: dict) -> dict[int, str]:
@@ -389,7 +428,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                      dataset_json: str | Path | None = None,
                      tolerance_mm: float | Sequence[float] | Mapping[int, float] = DEFAULT_TOLERANCE_MM,
                      output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM,
-                     regions: Regions | None = None) -> dict:
+                     regions: Regions | None = None, ignore_value: int | None = None) -> dict:
     """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
 
     The classes scored are, in this order of preference: those named in ``dataset_json`` (except
@@ -407,6 +446,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         output_dir: where the two files go; ``pred_dir/evaluation`` by default.
         geometry_atol_mm: largest affine difference accepted between a prediction and its label.
         regions: the regions to score, in the maps' values (over ``dataset_json``'s).
+        ignore_value: the labels' value for unannotated voxels (over ``dataset_json``'s "ignore" label):
+            Dice of the annotated voxels alone, no distances (NaN).
 
     Returns:
         The summary written to ``summary.json``.
@@ -429,6 +470,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
 
     if regions is None and dataset_json is not None:
         regions = regions_from_json(dataset_json)
+    if ignore_value is None and dataset_json is not None:
+        ignore_value = ignore_from_json(dataset_json)
     if regions is not None and num_classes is not None:
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
                          f"--num-classes")
@@ -438,31 +481,38 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     tolerance = tolerances(tolerance_mm, classes)
     # the label values a file may hold: a region's values, or the classes scored
     known = sorted({v for region in regions.values for v in region}) if regions is not None else classes
+    partial = {"ignore": ignore_value, "distances": ignore_value is None}
+    not_measured = {} if ignore_value is None else {"hd95_mm": math.nan, "surface_dice": math.nan}
     rows = []
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
         _require_known_values(pred, pred_path, known)
-        _require_known_values(label, label_path, known)
+        _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []))
         spacing = voxel_spacing(nib.load(label_path).affine)
         if regions is not None:  # region k is row k + 1
-            scored = {k + 1: scores for k, scores in
-                      region_metrics(pred, label, regions, spacing, [tolerance[c] for c in classes]).items()}
+            scored = {k + 1: scores for k, scores in region_metrics(
+                pred, label, regions, spacing, [tolerance[c] for c in classes], **partial).items()}
         else:
-            scored = case_metrics(pred, label, classes, spacing, tolerance)
+            scored = case_metrics(pred, label, classes, spacing, tolerance, **partial)
         for c, scores in scored.items():
-            rows.append({"case": case, "class": c, "name": names[c], **scores, "tolerance_mm": tolerance[c]})
+            rows.append({"case": case, "class": c, "name": names[c], **not_measured, **scores,
+                         "tolerance_mm": tolerance[c]})
 
     summary = {
         "prediction_folder": str(pred_dir), "label_folder": str(label_dir), "num_cases": len(pairs),
         "classes": {str(c): n for c, n in names.items()},
         "tolerance_mm": {str(c): t for c, t in tolerance.items()},
         **({"regions": regions.to_dict()} if regions is not None else {}),
+        **({"ignore_value": ignore_value} if ignore_value is not None else {}),
         **summarise(rows, names),
         "conventions": {
             "both_empty": "dice 1, hd95_mm 0, surface_dice 1",
             "one_empty": "dice 0, hd95_mm inf, surface_dice 0",
             "statistics": "over finite values; n_inf / n_nan count the others; std is the population std",
             "hd95": "MONAI compute_hausdorff_distance, percentile 95, symmetric, mm from the label's affine",
+            **({"ignore": f"voxels labelled {ignore_value} are not annotated: Dice over the others; hd95_mm and "
+                          "surface_dice not computed (NaN), distances to a surface drawn in part are not defined"}
+               if ignore_value is not None else {}),
         },
         "predictions_without_label": [str(p) for p in unmatched],
     }

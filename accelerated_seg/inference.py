@@ -293,7 +293,7 @@ def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
         merged.setdefault(class_index, []).append(original)
     values = np.arange(num_classes)
     for class_index, originals in merged.items():
-        if len(originals) == 1:
+        if len(originals) == 1 and class_index < num_classes:  # num_classes: unannotated voxels, never predicted
             values[class_index] = originals[0]
     return values
 

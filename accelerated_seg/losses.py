@@ -24,6 +24,9 @@ of ``softmax``, no one-hot labels, and ``include_background`` (no output is back
 for regions that overlap; ``dice_ce`` is then ``RegionDiceCELoss``, Dice plus binary cross-entropy per
 channel, nnU-Net's loss for regions.
 
+With an ignore label (sparse annotation, ``Manifest.ignore_index``) the loss is partial, as nnU-Net's:
+``AnnotatedVoxels`` scores only the voxels that are annotated, whichever loss is chosen.
+
     loss_fn = training_loss(spec, "dice_focal", {"gamma": 2.0})
     loss = loss_fn(model(image), label)   # either output form
 """
@@ -118,15 +121,56 @@ def check_loss(loss_fn: nn.Module, classes: int, name: str = "dice_ce", regions:
 
 
 def training_loss(spec: ModelSpec | None = None, name: str = "dice_ce", args: dict | None = None,
-                  regions: Regions | None = None) -> nn.Module:
+                  regions: Regions | None = None, ignore_index: int | None = None) -> nn.Module:
     """The loss ``train`` uses for the network ``spec`` describes (None: a network with one output):
-    ``segmentation_loss(name, args)``, over every deep supervision head, and against the masks of
-    ``regions`` (over class indices, as the batches' labels hold them) when given. The benchmarks and
-    ``plan`` measure with the default, Dice + cross-entropy."""
+    ``segmentation_loss(name, args)``, over every deep supervision head, against the masks of
+    ``regions`` (over class indices, as the batches' labels hold them) when given, and over the annotated
+    voxels alone where labels hold ``ignore_index``. The benchmarks and ``plan`` measure with the
+    default, Dice + cross-entropy."""
     loss = segmentation_loss(name, args, regions=regions is not None)
     outputs = supervised_outputs(spec)
     loss = loss if outputs == 1 else StackedDeepSupervisionLoss(loss, outputs)
-    return loss if regions is None else RegionTargets(loss, regions)
+    loss = loss if regions is None else RegionTargets(loss, regions)
+    if ignore_index is None:
+        return loss
+    return AnnotatedVoxels(loss, ignore_index, pooled=bool(plain_data((args or {}).get("batch", False))))
+
+
+class AnnotatedVoxels(nn.Module):
+    """``loss`` over the annotated voxels alone: those whose label is not ``ignore_index``.
+
+    MONAI's losses take no mask (its MaskedDiceLoss covers Dice alone), and zeroing the ignored voxels'
+    logits would still score them (a softmax of zeros is 1/C per class). Every loss offered sums or
+    averages over voxels without regard to where they lie, so scoring the annotated voxels, gathered
+    into a line of their own, is scoring them in place: each sample's annotated voxels are scored as a
+    (1, channels, voxels) sample, and the per-sample losses averaged, as MONAI averages its per-sample
+    Dice; with batch Dice (``pooled``: ``batch: true`` in train.loss_args) the whole batch's annotated
+    voxels are scored as one sample, so Dice pools them and the cross-entropy averages every voxel.
+    With nothing ignored this is the loss of the whole patch (a test holds it to that). A sample with
+    no annotated voxel is left out of the mean; a batch with none gives 0, with a gradient of zeros
+    (every rank still reduces the same parameters).
+
+    The selection costs a copy of the annotated voxels' logits and, on a GPU, one wait for the device
+    per sample (how many of its voxels are annotated); only datasets with an ignore label pay it.
+    """
+
+    def __init__(self, loss: nn.Module, ignore_index: int, pooled: bool = False):
+        super().__init__()
+        self.loss, self.ignore_index, self.pooled = loss, ignore_index, pooled
+
+    def forward(self, output: torch.Tensor, label: torch.Tensor) -> torch.Tensor:
+        # output (batch, [heads,] channels, *spatial), label (batch, 1, *spatial): one line of voxels each
+        spatial = label.dim() - 2
+        lines = []
+        for sample_output, sample_label in zip(output, label):
+            annotated = (sample_label != self.ignore_index).flatten()
+            lines.append((sample_output.flatten(-spatial)[..., annotated], sample_label.flatten()[annotated]))
+        if self.pooled:
+            lines = [(torch.cat([o for o, _ in lines], -1), torch.cat([l for _, l in lines]))]
+        scored = [self.loss(o[None], l[None, None]) for o, l in lines if l.numel()]
+        if not scored:
+            return output.sum() * 0.0
+        return torch.stack(scored).mean()
 
 
 class RegionTargets(nn.Module):

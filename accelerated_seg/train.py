@@ -599,20 +599,24 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
                           f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or hold "
                           f"cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
+    if manifest.ignore_value is not None and cfg.train.val_distances:
+        raise ConfigError(f"train.val_distances: the labels mark unannotated voxels (ignore label "
+                          f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
+                          "not defined; validation scores the annotated voxels' Dice: set train.val_distances=false")
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
     if patches < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {patches} patches, fewer than one step's "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
-    loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args, manifest.class_regions)
+    loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args, manifest.class_regions, manifest.ignore_index)
     # a class weight per class (region), before the preprocessing
     check_loss(loss_fn, manifest.num_classes, cfg.train.loss, manifest.class_regions)
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
     model, aliases = model_for_strategy(cfg, spec, accelerator, run_scope)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
-    train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed)
+    train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed, ignore_index=manifest.ignore_index)
     optimizer = build_optimizer(model.parameters(), cfg.optim, plan.lr)
     keep_the_optimizer_under_offload(accelerator, optimizer)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_multiplier(s, cfg.optim, cfg.train.max_steps))
@@ -781,7 +785,8 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float
     regions = run.manifest.class_regions
     scores = validate(accelerator, loop.model, val_set, cfg.data.patch_size, run.manifest.num_classes,
                       sw_batch_size=cfg.train.sw_batch_size, overlap=cfg.train.sw_overlap,
-                      distances=cfg.train.val_distances, tolerance_mm=cfg.train.val_tolerance_mm, regions=regions)
+                      distances=cfg.train.val_distances, tolerance_mm=cfg.train.val_tolerance_mm, regions=regions,
+                      ignore_index=run.manifest.ignore_index)
     names = (regions.names if regions is not None
              else [run.manifest.labels[c] for c in range(1, run.manifest.num_classes)])
     mean = float(scores["dice"].mean())
@@ -865,6 +870,8 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
         "preprocessing": settings.to_dict(),
         # region-based: the network's outputs are these regions (label values), painted in their order
         **({"regions": manifest.regions.to_dict()} if manifest.regions is not None else {}),
+        # sparse annotation: the labels' value of unannotated voxels, which evaluate --labels leaves out
+        **({"ignore_value": manifest.ignore_value} if manifest.ignore_value is not None else {}),
         "accelerated_seg_version": __version__,
     }
 

@@ -32,7 +32,8 @@ def forward_is_collective(accelerator: Accelerator) -> bool:
 @torch.no_grad()
 def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, num_classes: int, *,
              sw_batch_size: int = 4, overlap: float = 0.25, distances: bool = False,
-             tolerance_mm: float = 1.0, regions: Regions | None = None) -> dict[str, np.ndarray]:
+             tolerance_mm: float = 1.0, regions: Regions | None = None,
+             ignore_index: int | None = None) -> dict[str, np.ndarray]:
     """Per-case, per-foreground-class (per-region) metrics of the whole validation volumes, in case order.
 
     Cases are shared between ranks by voxel count (``balance_by_voxels``) and each is scored once, on
@@ -40,6 +41,7 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
     evaluate``). With ``regions`` (over class indices) the label map is painted from the regions as
     ``predict`` paints it, and each region of it scored against the label's. Returns {"dice": (cases,
     classes - 1 or regions)} plus "hd95_mm" and "surface_dice" when ``distances``. The same on every rank.
+    Where the labels hold ``ignore_index`` (unannotated voxels) only the annotated voxels are scored.
     """
     model.eval()
     sharded = forward_is_collective(accelerator)
@@ -60,10 +62,10 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
                                            sw_batch_size, overlap)
         if regions is None:
             scores = case_metrics(class_map(logits, 1)[0], case["label"][0], num_classes, case["spacing"],
-                                  tolerance_mm, distances=distances)
+                                  tolerance_mm, distances=distances, ignore=ignore_index)
         else:  # a logit above 0 is a probability above regions.THRESHOLD
             scores = region_metrics(regions.paint(logits[0], threshold=0.0), case["label"][0], regions,
-                                    case["spacing"], tolerance_mm, distances=distances)
+                                    case["spacing"], tolerance_mm, distances=distances, ignore=ignore_index)
         mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics]))
     if sharded:  # every rank must call forward as often as the busiest one, or the shard gathers hang
         calls = [sum(window_batches(shapes[i], roi_size, sw_batch_size, overlap) for i in share) for share in shares]

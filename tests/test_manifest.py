@@ -286,10 +286,10 @@ def test_nnunet_region_based_labels_become_regions_painted_in_regions_class_orde
     assert "whole_tumor" in str(raised.value) and "dataset.json" in str(raised.value)
 
 
-def test_nnunet_ignore_label_is_refused_clearly(tmp_path):
-    root = write_nnunet(tmp_path, labels={"background": 0, "tumor": 1, "ignore": 2})
-    with pytest.raises(DataError, match='"ignore" label'):
-        load_nnunet(root)
+def test_nnunet_ignore_label_is_read_as_the_value_of_unannotated_voxels(tmp_path):
+    manifest = load_nnunet(write_nnunet(tmp_path, labels={"background": 0, "tumor": 1, "ignore": 2}))
+    assert manifest.labels == {0: "background", 1: "tumor"} and manifest.label_values == [0, 1]
+    assert manifest.ignore_value == 2 and manifest.ignore_index == 2 and manifest.num_outputs == 2
 
 
 def test_nnunet_num_training_must_match_labels(tmp_path):

@@ -49,6 +49,9 @@ class Manifest:
         source_format: Which reader produced this: ``"msd"``, ``"nnunet"``, ``"csv"`` or ``"pairs"``.
         regions: Region-based training (:mod:`accelerated_seg.regions`): the regions, in raw label
             values, that the network outputs instead of the classes; ``None`` for the classes.
+        ignore_value: The raw value of unannotated voxels (nnU-Net's "ignore" label, sparse
+            annotation), or ``None``. No class: preprocessing stores it as class index
+            ``ignore_index`` (= ``num_classes``), which the loss and the metrics leave out.
     """
 
     root: Path
@@ -61,6 +64,7 @@ class Manifest:
     split: str = "given"
     source_format: str = "msd"
     regions: Regions | None = None
+    ignore_value: int | None = None
 
     def __post_init__(self) -> None:
         if not self.label_values:
@@ -94,6 +98,11 @@ class Manifest:
         return self.regions.in_classes({value: index for index, value in enumerate(self.label_values)})
 
     @property
+    def ignore_index(self) -> int | None:
+        """The class index the preprocessed labels give unannotated voxels: one past the classes."""
+        return None if self.ignore_value is None else self.num_classes
+
+    @property
     def num_channels(self) -> int:
         """Number of input channels the network sees."""
         return len(self.channels)
@@ -109,4 +118,6 @@ class Manifest:
             mapping = {value: int(value != 0) for value in self.label_values}
         else:
             mapping = {value: index for index, value in enumerate(self.label_values)}
+        if self.ignore_value is not None:
+            mapping[self.ignore_value] = self.ignore_index
         return None if all(value == index for value, index in mapping.items()) else mapping

@@ -90,7 +90,7 @@ def check_manifest(manifest: Manifest, *, max_voxels: int | None = None, affine_
     report = check_cases(
         [*manifest.training, *manifest.validation], manifest.label_values,
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
-        binarized=manifest.binarized, num_channels=manifest.num_channels,
+        binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
     )
     report.root = manifest.root
     return report
@@ -105,6 +105,7 @@ def check_cases(
     labels_declared_in: str = "the dataset's labels",
     binarized: bool = False,
     num_channels: int = 1,
+    ignore_value: int | None = None,
 ) -> CheckReport:
     """Open every file of every case and report all problems found.
 
@@ -124,14 +125,17 @@ def check_cases(
         num_channels: Image channels the dataset declares (``Manifest.num_channels``). A case that
             lists one image file for several channels must hold them in that file, as the 4D
             (x, y, z, channel) files of the Decathlon's BrainTumour and Prostate tasks do.
+        ignore_value: The value of unannotated voxels (an "ignore" label): allowed too, and no class
+            whose absence is worth a warning.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
     """
     values = list(range(label_values)) if isinstance(label_values, int) else sorted(label_values)
-    declared = _Declared(values, labels_declared_in, any_foreground=binarized)
+    declared = _Declared(sorted(values + ([ignore_value] if ignore_value is not None else [])), labels_declared_in,
+                         any_foreground=binarized)
     report = CheckReport()
-    tally = _Tally(declared)
+    tally = _Tally(declared, ignore_value)
     for case in cases:
         _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels)
     tally.add_warnings(report)
@@ -175,9 +179,10 @@ class _Declared:
 class _Tally:
     """What the files of the whole dataset hold, for warnings that are listed once, not per case."""
 
-    def __init__(self, declared: _Declared):
+    def __init__(self, declared: _Declared, ignore_value: int | None = None):
         # Binarized, the declared values are merged, so one never seen is no unlearnable class.
-        self.unseen = [] if declared.any_foreground else [value for value in declared.values if value != 0]
+        self.unseen = [] if declared.any_foreground else [value for value in declared.values
+                                                           if value not in (0, ignore_value)]
         self.background_only: list[Path] = []
         self.without_orientation: list[Path] = []
         self.scanned = 0

@@ -17,6 +17,9 @@ from accelerated_seg.data.errors import DataError
 #: keeps both small; a 257th class would wrap around to class 0 without a word, so more are refused.
 MAX_CLASSES = 256
 
+#: The name nnU-Net v2 gives the value of voxels left unannotated (sparse annotation, ``split_ignore``).
+IGNORE_NAME = "ignore"
+
 #: What a caller may pass as label declaration for CSV/pairs: {value: name}, {name: value},
 #: a list of names for values 0..C-1, or a class count C.
 LabelsArgument = Union[Mapping[Any, Any], Sequence[str], int, None]
@@ -39,8 +42,8 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
 
     Raises:
         DataError: The declaration is empty or malformed, uses nnU-Net regions (read by
-            :func:`split_regions` first) or an "ignore" label, repeats a value, lacks background 0,
-            or declares more than :data:`MAX_CLASSES` classes.
+            :func:`split_regions` first) or an "ignore" label (:func:`split_ignore` first), repeats a
+            value, lacks background 0, or declares more than :data:`MAX_CLASSES` classes.
     """
     example = '{"0": "background", "1": "tumour"}'
     if raw is None or raw == {}:
@@ -81,11 +84,8 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
     if repeated:
         raise DataError(f"{where}: value(s) {repeated} declared for more than one class; give each class its own value")
     declared = dict(pairs)
-    if any(name.lower() == "ignore" for name in declared.values()):
-        raise DataError(
-            f'{where}: an "ignore" label (nnU-Net partial annotation) is not supported; relabel those voxels '
-            "as background or a class, and remove the entry"
-        )
+    if any(name.lower() == IGNORE_NAME for name in declared.values()):  # split_ignore takes it out first
+        raise DataError(f'{where}: an "ignore" entry is read by split_ignore before the classes are parsed')
     if values[0] != 0:
         raise DataError(
             f"{where}: the background must be value 0 (padding and resampling fill with 0); got values {values}; "
@@ -152,3 +152,44 @@ def split_regions(raw: Any) -> tuple[Any, dict[str, list[int]] | None]:
     single = {value: str(name) for name, value in raw.items() if not isinstance(value, list)}
     values = sorted({v for members in regions.values() for v in members if isinstance(v, int)} | {0})
     return {single.get(v, "background" if v == 0 else f"label_{v}"): v for v in values}, regions
+
+
+def split_ignore(raw: Any, where: str, binarize: bool = False) -> tuple[Any, int | None]:
+    """nnU-Net v2's ignore label, ``{"background": 0, "tumour": 1, "ignore": 2}`` (or MSD's ``"2": "ignore"``):
+    the value of voxels nobody annotated, as (the declaration without it, that value or None).
+
+    Sparse annotation (a few slices, scribbles) marks the rest of each label map with it; training then
+    learns from the annotated voxels alone and validation scores them alone. nnU-Net requires the value
+    to be the highest; any value that no class uses is taken here, so every dataset made for nnU-Net is.
+
+    Raises:
+        DataError: two ignore entries, a value that is not a whole number > 0 or that a class uses,
+            binarize with an ignore label, or no room left for it among the stored class indices.
+    """
+    if not isinstance(raw, Mapping):
+        return raw, None
+    name_to_value = all(isinstance(value, (int, list)) and not isinstance(value, bool) for value in raw.values())
+    entries = [(key, value) for key, value in raw.items()
+               if str(value if not name_to_value else key).strip().lower() == IGNORE_NAME]
+    if not entries:
+        return raw, None
+    if len(entries) > 1:
+        raise DataError(f'{where}: {len(entries)} entries are called "ignore" ({[key for key, _ in entries]}); '
+                        "declare one value for the unannotated voxels")
+    key, value = entries[0]
+    ignore = value if name_to_value else _whole_number(key)
+    if not isinstance(ignore, int) or ignore <= 0:
+        raise DataError(f'{where}: the "ignore" label has value {value if name_to_value else key!r}; it is a whole '
+                        'number above the classes\' values (nnU-Net: the highest), e.g. "ignore": 3')
+    rest = {k: v for k, v in raw.items() if k != key}
+    used = [v for v in rest.values()] if name_to_value else [_whole_number(k) for k in rest]
+    if any(ignore == v or (isinstance(v, list) and ignore in v) for v in used):
+        raise DataError(f'{where}: the "ignore" label\'s value {ignore} is a class\'s (or a region\'s) value too; '
+                        "give the unannotated voxels a value of their own, the highest")
+    if binarize:
+        raise DataError(f'{where}: declares an "ignore" label, and data.binarize (Dataset.binarize()) would merge '
+                        "it into the foreground with every other value above 0; declare the classes instead")
+    if len(rest) >= MAX_CLASSES:
+        raise DataError(f"{where}: {len(rest)} classes and an ignore label, but the stored labels (one byte per "
+                        f"voxel) hold the ignore label as class index {len(rest)}: at most {MAX_CLASSES - 1} classes")
+    return rest, ignore

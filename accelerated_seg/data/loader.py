@@ -41,11 +41,13 @@ class PatchDataset(Dataset):
             here, in the workers, and so does "auto": the dataset knows no device, so the training
             loop resolves "auto" first (``gpu_augment.place_spatial_augmentation``).
         seed: base seed; a patch is a function of (seed, k) only.
+        ignore_index: the class index of unannotated voxels (``Manifest.ignore_index``), or None: patches
+            not centred on a foreground class are then centred on an annotated voxel.
     """
 
     def __init__(self, table, patch_size: Sequence[int], samples_per_volume: int = 4,
                  foreground_fraction: float = 0.67, class_balanced: bool = False, augment: str = "light",
-                 augment_on: str = "cpu", seed: int = 0):
+                 augment_on: str = "cpu", seed: int = 0, ignore_index: int | None = None):
         self.table = table
         self.patch_size = tuple(patch_size)
         self.samples_per_volume = samples_per_volume
@@ -55,6 +57,7 @@ class PatchDataset(Dataset):
         self.spatial_on_gpu = augment_on == "gpu"
         self.augment = Compose(augmentations(augment, spatial=not self.spatial_on_gpu))
         self.seed = seed
+        self.ignore_index = ignore_index
 
     @property
     def epoch_length(self) -> int:
@@ -69,8 +72,9 @@ class PatchDataset(Dataset):
         rng = np.random.default_rng(seed)
         image = np.load(case["image"], mmap_mode="r")
         label = np.load(case["label"], mmap_mode="r")
+        annotated = None if self.ignore_index is None else (lambda voxel: label[voxel] != self.ignore_index)
         centre = choose_centre(rng, label.shape, case["class_locations"], case["class_voxels"],
-                               self.foreground_fraction, self.class_balanced)
+                               self.foreground_fraction, self.class_balanced, annotated)
         patch = {"image": torch.from_numpy(crop(image, centre, self.patch_size)),
                  "label": torch.from_numpy(crop(label, centre, self.patch_size)[None])}
         self.augment.set_random_state(seed=seed)
@@ -89,11 +93,12 @@ class PatchDataset(Dataset):
         return sample
 
 
-def patch_dataset(table, cfg, seed: int) -> PatchDataset:
-    """The training patches as the ``data`` settings (a ``DataConfig``) describe them; the training loop
-    and the ``Dataset`` builder both construct them here, so they are the same pipeline."""
+def patch_dataset(table, cfg, seed: int, ignore_index: int | None = None) -> PatchDataset:
+    """The training patches as the ``data`` settings (a ``DataConfig``) describe them, of a dataset whose
+    unannotated voxels hold ``ignore_index`` (if any); the training loop and the ``Dataset`` builder both
+    construct them here, so they are the same pipeline."""
     return PatchDataset(table, cfg.patch_size, cfg.samples_per_volume, cfg.foreground_fraction, cfg.class_balanced,
-                        cfg.augment, cfg.augment_on, seed=seed)
+                        cfg.augment, cfg.augment_on, seed=seed, ignore_index=ignore_index)
 
 
 class VolumeDataset(Dataset):

@@ -9,7 +9,7 @@ from pathlib import Path
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike, resolve, unique_ids
-from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels
+from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
 _IMAGE_COLUMN = re.compile(r"image_(\d+)")
@@ -54,7 +54,8 @@ def load_csv(
     settings = SplitSettings(validation_fraction, num_folds, fold, seed)
     csv_path = Path(path).expanduser().absolute()
     root = csv_path.parent
-    label_names, label_values = parse_labels(labels_declaration(labels), f"{csv_path}: labels argument", binarize)
+    declared, ignore_value = split_ignore(labels_declaration(labels), f"{csv_path}: labels argument", binarize)
+    label_names, label_values = parse_labels(declared, f"{csv_path}: labels argument", binarize)
     header, rows = _read_csv_rows(csv_path)
     image_columns = _image_columns(header, csv_path)
 
@@ -90,6 +91,7 @@ def load_csv(
     return Manifest(
         root=root, labels=label_names, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how, source_format="csv",
+        ignore_value=ignore_value,
     )
 
 

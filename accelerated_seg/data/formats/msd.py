@@ -9,7 +9,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import PathLike, file_stem, resolve
-from accelerated_seg.data.labels import parse_labels
+from accelerated_seg.data.labels import parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
 
@@ -44,7 +44,8 @@ def load_msd(
     content = read_json(json_path)
     root = json_path.parent
 
-    labels, label_values = parse_labels(content.get("labels"), f"{json_path}: \"labels\"", binarize)
+    declared, ignore_value = split_ignore(content.get("labels"), f"{json_path}: \"labels\"", binarize)
+    labels, label_values = parse_labels(declared, f"{json_path}: \"labels\"", binarize)
     channels = parse_channels(content, json_path)
 
     if "training" not in content:
@@ -66,6 +67,7 @@ def load_msd(
     return Manifest(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how, source_format="msd",
+        ignore_value=ignore_value,
     )
 
 

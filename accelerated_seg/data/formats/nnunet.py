@@ -10,7 +10,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
-from accelerated_seg.data.labels import parse_labels, split_regions
+from accelerated_seg.data.labels import parse_labels, split_ignore, split_regions
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 from accelerated_seg.regions import Regions
 
@@ -59,7 +59,8 @@ def load_nnunet(
             "load them as MSD)"
         )
     channels = parse_channels(content, json_path)
-    declared, regions = split_regions(content.get("labels"))
+    declared, ignore_value = split_ignore(content.get("labels"), f'{json_path}: "labels"', binarize)
+    declared, regions = split_regions(declared)
     labels, label_values = parse_labels(declared, f'{json_path}: "labels"', binarize)
     if regions is not None and not binarize:  # binarize trains every value as one foreground class
         regions = Regions.declared(regions, label_values, f'{json_path}: "labels"', content.get("regions_class_order"))
@@ -84,6 +85,7 @@ def load_nnunet(
     return Manifest(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how, source_format="nnunet", regions=regions,
+        ignore_value=ignore_value,
     )
 
 

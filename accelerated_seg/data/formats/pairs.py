@@ -10,7 +10,7 @@ from typing import Any
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike, unique_ids
-from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels
+from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
 
@@ -48,7 +48,8 @@ def from_pairs(
     """
     settings = SplitSettings(validation_fraction, num_folds, fold, seed)
     base = Path(root).expanduser().absolute() if root is not None else Path.cwd()
-    label_names, label_values = parse_labels(labels_declaration(labels), "from_pairs: labels argument", binarize)
+    declared, ignore_value = split_ignore(labels_declaration(labels), "from_pairs: labels argument", binarize)
+    label_names, label_values = parse_labels(declared, "from_pairs: labels argument", binarize)
 
     parsed = _parse_pairs(pairs, "pairs", base)
     parsed_validation = _parse_pairs(validation_pairs, "validation_pairs", base) if validation_pairs is not None else []
@@ -78,6 +79,7 @@ def from_pairs(
     return Manifest(
         root=base, labels=label_names, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how, source_format="pairs",
+        ignore_value=ignore_value,
     )
 
 

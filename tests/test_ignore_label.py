@@ -1,0 +1,233 @@
+"""Sparse annotation (nnU-Net's "ignore" label): label maps whose unannotated voxels hold one declared value
+train on the annotated voxels alone (a partial loss, patches centred on annotated voxels), validate and
+evaluate on them alone, and predict dense segmentations."""
+
+import dataclasses
+import json
+import math
+import shutil
+
+import nibabel as nib
+import numpy as np
+import pytest
+import torch
+
+from accelerated_seg.cli import main
+from accelerated_seg.config import ConfigError, load_config
+from accelerated_seg.data.checks import check_manifest
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.labels import split_ignore
+from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.data.sampling import choose_centre
+from accelerated_seg.evaluate import case_metrics, evaluate_folders, ignore_from_json, region_metrics
+from accelerated_seg.losses import AnnotatedVoxels, LOSSES, training_loss
+from accelerated_seg.models import model_spec
+from accelerated_seg.regions import Regions
+from accelerated_seg.train import train
+from conftest import tiny_overrides
+
+IGNORE = 3  # the phantoms' classes are 0 background, 1 ventricles, 2 lesion
+
+
+@pytest.fixture(scope="module")
+def sparse_dataset(tiny_dataset, tmp_path_factory):
+    """The tiny phantoms with every third axial slice annotated and the rest marked 3, "ignore"."""
+    root = tmp_path_factory.mktemp("sparse") / "data"
+    shutil.copytree(tiny_dataset.parent, root)
+    content = json.loads((root / "dataset.json").read_text())
+    content["labels"][str(IGNORE)] = "ignore"
+    (root / "dataset.json").write_text(json.dumps(content))
+    for path in sorted((root / "labelsTr").glob("*.nii.gz")):
+        image = nib.load(path)
+        label = np.asanyarray(image.dataobj).copy()
+        label[..., [z for z in range(label.shape[-1]) if z % 3]] = IGNORE
+        nib.save(nib.Nifti1Image(label, image.affine, image.header), path)
+    return root / "dataset.json"
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ({"background": 0, "tumour": 1, "ignore": 2}, ({"background": 0, "tumour": 1}, 2)),  # nnU-Net v2
+    ({"0": "background", "1": "tumour", "4": "Ignore"}, ({"0": "background", "1": "tumour"}, 4)),  # MSD
+    ({"background": 0, "whole": [1, 2], "core": 2, "ignore": 3}, ({"background": 0, "whole": [1, 2], "core": 2}, 3)),
+    ({"0": "background", "1": "tumour"}, ({"0": "background", "1": "tumour"}, None)),
+])
+def test_the_ignore_entry_is_taken_out_of_either_kind_of_declaration(raw, expected):
+    assert split_ignore(raw, "dataset.json") == expected
+
+
+@pytest.mark.parametrize("raw, binarize, message", [
+    ({"background": 0, "tumour": 1, "ignore": 1}, False, "value 1 is a class's"),
+    ({"background": 0, "whole": [1, 2], "ignore": 2}, False, "value 2 is a class's .or a region's"),
+    ({"background": 0, "tumour": 1, "ignore": 0}, False, "a whole number above the classes"),
+    ({"0": "background", "1": "tumour", "x": "ignore"}, False, "a whole number above the classes"),
+    ({"0": "background", "1": "ignore", "2": "IGNORE"}, False, '2 entries are called "ignore"'),
+    ({"background": 0, "tumour": 1, "ignore": 2}, True, "data.binarize .* would merge it into the foreground"),
+])
+def test_an_ignore_label_that_cannot_work_is_one_error_naming_the_file(raw, binarize, message):
+    with pytest.raises(DataError, match=message) as raised:
+        split_ignore(raw, "x/dataset.json", binarize)
+    assert str(raised.value).startswith("x/dataset.json")
+
+
+def test_the_manifest_maps_the_ignore_value_one_past_the_classes_and_the_checks_accept_it(sparse_dataset):
+    manifest = load_msd(sparse_dataset)
+    assert manifest.labels == {0: "background", 1: "ventricles", 2: "lesion"} and manifest.num_outputs == 3
+    assert manifest.ignore_value == IGNORE and manifest.ignore_index == 3
+    assert manifest.label_map is None  # 3 is class index 3 already
+    assert dataclasses.replace(manifest, ignore_value=255).label_map == {0: 0, 1: 1, 2: 2, 255: 3}
+    report = check_manifest(manifest)
+    assert report.errors == [] and not any("ignore" in w or " 3" in w for w in report.warnings)
+    # a value above it is still refused, naming it and the values declared
+    relabelled = json.loads(sparse_dataset.read_text())
+    relabelled["labels"] = {"0": "background", "1": "ventricles", "2": "lesion", "5": "ignore"}
+    other = sparse_dataset.with_name("other.json")
+    other.write_text(json.dumps(relabelled))
+    errors = check_manifest(load_msd(other)).errors
+    assert errors and "label values [3] are not declared (declared: [0, 1, 2, 5])" in errors[0]
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+@pytest.mark.parametrize("batch", [False, True])
+def test_with_nothing_ignored_the_partial_loss_is_the_loss_of_the_whole_patch(name, batch):
+    torch.manual_seed(0)
+    logits, label = torch.randn(2, 3, 6, 5, 4), torch.randint(0, 3, (2, 1, 6, 5, 4))
+    whole = training_loss(None, name, {"batch": batch})
+    partial = training_loss(None, name, {"batch": batch}, ignore_index=3)
+    assert isinstance(partial, AnnotatedVoxels)
+    torch.testing.assert_close(partial(logits, label), whole(logits, label))
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_ignored_voxels_neither_count_nor_receive_a_gradient(batch):
+    """Sample 0 annotated on its first 2 of 4 slices, sample 1 wholly: the loss is that of the annotated
+    sub-volumes, per sample and averaged (each a batch of its own), or pooled with batch Dice."""
+    torch.manual_seed(1)
+    logits = torch.randn(2, 3, 6, 5, 4, requires_grad=True)
+    label = torch.randint(0, 3, (2, 1, 6, 5, 4))
+    label[0, ..., 2:] = 3
+    loss = training_loss(None, "dice_ce", {"batch": batch}, ignore_index=3)(logits, label)
+    plain = training_loss(None, "dice_ce", {"batch": batch})
+    if batch:  # one sample of every annotated voxel: the same voxels in another arrangement
+        pooled_logits = torch.cat([logits[0, :, :, :, :2].flatten(1), logits[1].flatten(1)], 1)
+        pooled_label = torch.cat([label[0, :, :, :, :2].flatten(), label[1].flatten()])
+        expected = plain(pooled_logits[None], pooled_label[None, None])
+    else:
+        expected = (plain(logits[:1, ..., :2], label[:1, ..., :2]) + plain(logits[1:], label[1:])) / 2
+    torch.testing.assert_close(loss, expected)
+    loss.backward()
+    assert logits.grad[0, ..., 2:].abs().max() == 0 and logits.grad[0, ..., :2].abs().max() > 0
+
+
+def test_a_batch_with_no_annotated_voxel_gives_zero_and_zero_gradients():
+    logits = torch.randn(2, 3, 4, 4, 4, requires_grad=True)
+    loss = training_loss(None, "dice_focal", {}, ignore_index=3)(logits, torch.full((2, 1, 4, 4, 4), 3))
+    loss.backward()
+    assert loss.item() == 0 and logits.grad.abs().max() == 0
+
+
+def test_deep_supervision_and_regions_score_the_annotated_voxels_too():
+    spec = model_spec("dynunet", 1, 2, (16, 16, 16), {"deep_supervision": True, "deep_supr_num": 1})
+    regions = Regions.declared({"findings": [1, 2], "lesion": [2]}, [0, 1, 2], "data.regions")
+    torch.manual_seed(2)
+    heads, label = torch.randn(2, 2, 2, 4, 4, 4), torch.randint(0, 3, (2, 1, 4, 4, 4))  # (batch, heads, regions)
+    partial = training_loss(spec, "dice_ce", {}, regions, ignore_index=3)
+    torch.testing.assert_close(partial(heads, label), training_loss(spec, "dice_ce", {}, regions)(heads, label))
+    label[:, ..., 2:] = 3
+    torch.testing.assert_close(partial(heads, label),
+                               training_loss(spec, "dice_ce", {}, regions)(heads[..., :2], label[..., :2]))
+
+
+def test_patches_not_centred_on_a_class_are_centred_on_an_annotated_voxel():
+    shape = (10, 10, 10)
+    annotated = np.zeros(shape, bool)
+    annotated[:, :, 7] = True  # one slice in ten
+    rng = np.random.default_rng(0)
+    centres = [choose_centre(rng, shape, [np.array([], np.int64)], [0], 0.0, False, lambda v: annotated[v])
+               for _ in range(50)]
+    assert all(c[2] == 7 for c in centres) and len(set(centres)) > 10
+    # nothing annotated: a foreground voxel, if any, rather than an unannotated one
+    nowhere = lambda v: False  # noqa: E731
+    assert choose_centre(rng, shape, [np.array([123])], [1], 0.0, False, nowhere) == (1, 2, 3)
+
+
+def test_the_metrics_leave_the_unannotated_voxels_out():
+    label = np.zeros((6, 6, 6), np.uint8)
+    label[1:3, 1:3, 1:3] = 1
+    label[:, :, 4:] = 9  # unannotated
+    pred = (label == 1).astype(np.uint8)
+    pred[:, :, 4:] = 1  # wrong where nobody looked: not counted
+    assert case_metrics(pred, label, 2, (1, 1, 1), distances=False, ignore=9)[1]["dice"] == 1.0
+    assert case_metrics(pred, label, 2, (1, 1, 1), distances=False)[1]["dice"] < 1.0
+    regions = Regions.declared({"all": [1]}, [0, 1], "regions")
+    assert region_metrics(pred, label, regions, (1, 1, 1), distances=False, ignore=9)[0]["dice"] == 1.0
+    with pytest.raises(ValueError, match="not defined where the label is annotated in part"):
+        case_metrics(pred, label, 2, (1, 1, 1), ignore=9)
+
+
+def test_a_sparse_run_trains_validates_on_annotated_voxels_exports_predicts_and_evaluates(sparse_dataset, tmp_path,
+                                                                                        capsys):
+    with pytest.raises(ConfigError, match="train.val_distances: the labels mark unannotated voxels .ignore label 3"):
+        train(load_config(None, tiny_overrides(sparse_dataset, tmp_path / "refused", train__val_distances="true")))
+    out = tmp_path / "run"
+    summary = train(load_config(None, tiny_overrides(sparse_dataset, out)))
+    assert summary["step"] == 4
+    history = json.loads((out / "metrics.json").read_text())["validation"]
+    assert {"dice_ventricles", "dice_lesion"} <= set(history[-1]) and "dice_ignore" not in history[-1]
+    assert all(math.isfinite(row["mean_dice"]) for row in history)
+
+    config = json.loads((out / "model" / "config.json").read_text())
+    assert config["ignore_value"] == IGNORE and config["num_classes"] == 3
+    assert config["labels"] == {"0": "background", "1": "ventricles", "2": "lesion"}
+    assert config["model"]["args"]["out_channels"] == 3
+    assert ignore_from_json(out / "model" / "config.json") == ignore_from_json(sparse_dataset) == IGNORE
+
+    cases = load_msd(sparse_dataset).validation
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    for case in cases:
+        (labels / case.label.name).write_bytes(case.label.read_bytes())
+    predictions = tmp_path / "predictions"
+    assert main(["predict", "--model", str(out / "model"), "--output", str(predictions),
+                 *[str(case.images[0]) for case in cases]]) == 0
+    for path in predictions.glob("*.nii.gz"):  # dense: every voxel a class, none "ignore"
+        assert set(np.unique(np.asanyarray(nib.load(path).dataobj)).tolist()) <= {0, 1, 2}
+    capsys.readouterr()
+    assert main(["evaluate", str(predictions), str(labels), "--labels", str(sparse_dataset),
+                 "--output", str(tmp_path / "evaluation")]) == 0
+    assert "class 1 ventricles: Dice" in capsys.readouterr().out
+    scored = json.loads((tmp_path / "evaluation" / "summary.json").read_text())
+    assert scored["classes"] == {"1": "ventricles", "2": "lesion"} and scored["ignore_value"] == IGNORE
+    assert scored["per_class"]["1"]["hd95_mm"]["n_nan"] == len(cases) and "ignore" in scored["conventions"]
+    # the same Dice as the annotated slices' alone, by hand
+    pred = np.asanyarray(nib.load(predictions / cases[0].label.name).dataobj)
+    label = np.asanyarray(nib.load(cases[0].label).dataobj)
+    kept = label != IGNORE
+    by_hand = 2 * np.sum((pred == 1) & (label == 1) & kept) / (np.sum((pred == 1) & kept) + np.sum(label == 1))
+    row = [line.split(",") for line in (tmp_path / "evaluation" / "metrics.csv").read_text().splitlines()]
+    header = row[0]
+    first = next(r for r in row[1:] if r[header.index("case")] == cases[0].id and r[header.index("class")] == "1")
+    assert float(first[header.index("dice")]) == pytest.approx(by_hand, abs=1e-5)
+    assert float(evaluate_folders(predictions, labels, num_classes=3, ignore_value=IGNORE,
+                                  output_dir=tmp_path / "again")["overall"]["dice"]["mean"]) == pytest.approx(
+        scored["overall"]["dice"]["mean"])
+
+
+def test_the_estimator_takes_an_ignore_value_and_evaluates_the_annotated_voxels(sparse_dataset, tmp_path):
+    from accelerated_seg.estimator import Dataset, Segmentation
+
+    manifest = load_msd(sparse_dataset)
+    pairs = [(str(c.images[0]), str(c.label)) for c in manifest.training]
+    held_out = [(str(c.images[0]), str(c.label)) for c in manifest.validation]
+    with pytest.raises(DataError, match="value 2 is a class's"):
+        Dataset.from_files(pairs, block_shape=16, n_classes=3, ignore_value=2)
+    data = Dataset.from_files(pairs, block_shape=16, n_classes=3, validation_pairs=held_out, ignore_value=IGNORE,
+                              cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    assert data.manifest.ignore_index == 3
+    with pytest.raises(DataError, match="binarize"):
+        data.binarize()
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), val_every=2, save_every=0, trackers="none",
+                         progress_bar=False)
+    model.fit(data, steps=2)
+    summary = model.evaluate(data)
+    assert summary["ignore_value"] == 3 and summary["per_class"]["2"]["dice"]["n"] == len(held_out)
