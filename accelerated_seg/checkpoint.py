@@ -611,6 +611,9 @@ def export_value_errors(config: dict) -> list[str]:
     for key, least in (("in_channels", 1), ("num_classes", 2)):
         if not is_whole_number(config[key], least):
             errors.append(f"{key} {config[key]!r} is not a whole number >= {least}")
+    if "ignore_value" in config and not is_whole_number(config["ignore_value"], 1):  # evaluate --labels reads it
+        errors.append(f"ignore_value {config['ignore_value']!r} is not a whole number >= 1 (the labels' value of "
+                      "unannotated voxels)")
     args = config["model"]["args"] if isinstance(config["model"]["args"], dict) else {}
     regions = config.get("regions")
     if regions is not None and (region_error := _regions_error(regions)):

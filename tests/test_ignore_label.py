@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from accelerated_seg.checkpoint import export_value_errors
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.checks import check_manifest
@@ -180,6 +181,9 @@ def test_a_sparse_run_trains_validates_on_annotated_voxels_exports_predicts_and_
     assert config["labels"] == {"0": "background", "1": "ventricles", "2": "lesion"}
     assert config["model"]["args"]["out_channels"] == 3
     assert ignore_from_json(out / "model" / "config.json") == ignore_from_json(sparse_dataset) == IGNORE
+    assert export_value_errors(config) == []
+    assert export_value_errors({**config, "ignore_value": "3"}) == [
+        "ignore_value '3' is not a whole number >= 1 (the labels' value of unannotated voxels)"]
 
     cases = load_msd(sparse_dataset).validation
     labels = tmp_path / "labels"
