@@ -70,6 +70,24 @@ def test_an_ignore_label_that_cannot_work_is_one_error_naming_the_file(raw, bina
     assert str(raised.value).startswith("x/dataset.json")
 
 
+def test_an_ignore_label_leaves_room_for_one_class_fewer():
+    many = {"background": 0, **{f"class_{v}": v for v in range(1, 256)}, "ignore": 256}
+    with pytest.raises(DataError, match="256 classes and an ignore label.*at most 255 classes"):
+        split_ignore(many, "dataset.json")
+    del many["class_255"]
+    assert split_ignore(many, "dataset.json")[1] == 256
+
+
+def test_evaluate_refuses_a_prediction_that_holds_the_ignore_value(tmp_path):
+    for folder in ("pred", "label"):
+        (tmp_path / folder).mkdir()
+        label = np.zeros((4, 4, 4), np.uint8)
+        label[0] = 9
+        nib.save(nib.Nifti1Image(label, np.eye(4)), tmp_path / folder / "a.nii.gz")
+    with pytest.raises(DataError, match=r"pred/a.nii.gz: label value\(s\) \[9\] are not among the classes"):
+        evaluate_folders(tmp_path / "pred", tmp_path / "label", num_classes=2, ignore_value=9)
+
+
 def test_the_manifest_maps_the_ignore_value_one_past_the_classes_and_the_checks_accept_it(sparse_dataset):
     manifest = load_msd(sparse_dataset)
     assert manifest.labels == {0: "background", 1: "ventricles", 2: "lesion"} and manifest.num_outputs == 3

@@ -42,8 +42,8 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
 
     Raises:
         DataError: The declaration is empty or malformed, uses nnU-Net regions (read by
-            :func:`split_regions` first) or an "ignore" label (:func:`split_ignore` first), repeats a
-            value, lacks background 0, or declares more than :data:`MAX_CLASSES` classes.
+            :func:`split_regions` first), repeats a value, lacks background 0, or declares more than
+            :data:`MAX_CLASSES` classes. The readers take an "ignore" entry out first (:func:`split_ignore`).
     """
     example = '{"0": "background", "1": "tumour"}'
     if raw is None or raw == {}:
@@ -84,8 +84,6 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
     if repeated:
         raise DataError(f"{where}: value(s) {repeated} declared for more than one class; give each class its own value")
     declared = dict(pairs)
-    if any(name.lower() == IGNORE_NAME for name in declared.values()):  # split_ignore takes it out first
-        raise DataError(f'{where}: an "ignore" entry is read by split_ignore before the classes are parsed')
     if values[0] != 0:
         raise DataError(
             f"{where}: the background must be value 0 (padding and resampling fill with 0); got values {values}; "
@@ -182,7 +180,7 @@ def split_ignore(raw: Any, where: str, binarize: bool = False) -> tuple[Any, int
         raise DataError(f'{where}: the "ignore" label has value {value if name_to_value else key!r}; it is a whole '
                         'number above the classes\' values (nnU-Net: the highest), e.g. "ignore": 3')
     rest = {k: v for k, v in raw.items() if k != key}
-    used = [v for v in rest.values()] if name_to_value else [_whole_number(k) for k in rest]
+    used = list(rest.values()) if name_to_value else [_whole_number(k) for k in rest]
     if any(ignore == v or (isinstance(v, list) and ignore in v) for v in used):
         raise DataError(f'{where}: the "ignore" label\'s value {ignore} is a class\'s (or a region\'s) value too; '
                         "give the unannotated voxels a value of their own, the highest")
