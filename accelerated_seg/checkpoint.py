@@ -38,7 +38,7 @@ from safetensors.torch import load_file, save_file
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .models import ModelSpec, build_from_spec, spec_differences
+from .models import ModelSpec, build_from_spec, differs_in_outputs_alone, spec_differences
 from .strategy import checkpoint_layout, resume_conflict
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
@@ -333,8 +333,11 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
             f"in another train.output_dir")
 
 
-def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> None:
-    """Load an exported model's weights into ``model`` (built from ``spec``), which must be the same network.
+def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> list[str]:
+    """Load an exported model's weights into ``model`` (built from ``spec``), which must be the same
+    network, or the same with another number of outputs: fine-tuning on another label set, whose
+    output layers then start as built (nnU-Net's ``-pretrained_weights`` does the same). Returns the
+    names of the tensors left as built, none for the same network.
 
     Raises:
         ConfigError: the folder is not an export, or it holds another network or other arguments.
@@ -349,11 +352,16 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
                           + (f"; make one of this training-state checkpoint with accelerated-seg export {model_dir} "
                              f"--output <new folder>" if checkpoint else ""))
     saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
-    if saved != spec:  # each difference named (the two whole specs, printed, hid a one-number change)
-        raise ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
-                          f"({'; '.join(spec_differences(saved, spec))}): use the same model.name, model.args, "
-                          f"channels and classes as the run that exported it")
-    load_weights(model, weights_path)
+    if saved == spec:
+        load_weights(model, weights_path)
+        return []
+    if differs_in_outputs_alone(saved, spec):
+        return load_weights_but_outputs(model, weights_path)
+    # each difference named (the two whole specs, printed, hid a one-number change)
+    raise ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
+                      f"({'; '.join(spec_differences(saved, spec))}): use the same model.name, model.args "
+                      f"and channels as the run that exported it (the classes may differ: the output layers "
+                      f"then start afresh)")
 
 
 class PreemptionSignals:
@@ -680,6 +688,30 @@ def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str =
         DataError: the file is not safetensors (truncated by a copy, say), or its tensors are not the
             network's (a config.json edited by hand).
     """
+    _load_strictly(model, _read_weights(model, weights_path, device), weights_path)
+
+
+def load_weights_but_outputs(model: torch.nn.Module, weights_path: str | Path) -> list[str]:
+    """``load_weights`` into ``model``, the exported network with another number of outputs, of every
+    tensor but those whose shape that number decides: the output layers (and deep-supervision heads),
+    which keep the values ``model`` was built with. Returns their names.
+
+    Which tensors those are is read off the shapes rather than listed per network: with every other
+    argument equal (``models.differs_in_outputs_alone``), a tensor's shape differs exactly where the
+    number of outputs enters it (for MONAI's UNet that is its last up-sampling layer, convolution and
+    residual unit; for the others the final 1x1 convolution).
+    """
+    tensors = _read_weights(model, weights_path, "cpu")
+    shapes = {name: value.shape for name, value in model.state_dict().items()}
+    fresh = sorted(name for name, value in tensors.items() if name in shapes and value.shape != shapes[name])
+    for name in fresh:
+        tensors[name] = model.state_dict()[name]  # as built: a strict load still checks every other name
+    _load_strictly(model, tensors, weights_path)
+    return fresh
+
+
+def _read_weights(model: torch.nn.Module, weights_path: str | Path, device: str) -> dict[str, torch.Tensor]:
+    """A safetensors file's tensors, each shared tensor under both of ``model``'s names for it."""
     try:
         tensors = load_file(str(weights_path), device=device)
     except SafetensorError as error:  # the library's own traceback named neither the file nor a remedy
@@ -690,6 +722,10 @@ def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str =
             tensors[second] = tensors[first]
         elif first not in tensors and second in tensors:
             tensors[first] = tensors[second]
+    return tensors
+
+
+def _load_strictly(model: torch.nn.Module, tensors: dict[str, torch.Tensor], weights_path: str | Path) -> None:
     try:
         model.load_state_dict(tensors, strict=True)
     except RuntimeError as error:

@@ -41,7 +41,8 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, is_json_object_with, replace_atomically
-from .models import MODELS, SET_BY_THE_RUN, ModelSpec, check_arg_names, model_spec, spec_differences
+from .models import (MODELS, SET_BY_THE_RUN, ModelSpec, check_arg_names, differs_in_outputs_alone, model_spec,
+                     spec_differences)
 from .regions import Regions
 from .run_folder import ESTIMATOR_NAMES, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
@@ -279,7 +280,8 @@ class Segmentation:
 
         A constructed estimator's fit starts from a new network; a loaded one's (``Segmentation.load``)
         from the loaded weights, as nobrainer's fit goes on from the model it holds: the dataset must
-        then have the model's classes and channels (and, for UNETR, its block_shape: its img_size).
+        then have the model's channels (and, for UNETR, its block_shape: its img_size). With other
+        classes (or regions) it fine-tunes: the output layers start afresh, every other layer loaded.
         ``init_from=None`` trains a new network of the same design instead, another ``init_from``
         starts from that export, and ``resume`` continues a run from its checkpoint.
 
@@ -574,7 +576,7 @@ def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
     saved = ModelSpec.from_dict(read_export_config(export)["model"])
     needed = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
                         cfg.model.args)
-    if needed == saved:
+    if needed == saved or differs_in_outputs_alone(saved, needed):  # other classes: new output layers
         return
     given_as = {"out_channels": "classes (n_classes)" if manifest.regions is None else "regions",
                 "in_channels": "image channels", "img_size": "block_shape"}

@@ -112,6 +112,16 @@ def spec_differences(saved: ModelSpec, built: ModelSpec, names: dict[str, str] |
     return differences
 
 
+def differs_in_outputs_alone(saved: ModelSpec, built: ModelSpec) -> bool:
+    """Whether ``built`` is ``saved``'s network with another number of outputs (classes or regions) and
+    nothing else changed: the one difference fine-tuning from an export can bridge, by starting the
+    output layers afresh (``checkpoint.load_initial_weights``)."""
+    if (saved.name, saved.monai_class) != (built.name, built.monai_class):
+        return False
+    others = ({**saved.args, "out_channels": None}, {**built.args, "out_channels": None})
+    return saved.args.get("out_channels") != built.args.get("out_channels") and others[0] == others[1]
+
+
 def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) -> None:
     """One training-mode forward pass of a ``batch`` of patches, on the meta device: shapes only,
     no memory and well under a second, before any data is read. ``batch``: the patches a

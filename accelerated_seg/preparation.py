@@ -163,8 +163,10 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator,
     aliases = shared_tensor_names(model)
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
     if cfg.train.init_from:
-        load_initial_weights(model, spec, cfg.train.init_from)
-        accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)")
+        fresh = load_initial_weights(model, spec, cfg.train.init_from)
+        accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)" + (
+            f"; its output layers start afresh for this run's {spec.args['out_channels']} outputs "
+            f"({len(fresh)} tensors: {', '.join(fresh)})" if fresh else ""))
     if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
         swapped = instance_norms_as_group_norms(model)
         accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"

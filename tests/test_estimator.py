@@ -2,6 +2,7 @@
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -412,7 +413,8 @@ def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(
 def test_a_loaded_model_is_trained_on_from_its_weights(tiny_dataset, tmp_path):
     """Segmentation.load(...).fit(...) fine-tunes, as nobrainer's fit goes on from the model it holds.
 
-    Before the forty-fourth session the loaded weights were silently replaced by a new network.
+    Before the forty-fourth session the loaded weights were silently replaced by a new network; before
+    the fifty-first a dataset with other classes was refused instead of fine-tuned.
     """
     from safetensors.torch import load_file
 
@@ -435,18 +437,38 @@ def test_a_loaded_model_is_trained_on_from_its_weights(tiny_dataset, tmp_path):
     run_config = yaml.safe_load((tmp_path / "tuned" / "config.yaml").read_text())
     assert run_config["train"]["init_from"] == str(tmp_path / "saved")
 
-    # A dataset the model does not fit: named in the Dataset's terms, before anything is written
+    # Other classes fine-tune: the output layers start afresh, every other tensor is the loaded model's
     binarized = Dataset.from_files(train_pairs, n_classes=2, **settings).batch(2).binarize()
     again = Segmentation.load(tmp_path / "saved")
-    with pytest.raises(ConfigError, match=r"does not fit this dataset \(classes \(n_classes\): 3 in the model, 2 in "
+    again.fit(binarized, steps=1, lr=1e-9, output_dir=str(tmp_path / "binary"), **quiet)
+    tuned = load_file(again.model_dir / "model.safetensors")
+    fresh = sorted(name for name in before if tuned[name].shape != before[name].shape)
+    assert fresh and all(name.startswith("model.2.") for name in fresh)  # MONAI UNet's last up-sampling layer
+    for name in set(before) - set(fresh):
+        torch.testing.assert_close(tuned[name], before[name], atol=1e-6, rtol=0, msg=name)
+    assert json.loads((again.model_dir / "config.json").read_text())["model"]["args"]["out_channels"] == 2
+
+    # A dataset the model does not fit: named in the Dataset's terms, before anything is written
+    (tmp_path / "copies").mkdir()
+
+    def with_a_second_channel(pairs):  # the same image again, from another file
+        return [([image, shutil.copy(image, tmp_path / "copies")], label) for image, label in pairs]
+
+    two_channels = Dataset.from_files(with_a_second_channel(train_pairs), n_classes=3,
+                                      **{**settings, "validation_pairs": with_a_second_channel(val_pairs)})
+    with pytest.raises(ConfigError, match=r"does not fit this dataset \(image channels: 1 in the model, 2 in "
                                           r"the dataset\): give a Dataset the model fits, or fit\(\.\.\., "
                                           r"init_from=None\) to train a new unet"):
-        again.fit(binarized, steps=1, output_dir=str(tmp_path / "binary"), **quiet)
-    assert not (tmp_path / "binary").exists()
+        Segmentation.load(tmp_path / "saved").fit(two_channels.batch(2), steps=1, output_dir=str(tmp_path / "two"),
+                                                  **quiet)
+    assert not (tmp_path / "two").exists()
     # init_from=None: a new network of the loaded design, with the dataset's classes
-    again.fit(binarized, steps=1, init_from=None, output_dir=str(tmp_path / "binary"), **quiet)
-    exported = json.loads((again.model_dir / "config.json").read_text())["model"]["args"]
+    new = Segmentation.load(tmp_path / "saved")
+    new.fit(binarized, steps=1, init_from=None, output_dir=str(tmp_path / "new"), **quiet)
+    exported = json.loads((new.model_dir / "config.json").read_text())["model"]["args"]
     assert exported["out_channels"] == 2 and exported["channels"] == [4, 8, 16]
+    restarted = load_file(new.model_dir / "model.safetensors")
+    assert not torch.allclose(restarted["model.0.conv.unit0.conv.weight"], before["model.0.conv.unit0.conv.weight"])
 
 
 def test_predicting_without_a_model_says_what_to_do(tmp_path):

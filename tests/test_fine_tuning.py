@@ -1,0 +1,86 @@
+"""Fine-tuning an export on another label set: ``train.init_from`` with another number of outputs
+loads every tensor but the output layers, which start as built (nnU-Net's ``-pretrained_weights``)."""
+
+import json
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_model
+
+from accelerated_seg.checkpoint import load_weights_but_outputs
+from accelerated_seg.config import ConfigError
+from accelerated_seg.models import MODELS, build_from_spec, differs_in_outputs_alone, model_spec
+from accelerated_seg.train import train
+
+# The output layers of each registry network, as MONAI names them: what a new label set replaces.
+OUTPUT_LAYERS = {"unet": ("model.2.",), "segresnet": ("conv_final.",), "swinunetr": ("out.",), "unetr": ("out.",),
+                 "dynunet": ("output_block.",), "unet3d_mlperf": ("output_block.",)}
+PATCHES = {"swinunetr": (64, 64, 64), "unet3d_mlperf": (64, 64, 64), "unetr": (32, 32, 32)}
+SMALL = {"unet": {"channels": [4, 8, 16], "strides": [2, 2]}, "segresnet": {"init_filters": 8},
+         "swinunetr": {"feature_size": 12}, "unetr": {"feature_size": 4, "hidden_size": 48, "mlp_dim": 96,
+                                                      "num_heads": 4}}
+
+
+@pytest.mark.parametrize("name, args", [(name, SMALL.get(name, {})) for name in MODELS]
+                         + [("dynunet", {"deep_supervision": True, "deep_supr_num": 2})])
+def test_every_network_keeps_all_but_its_output_layers(name, args, tmp_path):
+    patch = PATCHES.get(name, (32, 32, 32))
+    torch.manual_seed(0)
+    exported = build_from_spec(model_spec(name, 1, 3, patch, args))
+    save_model(exported, str(tmp_path / "model.safetensors"))  # a tensor registered twice, written once
+    torch.manual_seed(1)
+    spec = model_spec(name, 1, 2, patch, args)
+    model = build_from_spec(spec)
+    as_built = {key: value.clone() for key, value in model.state_dict().items()}
+
+    fresh = load_weights_but_outputs(model, tmp_path / "model.safetensors")
+
+    heads = OUTPUT_LAYERS[name] + (("deep_supervision_heads.",) if args.get("deep_supervision") else ())
+    # DynUNet registers each deep-supervision head twice, the second time as skip_layers...super_head
+    assert fresh and all(key.startswith(heads) or ".super_head." in key for key in fresh), fresh
+    assert {head.split(".")[0] for head in heads} <= {key.split(".")[0] for key in fresh}  # every head
+    saved = exported.state_dict()
+    for key, value in model.state_dict().items():
+        torch.testing.assert_close(value, as_built[key] if key in fresh else saved[key], rtol=0, atol=0, msg=key)
+    with torch.no_grad():
+        outputs = model(torch.zeros(1, 1, *patch))
+    assert outputs.shape[-4] == 2  # the classes; deep supervision stacks its heads before them: (1, 3, 2, X, Y, Z)
+
+
+def test_only_another_number_of_outputs_is_bridged():
+    spec = model_spec("unet", 1, 3, (16, 16, 16), SMALL["unet"])
+    assert differs_in_outputs_alone(spec, model_spec("unet", 1, 2, (16, 16, 16), SMALL["unet"]))
+    assert not differs_in_outputs_alone(spec, spec)  # the same network: loaded whole
+    assert not differs_in_outputs_alone(spec, model_spec("unet", 2, 2, (16, 16, 16), SMALL["unet"]))  # channels too
+    assert not differs_in_outputs_alone(spec, model_spec("unet", 1, 2, (16, 16, 16), {**SMALL["unet"],
+                                                                                      "num_res_units": 1}))
+    assert not differs_in_outputs_alone(spec, model_spec("segresnet", 1, 2, (16, 16, 16), {}))
+
+
+def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, capsys):
+    """A 3-class export (background, ventricles, lesion) fine-tuned on the same phantoms binarized."""
+    first = tmp_path / "first"
+    train(tiny_config(first, train__max_steps=2, train__val_every=0))
+    # lr 0 and no decay: what the second run exports is what it started from
+    second = tmp_path / "second"
+    capsys.readouterr()
+    train(tiny_config(second, train__max_steps=2, train__val_every=2, train__init_from=str(first / "model"),
+                      data__binarize="true", optim__lr=0.0, optim__weight_decay=0.0))
+    printed = capsys.readouterr().out
+    assert "its output layers start afresh for this run's 2 outputs (4 tensors: model.2.0.conv.bias, " in printed
+
+    before, after = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
+    assert before.keys() == after.keys()
+    fresh = {key for key in before if before[key].shape != after[key].shape}
+    assert fresh == {"model.2.0.conv.weight", "model.2.0.conv.bias", "model.2.1.conv.unit0.conv.weight",
+                     "model.2.1.conv.unit0.conv.bias"}
+    assert all(torch.equal(before[key], after[key]) for key in before.keys() - fresh)
+    exported = json.loads((second / "model" / "config.json").read_text())
+    assert exported["model"]["args"]["out_channels"] == 2
+
+    # Anything else that differs is still refused, and says that the classes may differ
+    with pytest.raises(ConfigError, match=r"holds another network than this run builds \(model.args.num_res_units: "
+                                          r"1 in the export, 2 here.*the classes may differ: the output layers then "
+                                          r"start afresh"):
+        train(tiny_config(tmp_path / "other", train__init_from=str(first / "model"), data__binarize="true",
+                          model__args="{channels: [4, 8, 16], strides: [2, 2], num_res_units: 2}"))
