@@ -356,7 +356,8 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
         load_weights(model, weights_path)
         return []
     if differs_in_outputs_alone(saved, spec):
-        return load_weights_but_outputs(model, weights_path)
+        return load_weights_but_outputs(model, weights_path,
+                                        (saved.args["out_channels"], spec.args["out_channels"]))
     # each difference named (the two whole specs, printed, hid a one-number change)
     raise ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
                       f"({'; '.join(spec_differences(saved, spec))}): use the same model.name, model.args "
@@ -691,21 +692,28 @@ def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str =
     _load_strictly(model, _read_weights(model, weights_path, device), weights_path)
 
 
-def load_weights_but_outputs(model: torch.nn.Module, weights_path: str | Path) -> list[str]:
-    """``load_weights`` into ``model``, the exported network with another number of outputs, of every
-    tensor but those whose shape that number decides: the output layers (and deep-supervision heads),
-    which keep the values ``model`` was built with. Returns their names.
+def load_weights_but_outputs(model: torch.nn.Module, weights_path: str | Path, outputs: tuple[int, int]) -> list[str]:
+    """``load_weights`` into ``model``, the exported network with another number of outputs
+    (``outputs``: the export's and ``model``'s), of every tensor but those whose shape that number
+    decides: the output layers (and deep-supervision heads), which keep the values ``model`` was built
+    with. Returns their names.
 
     Which tensors those are is read off the shapes rather than listed per network: with every other
     argument equal (``models.differs_in_outputs_alone``), a tensor's shape differs exactly where the
     number of outputs enters it (for MONAI's UNet that is its last up-sampling layer, convolution and
-    residual unit; for the others the final 1x1 convolution).
+    residual unit; for the others the final 1x1 convolution). A shape that differs otherwise is a
+    weights file that is not its config.json's network, and is refused as ``load_weights`` refuses it.
     """
     tensors = _read_weights(model, weights_path, "cpu")
-    shapes = {name: value.shape for name, value in model.state_dict().items()}
-    fresh = sorted(name for name, value in tensors.items() if name in shapes and value.shape != shapes[name])
+    built = model.state_dict()
+    fresh = sorted(name for name, value in tensors.items() if name in built and value.shape != built[name].shape)
     for name in fresh:
-        tensors[name] = model.state_dict()[name]  # as built: a strict load still checks every other name
+        differing = {(a, b) for a, b in zip(tensors[name].shape, built[name].shape) if a != b}
+        if len(tensors[name].shape) != len(built[name].shape) or differing != {outputs}:
+            raise DataError(f"{weights_path} does not hold the weights of the network its config.json describes "
+                            f"({name} has the shape {tuple(tensors[name].shape)}, which {outputs[0]} outputs do not "
+                            f"explain); use the config.json written with these weights")
+        tensors[name] = built[name]  # as built: the strict load still checks every other name and shape
     _load_strictly(model, tensors, weights_path)
     return fresh
 

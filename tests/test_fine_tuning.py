@@ -9,6 +9,7 @@ from safetensors.torch import load_file, save_model
 
 from accelerated_seg.checkpoint import load_weights_but_outputs
 from accelerated_seg.config import ConfigError
+from accelerated_seg.data.errors import DataError
 from accelerated_seg.models import MODELS, build_from_spec, differs_in_outputs_alone, model_spec
 from accelerated_seg.train import train
 
@@ -33,7 +34,7 @@ def test_every_network_keeps_all_but_its_output_layers(name, args, tmp_path):
     model = build_from_spec(spec)
     as_built = {key: value.clone() for key, value in model.state_dict().items()}
 
-    fresh = load_weights_but_outputs(model, tmp_path / "model.safetensors")
+    fresh = load_weights_but_outputs(model, tmp_path / "model.safetensors", (3, 2))
 
     heads = OUTPUT_LAYERS[name] + (("deep_supervision_heads.",) if args.get("deep_supervision") else ())
     # DynUNet registers each deep-supervision head twice, the second time as skip_layers...super_head
@@ -45,6 +46,17 @@ def test_every_network_keeps_all_but_its_output_layers(name, args, tmp_path):
     with torch.no_grad():
         outputs = model(torch.zeros(1, 1, *patch))
     assert outputs.shape[-4] == 2  # the classes; deep supervision stacks its heads before them: (1, 3, 2, X, Y, Z)
+
+
+def test_a_shape_the_outputs_do_not_explain_is_a_damaged_export(tmp_path):
+    """A weights file that is not its config.json's network is refused, not loaded with gaps."""
+    args = SMALL["unet"]
+    save_model(build_from_spec(model_spec("unet", 1, 3, (16, 16, 16), {**args, "channels": [4, 8, 32]})),
+               str(tmp_path / "model.safetensors"))  # config.json would say [4, 8, 16]
+    model = build_from_spec(model_spec("unet", 1, 2, (16, 16, 16), args))
+    with pytest.raises(DataError, match=r"model.safetensors does not hold the weights of the network its config.json "
+                                        r"describes \(model.1.*has the shape .*which 3 outputs do not explain\)"):
+        load_weights_but_outputs(model, tmp_path / "model.safetensors", (3, 2))
 
 
 def test_only_another_number_of_outputs_is_bridged():
