@@ -365,6 +365,36 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
                       f"then start afresh)")
 
 
+_UNNAMED_CHANNEL = re.compile(r"image(_\d+)?")
+
+
+def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict, channels: dict) -> str | None:
+    """A warning when the volumes an export's weights learned from were prepared otherwise than this
+    run's (``train.init_from``): another spacing, normalization or crop, or image channels named
+    otherwise. Not an error: fine-tuning under new preprocessing is a choice (the way on that a
+    refused resume offers), but features learned at another voxel size or intensity scale are a worse
+    start, and nothing else would say so. The label mapping is left out: a new label set changes it.
+    None when nothing differs, or when ``model_dir`` is no export (``load_initial_weights`` says so).
+    """
+    if not (Path(model_dir) / "config.json").is_file():
+        return None
+    export = read_export_config(model_dir)
+    saved, here = export.get("preprocessing") or {}, json.loads(json.dumps(preprocessing))  # tuples as lists
+    differences = [f"{key}: {saved[key]} there, {here.get(key)} here" for key in sorted(saved)
+                   if key != "label_map" and saved[key] != here.get(key)]
+    # Channels compared by name where both sides name them: pairs and CSV tables call theirs image, image_N.
+    named = {str(k): v for k, v in (export.get("channels") or {}).items() if not _UNNAMED_CHANNEL.fullmatch(str(v))}
+    differences += [f"channel {index}: {named[index]} there, {name} here" for index, name in
+                    ((str(k), str(v)) for k, v in channels.items())
+                    if index in named and not _UNNAMED_CHANNEL.fullmatch(name) and named[index].lower() != name.lower()]
+    if not differences:
+        return None
+    return (f"WARNING: train.init_from={str(model_dir)!r} learned from volumes prepared otherwise than this run's "
+            f"({'; '.join(differences)}); fine-tuning goes on under this run's. To prepare them as the export's "
+            f"were, set those data settings (data.spacing, data.normalization, data.ct_window, "
+            f"data.crop_foreground) to its values; for the channels, give the images in its order")
+
+
 class PreemptionSignals:
     """While active, SIGTERM and SIGUSR1 only record that the job should stop (``received``).
 

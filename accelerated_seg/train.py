@@ -37,8 +37,8 @@ from tqdm.auto import tqdm
 from . import __version__
 from .accelerate_workarounds import skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, check_resume_preprocessing,
-                         complete_checkpoints, expect_shared_tensors, export_model, save_training_state,
-                         set_aside_later_course, shared_tensor_names)
+                         complete_checkpoints, expect_shared_tensors, export_model, initial_weights_preparation_note,
+                         save_training_state, set_aside_later_course, shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config, settings_changed
 from .data.cache import PreprocessedCache
@@ -614,6 +614,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     check_loss(loss_fn, manifest.num_classes, cfg.train.loss, manifest.class_regions)
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
+    if cfg.train.init_from and (note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(),
+                                                                          manifest.channels)):
+        accelerator.print(note)
     model, aliases = model_for_strategy(cfg, spec, accelerator, run_scope)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed, ignore_index=manifest.ignore_index)

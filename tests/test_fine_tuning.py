@@ -7,7 +7,7 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_model
 
-from accelerated_seg.checkpoint import load_weights_but_outputs
+from accelerated_seg.checkpoint import initial_weights_preparation_note, load_weights_but_outputs
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.models import MODELS, build_from_spec, differs_in_outputs_alone, model_spec
@@ -80,6 +80,7 @@ def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, 
                       data__binarize="true", optim__lr=0.0, optim__weight_decay=0.0))
     printed = capsys.readouterr().out
     assert "its output layers start afresh for this run's 2 outputs (4 tensors: model.2.0.conv.bias, " in printed
+    assert "WARNING: train.init_from" not in printed  # prepared as the export's were; the label mapping is no matter
 
     before, after = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
     assert before.keys() == after.keys()
@@ -89,6 +90,21 @@ def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, 
     assert all(torch.equal(before[key], after[key]) for key in before.keys() - fresh)
     exported = json.loads((second / "model" / "config.json").read_text())
     assert exported["model"]["args"]["out_channels"] == 2
+
+    # Volumes prepared otherwise than the export's: fine-tuning goes on, and says what differs
+    train(tiny_config(tmp_path / "respaced", train__max_steps=1, train__val_every=0, data__spacing="[2.5,2.5,2.5]",
+                      data__normalization="ct", train__init_from=str(first / "model")))
+    assert (f"WARNING: train.init_from={str(first / 'model')!r} learned from volumes prepared otherwise than this "
+            f"run's (crop_foreground: True there, False here; normalization: zscore there, ct here; "  # ct: no crop
+            f"spacing: [2.0, 2.0, 2.0] there, [2.5, 2.5, 2.5] here); "
+            f"fine-tuning goes on under this run's.") in capsys.readouterr().out
+    export = json.loads((first / "model" / "config.json").read_text())
+    assert export["channels"] == {"0": "MRI"}
+    note = initial_weights_preparation_note  # channels compared by name, where both sides name theirs
+    assert "(channel 0: MRI there, CT here)" in note(first / "model", export["preprocessing"], {0: "CT"})
+    assert note(first / "model", export["preprocessing"], {0: "mri"}) is None
+    assert note(first / "model", export["preprocessing"], {0: "image"}) is None  # pairs and CSV tables name none
+    assert note(tmp_path, export["preprocessing"], {0: "CT"}) is None  # no export: load_initial_weights says so
 
     # Anything else that differs is still refused, and says that the classes may differ
     with pytest.raises(ConfigError, match=r"holds another network than this run builds \(model.args.num_res_units: "
