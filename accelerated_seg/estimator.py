@@ -15,11 +15,14 @@ and a ``DataConfig``, which are exactly what ``accelerated-seg train`` reads fro
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import warnings
 from contextlib import closing
 from pathlib import Path
@@ -341,8 +344,9 @@ class Segmentation:
             if processes > 1:
                 from accelerate import notebook_launcher
 
-                notebook_launcher(_fit_in_launched_process, (cfg, dataset.manifest), num_processes=processes,
-                                  mixed_precision=mixed_precision)
+                with _signal_handlers_kept():
+                    notebook_launcher(_fit_in_launched_process, (cfg, dataset.manifest), num_processes=processes,
+                                      mixed_precision=mixed_precision)
                 self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
             else:
                 from .train import train
@@ -680,6 +684,33 @@ def _launch_precision(precision: str | None) -> str:
 
 def _launched_processes() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+# What torch elastic's process context, under notebook_launcher, takes over in the launching process.
+ELASTIC_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT")
+                        if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _signal_handlers_kept():
+    """Put this process's handlers of ``ELASTIC_SIGNALS`` back after a launch.
+
+    torch elastic's ``PContext.start`` (notebook_launcher starts its processes through it) sets them
+    to a handler that raises its ``SignalException`` and never restores them. In a notebook, the
+    kernel that ran a multi-GPU fit then met a later interrupt with a torch traceback instead of a
+    KeyboardInterrupt, and a later one-process fit in it could not say, on Ctrl-C, which checkpoint
+    a resume continues from. Signal handlers belong to the main thread; elsewhere nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.getsignal(signum) for signum in ELASTIC_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            if handler is not None:  # None: set outside Python, which cannot be put back from here
+                signal.signal(signum, handler)
 
 
 def _gpus_to_launch() -> int:

@@ -3,6 +3,7 @@
 import csv
 import json
 import shutil
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -503,10 +504,15 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     train_pairs, val_pairs = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    handlers = {signum: signal.getsignal(signum) for signum in estimator.ELASTIC_SIGNALS}
     model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
                          multi_gpu=True, output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False,
                          val_every=2, save_every=0, precision="bf16").fit(data, steps=2)
     assert model.summary["step"] == 2 and "DDP (MULTI_CPU) on 2 process(es)" in model.summary["strategy"]
+    # torch elastic's launch took over SIGINT, SIGTERM, SIGHUP and SIGQUIT here for good, until the
+    # fifty-first session: a later Ctrl-C in the notebook raised its SignalException
+    assert {signum: signal.getsignal(signum) for signum in handlers} == handlers
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert model.summary["strategy"].endswith("mixed precision bf16")  # notebook_launcher's default is "no"
     assert model.summary["global_batch"] == 4 and len(model.summary["peak_memory_gb"]) == 2
     assert (model.model_dir / "model.safetensors").is_file()
