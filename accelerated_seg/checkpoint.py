@@ -321,16 +321,21 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
     path = Path(checkpoint) / PREPROCESSING_FILE
     if not path.is_file():
         return
-    saved, here = json.loads(path.read_text()), json.loads(json.dumps(preprocessing))  # tuples as JSON lists
-    differences = [f"{key}: {saved.get(key)} saved, {here.get(key)} here" for key in sorted({*saved, *here})
-                   if saved.get(key) != here.get(key)]
-    if differences:
+    if differences := preprocessing_differences(json.loads(path.read_text()), preprocessing, "saved"):
         raise ConfigError(
             f"cannot resume from {checkpoint}: its weights were trained on volumes preprocessed otherwise "
             f"({'; '.join(differences)}). Resume with the settings that wrote it ({Path(checkpoint) / 'config.yaml'}"
             f"; a median spacing that moved with the cases can be pinned with data.spacing), or train these "
             f"weights on under the new preprocessing as a new run: --train.init_from={Path(output_dir) / 'model'} "
             f"in another train.output_dir")
+
+
+def preprocessing_differences(saved: dict, here: dict, saved_where: str) -> list[str]:
+    """Each preprocessing setting (``PreprocessSettings.to_dict``) that differs, as "key: saved's
+    value <saved_where>, here's value here"; tuples compare equal to the lists JSON gives back."""
+    here = json.loads(json.dumps(here))
+    return [f"{key}: {saved.get(key)} {saved_where}, {here.get(key)} here" for key in sorted({*saved, *here})
+            if saved.get(key) != here.get(key)]
 
 
 def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> list[str]:
@@ -379,9 +384,9 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
     if not (Path(model_dir) / "config.json").is_file():
         return None
     export = read_export_config(model_dir)
-    saved, here = export.get("preprocessing") or {}, json.loads(json.dumps(preprocessing))  # tuples as lists
-    differences = [f"{key}: {saved[key]} there, {here.get(key)} here" for key in sorted(saved)
-                   if key != "label_map" and saved[key] != here.get(key)]
+    # A setting the export does not record (written before it existed) is not compared.
+    saved = {key: value for key, value in (export.get("preprocessing") or {}).items() if key != "label_map"}
+    differences = preprocessing_differences(saved, {key: preprocessing.get(key) for key in saved}, "there")
     # Channels compared by name where both sides name them: pairs and CSV tables call theirs image, image_N.
     named = {str(k): v for k, v in (export.get("channels") or {}).items() if not _UNNAMED_CHANNEL.fullmatch(str(v))}
     differences += [f"channel {index}: {named[index]} there, {name} here" for index, name in
