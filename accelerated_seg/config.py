@@ -159,6 +159,10 @@ class TrainConfig:
     # Start from the weights of an exported model folder (config.json + model.safetensors) with a new
     # optimizer and schedule: how a run continues under another strategy (see docs/checkpoints.md).
     init_from: Optional[str] = None
+    # Fine-tuning on another label set (init_from's output layers start afresh): the first this many
+    # steps train the new output layers alone, then the rest of the network warms up over
+    # optim.warmup_steps and joins them (docs/checkpoints.md). 0 trains the whole network from the start.
+    head_only_steps: int = 0
     # Memory levers (docs/strategies.md): recompute each block's activations in backward, and
     # BatchNorm statistics over all ranks under DDP (GPUs only).
     activation_checkpointing: bool = False
@@ -273,7 +277,7 @@ _AT_LEAST = {
     "train.max_steps": 1, "train.batch_size": 1, "train.global_batch_size": 1, "train.grad_accum_steps": 1,
     "train.val_every": 0, "train.save_every": 0, "train.keep_last": 1, "train.log_every": 1,
     "train.max_nonfinite_steps": 1, "train.sw_batch_size": 1, "train.val_tolerance_mm": 0,
-    "train.ddp.bucket_cap_mb": 1,
+    "train.ddp.bucket_cap_mb": 1, "train.head_only_steps": 0,
 }
 # Shares: (lowest, highest, whether the highest itself is allowed).
 _SHARES = {

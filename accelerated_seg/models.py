@@ -12,7 +12,7 @@ plain MONAI (``build_from_spec``) and load ``model.safetensors`` into it with ``
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import monai.networks.nets as monai_nets
@@ -120,6 +120,16 @@ def differs_in_outputs_alone(saved: ModelSpec, built: ModelSpec) -> bool:
         return False
     others = ({**saved.args, "out_channels": None}, {**built.args, "out_channels": None})
     return saved.args.get("out_channels") != built.args.get("out_channels") and others[0] == others[1]
+
+
+def output_layer_names(spec: ModelSpec) -> set[str]:
+    """The names of the tensors whose shape the number of outputs decides: the output layers (and
+    deep-supervision heads), which fine-tuning on another label set starts afresh. Read off the
+    shapes of the network with one output more, on the meta device, as ``load_weights_but_outputs``
+    reads them off an export, so a resumed run (which has no export to compare) finds the same."""
+    one_more = replace(spec, args={**spec.args, "out_channels": spec.args["out_channels"] + 1})
+    shapes = (meta_network(spec).state_dict(), meta_network(one_more).state_dict())
+    return {name for name, tensor in shapes[0].items() if tensor.shape != shapes[1][name].shape}
 
 
 def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) -> None:

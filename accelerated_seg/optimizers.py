@@ -15,13 +15,32 @@ import torch
 from .config import OptimConfig
 
 
-def build_optimizer(parameters: Iterable[torch.nn.Parameter], optim: OptimConfig, lr: float) -> torch.optim.Optimizer:
-    """``optim.optimizer`` over ``parameters`` at learning rate ``lr`` (the batch-scaled one)."""
+def build_optimizer(parameters: Iterable[torch.nn.Parameter] | list[dict], optim: OptimConfig,
+                    lr: float) -> torch.optim.Optimizer:
+    """``optim.optimizer`` over ``parameters`` (or ``parameter_groups``) at learning rate ``lr`` (the
+    batch-scaled one)."""
     fused = optim.fused or None  # None lets torch choose foreach where fused was not asked for
     if optim.optimizer == "sgd":
         return torch.optim.SGD(parameters, lr=lr, momentum=optim.momentum, nesterov=optim.nesterov,
                                weight_decay=optim.weight_decay, fused=fused)
     return torch.optim.AdamW(parameters, lr=lr, weight_decay=optim.weight_decay, fused=fused)
+
+
+def parameter_groups(model: torch.nn.Module, output_layers: list[torch.nn.Parameter]) -> list[dict]:
+    """The optimizer's parameter groups: the whole network in one; or, where ``train.head_only_steps``
+    trains the new output layers alone first, those layers and then the rest in a second group,
+    which the schedule holds at rate 0 meanwhile (``schedule.held_then_warmed``).
+
+    A rate of 0 rather than ``requires_grad=False``: DDP, FSDP and ZeRO fix which parameters train when
+    they wrap the network, and every one of them takes a group's rate as it is at each step. At rate 0
+    AdamW and SGD leave a parameter bit for bit as it was (their weight decay is scaled by the rate
+    too); they still keep its moments, so the rest starts with averages of its gradients in place.
+    """
+    if not output_layers:
+        return [{"params": list(model.parameters())}]
+    heads = {id(parameter) for parameter in output_layers}
+    return [{"params": list(output_layers)},
+            {"params": [parameter for parameter in model.parameters() if id(parameter) not in heads]}]
 
 
 def state_bytes_per_parameter(optim: OptimConfig) -> int:
@@ -38,10 +57,11 @@ def continue_with_the_runs_settings(scheduler: torch.optim.lr_scheduler.LambdaLR
     Loading a training state puts the saved param groups back (torch's ``load_state_dict``: weight
     decay, momentum, ...) and LambdaLR's saved base rate, so a run resumed with ``--optim.lr`` or
     ``--optim.weight_decay`` listed the change ("resuming with settings other than ...") and trained
-    on with the old values. A run's optimizer has the one param group ``build_optimizer`` gave it, so
-    the optimizer's constructor defaults are the run's settings; under ZeRO offload the scheduler
-    drives DeepSpeed's optimizer (``schedule_the_stepping_optimizer``), built from ours. The rate of the
-    next step is the schedule's at the resumed step with this run's ``lr`` (the batch-scaled one).
+    on with the old values. Every param group of a run's optimizer has the settings ``build_optimizer``
+    gave it (``parameter_groups`` differ in their rate alone), so the constructor defaults are the
+    run's; under ZeRO offload the scheduler drives DeepSpeed's optimizer
+    (``schedule_the_stepping_optimizer``), built from ours. The rate of the next step is each group's
+    schedule at the resumed step with this run's ``lr`` (the batch-scaled one).
     """
     optimizer = scheduler.optimizer
     settings = {key: value for key, value in optimizer.defaults.items() if key != "lr"}

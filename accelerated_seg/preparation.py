@@ -31,7 +31,7 @@ from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_gues
 from .checkpoint import expect_shared_tensors, load_initial_weights, shared_tensor_names
 from .config import Config, ConfigError, DDPConfig
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
-from .models import ModelSpec, build_from_spec
+from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, join_deepspeed_ranks_over_gloo, launch_error,
                        strategy_in_effect)
@@ -154,11 +154,12 @@ def seed_the_shuffle(accelerator: Accelerator, loader) -> int | None:
     return seed
 
 
-def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator,
-                        run_scope: contextlib.ExitStack | None = None) -> tuple[torch.nn.Module, dict]:
+def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, run_scope: contextlib.ExitStack
+                       | None = None) -> tuple[torch.nn.Module, dict, list[torch.nn.Parameter]]:
     """The registry network, its starting weights, and the adaptations the strategy asks for
     (wrapping.py), applied before ``prepare`` wraps it; with the network's shared tensor names,
-    read while it is still plain (``export_model``). ``run_scope``: as for ``adapt_to_strategy``."""
+    read while it is still plain (``export_model``), and the parameters that ``train.head_only_steps``
+    trains alone (none when it is 0). ``run_scope``: as for ``adapt_to_strategy``."""
     model = build_from_spec(spec)
     aliases = shared_tensor_names(model)
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
@@ -167,12 +168,27 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator,
         accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)" + (
             f"; its output layers start afresh for this run's {spec.args['out_channels']} outputs "
             f"({len(fresh)} tensors: {', '.join(fresh)})" if fresh else ""))
+        if cfg.train.head_only_steps and not fresh:
+            raise ConfigError(f"train.head_only_steps={cfg.train.head_only_steps} trains the output layers that "
+                              f"start afresh alone, but every layer of {cfg.train.init_from} fits this run's network "
+                              f"(the same {spec.args['out_channels']} outputs): set train.head_only_steps=0")
+    # Picked by name while the network is plain (wrappers rename it); the objects stay through prepare.
+    heads = output_layer_names(spec) if cfg.train.head_only_steps else set()
+    output_layers = [parameter for name, parameter in model.named_parameters() if name in heads]
+    if output_layers:
+        warmup = cfg.optim.warmup_steps
+        accelerator.print(f"the first {cfg.train.head_only_steps} steps train the output layers alone "
+                          f"({len(output_layers)} tensors); the rest of the network then joins them"
+                          + (f", its rate warmed up over {warmup} steps" if warmup else "")
+                          + " (train.head_only_steps)")
     if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
         swapped = instance_norms_as_group_norms(model)
         accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"
                           if swapped else "train.channels_last_norm: this network has no InstanceNorm (without "
                           "running statistics) to change")
     fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
+    if output_layers:
+        check_groups_apart(fsdp)
     if cfg.train.sync_batchnorm:
         model = convert_sync_batchnorm(model, accelerator.device, accelerator.num_processes)
     if cfg.train.activation_checkpointing:
@@ -184,7 +200,18 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator,
         model = model.to(memory_format=torch.channels_last_3d)
     adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
                        cfg.train.zero3_leaf_blocks, run_scope)
-    return model, aliases
+    return model, aliases, output_layers
+
+
+def check_groups_apart(fsdp_plugin) -> None:
+    """Refuse ``train.head_only_steps`` where the output layers and the rest cannot be two param groups:
+    FSDP1 without ``use_orig_params`` flattens each unit's parameters into one, stepped at one rate
+    (torch's FSDP: the original parameters are what enable "per-original-parameter hyperparameters")."""
+    if fsdp_plugin is not None and fsdp_plugin.fsdp_version == 1 and not fsdp_plugin.use_orig_params:
+        raise ConfigError("train.head_only_steps under FSDP1 needs fsdp_use_orig_params: true in the accelerate "
+                          "config (as the shipped FSDP1 profiles set it): FSDP1 otherwise flattens the output layers "
+                          "and the rest into one parameter, with one rate. Set it, use an FSDP2 profile, or set "
+                          "train.head_only_steps=0")
 
 
 def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,

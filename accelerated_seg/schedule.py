@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 from .config import ConfigError, OptimConfig
 
@@ -105,3 +106,22 @@ def lr_multiplier(step: int, optim: OptimConfig, max_steps: int) -> float:
     else:
         decay = 0.5 * (1.0 + math.cos(math.pi * progress))
     return optim.min_lr_ratio + (1.0 - optim.min_lr_ratio) * decay
+
+
+def held_then_warmed(step: int, optim: OptimConfig, max_steps: int, held_steps: int) -> float:
+    """Multiplier for the part of the network that ``train.head_only_steps`` holds: none for the first
+    ``held_steps``, then the run's (``lr_multiplier``) ramped in over ``optim.warmup_steps`` as a run's
+    start is, so the pretrained layers do not meet the full rate in one step."""
+    if step < held_steps:
+        return 0.0
+    ramp = min(1.0, (step - held_steps + 1) / optim.warmup_steps) if optim.warmup_steps else 1.0
+    return ramp * lr_multiplier(step, optim, max_steps)
+
+
+def lr_multipliers(optim: OptimConfig, max_steps: int, head_only_steps: int = 0) -> list[Callable[[int], float]]:
+    """One multiplier per ``optimizers.parameter_groups`` group, for torch's LambdaLR: the run's schedule;
+    with ``train.head_only_steps``, the output layers' and then the rest's (``held_then_warmed``)."""
+    multipliers = [lambda step: lr_multiplier(step, optim, max_steps)]
+    if head_only_steps:
+        multipliers.append(lambda step: held_then_warmed(step, optim, max_steps, head_only_steps))
+    return multipliers

@@ -54,7 +54,7 @@ from .loop_clock import LoopClock
 from .losses import check_loss, segmentation_loss, training_loss
 from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
-from .optimizers import build_optimizer, continue_with_the_runs_settings
+from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
 from .preparation import (adapt_to_strategy, check_launch, end_run, keep_the_optimizer_under_offload,
                           make_accelerator, model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer,
                           seed_the_shuffle)
@@ -62,7 +62,7 @@ from .ranks import on_every_rank, on_main
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
-from .schedule import BatchPlan, lr_multiplier, resolve_batch
+from .schedule import BatchPlan, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, strategy_in_effect
 from .validation import validate
 
@@ -558,6 +558,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
+    _check_head_only_steps(cfg.train)
     check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
     # path now, the case files it lists once they are known (below).
@@ -617,12 +618,13 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if cfg.train.init_from and (note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(),
                                                                           manifest.channels)):
         accelerator.print(note)
-    model, aliases = model_for_strategy(cfg, spec, accelerator, run_scope)
+    model, aliases, output_layers = model_for_strategy(cfg, spec, accelerator, run_scope)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed, ignore_index=manifest.ignore_index)
-    optimizer = build_optimizer(model.parameters(), cfg.optim, plan.lr)
+    optimizer = build_optimizer(parameter_groups(model, output_layers), cfg.optim, plan.lr)
     keep_the_optimizer_under_offload(accelerator, optimizer)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: lr_multiplier(s, cfg.optim, cfg.train.max_steps))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multipliers(cfg.optim, cfg.train.max_steps,
+                                                                            cfg.train.head_only_steps))
     # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
     # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
     batches_per_epoch = train_set.epoch_length // (plan.per_device * num_processes)  # per rank
@@ -706,6 +708,21 @@ def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, 
     accelerator.wait_for_everyone()
 
 
+def _check_head_only_steps(train_cfg) -> None:
+    """train.head_only_steps needs output layers that start afresh (a fresh run from an export on
+    another label set; model_for_strategy refuses an export of the same outputs) and steps after it."""
+    steps = train_cfg.head_only_steps
+    if not steps:
+        return
+    if not (train_cfg.init_from or train_cfg.resume):
+        raise ConfigError(f"train.head_only_steps={steps} trains the output layers of a fine-tuning run alone, "
+                          f"but this run starts a new network, whose every layer starts afresh: give the export "
+                          f"to fine-tune (train.init_from) or set train.head_only_steps=0")
+    if steps >= train_cfg.max_steps:
+        raise ConfigError(f"train.head_only_steps={steps} is not below train.max_steps={train_cfg.max_steps}: the "
+                          f"rest of the network would never train; lower it (a few percent of the run is usual)")
+
+
 def _resume(loop: Loop, checkpoint: Path) -> None:
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
         loop.accelerator.print(warning)
@@ -716,6 +733,14 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
             f"cannot resume from {checkpoint}: it was trained with optim.optimizer {saved} and holds {saved}'s "
             f"state, and this run asks for {asked}. Resume with optim.optimizer: {saved}, or start a new run "
             f"from its weights (train.init_from) with a fresh {asked} and schedule")
+    if "train.head_only_steps" in changed and 0 in changed["train.head_only_steps"]:
+        # one param group against two (parameter_groups): torch would refuse the optimizer's state, unnamed
+        saved, asked = changed["train.head_only_steps"]
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: it trained with train.head_only_steps={saved}, and its optimizer "
+            f"state is grouped for that; this run asks for {asked}. "
+            + (f"Resume with train.head_only_steps={saved} (after step {saved} it holds nothing back)" if saved else
+               "Resume with train.head_only_steps=0: only a fine-tuning run's start trains its output layers alone"))
     # the outputs would mean something else than what the checkpoint's network learned
     if outputs := [key for key in changed if key == "data.region_order" or key.split(".")[:2] == ["data", "regions"]]:
         raise ConfigError(

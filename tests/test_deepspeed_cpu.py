@@ -221,3 +221,30 @@ def test_zero_offload_trains_with_sgd_not_the_adam_accelerate_would_put_in_its_p
     collect(saved)
     assert "momentum_buffer" in state_keys and "exp_avg" not in state_keys
     load_file(out / "model" / "model.safetensors")
+
+
+def test_head_only_steps_hold_the_rest_of_the_network_through_zero3s_partitions(tiny_dataset, tmp_path):
+    """train.head_only_steps' two param groups under ZeRO-3, which partitions each group's fp32 master
+    weights on its own and steps them with our schedule: at step 2 every tensor but the new output
+    layers is still the export's, bit for bit; step 3 trains them too."""
+    from accelerated_seg.checkpoint_export import export_checkpoint
+    from accelerated_seg.config import load_config
+    from accelerated_seg.train import train
+
+    first = tmp_path / "first"  # a 3-class export, fine-tuned below on the binarized phantoms
+    train(load_config(None, tiny_overrides(tiny_dataset, first, train__max_steps=1, train__val_every=0)))
+    exported = load_file(first / "model" / "model.safetensors")
+    out = tmp_path / "zero3"
+    proc = _launch("deepspeed_zero3", "--mixed_precision", "no", str(ROOT / "examples" / "train.py"), "--no-report",
+                   *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0, train__save_every=2,
+                                   train__init_from=str(first / "model"), train__head_only_steps=2,
+                                   data__binarize="true", optim__lr=1e-2, optim__warmup_steps=0))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    export_checkpoint(out / "checkpoints" / "step_2", tmp_path / "at_step_2")
+    at_step_2, at_step_3 = load_file(tmp_path / "at_step_2" / "model.safetensors"), load_file(
+        out / "model" / "model.safetensors")
+    heads = {key for key in exported if exported[key].shape != at_step_3[key].shape}
+    assert heads == {"model.2.0.conv.weight", "model.2.0.conv.bias", "model.2.1.conv.unit0.conv.weight",
+                     "model.2.1.conv.unit0.conv.bias"}
+    assert all(torch.equal(at_step_2[key], exported[key]) for key in exported.keys() - heads)
+    assert all(not torch.equal(at_step_3[key], at_step_2[key]) for key in at_step_3)  # then all of it trains

@@ -441,7 +441,8 @@ def test_a_loaded_model_is_trained_on_from_its_weights(tiny_dataset, tmp_path):
     # Other classes fine-tune: the output layers start afresh, every other tensor is the loaded model's
     binarized = Dataset.from_files(train_pairs, n_classes=2, **settings).batch(2).binarize()
     again = Segmentation.load(tmp_path / "saved")
-    again.fit(binarized, steps=1, lr=1e-9, output_dir=str(tmp_path / "binary"), **quiet)
+    again.fit(binarized, steps=2, lr=1e-9, head_only_steps=1, output_dir=str(tmp_path / "binary"), **quiet)
+    assert yaml.safe_load((tmp_path / "binary" / "config.yaml").read_text())["train"]["head_only_steps"] == 1
     tuned = load_file(again.model_dir / "model.safetensors")
     fresh = sorted(name for name in before if tuned[name].shape != before[name].shape)
     assert fresh and all(name.startswith("model.2.") for name in fresh)  # MONAI UNet's last up-sampling layer

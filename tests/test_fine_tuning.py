@@ -10,7 +10,7 @@ from safetensors.torch import load_file, save_model
 from accelerated_seg.checkpoint import initial_weights_preparation_note, load_weights_but_outputs
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.models import MODELS, build_from_spec, differs_in_outputs_alone, model_spec
+from accelerated_seg.models import MODELS, build_from_spec, differs_in_outputs_alone, model_spec, output_layer_names
 from accelerated_seg.train import train
 
 # The output layers of each registry network, as MONAI names them: what a new label set replaces.
@@ -35,6 +35,7 @@ def test_every_network_keeps_all_but_its_output_layers(name, args, tmp_path):
     as_built = {key: value.clone() for key, value in model.state_dict().items()}
 
     fresh = load_weights_but_outputs(model, tmp_path / "model.safetensors", (3, 2))
+    assert set(fresh) == output_layer_names(spec)  # what train.head_only_steps trains alone, also on a resume
 
     heads = OUTPUT_LAYERS[name] + (("deep_supervision_heads.",) if args.get("deep_supervision") else ())
     # DynUNet registers each deep-supervision head twice, the second time as skip_layers...super_head
@@ -112,3 +113,67 @@ def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, 
                                           r"start afresh"):
         train(tiny_config(tmp_path / "other", train__init_from=str(first / "model"), data__binarize="true",
                           model__args="{channels: [4, 8, 16], strides: [2, 2], num_res_units: 2}"))
+
+
+def test_head_only_steps_train_the_new_output_layers_alone_then_the_whole_network(tiny_config, tmp_path, capsys):
+    """train.head_only_steps=2: at step 2 every tensor but the new output layers is still the export's,
+    bit for bit (AdamW with weight decay, at rate 0); step 3 trains them all. A resume keeps the groups."""
+    first = tmp_path / "first"
+    train(tiny_config(first, train__max_steps=2, train__val_every=0))
+    exported = load_file(first / "model" / "model.safetensors")
+    heads = {"model.2.0.conv.weight", "model.2.0.conv.bias", "model.2.1.conv.unit0.conv.weight",
+             "model.2.1.conv.unit0.conv.bias"}
+    settings = dict(train__max_steps=3, train__val_every=0, train__save_every=2, data__binarize="true",
+                    optim__lr=1e-2, optim__weight_decay=0.05, optim__warmup_steps=0, train__head_only_steps=2)
+    second = tmp_path / "second"
+    capsys.readouterr()
+    train(tiny_config(second, train__init_from=str(first / "model"), **settings))
+    assert ("the first 2 steps train the output layers alone (4 tensors); the rest of the network then joins them "
+            "(train.head_only_steps)") in capsys.readouterr().out
+
+    at_step_2 = load_file(second / "checkpoints" / "step_2" / "model.safetensors")
+    assert all(torch.equal(at_step_2[key], exported[key]) for key in exported.keys() - heads)
+    at_step_3 = load_file(second / "model" / "model.safetensors")
+    assert all(not torch.equal(at_step_3[key], at_step_2[key]) for key in heads)
+    trained = [key for key in exported.keys() - heads if not torch.equal(at_step_3[key], exported[key])]
+    assert len(trained) > len(exported) // 2, trained  # the rest joined at step 3 (norm weights among them)
+
+    # A resume rebuilds the two groups from the network alone (it has no export to compare) and ends alike
+    resumed = dict(settings, train__resume=str(second / "checkpoints" / "step_2"), train__output_dir=str(second))
+    train(tiny_config(**resumed, train__overwrite="false"))
+    again = load_file(second / "model" / "model.safetensors")
+    for key, value in at_step_3.items():
+        torch.testing.assert_close(again[key], value, msg=key)
+    with pytest.raises(ConfigError, match=r"it trained with train.head_only_steps=2, and its optimizer state is "
+                                          r"grouped for that; this run asks for 0. Resume with "
+                                          r"train.head_only_steps=2"):
+        train(tiny_config(**dict(resumed, train__head_only_steps=0)))
+
+
+def test_head_only_steps_need_new_output_layers_and_steps_after_them(tiny_config, tmp_path):
+    with pytest.raises(ConfigError, match=r"train.head_only_steps=5 trains the output layers of a fine-tuning run "
+                                          r"alone, but this run starts a new network"):
+        train(tiny_config(tmp_path / "new", train__head_only_steps=5))
+    first = tmp_path / "first"
+    train(tiny_config(first, train__max_steps=1, train__val_every=0))
+    with pytest.raises(ConfigError, match=r"train.head_only_steps=4 is not below train.max_steps=4"):
+        train(tiny_config(tmp_path / "long", train__max_steps=4, train__head_only_steps=4,
+                          train__init_from=str(first / "model"), data__binarize="true"))
+    with pytest.raises(ConfigError, match=r"train.head_only_steps=1 trains the output layers that start afresh alone, "
+                                          r"but every layer of .* fits this run's network \(the same 3 outputs\)"):
+        train(tiny_config(tmp_path / "same", train__max_steps=2, train__head_only_steps=1,
+                          train__init_from=str(first / "model")))
+
+
+def test_head_only_steps_under_fsdp1_need_the_original_parameters():
+    """FSDP1's flat parameters hold the output layers and the rest together: refused unless it keeps
+    the original parameters (the shipped FSDP1 profiles do); FSDP2 and the others keep them anyway."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.preparation import check_groups_apart
+
+    with pytest.raises(ConfigError, match=r"train.head_only_steps under FSDP1 needs fsdp_use_orig_params: true"):
+        check_groups_apart(SimpleNamespace(fsdp_version=1, use_orig_params=False))
+    check_groups_apart(SimpleNamespace(fsdp_version=1, use_orig_params=True))
+    check_groups_apart(SimpleNamespace(fsdp_version=2, use_orig_params=False))
+    check_groups_apart(None)  # not FSDP

@@ -3,7 +3,7 @@ import math
 import pytest
 
 from accelerated_seg.config import ConfigError, OptimConfig
-from accelerated_seg.schedule import lr_multiplier, resolve_batch
+from accelerated_seg.schedule import held_then_warmed, lr_multiplier, lr_multipliers, resolve_batch
 
 
 def plan(batch=None, global_batch=None, accum=None, n=1, rule="none", base=2):
@@ -73,3 +73,16 @@ def test_warmup_then_poly_as_nnunet_decays():
     assert lr_multiplier(99, OptimConfig(schedule="poly", poly_exponent=0, warmup_steps=0), 100) == 1.0
     line = OptimConfig(schedule="poly", poly_exponent=1.0, warmup_steps=0, min_lr_ratio=0.0)
     assert lr_multiplier(25, line, 100) == pytest.approx(0.75)
+
+
+def test_head_only_steps_hold_the_rest_then_warm_it_up_as_a_run_starts():
+    optim = OptimConfig(schedule="cosine", warmup_steps=10, min_lr_ratio=0.0)
+    whole, rest = lr_multipliers(optim, 110, head_only_steps=30)
+    assert [whole(s) for s in range(111)] == [lr_multiplier(s, optim, 110) for s in range(111)]  # the output layers
+    assert [rest(s) for s in range(30)] == [0.0] * 30
+    assert rest(30) == pytest.approx(0.1 * lr_multiplier(30, optim, 110))  # a new warm-up, from step 30
+    assert rest(39) == pytest.approx(lr_multiplier(39, optim, 110))  # then the run's own rate
+    assert [rest(s) for s in range(40, 111)] == [whole(s) for s in range(40, 111)]
+    no_warmup = OptimConfig(warmup_steps=0)
+    assert held_then_warmed(5, no_warmup, 100, 5) == lr_multiplier(5, no_warmup, 100)  # the full rate at once
+    assert len(lr_multipliers(optim, 110)) == 1  # one group when nothing is held
