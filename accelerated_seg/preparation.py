@@ -167,7 +167,9 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
         fresh = load_initial_weights(model, spec, cfg.train.init_from)
         accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)" + (
             f"; its output layers start afresh for this run's {spec.args['out_channels']} outputs "
-            f"({len(fresh)} tensors: {', '.join(fresh)})" if fresh else ""))
+            f"({len(fresh)} tensors: {', '.join(fresh)})" if fresh else "") + (
+            "; --train.head_only_steps=50 would train them alone first (better on the phantoms measured in "
+            "docs/checkpoints.md)" if fresh and not cfg.train.head_only_steps else ""))
         if cfg.train.head_only_steps and not fresh:
             raise ConfigError(f"train.head_only_steps={cfg.train.head_only_steps} trains the output layers that "
                               f"start afresh alone, but every layer of {cfg.train.init_from} fits this run's network "

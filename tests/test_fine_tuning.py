@@ -81,6 +81,7 @@ def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, 
                       data__binarize="true", optim__lr=0.0, optim__weight_decay=0.0))
     printed = capsys.readouterr().out
     assert "its output layers start afresh for this run's 2 outputs (4 tensors: model.2.0.conv.bias, " in printed
+    assert "; --train.head_only_steps=50 would train them alone first" in printed  # the measured better way
     assert "WARNING: train.init_from" not in printed  # prepared as the export's were; the label mapping is no matter
 
     before, after = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
@@ -128,8 +129,10 @@ def test_head_only_steps_train_the_new_output_layers_alone_then_the_whole_networ
     second = tmp_path / "second"
     capsys.readouterr()
     train(tiny_config(second, train__init_from=str(first / "model"), **settings))
+    printed = capsys.readouterr().out
     assert ("the first 2 steps train the output layers alone (4 tensors); the rest of the network then joins them "
-            "(train.head_only_steps)") in capsys.readouterr().out
+            "(train.head_only_steps)") in printed
+    assert "would train them alone first" not in printed  # it does
 
     at_step_2 = load_file(second / "checkpoints" / "step_2" / "model.safetensors")
     assert all(torch.equal(at_step_2[key], exported[key]) for key in exported.keys() - heads)
