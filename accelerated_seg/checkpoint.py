@@ -342,18 +342,24 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
     """Load an exported model's weights into ``model`` (built from ``spec``), which must be the same
     network, or the same with another number of outputs: fine-tuning on another label set, whose
     output layers then start as built (nnU-Net's ``-pretrained_weights`` does the same). Returns the
-    names of the tensors left as built, none for the same network.
+    names of the tensors left as built, none for the same network. A weights file instead of an
+    export folder (a MONAI network's state dict) is matched by name and shape (weights_file.py).
 
     Raises:
         ConfigError: the folder is not an export, or it holds another network or other arguments.
         DataError: its files are damaged (``read_export_config``, ``load_weights``).
     """
     model_dir = Path(model_dir)
+    if model_dir.is_file():
+        from .weights_file import load_weights_file  # it builds on this module's helpers
+
+        return load_weights_file(model, spec, model_dir)
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
     if not (config_path.is_file() and weights_path.is_file()):
         checkpoint = (model_dir / LAYOUT_FILE).is_file()  # a step_N folder: the weights are there, in its layout
         raise ConfigError(f"train.init_from={str(model_dir)!r} must be an exported model folder "
-                          f"(config.json + model.safetensors), e.g. <previous run>/model"
+                          f"(config.json + model.safetensors), e.g. <previous run>/model, or a weights file "
+                          f"(a MONAI network's state dict, .pt or .safetensors)"
                           + (f"; make one of this training-state checkpoint with accelerated-seg export {model_dir} "
                              f"--output <new folder>" if checkpoint else ""))
     saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
@@ -760,6 +766,12 @@ def _read_weights(model: torch.nn.Module, weights_path: str | Path, device: str)
     except SafetensorError as error:  # the library's own traceback named neither the file nor a remedy
         raise DataError(f"{weights_path} cannot be read as safetensors ({error}): the file is damaged or "
                         f"truncated; copy it again from the run folder that wrote it") from None
+    return with_every_name(model, tensors)
+
+
+def with_every_name(model: torch.nn.Module, tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``tensors`` with each tensor that ``model`` registers twice under both of its names, where the
+    file wrote one (``shared_tensor_names``)."""
     for second, first in shared_tensor_names(model).items():
         if second not in tensors and first in tensors:
             tensors[second] = tensors[first]

@@ -165,7 +165,10 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
     if cfg.train.init_from:
         fresh = load_initial_weights(model, spec, cfg.train.init_from)
+        weights_file = Path(cfg.train.init_from).is_file()  # no export: nothing known of its preprocessing
         accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)" + (
+            ", a weights file matched to this run's network by name and shape; it records no preprocessing: "
+            "prepare the volumes as its training did (data.spacing, data.normalization)" if weights_file else "") + (
             f"; its output layers start afresh for this run's {spec.args['out_channels']} outputs "
             f"({len(fresh)} tensors: {', '.join(fresh)})" if fresh else "") + (
             "; --train.head_only_steps=50 would train them alone first (better on the phantoms measured in "
