@@ -29,6 +29,7 @@ import shutil
 import signal
 import threading
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 from accelerate.utils import DistributedType
@@ -38,7 +39,7 @@ from safetensors.torch import load_file, save_file
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .models import ModelSpec, build_from_spec, differs_in_outputs_alone, spec_differences
+from .models import ModelSpec, bridgeable, build_from_spec, input_layer_names, output_layer_names, spec_differences
 from .strategy import checkpoint_layout, resume_conflict
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
@@ -338,11 +339,12 @@ def preprocessing_differences(saved: dict, here: dict, saved_where: str) -> list
             if saved.get(key) != here.get(key)]
 
 
-def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> list[str]:
+def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> InitialWeights:
     """Load an exported model's weights into ``model`` (built from ``spec``), which must be the same
-    network, or the same with another number of outputs: fine-tuning on another label set, whose
-    output layers then start as built (nnU-Net's ``-pretrained_weights`` does the same). Returns the
-    names of the tensors left as built, none for the same network. A weights file instead of an
+    network, or the same with another number of outputs (fine-tuning on another label set, whose
+    output layers then start as built, as nnU-Net's ``-pretrained_weights`` does) or with several
+    image channels where it had one (its input layers' weights spread over them). Returns what was not
+    loaded as saved (``InitialWeights``), nothing for the same network. A weights file instead of an
     export folder (a MONAI network's state dict) is matched by name and shape (weights_file.py).
 
     Raises:
@@ -365,15 +367,14 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
     saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
     if saved == spec:
         load_weights(model, weights_path)
-        return []
-    if differs_in_outputs_alone(saved, spec):
-        return load_weights_but_outputs(model, weights_path,
-                                        (saved.args["out_channels"], spec.args["out_channels"]))
+        return InitialWeights([], [])
+    if bridgeable(saved, spec):
+        return load_weights_adapted(model, weights_path, spec)
     # each difference named (the two whole specs, printed, hid a one-number change)
     raise ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
                       f"({'; '.join(spec_differences(saved, spec))}): use the same model.name, model.args "
                       f"and channels as the run that exported it (the classes may differ: the output layers "
-                      f"then start afresh)")
+                      f"then start afresh; and one channel may become several)")
 
 
 _UNNAMED_CHANNEL = re.compile(r"image(_\d+)?")
@@ -733,30 +734,59 @@ def load_weights(model: torch.nn.Module, weights_path: str | Path, device: str =
     _load_strictly(model, _read_weights(model, weights_path, device), weights_path)
 
 
-def load_weights_but_outputs(model: torch.nn.Module, weights_path: str | Path, outputs: tuple[int, int]) -> list[str]:
-    """``load_weights`` into ``model``, the exported network with another number of outputs
-    (``outputs``: the export's and ``model``'s), of every tensor but those whose shape that number
-    decides: the output layers (and deep-supervision heads), which keep the values ``model`` was built
-    with. Returns their names.
+class InitialWeights(NamedTuple):
+    """What ``load_initial_weights`` did not load as saved: the output layers left as built (another
+    number of outputs) and the input layers whose one channel was spread over the run's several."""
+    fresh: list[str]
+    spread: list[str]
 
-    Which tensors those are is read off the shapes rather than listed per network: with every other
-    argument equal (``models.differs_in_outputs_alone``), a tensor's shape differs exactly where the
-    number of outputs enters it (for MONAI's UNet that is its last up-sampling layer, convolution and
-    residual unit; for the others the final 1x1 convolution). A shape that differs otherwise is a
-    weights file that is not its config.json's network, and is refused as ``load_weights`` refuses it.
+
+def load_weights_adapted(model: torch.nn.Module, weights_path: str | Path, spec: ModelSpec) -> InitialWeights:
+    """``load_weights`` into ``model`` (built from ``spec``) of an export of the same network with another
+    number of outputs, or with one image channel where ``spec`` has several (``models.bridgeable``).
+
+    Output layers (and deep-supervision heads) keep the values ``model`` was built with; the input
+    layers' weights of the one channel are spread over the run's N, each copy divided by N, so the
+    network answers N copies of an image as it answered the image. Which tensors those are is read off
+    the shapes rather than listed per network (``models.output_layer_names``, ``input_layer_names``).
+    A shape that differs otherwise is a weights file that is not its config.json's network, and is
+    refused as ``load_weights`` refuses it.
     """
     tensors = _read_weights(model, weights_path, "cpu")
-    built = model.state_dict()
-    fresh = sorted(name for name, value in tensors.items() if name in built and value.shape != built[name].shape)
-    for name in fresh:
-        differing = {(a, b) for a, b in zip(tensors[name].shape, built[name].shape) if a != b}
-        if len(tensors[name].shape) != len(built[name].shape) or differing != {outputs}:
-            raise DataError(f"{weights_path} does not hold the weights of the network its config.json describes "
-                            f"({name} has the shape {tuple(tensors[name].shape)}, which {outputs[0]} outputs do not "
-                            f"explain); use the config.json written with these weights")
-        tensors[name] = built[name]  # as built: the strict load still checks every other name and shape
+    adapted, unexplained = adapt_to_network(tensors, model.state_dict(), spec)
+    if unexplained:
+        name = unexplained[0]
+        raise DataError(f"{weights_path} does not hold the weights of the network its config.json describes "
+                        f"({name} has the shape {tuple(tensors[name].shape)}, which neither another number of "
+                        f"outputs nor of channels explains); use the config.json written with these weights")
     _load_strictly(model, tensors, weights_path)
-    return fresh
+    return adapted
+
+
+def adapt_to_network(tensors: dict[str, torch.Tensor], built: dict[str, torch.Tensor],
+                     spec: ModelSpec) -> tuple[InitialWeights, list[str]]:
+    """Make ``tensors`` (a saved state dict, changed in place) fit the network ``built`` from ``spec``
+    where fine-tuning can bridge the difference: output layers of another number of outputs are
+    replaced by the built ones, input layers of one channel spread over ``spec``'s channels. Returns
+    what was done and the names of the tensors whose shapes neither explains."""
+    heads, inputs = output_layer_names(spec), input_layer_names(spec)
+    outputs, channels = spec.args["out_channels"], spec.args["in_channels"]
+    fresh, spread, unexplained, saved_outputs = [], [], [], set()
+    for name in sorted(n for n in built if n in tensors and tensors[n].shape != built[n].shape):
+        saved, here = tuple(tensors[name].shape), tuple(built[name].shape)
+        pairs = {(a, b) for a, b in zip(saved, here) if a != b}
+        if name in heads and len(saved) == len(here) and {b for _, b in pairs} == {outputs}:
+            saved_outputs |= {a for a, _ in pairs}
+            tensors[name] = built[name]  # as built: the strict load still checks every other name and shape
+            fresh.append(name)
+        elif name in inputs and len(saved) == len(here) and saved[1] == 1 and here == (here[0], channels, *saved[2:]):
+            tensors[name] = tensors[name].repeat(1, channels, *[1] * (len(here) - 2)) / channels
+            spread.append(name)
+        else:
+            unexplained.append(name)
+    if len(saved_outputs) > 1:  # output layers that disagree on how many outputs they had
+        unexplained += fresh
+    return InitialWeights(fresh, spread), unexplained
 
 
 def _read_weights(model: torch.nn.Module, weights_path: str | Path, device: str) -> dict[str, torch.Tensor]:

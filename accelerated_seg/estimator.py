@@ -44,7 +44,7 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, is_json_object_with, replace_atomically
-from .models import (MODELS, SET_BY_THE_RUN, ModelSpec, check_arg_names, differs_in_outputs_alone, model_spec,
+from .models import (MODELS, SET_BY_THE_RUN, ModelSpec, bridgeable, check_arg_names, model_spec,
                      spec_differences)
 from .regions import Regions
 from .run_folder import ESTIMATOR_NAMES, paths_read, resume_or_replace
@@ -283,8 +283,9 @@ class Segmentation:
 
         A constructed estimator's fit starts from a new network; a loaded one's (``Segmentation.load``)
         from the loaded weights, as nobrainer's fit goes on from the model it holds: the dataset must
-        then have the model's channels (and, for UNETR, its block_shape: its img_size). With other
-        classes (or regions) it fine-tunes: the output layers start afresh, every other layer loaded.
+        then have the model's channels, or several where it has one (its input layers' weights are
+        spread over them), and for UNETR its block_shape (its img_size). With other classes (or
+        regions) it fine-tunes: the output layers start afresh, every other layer loaded.
         ``init_from=None`` trains a new network of the same design instead, another ``init_from``
         starts from that export, and ``resume`` continues a run from its checkpoint.
 
@@ -580,11 +581,13 @@ def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
     saved = ModelSpec.from_dict(read_export_config(export)["model"])
     needed = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
                         cfg.model.args)
-    if needed == saved or differs_in_outputs_alone(saved, needed):  # other classes: new output layers
+    if needed == saved or bridgeable(saved, needed):  # other classes: new output layers; 1 channel: spread
         return
     given_as = {"out_channels": "classes (n_classes)" if manifest.regions is None else "regions",
                 "in_channels": "image channels", "img_size": "block_shape"}
-    differences = spec_differences(saved, needed, given_as, sides=("in the model", "in the dataset"))
+    # what cannot be bridged: other classes can (new output layers), so they are not named among them
+    same_outputs = dataclasses.replace(needed, args={**needed.args, "out_channels": saved.args["out_channels"]})
+    differences = spec_differences(saved, same_outputs, given_as, sides=("in the model", "in the dataset"))
     raise ConfigError(f"fit: a loaded model is trained on from its weights, and the one loaded from {export} does not "
                       f"fit this dataset ({'; '.join(differences)}): give a Dataset the model fits, or "
                       f"fit(..., init_from=None) to train a new {cfg.model.name} of the same design from scratch")

@@ -112,24 +112,48 @@ def spec_differences(saved: ModelSpec, built: ModelSpec, names: dict[str, str] |
     return differences
 
 
-def differs_in_outputs_alone(saved: ModelSpec, built: ModelSpec) -> bool:
-    """Whether ``built`` is ``saved``'s network with another number of outputs (classes or regions) and
-    nothing else changed: the one difference fine-tuning from an export can bridge, by starting the
-    output layers afresh (``checkpoint.load_initial_weights``)."""
-    if (saved.name, saved.monai_class) != (built.name, built.monai_class):
+def bridgeable(saved: ModelSpec, built: ModelSpec) -> bool:
+    """Whether fine-tuning can start ``built`` from ``saved``'s weights though they differ
+    (``checkpoint.load_initial_weights``): in the number of outputs (new output layers start afresh),
+    and from one image channel to several (the input layers' weights are spread over them), nothing else.
+
+    Only one channel spreads: its weights, divided among N copies of themselves, answer N channels as
+    they answered one (and one scan of several contrasts alike), where the weights of C > 1 channels
+    say nothing about which of them a new channel is like.
+    """
+    if saved == built or (saved.name, saved.monai_class) != (built.name, built.monai_class):
         return False
-    others = ({**saved.args, "out_channels": None}, {**built.args, "out_channels": None})
-    return saved.args.get("out_channels") != built.args.get("out_channels") and others[0] == others[1]
+    bridged = ("in_channels", "out_channels")
+    same_otherwise = {k: v for k, v in saved.args.items() if k not in bridged} == {
+        k: v for k, v in built.args.items() if k not in bridged}
+    channels = (saved.args.get("in_channels"), built.args.get("in_channels"))
+    return same_otherwise and (channels[0] == channels[1] or channels[0] == 1)
 
 
 def output_layer_names(spec: ModelSpec) -> set[str]:
     """The names of the tensors whose shape the number of outputs decides: the output layers (and
     deep-supervision heads), which fine-tuning on another label set starts afresh. Read off the
-    shapes of the network with one output more, on the meta device, as ``load_weights_but_outputs``
+    shapes of the network with one output more, on the meta device, as ``checkpoint.adapt_to_network``
     reads them off an export, so a resumed run (which has no export to compare) finds the same."""
-    one_more = replace(spec, args={**spec.args, "out_channels": spec.args["out_channels"] + 1})
-    shapes = (meta_network(spec).state_dict(), meta_network(one_more).state_dict())
-    return {name for name, tensor in shapes[0].items() if tensor.shape != shapes[1][name].shape}
+    return _shaped_by(spec, "out_channels")
+
+
+def input_layer_names(spec: ModelSpec) -> set[str]:
+    """The names of the tensors whose shape the number of image channels decides: the input layers,
+    each a convolution's weight with the channels along its second axis."""
+    return _shaped_by(spec, "in_channels")
+
+
+def _shaped_by(spec: ModelSpec, argument: str) -> set[str]:
+    """The tensors whose shape changes with ``argument``, against the network with one and with two more.
+    Two, because one more can change the structure instead: UNETR's and SwinUNETR's first block has a
+    1x1 shortcut convolution only while its input and output channels differ."""
+    shapes = meta_network(spec).state_dict()
+    names = set()
+    for more in (1, 2):
+        other = meta_network(replace(spec, args={**spec.args, argument: spec.args[argument] + more})).state_dict()
+        names |= {name for name, tensor in shapes.items() if name in other and tensor.shape != other[name].shape}
+    return names
 
 
 def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) -> None:

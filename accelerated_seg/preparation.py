@@ -164,7 +164,7 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     aliases = shared_tensor_names(model)
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
     if cfg.train.init_from:
-        fresh = load_initial_weights(model, spec, cfg.train.init_from)
+        fresh, spread = load_initial_weights(model, spec, cfg.train.init_from)
         weights_file = Path(cfg.train.init_from).is_file()  # no export: nothing known of its preprocessing
         accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)" + (
             ", a weights file matched to this run's network by name and shape; it records no preprocessing: "
@@ -172,7 +172,10 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
             f"; its output layers start afresh for this run's {spec.args['out_channels']} outputs "
             f"({len(fresh)} tensors: {', '.join(fresh)})" if fresh else "") + (
             "; --train.head_only_steps=50 would train them alone first (better on the phantoms measured in "
-            "docs/checkpoints.md)" if fresh and not cfg.train.head_only_steps else ""))
+            "docs/checkpoints.md)" if fresh and not cfg.train.head_only_steps else "") + (
+            f"; its input layers spread its one channel's weights over this run's {spec.args['in_channels']} "
+            f"channels, each copy divided by {spec.args['in_channels']} ({len(spread)} tensors: "
+            f"{', '.join(spread)})" if spread else ""))
         if cfg.train.head_only_steps and not fresh:
             raise ConfigError(f"train.head_only_steps={cfg.train.head_only_steps} trains the output layers that "
                               f"start afresh alone, but every layer of {cfg.train.init_from} fits this run's network "

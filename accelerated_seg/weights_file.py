@@ -5,9 +5,9 @@ or the network of one's own MONAI training loop.
 An export (config.json + model.safetensors) says which network its weights belong to, so
 ``checkpoint.load_initial_weights`` compares the networks first. A weights file says nothing of the
 kind: this run's network is built as configured (``model.name``, ``model.args``, channels, classes)
-and the file's tensors are matched to it by name and shape. Every tensor must match, except that the
-output layers may have been trained for another number of classes: they then start afresh, as with
-an export of another label set.
+and the file's tensors are matched to it by name and shape. Every tensor must match, except where
+an export could differ too: output layers trained for another number of classes start afresh, and
+the input layers of a one-channel network are spread over the run's channels.
 
 ``torch.load`` runs with ``weights_only=True``: a file that holds Python objects besides tensors
 (a whole pickled network, an optimizer) is refused rather than unpickled, since unpickling runs code.
@@ -22,10 +22,10 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file
 
-from .checkpoint import with_every_name
+from .checkpoint import InitialWeights, adapt_to_network, with_every_name
 from .config import ConfigError
 from .data.errors import DataError
-from .models import ModelSpec, output_layer_names
+from .models import ModelSpec
 
 # Where training scripts nest the network's state dict in a checkpoint dict: MONAI's CheckpointSaver
 # and Lightning ("state_dict"), plain loops ("model", "model_state_dict", "network"), nnU-Net
@@ -65,14 +65,14 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
     return _without_wrapper_prefixes(_state_dict_in(content, path))
 
 
-def load_weights_file(model: torch.nn.Module, spec: ModelSpec, path: str | Path) -> list[str]:
+def load_weights_file(model: torch.nn.Module, spec: ModelSpec, path: str | Path) -> InitialWeights:
     """Load the weights file ``path`` into ``model`` (built from ``spec``), matching tensors by name
-    and shape. Returns the names of the output-layer tensors left as built, where the file's network
-    had another number of outputs (none where it had the same).
+    and shape, as an export of the file's network would load (``checkpoint.adapt_to_network``): output
+    layers of another number of outputs start as built, input layers of one channel spread over several.
 
     Raises:
-        ConfigError: its tensors are not this network's (other names, or shapes that the number of
-            outputs does not explain: other ``model.args`` or channels).
+        ConfigError: its tensors are not this network's (other names, or shapes that neither explains:
+            other ``model.args`` or channels).
     """
     path = Path(path)
     tensors = with_every_name(model, read_state_dict(path))
@@ -86,19 +86,16 @@ def load_weights_file(model: torch.nn.Module, spec: ModelSpec, path: str | Path)
                     (missing, "of its tensors are not in the file"), (unexpected, "in the file are not in it"))
                 if names)
             + ". Set model.name and model.args to the network the weights were trained as")
-    differing = sorted(name for name in built if tensors[name].shape != built[name].shape)
-    heads = output_layer_names(spec)
-    if others := [name for name in differing if name not in heads]:
+    adapted, others = adapt_to_network(tensors, built, spec)
+    if others:
         name = others[0]
         raise ConfigError(
             f"train.init_from={str(path)!r} holds a {spec.name} of another size than this run builds: "
             f"{len(others)} tensor(s) differ in shape, e.g. {name}: {tuple(tensors[name].shape)} in the file, "
             f"{tuple(built[name].shape)} here. Set model.args (and the image channels) as the weights were "
-            f"trained; only the number of classes may differ")
-    for name in differing:  # the output layers of another label set: as built, as for an export
-        tensors[name] = built[name]
+            f"trained; only the number of classes may differ, and one channel may become several")
     model.load_state_dict(tensors, strict=True)
-    return differing
+    return adapted
 
 
 def _state_dict_in(content, path: Path) -> dict[str, torch.Tensor]:

@@ -450,7 +450,7 @@ def test_a_loaded_model_is_trained_on_from_its_weights(tiny_dataset, tmp_path):
         torch.testing.assert_close(tuned[name], before[name], atol=1e-6, rtol=0, msg=name)
     assert json.loads((again.model_dir / "config.json").read_text())["model"]["args"]["out_channels"] == 2
 
-    # A dataset the model does not fit: named in the Dataset's terms, before anything is written
+    # Two channels from the one-channel model: its input layers' weights are spread over them
     (tmp_path / "copies").mkdir()
 
     def with_a_second_channel(pairs):  # the same image again, from another file
@@ -458,12 +458,18 @@ def test_a_loaded_model_is_trained_on_from_its_weights(tiny_dataset, tmp_path):
 
     two_channels = Dataset.from_files(with_a_second_channel(train_pairs), n_classes=3,
                                       **{**settings, "validation_pairs": with_a_second_channel(val_pairs)})
-    with pytest.raises(ConfigError, match=r"does not fit this dataset \(image channels: 1 in the model, 2 in "
+    spread = Segmentation.load(tmp_path / "saved")
+    spread.fit(two_channels.batch(2), steps=1, lr=1e-9, output_dir=str(tmp_path / "two"), **quiet)
+    widened = load_file(spread.model_dir / "model.safetensors")["model.0.conv.unit0.conv.weight"]
+    torch.testing.assert_close(widened, before["model.0.conv.unit0.conv.weight"].repeat(1, 2, 1, 1, 1) / 2,
+                               atol=1e-6, rtol=0)
+    # A dataset the model does not fit (two channels are not made one): named in the Dataset's terms,
+    # before anything is written
+    with pytest.raises(ConfigError, match=r"does not fit this dataset \(image channels: 2 in the model, 1 in "
                                           r"the dataset\): give a Dataset the model fits, or fit\(\.\.\., "
                                           r"init_from=None\) to train a new unet"):
-        Segmentation.load(tmp_path / "saved").fit(two_channels.batch(2), steps=1, output_dir=str(tmp_path / "two"),
-                                                  **quiet)
-    assert not (tmp_path / "two").exists()
+        Segmentation.load(spread.model_dir).fit(binarized, steps=1, output_dir=str(tmp_path / "one"), **quiet)
+    assert not (tmp_path / "one").exists()
     # init_from=None: a new network of the loaded design, with the dataset's classes
     new = Segmentation.load(tmp_path / "saved")
     new.fit(binarized, steps=1, init_from=None, output_dir=str(tmp_path / "new"), **quiet)

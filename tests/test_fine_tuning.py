@@ -7,10 +7,10 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_model
 
-from accelerated_seg.checkpoint import initial_weights_preparation_note, load_weights_but_outputs
+from accelerated_seg.checkpoint import initial_weights_preparation_note, load_weights_adapted
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.models import MODELS, build_from_spec, differs_in_outputs_alone, model_spec, output_layer_names
+from accelerated_seg.models import MODELS, bridgeable, build_from_spec, model_spec, output_layer_names
 from accelerated_seg.train import train
 
 # The output layers of each registry network, as MONAI names them: what a new label set replaces.
@@ -34,7 +34,8 @@ def test_every_network_keeps_all_but_its_output_layers(name, args, tmp_path):
     model = build_from_spec(spec)
     as_built = {key: value.clone() for key, value in model.state_dict().items()}
 
-    fresh = load_weights_but_outputs(model, tmp_path / "model.safetensors", (3, 2))
+    fresh, spread = load_weights_adapted(model, tmp_path / "model.safetensors", spec)
+    assert spread == []
     assert set(fresh) == output_layer_names(spec)  # what train.head_only_steps trains alone, also on a resume
 
     heads = OUTPUT_LAYERS[name] + (("deep_supervision_heads.",) if args.get("deep_supervision") else ())
@@ -54,20 +55,40 @@ def test_a_shape_the_outputs_do_not_explain_is_a_damaged_export(tmp_path):
     args = SMALL["unet"]
     save_model(build_from_spec(model_spec("unet", 1, 3, (16, 16, 16), {**args, "channels": [4, 8, 32]})),
                str(tmp_path / "model.safetensors"))  # config.json would say [4, 8, 16]
-    model = build_from_spec(model_spec("unet", 1, 2, (16, 16, 16), args))
+    model = build_from_spec(spec := model_spec("unet", 1, 2, (16, 16, 16), args))
     with pytest.raises(DataError, match=r"model.safetensors does not hold the weights of the network its config.json "
-                                        r"describes \(model.1.*has the shape .*which 3 outputs do not explain\)"):
-        load_weights_but_outputs(model, tmp_path / "model.safetensors", (3, 2))
+                                        r"describes \(model.1.*has the shape .*which neither another number of "
+                                        r"outputs nor of channels explains\)"):
+        load_weights_adapted(model, tmp_path / "model.safetensors", spec)
 
 
-def test_only_another_number_of_outputs_is_bridged():
+def test_only_other_outputs_and_one_channel_made_several_are_bridged():
     spec = model_spec("unet", 1, 3, (16, 16, 16), SMALL["unet"])
-    assert differs_in_outputs_alone(spec, model_spec("unet", 1, 2, (16, 16, 16), SMALL["unet"]))
-    assert not differs_in_outputs_alone(spec, spec)  # the same network: loaded whole
-    assert not differs_in_outputs_alone(spec, model_spec("unet", 2, 2, (16, 16, 16), SMALL["unet"]))  # channels too
-    assert not differs_in_outputs_alone(spec, model_spec("unet", 1, 2, (16, 16, 16), {**SMALL["unet"],
-                                                                                      "num_res_units": 1}))
-    assert not differs_in_outputs_alone(spec, model_spec("segresnet", 1, 2, (16, 16, 16), {}))
+    assert bridgeable(spec, model_spec("unet", 1, 2, (16, 16, 16), SMALL["unet"]))  # other classes
+    assert bridgeable(spec, model_spec("unet", 4, 3, (16, 16, 16), SMALL["unet"]))  # one channel spread over 4
+    assert bridgeable(spec, model_spec("unet", 4, 2, (16, 16, 16), SMALL["unet"]))  # both
+    assert not bridgeable(spec, spec)  # the same network: loaded whole
+    two = model_spec("unet", 2, 3, (16, 16, 16), SMALL["unet"])
+    assert not bridgeable(two, model_spec("unet", 3, 3, (16, 16, 16), SMALL["unet"]))  # which is the new channel like?
+    assert not bridgeable(two, spec)  # nor fewer channels
+    assert not bridgeable(spec, model_spec("unet", 1, 2, (16, 16, 16), {**SMALL["unet"], "num_res_units": 1}))
+    assert not bridgeable(spec, model_spec("segresnet", 1, 2, (16, 16, 16), {}))
+
+
+@pytest.mark.parametrize("name, args", [(name, SMALL.get(name, {})) for name in MODELS])
+def test_one_channel_spread_over_several_answers_copies_of_an_image_as_the_image(name, args, tmp_path):
+    """Each registry network pretrained on one channel, loaded for three: its input layers' weights
+    repeated and divided by 3, so three copies of an image give the one-channel network's output."""
+    patch = PATCHES.get(name, (32, 32, 32))
+    torch.manual_seed(0)
+    pretrained = build_from_spec(model_spec(name, 1, 2, patch, args)).eval()
+    save_model(pretrained, str(tmp_path / "model.safetensors"))
+    model = build_from_spec(spec := model_spec(name, 3, 2, patch, args)).eval()
+    fresh, spread = load_weights_adapted(model, tmp_path / "model.safetensors", spec)
+    assert fresh == [] and spread and all(model.state_dict()[key].shape[1] == 3 for key in spread)
+    image = torch.randn(1, 1, *patch)
+    with torch.no_grad():
+        torch.testing.assert_close(model(image.repeat(1, 3, 1, 1, 1)), pretrained(image), rtol=1e-4, atol=1e-4)
 
 
 def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, capsys):

@@ -41,7 +41,7 @@ def test_a_state_dict_as_training_scripts_save_it_loads_whole(layout, tmp_path):
     else:
         torch.save(weights, path)
     model, spec = _fresh_unet(3)
-    assert load_initial_weights(model, spec, path) == []  # the same classes: nothing starts afresh
+    assert load_initial_weights(model, spec, path) == ([], [])  # the same classes: nothing starts afresh
     for name, value in model.state_dict().items():
         assert torch.equal(value, weights[name]), name
 
@@ -54,7 +54,7 @@ def test_a_network_registered_twice_loads_from_either_name(tmp_path):
     weights = build_from_spec(model_spec("dynunet", 1, 2, (16, 16, 16), args)).state_dict()
     torch.save(weights, tmp_path / "both_names.pt")
     model = build_from_spec(spec := model_spec("dynunet", 1, 2, (16, 16, 16), args))
-    assert load_initial_weights(model, spec, tmp_path / "both_names.pt") == []
+    assert load_initial_weights(model, spec, tmp_path / "both_names.pt") == ([], [])
     assert all(torch.equal(value, weights[name]) for name, value in model.state_dict().items())
 
 
@@ -107,3 +107,20 @@ def test_files_that_are_not_a_state_dict_are_refused_without_unpickling(tmp_path
     (tmp_path / "damaged.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json")
     with pytest.raises(DataError, match=r"damaged.safetensors cannot be read as safetensors"):
         load_initial_weights(model, spec, tmp_path / "damaged.safetensors")
+
+
+def test_a_one_channel_file_spreads_over_several_channels_and_no_other_count_does(tmp_path):
+    weights = _trained_elsewhere(3)
+    torch.save(weights, tmp_path / "one_channel.pt")
+    spec = model_spec("unet", 2, 3, (16, 16, 16), UNET_ARGS)
+    model = build_from_spec(spec)
+    fresh, spread = load_initial_weights(model, spec, tmp_path / "one_channel.pt")
+    assert fresh == [] and spread == ["model.0.conv.unit0.conv.weight", "model.0.residual.weight"]
+    for name in spread:
+        assert torch.equal(model.state_dict()[name], weights[name].repeat(1, 2, 1, 1, 1) / 2)
+    torch.save(model.state_dict(), tmp_path / "two_channels.pt")
+    three = model_spec("unet", 3, 3, (16, 16, 16), UNET_ARGS)
+    with pytest.raises(ConfigError, match=r"2 tensor\(s\) differ in shape, e.g. model.0.conv.unit0.conv.weight: "
+                                          r"\(4, 2, 3, 3, 3\) in the file, \(4, 3, 3, 3, 3\) here.*one channel may "
+                                          r"become several"):
+        load_initial_weights(build_from_spec(three), three, tmp_path / "two_channels.pt")
