@@ -779,7 +779,7 @@ def adapt_to_network(tensors: dict[str, torch.Tensor], built: dict[str, torch.Te
             saved_outputs |= {a for a, _ in pairs}
             tensors[name] = built[name]  # as built: the strict load still checks every other name and shape
             fresh.append(name)
-        elif name in inputs and len(saved) == len(here) and saved[1] == 1 and here == (here[0], channels, *saved[2:]):
+        elif name in inputs and len(here) > 1 and here[1] == channels and saved == (here[0], 1, *here[2:]):
             tensors[name] = tensors[name].repeat(1, channels, *[1] * (len(here) - 2)) / channels
             spread.append(name)
         else:

@@ -165,30 +165,12 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
     if cfg.train.init_from:
         fresh, spread = load_initial_weights(model, spec, cfg.train.init_from)
-        weights_file = Path(cfg.train.init_from).is_file()  # no export: nothing known of its preprocessing
-        accelerator.print(f"initial weights from {cfg.train.init_from} (new optimizer and schedule)" + (
-            ", a weights file matched to this run's network by name and shape; it records no preprocessing: "
-            "prepare the volumes as its training did (data.spacing, data.normalization)" if weights_file else "") + (
-            f"; its output layers start afresh for this run's {spec.args['out_channels']} outputs "
-            f"({len(fresh)} tensors: {', '.join(fresh)})" if fresh else "") + (
-            "; --train.head_only_steps=50 would train them alone first (better on the phantoms measured in "
-            "docs/checkpoints.md)" if fresh and not cfg.train.head_only_steps else "") + (
-            f"; its input layers spread its one channel's weights over this run's {spec.args['in_channels']} "
-            f"channels, each copy divided by {spec.args['in_channels']} ({len(spread)} tensors: "
-            f"{', '.join(spread)})" if spread else ""))
+        accelerator.print(_initial_weights_line(cfg, spec, fresh, spread))
         if cfg.train.head_only_steps and not fresh:
             raise ConfigError(f"train.head_only_steps={cfg.train.head_only_steps} trains the output layers that "
                               f"start afresh alone, but every layer of {cfg.train.init_from} fits this run's network "
                               f"(the same {spec.args['out_channels']} outputs): set train.head_only_steps=0")
-    # Picked by name while the network is plain (wrappers rename it); the objects stay through prepare.
-    heads = output_layer_names(spec) if cfg.train.head_only_steps else set()
-    output_layers = [parameter for name, parameter in model.named_parameters() if name in heads]
-    if output_layers:
-        warmup = cfg.optim.warmup_steps
-        accelerator.print(f"the first {cfg.train.head_only_steps} steps train the output layers alone "
-                          f"({len(output_layers)} tensors); the rest of the network then joins them"
-                          + (f", its rate warmed up over {warmup} steps" if warmup else "")
-                          + " (train.head_only_steps)")
+    output_layers = _output_layers_trained_alone(cfg, spec, model, accelerator)
     if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
         swapped = instance_norms_as_group_norms(model)
         accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"
@@ -209,6 +191,40 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
                        cfg.train.zero3_leaf_blocks, run_scope)
     return model, aliases, output_layers
+
+
+def _initial_weights_line(cfg: Config, spec: ModelSpec, fresh: list[str], spread: list[str]) -> str:
+    """What train.init_from loaded, for the run's log: where from, and what was not loaded as saved."""
+    clauses = [f"initial weights from {cfg.train.init_from} (new optimizer and schedule)"]
+    if Path(cfg.train.init_from).is_file():  # no export: nothing known of its network or preprocessing
+        clauses[0] += (", a weights file matched to this run's network by name and shape; it records no "
+                       "preprocessing: prepare the volumes as its training did (data.spacing, data.normalization)")
+    if fresh:
+        clauses.append(f"its output layers start afresh for this run's {spec.args['out_channels']} outputs "
+                       f"({len(fresh)} tensors: {', '.join(fresh)})")
+        if not cfg.train.head_only_steps:
+            clauses.append("--train.head_only_steps=50 would train them alone first (better on the phantoms "
+                           "measured in docs/checkpoints.md)")
+    if spread:
+        channels = spec.args["in_channels"]
+        clauses.append(f"its input layers spread its one channel's weights over this run's {channels} channels, "
+                       f"each copy divided by {channels} ({len(spread)} tensors: {', '.join(spread)})")
+    return "; ".join(clauses)
+
+
+def _output_layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
+                                 accelerator: Accelerator) -> list[torch.nn.Parameter]:
+    """The parameters train.head_only_steps trains alone (none when it is 0), picked by name while
+    the network is plain (wrappers rename it); the objects stay the network's through ``prepare``."""
+    if not cfg.train.head_only_steps:
+        return []
+    heads = output_layer_names(spec)
+    output_layers = [parameter for name, parameter in model.named_parameters() if name in heads]
+    warmup = cfg.optim.warmup_steps
+    accelerator.print(f"the first {cfg.train.head_only_steps} steps train the output layers alone "
+                      f"({len(output_layers)} tensors); the rest of the network then joins them"
+                      + (f", its rate warmed up over {warmup} steps" if warmup else "") + " (train.head_only_steps)")
+    return output_layers
 
 
 def check_groups_apart(fsdp_plugin) -> None:
