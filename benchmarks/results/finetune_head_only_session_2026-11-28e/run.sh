@@ -6,6 +6,7 @@
 #   head50    the first 50 steps train the new output layers alone (train.head_only_steps=50)
 #   warmup50  the whole network, its rate warmed up over 50 steps instead of 20 (optim.warmup_steps=50):
 #             a longer warm-up alone, as nnU-Net's fine-tuning trainers use, as the control
+#   head20, head100  how much the number of head-only steps matters (20 at 100 and 300 steps, 100 at 300)
 # One arm of 28d (fine-tuned, 100 steps, seed 0) is trained again as a check that the runs repeat on this
 # machine. The best models then segment the 4 validation phantoms through `predict`, and `evaluate` scores
 # them against their labels, as in 28d.
@@ -32,7 +33,9 @@ for seed in $SEEDS; do
   done
   for steps in 100 300; do
     run warmup50_${steps}_seed$seed $finetune --train.max_steps=$steps --train.seed=$seed --optim.warmup_steps=50
+    run head20_${steps}_seed$seed $finetune --train.max_steps=$steps --train.seed=$seed --train.head_only_steps=20
   done
+  run head100_300_seed$seed $finetune --train.max_steps=300 --train.seed=$seed --train.head_only_steps=100
 done
 .venv/bin/python - "$WORK" "$HERE" "$BEFORE" <<'PY'
 import csv, json, shutil, sys
@@ -68,7 +71,7 @@ both = {**{f"28d/{run}": result for run, result in earlier.items()}, **summary["
 table = {}  # steps_seed -> arm -> lesion Dice of predict; validation Dice at step 50
 for run, result in both.items():
     arm, steps_seed = run.split("/")[-1].split("_", 1)
-    if arm in ("scratch", "finetuned", "head50", "warmup50"):
+    if arm in ("scratch", "finetuned", "head20", "head50", "head100", "warmup50"):
         step_50 = next(v["dice_lesion"] for v in result["validation_during_training"] if v["step"] == 50)
         table.setdefault(steps_seed, {})[arm] = {"dice": result["lesion_dice_of_predict"],
                                                  "validation_dice_at_step_50": round(step_50, 4)}
