@@ -769,10 +769,13 @@ def adapt_to_network(tensors: dict[str, torch.Tensor], built: dict[str, torch.Te
     where fine-tuning can bridge the difference: output layers of another number of outputs are
     replaced by the built ones, input layers of one channel spread over ``spec``'s channels. Returns
     what was done and the names of the tensors whose shapes neither explains."""
+    differing = sorted(n for n in built if n in tensors and tensors[n].shape != built[n].shape)
+    if not differing:  # the layer names cost two network builds each (on the meta device): only when needed
+        return InitialWeights([], []), []
     heads, inputs = output_layer_names(spec), input_layer_names(spec)
     outputs, channels = spec.args["out_channels"], spec.args["in_channels"]
     fresh, spread, unexplained, saved_outputs = [], [], [], set()
-    for name in sorted(n for n in built if n in tensors and tensors[n].shape != built[n].shape):
+    for name in differing:
         saved, here = tuple(tensors[name].shape), tuple(built[name].shape)
         pairs = {(a, b) for a, b in zip(saved, here) if a != b}
         if name in heads and len(saved) == len(here) and {b for _, b in pairs} == {outputs}:
@@ -791,12 +794,16 @@ def adapt_to_network(tensors: dict[str, torch.Tensor], built: dict[str, torch.Te
 
 def _read_weights(model: torch.nn.Module, weights_path: str | Path, device: str) -> dict[str, torch.Tensor]:
     """A safetensors file's tensors, each shared tensor under both of ``model``'s names for it."""
+    return with_every_name(model, read_safetensors(weights_path, device, "from the run folder that wrote it"))
+
+
+def read_safetensors(path: str | Path, device: str = "cpu", copy_from: str = "") -> dict[str, torch.Tensor]:
+    """A safetensors file's tensors, or a DataError naming the file (``copy_from``: where a good copy is)."""
     try:
-        tensors = load_file(str(weights_path), device=device)
+        return load_file(str(path), device=device)
     except SafetensorError as error:  # the library's own traceback named neither the file nor a remedy
-        raise DataError(f"{weights_path} cannot be read as safetensors ({error}): the file is damaged or "
-                        f"truncated; copy it again from the run folder that wrote it") from None
-    return with_every_name(model, tensors)
+        raise DataError(f"{path} cannot be read as safetensors ({error}): the file is damaged or truncated; "
+                        f"copy it again" + (f" {copy_from}" if copy_from else "")) from None
 
 
 def with_every_name(model: torch.nn.Module, tensors: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:

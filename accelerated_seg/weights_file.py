@@ -19,10 +19,8 @@ import pickle
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load_file
 
-from .checkpoint import InitialWeights, adapt_to_network, with_every_name
+from .checkpoint import InitialWeights, adapt_to_network, read_safetensors, with_every_name
 from .config import ConfigError
 from .data.errors import DataError
 from .models import ModelSpec
@@ -44,11 +42,7 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
         ConfigError: it holds Python objects besides tensors, or no state dict.
     """
     if path.suffix == ".safetensors":
-        try:
-            return _without_wrapper_prefixes(load_file(str(path), device="cpu"))
-        except SafetensorError as error:
-            raise DataError(f"{path} cannot be read as safetensors ({error}): the file is damaged or truncated; "
-                            f"copy it again") from None
+        return _without_wrapper_prefixes(read_safetensors(path))
     try:
         content = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
