@@ -159,9 +159,14 @@ class TrainConfig:
     # Start from the weights of an exported model folder (config.json + model.safetensors) with a new
     # optimizer and schedule: how a run continues under another strategy (see docs/checkpoints.md).
     init_from: Optional[str] = None
+    # With init_from a weights file that holds one part of the network alone (an encoder from
+    # self-supervised pretraining: SwinUNETR's swinViT, UNETR's vit), that part's name: the file is
+    # loaded into it and the rest of the network starts as built (docs/checkpoints.md).
+    init_into: Optional[str] = None
     # Fine-tuning on another label set (init_from's output layers start afresh): the first this many
-    # steps train the new output layers alone, then the rest of the network warms up over
-    # optim.warmup_steps and joins them (docs/checkpoints.md). 0 trains the whole network from the start.
+    # steps train the new output layers alone (with init_into, every layer outside that part), then the
+    # rest of the network warms up over optim.warmup_steps and joins them (docs/checkpoints.md). 0 trains
+    # the whole network from the start.
     head_only_steps: int = 0
     # Memory levers (docs/strategies.md): recompute each block's activations in backward, and
     # BatchNorm statistics over all ranks under DDP (GPUs only).

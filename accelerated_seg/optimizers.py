@@ -26,20 +26,21 @@ def build_optimizer(parameters: Iterable[torch.nn.Parameter] | list[dict], optim
     return torch.optim.AdamW(parameters, lr=lr, weight_decay=optim.weight_decay, fused=fused)
 
 
-def parameter_groups(model: torch.nn.Module, output_layers: list[torch.nn.Parameter]) -> list[dict]:
+def parameter_groups(model: torch.nn.Module, trained_alone: list[torch.nn.Parameter]) -> list[dict]:
     """The optimizer's parameter groups: the whole network in one; or, where ``train.head_only_steps``
-    trains the new output layers alone first, those layers and then the rest in a second group,
-    which the schedule holds at rate 0 meanwhile (``schedule.held_then_warmed``).
+    trains the new layers alone first (the output layers; with ``train.init_into``, those outside the
+    loaded part), those layers and then the rest in a second group, which the schedule holds at rate 0
+    meanwhile (``schedule.held_then_warmed``).
 
     A rate of 0 rather than ``requires_grad=False``: DDP, FSDP and ZeRO fix which parameters train when
     they wrap the network, and every one of them takes a group's rate as it is at each step. At rate 0
     AdamW and SGD leave a parameter bit for bit as it was (their weight decay is scaled by the rate
     too); they still keep its moments, so the rest starts with averages of its gradients in place.
     """
-    if not output_layers:
+    if not trained_alone:
         return [{"params": list(model.parameters())}]
-    heads = {id(parameter) for parameter in output_layers}
-    return [{"params": list(output_layers)},
+    heads = {id(parameter) for parameter in trained_alone}
+    return [{"params": list(trained_alone)},
             {"params": [parameter for parameter in model.parameters() if id(parameter) not in heads]}]
 
 

@@ -35,6 +35,7 @@ from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, join_deepspeed_ranks_over_gloo, launch_error,
                        strategy_in_effect)
+from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
 
@@ -163,21 +164,24 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     model = build_from_spec(spec)
     aliases = shared_tensor_names(model)
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
-    if cfg.train.init_from:
+    if cfg.train.init_from and cfg.train.init_into:
+        loaded = load_weights_into(model, spec, cfg.train.init_from, cfg.train.init_into)
+        accelerator.print(_part_loaded_line(cfg, spec, model, loaded))
+    elif cfg.train.init_from:
         fresh, spread = load_initial_weights(model, spec, cfg.train.init_from)
         accelerator.print(_initial_weights_line(cfg, spec, fresh, spread))
         if cfg.train.head_only_steps and not fresh:
             raise ConfigError(f"train.head_only_steps={cfg.train.head_only_steps} trains the output layers that "
                               f"start afresh alone, but every layer of {cfg.train.init_from} fits this run's network "
                               f"(the same {spec.args['out_channels']} outputs): set train.head_only_steps=0")
-    output_layers = _output_layers_trained_alone(cfg, spec, model, accelerator)
+    trained_alone = _layers_trained_alone(cfg, spec, model, accelerator)
     if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
         swapped = instance_norms_as_group_norms(model)
         accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"
                           if swapped else "train.channels_last_norm: this network has no InstanceNorm (without "
                           "running statistics) to change")
     fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
-    if output_layers:
+    if trained_alone:
         check_groups_apart(fsdp)
     if cfg.train.sync_batchnorm:
         model = convert_sync_batchnorm(model, accelerator.device, accelerator.num_processes)
@@ -190,7 +194,7 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
         model = model.to(memory_format=torch.channels_last_3d)
     adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
                        cfg.train.zero3_leaf_blocks, run_scope)
-    return model, aliases, output_layers
+    return model, aliases, trained_alone
 
 
 def _initial_weights_line(cfg: Config, spec: ModelSpec, fresh: list[str], spread: list[str]) -> str:
@@ -206,25 +210,50 @@ def _initial_weights_line(cfg: Config, spec: ModelSpec, fresh: list[str], spread
             clauses.append("--train.head_only_steps=50 would train them alone first (better on the phantoms "
                            "measured in docs/checkpoints.md)")
     if spread:
-        channels = spec.args["in_channels"]
-        clauses.append(f"its input layers spread its one channel's weights over this run's {channels} channels, "
-                       f"each copy divided by {channels} ({len(spread)} tensors: {', '.join(spread)})")
+        clauses.append(_spread_clause(spec, spread))
     return "; ".join(clauses)
 
 
-def _output_layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
-                                 accelerator: Accelerator) -> list[torch.nn.Parameter]:
-    """The parameters train.head_only_steps trains alone (none when it is 0), picked by name while
-    the network is plain (wrappers rename it); the objects stay the network's through ``prepare``."""
+def _spread_clause(spec: ModelSpec, spread: list[str]) -> str:
+    channels = spec.args["in_channels"]
+    return (f"its input layers spread its one channel's weights over this run's {channels} channels, each copy "
+            f"divided by {channels} ({len(spread)} tensors: {', '.join(spread)})")
+
+
+def _part_loaded_line(cfg: Config, spec: ModelSpec, model: torch.nn.Module, loaded: PartLoaded) -> str:
+    """What train.init_into loaded, for the run's log: which part, under which names, and what starts as built."""
+    part = cfg.train.init_into
+    renamed = (f" (its names under {loaded.read_as_part} read as {part}'s)" if loaded.read_as_part else "")
+    depth, as_built = part.count(".") + 1, set(loaded.as_built)  # named at the part's level: its siblings
+    others = dict.fromkeys(".".join(name.split(".")[:depth]) for name in model.state_dict() if name in as_built)
+    clauses = [f"initial weights from {cfg.train.init_from} (new optimizer and schedule), a weights file loaded into "
+               f"{part}{renamed}: {len(loaded.loaded)} tensors; the network's {len(loaded.as_built)} others start as "
+               f"built ({', '.join(others)}); it records no preprocessing: prepare the volumes as its training did "
+               f"(data.spacing, data.normalization)"]
+    if loaded.spread:
+        clauses.append(_spread_clause(spec, loaded.spread))
+    return "; ".join(clauses)
+
+
+def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
+                          accelerator: Accelerator) -> list[torch.nn.Parameter]:
+    """The parameters train.head_only_steps trains alone (none when it is 0): the output layers, or with
+    train.init_into every layer outside that part. Picked by name while the network is plain (wrappers
+    rename it); the objects stay the network's through ``prepare``. A resume finds the same ones from
+    the network and its settings alone (it has no weights file to compare)."""
     if not cfg.train.head_only_steps:
         return []
-    heads = output_layer_names(spec)
-    output_layers = [parameter for name, parameter in model.named_parameters() if name in heads]
+    part = cfg.train.init_into
+    if part:
+        check_part(model, spec, part)
+    names = outside_part(model, part) if part else output_layer_names(spec)
+    trained_alone = [parameter for name, parameter in model.named_parameters() if name in names]
     warmup = cfg.optim.warmup_steps
-    accelerator.print(f"the first {cfg.train.head_only_steps} steps train the output layers alone "
-                      f"({len(output_layers)} tensors); the rest of the network then joins them"
+    accelerator.print(f"the first {cfg.train.head_only_steps} steps train "
+                      + (f"the layers outside {part}" if part else "the output layers")
+                      + f" alone ({len(trained_alone)} tensors); the rest of the network then joins them"
                       + (f", its rate warmed up over {warmup} steps" if warmup else "") + " (train.head_only_steps)")
-    return output_layers
+    return trained_alone
 
 
 def check_groups_apart(fsdp_plugin) -> None:

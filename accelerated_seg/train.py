@@ -30,6 +30,7 @@ from typing import Callable
 
 import numpy as np
 import torch
+import yaml
 from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
@@ -558,6 +559,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if cfg.train.resume and cfg.train.init_from:
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
+    _check_init_into(cfg.train)
     _check_head_only_steps(cfg.train)
     check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
@@ -618,10 +620,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if cfg.train.init_from and (note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(),
                                                                           manifest.channels)):
         accelerator.print(note)
-    model, aliases, output_layers = model_for_strategy(cfg, spec, accelerator, run_scope)
+    model, aliases, trained_alone = model_for_strategy(cfg, spec, accelerator, run_scope)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed, ignore_index=manifest.ignore_index)
-    optimizer = build_optimizer(parameter_groups(model, output_layers), cfg.optim, plan.lr)
+    optimizer = build_optimizer(parameter_groups(model, trained_alone), cfg.optim, plan.lr)
     keep_the_optimizer_under_offload(accelerator, optimizer)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multipliers(cfg.optim, cfg.train.max_steps,
                                                                             cfg.train.head_only_steps))
@@ -708,6 +710,21 @@ def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, 
     accelerator.wait_for_everyone()
 
 
+def _check_init_into(train_cfg) -> None:
+    """train.init_into places a weights file that holds one part of the network; a resume names it again
+    where train.head_only_steps' groups depend on it (the layers outside the part train alone first)."""
+    part = train_cfg.init_into
+    if part is None:
+        return
+    if not (train_cfg.init_from or train_cfg.resume):
+        raise ConfigError(f"train.init_into={part} says which part of the network train.init_from's weights file "
+                          f"holds, but no train.init_from is given: give the file, or unset train.init_into")
+    if train_cfg.init_from and not Path(train_cfg.init_from).is_file():
+        raise ConfigError(f"train.init_into={part} places a weights file that holds one part of the network, but "
+                          f"train.init_from={train_cfg.init_from!r} is not a file (an export holds a whole "
+                          f"network): unset train.init_into, or give the weights file")
+
+
 def _check_head_only_steps(train_cfg) -> None:
     """train.head_only_steps needs output layers that start afresh (a fresh run from an export on
     another label set; model_for_strategy refuses an export of the same outputs) and steps after it."""
@@ -734,6 +751,13 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
             f"cannot resume from {checkpoint}: it was trained with optim.optimizer {saved} and holds {saved}'s "
             f"state, and this run asks for {asked}. Resume with optim.optimizer: {saved}, or start a new run "
             f"from its weights (train.init_from) with a fresh {asked} and schedule")
+    if "train.init_into" in changed and yaml.safe_load(loop.config_yaml)["train"]["head_only_steps"]:
+        # head_only_steps' groups: the layers outside the part where it is set, else the output layers
+        saved, asked = changed["train.init_into"]
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: it trained with train.init_into={saved}, and its optimizer state "
+            f"is grouped for that by train.head_only_steps; this run asks for {asked}. Resume with "
+            f"train.init_into={saved}")
     if "train.head_only_steps" in changed and 0 in changed["train.head_only_steps"]:
         # one param group against two (parameter_groups): torch would refuse the optimizer's state, unnamed
         saved, asked = changed["train.head_only_steps"]

@@ -9,6 +9,12 @@ and the file's tensors are matched to it by name and shape. Every tensor must ma
 an export could differ too: output layers trained for another number of classes start afresh, and
 the input layers of a one-channel network are spread over the run's channels.
 
+A file that holds one part of a network alone (an encoder from self-supervised pretraining, as
+SwinUNETR's ``swinViT`` from MONAI's SSL weights) goes where ``train.init_into`` says
+(``load_weights_into``); the rest of the network starts as built. That is asked for by name rather
+than guessed: a file that fits the whole network but in part would otherwise leave half of it as
+built without a word. When such a file is given without it, the refusal names the part it fits.
+
 ``torch.load`` runs with ``weights_only=True``: a file that holds Python objects besides tensors
 (a whole pickled network, an optimizer) is refused rather than unpickled, since unpickling runs code.
 """
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import pickle
 from pathlib import Path
+from typing import NamedTuple
 
 import torch
 
@@ -73,23 +80,127 @@ def load_weights_file(model: torch.nn.Module, spec: ModelSpec, path: str | Path)
     built = model.state_dict()
     missing, unexpected = sorted(built.keys() - tensors.keys()), sorted(tensors.keys() - built.keys())
     if missing or unexpected:
+        part = _part_that_fits(model, tensors)
         raise ConfigError(
             f"train.init_from={str(path)!r} does not hold the weights of this run's {spec.name} (MONAI "
             f"{spec.monai_class}): " + "; ".join(
                 f"{len(names)} {what}, e.g. {', '.join(names[:3])}" for names, what in (
                     (missing, "of its tensors are not in the file"), (unexpected, "in the file are not in it"))
                 if names)
-            + ". Set model.name and model.args to the network the weights were trained as")
+            + (f". Every tensor in the file has a place in its part {part!r}: if the file holds that part alone "
+               f"(an encoder from self-supervised pretraining?), set train.init_into={part} to load it there "
+               f"and start the rest of the network as built" if part else
+               ". Set model.name and model.args to the network the weights were trained as"))
+    adapted = _adapted(tensors, built, spec, path, f"a {spec.name}")
+    model.load_state_dict(tensors, strict=True)
+    return adapted
+
+
+class PartLoaded(NamedTuple):
+    """What ``load_weights_into`` loaded: the file's tensors, under the network's names; the network's
+    tensors the file does not hold, which start as built; the input layers whose one channel was spread
+    over several; and the leading name of the file's own that was read as the part's (or "")."""
+    loaded: list[str]
+    as_built: list[str]
+    spread: list[str]
+    read_as_part: str
+
+
+def load_weights_into(model: torch.nn.Module, spec: ModelSpec, path: str | Path, part: str) -> PartLoaded:
+    """Load the weights file ``path``, which holds the part ``part`` of ``model`` alone (``train.init_into``),
+    into that part; every other tensor of ``model`` keeps the value it was built with.
+
+    The file may name its tensors within the part (``layers1.0.blocks.0.norm1.weight``, as
+    MONAI's SwinUNETR SSL weights do once the ``module.`` of DDP is dropped), within the whole network
+    (``swinViT.layers1...``, a state dict filtered to the encoder), or under a leading name of its own
+    (``swin_vit.`` of older SSL pretraining, ``backbone.``, ``encoder.``), which is read as the part's.
+    Every tensor in the file must find its place in the part, with its shape (or one channel's, spread
+    as ``load_weights_file`` spreads it); the part need not be whole in the file.
+
+    Raises:
+        ConfigError: ``part`` is not a module of the network; a tensor of the file has no place in it,
+            or a shape that another size of network would explain.
+    """
+    path = Path(path)
+    check_part(model, spec, part)
+    tensors = read_state_dict(path)
+    built = model.state_dict()
+    placement = _placements(tensors, part)
+    fitting = [(names, own) for names, own in placement if set(names.values()) <= built.keys()
+               and all(name.startswith(part + ".") for name in names.values())]
+    if not fitting:
+        names, _ = max(placement, key=lambda candidate: sum(name in built for name in candidate[0].values()))
+        homeless = sorted(saved for saved, name in names.items()
+                          if name not in built or not name.startswith(part + "."))
+        hint = ("; they all fit the whole network: leave train.init_into unset" if set(tensors) <= built.keys()
+                else f"; they all fit its part {other!r}: set train.init_into={other}"
+                if (other := _part_that_fits(model, tensors)) else "")
+        raise ConfigError(f"train.init_from={str(path)!r} does not hold {part} of this run's {spec.name}: "
+                          f"{len(homeless)} of its {len(tensors)} tensors have no place in it, e.g. "
+                          f"{', '.join(homeless[:3])}{hint}")
+    names, own = fitting[0]
+    completed = dict(built)
+    loaded = with_every_name(model, {name: tensors[saved] for saved, name in names.items()})
+    completed.update(loaded)
+    adapted = _adapted(completed, built, spec, path, f"{part} of a {spec.name}")
+    model.load_state_dict(completed, strict=True)
+    kept = loaded.keys() - set(adapted.fresh)  # output layers in the part, for other classes: as built
+    return PartLoaded(sorted(kept), sorted(built.keys() - kept), adapted.spread, own)
+
+
+def _adapted(tensors: dict[str, torch.Tensor], built: dict[str, torch.Tensor], spec: ModelSpec, path: Path,
+             holds: str) -> InitialWeights:
+    """``checkpoint.adapt_to_network`` of the file's tensors, or a refusal naming a shape it cannot explain."""
     adapted, others = adapt_to_network(tensors, built, spec)
     if others:
         name = others[0]
         raise ConfigError(
-            f"train.init_from={str(path)!r} holds a {spec.name} of another size than this run builds: "
+            f"train.init_from={str(path)!r} holds {holds} of another size than this run builds: "
             f"{len(others)} tensor(s) differ in shape, e.g. {name}: {tuple(tensors[name].shape)} in the file, "
             f"{tuple(built[name].shape)} here. Set model.args (and the image channels) as the weights were "
             f"trained; only the number of classes may differ, and one channel may become several")
-    model.load_state_dict(tensors, strict=True)
     return adapted
+
+
+def check_part(model: torch.nn.Module, spec: ModelSpec, part: str) -> None:
+    """Refuse a ``train.init_into`` that names no module of ``model`` (built from ``spec``), listing its parts."""
+    if not part or part not in dict(model.named_modules()):
+        parts = ", ".join(name for name, _ in model.named_children())
+        raise ConfigError(f"train.init_into={part!r} is not a part of this run's {spec.name} (MONAI "
+                          f"{spec.monai_class}), whose parts are {parts} (or a module within one, by its dotted "
+                          f"name): name the part that train.init_from's weights file holds")
+
+
+def outside_part(model: torch.nn.Module, part: str) -> set[str]:
+    """The names of ``model``'s parameters outside its module ``part``: what starts as built when a weights
+    file is loaded into the part, and what ``train.head_only_steps`` then trains alone first."""
+    return {name for name, _ in model.named_parameters() if not name.startswith(part + ".")}
+
+
+def _placements(tensors: dict[str, torch.Tensor], part: str) -> list[tuple[dict[str, str], str]]:
+    """Where the file's tensors could go in the network, each a map from the file's names to the
+    network's with the file's own leading name read as ``part``'s (or ""): as they are, within
+    ``part``, and within ``part`` without a leading name that every one of them shares."""
+    candidates = [({name: name for name in tensors}, ""), ({name: f"{part}.{name}" for name in tensors}, "")]
+    leading = {name.split(".", 1)[0] for name in tensors}
+    if len(leading) == 1 and all("." in name for name in tensors):
+        own = leading.pop()
+        candidates.append(({name: f"{part}.{name.split('.', 1)[1]}" for name in tensors}, f"{own}."))
+    return candidates
+
+
+def _part_that_fits(model: torch.nn.Module, tensors: dict[str, torch.Tensor]) -> str | None:
+    """The outermost module of ``model`` in which every tensor of the file has a place by name (as
+    ``load_weights_into`` would place it), or None: what the refusal of a partial file proposes. Not
+    a module that holds every tensor of the network (MONAI's UNet is all in ``model``)."""
+    built = model.state_dict()
+    for part, _ in model.named_modules():
+        if not part or all(name.startswith(part + ".") for name in built):
+            continue
+        if any(set(names.values()) <= built.keys() and all(n.startswith(part + ".") for n in names.values())
+               for names, _ in _placements(tensors, part)):
+            return part
+    return None
 
 
 def _state_dict_in(content, path: Path) -> dict[str, torch.Tensor]:

@@ -477,6 +477,17 @@ def test_a_loaded_model_is_trained_on_from_its_weights(tiny_dataset, tmp_path):
     assert exported["out_channels"] == 2 and exported["channels"] == [4, 8, 16]
     restarted = load_file(new.model_dir / "model.safetensors")
     assert not torch.allclose(restarted["model.0.conv.unit0.conv.weight"], before["model.0.conv.unit0.conv.weight"])
+    # One part of it alone, as a weights file (an encoder from other pretraining), into a new network
+    torch.save({f"module.{name[len('model.0.'):]}": before[name] for name in before if name.startswith("model.0.")},
+               tmp_path / "block.pt")
+    part = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                        output_dir=str(tmp_path / "part"), **quiet)
+    part.fit(binarized, steps=1, lr=1e-9, init_from=str(tmp_path / "block.pt"), init_into="model.0")
+    placed = load_file(part.model_dir / "model.safetensors")
+    for name in before:
+        close = torch.allclose(placed[name], before[name], atol=1e-6, rtol=0) if name in placed and (
+            placed[name].shape == before[name].shape) else False
+        assert close == name.startswith("model.0."), name
 
 
 def test_predicting_without_a_model_says_what_to_do(tmp_path):

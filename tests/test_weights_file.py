@@ -10,6 +10,7 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.models import build_from_spec, model_spec
 from accelerated_seg.train import train
+from accelerated_seg.weights_file import load_weights_into
 
 UNET_ARGS = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}  # conftest's tiny network
 HEADS = {"model.2.0.conv.weight", "model.2.0.conv.bias", "model.2.1.conv.unit0.conv.weight",
@@ -124,3 +125,117 @@ def test_a_one_channel_file_spreads_over_several_channels_and_no_other_count_doe
                                           r"\(4, 2, 3, 3, 3\) in the file, \(4, 3, 3, 3, 3\) here.*one channel may "
                                           r"become several"):
         load_initial_weights(build_from_spec(three), three, tmp_path / "two_channels.pt")
+
+
+# Self-supervised pretraining gives an encoder alone: MONAI's SwinUNETR SSL weights (model_swinvit.pt)
+# hold swinViT's tensors as {"state_dict": {"module.layers1.0.blocks.0.norm1.weight": ...}}, named
+# within swinViT; older SSL code named its encoder swin_vit; a state dict filtered to the encoder
+# keeps the whole network's names.
+SWIN = {"feature_size": 12}
+
+
+def _swin(channels: int = 1, seed: int = 0, **args):
+    spec = model_spec("swinunetr", channels, 3, (64, 64, 64), {**SWIN, **args})
+    torch.manual_seed(seed)
+    return build_from_spec(spec), spec
+
+
+@pytest.mark.parametrize("layout", ["ssl_within_part.pt", "old_ssl_name.pt", "filtered.safetensors"])
+def test_an_encoder_alone_loads_into_its_part_and_the_rest_starts_as_built(layout, tmp_path):
+    pretrained, _ = _swin(seed=3)
+    encoder = {name[len("swinViT."):]: value for name, value in pretrained.state_dict().items()
+               if name.startswith("swinViT.")}
+    path = tmp_path / layout
+    if layout == "ssl_within_part.pt":
+        torch.save({"state_dict": {f"module.{name}": value for name, value in encoder.items()}, "epoch": 9}, path)
+    elif layout == "old_ssl_name.pt":
+        torch.save({f"swin_vit.{name}": value for name, value in encoder.items()}, path)
+    else:
+        save_file({f"swinViT.{name}": value.contiguous() for name, value in encoder.items()}, str(path))
+    model, spec = _swin()
+    built = {name: value.clone() for name, value in model.state_dict().items()}
+    loaded = load_weights_into(model, spec, path, "swinViT")
+    assert loaded.read_as_part == ("swin_vit." if layout == "old_ssl_name.pt" else "")
+    assert loaded.loaded == sorted(f"swinViT.{name}" for name in encoder) and loaded.spread == []
+    assert loaded.as_built == sorted(name for name in built if not name.startswith("swinViT."))
+    for name, value in model.state_dict().items():
+        expected = pretrained.state_dict()[name] if name.startswith("swinViT.") else built[name]
+        assert torch.equal(value, expected), name
+
+
+def test_a_part_of_one_channel_spreads_over_several_and_unetrs_vit_loads_alike(tmp_path):
+    pretrained, _ = _swin(seed=3)
+    torch.save({k: v for k, v in pretrained.state_dict().items() if k.startswith("swinViT.")}, tmp_path / "swin.pt")
+    model, spec = _swin(channels=2)
+    loaded = load_weights_into(model, spec, tmp_path / "swin.pt", "swinViT")
+    assert loaded.spread == ["swinViT.patch_embed.proj.weight"]
+    torch.testing.assert_close(model.state_dict()["swinViT.patch_embed.proj.weight"],
+                               pretrained.state_dict()["swinViT.patch_embed.proj.weight"].repeat(1, 2, 1, 1, 1) / 2)
+    args = {"feature_size": 4, "hidden_size": 48, "mlp_dim": 96, "num_heads": 4}
+    torch.manual_seed(3)
+    vit = build_from_spec(model_spec("unetr", 1, 2, (32, 32, 32), args)).vit.state_dict()
+    torch.save({"model": vit}, tmp_path / "vit.pt")
+    unetr = build_from_spec(spec := model_spec("unetr", 1, 3, (32, 32, 32), args))
+    assert len(load_weights_into(unetr, spec, tmp_path / "vit.pt", "vit").loaded) == len(vit)
+    assert all(torch.equal(unetr.vit.state_dict()[name], value) for name, value in vit.items())
+
+
+def test_an_encoder_alone_is_placed_only_where_asked_and_where_it_fits(tmp_path):
+    pretrained, _ = _swin(seed=3)
+    encoder = {k[len("swinViT."):]: v for k, v in pretrained.state_dict().items() if k.startswith("swinViT.")}
+    torch.save({"state_dict": {f"module.{k}": v for k, v in encoder.items()}}, tmp_path / "ssl.pt")
+    model, spec = _swin()
+    with pytest.raises(ConfigError, match=r"does not hold the weights of this run's swinunetr .*: 159 of its tensors "
+                                          r"are not in the file, .*Every tensor in the file has a place in its part "
+                                          r"'swinViT': .*set train.init_into=swinViT to load it there"):
+        load_initial_weights(model, spec, tmp_path / "ssl.pt")
+    with pytest.raises(ConfigError, match=r"train.init_into='encoder' is not a part of this run's swinunetr \(MONAI "
+                                          r"SwinUNETR\), whose parts are swinViT, encoder1, .*, out \(or a module"):
+        load_weights_into(model, spec, tmp_path / "ssl.pt", "encoder")
+    with pytest.raises(ConfigError, match=r"does not hold encoder1 of this run's swinunetr: 126 of its 126 tensors "
+                                          r"have no place in it, e.g. .*; they all fit its part 'swinViT': set "
+                                          r"train.init_into=swinViT"):
+        load_weights_into(model, spec, tmp_path / "ssl.pt", "encoder1")
+    torch.save(pretrained.state_dict(), tmp_path / "whole.pt")
+    with pytest.raises(ConfigError, match=r"33 of its 159 tensors have no place in it, e.g. decoder1.*; they all fit "
+                                          r"the whole network: leave train.init_into unset"):
+        load_weights_into(model, spec, tmp_path / "whole.pt", "swinViT")
+    wider, _ = _swin(feature_size=24)
+    torch.save({k: v for k, v in wider.state_dict().items() if k.startswith("swinViT.")}, tmp_path / "wider.pt")
+    with pytest.raises(ConfigError, match=r"holds swinViT of a swinunetr of another size than this run builds: \d+ "
+                                          r"tensor\(s\) differ in shape, e.g. swinViT.*Set model.args"):
+        load_weights_into(model, spec, tmp_path / "wider.pt", "swinViT")
+
+
+def test_a_run_fine_tunes_from_a_part_training_the_rest_alone_first(tiny_config, tmp_path, capsys):
+    """The tiny U-Net's first block pretrained alone, loaded with train.init_into=model.0: with
+    head_only_steps=2 the block is the file's bit for bit at step 2 while the rest trained, and trains
+    from step 3. A resume must name the same part; a run without the file or with an export is refused."""
+    pretrained = _trained_elsewhere(3)
+    block = {name[len("model.0."):]: value for name, value in pretrained.items() if name.startswith("model.0.")}
+    torch.save({"state_dict": block}, tmp_path / "block.pt")
+    settings = dict(train__max_steps=3, train__val_every=0, train__save_every=1, train__keep_last=3, optim__lr=1e-2,
+                    optim__warmup_steps=0, train__init_into="model.0", train__head_only_steps=2)
+    out = tmp_path / "run"
+    capsys.readouterr()
+    train(tiny_config(out, train__init_from=str(tmp_path / "block.pt"), **settings))
+    printed = capsys.readouterr().out
+    assert (f"initial weights from {tmp_path / 'block.pt'} (new optimizer and schedule), a weights file loaded into "
+            f"model.0: 5 tensors; the network's 21 others start as built (model.1, model.2)") in printed
+    assert "the first 2 steps train the layers outside model.0 alone (21 tensors)" in printed
+    steps = [load_file(out / "checkpoints" / f"step_{step}" / "model.safetensors") for step in (1, 2, 3)]
+    for name, value in block.items():
+        assert torch.equal(steps[0][f"model.0.{name}"], value) and torch.equal(steps[1][f"model.0.{name}"], value)
+        assert not torch.equal(steps[2][f"model.0.{name}"], value)  # then it trains
+    outside = [name for name in steps[0] if not name.startswith("model.0.") and name.endswith(".weight")]
+    assert outside and all(not torch.equal(steps[0][name], steps[1][name]) for name in outside)
+
+    resumed = dict(settings, train__resume=str(out / "checkpoints" / "step_2"), train__overwrite="false")
+    with pytest.raises(ConfigError, match=r"it trained with train.init_into=model.0, and its optimizer state is "
+                                          r"grouped for that by train.head_only_steps; this run asks for None"):
+        train(tiny_config(out, **dict(resumed, train__init_into="null")))
+    with pytest.raises(ConfigError, match=r"train.init_into=model.0 says which part .* but no train.init_from is "
+                                          r"given"):
+        train(tiny_config(tmp_path / "without", train__init_into="model.0"))
+    with pytest.raises(ConfigError, match=r"train.init_from=.* is not a file \(an export holds a whole network\)"):
+        train(tiny_config(tmp_path / "export", train__init_from=str(out / "model"), train__init_into="model.0"))
