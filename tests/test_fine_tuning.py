@@ -13,6 +13,8 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.models import MODELS, bridgeable, build_from_spec, model_spec, output_layer_names
 from accelerated_seg.train import train
 
+from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
+
 # The output layers of each registry network, as MONAI names them: what a new label set replaces.
 OUTPUT_LAYERS = {"unet": ("model.2.",), "segresnet": ("conv_final.",), "swinunetr": ("out.",), "unetr": ("out.",),
                  "dynunet": ("output_block.",), "unet3d_mlperf": ("output_block.",)}
@@ -137,14 +139,18 @@ def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, 
                           model__args="{channels: [4, 8, 16], strides: [2, 2], num_res_units: 2}"))
 
 
+# The output layers of the tests' tiny U-Net (conftest.tiny_overrides): what a binarized run replaces.
+TINY_UNET_OUTPUT_LAYERS = {"model.2.0.conv.weight", "model.2.0.conv.bias", "model.2.1.conv.unit0.conv.weight",
+                           "model.2.1.conv.unit0.conv.bias"}
+
+
 def test_head_only_steps_train_the_new_output_layers_alone_then_the_whole_network(tiny_config, tmp_path, capsys):
     """train.head_only_steps=2: at step 2 every tensor but the new output layers is still the export's,
     bit for bit (AdamW with weight decay, at rate 0); step 3 trains them all. A resume keeps the groups."""
     first = tmp_path / "first"
     train(tiny_config(first, train__max_steps=2, train__val_every=0))
     exported = load_file(first / "model" / "model.safetensors")
-    heads = {"model.2.0.conv.weight", "model.2.0.conv.bias", "model.2.1.conv.unit0.conv.weight",
-             "model.2.1.conv.unit0.conv.bias"}
+    heads = TINY_UNET_OUTPUT_LAYERS
     settings = dict(train__max_steps=3, train__val_every=0, train__save_every=2, data__binarize="true",
                     optim__lr=1e-2, optim__weight_decay=0.05, optim__warmup_steps=0, train__head_only_steps=2)
     second = tmp_path / "second"
@@ -201,3 +207,76 @@ def test_head_only_steps_under_fsdp1_need_the_original_parameters():
     check_groups_apart(SimpleNamespace(fsdp_version=1, use_orig_params=True))
     check_groups_apart(SimpleNamespace(fsdp_version=2, use_orig_params=False))
     check_groups_apart(None)  # not FSDP
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("profile", [None, "fsdp2_blocks"], ids=["ddp", "fsdp2"])
+def test_head_only_steps_hold_the_rest_of_the_network_over_two_processes(tiny_dataset, tiny_config, tmp_path,
+                                                                         profile):
+    """train.head_only_steps' two param groups through what each strategy does to the parameters over
+    two processes (ZeRO-3's partitions: test_deepspeed_cpu.py; FSDP1's flat parameters: below): DDP's
+    bucketed all-reduce, and FSDP2's sharded parameters, which accelerate puts in the optimizer in place
+    of the network's. At step 2 every tensor but the new output layers is still the export's, bit for
+    bit; step 3 trains them too."""
+    from accelerated_seg.checkpoint_export import export_checkpoint
+
+    from test_distributed import launch_two
+
+    first = tmp_path / "first"  # a 3-class export, fine-tuned below on the binarized phantoms
+    train(tiny_config(first, train__max_steps=1, train__val_every=0))
+    exported = load_file(first / "model" / "model.safetensors")
+    out = tmp_path / "fine_tuned"
+    results = launch_two(tmp_path / "result", tiny_overrides(
+        tiny_dataset, out, train__max_steps=3, train__val_every=0, train__save_every=2,
+        train__init_from=str(first / "model"), train__head_only_steps=2, data__binarize="true", optim__lr=1e-2,
+        optim__weight_decay=0.05, optim__warmup_steps=0), fsdp_profile=profile)
+    assert all(r["strategy"].startswith("FSDP" if profile else "DDP") for r in results), results[0]["strategy"]
+    export_checkpoint(out / "checkpoints" / "step_2", tmp_path / "at_step_2")  # FSDP's shards gathered
+    at_step_2 = load_file(tmp_path / "at_step_2" / "model.safetensors")
+    at_step_3 = load_file(out / "model" / "model.safetensors")
+    assert {key for key in exported if exported[key].shape != at_step_3[key].shape} == TINY_UNET_OUTPUT_LAYERS
+    rest = exported.keys() - TINY_UNET_OUTPUT_LAYERS
+    assert all(torch.equal(at_step_2[key], exported[key]) for key in rest)
+    assert all(not torch.equal(at_step_2[key], at_step_3[key]) for key in TINY_UNET_OUTPUT_LAYERS)
+    trained = [key for key in rest if not torch.equal(at_step_3[key], exported[key])]
+    assert len(trained) > len(exported) // 2, trained  # the rest joined at step 3
+
+
+def test_head_only_steps_hold_the_rest_inside_fsdp1s_flat_parameters(one_process_group):
+    """FSDP1 with use_orig_params (as the shipped FSDP1 profiles set it) flattens each unit's parameters
+    into one and gives the optimizer views into it: the two groups of train.head_only_steps still step
+    at their own rates. (accelerate's FSDP1 does not run on CPU processes, so torch's FSDP1 is applied
+    here as accelerate applies it, in one process: its NO_SHARD path, flat parameters all the same.)"""
+    from accelerate.utils import FullyShardedDataParallelPlugin
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+    from accelerated_seg.config import OptimConfig
+    from accelerated_seg.optimizers import build_optimizer, parameter_groups
+    from accelerated_seg.schedule import lr_multipliers
+
+    spec = model_spec("unet", 1, 2, (16, 16, 16), {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1})
+    torch.manual_seed(0)
+    model = build_from_spec(spec)
+    heads = output_layer_names(spec)
+    before = {name: value.clone() for name, value in model.state_dict().items()}
+    trained_alone = [parameter for name, parameter in model.named_parameters() if name in heads]
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=1, auto_wrap_policy="size_based_wrap", min_num_params=100)
+    plugin.set_auto_wrap_policy(model)
+    wrapped = FSDP(model, auto_wrap_policy=plugin.auto_wrap_policy, device_id=torch.device("cpu"),
+                   use_orig_params=True)
+    assert sum(isinstance(m, FSDP) for m in wrapped.modules()) > 1  # the output layers share a flat parameter
+    optim = OptimConfig(lr=1e-2, weight_decay=0.05, warmup_steps=0)
+    # built on the wrapped network, as accelerate's prepare leaves it: the original parameters, as views
+    optimizer = build_optimizer(parameter_groups(wrapped, trained_alone), optim, optim.lr)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multipliers(optim, 10, head_only_steps=2))
+    states = []
+    for _ in range(3):
+        wrapped(torch.randn(2, 1, 16, 16, 16)).square().mean().backward()
+        optimizer.step(), scheduler.step(), optimizer.zero_grad()
+        with FSDP.summon_full_params(wrapped):
+            states.append({name: value.clone() for name, value in model.state_dict().items()})
+    rest = before.keys() - heads
+    assert all(torch.equal(states[1][name], before[name]) for name in rest)  # held at rate 0 for two steps
+    assert all(not torch.equal(states[1][name], before[name]) for name in heads)
+    trained = [name for name in rest if not torch.equal(states[2][name], before[name])]
+    assert len(trained) > len(rest) // 2, trained  # then the rest joins
