@@ -3,13 +3,15 @@ smallest fix.
 
 Each workaround names the accelerate version it was found in and what it costs there. The lookup
 changes only how often accelerate computes an answer; the skipping loader keeps what the prepared
-one was given; the filter drops one log line that says nothing about the run. (The FSDP2 wrapping
-fix lives with the other wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
+one was given; the filter drops one log line that says nothing about the run; DeepSpeed on CPU
+processes starts without compiling an op that training never calls. (The FSDP2 wrapping fix lives
+with the other wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 
 
@@ -82,3 +84,28 @@ def quiet_deepspeeds_cpu_guess() -> None:
     if torch.cuda.is_available() or _not_deepspeeds_cpu_guess in logger.filters:
         return
     logger.addFilter(_not_deepspeeds_cpu_guess)
+
+
+def skip_deepspeeds_shared_memory_op() -> None:
+    """Start DeepSpeed on CPU processes without compiling its shared-memory all-reduce.
+
+    DeepSpeed (0.19) builds a C++ op, ``deepspeed_shm_comm``, when its torch backend starts on a
+    machine without GPUs: a JIT compile of about 75 s on 2 cores of an AVX-512 host and 145 s on an
+    AVX2 one, at the first launch in every new Python environment (the test suite's DeepSpeed tests
+    waited for it in each fresh CI clone, the other test process waiting on the build's lock). Only
+    DeepSpeed's inference tensor parallelism calls it (``inference_all_reduce``, which without the op
+    falls back to the process group's all_reduce); ZeRO's gradients and partitions travel through
+    torch.distributed over gloo either way. Only where torch sees no GPU: nothing else builds it.
+    """
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    # The module by its import name: the attribute deepspeed.comm.torch is the torch package, which
+    # deepspeed.comm re-exports (``import deepspeed.comm.torch as backend`` gives torch itself).
+    backend = importlib.import_module("deepspeed.comm.torch")  # the caller knows DeepSpeed is the strategy
+    backend.build_shm_op = _no_shared_memory_op
+
+
+def _no_shared_memory_op():
+    return None  # what build_shm_op returns where the op cannot be built: the process group's all_reduce

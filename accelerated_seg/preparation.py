@@ -27,14 +27,14 @@ from accelerate import Accelerator
 from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKwargs, DistributedType,
                                GradientAccumulationPlugin, broadcast_object_list)
 
-from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_guess
+from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_guess, skip_deepspeeds_shared_memory_op
 from .checkpoint import expect_shared_tensors, load_initial_weights, shared_tensor_names
 from .config import Config, ConfigError, DDPConfig
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
 from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, join_deepspeed_ranks_over_gloo, launch_error,
-                       strategy_in_effect)
+                       requested_strategy, strategy_in_effect)
 from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
@@ -45,6 +45,8 @@ def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
     """The Accelerator of ``train``, ``fit`` and the training benchmark alike."""
     if error := construction_error():  # one clear error instead of accelerate's traceback
         raise ConfigError(error)
+    if requested_strategy() == "DeepSpeed":  # before accelerate starts DeepSpeed's process group
+        skip_deepspeeds_shared_memory_op()  # an op for inference only, compiled for minutes on a CPU
     join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs
     look_up_lomo_once()  # not a sys.path search in every optimizer step
     quiet_deepspeeds_cpu_guess()  # not a "no GPU found" WARNING in a CPU run's progress bar

@@ -720,9 +720,11 @@ def _check_init_into(train_cfg) -> None:
         raise ConfigError(f"train.init_into={part} says which part of the network train.init_from's weights file "
                           f"holds, but no train.init_from is given: give the file, or unset train.init_into")
     if train_cfg.init_from and not Path(train_cfg.init_from).is_file():
+        found = ("a folder (an export holds a whole network: unset train.init_into)"
+                 if Path(train_cfg.init_from).is_dir() else "not there")
         raise ConfigError(f"train.init_into={part} places a weights file that holds one part of the network, but "
-                          f"train.init_from={train_cfg.init_from!r} is not a file (an export holds a whole "
-                          f"network): unset train.init_into, or give the weights file")
+                          f"train.init_from={train_cfg.init_from!r} is {found}; give the weights file (.pt, .pth, "
+                          f".safetensors)")
 
 
 def _check_head_only_steps(train_cfg) -> None:

@@ -237,5 +237,8 @@ def test_a_run_fine_tunes_from_a_part_training_the_rest_alone_first(tiny_config,
     with pytest.raises(ConfigError, match=r"train.init_into=model.0 says which part .* but no train.init_from is "
                                           r"given"):
         train(tiny_config(tmp_path / "without", train__init_into="model.0"))
-    with pytest.raises(ConfigError, match=r"train.init_from=.* is not a file \(an export holds a whole network\)"):
+    with pytest.raises(ConfigError, match=r"train.init_from=.* is a folder \(an export holds a whole network: unset "
+                                          r"train.init_into\)"):
         train(tiny_config(tmp_path / "export", train__init_from=str(out / "model"), train__init_into="model.0"))
+    with pytest.raises(ConfigError, match=r"train.init_from=.*missing.pt' is not there; give the weights file"):
+        train(tiny_config(tmp_path / "missing", train__init_from=str(tmp_path / "missing.pt"), train__init_into="vit"))
