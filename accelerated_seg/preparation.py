@@ -250,6 +250,10 @@ def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
         check_part(model, spec, part)
     names = outside_part(model, part) if part else output_layer_names(spec)
     trained_alone = [parameter for name, parameter in model.named_parameters() if name in names]
+    if not trained_alone:  # MONAI's UNet keeps every layer in its one part, `model`
+        raise ConfigError(f"train.head_only_steps={cfg.train.head_only_steps} trains the layers outside "
+                          f"train.init_into={part} alone, but {part} holds every parameter of this run's {spec.name}: "
+                          f"name a smaller part, or set train.head_only_steps=0")
     warmup = cfg.optim.warmup_steps
     accelerator.print(f"the first {cfg.train.head_only_steps} steps train "
                       + (f"the layers outside {part}" if part else "the output layers")

@@ -240,5 +240,10 @@ def test_a_run_fine_tunes_from_a_part_training_the_rest_alone_first(tiny_config,
     with pytest.raises(ConfigError, match=r"train.init_from=.* is a folder \(an export holds a whole network: unset "
                                           r"train.init_into\)"):
         train(tiny_config(tmp_path / "export", train__init_from=str(out / "model"), train__init_into="model.0"))
+    torch.save(pretrained, tmp_path / "whole.pt")  # MONAI's UNet: every layer in its one part, `model`
+    with pytest.raises(ConfigError, match=r"train.head_only_steps=2 trains the layers outside train.init_into=model "
+                                          r"alone, but model holds every parameter of this run's unet"):
+        train(tiny_config(tmp_path / "whole", train__init_from=str(tmp_path / "whole.pt"),
+                          **dict(settings, train__init_into="model")))
     with pytest.raises(ConfigError, match=r"train.init_from=.*missing.pt' is not there; give the weights file"):
         train(tiny_config(tmp_path / "missing", train__init_from=str(tmp_path / "missing.pt"), train__init_into="vit"))
