@@ -126,12 +126,10 @@ def load_weights_into(model: torch.nn.Module, spec: ModelSpec, path: str | Path,
     tensors = read_state_dict(path)
     built = model.state_dict()
     placement = _placements(tensors, part)
-    fitting = [(names, own) for names, own in placement if set(names.values()) <= built.keys()
-               and all(name.startswith(part + ".") for name in names.values())]
+    fitting = [(names, own) for names, own in placement if all(_in_part(name, built, part) for name in names.values())]
     if not fitting:
         names, _ = max(placement, key=lambda candidate: sum(name in built for name in candidate[0].values()))
-        homeless = sorted(saved for saved, name in names.items()
-                          if name not in built or not name.startswith(part + "."))
+        homeless = sorted(saved for saved, name in names.items() if not _in_part(name, built, part))
         hint = ("; they all fit the whole network: leave train.init_into unset" if set(tensors) <= built.keys()
                 else f"; they all fit its part {other!r}: set train.init_into={other}"
                 if (other := _part_that_fits(model, tensors)) else "")
@@ -189,6 +187,11 @@ def _placements(tensors: dict[str, torch.Tensor], part: str) -> list[tuple[dict[
     return candidates
 
 
+def _in_part(name: str, built: dict[str, torch.Tensor], part: str) -> bool:
+    """Whether the network ``built`` has a tensor ``name`` in its module ``part``."""
+    return name in built and name.startswith(part + ".")
+
+
 def _part_that_fits(model: torch.nn.Module, tensors: dict[str, torch.Tensor]) -> str | None:
     """The outermost module of ``model`` in which every tensor of the file has a place by name (as
     ``load_weights_into`` would place it), or None: what the refusal of a partial file proposes. Not
@@ -197,8 +200,7 @@ def _part_that_fits(model: torch.nn.Module, tensors: dict[str, torch.Tensor]) ->
     for part, _ in model.named_modules():
         if not part or all(name.startswith(part + ".") for name in built):
             continue
-        if any(set(names.values()) <= built.keys() and all(n.startswith(part + ".") for n in names.values())
-               for names, _ in _placements(tensors, part)):
+        if any(all(_in_part(name, built, part) for name in names.values()) for names, _ in _placements(tensors, part)):
             return part
     return None
 
