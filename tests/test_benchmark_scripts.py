@@ -22,11 +22,19 @@ def test_the_script_parses(script):
     assert result.returncode == 0, result.stderr
 
 
+@pytest.fixture(scope="module")
+def help_answers() -> dict:
+    """Every command's --help, answered in one fresh process (tests/scripts_help.py says why)."""
+    result = subprocess.run([sys.executable, str(Path(__file__).with_name("scripts_help.py")), *map(str, COMMANDS)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout)
+
+
 @pytest.mark.parametrize("script", COMMANDS, ids=lambda path: path.name)
-def test_the_python_script_imports_and_answers_help(script):
-    result = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, cwd=ROOT,
-                            timeout=120)
-    assert result.returncode == 0 and "usage:" in result.stdout, result.stderr
+def test_the_python_script_imports_and_answers_help(script, help_answers):
+    answer = help_answers[str(script)]
+    assert answer["exit"] == 0 and "usage:" in answer["stdout"], answer["error"] or answer["stdout"]
 
 
 def _cpu_session(env_session: str | None) -> subprocess.CompletedProcess:
