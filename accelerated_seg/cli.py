@@ -294,12 +294,14 @@ def _versions() -> str:
 
 def _train(args, overrides) -> int:
     from .config import load_config
-    from .train import train
 
     if args.resume:
         overrides = [*overrides, f"--train.resume={args.resume}"]
     with exit_on_user_error():
-        train(load_config(args.config, overrides))
+        cfg = load_config(args.config, overrides)
+        from .train import train  # after the settings are read (exit_on_user_error says why)
+
+        train(cfg)
     return 0
 
 
@@ -315,16 +317,26 @@ def exit_on_user_error():
     """
     from .config import ConfigError
     from .data.errors import DataError
-    from .train import TrainingDiverged
 
     try:
         yield
-    except (ConfigError, DataError, TrainingDiverged) as error:
-        if os.environ.get("RANK", "0") == "0":
-            print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(1 if isinstance(error, TrainingDiverged) else 2) from None
+    except (ConfigError, DataError) as error:
+        _end_with_the_message(error, 2)
+    except RuntimeError as error:
+        # Only the loop raises TrainingDiverged, so only where it has been imported is it looked for:
+        # importing it here made a mistyped setting wait 8-14 s for torch and MONAI on every rank.
+        loop = sys.modules.get("accelerated_seg.train")
+        if loop is None or not isinstance(error, loop.TrainingDiverged):
+            raise
+        _end_with_the_message(error, 1)
     except KeyboardInterrupt:  # Ctrl-C: asked for, not a bug; training has said where to resume from
         raise SystemExit(EXIT_INTERRUPTED) from None
+
+
+def _end_with_the_message(error: Exception, status: int) -> NoReturn:
+    if os.environ.get("RANK", "0") == "0":  # every rank raises the same error; one says it
+        print(f"error: {error}", file=sys.stderr)
+    raise SystemExit(status) from None
 
 
 def _synth(args, _) -> int:

@@ -12,7 +12,6 @@ import argparse
 
 from accelerated_seg.cli import end_process, exit_on_user_error, path_argument
 from accelerated_seg.config import load_config
-from accelerated_seg.train import train
 
 
 def main():
@@ -25,6 +24,10 @@ def main():
     if args.resume:
         overrides.append(f"--train.resume={args.resume}")
     cfg = load_config(args.config, overrides)
+    # Imported once the settings are read: the training stack (torch, MONAI, accelerate) takes each
+    # rank 8-14 s to import on 2 cores, which a mistyped setting need not wait for.
+    from accelerated_seg.train import train
+
     summary = train(cfg)
     # Preempted (SIGTERM/SIGUSR1): the state is saved and a scheduler requeues on exit code 0; the
     # report needs an exported model, and the grace period is better left unspent.
