@@ -39,6 +39,7 @@ from safetensors.torch import load_file, save_file
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
+from .model_folders import LAYOUT_FILE, check_export_files
 from .models import ModelSpec, bridgeable, build_from_spec, input_layer_names, output_layer_names, spec_differences
 from .strategy import checkpoint_layout, resume_conflict
 
@@ -50,7 +51,6 @@ EXPORT_FORMAT_VERSION = 1
 # The keys of an export's config.json that loading it and predicting with it cannot do without.
 EXPORT_MODEL_KEYS = ("name", "monai_class", "args")
 EXPORT_KEYS = ("in_channels", "num_classes", "patch_size")
-LAYOUT_FILE = "strategy.json"
 # The resolved preprocessing the checkpoint's weights were trained under (train only; fit's loader is the user's).
 PREPROCESSING_FILE = "preprocessing.json"
 # What the export's config.json holds besides the weights and their step (the network's spec, labels,
@@ -583,15 +583,6 @@ def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[tor
     return model.eval(), config
 
 
-def exported_models_in(folder: str | Path) -> list[Path]:
-    """``folder`` itself when it is an exported model (it holds a config.json), else a training run's
-    exports in it (best_model, model); empty for anything else."""
-    folder = Path(folder)
-    if (folder / "config.json").is_file():
-        return [folder]
-    return [folder / name for name in ("best_model", "model") if (folder / name / "config.json").is_file()]
-
-
 def read_export_config(model_dir: str | Path) -> dict:
     """The ``config.json`` of an exported model folder, checked: both files there, valid JSON, a
     registry network.
@@ -601,19 +592,8 @@ def read_export_config(model_dir: str | Path) -> dict:
         DataError: config.json is not JSON (a hand edit gone wrong) or describes no registry network.
     """
     model_dir = Path(model_dir)
+    check_export_files(model_dir)
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
-    exports = exported_models_in(model_dir)
-    if not config_path.is_file() and exports:  # the run's folder given for its export: name the choice
-        raise FileNotFoundError(f"{model_dir} is a training run's folder, not an exported model: give "
-                                f"{' or '.join(map(str, exports))} (best_model: the best validation Dice; model: "
-                                f"the last step)")
-    if not config_path.is_file() and (model_dir / LAYOUT_FILE).is_file():  # a step_N folder given for a model
-        raise FileNotFoundError(f"{model_dir} is a training-state checkpoint, not an exported model: make one of it "
-                                f"with accelerated-seg export {model_dir} --output <new folder>")
-    for path in (config_path, weights_path):
-        if not path.is_file():
-            raise FileNotFoundError(f"{path} is missing: give a model folder exported by training (it holds "
-                                    f"config.json and model.safetensors)")  # --model, init_from or Segmentation.load
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file

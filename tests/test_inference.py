@@ -605,6 +605,34 @@ def test_predict_without_model_names_the_model_given_as_an_image(scans, tmp_path
     assert not Path(out).exists()
 
 
+def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_imports(tmp_path):
+    """Refused from the file system alone (model_folders.py): until the fifty-fifth session each of
+    these waited 14-15 s for torch, accelerate and MONAI to import on 2 cores."""
+    import os
+    import subprocess
+    import sys
+
+    run = tmp_path / "run"
+    (run / "checkpoints" / "step_4").mkdir(parents=True)
+    (run / "checkpoints" / "step_4" / "strategy.json").write_text("{}")
+    (run / "model").mkdir()
+    (run / "model" / "config.json").write_text("{}")  # the run's export, its weights not yet written
+    refusals = {str(tmp_path / "typo"): f"{tmp_path / 'typo' / 'config.json'} is missing: give a model folder",
+                str(run / "checkpoints" / "step_4"): "is a training-state checkpoint, not an exported model: make one",
+                str(run): f"{run} is a training run's folder, not an exported model: give {run / 'model'}",
+                str(run / "model"): f"{run / 'model' / 'model.safetensors'} is missing"}
+    # The command as the interpreter runs it, and then which of the stack's modules it had imported.
+    probe = ("import runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n    runpy.run_module('accelerated_seg.cli', "
+             "run_name='__main__')\nfinally:\n    print(sorted({'torch', 'monai', 'accelerate'} & set(sys.modules)))")
+    for model, message in refusals.items():
+        proc = subprocess.run([sys.executable, "-c", probe, "accelerated-seg", "predict", "--model", model,
+                               str(tmp_path / "scan.nii.gz"), "--output", str(tmp_path / "out")],
+                              env=os.environ, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr, proc.stderr
+        assert proc.stdout.strip() == "[]", proc.stdout
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(scans, tmp_path, capsys):
     """Each was an OSError traceback (errno 17, 20 or 21) after the inference, and a folder in the way of
     the second case's probabilities left the first cases written."""
