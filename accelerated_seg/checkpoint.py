@@ -39,11 +39,10 @@ from safetensors.torch import load_file, save_file
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .model_folders import LAYOUT_FILE, check_export_files
+from .model_folders import LAYOUT_FILE, STEP_DIR, check_export_files, complete_checkpoints
 from .models import ModelSpec, bridgeable, build_from_spec, input_layer_names, output_layer_names, spec_differences
 from .strategy import checkpoint_layout, resume_conflict
 
-STEP_DIR = re.compile(r"^step_(\d+)$")
 # Hidden step folders: one being written (.partial) or one being deleted (.old). Neither is ever
 # resumed from, and the next save removes any a killed process left behind.
 HIDDEN_STEP_DIR = re.compile(r"^\.step_(\d+)\.(partial|old)$")
@@ -104,14 +103,6 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
                 shutil.rmtree(_retire(old))
     accelerator.wait_for_everyone()
     return final
-
-
-def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:
-    """Complete ``step_N`` folders, oldest first (partial saves have another name)."""
-    if not checkpoints_dir.is_dir():
-        return []
-    found = [(int(m.group(1)), p) for p in checkpoints_dir.iterdir() if (m := STEP_DIR.match(p.name)) and p.is_dir()]
-    return [p for _, p in sorted(found)]
 
 
 def _hidden_checkpoints(checkpoints_dir: Path) -> list[Path]:

@@ -21,10 +21,11 @@ from safetensors.torch import load_file
 from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPOINT_PREFIX
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
-from .checkpoint import (EXPORT_DESCRIPTION_FILE, LAYOUT_FILE, STEP_DIR, check_checkpoint_files, complete_checkpoints,
-                         shared_tensor_names, write_state_as_export)
+from .checkpoint import (EXPORT_DESCRIPTION_FILE, LAYOUT_FILE, STEP_DIR, check_checkpoint_files, shared_tensor_names,
+                         write_state_as_export)
 from .config import ConfigError
 from .data.errors import DataError
+from .model_folders import checkpoint_folder
 from .models import ModelSpec, build_from_spec
 
 # accelerate's names, within a checkpoint folder, for the first (only) model's weights
@@ -52,19 +53,6 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
     write_state_as_export(network.state_dict(), spec.to_dict(), description, output, aliases=aliases,
                           step=int(STEP_DIR.match(checkpoint.name).group(1)))
     return checkpoint, output
-
-
-def checkpoint_folder(source: Path) -> Path:
-    """``source`` itself if a ``step_N`` folder; the newest complete one of a run or its ``checkpoints``."""
-    if source.is_dir() and STEP_DIR.match(source.name):
-        return source
-    checkpoints = source if source.name == "checkpoints" else source / "checkpoints"
-    if found := complete_checkpoints(checkpoints):
-        return found[-1]
-    if checkpoints.is_dir():
-        raise ConfigError(f"{checkpoints} holds no complete checkpoint (step_N folder) to export")
-    raise ConfigError(f"{source} is not a checkpoint: give a <run>/checkpoints/step_N folder, or a run folder for "
-                      f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
 
 
 def _check_output(output: Path, checkpoint: Path) -> None:

@@ -473,9 +473,14 @@ def _predict_distributed(args, options) -> int:
 
 
 def _export(args, _) -> int:
-    from .checkpoint_export import export_checkpoint
+    from pathlib import Path
+
+    from .model_folders import checkpoint_folder
 
     with exit_on_user_error():
+        checkpoint_folder(Path(args.checkpoint))  # no checkpoint there: refused before torch and MONAI import
+        from .checkpoint_export import export_checkpoint
+
         checkpoint, output = export_checkpoint(args.checkpoint, args.output)
     print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
           f"accelerated-seg predict --model {output} ...")
@@ -515,17 +520,21 @@ def _mean_std(stats: dict) -> str:
 
 
 def _benchmark(args, _) -> int:
-    from .benchmark import benchmark_data, benchmark_infer, write_result
     from .config import ConfigError
     from .files import check_output_file
+    from .model_folders import check_export_files
 
-    if args.output:  # before the measurement, which it would lose; every rank stops, the main one says why
-        try:
+    try:  # before the measurement, and the imports (predict's --model says why)
+        if args.output:  # the measurement would be lost
             check_output_file(args.output, "--output", result_key="benchmark")
-        except ConfigError as error:
-            if os.environ.get("RANK", "0") == "0":
-                print(f"error: {error}", file=sys.stderr)
-            return 2
+        if args.target in ("predict", "infer") and args.model:  # for train, --model names a network
+            check_export_files(args.model)
+    except (ConfigError, FileNotFoundError) as error:
+        if os.environ.get("RANK", "0") == "0":  # every rank stops, the main one says why
+            print(f"error: {error}", file=sys.stderr)
+        return 2
+    from .benchmark import benchmark_data, benchmark_infer, write_result
+
     if args.target == "train":
         from .benchmark_train import run_from_cli
 
@@ -577,9 +586,13 @@ def _benchmark(args, _) -> int:
 
 
 def _plan(args, _) -> int:
-    from . import plan
     from .config import ConfigError
     from .files import check_output_file
+
+    if args.config is None and (args.model is None or args.patch is None):  # before torch and MONAI import
+        print("error: give --model and --patch, or --config with an experiment YAML (configs/*.yaml)", file=sys.stderr)
+        return 2
+    from . import plan
 
     try:
         args = _plan_settings(args)
@@ -625,12 +638,14 @@ def _plan_settings(args) -> argparse.Namespace:
     """``plan``'s arguments with each setting resolved: the option given, else the experiment config's
     (``--config``), else the default. ``model_args`` comes back parsed.
 
+    Without ``--config``, ``--model`` and ``--patch`` are given (``_plan`` refuses it otherwise).
+
     Raises:
-        ConfigError: neither --config nor --model and --patch; a config that does not load; a dataset
-            that cannot be read for channels and classes that were not given.
+        ConfigError: a config that does not load; a dataset that cannot be read for channels and
+            classes that were not given.
     """
     from . import plan
-    from .config import ConfigError, OptimConfig, load_config
+    from .config import OptimConfig, load_config
     from .launch_profile import read_launch_profile
 
     profile = read_launch_profile(args.accelerate_config) if args.accelerate_config else None
@@ -640,10 +655,7 @@ def _plan_settings(args) -> argparse.Namespace:
     gpus = resolved["gpus"]
     plan.check_settings(1, gpus, args.gpu_memory, args.global_batch)  # the GPUs first: the batch needs them
     defaults, from_config, optim = {"batch": 2, "in_channels": 1, "classes": 3}, {}, OptimConfig()
-    if args.config is None:
-        if args.model is None or args.patch is None:
-            raise ConfigError("give --model and --patch, or --config with an experiment YAML (configs/*.yaml)")
-    else:
+    if args.config is not None:
         cfg = load_config(args.config)
         optim = cfg.optim
         from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size), "batch": _run_batch(cfg, gpus, args.config),

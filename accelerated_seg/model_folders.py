@@ -3,14 +3,19 @@ model.safetensors), a training run's folder that holds exports (best_model, mode
 training-state checkpoint (step_N, with its strategy.json).
 
 Kept apart from checkpoint.py, which imports torch, accelerate and MONAI: ``accelerated-seg predict``
-refuses a --model that is no export before it imports them, which takes 7-15 s on 2 cores (on a
-cluster's shared filesystem often longer), as ``train`` refuses a mistyped setting at once.
+and ``benchmark predict|infer`` refuse a --model that is no export, and ``export`` a folder that is no
+checkpoint, before they import them, which takes 7-15 s on 2 cores (on a cluster's shared filesystem
+often longer), as ``train`` refuses a mistyped setting at once.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from .config import ConfigError
+
+STEP_DIR = re.compile(r"^step_(\d+)$")
 # In every training-state checkpoint: the strategy and process count that saved it (checkpoint.py).
 LAYOUT_FILE = "strategy.json"
 
@@ -45,3 +50,28 @@ def check_export_files(model_dir: str | Path) -> None:
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: give a model folder exported by training (it holds "
                                     f"config.json and model.safetensors)")  # --model, init_from or Segmentation.load
+
+
+def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:
+    """Complete ``step_N`` folders, oldest first (partial saves have another name)."""
+    if not checkpoints_dir.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in checkpoints_dir.iterdir() if (m := STEP_DIR.match(p.name)) and p.is_dir()]
+    return [p for _, p in sorted(found)]
+
+
+def checkpoint_folder(source: Path) -> Path:
+    """``source`` itself if a ``step_N`` folder; the newest complete one of a run or its ``checkpoints``.
+
+    Raises:
+        ConfigError: nothing there to export, saying what to give.
+    """
+    if source.is_dir() and STEP_DIR.match(source.name):
+        return source
+    checkpoints = source if source.name == "checkpoints" else source / "checkpoints"
+    if found := complete_checkpoints(checkpoints):
+        return found[-1]
+    if checkpoints.is_dir():
+        raise ConfigError(f"{checkpoints} holds no complete checkpoint (step_N folder) to export")
+    raise ConfigError(f"{source} is not a checkpoint: give a <run>/checkpoints/step_N folder, or a run folder for "
+                      f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")

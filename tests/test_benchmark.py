@@ -161,6 +161,8 @@ def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_f
     out = tmp_path / "predict.json"
     small = ["benchmark", "predict", "--cases", "2", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1",
              "--device", "cpu"]
+    from test_inference import export
+
     tiny_net = ["--channels", "4", "8"]
     assert main([*small, *tiny_net, "--output", str(out)]) == 0
     record = json.loads(out.read_text())
@@ -174,7 +176,7 @@ def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_f
                         (["--overlap", "1", *tiny_net], r"overlap must be in \[0, 1\), got 1.0"),
                         (["--roi", "17", *tiny_net], "--roi 17 with --channels 4 8: .*divisible"),
                         (["--model", str(tmp_path / "none")], "none/config.json is missing"),
-                        (["--model", str(tmp_path / "none"), *tiny_net],  # --channels was ignored with --model
+                        (["--model", str(export(tmp_path / "model")), *tiny_net],  # once ignored with --model
                          "--channels sets the default U-Net's channels; with --model the export's network is used")):
         capsys.readouterr()
         assert main([*small, *args, "--output", str(tmp_path / "no.json")]) == 2

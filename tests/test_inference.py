@@ -607,10 +607,8 @@ def test_predict_without_model_names_the_model_given_as_an_image(scans, tmp_path
 
 def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_imports(tmp_path):
     """Refused from the file system alone (model_folders.py): until the fifty-fifth session each of
-    these waited 14-15 s for torch, accelerate and MONAI to import on 2 cores."""
-    import os
-    import subprocess
-    import sys
+    these waited 9-15 s for torch, accelerate and MONAI to import on 2 cores."""
+    from refusals import run_probing_imports
 
     run = tmp_path / "run"
     (run / "checkpoints" / "step_4").mkdir(parents=True)
@@ -621,15 +619,23 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
                 str(run / "checkpoints" / "step_4"): "is a training-state checkpoint, not an exported model: make one",
                 str(run): f"{run} is a training run's folder, not an exported model: give {run / 'model'}",
                 str(run / "model"): f"{run / 'model' / 'model.safetensors'} is missing"}
-    # The command as the interpreter runs it, and then which of the stack's modules it had imported.
-    probe = ("import runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n    runpy.run_module('accelerated_seg.cli', "
-             "run_name='__main__')\nfinally:\n    print(sorted({'torch', 'monai', 'accelerate'} & set(sys.modules)))")
     for model, message in refusals.items():
-        proc = subprocess.run([sys.executable, "-c", probe, "accelerated-seg", "predict", "--model", model,
-                               str(tmp_path / "scan.nii.gz"), "--output", str(tmp_path / "out")],
-                              env=os.environ, capture_output=True, text=True, timeout=120)
+        proc, imported = run_probing_imports("accelerated_seg.cli", "predict", "--model", model,
+                                             str(tmp_path / "scan.nii.gz"), "--output", str(tmp_path / "out"),
+                                             module=True)
         assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr, proc.stderr
-        assert proc.stdout.strip() == "[]", proc.stdout
+        assert imported == [], imported
+    assert not (tmp_path / "out").exists()
+    # The benchmark of a model's prediction, and the export of a checkpoint, alike.
+    for args, message in ((["benchmark", "predict", "--model", str(run)], "is a training run's folder"),
+                          (["benchmark", "infer", "--model", str(tmp_path / "typo")], "config.json is missing"),
+                          (["export", str(tmp_path / "typo"), "--output", str(tmp_path / "out")],
+                           "is not a checkpoint"),
+                          (["export", str(run / "checkpoints" / "step_9"), "--output", str(tmp_path / "out")],
+                           "is not a checkpoint")):
+        proc, imported = run_probing_imports("accelerated_seg.cli", *args, module=True)
+        assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+        assert imported == [], (args, imported)
     assert not (tmp_path / "out").exists()
 
 

@@ -342,6 +342,15 @@ def test_a_plan_config_that_cannot_be_planned_gives_one_clear_error(tmp_path, ca
     assert len(err) == 1 and re.search(message, err[0]), err
 
 
+def test_a_plan_without_a_network_and_patch_is_refused_before_torch_imports():
+    from refusals import run_probing_imports
+
+    proc, imported = run_probing_imports("accelerated_seg.cli", "plan", "--model", "unet", module=True)
+    assert proc.returncode == 2 and proc.stderr == ("error: give --model and --patch, or --config with an "
+                                                    "experiment YAML (configs/*.yaml)\n"), proc.stderr
+    assert imported == [], imported  # at once: it waited 11 s for torch and MONAI before the fifty-fifth session
+
+
 def test_plan_of_the_demo_config_writes_no_demo_data(tmp_path, capsys, monkeypatch):
     """The embedded dataset's channels and classes are known without writing it (binarized: 2 classes)."""
     monkeypatch.chdir(tmp_path)

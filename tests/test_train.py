@@ -530,17 +530,16 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
 
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    # The script as the interpreter runs it, and then the training stack's modules it had imported:
-    # none, so a mistyped setting is refused at once rather than after 8-14 s of importing on each rank.
-    probe = ("import runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n    runpy.run_path(sys.argv[0], run_name='__main__')\n"
-             "finally:\n    print(sorted({'torch', 'monai', 'accelerate'} & set(sys.modules)))")
-    proc = subprocess.run([sys.executable, "-c", probe, str(root / "examples" / "train.py"),
-                           "--config", str(root / "configs" / "demo.yaml"),
-                           f"--train.output_dir={tmp_path / 'run'}", "--train.batch_sise=2"],
-                          env=env, capture_output=True, text=True, timeout=120)
+    from refusals import run_probing_imports
+
+    # None of the training stack imported: a mistyped setting is refused at once rather than after
+    # 8-14 s of importing on each rank.
+    proc, imported = run_probing_imports(str(root / "examples" / "train.py"), "--config",
+                                         str(root / "configs" / "demo.yaml"), f"--train.output_dir={tmp_path / 'run'}",
+                                         "--train.batch_sise=2", env=env)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr.startswith("error: ") and "train.batch_sise" in proc.stderr and "Traceback" not in proc.stderr
-    assert proc.stdout.strip() == "[]", proc.stdout
+    assert imported == [], imported
     assert not (tmp_path / "run").exists()
     # --resume "" (an unset shell variable) started a fresh run before the twenty-ninth session
     proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"), "--config", str(root / "configs" / "demo.yaml"),
