@@ -78,9 +78,15 @@ class DataConfig:
     num_workers: int = 2
 
 
+# The names of the model registry (models.MODELS, which imports MONAI; tests/test_models.py keeps the
+# two the same), so that an unknown network is refused as the config is read: before the demo data is
+# written and before the 8-15 s of importing MONAI and torch.
+NetworkName = Literal["unet", "segresnet", "swinunetr", "unetr", "dynunet", "unet3d_mlperf"]
+
+
 @dataclass
 class ModelConfig:
-    name: str = "unet"  # unet | segresnet | swinunetr | unetr | dynunet | unet3d_mlperf
+    name: NetworkName = "unet"
     args: dict = field(default_factory=dict)  # passed to the MONAI network, over our defaults
 
 

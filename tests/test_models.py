@@ -16,6 +16,15 @@ SMALL = {
 }
 
 
+def test_the_configs_network_names_are_the_registrys():
+    """config.py names the networks without importing MONAI, to refuse another name at once."""
+    import typing
+
+    from accelerated_seg.config import ModelConfig
+
+    assert typing.get_args(typing.get_type_hints(ModelConfig)["name"]) == tuple(MODELS)
+
+
 @pytest.mark.parametrize("name", list(MODELS))
 def test_every_model_builds_and_trains_one_step(name):
     args, size = SMALL[name]

@@ -251,7 +251,7 @@ def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("override, message", [
-    ({"model__name": "unte"}, "model.name 'unte' is not known"),
+    ({"model__name": "unte"}, "setting model.name must be one of unet, segresnet, .*; got 'unte'"),
     ({"model__args": "{out_channels: 5}"}, r"model.args \['out_channels'\] contradict the run: out_channels is the"),
     ({"model__args": "{}"}, "Expected more than 1 spatial element"),  # default U-Net: 16^3 leaves 1 voxel at the bottom
     ({"model__args": "{channels: [4, 8, 16, 32], strides: [2, 2]}"}, "cannot train on data.patch_size"),

@@ -541,6 +541,12 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
     assert proc.stderr.startswith("error: ") and "train.batch_sise" in proc.stderr and "Traceback" not in proc.stderr
     assert imported == [], imported
     assert not (tmp_path / "run").exists()
+    # Nor an unknown network: it was refused after the demo data was written into the new run folder.
+    proc, imported = run_probing_imports(str(root / "examples" / "train.py"), "--config",
+                                         str(root / "configs" / "demo.yaml"), f"--train.output_dir={tmp_path / 'run'}",
+                                         "--model.name=unte", env=env)
+    assert proc.returncode == 2 and "setting model.name must be one of unet, " in proc.stderr, proc.stderr[-2000:]
+    assert imported == [] and not (tmp_path / "run").exists(), imported
     # --resume "" (an unset shell variable) started a fresh run before the twenty-ninth session
     proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"), "--config", str(root / "configs" / "demo.yaml"),
                            f"--train.output_dir={tmp_path / 'run'}", "--resume", ""],
