@@ -120,6 +120,17 @@ def one_process_group(tmp_path):
     dist.destroy_process_group()
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test, whatever the suite inherited: a
+    shell starts a background job (``pytest ... &``, nohup) with SIGINT ignored, which Python keeps."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(autouse=True)
 def fresh_accelerate_state():
     """accelerate keeps process-wide singletons; each in-process training run starts clean. A run's

@@ -512,7 +512,8 @@ def test_predicting_without_a_model_says_what_to_do(tmp_path):
 
 
 @pytest.mark.distributed
-def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tiny_dataset, tmp_path, monkeypatch):
+def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tiny_dataset, tmp_path, monkeypatch,
+                                                                            ctrl_c_raises):
     # The path a notebook user with 2 GPUs takes, on 2 CPU processes: accelerate's notebook_launcher
     # starts them and every one joins DDP (gloo, as ACCELERATE_USE_CPU makes accelerate launch do).
     import accelerated_seg.estimator as estimator

@@ -70,7 +70,7 @@ def test_sigusr1_saves_the_state_returns_preempted_and_resume_matches(tiny_confi
 
 
 def test_ctrl_c_ends_training_saying_which_whole_checkpoint_a_resume_continues_from(tiny_config, tmp_path,
-                                                                                   monkeypatch, capsys):
+                                                                                   monkeypatch, capsys, ctrl_c_raises):
     """Ctrl-C stops the run where it is, as Python's KeyboardInterrupt does (it is not a scheduler's
     notice, so nothing more is saved), after one line naming the checkpoint to resume from."""
     _signal_self_at(monkeypatch, call=5, signum=signal.SIGINT)  # during step 6's forward
