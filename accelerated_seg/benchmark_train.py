@@ -56,7 +56,7 @@ import torch
 from monai.utils import ensure_tuple_rep
 
 from .compilation import compile_in_place
-from .config import ConfigError, OptimConfig
+from .config import ConfigError, OptimConfig, check_network_name
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
 from .losses import training_loss
@@ -146,14 +146,13 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
                    price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES,
                    levers=("none",)) -> list[TrainCase]:
     """The configurations to measure, or a ConfigError naming the first bad setting (before any work)."""
-    from .models import MODELS, check_trainable, model_spec
+    from .models import check_trainable, model_spec
 
     for name, values in (("--model", models), ("--patch", patches), ("--batch", batches), ("--precision", precisions)):
         if not values:
             raise ConfigError(f"{name}: give at least one value")
     for name in models:
-        if name not in MODELS:
-            raise ConfigError(f"--model {name!r} is not known; choose one of: {', '.join(MODELS)}")
+        check_network_name(name, "--model")
     for lever in levers:
         _check_lever(lever, timing)
     if timing.data not in DATA_SOURCES:

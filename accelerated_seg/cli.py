@@ -520,15 +520,18 @@ def _mean_std(stats: dict) -> str:
 
 
 def _benchmark(args, _) -> int:
-    from .config import ConfigError
+    from .config import ConfigError, check_network_name
     from .files import check_output_file
     from .model_folders import check_export_files
 
     try:  # before the measurement, and the imports (predict's --model says why)
         if args.output:  # the measurement would be lost
             check_output_file(args.output, "--output", result_key="benchmark")
-        if args.target in ("predict", "infer") and args.model:  # for train, --model names a network
+        if args.target in ("predict", "infer") and args.model:
             check_export_files(args.model)
+        if args.target == "train":  # there --model names networks
+            for name in args.model:
+                check_network_name(name, "--model")
     except (ConfigError, FileNotFoundError) as error:
         if os.environ.get("RANK", "0") == "0":  # every rank stops, the main one says why
             print(f"error: {error}", file=sys.stderr)
@@ -586,11 +589,18 @@ def _benchmark(args, _) -> int:
 
 
 def _plan(args, _) -> int:
-    from .config import ConfigError
+    from .config import ConfigError, check_network_name
     from .files import check_output_file
 
-    if args.config is None and (args.model is None or args.patch is None):  # before torch and MONAI import
+    # Before torch and MONAI import:
+    if args.config is None and (args.model is None or args.patch is None):
         print("error: give --model and --patch, or --config with an experiment YAML (configs/*.yaml)", file=sys.stderr)
+        return 2
+    try:
+        if args.model is not None:
+            check_network_name(args.model, "model.name")
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     from . import plan
 

@@ -84,6 +84,13 @@ class DataConfig:
 NetworkName = Literal["unet", "segresnet", "swinunetr", "unetr", "dynunet", "unet3d_mlperf"]
 
 
+def check_network_name(name: str, setting: str) -> None:
+    """A ConfigError naming ``setting`` and the registry's networks, unless ``name`` is one of them."""
+    known = typing.get_args(NetworkName)
+    if name not in known:
+        raise ConfigError(f"{setting} {name!r} is not known; choose one of: {', '.join(known)}")
+
+
 @dataclass
 class ModelConfig:
     name: NetworkName = "unet"

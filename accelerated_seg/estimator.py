@@ -33,8 +33,8 @@ import numpy as np
 from nibabel.spatialimages import SpatialImage
 
 from .checkpoint import EXPORT_KEYS, read_export_config
-from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_values,
-                     is_whole_number)
+from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
+                     check_values, is_whole_number)
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.io import affine_problem
@@ -44,7 +44,7 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main
 from .files import file_in_the_way, is_json_object_with, replace_atomically
-from .models import (MODELS, SET_BY_THE_RUN, ModelSpec, bridgeable, check_arg_names, model_spec,
+from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, check_arg_names, model_spec,
                      spec_differences)
 from .regions import Regions
 from .run_folder import ESTIMATOR_NAMES, paths_read, resume_or_replace
@@ -243,8 +243,7 @@ class Segmentation:
     def __init__(self, model: str = "unet", model_args: dict | None = None, multi_gpu: bool = False,
                  output_dir: str = "runs/segmentation", precision: str | None = None, **train_settings):
         # Refused here rather than at fit, as Dataset.from_files refuses a bad block_shape.
-        if model not in MODELS:
-            raise ConfigError(f"Segmentation: model {model!r} is not known; choose one of: {', '.join(MODELS)}")
+        check_network_name(model, "Segmentation: model")
         if precision is not None and precision not in MIXED_PRECISION:
             raise ConfigError(f"Segmentation: precision {precision!r} is not known; choose one of: "
                               f"{', '.join(MIXED_PRECISION)} (or leave it out to follow the launch)")

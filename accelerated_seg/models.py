@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import monai.networks.nets as monai_nets
 import torch.nn as nn
 
-from .config import ConfigError, plain_data
+from .config import ConfigError, check_network_name, plain_data
 
 
 @dataclass(frozen=True)
@@ -69,8 +69,7 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
             check divisibility up front rather than failing inside the first forward pass.
         args: overrides of the defaults, as given in ``model.args``.
     """
-    if name not in MODELS:
-        raise ConfigError(f"model.name {name!r} is not known; choose one of: {', '.join(MODELS)}")
+    check_network_name(name, "model.name")
     monai_class, defaults, divisor = MODELS[name](tuple(patch_size))
     minimum = MINIMUM_PATCH.get(name, 1)
     if any(p < minimum for p in patch_size):

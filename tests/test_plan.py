@@ -342,13 +342,21 @@ def test_a_plan_config_that_cannot_be_planned_gives_one_clear_error(tmp_path, ca
     assert len(err) == 1 and re.search(message, err[0]), err
 
 
-def test_a_plan_without_a_network_and_patch_is_refused_before_torch_imports():
+@pytest.mark.parametrize("args, message", [
+    (["plan", "--model", "unet"], "error: give --model and --patch, or --config with an experiment YAML "
+                                  "(configs/*.yaml)\n"),
+    (["plan", "--model", "vnet", "--patch", "64", "64", "64"],
+     "error: model.name 'vnet' is not known; choose one of: unet, segresnet, swinunetr, unetr, dynunet, "
+     "unet3d_mlperf\n"),
+    (["benchmark", "train", "--model", "unet", "vnet"], "error: --model 'vnet' is not known; choose one of: unet, "
+                                                        "segresnet, swinunetr, unetr, dynunet, unet3d_mlperf\n"),
+])
+def test_a_plan_or_benchmark_without_a_known_network_and_patch_is_refused_before_torch_imports(args, message):
     from refusals import run_probing_imports
 
-    proc, imported = run_probing_imports("accelerated_seg.cli", "plan", "--model", "unet", module=True)
-    assert proc.returncode == 2 and proc.stderr == ("error: give --model and --patch, or --config with an "
-                                                    "experiment YAML (configs/*.yaml)\n"), proc.stderr
-    assert imported == [], imported  # at once: it waited 11 s for torch and MONAI before the fifty-fifth session
+    proc, imported = run_probing_imports("accelerated_seg.cli", *args, module=True)
+    assert proc.returncode == 2 and proc.stderr == message, proc.stderr
+    assert imported == [], imported  # at once: each waited 11-15 s for torch and MONAI before the fifty-fifth session
 
 
 def test_plan_of_the_demo_config_writes_no_demo_data(tmp_path, capsys, monkeypatch):
