@@ -478,10 +478,10 @@ def _export(args, _) -> int:
     from .model_folders import checkpoint_folder
 
     with exit_on_user_error():
-        checkpoint_folder(Path(args.checkpoint))  # no checkpoint there: refused before torch and MONAI import
+        checkpoint = checkpoint_folder(Path(args.checkpoint))  # none there: refused before torch and MONAI import
         from .checkpoint_export import export_checkpoint
 
-        checkpoint, output = export_checkpoint(args.checkpoint, args.output)
+        checkpoint, output = export_checkpoint(checkpoint, args.output)
     print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
           f"accelerated-seg predict --model {output} ...")
     return 0
@@ -592,11 +592,9 @@ def _plan(args, _) -> int:
     from .config import ConfigError, check_network_name
     from .files import check_output_file
 
-    # Before torch and MONAI import:
-    if args.config is None and (args.model is None or args.patch is None):
-        print("error: give --model and --patch, or --config with an experiment YAML (configs/*.yaml)", file=sys.stderr)
-        return 2
-    try:
+    try:  # before torch and MONAI import
+        if args.config is None and (args.model is None or args.patch is None):
+            raise ConfigError("give --model and --patch, or --config with an experiment YAML (configs/*.yaml)")
         if args.model is not None:
             check_network_name(args.model, "model.name")
     except ConfigError as error:
