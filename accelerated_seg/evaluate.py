@@ -31,6 +31,10 @@ Distances to a surface drawn only in part are not defined, so HD95 and surface D
 
     from accelerated_seg.evaluate import evaluate_folders
     summary = evaluate_folders("predictions", "labelsTs", dataset_json="dataset.json")
+
+torch and MONAI, which take seconds to import, are imported only where the distances are measured
+(``binary_metrics``): the ``evaluate`` command checks its folders, files and settings first, and refuses
+a wrong one at once instead of after that wait.
 """
 
 from __future__ import annotations
@@ -41,12 +45,10 @@ import json
 import math
 import warnings
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import nibabel as nib
 import numpy as np
-import torch
-from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
 from .data.errors import DataError
 from .data.formats.dataset_json import parse_json
@@ -55,6 +57,9 @@ from .data.io import header_error, read_nifti
 from .data.labels import split_ignore, split_regions
 from .files import file_in_the_way, is_json_object_with, write_text_atomically
 from .regions import Regions
+
+if TYPE_CHECKING:
+    import torch
 
 DEFAULT_TOLERANCE_MM = 1.0
 # Affines of a prediction and its label may differ by float32 rounding of the header (~1e-5 mm) but
@@ -179,6 +184,9 @@ def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float]
     dice = 2.0 * int(np.logical_and(pred, label).sum()) / (pred_voxels + label_voxels)
     if not distances:
         return {"dice": dice, **counts}
+    import torch  # here, not at the top: the module docstring's imports paragraph says why
+    from monai.metrics import compute_hausdorff_distance, compute_surface_dice
+
     # Distances only involve the masks' neighbourhood: crop to it (a 1-voxel margin keeps every
     # surface voxel a surface voxel), so MONAI's float copies are small even for a whole-body CT.
     window = _union_box(pred, label)
@@ -205,7 +213,8 @@ def _union_box(a: np.ndarray, b: np.ndarray) -> tuple[slice, ...]:
 
 def _as_numpy(volume) -> np.ndarray:
     """A label map as a numpy array; (1, X, Y, Z) and (1, 1, X, Y, Z) as produced by training become (X, Y, Z)."""
-    array = volume.detach().cpu().numpy() if isinstance(volume, torch.Tensor) else np.asarray(volume)
+    is_tensor = hasattr(volume, "detach")  # a torch tensor, told without importing torch
+    array = volume.detach().cpu().numpy() if is_tensor else np.asarray(volume)
     if array.ndim > 3 and all(n == 1 for n in array.shape[:-3]):
         array = array.reshape(array.shape[-3:])
     return array

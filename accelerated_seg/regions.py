@@ -27,11 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from .data.errors import DataError
+
+if TYPE_CHECKING:  # torch is imported where a map is masked or painted: evaluate reads a declaration before it
+    import torch
 
 # A region counts as predicted where its probability is above this (its logit above 0).
 THRESHOLD = 0.5
@@ -103,6 +104,8 @@ class Regions:
 
     def masks(self, label: torch.Tensor) -> torch.Tensor:
         """Each region's mask of a label map: (B, 1, *spatial) -> (B, regions, *spatial) bool."""
+        import torch
+
         return torch.cat([torch.isin(label, torch.tensor(region, device=label.device)) for region in self.values],
                          dim=1)
 
@@ -110,6 +113,8 @@ class Regions:
         """A label map from region probabilities along ``dim``: each region's value where its probability
         is above ``threshold``, in declaration order (later regions over earlier ones); 0 elsewhere.
         Logits paint the same with ``threshold=0``."""
+        import torch
+
         shape = probabilities.shape[:dim] + probabilities.shape[dim + 1:]
         dtype = next(t for t in (torch.uint8, torch.int16, torch.int32) if max(self.order) <= torch.iinfo(t).max)
         painted = torch.zeros(shape, dtype=dtype, device=probabilities.device)
