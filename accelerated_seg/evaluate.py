@@ -184,7 +184,7 @@ def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float]
     dice = 2.0 * int(np.logical_and(pred, label).sum()) / (pred_voxels + label_voxels)
     if not distances:
         return {"dice": dice, **counts}
-    import torch  # here, not at the top: the module docstring's imports paragraph says why
+    import torch  # here, not at the top: the module docstring's last paragraph says why
     from monai.metrics import compute_hausdorff_distance, compute_surface_dice
 
     # Distances only involve the masks' neighbourhood: crop to it (a 1-voxel margin keeps every

@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checkpoint import complete_checkpoints, resolve_resume
+from .checkpoint import resolve_resume
 from .config import ConfigError
 from .files import file_in_the_way
+from .model_folders import complete_checkpoints
 
 #: What ``train`` writes into its folder (the trackers' logs under ``train/``, ``examples/train.py``'s
 #: report, ``Segmentation.evaluate``'s default folder); ``train.overwrite`` deletes exactly these.
