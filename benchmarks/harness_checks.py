@@ -25,9 +25,24 @@ loader's seed and FSDP2's third loop are outside these checks.
 import shlex
 import sys
 
-from accelerated_seg import benchmark, benchmark_train, cli
-
 CHECKS = ("same", "swapped")
+USAGE = "usage: harness_checks.py same|swapped benchmark train <arguments> (synthetic data)"
+
+
+def _uses_real_data(arguments: list[str]) -> bool:
+    return "--data=real" in arguments or any(a == "--data" and b == "real" for a, b in zip(arguments, arguments[1:]))
+
+
+def _usage_is_wrong(arguments: list[str]) -> bool:
+    return not arguments or arguments[0] not in CHECKS or _uses_real_data(arguments[1:])
+
+
+# Refused before the benchmark is imported: with it come torch and MONAI, 10-15 s on 2 cores.
+if __name__ == "__main__" and _usage_is_wrong(sys.argv[1:]):
+    sys.exit(USAGE)
+
+from accelerated_seg import benchmark, benchmark_train, cli  # noqa: E402  (after the usage check)
+
 PRECISION_OF = {"no": "fp32", "bf16": "bf16", "fp16": "fp16"}  # accelerate's mixed_precision -> ours
 
 build_ours, build_plain = benchmark_train._our_loop, benchmark_train.make_plain_loop
@@ -93,14 +108,8 @@ def _write_with_this_command(write):
     return written
 
 
-def _uses_real_data(arguments: list[str]) -> bool:
-    return "--data=real" in arguments or any(a == "--data" and b == "real" for a, b in zip(arguments, arguments[1:]))
-
-
 if __name__ == "__main__":
-    check = sys.argv[1] if len(sys.argv) > 1 else ""
-    if check not in CHECKS or _uses_real_data(sys.argv[2:]):
-        sys.exit("usage: harness_checks.py same|swapped benchmark train <arguments> (synthetic data)")
+    check = sys.argv[1]  # one of CHECKS, or the usage check above has refused it
     _install(check)
     ratios: list[float] = []
     benchmark_train.benchmark_train = _annotate(check, benchmark_train.benchmark_train, ratios)

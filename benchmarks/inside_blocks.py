@@ -35,9 +35,14 @@ import sys
 import time
 from collections import defaultdict
 
-import torch
+COUNTS = ("gc", "profile", "ops", "rusage", "kernels")
+# Refused before the benchmark is imported: with it come torch and MONAI, 10-15 s on 2 cores.
+if __name__ == "__main__" and (len(sys.argv) < 2 or sys.argv[1] not in COUNTS):
+    sys.exit(f"usage: inside_blocks.py {'|'.join(COUNTS)} <accelerated-seg arguments>")
 
-from accelerated_seg import benchmark_train, cli
+import torch  # noqa: E402  (after the usage check)
+
+from accelerated_seg import benchmark_train, cli  # noqa: E402
 
 running = {"loop": "outside"}
 steps = {"ours": 0, "plain": 0}
@@ -249,9 +254,7 @@ def _report_usage() -> None:
 
 
 if __name__ == "__main__":
-    what = sys.argv[1] if len(sys.argv) > 1 else ""
-    if what not in ("gc", "profile", "ops", "rusage", "kernels"):
-        sys.exit("usage: inside_blocks.py gc|profile|ops|rusage|kernels <accelerated-seg arguments>")
+    what = sys.argv[1]  # one of COUNTS, or the usage check above has refused it
     if what == "gc":
         gc.callbacks.append(_on_collection)
     # The benchmark looks both block functions up in its module at each call, so replacing them there counts.

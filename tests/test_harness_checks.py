@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from refusals import run_probing_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["benchmark", "train", "--model", "unet", "--model-args",
@@ -44,7 +45,8 @@ def test_each_check_runs_the_loops_in_their_new_places(check, tmp_path):
     assert json.loads(output.read_text())["command"].startswith("PYTHONPATH=. python benchmarks/harness_checks.py")
 
 
-def test_an_unknown_check_or_real_data_is_refused_with_the_usage(tmp_path):
-    for args in (("identical", *TINY), ("same", *TINY, "--data", "real")):
-        result = _harness_checks(*args, tmp_path=tmp_path)
-        assert result.returncode != 0 and "usage: harness_checks.py same|swapped" in result.stderr
+def test_an_unknown_check_or_real_data_is_refused_with_the_usage_before_the_imports():
+    for args in ((), ("identical", *TINY), ("same", *TINY, "--data", "real"), ("swapped", *TINY, "--data=real")):
+        result, imported = run_probing_imports(str(ROOT / "benchmarks" / "harness_checks.py"), *args)
+        assert result.returncode != 0 and "usage: harness_checks.py same|swapped" in result.stderr, args
+        assert imported == [], (args, imported)  # at once, not after importing torch and MONAI

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from refusals import run_probing_imports
 from torch.autograd.profiler_util import FunctionEvent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,9 +70,11 @@ def test_the_kernels_report_may_start_with_any_operator():
     assert re.search(REPORTS["kernels"], report)
 
 
-def test_an_unknown_count_is_refused_with_the_usage(tmp_path):
-    result = _inside_blocks("memory", *TINY, tmp_path=tmp_path)
-    assert result.returncode != 0 and "usage: inside_blocks.py gc|profile|ops|rusage" in result.stderr
+def test_an_unknown_count_is_refused_with_the_usage_before_the_imports():
+    for args in ((), ("memory", *TINY)):
+        result, imported = run_probing_imports(str(ROOT / "benchmarks" / "inside_blocks.py"), *args)
+        assert result.returncode != 0 and "usage: inside_blocks.py gc|profile|ops|rusage|kernels" in result.stderr
+        assert imported == [], (args, imported)  # at once, not after importing torch and MONAI
 
 
 def test_the_kernels_count_names_each_copy_by_dtype_shape_and_both_strides():
