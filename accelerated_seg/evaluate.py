@@ -55,6 +55,7 @@ from .data.formats.dataset_json import parse_json
 from .data.formats.paths import nifti_stem
 from .data.io import header_error, read_nifti
 from .data.labels import split_ignore, split_regions
+from .data.preprocess_settings import class_values, preprocess_settings
 from .files import file_in_the_way, is_json_object_with, write_text_atomically
 from .regions import Regions
 
@@ -427,8 +428,6 @@ def _export_class_names(config: dict) -> dict[int, str]:
     """An export's config.json names classes by index (0..C-1), but ``predict`` writes each class as
     the dataset's own value (BraTS' enhancing tumour, class 3, as 4): the names go to those values,
     so that scoring predictions against the dataset's references compares like with like."""
-    from .inference import class_values, preprocess_settings
-
     values = class_values(preprocess_settings(config), int(config["num_classes"]))
     return dict(sorted((int(values[int(index)]), str(name)) for index, name in config["labels"].items()))
 

@@ -44,7 +44,8 @@ from monai.transforms import Compose, Invertd
 from .data.checks import non_finite_counts, volumes_in
 from .data.errors import DataError
 from .data.io import header_error, read_nifti, write_nifti
-from .data.preprocess import ImagesReadAlready, PreprocessSettings, preprocess, reading_and_rest
+from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
+from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
 from .ensemble import load_for_prediction, members_of
 from .inference_files import (
     PREDICTION_DESCRIP,
@@ -264,38 +265,9 @@ def default_device(device: str | torch.device | None) -> torch.device:
 
 
 # --------------------------------------------------------------------------------------------------
-# The training preprocessing, as recorded in the export
+# From the export's classes to the label map written (its preprocessing settings, and the value each
+# class is written as, are read in data/preprocess_settings.py, which imports neither torch nor MONAI)
 # --------------------------------------------------------------------------------------------------
-
-
-def preprocess_settings(config: dict) -> PreprocessSettings:
-    """The preprocessing the model was trained with, from its ``config.json``.
-
-    Exports that record ``"preprocessing"`` (``PreprocessSettings.to_dict()``) get exactly that.
-    Older exports recorded only ``"spacing"``; their training oriented, resampled and z-scored
-    without cropping, so that is what they get.
-    """
-    if config.get("preprocessing") is not None:
-        return PreprocessSettings.from_dict(config["preprocessing"])
-    spacing = config.get("spacing")
-    return PreprocessSettings(spacing=tuple(spacing) if spacing else None, normalization="zscore",
-                              crop_foreground=False)
-
-
-def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
-    """Label value written for each class index: the dataset's own value where the class stands for
-    one (BraTS' 4), the class index where it merges several (``binarize``: foreground is 1, as the
-    export's labels say)."""
-    if settings.binarize:
-        return np.arange(num_classes)
-    merged: dict[int, list[int]] = {}
-    for original, class_index in settings.label_map or ():
-        merged.setdefault(class_index, []).append(original)
-    values = np.arange(num_classes)
-    for class_index, originals in merged.items():
-        if len(originals) == 1 and class_index < num_classes:  # num_classes: unannotated voxels, never predicted
-            values[class_index] = originals[0]
-    return values
 
 
 def output_channels(config: dict) -> int:

@@ -327,7 +327,8 @@ def test_evaluate_command(folders, capsys):
 
 def test_the_command_refuses_a_wrong_folder_file_or_setting_before_torch_and_monai_import(folders):
     """Refused from the arguments, the folders and the NIfTI headers alone: until the fifty-sixth session
-    each of these waited 13-15 s for torch and MONAI to import first, on 2 cores; now 0.4-0.6 s."""
+    each of these waited 13-15 s for torch and MONAI to import first, on 2 cores; now 0.4-0.6 s (with a
+    model's config.json as --labels, since the fifty-seventh)."""
     from refusals import run_probing_imports
 
     pred_dir, label_dir, dataset = folders
@@ -339,6 +340,17 @@ def test_the_command_refuses_a_wrong_folder_file_or_setting_before_torch_and_mon
                  "--tolerance gives 3 value(s) for 2 class(es) [1, 2]"),
                 ([str(pred_dir), str(label_dir), "--labels", str(dataset), "--num-classes", "4"],
                  "--num-classes 4 disagrees with the classes [1, 2]")]
+    # A model's config.json as --labels: its classes' values come from its preprocessing settings,
+    # read without torch or MONAI too (data/preprocess_settings.py). Here class 2 is written as 4.
+    export_config = pred_dir.parent / "model" / "config.json"
+    export_config.parent.mkdir()
+    export_config.write_text(json.dumps({
+        "model": {"name": "unet"}, "num_classes": 3, "labels": {"0": "background", "1": "ventricles", "2": "lesion"},
+        "preprocessing": {"spacing": None, "label_map": [[0, 0], [1, 1], [4, 2]]}}))
+    refusals += [([str(pred_dir), str(label_dir), "--labels", str(export_config), "--num-classes", "3"],
+                  "--num-classes 3 disagrees with the classes [1, 4]"),
+                 ([str(pred_dir), str(label_dir), "--labels", str(export_config), "--tolerance", "1", "2", "3"],
+                  "--tolerance gives 3 value(s) for 2 class(es) [1, 4]")]
 
     def assert_refused_at_once(args, message):
         proc, imported = run_probing_imports("accelerated_seg.cli", "evaluate", *args, module=True)

@@ -10,9 +10,6 @@ land back on the input's grid.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 import nibabel as nib
@@ -35,60 +32,13 @@ from monai.transforms import (
 )
 from monai.utils import ensure_tuple
 
+from .preprocess_settings import PreprocessSettings
+
 ORIENTATION = "RAS"
 
 
 # The intensity normalizations ``preprocess`` knows (data.normalization; an export's preprocessing)
 NORMALIZATIONS = ("zscore", "ct")
-
-
-@dataclass(frozen=True)
-class PreprocessSettings:
-    """Everything that decides what a preprocessed volume looks like; stored in config.json.
-
-    Args:
-        spacing: target voxel size in mm (RAS axis order), or None to keep each volume's own.
-        normalization: ``zscore`` (per channel over nonzero voxels) or ``ct`` (clip to ``ct_window``
-            in HU, then scale linearly to [-1, 1]).
-        ct_window: (low, high) HU for ``ct``.
-        crop_foreground: crop to the bounding box of image voxels above 0 (any channel).
-        label_map: declared label value -> class index, for datasets whose values are not 0..C-1.
-        binarize: every non-zero label value is foreground (class 1), declared or not: a FreeSurfer
-            aseg holds dozens of values, and "brain vs not brain" should not need them listed.
-    """
-
-    spacing: tuple[float, float, float] | None = None
-    normalization: str = "zscore"
-    ct_window: tuple[float, float] = (-1000.0, 1000.0)
-    crop_foreground: bool = True
-    label_map: tuple[tuple[int, int], ...] | None = field(default=None)
-    binarize: bool = False
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        if not self.binarize:  # absent unless set, so caches and exports made before it stay valid
-            del d["binarize"]
-        d["spacing"] = list(self.spacing) if self.spacing else None
-        d["ct_window"] = list(self.ct_window)
-        d["label_map"] = [list(p) for p in self.label_map] if self.label_map else None
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "PreprocessSettings":
-        return cls(spacing=tuple(d["spacing"]) if d.get("spacing") else None,
-                   normalization=d.get("normalization", "zscore"),
-                   ct_window=tuple(d.get("ct_window", (-1000.0, 1000.0))),
-                   crop_foreground=d.get("crop_foreground", True),
-                   label_map=tuple(tuple(p) for p in d["label_map"]) if d.get("label_map") else None,
-                   binarize=d.get("binarize", False))
-
-    def fingerprint(self) -> str:
-        text = json.dumps({"version": PREPROCESS_VERSION, **self.to_dict()}, sort_keys=True)
-        return hashlib.sha1(text.encode()).hexdigest()[:16]
-
-
-# Bump when the transforms below change meaning, so caches built by older code are not reused.
-PREPROCESS_VERSION = 2  # 2: resampled in float32
 
 
 def case_dict(case) -> dict:

@@ -1,0 +1,92 @@
+"""What decides how a volume is preprocessed, as a cache key and an export's ``config.json`` record it,
+and the label value each class is written as. Kept apart from the transforms (``preprocess.py``) so
+that reading an export's settings imports neither torch nor MONAI: ``evaluate`` checks a model's
+classes against its arguments before those imports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PreprocessSettings:
+    """Everything that decides what a preprocessed volume looks like; stored in config.json.
+
+    Args:
+        spacing: target voxel size in mm (RAS axis order), or None to keep each volume's own.
+        normalization: ``zscore`` (per channel over nonzero voxels) or ``ct`` (clip to ``ct_window``
+            in HU, then scale linearly to [-1, 1]).
+        ct_window: (low, high) HU for ``ct``.
+        crop_foreground: crop to the bounding box of image voxels above 0 (any channel).
+        label_map: declared label value -> class index, for datasets whose values are not 0..C-1.
+        binarize: every non-zero label value is foreground (class 1), declared or not: a FreeSurfer
+            aseg holds dozens of values, and "brain vs not brain" should not need them listed.
+    """
+
+    spacing: tuple[float, float, float] | None = None
+    normalization: str = "zscore"
+    ct_window: tuple[float, float] = (-1000.0, 1000.0)
+    crop_foreground: bool = True
+    label_map: tuple[tuple[int, int], ...] | None = field(default=None)
+    binarize: bool = False
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        if not self.binarize:  # absent unless set, so caches and exports made before it stay valid
+            del d["binarize"]
+        d["spacing"] = list(self.spacing) if self.spacing else None
+        d["ct_window"] = list(self.ct_window)
+        d["label_map"] = [list(p) for p in self.label_map] if self.label_map else None
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "PreprocessSettings":
+        return cls(spacing=tuple(d["spacing"]) if d.get("spacing") else None,
+                   normalization=d.get("normalization", "zscore"),
+                   ct_window=tuple(d.get("ct_window", (-1000.0, 1000.0))),
+                   crop_foreground=d.get("crop_foreground", True),
+                   label_map=tuple(tuple(p) for p in d["label_map"]) if d.get("label_map") else None,
+                   binarize=d.get("binarize", False))
+
+    def fingerprint(self) -> str:
+        text = json.dumps({"version": PREPROCESS_VERSION, **self.to_dict()}, sort_keys=True)
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+# Bump when the transforms of preprocess.py change meaning, so caches built by older code are not reused.
+PREPROCESS_VERSION = 2  # 2: resampled in float32
+
+
+def preprocess_settings(config: dict) -> PreprocessSettings:
+    """The preprocessing the model was trained with, from its ``config.json``.
+
+    Exports that record ``"preprocessing"`` (``PreprocessSettings.to_dict()``) get exactly that.
+    Older exports recorded only ``"spacing"``; their training oriented, resampled and z-scored
+    without cropping, so that is what they get.
+    """
+    if config.get("preprocessing") is not None:
+        return PreprocessSettings.from_dict(config["preprocessing"])
+    spacing = config.get("spacing")
+    return PreprocessSettings(spacing=tuple(spacing) if spacing else None, normalization="zscore",
+                              crop_foreground=False)
+
+
+def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
+    """Label value written for each class index: the dataset's own value where the class stands for
+    one (BraTS' 4), the class index where it merges several (``binarize``: foreground is 1, as the
+    export's labels say)."""
+    if settings.binarize:
+        return np.arange(num_classes)
+    merged: dict[int, list[int]] = {}
+    for original, class_index in settings.label_map or ():
+        merged.setdefault(class_index, []).append(original)
+    values = np.arange(num_classes)
+    for class_index, originals in merged.items():
+        if len(originals) == 1 and class_index < num_classes:  # num_classes: unannotated voxels, never predicted
+            values[class_index] = originals[0]
+    return values
