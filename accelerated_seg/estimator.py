@@ -85,8 +85,11 @@ class Dataset:
                 ``pairs``. An empty list trains on every pair, without validation (``val_every=0``).
             ignore_value: the labels' value for voxels nobody annotated (sparse annotation; nnU-Net's
                 "ignore" label, e.g. ``n_classes``): left out of the loss and the Dice.
-            data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``.
+            data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``,
+                but those the arguments above set (``patch_size``, ``labels``, ``dataset``, ``synthetic``).
         """
+        for name in data_settings.keys() & _FROM_FILES_OWN.keys():
+            raise ConfigError(f"Dataset.from_files: {name} is given here as {_FROM_FILES_OWN[name]}")
         _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting")
         if not is_whole_number(n_classes, 2):
             raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
@@ -154,6 +157,8 @@ class Dataset:
         ``accelerate launch``); returns the run summary."""
         from .train import train
 
+        _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
+                        "Dataset.fit: {} is not a training or optimizer setting")
         cfg = config or self.config(**train_settings)
         return train(cfg, manifest=self.manifest)
 
@@ -178,7 +183,7 @@ def _network_takes(model: str, names) -> bool:
 def _run_config(data: DataConfig, settings: dict) -> Config:
     """A run config of ``data`` with ``settings``, each a ``TrainConfig`` or ``OptimConfig`` field by name."""
     settings = dict(settings)
-    _refuse_unknown(settings, (TrainConfig, OptimConfig), "{} is not a training or optimizer setting")
+    _refuse_unknown(settings, (TrainConfig, OptimConfig), "Dataset.config: {} is not a training or optimizer setting")
     optim = {name: settings.pop(name) for name in list(settings) if name in _field_names(OptimConfig)}
     if isinstance(settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
         settings["compile"] = CompileConfig(enabled=settings["compile"])
@@ -188,11 +193,42 @@ def _run_config(data: DataConfig, settings: dict) -> Config:
     return cfg
 
 
+# DataConfig fields that Dataset.from_files sets from its own arguments. Given again as settings, they
+# would disagree with them: patch_size was a TypeError, and labels= was kept in the run's config while
+# the cases were checked against n_classes.
+_FROM_FILES_OWN = {
+    "patch_size": "block_shape=(X, Y, Z), or one edge for a cube",
+    "labels": "n_classes=N, the classes 0..N-1 (and ignore_value=V for voxels nobody annotated); classes "
+              "with names are a config file's data.labels or its dataset.json's",
+    "dataset": "the pairs; data.dataset names a config file's cases (a dataset.json, an nnU-Net folder, a CSV) "
+               "for `accelerated-seg train` or accelerated_seg.train.train",
+    "synthetic": "the pairs; data.synthetic sizes the embedded phantoms of a config file's data.dataset: synthetic",
+}
+
+# Where this API takes each kind of setting, for one given in the wrong place (Segmentation(num_workers=0)).
+_TAKEN_BY = ((DataConfig, "a data setting: give it to Dataset.from_files(pairs, ..., {name}=...)"),
+             (TrainConfig, "a training setting: give it to Segmentation(...) or fit(...)"),
+             (OptimConfig, "an optimizer setting: give it to Segmentation(...) or fit(...)"))
+
+
+def _where_it_goes(name: str) -> str | None:
+    """Where the API takes the setting ``name`` (see _TAKEN_BY); None for a name no config has."""
+    if name == "batch_size":
+        return "the per-device batch: give it as Dataset.batch(n), or to Segmentation(...) or fit(...)"
+    if name in _FROM_FILES_OWN:
+        return f"a data setting: give it to Dataset.from_files as {_FROM_FILES_OWN[name]}"
+    return next((taken_by.format(name=name) for cls, taken_by in _TAKEN_BY if name in _field_names(cls)), None)
+
+
 def _refuse_unknown(settings: dict, fields_of, message: str) -> None:
     """A ConfigError naming the keyword arguments that are not fields of the dataclass ``fields_of``
-    (or of any in a tuple of them), instead of the dataclass's TypeError, and listing the fields."""
+    (or of any in a tuple of them), instead of the dataclass's TypeError: where the API takes one that
+    another config has, or else the fields there are."""
     classes = fields_of if isinstance(fields_of, tuple) else (fields_of,)
     if unknown := sorted(set(settings) - {name for cls in classes for name in _field_names(cls)}):
+        for name in unknown:
+            if (where := _where_it_goes(name)) is not None:
+                raise ConfigError(f"{message.format(name)} but {where}")
         listed = "; ".join(f"{cls.__name__}'s fields: {', '.join(_field_names(cls))}" for cls in classes)
         raise ConfigError(message.format(", ".join(unknown)) + f"; the settings are {listed}")
 
@@ -299,6 +335,7 @@ class Segmentation:
             raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: a "
                               "Dataset holds its own validation cases, so give them as Dataset.from_files(pairs, "
                               "validation_pairs=[(image, label), ...]) and fit that one Dataset")
+        _refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting")
         settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
         # A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a
         # run (whose checkpoint holds the weights). Before the forty-fourth session it was silently

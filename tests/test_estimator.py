@@ -129,7 +129,7 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     kept = sorted((tmp_path / "eval").rglob("*"))
     for n_classes, binarized in ((3, False), (4, False)):
         other = Dataset.from_files(train_pairs, block_shape=16, n_classes=n_classes, validation_pairs=val_pairs[:1],
-                                   labels={value: f"c{value}" for value in range(n_classes)}, spacing=(2.0, 2.0, 2.0))
+                                   spacing=(2.0, 2.0, 2.0))
         with pytest.raises(ConfigError, match=f"evaluate: the model has 2 classes and the dataset {n_classes}; give "
                                               r"the Dataset the model's n_classes \(and binarize\(\) for a model"):
             model.evaluate(other, output_dir=tmp_path / "eval")
@@ -288,6 +288,30 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     train_pairs, _ = _pairs(tiny_dataset)
     with pytest.raises(ConfigError, match="Dataset.from_files: patch is not a data setting"):
         Dataset.from_files(train_pairs, patch=(16, 16, 16))
+    # What from_files sets itself: patch_size was a TypeError, and labels= was kept beside n_classes
+    for name, given_as in (("patch_size", "block_shape="), ("labels", "n_classes="), ("dataset", "the pairs"),
+                           ("synthetic", "the pairs")):
+        with pytest.raises(ConfigError, match=f"Dataset.from_files: {name} is given here as {given_as}"):
+            Dataset.from_files(train_pairs, **{name: None})
+    # A setting given where the API does not take it names where it does
+    with pytest.raises(ConfigError, match=r"Dataset.from_files: lr is not a data setting but an optimizer setting: "
+                                          r"give it to Segmentation\(...\) or fit\(...\)$"):
+        Dataset.from_files(train_pairs, lr=1e-3)
+    with pytest.raises(ConfigError, match=r"batch_size is not a data setting but the per-device batch: give it as "
+                                          r"Dataset.batch\(n\), or to Segmentation"):
+        Dataset.from_files(train_pairs, batch_size=2)
+    with pytest.raises(ConfigError, match=r"Segmentation: num_workers is not a training or optimizer setting but a "
+                                          r"data setting: give it to Dataset.from_files\(pairs, ..., "
+                                          r"num_workers=...\)$"):
+        Segmentation("unet", num_workers=0)
+    with pytest.raises(ConfigError, match=r"Segmentation: patch_size is not a training or optimizer setting but a "
+                                          r"data setting: give it to Dataset.from_files as block_shape="):
+        Segmentation("unet", patch_size=(16, 16, 16))
+    misplaced = Dataset.from_files(train_pairs, block_shape=16)
+    with pytest.raises(ConfigError, match=r"^fit: spacing is not a training or optimizer setting but a data setting"):
+        Segmentation("unet").fit(misplaced, steps=1, spacing=(1, 1, 1))
+    with pytest.raises(ConfigError, match=r"^Dataset.fit: augment is not a training or optimizer setting but a data"):
+        misplaced.fit(augment="light")
     # Named as given: the errors spoke of data.patch_size, and 16.0 or None were TypeErrors
     for bad in ((16, 16), (16, 16, 16, 16), (16.5, 16, 16), (0, 16, 16), 16.0, None, "16", (True, 16, 16)):
         with pytest.raises(ConfigError, match=r"Dataset.from_files: block_shape must be one edge or 3 edges, whole "
