@@ -39,7 +39,7 @@ from safetensors.torch import load_file, save_file
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .model_folders import LAYOUT_FILE, STEP_DIR, check_export_files, complete_checkpoints
+from .model_folders import LAYOUT_FILE, STEP_DIR, complete_checkpoints, read_export_json
 from .models import ModelSpec, bridgeable, build_from_spec, input_layer_names, output_layer_names, spec_differences
 from .strategy import checkpoint_layout, resume_conflict
 
@@ -583,15 +583,10 @@ def read_export_config(model_dir: str | Path) -> dict:
         DataError: config.json is not JSON (a hand edit gone wrong) or describes no registry network.
     """
     model_dir = Path(model_dir)
-    check_export_files(model_dir)
+    config = read_export_json(model_dir)
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
-    try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file
-        raise DataError(f"{config_path} is not valid JSON ({error}); copy the export's config.json again from "
-                        f"the run folder that wrote it") from None
-    spec = config.get("model") if isinstance(config, dict) else None
-    if not isinstance(spec, dict) or "monai_class" not in spec:
+    spec = config["model"]
+    if "monai_class" not in spec:
         raise DataError(f"{config_path} describes {spec}, not a registry network: load {weights_path} into your "
                         f"own network (safetensors.torch.load_model)")
     # What building the network and predicting read; an export written by training has them all.

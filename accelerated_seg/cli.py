@@ -382,7 +382,8 @@ def _check(args, _) -> int:
 def _predict(args, _) -> int:
     # The arguments and the model folders are checked with the file system alone, before the
     # inference stack imports (7-15 s on 2 cores): a wrong --model is refused at once.
-    from .model_folders import check_export_files
+    from .data.errors import DataError
+    from .model_folders import read_export_json
 
     if not args.model:
         print(f"error: {_missing_model(args.inputs)}", file=sys.stderr)
@@ -393,8 +394,8 @@ def _predict(args, _) -> int:
         return 2
     try:
         for model_dir in args.model:
-            check_export_files(model_dir)
-    except FileNotFoundError as error:
+            read_export_json(model_dir)
+    except (FileNotFoundError, DataError) as error:
         if os.environ.get("RANK", "0") == "0":  # under accelerate launch every rank stops, the main one says why
             print(f"error: {error}", file=sys.stderr)
         return 2
@@ -521,18 +522,19 @@ def _mean_std(stats: dict) -> str:
 
 def _benchmark(args, _) -> int:
     from .config import ConfigError, check_network_name
+    from .data.errors import DataError
     from .files import check_output_file
-    from .model_folders import check_export_files
+    from .model_folders import read_export_json
 
     try:  # before the measurement, and the imports (predict's --model says why)
         if args.output:  # the measurement would be lost
             check_output_file(args.output, "--output", result_key="benchmark")
         if args.target in ("predict", "infer") and args.model:
-            check_export_files(args.model)
+            read_export_json(args.model)
         if args.target == "train":  # there --model names networks
             for name in args.model:
                 check_network_name(name, "--model")
-    except (ConfigError, FileNotFoundError) as error:
+    except (ConfigError, FileNotFoundError, DataError) as error:
         if os.environ.get("RANK", "0") == "0":  # every rank stops, the main one says why
             print(f"error: {error}", file=sys.stderr)
         return 2

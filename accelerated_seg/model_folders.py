@@ -1,6 +1,7 @@
 """Which kind of folder a path is, told from its files alone: an exported model (config.json and
 model.safetensors), a training run's folder that holds exports (best_model, model), or a
-training-state checkpoint (step_N, with its strategy.json).
+training-state checkpoint (step_N, with its strategy.json); and of an export, whether its config.json
+is JSON with a model section (another program's folder may hold the same two file names).
 
 Kept apart from checkpoint.py, which imports torch, accelerate and MONAI: ``accelerated-seg predict``
 and ``benchmark predict|infer`` refuse a --model that is no export, and ``export`` a folder that is no
@@ -10,10 +11,12 @@ often longer), as ``train`` refuses a mistyped setting at once.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 from .config import ConfigError
+from .data.errors import DataError
 
 STEP_DIR = re.compile(r"^step_(\d+)$")
 # In every training-state checkpoint: the strategy and process count that saved it (checkpoint.py).
@@ -37,6 +40,11 @@ def check_export_files(model_dir: str | Path) -> None:
             a training-state checkpoint, else the missing file.
     """
     model_dir = Path(model_dir)
+    if model_dir.is_file():  # "<file>/config.json is missing" before: the folder, or the file's own, is what to give
+        one_of_its_files = model_dir.name in ("config.json", "model.safetensors")
+        raise FileNotFoundError(f"{model_dir} is a file, not a model folder: give "
+                                + (f"the folder that holds it, {model_dir.parent}" if one_of_its_files else
+                                   "a folder exported by training (it holds config.json and model.safetensors)"))
     config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
     exports = exported_models_in(model_dir)
     if not config_path.is_file() and exports:  # the run's folder given for its export: name the choice
@@ -50,6 +58,29 @@ def check_export_files(model_dir: str | Path) -> None:
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: give a model folder exported by training (it holds "
                                     f"config.json and model.safetensors)")  # --model, init_from or Segmentation.load
+
+
+def read_export_json(model_dir: str | Path) -> dict:
+    """The ``config.json`` of the export in ``model_dir`` (check_export_files first), as far as the file
+    alone tells: valid JSON with a ``model`` section. checkpoint.read_export_config checks the rest.
+
+    Raises:
+        FileNotFoundError: as check_export_files.
+        DataError: config.json is not JSON (a hand edit gone wrong) or has no model section (another
+            program's config.json beside a model.safetensors).
+    """
+    check_export_files(model_dir)
+    config_path, weights_path = Path(model_dir) / "config.json", Path(model_dir) / "model.safetensors"
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:  # else the parser's message, without the file
+        raise DataError(f"{config_path} is not valid JSON ({error}); copy the export's config.json again from "
+                        f"the run folder that wrote it") from None
+    if not isinstance(config, dict) or not isinstance(config.get("model"), dict):  # "describes None" before
+        raise DataError(f"{config_path} has no model section, so it is not an accelerated_seg export (another "
+                        f"program's config.json?): give a folder exported by training, or load {weights_path} "
+                        f"into your own network (safetensors.torch.load_model)")
+    return config
 
 
 def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:

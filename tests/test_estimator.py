@@ -517,6 +517,7 @@ def test_a_loaded_model_is_trained_on_from_its_weights(tiny_dataset, tmp_path):
 def test_predicting_without_a_model_says_what_to_do(tmp_path):
     import pytest
 
+    from accelerated_seg.data.errors import DataError
     from accelerated_seg.estimator import Segmentation
 
     with pytest.raises(RuntimeError, match=r"call fit\(\), or Segmentation.load\(dir\)"):
@@ -526,6 +527,19 @@ def test_predicting_without_a_model_says_what_to_do(tmp_path):
     # in the API's terms, not the command line's ("--model must be a folder" before)
     with pytest.raises(FileNotFoundError, match="config.json is missing: give a model folder exported by training"):
         Segmentation.load(tmp_path / "nowhere")
+    # A file for the folder, and another program's folder of the same two file names
+    (tmp_path / "scan.nii.gz").write_bytes(b"")
+    with pytest.raises(FileNotFoundError, match="scan.nii.gz is a file, not a model folder: give a folder exported"):
+        Segmentation.load(tmp_path / "scan.nii.gz")
+    (tmp_path / "bert").mkdir()
+    (tmp_path / "bert" / "config.json").write_text('{"architectures": ["BertModel"], "hidden_size": 768}')
+    (tmp_path / "bert" / "model.safetensors").write_bytes(b"")
+    with pytest.raises(FileNotFoundError, match=f"{tmp_path / 'bert' / 'config.json'} is a file, not a model "
+                                                f"folder: give the folder that holds it, {tmp_path / 'bert'}$"):
+        Segmentation.load(tmp_path / "bert" / "config.json")
+    with pytest.raises(DataError, match=r"bert/config.json has no model section, so it is not an accelerated_seg "
+                                        r"export \(another program's config.json\?\): give a folder exported by"):
+        Segmentation.load(tmp_path / "bert")
     # A training run's folder for its export: the choice named ("config.json is missing" before)
     for export in ("model", "best_model"):
         (tmp_path / "run" / export).mkdir(parents=True)

@@ -615,7 +615,15 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
     (run / "checkpoints" / "step_4" / "strategy.json").write_text("{}")
     (run / "model").mkdir()
     (run / "model" / "config.json").write_text("{}")  # the run's export, its weights not yet written
+    for name, text in (("bert", '{"architectures": ["BertModel"]}'), ("edited", '{"model": {"name": "unet",}')):
+        (tmp_path / name).mkdir()  # another program's folder of the same two names, a hand edit gone wrong
+        (tmp_path / name / "config.json").write_text(text)
+        (tmp_path / name / "model.safetensors").write_bytes(b"")
     refusals = {str(tmp_path / "typo"): f"{tmp_path / 'typo' / 'config.json'} is missing: give a model folder",
+                str(tmp_path / "bert"): "bert/config.json has no model section, so it is not an accelerated_seg export",
+                str(tmp_path / "edited"): "edited/config.json is not valid JSON (Expecting property name",
+                str(tmp_path / "bert" / "config.json"): f"is a file, not a model folder: give the folder that holds "
+                                                        f"it, {tmp_path / 'bert'}",
                 str(run / "checkpoints" / "step_4"): "is a training-state checkpoint, not an exported model: make one",
                 str(run): f"{run} is a training run's folder, not an exported model: give {run / 'model'}",
                 str(run / "model"): f"{run / 'model' / 'model.safetensors'} is missing"}
@@ -629,6 +637,7 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
     # The benchmark of a model's prediction, and the export of a checkpoint, alike.
     for args, message in ((["benchmark", "predict", "--model", str(run)], "is a training run's folder"),
                           (["benchmark", "infer", "--model", str(tmp_path / "typo")], "config.json is missing"),
+                          (["benchmark", "predict", "--model", str(tmp_path / "bert")], "has no model section"),
                           (["export", str(tmp_path / "typo"), "--output", str(tmp_path / "out")],
                            "is not a checkpoint"),
                           (["export", str(run / "checkpoints" / "step_9"), "--output", str(tmp_path / "out")],
