@@ -39,7 +39,8 @@ from safetensors.torch import load_file, save_file
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .model_folders import LAYOUT_FILE, STEP_DIR, complete_checkpoints, read_export_json
+from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
+                            read_export_json)
 from .models import ModelSpec, bridgeable, build_from_spec, input_layer_names, output_layer_names, spec_differences
 from .strategy import checkpoint_layout, resume_conflict
 
@@ -347,14 +348,8 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
         from .weights_file import load_weights_file  # it builds on this module's helpers
 
         return load_weights_file(model, spec, model_dir)
-    config_path, weights_path = model_dir / "config.json", model_dir / "model.safetensors"
-    if not (config_path.is_file() and weights_path.is_file()):
-        checkpoint = (model_dir / LAYOUT_FILE).is_file()  # a step_N folder: the weights are there, in its layout
-        raise ConfigError(f"train.init_from={str(model_dir)!r} must be an exported model folder "
-                          f"(config.json + model.safetensors), e.g. <previous run>/model, or a weights file "
-                          f"(a MONAI network's state dict, .pt or .safetensors)"
-                          + (f"; make one of this training-state checkpoint with accelerated-seg export {model_dir} "
-                             f"--output <new folder>" if checkpoint else ""))
+    check_initial_weights(model_dir)
+    weights_path = model_dir / "model.safetensors"
     saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
     if saved == spec:
         load_weights(model, weights_path)

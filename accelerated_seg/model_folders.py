@@ -106,3 +106,34 @@ def checkpoint_folder(source: Path) -> Path:
         raise ConfigError(f"{checkpoints} holds no complete checkpoint (step_N folder) to export")
     raise ConfigError(f"{source} is not a checkpoint: give a <run>/checkpoints/step_N folder, or a run folder for "
                       f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
+
+
+def check_initial_weights(init_from: str | Path) -> None:
+    """``train.init_from`` as far as the file system tells: a weights file (``weights_file.py`` reads it),
+    or an exported model folder whose config.json is an export's. Checked before the imports and before
+    anything of the run is written (a typo was refused after 20 s, the demo's phantoms already written);
+    ``checkpoint.load_initial_weights`` checks the network it holds against the run's.
+
+    Raises:
+        ConfigError: not a file, and not a folder with both files of an export.
+        DataError: as read_export_json (its config.json is not JSON, or another program's).
+    """
+    path = Path(init_from)
+    if path.is_file():
+        return
+    if not ((path / "config.json").is_file() and (path / "model.safetensors").is_file()):
+        checkpoint = (path / LAYOUT_FILE).is_file()  # a step_N folder: the weights are there, in its layout
+        raise ConfigError(f"train.init_from={str(path)!r} must be an exported model folder "
+                          f"(config.json + model.safetensors), e.g. <previous run>/model, or a weights file "
+                          f"(a MONAI network's state dict, .pt or .safetensors)"
+                          + (f"; make one of this training-state checkpoint with accelerated-seg export {path} "
+                             f"--output <new folder>" if checkpoint else ""))
+    read_export_json(path)
+
+
+def check_init_from(train) -> None:
+    """check_initial_weights of a run's ``train`` settings where they start from weights: with
+    train.init_into the file is the training's to check (train._check_init_into), and train.resume
+    with train.init_from is refused there."""
+    if train.init_from and train.init_into is None and not train.resume:
+        check_initial_weights(train.init_from)

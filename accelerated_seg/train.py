@@ -53,6 +53,7 @@ from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .files import write_text_atomically
 from .loop_clock import LoopClock
 from .losses import check_loss, segmentation_loss, training_loss
+from .model_folders import check_init_from
 from .models import ModelSpec, check_trainable, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
@@ -560,6 +561,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
                           "weights: give one of them")
     _check_init_into(cfg.train)
+    check_init_from(cfg.train)  # before train.overwrite's deletion and the data work
     _check_head_only_steps(cfg.train)
     check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's

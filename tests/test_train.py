@@ -20,7 +20,7 @@ from accelerated_seg.inference import predict_file
 from accelerated_seg.models import MODELS
 from accelerated_seg.train import TrainingDiverged, train
 
-from conftest import logged_scalars
+from conftest import logged_scalars, tiny_overrides
 from test_models import SMALL  # tests/ is on sys.path (rootdir-style test imports)
 
 
@@ -547,6 +547,21 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
                                          "--model.name=unte", env=env)
     assert proc.returncode == 2 and "setting model.name must be one of unet, " in proc.stderr, proc.stderr[-2000:]
     assert imported == [] and not (tmp_path / "run").exists(), imported
+    # Nor a train.init_from that is no export: refused after the imports and the demo data, before.
+    (tmp_path / "bert").mkdir()  # another program's folder of the same two file names
+    (tmp_path / "bert" / "config.json").write_text('{"architectures": ["BertModel"]}')
+    (tmp_path / "bert" / "model.safetensors").write_bytes(b"")
+    for init_from, message in ((tmp_path / "typo", f"train.init_from='{tmp_path / 'typo'}' must be an exported "
+                                                   f"model folder (config.json + model.safetensors)"),
+                               (tmp_path / "bert", "bert/config.json has no model section")):
+        for script, module in ((str(root / "examples" / "train.py"), False), ("accelerated_seg.cli", True)):
+            proc, imported = run_probing_imports(script, *(["train"] if module else []), "--config",
+                                                 str(root / "configs" / "demo.yaml"),
+                                                 f"--train.output_dir={tmp_path / 'run'}",
+                                                 f"--train.init_from={init_from}", env=env, module=module)
+            assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr, (
+                script, proc.stderr[-2000:])
+            assert imported == [] and not (tmp_path / "run").exists(), imported
     # --resume "" (an unset shell variable) started a fresh run before the twenty-ninth session
     proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"), "--config", str(root / "configs" / "demo.yaml"),
                            f"--train.output_dir={tmp_path / 'run'}", "--resume", ""],
@@ -1061,3 +1076,26 @@ def test_a_cpu_run_whose_step_cannot_fit_in_memory_is_refused_before_anything_is
     # Activation checkpointing keeps less than the estimate counts: left to the run.
     assert train(tiny_config(tmp_path / "checkpointed", train__activation_checkpointing=True, train__max_steps=1,
                              train__val_every=0))["step"] == 1
+
+
+def test_an_init_from_that_is_no_export_is_refused_before_an_earlier_run_is_replaced(tiny_dataset, tmp_path):
+    """train.overwrite deletes the earlier run only for a run that can start: a train.init_from that is
+    not there, or another program's folder, is refused first (in Python, where no command line has
+    checked it), and the earlier run is kept whole."""
+    from accelerated_seg.config import ConfigError, load_config
+    from accelerated_seg.data.errors import DataError
+    from accelerated_seg.train import train
+
+    run = tmp_path / "run"
+    train(load_config(None, tiny_overrides(tiny_dataset, run, train__max_steps=1, train__val_every=0,
+                                           train__save_every=0)))
+    kept = {path: path.read_bytes() for path in run.rglob("*") if path.is_file() and path.name != ".run.lock"}
+    (tmp_path / "bert").mkdir()
+    (tmp_path / "bert" / "config.json").write_text('{"architectures": ["BertModel"]}')
+    (tmp_path / "bert" / "model.safetensors").write_bytes(b"")
+    for init_from, error, message in ((tmp_path / "typo", ConfigError, "must be an exported model folder"),
+                                      (tmp_path / "bert", DataError, "has no model section")):
+        with pytest.raises(error, match=message):
+            train(load_config(None, tiny_overrides(tiny_dataset, run, train__overwrite="true",
+                                                   train__init_from=str(init_from))))
+    assert {path: path.read_bytes() for path in run.rglob("*") if path.is_file() and path.name != ".run.lock"} == kept
