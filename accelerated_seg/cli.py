@@ -294,13 +294,13 @@ def _versions() -> str:
 
 def _train(args, overrides) -> int:
     from .config import load_config
-    from .model_folders import check_init_from
+    from .run_folder import check_before_the_imports
 
     if args.resume:
         overrides = [*overrides, f"--train.resume={args.resume}"]
     with exit_on_user_error():
         cfg = load_config(args.config, overrides)
-        check_init_from(cfg.train)  # a typo at once, as a mistyped setting (20 s in, the demo data written, before)
+        check_before_the_imports(cfg.train)  # an init_from typo, the run folder of an earlier run
         from .train import train  # after the settings are read (exit_on_user_error says why)
 
         train(cfg)

@@ -12,7 +12,7 @@ import argparse
 
 from accelerated_seg.cli import end_process, exit_on_user_error, path_argument
 from accelerated_seg.config import load_config
-from accelerated_seg.model_folders import check_init_from
+from accelerated_seg.run_folder import check_before_the_imports
 
 
 def main():
@@ -25,7 +25,7 @@ def main():
     if args.resume:
         overrides.append(f"--train.resume={args.resume}")
     cfg = load_config(args.config, overrides)
-    check_init_from(cfg.train)  # an export or weights file that is not there, or not one
+    check_before_the_imports(cfg.train)  # an init_from typo, the run folder of an earlier run
     # Imported once the settings are read: the training stack (torch, MONAI, accelerate) takes each
     # rank 8-14 s to import on 2 cores, which a mistyped setting need not wait for.
     from accelerated_seg.train import train

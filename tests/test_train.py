@@ -562,6 +562,18 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
             assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr, (
                 script, proc.stderr[-2000:])
             assert imported == [] and not (tmp_path / "run").exists(), imported
+    # Nor a folder that holds an earlier run (the quick start's demo a second time): 13.7 s in, before.
+    (tmp_path / "earlier").mkdir()
+    for name in ("run_info.json", "summary.json"):
+        (tmp_path / "earlier" / name).write_text("{}")
+    for script, module in ((str(root / "examples" / "train.py"), False), ("accelerated_seg.cli", True)):
+        proc, imported = run_probing_imports(script, *(["train"] if module else []), "--config",
+                                             str(root / "configs" / "demo.yaml"),
+                                             f"--train.output_dir={tmp_path / 'earlier'}", env=env, module=module)
+        assert proc.returncode == 2 and f"error: {tmp_path / 'earlier'} already holds a run (a finished run's " \
+            f"summary.json), which a new run there would replace" in proc.stderr, (script, proc.stderr[-2000:])
+        assert imported == [], imported
+        assert sorted(path.name for path in (tmp_path / "earlier").iterdir()) == ["run_info.json", "summary.json"]
     # --resume "" (an unset shell variable) started a fresh run before the twenty-ninth session
     proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"), "--config", str(root / "configs" / "demo.yaml"),
                            f"--train.output_dir={tmp_path / 'run'}", "--resume", ""],
