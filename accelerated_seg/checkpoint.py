@@ -36,6 +36,7 @@ from accelerate.utils import DistributedType
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
+from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
@@ -56,7 +57,6 @@ PREPROCESSING_FILE = "preprocessing.json"
 # What the export's config.json holds besides the weights and their step (the network's spec, labels,
 # channels, patch, preprocessing): with it, ``accelerated-seg export`` makes a model of any checkpoint.
 EXPORT_DESCRIPTION_FILE = "export.json"
-WRITTEN_BYTES = "file_bytes"  # in LAYOUT_FILE: the size of each text file saved beside it
 
 
 def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str,
@@ -155,94 +155,6 @@ def _export_step(folder: Path) -> int:
     except (OSError, ValueError, AttributeError):
         return -1
     return step if isinstance(step, int) and not isinstance(step, bool) else -1
-
-
-def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
-    """``latest`` -> newest complete checkpoint; otherwise the given folder, which must exist.
-
-    Raises:
-        ConfigError: there is no such checkpoint (checked before any data or training work).
-    """
-    if resume == "latest":
-        found = complete_checkpoints(checkpoints_dir)
-        if not found:
-            raise ConfigError(f"train.resume=latest but {checkpoints_dir} holds no complete checkpoint: check "
-                              f"train.output_dir, or drop --resume to start a new run")
-        path = found[-1]
-    else:
-        path = Path(resume)
-        if not (path.is_dir() and STEP_DIR.match(path.name)):
-            raise ConfigError(f"train.resume={resume!r} is not a checkpoint folder: give 'latest' or a "
-                              f"<output_dir>/checkpoints/step_N folder")
-    check_checkpoint_files(path)
-    return path
-
-
-# Files of a checkpoint that can be checked whole cheaply: torch.save's zip archives (accelerate's
-# optimizer, scheduler, sampler and random states; DeepSpeed's shards) by their central directory, at
-# their end, and safetensors files by their header, which must cover the file.
-_TORCH_ARCHIVES = (".bin", ".pt", ".pkl")
-
-
-def check_checkpoint_files(checkpoint: Path) -> None:
-    """Refuse a checkpoint with a file cut short or unreadable, before any data or training work.
-
-    Checkpoints are written whole or not at all, so such a file was damaged after the save: a copy
-    between machines cut short, a full disk. Each gave its reader's traceback on resume (safetensors'
-    "incomplete metadata", PyTorch's "failed finding central directory", a JSONDecodeError, YAML's
-    parser after the data work), and a damaged random state was skipped by accelerate with a log
-    line, the run resuming without it.
-
-    Raises:
-        DataError: naming each damaged file and the checkpoint before it, to resume from instead.
-    """
-    import zipfile
-
-    import yaml
-
-    damaged = []
-    for path in sorted(p for p in Path(checkpoint).rglob("*") if p.is_file()):
-        try:
-            if path.suffix == ".json":
-                json.loads(path.read_text(encoding="utf-8"))
-            elif path.suffix == ".yaml":  # the run's config.yaml, which the resume compares with its own
-                yaml.safe_load(path.read_text(encoding="utf-8"))
-            elif path.suffix == ".safetensors":
-                with safe_open(str(path), framework="pt"):
-                    pass
-            elif path.suffix in _TORCH_ARCHIVES:
-                with zipfile.ZipFile(path):
-                    pass
-        # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        except (OSError, ValueError, yaml.YAMLError, SafetensorError, zipfile.BadZipFile) as error:
-            damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {error})")
-    damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged})
-    if not damaged:
-        return
-    earlier = [p for p in complete_checkpoints(Path(checkpoint).parent) if p.name != Path(checkpoint).name]
-    way_on = (f"resume from the checkpoint before it, --train.resume={earlier[-1]} (resume= in fit)" if earlier
-              else "copy it again from where it was written, or start a new run")
-    raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
-                    f"the file was cut short or changed afterwards (an interrupted copy, a full disk): {way_on}")
-
-
-def _not_as_written(checkpoint: Path, already: set[str]) -> list[str]:
-    """The text files whose size is not the one the layout file recorded when they were saved (none for
-    checkpoints saved before sizes were recorded), leaving out those in ``already``."""
-    try:
-        written = json.loads((checkpoint / LAYOUT_FILE).read_text(encoding="utf-8")).get(WRITTEN_BYTES, {})
-    except (OSError, ValueError, AttributeError):  # missing, or itself damaged (reported already)
-        return []
-    changed = []
-    for name, expected in written.items():
-        path = checkpoint / name
-        if name in already:
-            continue
-        if not path.is_file():
-            changed.append(f"{name} (missing; {expected} bytes were written)")
-        elif path.stat().st_size != expected:
-            changed.append(f"{name} ({path.stat().st_size} bytes where {expected} were written)")
-    return changed
 
 
 def check_resume_layout(checkpoint: Path, accelerator) -> str | None:

@@ -21,7 +21,8 @@ from safetensors.torch import load_file
 from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPOINT_PREFIX
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
-from .checkpoint import EXPORT_DESCRIPTION_FILE, check_checkpoint_files, shared_tensor_names, write_state_as_export
+from .checkpoint import EXPORT_DESCRIPTION_FILE, shared_tensor_names, write_state_as_export
+from .checkpoint_files import check_checkpoint_files
 from .config import ConfigError
 from .data.errors import DataError
 from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder

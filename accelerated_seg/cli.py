@@ -300,7 +300,7 @@ def _train(args, overrides) -> int:
         overrides = [*overrides, f"--train.resume={args.resume}"]
     with exit_on_user_error():
         cfg = load_config(args.config, overrides)
-        check_before_the_imports(cfg.train)  # an init_from typo, the run folder of an earlier run
+        check_before_the_imports(cfg.train)  # an init_from or resume typo, the run folder of an earlier run
         from .train import train  # after the settings are read (exit_on_user_error says why)
 
         train(cfg)
@@ -478,10 +478,12 @@ def _predict_distributed(args, options) -> int:
 def _export(args, _) -> int:
     from pathlib import Path
 
+    from .checkpoint_files import check_checkpoint_files
     from .model_folders import checkpoint_folder
 
-    with exit_on_user_error():
-        checkpoint = checkpoint_folder(Path(args.checkpoint))  # none there: refused before torch and MONAI import
+    with exit_on_user_error():  # none there, or a file of it cut short: refused before torch and MONAI import
+        checkpoint = checkpoint_folder(Path(args.checkpoint))
+        check_checkpoint_files(checkpoint)
         from .checkpoint_export import export_checkpoint
 
         checkpoint, output = export_checkpoint(checkpoint, args.output)

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .checkpoint_files import resolve_resume
 from .config import ConfigError
 from .files import file_in_the_way
 from .model_folders import check_init_from, complete_checkpoints
@@ -82,9 +83,7 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
         raise ConfigError(f"{out / 'checkpoints'} is a file, where the run's checkpoints go: move it, or train "
                           f"into {names.elsewhere}")
     resume_from = None
-    if resume:  # imported only here, so that a new run's check_before_the_imports runs before torch
-        from .checkpoint import resolve_resume
-
+    if resume:
         resume_from = resolve_resume(resume, out / "checkpoints")
     if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
         return resume_from, False
@@ -99,14 +98,14 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
 def check_before_the_imports(train) -> None:
     """What of a run's ``train`` settings the file system alone can refuse, for ``accelerated-seg train``
     and examples/train.py to check before torch and MONAI are imported (8-14 s per rank on 2 cores):
-    train.init_from (model_folders.check_init_from), and for a new run a train.output_dir that holds an
+    train.init_from (model_folders.check_init_from); train.resume, a checkpoint that is missing, mistyped
+    or damaged (checkpoint_files.resolve_resume); and for a new run a train.output_dir that holds an
     earlier run (the quick start's demo run a second time: 13.7 s in, before) or another program's
-    files. train() checks all of it again, a resume's checkpoint and what the run reads among it,
-    before it deletes anything; nothing here deletes or writes.
+    files. train() checks all of it again, and what the run reads among what it would delete, before it
+    deletes anything; nothing here deletes or writes.
     """
     check_init_from(train)
-    if not train.resume:
-        resume_or_replace(Path(train.output_dir), None, train.overwrite)
+    resume_or_replace(Path(train.output_dir), train.resume, train.overwrite)
 
 
 def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Path] = (), names: Names = Names(),

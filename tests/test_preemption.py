@@ -14,7 +14,8 @@ from accelerate.utils import DistributedType
 from safetensors.torch import load_file, save_file
 
 import accelerated_seg.train as train_module
-from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, save_training_state
+from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
+from accelerated_seg.checkpoint_files import resolve_resume
 from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)

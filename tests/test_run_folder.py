@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from accelerated_seg.checkpoint import complete_checkpoints, resolve_resume, save_training_state
+from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
+from accelerated_seg.checkpoint_files import resolve_resume
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
 from accelerated_seg.run_folder import check_output_folder, delete_earlier_run, earlier_run, resume_or_replace

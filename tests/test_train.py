@@ -574,6 +574,22 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
             f"summary.json), which a new run there would replace" in proc.stderr, (script, proc.stderr[-2000:])
         assert imported == [], imported
         assert sorted(path.name for path in (tmp_path / "earlier").iterdir()) == ["run_info.json", "summary.json"]
+    # Nor a resume that names no checkpoint or a damaged one: 13-14 s in, after the imports, before.
+    damaged = tmp_path / "elsewhere" / "checkpoints" / "step_3"
+    damaged.mkdir(parents=True)
+    (damaged / "model.safetensors").write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{\"w\":")  # cut short
+    for resume, message in (("latest", f"train.resume=latest but {tmp_path / 'run' / 'checkpoints'} holds no "
+                                       f"complete checkpoint"),
+                            (str(tmp_path / "run" / "checkpoints" / "step_99"), "is not a checkpoint folder"),
+                            (str(damaged), f"checkpoint {damaged} is damaged: model.safetensors (SafetensorError")):
+        for script, module in ((str(root / "examples" / "train.py"), False), ("accelerated_seg.cli", True)):
+            proc, imported = run_probing_imports(script, *(["train"] if module else []), "--config",
+                                                 str(root / "configs" / "demo.yaml"),
+                                                 f"--train.output_dir={tmp_path / 'run'}", "--resume", resume,
+                                                 env=env, module=module)
+            assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr, (
+                script, resume, proc.stderr[-2000:])
+            assert imported == [] and not (tmp_path / "run").exists(), imported
     # --resume "" (an unset shell variable) started a fresh run before the twenty-ninth session
     proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"), "--config", str(root / "configs" / "demo.yaml"),
                            f"--train.output_dir={tmp_path / 'run'}", "--resume", ""],
@@ -789,7 +805,7 @@ def test_resume_from_a_checkpoint_with_a_file_cut_short_is_refused_naming_it(tin
 
 
 def test_text_file_sizes_are_checked_only_where_the_checkpoint_recorded_them(tmp_path):
-    from accelerated_seg.checkpoint import check_checkpoint_files
+    from accelerated_seg.checkpoint_files import check_checkpoint_files
 
     step = tmp_path / "checkpoints" / "step_1"
     step.mkdir(parents=True)
