@@ -15,11 +15,11 @@ import zipfile
 from pathlib import Path
 
 import yaml
-from safetensors import SafetensorError, safe_open
+from safetensors import SafetensorError
 
 from .config import ConfigError
 from .data.errors import DataError
-from .model_folders import LAYOUT_FILE, STEP_DIR, complete_checkpoints
+from .model_folders import LAYOUT_FILE, STEP_DIR, check_safetensors_header, complete_checkpoints
 
 WRITTEN_BYTES = "file_bytes"  # in LAYOUT_FILE: the size of each text file saved beside it
 
@@ -70,9 +70,8 @@ def check_checkpoint_files(checkpoint: Path) -> None:
                 json.loads(path.read_text(encoding="utf-8"))
             elif path.suffix == ".yaml":  # the run's config.yaml, which the resume compares with its own
                 yaml.safe_load(path.read_text(encoding="utf-8"))
-            elif path.suffix == ".safetensors":  # the header, framework-free; "pt" would import torch
-                with safe_open(str(path), framework="numpy"):
-                    pass
+            elif path.suffix == ".safetensors":
+                check_safetensors_header(path)
             elif path.suffix in _TORCH_ARCHIVES:
                 with zipfile.ZipFile(path):
                     pass

@@ -1,7 +1,8 @@
 """Which kind of folder a path is, told from its files alone: an exported model (config.json and
 model.safetensors), a training run's folder that holds exports (best_model, model), or a
 training-state checkpoint (step_N, with its strategy.json); and of an export, whether its config.json
-is JSON with a model section (another program's folder may hold the same two file names).
+is JSON with a model section (another program's folder may hold the same two file names) and its
+model.safetensors whole, by its header.
 
 Kept apart from checkpoint.py, which imports torch, accelerate and MONAI: ``accelerated-seg predict``
 and ``benchmark predict|infer`` refuse a --model that is no export, and ``export`` a folder that is no
@@ -14,6 +15,8 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+
+from safetensors import SafetensorError, safe_open
 
 from .config import ConfigError
 from .data.errors import DataError
@@ -62,12 +65,13 @@ def check_export_files(model_dir: str | Path) -> None:
 
 def read_export_json(model_dir: str | Path) -> dict:
     """The ``config.json`` of the export in ``model_dir`` (check_export_files first), as far as the file
-    alone tells: valid JSON with a ``model`` section. checkpoint.read_export_config checks the rest.
+    alone tells: valid JSON with a ``model`` section, beside a whole model.safetensors.
+    checkpoint.read_export_config checks the rest.
 
     Raises:
         FileNotFoundError: as check_export_files.
         DataError: config.json is not JSON (a hand edit gone wrong) or has no model section (another
-            program's config.json beside a model.safetensors).
+            program's config.json beside a model.safetensors), or model.safetensors is cut short.
     """
     check_export_files(model_dir)
     config_path, weights_path = Path(model_dir) / "config.json", Path(model_dir) / "model.safetensors"
@@ -80,7 +84,24 @@ def read_export_json(model_dir: str | Path) -> dict:
         raise DataError(f"{config_path} has no model section, so it is not an accelerated_seg export (another "
                         f"program's config.json?): give a folder exported by training, or load {weights_path} "
                         f"into your own network (safetensors.torch.load_model)")
+    try:
+        check_safetensors_header(weights_path)
+    except SafetensorError as error:  # the same refusal as checkpoint.read_safetensors's, 15 s sooner
+        raise DataError(f"{weights_path} cannot be read as safetensors ({error}): the file is damaged or "
+                        f"truncated; copy it again from the run folder that wrote it") from None
     return config
+
+
+def check_safetensors_header(path: str | Path) -> None:
+    """Parse a safetensors file's header, which must describe the whole file: a copy cut short fails
+    here, without reading the tensors. Framework "numpy", since "pt" imports torch, which the checks
+    of this module come before.
+
+    Raises:
+        SafetensorError: the header is cut short, not JSON, or does not cover the file.
+    """
+    with safe_open(str(path), framework="numpy"):
+        pass
 
 
 def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:

@@ -620,9 +620,13 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
         (tmp_path / name).mkdir()  # another program's folder of the same two names, a hand edit gone wrong
         (tmp_path / name / "config.json").write_text(text)
         (tmp_path / name / "model.safetensors").write_bytes(b"")
+    (tmp_path / "cut").mkdir()  # an export whose weights a copy cut short
+    (tmp_path / "cut" / "config.json").write_text('{"model": {"name": "unet"}}')
+    (tmp_path / "cut" / "model.safetensors").write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{\"w\":")
     refusals = {str(tmp_path / "typo"): f"{tmp_path / 'typo' / 'config.json'} is missing: give a model folder",
                 str(tmp_path / "bert"): "bert/config.json has no model section, so it is not an accelerated_seg export",
                 str(tmp_path / "edited"): "edited/config.json is not valid JSON (Expecting property name",
+                str(tmp_path / "cut"): "cut/model.safetensors cannot be read as safetensors (Error while deserializing",
                 str(tmp_path / "bert" / "config.json"): f"is a file, not a model folder: give the folder that holds "
                                                         f"it, {tmp_path / 'bert'}",
                 str(run / "checkpoints" / "step_4"): "is a training-state checkpoint, not an exported model: make one",
@@ -639,6 +643,8 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
     for args, message in ((["benchmark", "predict", "--model", str(run)], "is a training run's folder"),
                           (["benchmark", "infer", "--model", str(tmp_path / "typo")], "config.json is missing"),
                           (["benchmark", "predict", "--model", str(tmp_path / "bert")], "has no model section"),
+                          (["benchmark", "infer", "--model", str(tmp_path / "cut")],
+                           "the file is damaged or truncated"),
                           (["export", str(tmp_path / "typo"), "--output", str(tmp_path / "out")],
                            "is not a checkpoint"),
                           (["export", str(run / "checkpoints" / "step_9"), "--output", str(tmp_path / "out")],
