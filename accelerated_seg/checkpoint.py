@@ -42,7 +42,8 @@ from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
                             read_export_json)
-from .models import ModelSpec, bridgeable, build_from_spec, input_layer_names, output_layer_names, spec_differences
+from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, model_spec, output_layer_names,
+                     spec_differences)
 from .strategy import checkpoint_layout, resume_conflict
 
 # Hidden step folders: one being written (.partial) or one being deleted (.old). Neither is ever
@@ -268,11 +269,36 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
         return InitialWeights([], [])
     if bridgeable(saved, spec):
         return load_weights_adapted(model, weights_path, spec)
+    raise _another_network(model_dir, saved, spec)
+
+
+def check_initial_network(model_dir: str | Path, name: str, patch_size, args: dict | None) -> None:
+    """Refuse an export of another network than ``model.name`` and ``model.args`` build, before the
+    data work. Until the fifty-ninth session this came from load_initial_weights, once the cases
+    were checked (every header read; the demo's phantoms written into the new run's folder) and the
+    Accelerator made: 19-20 s in for the demo on 2 cores. The channels and classes, which the data
+    decides, are taken as the export's here; load_initial_weights checks them.
+
+    Raises:
+        ConfigError: another network or other arguments, each difference named.
+        DataError: the export's config.json is damaged (``read_export_config``).
+    """
+    if Path(model_dir).is_file():  # a weights file: weights_file.py matches it by names and shapes
+        return
+    saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])
+    decided = {key: saved.args[key] for key in ("in_channels", "out_channels") if key in saved.args}
+    configured = {key: value for key, value in (args or {}).items() if key not in decided}
+    built = model_spec(name, decided.get("in_channels", 1), decided.get("out_channels", 2), patch_size, configured)
+    if saved != built:
+        raise _another_network(model_dir, saved, built)
+
+
+def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec) -> ConfigError:
     # each difference named (the two whole specs, printed, hid a one-number change)
-    raise ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
-                      f"({'; '.join(spec_differences(saved, spec))}): use the same model.name, model.args "
-                      f"and channels as the run that exported it (the classes may differ: the output layers "
-                      f"then start afresh; and one channel may become several)")
+    return ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
+                       f"({'; '.join(spec_differences(saved, built))}): use the same model.name, model.args "
+                       f"and channels as the run that exported it (the classes may differ: the output layers "
+                       f"then start afresh; and one channel may become several)")
 
 
 _UNNAMED_CHANNEL = re.compile(r"image(_\d+)?")

@@ -37,9 +37,10 @@ from tqdm.auto import tqdm
 
 from . import __version__
 from .accelerate_workarounds import skip_first_batches_as_prepared
-from .checkpoint import (PreemptionSignals, check_resume_layout, check_resume_network, check_resume_preprocessing,
-                         complete_checkpoints, expect_shared_tensors, export_model, initial_weights_preparation_note,
-                         save_training_state, set_aside_later_course, shared_tensor_names)
+from .checkpoint import (PreemptionSignals, check_initial_network, check_resume_layout, check_resume_network,
+                         check_resume_preprocessing, complete_checkpoints, expect_shared_tensors, export_model,
+                         initial_weights_preparation_note, save_training_state, set_aside_later_course,
+                         shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config, settings_changed
 from .data.cache import PreprocessedCache
@@ -562,6 +563,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                           "weights: give one of them")
     _check_init_into(cfg.train)
     check_init_from(cfg.train)  # before train.overwrite's deletion and the data work
+    if cfg.train.init_from and cfg.train.init_into is None:  # (resume with init_from: refused above)
+        check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
     _check_head_only_steps(cfg.train)
     check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's

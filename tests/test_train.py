@@ -871,7 +871,7 @@ def test_resume_rules_between_layouts():
     assert "num_processes 2 -> 4" in resume_conflict(zero2, {**zero2, "num_processes": 4})[0]
 
 
-def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny_config, tmp_path):
+def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny_config, tmp_path, monkeypatch):
     first = tmp_path / "first"
     train(tiny_config(first, train__max_steps=2, train__val_every=0))
     # lr 0: the second run's weights never move, so its export must be the first run's export.
@@ -881,11 +881,16 @@ def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny
     a, b = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
     assert all(torch.equal(a[k], b[k]) for k in a)
 
-    # Each difference named in the config's terms (the two whole specs, printed, before)
-    with pytest.raises(ConfigError, match=r"train.init_from=.* holds another network than this run builds "
-                                          r"\(model.args.channels: \[4, 8, 16\] in the export, \[4, 8\] here; "
-                                          r"model.args.strides: \[2, 2\] in the export, \[2\] here\): use the same "
-                                          r"model.name, model.args"):
+    # Each difference named in the config's terms (the two whole specs, printed, before), and before the
+    # Accelerator and the data work (the demo's phantoms were written into the refused run's folder, 19-20 s in)
+    def not_reached(*args, **kwargs):
+        raise AssertionError("the network was compared only after the Accelerator was made")
+
+    with monkeypatch.context() as patched, pytest.raises(
+            ConfigError, match=r"train.init_from=.* holds another network than this run builds \(model.args.channels: "
+                               r"\[4, 8, 16\] in the export, \[4, 8\] here; model.args.strides: \[2, 2\] in the "
+                               r"export, \[2\] here\): use the same model.name, model.args"):
+        patched.setattr("accelerated_seg.train.make_accelerator", not_reached)
         train(tiny_config(tmp_path / "other", train__init_from=str(first / "model"),
                           model__args="{channels: [4, 8], strides: [2], num_res_units: 1}"))
     with pytest.raises(ConfigError, match="give one of them"):
