@@ -276,7 +276,8 @@ def check_initial_network(model_dir: str | Path, name: str, patch_size, args: di
     """Refuse an export of another network than ``model.name`` and ``model.args`` build, before the
     data work. Until the fifty-ninth session this came from load_initial_weights, once the cases
     were checked (every header read; the demo's phantoms written into the new run's folder) and the
-    Accelerator made: 19-20 s in for the demo on 2 cores. The channels and classes, which the data
+    Accelerator made: 18-20 s in for the demo on 2 cores, 14 s now, the imports alone
+    (benchmarks/results/init_from_network_refusal_2cpu.json). The channels and classes, which the data
     decides, are taken as the export's here; load_initial_weights checks them.
 
     Raises:
