@@ -3,11 +3,12 @@ reading conftest.py, which puts this folder on their PYTHONPATH.
 
 With ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS=1 (conftest.py's default) the process cannot import
 transformers, as on a default install: transformers comes only with the deepspeed extra, which the
-test environment has for tests/test_deepspeed_cpu.py (that file unsets the variable). MONAI imports
-transformers whenever it is installed, for its Transchex (``monai.networks.nets`` imports every
-network), which is 3 of the 8 s that each process spends importing on 2 cores. Hidden, the tests
-that launch processes ran in 0.77–0.80 of the time (README, Tests), and their processes start as
-the default install's do.
+test environment has for tests/test_deepspeed_cpu.py (that file unsets the variable). So the test
+processes start as the default install's do, in what they import and in what accelerate's command
+line finds. MONAI imports transformers whenever it is installed, for its Transchex (``monai.networks.nets``
+imports every network): hidden, the tests that launch processes ran in 0.77–0.80 of the time (README,
+Tests). Since the fifty-ninth session the package itself keeps transformers from Transchex alone
+(accelerated_seg/monai_imports.py), so that saving no longer depends on this file.
 """
 
 import importlib.machinery
