@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checkpoint_files import resolve_resume
-from .config import ConfigError
+from .config import ConfigError, dump_config
 from .files import file_in_the_way
 from .model_folders import check_init_from, complete_checkpoints
+from .resume_settings import check_resume_settings
 
 #: What ``train`` writes into its folder (the trackers' logs under ``train/``, ``examples/train.py``'s
 #: report, ``Segmentation.evaluate``'s default folder); ``train.overwrite`` deletes exactly these.
@@ -95,17 +96,21 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
                                             outputs=outputs)
 
 
-def check_before_the_imports(train) -> None:
-    """What of a run's ``train`` settings the file system alone can refuse, for ``accelerated-seg train``
-    and examples/train.py to check before torch and MONAI are imported (8-14 s per rank on 2 cores):
+def check_before_the_imports(cfg) -> None:
+    """What of a run's settings the file system alone can refuse, for ``accelerated-seg train`` and
+    examples/train.py to check before torch and MONAI are imported (8-14 s per rank on 2 cores):
     train.init_from (model_folders.check_init_from); train.resume, a checkpoint that is missing, mistyped
-    or damaged (checkpoint_files.resolve_resume); and for a new run a train.output_dir that holds an
+    or damaged (checkpoint_files.resolve_resume) or whose run this one cannot continue
+    (resume_settings.check_resume_settings); and for a new run a train.output_dir that holds an
     earlier run (the quick start's demo run a second time: 13.7 s in, before) or another program's
     files. train() checks all of it again, and what the run reads among what it would delete, before it
     deletes anything; nothing here deletes or writes.
     """
+    train = cfg.train
     check_init_from(train)
-    resume_or_replace(Path(train.output_dir), train.resume, train.overwrite)
+    resume_from, _ = resume_or_replace(Path(train.output_dir), train.resume, train.overwrite)
+    if resume_from is not None:
+        check_resume_settings(resume_from, dump_config(cfg))
 
 
 def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Path] = (), names: Names = Names(),

@@ -30,7 +30,6 @@ from typing import Callable
 
 import numpy as np
 import torch
-import yaml
 from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
@@ -42,7 +41,7 @@ from .checkpoint import (PreemptionSignals, check_initial_network, check_resume_
                          initial_weights_preparation_note, save_training_state, set_aside_later_course,
                          shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
-from .config import CompileConfig, Config, ConfigError, check_values, dump_config, settings_changed
+from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
@@ -62,6 +61,7 @@ from .preparation import (adapt_to_strategy, check_launch, end_run, keep_the_opt
                           make_accelerator, model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer,
                           seed_the_shuffle)
 from .ranks import on_every_rank, on_main
+from .resume_settings import check_resume_settings
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -572,6 +572,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
+    if resume_from is not None:  # before the Accelerator and the data work; _resume checks it again
+        check_resume_settings(resume_from, dump_config(cfg))
     accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     run_scope.enter_context(_holding_run_folder(accelerator, out))
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
@@ -751,34 +753,7 @@ def _check_head_only_steps(train_cfg) -> None:
 def _resume(loop: Loop, checkpoint: Path) -> None:
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
         loop.accelerator.print(warning)
-    changed = settings_changed(checkpoint / "config.yaml", loop.config_yaml)
-    if "optim.optimizer" in changed:  # else torch loads one's state into the other and fails at the first step
-        saved, asked = changed["optim.optimizer"]
-        raise ConfigError(
-            f"cannot resume from {checkpoint}: it was trained with optim.optimizer {saved} and holds {saved}'s "
-            f"state, and this run asks for {asked}. Resume with optim.optimizer: {saved}, or start a new run "
-            f"from its weights (train.init_from) with a fresh {asked} and schedule")
-    if "train.init_into" in changed and yaml.safe_load(loop.config_yaml)["train"]["head_only_steps"]:
-        # head_only_steps' groups: the layers outside the part where it is set, else the output layers
-        saved, asked = changed["train.init_into"]
-        raise ConfigError(
-            f"cannot resume from {checkpoint}: it trained with train.init_into={saved}, and its optimizer state "
-            f"is grouped for that by train.head_only_steps; this run asks for {asked}. Resume with "
-            f"train.init_into={saved}")
-    if "train.head_only_steps" in changed and 0 in changed["train.head_only_steps"]:
-        # one param group against two (parameter_groups): torch would refuse the optimizer's state, unnamed
-        saved, asked = changed["train.head_only_steps"]
-        raise ConfigError(
-            f"cannot resume from {checkpoint}: it trained with train.head_only_steps={saved}, and its optimizer "
-            f"state is grouped for that; this run asks for {asked}. "
-            + (f"Resume with train.head_only_steps={saved} (after step {saved} it holds nothing back)" if saved else
-               "Resume with train.head_only_steps=0: only a fine-tuning run's start trains its output layers alone"))
-    # the outputs would mean something else than what the checkpoint's network learned
-    if outputs := [key for key in changed if key == "data.region_order" or key.split(".")[:2] == ["data", "regions"]]:
-        raise ConfigError(
-            f"cannot resume from {checkpoint}: its network learned other regions than this run asks for ("
-            + "; ".join(f"{key} {changed[key][0]} there, {changed[key][1]} here" for key in outputs)
-            + "). Resume with the checkpoint's data.regions, or start a new run from its weights (train.init_from)")
+    changed = check_resume_settings(checkpoint, loop.config_yaml)  # checked before the data work too
     check_resume_network(checkpoint, loop.accelerator, loop.model)
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
         loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "

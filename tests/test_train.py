@@ -582,10 +582,19 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
     damaged = tmp_path / "elsewhere" / "checkpoints" / "step_3"
     damaged.mkdir(parents=True)
     (damaged / "model.safetensors").write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{\"w\":")  # cut short
+    # Nor one that this run cannot continue (resume_settings.py): after the data work and the load, before.
+    with_sgd = tmp_path / "sgd" / "checkpoints" / "step_2"
+    with_sgd.mkdir(parents=True)
+    from accelerated_seg.config import dump_config, load_config
+
+    (with_sgd / "config.yaml").write_text(dump_config(load_config(root / "configs" / "demo.yaml",
+                                                                  ["--optim.optimizer=sgd"])))
     for resume, message in (("latest", f"train.resume=latest but {tmp_path / 'run' / 'checkpoints'} holds no "
                                        f"complete checkpoint"),
                             (str(tmp_path / "run" / "checkpoints" / "step_99"), "is not a checkpoint folder"),
-                            (str(damaged), f"checkpoint {damaged} is damaged: model.safetensors (SafetensorError")):
+                            (str(damaged), f"checkpoint {damaged} is damaged: model.safetensors (SafetensorError"),
+                            (str(with_sgd), "it was trained with optim.optimizer sgd and holds sgd's state, and this "
+                                            "run asks for adamw")):
         for script, module in ((str(root / "examples" / "train.py"), False), ("accelerated_seg.cli", True)):
             proc, imported = run_probing_imports(script, *(["train"] if module else []), "--config",
                                                  str(root / "configs" / "demo.yaml"),
