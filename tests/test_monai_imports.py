@@ -1,5 +1,6 @@
-"""MONAI without transformers' BERT (accelerated_seg/monai_imports.py): measured in
-benchmarks/results/monai_import_2cpu.json, checked here for what it must and must not change."""
+"""MONAI without transformers' BERT and scipy.signal (accelerated_seg/monai_imports.py): measured in
+benchmarks/results/monai_import_2cpu.json and monai_import_scipy_signal_2cpu.json, checked here for
+what it must and must not change."""
 
 import importlib
 import importlib.metadata
@@ -24,30 +25,43 @@ def _run(code: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def test_only_transchex_goes_without_transformers_which_loads_for_anyone_else():
+def test_only_the_modules_that_ask_go_without_transformers_and_scipy_signal_which_load_for_anyone_else():
     seen = _run("import json, sys\n"
                 "import accelerated_seg.train\n"
-                "before = sorted(m for m in sys.modules if m.split('.')[0] == 'transformers')\n"
+                "before = sorted(m for m in sys.modules if m.split('.')[0] == 'transformers' or\n"
+                "                m.startswith('scipy.signal'))\n"
                 "import monai.networks.nets as nets\n"
-                "try:\n"
-                "    nets.Transchex(in_channels=1, img_size=(32, 32), num_classes=2, patch_size=(16, 16),\n"
-                "                   num_language_layers=1, num_vision_layers=1, num_mixed_layers=1)\n"
-                "    error = ''\n"
-                "except Exception as e:\n"
-                "    error = str(e)\n"
-                "import transformers\n"  # anyone else's import (accelerate's DeepSpeed integration) loads it
-                "print(json.dumps({'before': before, 'error': error, 'after': transformers.__name__}))")
-    assert seen["before"] == [] and seen["after"] == "transformers", seen
-    assert "not imported for MONAI's Transchex by accelerated_seg" in seen["error"], seen
+                "import monai.data.ultrasound_confidence_map as ultrasound\n"
+                "import monai.transforms.signal.array as signal_transforms\n"
+                "errors = []\n"
+                "for use in (lambda: nets.Transchex(in_channels=1, img_size=(32, 32), num_classes=2,\n"
+                "                                   patch_size=(16, 16), num_language_layers=1,\n"
+                "                                   num_vision_layers=1, num_mixed_layers=1),\n"
+                "            lambda: ultrasound.hilbert([1.0, 2.0]), lambda: signal_transforms.iirnotch(50, 30)):\n"
+                "    try:\n"
+                "        use()\n"
+                "        errors.append('')\n"
+                "    except Exception as e:\n"
+                "        errors.append(str(e))\n"
+                # anyone else's import (accelerate's DeepSpeed integration of transformers) loads it
+                "import scipy.signal, transformers\n"
+                "print(json.dumps({'before': before, 'errors': errors,\n"
+                "                  'after': [transformers.__name__, scipy.signal.__name__]}))")
+    assert seen["before"] == [] and seen["after"] == ["transformers", "scipy.signal"], seen
+    transchex, ultrasound, signal_transforms = seen["errors"]
+    assert "transformers is not imported for MONAI's Transchex by accelerated_seg" in transchex, seen
+    assert "scipy.signal is not imported for MONAI's UltrasoundConfidenceMapTransform" in ultrasound, seen
+    assert "scipy.signal is not imported for MONAI's signal transforms" in signal_transforms, seen
 
 
 def test_monai_imported_before_the_package_is_left_as_it_is(monkeypatch):
-    """Whoever needs MONAI's Transchex imports monai first: then no finder is put in place."""
+    """Whoever needs MONAI's Transchex (or its signal transforms) imports monai first: then no finder
+    is put in place."""
     from accelerated_seg import monai_imports
 
     importlib.import_module("monai")  # as such a user would have (in this process it is already)
 
     monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path
-                                           if not isinstance(f, monai_imports._TranschexWithoutTransformers)])
+                                           if not isinstance(f, monai_imports._WithoutUnusedOptionals)])
     monai_imports.install()
-    assert not any(isinstance(f, monai_imports._TranschexWithoutTransformers) for f in sys.meta_path)
+    assert not any(isinstance(f, monai_imports._WithoutUnusedOptionals) for f in sys.meta_path)
