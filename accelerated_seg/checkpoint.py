@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import torch
+import yaml
 from accelerate.utils import DistributedType
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
@@ -42,8 +43,8 @@ from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
                             read_export_json)
-from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, model_spec, output_layer_names,
-                     spec_differences)
+from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, meta_network, model_spec,
+                     output_layer_names, spec_differences)
 from .strategy import checkpoint_layout, resume_conflict
 
 # Hidden step folders: one being written (.partial) or one being deleted (.old). Neither is ever
@@ -197,18 +198,59 @@ def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module) 
     # A tensor registered under two names (DynUNet's skip_layers) is saved under one of them only.
     aliases = shared_tensor_names(network)
     written_under = {name: aliases.get(name, name) for name in current}  # each name -> its tensor's first name
+    if differences := _shape_differences(saved, current, written_under):
+        raise _another_network_to_resume(checkpoint, differences)
+
+
+def check_resume_model_settings(checkpoint: Path, name: str, patch_size, args: dict | None) -> None:
+    """Refuse a checkpoint whose run built a network of other shapes than ``model.name``,
+    ``model.args`` and ``data.patch_size`` build here, from the two configs, before the data work.
+
+    ``check_resume_network`` compares the checkpoint's tensors with the network itself, which needs the
+    channels and classes that the checked cases decide: a resume with other ``model.args`` was refused
+    once every case was checked and preprocessed and the model prepared. Here both networks are built
+    on the meta device (shapes only) with the same channels and classes, so only what the settings
+    change is compared; other arguments that keep every shape (a dropout rate) may change on a resume,
+    as before. Nothing is refused where the checkpoint's config is missing (``fit``'s checkpoints) or
+    no longer describes a network this version builds: the later check still runs.
+
+    Raises:
+        ConfigError: naming the first differences, as ``check_resume_network`` does.
+    """
+    saved_config = Path(checkpoint) / "config.yaml"
+    saved = yaml.safe_load(saved_config.read_text()) if saved_config.is_file() else None
+    if not (isinstance(saved, dict) and isinstance(saved.get("model"), dict) and isinstance(saved.get("data"), dict)):
+        return
+    saved_model, saved_patch = saved["model"], saved["data"].get("patch_size")
+    if (saved_model.get("name"), saved_model.get("args"), saved_patch) == (name, args, list(patch_size)):
+        return
+    try:
+        then = model_spec(saved_model.get("name"), 1, 2, saved_patch, saved_model.get("args"))
+    except (ConfigError, TypeError, ValueError):
+        return
+    now = model_spec(name, 1, 2, patch_size, args)
+    saved_shapes = {key: tuple(value.shape) for key, value in meta_network(then).state_dict().items()}
+    current = {key: tuple(value.shape) for key, value in meta_network(now).state_dict().items()}
+    if differences := _shape_differences(saved_shapes, current, {key: key for key in current}):
+        raise _another_network_to_resume(checkpoint, differences)
+
+
+def _shape_differences(saved: dict, current: dict, written_under: dict) -> list[str]:
+    """Each tensor whose shape differs, or that one side lacks; ``written_under``: each of
+    ``current``'s names -> the name its tensor is saved under."""
     saved_tensors = {written_under.get(name, name) for name in saved}
     differences = [f"{key}: {saved[key]} saved, {current[key]} here" for key in current
                    if key in saved and saved[key] != current[key]]
     differences += [f"{key} saved only" for key in saved if key not in current]
-    differences += [f"{key} here only" for key in current if written_under[key] not in saved_tensors]
-    if not differences:
-        return
+    return differences + [f"{key} here only" for key in current if written_under[key] not in saved_tensors]
+
+
+def _another_network_to_resume(checkpoint: Path, differences: list[str]) -> ConfigError:
     more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
-    raise ConfigError(f"cannot resume from {checkpoint}: it holds another network than this run builds "
-                      f"({'; '.join(differences[:3])}{more}). model.name, model.args, the image channels or the "
-                      f"classes differ from the run that wrote it; resume with its config "
-                      f"({Path(checkpoint) / 'config.yaml'}), or start the new network in another train.output_dir")
+    return ConfigError(f"cannot resume from {checkpoint}: it holds another network than this run builds "
+                       f"({'; '.join(differences[:3])}{more}). model.name, model.args, the image channels or the "
+                       f"classes differ from the run that wrote it; resume with its config "
+                       f"({Path(checkpoint) / 'config.yaml'}), or start the new network in another train.output_dir")
 
 
 def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir: Path) -> None:

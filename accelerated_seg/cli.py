@@ -300,7 +300,7 @@ def _train(args, overrides) -> int:
         overrides = [*overrides, f"--train.resume={args.resume}"]
     with exit_on_user_error():
         cfg = load_config(args.config, overrides)
-        check_before_the_imports(cfg)  # an init_from or resume typo, the run folder of an earlier run
+        check_before_the_imports(cfg)  # an init_from or resume typo, a resume it cannot continue, an earlier run
         from .train import train  # after the settings are read (exit_on_user_error says why)
 
         train(cfg)

@@ -36,9 +36,9 @@ from tqdm.auto import tqdm
 
 from . import __version__
 from .accelerate_workarounds import skip_first_batches_as_prepared
-from .checkpoint import (PreemptionSignals, check_initial_network, check_resume_layout, check_resume_network,
-                         check_resume_preprocessing, complete_checkpoints, expect_shared_tensors, export_model,
-                         initial_weights_preparation_note, save_training_state, set_aside_later_course,
+from .checkpoint import (PreemptionSignals, check_initial_network, check_resume_layout, check_resume_model_settings,
+                         check_resume_network, check_resume_preprocessing, complete_checkpoints, expect_shared_tensors,
+                         export_model, initial_weights_preparation_note, save_training_state, set_aside_later_course,
                          shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
@@ -572,8 +572,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
-    if resume_from is not None:  # before the Accelerator and the data work; _resume checks it again
+    if resume_from is not None:  # before the Accelerator and the data work; _resume checks them again
         check_resume_settings(resume_from, dump_config(cfg))
+        check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
     accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     run_scope.enter_context(_holding_run_folder(accelerator, out))
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.

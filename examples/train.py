@@ -25,7 +25,7 @@ def main():
     if args.resume:
         overrides.append(f"--train.resume={args.resume}")
     cfg = load_config(args.config, overrides)
-    check_before_the_imports(cfg)  # an init_from or resume typo, the run folder of an earlier run
+    check_before_the_imports(cfg)  # an init_from or resume typo, a resume it cannot continue, an earlier run
     # Imported once the settings are read: the training stack (torch, MONAI, accelerate) takes each
     # rank 8-14 s to import on 2 cores, which a mistyped setting need not wait for.
     from accelerated_seg.train import train

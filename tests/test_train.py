@@ -746,11 +746,20 @@ def test_a_decathlon_dataset_of_4d_channel_files_trains_and_predicts_as_download
         predict_file(out / "model", three.parent / case["image"], tmp_path / "pred3.nii.gz")
 
 
-def test_resume_with_another_network_is_refused_naming_the_difference(tiny_config, tmp_path):
+def test_resume_with_another_network_is_refused_naming_the_difference(tiny_config, tmp_path, monkeypatch):
     """Other model.args than the run that wrote the checkpoint: PyTorch's 'size mismatch' traceback
-    from inside accelerate's load_state before the twenty-seventh session."""
+    from inside accelerate's load_state before the twenty-seventh session; refused from the two configs
+    before the data work since the sixtieth (checkpoint.check_resume_model_settings)."""
+    import accelerated_seg.train as train_module
+
     out = tmp_path / "run"
     train(tiny_config(out, train__max_steps=2, train__val_every=0))
+    checked_data = train_module.checked_data
+
+    def no_data_work(*args):
+        raise AssertionError("the cases were checked before the refusal")
+
+    monkeypatch.setattr(train_module, "checked_data", no_data_work)
     wider = "{channels: [4, 12, 16], strides: [2, 2], num_res_units: 1}"
     with pytest.raises(ConfigError, match=r"cannot resume from .*step_2: it holds another network than this run "
                                           r"builds \(.*: \(8, 4, 3, 3, 3\) saved, \(12, 4, 3, 3, 3\) here"
@@ -758,6 +767,12 @@ def test_resume_with_another_network_is_refused_naming_the_difference(tiny_confi
                                           r"config \(.*step_2/config.yaml\)"):
         train(tiny_config(out, model__args=wider, train__max_steps=4, train__val_every=0, train__resume="latest"))
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]  # nothing written
+    # An argument that keeps every shape may change on a resume, as any other setting may.
+    monkeypatch.setattr(train_module, "checked_data", checked_data)
+    same_shapes = "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, dropout: 0.1}"
+    resumed = train(tiny_config(out, model__args=same_shapes, train__max_steps=3, train__val_every=0,
+                                train__resume="latest"))
+    assert resumed["step"] == 3
     # The same network resumes (the check leaves a matching state to accelerate)
     assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))["step"] == 3
 
