@@ -224,15 +224,24 @@ def check_resume_model_settings(checkpoint: Path, name: str, patch_size, args: d
     saved_model, saved_patch = saved["model"], saved["data"].get("patch_size")
     if (saved_model.get("name"), saved_model.get("args"), saved_patch) == (name, args, list(patch_size)):
         return
-    try:
-        then = model_spec(saved_model.get("name"), 1, 2, saved_patch, saved_model.get("args"))
-    except (ConfigError, TypeError, ValueError):
+    saved_shapes = _settings_shapes(saved_model.get("name"), saved_patch, saved_model.get("args"))
+    current = _settings_shapes(name, patch_size, args)
+    if saved_shapes is None or current is None:
         return
-    now = model_spec(name, 1, 2, patch_size, args)
-    saved_shapes = {key: tuple(value.shape) for key, value in meta_network(then).state_dict().items()}
-    current = {key: tuple(value.shape) for key, value in meta_network(now).state_dict().items()}
     if differences := _shape_differences(saved_shapes, current, {key: key for key in current}):
         raise _another_network_to_resume(checkpoint, differences)
+
+
+def _settings_shapes(name, patch_size, args) -> dict | None:
+    """The state dict's shapes of the network these settings build, with one channel and two classes
+    unless ``args`` name them (the data decides them, and the run checks them); None where the
+    settings build no network here, which the run itself then refuses or the later check compares."""
+    args = args or {}
+    try:
+        spec = model_spec(name, args.get("in_channels", 1), args.get("out_channels", 2), patch_size, args)
+    except (ConfigError, TypeError, ValueError):
+        return None
+    return {key: tuple(value.shape) for key, value in meta_network(spec).state_dict().items()}
 
 
 def _shape_differences(saved: dict, current: dict, written_under: dict) -> list[str]:

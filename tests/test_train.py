@@ -767,14 +767,30 @@ def test_resume_with_another_network_is_refused_naming_the_difference(tiny_confi
                                           r"config \(.*step_2/config.yaml\)"):
         train(tiny_config(out, model__args=wider, train__max_steps=4, train__val_every=0, train__resume="latest"))
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]  # nothing written
-    # An argument that keeps every shape may change on a resume, as any other setting may.
     monkeypatch.setattr(train_module, "checked_data", checked_data)
-    same_shapes = "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, dropout: 0.1}"
-    resumed = train(tiny_config(out, model__args=same_shapes, train__max_steps=3, train__val_every=0,
-                                train__resume="latest"))
-    assert resumed["step"] == 3
     # The same network resumes (the check leaves a matching state to accelerate)
     assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))["step"] == 3
+    # An argument that keeps every shape may change on a resume, as any other setting may.
+    same_shapes = "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, dropout: 0.1}"
+    resumed = train(tiny_config(out, model__args=same_shapes, train__max_steps=4, train__val_every=0,
+                                train__resume="latest"))
+    assert resumed["step"] == 4
+
+
+def test_the_early_network_check_of_a_resume_takes_channels_and_classes_named_in_model_args(tmp_path):
+    """check_resume_model_settings builds both networks with placeholder channels and classes; ones
+    that model.args names (as the data decides them) are taken instead, not refused as contradicting."""
+    import yaml
+
+    from accelerated_seg.checkpoint import check_resume_model_settings
+
+    args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1, "out_channels": 3}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump({"model": {"name": "unet", "args": args},
+                                                          "data": {"patch_size": [16, 16, 16]}}))
+    check_resume_model_settings(tmp_path, "unet", (16, 16, 16), {**args, "dropout": 0.1})  # same shapes
+    with pytest.raises(ConfigError, match=r"cannot resume from .*: it holds another network than this run builds "
+                                          r"\(model.2.0.conv.weight: \(8, 3, 3, 3, 3\) saved, \(8, 4, 3, 3, 3\) here"):
+        check_resume_model_settings(tmp_path, "unet", (16, 16, 16), {**args, "out_channels": 4})
 
 
 def test_resume_with_fewer_steps_than_the_checkpoint_is_refused_and_at_its_step_trains_nothing(tiny_config, tmp_path,
