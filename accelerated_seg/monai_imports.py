@@ -13,8 +13,15 @@ Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.t
 - ``monai.data.ultrasound_confidence_map`` (the UltrasoundConfidenceMapTransform of 2D ultrasound)
   and ``monai.transforms.signal.array`` (transforms of 1D signals) import ``scipy.signal``, and
   with it scipy.stats: about 0.9 s of the 8-9 s left (benchmarks/results/monai_import_scipy_signal_2cpu.json).
-  Nothing else of the training or inference stack imports them. matplotlib and pandas (about 0.5 s
-  each) stay: MONAI's plotting helpers and CSVDataset need them, which a user's script may call.
+  Nothing else of the training or inference stack imports them.
+
+One more is loaded late rather than refused: ``matplotlib.pyplot``, which ``monai.utils.jupyter_utils``
+and ``monai.optimizers.lr_finder`` import at once wherever matplotlib is installed (the ``viz``
+extra, the test environment, most researchers' environments): about 0.4 s of each process, for
+plotting helpers that a user's script may well call. Imported by MONAI, it is a module whose code
+runs at the first use of any of its names, in the same module object (as ``importlib.util.LazyLoader``
+does, whose module loads at any attribute: MONAI's ``optional_import`` reads ``__file__`` at once).
+pandas (about 0.5 s) stays as it is: ``monai.data.utils`` takes ``pandas.DataFrame`` at import.
 
 Every rank of every launch and every predict pays for these imports. MONAI makes each of them
 through ``optional_import``, which turns a failed import into a placeholder that raises when used.
@@ -28,6 +35,8 @@ from __future__ import annotations
 
 import importlib.abc
 import sys
+import threading
+import types
 
 # MONAI's module -> (the package refused to it, with its submodules; the feature that needs it)
 _REFUSED = {
@@ -36,6 +45,9 @@ _REFUSED = {
     "monai.transforms.signal.array": ("scipy.signal", "MONAI's signal transforms"),
 }
 _PACKAGES = frozenset(package for package, _ in _REFUSED.values())
+# Loaded at its first use when a module of MONAI's imports it
+_LOADED_ON_FIRST_USE = frozenset({"matplotlib.pyplot"})
+_LOADING = threading.RLock()
 # Frames between an import statement (or MONAI's optional_import call) and a finder
 _PASSED_THROUGH = ("importlib._bootstrap", "importlib._bootstrap_external", "importlib", "monai.utils.module")
 
@@ -49,10 +61,45 @@ def _importer() -> str | None:
     return None if frame is None else frame.f_globals.get("__name__")
 
 
+class _LoadedOnFirstUse(types.ModuleType):
+    """A module imported but not yet run: the first name looked up that it does not have (anything
+    but the attributes the import system set: ``__file__``, ``__spec__``, ...) runs its code in this
+    same object, which then is the module as a plain import would have left it."""
+
+    def __getattr__(self, attr):
+        with _LOADING:
+            if type(self) is _LoadedOnFirstUse:  # not run meanwhile by another thread
+                self.__class__ = types.ModuleType
+                spec = self.__spec__
+                spec.loader = self.__loader__ = spec.loader.loader
+                try:
+                    spec.loader.exec_module(self)
+                except BaseException:
+                    sys.modules.pop(spec.name, None)  # as a failed import leaves it: the next import retries
+                    raise
+        return getattr(self, attr)
+
+
+class _RunOnFirstUse(importlib.abc.Loader):
+    """Wraps the loader that the import would have used; the module's code waits for its first use."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return None  # the default module object, which _LoadedOnFirstUse's code runs in
+
+    def exec_module(self, module):
+        module.__class__ = _LoadedOnFirstUse
+
+
 class _WithoutUnusedOptionals(importlib.abc.MetaPathFinder):
-    """Refuses each package of ``_REFUSED`` to its module only; defers every other lookup."""
+    """Refuses each package of ``_REFUSED`` to its module only, hands MONAI's modules those of
+    ``_LOADED_ON_FIRST_USE`` not yet run; defers every other lookup."""
 
     def find_spec(self, name, path, target=None):
+        if name in _LOADED_ON_FIRST_USE:
+            return self._spec_run_on_first_use(name, path, target, _importer())
         if not any(name == package or name.startswith(package + ".") for package in _PACKAGES):
             return None
         refused = _REFUSED.get(_importer())
@@ -61,6 +108,20 @@ class _WithoutUnusedOptionals(importlib.abc.MetaPathFinder):
                                       f"(accelerated_seg/monai_imports.py: import monai before accelerated_seg "
                                       f"to use it)", name=name)
         return None
+
+    def _spec_run_on_first_use(self, name, path, target, importer):
+        if importer is None or not importer.startswith("monai."):
+            return None
+        for finder in sys.meta_path[sys.meta_path.index(self) + 1:]:  # the spec the import would have found
+            spec = finder.find_spec(name, path, target) if hasattr(finder, "find_spec") else None
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        spec.loader = _RunOnFirstUse(spec.loader)
+        return spec
 
 
 def install() -> None:

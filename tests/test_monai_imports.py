@@ -1,6 +1,7 @@
-"""MONAI without transformers' BERT and scipy.signal (accelerated_seg/monai_imports.py): measured in
-benchmarks/results/monai_import_2cpu.json and monai_import_scipy_signal_2cpu.json, checked here for
-what it must and must not change."""
+"""MONAI without transformers' BERT and scipy.signal, and with matplotlib.pyplot run at its first use
+(accelerated_seg/monai_imports.py): measured in benchmarks/results/monai_import_2cpu.json,
+monai_import_scipy_signal_2cpu.json and monai_import_pyplot_2cpu.json, checked here for what it must
+and must not change."""
 
 import importlib
 import importlib.metadata
@@ -11,10 +12,15 @@ import sys
 
 import pytest
 
-try:  # installed, as the test extra has it (accelerate's DeepSpeed path imports it), though hidden from
-    importlib.metadata.distribution("transformers")  # this process by tests/startup/sitecustomize.py
-except importlib.metadata.PackageNotFoundError:
-    pytest.skip("transformers is not installed", allow_module_level=True)
+
+def _installed(distribution: str) -> bool:
+    """Whether it is installed: transformers is, as the test extra has it (accelerate's DeepSpeed path
+    imports it), though hidden from this process by tests/startup/sitecustomize.py."""
+    try:
+        importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def _run(code: str) -> dict:
@@ -25,6 +31,7 @@ def _run(code: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.skipif(not _installed("transformers"), reason="transformers is not installed")
 def test_only_the_modules_that_ask_go_without_transformers_and_scipy_signal_which_load_for_anyone_else():
     seen = _run("import json, sys\n"
                 "import accelerated_seg.train\n"
@@ -65,3 +72,33 @@ def test_monai_imported_before_the_package_is_left_as_it_is(monkeypatch):
                                            if not isinstance(f, monai_imports._WithoutUnusedOptionals)])
     monai_imports.install()
     assert not any(isinstance(f, monai_imports._WithoutUnusedOptionals) for f in sys.meta_path)
+
+
+@pytest.mark.skipif(not _installed("matplotlib"), reason="matplotlib is not installed (the viz extra)")
+def test_pyplot_imported_by_monai_runs_at_its_first_use_and_is_then_the_module_a_plain_import_gives():
+    seen = _run("import json, sys, types\n"
+                "import accelerated_seg.train\n"
+                "pyplot = sys.modules['matplotlib.pyplot']\n"
+                "before = [type(pyplot).__name__, 'figure' in vars(pyplot)]\n"
+                "import numpy as np\n"
+                "from monai.optimizers import lr_finder\n"
+                "from monai.visualize import matshow3d\n"
+                "fig, _ = matshow3d(np.zeros((4, 8, 8)), show=False)  # MONAI's helper, drawing with it\n"
+                "import matplotlib.pyplot as plt\n"
+                "print(json.dumps({'before': before, 'fig': type(fig).__name__,\n"
+                "                  'after': [type(plt) is types.ModuleType, plt is pyplot is lr_finder.plt,\n"
+                "                            type(plt.__loader__).__name__, type(plt.__spec__.loader).__name__],\n"
+                "                  'figures': plt.get_fignums()}))")
+    assert seen["before"] == ["_LoadedOnFirstUse", False], seen  # imported by MONAI, not run
+    assert seen["fig"] == "Figure" and seen["figures"] == [1], seen
+    assert seen["after"] == [True, True, "SourceFileLoader", "SourceFileLoader"], seen
+
+
+@pytest.mark.skipif(not _installed("matplotlib"), reason="matplotlib is not installed (the viz extra)")
+def test_pyplot_imported_by_anyone_but_monai_runs_at_once():
+    seen = _run("import json, sys, types\n"
+                "import accelerated_seg  # the finder in place, MONAI not imported yet\n"
+                "import matplotlib.pyplot as plt\n"
+                "print(json.dumps({'monai': 'monai' in sys.modules, 'plain': type(plt) is types.ModuleType,\n"
+                "                  'figure': 'figure' in vars(plt)}))")
+    assert seen == {"monai": False, "plain": True, "figure": True}, seen
