@@ -5,3 +5,22 @@ from .monai_imports import install as _install_monai_imports
 __version__ = "0.1.0"
 
 _install_monai_imports()  # before any module of the package imports MONAI (monai_imports.py says why)
+
+# The estimator's two names at the top, as nobrainer's users reach for them (``from accelerated_seg
+# import Dataset, Segmentation``), imported at their first use: ``import accelerated_seg`` comes
+# first in every command, whose refusals must not wait for torch and MONAI (tests/refusals.py).
+_ON_FIRST_USE = {"Dataset": "estimator", "Segmentation": "estimator"}
+
+
+def __getattr__(name: str):
+    if name not in _ON_FIRST_USE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{_ON_FIRST_USE[name]}", __name__), name)
+    globals()[name] = value  # the next lookup is a plain one
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_ON_FIRST_USE))

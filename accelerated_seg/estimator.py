@@ -532,6 +532,25 @@ class Segmentation:
         estimator.model_dir = estimator.loaded_from = directory
         return estimator
 
+    def __repr__(self) -> str:
+        """The network, and what it predicts with: a fit's model, a loaded one, or none yet."""
+        design = f", model_args={self.model_args!r}" if self.model_args else ""
+        if self.run_dir is not None:
+            summary = self.summary or {}
+            steps = summary.get("step")
+            state = f"trained {steps} step{'' if steps == 1 else 's'} in {self.run_dir}"
+            if summary.get("preempted"):
+                state += " (stopped by a signal)"
+            if summary.get("best_dice", -1.0) >= 0:  # -1: the run never validated
+                state += f", best validation mean Dice {summary['best_dice']:.4f} at step {summary.get('best_step')}"
+            if self.loaded_from is not None:
+                state += f", from {self.loaded_from}"
+        elif self.loaded_from is not None:
+            return f"<Segmentation {self.model_name!r}{design}: loaded from {self.loaded_from}>"
+        else:
+            return f"<Segmentation {self.model_name!r}{design}: not trained yet>"
+        return f"<Segmentation {self.model_name!r}{design}: {state}; predicts with {self.model_dir}>"
+
     def _require_model(self) -> Path:
         if self.model_dir is None:
             raise RuntimeError("this Segmentation has no trained model yet: call fit(), or Segmentation.load(dir)")

@@ -13,9 +13,9 @@ from pathlib import Path
 import nibabel as nib
 import numpy as np
 
+from accelerated_seg import Dataset, Segmentation
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
-from accelerated_seg.estimator import Dataset, Segmentation
 
 
 def main(argv=None):

@@ -150,8 +150,13 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
                          output_dir=str(tmp_path / "run"), val_every=3, save_every=0, trackers="none",
                          progress_bar=False)
+    design = "model_args={'channels': [4, 8, 16], 'strides': [2, 2], 'num_res_units': 1}"
+    assert repr(model) == f"<Segmentation 'unet', {design}: not trained yet>"
     model.fit(data, epochs=1)
     assert model.summary["step"] == 6 * 4 // 2  # one pass: 6 cases x 4 patches, batch 2
+    assert repr(model) == (f"<Segmentation 'unet', {design}: trained 12 steps in {tmp_path / 'run'}, best validation "
+                           f"mean Dice {model.summary['best_dice']:.4f} at step {model.summary['best_step']}; "
+                           f"predicts with {tmp_path / 'run' / 'best_model'}>")
     from accelerated_seg.config import ConfigError
 
     with pytest.raises(ConfigError, match=r"or set Segmentation\(\.\.\., overwrite=True\) to delete it"):
@@ -165,8 +170,13 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
         model.fit(cached_there, steps=1, overwrite=True)
     assert (tmp_path / "run" / "model" / "model.safetensors").is_file()  # the first run is still there
     # fit's own output_dir is where evaluate writes by default (the constructor's, before the twenty-ninth session)
-    elsewhere = Segmentation.load(model.model_dir).fit(data, steps=1, output_dir=str(tmp_path / "elsewhere"),
-                                                       val_every=0, trackers="none", progress_bar=False)
+    loaded = Segmentation.load(model.model_dir)
+    assert repr(loaded).endswith(f": loaded from {model.model_dir}>")
+    elsewhere = loaded.fit(data, steps=1, output_dir=str(tmp_path / "elsewhere"),
+                           val_every=0, trackers="none", progress_bar=False)
+    # no validation, so no Dice; the weights it started from
+    assert repr(elsewhere).endswith(f": trained 1 step in {tmp_path / 'elsewhere'}, from {model.model_dir}; "
+                                    f"predicts with {tmp_path / 'elsewhere' / 'model'}>")
     elsewhere.evaluate(data)
     assert (tmp_path / "elsewhere" / "evaluation" / "summary.json").is_file()
 
@@ -598,3 +608,23 @@ def test_the_builders_loader_runs_the_pre_flight_checks_first(tiny_dataset, tmp_
     with pytest.raises(DataError, match=f"{broken}: corrupt or not a gzip file"):
         data.loader()
     assert not (tmp_path / "cache").exists()  # refused before any preprocessing
+
+
+def test_the_package_gives_the_estimator_by_name_without_importing_torch_before_its_use():
+    """``from accelerated_seg import Dataset, Segmentation``, as nobrainer's users write it; ``import
+    accelerated_seg``, every command's first step, still imports neither torch nor MONAI."""
+    import subprocess
+    import sys
+
+    import accelerated_seg
+    import accelerated_seg.estimator as estimator
+
+    assert accelerated_seg.Segmentation is estimator.Segmentation and accelerated_seg.Dataset is estimator.Dataset
+    assert {"Dataset", "Segmentation"} <= set(dir(accelerated_seg))
+    with pytest.raises(AttributeError, match="module 'accelerated_seg' has no attribute 'Segmentaton'"):
+        accelerated_seg.Segmentaton
+    probe = ("import sys, accelerated_seg; "
+             "print(sorted(m for m in ('torch', 'monai', 'accelerate') if m in sys.modules), "
+             "'Segmentation' in dir(accelerated_seg))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.split() == ["[]", "True"], result.stderr[-2000:]
