@@ -102,6 +102,24 @@ class Dataset:
         return cls(manifest=_manifest(pairs, validation_pairs, n_classes, data, ignore_value), data=data, pairs=pairs,
                    validation_pairs=validation_pairs, n_classes=n_classes, ignore_value=ignore_value)
 
+    def __repr__(self) -> str:
+        """What training would see, in a line: the dataclass's own repr lists every case and every
+        data setting, ``dataset='synthetic'`` among them (a DataConfig default the cases replace)."""
+        manifest, data = self.manifest, self.data
+        outputs = (f"{manifest.regions.count} regions" if manifest.regions is not None
+                   else f"{manifest.num_classes} classes ({', '.join(manifest.labels.values())})")
+        described = [f"{len(manifest.training)} training and {len(manifest.validation)} validation cases, "
+                     f"split: {manifest.split}",
+                     f"{manifest.num_channels} channel{'' if manifest.num_channels == 1 else 's'} "
+                     f"({', '.join(manifest.channels.values())})",
+                     outputs + (", binarized" if manifest.binarized else ""),
+                     f"block_shape {tuple(data.patch_size)}",
+                     "batch " + ("the training default" if self.batch_size is None else str(self.batch_size)),
+                     f"augment {data.augment}" + ("" if data.augment_on == "auto" else f" on the {data.augment_on}")]
+        if manifest.ignore_value is not None:
+            described.append(f"ignore value {manifest.ignore_value}")
+        return f"<Dataset: {'; '.join(described)}>"
+
     def batch(self, batch_size: int) -> "Dataset":
         """Per-device batch size."""
         if not is_whole_number(batch_size, 1):

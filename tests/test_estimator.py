@@ -36,6 +36,12 @@ def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, t
     cfg = data.config(max_steps=7)
     assert cfg.train.batch_size == 4 and cfg.train.max_steps == 7 and cfg.data is data.data
     assert data.config(compile=True).train.compile.enabled  # Segmentation(..., compile=True)
+    # One line of what training sees (the dataclass's repr listed every case, and dataset='synthetic')
+    assert repr(base) == ("<Dataset: 6 training and 3 validation cases, split: given (validation_pairs); 1 channel "
+                          "(image); 3 classes (background, class_1, class_2); block_shape (16, 16, 16); batch the "
+                          "training default; augment light>")
+    assert repr(data.augment("heavy", on="cpu")).endswith(
+        "; 2 classes (background, foreground), binarized; block_shape (16, 16, 16); batch 4; augment heavy on the cpu>")
 
 
 def test_builder_loader_gives_the_batches_of_the_csv_config_path(tiny_dataset, tmp_path):
