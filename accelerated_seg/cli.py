@@ -515,6 +515,9 @@ def _evaluate(args, _) -> int:
             continue
         print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm{empty}, "
               f"surface Dice @{summary['tolerance_mm'][c]:g} mm {_mean_std(nsd)}")
+    if summary.get("merged_foreground"):
+        print(f"every non-zero value of the references scored as class 1: {args.dataset_json} is a model trained "
+              f"binarized (data.binarize)")
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
           f"and summary.json to {args.output or Path(args.pred_dir) / 'evaluation'}")
     return 0

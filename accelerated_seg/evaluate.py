@@ -395,6 +395,13 @@ def ignore_from_json(path: str | Path) -> int | None:
     return split_ignore(document.get("labels"), f'{path}: "labels"')[1]
 
 
+def binarized_from_json(path: str | Path) -> bool:
+    """Whether ``--labels`` is the config.json of a model trained binarized (``data.binarize``), whose
+    foreground is every non-zero value of its references, declared or not (an aseg's dozens)."""
+    document, is_export = _labels_document(path)
+    return bool(is_export and preprocess_settings(document).binarize)
+
+
 def regions_from_json(path: str | Path) -> Regions | None:
     """The regions (``regions.py``) an export's config.json or an nnU-Net dataset.json declares, in label
     values; None where it declares classes."""
@@ -436,7 +443,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                      dataset_json: str | Path | None = None,
                      tolerance_mm: float | Sequence[float] | Mapping[int, float] = DEFAULT_TOLERANCE_MM,
                      output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM,
-                     regions: Regions | None = None, ignore_value: int | None = None) -> dict:
+                     regions: Regions | None = None, ignore_value: int | None = None,
+                     merge_foreground: bool | None = None) -> dict:
     """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
 
     The classes scored are, in this order of preference: those named in ``dataset_json`` (except
@@ -456,6 +464,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         regions: the regions to score, in the maps' values (over ``dataset_json``'s).
         ignore_value: the labels' value for unannotated voxels (over ``dataset_json``'s "ignore" label):
             Dice of the annotated voxels alone, no distances (NaN).
+        merge_foreground: every non-zero value of the references is class 1, as a model trained with
+            ``data.binarize`` saw them; None: where ``dataset_json`` is such a model's config.json.
 
     Returns:
         The summary written to ``summary.json``.
@@ -480,6 +490,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         regions = regions_from_json(dataset_json)
     if ignore_value is None and dataset_json is not None:
         ignore_value = ignore_from_json(dataset_json)
+    if merge_foreground is None:
+        merge_foreground = dataset_json is not None and binarized_from_json(dataset_json)
     if regions is not None and num_classes is not None:
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
                          f"--num-classes")
@@ -494,6 +506,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     rows = []
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
+        if merge_foreground:  # binarize refuses an "ignore" label (data/labels.py), so none is merged here
+            label = np.where(label > 0, 1, label)
         _require_known_values(pred, pred_path, known)
         _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []))
         spacing = voxel_spacing(nib.load(label_path).affine)
@@ -512,6 +526,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         "tolerance_mm": {str(c): t for c, t in tolerance.items()},
         **({"regions": regions.to_dict()} if regions is not None else {}),
         **({"ignore_value": ignore_value} if ignore_value is not None else {}),
+        **({"merged_foreground": True} if merge_foreground else {}),
         **summarise(rows, names),
         "conventions": {
             "both_empty": "dice 1, hd95_mm 0, surface_dice 1",
@@ -521,6 +536,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             **({"ignore": f"voxels labelled {ignore_value} are not annotated: Dice over the others; hd95_mm and "
                           "surface_dice not computed (NaN), distances to a surface drawn in part are not defined"}
                if ignore_value is not None else {}),
+            **({"merged_foreground": "every non-zero value of the references scored as class 1, as the model "
+                                     "(trained with data.binarize) saw them"} if merge_foreground else {}),
         },
         "predictions_without_label": [str(p) for p in unmatched],
     }

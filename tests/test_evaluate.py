@@ -212,6 +212,34 @@ def test_a_models_config_json_names_the_values_predict_writes(tmp_path):
                                                                4: "enhancing"}
 
 
+def test_a_binarized_models_config_json_scores_every_reference_value_as_its_foreground(folders, tmp_path, capsys):
+    """A model trained with data.binarize writes 1 for anything not background; its config.json as
+    --labels scores the references so too (their value 2 was an error, with no way to say so)."""
+    from accelerated_seg.data.preprocess import PreprocessSettings
+
+    pred_dir, label_dir, _ = folders
+    for case in ("a", "b", "c"):  # the two classes' predictions as one foreground
+        merged = (nib.load(pred_dir / f"{case}.nii.gz").get_fdata() > 0).astype(np.uint8)
+        save(pred_dir / f"{case}.nii.gz", merged)
+    model = tmp_path / "model"
+    model.mkdir()
+    config = {"model": {"name": "unet"}, "num_classes": 2, "labels": {"0": "background", "1": "foreground"},
+              "preprocessing": PreprocessSettings(binarize=True).to_dict()}
+    (model / "config.json").write_text(json.dumps(config))
+    summary = evaluate_folders(pred_dir, label_dir, dataset_json=model / "config.json")
+    assert summary["classes"] == {"1": "foreground"} and summary["merged_foreground"] is True
+    rows = list(csv.DictReader((pred_dir / "evaluation" / "metrics.csv").open()))
+    assert [(r["case"], float(r["dice"])) for r in rows][0] == ("a", 1.0)  # a perfect prediction of both
+    assert "data.binarize" in summary["conventions"]["merged_foreground"]
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(model / "config.json"),
+                 "--output", str(tmp_path / "cli")]) == 0
+    assert "every non-zero value of the references scored as class 1" in capsys.readouterr().out
+    del config["preprocessing"]["binarize"]  # trained on the classes: a reference's 2 is still an error
+    (model / "config.json").write_text(json.dumps(config))
+    with pytest.raises(DataError, match=r"labels/a\.nii\.gz: label value\(s\) \[2\] are not among the classes"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=model / "config.json", output_dir=tmp_path / "again")
+
+
 def test_classes_are_inferred_from_the_files_when_not_given(folders):
     pred_dir, label_dir, _ = folders
     summary = evaluate_folders(pred_dir, label_dir, output_dir=pred_dir.parent / "out")
