@@ -34,7 +34,7 @@ from accelerated_seg.data.formats.dataset_json import read_json
 from accelerated_seg.data.formats.msd import load_msd
 from accelerated_seg.data.formats.nnunet import load_nnunet
 from accelerated_seg.data.formats.pairs import from_pairs
-from accelerated_seg.data.formats.paths import PathLike
+from accelerated_seg.data.formats.paths import PathLike, nifti_stem
 from accelerated_seg.data.labels import LabelsArgument, parse_labels
 from accelerated_seg.data.splits import SplitSettings, split_cases
 
@@ -48,6 +48,24 @@ _ACCEPTED_SOURCES = (
     "(dataset.json with channel_names, imagesTr/, labelsTr/), a .csv with 'image' and 'label' columns, "
     "or a list of (image, label) path pairs"
 )
+
+
+def _describe_it(folder: Path) -> str:
+    """What to write for a folder of images and labels that nothing describes: a CSV of its own files,
+    shown with its first case (the usual way to arrive here: the files collected, no dataset.json)."""
+    images, labels = (sorted(p for p in (folder / sub).glob("*") if nifti_stem(p) is not None)
+                      for sub in ("imagesTr", "labelsTr"))
+    if not images or not labels:
+        return f"expected {_ACCEPTED_SOURCES}"
+    label = labels[0]
+    case = nifti_stem(label)
+    channels = sorted(p for p in images if nifti_stem(p) == case or nifti_stem(p).startswith(f"{case}_"))
+    columns = "image,label" if len(channels) <= 1 else ",".join(f"image_{k}" for k in range(len(channels))) + ",label"
+    row = ",".join(p.relative_to(folder).as_posix() for p in [*(channels or images[:1]), label])
+    return (f"its imagesTr/ ({len(images)} NIfTI files) and labelsTr/ ({len(labels)}) can be listed in a CSV there, "
+            f"given as data.dataset: the header {columns} and one line per case, such as {row} (paths relative "
+            f"to the CSV); its labels are binary unless data.labels declares them ({{0: background, 1: ..., 2: ...}}). "
+            f"Or write an MSD or nnU-Net v2 dataset.json into {folder} (docs/data.md)")
 
 
 def load_cases(
@@ -89,7 +107,7 @@ def load_cases(
 
     json_path = path / "dataset.json" if path.is_dir() else path
     if path.is_dir() and not json_path.is_file():
-        raise DataError(f"{path}: folder without dataset.json; expected {_ACCEPTED_SOURCES}")
+        raise DataError(f"{path}: folder without dataset.json; {_describe_it(path)}")
     if json_path.suffix.lower() != ".json":
         what = "not found" if not path.exists() else "not a dataset description"
         raise DataError(f"{path}: {what}; expected {_ACCEPTED_SOURCES}")
