@@ -77,7 +77,8 @@ class Dataset:
         """Cases from ``[(image or [channel images], label), ...]``.
 
         Args:
-            pairs: training (and, without ``validation_pairs``, validation) cases.
+            pairs: training (and, without ``validation_pairs``, validation) cases: ``(image or [channel
+                images], label)`` each, or a MONAI datalist's ``{"image": ..., "label": ...}``.
             block_shape: training patch size (nobrainer's name for it); one number is a cube.
             n_classes: classes including background; labels must hold values 0..n_classes-1 (after
                 ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).

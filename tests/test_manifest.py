@@ -507,6 +507,18 @@ def test_from_pairs_single_and_multichannel(tmp_path):
     assert multi.label_map == {0: 0, 2: 1}
 
 
+def test_from_pairs_reads_a_monai_datalist_as_its_pairs(tmp_path):
+    """MONAI's own form of a case list (``load_decathlon_datalist``'s): dicts naming the files, with
+    keys of their own beside them; a multi-channel image is a list."""
+    datalist = [{"image": ["x/a_t1.nii.gz", "x/a_t2.nii.gz"], "label": "y/a.nii.gz", "age": 41},
+                {"image": ["x/b_t1.nii.gz", "x/b_t2.nii.gz"], "label": "y/b.nii.gz"}]
+    as_dicts = from_pairs(datalist, validation_pairs=[{"image": ["x/c_t1.nii.gz", "x/c_t2.nii.gz"],
+                                                       "label": "y/c.nii.gz"}], root=tmp_path)
+    as_pairs = from_pairs([(e["image"], e["label"]) for e in datalist],
+                          validation_pairs=[(["x/c_t1.nii.gz", "x/c_t2.nii.gz"], "y/c.nii.gz")], root=tmp_path)
+    assert as_dicts == as_pairs and as_dicts.num_channels == 2 and ids(as_dicts.validation) == ["c"]
+
+
 def test_from_pairs_validation_pairs_are_the_split(tmp_path):
     manifest = from_pairs([("a.nii.gz", "a_seg.nii.gz"), ("b.nii.gz", "b_seg.nii.gz")],
                           validation_pairs=[("c.nii.gz", "c_seg.nii.gz")], root=tmp_path)
@@ -523,6 +535,8 @@ def test_from_pairs_validation_pairs_are_the_split(tmp_path):
         ([([], "a_seg.nii.gz")], "non-empty list"),
         ([], "no pairs"),
         ("a.nii.gz", "must be a list"),
+        ([{"image": "a.nii.gz"}], "pairs[0] is a dict without 'label'; a MONAI datalist entry names its files"),
+        ([{"img": "a.nii.gz", "seg": "a_seg.nii.gz"}], "pairs[0] is a dict without 'image' and 'label'"),
     ],
 )
 def test_from_pairs_mistakes(tmp_path, pairs, fragment):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,8 @@ def from_pairs(
     root: PathLike | None = None,
     validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
 ) -> Manifest:
-    """Build a Manifest from ``[(image, label), ...]`` or ``[([channel_0, channel_1], label), ...]``.
+    """Build a Manifest from ``[(image, label), ...]`` or ``[([channel_0, channel_1], label), ...]``, or
+    from a MONAI datalist's ``[{"image": ..., "label": ...}, ...]`` (its other keys ignored).
 
     Case ids are the label file names, made unique with their folders when two share a name
     (``sub-01/mask.nii.gz`` -> ``sub-01_mask``).
@@ -90,8 +91,15 @@ def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ..
     parsed = []
     for position, pair in enumerate(pairs):
         where = f"from_pairs: {name}[{position}]"
+        if isinstance(pair, Mapping):  # a MONAI datalist entry: {"image": ..., "label": ..., other keys}
+            missing = [key for key in ("image", "label") if key not in pair]
+            if missing:
+                raise DataError(f"{where} is a dict without {' and '.join(repr(k) for k in missing)}; a MONAI datalist "
+                                f"entry names its files {{'image': path or [channel paths], 'label': path}}")
+            pair = (pair["image"], pair["label"])
         if not (isinstance(pair, Sequence) and not isinstance(pair, str) and len(pair) == 2):
-            raise DataError(f"{where} is {pair!r}; each entry must be (image path or [channel paths], label path)")
+            raise DataError(f"{where} is {pair!r}; each entry must be (image path or [channel paths], label path) "
+                            f"or MONAI's {{'image': ..., 'label': ...}}")
         image_field, label_field = pair
         if isinstance(image_field, (str, os.PathLike)):
             image_paths = [image_field]
