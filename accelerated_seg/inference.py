@@ -404,8 +404,13 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     """
     paths = [Path(p) for p in channels]
     if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
+        # A list is one case's channels; a single-channel model given several files was most likely
+        # meant to segment several cases.
+        several_cases = ("; to segment several cases, give one file per call, or a folder to accelerated-seg "
+                         "predict" if config["in_channels"] == 1 else "")
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
-                        f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}")
+                        f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}"
+                        f"{several_cases}")
     images = _read_channels(paths, config["in_channels"])
     settings = preprocess_settings(config)
     # MONAI's loader takes the images just read and checked rather than decompressing each file again

@@ -201,7 +201,9 @@ def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tm
     image = scans / "imagesTr" / "case_002.nii.gz"
     out = predict_file(model, image, tmp_path / "seg.nii.gz", None, 2, 0.25)
     assert_same_geometry(out, image)
-    with pytest.raises(DataError, match="expects 1 channel image"):
+    # a list is one case's channels: for a one-channel model, most likely several cases meant
+    with pytest.raises(DataError, match="expects 1 channel image.*; to segment several cases, give one file per "
+                                        "call, or a folder to accelerated-seg predict"):
         predict_file(model, [image, image], tmp_path / "seg.nii.gz")
 
 
