@@ -608,7 +608,8 @@ def test_a_folder_of_images_and_labels_without_dataset_json_is_told_the_csv_that
                    ("image_0,image_1,label",
                     "imagesTr/case_1_0000.nii.gz,imagesTr/case_1_0001.nii.gz,labelsTr/case_1.nii.gz"))
     assert message.startswith(f"{tmp_path}: folder without dataset.json; its imagesTr/ ({2 * channels} NIfTI files) "
-                              f"and labelsTr/ (2) can be listed in a CSV there, given as data.dataset: the header "
+                              f"and labelsTr/ (2) can be listed in a CSV there, given in its place (data.dataset): "
+                              f"the header "
                               f"{header} and one line per case, such as {row} (paths relative to the CSV)")
     assert "data.labels declares them" in message and "nnU-Net v2 dataset.json" in message
     rows = [row, row.replace("case_1", "case_10")]

@@ -62,10 +62,10 @@ def _describe_it(folder: Path) -> str:
     channels = sorted(p for p in images if nifti_stem(p) == case or nifti_stem(p).startswith(f"{case}_"))
     columns = "image,label" if len(channels) <= 1 else ",".join(f"image_{k}" for k in range(len(channels))) + ",label"
     row = ",".join(p.relative_to(folder).as_posix() for p in [*(channels or images[:1]), label])
-    return (f"its imagesTr/ ({len(images)} NIfTI files) and labelsTr/ ({len(labels)}) can be listed in a CSV there, "
-            f"given as data.dataset: the header {columns} and one line per case, such as {row} (paths relative "
-            f"to the CSV); its labels are binary unless data.labels declares them ({{0: background, 1: ..., 2: ...}}). "
-            f"Or write an MSD or nnU-Net v2 dataset.json into {folder} (docs/data.md)")
+    return (f"its imagesTr/ ({len(images)} NIfTI files) and labelsTr/ ({len(labels)}) can be listed in a CSV "
+            f"there, given in its place (data.dataset): the header {columns} and one line per case, such as {row} "
+            f"(paths relative to the CSV); its labels are binary unless data.labels declares them ({{0: background, "
+            f"1: ..., 2: ...}}). Or write an MSD or nnU-Net v2 dataset.json into {folder} (docs/data.md)")
 
 
 def load_cases(
