@@ -594,7 +594,7 @@ def test_a_folder_of_images_and_labels_without_dataset_json_is_told_the_csv_that
     """The usual way to arrive with a folder nothing describes: the files collected, no dataset.json.
     The error shows the CSV that reads it, from the folder's own first case, and that CSV loads."""
     image, label = np.zeros((4, 4, 4), np.float32), np.zeros((4, 4, 4), np.uint8)
-    for case in ("case_1", "case_10"):  # case_10's channels are not case_1's
+    for case in ("case_1", "case_10", "case_1_b"):  # neither case_10's nor case_1_b's images are case_1's
         names = [f"{case}.nii.gz"] if channels == 1 else [f"{case}_{k:04d}.nii.gz" for k in range(channels)]
         for name in names:
             (tmp_path / "imagesTr").mkdir(exist_ok=True)
@@ -607,15 +607,15 @@ def test_a_folder_of_images_and_labels_without_dataset_json_is_told_the_csv_that
     header, row = (("image,label", "imagesTr/case_1.nii.gz,labelsTr/case_1.nii.gz") if channels == 1 else
                    ("image_0,image_1,label",
                     "imagesTr/case_1_0000.nii.gz,imagesTr/case_1_0001.nii.gz,labelsTr/case_1.nii.gz"))
-    assert message.startswith(f"{tmp_path}: folder without dataset.json; its imagesTr/ ({2 * channels} NIfTI files) "
-                              f"and labelsTr/ (2) can be listed in a CSV there, given in its place (data.dataset): "
+    assert message.startswith(f"{tmp_path}: folder without dataset.json; its imagesTr/ ({3 * channels} NIfTI files) "
+                              f"and labelsTr/ (3) can be listed in a CSV there, given in its place (data.dataset): "
                               f"the header "
                               f"{header} and one line per case, such as {row} (paths relative to the CSV)")
     assert "data.labels declares them" in message and "nnU-Net v2 dataset.json" in message
-    rows = [row, row.replace("case_1", "case_10")]
+    rows = [row, row.replace("case_1", "case_10"), row.replace("case_1", "case_1_b")]
     (tmp_path / "cases.csv").write_text("\n".join([header, *rows]) + "\n")
     manifest = load_cases(tmp_path / "cases.csv", validation_fraction=0.5)
-    assert len(manifest.training) + len(manifest.validation) == 2 and manifest.num_channels == channels
+    assert len(manifest.training) + len(manifest.validation) == 3 and manifest.num_channels == channels
 
 
 def test_load_cases_refuses_a_labels_argument_for_json_sources(tmp_path):

@@ -23,6 +23,7 @@ importable from here too: :mod:`~accelerated_seg.data.cases` (Case, Manifest), t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,8 @@ def _describe_it(folder: Path) -> str:
         return f"expected {_ACCEPTED_SOURCES}"
     label = labels[0]
     case = nifti_stem(label)
-    channels = sorted(p for p in images if nifti_stem(p) == case or nifti_stem(p).startswith(f"{case}_"))
+    # its image, or its channels in nnU-Net's naming (<case>_0000, ...), not another case's (<case>_b)
+    channels = sorted(p for p in images if re.fullmatch(rf"{re.escape(case)}(_\d{{4}})?", nifti_stem(p)))
     columns = "image,label" if len(channels) <= 1 else ",".join(f"image_{k}" for k in range(len(channels))) + ",label"
     row = ",".join(p.relative_to(folder).as_posix() for p in [*(channels or images[:1]), label])
     return (f"its imagesTr/ ({len(images)} NIfTI files) and labelsTr/ ({len(labels)}) can be listed in a CSV "
