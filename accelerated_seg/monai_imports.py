@@ -21,7 +21,9 @@ extra, the test environment, most researchers' environments): about 0.4 s of eac
 plotting helpers that a user's script may well call. Imported by MONAI, it is a module whose code
 runs at the first use of any of its names, in the same module object (as ``importlib.util.LazyLoader``
 does, whose module loads at any attribute: MONAI's ``optional_import`` reads ``__file__`` at once).
-pandas (about 0.5 s) stays as it is: ``monai.data.utils`` takes ``pandas.DataFrame`` at import.
+pandas (about 0.5 s) stays as it is: ``monai.data.utils`` takes ``pandas.DataFrame`` at import, and
+every training process would load it anyway, through the case table's ``datasets`` (whose
+``arrow_dataset`` imports pandas at its top).
 
 Every rank of every launch and every predict pays for these imports. MONAI makes each of them
 through ``optional_import``, which turns a failed import into a placeholder that raises when used.
