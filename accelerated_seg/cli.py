@@ -22,6 +22,8 @@ import os
 import sys
 from typing import NoReturn
 
+from .collector import importing_without_collection
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
@@ -301,7 +303,8 @@ def _train(args, overrides) -> int:
     with exit_on_user_error():
         cfg = load_config(args.config, overrides)
         check_before_the_imports(cfg)  # an init_from or resume typo, a resume it cannot continue, an earlier run
-        from .train import train  # after the settings are read (exit_on_user_error says why)
+        with importing_without_collection():  # collector.py says why
+            from .train import train  # after the settings are read (exit_on_user_error says why)
 
         train(cfg)
     return 0
@@ -401,15 +404,15 @@ def _predict(args, _) -> int:
         if os.environ.get("RANK", "0") == "0":  # under accelerate launch every rank stops, the main one says why
             print(f"error: {error}", file=sys.stderr)
         return 2
-    from .inference import predict_cases, predict_file
-    from .inference_files import probabilities_path
+    with importing_without_collection():  # collector.py says why
+        from .inference import predict_cases, predict_file
+        from .inference_distributed import launched_with_several_processes
+        from .inference_files import probabilities_path
 
     options = dict(device=args.device, sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta,
                    precision=args.precision, aggregate_on_cpu=args.aggregate_on_cpu,
                    transforms_on_device=args.transforms_on_device,
                    keep_largest=(args.keep_largest or True) if args.keep_largest is not None else False)
-    from .inference_distributed import launched_with_several_processes
-
     if len(args.model) == 1:  # one model, as before; several: an ensemble (ensemble.py)
         args.model = args.model[0]
     elif os.environ.get("RANK", "0") == "0":  # the main process only, under accelerate launch
@@ -495,9 +498,10 @@ def _export(args, _) -> int:
 def _evaluate(args, _) -> int:
     from pathlib import Path
 
-    from nibabel.filebasedimages import ImageFileError
+    with importing_without_collection():  # collector.py says why
+        from nibabel.filebasedimages import ImageFileError
 
-    from .evaluate import evaluate_folders
+        from .evaluate import evaluate_folders
 
     try:
         summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
@@ -545,15 +549,17 @@ def _benchmark(args, _) -> int:
         if os.environ.get("RANK", "0") == "0":  # every rank stops, the main one says why
             print(f"error: {error}", file=sys.stderr)
         return 2
-    from .benchmark import benchmark_data, benchmark_infer, write_result
+    with importing_without_collection():  # collector.py says why; what is measured runs after it
+        from .benchmark import benchmark_data, benchmark_infer, write_result
 
+        if args.target == "train":
+            from .benchmark_train import run_from_cli
+        elif args.target == "predict":
+            from .benchmark_predict import benchmark_predict
     if args.target == "train":
-        from .benchmark_train import run_from_cli
 
         return run_from_cli(args)
     if args.target == "predict":
-        from .benchmark_predict import benchmark_predict
-
         try:
             results = benchmark_predict(args.model, cases=args.cases, size=tuple(args.size), spacing=tuple(args.spacing),
                                         roi=args.roi, channels=args.channels, overlap=args.overlap,

@@ -11,6 +11,7 @@ PNG report (a validation slice: image, label, prediction; and the loss/Dice curv
 import argparse
 
 from accelerated_seg.cli import end_process, exit_on_user_error, path_argument
+from accelerated_seg.collector import importing_without_collection
 from accelerated_seg.config import load_config
 from accelerated_seg.run_folder import check_before_the_imports
 
@@ -27,8 +28,10 @@ def main():
     cfg = load_config(args.config, overrides)
     check_before_the_imports(cfg)  # an init_from or resume typo, a resume it cannot continue, an earlier run
     # Imported once the settings are read: the training stack (torch, MONAI, accelerate) takes each
-    # rank 8-14 s to import on 2 cores, which a mistyped setting need not wait for.
-    from accelerated_seg.train import train
+    # rank 5-9 s to import on 2 cores, which a mistyped setting need not wait for; and without the
+    # garbage collector walking it meanwhile and in every collection after (accelerated_seg/collector.py).
+    with importing_without_collection():
+        from accelerated_seg.train import train
 
     summary = train(cfg)
     # Preempted (SIGTERM/SIGUSR1): the state is saved and a scheduler requeues on exit code 0; the

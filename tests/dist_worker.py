@@ -14,7 +14,10 @@ import sys
 import traceback
 from pathlib import Path
 
-from monai.losses import DiceCELoss
+from accelerated_seg.collector import importing_without_collection
+
+with importing_without_collection():  # as examples/train.py imports the stack (collector.py says why)
+    from monai.losses import DiceCELoss
 
 from faults import loss_forward_with, nan_on, record_first_step_gradients, signal_on, write_result_and_exit  # tests/ is this script's folder
 
@@ -47,8 +50,9 @@ def main() -> None:
     if os.environ.get("KILL_IN_SAVE"):
         kill_during_save(int(os.environ["KILL_IN_SAVE"]))
     try:
-        from accelerated_seg.config import load_config
-        from accelerated_seg.train import train
+        with importing_without_collection():
+            from accelerated_seg.config import load_config
+            from accelerated_seg.train import train
 
         result = {"ok": True, **train(load_config(None, overrides))}
     except Exception as error:  # noqa: BLE001 - the test reads the error from the file

@@ -9,6 +9,7 @@ import os
 import sys
 import traceback
 
+from accelerated_seg.collector import importing_without_collection
 from faults import write_result_and_exit  # tests/ is this script's folder
 
 
@@ -17,7 +18,8 @@ def main() -> None:
     rank = int(os.environ.get("RANK", "0"))
     result = {"ok": True, "rank": rank, "jobs": []}
     try:
-        from accelerated_seg.inference_distributed import predict_distributed, process_state
+        with importing_without_collection():  # as predict imports the stack (collector.py says why)
+            from accelerated_seg.inference_distributed import predict_distributed, process_state
 
         state = process_state()
         result.update(num_processes=state.num_processes, device=str(state.device))

@@ -1,0 +1,91 @@
+"""The garbage collector paused while a process imports the stack, and the imports frozen after it
+(accelerated_seg/collector.py)."""
+
+import gc
+import importlib.util
+import sys
+import weakref
+from pathlib import Path
+
+import pytest
+
+import accelerated_seg.train
+from accelerated_seg import cli
+from accelerated_seg.collector import importing_without_collection
+from conftest import tiny_overrides
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def nothing_frozen():
+    """Objects frozen by an earlier test set back, and this test's set back after it: a test that
+    waits for an object to be collected must not find it frozen."""
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+    gc.enable()
+
+
+def test_the_collector_is_paused_in_the_block_and_runs_after_it_with_what_existed_frozen(nothing_frozen):
+    held = [[] for _ in range(100)]  # objects the collector tracks, made before the block
+    with importing_without_collection():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= len(held)  # every object there was, these among them
+    assert all(not gc.is_finalized(item) for item in held)  # still there: frozen is not freed
+
+
+class _Node:
+    pass
+
+
+def test_garbage_from_before_the_block_is_freed_not_frozen(nothing_frozen):
+    node = _Node()
+    node.itself = node  # a cycle: only the collector frees it
+    gone = weakref.ref(node)
+    del node
+    with importing_without_collection():
+        pass
+    assert gone() is None
+
+
+def test_a_failed_import_still_lets_the_collector_run_again(nothing_frozen):
+    with pytest.raises(ModuleNotFoundError):
+        with importing_without_collection():
+            importlib.import_module("accelerated_seg_no_such_module")
+    assert gc.isenabled()
+
+
+def test_a_collector_the_caller_disabled_stays_disabled(nothing_frozen):
+    gc.disable()
+    with importing_without_collection():
+        pass
+    assert not gc.isenabled()
+
+
+def _train_recording_the_collector(seen: dict):
+    def train(cfg, manifest=None):
+        seen.update(enabled=gc.isenabled(), frozen=gc.get_freeze_count())
+        return {"is_main_process": False, "preempted": False}
+    return train
+
+
+def test_the_train_command_imports_the_stack_without_collection(nothing_frozen, monkeypatch, tiny_dataset,
+                                                                   tmp_path):
+    seen = {}
+    monkeypatch.setattr(accelerated_seg.train, "train", _train_recording_the_collector(seen))
+    assert cli.main(["train", *tiny_overrides(tiny_dataset, tmp_path / "run")]) == 0
+    assert seen["enabled"] and seen["frozen"] > 10_000  # the process's modules, classes, functions
+
+
+def test_the_training_example_imports_the_stack_without_collection(nothing_frozen, monkeypatch, tiny_dataset,
+                                                                     tmp_path):
+    seen = {}
+    monkeypatch.setattr(accelerated_seg.train, "train", _train_recording_the_collector(seen))
+    spec = importlib.util.spec_from_file_location("train_example", ROOT / "examples" / "train.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    monkeypatch.setattr(sys, "argv", ["train.py", "--no-report", *tiny_overrides(tiny_dataset, tmp_path / "run")])
+    example.main()
+    assert seen["enabled"] and seen["frozen"] > 10_000
