@@ -1,6 +1,7 @@
 """The garbage collector paused while a process imports the stack, and the imports frozen after it
 (accelerated_seg/collector.py)."""
 
+import contextlib
 import gc
 import importlib.util
 import sys
@@ -88,4 +89,39 @@ def test_the_training_example_imports_the_stack_without_collection(nothing_froze
     spec.loader.exec_module(example)
     monkeypatch.setattr(sys, "argv", ["train.py", "--no-report", *tiny_overrides(tiny_dataset, tmp_path / "run")])
     example.main()
+    assert seen["enabled"] and seen["frozen"] > 10_000
+
+
+def _recording_the_collector(seen: dict, returns):
+    def command_work(*args, **kwargs):
+        seen.update(enabled=gc.isenabled(), frozen=gc.get_freeze_count())
+        return returns
+    return command_work
+
+
+@pytest.mark.parametrize("command", ["predict", "evaluate", "benchmark train"])
+def test_the_other_commands_that_import_the_stack_import_it_without_collection(command, nothing_frozen, monkeypatch,
+                                                                                 tmp_path):
+    import accelerated_seg.benchmark_train
+    import accelerated_seg.evaluate
+    import accelerated_seg.inference
+    from accelerated_seg.checkpoint import write_export
+    from accelerated_seg.models import build_from_spec, model_spec
+
+    seen = {}
+    if command == "predict":  # the work stubbed after the model folder's check, which reads config.json
+        spec = model_spec("unet", 1, 2, [16, 16, 16], {"channels": [4, 8], "strides": [2], "num_res_units": 0})
+        write_export(build_from_spec(spec).state_dict(), spec.to_dict(), {"in_channels": 1, "num_classes": 2},
+                     tmp_path / "model")
+        monkeypatch.setattr(accelerated_seg.inference, "predict_cases", _recording_the_collector(seen, []))
+        argv = ["predict", "--model", str(tmp_path / "model"), str(tmp_path / "scans"), "--output", str(tmp_path)]
+    elif command == "evaluate":
+        monkeypatch.setattr(accelerated_seg.evaluate, "evaluate_folders",
+                            _recording_the_collector(seen, None))
+        argv = ["evaluate", str(tmp_path), str(tmp_path), "--num-classes", "2"]
+    else:
+        monkeypatch.setattr(accelerated_seg.benchmark_train, "run_from_cli", _recording_the_collector(seen, 0))
+        argv = ["benchmark", "train", "--model", "unet"]
+    with contextlib.suppress(TypeError, AttributeError):  # evaluate's stub returns no summary to print
+        cli.main(argv)
     assert seen["enabled"] and seen["frozen"] > 10_000
