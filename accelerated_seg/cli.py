@@ -557,7 +557,6 @@ def _benchmark(args, _) -> int:
         elif args.target == "predict":
             from .benchmark_predict import benchmark_predict
     if args.target == "train":
-
         return run_from_cli(args)
     if args.target == "predict":
         try:
