@@ -35,7 +35,7 @@ from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
 
 from . import __version__
-from .accelerate_workarounds import skip_first_batches_as_prepared
+from .accelerate_workarounds import load_fsdp1_optimizer_state, skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_initial_network, check_resume_layout, check_resume_model_settings,
                          check_resume_network, check_resume_preprocessing, complete_checkpoints, expect_shared_tensors,
                          export_model, initial_weights_preparation_note, save_training_state, set_aside_later_course,
@@ -760,6 +760,7 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
         loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "
                                + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
     loop.accelerator.load_state(str(checkpoint))
+    load_fsdp1_optimizer_state(loop.accelerator, loop.model, loop.optimizer, checkpoint)
     loop.last_saved = step = loop.progress.step
     max_steps = loop.settings.max_steps
     if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)

@@ -5,7 +5,8 @@ pieces the loop hands to accelerate (wrap policies from accelerate's own plugin,
 our mixed-precision policy, activation checkpointing) and apply them with torch's FSDP directly:
 wrapping, forward/backward and a full state dict that loads strictly into the plain MONAI network.
 With one process FSDP1 runs its NO_SHARD path and nothing is really sharded: what multi-GPU sharding
-does to memory is for the GPU verification (benchmarks/verify_strategies.py).
+does to memory is for the GPU verification (benchmarks/verify_strategies.py). FSDP1's optimizer
+resume also runs over 2 spawned processes, where a rank holds no part of some parameters.
 """
 
 import functools
@@ -230,3 +231,95 @@ def test_modules_entangled_outside_are_the_ancestors_of_blocks_registered_twice(
     model.shared, model.inner, model.own = shared, nn.Sequential(inner), nn.Sequential(nn.Linear(2, 2))
     model.act = inner[1]  # a shared module without parameters entangles nothing
     assert modules_entangled_outside(model) == {id(inner), id(model.inner)}
+
+
+
+def _fsdp1_adamw(spec, **fsdp):
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+    torch.manual_seed(0)
+    model = FSDP(build_from_spec(spec), device_id=torch.device("cpu"), use_orig_params=True, **fsdp)
+    return model, torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=1e-2)
+
+
+def _fsdp1_run_with(plugin):
+    """What ``accelerator.load_state`` asks of the Accelerator under FSDP1."""
+    from types import SimpleNamespace
+
+    import torch.distributed as dist
+    from accelerate.utils import DistributedType
+
+    return SimpleNamespace(distributed_type=DistributedType.FSDP, state=SimpleNamespace(fsdp_plugin=plugin),
+                           process_index=dist.get_rank(), wait_for_everyone=dist.barrier)
+
+
+def _fsdp1_save_and_resume(folder, state_dict_type, **fsdp):
+    """Three AdamW steps under FSDP1, accelerate's save of the optimizer; then a fresh network and
+    optimizer loaded as a resume loads them (accelerate's load, then ours). Returns both optimizers'
+    states on this rank, and whether loading moved a weight or left a gradient."""
+    import logging
+
+    from accelerate.utils import FullyShardedDataParallelPlugin, fsdp_utils
+    from accelerate.utils.fsdp_utils import load_fsdp_optimizer, save_fsdp_optimizer
+
+    from accelerated_seg.accelerate_workarounds import load_fsdp1_optimizer_state
+
+    # accelerate's own save and load, without an Accelerator: its logger would want one
+    fsdp_utils.logger = logging.getLogger("accelerate.utils.fsdp_utils")
+    spec, size = _small("unet")  # its PReLUs hold one weight each: over 2 ranks one holds none of it
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=1, state_dict_type=state_dict_type)
+    run = _fsdp1_run_with(plugin)
+    model, optimizer = _fsdp1_adamw(spec, **fsdp)
+    for _ in range(3):
+        _step(model, size)
+        optimizer.step()
+        optimizer.zero_grad()
+    save_fsdp_optimizer(plugin, run, optimizer, model, folder)
+
+    resumed_model, resumed = _fsdp1_adamw(spec, **fsdp)
+    weights = [p.detach().clone() for p in resumed_model.parameters()]
+    load_fsdp_optimizer(plugin, run, resumed, resumed_model, folder)  # what accelerator.load_state does
+    load_fsdp1_optimizer_state(run, resumed_model, resumed, folder)
+    moved = any(not torch.equal(p, w) or p.grad is not None for p, w in zip(resumed_model.parameters(), weights))
+    return optimizer.state_dict(), resumed.state_dict(), moved
+
+
+def _assert_same_optimizer_state(saved, loaded, moved):
+    assert not moved  # the state was made without moving a weight or leaving a gradient
+    assert len(loaded["state"]) == len(saved["state"]) > 0
+    for index, state in saved["state"].items():
+        assert float(loaded["state"][index]["step"]) == 3
+        for key in ("exp_avg", "exp_avg_sq"):
+            assert torch.equal(loaded["state"][index][key], state[key])
+    assert [g["lr"] for g in loaded["param_groups"]] == [1e-3]
+
+
+@pytest.mark.parametrize("state_dict_type", ["SHARDED_STATE_DICT", "FULL_STATE_DICT"])
+def test_fsdp1_resume_reads_the_saved_optimizer_state_into_a_fresh_optimizer(one_process_group, tmp_path,
+                                                                              state_dict_type):
+    """accelerate reads FSDP1's sharded optimizer state into a template made from the optimizer as it
+    is; a resumed run's has no state, so the moments were left unread (the H200's 5.6-5.9 output
+    difference after a resume): load_fsdp1_optimizer_state reads them."""
+    _assert_same_optimizer_state(*_fsdp1_save_and_resume(tmp_path, state_dict_type))
+
+
+def _fsdp1_resume_on_rank(rank, folder):
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"file://{folder / 'store'}", rank=rank, world_size=2)
+    try:
+        result = _fsdp1_save_and_resume(folder / "checkpoint", "SHARDED_STATE_DICT")
+        torch.save(result, folder / f"rank{rank}.pt")
+    finally:
+        dist.destroy_process_group()
+
+
+def test_fsdp1_resume_over_two_ranks_reads_the_parameters_one_rank_holds_none_of(tmp_path):
+    """Over 2 ranks a PReLU's single weight lies on one rank: the other's template lacks its moments,
+    and torch's planner then guessed an old checkpoint and asked for keys it does not have ("Missing
+    key in checkpoint state_dict: optimizer.param_groups"). Every rank reads its own part."""
+    import torch.multiprocessing as mp
+
+    mp.spawn(_fsdp1_resume_on_rank, args=(tmp_path,), nprocs=2)
+    for rank in range(2):
+        _assert_same_optimizer_state(*torch.load(tmp_path / f"rank{rank}.pt", weights_only=False))

@@ -87,3 +87,54 @@ def test_after_a_resume_the_optimizer_steps_with_the_runs_settings(optimizer):
     weights[0].grad = torch.ones(3)
     resumed.step(), schedule.step()
     assert schedule.get_last_lr() == [pytest.approx(2e-3 * lr_multiplier(4, now, 10))]
+
+
+@pytest.mark.parametrize("make", [
+    lambda params: torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1),
+    lambda params: torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1, fused=True),
+    lambda params: torch.optim.SGD(params, lr=1e-2, momentum=0.99, nesterov=True, weight_decay=0.1),
+], ids=["adamw", "adamw_fused", "sgd_nesterov"])
+def test_built_optimizer_state_leaves_weights_rates_and_gradients_as_they_were(make):
+    """The state an FSDP1 resume reads into (accelerate_workarounds.build_optimizer_state): one step at
+    rate 0 on zero gradients makes it for every parameter that trains, and moves nothing."""
+    from accelerated_seg.accelerate_workarounds import build_optimizer_state
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Linear(3, 2), torch.nn.Linear(2, 1))
+    net[2].requires_grad_(False)  # frozen: no state, as in a run that never steps it
+    net[1].weight.grad = torch.ones_like(net[1].weight)  # a gradient already there is kept
+    optimizer = make([{"params": net[0].parameters()}, {"params": [*net[1].parameters(), *net[2].parameters()],
+                                                         "lr": 0.5}])
+    before = {name: p.detach().clone() for name, p in net.named_parameters()}
+
+    build_optimizer_state(optimizer)
+
+    trained = [*net[0].parameters(), *net[1].parameters()]
+    assert set(optimizer.state) == set(trained)
+    assert all(torch.equal(p, before[name]) for name, p in net.named_parameters())
+    assert [group["lr"] for group in optimizer.param_groups] == [1e-2, 0.5]
+    assert torch.equal(net[1].weight.grad, torch.ones_like(net[1].weight))
+    assert all(p.grad is None for p in [*net[0].parameters(), net[1].bias, *net[2].parameters()])
+    state = {name: value.clone() for name, value in optimizer.state[net[0].weight].items()}
+    build_optimizer_state(optimizer)  # it has state: untouched
+    assert all(torch.equal(optimizer.state[net[0].weight][name], value) for name, value in state.items())
+
+
+
+def test_only_an_fsdp1_resume_from_a_sharded_state_is_read_again():
+    """FSDP2 builds its state itself, a full state dict is read whole, and without FSDP nothing reads
+    into a template: the optimizer is left to accelerate (no state is made, nothing is read)."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin
+
+    from accelerated_seg.accelerate_workarounds import load_fsdp1_optimizer_state
+
+    for distributed_type, plugin in [
+            (DistributedType.NO, None), (DistributedType.MULTI_CPU, None),
+            (DistributedType.FSDP, FullyShardedDataParallelPlugin(fsdp_version=2)),
+            (DistributedType.FSDP, FullyShardedDataParallelPlugin(fsdp_version=1, state_dict_type="FULL_STATE_DICT"))]:
+        optimizer = torch.optim.AdamW(torch.nn.Linear(2, 1).parameters())
+        run = SimpleNamespace(distributed_type=distributed_type, state=SimpleNamespace(fsdp_plugin=plugin))
+        load_fsdp1_optimizer_state(run, None, optimizer, "no checkpoint here")
+        assert not optimizer.state
