@@ -11,16 +11,21 @@
 # minutes) ran kernels, inference, levers_more, mlperf_target and data_wait
 # (benchmarks/results/gpu_h100_session_2026-11-26/); the forty-sixth (one H200, 15 minutes) ran
 # norm_layout (as three shorter commands: all four levers in one run did not end in 240 s), sharded's
-# fsdp2_blocks and deepspeed_zero3, and pipeline (benchmarks/results/gpu_h200_session_2026-11-27/).
-# What is left, in this order of importance (a 15-minute lease holds one call of about 9 minutes; a
-# warm machine takes a short second or third):
+# fsdp2_blocks and deepspeed_zero3, and pipeline (benchmarks/results/gpu_h200_session_2026-11-27/); the
+# sixty-fourth (one H200, 15 minutes) ran strategies over every profile but the two with activation
+# checkpointing, and cuda_tests (benchmarks/results/gpu_h200_session_2026-11-30/): FSDP1's resume lost
+# the optimizer state, fixed since. What is left, in this order of importance (a 15-minute lease holds
+# one call of about 9 minutes; a warm machine takes a short second or third):
 #
-#   run(command="<install line from fetch-wheels> DEADLINE=520 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
-#   run(command="<install line> DEADLINE=250 KERNEL_LEVERS=compile+channels_last bash benchmarks/gpu_session.sh kernels cuda_tests", carry=[".whl"])
+#   run(command="<install line from fetch-wheels> STRATEGY_PROFILES='fsdp_no_shard fsdp_shard_grad_op fsdp_full_shard fsdp2_blocks' DEADLINE=540 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
+#   run(command="<install line> STRATEGY_PROFILES=deepspeed_zero3 DEADLINE=250 bash benchmarks/gpu_session.sh strategies", carry=[".whl"])
+#   run(command="<install line> DEADLINE=250 KERNEL_LEVERS=compile+channels_last bash benchmarks/gpu_session.sh kernels", carry=[".whl"])
 #
 # strategies runs every profile (FSDP1's three among them, which only a GPU runs), exports each run's
-# last checkpoint with accelerated-seg export and resumes it from half way: its first profile did not
-# finish in 95 s, so it needs a call to itself (STRATEGY_PROFILES='...' picks a few).
+# last checkpoint with accelerated-seg export and resumes it from half way: each profile took 74-89 s
+# with its resume on the H200 (a launch 37-52 s), so a 540 s call holds six or seven of the eleven.
+# The lists above check FSDP1's resume after the fix, and the two profiles with activation
+# checkpointing (a name in STRATEGY_PROFILES picks each run of that profile, the checkpointed one too).
 # kernels names the 53 bf16 copies of the compiled channels-last step (aten::copy_, 20% of the step on
 # the H100) by dtype, shape, source -> destination strides and the operators each ran inside; the
 # norms that keep channels-last (train.channels_last_norm) did not make that step faster on the H200,
