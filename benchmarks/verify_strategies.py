@@ -25,8 +25,12 @@ its export is compared with the uninterrupted run's (``resume_max_abs_output_dif
 small on a GPU where cuDNN and bf16 reductions are not bit-deterministic).
 
 fp32 profiles agree with the reference only to training noise after a few steps (different
-reduction orders). bf16 profiles differ more: the check is a loose tolerance on outputs, while the
-exact N-process ≡ 1-process parity is a CPU test (tests/test_distributed.py).
+reduction orders): ``--tolerance``, 0.05, which a resume is held to as well. bf16 profiles differ
+more, since FSDP's mixed precision computes in bf16 where autocast keeps fp32: on one H200 the
+profiles' exports differed from one process by 0.08-0.37 after 20 steps, while a resume that lost
+its optimizer state ended 5.6-5.9 from its own run. So the GPU part holds profiles to
+``--mixed-tolerance``, 1.0, between the two; the exact N-process ≡ 1-process parity is a CPU test
+(tests/test_distributed.py).
 """
 
 from __future__ import annotations
@@ -264,7 +268,10 @@ def main() -> int:
     parser.add_argument("--work", default="output/verify_strategies")
     parser.add_argument("--out", help="JSON file for the results")
     parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--tolerance", type=float, default=0.05, help="largest |output difference| accepted")
+    parser.add_argument("--tolerance", type=float, default=0.05,
+                        help="largest |output difference| accepted: between fp32 profiles, and after a resume")
+    parser.add_argument("--mixed-tolerance", type=float, default=1.0,
+                        help="largest |output difference| accepted between mixed-precision profiles (the GPU part)")
     parser.add_argument("--resume-check", action="store_true", help="also resume each profile from half way")
     parser.add_argument("--launch-timeout", type=float, metavar="SECONDS",
                         help="stop a launch that takes longer and record it as timed out (exit 124)")
@@ -295,13 +302,18 @@ def main() -> int:
         write_result("strategies", {"profiles": records}, args.out,
                      command="python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]))
 
-    records = verify(profiles, Path(args.work), overrides, args.tolerance,
+    records = verify(profiles, Path(args.work), overrides, args.tolerance if args.cpu else args.mixed_tolerance,
                      steps=args.steps if args.resume_check else None, fp32=args.cpu,
                      after_each=write if args.out else None)
-    ok = all(r["exit"] == 0 and r.get("in_effect") and r.get("outputs_match", True)
-             and r.get("checkpoint_export_identical", True)
-             and r.get("resume_max_abs_output_diff", 0.0) <= args.tolerance for r in records)
-    return 0 if ok else 1
+    return 0 if all_passed(records, args.tolerance) else 1
+
+
+def all_passed(records: list[dict], resume_tolerance: float) -> bool:
+    """Every launch ended, with its strategy in effect, its export equal to the checkpoint's, its
+    outputs within the comparison's tolerance, and its resume within ``resume_tolerance``."""
+    return all(r["exit"] == 0 and r.get("in_effect") and r.get("outputs_match", True)
+               and r.get("checkpoint_export_identical", True)
+               and r.get("resume_max_abs_output_diff", 0.0) <= resume_tolerance for r in records)
 
 
 if __name__ == "__main__":
