@@ -183,7 +183,7 @@ def build_optimizer_state(optimizer) -> None:
     given = [p for group in optimizer.param_groups for p in group["params"] if p.requires_grad and p.grad is None]
     try:
         for group in optimizer.param_groups:
-            group["lr"] = 0.0
+            group["lr"] = 0.0  # torch's optimizers take a float rate whatever they were built with
         for parameter in given:
             parameter.grad = torch.zeros_like(parameter)
         optimizer.step()

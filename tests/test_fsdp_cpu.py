@@ -257,15 +257,11 @@ def _fsdp1_save_and_resume(folder, state_dict_type, **fsdp):
     """Three AdamW steps under FSDP1, accelerate's save of the optimizer; then a fresh network and
     optimizer loaded as a resume loads them (accelerate's load, then ours). Returns both optimizers'
     states on this rank, and whether loading moved a weight or left a gradient."""
-    import logging
-
-    from accelerate.utils import FullyShardedDataParallelPlugin, fsdp_utils
+    from accelerate.utils import FullyShardedDataParallelPlugin
     from accelerate.utils.fsdp_utils import load_fsdp_optimizer, save_fsdp_optimizer
 
     from accelerated_seg.accelerate_workarounds import load_fsdp1_optimizer_state
 
-    # accelerate's own save and load, without an Accelerator: its logger would want one
-    fsdp_utils.logger = logging.getLogger("accelerate.utils.fsdp_utils")
     spec, size = _small("unet")  # its PReLUs hold one weight each: over 2 ranks one holds none of it
     plugin = FullyShardedDataParallelPlugin(fsdp_version=1, state_dict_type=state_dict_type)
     run = _fsdp1_run_with(plugin)
@@ -284,6 +280,15 @@ def _fsdp1_save_and_resume(folder, state_dict_type, **fsdp):
     return optimizer.state_dict(), resumed.state_dict(), moved
 
 
+def _plain_logger_for_accelerates_fsdp_utils(setattr=setattr):
+    """accelerate's own save and load run here without an Accelerator, which its logger would want."""
+    import logging
+
+    from accelerate.utils import fsdp_utils
+
+    setattr(fsdp_utils, "logger", logging.getLogger("accelerate.utils.fsdp_utils"))
+
+
 def _assert_same_optimizer_state(saved, loaded, moved):
     assert not moved  # the state was made without moving a weight or leaving a gradient
     assert len(loaded["state"]) == len(saved["state"]) > 0
@@ -296,16 +301,18 @@ def _assert_same_optimizer_state(saved, loaded, moved):
 
 @pytest.mark.parametrize("state_dict_type", ["SHARDED_STATE_DICT", "FULL_STATE_DICT"])
 def test_fsdp1_resume_reads_the_saved_optimizer_state_into_a_fresh_optimizer(one_process_group, tmp_path,
-                                                                              state_dict_type):
+                                                                              state_dict_type, monkeypatch):
     """accelerate reads FSDP1's sharded optimizer state into a template made from the optimizer as it
     is; a resumed run's has no state, so the moments were left unread (the H200's 5.6-5.9 output
     difference after a resume): load_fsdp1_optimizer_state reads them."""
+    _plain_logger_for_accelerates_fsdp_utils(monkeypatch.setattr)
     _assert_same_optimizer_state(*_fsdp1_save_and_resume(tmp_path, state_dict_type))
 
 
 def _fsdp1_resume_on_rank(rank, folder):
     import torch.distributed as dist
 
+    _plain_logger_for_accelerates_fsdp_utils()  # this process's own
     dist.init_process_group("gloo", init_method=f"file://{folder / 'store'}", rank=rank, world_size=2)
     try:
         result = _fsdp1_save_and_resume(folder / "checkpoint", "SHARDED_STATE_DICT")

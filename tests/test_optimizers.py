@@ -92,8 +92,9 @@ def test_after_a_resume_the_optimizer_steps_with_the_runs_settings(optimizer):
 @pytest.mark.parametrize("make", [
     lambda params: torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1),
     lambda params: torch.optim.AdamW(params, lr=1e-2, weight_decay=0.1, fused=True),
+    lambda params: torch.optim.AdamW(params, lr=torch.tensor(1e-2), weight_decay=0.1, foreach=False),
     lambda params: torch.optim.SGD(params, lr=1e-2, momentum=0.99, nesterov=True, weight_decay=0.1),
-], ids=["adamw", "adamw_fused", "sgd_nesterov"])
+], ids=["adamw", "adamw_fused", "adamw_tensor_rate", "sgd_nesterov"])
 def test_built_optimizer_state_leaves_weights_rates_and_gradients_as_they_were(make):
     """The state an FSDP1 resume reads into (accelerate_workarounds.build_optimizer_state): one step at
     rate 0 on zero gradients makes it for every parameter that trains, and moves nothing."""
@@ -106,6 +107,7 @@ def test_built_optimizer_state_leaves_weights_rates_and_gradients_as_they_were(m
     optimizer = make([{"params": net[0].parameters()}, {"params": [*net[1].parameters(), *net[2].parameters()],
                                                          "lr": 0.5}])
     before = {name: p.detach().clone() for name, p in net.named_parameters()}
+    rates = [group["lr"] for group in optimizer.param_groups]
 
     build_optimizer_state(optimizer)
 
@@ -113,12 +115,12 @@ def test_built_optimizer_state_leaves_weights_rates_and_gradients_as_they_were(m
     assert set(optimizer.state) == set(trained)
     assert all(torch.equal(p, before[name]) for name, p in net.named_parameters())
     assert [group["lr"] for group in optimizer.param_groups] == [1e-2, 0.5]
+    assert all(group["lr"] is rate for group, rate in zip(optimizer.param_groups, rates))  # a tensor's too
     assert torch.equal(net[1].weight.grad, torch.ones_like(net[1].weight))
     assert all(p.grad is None for p in [*net[0].parameters(), net[1].bias, *net[2].parameters()])
     state = {name: value.clone() for name, value in optimizer.state[net[0].weight].items()}
     build_optimizer_state(optimizer)  # it has state: untouched
     assert all(torch.equal(optimizer.state[net[0].weight][name], value) for name, value in state.items())
-
 
 
 def test_only_an_fsdp1_resume_from_a_sharded_state_is_read_again():
