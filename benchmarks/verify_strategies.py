@@ -27,11 +27,10 @@ small on a GPU where cuDNN and bf16 reductions are not bit-deterministic).
 fp32 profiles agree with the reference only to training noise after a few steps (different
 reduction orders): ``--tolerance``, 0.05, which a resume is held to as well. bf16 profiles differ
 more (FSDP and DeepSpeed cast the parameters themselves to bf16, one process keeps them fp32 under
-autocast): on one H200 the profiles' exports differed from one process by 0.08-0.37 after 20 steps,
-while a resume that
-lost its optimizer state ended 5.6-5.9 from its own run. So the GPU part holds profiles to
-``--mixed-tolerance``, 1.0, between the two; the exact N-process ≡ 1-process parity is a CPU test
-(tests/test_distributed.py).
+autocast): on one H200 the profiles' exports differed from one process by 0.08-0.37 after 20
+steps, while a resume that lost its optimizer state ended 5.6-5.9 from its own run. So the GPU part
+holds profiles to ``--mixed-tolerance``, 1.0, between the two; the exact N-process ≡ 1-process
+parity is a CPU test (tests/test_distributed.py).
 """
 
 from __future__ import annotations
