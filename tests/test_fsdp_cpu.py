@@ -280,13 +280,14 @@ def _fsdp1_save_and_resume(folder, state_dict_type, **fsdp):
     return optimizer.state_dict(), resumed.state_dict(), moved
 
 
-def _plain_logger_for_accelerates_fsdp_utils(setattr=setattr):
-    """accelerate's own save and load run here without an Accelerator, which its logger would want."""
+def _plain_logger_for_accelerates_fsdp_utils(set_attribute=setattr):
+    """accelerate's own save and load run here without an Accelerator, which its logger would want;
+    ``set_attribute``: how to set it (a test's ``monkeypatch.setattr`` undoes it afterwards)."""
     import logging
 
     from accelerate.utils import fsdp_utils
 
-    setattr(fsdp_utils, "logger", logging.getLogger("accelerate.utils.fsdp_utils"))
+    set_attribute(fsdp_utils, "logger", logging.getLogger("accelerate.utils.fsdp_utils"))
 
 
 def _assert_same_optimizer_state(saved, loaded, moved):
