@@ -1,6 +1,6 @@
 """Python's cyclic garbage collector kept out of a process's start.
 
-Importing the stack (torch, MONAI, accelerate, datasets, pandas) creates about 300,000 objects that
+Importing the stack (torch, MONAI with pandas, accelerate) creates about 300,000 objects that
 live as long as the process: modules, classes, functions. While they are created, CPython 3.11's
 collector runs about 780 times, 5 of them over every tracked object, and once they exist every full
 collection walks all of them again. Measured on 2 cores (benchmarks/results/gc_startup_2cpu.json):
@@ -9,6 +9,11 @@ a 4-step run of the tests' tiny config, mostly two full collections of 0.28-0.35
 collector paused during the import and the imports frozen after it, none and 0.40-0.42 s (full
 collections of 75-80 ms). That run through ``examples/train.py``, interpreter shutdown included,
 took 9.1 s instead of 12.3 s (medians of five alternating pairs).
+
+torch._dynamo (about 100,000 objects more) is part of the stack too: torch imports it at a process's
+first optimizer, so ``accelerated_seg/optimizers.py`` imports it beforehand. Left to the optimizer, it
+was made with the collector running: the tiny run's collections took 0.42-0.57 s instead of 0.14-0.16
+(benchmarks/results/dynamo_import_2cpu.json).
 
 So a process that imports the stack to do one job (a rank of ``examples/train.py``, a command of
 ``accelerated-seg``) imports it inside ``importing_without_collection()``: the collector is paused

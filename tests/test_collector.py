@@ -3,6 +3,8 @@
 
 import gc
 import importlib.util
+import json
+import subprocess
 import sys
 import weakref
 from pathlib import Path
@@ -34,6 +36,28 @@ def test_the_collector_is_paused_in_the_block_and_runs_after_it_with_what_existe
     assert gc.isenabled()
     assert gc.get_freeze_count() >= len(held)  # every object there was, these among them
     assert all(not gc.is_finalized(item) for item in held)  # still there: frozen is not freed
+
+
+def test_building_the_optimizer_imports_nothing_the_stack_had_not(tmp_path):
+    """torch imports torch._dynamo (about 100,000 objects) at a process's first optimizer; the training
+    stack imports it beforehand (accelerated_seg/optimizers.py), so that a run makes those objects with
+    the collector paused, and freezes them, as it does the rest of the stack's."""
+    code = ("import json, sys\n"
+            "from accelerated_seg.collector import importing_without_collection\n"
+            "with importing_without_collection():\n"
+            "    from accelerated_seg.train import train\n"
+            "frozen, imported = __import__('gc').get_freeze_count(), set(sys.modules)\n"
+            "import torch\n"
+            "from accelerated_seg.config import OptimConfig\n"
+            "from accelerated_seg.optimizers import build_optimizer\n"
+            "build_optimizer(torch.nn.Linear(2, 2).parameters(), OptimConfig(), 1e-3)\n"
+            "print(json.dumps({'frozen': frozen, 'dynamo': 'torch._dynamo' in imported,\n"
+            "                  'later': sorted(set(sys.modules) - imported)}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["dynamo"] and seen["later"] == [], seen
+    assert seen["frozen"] > 350_000, seen  # the stack's ~300,000 objects and torch._dynamo's
 
 
 class _Node:
