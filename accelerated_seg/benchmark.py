@@ -33,38 +33,18 @@ from pathlib import Path
 import torch
 
 from .files import write_text_atomically
-
-
-def _cpuinfo_field(lines: list[str], name: str) -> str | None:
-    """The first processor's ``name`` in /proc/cpuinfo's lines (the key whole: "model" is not "model name")."""
-    return next((value.strip() for key, _, value in (line.partition(":") for line in lines)
-                 if key.strip() == name), None)
-
-
-def cpu_generation(lines: list[str]) -> str | None:
-    """x86's "family/model" (e.g. "26/2"), or None where /proc/cpuinfo gives neither.
-
-    The model name alone does not tell hosts apart: "AMD EPYC" named 2-core hosts 1.6x apart at unet
-    64^3 between these sessions, and "Intel(R) Xeon(R) Processor" names every Xeon generation.
-    """
-    family, model = _cpuinfo_field(lines, "cpu family"), _cpuinfo_field(lines, "model")
-    return f"{family}/{model}" if family and model else None
+from .host_cpu import bf16_instructions, cpu_generation, cpuinfo_field, cpuinfo_lines
 
 
 def machine_info() -> dict:
     import accelerate
     import monai
 
-    cpu, flags, lines = platform.processor(), set(), []
-    if Path("/proc/cpuinfo").is_file():
-        lines = Path("/proc/cpuinfo").read_text().splitlines()
-        cpu = _cpuinfo_field(lines, "model name") or cpu
-        flags = set((_cpuinfo_field(lines, "flags") or "").split())
-    return {"cpu": cpu, "cpu_family_model": cpu_generation(lines), "cores": os.cpu_count(),
-            # The same model name covers hosts with and without bf16 instructions; without them CPU
-            # bf16 autocast is emulated and slower than fp32 (seen between sessions here).
+    lines = cpuinfo_lines()
+    return {"cpu": cpuinfo_field(lines, "model name") or platform.processor(),
+            "cpu_family_model": cpu_generation(lines), "cores": os.cpu_count(),
             "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-            "cpu_bf16": sorted(flags & {"avx512_bf16", "amx_bf16"}) or None,
+            "cpu_bf16": bf16_instructions(lines),  # without them bf16 autocast is emulated: host_cpu.py
             "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
             "python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
             "accelerate": accelerate.__version__, "monai": monai.__version__}

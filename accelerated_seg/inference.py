@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -47,6 +48,7 @@ from .data.io import header_error, read_nifti, write_nifti
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
 from .ensemble import load_for_prediction, members_of
+from .host_cpu import emulated_bf16_warning
 from .inference_files import (
     PREDICTION_DESCRIP,
     InputCase,
@@ -117,12 +119,17 @@ def check_precision(precision: str, device: torch.device) -> None:
     Raises:
         ValueError: unknown name, or fp16 on a CPU (its CPU kernels are slow or missing; bf16 is the
             CPU's reduced precision).
+
+    Warns (UserWarning) of bf16 on a CPU without bf16 instructions, where it is emulated and slower than
+    fp32 (``host_cpu.emulated_bf16_warning``).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
     if precision == "fp16" and device.type != "cuda":
         raise ValueError(f"precision fp16 needs a CUDA GPU, but inference runs on {device}; "
                          f"use --precision bf16 or fp32 on the CPU")
+    if precision == "bf16" and device.type == "cpu" and (warning := emulated_bf16_warning()):
+        warnings.warn(warning, stacklevel=3)  # slow, not wrong
 
 
 def autocast_windows(model: torch.nn.Module, precision: str, device: torch.device) -> Callable:

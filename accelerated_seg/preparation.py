@@ -31,6 +31,7 @@ from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_gues
 from .checkpoint import expect_shared_tensors, load_initial_weights, shared_tensor_names
 from .config import Config, ConfigError, DDPConfig
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
+from .host_cpu import emulated_bf16_warning
 from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, join_deepspeed_ranks_over_gloo, launch_error,
@@ -123,7 +124,8 @@ def _uninstalled_trackers(names: list[str] | None) -> list[str]:
 
 
 def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
-    """Refuse a launch that cannot work as asked, before anything is written; state the strategy in effect."""
+    """Refuse a launch that cannot work as asked, before anything is written; state the strategy in effect,
+    and warn of what works but not as the user would expect (a strategy fallen back, bf16 emulated)."""
     if error := launch_error(accelerator):
         raise ConfigError(error)
     accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
@@ -133,6 +135,9 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
                               f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true "
                               f"(fit: allow_strategy_fallback=True) to run anyway.")
         accelerator.print(f"WARNING: {warning}")
+    if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16" and (
+            warning := emulated_bf16_warning()):
+        accelerator.print(f"WARNING: {warning}")  # slow, not wrong: the user may be checking bf16's numerics
 
 
 def seed_the_shuffle(accelerator: Accelerator, loader) -> int | None:

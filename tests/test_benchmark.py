@@ -10,9 +10,10 @@ import statistics
 import pytest
 import torch
 
-from accelerated_seg.benchmark import benchmark_data, benchmark_infer, cpu_generation, machine_info
+from accelerated_seg.benchmark import benchmark_data, benchmark_infer, machine_info
 from accelerated_seg.benchmark_predict import benchmark_predict
 from accelerated_seg.cli import main
+from accelerated_seg.host_cpu import cpu_generation
 
 
 def test_the_data_benchmark_compares_both_loaders_and_cleans_up(tmp_path, monkeypatch):
@@ -239,4 +240,4 @@ def test_the_machine_record_tells_cpu_generations_apart_that_share_a_model_name(
     assert cpu_generation(["model name\t: AMD EPYC", "cpu family\t: 25"]) is None  # no model line
     assert cpu_generation([]) is None  # no /proc/cpuinfo (macOS, Windows)
     machine = machine_info()
-    assert set(machine) >= {"cpu", "cpu_family_model", "cores", "torch", "accelerate", "monai"}
+    assert set(machine) >= {"cpu", "cpu_family_model", "cores", "cpu_bf16", "torch", "accelerate", "monai"}

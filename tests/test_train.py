@@ -661,11 +661,18 @@ def test_gradient_accumulation_equals_the_larger_batch(tiny_config, tmp_path):
 
 
 def test_bf16_autocast_from_the_accelerate_config_and_fp32_export(tiny_config, tmp_path, monkeypatch, capsys):
+    from accelerated_seg import host_cpu
+
     # What `mixed_precision: bf16` in an accelerate config file exports to the launched process.
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
+    # On a CPU without bf16 instructions (an AVX2 EPYC's flags), whatever this host has.
+    (tmp_path / "cpuinfo").write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n")
+    monkeypatch.setattr(host_cpu, "CPUINFO", tmp_path / "cpuinfo")
     out = tmp_path / "run"
     summary = train(tiny_config(out, train__max_steps=2))
     assert "mixed precision bf16" in summary["strategy"]
+    said = capsys.readouterr().out
+    assert said.index("WARNING: bf16 on this CPU is emulated") < said.index("preprocessed cache")  # before data work
     weights = load_file(out / "model" / "model.safetensors")
     assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
 

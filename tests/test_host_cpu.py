@@ -1,0 +1,51 @@
+"""bf16 on a CPU without bf16 instructions: emulated, much slower than fp32, and said so."""
+
+import pytest
+
+from accelerated_seg import host_cpu
+from accelerated_seg.host_cpu import bf16_instructions, emulated_bf16_warning
+
+# The first processor's lines of /proc/cpuinfo on three hosts of this project's sessions, and an Arm one.
+ZEN5 = ["processor\t: 0", "cpu family\t: 26", "model\t\t: 2", "model name\t: AMD EPYC",
+        "flags\t\t: fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni"]
+ZEN3 = ["processor\t: 0", "cpu family\t: 25", "model\t\t: 1", "model name\t: AMD EPYC", "flags\t\t: fpu sse2 avx2 fma"]
+SAPPHIRE_RAPIDS = ["processor\t: 0", "model name\t: Intel(R) Xeon(R) Processor",
+                   "flags\t\t: avx2 avx512f avx512_bf16 amx_bf16 amx_tile"]
+GRAVITON3 = ["processor\t: 0", "Features\t: fp asimd sve bf16 i8mm", "CPU implementer\t: 0x41"]
+
+
+def test_native_bf16_is_read_from_x86_flags_and_arm_features():
+    assert bf16_instructions(ZEN5) == ["avx512_bf16"]
+    assert bf16_instructions(SAPPHIRE_RAPIDS) == ["amx_bf16", "avx512_bf16"]
+    assert bf16_instructions(GRAVITON3) == ["bf16"]
+    assert bf16_instructions(ZEN3) is None
+    assert bf16_instructions(["flags\t\t: fpu avx512f avx512bw"]) is None  # AVX-512 alone emulates bf16
+
+
+def test_only_a_cpu_known_to_lack_bf16_instructions_is_warned_of():
+    warning = emulated_bf16_warning(ZEN3)
+    assert "bf16 on this CPU is emulated" in warning and "--mixed_precision no" in warning
+    assert "--precision fp32" in warning and "12-18x" in warning
+    for lines in (ZEN5, SAPPHIRE_RAPIDS, GRAVITON3, []):  # [] : no /proc/cpuinfo (macOS, Windows), unknown
+        assert emulated_bf16_warning(lines) is None
+
+
+@pytest.fixture
+def cpu_without_bf16(tmp_path, monkeypatch):
+    """This process reads ZEN3's /proc/cpuinfo, whatever the host."""
+    fake = tmp_path / "cpuinfo"
+    fake.write_text("\n".join(ZEN3) + "\n")
+    monkeypatch.setattr(host_cpu, "CPUINFO", fake)
+
+
+def test_prediction_in_bf16_on_such_a_cpu_warns_and_fp32_does_not(cpu_without_bf16, recwarn):
+    import torch
+
+    from accelerated_seg.inference import check_precision
+
+    with pytest.warns(UserWarning, match="bf16 on this CPU is emulated"):
+        check_precision("bf16", torch.device("cpu"))
+    recwarn.clear()
+    check_precision("fp32", torch.device("cpu"))
+    check_precision("bf16", torch.device("meta"))  # not a CPU: not this warning's
+    assert not [w for w in recwarn if "emulated" in str(w.message)]
