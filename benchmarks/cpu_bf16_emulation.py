@@ -65,7 +65,8 @@ def step_ms(patch: int, steps: int, rounds: int) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--patch", type=int, nargs="+", default=[32, 64], help="cubic patch edges, 32 at least; batch 2")
+    parser.add_argument("--patch", type=int, nargs="+", default=[32, 64],
+                        help="cubic patch edges, 32 at least; batch 2")
     parser.add_argument("--caps", nargs="+", default=list(CAPS), help="ONEDNN_MAX_CPU_ISA values; none: no cap")
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=3)
