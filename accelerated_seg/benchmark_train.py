@@ -59,6 +59,7 @@ from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig, check_network_name
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
+from .host_cpu import emulated_bf16_warning
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
 from .plain_loop import benchmark_optimizer, make_plain_loop, run_block, shard_like, step_breakdown
@@ -453,6 +454,9 @@ def _check_strategy(accelerator, case: TrainCase) -> None:
                           "takes effect (a GPU), or launch with configs/accelerate/ddp.yaml or cpu.yaml.")
     if case.compile_mode is not None:
         check_compilable(accelerator)  # FSDP1 without use_orig_params cannot be compiled in place
+    if accelerator.device.type == "cpu" and case.precision == "bf16" and (warning := emulated_bf16_warning()):
+        accelerator.print(f"WARNING: {warning} Both loops run the same emulated kernels: their ratio holds, "
+                          "their rates are not bf16's.")
 
 
 def _sharding(accelerator, zero3_leaves: list[str]) -> dict | None:

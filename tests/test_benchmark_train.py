@@ -2,6 +2,8 @@
 blocks interleaved, the CLI's JSON, one clear error per bad setting, the scaling projection's
 arithmetic. No timing assertions: speed goals live in benchmarks/results/, never in tests."""
 
+import contextlib
+import io
 import json
 import math
 import os
@@ -29,9 +31,25 @@ BLOCKS = 3
 
 
 @pytest.fixture(scope="module")
-def tiny_results():
-    return benchmark_train(["unet"], [16], [2], ["fp32", "bf16"], TINY, TimingSettings(steps=2, blocks=BLOCKS),
-                           peak_tflops=0.5, price_per_gpu_hour=3.0, epoch_samples=100)
+def tiny_results(tmp_path_factory):
+    """fp32 and bf16, as on a CPU without bf16 instructions (an AVX2 EPYC's flags), whatever this host has;
+    what the run printed is under "_printed"."""
+    from accelerated_seg import host_cpu
+
+    cpuinfo = tmp_path_factory.mktemp("cpu") / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 fma\n")
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.setattr(host_cpu, "CPUINFO", cpuinfo)
+        results = benchmark_train(["unet"], [16], [2], ["fp32", "bf16"], TINY, TimingSettings(steps=2, blocks=BLOCKS),
+                                  peak_tflops=0.5, price_per_gpu_hour=3.0, epoch_samples=100)
+    return {**results, "_printed": printed.getvalue()}
+
+
+def test_bf16_on_a_cpu_that_emulates_it_is_measured_with_a_warning(tiny_results):
+    said = tiny_results["_printed"]
+    assert said.count("WARNING: bf16 on this CPU is emulated") == 1  # the bf16 case's, not the fp32 one's
+    assert "their ratio holds, their rates are not bf16's" in said
 
 
 def test_every_field_is_present_and_sane(tiny_results):
