@@ -9,11 +9,16 @@ them, and ``AVX2`` leaves out AVX-512 as well, as on an AVX2 CPU. Each cap runs 
 reads the variable once). A cap above what the host has changes nothing, so on a host without bf16
 instructions the first row is already emulated; ``machine.cpu_bf16`` says which. Written for the
 sixty-sixth session, to size the warning that training and prediction give for bf16 on a CPU without
-bf16 instructions (``accelerated_seg/host_cpu.py``).
+bf16 instructions (``accelerated_seg/host_cpu.py``). ``--precisions fp32 bf16 fp16`` times fp16
+autocast as well, which training refuses on a CPU (``preparation.check_launch``):
+
+    OMP_NUM_THREADS=1 python benchmarks/cpu_bf16_emulation.py --precisions fp32 bf16 fp16 --caps none \
+        --output benchmarks/results/cpu_fp16_2cpu.json
 
 A step is forward under autocast, a float32 mean as the loss, backward and AdamW, as in
-``benchmark train``'s plain loop. After two untimed steps of each, fp32 and bf16 alternate
-``--rounds`` times, ``--steps`` timed steps each after one untimed; the result is the median over rounds.
+``benchmark train``'s plain loop (no loss scaling: fp16's gradient scaler would only add to its
+time). After two untimed steps of each, the precisions alternate ``--rounds`` times, ``--steps``
+timed steps each after one untimed; the result is the median over rounds.
 """
 
 from __future__ import annotations
@@ -28,10 +33,12 @@ import time
 from pathlib import Path
 
 CAPS = ("none", "AVX512_CORE", "AVX2")
+#: autocast's dtype of each reduced precision (fp32: no autocast).
+AUTOCAST = {"bf16": "bfloat16", "fp16": "float16"}
 
 
-def step_ms(patch: int, steps: int, rounds: int) -> dict:
-    """In this process: the median ms per step of fp32 and bf16, alternating, over ``rounds``."""
+def step_ms(patch: int, steps: int, rounds: int, precisions: list[str]) -> dict:
+    """In this process: the median ms per step of each precision, alternating, over ``rounds``."""
     import torch
 
     from accelerated_seg.models import build_from_spec, model_spec
@@ -42,13 +49,14 @@ def step_ms(patch: int, steps: int, rounds: int) -> dict:
     image = torch.randn(2, 1, patch, patch, patch)
 
     def step(precision: str) -> None:
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
+        dtype = getattr(torch, AUTOCAST.get(precision, "bfloat16"))
+        with torch.autocast("cpu", dtype=dtype, enabled=precision in AUTOCAST):
             logits = net(image)
         logits.float().mean().backward()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
 
-    rounds_ms: dict[str, list[float]] = {"fp32": [], "bf16": []}
+    rounds_ms: dict[str, list[float]] = {precision: [] for precision in precisions}
     for precision in rounds_ms:  # a process's first steps are slower (allocations, oneDNN's primitives)
         step(precision), step(precision)
     for _ in range(rounds):
@@ -60,7 +68,8 @@ def step_ms(patch: int, steps: int, rounds: int) -> dict:
             times.append(round((time.perf_counter() - start) / steps * 1000, 1))
     median = {precision: statistics.median(times) for precision, times in rounds_ms.items()}
     return {"ms_per_round": rounds_ms, "ms_median": median,
-            "bf16_over_fp32": round(median["bf16"] / median["fp32"], 2)}
+            **{f"{precision}_over_fp32": round(median[precision] / median["fp32"], 2)
+               for precision in precisions if precision != "fp32"}}
 
 
 def main(argv=None) -> int:
@@ -68,13 +77,15 @@ def main(argv=None) -> int:
     parser.add_argument("--patch", type=int, nargs="+", default=[32, 64],
                         help="cubic patch edges, 32 at least; batch 2")
     parser.add_argument("--caps", nargs="+", default=list(CAPS), help="ONEDNN_MAX_CPU_ISA values; none: no cap")
+    parser.add_argument("--precisions", nargs="+", default=["fp32", "bf16"], choices=["fp32", "bf16", "fp16"],
+                        help="fp32 first: the others are reported over it")
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--output", type=Path)
     parser.add_argument("--child", nargs=2, metavar=("PATCH", "CAP"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:  # one cap, one patch, in a process of its own
-        print(json.dumps(step_ms(int(args.child[0]), args.steps, args.rounds)))
+        print(json.dumps(step_ms(int(args.child[0]), args.steps, args.rounds, args.precisions)))
         return 0
     from accelerated_seg.benchmark import machine_info
 
@@ -85,15 +96,15 @@ def main(argv=None) -> int:
             if cap != "none":
                 env["ONEDNN_MAX_CPU_ISA"] = cap
             child = [sys.executable, __file__, "--steps", str(args.steps), "--rounds", str(args.rounds),
-                     "--child", str(patch), cap]
+                     "--precisions", *args.precisions, "--child", str(patch), cap]
             done = subprocess.run(child, env=env, capture_output=True, text=True)
             if done.returncode != 0:
                 sys.exit(f"error: patch {patch}, cap {cap}: the step failed:\n{done.stderr}")
             rows.append({"patch": [patch] * 3, "batch": 2, "onednn_max_cpu_isa": cap,
                          **json.loads(done.stdout.splitlines()[-1])})
             print(json.dumps(rows[-1]), flush=True)
-    result = {"what": "ms per training step of the default U-Net, fp32 against bf16 autocast, by oneDNN's "
-                      "instruction-set cap",
+    result = {"what": "ms per training step of the default U-Net, fp32 against autocast in "
+                      f"{', '.join(p for p in args.precisions if p != 'fp32')}, by oneDNN's instruction-set cap",
               "command": " ".join(["python", "benchmarks/cpu_bf16_emulation.py",
                                    *(argv if argv is not None else sys.argv[1:])]),
               "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"), "machine": machine_info(), "results": rows}
