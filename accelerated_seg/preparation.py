@@ -123,11 +123,26 @@ def _uninstalled_trackers(names: list[str] | None) -> list[str]:
     return [name for name in names or () if name != "all" and name not in available]
 
 
+# accelerate trains fp16 on a CPU (autocast and a gradient scaler there), but torch's CPU fp16
+# convolutions are a fallback path; bf16 is the CPU's reduced precision, native where the CPU has any
+# (every CPU with fp16 instructions has bf16 ones too) and without loss scaling. predict and
+# benchmark train refuse fp16 off CUDA likewise.
+CPU_FP16_REFUSAL = (
+    "mixed precision fp16 on the CPU: torch has no fast fp16 convolutions there (a training step of the "
+    "default U-Net took 15-24x fp32's time on an AVX-512 CPU, benchmarks/results/cpu_fp16_2cpu.json), and "
+    "bf16 is the CPU's reduced precision, with no loss scaling to tune. Launch with --mixed_precision bf16 "
+    "(native on CPUs with AVX512-BF16 or AMX) or --mixed_precision no; in fit(), precision='bf16' or 'fp32'. "
+    "fp16 is for GPUs.")
+
+
 def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
-    """Refuse a launch that cannot work as asked, before anything is written; state the strategy in effect,
-    and warn of what works but not as the user would expect (a strategy fallen back, bf16 emulated)."""
+    """Refuse a launch that cannot work as asked (or only many times slower: fp16 on a CPU), before
+    anything is written; state the strategy in effect, and warn of what works but not as the user
+    would expect (a strategy fallen back, bf16 emulated)."""
     if error := launch_error(accelerator):
         raise ConfigError(error)
+    if accelerator.device.type == "cpu" and accelerator.mixed_precision == "fp16":
+        raise ConfigError(CPU_FP16_REFUSAL)
     accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
     if warning := fallback_warning(accelerator):
         if not allow_fallback:

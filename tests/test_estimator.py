@@ -443,6 +443,9 @@ def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(
     assert strategy_of("default").endswith("mixed precision no")  # was bf16: the first fit's state
     Segmentation("unet", output_dir=str(tmp_path / "fp32"), precision="fp32", **tiny).fit(data, steps=1)
     assert strategy_of("fp32").endswith("mixed precision no")
+    with pytest.raises(ConfigError, match=r"mixed precision fp16 on the CPU.*precision='bf16' or 'fp32'"):
+        Segmentation("unet", output_dir=str(tmp_path / "fp16"), precision="fp16", **tiny).fit(data, steps=1)
+    assert not (tmp_path / "fp16").exists()
 
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")  # as accelerate launch sets it
     with pytest.raises(ConfigError, match=r"Segmentation\(precision='bf16'\), but the launch asks for "

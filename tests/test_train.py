@@ -298,8 +298,18 @@ def test_a_non_finite_step_is_skipped_and_training_goes_on(tiny_config, tmp_path
     assert all(torch.isfinite(w).all() for w in weights.values())
 
 
+def test_fp16_on_the_cpu_is_refused_before_anything_is_written(tiny_config, tmp_path, monkeypatch):
+    # accelerate would train it, with autocast and a gradient scaler on the CPU, at 15-24x fp32's step.
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "fp16")
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError, match=r"mixed precision fp16 on the CPU: .*--mixed_precision bf16 "
+                                          r"\(native on CPUs with AVX512-BF16 or AMX\) or --mixed_precision no"):
+        train(tiny_config(out))
+    assert not out.exists()
+
+
 def test_an_update_the_fp16_scaler_skipped_is_not_a_step(tiny_config, tmp_path, monkeypatch, capsys):
-    # fp16 needs a GPU in accelerate, so the scaler's verdict is stood in for: the first two optimizer
+    # Training refuses fp16 on the CPU, so the scaler's verdict is stood in for: the first two optimizer
     # steps overflow (as they do while GradScaler's initial 2**16 scale comes down to size).
     from accelerate import Accelerator
 
