@@ -124,9 +124,9 @@ def _uninstalled_trackers(names: list[str] | None) -> list[str]:
 
 
 # accelerate trains fp16 on a CPU (autocast and a gradient scaler there), but torch's CPU fp16
-# convolutions are a fallback path; bf16 is the CPU's reduced precision, native where the CPU has any
-# (every CPU with fp16 instructions has bf16 ones too) and without loss scaling. predict and
-# benchmark train refuse fp16 off CUDA likewise.
+# convolutions are a slow path: measured on an x86 CPU without fp16 instructions; the x86 CPUs that
+# have them (AVX512-FP16, AMX-FP16) have bf16 ones too. bf16 is the CPU's reduced precision, without
+# loss scaling. predict and benchmark train refuse fp16 off CUDA likewise.
 CPU_FP16_REFUSAL = (
     "mixed precision fp16 on the CPU: torch has no fast fp16 convolutions there (a training step of the "
     "default U-Net took 15-24x fp32's time on an AVX-512 CPU, benchmarks/results/cpu_fp16_2cpu.json), and "
