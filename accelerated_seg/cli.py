@@ -278,11 +278,13 @@ class _PrintVersions(argparse.Action):
 
 
 def _versions() -> str:
-    """``accelerated-seg X (torch Y, ...)`` from the installed distributions' metadata, without
-    importing them (torch alone takes seconds), so every command line pays nothing for it."""
+    """``accelerated-seg X (torch Y, ...; python Z; cpu ...)`` from the installed distributions'
+    metadata, without importing them (torch alone takes seconds), so every command line pays nothing
+    for it, and the CPU from /proc/cpuinfo where there is one."""
     from importlib.metadata import PackageNotFoundError, version
 
     from . import __version__
+    from .host_cpu import cpu_summary
 
     def installed(name: str) -> str:
         try:
@@ -291,7 +293,8 @@ def _versions() -> str:
             return f"{name} not installed"
 
     stack = ", ".join(installed(name) for name in ("torch", "monai", "accelerate", "deepspeed"))
-    return f"accelerated-seg {__version__} ({stack}; python {sys.version.split()[0]})"
+    cpu = cpu_summary()  # a CPU run's speed depends on it (bf16 emulated or not); None off Linux
+    return f"accelerated-seg {__version__} ({stack}; python {sys.version.split()[0]}{f'; {cpu}' if cpu else ''})"
 
 
 def _train(args, overrides) -> int:

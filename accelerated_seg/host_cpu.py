@@ -59,3 +59,15 @@ def emulated_bf16_warning(lines: list[str] | None = None) -> str | None:
             "A bf16 training step of the default U-Net took 1.8-2.0x fp32's time on AVX-512 without them "
             "and 12-18x on AVX2. fp32 is faster here (--mixed_precision no; --precision fp32 for predict); "
             "bf16 pays on GPUs and on CPUs with AVX512-BF16 or AMX.")
+
+
+def cpu_summary(lines: list[str] | None = None) -> str | None:
+    """The CPU for a bug report: "cpu AMD EPYC (26/2), bf16 native (avx512_bf16)" or "..., bf16
+    emulated"; None where there is no /proc/cpuinfo. ``lines``: /proc/cpuinfo's, read when not given."""
+    lines = cpuinfo_lines() if lines is None else lines
+    if not lines:
+        return None
+    name = cpuinfo_field(lines, "model name") or "unnamed"
+    generation = f" ({cpu_generation(lines)})" if cpu_generation(lines) else ""
+    native = bf16_instructions(lines)
+    return f"cpu {name}{generation}, bf16 " + (f"native ({', '.join(native)})" if native else "emulated")

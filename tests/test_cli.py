@@ -1,6 +1,7 @@
 """The command line's own options (each command's behaviour is tested with its module)."""
 
 import argparse
+import os
 import re
 from importlib.metadata import version
 
@@ -18,6 +19,17 @@ def test_version_names_the_package_and_the_stack_on_one_line(capsys):
     assert out.count("\n") == 1 and out.startswith(f"accelerated-seg {accelerated_seg.__version__} (")
     assert f"torch {version('torch')}" in out and f"monai {version('monai')}" in out
     assert re.search(r"accelerate \S+, deepspeed (\S+|not installed); python 3\.\d+", out), out
+    if os.path.isfile("/proc/cpuinfo"):  # Linux: the CPU too, and whether bf16 is native on it
+        assert re.search(r"; cpu .+, bf16 (native \(.+\)|emulated)\)$", out.strip()), out
+
+
+def test_the_cpu_of_a_bug_report_says_whether_bf16_is_native():
+    from accelerated_seg.host_cpu import cpu_summary
+
+    zen5 = ["cpu family\t: 26", "model\t\t: 2", "model name\t: AMD EPYC", "flags\t\t: avx512f avx512_bf16"]
+    assert cpu_summary(zen5) == "cpu AMD EPYC (26/2), bf16 native (avx512_bf16)"
+    assert cpu_summary(["model name\t: AMD EPYC", "flags\t\t: avx2"]) == "cpu AMD EPYC, bf16 emulated"
+    assert cpu_summary([]) is None  # no /proc/cpuinfo: nothing said
     # the installed distribution's version is the package's own (pyproject reads __version__)
     assert version("accelerated_seg") == accelerated_seg.__version__
 
