@@ -454,7 +454,7 @@ def _check_strategy(accelerator, case: TrainCase) -> None:
                           "takes effect (a GPU), or launch with configs/accelerate/ddp.yaml or cpu.yaml.")
     if case.compile_mode is not None:
         check_compilable(accelerator)  # FSDP1 without use_orig_params cannot be compiled in place
-    if accelerator.device.type == "cpu" and case.precision == "bf16" and (warning := emulated_bf16_warning()):
+    if warning := emulated_bf16_warning(accelerator.device.type, case.precision):
         accelerator.print(f"WARNING: {warning} Both loops run the same emulated kernels: their ratio holds, "
                           "their rates are not bf16's.")
 

@@ -48,9 +48,12 @@ def bf16_instructions(lines: list[str]) -> list[str] | None:
     return sorted(flags & BF16_FLAGS) or None
 
 
-def emulated_bf16_warning(lines: list[str] | None = None) -> str | None:
-    """A warning for bf16 autocast on this CPU when it has no bf16 instructions, else None (also
-    where that cannot be told). ``lines``: /proc/cpuinfo's, read when not given."""
+def emulated_bf16_warning(device_type: str, precision: str, lines: list[str] | None = None) -> str | None:
+    """A warning when ``precision`` is bf16 autocast on the CPU (``device_type`` "cpu") and this CPU has
+    no bf16 instructions, else None (also where that cannot be told). Training, prediction and
+    ``benchmark train`` each ask it. ``lines``: /proc/cpuinfo's, read when not given."""
+    if device_type != "cpu" or precision != "bf16":
+        return None
     lines = cpuinfo_lines() if lines is None else lines
     if not lines or bf16_instructions(lines):
         return None
@@ -68,6 +71,7 @@ def cpu_summary(lines: list[str] | None = None) -> str | None:
     if not lines:
         return None
     name = cpuinfo_field(lines, "model name") or "unnamed"
-    generation = f" ({cpu_generation(lines)})" if cpu_generation(lines) else ""
+    generation = cpu_generation(lines)
     native = bf16_instructions(lines)
-    return f"cpu {name}{generation}, bf16 " + (f"native ({', '.join(native)})" if native else "emulated")
+    return (f"cpu {name}{f' ({generation})' if generation else ''}, bf16 "
+            + (f"native ({', '.join(native)})" if native else "emulated"))

@@ -128,7 +128,7 @@ def check_precision(precision: str, device: torch.device) -> None:
     if precision == "fp16" and device.type != "cuda":
         raise ValueError(f"precision fp16 needs a CUDA GPU, but inference runs on {device}; "
                          f"use --precision bf16 or fp32 on the CPU")
-    if precision == "bf16" and device.type == "cpu" and (warning := emulated_bf16_warning()):
+    if warning := emulated_bf16_warning(device.type, precision):
         warnings.warn(warning, stacklevel=3)  # slow, not wrong
 
 

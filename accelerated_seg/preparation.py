@@ -150,8 +150,7 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
                               f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true "
                               f"(fit: allow_strategy_fallback=True) to run anyway.")
         accelerator.print(f"WARNING: {warning}")
-    if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16" and (
-            warning := emulated_bf16_warning()):
+    if warning := emulated_bf16_warning(accelerator.device.type, accelerator.mixed_precision):
         accelerator.print(f"WARNING: {warning}")  # slow, not wrong: the user may be checking bf16's numerics
 
 

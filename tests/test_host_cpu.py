@@ -23,11 +23,12 @@ def test_native_bf16_is_read_from_x86_flags_and_arm_features():
 
 
 def test_only_a_cpu_known_to_lack_bf16_instructions_is_warned_of():
-    warning = emulated_bf16_warning(ZEN3)
+    warning = emulated_bf16_warning("cpu", "bf16", ZEN3)
     assert "bf16 on this CPU is emulated" in warning and "--mixed_precision no" in warning
     assert "--precision fp32" in warning and "12-18x" in warning
     for lines in (ZEN5, SAPPHIRE_RAPIDS, GRAVITON3, []):  # [] : no /proc/cpuinfo (macOS, Windows), unknown
-        assert emulated_bf16_warning(lines) is None
+        assert emulated_bf16_warning("cpu", "bf16", lines) is None
+    assert emulated_bf16_warning("cpu", "fp32", ZEN3) is None and emulated_bf16_warning("cuda", "bf16", ZEN3) is None
 
 
 @pytest.fixture
