@@ -263,6 +263,7 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
     manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
                           validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
                           seed=data.split_seed, binarize=data.binarize)
+    manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
     if data.regions is None:
         return manifest
     # now, not at fit: a declaration that does not fit the classes fails at from_files, and the
@@ -471,6 +472,7 @@ class Segmentation:
         ``keep_largest`` scores the predictions post-processed, so that its effect on the Dice is measured
         on validation cases before it is used (as nnU-Net chooses its post-processing).
         """
+        from .data.checks import check_manifest
         from .data.io import write_nifti
         from .evaluate import check_output_folder, evaluate_folders, read_label_map
         from .inference import class_values, export_regions, kept_whole
@@ -481,6 +483,10 @@ class Segmentation:
         config = read_export_config(model_dir)
         kept_whole(config, options.get("keep_largest"))  # a label the model lacks: refused before the folders go
         _check_evaluation_cases(dataset, config)
+        # Every validation case opened and checked as fit checks it (values, grids, channels), before the
+        # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
+        # stopped half-way, naming the copy in the references folder rather than the user's file.
+        check_manifest(dataset.manifest, cases=dataset.manifest.validation).raise_if_errors(before="evaluation")
         out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation")
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):

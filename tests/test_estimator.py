@@ -12,6 +12,7 @@ import yaml
 import torch
 
 from accelerated_seg.config import ConfigError, DataConfig
+from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.cache import PreprocessedCache
 from accelerated_seg.data.loader import patch_dataset, train_loader
 from accelerated_seg.data.manifest import load_cases, load_msd
@@ -143,6 +144,16 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     with pytest.raises(ConfigError, match=r"evaluate: the dataset has no validation cases to score \(its split: "
                                           r"fraction 0.2 \(seed 0\)\); give the cases to score as "):
         model.evaluate(unsplit, output_dir=tmp_path / "eval")
+    # A validation case that cannot be scored (here a label resampled with linear interpolation) is found by
+    # fit's pre-flight check, naming the user's file, before the last call's summary and folders go: found
+    # while scoring, it had deleted them and stopped half-way, naming the copy in evaluate's labels folder.
+    image, label = val_pairs[0]
+    smeared = nib.load(str(label))
+    nib.save(nib.Nifti1Image(smeared.get_fdata() * 0.9999, smeared.affine), tmp_path / "smeared.nii.gz")
+    bad = Dataset.from_files(train_pairs, block_shape=16, n_classes=2, validation_pairs=[(image, tmp_path / "smeared.nii.gz")],
+                             spacing=(2.0, 2.0, 2.0)).binarize()
+    with pytest.raises(DataError, match=rf"fix them before evaluation:\n  - .*{tmp_path / 'smeared.nii.gz'}: non-integer"):
+        model.evaluate(bad, output_dir=tmp_path / "eval")
     assert sorted((tmp_path / "eval").rglob("*")) == kept
 
 
@@ -617,6 +628,22 @@ def test_the_builders_loader_runs_the_pre_flight_checks_first(tiny_dataset, tmp_
     with pytest.raises(DataError, match=f"{broken}: corrupt or not a gzip file"):
         data.loader()
     assert not (tmp_path / "cache").exists()  # refused before any preprocessing
+
+
+def test_the_pre_flight_advice_speaks_of_from_files_arguments(tiny_dataset, tmp_path):
+    """The checks' remedies named a labels argument from_files refuses and a dataset description a
+    Python user never wrote (sixty-seventh session)."""
+    train_pairs, val_pairs = _pairs(tiny_dataset)  # labels holding 0, 1 and 2
+    settings = dict(block_shape=16, validation_pairs=[], num_workers=0, cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(DataError, match=r"label values \[2\] are not declared \(declared: 0..1, num_classes=2\); fix "
+                                        r"the label file, or declare the missing classes in Dataset.from_files' "
+                                        r"n_classes \(the classes are the values 0..n_classes-1\)"):
+        Dataset.from_files(train_pairs, n_classes=2, **settings).loader()
+    missing = tmp_path / "missing.nii.gz"
+    with pytest.raises(DataError, match=f"{missing}: file not found; check the path where the dataset lists it "
+                                        r"\(dataset.json, CSV, nnU-Net folder or the pairs given in Python\)"):
+        Dataset.from_files([*train_pairs, (str(missing), val_pairs[0][1])], n_classes=3, **settings).loader()
+    assert not (tmp_path / "cache").exists()
 
 
 def test_the_package_gives_the_estimator_by_name_without_importing_torch_before_its_use():

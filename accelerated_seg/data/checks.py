@@ -41,6 +41,8 @@ _LABELS_DECLARED_IN = {
     "nnunet": "dataset.json 'labels'",
     "csv": "data.labels (load_csv: labels=; a CSV declares none: the default is 0 = background, 1 = foreground)",
     "pairs": "the labels argument (the default is 0 = background, 1 = foreground)",
+    # the estimator's pairs: from_files takes the classes as a count, not as a labels argument
+    "from_files": "Dataset.from_files' n_classes (the classes are the values 0..n_classes-1)",
 }
 
 
@@ -64,21 +66,25 @@ class CheckReport:
         """True when there are no errors (warnings allowed)."""
         return not self.errors
 
-    def raise_if_errors(self) -> None:
-        """Raise one DataError listing every error, one per line, so all can be fixed in one pass."""
+    def raise_if_errors(self, before: str = "training") -> None:
+        """Raise one DataError listing every error, one per line, so all can be fixed in one pass.
+        ``before``: what the errors stop ("training", "evaluation")."""
         if not self.errors:
             return
         where = f"the dataset {self.root}" if self.root is not None else "the dataset"
-        lines = [f"{len(self.errors)} problem(s) in {where}; fix them before training:"]
+        lines = [f"{len(self.errors)} problem(s) in {where}; fix them before {before}:"]
         lines += [f"  - {error}" for error in self.errors]
         raise DataError("\n".join(lines))
 
 
-def check_manifest(manifest: Manifest, *, max_voxels: int | None = None, affine_atol: float = 1e-3) -> CheckReport:
-    """Check every training and validation case of ``manifest``.
+def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, max_voxels: int | None = None,
+                   affine_atol: float = 1e-3) -> CheckReport:
+    """Check every training and validation case of ``manifest``, or only ``cases`` of it.
 
     Args:
         manifest: The dataset to check; ``manifest.label_values`` are the allowed label values.
+        cases: The cases to check, checked against the manifest's declarations (evaluation checks
+            the validation cases only); default: every training and validation case.
         max_voxels: Largest volume (voxels per file) the training machine can hold; ``None``
             checks no budget.
         affine_atol: See :func:`check_cases`.
@@ -88,7 +94,7 @@ def check_manifest(manifest: Manifest, *, max_voxels: int | None = None, affine_
     """
     declared_in = _LABELS_DECLARED_IN.get(manifest.source_format, "the dataset's labels")
     report = check_cases(
-        [*manifest.training, *manifest.validation], manifest.label_values,
+        [*manifest.training, *manifest.validation] if cases is None else cases, manifest.label_values,
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
     )
@@ -324,7 +330,7 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1) -> str:
             "the dataset declares one channel: declare its channels in an MSD dataset.json's 'modality' "
             "(the Decathlon's own 4D files are read so), or split it into one 3D file per channel (e.g. "
             "nibabel.funcs.four_to_three) and list them as channels: a dataset.json 'image' list, nnU-Net "
-            "_0000/_0001 files, or CSV image_0/image_1 columns"
+            "_0000/_0001 files, CSV image_0/image_1 columns, or ([channel files], label) pairs in Python"
         )
     if len(shape) < 3:
         return (

@@ -231,7 +231,8 @@ def _missing_file_fix(path: Path) -> str:
         there = f"; {written} is there" if written.is_file() else ""
         return (f"its path holds backslashes (written on Windows?){there}: write paths in the dataset description "
                 f"with forward slashes (/), which work on every system")
-    return "check the path in the dataset description (dataset.json, CSV or nnU-Net folder) or restore the file"
+    return ("check the path where the dataset lists it (dataset.json, CSV, nnU-Net folder or the pairs given in "
+            "Python) or restore the file")
 
 
 def _describe(err: BaseException) -> str:
