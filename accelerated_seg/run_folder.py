@@ -150,13 +150,28 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
 def _refuse_foreign_outputs(out: Path, marker: str | None, outputs: tuple[str, ...], names: Names) -> None:
     """A folder that is not a run's may still hold files of the names a run replaces whole: a project's
     own ``config.yaml`` or ``model/`` package with ``train.output_dir=.``. Before the thirty-first session
-    the run wrote over them (the first export swapped a ``model/`` folder out and deleted it)."""
+    the run wrote over them (the first export swapped a ``model/`` folder out and deleted it).
+
+    Under a marker, the folders a run only writes into (the trackers' ``train/``, ``evaluation/``) are
+    its own too: a later ``overwrite`` deletes them whole. A user's ``train/`` of notes or logs was
+    adopted by the first run and deleted with it by the second until the sixty-seventh session; an
+    empty folder holds nothing to lose.
+    """
     if marker is not None and (out / marker).is_file():
         return  # a run's folder (one killed before its first save): what is there is the run's
-    if foreign := [name for name in REPLACED_WHOLE if name in outputs and (out / name).exists()]:
-        raise ConfigError(f"{out} holds {', '.join(foreign)}, which this run would replace, but "
+    replaced = [name for name in REPLACED_WHOLE if name in outputs and (out / name).exists()]
+    adopted = [name for name in outputs if marker is not None and name not in REPLACED_WHOLE
+               and _holds_something(out / name)]
+    if foreign := replaced + adopted:
+        what = "which this run would replace" if not adopted else \
+            f"which this run would replace or write into, and {names.overwrite} later delete with it"
+        raise ConfigError(f"{out} holds {', '.join(foreign)}, {what}, but "
                           f"{'no ' + marker + ', so they are' if marker else 'they are'} not a training run's: "
                           f"train into {names.elsewhere}, or move them")
+
+
+def _holds_something(path: Path) -> bool:
+    return path.is_file() or path.is_symlink() or (path.is_dir() and any(path.iterdir()))
 
 
 def paths_read(init_from: str | None, data: Iterable[str | Path], cache_dir: Path) -> list[Path]:

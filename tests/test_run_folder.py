@@ -156,6 +156,24 @@ def test_a_new_run_never_replaces_files_of_another_programs(tiny_config, tmp_pat
     (project / "run_info.json").write_text("{}")
     assert check_output_folder(project, False) is False
 
+
+def test_a_new_run_never_adopts_a_folder_of_the_users_that_overwrite_would_delete(tiny_config, tmp_path):
+    """A train/ (the trackers' folder) of the user's own, in a folder that held no run: the first run
+    wrote its logs beside the user's files, and the second, with train.overwrite, deleted them all
+    (sixty-seventh session's probe)."""
+    project = tmp_path / "project"
+    (project / "train").mkdir(parents=True)
+    (project / "train" / "notes.txt").write_text("the user's\n")
+    (project / "evaluation").mkdir()  # empty: nothing to lose
+    with pytest.raises(ConfigError, match=f"{project} holds train, which this run would replace or write into, "
+                                          "and --train.overwrite=true later delete with it, but no run_info.json, "
+                                          "so they are not a training run's: train into another --train.output_dir"):
+        train(tiny_config(project, train__max_steps=2))
+    assert sorted(p.relative_to(project).as_posix() for p in project.rglob("*")) == [
+        "evaluation", "train", "train/notes.txt"]
+    (project / "train" / "notes.txt").unlink()
+    assert train(tiny_config(project, train__max_steps=2, train__val_every=0))["step"] == 2
+
 def test_overwrite_never_deletes_the_data_the_new_run_reads(tiny_dataset, tiny_config, tmp_path):
     """A dataset in <run>/train/ (the trackers' folder name, and a common one for data) was deleted
     with the earlier run by train.overwrite before the thirty-first session."""
@@ -163,8 +181,8 @@ def test_overwrite_never_deletes_the_data_the_new_run_reads(tiny_dataset, tiny_c
 
     run = tmp_path / "run"
     data = run / "train"
-    shutil.copytree(Path(tiny_dataset).parent, data)
-    train(tiny_config(run, data__dataset=data / "dataset.json", train__max_steps=2))
+    train(tiny_config(run, train__max_steps=2, train__trackers="none"))
+    shutil.copytree(Path(tiny_dataset).parent, data)  # moved in after the run (a first run is refused: below)
     files = sorted(p.relative_to(data) for p in data.rglob("*.nii.gz"))
     with pytest.raises(ConfigError, match=f"train.overwrite=true would delete {data} with the earlier run in {run}, "
                                           f"but this run reads {data / 'dataset.json'} there"):
