@@ -241,10 +241,24 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             _build(Config, copy.deepcopy(raw), prefix="")
         except ConfigError as error:
             raise ConfigError(f"{path}: {error}") from None
+    file_network = _network_of(raw)
+    overridden = set()
     for item in _joined_overrides(overrides or []):
         key, value = _split_override(item)
         _set_dotted(raw, key, _parse_yaml(value, f"override {item!r}: the value is not valid YAML"))
+        overridden.add(key)
+    args_given = any(key == "model.args" or key.startswith("model.args.") for key in overridden)
+    if "model.name" in overridden and not args_given and _network_of(raw) != file_network:
+        # The file's model.args are its network's constructor arguments (a U-Net's channels and strides):
+        # another network given on the command line starts from its own defaults, as `plan --model` does.
+        # They were kept, and the README's `--model.name=segresnet` over demo.yaml failed on them.
+        raw["model"].pop("args", None)
     return check_values(_build(Config, raw, prefix=""))
+
+
+def _network_of(raw: dict) -> Any:
+    model = raw.get("model")
+    return model.get("name", ModelConfig.name) if isinstance(model, dict) else ModelConfig.name
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

@@ -1,4 +1,5 @@
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -267,3 +268,25 @@ def test_a_setting_newer_than_the_checkpoint_compares_as_its_default(tmp_path):
     changed.train.channels_last, changed.train.channels_last_norm = True, True
     assert settings_changed(saved, dump_config(changed)) == {"train.channels_last": (False, True),
                                                              "train.channels_last_norm": (False, True)}
+
+
+def test_another_network_on_the_command_line_starts_from_its_own_defaults(tmp_path):
+    """The README's `--model.name=segresnet` over demo.yaml failed on the U-Net's channels and strides
+    the file gives (sixty-seventh session): the file's model.args are its network's."""
+    path = tmp_path / "exp.yaml"
+    path.write_text("model:\n  name: unet\n  args: {channels: [8, 16, 32], strides: [2, 2]}\n")
+    assert load_config(path, ["--model.name=segresnet"]).model.args == {}
+    assert load_config(path, ["--model.name=unet"]).model.args == {"channels": [8, 16, 32], "strides": [2, 2]}
+    given = load_config(path, ["--model.name=segresnet", "--model.args={init_filters: 8}"])
+    assert (given.model.name, given.model.args) == ("segresnet", {"init_filters": 8})
+    assert load_config(path, ["--model.name=dynunet", "--model.args.filters=[8, 16]"]).model.args == {
+        "channels": [8, 16, 32], "strides": [2, 2], "filters": [8, 16]}
+    # a file without a name is the default network's (unet)
+    path.write_text("model:\n  args: {channels: [8, 16, 32], strides: [2, 2]}\n")
+    assert load_config(path, ["--model.name=unet"]).model.args == {"channels": [8, 16, 32], "strides": [2, 2]}
+    assert load_config(path, ["--model.name=dynunet"]).model.args == {}
+    # the README's command, as written
+    root = Path(__file__).resolve().parents[1]
+    cfg = load_config(root / "configs" / "demo.yaml", ["--optim.lr=3e-4", "--data.patch_size=[64,64,64]",
+                                                       "--model.name=segresnet"])
+    assert (cfg.model.name, cfg.model.args) == ("segresnet", {})
