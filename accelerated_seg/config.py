@@ -58,9 +58,11 @@ class DataConfig:
     region_order: Optional[list[int]] = None
     # Preprocessing, done once and cached (see docs/data.md):
     spacing: Optional[tuple[float, float, float]] = None  # target voxel size in mm; None = the training median
-    normalization: Literal["zscore", "ct"] = "zscore"  # zscore (per channel, nonzero voxels) | ct (clip to ct_window, scale to [-1, 1])
+    # zscore (per channel, nonzero voxels) | ct (clip to ct_window, scale to [-1, 1]) | auto: ct where the
+    # dataset names every channel CT (MSD's "modality", nnU-Net's "channel_names"), else zscore
+    normalization: Literal["auto", "zscore", "ct"] = "auto"
     ct_window: tuple[float, float] = (-1000.0, 1000.0)
-    # Crop each case to the bounding box of its image voxels above 0. None: on for zscore, off for ct,
+    # Crop each case to the bounding box of its image voxels above 0. None: on for zscore, off for ct (auto: as resolved),
     # where air is -1000 HU and tissue below 0 HU (fat) would be cut away.
     crop_foreground: Optional[bool] = None
     cache_dir: Optional[str] = None  # None = $XDG_CACHE_HOME/accelerated_seg (or ~/.cache/accelerated_seg)

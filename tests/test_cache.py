@@ -189,3 +189,23 @@ def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):
             for normalization in ("zscore", "ct") for asked in (None, True, False)}
     assert crop == {("zscore", None): True, ("zscore", True): True, ("zscore", False): False,
                     ("ct", None): False, ("ct", True): True, ("ct", False): False}
+
+
+def test_auto_normalization_follows_the_channels_the_dataset_declares(tiny_dataset):
+    """A Decathlon CT task ("modality": {"0": "CT"}) was z-scored and cropped to the voxels above 0 HU
+    unless data.normalization: ct was given (sixty-seventh session); nnU-Net reads the same field."""
+    import dataclasses
+
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    manifest = load_msd(tiny_dataset)
+    resolved = {}
+    for channels in ({0: "CT"}, {0: "ct"}, {0: "MRI"}, {0: "CT", 1: "PET"}, {0: "CT", 1: "CT"}):
+        settings = preprocess_settings(DataConfig(), dataclasses.replace(manifest, channels=channels))
+        resolved[tuple(channels.values())] = (settings.normalization, settings.crop_foreground)
+    assert resolved == {("CT",): ("ct", False), ("ct",): ("ct", False), ("MRI",): ("zscore", True),
+                        ("CT", "PET"): ("zscore", True), ("CT", "CT"): ("ct", False)}
+    ct = dataclasses.replace(manifest, channels={0: "CT"})
+    assert preprocess_settings(DataConfig(normalization="zscore"), ct).normalization == "zscore"  # as asked
+    assert DataConfig().normalization == "auto"

@@ -89,7 +89,7 @@ def test_a_config_built_in_python_is_checked_when_training_starts(tmp_path):
 @pytest.mark.parametrize("section, name, value, message", [
     # Types, choices and lengths are checked as for a YAML file: before, "CT" was z-scored without a
     # word, augment_on="GPU" ran on the CPU and a 2-value spacing was padded by MONAI.
-    ("data", "normalization", "CT", "data.normalization must be one of zscore, ct; got 'CT'"),
+    ("data", "normalization", "CT", "data.normalization must be one of auto, zscore, ct; got 'CT'"),
     ("data", "augment_on", "GPU", "data.augment_on must be one of auto, cpu, gpu"),
     ("data", "spacing", (1.0, 2.0), "data.spacing must be a list of 3 values"),
     ("data", "spacing", 1.0, "data.spacing must be a list of 3 values"),

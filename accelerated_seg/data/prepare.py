@@ -64,10 +64,23 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
     spacing = cfg.spacing or median_spacing([case.images[0] for case in manifest.training])
     check_resampled_sizes(manifest, tuple(spacing), cfg.max_voxels, configured=cfg.spacing is not None)
     label_map = tuple(sorted(manifest.label_map.items())) if manifest.label_map else None
-    crop = cfg.crop_foreground if cfg.crop_foreground is not None else cfg.normalization != "ct"
-    return PreprocessSettings(spacing=tuple(spacing), normalization=cfg.normalization, ct_window=cfg.ct_window,
+    normalization = resolved_normalization(cfg.normalization, manifest)
+    crop = cfg.crop_foreground if cfg.crop_foreground is not None else normalization != "ct"
+    return PreprocessSettings(spacing=tuple(spacing), normalization=normalization, ct_window=cfg.ct_window,
                               crop_foreground=crop, label_map=label_map,
                               binarize=manifest.binarized)
+
+
+def resolved_normalization(asked: str, manifest: Manifest) -> str:
+    """``data.normalization`` with ``auto`` resolved: ``ct`` where the dataset names every image channel
+    CT, as nnU-Net chooses its CT normalization from the same declaration; ``zscore`` otherwise. A CT
+    dataset of the Decathlon's (7 of its 10 tasks) was z-scored and cropped to the voxels above 0 HU,
+    cutting fat and air away, unless ``data.normalization: ct`` was given (until the sixty-seventh session).
+    """
+    if asked != "auto":
+        return asked
+    names = list(manifest.channels.values())
+    return "ct" if names and all(str(name).strip().upper() == "CT" for name in names) else "zscore"
 
 
 def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float], max_voxels: int,
