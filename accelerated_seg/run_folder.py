@@ -20,6 +20,7 @@ from .config import ConfigError, dump_config
 from .files import file_in_the_way
 from .model_folders import check_init_from, complete_checkpoints
 from .resume_settings import check_resume_settings
+from .run_lock import in_use, live_holder
 
 #: What ``train`` writes into its folder (the trackers' logs under ``train/``, ``examples/train.py``'s
 #: report, ``Segmentation.evaluate``'s default folder); ``train.overwrite`` deletes exactly these.
@@ -96,6 +97,20 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
                                             outputs=outputs)
 
 
+def refuse_a_live_run(out: Path, names: Names = Names()) -> None:
+    """Raise when a live run holds ``out`` (run_lock.py), before what the folder holds is judged: the
+    ways on from an earlier run there (resume, overwrite) met the lock once taken, and said only then
+    that the folder was in use (until the sixty-seventh session).
+
+    Only before any process group exists (``check_before_the_imports``): once one does, the main
+    process may already hold the lock for this very run when another rank looks (a second ``train``
+    in one launched script), and that rank alone would refuse. ``train`` meets a live run at the
+    lock, on every rank alike, before it writes anything.
+    """
+    if holder := live_holder(out):
+        raise ConfigError(in_use(out, holder, names.elsewhere))
+
+
 def check_before_the_imports(cfg) -> None:
     """What of a run's settings the file system alone can refuse, for ``accelerated-seg train`` and
     examples/train.py to check before torch and MONAI are imported (8-14 s per rank on 2 cores):
@@ -108,6 +123,7 @@ def check_before_the_imports(cfg) -> None:
     """
     train = cfg.train
     check_init_from(train)
+    refuse_a_live_run(Path(train.output_dir))
     resume_from, _ = resume_or_replace(Path(train.output_dir), train.resume, train.overwrite)
     if resume_from is not None:
         check_resume_settings(resume_from, dump_config(cfg))

@@ -60,6 +60,34 @@ class RunLock:
                 pass
 
 
+def in_use(folder: Path, holder: str, elsewhere: str) -> str:
+    return (f"{folder} is in use by another run ({holder}): two runs in one folder write over each other's "
+            f"checkpoints and exports. Wait for it to end (or stop it), or train into {elsewhere}")
+
+
+def live_holder(folder: str | Path) -> str | None:
+    """The live run that holds ``folder``'s lock, described; None when none does (or this filesystem
+    cannot tell). Reads without taking the lock for longer than the probe, and makes no file: the
+    folder checks ask it first, so that a run alive there is named as such, not as an earlier run
+    to resume or overwrite (whose ways on the lock then refused, sixty-seventh session)."""
+    path = Path(folder) / LOCK_NAME
+    try:
+        import fcntl
+
+        handle = open(path, encoding="utf-8")
+    except (ImportError, OSError):  # no flock here, no lock file (no run started there), unreadable
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _describe(handle.read())
+        except OSError:
+            return None
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return None
+
+
 def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output_dir") -> RunLock:
     """Lock ``folder`` (made if missing) for this process's run; call on the main process only.
 
@@ -86,9 +114,7 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
             handle.seek(0)
             holder = _describe(handle.read())
             handle.close()
-            raise ConfigError(f"{folder} is in use by another run ({holder}): two runs in one folder write over "
-                              f"each other's checkpoints and exports. Wait for it to end (or stop it), or train "
-                              f"into {elsewhere}") from None
+            raise ConfigError(in_use(folder, holder, elsewhere)) from None
         except OSError as error:
             handle.close()
             if error.errno in _NO_LOCKING:

@@ -10,7 +10,8 @@ from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
 from accelerated_seg.checkpoint_files import resolve_resume
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
-from accelerated_seg.run_folder import check_output_folder, delete_earlier_run, earlier_run, resume_or_replace
+from accelerated_seg.run_folder import (check_before_the_imports, check_output_folder, delete_earlier_run, earlier_run,
+                                       resume_or_replace)
 from accelerated_seg.run_lock import LOCK_NAME, hold_run_folder
 from accelerated_seg.train import train
 from test_preemption import _OneProcess  # tests/ is on sys.path, as for conftest
@@ -83,6 +84,11 @@ def test_a_run_into_a_folder_in_use_by_a_live_run_is_refused_before_it_writes(ti
         with pytest.raises(ConfigError, match=f"{twin} is in use by another run"):
             train(tiny_config(twin, train__max_steps=2, train__val_every=0))
         assert [p.name for p in twin.iterdir()] == [LOCK_NAME]
+        # The command line's first look names the live run, not the earlier one whose ways on (resume,
+        # overwrite) then met the lock (sixty-seventh session)
+        for override in ({}, {"train__overwrite": "true"}, {"train__resume": "latest"}):
+            with pytest.raises(ConfigError, match=f"{run} is in use by another run"):
+                check_before_the_imports(tiny_config(run, **override))
     finally:
         for lock in live:
             lock.release()
