@@ -168,20 +168,43 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
     Raises:
         ConfigError: naming ``model.args`` and ``data.patch_size``, with MONAI's or torch's reason.
     """
+    failure = _forward_failure(spec, patch_size, batch)
+    if failure is None:
+        return
+    reason = str(failure).splitlines()[0].rstrip(".")
+    where = f"model {spec.name!r} cannot train on data.patch_size {tuple(patch_size)} with these model.args: {reason}"
+    # Which of the two to change: the same network on larger cubes tells (shapes only, on the meta device).
+    # A network whose spec holds the patch (UNETR's img_size) cannot be tried on another.
+    if "img_size" in spec.args:
+        fix = ("Change model.args or data.patch_size (each down-sampling stage halves the patch; the deepest "
+               "needs more than one voxel)")
+    elif (edge := next((edge for edge in (16, 32, 64, 128, 256) if edge > min(patch_size)
+                        and _forward_failure(spec, (edge,) * 3, batch) is None), None)) is not None:
+        fix = (f"The patch is too small for this network: it trains on {edge}x{edge}x{edge} (each down-sampling "
+               f"stage halves the patch; the deepest needs more than one voxel). Raise data.patch_size, or give "
+               f"model.args fewer down-sampling stages")
+    else:
+        fix = "It fails on every patch up to 256x256x256 too: change model.args"
+    # from None: the message carries MONAI's or torch's reason; their traceback of a meta-device
+    # forward says nothing more to the user (it printed above the error before the sixty-seventh session)
+    raise ConfigError(f"{where}. {fix}") from None
+
+
+def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> Exception | None:
+    """What a training-mode forward pass of ``batch`` patches on the meta device raises, if anything
+    the network is to blame for (an operation the meta device lacks is not)."""
     import torch
 
     try:
         network = meta_network(spec).train()
         network(torch.empty(batch, spec.args["in_channels"], *patch_size, device="meta"))
     except NotImplementedError:  # an operation the meta device lacks: nothing known against the network
-        return
+        return None
     except (ValueError, TypeError, AssertionError, RuntimeError) as error:
         if isinstance(error, RuntimeError) and "meta" in str(error).lower():
-            return  # a value the meta device does not hold (.item(), a tensor's truth): the same
-        raise ConfigError(f"model {spec.name!r} cannot train on data.patch_size {tuple(patch_size)} with these "
-                          f"model.args: {str(error).splitlines()[0].rstrip('.')}. Change model.args or "
-                          f"data.patch_size (each down-sampling stage halves the patch; the deepest needs more "
-                          f"than one voxel)") from error
+            return None  # a value the meta device does not hold (.item(), a tensor's truth): the same
+        return error
+    return None
 
 
 def meta_network(spec: ModelSpec) -> nn.Module:

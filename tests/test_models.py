@@ -108,13 +108,21 @@ def test_unet3d_mlperf_patch_rules():
         model_spec("unet3d_mlperf", 1, 3, (32, 32, 32))
 
 
-@pytest.mark.parametrize("name, args, patch, reason", [
-    ("unet", {}, 16, "Expected more than 1 spatial element"),  # 4 stride-2 levels: 1 voxel at the bottom
-    ("unet", {"channels": [4, 8, 16, 32], "strides": [2, 2]}, 16, "cannot train on data.patch_size"),
-    ("dynunet", {"filters": [8, 16, 32]}, 64, "filters"),  # depth 5 from the 64^3 patch, 3 filters
-    ("unet", {"channels": [4]}, 32, "no less than 2"),  # MONAI's own sentence ends in a full stop
+_PATCH_TOO_SMALL = "The patch is too small for this network: it trains on 32x32x32"
+_ARGS_AT_FAULT = "It fails on every patch up to 256x256x256 too: change model.args"
+
+
+@pytest.mark.parametrize("name, args, patch, reason, fix", [
+    # 4 stride-2 levels: 1 voxel at the bottom
+    ("unet", {}, 16, "Expected more than 1 spatial element", _PATCH_TOO_SMALL),
+    ("unet", {"channels": [4, 8, 16, 32], "strides": [2, 2]}, 16, "cannot train on data.patch_size", _ARGS_AT_FAULT),
+    ("dynunet", {"filters": [8, 16, 32]}, 64, "filters", _ARGS_AT_FAULT),  # depth 5 from the 64^3 patch, 3 filters
+    ("unet", {"channels": [4]}, 32, "no less than 2", _ARGS_AT_FAULT),  # MONAI's own sentence ends in a full stop
+    ("segresnet", {"init_filters": 4}, 32, r"num_channels \(4\) must be divisible by num_groups \(8\)", _ARGS_AT_FAULT),
 ])
-def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(name, args, patch, reason):
+def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(name, args, patch, reason, fix):
+    """The message says which of the two to change: it blamed the patch for any failure, and carried
+    the meta-device forward's traceback above it (until the sixty-seventh session)."""
     from accelerated_seg.models import check_trainable
 
     spec = model_spec(name, 1, 3, (patch,) * 3, args)  # accepted: only the shapes of a forward tell
@@ -122,6 +130,8 @@ def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(nam
         check_trainable(spec, (patch,) * 3)
     assert "model.args" in str(refused.value) and "data.patch_size" in str(refused.value)
     assert ".." not in str(refused.value)
+    assert fix in str(refused.value)
+    assert refused.value.__cause__ is None and refused.value.__suppress_context__
 
 
 @pytest.mark.parametrize("name", list(MODELS))
