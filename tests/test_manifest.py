@@ -431,6 +431,9 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
         # cells beyond the header were dropped, before the twenty-ninth session.
         ("image,label,Label\na.nii.gz,a_seg.nii.gz,b_seg.nii.gz\n", "column(s) ['label'] appear twice in the header"),
         ("image,label\na.nii.gz,a_seg.nii.gz,b_seg.nii.gz\n", "line 2: 3 cells but the header names 2 columns"),
+        # ignored as another column before the sixty-seventh session: the seeded fraction split the cases
+        ("image,label,spilt\na.nii.gz,a_seg.nii.gz,train\n", "column 'spilt' is not one this reader knows"),
+        ("image,label,Splits\na.nii.gz,a_seg.nii.gz,train\n", "rename it to 'split'"),
     ],
 )
 def test_csv_mistakes_name_the_file_and_line(tmp_path, content, fragment):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import difflib
 import re
 from pathlib import Path
 
@@ -58,6 +59,7 @@ def load_csv(
     label_names, label_values = parse_labels(declared, f"{csv_path}: labels argument", binarize)
     header, rows = _read_csv_rows(csv_path)
     image_columns = _image_columns(header, csv_path)
+    _refuse_a_misspelt_split(header, csv_path)
 
     entries: list[tuple[tuple[Path, ...], Path, str | None, str | None]] = []
     for line, row in rows:
@@ -93,6 +95,18 @@ def load_csv(
         label_values=label_values, binarized=binarize, split=how, source_format="csv",
         ignore_value=ignore_value,
     )
+
+
+def _refuse_a_misspelt_split(header: set[str], csv_path: Path) -> None:
+    """Other columns are ignored, so a ``spilt`` column was, and the cases were split by the seeded
+    fraction instead, the user's validation cases trained on without a word (sixty-seventh session)."""
+    if "split" in header:
+        return
+    if near := difflib.get_close_matches("split", sorted(header), n=1, cutoff=0.75):
+        raise DataError(f"{csv_path}: column {near[0]!r} is not one this reader knows, and other columns are "
+                        f"ignored; the split column is 'split' (train/validation/test per row), without which the "
+                        f"cases are split by data.validation_fraction: rename it to 'split' (or to another name, "
+                        f"if it is no split)")
 
 
 def _read_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str, str]]]]:
