@@ -91,7 +91,8 @@ class Dataset:
         """
         for name in data_settings.keys() & _FROM_FILES_OWN.keys():
             raise ConfigError(f"Dataset.from_files: {name} is given here as {_FROM_FILES_OWN[name]}")
-        _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting")
+        _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting",
+                        not_listed=_FROM_FILES_OWN)  # taken here by other names (block_shape, ...)
         if not is_whole_number(n_classes, 2):
             raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
                               f"background), got {n_classes!r}")
@@ -224,6 +225,9 @@ _FROM_FILES_OWN = {
     "synthetic": "the pairs; data.synthetic sizes the embedded phantoms of a config file's data.dataset: synthetic",
 }
 
+# Dataset.from_files' arguments that are no config field
+_FROM_FILES_ARGUMENTS = ("block_shape", "n_classes", "validation_pairs", "ignore_value")
+
 # Where this API takes each kind of setting, for one given in the wrong place (Segmentation(num_workers=0)).
 _TAKEN_BY = ((DataConfig, "a data setting: give it to Dataset.from_files(pairs, ..., {name}=...)"),
              (TrainConfig, "a training setting: give it to Segmentation(...) or fit(...)"),
@@ -236,19 +240,22 @@ def _where_it_goes(name: str) -> str | None:
         return "the per-device batch: give it as Dataset.batch(n), or to Segmentation(...) or fit(...)"
     if name in _FROM_FILES_OWN:
         return f"a data setting: give it to Dataset.from_files as {_FROM_FILES_OWN[name]}"
+    if name in _FROM_FILES_ARGUMENTS:  # fit(data, block_shape=32) listed every training setting before
+        return f"an argument of Dataset.from_files: give it there, Dataset.from_files(pairs, ..., {name}=...)"
     return next((taken_by.format(name=name) for cls, taken_by in _TAKEN_BY if name in _field_names(cls)), None)
 
 
-def _refuse_unknown(settings: dict, fields_of, message: str) -> None:
+def _refuse_unknown(settings: dict, fields_of, message: str, not_listed=()) -> None:
     """A ConfigError naming the keyword arguments that are not fields of the dataclass ``fields_of``
     (or of any in a tuple of them), instead of the dataclass's TypeError: where the API takes one that
-    another config has, or else the fields there are."""
+    another config has, or else the fields there are (but those in ``not_listed``)."""
     classes = fields_of if isinstance(fields_of, tuple) else (fields_of,)
     if unknown := sorted(set(settings) - {name for cls in classes for name in _field_names(cls)}):
         for name in unknown:
             if (where := _where_it_goes(name)) is not None:
                 raise ConfigError(f"{message.format(name)} but {where}")
-        listed = "; ".join(f"{cls.__name__}'s fields: {', '.join(_field_names(cls))}" for cls in classes)
+        listed = "; ".join(f"{cls.__name__}'s fields: {', '.join(n for n in _field_names(cls) if n not in not_listed)}"
+                           for cls in classes)
         raise ConfigError(message.format(", ".join(unknown)) + f"; the settings are {listed}")
 
 

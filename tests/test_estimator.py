@@ -334,6 +334,19 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     with pytest.raises(ConfigError, match=r"Segmentation: patch_size is not a training or optimizer setting but a "
                                           r"data setting: give it to Dataset.from_files as block_shape="):
         Segmentation("unet", patch_size=(16, 16, 16))
+    # from_files' own arguments, given to the estimator: every training setting was listed (sixty-seventh session)
+    for name in ("block_shape", "n_classes", "validation_pairs", "ignore_value"):
+        with pytest.raises(ConfigError, match=rf"^Segmentation: {name} is not a training or optimizer setting but an "
+                                              rf"argument of Dataset.from_files: give it there, Dataset.from_files\("
+                                              rf"pairs, ..., {name}=...\)$"):
+            Segmentation("unet", **{name: 2})
+    with pytest.raises(ConfigError, match=r"^fit: block_shape is not a training or optimizer setting but an argument"):
+        Segmentation("unet").fit(Dataset.from_files(train_pairs, block_shape=16), steps=1, block_shape=32)
+    # and from_files' list of its settings leaves out those it takes by other names
+    with pytest.raises(ConfigError, match="Dataset.from_files: patch is not a data setting") as listed:
+        Dataset.from_files(train_pairs, patch=(16, 16, 16))
+    assert "spacing" in str(listed.value) and not {"patch_size", "labels", "dataset", "synthetic"} & set(
+        str(listed.value).split(": ")[-1].split(", "))
     misplaced = Dataset.from_files(train_pairs, block_shape=16)
     with pytest.raises(ConfigError, match=r"^fit: spacing is not a training or optimizer setting but a data setting"):
         Segmentation("unet").fit(misplaced, steps=1, spacing=(1, 1, 1))
