@@ -426,7 +426,8 @@ class Segmentation:
         Args:
             x: a path (list of paths for several channels); a nibabel image such as ``nib.load(path)``
                 (list of images for several channels); or an array (X, Y, Z) / (C, X, Y, Z): numpy,
-                a torch tensor, or anything ``np.asarray`` takes.
+                a torch tensor, or anything ``np.asarray`` takes. (X, Y, Z, C), as ``get_fdata()`` gives
+                a 4D file, is read so where only its last axis is the model's channel count.
             batch_size: windows per forward pass of the sliding window.
             affine: voxel-to-mm matrix for an array input (default: 1 mm, RAS); an image has its own.
             options: ``predict_file`` options (overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
@@ -690,6 +691,10 @@ def _checked_channels(x, in_channels: int) -> np.ndarray:
                         f"{in_channels} channel(s) first")
     if 0 in array.shape:  # else MONAI's reorientation fails on it, as a traceback
         raise DataError(f"predict: an array of shape {array.shape} holds no voxels; give the whole volume")
+    if array.ndim == 4 and array.shape[0] != in_channels and array.shape[-1] == in_channels:
+        # (X, Y, Z, C): what get_fdata() gives of a 4D NIfTI file (an (X, Y, Z, 1) volume, an MSD case's
+        # channels), which predict takes from its path; the array was refused before the sixty-seventh session
+        array = np.moveaxis(array, -1, 0)
     channels = array[None] if array.ndim == 3 else array
     if len(channels) != in_channels:
         raise DataError(f"predict: the array's shape {array.shape} gives {len(channels)} channel(s) (the first axis "

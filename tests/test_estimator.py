@@ -206,6 +206,9 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     np.testing.assert_array_equal(labels, np.asanyarray(image.dataobj))  # the same case as an array
     as_tensor = model.predict(torch.as_tensor(np.asanyarray(reference.dataobj)), affine=reference.affine)
     np.testing.assert_array_equal(as_tensor, labels)  # and as a torch tensor
+    # channels last, as get_fdata() gives a (X, Y, Z, 1) file: "gives 64 channel(s)" before the sixty-seventh session
+    channels_last = model.predict(np.asanyarray(reference.dataobj)[..., None], affine=reference.affine)
+    np.testing.assert_array_equal(channels_last, labels)
     # nib.load's image itself ("an array of shape ()" before): the path's result, on its grid
     as_image = model.predict(reference)
     assert isinstance(as_image, nib.Nifti1Image)
