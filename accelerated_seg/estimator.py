@@ -458,8 +458,19 @@ class Segmentation:
                 grid = _checked_affine(affine)
                 inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
                           for c, channel in enumerate(channels)]
-            output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz", sw_batch_size=batch_size,
-                                  **options)
+            try:
+                output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz", sw_batch_size=batch_size,
+                                      **options)
+            except DataError as error:
+                if is_path:
+                    raise
+                # the temporary file is no name of the user's (nor will it exist once this returns)
+                message = str(error)
+                for channel, path in enumerate(inputs):
+                    given = ("the image" if len(inputs) == 1 else f"image {channel} of the list") if is_image else \
+                        ("the array" if len(inputs) == 1 else f"the array's channel {channel}")
+                    message = message.replace(str(path), given)
+                raise DataError(f"predict: {message}") from None
             image = nib.load(str(output))
             labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away
             if not (is_path or is_image):

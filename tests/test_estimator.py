@@ -217,6 +217,11 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     from accelerated_seg.config import ConfigError
     from accelerated_seg.data.errors import DataError
 
+    # An image predict cannot segment is named as the image given, not as the temporary file it was saved to
+    four_d = nib.Nifti1Image(np.stack([np.asanyarray(reference.dataobj)] * 2, axis=-1), reference.affine)
+    with pytest.raises(DataError, match=r"^predict: the image: a 4D image") as refused:
+        model.predict(four_d)
+    assert "input_0000" not in str(refused.value)
     volume = np.asanyarray(reference.dataobj).astype(np.float32)
     nan_volume = volume.copy()
     nan_volume[0, 0, 0] = np.nan
