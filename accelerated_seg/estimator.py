@@ -539,8 +539,10 @@ class Segmentation:
         if (regions := export_regions(config)) is not None:  # both maps hold class indices: regions over them
             return evaluate_folders(predictions, labels, regions=regions, output_dir=out,
                                     ignore_value=dataset.manifest.ignore_index)
+        # named as training logged them (dice_foreground), not class_1
+        names = {int(index): name for index, name in config.get("labels", {}).items()}
         return evaluate_folders(predictions, labels, num_classes=dataset.manifest.num_classes, output_dir=out,
-                                ignore_value=dataset.manifest.ignore_index)
+                                ignore_value=dataset.manifest.ignore_index, class_names=names)
 
     def save(self, directory: str | Path) -> Path:
         """Copy the exported model (config.json + model.safetensors) to ``directory``."""

@@ -444,7 +444,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                      tolerance_mm: float | Sequence[float] | Mapping[int, float] = DEFAULT_TOLERANCE_MM,
                      output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM,
                      regions: Regions | None = None, ignore_value: int | None = None,
-                     merge_foreground: bool | None = None) -> dict:
+                     merge_foreground: bool | None = None, class_names: Mapping[int, str] | None = None) -> dict:
     """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
 
     The classes scored are, in this order of preference: those named in ``dataset_json`` (except
@@ -466,6 +466,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             Dice of the annotated voxels alone, no distances (NaN).
         merge_foreground: every non-zero value of the references is class 1, as a model trained with
             ``data.binarize`` saw them; None: where ``dataset_json`` is such a model's config.json.
+        class_names: names of the ``num_classes`` classes by index (``Segmentation.evaluate``: the model's,
+            as training logged them); ``class_<c>`` otherwise.
 
     Returns:
         The summary written to ``summary.json``.
@@ -496,7 +498,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
                          f"--num-classes")
     names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
-             else _class_names(pairs, num_classes, dataset_json))
+             else _class_names(pairs, num_classes, dataset_json, class_names or {}))
     classes = list(names)
     tolerance = tolerances(tolerance_mm, classes)
     # the label values a file may hold: a region's values, or the classes scored
@@ -547,7 +549,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     return summary
 
 
-def _class_names(pairs, num_classes: int | None, dataset_json) -> dict[int, str]:
+def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[int, str]) -> dict[int, str]:
     """The foreground classes to score -> their names."""
     if dataset_json is not None:
         names = {c: n for c, n in class_names_from_json(dataset_json).items() if c != 0}
@@ -555,7 +557,7 @@ def _class_names(pairs, num_classes: int | None, dataset_json) -> dict[int, str]
             raise ValueError(f"--num-classes {num_classes} disagrees with the classes {sorted(names)} "
                              f"(+ background) named in {dataset_json}; drop one of the two")
     elif num_classes is not None:
-        names = {c: f"class_{c}" for c in foreground_classes(num_classes)}
+        names = {c: given.get(c, f"class_{c}") for c in foreground_classes(num_classes)}
     else:  # the values present anywhere: a class only ever predicted must still count against the model
         found = set()
         for _, pred_path, label_path in pairs:

@@ -104,7 +104,9 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     load_exported = accelerated_seg.checkpoint.load_exported
     for module in (accelerated_seg.checkpoint, accelerated_seg.ensemble):  # where evaluate and predict load
         monkeypatch.setattr(module, "load_exported", counted)
-    assert model.evaluate(data, output_dir=tmp_path / "eval")["num_cases"] == len(val_pairs) == 3
+    scored = model.evaluate(data, output_dir=tmp_path / "eval")
+    assert scored["num_cases"] == len(val_pairs) == 3
+    assert scored["classes"] == {"1": "foreground"}  # as training named it (dice_foreground); class_1 before
     # The model is loaded once for every case (once per case before the thirty-third session), the cases
     # go through predict's pipeline, and each scored prediction is what predict gives for that case.
     assert len(loads) == 1
