@@ -567,14 +567,21 @@ class Segmentation:
         return directory
 
     @classmethod
-    def load(cls, directory: str | Path) -> "Segmentation":
-        """An estimator ready to predict with a saved or exported model."""
+    def load(cls, directory: str | Path, **settings) -> "Segmentation":
+        """An estimator ready to predict with a saved or exported model.
+
+        ``settings``: the constructor's (``output_dir``, where a later ``fit`` and ``evaluate`` write;
+        ``precision``, ``multi_gpu``, training settings), all but ``model_args``, which the model holds.
+        """
+        if "model_args" in settings:
+            raise ConfigError("Segmentation.load: model_args are the saved model's; to train another design, "
+                              "construct Segmentation(name, model_args=...) and fit it")
         directory = Path(directory)
         config = read_export_config(directory)  # a broken or foreign export fails here, naming the file
         # What the dataset decides (channels, classes, UNETR's img_size) is left to fit, so that
         # fit(..., init_from=None) can build the same design for another dataset.
         design = {key: value for key, value in config["model"]["args"].items() if key not in SET_BY_THE_RUN}
-        estimator = cls(config["model"]["name"], model_args=design)
+        estimator = cls(config["model"]["name"], model_args=design, **settings)
         estimator.model_dir = estimator.loaded_from = directory
         return estimator
 

@@ -198,6 +198,13 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
                                     f"predicts with {tmp_path / 'elsewhere' / 'model'}>")
     elsewhere.evaluate(data)
     assert (tmp_path / "elsewhere" / "evaluation" / "summary.json").is_file()
+    # load takes the constructor's settings, output_dir among them: a loaded model evaluated into
+    # ./runs/segmentation of whatever folder the script ran from (sixty-seventh session)
+    placed = Segmentation.load(model.model_dir, output_dir=str(tmp_path / "placed"))
+    placed.evaluate(data)
+    assert (tmp_path / "placed" / "evaluation" / "summary.json").is_file()
+    with pytest.raises(ConfigError, match="Segmentation.load: model_args are the saved model's"):
+        Segmentation.load(model.model_dir, model_args={"channels": [4, 8]})
 
     case = load_msd(tiny_dataset).validation[1]  # a non-RAS or anisotropic one
     reference = nib.load(case.images[0])
