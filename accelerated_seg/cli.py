@@ -76,8 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="each case is a function of the seed and its index")
 
     p = commands.add_parser("check", help="pre-flight checks of a dataset and every file it lists")
-    p.add_argument("dataset", type=path_argument, help="MSD dataset.json, nnU-Net raw dataset folder, or CSV")
-    p.add_argument("--max-voxels", type=int, default=512**3, help="largest volume accepted (data.max_voxels)")
+    p.add_argument("dataset", type=path_argument, nargs="?",
+                   help="MSD dataset.json, nnU-Net raw dataset folder, or CSV (default: --config's data.dataset)")
+    p.add_argument("--config", type=path_argument,
+                   help="check as this experiment's training reads the data: its data.dataset (unless DATASET is "
+                        "given), data.labels (a CSV's classes), data.binarize and data.max_voxels")
+    p.add_argument("--max-voxels", type=int, default=None,
+                   help="largest volume accepted (data.max_voxels; default: --config's, else 512^3)")
     p.add_argument("--binarize", action="store_true", help="check as data.binarize=true would train")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
@@ -365,16 +370,32 @@ def _synth(args, _) -> int:
 def _check(args, _) -> int:
     """Exit 1 when the dataset has problems, as a linter does when it finds some: finding them is the
     command's work, not a misuse of it."""
+    from .config import Config, ConfigError, load_config
     from .data.checks import check_manifest
     from .data.errors import DataError
     from .data.manifest import load_cases
+    from .data.prepare import dataset_source
 
-    if args.max_voxels < 1:  # the command's misuse (exit 2), not a finding: else every case was "over budget"
-        print(f"error: --max-voxels (data.max_voxels) must be >= 1, got {args.max_voxels}", file=sys.stderr)
+    try:  # the command's misuse (exit 2), not a finding
+        # A CSV's classes live in the experiment's data.labels: without them, check could only refuse
+        # every value above 1 of a dataset that training reads (sixty-seventh session).
+        cfg = load_config(args.config) if args.config is not None else Config()
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    data = cfg.data
+    if args.dataset is None and args.config is None:
+        print("error: give the DATASET to check, or --config with the experiment whose data.dataset it is",
+              file=sys.stderr)
+        return 2
+    dataset = args.dataset if args.dataset is not None else dataset_source(data, cfg.train.output_dir)
+    max_voxels = args.max_voxels if args.max_voxels is not None else data.max_voxels
+    if max_voxels < 1:  # else every case was "over budget"
+        print(f"error: --max-voxels (data.max_voxels) must be >= 1, got {max_voxels}", file=sys.stderr)
         return 2
     try:
-        manifest = load_cases(args.dataset, binarize=args.binarize)
-        report = check_manifest(manifest, max_voxels=args.max_voxels)
+        manifest = load_cases(dataset, binarize=args.binarize or data.binarize, labels=data.labels)
+        report = check_manifest(manifest, max_voxels=max_voxels)
     except DataError as error:  # the dataset's description itself is the problem found
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -311,6 +311,30 @@ def test_the_check_command_lists_the_problems_and_checks_binarized_labels_as_tra
     assert err == ["error: --max-voxels (data.max_voxels) must be >= 1, got 0"]
 
 
+def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path, capsys):
+    """A CSV declares no classes: the experiment's data.labels does, and check could only refuse a
+    three-class CSV that training reads (sixty-seventh session)."""
+    from accelerated_seg.cli import main
+
+    three = clean_label()
+    three[0, 0, 0] = 2
+    cases = [make_case(tmp_path, "good"), make_case(tmp_path, "three", label=three)]
+    table = tmp_path / "cases.csv"
+    table.write_text("image,label\n" + "".join(f"{c.images[0]},{c.label}\n" for c in cases))
+    config = tmp_path / "experiment.yaml"
+    config.write_text(f"data:\n  dataset: {table}\n  labels: {{0: background, 1: a, 2: b}}\n")
+    assert main(["check", str(table)]) == 1
+    assert "label values [2] are not declared" in capsys.readouterr().err
+    for argv in (["check", "--config", str(config)], ["check", str(table), "--config", str(config)]):
+        assert main(argv) == 0
+        assert "2 case(s), 0 error(s)" in capsys.readouterr().out
+    assert main(["check"]) == 2
+    assert "give the DATASET to check, or --config" in capsys.readouterr().err
+    config.write_text("data:\n  labelz: 3\n")
+    assert main(["check", "--config", str(config)]) == 2
+    assert "labelz" in capsys.readouterr().err
+
+
 def test_channels_with_different_dtypes_are_fine(tmp_path):
     case = make_case(tmp_path, "mixed")
     second = save(tmp_path / "imagesTr" / "mixed_0001.nii.gz", np.arange(512, dtype=np.int16).reshape(SHAPE))
