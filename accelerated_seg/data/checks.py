@@ -18,6 +18,7 @@ sform codes 0).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,8 @@ _MAX_VALUES_SHOWN = 8  # enough to recognise the mistake without flooding the me
 _MAX_FILES_SHOWN = 10  # in a warning that gathers many files
 _RESAMPLE_HINT = "resample the label onto the image grid (nearest-neighbour interpolation)"
 _CHANNEL_HINT = "resample the channels onto one grid"
+# Grids that place every voxel within this share of a voxel of each other differ by a header's rounding
+_ROUNDING_VOXELS = 0.05
 # Where each source format lets the user declare its label values, for the undeclared-value message.
 _LABELS_DECLARED_IN = {
     "msd": "dataset.json 'labels'",
@@ -448,10 +451,27 @@ def _check_same_grid(
         part for part in (_orientation_difference(reference, other), _spacing_difference(reference, other, affine_atol))
         if part
     ] or [_placement_difference(reference, other, affine_atol)]
+    if (shift := _largest_voxel_shift(reference, other)) < _ROUNDING_VOXELS:
+        # An export tool's rounding, not another grid: resampling would blur nothing but is the wrong work
+        fix = (f"no voxel moves by more than {shift:.2g} of a voxel between the two, as an export tool's rounding "
+               f"leaves headers: copy the {reference.role}'s geometry onto the {other.role} (SimpleITK's "
+               f"CopyInformation; nibabel: nib.Nifti1Image(data, {reference.role}.affine, {reference.role}.header))")
     report.errors.append(
         f"{context}: {other.role} {other.path} and {reference.role} {reference.path} are on different grids: "
         f"{'; '.join(what)}; {fix}"
     )
+
+
+def _largest_voxel_shift(reference: _Volume, other: _Volume) -> float:
+    """How far, in the reference's voxels, the other grid places any corner of the volume from where the
+    reference places it (NaN where either affine cannot be inverted or holds NaN)."""
+    shape = np.array(_grid_shape(reference.image), dtype=float) - 1
+    corners = np.array([[x, y, z, 1.0] for x in (0, shape[0]) for y in (0, shape[1]) for z in (0, shape[2])]).T
+    try:
+        in_reference_voxels = np.linalg.inv(reference.image.affine) @ other.image.affine @ corners
+    except np.linalg.LinAlgError:
+        return math.nan
+    return float(np.max(np.abs(in_reference_voxels[:3] - corners[:3])))
 
 
 def _orientation_difference(reference: _Volume, other: _Volume) -> str:
