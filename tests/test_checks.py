@@ -230,6 +230,19 @@ def test_files_whose_header_gives_no_orientation_are_one_warning(tmp_path):
     assert warning.startswith(f"2 file(s) carry no orientation (qform_code and sform_code both 0): {bare.images[0]}, "
                               f"{bare.label}. nibabel places their voxels from pixdim alone")
     assert str(good.label) not in warning
+    # One file bare, its label placed: the mismatch is the bare header's, whose grid is a guess, and
+    # resampling the placed label onto it was the advice (sixty-seventh session)
+    half = make_case(tmp_path, "half")
+    image = nib.load(half.images[0])
+    unplaced = nib.Nifti1Image(np.asanyarray(image.dataobj), None)
+    unplaced.header.set_qform(None, code=0)
+    unplaced.header.set_sform(None, code=0)
+    nib.save(unplaced, half.images[0])
+    error = assert_single_error(check_cases([half], NUM_CLASSES), "are on different grids",
+                                "the image carries no orientation (qform_code and sform_code 0), so its grid here "
+                                "is guessed from its voxel sizes: if it was written on the label's grid, copy the "
+                                "label's geometry onto it")
+    assert "resample" not in error
 
 
 def test_every_problem_is_reported_not_just_the_first(tmp_path):

@@ -201,8 +201,7 @@ class _Tally:
         self.unseen = [value for value in self.unseen if not np.any(slab == value)]
 
     def see_header(self, path: Path, image: nib.Nifti1Image) -> None:
-        header = image.header
-        if header.get("qform_code", 1) == 0 and header.get("sform_code", 1) == 0:
+        if _without_orientation(image):
             self.without_orientation.append(path)
 
     def add_warnings(self, report: CheckReport) -> None:
@@ -451,7 +450,15 @@ def _check_same_grid(
         part for part in (_orientation_difference(reference, other), _spacing_difference(reference, other, affine_atol))
         if part
     ] or [_placement_difference(reference, other, affine_atol)]
-    if (shift := _largest_voxel_shift(reference, other)) < _ROUNDING_VOXELS:
+    if bare := [volume for volume in (reference, other) if _without_orientation(volume.image)]:
+        # The bare header's grid is nibabel's guess from its voxel sizes (x flipped, centred), so the other
+        # file, the one with a true grid, is not the one to resample (sixty-seventh session)
+        guessed, placed = bare[0], other if bare[0] is reference else reference
+        fix = (f"the {guessed.role} carries no orientation (qform_code and sform_code 0), so its grid here is "
+               f"guessed from its voxel sizes: if it was written on the {placed.role}'s grid, copy the "
+               f"{placed.role}'s geometry onto it (SimpleITK's CopyInformation); else convert it again (dcm2niix "
+               f"writes both codes)") if len(bare) == 1 else fix
+    elif (shift := _largest_voxel_shift(reference, other)) < _ROUNDING_VOXELS:
         # An export tool's rounding, not another grid: resampling would blur nothing but is the wrong work
         fix = (f"no voxel moves by more than {shift:.2g} of a voxel between the two, as an export tool's rounding "
                f"leaves headers: copy the {reference.role}'s geometry onto the {other.role} (SimpleITK's "
@@ -460,6 +467,11 @@ def _check_same_grid(
         f"{context}: {other.role} {other.path} and {reference.role} {reference.path} are on different grids: "
         f"{'; '.join(what)}; {fix}"
     )
+
+
+def _without_orientation(image: nib.Nifti1Image) -> bool:
+    header = image.header
+    return header.get("qform_code", 1) == 0 and header.get("sform_code", 1) == 0
 
 
 def _largest_voxel_shift(reference: _Volume, other: _Volume) -> float:
