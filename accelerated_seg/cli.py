@@ -543,6 +543,11 @@ def _evaluate(args, _) -> int:
             continue
         print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm{empty}, "
               f"surface Dice @{summary['tolerance_mm'][c]:g} mm {_mean_std(nsd)}")
+    # in summary.json alone before: scored by no one. predict's probability maps beside them are expected.
+    if unmatched := [path for path in summary["predictions_without_label"]
+                     if not Path(path).name.endswith(("_probs.nii.gz", "_probs.nii"))]:
+        shown = ", ".join(Path(path).name for path in unmatched[:5]) + (" ..." if len(unmatched) > 5 else "")
+        print(f"warning: {len(unmatched)} prediction(s) without a label of the same name, not scored: {shown}")
     if summary.get("merged_foreground"):
         print(f"every non-zero value of the references scored as class 1: {args.dataset_json} is a model trained "
               f"binarized (data.binarize)")

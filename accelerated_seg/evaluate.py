@@ -294,6 +294,9 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
     """
     pred_dir, label_dir = Path(pred_dir), Path(label_dir)
     for folder, what in ((pred_dir, "prediction"), (label_dir, "label")):
+        if folder.is_file():  # predict writes one file for one case: "folder not found" said nothing of why
+            raise DataError(f"{folder}: a file, where evaluate takes the {what} folder (cases are paired by file "
+                            f"name across the two folders); put the {what}(s) to score in a folder of their own")
         if not folder.is_dir():
             raise DataError(f"{folder}: {what} folder not found; give a folder of .nii.gz files")
     if pred_dir.resolve() == label_dir.resolve():  # every label scored against itself: Dice 1, whatever the model
@@ -481,8 +484,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     """
     pred_dir, label_dir = Path(pred_dir), Path(label_dir)
     output_dir = Path(output_dir) if output_dir is not None else pred_dir / "evaluation"
+    pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_folder(output_dir)
-    pairs, unmatched = match_cases(pred_dir, label_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
         check_same_grid(read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False),

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import shutil
 import math
 
 import nibabel as nib
@@ -347,6 +348,16 @@ def test_evaluate_command(folders, capsys):
     assert json.loads((run / "summary.json").read_text()) == {"step": 300, "best_dice": 0.9}
     # evaluate's own files are replaced on a rerun (the first call above wrote them)
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 0
+    assert "without a label" not in capsys.readouterr().out
+    # A prediction without a label is said on the console, not only in summary.json (sixty-seventh session)
+    shutil.copy(pred_dir / "a.nii.gz", pred_dir / "extra.nii.gz")
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 0
+    assert "warning: 1 prediction(s) without a label of the same name, not scored: extra.nii.gz" in (
+        capsys.readouterr().out)
+    (pred_dir / "extra.nii.gz").unlink()
+    # A file given for a folder ("prediction folder not found" before, of a file that was there)
+    assert main(["evaluate", str(pred_dir / "a.nii.gz"), str(label_dir), "--num-classes", "3"]) == 2
+    assert "a.nii.gz: a file, where evaluate takes the prediction folder" in capsys.readouterr().err
 
     (pred_dir / "a.nii.gz").unlink()
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
