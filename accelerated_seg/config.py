@@ -62,8 +62,8 @@ class DataConfig:
     # dataset names every channel CT (MSD's "modality", nnU-Net's "channel_names"), else zscore
     normalization: Literal["auto", "zscore", "ct"] = "auto"
     ct_window: tuple[float, float] = (-1000.0, 1000.0)
-    # Crop each case to the bounding box of its image voxels above 0. None: on for zscore, off for ct (auto: as resolved),
-    # where air is -1000 HU and tissue below 0 HU (fat) would be cut away.
+    # Crop each case to the bounding box of its image voxels above 0. None: on for zscore, off for ct (auto:
+    # as resolved), where air is -1000 HU and tissue below 0 HU (fat) would be cut away.
     crop_foreground: Optional[bool] = None
     cache_dir: Optional[str] = None  # None = $XDG_CACHE_HOME/accelerated_seg (or ~/.cache/accelerated_seg)
     max_voxels: int = 512**3  # pre-flight: a larger volume is an error (resample or crop it first)

@@ -152,9 +152,10 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     image, label = val_pairs[0]
     smeared = nib.load(str(label))
     nib.save(nib.Nifti1Image(smeared.get_fdata() * 0.9999, smeared.affine), tmp_path / "smeared.nii.gz")
-    bad = Dataset.from_files(train_pairs, block_shape=16, n_classes=2, validation_pairs=[(image, tmp_path / "smeared.nii.gz")],
+    smeared_pair = (image, tmp_path / "smeared.nii.gz")
+    bad = Dataset.from_files(train_pairs, block_shape=16, n_classes=2, validation_pairs=[smeared_pair],
                              spacing=(2.0, 2.0, 2.0)).binarize()
-    with pytest.raises(DataError, match=rf"fix them before evaluation:\n  - .*{tmp_path / 'smeared.nii.gz'}: non-integer"):
+    with pytest.raises(DataError, match=rf"fix them before evaluation:\n  - .*{smeared_pair[1]}: non-integer"):
         model.evaluate(bad, output_dir=tmp_path / "eval")
     assert sorted((tmp_path / "eval").rglob("*")) == kept
 
