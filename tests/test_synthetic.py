@@ -189,3 +189,21 @@ def test_synth_never_replaces_case_files_it_did_not_write_but_finishes_its_own_a
     (ours / "dataset.json").unlink()  # as a kill while writing the cases leaves it
     (ours / ".phantoms_being_written").touch()
     assert write_synthetic_dataset(ours, num_cases=2, num_validation=1, size_mm=(32.0, 32.0, 32.0)).is_file()
+
+
+def test_a_rewrite_with_fewer_phantoms_leaves_none_of_the_earlier_ones(tmp_path):
+    """synth --cases 3 over 5 phantoms left case_003 and case_004 in imagesTr/ and labelsTr/, which
+    predict of imagesTr/ then segmented too (sixty-seventh session)."""
+    out, small = tmp_path / "phantoms", dict(size_mm=(32.0, 32.0, 32.0), spacing_mm=4.0)
+    write_synthetic_dataset(out, num_cases=5, num_validation=1, **small)
+    (out / "imagesTr" / "notes.txt").write_text("not a phantom")
+    write_synthetic_dataset(out, num_cases=3, num_validation=1, **small)
+    for sub in ("imagesTr", "labelsTr"):
+        assert sorted(p.name for p in (out / sub).glob("*.nii.gz")) == [f"case_{i:03d}.nii.gz" for i in range(3)]
+    assert (out / "imagesTr" / "notes.txt").read_text() == "not a phantom"
+    # After a kill mid-write, the phantom-named files beyond the new count are the earlier ones too
+    write_synthetic_dataset(out, num_cases=4, num_validation=1, **small)
+    (out / "dataset.json").unlink()
+    (out / ".phantoms_being_written").touch()
+    write_synthetic_dataset(out, num_cases=2, num_validation=1, **small)
+    assert sorted(p.name for p in (out / "labelsTr").glob("*.nii.gz")) == ["case_000.nii.gz", "case_001.nii.gz"]

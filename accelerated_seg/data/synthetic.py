@@ -216,6 +216,10 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
                         f"there would replace those files: give an empty or new folder")
     (out / "imagesTr").mkdir(parents=True, exist_ok=True)
     (out / "labelsTr").mkdir(parents=True, exist_ok=True)
+    # The earlier phantoms' files, of which those this dataset does not rewrite go (below): a rewrite with
+    # fewer cases left them beside it, and predict of imagesTr/ segmented them too (sixty-seventh session).
+    # After a kill mid-write (no dataset.json, the marker there) every phantom-named file is the earlier's.
+    earlier = _earlier_phantoms(out, json_path, writing)
     writing.touch()
     json_path.unlink(missing_ok=True)  # a stale manifest must not describe half-rewritten files
 
@@ -252,9 +256,22 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
                       "size_mm": [float(v) for v in size_mm], "spacing_mm": float(spacing_mm),
                       "cases": geometry},
     }
+    for name in earlier - set(geometry):  # before the manifest, so that a kill here is finished by a rerun
+        for sub in ("imagesTr", "labelsTr"):
+            (out / sub / name).unlink(missing_ok=True)
     write_text_atomically(json_path, json.dumps(manifest, indent=2))
     writing.unlink()
     return json_path
+
+
+def _earlier_phantoms(out: Path, json_path: Path, writing: Path) -> set[str]:
+    """The file names of the phantoms already in ``out``: those its dataset.json lists, or after a kill
+    mid-write (the ``writing`` marker there, no dataset.json) every file named as a phantom."""
+    if json_path.is_file():
+        return set(json.loads(json_path.read_text()).get("generator", {}).get("cases", {}))
+    if not writing.exists():
+        return set()
+    return {path.name for sub in ("imagesTr", "labelsTr") for path in (out / sub).glob("case_[0-9][0-9][0-9].nii.gz")}
 
 
 def _written_here(json_path: Path) -> bool:
