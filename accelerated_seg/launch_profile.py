@@ -30,10 +30,13 @@ class LaunchProfile:
     precision: str  # fp32, bf16 or fp16
     processes: int  # over all machines: the processes a global batch is split over
     not_modelled: str | None = None  # why strategy is None
+    on_cpu: bool = False  # use_cpu or MULTI_CPU: a CPU run, for which plan's GPU memory says nothing
 
     def describe(self) -> str:
         what = self.strategy or f"a strategy plan does not model ({self.not_modelled})"
-        return f"{self.path}: {what}, {self.processes} process(es), {self.precision}"
+        cpu = ("; it runs on the CPU, and what follows is GPU memory, for the same run on GPUs (a CPU run "
+               "is bounded by host memory)") if self.on_cpu else ""
+        return f"{self.path}: {what}, {self.processes} process(es), {self.precision}{cpu}"
 
 
 def read_launch_profile(path: str | Path) -> LaunchProfile:
@@ -60,7 +63,8 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise ConfigError(f"{where}: num_processes must be a whole number >= 1, got {processes!r}")
     strategy, not_modelled = _row(profile, where)
-    return LaunchProfile(where, strategy, precision, processes, not_modelled)
+    on_cpu = bool(profile.get("use_cpu")) or str(profile.get("distributed_type")) == "MULTI_CPU"
+    return LaunchProfile(where, strategy, precision, processes, not_modelled, on_cpu)
 
 
 def _row(profile: dict, where: str) -> tuple[str | None, str | None]:

@@ -391,6 +391,7 @@ def test_every_shipped_accelerate_profile_is_read_as_its_strategy():
         assert profile.strategy in (*plan.STRATEGIES, None) and (profile.strategy is None) == bool(profile.not_modelled)
         assert profile.precision in plan.PRECISIONS and profile.processes >= 1
     assert read_launch_profile(profiles[0].parent / "multi_node.yaml").processes == 16  # all machines'
+    assert [path.stem for path in profiles if read_launch_profile(path).on_cpu] == ["cpu"]
 
 
 def test_plan_marks_the_row_of_the_launchs_accelerate_profile_and_takes_its_precision_and_processes(tmp_path,
@@ -412,7 +413,9 @@ def test_plan_marks_the_row_of_the_launchs_accelerate_profile_and_takes_its_prec
     assert main([*base, "--accelerate-config", str(profiles / "cpu.yaml"), "--gpus", "4", "--precision", "bf16",
                  "--json", str(out)]) == 0
     assert (json.loads(out.read_text())["gpus"], json.loads(out.read_text())["precision"]) == (4, "bf16")
-    capsys.readouterr()
+    # a CPU profile's run: the figures are GPU memory, and plan says so (it spoke of GPUs alone before)
+    assert "cpu.yaml: ddp, 1 process(es), fp32; it runs on the CPU, and what follows is GPU memory" in (
+        capsys.readouterr().out)
 
 
 @pytest.mark.parametrize("profile, message", [
