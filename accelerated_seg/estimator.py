@@ -441,6 +441,9 @@ class Segmentation:
         from .inference import predict_file
 
         model_dir = self._require_model()
+        if isinstance(x, dict):  # a datalist's entry: "an array of shape ()" before
+            raise DataError(f"predict: a dict (keys {sorted(map(str, x))}); give the scan itself, as a path, "
+                            f"a nibabel image or an array (a datalist entry's x['image'])")
         _check_predict_options("predict", batch_size, options, also="affine")
         is_path, is_image = (_is_one_or_a_list_of(x, kind) for kind in ((str, os.PathLike), SpatialImage))
         if is_image and affine is not None:
