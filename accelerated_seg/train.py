@@ -865,7 +865,10 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     cases = manifest.training + manifest.validation
     built = on_every_rank(accelerator, lambda: cache.build(
         cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
-    accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused")
+    # data.normalization: auto chose from the channels' names, so the run says what it chose
+    chosen = " (data.normalization: auto, from the channels' names)" if cfg.data.normalization == "auto" else ""
+    accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused; "
+                      f"{settings.normalization} normalization{chosen}")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     validation = cache.load_table(tables[1]) if tables[1] is not None else None

@@ -62,6 +62,21 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
         assert set(np.unique(np.asanyarray(pred.dataobj))) <= {0, 1, 2}
 
 
+def test_a_ct_dataset_trains_ct_normalized_and_the_export_says_so(tiny_config, tiny_dataset, tmp_path, capsys):
+    """data.normalization: auto reads the dataset's channel names: the Decathlon's CT tasks were z-scored
+    and cropped to the voxels above 0 HU unless ct was given (sixty-seventh session)."""
+    root, ct = Path(tiny_dataset).parent, json.loads(Path(tiny_dataset).read_text()) | {"modality": {"0": "CT"}}
+    for key in ("training", "validation"):  # absolute, so that the shared dataset's folder stays as it is
+        ct[key] = [{role: str(root / path) for role, path in case.items()} for case in ct[key]]
+    described = tmp_path / "dataset_ct.json"
+    described.write_text(json.dumps(ct))
+    out = tmp_path / "run"
+    train(tiny_config(out, data__dataset=described, train__max_steps=1, train__val_every=0, train__save_every=0))
+    preprocessing = json.loads((out / "model" / "config.json").read_text())["preprocessing"]
+    assert (preprocessing["normalization"], preprocessing["crop_foreground"]) == ("ct", False)
+    assert "reused; ct normalization (data.normalization: auto, from the channels' names)" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("resume_step", [3, 8])
 def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, resume_step):
     # 6 cases x 2 patches = 6 batches of 2 per epoch: step 3 is mid-epoch 0, step 8 mid-epoch 1.
