@@ -373,8 +373,7 @@ def _check(args, _) -> int:
     from .config import Config, ConfigError, load_config
     from .data.checks import check_manifest
     from .data.errors import DataError
-    from .data.manifest import load_cases
-    from .data.prepare import dataset_source
+    from .data.manifest import dataset_source, load_cases
 
     try:  # the command's misuse (exit 2), not a finding
         # A CSV's classes live in the experiment's data.labels: without them, check could only refuse

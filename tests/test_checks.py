@@ -347,6 +347,14 @@ def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path
     assert main(["check", "--config", str(config)]) == 2
     assert "labelz" in capsys.readouterr().err
 
+    # Read without torch or MONAI, as check without --config is: finding data.dataset imported them (2.3 s)
+    from refusals import run_probing_imports
+
+    config.write_text(f"data:\n  dataset: {table}\n  labels: {{0: background, 1: a, 2: b}}\n")
+    proc, imported = run_probing_imports("accelerated_seg.cli", "check", "--config", str(config), module=True)
+    assert proc.returncode == 0 and "2 case(s), 0 error(s)" in proc.stdout, proc.stderr[-2000:]
+    assert not {"torch", "monai"} & set(imported), imported
+
 
 def test_channels_with_different_dtypes_are_fine(tmp_path):
     case = make_case(tmp_path, "mixed")

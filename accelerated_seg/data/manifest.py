@@ -41,7 +41,7 @@ from accelerated_seg.data.splits import SplitSettings, split_cases
 
 __all__ = [
     "Case", "LabelsArgument", "Manifest", "PathLike", "SplitSettings", "from_pairs", "load_cases", "load_csv",
-    "load_msd", "load_nnunet", "parse_labels", "split_cases",
+    "dataset_source", "load_msd", "load_nnunet", "parse_labels", "split_cases",
 ]
 
 _ACCEPTED_SOURCES = (
@@ -68,6 +68,15 @@ def _describe_it(folder: Path) -> str:
             f"there, given in its place (data.dataset): the header {columns} and one line per case, such as {row} "
             f"(paths relative to the CSV); its labels are binary unless data.labels declares them ({{0: background, "
             f"1: ..., 2: ...}}). Or write an MSD or nnU-Net v2 dataset.json into {folder} (docs/data.md)")
+
+
+def dataset_source(data, output_dir: str | Path) -> Path:
+    """Where ``data.dataset`` (a DataConfig's) is described: the embedded phantoms' dataset.json in the
+    run's ``output_dir`` for ``synthetic``, else the path given. Here, not in prepare.py, so that
+    ``accelerated-seg check --config`` finds it without importing torch and MONAI."""
+    if data.dataset == "synthetic":
+        return Path(output_dir) / "synthetic_data" / "dataset.json"
+    return Path(data.dataset)
 
 
 def load_cases(

@@ -20,15 +20,9 @@ from ..regions import Regions
 from .cache import default_cache_dir
 from .checks import check_manifest
 from .errors import DataError
-from .manifest import Manifest, load_cases
+from .manifest import Manifest, dataset_source, load_cases
 from .preprocess import PreprocessSettings, median_spacing
 from .synthetic import write_synthetic_dataset
-
-
-def dataset_source(cfg: DataConfig, output_dir: str | Path) -> Path:
-    if cfg.dataset == "synthetic":
-        return Path(output_dir) / "synthetic_data" / "dataset.json"
-    return Path(cfg.dataset)
 
 
 def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None
