@@ -58,15 +58,15 @@ def case_voxels(case: InputCase, spacing: Sequence[float] | None = None) -> int:
     does not depend on the orientation. The foreground crop is not known before reading; ignored.
     """
     try:
-        header = nib.load(str(case.channels[0])).header
+        image = nib.load(str(case.channels[0]))
     except Exception:  # noqa: BLE001 - nibabel raises many types for a file that is not NIfTI
         # Weight 0: the case fails when read, alone, and is reported with any others, as in one process.
         # Before the thirty-second session this stopped every process with nibabel's traceback.
         return 0
-    shape = np.asarray(header.get_data_shape()[:3], dtype=float)
+    shape = np.asarray(image.shape[:3], dtype=float)
     if spacing is None:
         return int(np.prod(shape))
-    zooms = np.asarray(header.get_zooms()[:3], dtype=float)
+    zooms = nib.affines.voxel_sizes(image.affine)  # as the loader places the voxels (NiftiReader)
     return int(round(np.prod(shape * zooms) / np.prod(np.asarray(spacing, dtype=float))))
 
 

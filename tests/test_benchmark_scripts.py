@@ -90,3 +90,39 @@ def test_worker_start_times_training_runs_with_forked_workers_and_with_the_fork_
     assert record["benchmark"] == "worker_start_training" and set(record["runs"]) == {"fork", "forkserver"}
     for (run,) in record["runs"].values():
         assert run["train_s"] > 0 and run["num_workers"] == 1
+
+
+def test_header_variants_predicts_every_variant_onto_its_own_grid_and_records_the_warnings(tmp_path, monkeypatch):
+    """benchmarks/header_variants.py at a tiny size, with random weights: the Dice figures behind
+    docs/inference.md's header paragraph come from it; here each prediction lands on its input's grid
+    and each header the package warns of carries its warning."""
+    import importlib.util
+
+    from accelerated_seg.checkpoint import write_export
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+    from accelerated_seg.models import build_from_spec, model_spec
+
+    write_synthetic_dataset(tmp_path / "data", num_cases=1, num_validation=0, size_mm=(32.0, 32.0, 24.0),
+                            spacing_mm=2.0)
+    spec = model_spec("unet", 1, 3, [16, 16, 16], {"channels": [4, 8], "strides": [2], "num_res_units": 0})
+    tensors = {k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}
+    write_export(tensors, spec.to_dict(), {"labels": {"0": "background", "1": "a", "2": "b"}, "in_channels": 1,
+                                           "num_classes": 3, "patch_size": [16, 16, 16], "spacing": [2.0, 2.0, 2.0]},
+                 tmp_path / "model")
+    loaded = importlib.util.spec_from_file_location("header_variants", ROOT / "benchmarks" / "header_variants.py")
+    script = importlib.util.module_from_spec(loaded)
+    monkeypatch.setitem(sys.modules, "header_variants", script)  # its dataclass looks its module up there
+    loaded.loader.exec_module(script)
+    out = tmp_path / "variants.json"
+    assert script.main(["--model", str(tmp_path / "model"), "--image", str(tmp_path / "data/imagesTr/case_000.nii.gz"),
+                        "--label", str(tmp_path / "data/labelsTr/case_000.nii.gz"), "--work", str(tmp_path / "work"),
+                        "--output", str(out), "--note", "test"]) == 0
+    runs = {run["variant"]: run for run in json.loads(out.read_text())["runs"]}
+    assert len(runs) == 25 and all(run["same_shape_and_affine_as_input"] for run in runs.values())
+    warned = {name: " ".join(run["warnings"]) for name, run in runs.items() if run["warnings"]}
+    assert {name for name, words in warned.items() if "two voxel sizes" in words} == {
+        "LPS, stale 1 mm qform beside the sform", "LPS, sform only, pixdim 1 mm"}
+    assert {name for name, words in warned.items() if "no orientation" in words} == {
+        name for name in runs if "no orientation" in name}
+    assert {name for name, words in warned.items() if "single slice" in words} == {
+        name for name in runs if "slice alone" in name}

@@ -151,6 +151,12 @@ def test_non_3d_image(tmp_path):
     assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "4D", "split it")
 
 
+def test_an_image_in_niftis_vector_layout_is_told_to_drop_its_fourth_axis(tmp_path):
+    case = make_case(tmp_path, "vector", image=np.zeros((*SHAPE, 1, 2), np.float32))
+    assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "is NIfTI's vector layout (x, y, z, 1, 2",
+                        "drop its fourth axis to store them as channels (x, y, z, 2)")
+
+
 def test_trailing_singleton_axis_is_accepted(tmp_path):
     case = make_case(tmp_path, "ok", image=clean_image()[..., None])
     assert check_cases([case], NUM_CLASSES).errors == []
@@ -243,6 +249,42 @@ def test_files_whose_header_gives_no_orientation_are_one_warning(tmp_path):
                                 "is guessed from its voxel sizes: if it was written on the label's grid, copy the "
                                 "label's geometry onto it")
     assert "resample" not in error
+
+
+def test_a_header_with_two_voxel_sizes_is_one_warning_and_training_reads_it_as_the_check_does(tmp_path):
+    """An image whose sform says 1.5 x 1.5 x 2 mm and whose stale qform (so pixdim) says 1 mm, with its
+    label placed by the sform alone: the check found their grids equal, then MONAI's reader read the
+    image at pixdim's size, and the crop and the patches took the label off the image (a Dice of 0
+    between the label trained on and the image's own, sixty-eighth session)."""
+    good, stale = make_case(tmp_path, "good"), make_case(tmp_path, "stale")
+    image = nib.load(stale.images[0])
+    image.header.set_qform(np.eye(4), code=1)
+    nib.save(image, stale.images[0])
+    label = nib.load(stale.label)
+    label.header.set_qform(None, code=0)  # the sform alone, pixdim that of the sform
+    nib.save(label, stale.label)
+    report = check_cases([good, stale], NUM_CLASSES)
+    assert report.errors == [] and len(report.warnings) == 1, report.warnings
+    assert report.warnings[0].startswith(
+        f"1 file(s) whose header gives two voxel sizes: {stale.images[0]} (sform 1.5 x 1.5 x 2 mm, pixdim 1 x 1 x 1 "
+        "mm); read by the sform, as nibabel does where sform_code is set")
+    # Training reads the voxels as the check does: one grid for image and label, the sform's spacing
+    from accelerated_seg.data.preprocess import PreprocessSettings, case_dict, median_spacing, preprocess
+    assert median_spacing(stale.images) == (1.5, 1.5, 2.0)
+    transform = preprocess(settings=PreprocessSettings(spacing=(1.0, 1.0, 1.0)))
+    prepared, consistent = transform(case_dict(stale)), transform(case_dict(good))
+    assert prepared["image"].shape == prepared["label"].shape == consistent["image"].shape
+    np.testing.assert_allclose(prepared["image"].affine, prepared["label"].affine)
+    np.testing.assert_allclose(prepared["image"].affine, consistent["image"].affine)
+
+
+def test_images_of_a_single_slice_are_one_warning(tmp_path):
+    flat = make_case(tmp_path, "flat", image=clean_image()[:, :, :1], label=clean_label()[:, :, 3:4])
+    report = check_cases([make_case(tmp_path, "good"), flat], NUM_CLASSES)
+    assert report.errors == [] and report.warnings == [
+        f"1 image(s) hold a single slice, one voxel thick along an axis: {flat.images[0]} (8, 8, 1); the 3D network "
+        "sees each padded to its patch, without the context above and below that 3D segmentation learns from: give "
+        "each case's whole volume"]
 
 
 def test_every_problem_is_reported_not_just_the_first(tmp_path):

@@ -253,7 +253,26 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
     moved = AFFINE.copy()
     moved[0, 3] += 1.0
     save(pred_dir / "b.nii.gz", nib.load(pred_dir / "b.nii.gz").get_fdata().astype(np.uint8), moved)
-    with pytest.raises(DataError, match=r"b\.nii\.gz and .*labels/b\.nii\.gz have affines that differ by up to 1 mm"):
+    with pytest.raises(DataError, match=r"b\.nii\.gz and .*labels/b\.nii\.gz are not on one voxel grid: the origins "
+                                        r"differ by 1 mm .*\(their affines differ by up to 1 in an entry"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    # Another orientation of the same voxels is named as such, not as a distance (sixty-eighth session);
+    # a header without orientation is named too
+    label = nib.load(label_dir / "b.nii.gz")
+    to_lps = nib.orientations.ornt_transform(nib.io_orientation(label.affine), nib.orientations.axcodes2ornt("LPS"))
+    nib.save(label.as_reoriented(to_lps), pred_dir / "b.nii.gz")
+    axcodes = "".join(nib.aff2axcodes(label.affine))
+    with pytest.raises(DataError, match=f"are not on one voxel grid \\(prediction is LPS, label is {axcodes}\\); "):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    flipped = nib.orientations.ornt_transform(nib.io_orientation(label.affine), nib.orientations.axcodes2ornt("ASR"))
+    nib.save(label.as_reoriented(flipped), pred_dir / "b.nii.gz")
+    with pytest.raises(DataError, match=f"are not on one voxel grid: prediction is ASR, label is {axcodes} \\(their"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    bare = nib.Nifti1Image(np.asanyarray(label.dataobj), None)
+    bare.header.set_qform(None, code=0)
+    bare.header.set_sform(None, code=0)
+    nib.save(bare, pred_dir / "b.nii.gz")
+    with pytest.raises(DataError, match=r"the prediction carries no orientation \(qform_code and sform_code 0\)"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
     save(pred_dir / "b.nii.gz", np.zeros((60, 50, 39), np.uint8))
     with pytest.raises(DataError, match=r"pred/b\.nii\.gz \(shape \(60, 50, 39\)\) and .*labels/b\.nii\.gz"):

@@ -13,7 +13,7 @@ budget, has finite intensities (images) or declared whole-number values (labels)
 and shares one voxel grid (shape, orientation, spacing, affine) with the case's
 other files. A label with only background is a warning, as are a declared class
 that no label contains and a file whose header gives no orientation (qform and
-sform codes 0).
+sform codes 0) or two voxel sizes (sform and pixdim), and an image of a single slice.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.io import header_error, read_nifti
+from accelerated_seg.data.io import VOXEL_SIZE_CONFLICT_FIX, header_error, read_nifti, voxel_size_conflict
 from accelerated_seg.data.manifest import Case, Manifest
 
 _VOXELS_PER_SLAB = 16 * 1024 * 1024  # bounds the temporary arrays of one scan step
@@ -151,7 +151,7 @@ def check_cases(
     return report
 
 
-class _Volume(NamedTuple):
+class Volume(NamedTuple):
     """An opened file and how messages should call it ("image", "image channel 1", "label")."""
 
     role: str
@@ -194,6 +194,8 @@ class _Tally:
                                                            if value not in (0, ignore_value)]
         self.background_only: list[Path] = []
         self.without_orientation: list[Path] = []
+        self.two_voxel_sizes: list[str] = []  # "path (sform ... mm, pixdim ... mm)"
+        self.single_slices: list[str] = []  # "path (shape)"
         self.scanned = 0
 
     def see(self, slab: np.ndarray) -> None:
@@ -201,8 +203,14 @@ class _Tally:
         self.unseen = [value for value in self.unseen if not np.any(slab == value)]
 
     def see_header(self, path: Path, image: nib.Nifti1Image) -> None:
-        if _without_orientation(image):
+        if without_orientation(image):
             self.without_orientation.append(path)
+        if conflict := voxel_size_conflict(image):
+            self.two_voxel_sizes.append(f"{path} ({conflict})")
+
+    def see_image(self, path: Path, image: nib.Nifti1Image) -> None:
+        if 1 in _grid_shape(image):
+            self.single_slices.append(f"{path} {_grid_shape(image)}")
 
     def add_warnings(self, report: CheckReport) -> None:
         if len(self.background_only) == 1:
@@ -224,6 +232,19 @@ class _Tally:
                 "predict, consistently with each other but not necessarily as the scanner did; if they came "
                 "from DICOM, convert them again (dcm2niix writes both codes)"
             )
+        if self.two_voxel_sizes:
+            # Training reads them as this check does (preprocess.NiftiReader); MONAI's loader would not
+            report.warnings.append(
+                f"{len(self.two_voxel_sizes)} file(s) whose header gives two voxel sizes: "
+                f"{_listed(self.two_voxel_sizes)}; {VOXEL_SIZE_CONFLICT_FIX}"
+            )
+        if self.single_slices:
+            # Usable (the patches are padded), but a 3D network learns nothing across slices there
+            report.warnings.append(
+                f"{len(self.single_slices)} image(s) hold a single slice, one voxel thick along an axis: "
+                f"{_listed(self.single_slices)}; the 3D network sees each padded to its patch, without the context "
+                "above and below that 3D segmentation learns from: give each case's whole volume"
+            )
         if self.unseen and self.scanned:
             report.warnings.append(
                 f"declared label value(s) {self.unseen} appear in none of the {self.scanned} label file(s) "
@@ -232,8 +253,8 @@ class _Tally:
             )
 
 
-def _listed(paths: list[Path]) -> str:
-    """The first ``_MAX_FILES_SHOWN`` paths, and how many more."""
+def _listed(paths: list) -> str:
+    """The first ``_MAX_FILES_SHOWN`` paths (or descriptions of files), and how many more."""
     more = len(paths) - _MAX_FILES_SHOWN
     return ", ".join(str(path) for path in paths[:_MAX_FILES_SHOWN]) + (f" (and {more} more)" if more > 0 else "")
 
@@ -250,13 +271,14 @@ def _check_case(
     if max_voxels is not None and _over_budget(case.id, files, max_voxels, report):
         return  # opening the rest would decompress the very volume that does not fit
 
-    channels: list[_Volume] = []
+    channels: list[Volume] = []
     for role, path in zip(roles, case.images):
         image = _open_volume(path, case.id, role, report, volumes_per_file)
         if image is not None:
             tally.see_header(path, image)
+            tally.see_image(path, image)
             _check_finite(path, image, f"{case.id} ({role})", report)
-            channels.append(_Volume(role, path, image))
+            channels.append(Volume(role, path, image))
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
     for other in channels[1:]:
@@ -271,7 +293,7 @@ def _check_case(
     _check_label_values(case.label, label, declared, f"{case.id} (label)", report, tally)
     if channels:
         _check_same_grid(
-            channels[0], _Volume("label", case.label, label), f"{case.id} (label vs image)", _RESAMPLE_HINT,
+            channels[0], Volume("label", case.label, label), f"{case.id} (label vs image)", _RESAMPLE_HINT,
             affine_atol, report,
         )
 
@@ -315,6 +337,8 @@ def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volum
 
 def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1) -> str:
     """Say what a non-3D file probably is and how to turn it into what is expected."""
+    if role != "label" and (advice := vector_layout_advice(shape)):
+        return advice
     if volumes > 1:  # one file per case for several declared channels
         held = f"is 4D with {shape[3]} volumes" if len(shape) == 4 else f"is {len(shape)}D"
         return (
@@ -339,6 +363,17 @@ def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1) -> str:
             f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
         )
     return f"shape {shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); store each 3D volume as its own file"
+
+
+def vector_layout_advice(shape: tuple[int, ...]) -> str:
+    """What to do with a 5D (x, y, z, 1, C) image, NIfTI's layout of C values per voxel (ITK writes its
+    multi-component images so), whose channels this package reads as (x, y, z, C); "" for another shape."""
+    if len(shape) != 5 or shape[3] != 1:
+        return ""
+    return (f"shape {shape} is NIfTI's vector layout (x, y, z, 1, {shape[4]}: {shape[4]} values per voxel, as ITK "
+            f"writes multi-component images); drop its fourth axis to store them as channels (x, y, z, {shape[4]}) "
+            "(nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj)[:, :, :, 0], img.affine, img.header)), or write "
+            "one 3D file per channel")
 
 
 def volumes_in(shape: tuple[int, ...]) -> int | None:
@@ -432,25 +467,20 @@ def _show(values: set[float]) -> str:
 
 
 def _check_same_grid(
-    reference: _Volume, other: _Volume, context: str, fix: str, affine_atol: float, report: CheckReport
+    reference: Volume, other: Volume, context: str, fix: str, affine_atol: float, report: CheckReport
 ) -> None:
     """Two volumes stacked or compared voxel-by-voxel must have the same shape and affine."""
     reference_shape, other_shape = _grid_shape(reference.image), _grid_shape(other.image)
     if reference_shape != other_shape:
-        orientation = _orientation_difference(reference, other)
+        orientation = orientation_difference(reference, other)
         report.errors.append(
             f"{context}: {other.role} {other.path} has shape {other_shape} but {reference.role} {reference.path} "
             f"has shape {reference_shape}" + (f" ({orientation})" if orientation else "") + f"; {fix}"
         )
         return  # with different shapes the affine comparison adds nothing
-    difference = float(np.max(np.abs(other.image.affine - reference.image.affine)))
-    if difference <= affine_atol:  # written this way round so that a NaN affine fails
+    if not (what := _affine_difference(reference, other, affine_atol)):
         return
-    what = [
-        part for part in (_orientation_difference(reference, other), _spacing_difference(reference, other, affine_atol))
-        if part
-    ] or [_placement_difference(reference, other, affine_atol)]
-    if bare := [volume for volume in (reference, other) if _without_orientation(volume.image)]:
+    if bare := [volume for volume in (reference, other) if without_orientation(volume.image)]:
         # The bare header's grid is nibabel's guess from its voxel sizes (x flipped, centred), so the other
         # file, the one with a true grid, is not the one to resample (sixty-seventh session)
         guessed, placed = bare[0], other if bare[0] is reference else reference
@@ -465,16 +495,40 @@ def _check_same_grid(
                f"CopyInformation; nibabel: nib.Nifti1Image(data, {reference.role}.affine, {reference.role}.header))")
     report.errors.append(
         f"{context}: {other.role} {other.path} and {reference.role} {reference.path} are on different grids: "
-        f"{'; '.join(what)}; {fix}"
+        f"{what}; {fix}"
     )
 
 
-def _without_orientation(image: nib.Nifti1Image) -> bool:
+def grid_difference(reference: Volume, other: Volume, affine_atol: float) -> str:
+    """How two volumes' voxel grids differ, in words that name their roles (e.g. "image channel 1 is LPS,
+    image channel 0 is RAS"), or "" where they share one: the shape, and the affine within
+    ``affine_atol``."""
+    reference_shape, other_shape = _grid_shape(reference.image), _grid_shape(other.image)
+    if reference_shape != other_shape:
+        orientation = orientation_difference(reference, other)
+        return (f"{other.role} has shape {other_shape}, {reference.role} {reference_shape}"
+                + (f" ({orientation})" if orientation else ""))
+    return _affine_difference(reference, other, affine_atol)
+
+
+def _affine_difference(reference: Volume, other: Volume, affine_atol: float) -> str:
+    """How the affines of two volumes of one shape differ (orientation, voxel sizes, or else placement)."""
+    difference = float(np.max(np.abs(other.image.affine - reference.image.affine)))
+    if difference <= affine_atol:  # written this way round so that a NaN affine fails
+        return ""
+    what = [
+        part for part in (orientation_difference(reference, other), _spacing_difference(reference, other, affine_atol))
+        if part
+    ] or [_placement_difference(reference, other, affine_atol)]
+    return "; ".join(what)
+
+
+def without_orientation(image: nib.Nifti1Image) -> bool:
     header = image.header
     return header.get("qform_code", 1) == 0 and header.get("sform_code", 1) == 0
 
 
-def _largest_voxel_shift(reference: _Volume, other: _Volume) -> float:
+def _largest_voxel_shift(reference: Volume, other: Volume) -> float:
     """How far, in the reference's voxels, the other grid places any corner of the volume from where the
     reference places it (NaN where either affine cannot be inverted or holds NaN)."""
     shape = np.array(_grid_shape(reference.image), dtype=float) - 1
@@ -486,7 +540,7 @@ def _largest_voxel_shift(reference: _Volume, other: _Volume) -> float:
     return float(np.max(np.abs(in_reference_voxels[:3] - corners[:3])))
 
 
-def _orientation_difference(reference: _Volume, other: _Volume) -> str:
+def orientation_difference(reference: Volume, other: Volume) -> str:
     """E.g. "label is LPS, image is RAS", or "" when both point the same way."""
     reference_codes, other_codes = _axcodes(reference.image), _axcodes(other.image)
     if reference_codes == other_codes:
@@ -494,7 +548,7 @@ def _orientation_difference(reference: _Volume, other: _Volume) -> str:
     return f"{other.role} is {other_codes}, {reference.role} is {reference_codes}"
 
 
-def _spacing_difference(reference: _Volume, other: _Volume, atol: float) -> str:
+def _spacing_difference(reference: Volume, other: Volume, atol: float) -> str:
     """E.g. "label voxels are 1 x 1 x 3 mm, image voxels 1 x 1 x 2 mm", or ""."""
     reference_spacing = nib.affines.voxel_sizes(reference.image.affine)
     other_spacing = nib.affines.voxel_sizes(other.image.affine)
@@ -503,7 +557,7 @@ def _spacing_difference(reference: _Volume, other: _Volume, atol: float) -> str:
     return f"{other.role} voxels are {_mm(other_spacing)}, {reference.role} voxels {_mm(reference_spacing)}"
 
 
-def _placement_difference(reference: _Volume, other: _Volume, atol: float) -> str:
+def _placement_difference(reference: Volume, other: Volume, atol: float) -> str:
     """Same orientation and spacing: the grids are shifted, or tilted by less than an axis swap."""
     reference_affine, other_affine = reference.image.affine, other.image.affine
     if np.allclose(reference_affine[:3, :3], other_affine[:3, :3], rtol=0, atol=atol):

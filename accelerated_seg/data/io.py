@@ -79,6 +79,36 @@ def affine_problem(affine) -> str | None:
     return None
 
 
+def voxel_size_conflict(image: nib.Nifti1Image) -> str | None:
+    """Words for a header that gives two voxel sizes, or None: the sform's (in use: sform_code set) and
+    pixdim's (which the qform carries), e.g. "sform 1.5 x 1.5 x 3 mm, pixdim 1.5 x 1.5 x 2 mm".
+
+    Everything here places the voxels by ``image.affine``, nibabel's rule and the NIfTI standard's
+    (the sform where its code is set, else the qform), ``preprocess.NiftiReader`` included. Such a
+    header is still worth a warning: MONAI's own loader, and tools that read pixdim, size the voxels
+    the other way, and one of the two is stale. Differences within 0.1% are a writer's rounding.
+    """
+    header = image.header
+    if not header.get("sform_code", 0) or len(image.shape) < 3:
+        return None  # no sform: nibabel's affine is the qform, built from pixdim itself
+    by_sform = nib.affines.voxel_sizes(image.affine)[:3]
+    by_pixdim = np.asarray(header.get_zooms()[:3], dtype=float)
+    if np.allclose(by_sform, by_pixdim, rtol=1e-3, atol=1e-4):
+        return None
+    return f"sform {_sizes(by_sform)} mm, pixdim {_sizes(by_pixdim)} mm"
+
+
+# What to do about a voxel_size_conflict, said wherever one is found
+VOXEL_SIZE_CONFLICT_FIX = (
+    "read by the sform, as nibabel does where sform_code is set; MONAI's own loader and tools that read pixdim "
+    "would size the voxels by pixdim. If pixdim is right, rewrite the sform (nibabel: img.set_sform(img.get_qform(), "
+    "code=1)); if the sform is, rewrite the qform and pixdim from it (img.set_qform(img.get_sform(), code=1))")
+
+
+def _sizes(sizes) -> str:
+    return " x ".join(f"{float(size):.4g}" for size in sizes)
+
+
 def header_error(path: str | Path, image: nib.Nifti1Image) -> DataError | None:
     """A DataError naming ``path`` if its header makes the volume unusable, judged without reading the
     voxels: voxels that are not real numbers (complex, RGB), or a geometry that places them nowhere

@@ -93,7 +93,7 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
             image = nib.load(str(case.images[0]))
         except Exception:  # nibabel raises many types; the pre-flight check reports the file (loader() has none)
             continue
-        shape, zooms = image.shape[:3], image.header.get_zooms()[:3]
+        shape, zooms = image.shape[:3], tuple(nib.affines.voxel_sizes(image.affine))  # as NiftiReader reads
         voxels = float(np.prod(shape, dtype=np.float64)) * float(np.prod(zooms, dtype=np.float64)) / target
         if voxels > max_voxels:
             over.append((voxels, case, shape, zooms))

@@ -59,7 +59,7 @@ class PreprocessSettings:
 
 
 # Bump when the transforms of preprocess.py change meaning, so caches built by older code are not reused.
-PREPROCESS_VERSION = 2  # 2: resampled in float32
+PREPROCESS_VERSION = 3  # 2: resampled in float32; 3: voxels placed by the sform as nibabel does (NiftiReader)
 
 
 def preprocess_settings(config: dict) -> PreprocessSettings:
