@@ -42,7 +42,7 @@ from .data.labels import IGNORE_NAME, labels_declaration
 from .data.loader import patch_dataset, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
-from .data.workers import refuse_unguarded_main
+from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .files import file_in_the_way, is_json_object_with, replace_atomically
 from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, check_arg_names, model_spec,
                      spec_differences)
@@ -169,8 +169,10 @@ class Dataset:
         cache = PreprocessedCache(cache_root(self.data), manifest.root, settings, manifest.num_classes)
         cache.build(manifest.training)
         table = cache.load_table(cache.write_table(manifest.training))
-        return train_loader(patch_dataset(table, self.data, seed, manifest.ignore_index), self.batch_size or 2,
-                            workers, seed)
+        loader = train_loader(patch_dataset(table, self.data, seed, manifest.ignore_index), self.batch_size or 2,
+                              workers, seed)
+        stop_workers_at_exit(loader)
+        return loader
 
     def fit(self, config: Config | None = None, **train_settings) -> dict:
         """Train on these cases with the one training loop (in this process, or every process of an
