@@ -83,8 +83,8 @@ def construction_error() -> str | None:
         return None
     return (f"the accelerate config asks for FSDP1 with {' and '.join(asked)}, which accelerate can set up only "
             f"on a GPU, and no GPU is visible. On a machine without GPUs use configs/accelerate/cpu.yaml, or "
-            f"ddp.yaml with ACCELERATE_USE_CPU=true; an FSDP2 profile (fsdp.yaml) falls back to one process "
-            f"where train.allow_strategy_fallback allows it.")
+            f"ddp.yaml with ACCELERATE_USE_CPU=true; an FSDP2 profile (fsdp.yaml) launched with --num_processes 1 "
+            f"falls back to one process where train.allow_strategy_fallback allows it.")
 
 
 def join_deepspeed_ranks_over_gloo() -> bool:

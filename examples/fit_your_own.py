@@ -19,7 +19,7 @@ from monai.data import CacheDataset, DataLoader
 from monai.losses import DiceFocalLoss
 from monai.networks.nets import SegResNet
 from monai.transforms import (Compose, EnsureChannelFirstd, LoadImaged, NormalizeIntensityd, Orientationd,
-                              RandCropByPosNegLabeld, Spacingd)
+                              RandCropByPosNegLabeld, Spacingd, SpatialPadd)
 
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
@@ -50,6 +50,9 @@ def main(argv=None):
         Orientationd(keys=["image", "label"], axcodes="RAS", labels=None),
         Spacingd(keys=["image", "label"], pixdim=(1.5, 1.5, 1.5), mode=("bilinear", "nearest")),
         NormalizeIntensityd(keys="image", nonzero=True),
+        # A scan smaller than the patch along an axis (the phantoms are 64 x 64 x 48) is padded first:
+        # RandCropByPosNegLabeld refuses a patch larger than the image.
+        SpatialPadd(keys=["image", "label"], spatial_size=(args.patch,) * 3),
         RandCropByPosNegLabeld(keys=["image", "label"], label_key="label", spatial_size=(args.patch,) * 3,
                                num_samples=2),
     ])

@@ -352,5 +352,7 @@ BROKEN_CASES: list[BrokenCase] = [
 
 
 def write_corpus(folder: Path) -> dict[str, tuple[Path, Path]]:
-    """Write every broken dataset into ``folder/<name>``; returns name -> (source, offending file)."""
-    return {case.name: case.build(Path(folder) / case.name) for case in BROKEN_CASES}
+    """Write every broken dataset into ``folder/<name>``; returns name -> (source, offending file). The
+    folder is made absolute first: the cases' dataset.json files name their files by the paths given,
+    and a relative folder left them relative to where the corpus was written, not to each file."""
+    return {case.name: case.build(Path(folder).resolve() / case.name) for case in BROKEN_CASES}
