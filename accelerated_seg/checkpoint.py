@@ -432,12 +432,21 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
     state = {key.replace(_CHECKPOINT_PREFIX, ""): value for key, value in (state or {}).items()}
     if accelerator.distributed_type == DistributedType.DEEPSPEED:
         _take_deepspeed_master_weights(accelerator, model, state)
+    written = out_dir
     if accelerator.is_main_process:
         model_class = type(accelerator.unwrap_model(model))
         description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
-        write_state_as_export(state, description, metadata, out_dir, aliases=aliases, step=step)
+        try:
+            write_state_as_export(state, description, metadata, out_dir, aliases=aliases, step=step)
+        except NonFiniteWeights as error:  # said, not raised: the other ranks wait for this one below
+            accelerator.print(f"WARNING: {error}; an earlier export there is kept")
+            written = None
     accelerator.wait_for_everyone()
-    return out_dir
+    return written
+
+
+class NonFiniteWeights(ValueError):
+    """An export asked of weights that hold NaN or infinite values."""
 
 
 def write_state_as_export(state: dict, model: dict, metadata: dict, out_dir: Path, *, aliases: dict[str, str],
@@ -446,6 +455,11 @@ def write_state_as_export(state: dict, model: dict, metadata: dict, out_dir: Pat
     under its first name only, and config.json with the step and the second names. The one rule for
     what an export holds, for training (``export_model``) and ``accelerated-seg export`` alike."""
     tensors = {k: v.detach().to("cpu", torch.float32).contiguous() for k, v in state.items() if k not in aliases}
+    # A diverged network exported as best_model/ at its first validation, all 63 tensors NaN, from a
+    # bf16 run on the CPU (sixty-eighth session): no prediction could come of it
+    if broken := [name for name, tensor in tensors.items() if not torch.isfinite(tensor).all()]:
+        raise NonFiniteWeights(f"{len(broken)} of {len(tensors)} tensors of the weights at step {step} hold NaN or "
+                               f"infinite values (the first: {broken[0]}), so nothing was written to {out_dir}")
     write_export(tensors, model, {**metadata, "step": step, **({"shared_tensors": aliases} if aliases else {})},
                  out_dir)
 

@@ -21,7 +21,7 @@ from safetensors.torch import load_file
 from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPOINT_PREFIX
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
-from .checkpoint import EXPORT_DESCRIPTION_FILE, shared_tensor_names, write_state_as_export
+from .checkpoint import EXPORT_DESCRIPTION_FILE, NonFiniteWeights, shared_tensor_names, write_state_as_export
 from .checkpoint_files import check_checkpoint_files
 from .config import ConfigError
 from .data.errors import DataError
@@ -50,8 +50,11 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
     network = build_from_spec(spec)
     aliases = shared_tensor_names(network)
     _load_into(network, aliases, _gathered_weights(checkpoint), checkpoint)
-    write_state_as_export(network.state_dict(), spec.to_dict(), description, output, aliases=aliases,
-                          step=int(STEP_DIR.match(checkpoint.name).group(1)))
+    try:
+        write_state_as_export(network.state_dict(), spec.to_dict(), description, output, aliases=aliases,
+                              step=int(STEP_DIR.match(checkpoint.name).group(1)))
+    except NonFiniteWeights as error:
+        raise DataError(f"{checkpoint}: {error}; export an earlier checkpoint") from None
     return checkpoint, output
 
 

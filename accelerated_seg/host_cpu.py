@@ -64,6 +64,29 @@ def emulated_bf16_warning(device_type: str, precision: str, lines: list[str] | N
             "bf16 pays on GPUs and on CPUs with AVX512-BF16 or AMX.")
 
 
+def bf16_two_voxel_warning(device_type: str, precision: str, convolutions: list[str],
+                           patch_size) -> str | None:
+    """A warning when bf16 autocast on the CPU meets ``convolutions`` (names) whose input is 2 voxels
+    along an axis (``models.convolutions_over_two_voxels``), else None.
+
+    oneDNN's bf16 weight gradient of a 3x3x3 convolution over a 2 x 2 x 2 volume came back as garbage
+    (up to 1e36) in 0-18% of the calls of a process on the Zen 5 EPYC with AVX512-BF16 (torch 2.13,
+    oneDNN 3.12; 32 to 256 channels, 1 or 2 threads, three processes each; none at 1, 3 or 4 voxels;
+    ``benchmarks/results/cpu_bf16_two_voxels_2cpu.json``).
+    The default U-Net on 32^3 patches reaches 2 voxels at its bottom and its weights turned NaN within
+    ten steps in 3 of 4 runs (sixty-eighth session). The loop skips a step whose gradient norm is not
+    finite, but the finite garbage is clipped and taken."""
+    if device_type != "cpu" or precision != "bf16" or not convolutions:
+        return None
+    shown = ", ".join(convolutions[:3]) + (f" and {len(convolutions) - 3} more" if len(convolutions) > 3 else "")
+    return (f"bf16 on the CPU with data.patch_size {tuple(patch_size)}: {len(convolutions)} convolution(s) of the "
+            f"network see a volume 2 voxels wide ({shown}), where oneDNN's bf16 gradient came back as garbage "
+            "(up to 1e36, or inf) in up to 18% of the calls on one CPU; steps whose gradient norm is not finite "
+            "are skipped, the others are taken. Train in fp32 (--mixed_precision no), or on a patch whose "
+            "deepest level is at least 3 voxels wide (e.g. 48^3 instead of 32^3 for a network that halves it "
+            "four times).")
+
+
 def cpu_summary(lines: list[str] | None = None) -> str | None:
     """The CPU for a bug report: "cpu AMD EPYC (26/2), bf16 native (avx512_bf16)" or "..., bf16
     emulated"; None where there is no /proc/cpuinfo. ``lines``: /proc/cpuinfo's, read when not given."""

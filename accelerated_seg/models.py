@@ -207,6 +207,29 @@ def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> 
     return None
 
 
+def convolutions_over_two_voxels(spec: ModelSpec, patch_size: Sequence[int]) -> list[str]:
+    """The network's convolutions (kernel wider than 1) whose input is 2 voxels along some axis for
+    this patch, by name: a forward pass on the meta device. oneDNN's bf16 gradient of such a
+    convolution is unreliable on the CPU (``host_cpu.bf16_two_voxel_warning``); [] where the meta
+    device cannot run the network."""
+    import torch
+
+    found: list[str] = []
+    network = meta_network(spec).train()
+    hooks = [module.register_forward_hook(
+        lambda module, inputs, output, name=name: found.append(name) if 2 in inputs[0].shape[2:] else None)
+        for name, module in network.named_modules()
+        if isinstance(module, nn.modules.conv._ConvNd) and max(module.kernel_size) > 1]
+    try:
+        network(torch.empty(1, spec.args["in_channels"], *patch_size, device="meta"))
+    except (NotImplementedError, ValueError, TypeError, AssertionError, RuntimeError):
+        return []  # check_trainable has said what fails
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return list(dict.fromkeys(found))
+
+
 def meta_network(spec: ModelSpec) -> nn.Module:
     """The network with its parameters on the meta device: shapes without memory or initialisation."""
     import torch

@@ -54,7 +54,8 @@ from .files import write_text_atomically
 from .loop_clock import LoopClock
 from .losses import check_loss, segmentation_loss, training_loss
 from .model_folders import check_init_from
-from .models import ModelSpec, check_trainable, model_spec
+from .host_cpu import bf16_two_voxel_warning
+from .models import ModelSpec, check_trainable, convolutions_over_two_voxels, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
 from .preparation import (adapt_to_strategy, check_launch, end_run, keep_the_optimizer_under_offload,
@@ -303,6 +304,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
     clock.restart()  # time between calls (resume, a benchmark's other loop) is not this loop's
     input_dtype = model_input_dtype(accelerator, model)
     engine_steps_in_backward = accelerator.distributed_type == DistributedType.DEEPSPEED
+    on_the_cpu = accelerator.device.type == "cpu"
     model.train()
     if progress.step < settings.max_steps:
         for batch in clock.timed(stream):
@@ -335,20 +337,21 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                 # Non-finite on any rank: the sum is too (finite fp32 losses of any sane size do not
                 # overflow it), so one number carries both the loss and the verdict.
                 if not math.isfinite(loss_sum):
-                    optimizer.zero_grad(set_to_none=True)
-                    nonfinite_in_a_row += 1
-                    say(f"step {progress.step}: non-finite loss on some rank, step skipped "
-                        f"({nonfinite_in_a_row}/{settings.max_nonfinite_steps} in a row)")
-                    if nonfinite_in_a_row >= settings.max_nonfinite_steps:
-                        raise TrainingDiverged(
-                            f"loss was non-finite for {nonfinite_in_a_row} optimizer steps in a row; the last "
-                            f"good checkpoint is kept in {loop.checkpoints_dir}. Lower optim.lr or check the data.")
+                    nonfinite_in_a_row = _skip_step(loop, nonfinite_in_a_row, "non-finite loss on some rank")
                     continue
-                nonfinite_in_a_row = 0
                 # DeepSpeed clipped inside accelerator.backward (its engine steps there); its norm is
                 # read at log steps only, since reading it is a host sync (_log_step).
                 grad_norm = None if engine_steps_in_backward else accelerator.clip_grad_norm_(
                     model.parameters(), settings.max_grad_norm or math.inf)
+                # Gradients NaN or infinite under a finite loss, checked where the read waits for nothing:
+                # on the CPU. oneDNN's bf16 convolution gradient over 2-voxel volumes returned garbage (up
+                # to 1e36, inf) in 5-30% of calls, and one such step made every weight NaN (sixty-eighth
+                # session). On a GPU the read would wait for the backward every step; fp16 has its scaler.
+                if on_the_cpu and grad_norm is not None and not math.isfinite(grad_norm):
+                    nonfinite_in_a_row = _skip_step(loop, nonfinite_in_a_row,
+                                                    f"gradient norm {float(grad_norm)} under a finite loss")
+                    continue
+                nonfinite_in_a_row = 0
                 optimizer.step()
                 if accelerator.optimizer_step_was_skipped:
                     # fp16: the gradients overflowed at this loss scale, so the scaler (DeepSpeed's
@@ -381,6 +384,22 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                 break
     bar.close()
     return preempted and progress.step < settings.max_steps  # signalled at the last step: just finish
+
+
+def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
+    """Drop this step's gradients and say so; ``in_a_row`` + 1, or ``TrainingDiverged`` at
+    ``train.max_nonfinite_steps`` skipped steps in a row."""
+    loop.optimizer.zero_grad(set_to_none=True)
+    in_a_row += 1
+    loop.accelerator.print(f"step {loop.progress.step}: {why}, step skipped "
+                           f"({in_a_row}/{loop.settings.max_nonfinite_steps} in a row)")
+    if in_a_row >= loop.settings.max_nonfinite_steps:
+        saved = complete_checkpoints(loop.checkpoints_dir)
+        where = (f"the last good checkpoint is kept in {saved[-1]}" if saved else
+                 "no checkpoint was saved before (train.save_every)")
+        raise TrainingDiverged(f"the loss or the gradients were non-finite for {in_a_row} optimizer steps in a row; "
+                               f"{where}. Lower optim.lr or check the data.")
+    return in_a_row
 
 
 class BatchStream:
@@ -620,6 +639,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
+    if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
+        thin = convolutions_over_two_voxels(spec, cfg.data.patch_size)
+        if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size):
+            accelerator.print(f"WARNING: {warning}")
     loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args, manifest.class_regions, manifest.ignore_index)
     # a class weight per class (region), before the preprocessing
     check_loss(loss_fn, manifest.num_classes, cfg.train.loss, manifest.class_regions)

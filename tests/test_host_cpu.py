@@ -1,9 +1,12 @@
-"""bf16 on a CPU without bf16 instructions: emulated, much slower than fp32, and said so."""
+"""bf16 on a CPU without bf16 instructions: emulated, much slower than fp32, and said so; and bf16
+convolutions over 2-voxel volumes, whose gradient oneDNN gets wrong at times, named before training."""
+
+import re
 
 import pytest
 
 from accelerated_seg import host_cpu
-from accelerated_seg.host_cpu import bf16_instructions, emulated_bf16_warning
+from accelerated_seg.host_cpu import bf16_instructions, bf16_two_voxel_warning, emulated_bf16_warning
 
 # The first processor's lines of /proc/cpuinfo on three hosts of this project's sessions, and an Arm one.
 ZEN5 = ["processor\t: 0", "cpu family\t: 26", "model\t\t: 2", "model name\t: AMD EPYC",
@@ -50,3 +53,26 @@ def test_prediction_in_bf16_on_such_a_cpu_warns_and_fp32_does_not(cpu_without_bf
     check_precision("fp32", torch.device("cpu"))
     check_precision("bf16", torch.device("meta"))  # not a CPU: not this warning's
     assert not [w for w in recwarn if "emulated" in str(w.message)]
+
+
+def test_bf16_training_on_the_cpu_names_the_convolutions_over_two_voxels(tiny_config, tmp_path, monkeypatch, capsys):
+    """oneDNN's bf16 weight gradient over a 2-voxel volume came back as garbage in up to 18% of calls
+    (benchmarks/results/cpu_bf16_two_voxels_2cpu.json): the default U-Net on 32^3 patches, 2 voxels at
+    its bottom, turned NaN within ten steps. The run says which convolutions, and what to change."""
+    from accelerated_seg.models import convolutions_over_two_voxels, model_spec
+    from accelerated_seg.train import train
+
+    unet = model_spec("unet", 1, 2, [32, 32, 32], {})
+    bottom = convolutions_over_two_voxels(unet, (32, 32, 32))
+    assert bottom and all(name.startswith("model.1.submodule.1.submodule.1.submodule") for name in bottom)
+    assert convolutions_over_two_voxels(model_spec("unet", 1, 2, [48, 48, 48], {}), (48, 48, 48)) == []
+    assert bf16_two_voxel_warning("cpu", "no", bottom, (32, 32, 32)) is None
+    assert bf16_two_voxel_warning("cuda", "bf16", bottom, (32, 32, 32)) is None
+    assert bf16_two_voxel_warning("cpu", "bf16", [], (48, 48, 48)) is None
+
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
+    train(tiny_config(tmp_path / "run", data__patch_size="[8,8,8]", train__max_steps=1, train__val_every=0))
+    assert re.search(r"WARNING: bf16 on the CPU with data.patch_size \(8, 8, 8\): \d+ convolution\(s\) of the network "
+                     r"see a volume 2 voxels wide \(model\.1\.submodule\.1\.", capsys.readouterr().out)
+    train(tiny_config(tmp_path / "wide", train__max_steps=1, train__val_every=0))  # 16^3: 4 voxels at the bottom
+    assert "2 voxels wide" not in capsys.readouterr().out

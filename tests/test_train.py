@@ -313,6 +313,64 @@ def test_a_non_finite_step_is_skipped_and_training_goes_on(tiny_config, tmp_path
     assert all(torch.isfinite(w).all() for w in weights.values())
 
 
+def test_non_finite_gradients_under_a_finite_loss_are_skipped_on_the_cpu(tiny_config, tmp_path, monkeypatch, capsys):
+    """oneDNN's bf16 convolution gradient over 2-voxel volumes returned garbage and inf on the CPU; one
+    such step, applied, made every weight NaN and the run's best_model/ a NaN network (sixty-eighth
+    session). Here the second step's gradients are made NaN as they were."""
+    from accelerate import Accelerator
+
+    clip, calls = Accelerator.clip_grad_norm_, []
+
+    def nan_on_the_second(self, parameters, max_norm, *args, **kwargs):
+        parameters = list(parameters)
+        calls.append(1)
+        if len(calls) == 2:
+            for parameter in parameters:
+                parameter.grad.fill_(float("nan"))
+        return clip(self, parameters, max_norm, *args, **kwargs)
+
+    monkeypatch.setattr(Accelerator, "clip_grad_norm_", nan_on_the_second)
+    out = tmp_path / "run"
+    summary = train(tiny_config(out, train__max_steps=3, train__val_every=0))
+    assert summary["step"] == 3 and len(calls) == 4  # the skipped update is not a step
+    assert "step 1: gradient norm nan under a finite loss, step skipped (1/5 in a row)" in capsys.readouterr().out
+    weights = load_file(out / "model" / "model.safetensors")
+    assert all(torch.isfinite(w).all() for w in weights.values())
+
+
+def test_weights_that_are_not_finite_are_never_exported(tiny_config, tmp_path, monkeypatch, capsys):
+    """A best_model/ of NaN weights was written at a diverged run's first validation (sixty-eighth
+    session). Training now says so and keeps the earlier export; `accelerated-seg export` refuses."""
+    from accelerate import Accelerator
+
+    import accelerated_seg.checkpoint_export as checkpoint_export
+    from accelerated_seg.checkpoint import NonFiniteWeights, export_model, write_state_as_export
+
+    with pytest.raises(NonFiniteWeights, match=r"1 of 2 tensors of the weights at step 7 hold NaN or infinite values "
+                                               r"\(the first: b\), so nothing was written to "):
+        write_state_as_export({"a": torch.zeros(2), "b": torch.tensor([1.0, float("inf")])}, {}, {}, tmp_path / "x",
+                              aliases={}, step=7)
+    assert not (tmp_path / "x").exists()
+
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0, train__save_every=2))
+    before = (out / "model" / "model.safetensors").read_bytes()
+    diverged = torch.nn.Linear(2, 2)
+    with torch.no_grad():
+        diverged.weight.fill_(float("nan"))
+    assert export_model(Accelerator(cpu=True), diverged, None, {}, out / "model", aliases={}, step=3) is None
+    assert "WARNING: 1 of 2 tensors of the weights at step 3 hold NaN" in capsys.readouterr().out
+    assert (out / "model" / "model.safetensors").read_bytes() == before  # the earlier export is kept
+
+    gathered = checkpoint_export._gathered_weights
+    monkeypatch.setattr(checkpoint_export, "_gathered_weights", lambda checkpoint: {
+        name: torch.full_like(tensor, float("nan")) if tensor.is_floating_point() else tensor
+        for name, tensor in gathered(checkpoint).items()})
+    with pytest.raises(DataError, match=r"step_2: .* hold NaN or infinite values .*; export an earlier checkpoint"):
+        checkpoint_export.export_checkpoint(out / "checkpoints" / "step_2", tmp_path / "exported")
+    assert not (tmp_path / "exported").exists()
+
+
 def test_fp16_on_the_cpu_is_refused_before_anything_is_written(tiny_config, tmp_path, monkeypatch):
     # accelerate would train it, with autocast and a gradient scaler on the CPU, at 15-24x fp32's step.
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "fp16")
@@ -345,12 +403,17 @@ def test_an_update_the_fp16_scaler_skipped_is_not_a_step(tiny_config, tmp_path, 
 def test_persistent_non_finite_loss_stops_without_a_nan_model(tiny_config, tmp_path, monkeypatch):
     _nan_loss_on_steps(monkeypatch, bad_calls=set(range(2, 1000)))
     out = tmp_path / "run"
-    with pytest.raises(TrainingDiverged, match="3 optimizer steps in a row"):
+    with pytest.raises(TrainingDiverged, match=r"3 optimizer steps in a row; the last good checkpoint is kept in "
+                                               r".*checkpoints/step_2\. Lower optim.lr"):
         train(tiny_config(out, train__max_steps=20, train__val_every=0, train__save_every=1,
                           train__max_nonfinite_steps=3))
     assert not (out / "model").exists()
     kept = complete_checkpoints(out / "checkpoints")
     assert kept and kept[-1].name == "step_2"  # the last good state is still there
+    # Without a checkpoint it named a folder that did not exist (sixty-eighth session)
+    with pytest.raises(TrainingDiverged, match=r"in a row; no checkpoint was saved before \(train.save_every\)"):
+        train(tiny_config(tmp_path / "unsaved", train__max_steps=20, train__val_every=0, train__save_every=0,
+                          train__max_nonfinite_steps=3))
 
 
 def _broken_copy(tiny_dataset, tmp_path, damage):
