@@ -388,6 +388,13 @@ def _check(args, _) -> int:
               file=sys.stderr)
         return 2
     dataset = args.dataset if args.dataset is not None else dataset_source(data, cfg.train.output_dir)
+    if args.dataset is None and data.dataset == "synthetic" and not dataset.is_file():
+        # The embedded phantoms are written by the run itself: "dataset.json not found" sent a fresh
+        # clone's user looking for a file they were never meant to make (sixty-eighth session)
+        print(f"{args.config}: data.dataset is synthetic: the package writes its phantoms to {dataset.parent} "
+              f"when the run starts (or `accelerated-seg synth {dataset.parent}` writes them now), and they "
+              "pass these checks by construction; nothing to check yet")
+        return 0
     max_voxels = args.max_voxels if args.max_voxels is not None else data.max_voxels
     if max_voxels < 1:  # else every case was "over budget"
         print(f"error: --max-voxels (data.max_voxels) must be >= 1, got {max_voxels}", file=sys.stderr)

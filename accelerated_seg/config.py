@@ -247,7 +247,11 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
     overridden = set()
     for item in _joined_overrides(overrides or []):
         key, value = _split_override(item)
-        _set_dotted(raw, key, _parse_yaml(value, f"override {item!r}: the value is not valid YAML"))
+        # An empty value of a path is the empty path, not YAML's null: `--train.output_dir=` (an unset
+        # "$OUT") read "must be str, got None" rather than check_values' empty-path error
+        parsed = "" if key in _PATHS and not value.strip() else _parse_yaml(
+            value, f"override {item!r}: the value is not valid YAML")
+        _set_dotted(raw, key, parsed)
         overridden.add(key)
     args_given = any(key == "model.args" or key.startswith("model.args.") for key in overridden)
     if "model.name" in overridden and not args_given and _network_of(raw) != file_network:

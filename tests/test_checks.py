@@ -398,6 +398,23 @@ def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path
     assert not {"torch", "monai"} & set(imported), imported
 
 
+def test_check_of_the_synthetic_dataset_before_it_is_written_says_so(tmp_path, capsys):
+    """configs/demo.yaml in a fresh clone: "dataset.json not found" (exit 2) sent the user after a file
+    the run writes itself (sixty-eighth session). Once written, the phantoms are checked as any data."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+
+    config = tmp_path / "demo.yaml"
+    config.write_text(f"data:\n  dataset: synthetic\ntrain:\n  output_dir: {tmp_path / 'run'}\n")
+    assert main(["check", "--config", str(config)]) == 0
+    assert (f"data.dataset is synthetic: the package writes its phantoms to {tmp_path / 'run' / 'synthetic_data'} when "
+            "the run starts") in capsys.readouterr().out
+    write_synthetic_dataset(tmp_path / "run" / "synthetic_data", num_cases=3, num_validation=1,
+                            size_mm=(24.0, 24.0, 16.0), spacing_mm=2.0)
+    assert main(["check", "--config", str(config)]) == 0
+    assert "3 case(s), 0 error(s)" in capsys.readouterr().out
+
+
 def test_channels_with_different_dtypes_are_fine(tmp_path):
     case = make_case(tmp_path, "mixed")
     second = save(tmp_path / "imagesTr" / "mixed_0001.nii.gz", np.arange(512, dtype=np.int16).reshape(SHAPE))

@@ -207,6 +207,9 @@ def test_an_empty_path_is_one_error_naming_the_setting(tmp_path, monkeypatch, se
     path.write_text(f"{section}:\n  {name}: ''\n")
     with pytest.raises(ConfigError, match=f"setting {section}.{name} is an empty path ''"):
         load_config(path)
+    # On the command line too, as an unset "$OUT" leaves it: "must be str, got None" before (sixty-eighth session)
+    with pytest.raises(ConfigError, match=f"setting {section}.{name} is an empty path ''"):
+        load_config(None, [f"--{section}.{name}="])
     cfg = Config()
     setattr(getattr(cfg, section), name, "  ")
     with pytest.raises(ConfigError, match=f"setting {section}.{name} is an empty path"):

@@ -773,6 +773,18 @@ def test_given_validation_list_wins_over_folds_and_says_so(tmp_path):
     assert "every data.fold trains on that one split" in unused_folds_warning(manifest.split)
 
 
+def test_a_fold_without_folds_is_refused_where_the_dataset_gives_its_split_too(tmp_path):
+    """--data.fold=1 over the demo's dataset.json trained on its given split without a word (the
+    sixty-eighth session's docs probe); without a split of its own it was refused already."""
+    entries = msd_entries(6)
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "training": entries[:4], "validation": entries[4:]})
+    refusal = ("data.fold=1 is set, but the dataset gives its own split (dataset.json 'validation') and "
+               "data.num_folds=0: folds split a dataset")
+    with pytest.raises(DataError, match=re.escape(refusal)):
+        load_msd(path, fold=1)
+    assert load_msd(path).split == "given (dataset.json 'validation')"
+
+
 def test_fraction_split_is_described(tmp_path):
     manifest = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(5)}), seed=3)
     assert manifest.split == "fraction 0.2 (seed 3)"

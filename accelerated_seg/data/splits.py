@@ -105,6 +105,10 @@ class SplitSettings:
         """Describe a split the source prescribes; say so when fold settings were therefore unused."""
         if self.num_folds > 1:
             return f"given ({what}; data.num_folds={self.num_folds} {_NOT_USED})"
+        if self.fold != 0:  # trained on the given split without a word before the sixty-eighth session
+            raise DataError(f"data.fold={self.fold} is set, but the dataset gives its own split ({what}) and "
+                            f"data.num_folds={self.num_folds}: folds split a dataset that has none of its own; "
+                            f"remove data.fold, or give the dataset without its split and data.num_folds 2 or more")
         return f"given ({what})"
 
 
