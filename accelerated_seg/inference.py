@@ -657,6 +657,29 @@ def _output_header(scan_header):
     return header
 
 
+def _warn_of_doubtful_geometry(paths: Sequence[Path], images: Sequence[nib.spatialimages.SpatialImage]) -> None:
+    """Warn of a scan that is segmented all the same, but perhaps not as its user means it: one slice
+    alone, a header without orientation, or one that gives two voxel sizes. The demo's model, on its
+    phantoms (benchmarks/results/header_variants_2cpu.json): Dice 0.44 and 0.11 on a middle slice
+    alone against 0.98 and 0.88 there from the whole volume; 0.90-0.92 on copies without orientation
+    whose axes nibabel's guess swaps, 0.96 with their codes."""
+    reference = images[0]
+    if 1 in reference.shape[:3]:
+        warnings.warn(f"{paths[0]}: a single slice, shape {reference.shape[:3]}: the 3D network sees it padded to "
+                      "its patch, without the context above and below that it learned from; give the whole volume",
+                      stacklevel=3)
+    if without_orientation(reference):
+        guess = "".join(nib.aff2axcodes(reference.affine))
+        warnings.warn(f"{paths[0]}: its header gives no orientation (qform_code and sform_code 0), so nibabel guesses "
+                      f"one from pixdim ({guess}, no rotation) and the network sees the anatomy placed so, perhaps "
+                      "mirrored from what it learned; copy the geometry of the scan it came from onto it, or convert "
+                      "it again (dcm2niix writes both codes)", stacklevel=3)
+    for path, image in zip(paths, images):
+        if conflict := voxel_size_conflict(image):
+            warnings.warn(f"{path}: its header gives two voxel sizes ({conflict}); {VOXEL_SIZE_CONFLICT_FIX}",
+                          stacklevel=3)
+
+
 def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spatialimages.SpatialImage]:
     """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
     one voxel grid for all and finite voxels in each; return the images in the order of ``paths``. One
@@ -683,20 +706,7 @@ def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spat
                                    affine_atol=1e-4):
             raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
                             f"({what}); resample every channel onto the first one's grid")
-    if 1 in reference.shape[:3]:  # segmented all the same: the demo's model, Dice 0.44 and 0.11 against 0.98, 0.88
-        warnings.warn(f"{paths[0]}: a single slice, shape {reference.shape[:3]}: the 3D network sees it padded to "
-                      "its patch, without the context above and below that it learned from; give the whole volume",
-                      stacklevel=2)
-    if without_orientation(reference):  # the demo's model: Dice 0.90-0.92 where the guess swaps axes, 0.96 with codes
-        guess = "".join(nib.aff2axcodes(reference.affine))
-        warnings.warn(f"{paths[0]}: its header gives no orientation (qform_code and sform_code 0), so nibabel guesses "
-                      f"one from pixdim ({guess}, no rotation) and the network sees the anatomy placed so, perhaps "
-                      "mirrored from what it learned; copy the geometry of the scan it came from onto it, or convert "
-                      "it again (dcm2niix writes both codes)", stacklevel=2)
-    for path, image in zip(paths, channel_images):
-        if conflict := voxel_size_conflict(image):
-            warnings.warn(f"{path}: its header gives two voxel sizes ({conflict}); {VOXEL_SIZE_CONFLICT_FIX}",
-                          stacklevel=2)
+    _warn_of_doubtful_geometry(paths, channel_images)
     volumes = [volumes_in(image.shape) for image in channel_images]
     expected = in_channels if len(paths) == 1 else 1
     for path, image, held in zip(paths, channel_images, volumes):
