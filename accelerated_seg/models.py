@@ -208,10 +208,10 @@ def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> 
 
 
 def convolutions_over_two_voxels(spec: ModelSpec, patch_size: Sequence[int]) -> list[str]:
-    """The network's convolutions (kernel wider than 1) whose input is 2 voxels along some axis for
+    """The network's 3D convolutions (kernel wider than 1) whose input is 2 voxels along some axis for
     this patch, by name: a forward pass on the meta device. oneDNN's bf16 gradient of such a
-    convolution is unreliable on the CPU (``host_cpu.bf16_two_voxel_warning``); [] where the meta
-    device cannot run the network."""
+    convolution is unreliable on the CPU (``host_cpu.bf16_two_voxel_warning``; Conv3d is what was
+    measured, not the transposed kind); [] where the meta device cannot run the network."""
     import torch
 
     found: list[str] = []
@@ -219,7 +219,7 @@ def convolutions_over_two_voxels(spec: ModelSpec, patch_size: Sequence[int]) -> 
     hooks = [module.register_forward_hook(
         lambda module, inputs, output, name=name: found.append(name) if 2 in inputs[0].shape[2:] else None)
         for name, module in network.named_modules()
-        if isinstance(module, nn.modules.conv._ConvNd) and max(module.kernel_size) > 1]
+        if isinstance(module, nn.Conv3d) and max(module.kernel_size) > 1]
     try:
         network(torch.empty(1, spec.args["in_channels"], *patch_size, device="meta"))
     except (NotImplementedError, ValueError, TypeError, AssertionError, RuntimeError):

@@ -345,8 +345,9 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                     model.parameters(), settings.max_grad_norm or math.inf)
                 # Gradients NaN or infinite under a finite loss, checked where the read waits for nothing:
                 # on the CPU. oneDNN's bf16 convolution gradient over 2-voxel volumes returned garbage (up
-                # to 1e36, inf) in 5-30% of calls, and one such step made every weight NaN (sixty-eighth
-                # session). On a GPU the read would wait for the backward every step; fp16 has its scaler.
+                # to 1e36, inf) in up to 18% of calls (cpu_bf16_two_voxels_2cpu.json), and one such step
+                # made every weight NaN (sixty-eighth session). On a GPU the read would wait for the
+                # backward every step; fp16 has its scaler.
                 if on_the_cpu and grad_norm is not None and not math.isfinite(grad_norm):
                     nonfinite_in_a_row = _skip_step(loop, nonfinite_in_a_row,
                                                     f"gradient norm {float(grad_norm)} under a finite loss")
