@@ -34,8 +34,8 @@ from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
 from .host_cpu import emulated_bf16_warning
 from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
-from .strategy import (construction_error, fallback_warning, join_deepspeed_ranks_over_gloo, launch_error,
-                       requested_strategy, strategy_in_effect)
+from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,
+                       join_deepspeed_ranks_over_gloo, launch_error, requested_strategy, strategy_in_effect)
 from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
@@ -46,6 +46,7 @@ def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
     """The Accelerator of ``train``, ``fit`` and the training benchmark alike."""
     if error := construction_error():  # one clear error instead of accelerate's traceback
         raise ConfigError(error)
+    forget_the_last_accelerator()  # this run's precision, not the previous fit's in the same process
     if requested_strategy() == "DeepSpeed":  # before accelerate starts DeepSpeed's process group
         skip_deepspeeds_shared_memory_op()  # an op for inference only, compiled for minutes on a CPU
     join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs

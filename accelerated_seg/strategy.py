@@ -179,21 +179,27 @@ def resume_conflict(saved: dict, current: dict) -> tuple[str | None, str | None]
     return None, None
 
 
-@contextlib.contextmanager
-def next_accelerator_in(precision: str | None):
-    """The next ``Accelerator`` built inside this block runs in ``precision`` (fp32, bf16, fp16), or
-    in the launch's precision when it is None.
+def forget_the_last_accelerator() -> None:
+    """Drop accelerate's process-wide state of an earlier run, so that the next ``Accelerator`` reads
+    the precision (and the rest of the launch) afresh; the process group, in PartialState, is kept.
 
     accelerate reads the precision from the environment (``ACCELERATE_MIXED_PRECISION``, which
-    ``accelerate launch`` sets), but only when its process-wide state is first built: a second
-    Accelerator in the same process silently keeps the first one's. So the state of an earlier run is
-    dropped first; the process group, in PartialState, is kept.
+    ``accelerate launch`` sets), but only when that state is first built: a second Accelerator in the
+    same process silently kept the first one's. Called by ``preparation.make_accelerator`` for every
+    run: a ``Segmentation(precision="bf16").fit`` made the next ``Dataset.fit`` or ``train`` in the
+    same notebook train in bf16 too (sixty-ninth session).
     """
     from accelerate.state import AcceleratorState, GradientState
 
     AcceleratorState._reset_state(reset_partial_state=False)
     GradientState._reset_state()
     _undo_fsdp_promotion()
+
+
+@contextlib.contextmanager
+def next_accelerator_in(precision: str | None):
+    """The next ``Accelerator`` built inside this block runs in ``precision`` (fp32, bf16, fp16), or
+    in the launch's precision when it is None (``make_accelerator`` forgets the last one's)."""
     if precision is None:
         yield
         return

@@ -486,6 +486,18 @@ def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(
     assert strategy_of("default").endswith("mixed precision no")  # was bf16: the first fit's state
     Segmentation("unet", output_dir=str(tmp_path / "fp32"), precision="fp32", **tiny).fit(data, steps=1)
     assert strategy_of("fp32").endswith("mixed precision no")
+    # Nor into a run that does not go through Segmentation: Dataset.fit and train() after a bf16 fit ran
+    # in bf16 until the sixty-ninth session (the state was reset only on the way into Segmentation.fit).
+    from accelerated_seg.train import train
+
+    for run, start in (("dataset_fit", data.fit), ("train", lambda cfg: train(cfg, manifest=data.manifest))):
+        Segmentation("unet", output_dir=str(tmp_path / f"bf16_before_{run}"), precision="bf16", **tiny).fit(
+            data, steps=1)
+        cfg = data.config(output_dir=str(tmp_path / run), max_steps=1, trackers="none", progress_bar=False,
+                          val_every=0, save_every=0)
+        cfg.model.args = tiny["model_args"]
+        start(cfg)
+        assert strategy_of(run).endswith("mixed precision no"), run
     with pytest.raises(ConfigError, match=r"mixed precision fp16 on the CPU.*precision='bf16' or 'fp32'"):
         Segmentation("unet", output_dir=str(tmp_path / "fp16"), precision="fp16", **tiny).fit(data, steps=1)
     assert not (tmp_path / "fp16").exists()
