@@ -31,6 +31,21 @@ def test_second_build_reuses_changed_settings_rebuild_changed_file_rebuilds(tiny
     assert cache.build(cases) == 1  # only the changed case is preprocessed again
 
 
+def test_another_number_of_classes_is_another_cache(tiny_dataset, tmp_path):
+    """Each case keeps its voxel counts and locations per class, so a cache of 2 classes must not
+    serve 3: its table raised KeyError 'class_2', or (with a table already written for these cases)
+    gave class 2 no locations, never drawn as a patch centre (sixty-ninth session)."""
+    manifest = load_msd(tiny_dataset)  # labels 0, 1, 2
+    settings = PreprocessSettings(spacing=(2.0, 2.0, 2.0))
+    two, three = (PreprocessedCache(tmp_path, manifest.root, settings, n) for n in (2, 3))
+    assert two.dir != three.dir
+    two.build(manifest.training)
+    assert two.load_table(two.write_table(manifest.training))[0]["class_locations"].shape[0] == 1
+    assert three.build(manifest.training) == len(manifest.training)  # nothing of the 2-class cache reused
+    row = three.load_table(three.write_table(manifest.training))[0]
+    assert len(row["class_voxels"]) == 2 and all(n > 0 for n in row["class_voxels"])
+
+
 def test_cached_case_content_and_table(tiny_dataset, tmp_path):
     manifest = load_msd(tiny_dataset)
     cache = _cache(tmp_path, manifest, spacing=(2.0, 2.0, 2.0))

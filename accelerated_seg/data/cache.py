@@ -3,16 +3,17 @@
 Decoding a .nii.gz runs at ~130-290 MB/s per core and resampling costs more, so doing it every epoch
 (or every patch) starves the GPU. Each case is preprocessed once into
 
-    <cache_dir>/<dataset>-<hash>/<settings fingerprint>/<case id>.image.npy     float32 (C, X, Y, Z)
-                                                       /<case id>.label.npy     uint8   (X, Y, Z)
-                                                       /<case id>.json          geometry, class voxel counts, source fingerprint
-                                                       /<case id>.locations.npz up to 10,000 voxel indices per class
+    <cache_dir>/<dataset>-<hash>/<fingerprint>/<case id>.image.npy     float32 (C, X, Y, Z)
+                                           /<case id>.label.npy     uint8   (X, Y, Z)
+                                           /<case id>.json          geometry, class voxel counts, source fingerprint
+                                           /<case id>.locations.npz up to 10,000 voxel indices per class
 
 and a case table (HF ``datasets``, Arrow, memory-mapped: id, paths, shapes, spacing, class
 locations, fingerprints) is written per case list. Patches are then sliced straight out of the
 memory-mapped arrays, so resident memory does not grow with the number of cases and a dataset
 larger than RAM still trains. A later run with the same inputs and settings reuses everything;
-different settings land in another folder; a changed input file is preprocessed again.
+different settings (or another number of classes, whose voxel counts and locations are kept per
+class) land in another folder; a changed input file is preprocessed again.
 
 Building is split by ``shard=(index, count)`` so N processes do the work once between them; nothing
 here knows about processes beyond that.
@@ -62,7 +63,9 @@ class PreprocessedCache:
         source: the dataset (its dataset.json, folder or CSV): datasets never share a folder, even
             when their case ids are the same.
         settings: the preprocessing; its fingerprint names the folder.
-        num_classes: classes after label mapping (for the class-location arrays).
+        num_classes: classes after label mapping (for the class-location arrays); part of the folder's
+            name too, so that a dataset cached for 2 classes is not reused for 3 (whose cases lacked
+            the third class's locations: a KeyError, or a class never drawn as a patch centre).
     """
 
     def __init__(self, root: str | Path, source: str | Path, settings: PreprocessSettings, num_classes: int):
@@ -71,7 +74,8 @@ class PreprocessedCache:
         source = Path(source).resolve()
         dataset = f"{source.parent.name if source.is_file() else source.name}-" \
                   f"{hashlib.sha1(str(source).encode()).hexdigest()[:8]}"
-        self.dir = Path(root) / dataset / settings.fingerprint()
+        self.dir = Path(root) / dataset / hashlib.sha1(
+            f"{settings.fingerprint()}|classes {num_classes}".encode()).hexdigest()[:16]
 
     def paths(self, case_id: str) -> dict[str, Path]:
         return {kind: self.dir / f"{case_id}.{kind}" for kind in ("image.npy", "label.npy", "json", "locations.npz")}
