@@ -495,7 +495,24 @@ class Segmentation:
         program wrote are refused (FileExistsError), not deleted. ``options`` are ``predict``'s;
         ``keep_largest`` scores the predictions post-processed, so that its effect on the Dice is measured
         on validation cases before it is used (as nnU-Net chooses its post-processing).
+
+        Under ``accelerate launch`` with several processes the main process predicts and scores, and
+        every rank returns its summary (or raises its error): the folders are one, and ranks that
+        each rebuilt them deleted one another's cases (sixty-ninth session).
         """
+        if _launched_processes() > 1:
+            from accelerate import PartialState
+            from accelerate.utils import parse_flag_from_env
+
+            from .ranks import on_main
+
+            state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))  # the launch's, as fit's
+            return on_main(state, lambda: self._evaluate_here(dataset, output_dir, batch_size, options))
+        return self._evaluate_here(dataset, output_dir, batch_size, options)
+
+    def _evaluate_here(self, dataset: Dataset, output_dir: str | Path | None, batch_size: int,
+                       options: dict) -> dict:
+        """``evaluate`` in this process."""
         from .data.checks import check_manifest
         from .data.io import write_nifti
         from .evaluate import check_output_folder, evaluate_folders, read_label_map

@@ -7,11 +7,11 @@ same message (a broken dataset, a setting that cannot work) and the launch ends 
 
 from __future__ import annotations
 
-from accelerate import Accelerator
+from accelerate import Accelerator, PartialState
 from accelerate.utils import broadcast_object_list, gather_object
 
 
-def on_main(accelerator: Accelerator, work):
+def on_main(accelerator: Accelerator | PartialState, work):
     """Run ``work`` on the main process only and give its result (or its error) to every rank.
 
     The other ranks wait in the broadcast; an error on the main process is raised on every rank,

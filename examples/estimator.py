@@ -4,14 +4,19 @@
     python examples/estimator.py --steps 20 --out /tmp/estimator_demo
 
 With ``--multi-gpu`` in a plain Python session it trains on every visible GPU through accelerate's
-notebook launcher; under ``accelerate launch`` it uses the launched processes.
+notebook launcher; under ``accelerate launch`` it uses the launched processes:
+
+    accelerate launch --config_file configs/accelerate/ddp.yaml examples/estimator.py
 """
 
 import argparse
+import os
 from pathlib import Path
 
 import nibabel as nib
 import numpy as np
+from accelerate import PartialState
+from accelerate.utils import parse_flag_from_env
 
 from accelerated_seg import Dataset, Segmentation
 from accelerated_seg.data.manifest import load_msd
@@ -28,8 +33,20 @@ def main(argv=None):
     args = parser.parse_args(argv)
     out = Path(args.out)
 
+    # Under accelerate launch every rank runs this script: one writes the files (the phantoms, the
+    # prediction, the saved model) and the others wait, since a rank writing them too would overwrite
+    # files that another is reading. In a plain session no process state is made here: --multi-gpu's
+    # notebook launcher starts the processes later. (PartialState reads ACCELERATE_USE_CPU only when
+    # told: without it CPU DDP would not join.)
+    state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU")) if "WORLD_SIZE" in os.environ else None
+    writes = state is None or state.is_main_process
+
     # Any list of (image, label) NIfTI pairs works; here the package writes its phantoms.
-    phantoms = load_msd(write_synthetic_dataset(out / "data", num_cases=12, num_validation=3))
+    if writes:
+        write_synthetic_dataset(out / "data", num_cases=12, num_validation=3)
+    if state is not None:
+        state.wait_for_everyone()
+    phantoms = load_msd(out / "data" / "dataset.json")
     pairs = [(str(c.images[0]), str(c.label)) for c in phantoms.training]
     validation = [(str(c.images[0]), str(c.label)) for c in phantoms.validation]
 
@@ -39,22 +56,28 @@ def main(argv=None):
     model = Segmentation("unet", multi_gpu=args.multi_gpu, output_dir=str(out / "run"), trackers="none",
                          overwrite=args.overwrite, val_every=max(1, args.steps // 2))
     model.fit(data, steps=args.steps)
-    print(f"trained {model.summary['step']} steps, best validation Dice {model.summary['best_dice']:.3f}")
+    say = print if writes else (lambda *_: None)
+    say(f"trained {model.summary['step']} steps, best validation Dice {model.summary['best_dice']:.3f}")
 
     case = phantoms.validation[0]
     label_image = model.predict(str(case.images[0]))  # a nibabel image on the input's own grid
-    nib.save(label_image, out / f"{case.id}_seg.nii.gz")
     assert label_image.shape == nib.load(case.images[0]).shape
-    print(f"{case.id}: labels {sorted(np.unique(np.asanyarray(label_image.dataobj)).tolist())} "
-          f"written to {out / f'{case.id}_seg.nii.gz'}")
+    if writes:
+        nib.save(label_image, out / f"{case.id}_seg.nii.gz")
+    say(f"{case.id}: labels {sorted(np.unique(np.asanyarray(label_image.dataobj)).tolist())} "
+        f"written to {out / f'{case.id}_seg.nii.gz'}")
 
+    # Under a launch the main process predicts and scores; every rank gets the summary.
     summary = model.evaluate(data, output_dir=out / "evaluation")  # Dice, HD95, surface Dice
-    print(f"evaluation: mean Dice {summary['overall']['dice']['mean']:.3f} over {summary['num_cases']} case(s)")
+    say(f"evaluation: mean Dice {summary['overall']['dice']['mean']:.3f} over {summary['num_cases']} case(s)")
 
-    reloaded = Segmentation.load(model.save(out / "saved_model"))
-    again = reloaded.predict(str(case.images[0]))
+    if writes:
+        model.save(out / "saved_model")
+    if state is not None:
+        state.wait_for_everyone()
+    again = Segmentation.load(out / "saved_model").predict(str(case.images[0]))
     assert np.array_equal(np.asanyarray(again.dataobj), np.asanyarray(label_image.dataobj))
-    print(f"saved to {out / 'saved_model'} and reloaded: same prediction")
+    say(f"saved to {out / 'saved_model'} and reloaded: same prediction")
     return summary
 
 

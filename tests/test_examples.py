@@ -101,6 +101,30 @@ def test_fit_your_own_example_under_two_processes(tmp_path, strategy):
     assert (tmp_path / "run" / "model" / "model.safetensors").is_file()
 
 
+@pytest.mark.distributed
+def test_estimator_example_under_two_processes(tmp_path):
+    """The estimator end to end under accelerate launch, as its docstring offers: every rank wrote the
+    phantoms (FileNotFoundError of the other's '.phantoms_being_written'), and every rank rebuilt
+    evaluate's folders, deleting one another's cases, until the sixty-ninth session."""
+    from test_distributed import ROOT, _free_port
+
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+           "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no",
+           str(EXAMPLES / "estimator.py"), "--out", str(tmp_path), "--steps", "2", "--patch", "32"]
+    proc = run_bounded(cmd, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "DDP (MULTI_CPU) on 2 process(es)" in proc.stdout
+    # printed once, by the main process: the evaluation of the 3 validation cases, and the reload
+    assert proc.stdout.count("evaluation: mean Dice") == 1 and "over 3 case(s)" in proc.stdout
+    assert proc.stdout.count("reloaded: same prediction") == 1
+    summary = json.loads((tmp_path / "evaluation" / "summary.json").read_text())
+    assert summary["num_cases"] == 3
+    assert sorted(p.name for p in (tmp_path / "evaluation" / "predictions").glob("*.nii.gz")) == [
+        f"case_{i:03d}.nii.gz" for i in (9, 10, 11)]
+
+
 def test_the_kits19_experiment_reads_a_kits19_folder_through_its_own_csv_recipe(tmp_path):
     """configs/kits19_mlperf.yaml: its CSV recipe (the shell line in its header) lists a KiTS19-style
     folder, the config reads it with its labels, CT window and spacing, and its network trains on its
