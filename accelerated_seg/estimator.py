@@ -83,7 +83,7 @@ class Dataset:
             n_classes: classes including background; labels must hold values 0..n_classes-1 (after
                 ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).
             validation_pairs: held-out cases; default (None): a seeded ``validation_fraction`` of
-                ``pairs``. An empty list trains on every pair, without validation (``val_every=0``).
+                ``pairs``. An empty list trains on every pair, without validation (give ``fit`` ``val_every=0``).
             ignore_value: the labels' value for voxels nobody annotated (sparse annotation; nnU-Net's
                 "ignore" label, e.g. ``n_classes``): left out of the loss and the Dice.
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``,

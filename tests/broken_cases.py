@@ -195,6 +195,14 @@ def _missing_image(root: Path) -> tuple[Path, Path]:
     return written.source, written.images[0]
 
 
+def _image_is_a_folder(root: Path) -> tuple[Path, Path]:
+    """A DICOM series' folder listed as the image: "file not found" sent users looking for a typo."""
+    written = write_msd(root)
+    written.images[0].unlink()
+    written.images[0].mkdir()
+    return written.source, written.images[0]
+
+
 def _missing_label(root: Path) -> tuple[Path, Path]:
     written = write_msd(root)
     written.label.unlink()
@@ -290,6 +298,7 @@ def _csv_multiclass_without_labels(root: Path) -> tuple[Path, Path]:
 
 BROKEN_CASES: list[BrokenCase] = [
     BrokenCase("missing_image", _missing_image, "file not found", "restore the file"),
+    BrokenCase("image_is_a_folder", _image_is_a_folder, "a folder, not a NIfTI file", "list the image or label file"),
     BrokenCase("missing_label", _missing_label, "file not found", "restore the file"),
     BrokenCase("truncated_gzip", _truncated_gzip, "truncated", "re-export or re-download"),
     BrokenCase("corrupted_gzip_crc", _corrupted_gzip, "corrupt", "re-export or re-download"),

@@ -45,6 +45,9 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Ima
             names the file and says what to do.
     """
     path = Path(path)
+    if path.is_dir():  # "file not found" of a path that is there sent users looking for a typo
+        raise DataError(f"{path}: a folder, not a NIfTI file; list the image or label file itself (a DICOM series "
+                        f"must be converted to NIfTI first, e.g. with dcm2niix)")
     if not path.is_file():
         raise DataError(f"{path}: file not found; {_missing_file_fix(path)}")
     if not verify_stream:
