@@ -133,13 +133,19 @@ def set_aside_later_course(resume_from: Path, out: Path) -> Path | None:
     same steps, so a requeued job's ``--resume latest`` went back to the abandoned course, and its
     best_model/ stood for the new course. They are kept, not deleted: a course the user may still
     want to compare. An export written before the thirty-first session records no step and stays.
+
+    Resuming the newest checkpoint (``--resume latest``) is no other course, and moves nothing: an
+    export of a later step is the same course's, written after its last checkpoint and before it was
+    stopped, and the resumed steps replace it. It was moved aside as an abandoned course's until the
+    sixty-ninth session, so a run killed between a new best and its next checkpoint had no
+    ``best_model/`` until it validated that step again, and each such kill left a copy of it behind.
     """
     step = int(STEP_DIR.match(resume_from.name).group(1))
     later = [path for path in complete_checkpoints(resume_from.parent)
              if int(STEP_DIR.match(path.name).group(1)) > step]
-    later += [out / name for name in ("model", "best_model") if _export_step(out / name) > step]
     if not later:
         return None
+    later += [out / name for name in ("model", "best_model") if _export_step(out / name) > step]
     aside, attempt = resume_from.parent / f"superseded_by_resuming_{resume_from.name}", 1
     while aside.exists():  # a second return to the same step
         attempt += 1

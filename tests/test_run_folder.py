@@ -256,6 +256,22 @@ def test_only_exports_of_a_later_step_are_set_aside(tmp_path):
     (tmp_path / "model" / "config.json").write_text("{}")  # written before exports recorded their step: stays
     assert set_aside_later_course(tmp_path / "checkpoints" / "step_2", tmp_path) is None
 
+
+def test_resuming_the_newest_checkpoint_keeps_the_exports_written_after_it(tmp_path):
+    """A run stopped between a new best (step 6) and its next checkpoint: resuming step 4, its newest,
+    continues the same course, whose best_model/ was moved aside as an abandoned course's (and the run
+    had none until it validated step 6 again) until the sixty-ninth session."""
+    from accelerated_seg.checkpoint import set_aside_later_course
+
+    for step in (2, 4):
+        (tmp_path / "checkpoints" / f"step_{step}").mkdir(parents=True)
+    (tmp_path / "best_model").mkdir()
+    (tmp_path / "best_model" / "config.json").write_text(json.dumps({"step": 6}))
+    assert set_aside_later_course(tmp_path / "checkpoints" / "step_4", tmp_path) is None
+    assert (tmp_path / "best_model" / "config.json").is_file()
+    aside = set_aside_later_course(tmp_path / "checkpoints" / "step_2", tmp_path)  # an older one: another course
+    assert sorted(p.name for p in aside.iterdir()) == ["best_model", "step_4"]
+
 def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch):
     import shutil
 
