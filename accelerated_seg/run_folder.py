@@ -85,6 +85,12 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
         raise ConfigError(f"{out / 'checkpoints'} is a file, where the run's checkpoints go: move it, or train "
                           f"into {names.elsewhere}")
     resume_from = None
+    if resume == "latest" and not complete_checkpoints(out / "checkpoints") and (found := earlier_run(out)):
+        # Else resolve_resume's "drop --resume" led back to check_output_folder's "continue it with
+        # resume": a loop a run killed between its first export and its first checkpoint met.
+        raise ConfigError(f"{names.resume}, but {out} holds no complete checkpoint to resume: its run left "
+                          f"{found} and stopped before saving one (or saved none), so there is nothing to continue. "
+                          f"Start it again with {names.overwrite} (which deletes that), or train into {names.elsewhere}")
     if resume:
         resume_from = resolve_resume(resume, out / "checkpoints")
     if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
@@ -153,9 +159,13 @@ def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Pat
         _refuse_foreign_outputs(out, marker, outputs, names)
         return False
     if not overwrite:
-        raise ConfigError(f"{out} already holds a run ({found}), which a new run there would replace: continue it "
-                          f"with {names.resume}, train into {names.elsewhere}, or set {names.overwrite} to delete "
-                          f"it first")
+        # Resume is a way on only where a checkpoint is: a run with exports but none (killed between its
+        # first export and its first checkpoint, or save_every=0) was told to resume, and that was refused.
+        resumable = bool(complete_checkpoints(out / "checkpoints"))
+        ways = (f"continue it with {names.resume}, train into {names.elsewhere}," if resumable else
+                f"it saved no checkpoint to continue from, so train into {names.elsewhere}")
+        raise ConfigError(f"{out} already holds a run ({found}), which a new run there would replace: {ways} "
+                          f"or set {names.overwrite} to delete it first")
     if marker is not None and not (out / marker).is_file():
         raise ConfigError(f"{out} holds {found} but no {marker}, so it was not written by a training run and "
                           f"is not deleted: train into {names.elsewhere}")

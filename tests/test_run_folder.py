@@ -326,3 +326,23 @@ def test_a_file_where_a_folder_must_go_is_one_error_before_any_work(tiny_config,
                                           "folder cannot be made there"):
         train(tiny_config(run, **settings))
     assert taken.read_text() == "a file of the user's" and not (tmp_path / "cache").exists()
+
+
+def test_a_run_with_an_export_but_no_checkpoint_is_not_offered_a_resume(tmp_path):
+    """A run killed between its first export (best_model/ at the first validation) and its first
+    checkpoint: a new run was told to resume it, and --resume latest to drop --resume, a loop whose
+    only way out, overwrite, neither message named alone (sixty-ninth session)."""
+
+    (tmp_path / "run_info.json").write_text("{}")  # a training run's folder
+    (tmp_path / "best_model").mkdir()
+    (tmp_path / "best_model" / "model.safetensors").write_bytes(b"weights")
+    (tmp_path / "checkpoints" / ".step_20.partial").mkdir(parents=True)  # the checkpoint the kill cut short
+    with pytest.raises(ConfigError) as new_run:
+        resume_or_replace(tmp_path, None, overwrite=False)
+    assert "it saved no checkpoint to continue from" in str(new_run.value)
+    assert "--train.resume" not in str(new_run.value) and "--train.overwrite=true" in str(new_run.value)
+    with pytest.raises(ConfigError, match=r"--train.resume=latest, but .* holds no complete checkpoint to resume: its "
+                                          r"run left an exported model in .*best_model and stopped before saving one.*"
+                                          r"Start it again with --train.overwrite=true"):
+        resume_or_replace(tmp_path, "latest", overwrite=False)
+    assert resume_or_replace(tmp_path, None, overwrite=True) == (None, True)  # the way on that both name
