@@ -61,6 +61,27 @@ PREPROCESSING_FILE = "preprocessing.json"
 EXPORT_DESCRIPTION_FILE = "export.json"
 
 
+class CheckpointNotSaved(RuntimeError):
+    """A checkpoint could not be written (a full disk, a folder made read-only); the message says why,
+    what is free there, and which whole checkpoint a resume continues from."""
+
+
+def _not_saved(error: Exception, name: str, checkpoints_dir: Path) -> CheckpointNotSaved:
+    try:
+        free = f"{shutil.disk_usage(checkpoints_dir).free / 2**30:.1f} GiB free there"
+    except OSError:
+        free = "its free space unknown"
+    saved = complete_checkpoints(checkpoints_dir)
+    where = (f"the newest whole checkpoint, {saved[-1]}, is untouched: make room (or make the folder writable) and "
+             f"run the same command with --train.resume=latest (resume='latest' from Python) to continue from it"
+             if saved else "no whole checkpoint was saved before it: make room (or make the folder writable) and "
+             "start again")
+    # torch's own message for a full disk names neither the file nor the cause ("unexpected pos 39616 vs
+    # 39504"), and a traceback from the loop read as a bug (sixty-ninth session): one line instead.
+    return CheckpointNotSaved(f"saving the checkpoint {name} into {checkpoints_dir} failed "
+                              f"({type(error).__name__}: {error}); {free}. {where}")
+
+
 def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str,
                         preprocessing: dict | None = None, export_description: dict | None = None) -> Path:
     """Save the full training state as ``checkpoints_dir/step_<step>``; keep the newest ``keep_last``.
@@ -77,18 +98,21 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
             shutil.rmtree(stale, ignore_errors=True)
         partial.mkdir(parents=True)
     accelerator.wait_for_everyone()
-    accelerator.save_state(str(partial))  # every rank writes its own RNG state file
-    if accelerator.is_main_process:
-        (partial / "config.yaml").write_text(config_yaml)
-        for name, content in ((PREPROCESSING_FILE, preprocessing), (EXPORT_DESCRIPTION_FILE, export_description)):
-            if content is not None:
-                (partial / name).write_text(json.dumps(content, indent=1))
-        # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
-        # config, which no reader notices (check_checkpoint_files compares them).
-        text_files = ("config.yaml", PREPROCESSING_FILE, EXPORT_DESCRIPTION_FILE)
-        written = {name: (partial / name).stat().st_size for name in text_files if (partial / name).is_file()}
-        (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator), WRITTEN_BYTES: written},
-                                                      indent=1))
+    try:
+        accelerator.save_state(str(partial))  # every rank writes its own RNG state file
+        if accelerator.is_main_process:
+            (partial / "config.yaml").write_text(config_yaml)
+            for name, content in ((PREPROCESSING_FILE, preprocessing), (EXPORT_DESCRIPTION_FILE, export_description)):
+                if content is not None:
+                    (partial / name).write_text(json.dumps(content, indent=1))
+            # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
+            # config, which no reader notices (check_checkpoint_files compares them).
+            text_files = ("config.yaml", PREPROCESSING_FILE, EXPORT_DESCRIPTION_FILE)
+            written = {name: (partial / name).stat().st_size for name in text_files if (partial / name).is_file()}
+            (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator), WRITTEN_BYTES: written},
+                                                          indent=1))
+    except (OSError, RuntimeError) as error:  # the hidden .partial stays; the next save removes it
+        raise _not_saved(error, final.name, checkpoints_dir) from error
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
         # The same step saved by an earlier attempt is replaced. Every folder is renamed out of the

@@ -322,8 +322,8 @@ def _train(args, overrides) -> int:
 def exit_on_user_error():
     """End the program with one line, ``error: <message>``, on an error about the user's input or run.
 
-    ConfigError and DataError (a setting or a file that cannot work: exit status 2) and
-    TrainingDiverged (status 1) carry messages that name the setting or file and what to do; a
+    ConfigError and DataError (a setting or a file that cannot work: exit status 2), TrainingDiverged
+    and CheckpointNotSaved (status 1) carry messages that name the setting or file and what to do; a
     traceback would only bury them. The main process prints it: every rank raises the same error
     (train's checks hand the main process's errors to all ranks). Ctrl-C ends the program with
     status 130 and no traceback. Any other exception keeps its traceback, since it is a bug to report.
@@ -336,10 +336,12 @@ def exit_on_user_error():
     except (ConfigError, DataError) as error:
         _end_with_the_message(error, 2)
     except RuntimeError as error:
-        # Only the loop raises TrainingDiverged, so only where it has been imported is it looked for:
-        # importing it here made a mistyped setting wait 8-14 s for torch and MONAI on every rank.
-        loop = sys.modules.get("accelerated_seg.train")
-        if loop is None or not isinstance(error, loop.TrainingDiverged):
+        # Only the loop raises TrainingDiverged and CheckpointNotSaved, so only where they have been
+        # imported are they looked for: importing them here made a mistyped setting wait 8-14 s for
+        # torch and MONAI on every rank.
+        loop, saving = sys.modules.get("accelerated_seg.train"), sys.modules.get("accelerated_seg.checkpoint")
+        if not ((loop is not None and isinstance(error, loop.TrainingDiverged))
+                or (saving is not None and isinstance(error, saving.CheckpointNotSaved))):
             raise
         _end_with_the_message(error, 1)
     except KeyboardInterrupt:  # Ctrl-C: asked for, not a bug; training has said where to resume from

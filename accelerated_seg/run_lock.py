@@ -50,6 +50,11 @@ class RunLock:
             return
         try:
             (self.folder / LOCK_NAME).unlink(missing_ok=True)
+        except OSError:
+            # A folder gone read-only (or a full disk) mid-run: the file stays, but the lock goes with the
+            # handle, so the next run takes it. Raised here, this hid the error that ended the run
+            # (a PermissionError on .run.lock was the last thing the user saw, sixty-ninth session).
+            pass
         finally:
             self._handle.close()
             self._handle = None

@@ -346,3 +346,34 @@ def test_a_run_with_an_export_but_no_checkpoint_is_not_offered_a_resume(tmp_path
                                           r"Start it again with --train.overwrite=true"):
         resume_or_replace(tmp_path, "latest", overwrite=False)
     assert resume_or_replace(tmp_path, None, overwrite=True) == (None, True)  # the way on that both name
+
+
+def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line_naming_the_last_whole_one(
+        tiny_config, tmp_path, monkeypatch, capsys):
+    """A full disk in the middle of a save: torch said only "unexpected pos 39616 vs 39504", in a
+    traceback the CLI calls a bug to report (sixty-ninth session). Now one line says which save
+    failed, the free space there, and that step_2 is whole and resumable; nothing before is lost."""
+    import accelerate
+
+    from accelerated_seg.cli import exit_on_user_error
+
+    real_save = accelerate.Accelerator.save_state
+
+    def full_disk_at_step_4(self, output_dir=None, **kwargs):
+        if "step_4" in str(output_dir):
+            raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 39616 vs 39504")
+        return real_save(self, output_dir, **kwargs)
+
+    monkeypatch.setattr(accelerate.Accelerator, "save_state", full_disk_at_step_4)
+    run = tmp_path / "run"
+    with pytest.raises(SystemExit) as ended, exit_on_user_error():
+        train(tiny_config(run, train__max_steps=6, train__val_every=0))
+    assert ended.value.code == 1
+    message = capsys.readouterr().err
+    assert message.startswith(f"error: saving the checkpoint step_4 into {run / 'checkpoints'} failed (RuntimeError: "
+                              f"[enforce fail at inline_container.cc:672] . unexpected pos 39616 vs 39504);")
+    assert "GiB free there" in message and f"the newest whole checkpoint, {run / 'checkpoints' / 'step_2'}" in message
+    assert [p.name for p in complete_checkpoints(run / "checkpoints")] == ["step_2"]
+    monkeypatch.setattr(accelerate.Accelerator, "save_state", real_save)  # room made: the resume finishes
+    assert train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest"))["step"] == 6
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_4", "step_6"]  # the partial swept away

@@ -46,6 +46,30 @@ def test_the_lock_of_a_killed_run_is_gone_with_its_process(tmp_path):
     hold_run_folder(folder).release()
 
 
+def test_a_lock_file_that_cannot_be_removed_is_left_unlocked_without_hiding_the_runs_error(tmp_path, monkeypatch):
+    """A folder gone read-only mid-run: release's PermissionError on .run.lock replaced the error that
+    ended the run as the last thing the user saw (sixty-ninth session). The file stays, unlocked."""
+    from pathlib import Path
+
+    lock = hold_run_folder(tmp_path)
+    real_unlink = Path.unlink
+
+    def read_only(self, missing_ok=False):
+        if self.name == LOCK_NAME:
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", read_only)
+    with pytest.raises(OSError, match="No space left on device"):
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")  # what ended the run
+        finally:
+            lock.release()
+    monkeypatch.setattr(Path, "unlink", real_unlink)
+    assert (tmp_path / LOCK_NAME).is_file()
+    hold_run_folder(tmp_path).release()  # no longer locked: the next run takes it
+
+
 def test_a_run_that_locked_a_file_its_predecessor_removed_takes_the_new_one(tmp_path):
     """Release removes the file before it drops the lock; a run that opened the old file just before
     then holds a lock on a file no longer there, and must not count it."""
