@@ -41,6 +41,7 @@ from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
+from .files import with_the_usual_mode
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
                             read_export_json)
 from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, meta_network, model_spec,
@@ -101,6 +102,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     try:
         accelerator.save_state(str(partial))  # every rank writes its own RNG state file
         if accelerator.is_main_process:
+            with_the_usual_mode(*partial.glob("*.safetensors"))  # accelerate's save_file's are owner-only
             (partial / "config.yaml").write_text(config_yaml)
             for name, content in ((PREPROCESSING_FILE, preprocessing), (EXPORT_DESCRIPTION_FILE, export_description)):
                 if content is not None:
@@ -580,6 +582,7 @@ def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> N
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
     save_file(tensors, str(partial / "model.safetensors"), metadata={"format": "pt"})
+    with_the_usual_mode(partial / "model.safetensors")  # save_file's is owner-only
     config = {"format_version": EXPORT_FORMAT_VERSION, "model": model, **metadata}
     (partial / "config.json").write_text(json.dumps(config, indent=2))
     previous = out_dir.with_name(out_dir.name + ".previous")

@@ -46,6 +46,27 @@ def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Pat
     return path
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)  # reading the umask means setting it: put it straight back
+    os.umask(mask)
+    return mask
+
+
+#: The mode a plain open() gives a new file here (read at import, before any thread of ours runs).
+NEW_FILE_MODE = 0o666 & ~_umask()
+
+
+def with_the_usual_mode(*paths: Path) -> None:
+    """Give files the mode any new file gets under this process's umask (0644 under 022).
+
+    safetensors' ``save_file`` creates its file owner-only (0600) whatever the umask, so a model or
+    checkpoint that the rest of a project's group can read everything else of could not be loaded by
+    them (sixty-ninth session).
+    """
+    for path in paths:
+        os.chmod(path, NEW_FILE_MODE)
+
+
 def write_text_atomically(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` with :func:`replace_atomically`."""
     return replace_atomically(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))

@@ -377,3 +377,18 @@ def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line_naming_t
     monkeypatch.setattr(accelerate.Accelerator, "save_state", real_save)  # room made: the resume finishes
     assert train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest"))["step"] == 6
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_4", "step_6"]  # the partial swept away
+
+
+def test_weights_files_get_the_mode_of_any_new_file(tiny_config, tmp_path):
+    """safetensors writes owner-only files (0600) whatever the umask: the rest of a project's group
+    could read a run's every file but its weights (sixty-ninth session)."""
+    import stat
+
+    from accelerated_seg.files import NEW_FILE_MODE
+
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=2))
+    weights = [run / "model" / "model.safetensors", run / "best_model" / "model.safetensors",
+               run / "checkpoints" / "step_2" / "model.safetensors"]
+    assert {path: stat.S_IMODE(path.stat().st_mode) for path in weights} == dict.fromkeys(weights, NEW_FILE_MODE)
+    assert NEW_FILE_MODE == stat.S_IMODE((run / "run_info.json").stat().st_mode)  # as every other file
