@@ -399,6 +399,7 @@ class Segmentation:
             raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
                               f"every {cfg.train.val_every} steps (val_every): give validation_pairs (or a larger "
                               f"validation_fraction) to Dataset.from_files, or val_every=0 to train without validation")
+        _check_the_network_fits_the_blocks(cfg, dataset, max(processes, _launched_processes()))
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
@@ -857,6 +858,26 @@ def _gpus_to_launch() -> int:
     if _launched_processes() > 1:
         return 1  # accelerate launch started us: train in this process, with the others
     return torch.cuda.device_count() if torch.cuda.device_count() > 1 else 1
+
+
+def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes: int) -> None:
+    """Training's check of the network on its patches (``models.check_trainable``, a meta-device pass),
+    here before anything is written or launched and in the estimator's words: a block_shape too small
+    for the network was refused as "data.patch_size" and "model.args", after the strategy lines, and
+    left an empty parent of output_dir behind (sixty-ninth session)."""
+    from .models import check_trainable
+    from .schedule import resolve_batch
+
+    plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps, processes,
+                         cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
+    manifest = dataset.manifest
+    try:
+        spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
+                          cfg.model.args)
+        check_trainable(spec, cfg.data.patch_size, plan.per_device * (processes if cfg.train.sync_batchnorm else 1))
+    except ConfigError as error:
+        words = str(error).replace("data.patch_size", "block_shape").replace("model.args", "model_args")
+        raise ConfigError(f"fit: {words}") from None
 
 
 def _steps_per_epoch(dataset: Dataset, cfg: Config, processes: int) -> int:

@@ -690,6 +690,19 @@ def test_the_pre_flight_advice_speaks_of_from_files_arguments(tiny_dataset, tmp_
     assert not (tmp_path / "cache").exists()
 
 
+def test_a_block_shape_too_small_for_the_network_is_refused_in_the_estimators_words(tiny_dataset, tmp_path):
+    """It was refused as data.patch_size and model.args, after the strategy lines, with an empty
+    parent of output_dir left behind (sixty-ninth session)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    out = tmp_path / "runs" / "unet"
+    with pytest.raises(ConfigError, match=r"^fit: model 'unet' cannot train on block_shape \(16, 16, 16\) with these "
+                                          r"model_args: .*Raise block_shape, or give model_args fewer down-sampling"):
+        Segmentation("unet", output_dir=str(out), val_every=0, trackers="none").fit(data, steps=1)
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "cache").exists()  # refused before any work
+
+
 def test_the_package_gives_the_estimator_by_name_without_importing_torch_before_its_use():
     """``from accelerated_seg import Dataset, Segmentation``, as nobrainer's users write it; ``import
     accelerated_seg``, every command's first step, still imports neither torch nor MONAI."""
