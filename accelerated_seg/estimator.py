@@ -143,6 +143,18 @@ class Dataset:
         data = check_values(Config(data=data)).data  # names data.augment (profile) or data.augment_on (on)
         return dataclasses.replace(self, data=data)
 
+    # nobrainer's Dataset has these two; a port of its script met a bare AttributeError (sixty-ninth session).
+    def shuffle(self, *_, **__) -> "Dataset":
+        """nobrainer's ``shuffle(buffer_size)``, refused with the way here: there is nothing to ask for."""
+        raise ConfigError("Dataset.shuffle: the loader already draws the training patches in a new order every "
+                          "epoch, seeded by the training setting seed (Segmentation(..., seed=1) for another "
+                          "order); leave shuffle() out")
+
+    def repeat(self, *_, **__) -> "Dataset":
+        """nobrainer's ``repeat(n)``, refused with the way here: the length of training is fit's."""
+        raise ConfigError("Dataset.repeat: fit(epochs=N) or fit(steps=N) sets how long training runs, and the "
+                          "loader goes over the patches as often as that takes; leave repeat() out")
+
     def config(self, **settings) -> Config:
         """A full run config with these data settings; each of ``settings`` is a ``TrainConfig`` field
         (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...)."""

@@ -703,6 +703,16 @@ def test_a_block_shape_too_small_for_the_network_is_refused_in_the_estimators_wo
     assert not (tmp_path / "runs").exists() and not (tmp_path / "cache").exists()  # refused before any work
 
 
+def test_nobrainers_shuffle_and_repeat_say_what_takes_their_place(tiny_dataset):
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=[])
+    with pytest.raises(ConfigError, match=r"Dataset.shuffle: the loader already draws .* every epoch, seeded by the "
+                                          r"training setting seed .*; leave shuffle\(\) out"):
+        data.shuffle(10)
+    with pytest.raises(ConfigError, match=r"Dataset.repeat: fit\(epochs=N\) or fit\(steps=N\) sets how long"):
+        data.repeat()
+
+
 def test_the_package_gives_the_estimator_by_name_without_importing_torch_before_its_use():
     """``from accelerated_seg import Dataset, Segmentation``, as nobrainer's users write it; ``import
     accelerated_seg``, every command's first step, still imports neither torch nor MONAI."""
