@@ -197,6 +197,9 @@ def mirror_axes(tta: str) -> list[tuple[int, ...]]:
         >>> mirror_axes("axes")
         [(), (2,), (3,), (4,)]
     """
+    if isinstance(tta, bool):  # tta=True read as "on" and was told only that True is not a mode
+        raise ValueError(f"tta={tta}: name the flips instead: 'axes' (the input and each axis flipped, 4 passes), "
+                         f"'all' (every combination, 8 passes, nnU-Net's mirroring) or 'none'")
     if tta not in TTA_MODES:
         raise ValueError(f"tta {tta!r} is not known; choose one of: {', '.join(TTA_MODES)}")
     if tta == "none":

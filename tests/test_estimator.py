@@ -255,6 +255,8 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
         model.predict(volume, overlapp=0.5)
     with pytest.raises(ValueError, match="tta 'bogus' is not known"):
         model.predict(volume, tta="bogus")
+    with pytest.raises(ValueError, match=r"tta=True: name the flips instead: 'axes' .* 'all' .* or 'none'"):
+        model.predict(volume, tta=True)
 
     # evaluate's options, checked before its folders are rebuilt (predict_file's TypeError before)
     with pytest.raises(ConfigError, match="evaluate: overlapp is not an option; the options are batch_size, overlap"):
