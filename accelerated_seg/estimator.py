@@ -476,19 +476,33 @@ class Segmentation:
                 grid = _checked_affine(affine)
                 inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
                           for c, channel in enumerate(channels)]
-            try:
-                output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz", sw_batch_size=batch_size,
-                                      **options)
-            except DataError as error:
+
+            def in_the_callers_words(message: str) -> str:
+                """The temporary file is no name of the user's (nor will it exist once this returns)."""
                 if is_path:
-                    raise
-                # the temporary file is no name of the user's (nor will it exist once this returns)
-                message = str(error)
+                    return message
                 for channel, path in enumerate(inputs):
                     given = ("the image" if len(inputs) == 1 else f"image {channel} of the list") if is_image else \
                         ("the array" if len(inputs) == 1 else f"the array's channel {channel}")
                     message = message.replace(str(path), given)
-                raise DataError(f"predict: {message}") from None
+                return message
+
+            # Warnings too (a single slice, no orientation): they named /tmp/tmpXXXX/input_0000.nii.gz
+            failure = None
+            with warnings.catch_warnings(record=True) as raised:
+                warnings.simplefilter("always")
+                try:
+                    output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz",
+                                          sw_batch_size=batch_size, **options)
+                except DataError as error:
+                    failure = error
+            for warning in raised:
+                warnings.warn_explicit(in_the_callers_words(str(warning.message)), warning.category,
+                                       warning.filename, warning.lineno)
+            if failure is not None:
+                if is_path:
+                    raise failure
+                raise DataError(f"predict: {in_the_callers_words(str(failure))}") from None
             image = nib.load(str(output))
             labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away
             if not (is_path or is_image):

@@ -257,6 +257,10 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
         model.predict(volume, tta="bogus")
     with pytest.raises(ValueError, match=r"tta=True: name the flips instead: 'axes' .* 'all' .* or 'none'"):
         model.predict(volume, tta=True)
+    # A warning about the input names it as the caller gave it, not the temporary file behind it
+    with pytest.warns(UserWarning, match=r"^the array: a single slice") as seen:
+        model.predict(volume[..., :1])
+    assert not any("input_0000" in str(w.message) for w in seen)
 
     # evaluate's options, checked before its folders are rebuilt (predict_file's TypeError before)
     with pytest.raises(ConfigError, match="evaluate: overlapp is not an option; the options are batch_size, overlap"):
