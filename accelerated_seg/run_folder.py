@@ -90,7 +90,8 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
         # resume": a loop a run killed between its first export and its first checkpoint met.
         raise ConfigError(f"{names.resume}, but {out} holds no complete checkpoint to resume: its run left "
                           f"{found} and stopped before saving one (or saved none), so there is nothing to continue. "
-                          f"Start it again with {names.overwrite} (which deletes that), or train into {names.elsewhere}")
+                          f"Start it again with {names.overwrite} (which deletes that), or train into "
+                          f"{names.elsewhere}")
     if resume:
         resume_from = resolve_resume(resume, out / "checkpoints")
     if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
