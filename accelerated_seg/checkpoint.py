@@ -42,6 +42,7 @@ from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import with_the_usual_mode
+from .ranks import on_main
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
                             read_export_json)
 from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, meta_network, model_spec,
@@ -83,6 +84,23 @@ def _not_saved(error: Exception, name: str, checkpoints_dir: Path) -> Checkpoint
                               f"({type(error).__name__}: {error}); {free}. {where}")
 
 
+def _every_ranks_files_there(partial: Path, processes: int) -> None:
+    """Refuse a checkpoint that lacks another rank's files as the main process sees the folder.
+
+    Each rank writes its own random states into the checkpoint folder; a node whose train.output_dir
+    was a folder of its own wrote them there, and the run went on saving checkpoints that lacked them
+    (a resume then only logged "Could not load random states", sixty-ninth session).
+    """
+    from accelerate.utils.constants import RNG_STATE_NAME
+
+    missing = [rank for rank in range(processes) if not (partial / f"{RNG_STATE_NAME}_{rank}.pkl").is_file()]
+    if missing:
+        raise ConfigError(f"the checkpoint {partial.name} lacks the files of rank(s) "
+                          f"{', '.join(map(str, missing))}, which they wrote into train.output_dir as they see it: "
+                          f"train.output_dir must be one folder that every node sees (a shared filesystem), not "
+                          f"a folder of each node's own")
+
+
 def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str,
                         preprocessing: dict | None = None, export_description: dict | None = None) -> Path:
     """Save the full training state as ``checkpoints_dir/step_<step>``; keep the newest ``keep_last``.
@@ -115,7 +133,10 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
                                                           indent=1))
     except (OSError, RuntimeError) as error:  # the hidden .partial stays; the next save removes it
         raise _not_saved(error, final.name, checkpoints_dir) from error
-    accelerator.wait_for_everyone()
+    accelerator.wait_for_everyone()  # every rank has written its files
+    processes = accelerator.state.num_processes
+    if processes > 1:  # and they are where the main process renames them (a collective)
+        on_main(accelerator, lambda: _every_ranks_files_there(partial, processes))
     if accelerator.is_main_process:
         # The same step saved by an earlier attempt is replaced. Every folder is renamed out of the
         # step_N names before it is deleted: a kill during the deletion must not leave half a

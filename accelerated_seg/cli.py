@@ -349,7 +349,11 @@ def exit_on_user_error():
 
 
 def _end_with_the_message(error: Exception, status: int) -> NoReturn:
-    if os.environ.get("RANK", "0") == "0":  # every rank raises the same error; one says it
+    # Every rank raises the same error once train's checks hand the main process's to all; the first
+    # rank of each node says it, since each node's log is its own. Before the process group exists a
+    # node may fail alone: its log held only torchrun's exit code, and the other node waited 30
+    # minutes in silence (sixty-ninth session).
+    if os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")) == "0":
         print(f"error: {error}", file=sys.stderr)
     raise SystemExit(status) from None
 

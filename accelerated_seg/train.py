@@ -215,6 +215,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         shuffle_seed = seed_the_shuffle(accelerator, loader)
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
                                                  outputs=FIT_OUTPUTS)
+        _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
         compiling = checked_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
         expect_shared_tensors(aliases)
@@ -597,6 +598,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
     accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     run_scope.enter_context(_holding_run_folder(accelerator, out))
+    _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
     cfg = dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
@@ -729,6 +731,26 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
     finally:
         for lock in held:
             lock.release()
+
+
+def _check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: Path | None, replace: bool) -> None:
+    """Every rank decides from the folder it sees which checkpoint ``--resume latest`` means and whether
+    an earlier run is replaced; refuse, on every rank, a launch whose ranks decided otherwise.
+
+    Nodes that see the output folder differently (a stale NFS listing after a requeue, a node-local
+    folder) resumed step_6 on one node and step_4 on the other, trained together with different step
+    counts and hung at the next collective (sixty-ninth session).
+    """
+    if accelerator.num_processes == 1:
+        return
+    starts = on_every_rank(accelerator, lambda: (str(resume_from) if resume_from else None, replace))
+    if len(set(starts)) > 1:
+        seen = "; ".join(f"rank {rank}: {f'resume {start}' if start else 'a new run'}"
+                         f"{' replacing the earlier one' if replaces else ''}"
+                         for rank, (start, replaces) in enumerate(starts))
+        raise ConfigError(f"the ranks see the run folder differently ({seen}): train.output_dir must be one "
+                          f"folder that every node sees alike (a shared filesystem); if it is one, a node's "
+                          f"listing may be stale: run again once every node sees the newest checkpoint")
 
 
 def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, out: Path) -> None:

@@ -277,3 +277,27 @@ def test_the_slurm_node_task_stops_every_rank_on_sigusr1_and_its_rerun_resumes(t
     rerun = run_bounded([*script, f"--train.max_steps={stopped_at + 2}"], cwd=ROOT, env=env, timeout=300)
     assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
     assert f"at step {stopped_at}" in rerun.stdout and (out / "model" / "model.safetensors").is_file()
+
+
+@pytest.mark.parametrize("arguments, folder, overrides", [
+    (["exp.yaml"], "output/slurm_77", []),
+    (["exp.yaml", "runs/a"], "runs/a", []),
+    (["exp.yaml", "--train.max_steps=3", "--no-report"], "output/slurm_77", ["--train.max_steps=3", "--no-report"]),
+    (["exp.yaml", "runs/a", "--train.max_steps=3"], "runs/a", ["--train.max_steps=3"]),
+])
+def test_the_sbatch_scripts_output_folder_is_optional_before_the_overrides(tmp_path, arguments, folder, overrides):
+    """train.sbatch's usage says [output_dir]: left out, the first override was taken for the folder
+    and dropped (the run trained into '--train.max_steps=3/', sixty-ninth session). srun and scontrol
+    are stand-ins that say what the node tasks would get."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "srun").write_text('#!/bin/bash\necho "EXPERIMENT=$EXPERIMENT OUT=$OUT RESUME=$RESUME ARGS=${*:4}"\n')
+    (bin_dir / "scontrol").write_text("#!/bin/bash\necho node1\n")
+    for stand_in in bin_dir.iterdir():
+        stand_in.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "SLURM_JOB_ID": "77",
+           "SLURM_JOB_NODELIST": "node1"}
+    done = subprocess.run(["bash", str(ROOT / "examples" / "slurm" / "train.sbatch"), *arguments], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"EXPERIMENT=exp.yaml OUT={folder} RESUME= ARGS={' '.join(overrides)}"

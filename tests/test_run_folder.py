@@ -392,3 +392,54 @@ def test_weights_files_get_the_mode_of_any_new_file(tiny_config, tmp_path):
                run / "checkpoints" / "step_2" / "model.safetensors"]
     assert {path: stat.S_IMODE(path.stat().st_mode) for path in weights} == dict.fromkeys(weights, NEW_FILE_MODE)
     assert NEW_FILE_MODE == stat.S_IMODE((run / "run_info.json").stat().st_mode)  # as every other file
+
+
+def test_ranks_that_see_the_run_folder_differently_are_refused_together(monkeypatch):
+    """A stale listing on one node: rank 0 resumed step_6, rank 1 step_4, and they trained together
+    with different step counts until they hung (sixty-ninth session)."""
+    from types import SimpleNamespace
+
+    import accelerated_seg.train as train_module
+
+    others = [("/runs/a/checkpoints/step_4", False)]
+    monkeypatch.setattr(train_module, "on_every_rank", lambda accelerator, work: [work(), *others])
+    two = SimpleNamespace(num_processes=2)
+    train_module._check_the_ranks_agree_on_the_start(two, Path("/runs/a/checkpoints/step_4"), False)  # alike
+    with pytest.raises(ConfigError, match=r"the ranks see the run folder differently \(rank 0: resume "
+                                          r"/runs/a/checkpoints/step_6; rank 1: resume /runs/a/checkpoints/step_4\): "
+                                          r"train.output_dir must be one folder that every node sees alike"):
+        train_module._check_the_ranks_agree_on_the_start(two, Path("/runs/a/checkpoints/step_6"), False)
+    others[:] = [(None, False)]
+    with pytest.raises(ConfigError, match=r"rank 0: a new run replacing the earlier one; rank 1: a new run\)"):
+        train_module._check_the_ranks_agree_on_the_start(two, None, True)
+
+
+def test_a_checkpoint_without_another_ranks_files_is_refused(tmp_path):
+    """A node whose train.output_dir was a folder of its own wrote its random states there; the
+    checkpoints went on without them (sixty-ninth session)."""
+    from accelerated_seg.checkpoint import _every_ranks_files_there
+
+    partial = tmp_path / ".step_4.partial"
+    partial.mkdir()
+    (partial / "random_states_0.pkl").write_bytes(b"")
+    _every_ranks_files_there(partial, 1)
+    with pytest.raises(ConfigError, match=r"the checkpoint .step_4.partial lacks the files of rank\(s\) 1, which they "
+                                          r"wrote into train.output_dir as they see it: .* every node sees"):
+        _every_ranks_files_there(partial, 2)
+
+
+@pytest.mark.parametrize("local_rank, rank, says", [("0", "0", True), ("0", "1", True), ("1", "1", False),
+                                                    (None, "1", False), (None, None, True)])
+def test_the_first_rank_of_each_node_says_the_error(monkeypatch, capsys, local_rank, rank, says):
+    """Node 1 failing alone before the process group existed left only torchrun's exit code in its
+    log (RANK 1 printed nothing), and node 0 waited 30 minutes in silence (sixty-ninth session)."""
+    from accelerated_seg.cli import _end_with_the_message
+
+    for name, value in (("LOCAL_RANK", local_rank), ("RANK", rank)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit):
+        _end_with_the_message(ConfigError("no checkpoint"), 2)
+    assert (capsys.readouterr().err == "error: no checkpoint\n") is says
