@@ -913,12 +913,38 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
     # data.normalization: auto chose from the channels' names, so the run says what it chose
     chosen = " (data.normalization: auto, from the channels' names)" if cfg.data.normalization == "auto" else ""
+    if accelerator.num_processes > 1:  # the other ranks' shares, where the main process writes the tables
+        on_main(accelerator, lambda: _every_case_in_the_cache(cache, cases))
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused; "
                       f"{settings.normalization} normalization{chosen}")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
+    if accelerator.num_processes > 1:  # and the tables where every rank reads them
+        on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index))
     validation = cache.load_table(tables[1]) if tables[1] is not None else None
     return cache.load_table(tables[0]), validation
+
+
+# Each rank preprocesses its share into data.cache_dir as it sees it; the default (~/.cache) is each
+# machine's own. Two nodes with their own caches failed with FileNotFoundError tracebacks from the case
+# table, one node's alone while the other waited (sixty-ninth session).
+SHARED_CACHE_FIX = ("data.cache_dir must be a folder that every node sees (a shared filesystem); its default, "
+                    "~/.cache/accelerated_seg, is each machine's own")
+
+
+def _every_case_in_the_cache(cache: PreprocessedCache, cases: list) -> None:
+    missing = [case.id for case in cases if not cache.is_current(case)]
+    if missing:
+        named = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+        raise ConfigError(f"{len(missing)} case(s) that the other ranks preprocessed are not in {cache.dir} as "
+                          f"the main process sees it ({named}): {SHARED_CACHE_FIX}")
+
+
+def _every_table_seen(tables: list, rank: int) -> None:
+    for table in tables:
+        if table is not None and not Path(table).is_dir():
+            raise ConfigError(f"the case table {table}, which the main process wrote, is not there as rank {rank} "
+                              f"sees it: {SHARED_CACHE_FIX}")
 
 
 def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):

@@ -443,3 +443,26 @@ def test_the_first_rank_of_each_node_says_the_error(monkeypatch, capsys, local_r
     with pytest.raises(SystemExit):
         _end_with_the_message(ConfigError("no checkpoint"), 2)
     assert (capsys.readouterr().err == "error: no checkpoint\n") is says
+
+
+def test_a_cache_that_the_main_process_does_not_share_with_the_other_ranks_is_refused(tiny_dataset, tmp_path):
+    """Nodes with caches of their own (data.cache_dir's default is each machine's ~/.cache) failed with
+    FileNotFoundError tracebacks from the case table (sixty-ninth session)."""
+    from accelerated_seg.data.cache import PreprocessedCache
+    from accelerated_seg.data.manifest import load_msd
+    from accelerated_seg.data.preprocess import PreprocessSettings
+    from accelerated_seg.train import _every_case_in_the_cache, _every_table_seen
+
+    manifest = load_msd(tiny_dataset)
+    cases = manifest.training + manifest.validation
+    cache = PreprocessedCache(tmp_path / "cache", manifest.root, PreprocessSettings(spacing=(2.0, 2.0, 2.0)), 3)
+    cache.build(cases, shard=(0, 2))  # rank 0's share here; rank 1's went into its node's own cache
+    with pytest.raises(ConfigError, match=r"^4 case\(s\) that the other ranks preprocessed are not in .* as the main "
+                                          r"process sees it \(.*, \.\.\.\): data.cache_dir must be a folder that every "
+                                          r"node sees"):
+        _every_case_in_the_cache(cache, cases)
+    cache.build(cases, shard=(1, 2))
+    _every_case_in_the_cache(cache, cases)
+    with pytest.raises(ConfigError, match=r"the case table .*/elsewhere, which the main process wrote, is not there "
+                                          r"as rank 1 sees it: data.cache_dir must be"):
+        _every_table_seen([cache.write_table(cases), tmp_path / "elsewhere"], 1)
