@@ -42,11 +42,11 @@ from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import with_the_usual_mode
-from .ranks import on_main
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
                             read_export_json)
 from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, meta_network, model_spec,
                      output_layer_names, spec_differences)
+from .ranks import on_main
 from .strategy import checkpoint_layout, resume_conflict
 
 # Hidden step folders: one being written (.partial) or one being deleted (.old). Neither is ever
