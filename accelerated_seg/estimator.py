@@ -892,10 +892,8 @@ def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes:
     for the network was refused as "data.patch_size" and "model.args", after the strategy lines, and
     left an empty parent of output_dir behind (sixty-ninth session)."""
     from .models import check_trainable
-    from .schedule import resolve_batch
 
-    plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps, processes,
-                         cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
+    plan = _batch_plan(cfg, processes)
     manifest = dataset.manifest
     try:
         spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
@@ -906,11 +904,16 @@ def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes:
         raise ConfigError(f"fit: {words}") from None
 
 
-def _steps_per_epoch(dataset: Dataset, cfg: Config, processes: int) -> int:
-    """Optimizer steps in one pass over the training patches, with the batch training will resolve."""
+def _batch_plan(cfg: Config, processes: int):
+    """The batch plan training will resolve for ``cfg`` over ``processes`` (``schedule.resolve_batch``)."""
     from .schedule import resolve_batch
 
-    plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps, processes,
+    return resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps, processes,
                          cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
+
+
+def _steps_per_epoch(dataset: Dataset, cfg: Config, processes: int) -> int:
+    """Optimizer steps in one pass over the training patches, with the batch training will resolve."""
+    plan = _batch_plan(cfg, processes)
     patches = len(dataset.manifest.training) * cfg.data.samples_per_volume
     return max(1, patches // plan.global_batch)
