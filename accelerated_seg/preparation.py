@@ -10,6 +10,7 @@ training benchmark alike, so that the benchmark measures the loop training reall
 - ``keep_the_optimizer_under_offload``: ZeRO's optimizer offload steps the optimizer the run built.
 - ``schedule_the_stepping_optimizer``: after ``prepare``, the scheduler drives the optimizer that steps.
 - ``model_input_dtype``: the dtype a prepared DeepSpeed engine needs its input in.
+- ``start_trackers``: a run's trackers started, a resumed run's TensorBoard curve without doubled points.
 - ``end_run``: a run's trackers closed, its process group kept for the next run of the process.
 
 The network code (models.py) knows nothing of processes; what a strategy needs is added here.
@@ -74,6 +75,20 @@ def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
         accelerator.print(f"WARNING: train.trackers names {', '.join(missing)}, which is not installed here, so "
                           f"nothing is logged to it (pip install it, e.g. accelerated-seg[tensorboard])")
     return accelerator
+
+
+def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int) -> None:
+    """Start the trackers ``make_accelerator`` was given (their logs under ``<out>/train/``), for a run
+    whose first logged step is ``first_step``.
+
+    A run killed after its last checkpoint had logged the steps beyond it, and its resume logs them
+    again: TensorBoard drew those steps twice, the killed course's points beside the resumed ones
+    (sixty-ninth session). ``purge_step`` starts the new log with a restart marker that hides every
+    earlier point from ``first_step`` on, as TensorBoard's readers apply it; nothing is deleted. In a
+    new run it hides the points of a run killed there before its first save. Other trackers keep
+    their own runs: a resume is a new run in them.
+    """
+    accelerator.init_trackers("train", config=hparams, init_kwargs={"tensorboard": {"purge_step": first_step}})
 
 
 def end_run(accelerator: Accelerator) -> None:

@@ -60,7 +60,7 @@ from .plan import PRECISIONS, check_step_fits_host_memory
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
 from .preparation import (adapt_to_strategy, check_launch, end_run, keep_the_optimizer_under_offload,
                           make_accelerator, model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer,
-                          seed_the_shuffle)
+                          seed_the_shuffle, start_trackers)
 from .ranks import on_every_rank, on_main
 from .resume_settings import check_resume_settings
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
@@ -184,6 +184,9 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         max_grad_norm: clip the global gradient norm to this (0: no clipping).
         save_every: also save the training state every this many optimizer steps.
         resume: ``"latest"`` or a ``checkpoints/step_N`` folder of an earlier ``fit`` with the same pieces.
+        trackers: accelerate tracker names, as ``train.trackers`` (``"tensorboard"``, comma separated):
+            the loss, learning rate, gradient norm and speed every ``log_every`` steps, in
+            ``checkpoint_dir/train/``; ``"none"`` logs nothing.
         overwrite: delete an earlier run's checkpoints and export in ``checkpoint_dir`` first; without
             it (or ``resume``) a ``checkpoint_dir`` that holds them is an error, as for ``train``.
         allow_strategy_fallback: as ``train.allow_strategy_fallback``: run even where the launch's
@@ -242,6 +245,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
         schedule_the_stepping_optimizer(accelerator, scheduler)
+        start_trackers(accelerator, _fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps),
+                       first_step=loop.progress.step + 1)
         try:
             with _saying_where_to_resume_after_ctrl_c(loop):
                 preempted = run_loop(loop, signals)
@@ -692,7 +697,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     _set_aside_later_course(accelerator, resume_from, out)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
-    accelerator.init_trackers("train", config=_flat_hparams(cfg))
+    start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1)
     return run
 
 
@@ -999,6 +1004,15 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
     # The marker first: what the run writes after it is the run's, never another program's (run_folder).
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
     write_text_atomically(out / "config.yaml", config_yaml)
+
+
+def _fit_hparams(model, optimizer, accelerator: Accelerator, settings: LoopSettings, grad_accum_steps: int) -> dict:
+    """What ``fit`` knows of its run, for the trackers' hyperparameters (scalars only)."""
+    return {"fit.model": type(accelerator.unwrap_model(model)).__name__, "fit.optimizer": type(optimizer.optimizer
+            if hasattr(optimizer, "optimizer") else optimizer).__name__, "fit.lr": optimizer.param_groups[0]["lr"],
+            "fit.max_steps": settings.max_steps, "fit.grad_accum_steps": grad_accum_steps,
+            "fit.max_grad_norm": settings.max_grad_norm, "fit.processes": accelerator.num_processes,
+            "fit.mixed_precision": accelerator.mixed_precision}
 
 
 def _flat_hparams(cfg: Config) -> dict:

@@ -47,6 +47,16 @@ def logged_scalars(run_dir: Path, tag: str) -> dict[int, float]:
     return values
 
 
+def tensorboard_curve(run_dir: Path, tag: str) -> list[int]:
+    """The steps of one scalar's curve as TensorBoard draws it from a run's ``train/`` log: all its
+    event files read in order, a restart marker (``purge_step``) hiding the earlier points from there."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    accumulator = EventAccumulator(str(Path(run_dir) / "train"))
+    accumulator.Reload()
+    return [event.step for event in accumulator.Scalars(tag)]
+
+
 def assert_checkpoint_exports_as_training_did(run_dir: Path, output: Path) -> None:
     """``accelerated-seg export`` of the run's newest checkpoint (its last step) writes what training
     exported at that step to ``model/``: the same tensors, bit for bit, and the same config.json."""

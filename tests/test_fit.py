@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import shutil
 import time
 
 import pytest
@@ -15,6 +16,8 @@ from accelerated_seg.checkpoint import complete_checkpoints
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.workers import init_training_worker
 from accelerated_seg.train import fit
+
+from conftest import tensorboard_curve
 
 
 def _pieces(seed=0, shuffle=False):
@@ -79,6 +82,20 @@ def test_fit_resumed_mid_run_ends_bit_identical(tmp_path, shuffle):
     assert a.keys() == b.keys()
     for key in a:
         assert torch.equal(a[key], b[key]), f"{key} differs after resume"
+
+
+def test_fit_logs_to_the_trackers_it_is_given_and_a_resume_draws_each_step_once(tmp_path):
+    """fit(trackers="tensorboard") logged nothing before the seventieth session: the Accelerator was
+    given the tracker, but it was never started."""
+    model, loader, loss, optimizer = _pieces()
+    fit(model, loader, loss, optimizer, max_steps=3, save_every=2, log_every=1, checkpoint_dir=tmp_path,
+        trackers="tensorboard", progress_bar=False)
+    assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3]
+    assert set(tensorboard_curve(tmp_path, "train/samples_per_s")) == {1, 2, 3}
+    shutil.rmtree(tmp_path / "checkpoints" / "step_3")  # killed after logging step 3, before its save
+    fit(*_pieces(), max_steps=3, save_every=2, log_every=1, checkpoint_dir=tmp_path, trackers="tensorboard",
+        resume="latest", progress_bar=False)
+    assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3]
 
 
 def test_fit_resumed_with_fewer_steps_than_its_checkpoint_is_refused(tmp_path):

@@ -20,7 +20,7 @@ from accelerated_seg.inference import predict_file
 from accelerated_seg.models import MODELS
 from accelerated_seg.train import TrainingDiverged, train
 
-from conftest import logged_scalars, tiny_overrides
+from conftest import logged_scalars, tensorboard_curve, tiny_overrides
 from test_models import SMALL  # tests/ is on sys.path (rootdir-style test imports)
 
 
@@ -91,6 +91,19 @@ def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, re
     assert a.keys() == b.keys()
     for key in a:
         assert torch.equal(a[key], b[key]), f"{key} differs after resume"
+
+
+def test_a_resumed_runs_tensorboard_curve_draws_each_step_once(tiny_config, tmp_path):
+    """A run killed after its last checkpoint logged steps 4-6, and its resume logged them again:
+    TensorBoard drew those points twice (sixty-ninth session). The killed course's are hidden now."""
+    out, common = tmp_path / "run", dict(train__max_steps=6, train__save_every=3, train__val_every=0,
+                                          train__trackers="tensorboard")
+    train(tiny_config(out, **common))
+    shutil.rmtree(out / "checkpoints" / "step_6")  # as if killed after logging step 6, before its save
+    assert tensorboard_curve(out, "train/loss") == [1, 2, 3, 4, 5, 6]
+    train(tiny_config(out, train__resume="latest", **common))
+    assert tensorboard_curve(out, "train/loss") == [1, 2, 3, 4, 5, 6]  # was [1, 2, 3, 4, 5, 6, 4, 5, 6]
+    assert len(list((out / "train").glob("events.out.tfevents*"))) == 2  # nothing deleted: hidden
 
 
 class _LoggedPatches(torch.utils.data.Dataset):
