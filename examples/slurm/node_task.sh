@@ -12,7 +12,10 @@
 # torchrun (inside accelerate launch) does not handle SIGUSR1, so it would die of it and take the
 # ranks down before they save. So the launcher starts with SIGUSR1 ignored (inherited; the ranks
 # install their own handler when training starts), and this shell passes the signal to the ranks,
-# the launcher's children. A rank signalled twice stops once.
+# the launcher's children. A rank still starting (importing, reading its config) ignores it as the
+# launcher does, so once asked to stop this shell passes the signal on every few seconds until the
+# launcher exits: one sent before the ranks listened was lost, and the time limit then killed the
+# job unsaved (sixty-ninth session). A rank signalled twice stops once.
 set -uo pipefail
 trap '' USR1
 accelerate launch --config_file configs/accelerate/multi_node.yaml \
@@ -20,9 +23,15 @@ accelerate launch --config_file configs/accelerate/multi_node.yaml \
   --machine_rank "$SLURM_NODEID" --main_process_ip "$MAIN_IP" --main_process_port "${MAIN_PORT:-29500}" \
   examples/train.py --config "$EXPERIMENT" --train.output_dir="$OUT" ${RESUME:-} "$@" &
 LAUNCHER=$!
-trap 'echo "node $SLURM_NODEID: SIGUSR1, stopping the ranks after this step"; pkill -USR1 -P "$LAUNCHER"' USR1
+STOPPING=""
+trap 'echo "node $SLURM_NODEID: SIGUSR1, stopping the ranks after this step"; STOPPING=1
+      pkill -USR1 -P "$LAUNCHER"' USR1
 # A trapped signal interrupts `wait`; wait again until the launcher has really exited.
 while :; do
+  if [ -n "$STOPPING" ]; then
+    sleep 3 & wait $!
+    if kill -0 "$LAUNCHER" 2>/dev/null; then pkill -USR1 -P "$LAUNCHER"; continue; fi
+  fi
   wait "$LAUNCHER"; status=$?
   kill -0 "$LAUNCHER" 2>/dev/null || exit "$status"
 done
