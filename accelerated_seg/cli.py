@@ -546,15 +546,26 @@ def _evaluate(args, _) -> int:
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 2
+    scored = "region" if "regions" in summary else "class"
     for c, scores in summary["per_class"].items():
         dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]
-        empty = f" ({hd95['n_inf']} case(s) with one side empty: inf, not averaged)" if hd95["n_inf"] else ""
-        scored = "region" if "regions" in summary else "class"
         if "ignore_value" in summary:  # annotated in part: no distances
             print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)} over the annotated voxels")
             continue
-        print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm{empty}, "
+        print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm"
+              f"{_hd95_cases(scores, summary['num_cases'])}, "
               f"surface Dice @{summary['tolerance_mm'][c]:g} mm {_mean_std(nsd)}")
+    # Scored 1 in every case ("nothing to find, nothing found"): a --num-classes one too high, or a
+    # value the labels never use, lifted the mean Dice without a word.
+    for c, scores in summary["per_class"].items():
+        if summary["num_cases"] and scores["n_both_empty"] == summary["num_cases"]:
+            print(f"warning: {scored} {c} {scores['name']} is in no reference and no prediction, so it scores Dice 1 "
+                  f"in every case and lifts the mean; if it should not be scored, check --num-classes or --labels")
+    if sheared := summary.get("sheared_grids"):
+        worst = max(sheared.values())
+        print(f"warning: {len(sheared)} reference(s) lie on a sheared grid (axes up to {worst:g} degrees from "
+              f"perpendicular, e.g. a CT gantry tilt): HD95 and surface Dice take the voxel axes as perpendicular, "
+              f"so they are approximate there (summary.json sheared_grids names them)")
     # in summary.json alone before: scored by no one. predict's probability maps beside them are expected.
     if unmatched := [path for path in summary["predictions_without_label"]
                      if not Path(path).name.endswith(("_probs.nii.gz", "_probs.nii"))]:
@@ -566,6 +577,15 @@ def _evaluate(args, _) -> int:
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
           f"and summary.json to {args.output or Path(args.pred_dir) / 'evaluation'}")
     return 0
+
+
+def _hd95_cases(scores: dict, num_cases: int) -> str:
+    """What HD95's mean is made of where that is not every case's distance: the cases with the class
+    in neither file count 0 mm, those with one side empty are left out (inf). A class missed in the
+    one case that has it read "HD95 0.0000 ± 0.0000 mm", as if found perfectly."""
+    parts = [f"{n} with one side empty: inf, not averaged" for n in [scores["hd95_mm"]["n_inf"]] if n]
+    parts += [f"{n} in neither file: 0 mm" for n in [scores["n_both_empty"]] if n]
+    return f" (of {num_cases} case(s): {'; '.join(parts)})" if parts else ""
 
 
 def _mean_std(stats: dict) -> str:

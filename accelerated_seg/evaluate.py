@@ -67,6 +67,9 @@ DEFAULT_TOLERANCE_MM = 1.0
 # Affines of a prediction and its label may differ by float32 rounding of the header (~1e-5 mm) but
 # not by anything a viewer would show; 1e-3 mm is far below any voxel.
 GEOMETRY_ATOL_MM = 1e-3
+# A grid sheared more than this (a gantry tilt) is named in the summary: its distances are approximate.
+# Float32 headers of perpendicular axes are off by ~1e-5 degrees.
+SHEAR_NOTED_DEGREES = 0.5
 METRICS = ("dice", "hd95_mm", "surface_dice")
 EMPTY_BOTH = {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0}  # nothing to find, nothing found
 EMPTY_ONE = {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}  # no surface to measure a distance to
@@ -80,6 +83,16 @@ EMPTY_ONE = {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}  # no surfac
 def voxel_spacing(affine: np.ndarray) -> tuple[float, float, float]:
     """Voxel size in mm along each array axis: the lengths of the affine's first three columns."""
     return tuple(float(s) for s in nib.affines.voxel_sizes(np.asarray(affine))[:3])
+
+
+def shear_degrees(affine: np.ndarray) -> float:
+    """How far, in degrees, the grid's axes are from perpendicular (0 for any rotation or flip): a CT
+    with a gantry tilt is stored sheared. ``voxel_spacing`` takes the axes as perpendicular, so the
+    distances measured on such a grid are approximate."""
+    axes = np.asarray(affine, dtype=float)[:3, :3]
+    axes = axes / np.linalg.norm(axes, axis=0)
+    cosines = [abs(float(axes[:, i] @ axes[:, j])) for i, j in ((0, 1), (0, 2), (1, 2))]
+    return float(np.degrees(np.arcsin(min(max(cosines), 1.0))))
 
 
 def foreground_classes(classes: int | Sequence[int]) -> list[int]:
@@ -518,14 +531,17 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     known = sorted({v for region in regions.values for v in region}) if regions is not None else classes
     partial = {"ignore": ignore_value, "distances": ignore_value is None}
     not_measured = {} if ignore_value is None else {"hd95_mm": math.nan, "surface_dice": math.nan}
-    rows = []
+    rows, sheared = [], {}
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
         if merge_foreground:  # binarize refuses an "ignore" label (data/labels.py), so none is merged here
             label = np.where(label > 0, 1, label)
         _require_known_values(pred, pred_path, known)
         _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []))
-        spacing = voxel_spacing(nib.load(label_path).affine)
+        affine = nib.load(label_path).affine
+        spacing = voxel_spacing(affine)
+        if ignore_value is None and (shear := shear_degrees(affine)) > SHEAR_NOTED_DEGREES:
+            sheared[case] = round(shear, 2)
         if regions is not None:  # region k is row k + 1
             scored = {k + 1: scores for k, scores in region_metrics(
                 pred, label, regions, spacing, [tolerance[c] for c in classes], **partial).items()}
@@ -542,6 +558,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         **({"regions": regions.to_dict()} if regions is not None else {}),
         **({"ignore_value": ignore_value} if ignore_value is not None else {}),
         **({"merged_foreground": True} if merge_foreground else {}),
+        # cases whose label grid is sheared (degrees from perpendicular): their distances are approximate
+        **({"sheared_grids": sheared} if sheared else {}),
         **summarise(rows, names),
         "conventions": {
             "both_empty": "dice 1, hd95_mm 0, surface_dice 1",

@@ -15,6 +15,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.evaluate import (
     case_metrics,
     evaluate_folders,
+    shear_degrees,
     statistics,
     tolerances,
     voxel_spacing,
@@ -338,11 +339,50 @@ def test_labels_named_with_an_upper_case_suffix_are_scored(folders):
     assert summary["num_cases"] == 3 and summary["per_class"]["1"]["dice"]["n"] == 3
 
 
+def test_what_a_classs_hd95_mean_is_made_of_and_a_class_in_no_file_are_said(tmp_path, capsys):
+    """A class missed in the one case that has it, and absent from the other two, read "HD95 0.0000 ±
+    0.0000 mm": the absent cases' 0 mm alone, the miss left out. And a class in no file at all (a
+    --num-classes one too high) scored Dice 1 everywhere, lifting the mean, without a word (seventieth
+    session)."""
+    centre = np.array([30.0, 37.0, 50.0])
+    ventricles, lesion = sphere(centre), 2 * sphere(centre + [0, 0, 30.0], radius_mm=8.0)
+    for case, label in (("a", ventricles + lesion), ("b", ventricles), ("c", ventricles)):
+        save(tmp_path / "labels" / f"{case}.nii.gz", label)
+        save(tmp_path / "pred" / f"{case}.nii.gz", ventricles)  # the lesion missed in "a"
+    assert main(["evaluate", str(tmp_path / "pred"), str(tmp_path / "labels"), "--num-classes", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "class 2 class_2: Dice 0.6667 ± 0.4714, HD95 0.0000 ± 0.0000 mm (of 3 case(s): 1 with one side empty: " \
+           "inf, not averaged; 2 in neither file: 0 mm)" in out
+    assert "class 1 class_1: Dice 1.0000 ± 0.0000, HD95 0.0000 ± 0.0000 mm, surface" in out  # every case measured
+    assert "warning: class 3 class_3 is in no reference and no prediction, so it scores Dice 1 in every case" in out
+    assert "class 2 class_2 is in no" not in out
+
+
+def test_a_sheared_reference_grid_is_named_and_a_rotated_one_is_not(tmp_path, capsys):
+    """Distances take the voxel axes as perpendicular: on a sheared grid (a CT gantry tilt) they are
+    approximate, said in the summary and by the command; a rotation or flip is exact."""
+    rotation = np.eye(4)
+    rotation[:2, :2] = [[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]]
+    shear = np.eye(4)
+    shear[1, 2] = np.tan(np.radians(20))  # y moves with z: the slices tilted by 20 degrees
+    assert shear_degrees(rotation @ AFFINE) == pytest.approx(0, abs=1e-6)
+    assert shear_degrees(shear @ AFFINE) == pytest.approx(20, abs=1e-6)
+    label = sphere(np.array([30.0, 37.0, 50.0]))
+    for case, affine in (("rotated", rotation @ AFFINE), ("tilted", shear @ AFFINE)):
+        save(tmp_path / "labels" / f"{case}.nii.gz", label, affine)
+        save(tmp_path / "pred" / f"{case}.nii.gz", label, affine)
+    assert main(["evaluate", str(tmp_path / "pred"), str(tmp_path / "labels"), "--num-classes", "2"]) == 0
+    assert "warning: 1 reference(s) lie on a sheared grid (axes up to 20 degrees from perpendicular" in \
+        capsys.readouterr().out
+    summary = json.loads((tmp_path / "pred" / "evaluation" / "summary.json").read_text())
+    assert summary["sheared_grids"] == {"tilted": 20.0}
+
+
 def test_evaluate_command(folders, capsys):
     pred_dir, label_dir, dataset = folders
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--tolerance", "2"]) == 0
     out = capsys.readouterr().out
-    assert "class 2 lesion: Dice 0.6667" in out and "1 case(s) with one side empty" in out
+    assert "class 2 lesion: Dice 0.6667" in out and "(of 3 case(s): 1 with one side empty: inf, not averaged)" in out
     assert json.loads((pred_dir / "evaluation" / "summary.json").read_text())["tolerance_mm"] == {"1": 2.0, "2": 2.0}
 
     # An output that cannot be written: one line, not a traceback.
