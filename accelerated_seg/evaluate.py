@@ -104,12 +104,15 @@ def foreground_classes(classes: int | Sequence[int]) -> list[int]:
     return [int(c) for c in classes]
 
 
-def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], classes: Sequence[int]) -> dict[int, float]:
-    """One surface-Dice tolerance per class: a single number for all, one per class in order, or a mapping."""
+def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], classes: Sequence[int],
+               scored: str = "class") -> dict[int, float]:
+    """One surface-Dice tolerance per class (``scored``: "region" where regions are scored): a single
+    number for all, one per class in order, or a mapping."""
+    plural = "class(es)" if scored == "class" else f"{scored}(s)"
     if isinstance(tolerance_mm, Mapping):
         missing = [c for c in classes if c not in tolerance_mm]
         if missing:
-            raise ValueError(f"tolerance_mm gives no tolerance for class(es) {missing}")
+            raise ValueError(f"tolerance_mm gives no tolerance for {plural} {missing}")
         chosen = {c: float(tolerance_mm[c]) for c in classes}
     elif isinstance(tolerance_mm, (int, float)):
         chosen = {c: float(tolerance_mm) for c in classes}
@@ -118,8 +121,8 @@ def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], clas
         if len(values) == 1:
             values = values * len(classes)
         if len(values) != len(classes):
-            raise ValueError(f"--tolerance gives {len(values)} value(s) for {len(classes)} class(es) {list(classes)}; "
-                             f"give one value for all, or one per class in that order")
+            raise ValueError(f"--tolerance gives {len(values)} value(s) for {len(classes)} {plural} {list(classes)}; "
+                             f"give one value for all, or one per {scored} in that order")
         chosen = dict(zip(classes, values))
     bad = {c: t for c, t in chosen.items() if not (math.isfinite(t) and t >= 0)}
     if bad:
@@ -526,7 +529,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
              else _class_names(pairs, num_classes, dataset_json, class_names or {}))
     classes = list(names)
-    tolerance = tolerances(tolerance_mm, classes)
+    tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class")
     # the label values a file may hold: a region's values, or the classes scored
     known = sorted({v for region in regions.values for v in region}) if regions is not None else classes
     partial = {"ignore": ignore_value, "distances": ignore_value is None}
@@ -537,7 +540,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         if merge_foreground:  # binarize refuses an "ignore" label (data/labels.py), so none is merged here
             label = np.where(label > 0, 1, label)
         _require_known_values(pred, pred_path, known)
-        _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []))
+        _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
+                              reference=ignore_value is None)
         affine = nib.load(label_path).affine
         spacing = voxel_spacing(affine)
         if ignore_value is None and (shear := shear_degrees(affine)) > SHEAR_NOTED_DEGREES:
@@ -601,11 +605,15 @@ def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[in
     return names
 
 
-def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int]) -> None:
+def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], reference: bool = False) -> None:
+    """Raise for a value outside the classes scored; in a reference without an ignore label, one such
+    value may be its mark for unannotated voxels (255, -1), which only a dataset.json can declare."""
     unknown = sorted(set(np.unique(array).tolist()) - {0, *classes})
     if unknown:
+        ignore = (f"; if {unknown[0]} marks unannotated voxels, give --labels a dataset.json that names it the "
+                  f"\"ignore\" label" if reference and len(unknown) == 1 else "")
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
-                        f"{[0, *classes]}; check --num-classes / --labels, or the file")
+                        f"{[0, *classes]}; check --num-classes / --labels, or the file{ignore}")
 
 
 def check_output_folder(output_dir: Path) -> None:

@@ -311,6 +311,17 @@ def test_missing_predictions_and_unknown_label_values_are_errors(folders):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
+def test_a_reference_with_one_unknown_value_is_told_how_to_declare_it_unannotated(folders):
+    pred_dir, label_dir, dataset = folders
+    label = nib.load(label_dir / "b.nii.gz").get_fdata().astype(np.uint8)
+    label[:5] = 255  # a common mark of unannotated voxels
+    save(label_dir / "b.nii.gz", label)
+    with pytest.raises(DataError, match=r"b\.nii\.gz: label value\(s\) \[255\] are not among the classes scored "
+                                        r"\[0, 1, 2\]; .*; if 255 marks unannotated voxels, give --labels a "
+                                        r"dataset\.json that names it the \"ignore\" label"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+
+
 def test_one_folder_as_predictions_and_labels_is_an_error(folders):
     """Each label was scored against itself: Dice 1 for every class, whatever the model did."""
     _, label_dir, _ = folders

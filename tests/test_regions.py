@@ -250,6 +250,10 @@ def test_the_estimator_trains_regions_from_files_and_evaluates_them(tiny_dataset
     again = evaluate_folders(folder / "predictions", folder / "labels", regions=Regions(
         ("findings", "lesion"), ((1, 2), (2,)), (1, 2)), output_dir=tmp_path / "again")
     assert again["per_class"] == summary["per_class"]
+    with pytest.raises(ValueError, match=r"--tolerance gives 3 value\(s\) for 2 region\(s\) \[1, 2\]; give one value "
+                                         r"for all, or one per region"):  # said "class(es)" before
+        evaluate_folders(folder / "predictions", folder / "labels", regions=Regions(
+            ("findings", "lesion"), ((1, 2), (2,)), (1, 2)), tolerance_mm=[1, 2, 3], output_dir=tmp_path / "again")
 
 
 def test_evaluate_reads_the_regions_of_an_nnunet_dataset_json_and_none_from_classes(tmp_path):
