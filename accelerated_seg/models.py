@@ -231,14 +231,21 @@ def convolutions_over_two_voxels(spec: ModelSpec, patch_size: Sequence[int]) -> 
 
 
 def meta_network(spec: ModelSpec) -> nn.Module:
-    """The network with its parameters on the meta device: shapes without memory or initialisation."""
+    """The network with its parameters on the meta device: shapes without memory or initialisation.
+
+    It leaves torch's random generator as it found it. SwinUNETR is built on the CPU and moved, which
+    drew from the generator; the CPU run's host-memory check does this on the main process alone,
+    so the ranks then built the real network from different states, and FSDP2, which keeps each
+    rank's own shards, trained a mix of two initialisations (seventieth session).
+    """
     import torch
 
-    try:
-        with torch.device("meta"):
-            return build_from_spec(spec)
-    except (RuntimeError, NotImplementedError):  # SwinUNETR's constructor calls .item(), which meta cannot do
-        return build_from_spec(spec).to("meta")
+    with torch.random.fork_rng(devices=[]):
+        try:
+            with torch.device("meta"):
+                return build_from_spec(spec)
+        except (RuntimeError, NotImplementedError):  # SwinUNETR's constructor calls .item(), which meta cannot do
+            return build_from_spec(spec).to("meta")
 
 
 def check_arg_names(name: str, args: dict) -> None:

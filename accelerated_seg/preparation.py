@@ -6,7 +6,8 @@ training benchmark alike, so that the benchmark measures the loop training reall
 - ``check_launch``: refuse a launch whose strategy cannot take effect here, before anything is written.
 - ``seed_the_shuffle``: ``fit``'s shuffling loaders get an order a resume can repeat.
 - ``model_for_strategy`` / ``adapt_to_strategy``: the registry network's starting weights and the
-  changes FSDP and DeepSpeed need before ``prepare`` (wrapping.py does each of them).
+  changes FSDP and DeepSpeed need before ``prepare`` (wrapping.py does each of them); under FSDP
+  without a sync from rank 0, ``check_the_ranks_start_alike``.
 - ``keep_the_optimizer_under_offload``: ZeRO's optimizer offload steps the optimizer the run built.
 - ``schedule_the_stepping_optimizer``: after ``prepare``, the scheduler drives the optimizer that steps.
 - ``model_input_dtype``: the dtype a prepared DeepSpeed engine needs its input in.
@@ -321,6 +322,8 @@ def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
     Returns the names of the blocks ZeRO-3 gathers whole (empty under any other strategy)."""
     if accelerator.distributed_type == DistributedType.FSDP:
         fsdp = accelerator.state.fsdp_plugin
+        if not (fsdp.sync_module_states or fsdp.cpu_ram_efficient_loading):  # else rank 0's weights go to all
+            check_the_ranks_start_alike(accelerator, model)
         check_fsdp1_wrappable(fsdp, model)
         if fsdp.fsdp_version == 2:
             fsdp2_valid_units_only()
@@ -339,6 +342,31 @@ def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
             accelerator.print(f"ZeRO-3 gathers {len(leaves)} block(s) whole (train.zero3_leaf_blocks)")
             return leaves
     return []
+
+
+def check_the_ranks_start_alike(accelerator: Accelerator, model: torch.nn.Module) -> None:
+    """Refuse, on every rank, a network whose ranks hold different starting weights.
+
+    DDP and DeepSpeed copy rank 0's weights to every rank; FSDP without ``sync_module_states`` (our
+    FSDP2 profiles) keeps each rank's own shards, so ranks that built their networks from different
+    random states train a mix of initialisations, and nothing fails. SwinUNETR did so on the CPU
+    until the seventieth session (models.meta_network), and a ``fit`` script that seeds no rank
+    alike would. The fingerprint (the sum and the sum of squares of every parameter, in float64 on
+    the CPU) is the same on every rank for the same weights; one gather compares them.
+    """
+    if accelerator.num_processes == 1:
+        return
+    with torch.no_grad():
+        values = [p.detach().to("cpu", torch.float64) for p in model.parameters() if p.device.type != "meta"]
+        mine = [float(sum(v.sum() for v in values)), float(sum((v * v).sum() for v in values))]
+    every = accelerator.gather(torch.tensor([mine], dtype=torch.float64, device=accelerator.device)).tolist()
+    if any(row != every[0] for row in every):
+        differ = ", ".join(f"rank {rank}: {row[0]:.9g}" for rank, row in enumerate(every))
+        raise ConfigError(f"the ranks hold different starting weights (the sums of their parameters: {differ}), and "
+                          f"FSDP without fsdp_sync_module_states keeps each rank's own shards, so the network would "
+                          f"start as a mix of them: build it on every rank from the same seed "
+                          f"(accelerate.utils.set_seed before the network is made) or load the same weights on every "
+                          f"rank")
 
 
 # The optimizers that accelerate's ZeRO-offload path maps onto a DeepSpeed CPU optimizer of the same

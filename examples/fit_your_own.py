@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 from accelerate import PartialState
-from accelerate.utils import parse_flag_from_env
+from accelerate.utils import parse_flag_from_env, set_seed
 from monai.data import CacheDataset, DataLoader
 from monai.losses import DiceFocalLoss
 from monai.networks.nets import SegResNet
@@ -59,6 +59,9 @@ def main(argv=None):
     # Shuffling is the loader's business; accelerate shards whatever order it yields over the processes.
     loader = DataLoader(CacheDataset(files, transforms, progress=False), batch_size=1, shuffle=True)
 
+    # The same starting weights on every rank: DDP and DeepSpeed copy rank 0's, but FSDP2 keeps each
+    # rank's own shards (fit refuses ranks that differ there; without the seed this example did).
+    set_seed(0)
     model = SegResNet(spatial_dims=3, in_channels=1, out_channels=3, init_filters=8)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     result = fit(model, loader, DiceFocalLoss(to_onehot_y=True, softmax=True), optimizer,

@@ -331,3 +331,27 @@ def test_fsdp1_resume_over_two_ranks_reads_the_parameters_one_rank_holds_none_of
     mp.spawn(_fsdp1_resume_on_rank, args=(tmp_path,), nprocs=2)
     for rank in range(2):
         _assert_same_optimizer_state(*torch.load(tmp_path / f"rank{rank}.pt", weights_only=False))
+
+
+class _RanksThatGather:
+    """An Accelerator stand-in of two ranks whose gather returns this rank's row and the other's."""
+
+    def __init__(self, other):
+        self.num_processes, self.device, self.other = 2, torch.device("cpu"), other
+
+    def gather(self, tensor):
+        return torch.cat([tensor, self.other(tensor)])
+
+
+def test_ranks_that_hold_different_starting_weights_are_refused_where_nothing_syncs_them():
+    """FSDP2 without a sync keeps each rank's own shards: ranks built from different random states
+    trained a mix of initialisations without a word (SwinUNETR on the CPU, seventieth session)."""
+    from accelerated_seg.preparation import check_the_ranks_start_alike
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv3d(1, 4, 3), nn.Conv3d(4, 2, 1))
+    check_the_ranks_start_alike(_RanksThatGather(lambda row: row.clone()), model)  # alike: nothing said
+    with pytest.raises(ConfigError, match=r"the ranks hold different starting weights \(the sums of their parameters: "
+                                          r"rank 0: .*, rank 1: .*\).* from the same seed"):
+        check_the_ranks_start_alike(_RanksThatGather(lambda row: row + torch.tensor([[0.0, 1e-9]],
+                                                                                     dtype=torch.float64)), model)

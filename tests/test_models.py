@@ -2,7 +2,7 @@ import pytest
 import torch
 
 from accelerated_seg.config import ConfigError
-from accelerated_seg.models import MODELS, ModelSpec, build_from_spec, model_spec
+from accelerated_seg.models import MODELS, ModelSpec, build_from_spec, meta_network, model_spec
 
 # Small arguments so every registry entry builds and runs forward/backward in a second or two.
 SMALL = {
@@ -153,3 +153,16 @@ def test_what_the_data_decides_is_not_a_model_argument():
     assert model_spec("unetr", 1, 3, (32, 32, 32), {"img_size": (32, 32, 32), "spatial_dims": 3, "out_channels": 3})
     with pytest.raises(ConfigError, match=r"for example use \(32, 32, 32\)"):  # not 16: one voxel at the bottom
         model_spec("unet", 1, 3, (20, 20, 20))
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_the_meta_network_leaves_the_random_generator_as_it_found_it(name):
+    """SwinUNETR's meta network is built on the CPU and moved, which drew from torch's generator. The
+    CPU run's host-memory check builds it on the main process alone, so the ranks then built their
+    networks from different states, and FSDP2 trained a mix of two initialisations (seventieth session)."""
+    args, patch = SMALL[name]
+    spec = model_spec(name, 1, 2, [patch] * 3, args)
+    torch.manual_seed(0)
+    before = torch.get_rng_state()
+    meta_network(spec)
+    assert torch.equal(torch.get_rng_state(), before)
