@@ -3,8 +3,9 @@ smallest fix.
 
 Each workaround names the accelerate version it was found in and what it costs there. The lookup
 changes only how often accelerate computes an answer; the skipping loader keeps what the prepared
-one was given; the filter drops one log line that says nothing about the run; DeepSpeed on CPU
-processes starts without compiling an op that training never calls; an FSDP1 resume gets its
+one was given; the filters drop one log line that says nothing about the run, and torch's
+deprecation notice of two collectives DeepSpeed calls, which came at every ZeRO-3 step; DeepSpeed
+on CPU processes starts without compiling an op that training never calls; an FSDP1 resume gets its
 optimizer's state back. (The FSDP2 wrapping fix lives with the other wrapping rules:
 ``wrapping.fsdp2_valid_units_only``.)
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import warnings
 from pathlib import Path
 
 
@@ -86,6 +88,24 @@ def quiet_deepspeeds_cpu_guess() -> None:
     if torch.cuda.is_available() or _not_deepspeeds_cpu_guess in logger.filters:
         return
     logger.addFilter(_not_deepspeeds_cpu_guess)
+
+
+# torch (2.13) deprecates the collectives DeepSpeed (0.19) moves ZeRO-3's partitions with.
+DEEPSPEEDS_DEPRECATED_COLLECTIVES = (r"`torch\.distributed\.(all_gather_into_tensor|reduce_scatter_tensor)` "
+                                     r"is deprecated")
+
+
+def quiet_deepspeeds_deprecated_collectives() -> None:
+    """Drop torch's FutureWarning about the two collectives DeepSpeed moves ZeRO-3's partitions with.
+
+    Python shows such a warning once per code location, but forgets what it showed whenever any code
+    changes the warning filters (``warnings.catch_warnings`` does, on leaving), and something in
+    ZeRO-3's step does so: a 2-process ZeRO-3 run printed the pair again at every step, 34 lines in
+    8 steps, about 8,000 in a 1,000-step run (seventieth session). The "once" action does not help:
+    CPython keeps its memory in the same per-module registry that the change clears. The notice is
+    for DeepSpeed to act on, not for the run, so it is dropped by its text; every other warning shows.
+    """
+    warnings.filterwarnings("ignore", message=DEEPSPEEDS_DEPRECATED_COLLECTIVES, category=FutureWarning)
 
 
 def skip_deepspeeds_shared_memory_op() -> None:

@@ -29,7 +29,8 @@ from accelerate import Accelerator
 from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKwargs, DistributedType,
                                GradientAccumulationPlugin, broadcast_object_list)
 
-from .accelerate_workarounds import look_up_lomo_once, quiet_deepspeeds_cpu_guess, skip_deepspeeds_shared_memory_op
+from .accelerate_workarounds import (look_up_lomo_once, quiet_deepspeeds_cpu_guess,
+                                     quiet_deepspeeds_deprecated_collectives, skip_deepspeeds_shared_memory_op)
 from .checkpoint import expect_shared_tensors, load_initial_weights, shared_tensor_names
 from .config import Config, ConfigError, DDPConfig
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
@@ -51,6 +52,7 @@ def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
     forget_the_last_accelerator()  # this run's precision, not the previous fit's in the same process
     if requested_strategy() == "DeepSpeed":  # before accelerate starts DeepSpeed's process group
         skip_deepspeeds_shared_memory_op()  # an op for inference only, compiled for minutes on a CPU
+        quiet_deepspeeds_deprecated_collectives()  # not torch's deprecation notice at every ZeRO-3 step
     join_deepspeed_ranks_over_gloo()  # several DeepSpeed ranks on CPUs, as on GPUs
     look_up_lomo_once()  # not a sys.path search in every optimizer step
     quiet_deepspeeds_cpu_guess()  # not a "no GPU found" WARNING in a CPU run's progress bar

@@ -301,3 +301,22 @@ def test_a_cpu_run_does_not_print_deepspeeds_no_gpu_warning():
     bare, quiet = (proc.stdout + proc.stderr for proc in outputs)
     assert "Setting accelerator to CPU" in bare  # what there is to quiet, with this deepspeed
     assert "Setting accelerator to CPU" not in quiet
+
+
+def test_torchs_notice_of_the_collectives_deepspeed_calls_is_dropped_and_other_warnings_show():
+    """ZeRO-3 printed torch's FutureWarning about all_gather_into_tensor / reduce_scatter_tensor at every
+    step (34 lines in 8 steps): something in its step changes the warning filters, which makes Python
+    forget what it showed. The same happens here between the warnings (seventieth session)."""
+    import warnings
+
+    from accelerated_seg.accelerate_workarounds import quiet_deepspeeds_deprecated_collectives
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        quiet_deepspeeds_deprecated_collectives()
+        for name in ("all_gather_into_tensor", "reduce_scatter_tensor", "all_gather_into_tensor"):
+            warnings.warn(f"`torch.distributed.{name}` is deprecated. Please use another.", FutureWarning)
+            with warnings.catch_warnings():  # what ZeRO-3's step does
+                pass
+        warnings.warn("`torch.distributed.all_gather` will change", FutureWarning)
+    assert [str(warning.message) for warning in caught] == ["`torch.distributed.all_gather` will change"]
