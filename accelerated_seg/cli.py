@@ -699,8 +699,14 @@ def _plan(args, _) -> int:
               f"{f', global batch {args.global_batch}' if args.global_batch else ''}, {args.in_channels} image "
               f"channel(s), {args.classes} classes")
     marked = args.profile.strategy if args.profile else None
+    refusal = None
     if args.profile:
-        print(f"accelerate profile {args.profile.describe()}")
+        print(f"accelerate profile {args.profile.describe()}" + (
+            f"; the table is for {args.precision}, as --precision asks" if args.precision != args.profile.precision
+            else ""))
+        if refusal := _fsdp1_refusal(args.profile, facts):  # the row would say it fits a run that cannot start
+            print(refusal)
+            marked = None
     print(plan.format_table(facts, estimates, args.batch, args.gpus, args.gpu_memory, marked))
     print(plan.format_proposals(proposals, args.gpus, args.global_batch, marked))
     if comparison:
@@ -709,12 +715,26 @@ def _plan(args, _) -> int:
         result = plan.to_dict(facts, estimates, args.batch, args.gpus, args.gpu_memory, proposals, args.global_batch,
                               comparison)
         if args.profile:
-            result["accelerate_profile"] = dataclasses.asdict(args.profile)
+            result["accelerate_profile"] = dataclasses.asdict(args.profile) | (
+                {"refused_by_training": refusal} if refusal else {})
         from .files import write_text_atomically
 
         write_text_atomically(args.json, json.dumps(result, indent=1))
         print(f"wrote {args.json}")
     return 0
+
+
+def _fsdp1_refusal(profile, facts) -> str | None:
+    """What training says of an FSDP1 profile for a network that registers modules twice (DynUNet,
+    unet3d_mlperf): ``plan`` marked the profile's row as fitting a run that stops before it starts."""
+    from .models import meta_network
+    from .wrapping import shared_modules
+
+    if not profile.fsdp1 or not (again := shared_modules(meta_network(facts.spec))):
+        return None
+    return (f"training refuses this profile for {facts.spec.name}: FSDP1 cannot wrap a network that registers "
+            f"modules twice ({again[0]} and {len(again) - 1} more); an FSDP2 profile (configs/accelerate/fsdp2.yaml) "
+            f"shards as the fsdp_full_shard row counts")
 
 
 def _plan_settings(args) -> argparse.Namespace:

@@ -31,6 +31,7 @@ class LaunchProfile:
     processes: int  # over all machines: the processes a global batch is split over
     not_modelled: str | None = None  # why strategy is None
     on_cpu: bool = False  # use_cpu or MULTI_CPU: a CPU run, for which plan's GPU memory says nothing
+    fsdp1: bool = False  # FSDP version 1, which training refuses for a network with modules registered twice
 
     def describe(self) -> str:
         what = self.strategy or f"a strategy plan does not model ({self.not_modelled})"
@@ -64,7 +65,9 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
         raise ConfigError(f"{where}: num_processes must be a whole number >= 1, got {processes!r}")
     strategy, not_modelled = _row(profile, where)
     on_cpu = bool(profile.get("use_cpu")) or str(profile.get("distributed_type")) == "MULTI_CPU"
-    return LaunchProfile(where, strategy, precision, processes, not_modelled, on_cpu)
+    fsdp1 = str(profile.get("distributed_type")) == "FSDP" and int((profile.get("fsdp_config") or {}).get(
+        "fsdp_version", 1)) == 1
+    return LaunchProfile(where, strategy, precision, processes, not_modelled, on_cpu, fsdp1)
 
 
 def _row(profile: dict, where: str) -> tuple[str | None, str | None]:

@@ -418,6 +418,25 @@ def test_plan_marks_the_row_of_the_launchs_accelerate_profile_and_takes_its_prec
         capsys.readouterr().out)
 
 
+def test_an_fsdp1_profile_that_training_refuses_for_the_network_is_not_marked_as_fitting(tmp_path, capsys):
+    """plan marked fsdp_full_shard.yaml's row "yes <- the accelerate profile's" for DynUNet, which training
+    refuses under FSDP1; and with --precision fp32 its profile line said the profile's bf16 alone while
+    the table was fp32 (seventieth session)."""
+    from pathlib import Path
+
+    profile = Path(__file__).resolve().parents[1] / "configs" / "accelerate" / "fsdp_full_shard.yaml"
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--model-args",
+                 json.dumps(SMALL_ARGS), "--accelerate-config", str(profile), "--precision", "fp32",
+                 "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "fsdp_full_shard, 2 process(es), bf16; the table is for fp32, as --precision asks" in printed
+    assert "training refuses this profile for unet3d_mlperf: FSDP1 cannot wrap a network that registers modules " \
+           "twice" in printed and "an FSDP2 profile (configs/accelerate/fsdp2.yaml)" in printed
+    assert not [line for line in printed.splitlines() if line.endswith(plan.PROFILE_MARK)]
+    assert "FSDP1 cannot wrap" in json.loads(out.read_text())["accelerate_profile"]["refused_by_training"]
+
+
 @pytest.mark.parametrize("profile, message", [
     ("distributed_type: FSDP\nmixed_precision: fp8\n", r"mixed_precision 'fp8' is not one this package trains with"),
     ("distributed_type: XLA\n", r"distributed_type 'XLA' is not one this package launches"),
