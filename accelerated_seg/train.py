@@ -301,6 +301,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
         loop.stream = BatchStream(accelerator, loop.train_dl, progress.batches_seen)
     stream = loop.stream
     window_loss = torch.zeros((), device=accelerator.device)  # summed over the window's micro-batches
+    step_lr = None  # the learning rate of the last optimizer step (with a scheduler)
     signalled = torch.zeros((), device=accelerator.device)  # 1 once this rank got SIGTERM/SIGUSR1
     samples_per_step = accelerator.gradient_accumulation_steps * accelerator.num_processes
     nonfinite_in_a_row, preempted = 0, False
@@ -370,6 +371,11 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                         f"scale lowered")
                     continue
                 if loop.scheduler is not None:
+                    # The rate this step trained at, for the log, read where the step read it (the
+                    # scheduler's own record is stale just after a resume with a new optim.lr). The
+                    # next line sets the next step's, which was logged until the seventieth session:
+                    # the first warm-up rate never showed, and the last point was a rate no step used.
+                    step_lr = loop.scheduler.optimizer.param_groups[0]["lr"]
                     loop.scheduler.step()
                 optimizer.zero_grad(set_to_none=True)
             progress.step += 1
@@ -378,7 +384,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
             last_step = progress.step == settings.max_steps
             with clock.paused():  # not training time: logging, validation, checkpoints
                 if progress.step % settings.log_every == 0 or last_step:
-                    _log_step(loop, mean_loss, grad_norm)
+                    _log_step(loop, mean_loss, grad_norm, step_lr)
                     bar.set_postfix(loss=f"{mean_loss:.4f}")
                 if loop.on_validation and settings.val_every and (progress.step % settings.val_every == 0 or last_step):
                     loop.on_validation(mean_loss)
@@ -508,13 +514,13 @@ def _image_and_label(batch):
                       f"keys; rename them, e.g. with monai.transforms.CopyItemsd) or an (image, label) pair")
 
 
-def _log_step(loop: Loop, mean_loss: float, grad_norm) -> None:
+def _log_step(loop: Loop, mean_loss: float, grad_norm, step_lr: float | None) -> None:
     progress = loop.progress
     if grad_norm is None and loop.accelerator.distributed_type == DistributedType.DEEPSPEED:
         grad_norm = loop.model.get_global_grad_norm()  # the engine's, before its clipping (None before a step)
     values = {"train/loss": mean_loss,
               **({"train/grad_norm": float(grad_norm)} if grad_norm is not None else {}),
-              **({"train/lr": loop.scheduler.get_last_lr()[0]} if loop.scheduler is not None else {}),
+              **({"train/lr": step_lr} if step_lr is not None else {}),
               **_rank_figures(loop)}
     loop.accelerator.log(values, step=progress.step)
     progress.losses.append((progress.step, mean_loss))

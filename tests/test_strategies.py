@@ -255,8 +255,8 @@ def test_fsdp2_resumes_sgd_with_the_rate_of_the_resumed_run(tiny_dataset, tmp_pa
     assert "this run's from here on: optim.lr 0.01 -> 0.02; optim.weight_decay 1e-05 -> 0.01" in proc.stdout
     schedule = OptimConfig(schedule="poly", warmup_steps=0)
     rates = logged_scalars(run, "train/lr")
-    assert rates[2] == pytest.approx(0.01 * lr_multiplier(2, schedule, 2))
-    assert rates[3] == pytest.approx(0.02 * lr_multiplier(3, schedule, 4))
+    assert rates[2] == pytest.approx(0.01 * lr_multiplier(1, schedule, 2))  # the rate step 2 trained at
+    assert rates[3] == pytest.approx(0.02 * lr_multiplier(2, schedule, 4))
     saved = torch.load(run / "checkpoints" / "step_4" / "custom_checkpoint_0.pkl", weights_only=False)
     assert saved["base_lrs"] == [0.02]
 

@@ -1192,8 +1192,8 @@ def test_a_run_resumed_with_another_rate_and_weight_decay_trains_on_with_them(ti
     said = capsys.readouterr().out
     assert "this run's from here on: optim.lr 0.001 -> 0.002; optim.weight_decay 1e-05 -> 0.01" in said
     rates, optim = logged_scalars(out, "train/lr"), tiny_config(out).optim
-    assert rates[2] == pytest.approx(0.001 * lr_multiplier(2, optim, 2))  # the first run's
-    assert rates[3] == pytest.approx(0.002 * lr_multiplier(3, optim, 4))
+    assert rates[2] == pytest.approx(0.001 * lr_multiplier(1, optim, 2))  # the first run's (step 2 after 1 step)
+    assert rates[3] == pytest.approx(0.002 * lr_multiplier(2, optim, 4))
     group = torch.load(out / "checkpoints" / "step_4" / "optimizer.bin", weights_only=True)["param_groups"][0]
     assert (group["weight_decay"], group["initial_lr"]) == (0.01, 0.002)
 
@@ -1209,10 +1209,12 @@ def test_sgd_with_the_poly_schedule_trains_as_nnunet_does_and_resumes_only_as_sg
                   optim__min_lr_ratio=0, optim__weight_decay=3e-5, train__val_every=0, train__trackers="tensorboard")
     summary = train(tiny_config(out, train__max_steps=4, **nnunet))
     assert summary["step"] == 4
-    rates = logged_scalars(out, "train/lr")  # the rate of the next step, after the scheduler has stepped
+    # The rate each step trained at: until the seventieth session the next step's was logged, so the
+    # first (0.01) never showed and the last point (0) was a rate no step used.
+    rates = logged_scalars(out, "train/lr")
     schedule = OptimConfig(schedule="poly", warmup_steps=0, min_lr_ratio=0)
-    assert rates == pytest.approx({step: 0.01 * lr_multiplier(step, schedule, 4) for step in (1, 2, 3, 4)})
-    assert rates[1] == pytest.approx(0.01 * 0.75 ** 0.9) and rates[4] == 0
+    assert rates == pytest.approx({step: 0.01 * lr_multiplier(step - 1, schedule, 4) for step in (1, 2, 3, 4)})
+    assert rates[1] == pytest.approx(0.01) and rates[4] == pytest.approx(0.01 * 0.25 ** 0.9)
     saved = torch.load(out / "checkpoints" / "step_4" / "optimizer.bin", weights_only=True)
     group = saved["param_groups"][0]
     assert (group["momentum"], group["nesterov"], group["weight_decay"]) == (0.99, True, 3e-5)
