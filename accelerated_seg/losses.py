@@ -112,7 +112,11 @@ def check_loss(loss_fn: nn.Module, classes: int, name: str = "dice_ce", regions:
             value = loss_fn(logits, label)
     except (RuntimeError, ValueError, AssertionError, IndexError) as error:
         scored = (f"{outputs} regions" if regions is not None else f"{classes} classes (background included)")
+        # DiceCE's cross-entropy weighs every class, whatever include_background says of its Dice;
+        # DiceLoss and DiceFocal leave the background out of the weight where it is false.
         weight = ("one value per region" if regions is not None else
+                  "one value per class, the background included (its cross-entropy scores every class)"
+                  if name == "dice_ce" else
                   "one value per class (without the background where include_background is false)")
         raise ConfigError(f"train.loss={name} with train.loss_args cannot score {scored}: "
                           f"{str(error).splitlines()[0].rstrip('.')}. A class weight has {weight}") from None

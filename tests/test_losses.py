@@ -104,9 +104,16 @@ def test_loss_arguments_are_checked_with_the_setting_named():
                                           r"is mean, sigmoid is False"):
         segmentation_loss("tversky", {"sigmoid": True, "reduction": "none"})
     assert segmentation_loss("tversky", {"softmax": True}).softmax  # repeating the run's value is fine
+    # DiceCE's cross-entropy weighs every class: its hint said to leave the background out where
+    # include_background is false, and that weight failed the same way (seventieth session).
     with pytest.raises(ConfigError, match=r"train.loss=dice_ce with train.loss_args cannot score 3 classes "
-                                          r"\(background included\): .*length of the `weight`"):
-        check_loss(segmentation_loss("dice_ce", {"weight": [1.0, 2.0]}), 3, "dice_ce")
+                                          r"\(background included\): .*length of the `weight`.*one value per class, "
+                                          r"the background included \(its cross-entropy scores every class\)"):
+        check_loss(segmentation_loss("dice_ce", {"weight": [1.0, 2.0], "include_background": False}), 3, "dice_ce")
+    check_loss(segmentation_loss("dice_ce", {"weight": [1.0, 2.0, 3.0], "include_background": False}), 3, "dice_ce")
+    with pytest.raises(ConfigError, match=r"without the background where include_background is false"):
+        check_loss(segmentation_loss("dice", {"weight": [1.0, 2.0, 3.0], "include_background": False}), 3, "dice")
+    check_loss(segmentation_loss("dice", {"weight": [2.0, 3.0], "include_background": False}), 3, "dice")
 
 
 def test_train_uses_the_loss_named_and_refuses_a_wrong_one_before_the_preprocessing(tiny_dataset, tmp_path):
