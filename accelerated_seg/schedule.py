@@ -62,12 +62,18 @@ def resolve_batch(batch_size: int | None, global_batch_size: int | None, grad_ac
         accum = grad_accum_steps or 1
     elif batch_size is not None:
         accum, rest = divmod(global_batch_size, batch_size * num_processes)
-        if rest or accum == 0 or (grad_accum_steps is not None and grad_accum_steps != accum):
+        if rest or accum == 0:
             raise ConfigError(
                 f"train.global_batch_size {global_batch_size} cannot be split into train.batch_size "
                 f"{batch_size} x {num_processes} process(es) x train.grad_accum_steps "
                 f"{grad_accum_steps or '?'}; choose a global batch that is a multiple of "
                 f"{batch_size * num_processes}, or drop one of the three settings"
+            )
+        if grad_accum_steps is not None and grad_accum_steps != accum:  # the global batch divides; the three disagree
+            raise ConfigError(
+                f"train.global_batch_size {global_batch_size} = train.batch_size {batch_size} x {num_processes} "
+                f"process(es) x {accum} accumulation step(s), not the {grad_accum_steps} of train.grad_accum_steps; "
+                f"drop one of the three settings (the other two decide it)"
             )
     else:
         accum = grad_accum_steps or 1

@@ -38,6 +38,13 @@ def test_impossible_requests_name_the_settings(kwargs):
         plan(**kwargs)
 
 
+def test_an_accumulation_that_contradicts_a_divisible_global_batch_says_which_it_should_be():
+    """It said "choose a global batch that is a multiple of 2" for a global batch of 4 (seventieth session)."""
+    with pytest.raises(ConfigError, match=r"train.global_batch_size 4 = train.batch_size 2 x 1 process\(es\) x 2 "
+                                          r"accumulation step\(s\), not the 3 of train.grad_accum_steps; drop one"):
+        plan(batch=2, global_batch=4, n=1, accum=3)
+
+
 def test_lr_scaling_rules():
     assert plan(global_batch=8, rule="none").lr == pytest.approx(1e-3)
     assert plan(global_batch=8, rule="linear").lr == pytest.approx(4e-3)
