@@ -3,4 +3,5 @@ as ``python -m accelerated_seg.cli``, ending its process the way a launched rank
 
 from .cli import end_process, main
 
-end_process(main())
+if __name__ == "__main__":
+    end_process(main())

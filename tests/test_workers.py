@@ -75,6 +75,19 @@ def test_without_workers_or_without_a_script_nothing_is_refused(tmp_path):
     assert proc.returncode == 0 and proc.stdout == "ran\n", proc.stderr
 
 
+def test_a_packages_main_module_run_with_python_m_is_not_refused(tmp_path):
+    """multiprocessing imports no package ``__main__.py`` in a worker, so ``python -m accelerated_seg
+    train`` with loader workers was refused for nothing, its message asking to edit the installed
+    package (seventieth session); a package's unguarded ``__main__.py`` runs."""
+    package = tmp_path / "mypackage"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text("from accelerated_seg.data.workers import refuse_unguarded_main\n"
+                                         "refuse_unguarded_main(2)\nprint('ran')\n")
+    proc = run_bounded([sys.executable, "-m", "mypackage"], cwd=tmp_path, env=ENV, timeout=60)
+    assert proc.returncode == 0 and proc.stdout == "ran\n", proc.stderr
+
+
 def test_a_worker_importing_the_main_script_stops_at_the_training(monkeypatch):
     """The safety net where the script's call could not be seen: Python marks a child that imports
     the main script as ``_inheriting`` while it does."""

@@ -90,9 +90,14 @@ def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers") -
 def unguarded_main_line() -> str | None:
     """``"path, line N"`` of the main script's top-level statement that is running now (and so
     called us), unless it lies inside ``if __name__ == "__main__":``; None when there is no script
-    (an interactive session, ``python -c``: workers then import nothing) or it has finished its top
-    level (a call from a thread it started)."""
+    (an interactive session, ``python -c``: workers then import nothing), it is a package's
+    ``__main__.py`` (``python -m package``: multiprocessing imports no such module in a worker, so
+    ``python -m accelerated_seg train`` was refused for nothing until the seventieth session), or it
+    has finished its top level (a call from a thread it started)."""
     main = sys.modules.get("__main__")
+    spec_name = getattr(getattr(main, "__spec__", None), "name", "") or ""
+    if spec_name.endswith(".__main__"):  # as multiprocessing.spawn._fixup_main_from_name skips it
+        return None
     path = getattr(main, "__file__", None)
     frame = sys._getframe(1)
     while frame is not None and not (frame.f_globals is getattr(main, "__dict__", None)
