@@ -46,7 +46,8 @@ from .inference import (
     segment_cases,
     sliding_window_logits,
 )
-from .inference_files import InputCase, check_outputs, collect_cases, output_paths, probabilities_path
+from .inference_files import (InputCase, check_outputs, clear_stale_temporaries, collect_cases, output_paths,
+                              probabilities_path)
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -57,17 +58,22 @@ def case_voxels(case: InputCase, spacing: Sequence[float] | None = None) -> int:
     With a target ``spacing`` the count is the field of view in mm^3 over the voxel volume, which
     does not depend on the orientation. The foreground crop is not known before reading; ignored.
     """
+    # Weight 0 for a file that cannot be weighed: the case fails when read, alone, and is reported
+    # with any others, as in one process. Before the thirty-second session a file that is not NIfTI
+    # stopped every process with nibabel's traceback; before the seventieth a 2D image or an affine
+    # holding NaN stopped them all with numpy's words and no file named.
     try:
         image = nib.load(str(case.channels[0]))
     except Exception:  # noqa: BLE001 - nibabel raises many types for a file that is not NIfTI
-        # Weight 0: the case fails when read, alone, and is reported with any others, as in one process.
-        # Before the thirty-second session this stopped every process with nibabel's traceback.
+        return 0
+    if len(image.shape) < 3:
         return 0
     shape = np.asarray(image.shape[:3], dtype=float)
     if spacing is None:
         return int(np.prod(shape))
     zooms = nib.affines.voxel_sizes(image.affine)  # as the loader places the voxels (NiftiReader)
-    return int(round(np.prod(shape * zooms) / np.prod(np.asarray(spacing, dtype=float))))
+    voxels = np.prod(shape * zooms) / np.prod(np.asarray(spacing, dtype=float))
+    return int(round(voxels)) if np.isfinite(voxels) else 0
 
 
 def balance_by_voxels(voxels: Sequence[int], num_ranks: int) -> list[list[int]]:
@@ -199,6 +205,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # from it alone would leave the others waiting in the first reduction.
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_outputs([path for case in cases for path in case.channels], written)
+    if accelerator.is_main_process:
+        clear_stale_temporaries(written)
     mode = choose_split(split, len(cases), num_processes)
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None
@@ -231,7 +239,15 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                                    write=accelerator.is_main_process, sequential=sequential,
                                    keep_largest=keep)) as done:
             for number, ((case, label_path, _), error) in enumerate(done, 1):
-                if error is not None:  # collective: raised by every process alike (same files, same settings)
+                # A file that cannot be used fails alike on every process (the same file, the same
+                # checks, before the case's first window), so all of them go on to the next case and
+                # the main process reports it; until the seventieth session the first such case stopped
+                # the run, leaving every later case unsegmented and unreported. Anything else stops it.
+                if isinstance(error, DataError):
+                    if accelerator.is_main_process:
+                        errors.append(f"case {case.id}: {error}")
+                    continue
+                if error is not None:
                     raise error
                 if say:
                     say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")

@@ -105,6 +105,14 @@ def test_case_voxels_count_the_preprocessed_grid(data):
     assert case_voxels(small, (4.0, 4.0, 4.0)) == round(np.prod(np.multiply(shape, zooms)) / 64)
     (data / "junk.nii.gz").write_text("not an image")  # fails when read, with the other failures
     assert case_voxels(InputCase("junk", (data / "junk.nii.gz",))) == 0
+    # Nor a 2D image or an affine holding NaN, whose weights stopped every process with numpy's words
+    # and no file named (seventieth session).
+    nib.save(nib.Nifti1Image(np.zeros((8, 8), np.float32), np.eye(4)), data / "flat.nii.gz")
+    assert case_voxels(InputCase("flat", (data / "flat.nii.gz",)), (4.0, 4.0, 4.0)) == 0
+    broken = nib.Nifti1Image(np.zeros((8, 8, 8), np.float32), None)
+    broken.header["pixdim"][1] = np.nan
+    nib.save(broken, data / "nan_affine.nii.gz")
+    assert case_voxels(InputCase("nan_affine", (data / "nan_affine.nii.gz",)), (4.0, 4.0, 4.0)) == 0
 
 
 @pytest.mark.parametrize("processes", [2, 3])
@@ -197,7 +205,7 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     refused = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(model),
                                           str(scans / "medium_0.nii.gz"), "--output", str(scans),
                                           "--split", "windows"], module=True, timeout=150)
-    assert refused.returncode != 0 and "would overwrite the input image" in refused.stderr, refused.stderr[-3000:]
+    assert refused.returncode != 0 and "is the folder of the scans" in refused.stderr, refused.stderr[-3000:]
     assert (scans / "medium_0.nii.gz").read_bytes() == before
 
     # A file that is not NIfTI among the cases (split by cases): it fails alone, the others are written.
@@ -213,3 +221,13 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     assert failed.returncode == 1 and "1 case(s) failed" in failed.stderr, failed.stderr[-3000:]
     assert "case junk: DataError:" in failed.stderr and "]: Traceback" not in failed.stderr, failed.stderr[-3000:]
     assert sorted(p.name for p in (tmp_path / "mixed_out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
+    # The same by windows: the file fails alone on every process and the others are written. (The
+    # first such case stopped the run, every later case unsegmented and unreported, before the
+    # seventieth session.)
+    (mixed / "a_junk.nii.gz").write_text("not an image")  # first in order: the cases after it are written too
+    failed = launch_two(tmp_path / "x", ["accelerated_seg", "predict", "--model", str(model), str(mixed),
+                                         "--output", str(tmp_path / "windows_out"), "--split", "windows"],
+                        module=True, timeout=150)
+    assert failed.returncode == 1 and "2 case(s) failed" in failed.stderr, failed.stderr[-3000:]
+    assert "case a_junk: " in failed.stderr and "case junk: " in failed.stderr, failed.stderr[-3000:]
+    assert sorted(p.name for p in (tmp_path / "windows_out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
