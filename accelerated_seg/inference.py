@@ -54,9 +54,12 @@ from .inference_files import (
     PREDICTION_DESCRIP,
     InputCase,
     check_outputs,
+    clear_stale_temporaries,
     collect_cases,
+    label_map_descrip,
     output_paths,
     probabilities_path,
+    written_by_predict,
 )
 from .inference_pipeline import one_at_a_time, pipelined
 from .postprocess import keep_largest_components, largest_component_classes
@@ -606,11 +609,23 @@ def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, 
         classes = keep_largest_components(classes, keep_largest)
     labels = values.astype(label_dtype(values))[classes]
     header = _output_header(reference.header)
+    header["descrip"] = label_map_descrip(labels)  # what the rerun that would replace it compares with
     write_nifti(output, labels, reference.affine, header=header)
     if probabilities_output is not None:
         write_nifti(probabilities_output, np.moveaxis(prediction.probabilities.numpy(), 0, -1).astype(np.float32),
-                    reference.affine, header=header)
+                    reference.affine, header=_output_header(reference.header))
+    else:  # an earlier run's beside the new label map would no longer be its probabilities
+        _remove_earlier_probabilities(Path(output))
     return Path(output)
+
+
+def _remove_earlier_probabilities(output: Path) -> None:
+    """Delete ``<case>_probs.nii.gz`` that an earlier run of predict wrote beside ``output``: this run
+    wrote the label map without them, and the earlier run's argmax no longer was the label map
+    (seventieth session). A file of that name that predict did not write stays."""
+    stale = probabilities_path(output)
+    if stale.is_file() and written_by_predict(stale) is None:
+        stale.unlink(missing_ok=True)
 
 
 @torch.no_grad()
@@ -681,6 +696,9 @@ def _warn_of_doubtful_geometry(paths: Sequence[Path], images: Sequence[nib.spati
         if conflict := voxel_size_conflict(image):
             warnings.warn(f"{path}: its header gives two voxel sizes ({conflict}); {VOXEL_SIZE_CONFLICT_FIX}",
                           stacklevel=3)
+    if reference.header["descrip"].item().startswith(PREDICTION_DESCRIP):  # a folder of ours given as the scans
+        warnings.warn(f"{paths[0]}: its header says predict wrote it, so it is a label map, not a scan; it is "
+                      f"segmented all the same (give the scans' folder, not the predictions')", stacklevel=3)
 
 
 def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spatialimages.SpatialImage]:
@@ -721,8 +739,8 @@ def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spat
             raise DataError(f"{path}: an image of shape {image.shape} holds {held or 'not'} 3D volume(s), but the "
                             f"model takes {in_channels} channels: give one 4D file (x, y, z, {in_channels}), or one "
                             f"3D file per channel (<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz)")
-        raise DataError(f"{path}: a {len(image.shape)}D image {image.shape}; give one 3D file per channel "
-                        f"(<case>_0000.nii.gz, <case>_0001.nii.gz, ...)")
+        raise DataError(f"{path}: a {len(image.shape)}D image {image.shape} holds {held or 'not'} 3D volume(s), but "
+                        f"the model takes one channel: give the one 3D volume it was trained on")
     for path, image in zip(paths, channel_images):
         # Checked on the stored voxels, not after preprocessing: the foreground crop keeps only voxels
         # above 0, so NaN outside it (or an all-NaN image, cropped to nothing) would vanish there and
@@ -871,6 +889,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     outputs = output_paths(cases, output)
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
+    clear_stale_temporaries(written)
     model.to(device)
     failed = []
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]

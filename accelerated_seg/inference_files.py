@@ -8,6 +8,7 @@ input, a file predict did not write, or another output. Nothing here reads voxel
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -15,13 +16,16 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 import nibabel as nib
+import numpy as np
 
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem
-from .files import file_in_the_way
+from .files import file_in_the_way, remove_stale_temporaries
 
-# The header description of every file predict writes: a rerun may replace those, and nothing else
+# The header description of every file predict writes: a rerun may replace those, and nothing else.
+# A label map's also carries a digest of its voxels (``label_map_descrip``), so that one corrected by
+# hand since, in an editor that keeps the header, is not among them.
 PREDICTION_DESCRIP = b"accelerated_seg prediction"
 
 # nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
@@ -208,29 +212,56 @@ def _check_writable(outputs: Iterable[str | Path | None]) -> None:
                             f"made; give --output a folder path, or a file name in one")
 
 
+def label_map_digest(labels: np.ndarray) -> bytes:
+    """16 hex digits of the label map's values (as int32, slice by slice: the same whatever type or
+    scaling stores them, without a copy of the whole volume)."""
+    digest = hashlib.blake2b(digest_size=8)
+    for index in range(labels.shape[-1]):
+        digest.update(np.ascontiguousarray(labels[..., index], dtype=np.int32).tobytes())
+    return digest.hexdigest().encode()
+
+
+def label_map_descrip(labels: np.ndarray) -> bytes:
+    """The header description of a label map predict writes: ours, and what it held (43 of NIfTI's 80 bytes)."""
+    return PREDICTION_DESCRIP + b" " + label_map_digest(labels)
+
+
+def written_by_predict(path: str | Path) -> str | None:
+    """Whether predict wrote ``path`` and it is as predict left it: None if so, else why not ("not
+    written by predict", or "changed since predict wrote it"). A description without a digest (the
+    probabilities, and label maps before the seventieth session) counts as unchanged."""
+    try:
+        image = nib.load(str(path))
+        descrip = image.header["descrip"].item()
+        if descrip == PREDICTION_DESCRIP:
+            return None
+        if not descrip.startswith(PREDICTION_DESCRIP + b" "):
+            return "not written by predict"
+        if label_map_digest(np.asanyarray(image.dataobj)) != descrip[len(PREDICTION_DESCRIP) + 1:]:
+            return "changed since predict wrote it"
+        return None
+    except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # no NIfTI: not ours either
+        return "not written by predict"
+
+
 def _check_only_predictions_replaced(outputs: Iterable[str | Path | None]) -> None:
-    """Refuse to write over a file that is not one of our predictions: a rerun replaces its own
-    outputs, but ``--output labelsTr`` wrote each case's label map over its reference segmentation,
-    of the same name, without a word. Ours carry ``PREDICTION_DESCRIP`` in their header.
+    """Refuse to write over a file that is not one of our predictions as predict left it: a rerun
+    replaces its own outputs, but ``--output labelsTr`` wrote each case's label map over its reference
+    segmentation, of the same name, without a word; and a label map corrected by hand in place, in an
+    editor that keeps the header, was replaced by the next run (seventieth session).
 
     Raises:
         DataError: naming the files; nothing has been written.
     """
-    foreign = []
-    for output in outputs:
-        if output is None or not Path(output).is_file():
-            continue
-        try:
-            written_here = nib.load(str(output)).header["descrip"].item() == PREDICTION_DESCRIP
-        except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # no NIfTI: not ours either
-            written_here = False
-        if not written_here:
-            foreign.append(str(output))
-    if foreign:
-        shown = ", ".join(foreign[:5]) + (f" (and {len(foreign) - 5} more)" if len(foreign) > 5 else "")
-        what = f"{shown} already exists" if len(foreign) == 1 else f"{len(foreign)} outputs already exist ({shown})"
-        raise DataError(f"{what}, not written by predict (a reference segmentation?): predict replaces only its own "
-                        f"outputs; give --output another folder, or move the file(s) away")
+    refused = [(str(output), why) for output in outputs
+               if output is not None and Path(output).is_file() and (why := written_by_predict(output))]
+    if refused:
+        shown = ", ".join(f"{path} ({why})" for path, why in refused[:5]) + (
+            f" (and {len(refused) - 5} more)" if len(refused) > 5 else "")
+        what = f"{shown} already exists" if len(refused) == 1 else f"{len(refused)} outputs already exist: {shown}"
+        raise DataError(f"{what}; predict replaces only its own outputs as it wrote them (a reference segmentation, "
+                        f"or a label map corrected by hand, is kept): give --output another folder, or move the "
+                        f"file(s) away")
 
 
 def _check_written_once(outputs: list) -> None:
@@ -267,12 +298,20 @@ def probabilities_path(label_path: str | Path) -> Path:
     return label_path.with_name(f"{stem}_probs.nii.gz")
 
 
+def clear_stale_temporaries(outputs: Iterable[str | Path | None]) -> None:
+    """Delete the hidden temporaries that a killed predict left in the output folders: each file is
+    written under one and renamed when whole, and a kill (or a SIGTERM at a time limit) left them
+    there for good (seventieth session). Only old ones with our writers' names (``files``)."""
+    for folder in {Path(output).parent for output in outputs if output is not None}:
+        remove_stale_temporaries(folder)
+
+
 def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
     """The label map of each case: ``output/<case>.nii.gz``, or ``output`` itself for one case.
 
     Raises:
         DataError: ``output`` is a file name (``.nii.gz``/``.nii``) but there is not exactly one case,
-            or an existing file where the folder must go.
+            an existing file where the folder must go, or the folder of the scans themselves.
     """
     if nifti_stem(output) is not None:  # a file name: the inputs must be exactly one case
         if len(cases) != 1:
@@ -283,4 +322,10 @@ def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
     if Path(output).exists() and not Path(output).is_dir():  # else errno 17 from a mkdir, after the first case
         raise DataError(f"--output {output} is a file, not a folder; the label maps go into a folder as "
                         f"<case>.nii.gz: give a new or existing folder")
+    # The label maps would sit among the scans: with nnU-Net's names (<case>_0000.nii.gz in, <case>.nii.gz
+    # out) nothing collides, and the next run took them for channels of the cases (seventieth session).
+    scans = {Path(path).resolve().parent: Path(path) for case in cases for path in case.channels}
+    if (scan := scans.get(Path(output).resolve())) is not None:
+        raise DataError(f"--output {output} is the folder of the scans ({scan}): the label maps would lie among them, "
+                        f"and a later run would read them as scans; give --output another folder")
     return [Path(output) / f"{case.id}.nii.gz" for case in cases]

@@ -771,15 +771,44 @@ def test_predict_replaces_its_own_outputs_but_no_other_file(scans, tmp_path, cap
     shutil.copytree(scans / "labelsTr", references)
     before = {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in references.iterdir()}
     assert main(["predict", "--model", str(model), str(scans / "imagesTr"), "--output", str(references)]) == 2
-    assert re.search(r"\d+ outputs already exist \(.*labelsTr/case_000.nii.gz, .*\), not written by predict \(a "
-                     r"reference segmentation\?\): predict replaces only its own outputs", capsys.readouterr().err)
+    assert re.search(r"\d+ outputs already exist: .*labelsTr/case_000.nii.gz \(not written by predict\), .*; "
+                     r"predict replaces only its own outputs as it wrote them \(a reference segmentation",
+                     capsys.readouterr().err)
     assert {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in references.iterdir()} == before
     image, out = scans / "imagesTr" / "case_001.nii.gz", tmp_path / "pred" / "case_001.nii.gz"
     for _ in range(2):  # a rerun replaces the label map and probabilities it wrote
         predict_file(model, image, out, probabilities_output=probabilities_path(out))
     probabilities_path(out).write_bytes(b"not a NIfTI")  # no longer one of ours
-    with pytest.raises(DataError, match=r"case_001_probs.nii.gz already exists, not written by predict"):
+    with pytest.raises(DataError, match=r"case_001_probs.nii.gz \(not written by predict\) already exists"):
         predict_file(model, image, out, probabilities_output=probabilities_path(out))
+
+
+def test_a_label_map_corrected_by_hand_is_kept_and_an_earlier_runs_probabilities_go(scans, tmp_path):
+    """Two ways a rerun lost or muddled what was there (seventieth session): a label map corrected by
+    hand in an editor that keeps the header (its description said predict wrote it) was replaced; and
+    a rerun without --probabilities left the earlier run's, whose argmax was no longer the label map."""
+    import hashlib
+
+    model, image, out = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz", tmp_path / "pred"
+    predict_cases(model, [image], out, probabilities=True)
+    labels, probabilities = out / "case_001.nii.gz", out / "case_001_probs.nii.gz"
+    assert nib.load(labels).header["descrip"].item().startswith(b"accelerated_seg prediction ")  # with its digest
+    predict_cases(model, [image], out)  # a rerun without them: the earlier ones would belie the new map
+    assert labels.is_file() and not probabilities.exists()
+
+    written = nib.load(labels)
+    original = np.asanyarray(written.dataobj).copy()  # read now: the file changes below
+    corrected = original.copy()
+    corrected[0, 0, 0] = 1 - min(corrected[0, 0, 0], 1)  # one voxel corrected, saved with predict's header
+    nib.save(nib.Nifti1Image(corrected, written.affine, written.header), labels)
+    before = hashlib.md5(labels.read_bytes()).hexdigest()
+    with pytest.raises(DataError, match=r"case_001.nii.gz \(changed since predict wrote it\) already exists; predict "
+                                        r"replaces only its own outputs as it wrote them \(.*a label map corrected "
+                                        r"by hand, is kept\)"):
+        predict_cases(model, [image], out)
+    assert hashlib.md5(labels.read_bytes()).hexdigest() == before
+    nib.save(nib.Nifti1Image(original, written.affine, written.header), labels)  # the correction undone
+    predict_cases(model, [image], out)  # as predict wrote it again: replaced
 
 
 def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scans, tmp_path, capsys):
@@ -790,10 +819,10 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     shutil.copytree(scans / "imagesTr", folder)
     before = {p.name: hashlib.md5(p.read_bytes()).hexdigest() for p in folder.iterdir()}
     image = folder / "case_001.nii.gz"
-    for command in (["predict", "--model", str(model), str(folder), "--output", str(folder)],  # the scans' folder
-                    ["predict", "--model", str(model), str(image), "--output", str(image)]):
-        assert main(command) == 2
-        assert "would overwrite the input image" in capsys.readouterr().err
+    assert main(["predict", "--model", str(model), str(folder), "--output", str(folder)]) == 2  # the scans' folder
+    assert f"--output {folder} is the folder of the scans" in capsys.readouterr().err
+    assert main(["predict", "--model", str(model), str(image), "--output", str(image)]) == 2
+    assert "would overwrite the input image" in capsys.readouterr().err
     with pytest.raises(DataError, match="would overwrite the input image"):
         predict_file(model, image, tmp_path / "x.nii.gz", probabilities_output=image)
 
@@ -981,3 +1010,27 @@ def test_predict_keeps_each_chosen_class_to_one_piece_and_the_probabilities_as_t
                  "--keep-largest", "7"]) == 2
     assert "keep_largest: 7 is not a foreground label of the model" in capsys.readouterr().err
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_killed_runs_temporaries_are_cleared_and_predictions_given_as_scans_are_said(scans, tmp_path):
+    """A kill (or a time limit's SIGTERM) left predict's hidden temporaries in the output folder for
+    good; and a folder of predict's label maps given as the scans was segmented without a word
+    (seventieth session)."""
+    import os
+    import time
+
+    model, image, out = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz", tmp_path / "pred"
+    out.mkdir()
+    killed = out / f".case_001.nii.gz.{'0' * 32}.tmp.nii.gz"  # as write_nifti names them
+    killed.write_bytes(b"half a label map")
+    hours_ago = time.time() - 2 * 3600
+    os.utime(killed, (hours_ago, hours_ago))
+    predict_cases(model, [image], out)
+    assert sorted(p.name for p in out.iterdir()) == ["case_001.nii.gz"]
+    with pytest.warns(UserWarning, match=r"case_001.nii.gz: its header says predict wrote it, so it is a label map"):
+        predict_cases(model, [out / "case_001.nii.gz"], tmp_path / "again")
+    four_d = nib.Nifti1Image(np.zeros((20, 20, 20, 2), np.float32), np.eye(4))
+    nib.save(four_d, tmp_path / "two.nii.gz")
+    with pytest.raises(DataError, match=r"two.nii.gz: a 4D image \(20, 20, 20, 2\) holds 2 3D volume\(s\), but the "
+                                        r"model takes one channel"):  # "give one 3D file per channel" before
+        predict_cases(model, [tmp_path / "two.nii.gz"], tmp_path / "four")
