@@ -41,8 +41,11 @@ from .checkpoint import read_export_config
 from .config import ConfigError
 
 
+#: The default U-Net's window edge (``--roi``) where no ``--model`` is given.
+DEFAULT_ROI = 64
+
 def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=(192, 192, 160),
-                      spacing=(1.0, 1.0, 1.0), roi: int = 64, channels: Sequence[int] | None = None,
+                      spacing=(1.0, 1.0, 1.0), roi: int | None = None, channels: Sequence[int] | None = None,
                       overlap: float = 0.5, sw_batch_size: int = 4, blocks: int = 3, device: str | None = None,
                       seed: int = 0, transforms_on_device: bool = True) -> dict:
     """Cases/s of ``predict_cases`` pipelined and one case at a time (module docstring).
@@ -53,13 +56,17 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     from .inference import PredictOptions, default_device, runs_transforms_on_device
 
     # --cases 2 at least: one case has nothing to overlap with
-    for flag, value, least in (("--cases", cases, 2), ("--blocks", blocks, 1), ("--roi", roi, 1),
+    for flag, value, least in (("--cases", cases, 2), ("--blocks", blocks, 1), ("--roi", roi or 1, 1),
                                ("--sw-batch-size", sw_batch_size, 1)):
         if value < least:
             raise ConfigError(f"{flag} must be at least {least} (got {value})")
-    if model_dir is not None and channels:  # else measured with the export's network, without a word
-        raise ConfigError("--channels sets the default U-Net's channels; with --model the export's network is used: "
-                          "drop one of the two")
+    # Else measured with the export's network and window, without a word (--roi was dropped so until
+    # the seventieth session).
+    for flag, what, given in (("--channels", "channels", channels), ("--roi", "window edge", roi)):
+        if model_dir is not None and given:
+            raise ConfigError(f"{flag} sets the default U-Net's {what}; with --model the export's network and "
+                              f"window are used: drop one of the two")
+    roi = roi or DEFAULT_ROI
     if len(size) != 3 or min(size) < 1:
         raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")
     if len(spacing) != 3 or not all(math.isfinite(mm) and mm > 0 for mm in spacing):  # nan: nibabel's traceback

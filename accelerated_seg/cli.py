@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--size", type=int, nargs=3, default=(192, 192, 160), help="scan size in voxels")
     b.add_argument("--spacing", type=float, nargs=3, default=(1.0, 1.0, 1.0),
                    help="scan voxel size in mm (other than 1 mm: prediction resamples in and out)")
-    b.add_argument("--roi", type=int, default=64, help="window edge of the default U-Net")
+    b.add_argument("--roi", type=int, help="window edge of the default U-Net (default 64; with --model: its patch)")
     b.add_argument("--channels", type=int, nargs="+",
                    help="channels of the default U-Net (default: the demo's 16 32 64 128; e.g. 4 8 for a network "
                         "that takes no longer than the host work, as on a GPU)")

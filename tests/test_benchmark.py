@@ -160,11 +160,10 @@ def test_the_prediction_benchmark_writes_one_file_per_channel_for_a_model_of_sev
 
 def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_first(tmp_path, capsys):
     out = tmp_path / "predict.json"
-    small = ["benchmark", "predict", "--cases", "2", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1",
-             "--device", "cpu"]
+    small = ["benchmark", "predict", "--cases", "2", "--size", "24", "24", "20", "--blocks", "1", "--device", "cpu"]
     from test_inference import export
 
-    tiny_net = ["--channels", "4", "8"]
+    tiny_net = ["--roi", "16", "--channels", "4", "8"]
     assert main([*small, *tiny_net, "--output", str(out)]) == 0
     record = json.loads(out.read_text())
     assert record["benchmark"] == f"predict_cpu_{os.cpu_count()}cpu" and record["same_outputs"] is True
@@ -175,10 +174,12 @@ def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_f
                         (["--spacing", "nan", "1", "1", *tiny_net],  # nibabel's traceback before
                          "--spacing takes three finite voxel sizes"),
                         (["--overlap", "1", *tiny_net], r"overlap must be in \[0, 1\), got 1.0"),
-                        (["--roi", "17", *tiny_net], "--roi 17 with --channels 4 8: .*divisible"),
+                        (["--roi", "17", "--channels", "4", "8"], "--roi 17 with --channels 4 8: .*divisible"),
                         (["--model", str(tmp_path / "none")], "none/config.json is missing"),
-                        (["--model", str(export(tmp_path / "model")), *tiny_net],  # once ignored with --model
-                         "--channels sets the default U-Net's channels; with --model the export's network is used")):
+                        (["--model", str(export(tmp_path / "model")), "--channels", "4", "8"],  # once ignored
+                         "--channels sets the default U-Net's channels; with --model the export's network and window"),
+                        (["--model", str(tmp_path / "model"), "--roi", "16"],  # ignored until the seventieth session
+                         "--roi sets the default U-Net's window edge; with --model the export's network and window")):
         capsys.readouterr()
         assert main([*small, *args, "--output", str(tmp_path / "no.json")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
