@@ -91,9 +91,9 @@ def test_a_size_based_profile_that_would_make_such_views_units_is_refused_before
 
     cfg = tiny_config(tmp_path / "run", **{"data.patch_size": "[64,64,64]"})
     spec = model_spec("unet3d_mlperf", 1, 3, (64,) * 3, {})
+    plugin = _plugin(auto_wrap_policy="size_based_wrap", min_num_params=100)
     accelerator = SimpleNamespace(distributed_type=DistributedType.FSDP, print=print, mixed_precision="no",
-                                  state=SimpleNamespace(fsdp_plugin=_plugin(auto_wrap_policy="size_based_wrap",
-                                                                            min_num_params=100)))
+                                  num_processes=1, state=SimpleNamespace(fsdp_plugin=plugin))
     with pytest.raises(ConfigError, match=r"(?s)InstanceNorm3d.*a view that a later op of the forward changes in "
                                           r"place.*largest with 640 parameters.*fsdp_min_num_params.*fsdp2_blocks"):
         model_for_strategy(cfg, spec, accelerator)
