@@ -224,3 +224,95 @@ def test_auto_normalization_follows_the_channels_the_dataset_declares(tiny_datas
     ct = dataclasses.replace(manifest, channels={0: "CT"})
     assert preprocess_settings(DataConfig(normalization="zscore"), ct).normalization == "zscore"  # as asked
     assert DataConfig().normalization == "auto"
+
+
+def _own_copy(tiny_dataset, tmp_path):
+    """The tiny dataset in a folder of the test's own, whose files it may change."""
+    import shutil
+
+    folder = tmp_path / "data"
+    shutil.copytree(os.path.dirname(tiny_dataset), folder)
+    return load_msd(folder / os.path.basename(tiny_dataset))
+
+
+def test_a_file_replaced_under_its_old_size_and_time_is_built_again(tiny_dataset, tmp_path):
+    """Size and modification time alone missed a file swapped in with both kept (files extracted from
+    a tar, then swapped by mv; touch -d; cp -p): training used the stale arrays (seventieth session)."""
+    import shutil
+
+    manifest = _own_copy(tiny_dataset, tmp_path)
+    cache = _cache(tmp_path / "cache", manifest, spacing=(2.0, 2.0, 2.0))
+    assert cache.build(manifest.training) == len(manifest.training)
+    label = manifest.training[0].label
+    before = label.stat()
+    shutil.copyfile(label, tmp_path / "other.nii.gz")  # the same size: here the same bytes, as a worst case
+    os.replace(tmp_path / "other.nii.gz", label)
+    os.utime(label, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old time, as tar and cp -p keep it
+    assert (label.stat().st_size, label.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert cache.build(manifest.training) == 1
+
+
+def test_a_rebuild_keeps_the_arrays_that_a_running_jobs_table_names(tiny_dataset, tmp_path):
+    """A rebuild wrote the new arrays over the old ones while another job trained from a table of the
+    old shapes and locations: an index error at step 39, or patches centred by other labels."""
+    manifest = _own_copy(tiny_dataset, tmp_path)
+    cache = _cache(tmp_path / "cache", manifest, spacing=(2.0, 2.0, 2.0))
+    cache.build(manifest.training)
+    running = cache.load_table(cache.write_table(manifest.training))
+    image = manifest.training[0].images[0]
+    os.utime(image, ns=(image.stat().st_atime_ns, image.stat().st_mtime_ns + 10**9))
+    assert cache.build(manifest.training) == 1
+    new = cache.load_table(cache.write_table(manifest.training))
+    assert new[0]["image"] != running[0]["image"]  # the new version under a name of its own
+    for row in running:  # what the running job reads is all still there, as its table describes it
+        assert np.load(row["label"], mmap_mode="r").shape == tuple(row["shape"])
+
+
+def test_a_relative_or_home_cache_dir_is_recorded_absolute(tiny_dataset, tmp_path, monkeypatch):
+    """The table records the arrays' paths: a relative data.cache_dir recorded paths that a run from
+    another folder could not open, and "~/x" made a folder named "~" beside the table's real one."""
+    manifest = load_msd(tiny_dataset)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    relative = _cache("relcache", manifest)
+    assert relative.dir.is_absolute() and relative.dir.is_relative_to(tmp_path / "relcache")
+    assert _cache("~/cache", manifest).dir.is_relative_to(tmp_path / "home" / "cache")
+
+
+def test_a_complete_cache_is_read_only_and_one_that_must_be_written_but_cannot_is_one_error(tiny_dataset, tmp_path,
+                                                                                            monkeypatch):
+    import accelerated_seg.data.cache as cache_module
+
+    manifest = load_msd(tiny_dataset)
+    cache = _cache(tmp_path, manifest, spacing=(2.0, 2.0, 2.0))
+    cache.build(manifest.training)
+
+    def denied(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(cache_module, "write_text_atomically", denied)
+    monkeypatch.setattr(cache_module, "replace_atomically", denied)
+    assert cache.build(manifest.training) == 0  # settings.json was rewritten every time: a PermissionError
+    other = _cache(tmp_path, manifest, spacing=(3.0, 3.0, 3.0))
+    other.dir.mkdir(parents=True)
+    with pytest.raises(DataError, match=r"data.cache_dir: .* cannot be written \(Permission denied\), and \d+ "
+                                        r"case\(s\) must be preprocessed there: give data.cache_dir a folder this "
+                                        r"user can write"):
+        other.build(manifest.training)
+
+
+def test_the_foreground_locations_kept_do_not_depend_on_the_files_times(tiny_dataset, tmp_path, monkeypatch):
+    """The subsample of a large class's voxels was drawn from the source fingerprint: a touch, a
+    checkout or a copy elsewhere changed the patches of the same seed on the same data."""
+    import accelerated_seg.data.cache as cache_module
+
+    monkeypatch.setattr(cache_module, "MAX_LOCATIONS_PER_CLASS", 5)
+    manifest = _own_copy(tiny_dataset, tmp_path)
+    cache = _cache(tmp_path / "cache", manifest, spacing=(2.0, 2.0, 2.0))
+    cache.build(manifest.training[:1])
+    first = cache.load_table(cache.write_table(manifest.training[:1]))[0]["class_locations"]
+    label = manifest.training[0].label
+    os.utime(label, ns=(label.stat().st_atime_ns, label.stat().st_mtime_ns + 10**9))
+    assert cache.build(manifest.training[:1]) == 1
+    again = cache.load_table(cache.write_table(manifest.training[:1]))[0]["class_locations"]
+    assert len(first[0]) == 5 and all(np.array_equal(a, b) for a, b in zip(first, again))

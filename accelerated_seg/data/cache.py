@@ -3,17 +3,18 @@
 Decoding a .nii.gz runs at ~130-290 MB/s per core and resampling costs more, so doing it every epoch
 (or every patch) starves the GPU. Each case is preprocessed once into
 
-    <cache_dir>/<dataset>-<hash>/<fingerprint>/<case id>.image.npy     float32 (C, X, Y, Z)
-                                           /<case id>.label.npy     uint8   (X, Y, Z)
-                                           /<case id>.json          geometry, class voxel counts, source fingerprint
-                                           /<case id>.locations.npz up to 10,000 voxel indices per class
+    <cache_dir>/<dataset>-<hash>/<fingerprint>/<case id>.<source>.image.npy     float32 (C, X, Y, Z)
+                                           /<case id>.<source>.label.npy     uint8   (X, Y, Z)
+                                           /<case id>.<source>.locations.npz up to 10,000 voxel indices per class
+                                           /<case id>.json    geometry, class voxel counts, source fingerprint
 
 and a case table (HF ``datasets``, Arrow, memory-mapped: id, paths, shapes, spacing, class
 locations, fingerprints) is written per case list. Patches are then sliced straight out of the
 memory-mapped arrays, so resident memory does not grow with the number of cases and a dataset
 larger than RAM still trains. A later run with the same inputs and settings reuses everything;
 different settings (or another number of classes, whose voxel counts and locations are kept per
-class) land in another folder; a changed input file is preprocessed again.
+class) land in another folder; a changed input file is preprocessed again, into arrays named by its
+new source fingerprint, so a job still training on the old ones (whose table names them) keeps them.
 
 Building is split by ``shard=(index, count)`` so N processes do the work once between them; nothing
 here knows about processes beyond that.
@@ -33,6 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from ..files import remove_stale_temporaries, replace_atomically, write_text_atomically
+from .errors import DataError
 from .manifest import Case
 from .preprocess import PreprocessSettings, case_dict, preprocess
 
@@ -46,12 +48,20 @@ def default_cache_dir() -> Path:
 
 
 def source_fingerprint(case: Case) -> str:
-    """Identifies the input files' content cheaply: path, size and modification time of each."""
+    """Identifies the input files' content cheaply, without reading them: for each, its path, size,
+    modification time, inode and status-change time.
+
+    Size and modification time alone missed files swapped or rewritten under the same size with the
+    old time kept (a dataset extracted from a tar, whose files all carry the archive's time, then two
+    label files swapped by ``mv``; ``touch -d``; ``cp -p``): training went on with the stale arrays
+    (seventieth session). A swap puts another inode at the path, and any write or rename sets the
+    status-change time, which no tool sets back. A ``chmod`` sets it too: that case is built again.
+    """
     parts = []
     for path in (*case.images, case.label):
         if path is not None:
             stat = Path(path).stat()
-            parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}")
+            parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}|{stat.st_ctime_ns}")
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 
 
@@ -71,18 +81,36 @@ class PreprocessedCache:
     def __init__(self, root: str | Path, source: str | Path, settings: PreprocessSettings, num_classes: int):
         self.settings = settings
         self.num_classes = num_classes
+        # Absolute: the case table records the arrays' paths, and a relative root (or a literal "~")
+        # recorded paths that another working directory could not find (seventieth session).
+        root = Path(root).expanduser().absolute()
         source = Path(source).resolve()
         dataset = f"{source.parent.name if source.is_file() else source.name}-" \
                   f"{hashlib.sha1(str(source).encode()).hexdigest()[:8]}"
         self.dir = Path(root) / dataset / hashlib.sha1(
             f"{settings.fingerprint()}|classes {num_classes}".encode()).hexdigest()[:16]
 
-    def paths(self, case_id: str) -> dict[str, Path]:
-        return {kind: self.dir / f"{case_id}.{kind}" for kind in ("image.npy", "label.npy", "json", "locations.npz")}
+    def paths(self, case_id: str, source: str | None = None) -> dict[str, Path]:
+        """The case's files: its ``json``, and the arrays of the source version ``source`` (the json's
+        when None). Each version's arrays have names of their own: a rebuild rewrote them in place
+        while another job trained on them, whose case table gave the old shapes and foreground
+        locations (an index error, or patches centred by another volume's labels; seventieth session)."""
+        meta = self.dir / f"{case_id}.json"
+        if source is None:
+            source = json.loads(meta.read_text())["source"] if meta.is_file() else ""
+        arrays = {kind: self.dir / f"{case_id}.{source}.{kind}" for kind in ("image.npy", "label.npy",
+                                                                              "locations.npz")}
+        return {**arrays, "json": meta}
 
     def is_current(self, case: Case) -> bool:
-        meta = self.paths(case.id)["json"]
-        return meta.is_file() and json.loads(meta.read_text()).get("source") == source_fingerprint(case)
+        """Built from the files as they are now, and every array there (one deleted by hand made every
+        later run fail in training)."""
+        meta = self.paths(case.id, "")["json"]
+        if not meta.is_file():
+            return False
+        source = json.loads(meta.read_text()).get("source")
+        return source == source_fingerprint(case) and all(
+            path.is_file() for kind, path in self.paths(case.id, source).items() if kind != "json")
 
     def build(self, cases: Sequence[Case], shard: tuple[int, int] = (0, 1), workers: int = 1) -> int:
         """Preprocess this shard's cases that are missing or stale; returns how many were built.
@@ -93,12 +121,24 @@ class PreprocessedCache:
             workers: processes to spread this shard over (decoding and resampling are CPU bound).
         """
         index, count = shard
-        self.dir.mkdir(parents=True, exist_ok=True)
-        if index == 0:  # one sweeper is enough; what a killed build left would otherwise stay forever
-            for folder in (self.dir, self.dir / "tables"):
-                remove_stale_temporaries(folder)
-        write_text_atomically(self.dir / "settings.json", json.dumps(self.settings.to_dict(), indent=1))
         todo = [case for case in list(cases)[index::count] if not self.is_current(case)]
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            if index == 0:  # one sweeper is enough; what a killed build left would otherwise stay forever
+                for folder in (self.dir, self.dir / "tables"):
+                    remove_stale_temporaries(folder)
+            settings = json.dumps(self.settings.to_dict(), indent=1)
+            written = self.dir / "settings.json"
+            if not written.is_file() or written.read_text() != settings:  # a read-only cache, complete, is used
+                write_text_atomically(written, settings)
+            self._build_cases(todo, workers)
+        except PermissionError as error:
+            raise DataError(f"data.cache_dir: {error.filename} cannot be written ({error.strerror}), and "
+                            f"{len(todo)} case(s) must be preprocessed there: give data.cache_dir a folder this user "
+                            f"can write (a complete cache may be read-only)") from None
+        return len(todo)
+
+    def _build_cases(self, todo: list[Case], workers: int) -> None:
         if workers > 1 and len(todo) > 1:
             # Threads, as MONAI's CacheDataset uses: gzip decoding (zlib) and torch's resampling release
             # the GIL. Processes would cost seconds of imports each (measured: 12.5 s vs 4.7 s cold for
@@ -108,16 +148,18 @@ class PreprocessedCache:
         else:
             for case in todo:
                 self._build_case(case)
-        return len(todo)
 
     def _build_case(self, case: Case) -> None:
         self._write_case(case, preprocess(("image", "label"), self.settings)(case_dict(case)))
 
     def _write_case(self, case: Case, data: dict) -> None:
-        paths = self.paths(case.id)
+        source = source_fingerprint(case)
+        paths = self.paths(case.id, source)
         image = data["image"].numpy().astype(np.float32, copy=False)
         label = data["label"].numpy()[0].astype(np.uint8)
-        rng = np.random.default_rng(int(source_fingerprint(case), 16) % 2**32)
+        # Seeded by the case alone: from the source fingerprint, a touch, a checkout or a copy to
+        # node-local scratch drew other foreground locations from the same labels (seventieth session).
+        rng = np.random.default_rng(int(hashlib.sha1(case.id.encode()).hexdigest()[:8], 16))
         locations, voxels = {}, []
         for c in range(1, self.num_classes):
             where = np.flatnonzero(label == c)
@@ -130,7 +172,7 @@ class PreprocessedCache:
         _atomic(paths["locations.npz"], lambda f: np.savez(f, **locations))
         meta = {"id": case.id, "shape": list(label.shape), "channels": image.shape[0],
                 "spacing": [float(s) for s in data["image"].pixdim[:3]], "class_voxels": voxels,
-                "source": source_fingerprint(case)}
+                "source": source}
         # Written last: its presence with the right source fingerprint marks the case complete.
         _atomic(paths["json"], lambda f: f.write(json.dumps(meta).encode()))
 
@@ -146,7 +188,7 @@ class PreprocessedCache:
         rows = {"id": [], "image": [], "label": [], "shape": [], "spacing": [], "class_voxels": [],
                 "class_locations": [], "source": []}
         for case, meta in zip(cases, metas):
-            paths = self.paths(case.id)
+            paths = self.paths(case.id, meta["source"])
             with np.load(paths["locations.npz"]) as npz:
                 locations = [npz[f"class_{c}"] for c in range(1, self.num_classes)]
             for name, value in (("id", case.id), ("image", str(paths["image.npy"])),

@@ -110,7 +110,8 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
 
 
 def cache_root(cfg: DataConfig) -> Path:
-    return Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
+    """``data.cache_dir`` as an absolute path, ``~`` expanded (the default: ``~/.cache/accelerated_seg``)."""
+    return (Path(cfg.cache_dir).expanduser() if cfg.cache_dir else default_cache_dir()).absolute()
 
 
 def _synthetic_is_current(path: Path, cfg: DataConfig) -> bool:
