@@ -329,6 +329,10 @@ def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volum
     if volumes_in(image.shape) != volumes:
         report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes)}")
         return None
+    if 0 in image.shape[:3]:  # passed as "only background" and then failed inside MONAI's Orientationd
+        report.errors.append(f"{context}: {path}: shape {tuple(image.shape)} has an axis of length 0: it holds no "
+                             "voxel; re-export the volume from its source")
+        return None
     if (error := header_error(path, image)) is not None:  # no values to check, or no grid to compare on
         report.errors.append(f"{context}: {error}")
         return None
