@@ -3,7 +3,8 @@
 ``collect_cases`` turns files, folders and glob patterns into cases, grouping nnU-Net's channel files
 (``<case>_0000.nii.gz``, ``<case>_0001.nii.gz``, ...). ``output_paths`` says where each case's label map
 goes, and ``check_outputs`` refuses, before anything is segmented, every output that would overwrite an
-input, a file predict did not write, or another output. Nothing here reads voxels or knows the network.
+input, a file predict did not write (or has changed since), or another output. Nothing here knows the
+network; voxels are read only to tell whether an existing label map is still as predict wrote it.
 """
 
 from __future__ import annotations
