@@ -95,17 +95,21 @@ class PreprocessedCache:
         when None). Each version's arrays have names of their own: a rebuild rewrote them in place
         while another job trained on them, whose case table gave the old shapes and foreground
         locations (an index error, or patches centred by another volume's labels; seventieth session)."""
-        meta = self.dir / f"{case_id}.json"
+        meta = self._meta_path(case_id)
         if source is None:
             source = json.loads(meta.read_text())["source"] if meta.is_file() else ""
         arrays = {kind: self.dir / f"{case_id}.{source}.{kind}" for kind in ("image.npy", "label.npy",
                                                                               "locations.npz")}
         return {**arrays, "json": meta}
 
+    def _meta_path(self, case_id: str) -> Path:
+        """The case's json: written last, it names the source version its arrays are."""
+        return self.dir / f"{case_id}.json"
+
     def is_current(self, case: Case) -> bool:
         """Built from the files as they are now, and every array there (one deleted by hand made every
         later run fail in training)."""
-        meta = self.paths(case.id, "")["json"]
+        meta = self._meta_path(case.id)
         if not meta.is_file():
             return False
         source = json.loads(meta.read_text()).get("source")
