@@ -167,7 +167,7 @@ class TrainConfig:
     progress_bar: bool = True
     sw_batch_size: int = 4  # sliding-window batch during validation
     # Validation's sliding-window overlap: MONAI's default, under a third of the windows of predict's
-    # --overlap 0.5, so validation scores somewhat below predict (docs/inference.md "Metrics").
+    # --overlap 0.5, so validation's Dice differs somewhat from predict's (docs/inference.md "Metrics").
     sw_overlap: float = 0.25
     # Validation also computes HD95 and surface Dice (as `accelerated-seg evaluate` does; the distance
     # transforms cost more than Dice), with this surface-Dice tolerance in mm.
