@@ -342,9 +342,14 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
 
 def preprocessing_differences(saved: dict, here: dict, saved_where: str) -> list[str]:
     """Each preprocessing setting (``PreprocessSettings.to_dict``) that differs, as "key: saved's
-    value <saved_where>, here's value here"; tuples compare equal to the lists JSON gives back."""
+    value <saved_where>, here's value here"; tuples compare equal to the lists JSON gives back. The CT
+    window is compared only where a side clips with it: until the seventy-first session a zscore run
+    recorded its data.ct_window, which had done nothing."""
     here = json.loads(json.dumps(here))
-    return [f"{key}: {saved.get(key)} {saved_where}, {here.get(key)} here" for key in sorted({*saved, *here})
+    keys = sorted({*saved, *here})
+    if "ct" not in (saved.get("normalization", "zscore"), here.get("normalization", "zscore")):
+        keys = [key for key in keys if key != "ct_window"]
+    return [f"{key}: {saved.get(key)} {saved_where}, {here.get(key)} here" for key in keys
             if saved.get(key) != here.get(key)]
 
 

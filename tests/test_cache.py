@@ -206,6 +206,27 @@ def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):
                     ("ct", None): False, ("ct", True): True, ("ct", False): False}
 
 
+def test_the_ct_window_keys_the_cache_and_the_resume_check_only_where_it_clips(tiny_dataset, tmp_path):
+    """A data.ct_window left in a config that z-scores (or whose ``auto`` resolved to zscore) did
+    nothing but rebuild the whole cache under another key (seventy-first session)."""
+    from accelerated_seg.checkpoint import preprocessing_differences
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    manifest = load_msd(tiny_dataset)
+    default, windowed = (preprocess_settings(DataConfig(normalization="zscore", ct_window=window), manifest)
+                         for window in ((-1000.0, 1000.0), (-100.0, 300.0)))
+    assert windowed == default and windowed.fingerprint() == default.fingerprint()
+    ct = preprocess_settings(DataConfig(normalization="ct", ct_window=(-100.0, 300.0)), manifest)
+    assert ct.ct_window == (-100.0, 300.0)
+    assert ct.fingerprint() != preprocess_settings(DataConfig(normalization="ct"), manifest).fingerprint()
+    # A zscore record from before, which kept the window it was given, still resumes under zscore.
+    older = {**default.to_dict(), "ct_window": [-100.0, 300.0]}
+    assert preprocessing_differences(older, default.to_dict(), "saved") == []
+    assert preprocessing_differences({**ct.to_dict(), "ct_window": [-1000.0, 1000.0]}, ct.to_dict(), "saved") == [
+        "ct_window: [-1000.0, 1000.0] saved, [-100.0, 300.0] here"]
+
+
 def test_auto_normalization_follows_the_channels_the_dataset_declares(tiny_dataset):
     """A Decathlon CT task ("modality": {"0": "CT"}) was z-scored and cropped to the voxels above 0 HU
     unless data.normalization: ct was given (sixty-seventh session); nnU-Net reads the same field."""

@@ -22,6 +22,7 @@ from .checks import check_manifest
 from .errors import DataError
 from .manifest import Manifest, dataset_source, load_cases
 from .preprocess import PreprocessSettings, median_spacing
+from .preprocess_settings import DEFAULT_CT_WINDOW
 from .synthetic import write_synthetic_dataset
 
 
@@ -60,7 +61,10 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
     label_map = tuple(sorted(manifest.label_map.items())) if manifest.label_map else None
     normalization = resolved_normalization(cfg.normalization, manifest)
     crop = cfg.crop_foreground if cfg.crop_foreground is not None else normalization != "ct"
-    return PreprocessSettings(spacing=tuple(spacing), normalization=normalization, ct_window=cfg.ct_window,
+    # The window means nothing to zscore: kept at its default there, so that a data.ct_window left in a
+    # config (or set for an `auto` that resolved to zscore) neither rebuilds the cache nor refuses a resume.
+    window = cfg.ct_window if normalization == "ct" else DEFAULT_CT_WINDOW
+    return PreprocessSettings(spacing=tuple(spacing), normalization=normalization, ct_window=window,
                               crop_foreground=crop, label_map=label_map,
                               binarize=manifest.binarized)
 

@@ -12,6 +12,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+# HU clipped to by ``ct`` normalization unless data.ct_window says otherwise: air to dense bone.
+DEFAULT_CT_WINDOW = (-1000.0, 1000.0)
+
 
 @dataclass(frozen=True)
 class PreprocessSettings:
@@ -30,7 +33,7 @@ class PreprocessSettings:
 
     spacing: tuple[float, float, float] | None = None
     normalization: str = "zscore"
-    ct_window: tuple[float, float] = (-1000.0, 1000.0)
+    ct_window: tuple[float, float] = DEFAULT_CT_WINDOW
     crop_foreground: bool = True
     label_map: tuple[tuple[int, int], ...] | None = field(default=None)
     binarize: bool = False
@@ -48,7 +51,7 @@ class PreprocessSettings:
     def from_dict(cls, d: dict) -> "PreprocessSettings":
         return cls(spacing=tuple(d["spacing"]) if d.get("spacing") else None,
                    normalization=d.get("normalization", "zscore"),
-                   ct_window=tuple(d.get("ct_window", (-1000.0, 1000.0))),
+                   ct_window=tuple(d.get("ct_window", DEFAULT_CT_WINDOW)),
                    crop_foreground=d.get("crop_foreground", True),
                    label_map=tuple(tuple(p) for p in d["label_map"]) if d.get("label_map") else None,
                    binarize=d.get("binarize", False))
