@@ -289,6 +289,27 @@ def test_the_slurm_node_task_stops_every_rank_on_sigusr1_and_its_rerun_resumes(t
     assert f"at step {stopped_at}" in rerun.stdout and (out / "model" / "model.safetensors").is_file()
 
 
+@pytest.mark.distributed
+def test_a_node_that_never_joins_fails_the_others_after_the_rendezvous_timeout(tiny_dataset, tmp_path):
+    """Node 0 of 2 alone: it waited torch's 900 s for node 1 while its GPUs idled, whatever the user
+    wanted (accelerate's config files cannot set the timeout). RENDEZVOUS_TIMEOUT shortens it."""
+    from test_distributed import _free_port
+
+    out = tmp_path / "run"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+           "SLURM_NNODES": "2", "SLURM_NODEID": "0", "GPUS_PER_NODE": "1", "MAIN_IP": "127.0.0.1",
+           "MAIN_PORT": str(_free_port()), "EXPERIMENT": "configs/demo.yaml", "OUT": str(out), "RESUME": "",
+           "RENDEZVOUS_TIMEOUT": "5"}
+    started = time.monotonic()
+    done = run_bounded(["bash", "examples/slurm/node_task.sh", *tiny_overrides(tiny_dataset, out)], cwd=ROOT,
+                       env=env, timeout=120)
+    assert done.returncode != 0 and time.monotonic() - started < 90
+    assert "1/2 clients joined" in done.stdout + done.stderr, done.stderr[-3000:]
+    assert not out.exists()  # no training started
+
+
 @pytest.mark.parametrize("arguments, folder, overrides", [
     (["exp.yaml"], "output/slurm_77", []),
     (["exp.yaml", "runs/a"], "runs/a", []),

@@ -16,11 +16,16 @@
 # launcher does, so once asked to stop this shell passes the signal on every few seconds until the
 # launcher exits: one sent before the ranks listened was lost, and the time limit then killed the
 # job unsaved (sixty-ninth session). A rank signalled twice stops once.
+#
+# RENDEZVOUS_TIMEOUT (seconds, default torch's 900): how long the nodes wait for each other to join
+# before each fails with "DistStoreError: ... 1/2 clients joined". A node that never starts held the
+# others' GPUs idle for those 15 minutes; accelerate's config files cannot set it, its --rdzv_conf can.
 set -uo pipefail
 trap '' USR1
 accelerate launch --config_file configs/accelerate/multi_node.yaml \
   --num_machines "$SLURM_NNODES" --num_processes $((SLURM_NNODES * GPUS_PER_NODE)) \
   --machine_rank "$SLURM_NODEID" --main_process_ip "$MAIN_IP" --main_process_port "${MAIN_PORT:-29500}" \
+  --rdzv_conf "timeout=${RENDEZVOUS_TIMEOUT:-900}" \
   examples/train.py --config "$EXPERIMENT" --train.output_dir="$OUT" ${RESUME:-} "$@" &
 LAUNCHER=$!
 STOPPING=""
