@@ -37,9 +37,9 @@ from tqdm.auto import tqdm
 from . import __version__
 from .accelerate_workarounds import load_fsdp1_optimizer_state, skip_first_batches_as_prepared
 from .checkpoint import (PreemptionSignals, check_initial_network, check_resume_layout, check_resume_model_settings,
-                         check_resume_network, check_resume_preprocessing, complete_checkpoints, expect_shared_tensors,
-                         export_model, initial_weights_preparation_note, save_training_state, set_aside_later_course,
-                         shared_tensor_names)
+                         check_resume_network, check_resume_preprocessing, check_resume_split, complete_checkpoints,
+                         expect_shared_tensors, export_model, initial_weights_preparation_note, save_training_state,
+                         set_aside_later_course, shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
@@ -123,6 +123,7 @@ class Loop:
     config_yaml: str = ""  # saved into every checkpoint
     preprocessing: dict | None = None  # train's resolved preprocessing, saved into every checkpoint
     export_description: dict | None = None  # train's export config.json less its step, saved into every checkpoint
+    split: dict | None = None  # train's training and validation case ids, saved into every checkpoint
     progress: Progress = field(default_factory=Progress)
     # Called at validation steps with the step's mean training loss (validate, record, export best).
     on_validation: Callable[[float], None] | None = None
@@ -391,7 +392,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                     model.train()
                 if settings.save_every and progress.step % settings.save_every == 0:
                     save_training_state(accelerator, loop.checkpoints_dir, progress.step, settings.keep_last,
-                                        loop.config_yaml, loop.preprocessing, loop.export_description)
+                                        loop.config_yaml, loop.preprocessing, loop.export_description, loop.split)
                     loop.last_saved = progress.step
             if progress.step >= settings.max_steps or preempted:
                 break
@@ -637,6 +638,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
         check_resume_preprocessing(resume_from, settings.to_dict(), out)
+        if warning := check_resume_split(resume_from, manifest.split_record(), out):
+            accelerator.print(warning)
     if warning := unused_folds_warning(manifest.split):
         accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
@@ -686,7 +689,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                              save_every=t.save_every, keep_last=t.keep_last, max_grad_norm=cfg.optim.max_grad_norm,
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg),
-                preprocessing=settings.to_dict())
+                preprocessing=settings.to_dict(), split=manifest.split_record())
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
     loop.export_description = {"model": spec.to_dict(), **run.export_meta}
@@ -835,7 +838,8 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     accelerator, progress, out = run.loop.accelerator, run.loop.progress, run.out
     if run.loop.last_saved != progress.step:
         save_training_state(accelerator, run.loop.checkpoints_dir, progress.step, run.cfg.train.keep_last,
-                            run.loop.config_yaml, run.loop.preprocessing, run.loop.export_description)
+                            run.loop.config_yaml, run.loop.preprocessing, run.loop.export_description,
+                            run.loop.split)
     if preempted:  # the scheduler's grace period is short: the training state is what matters, no export
         accelerator.print(
             f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "
@@ -1004,8 +1008,7 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
     info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),
             "batch": {"per_device": plan.per_device, "num_processes": plan.num_processes,
                       "accum_steps": plan.accum_steps, "global": plan.global_batch, "lr": plan.lr},
-            "split": {"how": manifest.split, "training": [c.id for c in manifest.training],
-                      "validation": [c.id for c in manifest.validation]},
+            "split": manifest.split_record(),
             "accelerated_seg_version": __version__, "torch_version": torch.__version__}
     # The marker first: what the run writes after it is the run's, never another program's (run_folder).
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))

@@ -956,6 +956,50 @@ def test_resume_from_a_checkpoint_with_a_file_cut_short_is_refused_naming_it(tin
     assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume=str(earlier)))["step"] == 3
 
 
+def test_resume_under_another_split_is_refused_before_the_preprocessing(tmp_path):
+    """A resume with another data.fold went on (seventy-first session's probe): fold 1's weights were
+    validated on cases they had trained on, the held-out Dice rose 0.758 -> 0.815, and one metrics
+    curve and best_model mixed two validation sets. The checkpoint records its split now."""
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+
+    dataset = write_synthetic_dataset(tmp_path / "data", num_cases=6, num_validation=0, seed=0,
+                                      size_mm=(40.0, 40.0, 32.0), spacing_mm=2.0)
+    out = tmp_path / "run"
+
+    def config(fold, **extra):
+        return load_config(None, tiny_overrides(dataset, out, data__num_folds=3, data__fold=fold, **extra))
+
+    train(config(0, train__max_steps=2))
+    saved = json.loads((out / "checkpoints" / "step_2" / "split.json").read_text())
+    assert saved["how"].startswith("fold 0 of 3") and len(saved["training"]) == 4 and len(saved["validation"]) == 2
+    run_info = (out / "run_info.json").read_text()
+    with pytest.raises(ConfigError, match=r"cannot resume from .*step_2: it was validated on other cases than this "
+                                          r"run would be \(fold 0 of 3.* there, fold 1 of 3.* here: 2 validation "
+                                          r"case\(s\) of this run that its weights trained on \(case_\d+, case_\d+\); "
+                                          r"2 case\(s\) it validated on that this run does not "
+                                          r".*data.fold.*config.yaml"):
+        train(config(1, train__max_steps=3, train__resume="latest"))
+    assert (out / "run_info.json").read_text() == run_info and not (out / "checkpoints" / "step_3").exists()
+    assert train(config(0, train__max_steps=3, train__resume="latest"))["step"] == 3  # the same split resumes
+
+
+def test_the_split_of_a_checkpoint_from_before_split_json_is_read_from_its_run_folder(tmp_path):
+    from accelerated_seg.checkpoint import check_resume_split
+
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
+    checkpoint.mkdir(parents=True)
+    assert check_resume_split(checkpoint, {"training": ["a"], "validation": ["b"]}, tmp_path / "run") is None
+    (tmp_path / "run" / "run_info.json").write_text(json.dumps(
+        {"split": {"how": "fraction 0.2 (seed 0)", "training": ["a", "b"], "validation": ["c"]}}))
+    with pytest.raises(ConfigError, match=r"1 validation case\(s\) of this run that its weights trained on \(b\); "
+                                          r"1 case\(s\) it validated on that this run does not \(c\)"):
+        check_resume_split(checkpoint, {"how": "fraction 0.2 (seed 1)", "training": ["a", "c"], "validation": ["b"]},
+                           tmp_path / "run")
+    # The same held-out cases, more to train on: a warning, as for any other changed setting.
+    warning = check_resume_split(checkpoint, {"training": ["a", "b", "d"], "validation": ["c"]}, tmp_path / "run")
+    assert warning.startswith("WARNING: resuming") and "1 added (d)" in warning and "left out" not in warning
+
+
 def test_text_file_sizes_are_checked_only_where_the_checkpoint_recorded_them(tmp_path):
     from accelerated_seg.checkpoint_files import check_checkpoint_files
 

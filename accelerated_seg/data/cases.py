@@ -75,6 +75,11 @@ class Manifest:
                 f"{len(self.labels)} classes; give one raw value per class, or set binarized=True"
             )
 
+    def split_record(self) -> dict:
+        """How the cases were split and which went where, by id: what a run and its checkpoints record."""
+        return {"how": self.split, "training": [case.id for case in self.training],
+                "validation": [case.id for case in self.validation]}
+
     def files(self) -> list[Path]:
         """Every image and label file of the training and validation cases."""
         return [path for case in self.training + self.validation for path in (*case.images, case.label)
