@@ -247,7 +247,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             raise ConfigError(f"{path}: {error}") from None
     file_network = _network_of(raw)
     overridden = set()
-    for item in _joined_overrides(overrides or []):
+    for item in joined_overrides(overrides or []):
         key, value = _split_override(item)
         # An empty value of a path is the empty path, not YAML's null: `--train.output_dir=` (an unset
         # "$OUT") read "must be str, got None" rather than check_values' empty-path error
@@ -442,7 +442,7 @@ def settings_changed(saved_config: Path, config_yaml: str) -> dict[str, tuple]:
             if before.get(key) != after.get(key) and key not in _RESUME_SETTINGS}
 
 
-def _joined_overrides(items: list[str]) -> list[str]:
+def joined_overrides(items: list[str]) -> list[str]:
     """``--section.key value``, as argparse users write options, joined into ``--section.key=value``."""
     joined, index = [], 0
     while index < len(items):

@@ -10,20 +10,25 @@ best model (``fold<k>/best_model``). The ensemble then segments cases that no fo
 fold's model at once, the mean of their probabilities (the same as ``accelerated-seg predict --model
 fold0/best_model --model fold1/best_model ...``), and ``evaluate`` scores it and each fold alone
 against the reference labels. Further ``--section.key=value`` arguments override the experiment
-config for every fold, as for ``examples/train.py``.
+config for every fold, as for ``examples/train.py``; ``--train.resume=latest`` continues an interrupted
+run: each fold with a checkpoint resumes from it (a finished one trains nothing), the others start.
+Without validation (``--train.val_every=0``) each fold's final model joins the ensemble.
 """
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from accelerate import PartialState
 from accelerate.utils import parse_flag_from_env
 
+from accelerated_seg.model_folders import complete_checkpoints
 from accelerated_seg.cli import end_process, exit_on_user_error
-from accelerated_seg.config import load_config
+from accelerated_seg.config import ConfigError, joined_overrides, load_config
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.evaluate import evaluate_folders
+from accelerated_seg.files import write_text_atomically
 from accelerated_seg.inference import predict_cases
 from accelerated_seg.train import train
 
@@ -38,26 +43,46 @@ def main(argv=None):
     parser.add_argument("--cases", type=int, default=20, help="phantoms to cross-validate on")
     parser.add_argument("--test-cases", type=int, default=4, help="phantoms no fold sees, for the ensemble")
     args, overrides = parser.parse_known_args(argv)
-    out = Path(args.out)
+    out, overrides = Path(args.out), joined_overrides(overrides)
+    if any(re.match(r"--train\.output_dir\b", o) for o in overrides):  # every fold would share one folder
+        raise ConfigError("--train.output_dir: each fold trains in a folder of its own under --out "
+                          "(<out>/fold<k>); give --out instead")
+    resume = [o for o in overrides if re.match(r"--train\.resume\b", o)]
+    if any(o not in ("--train.resume=latest", "--train.resume=null") for o in resume):
+        raise ConfigError(f"{resume[0]}: each fold resumes from a checkpoint of its own; give --train.resume=latest")
+    overrides = [o for o in overrides if o not in resume]
 
     # The main process writes the phantoms while the others wait (PartialState reads the launch; on
     # CPU processes ACCELERATE_USE_CPU must be passed on, as the Accelerator would read it).
     state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))
     if state.is_main_process:
         # No validation list in the training set's dataset.json: a listed split would win over the folds.
-        write_synthetic_dataset(out / "data", num_cases=args.cases, num_validation=0, seed=0)
-        write_synthetic_dataset(out / "test", num_cases=args.test_cases, num_validation=0, seed=1)
+        # Written once: rewritten files are new sources to the preprocessing cache, built again each run.
+        for folder, cases, seed in ((out / "data", args.cases, 0), (out / "test", args.test_cases, 1)):
+            if _phantom_cases(folder) != cases:
+                write_synthetic_dataset(folder, num_cases=cases, num_validation=0, seed=seed)
     state.wait_for_everyone()
 
     models = []
     for fold in range(args.folds):
+        fold_dir = out / f"fold{fold}"
+        # A resume asked for applies to the folds that have a checkpoint; the others start.
+        fold_resume = resume if complete_checkpoints(fold_dir / "checkpoints") else []
         cfg = load_config(args.config, [f"--data.dataset={out / 'data' / 'dataset.json'}",
                                         f"--data.num_folds={args.folds}", f"--data.fold={fold}",
-                                        f"--train.output_dir={out / f'fold{fold}'}", *overrides])
+                                        f"--train.output_dir={fold_dir}", *overrides, *fold_resume])
         summary = train(cfg)  # the whole fold, on every process of the launch
-        state.print(f"fold {fold}: best validation mean Dice {summary['best_dice']:.4f} at step "
-                    f"{summary['best_step']}")
-        models.append(out / f"fold{fold}" / "best_model")
+        if summary["preempted"]:  # SIGTERM/SIGUSR1: the state is saved, the job is ending
+            state.print(f"fold {fold} stopped with its state saved; run the same command with "
+                        f"--train.resume=latest to continue from there")
+            return {}
+        if cfg.train.val_every:
+            state.print(f"fold {fold}: best validation mean Dice {summary['best_dice']:.4f} at step "
+                        f"{summary['best_step']}")
+            models.append(fold_dir / "best_model")
+        else:  # no validation, no best model: the final one
+            state.print(f"fold {fold}: trained {summary['step']} steps without validation; its final model joins")
+            models.append(fold_dir / "model")
 
     results = {}
     if state.is_main_process:  # prediction of a few cases: one process is enough
@@ -70,9 +95,17 @@ def main(argv=None):
                                       output_dir=out / "evaluation" / name)
             results[name] = scores["overall"]["dice"]["mean"]
             print(f"{name}: mean Dice {results[name]:.4f} on {scores['num_cases']} held-out case(s)")
-        (out / "evaluation" / "dice.json").write_text(json.dumps(results, indent=1))
+        write_text_atomically(out / "evaluation" / "dice.json", json.dumps(results, indent=1))
     state.wait_for_everyone()
     return results
+
+
+def _phantom_cases(folder: Path) -> int | None:
+    """How many cases the phantom dataset in ``folder`` holds; None where there is none."""
+    try:
+        return len(json.loads((folder / "dataset.json").read_text())["training"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -44,6 +45,35 @@ def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble
     assert held_out[0] and held_out[1] and not set(held_out[0]) & set(held_out[1])  # each fold its own share
     assert sorted(held_out[0] + held_out[1]) == [f"case_{i:03d}" for i in range(6)]
     assert len(list((tmp_path / "predictions" / "ensemble").glob("*.nii.gz"))) == 2
+
+
+def test_kfold_example_continues_an_interrupted_run_and_ensembles_without_validation(tmp_path):
+    """Seventy-first session's probe: --train.resume=latest (what an interrupted fold says to run) failed
+    at the first fold without a checkpoint; without validation the example printed "best validation
+    mean Dice -1.0000 at step -1" and died on a best_model no fold had written; each run rewrote the
+    phantoms, so the preprocessing cache was built again."""
+    example = _example("kfold_ensemble")
+    tiny = [a for a in _tiny_kfold(tmp_path) if not a.startswith("--train.val_every")] + ["--train.val_every=0"]
+    assert sorted(example.main(tiny)) == ["ensemble", "fold0", "fold1"]
+    assert (tmp_path / "predictions" / "ensemble").is_dir() and not (tmp_path / "fold0" / "best_model").exists()
+    phantoms = (tmp_path / "data" / "dataset.json").stat().st_mtime_ns
+    shutil.rmtree(tmp_path / "fold1")  # as if stopped before fold 1 began
+    more = [a.replace("--train.max_steps=2", "--train.max_steps=3") for a in tiny]
+    assert sorted(example.main([*more, "--train.resume=latest"])) == ["ensemble", "fold0", "fold1"]
+    steps = [json.loads((tmp_path / f"fold{k}" / "summary.json").read_text())["step"] for k in range(2)]
+    assert steps == [3, 3] and (tmp_path / "data" / "dataset.json").stat().st_mtime_ns == phantoms
+
+
+@pytest.mark.parametrize("override, refusal", [
+    ("--train.output_dir=elsewhere", "each fold trains in a folder of its own under --out"),
+    ("--train.resume=fold0/checkpoints/step_2", "each fold resumes from a checkpoint of its own"),
+])
+def test_kfold_example_refuses_settings_that_every_fold_cannot_share(tmp_path, override, refusal):
+    from accelerated_seg.config import ConfigError
+
+    with pytest.raises(ConfigError, match=refusal):
+        _example("kfold_ensemble").main([*_tiny_kfold(tmp_path), override])
+    assert not list(tmp_path.iterdir())  # refused before the phantoms were written
 
 
 def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
