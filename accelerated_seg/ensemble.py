@@ -70,11 +70,17 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
     first = loaded[0][1]
     for folder, (_, config) in zip(folders[1:], loaded[1:]):
         if differences := _differences(first, config):
+            # The hint where it applies: it followed other differences (channels, classes) too.
+            spacing = (" (k-fold runs whose data.spacing is unset take each fold's median spacing: set data.spacing)"
+                       if _spacing(first) != _spacing(config) else "")
             raise ConfigError(
                 f"{folder} cannot join {folders[0]} in an ensemble: {'; '.join(differences)}. Members share one "
-                f"preprocessing and sliding window, so they must be trained on the same settings (k-fold runs "
-                f"whose data.spacing is unset take each fold's median spacing: set data.spacing)")
+                f"preprocessing and sliding window, so they must be trained on the same settings{spacing}")
     return ModelEnsemble([model for model, _ in loaded]).eval(), {**first, "ensemble": [str(f) for f in folders]}
+
+
+def _spacing(config: dict):
+    return (config.get("preprocessing") or {}).get("spacing", config.get("spacing"))
 
 
 def _differences(first: dict, other: dict) -> list[str]:

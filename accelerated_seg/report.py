@@ -45,14 +45,19 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
             ax.imshow(np.ma.masked_equal(data[:, :, z].T, 0), cmap="autumn", alpha=0.6, origin="lower",
                       vmin=0, vmax=max(1, int(label.max())))
         ax.set_title(title), ax.axis("off")
-    plot_curves(axes[3], metrics)
+    plot_curves(axes[3], metrics, loss=cfg.train.loss)
     fig.tight_layout()
     replace_atomically(path, lambda temporary: fig.savefig(temporary, dpi=90, format="png"))  # a kill keeps the old one
     plt.close(fig)
     return path
 
 
-def plot_curves(ax, metrics: dict) -> None:
+# The legend's name of each train.loss (the curve said DiceCE whatever the run had trained with).
+LOSS_NAMES = {"dice_ce": "DiceCE", "dice_focal": "DiceFocal", "dice": "Dice", "generalized_dice": "generalized Dice",
+              "tversky": "Tversky"}
+
+
+def plot_curves(ax, metrics: dict, loss: str = "dice_ce") -> None:
     """The training loss and the validation mean Dice against the optimizer step (metrics.json).
 
     A short run logs the loss once (train.log_every above train.max_steps), and a line through one
@@ -60,7 +65,7 @@ def plot_curves(ax, metrics: dict) -> None:
     rather than listing a curve that is not there.
     """
     steps, losses = zip(*metrics["loss"]) if metrics["loss"] else ((), ())
-    ax.plot(steps, losses, ".-" if len(steps) < 20 else "-", label="training loss (DiceCE)")
+    ax.plot(steps, losses, ".-" if len(steps) < 20 else "-", label=f"training loss ({LOSS_NAMES.get(loss, loss)})")
     val = metrics["validation"]
     if val:
         ax.plot([v["step"] for v in val], [v["mean_dice"] for v in val], "o-", label="validation mean Dice")

@@ -936,8 +936,9 @@ def test_models_that_cannot_share_one_preprocessing_and_window_are_refused_as_an
     with pytest.raises(ConfigError, match=r"spacing cannot join .*a in an ensemble: preprocessing .*; spacing "
                                           r"\[2.5, 2.5, 2.5\] against \[2.0, 2.0, 2.0\].*set data.spacing"):
         predict_cases([a, other_spacing], case, tmp_path / "out")
-    with pytest.raises(ConfigError, match=r"patch_size \[16, 16, 16\] against \[24, 24, 24\]"):
+    with pytest.raises(ConfigError, match=r"patch_size \[16, 16, 16\] against \[24, 24, 24\]") as refused:
         predict_cases([a, other_patch], case, tmp_path / "out")
+    assert "data.spacing" not in str(refused.value)  # the spacing hint followed every difference before
     with pytest.raises(ConfigError, match="lists the model .* twice"):
         predict_cases([a, tmp_path / "." / "a"], case, tmp_path / "out")
     with pytest.raises(ConfigError, match="no model given"):

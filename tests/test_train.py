@@ -484,6 +484,9 @@ def test_the_report_curves_mark_a_lone_point_and_list_only_the_curves_drawn():
     plot_curves(ax, {"loss": [[1, 1.5], [2, 1.2]], "validation": [{"step": 2, "mean_dice": 0.4}]})
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training loss (DiceCE)", "validation mean Dice"]
     assert ax.get_title() == "best mean Dice 0.400 at step 2"
+    ax.clear()
+    plot_curves(ax, {"loss": [[1, 0.5]], "validation": []}, loss="tversky")  # was "DiceCE" whatever the loss
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training loss (Tversky)"]
     plt.close(fig)
 
 
