@@ -379,7 +379,8 @@ def _check(args, _) -> int:
     from .config import Config, ConfigError, load_config
     from .data.checks import check_manifest
     from .data.errors import DataError
-    from .data.manifest import dataset_source, load_cases
+    from .data.manifest import dataset_source, load_manifest, with_regions
+    from .data.spacing import target_spacing
 
     try:  # the command's misuse (exit 2), not a finding
         # A CSV's classes live in the experiment's data.labels: without them, check could only refuse
@@ -405,12 +406,20 @@ def _check(args, _) -> int:
     if max_voxels < 1:  # else every case was "over budget"
         print(f"error: --max-voxels (data.max_voxels) must be >= 1, got {max_voxels}", file=sys.stderr)
         return 2
+    # Read as training reads it: with the experiment's split, regions and target spacing, each of which
+    # training refuses where it cannot work (check passed them all until the seventy-first session).
+    data = dataclasses.replace(data, binarize=args.binarize or data.binarize, max_voxels=max_voxels)
     try:
-        manifest = load_cases(dataset, binarize=args.binarize or data.binarize, labels=data.labels)
+        manifest = with_regions(data, load_manifest(data, cfg.train.output_dir, source=dataset))
         report = check_manifest(manifest, max_voxels=max_voxels)
-    except DataError as error:  # the dataset's description itself is the problem found
+    except (DataError, ConfigError) as error:  # the dataset's description, or the experiment's view of it
         print(f"error: {error}", file=sys.stderr)
         return 1
+    if not report.errors:  # every header read: each case's size once resampled to the target spacing
+        try:
+            target_spacing(data, manifest)
+        except DataError as error:
+            report.errors.append(str(error))
     for warning in report.warnings:
         print(f"warning: {warning}")
     for error in report.errors:

@@ -269,7 +269,8 @@ def test_a_header_with_two_voxel_sizes_is_one_warning_and_training_reads_it_as_t
         f"1 file(s) whose header gives two voxel sizes: {stale.images[0]} (sform 1.5 x 1.5 x 2 mm, pixdim 1 x 1 x 1 "
         "mm); read by the sform, as nibabel does where sform_code is set")
     # Training reads the voxels as the check does: one grid for image and label, the sform's spacing
-    from accelerated_seg.data.preprocess import PreprocessSettings, case_dict, median_spacing, preprocess
+    from accelerated_seg.data.preprocess import PreprocessSettings, case_dict, preprocess
+    from accelerated_seg.data.spacing import median_spacing
     assert median_spacing(stale.images) == (1.5, 1.5, 2.0)
     transform = preprocess(settings=PreprocessSettings(spacing=(1.0, 1.0, 1.0)))
     prepared, consistent = transform(case_dict(stale)), transform(case_dict(good))
@@ -396,6 +397,30 @@ def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path
     proc, imported = run_probing_imports("accelerated_seg.cli", "check", "--config", str(config), module=True)
     assert proc.returncode == 0 and "2 case(s), 0 error(s)" in proc.stdout, proc.stderr[-2000:]
     assert not {"torch", "monai"} & set(imported), imported
+
+
+def test_the_check_command_refuses_what_training_would_of_the_experiments_split_regions_and_spacing(
+        tmp_path, capsys):
+    """check --config passed an experiment that training then refused (seventy-first session's probe):
+    a data.spacing resampling the scans beyond the voxel budget, a region over an undeclared value, a
+    fold out of the dataset's splits."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+
+    dataset = write_synthetic_dataset(tmp_path / "data", num_cases=4, num_validation=0, size_mm=(24.0, 24.0, 16.0),
+                                      spacing_mm=2.0)
+    config = tmp_path / "experiment.yaml"
+    for data, said in (("spacing: [0.01, 0.01, 0.01]", "data.spacing 0.01 x 0.01 x 0.01 mm would resample 4 case(s) "
+                                                      "beyond the budget"),
+                       ("regions: {whole: [1, 2, 9]}", "data.regions"),
+                       ("num_folds: 5", "data.num_folds=5 but there are only 4 case(s)")):
+        config.write_text(f"data:\n  dataset: {dataset}\n  {data}\n")
+        assert main(["check", "--config", str(config)]) == 1, data
+        err = capsys.readouterr().err
+        assert said in err and err.startswith("error: "), err
+    config.write_text(f"data:\n  dataset: {dataset}\n  spacing: [2.0, 2.0, 2.0]\n  num_folds: 2\n")
+    assert main(["check", "--config", str(config)]) == 0
+    assert "4 case(s), 0 error(s)" in capsys.readouterr().out
 
 
 def test_check_of_the_synthetic_dataset_before_it_is_written_says_so(tmp_path, capsys):

@@ -23,10 +23,11 @@ importable from here too: :mod:`~accelerated_seg.data.cases` (Case, Manifest), t
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
@@ -38,6 +39,10 @@ from accelerated_seg.data.formats.pairs import from_pairs
 from accelerated_seg.data.formats.paths import PathLike, nifti_stem
 from accelerated_seg.data.labels import LabelsArgument, parse_labels
 from accelerated_seg.data.splits import SplitSettings, split_cases
+from accelerated_seg.regions import Regions
+
+if TYPE_CHECKING:
+    from accelerated_seg.config import DataConfig
 
 __all__ = [
     "Case", "LabelsArgument", "Manifest", "PathLike", "SplitSettings", "from_pairs", "load_cases", "load_csv",
@@ -135,3 +140,22 @@ def load_cases(
 def _is_nnunet(content: dict[str, Any]) -> bool:
     """nnU-Net v2 lists no files (they follow a naming convention); an explicit list means MSD."""
     return ("channel_names" in content or "file_ending" in content) and "training" not in content
+
+
+def load_manifest(cfg: DataConfig, output_dir: str | Path, source: str | Path | None = None) -> Manifest:
+    """The cases of ``data.dataset`` (or of ``source``), split as the data settings say."""
+    return load_cases(source if source is not None else dataset_source(cfg, output_dir),
+                      validation_fraction=cfg.validation_fraction, num_folds=cfg.num_folds, fold=cfg.fold,
+                      seed=cfg.split_seed, binarize=cfg.binarize, labels=cfg.labels)
+
+
+def with_regions(cfg: DataConfig, manifest: Manifest) -> Manifest:
+    """``data.regions`` applied over the dataset's own declaration (nnU-Net's dataset.json), if set.
+
+    Raises:
+        DataError: a region names a value the dataset does not declare (``Regions.declared``).
+    """
+    if cfg.regions is None:
+        return manifest
+    regions = Regions.declared(cfg.regions, manifest.label_values, "data.regions", cfg.region_order)
+    return dataclasses.replace(manifest, regions=regions)

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import nibabel as nib
-import numpy as np
 import torch
 from monai.data import NibabelReader
 from monai.transforms import (
@@ -146,18 +145,3 @@ def reading_and_rest(transform: Compose) -> tuple[Compose, Compose]:
     if not (isinstance(reading[0], LoadImaged) and isinstance(reading[1], EnsureChannelFirstd)):
         raise ValueError(f"not preprocess's transform: it starts with {[type(t).__name__ for t in reading]}")
     return Compose(reading), Compose(rest)
-
-
-def ras_spacing(path) -> tuple[float, float, float]:
-    """Voxel size along the R, A, S axes, from the header alone (no voxel data is read)."""
-    image = nib.load(str(path))
-    zooms = nib.affines.voxel_sizes(image.affine)  # per voxel axis, as the loader places them (NiftiReader)
-    order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
-    spacing = np.empty(3)
-    spacing[order] = zooms
-    return tuple(float(s) for s in spacing)
-
-
-def median_spacing(image_paths: Sequence) -> tuple[float, float, float]:
-    """The dataset's median voxel size per RAS axis: nnU-Net's default target spacing."""
-    return tuple(float(s) for s in np.median([ras_spacing(p) for p in image_paths], axis=0))

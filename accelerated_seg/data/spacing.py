@@ -1,0 +1,74 @@
+"""Voxel sizes, read from the headers alone: each image's along the RAS axes, the dataset's median
+(the default target spacing), and whether resampling to a target keeps every case within the voxel
+budget. Apart from the transforms (``preprocess.py``), so that ``accelerated-seg check`` judges the
+target spacing as training does without importing torch and MONAI.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import nibabel as nib
+import numpy as np
+
+from ..config import DataConfig
+from .cases import Manifest
+from .errors import DataError
+
+
+def ras_spacing(path) -> tuple[float, float, float]:
+    """Voxel size along the R, A, S axes, from the header alone (no voxel data is read)."""
+    image = nib.load(str(path))
+    zooms = nib.affines.voxel_sizes(image.affine)  # per voxel axis, as the loader places them (NiftiReader)
+    order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
+    spacing = np.empty(3)
+    spacing[order] = zooms
+    return tuple(float(s) for s in spacing)
+
+
+def median_spacing(image_paths: Sequence) -> tuple[float, float, float]:
+    """The dataset's median voxel size per RAS axis: nnU-Net's default target spacing."""
+    return tuple(float(s) for s in np.median([ras_spacing(p) for p in image_paths], axis=0))
+
+
+def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, float]:
+    """``data.spacing``, or the training cases' median: what every volume is resampled to.
+
+    Raises:
+        DataError: a case resampled to it would hold more than ``data.max_voxels`` voxels.
+    """
+    spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in manifest.training]))
+    check_resampled_sizes(manifest, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
+    return spacing
+
+
+def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float], max_voxels: int,
+                          configured: bool = True) -> None:
+    """Refuse a target spacing that would resample a case beyond the voxel budget.
+
+    The pre-flight check judges each file as stored; resampling multiplies its voxels by the ratio of
+    voxel volumes, so a spacing ten times finer than the scans asks for a thousand times the memory:
+    MONAI's Spacingd then failed to allocate (terabytes, a traceback), or, at a few times the
+    machine's memory, the kernel killed the process without a word. Judged from the headers alone.
+    """
+    target = float(np.prod(spacing))
+    over = []
+    for case in manifest.training + manifest.validation:
+        try:
+            image = nib.load(str(case.images[0]))
+        except Exception:  # nibabel raises many types; the pre-flight check reports the file (loader() has none)
+            continue
+        shape, zooms = image.shape[:3], tuple(nib.affines.voxel_sizes(image.affine))  # as NiftiReader reads
+        voxels = float(np.prod(shape, dtype=np.float64)) * float(np.prod(zooms, dtype=np.float64)) / target
+        if voxels > max_voxels:
+            over.append((voxels, case, shape, zooms))
+    if not over:
+        return
+    voxels, case, shape, zooms = max(over, key=lambda item: item[0])
+    source = "data.spacing" if configured else "the training cases' median spacing (data.spacing unset)"
+    raise DataError(
+        f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
+        f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "
+        f"({' x '.join(map(str, shape))} voxels of {' x '.join(f'{z:g}' for z in zooms)} mm) would hold about "
+        f"{voxels:,.0f}; choose a coarser data.spacing, crop the scans to the region of interest, or raise "
+        "data.max_voxels on a machine with more memory")
