@@ -11,12 +11,12 @@ says why, so the table is still printed, without a row marked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import yaml
 
-from .config import ConfigError
+from .config import Config, ConfigError
 from .strategy import PRECISION_OF_MIXED
 
 #: FSDP1's sharding strategies that plan models, by their row.
@@ -40,6 +40,10 @@ class LaunchProfile:
         return f"{self.path}: {what}, {self.processes} process(es), {self.precision}{cpu}"
 
 
+# The top-level sections of an experiment config, told apart from an accelerate config.
+EXPERIMENT_SECTIONS = {section.name for section in fields(Config)}
+
+
 def read_launch_profile(path: str | Path) -> LaunchProfile:
     """The strategy, precision and processes of an accelerate config file.
 
@@ -56,6 +60,14 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
     if not isinstance(profile, dict):
         raise ConfigError(f"--accelerate-config {where} is not an accelerate config (a mapping such as "
                           f"configs/accelerate/ddp.yaml)")
+    # `accelerate config` always writes distributed_type. Without this, any mapping (an experiment's
+    # config given to the wrong option) was read as a one-process fp32 launch, and planned as one.
+    if "distributed_type" not in profile:
+        sections = sorted(set(profile) & EXPERIMENT_SECTIONS)
+        what = (f"it has the experiment sections {', '.join(sections)}: give it as --config"
+                if sections else "it has no distributed_type, which every accelerate config file has")
+        raise ConfigError(f"--accelerate-config {where} is not an accelerate config ({what}; accelerate's own are "
+                          f"in configs/accelerate/)")
     precision = PRECISION_OF_MIXED.get(str(profile.get("mixed_precision", "no")))
     if precision is None:
         raise ConfigError(f"{where}: mixed_precision {profile.get('mixed_precision')!r} is not one this package "

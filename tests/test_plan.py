@@ -440,7 +440,11 @@ def test_an_fsdp1_profile_that_training_refuses_for_the_network_is_not_marked_as
 @pytest.mark.parametrize("profile, message", [
     ("distributed_type: FSDP\nmixed_precision: fp8\n", r"mixed_precision 'fp8' is not one this package trains with"),
     ("distributed_type: XLA\n", r"distributed_type 'XLA' is not one this package launches"),
-    ("num_processes: 0\n", r"num_processes must be a whole number >= 1, got 0"),
+    ("distributed_type: NO\nnum_processes: 0\n", r"num_processes must be a whole number >= 1, got 0"),
+    # Any mapping was a one-process fp32 launch: an experiment config given to the wrong option, say.
+    ("data:\n  dataset: synthetic\ntrain:\n  max_steps: 3\n", r"has the experiment sections data, train: give it "
+                                                            r"as --config"),
+    ("foo: 1\n", r"it has no distributed_type, which every accelerate config file has"),
     ("- a list\n", r"is not an accelerate config"),
     (None, r"cannot be read as an accelerate config file \(FileNotFoundError"),
 ])
