@@ -13,6 +13,7 @@ that config.json holds besides the weights was saved with the checkpoint (``expo
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from .checkpoint import EXPORT_DESCRIPTION_FILE, NonFiniteWeights, shared_tensor
 from .checkpoint_files import check_checkpoint_files
 from .config import ConfigError
 from .data.errors import DataError
+from .files import file_in_the_way
 from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder
 from .models import ModelSpec, build_from_spec
 
@@ -55,6 +57,9 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
                               step=int(STEP_DIR.match(checkpoint.name).group(1)))
     except NonFiniteWeights as error:
         raise DataError(f"{checkpoint}: {error}; export an earlier checkpoint") from None
+    except OSError as error:  # a full disk, a quota: nothing half-written stays (write_export's .partial)
+        raise ConfigError(f"the exported model cannot be written to {output} ({error.__class__.__name__}: "
+                          f"{error}); give a folder that can be written") from None
     return checkpoint, output
 
 
@@ -66,6 +71,13 @@ def _check_output(output: Path, checkpoint: Path) -> None:
     if checkpoint.parent.resolve() in output.resolve().parents or output.resolve() == checkpoint.parent.resolve():
         raise ConfigError(f"{output} is inside {checkpoint.parent}, whose folders training rotates away: give a "
                           f"folder outside it, e.g. {checkpoint.parent.parent / f'model_{checkpoint.name}'}")
+    # Before the checkpoint is read (minutes for a large one): the folder must be one that can be made.
+    # Below a file it was mkdir's traceback at the end.
+    if blocking := file_in_the_way(output):
+        raise ConfigError(f"{output} cannot be made: {blocking} is a file; give a folder path for the exported model")
+    existing = next(part for part in (output, *output.absolute().parents) if part.exists())
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{output} cannot be made: {existing} is not writable; give a folder you can write to")
 
 
 def _export_description(checkpoint: Path) -> dict:
@@ -88,7 +100,15 @@ def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:
     if layout.get("format") == "deepspeed":
         return _deepspeed_weights(checkpoint)
     if (checkpoint / FSDP_SHARDED_WEIGHTS).is_dir():
-        return _unwrapped(_dcp_weights(checkpoint / FSDP_SHARDED_WEIGHTS))
+        try:
+            return _unwrapped(_dcp_weights(checkpoint / FSDP_SHARDED_WEIGHTS))
+        # torch.distributed.checkpoint reports a shard deleted or cut short as whatever its reader met
+        # (FileNotFoundError, an AssertionError on its index, a zip RuntimeError): each was a traceback.
+        except Exception as error:
+            raise DataError(f"checkpoint {checkpoint} is damaged: its sharded weights {FSDP_SHARDED_WEIGHTS}/ cannot "
+                            f"be read ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}). "
+                            f"A checkpoint is saved whole, so a file was deleted or cut short afterwards: export "
+                            f"another checkpoint, or copy this one again from where it was written") from None
     if (checkpoint / FSDP_FULL_WEIGHTS).is_file():
         return torch.load(checkpoint / FSDP_FULL_WEIGHTS, map_location="cpu", weights_only=True)
     if (checkpoint / FULL_WEIGHTS).is_file():

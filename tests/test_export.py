@@ -7,6 +7,7 @@ ZeRO-2 and ZeRO-3 ones in tests/test_deepspeed_cpu.py, each against the run's ow
 import json
 import shutil
 import sys
+from pathlib import Path
 
 import monai.networks.nets
 import pytest
@@ -61,6 +62,11 @@ def test_export_refuses_before_writing_anything(tiny_config, tmp_path):
     assert (tmp_path / "taken.nii.gz").read_bytes() == b"a scan" and (tmp_path / "taken" / "notes.txt").is_file()
     (tmp_path / "empty").mkdir()
     assert export_checkpoint(step, tmp_path / "empty")[1] == tmp_path / "empty"
+    # Nor is one begun where it cannot be made: below a file it was mkdir's traceback, after reading the checkpoint.
+    with pytest.raises(ConfigError, match=r"taken.nii.gz/sub cannot be made: .*taken.nii.gz is a file"):
+        export_checkpoint(step, tmp_path / "taken.nii.gz" / "sub")
+    with pytest.raises(ConfigError, match=r"the exported model cannot be written to /proc/accelerated_seg_export"):
+        export_checkpoint(step, Path("/proc/accelerated_seg_export"))  # a folder no one may make
     # Nor is a model put where training's rotation deletes.
     with pytest.raises(ConfigError, match="whose folders training rotates away"):
         export_checkpoint(step, run / "checkpoints" / "model")

@@ -2,6 +2,7 @@
 loads every tensor but the output layers, which start as built (nnU-Net's ``-pretrained_weights``)."""
 
 import json
+import shutil
 
 import pytest
 import torch
@@ -240,6 +241,16 @@ def test_head_only_steps_hold_the_rest_of_the_network_over_two_processes(tiny_da
     assert all(not torch.equal(at_step_2[key], at_step_3[key]) for key in TINY_UNET_OUTPUT_LAYERS)
     trained = [key for key in rest if not torch.equal(at_step_3[key], exported[key])]
     assert len(trained) > len(exported) // 2, trained  # the rest joined at step 3
+    if profile is not None:  # a shard deleted afterwards: one error naming the checkpoint, not DCP's traceback
+        from accelerated_seg.data.errors import DataError
+
+        damaged = shutil.copytree(out / "checkpoints" / "step_2", tmp_path / "damaged" / "step_2")
+        (shard,) = list((damaged / "pytorch_model_fsdp_0").glob("__1_*.distcp"))
+        shard.unlink()
+        with pytest.raises(DataError, match=r"checkpoint .*step_2 is damaged: its sharded weights pytorch_model_fsdp_0/ "
+                                            r"cannot be read \(FileNotFoundError"):
+            export_checkpoint(damaged, tmp_path / "from_damaged")
+        assert not (tmp_path / "from_damaged").exists()
 
 
 def test_head_only_steps_hold_the_rest_inside_fsdp1s_flat_parameters(one_process_group):
