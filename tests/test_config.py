@@ -231,6 +231,17 @@ def test_an_override_fills_a_section_the_file_leaves_empty(tmp_path):
         load_config(path, ["--train.max_steps=7"])
 
 
+@pytest.mark.parametrize("text", ["", "\n\n", "# data:\n#   dataset: mine.json\n", "---\n"])
+def test_a_config_file_without_settings_is_refused(tmp_path, text):
+    """An empty or all-commented file (a truncated copy, the wrong file) trained the demo's phantoms
+    into ./output with the default 300 steps, without a word (seventy-first session's probe)."""
+    path = tmp_path / "experiment.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=r"config file .*experiment.yaml holds no settings \(it is empty, or only "
+                                          r"comments\)"):
+        load_config(path)
+
+
 def test_dump_round_trips(tmp_path):
     cfg = load_config(None, ["--data.patch_size=[32,32,32]", "--optim.lr_scaling=sqrt"])
     path = tmp_path / "saved.yaml"
