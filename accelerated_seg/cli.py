@@ -380,6 +380,7 @@ def _check(args, _) -> int:
     from .data.checks import check_manifest
     from .data.errors import DataError
     from .data.manifest import dataset_source, load_manifest, with_regions
+    from .data.preprocess_settings import resolved_crop_foreground, resolved_normalization
     from .data.spacing import target_spacing
 
     try:  # the command's misuse (exit 2), not a finding
@@ -411,7 +412,8 @@ def _check(args, _) -> int:
     data = dataclasses.replace(data, binarize=args.binarize or data.binarize, max_voxels=max_voxels)
     try:
         manifest = with_regions(data, load_manifest(data, cfg.train.output_dir, source=dataset))
-        report = check_manifest(manifest, max_voxels=max_voxels)
+        crop = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
+        report = check_manifest(manifest, max_voxels=max_voxels, crop_foreground=crop)
     except (DataError, ConfigError) as error:  # the dataset's description, or the experiment's view of it
         print(f"error: {error}", file=sys.stderr)
         return 1

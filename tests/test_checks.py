@@ -440,6 +440,30 @@ def test_check_of_the_synthetic_dataset_before_it_is_written_says_so(tmp_path, c
     assert "3 case(s), 0 error(s)" in capsys.readouterr().out
 
 
+def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_are_said(tmp_path):
+    """The crop to the image voxels above 0 (data.crop_foreground, on for zscore) cut away, without a
+    word, a class drawn on tissue below 0 (scans normalised before), cropped an image with no voxel
+    above 0 to 0 x 0 x 0 (a validation case then scored Dice 1, a training case crashed the loader
+    mid-run), seventy-first session's probe."""
+    shifted = clean_label()
+    image = np.full(SHAPE, -1.0, np.float32)  # background -1, as a scan scaled to [-1, 1] before
+    image[2:7, 2:7, 2:7] = 0.5  # the bright class's tissue and around it: the box of voxels above 0
+    shifted[0:2, 0:2, 0:2] = 2  # a dark structure at the edge: 8 voxels outside that box
+    cases = [make_case(tmp_path, "dark", image=image, label=shifted),
+             make_case(tmp_path, "negative", image=np.full(SHAPE, -2.0, np.float32))]
+    report = check_cases(cases, NUM_CLASSES, crop_foreground=True)
+    assert len(report.errors) == 1 and report.errors[0].startswith("negative: ") and (
+        "no image voxel is above 0, so data.crop_foreground (on for zscore) would crop the case to nothing"
+        in report.errors[0])
+    labelled = int(np.count_nonzero(shifted))
+    (warning,) = [w for w in report.warnings if "crop_foreground" in w]
+    assert (f"1 case(s) have labelled voxels outside the box that data.crop_foreground crops them to (the image "
+            f"voxels above 0), which training never sees: dark 8 of {labelled}") in warning
+    assert "set data.crop_foreground: false" in warning
+    off = check_cases(cases, NUM_CLASSES)  # crop off (ct, or asked): nothing to say
+    assert off.ok and not [w for w in off.warnings if "crop_foreground" in w]
+
+
 def test_channels_with_different_dtypes_are_fine(tmp_path):
     case = make_case(tmp_path, "mixed")
     second = save(tmp_path / "imagesTr" / "mixed_0001.nii.gz", np.arange(512, dtype=np.int16).reshape(SHAPE))

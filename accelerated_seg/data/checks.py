@@ -81,7 +81,7 @@ class CheckReport:
 
 
 def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, max_voxels: int | None = None,
-                   affine_atol: float = 1e-3) -> CheckReport:
+                   affine_atol: float = 1e-3, crop_foreground: bool = False) -> CheckReport:
     """Check every training and validation case of ``manifest``, or only ``cases`` of it.
 
     Args:
@@ -91,6 +91,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         max_voxels: Largest volume (voxels per file) the training machine can hold; ``None``
             checks no budget.
         affine_atol: See :func:`check_cases`.
+        crop_foreground: See :func:`check_cases`.
 
     Returns:
         A CheckReport naming the dataset root.
@@ -100,6 +101,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         [*manifest.training, *manifest.validation] if cases is None else cases, manifest.label_values,
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
+        crop_foreground=crop_foreground,
     )
     report.root = manifest.root
     return report
@@ -115,6 +117,7 @@ def check_cases(
     binarized: bool = False,
     num_channels: int = 1,
     ignore_value: int | None = None,
+    crop_foreground: bool = False,
 ) -> CheckReport:
     """Open every file of every case and report all problems found.
 
@@ -136,6 +139,10 @@ def check_cases(
             (x, y, z, channel) files of the Decathlon's BrainTumour and Prostate tasks do.
         ignore_value: The value of unannotated voxels (an "ignore" label): allowed too, and no class
             whose absence is worth a warning.
+        crop_foreground: Preprocessing will crop each case to the box of its image voxels above 0
+            (``data.crop_foreground``, as resolved): an image with no such voxel is an error (it was
+            cropped to 0 x 0 x 0: a training case crashed the loader mid-run, a validation case scored
+            Dice 1), and labelled voxels outside the box, which training never sees, are a warning.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
@@ -146,7 +153,7 @@ def check_cases(
     report = CheckReport()
     tally = _Tally(declared, ignore_value)
     for case in cases:
-        _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels)
+        _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground)
     tally.add_warnings(report)
     return report
 
@@ -196,6 +203,7 @@ class _Tally:
         self.without_orientation: list[Path] = []
         self.two_voxel_sizes: list[str] = []  # "path (sform ... mm, pixdim ... mm)"
         self.single_slices: list[str] = []  # "path (shape)"
+        self.cropped_away: list[str] = []  # "case: lost of total labelled voxels"
         self.scanned = 0
 
     def see(self, slab: np.ndarray) -> None:
@@ -245,6 +253,13 @@ class _Tally:
                 f"{_listed(self.single_slices)}; the 3D network sees each padded to its patch, without the context "
                 "above and below that 3D segmentation learns from: give each case's whole volume"
             )
+        if self.cropped_away:
+            report.warnings.append(
+                f"{len(self.cropped_away)} case(s) have labelled voxels outside the box that data.crop_foreground "
+                f"crops them to (the image voxels above 0), which training never sees: "
+                f"{_listed(self.cropped_away)}. Images whose background is not 0 (scans normalised before, "
+                "negative tissue) lose structures this way: set data.crop_foreground: false"
+            )
         if self.unseen and self.scanned:
             report.warnings.append(
                 f"declared label value(s) {self.unseen} appear in none of the {self.scanned} label file(s) "
@@ -261,7 +276,7 @@ def _listed(paths: list) -> str:
 
 def _check_case(
     case: Case, declared: _Declared, affine_atol: float, max_voxels: int | None,
-    report: CheckReport, tally: _Tally, num_channels: int = 1,
+    report: CheckReport, tally: _Tally, num_channels: int = 1, crop_foreground: bool = False,
 ) -> None:
     """Check one case's channels, its label, and that they share one voxel grid."""
     # One file for several declared channels holds them along a fourth axis (MSD BrainTumour).
@@ -272,13 +287,21 @@ def _check_case(
         return  # opening the rest would decompress the very volume that does not fit
 
     channels: list[Volume] = []
+    boxes: list[Box | None] = []
     for role, path in zip(roles, case.images):
         image = _open_volume(path, case.id, role, report, volumes_per_file)
         if image is not None:
             tally.see_header(path, image)
             tally.see_image(path, image)
-            _check_finite(path, image, f"{case.id} ({role})", report)
+            boxes.append(_check_finite(path, image, f"{case.id} ({role})", report))
             channels.append(Volume(role, path, image))
+    box = Box.union(boxes) if crop_foreground and channels else None
+    if crop_foreground and channels and box is None:
+        report.errors.append(
+            f"{case.id}: {_listed([volume.path for volume in channels])}: no image voxel is above 0, so "
+            "data.crop_foreground (on for zscore) would crop the case to nothing; if the scan is blank, "
+            "leave the case out; if its background is below 0 (normalised before), set "
+            "data.crop_foreground: false")
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
     for other in channels[1:]:
@@ -290,7 +313,9 @@ def _check_case(
     if label is None:
         return
     tally.see_header(case.label, label)
-    _check_label_values(case.label, label, declared, f"{case.id} (label)", report, tally)
+    outside, labelled = _check_label_values(case.label, label, declared, f"{case.id} (label)", report, tally, box)
+    if outside:
+        tally.cropped_away.append(f"{case.id} {outside} of {labelled}")
     if channels:
         _check_same_grid(
             channels[0], Volume("label", case.label, label), f"{case.id} (label vs image)", _RESAMPLE_HINT,
@@ -393,10 +418,48 @@ def _grid_shape(image: nib.Nifti1Image) -> tuple[int, int, int]:
 
 def _slabs(image: nib.Nifti1Image) -> Iterator[np.ndarray]:
     """Yield the voxels in runs of z-slices; z is the slowest axis on disk, so each slab is one contiguous read."""
+    for _, slab in _slabs_from(image):
+        yield slab
+
+
+def _slabs_from(image: nib.Nifti1Image) -> Iterator[tuple[int, np.ndarray]]:
+    """``_slabs`` with the first z index of each."""
     nx, ny, nz = _grid_shape(image)
     step = max(1, _VOXELS_PER_SLAB // max(1, nx * ny))
     for start in range(0, nz, step):
-        yield np.asanyarray(image.dataobj[:, :, start : start + step])
+        yield start, np.asanyarray(image.dataobj[:, :, start : start + step])
+
+
+@dataclass(frozen=True)
+class Box:
+    """The bounding box of some voxels, inclusive ``low`` and ``high`` corner indices."""
+
+    low: tuple[int, int, int]
+    high: tuple[int, int, int]
+
+    @staticmethod
+    def of(mask: np.ndarray, z_offset: int = 0) -> Box | None:
+        """The box of a 3D mask's True voxels (its z indices shifted by ``z_offset``), None if there are none."""
+        corners = [np.flatnonzero(np.any(mask, axis=tuple(a for a in range(3) if a != axis))) for axis in range(3)]
+        if not len(corners[0]):
+            return None
+        return Box((int(corners[0][0]), int(corners[1][0]), int(corners[2][0]) + z_offset),
+                   (int(corners[0][-1]), int(corners[1][-1]), int(corners[2][-1]) + z_offset))
+
+    @staticmethod
+    def union(boxes) -> Box | None:
+        boxes = [box for box in boxes if box is not None]
+        if not boxes:
+            return None
+        return Box(tuple(min(b.low[a] for b in boxes) for a in range(3)),
+                   tuple(max(b.high[a] for b in boxes) for a in range(3)))
+
+    def outside(self, slab: np.ndarray, z_offset: int) -> np.ndarray:
+        """Boolean mask of a slab's voxels outside the box (the slab's first z index is ``z_offset``)."""
+        inside = np.zeros(slab.shape[:3], bool)
+        low_z, high_z = self.low[2] - z_offset, self.high[2] - z_offset
+        inside[self.low[0]:self.high[0] + 1, self.low[1]:self.high[1] + 1, max(0, low_z):max(0, high_z + 1)] = True
+        return ~inside
 
 
 def non_finite_counts(image: nib.Nifti1Image) -> tuple[int, int]:
@@ -410,31 +473,53 @@ def non_finite_counts(image: nib.Nifti1Image) -> tuple[int, int]:
     return nan, infinite
 
 
-def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: CheckReport) -> None:
-    """NaN/Inf intensities turn the loss into NaN on the first batch that contains them."""
-    nan, infinite = non_finite_counts(image)
+def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: CheckReport) -> Box | None:
+    """NaN/Inf intensities turn the loss into NaN on the first batch that contains them. Returns the box
+    of the voxels above 0 (of any volume of a 4D file), which the foreground crop keeps, read in the
+    same pass."""
+    nan = infinite = 0
+    floating = image.get_data_dtype().kind in "fc"  # integer storage, even scaled by a finite slope: finite
+    boxes = []
+    for start, slab in _slabs_from(image):
+        if floating:
+            nan += int(np.count_nonzero(np.isnan(slab)))
+            infinite += int(np.count_nonzero(np.isinf(slab)))
+        if slab.dtype.kind != "c":  # complex images are refused when opened
+            above = slab > 0  # NaN compares False
+            boxes.append(Box.of(above.reshape(*above.shape[:3], -1).any(axis=3), start))
     if nan or infinite:
         report.errors.append(
             f"{context}: {path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf) in the image; "
             "replace them with a finite value (e.g. the background intensity) or re-export the image"
         )
+    return Box.union(boxes)
 
 
 def _check_label_values(
-    path: Path, label: nib.Nifti1Image, declared: _Declared, context: str, report: CheckReport, tally: _Tally
-) -> None:
-    """Labels must be whole numbers among the declared values: anything else breaks the remap, one-hot or loss."""
+    path: Path, label: nib.Nifti1Image, declared: _Declared, context: str, report: CheckReport, tally: _Tally,
+    box: Box | None = None,
+) -> tuple[int, int]:
+    """Labels must be whole numbers among the declared values: anything else breaks the remap, one-hot or loss.
+
+    Returns:
+        (labelled voxels outside ``box``, labelled voxels): what the foreground crop would drop.
+    """
     non_integer: set[float] = set()
     undeclared: set[float] = set()
     has_foreground = False
-    for slab in _slabs(label):
+    outside = labelled = 0
+    for start, slab in _slabs_from(label):
         if slab.dtype.kind in "fc":
             fractional = slab != np.round(slab)  # NaN compares unequal, so it is caught too
             _collect(non_integer, slab[fractional])
             slab = np.where(fractional, 0, slab)  # report each bad voxel once, as non-integer
         _collect(undeclared, slab[declared.undeclared(slab)])
         tally.see(slab)
+        foreground = slab > 0  # an ignore label's voxels too: annotated or not, they are cut away alike
         has_foreground = has_foreground or bool(np.any(slab != 0))
+        if box is not None and slab.ndim == 3:
+            labelled += int(np.count_nonzero(foreground))
+            outside += int(np.count_nonzero(foreground & box.outside(slab, start)))
     tally.scanned += 1
 
     if non_integer:
@@ -456,6 +541,7 @@ def _check_label_values(
         )
     if not has_foreground and not non_integer:
         tally.background_only.append(path)
+    return outside, labelled
 
 
 def _collect(found: set[float], values: np.ndarray) -> None:

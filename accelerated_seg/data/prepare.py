@@ -15,7 +15,8 @@ from ..config import DataConfig
 from .cache import default_cache_dir
 from .checks import check_manifest
 from .manifest import Manifest, dataset_source, load_manifest, with_regions
-from .preprocess_settings import DEFAULT_CT_WINDOW, PreprocessSettings
+from .preprocess_settings import (DEFAULT_CT_WINDOW, PreprocessSettings, resolved_crop_foreground,
+                                  resolved_normalization)
 from .spacing import target_spacing
 from .synthetic import write_synthetic_dataset
 
@@ -31,7 +32,8 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
                                     num_validation=cfg.synthetic.num_validation, seed=cfg.synthetic.seed)
         manifest = load_manifest(cfg, output_dir)
     manifest = with_regions(cfg, manifest)
-    report = check_manifest(manifest, max_voxels=cfg.max_voxels)
+    crop = resolved_crop_foreground(cfg.crop_foreground, resolved_normalization(cfg.normalization, manifest))
+    report = check_manifest(manifest, max_voxels=cfg.max_voxels, crop_foreground=crop)
     report.raise_if_errors()
     return manifest, report.warnings
 
@@ -45,25 +47,13 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
     spacing = target_spacing(cfg, manifest)
     label_map = tuple(sorted(manifest.label_map.items())) if manifest.label_map else None
     normalization = resolved_normalization(cfg.normalization, manifest)
-    crop = cfg.crop_foreground if cfg.crop_foreground is not None else normalization != "ct"
+    crop = resolved_crop_foreground(cfg.crop_foreground, normalization)
     # The window means nothing to zscore: kept at its default there, so that a data.ct_window left in a
     # config (or set for an `auto` that resolved to zscore) neither rebuilds the cache nor refuses a resume.
     window = cfg.ct_window if normalization == "ct" else DEFAULT_CT_WINDOW
     return PreprocessSettings(spacing=tuple(spacing), normalization=normalization, ct_window=window,
                               crop_foreground=crop, label_map=label_map,
                               binarize=manifest.binarized)
-
-
-def resolved_normalization(asked: str, manifest: Manifest) -> str:
-    """``data.normalization`` with ``auto`` resolved: ``ct`` where the dataset names every image channel
-    CT, as nnU-Net chooses its CT normalization from the same declaration; ``zscore`` otherwise. A CT
-    dataset of the Decathlon's (7 of its 10 tasks) was z-scored and cropped to the voxels above 0 HU,
-    cutting fat and air away, unless ``data.normalization: ct`` was given (until the sixty-seventh session).
-    """
-    if asked != "auto":
-        return asked
-    names = list(manifest.channels.values())
-    return "ct" if names and all(str(name).strip().upper() == "CT" for name in names) else "zscore"
 
 
 def cache_root(cfg: DataConfig) -> Path:

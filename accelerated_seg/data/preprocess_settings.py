@@ -1,5 +1,5 @@
 """What decides how a volume is preprocessed, as a cache key and an export's ``config.json`` record it,
-and the label value each class is written as. Kept apart from the transforms (``preprocess.py``) so
+how the data settings left to ``auto`` resolve, and the label value each class is written as. Kept apart from the transforms (``preprocess.py``) so
 that reading an export's settings imports neither torch nor MONAI: ``evaluate`` checks a model's
 classes against its arguments before those imports.
 """
@@ -9,8 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .cases import Manifest
 
 # HU clipped to by ``ct`` normalization unless data.ct_window says otherwise: air to dense bone.
 DEFAULT_CT_WINDOW = (-1000.0, 1000.0)
@@ -93,3 +97,21 @@ def class_values(settings: PreprocessSettings, num_classes: int) -> np.ndarray:
         if len(originals) == 1 and class_index < num_classes:  # num_classes: unannotated voxels, never predicted
             values[class_index] = originals[0]
     return values
+
+
+def resolved_normalization(asked: str, manifest: Manifest) -> str:
+    """``data.normalization`` with ``auto`` resolved: ``ct`` where the dataset names every image channel
+    CT, as nnU-Net chooses its CT normalization from the same declaration; ``zscore`` otherwise. A CT
+    dataset of the Decathlon's (7 of its 10 tasks) was z-scored and cropped to the voxels above 0 HU,
+    cutting fat and air away, unless ``data.normalization: ct`` was given (until the sixty-seventh session).
+    """
+    if asked != "auto":
+        return asked
+    names = list(manifest.channels.values())
+    return "ct" if names and all(str(name).strip().upper() == "CT" for name in names) else "zscore"
+
+
+def resolved_crop_foreground(asked: bool | None, normalization: str) -> bool:
+    """``data.crop_foreground`` with None resolved: on for zscore, off for ct, where air is -1000 HU and
+    fat below 0, so a box of the voxels above 0 would cut tissue away."""
+    return asked if asked is not None else normalization != "ct"
