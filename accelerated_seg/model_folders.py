@@ -125,6 +125,10 @@ def checkpoint_folder(source: Path) -> Path:
         return found[-1]
     if checkpoints.is_dir():
         raise ConfigError(f"{checkpoints} holds no complete checkpoint (step_N folder) to export")
+    if (source / "config.json").is_file() and (source / "model.safetensors").is_file():
+        raise ConfigError(f"{source} is an exported model already (config.json + model.safetensors): predict, "
+                          f"evaluate and train.init_from take it as it is; export makes one of a checkpoint "
+                          f"(<run>/checkpoints/step_N)")
     raise ConfigError(f"{source} is not a checkpoint: give a <run>/checkpoints/step_N folder, or a run folder for "
                       f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
 

@@ -501,7 +501,9 @@ class Proposal:
             return "does not fit even at batch 1 per GPU"
         return (f"{self.per_device} per GPU x {gpus} GPU(s) x {self.accum_steps} accumulation step(s) = global "
                 f"{self.per_device * gpus * self.accum_steps}; {_gib(self.estimate.total)} per GPU "
-                f"(largest batch that fits: {self.largest_fitting_batch})")
+                f"(largest batch that fits: {self.largest_fitting_batch}"
+                # the search stops there: more may fit (it said 1024 as if that were the limit)
+                f"{' or more, where the search stops' if self.largest_fitting_batch >= MAX_PROPOSED_BATCH else ''})")
 
 
 MAX_PROPOSED_BATCH = 1024

@@ -643,9 +643,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if warning := unused_folds_warning(manifest.split):
         accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
+        # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.
+        way = ("add cases: one case cannot be both trained on and held out" if len(manifest.training) == 1 else
+               "hold cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
-                          f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or hold "
-                          f"cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
+                          f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or {way}")
     if manifest.ignore_value is not None and cfg.train.val_distances:
         raise ConfigError(f"train.val_distances: the labels mark unannotated voxels (ignore label "
                           f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "

@@ -464,6 +464,20 @@ def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_a
     assert off.ok and not [w for w in off.warnings if "crop_foreground" in w]
 
 
+def test_nibabels_notes_on_a_broken_header_do_not_print_above_the_report(tmp_path, caplog):
+    """'sizeof_hdr should be 348; set sizeof_hdr to 348' and 'data code ... not recognized' printed on
+    stderr above the check's own error on the same file (seventy-first session's probe)."""
+    junk = tmp_path / "imagesTr" / "junk.nii.gz"
+    junk.parent.mkdir()
+    header = bytearray(nib.Nifti1Image(np.zeros(SHAPE, np.float32), AFFINE).to_bytes())
+    header[70:72] = (3571).to_bytes(2, "little")  # the datatype code: none nibabel knows
+    junk.write_bytes(gzip.compress(bytes(header)))
+    case = make_case(tmp_path, "good")
+    report = check_cases([Case(id="junk", images=(junk,), label=case.label)], NUM_CLASSES)
+    assert len(report.errors) == 1 and "not a valid NIfTI file" in report.errors[0]
+    assert not [record for record in caplog.records if record.name.startswith("nibabel")]
+
+
 def test_channels_with_different_dtypes_are_fine(tmp_path):
     case = make_case(tmp_path, "mixed")
     second = save(tmp_path / "imagesTr" / "mixed_0001.nii.gz", np.arange(512, dtype=np.int16).reshape(SHAPE))

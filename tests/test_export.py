@@ -70,7 +70,9 @@ def test_export_refuses_before_writing_anything(tiny_config, tmp_path):
     # Nor is a model put where training's rotation deletes.
     with pytest.raises(ConfigError, match="whose folders training rotates away"):
         export_checkpoint(step, run / "checkpoints" / "model")
-    # Not a checkpoint: a data folder, a run without complete checkpoints.
+    # Not a checkpoint: an export (it said "is not a checkpoint"), a data folder, a run without complete checkpoints.
+    with pytest.raises(ConfigError, match=r"model is an exported model already .* export makes one of a checkpoint"):
+        export_checkpoint(run / "model", tmp_path / "out")
     with pytest.raises(ConfigError, match="is not a checkpoint: give a <run>/checkpoints/step_N folder"):
         export_checkpoint(tmp_path / "taken", tmp_path / "out")
     (tmp_path / "unsaved" / "checkpoints" / ".step_3.partial").mkdir(parents=True)

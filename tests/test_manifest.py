@@ -136,6 +136,23 @@ def test_malformed_json_is_a_data_error(tmp_path):
     assert str(path) in str(raised.value)
 
 
+@pytest.mark.parametrize("entry, content, said", [
+    ({"image": "a.nii.gz", "lable": "b.nii.gz"}, {}, 'has no "label" (its keys: image, lable): a misspelt key?'),
+    ("a.nii.gz", {}, "entry 0 is 'a.nii.gz', not an entry {\"image\": ..., \"label\": ...}"),
+    ({"image": ["a.nii.gz", "b.nii.gz"], "label": "c.nii.gz"}, {},
+     'lists 2 image file(s) but dataset.json names no channels, so one is assumed; name one per file: "modality"'),
+    ({"image": ["a.nii.gz", "b.nii.gz"], "label": "c.nii.gz"}, {"modality": {"0": "CT"}},
+     "lists 2 image file(s) but dataset.json declares 1 channel(s)"),
+])
+def test_a_malformed_entry_of_dataset_json_is_told_what_it_has(tmp_path, entry, content, said):
+    """A key typo read 'has no "label"; move unlabelled cases to "test"', a path alone 'has no "image"',
+    two files without "modality" 'declares 1 channel(s)' (seventy-first session's probe)."""
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps({"labels": {"0": "background", "1": "a"}, "training": [entry], **content}))
+    with pytest.raises(DataError, match=re.escape(said)):
+        load_msd(path)
+
+
 def test_a_key_given_twice_in_dataset_json_is_a_data_error(tmp_path):
     """Python's json keeps the last of two equal keys: a hand-edited "labels" lost a class without a word
     (twenty-ninth session). The same reader serves evaluate's --labels."""

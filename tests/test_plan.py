@@ -178,6 +178,10 @@ def test_proposal_fits_and_reaches_the_global_batch(facts):
         assert not plan.estimate(facts, p.largest_fitting_batch + 1, gpus)[strategy].fits(memory)
     without_target = plan.propose(facts, gpus, memory)["ddp"]
     assert without_target.accum_steps == 1 and without_target.per_device == without_target.largest_fitting_batch
+    # Where the search stops, more may fit: it said "largest batch that fits: 1024" as if that were all.
+    roomy = plan.propose(facts, gpus, 10_000.0)["ddp"]
+    assert roomy.largest_fitting_batch == plan.MAX_PROPOSED_BATCH
+    assert roomy.describe(gpus).endswith("(largest batch that fits: 1024 or more, where the search stops)")
 
 
 def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):

@@ -520,6 +520,12 @@ def test_a_dataset_without_validation_cases_trains_only_with_validation_off(tiny
     out = tmp_path / "run"
     assert train(tiny_config(out, train__val_every=0, **settings))["step"] == 2
     assert (out / "model" / "model.safetensors").is_file()
+    one = tmp_path / "one.csv"  # one case, the default fraction 0.2: "hold cases out" pointed at a setting > 0
+    one.write_text(f"image,label\n{manifest.training[0].images[0]},{manifest.training[0].label}\n")
+    with pytest.raises(ConfigError, match=r"no validation cases \(fraction 0.2 .*set train.val_every=0 to train "
+                                          r"without validation, or add cases: one case cannot be both trained on"):
+        train(tiny_config(tmp_path / "one", **{**settings, "data__dataset": str(one),
+                                               "data__validation_fraction": 0.2}))
 
 
 @pytest.mark.parametrize("damage, what", [

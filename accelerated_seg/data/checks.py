@@ -18,6 +18,8 @@ sform codes 0) or two voxel sizes (sform and pixdim), and an image of a single s
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -152,10 +154,25 @@ def check_cases(
                          any_foreground=binarized)
     report = CheckReport()
     tally = _Tally(declared, ignore_value)
-    for case in cases:
-        _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground)
+    with _header_repairs_unsaid():
+        for case in cases:
+            _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground)
     tally.add_warnings(report)
     return report
+
+
+@contextlib.contextmanager
+def _header_repairs_unsaid():
+    """nibabel's own notes on the headers it repairs or gives up on ("sizeof_hdr should be 348 ...",
+    "pixdim[1,2,3] should be non-zero ...") printed above the check's report on the same files, which
+    says what is wrong and what to do."""
+    logger = nib.imageglobals.logger
+    level = logger.level
+    logger.setLevel(logging.ERROR + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 class Volume(NamedTuple):

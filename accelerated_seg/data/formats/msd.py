@@ -53,12 +53,13 @@ def load_msd(
             f"{json_path}: no 'training' list; add "
             '"training": [{"image": "./imagesTr/x.nii.gz", "label": "./labelsTr/x.nii.gz"}, ...]'
         )
-    training = _parse_msd_cases(content["training"], "training", root, json_path, len(channels))
+    named = "modality" in content or "channel_names" in content
+    training = _parse_msd_cases(content["training"], "training", root, json_path, len(channels), named)
     if not training:
         raise DataError(f"{json_path}: the 'training' list is empty; add at least one labelled case")
 
     if "validation" in content:
-        validation = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels))
+        validation = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named)
         how = settings.given("dataset.json 'validation'")
     else:
         training, validation, how = settings.split(training)
@@ -71,18 +72,24 @@ def load_msd(
     )
 
 
-def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int) -> list[Case]:
-    """Turn the JSON list under ``key`` into Cases with absolute paths."""
+def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int,
+                     channels_declared: bool = True) -> list[Case]:
+    """Turn the JSON list under ``key`` into Cases with absolute paths (``channels_declared``: the JSON
+    names its channels, rather than one being assumed)."""
     if not isinstance(entries, list):
         raise DataError(f"{json_path}: '{key}' must be a list of {{\"image\": ..., \"label\": ...}} entries")
     cases = []
     for position, entry in enumerate(entries):
         where = f"{json_path}: '{key}' entry {position}"
-        if not isinstance(entry, dict) or "image" not in entry:
-            raise DataError(f'{where} has no "image"; each entry needs "image" and "label" paths')
+        if not isinstance(entry, dict):
+            raise DataError(f'{where} is {entry!r}, not an entry {{"image": ..., "label": ...}}')
+        keys = f" (its keys: {', '.join(map(str, entry))})" if entry else ""
+        if "image" not in entry:
+            raise DataError(f'{where} has no "image"{keys}; each entry needs "image" and "label" paths')
         if entry.get("label") is None:
             # Both lists feed supervised training/validation, so an unlabelled entry is a mistake.
-            raise DataError(f'{where} has no "label"; move unlabelled cases to "test"')
+            typo = f"{keys}: a misspelt key?" if set(entry) - {"image", "label"} else ""
+            raise DataError(f'{where} has no "label"{typo}; move unlabelled cases to "test"')
 
         image_field = entry["image"]
         if isinstance(image_field, str):
@@ -91,6 +98,10 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
             images = tuple(resolve(p, root) for p in image_field)
             # A single string may be a 4D multi-channel file (MSD BrainTumour), so only lists are
             # counted here; the pre-flight checks then ask for that file to be split.
+            if len(images) != num_channels and not channels_declared:
+                raise DataError(
+                    f"{where} lists {len(images)} image file(s) but dataset.json names no channels, so one is "
+                    f"assumed; name one per file: \"modality\": {{\"0\": \"T1\", \"1\": \"T2\", ...}}")
             if len(images) != num_channels:
                 raise DataError(
                     f"{where} lists {len(images)} image file(s) but dataset.json declares "
