@@ -1,7 +1,7 @@
 """What decides how a volume is preprocessed, as a cache key and an export's ``config.json`` record it,
-how the data settings left to ``auto`` resolve, and the label value each class is written as. Kept apart from the transforms (``preprocess.py``) so
-that reading an export's settings imports neither torch nor MONAI: ``evaluate`` checks a model's
-classes against its arguments before those imports.
+how the data settings left to ``auto`` resolve, and the label value each class is written as. Kept
+apart from the transforms (``preprocess.py``) so that reading an export's settings imports neither
+torch nor MONAI: ``evaluate`` checks a model's classes against its arguments before those imports.
 """
 
 from __future__ import annotations
