@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -100,13 +101,16 @@ def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:
     if layout.get("format") == "deepspeed":
         return _deepspeed_weights(checkpoint)
     if (checkpoint / FSDP_SHARDED_WEIGHTS).is_dir():
+        from torch.distributed.checkpoint.api import CheckpointException
+
         try:
             return _unwrapped(_dcp_weights(checkpoint / FSDP_SHARDED_WEIGHTS))
         # torch.distributed.checkpoint reports a shard deleted or cut short as whatever its reader met
-        # (FileNotFoundError, an AssertionError on its index, a zip RuntimeError): each was a traceback.
-        except Exception as error:
+        # (an AssertionError on its index, a zip RuntimeError), or wrapped in its CheckpointException, a
+        # BaseException (a missing shard's FileNotFoundError): each was a traceback.
+        except (Exception, CheckpointException) as error:
             raise DataError(f"checkpoint {checkpoint} is damaged: its sharded weights {FSDP_SHARDED_WEIGHTS}/ cannot "
-                            f"be read ({type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}). "
+                            f"be read ({_what_failed(error)}). "
                             f"A checkpoint is saved whole, so a file was deleted or cut short afterwards: export "
                             f"another checkpoint, or copy this one again from where it was written") from None
     if (checkpoint / FSDP_FULL_WEIGHTS).is_file():
@@ -116,6 +120,13 @@ def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:
     raise DataError(f"{checkpoint} holds none of the weight files accelerate writes ({FULL_WEIGHTS}, "
                     f"{FSDP_SHARDED_WEIGHTS}/, {FSDP_FULL_WEIGHTS}, DeepSpeed's pytorch_model/) for its layout "
                     f"{layout or 'unrecorded'}: copy the checkpoint again from where it was written")
+
+
+def _what_failed(error: Exception) -> str:
+    """The error's last line with its type: DCP wraps a rank's error in a CheckpointException whose
+    text is that rank's traceback, ending in the error itself ("FileNotFoundError: ... __1_0.distcp")."""
+    last = (str(error).strip().splitlines() or [""])[-1]
+    return last if re.match(r"\w+(Error|Exception): ", last) else f"{type(error).__name__}: {last}"
 
 
 def _layout(checkpoint: Path) -> dict:
