@@ -247,8 +247,8 @@ def test_head_only_steps_hold_the_rest_of_the_network_over_two_processes(tiny_da
         damaged = shutil.copytree(out / "checkpoints" / "step_2", tmp_path / "damaged" / "step_2")
         (shard,) = list((damaged / "pytorch_model_fsdp_0").glob("__1_*.distcp"))
         shard.unlink()
-        with pytest.raises(DataError, match=r"checkpoint .*step_2 is damaged: its sharded weights pytorch_model_fsdp_0/ "
-                                            r"cannot be read \(FileNotFoundError"):
+        with pytest.raises(DataError, match=r"checkpoint .*step_2 is damaged: its sharded weights "
+                                            r"pytorch_model_fsdp_0/ cannot be read \(FileNotFoundError"):
             export_checkpoint(damaged, tmp_path / "from_damaged")
         assert not (tmp_path / "from_damaged").exists()
 
