@@ -95,6 +95,17 @@ def test_skipping_into_a_pass_of_several_epochs_resumes_in_its_later_epoch():
     assert expected[0][0] // 25 == 1  # batch 8 is in epoch 1
 
 
+def test_a_plain_loader_draws_a_new_order_every_pass_and_set_epoch_names_one():
+    """Dataset.loader() in the user's own loop: nothing calls set_epoch there, and every epoch drew the
+    same patches in the same order (seventy-first session's probe). accelerate names each pass."""
+    loader = DataLoader(SampleNumbers(12), batch_size=3, sampler=EpochSampler(12, seed=0))
+    passes = [[int(k) for b in loader for k in b] for _ in range(3)]
+    assert [sorted(p) for p in passes] == [list(range(12 * e, 12 * (e + 1))) for e in range(3)]  # epochs 0, 1, 2
+    loader.sampler.set_epoch(1)
+    assert [int(k) for b in loader for k in b] == passes[1]  # a named pass is that pass, again
+    assert [int(k) for b in loader for k in b] == passes[2]  # and the next unnamed one follows it
+
+
 def test_an_epoch_smaller_than_the_global_batch_is_refused():
     with pytest.raises(ValueError, match="global batch"):
         EpochSampler(5, whole_batches_of=6)

@@ -52,13 +52,24 @@ class EpochSampler(Sampler[int]):
         self.epochs_per_pass = epochs_per_pass
         self.samples_per_epoch = epoch_length // whole_batches_of * whole_batches_of
         self.epoch = 0  # accelerate's name for it; with several epochs per pass it numbers the passes
+        self._epoch_given = True  # the first pass is pass 0
 
     def set_epoch(self, epoch: int) -> None:
         # Called by accelerate's prepared DataLoader (DataLoaderShard.set_epoch) on every rank: the pass.
         self.epoch = epoch
+        self._epoch_given = True
 
     def __iter__(self):
+        # A pass that no set_epoch named is the one after the last: a plain DataLoader over this sampler
+        # (Dataset.loader() in a loop of the user's own) drew the same patches every epoch until the
+        # seventy-first session, as nothing calls set_epoch there. accelerate names every pass.
+        if not self._epoch_given:
+            self.epoch += 1
+        self._epoch_given = False
         first = self.epoch * self.epochs_per_pass
+        return self._samples(first)
+
+    def _samples(self, first: int):
         for epoch in range(first, first + self.epochs_per_pass):  # one epoch's order at a time, as drawn
             order = np.random.default_rng([self.seed, epoch]).permutation(self.epoch_length)
             yield from (epoch * self.epoch_length + order[:self.samples_per_epoch]).tolist()
