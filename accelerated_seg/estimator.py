@@ -39,7 +39,7 @@ from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.io import affine_problem
 from .data.labels import IGNORE_NAME, labels_declaration
-from .data.loader import patch_dataset, train_loader
+from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
@@ -169,7 +169,17 @@ class Dataset:
         (preprocessing cache, patch dataset, epoch sampler), one epoch per pass: its first pass is
         the training run's first epoch (which draws all its epochs from one pass). Its patches come
         fully augmented, unless ``augment(on="gpu")`` asked for each batch's ``"affine"`` to be applied
-        by your code (``data.gpu_augment.apply_affine``); ``auto`` augments here, as there is no device."""
+        by your code (``data.gpu_augment.apply_affine``); ``auto`` augments here, as there is no device.
+
+        Each pass over it is the next epoch: new patches in a new order (``loader.sampler.set_epoch(e)``
+        names one, as accelerate's prepared loaders do for every pass).
+        """
+        # Before the preprocessing: numpy's and the DataLoader's errors came at the first batch.
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+            raise ConfigError(f"Dataset.loader: seed must be a whole number >= 0 and < 2**32, got {seed!r}")
+        if num_workers is not None and (isinstance(num_workers, bool) or not isinstance(num_workers, int)
+                                        or num_workers < 0):
+            raise ConfigError(f"Dataset.loader: num_workers must be a whole number >= 0, got {num_workers!r}")
         workers = self.data.num_workers if num_workers is None else num_workers
         refuse_unguarded_main(workers, setting="num_workers")  # before the preprocessing, as train() does
         # The pre-flight checks, as training runs them: a broken file was nibabel's traceback here, or
@@ -177,12 +187,16 @@ class Dataset:
         manifest, data_warnings = prepare_manifest(self.data, ".", self.manifest)
         for warning in data_warnings:
             warnings.warn(f"data warning: {warning}", stacklevel=2)
+        batch, epoch = self.batch_size or 2, patches_per_epoch(len(manifest.training), self.data.samples_per_volume)
+        if batch > epoch:  # else the sampler's ValueError, after the preprocessing, in its own arguments' words
+            raise ConfigError(f"Dataset.batch({batch}) is more than one epoch's {epoch} patches "
+                              f"({len(manifest.training)} case(s) x data.samples_per_volume "
+                              f"{self.data.samples_per_volume}): lower the batch, or raise samples_per_volume")
         settings = preprocess_settings(self.data, manifest)
         cache = PreprocessedCache(cache_root(self.data), manifest.root, settings, manifest.num_classes)
         cache.build(manifest.training)
         table = cache.load_table(cache.write_table(manifest.training))
-        loader = train_loader(patch_dataset(table, self.data, seed, manifest.ignore_index), self.batch_size or 2,
-                              workers, seed)
+        loader = train_loader(patch_dataset(table, self.data, seed, manifest.ignore_index), batch, workers, seed)
         stop_workers_at_exit(loader)
         return loader
 

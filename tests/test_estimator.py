@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 import shutil
 import signal
 from pathlib import Path
@@ -678,6 +679,25 @@ def test_the_builders_loader_runs_the_pre_flight_checks_first(tiny_dataset, tmp_
     with pytest.raises(DataError, match=f"{broken}: corrupt or not a gzip file"):
         data.loader()
     assert not (tmp_path / "cache").exists()  # refused before any preprocessing
+
+
+def test_the_builders_loader_refuses_its_arguments_before_the_preprocessing(tiny_dataset, tmp_path):
+    """A seed numpy refuses or a float worker count failed at the first batch in numpy's or the
+    DataLoader's words, a batch above the epoch in the sampler's (seventy-first session's probe)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    for seed in (-1, 1.5, "a", True, 2**40):
+        with pytest.raises(ConfigError, match=rf"Dataset.loader: seed must be a whole number >= 0 and < 2\*\*32, "
+                                              rf"got {re.escape(repr(seed))}"):
+            data.loader(seed=seed)
+    with pytest.raises(ConfigError, match=r"Dataset.loader: num_workers must be a whole number >= 0, got 1.5"):
+        data.loader(num_workers=1.5)
+    epoch = len(train_pairs) * data.data.samples_per_volume
+    with pytest.raises(ConfigError, match=rf"Dataset.batch\({epoch + 1}\) is more than one epoch's {epoch} patches "
+                                          rf"\({len(train_pairs)} case\(s\) x data.samples_per_volume"):
+        data.batch(epoch + 1).loader()
+    assert not (tmp_path / "cache").exists()
 
 
 def test_the_pre_flight_advice_speaks_of_from_files_arguments(tiny_dataset, tmp_path):
