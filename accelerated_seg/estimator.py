@@ -24,6 +24,7 @@ import signal
 import tempfile
 import threading
 import warnings
+from collections.abc import Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Sequence
@@ -100,7 +101,8 @@ class Dataset:
         data = DataConfig(patch_size=_patch_edges(block_shape), validation_fraction=validation_fraction,
                           **data_settings)
         data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
-        pairs, validation_pairs = tuple(pairs), tuple(validation_pairs) if validation_pairs is not None else None
+        pairs = _rows(pairs, "pairs")
+        validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
         return cls(manifest=_manifest(pairs, validation_pairs, n_classes, data, ignore_value), data=data, pairs=pairs,
                    validation_pairs=validation_pairs, n_classes=n_classes, ignore_value=ignore_value)
 
@@ -684,6 +686,24 @@ PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transform
                    "keep_largest")
 #: Of those, the ones that are not ``PredictOptions`` (how the network runs) but where it runs, or what is written.
 _NOT_HOW_IT_RUNS = ("device", "keep_largest")
+
+
+def _rows(pairs, name: str) -> tuple:
+    """``pairs`` as a tuple of its rows, refusing what ``tuple()`` would take apart into something else:
+    a dict of columns or an HF DatasetDict (their keys), a DataFrame (its column names), a path (its
+    characters), one pair given alone (its two paths). Each became 'pairs[0] is 'image'' before."""
+    if isinstance(pairs, (str, bytes, os.PathLike, Mapping)) or hasattr(pairs, "columns"):
+        hint = (": a dict of columns is list(zip(d['image'], d['label'])), an HF DatasetDict is one of its splits "
+                "(d['train'])" if isinstance(pairs, Mapping) else
+                ": a DataFrame is list(df[['image', 'label']].itertuples(index=False))" if hasattr(pairs, "columns")
+                else "")
+        raise ConfigError(f"Dataset.from_files: {name} must be a list of (image, label) pairs, MONAI datalist dicts "
+                          f"or an HF datasets.Dataset of rows, got {type(pairs).__name__}{hint}")
+    rows = tuple(pairs.tolist() if isinstance(pairs, np.ndarray) else pairs)  # a NumPy row is no Sequence
+    if len(rows) == 2 and all(isinstance(row, (str, os.PathLike)) for row in rows):
+        raise ConfigError(f"Dataset.from_files: {name} holds two paths, not pairs: give a list of (image, label) "
+                          f"pairs, [({str(rows[0])!r}, {str(rows[1])!r})] for one case")
+    return rows
 
 
 def _patch_edges(block_shape) -> tuple[int, int, int]:

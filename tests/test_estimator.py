@@ -681,6 +681,27 @@ def test_the_builders_loader_runs_the_pre_flight_checks_first(tiny_dataset, tmp_
     assert not (tmp_path / "cache").exists()  # refused before any preprocessing
 
 
+def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(tiny_dataset):
+    """tuple() took them apart first: 'pairs[0] is 'image'' for a dict of columns or a DataFrame,
+    'pairs[0] is '/'' for a path, the image path for one pair alone (seventy-first session's probe)."""
+    import datasets
+
+    train_pairs, _ = _pairs(tiny_dataset)
+    image, label = train_pairs[0]
+    columns = {"image": [image], "label": [label]}
+    for given, said in ((columns, r"got dict: a dict of columns is list\(zip\(d\['image'\], d\['label'\]\)\)"),
+                        (image, "got str"), ((image, label), r"holds two paths, not pairs: give a list of \(image, "
+                                                             r"label\) pairs, \[\(.*\)\] for one case")):
+        with pytest.raises(ConfigError, match=rf"Dataset.from_files: pairs.*{said}"):
+            Dataset.from_files(given, block_shape=16, n_classes=3)
+    rows = np.array([[str(i), str(l)] for i, l in train_pairs])  # a NumPy array of pairs: its rows are pairs
+    table = datasets.Dataset.from_list([{"image": str(i), "label": str(l), "subject": n}  # an HF table of paths
+                                        for n, (i, l) in enumerate(train_pairs)])
+    for given in (rows, table):
+        built = Dataset.from_files(given, block_shape=16, n_classes=3, validation_pairs=[])
+        assert [case.label for case in built.manifest.training] == [Path(l) for _, l in train_pairs]
+
+
 def test_the_builders_loader_refuses_its_arguments_before_the_preprocessing(tiny_dataset, tmp_path):
     """A seed numpy refuses or a float worker count failed at the first batch in numpy's or the
     DataLoader's words, a batch above the epoch in the sampler's (seventy-first session's probe)."""
