@@ -485,6 +485,15 @@ def test_csv_listing_a_case_twice_is_a_data_error(tmp_path):
 
 
 
+def test_two_cases_whose_label_names_give_one_id_are_not_called_one_case_listed_twice(tmp_path):
+    """lab_0.nii.gz and lab_0.nii are two files, one id: 'listed more than once ... remove the
+    duplicates' (seventy-first session's probe)."""
+    with pytest.raises(DataError, match=r"different cases have the same id 'lab_0' \(.*lab_0.nii and .*lab_0.nii.gz\): "
+                                        r"a case's id is its label file's name without the extension"):
+        from_pairs([(tmp_path / "a.nii.gz", tmp_path / "lab_0.nii.gz"),
+                    (tmp_path / "b.nii.gz", tmp_path / "lab_0.nii")], validation_fraction=0)
+
+
 def test_csv_rows_with_their_own_ids_but_the_same_files_are_a_data_error(tmp_path):
     (tmp_path / "cases.csv").write_text("id,image,label\nfirst,a.nii.gz,a_seg.nii.gz\nsecond,./a.nii.gz,a_seg.nii.gz\n")
     with pytest.raises(DataError, match="cases 'first' and 'second' list the same files"):

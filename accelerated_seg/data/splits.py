@@ -144,6 +144,16 @@ def reject_duplicate_cases(training: list[Case], validation: list[Case], where: 
     """
     counts = Counter(case.id for case in training + validation)
     duplicates = sorted(case_id for case_id, count in counts.items() if count > 1)
+    # The same id for other files (lab_0.nii.gz beside lab_0.nii; ids come from the label's name) is
+    # no case listed twice, and was called one.
+    labels_of = {case_id: {os.path.normpath(c.label) for c in training + validation if c.id == case_id and c.label}
+                 for case_id in duplicates}
+    clashing = [case_id for case_id in duplicates if len(labels_of[case_id]) > 1]
+    if clashing:
+        raise DataError(
+            f"{where}: different cases have the same id {clashing[0]!r} ({' and '.join(sorted(labels_of[clashing[0]]))}"
+            f"{f'; {len(clashing) - 1} more id(s) too' if len(clashing) > 1 else ''}): a case's id is its label "
+            f"file's name without the extension (or the id it is given); rename one of the files")
     if duplicates:
         raise DataError(
             f"{where}: case(s) listed more than once across training/validation: "
