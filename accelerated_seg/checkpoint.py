@@ -344,7 +344,7 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
             f"in another train.output_dir")
 
 
-def check_resume_split(checkpoint: Path, split: dict, output_dir: Path) -> str | None:
+def check_resume_split(checkpoint: Path, split: dict) -> str | None:
     """Refuse a checkpoint that was validated on other cases than this run's; warn where only the
     training cases differ.
 
@@ -353,7 +353,9 @@ def check_resume_split(checkpoint: Path, split: dict, output_dir: Path) -> str |
     cases they had trained on, the held-out Dice rose (0.758 -> 0.815 in the seventy-first session's
     probe), one metrics curve mixed two validation sets and ``best_model`` was chosen across them.
     Compared with the checkpoint's ``split.json``, or for checkpoints written before it existed, the
-    split the run folder's ``run_info.json`` records (its last run's); neither there: not checked.
+    split its run folder's ``run_info.json`` records (that folder's last run's); neither there: not
+    checked. A case is the same case where its id or its label file is: ids named after their folders
+    change when cases from another folder join (``unique_ids``), files when the dataset moves.
 
     Returns:
         a warning when the validation cases are the same but the training cases are not, else None.
@@ -361,22 +363,24 @@ def check_resume_split(checkpoint: Path, split: dict, output_dir: Path) -> str |
     Raises:
         ConfigError: naming the cases that moved, the saved config, and the ways on.
     """
-    saved = _saved_split(Path(checkpoint), Path(output_dir))
+    saved = _saved_split(Path(checkpoint))
     if saved is None:
         return None
-    trained, validated = set(saved["training"]), set(saved["validation"])
-    training, validation = set(split["training"]), set(split["validation"])
+    trained, validated = _SplitSide(saved, "training"), _SplitSide(saved, "validation")
+    training, validation = _SplitSide(split, "training"), _SplitSide(split, "validation")
 
-    def named(ids: set) -> str:
+    def named(ids: list) -> str:
         shown = sorted(ids)
         return ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")
 
-    if validation != validated:
+    leaked = validation.cases_in(trained)
+    new = [case for case in validation.cases_not_in(validated) if case not in leaked]
+    dropped = validated.cases_not_in(validation)
+    if leaked or new or dropped:
         moved = [f"{len(ids)} {what} ({named(ids)})" for ids, what in (
-            (validation & trained, "validation case(s) of this run that its weights trained on"),
-            (validation - validated - trained, "validation case(s) new to it"),
-            (validated - validation, "case(s) it validated on that this run does not"))
-            if ids]
+            (leaked, "validation case(s) of this run that its weights trained on"),
+            (new, "validation case(s) new to it"),
+            (dropped, "case(s) it validated on that this run does not")) if ids]
         raise ConfigError(
             f"cannot resume from {checkpoint}: it was validated on other cases than this run would be "
             f"({saved.get('how', 'its split')} there, {split.get('how', 'this split')} here: {'; '.join(moved)}), "
@@ -385,20 +389,45 @@ def check_resume_split(checkpoint: Path, split: dict, output_dir: Path) -> str |
             f"data.validation_fraction and the same cases as in {Path(checkpoint) / 'config.yaml'}), or start "
             f"this split as a new run in another train.output_dir (from train.init_from only where none of its "
             f"validation cases trained those weights)")
-    if training != trained:
+    added, left_out = training.cases_not_in(trained), trained.cases_not_in(training)
+    if added or left_out:
         return (f"WARNING: resuming {checkpoint} on other training cases than it trained on ("
                 + "; ".join(f"{len(ids)} {what} ({named(ids)})" for ids, what in (
-                    (training - trained, "added"), (trained - training, "left out")) if ids)
+                    (added, "added"), (left_out, "left out")) if ids)
                 + "): the validation cases are the same; the data stream does not continue where it stopped")
     return None
 
 
-def _saved_split(checkpoint: Path, output_dir: Path) -> dict | None:
-    """The split the checkpoint records, or the run folder's ``run_info.json`` for older checkpoints."""
+class _SplitSide:
+    """The training or validation cases of a split record (``Manifest.split_record``): ids, and their
+    label files where recorded (run_info.json files from before the seventy-first session have none)."""
+
+    def __init__(self, record: dict, side: str):
+        self.ids = [str(case_id) for case_id in record[side]]
+        labels = (record.get("labels") or {}).get(side)
+        self.labels = [str(label) for label in labels] if isinstance(labels, list) and len(labels) == len(
+            self.ids) else [None] * len(self.ids)
+        self._ids, self._labels = set(self.ids), {label for label in self.labels if label is not None}
+
+    def _holds(self, case_id: str, label: str | None) -> bool:
+        return case_id in self._ids or (label is not None and label in self._labels)
+
+    def cases_in(self, other: "_SplitSide") -> list[str]:
+        """The ids of this side's cases that are cases of ``other`` too (by id or by label file)."""
+        return [case_id for case_id, label in zip(self.ids, self.labels) if other._holds(case_id, label)]
+
+    def cases_not_in(self, other: "_SplitSide") -> list[str]:
+        return [case_id for case_id, label in zip(self.ids, self.labels) if not other._holds(case_id, label)]
+
+
+def _saved_split(checkpoint: Path) -> dict | None:
+    """The split the checkpoint records, or, for older checkpoints, the one its run folder's
+    ``run_info.json`` records (``<run>/checkpoints/step_N``: the run that wrote it, not the folder
+    the resumed run trains into, which may be another)."""
     if (checkpoint / SPLIT_FILE).is_file():
         return json.loads((checkpoint / SPLIT_FILE).read_text())
     try:
-        split = json.loads((output_dir / "run_info.json").read_text()).get("split")
+        split = json.loads((checkpoint.parent.parent / "run_info.json").read_text()).get("split")
     except (OSError, ValueError, AttributeError):
         return None
     if isinstance(split, dict) and isinstance(split.get("training"), list) and isinstance(split.get("validation"),

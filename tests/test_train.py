@@ -992,21 +992,53 @@ def test_resume_under_another_split_is_refused_before_the_preprocessing(tmp_path
     assert train(config(0, train__max_steps=3, train__resume="latest"))["step"] == 3  # the same split resumes
 
 
-def test_the_split_of_a_checkpoint_from_before_split_json_is_read_from_its_run_folder(tmp_path):
+def test_the_split_of_a_checkpoint_from_before_split_json_is_read_from_its_own_run_folder(tmp_path):
+    """Read from the folder the resumed run trains into, a checkpoint of another run was compared with
+    that folder's split, and one into a new folder not at all (seventy-first session's probe)."""
     from accelerated_seg.checkpoint import check_resume_split
 
     checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
     checkpoint.mkdir(parents=True)
-    assert check_resume_split(checkpoint, {"training": ["a"], "validation": ["b"]}, tmp_path / "run") is None
+    assert check_resume_split(checkpoint, {"training": ["a"], "validation": ["b"]}) is None  # nothing recorded
     (tmp_path / "run" / "run_info.json").write_text(json.dumps(
         {"split": {"how": "fraction 0.2 (seed 0)", "training": ["a", "b"], "validation": ["c"]}}))
     with pytest.raises(ConfigError, match=r"1 validation case\(s\) of this run that its weights trained on \(b\); "
                                           r"1 case\(s\) it validated on that this run does not \(c\)"):
-        check_resume_split(checkpoint, {"how": "fraction 0.2 (seed 1)", "training": ["a", "c"], "validation": ["b"]},
-                           tmp_path / "run")
+        check_resume_split(checkpoint, {"how": "fraction 0.2 (seed 1)", "training": ["a", "c"], "validation": ["b"]})
     # The same held-out cases, more to train on: a warning, as for any other changed setting.
-    warning = check_resume_split(checkpoint, {"training": ["a", "b", "d"], "validation": ["c"]}, tmp_path / "run")
+    warning = check_resume_split(checkpoint, {"training": ["a", "b", "d"], "validation": ["c"]})
     assert warning.startswith("WARNING: resuming") and "1 added (d)" in warning and "left out" not in warning
+
+
+def test_a_case_is_the_same_case_by_its_id_or_by_its_label_file(tmp_path):
+    """Ids named after their folders (site1_p104_label) change when cases of another folder join: a
+    resume that only added training cases was refused (seventy-first session's probe). Files change
+    when the dataset moves, ids do not."""
+    from accelerated_seg.checkpoint import SPLIT_FILE, check_resume_split
+
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / SPLIT_FILE).write_text(json.dumps(
+        {"how": "given", "training": ["p100_label", "p101_label"], "validation": ["p104_label"],
+         "labels": {"training": ["/d/site1/p100/label.nii.gz", "/d/site1/p101/label.nii.gz"],
+                    "validation": ["/d/site1/p104/label.nii.gz"]}}))
+    grown = {"how": "given", "training": ["site1_p100_label", "site1_p101_label", "site2_p200_label"],
+             "validation": ["site1_p104_label"],
+             "labels": {"training": ["/d/site1/p100/label.nii.gz", "/d/site1/p101/label.nii.gz",
+                                     "/d/site2/p200/label.nii.gz"], "validation": ["/d/site1/p104/label.nii.gz"]}}
+    warning = check_resume_split(checkpoint, grown)
+    assert "1 added (site2_p200_label)" in warning and "left out" not in warning
+    moved = {"how": "given", "training": ["p100_label", "p101_label"], "validation": ["p104_label"],
+             "labels": {"training": ["/e/site1/p100/label.nii.gz", "/e/site1/p101/label.nii.gz"],
+                        "validation": ["/e/site1/p104/label.nii.gz"]}}
+    assert check_resume_split(checkpoint, moved) is None
+    swapped = {**grown, "training": ["site1_p104_label", "site1_p101_label"], "validation": ["site1_p100_label"],
+               "labels": {"training": ["/d/site1/p104/label.nii.gz", "/d/site1/p101/label.nii.gz"],
+                          "validation": ["/d/site1/p100/label.nii.gz"]}}
+    with pytest.raises(ConfigError, match=r"1 validation case\(s\) of this run that its weights trained on "
+                                          r"\(site1_p100_label\); 1 case\(s\) it validated on that this run does "
+                                          r"not \(p104_label\)"):
+        check_resume_split(checkpoint, swapped)
 
 
 def test_text_file_sizes_are_checked_only_where_the_checkpoint_recorded_them(tmp_path):

@@ -76,9 +76,13 @@ class Manifest:
             )
 
     def split_record(self) -> dict:
-        """How the cases were split and which went where, by id: what a run and its checkpoints record."""
+        """How the cases were split and which went where, by id and by label file: what a run and its
+        checkpoints record (a resume compares both: an id named after its folders changes when cases
+        from another folder join)."""
         return {"how": self.split, "training": [case.id for case in self.training],
-                "validation": [case.id for case in self.validation]}
+                "validation": [case.id for case in self.validation],
+                "labels": {side: [str(case.label) for case in cases]
+                           for side, cases in (("training", self.training), ("validation", self.validation))}}
 
     def files(self) -> list[Path]:
         """Every image and label file of the training and validation cases."""
