@@ -387,7 +387,7 @@ def _check(args, _) -> int:
         # A CSV's classes live in the experiment's data.labels: without them, check could only refuse
         # every value above 1 of a dataset that training reads (sixty-seventh session).
         cfg = load_config(args.config) if args.config is not None else Config()
-    except ConfigError as error:
+    except (ConfigError, DataError) as error:  # DataError: a split setting the split rules refuse (data.fold 7 of 5)
         print(f"error: {error}", file=sys.stderr)
         return 2
     data = cfg.data

@@ -241,7 +241,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         raw = _parse_yaml(text, f"{path} is not valid YAML")
         if raw is None:  # empty or all comments: it trained the demo's phantoms without a word before
             raise ConfigError(f"config file {path} holds no settings (it is empty, or only comments): give the "
-                              f"experiment's YAML, or leave --config out to train on the defaults")
+                              f"experiment's YAML, or leave --config out for the defaults")
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping of sections (data, model, optim, train)")
         try:  # the file alone first, so a key or value it gets wrong is reported with its name

@@ -23,13 +23,14 @@ from pathlib import Path
 from accelerate import PartialState
 from accelerate.utils import parse_flag_from_env
 
-from accelerated_seg.model_folders import complete_checkpoints
 from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError, joined_overrides, load_config
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.evaluate import evaluate_folders
 from accelerated_seg.files import write_text_atomically
 from accelerated_seg.inference import predict_cases
+from accelerated_seg.model_folders import complete_checkpoints
+from accelerated_seg.run_folder import TRAIN_RUN_MARKER
 from accelerated_seg.train import train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,8 +67,13 @@ def main(argv=None):
     models = []
     for fold in range(args.folds):
         fold_dir = out / f"fold{fold}"
-        # A resume asked for applies to the folds that have a checkpoint; the others start.
-        fold_resume = resume if complete_checkpoints(fold_dir / "checkpoints") else []
+        # A resume asked for applies to the folds that have a checkpoint; the others start, over what a
+        # fold stopped before its first checkpoint left (its best_model, its log), which training
+        # would otherwise refuse to replace.
+        if complete_checkpoints(fold_dir / "checkpoints"):
+            fold_resume = resume
+        else:
+            fold_resume = ["--train.overwrite=true"] if resume and (fold_dir / TRAIN_RUN_MARKER).is_file() else []
         cfg = load_config(args.config, [f"--data.dataset={out / 'data' / 'dataset.json'}",
                                         f"--data.num_folds={args.folds}", f"--data.fold={fold}",
                                         f"--train.output_dir={fold_dir}", *overrides, *fold_resume])

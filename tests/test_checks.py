@@ -418,6 +418,9 @@ def test_the_check_command_refuses_what_training_would_of_the_experiments_split_
         assert main(["check", "--config", str(config)]) == 1, data
         err = capsys.readouterr().err
         assert said in err and err.startswith("error: "), err
+    config.write_text(f"data:\n  dataset: {dataset}\n  num_folds: 5\n  fold: 7\n")  # the command's misuse:
+    assert main(["check", "--config", str(config)]) == 2  # a traceback before (a DataError of the split rules)
+    assert "data.fold=7 is out of range for data.num_folds=5" in capsys.readouterr().err
     config.write_text(f"data:\n  dataset: {dataset}\n  spacing: [2.0, 2.0, 2.0]\n  num_folds: 2\n")
     assert main(["check", "--config", str(config)]) == 0
     assert "4 case(s), 0 error(s)" in capsys.readouterr().out
@@ -450,15 +453,16 @@ def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_a
     image[2:7, 2:7, 2:7] = 0.5  # the bright class's tissue and around it: the box of voxels above 0
     shifted[0:2, 0:2, 0:2] = 2  # a dark structure at the edge: 8 voxels outside that box
     cases = [make_case(tmp_path, "dark", image=image, label=shifted),
-             make_case(tmp_path, "negative", image=np.full(SHAPE, -2.0, np.float32))]
+             make_case(tmp_path, "negative", image=np.full(SHAPE, -2.0, np.float32)),
+             make_case(tmp_path, "dark_4d", image=image, label=shifted[..., None])]  # a label stored (x, y, z, 1)
     report = check_cases(cases, NUM_CLASSES, crop_foreground=True)
     assert len(report.errors) == 1 and report.errors[0].startswith("negative: ") and (
         "no image voxel is above 0, so data.crop_foreground (on for zscore) would crop the case to nothing"
         in report.errors[0])
     labelled = int(np.count_nonzero(shifted))
     (warning,) = [w for w in report.warnings if "crop_foreground" in w]
-    assert (f"1 case(s) have labelled voxels outside the box that data.crop_foreground crops them to (the image "
-            f"voxels above 0), which training never sees: dark 8 of {labelled}") in warning
+    assert (f"2 case(s) have labelled voxels outside the box that data.crop_foreground crops them to (the image "
+            f"voxels above 0), which training never sees: dark 8 of {labelled}, dark_4d 8 of {labelled}") in warning
     assert "set data.crop_foreground: false" in warning
     off = check_cases(cases, NUM_CLASSES)  # crop off (ct, or asked): nothing to say
     assert off.ok and not [w for w in off.warnings if "crop_foreground" in w]

@@ -57,7 +57,7 @@ def test_kfold_example_continues_an_interrupted_run_and_ensembles_without_valida
     assert sorted(example.main(tiny)) == ["ensemble", "fold0", "fold1"]
     assert (tmp_path / "predictions" / "ensemble").is_dir() and not (tmp_path / "fold0" / "best_model").exists()
     phantoms = (tmp_path / "data" / "dataset.json").stat().st_mtime_ns
-    shutil.rmtree(tmp_path / "fold1")  # as if stopped before fold 1 began
+    shutil.rmtree(tmp_path / "fold1" / "checkpoints")  # as if stopped in fold 1 before its first checkpoint
     more = [a.replace("--train.max_steps=2", "--train.max_steps=3") for a in tiny]
     assert sorted(example.main([*more, "--train.resume=latest"])) == ["ensemble", "fold0", "fold1"]
     steps = [json.loads((tmp_path / f"fold{k}" / "summary.json").read_text())["step"] for k in range(2)]

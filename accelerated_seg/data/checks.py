@@ -534,9 +534,10 @@ def _check_label_values(
         tally.see(slab)
         foreground = slab > 0  # an ignore label's voxels too: annotated or not, they are cut away alike
         has_foreground = has_foreground or bool(np.any(slab != 0))
-        if box is not None and slab.ndim == 3:
-            labelled += int(np.count_nonzero(foreground))
-            outside += int(np.count_nonzero(foreground & box.outside(slab, start)))
+        if box is not None and slab.ndim in (3, 4) and slab.shape[3:] in ((), (1,)):  # (x, y, z, 1) too
+            spatial = foreground.reshape(slab.shape[:3])
+            labelled += int(np.count_nonzero(spatial))
+            outside += int(np.count_nonzero(spatial & box.outside(slab, start)))
     tally.scanned += 1
 
     if non_integer:
