@@ -56,7 +56,8 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     from .inference import PredictOptions, default_device, runs_transforms_on_device
 
     # --cases 2 at least: one case has nothing to overlap with
-    for flag, value, least in (("--cases", cases, 2), ("--blocks", blocks, 1), ("--roi", roi or 1, 1),
+    # --roi 0 is no window: it measured the default 64 without a word (`roi or 1`) until the seventy-first session
+    for flag, value, least in (("--cases", cases, 2), ("--blocks", blocks, 1), ("--roi", 1 if roi is None else roi, 1),
                                ("--sw-batch-size", sw_batch_size, 1)):
         if value < least:
             raise ConfigError(f"{flag} must be at least {least} (got {value})")
@@ -66,7 +67,7 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
         if model_dir is not None and given:
             raise ConfigError(f"{flag} sets the default U-Net's {what}; with --model the export's network and "
                               f"window are used: drop one of the two")
-    roi = roi or DEFAULT_ROI
+    roi = DEFAULT_ROI if roi is None else roi
     if len(size) != 3 or min(size) < 1:
         raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")
     if len(spacing) != 3 or not all(math.isfinite(mm) and mm > 0 for mm in spacing):  # nan: nibabel's traceback
@@ -81,7 +82,8 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
             model_dir, network = _random_unet_export(work / "model", roi, channels, seed)
         else:
             network = str(model_dir)
-        in_channels = read_export_config(model_dir)["in_channels"]  # a broken or foreign export fails here
+        export = read_export_config(model_dir)  # a broken or foreign export fails here
+        in_channels, window = export["in_channels"], export["patch_size"]
         scans = _write_scans(work / "scans", cases, size, spacing, seed, in_channels)
         stages = _stage_times(model_dir, scans, device, options, work / "stages")
         rates, in_blocks = _interleaved(model_dir, scans, device, options, blocks, work)
@@ -92,6 +94,7 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
                     for way, per_stage in in_blocks.items()}
     return {
         "model": network, "cases": cases, "scan_size": list(size), "scan_spacing_mm": list(spacing),
+        "roi": window,  # the sliding window measured: the export's, or --roi's for the default U-Net
         "overlap": overlap, "sw_batch_size": sw_batch_size,
         # what ran, not what was asked: on a CPU everything is on the host whatever the option
         "transforms_on_device": runs_transforms_on_device(device, options),

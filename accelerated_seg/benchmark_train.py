@@ -59,7 +59,7 @@ from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig, check_network_name
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
-from .host_cpu import emulated_bf16_warning
+from .host_cpu import bf16_two_voxel_warning, emulated_bf16_warning
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
 from .plain_loop import benchmark_optimizer, make_plain_loop, run_block, shard_like, step_breakdown
@@ -308,7 +308,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     loop's phases and (under several processes) the all-reduce, each measured apart."""
     from accelerate.utils import set_seed
 
-    from .models import build_from_spec, model_spec
+    from .models import build_from_spec, convolutions_over_two_voxels, model_spec
     from .strategy import configure_deepspeed, strategy_in_effect
     from .preparation import adapt_to_strategy
     from .ranks import on_main
@@ -322,6 +322,11 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     # cuDNN autotuning is set by preparation.make_accelerator, as in training, for both loops.
     set_seed(timing.seed)  # the same initial weights on every rank
     spec = model_spec(case.model, timing.in_channels, timing.classes, case.patch, case.model_args)
+    if device.type == "cpu" and case.precision == "bf16":  # training warns of it too; here both loops meet it
+        thin = convolutions_over_two_voxels(spec, case.patch)
+        if warning := bf16_two_voxel_warning("cpu", "bf16", thin, case.patch):
+            accelerator.print(f"WARNING: {warning} Steps it spoils are counted in the result: ours skips them "
+                              f"(ours.skipped_steps), the plain loop steps them (plain.nonfinite_steps).")
     model = build_from_spec(spec)
     # Each loop gets a copy made the same way, so that nothing but the loops differs; under FSDP2 a
     # third copy for the plain loop sharded by hand.
@@ -395,6 +400,13 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
         # Share of the block time spent blocked on the next batch (the slowest rank's per block).
         result[name]["data_wait_pct"] = round(100 * sum(b["data_wait_s"] for b in own)
                                               / sum(b["seconds"] for b in own), 3)
+    # Steps with non-finite gradients: ours skips each and runs another in its place, which samples/s
+    # does not count; the plain loop steps it anyway. Said per loop, so that a rate they skew is seen.
+    result["ours"]["skipped_steps"] = ours.progress.batches_seen // accelerator.gradient_accumulation_steps - (
+        ours.progress.step)
+    for name, other in (("plain", plain), ("plain_fsdp2", plain_fsdp2)):
+        if other is not None:
+            result[name]["nonfinite_steps"] = other.nonfinite_steps
     ours_blocks, plain_blocks = result["ours"]["samples_per_s_blocks"], result["plain"]["samples_per_s_blocks"]
     result["ratio_ours_to_plain"] = round(result["ours"]["samples_per_s"] / result["plain"]["samples_per_s"], 4)
     result["ratio_per_block"] = [round(a / b, 4) for a, b in zip(ours_blocks, plain_blocks)]
@@ -819,11 +831,23 @@ def parse_model_args(text: str | None) -> dict:
     return args
 
 
+def nonfinite_note(run: dict) -> str | None:
+    """A line when either loop met non-finite gradients in the run: its rate is then not a clean one."""
+    skipped = run["ours"].get("skipped_steps", 0)
+    stepped = run["plain"].get("nonfinite_steps", 0)
+    if not (skipped or stepped):
+        return None
+    return (f"note: {run['model']} {'x'.join(map(str, run['patch']))} {run['precision']}: ours skipped {skipped} "
+            f"step(s) with non-finite gradients (and ran another in each one's place), the plain loop stepped "
+            f"{stepped} such step(s); the rates and their ratio are not clean")
+
+
 def run_from_cli(args) -> int:
     """``accelerated-seg benchmark train``: measure, print the table, write the JSON (main process only)."""
     import sys
 
     from .benchmark import write_result
+    from .train import TrainingDiverged
 
     main_process = os.environ.get("RANK", "0") == "0"
     timing = TimingSettings(steps=args.steps, blocks=args.blocks, warmup_blocks=args.warmup_blocks,
@@ -836,6 +860,8 @@ def run_from_cli(args) -> int:
         path = write_result(result_name(partial), partial, args.output)
         print(f"[{len(partial['runs'])}/{total}] {format_table(partial).splitlines()[-1].strip()}  "
               f"(so far in {path})", flush=True)
+        if note := nonfinite_note(partial["runs"][-1]):
+            print(note, flush=True)
 
     try:
         results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
@@ -845,7 +871,15 @@ def run_from_cli(args) -> int:
         if main_process:
             print(f"error: {error}", file=sys.stderr)
         return 2
+    except TrainingDiverged as error:  # a traceback before; the configurations measured are in the JSON
+        if main_process:
+            print(f"error: {error} (the configurations measured before it are in {args.output or 'the JSON'}, "
+                  f"marked incomplete)", file=sys.stderr)
+        return 1
     if results.pop("is_main_process"):
         print(format_table(results))
+        for run in results["runs"]:
+            if note := nonfinite_note(run):
+                print(note)
         print(f"wrote {write_result(result_name(results), results, args.output)}")
     return 0

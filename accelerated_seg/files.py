@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -131,6 +132,15 @@ def check_output_file(path: str | Path, setting: str, result_key: str) -> None:
     if path.is_file() and not is_json_object_with(path, {result_key}):
         raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
                               f"object with {result_key!r}), so it would be replaced: give another path, or move it")
+    # Where nothing may be written (/proc, a read-only mount): found by writing there, as the result
+    # will be, not after the measurement (FileNotFoundError's traceback, the results lost).
+    existing = next(part for part in (path.parent, *path.parent.absolute().parents) if part.exists())
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".write_test_"):
+            pass
+    except OSError as error:
+        raise ConfigError(f"{setting} {path} cannot be written ({error.__class__.__name__}: {error}); give a path "
+                          f"in a folder you can write") from None
 
 
 def is_json_object_with(path: str | Path, keys) -> bool:

@@ -52,6 +52,13 @@ class PlainLoop:
     max_grad_norm: float
     steps_per_block: int  # one epoch of this rank's share
     _batches: object = field(default=None, repr=False)
+    # Steps whose gradient norm was not finite, counted on the device (no sync in the timed steps): a
+    # plain loop steps them anyway, where ours skips them (oneDNN's bf16 on the CPU makes some).
+    _nonfinite: object = field(default=None, repr=False)
+
+    @property
+    def nonfinite_steps(self) -> int:
+        return 0 if self._nonfinite is None else int(self._nonfinite)
 
     @property
     def batches(self):
@@ -84,7 +91,9 @@ class PlainLoop:
             self.scaler.unscale_(self.optimizer)  # so that clipping sees the true gradients
 
     def optimizer_step(self) -> None:
-        torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm or math.inf)
+        norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.max_grad_norm or math.inf)
+        bad = (~torch.isfinite(norm)).to(torch.int64)
+        self._nonfinite = bad if self._nonfinite is None else self._nonfinite + bad
         if self.scaler is None:
             self.optimizer.step()
         else:

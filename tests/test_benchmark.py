@@ -32,6 +32,35 @@ def test_the_data_benchmark_compares_both_loaders_and_cleans_up(tmp_path, monkey
     assert results["speedup_steady_state"] > 0 and len(results["speedup_steady_state_per_block"]) == 2
     assert torch.get_num_threads() == threads  # set to 1 while measuring, then given back
     assert list(tmp_path.iterdir()) == []  # its own phantoms and cache are removed
+    assert "note" not in results  # no workers, nothing made ahead (with 2, --batches under 32 is said)
+    assert (results["size_mm"], results["batches_per_block"]) == ([24.0, 24.0, 20.0], 2)
+
+
+def test_an_output_where_nothing_may_be_written_is_refused_before_the_measurement(capsys):
+    """--output /proc/bench.json measured everything, then lost it in FileNotFoundError's traceback."""
+    assert main(["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1", "--device", "cpu",
+                 "--output", "/proc/accelerated_seg_bench.json"]) == 2
+    assert "--output /proc/accelerated_seg_bench.json cannot be written" in capsys.readouterr().err
+
+
+def test_a_data_dir_keeps_a_cache_of_its_own_and_phantoms_other_than_asked_are_rewritten(tmp_path):
+    """--data-dir removed its 'cache' folder whatever it held, reused phantoms of other --cases or
+    sizes without a word, and a patch larger than the cropped phantoms stopped in a MONAI worker with
+    a traceback, after ours was measured (seventy-first session's probe)."""
+    work = tmp_path / "work"
+    (work / "cache").mkdir(parents=True)
+    (work / "cache" / "precious.txt").write_text("mine")
+    small = dict(size_mm=(24.0, 24.0, 20.0), spacing_mm=2.0, patch=8, workers=0, batch=2, batches=2,
+                 samples_per_volume=2, blocks=1, data_dir=str(work))
+    with pytest.raises(ValueError, match=r"work/cache is not a cache this benchmark made"):
+        benchmark_data(cases=2, **small)
+    assert (work / "cache" / "precious.txt").read_text() == "mine"
+    (work / "cache" / "precious.txt").unlink()
+    (work / "cache").rmdir()
+    assert benchmark_data(cases=2, **small)["cases"] == 2
+    assert benchmark_data(cases=3, **small)["cases"] == 3  # the 2 phantoms of the run before: rewritten
+    with pytest.raises(ValueError, match=r"--patch 12 is larger than the phantoms once cropped to their foreground"):
+        benchmark_data(cases=3, **{**small, "patch": 12, "size_mm": (30.0, 24.0, 24.0)})
 
 
 @pytest.mark.parametrize("precision", ["fp32", "bf16"])
@@ -123,6 +152,7 @@ def test_the_prediction_benchmark_times_both_ways_and_the_stages_and_compares_th
     assert results["stage_ms_median"] == {stage: pytest.approx(ms, abs=0.051) for stage, ms in medians.items()}
     assert results["stage_bound"] == pytest.approx(sum(medians.values()) / max(medians.values()), abs=2e-3)
     assert results["model"] == "unet channels [4, 8] (random weights)" and results["device"] == "cpu"
+    assert results["roi"] == [16, 16, 16]  # the window measured (not recorded before the seventy-first session)
     assert results["transforms_on_device"] is False  # the road that ran: predict's default asks, a CPU declines
     # each stage timed inside both ways' blocks too: which one slows when they run side by side
     for way in ("sequential", "pipelined"):
@@ -175,6 +205,7 @@ def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_f
                          "--spacing takes three finite voxel sizes"),
                         (["--overlap", "1", *tiny_net], r"overlap must be in \[0, 1\), got 1.0"),
                         (["--roi", "17", "--channels", "4", "8"], "--roi 17 with --channels 4 8: .*divisible"),
+                        (["--roi", "0"], "--roi must be at least 1 \\(got 0\\)"),  # measured the default 64 before
                         (["--model", str(tmp_path / "none")], "none/config.json is missing"),
                         (["--model", str(export(tmp_path / "model")), "--channels", "4", "8"],  # once ignored
                          "--channels sets the default U-Net's channels; with --model the export's network and window"),

@@ -70,6 +70,7 @@ def test_every_field_is_present_and_sane(tiny_results):
         assert run["overhead_ms_per_step"] == pytest.approx(
             2000 / run["ours"]["samples_per_s"] - 2000 / run["plain"]["samples_per_s"], abs=1e-2)
         assert run["flops_per_sample"] > 0 and run["parameters"] > 0
+        assert run["ours"]["skipped_steps"] == 0 and run["plain"]["nonfinite_steps"] == 0  # no 2-voxel level here
         assert run["gradient_bytes"] == 4 * run["parameters"]
         phases = run["plain_step_breakdown_ms"]
         assert all(phases[p] >= 0 for p in ("data_wait", "forward_loss", "backward", "optimizer"))
@@ -131,6 +132,29 @@ def test_mfu_and_cost_follow_from_the_rate(tiny_results):
         assert run[loop]["mfu"] == pytest.approx(run["flops_per_sample"] * rate / 0.5e12, rel=1e-3)
         assert run[loop]["cost_per_1000_samples"] == pytest.approx(3.0 / 3600 * 1000 / rate, rel=1e-3)
         assert run[loop]["cost_per_epoch"] == pytest.approx(3.0 / 3600 * 100 / rate, rel=1e-3)
+
+
+def test_steps_with_non_finite_gradients_are_counted_per_loop_and_said():
+    """oneDNN's bf16 on the CPU spoils some gradients at a 2-voxel level: ours skipped those steps and
+    ran others in their place, uncounted, the plain loop stepped them, and neither the JSON nor the
+    table said so (seventy-first session's probe)."""
+    from accelerated_seg.benchmark_train import nonfinite_note
+    from accelerated_seg.plain_loop import PlainLoop
+
+    model = torch.nn.Linear(2, 1)
+    loop = PlainLoop(model, torch.optim.SGD(model.parameters(), lr=0.1), None, None, torch.device("cpu"), None, None,
+                     1.0, 1)
+    for value in (1.0, math.inf, 2.0, math.nan):
+        for parameter in model.parameters():
+            parameter.grad = torch.full_like(parameter, value)
+        loop.optimizer_step()
+    assert loop.nonfinite_steps == 2
+    run = {"model": "unet", "patch": [32, 32, 32], "precision": "bf16", "ours": {"skipped_steps": 3},
+           "plain": {"nonfinite_steps": 2}}
+    assert nonfinite_note(run) == ("note: unet 32x32x32 bf16: ours skipped 3 step(s) with non-finite gradients (and "
+                                   "ran another in each one's place), the plain loop stepped 2 such step(s); the "
+                                   "rates and their ratio are not clean")
+    assert nonfinite_note({**run, "ours": {"skipped_steps": 0}, "plain": {"nonfinite_steps": 0}}) is None
 
 
 def test_flops_of_one_conv3d_match_the_hand_count():
