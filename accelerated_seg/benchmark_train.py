@@ -402,11 +402,9 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
                                               / sum(b["seconds"] for b in own), 3)
     # Steps with non-finite gradients: ours skips each and runs another in its place, which samples/s
     # does not count; the plain loop steps it anyway. Said per loop, so that a rate they skew is seen.
-    result["ours"]["skipped_steps"] = ours.progress.batches_seen // accelerator.gradient_accumulation_steps - (
-        ours.progress.step)
-    for name, other in (("plain", plain), ("plain_fsdp2", plain_fsdp2)):
-        if other is not None:
-            result[name]["nonfinite_steps"] = other.nonfinite_steps
+    for name, loop in (("ours", ours), ("plain", plain), ("plain_fsdp2", plain_fsdp2)):
+        if loop is not None:
+            result[name].update(_nonfinite_record(loop, accelerator))
     ours_blocks, plain_blocks = result["ours"]["samples_per_s_blocks"], result["plain"]["samples_per_s_blocks"]
     result["ratio_ours_to_plain"] = round(result["ours"]["samples_per_s"] / result["plain"]["samples_per_s"], 4)
     result["ratio_per_block"] = [round(a / b, 4) for a, b in zip(ours_blocks, plain_blocks)]
@@ -831,10 +829,19 @@ def parse_model_args(text: str | None) -> dict:
     return args
 
 
+def _nonfinite_record(loop, accelerator) -> dict:
+    """The steps ``loop`` met with non-finite gradients: skipped by run_loop's (each consumed its
+    batches without advancing the step), stepped anyway by a plain one. (benchmarks/harness_checks.py
+    puts either kind of loop in either place.)"""
+    if hasattr(loop, "nonfinite_steps"):
+        return {"nonfinite_steps": loop.nonfinite_steps}
+    return {"skipped_steps": loop.progress.batches_seen // accelerator.gradient_accumulation_steps - loop.progress.step}
+
+
 def nonfinite_note(run: dict) -> str | None:
     """A line when either loop met non-finite gradients in the run: its rate is then not a clean one."""
-    skipped = run["ours"].get("skipped_steps", 0)
-    stepped = run["plain"].get("nonfinite_steps", 0)
+    skipped = run["ours"].get("skipped_steps", 0) + run["plain"].get("skipped_steps", 0)
+    stepped = run["ours"].get("nonfinite_steps", 0) + run["plain"].get("nonfinite_steps", 0)
     if not (skipped or stepped):
         return None
     return (f"note: {run['model']} {'x'.join(map(str, run['patch']))} {run['precision']}: ours skipped {skipped} "
