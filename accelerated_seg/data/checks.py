@@ -11,9 +11,11 @@ What is checked, per case: every file exists and decompresses to the end (so
 truncation and gzip CRC errors surface), is a 3D NIfTI volume within the voxel
 budget, has finite intensities (images) or declared whole-number values (labels),
 and shares one voxel grid (shape, orientation, spacing, affine) with the case's
-other files. A label with only background is a warning, as are a declared class
+other files; where preprocessing will crop to the foreground, an image must hold a
+voxel above 0. A label with only background is a warning, as are a declared class
 that no label contains and a file whose header gives no orientation (qform and
-sform codes 0) or two voxel sizes (sform and pixdim), and an image of a single slice.
+sform codes 0) or two voxel sizes (sform and pixdim), an image of a single slice,
+and labelled voxels outside the box the foreground crop keeps.
 """
 
 from __future__ import annotations
