@@ -209,7 +209,7 @@ def _measure_data(work: Path, cases, size_mm, spacing_mm, patch, workers, batch,
     # Batches our workers make while the untimed drain runs are ready when the block starts, free to
     # it: few timed batches of a fast patch read high (16^3 phantoms: 173x at --batches 1, 27.6x at 3,
     # 7.3x at 30, seventy-first session's probe). Said in the result, not corrected.
-    ready = 4 * workers  # train_loader's prefetch_factor x workers
+    ready = (ours.prefetch_factor or 0) * workers  # None without workers
     if batches < 4 * ready:
         results["note"] = (f"--batches {batches}: our loader may hold up to {ready} batches ready when a block "
                            f"starts, made while the drain ran; with few timed batches that reads high where patches "

@@ -104,14 +104,13 @@ def _every_ranks_files_there(partial: Path, processes: int) -> None:
 
 
 def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str,
-                        preprocessing: dict | None = None, export_description: dict | None = None,
-                        split: dict | None = None) -> Path:
+                        records: dict[str, dict] | None = None) -> Path:
     """Save the full training state as ``checkpoints_dir/step_<step>``; keep the newest ``keep_last``.
 
-    Beside accelerate's files go the run's ``config.yaml`` and, given ``preprocessing``
-    (``PreprocessSettings.to_dict()``), what its weights were trained on (``check_resume_preprocessing``);
-    given ``export_description`` (an export's config.json less its step), what exporting it needs
-    (``checkpoint_export``); given ``split``, the cases it trained and validated on (``check_resume_split``).
+    Beside accelerate's files go the run's ``config.yaml`` and ``records``, JSON files by name: train
+    saves what its weights were trained on (``PREPROCESSING_FILE``, ``check_resume_preprocessing``),
+    the cases it trained and validated on (``SPLIT_FILE``, ``check_resume_split``) and what exporting
+    it needs (``EXPORT_DESCRIPTION_FILE``, ``checkpoint_export``).
     """
     final = checkpoints_dir / f"step_{step}"
     partial = checkpoints_dir / f".step_{step}.partial"
@@ -125,14 +124,11 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         if accelerator.is_main_process:
             with_the_usual_mode(*partial.glob("*.safetensors"))  # accelerate's save_file's are owner-only
             (partial / "config.yaml").write_text(config_yaml)
-            for name, content in ((PREPROCESSING_FILE, preprocessing), (EXPORT_DESCRIPTION_FILE, export_description),
-                                  (SPLIT_FILE, split)):
-                if content is not None:
-                    (partial / name).write_text(json.dumps(content, indent=1))
+            for name, content in (records or {}).items():
+                (partial / name).write_text(json.dumps(content, indent=1))
             # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
             # config, which no reader notices (check_checkpoint_files compares them).
-            text_files = ("config.yaml", PREPROCESSING_FILE, EXPORT_DESCRIPTION_FILE, SPLIT_FILE)
-            written = {name: (partial / name).stat().st_size for name in text_files if (partial / name).is_file()}
+            written = {name: (partial / name).stat().st_size for name in ("config.yaml", *(records or {}))}
             (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator), WRITTEN_BYTES: written},
                                                           indent=1))
     except (OSError, RuntimeError) as error:  # the hidden .partial stays; the next save removes it

@@ -13,7 +13,6 @@ that config.json holds besides the weights was saved with the checkpoint (``expo
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 from pathlib import Path
@@ -27,7 +26,7 @@ from .checkpoint import EXPORT_DESCRIPTION_FILE, NonFiniteWeights, shared_tensor
 from .checkpoint_files import check_checkpoint_files
 from .config import ConfigError
 from .data.errors import DataError
-from .files import file_in_the_way
+from .files import file_in_the_way, unwritable
 from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder
 from .models import ModelSpec, build_from_spec
 
@@ -76,9 +75,9 @@ def _check_output(output: Path, checkpoint: Path) -> None:
     # Below a file it was mkdir's traceback at the end.
     if blocking := file_in_the_way(output):
         raise ConfigError(f"{output} cannot be made: {blocking} is a file; give a folder path for the exported model")
-    existing = next(part for part in (output, *output.absolute().parents) if part.exists())
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"{output} cannot be made: {existing} is not writable; give a folder you can write to")
+    if why := unwritable(output):
+        raise ConfigError(f"the exported model cannot be written to {output} ({why}); give a folder that can be "
+                          f"written")
 
 
 def _export_description(checkpoint: Path) -> dict:

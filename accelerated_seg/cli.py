@@ -377,10 +377,9 @@ def _check(args, _) -> int:
     """Exit 1 when the dataset has problems, as a linter does when it finds some: finding them is the
     command's work, not a misuse of it."""
     from .config import Config, ConfigError, load_config
-    from .data.checks import check_manifest
+    from .data.checks import check_as_configured
     from .data.errors import DataError
-    from .data.manifest import dataset_source, load_manifest, with_regions
-    from .data.preprocess_settings import resolved_crop_foreground, resolved_normalization
+    from .data.manifest import dataset_source, load_manifest
     from .data.spacing import target_spacing
 
     try:  # the command's misuse (exit 2), not a finding
@@ -411,9 +410,7 @@ def _check(args, _) -> int:
     # training refuses where it cannot work (check passed them all until the seventy-first session).
     data = dataclasses.replace(data, binarize=args.binarize or data.binarize, max_voxels=max_voxels)
     try:
-        manifest = with_regions(data, load_manifest(data, cfg.train.output_dir, source=dataset))
-        crop = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
-        report = check_manifest(manifest, max_voxels=max_voxels, crop_foreground=crop)
+        manifest, report = check_as_configured(data, load_manifest(data, cfg.train.output_dir, source=dataset))
     except (DataError, ConfigError) as error:  # the dataset's description, or the experiment's view of it
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -132,15 +132,21 @@ def check_output_file(path: str | Path, setting: str, result_key: str) -> None:
     if path.is_file() and not is_json_object_with(path, {result_key}):
         raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
                               f"object with {result_key!r}), so it would be replaced: give another path, or move it")
-    # Where nothing may be written (/proc, a read-only mount): found by writing there, as the result
-    # will be, not after the measurement (FileNotFoundError's traceback, the results lost).
-    existing = next(part for part in (path.parent, *path.parent.absolute().parents) if part.exists())
+    # Not after the measurement: FileNotFoundError's traceback there lost the results.
+    if why := unwritable(path.parent):
+        raise ConfigError(f"{setting} {path} cannot be written ({why}); give a path in a folder you can write")
+
+
+def unwritable(folder: str | Path) -> str | None:
+    """Why nothing can be written at ``folder`` (or made there, if it does not exist yet), or None.
+    Found by writing a file into its nearest existing folder, as the result will be: ``os.access``
+    says yes to root on /proc and on a read-only mount."""
+    existing = next(part for part in (Path(folder), *Path(folder).absolute().parents) if part.exists())
     try:
         with tempfile.NamedTemporaryFile(dir=existing, prefix=".write_test_"):
-            pass
+            return None
     except OSError as error:
-        raise ConfigError(f"{setting} {path} cannot be written ({error.__class__.__name__}: {error}); give a path "
-                          f"in a folder you can write") from None
+        return f"{error.__class__.__name__}: {error}"
 
 
 def is_json_object_with(path: str | Path, keys) -> bool:

@@ -36,10 +36,11 @@ from tqdm.auto import tqdm
 
 from . import __version__
 from .accelerate_workarounds import load_fsdp1_optimizer_state, skip_first_batches_as_prepared
-from .checkpoint import (PreemptionSignals, check_initial_network, check_resume_layout, check_resume_model_settings,
-                         check_resume_network, check_resume_preprocessing, check_resume_split, complete_checkpoints,
-                         expect_shared_tensors, export_model, initial_weights_preparation_note, save_training_state,
-                         set_aside_later_course, shared_tensor_names)
+from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals,
+                         check_initial_network, check_resume_layout, check_resume_model_settings, check_resume_network,
+                         check_resume_preprocessing, check_resume_split, complete_checkpoints, expect_shared_tensors,
+                         export_model, initial_weights_preparation_note, save_training_state, set_aside_later_course,
+                         shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
@@ -121,9 +122,9 @@ class Loop:
     checkpoints_dir: Path
     scheduler: torch.optim.lr_scheduler.LRScheduler | None = None
     config_yaml: str = ""  # saved into every checkpoint
-    preprocessing: dict | None = None  # train's resolved preprocessing, saved into every checkpoint
-    export_description: dict | None = None  # train's export config.json less its step, saved into every checkpoint
-    split: dict | None = None  # train's training and validation case ids, saved into every checkpoint
+    # train's JSON files saved into every checkpoint, by name (checkpoint.save_training_state): its resolved
+    # preprocessing, its split and its export's config.json less the step
+    records: dict = field(default_factory=dict)
     progress: Progress = field(default_factory=Progress)
     # Called at validation steps with the step's mean training loss (validate, record, export best).
     on_validation: Callable[[float], None] | None = None
@@ -392,7 +393,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                     model.train()
                 if settings.save_every and progress.step % settings.save_every == 0:
                     save_training_state(accelerator, loop.checkpoints_dir, progress.step, settings.keep_last,
-                                        loop.config_yaml, loop.preprocessing, loop.export_description, loop.split)
+                                        loop.config_yaml, loop.records)
                     loop.last_saved = progress.step
             if progress.step >= settings.max_steps or preempted:
                 break
@@ -691,10 +692,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                              save_every=t.save_every, keep_last=t.keep_last, max_grad_norm=cfg.optim.max_grad_norm,
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg),
-                preprocessing=settings.to_dict(), split=manifest.split_record())
+                records={PREPROCESSING_FILE: settings.to_dict(), SPLIT_FILE: manifest.split_record()})
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
-    loop.export_description = {"model": spec.to_dict(), **run.export_meta}
+    loop.records[EXPORT_DESCRIPTION_FILE] = {"model": spec.to_dict(), **run.export_meta}
     if val_table is not None:
         val_set = VolumeDataset(val_table)
         loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
@@ -840,8 +841,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     accelerator, progress, out = run.loop.accelerator, run.loop.progress, run.out
     if run.loop.last_saved != progress.step:
         save_training_state(accelerator, run.loop.checkpoints_dir, progress.step, run.cfg.train.keep_last,
-                            run.loop.config_yaml, run.loop.preprocessing, run.loop.export_description,
-                            run.loop.split)
+                            run.loop.config_yaml, run.loop.records)
     if preempted:  # the scheduler's grace period is short: the training state is what matters, no export
         accelerator.print(
             f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "

@@ -26,14 +26,18 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.io import VOXEL_SIZE_CONFLICT_FIX, header_error, read_nifti, voxel_size_conflict
-from accelerated_seg.data.manifest import Case, Manifest
+from accelerated_seg.data.manifest import Case, Manifest, with_regions
+from accelerated_seg.data.preprocess_settings import resolved_crop_foreground, resolved_normalization
+
+if TYPE_CHECKING:
+    from accelerated_seg.config import DataConfig
 
 _VOXELS_PER_SLAB = 16 * 1024 * 1024  # bounds the temporary arrays of one scan step
 _MAX_VALUES_SHOWN = 8  # enough to recognise the mistake without flooding the message
@@ -109,6 +113,19 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
     )
     report.root = manifest.root
     return report
+
+
+def check_as_configured(data: DataConfig, manifest: Manifest) -> tuple[Manifest, CheckReport]:
+    """The pre-flight checks as training runs them under the ``data`` settings: over the manifest with
+    ``data.regions`` applied (returned too), within ``data.max_voxels``, and with the foreground crop
+    as the settings resolve it. Training and ``accelerated-seg check`` both come here.
+
+    Raises:
+        DataError: a region names a value the dataset does not declare (``with_regions``).
+    """
+    manifest = with_regions(data, manifest)
+    crop = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
+    return manifest, check_manifest(manifest, max_voxels=data.max_voxels, crop_foreground=crop)
 
 
 def check_cases(

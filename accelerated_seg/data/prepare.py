@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..config import DataConfig
 from .cache import default_cache_dir
-from .checks import check_manifest
-from .manifest import Manifest, dataset_source, load_manifest, with_regions
+from .checks import check_as_configured
+from .manifest import Manifest, dataset_source, load_manifest
 from .preprocess_settings import (DEFAULT_CT_WINDOW, PreprocessSettings, resolved_crop_foreground,
                                   resolved_normalization)
 from .spacing import target_spacing
@@ -31,9 +31,7 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
             write_synthetic_dataset(path.parent, num_cases=cfg.synthetic.num_cases,
                                     num_validation=cfg.synthetic.num_validation, seed=cfg.synthetic.seed)
         manifest = load_manifest(cfg, output_dir)
-    manifest = with_regions(cfg, manifest)
-    crop = resolved_crop_foreground(cfg.crop_foreground, resolved_normalization(cfg.normalization, manifest))
-    report = check_manifest(manifest, max_voxels=cfg.max_voxels, crop_foreground=crop)
+    manifest, report = check_as_configured(cfg, manifest)
     report.raise_if_errors()
     return manifest, report.warnings
 
