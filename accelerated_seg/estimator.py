@@ -659,7 +659,7 @@ class Segmentation:
             state = f"trained {steps} step{'' if steps == 1 else 's'} in {self.run_dir}"
             if summary.get("preempted"):
                 state += " (stopped by a signal)"
-            if summary.get("best_dice", -1.0) >= 0:  # -1: the run never validated
+            if summary.get("best_dice") is not None and summary["best_dice"] >= 0:  # null (-1 before): never validated
                 state += f", best validation mean Dice {summary['best_dice']:.4f} at step {summary.get('best_step')}"
             if self.loaded_from is not None:
                 state += f", from {self.loaded_from}"

@@ -94,6 +94,9 @@ class Progress:
 
     def load_state_dict(self, state: dict) -> None:
         self.__dict__.update(state)
+        for row in self.history:  # named "loss" before the seventy-second session: the step's training loss
+            if "loss" in row:
+                row["train_loss"] = row.pop("loss")
 
 
 @dataclass
@@ -851,8 +854,10 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     else:
         export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model", aliases=run.aliases,
                      step=run.loop.progress.step)
-    summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice,
-               "best_step": progress.best_step, "global_batch": run.plan.global_batch, "lr": run.plan.lr,
+    validated = progress.best_step >= 0  # null, not the -1 the loop compares against, when it never validated
+    summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice if validated else None,
+               "best_step": progress.best_step if validated else None,
+               "global_batch": run.plan.global_batch, "lr": run.plan.lr,
                "strategy": strategy_in_effect(accelerator), "output_dir": str(out),
                # medians over the log windows (the first includes warm-up or compilation)
                "samples_per_s": _median([rate for _, rate, _ in progress.speed]),
@@ -879,7 +884,7 @@ def _peak_memory_gb() -> float | None:
 # --------------------------------------------------------------------------------------------------
 
 
-def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float) -> None:
+def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss: float) -> None:
     cfg, loop = run.cfg, run.loop
     accelerator, progress = loop.accelerator, loop.progress
     regions = run.manifest.class_regions
@@ -896,7 +901,8 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, loss: float
             per_class.update({f"{metric}_{name}": _finite_mean(v) for name, v in zip(names, scores[metric].T)})
     if mean > progress.best_dice:
         progress.best_dice, progress.best_step = mean, progress.step
-    progress.history.append({"step": progress.step, "loss": loss, "mean_dice": mean, "cases": len(scores["dice"]),
+    progress.history.append({"step": progress.step, "train_loss": train_loss, "mean_dice": mean,
+                             "cases": len(scores["dice"]),
                              **per_class})
     accelerator.log({"val/mean_dice": mean, **{f"val/{k}": v for k, v in per_class.items()}}, step=progress.step)
     accelerator.print(f"step {progress.step}: validation mean Dice {mean:.4f} "

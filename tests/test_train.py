@@ -1,6 +1,7 @@
 """The training loop in one process: end to end, resume, non-finite losses, bad input."""
 
 import json
+import math
 import re
 import shutil
 from pathlib import Path
@@ -29,6 +30,8 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
     summary = train(tiny_config(out, train__max_steps=6, train__keep_last=2, train__trackers="tensorboard"))
 
     assert summary["step"] == 6 and summary["best_step"] > 0
+    validation = json.loads((out / "metrics.json").read_text())["validation"]
+    assert validation[-1]["step"] == 6 and math.isfinite(validation[-1]["train_loss"])  # the step's training loss
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_4", "step_6"]  # keep_last=2
     assert not list((out / "checkpoints").glob(".*partial"))
     assert (out / "config.yaml").is_file() and (out / "checkpoints" / "step_6" / "config.yaml").is_file()
@@ -461,6 +464,8 @@ def test_a_run_without_validation_still_writes_its_curves_and_report(tiny_config
     train(cfg)
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert [step for step, _ in metrics["loss"]] == [1, 2] and metrics["validation"] == []
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["best_dice"] is None and summary["best_step"] is None  # -1.0 and -1 until the 72nd session
     assert write_report(cfg).stat().st_size > 0  # from the final model, without a validation curve
 
 
@@ -1371,3 +1376,12 @@ def test_an_init_from_that_is_no_export_is_refused_before_an_earlier_run_is_repl
             train(load_config(None, tiny_overrides(tiny_dataset, run, train__overwrite="true",
                                                    train__init_from=str(init_from))))
     assert {path: path.read_bytes() for path in run.rglob("*") if path.is_file() and path.name != ".run.lock"} == kept
+
+
+def test_a_checkpoint_s_validation_history_of_an_older_version_reads_with_today_s_names():
+    """Before the seventy-second session a validation row named the step's training loss "loss"."""
+    from accelerated_seg.train import Progress
+
+    progress = Progress()
+    progress.load_state_dict({"step": 4, "history": [{"step": 4, "loss": 0.7, "mean_dice": 0.5, "cases": 2}]})
+    assert progress.history == [{"step": 4, "train_loss": 0.7, "mean_dice": 0.5, "cases": 2}]
