@@ -21,7 +21,7 @@ import numpy as np
 
 from .data.checks import volumes_in
 from .data.errors import DataError
-from .data.formats.paths import nifti_stem
+from .data.formats.paths import nifti_stem, unique_ids
 from .files import file_in_the_way, remove_stale_temporaries
 
 # The header description of every file predict writes: a rerun may replace those, and nothing else.
@@ -78,6 +78,12 @@ def _nifti_files(text: str) -> list[Path]:
     else:
         raise DataError(f"{text}: no such file or folder; give NIfTI files, folders holding them, "
                         f"or a quoted pattern such as 'scans/*.nii.gz'")
+    if not found and path.is_dir():  # a folder per case (case_001/image.nii.gz): folders are not searched down
+        below = sorted(p for p in path.glob("*/*") if p.is_file() and nifti_stem(p) and not p.name.startswith("."))
+        if below:
+            example = str(Path(path, "*", below[0].name))
+            raise DataError(f"{where} holds no .nii/.nii.gz file itself, but its subfolders hold {len(below)} "
+                            f"({below[0]}, ...); give them as a quoted pattern such as {example!r}")
     if not found:
         raise DataError(f"{where} holds no .nii/.nii.gz file; check the path")
     return found
@@ -106,6 +112,9 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     ``<case>_0001``, ... are one case, channels in that order; each case needs every channel once.
     A multi-channel model's file without that naming is a case of its own whose one file holds every
     channel along a fourth axis (the Decathlon's BrainTumour ``BRATS_001.nii.gz``), checked when read.
+    Where one case's channel comes from several folders (a folder per case: ``case_001/image.nii.gz``,
+    ``case_002/image.nii.gz``), each folder is a case of its own, and their ids add the folders below
+    their common one (``case_001_image``), as training names such cases (``unique_ids``).
 
     Args:
         files: NIfTI files, e.g. from ``expand_inputs``.
@@ -121,7 +130,7 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         ['a']
     """
     names = {int(k): v for k, v in (channel_names or {}).items()}
-    grouped: dict[str, dict[int, list[Path]]] = {}
+    by_name: dict[str, dict[int, list[Path]]] = {}
     problems = []
     for path in files:
         stem = nifti_stem(path)
@@ -137,20 +146,20 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
             continue
         else:
             case, channel = match["case"], int(match["channel"])
-        grouped.setdefault(case, {}).setdefault(channel, []).append(path)
+        by_name.setdefault(case, {}).setdefault(channel, []).append(path)
 
     cases = []
-    for case, channels in grouped.items():
+    for case, case_id, channels in _split_by_folder(by_name):
         if _ALL_CHANNELS in channels:
             if len(channels) > 1 or len(channels[_ALL_CHANNELS]) > 1:
-                problems.append(f"case {case!r}: {channels[_ALL_CHANNELS][0]} holds every channel, but other files "
+                problems.append(f"case {case_id!r}: {channels[_ALL_CHANNELS][0]} holds every channel, but other files "
                                 f"give the case too; keep one of the two forms")
             else:
-                cases.append(InputCase(case, (channels[_ALL_CHANNELS][0],)))
+                cases.append(InputCase(case_id, (channels[_ALL_CHANNELS][0],)))
             continue
         for channel, paths in sorted(channels.items()):
             if len(paths) > 1:
-                problems.append(f"case {case!r}: {len(paths)} files give channel {channel:04d} "
+                problems.append(f"case {case_id!r}: {len(paths)} files give channel {channel:04d} "
                                 f"({', '.join(map(str, paths))}); keep one")
             if channel >= in_channels:
                 problems.append(f"{paths[0]}: channel {channel:04d}, but the model takes {in_channels} channel(s) "
@@ -158,11 +167,31 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         missing = [c for c in range(in_channels) if c not in channels]
         if missing:
             described = ", ".join(f"{case}_{c:04d}.nii.gz" + (f" ({names[c]})" if c in names else "") for c in missing)
-            problems.append(f"case {case!r} lacks channel file(s) {described}; add them next to the others")
-        cases.append(InputCase(case, tuple(channels[c][0] for c in range(in_channels) if c in channels)))
+            problems.append(f"case {case_id!r} lacks channel file(s) {described}; add them next to the others")
+        cases.append(InputCase(case_id, tuple(channels[c][0] for c in range(in_channels) if c in channels)))
+    repeated = [case_id for case_id, count in Counter(c.id for c in cases).items() if count > 1]
+    for case_id in repeated:  # e.g. a/scan.nii.gz and a_scan.nii.gz: one output for two cases
+        problems.append(f"case id {case_id!r} is given by " + ", ".join(
+            str(c.channels[0]) for c in cases if c.id == case_id) + "; rename one")
     if problems:
         raise DataError(f"cannot group {len(files)} input file(s) into cases:\n" + "\n".join(problems))
     return sorted(cases, key=lambda c: c.id)
+
+
+def _split_by_folder(by_name: dict[str, dict[int, list[Path]]]) -> list[tuple[str, str, dict[int, list[Path]]]]:
+    """(case name, id, channel -> files): a name whose channel comes from several folders is a case per
+    folder. Until the seventy-second session files were grouped by name alone: a folder per case
+    (``case_001/image.nii.gz``, ...) made one case "image" of every scan, refused with "keep one"."""
+    kept, split = [], {}  # split: (folder, name) -> channel -> files
+    for case, channels in by_name.items():
+        if any(len({path.absolute().parent for path in paths}) > 1 for paths in channels.values()):
+            for channel, paths in channels.items():
+                for path in paths:
+                    split.setdefault((path.absolute().parent, case), {}).setdefault(channel, []).append(path)
+        else:  # one folder (or channels spread over folders, one file each): grouped by name as always
+            kept.append((case, case, channels))
+    ids = unique_ids([folder / f"{case}.nii.gz" for folder, case in split], [None] * len(split)) if split else []
+    return kept + [(case, case_id, channels) for (_, case), case_id, channels in zip(split, ids, split.values())]
 
 
 def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]:

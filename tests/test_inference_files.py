@@ -72,3 +72,35 @@ def test_a_4d_file_of_every_channel_is_one_case_of_a_multi_channel_model(tmp_pat
     files = [tmp_path / "BRATS_001.nii.gz", tmp_path / "c_0000.nii.gz", tmp_path / "c_0001.nii.gz"]
     assert [(c.id, [p.name for p in c.channels]) for c in group_cases(files, 2)] == [
         ("BRATS_001", ["BRATS_001.nii.gz"]), ("c", ["c_0000.nii.gz", "c_0001.nii.gz"])]
+
+
+def test_a_folder_per_case_gives_a_case_per_folder_named_as_training_names_it(tmp_path):
+    """``case_001/image.nii.gz``, ``case_002/image.nii.gz``: grouped by file name alone until the
+    seventy-second session, every scan was one case "image", refused with "keep one"."""
+    for case in ("case_001", "case_002"):
+        touch(tmp_path / "data" / case, "image.nii.gz", "seg.nii.gz")
+    files = expand_inputs([str(tmp_path / "data" / "*" / "image.nii.gz")])
+    cases = group_cases(files, 1)
+    assert [(c.id, c.channels) for c in cases] == [("case_001_image", (files[0],)), ("case_002_image", (files[1],))]
+    assert output_paths(cases, tmp_path / "out") == [tmp_path / "out" / "case_001_image.nii.gz",
+                                                      tmp_path / "out" / "case_002_image.nii.gz"]
+    # multi-channel cases in folders of their own, and a name given once keeps its name
+    for case in ("p1", "p2"):
+        touch(tmp_path / "mr" / case, "scan_0000.nii.gz", "scan_0001.nii.gz")
+    lone = touch(tmp_path / "mr", "other_0000.nii.gz", "other_0001.nii.gz")
+    files = expand_inputs([str(tmp_path / "mr" / "*" / "scan_*.nii.gz"), lone])
+    assert [(c.id, [p.parent.name for p in c.channels]) for c in group_cases(files, 2)] == [
+        ("other", ["mr", "mr"]), ("p1_scan", ["p1", "p1"]), ("p2_scan", ["p2", "p2"])]
+    # a folder's own name kept where the qualified id of another would take it: refused, both named
+    touch(tmp_path / "flat", "case_001_image.nii.gz")
+    with pytest.raises(DataError, match=r"case id 'case_001_image' is given by .*; rename one"):
+        group_cases([*expand_inputs([str(tmp_path / "data" / "*" / "image.nii.gz")]),
+                     tmp_path / "flat" / "case_001_image.nii.gz"], 1)
+
+
+def test_a_folder_of_case_folders_says_which_pattern_reaches_the_scans(tmp_path):
+    touch(tmp_path / "data" / "case_001", "image.nii.gz")
+    touch(tmp_path / "data" / "case_002", "image.nii.gz")
+    with pytest.raises(DataError, match=r"holds no .nii/.nii.gz file itself, but its subfolders hold 2 .*"
+                                        r"give them as a quoted pattern such as '.*/data/\*/image.nii.gz'"):
+        expand_inputs([tmp_path / "data"])
