@@ -320,15 +320,44 @@ def test_the_sbatch_scripts_output_folder_is_optional_before_the_overrides(tmp_p
     """train.sbatch's usage says [output_dir]: left out, the first override was taken for the folder
     and dropped (the run trained into '--train.max_steps=3/', sixty-ninth session). srun and scontrol
     are stand-ins that say what the node tasks would get."""
+    done = _sbatch(tmp_path, arguments, {"SLURM_GPUS_ON_NODE": "8"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"EXPERIMENT=exp.yaml OUT={folder} RESUME= ARGS={' '.join(overrides)} GPUS=8"
+
+
+def _sbatch(tmp_path, arguments, slurm_env):
+    """train.sbatch with stand-ins for srun and scontrol; srun says what the node tasks would get."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "srun").write_text('#!/bin/bash\necho "EXPERIMENT=$EXPERIMENT OUT=$OUT RESUME=$RESUME ARGS=${*:4}"\n')
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "srun").write_text('#!/bin/bash\necho "EXPERIMENT=$EXPERIMENT OUT=$OUT RESUME=$RESUME ARGS=${*:4} '
+                                  'GPUS=$GPUS_PER_NODE"\n')
     (bin_dir / "scontrol").write_text("#!/bin/bash\necho node1\n")
     for stand_in in bin_dir.iterdir():
         stand_in.chmod(0o755)
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "SLURM_JOB_ID": "77",
-           "SLURM_JOB_NODELIST": "node1"}
-    done = subprocess.run(["bash", str(ROOT / "examples" / "slurm" / "train.sbatch"), *arguments], cwd=tmp_path,
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SLURM_") and key != "GPUS_PER_NODE"}
+    env.update({"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "SLURM_JOB_ID": "77",
+                "SLURM_JOB_NODELIST": "node1", **slurm_env})
+    return subprocess.run(["bash", str(ROOT / "examples" / "slurm" / "train.sbatch"), *arguments], cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("slurm_env, gpus", [
+    ({"SLURM_GPUS_PER_NODE": "4", "SLURM_GPUS_ON_NODE": "4"}, "4"),  # --gpus-per-node=4
+    ({"SLURM_GPUS_PER_NODE": "a100:2", "SLURM_GPUS_ON_NODE": "2"}, "2"),  # --gpus-per-node=a100:2
+    ({"SLURM_GPUS_PER_NODE": "a100:2"}, "2"),  # a SLURM that sets the typed form alone
+    ({"SLURM_GPUS_ON_NODE": "4"}, "4"),  # --gres=gpu:4: SLURM_GPUS_PER_NODE unset
+    ({"SLURM_GPUS_ON_NODE": "4", "GPUS_PER_NODE": "3"}, "3"),  # set by hand
+])
+def test_the_sbatch_script_counts_the_gpus_however_they_were_asked_for(tmp_path, slurm_env, gpus):
+    """--gpus-per-node=a100:2 gives SLURM_GPUS_PER_NODE=a100:2, which node_task.sh's arithmetic
+    failed on ('a100: unbound variable'), and --gres=gpu:4 leaves it unset: 8 processes were launched
+    on a 4-GPU node (seventy-second session)."""
+    done = _sbatch(tmp_path, ["exp.yaml"], slurm_env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == f"EXPERIMENT=exp.yaml OUT={folder} RESUME= ARGS={' '.join(overrides)}"
+    assert done.stdout.strip().endswith(f"GPUS={gpus}")
+
+
+def test_the_sbatch_script_refuses_a_job_that_says_nothing_of_its_gpus(tmp_path):
+    done = _sbatch(tmp_path, ["exp.yaml"], {})
+    assert done.returncode == 2 and "EXPERIMENT=" not in done.stdout
+    assert "cannot tell how many GPUs each node has" in done.stderr and "GPUS_PER_NODE=N sbatch" in done.stderr
