@@ -468,6 +468,29 @@ def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_a
     assert off.ok and not [w for w in off.warnings if "crop_foreground" in w]
 
 
+def test_ct_in_hounsfield_units_under_the_zscore_crop_is_said(tmp_path):
+    """A CSV of CT scans names no modality, so data.normalization: auto chose zscore, whose crop kept
+    the voxels above 0 HU: fat, lung and air were cut away with one line saying "zscore" (seventy-second
+    session's probe). Scaled int16 storage (scl_slope, scl_inter) is read as the intensities it holds."""
+    ct = np.full(SHAPE, -1000, np.int16)  # air
+    ct[2:7, 2:7, 2:7] = 40  # soft tissue, the labelled blob
+    ct[1, 1:3, 1:3] = -100  # fat, below 0 HU
+    stored = (ct + 1024).astype(np.uint16)  # stored as unsigned, scl_inter -1024 brings it back
+    image = nib.Nifti1Image(stored, AFFINE)
+    image.header.set_slope_inter(1.0, -1024.0)
+    case = make_case(tmp_path, "ct_1")
+    nib.save(image, case.images[0])  # over the clean image
+    mr = make_case(tmp_path, "mr", image=np.abs(clean_image(3)))  # no value below 0
+    normalised = make_case(tmp_path, "normalised", image=clean_image(4) - 3.0)  # zero-mean: seldom below -10
+    report = check_cases([case, mr, normalised], NUM_CLASSES, crop_foreground=True)
+    (warning,) = [w for w in report.warnings if "Hounsfield" in w]
+    assert warning.startswith(f"1 image(s) hold values as low as CT's air in Hounsfield units: {case.images[0]} "
+                              "(minimum -1000). data.crop_foreground (on for zscore) would crop them")
+    assert "set data.normalization: ct" in warning and "set data.crop_foreground: false" in warning
+    off = check_cases([case], NUM_CLASSES)  # normalization: ct (the crop is off): nothing to say
+    assert not [w for w in off.warnings if "Hounsfield" in w]
+
+
 def test_nibabels_notes_on_a_broken_header_do_not_print_above_the_report(tmp_path, caplog):
     """'sizeof_hdr should be 348; set sizeof_hdr to 348' and 'data code ... not recognized' printed on
     stderr above the check's own error on the same file (seventy-first session's probe)."""

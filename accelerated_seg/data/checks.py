@@ -15,7 +15,8 @@ other files; where preprocessing will crop to the foreground, an image must hold
 voxel above 0. A label with only background is a warning, as are a declared class
 that no label contains and a file whose header gives no orientation (qform and
 sform codes 0) or two voxel sizes (sform and pixdim), an image of a single slice,
-and labelled voxels outside the box the foreground crop keeps.
+labelled voxels outside the box the foreground crop keeps, and CT in Hounsfield
+units that the foreground crop would cut down to the voxels above 0 HU.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
 _VOXELS_PER_SLAB = 16 * 1024 * 1024  # bounds the temporary arrays of one scan step
 _MAX_VALUES_SHOWN = 8  # enough to recognise the mistake without flooding the message
 _MAX_FILES_SHOWN = 10  # in a warning that gathers many files
+# Air is about -1000 HU in CT; no other modality stores values this low unless normalised so (then
+# seldom below -10). An image reaching it is CT, which the zscore crop cuts down to the voxels above 0.
+_HOUNSFIELD_AIR = -500.0
 _RESAMPLE_HINT = "resample the label onto the image grid (nearest-neighbour interpolation)"
 _CHANNEL_HINT = "resample the channels onto one grid"
 # Grids that place every voxel within this share of a voxel of each other differ by a header's rounding
@@ -240,6 +244,7 @@ class _Tally:
         self.two_voxel_sizes: list[str] = []  # "path (sform ... mm, pixdim ... mm)"
         self.single_slices: list[str] = []  # "path (shape)"
         self.cropped_away: list[str] = []  # "case: lost of total labelled voxels"
+        self.hounsfield: list[str] = []  # "path (minimum)": CT that the foreground crop would cut down
         self.scanned = 0
 
     def see(self, slab: np.ndarray) -> None:
@@ -296,6 +301,14 @@ class _Tally:
                 f"{_listed(self.cropped_away)}. Images whose background is not 0 (scans normalised before, "
                 "negative tissue) lose structures this way: set data.crop_foreground: false"
             )
+        if self.hounsfield:
+            report.warnings.append(
+                f"{len(self.hounsfield)} image(s) hold values as low as CT's air in Hounsfield units: "
+                f"{_listed(self.hounsfield)}. data.crop_foreground (on for zscore) would crop them to the voxels "
+                "above 0 HU, cutting fat, lung and air away, and zscore ignores CT's fixed scale: for CT set "
+                "data.normalization: ct (or name the channel CT in dataset.json's \"modality\", which auto "
+                "follows); if these are not CT, set data.crop_foreground: false"
+            )
         if self.unseen and self.scanned:
             report.warnings.append(
                 f"declared label value(s) {self.unseen} appear in none of the {self.scanned} label file(s) "
@@ -329,7 +342,10 @@ def _check_case(
         if image is not None:
             tally.see_header(path, image)
             tally.see_image(path, image)
-            boxes.append(_check_finite(path, image, f"{case.id} ({role})", report))
+            above_zero, minimum = _check_finite(path, image, f"{case.id} ({role})", report)
+            boxes.append(above_zero)
+            if crop_foreground and minimum <= _HOUNSFIELD_AIR:
+                tally.hounsfield.append(f"{path} (minimum {minimum:g})")
             channels.append(Volume(role, path, image))
     box = Box.union(boxes) if crop_foreground and channels else None
     if crop_foreground and channels and box is None:
@@ -509,26 +525,32 @@ def non_finite_counts(image: nib.Nifti1Image) -> tuple[int, int]:
     return nan, infinite
 
 
-def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: CheckReport) -> Box | None:
+def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
+                  report: CheckReport) -> tuple[Box | None, float]:
     """NaN/Inf intensities turn the loss into NaN on the first batch that contains them. Returns the box
-    of the voxels above 0 (of any volume of a 4D file), which the foreground crop keeps, read in the
-    same pass."""
+    of the voxels above 0 (of any volume of a 4D file), which the foreground crop keeps, and the
+    smallest finite intensity, read in the same pass."""
     nan = infinite = 0
+    minimum = math.inf
     floating = image.get_data_dtype().kind in "fc"  # integer storage, even scaled by a finite slope: finite
     boxes = []
     for start, slab in _slabs_from(image):
+        all_finite = True
         if floating:
-            nan += int(np.count_nonzero(np.isnan(slab)))
-            infinite += int(np.count_nonzero(np.isinf(slab)))
+            nan_here, infinite_here = int(np.count_nonzero(np.isnan(slab))), int(np.count_nonzero(np.isinf(slab)))
+            nan, infinite, all_finite = nan + nan_here, infinite + infinite_here, not (nan_here or infinite_here)
         if slab.dtype.kind != "c":  # complex images are refused when opened
             above = slab > 0  # NaN compares False
             boxes.append(Box.of(above.reshape(*above.shape[:3], -1).any(axis=3), start))
+            finite = slab if all_finite else slab[np.isfinite(slab)]
+            if finite.size:
+                minimum = min(minimum, float(finite.min()))
     if nan or infinite:
         report.errors.append(
             f"{context}: {path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf) in the image; "
             "replace them with a finite value (e.g. the background intensity) or re-export the image"
         )
-    return Box.union(boxes)
+    return Box.union(boxes), minimum
 
 
 def _check_label_values(
