@@ -645,6 +645,10 @@ def test_a_folder_of_images_and_labels_without_dataset_json_is_told_the_csv_that
     (tmp_path / "cases.csv").write_text("\n".join([header, *rows]) + "\n")
     manifest = load_cases(tmp_path / "cases.csv", validation_fraction=0.5)
     assert len(manifest.training) + len(manifest.validation) == 3 and manifest.num_channels == channels
+    # the folder given again, with the CSV now there: that CSV is named (it was told to write one)
+    with pytest.raises(DataError, match=rf"folder without dataset.json; it holds cases.csv: give the CSV itself as "
+                                        rf"data.dataset \({re.escape(str(tmp_path / 'cases.csv'))}\)"):
+        load_cases(tmp_path)
 
 
 def test_load_cases_refuses_a_labels_argument_for_json_sources(tmp_path):

@@ -58,7 +58,12 @@ _ACCEPTED_SOURCES = (
 
 def _describe_it(folder: Path) -> str:
     """What to write for a folder of images and labels that nothing describes: a CSV of its own files,
-    shown with its first case (the usual way to arrive here: the files collected, no dataset.json)."""
+    shown with its first case (the usual way to arrive here: the files collected, no dataset.json);
+    or the CSV already there (given the folder, a new user's probe was told to write one)."""
+    tables = sorted(p.name for p in folder.glob("*") if p.suffix.lower() == ".csv" and p.is_file())
+    if tables:
+        return (f"it holds {', '.join(tables[:5])}{', ...' if len(tables) > 5 else ''}: give the CSV itself as "
+                f"data.dataset ({folder / tables[0]}), or write an MSD or nnU-Net v2 dataset.json there (docs/data.md)")
     images, labels = (sorted(p for p in (folder / sub).glob("*") if nifti_stem(p) is not None)
                       for sub in ("imagesTr", "labelsTr"))
     if not images or not labels:
