@@ -696,7 +696,10 @@ def _rows(pairs, name: str) -> tuple:
         hint = (": a dict of columns is list(zip(d['image'], d['label'])), an HF DatasetDict is one of its splits "
                 "(d['train'])" if isinstance(pairs, Mapping) else
                 ": a DataFrame is list(df[['image', 'label']].itertuples(index=False))" if hasattr(pairs, "columns")
-                else "")
+                else ": a dataset's CSV, dataset.json or folder is read by accelerated_seg.data.manifest.load_cases: "
+                "m = load_cases(path); from_files([(c.images, c.label) for c in m.training], "
+                "validation_pairs=[(c.images, c.label) for c in m.validation], ...)"
+                if isinstance(pairs, (str, os.PathLike)) else "")
         raise ConfigError(f"Dataset.from_files: {name} must be a list of (image, label) pairs, MONAI datalist dicts "
                           f"or an HF datasets.Dataset of rows, got {type(pairs).__name__}{hint}")
     rows = tuple(pairs.tolist() if isinstance(pairs, np.ndarray) else pairs)  # a NumPy row is no Sequence

@@ -690,7 +690,9 @@ def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(t
     image, label = train_pairs[0]
     columns = {"image": [image], "label": [label]}
     for given, said in ((columns, r"got dict: a dict of columns is list\(zip\(d\['image'\], d\['label'\]\)\)"),
-                        (image, "got str"), ((image, label), r"holds two paths, not pairs: give a list of \(image, "
+                        (image, r"got str: a dataset's CSV, dataset.json or folder is read by "
+                                r"accelerated_seg.data.manifest.load_cases: m = load_cases\(path\)"),
+                        ((image, label), r"holds two paths, not pairs: give a list of \(image, "
                                                              r"label\) pairs, \[\(.*\)\] for one case")):
         with pytest.raises(ConfigError, match=rf"Dataset.from_files: pairs.*{said}"):
             Dataset.from_files(given, block_shape=16, n_classes=3)
@@ -700,6 +702,11 @@ def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(t
     for given in (rows, table):
         built = Dataset.from_files(given, block_shape=16, n_classes=3, validation_pairs=[])
         assert [case.label for case in built.manifest.training] == [Path(l) for _, l in train_pairs]
+    # what the path's message says to do works as written
+    m = load_cases(tiny_dataset)
+    built = Dataset.from_files([(c.images, c.label) for c in m.training],
+                               validation_pairs=[(c.images, c.label) for c in m.validation], block_shape=16, n_classes=3)
+    assert built.manifest.training == m.training and built.manifest.validation == m.validation
 
 
 def test_the_builders_loader_refuses_its_arguments_before_the_preprocessing(tiny_dataset, tmp_path):
