@@ -705,7 +705,8 @@ def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(t
     # what the path's message says to do works as written
     m = load_cases(tiny_dataset)
     built = Dataset.from_files([(c.images, c.label) for c in m.training],
-                               validation_pairs=[(c.images, c.label) for c in m.validation], block_shape=16, n_classes=3)
+                               validation_pairs=[(c.images, c.label) for c in m.validation],
+                               block_shape=16, n_classes=3)
     assert built.manifest.training == m.training and built.manifest.validation == m.validation
 
 
