@@ -597,7 +597,12 @@ def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[in
         found = set()
         for _, pred_path, label_path in pairs:
             for path in (pred_path, label_path):
-                found.update(int(v) for v in np.unique(read_label_map(path)))
+                values = {int(v) for v in np.unique(read_label_map(path))}
+                if negative := sorted(v for v in values if v < 0):  # scored as "class_-1" before the 72nd session
+                    raise DataError(f"{path}: label value(s) {negative[:8]} below 0 are no class (the classes "
+                                    f"are 0, 1, 2, ...); fix the file (a map of unannotated voxels marks them with "
+                                    f"a value above the classes, named \"ignore\" in the --labels dataset.json)")
+                found.update(values)
         names = {c: f"class_{c}" for c in sorted(found - {0})}
     if not names:
         raise DataError("no foreground class to score: every label and prediction is all background; "

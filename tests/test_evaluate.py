@@ -322,6 +322,17 @@ def test_a_reference_with_one_unknown_value_is_told_how_to_declare_it_unannotate
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
+def test_negative_label_values_are_no_classes_when_the_classes_come_from_the_files(folders):
+    """Without --num-classes or --labels, -1 and -2 were scored as classes 'class_-1' and 'class_-2'
+    (seventy-second session's probe)."""
+    pred_dir, label_dir, _ = folders
+    label = nib.load(label_dir / "b.nii.gz").get_fdata().astype(np.int16)
+    label[:3] = -1
+    save(label_dir / "b.nii.gz", label)
+    with pytest.raises(DataError, match=r"labels/b\.nii\.gz: label value\(s\) \[-1\] below 0 are no class"):
+        evaluate_folders(pred_dir, label_dir)
+
+
 def test_one_folder_as_predictions_and_labels_is_an_error(folders):
     """Each label was scored against itself: Dice 1 for every class, whatever the model did."""
     _, label_dir, _ = folders
