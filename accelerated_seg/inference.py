@@ -42,8 +42,8 @@ from monai.data import MetaTensor
 from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
-from .data.checks import (Volume, grid_difference, non_finite_counts, vector_layout_advice, volumes_in,
-                          without_orientation)
+from .data.checks import (Volume, any_above_zero, grid_difference, non_finite_counts, vector_layout_advice,
+                          volumes_in, without_orientation)
 from .data.errors import DataError
 from .data.io import VOXEL_SIZE_CONFLICT_FIX, header_error, read_nifti, voxel_size_conflict, write_nifti
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
@@ -427,6 +427,14 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
                         f"{several_cases}")
     images = _read_channels(paths, config["in_channels"])
     settings = preprocess_settings(config)
+    if settings.crop_foreground and not any(any_above_zero(image) for image in images):
+        # cropped to nothing, the case came back as an all-background map, exit 0, until the
+        # seventy-second session; training's pre-flight check refuses such a case the same way
+        raise DataError(f"{', '.join(map(str, paths))}: no image voxel is above 0, and this model's preprocessing "
+                        f"(its training's data.crop_foreground, on for zscore) keeps only the box of voxels above 0: "
+                        f"nothing would be segmented. If the scan is blank, leave it out; if its intensities were "
+                        f"shifted below 0 (another offset, normalised before), give it as the training scans were "
+                        f"stored")
     # MONAI's loader takes the images just read and checked rather than decompressing each file again
     served = ImagesReadAlready({str(path.expanduser()): image for path, image in zip(paths, images)})
     transform = preprocess(keys=["image"], settings=settings, reader=served)

@@ -54,11 +54,13 @@ def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
     Example:
         >>> expand_inputs(["scans/", "extra/case_9.nii.gz", "more/*_0000.nii.gz"])  # doctest: +SKIP
     """
-    files: dict[Path, None] = {}  # ordered and without repeats
+    files: dict[Path, Path] = {}  # resolved -> as given, ordered and without repeats
     for item in inputs:
         for path in _nifti_files(str(item)):
-            files[path] = None
-    return list(files)
+            # by the file, not the spelling: scans/a.nii.gz and /abs/scans/a.nii.gz were two files giving
+            # one case, refused with "keep one" (seventy-second session's probe)
+            files.setdefault(path.resolve(), path)
+    return list(files.values())
 
 
 def _nifti_files(text: str) -> list[Path]:

@@ -836,6 +836,15 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     nib.save(nib.Nifti1Image(np.full_like(values, np.nan), broken.affine), tmp_path / "all_nan.nii.gz")
     with pytest.raises(DataError, match="all_nan.nii.gz: .* non-finite voxel"):
         predict_file(model, tmp_path / "all_nan.nii.gz", tmp_path / "y.nii.gz")
+    # No voxel above 0 (a scan stored with another offset): the crop kept nothing, and the case came
+    # back as an all-background map, exit 0 (seventy-second session's probe); training refuses it too
+    finite = broken.get_fdata().astype(np.float32)
+    nib.save(nib.Nifti1Image(finite - finite.max() - 1, broken.affine), tmp_path / "shifted.nii.gz")
+    cropping = export(tmp_path / "cropping", preprocess=PreprocessSettings(spacing=(2.5,) * 3).to_dict())
+    with pytest.raises(DataError, match=r"shifted.nii.gz: no image voxel is above 0, and this model's preprocessing "
+                                        r"\(its training's data.crop_foreground, on for zscore\) keeps only"):
+        predict_file(cropping, tmp_path / "shifted.nii.gz", tmp_path / "y.nii.gz")
+    predict_file(model, tmp_path / "shifted.nii.gz", tmp_path / "shifted_seg.nii.gz")  # no crop: segmented
     values[1, 1, 1] = -np.inf
     nib.save(nib.Nifti1Image(values, broken.affine), tmp_path / "inf.nii.gz")
     with pytest.raises(DataError, match=r"inf.nii.gz: 1 non-finite voxel\(s\) \(0 NaN, 1 Inf\)"):

@@ -20,6 +20,9 @@ def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
     folder = touch(tmp_path / "scans", "b.nii.gz", "a.nii", "notes.txt", ".a.nii.gz.123.tmp.nii.gz")
     files = expand_inputs([folder, str(folder / "*.nii*"), folder / "b.nii.gz"])
     assert [p.name for p in files] == ["a.nii", "b.nii.gz"]
+    # one file by two spellings (relative and absolute, through ..) counts once too
+    spelled = expand_inputs([folder / "a.nii", folder / ".." / "scans" / "a.nii"])
+    assert spelled == [folder / "a.nii"] and [c.id for c in group_cases(spelled, 1)] == ["a"]
     with pytest.raises(DataError, match="no such file or folder"):
         expand_inputs([tmp_path / "nowhere"])
     with pytest.raises(DataError, match="holds no .nii"):

@@ -525,6 +525,11 @@ def non_finite_counts(image: nib.Nifti1Image) -> tuple[int, int]:
     return nan, infinite
 
 
+def any_above_zero(image: nib.Nifti1Image) -> bool:
+    """Whether any voxel (of any volume of a 4D file) is above 0: what the foreground crop keeps."""
+    return any(bool(np.any(slab > 0)) for slab in _slabs(image) if slab.dtype.kind != "c")
+
+
 def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
                   report: CheckReport) -> tuple[Box | None, float]:
     """NaN/Inf intensities turn the loss into NaN on the first batch that contains them. Returns the box
