@@ -164,7 +164,8 @@ def resume_conflict(saved: dict, current: dict) -> tuple[str | None, str | None]
     An error where the files cannot be loaded (another format, another FSDP state-dict type or
     version, another ZeRO stage or world size: DeepSpeed partitions the optimizer state per rank);
     a warning where they load but the run will not continue bit-identically (another number of
-    processes: the per-rank data position and RNG states no longer correspond).
+    processes: the per-rank RNG states no longer correspond; train's data position is converted,
+    train._continue_the_data_stream).
     """
     where = f"it was saved by {saved.get('strategy', saved['format'])}, this launch runs {current['strategy']}"
     keys = {"full": ("format",), "fsdp": ("format", "fsdp_version", "state_dict_type"),

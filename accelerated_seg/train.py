@@ -49,6 +49,7 @@ from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_
 from .data.manifest import Manifest
 from .data.prepare import cache_root, dataset_source, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
+from .data.sampling import position_in_other_batches
 from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .files import write_text_atomically
@@ -88,12 +89,15 @@ class Progress:
     speed: list = field(default_factory=list)  # (step, global samples/s, data wait % of the most starved rank)
     history: list = field(default_factory=list)  # validation results
     shuffle_seed: int | None = None  # fit(): the seed of a shuffling loader's orders (preparation.seed_the_shuffle)
+    # train(): global samples in one micro-batch (per-device batch x processes) while batches_seen was
+    # counted, so that a resume under another batch or number of processes finds the same place
+    batch_samples: int | None = None
 
     def state_dict(self) -> dict:
         return asdict(self)
 
     def load_state_dict(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self.__dict__.update({"batch_samples": None, **state})  # None: saved before the seventy-second session
         for row in self.history:  # named "loss" before the seventy-second session: the step's training loss
             if "loss" in row:
                 row["train_loss"] = row.pop("loss")
@@ -696,6 +700,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg),
                 records={PREPROCESSING_FILE: settings.to_dict(), SPLIT_FILE: manifest.split_record()})
+    loop.progress.batch_samples = plan.per_device * num_processes
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
     loop.records[EXPORT_DESCRIPTION_FILE] = {"model": spec.to_dict(), **run.export_meta}
@@ -704,6 +709,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
     if resume_from is not None:
         _resume(loop, resume_from)
+        _continue_the_data_stream(loop, train_set.epoch_length, plan.per_device * num_processes)
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
         continue_with_the_runs_settings(scheduler, plan.lr)
@@ -815,6 +821,19 @@ def _check_head_only_steps(train_cfg) -> None:
         raise ConfigError(f"train.head_only_steps={steps} is not below train.max_steps={train_cfg.max_steps}: the "
                           f"rest of the network would never train; lower it (docs/checkpoints.md measured 7-33% "
                           f"of a run)")
+
+
+def _continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int) -> None:
+    """After a resume: ``batches_seen`` in this launch's micro-batches, where the checkpoint's run
+    counted them in others (another per-device batch or number of processes)."""
+    progress = loop.progress
+    saved, progress.batch_samples = progress.batch_samples, batch_samples
+    if saved is None or saved == batch_samples:  # None: an older checkpoint, which does not say
+        return
+    counted = progress.batches_seen
+    progress.batches_seen = position_in_other_batches(counted, saved, batch_samples, epoch_length)
+    loop.accelerator.print(f"the data stream goes on where the checkpoint's run stood: {counted} micro-batches of "
+                           f"{saved} samples (all processes) there, {progress.batches_seen} of {batch_samples} here")
 
 
 def _resume(loop: Loop, checkpoint: Path) -> None:

@@ -96,6 +96,42 @@ def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, re
         assert torch.equal(a[key], b[key]), f"{key} differs after resume"
 
 
+@pytest.mark.parametrize("batch, counted", [(3, 2), (1, 6)])  # 3 batches of 2 samples drawn before the resume
+def test_a_resume_with_another_batch_draws_the_samples_the_uninterrupted_run_would_draw_next(
+        tiny_config, tmp_path, monkeypatch, batch, counted):
+    """The position was counted in the checkpoint's micro-batches and skipped in this run's: resumed
+    at batch 1 steps trained samples again, at batch 4 whole epochs were never drawn (seventy-second
+    session's probe). Now the stream goes on at the sample the checkpoint's run had reached."""
+    from accelerated_seg.data.loader import PatchDataset
+
+    drawn = []
+    getitem = PatchDataset.__getitem__
+    monkeypatch.setattr(PatchDataset, "__getitem__", lambda self, k: drawn.append(k) or getitem(self, k))
+    common = dict(train__val_every=0, train__keep_last=10, train__save_every=3)
+    train(tiny_config(tmp_path / "full", train__max_steps=6, **common))  # 6 cases x 2 patches: a 12-sample epoch
+    uninterrupted = drawn[6:12]  # after 3 steps of 2
+    resumed = tmp_path / "resumed"
+    shutil.copytree(tmp_path / "full" / "checkpoints" / "step_3", resumed / "checkpoints" / "step_3")
+    drawn.clear()
+    train(tiny_config(resumed, train__max_steps=3 + 6 // batch, train__batch_size=batch, train__resume="latest",
+                      **common))
+    assert drawn[:6] == uninterrupted  # then one batch more: accelerate's loader looks one batch ahead
+    progress = torch.load(resumed / "checkpoints" / f"step_{3 + 6 // batch}" / "custom_checkpoint_1.pkl",
+                          weights_only=False)
+    assert progress["batches_seen"] == counted + 6 // batch and progress["batch_samples"] == batch
+
+
+def test_the_data_position_in_other_batches_counts_samples_by_epoch():
+    from accelerated_seg.data.sampling import position_in_other_batches
+
+    assert position_in_other_batches(3, 2, 3, 12) == 2  # 6 samples into the epoch: 2 batches of 3
+    assert position_in_other_batches(3, 2, 4, 12) == 1  # 6 samples: rounded down, 2 drawn again
+    # epochs cut to whole global batches: 10 of 10 samples of an epoch of 10 is 8 of 8 with batch 4
+    assert position_in_other_batches(5, 2, 4, 10) == 2
+    assert position_in_other_batches(7, 2, 4, 10) == 2 + 1  # 1 epoch (10 samples) and 4 into the next
+    assert position_in_other_batches(4, 3, 3, 10) == 4  # unchanged batch: unchanged position
+
+
 def test_a_resumed_runs_tensorboard_curve_draws_each_step_once(tiny_config, tmp_path):
     """A run killed after its last checkpoint logged steps 4-6, and its resume logged them again:
     TensorBoard drew those points twice (sixty-ninth session). The killed course's are hidden now."""

@@ -78,6 +78,21 @@ class EpochSampler(Sampler[int]):
         return self.epochs_per_pass * self.samples_per_epoch
 
 
+def position_in_other_batches(batches: int, old_batch: int, new_batch: int, epoch_length: int) -> int:
+    """Batches of ``new_batch`` global samples that put a stream where ``batches`` of ``old_batch`` stood.
+
+    Each epoch of ``EpochSampler`` is cut to whole global batches, so the stream is counted by epochs
+    done and the samples into the current one; that place is rounded down to a whole new batch: a
+    few samples (under one batch) are drawn again, none is skipped. A resume with another per-device
+    batch or number of processes counted the old batches in new ones until the seventy-second
+    session: half the batch drew again samples already trained on, twice the batch skipped epochs.
+    """
+    old_epoch = epoch_length // old_batch * old_batch
+    new_epoch = epoch_length // new_batch * new_batch
+    epochs, into = divmod(batches * old_batch, old_epoch)
+    return (epochs * new_epoch + min(into, new_epoch)) // new_batch
+
+
 def sample_seed(seed: int, sample: int) -> int:
     """A 32-bit seed for one global sample number (MONAI's Randomizable takes < 2**32)."""
     return int(np.random.SeedSequence([seed, sample]).generate_state(1)[0])
