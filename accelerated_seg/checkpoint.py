@@ -221,7 +221,10 @@ def check_resume_layout(checkpoint: Path, accelerator) -> str | None:
     path = Path(checkpoint) / LAYOUT_FILE
     if not path.is_file():  # written before layouts were recorded: let accelerate try
         return None
-    error, warning = resume_conflict(json.loads(path.read_text()), checkpoint_layout(accelerator))
+    saved = json.loads(path.read_text())
+    if saved.get("format") == "deepspeed" and "bf16" not in saved:  # recorded since the seventy-second session
+        saved["bf16"] = any(Path(checkpoint).glob("*/bf16_zero_pp_rank_*"))
+    error, warning = resume_conflict(saved, checkpoint_layout(accelerator))
     if error:
         raise ConfigError(f"cannot resume from {checkpoint}: {error}. To continue under this launch, start a new "
                           f"run from the exported weights with --train.init_from=<run>/model (the optimizer and "

@@ -413,6 +413,23 @@ def schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None
         scheduler.optimizer = stepping
 
 
+def complete_the_loaded_param_groups(accelerator: Accelerator) -> None:
+    """After a resume under DeepSpeed: give the stepping optimizer's param groups the settings its
+    class keeps there that the saved groups lack.
+
+    A ZeRO checkpoint holds the param groups of the optimizer that saved it: torch's AdamW's when
+    written without offload. Resumed under ``deepspeed_zero3_offload.yaml``, DeepSpeedCPUAdam steps
+    them and reads ``bias_correction``, which AdamW's groups lack: a KeyError at the first step, after
+    "resumed from" (seventy-second session's probe). Its default (True) is what AdamW does.
+    """
+    if accelerator.distributed_type != DistributedType.DEEPSPEED:
+        return
+    stepping = accelerator.deepspeed_engine_wrapped.engine.basic_optimizer
+    for group in stepping.param_groups:
+        for key, value in stepping.defaults.items():
+            group.setdefault(key, value)
+
+
 def model_input_dtype(accelerator: Accelerator, model) -> torch.dtype | None:
     """The dtype a prepared model needs its input in, where a float32 batch would fail (else None).
 

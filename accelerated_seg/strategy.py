@@ -154,7 +154,9 @@ def checkpoint_layout(accelerator) -> dict:
         state_dict_type = getattr(plugin.state_dict_type, "name", str(plugin.state_dict_type))
         layout.update(format="fsdp", fsdp_version=plugin.fsdp_version, state_dict_type=state_dict_type)
     elif state.distributed_type == DistributedType.DEEPSPEED:
-        layout.update(format="deepspeed", zero_stage=state.deepspeed_plugin.zero_stage)
+        # bf16: DeepSpeed's optimizer files are named bf16_zero_pp_rank_*; fp32's and fp16's are not
+        layout.update(format="deepspeed", zero_stage=state.deepspeed_plugin.zero_stage,
+                      bf16=state.mixed_precision == "bf16")
     return layout
 
 
@@ -162,14 +164,16 @@ def resume_conflict(saved: dict, current: dict) -> tuple[str | None, str | None]
     """(error, warning) for resuming a checkpoint of layout ``saved`` under layout ``current``.
 
     An error where the files cannot be loaded (another format, another FSDP state-dict type or
-    version, another ZeRO stage or world size: DeepSpeed partitions the optimizer state per rank);
+    version, another ZeRO stage or world size: DeepSpeed partitions the optimizer state per rank; bf16
+    against another precision under DeepSpeed: its files have other names, FileNotFoundError on every
+    rank until the seventy-second session);
     a warning where they load but the run will not continue bit-identically (another number of
     processes: the per-rank RNG states no longer correspond; train's data position is converted,
     train._continue_the_data_stream).
     """
     where = f"it was saved by {saved.get('strategy', saved['format'])}, this launch runs {current['strategy']}"
     keys = {"full": ("format",), "fsdp": ("format", "fsdp_version", "state_dict_type"),
-            "deepspeed": ("format", "zero_stage", "num_processes")}[current["format"]]
+            "deepspeed": ("format", "zero_stage", "num_processes", "bf16")}[current["format"]]
     different = [k for k in keys if saved.get(k) != current.get(k)]
     if different:
         detail = ", ".join(f"{k} {saved.get(k)} -> {current.get(k)}" for k in different)

@@ -60,9 +60,9 @@ from .host_cpu import bf16_two_voxel_warning
 from .models import ModelSpec, check_trainable, convolutions_over_two_voxels, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
-from .preparation import (adapt_to_strategy, check_launch, end_run, keep_the_optimizer_under_offload,
-                          make_accelerator, model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer,
-                          seed_the_shuffle, start_trackers)
+from .preparation import (adapt_to_strategy, check_launch, complete_the_loaded_param_groups, end_run,
+                          keep_the_optimizer_under_offload, make_accelerator, model_for_strategy, model_input_dtype,
+                          schedule_the_stepping_optimizer, seed_the_shuffle, start_trackers)
 from .ranks import on_every_rank, on_main
 from .resume_settings import check_resume_settings
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
@@ -846,6 +846,7 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
                                + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
     loop.accelerator.load_state(str(checkpoint))
     load_fsdp1_optimizer_state(loop.accelerator, loop.model, loop.optimizer, checkpoint)
+    complete_the_loaded_param_groups(loop.accelerator)
     loop.last_saved = step = loop.progress.step
     max_steps = loop.settings.max_steps
     if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)

@@ -228,6 +228,27 @@ def test_zero_offload_trains_with_sgd_not_the_adam_accelerate_would_put_in_its_p
     load_file(out / "model" / "model.safetensors")
 
 
+def test_a_zero3_checkpoint_resumes_under_offload_and_refuses_another_precision(tiny_dataset, tmp_path):
+    """Resumed under deepspeed_zero3_offload.yaml, a ZeRO-3 checkpoint said "resumed from", then every
+    rank failed at the first step with KeyError 'bias_correction' (DeepSpeedCPUAdam stepping AdamW's
+    saved groups); resumed in bf16, an fp32 one failed in load_state with FileNotFoundError (DeepSpeed
+    names bf16's optimizer files otherwise). Seventy-second session's probe."""
+    out, train_py = tmp_path / "run", str(ROOT / "examples" / "train.py")
+
+    def launch(profile, precision, steps, *extra):
+        return _launch(profile, "--mixed_precision", precision, train_py, "--no-report",
+                       *tiny_overrides(tiny_dataset, out, train__max_steps=steps, train__val_every=0), *extra)
+
+    proc = launch("deepspeed_zero3", "no", 2)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    refused = launch("deepspeed_zero3", "bf16", 4, "--train.resume=latest")
+    assert refused.returncode != 0 and "bf16 False -> True" in refused.stdout + refused.stderr, refused.stderr[-3000:]
+    assert "FileNotFoundError" not in refused.stderr
+    proc = launch("deepspeed_zero3_offload", "no", 4, "--train.resume=latest")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "resumed from" in proc.stdout and json.loads((out / "summary.json").read_text())["step"] == 4
+
+
 def test_head_only_steps_hold_the_rest_of_the_network_through_zero3s_partitions(tiny_dataset, tmp_path):
     """train.head_only_steps' two param groups under ZeRO-3, which partitions each group's fp32 master
     weights on its own and steps them with our schedule: at step 2 every tensor but the new output

@@ -1135,14 +1135,17 @@ def test_resume_rules_between_layouts():
     ddp = {"format": "full", "strategy": "DDP", "num_processes": 2}
     fsdp = {"format": "fsdp", "strategy": "FSDP", "num_processes": 2, "fsdp_version": 2,
             "state_dict_type": "SHARDED_STATE_DICT"}
-    zero2 = {"format": "deepspeed", "strategy": "DeepSpeed", "num_processes": 2, "zero_stage": 2}
+    zero2 = {"format": "deepspeed", "strategy": "DeepSpeed", "num_processes": 2, "zero_stage": 2, "bf16": False}
     assert resume_conflict(ddp, ddp) == (None, None)
-    error, warning = resume_conflict(full, ddp)  # loads; the data position per rank no longer matches
+    error, warning = resume_conflict(full, ddp)  # loads; the per-rank RNG states no longer match
     assert error is None and "1 -> 2 processes" in warning
     assert resume_conflict(fsdp, ddp)[0] and resume_conflict(ddp, fsdp)[0]
     assert "state_dict_type" in resume_conflict({**fsdp, "state_dict_type": "FULL_STATE_DICT"}, fsdp)[0]
     assert "zero_stage 2 -> 3" in resume_conflict(zero2, {**zero2, "zero_stage": 3})[0]
     assert "num_processes 2 -> 4" in resume_conflict(zero2, {**zero2, "num_processes": 4})[0]
+    # DeepSpeed's bf16 optimizer files have other names: FileNotFoundError on every rank before
+    assert "bf16 False -> True" in resume_conflict(zero2, {**zero2, "bf16": True})[0]
+    assert resume_conflict({**zero2, "bf16": True}, zero2)[0]
 
 
 def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny_config, tmp_path, monkeypatch):
