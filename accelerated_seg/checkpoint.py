@@ -227,8 +227,10 @@ def check_resume_layout(checkpoint: Path, accelerator) -> str | None:
     error, warning = resume_conflict(saved, checkpoint_layout(accelerator))
     if error:
         raise ConfigError(f"cannot resume from {checkpoint}: {error}. To continue under this launch, start a new "
-                          f"run from the exported weights with --train.init_from=<run>/model (the optimizer and "
-                          f"schedule start fresh), or resume with the launch that wrote it (docs/checkpoints.md).")
+                          f"run from its weights: accelerated-seg export {checkpoint} --output <folder>, then "
+                          f"--train.init_from=<folder> (the optimizer and schedule start fresh; <run>/model is the "
+                          f"last step's weights, not necessarily this step's), or resume with the launch that wrote "
+                          f"it (docs/checkpoints.md).")
     return warning and f"WARNING: resuming from {checkpoint}: {warning}"
 
 

@@ -856,7 +856,8 @@ def test_resume_under_another_strategy_is_refused_before_training(tiny_config, t
     assert saved["format"] == "full" and saved["num_processes"] == 1
     # As if written under ZeRO-3: DeepSpeed's partitioned files cannot load into this launch.
     layout.write_text(json.dumps({**saved, "format": "deepspeed", "zero_stage": 3, "strategy": "DeepSpeed"}))
-    with pytest.raises(ConfigError, match="cannot resume .*format deepspeed -> full.*--train.init_from"):
+    with pytest.raises(ConfigError, match=r"cannot resume .*format deepspeed -> full.*accelerated-seg export "
+                                          r".*step_2 --output <folder>, then --train.init_from=<folder>"):
         train(tiny_config(out, train__max_steps=4, train__val_every=0, train__resume="latest"))
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]  # nothing written
 
