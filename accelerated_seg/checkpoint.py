@@ -70,19 +70,20 @@ class CheckpointNotSaved(RuntimeError):
     what is free there, and which whole checkpoint a resume continues from."""
 
 
-def _not_saved(error: Exception, name: str, checkpoints_dir: Path) -> CheckpointNotSaved:
+def _not_saved(error: Exception, what: str, folder: Path, checkpoints_dir: Path) -> CheckpointNotSaved:
+    """``what`` (the checkpoint step_N, the export model/) could not be written into ``folder``."""
     try:
-        free = f"{shutil.disk_usage(checkpoints_dir).free / 2**30:.1f} GiB free there"
+        free = f"{shutil.disk_usage(folder).free / 2**30:.1f} GiB free there"
     except OSError:
         free = "its free space unknown"
-    saved = complete_checkpoints(checkpoints_dir)
+    saved = complete_checkpoints(checkpoints_dir) if checkpoints_dir.is_dir() else []
     where = (f"the newest whole checkpoint, {saved[-1]}, is untouched: make room (or make the folder writable) and "
              f"run the same command with --train.resume=latest (resume='latest' from Python) to continue from it"
              if saved else "no whole checkpoint was saved before it: make room (or make the folder writable) and "
              "start again")
     # torch's own message for a full disk names neither the file nor the cause ("unexpected pos 39616 vs
     # 39504"), and a traceback from the loop read as a bug (sixty-ninth session): one line instead.
-    return CheckpointNotSaved(f"saving the checkpoint {name} into {checkpoints_dir} failed "
+    return CheckpointNotSaved(f"saving {what} into {folder} failed "
                               f"({type(error).__name__}: {error}); {free}. {where}")
 
 
@@ -117,7 +118,10 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     if accelerator.is_main_process:
         for stale in _hidden_checkpoints(checkpoints_dir):  # left over from runs killed while saving or rotating
             shutil.rmtree(stale, ignore_errors=True)
-        partial.mkdir(parents=True)
+        try:  # a folder gone read-only: a traceback before the seventy-second session
+            partial.mkdir(parents=True)
+        except OSError as error:
+            raise _not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
     accelerator.wait_for_everyone()
     try:
         accelerator.save_state(str(partial))  # every rank writes its own RNG state file
@@ -132,7 +136,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
             (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator), WRITTEN_BYTES: written},
                                                           indent=1))
     except (OSError, RuntimeError) as error:  # the hidden .partial stays; the next save removes it
-        raise _not_saved(error, final.name, checkpoints_dir) from error
+        raise _not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
     accelerator.wait_for_everyone()  # every rank has written its files
     processes = accelerator.state.num_processes
     if processes > 1:  # and they are where the main process renames them (a collective)
@@ -596,6 +600,9 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
         except NonFiniteWeights as error:  # said, not raised: the other ranks wait for this one below
             accelerator.print(f"WARNING: {error}; an earlier export there is kept")
             written = None
+        except (OSError, SafetensorError) as error:  # a full disk: safetensors' traceback before the 72nd session
+            raise _not_saved(error, f"the export {out_dir.name}/ (an earlier one there is kept)", out_dir.parent,
+                             out_dir.parent / "checkpoints") from error
     accelerator.wait_for_everyone()
     return written
 

@@ -379,6 +379,57 @@ def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line_naming_t
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_4", "step_6"]  # the partial swept away
 
 
+def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run_with_one_line(
+        tiny_config, tmp_path, monkeypatch, capsys):
+    """The checkpoint's folder could not be made (read-only) and the export's weights could not be
+    written (safetensors' 'No space left on device'): tracebacks before the seventy-second session."""
+    import errno
+    from pathlib import Path
+
+    from safetensors import SafetensorError
+
+    import accelerated_seg.checkpoint as checkpoint
+    from accelerated_seg.cli import exit_on_user_error
+
+    real_mkdir = Path.mkdir
+
+    def read_only_at_step_4(self, *args, **kwargs):
+        if self.name == ".step_4.partial":
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+        return real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only_at_step_4)
+    run = tmp_path / "run"
+    with pytest.raises(SystemExit) as ended, exit_on_user_error():
+        train(tiny_config(run, train__max_steps=6, train__val_every=0))
+    assert ended.value.code == 1
+    message = capsys.readouterr().err
+    assert message.startswith(f"error: saving the checkpoint step_4 into {run / 'checkpoints'} failed (OSError: "
+                              f"[Errno 30] Read-only file system:")
+    assert f"the newest whole checkpoint, {run / 'checkpoints' / 'step_2'}, is untouched" in message
+    monkeypatch.setattr(Path, "mkdir", real_mkdir)
+
+    real_save_file = checkpoint.save_file
+
+    def full_disk_at_the_export(tensors, filename, *args, **kwargs):
+        if "model.partial" in str(filename):
+            raise SafetensorError('Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: '
+                                  '"No space left on device" })')
+        return real_save_file(tensors, filename, *args, **kwargs)
+
+    monkeypatch.setattr(checkpoint, "save_file", full_disk_at_the_export)
+    with pytest.raises(SystemExit) as ended, exit_on_user_error():
+        train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest"))
+    assert ended.value.code == 1
+    message = capsys.readouterr().err
+    assert message.startswith(f"error: saving the export model/ (an earlier one there is kept) into {run} failed "
+                              f"(SafetensorError: Error while serializing:")
+    assert f"the newest whole checkpoint, {run / 'checkpoints' / 'step_6'}, is untouched" in message
+    monkeypatch.setattr(checkpoint, "save_file", real_save_file)  # room made: the resume writes the export
+    assert train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest"))["step"] == 6
+    assert (run / "model" / "model.safetensors").is_file() and not (run / "model.partial").exists()
+
+
 def test_weights_files_get_the_mode_of_any_new_file(tiny_config, tmp_path):
     """safetensors writes owner-only files (0600) whatever the umask: the rest of a project's group
     could read a run's every file but its weights (sixty-ninth session)."""
