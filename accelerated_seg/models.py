@@ -181,8 +181,8 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
     elif (edge := next((edge for edge in (16, 32, 64, 128, 256) if edge > min(patch_size)
                         and _forward_failure(spec, (edge,) * 3, batch) is None), None)) is not None:
         fix = (f"The patch is too small for this network: it trains on {edge}x{edge}x{edge} (each down-sampling "
-               f"stage halves the patch; the deepest needs more than one voxel). Raise data.patch_size (Dataset.from_files' "
-               f"block_shape), or give model.args (Segmentation's model_args) fewer down-sampling stages")
+               f"stage halves the patch; the deepest needs more than one voxel). Raise data.patch_size, or give "
+               f"model.args fewer down-sampling stages")
     else:
         fix = "It fails on every patch up to 256x256x256 too: change model.args"
     # from None: the message carries MONAI's or torch's reason; their traceback of a meta-device
