@@ -210,6 +210,8 @@ class Dataset:
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Dataset.fit: {} is not a training or optimizer setting")
         cfg = config or self.config(**train_settings)
+        # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
+        _check_the_network_fits_the_blocks(cfg, self, _launched_processes())
         return train(cfg, manifest=self.manifest)
 
 

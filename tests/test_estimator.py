@@ -756,6 +756,10 @@ def test_a_block_shape_too_small_for_the_network_is_refused_in_the_estimators_wo
                                           r"model_args: .*Raise block_shape, or give model_args fewer down-sampling"):
         Segmentation("unet", output_dir=str(out), val_every=0, trackers="none").fit(data, steps=1)
     assert not (tmp_path / "runs").exists() and not (tmp_path / "cache").exists()  # refused before any work
+    # the builder's own fit too: it said data.patch_size and model.args (seventy-second session's probe)
+    with pytest.raises(ConfigError, match=r"^fit: model 'unet' cannot train on block_shape \(16, 16, 16\)"):
+        data.fit(output_dir=str(out), max_steps=1, val_every=0, trackers="none")
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "cache").exists()
 
 
 def test_nobrainers_shuffle_and_repeat_say_what_takes_their_place(tiny_dataset):
