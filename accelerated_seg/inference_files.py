@@ -10,6 +10,7 @@ network; voxels are read only to tell whether an existing label map is still as 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -54,12 +55,13 @@ def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
     Example:
         >>> expand_inputs(["scans/", "extra/case_9.nii.gz", "more/*_0000.nii.gz"])  # doctest: +SKIP
     """
-    files: dict[Path, Path] = {}  # resolved -> as given, ordered and without repeats
+    files: dict[str, Path] = {}  # absolute path -> as given, ordered and without repeats
     for item in inputs:
         for path in _nifti_files(str(item)):
-            # by the file, not the spelling: scans/a.nii.gz and /abs/scans/a.nii.gz were two files giving
-            # one case, refused with "keep one" (seventy-second session's probe)
-            files.setdefault(path.resolve(), path)
+            # by the path, not its spelling: scans/a.nii.gz and /abs/scans/a.nii.gz were two files giving one
+            # case, refused with "keep one" (seventy-second session's probe). Links are not followed: two
+            # names of one file are two cases.
+            files.setdefault(os.path.abspath(path), path)
     return list(files.values())
 
 

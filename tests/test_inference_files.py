@@ -23,6 +23,8 @@ def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
     # one file by two spellings (relative and absolute, through ..) counts once too
     spelled = expand_inputs([folder / "a.nii", folder / ".." / "scans" / "a.nii"])
     assert spelled == [folder / "a.nii"] and [c.id for c in group_cases(spelled, 1)] == ["a"]
+    (folder / "c.nii").symlink_to(folder / "a.nii")  # another name of the same file: a case of its own
+    assert [p.name for p in expand_inputs([folder / "a.nii", folder / "c.nii"])] == ["a.nii", "c.nii"]
     with pytest.raises(DataError, match="no such file or folder"):
         expand_inputs([tmp_path / "nowhere"])
     with pytest.raises(DataError, match="holds no .nii"):
