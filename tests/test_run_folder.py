@@ -348,6 +348,16 @@ def test_a_run_with_an_export_but_no_checkpoint_is_not_offered_a_resume(tmp_path
     assert resume_or_replace(tmp_path, None, overwrite=True) == (None, True)  # the way on that both name
 
 
+def _error_line_of(run_training, capsys) -> str:
+    """What the command line prints when ``run_training`` fails as a save does: one line, status 1."""
+    from accelerated_seg.cli import exit_on_user_error
+
+    with pytest.raises(SystemExit) as ended, exit_on_user_error():
+        run_training()
+    assert ended.value.code == 1
+    return capsys.readouterr().err
+
+
 def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line_naming_the_last_whole_one(
         tiny_config, tmp_path, monkeypatch, capsys):
     """A full disk in the middle of a save: torch said only "unexpected pos 39616 vs 39504", in a
@@ -355,7 +365,6 @@ def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line_naming_t
     failed, the free space there, and that step_2 is whole and resumable; nothing before is lost."""
     import accelerate
 
-    from accelerated_seg.cli import exit_on_user_error
 
     real_save = accelerate.Accelerator.save_state
 
@@ -366,10 +375,7 @@ def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line_naming_t
 
     monkeypatch.setattr(accelerate.Accelerator, "save_state", full_disk_at_step_4)
     run = tmp_path / "run"
-    with pytest.raises(SystemExit) as ended, exit_on_user_error():
-        train(tiny_config(run, train__max_steps=6, train__val_every=0))
-    assert ended.value.code == 1
-    message = capsys.readouterr().err
+    message = _error_line_of(lambda: train(tiny_config(run, train__max_steps=6, train__val_every=0)), capsys)
     assert message.startswith(f"error: saving the checkpoint step_4 into {run / 'checkpoints'} failed (RuntimeError: "
                               f"[enforce fail at inline_container.cc:672] . unexpected pos 39616 vs 39504);")
     assert "GiB free there" in message and f"the newest whole checkpoint, {run / 'checkpoints' / 'step_2'}" in message
@@ -389,7 +395,6 @@ def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run
     from safetensors import SafetensorError
 
     import accelerated_seg.checkpoint as checkpoint
-    from accelerated_seg.cli import exit_on_user_error
 
     real_mkdir = Path.mkdir
 
@@ -400,10 +405,7 @@ def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run
 
     monkeypatch.setattr(Path, "mkdir", read_only_at_step_4)
     run = tmp_path / "run"
-    with pytest.raises(SystemExit) as ended, exit_on_user_error():
-        train(tiny_config(run, train__max_steps=6, train__val_every=0))
-    assert ended.value.code == 1
-    message = capsys.readouterr().err
+    message = _error_line_of(lambda: train(tiny_config(run, train__max_steps=6, train__val_every=0)), capsys)
     assert message.startswith(f"error: saving the checkpoint step_4 into {run / 'checkpoints'} failed (OSError: "
                               f"[Errno 30] Read-only file system:")
     assert f"the newest whole checkpoint, {run / 'checkpoints' / 'step_2'}, is untouched" in message
@@ -418,10 +420,8 @@ def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run
         return real_save_file(tensors, filename, *args, **kwargs)
 
     monkeypatch.setattr(checkpoint, "save_file", full_disk_at_the_export)
-    with pytest.raises(SystemExit) as ended, exit_on_user_error():
-        train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest"))
-    assert ended.value.code == 1
-    message = capsys.readouterr().err
+    message = _error_line_of(
+        lambda: train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest")), capsys)
     assert message.startswith(f"error: saving the export model/ (an earlier one there is kept) into {run} failed "
                               f"(SafetensorError: Error while serializing:")
     assert f"the newest whole checkpoint, {run / 'checkpoints' / 'step_6'}, is untouched" in message
