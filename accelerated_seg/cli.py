@@ -84,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-voxels", type=int, default=None,
                    help="largest volume accepted (data.max_voxels; default: --config's, else 512^3)")
     p.add_argument("--binarize", action="store_true", help="check as data.binarize=true would train")
+    p.add_argument("--labels", metavar="MAPPING",
+                   help="a CSV's classes, as data.labels takes them (e.g. '{0: background, 1: liver, 2: tumour}'); "
+                        "default: --config's data.labels, else 0 = background, 1 = foreground")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
     p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict
@@ -385,7 +388,9 @@ def _check(args, _) -> int:
     try:  # the command's misuse (exit 2), not a finding
         # A CSV's classes live in the experiment's data.labels: without them, check could only refuse
         # every value above 1 of a dataset that training reads (sixty-seventh session).
-        cfg = load_config(args.config) if args.config is not None else Config()
+        # --labels goes through the override that training reads (--data.labels=...): one parser, one check
+        overrides = [f"--data.labels={args.labels}"] if args.labels is not None else []
+        cfg = load_config(args.config, overrides) if args.config is not None or overrides else Config()
     except (ConfigError, DataError) as error:  # DataError: a split setting the split rules refuse (data.fold 7 of 5)
         print(f"error: {error}", file=sys.stderr)
         return 2

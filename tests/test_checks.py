@@ -380,10 +380,18 @@ def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path
     config = tmp_path / "experiment.yaml"
     config.write_text(f"data:\n  dataset: {table}\n  labels: {{0: background, 1: a, 2: b}}\n")
     assert main(["check", str(table)]) == 1
-    assert "label values [2] are not declared" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "label values [2] are not declared" in err and "check: --labels" in err
     for argv in (["check", "--config", str(config)], ["check", str(table), "--config", str(config)]):
         assert main(argv) == 0
         assert "2 case(s), 0 error(s)" in capsys.readouterr().out
+    # ... or --labels alone, read as training reads --data.labels (session 72 left a CSV's check without it)
+    assert main(["check", str(table), "--labels", "{0: background, 1: a, 2: b}"]) == 0
+    assert "2 case(s), 0 error(s)" in capsys.readouterr().out
+    assert main(["check", "--config", str(config), "--labels", "{0: background, 1: a}"]) == 1  # over the config's
+    assert "label values [2] are not declared" in capsys.readouterr().err
+    assert main(["check", str(table), "--labels", "{0: background, 1: a"]) == 2  # its YAML: a usage error
+    assert "data.labels" in capsys.readouterr().err
     assert main(["check"]) == 2
     assert "give the DATASET to check, or --config" in capsys.readouterr().err
     config.write_text("data:\n  labelz: 3\n")

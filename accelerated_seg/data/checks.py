@@ -54,7 +54,8 @@ _ROUNDING_VOXELS = 0.05
 _LABELS_DECLARED_IN = {
     "msd": "dataset.json 'labels'",
     "nnunet": "dataset.json 'labels'",
-    "csv": "data.labels (load_csv: labels=; a CSV declares none: the default is 0 = background, 1 = foreground)",
+    "csv": "data.labels (check: --labels; load_csv: labels=; a CSV declares none: the default is "
+           "0 = background, 1 = foreground)",
     "pairs": "the labels argument (the default is 0 = background, 1 = foreground)",
     # the estimator's pairs: from_files takes the classes as a count, not as a labels argument
     "from_files": "Dataset.from_files' n_classes (the classes are the values 0..n_classes-1)",
