@@ -60,6 +60,7 @@ from .config import ConfigError, OptimConfig, check_network_name
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
 from .host_cpu import bf16_two_voxel_warning, emulated_bf16_warning
+from .launcher_report import leave_for_the_launcher
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
 from .plain_loop import benchmark_optimizer, make_plain_loop, run_block, shard_like, step_breakdown
@@ -877,11 +878,14 @@ def run_from_cli(args) -> int:
     except ConfigError as error:  # the same settings on every rank: one message is enough
         if main_process:
             print(f"error: {error}", file=sys.stderr)
+        leave_for_the_launcher(str(error))
         return 2
     except TrainingDiverged as error:  # a traceback before; the configurations measured are in the JSON
+        message = (f"{error} (the configurations measured before it are in {args.output or 'the JSON'}, "
+                   "marked incomplete)")
         if main_process:
-            print(f"error: {error} (the configurations measured before it are in {args.output or 'the JSON'}, "
-                  f"marked incomplete)", file=sys.stderr)
+            print(f"error: {message}", file=sys.stderr)
+        leave_for_the_launcher(message)
         return 1
     if results.pop("is_main_process"):
         print(format_table(results))

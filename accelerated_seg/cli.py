@@ -23,6 +23,7 @@ import sys
 from typing import NoReturn
 
 from .collector import importing_without_collection
+from .launcher_report import leave_for_the_launcher
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -358,6 +359,7 @@ def _end_with_the_message(error: Exception, status: int) -> NoReturn:
     # minutes in silence (sixty-ninth session).
     if os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")) == "0":
         print(f"error: {error}", file=sys.stderr)
+    leave_for_the_launcher(str(error))
     raise SystemExit(status) from None
 
 
@@ -452,6 +454,7 @@ def _predict(args, _) -> int:
     except (FileNotFoundError, DataError) as error:
         if os.environ.get("RANK", "0") == "0":  # under accelerate launch every rank stops, the main one says why
             print(f"error: {error}", file=sys.stderr)
+        leave_for_the_launcher(str(error))
         return 2
     with importing_without_collection():  # collector.py says why
         from .inference import predict_cases, predict_file
@@ -507,9 +510,11 @@ def _predict_distributed(args, options) -> int:
 
     state = process_state()
     if options.pop("device"):
+        message = (f"--device names one device, but each of the launched processes runs on its own "
+                   f"({state.num_processes} processes); drop --device")
         if state.is_main_process:
-            print("error: --device names one device, but each of the launched processes runs on its own "
-                  f"({state.num_processes} processes); drop --device", file=sys.stderr)
+            print(f"error: {message}", file=sys.stderr)
+        leave_for_the_launcher(message)
         return 2
     try:
         inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
@@ -522,6 +527,7 @@ def _predict_distributed(args, options) -> int:
     except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
         if state.is_main_process:
             print(f"error: {error}", file=sys.stderr)
+        leave_for_the_launcher(str(error))
         code = 1 if isinstance(error, RuntimeError) else 2
     state.destroy_process_group()
     return code
@@ -622,6 +628,7 @@ def _benchmark(args, _) -> int:
     except (ConfigError, FileNotFoundError, DataError) as error:
         if os.environ.get("RANK", "0") == "0":  # every rank stops, the main one says why
             print(f"error: {error}", file=sys.stderr)
+        leave_for_the_launcher(str(error))
         return 2
     with importing_without_collection():  # collector.py says why; what is measured runs after it
         from .benchmark import benchmark_data, benchmark_infer, write_result

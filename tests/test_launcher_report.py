@@ -1,0 +1,55 @@
+"""Our error line in the failure report of torch's launcher (launcher_report.py).
+
+Under ``accelerate launch`` with several processes the launcher's report of a failed rank came
+after our one-line error and said only "To enable traceback see ..." (seventy-third session).
+"""
+
+import json
+
+import pytest
+
+from torch.distributed.elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
+
+from accelerated_seg.cli import main
+from accelerated_seg.launcher_report import leave_for_the_launcher
+
+
+def _launcher_report(error_file) -> str:
+    """The report torch's launcher prints for a rank that ended with status 2 and this error file."""
+    failure = ProcessFailure(local_rank=0, pid=1, exitcode=2, error_file=str(error_file))
+    return ChildFailedError("accelerated_seg.cli", {0: failure}).format_msg()
+
+
+def test_the_launchers_report_shows_our_error_line_in_place_of_its_link(tmp_path, monkeypatch):
+    error_file = tmp_path / "error.json"
+    assert "To enable traceback see" in _launcher_report(error_file)  # what it said without the file
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(error_file))
+    leave_for_the_launcher("setting train.max_steps must be >= 1, got 0")
+    report = _launcher_report(error_file)
+    assert "traceback : error: setting train.max_steps must be >= 1, got 0" in report, report
+    assert "To enable traceback see" not in report
+
+
+def test_nothing_is_written_outside_the_launcher(tmp_path, monkeypatch):
+    monkeypatch.delenv("TORCHELASTIC_ERROR_FILE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    leave_for_the_launcher("an error")
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_refused_command_and_training_leave_their_line_on_every_rank(tmp_path, monkeypatch, capsys):
+    """predict on a rank that does not print (RANK 1) leaves the line all the same, and so does
+    training's one-line ending of a bad setting (exit_on_user_error), as each rank of a launch."""
+    error_file = tmp_path / "error.json"
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(error_file))
+    monkeypatch.setenv("RANK", "1")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert main(["predict", "--model", str(tmp_path / "nowhere"), "scan.nii.gz", "--output", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == ""  # the main rank says it on the console
+    message = json.loads(error_file.read_text())["message"]["message"]
+    assert message.startswith("error: ") and "nowhere" in message and "config.json" in message
+    error_file.unlink()
+    with pytest.raises(SystemExit) as stopped:
+        main(["train", "--train.max_steps=0", f"--train.output_dir={tmp_path / 'run'}"])
+    assert stopped.value.code == 2
+    assert "train.max_steps must be >= 1, got 0" in _launcher_report(error_file)
