@@ -37,9 +37,14 @@ def _tiny_kfold(tmp_path) -> list[str]:
 
 def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble(tmp_path):
     """Before, phantoms written with no validation case listed an empty "validation", a split that won
-    over data.num_folds, and the first fold stopped: "the dataset has no validation cases"."""
-    dice = _example("kfold_ensemble").main(_tiny_kfold(tmp_path))
+    over data.num_folds, and the first fold stopped: "the dataset has no validation cases". Trained on
+    regions, the held-out cases are scored on them, as the folds validated (until the seventy-third
+    session on the phantoms' classes, from the test set's dataset.json)."""
+    regions = ["--data.regions={findings: [1, 2], lesion: [2]}", "--data.region_order=[1, 2]"]
+    dice = _example("kfold_ensemble").main([*_tiny_kfold(tmp_path), *regions])
     assert sorted(dice) == ["ensemble", "fold0", "fold1"] and all(0 <= d <= 1 for d in dice.values())
+    scored = json.loads((tmp_path / "evaluation" / "ensemble" / "summary.json").read_text())["classes"]
+    assert list(scored.values()) == ["findings", "lesion"]
     held_out = [json.loads((tmp_path / f"fold{k}" / "run_info.json").read_text())["split"]["validation"]
                 for k in range(2)]
     assert held_out[0] and held_out[1] and not set(held_out[0]) & set(held_out[1])  # each fold its own share
