@@ -34,8 +34,8 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
     with tempfile.TemporaryDirectory() as tmp:
         pred_path = predict_file(model_dir, case.images, Path(tmp) / "pred.nii.gz")
         pred = _canonical(pred_path)
-    image, label = _canonical(case.images[0]), _canonical(case.label)
-    z = int(np.argmax((label > 0).sum(axis=(0, 1))))  # the axial slice with the most foreground
+    image = _canonical(case.images[0])
+    label, z = annotated_slice(_canonical(case.label), manifest.ignore_value)
 
     fig, axes = plt.subplots(1, 4, figsize=(17, 4.2))
     for ax, data, title in ((axes[0], image, f"image ({case.id})"), (axes[1], label, "reference"),
@@ -43,13 +43,24 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
         ax.imshow(image[:, :, z].T, cmap="gray", origin="lower")
         if data is not image:
             ax.imshow(np.ma.masked_equal(data[:, :, z].T, 0), cmap="autumn", alpha=0.6, origin="lower",
-                      vmin=0, vmax=max(1, int(label.max())))
+                      vmin=0, vmax=max(1, int(label.max()), int(pred.max())))
         ax.set_title(title), ax.axis("off")
     plot_curves(axes[3], metrics, loss=cfg.train.loss)
     fig.tight_layout()
     replace_atomically(path, lambda temporary: fig.savefig(temporary, dpi=90, format="png"))  # a kill keeps the old one
     plt.close(fig)
     return path
+
+
+def annotated_slice(label: np.ndarray, ignore_value: int | None) -> tuple[np.ndarray, int]:
+    """The reference as drawn, its unannotated voxels (sparse annotation's ``ignore_value``) as
+    background, and the axial slice with the most foreground.
+
+    The ignore value is no class: counted as foreground it chose the first slice nobody annotated,
+    and drawn it covered the reference panel in one colour (seventy-third session)."""
+    if ignore_value is not None:
+        label = np.where(label == ignore_value, 0, label)
+    return label, int(np.argmax((label > 0).sum(axis=(0, 1))))
 
 
 # The legend's name of each train.loss (the curve said DiceCE whatever the run had trained with).

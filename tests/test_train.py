@@ -1425,3 +1425,16 @@ def test_a_checkpoint_s_validation_history_of_an_older_version_reads_with_today_
     progress = Progress()
     progress.load_state_dict({"step": 4, "history": [{"step": 4, "loss": 0.7, "mean_dice": 0.5, "cases": 2}]})
     assert progress.history == [{"step": 4, "train_loss": 0.7, "mean_dice": 0.5, "cases": 2}]
+
+
+def test_the_report_draws_only_annotated_voxels_and_picks_their_slice():
+    """Sparse annotation: the ignore value counted as foreground chose a slice nobody annotated and
+    drew the reference panel in one colour (seventy-third session)."""
+    from accelerated_seg.report import annotated_slice
+
+    label = np.full((6, 6, 8), 4, dtype=np.uint8)  # 4: unannotated
+    label[:, :, 5] = 0
+    label[2:4, 2:4, 5] = 1  # the one annotated slice, with its foreground
+    drawn, z = annotated_slice(label, ignore_value=4)
+    assert z == 5 and drawn.max() == 1 and (drawn[:, :, 0] == 0).all()
+    assert annotated_slice(label, ignore_value=None)[1] == 0  # dense labels: every value above 0 counts
