@@ -307,7 +307,8 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
         return manifest
     # now, not at fit: a declaration that does not fit the classes fails at from_files, and the
     # network's outputs are known to every check before training (one per region)
-    regions = Regions.declared(data.regions, manifest.label_values, "Dataset.from_files: regions", data.region_order)
+    regions = Regions.declared(data.regions, manifest.label_values, "Dataset.from_files: regions", data.region_order,
+                               manifest.ignore_value)
     return dataclasses.replace(manifest, regions=regions)
 
 

@@ -54,7 +54,7 @@ class Regions:
 
     @classmethod
     def declared(cls, raw: Any, label_values: Sequence[int], where: str,
-                 order: Sequence[int] | None = None) -> Regions:
+                 order: Sequence[int] | None = None, ignore_value: int | None = None) -> Regions:
         """Check a declaration {name: [values]} against the dataset's label values.
 
         Args:
@@ -62,6 +62,7 @@ class Regions:
             label_values: the values the label files hold (background 0 first).
             where: the setting or file it came from, for messages.
             order: the value painted for each region; None derives it (the module docstring).
+            ignore_value: the labels' value for unannotated voxels, if any: named where a region holds it.
 
         Raises:
             DataError: an empty or malformed declaration, a value the labels do not declare, the
@@ -82,8 +83,10 @@ class Regions:
             values.append(tuple(sorted(set(int(v) for v in members))))
         known = set(label_values)
         if unknown := sorted({v for region in values for v in region} - known):
+            ignored = (f"; {ignore_value} is the ignore label, the voxels nobody annotated, which are in no region"
+                       if ignore_value in unknown else "")
             raise DataError(f"{where}: label value(s) {unknown} are not among the dataset's values {sorted(known)}; "
-                            f"a region unites values the label files hold")
+                            f"a region unites values the label files hold{ignored}")
         if 0 in {v for region in values for v in region}:
             raise DataError(f"{where}: a region holds 0, the background; regions are made of foreground values "
                             f"(every voxel outside them is background)")

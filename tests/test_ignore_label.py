@@ -102,7 +102,12 @@ def test_the_manifest_maps_the_ignore_value_one_past_the_classes_and_the_checks_
     other = sparse_dataset.with_name("other.json")
     other.write_text(json.dumps(relabelled))
     errors = check_manifest(load_msd(other)).errors
-    assert errors and "label values [3] are not declared (declared: [0, 1, 2, 5])" in errors[0]
+    assert errors and "label values [3] are not declared (declared: [0, 1, 2, 5], 5 = ignore" in errors[0]
+    # values 0..C: the ignore value is no class (it read "num_classes=3" for the 2 classes below)
+    relabelled["labels"] = {"0": "background", "1": "ventricles", "2": "ignore"}
+    other.write_text(json.dumps(relabelled))
+    errors = check_manifest(load_msd(other)).errors
+    assert errors and "(declared: 0..2, num_classes=2, 2 = ignore (unannotated))" in errors[0], errors[0]
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))
@@ -253,3 +258,13 @@ def test_the_estimator_takes_an_ignore_value_and_evaluates_the_annotated_voxels(
     model.fit(data, steps=2)
     summary = model.evaluate(data)
     assert summary["ignore_value"] == 3 and summary["per_class"]["2"]["dice"]["n"] == len(held_out)
+
+
+def test_a_region_holding_the_ignore_value_is_refused_naming_the_ignore_label(sparse_dataset):
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import with_regions
+
+    data = DataConfig(dataset=str(sparse_dataset), regions={"findings": [1, 2, IGNORE]})
+    with pytest.raises(DataError, match=rf"\[{IGNORE}\] are not among .*; {IGNORE} is the ignore label, the voxels "
+                                        r"nobody annotated, which are in no region"):
+        with_regions(data, load_msd(sparse_dataset))

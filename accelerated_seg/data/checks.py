@@ -175,7 +175,7 @@ def check_cases(
     """
     values = list(range(label_values)) if isinstance(label_values, int) else sorted(label_values)
     declared = _Declared(sorted(values + ([ignore_value] if ignore_value is not None else [])), labels_declared_in,
-                         any_foreground=binarized)
+                         any_foreground=binarized, ignore_value=ignore_value)
     report = CheckReport()
     tally = _Tally(declared, ignore_value)
     with _header_repairs_unsaid():
@@ -210,8 +210,10 @@ class Volume(NamedTuple):
 class _Declared:
     """The allowed label values, with a fast path for the usual 0..C-1."""
 
-    def __init__(self, values: list[int], declared_in: str, any_foreground: bool = False):
+    def __init__(self, values: list[int], declared_in: str, any_foreground: bool = False,
+                 ignore_value: int | None = None):
         self.values = values
+        self.ignore_value = ignore_value  # among the values, but no class
         self.declared_in = declared_in
         self.any_foreground = any_foreground  # binarized: every value > 0 becomes foreground
         self.contiguous = values == list(range(len(values)))
@@ -228,9 +230,11 @@ class _Declared:
     def describe(self) -> str:
         if self.any_foreground:
             return "any whole value >= 0, binarized: 0 is background, the rest foreground"
+        # The ignore value is allowed in the files but is no class: "num_classes=5" for 4 misled
+        ignore = "" if self.ignore_value is None else f", {self.ignore_value} = ignore (unannotated)"
         if self.contiguous:
-            return f"0..{len(self.values) - 1}, num_classes={len(self.values)}"
-        return str(self.values)
+            return f"0..{len(self.values) - 1}, num_classes={len(self.values) - bool(ignore)}{ignore}"
+        return f"{self.values}{ignore}"
 
 
 class _Tally:

@@ -162,5 +162,6 @@ def with_regions(cfg: DataConfig, manifest: Manifest) -> Manifest:
     """
     if cfg.regions is None:
         return manifest
-    regions = Regions.declared(cfg.regions, manifest.label_values, "data.regions", cfg.region_order)
+    regions = Regions.declared(cfg.regions, manifest.label_values, "data.regions", cfg.region_order,
+                               manifest.ignore_value)
     return dataclasses.replace(manifest, regions=regions)

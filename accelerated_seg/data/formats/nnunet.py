@@ -63,7 +63,8 @@ def load_nnunet(
     declared, regions = split_regions(declared)
     labels, label_values = parse_labels(declared, f'{json_path}: "labels"', binarize)
     if regions is not None and not binarize:  # binarize trains every value as one foreground class
-        regions = Regions.declared(regions, label_values, f'{json_path}: "labels"', content.get("regions_class_order"))
+        regions = Regions.declared(regions, label_values, f'{json_path}: "labels"', content.get("regions_class_order"),
+                                   ignore_value)
     else:
         regions = None
     file_ending = _nnunet_file_ending(content, json_path)
