@@ -400,8 +400,11 @@ def check_values(cfg: Config) -> Config:
         raise ConfigError("settings data.regions and data.binarize exclude each other: binarize merges every label "
                           "value into one class, regions unite values themselves; drop one of the two")
     if cfg.data.region_order is not None and cfg.data.regions is None:
+        # An nnU-Net dataset.json's regions are ordered by its own "regions_class_order" (a probe took
+        # "which is not set" for a bug: its regions were declared, in the dataset.json)
         raise ConfigError("setting data.region_order orders data.regions, which is not set; declare the regions, "
-                          "or leave the order out")
+                          "or leave the order out (regions declared in an nnU-Net dataset.json are painted in its "
+                          "\"regions_class_order\")")
     if cfg.data.synthetic.num_validation >= cfg.data.synthetic.num_cases:
         raise ConfigError(f"setting data.synthetic.num_validation ({cfg.data.synthetic.num_validation}) must be "
                           f"below data.synthetic.num_cases ({cfg.data.synthetic.num_cases}): some cases must train")

@@ -121,7 +121,8 @@ def test_region_metrics_score_the_voxels_holding_any_of_a_regions_values():
 
 @pytest.mark.parametrize("config_args, settings", [
     ({"data.regions": "{a: [1]}", "data.binarize": "true"}, "data.regions and data.binarize"),
-    ({"data.region_order": "[1]"}, "data.region_order orders data.regions"),
+    ({"data.region_order": "[1]"}, "data.region_order orders data.regions.*dataset.json are painted in its "
+                                   "\"regions_class_order\""),
 ])
 def test_settings_that_exclude_regions_are_refused_in_the_config(config_args, settings):
     with pytest.raises(ConfigError, match=settings):
