@@ -508,11 +508,19 @@ def _build(cls, raw: Any, prefix: str):
 NAME_LISTS = frozenset({"train.trackers"})
 
 
+#: Values a setting took before it became a choice, read as the choice they became: data.augment
+#: was a boolean until the profiles, and ``light`` is exactly its ``true`` (docs/augmentation.md), so
+#: an older config or a checkpoint's config.yaml loads (it was refused as "must be one of").
+FORMER_VALUES = {"data.augment": {True: "light", False: "none"}}
+
+
 def _coerce(hint, value, key: str):
     """Check and convert one value to its annotated type, naming the key on failure."""
     if dataclasses.is_dataclass(hint):
         return _build(hint, value, prefix=key + ".")
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if isinstance(value, bool) and key in FORMER_VALUES:  # bool only: YAML's 1 is no former value
+        value = FORMER_VALUES[key][value]
     if origin is Literal:
         if value not in args:
             raise ConfigError(f"setting {key} must be one of {', '.join(map(str, args))}; got {value!r}")

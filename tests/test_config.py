@@ -42,6 +42,17 @@ def test_wrong_type_is_an_error_naming_the_setting(override, key):
         load_config(None, [override])
 
 
+def test_an_older_configs_boolean_augment_is_read_as_the_profile_it_became(tmp_path):
+    """data.augment was a boolean before the profiles; light is exactly its true (refused until the
+    seventy-third session as "must be one of ...")."""
+    older = tmp_path / "older.yaml"
+    older.write_text("data:\n  augment: true\n")
+    assert load_config(older).data.augment == "light"
+    assert load_config(None, ["--data.augment=false"]).data.augment == "none"
+    with pytest.raises(ConfigError, match="data.augment must be one of"):  # YAML's 1 is no former value
+        load_config(None, ["--data.augment=1"])
+
+
 @pytest.mark.parametrize("override, message", [
     ("--train.log_every=0", "train.log_every must be >= 1, got 0"),  # divided by zero after the first step
     ("--train.max_steps=-3", "train.max_steps must be >= 1, got -3"),  # exported an untrained model
