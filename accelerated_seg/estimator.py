@@ -183,7 +183,7 @@ class Dataset:
                                         or num_workers < 0):
             raise ConfigError(f"Dataset.loader: num_workers must be a whole number >= 0, got {num_workers!r}")
         workers = self.data.num_workers if num_workers is None else num_workers
-        refuse_unguarded_main(workers, setting="num_workers")  # before the preprocessing, as train() does
+        refuse_unguarded_main(workers, setting="num_workers", what="a loader")  # before the preprocessing, as train()
         # The pre-flight checks, as training runs them: a broken file was nibabel's traceback here, or
         # worse, patches of a mismatched label, before the thirty-second session.
         manifest, data_warnings = prepare_manifest(self.data, ".", self.manifest)

@@ -92,8 +92,12 @@ def test_a_worker_importing_the_main_script_stops_at_the_training(monkeypatch):
     """The safety net where the script's call could not be seen: Python marks a child that imports
     the main script as ``_inheriting`` while it does."""
     monkeypatch.setattr(multiprocessing.current_process(), "_inheriting", True, raising=False)
-    with pytest.raises(ConfigError, match="a loader worker, importing the main script, reached the training"):
+    with pytest.raises(ConfigError, match="a loader worker, importing the main script, reached the call: the "
+                                          "script starts training outside"):
         refuse_unguarded_main(1)
+    # Dataset.loader's call is named as what it is (it said "training" before the seventy-third session)
+    with pytest.raises(ConfigError, match="starts a loader outside .* and start a loader again"):
+        refuse_unguarded_main(1, setting="num_workers", what="a loader")
 
 
 def test_an_unguarded_training_script_is_refused_before_the_data_is_touched(tiny_dataset, tmp_path):

@@ -62,7 +62,7 @@ def worker_start_method(num_workers: int):
     return context
 
 
-def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers") -> None:
+def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers", what: str = "training") -> None:
     """A ConfigError where loader workers would run the training a second time: the main script
     starts it at top level, outside ``if __name__ == "__main__":``.
 
@@ -74,17 +74,18 @@ def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers") -
     the training process sees only "DataLoader worker exited unexpectedly". So the training process
     refuses such a script before it starts anything, naming the line; and a worker that gets here
     anyway (the check below could not see the call, e.g. code run through ``exec``) stops at once.
+    ``what`` the call starts is named: training, or ``Dataset.loader``'s loader.
     """
     if num_workers == 0:
         return
     advice = (f"With {setting}={num_workers}, each loader worker imports the main script, so it would run that line "
-              f"again and start another training run. Put the call under `if __name__ == \"__main__\":` (as "
+              f"again and start {what} again. Put the call under `if __name__ == \"__main__\":` (as "
               f"examples/train.py does), or set {setting}=0.")
     if getattr(multiprocessing.current_process(), "_inheriting", False):  # set while a child imports the main script
-        raise ConfigError(f"a loader worker, importing the main script, reached the training: the script starts "
-                          f"training outside `if __name__ == \"__main__\":`. {advice}")
+        raise ConfigError(f"a loader worker, importing the main script, reached the call: the script starts "
+                          f"{what} outside `if __name__ == \"__main__\":`. {advice}")
     if where := unguarded_main_line():
-        raise ConfigError(f"{where} starts training outside `if __name__ == \"__main__\":`. {advice}")
+        raise ConfigError(f"{where} starts {what} outside `if __name__ == \"__main__\":`. {advice}")
 
 
 def unguarded_main_line() -> str | None:
