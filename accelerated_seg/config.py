@@ -382,6 +382,13 @@ def check_values(cfg: Config) -> Config:
         if path is not None and not path.strip():
             unset = "" if key in ("data.dataset", "train.output_dir") else ", or leave it out (null)"
             raise ConfigError(f"setting {key} is an empty path {path!r}; give a file or folder{unset}")
+        if path is not None and path.startswith("~"):
+            # The home folder's, as a shell reads it; neither YAML nor a shell after "--key=" expands
+            # it, and only the data paths did: a run wrote a folder named "~" in the working folder,
+            # and train.init_from refused an export that exists (seventy-third session)
+            section, name = key.split(".")
+            expanded = dataclasses.replace(getattr(cfg, section), **{name: os.path.expanduser(path)})
+            cfg = dataclasses.replace(cfg, **{section: expanded})
     for key in _SEEDS:
         if not 0 <= value(key) < 2**32:
             raise ConfigError(f"setting {key} must be >= 0 and < 2**32 (numpy's and torch's seed range), "

@@ -1,3 +1,4 @@
+import dataclasses
 import re
 from pathlib import Path
 
@@ -228,6 +229,21 @@ def test_an_empty_path_is_one_error_naming_the_setting(tmp_path, monkeypatch, se
     with pytest.raises(ConfigError, match=f"setting {section}.{name} is an empty path"):
         train(cfg)
     assert list(tmp_path.iterdir()) == [path]  # nothing written where the job started
+
+
+@pytest.mark.parametrize("section, name", [
+    ("train", "output_dir"), ("train", "resume"), ("train", "init_from"), ("data", "cache_dir"), ("data", "dataset"),
+])
+def test_a_path_from_the_home_folder_is_read_as_a_shell_reads_it(tmp_path, monkeypatch, section, name):
+    """Neither YAML nor a shell after "--key=" expands ~: a run wrote a folder named "~" in the working
+    folder, and init_from refused an export that exists (seventy-third session)."""
+    from accelerated_seg.config import check_values
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    expected = str(tmp_path / "home" / "runs" / "a")
+    for cfg in (load_config(None, [f"--{section}.{name}=~/runs/a"]), check_values(Config(**{
+            section: dataclasses.replace(getattr(Config(), section), **{name: "~/runs/a"})}))):
+        assert getattr(getattr(cfg, section), name) == expected
 
 
 def test_an_override_fills_a_section_the_file_leaves_empty(tmp_path):
