@@ -182,8 +182,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
 
     Args:
         model: any ``nn.Module`` mapping ``image`` batches to logits.
-        loader: yields ``{"image", "label"}`` dicts (MONAI style) or ``(image, label)`` pairs, a
-            per-device batch each; accelerate shards it over the processes.
+        loader: a ``torch.utils.data.DataLoader`` of known length (a map-style dataset, or an
+            ``IterableDataset`` with ``__len__``) yielding ``{"image", "label"}`` dicts (MONAI style)
+            or ``(image, label)`` pairs, a per-device batch each; accelerate shards it over the
+            processes.
         criterion: ``criterion(logits, label)`` -> scalar loss.
         optimizer: built over ``model.parameters()``.
         max_epochs: passes over the loader (per process); or give ``max_steps`` (optimizer steps).
@@ -210,6 +212,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
     """
     if (max_epochs is None) == (max_steps is None):
         raise ConfigError("fit: give exactly one of max_epochs and max_steps")
+    _check_the_loader(loader)
     for name, value, lowest in (("max_epochs", max_epochs, 1), ("max_steps", max_steps, 1),
                                 ("grad_accum_steps", grad_accum_steps, 1), ("log_every", log_every, 1),
                                 ("keep_last", keep_last, 1), ("save_every", save_every, 0),
@@ -570,6 +573,23 @@ def figures_by_name(rows: list[list[float]]) -> dict:
         figures.update({f"gpu/rank{rank}/{name}": value for name, value in zip(GPU_FIGURES, row[2:])
                         if not math.isnan(value)})
     return figures
+
+
+def _check_the_loader(loader) -> None:
+    """``fit``'s loader as the loop needs it, or one ConfigError: a list of batches or a generator was
+    an AttributeError (``batch_size``), a loader without a length torch's TypeError (seventy-third
+    session's probe)."""
+    if not isinstance(loader, torch.utils.data.DataLoader):
+        # accelerate shards a DataLoader over the processes and resumes it mid-epoch; anything else
+        # it hands back as it is
+        raise ConfigError(f"fit: loader must be a torch.utils.data.DataLoader, got a {type(loader).__name__}; "
+                          f"give your samples to one (DataLoader(dataset, batch_size=...)), or use Dataset.loader()")
+    try:
+        len(loader)
+    except TypeError:  # an IterableDataset without __len__
+        raise ConfigError(f"fit: the loader's {type(loader.dataset).__name__} has no length, and the loop counts "
+                          f"epochs, max_epochs' steps and a resume's position in batches: give the dataset a "
+                          f"__len__ (the samples of one epoch), or make it a map-style Dataset") from None
 
 
 def _loader_batch_size(loader) -> int:

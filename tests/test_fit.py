@@ -162,6 +162,27 @@ def test_fit_refuses_an_impossible_setting_before_any_work(tmp_path, setting, me
     assert not (tmp_path / "run").exists()  # nothing was started, nothing written
 
 
+class _Stream(torch.utils.data.IterableDataset):
+    """A streaming dataset, as MONAI's are, that says nothing of its length."""
+
+    def __iter__(self):
+        return iter([(torch.zeros(1, 16, 16, 16), torch.zeros(1, 16, 16, 16, dtype=torch.long))] * 4)
+
+
+@pytest.mark.parametrize("loader, message", [
+    (lambda batches: list(batches), "loader must be a torch.utils.data.DataLoader, got a list"),
+    (lambda batches: (batch for batch in batches), "loader must be a torch.utils.data.DataLoader, got a generator"),
+    (lambda _: DataLoader(_Stream(), batch_size=2), "the loader's _Stream has no length"),
+])
+def test_fit_refuses_a_loader_it_cannot_count_or_shard_in_one_line(tmp_path, loader, message):
+    """A list of batches or a generator was an AttributeError ('batch_size'), a loader without a length
+    torch's TypeError (seventy-third session)."""
+    model, batches, loss, optimizer = _pieces()
+    with pytest.raises(ConfigError, match=f"fit: {message}"):
+        fit(model, loader(batches), loss, optimizer, max_steps=2, checkpoint_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
 def test_an_accumulation_window_across_the_epoch_boundary_weighs_every_sample_equally(tmp_path):
     # 3 samples, 1 per micro-batch, 2 micro-batches per step: step 2 takes sample 2 of epoch 0 and
     # sample 0 of epoch 1. accelerate's default would step after sample 2 alone, with half its weight.
