@@ -35,6 +35,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 from .config import ConfigError, OptimConfig
+from .host_memory import memory_available
 from .losses import training_loss
 from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
 from .optimizers import build_optimizer, state_bytes_per_parameter
@@ -580,16 +581,9 @@ def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: i
 
 
 def host_memory_available(meminfo: str = "/proc/meminfo") -> int | None:
-    """Bytes this machine can still give processes without swapping (Linux's MemAvailable), or None
-    where it does not say."""
-    try:
-        with open(meminfo) as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024  # kB
-    except OSError:
-        pass
-    return None
+    """Bytes this process can still take without swapping or meeting its job's memory limit
+    (``host_memory.memory_available``), or None where nothing says."""
+    return memory_available(meminfo)
 
 
 # Checking an estimate on a GPU
