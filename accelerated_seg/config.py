@@ -462,12 +462,23 @@ def joined_overrides(items: list[str]) -> list[str]:
         item = items[index]
         has_value_next = index + 1 < len(items) and not items[index + 1].startswith("--")
         if item.startswith("--") and "=" not in item and has_value_next:
-            joined.append(f"{item}={items[index + 1]}")
+            values = [items[index + 1]]
+            while index + 1 + len(values) < len(items) and _a_bare_word(items[index + 1 + len(values)]):
+                values.append(items[index + 1 + len(values)])
+            if len(values) > 1:  # `--data.patch_size 32 32 32`, as plan's --patch takes it: "override '32'" before
+                raise ConfigError(f"{item} takes one value, got {' '.join(values)}: give a list as one YAML value, "
+                                  f"{item}=[{','.join(values)}]")
+            joined.append(f"{item}={values[0]}")
             index += 2
         else:
             joined.append(item)
             index += 1
     return joined
+
+
+def _a_bare_word(item: str) -> bool:
+    """Neither an option, an override nor a config file: a second value after ``--section.key value``."""
+    return not item.startswith("--") and "=" not in item and not item.lower().endswith((".yaml", ".yml"))
 
 
 def _split_override(item: str) -> tuple[str, str]:

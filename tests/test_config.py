@@ -203,6 +203,10 @@ def test_overrides_may_be_written_as_argparse_options_and_a_bare_config_file_is_
         load_config(None, ["configs/demo.yaml"])
     with pytest.raises(ConfigError, match="must look like --section.key=value"):
         load_config(None, ["--train.max_steps", "--optim.lr=1e-3"])  # no value before the next option
+    # several values, as plan's --patch takes them: "override '32' must look like ..." named no setting
+    with pytest.raises(ConfigError, match=r"--data.patch_size takes one value, got 32 32 32: give a list as one "
+                                          r"YAML value, --data.patch_size=\[32,32,32\]"):
+        load_config(None, ["--data.patch_size", "32", "32", "32", "--train.max_steps=2"])
 
 
 @pytest.mark.parametrize("section, name", [
