@@ -586,6 +586,8 @@ def _coerce(hint, value, key: str):
         return os.fspath(value)
     if key in NAME_LISTS and isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return ",".join(value) or "none"  # the list accelerate's log_with takes; [] is none
+    if key in NAME_LISTS and (value is None or value is False):  # YAML's null, false, off, no: none (a probe's
+        return "none"  # natural ways to turn the trackers off were "must be str, got None")
     raise ConfigError(f"setting {key} must be {getattr(hint, '__name__', hint)}, got {value!r}")
 
 

@@ -292,7 +292,9 @@ def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):
     from accelerated_seg.estimator import Segmentation
 
     assert Segmentation("unet", trackers=("tensorboard",)).train_settings["trackers"] == ("tensorboard",)
-    for wrong in ("[1, 2]", "null", "{a: 1}"):
+    for off in ("null", "false", "off", "no"):  # "must be str, got None" before the seventy-third session
+        assert load_config(None, [f"--train.trackers={off}"]).train.trackers == "none"
+    for wrong in ("[1, 2]", "true", "{a: 1}"):
         with pytest.raises(ConfigError, match="setting train.trackers must be str"):
             load_config(None, [f"--train.trackers={wrong}"])
     with pytest.raises(ConfigError, match="train.output_dir must be str"):  # only named lists are joined
