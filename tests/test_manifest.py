@@ -126,6 +126,7 @@ def test_missing_json_is_a_data_error_naming_it(tmp_path):
     with pytest.raises(DataError, match="dataset.json not found") as raised:
         load_msd(tmp_path / "nowhere" / "dataset.json")
     assert str(tmp_path / "nowhere" / "dataset.json") in str(raised.value)
+    assert f"a relative data path is read from the working folder ({Path.cwd()})" in str(raised.value)
 
 
 def test_malformed_json_is_a_data_error(tmp_path):

@@ -19,9 +19,12 @@ def dataset_json_path(path: PathLike) -> Path:
 def read_json(json_path: Path) -> dict[str, Any]:
     """Load the JSON object, turning every failure into a DataError that says what to do."""
     if not json_path.is_file():
+        # A probe gave the path of a dataset.json, relative to the config's folder, and was told to
+        # point at a folder; a relative path is read from the working folder, which is now named
         raise DataError(
-            f"{json_path}: dataset.json not found; point the data path at the folder that "
-            "contains dataset.json (Medical Segmentation Decathlon or nnU-Net v2 layout)"
+            f"{json_path}: dataset.json not found; give the path of the dataset's dataset.json or of the "
+            f"folder that contains it (Medical Segmentation Decathlon or nnU-Net v2 layout); a relative "
+            f"data path is read from the working folder ({Path.cwd()}), not from the config file's"
         )
     try:
         content = parse_json(json_path.read_text(encoding="utf-8"), json_path)
