@@ -76,7 +76,7 @@ def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
         torch.backends.cudnn.benchmark = cudnn_benchmark
     if missing := _uninstalled_trackers(log_with):
         accelerator.print(f"WARNING: train.trackers names {', '.join(missing)}, which is not installed here, so "
-                          f"nothing is logged to it (pip install it, e.g. accelerated-seg[tensorboard])")
+                          f"nothing is logged to it ({tracker_install_hint(missing)})")
     return accelerator
 
 
@@ -131,6 +131,13 @@ def _trackers(names: str) -> list[str] | None:
         raise ConfigError(f"train.trackers: {', '.join(unknown)} is not a tracker accelerate knows; give "
                           f"none, or comma-separated names from: {', '.join(known)}")
     return names or None
+
+
+def tracker_install_hint(missing: list[str]) -> str:
+    """How to install the missing trackers: tensorboard through our extra, the others by their names (a
+    missing wandb was told to install accelerated-seg[tensorboard] before the seventy-third session)."""
+    return "pip install " + " ".join("accelerated-seg[tensorboard]" if name == "tensorboard" else name
+                                     for name in missing)
 
 
 def _uninstalled_trackers(names: list[str] | None) -> list[str]:

@@ -545,6 +545,10 @@ def test_trackers_are_checked_and_a_missing_one_and_a_long_warm_up_are_said(tiny
                       optim__warmup_steps=4))
     out = capsys.readouterr().out
     assert "WARNING: train.trackers names tensorboard, which is not installed here" in out
+    assert "(pip install accelerated-seg[tensorboard])" in out
+    from accelerated_seg.preparation import tracker_install_hint
+
+    assert tracker_install_hint(["wandb", "tensorboard"]) == "pip install wandb accelerated-seg[tensorboard]"
     assert "optim.warmup_steps=4 is not below train.max_steps=2: the learning rate rises for the whole run, " \
            "reaches 50% of 0.001 and never decays" in out
 
