@@ -38,6 +38,11 @@ def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
         path = found[-1]
     else:
         path = Path(resume)
+        if not path.exists() and STEP_DIR.match(path.name):  # a typo, or rotated away (train.keep_last)
+            found = complete_checkpoints(path.parent)
+            held = f"{path.parent} holds {', '.join(p.name for p in found)}" if found else "nothing is there"
+            raise ConfigError(f"train.resume={resume!r} does not exist ({held}; train.keep_last keeps the newest "
+                              f"checkpoints only): give one of them, or 'latest'")
         if not (path.is_dir() and STEP_DIR.match(path.name)):
             raise ConfigError(f"train.resume={resume!r} is not a checkpoint folder: give 'latest' or a "
                               f"<output_dir>/checkpoints/step_N folder")

@@ -16,6 +16,7 @@ from safetensors.torch import load_file, save_file
 import accelerated_seg.train as train_module
 from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
 from accelerated_seg.checkpoint_files import resolve_resume
+from accelerated_seg.config import ConfigError
 from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
@@ -146,6 +147,9 @@ def test_kill_9_during_a_save_keeps_the_previous_checkpoint(tiny_dataset, tiny_c
     assert (checkpoints / ".step_4.partial" / "model.safetensors").read_bytes() == b"half written"
     assert [p.name for p in complete_checkpoints(checkpoints)] == ["step_2"]
     assert resolve_resume("latest", checkpoints) == checkpoints / "step_2"
+    # the cut save by name: "is not a checkpoint folder" before the seventy-third session
+    with pytest.raises(ConfigError, match=r"step_4' does not exist \(.* holds step_2; train.keep_last keeps"):
+        resolve_resume(str(checkpoints / "step_4"), checkpoints)
 
     # The next save clears the leftover; the resumed run ends where an uninterrupted one does.
     summary = train(tiny_config(run, train__resume="latest", **common))

@@ -605,7 +605,8 @@ def test_the_command_line_reports_bad_input_in_one_line_without_a_traceback(tiny
 
 
 @pytest.mark.parametrize("resume, message", [("latest", "holds no complete checkpoint"),
-                                             ("somewhere/step_3", "is not a checkpoint folder")])
+                                             ("somewhere/step_3", "does not exist (nothing is there;"),
+                                             ("README.md", "is not a checkpoint folder")])
 def test_nothing_to_resume_from_is_one_line_before_any_data_work(tiny_dataset, tmp_path, capsys, resume, message):
     from accelerated_seg.cli import main
 
@@ -746,7 +747,7 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
                                                                   ["--optim.optimizer=sgd"])))
     for resume, message in (("latest", f"train.resume=latest but {tmp_path / 'run' / 'checkpoints'} holds no "
                                        f"complete checkpoint"),
-                            (str(tmp_path / "run" / "checkpoints" / "step_99"), "is not a checkpoint folder"),
+                            (str(tmp_path / "run" / "checkpoints" / "step_99"), "does not exist"),
                             (str(damaged), f"checkpoint {damaged} is damaged: model.safetensors (SafetensorError"),
                             (str(with_sgd), "it was trained with optim.optimizer sgd and holds sgd's state, and this "
                                             "run asks for adamw")):
