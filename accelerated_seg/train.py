@@ -945,8 +945,9 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss:
                              "cases": len(scores["dice"]),
                              **per_class})
     accelerator.log({"val/mean_dice": mean, **{f"val/{k}": v for k, v in per_class.items()}}, step=progress.step)
-    accelerator.print(f"step {progress.step}: validation mean Dice {mean:.4f} "
-                      + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
+    if accelerator.is_local_main_process:  # as accelerator.print; tqdm.write, or it joined the bar's line
+        tqdm.write(f"step {progress.step}: validation mean Dice {mean:.4f} "
+                   + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
     _write_metrics(run)
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model",
