@@ -641,6 +641,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
+    if placed == "gpu" and accelerator.device.type != "cuda" and cfg.data.augment != "none":
+        # Asked for, so run as asked (tests and comparisons use it); said, since it moves the
+        # resampling from the loader workers into the training process (a probe found it silent)
+        accelerator.print(f"note: data.augment_on: gpu on a {accelerator.device.type} device resamples the patches "
+                          f"in the training process, not in the loader workers (auto: cpu here)")
     cfg = dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.

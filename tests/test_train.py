@@ -11,6 +11,7 @@ import nibabel as nib
 import numpy as np
 import pytest
 import torch
+import yaml
 from safetensors.torch import load_file
 
 from accelerated_seg.checkpoint import complete_checkpoints, load_exported
@@ -1443,3 +1444,14 @@ def test_the_report_draws_only_annotated_voxels_and_picks_their_slice():
     drawn, z = annotated_slice(label, ignore_value=4)
     assert z == 5 and drawn.max() == 1 and (drawn[:, :, 0] == 0).all()
     assert annotated_slice(label, ignore_value=None)[1] == 0  # dense labels: every value above 0 counts
+
+
+def test_augmentation_on_the_gpu_asked_for_on_a_cpu_runs_as_asked_and_says_so(tiny_config, tmp_path, capsys):
+    """data.augment_on: gpu on a CPU device moves the resampling into the training process: it ran so
+    without a word (seventy-third session's probe)."""
+    cfg = tiny_config(tmp_path / "run", data__augment_on="gpu", train__max_steps=1, train__val_every=0,
+                      train__save_every=0)
+    train(cfg)
+    assert "note: data.augment_on: gpu on a cpu device resamples the patches in the training process" in \
+        capsys.readouterr().out
+    assert yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())["data"]["augment_on"] == "gpu"
