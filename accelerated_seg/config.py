@@ -14,6 +14,7 @@ import dataclasses
 import math
 import numbers
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -264,7 +265,13 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         # another network given on the command line starts from its own defaults, as `plan --model` does.
         # They were kept, and the README's `--model.name=segresnet` over demo.yaml failed on them.
         raw["model"].pop("args", None)
-    return check_values(_build(Config, raw, prefix=""))
+    try:
+        return check_values(_build(Config, raw, prefix=""))
+    except ConfigError as error:  # a value out of range: the file's is named with it, as a wrong type is
+        named = re.match(r"settings? ([\w.]+)", str(error))
+        if path is not None and named and named.group(1) not in overridden:
+            raise ConfigError(f"{path}: {error}") from None
+        raise
 
 
 def _network_of(raw: dict) -> Any:

@@ -337,3 +337,15 @@ def test_another_network_on_the_command_line_starts_from_its_own_defaults(tmp_pa
     cfg = load_config(root / "configs" / "demo.yaml", ["--optim.lr=3e-4", "--data.patch_size=[64,64,64]",
                                                        "--model.name=segresnet"])
     assert (cfg.model.name, cfg.model.args) == ("segresnet", {})
+
+
+def test_a_value_out_of_range_in_the_file_is_named_with_the_file(tmp_path):
+    """A wrong type was named with its file and a value out of range was not (a probe of the
+    seventy-third session); one given on the command line is the command line's."""
+    path = tmp_path / "experiment.yaml"
+    path.write_text("optim:\n  lr: .inf\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(path))}: setting optim.lr must be a finite number"):
+        load_config(path)
+    path.write_text("optim:\n  lr: 0.001\n")
+    with pytest.raises(ConfigError, match=r"^setting optim.lr must be >= 0"):
+        load_config(path, ["--optim.lr=-1"])
