@@ -166,6 +166,21 @@ class Dataset:
                               f"batch_size={batch!r}; give it once")
         return _run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
 
+    def _check_its_config(self, config: Config, train_settings: dict) -> None:
+        """``fit(config, ...)`` trained the config's settings alone: keywords given with it, and this
+        Dataset's own ``batch()``, ``augment()`` and ``binarize()`` where the config was made before
+        them, were dropped without a word (seventy-third session's review)."""
+        if train_settings:
+            raise ConfigError(f"Dataset.fit: {', '.join(sorted(train_settings))} given with a config, which holds "
+                              f"the training settings: set them in Dataset.config(...), or drop the config")
+        differ = [f"data.{name}" for name in _differing_fields(self.data, config.data)]
+        if self.batch_size is not None and config.train.batch_size != self.batch_size:
+            differ.append(f"train.batch_size ({config.train.batch_size}, and Dataset.batch({self.batch_size}))")
+        if differ:
+            raise ConfigError(f"Dataset.fit: the config's {', '.join(differ)} differ from this Dataset's (made before "
+                              f".batch(), .augment(), .binarize() ...?): make the config from this Dataset, "
+                              f"dataset.config(...)")
+
     def loader(self, seed: int = 0, num_workers: int | None = None):
         """The training patch DataLoader for this process, built as the training loop builds it
         (preprocessing cache, patch dataset, epoch sampler), one epoch per pass: its first pass is
@@ -204,15 +219,28 @@ class Dataset:
 
     def fit(self, config: Config | None = None, **train_settings) -> dict:
         """Train on these cases with the one training loop (in this process, or every process of an
-        ``accelerate launch``); returns the run summary."""
+        ``accelerate launch``); returns the run summary.
+
+        Args:
+            config: a run config made by this Dataset's ``config(...)`` (then edited, say its
+                ``model``); its data settings must be this Dataset's, and the training settings
+                are then its own, not keywords.
+            train_settings: without ``config``, ``TrainConfig`` and ``OptimConfig`` fields by name.
+        """
         from .train import train
 
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Dataset.fit: {} is not a training or optimizer setting")
+        if config is not None:
+            self._check_its_config(config, train_settings)
         cfg = config or self.config(**train_settings)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         _check_the_network_fits_the_blocks(cfg, self, _launched_processes())
         return train(cfg, manifest=self.manifest)
+
+
+def _differing_fields(ours, theirs) -> list[str]:
+    return [f.name for f in dataclasses.fields(ours) if getattr(ours, f.name) != getattr(theirs, f.name)]
 
 
 def _field_names(dataclass) -> list[str]:

@@ -69,6 +69,23 @@ def test_builder_loader_gives_the_batches_of_the_csv_config_path(tiny_dataset, t
         assert torch.equal(a["image"], b["image"]) and torch.equal(a["label"], b["label"])
 
 
+def test_fit_with_a_config_refuses_settings_it_would_drop(tiny_dataset, tmp_path):
+    """fit(config, max_steps=3) trained the config's steps and learning rate, and a config made before
+    .batch(4).augment("none") trained batch 2 with the light profile, without a word (seventy-third
+    session's review); the config made from the Dataset itself trains."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0)
+    cfg = data.config(output_dir=str(tmp_path / "run"), max_steps=2)
+    with pytest.raises(ConfigError, match=r"Dataset.fit: lr, max_steps given with a config, which holds the "
+                                          r"training settings: set them in Dataset.config\(...\)"):
+        data.fit(cfg, max_steps=3, lr=0.5)
+    with pytest.raises(ConfigError, match=r"the config's data.augment, train.batch_size \(None, and "
+                                          r"Dataset.batch\(4\)\) differ from this Dataset's"):
+        data.batch(4).augment("none").fit(cfg)
+    assert not (tmp_path / "run").exists()
+
+
 def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_dataset, tmp_path, monkeypatch):
     # n_classes=2 over labels holding 0, 1 and 2: binarize merges every non-zero value, declared or not.
     train_pairs, val_pairs = _pairs(tiny_dataset)
