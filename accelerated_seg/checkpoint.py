@@ -46,7 +46,7 @@ from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, comple
                             read_export_json)
 from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, meta_network, model_spec,
                      output_layer_names, spec_differences)
-from .ranks import on_main
+from .ranks import on_every_rank, on_main
 from .strategy import checkpoint_layout, resume_conflict
 
 # Hidden step folders: one being written (.partial) or one being deleted (.old). Neither is ever
@@ -115,38 +115,44 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     """
     final = checkpoints_dir / f"step_{step}"
     partial = checkpoints_dir / f".step_{step}.partial"
-    if accelerator.is_main_process:
+    # What the main process alone writes goes through on_main, what every rank writes through
+    # on_every_rank: an error is then raised on every rank. Raised on the main process alone, it left
+    # the others in the barrier that followed (gloo: "Connection closed by peer" after our message;
+    # NCCL: its timeout), the seventy-third session's review.
+
+    def make_the_folder():
         for stale in _hidden_checkpoints(checkpoints_dir):  # left over from runs killed while saving or rotating
             shutil.rmtree(stale, ignore_errors=True)
         try:  # a folder gone read-only: a traceback before the seventy-second session
             partial.mkdir(parents=True)
         except OSError as error:
             raise _not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
-    accelerator.wait_for_everyone()
-    try:
-        accelerator.save_state(str(partial))  # every rank writes its own RNG state file
-        if accelerator.is_main_process:
-            with_the_usual_mode(*partial.glob("*.safetensors"))  # accelerate's save_file's are owner-only
-            (partial / "config.yaml").write_text(config_yaml)
-            for name, content in (records or {}).items():
-                (partial / name).write_text(json.dumps(content, indent=1))
-            # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
-            # config, which no reader notices (check_checkpoint_files compares them).
-            written = {name: (partial / name).stat().st_size for name in ("config.yaml", *(records or {}))}
-            (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator), WRITTEN_BYTES: written},
-                                                          indent=1))
-    except (OSError, RuntimeError) as error:  # the hidden .partial stays; the next save removes it
-        raise _not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
-    accelerator.wait_for_everyone()  # every rank has written its files
-    processes = accelerator.state.num_processes
-    if processes > 1:  # and they are where the main process renames them (a collective)
-        on_main(accelerator, lambda: _every_ranks_files_there(partial, processes))
-    if accelerator.is_main_process:
+
+    def write_the_state():
+        try:
+            accelerator.save_state(str(partial))  # every rank writes its own RNG state file
+            if accelerator.is_main_process:
+                with_the_usual_mode(*partial.glob("*.safetensors"))  # accelerate's save_file's are owner-only
+                (partial / "config.yaml").write_text(config_yaml)
+                for name, content in (records or {}).items():
+                    (partial / name).write_text(json.dumps(content, indent=1))
+                # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
+                # config, which no reader notices (check_checkpoint_files compares them).
+                written = {name: (partial / name).stat().st_size for name in ("config.yaml", *(records or {}))}
+                (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator),
+                                                               WRITTEN_BYTES: written}, indent=1))
+        except (OSError, RuntimeError) as error:  # the hidden .partial stays; the next save removes it
+            raise _not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
+
+    def name_it_and_rotate():
         # The same step saved by an earlier attempt is replaced. Every folder is renamed out of the
         # step_N names before it is deleted: a kill during the deletion must not leave half a
         # checkpoint under a name that --resume latest trusts.
-        replaced = _retire(final) if final.exists() else None
-        partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
+        try:
+            replaced = _retire(final) if final.exists() else None
+            partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
+        except OSError as error:
+            raise _not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
         if replaced is not None:
             shutil.rmtree(replaced)
         # The one just written is never rotated away, even where higher-numbered folders are left
@@ -155,7 +161,13 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         for old in complete_checkpoints(checkpoints_dir)[:-max(1, keep_last)]:
             if old != final:
                 shutil.rmtree(_retire(old))
-    accelerator.wait_for_everyone()
+
+    on_main(accelerator, make_the_folder)
+    on_every_rank(accelerator, write_the_state)  # every rank has written its files
+    processes = accelerator.state.num_processes
+    if processes > 1:  # and they are where the main process renames them (a collective)
+        on_main(accelerator, lambda: _every_ranks_files_there(partial, processes))
+    on_main(accelerator, name_it_and_rotate)
     return final
 
 
@@ -591,20 +603,22 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
     state = {key.replace(_CHECKPOINT_PREFIX, ""): value for key, value in (state or {}).items()}
     if accelerator.distributed_type == DistributedType.DEEPSPEED:
         _take_deepspeed_master_weights(accelerator, model, state)
-    written = out_dir
-    if accelerator.is_main_process:
-        model_class = type(accelerator.unwrap_model(model))
-        description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
+    model_class = type(accelerator.unwrap_model(model))
+    description = spec.to_dict() if spec else {"class": f"{model_class.__module__}.{model_class.__qualname__}"}
+
+    def write() -> Path | None:
         try:
             write_state_as_export(state, description, metadata, out_dir, aliases=aliases, step=step)
-        except NonFiniteWeights as error:  # said, not raised: the other ranks wait for this one below
+        except NonFiniteWeights as error:  # said, not raised: training goes on
             accelerator.print(f"WARNING: {error}; an earlier export there is kept")
-            written = None
+            return None
         except (OSError, SafetensorError) as error:  # a full disk: safetensors' traceback before the 72nd session
             raise _not_saved(error, f"the export {out_dir.name}/ (an earlier one there is kept)", out_dir.parent,
                              out_dir.parent / "checkpoints") from error
-    accelerator.wait_for_everyone()
-    return written
+        return out_dir
+
+    # on_main: a failed write raises on every rank, not on the main one alone while the others wait
+    return on_main(accelerator, write)
 
 
 class NonFiniteWeights(ValueError):

@@ -6,6 +6,7 @@ rank for those 0-based forward calls. SIGNAL_RANK and SIGNAL_CALL make that rank
 SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would before killing the job.
 KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGKILL its own process.
 GRADS_OUT=P saves the gradients of the first optimizer step to ``P.rank<N>.pt``.
+FULL_DISK_AT_EXPORT=1 makes the main process's export fail as a full disk would (the others write none).
 """
 
 import os
@@ -49,6 +50,13 @@ def main() -> None:
         record_first_step_gradients(f"{os.environ['GRADS_OUT']}.rank{rank}.pt")
     if os.environ.get("KILL_IN_SAVE"):
         kill_during_save(int(os.environ["KILL_IN_SAVE"]))
+    if os.environ.get("FULL_DISK_AT_EXPORT"):
+        import accelerated_seg.checkpoint as checkpoint
+
+        def full_disk(*args, **kwargs):
+            raise OSError(28, "No space left on device")
+
+        checkpoint.write_state_as_export = full_disk
     try:
         with importing_without_collection():
             from accelerated_seg.config import load_config

@@ -84,6 +84,18 @@ def test_a_folder_in_use_by_another_run_is_refused_on_both_ranks_without_a_hang(
         assert not r["ok"] and f"{out} is in use by another run (process {os.getpid()} on" in r["error"], r
 
 
+def test_a_save_that_fails_on_the_main_process_alone_stops_both_ranks_with_its_message(tiny_dataset, tmp_path):
+    """The main process alone writes the export: its error, raised there before the barrier, left rank 1
+    waiting (gloo: "Connection closed by peer" after our message; NCCL: its timeout), the seventy-third
+    session's review."""
+    out = tmp_path / "run"
+    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 2,
+                                                                                   "train.val_every": 0}),
+                         env_extra={"FULL_DISK_AT_EXPORT": "1"}, expect_ok=False, timeout=180)
+    for r in results:
+        assert not r["ok"] and r["error"].startswith("CheckpointNotSaved: saving the export model/"), r
+
+
 # Global batch 4 on both sides; the second variant reaches it by accumulating 2 micro-batches of 1 per
 # process, and compiles the model (in place, on the DDP wrapper: Dynamo's DDPOptimizer splits the
 # graph at bucket boundaries), where skipping the all-reduce in no_sync must still work. The third
