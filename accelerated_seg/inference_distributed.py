@@ -232,6 +232,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                 if progress:
                     progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
     else:
+        from accelerate.utils import broadcast_object_list
+
         if say:
             say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
         window_logits = shared_window_logits(accelerator, output_channels(config))
@@ -247,8 +249,12 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                     if accelerator.is_main_process:
                         errors.append(f"case {case.id}: {error}")
                     continue
-                if error is not None:
-                    raise error
+                # The main process alone writes: its failure to (an output it cannot write) is handed to
+                # the others, which waited for it in the next case's reduction (seventy-third session's
+                # review); one process's own failure (out of memory) still leaves the others waiting.
+                handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]  # on every one
+                if error is not None or handed is not None:
+                    raise error or handed
                 if say:
                     say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
 

@@ -178,6 +178,20 @@ def test_two_processes_predict_like_one_by_cases_and_by_windows(data, tmp_path):
 
 
 @pytest.mark.distributed
+def test_a_label_map_the_main_process_cannot_write_stops_every_process_by_windows(data, tmp_path):
+    """Under --split windows the main process alone writes: its error (a full disk) was raised there alone,
+    and the other process waited for it in the next case's reduction (seventy-third session's review)."""
+    scans = data / "scans"
+    proc = launch_two(tmp_path / "x", [str(Path(__file__).with_name("full_disk_predict.py")), "predict",
+                                       "--model", str(data / "model"), str(scans / "small_0.nii.gz"),
+                                       str(scans / "small_1.nii.gz"), "--output", str(tmp_path / "out"),
+                                       "--split", "windows"], timeout=150)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stderr.startswith("error: [Errno 28] No space left on device\n"), proc.stderr[-3000:]
+    assert "Connection closed" not in proc.stderr and "[rank1]" not in proc.stderr, proc.stderr[-3000:]
+    assert "traceback : error: [Errno 28] No space left on device" in proc.stderr  # launcher_report.py
+
+
 def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     model, scans = data / "model", data / "scans"
     # An ensemble of two: each member's windows shared out in turn, as every process goes through them alike.
