@@ -478,7 +478,10 @@ class Segmentation:
                 from .train import train
 
                 self.summary = train(cfg, manifest=dataset.manifest)
-        self.model_dir = out / "best_model" if (out / "best_model").is_dir() else out / "model"
+        # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
+        # failed on the missing folder rather than saying so (seventy-third session's review)
+        exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
+        self.model_dir = exported[0] if exported else None
         self.run_dir = out
         return self
 
@@ -698,9 +701,14 @@ class Segmentation:
             return f"<Segmentation {self.model_name!r}{design}: loaded from {self.loaded_from}>"
         else:
             return f"<Segmentation {self.model_name!r}{design}: not trained yet>"
-        return f"<Segmentation {self.model_name!r}{design}: {state}; predicts with {self.model_dir}>"
+        predicts = f"predicts with {self.model_dir}" if self.model_dir is not None else "no model exported yet"
+        return f"<Segmentation {self.model_name!r}{design}: {state}; {predicts}>"
 
     def _require_model(self) -> Path:
+        if self.model_dir is None and (self.summary or {}).get("preempted"):
+            raise RuntimeError(f"the last fit was preempted (SIGTERM/SIGUSR1) at step {self.summary.get('step')} "
+                               f"and exported no model yet: fit(..., resume='latest') continues it from its "
+                               f"checkpoint in {self.run_dir}")
         if self.model_dir is None:
             raise RuntimeError("this Segmentation has no trained model yet: call fit(), or Segmentation.load(dir)")
         return self.model_dir

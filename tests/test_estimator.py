@@ -807,3 +807,30 @@ def test_the_package_gives_the_estimator_by_name_without_importing_torch_before_
              "'Segmentation' in dir(accelerated_seg))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.split() == ["[]", "True"], result.stderr[-2000:]
+
+
+def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset, tmp_path, monkeypatch):
+    """A preempted fit exports no model: predict then failed on a model/ that was not there (seventy-third
+    session's review)."""
+    import signal
+
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), val_every=0, save_every=0, trackers="none",
+                         progress_bar=False)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGUSR1)))
+        model.fit(data, steps=4)
+    assert model.summary["preempted"] and model.summary["step"] == 2 and model.model_dir is None
+    assert repr(model).endswith("(stopped by a signal); no model exported yet>")
+    with pytest.raises(RuntimeError, match=r"the last fit was preempted \(SIGTERM/SIGUSR1\) at step 2 and exported "
+                                           r"no model yet: fit\(\.\.\., resume='latest'\) continues it"):
+        model.predict(str(train_pairs[0][0]))
+    model.fit(data, steps=4, resume="latest")
+    assert model.summary["step"] == 4 and model.model_dir == tmp_path / "run" / "model"
