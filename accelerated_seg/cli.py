@@ -619,7 +619,7 @@ def _benchmark(args, _) -> int:
 
     try:  # before the measurement, and the imports (predict's --model says why)
         if args.output:  # the measurement would be lost
-            check_output_file(args.output, "--output", result_key="benchmark")
+            check_output_file(args.output, "--output", result_key="benchmark", kind=f"{args.target}_")
         if args.target in ("predict", "infer") and args.model:
             read_export_json(args.model)
         if args.target == "train":  # there --model names networks

@@ -117,11 +117,13 @@ def file_in_the_way(folder: str | Path) -> Path | None:
     return None
 
 
-def check_output_file(path: str | Path, setting: str, result_key: str) -> None:
+def check_output_file(path: str | Path, setting: str, result_key: str, kind: str = "") -> None:
     """Raise ConfigError, naming ``setting``, unless a file can be written at ``path``: called before
     the work whose result it is to hold (a benchmark's measurements were lost at the end). An existing
     file there is replaced only when it is an earlier result of the same command, a JSON object with
-    ``result_key``: `--output data/dataset.json` or a README would have been written over."""
+    ``result_key`` whose value begins with ``kind`` (``benchmark``'s ``train_``, ``predict_``...):
+    `--output data/dataset.json` or a README would have been written over, and so was another
+    benchmark's result before the seventy-third session."""
     from .config import ConfigError
 
     path = Path(path)
@@ -131,7 +133,11 @@ def check_output_file(path: str | Path, setting: str, result_key: str) -> None:
         raise ConfigError(f"{setting} {path}: {blocking} is a file, so the folder for {path.name} cannot be made")
     if path.is_file() and not is_json_object_with(path, {result_key}):
         raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
-                              f"object with {result_key!r}), so it would be replaced: give another path, or move it")
+                          f"object with {result_key!r}), so it would be replaced: give another path, or move it")
+    if path.is_file() and kind and not str(json.loads(path.read_text(encoding="utf-8"))[result_key]).startswith(kind):
+        raise ConfigError(f"{setting} {path} holds another command's result ({result_key} "
+                          f"{json.loads(path.read_text(encoding='utf-8'))[result_key]!r}, not {kind}...), so it "
+                          f"would be replaced: give another path, or move it")
     # Not after the measurement: FileNotFoundError's traceback there lost the results.
     if why := unwritable(path.parent):
         raise ConfigError(f"{setting} {path} cannot be written ({why}); give a path in a folder you can write")

@@ -260,6 +260,13 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement
         assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path / "taken.json")]) == 2
         assert "is not an earlier result of this command (a JSON object with 'benchmark')" in capsys.readouterr().err
         assert (tmp_path / "taken.json").read_text() == text
+    # Another benchmark's result: written over before the seventy-third session
+    other = '{"benchmark": "deepspeed_without_accelerate"}'
+    (tmp_path / "taken.json").write_text(other)
+    assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path / "taken.json")]) == 2
+    assert (f"holds another command's result (benchmark 'deepspeed_without_accelerate', not {target[0]}_...)"
+            in capsys.readouterr().err)
+    assert (tmp_path / "taken.json").read_text() == other
 
 
 def test_the_machine_record_tells_cpu_generations_apart_that_share_a_model_name():
