@@ -19,6 +19,7 @@ from accelerate import PartialState
 from accelerate.utils import parse_flag_from_env
 
 from accelerated_seg import Dataset, Segmentation
+from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 
@@ -82,4 +83,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
+        main()
+    end_process(0)  # a launched rank ends without the interpreter's shutdown (see end_process)

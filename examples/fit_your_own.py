@@ -21,6 +21,7 @@ from monai.networks.nets import SegResNet
 from monai.transforms import (Compose, EnsureChannelFirstd, LoadImaged, NormalizeIntensityd, Orientationd,
                               RandCropByPosNegLabeld, Spacingd, SpatialPadd)
 
+from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.train import fit
@@ -74,4 +75,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    with exit_on_user_error():  # a bad setting or file: its one-line message, not a traceback
+        main()
+    end_process(0)  # a launched rank ends without the interpreter's shutdown (see end_process)
