@@ -17,6 +17,7 @@ one job may still be importing or already done, weigh little. Writes summary.jso
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -56,4 +57,6 @@ def main(folder: Path) -> dict:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folder", type=Path, help="the OUT folder of cpu_contention_control.sh (its five runs' JSON)")
+    main(parser.parse_args().folder)  # --help was read as the folder: a traceback before the seventy-third session

@@ -84,6 +84,8 @@ def main(argv=None) -> int:
     parser.add_argument("--output", type=Path)
     parser.add_argument("--child", nargs=2, metavar=("PATCH", "CAP"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if min(args.patch) < 32:  # else the instance norm's traceback from the child process
+        parser.error(f"--patch {min(args.patch)}: 32 at least, as the registry's U-Net halves it four times")
     if args.child:  # one cap, one patch, in a process of its own
         print(json.dumps(step_ms(int(args.child[0]), args.steps, args.rounds, args.precisions)))
         return 0

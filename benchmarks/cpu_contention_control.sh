@@ -23,9 +23,14 @@ TWO="env ACCELERATE_USE_CPU=true $PY -m accelerate.commands.launch --multi_gpu -
 stamp() { echo "== $(date +%T) $1; load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 stamp solo; $ONE "${ARGS[@]}" --output "$OUT/solo_before.json"
 stamp pair
+rm -f "$OUT/pair_a.json" "$OUT/pair_b.json"  # a reused OUT: never summarise an earlier session's pair
 $ONE "${ARGS[@]}" --output "$OUT/pair_a.json" > "$OUT/pair_a.log" 2>&1 &
+A=$!
 $ONE "${ARGS[@]}" --output "$OUT/pair_b.json" > "$OUT/pair_b.log" 2>&1 &
-wait
+B=$!
+# Each job's own status: a plain `wait` returns 0 whatever they did, so set -e missed a failed pair
+wait $A || { echo "pair_a failed: $OUT/pair_a.log" >&2; exit 1; }
+wait $B || { echo "pair_b failed: $OUT/pair_b.log" >&2; exit 1; }
 stamp ddp; $TWO "${ARGS[@]}" --output "$OUT/ddp_2proc.json"
 stamp solo; $ONE "${ARGS[@]}" --output "$OUT/solo_after.json"
 stamp done

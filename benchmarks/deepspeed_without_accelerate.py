@@ -143,12 +143,15 @@ def measure(patch: int, batch: int, rounds: int, steps: int, seed: int = 0) -> d
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--patch", type=int, default=64)
+    parser.add_argument("--patch", type=int, default=64,
+                        help="cubic patch edge, 32 at least (its U-Net halves it four times)")
     parser.add_argument("--batch", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--steps", type=int, default=3, help="steps per timed block")
     parser.add_argument("--output", help="JSON file for the result")
     args = parser.parse_args()
+    if args.patch < 32:  # else the instance norm's traceback after the imports and DeepSpeed's set-up (50 s)
+        parser.error(f"--patch {args.patch}: 32 at least, as its U-Net halves it four times")
     result = measure(args.patch, args.batch, args.rounds, args.steps)
     print({k: result[k] for k in ("step_ms_median", "plain_to_variant", "python_calls_per_step")})
     if args.output:

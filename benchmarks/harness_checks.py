@@ -38,6 +38,9 @@ def _usage_is_wrong(arguments: list[str]) -> bool:
 
 
 # Refused before the benchmark is imported: with it come torch and MONAI, 10-15 s on 2 cores.
+if __name__ == "__main__" and sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__ + "\n" + USAGE)
+    sys.exit(0)
 if __name__ == "__main__" and _usage_is_wrong(sys.argv[1:]):
     sys.exit(USAGE)
 

@@ -8,6 +8,7 @@ SIGKILL, as the out-of-memory killer does, and times until the worker and the fo
 Before end_with_the_rank they never did (tests/test_workers.py waits 20 s for them). Linux: reads /proc.
 """
 
+import argparse
 import json
 import os
 import subprocess
@@ -94,4 +95,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    main()  # after the parser: --help (or a typo) ran the whole measurement and rewrote the committed result

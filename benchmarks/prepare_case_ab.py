@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from datetime import date
 from pathlib import Path
 
 # Runs inside each tree's own process: prepares every scan, prints the median milliseconds.
@@ -88,7 +89,10 @@ def main(argv=None) -> int:
                     medians[stage][tree].append(ms)
         difference = _difference(Path(folder) / "tree_0.npz", Path(folder) / "tree_1.npz")
     overall = {stage: {tree: statistics.median(medians[stage][tree]) for tree in trees} for stage in stages}
+    from accelerated_seg.benchmark import machine_info  # the rule's record, missing before the 73rd session
+
     result = {"what": "ms per scan of prepare_case and restore_case (median of each process), two trees alternating",
+              "date": date.today().isoformat(), "machine": machine_info(),
               "command": " ".join(["python", "benchmarks/prepare_case_ab.py",
                                    *(argv if argv is not None else sys.argv[1:])]),
               "scan": "int16 192x192x160 at 0.8x0.8x2.5 mm, resampled to 1 mm; 3 classes restored",

@@ -6,6 +6,7 @@ measured: wall time, steps/s, validation Dice per step, the strategy in effect, 
 This is a measurement, not a test: it takes ~6 minutes on 2 cores and its numbers feed docs/demo.md.
 """
 
+import argparse
 import json
 import os
 import platform
@@ -65,4 +66,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
+    main()  # after the parser: --help (or a typo) ran the whole measurement and rewrote the committed result

@@ -17,6 +17,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from datetime import date
 from pathlib import Path
 
 # One measurement in a fresh process: argv = scan path, "preprocess" or "inverse".
@@ -70,7 +71,10 @@ def main(argv=None) -> int:
                 results.append({"transform": what, "scan_spacing_mm": list(spacing), **measured,
                                 "estimate_over_peak": round(measured["estimate_mib"] / measured["peak_mib"], 2)})
                 print(json.dumps(results[-1]))
+    from accelerated_seg.benchmark import machine_info  # the rule's record, missing before the 73rd session
+
     report = {"what": "peak resident memory of each transform (CPU) against its estimate",
+              "date": date.today().isoformat(), "machine": machine_info(),
               "command": " ".join(["python", "benchmarks/transform_memory.py", *(argv or sys.argv[1:])]),
               "scan": "int16 192x192x160, model spacing 1 mm, 3 classes", "results": results}
     if args.output:

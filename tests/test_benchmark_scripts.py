@@ -12,8 +12,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "benchmarks").glob("*.sh")) + [ROOT / ".ci" / "run"]
-# The Python scripts with a command line; the others are run by a shell script or a test that checks them.
-COMMANDS = sorted(path for path in (ROOT / "benchmarks").glob("*.py") if "argparse" in path.read_text())
+# Every Python script answers --help without measuring anything: four without a parser took --help for a
+# start and rewrote their committed results (seventy-third session). fsdp_on_cpu.py is no command of its own:
+# accelerate launch runs it to run another one (its module docstring).
+COMMANDS = sorted(path for path in (ROOT / "benchmarks").glob("*.py") if path.name != "fsdp_on_cpu.py")
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
