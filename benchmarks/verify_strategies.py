@@ -276,7 +276,8 @@ def main() -> int:
     parser.add_argument("--launch-timeout", type=float, metavar="SECONDS",
                         help="stop a launch that takes longer and record it as timed out (exit 124)")
     parser.add_argument("--profiles", nargs="+", metavar="PROFILE",
-                        help="only these profiles (by file name, in the list's order); default: all that fit")
+                        help="only these profiles, by name without .yaml (fsdp2: configs/accelerate/fsdp2.yaml), "
+                             "in the list's order; default: all that fit")
     parser.add_argument("overrides", nargs="*", help="extra --section.key=value for every run")
     args = parser.parse_args()
     _exit_on_sigterm()
