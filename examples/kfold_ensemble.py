@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default=str(ROOT / "configs" / "demo.yaml"), help="the experiment of every fold")
-    parser.add_argument("--out", default="output/kfold", help="phantoms, one run folder per fold, predictions")
+    parser.add_argument("--out", default="output/kfold",
+                        help="phantoms, their preprocessing cache, one run folder per fold, predictions")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--cases", type=int, default=20, help="phantoms to cross-validate on")
     parser.add_argument("--test-cases", type=int, default=4, help="phantoms no fold sees, for the ensemble")
@@ -74,7 +75,10 @@ def main(argv=None):
             fold_resume = resume
         else:
             fold_resume = ["--train.overwrite=true"] if resume and (fold_dir / TRAIN_RUN_MARKER).is_file() else []
+        # The cache under --out too (it went to ~/.cache, outside the folder the help names; a
+        # --data.cache_dir given still wins, as it comes after)
         cfg = load_config(args.config, [f"--data.dataset={out / 'data' / 'dataset.json'}",
+                                        f"--data.cache_dir={out / 'cache'}",
                                         f"--data.num_folds={args.folds}", f"--data.fold={fold}",
                                         f"--train.output_dir={fold_dir}", *overrides, *fold_resume])
         summary = train(cfg)  # the whole fold, on every process of the launch

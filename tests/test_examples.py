@@ -31,8 +31,7 @@ def _tiny_kfold(tmp_path) -> list[str]:
     return ["--out", str(tmp_path), "--folds", "2", "--cases", "6", "--test-cases", "2",
             "--data.patch_size=[16,16,16]", "--data.spacing=[2.0,2.0,2.0]", "--data.num_workers=0",
             "--model.args={channels: [4, 8, 16], strides: [2, 2], num_res_units: 1}", "--train.max_steps=2",
-            "--train.val_every=2", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none",
-            f"--data.cache_dir={tmp_path / 'cache'}"]
+            "--train.val_every=2", "--train.save_every=0", "--train.progress_bar=false", "--train.trackers=none"]
 
 
 def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble(tmp_path):
@@ -50,6 +49,7 @@ def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble
     assert held_out[0] and held_out[1] and not set(held_out[0]) & set(held_out[1])  # each fold its own share
     assert sorted(held_out[0] + held_out[1]) == [f"case_{i:03d}" for i in range(6)]
     assert len(list((tmp_path / "predictions" / "ensemble").glob("*.nii.gz"))) == 2
+    assert (tmp_path / "cache").is_dir()  # the preprocessing cache under --out, not in ~/.cache
 
 
 def test_kfold_example_continues_an_interrupted_run_and_ensembles_without_validation(tmp_path):
