@@ -141,7 +141,9 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
                 written = {name: (partial / name).stat().st_size for name in ("config.yaml", *(records or {}))}
                 (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator),
                                                                WRITTEN_BYTES: written}, indent=1))
-        except (OSError, RuntimeError) as error:  # the hidden .partial stays; the next save removes it
+        # the hidden .partial stays; the next save removes it. SafetensorError: a full disk while the
+        # weights were written (no OSError: a traceback before the seventy-third session)
+        except (OSError, RuntimeError, SafetensorError) as error:
             raise _not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
 
     def name_it_and_rotate():

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from safetensors import SafetensorError
 
 from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
 from accelerated_seg.checkpoint_files import resolve_resume
@@ -358,26 +359,30 @@ def _error_line_of(run_training, capsys) -> str:
     return capsys.readouterr().err
 
 
+@pytest.mark.parametrize("error", [
+    RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 39616 vs 39504"),  # torch's, the optimizer
+    # safetensors', the weights: no OSError, and a traceback until the seventy-third session
+    SafetensorError("Error while serializing: I/O error: No space left on device (os error 28)"),
+], ids=["torch", "safetensors"])
 def test_a_checkpoint_that_cannot_be_written_ends_the_run_with_one_line_naming_the_last_whole_one(
-        tiny_config, tmp_path, monkeypatch, capsys):
+        tiny_config, tmp_path, monkeypatch, capsys, error):
     """A full disk in the middle of a save: torch said only "unexpected pos 39616 vs 39504", in a
     traceback the CLI calls a bug to report (sixty-ninth session). Now one line says which save
     failed, the free space there, and that step_2 is whole and resumable; nothing before is lost."""
     import accelerate
 
-
     real_save = accelerate.Accelerator.save_state
 
     def full_disk_at_step_4(self, output_dir=None, **kwargs):
         if "step_4" in str(output_dir):
-            raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 39616 vs 39504")
+            raise error
         return real_save(self, output_dir, **kwargs)
 
     monkeypatch.setattr(accelerate.Accelerator, "save_state", full_disk_at_step_4)
     run = tmp_path / "run"
     message = _error_line_of(lambda: train(tiny_config(run, train__max_steps=6, train__val_every=0)), capsys)
-    assert message.startswith(f"error: saving the checkpoint step_4 into {run / 'checkpoints'} failed (RuntimeError: "
-                              f"[enforce fail at inline_container.cc:672] . unexpected pos 39616 vs 39504);")
+    assert message.startswith(f"error: saving the checkpoint step_4 into {run / 'checkpoints'} failed "
+                              f"({type(error).__name__}: {error});")
     assert "GiB free there" in message and f"the newest whole checkpoint, {run / 'checkpoints' / 'step_2'}" in message
     assert [p.name for p in complete_checkpoints(run / "checkpoints")] == ["step_2"]
     monkeypatch.setattr(accelerate.Accelerator, "save_state", real_save)  # room made: the resume finishes
