@@ -320,6 +320,25 @@ def test_a_complete_cache_is_read_only_and_one_that_must_be_written_but_cannot_i
                                         r"case\(s\) must be preprocessed there: give data.cache_dir a folder this "
                                         r"user can write"):
         other.build(manifest.training)
+    # A read-only mount or a full disk is no PermissionError: tracebacks before the seventy-third session
+    for errno, why in ((30, "Read-only file system"), (28, "No space left on device")):
+        def failing(path, *args, errno=errno, why=why):
+            raise OSError(errno, why, str(path))
+
+        monkeypatch.setattr(cache_module, "write_text_atomically", failing)
+        with pytest.raises(DataError, match=rf"data.cache_dir: .* cannot be written \({why}\), and \d+ case"):
+            other.build(manifest.training)
+    # A complete cache, read-only, and a split it has no table for: the table cannot be written
+    import datasets
+
+    def read_only(self, path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(datasets.Dataset, "save_to_disk", read_only)
+    with pytest.raises(DataError, match=r"data.cache_dir: .* cannot be written \(Permission denied\), and this "
+                                        r"split's case table must be written there"):
+        cache.write_table(manifest.training[:2])
+    assert not list(cache.dir.glob("tables/.*.partial"))  # nothing left behind
 
 
 def test_the_foreground_locations_kept_do_not_depend_on_the_files_times(tiny_dataset, tmp_path, monkeypatch):

@@ -65,6 +65,12 @@ def source_fingerprint(case: Case) -> str:
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 
 
+def _cannot_write(error: OSError) -> str:
+    """What could not be written, and why, in the words of the error (numpy's short write names no file)."""
+    where = error.filename or "a file of the cache"
+    return f"{where} cannot be written ({error.strerror or error})"
+
+
 class PreprocessedCache:
     """The cache folder for one set of preprocessing settings.
 
@@ -136,10 +142,10 @@ class PreprocessedCache:
             if not written.is_file() or written.read_text() != settings:  # a read-only cache, complete, is used
                 write_text_atomically(written, settings)
             self._build_cases(todo, workers)
-        except PermissionError as error:
-            raise DataError(f"data.cache_dir: {error.filename} cannot be written ({error.strerror}), and "
-                            f"{len(todo)} case(s) must be preprocessed there: give data.cache_dir a folder this user "
-                            f"can write (a complete cache may be read-only)") from None
+        except OSError as error:  # not PermissionError alone: a read-only mount, a full disk (seventy-third session)
+            raise DataError(f"data.cache_dir: {_cannot_write(error)}, and {len(todo)} case(s) must be preprocessed "
+                            f"there: give data.cache_dir a folder this user can write, with room for the "
+                            f"preprocessed arrays (a complete cache may be read-only)") from None
         return len(todo)
 
     def _build_cases(self, todo: list[Case], workers: int) -> None:
@@ -203,7 +209,13 @@ class PreprocessedCache:
         # A name of its own: another job sharing the cache may be writing the same table.
         partial = table_dir.with_name(f".{table_dir.name}.{uuid.uuid4().hex}.partial")
         datasets.disable_progress_bars()
-        datasets.Dataset.from_dict(rows).save_to_disk(str(partial))
+        try:
+            datasets.Dataset.from_dict(rows).save_to_disk(str(partial))
+        except OSError as error:  # a complete cache, read-only, and a split it has no table for: a traceback before
+            shutil.rmtree(partial, ignore_errors=True)
+            raise DataError(f"data.cache_dir: {_cannot_write(error)}, and this split's case table must be written "
+                            f"there (every case is preprocessed already): give data.cache_dir a folder this user can "
+                            f"write, or train on a split the cache has a table for") from None
         try:
             partial.rename(table_dir)
         except OSError:
