@@ -631,13 +631,17 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
     # path now, the case files it lists once they are known (below).
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
-    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite,
-                                             reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
-    if resume_from is not None:  # before the Accelerator and the data work; _resume checks them again
-        check_resume_settings(resume_from, dump_config(cfg))
-        check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
+    check_folder_path(out, "train.output_dir")  # before the lock makes it
+    # The lock first, then what the folder holds, as fit does: a second run started while the first
+    # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
+    # overwrite, not told the folder is in use (seventy-third session's probe)
     accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     run_scope.enter_context(_holding_run_folder(accelerator, out))
+    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite,
+                                             reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
+    if resume_from is not None:  # before the data work; _resume checks them again
+        check_resume_settings(resume_from, dump_config(cfg))
+        check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
     _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
@@ -768,9 +772,8 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
     """Hold ``out``'s run lock (run_lock.py) on the main process while the run lasts; a folder in use
     by another live run is an error on every rank, before this run writes anything.
 
-    Taken once the Accelerator exists, so the refusal reaches every rank. In ``train`` the folder
-    guard read the folder just before, while the Accelerator was made: only a run that ends inside
-    that window (well under a second) is neither refused by the lock nor seen by the guard.
+    Taken once the Accelerator exists, so the refusal reaches every rank, and before what the folder
+    holds is judged (``resume_or_replace``), in ``train`` as in ``fit``.
     """
     held = []
     on_main(accelerator, lambda: held.append(hold_run_folder(out, elsewhere)))

@@ -84,6 +84,10 @@ def test_a_run_into_a_folder_in_use_by_a_live_run_is_refused_before_it_writes(ti
             train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))
         with pytest.raises(ConfigError, match=f"{twin} is in use by another run"):
             train(tiny_config(twin, train__max_steps=2, train__val_every=0))
+        # A new run into it, past the command line's first look (started while the live one was
+        # importing): "already holds a run", resume or overwrite, before the seventy-third session
+        with pytest.raises(ConfigError, match=f"{run} is in use by another run"):
+            train(tiny_config(run, train__max_steps=2, train__val_every=0))
         assert [p.name for p in twin.iterdir()] == [LOCK_NAME]
         # The command line's first look names the live run, not the earlier one whose ways on (resume,
         # overwrite) then met the lock (sixty-seventh session)
