@@ -27,7 +27,7 @@ from .checkpoint_files import check_checkpoint_files
 from .config import ConfigError
 from .data.errors import DataError
 from .files import file_in_the_way, unwritable
-from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder
+from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder, checkpoint_gone
 from .models import ModelSpec, build_from_spec
 
 # accelerate's names, within a checkpoint folder, for the first (only) model's weights
@@ -46,12 +46,17 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
     """
     checkpoint, output = checkpoint_folder(Path(source)), Path(output)
     _check_output(output, checkpoint)
-    check_checkpoint_files(checkpoint)  # a file cut short: one error naming it, not a loader's traceback
-    description = _export_description(checkpoint)
-    spec = ModelSpec.from_dict(description.pop("model"))
-    network = build_from_spec(spec)
-    aliases = shared_tensor_names(network)
-    _load_into(network, aliases, _gathered_weights(checkpoint), checkpoint)
+    try:
+        check_checkpoint_files(checkpoint)  # a file cut short: one error naming it, not a loader's traceback
+        description = _export_description(checkpoint)
+        spec = ModelSpec.from_dict(description.pop("model"))
+        network = build_from_spec(spec)
+        aliases = shared_tensor_names(network)
+        _load_into(network, aliases, _gathered_weights(checkpoint), checkpoint)
+    except (ConfigError, DataError, OSError):
+        if not checkpoint.is_dir():  # rotated away while it was read: not a damaged checkpoint
+            raise ConfigError(checkpoint_gone(checkpoint)) from None
+        raise
     try:
         write_state_as_export(network.state_dict(), spec.to_dict(), description, output, aliases=aliases,
                               step=int(STEP_DIR.match(checkpoint.name).group(1)))

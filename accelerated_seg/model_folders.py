@@ -120,6 +120,8 @@ def checkpoint_folder(source: Path) -> Path:
     """
     if source.is_dir() and STEP_DIR.match(source.name):
         return source
+    if STEP_DIR.match(source.name) and not source.exists():
+        raise ConfigError(checkpoint_gone(source))
     checkpoints = source if source.name == "checkpoints" else source / "checkpoints"
     if found := complete_checkpoints(checkpoints):
         return found[-1]
@@ -131,6 +133,16 @@ def checkpoint_folder(source: Path) -> Path:
                           f"(<run>/checkpoints/step_N)")
     raise ConfigError(f"{source} is not a checkpoint: give a <run>/checkpoints/step_N folder, or a run folder for "
                       f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
+
+
+def checkpoint_gone(checkpoint: Path) -> str:
+    """Why a ``step_N`` folder is not there: most often its run's rotation (``train.keep_last``) deleted
+    it, also while it was read (an export of a run still training: "is not a checkpoint", or "holds
+    none of the weight files", before the seventy-third session)."""
+    held = complete_checkpoints(checkpoint.parent)
+    there = f"{checkpoint.parent} holds {', '.join(p.name for p in held)}" if held else "nothing is there now"
+    return (f"{checkpoint} does not exist ({there}): a run still training deletes its older checkpoints as it "
+            f"saves (train.keep_last); give one it keeps, or the run folder for its newest")
 
 
 def check_initial_weights(init_from: str | Path) -> None:

@@ -123,3 +123,28 @@ def test_a_deepspeed_checkpoint_without_deepspeed_names_the_extra(tmp_path, monk
     monkeypatch.setitem(sys.modules, "deepspeed.utils.zero_to_fp32", None)  # as if not installed
     with pytest.raises(ConfigError, match=r"was saved by DeepSpeed.*pip install 'accelerated_seg\[deepspeed\]'"):
         _gathered_weights(step)
+
+
+def test_a_checkpoint_rotated_away_before_or_while_it_is_read_is_said_to_be_gone(tiny_config, tmp_path, monkeypatch):
+    """An export of a run still training: the checkpoint it named was deleted by the run's rotation,
+    and the export said "is not a checkpoint", or "holds none of the weight files accelerate writes"
+    when it went while being read (seventy-third session's probe)."""
+    import accelerated_seg.checkpoint_export as checkpoint_export
+
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    gone = rf"does not exist \({run / 'checkpoints'} holds step_2\): a run still training deletes"
+    with pytest.raises(ConfigError, match="step_1 " + gone):
+        export_checkpoint(run / "checkpoints" / "step_1", tmp_path / "out")
+    rotating = run / "checkpoints" / "step_3"
+    shutil.copytree(run / "checkpoints" / "step_2", rotating)
+    real = checkpoint_export._gathered_weights
+
+    def rotated_while_read(checkpoint):
+        shutil.rmtree(checkpoint)
+        return real(checkpoint)
+
+    monkeypatch.setattr(checkpoint_export, "_gathered_weights", rotated_while_read)
+    with pytest.raises(ConfigError, match="step_3 " + gone):
+        export_checkpoint(rotating, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
