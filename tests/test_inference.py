@@ -1044,3 +1044,19 @@ def test_a_killed_runs_temporaries_are_cleared_and_predictions_given_as_scans_ar
     with pytest.raises(DataError, match=r"two.nii.gz: a 4D image \(20, 20, 20, 2\) holds 2 3D volume\(s\), but the "
                                         r"model takes one channel"):  # "give one 3D file per channel" before
         predict_cases(model, [tmp_path / "two.nii.gz"], tmp_path / "four")
+
+
+def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):
+    """A full disk in gzip's write names no file: predict's one line read "[Errno 28] No space left on
+    device" alone, with no case or folder (seventy-third session's probe). Nothing is left under the name."""
+    from accelerated_seg.data.io import write_nifti
+
+    def full_disk(self, filename, *args, **kwargs):
+        Path(filename).write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(nib.Nifti1Image, "to_filename", full_disk)
+    target = tmp_path / "out" / "case_000.nii.gz"
+    with pytest.raises(OSError, match=r"\[Errno 28\] No space left on device: '.*case_000.nii.gz'"):
+        write_nifti(target, np.zeros((2, 2, 2), np.uint8), np.eye(4))
+    assert list((tmp_path / "out").iterdir()) == []

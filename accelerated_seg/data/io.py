@@ -173,6 +173,10 @@ def write_nifti(
         image.to_filename(temporary)
         _fsync(temporary)  # the rename must not become durable before the data is
         os.replace(temporary, path)
+    except OSError as error:
+        if error.filename is None:  # a full disk in gzip's write names no file: predict said "[Errno 28] ..." alone
+            raise OSError(error.errno, error.strerror, str(path)) from error
+        raise
     finally:
         temporary.unlink(missing_ok=True)
     return path
