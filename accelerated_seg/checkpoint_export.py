@@ -55,7 +55,7 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         _load_into(network, aliases, _gathered_weights(checkpoint), checkpoint)
     except (ConfigError, DataError, OSError):
         if not checkpoint.is_dir():  # rotated away while it was read: not a damaged checkpoint
-            raise ConfigError(checkpoint_gone(checkpoint)) from None
+            raise ConfigError(f"{checkpoint} {checkpoint_gone(checkpoint)}") from None
         raise
     try:
         write_state_as_export(network.state_dict(), spec.to_dict(), description, output, aliases=aliases,

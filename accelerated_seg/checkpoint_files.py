@@ -19,7 +19,8 @@ from safetensors import SafetensorError
 
 from .config import ConfigError
 from .data.errors import DataError
-from .model_folders import LAYOUT_FILE, STEP_DIR, check_safetensors_header, complete_checkpoints
+from .model_folders import (LAYOUT_FILE, STEP_DIR, check_safetensors_header, checkpoint_gone,
+                            complete_checkpoints)
 
 WRITTEN_BYTES = "file_bytes"  # in LAYOUT_FILE: the size of each text file saved beside it
 
@@ -39,10 +40,7 @@ def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
     else:
         path = Path(resume)
         if not path.exists() and STEP_DIR.match(path.name):  # a typo, or rotated away (train.keep_last)
-            found = complete_checkpoints(path.parent)
-            held = f"{path.parent} holds {', '.join(p.name for p in found)}" if found else "nothing is there"
-            raise ConfigError(f"train.resume={resume!r} does not exist ({held}; train.keep_last keeps the newest "
-                              f"checkpoints only): give one of them, or 'latest'")
+            raise ConfigError(f"train.resume={resume!r} {checkpoint_gone(path, instead=repr('latest'))}")
         if not (path.is_dir() and STEP_DIR.match(path.name)):
             raise ConfigError(f"train.resume={resume!r} is not a checkpoint folder: give 'latest' or a "
                               f"<output_dir>/checkpoints/step_N folder")

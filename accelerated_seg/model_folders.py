@@ -121,7 +121,7 @@ def checkpoint_folder(source: Path) -> Path:
     if source.is_dir() and STEP_DIR.match(source.name):
         return source
     if STEP_DIR.match(source.name) and not source.exists():
-        raise ConfigError(checkpoint_gone(source))
+        raise ConfigError(f"{source} {checkpoint_gone(source)}")
     checkpoints = source if source.name == "checkpoints" else source / "checkpoints"
     if found := complete_checkpoints(checkpoints):
         return found[-1]
@@ -135,14 +135,16 @@ def checkpoint_folder(source: Path) -> Path:
                       f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
 
 
-def checkpoint_gone(checkpoint: Path) -> str:
-    """Why a ``step_N`` folder is not there: most often its run's rotation (``train.keep_last``) deleted
-    it, also while it was read (an export of a run still training: "is not a checkpoint", or "holds
-    none of the weight files", before the seventy-third session)."""
+def checkpoint_gone(checkpoint: Path, instead: str = "the run folder for its newest") -> str:
+    """Why a ``step_N`` folder is not there, said after its name by the caller, with the checkpoints its
+    folder does hold and ``instead``:
+    most often its run's rotation (``train.keep_last``) deleted it, also while it was read (an export
+    of a run still training said "is not a checkpoint", or "holds none of the weight files", and a
+    resume "is not a checkpoint folder", before the seventy-third session)."""
     held = complete_checkpoints(checkpoint.parent)
-    there = f"{checkpoint.parent} holds {', '.join(p.name for p in held)}" if held else "nothing is there now"
-    return (f"{checkpoint} does not exist ({there}): a run still training deletes its older checkpoints as it "
-            f"saves (train.keep_last); give one it keeps, or the run folder for its newest")
+    there = f"{checkpoint.parent} holds {', '.join(p.name for p in held)}" if held else "nothing is there"
+    return (f"does not exist ({there}; train.keep_last keeps the newest checkpoints only, and a run still "
+            f"training deletes older ones as it saves): give one of them, or {instead}")
 
 
 def check_initial_weights(init_from: str | Path) -> None:

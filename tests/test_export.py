@@ -133,7 +133,8 @@ def test_a_checkpoint_rotated_away_before_or_while_it_is_read_is_said_to_be_gone
 
     run = tmp_path / "run"
     train(tiny_config(run, train__max_steps=2, train__val_every=0))
-    gone = rf"does not exist \({run / 'checkpoints'} holds step_2\): a run still training deletes"
+    gone = rf"does not exist \({run / 'checkpoints'} holds step_2; train.keep_last keeps the newest checkpoints only, "
+    gone += "and a run still training deletes"
     with pytest.raises(ConfigError, match="step_1 " + gone):
         export_checkpoint(run / "checkpoints" / "step_1", tmp_path / "out")
     rotating = run / "checkpoints" / "step_3"

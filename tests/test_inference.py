@@ -721,7 +721,7 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
                           (["export", str(tmp_path / "typo"), "--output", str(tmp_path / "out")],
                            "is not a checkpoint"),
                           (["export", str(run / "checkpoints" / "step_9"), "--output", str(tmp_path / "out")],
-                           f"step_9 does not exist ({run / 'checkpoints'} holds step_4)"),
+                           f"step_9 does not exist ({run / 'checkpoints'} holds step_4;"),
                           (["export", str(run), "--output", str(tmp_path / "out")],
                            f"checkpoint {run / 'checkpoints' / 'step_4'} is damaged: optimizer.bin (BadZipFile")):
         proc, imported = run_probing_imports("accelerated_seg.cli", *args, module=True)
