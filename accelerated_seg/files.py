@@ -131,13 +131,14 @@ def check_output_file(path: str | Path, setting: str, result_key: str, kind: str
         raise ConfigError(f"{setting} {path} is a folder; give a file path for the JSON")
     if blocking := file_in_the_way(path.parent):
         raise ConfigError(f"{setting} {path}: {blocking} is a file, so the folder for {path.name} cannot be made")
-    if path.is_file() and not is_json_object_with(path, {result_key}):
-        raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
-                          f"object with {result_key!r}), so it would be replaced: give another path, or move it")
-    if path.is_file() and kind and not str(json.loads(path.read_text(encoding="utf-8"))[result_key]).startswith(kind):
-        raise ConfigError(f"{setting} {path} holds another command's result ({result_key} "
-                          f"{json.loads(path.read_text(encoding='utf-8'))[result_key]!r}, not {kind}...), so it "
-                          f"would be replaced: give another path, or move it")
+    if path.is_file():
+        if not is_json_object_with(path, {result_key}):
+            raise ConfigError(f"{setting} {path} exists and is not an earlier result of this command (a JSON "
+                              f"object with {result_key!r}), so it would be replaced: give another path, or move it")
+        earlier = json.loads(path.read_text(encoding="utf-8"))[result_key]
+        if not str(earlier).startswith(kind):
+            raise ConfigError(f"{setting} {path} holds another command's result ({result_key} {earlier!r}, not "
+                              f"{kind}...), so it would be replaced: give another path, or move it")
     # Not after the measurement: FileNotFoundError's traceback there lost the results.
     if why := unwritable(path.parent):
         raise ConfigError(f"{setting} {path} cannot be written ({why}); give a path in a folder you can write")
