@@ -41,7 +41,7 @@ from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .files import with_the_usual_mode
+from .files import sync_directory, sync_folder, with_the_usual_mode
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
                             read_export_json)
 from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, meta_network, model_spec,
@@ -141,6 +141,9 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
                 written = {name: (partial / name).stat().st_size for name in ("config.yaml", *(records or {}))}
                 (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator),
                                                                WRITTEN_BYTES: written}, indent=1))
+            # Each rank flushes what it wrote (and, on one machine, finds the rest flushed already)
+            # before the main process renames the folder into place: see files.py.
+            sync_folder(partial)
         # the hidden .partial stays; the next save removes it. SafetensorError: a full disk while the
         # weights were written (no OSError: a traceback before the seventy-third session)
         except (OSError, RuntimeError, SafetensorError) as error:
@@ -153,6 +156,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         try:
             replaced = _retire(final) if final.exists() else None
             partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
+            sync_directory(checkpoints_dir)
         except OSError as error:
             raise _not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
         if replaced is not None:
@@ -731,11 +735,13 @@ def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> N
     with_the_usual_mode(partial / "model.safetensors")  # save_file's is owner-only
     config = {"format_version": EXPORT_FORMAT_VERSION, "model": model, **metadata}
     (partial / "config.json").write_text(json.dumps(config, indent=2))
+    sync_folder(partial)  # whole on the disk before it takes the name (files.py)
     previous = out_dir.with_name(out_dir.name + ".previous")
     if out_dir.exists():
         shutil.rmtree(previous, ignore_errors=True)
         out_dir.rename(previous)
     partial.rename(out_dir)
+    sync_directory(out_dir.parent)
     shutil.rmtree(previous, ignore_errors=True)
 
 

@@ -3,8 +3,13 @@
 A run rewrites metrics.json at every validation and summary.json at the end; a benchmark replaces
 its earlier result; the report and a saved model replace earlier ones. Killed in the middle of a
 plain write, any of them would leave a truncated file in place of the good one. Checkpoints,
-exports and NIfTI files have their own atomic writers (checkpoint.py, data/io.py), since they are
-folders or need an fsync.
+exports and NIfTI files have their own atomic writers (checkpoint.py, data/io.py).
+
+A rename is atomic, but not durable by itself: after a power loss or a node crash the filesystem
+may have kept the rename and not yet the data (ext4's delayed allocation, XFS), leaving the new
+name on an empty or short file where the good old one was. So every writer here syncs what it wrote
+before renaming it into place, and the folder after (``sync_file``, ``sync_folder``,
+``sync_directory``), as ``torch.distributed.checkpoint``'s file writer does by default.
 """
 
 from __future__ import annotations
@@ -41,10 +46,52 @@ def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Pat
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         write(temporary)
+        sync_file(temporary)  # the rename must not become durable before the data is
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+    sync_directory(path.parent)
     return path
+
+
+def sync_file(path: str | Path) -> None:
+    """Flush ``path``'s data to the disk (fsync): a write is only in the page cache until then."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def sync_directory(folder: str | Path) -> None:
+    """Flush ``folder``'s entries (the names renamed or created in it) to the disk.
+
+    Filesystems that cannot sync a folder (some network and FUSE mounts answer EINVAL) are left as
+    they are: there the rename is as durable as the filesystem makes it, and failing the save would
+    lose more than it guards.
+    """
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def sync_folder(folder: str | Path) -> None:
+    """Flush every file under ``folder``, and the folders' entries, before the folder is renamed into
+    place (a checkpoint, an export, a case table)."""
+    folder = Path(folder)
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            sync_file(path)
+    for path in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
+        sync_directory(path)
+    sync_directory(folder)
 
 
 def _umask() -> int:

@@ -33,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..files import remove_stale_temporaries, replace_atomically, write_text_atomically
+from ..files import remove_stale_temporaries, replace_atomically, sync_directory, sync_folder, write_text_atomically
 from .errors import DataError
 from .manifest import Case
 from .preprocess import PreprocessSettings, case_dict, preprocess
@@ -216,12 +216,14 @@ class PreprocessedCache:
             raise DataError(f"data.cache_dir: {_cannot_write(error)}, and this split's case table must be written "
                             f"there (every case is preprocessed already): give data.cache_dir a folder this user can "
                             f"write, or train on a split the cache has a table for") from None
+        sync_folder(partial)  # whole on the disk before it takes the name (files.py)
         try:
             partial.rename(table_dir)
         except OSError:
             if not table_dir.is_dir():
                 raise
             shutil.rmtree(partial)  # that job was first; its table holds the same rows
+        sync_directory(table_dir.parent)
         return table_dir
 
     @staticmethod

@@ -20,6 +20,7 @@ import numpy as np
 
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
+from accelerated_seg.files import sync_directory, sync_file
 
 _FIX = "re-export or re-download this file"
 _NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE = 348, 540  # the first int32 of the file tells them apart
@@ -171,7 +172,7 @@ def write_nifti(
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{extension}")
     try:
         image.to_filename(temporary)
-        _fsync(temporary)  # the rename must not become durable before the data is
+        sync_file(temporary)  # the rename must not become durable before the data is
         os.replace(temporary, path)
     except OSError as error:
         if error.filename is None:  # a full disk in gzip's write names no file: predict said "[Errno 28] ..." alone
@@ -179,6 +180,7 @@ def write_nifti(
         raise
     finally:
         temporary.unlink(missing_ok=True)
+    sync_directory(path.parent)
     return path
 
 
@@ -217,14 +219,6 @@ def _require_complete_voxel_data(image: nib.Nifti1Image, available: int, path: P
     expected = int(proxy.offset) + int(np.prod(proxy.shape, dtype=np.int64)) * proxy.dtype.itemsize
     if available < expected:
         raise DataError(f"{path}: truncated (the file has {available} bytes, its header needs {expected}); {_FIX}")
-
-
-def _fsync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
 
 
 def _fix_for(path: Path) -> str:

@@ -1,0 +1,90 @@
+"""Every writer syncs its data to the disk before renaming it into place, and the folder after.
+
+A rename alone is atomic but not durable: after a power loss the filesystem may keep the new name on
+an empty file (files.py). The order is what matters, so the tests record fsync calls (by the path
+the descriptor is open on) and renames in one list.
+"""
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from accelerated_seg.checkpoint import save_training_state, write_export
+from accelerated_seg.data.cache import PreprocessedCache
+from accelerated_seg.data.io import write_nifti
+from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.data.preprocess import PreprocessSettings
+from accelerated_seg.files import write_text_atomically
+from test_preemption import _OneProcess  # tests/ is on sys.path, as for conftest
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc/self/fd (Linux)")
+
+
+@pytest.fixture
+def events(monkeypatch):
+    """("sync", path) and ("rename", source, target) in the order they happen."""
+    happened = []
+    real_fsync, real_replace, real_rename = os.fsync, os.replace, Path.rename
+
+    def fsync(descriptor):
+        happened.append(("sync", os.readlink(f"/proc/self/fd/{descriptor}")))
+        real_fsync(descriptor)
+
+    def replace(source, target):
+        happened.append(("rename", str(Path(source).resolve()), str(Path(target).resolve())))
+        real_replace(source, target)
+
+    def rename(self, target):
+        happened.append(("rename", str(self.resolve()), str(Path(target).resolve())))
+        return real_rename(self, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(Path, "rename", rename)
+    return happened
+
+
+def assert_synced_before_named(events, final: Path) -> None:
+    """``final`` (a file, or a folder and every file in it) was synced under its temporary name
+    before the rename that gave it its name, and its folder's entries after."""
+    final = final.resolve()
+    renames = [i for i, event in enumerate(events) if event[0] == "rename" and event[2] == str(final)]
+    assert renames, f"{final} was never renamed into place"
+    at, temporary = renames[-1], Path(events[renames[-1]][1])
+    synced_before = {event[1] for event in events[:at] if event[0] == "sync"}
+    files = [final] if final.is_file() else [path for path in final.rglob("*") if path.is_file()]
+    assert files
+    for path in files:
+        assert str(temporary / path.relative_to(final) if final.is_dir() else temporary) in synced_before, path
+    if final.is_dir():
+        assert str(temporary) in synced_before  # its entries: the files' names
+    assert ("sync", str(final.parent)) in events[at + 1:]
+
+
+def test_a_json_and_a_nifti_are_on_the_disk_before_they_take_their_names(events, tmp_path):
+    write_text_atomically(tmp_path / "metrics.json", "{}")
+    assert_synced_before_named(events, tmp_path / "metrics.json")
+    write_nifti(tmp_path / "out" / "label.nii.gz", np.zeros((4, 4, 4), np.uint8), np.eye(4))
+    assert_synced_before_named(events, tmp_path / "out" / "label.nii.gz")
+
+
+def test_a_checkpoint_and_an_export_are_on_the_disk_before_they_take_their_names(events, tmp_path):
+    checkpoints = tmp_path / "run" / "checkpoints"
+    save_training_state(_OneProcess(), checkpoints, 3, 1, "config: yes\n", records={"split.json": {"a": 1}})
+    assert_synced_before_named(events, checkpoints / "step_3")
+
+    for attempt in range(2):  # the second replaces the first (through model.previous)
+        write_export({"weight": torch.full((2,), float(attempt))}, {"name": "unet", "args": {}}, {},
+                     tmp_path / "run" / "model")
+        assert_synced_before_named(events, tmp_path / "run" / "model")
+
+
+def test_a_case_table_is_on_the_disk_before_it_takes_its_name(events, tiny_dataset, tmp_path):
+    manifest = load_msd(tiny_dataset)
+    cache = PreprocessedCache(tmp_path, manifest.root, PreprocessSettings(), manifest.num_classes)
+    cache.build(manifest.training)
+    assert_synced_before_named(events, cache.paths(manifest.training[0].id)["image.npy"])
+    assert_synced_before_named(events, cache.write_table(manifest.training))
