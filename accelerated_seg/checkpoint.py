@@ -41,7 +41,7 @@ from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .files import sync_directory, sync_folder, with_the_usual_mode
+from .files import replace_folder, sync_directory, sync_folder, with_the_usual_mode
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
                             read_export_json)
 from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, meta_network, model_spec,
@@ -726,7 +726,8 @@ def expect_shared_tensors(aliases: dict[str, str]) -> None:
 
 
 def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> None:
-    """Write into a sibling temp folder, then swap it in, so readers never see half an export."""
+    """Write into a sibling temp folder, then swap it in, so readers never see half an export (nor,
+    where the filesystem can swap two folders, none)."""
     out_dir = Path(out_dir)
     partial = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
@@ -736,13 +737,7 @@ def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> N
     config = {"format_version": EXPORT_FORMAT_VERSION, "model": model, **metadata}
     (partial / "config.json").write_text(json.dumps(config, indent=2))
     sync_folder(partial)  # whole on the disk before it takes the name (files.py)
-    previous = out_dir.with_name(out_dir.name + ".previous")
-    if out_dir.exists():
-        shutil.rmtree(previous, ignore_errors=True)
-        out_dir.rename(previous)
-    partial.rename(out_dir)
-    sync_directory(out_dir.parent)
-    shutil.rmtree(previous, ignore_errors=True)
+    replace_folder(partial, out_dir)
 
 
 def load_exported(model_dir: str | Path, map_location: str = "cpu") -> tuple[torch.nn.Module, dict]:

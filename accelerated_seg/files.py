@@ -14,6 +14,8 @@ before renaming it into place, and the folder after (``sync_file``, ``sync_folde
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
 import re
@@ -92,6 +94,41 @@ def sync_folder(folder: str | Path) -> None:
     for path in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
         sync_directory(path)
     sync_directory(folder)
+
+
+def replace_folder(new: Path, final: Path) -> None:
+    """Give the folder ``new`` the name ``final``, replacing the folder there (deleted after).
+
+    Readers see the old folder or the new one at ``final``, never no folder: the two are swapped in
+    one step where the filesystem can (Linux's ``renameat2`` with ``RENAME_EXCHANGE``: ext4, XFS,
+    btrfs, tmpfs). Elsewhere (macOS, NFS) the old one is first renamed to ``<final>.previous``: a
+    process reading ``best_model/`` while training replaces it may then find it missing for that
+    moment, and a kill just then leaves the new folder at ``new`` and the old at ``.previous``.
+    """
+    if final.exists() and _exchange(new, final):
+        shutil.rmtree(new)  # the old folder, now at the new one's name
+    else:
+        previous = final.with_name(final.name + ".previous")
+        if final.exists():
+            shutil.rmtree(previous, ignore_errors=True)
+            final.rename(previous)
+        new.rename(final)
+        shutil.rmtree(previous, ignore_errors=True)
+    sync_directory(final.parent)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two paths' names atomically; False where this system or filesystem cannot."""
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None) if os.name == "posix" else None
+    if renameat2 is None:  # not Linux, or a C library older than glibc 2.28
+        return False
+    at_working_folder, rename_exchange = -100, 2  # AT_FDCWD and RENAME_EXCHANGE of <fcntl.h>, <linux/fs.h>
+    if renameat2(at_working_folder, os.fsencode(first), at_working_folder, os.fsencode(second), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # a filesystem without it (NFS, FUSE)
+        return False
+    raise OSError(code, os.strerror(code), str(second))
 
 
 def _umask() -> int:

@@ -17,7 +17,8 @@ from accelerated_seg.data.cache import PreprocessedCache
 from accelerated_seg.data.io import write_nifti
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.preprocess import PreprocessSettings
-from accelerated_seg.files import write_text_atomically
+from accelerated_seg import files
+from accelerated_seg.files import replace_folder, write_text_atomically
 from test_preemption import _OneProcess  # tests/ is on sys.path, as for conftest
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc/self/fd (Linux)")
@@ -41,9 +42,16 @@ def events(monkeypatch):
         happened.append(("rename", str(self.resolve()), str(Path(target).resolve())))
         return real_rename(self, target)
 
+    def exchange(first, second, real_exchange=files._exchange):  # a swap gives the new one its name too
+        swapped = real_exchange(first, second)
+        if swapped:
+            happened.append(("rename", str(Path(first).resolve()), str(Path(second).resolve())))
+        return swapped
+
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "replace", replace)
     monkeypatch.setattr(Path, "rename", rename)
+    monkeypatch.setattr(files, "_exchange", exchange)
     return happened
 
 
@@ -88,3 +96,28 @@ def test_a_case_table_is_on_the_disk_before_it_takes_its_name(events, tiny_datas
     cache.build(manifest.training)
     assert_synced_before_named(events, cache.paths(manifest.training[0].id)["image.npy"])
     assert_synced_before_named(events, cache.write_table(manifest.training))
+
+
+@pytest.mark.parametrize("can_swap", [True, False])
+def test_a_replaced_folder_is_never_missing_where_the_filesystem_can_swap(tmp_path, monkeypatch, can_swap):
+    # best_model/ is replaced while a user may be predicting with it: renamed away and the new one
+    # renamed in, a reader in between found no model (and a kill just then left none).
+    probe = [tmp_path / "a", tmp_path / "b"]
+    for folder in probe:
+        folder.mkdir()
+    if can_swap and not files._exchange(*probe):
+        pytest.skip("this filesystem cannot swap two folders (renameat2 RENAME_EXCHANGE)")
+    if not can_swap:
+        monkeypatch.setattr(files, "_exchange", lambda first, second: False)
+    final, renames = tmp_path / "best_model", []
+    real_rename = Path.rename
+    monkeypatch.setattr(Path, "rename", lambda self, target: renames.append(self.name) or real_rename(self, target))
+    for content in ("old", "new"):
+        new = tmp_path / "best_model.partial"
+        new.mkdir()
+        (new / "config.json").write_text(content)
+        replace_folder(new, final)
+    assert (final / "config.json").read_text() == "new"
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("best")) == ["best_model"]
+    # the name was taken away from the old folder only where no swap exists
+    assert ("best_model" in renames) == (not can_swap)
