@@ -83,6 +83,11 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
             + ". Leave them out of model.args")
     merged = {**decided, **(args or {})}
     _refuse_unknown_args(monai_class, args or {})
+    if name == "dynunet" and "strides" not in (args or {}) and len(merged["strides"]) < 3:
+        # MONAI needs three levels; below that its constructor failed on an index (a traceback).
+        raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model 'dynunet': its strides, derived "
+                          f"from the patch, halve an axis only while it keeps 8 voxels or more, and DynUNet needs "
+                          f"at least two halvings; use a patch of 16 voxels or more along some axis, e.g. (16, 16, 16)")
     divisors = divisor(merged)
     divisors = (divisors,) * 3 if isinstance(divisors, int) else tuple(divisors)
     if any(p % d for p, d in zip(patch_size, divisors)):
@@ -173,13 +178,8 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
         return
     reason = str(failure).splitlines()[0].rstrip(".")
     where = f"model {spec.name!r} cannot train on data.patch_size {tuple(patch_size)} with these model.args: {reason}"
-    # Which of the two to change: the same network on larger cubes tells (shapes only, on the meta device).
-    # A network whose spec holds the patch (UNETR's img_size) cannot be tried on another.
-    if "img_size" in spec.args:
-        fix = ("Change model.args or data.patch_size (each down-sampling stage halves the patch; the deepest "
-               "needs more than one voxel)")
-    elif (edge := next((edge for edge in (16, 32, 64, 128, 256) if edge > min(patch_size)
-                        and _forward_failure(spec, (edge,) * 3, batch) is None), None)) is not None:
+    # Which of the two to change: the same design on larger cubes tells (shapes only, on the meta device).
+    if (edge := _larger_cube_it_trains_on(spec, patch_size, batch)) is not None:
         fix = (f"The patch is too small for this network: it trains on {edge}x{edge}x{edge} (each down-sampling "
                f"stage halves the patch; the deepest needs more than one voxel). Raise data.patch_size, or give "
                f"model.args fewer down-sampling stages")
@@ -188,6 +188,32 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
     # from None: the message carries MONAI's or torch's reason; their traceback of a meta-device
     # forward says nothing more to the user (it printed above the error before the sixty-seventh session)
     raise ConfigError(f"{where}. {fix}") from None
+
+
+def _larger_cube_it_trains_on(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> int | None:
+    """The smallest cube edge of 16 to 256, above the patch's smallest axis, on which the same design
+    trains; None where none does.
+
+    What the registry derives from the patch (DynUNet's strides, kernels and filters, UNETR's
+    img_size) is derived again for each cube, and only what the user chose is kept: DynUNet's
+    strides for a 12^3 patch stop at two levels, which fail on every cube, so the message said
+    "change model.args" to a user who had given none, where a 16^3 patch trains (seventy-fourth
+    session). An argument given equal to its derived value counts as derived.
+    """
+    _, derived, _ = MODELS[spec.name](tuple(patch_size))
+    chosen = {key: value for key, value in spec.args.items() if key not in {"in_channels", "out_channels"}
+              and (key not in derived or plain_data(derived[key]) != value)}
+    for edge in (16, 32, 64, 128, 256):
+        if edge <= min(patch_size):
+            continue
+        try:
+            candidate = model_spec(spec.name, spec.args["in_channels"], spec.args["out_channels"], (edge,) * 3,
+                                   chosen)
+        except ConfigError:  # the design's own rules refuse this cube (a stride product, a minimum)
+            continue
+        if _forward_failure(candidate, (edge,) * 3, batch) is None:
+            return edge
+    return None
 
 
 def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> Exception | None:
@@ -200,7 +226,9 @@ def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> 
         network(torch.empty(batch, spec.args["in_channels"], *patch_size, device="meta"))
     except NotImplementedError:  # an operation the meta device lacks: nothing known against the network
         return None
-    except (ValueError, TypeError, AssertionError, RuntimeError) as error:
+    # IndexError: MONAI's DynUNet indexes its filters by depth, and a depth below 3 (strides derived
+    # from a patch under 16 voxels) failed there as a traceback (seventy-fourth session).
+    except (ValueError, TypeError, AssertionError, RuntimeError, IndexError) as error:
         if isinstance(error, RuntimeError) and "meta" in str(error).lower():
             return None  # a value the meta device does not hold (.item(), a tensor's truth): the same
         return error

@@ -101,6 +101,15 @@ def test_unet3d_mlperf_is_the_mlperf_reference_network():
     assert out.shape == (1, 3, 128, 128, 128)
 
 
+@pytest.mark.parametrize("patch", [(6, 6, 6), (12, 12, 12), (8, 12, 12)])
+def test_a_patch_too_small_for_dynunets_derived_strides_is_refused_naming_it(patch):
+    # Fewer than two halvings: MONAI's constructor failed on an index (a traceback) or blamed model.args.
+    with pytest.raises(ConfigError, match=r"data.patch_size .* is too small for model 'dynunet'.*\(16, 16, 16\)"):
+        model_spec("dynunet", 1, 3, patch)
+    assert model_spec("dynunet", 1, 3, (16, 16, 16)).args["strides"] == [[1, 1, 1], [2, 2, 2], [2, 2, 2]]
+    assert len(model_spec("dynunet", 1, 3, (12, 12, 64)).args["strides"]) == 5  # one long axis is enough
+
+
 def test_unet3d_mlperf_patch_rules():
     with pytest.raises(ConfigError, match="divisible by"):
         model_spec("unet3d_mlperf", 1, 3, (128, 128, 80))
@@ -117,6 +126,10 @@ _ARGS_AT_FAULT = "It fails on every patch up to 256x256x256 too: change model.ar
     ("unet", {}, 16, "Expected more than 1 spatial element", _PATCH_TOO_SMALL),
     ("unet", {"channels": [4, 8, 16, 32], "strides": [2, 2]}, 16, "cannot train on data.patch_size", _ARGS_AT_FAULT),
     ("dynunet", {"filters": [8, 16, 32]}, 64, "filters", _ARGS_AT_FAULT),  # depth 5 from the 64^3 patch, 3 filters
+    # strides derived from 32^3 give 3 up-sampling layers, from 64^3 four: the retry derives them again
+    # (it tried 32^3's strides on every cube and blamed model.args until the seventy-fourth session)
+    ("dynunet", {"deep_supervision": True, "deep_supr_num": 3}, 32, "deep_supr_num",
+     "The patch is too small for this network: it trains on 64x64x64"),
     ("unet", {"channels": [4]}, 32, "no less than 2", _ARGS_AT_FAULT),  # MONAI's own sentence ends in a full stop
     ("segresnet", {"init_filters": 4}, 32, r"num_channels \(4\) must be divisible by num_groups \(8\)", _ARGS_AT_FAULT),
 ])
