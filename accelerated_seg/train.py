@@ -873,6 +873,14 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
         loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "
                                + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
     loop.accelerator.load_state(str(checkpoint))
+    # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
+    # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
+    # a window, so this run's first window starts at 0 whatever the checkpoint's accumulation was.
+    # Restored, a resume with other gradient accumulation (another global batch or number of
+    # processes) cut its first window short (half the micro-batches, the loss logged halved), and a
+    # rank without its own RNG file (more processes than the checkpoint's) kept 0 while rank 0 took
+    # the saved count, so their windows stayed apart for the whole run (seventy-fourth session).
+    loop.accelerator.step = 0
     load_fsdp1_optimizer_state(loop.accelerator, loop.model, loop.optimizer, checkpoint)
     complete_the_loaded_param_groups(loop.accelerator)
     loop.last_saved = step = loop.progress.step

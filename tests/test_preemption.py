@@ -365,3 +365,26 @@ def test_the_sbatch_script_refuses_a_job_that_says_nothing_of_its_gpus(tmp_path)
     done = _sbatch(tmp_path, ["exp.yaml"], {})
     assert done.returncode == 2 and "EXPERIMENT=" not in done.stdout
     assert "cannot tell how many GPUs each node has" in done.stderr and "GPUS_PER_NODE=N sbatch" in done.stderr
+
+
+def test_a_resume_with_other_accumulation_takes_whole_windows_from_its_first_step(tiny_config, tmp_path, monkeypatch):
+    """Batch 2 for three steps, then resumed as batch 1 over two micro-batches: the same global batch,
+    so the resumed steps train as a run at batch 2 throughout does (as accumulation equals the larger
+    batch). accelerate's load_state restored its micro-batch counter, which made the first window
+    after the resume one micro-batch long (3 micro-batches so far, 3 % 2 == 1): that step's loss was
+    logged halved and every later window was shifted by one sample (seventy-fourth session)."""
+    args = "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"  # as test_train's
+    common = dict(train__max_steps=5, train__val_every=0, train__save_every=0, model__args=args)
+    through = train(tiny_config(tmp_path / "through", train__batch_size=2, **common))
+    run = tmp_path / "resumed"
+    with monkeypatch.context() as patch:  # stopped after step 3, as a scheduler's notice would
+        _signal_self_at(patch, call=2, signum=signal.SIGUSR1)
+        assert train(tiny_config(run, train__batch_size=2, **common))["step"] == 3
+    resumed = train(tiny_config(run, train__batch_size=1, train__grad_accum_steps=2, train__resume="latest",
+                                **common))
+    assert resumed["global_batch"] == through["global_batch"] == 2
+    assert [step for step, _ in resumed["losses"]] == [step for step, _ in through["losses"]] == [1, 2, 3, 4, 5]
+    assert [loss for _, loss in resumed["losses"]] == pytest.approx([loss for _, loss in through["losses"]], abs=1e-5)
+    weights = load_file(run / "model" / "model.safetensors")
+    for key, expected in load_file(tmp_path / "through" / "model" / "model.safetensors").items():
+        torch.testing.assert_close(weights[key], expected, rtol=0, atol=1e-5, msg=f"{key} differs")
