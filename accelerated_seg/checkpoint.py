@@ -533,6 +533,47 @@ def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec) 
 _UNNAMED_CHANNEL = re.compile(r"image(_\d+)?")
 
 
+def channel_name_differences(saved: dict, channels: dict, there: str = "there") -> list[str]:
+    """"channel 0: FLAIR there, T1w here" for each channel both sides name, and name otherwise
+    (case aside). Pairs and CSV tables call theirs image, image_N: no name to compare."""
+    named = {str(k): str(v) for k, v in saved.items() if not _UNNAMED_CHANNEL.fullmatch(str(v))}
+    return [f"channel {index}: {named[index]} {there}, {name} here" for index, name in
+            ((str(k), str(v)) for k, v in channels.items())
+            if index in named and not _UNNAMED_CHANNEL.fullmatch(name) and named[index].lower() != name.lower()]
+
+
+def check_resume_channels(checkpoint: Path, channels: dict) -> None:
+    """Refuse a checkpoint whose weights learned from other image channels than this run's data has:
+    another number of them, or the same number named in another order.
+
+    MSD's BraTS and an nnU-Net conversion of it order the modalities differently: a resume onto the
+    other went on training without a word, the validation Dice fell from 0.97 to 0.38 and the export
+    recorded the new order for weights that had learned the old (seventy-fourth session's probe).
+    Another number of channels failed only after the preprocessing, on the tensors' shapes. Compared
+    with the checkpoint's export description; checkpoints without one are not checked.
+    """
+    path = Path(checkpoint) / EXPORT_DESCRIPTION_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8")).get("channels") or {}
+    except (OSError, ValueError, AttributeError):  # none (an old checkpoint), or unreadable: export says so
+        return
+    if not saved:
+        return
+
+    def listed(names: dict) -> str:
+        return ", ".join(str(names[key]) for key in sorted(names, key=int))
+
+    if len(saved) != len(channels):
+        differences = [f"{len(saved)} image channel(s) there ({listed(saved)}), {len(channels)} here "
+                       f"({listed(channels)})"]
+    elif not (differences := channel_name_differences(saved, channels)):
+        return
+    raise ConfigError(
+        f"cannot resume from {checkpoint}: its weights learned from other image channels than this run's data has "
+        f"({'; '.join(differences)}). Give the images in its order ({listed(saved)}), or train these weights on "
+        f"as a new run: --train.init_from=<its export> in another train.output_dir")
+
+
 def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict, channels: dict) -> str | None:
     """A warning when the volumes an export's weights learned from were prepared otherwise than this
     run's (``train.init_from``): another spacing, normalization or crop, or image channels named
@@ -547,11 +588,7 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
     # A setting the export does not record (written before it existed) is not compared.
     saved = {key: value for key, value in (export.get("preprocessing") or {}).items() if key != "label_map"}
     differences = preprocessing_differences(saved, {key: preprocessing.get(key) for key in saved}, "there")
-    # Channels compared by name where both sides name them: pairs and CSV tables call theirs image, image_N.
-    named = {str(k): v for k, v in (export.get("channels") or {}).items() if not _UNNAMED_CHANNEL.fullmatch(str(v))}
-    differences += [f"channel {index}: {named[index]} there, {name} here" for index, name in
-                    ((str(k), str(v)) for k, v in channels.items())
-                    if index in named and not _UNNAMED_CHANNEL.fullmatch(name) and named[index].lower() != name.lower()]
+    differences += channel_name_differences(export.get("channels") or {}, channels)
     if not differences:
         return None
     return (f"WARNING: train.init_from={str(model_dir)!r} learned from volumes prepared otherwise than this run's "

@@ -37,10 +37,10 @@ from tqdm.auto import tqdm
 from . import __version__
 from .accelerate_workarounds import load_fsdp1_optimizer_state, skip_first_batches_as_prepared
 from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals,
-                         check_initial_network, check_resume_layout, check_resume_model_settings, check_resume_network,
-                         check_resume_preprocessing, check_resume_split, complete_checkpoints, expect_shared_tensors,
-                         export_model, initial_weights_preparation_note, save_training_state, set_aside_later_course,
-                         shared_tensor_names)
+                         check_initial_network, check_resume_channels, check_resume_layout, check_resume_model_settings,
+                         check_resume_network, check_resume_preprocessing, check_resume_split, complete_checkpoints,
+                         expect_shared_tensors, export_model, initial_weights_preparation_note, save_training_state,
+                         set_aside_later_course, shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
@@ -675,6 +675,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
         check_resume_preprocessing(resume_from, settings.to_dict(), out)
+        check_resume_channels(resume_from, manifest.channels)
         if warning := check_resume_split(resume_from, manifest.split_record()):
             accelerator.print(warning)
     if warning := unused_folds_warning(manifest.split):
