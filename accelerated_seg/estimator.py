@@ -44,11 +44,11 @@ from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
-from .files import file_in_the_way, is_json_object_with, replace_atomically
+from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, check_arg_names, model_spec,
                      spec_differences)
 from .regions import Regions
-from .run_folder import ESTIMATOR_NAMES, paths_read, resume_or_replace
+from .run_folder import ESTIMATOR_NAMES, TRAIN_RUN_MARKER, earlier_run, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
 
@@ -659,10 +659,14 @@ class Segmentation:
                 and not is_json_object_with(directory / "config.json", {"model", *EXPORT_KEYS})):
             raise ConfigError(f"save: {directory} holds a config.json or model.safetensors that is not an exported "
                               f"model's, and save replaces only a model's: give another folder, or move them")
-        # Weights first, each file replaced whole: a kill midway never leaves a truncated model, and
-        # a config.json always describes weights that are there.
-        for name in EXPORT_FILES:
-            replace_atomically(directory / name, lambda temporary, name=name: shutil.copy2(source / name, temporary))
+        # A run's folder holding these two files passed for an export (Segmentation.load, predict --model)
+        # and kept them when the run was overwritten: the stale model was then loaded (seventy-fourth session).
+        if (run := earlier_run(directory)) or (directory / TRAIN_RUN_MARKER).is_file():
+            raise ConfigError(f"save: {directory} is a training run's folder (it holds "
+                              f"{run or TRAIN_RUN_MARKER}); a model saved beside it would be taken for the run's: "
+                              f"give a folder of its own, e.g. {directory / 'saved_model'}")
+        # Both copied before either replaces the one there: a full disk leaves the earlier model whole.
+        replace_files_together(directory, {name: source / name for name in EXPORT_FILES})
         return directory
 
     @classmethod
@@ -672,9 +676,13 @@ class Segmentation:
         ``settings``: the constructor's (``output_dir``, where a later ``fit`` and ``evaluate`` write;
         ``precision``, ``multi_gpu``, training settings), all but ``model_args``, which the model holds.
         """
-        if "model_args" in settings:
-            raise ConfigError("Segmentation.load: model_args are the saved model's; to train another design, "
-                              "construct Segmentation(name, model_args=...) and fit it")
+        if "model_args" in settings or "model" in settings:  # model: a TypeError of __init__'s before
+            raise ConfigError(f"Segmentation.load: {'model_args are' if 'model_args' in settings else 'the model is'} "
+                              f"the saved model's; to train another design, construct Segmentation(name, "
+                              f"model_args=...) and fit it")
+        if not os.fspath(directory).strip():  # Path("") is the working directory: "config.json is missing" there
+            raise ConfigError(f"Segmentation.load: an empty path {directory!r}; give the folder of a saved or "
+                              f"exported model")
         directory = Path(directory)
         config = read_export_config(directory)  # a broken or foreign export fails here, naming the file
         # What the dataset decides (channels, classes, UNETR's img_size) is left to fit, so that
@@ -714,7 +722,7 @@ class Segmentation:
         return self.model_dir
 
 
-#: An export's files, weights first: a config.json always describes weights that are there.
+#: An export's files (save copies both before it renames either into place).
 EXPORT_FILES = ("model.safetensors", "config.json")
 #: Marks the folders Segmentation.evaluate owns (and so may delete on its next call).
 _EVALUATE_MARKER = ".written_by_segmentation_evaluate"

@@ -56,6 +56,29 @@ def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Pat
     return path
 
 
+def replace_files_together(folder: Path, sources: dict[str, Path]) -> None:
+    """Copy each of ``sources`` to ``folder/<name>``, replacing the file there, in the order given.
+
+    Every copy is made (and flushed) under a temporary name before the first rename, so a copy that
+    fails (a full disk) replaces none of them: one replaced alone left an export's new weights under
+    the previous model's config.json, which loaded without a word (seventy-fourth session). Only a
+    kill between two renames, microseconds apart, can still leave some replaced and some not.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    staged: dict[str, Path] = {}
+    try:
+        for name, source in sources.items():
+            staged[name] = folder / f".{name}.{uuid.uuid4().hex}.tmp"
+            shutil.copy2(source, staged[name])
+            sync_file(staged[name])
+        for name, temporary in staged.items():
+            os.replace(temporary, folder / name)
+    finally:
+        for temporary in staged.values():
+            temporary.unlink(missing_ok=True)
+    sync_directory(folder)
+
+
 def sync_file(path: str | Path) -> None:
     """Flush ``path``'s data to the disk (fsync): a write is only in the page cache until then."""
     descriptor = os.open(path, os.O_RDONLY)

@@ -178,7 +178,7 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     assert sorted((tmp_path / "eval").rglob("*")) == kept
 
 
-def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
+def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
     import nibabel as nib
     import numpy as np
 
@@ -317,6 +317,37 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path):
     again = Segmentation.load(model.save(tmp_path / "saved"))  # a model saved there earlier is replaced
     np.testing.assert_array_equal(np.asanyarray(again.predict(str(case.images[0])).dataobj),
                                   np.asanyarray(image.dataobj))
+
+    # A save that fails midway (a full disk at the second file) leaves the earlier model there whole:
+    # the new weights were left under the earlier config.json before the seventy-fourth session.
+    from safetensors.torch import load_file, save_file
+
+    saved = tmp_path / "saved"
+    save_file({name: tensor * 2 for name, tensor in load_file(saved / "model.safetensors").items()},
+              str(saved / "model.safetensors"))  # another model's weights, as far as bytes tell
+    before = {name: (saved / name).read_bytes() for name in ("model.safetensors", "config.json")}
+    real_copy = shutil.copy2
+
+    def disk_full_at_the_config(source, target, **kwargs):
+        if Path(source).name == "config.json":
+            raise OSError(28, "No space left on device", str(target))
+        return real_copy(source, target, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(shutil, "copy2", disk_full_at_the_config)
+        with pytest.raises(OSError, match="No space left"):
+            model.save(saved)
+    assert {name: (saved / name).read_bytes() for name in before} == before
+    assert sorted(path.name for path in saved.iterdir()) == ["config.json", "model.safetensors"]  # no temporaries
+    # A run's folder is no place for a saved model: load and predict --model took it for an export
+    with pytest.raises(ConfigError, match=r"save: .*run is a training run's folder \(it holds checkpoints up to "
+                                          r"step_12\)"):
+        model.save(tmp_path / "run")
+    assert not (tmp_path / "run" / "config.json").exists()
+    with pytest.raises(ConfigError, match="Segmentation.load: the model is the saved model's"):  # a TypeError before
+        Segmentation.load(saved, model="unet")
+    with pytest.raises(ConfigError, match="Segmentation.load: an empty path ''"):
+        Segmentation.load("")
 
 
 def test_an_epoch_is_counted_with_the_batch_training_resolves(tiny_dataset, tmp_path):
