@@ -272,6 +272,22 @@ def test_nnunet_folder_gives_cases_channels_and_labels(tmp_path):
     assert check_manifest(manifest).errors == []
 
 
+def test_nnunet_channel_files_that_dataset_json_does_not_declare_are_a_warning_naming_them(tmp_path):
+    # A fourth modality left out of channel_names trained on three without a word; predict refuses such a file.
+    root = write_nnunet(tmp_path / "Dataset001_Tiny")
+    for case_id in ("case_a", "case_c", "unlabelled"):  # the last is no case: not named
+        save_volume(root / "imagesTr" / f"{case_id}_0002.nii.gz")
+    manifest = load_nnunet(root)
+    assert all(len(case.images) == 2 for case in manifest.training + manifest.validation)
+    report = check_manifest(manifest)
+    assert report.errors == []
+    [warning] = report.warnings
+    assert warning.startswith("2 file(s) in imagesTr are named as channels that dataset.json's channel_names does "
+                              "not declare, so training does not read them: ")
+    assert f"{root / 'imagesTr' / 'case_a_0002.nii.gz'}, {root / 'imagesTr' / 'case_c_0002.nii.gz'}." in warning
+    assert "It trains on channel(s) 0000 (T1), 0001 (T2)" in warning
+
+
 def test_nnunet_json_path_is_accepted_like_the_folder(tmp_path):
     root = write_nnunet(tmp_path)
     assert load_nnunet(root / "dataset.json").training == load_nnunet(root).training

@@ -33,6 +33,7 @@ import nibabel as nib
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.nnunet import undeclared_channel_files
 from accelerated_seg.data.io import VOXEL_SIZE_CONFLICT_FIX, header_error, read_nifti, voxel_size_conflict
 from accelerated_seg.data.manifest import Case, Manifest, with_regions
 from accelerated_seg.data.preprocess_settings import resolved_crop_foreground, resolved_normalization
@@ -116,6 +117,14 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
         crop_foreground=crop_foreground,
     )
+    if cases is None and (undeclared := undeclared_channel_files(manifest)):
+        declared = ", ".join(f"{index:04d} ({name})" for index, name in manifest.channels.items())
+        report.warnings.append(
+            f"{len(undeclared)} file(s) in imagesTr are named as channels that dataset.json's channel_names does "
+            f"not declare, so training does not read them: {_listed(undeclared)}. It trains on channel(s) "
+            f"{declared}: declare the others in channel_names to train on them too (predict is then given them "
+            f"as well), or move them out of imagesTr if they are not meant to be there"
+        )
     report.root = manifest.root
     return report
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -128,6 +129,24 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
             "from labelsTr:\n" + "\n".join(f"  - {line}" for line in missing)
         )
     return cases
+
+
+def undeclared_channel_files(manifest: Manifest) -> list[Path]:
+    """The files in an nnU-Net dataset's imagesTr named as a channel of one of its cases
+    (``<case>_<XXXX><file_ending>``) whose channel ``channel_names`` does not declare: training reads
+    the declared channels alone, so a modality left out of dataset.json (a fourth of four) was dropped
+    without a word, where ``predict`` refuses such a file (seventy-fourth session). Leaving one out on
+    purpose (a run without that modality) is a choice, hence a warning, not an error."""
+    cases = [*manifest.training, *manifest.validation]
+    if manifest.source_format != "nnunet" or not cases:
+        return []
+    first = cases[0].images[0]  # <case>_0000<file_ending>: the folder and the ending
+    folder, file_ending = first.parent, first.name[len(cases[0].id) + len("_0000"):]
+    channel_file = re.compile(r"(.+)_(\d{4})" + re.escape(file_ending))
+    ids = {case.id for case in cases}
+    return sorted(path for path in folder.iterdir()
+                  if (named := channel_file.fullmatch(path.name)) and named.group(1) in ids
+                  and int(named.group(2)) not in manifest.channels)
 
 
 def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) -> tuple[list[Case], list[Case], str]:
