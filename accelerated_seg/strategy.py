@@ -132,12 +132,33 @@ def deepspeed_batch_settings(per_device: int, accum_steps: int, num_processes: i
             "gradient_clipping": float(max_grad_norm or 0.0)}
 
 
-def configure_deepspeed(accelerator, per_device: int, accum_steps: int, max_grad_norm: float) -> None:
-    """Write ``deepspeed_batch_settings`` into the DeepSpeed config, if DeepSpeed is in effect."""
+#: Where each entry deepspeed_batch_settings decides comes from in our experiment config.
+_DECIDED_BY = {"train_micro_batch_size_per_gpu": "train.batch_size",
+               "gradient_accumulation_steps": "train.grad_accum_steps or train.global_batch_size",
+               "train_batch_size": "train.global_batch_size", "gradient_clipping": "optim.max_grad_norm"}
+
+
+def configure_deepspeed(accelerator, per_device: int, accum_steps: int, max_grad_norm: float) -> str | None:
+    """Write ``deepspeed_batch_settings`` into the DeepSpeed config, if DeepSpeed is in effect; returns
+    a note naming the values of the user's profile (its ``deepspeed_config`` section, the DeepSpeed
+    json, or ``accelerate launch --gradient_accumulation_steps``) that this replaces, else None.
+
+    ``accelerate config`` asks for gradient accumulation and clipping, so a profile of a user's own
+    holds them; replaced without a word, its accumulation of 4 trained at 1 (seventy-fourth session).
+    accelerate leaves every entry the user did not set at "auto".
+    """
     plugin = accelerator.state.deepspeed_plugin if accelerator.distributed_type == DistributedType.DEEPSPEED else None
-    if plugin is not None:
-        plugin.deepspeed_config.update(
-            deepspeed_batch_settings(per_device, accum_steps, accelerator.num_processes, max_grad_norm))
+    if plugin is None:
+        return None
+    ours = deepspeed_batch_settings(per_device, accum_steps, accelerator.num_processes, max_grad_norm)
+    replaced = [f"{key} {given} -> {ours[key]} ({_DECIDED_BY[key]})" for key, given in
+                ((key, plugin.deepspeed_config.get(key)) for key in ours)
+                if given not in (None, "auto") and float(given) != float(ours[key])]
+    plugin.deepspeed_config.update(ours)
+    if not replaced:
+        return None
+    return (f"NOTE: the experiment config decides DeepSpeed's batch and clipping, so the accelerate profile's "
+            f"values are replaced: {'; '.join(replaced)}. Set those settings to change them")
 
 
 def checkpoint_layout(accelerator) -> dict:

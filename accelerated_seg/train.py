@@ -225,7 +225,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator = make_accelerator(out, trackers)
         run_scope.enter_context(_holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
         accelerator.gradient_accumulation_steps = grad_accum_steps
-        configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm)
+        if note := configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm):
+            accelerator.print(note.replace("Set those settings", "Give fit's grad_accum_steps and max_grad_norm"))
         check_launch(accelerator, allow_strategy_fallback)
         shuffle_seed = seed_the_shuffle(accelerator, loader)
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
@@ -657,7 +658,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps,
                          num_processes, cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
     accelerator.gradient_accumulation_steps = plan.accum_steps
-    configure_deepspeed(accelerator, plan.per_device, plan.accum_steps, cfg.optim.max_grad_norm)
+    if note := configure_deepspeed(accelerator, plan.per_device, plan.accum_steps, cfg.optim.max_grad_norm):
+        accelerator.print(note)
     check_launch(accelerator, cfg.train.allow_strategy_fallback)
     compiling = checked_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
     segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)

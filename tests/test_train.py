@@ -841,17 +841,27 @@ def test_deepspeed_is_told_our_batch_accumulation_and_clipping():
 
     from accelerated_seg.strategy import configure_deepspeed
 
-    # A DeepSpeed plugin as accelerate builds it from a profile: accumulation 1, clipping 'auto'.
-    plugin = SimpleNamespace(deepspeed_config={"gradient_accumulation_steps": 1, "gradient_clipping": "auto",
-                                               "train_micro_batch_size_per_gpu": "auto", "zero_optimization": {"stage": 3}})
+    # A DeepSpeed plugin as accelerate 1.15 builds it from the shipped profiles: every entry 'auto'.
+    shipped = {key: "auto" for key in ("gradient_accumulation_steps", "gradient_clipping",
+                                       "train_micro_batch_size_per_gpu", "train_batch_size")}
+    plugin = SimpleNamespace(deepspeed_config={**shipped, "zero_optimization": {"stage": 3}})
     accelerator = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED, num_processes=4,
                                   state=SimpleNamespace(deepspeed_plugin=plugin))
-    configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0)
+    assert configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0) is None
     assert plugin.deepspeed_config == {"gradient_accumulation_steps": 3, "gradient_clipping": 12.0,
                                        "train_micro_batch_size_per_gpu": 2, "train_batch_size": 24,
                                        "zero_optimization": {"stage": 3}}
+    # A profile of the user's own (accelerate config asks for both) had them replaced without a word
+    plugin.deepspeed_config = {**shipped, "gradient_accumulation_steps": 4, "gradient_clipping": 1.0}
+    note = configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0)
+    assert note == ("NOTE: the experiment config decides DeepSpeed's batch and clipping, so the accelerate profile's "
+                    "values are replaced: gradient_accumulation_steps 4 -> 3 (train.grad_accum_steps or "
+                    "train.global_batch_size); gradient_clipping 1.0 -> 12.0 (optim.max_grad_norm). Set those "
+                    "settings to change them")
+    plugin.deepspeed_config = {**shipped, "gradient_accumulation_steps": 3, "gradient_clipping": 12}
+    assert configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0) is None  # the same
     ddp = SimpleNamespace(distributed_type=DistributedType.MULTI_GPU, num_processes=4, state=SimpleNamespace())
-    configure_deepspeed(ddp, 2, 3, 12.0)  # not DeepSpeed: nothing to do, nothing touched
+    assert configure_deepspeed(ddp, 2, 3, 12.0) is None  # not DeepSpeed: nothing to do, nothing touched
 
 
 def test_resume_under_another_strategy_is_refused_before_training(tiny_config, tmp_path):
