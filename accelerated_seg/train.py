@@ -30,6 +30,7 @@ from typing import Callable
 
 import numpy as np
 import torch
+import yaml
 from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
@@ -744,7 +745,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         _continue_the_data_stream(loop, train_set.epoch_length, plan.per_device * num_processes)
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
+        rate_it_would_have_had = scheduler.get_last_lr()[0]  # the checkpoint's schedule, at its next step
         continue_with_the_runs_settings(scheduler, plan.lr)
+        if note := _another_length_note(resume_from, cfg, rate_it_would_have_had,
+                                        scheduler.optimizer.param_groups[0]["lr"]):
+            accelerator.print(note)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
     _set_aside_later_course(accelerator, resume_from, out)
@@ -896,6 +901,25 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
     loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
         ", which is train.max_steps already: nothing to train; the export and summary are written from it"
         if step == max_steps else ""))
+
+
+def _another_length_note(checkpoint: Path, cfg: Config, before: float, now: float) -> str | None:
+    """What a resume with another ``train.max_steps`` does to the learning rate, else None.
+
+    The schedule decays to ``train.max_steps``, so lengthening a run recomputes it over the new length
+    and the rate jumps: a probe's 10-step cosine resumed at step 10 to run 20 steps went from 0.00145
+    to 0.00673, 4.7 times, and nothing said so (seventy-fourth session). Resuming with the length it
+    was written with is the usual case and says nothing. fit's checkpoints hold no config.yaml.
+    """
+    try:
+        saved = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"]["max_steps"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return None
+    if saved == cfg.train.max_steps:
+        return None
+    return (f"train.max_steps {saved} -> {cfg.train.max_steps}: the learning-rate schedule ({cfg.optim.schedule}, "
+            f"after {cfg.optim.warmup_steps} warm-up steps) now decays over {cfg.train.max_steps} steps, so training "
+            f"goes on at a rate of {now:.3g} where the checkpoint's own schedule gives {before:.3g}")
 
 
 def _finish(run: ConfiguredRun, preempted: bool) -> dict:

@@ -20,6 +20,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.inference import predict_file
 from accelerated_seg.models import MODELS
+from accelerated_seg.schedule import lr_multiplier
 from accelerated_seg.train import TrainingDiverged, train
 
 from conftest import logged_scalars, tensorboard_curve, tiny_overrides
@@ -1142,7 +1143,18 @@ def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_list
     assert "resuming with settings other than" in said and "optim.lr 0.001 -> 0.002" in said
     assert "max_steps" not in said.split("resuming with settings other than")[1].splitlines()[0]
     train(tiny_config(out, train__max_steps=4, train__val_every=0, train__resume="latest", optim__lr="0.002"))
-    assert "resuming with settings other than" not in capsys.readouterr().out  # resumed as it was written
+    said = capsys.readouterr().out
+    assert "resuming with settings other than" not in said  # resumed as it was written, but longer:
+    # the schedule is recomputed over the new length, and the rate jumps (without a word before the
+    # seventy-fourth session): step 4 (index 3) at 0.002 along 4 steps, not along the 3 saved
+    optim = tiny_config(out).optim
+    assert (f"train.max_steps 3 -> 4: the learning-rate schedule (cosine, after {optim.warmup_steps} warm-up steps) "
+            f"now decays over 4 steps, so training goes on at a rate of {0.002 * lr_multiplier(3, optim, 4):.3g} where "
+            f"the checkpoint's own schedule gives {0.002 * lr_multiplier(3, optim, 3):.3g}") in said
+    train(tiny_config(out, train__max_steps=5, train__val_every=0, train__resume="latest", optim__lr="0.002"))
+    assert "train.max_steps 4 -> 5" in capsys.readouterr().out
+    train(tiny_config(out, train__max_steps=5, train__val_every=0, train__resume="latest", optim__lr="0.002"))
+    assert "the learning-rate schedule" not in capsys.readouterr().out  # the length it was written with: nothing
 
 
 def test_resume_rules_between_layouts():
