@@ -141,8 +141,11 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         match = _CHANNEL_FILE.match(stem)
         if in_channels == 1:
             case, channel = (match["case"], 0) if match and match["channel"] == "0000" else (stem, 0)
-        elif match is None and _volumes_in_header(path) in (in_channels, None):  # None: the read will say why
-            case, channel = stem, _ALL_CHANNELS  # one file holding every channel along a 4th axis
+        # One file holding every channel along a 4th axis, whatever its name: a 4D "pat_0001.nii.gz"
+        # was taken for channel 0001 and refused as a case lacking channel 0000 (seventy-fourth session).
+        # A file whose header cannot be read and whose name gives no channel goes the same way: the read says why.
+        elif (held := _volumes_in_header(path)) == in_channels or (match is None and held is None):
+            case, channel = stem, _ALL_CHANNELS
         elif match is None:
             problems.append(f"{path}: the model takes {in_channels} channels, so each file must be named "
                             f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel), or hold "

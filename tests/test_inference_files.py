@@ -77,6 +77,13 @@ def test_a_4d_file_of_every_channel_is_one_case_of_a_multi_channel_model(tmp_pat
     files = [tmp_path / "BRATS_001.nii.gz", tmp_path / "c_0000.nii.gz", tmp_path / "c_0001.nii.gz"]
     assert [(c.id, [p.name for p in c.channels]) for c in group_cases(files, 2)] == [
         ("BRATS_001", ["BRATS_001.nii.gz"]), ("c", ["c_0000.nii.gz", "c_0001.nii.gz"])]
+    # named like a channel file, it is still every channel: taken for channel 0001 (a case lacking 0000),
+    # or three such files for three channels of one case, before the seventy-fourth session
+    for name in ("pat_0001.nii.gz", "subj_0000.nii.gz", "subj_0001.nii.gz"):
+        nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 2), np.float32), np.eye(4)), tmp_path / name)
+    files = [tmp_path / name for name in ("pat_0001.nii.gz", "subj_0000.nii.gz", "subj_0001.nii.gz")]
+    assert [(c.id, [p.name for p in c.channels]) for c in group_cases(files, 2)] == [
+        ("pat_0001", ["pat_0001.nii.gz"]), ("subj_0000", ["subj_0000.nii.gz"]), ("subj_0001", ["subj_0001.nii.gz"])]
 
 
 def test_a_folder_per_case_gives_a_case_per_folder_named_as_training_names_it(tmp_path):
