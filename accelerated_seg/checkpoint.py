@@ -539,12 +539,18 @@ def channel_name_differences(saved: dict, channels: dict, there: str = "there") 
     named = {str(k): str(v) for k, v in saved.items() if not _UNNAMED_CHANNEL.fullmatch(str(v))}
     return [f"channel {index}: {named[index]} {there}, {name} here" for index, name in
             ((str(k), str(v)) for k, v in channels.items())
-            if index in named and not _UNNAMED_CHANNEL.fullmatch(name) and named[index].lower() != name.lower()]
+            if index in named and not _UNNAMED_CHANNEL.fullmatch(name) and _said(named[index]) != _said(name)]
 
 
-def check_resume_channels(checkpoint: Path, channels: dict) -> None:
+def _said(name: str) -> str:
+    """A channel's name as compared: case and surrounding spaces aside ("T2 " is "t2")."""
+    return name.strip().casefold()
+
+
+def check_resume_channels(checkpoint: Path, channels: dict) -> str | None:
     """Refuse a checkpoint whose weights learned from other image channels than this run's data has:
-    another number of them, or the same number named in another order.
+    another number of them, or the same names in another order; return a warning where only names
+    differ otherwise (the same scans named anew, "T2" and "T2w", is the user's to judge), else None.
 
     MSD's BraTS and an nnU-Net conversion of it order the modalities differently: a resume onto the
     other went on training without a word, the validation Dice fell from 0.97 to 0.38 and the export
@@ -556,9 +562,9 @@ def check_resume_channels(checkpoint: Path, channels: dict) -> None:
     try:
         saved = json.loads(path.read_text(encoding="utf-8")).get("channels") or {}
     except (OSError, ValueError, AttributeError):  # none (an old checkpoint), or unreadable: export says so
-        return
+        return None
     if not saved:
-        return
+        return None
 
     def listed(names: dict) -> str:
         return ", ".join(str(names[key]) for key in sorted(names, key=int))
@@ -567,7 +573,11 @@ def check_resume_channels(checkpoint: Path, channels: dict) -> None:
         differences = [f"{len(saved)} image channel(s) there ({listed(saved)}), {len(channels)} here "
                        f"({listed(channels)})"]
     elif not (differences := channel_name_differences(saved, channels)):
-        return
+        return None
+    elif sorted(map(_said, map(str, saved.values()))) != sorted(map(_said, map(str, channels.values()))):
+        return (f"WARNING: resuming {checkpoint}, whose weights learned from image channels named otherwise "
+                f"({'; '.join(differences)}): if these are other scans, not the same ones named anew, stop and "
+                f"give the images in its order ({listed(saved)})")
     raise ConfigError(
         f"cannot resume from {checkpoint}: its weights learned from other image channels than this run's data has "
         f"({'; '.join(differences)}). Give the images in its order ({listed(saved)}), or train these weights on "

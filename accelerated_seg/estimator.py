@@ -47,8 +47,9 @@ from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, check_arg_names, model_spec,
                      spec_differences)
+from .model_folders import complete_checkpoints
 from .regions import Regions
-from .run_folder import ESTIMATOR_NAMES, TRAIN_RUN_MARKER, earlier_run, paths_read, resume_or_replace
+from .run_folder import ESTIMATOR_NAMES, TRAIN_RUN_MARKER, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
 
@@ -661,10 +662,13 @@ class Segmentation:
                               f"model's, and save replaces only a model's: give another folder, or move them")
         # A run's folder holding these two files passed for an export (Segmentation.load, predict --model)
         # and kept them when the run was overwritten: the stale model was then loaded (seventy-fourth session).
-        if (run := earlier_run(directory)) or (directory / TRAIN_RUN_MARKER).is_file():
-            raise ConfigError(f"save: {directory} is a training run's folder (it holds "
-                              f"{run or TRAIN_RUN_MARKER}); a model saved beside it would be taken for the run's: "
-                              f"give a folder of its own, e.g. {directory / 'saved_model'}")
+        # Told by what only runs write (a summary.json or a model/ folder may be anyone's).
+        checkpoints = complete_checkpoints(directory / "checkpoints")
+        if checkpoints or (directory / TRAIN_RUN_MARKER).is_file():
+            held = f"checkpoints up to {checkpoints[-1].name}" if checkpoints else TRAIN_RUN_MARKER
+            raise ConfigError(f"save: {directory} is a training run's folder (it holds {held}); a model saved "
+                              f"beside it would be taken for the run's: give a folder of its own, e.g. "
+                              f"{directory / 'saved_model'}")
         # Both copied before either replaces the one there: a full disk leaves the earlier model whole.
         replace_files_together(directory, {name: source / name for name in EXPORT_FILES})
         return directory

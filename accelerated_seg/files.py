@@ -14,6 +14,7 @@ before renaming it into place, and the folder after (``sync_file``, ``sync_folde
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import json
@@ -64,6 +65,7 @@ def replace_files_together(folder: Path, sources: dict[str, Path]) -> None:
     the previous model's config.json, which loaded without a word (seventy-fourth session). Only a
     kill between two renames, microseconds apart, can still leave some replaced and some not.
     """
+    made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     staged: dict[str, Path] = {}
     try:
@@ -73,17 +75,30 @@ def replace_files_together(folder: Path, sources: dict[str, Path]) -> None:
             sync_file(staged[name])
         for name, temporary in staged.items():
             os.replace(temporary, folder / name)
-    finally:
+    except BaseException:
         for temporary in staged.values():
             temporary.unlink(missing_ok=True)
+        if made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if empty: a failed save into a new folder leaves no trace
+        raise
     sync_directory(folder)
 
 
+#: fsync's answers where the file cannot be flushed through a read-only descriptor or at all (Windows
+#: wants write access, some network clients refuse): the write stands as the filesystem keeps it.
+_CANNOT_FLUSH = {errno.EINVAL, errno.EBADF, errno.EACCES, errno.EOPNOTSUPP, errno.ENOTSUP}
+
+
 def sync_file(path: str | Path) -> None:
-    """Flush ``path``'s data to the disk (fsync): a write is only in the page cache until then."""
+    """Flush ``path``'s data to the disk (fsync): a write is only in the page cache until then. An I/O
+    error (EIO, a full disk) is raised; a filesystem that cannot flush this way is left as it is."""
     descriptor = os.open(path, os.O_RDONLY)
     try:
         os.fsync(descriptor)
+    except OSError as error:
+        if error.errno not in _CANNOT_FLUSH:
+            raise
     finally:
         os.close(descriptor)
 
@@ -128,10 +143,12 @@ def replace_folder(new: Path, final: Path) -> None:
     process reading ``best_model/`` while training replaces it may then find it missing for that
     moment, and a kill just then leaves the new folder at ``new`` and the old at ``.previous``.
     """
-    if final.exists() and _exchange(new, final):
-        shutil.rmtree(new)  # the old folder, now at the new one's name
+    previous = final.with_name(final.name + ".previous")
+    # A link or a file at final goes the old way: the swap would move the link, not what it points to.
+    if final.is_dir() and not final.is_symlink() and _exchange(new, final):
+        shutil.rmtree(new, ignore_errors=True)  # the old folder, now at the new one's name; the export is in place
+        shutil.rmtree(previous, ignore_errors=True)  # left by a kill on the old way, before the swap was used
     else:
-        previous = final.with_name(final.name + ".previous")
         if final.exists():
             shutil.rmtree(previous, ignore_errors=True)
             final.rename(previous)
@@ -149,7 +166,8 @@ def _exchange(first: Path, second: Path) -> bool:
     if renameat2(at_working_folder, os.fsencode(first), at_working_folder, os.fsencode(second), rename_exchange) == 0:
         return True
     code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # a filesystem without it (NFS, FUSE)
+    # a filesystem without it (NFS, FUSE), or a sandbox that forbids the call (seccomp answers EPERM)
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EPERM):
         return False
     raise OSError(code, os.strerror(code), str(second))
 

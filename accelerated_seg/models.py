@@ -86,8 +86,9 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
     if name == "dynunet" and "strides" not in (args or {}) and len(merged["strides"]) < 3:
         # MONAI needs three levels; below that its constructor failed on an index (a traceback).
         raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model 'dynunet': its strides, derived "
-                          f"from the patch, halve an axis only while it keeps 8 voxels or more, and DynUNet needs "
-                          f"at least two halvings; use a patch of 16 voxels or more along some axis, e.g. (16, 16, 16)")
+                          f"from the patch, halve an axis only while it has 8 voxels or more (leaving 4), and "
+                          f"DynUNet needs at least two halvings; use a patch of 16 voxels or more along some axis, "
+                          f"e.g. (16, 16, 16)")
     divisors = divisor(merged)
     divisors = (divisors,) * 3 if isinstance(divisors, int) else tuple(divisors)
     if any(p % d for p, d in zip(patch_size, divisors)):

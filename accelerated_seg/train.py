@@ -678,7 +678,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
         check_resume_preprocessing(resume_from, settings.to_dict(), out)
-        check_resume_channels(resume_from, manifest.channels)
+        if warning := check_resume_channels(resume_from, manifest.channels):
+            accelerator.print(warning)
         if warning := check_resume_split(resume_from, manifest.split_record()):
             accelerator.print(warning)
     if warning := unused_folds_warning(manifest.split):

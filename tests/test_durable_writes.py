@@ -121,3 +121,57 @@ def test_a_replaced_folder_is_never_missing_where_the_filesystem_can_swap(tmp_pa
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("best")) == ["best_model"]
     # the name was taken away from the old folder only where no swap exists
     assert ("best_model" in renames) == (not can_swap)
+
+
+def test_an_export_behind_a_link_is_replaced_the_old_way_and_its_target_left_alone(tmp_path):
+    # Swapped, the link itself moved and the old export's cleanup failed on it ("Cannot call rmtree
+    # on a symbolic link"), after the new export was in place: the save was reported failed.
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "config.json").write_text("old")
+    final = tmp_path / "best_model"
+    final.symlink_to(target)
+    new = tmp_path / "best_model.partial"
+    new.mkdir()
+    (new / "config.json").write_text("new")
+    replace_folder(new, final)
+    assert not final.is_symlink() and (final / "config.json").read_text() == "new"
+    assert (target / "config.json").read_text() == "old"  # what the link pointed to is the user's
+
+
+@pytest.mark.parametrize("code, kept", [(22, True), (9, True), (5, False)])  # EINVAL, EBADF: kept; EIO: raised
+def test_a_filesystem_that_cannot_flush_keeps_the_write_and_an_io_error_is_raised(tmp_path, monkeypatch, code, kept):
+    def refuse(descriptor):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "fsync", refuse)
+    if kept:
+        write_text_atomically(tmp_path / "metrics.json", "{}")
+        assert (tmp_path / "metrics.json").read_text() == "{}"
+    else:
+        with pytest.raises(OSError, match=os.strerror(code)):
+            write_text_atomically(tmp_path / "metrics.json", "{}")
+        assert not (tmp_path / "metrics.json").exists()
+
+
+def test_files_replaced_together_are_all_copied_before_any_is_renamed(tmp_path, monkeypatch):
+    import shutil
+
+    from accelerated_seg.files import replace_files_together
+
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    for name in ("model.safetensors", "config.json"):
+        (sources / name).write_text(f"new {name}")
+    real_copy = shutil.copy2
+
+    def full_at_the_second(source, target, **kwargs):
+        if Path(source).name == "config.json":
+            raise OSError(28, "No space left on device")
+        return real_copy(source, target, **kwargs)
+
+    monkeypatch.setattr(shutil, "copy2", full_at_the_second)
+    with pytest.raises(OSError):
+        replace_files_together(tmp_path / "new" / "model", {name: sources / name for name in ("model.safetensors",
+                                                                                             "config.json")})
+    assert not (tmp_path / "new" / "model").exists()  # a failed save into a new folder leaves no empty folder

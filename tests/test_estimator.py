@@ -344,6 +344,10 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
                                           r"step_12\)"):
         model.save(tmp_path / "run")
     assert not (tmp_path / "run" / "config.json").exists()
+    (tmp_path / "results" / "model").mkdir(parents=True)  # a summary.json or a model/ may be anyone's: not a run
+    (tmp_path / "results" / "summary.json").write_text("{}")
+    shutil.copytree(saved, tmp_path / "results" / "model", dirs_exist_ok=True)
+    assert Segmentation.load(model.save(tmp_path / "results")).model_dir == tmp_path / "results"
     with pytest.raises(ConfigError, match="Segmentation.load: the model is the saved model's"):  # a TypeError before
         Segmentation.load(saved, model="unet")
     with pytest.raises(ConfigError, match="Segmentation.load: an empty path ''"):

@@ -1497,4 +1497,14 @@ def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny
         train(tiny_config(out, data__dataset=str(dataset), **resume))
     with pytest.raises(ConfigError, match=r"\(2 image channel\(s\) there \(T1, T2\), 1 here"):
         train(tiny_config(out, data__dataset=str(tiny_dataset), **resume))
+    # The same names in other case or spacing are the same channels; names of their own are the user's
+    # to judge (the same scans named anew), said but not refused
+    from accelerated_seg.checkpoint import check_resume_channels
+
+    step_2 = out / "checkpoints" / "step_2"
+    assert check_resume_channels(step_2, {0: " t1", 1: "T2 "}) is None
+    assert check_resume_channels(step_2, {0: "T1w", 1: "T2w"}) == (
+        f"WARNING: resuming {step_2}, whose weights learned from image channels named otherwise (channel 0: T1 "
+        f"there, T1w here; channel 1: T2 there, T2w here): if these are other scans, not the same ones named anew, "
+        f"stop and give the images in its order (T1, T2)")
     assert sorted((tmp_path / "cache").rglob("*")) == cached  # refused before any volume was preprocessed
