@@ -45,7 +45,8 @@ from monai.transforms import Compose, Invertd
 from .data.checks import (Volume, any_above_zero, grid_difference, non_finite_counts, vector_layout_advice,
                           volumes_in, without_orientation)
 from .data.errors import DataError
-from .data.io import VOXEL_SIZE_CONFLICT_FIX, header_error, read_nifti, voxel_size_conflict, write_nifti
+from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict, read_nifti,
+                      voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
 from .ensemble import load_for_prediction, members_of
@@ -703,6 +704,9 @@ def _warn_of_doubtful_geometry(paths: Sequence[Path], images: Sequence[nib.spati
     for path, image in zip(paths, images):
         if conflict := voxel_size_conflict(image):
             warnings.warn(f"{path}: its header gives two voxel sizes ({conflict}); {VOXEL_SIZE_CONFLICT_FIX}",
+                          stacklevel=3)
+        if conflict := placement_conflict(image):  # the label map is written with both: the same disagreement
+            warnings.warn(f"{path}: its qform and sform place the voxels apart ({conflict}); {PLACEMENT_CONFLICT_FIX}",
                           stacklevel=3)
     if reference.header["descrip"].item().startswith(PREDICTION_DESCRIP):  # a folder of ours given as the scans
         warnings.warn(f"{paths[0]}: its header says predict wrote it, so it is a label map, not a scan; it is "

@@ -279,6 +279,29 @@ def test_a_header_with_two_voxel_sizes_is_one_warning_and_training_reads_it_as_t
     np.testing.assert_allclose(prepared["image"].affine, consistent["image"].affine)
 
 
+def test_a_header_whose_qform_places_the_voxels_elsewhere_is_one_warning(tmp_path):
+    """sform and qform both set, one voxel size, the qform 10 mm off (or mirrored): read by the sform
+    here, consistently, but a tool that prefers the qform shows it elsewhere; nothing said so before
+    the seventy-fourth session."""
+    cases = [make_case(tmp_path, name) for name in ("good", "shifted", "mirrored")]
+    for case, change in zip(cases[1:], ("shift", "mirror")):
+        image = nib.load(case.images[0])
+        qform = image.affine.copy()
+        if change == "shift":
+            qform[0, 3] += 10
+        else:
+            qform[0, :3] *= -1
+        image.header.set_qform(qform, code=1)
+        nib.save(image, case.images[0])
+    report = check_cases(cases, NUM_CLASSES)
+    assert report.errors == [] and len(report.warnings) == 1, report.warnings
+    assert report.warnings[0].startswith(
+        f"2 file(s) whose qform and sform place the voxels apart: {cases[1].images[0]} (the qform puts voxel (0, 0, 0) "
+        f"10 mm from where the sform does), {cases[2].images[0]} (the qform's axes are ")
+    assert "one the mirror image of the other); read by the sform, as nibabel does" in report.warnings[0]
+    assert "img.set_qform(img.get_sform(), code=1)" in report.warnings[0]
+
+
 def test_images_of_a_single_slice_are_one_warning(tmp_path):
     flat = make_case(tmp_path, "flat", image=clean_image()[:, :, :1], label=clean_label()[:, :, 3:4])
     report = check_cases([make_case(tmp_path, "good"), flat], NUM_CLASSES)

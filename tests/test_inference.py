@@ -320,6 +320,16 @@ def test_a_scan_whose_sform_and_pixdim_disagree_is_read_by_its_sform_with_a_warn
     np.testing.assert_allclose(prepared.image.affine, expected.affine)
     consistent = prepare_case(config, [scans / "imagesTr" / "case_001.nii.gz"])
     assert resampled_voxels(prepared) == resampled_voxels(consistent)
+    # one voxel size, but the qform 10 mm off: read by the sform, said (seventy-fourth session)
+    shifted = nib.Nifti1Image(np.asanyarray(source.dataobj), source.affine, source.header)
+    qform = source.affine.copy()
+    qform[1, 3] += 10
+    shifted.header.set_qform(qform, code=1)
+    nib.save(shifted, tmp_path / "shifted_qform.nii.gz")
+    with pytest.warns(UserWarning, match=r"shifted_qform.nii.gz: its qform and sform place the voxels apart \(the "
+                                         r"qform puts voxel \(0, 0, 0\) 10 mm from where the sform does\)"):
+        moved = prepare_case(config, [tmp_path / "shifted_qform.nii.gz"])
+    assert torch.equal(moved.image.as_tensor(), expected.as_tensor())
 
 
 # --------------------------------------------------------------------------------------------------

@@ -34,7 +34,8 @@ import numpy as np
 
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
-from accelerated_seg.data.io import VOXEL_SIZE_CONFLICT_FIX, header_error, read_nifti, voxel_size_conflict
+from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict,
+                                     read_nifti, voxel_size_conflict)
 from accelerated_seg.data.manifest import Case, Manifest, with_regions
 from accelerated_seg.data.preprocess_settings import resolved_crop_foreground, resolved_normalization
 
@@ -256,6 +257,7 @@ class _Tally:
         self.background_only: list[Path] = []
         self.without_orientation: list[Path] = []
         self.two_voxel_sizes: list[str] = []  # "path (sform ... mm, pixdim ... mm)"
+        self.two_placements: list[str] = []  # "path (the qform puts voxel (0, 0, 0) 10 mm from ...)"
         self.single_slices: list[str] = []  # "path (shape)"
         self.cropped_away: list[str] = []  # "case: lost of total labelled voxels"
         self.hounsfield: list[str] = []  # "path (minimum)": CT that the foreground crop would cut down
@@ -270,6 +272,8 @@ class _Tally:
             self.without_orientation.append(path)
         if conflict := voxel_size_conflict(image):
             self.two_voxel_sizes.append(f"{path} ({conflict})")
+        if conflict := placement_conflict(image):
+            self.two_placements.append(f"{path} ({conflict})")
 
     def see_image(self, path: Path, image: nib.Nifti1Image) -> None:
         if 1 in _grid_shape(image):
@@ -300,6 +304,11 @@ class _Tally:
             report.warnings.append(
                 f"{len(self.two_voxel_sizes)} file(s) whose header gives two voxel sizes: "
                 f"{_listed(self.two_voxel_sizes)}; {VOXEL_SIZE_CONFLICT_FIX}"
+            )
+        if self.two_placements:
+            report.warnings.append(
+                f"{len(self.two_placements)} file(s) whose qform and sform place the voxels apart: "
+                f"{_listed(self.two_placements)}; {PLACEMENT_CONFLICT_FIX}"
             )
         if self.single_slices:
             # Usable (the patches are padded), but a 3D network learns nothing across slices there

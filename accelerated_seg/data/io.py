@@ -10,6 +10,7 @@ checked. :func:`read_nifti` therefore reads the whole stream up front, and
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import uuid
 import zlib
@@ -100,6 +101,38 @@ def voxel_size_conflict(image: nib.Nifti1Image) -> str | None:
     if np.allclose(by_sform, by_pixdim, rtol=1e-3, atol=1e-4):
         return None
     return f"sform {_sizes(by_sform)} mm, pixdim {_sizes(by_pixdim)} mm"
+
+
+def placement_conflict(image: nib.Nifti1Image) -> str | None:
+    """Words for a header whose qform and sform (both codes set) place the voxels apart, beyond a
+    writer's rounding, where they give one voxel size (``voxel_size_conflict`` says the rest), e.g.
+    "the qform puts voxel (0, 0, 0) 10 mm from where the sform does"; else None.
+
+    Everything here reads the sform, as nibabel does; a tool that prefers the qform shows the scan
+    (or the label map) that far away or turned, and nothing said so (seventy-fourth session's probe).
+    """
+    header = image.header
+    if not (header.get("sform_code", 0) and header.get("qform_code", 0)) or len(image.shape) < 3:
+        return None
+    sform, qform = header.get_sform(), header.get_qform()
+    if not np.allclose(nib.affines.voxel_sizes(sform), nib.affines.voxel_sizes(qform), rtol=1e-3, atol=1e-4):
+        return None  # two voxel sizes: voxel_size_conflict's warning
+    apart = float(np.linalg.norm(sform[:3, 3] - qform[:3, 3]))
+    axes_s, axes_q = (matrix[:3, :3] / nib.affines.voxel_sizes(matrix) for matrix in (sform, qform))
+    turned = math.degrees(math.acos(np.clip((np.trace(axes_s.T @ axes_q) - 1) / 2, -1.0, 1.0)))
+    if np.linalg.det(axes_s) * np.linalg.det(axes_q) < 0:
+        return (f"the qform's axes are {''.join(nib.aff2axcodes(qform))} and the sform's "
+                f"{''.join(nib.aff2axcodes(sform))}, one the mirror image of the other")
+    said = ([f"turns the axes {turned:.1f} degrees from the sform's"] if turned > 0.05 else []) + (
+        [f"puts voxel (0, 0, 0) {apart:.3g} mm from where the sform does"] if apart > 0.1 else [])
+    return f"the qform {' and '.join(said)}" if said else None
+
+
+# What to do about a placement_conflict, said wherever one is found
+PLACEMENT_CONFLICT_FIX = (
+    "read by the sform, as nibabel does where sform_code is set; a tool that prefers the qform places it "
+    "otherwise. If the sform is right, rewrite the qform from it (nibabel: img.set_qform(img.get_sform(), code=1)); "
+    "if the qform is, the other way round (img.set_sform(img.get_qform(), code=1))")
 
 
 # What to do about a voxel_size_conflict, said wherever one is found
