@@ -388,3 +388,29 @@ def test_a_resume_with_other_accumulation_takes_whole_windows_from_its_first_ste
     weights = load_file(run / "model" / "model.safetensors")
     for key, expected in load_file(tmp_path / "through" / "model" / "model.safetensors").items():
         torch.testing.assert_close(weights[key], expected, rtol=0, atol=1e-5, msg=f"{key} differs")
+
+
+def test_a_resume_onto_more_processes_with_other_accumulation_keeps_the_ranks_windows_together(
+        tiny_config, tiny_dataset, tmp_path, monkeypatch):
+    """One process at batch 4 stopped after step 3, resumed on two at batch 1 over two micro-batches
+    (the same global batch): rank 1 has no RNG file of its own, so accelerate left its micro-batch
+    counter at 0 while rank 0 took the saved 3, and their accumulation windows stayed apart for the
+    rest of the run (seventy-fourth session). Now the resumed steps train as the one-process run does."""
+    args = "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"  # as test_distributed's
+    common = dict(train__max_steps=5, train__val_every=0, train__save_every=0, model__args=args)
+    through = train(tiny_config(tmp_path / "through", train__batch_size=4, **common))
+    run = tmp_path / "resumed"
+    with monkeypatch.context() as patch:
+        _signal_self_at(patch, call=2, signum=signal.SIGUSR1)
+        assert train(tiny_config(run, train__batch_size=4, **common))["step"] == 3
+    results = launch_two(tmp_path / "two", tiny_overrides(
+        tiny_dataset, run, **{key.replace("__", "."): value for key, value in common.items()},
+        **{"train.batch_size": 1, "train.grad_accum_steps": 2, "train.resume": "latest"}))
+    for rank, result in enumerate(results):
+        assert result["step"] == 5 and result["global_batch"] == 4
+        torch.testing.assert_close(torch.tensor([loss for _, loss in result["losses"]]),
+                                   torch.tensor([loss for _, loss in through["losses"]]), rtol=1e-5, atol=1e-6,
+                                   msg=f"rank {rank}: logged losses differ")
+    weights = load_file(run / "model" / "model.safetensors")
+    for key, expected in load_file(tmp_path / "through" / "model" / "model.safetensors").items():
+        torch.testing.assert_close(weights[key], expected, rtol=0, atol=1e-5, msg=f"{key} differs")
