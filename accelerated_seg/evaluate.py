@@ -382,13 +382,26 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
 
 def read_label_map(path: Path) -> np.ndarray:
     """Integer voxels of a label map (the whole gzip stream is verified), as int64 (X, Y, Z)."""
-    array = np.asanyarray(read_nifti(path).dataobj)
+    image = read_nifti(path)
+    array = np.asanyarray(image.dataobj)
     if array.ndim > 3:
         array = array.reshape(array.shape[:3])
     if array.dtype.kind == "f":
-        if not np.all(np.isfinite(array)) or not np.array_equal(array, np.round(array)):
-            raise DataError(f"{path}: a label map must hold whole class numbers, found fractional or NaN values; "
-                            f"is this an image or a probability map instead of a label map?")
+        wrong = ~np.isfinite(array) | (array != np.round(array))
+        if wrong.any():
+            # Which values, and the header's scaling where it made them: integer labels saved through a
+            # uint8 header with a slope read back as 1000.0000012, and only "fractional" was said.
+            values = np.unique(array[wrong])
+            shown = ", ".join(f"{value:.12g}" for value in values[:5]) + (", ..." if len(values) > 5 else "")
+            # nibabel keeps the file's scaling on the data proxy (the header's scl_ fields read NaN once loaded)
+            slope, inter = (float(getattr(image.dataobj, name, default)) for name, default in (("slope", 1.0),
+                                                                                              ("inter", 0.0)))
+            scaled = (f"; its header scales the stored integers (scl_slope {slope:.6g}, scl_inter {inter:.6g}), "
+                      f"which made them so: save the label map with an integer data type and no scaling"
+                      if (slope, inter) != (1.0, 0.0) else
+                      "; is this an image or a probability map instead of a label map?")
+            raise DataError(f"{path}: a label map must hold whole class numbers, found {len(values)} other value(s) "
+                            f"({shown}){scaled}")
     return array.astype(np.int64)
 
 

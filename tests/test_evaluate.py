@@ -482,3 +482,26 @@ def test_the_command_refuses_a_wrong_folder_file_or_setting_before_torch_and_mon
     save(pred_dir / "c.nii.gz", np.zeros((60, 50, 39), np.uint8))  # last: grids are checked before settings
     assert_refused_at_once([str(pred_dir), str(label_dir), "--num-classes", "3"], "are not on one voxel grid")
     assert not (pred_dir / "evaluation").exists()
+
+
+def test_a_label_map_of_other_than_whole_numbers_is_refused_naming_its_values_and_any_scaling(tmp_path):
+    """"found fractional or NaN values" alone, before the seventy-fourth session: a label of 1000 saved
+    through a uint8 header (scl_slope 3.92) reads back as 1000.0000012, which only the header explains."""
+    from accelerated_seg.evaluate import read_label_map
+
+    labels = np.zeros((4, 4, 4), np.int32)
+    labels[1, 1, 1] = 1000
+    scaled = nib.Nifti1Image(labels, np.eye(4))
+    scaled.set_data_dtype(np.uint8)  # nibabel scales 1000 into 0..255
+    nib.save(scaled, tmp_path / "scaled.nii.gz")
+    with pytest.raises(DataError, match=r"scaled.nii.gz: a label map must hold whole class numbers, found 1 other "
+                                        r"value\(s\) \(1000.0000\d+\); its header scales the stored integers "
+                                        r"\(scl_slope 3.92157, scl_inter 0\), which made them so: save the label map "
+                                        r"with an integer data type and no scaling"):
+        read_label_map(tmp_path / "scaled.nii.gz")
+    probabilities = np.zeros((4, 4, 4), np.float32)
+    probabilities[0, 0, :] = [0.25, 0.5, np.nan, 1.0]
+    nib.save(nib.Nifti1Image(probabilities, np.eye(4)), tmp_path / "probs.nii.gz")
+    with pytest.raises(DataError, match=r"found 3 other value\(s\) \(0.25, 0.5, nan\); is this an image or a "
+                                        r"probability map instead of a label map\?"):
+        read_label_map(tmp_path / "probs.nii.gz")
