@@ -430,9 +430,24 @@ def _check(args, _) -> int:
         print(f"warning: {warning}")
     for error in report.errors:
         print(f"error: {error}", file=sys.stderr)
+    print(_what_training_reads(manifest))
     cases = len(manifest.training) + len(manifest.validation)
     print(f"{cases} case(s), {len(report.errors)} error(s), {len(report.warnings)} warning(s)")
     return 1 if report.errors else 0
+
+
+def _what_training_reads(manifest) -> str:
+    """The channels, classes (with their stored values where they differ) and split training reads: a
+    multi-channel dataset's user looked for these in vain, where only a count was printed (seventy-fourth
+    session's probe)."""
+    channels = ", ".join(f"{index} {name}" for index, name in sorted(manifest.channels.items()))
+    renumbered = not manifest.binarized and manifest.label_values != list(range(len(manifest.labels)))
+    classes = ", ".join(f"{index} {name}" + (f" (stored as {manifest.label_values[index]})" if renumbered else "")
+                        for index, name in sorted(manifest.labels.items()))
+    regions = f"; regions: {', '.join(manifest.regions.names)}" if manifest.regions is not None else ""
+    ignore = f"; unannotated: {manifest.ignore_value}" if manifest.ignore_value is not None else ""
+    return (f"channels: {channels}; classes: {classes}{regions}{ignore}; split {manifest.split}: "
+            f"{len(manifest.training)} training, {len(manifest.validation)} validation")
 
 
 def _predict(args, _) -> int:

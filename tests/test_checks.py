@@ -381,7 +381,11 @@ def test_the_check_command_lists_the_problems_and_checks_binarized_labels_as_tra
     assert "label values [5] are not declared" in captured.err and str(cases[1].label) in captured.err
     assert "2 case(s), 1 error(s)" in captured.out
     assert main(["check", str(dataset), "--binarize"]) == 0
-    assert "2 case(s), 0 error(s)" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "2 case(s), 0 error(s)" in said
+    # what training reads, said: the channels, the classes and the split, not a count alone
+    assert ("channels: 0 image; classes: 0 background, 1 foreground; split fraction 0.2 (seed 0): 1 training, "
+            "1 validation\n") in said
     assert main(["check", str(tmp_path / "nowhere.json")]) == 1
     assert capsys.readouterr().err.startswith("error: ")
     # a budget no volume fits is the command's misuse: once one "over the budget" error per case
@@ -411,6 +415,8 @@ def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path
     # ... or --labels alone, read as training reads --data.labels (session 72 left a CSV's check without it)
     assert main(["check", str(table), "--labels", "{0: background, 1: a, 2: b}"]) == 0
     assert "2 case(s), 0 error(s)" in capsys.readouterr().out
+    assert main(["check", str(table), "--labels", "{0: background, 1: a, 4: b}"]) == 1  # 2 undeclared, as stored 4
+    assert "classes: 0 background (stored as 0), 1 a (stored as 1), 2 b (stored as 4)" in capsys.readouterr().out
     assert main(["check", "--config", str(config), "--labels", "{0: background, 1: a}"]) == 1  # over the config's
     assert "label values [2] are not declared" in capsys.readouterr().err
     assert main(["check", str(table), "--labels", "{0: background, 1: a"]) == 2  # its YAML: a usage error
