@@ -69,7 +69,7 @@ from .resume_settings import check_resume_settings
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
-from .schedule import BatchPlan, lr_multipliers, resolve_batch
+from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, strategy_in_effect
 from .validation import validate
 
@@ -748,10 +748,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         _continue_the_data_stream(loop, train_set.epoch_length, plan.per_device * num_processes)
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
-        rate_it_would_have_had = scheduler.get_last_lr()[0]  # the checkpoint's schedule, at its next step
         continue_with_the_runs_settings(scheduler, plan.lr)
-        if note := _another_length_note(resume_from, cfg, rate_it_would_have_had,
-                                        scheduler.optimizer.param_groups[0]["lr"]):
+        if note := _another_length_note(resume_from, cfg, plan.lr, loop.progress.step):
             accelerator.print(note)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
@@ -906,20 +904,23 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
         if step == max_steps else ""))
 
 
-def _another_length_note(checkpoint: Path, cfg: Config, before: float, now: float) -> str | None:
+def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) -> str | None:
     """What a resume with another ``train.max_steps`` does to the learning rate, else None.
 
     The schedule decays to ``train.max_steps``, so lengthening a run recomputes it over the new length
     and the rate jumps: a probe's 10-step cosine resumed at step 10 to run 20 steps went from 0.00145
-    to 0.00673, 4.7 times, and nothing said so (seventy-fourth session). Resuming with the length it
-    was written with is the usual case and says nothing. fit's checkpoints hold no config.yaml.
+    to 0.00673, 4.7 times, and nothing said so (seventy-fourth session). Both rates are this run's
+    ``lr`` (batch scaled) and optim settings at the next step, over the two lengths, so the figures
+    show what the length alone changes (another ``optim.lr`` is listed apart). Resuming with the
+    length it was written with is the usual case and says nothing. fit's checkpoints hold no config.yaml.
     """
     try:
         saved = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"]["max_steps"]
     except (OSError, yaml.YAMLError, KeyError, TypeError):
         return None
-    if saved == cfg.train.max_steps:
+    if saved == cfg.train.max_steps or not isinstance(saved, int):
         return None
+    now, before = (lr * lr_multiplier(step, cfg.optim, length) for length in (cfg.train.max_steps, saved))
     return (f"train.max_steps {saved} -> {cfg.train.max_steps}: the learning-rate schedule ({cfg.optim.schedule}, "
             f"after {cfg.optim.warmup_steps} warm-up steps) now decays over {cfg.train.max_steps} steps, so training "
             f"goes on at a rate of {now:.3g} where the checkpoint's own schedule gives {before:.3g}")
