@@ -553,7 +553,7 @@ def check_resume_channels(checkpoint: Path, channels: dict) -> str | None:
     differ otherwise (the same scans named anew, "T2" and "T2w", is the user's to judge), else None.
 
     MSD's BraTS and an nnU-Net conversion of it order the modalities differently: a resume onto the
-    other went on training without a word, the validation Dice fell from 0.97 to 0.38 and the export
+    other went on training without a word, the validation Dice collapsed and the export
     recorded the new order for weights that had learned the old (seventy-fourth session's probe).
     Another number of channels failed only after the preprocessing, on the tensors' shapes. Compared
     with the checkpoint's export description; checkpoints without one are not checked.

@@ -1043,9 +1043,9 @@ def patch_padding_warning(patch_size, shapes, spacing) -> str | None:
     """A warning where the patch is longer along an axis than every preprocessed training case, by
     more than rounding it up to a multiple of 16 explains: each patch is then mostly padding there.
 
-    Thick-slice scans (0.7 x 0.7 x 5 mm, 12 slices) under the default 64^3 patch trained 12 times
-    slower than under 64 x 64 x 16, to the same Dice, and nothing said so (seventy-fourth session's
-    probe). A warning, not an error: padding costs time, not results.
+    Thick-slice scans (0.7 x 0.7 x 5 mm, 12 slices) under the default 64^3 patch trained several times
+    slower than under 64 x 64 x 16, to about the same Dice, and nothing said so (seventy-fourth
+    session's probe). A warning, not an error: padding costs time, not results.
     """
     longest = np.max(np.asarray([np.asarray(shape)[-3:] for shape in shapes]), axis=0)
     enough = [max(16, -(-int(extent) // 16) * 16) for extent in longest]  # rounded up to a multiple of 16

@@ -1482,7 +1482,7 @@ def test_augmentation_on_the_gpu_asked_for_on_a_cpu_runs_as_asked_and_says_so(ti
 
 def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny_config, tiny_dataset, tmp_path):
     """MSD's BraTS and an nnU-Net conversion of it order the modalities differently: a resume onto the
-    other trained on without a word (a probe's Dice fell from 0.97 to 0.38), and another number of
+    other trained on without a word (a probe saw its Dice collapse), and another number of
     channels failed only after the preprocessing, on tensor shapes (seventy-fourth session)."""
     dataset = _as_4d_decathlon(tiny_dataset, tmp_path / "msd4d")
     common = dict(data__cache_dir=str(tmp_path / "cache"), train__max_steps=2, train__val_every=0, train__save_every=2)
@@ -1512,7 +1512,7 @@ def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny
 
 
 def test_a_patch_longer_than_every_case_along_an_axis_is_a_warning_with_a_patch_that_fits():
-    """Thick-slice scans (12 slices at 5 mm) under the default 64^3 patch trained 12 times slower
+    """Thick-slice scans (12 slices at 5 mm) under the default 64^3 patch trained several times slower
     than under 64 x 64 x 16, to the same Dice, without a word (seventy-fourth session's probe)."""
     from accelerated_seg.train import patch_padding_warning
 
