@@ -41,7 +41,7 @@ from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
 from .data.workers import PREEMPTION_SIGNALS
-from .files import replace_folder, sync_directory, sync_folder, with_the_usual_mode
+from .files import remove_stale_temporaries, replace_folder, sync_directory, sync_folder, with_the_usual_mode
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
                             read_export_json)
 from .models import (ModelSpec, bridgeable, build_from_spec, input_layer_names, meta_network, model_spec,
@@ -175,6 +175,25 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         on_main(accelerator, lambda: _every_ranks_files_there(partial, processes))
     on_main(accelerator, name_it_and_rotate)
     return final
+
+
+def remove_killed_writers_leftovers(out: Path) -> list[Path]:
+    """Delete what runs killed while writing into the run folder ``out`` left there: hidden checkpoint
+    folders (``.step_N.partial`` being saved, ``.step_N.old`` being rotated away) and our writers'
+    stale temporaries (``.summary.json.<uuid>.tmp``...). Returns what was removed.
+
+    Call with ``out``'s run lock held, so no live run is writing them. The next save removes the
+    hidden folders anyway, but a resume that trains nothing more (at train.max_steps already) or a
+    run that is refused later never saves, and a kill there left a whole checkpoint's size of
+    ``.step_N.old`` for good (seventy-fourth session's probe). The temporaries keep their hour of
+    grace (``remove_stale_temporaries``): a user's own tool may write into the folder as well.
+    """
+    checkpoints_dir = out / "checkpoints"
+    removed = []
+    for hidden in _hidden_checkpoints(checkpoints_dir):
+        shutil.rmtree(hidden, ignore_errors=True)
+        removed.append(hidden)
+    return removed + remove_stale_temporaries(out) + remove_stale_temporaries(checkpoints_dir)
 
 
 def _hidden_checkpoints(checkpoints_dir: Path) -> list[Path]:

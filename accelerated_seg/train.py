@@ -40,8 +40,9 @@ from .accelerate_workarounds import load_fsdp1_optimizer_state, skip_first_batch
 from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals,
                          check_initial_network, check_resume_channels, check_resume_layout, check_resume_model_settings,
                          check_resume_network, check_resume_preprocessing, check_resume_split, complete_checkpoints,
-                         expect_shared_tensors, export_model, initial_weights_preparation_note, save_training_state,
-                         set_aside_later_course, shared_tensor_names)
+                         expect_shared_tensors, export_model, initial_weights_preparation_note,
+                         remove_killed_writers_leftovers, save_training_state, set_aside_later_course,
+                         shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
@@ -785,10 +786,19 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
     holds is judged (``resume_or_replace``), in ``train`` as in ``fit``.
     """
     held = []
-    on_main(accelerator, lambda: held.append(hold_run_folder(out, elsewhere)))
+
+    def hold_and_sweep() -> list[Path]:
+        held.append(hold_run_folder(out, elsewhere))
+        # Only under a lock that works: in an unlockable folder the hidden ones may be another run's.
+        return [] if held[0].unsupported else remove_killed_writers_leftovers(out)
+
+    removed = on_main(accelerator, hold_and_sweep)
     if held and held[0].unsupported:
         accelerator.print(f"WARNING: {out} cannot be locked ({held[0].unsupported}), so a second run started into "
                           f"it would not be refused: start one run per folder")
+    if removed:
+        accelerator.print(f"removed what runs killed while writing left in {out}: "
+                          + ", ".join(str(path.relative_to(out)) for path in removed))
     try:
         yield
     finally:

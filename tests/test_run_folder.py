@@ -1,7 +1,13 @@
 """A new run never replaces an earlier one in its output folder unless asked (run_folder.py), and
 checkpoint folders are never deleted under their own names (checkpoint.py)."""
 
+import errno
+import fcntl
 import json
+import os
+import shutil
+import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -11,6 +17,7 @@ from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
 from accelerated_seg.checkpoint_files import resolve_resume
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
+from accelerated_seg.files import STALE_AFTER_S
 from accelerated_seg.run_folder import (check_before_the_imports, check_output_folder, delete_earlier_run, earlier_run,
                                        resume_or_replace)
 from accelerated_seg.run_lock import LOCK_NAME, hold_run_folder
@@ -526,3 +533,43 @@ def test_a_cache_that_the_main_process_does_not_share_with_the_other_ranks_is_re
     with pytest.raises(ConfigError, match=r"the case table .*/elsewhere, which the main process wrote, is not there "
                                           r"as rank 1 sees it: data.cache_dir must be"):
         _every_table_seen([cache.write_table(cases), tmp_path / "elsewhere"], 1)
+
+
+def test_a_resume_sweeps_what_killed_writers_left_even_when_it_trains_nothing_more(tiny_config, tmp_path, capsys):
+    """Only a save removed the hidden checkpoint folders a kill left, so a resume at train.max_steps
+    already (nothing to train, nothing saved) kept a whole checkpoint's size of .step_N.old for good
+    (seventy-fourth session's probe); the stale temporaries of the run's JSON were never removed."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    checkpoints = run / "checkpoints"
+    shutil.copytree(checkpoints / "step_2", checkpoints / ".step_1.old")  # a rotation killed midway
+    (checkpoints / ".step_3.partial").mkdir()  # a save killed midway
+    stale = run / f".summary.json.{uuid.uuid4().hex}.tmp"
+    fresh = run / f".metrics.json.{uuid.uuid4().hex}.tmp"  # a writer at work now, as far as anyone can tell
+    users = run / ".my_notes.tmp"
+    for path in (stale, fresh, users):
+        path.write_text("{")
+    os.utime(stale, (time.time() - 2 * STALE_AFTER_S,) * 2)
+    capsys.readouterr()
+
+    train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume="latest"))
+    out = capsys.readouterr().out
+    assert f"removed what runs killed while writing left in {run}: " in out and ".step_1.old" in out
+    assert sorted(p.name for p in checkpoints.iterdir()) == ["step_2"]
+    assert not stale.exists() and fresh.exists() and users.exists()
+    assert "nothing to train" in out
+
+
+def test_an_unlockable_run_folder_keeps_its_hidden_checkpoints(tiny_config, tmp_path, monkeypatch, capsys):
+    """Without a lock another live run may be writing them: nothing is swept, and the run says why."""
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    (run / "checkpoints" / ".step_4.partial").mkdir()
+    monkeypatch.setattr(fcntl, "flock", _refused_lock)
+    train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume="latest"))
+    assert "cannot be locked" in capsys.readouterr().out
+    assert (run / "checkpoints" / ".step_4.partial").is_dir()
+
+
+def _refused_lock(fd, operation):
+    raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))  # Lustre without -o flock
