@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import shutil
 import signal
@@ -487,8 +488,25 @@ def preprocessing_differences(saved: dict, here: dict, saved_where: str) -> list
     keys = sorted({*saved, *here})
     if "ct" not in (saved.get("normalization", "zscore"), here.get("normalization", "zscore")):
         keys = [key for key in keys if key != "ct_window"]
-    return [f"{key}: {saved.get(key)} {saved_where}, {here.get(key)} here" for key in keys
-            if saved.get(key) != here.get(key)]
+    return [f"{key}: {_shown(saved.get(key))} {saved_where}, {_shown(here.get(key))} here" for key in keys
+            if not _same_setting(saved.get(key), here.get(key))]
+
+
+def _same_setting(saved, here) -> bool:
+    """Equal, with numbers equal to float32's precision: a median spacing comes from the headers'
+    float32 voxel sizes (1.2000000476837158), a spacing given in the config as 1.2."""
+    if isinstance(saved, list) and isinstance(here, list) and len(saved) == len(here):
+        return all(_same_setting(a, b) for a, b in zip(saved, here))
+    if all(isinstance(value, float | int) and not isinstance(value, bool) for value in (saved, here)):
+        return math.isclose(saved, here, rel_tol=1e-6)
+    return saved == here
+
+
+def _shown(value):
+    """A setting as the user would write it: float32 noise left out (1.2, not 1.2000000476837158)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(str(_shown(item)) for item in value) + "]"
+    return repr(float(f"{value:.7g}")) if isinstance(value, float) else value
 
 
 def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> InitialWeights:

@@ -227,6 +227,21 @@ def test_the_ct_window_keys_the_cache_and_the_resume_check_only_where_it_clips(t
         "ct_window: [-1000.0, 1000.0] saved, [-100.0, 300.0] here"]
 
 
+def test_a_median_spacings_float32_noise_is_no_difference_and_is_not_shown():
+    """A median spacing is read from the headers' float32 voxel sizes: an export trained at the median
+    1.2 mm and a run given data.spacing [1.2, 1.2, 1.2] were told their spacings differed, as
+    "[1.2000000476837158, ...] there, [1.2, 1.2, 1.2] here" (seventy-fourth session's probe)."""
+    from accelerated_seg.checkpoint import preprocessing_differences
+
+    noisy = [float(np.float32(1.2)), float(np.float32(1.2)), float(np.float32(3.3))]
+    assert noisy[0] == 1.2000000476837158
+    assert preprocessing_differences({"spacing": noisy}, {"spacing": [1.2, 1.2, 3.3]}, "there") == []
+    assert preprocessing_differences({"spacing": noisy}, {"spacing": [1.2, 1.2, 3.0]}, "there") == [
+        "spacing: [1.2, 1.2, 3.3] there, [1.2, 1.2, 3.0] here"]
+    assert preprocessing_differences({"spacing": noisy}, {"spacing": None}, "there") == [
+        "spacing: [1.2, 1.2, 3.3] there, None here"]
+
+
 def test_auto_normalization_follows_the_channels_the_dataset_declares(tiny_dataset):
     """A Decathlon CT task ("modality": {"0": "CT"}) was z-scored and cropped to the voxels above 0 HU
     unless data.normalization: ct was given (sixty-seventh session); nnU-Net reads the same field."""
