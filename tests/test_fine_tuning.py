@@ -12,6 +12,7 @@ from accelerated_seg.checkpoint import initial_weights_preparation_note, load_we
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.models import MODELS, bridgeable, build_from_spec, model_spec, output_layer_names
+from accelerated_seg.preparation import _initial_weights_line
 from accelerated_seg.train import train
 
 from conftest import tiny_overrides  # tests/ is on sys.path (rootdir-style test imports)
@@ -94,6 +95,19 @@ def test_one_channel_spread_over_several_answers_copies_of_an_image_as_the_image
         torch.testing.assert_close(model(image.repeat(1, 3, 1, 1, 1)), pretrained(image), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("max_steps, suggested", [(1000, 50), (150, 50), (40, 13), (3, 1), (2, None)])
+def test_the_head_only_suggestion_fits_the_runs_length(tiny_config, tmp_path, max_steps, suggested):
+    """50 head-only steps were suggested whatever the run's length, so a 40-step run was told to
+    take a setting it then refused (not below train.max_steps); up to a third of a run only helped
+    where docs/checkpoints.md measured it."""
+    cfg = tiny_config(train__max_steps=max_steps, train__init_from=str(tmp_path / "pretrained"))
+    line = _initial_weights_line(cfg, model_spec("unet", 1, 2, (16, 16, 16)), ["model.2.0.conv.bias"], [])
+    if suggested is None:
+        assert "head_only_steps" not in line
+    else:
+        assert f"; --train.head_only_steps={suggested} would train them alone first" in line
+
+
 def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, capsys):
     """A 3-class export (background, ventricles, lesion) fine-tuned on the same phantoms binarized."""
     first = tmp_path / "first"
@@ -105,7 +119,7 @@ def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, 
                       data__binarize="true", optim__lr=0.0, optim__weight_decay=0.0))
     printed = capsys.readouterr().out
     assert "its output layers start afresh for this run's 2 outputs (4 tensors: model.2.0.conv.bias, " in printed
-    assert "; --train.head_only_steps=50 would train them alone first" in printed  # the measured better way
+    assert "head_only_steps" not in printed  # a 2-step run is too short to hold anything back (below)
     assert "WARNING: train.init_from" not in printed  # prepared as the export's were; the label mapping is no matter
 
     before, after = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
