@@ -268,11 +268,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def path_argument(text: str) -> str:
-    """A file or folder argument. An empty one (an unset shell variable) would be the working directory
-    to pathlib: predict and evaluate wrote their outputs there, evaluate naming another folder."""
+    """A file or folder argument, ``~`` expanded as in the config's paths. An empty one (an unset shell
+    variable) would be the working directory to pathlib: predict and evaluate wrote their outputs
+    there, evaluate naming another folder.
+
+    The shell leaves ``~`` alone after ``=`` (``--output=~/preds``): export and evaluate wrote into a
+    folder named ``~`` in the working directory (which ``rm -rf ~`` then deletes with one's home), and
+    predict failed after nibabel had expanded the name of its temporary alone (seventy-fifth session).
+    """
     if not text.strip():
         raise argparse.ArgumentTypeError(f"an empty path {text!r}; give a file or folder")
-    return text
+    return os.path.expanduser(text)
 
 
 class _PrintVersions(argparse.Action):

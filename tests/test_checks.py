@@ -722,3 +722,14 @@ def test_read_nifti_catches_a_truncated_uncompressed_file(tmp_path):
     path.write_bytes(content[: len(content) - 100])
     with pytest.raises(DataError, match="truncated"):
         read_nifti(path)
+
+
+def test_write_nifti_into_a_folder_named_tilde_writes_there_not_in_home(tmp_path, monkeypatch):
+    """nibabel expands a leading ``~`` of a file name: the temporary went to the home folder while the
+    rename looked for it in ``./~`` (seventy-fifth session)."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(), work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    write_nifti(Path("~") / "case.nii.gz", np.ones((4, 4, 4), np.uint8), AFFINE)
+    assert (work / "~" / "case.nii.gz").is_file() and list(home.iterdir()) == []

@@ -505,3 +505,16 @@ def test_a_label_map_of_other_than_whole_numbers_is_refused_naming_its_values_an
     with pytest.raises(DataError, match=r"found 3 other value\(s\) \(0.25, 0.5, nan\); is this an image or a "
                                         r"probability map instead of a label map\?"):
         read_label_map(tmp_path / "probs.nii.gz")
+
+
+def test_a_tilde_in_an_output_argument_is_the_home_folder(folders, tmp_path, monkeypatch, capsys):
+    """The shell leaves ``~`` alone after ``=`` (``--output=~/ev``): evaluate wrote into a folder named
+    ``~`` in the working directory, which ``rm -rf ~`` deletes with one's home (seventy-fifth session)."""
+    pred_dir, label_dir, dataset = folders
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir(), work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--output=~/ev"]) == 0
+    assert (home / "ev" / "summary.json").is_file() and list(work.iterdir()) == []
+    assert str(home / "ev") in capsys.readouterr().out

@@ -204,7 +204,9 @@ def write_nifti(
     # and is created by nibabel (not mkstemp) so the file gets normal umask permissions.
     temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{extension}")
     try:
-        image.to_filename(temporary)
+        # Absolute: nibabel expands a leading "~" of the name it is given, which would put the file
+        # elsewhere than the rename below looks (a folder named "~" in the working directory)
+        image.to_filename(temporary.absolute())
         sync_file(temporary)  # the rename must not become durable before the data is
         os.replace(temporary, path)
     except OSError as error:
