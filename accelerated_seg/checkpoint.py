@@ -134,7 +134,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
             accelerator.save_state(str(partial))  # every rank writes its own RNG state file
             if accelerator.is_main_process:
                 with_the_usual_mode(*partial.glob("*.safetensors"))  # accelerate's save_file's are owner-only
-                (partial / "config.yaml").write_text(config_yaml)
+                (partial / "config.yaml").write_text(config_yaml, encoding="utf-8")
                 for name, content in (records or {}).items():
                     (partial / name).write_text(json.dumps(content, indent=1))
                 # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
@@ -318,7 +318,7 @@ def check_resume_model_settings(checkpoint: Path, name: str, patch_size, args: d
         ConfigError: naming the first differences, as ``check_resume_network`` does.
     """
     saved_config = Path(checkpoint) / "config.yaml"
-    saved = yaml.safe_load(saved_config.read_text()) if saved_config.is_file() else None
+    saved = yaml.safe_load(saved_config.read_text(encoding="utf-8")) if saved_config.is_file() else None
     if not (isinstance(saved, dict) and isinstance(saved.get("model"), dict) and isinstance(saved.get("data"), dict)):
         return
     saved_model, saved_patch = saved["model"], saved["data"].get("patch_size")

@@ -431,8 +431,9 @@ def config_from_dict(raw: dict) -> Config:
 
 
 def dump_config(cfg: Config) -> str:
-    """The resolved config as YAML that ``load_config`` reads back."""
-    return yaml.safe_dump(plain_data(cfg.to_dict()), sort_keys=False)
+    """The resolved config as YAML that ``load_config`` reads back, in UTF-8: a path such as "wé 日本"
+    is written as it reads, not escaped ("w\\xE9 \\u65E5\\u672C", as before the seventy-fifth session)."""
+    return yaml.safe_dump(plain_data(cfg.to_dict()), sort_keys=False, allow_unicode=True)
 
 
 # What a resume is expected to change: the run's length and how this launch resumes it.
@@ -444,7 +445,7 @@ def settings_changed(saved_config: Path, config_yaml: str) -> dict[str, tuple]:
     config (none when either is missing or empty, as for ``fit``'s checkpoints), leaving out what a
     resume is expected to change: a run resumed as it was written says nothing. A setting the saved
     config lacks (added to the package after the checkpoint was written) is compared as its default."""
-    saved = yaml.safe_load(saved_config.read_text()) if Path(saved_config).is_file() else None
+    saved = yaml.safe_load(saved_config.read_text(encoding="utf-8")) if Path(saved_config).is_file() else None
     now = yaml.safe_load(config_yaml) if config_yaml else None
     if not isinstance(saved, dict) or not isinstance(now, dict):
         return {}

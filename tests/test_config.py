@@ -282,6 +282,17 @@ def test_dump_round_trips(tmp_path):
     assert isinstance(Config().data.patch_size, tuple)
 
 
+def test_the_saved_config_writes_paths_as_they_read(tmp_path):
+    """config.yaml escaped every non-ASCII letter ("w\\xE9 ird \\u65E5\\u672C"): it read back right,
+    but not to a person comparing runs (seventy-fifth session's probe)."""
+    cfg = load_config(None, ["--data.dataset=../wé ird 日本/dataset.json", "--train.output_dir=runs/é"])
+    text = dump_config(cfg)
+    assert "dataset: ../wé ird 日本/dataset.json" in text and "output_dir: runs/é" in text
+    path = tmp_path / "saved.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    assert load_config(path) == cfg
+
+
 def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):
     """`trackers: [tensorboard]` was refused as "must be str"; a list of names is the comma-separated string."""
     path = tmp_path / "run.yaml"
