@@ -24,7 +24,9 @@ import itertools
 import json
 import math
 import os
+import platform
 from dataclasses import asdict, dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 from typing import Callable
 
@@ -1139,7 +1141,10 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
             "batch": {"per_device": plan.per_device, "num_processes": plan.num_processes,
                       "accum_steps": plan.accum_steps, "global": plan.global_batch, "lr": plan.lr},
             "split": manifest.split_record(),
-            "accelerated_seg_version": __version__, "torch_version": torch.__version__}
+            "accelerated_seg_version": __version__, "torch_version": torch.__version__,
+            # what else decides the numbers: MONAI's networks and transforms, accelerate's wrapping
+            "monai_version": version("monai"), "accelerate_version": version("accelerate"),
+            "python_version": platform.python_version()}
     # The marker first: what the run writes after it is the run's, never another program's (run_folder).
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
     write_text_atomically(out / "config.yaml", config_yaml)

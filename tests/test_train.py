@@ -39,6 +39,7 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
     assert (out / "config.yaml").is_file() and (out / "checkpoints" / "step_6" / "config.yaml").is_file()
     info = json.loads((out / "run_info.json").read_text())
     assert info["batch"]["global"] == 2 and "single process" in info["strategy"]
+    assert {"torch_version", "monai_version", "accelerate_version", "python_version"} <= info.keys()  # README's
     # The saved config says what ran: data.augment_on=auto (the default) became cpu on this device.
     assert tiny_config(out).data.augment_on == "auto"
     assert load_config(out / "config.yaml").data.augment_on == "cpu"
