@@ -932,10 +932,15 @@ def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) ->
         return None
     if saved == cfg.train.max_steps or not isinstance(saved, int):
         return None
+    if cfg.optim.min_lr_ratio == 1.0:  # no decay: the length changes nothing
+        return None
+    schedule = (f"train.max_steps {saved} -> {cfg.train.max_steps}: the learning-rate schedule ({cfg.optim.schedule}, "
+                f"after {cfg.optim.warmup_steps} warm-up steps) now decays over {cfg.train.max_steps} steps")
+    if step < cfg.optim.warmup_steps:  # the warm-up does not depend on the length: "0.00055 where ... 0.00055"
+        return (f"{schedule}, not {saved}; at step {step} both are still warming up, at a rate of "
+                f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}")
     now, before = (lr * lr_multiplier(step, cfg.optim, length) for length in (cfg.train.max_steps, saved))
-    return (f"train.max_steps {saved} -> {cfg.train.max_steps}: the learning-rate schedule ({cfg.optim.schedule}, "
-            f"after {cfg.optim.warmup_steps} warm-up steps) now decays over {cfg.train.max_steps} steps, so training "
-            f"goes on at a rate of {now:.3g} where the checkpoint's own schedule gives {before:.3g}")
+    return f"{schedule}, so training goes on at a rate of {now:.3g} where the checkpoint's own schedule gives {before:.3g}"
 
 
 def _finish(run: ConfiguredRun, preempted: bool) -> dict:

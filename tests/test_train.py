@@ -1159,6 +1159,22 @@ def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_list
     assert "the learning-rate schedule" not in capsys.readouterr().out  # the length it was written with: nothing
 
 
+def test_a_longer_run_resumed_inside_its_warm_up_says_the_rate_is_the_same(tiny_config, tmp_path):
+    """Within the warm-up the rate does not depend on the length: the note read "a rate of 0.00055
+    where the checkpoint's own schedule gives 0.00055" (seventy-fifth session's probe); without decay
+    (min_lr_ratio 1) the length changes nothing, and nothing is said."""
+    from accelerated_seg.train import _another_length_note
+
+    checkpoint = tmp_path / "step_10"
+    checkpoint.mkdir()
+    (checkpoint / "config.yaml").write_text("train:\n  max_steps: 10\n")
+    cfg = tiny_config(train__max_steps=12, optim__warmup_steps=20)
+    assert _another_length_note(checkpoint, cfg, 0.001, 10) == (
+        "train.max_steps 10 -> 12: the learning-rate schedule (cosine, after 20 warm-up steps) now decays over 12 "
+        "steps, not 10; at step 10 both are still warming up, at a rate of 0.00055")
+    assert _another_length_note(checkpoint, tiny_config(train__max_steps=12, optim__min_lr_ratio=1.0), 0.001, 10) is None
+
+
 def test_resume_rules_between_layouts():
     from accelerated_seg.strategy import resume_conflict
 
