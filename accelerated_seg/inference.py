@@ -916,6 +916,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
             if progress:
                 progress(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
     if failed:
-        raise DataError(f"{len(failed)} of {len(cases)} case(s) could not be segmented (the others are written):\n"
+        written = len(cases) - len(failed)  # "(the others are written)" where there were none was wrong
+        raise DataError(f"{len(failed)} of {len(cases)} case(s) could not be segmented ("
+                        + (f"the other {written} are written" if written else "nothing is written") + "):\n"
                         + "\n".join(failed))
     return outputs

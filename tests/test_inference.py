@@ -880,12 +880,17 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     for name in ("a_good.nii.gz", "c_good.nii.gz"):
         shutil.copy(image, mixed / name)
     shutil.copy(tmp_path / "nan.nii.gz", mixed / "b_nan.nii.gz")
-    with pytest.raises(DataError, match=r"^1 of 3 case\(s\) could not be segmented \(the others are written\):\n"
+    with pytest.raises(DataError, match=r"^1 of 3 case\(s\) could not be segmented \(the other 2 are written\):\n"
                                         r"case b_nan: .*b_nan.nii.gz: 1 non-finite voxel\(s\)"):
         predict_cases(model, [mixed], tmp_path / "labels")
     assert sorted(p.name for p in (tmp_path / "labels").iterdir()) == ["a_good.nii.gz", "c_good.nii.gz"]
     assert main(["predict", "--model", str(model), str(mixed), "--output", str(tmp_path / "again")]) == 2
     assert "1 of 3 case(s) could not be segmented" in capsys.readouterr().err
+    only = tmp_path / "only"
+    only.mkdir()
+    shutil.copy(tmp_path / "nan.nii.gz", only / "b_nan.nii.gz")
+    with pytest.raises(DataError, match=r"^1 of 1 case\(s\) could not be segmented \(nothing is written\):\n"):
+        predict_cases(model, [only], tmp_path / "only_labels")  # "(the others are written)" of none, before
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
