@@ -511,6 +511,17 @@ def test_two_cases_whose_label_names_give_one_id_are_not_called_one_case_listed_
                     (tmp_path / "b.nii.gz", tmp_path / "lab_0.nii")], validation_fraction=0)
 
 
+def test_an_id_clash_from_the_folders_joined_in_front_says_so(tmp_path):
+    """d1/seg.nii.gz and d2/seg.nii.gz become d1_seg and d2_seg, which a file d1_seg.nii.gz then
+    clashes with: the message said an id is the label file's name, which neither d1_seg's is (the
+    seventy-fifth session's probe)."""
+    (tmp_path / "cases.csv").write_text("image,label\nd1/img.nii.gz,d1/seg.nii.gz\nd2/img.nii.gz,d2/seg.nii.gz\n"
+                                        "x.nii.gz,d1_seg.nii.gz\n")
+    with pytest.raises(DataError, match=r"different cases have the same id 'd1_seg' .* with its folders joined by "
+                                        r"'_' in front where several labels share a name \(d1/seg.nii.gz is d1_seg\)"):
+        load_csv(tmp_path / "cases.csv")
+
+
 def test_csv_rows_with_their_own_ids_but_the_same_files_are_a_data_error(tmp_path):
     (tmp_path / "cases.csv").write_text("id,image,label\nfirst,a.nii.gz,a_seg.nii.gz\nsecond,./a.nii.gz,a_seg.nii.gz\n")
     with pytest.raises(DataError, match="cases 'first' and 'second' list the same files"):

@@ -153,7 +153,8 @@ def reject_duplicate_cases(training: list[Case], validation: list[Case], where: 
         raise DataError(
             f"{where}: different cases have the same id {clashing[0]!r} ({' and '.join(sorted(labels_of[clashing[0]]))}"
             f"{f'; {len(clashing) - 1} more id(s) too' if len(clashing) > 1 else ''}): a case's id is its label "
-            f"file's name without the extension (or the id it is given); rename one of the files")
+            f"file's name without the extension (or the id it is given), with its folders joined by '_' in front "
+            f"where several labels share a name (d1/seg.nii.gz is d1_seg); rename one of the files")
     if duplicates:
         raise DataError(
             f"{where}: case(s) listed more than once across training/validation: "
