@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import difflib
 import math
 import numbers
 import os
@@ -511,6 +512,48 @@ def _set_dotted(raw: dict, key: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
+def did_you_mean(name: str, choices, cutoff: float = 0.75) -> str:
+    """" (did you mean 'x'?)" for the closest of ``choices`` to a misspelled ``name``, else ""."""
+    close = difflib.get_close_matches(str(name), sorted(map(str, choices)), n=1, cutoff=cutoff)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _sections(cls, prefix: str = "") -> dict[str, tuple[str, ...]]:
+    """{prefix: the names of its sub-sections}: {"": ("data", "model", ...), "data.": ("synthetic",)}."""
+    hints = typing.get_type_hints(cls)
+    found = {prefix: tuple(name for name, hint in hints.items() if dataclasses.is_dataclass(hint))}
+    for name in found[prefix]:
+        found.update(_sections(hints[name], f"{prefix}{name}."))
+    return found
+
+
+_SECTIONS = _sections(Config)
+
+
+def _every_setting(cls=None, prefix: str = "") -> list[str]:
+    """Every setting's dotted name (data.synthetic.seed, optim.lr, ...)."""
+    cls, keys = cls or Config, []
+    for name, hint in typing.get_type_hints(cls).items():
+        if dataclasses.is_dataclass(hint):
+            keys += _every_setting(hint, f"{prefix}{name}.")
+        else:
+            keys.append(prefix + name)
+    return keys
+
+
+def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool) -> str:
+    """For an unknown key: a close spelling in its section, else the sections that have it
+    (``train.lr`` is ``optim.lr``). A list of thirty valid keys alone left the user to find it.
+    A misspelled section (``section``: it holds settings) is only ever another section's name."""
+    if section:
+        sections = [key for key in names if key in _SECTIONS.get(prefix, ())]
+        return did_you_mean(name, sections, cutoff=0.6).replace(" (did you mean '", f" (did you mean '{prefix}", 1)
+    if hint := did_you_mean(name, names):
+        return hint.replace(" (did you mean '", f" (did you mean '{prefix}", 1)
+    elsewhere = [key for key in _every_setting() if key.rsplit(".", 1)[-1] == name]
+    return f" (it is {' or '.join(elsewhere)})" if elsewhere else ""
+
+
 def _build(cls, raw: Any, prefix: str):
     if raw is None:
         raw = {}
@@ -521,7 +564,8 @@ def _build(cls, raw: Any, prefix: str):
     unknown = sorted(set(raw) - names)
     if unknown:
         raise ConfigError(
-            f"unknown setting '{prefix}{unknown[0]}'; valid keys under "
+            f"unknown setting '{prefix}{unknown[0]}'"
+            f"{_where_it_may_be(unknown[0], names, prefix, isinstance(raw[unknown[0]], dict))}; valid keys under "
             f"{prefix.rstrip('.') or 'the top level'} are: {', '.join(sorted(names))}"
         )
     values = {name: _coerce(hints[name], raw[name], f"{prefix}{name}") for name in raw}

@@ -40,7 +40,7 @@ import torch
 from monai.losses import DeepSupervisionLoss
 from torch import nn
 
-from .config import ConfigError, plain_data
+from .config import ConfigError, did_you_mean, plain_data
 from .models import ModelSpec
 from .regions import Regions
 
@@ -84,7 +84,8 @@ def segmentation_loss(name: str = "dice_ce", args: dict | None = None, regions: 
     accepted = set(inspect.signature(monai_class.__init__).parameters) - {"self"}
     if unknown := sorted(set(args) - accepted):
         raise ConfigError(f"train.loss_args {unknown} are not arguments of monai.losses.{monai_class.__name__} "
-                          f"(train.loss={name}); it takes {', '.join(sorted(accepted - set(set_by_the_run)))}")
+                          f"(train.loss={name}){did_you_mean(unknown[0], accepted)}; it takes "
+                          f"{', '.join(sorted(accepted - set(set_by_the_run)))}")
     if contradicted := sorted(key for key in set(args) & set(set_by_the_run)
                               if plain_data(args[key]) != set_by_the_run[key]):
         raise ConfigError(f"train.loss_args {contradicted} contradict the run: "

@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 import monai.networks.nets as monai_nets
 import torch.nn as nn
 
-from .config import ConfigError, check_network_name, plain_data
+from .config import ConfigError, check_network_name, did_you_mean, plain_data
 
 
 @dataclass(frozen=True)
@@ -286,8 +286,10 @@ def check_arg_names(name: str, args: dict) -> None:
 
 
 def _refuse_unknown_args(monai_class: str, args: dict) -> None:
-    if unknown := sorted(set(args) - _accepted_args(monai_class)):
-        raise ConfigError(f"model.args {unknown} are not arguments of monai.networks.nets.{monai_class}")
+    accepted = _accepted_args(monai_class)
+    if unknown := sorted(set(args) - accepted):
+        raise ConfigError(f"model.args {unknown} are not arguments of monai.networks.nets.{monai_class}"
+                          + did_you_mean(unknown[0], accepted))
 
 
 def _accepted_args(monai_class: str) -> set[str]:

@@ -360,3 +360,30 @@ def test_a_value_out_of_range_in_the_file_is_named_with_the_file(tmp_path):
     path.write_text("optim:\n  lr: 0.001\n")
     with pytest.raises(ConfigError, match=r"^setting optim.lr must be >= 0"):
         load_config(path, ["--optim.lr=-1"])
+
+
+@pytest.mark.parametrize("override, hint", [
+    ("--train.lr=0.1", "unknown setting 'train.lr' (it is optim.lr); valid keys under train are: "),
+    ("--train.max_step=3", "unknown setting 'train.max_step' (did you mean 'train.max_steps'?); "),
+    ("--optimizer.lr=0.1", "unknown setting 'optimizer' (did you mean 'optim'?); valid keys under the top level"),
+    ("--data.synth.seed=1", "unknown setting 'data.synth' (did you mean 'data.synthetic'?); "),
+    ("--data.seed=1", "unknown setting 'data.seed' (it is data.synthetic.seed or train.seed); "),
+    ("--train.zzz=1", "unknown setting 'train.zzz'; valid keys under train are: "),
+])
+def test_an_unknown_setting_says_where_it_may_be(override, hint):
+    """A misspelled key or one under the wrong section was answered with the section's thirty valid
+    keys alone, leaving the user to find optim.lr among them (seventy-fifth session's probe)."""
+    with pytest.raises(ConfigError) as refused:
+        load_config(None, [override])
+    assert hint in str(refused.value)
+
+
+def test_misspelled_network_and_loss_arguments_get_the_closest_name(tmp_path):
+    from accelerated_seg.losses import segmentation_loss
+    from accelerated_seg.models import check_arg_names
+
+    with pytest.raises(ConfigError, match=r"model.args \['num_res_unit'\] are not arguments of "
+                                          r"monai.networks.nets.UNet \(did you mean 'num_res_units'\?\)"):
+        check_arg_names("unet", {"num_res_unit": 1})
+    with pytest.raises(ConfigError, match=r"\(train.loss=dice_ce\) \(did you mean 'smooth_nr'\?\); it takes "):
+        segmentation_loss("dice_ce", {"smooth_n": 1.0})
