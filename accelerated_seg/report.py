@@ -38,18 +38,36 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
     label, z = annotated_slice(_canonical(case.label), manifest.ignore_value)
 
     fig, axes = plt.subplots(1, 4, figsize=(17, 4.2))
-    for ax, data, title in ((axes[0], image, f"image ({case.id})"), (axes[1], label, "reference"),
-                            (axes[2], pred, "prediction")):
-        ax.imshow(image[:, :, z].T, cmap="gray", origin="lower")
-        if data is not image:
-            ax.imshow(np.ma.masked_equal(data[:, :, z].T, 0), cmap="autumn", alpha=0.6, origin="lower",
-                      vmin=0, vmax=max(1, int(label.max()), int(pred.max())))
-        ax.set_title(title), ax.axis("off")
+    draw_slices(axes[:3], image, label, pred, z, case.id, manifest.labels)
     plot_curves(axes[3], metrics, loss=cfg.train.loss)
     fig.tight_layout()
     replace_atomically(path, lambda temporary: fig.savefig(temporary, dpi=90, format="png"))  # a kill keeps the old one
     plt.close(fig)
     return path
+
+
+def draw_slices(axes, image: np.ndarray, label: np.ndarray, pred: np.ndarray, z: int, case_id: str,
+                class_names: dict) -> None:
+    """The image, and the reference and prediction over it, at axial slice ``z``; each class in the
+    same colour in both, named in a legend on the prediction (colours alone said nothing of which
+    class was which: the seventy-fifth session's probe)."""
+    from matplotlib import colormaps
+    from matplotlib.patches import Patch
+
+    top = max(1, int(label.max()), int(pred.max()))
+    for ax, data, title in ((axes[0], image, f"image ({case_id})"), (axes[1], label, "reference"),
+                            (axes[2], pred, "prediction")):
+        ax.imshow(image[:, :, z].T, cmap="gray", origin="lower")
+        if data is not image:
+            ax.imshow(np.ma.masked_equal(data[:, :, z].T, 0), cmap="autumn", alpha=0.6, origin="lower",
+                      vmin=0, vmax=top)
+        ax.set_title(title), ax.axis("off")
+    shown = sorted((set(np.unique(label[:, :, z]).tolist()) | set(np.unique(pred[:, :, z]).tolist())) - {0})
+    names = {int(value): name for value, name in class_names.items()}
+    handles = [Patch(color=colormaps["autumn"](value / top), alpha=0.6, label=names.get(value, f"class {value}"))
+               for value in map(int, shown)]
+    if handles:
+        axes[2].legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.7)
 
 
 def annotated_slice(label: np.ndarray, ignore_value: int | None) -> tuple[np.ndarray, int]:
@@ -84,7 +102,8 @@ def plot_curves(ax, metrics: dict, loss: str = "dice_ce") -> None:
         ax.set_title(f"best mean Dice {best['mean_dice']:.3f} at step {best['step']}")
     else:
         ax.set_title("training loss (no validation in this run)")
-    ax.set_xlabel("optimizer step"), ax.set_ylim(0, max(1.05, max(losses, default=0) * 1.05))
+    ax.set_xlabel("optimizer step"), ax.set_ylabel("loss; mean Dice" if val else "loss")
+    ax.set_ylim(0, max(1.05, max(losses, default=0) * 1.05))
     ax.grid(alpha=0.3), ax.legend()
 
 

@@ -529,9 +529,31 @@ def test_the_report_curves_mark_a_lone_point_and_list_only_the_curves_drawn():
     plot_curves(ax, {"loss": [[1, 1.5], [2, 1.2]], "validation": [{"step": 2, "mean_dice": 0.4}]})
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training loss (DiceCE)", "validation mean Dice"]
     assert ax.get_title() == "best mean Dice 0.400 at step 2"
+    assert ax.get_ylabel() == "loss; mean Dice"  # one axis for both, unnamed before the seventy-fifth session
     ax.clear()
     plot_curves(ax, {"loss": [[1, 0.5]], "validation": []}, loss="tversky")  # was "DiceCE" whatever the loss
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["training loss (Tversky)"]
+    plt.close(fig)
+
+
+def test_the_report_names_the_classes_its_colours_stand_for():
+    """The reference and prediction were coloured by class with nothing saying which colour was which."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from accelerated_seg.report import draw_slices
+
+    image = np.zeros((8, 8, 4), np.float32)
+    label, pred = np.zeros((8, 8, 4), np.uint8), np.zeros((8, 8, 4), np.uint8)
+    label[2:4, 2:4, 1], pred[2:4, 2:4, 1], pred[5, 5, 1] = 1, 1, 2
+    label[0, 0, 3] = 3  # another slice: not listed
+    fig, axes = plt.subplots(1, 3)
+    draw_slices(axes, image, label, pred, 1, "case_0", {0: "background", 1: "ventricles", 2: "lesion"})
+    assert [t.get_text() for t in axes[2].get_legend().get_texts()] == ["ventricles", "lesion"]
+    colours = [tuple(h.get_facecolor()[:3]) for h in axes[2].get_legend().legend_handles]
+    assert colours[0] != colours[1]
     plt.close(fig)
 
 
