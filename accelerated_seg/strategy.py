@@ -12,6 +12,8 @@ import os
 
 from accelerate.utils import DistributedType, patch_environment
 
+from .config import ConfigError
+
 _SHARDED = {DistributedType.FSDP: "FSDP", DistributedType.DEEPSPEED: "DeepSpeed"}
 
 # Our precision names (the CLI's --precision) -> accelerate's mixed_precision values.
@@ -150,15 +152,36 @@ def configure_deepspeed(accelerator, per_device: int, accum_steps: int, max_grad
     plugin = accelerator.state.deepspeed_plugin if accelerator.distributed_type == DistributedType.DEEPSPEED else None
     if plugin is None:
         return None
+    config = plugin.deepspeed_config
+    # HF-style DeepSpeed jsons carry these blocks; accelerate then refuses the loop's own optimizer
+    # and schedule at prepare, a traceback after the whole data work (seventy-fifth session's probe)
+    if blocks := [block for block in ("optimizer", "scheduler") if block in config]:
+        raise ConfigError(f"the DeepSpeed config (the accelerate profile's deepspeed_config_file, or its "
+                          f"deepspeed_config) has {' and '.join(repr(b) for b in blocks)} block(s), but the "
+                          f"experiment config decides the optimizer and learning-rate schedule (optim.optimizer, "
+                          f"optim.lr, optim.schedule ...): remove those blocks from the DeepSpeed config")
     ours = deepspeed_batch_settings(per_device, accum_steps, accelerator.num_processes, max_grad_norm)
     replaced = [f"{key} {given} -> {ours[key]} ({_DECIDED_BY[key]})" for key, given in
-                ((key, plugin.deepspeed_config.get(key)) for key in ours)
+                ((key, config.get(key)) for key in ours)
                 if given not in (None, "auto") and float(given) != float(ours[key])]
-    plugin.deepspeed_config.update(ours)
+    config.update(ours)
+    zero = config.get("zero_optimization")
+    if isinstance(zero, dict) and zero.get("stage") == 3:
+        # The exports gather ZeRO-3's partitions into whole weights (get_state_dict), which DeepSpeed
+        # does only with this flag; accelerate config's default answer leaves it false, and the run
+        # then trained and failed at its first export (seventy-fifth session's probe).
+        if zero.get(_GATHER) not in (None, "auto", True):
+            replaced.append(f"zero_optimization.{_GATHER} {zero[_GATHER]} -> true (the exports model/ and "
+                            f"best_model/ gather the whole network)")
+        zero[_GATHER] = True
     if not replaced:
         return None
-    return (f"NOTE: the experiment config decides DeepSpeed's batch and clipping, so the accelerate profile's "
-            f"values are replaced: {'; '.join(replaced)}. Set those settings to change them")
+    return (f"NOTE: the experiment config decides DeepSpeed's batch and clipping, and the exports need whole "
+            f"weights, so the accelerate profile's (or its DeepSpeed json's) values are replaced: "
+            f"{'; '.join(replaced)}. Set those settings to change them")
+
+
+_GATHER = "stage3_gather_16bit_weights_on_model_save"
 
 
 def checkpoint_layout(accelerator) -> dict:

@@ -43,14 +43,15 @@ def _with_transformers(monkeypatch):
 
 
 def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    """``profile``: a shipped profile's name, or the path of one of the user's own."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if k != "ACCELERATE_USE_CPU"}  # it would switch DeepSpeed off
     env.update(env_extra or {})
     env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'tests'}{os.pathsep}{env.get('PYTHONPATH', '')}"
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
-           str(ROOT / "configs" / "accelerate" / f"{profile}.yaml"), "--num_processes", "1",
+    config_file = profile if Path(profile).is_file() else ROOT / "configs" / "accelerate" / f"{profile}.yaml"
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(config_file), "--num_processes", "1",
            "--main_process_port", str(port), *args]
     return run_bounded(cmd, cwd=ROOT, env=env, timeout=480)
 
@@ -106,6 +107,25 @@ def test_zero3_with_activation_checkpointing_exports_the_plain_networks_fp32_wei
     load_exported(out / "model")  # strictly into the plain MONAI network
     # From the checkpoint too: zero_to_fp32 names the parameters with the wrappers' prefix, left out alike.
     assert_checkpoint_exports_as_training_did(out, tmp_path / "exported")
+
+
+def test_a_zero3_profile_made_with_accelerate_configs_defaults_still_exports(tiny_dataset, tmp_path):
+    """accelerate config's default answer to "save 16-bit model weights" is no: the run trained, then
+    its first export failed in get_state_dict ("Cannot get 16bit model weights"), leaving no checkpoint
+    and no model (seventy-fifth session's probe). The run turns the gather on, and says so."""
+    from accelerated_seg.checkpoint import load_exported
+
+    shipped = (ROOT / "configs" / "accelerate" / "deepspeed_zero3.yaml").read_text()
+    assert "zero3_save_16bit_model: true" in shipped
+    profile = tmp_path / "my_zero3.yaml"
+    profile.write_text(shipped.replace("zero3_save_16bit_model: true", "zero3_save_16bit_model: false"))
+    out = tmp_path / "run"
+    proc = _launch(str(profile), str(ROOT / "examples" / "train.py"), "--no-report",
+                   *tiny_overrides(tiny_dataset, out, train__max_steps=2, train__val_every=2))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "zero_optimization.stage3_gather_16bit_weights_on_model_save False -> true" in proc.stdout
+    load_exported(out / "model")
+    load_exported(out / "best_model")
 
 
 # The blocks ZeRO-3 gathers whole: DynUNet's 5 basic blocks, all but the first, which takes the image.

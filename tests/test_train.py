@@ -875,18 +875,38 @@ def test_deepspeed_is_told_our_batch_accumulation_and_clipping():
     assert configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0) is None
     assert plugin.deepspeed_config == {"gradient_accumulation_steps": 3, "gradient_clipping": 12.0,
                                        "train_micro_batch_size_per_gpu": 2, "train_batch_size": 24,
-                                       "zero_optimization": {"stage": 3}}
+                                       "zero_optimization": {"stage": 3, GATHER: True}}  # for the exports
     # A profile of the user's own (accelerate config asks for both) had them replaced without a word
     plugin.deepspeed_config = {**shipped, "gradient_accumulation_steps": 4, "gradient_clipping": 1.0}
     note = configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0)
-    assert note == ("NOTE: the experiment config decides DeepSpeed's batch and clipping, so the accelerate profile's "
-                    "values are replaced: gradient_accumulation_steps 4 -> 3 (train.grad_accum_steps or "
+    assert note == ("NOTE: the experiment config decides DeepSpeed's batch and clipping, and the exports need whole "
+                    "weights, so the accelerate profile's (or its DeepSpeed json's) values are replaced: "
+                    "gradient_accumulation_steps 4 -> 3 (train.grad_accum_steps or "
                     "train.global_batch_size); gradient_clipping 1.0 -> 12.0 (optim.max_grad_norm). Set those "
                     "settings to change them")
     plugin.deepspeed_config = {**shipped, "gradient_accumulation_steps": 3, "gradient_clipping": 12}
     assert configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0) is None  # the same
     ddp = SimpleNamespace(distributed_type=DistributedType.MULTI_GPU, num_processes=4, state=SimpleNamespace())
     assert configure_deepspeed(ddp, 2, 3, 12.0) is None  # not DeepSpeed: nothing to do, nothing touched
+    # accelerate config's default answer (zero3_save_16bit_model: false): the run trained, then every
+    # export failed in get_state_dict (seventy-fifth session's probe)
+    plugin.deepspeed_config = {**shipped, "zero_optimization": {"stage": 3, GATHER: False}}
+    note = configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0)
+    assert note.endswith(f"values are replaced: zero_optimization.{GATHER} False -> true (the exports model/ and "
+                         f"best_model/ gather the whole network). Set those settings to change them")
+    assert plugin.deepspeed_config["zero_optimization"][GATHER] is True
+    plugin.deepspeed_config = {**shipped, "zero_optimization": {"stage": 2, GATHER: False}}
+    assert configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0) is None  # not ZeRO-3
+    # An HF-style json's optimizer and schedule: a traceback at prepare, after the data work, before
+    for blocks in ({"optimizer": {"type": "AdamW"}}, {"optimizer": {}, "scheduler": {"type": "WarmupLR"}}):
+        plugin.deepspeed_config = {**shipped, **blocks}
+        with pytest.raises(ConfigError, match=r"the DeepSpeed config \(the accelerate profile's deepspeed_config_file, "
+                                              r"or its deepspeed_config\) has 'optimizer'.* block\(s\), but the "
+                                              r"experiment config decides the optimizer and learning-rate schedule"):
+            configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0)
+
+
+GATHER = "stage3_gather_16bit_weights_on_model_save"
 
 
 def test_resume_under_another_strategy_is_refused_before_training(tiny_config, tmp_path):
