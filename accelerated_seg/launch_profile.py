@@ -85,6 +85,10 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
 def _row(profile: dict, where: str) -> tuple[str | None, str | None]:
     """plan's row for the profile's strategy, or (None, why not)."""
     kind = str(profile.get("distributed_type", "NO"))
+    if kind == "MULTI_CPU" and profile.get("num_processes", 1) != 1 \
+            and not (profile.get("mpirun_config") or {}).get("mpirun_hostfile"):
+        return None, ("MULTI_CPU without mpirun_config.mpirun_hostfile: accelerate launch starts one process for it, "
+                      "not num_processes (ACCELERATE_USE_CPU=true with ddp.yaml runs DDP over gloo)")
     if kind in ("NO", "MULTI_GPU", "MULTI_CPU"):  # one process, or DDP
         return "ddp", None
     if kind == "FSDP":
@@ -93,7 +97,10 @@ def _row(profile: dict, where: str) -> tuple[str | None, str | None]:
             return None, "FSDP with fsdp_offload_params"
         if int(fsdp.get("fsdp_version", 1)) == 2:  # FSDP2 shards fully; without resharding it keeps them whole
             return ("fsdp_full_shard" if fsdp.get("fsdp_reshard_after_forward", True) else "fsdp_shard_grad_op"), None
-        sharding = str(fsdp.get("fsdp_sharding_strategy", "FULL_SHARD"))
+        # accelerate config writes FSDP1's strategy as fsdp_reshard_after_forward (strategy.honour_fsdp1_sharding)
+        written = str(fsdp.get("fsdp_reshard_after_forward", "")).upper()
+        sharding = str(fsdp.get("fsdp_sharding_strategy", written if written in FSDP1_ROWS or written.startswith(
+            "HYBRID") else "FULL_SHARD"))
         if sharding not in FSDP1_ROWS:
             return None, f"FSDP's {sharding}: read fsdp_full_shard with --gpus set to one node's GPUs"
         return FSDP1_ROWS[sharding], None

@@ -38,7 +38,8 @@ from .host_cpu import emulated_bf16_warning
 from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,
-                       join_deepspeed_ranks_over_gloo, launch_error, requested_strategy, strategy_in_effect)
+                       honour_fsdp1_sharding, join_deepspeed_ranks_over_gloo, launch_error,
+                       lone_process_warning, requested_strategy, strategy_in_effect)
 from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
@@ -157,7 +158,8 @@ CPU_FP16_REFUSAL = (
     "mixed precision fp16 on the CPU: torch has no fast fp16 convolutions there (a training step of the "
     "default U-Net took 15-24x fp32's time on an AVX-512 CPU, benchmarks/results/cpu_fp16_2cpu.json), and "
     "bf16 is the CPU's reduced precision, with no loss scaling to tune. Launch with --mixed_precision bf16 "
-    "(native on CPUs with AVX512-BF16 or AMX) or --mixed_precision no; in fit(), precision='bf16' or 'fp32'. "
+    "(native on CPUs with AVX512-BF16 or AMX) or --mixed_precision no; in fit(), precision='bf16' or 'fp32'; "
+    "under DeepSpeed with a json (deepspeed_config_file), its fp16.enabled decides, whatever the launch says. "
     "fp16 is for GPUs.")
 
 
@@ -169,7 +171,12 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
         raise ConfigError(error)
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "fp16":
         raise ConfigError(CPU_FP16_REFUSAL)
+    sharding_note = honour_fsdp1_sharding(accelerator)  # before the line that says what runs
     accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
+    if sharding_note:
+        accelerator.print(f"note: {sharding_note}")
+    if warning := lone_process_warning(accelerator):
+        accelerator.print(f"WARNING: {warning}")
     if warning := fallback_warning(accelerator):
         if not allow_fallback:
             raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "

@@ -37,7 +37,75 @@ def strategy_in_effect(accelerator) -> str:
     if name is None:
         name = "DDP" if state.num_processes > 1 else "single process"
     return f"{name} ({state.distributed_type.value}) on {state.num_processes} process(es), device {accelerator.device}, " \
-           f"mixed precision {accelerator.mixed_precision}"
+           f"mixed precision {accelerator.mixed_precision}" + "".join(f", {detail}" for detail in _sharding(state))
+
+
+def _sharding(state) -> list[str]:
+    """How FSDP or DeepSpeed shards, as the plugin in effect says: "FSDP (FSDP)" alone hid an FSDP1
+    profile of accelerate config's running FULL_SHARD, and a typo'd zero_stage running ZeRO-2
+    (seventy-fifth session's probe)."""
+    if state.distributed_type == DistributedType.FSDP:
+        plugin = state.fsdp_plugin
+        if plugin.fsdp_version == 2:
+            details = ["FSDP2", "resharding after forward" if plugin.reshard_after_forward else "not resharding"]
+        else:
+            details = ["FSDP1", getattr(plugin.sharding_strategy, "name", str(plugin.sharding_strategy))]
+        if getattr(plugin.cpu_offload, "offload_params", False):
+            details.append("parameters offloaded to the CPU")
+        return details
+    if state.distributed_type == DistributedType.DEEPSPEED:
+        zero = state.deepspeed_plugin.deepspeed_config.get("zero_optimization") or {}
+        details = [f"ZeRO-{zero.get('stage', state.deepspeed_plugin.zero_stage)}"]
+        for what in ("optimizer", "param"):
+            device = (zero.get(f"offload_{what}") or {}).get("device", "none")
+            if device not in ("none", None):
+                details.append(f"{what} offloaded to {device}")
+        return details
+    return []
+
+
+def honour_fsdp1_sharding(accelerator) -> str | None:
+    """Give an FSDP1 plugin the sharding an ``accelerate config`` profile asked for; a note, else None.
+
+    accelerate config writes FSDP1's sharding strategy as ``fsdp_reshard_after_forward:
+    SHARD_GRAD_OP``, but accelerate launch always exports its ``--fsdp_sharding_strategy`` default
+    (FULL_SHARD), which the plugin prefers: SHARD_GRAD_OP, NO_SHARD and HYBRID_SHARD all ran FULL_SHARD
+    without a word (seventy-fifth session's probe, accelerate 1.15). Only such a profile puts a
+    strategy's name in FSDP_RESHARD_AFTER_FORWARD; the shipped ones set fsdp_sharding_strategy.
+    """
+    if accelerator.distributed_type != DistributedType.FSDP or accelerator.state.fsdp_plugin.fsdp_version != 1:
+        return None
+    from torch.distributed.fsdp import ShardingStrategy
+
+    asked = os.environ.get("FSDP_RESHARD_AFTER_FORWARD", "").upper()
+    plugin = accelerator.state.fsdp_plugin
+    if asked not in ShardingStrategy.__members__ or plugin.sharding_strategy == ShardingStrategy[asked]:
+        return None
+    launched = os.environ.get("FSDP_SHARDING_STRATEGY", "FULL_SHARD").upper()
+    if launched not in ("FULL_SHARD", "1"):  # both keys name a strategy, and not the same one
+        raise ConfigError(f"the accelerate profile names two FSDP sharding strategies: fsdp_sharding_strategy "
+                          f"{launched} and fsdp_reshard_after_forward {asked}; keep one of them")
+    plugin.sharding_strategy = ShardingStrategy[asked]
+    return (f"FSDP1 shards as the profile's fsdp_reshard_after_forward says ({asked}; accelerate launch would "
+            f"have run its FULL_SHARD default)")
+
+
+def lone_process_warning(accelerator) -> str | None:
+    """A warning when the launcher was set up for several processes but this is the only one, else None.
+
+    accelerate launch's simple launcher (one process, no torchrun) sets MASTER_ADDR only when the
+    profile asks for more than one process or machine: a ``distributed_type: MULTI_CPU`` profile,
+    what accelerate config writes for several CPU processes, starts them only through mpirun
+    (``mpirun_hostfile``), and otherwise trained one process without a word (seventy-fifth
+    session's probe). A warning, not an error: MASTER_ADDR may come from a job script too.
+    """
+    launched_alone = "WORLD_SIZE" not in os.environ and "MASTER_ADDR" in os.environ
+    if not (launched_alone and accelerator.num_processes == 1 and "ACCELERATE_MIXED_PRECISION" in os.environ):
+        return None
+    return ("this launch runs ONE process, though its launcher was set up for several (MASTER_ADDR is set, "
+            "WORLD_SIZE is not): an accelerate profile with distributed_type MULTI_CPU starts its processes "
+            "only through mpirun (mpirun_hostfile). For DDP over gloo on one machine launch configs/accelerate/"
+            "ddp.yaml with ACCELERATE_USE_CPU=true and --mixed_precision no")
 
 
 def launch_error(accelerator) -> str | None:

@@ -433,6 +433,28 @@ def test_every_shipped_accelerate_profile_is_read_as_its_strategy():
     assert [path.stem for path in profiles if read_launch_profile(path).on_cpu] == ["cpu"]
 
 
+@pytest.mark.parametrize("written, strategy, not_modelled", [
+    # accelerate config's FSDP1 profile names the strategy in fsdp_reshard_after_forward: all read as FULL_SHARD
+    ("distributed_type: FSDP\nfsdp_config: {fsdp_version: 1, fsdp_reshard_after_forward: SHARD_GRAD_OP}\n",
+     "fsdp_shard_grad_op", None),
+    ("distributed_type: FSDP\nfsdp_config: {fsdp_version: 1, fsdp_reshard_after_forward: NO_SHARD}\n",
+     "fsdp_no_shard", None),
+    ("distributed_type: FSDP\nfsdp_config: {fsdp_version: 1, fsdp_reshard_after_forward: HYBRID_SHARD}\n",
+     None, "FSDP's HYBRID_SHARD"),
+    # what accelerate config writes for several CPU processes: launched without mpirun, it runs one
+    ("distributed_type: MULTI_CPU\nnum_processes: 2\nuse_cpu: true\n", None,
+     "MULTI_CPU without mpirun_config.mpirun_hostfile: accelerate launch starts one process for it"),
+    ("distributed_type: MULTI_CPU\nnum_processes: 2\nmpirun_config: {mpirun_hostfile: ~/hosts}\n", "ddp", None),
+])
+def test_plan_reads_profiles_as_accelerate_config_writes_them(tmp_path, written, strategy, not_modelled):
+    from accelerated_seg.launch_profile import read_launch_profile
+
+    (tmp_path / "mine.yaml").write_text(written)
+    profile = read_launch_profile(tmp_path / "mine.yaml")
+    assert profile.strategy == strategy
+    assert (not_modelled or "") in (profile.not_modelled or "") and bool(profile.not_modelled) == bool(not_modelled)
+
+
 def test_plan_marks_the_row_of_the_launchs_accelerate_profile_and_takes_its_precision_and_processes(tmp_path,
                                                                                                      capsys):
     from pathlib import Path

@@ -859,6 +859,84 @@ def test_bf16_autocast_from_the_accelerate_config_and_fp32_export(tiny_config, t
     assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
 
 
+def test_the_strategy_line_says_how_fsdp_and_deepspeed_shard():
+    """"FSDP (FSDP) on 2 process(es)" alone hid an FSDP1 profile of accelerate config's running
+    FULL_SHARD, and "DeepSpeed (DEEPSPEED)" a typo'd zero_stage running ZeRO-2 (seventy-fifth session)."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+    from torch.distributed.fsdp import ShardingStrategy
+
+    from accelerated_seg.strategy import strategy_in_effect
+
+    def line(distributed_type, **plugins):
+        state = SimpleNamespace(distributed_type=distributed_type, num_processes=2, **plugins)
+        return strategy_in_effect(SimpleNamespace(state=state, device="cuda:0", mixed_precision="bf16"))
+
+    no_offload = SimpleNamespace(offload_params=False)
+    fsdp2 = SimpleNamespace(fsdp_version=2, reshard_after_forward=True, cpu_offload=no_offload)
+    assert line(DistributedType.FSDP, fsdp_plugin=fsdp2) == (
+        "FSDP (FSDP) on 2 process(es), device cuda:0, mixed precision bf16, FSDP2, resharding after forward")
+    fsdp1 = SimpleNamespace(fsdp_version=1, sharding_strategy=ShardingStrategy.SHARD_GRAD_OP,
+                            cpu_offload=SimpleNamespace(offload_params=True))
+    assert line(DistributedType.FSDP, fsdp_plugin=fsdp1).endswith(
+        ", FSDP1, SHARD_GRAD_OP, parameters offloaded to the CPU")
+    zero = {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "none"}}
+    deepspeed = SimpleNamespace(deepspeed_config={"zero_optimization": zero}, zero_stage=3)
+    assert line(DistributedType.DEEPSPEED, deepspeed_plugin=deepspeed).endswith(
+        "mixed precision bf16, ZeRO-3, optimizer offloaded to cpu")
+    assert line(DistributedType.MULTI_GPU).endswith("mixed precision bf16")  # DDP: nothing sharded
+
+
+def test_an_fsdp1_profile_of_accelerate_configs_shards_as_it_says(monkeypatch):
+    """accelerate config writes FSDP1's strategy as fsdp_reshard_after_forward, and accelerate launch
+    exports its FULL_SHARD default as FSDP_SHARDING_STRATEGY, which the plugin prefers."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin
+    from torch.distributed.fsdp import ShardingStrategy
+
+    from accelerated_seg.strategy import honour_fsdp1_sharding
+
+    monkeypatch.setenv("FSDP_SHARDING_STRATEGY", "FULL_SHARD")  # as accelerate launch exports them
+    monkeypatch.setenv("FSDP_RESHARD_AFTER_FORWARD", "shard_grad_op")
+    plugin = FullyShardedDataParallelPlugin(fsdp_version=1)
+    assert plugin.sharding_strategy == ShardingStrategy.FULL_SHARD  # accelerate 1.15's reading
+    accelerator = SimpleNamespace(distributed_type=DistributedType.FSDP, state=SimpleNamespace(fsdp_plugin=plugin))
+    assert honour_fsdp1_sharding(accelerator) == (
+        "FSDP1 shards as the profile's fsdp_reshard_after_forward says (SHARD_GRAD_OP; accelerate launch would have "
+        "run its FULL_SHARD default)")
+    assert plugin.sharding_strategy == ShardingStrategy.SHARD_GRAD_OP
+    assert honour_fsdp1_sharding(accelerator) is None  # as asked now
+    monkeypatch.setenv("FSDP_RESHARD_AFTER_FORWARD", "true")  # the shipped profiles: fsdp_sharding_strategy decides
+    plugin.sharding_strategy = ShardingStrategy.NO_SHARD
+    assert honour_fsdp1_sharding(accelerator) is None and plugin.sharding_strategy == ShardingStrategy.NO_SHARD
+    monkeypatch.setenv("FSDP_SHARDING_STRATEGY", "NO_SHARD")  # both keys, two strategies
+    monkeypatch.setenv("FSDP_RESHARD_AFTER_FORWARD", "hybrid_shard")
+    with pytest.raises(ConfigError, match="names two FSDP sharding strategies: fsdp_sharding_strategy NO_SHARD and "
+                                          "fsdp_reshard_after_forward HYBRID_SHARD; keep one of them"):
+        honour_fsdp1_sharding(accelerator)
+
+
+def test_a_multi_cpu_profile_launched_without_mpirun_is_said_to_run_one_process(monkeypatch):
+    """accelerate launch's simple launcher runs one process for distributed_type MULTI_CPU unless mpirun
+    is configured; it trained one, saying "single process (NO) on 1 process(es)" and no more."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.strategy import lone_process_warning
+
+    alone = SimpleNamespace(num_processes=1)
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")
+    monkeypatch.delenv("MASTER_ADDR", raising=False)
+    assert lone_process_warning(alone) is None  # a one-process profile: no MASTER_ADDR
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")  # set by the launcher for num_processes > 1
+    assert lone_process_warning(alone).startswith("this launch runs ONE process, though its launcher was set up for "
+                                                  "several (MASTER_ADDR is set, WORLD_SIZE is not)")
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert lone_process_warning(SimpleNamespace(num_processes=2)) is None  # torchrun's processes
+
+
 def test_deepspeed_is_told_our_batch_accumulation_and_clipping():
     from types import SimpleNamespace
 
