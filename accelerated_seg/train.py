@@ -54,6 +54,7 @@ from .data.manifest import Manifest
 from .data.prepare import cache_root, dataset_source, prepare_manifest, preprocess_settings
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.sampling import position_in_other_batches
+from .data.spacing import median_cases
 from .data.splits import unused_folds_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .files import write_text_atomically
@@ -1043,11 +1044,11 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     chosen = " (data.normalization: auto, from the channels' names)" if cfg.data.normalization == "auto" else ""
     if accelerator.num_processes > 1:  # the other ranks' shares, where the main process writes the tables
         on_main(accelerator, lambda: _every_case_in_the_cache(cache, cases))
-    # the spacing too: with data.spacing null it is the training cases' median, said nowhere else but the export
+    # the spacing too: with data.spacing null it is a median (median_cases), said nowhere else but the export
     spacing = " x ".join(f"{size:g}" for size in settings.spacing) if settings.spacing else "as stored"
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused; "
                       f"{settings.normalization} normalization{chosen}; spacing {spacing} mm"
-                      + (" (data.spacing: null, the training cases' median)" if cfg.data.spacing is None else ""))
+                      + (f" (data.spacing: null, {median_cases(manifest)[1]})" if cfg.data.spacing is None else ""))
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     if accelerator.num_processes > 1:  # and the tables where every rank reads them

@@ -371,3 +371,27 @@ def test_the_foreground_locations_kept_do_not_depend_on_the_files_times(tiny_dat
     assert cache.build(manifest.training[:1]) == 1
     again = cache.load_table(cache.write_table(manifest.training[:1]))[0]["class_locations"]
     assert len(first[0]) == 5 and all(np.array_equal(a, b) for a, b in zip(first, again))
+
+
+def test_every_fold_of_a_cross_validation_resamples_to_one_median_spacing(tmp_path):
+    """Each fold took its own training cases' median: on a cohort of mixed voxel sizes every fold
+    rebuilt the whole cache under a spacing of its own, and the folds' models could not be ensembled
+    (seventy-fifth session's probe, 2000 cases). A split that is no fold keeps the training median."""
+    import nibabel as nib
+
+    from accelerated_seg.data.manifest import load_cases
+    from accelerated_seg.data.spacing import target_spacing
+    from accelerated_seg.config import DataConfig
+
+    pairs = []
+    for index, size in enumerate((0.8, 0.9, 1.0, 1.2, 1.4, 1.5)):
+        affine = np.diag([size, size, 2 * size, 1.0])
+        for kind in ("image", "label"):
+            nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.uint8), affine), tmp_path / f"{kind}_{index}.nii.gz")
+        pairs.append((tmp_path / f"image_{index}.nii.gz", tmp_path / f"label_{index}.nii.gz"))
+    folds = [load_cases(pairs, num_folds=3, fold=fold) for fold in range(3)]
+    spacings = {target_spacing(DataConfig(num_folds=3, fold=fold), manifest) for fold, manifest in enumerate(folds)}
+    assert len(spacings) == 1 and spacings.pop() == pytest.approx((1.1, 1.1, 2.2))  # all six's, whichever fold
+    fraction = load_cases(pairs, validation_fraction=0.5)
+    training = sorted(float(nib.load(case.images[0]).header.get_zooms()[0]) for case in fraction.training)
+    assert target_spacing(DataConfig(), fraction)[0] == pytest.approx(float(np.median(training)))

@@ -14,6 +14,7 @@ import numpy as np
 from ..config import DataConfig
 from .cases import Manifest
 from .errors import DataError
+from .splits import is_one_fold_of_several
 
 
 def ras_spacing(path) -> tuple[float, float, float]:
@@ -31,13 +32,27 @@ def median_spacing(image_paths: Sequence) -> tuple[float, float, float]:
     return tuple(float(s) for s in np.median([ras_spacing(p) for p in image_paths], axis=0))
 
 
+def median_cases(manifest: Manifest) -> tuple[list, str]:
+    """The cases whose median voxel size is the target when ``data.spacing`` is unset, and how to say so.
+
+    The training cases, as nnU-Net takes its plan's; but where the split is one fold of several
+    (``data.num_folds``, a splits_final.json), every case of the dataset, as nnU-Net does for all its
+    folds: each fold's own training median differed, so each fold rebuilt the whole cache under a
+    spacing of its own (a probe's 2000 cases, 41 s a fold) and the folds' models, prepared otherwise,
+    could not be ensembled (seventy-fifth session).
+    """
+    if is_one_fold_of_several(manifest.split):
+        return [*manifest.training, *manifest.validation], "the median of every fold's cases"
+    return list(manifest.training), "the training cases' median"
+
+
 def target_spacing(cfg: DataConfig, manifest: Manifest) -> tuple[float, float, float]:
-    """``data.spacing``, or the training cases' median: what every volume is resampled to.
+    """``data.spacing``, or the median of ``median_cases``: what every volume is resampled to.
 
     Raises:
         DataError: a case resampled to it would hold more than ``data.max_voxels`` voxels.
     """
-    spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in manifest.training]))
+    spacing = tuple(cfg.spacing or median_spacing([case.images[0] for case in median_cases(manifest)[0]]))
     check_resampled_sizes(manifest, spacing, cfg.max_voxels, configured=cfg.spacing is not None)
     return spacing
 
@@ -65,7 +80,7 @@ def check_resampled_sizes(manifest: Manifest, spacing: tuple[float, float, float
     if not over:
         return
     voxels, case, shape, zooms = max(over, key=lambda item: item[0])
-    source = "data.spacing" if configured else "the training cases' median spacing (data.spacing unset)"
+    source = "data.spacing" if configured else f"{median_cases(manifest)[1]} spacing (data.spacing unset)"
     raise DataError(
         f"{source} {' x '.join(f'{s:g}' for s in spacing)} mm would resample {len(over)} case(s) beyond the "
         f"budget of {max_voxels:,} voxels per volume (data.max_voxels): {case.id} "

@@ -115,6 +115,12 @@ class SplitSettings:
 _NOT_USED = "not used"  # in a given split's description: data.num_folds asked for folds the source overrode
 
 
+def is_one_fold_of_several(split: str) -> bool:
+    """Whether ``Manifest.split`` holds out one fold of a cross-validation: ``fold 2 of 5 (seed 0)``
+    (data.num_folds) or ``given (splits_final.json fold 1 of 5)``."""
+    return split.startswith("fold ") or "splits_final.json fold " in split
+
+
 def unused_folds_warning(split: str) -> str | None:
     """The warning for a run whose ``data.num_folds`` the dataset's own split overrode (``split`` is
     ``Manifest.split``), else None. Said only in run_info.json before the thirtieth session, so a
