@@ -733,3 +733,36 @@ def test_write_nifti_into_a_folder_named_tilde_writes_there_not_in_home(tmp_path
     monkeypatch.chdir(work)
     write_nifti(Path("~") / "case.nii.gz", np.ones((4, 4, 4), np.uint8), AFFINE)
     assert (work / "~" / "case.nii.gz").is_file() and list(home.iterdir()) == []
+
+
+def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_path):
+    """A cohort with one problem throughout printed it once per file (1000 lines of the same advice,
+    460 KB), and a dataset whose image folder had moved gave one "file not found" per file, never
+    naming the folder (seventy-fifth session's probe, 2000 cases)."""
+    label = clean_label()
+    label[label > 0] = NUM_CLASSES  # one value beyond the declared classes, in every case
+    cases = [make_case(tmp_path, f"case_{i:03d}", label=label) for i in range(12)]
+    cases.append(make_case(tmp_path, "fine"))
+    report = check_cases(cases, NUM_CLASSES)
+    assert len(report.errors) == 12
+    with pytest.raises(DataError) as refused:
+        report.raise_if_errors()
+    lines = str(refused.value).splitlines()
+    assert lines[0].startswith("12 problem(s) in the dataset") and len(lines) == 2
+    assert lines[1].startswith(f"  - 12 files: {cases[0].label}, {cases[1].label}, ")
+    assert f"(and 2 more): label values [{NUM_CLASSES}] are not declared" in lines[1]
+
+    moved = [Case(id=f"gone_{i}", images=(tmp_path / "moved" / f"gone_{i}.nii.gz",), label=cases[i].label)
+             for i in range(5)]
+    report = check_cases([*moved, cases[-1], make_case(tmp_path, "alone", label=label)], NUM_CLASSES)
+    with pytest.raises(DataError) as refused:
+        report.raise_if_errors()
+    lines = str(refused.value).splitlines()
+    assert len(lines) == 3  # the summary, the missing folder's five images, the six labels' one value
+    assert lines[1].startswith("  - 5 files: ")
+    assert f"file not found; the folder {tmp_path / 'moved'} does not exist" in lines[1]
+    assert lines[2].startswith("  - 6 files: ") and f"label values [{NUM_CLASSES}] are not declared" in lines[2]
+    report = check_cases([*moved[:3], cases[-1]], NUM_CLASSES)  # fewer than four files: each on its own line
+    with pytest.raises(DataError) as refused:
+        report.raise_if_errors()
+    assert len(str(refused.value).splitlines()) == 1 + 6

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,8 +92,33 @@ class CheckReport:
             return
         where = f"the dataset {self.root}" if self.root is not None else "the dataset"
         lines = [f"{len(self.errors)} problem(s) in {where}; fix them before {before}:"]
-        lines += [f"  - {error}" for error in self.errors]
+        lines += [f"  - {error}" for error in _grouped(self.errors)]
         raise DataError("\n".join(lines))
+
+
+# "<case> (<role>): <file>: <what is wrong and what to do>", as the checks below write their errors
+_ERROR_PARTS = re.compile(r"^(?P<case>.+? \([^()]*\)): (?P<file>.+?): (?P<problem>.*)$", re.DOTALL)
+_GROUPED_FROM = 4  # this many files with one problem make one line
+
+
+def _grouped(errors: list[str]) -> list[str]:
+    """The errors, those that say the same of several files as one line naming the first files and
+    how many more. A cohort with one problem throughout printed it once per file: 1000 lines of the
+    same advice, 460 KB, with its one summary line at the top (seventy-fifth session's probe)."""
+    files_with: dict[str, list[str]] = {}
+    for error in errors:
+        if parts := _ERROR_PARTS.match(error):
+            files_with.setdefault(parts["problem"], []).append(parts["file"])
+    lines, said = [], set()
+    for error in errors:
+        parts = _ERROR_PARTS.match(error)
+        if parts is None or len(files_with[parts["problem"]]) < _GROUPED_FROM:
+            lines.append(error)
+        elif parts["problem"] not in said:
+            said.add(parts["problem"])
+            files = files_with[parts["problem"]]
+            lines.append(f"{len(files)} files: {_listed(files)}: {parts['problem']}")
+    return lines
 
 
 def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, max_voxels: int | None = None,

@@ -297,6 +297,11 @@ def _missing_file_fix(path: Path) -> str:
         there = f"; {written} is there" if written.is_file() else ""
         return (f"its path holds backslashes (written on Windows?){there}: write paths in the dataset description "
                 f"with forward slashes (/), which work on every system")
+    # A moved or renamed folder loses every file at once: its name is the one useful thing to say
+    # (a probe's 2000 "file not found" lines never said it; seventy-fifth session).
+    if missing := next((folder for folder in reversed(path.parents) if not folder.exists()), None):
+        return (f"the folder {missing} does not exist: check where the dataset description points (dataset.json, "
+                f"CSV, nnU-Net folder or the pairs given in Python), or restore the folder")
     return ("check the path where the dataset lists it (dataset.json, CSV, nnU-Net folder or the pairs given in "
             "Python) or restore the file")
 
