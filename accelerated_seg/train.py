@@ -1038,6 +1038,7 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     training and validation case tables (None: no validation cases) that every rank reads memory-mapped."""
     cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
     cases = manifest.training + manifest.validation
+    changed = on_main(accelerator, lambda: cache.changed_since_built(cases))  # before they are built again
     built = on_every_rank(accelerator, lambda: cache.build(
         cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
     # data.normalization: auto chose from the channels' names, so the run says what it chose
@@ -1049,6 +1050,17 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused; "
                       f"{settings.normalization} normalization{chosen}; spacing {spacing} mm"
                       + (f" (data.spacing: null, {median_cases(manifest)[1]})" if cfg.data.spacing is None else ""))
+    # Why everything was built again, and what the cache holds besides: a no-op chmod -R rebuilt a
+    # probe's 2000 cases, and six settings left six copies of the dataset, without a word (seventy-fifth)
+    if changed:
+        accelerator.print(f"  {changed} of the {sum(built)} built had been cached before: their files changed since "
+                          f"(size, modification or status-change time: an edit, a copy, a chmod); the arrays of "
+                          f"before stay in the cache")
+    versions, size = on_main(accelerator, cache.other_versions)
+    if versions:
+        shown = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"
+        accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
+                          f"(other settings or classes), {shown}: delete those no run needs")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     if accelerator.num_processes > 1:  # and the tables where every rank reads them

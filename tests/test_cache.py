@@ -28,7 +28,13 @@ def test_second_build_reuses_changed_settings_rebuild_changed_file_rebuilds(tiny
 
     touched = cases[0].images[0]
     os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 10**9))
+    # What the run says: why cases are built again, and the other versions the dataset's folder holds
+    # (a no-op chmod -R rebuilt a probe's 2000 cases, and six settings made six copies, unsaid)
+    assert cache.changed_since_built(cases) == 1 and other.changed_since_built(cases) == 1
+    versions, size = cache.other_versions()
+    assert versions == 1 and size == sum(p.stat().st_size for p in other.dir.rglob("*") if p.is_file()) > 0
     assert cache.build(cases) == 1  # only the changed case is preprocessed again
+    assert cache.changed_since_built(cases) == 0
 
 
 def test_another_number_of_classes_is_another_cache(tiny_dataset, tmp_path):

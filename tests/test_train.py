@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 import re
 import shutil
 from pathlib import Path
@@ -82,6 +83,28 @@ def test_a_ct_dataset_trains_ct_normalized_and_the_export_says_so(tiny_config, t
     assert (preprocessing["normalization"], preprocessing["crop_foreground"]) == ("ct", False)
     said = capsys.readouterr().out
     assert "reused; ct normalization (data.normalization: auto, from the channels' names); spacing " in said
+
+
+def test_the_run_says_why_cases_are_built_again_and_what_else_the_cache_holds(tiny_config, tiny_dataset, tmp_path,
+                                                                              capsys):
+    """A no-op chmod -R rebuilt a probe's 2000 cases, and each setting tried left a whole copy of the
+    dataset in the cache, without a word (seventy-fifth session)."""
+    data = tmp_path / "data"  # a copy: the shared dataset's files must keep their status-change times
+    shutil.copytree(Path(tiny_dataset).parent, data)
+    settings = dict(train__max_steps=1, train__val_every=0, train__save_every=0, data__cache_dir=str(tmp_path / "cache"),
+                    data__dataset=str(data / Path(tiny_dataset).name))
+    train(tiny_config(tmp_path / "first", **settings))
+    assert "had been cached before" not in capsys.readouterr().out
+    changed = sorted((data / "labelsTr").iterdir())[0]
+    os.chmod(changed, changed.stat().st_mode)  # the same mode: only the status-change time moves
+    train(tiny_config(tmp_path / "second", data__spacing="[3, 3, 3]", **settings))
+    said = capsys.readouterr().out
+    assert "had been cached before" not in said  # another setting: all new, nothing built again
+    assert "also holds 1 other preprocessed version(s) of this dataset (other settings or classes)" in said
+    train(tiny_config(tmp_path / "third", **settings))
+    said = capsys.readouterr().out
+    assert "1 case(s) built" in said and "1 of the 1 built had been cached before: their files changed since" in said
+    assert "also holds 1 other preprocessed version(s)" in said
 
 
 @pytest.mark.parametrize("resume_step", [3, 8])

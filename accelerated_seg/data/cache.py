@@ -112,6 +112,26 @@ class PreprocessedCache:
         """The case's json: written last, it names the source version its arrays are."""
         return self.dir / f"{case_id}.json"
 
+    def changed_since_built(self, cases: Sequence[Case]) -> int:
+        """How many of ``cases`` were built before from files that have changed since (their json names
+        another source version): ``build`` makes them again, beside the arrays of before."""
+        changed = 0
+        for case in cases:
+            try:
+                source = json.loads(self._meta_path(case.id).read_text()).get("source")
+            except (OSError, ValueError):  # never built, or a json cut short: built as new
+                continue
+            changed += source != source_fingerprint(case)
+        return changed
+
+    def other_versions(self) -> tuple[int, int]:
+        """(how many, bytes): the dataset's other preprocessed versions beside this one (other settings
+        or classes), which no run deletes: another experiment may still train on them."""
+        versions = [folder for folder in self.dir.parent.iterdir() if folder.is_dir() and folder != self.dir] \
+            if self.dir.parent.is_dir() else []
+        size = sum(path.stat().st_size for folder in versions for path in folder.rglob("*") if path.is_file())
+        return len(versions), size
+
     def is_current(self, case: Case) -> bool:
         """Built from the files as they are now, and every array there (one deleted by hand made every
         later run fail in training)."""
