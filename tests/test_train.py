@@ -91,8 +91,8 @@ def test_the_run_says_why_cases_are_built_again_and_what_else_the_cache_holds(ti
     dataset in the cache, without a word (seventy-fifth session)."""
     data = tmp_path / "data"  # a copy: the shared dataset's files must keep their status-change times
     shutil.copytree(Path(tiny_dataset).parent, data)
-    settings = dict(train__max_steps=1, train__val_every=0, train__save_every=0, data__cache_dir=str(tmp_path / "cache"),
-                    data__dataset=str(data / Path(tiny_dataset).name))
+    settings = dict(train__max_steps=1, train__val_every=0, train__save_every=0,
+                    data__cache_dir=str(tmp_path / "cache"), data__dataset=str(data / Path(tiny_dataset).name))
     train(tiny_config(tmp_path / "first", **settings))
     assert "had been cached before" not in capsys.readouterr().out
     changed = sorted((data / "labelsTr").iterdir())[0]
