@@ -194,7 +194,10 @@ def remove_killed_writers_leftovers(out: Path) -> list[Path]:
     for hidden in _hidden_checkpoints(checkpoints_dir):
         shutil.rmtree(hidden, ignore_errors=True)
         removed.append(hidden)
-    return removed + remove_stale_temporaries(out) + remove_stale_temporaries(checkpoints_dir)
+    removed += remove_stale_temporaries(out)
+    if checkpoints_dir.is_dir():  # a file of that name is refused after this, naming it (run_folder)
+        removed += remove_stale_temporaries(checkpoints_dir)
+    return removed
 
 
 def _hidden_checkpoints(checkpoints_dir: Path) -> list[Path]:
