@@ -766,3 +766,30 @@ def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_p
     with pytest.raises(DataError) as refused:
         report.raise_if_errors()
     assert len(str(refused.value).splitlines()) == 1 + 6
+
+
+def test_checking_in_threads_reports_exactly_what_one_thread_does(tmp_path):
+    """data.num_workers threads check cases side by side (one thread read a probe's 2000 CT-sized
+    cases for minutes at every launch); the report must not depend on them: every error and warning,
+    in the cases' order, and the dataset-wide warnings from every case's tally."""
+    bad_value, background, nan_image = clean_label(), np.zeros(SHAPE, np.uint8), clean_image()
+    bad_value[bad_value > 0] = NUM_CLASSES
+    nan_image[0, 0, 0] = np.nan
+    cases = []
+    for index in range(24):
+        kind = index % 4
+        cases.append(make_case(tmp_path, f"case_{index:02d}", label=(None, bad_value, background, None)[kind],
+                               image=nan_image if kind == 3 else None))
+    one = check_cases(cases, NUM_CLASSES)
+    assert len(one.errors) == 12 and any("contain only background" in warning for warning in one.warnings)
+    for workers in (2, 5):
+        several = check_cases(cases, NUM_CLASSES, workers=workers)
+        assert (several.errors, several.warnings) == (one.errors, one.warnings)
+    unseen = clean_label()  # class 2 in no case at all: the warning needs every case's tally
+    unseen[unseen == 2] = 1
+    without = [make_case(tmp_path / "u", f"u{i}", label=unseen) for i in range(6)]
+    assert any("declared label value(s) [2] appear in none of the 6 label file(s)" in warning
+               for warning in check_cases(without, NUM_CLASSES, workers=3).warnings)
+    # ... and is not given where one case of another thread's share holds it
+    assert not any("appear in none" in warning
+                   for warning in check_cases([*without, cases[0]], NUM_CLASSES, workers=3).warnings)
