@@ -212,8 +212,9 @@ def check_cases(
             Dice 1), and labelled voxels outside the box, which training never sees, are a warning.
         workers: Threads that check cases side by side (``data.num_workers``). Reading every voxel
             is most of a check, and gzip's decoding and numpy's scans release the GIL: one thread
-            read a probe's 2000 CT-sized cases for about 8 minutes at every launch (seventy-fifth
-            session). The report is the same, in the cases' order, whatever the number.
+            took 0.29 s per CT-sized case, about 10 minutes a launch for 2000 (seventy-fifth
+            session, benchmarks/check_threads.py). The report is the same, in the cases' order,
+            whatever the number.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
