@@ -737,7 +737,7 @@ def test_write_nifti_into_a_folder_named_tilde_writes_there_not_in_home(tmp_path
 
 def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_path):
     """A cohort with one problem throughout printed it once per file (1000 lines of the same advice,
-    460 KB), and a dataset whose image folder had moved gave one "file not found" per file, never
+    in 1000 lines), and a dataset whose image folder had moved gave one "file not found" per file, never
     naming the folder (seventy-fifth session's probe, 2000 cases)."""
     label = clean_label()
     label[label > 0] = NUM_CLASSES  # one value beyond the declared classes, in every case
@@ -769,8 +769,8 @@ def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_p
 
 
 def test_checking_in_threads_reports_exactly_what_one_thread_does(tmp_path):
-    """data.num_workers threads check cases side by side (one thread read a probe's 2000 CT-sized
-    cases for minutes at every launch); the report must not depend on them: every error and warning,
+    """data.num_workers threads check cases side by side (one thread read every voxel of every case
+    at every launch); the report must not depend on them: every error and warning,
     in the cases' order, and the dataset-wide warnings from every case's tally."""
     bad_value, background, nan_image = clean_label(), np.zeros(SHAPE, np.uint8), clean_image()
     bad_value[bad_value > 0] = NUM_CLASSES

@@ -105,7 +105,7 @@ _GROUPED_FROM = 4  # this many files with one problem make one line
 def _grouped(errors: list[str]) -> list[str]:
     """The errors, those that say the same of several files as one line naming the first files and
     how many more. A cohort with one problem throughout printed it once per file: 1000 lines of the
-    same advice, 460 KB, with its one summary line at the top (seventy-fifth session's probe)."""
+    same advice, with its one summary line at the top (seventy-fifth session's probe)."""
     files_with: dict[str, list[str]] = {}
     for error in errors:
         if parts := _ERROR_PARTS.match(error):

@@ -38,7 +38,7 @@ def median_cases(manifest: Manifest) -> tuple[list, str]:
     The training cases, as nnU-Net takes its plan's; but where the split is one fold of several
     (``data.num_folds``, a splits_final.json), every case of the dataset, as nnU-Net does for all its
     folds: each fold's own training median differed, so each fold rebuilt the whole cache under a
-    spacing of its own (a probe's 2000 cases, 41 s a fold) and the folds' models, prepared otherwise,
+    spacing of its own (a probe's cohort of 2000 cases) and the folds' models, prepared otherwise,
     could not be ensembled (seventy-fifth session).
     """
     if is_one_fold_of_several(manifest.split):
