@@ -736,9 +736,9 @@ def test_write_nifti_into_a_folder_named_tilde_writes_there_not_in_home(tmp_path
 
 
 def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_path):
-    """A cohort with one problem throughout printed it once per file (1000 lines of the same advice,
-    in 1000 lines), and a dataset whose image folder had moved gave one "file not found" per file, never
-    naming the folder (seventy-fifth session's probe, 2000 cases)."""
+    """A cohort with one problem throughout printed it once per file (1000 lines of the same advice),
+    and a dataset whose image folder had moved gave one "file not found" per file, never naming the
+    folder (seventy-fifth session's probe, 2000 cases)."""
     label = clean_label()
     label[label > 0] = NUM_CLASSES  # one value beyond the declared classes, in every case
     cases = [make_case(tmp_path, f"case_{i:03d}", label=label) for i in range(12)]
