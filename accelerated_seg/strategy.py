@@ -238,8 +238,11 @@ def configure_deepspeed(accelerator, per_device: int, accum_steps: int, max_grad
         # The exports gather ZeRO-3's partitions into whole weights (get_state_dict), which DeepSpeed
         # does only with this flag; accelerate config's default answer leaves it false, and the run
         # then trained and failed at its first export (seventy-fifth session's probe).
-        if zero.get(_GATHER) not in (None, "auto", True):
-            replaced.append(f"zero_optimization.{_GATHER} {zero[_GATHER]} -> true (the exports model/ and "
+        # Older templates name it stage3_gather_fp16_weights_on_model_save; DeepSpeed refuses both
+        # names together (an AssertionError in deepspeed.initialize), so the old one gives way.
+        given = zero.pop(_GATHER_BEFORE, None) if _GATHER_BEFORE in zero else zero.get(_GATHER)
+        if given not in (None, "auto", True):
+            replaced.append(f"zero_optimization.{_GATHER} {given} -> true (the exports model/ and "
                             f"best_model/ gather the whole network)")
         zero[_GATHER] = True
     if not replaced:
@@ -250,6 +253,7 @@ def configure_deepspeed(accelerator, per_device: int, accum_steps: int, max_grad
 
 
 _GATHER = "stage3_gather_16bit_weights_on_model_save"
+_GATHER_BEFORE = "stage3_gather_fp16_weights_on_model_save"  # its name before DeepSpeed 0.6
 
 
 def checkpoint_layout(accelerator) -> dict:

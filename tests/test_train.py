@@ -996,6 +996,14 @@ def test_deepspeed_is_told_our_batch_accumulation_and_clipping():
     assert note.endswith(f"values are replaced: zero_optimization.{GATHER} False -> true (the exports model/ and "
                          f"best_model/ gather the whole network). Set those settings to change them")
     assert plugin.deepspeed_config["zero_optimization"][GATHER] is True
+    # An older template's name for it: DeepSpeed refuses both names together, in deepspeed.initialize
+    for old_value, note in ((True, None), (False, "False -> true")):
+        plugin.deepspeed_config = {**shipped, "zero_optimization": {"stage": 3, GATHER_BEFORE: old_value}}
+        said = configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0)
+        assert said is None if note is None else f"{GATHER} {note}" in said
+        assert plugin.deepspeed_config["zero_optimization"] == {"stage": 3, GATHER: True}
+        zero_config = pytest.importorskip("deepspeed.runtime.zero.config")  # the test extra installs it
+        assert zero_config.get_zero_config(plugin.deepspeed_config).gather_16bit_weights_on_model_save
     plugin.deepspeed_config = {**shipped, "zero_optimization": {"stage": 2, GATHER: False}}
     assert configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0) is None  # not ZeRO-3
     # An HF-style json's optimizer and schedule: a traceback at prepare, after the data work, before
@@ -1008,6 +1016,7 @@ def test_deepspeed_is_told_our_batch_accumulation_and_clipping():
 
 
 GATHER = "stage3_gather_16bit_weights_on_model_save"
+GATHER_BEFORE = "stage3_gather_fp16_weights_on_model_save"
 
 
 def test_resume_under_another_strategy_is_refused_before_training(tiny_config, tmp_path):
