@@ -790,19 +790,25 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
     """
     held = []
 
-    def hold_and_sweep() -> list[Path]:
+    def hold_and_sweep() -> list[Path] | str:
         held.append(hold_run_folder(out, elsewhere))
-        # Only under a lock that works: in an unlockable folder the hidden ones may be another run's.
-        return [] if held[0].unsupported else remove_killed_writers_leftovers(out)
+        if held[0].unsupported:  # in an unlockable folder the hidden ones may be another run's
+            return []
+        try:
+            return remove_killed_writers_leftovers(out)
+        except OSError as error:  # a colleague's leftover in a shared folder: said, and the run goes on
+            return f"WARNING: what runs killed while writing left in {out} could not all be removed ({error})"
 
-    removed = on_main(accelerator, hold_and_sweep)
-    if held and held[0].unsupported:
-        accelerator.print(f"WARNING: {out} cannot be locked ({held[0].unsupported}), so a second run started into "
-                          f"it would not be refused: start one run per folder")
-    if removed:
-        accelerator.print(f"removed what runs killed while writing left in {out}: "
-                          + ", ".join(str(path.relative_to(out)) for path in removed))
-    try:
+    try:  # from the lock's taking: whatever fails after it, the lock goes (a process refused itself after)
+        removed = on_main(accelerator, hold_and_sweep)
+        if held and held[0].unsupported:
+            accelerator.print(f"WARNING: {out} cannot be locked ({held[0].unsupported}), so a second run started "
+                              f"into it would not be refused: start one run per folder")
+        if isinstance(removed, str):
+            accelerator.print(removed)
+        elif removed:
+            accelerator.print(f"removed what runs killed while writing left in {out}: "
+                              + ", ".join(str(path.relative_to(out)) for path in removed))
         yield
     finally:
         for lock in held:
@@ -1056,7 +1062,7 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         accelerator.print(f"  {changed} of the {sum(built)} built had been cached before: their files changed since "
                           f"(size, modification or status-change time: an edit, a copy, a chmod); the arrays of "
                           f"before stay in the cache")
-    versions, size = on_main(accelerator, cache.other_versions)
+    versions, size = on_main(accelerator, cache.other_versions) or (0, 0)
     if versions:
         shown = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "

@@ -37,6 +37,23 @@ def test_second_build_reuses_changed_settings_rebuild_changed_file_rebuilds(tiny
     assert cache.changed_since_built(cases) == 0
 
 
+def test_the_other_versions_note_survives_a_build_beside_it(tiny_dataset, tmp_path, monkeypatch):
+    """Another run building a version renames and replaces its files while they are counted: the
+    walk raised FileNotFoundError, which stopped this run for a note (the session's review)."""
+    import accelerated_seg.data.cache as cache_module
+
+    manifest = load_msd(tiny_dataset)
+    cache, other = (_cache(tmp_path, manifest, spacing=(size,) * 3) for size in (2.0, 3.0))
+    other.build(manifest.training)
+    assert cache.other_versions()[0] == 1
+
+    def vanished(folder):
+        raise FileNotFoundError(2, "No such file or directory", folder)
+
+    monkeypatch.setattr(cache_module, "_bytes_under", vanished)
+    assert cache.other_versions() is None  # not known this time; the run goes on
+
+
 def test_another_number_of_classes_is_another_cache(tiny_dataset, tmp_path):
     """Each case keeps its voxel counts and locations per class, so a cache of 2 classes must not
     serve 3: its table raised KeyError 'class_2', or (with a table already written for these cases)

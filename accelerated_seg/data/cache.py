@@ -65,6 +65,17 @@ def source_fingerprint(case: Case) -> str:
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 
 
+def _bytes_under(folder: str) -> int:
+    """The size of the files under ``folder``; those that vanish while it is walked count nothing."""
+    total = 0
+    for entry in os.scandir(folder):
+        try:
+            total += _bytes_under(entry.path) if entry.is_dir(follow_symlinks=False) else entry.stat().st_size
+        except FileNotFoundError:
+            continue
+    return total
+
+
 def _cannot_write(error: OSError) -> str:
     """What could not be written, and why, in the words of the error (numpy's short write names no file)."""
     where = error.filename or "a file of the cache"
@@ -124,13 +135,17 @@ class PreprocessedCache:
             changed += source != source_fingerprint(case)
         return changed
 
-    def other_versions(self) -> tuple[int, int]:
+    def other_versions(self) -> tuple[int, int] | None:
         """(how many, bytes): the dataset's other preprocessed versions beside this one (other settings
-        or classes), which no run deletes: another experiment may still train on them."""
-        versions = [folder for folder in self.dir.parent.iterdir() if folder.is_dir() and folder != self.dir] \
-            if self.dir.parent.is_dir() else []
-        size = sum(path.stat().st_size for folder in versions for path in folder.rglob("*") if path.is_file())
-        return len(versions), size
+        or classes), which no run deletes: another experiment may still train on them. None when they
+        cannot be counted: another run building one renames and replaces its files meanwhile, and a
+        note must not stop this run (a review found FileNotFoundError in a walk beside a build)."""
+        try:
+            versions = [entry.path for entry in os.scandir(self.dir.parent)
+                        if entry.is_dir() and entry.path != str(self.dir)]
+            return len(versions), sum(_bytes_under(folder) for folder in versions)
+        except OSError:
+            return None
 
     def is_current(self, case: Case) -> bool:
         """Built from the files as they are now, and every array there (one deleted by hand made every
