@@ -310,13 +310,15 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     from accelerate.utils import set_seed
 
     from .models import build_from_spec, convolutions_over_two_voxels, model_spec
-    from .strategy import configure_deepspeed, strategy_in_effect
+    from .strategy import configure_deepspeed, honour_fsdp1_sharding, strategy_in_effect
     from .preparation import adapt_to_strategy
     from .ranks import on_main
 
     accelerator = _fresh_accelerator(case.precision, _ddp_options(case, timing),
                                      cudnn_benchmark=not case.uses("no_cudnn_benchmark"))
     _check_strategy(accelerator, case)
+    if note := honour_fsdp1_sharding(accelerator):  # an accelerate config profile's FSDP1 sharding, as train's
+        accelerator.print(f"note: {note}")
     # Per-device batch, no accumulation, training's clipping: what train() writes into a DeepSpeed config.
     configure_deepspeed(accelerator, case.batch, 1, OptimConfig().max_grad_norm)
     device, processes = accelerator.device, accelerator.num_processes

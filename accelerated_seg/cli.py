@@ -434,7 +434,7 @@ def _check(args, _) -> int:
             report.errors.append(str(error))
     for warning in report.warnings:
         print(f"warning: {warning}")
-    for error in report.errors:
+    for error in report.error_lines():  # one problem of many files on one line, as training says it
         print(f"error: {error}", file=sys.stderr)
     print(_what_training_reads(manifest))
     cases = len(manifest.training) + len(manifest.validation)

@@ -59,7 +59,7 @@ class DataConfig:
     regions: Optional[dict] = None
     region_order: Optional[list[int]] = None
     # Preprocessing, done once and cached (see docs/data.md):
-    spacing: Optional[tuple[float, float, float]] = None  # target voxel size in mm; None = the training median
+    spacing: Optional[tuple[float, float, float]] = None  # mm; None = a median (spacing.median_cases)
     # zscore (per channel, nonzero voxels) | ct (clip to ct_window, scale to [-1, 1]) | auto: ct where the
     # dataset names every channel CT (MSD's "modality", nnU-Net's "channel_names"), else zscore
     normalization: Literal["auto", "zscore", "ct"] = "auto"
@@ -544,10 +544,11 @@ def _every_setting(cls=None, prefix: str = "") -> list[str]:
 def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool) -> str:
     """For an unknown key: a close spelling in its section, else the sections that have it
     (``train.lr`` is ``optim.lr``). A list of thirty valid keys alone left the user to find it.
-    A misspelled section (``section``: it holds settings) is only ever another section's name."""
-    if section:
-        sections = [key for key in names if key in _SECTIONS.get(prefix, ())]
-        return did_you_mean(name, sections, cutoff=0.6).replace(" (did you mean '", f" (did you mean '{prefix}", 1)
+    A mapping (``section``) is first read as a misspelled section, then as a setting whose value is one."""
+    sections = [key for key in names if key in _SECTIONS.get(prefix, ())]
+    if section and (hint := did_you_mean(name, sections, cutoff=0.6)):
+        return hint.replace(" (did you mean '", f" (did you mean '{prefix}", 1)
+    # a mapping may also be a setting's value (model.args, data.labels, train.loss_args)
     if hint := did_you_mean(name, names):
         return hint.replace(" (did you mean '", f" (did you mean '{prefix}", 1)
     elsewhere = [key for key in _every_setting() if key.rsplit(".", 1)[-1] == name]

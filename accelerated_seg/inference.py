@@ -918,6 +918,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     if failed:
         written = len(cases) - len(failed)  # "(the others are written)" where there were none was wrong
         raise DataError(f"{len(failed)} of {len(cases)} case(s) could not be segmented ("
-                        + (f"the other {written} are written" if written else "nothing is written") + "):\n"
+                        + ({0: "nothing is written", 1: "the other one is written"}.get(written)
+                           or f"the other {written} are written") + "):\n"
                         + "\n".join(failed))
     return outputs

@@ -102,10 +102,11 @@ def lone_process_warning(accelerator) -> str | None:
     launched_alone = "WORLD_SIZE" not in os.environ and "MASTER_ADDR" in os.environ
     if not (launched_alone and accelerator.num_processes == 1 and "ACCELERATE_MIXED_PRECISION" in os.environ):
         return None
-    return ("this launch runs ONE process, though its launcher was set up for several (MASTER_ADDR is set, "
-            "WORLD_SIZE is not): an accelerate profile with distributed_type MULTI_CPU starts its processes "
-            "only through mpirun (mpirun_hostfile). For DDP over gloo on one machine launch configs/accelerate/"
-            "ddp.yaml with ACCELERATE_USE_CPU=true and --mixed_precision no")
+    return ("this launch runs ONE process, and MASTER_ADDR is set without WORLD_SIZE, as accelerate launch sets "
+            "it for a profile of several processes that it starts as one: if the profile asked for several, an "
+            "accelerate profile with distributed_type MULTI_CPU starts them only through mpirun (mpirun_hostfile); "
+            "for DDP over gloo on one machine launch configs/accelerate/ddp.yaml with ACCELERATE_USE_CPU=true and "
+            "--mixed_precision no. (A job script's own MASTER_ADDR makes this warning too)")
 
 
 def launch_error(accelerator) -> str | None:

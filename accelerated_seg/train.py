@@ -25,8 +25,9 @@ import json
 import math
 import os
 import platform
+import sys
 from dataclasses import asdict, dataclass, field
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Callable
 
@@ -1159,6 +1160,15 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
     }
 
 
+def _installed_version(name: str) -> str | None:
+    """The version of an imported package: its distribution's, else the module's own (a source tree
+    on PYTHONPATH has no distribution, and raising here would stop the main process alone)."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return getattr(sys.modules.get(name), "__version__", None)
+
+
 def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Manifest, accelerator) -> None:
     out.mkdir(parents=True, exist_ok=True)
     info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),
@@ -1167,7 +1177,7 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
             "split": manifest.split_record(),
             "accelerated_seg_version": __version__, "torch_version": torch.__version__,
             # what else decides the numbers: MONAI's networks and transforms, accelerate's wrapping
-            "monai_version": version("monai"), "accelerate_version": version("accelerate"),
+            "monai_version": _installed_version("monai"), "accelerate_version": _installed_version("accelerate"),
             "python_version": platform.python_version()}
     # The marker first: what the run writes after it is the run's, never another program's (run_folder).
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))

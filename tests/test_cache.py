@@ -415,6 +415,12 @@ def test_every_fold_of_a_cross_validation_resamples_to_one_median_spacing(tmp_pa
     folds = [load_cases(pairs, num_folds=3, fold=fold) for fold in range(3)]
     spacings = {target_spacing(DataConfig(num_folds=3, fold=fold), manifest) for fold, manifest in enumerate(folds)}
     assert len(spacings) == 1 and spacings.pop() == pytest.approx((1.1, 1.1, 2.2))  # all six's, whichever fold
+    from accelerated_seg.data.splits import is_one_fold_of_several
+
+    assert is_one_fold_of_several("fold 2 of 5 (seed 0)") and is_one_fold_of_several(
+        "given (splits_final.json fold 1 of 5)")
+    assert not is_one_fold_of_several("given (splits_final.json fold 0 of 1)")  # one split: no cross-validation
+    assert not is_one_fold_of_several("fraction 0.2 (seed 0)")
     fraction = load_cases(pairs, validation_fraction=0.5)
     training = sorted(float(nib.load(case.images[0]).header.get_zooms()[0]) for case in fraction.training)
     assert target_spacing(DataConfig(), fraction)[0] == pytest.approx(float(np.median(training)))

@@ -735,7 +735,7 @@ def test_write_nifti_into_a_folder_named_tilde_writes_there_not_in_home(tmp_path
     assert (work / "~" / "case.nii.gz").is_file() and list(home.iterdir()) == []
 
 
-def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_path):
+def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_path, capsys):
     """A cohort with one problem throughout printed it once per file (1000 lines of the same advice),
     and a dataset whose image folder had moved gave one "file not found" per file, never naming the
     folder (seventy-fifth session's probe, 2000 cases)."""
@@ -751,6 +751,15 @@ def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_p
     assert lines[0].startswith("12 problem(s) in the dataset") and len(lines) == 2
     assert lines[1].startswith(f"  - 12 files: {cases[0].label}, {cases[1].label}, ")
     assert f"(and 2 more): label values [{NUM_CLASSES}] are not declared" in lines[1]
+    # accelerated-seg check prints them as training says them: one line, not twelve
+    from accelerated_seg.cli import main
+
+    entries = [{"image": str(case.images[0]), "label": str(case.label)} for case in cases]
+    (tmp_path / "dataset.json").write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"},
+                                                       "training": entries}))
+    assert main(["check", str(tmp_path / "dataset.json")]) == 1
+    printed = capsys.readouterr().err.splitlines()
+    assert len(printed) == 1 and printed[0].startswith("error: 12 files: ")
 
     moved = [Case(id=f"gone_{i}", images=(tmp_path / "moved" / f"gone_{i}.nii.gz",), label=cases[i].label)
              for i in range(5)]

@@ -369,6 +369,9 @@ def test_a_value_out_of_range_in_the_file_is_named_with_the_file(tmp_path):
     ("--data.synth.seed=1", "unknown setting 'data.synth' (did you mean 'data.synthetic'?); "),
     ("--data.seed=1", "unknown setting 'data.seed' (it is data.synthetic.seed or train.seed); "),
     ("--train.zzz=1", "unknown setting 'train.zzz'; valid keys under train are: "),
+    # a mapping that is a setting's value, misspelt: searched among the sections alone, it got no hint
+    ("--model.arg={channels: [4]}", "unknown setting 'model.arg' (did you mean 'model.args'?); "),
+    ("--data.lables={1: liver}", "unknown setting 'data.lables' (did you mean 'data.labels'?); "),
 ])
 def test_an_unknown_setting_says_where_it_may_be(override, hint):
     """A misspelled key or one under the wrong section was answered with the section's thirty valid

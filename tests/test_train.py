@@ -882,6 +882,23 @@ def test_bf16_autocast_from_the_accelerate_config_and_fp32_export(tiny_config, t
     assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
 
 
+def test_run_info_versions_of_a_package_without_a_distribution(monkeypatch):
+    """MONAI from a source tree on PYTHONPATH has no dist-info: importlib.metadata raised on the main
+    process alone, which then stopped while the other ranks waited (the session's review)."""
+    from importlib.metadata import PackageNotFoundError
+
+    import monai
+
+    import accelerated_seg.train as train_module
+
+    def no_distribution(name):
+        raise PackageNotFoundError(name)
+
+    monkeypatch.setattr(train_module, "version", no_distribution)
+    assert train_module._installed_version("monai") == monai.__version__
+    assert train_module._installed_version("not_imported_anywhere") is None
+
+
 def test_the_strategy_line_says_how_fsdp_and_deepspeed_shard():
     """"FSDP (FSDP) on 2 process(es)" alone hid an FSDP1 profile of accelerate config's running
     FULL_SHARD, and "DeepSpeed (DEEPSPEED)" a typo'd zero_stage running ZeRO-2 (seventy-fifth session)."""
@@ -954,8 +971,8 @@ def test_a_multi_cpu_profile_launched_without_mpirun_is_said_to_run_one_process(
     monkeypatch.delenv("MASTER_ADDR", raising=False)
     assert lone_process_warning(alone) is None  # a one-process profile: no MASTER_ADDR
     monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")  # set by the launcher for num_processes > 1
-    assert lone_process_warning(alone).startswith("this launch runs ONE process, though its launcher was set up for "
-                                                  "several (MASTER_ADDR is set, WORLD_SIZE is not)")
+    assert lone_process_warning(alone).startswith("this launch runs ONE process, and MASTER_ADDR is set without "
+                                                  "WORLD_SIZE, as accelerate launch sets it for a profile of several")
     monkeypatch.setenv("WORLD_SIZE", "2")
     assert lone_process_warning(SimpleNamespace(num_processes=2)) is None  # torchrun's processes
 

@@ -93,8 +93,12 @@ class CheckReport:
             return
         where = f"the dataset {self.root}" if self.root is not None else "the dataset"
         lines = [f"{len(self.errors)} problem(s) in {where}; fix them before {before}:"]
-        lines += [f"  - {error}" for error in _grouped(self.errors)]
+        lines += [f"  - {error}" for error in self.error_lines()]
         raise DataError("\n".join(lines))
+
+    def error_lines(self) -> list[str]:
+        """The errors to print: one problem found in several files as one line (``_grouped``)."""
+        return _grouped(self.errors)
 
 
 # "<case> (<role>): <file>: <what is wrong and what to do>", as the checks below write their errors

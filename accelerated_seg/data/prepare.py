@@ -37,7 +37,7 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
 
 
 def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettings:
-    """The preprocessing for this dataset: the configured spacing or the training cases' median.
+    """The preprocessing for this dataset: the configured spacing or a median (``spacing.median_cases``).
 
     Raises:
         DataError: a case resampled to that spacing would hold more than ``data.max_voxels`` voxels.

@@ -42,7 +42,7 @@ def median_cases(manifest: Manifest) -> tuple[list, str]:
     could not be ensembled (seventy-fifth session).
     """
     if is_one_fold_of_several(manifest.split):
-        return [*manifest.training, *manifest.validation], "the median of every fold's cases"
+        return [*manifest.training, *manifest.validation], "every fold's cases' median"
     return list(manifest.training), "the training cases' median"
 
 

@@ -10,6 +10,7 @@ splits_final.json) wins over these settings, and :meth:`SplitSettings.given` say
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,7 +119,8 @@ _NOT_USED = "not used"  # in a given split's description: data.num_folds asked f
 def is_one_fold_of_several(split: str) -> bool:
     """Whether ``Manifest.split`` holds out one fold of a cross-validation: ``fold 2 of 5 (seed 0)``
     (data.num_folds) or ``given (splits_final.json fold 1 of 5)``."""
-    return split.startswith("fold ") or "splits_final.json fold " in split
+    folds = re.search(r"(?:^|splits_final.json )fold \d+ of (\d+)", split)
+    return folds is not None and int(folds.group(1)) > 1  # a splits_final.json of one split is no cross-validation
 
 
 def unused_folds_warning(split: str) -> str | None:
