@@ -948,7 +948,8 @@ def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) ->
         return (f"{schedule}, not {saved}; at step {step} both are still warming up, at a rate of "
                 f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}")
     now, before = (lr * lr_multiplier(step, cfg.optim, length) for length in (cfg.train.max_steps, saved))
-    return f"{schedule}, so training goes on at a rate of {now:.3g} where the checkpoint's own schedule gives {before:.3g}"
+    return (f"{schedule}, so training goes on at a rate of {now:.3g} where the checkpoint's own schedule gives "
+            f"{before:.3g}")
 
 
 def _finish(run: ConfiguredRun, preempted: bool) -> dict:

@@ -51,8 +51,8 @@ def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subproce
     env.update(env_extra or {})
     env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'tests'}{os.pathsep}{env.get('PYTHONPATH', '')}"
     config_file = profile if Path(profile).is_file() else ROOT / "configs" / "accelerate" / f"{profile}.yaml"
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(config_file), "--num_processes", "1",
-           "--main_process_port", str(port), *args]
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(config_file),
+           "--num_processes", "1", "--main_process_port", str(port), *args]
     return run_bounded(cmd, cwd=ROOT, env=env, timeout=480)
 
 

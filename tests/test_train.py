@@ -1341,7 +1341,8 @@ def test_a_longer_run_resumed_inside_its_warm_up_says_the_rate_is_the_same(tiny_
     assert _another_length_note(checkpoint, cfg, 0.001, 10) == (
         "train.max_steps 10 -> 12: the learning-rate schedule (cosine, after 20 warm-up steps) now decays over 12 "
         "steps, not 10; at step 10 both are still warming up, at a rate of 0.00055")
-    assert _another_length_note(checkpoint, tiny_config(train__max_steps=12, optim__min_lr_ratio=1.0), 0.001, 10) is None
+    undecayed = tiny_config(train__max_steps=12, optim__min_lr_ratio=1.0)
+    assert _another_length_note(checkpoint, undecayed, 0.001, 10) is None
 
 
 def test_resume_rules_between_layouts():
