@@ -112,28 +112,28 @@ class PreprocessedCache:
         when None). Each version's arrays have names of their own: a rebuild rewrote them in place
         while another job trained on them, whose case table gave the old shapes and foreground
         locations (an index error, or patches centred by another volume's labels; seventieth session)."""
-        meta = self._meta_path(case_id)
         if source is None:
-            source = json.loads(meta.read_text())["source"] if meta.is_file() else ""
+            source = self._built_source(case_id) or ""
         arrays = {kind: self.dir / f"{case_id}.{source}.{kind}" for kind in ("image.npy", "label.npy",
                                                                               "locations.npz")}
-        return {**arrays, "json": meta}
+        return {**arrays, "json": self._meta_path(case_id)}
 
     def _meta_path(self, case_id: str) -> Path:
         """The case's json: written last, it names the source version its arrays are."""
         return self.dir / f"{case_id}.json"
 
+    def _built_source(self, case_id: str) -> str | None:
+        """The source version the case was last built from (its json's), None if it never was."""
+        try:
+            return json.loads(self._meta_path(case_id).read_text()).get("source")
+        except (OSError, ValueError):  # never built, or a json that cannot be read: built as new
+            return None
+
     def changed_since_built(self, cases: Sequence[Case]) -> int:
         """How many of ``cases`` were built before from files that have changed since (their json names
         another source version): ``build`` makes them again, beside the arrays of before."""
-        changed = 0
-        for case in cases:
-            try:
-                source = json.loads(self._meta_path(case.id).read_text()).get("source")
-            except (OSError, ValueError):  # never built, or a json cut short: built as new
-                continue
-            changed += source != source_fingerprint(case)
-        return changed
+        built = ((case, self._built_source(case.id)) for case in cases)
+        return sum(source is not None and source != source_fingerprint(case) for case, source in built)
 
     def other_versions(self) -> tuple[int, int] | None:
         """(how many, bytes): the dataset's other preprocessed versions beside this one (other settings
@@ -150,11 +150,8 @@ class PreprocessedCache:
     def is_current(self, case: Case) -> bool:
         """Built from the files as they are now, and every array there (one deleted by hand made every
         later run fail in training)."""
-        meta = self._meta_path(case.id)
-        if not meta.is_file():
-            return False
-        source = json.loads(meta.read_text()).get("source")
-        return source == source_fingerprint(case) and all(
+        source = self._built_source(case.id)
+        return source is not None and source == source_fingerprint(case) and all(
             path.is_file() for kind, path in self.paths(case.id, source).items() if kind != "json")
 
     def build(self, cases: Sequence[Case], shard: tuple[int, int] = (0, 1), workers: int = 1) -> int:
