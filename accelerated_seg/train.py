@@ -49,10 +49,11 @@ from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
+from .data.checks import CheckingRanks, check_as_configured
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
-from .data.prepare import cache_root, dataset_source, prepare_manifest, preprocess_settings
+from .data.prepare import cache_root, dataset_source, preprocess_settings, read_manifest
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.sampling import position_in_other_batches
 from .data.spacing import median_cases
@@ -678,7 +679,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
 
     # What the cases decide (channels, classes, split) is known once they are checked; everything
     # that can still refuse the run is checked then, before the preprocessing reads every volume.
-    manifest, settings = on_main(accelerator, lambda: checked_data(cfg, accelerator, manifest))
+    manifest, settings = checked_data(cfg, accelerator, manifest)
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
@@ -1121,11 +1122,16 @@ def _every_table_seen(tables: list, rank: int) -> None:
 
 
 def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
-    """Synthesise/read/check the cases and resolve the preprocessing (median spacing)."""
-    manifest, warnings = prepare_manifest(cfg.data, cfg.train.output_dir, manifest)
-    for warning in warnings:
+    """Synthesise/read the cases (main process), check them (every rank its share, each its whole
+    report: bad data fails every rank alike) and resolve the preprocessing (median spacing)."""
+    manifest = on_main(accelerator, lambda: read_manifest(cfg.data, cfg.train.output_dir, manifest))
+    ranks = CheckingRanks(accelerator.process_index, accelerator.num_processes,
+                          lambda work: on_every_rank(accelerator, work))
+    manifest, report = check_as_configured(cfg.data, manifest, ranks)
+    report.raise_if_errors()
+    for warning in report.warnings:
         accelerator.print(f"data warning: {warning}")
-    return manifest, preprocess_settings(cfg.data, manifest)
+    return manifest, on_main(accelerator, lambda: preprocess_settings(cfg.data, manifest))
 
 
 def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest, per_device: int) -> None:

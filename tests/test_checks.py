@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from accelerated_seg.config import dump_config, load_config
-from accelerated_seg.data.checks import CheckReport, check_cases, check_manifest
+from accelerated_seg.data.checks import CheckingRanks, CheckReport, check_cases, check_manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.io import read_nifti, write_nifti
 from accelerated_seg.data.manifest import Case, load_cases, load_msd
@@ -802,3 +802,31 @@ def test_checking_in_threads_reports_exactly_what_one_thread_does(tmp_path):
     # ... and is not given where one case of another thread's share holds it
     assert not any("appear in none" in warning
                    for warning in check_cases([*without, cases[0]], NUM_CLASSES, workers=3).warnings)
+
+
+def test_ranks_each_check_a_share_and_all_report_what_one_process_does(tmp_path, monkeypatch):
+    """Training's ranks check the cases together (the main process alone read every voxel while the
+    others waited, as long as NCCL's timeout for a large cohort): each opens only its share, and every
+    rank's report is one process's, in the cases' order, with the dataset-wide warnings of all cases."""
+    import accelerated_seg.data.checks as checks
+
+    bad_value, unseen = clean_label(), clean_label()
+    bad_value[bad_value > 0] = NUM_CLASSES
+    unseen[unseen == 2] = 1  # class 2 only in the last case: "appears in none" must not be said
+    cases = [make_case(tmp_path, f"case_{index}", label=(bad_value if index % 3 == 0 else unseen))
+             for index in range(7)] + [make_case(tmp_path, "case_7")]
+    one = check_cases(cases, NUM_CLASSES)
+    assert len(one.errors) == 3 and not any("appear in none" in warning for warning in one.warnings)
+
+    opened, check_case = {}, checks._check_case
+    monkeypatch.setattr(checks, "_check_case", lambda case, *args: (opened.setdefault(rank, []).append(case.id),
+                                                                   check_case(case, *args)))
+    shares = {}
+    for rank in range(3):  # each rank's own work, as on_every_rank runs it there
+        check_cases(cases, NUM_CLASSES, workers=2,
+                    ranks=CheckingRanks(rank, 3, lambda work: [shares.setdefault(rank, work())]))
+    assert opened == {0: ["case_0", "case_3", "case_6"], 1: ["case_1", "case_4", "case_7"], 2: ["case_2", "case_5"]}
+    for rank in range(3):  # and what every rank then receives: all three shares, in rank order
+        every_share = CheckingRanks(rank, 3, lambda work: [shares[r] for r in range(3)])
+        whole = check_cases(cases, NUM_CLASSES, ranks=every_share)
+        assert (whole.errors, whole.warnings) == (one.errors, one.warnings)

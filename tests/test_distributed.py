@@ -96,6 +96,27 @@ def test_a_save_that_fails_on_the_main_process_alone_stops_both_ranks_with_its_m
         assert not r["ok"] and r["error"].startswith("CheckpointNotSaved: saving the export model/"), r
 
 
+def test_both_ranks_check_cases_and_refuse_a_broken_dataset_with_the_same_whole_report(tiny_dataset, tmp_path):
+    """Every rank checks a share of the cases (main process alone, the others waited as long as NCCL's
+    timeout for a large cohort); the shares' findings travel to every rank, which all refuse alike."""
+    import shutil
+
+    import nibabel as nib
+    import numpy as np
+
+    data = Path(shutil.copytree(Path(tiny_dataset).parent, tmp_path / "data"))
+    listed = json.loads((data / "dataset.json").read_text())["training"]
+    broken = [data / entry["label"] for entry in listed[:2]]  # the first case of each rank's share
+    for path in broken:
+        label = nib.load(path)
+        nib.save(nib.Nifti1Image(np.full(label.shape, 7, np.uint8), label.affine), path)
+    results = launch_two(tmp_path / "result", tiny_overrides(data / "dataset.json", tmp_path / "run"),
+                         expect_ok=False, timeout=180)
+    assert results[0]["error"] == results[1]["error"]
+    assert results[0]["error"].startswith("DataError: ") and all(str(path) in results[0]["error"] for path in broken)
+    assert not (tmp_path / "run" / "checkpoints").exists()
+
+
 # Global batch 4 on both sides; the second variant reaches it by accumulating 2 micro-batches of 1 per
 # process, and compiles the model (in place, on the DDP wrapper: Dynamo's DDPOptimizer splits the
 # graph at bucket boundaries), where skipping the all-reduce in no_sync must still work. The third

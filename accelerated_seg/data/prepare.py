@@ -3,7 +3,8 @@
 ``data.dataset: synthetic`` writes the embedded phantom dataset into the run's output folder on
 first use (and again if its settings change). Then the cases are read (MSD, nnU-Net, CSV) and every
 file checked: problems become one ``DataError`` naming each file and what to do. The training loop
-runs this once, on the main process, and shares the outcome with the other ranks.
+reads the cases on the main process and shares them with the other ranks; every rank then checks a
+share of them, and all receive the whole report.
 """
 
 from __future__ import annotations
@@ -21,17 +22,22 @@ from .spacing import target_spacing
 from .synthetic import write_synthetic_dataset
 
 
-def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None
-                     ) -> tuple[Manifest, list[str]]:
-    """Synthesise if asked, read the cases (unless given), run the pre-flight checks; returns
-    (manifest, warnings)."""
+def read_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None) -> Manifest:
+    """Synthesise if asked, then read the cases (unless given): the manifest, not yet checked."""
     if manifest is None:
         path = dataset_source(cfg, output_dir)
         if cfg.dataset == "synthetic" and not _synthetic_is_current(path, cfg):
             write_synthetic_dataset(path.parent, num_cases=cfg.synthetic.num_cases,
                                     num_validation=cfg.synthetic.num_validation, seed=cfg.synthetic.seed)
         manifest = load_manifest(cfg, output_dir)
-    manifest, report = check_as_configured(cfg, manifest)
+    return manifest
+
+
+def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None
+                     ) -> tuple[Manifest, list[str]]:
+    """Synthesise if asked, read the cases (unless given), run the pre-flight checks; returns
+    (manifest, warnings). Training spreads the checks over its ranks (``train.checked_data``)."""
+    manifest, report = check_as_configured(cfg, read_manifest(cfg, output_dir, manifest))
     report.raise_if_errors()
     return manifest, report.warnings
 
