@@ -665,8 +665,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps,
                          num_processes, cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
     accelerator.gradient_accumulation_steps = plan.accum_steps
-    if note := configure_deepspeed(accelerator, plan.per_device, plan.accum_steps, cfg.optim.max_grad_norm):
-        accelerator.print(note)
+    if deepspeed_note := configure_deepspeed(accelerator, plan.per_device, plan.accum_steps,
+                                             cfg.optim.max_grad_norm):
+        accelerator.print(deepspeed_note)
     check_launch(accelerator, cfg.train.allow_strategy_fallback)
     compiling = checked_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
     segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
@@ -761,7 +762,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
     _set_aside_later_course(accelerator, resume_from, out)
     if accelerator.is_main_process:
-        _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator)
+        _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note)
     start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1)
     return run
 
@@ -1176,9 +1177,12 @@ def _installed_version(name: str) -> str | None:
         return getattr(sys.modules.get(name), "__version__", None)
 
 
-def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Manifest, accelerator) -> None:
+def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Manifest, accelerator,
+                    deepspeed_note: str | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),
+            # which of the profile's DeepSpeed values the run replaced: printed once, lost with the log before
+            "strategy_note": deepspeed_note,
             "batch": {"per_device": plan.per_device, "num_processes": plan.num_processes,
                       "accum_steps": plan.accum_steps, "global": plan.global_batch, "lr": plan.lr},
             "split": manifest.split_record(),

@@ -124,6 +124,9 @@ def test_a_zero3_profile_made_with_accelerate_configs_defaults_still_exports(tin
                    *tiny_overrides(tiny_dataset, out, train__max_steps=2, train__val_every=2))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "zero_optimization.stage3_gather_16bit_weights_on_model_save False -> true" in proc.stdout
+    # and the run's record keeps it (printed alone, it was lost with the launch's log)
+    note = json.loads((out / "run_info.json").read_text())["strategy_note"]
+    assert note.startswith("NOTE: the experiment config decides DeepSpeed's") and "False -> true" in note
     load_exported(out / "model")
     load_exported(out / "best_model")
 
