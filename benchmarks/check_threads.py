@@ -1,5 +1,5 @@
-"""The pre-flight check of a dataset (``check_cases``, which every training launch runs on its main
-process) in one thread against ``--workers`` threads: CT-sized gzipped volumes (int16 images with
+"""The pre-flight check of a dataset (``check_cases``, which every training launch runs, each rank a
+share of the cases) in one thread against ``--workers`` threads: CT-sized gzipped volumes (int16 images with
 soft tissue, bone and air, uint8 labels), alternating, median of the repeats, nothing else running.
 Writes benchmarks/results/check_threads_<tag>.json with the machine and the command.
 

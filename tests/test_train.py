@@ -94,16 +94,20 @@ def test_the_run_says_why_cases_are_built_again_and_what_else_the_cache_holds(ti
     settings = dict(train__max_steps=1, train__val_every=0, train__save_every=0,
                     data__cache_dir=str(tmp_path / "cache"), data__dataset=str(data / Path(tiny_dataset).name))
     train(tiny_config(tmp_path / "first", **settings))
-    assert "had been cached before" not in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "had been cached before" not in said and "pre-flight checks:" not in said  # every case read
     changed = sorted((data / "labelsTr").iterdir())[0]
     os.chmod(changed, changed.stat().st_mode)  # the same mode: only the status-change time moves
     train(tiny_config(tmp_path / "second", data__spacing="[3, 3, 3]", **settings))
     said = capsys.readouterr().out
     assert "had been cached before" not in said  # another setting: all new, nothing built again
+    # and the checks read again only the case whose file changed (check_records)
+    assert "pre-flight checks: 8 of 9 case(s) unchanged since they passed, not read again" in said
     assert "also holds 1 other preprocessed version(s) of this dataset (other settings or classes)" in said
     train(tiny_config(tmp_path / "third", **settings))
     said = capsys.readouterr().out
     assert "1 case(s) built" in said and "1 of the 1 built had been cached before: their files changed since" in said
+    assert "pre-flight checks: 9 of 9 case(s) unchanged" in said
     assert "also holds 1 other preprocessed version(s)" in said
 
 

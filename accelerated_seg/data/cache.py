@@ -35,6 +35,7 @@ import numpy as np
 
 from ..files import remove_stale_temporaries, replace_atomically, sync_directory, sync_folder, write_text_atomically
 from .errors import DataError
+from .fingerprint import source_fingerprint
 from .manifest import Case
 from .preprocess import PreprocessSettings, case_dict, preprocess
 
@@ -45,24 +46,6 @@ MAX_LOCATIONS_PER_CLASS = 10_000
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "accelerated_seg"
-
-
-def source_fingerprint(case: Case) -> str:
-    """Identifies the input files' content cheaply, without reading them: for each, its path, size,
-    modification time, inode and status-change time.
-
-    Size and modification time alone missed files swapped or rewritten under the same size with the
-    old time kept (a dataset extracted from a tar, whose files all carry the archive's time, then two
-    label files swapped by ``mv``; ``touch -d``; ``cp -p``): training went on with the stale arrays
-    (seventieth session). A swap puts another inode at the path, and any write or rename sets the
-    status-change time, which no tool sets back. A ``chmod`` sets it too: that case is built again.
-    """
-    parts = []
-    for path in (*case.images, case.label):
-        if path is not None:
-            stat = Path(path).stat()
-            parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}|{stat.st_ctime_ns}")
-    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 
 
 def _bytes_under(folder: str) -> int:

@@ -34,7 +34,9 @@ from typing import TYPE_CHECKING, NamedTuple
 import nibabel as nib
 import numpy as np
 
+from accelerated_seg.data.check_records import CheckRecords
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.fingerprint import source_fingerprint
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
 from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict,
                                      read_nifti, voxel_size_conflict)
@@ -88,11 +90,14 @@ class CheckReport:
             file, what is wrong and what to do.
         warnings: Suspicious but usable findings (e.g. a label with no foreground), each listed once.
         root: Dataset folder, quoted in the summary line of :meth:`raise_if_errors`.
+        recalled: Cases not read again: unchanged since they passed the same checks
+            (``check_records``); their findings are in the report as if they had been read.
     """
 
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     root: Path | None = None
+    recalled: int = 0
 
     @property
     def ok(self) -> bool:
@@ -141,7 +146,7 @@ def _grouped(errors: list[str]) -> list[str]:
 
 def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, max_voxels: int | None = None,
                    affine_atol: float = 1e-3, crop_foreground: bool = False, workers: int = 1,
-                   ranks: CheckingRanks | None = None) -> CheckReport:
+                   ranks: CheckingRanks | None = None, records: Path | None = None) -> CheckReport:
     """Check every training and validation case of ``manifest``, or only ``cases`` of it.
 
     Args:
@@ -154,6 +159,8 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         crop_foreground: See :func:`check_cases`.
         workers: See :func:`check_cases`.
         ranks: See :func:`check_cases`.
+        records: Folder of the records of the cases that passed (``check_records``), for this
+            dataset; ``None``: every case is read.
 
     Returns:
         A CheckReport naming the dataset root.
@@ -164,6 +171,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
         crop_foreground=crop_foreground, workers=workers, ranks=ranks,
+        records=CheckRecords(records, manifest.root) if records is not None else None,
     )
     if cases is None and (undeclared := undeclared_channel_files(manifest)):
         declared = ", ".join(f"{index:04d} ({name})" for index, name in manifest.channels.items())
@@ -177,13 +185,14 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
     return report
 
 
-def check_as_configured(data: DataConfig, manifest: Manifest,
-                        ranks: CheckingRanks | None = None) -> tuple[Manifest, CheckReport]:
+def check_as_configured(data: DataConfig, manifest: Manifest, ranks: CheckingRanks | None = None,
+                        records: Path | None = None) -> tuple[Manifest, CheckReport]:
     """The pre-flight checks as training runs them under the ``data`` settings: over the manifest with
     ``data.regions`` applied (returned too), within ``data.max_voxels``, with the foreground crop
     as the settings resolve it, in ``data.num_workers`` threads (as the cache is built), each of
-    ``ranks`` a share of the cases (see :func:`check_cases`). Training and ``accelerated-seg check``
-    both come here.
+    ``ranks`` a share of the cases (see :func:`check_cases`), recalling the cases that passed before
+    from ``records`` (training's; ``accelerated-seg check`` reads every case). Training and
+    ``accelerated-seg check`` both come here.
 
     Raises:
         DataError: a region names a value the dataset does not declare (``with_regions``).
@@ -191,7 +200,7 @@ def check_as_configured(data: DataConfig, manifest: Manifest,
     manifest = with_regions(data, manifest)
     crop = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
     return manifest, check_manifest(manifest, max_voxels=data.max_voxels, crop_foreground=crop,
-                                    workers=data.num_workers, ranks=ranks)
+                                    workers=data.num_workers, ranks=ranks, records=records)
 
 
 def check_cases(
@@ -207,6 +216,7 @@ def check_cases(
     crop_foreground: bool = False,
     workers: int = 1,
     ranks: CheckingRanks | None = None,
+    records: CheckRecords | None = None,
 ) -> CheckReport:
     """Open every file of every case and report all problems found.
 
@@ -243,6 +253,9 @@ def check_cases(
             process checks every case. On the main process alone, a launch's other ranks waited
             while it read every voxel of the cohort (about 10 minutes for 2000 CT cases in one
             thread), as long as NCCL's default timeout.
+        records: The findings of the cases that passed these checks before (``check_records``):
+            a case whose files are unchanged is not read again, and the cases that pass now are
+            recorded (by the first rank). ``None``: every case is read, nothing is recorded.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
@@ -251,16 +264,25 @@ def check_cases(
     declared = _Declared(sorted(values + ([ignore_value] if ignore_value is not None else [])), labels_declared_in,
                          any_foreground=binarized, ignore_value=ignore_value)
 
-    def check_one(case: Case) -> tuple[CheckReport, _Tally]:  # each its own report and tally: no shared state
+    # what decides the findings besides the files and the code (check_records' key)
+    settings = {"declared": declared.values, "declared_in": labels_declared_in, "binarized": binarized,
+                "ignore_value": ignore_value, "affine_atol": affine_atol, "max_voxels": max_voxels,
+                "num_channels": num_channels, "crop_foreground": crop_foreground}
+    recorded = records.load(settings) if records is not None else {}
+
+    def check_one(case: Case) -> _Findings:  # each its own report and tally: no shared state
+        source = _fingerprint_or_none(case) if records is not None else None  # before the files are read
+        if source is not None and (known := _Findings.from_record(recorded.get(case.id), source)) is not None:
+            return known
         report, tally = CheckReport(), _Tally(declared, ignore_value)
         _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground)
-        return report, tally
+        return _Findings(report, tally, source)
 
-    def check_share(positions: Sequence[int]) -> list[tuple[int, CheckReport, _Tally]]:
+    def check_share(positions: Sequence[int]) -> list[tuple[int, _Findings]]:
         with _header_repairs_unsaid(), ThreadPoolExecutor(max(1, min(workers, len(positions)))) as pool:
             found = map(check_one, (cases[p] for p in positions)) if workers <= 1 else \
                 pool.map(check_one, (cases[p] for p in positions))
-            return [(position, *outcome) for position, outcome in zip(positions, found)]
+            return list(zip(positions, found))
 
     everything = range(len(cases))
     if ranks is None:
@@ -269,12 +291,53 @@ def check_cases(
         shares = ranks.on_every_rank(lambda: check_share(everything[ranks.index::ranks.count]))
         found = sorted((outcome for share in shares for outcome in share), key=lambda outcome: outcome[0])
     report, tally = CheckReport(), _Tally(declared, ignore_value)
-    for _, one_report, one_tally in found:
-        report.errors += one_report.errors
-        report.warnings += one_report.warnings
-        tally.add(one_tally)
+    for _, findings in found:
+        report.errors += findings.report.errors
+        report.warnings += findings.report.warnings
+        report.recalled += findings.recalled
+        tally.add(findings.tally)
     tally.add_warnings(report)
+    if records is not None and (ranks is None or ranks.index == 0):
+        records.save(settings, {cases[position].id: {"source": findings.source, "findings": findings.to_record()}
+                                for position, findings in found
+                                if findings.source is not None and not findings.report.errors},
+                     [cases[position].id for position, findings in found if findings.report.errors])
     return report
+
+
+@dataclass
+class _Findings:
+    """One case's check: its errors and warnings, what its files hold (for the dataset-wide warnings),
+    its files' fingerprint when taken (``None``: a file missing, or no records kept), and whether it
+    was recalled from the records rather than read."""
+
+    report: CheckReport
+    tally: _Tally
+    source: str | None
+    recalled: bool = False
+
+    def to_record(self) -> dict:
+        return {"warnings": self.report.warnings, "tally": self.tally.to_record()}
+
+    @classmethod
+    def from_record(cls, entry, source: str) -> _Findings | None:
+        """The findings recorded for these very files (``source``), or None: none, of other files, or
+        not as this code writes them (the case is read then)."""
+        try:
+            if entry["source"] != source:
+                return None
+            findings = entry["findings"]
+            return cls(CheckReport(warnings=[str(w) for w in findings["warnings"]]),
+                       _Tally.from_record(findings["tally"]), source, recalled=True)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def _fingerprint_or_none(case: Case) -> str | None:
+    try:
+        return source_fingerprint(case)
+    except OSError:  # a file missing or unreadable: the check names it
+        return None
 
 
 @contextlib.contextmanager
@@ -345,13 +408,29 @@ class _Tally:
         self.hounsfield: list[str] = []  # "path (minimum)": CT that the foreground crop would cut down
         self.scanned = 0
 
+    _LISTS = ("background_only", "without_orientation", "two_voxel_sizes", "two_placements", "single_slices",
+              "cropped_away", "hounsfield")
+    _PATHS = ("background_only", "without_orientation")  # of Path; the other lists hold descriptions
+
     def add(self, other: "_Tally") -> None:
-        """Take in what another tally of other cases saw (``check_cases``' threads)."""
+        """Take in what another tally of other cases saw (``check_cases``' threads and ranks)."""
         self.unseen = [value for value in self.unseen if value in other.unseen]
-        for name in ("background_only", "without_orientation", "two_voxel_sizes", "two_placements", "single_slices",
-                     "cropped_away", "hounsfield"):
+        for name in self._LISTS:
             getattr(self, name).extend(getattr(other, name))
         self.scanned += other.scanned
+
+    def to_record(self) -> dict:
+        """As JSON holds it (``check_records``)."""
+        return {"unseen": [int(value) for value in self.unseen], "scanned": self.scanned,
+                **{name: [str(item) for item in getattr(self, name)] for name in self._LISTS}}
+
+    @classmethod
+    def from_record(cls, record: dict) -> "_Tally":
+        tally = cls.__new__(cls)
+        tally.unseen, tally.scanned = list(record["unseen"]), int(record["scanned"])
+        for name in cls._LISTS:
+            setattr(tally, name, [Path(item) if name in cls._PATHS else item for item in record[name]])
+        return tally
 
     def see(self, slab: np.ndarray) -> None:
         # Each declared value is searched for only until first found, so this costs little.

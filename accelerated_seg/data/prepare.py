@@ -37,7 +37,8 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
                      ) -> tuple[Manifest, list[str]]:
     """Synthesise if asked, read the cases (unless given), run the pre-flight checks; returns
     (manifest, warnings). Training spreads the checks over its ranks (``train.checked_data``)."""
-    manifest, report = check_as_configured(cfg, read_manifest(cfg, output_dir, manifest))
+    manifest, report = check_as_configured(cfg, read_manifest(cfg, output_dir, manifest),
+                                           records=cache_root(cfg) / "checks")
     report.raise_if_errors()
     return manifest, report.warnings
 

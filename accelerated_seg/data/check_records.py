@@ -1,0 +1,63 @@
+"""Which cases passed the pre-flight checks, so that the next launch need not read them again.
+
+Reading every voxel is most of a check (0.29 s per CT-sized case in one thread,
+benchmarks/results/check_threads_2cpu.json), and every launch checked every case again: each resume
+of a 2000-case cohort after a preemption waited minutes for the answer it had already had. A case
+whose files are unchanged (``source_fingerprint``: path, size, times, inode, which the preprocessed
+cache trusts too), checked with the same settings by the same checking code, has its findings
+recalled (its warnings and what its files hold, for the dataset-wide warnings) instead of being
+read. A case with an error is never recorded: the run stops on it anyway, and it is read again once
+fixed.
+
+One JSON file per dataset, settings and code (``<data.cache_dir>/checks/<key>.json``), written whole
+by one process after the checks. A record that cannot be read or written is no error: the cases are
+read as before. ``accelerated-seg check`` keeps no records and always reads everything.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+
+from ..files import replace_atomically
+
+#: The files whose code decides what a check finds: a change to either is a change of the checks.
+CHECKING_CODE = ("checks.py", "io.py")
+
+
+@functools.cache
+def _checking_code() -> bytes:
+    return b"".join((Path(__file__).parent / name).read_bytes() for name in CHECKING_CODE)
+
+
+class CheckRecords:
+    """The recorded findings of one dataset's cases that passed, by case id, each with its files'
+    fingerprint; one record file per set of check settings (the caller's) and checking code."""
+
+    def __init__(self, folder: Path, dataset_root: Path | None):
+        self.folder, self.dataset_root = Path(folder), dataset_root
+
+    def path(self, settings: dict) -> Path:
+        key = json.dumps([str(self.dataset_root), settings], sort_keys=True, default=str).encode() + _checking_code()
+        return self.folder / f"{hashlib.sha1(key).hexdigest()[:16]}.json"
+
+    def load(self, settings: dict) -> dict[str, dict]:
+        """``{case id: {"source": fingerprint, "findings": ...}}``; empty if none can be read."""
+        try:
+            records = json.loads(self.path(settings).read_text())
+        except (OSError, ValueError):  # none yet, unreadable, or cut short by a crash: read the cases
+            return {}
+        return records if isinstance(records, dict) else {}
+
+    def save(self, settings: dict, passed: dict[str, dict], failed: list[str]) -> None:
+        """Record ``passed`` over what was recorded before (other cases of the dataset stay), and forget
+        ``failed``. A concurrent run's save may win; its cases are then read again next time, no more."""
+        records = {**self.load(settings), **passed}
+        for case_id in failed:
+            records.pop(case_id, None)
+        try:
+            replace_atomically(self.path(settings), lambda temporary: temporary.write_text(json.dumps(records)))
+        except OSError:  # a read-only cache: the checks read every case at each launch, as before
+            pass

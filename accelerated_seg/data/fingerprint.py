@@ -1,0 +1,27 @@
+"""What identifies a case's input files without reading them: the preprocessed cache (is a case's
+arrays still current?) and the records of the pre-flight checks (did these files pass?) both ask."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .manifest import Case
+
+
+def source_fingerprint(case: Case) -> str:
+    """Identifies the input files' content cheaply, without reading them: for each, its path, size,
+    modification time, inode and status-change time.
+
+    Size and modification time alone missed files swapped or rewritten under the same size with the
+    old time kept (a dataset extracted from a tar, whose files all carry the archive's time, then two
+    label files swapped by ``mv``; ``touch -d``; ``cp -p``): training went on with the stale arrays
+    (seventieth session). A swap puts another inode at the path, and any write or rename sets the
+    status-change time, which no tool sets back. A ``chmod`` sets it too: that case is built again.
+    """
+    parts = []
+    for path in (*case.images, case.label):
+        if path is not None:
+            stat = Path(path).stat()
+            parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}|{stat.st_ctime_ns}")
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
