@@ -54,6 +54,8 @@ def main() -> None:
             took, report = timed(lambda: check_cases(cases, 3, records=records))
             seconds["recalled"].append(took)
             assert report.recalled == args.cases, report
+            (record_file,) = records.folder.iterdir()
+            record_bytes = record_file.stat().st_size
     medians = {name: statistics.median(runs) for name, runs in seconds.items()}
     record = {"what": "seconds of check_cases over the cases in one thread: every voxel read without records, "
                       "read and recorded (a first launch), recalled from the records (a relaunch); median of "
@@ -65,6 +67,7 @@ def main() -> None:
               **{f"seconds_{name}": round(value, 4) for name, value in medians.items()},
               "relaunch_speedup": round(medians["read_without_records"] / medians["recalled"], 1),
               "recording_overhead": round(medians["read_and_recorded"] / medians["read_without_records"], 3),
+              "record_bytes_per_case": round(record_bytes / args.cases),
               "runs_s": {name: [round(t, 4) for t in runs] for name, runs in seconds.items()}}
     out = Path(f"benchmarks/results/check_records_{args.tag}.json")
     out.write_text(json.dumps(record, indent=1) + "\n")
