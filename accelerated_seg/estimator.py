@@ -202,8 +202,8 @@ class Dataset:
         refuse_unguarded_main(workers, setting="num_workers", what="a loader")  # before the preprocessing, as train()
         # The pre-flight checks, as training runs them: a broken file was nibabel's traceback here, or
         # worse, patches of a mismatched label, before the thirty-second session.
-        manifest, data_warnings = prepare_manifest(self.data, ".", self.manifest)
-        for warning in data_warnings:
+        manifest, checked = prepare_manifest(self.data, ".", self.manifest)
+        for warning in checked.warnings:
             warnings.warn(f"data warning: {warning}", stacklevel=2)
         batch, epoch = self.batch_size or 2, patches_per_epoch(len(manifest.training), self.data.samples_per_volume)
         if batch > epoch:  # else the sampler's ValueError, after the preprocessing, in its own arguments' words
@@ -211,6 +211,7 @@ class Dataset:
                               f"({len(manifest.training)} case(s) x data.samples_per_volume "
                               f"{self.data.samples_per_volume}): lower the batch, or raise samples_per_volume")
         settings = preprocess_settings(self.data, manifest)
+        checked.keep_records()  # nothing refuses the loader any more (check_records)
         cache = PreprocessedCache(cache_root(self.data), manifest.root, settings, manifest.num_classes)
         cache.build(manifest.training)
         table = cache.load_table(cache.write_table(manifest.training))

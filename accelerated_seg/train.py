@@ -680,7 +680,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
 
     # What the cases decide (channels, classes, split) is known once they are checked; everything
     # that can still refuse the run is checked then, before the preprocessing reads every volume.
-    manifest, settings = checked_data(cfg, accelerator, manifest)
+    manifest, settings, checked = checked_data(cfg, accelerator, manifest)
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
@@ -720,6 +720,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                                                           manifest.channels)):
         accelerator.print(note)
     model, aliases, trained_alone = model_for_strategy(cfg, spec, accelerator, run_scope)
+    checked.keep_records()  # nothing refuses the run any more: the cases that passed are recorded
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing):
         accelerator.print(warning)
@@ -1124,7 +1125,9 @@ def _every_table_seen(tables: list, rank: int) -> None:
 
 def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
     """Synthesise/read the cases (main process), check them (every rank its share, each its whole
-    report: bad data fails every rank alike) and resolve the preprocessing (median spacing)."""
+    report: bad data fails every rank alike) and resolve the preprocessing (median spacing). Returns
+    the manifest, the preprocessing and the checks' report, whose ``keep_records`` the run calls once
+    nothing refuses it any more."""
     manifest = on_main(accelerator, lambda: read_manifest(cfg.data, cfg.train.output_dir, manifest))
     ranks = CheckingRanks(accelerator.process_index, accelerator.num_processes,
                           lambda work: on_every_rank(accelerator, work))
@@ -1136,7 +1139,7 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
                           f"not read again (accelerated-seg check reads them all)")
     for warning in report.warnings:
         accelerator.print(f"data warning: {warning}")
-    return manifest, on_main(accelerator, lambda: preprocess_settings(cfg.data, manifest))
+    return manifest, on_main(accelerator, lambda: preprocess_settings(cfg.data, manifest)), report
 
 
 def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest, per_device: int) -> None:

@@ -851,37 +851,45 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     opened, check_case = [], checks._check_case
     monkeypatch.setattr(checks, "_check_case", lambda case, *args: (opened.append(case.id), check_case(case, *args)))
 
-    first = check_cases(cases, NUM_CLASSES, records=records, workers=2)
+    def checked(*args, **kwargs):  # as training does once nothing refuses the run
+        report = check_cases(*args, **kwargs)
+        report.keep_records()
+        return report
+
+    check_cases(cases, NUM_CLASSES, records=records)  # a run refused after its checks records nothing
+    assert not (tmp_path / "records").exists()
+    opened.clear()
+    first = checked(cases, NUM_CLASSES, records=records, workers=2)
     assert sorted(opened) == sorted(case.id for case in cases) and first.recalled == 0
     assert len(first.errors) == 1 and "contains only background" in " ".join(first.warnings)
     assert any("declared label value(s) [2] appear in none of the 6" in warning for warning in first.warnings)
     opened.clear()
-    again = check_cases(cases, NUM_CLASSES, records=records, workers=2)
+    again = checked(cases, NUM_CLASSES, records=records, workers=2)
     assert opened == ["bad"] and again.recalled == 5
     assert (again.errors, again.warnings) == (first.errors, first.warnings)
 
     opened.clear()  # a label rewritten (class 2 now there), and the bad one fixed
     save(cases[0].label, clean_label())
     save(cases[-1].label, clean_label())
-    fixed = check_cases(cases, NUM_CLASSES, records=records)
+    fixed = checked(cases, NUM_CLASSES, records=records)
     assert sorted(opened) == ["bad", "case_0"] and not fixed.errors and not any("appear in none" in w
                                                                                  for w in fixed.warnings)
     opened.clear()
-    assert check_cases(cases, NUM_CLASSES, records=records).recalled == 6 and not opened
+    assert checked(cases, NUM_CLASSES, records=records).recalled == 6 and not opened
 
-    check_cases(cases, NUM_CLASSES + 1, records=records)  # other checks: every case read
+    checked(cases, NUM_CLASSES + 1, records=records)  # other checks: every case read
     assert len(opened) == 6
     for record in (tmp_path / "records").iterdir():
         record.write_text('{"case_0": {"source": ')  # cut short
     opened.clear()
-    assert not check_cases(cases, NUM_CLASSES, records=records).errors and len(opened) == 6
+    assert not checked(cases, NUM_CLASSES, records=records).errors and len(opened) == 6
     # entries not as this code writes them: those cases are read (the record just rewritten by that check)
     record = max((tmp_path / "records").iterdir(), key=lambda path: path.stat().st_mtime_ns)
     entries = json.loads(record.read_text())
     entries["case_0"], entries["case_1"] = 5, {"source": source_fingerprint(cases[1]), "findings": {}}
     record.write_text(json.dumps(entries))
     opened.clear()
-    assert check_cases(cases, NUM_CLASSES, records=records).recalled == 4 and sorted(opened) == ["case_0", "case_1"]
+    assert checked(cases, NUM_CLASSES, records=records).recalled == 4 and sorted(opened) == ["case_0", "case_1"]
     opened.clear()
     check_cases(cases, NUM_CLASSES)  # no records: everything read, as `accelerated-seg check` does
     assert len(opened) == 6

@@ -10,8 +10,9 @@ read. A case with an error is never recorded: the run stops on it anyway, and it
 fixed.
 
 One JSON file per dataset, settings and code (``<data.cache_dir>/checks/<key>.json``), written whole
-by one process after the checks. A record that cannot be read or written is no error: the cases are
-read as before. ``accelerated-seg check`` keeps no records and always reads everything.
+by one process once the run goes on (``CheckReport.keep_records``, before the preprocessing): a run
+refused after its checks writes nothing there. A record that cannot be read or written is no error:
+the cases are read as before. ``accelerated-seg check`` keeps no records and always reads everything.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import replace_atomically
@@ -61,3 +63,16 @@ class CheckRecords:
             replace_atomically(self.path(settings), lambda temporary: temporary.write_text(json.dumps(records)))
         except OSError:  # a read-only cache: the checks read every case at each launch, as before
             pass
+
+
+@dataclass
+class PendingRecords:
+    """What one check found, to be recorded once the run goes on (``save``)."""
+
+    records: CheckRecords
+    settings: dict
+    passed: dict[str, dict]
+    failed: list[str]
+
+    def save(self) -> None:
+        self.records.save(self.settings, self.passed, self.failed)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import nibabel as nib
 import numpy as np
 
-from accelerated_seg.data.check_records import CheckRecords
+from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.fingerprint import source_fingerprint
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
@@ -92,12 +92,22 @@ class CheckReport:
         root: Dataset folder, quoted in the summary line of :meth:`raise_if_errors`.
         recalled: Cases not read again: unchanged since they passed the same checks
             (``check_records``); their findings are in the report as if they had been read.
+        unrecorded: The cases that passed this check, for the records (``keep_records``); None
+            where no records are kept (and on every rank but the first).
     """
 
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     root: Path | None = None
     recalled: int = 0
+    unrecorded: PendingRecords | None = None
+
+    def keep_records(self) -> None:
+        """Record the cases that passed, for the next launch (``check_records``): called once nothing
+        is left that refuses the run, so that a refused run writes nothing into the cache folder."""
+        if self.unrecorded is not None:
+            self.unrecorded.save()
+            self.unrecorded = None
 
     @property
     def ok(self) -> bool:
@@ -254,8 +264,9 @@ def check_cases(
             while it read every voxel of the cohort (about 10 minutes for 2000 CT cases in one
             thread), as long as NCCL's default timeout.
         records: The findings of the cases that passed these checks before (``check_records``):
-            a case whose files are unchanged is not read again, and the cases that pass now are
-            recorded (by the first rank). ``None``: every case is read, nothing is recorded.
+            a case whose files are unchanged is not read again, and the first rank's report holds
+            the cases that pass now, which ``CheckReport.keep_records`` records. ``None``: every
+            case is read, nothing is recorded.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
@@ -298,10 +309,11 @@ def check_cases(
         tally.add(findings.tally)
     tally.add_warnings(report)
     if records is not None and (ranks is None or ranks.index == 0):
-        records.save(settings, {cases[position].id: {"source": findings.source, "findings": findings.to_record()}
+        report.unrecorded = PendingRecords(
+            records, settings, {cases[position].id: {"source": findings.source, "findings": findings.to_record()}
                                 for position, findings in found
                                 if findings.source is not None and not findings.report.errors},
-                     [cases[position].id for position, findings in found if findings.report.errors])
+            [cases[position].id for position, findings in found if findings.report.errors])
     return report
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..config import DataConfig
 from .cache import default_cache_dir
-from .checks import check_as_configured
+from .checks import CheckReport, check_as_configured
 from .manifest import Manifest, dataset_source, load_manifest
 from .preprocess_settings import (DEFAULT_CT_WINDOW, PreprocessSettings, resolved_crop_foreground,
                                   resolved_normalization)
@@ -34,13 +34,19 @@ def read_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | 
 
 
 def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None
-                     ) -> tuple[Manifest, list[str]]:
-    """Synthesise if asked, read the cases (unless given), run the pre-flight checks; returns
-    (manifest, warnings). Training spreads the checks over its ranks (``train.checked_data``)."""
+                     ) -> tuple[Manifest, CheckReport]:
+    """Synthesise if asked, read the cases (unless given), run the pre-flight checks (recalling the
+    cases that passed before); returns the manifest and the report, whose warnings are to be said and
+    whose ``keep_records`` is to be called once nothing refuses the work. Training spreads the checks
+    over its ranks (``train.checked_data``).
+
+    Raises:
+        DataError: the checks found problems.
+    """
     manifest, report = check_as_configured(cfg, read_manifest(cfg, output_dir, manifest),
                                            records=cache_root(cfg) / "checks")
     report.raise_if_errors()
-    return manifest, report.warnings
+    return manifest, report
 
 
 def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettings:
