@@ -332,6 +332,27 @@ def test_nnunet_num_training_must_match_labels(tmp_path):
         load_nnunet(root)
 
 
+def test_nnunet_label_files_whose_ending_differs_from_file_ending_are_named_with_the_way_on(tmp_path):
+    """Upper-case endings (or .nii beside ".nii.gz") read as "no label files" or as files gone missing,
+    without naming the files there (seventy-fifth session's probe)."""
+    root = write_nnunet(tmp_path / "upper")
+    for path in (root / "labelsTr").iterdir():
+        path.rename(path.with_name(path.name.replace(".nii.gz", ".NII.GZ")))
+    with pytest.raises(DataError) as refused:
+        load_nnunet(root)
+    assert str(refused.value) == (
+        f"{root / 'labelsTr'}: no label files ending in .nii.gz, but 3 ending in .NII.GZ: case_a.NII.GZ, "
+        "case_b.NII.GZ, case_c.NII.GZ. nnU-Net reads only the names that end exactly in dataset.json's "
+        '"file_ending": rename them to end in .nii.gz')
+    root = write_nnunet(tmp_path / "one_nii")
+    first = sorted((root / "labelsTr").iterdir())[0]
+    first.rename(first.with_name(first.name.replace(".nii.gz", ".nii")))
+    with pytest.raises(DataError, match=r"holds 2 label file\(s\) ending in .nii.gz, but 1 ending in .nii: "
+                                        r'case_a.nii\. .* or set "file_ending": ".nii" if every image and label '
+                                        r"ends so$"):
+        load_nnunet(root)
+
+
 def test_nnunet_non_nifti_file_ending_is_refused(tmp_path):
     root = write_nnunet(tmp_path, file_ending=".mha")
     with pytest.raises(DataError, match="only NIfTI"):

@@ -75,8 +75,9 @@ def load_nnunet(
     if isinstance(declared_count, int) and declared_count != len(cases):
         raise DataError(
             f"{json_path}: numTraining is {declared_count} but {root / 'labelsTr'} holds {len(cases)} "
-            f"label file(s) ending in {file_ending}; restore the missing files (an incomplete copy?) "
-            "or correct numTraining"
+            f"label file(s) ending in {file_ending}" + (_other_endings(root / "labelsTr", file_ending) or
+                                                           "; restore the missing files (an incomplete copy?) or "
+                                                           "correct numTraining")
         )
 
     splits_path = root / "splits_final.json"
@@ -102,6 +103,27 @@ def _nnunet_file_ending(content: dict[str, Any], json_path: Path) -> str:
     return file_ending
 
 
+def _other_endings(folder: Path, file_ending: str) -> str | None:
+    """The NIfTI files of ``folder`` that the file ending leaves out (``case.NII.GZ``, or ``case.nii``
+    beside a ".nii.gz" ending) and the way on, to follow "N label files ending in ..."; None if there
+    are none. "No label files" alone left a dataset saved with upper-case endings a riddle (seventy-fifth
+    session's probe), and a few such files among the rest were left out without a word."""
+    others = sorted(path.name for path in folder.iterdir()
+                    if not path.name.startswith(".") and not path.name.endswith(file_ending)
+                    and path.name.lower().endswith(NIFTI_SUFFIXES) and path.is_file())
+    if not others:
+        return None
+    endings = sorted({next(name[-len(suffix):] for suffix in NIFTI_SUFFIXES if name.lower().endswith(suffix))
+                      for name in others})
+    shown = ", ".join(others[:3]) + (f" (and {len(others) - 3} more)" if len(others) > 3 else "")
+    # an upper-case ending cannot be the file_ending (only NIfTI's own spellings are read)
+    way = (f"rename them to end in {file_ending}, or set \"file_ending\": \"{endings[0]}\" if every image and "
+           f"label ends so" if len(endings) == 1 and endings[0] in NIFTI_SUFFIXES else
+           f"rename them to end in {file_ending}")
+    return (f", but {len(others)} ending in {' or '.join(endings)}: {shown}. nnU-Net reads only the names that "
+            f"end exactly in dataset.json's \"file_ending\": {way}")
+
+
 def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_path: Path) -> list[Case]:
     """One Case per label file in labelsTr, with its channel files found by nnU-Net's naming rule."""
     labels_folder, images_folder = root / "labelsTr", root / "imagesTr"
@@ -113,7 +135,8 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
         if path.name.endswith(file_ending) and not path.name.startswith(".") and path.is_file()
     )
     if not label_files:
-        raise DataError(f"{labels_folder}: no label files ending in {file_ending}; add labelsTr/<case>{file_ending}")
+        raise DataError(f"{labels_folder}: no label files ending in {file_ending}"
+                        + (_other_endings(labels_folder, file_ending) or f"; add labelsTr/<case>{file_ending}"))
 
     cases, missing = [], []
     for label in label_files:
