@@ -45,9 +45,10 @@ from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_ba
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
 
 
-def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
-                     cudnn_benchmark: bool = True) -> Accelerator:
-    """The Accelerator of ``train``, ``fit`` and the training benchmark alike."""
+def make_accelerator(out: Path, trackers, ddp: DDPConfig | None = None, cudnn_benchmark: bool = True,
+                     trackers_setting: str = "train.trackers") -> Accelerator:
+    """The Accelerator of ``train``, ``fit`` and the training benchmark alike; ``trackers`` as
+    ``_trackers`` reads them, ``trackers_setting`` how the caller's user names them (fit: ``trackers``)."""
     if error := construction_error():  # one clear error instead of accelerate's traceback
         raise ConfigError(error)
     forget_the_last_accelerator()  # this run's precision, not the previous fit's in the same process
@@ -58,7 +59,7 @@ def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
     look_up_lomo_once()  # not a sys.path search in every optimizer step
     quiet_deepspeeds_cpu_guess()  # not a "no GPU found" WARNING in a CPU run's progress bar
     ddp = ddp or DDPConfig()
-    log_with = _trackers(trackers)
+    log_with = _trackers(trackers, trackers_setting)
     accelerator = Accelerator(
         # Accumulation windows run across epoch boundaries, so no window is ever cut short and every
         # sample weighs the same (accelerate's default forces a step at the end of each epoch).
@@ -76,8 +77,9 @@ def make_accelerator(out: Path, trackers: str, ddp: DDPConfig | None = None,
     if accelerator.device.type == "cuda":  # cuDNN autotuning pays off with a fixed patch shape
         torch.backends.cudnn.benchmark = cudnn_benchmark
     if missing := _uninstalled_trackers(log_with):
-        accelerator.print(f"WARNING: train.trackers names {', '.join(missing)}, which is not installed here, so "
-                          f"nothing is logged to it ({tracker_install_hint(missing)})")
+        which, it = ("which is", "it") if len(missing) == 1 else ("which are", "them")
+        accelerator.print(f"WARNING: {trackers_setting} names {', '.join(missing)}, {which} not installed here, "
+                          f"so nothing is logged to {it} ({tracker_install_hint(missing)})")
     return accelerator
 
 
@@ -91,8 +93,19 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int) -> 
     earlier point from ``first_step`` on, as TensorBoard's readers apply it; nothing is deleted. In a
     new run it hides the points of a run killed there before its first save. Other trackers keep
     their own runs: a resume is a new run in them.
+
+    The project is "train" for every tracker (TensorBoard's folder under the run's); W&B and MLflow
+    runs are named after the run's folder, and W&B keeps its local files in that folder. Without
+    the names they were W&B's generated ones and wrote into the working directory (seventy-sixth
+    session's probe). MLflow's experiment is "train" unless MLFLOW_EXPERIMENT_NAME names another, in
+    the store MLFLOW_TRACKING_URI names (``./mlruns`` of the working directory by default).
     """
-    accelerator.init_trackers("train", config=hparams, init_kwargs={"tensorboard": {"purge_step": first_step}})
+    folder = Path(accelerator.project_dir)
+    accelerator.init_trackers("train", config=hparams, init_kwargs={
+        "tensorboard": {"purge_step": first_step},
+        "wandb": {"name": folder.resolve().name, "dir": str(folder)},  # resolved: "." has no name
+        "mlflow": {"run_name": folder.resolve().name},
+    })
 
 
 def end_run(accelerator: Accelerator) -> None:
@@ -121,15 +134,25 @@ def destroy_process_group() -> None:
         torch.distributed.destroy_process_group()
 
 
-def _trackers(names: str) -> list[str] | None:
-    """The accelerate trackers ``train.trackers`` names. accelerate would raise a bare ValueError
-    for a misspelt one, so it is a ConfigError here, before the Accelerator exists."""
+def _trackers(names, setting: str = "train.trackers") -> list[str] | None:
+    """The accelerate trackers that ``names`` gives: comma-separated names or a list of them, as
+    ``train.trackers`` takes them (``config.NAME_LISTS``); "none", [], None or False for none.
+    accelerate would raise a bare ValueError for a misspelt one, so it is a ConfigError here, before
+    the Accelerator exists; ``fit(trackers=[...])`` or ``None`` was an AttributeError traceback
+    (seventy-sixth session's probe)."""
     from accelerate.utils import LoggerType
 
-    names = [n.strip() for n in names.split(",") if n.strip() and n.strip() != "none"]
+    if names is None or names is False:
+        names = []
+    elif isinstance(names, str):
+        names = names.split(",")
+    elif not (isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names)):
+        raise ConfigError(f"{setting} must be tracker names, comma separated or a list of them, or none; "
+                          f"got {names!r}")
+    names = [n.strip() for n in names if n.strip() and n.strip() != "none"]
     known = LoggerType.list()
     if unknown := [name for name in names if name not in known]:
-        raise ConfigError(f"train.trackers: {', '.join(unknown)} is not a tracker accelerate knows; give "
+        raise ConfigError(f"{setting}: {', '.join(unknown)} is not a tracker accelerate knows; give "
                           f"none, or comma-separated names from: {', '.join(known)}")
     return names or None
 

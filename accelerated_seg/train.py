@@ -178,7 +178,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         optimizer: torch.optim.Optimizer, *, max_epochs: int | None = None, max_steps: int | None = None,
         checkpoint_dir: str | Path = "output", scheduler=None, grad_accum_steps: int = 1,
         max_grad_norm: float = 0.0, save_every: int = 0, keep_last: int = 2, log_every: int = 10,
-        resume: str | None = None, trackers: str = "none", progress_bar: bool = True,
+        resume: str | None = None, trackers: str | list[str] | None = "none", progress_bar: bool = True,
         allow_strategy_fallback: bool = False, compile: bool = False, overwrite: bool = False) -> dict:
     """Train your own model, loader, loss and optimizer with the same loop as ``train``.
 
@@ -202,9 +202,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         max_grad_norm: clip the global gradient norm to this (0: no clipping).
         save_every: also save the training state every this many optimizer steps.
         resume: ``"latest"`` or a ``checkpoints/step_N`` folder of an earlier ``fit`` with the same pieces.
-        trackers: accelerate tracker names, as ``train.trackers`` (``"tensorboard"``, comma separated):
-            the loss, learning rate, gradient norm and speed every ``log_every`` steps, in
-            ``checkpoint_dir/train/``; ``"none"`` logs nothing.
+        trackers: accelerate tracker names, as ``train.trackers`` (``"tensorboard"``, comma separated
+            or a list): the loss, learning rate (with a ``scheduler``), gradient norm and speed every
+            ``log_every`` steps, TensorBoard's in ``checkpoint_dir/train/``; ``"none"`` (or None, [])
+            logs nothing.
         overwrite: delete an earlier run's checkpoints and export in ``checkpoint_dir`` first; without
             it (or ``resume``) a ``checkpoint_dir`` that holds them is an error, as for ``train``.
         allow_strategy_fallback: as ``train.allow_strategy_fallback``: run even where the launch's
@@ -229,7 +230,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
     with PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
         out = Path(checkpoint_dir)
         check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
-        accelerator = make_accelerator(out, trackers)
+        accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
         run_scope.enter_context(_holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
         accelerator.gradient_accumulation_steps = grad_accum_steps
         if note := configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm):

@@ -98,6 +98,21 @@ def test_fit_logs_to_the_trackers_it_is_given_and_a_resume_draws_each_step_once(
     assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3]
 
 
+def test_fits_trackers_take_the_forms_train_trackers_takes_and_a_typo_names_fits_argument(tmp_path):
+    """A list, None or False (as train.trackers takes them from YAML) was an AttributeError traceback in
+    fit: 'list' object has no attribute 'split' (seventy-sixth session's probe)."""
+    fit(*_pieces(), max_steps=1, log_every=1, checkpoint_dir=tmp_path / "list", trackers=["tensorboard"],
+        progress_bar=False)
+    assert tensorboard_curve(tmp_path / "list", "train/loss") == [1]
+    for off in (None, False, []):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / f"off_{off}", trackers=off, progress_bar=False)
+        assert not (tmp_path / f"off_{off}" / "train").exists()
+    with pytest.raises(ConfigError, match="^fit's trackers: tensorbord is not a tracker accelerate knows"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "typo", trackers=["tensorbord"], progress_bar=False)
+    with pytest.raises(ConfigError, match="^fit's trackers must be tracker names, comma separated or a list"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "typo", trackers=1, progress_bar=False)
+
+
 def test_fit_resumed_with_fewer_steps_than_its_checkpoint_is_refused(tmp_path):
     fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "run", progress_bar=False)
     with pytest.raises(ConfigError, match=r"step_2 is at step 2, beyond the 1 optimizer steps this run asks for "
@@ -336,3 +351,18 @@ def test_the_figures_of_every_rank_come_out_of_one_gather_under_their_tracker_na
                     "gpu/rank0/peak_allocated_gb": 10.5, "gpu/rank0/peak_reserved_gb": 12.0,  # no NVML there
                     "gpu/rank1/peak_allocated_gb": 11.0, "gpu/rank1/peak_reserved_gb": 12.5,
                     "gpu/rank1/utilisation_pct": 97.0}
+
+
+def test_wandb_and_mlflow_runs_are_named_after_the_run_folder_and_wandb_writes_into_it(tmp_path, monkeypatch):
+    """Neither is installed here: what accelerate is asked to start them with. Without names they were
+    W&B's generated ones, and W&B's files went into the working directory (seventy-sixth session's probe)."""
+    from accelerate import Accelerator
+
+    asked = {}
+    monkeypatch.setattr(Accelerator, "init_trackers", lambda self, project, config=None, init_kwargs=None:
+                        asked.update(project=project, init_kwargs=init_kwargs))
+    fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "my_run", progress_bar=False)
+    assert asked["project"] == "train"
+    assert asked["init_kwargs"]["wandb"] == {"name": "my_run", "dir": str(tmp_path / "my_run")}
+    assert asked["init_kwargs"]["mlflow"] == {"run_name": "my_run"}
+    assert asked["init_kwargs"]["tensorboard"] == {"purge_step": 1}

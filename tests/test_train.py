@@ -602,6 +602,9 @@ def test_trackers_are_checked_and_a_missing_one_and_a_long_warm_up_are_said(tiny
     from accelerated_seg.preparation import tracker_install_hint
 
     assert tracker_install_hint(["wandb", "tensorboard"]) == "pip install wandb accelerated-seg[tensorboard]"
+    train(tiny_config(tmp_path / "two", train__trackers="[wandb, mlflow]", train__max_steps=1, train__val_every=0))
+    assert ("WARNING: train.trackers names wandb, mlflow, which are not installed here, so nothing is logged to "
+            "them (pip install wandb mlflow)") in capsys.readouterr().out
     assert "optim.warmup_steps=4 is not below train.max_steps=2: the learning rate rises for the whole run, " \
            "reaches 50% of 0.001 and never decays" in out
 
