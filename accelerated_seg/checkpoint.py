@@ -41,6 +41,7 @@ from safetensors.torch import load_file, save_file
 from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError, is_whole_number
 from .data.errors import DataError
+from .data.preprocess_settings import code_version_difference
 from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, replace_folder, sync_directory, sync_folder, with_the_usual_mode
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_initial_weights, complete_checkpoints,
@@ -381,7 +382,14 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
     path = Path(checkpoint) / PREPROCESSING_FILE
     if not path.is_file():
         return
-    if differences := preprocessing_differences(json.loads(path.read_text()), preprocessing, "saved"):
+    differences = preprocessing_differences(json.loads(path.read_text()), preprocessing, "saved")
+    try:  # the code that prepared them, which its export description records (seventy-sixth session on)
+        described = json.loads((Path(checkpoint) / EXPORT_DESCRIPTION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none: an older checkpoint (export says so), or unreadable
+        described = {}
+    if isinstance(described, dict) and (code := code_version_difference(described, "saved")):
+        differences.append(code)
+    if differences:
         raise ConfigError(
             f"cannot resume from {checkpoint}: its weights were trained on volumes preprocessed otherwise "
             f"({'; '.join(differences)}). Resume with the settings that wrote it ({Path(checkpoint) / 'config.yaml'}"
@@ -638,6 +646,7 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
     # A setting the export does not record (written before it existed) is not compared.
     saved = {key: value for key, value in (export.get("preprocessing") or {}).items() if key != "label_map"}
     differences = preprocessing_differences(saved, {key: preprocessing.get(key) for key in saved}, "there")
+    differences += [code] if (code := code_version_difference(export, "there")) else []
     differences += channel_name_differences(export.get("channels") or {}, channels)
     if not differences:
         return None

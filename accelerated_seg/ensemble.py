@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -25,9 +26,12 @@ import torch
 
 from .checkpoint import load_exported
 from .config import ConfigError
+from .data.preprocess_settings import code_version_difference
 
 # What may differ between members' config.json: the network and what describes its weights alone.
-MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "format_version")
+# the preprocessing code's version too: predict prepares every member's volumes with this code alike
+MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "format_version",
+               "preprocessing_code_version")
 
 
 class ModelEnsemble(torch.nn.Module):
@@ -60,13 +64,17 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
     if not folders:
         raise ConfigError("no model given: give an exported model folder, or several for an ensemble")
     if len(folders) == 1:
-        return load_exported(folders[0])
+        model, config = load_exported(folders[0])
+        _warn_of_other_preprocessing_code(folders[0], config)
+        return model, config
     seen = set()
     for folder in folders:
         if folder.resolve() in seen:  # a glob or a copy-paste gone wrong: it would count twice in the mean
             raise ConfigError(f"the ensemble lists the model {folder.resolve()} twice: give each member once")
         seen.add(folder.resolve())
     loaded = [load_exported(folder) for folder in folders]
+    for folder, (_, config) in zip(folders, loaded):
+        _warn_of_other_preprocessing_code(folder, config)
     first = loaded[0][1]
     for folder, (_, config) in zip(folders[1:], loaded[1:]):
         if differences := _differences(first, config):
@@ -77,6 +85,15 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
                 f"{folder} cannot join {folders[0]} in an ensemble: {'; '.join(differences)}. Members share one "
                 f"preprocessing and sliding window, so they must be trained on the same settings{spacing}")
     return ModelEnsemble([model for model, _ in loaded]).eval(), {**first, "ensemble": [str(f) for f in folders]}
+
+
+def _warn_of_other_preprocessing_code(folder: Path, config: dict) -> None:
+    """Not refused: the weights may still serve, and retraining is the user's call; said, since the
+    scans are prepared otherwise than the volumes the weights learned from (``code_version_difference``)."""
+    if difference := code_version_difference(config, "there"):
+        warnings.warn(f"{folder}: its weights learned from volumes prepared otherwise than predict prepares them "
+                      f"now ({difference}): retrain it with this version to predict as it was trained, or predict "
+                      f"with the version that trained it", stacklevel=3)
 
 
 def _spacing(config: dict):

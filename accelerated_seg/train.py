@@ -55,6 +55,7 @@ from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_
 from .data.manifest import Manifest
 from .data.prepare import cache_root, dataset_source, preprocess_settings, read_manifest
 from .data.preprocess import ORIENTATION, PreprocessSettings
+from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
 from .data.sampling import position_in_other_batches
 from .data.spacing import median_cases
 from .data.splits import unused_folds_warning
@@ -1072,7 +1073,8 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     if versions:
         shown = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
-                          f"(other settings or classes), {shown}: delete those no run needs")
+                          f"(other settings or classes, or older preprocessing code), {shown}: delete those no run "
+                          f"needs")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     if accelerator.num_processes > 1:  # and the tables where every rank reads them
@@ -1168,6 +1170,7 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
         "spacing": list(settings.spacing) if settings.spacing else None,
         "orientation": ORIENTATION,
         "preprocessing": settings.to_dict(),
+        CODE_VERSION_KEY: PREPROCESS_VERSION,  # the code that prepared the volumes (code_version_difference)
         # region-based: the network's outputs are these regions (label values), painted in their order
         **({"regions": manifest.regions.to_dict()} if manifest.regions is not None else {}),
         # sparse annotation: the labels' value of unannotated voxels, which evaluate --labels leaves out

@@ -15,7 +15,7 @@ import torch
 import yaml
 from safetensors.torch import load_file
 
-from accelerated_seg.checkpoint import complete_checkpoints, load_exported
+from accelerated_seg.checkpoint import check_resume_preprocessing, complete_checkpoints, load_exported
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
@@ -103,7 +103,8 @@ def test_the_run_says_why_cases_are_built_again_and_what_else_the_cache_holds(ti
     assert "had been cached before" not in said  # another setting: all new, nothing built again
     # and the checks read again only the case whose file changed (check_records)
     assert "pre-flight checks: 8 of 9 case(s) unchanged since they passed, not read again" in said
-    assert "also holds 1 other preprocessed version(s) of this dataset (other settings or classes)" in said
+    assert ("also holds 1 other preprocessed version(s) of this dataset (other settings or classes, or older "
+            "preprocessing code)") in said
     train(tiny_config(tmp_path / "third", **settings))
     said = capsys.readouterr().out
     assert "1 case(s) built" in said and "1 of the 1 built had been cached before: their files changed since" in said
@@ -1292,6 +1293,55 @@ def test_text_file_sizes_are_checked_only_where_the_checkpoint_recorded_them(tmp
     (step / "config.yaml").unlink()
     with pytest.raises(DataError, match=r"config.yaml \(missing; 99 bytes were written\)"):
         check_checkpoint_files(step)
+
+
+def test_weights_of_older_preprocessing_code_are_refused_to_resume_and_named_to_predict_and_fine_tune(
+        tiny_config, tmp_path, capsys):
+    """The preprocessing code's version reached the cache's fingerprint alone: a checkpoint trained on
+    volumes that older code prepared otherwise (the qform, before the sform placed the voxels) resumed
+    on the new code's volumes without a word (seventy-sixth session's probe). Checkpoints and exports
+    written before the version was recorded are not compared."""
+    import warnings
+
+    from accelerated_seg.data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_CHANGES, PREPROCESS_VERSION
+    from accelerated_seg.ensemble import load_for_prediction
+
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0))
+    older = PREPROCESS_VERSION - 1
+    since = f"{PREPROCESS_VERSION}: {PREPROCESS_CHANGES[PREPROCESS_VERSION]}"
+    for path in (out / "model" / "config.json", out / "checkpoints" / "step_2" / "export.json"):
+        written = path.read_text()  # the same number of bytes: the checkpoint's own record of its files holds
+        assert json.loads(written)[CODE_VERSION_KEY] == PREPROCESS_VERSION
+        path.write_text(written.replace(f'"{CODE_VERSION_KEY}": {PREPROCESS_VERSION}',
+                                        f'"{CODE_VERSION_KEY}": {older}'))
+    with pytest.warns(UserWarning, match=rf"model: its weights learned from volumes prepared otherwise than predict "
+                                         rf"prepares them now \(the preprocessing code: version {older} there, "
+                                         rf"{PREPROCESS_VERSION} here \({since}\)\): retrain it"):
+        load_for_prediction(out / "model")
+    capsys.readouterr()
+    train(tiny_config(tmp_path / "tuned", train__init_from=str(out / "model"), train__max_steps=1, train__val_every=0))
+    said = capsys.readouterr().out
+    assert f"prepared otherwise than this run's (the preprocessing code: version {older} there" in said
+    with pytest.raises(ConfigError, match=rf"cannot resume from .*step_2: its weights were trained on volumes "
+                                          rf"preprocessed otherwise \(the preprocessing code: version {older} saved, "
+                                          rf"{PREPROCESS_VERSION} here \({since}\)\)"):
+        train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))
+    # as written before the version was recorded: not compared
+    written = json.loads((out / "model" / "config.json").read_text())
+    (out / "model" / "config.json").write_text(json.dumps({key: value for key, value in written.items()
+                                                           if key != CODE_VERSION_KEY}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_for_prediction(out / "model")
+    older_checkpoint = tmp_path / "older_checkpoint"
+    older_checkpoint.mkdir()
+    for name in ("preprocessing.json", "export.json"):
+        written = json.loads((out / "checkpoints" / "step_2" / name).read_text())
+        written.pop(CODE_VERSION_KEY, None)
+        (older_checkpoint / name).write_text(json.dumps(written))
+    check_resume_preprocessing(older_checkpoint, json.loads((older_checkpoint / "preprocessing.json").read_text()),
+                               out)
 
 
 def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_listed(tiny_config, tmp_path, capsys):

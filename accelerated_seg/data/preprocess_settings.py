@@ -65,8 +65,28 @@ class PreprocessSettings:
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-# Bump when the transforms of preprocess.py change meaning, so caches built by older code are not reused.
-PREPROCESS_VERSION = 3  # 2: resampled in float32; 3: voxels placed by the sform as nibabel does (NiftiReader)
+# Bump when the transforms of preprocess.py change meaning, so caches built by older code are not reused
+# and a checkpoint or export trained on volumes the older code prepared says so (``code_version_difference``).
+PREPROCESS_VERSION = 3
+#: What each version changed, for the messages that name a difference of versions.
+PREPROCESS_CHANGES = {2: "volumes resampled in float32", 3: "voxels placed by the sform, as nibabel places them"}
+#: The key of exports' config.json (and checkpoints' export.json) that records PREPROCESS_VERSION.
+CODE_VERSION_KEY = "preprocessing_code_version"
+
+
+def code_version_difference(export: dict, saved_where: str) -> str | None:
+    """How the preprocessing code that prepared an export's (or a checkpoint's) training volumes
+    differs from this one's, or None: the same, or not recorded (written before the seventy-sixth
+    session; training's settings are compared apart, ``preprocessing_differences``). Until then a
+    resume across a change of the code (the sform placing the voxels, version 3) trained on without a
+    word on volumes prepared otherwise (seventy-sixth session's probe)."""
+    recorded = export.get(CODE_VERSION_KEY)
+    if recorded is None or recorded == PREPROCESS_VERSION:
+        return None
+    since = "; ".join(f"{version}: {what}" for version, what in sorted(PREPROCESS_CHANGES.items())
+                      if isinstance(recorded, int) and recorded < version <= PREPROCESS_VERSION)
+    return (f"the preprocessing code: version {recorded} {saved_where}, {PREPROCESS_VERSION} here"
+            + (f" ({since})" if since else ""))
 
 
 def preprocess_settings(config: dict) -> PreprocessSettings:
