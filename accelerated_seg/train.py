@@ -945,6 +945,8 @@ def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) ->
         return None
     if saved == cfg.train.max_steps or not isinstance(saved, int):
         return None
+    if step >= cfg.train.max_steps:  # nothing trains: no rate goes on ("nothing to train" said that already)
+        return None
     if cfg.optim.min_lr_ratio == 1.0:  # no decay: the length changes nothing
         return None
     schedule = (f"train.max_steps {saved} -> {cfg.train.max_steps}: the learning-rate schedule ({cfg.optim.schedule}, "

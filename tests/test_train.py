@@ -1164,6 +1164,15 @@ def test_resume_with_fewer_steps_than_the_checkpoint_is_refused_and_at_its_step_
     assert again["step"] == 2 and again["losses"] == first["losses"]  # the checkpoint's own: no step taken
     assert "at step 2, which is train.max_steps already: nothing to train" in capsys.readouterr().out
     assert [p.name for p in complete_checkpoints(out / "checkpoints")] == ["step_2"]
+    # A shorter train.max_steps at the checkpoint's step of a longer run trains nothing either: no
+    # learning-rate note of a schedule that "goes on" (it followed "nothing to train" before)
+    longer = tmp_path / "longer"
+    train(tiny_config(longer, train__max_steps=3, train__save_every=2, train__val_every=0))
+    capsys.readouterr()
+    train(tiny_config(longer, train__max_steps=2, train__val_every=0,
+                      train__resume=str(longer / "checkpoints" / "step_2")))
+    said = capsys.readouterr().out
+    assert "nothing to train" in said and "the learning-rate schedule" not in said
 
 
 def test_folds_the_datasets_own_split_overrides_are_a_warning_on_the_console(tiny_config, tmp_path, capsys):
