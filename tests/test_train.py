@@ -5,6 +5,7 @@ import math
 import os
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import monai.networks.nets
@@ -15,6 +16,7 @@ import torch
 import yaml
 from safetensors.torch import load_file
 
+import accelerated_seg
 from accelerated_seg.checkpoint import check_resume_preprocessing, complete_checkpoints, load_exported
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.errors import DataError
@@ -41,6 +43,10 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
     info = json.loads((out / "run_info.json").read_text())
     assert info["batch"]["global"] == 2 and "single process" in info["strategy"]
     assert {"torch_version", "monai_version", "accelerate_version", "python_version"} <= info.keys()  # README's
+    # and the commit of the checkout the package runs from (this repository's, under test)
+    head = subprocess.run(["git", "-C", str(Path(accelerated_seg.__file__).parent), "rev-parse", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    assert info["accelerated_seg_commit"].split("+")[0] == head and len(head) == 40
     # The saved config says what ran: data.augment_on=auto (the default) became cpu on this device.
     assert tiny_config(out).data.augment_on == "auto"
     assert load_config(out / "config.yaml").data.augment_on == "cpu"

@@ -1,0 +1,34 @@
+"""Which code wrote a run, where the package's version cannot tell.
+
+``accelerated_seg.__version__`` names a release, and every commit of a checkout says the same one:
+an upgrade probe's runs of five versions, 650 commits apart, all recorded 0.1.0, so nothing told
+which code had trained a checkpoint (seventy-sixth session). Imported from a git checkout (an
+editable install, the usual research setup), the run also records the checkout's commit, marked
+when the package's own files differ from it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+
+def checkout_commit(package: Path = Path(__file__).resolve().parent) -> str | None:
+    """The commit of the git checkout the package is imported from, with "+modified" where its
+    files differ from it; None for an installed package (or one inside another project's
+    repository: a virtual environment in a project under git), or without git."""
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(package), *args], capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):  # no git, or a filesystem too slow to answer
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    if top is None or Path(top).resolve() != package.parent.resolve():
+        return None
+    commit = git("rev-parse", "HEAD")
+    if commit is None:
+        return None
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".")
+    return commit + ("+modified" if changed else "")
