@@ -1,6 +1,7 @@
 """Manifests: MSD, nnU-Net v2, CSV and pairs into cases, labels, channels and a split; load_cases dispatch."""
 
 import json
+import shutil
 import re
 from pathlib import Path
 
@@ -349,7 +350,13 @@ def test_nnunet_label_files_whose_ending_differs_from_file_ending_are_named_with
     first.rename(first.with_name(first.name.replace(".nii.gz", ".nii")))
     with pytest.raises(DataError, match=r"holds 2 label file\(s\) ending in .nii.gz, but 1 ending in .nii: "
                                         r'case_a.nii\. .* or set "file_ending": ".nii" if every image and label '
-                                        r"ends so$"):
+                                        r"ends so; or, if that is not all, restore the missing files"):
+        load_nnunet(root)
+    # a stray copy of a case that is read, with a count too low, is no file "to rename" (over the good one)
+    root = write_nnunet(tmp_path / "stray_copy", numTraining=2)
+    shutil.copy(root / "labelsTr" / "case_a.nii.gz", root / "labelsTr" / "case_a.nii")
+    with pytest.raises(DataError, match=r"holds 3 label file\(s\) ending in .nii.gz; restore the missing files "
+                                        r"\(an incomplete copy\?\) or correct numTraining$"):
         load_nnunet(root)
 
 

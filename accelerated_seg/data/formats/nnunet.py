@@ -73,11 +73,15 @@ def load_nnunet(
     cases = _nnunet_cases(root, channels, file_ending, json_path)
     declared_count = content.get("numTraining")
     if isinstance(declared_count, int) and declared_count != len(cases):
+        # Files of another ending explain labels missing from the count, never a count too low; a
+        # stray copy of a case that is read (case_a.nii beside case_a.nii.gz) explains nothing.
+        others = _other_endings(root / "labelsTr", file_ending, {case.id for case in cases}) \
+            if declared_count > len(cases) else None
         raise DataError(
             f"{json_path}: numTraining is {declared_count} but {root / 'labelsTr'} holds {len(cases)} "
-            f"label file(s) ending in {file_ending}" + (_other_endings(root / "labelsTr", file_ending) or
-                                                           "; restore the missing files (an incomplete copy?) or "
-                                                           "correct numTraining")
+            f"label file(s) ending in {file_ending}{others or ''}; "
+            + ("restore the missing files (an incomplete copy?) or correct numTraining" if others is None else
+               "or, if that is not all, restore the missing files (an incomplete copy?) or correct numTraining")
         )
 
     splits_path = root / "splits_final.json"
@@ -103,18 +107,21 @@ def _nnunet_file_ending(content: dict[str, Any], json_path: Path) -> str:
     return file_ending
 
 
-def _other_endings(folder: Path, file_ending: str) -> str | None:
+def _other_endings(folder: Path, file_ending: str, read: set[str] = frozenset()) -> str | None:
     """The NIfTI files of ``folder`` that the file ending leaves out (``case.NII.GZ``, or ``case.nii``
-    beside a ".nii.gz" ending) and the way on, to follow "N label files ending in ..."; None if there
-    are none. "No label files" alone left a dataset saved with upper-case endings a riddle (seventy-fifth
+    beside a ".nii.gz" ending), but for copies of the cases ``read``, and the way on, to follow "N
+    label files ending in ..."; None if there are none. "No label files" alone left a dataset saved with upper-case endings a riddle (seventy-fifth
     session's probe), and a few such files among the rest were left out without a word."""
+    def ending(name: str) -> str:
+        return next(name[-len(suffix):] for suffix in NIFTI_SUFFIXES if name.lower().endswith(suffix))
+
     others = sorted(path.name for path in folder.iterdir()
                     if not path.name.startswith(".") and not path.name.endswith(file_ending)
-                    and path.name.lower().endswith(NIFTI_SUFFIXES) and path.is_file())
+                    and path.name.lower().endswith(NIFTI_SUFFIXES) and path.is_file()
+                    and path.name[:-len(ending(path.name))] not in read)  # not a copy of a case read
     if not others:
         return None
-    endings = sorted({next(name[-len(suffix):] for suffix in NIFTI_SUFFIXES if name.lower().endswith(suffix))
-                      for name in others})
+    endings = sorted({ending(name) for name in others})
     shown = ", ".join(others[:3]) + (f" (and {len(others) - 3} more)" if len(others) > 3 else "")
     # an upper-case ending cannot be the file_ending (only NIfTI's own spellings are read)
     way = (f"rename them to end in {file_ending}, or set \"file_ending\": \"{endings[0]}\" if every image and "
