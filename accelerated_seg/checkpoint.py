@@ -387,15 +387,18 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
         described = json.loads((Path(checkpoint) / EXPORT_DESCRIPTION_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):  # none: an older checkpoint (export says so), or unreadable
         described = {}
-    if isinstance(described, dict) and (code := code_version_difference(described, "saved")):
-        differences.append(code)
-    if differences:
+    code = code_version_difference(described, "saved") if isinstance(described, dict) else None
+    if differences or code:
+        # no setting brings older preprocessing code back: the version that wrote the checkpoint does
+        ways = ([f"resume with the settings that wrote it ({Path(checkpoint) / 'config.yaml'}; a median spacing "
+                 f"that moved with the cases can be pinned with data.spacing)"] if differences else [])
+        ways += ["resume with the accelerated_seg version that wrote it"] if code else []
+        way = " and ".join(ways)
         raise ConfigError(
             f"cannot resume from {checkpoint}: its weights were trained on volumes preprocessed otherwise "
-            f"({'; '.join(differences)}). Resume with the settings that wrote it ({Path(checkpoint) / 'config.yaml'}"
-            f"; a median spacing that moved with the cases can be pinned with data.spacing), or train these "
-            f"weights on under the new preprocessing as a new run: --train.init_from={Path(output_dir) / 'model'} "
-            f"in another train.output_dir")
+            f"({'; '.join(differences + [code] if code else differences)}). {way[0].upper()}{way[1:]}, or "
+            f"train these weights on under the new preprocessing as a new run: "
+            f"--train.init_from={Path(output_dir) / 'model'} in another train.output_dir")
 
 
 def check_resume_split(checkpoint: Path, split: dict) -> str | None:
@@ -645,15 +648,17 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
     export = read_export_config(model_dir)
     # A setting the export does not record (written before it existed) is not compared.
     saved = {key: value for key, value in (export.get("preprocessing") or {}).items() if key != "label_map"}
-    differences = preprocessing_differences(saved, {key: preprocessing.get(key) for key in saved}, "there")
-    differences += [code] if (code := code_version_difference(export, "there")) else []
-    differences += channel_name_differences(export.get("channels") or {}, channels)
-    if not differences:
+    settings = preprocessing_differences(saved, {key: preprocessing.get(key) for key in saved}, "there")
+    code = code_version_difference(export, "there")
+    named = channel_name_differences(export.get("channels") or {}, channels)
+    if not (settings or code or named):
         return None
+    ways = (["set those data settings (data.spacing, data.normalization, data.ct_window, data.crop_foreground) to "
+             "its values"] if settings else []) + (["give the images in its order"] if named else [])
     return (f"WARNING: train.init_from={str(model_dir)!r} learned from volumes prepared otherwise than this run's "
-            f"({'; '.join(differences)}); fine-tuning goes on under this run's. To prepare them as the export's "
-            f"were, set those data settings (data.spacing, data.normalization, data.ct_window, "
-            f"data.crop_foreground) to its values; for the channels, give the images in its order")
+            f"({'; '.join(settings + ([code] if code else []) + named)}); fine-tuning goes on under this run's."
+            + (f" To prepare them as the export's were, {' and '.join(ways)}" if ways else "")
+            + (" (the preprocessing code is this version's: the fine-tuning adapts the weights to it)" if code else ""))
 
 
 class PreemptionSignals:

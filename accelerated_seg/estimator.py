@@ -885,14 +885,14 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
     Raises:
         DataError: a case's files cannot be segmented (the first such case stops the evaluation).
     """
-    from .checkpoint import load_exported
+    from .ensemble import load_for_prediction  # as predict loads it (and warns of older preprocessing code)
     from .inference import PredictOptions, check_precision, default_device, kept_whole, segment_cases
     from .inference_files import InputCase
 
     settings = PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
     device = default_device(options.get("device"))
     check_precision(settings.precision, device)
-    model, _ = load_exported(model_dir)
+    model, _ = load_for_prediction(model_dir)
     jobs = [(InputCase(case.id, tuple(case.images)), folder / f"{case.id}.nii.gz", None) for case in cases]
     with closing(segment_cases(model.to(device), config, jobs, device=device, options=settings,
                                keep_largest=kept_whole(config, options.get("keep_largest")))) as done:

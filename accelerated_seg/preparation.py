@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import os
 from pathlib import Path
 
 import torch
@@ -95,17 +96,18 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int) -> 
     their own runs: a resume is a new run in them.
 
     The project is "train" for every tracker (TensorBoard's folder under the run's); W&B and MLflow
-    runs are named after the run's folder, and W&B keeps its local files in that folder. Without
-    the names they were W&B's generated ones and wrote into the working directory (seventy-sixth
-    session's probe). MLflow's experiment is "train" unless MLFLOW_EXPERIMENT_NAME names another, in
-    the store MLFLOW_TRACKING_URI names (``./mlruns`` of the working directory by default).
+    runs are named after the run's folder, and W&B keeps its local files in that folder, unless the
+    environment says otherwise (WANDB_NAME, WANDB_DIR), which explicit arguments would override.
+    Without them they were W&B's generated names, and its files went into the working directory
+    (seventy-sixth session's probe). MLflow's experiment is "train" unless MLFLOW_EXPERIMENT_NAME
+    names another, in the store MLFLOW_TRACKING_URI names (MLflow's default store otherwise).
     """
     folder = Path(accelerator.project_dir)
+    name = folder.resolve().name  # resolved: "." has no name
+    wandb = {key: value for key, value, variable in (("name", name, "WANDB_NAME"), ("dir", str(folder), "WANDB_DIR"))
+             if not os.environ.get(variable)}
     accelerator.init_trackers("train", config=hparams, init_kwargs={
-        "tensorboard": {"purge_step": first_step},
-        "wandb": {"name": folder.resolve().name, "dir": str(folder)},  # resolved: "." has no name
-        "mlflow": {"run_name": folder.resolve().name},
-    })
+        "tensorboard": {"purge_step": first_step}, "wandb": wandb, "mlflow": {"run_name": name}})
 
 
 def end_run(accelerator: Accelerator) -> None:

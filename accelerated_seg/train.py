@@ -723,7 +723,6 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                                                           manifest.channels)):
         accelerator.print(note)
     model, aliases, trained_alone = model_for_strategy(cfg, spec, accelerator, run_scope)
-    checked.keep_records()  # nothing refuses the run any more: the cases that passed are recorded
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing):
         accelerator.print(warning)
@@ -764,6 +763,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             accelerator.print(note)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
+    on_main(accelerator, checked.keep_records)  # and the cases that passed the checks are recorded
     _set_aside_later_course(accelerator, resume_from, out)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note)
@@ -1076,7 +1076,7 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     if versions:
         shown = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
-                          f"(other settings or classes, or older preprocessing code), {shown}: delete those no run "
+                          f"(other settings or classes, or other preprocessing code), {shown}: delete those no run "
                           f"needs")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
@@ -1137,7 +1137,7 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
     manifest = on_main(accelerator, lambda: read_manifest(cfg.data, cfg.train.output_dir, manifest))
     ranks = CheckingRanks(accelerator.process_index, accelerator.num_processes,
                           lambda work: on_every_rank(accelerator, work))
-    manifest, report = check_as_configured(cfg.data, manifest, ranks, records=cache_root(cfg.data) / "checks")
+    manifest, report = check_as_configured(cfg.data, manifest, ranks, cache_root(cfg.data) / "checks")
     report.raise_if_errors()
     if report.recalled:  # why this launch's checks took no time, and how to have every file read
         cases = len(manifest.training) + len(manifest.validation)

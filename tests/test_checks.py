@@ -838,6 +838,7 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     warnings it gave and what its files hold for the dataset-wide ones; a case with an error is read
     again each time, and a changed file, other settings or a broken record mean reading again."""
     import accelerated_seg.data.checks as checks
+    import accelerated_seg.data.check_records as check_records
     from accelerated_seg.data.check_records import CheckRecords
     from accelerated_seg.data.fingerprint import source_fingerprint
 
@@ -879,15 +880,22 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
 
     checked(cases, NUM_CLASSES + 1, records=records)  # other checks: every case read
     assert len(opened) == 6
+    checking = check_records._checking  # other checking code, or another nibabel or numpy: read again
+    monkeypatch.setattr(check_records, "_checking", lambda: "another nibabel")
+    opened.clear()
+    assert checked(cases, NUM_CLASSES, records=records).recalled == 0 and len(opened) == 6
+    monkeypatch.setattr(check_records, "_checking", checking)
     for record in (tmp_path / "records").iterdir():
         record.write_text('{"case_0": {"source": ')  # cut short
     opened.clear()
     assert not checked(cases, NUM_CLASSES, records=records).errors and len(opened) == 6
-    # entries not as this code writes them: those cases are read (the record just rewritten by that check)
-    record = max((tmp_path / "records").iterdir(), key=lambda path: path.stat().st_mtime_ns)
-    entries = json.loads(record.read_text())
-    entries["case_0"], entries["case_1"] = 5, {"source": source_fingerprint(cases[1]), "findings": {}}
-    record.write_text(json.dumps(entries))
+    # entries not as this code writes them: those cases are read (the record just rewritten by that
+    # check; the other settings' one is still cut short)
+    (record,) = [path for path in (tmp_path / "records").iterdir() if path.read_text().endswith("}")]
+    written = json.loads(record.read_text())
+    written["cases"]["case_0"], written["cases"]["case_1"] = 5, {"source": source_fingerprint(cases[1]),
+                                                                 "findings": {}}
+    record.write_text(json.dumps(written))
     opened.clear()
     assert checked(cases, NUM_CLASSES, records=records).recalled == 4 and sorted(opened) == ["case_0", "case_1"]
     opened.clear()

@@ -142,6 +142,15 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     assert list((tmp_path / "eval" / "predictions").glob("*.nii.gz"))
     assert model.evaluate(fewer, output_dir=tmp_path / "eval")["num_cases"] == 1
     (written,) = (tmp_path / "eval" / "labels").glob("*.nii.gz")
+    # an export of older preprocessing code is scored with predict's warning (load_exported said nothing)
+    from accelerated_seg.data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
+
+    exported_text = (out / "model" / "config.json").read_text()
+    (out / "model" / "config.json").write_text(exported_text.replace(f'"{CODE_VERSION_KEY}": {PREPROCESS_VERSION}',
+                                                                     f'"{CODE_VERSION_KEY}": {PREPROCESS_VERSION - 1}'))
+    with pytest.warns(UserWarning, match="learned from volumes prepared otherwise than predict prepares them now"):
+        model.evaluate(fewer, output_dir=tmp_path / "eval")
+    (out / "model" / "config.json").write_text(exported_text)
     assert set(np.unique(nib.load(written).get_fdata())) <= {0, 1}
     # A predictions folder that evaluate did not write (accelerated-seg predict's, say) is not deleted.
     (tmp_path / "mine" / "predictions").mkdir(parents=True)

@@ -366,3 +366,6 @@ def test_wandb_and_mlflow_runs_are_named_after_the_run_folder_and_wandb_writes_i
     assert asked["init_kwargs"]["wandb"] == {"name": "my_run", "dir": str(tmp_path / "my_run")}
     assert asked["init_kwargs"]["mlflow"] == {"run_name": "my_run"}
     assert asked["init_kwargs"]["tensorboard"] == {"purge_step": 1}
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "scratch"))  # the user's environment is not overridden
+    fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "second", progress_bar=False)
+    assert asked["init_kwargs"]["wandb"] == {"name": "second"}

@@ -109,7 +109,7 @@ def test_the_run_says_why_cases_are_built_again_and_what_else_the_cache_holds(ti
     assert "had been cached before" not in said  # another setting: all new, nothing built again
     # and the checks read again only the case whose file changed (check_records)
     assert "pre-flight checks: 8 of 9 case(s) unchanged since they passed, not read again" in said
-    assert ("also holds 1 other preprocessed version(s) of this dataset (other settings or classes, or older "
+    assert ("also holds 1 other preprocessed version(s) of this dataset (other settings or classes, or other "
             "preprocessing code)") in said
     train(tiny_config(tmp_path / "third", **settings))
     said = capsys.readouterr().out
@@ -1338,9 +1338,12 @@ def test_weights_of_older_preprocessing_code_are_refused_to_resume_and_named_to_
     train(tiny_config(tmp_path / "tuned", train__init_from=str(out / "model"), train__max_steps=1, train__val_every=0))
     said = capsys.readouterr().out
     assert f"prepared otherwise than this run's (the preprocessing code: version {older} there" in said
+    assert "(the preprocessing code is this version's: the fine-tuning adapts the weights to it)" in said
+    assert "set those data settings" not in said  # no setting brings the older code back
     with pytest.raises(ConfigError, match=rf"cannot resume from .*step_2: its weights were trained on volumes "
                                           rf"preprocessed otherwise \(the preprocessing code: version {older} saved, "
-                                          rf"{PREPROCESS_VERSION} here \({since}\)\)"):
+                                          rf"{PREPROCESS_VERSION} here \({since}\)\)\. Resume with the "
+                                          rf"accelerated_seg version that wrote it, or train these weights on"):
         train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))
     # as written before the version was recorded: not compared
     written = json.loads((out / "model" / "config.json").read_text())

@@ -9,10 +9,12 @@ recalled (its warnings and what its files hold, for the dataset-wide warnings) i
 read. A case with an error is never recorded: the run stops on it anyway, and it is read again once
 fixed.
 
-One JSON file per dataset, settings and code (``<data.cache_dir>/checks/<key>.json``), written whole
-by one process once the run goes on (``CheckReport.keep_records``, before the preprocessing): a run
-refused after its checks writes nothing there. A record that cannot be read or written is no error:
-the cases are read as before. ``accelerated-seg check`` keeps no records and always reads everything.
+One JSON file per dataset and check settings (``<data.cache_dir>/checks/<key>.json``), written whole
+by the main process once nothing is left that refuses the run (``CheckReport.keep_records``): a run
+refused after its checks writes nothing there. It holds the records of one checking code (``checks.py``,
+``io.py``, ``formats/paths.py``) and nibabel and numpy version; others start it anew. A record that
+cannot be read or written is no error: the cases are read as before. ``accelerated-seg check`` keeps
+no records and always reads everything.
 """
 
 from __future__ import annotations
@@ -25,33 +27,45 @@ from pathlib import Path
 
 from ..files import replace_atomically
 
-#: The files whose code decides what a check finds: a change to either is a change of the checks.
-CHECKING_CODE = ("checks.py", "io.py")
+#: The files whose code decides what a check finds: a change to any is a change of the checks.
+CHECKING_CODE = ("checks.py", "io.py", "formats/paths.py")
 
 
 @functools.cache
-def _checking_code() -> bytes:
-    return b"".join((Path(__file__).parent / name).read_bytes() for name in CHECKING_CODE)
+def _checking() -> str:
+    """What decides a check's findings besides the files and the settings: our checking code, and
+    the nibabel (header repairs, qform/sform) and numpy that read the files for it."""
+    import nibabel
+    import numpy
+
+    code = b"".join((Path(__file__).parent / name).read_bytes() for name in CHECKING_CODE)
+    return hashlib.sha1(code + f"|nibabel {nibabel.__version__}|numpy {numpy.__version__}".encode()).hexdigest()
 
 
 class CheckRecords:
     """The recorded findings of one dataset's cases that passed, by case id, each with its files'
-    fingerprint; one record file per set of check settings (the caller's) and checking code."""
+    fingerprint: one record file per set of check settings (the caller's), holding the records of
+    the checking code and libraries that wrote it, which other code or libraries start anew."""
 
     def __init__(self, folder: Path, dataset_root: Path | None):
-        self.folder, self.dataset_root = Path(folder), dataset_root
+        self.folder = Path(folder)
+        self.dataset_root = Path(dataset_root).resolve() if dataset_root is not None else None  # as the cache
 
     def path(self, settings: dict) -> Path:
-        key = json.dumps([str(self.dataset_root), settings], sort_keys=True, default=str).encode() + _checking_code()
+        key = json.dumps([str(self.dataset_root), settings], sort_keys=True, default=str).encode()
         return self.folder / f"{hashlib.sha1(key).hexdigest()[:16]}.json"
 
     def load(self, settings: dict) -> dict[str, dict]:
-        """``{case id: {"source": fingerprint, "findings": ...}}``; empty if none can be read."""
+        """``{case id: {"source": fingerprint, "findings": ...}}`` as this checking code and these
+        libraries recorded them; empty if none can be read (or other code wrote them)."""
         try:
-            records = json.loads(self.path(settings).read_text())
+            written = json.loads(self.path(settings).read_text())
         except (OSError, ValueError):  # none yet, unreadable, or cut short by a crash: read the cases
             return {}
-        return records if isinstance(records, dict) else {}
+        if not isinstance(written, dict) or written.get("checking") != _checking():
+            return {}
+        cases = written.get("cases")
+        return cases if isinstance(cases, dict) else {}
 
     def save(self, settings: dict, passed: dict[str, dict], failed: list[str]) -> None:
         """Record ``passed`` over what was recorded before (other cases of the dataset stay), and forget
@@ -59,8 +73,9 @@ class CheckRecords:
         records = {**self.load(settings), **passed}
         for case_id in failed:
             records.pop(case_id, None)
+        written = json.dumps({"checking": _checking(), "cases": records})
         try:
-            replace_atomically(self.path(settings), lambda temporary: temporary.write_text(json.dumps(records)))
+            replace_atomically(self.path(settings), lambda temporary: temporary.write_text(written))
         except OSError:  # a read-only cache: the checks read every case at each launch, as before
             pass
 

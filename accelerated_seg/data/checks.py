@@ -92,22 +92,22 @@ class CheckReport:
         root: Dataset folder, quoted in the summary line of :meth:`raise_if_errors`.
         recalled: Cases not read again: unchanged since they passed the same checks
             (``check_records``); their findings are in the report as if they had been read.
-        unrecorded: The cases that passed this check, for the records (``keep_records``); None
-            where no records are kept (and on every rank but the first).
+        pending_records: The cases that passed this check, for the records (``keep_records``);
+            None where no records are kept (and on every rank but the first).
     """
 
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     root: Path | None = None
     recalled: int = 0
-    unrecorded: PendingRecords | None = None
+    pending_records: PendingRecords | None = field(default=None, repr=False, compare=False)
 
     def keep_records(self) -> None:
         """Record the cases that passed, for the next launch (``check_records``): called once nothing
         is left that refuses the run, so that a refused run writes nothing into the cache folder."""
-        if self.unrecorded is not None:
-            self.unrecorded.save()
-            self.unrecorded = None
+        if self.pending_records is not None:
+            self.pending_records.save()
+            self.pending_records = None
 
     @property
     def ok(self) -> bool:
@@ -156,7 +156,7 @@ def _grouped(errors: list[str]) -> list[str]:
 
 def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, max_voxels: int | None = None,
                    affine_atol: float = 1e-3, crop_foreground: bool = False, workers: int = 1,
-                   ranks: CheckingRanks | None = None, records: Path | None = None) -> CheckReport:
+                   ranks: CheckingRanks | None = None, records_folder: Path | None = None) -> CheckReport:
     """Check every training and validation case of ``manifest``, or only ``cases`` of it.
 
     Args:
@@ -169,8 +169,8 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         crop_foreground: See :func:`check_cases`.
         workers: See :func:`check_cases`.
         ranks: See :func:`check_cases`.
-        records: Folder of the records of the cases that passed (``check_records``), for this
-            dataset; ``None``: every case is read.
+        records_folder: Folder of the records of the cases that passed (``check_records``);
+            ``None``: every case is read.
 
     Returns:
         A CheckReport naming the dataset root.
@@ -181,7 +181,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
         crop_foreground=crop_foreground, workers=workers, ranks=ranks,
-        records=CheckRecords(records, manifest.root) if records is not None else None,
+        records=CheckRecords(records_folder, manifest.root) if records_folder is not None else None,
     )
     if cases is None and (undeclared := undeclared_channel_files(manifest)):
         declared = ", ".join(f"{index:04d} ({name})" for index, name in manifest.channels.items())
@@ -196,12 +196,12 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
 
 
 def check_as_configured(data: DataConfig, manifest: Manifest, ranks: CheckingRanks | None = None,
-                        records: Path | None = None) -> tuple[Manifest, CheckReport]:
+                        records_folder: Path | None = None) -> tuple[Manifest, CheckReport]:
     """The pre-flight checks as training runs them under the ``data`` settings: over the manifest with
     ``data.regions`` applied (returned too), within ``data.max_voxels``, with the foreground crop
     as the settings resolve it, in ``data.num_workers`` threads (as the cache is built), each of
     ``ranks`` a share of the cases (see :func:`check_cases`), recalling the cases that passed before
-    from ``records`` (training's; ``accelerated-seg check`` reads every case). Training and
+    from ``records_folder`` (training's; ``accelerated-seg check`` reads every case). Training and
     ``accelerated-seg check`` both come here.
 
     Raises:
@@ -210,7 +210,7 @@ def check_as_configured(data: DataConfig, manifest: Manifest, ranks: CheckingRan
     manifest = with_regions(data, manifest)
     crop = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
     return manifest, check_manifest(manifest, max_voxels=data.max_voxels, crop_foreground=crop,
-                                    workers=data.num_workers, ranks=ranks, records=records)
+                                    workers=data.num_workers, ranks=ranks, records_folder=records_folder)
 
 
 def check_cases(
@@ -309,7 +309,7 @@ def check_cases(
         tally.add(findings.tally)
     tally.add_warnings(report)
     if records is not None and (ranks is None or ranks.index == 0):
-        report.unrecorded = PendingRecords(
+        report.pending_records = PendingRecords(
             records, settings, {cases[position].id: {"source": findings.source, "findings": findings.to_record()}
                                 for position, findings in found
                                 if findings.source is not None and not findings.report.errors},

@@ -44,7 +44,7 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
         DataError: the checks found problems.
     """
     manifest, report = check_as_configured(cfg, read_manifest(cfg, output_dir, manifest),
-                                           records=cache_root(cfg) / "checks")
+                                           records_folder=cache_root(cfg) / "checks")
     report.raise_if_errors()
     return manifest, report
 

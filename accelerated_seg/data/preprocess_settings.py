@@ -81,10 +81,10 @@ def code_version_difference(export: dict, saved_where: str) -> str | None:
     resume across a change of the code (the sform placing the voxels, version 3) trained on without a
     word on volumes prepared otherwise (seventy-sixth session's probe)."""
     recorded = export.get(CODE_VERSION_KEY)
-    if recorded is None or recorded == PREPROCESS_VERSION:
+    if not isinstance(recorded, int) or recorded == PREPROCESS_VERSION:  # a hand edit's "3": not comparable
         return None
     since = "; ".join(f"{version}: {what}" for version, what in sorted(PREPROCESS_CHANGES.items())
-                      if isinstance(recorded, int) and recorded < version <= PREPROCESS_VERSION)
+                      if recorded < version <= PREPROCESS_VERSION)
     return (f"the preprocessing code: version {recorded} {saved_where}, {PREPROCESS_VERSION} here"
             + (f" ({since})" if since else ""))
 
