@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -107,11 +108,12 @@ def _nnunet_file_ending(content: dict[str, Any], json_path: Path) -> str:
     return file_ending
 
 
-def _other_endings(folder: Path, file_ending: str, read: set[str] = frozenset()) -> str | None:
+def _other_endings(folder: Path, file_ending: str, read: Collection[str] = ()) -> str | None:
     """The NIfTI files of ``folder`` that the file ending leaves out (``case.NII.GZ``, or ``case.nii``
     beside a ".nii.gz" ending), but for copies of the cases ``read``, and the way on, to follow "N
-    label files ending in ..."; None if there are none. "No label files" alone left a dataset saved with upper-case endings a riddle (seventy-fifth
-    session's probe), and a few such files among the rest were left out without a word."""
+    label files ending in ..."; None if there are none. "No label files" alone left a dataset saved
+    with upper-case endings a riddle (seventy-fifth session's probe), and a few such files among the
+    rest were left out without a word."""
     def ending(name: str) -> str:
         return next(name[-len(suffix):] for suffix in NIFTI_SUFFIXES if name.lower().endswith(suffix))
 
