@@ -11,7 +11,7 @@ import pytest
 
 from accelerated_seg.data.checks import check_manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.splits import unused_folds_warning
+from accelerated_seg.data.splits import is_one_fold_of_several, unused_folds_warning
 from accelerated_seg.data.manifest import (
     Case,
     Manifest,
@@ -875,3 +875,45 @@ def test_fraction_split_is_described(tmp_path):
     manifest = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(5)}), seed=3)
     assert manifest.split == "fraction 0.2 (seed 3)"
     assert unused_folds_warning(manifest.split) is None
+
+
+def test_a_monai_datalist_without_labels_takes_data_labels_and_says_so_when_it_has_none(tmp_path):
+    """A MONAI datalist ({"training": [...], "validation": [...]}) declares no classes: "declare the
+    classes" sent its user to data.labels, which was then refused as "declared by dataset.json"
+    (seventy-sixth session's probe of a MONAI user's move)."""
+    datalist = write_dataset_json(tmp_path / "monai", {"training": msd_entries(3), "validation": msd_entries(4)[3:]})
+    with pytest.raises(DataError, match=r'"labels": missing or empty; declare the classes there .* or, for a MONAI '
+                                        r"datalist without them, with data.labels"):
+        load_cases(datalist)
+    manifest = load_cases(datalist, labels={0: "background", 1: "spleen"})
+    assert manifest.labels == {0: "background", 1: "spleen"} and len(manifest.validation) == 1
+    assert manifest.source_format == "datalist"  # an undeclared value sends its user to data.labels
+    declared = write_dataset_json(tmp_path / "msd", {"labels": LABELS, "training": msd_entries(3)})
+    with pytest.raises(DataError, match="labels are declared by dataset.json; drop the labels argument"):
+        load_cases(declared, labels={0: "background", 1: "spleen"})
+
+
+def test_fold_keys_of_a_datalists_entries_make_the_split_as_monais_datafold_read(tmp_path):
+    """Entries with "fold" keys (MONAI's datafold_read, Auto3DSeg's datalists) were ignored: a fraction
+    split trained on the cases the file marks for validation, without a word."""
+    entries = [{**entry, "fold": index % 3} for index, entry in enumerate(msd_entries(7))]
+    path = write_dataset_json(tmp_path / "folds", {"labels": LABELS, "training": entries})
+    manifest = load_cases(path, fold=1)
+    assert ids(manifest.validation) == ["case_001", "case_004"] and len(manifest.training) == 5
+    assert manifest.split == "given (dataset.json 'fold' keys: fold 1 of 3)"
+    assert is_one_fold_of_several(manifest.split)  # a cross-validation: every fold's median spacing alike
+    assert ids(load_cases(path, num_folds=3).validation) == ["case_000", "case_003", "case_006"]
+    with pytest.raises(DataError, match=r"its 'fold' keys make 3 fold\(s\) but data.num_folds=5; set data.num_folds "
+                                        r"to 0 or 3"):
+        load_cases(path, num_folds=5)
+    with pytest.raises(DataError, match=r"data.fold=3 is out of range: .*'fold' keys make 3 fold\(s\); use 0..2"):
+        load_cases(path, fold=3)
+    entries[2] = msd_entries(3)[2]  # one without
+    path = write_dataset_json(tmp_path / "partly", {"labels": LABELS, "training": entries})
+    with pytest.raises(DataError, match=r"1 do not carry a whole number >= 0 \(entry 2: none\): give every entry"):
+        load_cases(path)
+    entries[2] = {**entries[2], "fold": 2}
+    path = write_dataset_json(tmp_path / "both", {"labels": LABELS, "training": entries,
+                                                  "validation": msd_entries(9)[8:]})
+    with pytest.raises(DataError, match="carry 'fold' keys and the file also lists 'validation' cases: two splits"):
+        load_cases(path)

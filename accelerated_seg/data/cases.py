@@ -46,7 +46,8 @@ class Manifest:
         binarized: Every non-zero value, declared or not, is merged into class 1 ("foreground").
         split: How ``validation`` was chosen, e.g. ``"given (dataset.json 'validation')"``,
             ``"fold 2 of 5 (seed 0)"`` or ``"fraction 0.2 (seed 0)"``; record it with the run.
-        source_format: Which reader produced this: ``"msd"``, ``"nnunet"``, ``"csv"`` or ``"pairs"``.
+        source_format: Which reader produced this: ``"msd"``, ``"nnunet"``, ``"csv"`` or ``"pairs"``
+            (``"datalist"``: a JSON without labels, which ``data.labels`` gave).
         regions: Region-based training (:mod:`accelerated_seg.regions`): the regions, in raw label
             values, that the network outputs instead of the classes; ``None`` for the classes.
         ignore_value: The raw value of unannotated voxels (nnU-Net's "ignore" label, sparse

@@ -106,11 +106,13 @@ def load_cases(
         validation_fraction: Share held out when the source gives no split and ``num_folds`` < 2.
         num_folds: More than 1 splits the cases into that many seeded folds (``data.num_folds``).
         fold: The fold validated on, 0-based (``data.fold``); for nnU-Net with a
-            ``splits_final.json`` it picks the entry of that file.
+            ``splits_final.json`` it picks the entry of that file, for a JSON whose training entries
+            carry ``"fold"`` keys the entries of that fold.
         seed: Seed of the shuffle behind fraction and fold splits (``data.split_seed``).
         binarize: Merge every non-background label value into one "foreground" class.
         labels: Label declaration for CSV and pairs, which have no place for one
-            (see :func:`load_csv`); dataset.json-based sources declare their own.
+            (see :func:`load_csv`), and for a MONAI datalist JSON that declares none;
+            dataset.json-based sources declare their own.
 
     Returns:
         The Manifest, with all file paths absolute.
@@ -132,14 +134,13 @@ def load_cases(
     if json_path.suffix.lower() != ".json":
         what = "not found" if not path.exists() else "not a dataset description"
         raise DataError(f"{path}: {what}; expected {_ACCEPTED_SOURCES}")
-    if labels is not None:
-        raise DataError(
-            f"{json_path}: labels are declared by dataset.json; drop the labels argument (data.labels) "
-            "or edit 'labels' in dataset.json"
-        )
     if _is_nnunet(read_json(json_path)):
+        if labels is not None:
+            raise DataError(f"{json_path}: labels are declared by dataset.json; drop the labels argument "
+                            "(data.labels) or edit 'labels' in dataset.json")
         return load_nnunet(json_path, binarize=binarize, **split)
-    return load_msd(json_path, binarize=binarize, **split)
+    # an MSD dataset.json declares its labels; a MONAI datalist may not, and then takes data.labels
+    return load_msd(json_path, binarize=binarize, labels=labels, **split)
 
 
 def _is_nnunet(content: dict[str, Any]) -> bool:

@@ -118,8 +118,9 @@ _NOT_USED = "not used"  # in a given split's description: data.num_folds asked f
 
 def is_one_fold_of_several(split: str) -> bool:
     """Whether ``Manifest.split`` holds out one fold of a cross-validation: ``fold 2 of 5 (seed 0)``
-    (data.num_folds) or ``given (splits_final.json fold 1 of 5)``."""
-    folds = re.search(r"(?:^|splits_final.json )fold \d+ of (\d+)", split)
+    (data.num_folds), ``given (splits_final.json fold 1 of 5)`` or ``given (dataset.json 'fold' keys:
+    fold 1 of 5)``."""
+    folds = re.search(r"(?:^|splits_final.json |'fold' keys: )fold \d+ of (\d+)", split)
     return folds is not None and int(folds.group(1)) > 1  # a splits_final.json of one split is no cross-validation
 
 

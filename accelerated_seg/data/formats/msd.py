@@ -9,18 +9,21 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import PathLike, file_stem, resolve
-from accelerated_seg.data.labels import parse_labels, split_ignore
+from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
 
 def load_msd(
     dataset_json: PathLike, validation_fraction: float = 0.2, seed: int = 0,
-    *, num_folds: int = 0, fold: int = 0, binarize: bool = False,
+    *, num_folds: int = 0, fold: int = 0, binarize: bool = False, labels: LabelsArgument = None,
 ) -> Manifest:
-    """Read a Decathlon-style ``dataset.json`` and split it into training and validation cases.
+    """Read a Decathlon-style ``dataset.json`` (or a MONAI datalist) and split it into training and
+    validation cases.
 
-    If the JSON has its own ``"validation"`` list it is used as is; otherwise the split follows
-    :func:`split_cases`, so every process and every rerun gets the same split.
+    If the JSON has its own ``"validation"`` list it is used as is; if its training entries carry a
+    ``"fold"`` each (MONAI's ``datafold_read``, Auto3DSeg's datalists), fold ``fold`` is validated
+    on; otherwise the split follows :func:`split_cases`, so every process and every rerun gets the
+    same split.
 
     Args:
         dataset_json: Path to ``dataset.json`` (or to the folder containing it).
@@ -31,21 +34,34 @@ def load_msd(
         num_folds: More than 1 makes a seeded k-fold split instead of the fraction split.
         fold: Which fold is validated on (0-based).
         binarize: Merge every non-background label value into one "foreground" class.
+        labels: The classes of a JSON that declares none (a MONAI datalist), as ``load_csv`` takes
+            them (``data.labels``); refused where the JSON declares its own.
 
     Returns:
         The parsed Manifest, with all file paths absolute.
 
     Raises:
         DataError: The JSON is missing or malformed, lacks ``"training"``, declares no
-            background value 0, or the split settings are invalid.
+            background value 0, declares no labels and none are given (or both), or the split
+            settings are invalid.
     """
     settings = SplitSettings(validation_fraction, num_folds, fold, seed)
     json_path = dataset_json_path(dataset_json)
     content = read_json(json_path)
     root = json_path.parent
 
-    declared, ignore_value = split_ignore(content.get("labels"), f"{json_path}: \"labels\"", binarize)
-    labels, label_values = parse_labels(declared, f"{json_path}: \"labels\"", binarize)
+    declared_in, declaration = f"{json_path}: \"labels\"", content.get("labels")
+    if declaration in (None, {}) and labels is not None:  # a datalist: the classes come from data.labels
+        declared_in, declaration = "data.labels", labels_declaration(labels)
+    elif labels is not None:
+        raise DataError(f"{json_path}: labels are declared by dataset.json; drop the labels argument (data.labels) "
+                        "or edit 'labels' in dataset.json")
+    elif declaration in (None, {}):  # "declare them" alone sent a datalist's user to data.labels, refused then
+        raise DataError(f'{declared_in}: missing or empty; declare the classes there ("labels": {{"0": '
+                        f'"background", "1": "tumour"}}), or, for a MONAI datalist without them, with data.labels '
+                        f"(check: --labels; load_cases: labels=)")
+    declared, ignore_value = split_ignore(declaration, declared_in, binarize)
+    labels, label_values = parse_labels(declared, declared_in, binarize)
     channels = parse_channels(content, json_path)
 
     if "training" not in content:
@@ -58,18 +74,63 @@ def load_msd(
     if not training:
         raise DataError(f"{json_path}: the 'training' list is empty; add at least one labelled case")
 
+    folds = _entry_folds(content["training"], json_path)
     if "validation" in content:
+        if folds is not None:
+            raise DataError(f"{json_path}: the training entries carry 'fold' keys and the file also lists "
+                            f"'validation' cases: two splits; keep one of them")
         validation = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named)
         how = settings.given("dataset.json 'validation'")
+    elif folds is not None:
+        training, validation, how = _fold_keys_split(training, folds, settings, json_path)
     else:
         training, validation, how = settings.split(training)
 
     reject_duplicate_cases(training, validation, json_path)
     return Manifest(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
-        label_values=label_values, binarized=binarize, split=how, source_format="msd",
+        label_values=label_values, binarized=binarize, split=how,
+        source_format="datalist" if declared_in == "data.labels" else "msd",
         ignore_value=ignore_value,
     )
+
+
+def _entry_folds(entries: Any, json_path: Path) -> list[int] | None:
+    """The ``"fold"`` of each training entry (MONAI's datafold_read reads them), or None where no
+    entry has one. Before the seventy-sixth session they were ignored, and a fraction split trained
+    on the cases the file marks for validation (a probe of a MONAI user's datalist)."""
+    if not isinstance(entries, list) or not any(isinstance(entry, dict) and "fold" in entry for entry in entries):
+        return None
+    folds, wrong = [], []
+    for position, entry in enumerate(entries):
+        value = entry.get("fold") if isinstance(entry, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            wrong.append(f"entry {position}: {value!r}" if value is not None else f"entry {position}: none")
+        folds.append(value)
+    if wrong:
+        raise DataError(f"{json_path}: some training entries carry a 'fold' and {len(wrong)} do not carry a whole "
+                        f"number >= 0 ({', '.join(wrong[:5])}{' ...' if len(wrong) > 5 else ''}): give every entry "
+                        f"its fold, or none")
+    return folds
+
+
+def _fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings,
+                     json_path: Path) -> tuple[list[Case], list[Case], str]:
+    """Fold ``settings.fold`` of the entries' own folds held out, as MONAI's datafold_read does."""
+    count = max(folds) + 1
+    if missing := sorted(set(range(count)) - set(folds)):
+        raise DataError(f"{json_path}: the training entries' 'fold' keys run to {count - 1} but no entry has fold "
+                        f"{missing[0]}: number the folds 0..{len(set(folds)) - 1}")
+    if settings.num_folds > 1 and settings.num_folds != count:
+        raise DataError(f"{json_path}: its 'fold' keys make {count} fold(s) but data.num_folds={settings.num_folds}; "
+                        f"set data.num_folds to 0 or {count} to use them, or drop the keys to make "
+                        f"{settings.num_folds} folds")
+    if not 0 <= settings.fold < count:
+        raise DataError(f"data.fold={settings.fold} is out of range: {json_path}'s 'fold' keys make {count} "
+                        f"fold(s); use 0..{count - 1}")
+    training = [case for case, fold in zip(cases, folds) if fold != settings.fold]
+    validation = [case for case, fold in zip(cases, folds) if fold == settings.fold]
+    return training, validation, f"given (dataset.json 'fold' keys: fold {settings.fold} of {count})"
 
 
 def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int,
