@@ -526,6 +526,12 @@ def test_ct_in_hounsfield_units_under_the_zscore_crop_is_said(tmp_path):
     assert "set data.normalization: ct" in warning and "set data.crop_foreground: false" in warning
     off = check_cases([case], NUM_CLASSES)  # normalization: ct (the crop is off): nothing to say
     assert not [w for w in off.warnings if "Hounsfield" in w]
+    # ct with the crop asked for: "set data.normalization: ct" was the advice (a MONAI user's probe)
+    (warning,) = [w for w in check_cases([case], NUM_CLASSES, crop_foreground=True, normalization="ct").warnings
+                  if "Hounsfield" in w]
+    assert "data.crop_foreground: true crops them to the voxels above 0 HU" in warning
+    assert "set data.crop_foreground: false (its default under data.normalization: ct)" in warning
+    assert "set data.normalization: ct" not in warning
 
 
 def test_nibabels_notes_on_a_broken_header_do_not_print_above_the_report(tmp_path, caplog):

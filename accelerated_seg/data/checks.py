@@ -59,6 +59,7 @@ _ROUNDING_VOXELS = 0.05
 # Where each source format lets the user declare its label values, for the undeclared-value message.
 _LABELS_DECLARED_IN = {
     "msd": "dataset.json 'labels'",
+    "datalist": "data.labels (check: --labels; load_cases: labels=), as the datalist declares none",
     "nnunet": "dataset.json 'labels'",
     "csv": "data.labels (check: --labels; load_csv: labels=; a CSV declares none: the default is "
            "0 = background, 1 = foreground)",
@@ -156,7 +157,8 @@ def _grouped(errors: list[str]) -> list[str]:
 
 def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, max_voxels: int | None = None,
                    affine_atol: float = 1e-3, crop_foreground: bool = False, workers: int = 1,
-                   ranks: CheckingRanks | None = None, records_folder: Path | None = None) -> CheckReport:
+                   ranks: CheckingRanks | None = None, records_folder: Path | None = None,
+                   normalization: str = "zscore") -> CheckReport:
     """Check every training and validation case of ``manifest``, or only ``cases`` of it.
 
     Args:
@@ -169,6 +171,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         crop_foreground: See :func:`check_cases`.
         workers: See :func:`check_cases`.
         ranks: See :func:`check_cases`.
+        normalization: See :func:`check_cases`.
         records_folder: Folder of the records of the cases that passed (``check_records``);
             ``None``: every case is read.
 
@@ -182,6 +185,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
         crop_foreground=crop_foreground, workers=workers, ranks=ranks,
         records=CheckRecords(records_folder, manifest.root) if records_folder is not None else None,
+        normalization=normalization,
     )
     if cases is None and (undeclared := undeclared_channel_files(manifest)):
         declared = ", ".join(f"{index:04d} ({name})" for index, name in manifest.channels.items())
@@ -208,9 +212,11 @@ def check_as_configured(data: DataConfig, manifest: Manifest, ranks: CheckingRan
         DataError: a region names a value the dataset does not declare (``with_regions``).
     """
     manifest = with_regions(data, manifest)
-    crop = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
+    normalization = resolved_normalization(data.normalization, manifest)
+    crop = resolved_crop_foreground(data.crop_foreground, normalization)
     return manifest, check_manifest(manifest, max_voxels=data.max_voxels, crop_foreground=crop,
-                                    workers=data.num_workers, ranks=ranks, records_folder=records_folder)
+                                    workers=data.num_workers, ranks=ranks, records_folder=records_folder,
+                                    normalization=normalization)
 
 
 def check_cases(
@@ -227,6 +233,7 @@ def check_cases(
     workers: int = 1,
     ranks: CheckingRanks | None = None,
     records: CheckRecords | None = None,
+    normalization: str = "zscore",
 ) -> CheckReport:
     """Open every file of every case and report all problems found.
 
@@ -267,6 +274,8 @@ def check_cases(
             a case whose files are unchanged is not read again, and the first rank's report holds
             the cases that pass now, which ``CheckReport.keep_records`` records. ``None``: every
             case is read, nothing is recorded.
+        normalization: ``data.normalization`` as resolved, for the advice of the warning about CT
+            under the foreground crop.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
@@ -307,7 +316,7 @@ def check_cases(
         report.warnings += findings.report.warnings
         report.recalled += findings.recalled
         tally.add(findings.tally)
-    tally.add_warnings(report)
+    tally.add_warnings(report, normalization)
     if records is not None and (ranks is None or ranks.index == 0):
         report.pending_records = PendingRecords(
             records, settings, {cases[position].id: {"source": findings.source, "findings": findings.to_record()}
@@ -460,7 +469,7 @@ class _Tally:
         if 1 in _grid_shape(image):
             self.single_slices.append(f"{path} {_grid_shape(image)}")
 
-    def add_warnings(self, report: CheckReport) -> None:
+    def add_warnings(self, report: CheckReport, normalization: str = "zscore") -> None:
         if len(self.background_only) == 1:
             report.warnings.append(
                 f"{self.background_only[0]}: label contains only background (0); the case teaches no foreground"
@@ -505,7 +514,14 @@ class _Tally:
                 f"{_listed(self.cropped_away)}. Images whose background is not 0 (scans normalised before, "
                 "negative tissue) lose structures this way: set data.crop_foreground: false"
             )
-        if self.hounsfield:
+        if self.hounsfield and normalization == "ct":  # the crop asked for with ct: "set ct" was no advice
+            report.warnings.append(
+                f"{len(self.hounsfield)} image(s) hold values as low as CT's air in Hounsfield units: "
+                f"{_listed(self.hounsfield)}. data.crop_foreground: true crops them to the voxels above 0 HU, "
+                "cutting fat, lung and air away: set data.crop_foreground: false (its default under "
+                "data.normalization: ct)"
+            )
+        elif self.hounsfield:
             report.warnings.append(
                 f"{len(self.hounsfield)} image(s) hold values as low as CT's air in Hounsfield units: "
                 f"{_listed(self.hounsfield)}. data.crop_foreground (on for zscore) would crop them to the voxels "
