@@ -392,7 +392,9 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
         # no setting brings older preprocessing code back: the version that wrote the checkpoint does
         ways = ([f"resume with the settings that wrote it ({Path(checkpoint) / 'config.yaml'}; a median spacing "
                  f"that moved with the cases can be pinned with data.spacing)"] if differences else [])
-        ways += ["resume with the accelerated_seg version that wrote it"] if code else []
+        commit = described.get("accelerated_seg_commit") if isinstance(described, dict) else None
+        ways += ["resume with the accelerated_seg version that wrote it"
+                 + (f" (commit {commit})" if isinstance(commit, str) else "")] if code else []
         way = " and ".join(ways)
         raise ConfigError(
             f"cannot resume from {checkpoint}: its weights were trained on volumes preprocessed otherwise "
@@ -656,9 +658,9 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
     ways = (["set those data settings (data.spacing, data.normalization, data.ct_window, data.crop_foreground) to "
              "its values"] if settings else []) + (["give the images in its order"] if named else [])
     return (f"WARNING: train.init_from={str(model_dir)!r} learned from volumes prepared otherwise than this run's "
-            f"({'; '.join(settings + ([code] if code else []) + named)}); fine-tuning goes on under this run's."
-            + (f" To prepare them as the export's were, {' and '.join(ways)}" if ways else "")
-            + (" (the preprocessing code is this version's: the fine-tuning adapts the weights to it)" if code else ""))
+            f"({'; '.join(settings + ([code] if code else []) + named)}); fine-tuning goes on under this run's"
+            + (", whose preprocessing code the fine-tuning adapts the weights to" if code else "") + "."
+            + (f" To prepare them as the export's were, {' and '.join(ways)}" if ways else ""))
 
 
 class PreemptionSignals:

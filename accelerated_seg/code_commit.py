@@ -30,5 +30,5 @@ def checkout_commit(package: Path = Path(__file__).resolve().parent) -> str | No
     commit = git("rev-parse", "HEAD")
     if commit is None:
         return None
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".")
+    changed = git("status", "--porcelain", "--", ".")  # a new module counts, what .gitignore names does not
     return commit + ("+modified" if changed else "")

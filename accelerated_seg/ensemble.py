@@ -30,8 +30,8 @@ from .data.preprocess_settings import code_version_difference
 
 # What may differ between members' config.json: the network and what describes its weights alone.
 # the preprocessing code's version too: predict prepares every member's volumes with this code alike
-MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "format_version",
-               "preprocessing_code_version")
+MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "accelerated_seg_commit",
+               "format_version", "preprocessing_code_version")
 
 
 class ModelEnsemble(torch.nn.Module):

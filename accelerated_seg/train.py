@@ -1179,6 +1179,8 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
         # sparse annotation: the labels' value of unannotated voxels, which evaluate --labels leaves out
         **({"ignore_value": manifest.ignore_value} if manifest.ignore_value is not None else {}),
         "accelerated_seg_version": __version__,
+        # the version names a release, the commit the code (code_commit.py): what a refusal names
+        "accelerated_seg_commit": checkout_commit(),
     }
 
 

@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import shutil
 from pathlib import Path
 
 import nibabel as nib
@@ -907,3 +908,12 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     opened.clear()
     check_cases(cases, NUM_CLASSES)  # no records: everything read, as `accelerated-seg check` does
     assert len(opened) == 6
+    # a package without its sources (compiled files alone) keeps no records: training stopped at them
+    monkeypatch.setattr(check_records, "_checking", lambda: None)
+    shutil.rmtree(tmp_path / "records")
+    opened.clear()
+    assert checked(cases, NUM_CLASSES, records=records).recalled == 0 and len(opened) == 6
+    assert not (tmp_path / "records").exists()
+    # a path with a NUL byte (stat's ValueError) is the check's "file not found", not a traceback
+    nul = Case(id="nul", images=cases[0].images, label=Path(f"{cases[0].label}\x00"))
+    assert "file not found" in " ".join(checked([nul], NUM_CLASSES, records=records).errors)

@@ -15,6 +15,7 @@ def test_the_commit_of_a_checkout_is_marked_where_the_package_differs_and_other_
     (checkout / "accelerated_seg").mkdir(parents=True)
     (checkout / "accelerated_seg" / "train.py").write_text("step = 1\n")
     (checkout / "README.md").write_text("readme\n")
+    (checkout / ".gitignore").write_text("__pycache__/\n")
     git(checkout, "init", "-q")
     git(checkout, "add", ".")
     git(checkout, "commit", "-q", "-m", "first")
@@ -23,8 +24,12 @@ def test_the_commit_of_a_checkout_is_marked_where_the_package_differs_and_other_
     package = checkout / "accelerated_seg"
     assert checkout_commit(package) == head
     (checkout / "README.md").write_text("edited\n")  # outside the package: the code is the commit's
-    (package / "notes.txt").write_text("untracked\n")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "train.cpython-311.pyc").write_bytes(b"compiled")  # ignored by .gitignore
     assert checkout_commit(package) == head
+    (package / "new_module.py").write_text("added = True\n")  # untracked, but code the run imports
+    assert checkout_commit(package) == head + "+modified"
+    (package / "new_module.py").unlink()
     (package / "train.py").write_text("step = 2\n")
     assert checkout_commit(package) == head + "+modified"
     # installed into a virtual environment inside a project under git: the project's commit is not ours

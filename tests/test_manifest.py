@@ -349,8 +349,9 @@ def test_nnunet_label_files_whose_ending_differs_from_file_ending_are_named_with
     first = sorted((root / "labelsTr").iterdir())[0]
     first.rename(first.with_name(first.name.replace(".nii.gz", ".nii")))
     with pytest.raises(DataError, match=r"holds 2 label file\(s\) ending in .nii.gz, but 1 ending in .nii: "
-                                        r'case_a.nii\. .* or set "file_ending": ".nii" if every image and label '
-                                        r"ends so; or, if that is not all, restore the missing files"):
+                                        r'case_a.nii\. .*: set "file_ending": ".nii" if every image and label '
+                                        r"ends so, or gzip them \(and their images\) to end in .nii.gz; or, if that "
+                                        r"is not all, restore the missing files"):
         load_nnunet(root)
     # a stray copy of a case that is read, with a count too low, is no file "to rename" (over the good one)
     root = write_nnunet(tmp_path / "stray_copy", numTraining=2)

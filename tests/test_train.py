@@ -1338,12 +1338,14 @@ def test_weights_of_older_preprocessing_code_are_refused_to_resume_and_named_to_
     train(tiny_config(tmp_path / "tuned", train__init_from=str(out / "model"), train__max_steps=1, train__val_every=0))
     said = capsys.readouterr().out
     assert f"prepared otherwise than this run's (the preprocessing code: version {older} there" in said
-    assert "(the preprocessing code is this version's: the fine-tuning adapts the weights to it)" in said
+    assert ("fine-tuning goes on under this run's, whose preprocessing code the fine-tuning adapts the weights "
+            "to.") in said
     assert "set those data settings" not in said  # no setting brings the older code back
     with pytest.raises(ConfigError, match=rf"cannot resume from .*step_2: its weights were trained on volumes "
                                           rf"preprocessed otherwise \(the preprocessing code: version {older} saved, "
                                           rf"{PREPROCESS_VERSION} here \({since}\)\)\. Resume with the "
-                                          rf"accelerated_seg version that wrote it, or train these weights on"):
+                                          rf"accelerated_seg version that wrote it \(commit [0-9a-f]{{40}}.*\), or "
+                                          rf"train these weights on"):
         train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))
     # as written before the version was recorded: not compared
     written = json.loads((out / "model" / "config.json").read_text())

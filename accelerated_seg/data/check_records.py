@@ -32,13 +32,18 @@ CHECKING_CODE = ("checks.py", "io.py", "formats/paths.py")
 
 
 @functools.cache
-def _checking() -> str:
+def _checking() -> str | None:
     """What decides a check's findings besides the files and the settings: our checking code, and
-    the nibabel (header repairs, qform/sform) and numpy that read the files for it."""
+    the nibabel (header repairs, qform/sform) and numpy that read the files for it. None where the
+    code cannot be read (a package installed as compiled files alone, or from a zip): then no records
+    are kept, since nothing would tell another code's from this one's."""
     import nibabel
     import numpy
 
-    code = b"".join((Path(__file__).parent / name).read_bytes() for name in CHECKING_CODE)
+    try:
+        code = b"".join((Path(__file__).parent / name).read_bytes() for name in CHECKING_CODE)
+    except OSError:  # training without its sources stopped at the records (seventy-sixth session's probe)
+        return None
     return hashlib.sha1(code + f"|nibabel {nibabel.__version__}|numpy {numpy.__version__}".encode()).hexdigest()
 
 
@@ -62,7 +67,7 @@ class CheckRecords:
             written = json.loads(self.path(settings).read_text())
         except (OSError, ValueError):  # none yet, unreadable, or cut short by a crash: read the cases
             return {}
-        if not isinstance(written, dict) or written.get("checking") != _checking():
+        if not isinstance(written, dict) or _checking() is None or written.get("checking") != _checking():
             return {}
         cases = written.get("cases")
         return cases if isinstance(cases, dict) else {}
@@ -70,6 +75,8 @@ class CheckRecords:
     def save(self, settings: dict, passed: dict[str, dict], failed: list[str]) -> None:
         """Record ``passed`` over what was recorded before (other cases of the dataset stay), and forget
         ``failed``. A concurrent run's save may win; its cases are then read again next time, no more."""
+        if _checking() is None:
+            return
         records = {**self.load(settings), **passed}
         for case_id in failed:
             records.pop(case_id, None)

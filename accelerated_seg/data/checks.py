@@ -284,8 +284,9 @@ def check_cases(
     declared = _Declared(sorted(values + ([ignore_value] if ignore_value is not None else [])), labels_declared_in,
                          any_foreground=binarized, ignore_value=ignore_value)
 
-    # what decides the findings besides the files and the code (check_records' key)
-    settings = {"declared": declared.values, "declared_in": labels_declared_in, "binarized": binarized,
+    # what decides the findings besides the files and the code (check_records' key); not where the
+    # labels are declared, which only errors name, and errors are never recorded
+    settings = {"declared": declared.values, "binarized": binarized,
                 "ignore_value": ignore_value, "affine_atol": affine_atol, "max_voxels": max_voxels,
                 "num_channels": num_channels, "crop_foreground": crop_foreground}
     recorded = records.load(settings) if records is not None else {}
@@ -357,7 +358,7 @@ class _Findings:
 def _fingerprint_or_none(case: Case) -> str | None:
     try:
         return source_fingerprint(case)
-    except OSError:  # a file missing or unreadable: the check names it
+    except (OSError, ValueError):  # a file missing or unreadable, a path with a NUL: the check names it
         return None
 
 

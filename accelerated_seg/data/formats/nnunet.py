@@ -125,10 +125,17 @@ def _other_endings(folder: Path, file_ending: str, read: Collection[str] = ()) -
         return None
     endings = sorted({ending(name) for name in others})
     shown = ", ".join(others[:3]) + (f" (and {len(others) - 3} more)" if len(others) > 3 else "")
-    # an upper-case ending cannot be the file_ending (only NIfTI's own spellings are read)
-    way = (f"rename them to end in {file_ending}, or set \"file_ending\": \"{endings[0]}\" if every image and "
-           f"label ends so" if len(endings) == 1 and endings[0] in NIFTI_SUFFIXES else
-           f"rename them to end in {file_ending}")
+    # Only the case of the ending differs: a rename. Compressed against uncompressed: a rename would
+    # put gzip data under a .nii name or the other way round (the checks then refuse every file), so
+    # the file_ending that fits them, or gzip/gunzip. An upper-case ending cannot be the file_ending.
+    compressed = file_ending.endswith(".gz")
+    if all(ending.lower().endswith(".gz") == compressed for ending in endings):
+        way = f"rename them to end in {file_ending}"
+    else:
+        fitting = {ending.lower() for ending in endings}
+        tool = "gzip" if compressed else "gunzip"
+        way = ((f"set \"file_ending\": \"{fitting.pop()}\" if every image and label ends so, or " if len(fitting) == 1
+                else "") + f"{tool} them (and their images) to end in {file_ending}")
     return (f", but {len(others)} ending in {' or '.join(endings)}: {shown}. nnU-Net reads only the names that "
             f"end exactly in dataset.json's \"file_ending\": {way}")
 
