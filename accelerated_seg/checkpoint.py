@@ -394,7 +394,9 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
                  f"that moved with the cases can be pinned with data.spacing)"] if differences else [])
         commit = described.get("accelerated_seg_commit") if isinstance(described, dict) else None
         ways += ["resume with the accelerated_seg version that wrote it"
-                 + (f" (commit {commit})" if isinstance(commit, str) else "")] if code else []
+                 + (f" (commit {commit.removesuffix('+modified')}" + (", with local changes)" if
+                                                                   commit.endswith("+modified") else ")")
+                    if isinstance(commit, str) else "")] if code else []
         way = " and ".join(ways)
         raise ConfigError(
             f"cannot resume from {checkpoint}: its weights were trained on volumes preprocessed otherwise "

@@ -86,8 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="largest volume accepted (data.max_voxels; default: --config's, else 512^3)")
     p.add_argument("--binarize", action="store_true", help="check as data.binarize=true would train")
     p.add_argument("--labels", metavar="MAPPING",
-                   help="a CSV's classes, as data.labels takes them (e.g. '{0: background, 1: liver, 2: tumour}'); "
-                        "default: --config's data.labels, else 0 = background, 1 = foreground")
+                   help="a CSV's classes (or a MONAI datalist's that declares none), as data.labels takes them "
+                        "(e.g. '{0: background, 1: liver, 2: tumour}'); default: --config's data.labels, else for a "
+                        "CSV 0 = background, 1 = foreground")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
     p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict

@@ -9,6 +9,7 @@ when the package's own files differ from it.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path
 
@@ -19,7 +20,9 @@ def checkout_commit(package: Path = Path(__file__).resolve().parent) -> str | No
     repository: a virtual environment in a project under git), or without git."""
     def git(*args: str) -> str | None:
         try:
-            done = subprocess.run(["git", "-C", str(package), *args], capture_output=True, text=True, timeout=10)
+            # no optional locks: a status refreshing the index took .git/index.lock from the user's own git
+            done = subprocess.run(["git", "--no-optional-locks", "-C", str(package), *args], capture_output=True,
+                                  text=True, timeout=10)
         except (OSError, subprocess.SubprocessError):  # no git, or a filesystem too slow to answer
             return None
         return done.stdout.strip() if done.returncode == 0 else None
@@ -32,3 +35,10 @@ def checkout_commit(package: Path = Path(__file__).resolve().parent) -> str | No
         return None
     changed = git("status", "--porcelain", "--", ".")  # a new module counts, what .gitignore names does not
     return commit + ("+modified" if changed else "")
+
+
+@functools.cache
+def run_commit() -> str | None:
+    """``checkout_commit()`` asked once per process: run_info.json and the exports' config.json of a
+    run (of every run of a k-fold script) name the same code, for three git calls in all."""
+    return checkout_commit()

@@ -47,7 +47,7 @@ from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE
                          remove_killed_writers_leftovers, save_training_state, set_aside_later_course,
                          shared_tensor_names)
 from .compilation import checked_settings, compile_prepared
-from .code_commit import checkout_commit
+from .code_commit import run_commit
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
 from .data.checks import CheckingRanks, check_as_configured
@@ -1180,7 +1180,7 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
         **({"ignore_value": manifest.ignore_value} if manifest.ignore_value is not None else {}),
         "accelerated_seg_version": __version__,
         # the version names a release, the commit the code (code_commit.py): what a refusal names
-        "accelerated_seg_commit": checkout_commit(),
+        "accelerated_seg_commit": run_commit(),
     }
 
 
@@ -1202,7 +1202,7 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
             "batch": {"per_device": plan.per_device, "num_processes": plan.num_processes,
                       "accum_steps": plan.accum_steps, "global": plan.global_batch, "lr": plan.lr},
             "split": manifest.split_record(),
-            "accelerated_seg_version": __version__, "accelerated_seg_commit": checkout_commit(),
+            "accelerated_seg_version": __version__, "accelerated_seg_commit": run_commit(),
             "torch_version": torch.__version__,
             # what else decides the numbers: MONAI's networks and transforms, accelerate's wrapping
             "monai_version": _installed_version("monai"), "accelerate_version": _installed_version("accelerate"),

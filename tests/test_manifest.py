@@ -344,14 +344,22 @@ def test_nnunet_label_files_whose_ending_differs_from_file_ending_are_named_with
     assert str(refused.value) == (
         f"{root / 'labelsTr'}: no label files ending in .nii.gz, but 3 ending in .NII.GZ: case_a.NII.GZ, "
         "case_b.NII.GZ, case_c.NII.GZ. nnU-Net reads only the names that end exactly in dataset.json's "
-        '"file_ending": rename them to end in .nii.gz')
+        '"file_ending": rename those ending in .NII.GZ to end in .nii.gz')
     root = write_nnunet(tmp_path / "one_nii")
     first = sorted((root / "labelsTr").iterdir())[0]
     first.rename(first.with_name(first.name.replace(".nii.gz", ".nii")))
     with pytest.raises(DataError, match=r"holds 2 label file\(s\) ending in .nii.gz, but 1 ending in .nii: "
-                                        r'case_a.nii\. .*: set "file_ending": ".nii" if every image and label '
-                                        r"ends so, or gzip them \(and their images\) to end in .nii.gz; or, if that "
-                                        r"is not all, restore the missing files"):
+                                        r'case_a.nii\. .*: gzip those ending in .nii \(and their images\) to end in '
+                                        r'.nii.gz, or set "file_ending": ".nii" if every image and label ends so; '
+                                        r"or, if that is not all, restore the missing files"):
+        load_nnunet(root)
+    # two kinds at once: each its own way (gzip'ing a .NII.GZ would compress it twice)
+    root = write_nnunet(tmp_path / "mixed", numTraining=3)
+    first, second = sorted((root / "labelsTr").iterdir())[:2]
+    first.rename(first.with_name(first.name.replace(".nii.gz", ".nii")))
+    second.rename(second.with_name(second.name.replace(".nii.gz", ".NII.GZ")))
+    with pytest.raises(DataError, match=r"rename those ending in .NII.GZ to end in .nii.gz; gzip those ending in "
+                                        r".nii \(and their images\) to end in .nii.gz; or"):
         load_nnunet(root)
     # a stray copy of a case that is read, with a count too low, is no file "to rename" (over the good one)
     root = write_nnunet(tmp_path / "stray_copy", numTraining=2)
@@ -909,12 +917,11 @@ def test_fold_keys_of_a_datalists_entries_make_the_split_as_monais_datafold_read
         load_cases(path, num_folds=5)
     with pytest.raises(DataError, match=r"data.fold=3 is out of range: .*'fold' keys make 3 fold\(s\); use 0..2"):
         load_cases(path, fold=3)
-    entries[2] = msd_entries(3)[2]  # one without
-    path = write_dataset_json(tmp_path / "partly", {"labels": LABELS, "training": entries})
-    with pytest.raises(DataError, match=r"1 do not carry a whole number >= 0 \(entry 2: none\): give every entry"):
-        load_cases(path)
-    entries[2] = {**entries[2], "fold": 2}
-    path = write_dataset_json(tmp_path / "both", {"labels": LABELS, "training": entries,
-                                                  "validation": msd_entries(9)[8:]})
-    with pytest.raises(DataError, match="carry 'fold' keys and the file also lists 'validation' cases: two splits"):
-        load_cases(path)
+    # keys that make no split of folds, or beside the file's own list: the file splits as before
+    for name, training, extra, split in (
+            ("partly", [*entries[:2], msd_entries(3)[2], *entries[3:]], {}, "fraction 0.2 (seed 0)"),
+            ("words", [{**entry, "fold": "train"} for entry in entries], {}, "fraction 0.2 (seed 0)"),
+            ("one_fold", [{**entry, "fold": 0} for entry in entries], {}, "fraction 0.2 (seed 0)"),
+            ("listed", entries, {"validation": msd_entries(9)[8:]}, "given (dataset.json 'validation')")):
+        path = write_dataset_json(tmp_path / name, {"labels": LABELS, "training": training, **extra})
+        assert load_cases(path).split == split, name

@@ -51,12 +51,12 @@ def load_msd(
     root = json_path.parent
 
     declared_in, declaration = f"{json_path}: \"labels\"", content.get("labels")
-    if declaration in (None, {}) and labels is not None:  # a datalist: the classes come from data.labels
+    if declaration in (None, {}, []) and labels is not None:  # a datalist: the classes come from data.labels
         declared_in, declaration = "data.labels", labels_declaration(labels)
     elif labels is not None:
         raise DataError(f"{json_path}: labels are declared by dataset.json; drop the labels argument (data.labels) "
                         "or edit 'labels' in dataset.json")
-    elif declaration in (None, {}):  # "declare them" alone sent a datalist's user to data.labels, refused then
+    elif declaration in (None, {}, []):  # "declare them" alone sent a datalist's user to data.labels, refused then
         raise DataError(f'{declared_in}: missing or empty; declare the classes there ("labels": {{"0": '
                         f'"background", "1": "tumour"}}), or, for a MONAI datalist without them, with data.labels '
                         f"(check: --labels; load_cases: labels=)")
@@ -74,11 +74,8 @@ def load_msd(
     if not training:
         raise DataError(f"{json_path}: the 'training' list is empty; add at least one labelled case")
 
-    folds = _entry_folds(content["training"], json_path)
-    if "validation" in content:
-        if folds is not None:
-            raise DataError(f"{json_path}: the training entries carry 'fold' keys and the file also lists "
-                            f"'validation' cases: two splits; keep one of them")
+    folds = _entry_folds(content["training"])
+    if "validation" in content:  # the file's own list, as before; MONAI's datafold_read would ignore it
         validation = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named)
         how = settings.given("dataset.json 'validation'")
     elif folds is not None:
@@ -95,23 +92,18 @@ def load_msd(
     )
 
 
-def _entry_folds(entries: Any, json_path: Path) -> list[int] | None:
-    """The ``"fold"`` of each training entry (MONAI's datafold_read reads them), or None where no
-    entry has one. Before the seventy-sixth session they were ignored, and a fraction split trained
-    on the cases the file marks for validation (a probe of a MONAI user's datalist)."""
-    if not isinstance(entries, list) or not any(isinstance(entry, dict) and "fold" in entry for entry in entries):
+def _entry_folds(entries: Any) -> list[int] | None:
+    """The ``"fold"`` of each training entry (MONAI's datafold_read reads them), or None unless every
+    entry has a whole number >= 0 there and they make two folds or more. Before the seventy-sixth
+    session they were ignored, and a fraction split trained on the cases the file marks for validation
+    (a probe of a MONAI user's datalist); keys on some entries only, of other meanings ("train"), or
+    of one fold are still no split of folds, and the file splits as before."""
+    if not isinstance(entries, list) or not entries:
         return None
-    folds, wrong = [], []
-    for position, entry in enumerate(entries):
-        value = entry.get("fold") if isinstance(entry, dict) else None
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            wrong.append(f"entry {position}: {value!r}" if value is not None else f"entry {position}: none")
-        folds.append(value)
-    if wrong:
-        raise DataError(f"{json_path}: some training entries carry a 'fold' and {len(wrong)} do not carry a whole "
-                        f"number >= 0 ({', '.join(wrong[:5])}{' ...' if len(wrong) > 5 else ''}): give every entry "
-                        f"its fold, or none")
-    return folds
+    folds = [entry.get("fold") if isinstance(entry, dict) else None for entry in entries]
+    if not all(isinstance(fold, int) and not isinstance(fold, bool) and fold >= 0 for fold in folds):
+        return None
+    return folds if len(set(folds)) > 1 else None
 
 
 def _fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings,

@@ -125,17 +125,20 @@ def _other_endings(folder: Path, file_ending: str, read: Collection[str] = ()) -
         return None
     endings = sorted({ending(name) for name in others})
     shown = ", ".join(others[:3]) + (f" (and {len(others) - 3} more)" if len(others) > 3 else "")
-    # Only the case of the ending differs: a rename. Compressed against uncompressed: a rename would
-    # put gzip data under a .nii name or the other way round (the checks then refuse every file), so
-    # the file_ending that fits them, or gzip/gunzip. An upper-case ending cannot be the file_ending.
+    # Per ending: where only its case differs, a rename; where the compression differs, a rename
+    # would put gzip data under a .nii name or the other way round (the checks then refuse every
+    # file), so gzip/gunzip, or the file_ending they have where that is one of NIfTI's own spellings.
     compressed = file_ending.endswith(".gz")
-    if all(ending.lower().endswith(".gz") == compressed for ending in endings):
-        way = f"rename them to end in {file_ending}"
-    else:
-        fitting = {ending.lower() for ending in endings}
-        tool = "gzip" if compressed else "gunzip"
-        way = ((f"set \"file_ending\": \"{fitting.pop()}\" if every image and label ends so, or " if len(fitting) == 1
-                else "") + f"{tool} them (and their images) to end in {file_ending}")
+    ways = []
+    for ending in endings:
+        if ending.lower().endswith(".gz") == compressed:
+            ways.append(f"rename those ending in {ending} to end in {file_ending}")
+        else:
+            fits = f", or set \"file_ending\": \"{ending}\" if every image and label ends so" \
+                if ending in NIFTI_SUFFIXES and len(endings) == 1 else ""
+            ways.append(f"{'gzip' if compressed else 'gunzip'} those ending in {ending} (and their images) to end "
+                        f"in {file_ending}{fits}")
+    way = "; ".join(ways)
     return (f", but {len(others)} ending in {' or '.join(endings)}: {shown}. nnU-Net reads only the names that "
             f"end exactly in dataset.json's \"file_ending\": {way}")
 
