@@ -362,6 +362,13 @@ def _host_handover_ms(shape, device: torch.device, repeats: int = 5) -> float | 
     return round(statistics.median(times) * 1000, 2)
 
 
+def script_command() -> str:
+    """How a script under benchmarks/ was run, for ``write_result``: its thread count, if set, and its
+    arguments, as the command to run it again from the repository's root."""
+    threads = os.environ.get("OMP_NUM_THREADS")
+    return (f"OMP_NUM_THREADS={threads} " if threads else "") + "PYTHONPATH=. python " + shlex.join(sys.argv)
+
+
 def write_result(name: str, results: dict, output: str | Path | None, command: str | None = None) -> Path:
     """Write ``results`` with the date, the machine and the command that produced them."""
     path = Path(output or Path("benchmarks") / "results" / f"{name}.json")

@@ -9,18 +9,14 @@ benchmarks/results/check_records_<tag>.json with the machine and the command.
 """
 import argparse
 import json
-import os
-import shlex
 import statistics
-import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
 from check_threads import write_cases  # benchmarks/ is this script's folder
 
-from accelerated_seg.benchmark import machine_info
+from accelerated_seg.benchmark import script_command, write_result
 from accelerated_seg.data.check_records import CheckRecords
 from accelerated_seg.data.checks import check_cases
 
@@ -66,18 +62,14 @@ def main() -> None:
     record = {"what": "seconds of check_cases over the cases in one thread: every voxel read without records, "
                       "read and recorded (a first launch), recalled from the records (a relaunch); median of "
                       "the repeats, the first two alternating",
-              "date": date.today().isoformat(), "machine": machine_info(),
-              "command": (f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} " if "OMP_NUM_THREADS" in os.environ
-                          else "") + "PYTHONPATH=. python " + shlex.join(sys.argv),
               "cases": args.cases, "shape": args.shape, "gzipped_bytes": gzipped,
               **{f"seconds_{name}": round(value, 4) for name, value in medians.items()},
               "relaunch_speedup": round(medians["read_without_records"] / medians["recalled"], 1),
               "recording_overhead": round(medians["read_and_recorded"] / medians["read_without_records"], 3),
               "record_bytes_per_case": round(record_bytes / args.cases),
               "runs_s": {name: [round(t, 4) for t in runs] for name, runs in seconds.items()}}
-    out = Path(f"benchmarks/results/check_records_{args.tag}.json")
-    out.write_text(json.dumps(record, indent=1) + "\n")
-    print(json.dumps({key: value for key, value in record.items() if key not in ("machine", "runs_s")}))
+    out = write_result(f"check_records_{args.tag}", record, None, command=script_command())
+    print(json.dumps({key: value for key, value in record.items() if key != "runs_s"}))
     print(f"wrote {out}")
 
 

@@ -7,19 +7,15 @@ Writes benchmarks/results/check_threads_<tag>.json with the machine and the comm
 """
 import argparse
 import json
-import os
-import shlex
 import statistics
-import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
 import nibabel as nib
 import numpy as np
 
-from accelerated_seg.benchmark import machine_info
+from accelerated_seg.benchmark import script_command, write_result
 from accelerated_seg.data.cases import Case
 from accelerated_seg.data.checks import check_cases
 
@@ -65,16 +61,12 @@ def main() -> None:
     one, several = (statistics.median(seconds[w]) for w in (1, args.workers))
     record = {"what": "seconds of check_cases over the cases (every voxel read), one thread against several, "
                       "alternating, median of the repeats",
-              "date": date.today().isoformat(), "machine": machine_info(),
-              "command": (f"OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']} " if "OMP_NUM_THREADS" in os.environ
-                          else "") + "PYTHONPATH=. python " + shlex.join(sys.argv),
               "cases": args.cases, "shape": args.shape, "gzipped_bytes": gzipped,
               "seconds_one_thread": round(one, 3), f"seconds_{args.workers}_threads": round(several, 3),
               "speedup": round(one / several, 2),
               "runs_s": {str(w): [round(t, 3) for t in runs] for w, runs in seconds.items()}}
-    out = Path(f"benchmarks/results/check_threads_{args.tag}.json")
-    out.write_text(json.dumps(record, indent=1) + "\n")
-    print(json.dumps({key: value for key, value in record.items() if key not in ("machine", "runs_s")}))
+    out = write_result(f"check_threads_{args.tag}", record, None, command=script_command())
+    print(json.dumps({key: value for key, value in record.items() if key != "runs_s"}))
     print(f"wrote {out}")
 
 

@@ -13,15 +13,12 @@ filesystem of ``--folder`` and the command.
     PYTHONPATH=. python benchmarks/checkpoint_fsync_cost.py --folder /path/on/the/runs/disk --tag 2cpu
 """
 import argparse
-import json
 import os
-import shlex
 import shutil
 import statistics
 import sys
 import time
 from contextlib import contextmanager
-from datetime import date
 from pathlib import Path
 from unittest import mock
 
@@ -29,7 +26,7 @@ import torch
 from accelerate import Accelerator
 
 from accelerated_seg import checkpoint
-from accelerated_seg.benchmark import machine_info
+from accelerated_seg.benchmark import script_command, write_result
 from accelerated_seg.models import build_from_spec, model_spec
 
 NETWORKS = {"unet": {}, "segresnet": {}, "swinunetr": {}}
@@ -123,14 +120,10 @@ def main() -> None:
             print(name, {key: value for key, value in results[name].items() if key != "runs"}, flush=True)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    threads = os.environ.get("OMP_NUM_THREADS")
     record = {"what": "seconds of save_training_state with its fsyncs against without them (median of the repeats, "
                       "alternating), each after os.sync(); then_sync_s: what os.sync() took right after the save",
-              "date": date.today().isoformat(), "machine": machine_info(), "filesystem": filesystem_of(args.folder),
-              "command": (f"OMP_NUM_THREADS={threads} " if threads else "") + "PYTHONPATH=. python "
-                         + shlex.join(sys.argv), "repeats": args.repeats, "networks": results}
-    out = Path(f"benchmarks/results/checkpoint_fsync_cost_{args.tag}.json")
-    out.write_text(json.dumps(record, indent=1) + "\n")
+              "filesystem": filesystem_of(args.folder), "repeats": args.repeats, "networks": results}
+    out = write_result(f"checkpoint_fsync_cost_{args.tag}", record, None, command=script_command())
     print(f"wrote {out}")
 
 

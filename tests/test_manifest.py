@@ -917,6 +917,10 @@ def test_fold_keys_of_a_datalists_entries_make_the_split_as_monais_datafold_read
         load_cases(path, num_folds=5)
     with pytest.raises(DataError, match=r"data.fold=3 is out of range: .*'fold' keys make 3 fold\(s\); use 0..2"):
         load_cases(path, fold=3)
+    gap = write_dataset_json(tmp_path / "gap", {"labels": LABELS, "training": [
+        {**entry, "fold": 2 * (index % 2)} for index, entry in enumerate(msd_entries(4))]})
+    with pytest.raises(DataError, match=r"'fold' keys run to 2 but no entry has fold 1: number the folds 0..1"):
+        load_cases(gap)
     # keys that make no split of folds, or beside the file's own list: the file splits as before
     for name, training, extra, split in (
             ("partly", [*entries[:2], msd_entries(3)[2], *entries[3:]], {}, "fraction 0.2 (seed 0)"),
