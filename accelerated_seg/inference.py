@@ -55,8 +55,8 @@ from .inference_files import (
     PREDICTION_DESCRIP,
     InputCase,
     check_outputs,
-    clear_stale_temporaries,
     collect_cases,
+    holding_output_folder,
     label_map_descrip,
     output_paths,
     probabilities_path,
@@ -901,12 +901,12 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     outputs = output_paths(cases, output)
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
-    clear_stale_temporaries(written)
     model.to(device)
     failed = []
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
-    with closing(segment_cases(model, config, jobs, device=device, options=options, sequential=sequential,
-                               keep_largest=keep)) as done:
+    with holding_output_folder(output, written), closing(
+            segment_cases(model, config, jobs, device=device, options=options, sequential=sequential,
+                          keep_largest=keep)) as done:
         for number, ((case, label_path, _), error) in enumerate(done, 1):
             if isinstance(error, DataError):  # this file's voxels; anything else (a bug, out of memory) stops the run
                 failed.append(f"case {case.id}: {error}")

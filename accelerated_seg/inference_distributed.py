@@ -46,7 +46,7 @@ from .inference import (
     segment_cases,
     sliding_window_logits,
 )
-from .inference_files import (InputCase, check_outputs, clear_stale_temporaries, collect_cases, output_paths,
+from .inference_files import (InputCase, check_outputs, collect_cases, holding_output_folder, output_paths,
                               probabilities_path)
 
 SPLITS = ("auto", "cases", "windows")
@@ -205,62 +205,63 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # from it alone would leave the others waiting in the first reduction.
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_outputs([path for case in cases for path in case.channels], written)
-    if accelerator.is_main_process:
-        clear_stale_temporaries(written)
     mode = choose_split(split, len(cases), num_processes)
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None
 
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
     errors: list[str] = []
-    if mode == "cases":
-        settings = preprocess_settings(config)
-        voxels = [case_voxels(case, settings.spacing) for case in cases]
-        shares = balance_by_voxels(voxels, num_processes)
-        if say:
-            loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
-            say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
-        mine = [jobs[index] for index in shares[rank]]
-        with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
-                                   keep_largest=keep)) as done:
-            for number, ((case, label_path, _), error) in enumerate(done, 1):
-                if error is not None:  # reported by every process below, no hang
-                    # A file's unusable voxels are the input's fault, said in one line; anything else is a bug to report.
-                    where = "" if isinstance(error, DataError) else "\n" + "".join(traceback.format_exception(error))
-                    errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{where}")
-                    continue
-                if progress:
-                    progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
-    else:
-        from accelerate.utils import broadcast_object_list
-
-        if say:
-            say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
-        window_logits = shared_window_logits(accelerator, output_channels(config))
-        with closing(segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
-                                   write=accelerator.is_main_process, sequential=sequential,
-                                   keep_largest=keep)) as done:
-            for number, ((case, label_path, _), error) in enumerate(done, 1):
-                # A file that cannot be used fails alike on every process (the same file, the same
-                # checks, before the case's first window), so all of them go on to the next case and
-                # the main process reports it; until the seventieth session the first such case stopped
-                # the run, leaving every later case unsegmented and unreported. Anything else stops it.
-                if isinstance(error, DataError):
-                    if accelerator.is_main_process:
-                        errors.append(f"case {case.id}: {error}")
-                    continue
-                # The main process alone writes: its failure to (an output it cannot write) is handed to
-                # the others, which waited for it in the next case's reduction (seventy-third session's
-                # review); one process's own failure (out of memory) still leaves the others waiting.
-                handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]  # on every one
-                if error is not None or handed is not None:
-                    raise error or handed
-                if say:
-                    say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
-
     from accelerate.utils import gather_object
 
-    failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
+    # The lock is held until every process has written its share (the gather below waits for all).
+    with holding_output_folder(output, written, accelerator):
+        if mode == "cases":
+            settings = preprocess_settings(config)
+            voxels = [case_voxels(case, settings.spacing) for case in cases]
+            shares = balance_by_voxels(voxels, num_processes)
+            if say:
+                loads = ", ".join(f"{len(s)} case(s)/{sum(voxels[i] for i in s)} voxels" for s in shares)
+                say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
+            mine = [jobs[index] for index in shares[rank]]
+            with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
+                                       keep_largest=keep)) as done:
+                for number, ((case, label_path, _), error) in enumerate(done, 1):
+                    if error is not None:  # reported by every process below, no hang
+                        # A file's unusable voxels are the input's fault, said in one line; anything else
+                        # is a bug to report.
+                        where = ("" if isinstance(error, DataError)
+                                 else "\n" + "".join(traceback.format_exception(error)))
+                        errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{where}")
+                        continue
+                    if progress:
+                        progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
+        else:
+            from accelerate.utils import broadcast_object_list
+
+            if say:
+                say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
+            window_logits = shared_window_logits(accelerator, output_channels(config))
+            with closing(segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
+                                       write=accelerator.is_main_process, sequential=sequential,
+                                       keep_largest=keep)) as done:
+                for number, ((case, label_path, _), error) in enumerate(done, 1):
+                    # A file that cannot be used fails alike on every process (the same file, the same
+                    # checks, before the case's first window), so all of them go on to the next case and
+                    # the main process reports it; until the seventieth session the first such case stopped
+                    # the run, leaving every later case unsegmented and unreported. Anything else stops it.
+                    if isinstance(error, DataError):
+                        if accelerator.is_main_process:
+                            errors.append(f"case {case.id}: {error}")
+                        continue
+                    # The main process alone writes: its failure to (an output it cannot write) is handed to
+                    # the others, which waited for it in the next case's reduction (seventy-third session's
+                    # review); one process's own failure (out of memory) still leaves the others waiting.
+                    handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]  # on every one
+                    if error is not None or handed is not None:
+                        raise error or handed
+                    if say:
+                        say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+        failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
     if failures:
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
     accelerator.wait_for_everyone()

@@ -3,12 +3,14 @@
 ``collect_cases`` turns files, folders and glob patterns into cases, grouping nnU-Net's channel files
 (``<case>_0000.nii.gz``, ``<case>_0001.nii.gz``, ...). ``output_paths`` says where each case's label map
 goes, and ``check_outputs`` refuses, before anything is segmented, every output that would overwrite an
-input, a file predict did not write (or has changed since), or another output. Nothing here knows the
-network; voxels are read only to tell whether an existing label map is still as predict wrote it.
+input, a file predict did not write (or has changed since), or another output; ``holding_output_folder``
+refuses a second predict into a folder one is writing. Nothing here knows the network; voxels are read
+only to tell whether an existing label map is still as predict wrote it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -24,6 +26,7 @@ from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem, unique_ids
 from .files import file_in_the_way, remove_stale_temporaries
+from .run_lock import RunLock, hold_run_folder
 
 # The header description of every file predict writes: a rerun may replace those, and nothing else.
 # A label map's also carries a digest of its voxels (``label_map_descrip``), so that one corrected by
@@ -341,6 +344,51 @@ def clear_stale_temporaries(outputs: Iterable[str | Path | None]) -> None:
     there for good (seventieth session). Only old ones with our writers' names (``files``)."""
     for folder in {Path(output).parent for output in outputs if output is not None}:
         remove_stale_temporaries(folder)
+
+
+@contextlib.contextmanager
+def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | None], main_process=None):
+    """Hold the ``--output`` folder's lock (run_lock.py) while predict writes into it, then clear the
+    temporaries a killed predict left there (``clear_stale_temporaries``).
+
+    Two predicts into one folder at once each wrote their own cases whole, so the folder ended up
+    holding label maps of both models, and nothing said so. The second is now refused, naming the
+    first's process and command; called after ``check_outputs``, so a refusal there makes no folder.
+    A single file as ``--output`` locks nothing: its folder may be shared by unrelated files. A
+    folder that cannot be locked (or made: a read-only place) goes unguarded; writing there names the
+    file that cannot be written.
+
+    Args:
+        output: predict's ``--output``: a folder, or one label map's file name.
+        outputs: every file the run writes (temporaries are cleared in their folders).
+        main_process: None in a single process; else the ``Accelerator``/``PartialState``, whose
+            main process alone takes the lock, and whose refusal every process raises.
+
+    Raises:
+        ConfigError: another live predict (or training run) holds the folder.
+    """
+    held: list[RunLock] = []
+
+    def hold_and_clear() -> None:
+        if nifti_stem(output) is None:
+            try:
+                held.append(hold_run_folder(output, elsewhere="another --output folder", verb="predict",
+                                            clash="two predicts into one folder leave it holding cases of both"))
+            except OSError:
+                pass
+        clear_stale_temporaries(outputs)
+
+    try:
+        if main_process is None:
+            hold_and_clear()
+        else:
+            from .ranks import on_main
+
+            on_main(main_process, hold_and_clear)
+        yield
+    finally:
+        for lock in held:
+            lock.release()
 
 
 def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:

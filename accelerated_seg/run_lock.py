@@ -65,9 +65,13 @@ class RunLock:
                 pass
 
 
-def in_use(folder: Path, holder: str, elsewhere: str) -> str:
-    return (f"{folder} is in use by another run ({holder}): two runs in one folder write over each other's "
-            f"checkpoints and exports. Wait for it to end (or stop it), or train into {elsewhere}")
+#: What two runs in one folder do to each other, for the refusal; predict says its own (inference_files.py).
+RUNS_CLASH = "two runs in one folder write over each other's checkpoints and exports"
+
+
+def in_use(folder: Path, holder: str, elsewhere: str, clash: str = RUNS_CLASH, verb: str = "train") -> str:
+    return (f"{folder} is in use by another run ({holder}): {clash}. Wait for it to end (or stop it), "
+            f"or {verb} into {elsewhere}")
 
 
 def live_holder(folder: str | Path) -> str | None:
@@ -93,12 +97,15 @@ def live_holder(folder: str | Path) -> str | None:
     return None
 
 
-def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output_dir") -> RunLock:
+def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output_dir", clash: str = RUNS_CLASH,
+                    verb: str = "train") -> RunLock:
     """Lock ``folder`` (made if missing) for this process's run; call on the main process only.
 
     Args:
         folder: the run's output folder.
         elsewhere: how the caller's user names another folder, for the message.
+        clash, verb: what two runs in the folder would do, and what the user does into another, for
+            the message (``in_use``).
 
     Raises:
         ConfigError: another live run holds the folder, naming its host, process and command.
@@ -119,7 +126,7 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
             handle.seek(0)
             holder = _describe(handle.read())
             handle.close()
-            raise ConfigError(in_use(folder, holder, elsewhere)) from None
+            raise ConfigError(in_use(folder, holder, elsewhere, clash, verb)) from None
         except OSError as error:
             handle.close()
             if error.errno in _NO_LOCKING:

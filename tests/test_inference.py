@@ -1061,6 +1061,34 @@ def test_a_killed_runs_temporaries_are_cleared_and_predictions_given_as_scans_ar
         predict_cases(model, [tmp_path / "two.nii.gz"], tmp_path / "four")
 
 
+def test_a_second_predict_into_a_folder_in_use_is_refused_before_any_case(scans, tmp_path, capsys):
+    """Two predicts into one --output at once each wrote their cases whole, leaving a folder that held
+    label maps of two models without a word (until the seventy-seventh session); the second is refused,
+    by the command, by predict_cases and by predict_distributed's path of given cases alike."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.inference_distributed import predict_distributed
+    from accelerated_seg.inference_files import InputCase
+    from accelerated_seg.run_lock import LOCK_NAME, hold_run_folder
+
+    model, image, out = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz", tmp_path / "pred"
+    first = hold_run_folder(out)  # a predict writing there (flock excludes a second open in this process too)
+    assert main(["predict", "--model", str(model), str(image), "--output", str(out)]) == 2
+    assert re.search(rf"{out} is in use by another run \(process \d+ on .*\): two predicts into one folder leave "
+                     r"it holding cases of both. Wait for it to end \(or stop it\), or predict into another "
+                     r"--output folder", capsys.readouterr().err)
+    with pytest.raises(ConfigError, match="two predicts into one folder"):
+        predict_distributed(model, [InputCase("case_001", (image,))], out)
+    assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]  # nothing segmented
+    first.release()
+    predict_cases(model, [image], out)
+    assert sorted(p.name for p in out.iterdir()) == ["case_001.nii.gz"]  # and no lock left behind
+    single = tmp_path / "single" / "case_001.nii.gz"  # a file as --output locks nothing: its folder is shared
+    held = hold_run_folder(single.parent)
+    predict_cases(model, [image], single)
+    held.release()
+    assert sorted(p.name for p in single.parent.iterdir()) == ["case_001.nii.gz"]
+
+
 def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):
     """A full disk in gzip's write names no file: predict's one line read "[Errno 28] No space left on
     device" alone, with no case or folder (seventy-third session's probe). Nothing is left under the name."""
