@@ -25,7 +25,9 @@ With one process this is ``inference.predict_cases``. The process-agnostic piece
 
 from __future__ import annotations
 
+import contextlib
 import traceback
+import warnings
 from contextlib import closing
 from pathlib import Path
 from typing import Callable, Sequence
@@ -157,6 +159,21 @@ def process_state():
     return PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU") or not torch.cuda.is_available())
 
 
+@contextlib.contextmanager
+def _warned_by_the_main_process(accelerator):
+    """Silence the warnings of work every process repeats alike (loading the model, reading the
+    inputs' names, preparing a case whose windows are shared) on all processes but the main one:
+    a scan without orientation read on 8 GPUs was said 8 times. Work of a process's own (its share
+    of the cases) keeps its warnings. Taken in the calling thread, around the whole of the work, so
+    the pipeline's threads started inside it are silenced with it (warning filters are global)."""
+    if accelerator.is_main_process:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
 def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         inputs: Sequence[str | Path] | Sequence[InputCase], output: str | Path, *,
                         accelerator=None, split: str = "auto", sw_batch_size: int = 4, overlap: float = 0.5,
@@ -197,9 +214,10 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                              sequential=sequential, keep_largest=keep_largest)
     device = accelerator.device
     check_precision(options.precision, device)
-    model, config = load_for_prediction(model_dir)
-    keep = kept_whole(config, keep_largest)
-    cases = list(inputs) if given_cases else collect_cases(inputs, config)
+    with _warned_by_the_main_process(accelerator):
+        model, config = load_for_prediction(model_dir)
+        keep = kept_whole(config, keep_largest)
+        cases = list(inputs) if given_cases else collect_cases(inputs, config)
     outputs = output_paths(cases, output)
     # Every process, before any work: under split=windows only the main process writes, and a refusal
     # from it alone would leave the others waiting in the first reduction.
@@ -241,9 +259,10 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             if say:
                 say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
             window_logits = shared_window_logits(accelerator, output_channels(config))
-            with closing(segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
-                                       write=accelerator.is_main_process, sequential=sequential,
-                                       keep_largest=keep)) as done:
+            with _warned_by_the_main_process(accelerator), closing(
+                    segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
+                                  write=accelerator.is_main_process, sequential=sequential,
+                                  keep_largest=keep)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     # A file that cannot be used fails alike on every process (the same file, the same
                     # checks, before the case's first window), so all of them go on to the next case and

@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import sys
+import warnings
 from pathlib import Path
 
 import nibabel as nib
@@ -200,16 +201,27 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     config = json.loads((model / "config.json").read_text())
     write_export({k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}, spec.to_dict(),
                  {k: v for k, v in config.items() if k not in ("format_version", "model")}, tmp_path / "second")
+    # A scan without orientation (qform and sform codes 0): every process reads it, the main one warns.
+    unoriented = tmp_path / "unoriented"
+    unoriented.mkdir()
+    image = nib.load(scans / "small_1.nii.gz")
+    image.header.set_qform(None, code=0)
+    image.header.set_sform(None, code=0)
+    nib.save(nib.Nifti1Image(np.asanyarray(image.dataobj), None, header=image.header), unoriented / "small_1.nii.gz")
+    inputs = {"medium_0.nii.gz": scans / "medium_0.nii.gz", "small_1.nii.gz": unoriented / "small_1.nii.gz"}
     proc = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(model),
-                                       "--model", str(tmp_path / "second"),
-                                       str(scans / "medium_0.nii.gz"), str(scans / "small_1.nii.gz"),
+                                       "--model", str(tmp_path / "second"), *map(str, inputs.values()),
                                        "--output", str(tmp_path / "out"), "--split", "windows"], module=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "split: the windows of each of 2 case(s) over 2 processes" in proc.stdout
     assert proc.stdout.count("ensemble of 2 models: the mean of their probabilities") == 1  # the main process's
     assert "2 case(s) segmented" in proc.stdout
-    for name in ("medium_0.nii.gz", "small_1.nii.gz"):
-        predict_file([model, tmp_path / "second"], scans / name, tmp_path / "reference" / name, device="cpu")
+    # Said once, not once per process (until the seventy-seventh session).
+    assert proc.stderr.count("its header gives no orientation") == 1, proc.stderr[-3000:]
+    for name, path in inputs.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            predict_file([model, tmp_path / "second"], path, tmp_path / "reference" / name, device="cpu")
         assert_same_prediction(tmp_path / "out" / name, tmp_path / "reference" / name, probabilities=False)
 
     # An output over the scans themselves: every process refuses it before any work. (Only the main
