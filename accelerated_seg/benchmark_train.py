@@ -458,6 +458,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
 def _check_strategy(accelerator, case: TrainCase) -> None:
     """The strategy measured must be the one the launch asked for: training's checks, before any work."""
     from .compilation import check_compilable
+    from .preparation import channels_last_error
     from .strategy import fallback_warning, launch_error
 
     if error := launch_error(accelerator):
@@ -467,6 +468,8 @@ def _check_strategy(accelerator, case: TrainCase) -> None:
                           "takes effect (a GPU), or launch with configs/accelerate/ddp.yaml or cpu.yaml.")
     if case.compile_mode is not None:
         check_compilable(accelerator)  # FSDP1 without use_orig_params cannot be compiled in place
+    if case.uses("channels_last") and (error := channels_last_error(accelerator, f"--lever {case.lever}")):
+        raise ConfigError(error)
     if warning := emulated_bf16_warning(accelerator.device.type, case.precision):
         accelerator.print(f"WARNING: {warning} Both loops run the same emulated kernels: their ratio holds, "
                           "their rates are not bf16's.")

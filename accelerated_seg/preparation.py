@@ -4,6 +4,7 @@ training benchmark alike, so that the benchmark measures the loop training reall
 - ``make_accelerator``: the project's Accelerator settings (accumulation across epochs, non-blocking
   copies, the DDP options, no compilation by accelerate, trackers checked by name).
 - ``check_launch``: refuse a launch whose strategy cannot take effect here, before anything is written.
+- ``channels_last_error``: ``train.channels_last`` under a strategy that cannot shard such weights.
 - ``seed_the_shuffle``: ``fit``'s shuffling loaders get an order a resume can repeat.
 - ``model_for_strategy`` / ``adapt_to_strategy``: the registry network's starting weights and the
   changes FSDP and DeepSpeed need before ``prepare`` (wrapping.py does each of them); under FSDP
@@ -22,6 +23,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import hashlib
 import os
 from pathlib import Path
 
@@ -387,6 +389,26 @@ def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
     return []
 
 
+def channels_last_error(accelerator: Accelerator, setting: str = "train.channels_last") -> str | None:
+    """Why ``setting`` (channels-last weights) cannot run under this launch's strategy; None where it can.
+
+    FSDP2's ``fully_shard`` refuses non-contiguous parameters (a NotImplementedError), and DeepSpeed's
+    engine broadcasts and partitions them as flat buffers (a RuntimeError about strides in
+    ``prepare``): both failed only after the data work, with torch's or DeepSpeed's traceback (a
+    probe, seventy-seventh session). DDP keeps the layout; FSDP1 flattens the weights and restores
+    their strides.
+    """
+    if accelerator.distributed_type == DistributedType.FSDP and accelerator.state.fsdp_plugin.fsdp_version == 2:
+        strategy = "FSDP2 shards only contiguous parameters"
+    elif accelerator.distributed_type == DistributedType.DEEPSPEED:
+        strategy = "DeepSpeed broadcasts and partitions parameters as contiguous buffers"
+    else:
+        return None
+    return (f"{setting} makes the weights channels-last, but {strategy}; leave it off under this "
+            f"accelerate config, or train with DDP (configs/accelerate/ddp.yaml) or FSDP1 (fsdp.yaml's "
+            f"fsdp_version: 1 profiles, e.g. fsdp_full_shard.yaml), which keep it")
+
+
 def check_the_ranks_start_alike(accelerator: Accelerator, model: torch.nn.Module) -> None:
     """Refuse, on every rank, a network whose ranks hold different starting weights.
 
@@ -394,22 +416,39 @@ def check_the_ranks_start_alike(accelerator: Accelerator, model: torch.nn.Module
     FSDP2 profiles) keeps each rank's own shards, so ranks that built their networks from different
     random states train a mix of initialisations, and nothing fails. SwinUNETR did so on the CPU
     until the seventieth session (models.meta_network), and a ``fit`` script that seeds no rank
-    alike would. The fingerprint (the sum and the sum of squares of every parameter, in float64 on
-    the CPU) is the same on every rank for the same weights; one gather compares them.
+    alike would. One gather compares a digest of every parameter's bytes (``weights_digest``).
     """
     if accelerator.num_processes == 1:
         return
     with torch.no_grad():
-        values = [p.detach().to("cpu", torch.float64) for p in model.parameters() if p.device.type != "meta"]
-        mine = [float(sum(v.sum() for v in values)), float(sum((v * v).sum() for v in values))]
-    every = accelerator.gather(torch.tensor([mine], dtype=torch.float64, device=accelerator.device)).tolist()
-    if any(row != every[0] for row in every):
-        differ = ", ".join(f"rank {rank}: {row[0]:.9g}" for rank, row in enumerate(every))
-        raise ConfigError(f"the ranks hold different starting weights (the sums of their parameters: {differ}), and "
-                          f"FSDP without fsdp_sync_module_states keeps each rank's own shards, so the network would "
-                          f"start as a mix of them: build it on every rank from the same seed "
-                          f"(accelerate.utils.set_seed before the network is made) or load the same weights on every "
-                          f"rank")
+        values = [p.detach() for p in model.parameters() if p.device.type != "meta"]
+        digest = torch.frombuffer(bytearray(weights_digest(values)), dtype=torch.int64)
+        every = accelerator.gather(digest[None].to(accelerator.device)).tolist()
+        if all(row == every[0] for row in every):
+            return
+        # Every rank is here (each saw the same gathered digests): one more gather, for the message.
+        mine = torch.tensor([[float(sum(v.to("cpu", torch.float64).sum() for v in values))]], dtype=torch.float64)
+        sums = accelerator.gather(mine.to(accelerator.device)).flatten().tolist()
+    differ = ", ".join(f"rank {rank}: {total:.9g}" for rank, total in enumerate(sums))
+    raise ConfigError(f"the ranks hold different starting weights (the sums of their parameters: {differ}), and "
+                      f"FSDP without fsdp_sync_module_states keeps each rank's own shards, so the network would "
+                      f"start as a mix of them: build it on every rank from the same seed "
+                      f"(accelerate.utils.set_seed before the network is made) or load the same weights on every "
+                      f"rank")
+
+
+def weights_digest(tensors) -> bytes:
+    """SHA-256 of the tensors' values, byte for byte in their logical order (32 bytes).
+
+    Equal weights give equal digests on every rank whatever their memory layout or thread count.
+    Until the seventy-seventh session the ranks compared float64 sums, whose last bit depends on
+    how many threads share the reduction: ranks of the same weights under other OMP_NUM_THREADS
+    (nodes of other sizes) would have been refused as different.
+    """
+    digest = hashlib.sha256()
+    for tensor in tensors:
+        digest.update(tensor.to("cpu").contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+    return digest.digest()
 
 
 # The optimizers that accelerate's ZeRO-offload path maps onto a DeepSpeed CPU optimizer of the same

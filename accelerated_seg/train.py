@@ -69,9 +69,9 @@ from .host_cpu import bf16_two_voxel_warning
 from .models import ModelSpec, check_trainable, convolutions_over_two_voxels, model_spec
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
-from .preparation import (adapt_to_strategy, check_launch, complete_the_loaded_param_groups, end_run,
-                          keep_the_optimizer_under_offload, make_accelerator, model_for_strategy, model_input_dtype,
-                          schedule_the_stepping_optimizer, seed_the_shuffle, start_trackers)
+from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_param_groups,
+                          end_run, keep_the_optimizer_under_offload, make_accelerator, model_for_strategy,
+                          model_input_dtype, schedule_the_stepping_optimizer, seed_the_shuffle, start_trackers)
 from .ranks import on_every_rank, on_main
 from .resume_settings import check_resume_settings
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
@@ -673,6 +673,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         accelerator.print(deepspeed_note)
     check_launch(accelerator, cfg.train.allow_strategy_fallback)
     compiling = checked_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
+    if cfg.train.channels_last and (error := channels_last_error(accelerator)):  # so does a layout it cannot shard
+        raise ConfigError(error)
     segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
     accelerator.print(plan.describe())
     if cfg.optim.warmup_steps >= cfg.train.max_steps:

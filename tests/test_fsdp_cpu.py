@@ -353,5 +353,22 @@ def test_ranks_that_hold_different_starting_weights_are_refused_where_nothing_sy
     check_the_ranks_start_alike(_RanksThatGather(lambda row: row.clone()), model)  # alike: nothing said
     with pytest.raises(ConfigError, match=r"the ranks hold different starting weights \(the sums of their parameters: "
                                           r"rank 0: .*, rank 1: .*\).* from the same seed"):
-        check_the_ranks_start_alike(_RanksThatGather(lambda row: row + torch.tensor([[0.0, 1e-9]],
-                                                                                     dtype=torch.float64)), model)
+        check_the_ranks_start_alike(_RanksThatGather(lambda row: row + 1), model)  # another digest, another sum
+
+
+def test_ranks_of_the_same_weights_start_alike_whatever_their_thread_count():
+    """The ranks compared float64 sums of the weights, whose last bit depends on how many threads share
+    the reduction: nodes under other OMP_NUM_THREADS would have been refused as holding different
+    weights (until the seventy-seventh session). The other rank here is this one under one thread."""
+    from accelerated_seg.preparation import check_the_ranks_start_alike
+
+    torch.manual_seed(0)
+    model = nn.ParameterList([nn.Parameter(torch.randn(n)) for n in (5_000_000, 3_000_000, 1_234_567)])
+    threads, seen = torch.get_num_threads(), []
+    try:
+        torch.set_num_threads(1)
+        check_the_ranks_start_alike(_RanksThatGather(lambda row: seen.append(row.clone()) or row.clone()), model)
+        torch.set_num_threads(2)
+        check_the_ranks_start_alike(_RanksThatGather(lambda row: seen[0]), model)
+    finally:
+        torch.set_num_threads(threads)

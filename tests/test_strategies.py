@@ -219,6 +219,32 @@ def test_fsdp2_in_bf16_with_checkpointed_blocks_of_a_network_sharing_layers_resu
     assert_checkpoint_exports_as_training_did(full, tmp_path / "exported")
 
 
+def test_channels_last_weights_are_refused_before_the_data_work_where_the_strategy_cannot_shard_them(
+        tiny_dataset, tmp_path):
+    """FSDP2's fully_shard refuses non-contiguous parameters and DeepSpeed's engine fails on their
+    strides in prepare: both only after the data work, with torch's or DeepSpeed's traceback (a probe,
+    seventy-seventh session). DDP and FSDP1 keep the layout."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.preparation import channels_last_error
+
+    def launch(kind, version=None):
+        plugin = SimpleNamespace(fsdp_version=version)
+        return SimpleNamespace(distributed_type=kind, state=SimpleNamespace(fsdp_plugin=plugin))
+
+    deepspeed = channels_last_error(launch(DistributedType.DEEPSPEED))
+    assert "but DeepSpeed broadcasts and partitions parameters" in deepspeed
+    assert channels_last_error(launch(DistributedType.FSDP, 1)) is None
+    assert channels_last_error(launch(DistributedType.MULTI_CPU)) is None
+    proc = _launch_fsdp2_on_cpu(*tiny_overrides(tiny_dataset, tmp_path / "run", train__channels_last="true"))
+    assert proc.returncode != 0
+    assert ("train.channels_last makes the weights channels-last, but FSDP2 shards only contiguous parameters; "
+            "leave it off under this accelerate config") in proc.stderr, proc.stderr[-3000:]
+    assert "NotImplementedError" not in proc.stderr and "preprocessed cache" not in proc.stdout
+
+
 def test_a_full_state_dict_fsdp_checkpoint_exports_as_the_run_did(tiny_dataset, tmp_path):
     """FSDP's FULL_STATE_DICT layout (one pytorch_model_fsdp.bin), which no shipped profile uses but a
     user's may: accelerated-seg export reads it too."""
