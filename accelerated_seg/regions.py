@@ -106,11 +106,17 @@ class Regions:
                        tuple(class_of_value[v] for v in self.order))
 
     def masks(self, label: torch.Tensor) -> torch.Tensor:
-        """Each region's mask of a label map: (B, 1, *spatial) -> (B, regions, *spatial) bool."""
+        """Each region's mask of a label map: (B, 1, *spatial) -> (B, regions, *spatial) bool.
+
+        Compared value by value with Python numbers: ``torch.isin`` with a tensor of the values made
+        one copy from the host per region and micro-batch, each waiting for the GPU's queue."""
+        import functools
+        import operator
+
         import torch
 
-        return torch.cat([torch.isin(label, torch.tensor(region, device=label.device)) for region in self.values],
-                         dim=1)
+        return torch.cat([functools.reduce(operator.or_, (label == value for value in region))
+                          for region in self.values], dim=1)
 
     def paint(self, probabilities: torch.Tensor, dim: int = 0, threshold: float = THRESHOLD) -> torch.Tensor:
         """A label map from region probabilities along ``dim``: each region's value where its probability

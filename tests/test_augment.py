@@ -159,6 +159,27 @@ def test_identity_returns_the_input_exactly():
     assert torch.equal(out_image, image) and torch.equal(out_label, label) and out_label.dtype == torch.long
 
 
+def test_the_per_batch_device_work_copies_nothing_from_the_host_after_the_first_batch(monkeypatch):
+    """The identity matrix and the patch's half sizes were copied from the host at every micro-batch,
+    and region masks once per region: on a GPU each unpinned copy waits for the queue, breaking the
+    loop's one sync per optimizer step (a review, seventy-seventh session)."""
+    from accelerated_seg.regions import Regions
+
+    copies = []
+    for name in ("tensor", "as_tensor"):
+        made = getattr(torch, name)
+        monkeypatch.setattr(torch, name, lambda *a, _made=made, **k: copies.append(k.get("device")) or _made(*a, **k))
+    image, label = batch_of([make_patch(seed=s) for s in range(2)])
+    theta = theta_of(np.diag([1.0, 0.9, 1.1]), batch=2)
+    apply_affine(image, label, theta)  # the first may make the half sizes, once for the shape
+    copies.clear()
+    apply_affine(image, label, theta)
+    regions = Regions(("whole", "core"), ((1, 2), (2,)), (1, 2))
+    masks = regions.masks(label)
+    assert [device for device in copies if device is not None] == []
+    assert torch.equal(masks[:, 0:1], (label == 1) | (label == 2)) and torch.equal(masks[:, 1:2], label == 2)
+
+
 @pytest.mark.parametrize("axis", [0, 1, 2])
 def test_quarter_turn_on_a_cubic_patch_is_rot90(axis):
     image, label = batch_of([make_patch(shape=(16, 16, 16))])

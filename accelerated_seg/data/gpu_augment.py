@@ -15,6 +15,7 @@ the two agree) and it does not depend on the patch shape; ``apply_affine`` conve
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -130,9 +131,19 @@ def apply_affine(image: torch.Tensor, label: torch.Tensor, theta: torch.Tensor) 
     warped_label = F.grid_sample(label.float(), grid, mode="nearest", padding_mode="zeros", align_corners=False)
     # torch.where rather than resampling only the non-identity samples: picking them out would need
     # a host-device sync and give varying shapes, while resampling a small batch on a GPU is cheap.
-    identity = (theta == torch.as_tensor(IDENTITY, device=theta.device)).flatten(1).all(1).view(batch, 1, 1, 1, 1)
+    # The identity is made on the device: a copy of IDENTITY from the host waited for the GPU's queue
+    # at every micro-batch (an unpinned copy synchronises; a review, seventy-seventh session).
+    identity = (theta == torch.eye(3, 4, dtype=theta.dtype, device=theta.device)).flatten(1).all(1)
+    identity = identity.view(batch, 1, 1, 1, 1)
     return (torch.where(identity, image, warped_image.to(image.dtype)),
             torch.where(identity, label, warped_label.to(label.dtype)))
+
+
+@functools.lru_cache(maxsize=16)
+def _halves(spatial_shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """The patch's half sizes on ``device``, copied there once per shape rather than at every
+    micro-batch (each copy from the host waited for the GPU's queue)."""
+    return torch.tensor(spatial_shape, dtype=dtype, device=device) / 2
 
 
 def normalised_theta(theta: torch.Tensor, spatial_shape: tuple[int, int, int]) -> torch.Tensor:
@@ -149,7 +160,7 @@ def normalised_theta(theta: torch.Tensor, spatial_shape: tuple[int, int, int]) -
         theta: (B, 3, 4) voxel-space pull matrices, (X, Y, Z) order.
         spatial_shape: the patch's (X, Y, Z) size.
     """
-    half = torch.tensor(spatial_shape, dtype=theta.dtype, device=theta.device) / 2
+    half = _halves(tuple(spatial_shape), theta.dtype, theta.device)
     linear = theta[:, :, :3] * half[None, None, :] / half[None, :, None]
     shift = theta[:, :, 3] / half
     return torch.cat([linear.flip(1).flip(2), shift.flip(1)[:, :, None]], dim=2)
