@@ -662,7 +662,7 @@ def _our_loop(accelerator, model, dataset, batch: int, optim: OptimConfig | None
         loader = torch.utils.data.DataLoader(dataset, batch_size=batch, shuffle=False)
     else:  # the training loader itself (sampler, workers, pinned memory, prefetch), in one pass as in training
         loader = train_loader(dataset, batch, workers, seed, epochs_per_pass=EPOCHS_IN_ONE_PASS,
-                              processes=accelerator.num_processes)
+                              processes=accelerator.num_processes, pin_memory=accelerator.device.type == "cuda")
     optimizer = benchmark_optimizer(model, optim)
     keep_the_optimizer_under_offload(accelerator, optimizer)  # as training does
     model, optimizer, loader = accelerator.prepare(model, optimizer, loader)

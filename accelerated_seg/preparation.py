@@ -79,6 +79,9 @@ def make_accelerator(out: Path, trackers, ddp: DDPConfig | None = None, cudnn_be
     )
     if accelerator.device.type == "cuda":  # cuDNN autotuning pays off with a fixed patch shape
         torch.backends.cudnn.benchmark = cudnn_benchmark
+        # The peak memory logged and in summary.json is this run's: a second run in the process (a
+        # notebook, folds one after another) reported the first one's until the seventy-seventh session.
+        torch.cuda.reset_peak_memory_stats(accelerator.device)
     if missing := _uninstalled_trackers(log_with):
         which, it = ("which is", "it") if len(missing) == 1 else ("which are", "them")
         accelerator.print(f"WARNING: {trackers_setting} names {', '.join(missing)}, {which} not installed here, "

@@ -556,9 +556,12 @@ GPU_FIGURES = ("peak_allocated_gb", "peak_reserved_gb", "utilisation_pct")
 def _rank_figures(loop: Loop) -> dict:
     """What every rank measured since the last log step, in one gather (all ranks call it at the same
     steps): global samples/s, the data wait of the most starved rank and, on GPUs, each rank's peak
-    memory and utilisation, so that an unbalanced or starved GPU shows in the tracker."""
+    memory since the run started and utilisation, so that an unbalanced or starved GPU shows in the
+    tracker. One process gathers nothing (an Apple GPU has no float64 to gather in)."""
     accelerator = loop.accelerator
     mine = [*loop.clock.close_window(), *_gpu_figures(accelerator.device)]
+    if accelerator.num_processes == 1:
+        return figures_by_name([mine])
     every = accelerator.gather(torch.tensor([mine], dtype=torch.float64, device=accelerator.device)).tolist()
     return figures_by_name(every)
 
@@ -739,7 +742,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     epochs = math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
-                                       epochs_per_pass=epochs, processes=num_processes))
+                                       epochs_per_pass=epochs, processes=num_processes,
+                                       pin_memory=accelerator.device.type == "cuda"))
     compile_prepared(accelerator, model, compiling)
     t = cfg.train
     loop = Loop(accelerator, model, optimizer, loss_fn.to(accelerator.device), train_dl,
@@ -986,7 +990,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
                "samples_per_s": _median([rate for _, rate, _ in progress.speed]),
                "data_wait_pct": _median([wait for _, _, wait in progress.speed]),
                # every rank's peak, so an unbalanced rank shows (a collective: gathered on all ranks)
-               "peak_memory_gb": gather_object([_peak_memory_gb()])}
+               "peak_memory_gb": gather_object([_peak_memory_gb(accelerator.device)])}
     if accelerator.is_main_process:
         write_text_atomically(out / "summary.json", json.dumps(summary, indent=1))
     _write_metrics(run)
@@ -998,8 +1002,10 @@ def _median(values: list) -> float | None:
     return float(np.median(values)) if values else None
 
 
-def _peak_memory_gb() -> float | None:
-    return round(torch.cuda.max_memory_allocated() / 2**30, 3) if torch.cuda.is_available() else None
+def _peak_memory_gb(device: torch.device) -> float | None:
+    """The run's peak allocated memory on its GPU (``make_accelerator`` starts the count); None off a GPU,
+    also on a machine that has one (a CPU run there recorded 0.0 and started a CUDA context for it)."""
+    return round(torch.cuda.max_memory_allocated(device) / 2**30, 3) if device.type == "cuda" else None
 
 
 # --------------------------------------------------------------------------------------------------

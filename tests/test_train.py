@@ -1653,6 +1653,31 @@ def test_sgd_with_the_poly_schedule_trains_as_nnunet_does_and_resumes_only_as_sg
     assert train(tiny_config(out, train__max_steps=6, train__resume="latest", **nnunet))["step"] == 6
 
 
+def test_gpu_figures_follow_the_runs_device_not_the_machines(monkeypatch, tiny_dataset):
+    """A CPU run on a machine with a GPU (ACCELERATE_USE_CPU, the gloo launches) pinned its batches
+    and read the GPU's peak memory, starting a CUDA context for nothing and recording 0.0 as its peak
+    (a review, seventy-seventh session)."""
+    from accelerated_seg.data.loader import PatchDataset, train_loader
+    from accelerated_seg.train import _peak_memory_gb
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert _peak_memory_gb(torch.device("cpu")) is None
+    dataset = PatchDataset.__new__(PatchDataset)  # the loader reads only its length here
+    monkeypatch.setattr(PatchDataset, "epoch_length", 8, raising=False)
+    assert train_loader(dataset, 2, 0, seed=0, pin_memory=False).pin_memory is False
+    assert train_loader(dataset, 2, 0, seed=0).pin_memory is True  # unsaid: where a GPU exists
+
+
+@pytest.mark.cuda
+def test_a_second_run_in_one_process_reports_its_own_peak_memory(tiny_config, tmp_path):
+    """summary.json's peak was the process's: a run after a larger one (a notebook, folds one after
+    another) reported the larger one's until the seventy-seventh session."""
+    big = torch.empty(2**30, dtype=torch.uint8, device="cuda")  # 1 GiB, freed before the run
+    del big
+    summary = train(tiny_config(tmp_path / "run", train__max_steps=1, train__val_every=0, train__save_every=0))
+    assert 0 < summary["peak_memory_gb"][0] < 0.5
+
+
 def test_sum_over_ranks_of_one_process_is_the_tensor():
     from accelerated_seg.train import SumOverRanks
 

@@ -123,12 +123,14 @@ class VolumeDataset(Dataset):
 
 
 def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed: int, epochs_per_pass: int = 1,
-                 processes: int = 1) -> DataLoader:
+                 processes: int = 1, pin_memory: bool | None = None) -> DataLoader:
     """The training patches for one rank, before accelerate shards them over ``processes`` ranks.
 
     ``epochs_per_pass`` > 1: one pass over the loader yields that many epochs, each cut to whole
     global batches of ``batch_size`` x ``processes`` (``EpochSampler``), and the workers run on
-    across their boundaries.
+    across their boundaries. ``pin_memory``: page-locked batches for non-blocking copies to a GPU;
+    None pins them where a GPU exists (training says whether it runs on one: a CPU run on a GPU
+    machine pinned for nothing, and started a CUDA context to do it).
     """
     # drop_last: every step is a full batch on every rank, so every sample carries the same weight.
     sampler = EpochSampler(dataset.epoch_length, seed, epochs_per_pass, whole_batches_of=batch_size * processes)
@@ -138,4 +140,5 @@ def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed:
                       num_workers=num_workers, drop_last=True, persistent_workers=num_workers > 0,
                       multiprocessing_context=worker_start_method(num_workers),
                       worker_init_fn=worker_init_for_this_rank() if num_workers > 0 else None,
-                      pin_memory=torch.cuda.is_available(), prefetch_factor=4 if num_workers > 0 else None)
+                      pin_memory=torch.cuda.is_available() if pin_memory is None else pin_memory,
+                      prefetch_factor=4 if num_workers > 0 else None)
