@@ -51,6 +51,7 @@ from .code_commit import run_commit
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
 from .data.checks import CheckingRanks, check_as_configured
+from .data.class_presence import class_presence_warnings
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
@@ -731,6 +732,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing):
         accelerator.print(warning)
+    scored = val_table["class_voxels"] if val_table is not None and cfg.train.val_every else None
+    for warning in class_presence_warnings(output_names(manifest), manifest.class_regions,
+                                           train_table["class_voxels"], scored, settings.spacing):
+        accelerator.print(warning)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed, ignore_index=manifest.ignore_index)
     optimizer = build_optimizer(parameter_groups(model, trained_alone), cfg.optim, plan.lr)
     keep_the_optimizer_under_offload(accelerator, optimizer)
@@ -1092,6 +1097,16 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index))
     validation = cache.load_table(tables[1]) if tables[1] is not None else None
     return cache.load_table(tables[0]), validation
+
+
+def output_names(manifest: Manifest) -> list[str]:
+    """The scored outputs as the warnings name them: each foreground class with the label value that
+    marks it in the files, or each region."""
+    if manifest.regions is not None:
+        return [f"region {name}" for name in manifest.regions.names]
+    values = manifest.label_values or list(range(manifest.num_classes))
+    return [f"{manifest.labels[c]} (label {values[c]})" if not manifest.binarized else manifest.labels[c]
+            for c in range(1, manifest.num_classes)]
 
 
 def patch_padding_warning(patch_size, shapes, spacing) -> str | None:

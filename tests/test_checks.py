@@ -217,7 +217,8 @@ def test_a_declared_class_that_no_label_contains_is_one_warning(tmp_path):
     assert report.errors == []
     assert report.warnings == [
         "declared label value(s) [4] appear in none of the 3 label file(s) checked; a class never seen cannot "
-        "be learned (its Dice stays undefined) — check the label files, or remove the class from the dataset's labels"
+        "be learned, and validation and evaluate score it 1 wherever the network predicts none of it (both empty), "
+        "which lifts the mean Dice — check the label files, or remove the class from the dataset's labels"
     ]
 
 

@@ -533,8 +533,9 @@ class _Tally:
         if self.unseen and self.scanned:
             report.warnings.append(
                 f"declared label value(s) {self.unseen} appear in none of the {self.scanned} label file(s) "
-                "checked; a class never seen cannot be learned (its Dice stays undefined) — check the label "
-                "files, or remove the class from the dataset's labels"
+                "checked; a class never seen cannot be learned, and validation and evaluate score it 1 wherever "
+                "the network predicts none of it (both empty), which lifts the mean Dice — check the label files, "
+                "or remove the class from the dataset's labels"
             )
 
 
