@@ -116,11 +116,18 @@ def check_loss(loss_fn: nn.Module, classes: int, name: str = "dice_ce", regions:
         # DiceCE's cross-entropy weighs every class, whatever include_background says of its Dice;
         # DiceLoss and DiceFocal leave the background out of the weight where it is false.
         weight = ("one value per region" if regions is not None else
-                  "one value per class, the background included (its cross-entropy scores every class)"
+                  "one value per class, the background included (its cross-entropy scores every class), also "
+                  "with include_background: false"
                   if name == "dice_ce" else
                   "one value per class (without the background where include_background is false)")
+        said = str(error).splitlines()[0].rstrip(".")
+        if name == "dice_ce" and regions is None:
+            # MONAI's second sentence, "If include_background=False, the weight should not include the
+            # background", is its Dice part's rule; Dice + CE's cross-entropy needs the background's
+            # weight all the same, which ours says: the two contradicted (seventy-seventh session's probe)
+            said = said.split(". ")[0]
         raise ConfigError(f"train.loss={name} with train.loss_args cannot score {scored}: "
-                          f"{str(error).splitlines()[0].rstrip('.')}. A class weight has {weight}") from None
+                          f"{said}. A class weight has {weight}") from None
     if value.dim() != 0:
         raise ConfigError(f"train.loss={name} gives a tensor of shape {tuple(value.shape)}, not one number")
 

@@ -108,8 +108,11 @@ def test_loss_arguments_are_checked_with_the_setting_named():
     # include_background is false, and that weight failed the same way (seventieth session).
     with pytest.raises(ConfigError, match=r"train.loss=dice_ce with train.loss_args cannot score 3 classes "
                                           r"\(background included\): .*length of the `weight`.*one value per class, "
-                                          r"the background included \(its cross-entropy scores every class\)"):
+                                          r"the background included \(its cross-entropy scores every class\), "
+                                          r"also with include_background: false$") as refused:
         check_loss(segmentation_loss("dice_ce", {"weight": [1.0, 2.0], "include_background": False}), 3, "dice_ce")
+    # MONAI's own rule for its Dice part contradicted that hint in the same message (seventy-seventh session)
+    assert "should not include the background" not in str(refused.value)
     check_loss(segmentation_loss("dice_ce", {"weight": [1.0, 2.0, 3.0], "include_background": False}), 3, "dice_ce")
     with pytest.raises(ConfigError, match=r"without the background where include_background is false"):
         check_loss(segmentation_loss("dice", {"weight": [1.0, 2.0, 3.0], "include_background": False}), 3, "dice")
