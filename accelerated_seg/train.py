@@ -60,7 +60,7 @@ from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
 from .data.sampling import position_in_other_batches
 from .data.spacing import median_cases
-from .data.splits import unused_folds_warning
+from .data.splits import unused_split_settings_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .files import write_text_atomically
 from .loop_clock import LoopClock
@@ -698,7 +698,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             accelerator.print(warning)
         if warning := check_resume_split(resume_from, manifest.split_record()):
             accelerator.print(warning)
-    if warning := unused_folds_warning(manifest.split):
+    if warning := unused_split_settings_warning(manifest.split):
         accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
         # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.

@@ -11,7 +11,7 @@ import pytest
 
 from accelerated_seg.data.checks import check_manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.splits import is_one_fold_of_several, unused_folds_warning
+from accelerated_seg.data.splits import is_one_fold_of_several, unused_split_settings_warning
 from accelerated_seg.data.manifest import (
     Case,
     Manifest,
@@ -865,7 +865,23 @@ def test_given_validation_list_wins_over_folds_and_says_so(tmp_path):
     assert ids(manifest.validation) == ["case_004", "case_005"]
     assert manifest.split == "given (dataset.json 'validation'; data.num_folds=2 not used)"
     # and training says so on the console (only run_info.json did before the thirtieth session)
-    assert "every data.fold trains on that one split" in unused_folds_warning(manifest.split)
+    assert "every data.fold trains on that one split" in unused_split_settings_warning(manifest.split)
+
+
+def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
+    """--data.split_seed=1 over a dataset.json with a validation list trained on that list, bit for bit
+    as seed 0, without a word (a reproducibility probe, seventy-seventh session)."""
+    entries = msd_entries(6)
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "training": entries[:4], "validation": entries[4:]})
+    manifest = load_msd(path, seed=1)
+    assert manifest.split == "given (dataset.json 'validation'; data.split_seed=1 not used)"
+    assert unused_split_settings_warning(manifest.split) == (
+        "WARNING: the split is given (dataset.json 'validation'; data.split_seed=1 not used): the dataset lists its "
+        "own validation cases, so data.split_seed chooses nothing. For a split of its seed, give the dataset "
+        "without its split (the MSD 'validation' list, the CSV 'split' column)")
+    both = load_msd(path, num_folds=2, fold=1, seed=3).split
+    assert both == "given (dataset.json 'validation'; data.num_folds=2 and data.split_seed=3 not used)"
+    assert "every data.fold trains on that one split" in unused_split_settings_warning(both)
 
 
 def test_a_fold_without_folds_is_refused_where_the_dataset_gives_its_split_too(tmp_path):
@@ -883,7 +899,7 @@ def test_a_fold_without_folds_is_refused_where_the_dataset_gives_its_split_too(t
 def test_fraction_split_is_described(tmp_path):
     manifest = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(5)}), seed=3)
     assert manifest.split == "fraction 0.2 (seed 3)"
-    assert unused_folds_warning(manifest.split) is None
+    assert unused_split_settings_warning(manifest.split) is None
 
 
 def test_a_monai_datalist_without_labels_takes_data_labels_and_says_so_when_it_has_none(tmp_path):

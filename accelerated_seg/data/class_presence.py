@@ -5,11 +5,11 @@ label once preprocessed, and the two can differ:
 
 - a class that no training case holds once preprocessed cannot be learned. A structure smaller than
   a voxel of the ``data.spacing`` grid vanishes in the (nearest-neighbour) resampling: a probe's
-  3-voxel organ at 3 x 3 x 6 mm was gone from all 8 cases, unsaid (seventy-seventh session);
+  3-voxel organ at 3 x 3 x 6 mm was gone from every case, unsaid (seventy-seventh session);
 - a class that no validation case holds is scored 1 while the network predicts it nowhere and 0 once
   it predicts one voxel of it (both empty is a match, as MONAI's ``ignore_empty=False``). It moves
   the validation mean, and so which step is kept as ``best_model``, by up to 1/N each, while its
-  own Dice says nothing of the class: the same probe's erased organ read "dice 1.0000".
+  own Dice says nothing of the class: the same probe's erased organ was scored 1.
 
 Counted from the case tables' ``class_voxels`` (voxels per foreground class, as preprocessed), so
 nothing is read again.

@@ -103,9 +103,13 @@ class SplitSettings:
         return training, validation, how
 
     def given(self, what: str) -> str:
-        """Describe a split the source prescribes; say so when fold settings were therefore unused."""
-        if self.num_folds > 1:
-            return f"given ({what}; data.num_folds={self.num_folds} {_NOT_USED})"
+        """Describe a split the source prescribes; say so when split settings were therefore unused
+        (``unused_split_settings_warning`` says it on the console)."""
+        unused = [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else []
+        if self.seed != 0:  # chose nothing without a word before the seventy-seventh session
+            unused.append(f"data.split_seed={self.seed}")
+        if unused:
+            return f"given ({what}; {' and '.join(unused)} {_NOT_USED})"
         if self.fold != 0:  # trained on the given split without a word before the sixty-eighth session
             raise DataError(f"data.fold={self.fold} is set, but the dataset gives its own split ({what}) and "
                             f"data.num_folds={self.num_folds}: folds split a dataset that has none of its own; "
@@ -124,15 +128,17 @@ def is_one_fold_of_several(split: str) -> bool:
     return folds is not None and int(folds.group(1)) > 1  # a splits_final.json of one split is no cross-validation
 
 
-def unused_folds_warning(split: str) -> str | None:
-    """The warning for a run whose ``data.num_folds`` the dataset's own split overrode (``split`` is
-    ``Manifest.split``), else None. Said only in run_info.json before the thirtieth session, so a
-    cross-validation trained every fold on the same split without a word on the console."""
+def unused_split_settings_warning(split: str) -> str | None:
+    """The warning for a run whose ``data.num_folds`` or ``data.split_seed`` the dataset's own split
+    overrode (``split`` is ``Manifest.split``), else None. Said only in run_info.json before the
+    thirtieth session, so a cross-validation trained every fold on the same split without a word on
+    the console; a split seed, until the seventy-seventh."""
     if _NOT_USED not in split:
         return None
-    return (f"WARNING: the split is {split}: the dataset lists its own validation cases, so every data.fold "
-            f"trains on that one split. For k-fold, give the dataset without its split (the MSD 'validation' "
-            f"list, the CSV 'split' column)")
+    what = ("every data.fold trains on that one split. For k-fold" if "data.num_folds=" in split else
+            "data.split_seed chooses nothing. For a split of its seed")
+    return (f"WARNING: the split is {split}: the dataset lists its own validation cases, so {what}, give the "
+            f"dataset without its split (the MSD 'validation' list, the CSV 'split' column)")
 
 
 def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:
