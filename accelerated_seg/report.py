@@ -36,6 +36,9 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
         pred = _canonical(pred_path)
     image = _canonical(case.images[0])
     label, z = annotated_slice(_canonical(case.label), manifest.ignore_value)
+    # Both hold the files' label values; the names are the classes' (labels 0, 1, 2, 5, 8, 13 drew
+    # value 5 under class 5's name, and binarized labels under none)
+    label, pred = as_classes(label, manifest.label_map), as_classes(pred, manifest.label_map)
 
     fig, axes = plt.subplots(1, 4, figsize=(17, 4.2))
     draw_slices(axes[:3], image, label, pred, z, case.id, manifest.labels)
@@ -46,28 +49,50 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
     return path
 
 
+def as_classes(labels: np.ndarray, label_map: dict[int, int] | None) -> np.ndarray:
+    """A label map's file values as class indices (``Manifest.label_map``; None: they are already)."""
+    if label_map is None:
+        return labels
+    classes = np.zeros(labels.shape, np.int64)
+    for value, index in label_map.items():
+        classes[labels == value] = index
+    return classes
+
+
 def draw_slices(axes, image: np.ndarray, label: np.ndarray, pred: np.ndarray, z: int, case_id: str,
                 class_names: dict) -> None:
-    """The image, and the reference and prediction over it, at axial slice ``z``; each class in the
-    same colour in both, named in a legend on the prediction (colours alone said nothing of which
-    class was which: the seventy-fifth session's probe)."""
+    """The image, and the reference and prediction (class indices) over it, at axial slice ``z``; each
+    class in the same colour in both, named in a legend below the prediction (colours alone said
+    nothing of which class was which: the seventy-fifth session's probe).
+
+    Colours are qualitative (matplotlib's tab20 by class index, its ten hues before their light
+    shades): on one red-to-yellow scale a 13-organ model's neighbouring classes looked alike, and the
+    legend covered the prediction (seventy-seventh session's probe)."""
     from matplotlib import colormaps
     from matplotlib.patches import Patch
 
-    top = max(1, int(label.max()), int(pred.max()))
+    tab20 = colormaps["tab20"]
+
+    def colour(index: int):  # tab20 pairs a dark and a light shade of each hue: the 10 dark ones first
+        step = (index - 1) % 20
+        return tab20((2 * step) % 20 + step // 10)
     for ax, data, title in ((axes[0], image, f"image ({case_id})"), (axes[1], label, "reference"),
                             (axes[2], pred, "prediction")):
         ax.imshow(image[:, :, z].T, cmap="gray", origin="lower")
         if data is not image:
-            ax.imshow(np.ma.masked_equal(data[:, :, z].T, 0), cmap="autumn", alpha=0.6, origin="lower",
-                      vmin=0, vmax=top)
+            drawn = data[:, :, z].T.astype(np.int64)
+            overlay = np.zeros((*drawn.shape, 4))
+            for value in np.unique(drawn[drawn != 0]):
+                overlay[drawn == value] = (*colour(int(value))[:3], 0.6)
+            ax.imshow(overlay, origin="lower")
         ax.set_title(title), ax.axis("off")
     shown = sorted((set(np.unique(label[:, :, z]).tolist()) | set(np.unique(pred[:, :, z]).tolist())) - {0})
     names = {int(value): name for value, name in class_names.items()}
-    handles = [Patch(color=colormaps["autumn"](value / top), alpha=0.6, label=names.get(value, f"class {value}"))
+    handles = [Patch(color=colour(value), alpha=0.6, label=names.get(value, f"class {value}"))
                for value in map(int, shown)]
     if handles:
-        axes[2].legend(handles=handles, loc="lower right", fontsize=8, framealpha=0.7)
+        axes[2].legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=min(3, len(handles)),
+                       fontsize=8, frameon=False)
 
 
 def annotated_slice(label: np.ndarray, ignore_value: int | None) -> tuple[np.ndarray, int]:

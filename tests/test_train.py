@@ -591,6 +591,29 @@ def test_the_report_names_the_classes_its_colours_stand_for():
     plt.close(fig)
 
 
+def test_the_report_names_non_contiguous_label_values_by_their_class_in_colours_apart():
+    """Label values 0, 5, 13 were drawn under the names of classes 5 and 13 (none), and a 13-organ
+    model's classes on one red-to-yellow scale looked alike (seventy-seventh session's probe)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from accelerated_seg.report import as_classes, draw_slices
+
+    label = np.zeros((8, 8, 2), np.int16)
+    label[1:3, 1:3, 0], label[5:7, 5:7, 0] = 5, 13
+    classes = as_classes(label, {0: 0, 5: 1, 13: 2})
+    assert sorted(np.unique(classes).tolist()) == [0, 1, 2] and as_classes(label, None) is label
+    fig, axes = plt.subplots(1, 3)
+    draw_slices(axes, np.zeros((8, 8, 2), np.float32), classes, classes, 0, "case_0",
+                {0: "background", 1: "spleen", 2: "liver"})
+    assert [t.get_text() for t in axes[2].get_legend().get_texts()] == ["spleen", "liver"]
+    colours = [tuple(h.get_facecolor()[:3]) for h in axes[2].get_legend().legend_handles]
+    plt.close(fig)
+    assert colours[0] != colours[1]
+
+
 def test_trackers_are_checked_and_a_missing_one_and_a_long_warm_up_are_said(tiny_config, tmp_path, monkeypatch,
                                                                            capsys):
     import accelerate.tracking
