@@ -876,12 +876,21 @@ def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
     manifest = load_msd(path, seed=1)
     assert manifest.split == "given (dataset.json 'validation'; data.split_seed=1 not used)"
     assert unused_split_settings_warning(manifest.split) == (
-        "WARNING: the split is given (dataset.json 'validation'; data.split_seed=1 not used): the dataset lists its "
-        "own validation cases, so data.split_seed chooses nothing. For a split of its seed, give the dataset "
-        "without its split (the MSD 'validation' list, the CSV 'split' column)")
+        "WARNING: the split is given (dataset.json 'validation'; data.split_seed=1 not used): the dataset gives its "
+        "own, so data.split_seed chooses nothing. For a split of its seed, give the dataset without it (the MSD "
+        "'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
     both = load_msd(path, num_folds=2, fold=1, seed=3).split
     assert both == "given (dataset.json 'validation'; data.num_folds=2 and data.split_seed=3 not used)"
     assert "every data.fold trains on that one split" in unused_split_settings_warning(both)
+    # A seed does not lift the refusal of a fold without folds (it did for a day: the review's find)
+    with pytest.raises(DataError, match=r"data.fold=1 is set, but the dataset gives its own split"):
+        load_msd(path, fold=1, seed=7)
+    # Folds the source gives ('fold' keys here; splits_final.json alike): the seed chose nothing there either
+    keyed = [{**entry, "fold": index % 2} for index, entry in enumerate(entries)]
+    folds = write_dataset_json(tmp_path / "keys", {"labels": LABELS, "training": keyed})
+    split = load_msd(folds, fold=1, seed=7).split
+    assert split == "given (dataset.json 'fold' keys: fold 1 of 2; data.split_seed=7 not used)"
+    assert is_one_fold_of_several(split) and "data.split_seed chooses nothing" in unused_split_settings_warning(split)
 
 
 def test_a_fold_without_folds_is_refused_where_the_dataset_gives_its_split_too(tmp_path):

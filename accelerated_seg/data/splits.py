@@ -105,16 +105,21 @@ class SplitSettings:
     def given(self, what: str) -> str:
         """Describe a split the source prescribes; say so when split settings were therefore unused
         (``unused_split_settings_warning`` says it on the console)."""
-        unused = [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else []
-        if self.seed != 0:  # chose nothing without a word before the seventy-seventh session
-            unused.append(f"data.split_seed={self.seed}")
-        if unused:
-            return f"given ({what}; {' and '.join(unused)} {_NOT_USED})"
-        if self.fold != 0:  # trained on the given split without a word before the sixty-eighth session
+        if self.num_folds <= 1 and self.fold != 0:  # trained on the given split unsaid before the 68th session
             raise DataError(f"data.fold={self.fold} is set, but the dataset gives its own split ({what}) and "
                             f"data.num_folds={self.num_folds}: folds split a dataset that has none of its own; "
                             f"remove data.fold, or give the dataset without its split and data.num_folds 2 or more")
-        return f"given ({what})"
+        return self._saying_unused(what, [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else [])
+
+    def given_fold(self, what: str) -> str:
+        """Describe fold ``data.fold`` of folds the source prescribes (dataset.json 'fold' keys,
+        splits_final.json); say so when ``data.split_seed`` therefore chose nothing."""
+        return self._saying_unused(what, [])
+
+    def _saying_unused(self, what: str, unused: list[str]) -> str:
+        if self.seed != 0:  # chose nothing without a word before the seventy-seventh session
+            unused = [*unused, f"data.split_seed={self.seed}"]
+        return f"given ({what}; {' and '.join(unused)} {_NOT_USED})" if unused else f"given ({what})"
 
 
 _NOT_USED = "not used"  # in a given split's description: data.num_folds asked for folds the source overrode
@@ -137,8 +142,8 @@ def unused_split_settings_warning(split: str) -> str | None:
         return None
     what = ("every data.fold trains on that one split. For k-fold" if "data.num_folds=" in split else
             "data.split_seed chooses nothing. For a split of its seed")
-    return (f"WARNING: the split is {split}: the dataset lists its own validation cases, so {what}, give the "
-            f"dataset without its split (the MSD 'validation' list, the CSV 'split' column)")
+    return (f"WARNING: the split is {split}: the dataset gives its own, so {what}, give the dataset without it "
+            f"(the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
 
 
 def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:

@@ -122,7 +122,7 @@ def _fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSetting
                         f"fold(s); use 0..{count - 1}")
     training = [case for case, fold in zip(cases, folds) if fold != settings.fold]
     validation = [case for case, fold in zip(cases, folds) if fold == settings.fold]
-    return training, validation, f"given (dataset.json 'fold' keys: fold {settings.fold} of {count})"
+    return training, validation, settings.given_fold(f"dataset.json 'fold' keys: fold {settings.fold} of {count}")
 
 
 def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int,
