@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import os
 import re
+import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +23,12 @@ from typing import Iterable, Sequence
 import nibabel as nib
 import numpy as np
 
+from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem, unique_ids
 from .files import file_in_the_way, remove_stale_temporaries
-from .run_lock import RunLock, hold_run_folder
+from .run_lock import RunLock, hold_run_folder, in_use, live_holder
 
 # The header description of every file predict writes: a rerun may replace those, and nothing else.
 # A label map's also carries a digest of its voxels (``label_map_descrip``), so that one corrected by
@@ -346,6 +348,10 @@ def clear_stale_temporaries(outputs: Iterable[str | Path | None]) -> None:
         remove_stale_temporaries(folder)
 
 
+# What a run that writes into a folder another run writes into does (run_lock.in_use's message).
+_CLASH = "two runs writing into one folder mix their outputs there"
+
+
 @contextlib.contextmanager
 def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | None], main_process=None):
     """Hold the ``--output`` folder's lock (run_lock.py) while predict writes into it, then clear the
@@ -354,9 +360,9 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
     Two predicts into one folder at once each wrote their own cases whole, so the folder ended up
     holding label maps of both models, and nothing said so. The second is now refused, naming the
     first's process and command; called after ``check_outputs``, so a refusal there makes no folder.
-    A single file as ``--output`` locks nothing: its folder may be shared by unrelated files. A
-    folder that cannot be locked (or made: a read-only place) goes unguarded; writing there names the
-    file that cannot be written.
+    A single file as ``--output`` locks nothing (its folder may hold unrelated files), but is refused
+    in a folder a live run holds. A folder that cannot be locked (a filesystem without ``flock``, or
+    a place that cannot be written: writing there names the file) goes unguarded, with a warning.
 
     Args:
         output: predict's ``--output``: a folder, or one label map's file name.
@@ -370,13 +376,24 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
     held: list[RunLock] = []
 
     def hold_and_clear() -> None:
-        if nifti_stem(output) is None:
+        if nifti_stem(output) is not None:
+            if (holder := live_holder(Path(output).parent)) is not None:
+                raise ConfigError(in_use(Path(output).parent, holder, "another folder", _CLASH, "predict"))
+        else:
             try:
-                held.append(hold_run_folder(output, elsewhere="another --output folder", verb="predict",
-                                            clash="two predicts into one folder leave it holding cases of both"))
-            except OSError:
-                pass
-        clear_stale_temporaries(outputs)
+                held.append(hold_run_folder(output, elsewhere="another --output folder", clash=_CLASH,
+                                            verb="predict"))
+                unguarded = held[-1].unsupported
+            except OSError as error:
+                unguarded = os.strerror(error.errno) if error.errno else str(error)
+            if unguarded:
+                warnings.warn(f"--output {output} cannot be locked ({unguarded}), so a second predict into it would "
+                              f"not be refused: give each predict its own --output", stacklevel=4)
+        try:
+            clear_stale_temporaries(outputs)
+        except OSError as error:  # another user's leftovers in a shared folder: said, and the cases go on
+            warnings.warn(f"what killed predicts left in the output folder could not all be removed ({error})",
+                          stacklevel=4)
 
     try:
         if main_process is None:

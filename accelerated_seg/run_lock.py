@@ -119,6 +119,7 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
         return RunLock(folder, made_folder=made_folder, unsupported="this platform has no fcntl.flock")
     path = folder / LOCK_NAME
     for _ in range(10):  # another run may remove the file between our open and our lock: open it again
+        made_file = not path.exists()
         handle = open(path, "a+", encoding="utf-8")
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -129,6 +130,8 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
             raise ConfigError(in_use(folder, holder, elsewhere, clash, verb)) from None
         except OSError as error:
             handle.close()
+            if made_file:  # an empty lock file that locks nothing stayed in the outputs
+                path.unlink(missing_ok=True)
             if error.errno in _NO_LOCKING:
                 return RunLock(folder, made_folder=made_folder,
                                unsupported=f"its filesystem does not lock files ({os.strerror(error.errno)})")

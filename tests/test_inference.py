@@ -1073,20 +1073,41 @@ def test_a_second_predict_into_a_folder_in_use_is_refused_before_any_case(scans,
     model, image, out = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz", tmp_path / "pred"
     first = hold_run_folder(out)  # a predict writing there (flock excludes a second open in this process too)
     assert main(["predict", "--model", str(model), str(image), "--output", str(out)]) == 2
-    assert re.search(rf"{out} is in use by another run \(process \d+ on .*\): two predicts into one folder leave "
-                     r"it holding cases of both. Wait for it to end \(or stop it\), or predict into another "
+    assert re.search(rf"{out} is in use by another run \(process \d+ on .*\): two runs writing into one folder mix "
+                     r"their outputs there. Wait for it to end \(or stop it\), or predict into another "
                      r"--output folder", capsys.readouterr().err)
-    with pytest.raises(ConfigError, match="two predicts into one folder"):
+    with pytest.raises(ConfigError, match="two runs writing into one folder"):
         predict_distributed(model, [InputCase("case_001", (image,))], out)
     assert sorted(p.name for p in out.iterdir()) == [LOCK_NAME]  # nothing segmented
     first.release()
     predict_cases(model, [image], out)
     assert sorted(p.name for p in out.iterdir()) == ["case_001.nii.gz"]  # and no lock left behind
-    single = tmp_path / "single" / "case_001.nii.gz"  # a file as --output locks nothing: its folder is shared
+    # A file as --output locks nothing (its folder may hold unrelated files), but a live run's folder refuses it
+    single = tmp_path / "single" / "case_001.nii.gz"
     held = hold_run_folder(single.parent)
-    predict_cases(model, [image], single)
+    with pytest.raises(ConfigError, match=rf"{single.parent} is in use by another run"):
+        predict_cases(model, [image], single)
     held.release()
+    predict_cases(model, [image], single)
     assert sorted(p.name for p in single.parent.iterdir()) == ["case_001.nii.gz"]
+
+
+def test_an_output_folder_that_cannot_be_locked_is_written_with_a_warning(scans, tmp_path, monkeypatch):
+    """Where the filesystem has no flock (Lustre without -o flock) predict went unguarded in silence,
+    where training says so (the seventy-seventh session's review)."""
+    import errno
+    import fcntl
+    import os
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    model, image, out = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz", tmp_path / "lustre"
+    with pytest.warns(UserWarning, match=rf"--output {out} cannot be locked \(its filesystem does not lock files.*"
+                                         r"a second predict into it would not be refused"):
+        predict_cases(model, [image], out)
+    assert sorted(p.name for p in out.iterdir()) == ["case_001.nii.gz"]
 
 
 def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):

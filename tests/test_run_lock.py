@@ -92,3 +92,4 @@ def test_a_filesystem_without_flock_leaves_the_run_unguarded_and_says_why(tmp_pa
     lock = hold_run_folder(tmp_path / "lustre")
     assert lock.unsupported.startswith("its filesystem does not lock files")
     lock.release()
+    assert not (tmp_path / "lustre" / LOCK_NAME).exists()  # an empty file that locked nothing stayed before
