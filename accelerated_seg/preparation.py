@@ -450,7 +450,7 @@ def weights_digest(tensors) -> bytes:
     """
     digest = hashlib.sha256()
     for tensor in tensors:
-        digest.update(tensor.to("cpu").contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+        digest.update(tensor.to("cpu").contiguous().reshape(-1).view(torch.uint8).numpy())
     return digest.digest()
 
 

@@ -1208,8 +1208,8 @@ def test_folds_the_datasets_own_split_overrides_are_a_warning_on_the_console(tin
     """The phantoms' dataset.json lists its validation cases: data.num_folds is not used, and every
     fold of a cross-validation would train on that split (said only in run_info.json before)."""
     train(tiny_config(tmp_path / "run", train__max_steps=1, train__val_every=0, data__num_folds=2, data__fold=1))
-    assert ("WARNING: the split is given (dataset.json 'validation'; data.num_folds=2 not used): the dataset lists "
-            "its own validation cases, so every data.fold trains on that one split") in capsys.readouterr().out
+    assert ("WARNING: the split is given (dataset.json 'validation'; data.num_folds=2 not used): the dataset gives "
+            "its own, so every data.fold trains on that one split") in capsys.readouterr().out
 
 
 # What each file's check says: its reader's error, or, for the text files whose sizes the checkpoint
@@ -1689,6 +1689,15 @@ def test_gpu_figures_follow_the_runs_device_not_the_machines(monkeypatch, tiny_d
     monkeypatch.setattr(PatchDataset, "epoch_length", 8, raising=False)
     assert train_loader(dataset, 2, 0, seed=0, pin_memory=False).pin_memory is False
     assert train_loader(dataset, 2, 0, seed=0).pin_memory is True  # unsaid: where a GPU exists
+
+
+def test_training_pins_its_batches_only_when_it_runs_on_a_gpu(tiny_config, tmp_path, monkeypatch):
+    import accelerated_seg.train as training
+
+    asked, real = [], training.train_loader
+    monkeypatch.setattr(training, "train_loader", lambda *a, **k: asked.append(k.get("pin_memory")) or real(*a, **k))
+    train(tiny_config(tmp_path / "run", train__max_steps=1, train__val_every=0, train__save_every=0))
+    assert asked == [torch.cuda.is_available()]  # the run's device: a GPU wherever one is, here
 
 
 @pytest.mark.cuda

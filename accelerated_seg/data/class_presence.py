@@ -57,15 +57,18 @@ def class_presence_warnings(names: Sequence[str], regions: Regions | None,
               f"while saying nothing of the class")
     warnings = []
     if nowhere := sorted(untrained & unscored):
+        it = "it" if len(nowhere) == 1 else "them"
         warnings.append(f"WARNING: {_named(names, nowhere)} in no case once preprocessed: the network cannot learn "
-                        f"it, and {scored}. {vanish}; one the label files do not hold at all is best removed from "
-                        f"the labels")
+                        f"{it}, and {scored}. {vanish}; a class the label files do not hold at all is best removed "
+                        f"from the labels")
     if only_untrained := sorted(untrained - unscored):
+        it = "it" if len(only_untrained) == 1 else "them"
         warnings.append(f"WARNING: {_named(names, only_untrained)} in no training case once preprocessed: the network "
-                        f"cannot learn it. {vanish}; otherwise move cases that hold it into training")
+                        f"cannot learn {it}. {vanish}; otherwise move cases that hold {it} into training")
     if only_unscored := sorted(unscored - untrained):
+        it = "it" if len(only_unscored) == 1 else "them"
         warnings.append(f"WARNING: {_named(names, only_unscored)} in no validation case once preprocessed: {scored}. "
-                        f"Hold out cases that hold it (another data.fold or split), or judge a model by the classes "
+                        f"Hold out cases that hold {it} (another data.fold or split), or judge a model by the classes "
                         f"present (accelerated-seg evaluate's dice_mean_without_both_empty)")
     return warnings
 

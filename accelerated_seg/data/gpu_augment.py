@@ -142,8 +142,11 @@ def apply_affine(image: torch.Tensor, label: torch.Tensor, theta: torch.Tensor) 
 @functools.lru_cache(maxsize=16)
 def _halves(spatial_shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     """The patch's half sizes on ``device``, copied there once per shape rather than at every
-    micro-batch (each copy from the host waited for the GPU's queue)."""
-    return torch.tensor(spatial_shape, dtype=dtype, device=device) / 2
+    micro-batch (each copy from the host waited for the GPU's queue). Made outside inference mode
+    whatever the first caller runs under: an inference tensor, cached, could not be saved for a
+    later backward."""
+    with torch.inference_mode(False):
+        return torch.tensor(spatial_shape, dtype=dtype, device=device) / 2
 
 
 def normalised_theta(theta: torch.Tensor, spatial_shape: tuple[int, int, int]) -> torch.Tensor:
