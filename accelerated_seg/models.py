@@ -71,10 +71,6 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
     """
     check_network_name(name, "model.name")
     monai_class, defaults, divisor = MODELS[name](tuple(patch_size))
-    minimum = MINIMUM_PATCH.get(name, 1)
-    if any(p < minimum for p in patch_size):
-        raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model {name!r}: "
-                          f"each axis needs at least {minimum} voxels")
     decided = {**defaults, "in_channels": in_channels, "out_channels": out_channels}
     if contradicted := sorted(key for key in set(args or {}) & set(SET_BY_THE_RUN)
                               if key in decided and plain_data(args[key]) != plain_data(decided[key])):
@@ -99,6 +95,13 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
             f"data.patch_size {tuple(patch_size)} must be divisible by {divisors} for model {name!r} "
             f"(its down-sampling); for example use {suggestion}"
         )
+    if name in DEEPEST_STAGE and math.prod(p // DEEPEST_STAGE[name] for p in patch_size) <= 1:
+        stage = DEEPEST_STAGE[name]
+        deepest = tuple(p // stage for p in patch_size)
+        larger = (max(patch_size[0], 2 * stage), *patch_size[1:])
+        raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model {name!r}: its deepest stage "
+                          f"is 1/{stage} of the patch along each axis, {deepest} voxel(s) here, and instance norm "
+                          f"needs more than one voxel there; use e.g. {larger}")
     return ModelSpec(name=name, monai_class=monai_class, args=plain_data(merged))
 
 
@@ -301,7 +304,7 @@ def _accepted_args(monai_class: str) -> set[str]:
 def _unet(patch):
     defaults = dict(spatial_dims=3, channels=[16, 32, 64, 128, 256], strides=[2, 2, 2, 2],
                     num_res_units=2, norm="INSTANCE")
-    return "UNet", defaults, lambda a: math.prod(a["strides"])
+    return "UNet", defaults, _strides_divisor
 
 
 def _segresnet(patch):
@@ -335,11 +338,13 @@ def _dynunet(patch):
                     upsample_kernel_size=strides[1:], filters=[min(32 * 2**i, 320) for i in range(depth)],
                     norm_name="INSTANCE", res_block=True)
 
-    return "DynUNet", defaults, _dynunet_divisor
+    return "DynUNet", defaults, _strides_divisor
 
 
-def _dynunet_divisor(args: dict) -> list[int]:
-    """Per axis, the product of DynUNet's strides: what the patch must be a multiple of."""
+def _strides_divisor(args: dict) -> list[int]:
+    """Per axis, the product of the strides (UNet's and DynUNet's, each a number or one per axis):
+    what the patch must be a multiple of. UNet's per-axis strides were multiplied as numbers (a
+    TypeError traceback, until the seventy-seventh session), though MONAI trains them."""
     return [math.prod(s[i] if isinstance(s, (list, tuple)) else s for s in args["strides"]) for i in range(3)]
 
 
@@ -376,7 +381,7 @@ def _unet3d_mlperf(patch):
                     norm_name=("INSTANCE", {"affine": True}),
                     act_name=("leakyrelu", {"inplace": True, "negative_slope": 0.01}),
                     res_block=False, trans_bias=True, deep_supervision=False)
-    return "DynUNet", defaults, _dynunet_divisor
+    return "DynUNet", defaults, _strides_divisor
 
 
 # Constructor arguments that the run decides, which model.args may repeat but not contradict: another
@@ -385,9 +390,10 @@ SET_BY_THE_RUN = {"in_channels": "the number of image channels",
                   "out_channels": "the number of outputs, classes or regions", "spatial_dims": "3",
                   "img_size": "data.patch_size"}
 
-# SwinUNETR's deepest stage is 1/32 of the input; instance norm needs more than one voxel there.
-# The same holds for the MLPerf U-Net's 1/32 bottleneck.
-MINIMUM_PATCH = {"swinunetr": 64, "unet3d_mlperf": 64}
+# SwinUNETR's deepest stage is 1/32 of the input, as is the MLPerf U-Net's bottleneck; instance norm
+# needs more than one voxel there in all. 64 on every axis was required until the seventy-seventh
+# session, which refused anisotropic patches that train (64 x 64 x 32: 2 x 2 x 1 voxels there).
+DEEPEST_STAGE = {"swinunetr": 32, "unet3d_mlperf": 32}
 
 MODELS: dict[str, Callable] = {
     "unet": _unet,

@@ -117,6 +117,30 @@ def test_unet3d_mlperf_patch_rules():
         model_spec("unet3d_mlperf", 1, 3, (32, 32, 32))
 
 
+@pytest.mark.parametrize("name, args", [("swinunetr", {"feature_size": 12, "depths": [1, 1, 1, 1]}),
+                                        ("unet3d_mlperf", {"filters": [4, 8, 8, 8, 8, 8]})])
+def test_networks_with_a_bottleneck_of_a_32nd_take_anisotropic_patches_that_train(name, args):
+    """64 voxels on every axis were required: 64 x 64 x 32, whose deepest stage holds 2 x 2 x 1
+    voxels and trains in MONAI, was refused (seventy-seventh session's probe)."""
+    from accelerated_seg.models import check_trainable
+
+    check_trainable(model_spec(name, 1, 3, (64, 64, 32), args), (64, 64, 32), batch=2)
+    with pytest.raises(ConfigError, match=r"too small for model .*: its deepest stage is 1/32 of the patch along each "
+                                          r"axis, \(1, 1, 1\) voxel\(s\) here.*use e.g. \(64, 32, 32\)"):
+        model_spec(name, 1, 3, (32, 32, 32), args)
+
+
+def test_unet_takes_strides_per_axis():
+    """MONAI's UNet takes one stride per axis ([2, 2, 1] for thick slices); multiplying them as numbers
+    was a TypeError traceback from train, plan and the estimator (seventy-seventh session's probe)."""
+    from accelerated_seg.models import check_trainable
+
+    args = {"channels": [8, 16, 32], "strides": [[2, 2, 2], [2, 2, 1]]}
+    check_trainable(model_spec("unet", 1, 3, (32, 32, 16), args), (32, 32, 16), batch=2)
+    with pytest.raises(ConfigError, match=r"must be divisible by \(4, 4, 2\)"):
+        model_spec("unet", 1, 3, (32, 32, 15), args)
+
+
 _PATCH_TOO_SMALL = "The patch is too small for this network: it trains on 32x32x32"
 _ARGS_AT_FAULT = "It fails on every patch up to 256x256x256 too: change model.args"
 
