@@ -6,7 +6,7 @@ changes only how often accelerate computes an answer; the skipping loader keeps 
 one was given; the filters drop one log line that says nothing about the run, and torch's
 deprecation notice of two collectives DeepSpeed calls, which came at every ZeRO-3 step; DeepSpeed
 on CPU processes starts without compiling an op that training never calls; an FSDP1 resume gets its
-optimizer's state back. (The FSDP2 wrapping fix lives with the other wrapping rules:
+optimizer's state back; a network whose checkpointed layers are registered twice resumes at all. (The FSDP2 wrapping fix lives with the other wrapping rules:
 ``wrapping.fsdp2_valid_units_only``.)
 """
 
@@ -212,3 +212,46 @@ def build_optimizer_state(optimizer) -> None:
             group["lr"] = rate
         for parameter in given:
             parameter.grad = None
+
+
+def load_state_also_of_wrapped_aliases(accelerator, model, checkpoint: str | Path) -> None:
+    """``accelerator.load_state``, also for a network whose shared layers are wrapped for activation
+    checkpointing (found with accelerate 1.15, safetensors 0.7, torch 2.13).
+
+    safetensors' ``load_model`` reconciles the names of shared tensors it did not save by the names
+    ``model.state_dict()`` gives, which torch's ``CheckpointWrapper`` strips of its
+    ``_checkpoint_wrapped_module.`` prefix, against ``load_state_dict``'s missing keys, which keep it:
+    a DynUNet (its ``skip_layers`` share the encoder's blocks) or the MLPerf U-Net trained with
+    ``train.activation_checkpointing`` saved its checkpoints and could never resume from them, a
+    RuntimeError of "missing" and "unexpected" keys that are one tensor under two names (seventy-
+    seventh session's probe). Such a model loads without that strictness, and is then checked here
+    tensor by tensor against the file: every saved tensor in place, every tensor of the model saved
+    under one of its names. Models without the wrapper, and DeepSpeed's and FSDP's own formats, load
+    as accelerate loads them.
+    """
+    from accelerate.utils import DistributedType
+
+    weights = Path(checkpoint) / "model.safetensors"
+    wrapped = any(type(module).__name__ == "CheckpointWrapper" for module in model.modules())
+    if not wrapped or not weights.is_file() or accelerator.distributed_type in (DistributedType.DEEPSPEED,
+                                                                                  DistributedType.FSDP):
+        accelerator.load_state(str(checkpoint))
+        return
+    accelerator.load_state(str(checkpoint), strict=False)
+    _check_every_tensor_loaded(accelerator.unwrap_model(model), weights)  # saved without DDP's "module."
+
+
+def _check_every_tensor_loaded(model, weights: Path) -> None:
+    import torch
+    from safetensors.torch import load_file
+
+    saved, current = load_file(str(weights)), model.state_dict()
+    unknown = [name for name in saved if name not in current]
+    differ = [name for name in saved if name in current and not torch.equal(current[name].detach().cpu(), saved[name])]
+    loaded = {current[name].data_ptr() for name in saved if name in current}
+    unsaved = [name for name, tensor in current.items() if tensor.numel() and tensor.data_ptr() not in loaded]
+    if unknown or differ or unsaved:
+        listed = "; ".join(f"{what}: {', '.join(names[:3])}{' …' if len(names) > 3 else ''}"
+                           for what, names in (("not in the network", unknown), ("not loaded", differ),
+                                               ("not in the file", unsaved)) if names)
+        raise RuntimeError(f"{weights} does not load into this network whole ({listed})")

@@ -39,7 +39,8 @@ from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
 
 from . import __version__
-from .accelerate_workarounds import load_fsdp1_optimizer_state, skip_first_batches_as_prepared
+from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also_of_wrapped_aliases,
+                                     skip_first_batches_as_prepared)
 from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals,
                          check_initial_network, check_resume_channels, check_resume_layout, check_resume_model_settings,
                          check_resume_network, check_resume_preprocessing, check_resume_split, complete_checkpoints,
@@ -918,7 +919,7 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
         loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "
                                + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
-    loop.accelerator.load_state(str(checkpoint))
+    load_state_also_of_wrapped_aliases(loop.accelerator, loop.model, checkpoint)
     # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
     # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
     # a window, so this run's first window starts at 0 whatever the checkpoint's accumulation was.

@@ -1691,6 +1691,43 @@ def test_gpu_figures_follow_the_runs_device_not_the_machines(monkeypatch, tiny_d
     assert train_loader(dataset, 2, 0, seed=0).pin_memory is True  # unsaid: where a GPU exists
 
 
+def test_a_network_whose_shared_layers_are_checkpointed_resumes(tiny_config, tmp_path):
+    """DynUNet's skip_layers share the encoder's blocks: with train.activation_checkpointing its
+    checkpoints could never be resumed (safetensors against torch's checkpoint wrapper's renaming: a
+    RuntimeError of missing and unexpected keys, seventy-seventh session's probe). The resumed run
+    ends where the uninterrupted one does."""
+    from safetensors.torch import load_file
+
+    settings = dict(model__name="dynunet", model__args="{filters: [4, 8, 16]}", train__activation_checkpointing=True,
+                    train__val_every=0, train__save_every=2, train__max_steps=3)
+    train(tiny_config(tmp_path / "whole", **settings))
+    train(tiny_config(tmp_path / "cut", **{**settings, "train__max_steps": 2}))
+    summary = train(tiny_config(tmp_path / "cut", **settings, train__resume="latest"))
+    assert summary["step"] == 3
+    whole, resumed = load_file(tmp_path / "whole" / "model" / "model.safetensors"), \
+        load_file(tmp_path / "cut" / "model" / "model.safetensors")
+    assert whole.keys() == resumed.keys() and all(torch.equal(whole[k], resumed[k]) for k in whole)
+
+
+def test_a_lenient_load_is_checked_tensor_by_tensor(tmp_path):
+    from safetensors.torch import save_file
+
+    from accelerated_seg.accelerate_workarounds import _check_every_tensor_loaded
+
+    shared = torch.nn.Linear(2, 2)
+    model = torch.nn.ModuleDict({"a": shared, "b": shared, "c": torch.nn.Linear(2, 1)})  # "b" is "a" again
+    weights = {name: tensor.clone() for name, tensor in model.state_dict().items() if not name.startswith("b.")}
+    save_file(weights, tmp_path / "whole.safetensors")
+    _check_every_tensor_loaded(model, tmp_path / "whole.safetensors")  # every tensor, one name of each
+    save_file({**weights, "c.bias": weights["c.bias"] + 1}, tmp_path / "other.safetensors")
+    save_file({k: v for k, v in weights.items() if k != "c.weight"}, tmp_path / "short.safetensors")
+    with pytest.raises(RuntimeError, match=r"other.safetensors does not load into this network whole \(not loaded: "
+                                           r"c.bias\)"):
+        _check_every_tensor_loaded(model, tmp_path / "other.safetensors")
+    with pytest.raises(RuntimeError, match=r"\(not in the file: c.weight\)"):
+        _check_every_tensor_loaded(model, tmp_path / "short.safetensors")
+
+
 def test_training_pins_its_batches_only_when_it_runs_on_a_gpu(tiny_config, tmp_path, monkeypatch):
     import accelerated_seg.train as training
 
