@@ -378,8 +378,8 @@ class Segmentation:
                               f'{{"channels": [16, 32, 64], "strides": [2, 2]}}, got {model_args!r}')
         try:
             check_arg_names(model, model_args or {})  # a misspelt name here, not at fit
-        except ConfigError as error:
-            raise ConfigError(f"Segmentation: {error}") from None
+        except ConfigError as error:  # in the estimator's words: model_args, not the config's model.args
+            raise ConfigError(f"Segmentation: {str(error).replace('model.args', 'model_args', 1)}") from None
         if not isinstance(multi_gpu, bool):  # multi_gpu="no" is truthy: it would train on every GPU
             raise ConfigError(f"Segmentation: multi_gpu must be True or False, got {multi_gpu!r}")
         if not isinstance(output_dir, (str, os.PathLike)) or not os.fspath(output_dir).strip():

@@ -477,8 +477,8 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     # model_args: a TypeError for a list, and a misspelt name accepted until fit, before the 27th session
     with pytest.raises(ConfigError, match="Segmentation: model_args must be a dict of MONAI constructor arguments"):
         Segmentation("unet", model_args=[16, 32])
-    with pytest.raises(ConfigError, match=r"Segmentation: model.args \['chanels'\] are not arguments of "
-                                          r"monai.networks.nets.UNet"):
+    with pytest.raises(ConfigError, match=r"Segmentation: model_args \['chanels'\] are not arguments of "
+                                          r"monai.networks.nets.UNet"):  # model.args, the config's word, before
         Segmentation("unet", model_args={"chanels": [4, 8]})
     assert Segmentation("unet3d_mlperf", model_args={"filters": [8, 16, 32, 64, 128, 128]}).model_args
     # A network argument beside the settings is named as one (before: "not a training or optimizer setting")
