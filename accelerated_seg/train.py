@@ -635,13 +635,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
     out = Path(cfg.train.output_dir)
-    if cfg.train.resume and cfg.train.init_from:
-        raise ConfigError("train.resume continues a run exactly, train.init_from starts a new one from exported "
-                          "weights: give one of them")
     _check_init_into(cfg.train)
-    check_init_from(cfg.train)  # before train.overwrite's deletion and the data work
-    if cfg.train.init_from and cfg.train.init_into is None:  # (resume with init_from: refused above)
-        check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
+    if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
+        _check_initial_weights(cfg)  # before train.overwrite's deletion and the data work
     _check_head_only_steps(cfg.train)
     check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
@@ -658,6 +654,12 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if resume_from is not None:  # before the data work; _resume checks them again
         check_resume_settings(resume_from, dump_config(cfg))
         check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
+        if cfg.train.init_from:
+            # The command that started a fine-tuning run, repeated with --resume latest (what every
+            # message says after a stop, and what a requeued SLURM job runs), was refused until the
+            # seventy-seventh session: the checkpoint carries on from those weights, not loaded again.
+            accelerator.print(f"resuming {resume_from}: the run started from train.init_from {cfg.train.init_from}, "
+                              f"whose weights it carries on (not loaded again)")
     _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
@@ -726,10 +728,12 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     check_loss(loss_fn, manifest.num_classes, cfg.train.loss, manifest.class_regions)
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
-    if cfg.train.init_from and (note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(),
-                                                                          manifest.channels)):
+    if cfg.train.init_from and resume_from is None and (
+            note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(), manifest.channels)):
         accelerator.print(note)
-    model, aliases, trained_alone = model_for_strategy(cfg, spec, accelerator, run_scope)
+    starting = cfg if resume_from is None else dataclasses.replace(  # a resume's weights: the checkpoint's
+        cfg, train=dataclasses.replace(cfg.train, init_from=None))
+    model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing):
         accelerator.print(warning)
@@ -863,6 +867,13 @@ def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, 
         accelerator.print(f"resuming {resume_from.name}: the later checkpoints and exports of the earlier course "
                           f"are kept in {aside}, out of --resume latest's way")
     accelerator.wait_for_everyone()
+
+
+def _check_initial_weights(cfg: Config) -> None:
+    """A new run's train.init_from: a file or export that is there, of a network this run can start from."""
+    check_init_from(cfg.train)
+    if cfg.train.init_from and cfg.train.init_into is None:
+        check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
 
 
 def _check_init_into(train_cfg) -> None:

@@ -1487,10 +1487,29 @@ def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny
         patched.setattr("accelerated_seg.train.make_accelerator", not_reached)
         train(tiny_config(tmp_path / "other", train__init_from=str(first / "model"),
                           model__args="{channels: [4, 8], strides: [2], num_res_units: 1}"))
-    with pytest.raises(ConfigError, match="give one of them"):
-        train(tiny_config(tmp_path / "both", train__init_from=str(first / "model"), train__resume="latest"))
     with pytest.raises(ConfigError, match="exported model folder"):
         train(tiny_config(tmp_path / "missing", train__init_from=str(tmp_path)))
+
+
+def test_a_fine_tuning_run_resumes_with_the_command_that_started_it(tiny_config, tmp_path, capsys):
+    """A preempted run says 'run the same command with --resume latest', and a requeued SLURM job does
+    exactly that: with train.init_from in the command it was refused ('give one of them') until the
+    seventy-seventh session (a transfer-learning probe), so no fine-tuning run could be requeued."""
+    from safetensors.torch import load_file
+
+    pretrained = tmp_path / "pretrained"
+    train(tiny_config(pretrained, train__max_steps=1, train__val_every=0, train__save_every=0))
+    tuning = dict(train__init_from=str(pretrained / "model"), train__val_every=0, train__save_every=2,
+                  train__max_steps=4)
+    train(tiny_config(tmp_path / "cut", **{**tuning, "train__max_steps": 2}))
+    assert "initial weights from" in capsys.readouterr().out
+    train(tiny_config(tmp_path / "cut", **tuning, train__resume="latest"))
+    said = capsys.readouterr().out
+    assert f"the run started from train.init_from {pretrained / 'model'}, whose weights it carries on" in said
+    assert "initial weights from" not in said and "settings other than" not in said
+    train(tiny_config(tmp_path / "whole", **tuning))
+    whole, resumed = (load_file(tmp_path / run / "model" / "model.safetensors") for run in ("whole", "cut"))
+    assert all(torch.equal(whole[k], resumed[k]) for k in whole)
 
 
 def test_speed_levers_on_the_cpu(tiny_config, tmp_path):
