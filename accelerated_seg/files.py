@@ -128,7 +128,13 @@ def sync_folder(folder: str | Path) -> None:
     folder = Path(folder)
     for path in sorted(folder.rglob("*")):
         if path.is_file() and not path.is_symlink():
-            sync_file(path)
+            try:
+                sync_file(path)
+            except FileNotFoundError:
+                # Renamed away since the listing: every rank syncs the checkpoint's folder, and another
+                # rank's writer (safetensors' own temporary) was mid-save; it syncs its file itself. It
+                # ended a probe's 2-process run at a save (seventy-seventh session).
+                continue
     for path in sorted((p for p in folder.rglob("*") if p.is_dir()), reverse=True):
         sync_directory(path)
     sync_directory(folder)

@@ -175,3 +175,24 @@ def test_files_replaced_together_are_all_copied_before_any_is_renamed(tmp_path, 
         replace_files_together(tmp_path / "new" / "model", {name: sources / name for name in ("model.safetensors",
                                                                                              "config.json")})
     assert not (tmp_path / "new" / "model").exists()  # a failed save into a new folder leaves no empty folder
+
+
+def test_a_file_renamed_away_while_its_folder_is_synced_is_passed_over(tmp_path, monkeypatch):
+    """Every rank syncs a checkpoint's folder while another rank's safetensors writer may still rename
+    its own temporary away: the FileNotFoundError ended a probe's 2-process run at a save
+    (seventy-seventh session). That file is its writer's to sync; the others still are."""
+    folder = tmp_path / ".step_3.partial"
+    folder.mkdir()
+    for name in ("model.safetensors", ".tmp3bQBc0", "random_states_1.pkl"):
+        (folder / name).write_bytes(b"x")
+    synced, real = [], files.sync_file
+
+    def renamed_meanwhile(path):
+        if Path(path).name == ".tmp3bQBc0":
+            Path(path).rename(folder / "optimizer.bin")
+        real(path)
+        synced.append(Path(path).name)
+
+    monkeypatch.setattr(files, "sync_file", renamed_meanwhile)
+    files.sync_folder(folder)
+    assert synced == ["model.safetensors", "random_states_1.pkl"]
