@@ -35,6 +35,8 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
         pred_path = predict_file(model_dir, case.images, Path(tmp) / "pred.nii.gz")
         pred = _canonical(pred_path)
     image = _canonical(case.images[0])
+    if image.ndim == 4:  # one file of every channel (the Decathlon's BrainTumour): the first is drawn
+        image = image[..., 0]  # (a TypeError from matplotlib after the training, until the 77th session)
     label, z = annotated_slice(_canonical(case.label), manifest.ignore_value)
     # Both hold the files' label values; the names are the classes' (labels 0, 1, 2, 5, 8, 13 drew
     # value 5 under class 5's name, and binarized labels under none)

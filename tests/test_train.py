@@ -1121,6 +1121,12 @@ def test_a_decathlon_dataset_of_4d_channel_files_trains_and_predicts_as_download
     prediction = nib.load(written)
     assert prediction.shape == scan.shape[:3]
     np.testing.assert_allclose(prediction.affine, scan.affine, atol=1e-5)
+    # examples/train.py's report draws the first channel (matplotlib's TypeError on the 4D file, after
+    # the training, until the seventy-seventh session's probe)
+    from accelerated_seg.report import write_report
+
+    cfg = tiny_config(out, data__dataset=str(dataset), data__cache_dir=str(tmp_path / "cache"))
+    assert write_report(cfg).stat().st_size > 0
     # A file of another channel count is one error naming it, in training's pre-flight as in predict
     three = _as_4d_decathlon(tiny_dataset, tmp_path / "msd4d_3", volumes=3)
     with pytest.raises(DataError, match=r"shape \(\d+, \d+, \d+, 3\) is 4D with 3 volumes, but dataset.json "
