@@ -50,16 +50,22 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
     """
     if path.suffix == ".safetensors":
         return _without_wrapper_prefixes(read_safetensors(path))
+    if path.name == "config.json" and (path.parent / "model.safetensors").is_file():  # an export's description
+        raise ConfigError(f"train.init_from={str(path)!r} is the description of the export in {path.parent}: give "
+                          f"the folder, train.init_from={str(path.parent)!r}")
     try:
         content = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as error:
-        if "weights only load failed" in str(error).lower():
+    except (pickle.UnpicklingError, KeyError) as error:  # KeyError: a text file's bytes read as opcodes
+        # Only "Unsupported global" is a pickle of Python objects; "Unsupported operand" (a NIfTI, a JSON,
+        # one byte) is no pickle at all, which was diagnosed as one until the seventy-seventh session.
+        if "unsupported global" in str(error).lower():
             raise ConfigError(f"train.init_from={str(path)!r} holds Python objects besides tensors (a whole "
                               f"pickled network or training state?), which are not loaded: unpickling them runs "
                               f"code. Save the network's weights alone: torch.save(network.state_dict(), path)"
                               ) from None
-        raise DataError(f"{path} cannot be read as a PyTorch weights file ({error}): the file is damaged, "
-                        f"truncated, or not written by torch.save") from None
+        raise DataError(f"{path} cannot be read as a PyTorch weights file: it is damaged, truncated, or not "
+                        f"written by torch.save (give a .pt/.pth of a state dict, a .safetensors, or an export "
+                        f"folder)") from None
     except (RuntimeError, EOFError, OSError, ValueError) as error:
         raise DataError(f"{path} cannot be read as a PyTorch weights file ({' '.join(str(error).split())[:300]}): "
                         f"the file is damaged, truncated, or not written by torch.save") from None

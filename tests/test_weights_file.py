@@ -105,6 +105,20 @@ def test_files_that_are_not_a_state_dict_are_refused_without_unpickling(tmp_path
     good.write_bytes(good.read_bytes()[:2000])
     with pytest.raises(DataError, match=r"truncated.pt cannot be read as a PyTorch weights file"):
         load_initial_weights(model, spec, good)
+    # Files that are no pickle at all were a KeyError traceback (text) or "Python objects besides
+    # tensors" (a NIfTI, a byte), and an export's config.json the same (seventy-seventh session's probe)
+    (tmp_path / "notes.txt").write_text("hello")
+    (tmp_path / "scan.nii.gz").write_bytes(b"\x1f\x8b\x08\x00")
+    for name in ("notes.txt", "scan.nii.gz"):
+        with pytest.raises(DataError, match=rf"{name} cannot be read as a PyTorch weights file: it is damaged, "
+                                            r"truncated, or not written by torch.save"):
+            load_initial_weights(model, spec, tmp_path / name)
+    export = tmp_path / "export"
+    export.mkdir()
+    (export / "model.safetensors").write_bytes(b"")
+    (export / "config.json").write_text("{}")
+    with pytest.raises(ConfigError, match=rf"is the description of the export in {export}: give the folder"):
+        load_initial_weights(model, spec, export / "config.json")
     (tmp_path / "damaged.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json")
     with pytest.raises(DataError, match=r"damaged.safetensors cannot be read as safetensors"):
         load_initial_weights(model, spec, tmp_path / "damaged.safetensors")
