@@ -75,6 +75,17 @@ def test_without_workers_or_without_a_script_nothing_is_refused(tmp_path):
     assert proc.returncode == 0 and proc.stdout == "ran\n", proc.stderr
 
 
+def test_a_script_read_from_stdin_is_refused_before_its_workers_look_for_its_file(tmp_path):
+    """python - < script.py (a heredoc): each worker runs the main script from its path, '<stdin>', guarded
+    or not, and the run died at the first batch with a FileNotFoundError traceback (seventy-seventh
+    session's docs probe)."""
+    proc = subprocess.run([sys.executable, "-"], input=textwrap.dedent(GUARDED_CALL), capture_output=True, text=True,
+                          cwd=tmp_path, env=ENV, timeout=60)  # refused before any worker starts: nothing to stop
+    assert proc.returncode != 0 and "ran" not in proc.stdout
+    assert "the main script was read from <stdin> (python - < script.py, a heredoc)" in proc.stderr
+    assert "or set data.num_workers=0" in proc.stderr
+
+
 def test_a_packages_main_module_run_with_python_m_is_not_refused(tmp_path):
     """multiprocessing imports no package ``__main__.py`` in a worker, so ``python -m accelerated_seg
     train`` with loader workers was refused for nothing, its message asking to edit the installed

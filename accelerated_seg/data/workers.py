@@ -84,8 +84,26 @@ def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers", w
     if getattr(multiprocessing.current_process(), "_inheriting", False):  # set while a child imports the main script
         raise ConfigError(f"a loader worker, importing the main script, reached the call: the script starts "
                           f"{what} outside `if __name__ == \"__main__\":`. {advice}")
+    if unreadable := main_script_not_a_file():
+        # Every worker runs the main script from its path first, guarded or not: a FileNotFoundError
+        # traceback at the first batch, until the seventy-seventh session (a docs probe's heredoc).
+        raise ConfigError(f"the main script was read from {unreadable} (python - < script.py, a heredoc), and "
+                          f"each loader worker runs the main script again from its file, which is not there. Save "
+                          f"it as a file and run that (python script.py, {what} under `if __name__ == "
+                          f"\"__main__\":`), or set {setting}=0.")
     if where := unguarded_main_line():
         raise ConfigError(f"{where} starts {what} outside `if __name__ == \"__main__\":`. {advice}")
+
+
+def main_script_not_a_file() -> str | None:
+    """The name of the main script where it was read from no file (``<stdin>``); None for a script
+    file, a package's ``__main__.py``, or no script (``python -c``, an interactive session)."""
+    main = sys.modules.get("__main__")
+    spec_name = getattr(getattr(main, "__spec__", None), "name", "") or ""
+    path = getattr(main, "__file__", None)
+    if spec_name.endswith(".__main__") or path is None or Path(path).is_file():
+        return None
+    return str(path)
 
 
 def unguarded_main_line() -> str | None:
