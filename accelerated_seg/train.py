@@ -658,8 +658,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             # The command that started a fine-tuning run, repeated with --resume latest (what every
             # message says after a stop, and what a requeued SLURM job runs), was refused until the
             # seventy-seventh session: the checkpoint carries on from those weights, not loaded again.
-            accelerator.print(f"resuming {resume_from}: the run started from train.init_from {cfg.train.init_from}, "
-                              f"whose weights it carries on (not loaded again)")
+            accelerator.print(f"resuming {resume_from}: its weights carry on, and train.init_from "
+                              f"{cfg.train.init_from} is not loaded again")
     _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)

@@ -1511,7 +1511,7 @@ def test_a_fine_tuning_run_resumes_with_the_command_that_started_it(tiny_config,
     assert "initial weights from" in capsys.readouterr().out
     train(tiny_config(tmp_path / "cut", **tuning, train__resume="latest"))
     said = capsys.readouterr().out
-    assert f"the run started from train.init_from {pretrained / 'model'}, whose weights it carries on" in said
+    assert f"its weights carry on, and train.init_from {pretrained / 'model'} is not loaded again" in said
     assert "initial weights from" not in said and "settings other than" not in said
     train(tiny_config(tmp_path / "whole", **tuning))
     whole, resumed = (load_file(tmp_path / run / "model" / "model.safetensors") for run in ("whole", "cut"))
