@@ -4,10 +4,10 @@ smallest fix.
 Each workaround names the accelerate version it was found in and what it costs there. The lookup
 changes only how often accelerate computes an answer; the skipping loader keeps what the prepared
 one was given; the filters drop one log line that says nothing about the run, and torch's
-deprecation notice of two collectives DeepSpeed calls, which came at every ZeRO-3 step; DeepSpeed
-on CPU processes starts without compiling an op that training never calls; an FSDP1 resume gets its
-optimizer's state back; a network whose checkpointed layers are registered twice resumes at all. (The FSDP2 wrapping fix lives with the other wrapping rules:
-``wrapping.fsdp2_valid_units_only``.)
+deprecation notice of two collectives DeepSpeed calls, which came at every ZeRO-3 step; DeepSpeed on
+CPU processes starts without compiling an op that training never calls; an FSDP1 resume gets its
+optimizer's state back; a network whose checkpointed layers are registered twice resumes at all.
+(The FSDP2 wrapping fix lives with the other wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.io import affine_problem
-from .data.labels import IGNORE_NAME, labels_declaration
+from .data.labels import IGNORE_NAME, as_class_indices, labels_declaration
 from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
@@ -635,7 +635,7 @@ class Segmentation:
                 for source, lookup, merge, folder in ((raw, from_prediction, False, predictions),
                                                       (case.label, from_label, merge_label, labels)):
                     image = nib.load(str(source))
-                    classes = _as_classes(read_label_map(Path(source)), lookup, merge_foreground=merge)
+                    classes = as_class_indices(read_label_map(Path(source)), lookup, merge_foreground=merge)
                     write_nifti(folder / f"{case.id}.nii.gz", classes, image.affine, image.header)
         if (regions := export_regions(config)) is not None:  # both maps hold class indices: regions over them
             return evaluate_folders(predictions, labels, regions=regions, output_dir=out,
@@ -900,17 +900,6 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
             if error is not None:
                 raise error
             yield case.id, path
-
-
-def _as_classes(values: np.ndarray, lookup: dict[int, int], merge_foreground: bool = False) -> np.ndarray:
-    """A label map's raw values as class indices (values not in ``lookup`` stay, for evaluate to report);
-    ``merge_foreground``: every value > 0 is class 1, as binarized training saw it."""
-    if merge_foreground:
-        return np.where(values > 0, 1, values)
-    classes = values.copy()
-    for raw, index in lookup.items():
-        classes[values == raw] = index
-    return classes
 
 
 def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:

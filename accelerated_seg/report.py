@@ -14,6 +14,7 @@ import nibabel as nib
 import numpy as np
 
 from .config import Config
+from .data.labels import as_class_indices
 from .data.prepare import load_manifest
 from .files import replace_atomically
 from .inference import predict_file
@@ -40,7 +41,8 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
     label, z = annotated_slice(_canonical(case.label), manifest.ignore_value)
     # Both hold the files' label values; the names are the classes' (labels 0, 1, 2, 5, 8, 13 drew
     # value 5 under class 5's name, and binarized labels under none)
-    label, pred = as_classes(label, manifest.label_map), as_classes(pred, manifest.label_map)
+    label, pred = (as_class_indices(data, manifest.label_map, merge_foreground=manifest.binarized)
+                   for data in (label, pred))
 
     fig, axes = plt.subplots(1, 4, figsize=(17, 4.2))
     draw_slices(axes[:3], image, label, pred, z, case.id, manifest.labels)
@@ -49,16 +51,6 @@ def write_report(cfg: Config, path: str | Path | None = None) -> Path:
     replace_atomically(path, lambda temporary: fig.savefig(temporary, dpi=90, format="png"))  # a kill keeps the old one
     plt.close(fig)
     return path
-
-
-def as_classes(labels: np.ndarray, label_map: dict[int, int] | None) -> np.ndarray:
-    """A label map's file values as class indices (``Manifest.label_map``; None: they are already)."""
-    if label_map is None:
-        return labels
-    classes = np.zeros(labels.shape, np.int64)
-    for value, index in label_map.items():
-        classes[labels == value] = index
-    return classes
 
 
 def draw_slices(axes, image: np.ndarray, label: np.ndarray, pred: np.ndarray, z: int, case_id: str,

@@ -599,7 +599,8 @@ def test_the_report_names_non_contiguous_label_values_by_their_class_in_colours_
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from accelerated_seg.report import as_classes, draw_slices
+    from accelerated_seg.data.labels import as_class_indices as as_classes
+    from accelerated_seg.report import draw_slices
 
     label = np.zeros((8, 8, 2), np.int16)
     label[1:3, 1:3, 0], label[5:7, 5:7, 0] = 5, 13

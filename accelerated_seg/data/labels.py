@@ -2,7 +2,8 @@
 
 :func:`parse_labels` reads a dataset.json ``"labels"`` entry (MSD or nnU-Net v2 direction);
 :func:`labels_declaration` turns the ``labels`` argument of the CSV and pairs readers, which
-have no file to declare labels in, into such an entry.
+have no file to declare labels in, into such an entry; :func:`as_class_indices` reads a label map's
+values as the classes they stand for.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Union
+
+import numpy as np
 
 from accelerated_seg.data.errors import DataError
 
@@ -191,3 +194,18 @@ def split_ignore(raw: Any, where: str, binarize: bool = False) -> tuple[Any, int
         raise DataError(f"{where}: {len(rest)} classes and an ignore label, but the stored labels (one byte per "
                         f"voxel) hold the ignore label as class index {len(rest)}: at most {MAX_CLASSES - 1} classes")
     return rest, ignore
+
+
+def as_class_indices(values: np.ndarray, lookup: Mapping[int, int] | None,
+                     merge_foreground: bool = False) -> np.ndarray:
+    """A label map's raw values as class indices (``Manifest.label_map``, or an export's; None: they are
+    already); values not in ``lookup`` stay, for the caller to report. ``merge_foreground``: every value
+    above 0 is class 1, as binarized training saw it."""
+    if merge_foreground:
+        return np.where(values > 0, 1, values)
+    if not lookup:
+        return values
+    classes = values.copy()
+    for raw, index in lookup.items():
+        classes[values == raw] = index
+    return classes

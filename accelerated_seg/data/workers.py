@@ -98,12 +98,17 @@ def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers", w
 def main_script_not_a_file() -> str | None:
     """The name of the main script where it was read from no file (``<stdin>``); None for a script
     file, a package's ``__main__.py``, or no script (``python -c``, an interactive session)."""
+    path = _main_script_workers_run()
+    return None if path is None or Path(path).is_file() else str(path)
+
+
+def _main_script_workers_run() -> str | None:
+    """The ``__file__`` of the main script, which multiprocessing runs again in each worker; None
+    where it runs none: no script, or a package's ``__main__.py`` (as
+    ``multiprocessing.spawn._fixup_main_from_name`` skips it)."""
     main = sys.modules.get("__main__")
     spec_name = getattr(getattr(main, "__spec__", None), "name", "") or ""
-    path = getattr(main, "__file__", None)
-    if spec_name.endswith(".__main__") or path is None or Path(path).is_file():
-        return None
-    return str(path)
+    return None if spec_name.endswith(".__main__") else getattr(main, "__file__", None)
 
 
 def unguarded_main_line() -> str | None:
@@ -114,10 +119,7 @@ def unguarded_main_line() -> str | None:
     ``python -m accelerated_seg train`` was refused for nothing until the seventieth session), or it
     has finished its top level (a call from a thread it started)."""
     main = sys.modules.get("__main__")
-    spec_name = getattr(getattr(main, "__spec__", None), "name", "") or ""
-    if spec_name.endswith(".__main__"):  # as multiprocessing.spawn._fixup_main_from_name skips it
-        return None
-    path = getattr(main, "__file__", None)
+    path = _main_script_workers_run()
     frame = sys._getframe(1)
     while frame is not None and not (frame.f_globals is getattr(main, "__dict__", None)
                                      and frame.f_code.co_name == "<module>"):
