@@ -246,7 +246,7 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     """
     from monai.inferers import sliding_window_inference
 
-    from .checkpoint import load_exported
+    from .exported_model import load_exported
     from .inference import (PRECISIONS, PredictOptions, check_precision, default_device, mirror_axes,
                             mirrored_probabilities)
     from .config import ConfigError

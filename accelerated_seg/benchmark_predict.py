@@ -37,8 +37,8 @@ import numpy as np
 import torch
 
 from .benchmark import DEMO_UNET
-from .checkpoint import read_export_config
 from .config import ConfigError
+from .exported_model import read_export_config
 
 
 #: The default U-Net's window edge (``--roi``) where no ``--model`` is given.
@@ -135,7 +135,7 @@ def _write_scans(folder: Path, cases: int, size, spacing, seed: int, in_channels
 
 def _random_unet_export(folder: Path, roi: int, channels: Sequence[int] | None, seed: int) -> tuple[Path, str]:
     """An export of a U-Net with random weights, preprocessing to 1 mm, as training writes one."""
-    from .checkpoint import write_export
+    from .exported_model import write_export
     from .data.preprocess import PreprocessSettings
     from .models import build_from_spec, check_trainable, model_spec
 
@@ -160,7 +160,7 @@ def _random_unet_export(folder: Path, roi: int, channels: Sequence[int] | None, 
 def _stage_times(model_dir, scans: list[list[Path]], device: torch.device, options,
                  out: Path) -> dict[str, list[float]]:
     """Milliseconds of each stage for each case, one stage after the other (one untimed case first)."""
-    from .checkpoint import load_exported
+    from .exported_model import load_exported
     from .inference import case_prediction, prepare_case, runs_transforms_on_device, write_case
 
     model, config = load_exported(model_dir)

@@ -22,10 +22,11 @@ from safetensors.torch import load_file
 from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPOINT_PREFIX
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
-from .checkpoint import EXPORT_DESCRIPTION_FILE, NonFiniteWeights, shared_tensor_names, write_state_as_export
+from .checkpoint import EXPORT_DESCRIPTION_FILE
 from .checkpoint_files import check_checkpoint_files
 from .config import ConfigError
 from .data.errors import DataError
+from .exported_model import NonFiniteWeights, shared_tensor_names, write_state_as_export
 from .files import file_in_the_way, unwritable
 from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder, checkpoint_gone
 from .models import ModelSpec, build_from_spec

@@ -24,9 +24,9 @@ from typing import Sequence
 
 import torch
 
-from .checkpoint import load_exported
 from .config import ConfigError
 from .data.preprocess_settings import code_version_difference
+from .exported_model import load_exported
 
 # What may differ between members' config.json: the network and what describes its weights alone.
 # the preprocessing code's version too: predict prepares every member's volumes with this code alike

@@ -33,7 +33,6 @@ import nibabel as nib
 import numpy as np
 from nibabel.spatialimages import SpatialImage
 
-from .checkpoint import EXPORT_KEYS, read_export_config
 from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
                      check_values, is_whole_number)
 from .data.cache import PreprocessedCache
@@ -44,10 +43,11 @@ from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
+from .exported_model import EXPORT_KEYS, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
+from .model_folders import complete_checkpoints
 from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, check_arg_names, model_spec,
                      spec_differences)
-from .model_folders import complete_checkpoints
 from .regions import Regions
 from .run_folder import ESTIMATOR_NAMES, TRAIN_RUN_MARKER, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in

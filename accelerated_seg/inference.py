@@ -296,7 +296,7 @@ def export_regions(config: dict, where: str | Path = "the model's config.json") 
 
     Raises:
         DataError: a region value that is not one of the classes' values (a hand-edited config.json;
-            ``checkpoint.read_export_config`` asks here, so a model is refused when it is loaded).
+            ``exported_model.read_export_config`` asks here, so a model is refused when it is loaded).
     """
     if config.get("regions") is None:
         return None

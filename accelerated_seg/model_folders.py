@@ -4,10 +4,10 @@ training-state checkpoint (step_N, with its strategy.json); and of an export, wh
 is JSON with a model section (another program's folder may hold the same two file names) and its
 model.safetensors whole, by its header.
 
-Kept apart from checkpoint.py, which imports torch, accelerate and MONAI: ``accelerated-seg predict``
-and ``benchmark predict|infer`` refuse a --model that is no export, and ``export`` a folder that is no
-checkpoint, before they import them, which takes 7-15 s on 2 cores (on a cluster's shared filesystem
-often longer), as ``train`` refuses a mistyped setting at once.
+Kept apart from exported_model.py and checkpoint.py, which import torch, accelerate and MONAI:
+``accelerated-seg predict`` and ``benchmark predict|infer`` refuse a --model that is no export, and
+``export`` a folder that is no checkpoint, before they import them, which takes 7-15 s on 2 cores
+(on a cluster's shared filesystem often longer), as ``train`` refuses a mistyped setting at once.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def check_export_files(model_dir: str | Path) -> None:
 def read_export_json(model_dir: str | Path) -> dict:
     """The ``config.json`` of the export in ``model_dir`` (check_export_files first), as far as the file
     alone tells: valid JSON with a ``model`` section, beside a whole model.safetensors.
-    checkpoint.read_export_config checks the rest.
+    exported_model.read_export_config checks the rest.
 
     Raises:
         FileNotFoundError: as check_export_files.
@@ -86,7 +86,7 @@ def read_export_json(model_dir: str | Path) -> dict:
                         f"into your own network (safetensors.torch.load_model)")
     try:
         check_safetensors_header(weights_path)
-    except SafetensorError as error:  # the same refusal as checkpoint.read_safetensors's, 15 s sooner
+    except SafetensorError as error:  # the same refusal as exported_model.read_safetensors's, 15 s sooner
         raise DataError(f"{weights_path} cannot be read as safetensors ({error}): the file is damaged or "
                         f"truncated; copy it again from the run folder that wrote it") from None
     return config
@@ -151,7 +151,7 @@ def check_initial_weights(init_from: str | Path) -> None:
     """``train.init_from`` as far as the file system tells: a weights file (``weights_file.py`` reads it),
     or an exported model folder whose config.json is an export's. Checked before the imports and before
     anything of the run is written (a typo was refused after 20 s, the demo's phantoms already written);
-    ``checkpoint.load_initial_weights`` checks the network it holds against the run's.
+    ``initial_weights.load_initial_weights`` checks the network it holds against the run's.
 
     Raises:
         ConfigError: not a file, and not a folder with both files of an export.

@@ -122,7 +122,7 @@ def spec_differences(saved: ModelSpec, built: ModelSpec, names: dict[str, str] |
 
 def bridgeable(saved: ModelSpec, built: ModelSpec) -> bool:
     """Whether fine-tuning can start ``built`` from ``saved``'s weights though they differ
-    (``checkpoint.load_initial_weights``): in the number of outputs (new output layers start afresh),
+    (``initial_weights.load_initial_weights``): in the number of outputs (new output layers start afresh),
     and from one image channel to several (the input layers' weights are spread over them), nothing else.
 
     Only one channel spreads: its weights, divided among N copies of themselves, answer N channels as

@@ -34,10 +34,11 @@ from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKw
 
 from .accelerate_workarounds import (look_up_lomo_once, quiet_deepspeeds_cpu_guess,
                                      quiet_deepspeeds_deprecated_collectives, skip_deepspeeds_shared_memory_op)
-from .checkpoint import expect_shared_tensors, load_initial_weights, shared_tensor_names
 from .config import Config, ConfigError, DDPConfig
+from .exported_model import expect_shared_tensors, shared_tensor_names
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
 from .host_cpu import emulated_bf16_warning
+from .initial_weights import load_initial_weights
 from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,

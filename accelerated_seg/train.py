@@ -42,13 +42,10 @@ from . import __version__
 from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also_of_wrapped_aliases,
                                      skip_first_batches_as_prepared)
 from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals,
-                         check_initial_network, check_resume_channels, check_resume_layout, check_resume_model_settings,
-                         check_resume_network, check_resume_preprocessing, check_resume_split, complete_checkpoints,
-                         expect_shared_tensors, export_model, initial_weights_preparation_note,
-                         remove_killed_writers_leftovers, save_training_state, set_aside_later_course,
-                         shared_tensor_names)
-from .compilation import checked_settings, compile_prepared
+                         complete_checkpoints, remove_killed_writers_leftovers, save_training_state,
+                         set_aside_later_course)
 from .code_commit import run_commit
+from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
 from .data.checks import CheckingRanks, check_as_configured
@@ -63,18 +60,22 @@ from .data.sampling import position_in_other_batches
 from .data.spacing import median_cases
 from .data.splits import unused_split_settings_warning
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
+from .exported_model import expect_shared_tensors, export_model, shared_tensor_names
 from .files import write_text_atomically
+from .host_cpu import bf16_two_voxel_warning
+from .initial_weights import check_initial_network, initial_weights_preparation_note
 from .loop_clock import LoopClock
 from .losses import check_loss, segmentation_loss, training_loss
 from .model_folders import check_init_from
-from .host_cpu import bf16_two_voxel_warning
 from .models import ModelSpec, check_trainable, convolutions_over_two_voxels, model_spec
-from .plan import PRECISIONS, check_step_fits_host_memory
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
+from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_param_groups,
                           end_run, keep_the_optimizer_under_offload, make_accelerator, model_for_strategy,
                           model_input_dtype, schedule_the_stepping_optimizer, seed_the_shuffle, start_trackers)
 from .ranks import on_every_rank, on_main
+from .resume_checks import (check_resume_channels, check_resume_layout, check_resume_model_settings,
+                            check_resume_network, check_resume_preprocessing, check_resume_split)
 from .resume_settings import check_resume_settings
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)

@@ -3,7 +3,7 @@ MONAI network as ``torch.save`` or safetensors wrote it, e.g. a MONAI bundle's `
 or the network of one's own MONAI training loop.
 
 An export (config.json + model.safetensors) says which network its weights belong to, so
-``checkpoint.load_initial_weights`` compares the networks first. A weights file says nothing of the
+``initial_weights.load_initial_weights`` compares the networks first. A weights file says nothing of the
 kind: this run's network is built as configured (``model.name``, ``model.args``, channels, classes)
 and the file's tensors are matched to it by name and shape. Every tensor must match, except where
 an export could differ too: output layers trained for another number of classes start afresh, and
@@ -27,9 +27,10 @@ from typing import NamedTuple
 
 import torch
 
-from .checkpoint import InitialWeights, adapt_to_network, read_safetensors, with_every_name
 from .config import ConfigError
 from .data.errors import DataError
+from .exported_model import read_safetensors, with_every_name
+from .initial_weights import InitialWeights, adapt_to_network
 from .models import ModelSpec
 
 # Where training scripts nest the network's state dict in a checkpoint dict: MONAI's CheckpointSaver

@@ -51,12 +51,12 @@ def main() -> None:
     if os.environ.get("KILL_IN_SAVE"):
         kill_during_save(int(os.environ["KILL_IN_SAVE"]))
     if os.environ.get("FULL_DISK_AT_EXPORT"):
-        import accelerated_seg.checkpoint as checkpoint
+        import accelerated_seg.exported_model as exported_model
 
         def full_disk(*args, **kwargs):
             raise OSError(28, "No space left on device")
 
-        checkpoint.write_state_as_export = full_disk
+        exported_model.write_state_as_export = full_disk
     try:
         with importing_without_collection():
             from accelerated_seg.config import load_config

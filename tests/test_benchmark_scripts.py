@@ -100,7 +100,7 @@ def test_header_variants_predicts_every_variant_onto_its_own_grid_and_records_th
     and each header the package warns of carries its warning."""
     import importlib.util
 
-    from accelerated_seg.checkpoint import write_export
+    from accelerated_seg.exported_model import write_export
     from accelerated_seg.data.synthetic import write_synthetic_dataset
     from accelerated_seg.models import build_from_spec, model_spec
 

@@ -130,7 +130,7 @@ def test_the_other_commands_that_import_the_stack_import_it_without_collection(c
     import accelerated_seg.benchmark_train
     import accelerated_seg.evaluate
     import accelerated_seg.inference
-    from accelerated_seg.checkpoint import write_export
+    from accelerated_seg.exported_model import write_export
     from accelerated_seg.models import build_from_spec, model_spec
 
     seen = {}

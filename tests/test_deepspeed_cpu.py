@@ -61,7 +61,7 @@ def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subproce
 @pytest.mark.parametrize("activation_checkpointing", ["false", "true"])
 def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dataset, tmp_path,
                                                                        activation_checkpointing):
-    from accelerated_seg.checkpoint import load_exported
+    from accelerated_seg.exported_model import load_exported
 
     out, extensions = tmp_path / "run", tmp_path / "torch_extensions"
     proc = _launch("deepspeed_zero2", str(ROOT / "examples" / "train.py"), "--no-report",
@@ -94,7 +94,7 @@ def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dat
 def test_zero3_with_activation_checkpointing_exports_the_plain_networks_fp32_weights(tiny_dataset, tmp_path):
     # ZeRO-3's consolidated state dict names parameters with the checkpoint wrappers' prefix, which
     # no plain network has: until the thirteenth session this export failed its strict load.
-    from accelerated_seg.checkpoint import load_exported
+    from accelerated_seg.exported_model import load_exported
 
     out = tmp_path / "run"
     proc = _launch("deepspeed_zero3", str(ROOT / "examples" / "train.py"), "--no-report",
@@ -113,7 +113,7 @@ def test_a_zero3_profile_made_with_accelerate_configs_defaults_still_exports(tin
     """accelerate config's default answer to "save 16-bit model weights" is no: the run trained, then
     its first export failed in get_state_dict ("Cannot get 16bit model weights"), leaving no checkpoint
     and no model (seventy-fifth session's probe). The run turns the gather on, and says so."""
-    from accelerated_seg.checkpoint import load_exported
+    from accelerated_seg.exported_model import load_exported
 
     shipped = (ROOT / "configs" / "accelerate" / "deepspeed_zero3.yaml").read_text()
     assert "zero3_save_16bit_model: true" in shipped

@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 import torch
 
-from accelerated_seg.checkpoint import save_training_state, write_export
+from accelerated_seg.checkpoint import save_training_state
 from accelerated_seg.data.cache import PreprocessedCache
 from accelerated_seg.data.io import write_nifti
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.preprocess import PreprocessSettings
+from accelerated_seg.exported_model import write_export
 from accelerated_seg import files
 from accelerated_seg.files import replace_folder, write_text_atomically
 from test_preemption import _OneProcess  # tests/ is on sys.path, as for conftest

@@ -13,8 +13,8 @@ import yaml
 import torch
 
 from accelerated_seg.config import ConfigError, DataConfig
-from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.cache import PreprocessedCache
+from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.loader import patch_dataset, train_loader
 from accelerated_seg.data.manifest import load_cases, load_msd
 from accelerated_seg.data.prepare import preprocess_settings
@@ -110,8 +110,8 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     assert set(np.unique(np.asanyarray(prediction.dataobj)).tolist()) <= {0, 1}
     one_piece = np.asanyarray(model.predict(str(val_pairs[0][0]), keep_largest=True).dataobj)
     assert ((one_piece == np.asanyarray(prediction.dataobj)) | (one_piece == 0)).all()  # pieces gone, nothing added
-    import accelerated_seg.checkpoint
     import accelerated_seg.ensemble
+    import accelerated_seg.exported_model
 
     loads = []
 
@@ -119,8 +119,8 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
         loads.append(args[0])
         return load_exported(*args, **kwargs)
 
-    load_exported = accelerated_seg.checkpoint.load_exported
-    for module in (accelerated_seg.checkpoint, accelerated_seg.ensemble):  # where evaluate and predict load
+    load_exported = accelerated_seg.exported_model.load_exported
+    for module in (accelerated_seg.exported_model, accelerated_seg.ensemble):  # where evaluate and predict load
         monkeypatch.setattr(module, "load_exported", counted)
     scored = model.evaluate(data, output_dir=tmp_path / "eval")
     assert scored["num_cases"] == len(val_pairs) == 3

@@ -7,6 +7,7 @@ ZeRO-2 and ZeRO-3 ones in tests/test_deepspeed_cpu.py, each against the run's ow
 import json
 import shutil
 import sys
+from importlib import import_module
 from pathlib import Path
 
 import monai.networks.nets
@@ -14,13 +15,15 @@ import pytest
 import torch
 from safetensors.torch import load_file, load_model
 
-from accelerated_seg.checkpoint import EXPORT_DESCRIPTION_FILE, LAYOUT_FILE, read_export_config
+from accelerated_seg.checkpoint import EXPORT_DESCRIPTION_FILE
 from accelerated_seg.checkpoint_export import export_checkpoint
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.exported_model import read_export_config
 from accelerated_seg.inference import predict_file
+from accelerated_seg.model_folders import LAYOUT_FILE
 from accelerated_seg.train import train
 
 from conftest import assert_checkpoint_exports_as_training_did
@@ -149,3 +152,17 @@ def test_a_checkpoint_rotated_away_before_or_while_it_is_read_is_said_to_be_gone
     with pytest.raises(ConfigError, match="step_3 " + gone):
         export_checkpoint(rotating, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_export_functions_are_still_found_where_they_were_before_checkpoint_py_was_split():
+    # docs showed checkpoint.load_exported; user code that imports it from there must keep working
+    import accelerated_seg.checkpoint as checkpoint
+    from accelerated_seg import exported_model, initial_weights
+
+    for name, module in checkpoint._MOVED.items():
+        assert getattr(checkpoint, name) is getattr(import_module(f"accelerated_seg.{module}"), name)
+    from accelerated_seg.checkpoint import load_exported, load_initial_weights
+
+    assert (load_exported, load_initial_weights) == (exported_model.load_exported, initial_weights.load_initial_weights)
+    with pytest.raises(AttributeError, match="no attribute 'check_resume_split'"):  # internal names moved for good
+        checkpoint.check_resume_split

@@ -8,9 +8,9 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_model
 
-from accelerated_seg.checkpoint import initial_weights_preparation_note, load_weights_adapted
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.initial_weights import initial_weights_preparation_note, load_weights_adapted
 from accelerated_seg.models import MODELS, bridgeable, build_from_spec, model_spec, output_layer_names
 from accelerated_seg.preparation import _initial_weights_line
 from accelerated_seg.train import train

@@ -18,8 +18,8 @@ from accelerate.utils import FullyShardedDataParallelPlugin
 from accelerate.utils.fsdp_utils import fsdp2_prepare_auto_wrap_policy, get_module_children_bottom_up
 from safetensors.torch import save_file
 
-from accelerated_seg.checkpoint import load_weights, shared_tensor_names
 from accelerated_seg.config import ConfigError
+from accelerated_seg.exported_model import load_weights, shared_tensor_names
 from accelerated_seg.models import build_from_spec, model_spec
 from accelerated_seg.wrapping import (
     check_fsdp1_wrappable,

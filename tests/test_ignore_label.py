@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import torch
 
-from accelerated_seg.checkpoint import export_value_errors
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.checks import check_manifest
@@ -21,6 +20,7 @@ from accelerated_seg.data.labels import split_ignore
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.sampling import choose_centre
 from accelerated_seg.evaluate import case_metrics, evaluate_folders, ignore_from_json, region_metrics
+from accelerated_seg.exported_model import export_value_errors
 from accelerated_seg.losses import AnnotatedVoxels, LOSSES, training_loss
 from accelerated_seg.models import model_spec
 from accelerated_seg.regions import Regions

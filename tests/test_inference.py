@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 import torch
 
-from accelerated_seg.checkpoint import write_export
 from accelerated_seg.cli import build_parser, main
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.preprocess import ImagesReadAlready, PreprocessSettings, preprocess
 from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.exported_model import write_export
 from accelerated_seg.inference import (
     PredictOptions,
     aggregation_device,

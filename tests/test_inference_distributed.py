@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 import torch
 
-from accelerated_seg.checkpoint import write_export
 from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.exported_model import write_export
 from accelerated_seg.inference import predict_file, sliding_window_logits
-from accelerated_seg.inference_files import InputCase
 from accelerated_seg.inference_distributed import (
     WindowShare,
     balance_by_voxels,
     case_voxels,
     choose_split,
 )
+from accelerated_seg.inference_files import InputCase
 from accelerated_seg.models import build_from_spec, model_spec
 
 from processes import run_bounded  # tests/ is on sys.path (rootdir-style test imports)

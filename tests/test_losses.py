@@ -12,8 +12,8 @@ from monai.networks.nets import DynUNet
 from safetensors.torch import load_file
 
 from accelerated_seg import plan
-from accelerated_seg.checkpoint import load_weights
 from accelerated_seg.config import ConfigError, load_config
+from accelerated_seg.exported_model import load_weights
 from accelerated_seg.flops import training_flops_per_sample
 from accelerated_seg.losses import (LOSSES, StackedDeepSupervisionLoss, check_loss, segmentation_loss,
                                     supervised_outputs, training_loss)

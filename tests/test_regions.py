@@ -11,12 +11,12 @@ import torch
 from monai.losses import DiceLoss
 from safetensors.torch import load_file, save_file
 
-from accelerated_seg.checkpoint import export_value_errors, load_exported
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.evaluate import evaluate_folders, region_metrics, regions_from_json
+from accelerated_seg.exported_model import export_value_errors, load_exported
 from accelerated_seg.inference import predict_cases, prepare_case, restore_case
 from accelerated_seg.losses import RegionDiceCELoss, check_loss, training_loss
 from accelerated_seg.models import build_from_spec, model_spec

@@ -410,7 +410,7 @@ def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run
 
     from safetensors import SafetensorError
 
-    import accelerated_seg.checkpoint as checkpoint
+    import accelerated_seg.exported_model as exported_model
 
     real_mkdir = Path.mkdir
 
@@ -427,7 +427,7 @@ def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run
     assert f"the newest whole checkpoint, {run / 'checkpoints' / 'step_2'}, is untouched" in message
     monkeypatch.setattr(Path, "mkdir", real_mkdir)
 
-    real_save_file = checkpoint.save_file
+    real_save_file = exported_model.save_file
 
     def full_disk_at_the_export(tensors, filename, *args, **kwargs):
         if "model.partial" in str(filename):
@@ -435,13 +435,13 @@ def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run
                                   '"No space left on device" })')
         return real_save_file(tensors, filename, *args, **kwargs)
 
-    monkeypatch.setattr(checkpoint, "save_file", full_disk_at_the_export)
+    monkeypatch.setattr(exported_model, "save_file", full_disk_at_the_export)
     message = _error_line_of(
         lambda: train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest")), capsys)
     assert message.startswith(f"error: saving the export model/ (an earlier one there is kept) into {run} failed "
                               f"(SafetensorError: Error while serializing:")
     assert f"the newest whole checkpoint, {run / 'checkpoints' / 'step_6'}, is untouched" in message
-    monkeypatch.setattr(checkpoint, "save_file", real_save_file)  # room made: the resume writes the export
+    monkeypatch.setattr(exported_model, "save_file", real_save_file)  # room made: the resume writes the export
     assert train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest"))["step"] == 6
     assert (run / "model" / "model.safetensors").is_file() and not (run / "model.partial").exists()
 

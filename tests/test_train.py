@@ -17,12 +17,14 @@ import yaml
 from safetensors.torch import load_file
 
 import accelerated_seg
-from accelerated_seg.checkpoint import check_resume_preprocessing, complete_checkpoints, load_exported
+from accelerated_seg.checkpoint import complete_checkpoints
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.exported_model import load_exported
 from accelerated_seg.inference import predict_file
 from accelerated_seg.models import MODELS
+from accelerated_seg.resume_checks import check_resume_preprocessing
 from accelerated_seg.schedule import lr_multiplier
 from accelerated_seg.train import TrainingDiverged, train
 
@@ -328,7 +330,7 @@ def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(
 def test_only_the_networks_own_second_names_are_quiet_in_accelerates_shared_tensor_notice():
     import logging
 
-    from accelerated_seg.checkpoint import expect_shared_tensors
+    from accelerated_seg.exported_model import expect_shared_tensors
 
     expect_shared_tensors({"skip_layers.conv.weight": "input_block.conv.weight"})
     notices = logging.getLogger("accelerate.utils.other")
@@ -361,7 +363,7 @@ def test_every_registry_network_trains_exports_and_segments(tiny_config, tiny_da
 def test_weights_load_whichever_name_of_a_shared_tensor_was_written(tmp_path):
     from safetensors.torch import save_file
 
-    from accelerated_seg.checkpoint import load_weights, shared_tensor_names
+    from accelerated_seg.exported_model import load_weights, shared_tensor_names
     from accelerated_seg.models import build_from_spec, model_spec
 
     def net():
@@ -434,7 +436,7 @@ def test_weights_that_are_not_finite_are_never_exported(tiny_config, tmp_path, m
     from accelerate import Accelerator
 
     import accelerated_seg.checkpoint_export as checkpoint_export
-    from accelerated_seg.checkpoint import NonFiniteWeights, export_model, write_state_as_export
+    from accelerated_seg.exported_model import NonFiniteWeights, export_model, write_state_as_export
 
     with pytest.raises(NonFiniteWeights, match=r"1 of 2 tensors of the weights at step 7 hold NaN or infinite values "
                                                r"\(the first: b\), so nothing was written to "):
@@ -1173,7 +1175,7 @@ def test_the_early_network_check_of_a_resume_takes_channels_and_classes_named_in
     that model.args names (as the data decides them) are taken instead, not refused as contradicting."""
     import yaml
 
-    from accelerated_seg.checkpoint import check_resume_model_settings
+    from accelerated_seg.resume_checks import check_resume_model_settings
 
     args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1, "out_channels": 3}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump({"model": {"name": "unet", "args": args},
@@ -1278,7 +1280,7 @@ def test_resume_under_another_split_is_refused_before_the_preprocessing(tmp_path
 def test_the_split_of_a_checkpoint_from_before_split_json_is_read_from_its_own_run_folder(tmp_path):
     """Read from the folder the resumed run trains into, a checkpoint of another run was compared with
     that folder's split, and one into a new folder not at all (seventy-first session's probe)."""
-    from accelerated_seg.checkpoint import check_resume_split
+    from accelerated_seg.resume_checks import check_resume_split
 
     checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
     checkpoint.mkdir(parents=True)
@@ -1297,7 +1299,8 @@ def test_a_case_is_the_same_case_by_its_id_or_by_its_label_file(tmp_path):
     """Ids named after their folders (site1_p104_label) change when cases of another folder join: a
     resume that only added training cases was refused (seventy-first session's probe). Files change
     when the dataset moves, ids do not."""
-    from accelerated_seg.checkpoint import SPLIT_FILE, check_resume_split
+    from accelerated_seg.checkpoint import SPLIT_FILE
+    from accelerated_seg.resume_checks import check_resume_split
 
     checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
     checkpoint.mkdir(parents=True)
@@ -1884,7 +1887,7 @@ def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny
         train(tiny_config(out, data__dataset=str(tiny_dataset), **resume))
     # The same names in other case or spacing are the same channels; names of their own are the user's
     # to judge (the same scans named anew), said but not refused
-    from accelerated_seg.checkpoint import check_resume_channels
+    from accelerated_seg.resume_checks import check_resume_channels
 
     step_2 = out / "checkpoints" / "step_2"
     assert check_resume_channels(step_2, {0: " t1", 1: "T2 "}) is None

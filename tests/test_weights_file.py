@@ -5,9 +5,9 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from accelerated_seg.checkpoint import load_initial_weights
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.initial_weights import load_initial_weights
 from accelerated_seg.models import build_from_spec, model_spec
 from accelerated_seg.train import train
 from accelerated_seg.weights_file import load_weights_into

@@ -1,0 +1,163 @@
+"""``train.init_from``: an exported model's weights as this run's start, where the run builds the same
+network, or the same with another number of outputs (fine-tuning on another label set) or with
+several image channels where it had one. Checked against the run's settings before the data work
+(``check_initial_network``), loaded once the network is built (``load_initial_weights``). A MONAI
+network's state-dict file instead of an export folder is read by weights_file.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+import torch
+
+from .config import ConfigError
+from .data.errors import DataError
+from .data.preprocess_settings import code_version_difference
+from .exported_model import load_strictly, load_weights, read_export_config, read_weights_of
+from .model_folders import check_initial_weights
+from .models import ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names, spec_differences
+from .resume_checks import channel_name_differences, preprocessing_differences
+
+
+class InitialWeights(NamedTuple):
+    """What ``load_initial_weights`` did not load as saved: the output layers left as built (another
+    number of outputs) and the input layers whose one channel was spread over the run's several."""
+    fresh: list[str]
+    spread: list[str]
+
+
+def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> InitialWeights:
+    """Load an exported model's weights into ``model`` (built from ``spec``), which must be the same
+    network, or the same with another number of outputs (fine-tuning on another label set, whose
+    output layers then start as built, as nnU-Net's ``-pretrained_weights`` does) or with several
+    image channels where it had one (its input layers' weights spread over them). Returns what was not
+    loaded as saved (``InitialWeights``), nothing for the same network. A weights file instead of an
+    export folder (a MONAI network's state dict) is matched by name and shape (weights_file.py).
+
+    Raises:
+        ConfigError: the folder is not an export, or it holds another network or other arguments.
+        DataError: its files are damaged (``read_export_config``, ``load_weights``).
+    """
+    model_dir = Path(model_dir)
+    if model_dir.is_file():
+        from .weights_file import load_weights_file  # it builds on this module's helpers
+
+        return load_weights_file(model, spec, model_dir)
+    check_initial_weights(model_dir)
+    weights_path = model_dir / "model.safetensors"
+    saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
+    if saved == spec:
+        load_weights(model, weights_path)
+        return InitialWeights([], [])
+    if bridgeable(saved, spec):
+        return load_weights_adapted(model, weights_path, spec)
+    raise _another_network(model_dir, saved, spec)
+
+
+def check_initial_network(model_dir: str | Path, name: str, patch_size, args: dict | None) -> None:
+    """Refuse an export of another network than ``model.name`` and ``model.args`` build, before the
+    data work. Until the fifty-ninth session this came from load_initial_weights, once the cases
+    were checked (every header read; the demo's phantoms written into the new run's folder) and the
+    Accelerator made: 18-20 s in for the demo on 2 cores, 14 s now, the imports alone
+    (benchmarks/results/init_from_network_refusal_2cpu.json). The channels and classes, which the data
+    decides, are taken as the export's here; load_initial_weights checks them.
+
+    Raises:
+        ConfigError: another network or other arguments, each difference named.
+        DataError: the export's config.json is damaged (``read_export_config``).
+    """
+    if Path(model_dir).is_file():  # a weights file: weights_file.py matches it by names and shapes
+        return
+    saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])
+    decided = {key: saved.args[key] for key in ("in_channels", "out_channels") if key in saved.args}
+    configured = {key: value for key, value in (args or {}).items() if key not in decided}
+    built = model_spec(name, decided.get("in_channels", 1), decided.get("out_channels", 2), patch_size, configured)
+    if saved != built:
+        raise _another_network(model_dir, saved, built)
+
+
+def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec) -> ConfigError:
+    # each difference named (the two whole specs, printed, hid a one-number change)
+    return ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
+                       f"({'; '.join(spec_differences(saved, built))}): use the same model.name, model.args "
+                       f"and channels as the run that exported it (the classes may differ: the output layers "
+                       f"then start afresh; and one channel may become several)")
+
+
+def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict, channels: dict) -> str | None:
+    """A warning when the volumes an export's weights learned from were prepared otherwise than this
+    run's (``train.init_from``): another spacing, normalization or crop, or image channels named
+    otherwise. Not an error: fine-tuning under new preprocessing is a choice (the way on that a
+    refused resume offers), but features learned at another voxel size or intensity scale are a worse
+    start, and nothing else would say so. The label mapping is left out: a new label set changes it.
+    None when nothing differs, or when ``model_dir`` is no export (``load_initial_weights`` says so).
+    """
+    if not (Path(model_dir) / "config.json").is_file():
+        return None
+    export = read_export_config(model_dir)
+    # A setting the export does not record (written before it existed) is not compared.
+    saved = {key: value for key, value in (export.get("preprocessing") or {}).items() if key != "label_map"}
+    settings = preprocessing_differences(saved, {key: preprocessing.get(key) for key in saved}, "there")
+    code = code_version_difference(export, "there")
+    named = channel_name_differences(export.get("channels") or {}, channels)
+    if not (settings or code or named):
+        return None
+    ways = (["set those data settings (data.spacing, data.normalization, data.ct_window, data.crop_foreground) to "
+             "its values"] if settings else []) + (["give the images in its order"] if named else [])
+    return (f"WARNING: train.init_from={str(model_dir)!r} learned from volumes prepared otherwise than this run's "
+            f"({'; '.join(settings + ([code] if code else []) + named)}); fine-tuning goes on under this run's"
+            + (", whose preprocessing code the fine-tuning adapts the weights to" if code else "") + "."
+            + (f" To prepare them as the export's were, {' and '.join(ways)}" if ways else ""))
+
+
+def load_weights_adapted(model: torch.nn.Module, weights_path: str | Path, spec: ModelSpec) -> InitialWeights:
+    """``load_weights`` into ``model`` (built from ``spec``) of an export of the same network with another
+    number of outputs, or with one image channel where ``spec`` has several (``models.bridgeable``).
+
+    Output layers (and deep-supervision heads) keep the values ``model`` was built with; the input
+    layers' weights of the one channel are spread over the run's N, each copy divided by N, so the
+    network answers N copies of an image as it answered the image. Which tensors those are is read off
+    the shapes rather than listed per network (``models.output_layer_names``, ``input_layer_names``).
+    A shape that differs otherwise is a weights file that is not its config.json's network, and is
+    refused as ``load_weights`` refuses it.
+    """
+    tensors = read_weights_of(model, weights_path, "cpu")
+    adapted, unexplained = adapt_to_network(tensors, model.state_dict(), spec)
+    if unexplained:
+        name = unexplained[0]
+        raise DataError(f"{weights_path} does not hold the weights of the network its config.json describes "
+                        f"({name} has the shape {tuple(tensors[name].shape)}, which neither another number of "
+                        f"outputs nor of channels explains); use the config.json written with these weights")
+    load_strictly(model, tensors, weights_path)
+    return adapted
+
+
+def adapt_to_network(tensors: dict[str, torch.Tensor], built: dict[str, torch.Tensor],
+                     spec: ModelSpec) -> tuple[InitialWeights, list[str]]:
+    """Make ``tensors`` (a saved state dict, changed in place) fit the network ``built`` from ``spec``
+    where fine-tuning can bridge the difference: output layers of another number of outputs are
+    replaced by the built ones, input layers of one channel spread over ``spec``'s channels. Returns
+    what was done and the names of the tensors whose shapes neither explains."""
+    differing = sorted(n for n in built if n in tensors and tensors[n].shape != built[n].shape)
+    if not differing:  # the layer names cost two network builds each (on the meta device): only when needed
+        return InitialWeights([], []), []
+    heads, inputs = output_layer_names(spec), input_layer_names(spec)
+    outputs, channels = spec.args["out_channels"], spec.args["in_channels"]
+    fresh, spread, unexplained, saved_outputs = [], [], [], set()
+    for name in differing:
+        saved, here = tuple(tensors[name].shape), tuple(built[name].shape)
+        pairs = {(a, b) for a, b in zip(saved, here) if a != b}
+        if name in heads and len(saved) == len(here) and {b for _, b in pairs} == {outputs}:
+            saved_outputs |= {a for a, _ in pairs}
+            tensors[name] = built[name]  # as built: the strict load still checks every other name and shape
+            fresh.append(name)
+        elif name in inputs and len(here) > 1 and here[1] == channels and saved == (here[0], 1, *here[2:]):
+            tensors[name] = tensors[name].repeat(1, channels, *[1] * (len(here) - 2)) / channels
+            spread.append(name)
+        else:
+            unexplained.append(name)
+    if len(saved_outputs) > 1:  # output layers that disagree on how many outputs they had
+        unexplained += fresh
+    return InitialWeights(fresh, spread), unexplained

@@ -1,0 +1,349 @@
+"""What a training-state checkpoint must agree with before this run resumes it, each refused (or
+warned of) with the way on, before accelerate's ``load_state`` fails deep inside or, worse, loads
+and trains on: the strategy's file layout, the network's shapes, the preprocessing its weights were
+trained under, the cases it was validated on, and its image channels. The settings a resume may not
+change, read from the two configs alone, are checked earlier and without torch (resume_settings.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import torch
+import yaml
+from accelerate.utils import DistributedType
+from safetensors import safe_open
+
+from .checkpoint import EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE
+from .config import ConfigError
+from .data.preprocess_settings import code_version_difference
+from .exported_model import shared_tensor_names
+from .model_folders import LAYOUT_FILE
+from .models import meta_network, model_spec
+from .strategy import checkpoint_layout, resume_conflict
+
+
+def check_resume_layout(checkpoint: Path, accelerator) -> str | None:
+    """Refuse a checkpoint this launch cannot load; a warning where it loads but will not continue exactly.
+
+    Raises:
+        ConfigError: saved under a strategy whose files this one cannot read (see ``resume_conflict``).
+    """
+    path = Path(checkpoint) / LAYOUT_FILE
+    if not path.is_file():  # written before layouts were recorded: let accelerate try
+        return None
+    saved = json.loads(path.read_text())
+    if saved.get("format") == "deepspeed" and "bf16" not in saved:  # recorded since the seventy-second session
+        saved["bf16"] = any(Path(checkpoint).glob("*/bf16_zero_pp_rank_*"))
+    error, warning = resume_conflict(saved, checkpoint_layout(accelerator))
+    if error:
+        raise ConfigError(f"cannot resume from {checkpoint}: {error}. To continue under this launch, start a new "
+                          f"run from its weights: accelerated-seg export {checkpoint} --output <folder>, then "
+                          f"--train.init_from=<folder> (the optimizer and schedule start fresh; <run>/model is the "
+                          f"last step's weights, not necessarily this step's), or resume with the launch that wrote "
+                          f"it (docs/checkpoints.md).")
+    return warning and f"WARNING: resuming from {checkpoint}: {warning}"
+
+
+def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module) -> None:
+    """Refuse a checkpoint whose network is not this run's, before accelerate's ``load_state``.
+
+    Resuming with other ``model.args`` (or classes, or channels) failed deep in the load, with
+    PyTorch's "size mismatch for model.2.conv.weight" traceback. Compared from the safetensors
+    header (names and shapes, no weights read), where the state is one unsharded file: FSDP and ZeRO
+    keep their own layouts, which ``check_resume_layout`` guards.
+
+    Raises:
+        ConfigError: naming the first differences and the config that wrote the checkpoint.
+    """
+    weights = Path(checkpoint) / "model.safetensors"
+    if accelerator.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED) or not weights.is_file():
+        return
+    with safe_open(str(weights), framework="pt") as saved_file:
+        # DDP's wrapper adds "module." to every name it saves; the network is what is compared.
+        saved = {key.removeprefix("module."): tuple(saved_file.get_slice(key).get_shape()) for key in saved_file.keys()}
+    network = accelerator.unwrap_model(model)
+    current = {key: tuple(value.shape) for key, value in network.state_dict().items()}
+    # A tensor registered under two names (DynUNet's skip_layers) is saved under one of them only.
+    aliases = shared_tensor_names(network)
+    written_under = {name: aliases.get(name, name) for name in current}  # each name -> its tensor's first name
+    if differences := _shape_differences(saved, current, written_under):
+        raise _another_network_to_resume(checkpoint, differences)
+
+
+def check_resume_model_settings(checkpoint: Path, name: str, patch_size, args: dict | None) -> None:
+    """Refuse a checkpoint whose run built a network of other shapes than ``model.name``,
+    ``model.args`` and ``data.patch_size`` build here, from the two configs, before the data work.
+
+    ``check_resume_network`` compares the checkpoint's tensors with the network itself, which needs the
+    channels and classes that the checked cases decide: a resume with other ``model.args`` was refused
+    once every case was checked and preprocessed and the model prepared. Here both networks are built
+    on the meta device (shapes only) with the same channels and classes, so only what the settings
+    change is compared; other arguments that keep every shape (a dropout rate) may change on a resume,
+    as before. Nothing is refused where the checkpoint's config is missing (``fit``'s checkpoints) or
+    no longer describes a network this version builds: the later check still runs.
+
+    Raises:
+        ConfigError: naming the first differences, as ``check_resume_network`` does.
+    """
+    saved_config = Path(checkpoint) / "config.yaml"
+    saved = yaml.safe_load(saved_config.read_text(encoding="utf-8")) if saved_config.is_file() else None
+    if not (isinstance(saved, dict) and isinstance(saved.get("model"), dict) and isinstance(saved.get("data"), dict)):
+        return
+    saved_model, saved_patch = saved["model"], saved["data"].get("patch_size")
+    if (saved_model.get("name"), saved_model.get("args"), saved_patch) == (name, args, list(patch_size)):
+        return
+    saved_shapes = _settings_shapes(saved_model.get("name"), saved_patch, saved_model.get("args"))
+    current = _settings_shapes(name, patch_size, args)
+    if saved_shapes is None or current is None:
+        return
+    if differences := _shape_differences(saved_shapes, current, {key: key for key in current}):
+        raise _another_network_to_resume(checkpoint, differences)
+
+
+def _settings_shapes(name, patch_size, args) -> dict | None:
+    """The state dict's shapes of the network these settings build, with one channel and two classes
+    unless ``args`` name them (the data decides them, and the run checks them); None where the
+    settings build no network here, which the run itself then refuses or the later check compares."""
+    args = args or {}
+    try:
+        spec = model_spec(name, args.get("in_channels", 1), args.get("out_channels", 2), patch_size, args)
+    except (ConfigError, TypeError, ValueError):
+        return None
+    return {key: tuple(value.shape) for key, value in meta_network(spec).state_dict().items()}
+
+
+def _shape_differences(saved: dict, current: dict, written_under: dict) -> list[str]:
+    """Each tensor whose shape differs, or that one side lacks; ``written_under``: each of
+    ``current``'s names -> the name its tensor is saved under."""
+    saved_tensors = {written_under.get(name, name) for name in saved}
+    differences = [f"{key}: {saved[key]} saved, {current[key]} here" for key in current
+                   if key in saved and saved[key] != current[key]]
+    differences += [f"{key} saved only" for key in saved if key not in current]
+    return differences + [f"{key} here only" for key in current if written_under[key] not in saved_tensors]
+
+
+def _another_network_to_resume(checkpoint: Path, differences: list[str]) -> ConfigError:
+    more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
+    return ConfigError(f"cannot resume from {checkpoint}: it holds another network than this run builds "
+                       f"({'; '.join(differences[:3])}{more}). model.name, model.args, the image channels or the "
+                       f"classes differ from the run that wrote it; resume with its config "
+                       f"({Path(checkpoint) / 'config.yaml'}), or start the new network in another train.output_dir")
+
+
+def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir: Path) -> None:
+    """Refuse a checkpoint whose weights were trained on data preprocessed otherwise than this run's.
+
+    A run resumed with another normalization, spacing, crop or label mapping went on training the
+    weights on differently prepared volumes, and its export described only the new preprocessing: a
+    resume at train.max_steps trained nothing and still rewrote the export's config.json, so
+    ``predict`` then prepared scans in a way the weights had never seen. Compared on the resolved
+    settings (the median spacing, not ``data.spacing: null``); checkpoints written before this file
+    existed are not checked.
+
+    Raises:
+        ConfigError: naming each difference, the saved config, and the way to train on under new settings.
+    """
+    path = Path(checkpoint) / PREPROCESSING_FILE
+    if not path.is_file():
+        return
+    differences = preprocessing_differences(json.loads(path.read_text()), preprocessing, "saved")
+    try:  # the code that prepared them, which its export description records (seventy-sixth session on)
+        described = json.loads((Path(checkpoint) / EXPORT_DESCRIPTION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none: an older checkpoint (export says so), or unreadable
+        described = {}
+    code = code_version_difference(described, "saved") if isinstance(described, dict) else None
+    if differences or code:
+        # no setting brings older preprocessing code back: the version that wrote the checkpoint does
+        ways = ([f"resume with the settings that wrote it ({Path(checkpoint) / 'config.yaml'}; a median spacing "
+                 f"that moved with the cases can be pinned with data.spacing)"] if differences else [])
+        commit = described.get("accelerated_seg_commit") if isinstance(described, dict) else None
+        ways += ["resume with the accelerated_seg version that wrote it"
+                 + (f" (commit {commit.removesuffix('+modified')}" + (", with local changes)" if
+                                                                   commit.endswith("+modified") else ")")
+                    if isinstance(commit, str) else "")] if code else []
+        way = " and ".join(ways)
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: its weights were trained on volumes preprocessed otherwise "
+            f"({'; '.join(differences + [code] if code else differences)}). {way[0].upper()}{way[1:]}, or "
+            f"train these weights on under the new preprocessing as a new run: "
+            f"--train.init_from={Path(output_dir) / 'model'} in another train.output_dir")
+
+
+def check_resume_split(checkpoint: Path, split: dict) -> str | None:
+    """Refuse a checkpoint that was validated on other cases than this run's; warn where only the
+    training cases differ.
+
+    A resume with another ``data.fold`` (or number of folds, split seed, validation fraction, or with
+    cases added, which reshuffles the folds) went on silently: the weights were then validated on
+    cases they had trained on, the held-out Dice rose (0.758 -> 0.815 in the seventy-first session's
+    probe), one metrics curve mixed two validation sets and ``best_model`` was chosen across them.
+    Compared with the checkpoint's ``split.json``, or for checkpoints written before it existed, the
+    split its run folder's ``run_info.json`` records (that folder's last run's); neither there: not
+    checked. A case is the same case where its id or its label file is: ids named after their folders
+    change when cases from another folder join (``unique_ids``), files when the dataset moves.
+
+    Returns:
+        a warning when the validation cases are the same but the training cases are not, else None.
+
+    Raises:
+        ConfigError: naming the cases that moved, the saved config, and the ways on.
+    """
+    saved = _saved_split(Path(checkpoint))
+    if saved is None:
+        return None
+    trained, validated = _SplitSide(saved, "training"), _SplitSide(saved, "validation")
+    training, validation = _SplitSide(split, "training"), _SplitSide(split, "validation")
+
+    def named(ids: list) -> str:
+        shown = sorted(ids)
+        return ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")
+
+    leaked = validation.cases_in(trained)
+    new = [case for case in validation.cases_not_in(validated) if case not in leaked]
+    dropped = validated.cases_not_in(validation)
+    if leaked or new or dropped:
+        moved = [f"{len(ids)} {what} ({named(ids)})" for ids, what in (
+            (leaked, "validation case(s) of this run that its weights trained on"),
+            (new, "validation case(s) new to it"),
+            (dropped, "case(s) it validated on that this run does not")) if ids]
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: it was validated on other cases than this run would be "
+            f"({saved.get('how', 'its split')} there, {split.get('how', 'this split')} here: {'; '.join(moved)}), "
+            f"so the validation Dice would not be held out and one metrics curve and best_model would mix two "
+            f"validation sets. Resume with the split that wrote it (data.num_folds, data.fold, data.split_seed, "
+            f"data.validation_fraction and the same cases as in {Path(checkpoint) / 'config.yaml'}), or start "
+            f"this split as a new run in another train.output_dir (from train.init_from only where none of its "
+            f"validation cases trained those weights)")
+    added, left_out = training.cases_not_in(trained), trained.cases_not_in(training)
+    if added or left_out:
+        return (f"WARNING: resuming {checkpoint} on other training cases than it trained on ("
+                + "; ".join(f"{len(ids)} {what} ({named(ids)})" for ids, what in (
+                    (added, "added"), (left_out, "left out")) if ids)
+                + "): the validation cases are the same; the data stream does not continue where it stopped")
+    return None
+
+
+class _SplitSide:
+    """The training or validation cases of a split record (``Manifest.split_record``): ids, and their
+    label files where recorded (run_info.json files from before the seventy-first session have none)."""
+
+    def __init__(self, record: dict, side: str):
+        self.ids = [str(case_id) for case_id in record[side]]
+        labels = (record.get("labels") or {}).get(side)
+        self.labels = [str(label) for label in labels] if isinstance(labels, list) and len(labels) == len(
+            self.ids) else [None] * len(self.ids)
+        self._ids, self._labels = set(self.ids), {label for label in self.labels if label is not None}
+
+    def _holds(self, case_id: str, label: str | None) -> bool:
+        return case_id in self._ids or (label is not None and label in self._labels)
+
+    def cases_in(self, other: "_SplitSide") -> list[str]:
+        """The ids of this side's cases that are cases of ``other`` too (by id or by label file)."""
+        return [case_id for case_id, label in zip(self.ids, self.labels) if other._holds(case_id, label)]
+
+    def cases_not_in(self, other: "_SplitSide") -> list[str]:
+        return [case_id for case_id, label in zip(self.ids, self.labels) if not other._holds(case_id, label)]
+
+
+def _saved_split(checkpoint: Path) -> dict | None:
+    """The split the checkpoint records, or, for older checkpoints, the one its run folder's
+    ``run_info.json`` records (``<run>/checkpoints/step_N``: the run that wrote it, not the folder
+    the resumed run trains into, which may be another)."""
+    if (checkpoint / SPLIT_FILE).is_file():
+        return json.loads((checkpoint / SPLIT_FILE).read_text())
+    try:
+        split = json.loads((checkpoint.parent.parent / "run_info.json").read_text()).get("split")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(split, dict) and isinstance(split.get("training"), list) and isinstance(split.get("validation"),
+                                                                                        list):
+        return split
+    return None
+
+
+def preprocessing_differences(saved: dict, here: dict, saved_where: str) -> list[str]:
+    """Each preprocessing setting (``PreprocessSettings.to_dict``) that differs, as "key: saved's
+    value <saved_where>, here's value here"; tuples compare equal to the lists JSON gives back. The CT
+    window is compared only where a side clips with it: until the seventy-first session a zscore run
+    recorded its data.ct_window, which had done nothing."""
+    here = json.loads(json.dumps(here))
+    keys = sorted({*saved, *here})
+    if "ct" not in (saved.get("normalization", "zscore"), here.get("normalization", "zscore")):
+        keys = [key for key in keys if key != "ct_window"]
+    return [f"{key}: {_shown(saved.get(key))} {saved_where}, {_shown(here.get(key))} here" for key in keys
+            if not _same_setting(saved.get(key), here.get(key))]
+
+
+def _same_setting(saved, here) -> bool:
+    """Equal, with numbers equal to float32's precision: a median spacing comes from the headers'
+    float32 voxel sizes (1.2000000476837158), a spacing given in the config as 1.2."""
+    if isinstance(saved, list) and isinstance(here, list) and len(saved) == len(here):
+        return all(_same_setting(a, b) for a, b in zip(saved, here))
+    if all(isinstance(value, float | int) and not isinstance(value, bool) for value in (saved, here)):
+        return math.isclose(saved, here, rel_tol=1e-6)
+    return saved == here
+
+
+def _shown(value):
+    """A setting as the user would write it: float32 noise left out (1.2, not 1.2000000476837158)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(str(_shown(item)) for item in value) + "]"
+    return repr(float(f"{value:.7g}")) if isinstance(value, float) else value
+
+
+_UNNAMED_CHANNEL = re.compile(r"image(_\d+)?")
+
+
+def channel_name_differences(saved: dict, channels: dict, there: str = "there") -> list[str]:
+    """"channel 0: FLAIR there, T1w here" for each channel both sides name, and name otherwise
+    (case aside). Pairs and CSV tables call theirs image, image_N: no name to compare."""
+    named = {str(k): str(v) for k, v in saved.items() if not _UNNAMED_CHANNEL.fullmatch(str(v))}
+    return [f"channel {index}: {named[index]} {there}, {name} here" for index, name in
+            ((str(k), str(v)) for k, v in channels.items())
+            if index in named and not _UNNAMED_CHANNEL.fullmatch(name) and _said(named[index]) != _said(name)]
+
+
+def _said(name: str) -> str:
+    """A channel's name as compared: case and surrounding spaces aside ("T2 " is "t2")."""
+    return name.strip().casefold()
+
+
+def check_resume_channels(checkpoint: Path, channels: dict) -> str | None:
+    """Refuse a checkpoint whose weights learned from other image channels than this run's data has:
+    another number of them, or the same names in another order; return a warning where only names
+    differ otherwise (the same scans named anew, "T2" and "T2w", is the user's to judge), else None.
+
+    MSD's BraTS and an nnU-Net conversion of it order the modalities differently: a resume onto the
+    other went on training without a word, the validation Dice collapsed and the export
+    recorded the new order for weights that had learned the old (seventy-fourth session's probe).
+    Another number of channels failed only after the preprocessing, on the tensors' shapes. Compared
+    with the checkpoint's export description; checkpoints without one are not checked.
+    """
+    path = Path(checkpoint) / EXPORT_DESCRIPTION_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8")).get("channels") or {}
+    except (OSError, ValueError, AttributeError):  # none (an old checkpoint), or unreadable: export says so
+        return None
+    if not saved:
+        return None
+
+    def listed(names: dict) -> str:
+        return ", ".join(str(names[key]) for key in sorted(names, key=int))
+
+    if len(saved) != len(channels):
+        differences = [f"{len(saved)} image channel(s) there ({listed(saved)}), {len(channels)} here "
+                       f"({listed(channels)})"]
+    elif not (differences := channel_name_differences(saved, channels)):
+        return None
+    elif sorted(map(_said, map(str, saved.values()))) != sorted(map(_said, map(str, channels.values()))):
+        return (f"WARNING: resuming {checkpoint}, whose weights learned from image channels named otherwise "
+                f"({'; '.join(differences)}): if these are other scans, not the same ones named anew, stop and "
+                f"give the images in its order ({listed(saved)})")
+    raise ConfigError(
+        f"cannot resume from {checkpoint}: its weights learned from other image channels than this run's data has "
+        f"({'; '.join(differences)}). Give the images in its order ({listed(saved)}), or train these weights on "
+        f"as a new run: --train.init_from=<its export> in another train.output_dir")
