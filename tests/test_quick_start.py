@@ -24,3 +24,14 @@ def test_the_test_command_s_options_come_from_the_extra_it_installs():
     test_command = _quick_start_commands()[1]
     assert '-e ".[test]"' in test_command and " -n 2 " in f"{test_command} "
     assert re.search(r'"pytest-xdist[>=<]', ROOT.joinpath("pyproject.toml").read_text())
+
+
+def test_the_install_builds_without_a_deprecated_setting():
+    """The quick start's `pip install -e .` builds with the newest setuptools, which stops building the
+    licence written as a TOML table from 2027-02-18 (its warning said so at every build): the SPDX
+    expression instead, which setuptools reads from 77 on."""
+    import tomllib
+
+    pyproject = tomllib.loads(ROOT.joinpath("pyproject.toml").read_text())
+    assert pyproject["project"]["license"] == "Apache-2.0"
+    assert "setuptools>=77" in pyproject["build-system"]["requires"]
