@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="this package's version and the stack's, for a bug report")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    p = commands.add_parser("train", help="train as configured (this process; use accelerate launch for more)")
+    p = commands.add_parser("train", help="train as configured (this process; accelerate launch -m accelerated_seg "
+                                          "train for more)")
     p.add_argument("--config", type=path_argument,
                    help="experiment YAML; further --section.key=value arguments override it")
     p.add_argument("--resume", type=path_argument, help="'latest' or a checkpoint folder (same as --train.resume=...)")
