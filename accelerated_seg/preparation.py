@@ -14,6 +14,7 @@ training benchmark alike, so that the benchmark measures the loop training reall
 - ``model_input_dtype``: the dtype a prepared DeepSpeed engine needs its input in.
 - ``start_trackers``: a run's trackers started, a resumed run's TensorBoard curve without doubled points.
 - ``end_run``: a run's trackers closed, its process group kept for the next run of the process.
+- ``leaving_the_process_as_found``: what a run changes for the whole process, put back after it.
 
 The network code (models.py) knows nothing of processes; what a strategy needs is added here.
 """
@@ -25,8 +26,10 @@ import contextlib
 import functools
 import hashlib
 import os
+import random
 from pathlib import Path
 
+import numpy as np
 import torch
 from accelerate import Accelerator
 from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKwargs, DistributedType,
@@ -129,6 +132,36 @@ def end_run(accelerator: Accelerator) -> None:
     for tracker in accelerator.trackers:
         tracker.finish()
     _destroy_the_process_group_at_exit()
+
+
+@contextlib.contextmanager
+def leaving_the_process_as_found():
+    """Put back what a run (``train``, ``fit``) changes for the whole process once it ends, returned,
+    raised or interrupted, for the code that runs after it in the same process (a notebook, a search
+    over settings, a k-fold script):
+
+    - the global random generators (Python's, NumPy's, torch's CPU one, and CUDA's where CUDA was in
+      use before the run), which the run seeds with ``train.seed`` so that every rank builds the same
+      weights, and a resume sets to the checkpoint's: a random search that drew its next learning
+      rate after each fit drew the same one every time (seventy-eighth session's probe);
+    - ``torch.backends.cudnn.benchmark``, which ``make_accelerator`` sets for the run;
+    - accelerate's state of the run's Accelerator: after a bf16 fit, the user's own
+      ``Accelerator(mixed_precision="no")`` raised "AcceleratorState has already been initialized and
+      cannot be changed" (the process group, in PartialState, is kept).
+    """
+    python_state, numpy_state, torch_state = random.getstate(), np.random.get_state(), torch.get_rng_state()
+    cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
+    cudnn_benchmark = torch.backends.cudnn.benchmark
+    try:
+        yield
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
+        torch.set_rng_state(torch_state)
+        if cuda_states is not None:
+            torch.cuda.set_rng_state_all(cuda_states)
+        torch.backends.cudnn.benchmark = cudnn_benchmark
+        forget_the_last_accelerator()
 
 
 @functools.cache  # registered once, however many runs the process makes

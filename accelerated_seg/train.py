@@ -71,8 +71,9 @@ from .models import ModelSpec, check_trainable, convolutions_over_two_voxels, mo
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_param_groups,
-                          end_run, keep_the_optimizer_under_offload, make_accelerator, model_for_strategy,
-                          model_input_dtype, schedule_the_stepping_optimizer, seed_the_shuffle, start_trackers)
+                          end_run, keep_the_optimizer_under_offload, leaving_the_process_as_found, make_accelerator,
+                          model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_the_shuffle,
+                          start_trackers)
 from .ranks import on_every_rank, on_main
 from .resume_checks import (check_resume_channels, check_resume_layout, check_resume_model_settings,
                             check_resume_network, check_resume_preprocessing, check_resume_split)
@@ -169,7 +170,7 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     stop after the same optimizer step, save the training state and return with ``"preempted": True``
     (no ``model/`` export), so the launcher exits 0 and ``--resume latest`` continues.
     """
-    with PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
+    with leaving_the_process_as_found(), PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
         run = _configured_run(cfg, manifest, run_scope)
         try:
             with _saying_where_to_resume_after_ctrl_c(run.loop):
@@ -232,7 +233,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                                 ("max_grad_norm", max_grad_norm, 0)):
         if value is not None and value < lowest:
             raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
-    with PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
+    with leaving_the_process_as_found(), PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
         out = Path(checkpoint_dir)
         check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
         accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
@@ -770,6 +771,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if val_table is not None:
         val_set = VolumeDataset(val_table)
         loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
+        # The lambda holds the run, which holds the loop: a cycle that kept each finished run's
+        # Accelerator, network and optimizer (on a GPU, their memory) until the garbage collector's
+        # next pass, so a notebook's next fit could start beside them (seventy-eighth session's probe).
+        run_scope.callback(setattr, loop, "on_validation", None)
     if resume_from is not None:
         _resume(loop, resume_from)
         _continue_the_data_stream(loop, train_set.epoch_length, plan.per_device * num_processes)

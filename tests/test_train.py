@@ -1911,3 +1911,43 @@ def test_a_patch_longer_than_every_case_along_an_axis_is_a_warning_with_a_patch_
     assert patch_padding_warning([64, 64, 16], thick, (0.7, 0.7, 5.0)) is None
     assert patch_padding_warning([64, 64, 64], [np.array([60, 64, 70])], None) is None  # within rounding to 16
     assert "axis 0, 2 (at most 12, 9 voxels)" in patch_padding_warning([32, 32, 32], [np.array([1, 12, 40, 9])], None)
+
+
+def test_a_run_leaves_the_process_as_it_found_it(tiny_config, tmp_path, monkeypatch):
+    """What runs after a run in the same process (a notebook, a search over settings) finds the global
+    random generators as they were, no accelerate state of the run's, and no finished run kept alive.
+    A random search drew the same learning rate after every fit (train.seed reseeded them), the user's
+    own Accelerator(mixed_precision="no") after a bf16 run was refused, and each finished run with
+    validation cases stayed in memory until the garbage collector's next pass."""
+    import gc
+    import random
+
+    from accelerate import Accelerator
+
+    from accelerated_seg.strategy import forget_the_last_accelerator
+
+    def seeded():
+        random.seed(1234)
+        np.random.seed(1234)
+        torch.manual_seed(1234)
+
+    def draws():
+        return random.random(), float(np.random.rand()), float(torch.rand(1))
+
+    seeded()
+    expected = draws()
+    seeded()
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")  # as accelerate launch --mixed_precision bf16 sets it
+    gc.collect()
+    gc.disable()
+    try:
+        summary = train(tiny_config(tmp_path / "run", train__max_steps=2, train__val_every=2))
+        left_alive = [thing for thing in gc.get_objects() if type(thing) is Accelerator]
+    finally:
+        gc.enable()
+    assert summary["best_step"] == 2  # validated: the run had the validation callback
+    assert draws() == expected
+    assert not left_alive
+    monkeypatch.delenv("ACCELERATE_MIXED_PRECISION")
+    assert Accelerator(cpu=True, mixed_precision="no").mixed_precision == "no"
+    forget_the_last_accelerator()
