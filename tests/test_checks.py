@@ -918,3 +918,32 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     # a path with a NUL byte (stat's ValueError) is the check's "file not found", not a traceback
     nul = Case(id="nul", images=cases[0].images, label=Path(f"{cases[0].label}\x00"))
     assert "file not found" in " ".join(checked([nul], NUM_CLASSES, records=records).errors)
+
+
+@pytest.mark.parametrize("how", ["float64", "scaled int16"])
+def test_an_image_beyond_float32s_range_is_refused_naming_the_file(tmp_path, how):
+    """Finite on disk, Inf in float32 (in which training reads every image): the case became all NaN in
+    the cache without a word, and the run skipped its steps or scored it 0."""
+    image = clean_image().astype(np.float64)
+    if how == "float64":
+        image[1, 2, 3] = 1e300
+        case = make_case(tmp_path, "bad", image=image)
+    else:
+        case = make_case(tmp_path, "bad")
+        scaled = nib.Nifti1Image((clean_image() * 100).astype(np.int16), AFFINE)
+        scaled.header.set_slope_inter(1e37, 0)  # 100s of 1e37: beyond 3.4e38
+        nib.save(scaled, case.images[0])
+    error = assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "beyond float32's range")
+    assert "rescale the image (or the scl_slope of its header)" in error
+
+
+def test_an_image_of_one_value_throughout_is_said_once(tmp_path):
+    case = make_case(tmp_path, "flat", image=np.full(SHAPE, 100.0, np.float32))
+    report = check_one_bad_case(tmp_path, case)
+    assert not report.errors
+    (warning,) = [w for w in report.warnings if "every voxel" in w]
+    assert f"{case.images[0]}: every voxel of the image is 100, so it holds nothing to learn from" in warning
+    blank = make_case(tmp_path, "blank", image=np.zeros(SHAPE, np.float32))
+    report = check_cases([blank], NUM_CLASSES, crop_foreground=True)  # refused as cropped to nothing: no warning too
+    assert len(report.errors) == 1 and not [w for w in report.warnings if "every voxel" in w]
+    assert [w for w in check_cases([blank], NUM_CLASSES).warnings if "every voxel of the image is 0" in w]

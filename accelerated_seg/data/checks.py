@@ -52,6 +52,7 @@ _MAX_FILES_SHOWN = 10  # in a warning that gathers many files
 # Air is about -1000 HU in CT; no other modality stores values this low unless normalised so (then
 # seldom below -10). An image reaching it is CT, which the zscore crop cuts down to the voxels above 0.
 _HOUNSFIELD_AIR = -500.0
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 _RESAMPLE_HINT = "resample the label onto the image grid (nearest-neighbour interpolation)"
 _CHANNEL_HINT = "resample the channels onto one grid"
 # Grids that place every voxel within this share of a voxel of each other differ by a header's rounding
@@ -564,8 +565,13 @@ def _check_case(
         if image is not None:
             tally.see_header(path, image)
             tally.see_image(path, image)
-            above_zero, minimum = _check_finite(path, image, f"{case.id} ({role})", report)
+            above_zero, minimum, maximum = _check_finite(path, image, f"{case.id} ({role})", report)
             boxes.append(above_zero)
+            if minimum == maximum and not (crop_foreground and maximum <= 0):  # that one is refused below
+                report.warnings.append(
+                    f"{case.id} ({role}): {path}: every voxel of the image is {minimum:g}, so it holds nothing to "
+                    "learn from (normalized, it is all 0) and a validation case scores 0: re-export it, or leave "
+                    "the case out")
             if crop_foreground and minimum <= _HOUNSFIELD_AIR:
                 tally.hounsfield.append(f"{path} (minimum {minimum:g})")
             channels.append(Volume(role, path, image))
@@ -753,12 +759,16 @@ def any_above_zero(image: nib.Nifti1Image) -> bool:
 
 
 def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
-                  report: CheckReport) -> tuple[Box | None, float]:
-    """NaN/Inf intensities turn the loss into NaN on the first batch that contains them. Returns the box
-    of the voxels above 0 (of any volume of a 4D file), which the foreground crop keeps, and the
-    smallest finite intensity, read in the same pass."""
-    nan = infinite = 0
-    minimum = math.inf
+                  report: CheckReport) -> tuple[Box | None, float, float]:
+    """NaN/Inf intensities turn the loss into NaN on the first batch that contains them, and so do
+    finite ones beyond float32's range, in which training and predict read every image: a float64
+    file's, or an integer's scaled by its header's scl_slope (nibabel reads both as float64). Such a
+    case became all NaN in the cache without a word, and the run skipped its steps or scored it 0
+    (seventy-eighth session's probe). Returns the box of the voxels above 0 (of any volume of a 4D
+    file), which the foreground crop keeps, and the smallest and largest finite intensities, read in
+    the same pass."""
+    nan = infinite = beyond_float32 = 0
+    minimum, maximum, largest = math.inf, -math.inf, 0.0
     floating = image.get_data_dtype().kind in "fc"  # integer storage, even scaled by a finite slope: finite
     boxes = []
     for start, slab in _slabs_from(image):
@@ -771,13 +781,23 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
             boxes.append(Box.of(above.reshape(*above.shape[:3], -1).any(axis=3), start))
             finite = slab if all_finite else slab[np.isfinite(slab)]
             if finite.size:
-                minimum = min(minimum, float(finite.min()))
+                minimum, maximum = min(minimum, float(finite.min())), max(maximum, float(finite.max()))
+                if finite.dtype.itemsize > 4:  # float64 (float16 and float32 fit)
+                    magnitude = np.abs(finite)
+                    beyond_float32 += int(np.count_nonzero(magnitude > _FLOAT32_MAX))
+                    largest = max(largest, float(magnitude.max()))
     if nan or infinite:
         report.errors.append(
             f"{context}: {path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf) in the image; "
             "replace them with a finite value (e.g. the background intensity) or re-export the image"
         )
-    return Box.union(boxes), minimum
+    if beyond_float32:
+        report.errors.append(
+            f"{context}: {path}: {beyond_float32} voxel(s) beyond float32's range (up to {largest:.3g}; float32 "
+            f"holds {_FLOAT32_MAX:.3g}), in which training reads the image: they would become Inf and the case "
+            "NaN once normalized; rescale the image (or the scl_slope of its header)"
+        )
+    return Box.union(boxes), minimum, maximum
 
 
 def _check_label_values(
