@@ -300,6 +300,9 @@ def _where_it_goes(name: str) -> str | None:
     """Where the API takes the setting ``name`` (see _TAKEN_BY); None for a name no config has."""
     if name == "batch_size":
         return "the per-device batch: give it as Dataset.batch(n), or to Segmentation(...) or fit(...)"
+    if name in ("precision", "multi_gpu"):  # Segmentation's own, not a config's: fit(precision=...) listed every field
+        return (f"an argument of Segmentation: give it there, Segmentation(..., {name}=...)"
+                + (" (or launch with accelerate launch --mixed_precision)" if name == "precision" else ""))
     if name in _FROM_FILES_OWN:
         return f"a data setting: give it to Dataset.from_files as {_FROM_FILES_OWN[name]}"
     if name in _FROM_FILES_ARGUMENTS:  # fit(data, block_shape=32) listed every training setting before

@@ -418,6 +418,11 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
                                           r"data setting: give it to Dataset.from_files\(pairs, ..., "
                                           r"num_workers=...\)$"):
         Segmentation("unet", num_workers=0)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3)
+    for name in ("precision", "multi_gpu"):  # Segmentation's own arguments, given to fit: every field was listed
+        with pytest.raises(ConfigError, match=rf"fit: {name} is not a training or optimizer setting but an argument "
+                                              rf"of Segmentation: give it there, Segmentation\(..., {name}=...\)"):
+            Segmentation("unet").fit(data, **{name: "bf16" if name == "precision" else True})
     with pytest.raises(ConfigError, match=r"Segmentation: patch_size is not a training or optimizer setting but a "
                                           r"data setting: give it to Dataset.from_files as block_shape="):
         Segmentation("unet", patch_size=(16, 16, 16))
