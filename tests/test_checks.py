@@ -947,3 +947,17 @@ def test_an_image_of_one_value_throughout_is_said_once(tmp_path):
     report = check_cases([blank], NUM_CLASSES, crop_foreground=True)  # refused as cropped to nothing: no warning too
     assert len(report.errors) == 1 and not [w for w in report.warnings if "every voxel" in w]
     assert [w for w in check_cases([blank], NUM_CLASSES).warnings if "every voxel of the image is 0" in w]
+
+
+def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path):
+    """-1 for unlabelled voxels: the check said to declare the missing classes, and declaring -1 was refused
+    with "relabel as background", neither naming the ignore label that leaves them out of loss and metrics."""
+    from accelerated_seg.data.labels import parse_labels
+
+    label = clean_label().astype(np.int16)
+    label[0, 0, :] = -1
+    case = make_case(tmp_path, "sparse", label=label)
+    assert_single_error(check_one_bad_case(tmp_path, case), case.label,
+                        "give them a value above the classes' and declare it the \"ignore\" label")
+    with pytest.raises(DataError, match="declare it the \"ignore\" label"):
+        parse_labels({"0": "background", "1": "a", "-1": "unlabelled"}, "dataset.json")

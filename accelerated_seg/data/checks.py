@@ -834,7 +834,10 @@ def _check_label_values(
             "values — it was probably resampled with linear interpolation; use nearest-neighbour, or round it"
         )
     if undeclared:
-        negative = " (negative values are never classes; -1 often marks 'unlabelled')" if min(undeclared) < 0 else ""
+        # The way that works for "unlabelled" voxels is the ignore label: declaring -1 is refused (labels.py)
+        negative = (" (negative values are never classes; -1 often marks unlabelled voxels: to leave them out of the "
+                    "loss and the metrics, give them a value above the classes' and declare it the \"ignore\" "
+                    "label, docs/data.md)" if min(undeclared) < 0 else "")
         # A two-class mask saved as 0 and 255 (or any one other value) is the usual cause in a binary dataset;
         # binarizing is its remedy, which the message did not name before the forty-fourth session.
         mask = not declared.any_foreground and len(declared.values) == 2 and min(undeclared) > 0

@@ -82,7 +82,9 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
     values = sorted(value for value, _ in pairs)
     if negative := [value for value in values if value < 0]:
         raise DataError(f"{where}: label value(s) {negative} are negative; a class is a whole number >= 0 "
-                        "(-1 often marks 'unlabelled': relabel those voxels as background or a class)")
+                        "(-1 often marks unlabelled voxels: to leave them out of the loss and the metrics, give "
+                        "them a value above the classes' and declare it the \"ignore\" label; else relabel them "
+                        "as background or a class)")
     repeated = sorted(value for value, count in Counter(values).items() if count > 1)
     if repeated:
         raise DataError(f"{where}: value(s) {repeated} declared for more than one class; give each class its own value")
