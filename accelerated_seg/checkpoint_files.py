@@ -1,7 +1,7 @@
 """A training-state checkpoint's files, checked on disk: which checkpoint ``train.resume`` names, and
 whether each of its files is whole.
 
-Kept apart from checkpoint.py, which imports torch, accelerate and MONAI, so that ``accelerated-seg
+Kept apart from checkpoint.py, which imports torch and accelerate, so that ``accelerated-seg
 train``, examples/train.py and ``accelerated-seg export`` refuse a mistyped or damaged checkpoint
 before those imports: in 0.2-0.4 s rather than 11-14 s on 2 cores
 (benchmarks/results/resume_refusal_2cpu.json), as they refuse a mistyped setting. The files are read

@@ -2,8 +2,8 @@
 
 A run rewrites metrics.json at every validation and summary.json at the end; a benchmark replaces
 its earlier result; the report and a saved model replace earlier ones. Killed in the middle of a
-plain write, any of them would leave a truncated file in place of the good one. Checkpoints,
-exports and NIfTI files have their own atomic writers (exported_model.py, data/io.py).
+plain write, any of them would leave a truncated file in place of the good one. Checkpoints, exports
+and NIfTI files have their own atomic writers (checkpoint.py, exported_model.py, data/io.py).
 
 A rename is atomic, but not durable by itself: after a power loss or a node crash the filesystem
 may have kept the rename and not yet the data (ext4's delayed allocation, XFS), leaving the new

@@ -4,7 +4,7 @@ training-state checkpoint (step_N, with its strategy.json); and of an export, wh
 is JSON with a model section (another program's folder may hold the same two file names) and its
 model.safetensors whole, by its header.
 
-Kept apart from exported_model.py and checkpoint.py, which import torch, accelerate and MONAI:
+Kept apart from exported_model.py and checkpoint.py, which import torch, accelerate (and MONAI):
 ``accelerated-seg predict`` and ``benchmark predict|infer`` refuse a --model that is no export, and
 ``export`` a folder that is no checkpoint, before they import them, which takes 7-15 s on 2 cores
 (on a cluster's shared filesystem often longer), as ``train`` refuses a mistyped setting at once.

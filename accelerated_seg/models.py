@@ -141,7 +141,7 @@ def bridgeable(saved: ModelSpec, built: ModelSpec) -> bool:
 def output_layer_names(spec: ModelSpec) -> set[str]:
     """The names of the tensors whose shape the number of outputs decides: the output layers (and
     deep-supervision heads), which fine-tuning on another label set starts afresh. Read off the
-    shapes of the network with one output more, on the meta device, as ``checkpoint.adapt_to_network``
+    shapes of the network with one output more, on the meta device, as ``initial_weights.adapt_to_network``
     reads them off an export, so a resumed run (which has no export to compare) finds the same."""
     return _shaped_by(spec, "out_channels")
 

@@ -145,13 +145,18 @@ def leaving_the_process_as_found():
       weights, and a resume sets to the checkpoint's: a random search that drew its next learning
       rate after each fit drew the same one every time (seventy-eighth session's probe);
     - ``torch.backends.cudnn.benchmark``, which ``make_accelerator`` sets for the run;
-    - accelerate's state of the run's Accelerator: after a bf16 fit, the user's own
-      ``Accelerator(mixed_precision="no")`` raised "AcceleratorState has already been initialized and
-      cannot be changed" (the process group, in PartialState, is kept).
+    - accelerate's state as it was before the run (every Accelerator object shares it): none, where
+      the caller had made no Accelerator, so that one made after a bf16 fit takes its own precision
+      (``Accelerator(mixed_precision="no")`` raised "AcceleratorState has already been initialized and
+      cannot be changed"); the caller's own, where it had, so that its ``accelerator.device`` still
+      answers (the run empties that state as it starts; the process group, in PartialState, is kept).
     """
+    from accelerate.state import AcceleratorState, GradientState
+
     python_state, numpy_state, torch_state = random.getstate(), np.random.get_state(), torch.get_rng_state()
     cuda_states = torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None
     cudnn_benchmark = torch.backends.cudnn.benchmark
+    accelerate_states = dict(AcceleratorState._shared_state), dict(GradientState._shared_state)
     try:
         yield
     finally:
@@ -162,6 +167,8 @@ def leaving_the_process_as_found():
             torch.cuda.set_rng_state_all(cuda_states)
         torch.backends.cudnn.benchmark = cudnn_benchmark
         forget_the_last_accelerator()
+        AcceleratorState._shared_state.update(accelerate_states[0])
+        GradientState._shared_state.update(accelerate_states[1])
 
 
 @functools.cache  # registered once, however many runs the process makes

@@ -75,7 +75,7 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
 
 def load_weights_file(model: torch.nn.Module, spec: ModelSpec, path: str | Path) -> InitialWeights:
     """Load the weights file ``path`` into ``model`` (built from ``spec``), matching tensors by name
-    and shape, as an export of the file's network would load (``checkpoint.adapt_to_network``): output
+    and shape, as an export of the file's network would load (``initial_weights.adapt_to_network``): output
     layers of another number of outputs start as built, input layers of one channel spread over several.
 
     Raises:
@@ -155,7 +155,7 @@ def load_weights_into(model: torch.nn.Module, spec: ModelSpec, path: str | Path,
 
 def _adapted(tensors: dict[str, torch.Tensor], built: dict[str, torch.Tensor], spec: ModelSpec, path: Path,
              holds: str) -> InitialWeights:
-    """``checkpoint.adapt_to_network`` of the file's tensors, or a refusal naming a shape it cannot explain."""
+    """``initial_weights.adapt_to_network`` of the file's tensors, or a refusal naming a shape it cannot explain."""
     adapted, others = adapt_to_network(tensors, built, spec)
     if others:
         name = others[0]

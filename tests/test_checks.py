@@ -941,12 +941,24 @@ def test_an_image_of_one_value_throughout_is_said_once(tmp_path):
     case = make_case(tmp_path, "flat", image=np.full(SHAPE, 100.0, np.float32))
     report = check_one_bad_case(tmp_path, case)
     assert not report.errors
-    (warning,) = [w for w in report.warnings if "every voxel" in w]
-    assert f"{case.images[0]}: every voxel of the image is 100, so it holds nothing to learn from" in warning
+    (warning,) = [w for w in report.warnings if "one value throughout" in w]
+    assert f"{case.images[0]}: the image holds one value throughout (100), so it holds nothing to learn" in warning
     blank = make_case(tmp_path, "blank", image=np.zeros(SHAPE, np.float32))
     report = check_cases([blank], NUM_CLASSES, crop_foreground=True)  # refused as cropped to nothing: no warning too
-    assert len(report.errors) == 1 and not [w for w in report.warnings if "every voxel" in w]
-    assert [w for w in check_cases([blank], NUM_CLASSES).warnings if "every voxel of the image is 0" in w]
+    assert len(report.errors) == 1 and not [w for w in report.warnings if "one value throughout" in w]
+    assert [w for w in check_cases([blank], NUM_CLASSES).warnings if "one value throughout (0)" in w]
+    # A channel left empty (a missing sequence) beside one that holds the scan is no such case, under the crop
+    # or not; nor is an image already refused for its NaN voxels
+    image = clean_image()
+    empty_channel = save(tmp_path / "imagesTr" / "two_1.nii.gz", np.zeros(SHAPE, np.float32))
+    two = Case(id="two", images=(save(tmp_path / "imagesTr" / "two_0.nii.gz", image), empty_channel),
+               label=case.label)
+    for crop in (True, False):
+        assert not [w for w in check_cases([two], NUM_CLASSES, crop_foreground=crop).warnings if "one value" in w]
+    nan = np.full(SHAPE, np.nan, np.float32)
+    nan[0, 0, 0] = 3.0
+    report = check_cases([make_case(tmp_path, "nan", image=nan)], NUM_CLASSES)
+    assert len(report.errors) == 1 and not [w for w in report.warnings if "one value" in w]
 
 
 def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path):
@@ -958,6 +970,7 @@ def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path)
     label[0, 0, :] = -1
     case = make_case(tmp_path, "sparse", label=label)
     assert_single_error(check_one_bad_case(tmp_path, case), case.label,
-                        "give them a value above the classes' and declare it the \"ignore\" label")
+                        "give them a value above the classes' and declare it the \"ignore\" label "
+                        "(Dataset.from_files: ignore_value=)")
     with pytest.raises(DataError, match="declare it the \"ignore\" label"):
         parse_labels({"0": "background", "1": "a", "-1": "unlabelled"}, "dataset.json")

@@ -1142,7 +1142,7 @@ def test_a_decathlon_dataset_of_4d_channel_files_trains_and_predicts_as_download
 def test_resume_with_another_network_is_refused_naming_the_difference(tiny_config, tmp_path, monkeypatch):
     """Other model.args than the run that wrote the checkpoint: PyTorch's 'size mismatch' traceback
     from inside accelerate's load_state before the twenty-seventh session; refused from the two configs
-    before the data work since the sixtieth (checkpoint.check_resume_model_settings)."""
+    before the data work since the sixtieth (resume_checks.check_resume_model_settings)."""
     import accelerated_seg.train as train_module
 
     out = tmp_path / "run"
@@ -1950,4 +1950,9 @@ def test_a_run_leaves_the_process_as_it_found_it(tiny_config, tmp_path, monkeypa
     assert not left_alive
     monkeypatch.delenv("ACCELERATE_MIXED_PRECISION")
     assert Accelerator(cpu=True, mixed_precision="no").mixed_precision == "no"
+    # The caller's own Accelerator, made before a run, answers after it as before (its state is shared
+    # with the run's, which emptied it)
+    users = Accelerator(cpu=True)
+    train(tiny_config(tmp_path / "after_the_users", train__max_steps=1, train__val_every=0))
+    assert (users.device.type, users.mixed_precision, users.num_processes) == ("cpu", "no", 1)
     forget_the_last_accelerator()

@@ -560,18 +560,15 @@ def _check_case(
 
     channels: list[Volume] = []
     boxes: list[Box | None] = []
+    flat_values: list[float | None] = []  # each image file's one value, where it holds one throughout
     for role, path in zip(roles, case.images):
         image = _open_volume(path, case.id, role, report, volumes_per_file)
         if image is not None:
             tally.see_header(path, image)
             tally.see_image(path, image)
-            above_zero, minimum, maximum = _check_finite(path, image, f"{case.id} ({role})", report)
+            above_zero, minimum, flat_value = _check_finite(path, image, f"{case.id} ({role})", report)
             boxes.append(above_zero)
-            if minimum == maximum and not (crop_foreground and maximum <= 0):  # that one is refused below
-                report.warnings.append(
-                    f"{case.id} ({role}): {path}: every voxel of the image is {minimum:g}, so it holds nothing to "
-                    "learn from (normalized, it is all 0) and a validation case scores 0: re-export it, or leave "
-                    "the case out")
+            flat_values.append(flat_value)
             if crop_foreground and minimum <= _HOUNSFIELD_AIR:
                 tally.hounsfield.append(f"{path} (minimum {minimum:g})")
             channels.append(Volume(role, path, image))
@@ -582,6 +579,11 @@ def _check_case(
             "data.crop_foreground (on for zscore) would crop the case to nothing; if the scan is blank, "
             "leave the case out; if its background is below 0 (normalised before), set "
             "data.crop_foreground: false")
+    elif channels and None not in flat_values:  # a channel left empty (a missing sequence) beside others is not
+        report.warnings.append(
+            f"{case.id}: {_listed([volume.path for volume in channels])}: the image holds one value throughout "
+            f"({', '.join(f'{value:g}' for value in flat_values)}), so it holds nothing to learn from (normalized, it "
+            "is all 0) and a validation case scores 0: re-export it, or leave the case out")
 
     # Every channel is fed to the network as one stacked tensor, so they must share a grid.
     for other in channels[1:]:
@@ -759,14 +761,15 @@ def any_above_zero(image: nib.Nifti1Image) -> bool:
 
 
 def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
-                  report: CheckReport) -> tuple[Box | None, float, float]:
+                  report: CheckReport) -> tuple[Box | None, float, float | None]:
     """NaN/Inf intensities turn the loss into NaN on the first batch that contains them, and so do
     finite ones beyond float32's range, in which training and predict read every image: a float64
     file's, or an integer's scaled by its header's scl_slope (nibabel reads both as float64). Such a
     case became all NaN in the cache without a word, and the run skipped its steps or scored it 0
-    (seventy-eighth session's probe). Returns the box of the voxels above 0 (of any volume of a 4D
-    file), which the foreground crop keeps, and the smallest and largest finite intensities, read in
-    the same pass."""
+    (seventy-eighth session's probe; predict refuses such a scan once preprocessed). Returns the box
+    of the voxels above 0 (of any volume of a 4D file), which the foreground crop keeps, the smallest
+    finite intensity, and the one value every voxel holds (None where they differ or some are not
+    finite), read in the same pass."""
     nan = infinite = beyond_float32 = 0
     minimum, maximum, largest = math.inf, -math.inf, 0.0
     floating = image.get_data_dtype().kind in "fc"  # integer storage, even scaled by a finite slope: finite
@@ -781,11 +784,11 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
             boxes.append(Box.of(above.reshape(*above.shape[:3], -1).any(axis=3), start))
             finite = slab if all_finite else slab[np.isfinite(slab)]
             if finite.size:
-                minimum, maximum = min(minimum, float(finite.min())), max(maximum, float(finite.max()))
-                if finite.dtype.itemsize > 4:  # float64 (float16 and float32 fit)
-                    magnitude = np.abs(finite)
-                    beyond_float32 += int(np.count_nonzero(magnitude > _FLOAT32_MAX))
-                    largest = max(largest, float(magnitude.max()))
+                low, high = float(finite.min()), float(finite.max())
+                minimum, maximum = min(minimum, low), max(maximum, high)
+                if max(-low, high) > _FLOAT32_MAX:  # only float64 can (a file's, or integers scaled by scl_slope)
+                    beyond_float32 += int(np.count_nonzero(np.abs(finite) > _FLOAT32_MAX))
+                    largest = max(largest, -low, high)
     if nan or infinite:
         report.errors.append(
             f"{context}: {path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf) in the image; "
@@ -797,7 +800,7 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
             f"holds {_FLOAT32_MAX:.3g}), in which training reads the image: they would become Inf and the case "
             "NaN once normalized; rescale the image (or the scl_slope of its header)"
         )
-    return Box.union(boxes), minimum, maximum
+    return Box.union(boxes), minimum, (minimum if minimum == maximum and not (nan or infinite) else None)
 
 
 def _check_label_values(
@@ -835,9 +838,10 @@ def _check_label_values(
         )
     if undeclared:
         # The way that works for "unlabelled" voxels is the ignore label: declaring -1 is refused (labels.py)
-        negative = (" (negative values are never classes; -1 often marks unlabelled voxels: to leave them out of the "
-                    "loss and the metrics, give them a value above the classes' and declare it the \"ignore\" "
-                    "label, docs/data.md)" if min(undeclared) < 0 else "")
+        negative = (" (negative values are never classes; -1 often marks unlabelled voxels"
+                    + (": to leave them out of the loss and the metrics, give them a value above the classes' and "
+                       "declare it the \"ignore\" label (Dataset.from_files: ignore_value=), docs/data.md)"
+                       if not declared.any_foreground else ")") if min(undeclared) < 0 else "")
         # A two-class mask saved as 0 and 255 (or any one other value) is the usual cause in a binary dataset;
         # binarizing is its remedy, which the message did not name before the forty-fourth session.
         mask = not declared.any_foreground and len(declared.values) == 2 and min(undeclared) > 0
