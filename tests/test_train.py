@@ -1938,11 +1938,15 @@ def test_a_run_leaves_the_process_as_it_found_it(tiny_config, tmp_path, monkeypa
     expected = draws()
     seeded()
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")  # as accelerate launch --mixed_precision bf16 sets it
+    def accelerators() -> set[int]:
+        return {id(thing) for thing in gc.get_objects() if type(thing) is Accelerator}
+
     gc.collect()
     gc.disable()
     try:
+        earlier = accelerators()  # an earlier test's in this worker, still referenced, is not this run's
         summary = train(tiny_config(tmp_path / "run", train__max_steps=2, train__val_every=2))
-        left_alive = [thing for thing in gc.get_objects() if type(thing) is Accelerator]
+        left_alive = accelerators() - earlier
     finally:
         gc.enable()
     assert summary["best_step"] == 2  # validated: the run had the validation callback
