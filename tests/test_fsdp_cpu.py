@@ -274,7 +274,8 @@ def _fsdp1_save_and_resume(folder, state_dict_type, **fsdp):
 
     resumed_model, resumed = _fsdp1_adamw(spec, **fsdp)
     weights = [p.detach().clone() for p in resumed_model.parameters()]
-    load_fsdp_optimizer(plugin, run, resumed, resumed_model, folder)  # what accelerator.load_state does
+    # a str, as accelerator.load_state passes it: accelerate 1.13 and 1.14 test `in` on the folder
+    load_fsdp_optimizer(plugin, run, resumed, resumed_model, str(folder))  # what accelerator.load_state does
     load_fsdp1_optimizer_state(run, resumed_model, resumed, folder)
     moved = any(not torch.equal(p, w) or p.grad is not None for p, w in zip(resumed_model.parameters(), weights))
     return optimizer.state_dict(), resumed.state_dict(), moved

@@ -1938,6 +1938,7 @@ def test_a_run_leaves_the_process_as_it_found_it(tiny_config, tmp_path, monkeypa
     expected = draws()
     seeded()
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")  # as accelerate launch --mixed_precision bf16 sets it
+
     def accelerators() -> set[int]:
         return {id(thing) for thing in gc.get_objects() if type(thing) is Accelerator}
 
