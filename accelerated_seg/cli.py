@@ -391,6 +391,7 @@ def _check(args, _) -> int:
     command's work, not a misuse of it."""
     from .config import Config, ConfigError, load_config
     from .data.checks import check_as_configured
+    from .data.class_presence import stored_class_presence_warnings
     from .data.errors import DataError
     from .data.manifest import dataset_source, load_manifest
     from .data.spacing import target_spacing
@@ -434,6 +435,8 @@ def _check(args, _) -> int:
             target_spacing(data, manifest)
         except DataError as error:
             report.errors.append(str(error))
+    if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
+        report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
     for warning in report.warnings:
         print(f"warning: {warning}")
     for error in report.error_lines():  # one problem of many files on one line, as training says it

@@ -49,7 +49,7 @@ from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
 from .data.checks import CheckingRanks, check_as_configured
-from .data.class_presence import class_presence_warnings
+from .data.class_presence import class_presence_warnings, output_names
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
@@ -1115,16 +1115,6 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index))
     validation = cache.load_table(tables[1]) if tables[1] is not None else None
     return cache.load_table(tables[0]), validation
-
-
-def output_names(manifest: Manifest) -> list[str]:
-    """The scored outputs as the warnings name them: each foreground class with the label value that
-    marks it in the files, or each region."""
-    if manifest.regions is not None:
-        return [f"region {name}" for name in manifest.regions.names]
-    values = manifest.label_values or list(range(manifest.num_classes))
-    return [f"{manifest.labels[c]} (label {values[c]})" if not manifest.binarized else manifest.labels[c]
-            for c in range(1, manifest.num_classes)]
 
 
 def patch_padding_warning(patch_size, shapes, spacing) -> str | None:

@@ -396,6 +396,46 @@ def test_the_check_command_lists_the_problems_and_checks_binarized_labels_as_tra
     assert err == ["error: --max-voxels (data.max_voxels) must be >= 1, got 0"]
 
 
+def test_the_check_command_says_which_class_a_split_holds_no_case_of(tmp_path, capsys):
+    """Only training said that no validation case held a class (validation then scores it 1 while the
+    network predicts none of it), once its cache was built: check, run to find such things first, did not."""
+    from accelerated_seg.cli import main
+
+    only_a = clean_label()
+    only_a[only_a == 2] = 0
+    cases = {"t1": make_case(tmp_path, "t1", label=only_a), "t2": make_case(tmp_path, "t2"),
+             "v1": make_case(tmp_path, "v1", label=only_a), "v2": make_case(tmp_path, "v2", label=only_a)}
+    dataset = tmp_path / "dataset.json"
+
+    def split(training, validation):
+        entry = {case: {"image": f"./imagesTr/{case}.nii.gz", "label": f"./labelsTr/{case}.nii.gz"} for case in cases}
+        dataset.write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"},
+                                       "training": [entry[c] for c in training],
+                                       "validation": [entry[c] for c in validation]}))
+        return main(["check", str(dataset)])
+
+    assert split(["t1", "t2"], ["v1", "v2"]) == 0
+    said = capsys.readouterr().out
+    assert ("warning: b (label 2) is in no validation case's label file: validation scores each such one 1 while the "
+            "network predicts it nowhere") in said and "4 case(s), 0 error(s), 1 warning(s)" in said
+    assert split(["t1", "v1"], ["t2", "v2"]) == 0
+    said = capsys.readouterr().out
+    assert ("warning: b (label 2) is in no training case's label file: the network cannot learn it. Move cases that "
+            "hold it into training") in said
+    config = tmp_path / "experiment.yaml"
+    config.write_text(f"data:\n  dataset: {dataset}\ntrain:\n  val_every: 0\n")
+    split(["t1", "t2"], ["v1", "v2"])
+    assert main(["check", "--config", str(config)]) == 0  # nothing validated: nothing scored 1
+    assert "4 case(s), 0 error(s), 0 warning(s)" in capsys.readouterr().out
+    assert main(["check", str(dataset), "--binarize"]) == 0  # one class, held by every case
+    assert "0 warning(s)" in capsys.readouterr().out
+    cases["t2"].label.unlink()  # a case refused is no case of either split; b then in no case at all is said once
+    assert main(["check", str(dataset)]) == 1
+    said = capsys.readouterr().out
+    assert "in no training case" not in said and "in no validation case" not in said
+    assert "declared label value(s) [2] appear in none of the" in said
+
+
 def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path, capsys):
     """A CSV declares no classes: the experiment's data.labels does, and check could only refuse a
     three-class CSV that training reads (sixty-seventh session)."""
@@ -827,8 +867,8 @@ def test_ranks_each_check_a_share_and_all_report_what_one_process_does(tmp_path,
     assert len(one.errors) == 3 and not any("appear in none" in warning for warning in one.warnings)
 
     opened, check_case = {}, checks._check_case
-    monkeypatch.setattr(checks, "_check_case", lambda case, *args: (opened.setdefault(rank, []).append(case.id),
-                                                                   check_case(case, *args)))
+    monkeypatch.setattr(checks, "_check_case", lambda case, *args, **kwargs: (
+        opened.setdefault(rank, []).append(case.id), check_case(case, *args, **kwargs)))
     shares = {}
     for rank in range(3):  # each rank's own work, as on_every_rank runs it there
         check_cases(cases, NUM_CLASSES, workers=2,
@@ -858,7 +898,8 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
               make_case(tmp_path, "bad", label=bad_value)]
     records = CheckRecords(tmp_path / "records", tmp_path)
     opened, check_case = [], checks._check_case
-    monkeypatch.setattr(checks, "_check_case", lambda case, *args: (opened.append(case.id), check_case(case, *args)))
+    monkeypatch.setattr(checks, "_check_case", lambda case, *args, **kwargs: (opened.append(case.id),
+                                                                             check_case(case, *args, **kwargs)))
 
     def checked(*args, **kwargs):  # as training does once nothing refuses the run
         report = check_cases(*args, **kwargs)
@@ -959,6 +1000,50 @@ def test_an_image_of_one_value_throughout_is_said_once(tmp_path):
     nan[0, 0, 0] = 3.0
     report = check_cases([make_case(tmp_path, "nan", image=nan)], NUM_CLASSES)
     assert len(report.errors) == 1 and not [w for w in report.warnings if "one value" in w]
+
+
+def test_one_voxel_that_makes_the_z_score_on_its_own_is_a_warning(tmp_path):
+    """One voxel of 1e5 in tissue of about 200 squeezed the z-scored rest of the case towards 0: it looked
+    blank to the network and scored Dice 0, without a word (seventy-eighth session's probe)."""
+    image = 200 + 20 * clean_image()
+    image[3, 4, 5] = 1e5
+    case = make_case(tmp_path, "hot", image=image)
+    report = check_one_bad_case(tmp_path, case)
+    assert not report.errors
+    (warning,) = [w for w in report.warnings if "of the intensity variance" in w]
+    assert f"hot (image): {case.images[0]}: one voxel, of 100000, holds 100% of the intensity variance" in warning
+    assert "set that voxel to a tissue value in the file" in warning
+    # the CT window clips it instead; a bright voxel that makes a sixth of the spread is left alone
+    assert not [w for w in check_cases([case], NUM_CLASSES, normalization="ct").warnings if "variance" in w]
+    image[3, 4, 5] = 200 + 20 * 10
+    assert not [w for w in check_cases([make_case(tmp_path, "bright", image=image)], NUM_CLASSES).warnings
+                if "variance" in w]
+    # below the tissue too, and per volume of a 4D file (the channels are z-scored one by one)
+    channels = np.stack([200 + 20 * clean_image(1), 200 + 20 * clean_image(2)], axis=-1)
+    channels[1, 1, 1, 1] = -1e4
+    four_d = Case(id="mr", images=(save(tmp_path / "imagesTr" / "mr.nii.gz", channels),), label=case.label)
+    (warning,) = [w for w in check_cases([four_d], NUM_CLASSES, num_channels=2).warnings if "variance" in w]
+    assert "(volume 1 of the file): one voxel, of -10000, holds" in warning
+
+
+def test_the_intensity_sums_gathered_slab_by_slab_are_the_whole_channels():
+    from accelerated_seg.data.intensity_spread import IntensitySpread
+
+    volume = np.random.default_rng(0).normal(5, 2, size=(6, 5, 8, 2)).astype(np.float32)
+    volume[..., 0][volume[..., 0] < 4] = 0  # a background, which the z-score leaves out
+    volume[2, 2, 6, 0] = 400.0
+    spread = IntensitySpread()
+    for start in (0, 3, 5):
+        spread.see(volume[:, :, start:{0: 3, 3: 5, 5: 8}[start]])
+    for channel in (0, 1):
+        values = volume[..., channel][volume[..., channel] != 0].astype(np.float64)
+        assert spread.count[channel] == values.size
+        assert np.isclose(spread.total[channel], values.sum())
+        assert np.isclose(spread.squares[channel], (values ** 2).sum())
+    ((channel, value, share),) = spread.dominant_voxels()
+    values = volume[..., 0][volume[..., 0] != 0].astype(np.float64)
+    assert (channel, value) == (0, 400.0)
+    assert np.isclose(share, (400 - values.mean()) ** 2 / ((values - values.mean()) ** 2).sum())
 
 
 def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path):

@@ -28,7 +28,7 @@ from pathlib import Path
 from ..files import replace_atomically
 
 #: The files whose code decides what a check finds: a change to any is a change of the checks.
-CHECKING_CODE = ("checks.py", "io.py", "formats/paths.py")
+CHECKING_CODE = ("checks.py", "intensity_spread.py", "io.py", "formats/paths.py")
 
 
 @functools.cache

@@ -37,6 +37,7 @@ import numpy as np
 from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.fingerprint import source_fingerprint
+from accelerated_seg.data.intensity_spread import IntensitySpread
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
 from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict,
                                      read_nifti, voxel_size_conflict)
@@ -96,6 +97,9 @@ class CheckReport:
             (``check_records``); their findings are in the report as if they had been read.
         pending_records: The cases that passed this check, for the records (``keep_records``);
             None where no records are kept (and on every rank but the first).
+        labelled: Case id -> the declared foreground values its label file holds, for each case
+            that passed with a label (``class_presence.stored_class_presence_warnings``); None where
+            the labels are merged (binarized).
     """
 
     errors: list[str] = field(default_factory=list)
@@ -103,6 +107,7 @@ class CheckReport:
     root: Path | None = None
     recalled: int = 0
     pending_records: PendingRecords | None = field(default=None, repr=False, compare=False)
+    labelled: dict[str, frozenset[int]] | None = field(default=None, repr=False, compare=False)
 
     def keep_records(self) -> None:
         """Record the cases that passed, for the next launch (``check_records``): called once nothing
@@ -275,8 +280,9 @@ def check_cases(
             a case whose files are unchanged is not read again, and the first rank's report holds
             the cases that pass now, which ``CheckReport.keep_records`` records. ``None``: every
             case is read, nothing is recorded.
-        normalization: ``data.normalization`` as resolved, for the advice of the warning about CT
-            under the foreground crop.
+        normalization: ``data.normalization`` as resolved. Under ``zscore``, an image channel
+            whose one most extreme voxel holds most of its variance is a warning (``intensity_spread``);
+            it also words the advice of the warning about CT under the foreground crop.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
@@ -289,7 +295,8 @@ def check_cases(
     # labels are declared, which only errors name, and errors are never recorded
     settings = {"declared": declared.values, "binarized": binarized,
                 "ignore_value": ignore_value, "affine_atol": affine_atol, "max_voxels": max_voxels,
-                "num_channels": num_channels, "crop_foreground": crop_foreground}
+                "num_channels": num_channels, "crop_foreground": crop_foreground,
+                "zscore": normalization == "zscore"}
     recorded = records.load(settings) if records is not None else {}
 
     def check_one(case: Case) -> _Findings:  # each its own report and tally: no shared state
@@ -297,7 +304,8 @@ def check_cases(
         if source is not None and (known := _Findings.from_record(recorded.get(case.id), source)) is not None:
             return known
         report, tally = CheckReport(), _Tally(declared, ignore_value)
-        _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground)
+        _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground,
+                    zscored=normalization == "zscore")
         return _Findings(report, tally, source)
 
     def check_share(positions: Sequence[int]) -> list[tuple[int, _Findings]]:
@@ -319,6 +327,11 @@ def check_cases(
         report.recalled += findings.recalled
         tally.add(findings.tally)
     tally.add_warnings(report, normalization)
+    if not binarized:  # a case's tally keeps the declared values its label lacks (recalled ones too)
+        foreground = set(declared.values) - {0, ignore_value}
+        report.labelled = {cases[position].id: frozenset(foreground - set(findings.tally.unseen))
+                           for position, findings in found
+                           if cases[position].label is not None and not findings.report.errors}
     if records is not None and (ranks is None or ranks.index == 0):
         report.pending_records = PendingRecords(
             records, settings, {cases[position].id: {"source": findings.source, "findings": findings.to_record()}
@@ -549,8 +562,10 @@ def _listed(paths: list) -> str:
 def _check_case(
     case: Case, declared: _Declared, affine_atol: float, max_voxels: int | None,
     report: CheckReport, tally: _Tally, num_channels: int = 1, crop_foreground: bool = False,
+    zscored: bool = False,
 ) -> None:
-    """Check one case's channels, its label, and that they share one voxel grid."""
+    """Check one case's channels, its label, and that they share one voxel grid; ``zscored``: the images
+    will be z-score normalized, so a voxel that makes their spread on its own is told."""
     # One file for several declared channels holds them along a fourth axis (MSD BrainTumour).
     volumes_per_file = num_channels if len(case.images) == 1 else 1
     roles = ["image" if len(case.images) == 1 else f"image channel {index}" for index in range(len(case.images))]
@@ -566,7 +581,10 @@ def _check_case(
         if image is not None:
             tally.see_header(path, image)
             tally.see_image(path, image)
-            above_zero, minimum, flat_value = _check_finite(path, image, f"{case.id} ({role})", report)
+            spread = IntensitySpread() if zscored else None
+            above_zero, minimum, flat_value = _check_finite(path, image, f"{case.id} ({role})", report, spread)
+            if spread is not None:
+                _tell_dominant_voxels(spread, path, f"{case.id} ({role})", report)
             boxes.append(above_zero)
             flat_values.append(flat_value)
             if crop_foreground and minimum <= _HOUNSFIELD_AIR:
@@ -760,8 +778,8 @@ def any_above_zero(image: nib.Nifti1Image) -> bool:
     return any(bool(np.any(slab > 0)) for slab in _slabs(image) if slab.dtype.kind != "c")
 
 
-def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
-                  report: CheckReport) -> tuple[Box | None, float, float | None]:
+def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: CheckReport,
+                  spread: IntensitySpread | None = None) -> tuple[Box | None, float, float | None]:
     """NaN/Inf intensities turn the loss into NaN on the first batch that contains them, and so do
     finite ones beyond float32's range, in which training and predict read every image: a float64
     file's, or an integer's scaled by its header's scl_slope (nibabel reads both as float64). Such a
@@ -769,7 +787,8 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
     (seventy-eighth session's probe; predict refuses such a scan once preprocessed). Returns the box
     of the voxels above 0 (of any volume of a 4D file), which the foreground crop keeps, the smallest
     finite intensity, and the one value every voxel holds (None where they differ or some are not
-    finite), read in the same pass."""
+    finite), read in the same pass; ``spread`` gathers the voxels' sums there too, where given and
+    every voxel is finite."""
     nan = infinite = beyond_float32 = 0
     minimum, maximum, largest = math.inf, -math.inf, 0.0
     floating = image.get_data_dtype().kind in "fc"  # integer storage, even scaled by a finite slope: finite
@@ -784,11 +803,16 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
             boxes.append(Box.of(above.reshape(*above.shape[:3], -1).any(axis=3), start))
             finite = slab if all_finite else slab[np.isfinite(slab)]
             if finite.size:
-                low, high = float(finite.min()), float(finite.max())
+                # the spread's sums are taken where they can be (every voxel finite so far), in the same
+                # reading of the voxels as their extremes
+                gathered = spread is not None and all_finite and not (nan or infinite or beyond_float32)
+                low, high = spread.see(slab) if gathered else (float(finite.min()), float(finite.max()))
                 minimum, maximum = min(minimum, low), max(maximum, high)
                 if max(-low, high) > _FLOAT32_MAX:  # only float64 can (a file's, or integers scaled by scl_slope)
                     beyond_float32 += int(np.count_nonzero(np.abs(finite) > _FLOAT32_MAX))
                     largest = max(largest, -low, high)
+    if spread is not None and (nan or infinite or beyond_float32):
+        spread.clear()  # such an image is refused: its spread is not worth a word
     if nan or infinite:
         report.errors.append(
             f"{context}: {path}: {nan + infinite} non-finite voxel(s) ({nan} NaN, {infinite} Inf) in the image; "
@@ -801,6 +825,19 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str,
             "NaN once normalized; rescale the image (or the scl_slope of its header)"
         )
     return Box.union(boxes), minimum, (minimum if minimum == maximum and not (nan or infinite) else None)
+
+
+def _tell_dominant_voxels(spread: IntensitySpread, path: Path, context: str, report: CheckReport) -> None:
+    """Warn of each channel whose z-score one voxel makes (``intensity_spread``)."""
+    channels = len(spread.count) if spread.count is not None else 0
+    for channel, value, share in spread.dominant_voxels():
+        which = f" (volume {channel} of the file)" if channels > 1 else ""
+        report.warnings.append(
+            f"{context}: {path}{which}: one voxel, of {value:g}, holds {share:.0%} of the intensity variance, so "
+            f"z-score normalization (data.normalization: zscore) divides the image by a spread that voxel makes "
+            f"and leaves the rest {np.sqrt(1 - share):.2g} of its own (the case looks near blank to the network, "
+            f"and a validation case scores about 0): set that voxel to a tissue value in the file (a hot pixel, "
+            f"a marker), or leave the case out")
 
 
 def _check_label_values(

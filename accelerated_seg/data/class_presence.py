@@ -12,16 +12,32 @@ label once preprocessed, and the two can differ:
   own Dice says nothing of the class: the same probe's erased organ was scored 1.
 
 Counted from the case tables' ``class_voxels`` (voxels per foreground class, as preprocessed), so
-nothing is read again.
+nothing is read again. ``accelerated-seg check``, which preprocesses nothing, tells the same of the
+label files as stored (``stored_class_presence_warnings``), from what its pass over every label found:
+before the seventy-ninth session only training said that a split held no case of a class.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Collection, Mapping
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from ..regions import Regions
+
+if TYPE_CHECKING:
+    from .manifest import Manifest
+
+
+def output_names(manifest: Manifest) -> list[str]:
+    """The scored outputs as the warnings name them: each foreground class with the label value that
+    marks it in the files, or each region."""
+    if manifest.regions is not None:
+        return [f"region {name}" for name in manifest.regions.names]
+    values = manifest.label_values or list(range(manifest.num_classes))
+    return [f"{manifest.labels[c]} (label {values[c]})" if not manifest.binarized else manifest.labels[c]
+            for c in range(1, manifest.num_classes)]
 
 
 def absent_outputs(class_voxels: Sequence[Sequence[int]], regions: Regions | None) -> list[int]:
@@ -35,8 +51,8 @@ def absent_outputs(class_voxels: Sequence[Sequence[int]], regions: Regions | Non
 
 def class_presence_warnings(names: Sequence[str], regions: Regions | None,
                             training_voxels: Sequence[Sequence[int]],
-                            validation_voxels: Sequence[Sequence[int]] | None, spacing: Sequence[float] | None
-                            ) -> list[str]:
+                            validation_voxels: Sequence[Sequence[int]] | None, spacing: Sequence[float] | None,
+                            as_stored: bool = False, validated: bool = True) -> list[str]:
     """The warnings for outputs that no training case, or no validation case, holds as preprocessed.
 
     Args:
@@ -45,6 +61,9 @@ def class_presence_warnings(names: Sequence[str], regions: Regions | None,
         training_voxels, validation_voxels: each case's voxels per foreground class, as preprocessed;
             ``validation_voxels`` None where nothing is validated.
         spacing: the preprocessing's voxel size in mm (None: as stored), for the message.
+        as_stored: the voxels are counted in the label files as stored, not as preprocessed; an
+            output in no case at all is then left to the checks' warning of the declared values.
+        validated: whether the run validates; else an output that no validation case holds goes unsaid.
     """
     untrained = set(absent_outputs(training_voxels, regions)) if len(training_voxels) else set()
     unscored = (set(absent_outputs(validation_voxels, regions))
@@ -55,19 +74,21 @@ def class_presence_warnings(names: Sequence[str], regions: Regions | None,
     scored = (f"validation scores each such one 1 while the network predicts it nowhere and 0 once it predicts a voxel "
               f"of it, which moves the mean Dice, and which step is kept as best_model, by up to 1/{len(names)} each "
               f"while saying nothing of the class")
+    stage = "'s label file" if as_stored else " once preprocessed"
     warnings = []
-    if nowhere := sorted(untrained & unscored):
+    if (nowhere := sorted(untrained & unscored)) and not as_stored:
         it = "it" if len(nowhere) == 1 else "them"
         warnings.append(f"WARNING: {_named(names, nowhere)} in no case once preprocessed: the network cannot learn "
                         f"{it}, and {scored}. {vanish}; a class the label files do not hold at all is best removed "
                         f"from the labels")
     if only_untrained := sorted(untrained - unscored):
         it = "it" if len(only_untrained) == 1 else "them"
-        warnings.append(f"WARNING: {_named(names, only_untrained)} in no training case once preprocessed: the network "
-                        f"cannot learn {it}. {vanish}; otherwise move cases that hold {it} into training")
-    if only_unscored := sorted(unscored - untrained):
+        otherwise = "Move" if as_stored else f"{vanish}; otherwise move"
+        warnings.append(f"WARNING: {_named(names, only_untrained)} in no training case{stage}: the network cannot "
+                        f"learn {it}. {otherwise} cases that hold {it} into training")
+    if (only_unscored := sorted(unscored - untrained)) and validated:
         it = "it" if len(only_unscored) == 1 else "them"
-        warnings.append(f"WARNING: {_named(names, only_unscored)} in no validation case once preprocessed: {scored}. "
+        warnings.append(f"WARNING: {_named(names, only_unscored)} in no validation case{stage}: {scored}. "
                         f"Hold out cases that hold {it} (another data.fold or split), or judge a model by the classes "
                         f"present (accelerated-seg evaluate's dice_mean_without_both_empty)")
     return warnings
@@ -76,3 +97,25 @@ def class_presence_warnings(names: Sequence[str], regions: Regions | None,
 def _named(names: Sequence[str], indices: Sequence[int]) -> str:
     listed = ", ".join(names[index] for index in indices)
     return f"{listed} is" if len(indices) == 1 else f"{len(indices)} outputs ({listed}) are"
+
+
+def stored_class_presence_warnings(manifest: Manifest, labelled: Mapping[str, Collection[int]],
+                                   validated: bool) -> list[str]:
+    """``class_presence_warnings`` of the label files as stored, for a check report: the outputs that no
+    training case, or no validation case, holds.
+
+    Args:
+        manifest: the dataset as training splits it.
+        labelled: case id -> the declared label values its label file holds (``CheckReport.labelled``);
+            a case not listed (one with errors) is left out.
+        validated: whether the run validates (``train.val_every``); else no validation warning.
+    """
+    values = manifest.label_values or list(range(manifest.num_classes))
+
+    def presence(cases) -> list[list[int]]:
+        return [[int(values[c] in labelled[case.id]) for c in range(1, manifest.num_classes)]
+                for case in cases if case.id in labelled]
+
+    told = class_presence_warnings(output_names(manifest), manifest.class_regions, presence(manifest.training),
+                                   presence(manifest.validation), None, as_stored=True, validated=validated)
+    return [warning.removeprefix("WARNING: ") for warning in told]  # a check report's warnings, which say so
