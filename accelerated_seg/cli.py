@@ -144,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "declares regions (region-based training), each region is scored")
     p.add_argument("--tolerance", type=float, nargs="+", default=[1.0], metavar="MM",
                    help="surface-Dice tolerance in mm: one for every class, or one per class in order")
+    p.add_argument("--merge-foreground", action="store_true", default=None,
+                   help="score every non-zero value of the references as class 1: masks saved as 0 and 255 "
+                        "(implied where --labels is the config.json of a model trained with data.binarize)")
     p.add_argument("--output", type=path_argument,
                    help="folder for metrics.csv and summary.json (default: PRED/evaluation)")
 
@@ -587,7 +590,7 @@ def _evaluate(args, _) -> int:
     try:
         summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
                                    dataset_json=args.dataset_json, tolerance_mm=args.tolerance,
-                                   output_dir=args.output)
+                                   output_dir=args.output, merge_foreground=args.merge_foreground)
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -617,8 +620,9 @@ def _evaluate(args, _) -> int:
         shown = ", ".join(Path(path).name for path in unmatched[:5]) + (" ..." if len(unmatched) > 5 else "")
         print(f"warning: {len(unmatched)} prediction(s) without a label of the same name, not scored: {shown}")
     if summary.get("merged_foreground"):
-        print(f"every non-zero value of the references scored as class 1: {args.dataset_json} is a model trained "
-              f"binarized (data.binarize)")
+        print("every non-zero value of the references scored as class 1: " +
+              ("--merge-foreground" if args.merge_foreground else
+               f"{args.dataset_json} is a model trained binarized (data.binarize)"))
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
           f"and summary.json to {args.output or Path(args.pred_dir) / 'evaluation'}")
     return 0

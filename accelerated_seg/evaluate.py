@@ -507,7 +507,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         ignore_value: the labels' value for unannotated voxels (over ``dataset_json``'s "ignore" label):
             Dice of the annotated voxels alone, no distances (NaN).
         merge_foreground: every non-zero value of the references is class 1, as a model trained with
-            ``data.binarize`` saw them; None: where ``dataset_json`` is such a model's config.json.
+            ``data.binarize`` saw them, or as a mask saved as 0 and 255 means (``--merge-foreground``);
+            None: where ``dataset_json`` is such a model's config.json.
         class_names: names of the ``num_classes`` classes by index (``Segmentation.evaluate``: the model's,
             as training logged them); ``class_<c>`` otherwise.
 
@@ -536,11 +537,14 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         ignore_value = ignore_from_json(dataset_json)
     if merge_foreground is None:
         merge_foreground = dataset_json is not None and binarized_from_json(dataset_json)
+    if merge_foreground and num_classes not in (None, 2):
+        raise ValueError(f"merging the references' foreground into class 1 leaves two classes, not --num-classes "
+                         f"{num_classes}: drop one of the two")
     if regions is not None and num_classes is not None:
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
                          f"--num-classes")
     names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
-             else _class_names(pairs, num_classes, dataset_json, class_names or {}))
+             else _class_names(pairs, num_classes, dataset_json, class_names or {}, merge_foreground))
     classes = list(names)
     tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class")
     # the label values a file may hold: a region's values, or the classes scored
@@ -554,7 +558,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             label = np.where(label > 0, 1, label)
         _require_known_values(pred, pred_path, known)
         _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
-                              reference=ignore_value is None)
+                              reference=ignore_value is None and not merge_foreground)
         affine = nib.load(label_path).affine
         spacing = voxel_spacing(affine)
         if ignore_value is None and (shear := shear_degrees(affine)) > SHEAR_NOTED_DEGREES:
@@ -586,8 +590,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             **({"ignore": f"voxels labelled {ignore_value} are not annotated: Dice over the others; hd95_mm and "
                           "surface_dice not computed (NaN), distances to a surface drawn in part are not defined"}
                if ignore_value is not None else {}),
-            **({"merged_foreground": "every non-zero value of the references scored as class 1, as the model "
-                                     "(trained with data.binarize) saw them"} if merge_foreground else {}),
+            **({"merged_foreground": "every non-zero value of the references scored as class 1 (a model trained "
+                                     "with data.binarize saw them so; masks saved as 0 and 255)"}
+               if merge_foreground else {}),
         },
         "predictions_without_label": [str(p) for p in unmatched],
     }
@@ -597,7 +602,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     return summary
 
 
-def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[int, str]) -> dict[int, str]:
+def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[int, str],
+                 merge_foreground: bool = False) -> dict[int, str]:
     """The foreground classes to score -> their names."""
     if dataset_json is not None:
         names = {c: n for c, n in class_names_from_json(dataset_json).items() if c != 0}
@@ -607,31 +613,52 @@ def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[in
     elif num_classes is not None:
         names = {c: given.get(c, f"class_{c}") for c in foreground_classes(num_classes)}
     else:  # the values present anywhere: a class only ever predicted must still count against the model
-        found = set()
+        predicted, referenced = set(), set()
         for _, pred_path, label_path in pairs:
-            for path in (pred_path, label_path):
+            for path, found in ((pred_path, predicted), (label_path, referenced)):
                 values = {int(v) for v in np.unique(read_label_map(path))}
                 if negative := sorted(v for v in values if v < 0):  # scored as "class_-1" before the 72nd session
                     raise DataError(f"{path}: label value(s) {negative[:8]} below 0 are no class (the classes "
                                     f"are 0, 1, 2, ...); fix the file (a map of unannotated voxels marks them with "
                                     f"a value above the classes, named \"ignore\" in the --labels dataset.json)")
                 found.update(values)
-        names = {c: f"class_{c}" for c in sorted(found - {0})}
+        if merge_foreground:
+            referenced = {min(value, 1) for value in referenced}
+        _require_shared_classes(predicted - {0}, referenced - {0})
+        names = {c: f"class_{c}" for c in sorted((predicted | referenced) - {0})}
     if not names:
         raise DataError("no foreground class to score: every label and prediction is all background; "
                         "give --num-classes or --labels dataset.json")
     return names
 
 
+def _require_shared_classes(predicted: set[int], referenced: set[int]) -> None:
+    """Raise where the classes are taken from the files and the predictions' foreground values share
+    none with the references': every Dice is then 0, whatever the predictions' overlap. A binary mask
+    saved as 0 and 255 against predictions of 0 and 1 was scored so, as two classes, without a word
+    (seventy-eighth session's probe)."""
+    if not predicted or not referenced or predicted & referenced:
+        return
+    mask = (f"; if the references are masks saved as 0 and {min(referenced)}, --merge-foreground scores every "
+            f"non-zero value of theirs as class 1" if len(referenced) == 1 and predicted == {1} else "")
+    raise DataError(f"the predictions hold the values {sorted(predicted)[:8]} and the references "
+                    f"{sorted(referenced)[:8]} (besides background): no class in common, so every Dice would be 0"
+                    f"{mask}; to score them as they are, give --num-classes or --labels")
+
+
 def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], reference: bool = False) -> None:
     """Raise for a value outside the classes scored; in a reference without an ignore label, one such
-    value may be its mark for unannotated voxels (255, -1), which only a dataset.json can declare."""
-    unknown = sorted(set(np.unique(array).tolist()) - {0, *classes})
+    value may be its mark for unannotated voxels (255, -1), which only a dataset.json can declare, or,
+    where it is the reference's only foreground value, the foreground of a mask saved as 0 and 255."""
+    values = set(np.unique(array).tolist())
+    unknown = sorted(values - {0, *classes})
     if unknown:
         ignore = (f"; if {unknown[0]} marks unannotated voxels, give --labels a dataset.json that names it the "
                   f"\"ignore\" label" if reference and len(unknown) == 1 else "")
+        mask = (f"; if the reference is a mask saved as 0 and {unknown[0]}, --merge-foreground scores every "
+                f"non-zero value as class 1" if reference and values - {0} == {unknown[0]} else "")
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
-                        f"{[0, *classes]}; check --num-classes / --labels, or the file{ignore}")
+                        f"{[0, *classes]}; check --num-classes / --labels, or the file{ignore}{mask}")
 
 
 def check_output_folder(output_dir: Path) -> None:

@@ -322,6 +322,37 @@ def test_a_reference_with_one_unknown_value_is_told_how_to_declare_it_unannotate
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
+def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_merge_foreground(tmp_path, capsys):
+    """Masks saved as 0 and 255 against predictions of 0 and 1 were scored as two classes, 1 and 255, each
+    Dice 0 in every case, without a word (seventy-eighth session's probe); --num-classes 2 advised only the
+    ignore label."""
+    centre = np.array([30.0, 37.0, 50.0])
+    for case, shift in (("a", 0.0), ("b", 3.0)):
+        save(tmp_path / "labels" / f"{case}.nii.gz", 255 * sphere(centre))
+        save(tmp_path / "pred" / f"{case}.nii.gz", sphere(centre + [shift, 0, 0]))
+    pred_dir, label_dir = tmp_path / "pred", tmp_path / "labels"
+    with pytest.raises(DataError, match=r"the predictions hold the values \[1\] and the references \[255\] \(besides "
+                                        r"background\): no class in common, so every Dice would be 0; if the "
+                                        r"references are masks saved as 0 and 255, --merge-foreground scores"):
+        evaluate_folders(pred_dir, label_dir)
+    with pytest.raises(DataError, match=r"a\.nii\.gz: label value\(s\) \[255\] are not among the classes scored "
+                                        r"\[0, 1\]; .*; if the reference is a mask saved as 0 and 255, "
+                                        r"--merge-foreground scores every non-zero value as class 1"):
+        evaluate_folders(pred_dir, label_dir, num_classes=2)
+    summary = evaluate_folders(pred_dir, label_dir, merge_foreground=True)
+    assert summary["classes"] == {"1": "class_1"} and summary["merged_foreground"] is True
+    assert summary["per_class"]["1"]["dice"]["max"] == 1.0 and 0.8 < summary["per_class"]["1"]["dice"]["min"] < 1
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--merge-foreground", "--output",
+                 str(tmp_path / "cli")]) == 0
+    assert "every non-zero value of the references scored as class 1: --merge-foreground" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="leaves two classes, not --num-classes 3"):
+        evaluate_folders(pred_dir, label_dir, merge_foreground=True, num_classes=3)
+    # a model that predicts another class than the references hold is scored as asked
+    save(tmp_path / "other" / "a.nii.gz", 2 * sphere(centre))
+    asked = evaluate_folders(pred_dir, tmp_path / "other", num_classes=3, output_dir=tmp_path / "asked")
+    assert asked["per_class"]["1"]["dice"]["mean"] == 0.0 == asked["per_class"]["2"]["dice"]["mean"]
+
+
 def test_negative_label_values_are_no_classes_when_the_classes_come_from_the_files(folders):
     """Without --num-classes or --labels, -1 and -2 were scored as classes 'class_-1' and 'class_-2'
     (seventy-second session's probe)."""
