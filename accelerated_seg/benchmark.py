@@ -369,9 +369,28 @@ def script_command() -> str:
     return (f"OMP_NUM_THREADS={threads} " if threads else "") + "PYTHONPATH=. python " + shlex.join(sys.argv)
 
 
+# The default result files this process writes, by name: a run's partial results and its final ones go
+# to one file, and a second run's to another.
+_CLAIMED: dict[str, Path] = {}
+
+
+def default_result_path(name: str) -> Path:
+    """``benchmarks/results/<name>.json``, or ``<name>_2.json``, ``_3``, ... where an earlier run's result
+    lies: a second run without ``--output`` replaced the first's (a probe in the seventy-eighth session),
+    often a result measured on another machine. ``--output`` names the file to (re)write."""
+    if name not in _CLAIMED:
+        folder = Path("benchmarks") / "results"
+        path, number = folder / f"{name}.json", 2
+        while path.exists():
+            path, number = folder / f"{name}_{number}.json", number + 1
+        _CLAIMED[name] = path
+    return _CLAIMED[name]
+
+
 def write_result(name: str, results: dict, output: str | Path | None, command: str | None = None) -> Path:
-    """Write ``results`` with the date, the machine and the command that produced them."""
-    path = Path(output or Path("benchmarks") / "results" / f"{name}.json")
+    """Write ``results`` with the date, the machine and the command that produced them, to ``output``,
+    or to a file of this run's own under benchmarks/results (``default_result_path``)."""
+    path = Path(output) if output else default_result_path(name)
     path.parent.mkdir(parents=True, exist_ok=True)
     command = command or "accelerated-seg " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     record = {"benchmark": name, "date": date.today().isoformat(), "machine": machine_info(), "command": command,

@@ -169,7 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--batches", type=int, default=15, help="batches of ours timed per block")
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per pipeline")
     b.add_argument("--data-dir", type=path_argument, help="reuse this folder for the phantoms and the cache")
-    b.add_argument("--output", type=path_argument, help="JSON path (default benchmarks/results/data_<cores>cpu.json)")
+    b.add_argument("--output", type=path_argument,
+                   help="JSON path (default benchmarks/results/data_<cores>cpu.json, or _2, "
+                        "_3, ... beside an earlier run's)")
     b = targets.add_parser("infer", help="prediction's sliding window volumes/s vs MONAI sliding_window_inference")
     b.add_argument("--model", type=path_argument,
                    help="exported model folder (default: the demo's U-Net with random weights)")
@@ -185,7 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--device", nargs="+", help="devices to measure (default: cpu, and cuda when available)")
     b.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
                    help="autocast precision of both (fp16 on CUDA only)")
-    b.add_argument("--output", type=path_argument, help="JSON path (default benchmarks/results/infer_<cores>cpu.json)")
+    b.add_argument("--output", type=path_argument,
+                   help="JSON path (default benchmarks/results/infer_<cores>cpu.json, or _2, "
+                        "_3, ... beside an earlier run's)")
     b = targets.add_parser("predict", help="folder prediction cases/s, pipelined vs one case at a time")
     b.add_argument("--model", type=path_argument,
                    help="exported model folder (default: a U-Net with random weights, preprocessing to 1 mm)")
@@ -205,7 +209,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="both ways run the preprocessing, its inverse and the class map on the GPU, as predict does by "
                         "default (--no-transforms-on-device: on the host)")
     b.add_argument("--output", type=path_argument,
-                   help="JSON path (default benchmarks/results/predict_<device>_<cores>cpu.json)")
+                   help="JSON path (default benchmarks/results/predict_<device>_<cores>cpu.json, or _2, "
+                        "_3, ... beside an earlier run's)")
     b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)")
     b.add_argument("--model", nargs="+", default=["unet"], help="registry names (model.name)")
     b.add_argument("--model-args", help="JSON of constructor overrides (model.args), for every --model")
@@ -236,7 +241,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--price-per-gpu-hour", type=float, help="price of one device-hour for the cost columns")
     b.add_argument("--epoch-samples", type=int, default=168, help="samples per epoch (default MLPerf KiTS19: 168)")
     b.add_argument("--output", type=path_argument,
-                   help="JSON path (default benchmarks/results/train_<device>_<N>proc.json)")
+                   help="JSON path (default benchmarks/results/train_<device>_<N>proc.json, or _2, _3, ... "
+                        "beside an earlier run's)")
 
     p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)")
     p.add_argument("--config", type=path_argument, metavar="YAML",

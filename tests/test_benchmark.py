@@ -43,6 +43,25 @@ def test_an_output_where_nothing_may_be_written_is_refused_before_the_measuremen
     assert "--output /proc/accelerated_seg_bench.json cannot be written" in capsys.readouterr().err
 
 
+def test_a_result_without_output_never_replaces_an_earlier_runs(tmp_path, monkeypatch):
+    """Two runs without --output wrote one file, the second over the first (seventy-eighth session's
+    probe); one run's partial and final results still go to one file, and --output is rewritten."""
+    import accelerated_seg.benchmark as benchmark
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})
+    first = benchmark.write_result("data_2cpu", {"run": 1, "complete": False}, None)
+    assert benchmark.write_result("data_2cpu", {"run": 1, "complete": True}, None) == first
+    assert first.resolve() == (tmp_path / "benchmarks" / "results" / "data_2cpu.json").resolve()
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})  # the next run
+    second = benchmark.write_result("data_2cpu", {"run": 2}, None)
+    assert second.name == "data_2cpu_2.json" and json.loads(first.read_text())["complete"] is True
+    asked = tmp_path / "mine.json"
+    benchmark.write_result("data_2cpu", {"run": 3}, asked)
+    benchmark.write_result("data_2cpu", {"run": 4}, asked)
+    assert json.loads(asked.read_text())["run"] == 4
+
+
 def test_a_data_dir_keeps_a_cache_of_its_own_and_phantoms_other_than_asked_are_rewritten(tmp_path):
     """--data-dir removed its 'cache' folder whatever it held, reused phantoms of other --cases or
     sizes without a word, and a patch larger than the cropped phantoms stopped in a MONAI worker with
