@@ -37,6 +37,7 @@ from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig
                      check_values, is_whole_number)
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
+from .data.fingerprint import files_fingerprint
 from .data.io import affine_problem
 from .data.labels import IGNORE_NAME, as_class_indices, labels_declaration
 from .data.loader import patch_dataset, patches_per_epoch, train_loader
@@ -401,6 +402,7 @@ class Segmentation:
         self.model_name, self.model_args, self.precision = model, dict(model_args or {}), precision
         self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
         self.model_dir: Path | None = None  # the exported model predictions use
+        self._model_files: str | None = None  # the fingerprint of model_dir's files when they were taken
         self.loaded_from: Path | None = None  # the export Segmentation.load read: every fit starts from it
         self.run_dir: Path | None = None  # where fit trained it (fit's output_dir may differ from the constructor's)
         self.summary: dict | None = None
@@ -486,7 +488,7 @@ class Segmentation:
         # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
         # failed on the missing folder rather than saying so (seventy-third session's review)
         exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
-        self.model_dir = exported[0] if exported else None
+        self._take_model(exported[0] if exported else None)
         self.run_dir = out
         return self
 
@@ -551,9 +553,10 @@ class Segmentation:
                                           sw_batch_size=batch_size, **options)
                 except DataError as error:
                     failure = error
+            # At the caller's line, as warnings about one's input are: warn_explicit at inference.py's kept no
+            # registry, so a loop of predicts repeated each warning every time, which Python's default says once
             for warning in raised:
-                warnings.warn_explicit(in_the_callers_words(str(warning.message)), warning.category,
-                                       warning.filename, warning.lineno)
+                warnings.warn(in_the_callers_words(str(warning.message)), warning.category, stacklevel=2)
             if failure is not None:
                 if is_path:
                     raise failure
@@ -697,7 +700,8 @@ class Segmentation:
         # fit(..., init_from=None) can build the same design for another dataset.
         design = {key: value for key, value in config["model"]["args"].items() if key not in SET_BY_THE_RUN}
         estimator = cls(config["model"]["name"], model_args=design, **settings)
-        estimator.model_dir = estimator.loaded_from = directory
+        estimator._take_model(directory)
+        estimator.loaded_from = directory
         return estimator
 
     def __repr__(self) -> str:
@@ -727,7 +731,29 @@ class Segmentation:
                                f"checkpoint in {self.run_dir}")
         if self.model_dir is None:
             raise RuntimeError("this Segmentation has no trained model yet: call fit(), or Segmentation.load(dir)")
+        # Every predict reads the model from model_dir. Another fit into the same output_dir (another
+        # estimator's, or one interrupted after overwrite deleted the run) replaced or removed it, and this
+        # estimator predicted with the other model, or failed on a missing file (seventy-eighth session).
+        if _export_fingerprint(self.model_dir) != self._model_files:
+            how = f"trained in {self.run_dir}" if self.run_dir is not None else "loaded from it"
+            raise RuntimeError(f"{self.model_dir} no longer holds the model this Segmentation {how}: it was replaced "
+                               f"or removed since (another fit into that folder, or one stopped after overwrite "
+                               f"deleted it); fit again, or Segmentation.load({str(self.model_dir)!r}) to predict "
+                               f"with what it holds now")
         return self.model_dir
+
+    def _take_model(self, directory: Path | None) -> None:
+        """Predict with the export in ``directory`` (None: none) as its files are now."""
+        self.model_dir = directory
+        self._model_files = _export_fingerprint(directory) if directory is not None else None
+
+
+def _export_fingerprint(directory: Path) -> str | None:
+    """What identifies an export's files without reading them; None where one is missing."""
+    try:
+        return files_fingerprint(directory / name for name in EXPORT_FILES)
+    except OSError:
+        return None
 
 
 #: An export's files (save copies both before it renames either into place).

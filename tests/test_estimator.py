@@ -149,8 +149,9 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     (out / "model" / "config.json").write_text(exported_text.replace(f'"{CODE_VERSION_KEY}": {PREPROCESS_VERSION}',
                                                                      f'"{CODE_VERSION_KEY}": {PREPROCESS_VERSION - 1}'))
     with pytest.warns(UserWarning, match="learned from volumes prepared otherwise than predict prepares them now"):
-        model.evaluate(fewer, output_dir=tmp_path / "eval")
+        Segmentation.load(out / "model").evaluate(fewer, output_dir=tmp_path / "eval")  # loaded as it is now
     (out / "model" / "config.json").write_text(exported_text)
+    model = Segmentation.load(out / "model")
     assert set(np.unique(nib.load(written).get_fdata())) <= {0, 1}
     # A predictions folder that evaluate did not write (accelerated-seg predict's, say) is not deleted.
     (tmp_path / "mine" / "predictions").mkdir(parents=True)
@@ -288,6 +289,7 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
     with pytest.warns(UserWarning, match=r"^the array: a single slice") as seen:
         model.predict(volume[..., :1])
     assert not any("input_0000" in str(w.message) for w in seen)
+    assert seen[0].filename == __file__  # the caller's line, so Python's default says it once for a loop
 
     # evaluate's options, checked before its folders are rebuilt (predict_file's TypeError before)
     with pytest.raises(ConfigError, match="evaluate: overlapp is not an option; the options are batch_size, overlap"):
@@ -883,3 +885,27 @@ def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset,
         model.predict(str(train_pairs[0][0]))
     model.fit(data, steps=4, resume="latest")
     assert model.summary["step"] == 4 and model.model_dir == tmp_path / "run" / "model"
+
+
+def test_an_estimator_whose_model_another_fit_replaced_refuses_to_predict_with_it(tiny_dataset, tmp_path):
+    """Every predict reads the model from model_dir: after another estimator's fit into the same output_dir
+    (overwrite=True), the first predicted with the second's model without a word (seventy-eighth session)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    settings = dict(model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                    output_dir=str(tmp_path / "run"), val_every=0, save_every=0, trackers="none", progress_bar=False)
+    first = Segmentation("unet", **settings).fit(data, steps=1)
+    scan = str(train_pairs[0][0])
+    first.predict(scan)
+    second = Segmentation("unet", **settings, seed=7).fit(data, steps=1, overwrite=True)
+    assert second.model_dir == first.model_dir
+    with pytest.raises(RuntimeError, match=rf"{re.escape(str(first.model_dir))} no longer holds the model this "
+                                           rf"Segmentation trained in .*run: it was replaced or removed since"):
+        first.predict(scan)
+    second.predict(scan)
+    loaded = Segmentation.load(second.model_dir)
+    shutil.rmtree(tmp_path / "run")
+    with pytest.raises(RuntimeError, match=r"no longer holds the model this Segmentation loaded from it: .*"
+                                           r"Segmentation\.load\("):
+        loaded.predict(scan)

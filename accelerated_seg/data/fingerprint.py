@@ -19,9 +19,13 @@ def source_fingerprint(case: Case) -> str:
     (seventieth session). A swap puts another inode at the path, and any write or rename sets the
     status-change time, which no tool sets back. A ``chmod`` sets it too: that case is built again.
     """
+    return files_fingerprint([path for path in (*case.images, case.label) if path is not None])
+
+
+def files_fingerprint(paths) -> str:
+    """``source_fingerprint`` of any files (an exported model's, say). Raises OSError where one is missing."""
     parts = []
-    for path in (*case.images, case.label):
-        if path is not None:
-            stat = Path(path).stat()
-            parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}|{stat.st_ctime_ns}")
+    for path in paths:
+        stat = Path(path).stat()
+        parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}|{stat.st_ctime_ns}")
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
