@@ -42,9 +42,11 @@ from monai.data import MetaTensor
 from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
-from .data.checks import (Volume, any_above_zero, grid_difference, non_finite_counts, vector_layout_advice,
+from .data.checks import (Volume, any_above_zero, grid_difference, intensity_spread, non_finite_counts,
+                          vector_layout_advice,
                           volumes_in, without_orientation)
 from .data.errors import DataError
+from .data.intensity_spread import squeeze_said
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict, read_nifti,
                       voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
@@ -428,6 +430,8 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
                         f"{several_cases}")
     images = _read_channels(paths, config["in_channels"])
     settings = preprocess_settings(config)
+    if settings.normalization == "zscore":
+        _warn_of_dominant_voxels(paths, images)
     if settings.crop_foreground and not any(any_above_zero(image) for image in images):
         # cropped to nothing, the case came back as an all-background map, exit 0, until the
         # seventy-second session; training's pre-flight check refuses such a case the same way
@@ -711,6 +715,19 @@ def _warn_of_doubtful_geometry(paths: Sequence[Path], images: Sequence[nib.spati
     if reference.header["descrip"].item().startswith(PREDICTION_DESCRIP):  # a folder of ours given as the scans
         warnings.warn(f"{paths[0]}: its header says predict wrote it, so it is a label map, not a scan; it is "
                       f"segmented all the same (give the scans' folder, not the predictions')", stacklevel=3)
+
+
+def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatialimages.SpatialImage]) -> None:
+    """Warn of a channel one voxel of which makes its z-score (``data/intensity_spread.py``), as training's
+    pre-flight check does: the network sees the rest of the scan squeezed towards 0, and segments
+    little or nothing of it. 0.07-0.13 s of a BraTS-sized float32 channel on 2 CPU cores."""
+    for path, image in zip(paths, images):
+        spread = intensity_spread(image)
+        for channel, value, share in spread.dominant_voxels():
+            which = f" (volume {channel} of the file)" if len(spread.count) > 1 else ""
+            warnings.warn(f"{path}{which}: {squeeze_said(value, share)}: the network sees the rest near blank "
+                          f"and may segment little of it; set that voxel to a tissue value in the file (a hot "
+                          f"pixel, a marker)", stacklevel=3)
 
 
 def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spatialimages.SpatialImage]:

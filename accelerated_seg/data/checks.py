@@ -37,7 +37,7 @@ import numpy as np
 from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.fingerprint import source_fingerprint
-from accelerated_seg.data.intensity_spread import IntensitySpread
+from accelerated_seg.data.intensity_spread import IntensitySpread, squeeze_said
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
 from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict,
                                      read_nifti, voxel_size_conflict)
@@ -833,11 +833,18 @@ def _tell_dominant_voxels(spread: IntensitySpread, path: Path, context: str, rep
     for channel, value, share in spread.dominant_voxels():
         which = f" (volume {channel} of the file)" if channels > 1 else ""
         report.warnings.append(
-            f"{context}: {path}{which}: one voxel, of {value:g}, holds {share:.0%} of the intensity variance, so "
-            f"z-score normalization (data.normalization: zscore) divides the image by a spread that voxel makes "
-            f"and leaves the rest {np.sqrt(1 - share):.2g} of its own (the case looks near blank to the network, "
+            f"{context}: {path}{which}: {squeeze_said(value, share)} (the case looks near blank to the network, "
             f"and a validation case scores about 0): set that voxel to a tissue value in the file (a hot pixel, "
             f"a marker), or leave the case out")
+
+
+def intensity_spread(image: nib.Nifti1Image) -> IntensitySpread:
+    """The sums of ``intensity_spread`` over a finite image's voxels, read in slabs (predict's check
+    of a scan a z-scoring model segments)."""
+    spread = IntensitySpread()
+    for slab in _slabs(image):
+        spread.see(slab)
+    return spread
 
 
 def _check_label_values(

@@ -23,6 +23,13 @@ import numpy as np
 DOMINANT_SHARE = 0.5
 
 
+def squeeze_said(value: float, share: float) -> str:
+    """What one voxel that holds ``share`` of its channel's variance does to the z-score, in words."""
+    return (f"one voxel, of {value:g}, holds {share:.0%} of the intensity variance, so z-score normalization "
+            f"(data.normalization: zscore) divides the image by a spread that voxel makes and leaves the rest "
+            f"{np.sqrt(1 - share):.2g} of its own")
+
+
 class IntensitySpread:
     """Count, sum and sum of squares of a channel's nonzero voxels, and its extremes, gathered slab
     by slab; one entry per channel (a 4D file's fourth axis)."""
