@@ -4,13 +4,18 @@
 an upgrade probe's runs of five versions, 650 commits apart, all recorded 0.1.0, so nothing told
 which code had trained a checkpoint (seventy-sixth session). Imported from a git checkout (an
 editable install, the usual research setup), the run also records the checkout's commit, marked
-when the package's own files differ from it.
+when the package's own files differ from it. Installed by pip from a git repository (``pip install
+git+https://...@<ref>``), it records the commit pip installed, which pip keeps beside the package
+(PEP 610's ``direct_url.json``); such runs recorded none before the seventy-ninth session. A package
+installed from a folder or a wheel file records none: nothing kept says which commit it was.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import subprocess
+from importlib import metadata
 from pathlib import Path
 
 
@@ -37,8 +42,24 @@ def checkout_commit(package: Path = Path(__file__).resolve().parent) -> str | No
     return commit + ("+modified" if changed else "")
 
 
+def installed_commit(distribution: metadata.Distribution | None = None) -> str | None:
+    """The git commit pip installed the package from, as its ``direct_url.json`` records it (PEP 610);
+    None for an install from a folder, a wheel or an index, or an editable one (whose checkout
+    ``checkout_commit`` asks)."""
+    try:
+        distribution = distribution if distribution is not None else metadata.distribution("accelerated_seg")
+        direct = json.loads(distribution.read_text("direct_url.json") or "{}")
+    except (metadata.PackageNotFoundError, OSError, ValueError):  # a source tree on PYTHONPATH has none
+        return None
+    vcs = direct.get("vcs_info") if isinstance(direct, dict) else None
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and isinstance(vcs.get("commit_id"), str):
+        return vcs["commit_id"]
+    return None
+
+
 @functools.cache
 def run_commit() -> str | None:
-    """``checkout_commit()`` asked once per process: run_info.json and the exports' config.json of a
-    run (of every run of a k-fold script) name the same code, for three git calls in all."""
-    return checkout_commit()
+    """``checkout_commit()``, else ``installed_commit()``, asked once per process: run_info.json and the
+    exports' config.json of a run (of every run of a k-fold script) name the same code, for three
+    git calls in all."""
+    return checkout_commit() or installed_commit()

@@ -39,3 +39,28 @@ def test_the_commit_of_a_checkout_is_marked_where_the_package_differs_and_other_
     outside = tmp_path / "plain" / "accelerated_seg"  # no repository at all
     outside.mkdir(parents=True)
     assert checkout_commit(outside) is None
+
+
+def test_a_package_pip_installed_from_git_records_the_commit_pip_kept(tmp_path):
+    """Installed by pip from a git repository, the package runs from site-packages, no checkout: runs
+    recorded no commit (seventy-eighth session's probe). pip keeps it in direct_url.json (PEP 610)."""
+    import json
+    from importlib import metadata
+
+    from accelerated_seg.code_commit import installed_commit
+
+    info = tmp_path / "accelerated_seg-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: accelerated_seg\nVersion: 0.1.0\n")
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    (info / "direct_url.json").write_text(json.dumps(
+        {"url": "https://example.org/accelerated_seg.git", "vcs_info": {"vcs": "git", "commit_id": commit}}))
+    assert installed_commit(metadata.Distribution.at(info)) == commit
+    for direct in ({"url": "file:///src/accelerated_seg", "dir_info": {"editable": True}},  # an editable install
+                   {"url": "file:///wheels/accelerated_seg-0.1.0-py3-none-any.whl", "archive_info": {}}):
+        (info / "direct_url.json").write_text(json.dumps(direct))
+        assert installed_commit(metadata.Distribution.at(info)) is None
+    (info / "direct_url.json").unlink()  # from an index: no such file
+    assert installed_commit(metadata.Distribution.at(info)) is None
+    (info / "direct_url.json").write_text("{not json")
+    assert installed_commit(metadata.Distribution.at(info)) is None
