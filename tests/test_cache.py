@@ -90,6 +90,16 @@ def test_cached_case_content_and_table(tiny_dataset, tmp_path):
     assert cache.write_table(manifest.training) == cache.write_table(manifest.training)
     table_bytes = sum(f.stat().st_size for f in cache.write_table(manifest.training).rglob("*") if f.is_file())
     assert table_bytes < 200_000
+    # Its foreground locations as int32, half int64's memory while the table is built (they grow with
+    # cases x classes); a volume of 2^31 voxels or more keeps the whole table's int64.
+    import datasets
+
+    features = datasets.load_from_disk(str(cache.write_table(manifest.training))).features
+    assert str(features["class_locations"]) == "List(List(Value('int32')))"
+    huge = json.loads(cache.paths(manifest.training[1].id)["json"].read_text())
+    cache.paths(manifest.training[1].id)["json"].write_text(json.dumps({**huge, "shape": [2048, 1024, 1024]}))
+    features = datasets.load_from_disk(str(cache.write_table(manifest.training[:2]))).features
+    assert str(features["class_locations"]) == "List(List(Value('int64')))"
 
 
 def test_a_pool_of_workers_builds_the_same_arrays(tiny_dataset, tmp_path):

@@ -23,6 +23,7 @@ here knows about processes beyond that.
 from __future__ import annotations
 
 import hashlib
+import math
 import json
 import os
 import shutil
@@ -212,10 +213,14 @@ class PreprocessedCache:
             return table_dir
         rows = {"id": [], "image": [], "label": [], "shape": [], "spacing": [], "class_voxels": [],
                 "class_locations": [], "source": []}
+        # Flat voxel indices as int32 where every case's fit (below 2^31 voxels, 1290^3: the default
+        # data.max_voxels is 512^3), not as int64: the table is built whole in memory before it is
+        # written, and its locations grow with cases x classes (benchmarks/case_table_memory.py).
+        index_type = np.int32 if all(math.prod(m["shape"]) < 2 ** 31 for m in metas) else np.int64
         for case, meta in zip(cases, metas):
             paths = self.paths(case.id, meta["source"])
             with np.load(paths["locations.npz"]) as npz:
-                locations = [npz[f"class_{c}"] for c in range(1, self.num_classes)]
+                locations = [npz[f"class_{c}"].astype(index_type) for c in range(1, self.num_classes)]
             for name, value in (("id", case.id), ("image", str(paths["image.npy"])),
                                 ("label", str(paths["label.npy"])), ("shape", meta["shape"]),
                                 ("spacing", meta["spacing"]), ("class_voxels", meta["class_voxels"]),
