@@ -2,6 +2,7 @@
 
     accelerated-seg synth data/                      # write the embedded phantom dataset
     accelerated-seg check data/dataset.json          # pre-flight checks only
+    accelerated-seg cache --config exp.yaml --prune  # remove the preprocessed versions no run uses
     accelerated-seg train --config configs/demo.yaml --optim.lr=3e-4
     accelerated-seg predict --model output/model scans/ --output predictions/
     accelerated-seg evaluate predictions/ labelsTs/ --labels data/dataset.json
@@ -90,6 +91,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a CSV's classes (or a MONAI datalist's that declares none), as data.labels takes them "
                         "(e.g. '{0: background, 1: liver, 2: tumour}'); default: --config's data.labels, else for a "
                         "CSV 0 = background, 1 = foreground")
+
+    p = commands.add_parser("cache", help="a dataset's preprocessed versions in the cache; --prune removes unused ones")
+    p.add_argument("dataset", type=path_argument, nargs="?",
+                   help="MSD dataset.json, nnU-Net raw dataset folder, or CSV (default: --config's data.dataset)")
+    p.add_argument("--config", type=path_argument,
+                   help="the experiment whose data settings name the version it trains from (and its "
+                        "data.cache_dir)")
+    p.add_argument("--prune", action="store_true",
+                   help="remove every other version of the dataset that no live run uses")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
     p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict
@@ -454,6 +464,57 @@ def _check(args, _) -> int:
     cases = len(manifest.training) + len(manifest.validation)
     print(f"{cases} case(s), {len(report.errors)} error(s), {len(report.warnings)} warning(s)")
     return 1 if report.errors else 0
+
+
+def _cache(args, _) -> int:
+    """List the dataset's preprocessed versions; with --prune remove the others no live run uses."""
+    from .config import Config, ConfigError, load_config
+    from .data.cache import PreprocessedCache
+    from .data.cache_versions import dataset_versions, remove_version
+    from .data.errors import DataError
+    from .data.manifest import load_manifest, with_regions
+    from .data.prepare import cache_root, dataset_source, preprocess_settings
+
+    try:
+        cfg = load_config(args.config) if args.config is not None else Config()
+        if args.dataset is None and args.config is None:
+            raise ConfigError("give the DATASET, or --config with the experiment whose data.dataset it is")
+        source = args.dataset if args.dataset is not None else dataset_source(cfg.data, cfg.train.output_dir)
+        if args.dataset is None and cfg.data.dataset == "synthetic" and not source.is_file():
+            print(f"{args.config}: data.dataset is synthetic and its phantoms are not written yet ({source.parent}): "
+                  f"nothing of it is cached")
+            return 0
+        manifest = with_regions(cfg.data, load_manifest(cfg.data, cfg.train.output_dir, source=source))
+        current = PreprocessedCache(cache_root(cfg.data), manifest.root, preprocess_settings(cfg.data, manifest),
+                                    manifest.num_classes).dir
+    except (ConfigError, DataError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    versions = dataset_versions(current.parent)
+    if not versions:
+        print(f"{current.parent}: no preprocessed version of this dataset yet")
+        return 0
+    print(f"{current.parent}: {len(versions)} preprocessed version(s) of this dataset")
+    removed = []
+    for version in versions:
+        state = {True: "in use by a live run", False: "not in use", None: "in use or not: its filesystem cannot "
+                 "lock files"}[version.in_use]
+        mark = "these settings' version, " if version.folder == current else ""
+        pruned = args.prune and version.folder != current and remove_version(version.folder)
+        if pruned:
+            removed.append(version)
+        print(f"  {version.folder.name}  {_size(version.bytes):>9}  {version.cases} case(s)  {mark}{state}"
+              + ("  -> removed" if pruned else ""))
+    if args.prune:
+        print(f"removed {len(removed)} version(s), {_size(sum(v.bytes for v in removed))}; these settings' version "
+              f"and those in use stay")
+    elif len(versions) > 1:
+        print("accelerated-seg cache --prune (with the same DATASET or --config) removes the others no live run uses")
+    return 0
+
+
+def _size(count: int) -> str:
+    return f"{count / 1e9:.1f} GB" if count >= 1e9 else f"{count / 1e6:.1f} MB"
 
 
 def _what_training_reads(manifest) -> str:
@@ -863,8 +924,8 @@ def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
     return manifest.num_channels, regions or manifest.num_outputs
 
 
-COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "predict": _predict,
-            "evaluate": _evaluate, "export": _export, "plan": _plan}
+COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "cache": _cache,
+            "predict": _predict, "evaluate": _evaluate, "export": _export, "plan": _plan}
 
 
 def end_process(status: int) -> NoReturn:

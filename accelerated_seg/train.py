@@ -48,6 +48,7 @@ from .code_commit import run_commit
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
+from .data.cache_versions import using_version
 from .data.checks import CheckingRanks, check_as_configured
 from .data.class_presence import class_presence_warnings, output_names
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
@@ -736,7 +737,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     starting = cfg if resume_from is None else dataclasses.replace(  # a resume's weights: the checkpoint's
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
     model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope)
-    train_table, val_table = cached_tables(cfg, accelerator, manifest, settings)
+    train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope)
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing):
         accelerator.print(warning)
     scored = val_table["class_voxels"] if val_table is not None and cfg.train.val_every else None
@@ -1080,10 +1081,15 @@ def _finite_mean(values) -> float | None:
     return sum(finite) / len(finite) if finite else None
 
 
-def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings):
+def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings,
+                  run_scope: contextlib.ExitStack | None = None):
     """The checked cases preprocessed once (each rank builds its share of the cache), then the
-    training and validation case tables (None: no validation cases) that every rank reads memory-mapped."""
+    training and validation case tables (None: no validation cases) that every rank reads memory-mapped.
+    Every rank holds the cache's version as in use for ``run_scope`` (``data/cache_versions.py``), so
+    that ``accelerated-seg cache --prune`` leaves it alone."""
     cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
+    if run_scope is not None:
+        run_scope.enter_context(using_version(cache.dir))
     cases = manifest.training + manifest.validation
     changed = on_main(accelerator, lambda: cache.changed_since_built(cases))  # before they are built again
     built = on_every_rank(accelerator, lambda: cache.build(
@@ -1107,8 +1113,8 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     if versions:
         shown = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
-                          f"(other settings or classes, or other preprocessing code), {shown}: delete those no run "
-                          f"needs")
+                          f"(other settings or classes, or other preprocessing code), {shown}: `accelerated-seg cache "
+                          f"--prune` (with this run's --config) removes those no live run uses")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     if accelerator.num_processes > 1:  # and the tables where every rank reads them

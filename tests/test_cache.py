@@ -434,3 +434,58 @@ def test_every_fold_of_a_cross_validation_resamples_to_one_median_spacing(tmp_pa
     fraction = load_cases(pairs, validation_fraction=0.5)
     training = sorted(float(nib.load(case.images[0]).header.get_zooms()[0]) for case in fraction.training)
     assert target_spacing(DataConfig(), fraction)[0] == pytest.approx(float(np.median(training)))
+
+
+def test_the_cache_command_lists_the_versions_and_prunes_those_no_live_run_uses(tiny_dataset, tmp_path, capsys):
+    """Each setting that changes the preprocessing adds a whole copy of the dataset, which no run deletes:
+    runs said to "delete those no run needs", which a user could not tell (seventy-fifth session on)."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.cache_versions import dataset_versions, using_version
+
+    manifest = load_msd(tiny_dataset)
+    cases = manifest.training[:2]
+    root = tmp_path / "cache"
+    ours, other, used = (_cache(root, manifest, spacing=(size,) * 3) for size in (2.0, 3.0, 4.0))
+    for cache in (ours, other, used):
+        cache.build(cases)
+    config = tmp_path / "experiment.yaml"
+    config.write_text(f"data:\n  dataset: {tiny_dataset}\n  cache_dir: {root}\n  spacing: [2.0, 2.0, 2.0]\n")
+    assert main(["cache", "--config", str(config)]) == 0
+    said = capsys.readouterr().out
+    assert f"{ours.dir.parent}: 3 preprocessed version(s) of this dataset" in said
+    assert f"{ours.dir.name}" in said and "these settings' version, not in use" in said
+    assert "--prune (with the same DATASET or --config) removes the others" in said
+    with using_version(used.dir):  # a live run trains from it
+        assert [v.in_use for v in dataset_versions(root / ours.dir.parent.name) if v.folder == used.dir] == [True]
+        assert main(["cache", "--config", str(config), "--prune"]) == 0
+        said = capsys.readouterr().out
+        assert f"{other.dir.name}" in said and "removed 1 version(s)" in said
+        assert ours.dir.is_dir() and used.dir.is_dir() and not other.dir.exists()
+        assert f"{used.dir.name}" in said and "in use by a live run" in said
+    assert main(["cache", str(tiny_dataset), "--config", str(config), "--prune"]) == 0
+    assert not used.dir.exists() and ours.dir.is_dir() and ours.build(cases) == 0  # ours untouched, still whole
+    assert "removed 1 version(s)" in capsys.readouterr().out
+    assert main(["cache"]) == 2 and "give the DATASET" in capsys.readouterr().err
+
+
+def test_a_training_run_holds_its_cache_version_as_in_use_until_it_ends(tiny_dataset, tmp_path, monkeypatch):
+    import contextlib
+
+    import accelerated_seg.train as train_module
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.cache_versions import _held
+    from conftest import tiny_overrides
+
+    seen, real = [], train_module.using_version
+
+    @contextlib.contextmanager
+    def recording(folder):
+        with real(folder):
+            seen.append((folder, _held(folder)))  # another process's --prune would find it held
+            yield
+
+    monkeypatch.setattr(train_module, "using_version", recording)
+    assert main(["train", *tiny_overrides(tiny_dataset, tmp_path / "run", data__cache_dir=str(tmp_path / "cache"),
+                                          train__max_steps=1, train__val_every=0, train__save_every=0)]) == 0
+    ((folder, held),) = seen
+    assert held is True and folder.parent.parent == tmp_path / "cache" and _held(folder) is False

@@ -113,6 +113,7 @@ def test_the_run_says_why_cases_are_built_again_and_what_else_the_cache_holds(ti
     assert "pre-flight checks: 8 of 9 case(s) unchanged since they passed, not read again" in said
     assert ("also holds 1 other preprocessed version(s) of this dataset (other settings or classes, or other "
             "preprocessing code)") in said
+    assert "`accelerated-seg cache --prune` (with this run's --config) removes those no live run uses" in said
     train(tiny_config(tmp_path / "third", **settings))
     said = capsys.readouterr().out
     assert "1 case(s) built" in said and "1 of the 1 built had been cached before: their files changed since" in said

@@ -35,6 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from ..files import remove_stale_temporaries, replace_atomically, sync_directory, sync_folder, write_text_atomically
+from .cache_versions import bytes_under
 from .errors import DataError
 from .fingerprint import source_fingerprint
 from .manifest import Case
@@ -47,17 +48,6 @@ MAX_LOCATIONS_PER_CLASS = 10_000
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "accelerated_seg"
-
-
-def _bytes_under(folder: str) -> int:
-    """The size of the files under ``folder``; those that vanish while it is walked count nothing."""
-    total = 0
-    for entry in os.scandir(folder):
-        try:
-            total += _bytes_under(entry.path) if entry.is_dir(follow_symlinks=False) else entry.stat().st_size
-        except FileNotFoundError:
-            continue
-    return total
 
 
 def _cannot_write(error: OSError) -> str:
@@ -126,8 +116,8 @@ class PreprocessedCache:
         note must not stop this run (a review found FileNotFoundError in a walk beside a build)."""
         try:
             versions = [entry.path for entry in os.scandir(self.dir.parent)
-                        if entry.is_dir() and entry.path != str(self.dir)]
-            return len(versions), sum(_bytes_under(folder) for folder in versions)
+                        if entry.is_dir() and entry.path != str(self.dir) and not entry.name.startswith(".")]
+            return len(versions), sum(bytes_under(folder) for folder in versions)
         except OSError:
             return None
 

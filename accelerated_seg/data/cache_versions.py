@@ -1,0 +1,142 @@
+"""The preprocessed versions of a dataset in the cache: which a live run uses, and removing the others.
+
+Every setting that changes the preprocessing (spacing, normalization, crop, classes) and every
+version of the preprocessing code adds a whole copy of the dataset beside the others
+(``<cache_dir>/<dataset>-<hash>/<version>/``), and no run deletes one: another experiment may be
+training from it. Runs said how much the others held and to "delete those no run needs" (since the
+seventy-fifth session), which a user could not tell.
+
+So a run holds a shared ``flock`` on ``<version>/.in_use.lock`` from before it reads or builds that
+version until it ends (every rank, each on the file it sees; the kernel drops it however the process
+ends), and ``accelerated-seg cache --prune`` removes a version only while it holds the exclusive lock
+on the same file: never one a live run holds, and a run that starts meanwhile waits the moment of
+the removal and then builds its version anew. A filesystem without ``flock`` (Lustre mounted without
+``-o flock``) cannot tell: there the runs go on unguarded and ``--prune`` removes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+IN_USE = ".in_use.lock"
+#: errno values of a filesystem that has no flock (as run_lock.py's)
+_NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
+
+
+@contextlib.contextmanager
+def using_version(folder: Path):
+    """Hold ``folder`` (a cache version, made if missing) as in use until the block ends."""
+    handle = _locked(Path(folder), exclusive=False, wait=True)
+    try:
+        yield
+    finally:
+        if handle is not None:
+            handle.close()
+
+
+def _locked(folder: Path, exclusive: bool, wait: bool):
+    """An open handle on ``folder``'s lock file holding the lock asked for; None where the lock cannot be
+    had: held by another process (``wait`` False), or a filesystem without flock."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / IN_USE
+    mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | (0 if wait else fcntl.LOCK_NB)
+    for _ in range(10):  # a prune may rename the folder between our open and our lock: open it again
+        handle = open(path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle.fileno(), mode)
+        except BlockingIOError:
+            handle.close()
+            return None
+        except OSError as error:
+            handle.close()
+            if error.errno in _NO_LOCKING:
+                return None
+            raise
+        if _same_file(handle, path):
+            return handle
+        handle.close()
+        folder.mkdir(parents=True, exist_ok=True)  # removed by a prune while we waited: built anew
+    return None
+
+
+def _same_file(handle, path: Path) -> bool:
+    try:
+        return os.fstat(handle.fileno()).st_ino == path.stat().st_ino
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class Version:
+    """One preprocessed version of a dataset in the cache."""
+
+    folder: Path
+    bytes: int
+    cases: int  # the cases built into it (their json records)
+    in_use: bool | None  # a live run holds it; None: this filesystem cannot tell
+
+
+def dataset_versions(dataset_folder: Path) -> list[Version]:
+    """The versions under ``dataset_folder`` (``PreprocessedCache.dir.parent``), largest first."""
+    found = []
+    for entry in sorted(Path(dataset_folder).iterdir()) if Path(dataset_folder).is_dir() else []:
+        if not entry.is_dir() or entry.name.startswith("."):  # a removal in progress is hidden
+            continue
+        found.append(Version(entry, bytes_under(entry), sum(1 for _ in entry.glob("*.json")), _held(entry)))
+    return sorted(found, key=lambda version: -version.bytes)
+
+
+def _held(folder: Path) -> bool | None:
+    """Whether a live run holds ``folder``: asked by trying the exclusive lock for an instant."""
+    if not (folder / IN_USE).exists():
+        return False  # no run since runs took the lock, nor one now: the file is made before the lock
+    try:
+        import fcntl
+
+        with open(folder / IN_USE, "a+", encoding="utf-8") as handle:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            except OSError as error:
+                return None if error.errno in _NO_LOCKING else False
+            return False
+    except (ImportError, OSError):
+        return None
+
+
+def remove_version(folder: Path) -> bool:
+    """Remove a version no live run holds, while holding its exclusive lock; False where one holds it
+    (or the filesystem cannot tell). Renamed to a hidden name first, so that a run starting meanwhile
+    finds no half-removed version but none, and builds it anew."""
+    handle = _locked(Path(folder), exclusive=True, wait=False)
+    if handle is None:
+        return False
+    try:
+        doomed = folder.with_name(f".removing-{folder.name}-{uuid.uuid4().hex[:8]}")
+        folder.rename(doomed)
+    finally:
+        handle.close()
+    shutil.rmtree(doomed, ignore_errors=True)
+    return True
+
+
+def bytes_under(folder: str | Path) -> int:
+    """The size of the files under ``folder``; those that vanish while it is walked count nothing."""
+    total = 0
+    for entry in os.scandir(folder):
+        try:
+            total += bytes_under(entry.path) if entry.is_dir(follow_symlinks=False) else entry.stat().st_size
+        except FileNotFoundError:
+            continue
+    return total
