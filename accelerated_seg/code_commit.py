@@ -42,14 +42,20 @@ def checkout_commit(package: Path = Path(__file__).resolve().parent) -> str | No
     return commit + ("+modified" if changed else "")
 
 
-def installed_commit(distribution: metadata.Distribution | None = None) -> str | None:
+def installed_commit(distribution: metadata.Distribution | None = None,
+                     package: Path = Path(__file__).resolve().parent) -> str | None:
     """The git commit pip installed the package from, as its ``direct_url.json`` records it (PEP 610);
     None for an install from a folder, a wheel or an index, or an editable one (whose checkout
-    ``checkout_commit`` asks)."""
+    ``checkout_commit`` asks), and where the distribution found is not the one ``package`` runs from
+    (another copy earlier on the path: a review found a source tree on PYTHONPATH named by the
+    editable install's record). Files edited after the install are not told apart."""
     try:
         distribution = distribution if distribution is not None else metadata.distribution("accelerated_seg")
+        installed_here = Path(distribution.locate_file(f"{package.name}/__init__.py")).resolve().parent == package
         direct = json.loads(distribution.read_text("direct_url.json") or "{}")
     except (metadata.PackageNotFoundError, OSError, ValueError):  # a source tree on PYTHONPATH has none
+        return None
+    if not installed_here:
         return None
     vcs = direct.get("vcs_info") if isinstance(direct, dict) else None
     if isinstance(vcs, dict) and vcs.get("vcs") == "git" and isinstance(vcs.get("commit_id"), str):

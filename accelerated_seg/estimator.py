@@ -553,10 +553,15 @@ class Segmentation:
                                           sw_batch_size=batch_size, **options)
                 except DataError as error:
                     failure = error
-            # At the caller's line, as warnings about one's input are: warn_explicit at inference.py's kept no
-            # registry, so a loop of predicts repeated each warning every time, which Python's default says once
+            # Those about one's input (UserWarning) at the caller's line: warn_explicit at inference.py's kept
+            # no registry, so a loop of predicts repeated each one every time, which Python's default says
+            # once. A library's deprecation notes stay where they were raised, which the default hides.
             for warning in raised:
-                warnings.warn(in_the_callers_words(str(warning.message)), warning.category, stacklevel=2)
+                if issubclass(warning.category, UserWarning):
+                    warnings.warn(in_the_callers_words(str(warning.message)), warning.category, stacklevel=2)
+                else:
+                    warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno,
+                                           module=(warning.filename or "").rsplit("/", 1)[-1].removesuffix(".py"))
             if failure is not None:
                 if is_path:
                     raise failure
@@ -612,7 +617,8 @@ class Segmentation:
         # Every validation case opened and checked as fit checks it (values, grids, channels), before the
         # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
         # stopped half-way, naming the copy in the references folder rather than the user's file.
-        check_manifest(dataset.manifest, cases=dataset.manifest.validation).raise_if_errors(before="evaluation")
+        check_manifest(dataset.manifest, cases=dataset.manifest.validation,  # its errors alone: no z-score sums for CT
+                       normalization=export_preprocessing(config).normalization).raise_if_errors(before="evaluation")
         out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation")
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):
@@ -743,15 +749,18 @@ class Segmentation:
         return self.model_dir
 
     def _take_model(self, directory: Path | None) -> None:
-        """Predict with the export in ``directory`` (None: none) as its files are now."""
-        self.model_dir = directory
-        self._model_files = _export_fingerprint(directory) if directory is not None else None
+        """Predict with the export in ``directory`` (None: none) as its files are now; a relative path
+        as it names a folder now, not from wherever the working folder is later."""
+        self.model_dir = Path(directory).absolute() if directory is not None else None
+        self._model_files = _export_fingerprint(self.model_dir) if directory is not None else None
 
 
 def _export_fingerprint(directory: Path) -> str | None:
-    """What identifies an export's files without reading them; None where one is missing."""
+    """What identifies an export's files without reading them (path, size, modification time, inode:
+    a fit or a save writes new files and renames them into place); None where one is missing. Not
+    the status-change time, which a chmod or a backup's hard link moves (a review)."""
     try:
-        return files_fingerprint(directory / name for name in EXPORT_FILES)
+        return files_fingerprint((directory / name for name in EXPORT_FILES), status_change=False)
     except OSError:
         return None
 

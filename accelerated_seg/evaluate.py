@@ -540,6 +540,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     if merge_foreground and num_classes not in (None, 2):
         raise ValueError(f"merging the references' foreground into class 1 leaves two classes, not --num-classes "
                          f"{num_classes}: drop one of the two")
+    if merge_foreground and regions is not None:
+        raise ValueError(f"{dataset_json or 'regions'} declares regions, each scored over its own values: merging "
+                         f"every foreground value into one class leaves none of them; drop --merge-foreground")
     if regions is not None and num_classes is not None:
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
                          f"--num-classes")
@@ -554,8 +557,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     rows, sheared = [], {}
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
-        if merge_foreground:  # binarize refuses an "ignore" label (data/labels.py), so none is merged here
-            label = np.where(label > 0, 1, label)
+        if merge_foreground:  # not the ignore label's voxels: --merge-foreground made them Dice-counted foreground
+            label = np.where((label > 0) & (label != ignore_value if ignore_value is not None else True), 1, label)
         _require_known_values(pred, pred_path, known)
         _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
                               reference=ignore_value is None and not merge_foreground)
@@ -610,6 +613,9 @@ def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[in
         if num_classes is not None and sorted(names) != list(range(1, num_classes)):
             raise ValueError(f"--num-classes {num_classes} disagrees with the classes {sorted(names)} "
                              f"(+ background) named in {dataset_json}; drop one of the two")
+        if merge_foreground and sorted(names) != [1]:  # the others would score Dice 1 for being in no file
+            raise ValueError(f"{dataset_json} names the classes {sorted(names)}, but --merge-foreground scores every "
+                             f"foreground value as class 1: drop one of the two")
     elif num_classes is not None:
         names = {c: given.get(c, f"class_{c}") for c in foreground_classes(num_classes)}
     else:  # the values present anywhere: a class only ever predicted must still count against the model
@@ -639,11 +645,16 @@ def _require_shared_classes(predicted: set[int], referenced: set[int]) -> None:
     (seventy-eighth session's probe)."""
     if not predicted or not referenced or predicted & referenced:
         return
-    mask = (f"; if the references are masks saved as 0 and {min(referenced)}, --merge-foreground scores every "
-            f"non-zero value of theirs as class 1" if len(referenced) == 1 and predicted == {1} else "")
+    if predicted == {1}:  # a binary model's: a mask saved as 0 and 255, or references of many structures
+        merge = (f"if the references are masks saved as 0 and {min(referenced)}" if len(referenced) == 1 else
+                 "if the model segments the references' structures as one foreground")
+        way = f"; {merge}, --merge-foreground scores every non-zero value of theirs as class 1"
+    else:
+        way = ""
     raise DataError(f"the predictions hold the values {sorted(predicted)[:8]} and the references "
                     f"{sorted(referenced)[:8]} (besides background): no class in common, so every Dice would be 0"
-                    f"{mask}; to score them as they are, give --num-classes or --labels")
+                    f"{way}; to score each value as a class all the same, give --labels a dataset.json naming them "
+                    f"(or --num-classes above the largest)")
 
 
 def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], reference: bool = False) -> None:

@@ -725,9 +725,8 @@ def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatial
         spread = intensity_spread(image)
         for channel, value, share in spread.dominant_voxels():
             which = f" (volume {channel} of the file)" if len(spread.count) > 1 else ""
-            warnings.warn(f"{path}{which}: {squeeze_said(value, share)}: the network sees the rest near blank "
-                          f"and may segment little of it; set that voxel to a tissue value in the file (a hot "
-                          f"pixel, a marker)", stacklevel=3)
+            warnings.warn(f"{path}{which}: {squeeze_said(value, share)}, and the network may segment less of it; "
+                          f"set that voxel to a tissue value in the file (a hot pixel, a marker)", stacklevel=3)
 
 
 def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spatialimages.SpatialImage]:

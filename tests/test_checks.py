@@ -1012,7 +1012,13 @@ def test_one_voxel_that_makes_the_z_score_on_its_own_is_a_warning(tmp_path):
     assert not report.errors
     (warning,) = [w for w in report.warnings if "of the intensity variance" in w]
     assert f"hot (image): {case.images[0]}: one voxel, of 100000, holds 100% of the intensity variance" in warning
-    assert "set that voxel to a tissue value in the file" in warning
+    assert "set that voxel to a tissue value in the file" in warning and "near blank to the network" in warning
+    # just over half: the rest keeps most of its contrast, and the warning says no more than that
+    image[3, 4, 5] = 200 + 554
+    (warning,) = [w for w in check_cases([make_case(tmp_path, "half", image=image)], NUM_CLASSES).warnings
+                  if "variance" in w]
+    assert "holds 59% of the intensity variance" in warning and "0.64 of the contrast" in warning
+    assert "near blank" not in warning
     # the CT window clips it instead; a bright voxel that makes a sixth of the spread is left alone
     assert not [w for w in check_cases([case], NUM_CLASSES, normalization="ct").warnings if "variance" in w]
     image[3, 4, 5] = 200 + 20 * 10
@@ -1044,6 +1050,13 @@ def test_the_intensity_sums_gathered_slab_by_slab_are_the_whole_channels():
     values = volume[..., 0][volume[..., 0] != 0].astype(np.float64)
     assert (channel, value) == (0, 400.0)
     assert np.isclose(share, (400 - values.mean()) ** 2 / ((values - values.mean()) ** 2).sum())
+    # 32-bit integers of about 2e6: their squares' int64 sum wrapped around and hid the hot voxel (a review)
+    big = (2_000_000 + np.random.default_rng(1).integers(-2000, 2000, size=(128, 128, 128))).astype(np.int32)
+    big[1, 2, 3] = 2_000_000_000
+    spread = IntensitySpread()
+    spread.see(big)
+    ((_, value, share),) = spread.dominant_voxels()
+    assert value == 2e9 and share > 0.99
 
 
 def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path):

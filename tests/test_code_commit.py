@@ -51,16 +51,25 @@ def test_a_package_pip_installed_from_git_records_the_commit_pip_kept(tmp_path):
 
     info = tmp_path / "accelerated_seg-0.1.0.dist-info"
     info.mkdir()
+    package = tmp_path / "accelerated_seg"  # installed beside its record, as pip installs it
+    package.mkdir()
+    (package / "__init__.py").write_text("")
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: accelerated_seg\nVersion: 0.1.0\n")
     commit = "0123456789abcdef0123456789abcdef01234567"
     (info / "direct_url.json").write_text(json.dumps(
         {"url": "https://example.org/accelerated_seg.git", "vcs_info": {"vcs": "git", "commit_id": commit}}))
-    assert installed_commit(metadata.Distribution.at(info)) == commit
+    assert installed_commit(metadata.Distribution.at(info), package) == commit
     for direct in ({"url": "file:///src/accelerated_seg", "dir_info": {"editable": True}},  # an editable install
                    {"url": "file:///wheels/accelerated_seg-0.1.0-py3-none-any.whl", "archive_info": {}}):
         (info / "direct_url.json").write_text(json.dumps(direct))
-        assert installed_commit(metadata.Distribution.at(info)) is None
+        assert installed_commit(metadata.Distribution.at(info), package) is None
     (info / "direct_url.json").unlink()  # from an index: no such file
-    assert installed_commit(metadata.Distribution.at(info)) is None
+    assert installed_commit(metadata.Distribution.at(info), package) is None
     (info / "direct_url.json").write_text("{not json")
-    assert installed_commit(metadata.Distribution.at(info)) is None
+    assert installed_commit(metadata.Distribution.at(info), package) is None
+    # a copy of the package elsewhere (a source tree on PYTHONPATH) is not the installed one
+    (info / "direct_url.json").write_text(json.dumps({"url": "x", "vcs_info": {"vcs": "git", "commit_id": commit}}))
+    assert installed_commit(metadata.Distribution.at(info), package) == commit
+    elsewhere = tmp_path / "tree" / "accelerated_seg"
+    elsewhere.mkdir(parents=True)
+    assert installed_commit(metadata.Distribution.at(info), elsewhere) is None

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 import re
 import shutil
 import signal
@@ -887,7 +888,7 @@ def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset,
     assert model.summary["step"] == 4 and model.model_dir == tmp_path / "run" / "model"
 
 
-def test_an_estimator_whose_model_another_fit_replaced_refuses_to_predict_with_it(tiny_dataset, tmp_path):
+def test_an_estimator_whose_model_another_fit_replaced_refuses_to_predict_with_it(tiny_dataset, tmp_path, monkeypatch):
     """Every predict reads the model from model_dir: after another estimator's fit into the same output_dir
     (overwrite=True), the first predicted with the second's model without a word (seventy-eighth session)."""
     train_pairs, _ = _pairs(tiny_dataset)
@@ -904,8 +905,42 @@ def test_an_estimator_whose_model_another_fit_replaced_refuses_to_predict_with_i
                                            rf"Segmentation trained in .*run: it was replaced or removed since"):
         first.predict(scan)
     second.predict(scan)
+    # what does not replace the files is no refusal: a chmod, a backup's hard link (a review)
+    (second.model_dir / "model.safetensors").chmod(0o600)
+    os.link(second.model_dir / "config.json", tmp_path / "backup_config.json")
+    second.predict(scan)
+    # a relative path names the folder it named at load, whatever the working folder is later
+    second.save(tmp_path / "saved")
+    with monkeypatch.context() as patched:
+        patched.chdir(tmp_path)
+        relative = Segmentation.load("saved")
+        patched.chdir(tmp_path / "cache")
+        relative.predict(scan)
     loaded = Segmentation.load(second.model_dir)
     shutil.rmtree(tmp_path / "run")
     with pytest.raises(RuntimeError, match=r"no longer holds the model this Segmentation loaded from it: .*"
                                            r"Segmentation\.load\("):
         loaded.predict(scan)
+
+
+def test_predicts_library_deprecation_notes_stay_where_they_were_raised(monkeypatch, tmp_path):
+    """Re-raised at the caller's line, a library's DeprecationWarning recorded under predict's
+    simplefilter("always") showed there, where Python's default filter shows them (a review)."""
+    import warnings
+
+    import accelerated_seg.inference as inference
+    from test_inference import export
+
+    real = inference.predict_file
+
+    def noting(*args, **kwargs):
+        warnings.warn_explicit("an old argument", DeprecationWarning, "/site-packages/somelib.py", 7)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(inference, "predict_file", noting)
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        model.predict(np.random.default_rng(0).normal(size=(16, 16, 16)).astype(np.float32))
+    (noted,) = [w for w in seen if w.category is DeprecationWarning]
+    assert (noted.filename, noted.lineno) == ("/site-packages/somelib.py", 7)

@@ -351,6 +351,25 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     save(tmp_path / "other" / "a.nii.gz", 2 * sphere(centre))
     asked = evaluate_folders(pred_dir, tmp_path / "other", num_classes=3, output_dir=tmp_path / "asked")
     assert asked["per_class"]["1"]["dice"]["mean"] == 0.0 == asked["per_class"]["2"]["dice"]["mean"]
+    # references of several structures against a binary model's 1: the refusal names the merge too (a review)
+    save(tmp_path / "aseg" / "a.nii.gz", 2 * sphere(centre) + 39 * sphere(centre + [0, 0, 30.0], radius_mm=8.0))
+    with pytest.raises(DataError, match=r"references \[2, 39\] .*; if the model segments the references' structures "
+                                        r"as one foreground, --merge-foreground scores"):
+        evaluate_folders(pred_dir, tmp_path / "aseg", output_dir=tmp_path / "aseg_out")
+    # a declared ignore label's voxels stay out of the merge (they were merged into the foreground: a review)
+    reference = sphere(centre).astype(np.uint8)
+    reference[:10] = 3
+    save(tmp_path / "sparse" / "a.nii.gz", reference)
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps({"labels": {"background": 0, "foreground": 1, "ignore": 3}}))
+    perfect = np.where(reference == 1, 1, 0).astype(np.uint8)
+    save(tmp_path / "perfect" / "a.nii.gz", perfect)
+    scored = evaluate_folders(tmp_path / "perfect", tmp_path / "sparse", dataset_json=dataset, merge_foreground=True,
+                              output_dir=tmp_path / "sparse_out")
+    assert scored["per_class"]["1"]["dice"]["mean"] == 1.0
+    dataset.write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"}}))
+    with pytest.raises(ValueError, match=r"names the classes \[1, 2\], but --merge-foreground scores every foreground"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=dataset, merge_foreground=True)
 
 
 def test_negative_label_values_are_no_classes_when_the_classes_come_from_the_files(folders):

@@ -833,9 +833,8 @@ def _tell_dominant_voxels(spread: IntensitySpread, path: Path, context: str, rep
     for channel, value, share in spread.dominant_voxels():
         which = f" (volume {channel} of the file)" if channels > 1 else ""
         report.warnings.append(
-            f"{context}: {path}{which}: {squeeze_said(value, share)} (the case looks near blank to the network, "
-            f"and a validation case scores about 0): set that voxel to a tissue value in the file (a hot pixel, "
-            f"a marker), or leave the case out")
+            f"{context}: {path}{which}: {squeeze_said(value, share)}; set that voxel to a tissue value in the file "
+            f"(a hot pixel, a marker), or leave the case out")
 
 
 def intensity_spread(image: nib.Nifti1Image) -> IntensitySpread:

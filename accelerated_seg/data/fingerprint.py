@@ -22,10 +22,12 @@ def source_fingerprint(case: Case) -> str:
     return files_fingerprint([path for path in (*case.images, case.label) if path is not None])
 
 
-def files_fingerprint(paths) -> str:
-    """``source_fingerprint`` of any files (an exported model's, say). Raises OSError where one is missing."""
+def files_fingerprint(paths, status_change: bool = True) -> str:
+    """``source_fingerprint`` of any files; ``status_change`` False leaves the status-change time out,
+    which a ``chmod`` or a hard link (a backup's ``cp -al``) moves too. Raises OSError where one is missing."""
     parts = []
     for path in paths:
         stat = Path(path).stat()
-        parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}|{stat.st_ctime_ns}")
+        changed = f"|{stat.st_ctime_ns}" if status_change else ""
+        parts.append(f"{Path(path).resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{stat.st_ino}{changed}")
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]

@@ -23,11 +23,17 @@ import numpy as np
 DOMINANT_SHARE = 0.5
 
 
+# From this share on, the rest keeps under a third of its spread: the image looks near blank
+NEAR_BLANK_SHARE = 0.9
+
+
 def squeeze_said(value: float, share: float) -> str:
     """What one voxel that holds ``share`` of its channel's variance does to the z-score, in words."""
-    return (f"one voxel, of {value:g}, holds {share:.0%} of the intensity variance, so z-score normalization "
+    said = (f"one voxel, of {value:g}, holds {share:.0%} of the intensity variance, so z-score normalization "
             f"(data.normalization: zscore) divides the image by a spread that voxel makes and leaves the rest "
-            f"{np.sqrt(1 - share):.2g} of its own")
+            f"{np.sqrt(1 - share):.2g} of the contrast it would have")
+    return said + (" (near blank to the network: a probe's such case scored Dice 0)" if share >= NEAR_BLANK_SHARE
+                   else "")
 
 
 class IntensitySpread:
@@ -46,10 +52,12 @@ class IntensitySpread:
         and largest value, which the caller's pass needs too."""
         volumes = [slab] if slab.ndim == 3 else [slab[..., channel] for channel in range(slab.shape[3])]
         # Whole-array reductions of each volume: numpy's reductions over axes (0, 1, 2) took 2-3 times
-        # as long. Exact sums for integers; float64 ones for floats, numpy casting in buffered chunks
-        # without a float64 copy of the slab (float32 sums of squares lost the variance to cancellation
-        # where the mean is a thousand times the spread).
-        wide = np.int64 if slab.dtype.kind in "iub" else np.float64
+        # as long. Exact int64 sums for 8- and 16-bit integers (a slab's squares stay below 2^63);
+        # float64 ones otherwise, numpy casting in buffered chunks without a float64 copy of the slab:
+        # int64 squares of 32-bit values wrapped around (a review's int32 scan of values near 1e6 hid
+        # its hot voxel), and float32 sums of squares lost the variance to cancellation where the mean
+        # is a thousand times the spread.
+        wide = np.int64 if slab.dtype.kind in "iub" and slab.dtype.itemsize <= 2 else np.float64
         with np.errstate(over="ignore", invalid="ignore"):  # float64 beyond 1e154: refused, its spread cleared
             found = np.array([[np.count_nonzero(volume), np.sum(volume, dtype=wide),
                                np.einsum("ijk,ijk->", volume, volume, dtype=wide), volume.min(), volume.max()]
