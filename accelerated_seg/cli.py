@@ -468,9 +468,11 @@ def _check(args, _) -> int:
 
 def _cache(args, _) -> int:
     """List the dataset's preprocessed versions; with --prune remove the others no live run uses."""
+    import shutil
+
     from .config import Config, ConfigError, load_config
     from .data.cache import PreprocessedCache
-    from .data.cache_versions import dataset_versions, remove_version
+    from .data.cache_versions import dataset_versions, remove_version, removals_left
     from .data.errors import DataError
     from .data.manifest import load_manifest, with_regions
     from .data.prepare import cache_root, dataset_source, preprocess_settings
@@ -500,12 +502,18 @@ def _cache(args, _) -> int:
         state = {True: "in use by a live run", False: "not in use", None: "in use or not: its filesystem cannot "
                  "lock files"}[version.in_use]
         mark = "these settings' version, " if version.folder == current else ""
-        pruned = args.prune and version.folder != current and remove_version(version.folder)
+        try:
+            pruned = args.prune and version.folder != current and remove_version(version.folder)
+        except OSError as error:  # a read-only cache: said, not a traceback
+            print(f"error: {version.folder} cannot be removed ({error})", file=sys.stderr)
+            return 1
         if pruned:
             removed.append(version)
         print(f"  {version.folder.name}  {_size(version.bytes):>9}  {version.cases} case(s)  {mark}{state}"
               + ("  -> removed" if pruned else ""))
     if args.prune:
+        for left in removals_left(current.parent):  # what a killed prune left renamed aside
+            shutil.rmtree(left, ignore_errors=True)
         print(f"removed {len(removed)} version(s), {_size(sum(v.bytes for v in removed))}; these settings' version "
               f"and those in use stay")
     elif len(versions) > 1:

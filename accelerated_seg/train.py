@@ -1114,7 +1114,8 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         shown = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
                           f"(other settings or classes, or other preprocessing code), {shown}: `accelerated-seg cache "
-                          f"--prune` (with this run's --config) removes those no live run uses")
+                          f"--config {Path(cfg.train.output_dir) / 'config.yaml'} --prune` removes those no live run "
+                          f"uses")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     if accelerator.num_processes > 1:  # and the tables where every rank reads them

@@ -489,3 +489,42 @@ def test_a_training_run_holds_its_cache_version_as_in_use_until_it_ends(tiny_dat
                                           train__max_steps=1, train__val_every=0, train__save_every=0)]) == 0
     ((folder, held),) = seen
     assert held is True and folder.parent.parent == tmp_path / "cache" and _held(folder) is False
+
+
+def test_a_cache_a_run_cannot_write_is_read_unguarded_and_its_prune_is_one_error(tiny_dataset, tmp_path, capsys,
+                                                                                 monkeypatch):
+    """A read-only cache (or another user's lock file) stopped every run with a traceback on .in_use.lock
+    (a review): flock needs the file open for reading alone, and a run that cannot make it goes on."""
+    import errno
+
+    import accelerated_seg.data.cache_versions as cache_versions
+    from accelerated_seg.cli import main
+
+    manifest = load_msd(tiny_dataset)
+    root = tmp_path / "cache"
+    ours, other = (_cache(root, manifest, spacing=(size,) * 3) for size in (2.0, 3.0))
+    for cache in (ours, other):
+        cache.build(manifest.training[:1])
+    with cache_versions.using_version(ours.dir):  # an earlier run's lock file stays behind
+        pass
+
+    def read_only(path, mode="r", *args, **kwargs):
+        if mode != "r":
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(cache_versions, "open", read_only, raising=False)
+    with cache_versions.using_version(ours.dir):  # its lock file read-only: held all the same
+        assert cache_versions._held(ours.dir) is True
+    with cache_versions.using_version(other.dir):  # none there, and none can be made: unguarded, no error
+        assert not (other.dir / cache_versions.IN_USE).exists()
+
+    def no_rename(self, target):
+        raise OSError(errno.EROFS, "Read-only file system", str(self))
+
+    monkeypatch.setattr(type(other.dir), "rename", no_rename)
+    config = tmp_path / "experiment.yaml"
+    config.write_text(f"data:\n  dataset: {tiny_dataset}\n  cache_dir: {root}\n  spacing: [2.0, 2.0, 2.0]\n")
+    assert main(["cache", "--config", str(config), "--prune"]) == 1
+    assert f"error: {other.dir} cannot be removed ([Errno 30] Read-only file system" in capsys.readouterr().err
+    assert other.dir.is_dir()

@@ -113,7 +113,14 @@ def test_the_run_says_why_cases_are_built_again_and_what_else_the_cache_holds(ti
     assert "pre-flight checks: 8 of 9 case(s) unchanged since they passed, not read again" in said
     assert ("also holds 1 other preprocessed version(s) of this dataset (other settings or classes, or other "
             "preprocessing code)") in said
-    assert "`accelerated-seg cache --prune` (with this run's --config) removes those no live run uses" in said
+    prune = f"`accelerated-seg cache --config {tmp_path / 'second' / 'config.yaml'} --prune` removes those no live"
+    assert prune in said  # the run's own config.yaml, overrides and all (its --config alone named another version)
+    from accelerated_seg.cli import main
+
+    assert main(["cache", "--config", str(tmp_path / "second" / "config.yaml")]) == 0
+    listed = capsys.readouterr().out
+    assert "2 preprocessed version(s)" in listed and listed.count("these settings' version") == 1
+    assert "9 case(s)  these settings' version" in listed  # its cases, not its settings.json too
     train(tiny_config(tmp_path / "third", **settings))
     said = capsys.readouterr().out
     assert "1 case(s) built" in said and "1 of the 1 built had been cached before: their files changed since" in said

@@ -11,7 +11,15 @@ version until it ends (every rank, each on the file it sees; the kernel drops it
 ends), and ``accelerated-seg cache --prune`` removes a version only while it holds the exclusive lock
 on the same file: never one a live run holds, and a run that starts meanwhile waits the moment of
 the removal and then builds its version anew. A filesystem without ``flock`` (Lustre mounted without
-``-o flock``) cannot tell: there the runs go on unguarded and ``--prune`` removes nothing.
+``-o flock``) cannot tell: there the runs go on unguarded and ``--prune`` removes nothing. Nor can a
+cache the run may not write (read-only, or another user's lock file): the lock file is opened for
+reading where it exists, which ``flock`` needs no more than, and a run that cannot open or make it
+goes on unguarded (a read-only cache stopped every run with a traceback, a review found).
+
+Not guarded: a run reading the version before it takes the lock (its checks and model build, about
+a second to minutes), the loader of ``Dataset.loader()`` outside ``fit``, and a job of a version of
+this package from before the seventy-ninth session. ``--prune`` is for versions of settings no
+experiment runs any more.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 IN_USE = ".in_use.lock"
+SETTINGS_FILE = "settings.json"  # what a version records of its settings, beside its cases' json
 #: errno values of a filesystem that has no flock (as run_lock.py's)
 _NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
 
@@ -32,7 +41,7 @@ _NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
 @contextlib.contextmanager
 def using_version(folder: Path):
     """Hold ``folder`` (a cache version, made if missing) as in use until the block ends."""
-    handle = _locked(Path(folder), exclusive=False, wait=True)
+    handle = _locked(Path(folder), exclusive=False, wait=True, make=True)
     try:
         yield
     finally:
@@ -40,18 +49,31 @@ def using_version(folder: Path):
             handle.close()
 
 
-def _locked(folder: Path, exclusive: bool, wait: bool):
+def _locked(folder: Path, exclusive: bool, wait: bool, make: bool = False, unwritable_ok: bool = True):
     """An open handle on ``folder``'s lock file holding the lock asked for; None where the lock cannot be
-    had: held by another process (``wait`` False), or a filesystem without flock."""
+    had: held by another process (``wait`` False), a filesystem without flock, a lock file that cannot
+    be opened or made (a read-only cache, another user's: an OSError unless ``unwritable_ok``), or no
+    such folder (``make`` False)."""
     try:
         import fcntl
     except ImportError:  # Windows: no flock
         return None
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / IN_USE
     mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | (0 if wait else fcntl.LOCK_NB)
     for _ in range(10):  # a prune may rename the folder between our open and our lock: open it again
-        handle = open(path, "a+", encoding="utf-8")
+        try:
+            if make:
+                folder.mkdir(parents=True, exist_ok=True)
+            elif not folder.is_dir():
+                return None
+            # for reading where it is there: flock needs no more, and another user's file allows no more
+            handle = open(path, "r" if path.exists() else "a+", encoding="utf-8")
+        except FileNotFoundError:  # renamed away by a prune between the two steps above: again
+            continue
+        except OSError:  # a read-only cache, another user's folder: unguarded, as without flock
+            if unwritable_ok:
+                return None
+            raise
         try:
             fcntl.flock(handle.fileno(), mode)
         except BlockingIOError:
@@ -64,8 +86,7 @@ def _locked(folder: Path, exclusive: bool, wait: bool):
             raise
         if _same_file(handle, path):
             return handle
-        handle.close()
-        folder.mkdir(parents=True, exist_ok=True)  # removed by a prune while we waited: built anew
+        handle.close()  # removed by a prune while we waited: lock the version made anew
     return None
 
 
@@ -92,7 +113,8 @@ def dataset_versions(dataset_folder: Path) -> list[Version]:
     for entry in sorted(Path(dataset_folder).iterdir()) if Path(dataset_folder).is_dir() else []:
         if not entry.is_dir() or entry.name.startswith("."):  # a removal in progress is hidden
             continue
-        found.append(Version(entry, bytes_under(entry), sum(1 for _ in entry.glob("*.json")), _held(entry)))
+        cases = sum(1 for path in entry.glob("*.json") if path.name != SETTINGS_FILE)
+        found.append(Version(entry, bytes_under(entry), cases, _held(entry)))
     return sorted(found, key=lambda version: -version.bytes)
 
 
@@ -103,7 +125,7 @@ def _held(folder: Path) -> bool | None:
     try:
         import fcntl
 
-        with open(folder / IN_USE, "a+", encoding="utf-8") as handle:
+        with open(folder / IN_USE, encoding="utf-8") as handle:  # flock needs no more than reading
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -116,10 +138,14 @@ def _held(folder: Path) -> bool | None:
 
 
 def remove_version(folder: Path) -> bool:
-    """Remove a version no live run holds, while holding its exclusive lock; False where one holds it
-    (or the filesystem cannot tell). Renamed to a hidden name first, so that a run starting meanwhile
-    finds no half-removed version but none, and builds it anew."""
-    handle = _locked(Path(folder), exclusive=True, wait=False)
+    """Remove a version no live run holds, while holding its exclusive lock; False where one holds it,
+    the filesystem cannot tell, or another prune removed it first. Renamed to a hidden name first, so
+    that a run starting meanwhile finds no half-removed version but none, and builds it anew.
+
+    Raises:
+        OSError: the version's lock cannot be made, or the version renamed (a read-only cache).
+    """
+    handle = _locked(Path(folder), exclusive=True, wait=False, unwritable_ok=False)
     if handle is None:
         return False
     try:
@@ -129,6 +155,11 @@ def remove_version(folder: Path) -> bool:
         handle.close()
     shutil.rmtree(doomed, ignore_errors=True)
     return True
+
+
+def removals_left(dataset_folder: Path) -> list[Path]:
+    """The folders a prune renamed aside and did not finish deleting (killed meanwhile): no run uses them."""
+    return sorted(Path(dataset_folder).glob(".removing-*")) if Path(dataset_folder).is_dir() else []
 
 
 def bytes_under(folder: str | Path) -> int:
