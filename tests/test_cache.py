@@ -50,7 +50,7 @@ def test_the_other_versions_note_survives_a_build_beside_it(tiny_dataset, tmp_pa
     def vanished(folder):
         raise FileNotFoundError(2, "No such file or directory", folder)
 
-    monkeypatch.setattr(cache_module, "_bytes_under", vanished)
+    monkeypatch.setattr(cache_module, "bytes_under", vanished)
     assert cache.other_versions() is None  # not known this time; the run goes on
 
 
