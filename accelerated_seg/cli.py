@@ -55,6 +55,12 @@ def _reader_went_away() -> int:
     return EXIT_READER_WENT_AWAY
 
 
+def _dataset_argument(parser: argparse.ArgumentParser) -> None:
+    """The DATASET that ``check`` and ``cache`` take, where an experiment's --config does not name it."""
+    parser.add_argument("dataset", type=path_argument, nargs="?",
+                        help="MSD dataset.json, nnU-Net raw dataset folder, or CSV (default: --config's data.dataset)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every command and its arguments; ``--section.key=value`` overrides after ``train`` are left over
     for the experiment config."""
@@ -79,8 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="each case is a function of the seed and its index")
 
     p = commands.add_parser("check", help="pre-flight checks of a dataset and every file it lists")
-    p.add_argument("dataset", type=path_argument, nargs="?",
-                   help="MSD dataset.json, nnU-Net raw dataset folder, or CSV (default: --config's data.dataset)")
+    _dataset_argument(p)
     p.add_argument("--config", type=path_argument,
                    help="check as this experiment's training reads the data: its data.dataset (unless DATASET is "
                         "given), data.labels (a CSV's classes), data.binarize and data.max_voxels")
@@ -93,8 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "CSV 0 = background, 1 = foreground")
 
     p = commands.add_parser("cache", help="a dataset's preprocessed versions in the cache; --prune removes unused ones")
-    p.add_argument("dataset", type=path_argument, nargs="?",
-                   help="MSD dataset.json, nnU-Net raw dataset folder, or CSV (default: --config's data.dataset)")
+    _dataset_argument(p)
     p.add_argument("--config", type=path_argument,
                    help="the experiment whose data settings name the version it trains from (and its "
                         "data.cache_dir)")
@@ -472,7 +476,7 @@ def _cache(args, _) -> int:
 
     from .config import Config, ConfigError, load_config
     from .data.cache import PreprocessedCache
-    from .data.cache_versions import dataset_versions, remove_version, removals_left
+    from .data.cache_versions import dataset_versions, remove_version, removals_left, size_said
     from .data.errors import DataError
     from .data.manifest import load_manifest, with_regions
     from .data.prepare import cache_root, dataset_source, preprocess_settings
@@ -509,20 +513,16 @@ def _cache(args, _) -> int:
             return 1
         if pruned:
             removed.append(version)
-        print(f"  {version.folder.name}  {_size(version.bytes):>9}  {version.cases} case(s)  {mark}{state}"
+        print(f"  {version.folder.name}  {size_said(version.bytes):>9}  {version.cases} case(s)  {mark}{state}"
               + ("  -> removed" if pruned else ""))
     if args.prune:
         for left in removals_left(current.parent):  # what a killed prune left renamed aside
             shutil.rmtree(left, ignore_errors=True)
-        print(f"removed {len(removed)} version(s), {_size(sum(v.bytes for v in removed))}; these settings' version "
+        print(f"removed {len(removed)} version(s), {size_said(sum(v.bytes for v in removed))}; these settings' version "
               f"and those in use stay")
     elif len(versions) > 1:
         print("accelerated-seg cache --prune (with the same DATASET or --config) removes the others no live run uses")
     return 0
-
-
-def _size(count: int) -> str:
-    return f"{count / 1e9:.1f} GB" if count >= 1e9 else f"{count / 1e6:.1f} MB"
 
 
 def _what_training_reads(manifest) -> str:

@@ -28,7 +28,7 @@ from .config import ConfigError
 
 LOCK_NAME = ".run.lock"
 #: errno values of a filesystem that has no flock; anything else is a real error.
-_NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
+NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
 
 
 class RunLock:
@@ -132,11 +132,11 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
             handle.close()
             if made_file:  # an empty lock file that locks nothing stayed in the outputs
                 path.unlink(missing_ok=True)
-            if error.errno in _NO_LOCKING:
+            if error.errno in NO_LOCKING:
                 return RunLock(folder, made_folder=made_folder,
                                unsupported=f"its filesystem does not lock files ({os.strerror(error.errno)})")
             raise
-        if _same_file(handle, path):
+        if same_file(handle, path):
             break
         handle.close()  # we locked a file the run before us removed on release
     else:
@@ -151,7 +151,7 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
     return RunLock(folder, handle, made_folder)
 
 
-def _same_file(handle, path: Path) -> bool:
+def same_file(handle, path: Path) -> bool:
     try:
         return os.path.samestat(os.fstat(handle.fileno()), os.stat(path))
     except FileNotFoundError:

@@ -48,7 +48,7 @@ from .code_commit import run_commit
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
-from .data.cache_versions import using_version
+from .data.cache_versions import size_said, using_version
 from .data.checks import CheckingRanks, check_as_configured
 from .data.class_presence import class_presence_warnings, output_names
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
@@ -1111,7 +1111,7 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
                           f"before stay in the cache")
     versions, size = on_main(accelerator, cache.other_versions) or (0, 0)
     if versions:
-        shown = f"{size / 1e9:.1f} GB" if size >= 1e9 else f"{size / 1e6:.1f} MB"
+        shown = size_said(size)
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
                           f"(other settings or classes, or other preprocessing code), {shown}: `accelerated-seg cache "
                           f"--config {Path(cfg.train.output_dir) / 'config.yaml'} --prune` removes those no live run "

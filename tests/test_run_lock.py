@@ -76,9 +76,9 @@ def test_a_run_that_locked_a_file_its_predecessor_removed_takes_the_new_one(tmp_
     first = hold_run_folder(tmp_path)
     with open(tmp_path / LOCK_NAME, encoding="utf-8") as stale:
         first.release()
-        assert not run_lock._same_file(stale, tmp_path / LOCK_NAME)
+        assert not run_lock.same_file(stale, tmp_path / LOCK_NAME)
         second = hold_run_folder(tmp_path)
-        assert run_lock._same_file(second._handle, tmp_path / LOCK_NAME)
+        assert run_lock.same_file(second._handle, tmp_path / LOCK_NAME)
         second.release()
 
 

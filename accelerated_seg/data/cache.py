@@ -23,8 +23,8 @@ here knows about processes beyond that.
 from __future__ import annotations
 
 import hashlib
-import math
 import json
+import math
 import os
 import shutil
 import uuid
@@ -35,7 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from ..files import remove_stale_temporaries, replace_atomically, sync_directory, sync_folder, write_text_atomically
-from .cache_versions import bytes_under
+from .cache_versions import SETTINGS_FILE, bytes_under
 from .errors import DataError
 from .fingerprint import source_fingerprint
 from .manifest import Case
@@ -144,7 +144,7 @@ class PreprocessedCache:
                 for folder in (self.dir, self.dir / "tables"):
                     remove_stale_temporaries(folder)
             settings = json.dumps(self.settings.to_dict(), indent=1)
-            written = self.dir / "settings.json"
+            written = self.dir / SETTINGS_FILE
             if not written.is_file() or written.read_text() != settings:  # a read-only cache, complete, is used
                 write_text_atomically(written, settings)
             self._build_cases(todo, workers)

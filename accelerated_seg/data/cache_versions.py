@@ -25,17 +25,16 @@ experiment runs any more.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..run_lock import NO_LOCKING, same_file
+
 IN_USE = ".in_use.lock"
 SETTINGS_FILE = "settings.json"  # what a version records of its settings, beside its cases' json
-#: errno values of a filesystem that has no flock (as run_lock.py's)
-_NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL}
 
 
 @contextlib.contextmanager
@@ -81,20 +80,13 @@ def _locked(folder: Path, exclusive: bool, wait: bool, make: bool = False, unwri
             return None
         except OSError as error:
             handle.close()
-            if error.errno in _NO_LOCKING:
+            if error.errno in NO_LOCKING:
                 return None
             raise
-        if _same_file(handle, path):
+        if same_file(handle, path):
             return handle
         handle.close()  # removed by a prune while we waited: lock the version made anew
     return None
-
-
-def _same_file(handle, path: Path) -> bool:
-    try:
-        return os.fstat(handle.fileno()).st_ino == path.stat().st_ino
-    except OSError:
-        return False
 
 
 @dataclass(frozen=True)
@@ -131,7 +123,7 @@ def _held(folder: Path) -> bool | None:
             except BlockingIOError:
                 return True
             except OSError as error:
-                return None if error.errno in _NO_LOCKING else False
+                return None if error.errno in NO_LOCKING else False
             return False
     except (ImportError, OSError):
         return None
@@ -160,6 +152,11 @@ def remove_version(folder: Path) -> bool:
 def removals_left(dataset_folder: Path) -> list[Path]:
     """The folders a prune renamed aside and did not finish deleting (killed meanwhile): no run uses them."""
     return sorted(Path(dataset_folder).glob(".removing-*")) if Path(dataset_folder).is_dir() else []
+
+
+def size_said(count: int) -> str:
+    """A size in bytes as the cache's notes say it: GB from 1 GB, MB below."""
+    return f"{count / 1e9:.1f} GB" if count >= 1e9 else f"{count / 1e6:.1f} MB"
 
 
 def bytes_under(folder: str | Path) -> int:

@@ -37,8 +37,8 @@ import numpy as np
 from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.fingerprint import source_fingerprint
-from accelerated_seg.data.intensity_spread import IntensitySpread, squeeze_said
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
+from accelerated_seg.data.intensity_spread import IntensitySpread, squeeze_said
 from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict,
                                      read_nifti, voxel_size_conflict)
 from accelerated_seg.data.manifest import Case, Manifest, with_regions
