@@ -370,6 +370,13 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     dataset.write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"}}))
     with pytest.raises(ValueError, match=r"names the classes \[1, 2\], but --merge-foreground scores every foreground"):
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset, merge_foreground=True)
+    from accelerated_seg.regions import Regions
+
+    with pytest.raises(ValueError, match=r"regions declares regions, each scored over its own values: merging "
+                                         r"every foreground value into one class leaves none of them; drop "
+                                         r"--merge-foreground"):
+        evaluate_folders(pred_dir, label_dir, merge_foreground=True,
+                         regions=Regions(("whole", "core"), ((1, 2), (2,)), (1, 2)))
 
 
 def test_negative_label_values_are_no_classes_when_the_classes_come_from_the_files(folders):
