@@ -1,6 +1,7 @@
 """What a resumed run may not change from the run that wrote its checkpoint, read from the two runs'
 configs alone: the optimizer (its saved state is another optimizer's), how the optimizer's parameter
-groups were made (train.head_only_steps, train.init_into), and the regions the outputs stand for.
+groups were made (train.head_only_steps, train.init_into), the regions the outputs stand for, the
+embedded phantoms it trained on (data.synthetic) and a step beyond train.max_steps.
 
 Torch-free, so that ``accelerated-seg train`` and examples/train.py refuse such a resume before the
 imports, and ``train()`` before the data work and the Accelerator, as it refuses a mistyped setting.
@@ -15,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from .config import ConfigError, settings_changed
+from .model_folders import STEP_DIR
 
 
 def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple]:
@@ -47,6 +49,16 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
             f"state is grouped for that; this run asks for {asked}. "
             + (f"Resume with train.head_only_steps={saved} (after step {saved} it holds nothing back)" if saved else
                "Resume with train.head_only_steps=0: only a fine-tuning run's start trains its output layers alone"))
+    # The embedded phantoms are written anew from data.synthetic, over the checkpoint's run's: other cases
+    # under the same names (a new seed passed the split check as the same cases), or a refusal from that
+    # check after the earlier run's phantoms were replaced.
+    phantoms = [key for key in changed if key.startswith("data.synthetic.")]
+    if phantoms and yaml.safe_load(config_yaml)["data"]["dataset"] == "synthetic":
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: its run trained on the embedded phantoms as "
+            + ", ".join(f"{key}={changed[key][0]}" for key in phantoms) + ", and this run asks for "
+            + ", ".join(f"{key}={changed[key][1]}" for key in phantoms) + ", which writes other phantoms in their "
+            "place. Resume with the checkpoint's data.synthetic, or start a new run from its weights (train.init_from)")
     # the outputs would mean something else than what the checkpoint's network learned
     if outputs := [key for key in changed if key == "data.region_order" or key.split(".")[:2] == ["data", "regions"]]:
         raise ConfigError(
@@ -54,3 +66,22 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
             + "; ".join(f"{key} {changed[key][0]} there, {changed[key][1]} here" for key in outputs)
             + "). Resume with the checkpoint's data.regions, or start a new run from its weights (train.init_from)")
     return changed
+
+
+def check_resume_length(checkpoint: Path, max_steps: int) -> None:
+    """Raise where ``checkpoint`` (a ``step_N`` folder) is beyond the ``max_steps`` this run asks for.
+
+    From the folder's name, so that it is refused before the data work: a refusal after it (from
+    the loaded state) had, for the demo, written its phantoms anew where data.synthetic changed too.
+    """
+    found = STEP_DIR.match(Path(checkpoint).name)
+    if found and int(found.group(1)) > max_steps:
+        raise beyond_max_steps(checkpoint, int(found.group(1)), max_steps)
+
+
+def beyond_max_steps(checkpoint: Path, step: int, max_steps: int) -> ConfigError:
+    """The refusal of a resume from ``step`` into a run of ``max_steps``."""
+    return ConfigError(
+        f"{checkpoint} is at step {step}, beyond the {max_steps} optimizer steps this run asks for (train."
+        f"max_steps, or fit's max_steps/max_epochs): a resumed run goes on from its step and cannot go back. "
+        f"Ask for more than {step} steps to train on, or start a new run from its weights (train.init_from)")

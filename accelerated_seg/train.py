@@ -78,7 +78,7 @@ from .preparation import (adapt_to_strategy, channels_last_error, check_launch, 
 from .ranks import on_every_rank, on_main
 from .resume_checks import (check_resume_channels, check_resume_layout, check_resume_model_settings,
                             check_resume_network, check_resume_preprocessing, check_resume_split)
-from .resume_settings import check_resume_settings
+from .resume_settings import beyond_max_steps, check_resume_length, check_resume_settings
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -656,6 +656,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
     if resume_from is not None:  # before the data work; _resume checks them again
         check_resume_settings(resume_from, dump_config(cfg))
+        check_resume_length(resume_from, cfg.train.max_steps)
         check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
         if cfg.train.init_from:
             # The command that started a fine-tuning run, repeated with --resume latest (what every
@@ -951,10 +952,7 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
     loop.last_saved = step = loop.progress.step
     max_steps = loop.settings.max_steps
     if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
-        raise ConfigError(
-            f"{checkpoint} is at step {step}, beyond the {max_steps} optimizer steps this run asks for (train."
-            f"max_steps, or fit's max_steps/max_epochs): a resumed run goes on from its step and cannot go back. "
-            f"Ask for more than {step} steps to train on, or start a new run from its weights (train.init_from)")
+        raise beyond_max_steps(checkpoint, step, max_steps)
     loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
         ", which is train.max_steps already: nothing to train; the export and summary are written from it"
         if step == max_steps else ""))

@@ -590,3 +590,38 @@ def test_a_sweep_that_cannot_remove_a_leftover_warns_and_keeps_no_lock(tiny_conf
     assert f"WARNING: what runs killed while writing left in {run} could not all be removed" in capsys.readouterr().out
     monkeypatch.undo()
     train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume="latest"))  # not "in use"
+
+
+def test_a_resume_that_would_rewrite_the_demos_phantoms_or_go_back_is_refused_before_the_data_work(tmp_path):
+    """A resume with another data.synthetic wrote other phantoms over the checkpoint's run's before any
+    refusal (the split check's, after the data work), or with a new seed trained on other cases under
+    the same names, unsaid; one beyond train.max_steps was refused only once the state was loaded."""
+    from accelerated_seg.config import dump_config, load_config
+
+    run = tmp_path / "run"
+    settings = [f"--train.output_dir={run}", "--data.synthetic.num_cases=6", "--data.synthetic.num_validation=2"]
+    checkpoint = run / "checkpoints" / "step_3"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "config.yaml").write_text(dump_config(load_config(None, [*settings, "--train.max_steps=3"])))
+    (run / "run_info.json").write_text("{}")
+    phantoms = run / "synthetic_data" / "dataset.json"
+    phantoms.parent.mkdir()
+    phantoms.write_text('{"as written": "by the checkpoint\'s run"}')
+    resumed = [*settings, "--train.resume=latest", "--train.max_steps=6"]
+    for change in ("--data.synthetic.seed=1", "--data.synthetic.num_validation=3"):
+        key, value = change[2:].split("=")
+        cfg = load_config(None, [*resumed, change])
+        with pytest.raises(ConfigError, match=rf"cannot resume from {checkpoint}: its run trained on the embedded "
+                                              rf"phantoms as {key}=\d, and this run asks for {key}={value}, which "
+                                              rf"writes other phantoms in their place\. Resume with the checkpoint"):
+            check_before_the_imports(cfg)
+        with pytest.raises(ConfigError, match="writes other phantoms in their place"):
+            train(cfg)
+    assert phantoms.read_text() == '{"as written": "by the checkpoint\'s run"}'
+    check_before_the_imports(load_config(None, resumed))  # as written: resumed
+    # A dataset of its own: data.synthetic means nothing to it
+    check_before_the_imports(load_config(None, [*resumed, "--data.synthetic.seed=1", "--data.dataset=my.csv"]))
+    shorter = load_config(None, [*settings, "--train.resume=latest", "--train.max_steps=2"])
+    for check in (check_before_the_imports, train):
+        with pytest.raises(ConfigError, match=rf"{checkpoint} is at step 3, beyond the 2 optimizer steps this run "):
+            check(shorter)
