@@ -433,8 +433,31 @@ def config_from_dict(raw: dict) -> Config:
 
 def dump_config(cfg: Config) -> str:
     """The resolved config as YAML that ``load_config`` reads back, in UTF-8: a path such as "wé 日本"
-    is written as it reads, not escaped ("w\\xE9 \\u65E5\\u672C", as before the seventy-fifth session)."""
-    return yaml.safe_dump(plain_data(cfg.to_dict()), sort_keys=False, allow_unicode=True)
+    is written as it reads, not escaped ("w\\xE9 \\u65E5\\u672C", as before the seventy-fifth session).
+    Relative paths are written absolute (``with_absolute_paths``)."""
+    return yaml.safe_dump(with_absolute_paths(plain_data(cfg.to_dict())), sort_keys=False, allow_unicode=True)
+
+
+# What two of the path settings (_PATHS) take that names no path.
+_NOT_A_PATH = {"data.dataset": "synthetic", "train.resume": "latest"}
+
+
+def with_absolute_paths(raw: dict) -> dict:
+    """``raw`` (a config as ``Config.to_dict`` gives it, or as read back from a run's YAML) with each
+    relative path setting made absolute against the working folder, in place.
+
+    The run's config.yaml is read from other folders than the one it was launched from: by ``cache
+    --config`` (which the run's note names), by a rerun of it, by someone reading what a run trained on.
+    Kept relative, as typed until the eightieth session, its data.dataset and data.cache_dir named
+    another dataset and cache there, or none. (``load_config`` expands ``~``; an older file's is kept.)"""
+    for key in _PATHS:
+        section, name = key.split(".")
+        part = raw.get(section)
+        value = part.get(name) if isinstance(part, dict) else None
+        if isinstance(value, str) and value and value != _NOT_A_PATH.get(key) and not value.startswith("~") \
+                and not os.path.isabs(value):
+            raw[section][name] = os.path.abspath(value)
+    return raw
 
 
 # What a resume is expected to change: the run's length and how this launch resumes it.
@@ -450,6 +473,9 @@ def settings_changed(saved_config: Path, config_yaml: str) -> dict[str, tuple]:
     now = yaml.safe_load(config_yaml) if config_yaml else None
     if not isinstance(saved, dict) or not isinstance(now, dict):
         return {}
+    # a checkpoint's config.yaml from before the paths were written absolute: relative to where it ran,
+    # most likely where this run runs (the same project folder)
+    saved = with_absolute_paths(saved)
 
     def flat(node, prefix=""):
         if not isinstance(node, dict):

@@ -135,8 +135,13 @@ def test_a_config_built_in_python_is_checked_like_a_yaml_file(section, name, val
     assert checked.data.patch_size == (32, 32, 16) and all(type(edge) is int for edge in checked.data.patch_size)
     assert checked.data.spacing == (1.5, 1.0, 2.0) and type(checked.data.spacing[0]) is float
     assert (checked.data.cache_dir, checked.train.output_dir, checked.model.args) == ("cache", "runs/a", {})
-    # YAML writes it and reads it back as it was (a Path or a numpy number could not be written).
-    assert config_from_dict(yaml.safe_load(dump_config(checked))) == checked
+    # YAML writes it and reads it back as it was (a Path or a numpy number could not be written), its
+    # relative paths made absolute.
+    read = config_from_dict(yaml.safe_load(dump_config(checked)))
+    assert (read.data.cache_dir, read.train.output_dir) == (str(Path("cache").absolute()),
+                                                            str(Path("runs/a").absolute()))
+    read.data.cache_dir, read.train.output_dir = checked.data.cache_dir, checked.train.output_dir
+    assert read == checked
 
 
 def test_unknown_key_in_yaml_file(tmp_path):
@@ -274,7 +279,8 @@ def test_a_config_file_without_settings_is_refused(tmp_path, text):
 
 
 def test_dump_round_trips(tmp_path):
-    cfg = load_config(None, ["--data.patch_size=[32,32,32]", "--optim.lr_scaling=sqrt"])
+    cfg = load_config(None, ["--data.patch_size=[32,32,32]", "--optim.lr_scaling=sqrt",
+                             f"--train.output_dir={tmp_path / 'run'}"])
     path = tmp_path / "saved.yaml"
     path.write_text(dump_config(cfg))
     assert load_config(path) == cfg
@@ -285,12 +291,36 @@ def test_dump_round_trips(tmp_path):
 def test_the_saved_config_writes_paths_as_they_read(tmp_path):
     """config.yaml escaped every non-ASCII letter ("w\\xE9 ird \\u65E5\\u672C"): it read back right,
     but not to a person comparing runs (seventy-fifth session's probe)."""
-    cfg = load_config(None, ["--data.dataset=../wé ird 日本/dataset.json", "--train.output_dir=runs/é"])
+    cfg = load_config(None, [f"--data.dataset={tmp_path}/wé ird 日本/dataset.json",
+                             f"--train.output_dir={tmp_path}/é"])
     text = dump_config(cfg)
-    assert "dataset: ../wé ird 日本/dataset.json" in text and "output_dir: runs/é" in text
+    assert f"dataset: {tmp_path}/wé ird 日本/dataset.json" in text and f"output_dir: {tmp_path}/é" in text
     path = tmp_path / "saved.yaml"
     path.write_bytes(text.encode("utf-8"))
     assert load_config(path) == cfg
+
+
+def test_the_saved_config_names_relative_paths_absolute_and_compares_older_ones_so(tmp_path, monkeypatch):
+    """A run's config.yaml kept its paths as typed: read from another folder (``cache --config``, as the
+    run's note says; a rerun), its data.dataset and data.cache_dir named another dataset and cache."""
+    from accelerated_seg.config import settings_changed
+
+    monkeypatch.chdir(tmp_path)
+    typed = ["--data.dataset=data/Task04/dataset.json", "--data.cache_dir=cache", "--train.output_dir=runs/a",
+             "--train.init_from=../runs/pretrained/model", "--train.resume=runs/a/checkpoints/step_4"]
+    saved = yaml.safe_load(dump_config(load_config(None, typed)))
+    assert (saved["data"]["dataset"], saved["data"]["cache_dir"], saved["train"]["output_dir"],
+            saved["train"]["init_from"], saved["train"]["resume"]) == (
+        f"{tmp_path}/data/Task04/dataset.json", f"{tmp_path}/cache", f"{tmp_path}/runs/a",
+        f"{tmp_path.parent}/runs/pretrained/model", f"{tmp_path}/runs/a/checkpoints/step_4")
+    # the words that name no path and absolute paths stay as typed
+    kept = yaml.safe_load(dump_config(load_config(None, ["--train.resume=latest", "--train.output_dir=/scratch/run"])))
+    assert (kept["data"]["dataset"], kept["data"]["cache_dir"], kept["train"]["output_dir"],
+            kept["train"]["resume"], kept["train"]["init_from"]) == ("synthetic", None, "/scratch/run", "latest", None)
+    # A checkpoint's config.yaml written with relative paths is no other setting than the same paths now
+    older = tmp_path / "older.yaml"
+    older.write_text(yaml.safe_dump(load_config(None, typed).to_dict()))
+    assert settings_changed(older, dump_config(load_config(None, typed))) == {}
 
 
 def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):
