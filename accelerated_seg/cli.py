@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 from .collector import importing_without_collection
@@ -97,13 +98,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "(e.g. '{0: background, 1: liver, 2: tumour}'); default: --config's data.labels, else for a "
                         "CSV 0 = background, 1 = foreground")
 
-    p = commands.add_parser("cache", help="a dataset's preprocessed versions in the cache; --prune removes unused ones")
-    _dataset_argument(p)
+    p = commands.add_parser("cache", help="a dataset's preprocessed versions in the cache (without one: every "
+                                          "dataset there); --prune removes unused ones")
+    p.add_argument("dataset", type=path_argument, nargs="?",
+                   help="MSD dataset.json, nnU-Net raw dataset folder, or CSV (default: --config's data.dataset), "
+                        "or a dataset's folder in the cache, as the listing of every dataset names it")
     p.add_argument("--config", type=path_argument,
                    help="the experiment whose data settings name the version it trains from (and its "
                         "data.cache_dir)")
+    p.add_argument("--cache-dir", type=path_argument,
+                   help="the cache (default: --config's data.cache_dir, else ~/.cache/accelerated_seg)")
     p.add_argument("--prune", action="store_true",
-                   help="remove every other version of the dataset that no live run uses")
+                   help="remove every other version of the dataset that no live run uses (of a dataset's folder "
+                        "in the cache: every one)")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
     p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict
@@ -471,43 +478,58 @@ def _check(args, _) -> int:
 
 
 def _cache(args, _) -> int:
-    """List the dataset's preprocessed versions; with --prune remove the others no live run uses."""
-    import shutil
-
+    """List the dataset's preprocessed versions; with --prune remove the others no live run uses.
+    Without a dataset, list every dataset in the cache."""
     from .config import Config, ConfigError, load_config
     from .data.cache import PreprocessedCache
-    from .data.cache_versions import dataset_versions, remove_version, removals_left, size_said
+    from .data.cache_versions import is_cached_dataset
     from .data.errors import DataError
     from .data.manifest import load_manifest, with_regions
     from .data.prepare import cache_root, dataset_source, preprocess_settings
 
     try:
         cfg = load_config(args.config) if args.config is not None else Config()
+        root = Path(args.cache_dir).absolute() if args.cache_dir is not None else cache_root(cfg.data)
         if args.dataset is None and args.config is None:
-            raise ConfigError("give the DATASET, or --config with the experiment whose data.dataset it is")
+            if args.prune:
+                raise ConfigError("--prune removes the versions of one dataset: name it (its DATASET, --config, or "
+                                  "its folder in the cache, which `accelerated-seg cache` lists)")
+            return _every_cached_dataset(root)
+        if args.dataset is not None and is_cached_dataset(Path(args.dataset)):
+            return _cached_versions(Path(args.dataset).absolute(), None, args.prune)  # no settings: none kept
         source = args.dataset if args.dataset is not None else dataset_source(cfg.data, cfg.train.output_dir)
         if args.dataset is None and cfg.data.dataset == "synthetic" and not source.is_file():
             print(f"{args.config}: data.dataset is synthetic and its phantoms are not written yet ({source.parent}): "
                   f"nothing of it is cached")
             return 0
         manifest = with_regions(cfg.data, load_manifest(cfg.data, cfg.train.output_dir, source=source))
-        current = PreprocessedCache(cache_root(cfg.data), manifest.root, preprocess_settings(cfg.data, manifest),
+        current = PreprocessedCache(root, manifest.root, preprocess_settings(cfg.data, manifest),
                                     manifest.num_classes).dir
     except (ConfigError, DataError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    versions = dataset_versions(current.parent)
+    return _cached_versions(current.parent, current, args.prune)
+
+
+def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool) -> int:
+    """List a dataset's versions in the cache, marking ``current`` (these settings'); with ``prune``
+    remove every other one no live run uses, and the dataset's folder once it holds none."""
+    import shutil
+
+    from .data.cache_versions import SOURCE_FILE, dataset_versions, remove_version, removals_left, size_said
+
+    versions = dataset_versions(dataset_folder)
     if not versions:
-        print(f"{current.parent}: no preprocessed version of this dataset yet")
+        print(f"{dataset_folder}: no preprocessed version of this dataset yet")
         return 0
-    print(f"{current.parent}: {len(versions)} preprocessed version(s) of this dataset")
+    print(f"{dataset_folder}: {len(versions)} preprocessed version(s) of this dataset")
     removed = []
     for version in versions:
         state = {True: "in use by a live run", False: "not in use", None: "in use or not: its filesystem cannot "
                  "lock files"}[version.in_use]
         mark = "these settings' version, " if version.folder == current else ""
         try:
-            pruned = args.prune and version.folder != current and remove_version(version.folder)
+            pruned = prune and version.folder != current and remove_version(version.folder)
         except OSError as error:  # a read-only cache: said, not a traceback
             print(f"error: {version.folder} cannot be removed ({error})", file=sys.stderr)
             return 1
@@ -515,13 +537,38 @@ def _cache(args, _) -> int:
             removed.append(version)
         print(f"  {version.folder.name}  {size_said(version.bytes):>9}  {version.cases} case(s)  {mark}{state}"
               + ("  -> removed" if pruned else ""))
-    if args.prune:
-        for left in removals_left(current.parent):  # what a killed prune left renamed aside
+    if prune:
+        for left in removals_left(dataset_folder):  # what a killed prune left renamed aside
             shutil.rmtree(left, ignore_errors=True)
-        print(f"removed {len(removed)} version(s), {size_said(sum(v.bytes for v in removed))}; these settings' version "
-              f"and those in use stay")
-    elif len(versions) > 1:
-        print("accelerated-seg cache --prune (with the same DATASET or --config) removes the others no live run uses")
+        kept = "these settings' version and those in use stay" if current is not None else "those in use stay"
+        print(f"removed {len(removed)} version(s), {size_said(sum(v.bytes for v in removed))}; {kept}")
+        if len(removed) == len(versions):  # nothing of the dataset left: its folder goes too
+            (dataset_folder / SOURCE_FILE).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # something else in it (a user's file): it stays
+                dataset_folder.rmdir()
+    elif len(versions) > 1 or current is None:
+        print(f"accelerated-seg cache --prune (with the same {'DATASET or --config' if current else 'folder'}) "
+              f"removes the {'others' if current else 'versions'} no live run uses")
+    return 0
+
+
+def _every_cached_dataset(root: Path) -> int:
+    """List every dataset in the cache ``root``: its folder, size, versions and the dataset it holds."""
+    from .data.cache_versions import cached_datasets, size_said
+
+    datasets = cached_datasets(root)
+    if not datasets:
+        print(f"{root}: no preprocessed dataset")
+        return 0
+    print(f"{root}: {len(datasets)} preprocessed dataset(s), {size_said(sum(d.bytes for d in datasets))}")
+    for dataset in datasets:
+        used = sum(version.in_use is True for version in dataset.versions)
+        what = ("source not recorded (built before the eightieth session)" if dataset.source is None
+                else f"{dataset.source}" + ("" if dataset.source.exists() else " (not found here: moved or deleted)"))
+        print(f"  {dataset.folder.name}  {size_said(dataset.bytes):>9}  {len(dataset.versions)} version(s)"
+              + (f", {used} in use by a live run" if used else "") + f"  {what}")
+    print(f"accelerated-seg cache {root}/<folder> lists a dataset's versions, and with --prune removes those no "
+          f"live run uses")
     return 0
 
 

@@ -465,7 +465,54 @@ def test_the_cache_command_lists_the_versions_and_prunes_those_no_live_run_uses(
     assert main(["cache", str(tiny_dataset), "--config", str(config), "--prune"]) == 0
     assert not used.dir.exists() and ours.dir.is_dir() and ours.build(cases) == 0  # ours untouched, still whole
     assert "removed 1 version(s)" in capsys.readouterr().out
-    assert main(["cache"]) == 2 and "give the DATASET" in capsys.readouterr().err
+
+
+def test_the_cache_command_lists_every_dataset_and_prunes_one_whose_description_is_gone(tiny_dataset, tmp_path, capsys,
+                                                                                       monkeypatch):
+    """A dataset moved or deleted left its preprocessed versions in the cache, which `cache` could
+    reach only through the dataset's description (or an experiment naming it): gone, so was the way."""
+    import shutil
+
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.cache_versions import SOURCE_FILE, using_version
+
+    root = tmp_path / "cache"
+    moved = tmp_path / "moved"
+    shutil.copytree(tiny_dataset.parent, moved)
+    kept, gone = load_msd(tiny_dataset), load_msd(moved / tiny_dataset.name)
+    ours = _cache(root, kept, spacing=(2.0,) * 3)
+    ours.build(kept.training[:1])
+    assert (ours.dir.parent / SOURCE_FILE).read_text() == str(tiny_dataset.parent.resolve())  # the dataset's folder
+    theirs = [_cache(root, gone, spacing=(size,) * 3) for size in (2.0, 3.0)]
+    for cache in theirs:
+        cache.build(gone.training[:1])
+    shutil.rmtree(moved)
+    older = root / "Task09-0123abcd" / "fedcba9876543210"  # a dataset cached before sources were recorded
+    older.mkdir(parents=True)
+    (older / "settings.json").write_text("{}")
+    (root / "checks").mkdir()  # the checks' records: no dataset
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "elsewhere"))
+    assert main(["cache"]) == 0 and "no preprocessed dataset" in capsys.readouterr().out
+    assert main(["cache", "--cache-dir", str(root)]) == 0
+    said = capsys.readouterr().out
+    assert f"{root}: 3 preprocessed dataset(s)" in said
+    assert f"{ours.dir.parent.name}" in said and f"1 version(s)  {tiny_dataset.parent.resolve()}\n" in said
+    assert f"{theirs[0].dir.parent.name}" in said and "2 version(s)  " in said
+    assert f"{moved.resolve()} (not found here: moved or deleted)" in said
+    assert "Task09-0123abcd" in said and "source not recorded" in said and "checks" not in said.split("\n", 1)[1]
+    assert main(["cache", "--cache-dir", str(root), "--prune"]) == 2
+    assert "--prune removes the versions of one dataset: name it" in capsys.readouterr().err
+    # The dataset's folder in the cache, as listed: its versions, and with --prune all those no run uses
+    folder = theirs[0].dir.parent
+    assert main(["cache", str(folder)]) == 0
+    said = capsys.readouterr().out
+    assert f"{folder}: 2 preprocessed version(s)" in said and "these settings' version" not in said
+    with using_version(theirs[1].dir):  # a live run still trains from one
+        assert main(["cache", str(folder), "--prune"]) == 0
+    assert "removed 1 version(s)" in capsys.readouterr().out
+    assert not theirs[0].dir.exists() and theirs[1].dir.is_dir()
+    assert main(["cache", str(folder), "--prune"]) == 0
+    assert not folder.exists() and ours.dir.is_dir()  # nothing of it left, its folder neither
 
 
 def test_a_training_run_holds_its_cache_version_as_in_use_until_it_ends(tiny_dataset, tmp_path, monkeypatch):

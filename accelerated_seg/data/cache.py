@@ -35,7 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from ..files import remove_stale_temporaries, replace_atomically, sync_directory, sync_folder, write_text_atomically
-from .cache_versions import SETTINGS_FILE, bytes_under
+from .cache_versions import SETTINGS_FILE, bytes_under, record_source
 from .errors import DataError
 from .fingerprint import source_fingerprint
 from .manifest import Case
@@ -75,7 +75,7 @@ class PreprocessedCache:
         # Absolute: the case table records the arrays' paths, and a relative root (or a literal "~")
         # recorded paths that another working directory could not find (seventieth session).
         root = Path(root).expanduser().absolute()
-        source = Path(source).resolve()
+        self.source = source = Path(source).resolve()
         dataset = f"{source.parent.name if source.is_file() else source.name}-" \
                   f"{hashlib.sha1(str(source).encode()).hexdigest()[:8]}"
         self.dir = Path(root) / dataset / hashlib.sha1(
@@ -152,6 +152,8 @@ class PreprocessedCache:
             raise DataError(f"data.cache_dir: {_cannot_write(error)}, and {len(todo)} case(s) must be preprocessed "
                             f"there: give data.cache_dir a folder this user can write, with room for the "
                             f"preprocessed arrays (a complete cache may be read-only)") from None
+        if index == 0:  # which dataset this is, for `accelerated-seg cache` once it is moved or deleted
+            record_source(self.dir.parent, self.source)
         return len(todo)
 
     def _build_cases(self, todo: list[Case], workers: int) -> None:

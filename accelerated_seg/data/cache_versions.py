@@ -26,15 +26,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import write_text_atomically
 from ..run_lock import NO_LOCKING, same_file
 
 IN_USE = ".in_use.lock"
 SETTINGS_FILE = "settings.json"  # what a version records of its settings, beside its cases' json
+SOURCE_FILE = "source.txt"  # in a dataset's folder in the cache: the folder of the dataset's description
+#: A dataset's folder in the cache: its name and a hash of its description's path (PreprocessedCache).
+DATASET_FOLDER = re.compile(r"^.+-[0-9a-f]{8}$")
 
 
 @contextlib.contextmanager
@@ -127,6 +132,52 @@ def _held(folder: Path) -> bool | None:
             return False
     except (ImportError, OSError):
         return None
+
+
+@dataclass(frozen=True)
+class CachedDataset:
+    """One dataset's folder in the cache, and its versions."""
+
+    folder: Path
+    source: Path | None  # the folder of the dataset it holds; None: not recorded (before the eightieth session)
+    versions: list[Version]
+
+    @property
+    def bytes(self) -> int:
+        return sum(version.bytes for version in self.versions)
+
+
+def record_source(dataset_folder: Path, source: Path) -> None:
+    """Record in ``dataset_folder`` which dataset it holds, so that ``cache`` can name it when the
+    dataset has been moved or deleted (the folder's name keeps only its last part and a hash).
+    Best effort: a cache this user cannot write is read as it is."""
+    path = Path(dataset_folder) / SOURCE_FILE
+    try:
+        if not path.is_file() or path.read_text(encoding="utf-8") != str(source):
+            write_text_atomically(path, str(source))
+    except OSError:
+        pass
+
+
+def is_cached_dataset(folder: Path) -> bool:
+    """Whether ``folder`` is a dataset's folder in a cache (not a dataset's own folder)."""
+    folder = Path(folder)
+    return folder.is_dir() and bool(DATASET_FOLDER.match(folder.name)) and (
+        (folder / SOURCE_FILE).is_file() or any((entry / SETTINGS_FILE).is_file() for entry in folder.iterdir()))
+
+
+def cached_datasets(root: Path) -> list[CachedDataset]:
+    """Every dataset's folder in the cache ``root``, largest first (the checks' records are none)."""
+    found = []
+    for entry in sorted(Path(root).iterdir()) if Path(root).is_dir() else []:
+        if not is_cached_dataset(entry):
+            continue
+        try:
+            source = Path((entry / SOURCE_FILE).read_text(encoding="utf-8").strip())
+        except (OSError, UnicodeDecodeError):
+            source = None
+        found.append(CachedDataset(entry, source, dataset_versions(entry)))
+    return sorted(found, key=lambda dataset: -dataset.bytes)
 
 
 def remove_version(folder: Path) -> bool:
