@@ -3,6 +3,7 @@
     accelerated-seg synth data/                      # write the embedded phantom dataset
     accelerated-seg check data/dataset.json          # pre-flight checks only
     accelerated-seg cache --config exp.yaml --prune  # remove the preprocessed versions no run uses
+    accelerated-seg cache                            # every dataset in the cache, and where it was read from
     accelerated-seg train --config configs/demo.yaml --optim.lr=3e-4
     accelerated-seg predict --model output/model scans/ --output predictions/
     accelerated-seg evaluate predictions/ labelsTs/ --labels data/dataset.json
