@@ -2,8 +2,8 @@
 holds up to 10,000 foreground locations per class and case: a cohort of many cases and classes, each
 case's arrays written as training writes them (the image and label arrays are named, not read).
 Each tree given (a checkout's root) writes the same cases' table in a fresh process of its own; its
-peak resident memory is measured. Writes benchmarks/results/case_table_memory_<tag>.json with the
-machine and the command.
+peak resident memory (the table's memory-mapped pages it read included) and the write's time are
+measured. Writes benchmarks/results/case_table_memory_<tag>.json with the machine and the command.
 
     PYTHONPATH=. python benchmarks/case_table_memory.py --cases 500 --classes 14 --trees /old/checkout . --tag 2cpu
 """
@@ -26,7 +26,7 @@ SHAPE = [256, 256, 160]  # a CT-sized case resampled (10.5 million voxels)
 
 # Run by each tree: the table of the cases written below, then the process's peak resident memory.
 CHILD = textwrap.dedent("""
-    import json, resource, sys
+    import json, resource, sys, time
     from pathlib import Path
     from accelerated_seg.data.cache import PreprocessedCache
     from accelerated_seg.data.cases import Case
@@ -36,11 +36,14 @@ CHILD = textwrap.dedent("""
     cases = [Case(id=f"case_{i:05d}", images=(Path(source),), label=Path(source)) for i in range(count)]
     import numpy, datasets  # their imports out of the difference: measured before the table
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
     table = cache.write_table(cases)
+    seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     stored = str(datasets.load_from_disk(str(table)).features["class_locations"])  # numpy rows are int64 either way
     size = sum(f.stat().st_size for f in Path(table).rglob("*") if f.is_file())
     print(json.dumps({"peak_mb": round(after / 1024, 1), "before_mb": round(before / 1024, 1),
+                      "seconds": round(seconds, 2),
                       "table_mb": round(size / 2 ** 20, 1), "stored_as": stored}))
 """)
 

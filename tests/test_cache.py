@@ -102,6 +102,34 @@ def test_cached_case_content_and_table(tiny_dataset, tmp_path):
     assert str(features["class_locations"]) == "List(List(Value('int64')))"
 
 
+def test_the_case_table_is_streamed_to_the_cache_a_batch_of_rows_at_a_time(tiny_dataset, tmp_path, monkeypatch):
+    """Built whole in memory (Dataset.from_dict) before it was written, the table peaked at several
+    times its size (benchmarks/case_table_memory.py). Streamed, one row a batch here, it holds the same
+    rows, and datasets' own cache (~/.cache/huggingface) receives nothing of it."""
+    import datasets
+
+    import accelerated_seg.data.cache as cache_module
+
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "huggingface"))
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "huggingface")
+    manifest = load_msd(tiny_dataset)
+    whole, streamed = (_cache(tmp_path / name, manifest, spacing=(2.0,) * 3) for name in ("whole", "streamed"))
+    for cache in (whole, streamed):
+        cache.build(manifest.training)
+    expected = whole.load_table(whole.write_table(manifest.training))
+    monkeypatch.setattr(cache_module, "_TABLE_BATCH_BYTES", 1)
+    table_dir = streamed.write_table(manifest.training)
+    table = streamed.load_table(table_dir)
+    assert len(table) == len(expected) == len(manifest.training) and table.features == expected.features
+    def plain(row):  # the arrays' names: the two caches lie in folders of their own
+        return {key: [v.tolist() for v in value] if key == "class_locations" else os.path.basename(str(value))
+                if key in ("image", "label") else np.asarray(value).tolist() for key, value in row.items()}
+
+    assert [plain(row) for row in table] == [plain(row) for row in expected]
+    assert sorted(p.name for p in table_dir.parent.iterdir()) == [table_dir.name]  # no scratch left beside it
+    assert not (tmp_path / "huggingface").exists() or not any((tmp_path / "huggingface").rglob("*.arrow"))
+
+
 def test_a_pool_of_workers_builds_the_same_arrays(tiny_dataset, tmp_path):
     manifest = load_msd(tiny_dataset)
     cases = manifest.training + manifest.validation

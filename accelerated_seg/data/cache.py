@@ -43,6 +43,8 @@ from .preprocess import PreprocessSettings, case_dict, preprocess
 
 # nnU-Net samples at most 10,000 voxels per class to draw foreground patch centres from.
 MAX_LOCATIONS_PER_CLASS = 10_000
+# The case table is written a batch of rows at a time, each about this many bytes of locations.
+_TABLE_BATCH_BYTES = 64 * 2 ** 20
 
 
 def default_cache_dir() -> Path:
@@ -203,31 +205,48 @@ class PreprocessedCache:
         table_dir = self.dir / "tables" / key
         if table_dir.is_dir():
             return table_dir
-        rows = {"id": [], "image": [], "label": [], "shape": [], "spacing": [], "class_voxels": [],
-                "class_locations": [], "source": []}
         # Flat voxel indices as int32 where every case's fit (below 2^31 voxels, 1290^3: the default
-        # data.max_voxels is 512^3), not as int64: the table is built whole in memory before it is
-        # written, and its locations grow with cases x classes (benchmarks/case_table_memory.py).
-        index_type = np.int32 if all(math.prod(m["shape"]) < 2 ** 31 for m in metas) else np.int64
-        for case, meta in zip(cases, metas):
-            paths = self.paths(case.id, meta["source"])
-            with np.load(paths["locations.npz"]) as npz:
-                locations = [npz[f"class_{c}"].astype(index_type) for c in range(1, self.num_classes)]
-            for name, value in (("id", case.id), ("image", str(paths["image.npy"])),
-                                ("label", str(paths["label.npy"])), ("shape", meta["shape"]),
-                                ("spacing", meta["spacing"]), ("class_voxels", meta["class_voxels"]),
-                                ("class_locations", locations), ("source", meta["source"])):
-                rows[name].append(value)
-        # A name of its own: another job sharing the cache may be writing the same table.
-        partial = table_dir.with_name(f".{table_dir.name}.{uuid.uuid4().hex}.partial")
+        # data.max_voxels is 512^3), not as int64: half the table on disk (benchmarks/case_table_memory.py).
+        index_type = "int32" if all(math.prod(m["shape"]) < 2 ** 31 for m in metas) else "int64"
+        features = datasets.Features({
+            "id": datasets.Value("string"), "image": datasets.Value("string"), "label": datasets.Value("string"),
+            "shape": datasets.List(datasets.Value("int64")), "spacing": datasets.List(datasets.Value("float64")),
+            "class_voxels": datasets.List(datasets.Value("int64")),
+            "class_locations": datasets.List(datasets.List(datasets.Value(index_type))),
+            "source": datasets.Value("string")})
+
+        def rows():
+            for case, meta in zip(cases, metas):
+                paths = self.paths(case.id, meta["source"])
+                with np.load(paths["locations.npz"]) as npz:
+                    locations = [npz[f"class_{c}"].astype(index_type) for c in range(1, self.num_classes)]
+                yield {"id": case.id, "image": str(paths["image.npy"]), "label": str(paths["label.npy"]),
+                       "shape": meta["shape"], "spacing": meta["spacing"], "class_voxels": meta["class_voxels"],
+                       "class_locations": locations, "source": meta["source"]}
+
+        # Streamed to disk a batch of rows at a time, each batch about _TABLE_BATCH_BYTES of locations.
+        # Built whole in memory (Dataset.from_dict) until the eightieth session, it took 6.5 times its size
+        # on disk, 1.6 GB for 500 cases of 14 classes, growing with cases x classes (benchmarks/
+        # case_table_memory.py); datasets' from_generator is its way to a table larger than memory.
+        row_bytes = max(1, self.num_classes - 1) * MAX_LOCATIONS_PER_CLASS * np.dtype(index_type).itemsize
+        # Names of their own: another job sharing the cache may be writing the same table. The generator's
+        # files go to a scratch folder beside it (datasets' own cache would be ~/.cache/huggingface),
+        # named so that a killed writer's is swept (files.remove_stale_temporaries).
+        unique = uuid.uuid4().hex
+        partial = table_dir.with_name(f".{table_dir.name}.{unique}.partial")
+        scratch = table_dir.with_name(f".{table_dir.name}-rows.{unique}.partial")
         datasets.disable_progress_bars()
         try:
-            datasets.Dataset.from_dict(rows).save_to_disk(str(partial))
+            datasets.Dataset.from_generator(
+                rows, features=features, cache_dir=str(scratch), fingerprint=f"{key}-{unique}",
+                writer_batch_size=max(1, _TABLE_BATCH_BYTES // row_bytes)).save_to_disk(str(partial))
         except OSError as error:  # a complete cache, read-only, and a split it has no table for: a traceback before
             shutil.rmtree(partial, ignore_errors=True)
             raise DataError(f"data.cache_dir: {_cannot_write(error)}, and this split's case table must be written "
                             f"there (every case is preprocessed already): give data.cache_dir a folder this user can "
                             f"write, or train on a split the cache has a table for") from None
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
         sync_folder(partial)  # whole on the disk before it takes the name (files.py)
         try:
             partial.rename(table_dir)
