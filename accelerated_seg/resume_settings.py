@@ -49,16 +49,17 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
             f"state is grouped for that; this run asks for {asked}. "
             + (f"Resume with train.head_only_steps={saved} (after step {saved} it holds nothing back)" if saved else
                "Resume with train.head_only_steps=0: only a fine-tuning run's start trains its output layers alone"))
-    # The embedded phantoms are written anew from data.synthetic, over the checkpoint's run's: other cases
-    # under the same names (a new seed passed the split check as the same cases), or a refusal from that
-    # check after the earlier run's phantoms were replaced.
+    # The embedded phantoms are written from data.synthetic: other settings are other cases under the same
+    # names (a new seed passed the split check as the same cases), and in the checkpoint's own folder they
+    # were written over its run's before that check refused another number of them.
     phantoms = [key for key in changed if key.startswith("data.synthetic.")]
     if phantoms and yaml.safe_load(config_yaml)["data"]["dataset"] == "synthetic":
         raise ConfigError(
             f"cannot resume from {checkpoint}: its run trained on the embedded phantoms as "
             + ", ".join(f"{key}={changed[key][0]}" for key in phantoms) + ", and this run asks for "
-            + ", ".join(f"{key}={changed[key][1]}" for key in phantoms) + ", which writes other phantoms in their "
-            "place. Resume with the checkpoint's data.synthetic, or start a new run from its weights (train.init_from)")
+            + ", ".join(f"{key}={changed[key][1]}" for key in phantoms) + ": other phantoms than its weights "
+            "trained and were validated on (written over its own, in its folder). Resume with the checkpoint's "
+            "data.synthetic, or start a new run from its weights (train.init_from)")
     # the outputs would mean something else than what the checkpoint's network learned
     if outputs := [key for key in changed if key == "data.region_order" or key.split(".")[:2] == ["data", "regions"]]:
         raise ConfigError(
