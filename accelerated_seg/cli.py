@@ -543,9 +543,11 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool) ->
             shutil.rmtree(left, ignore_errors=True)
         kept = "these settings' version and those in use stay" if current is not None else "those in use stay"
         print(f"removed {len(removed)} version(s), {size_said(sum(v.bytes for v in removed))}; {kept}")
-        if len(removed) == len(versions):  # nothing of the dataset left: its folder goes too
-            (dataset_folder / SOURCE_FILE).unlink(missing_ok=True)
-            with contextlib.suppress(OSError):  # something else in it (a user's file): it stays
+        # Nothing of the dataset left: its folder goes too, unless something else is there (a user's
+        # file; a run starting a version meanwhile, whose source record must stay)
+        with contextlib.suppress(OSError):
+            if not [entry for entry in dataset_folder.iterdir() if entry.name != SOURCE_FILE]:
+                (dataset_folder / SOURCE_FILE).unlink(missing_ok=True)
                 dataset_folder.rmdir()
     elif len(versions) > 1 or current is None:
         print(f"accelerated-seg cache --prune (with the same {'DATASET or --config' if current else 'folder'}) "
@@ -564,7 +566,7 @@ def _every_cached_dataset(root: Path) -> int:
     print(f"{root}: {len(datasets)} preprocessed dataset(s), {size_said(sum(d.bytes for d in datasets))}")
     for dataset in datasets:
         used = sum(version.in_use is True for version in dataset.versions)
-        what = ("source not recorded (built before the eightieth session)" if dataset.source is None
+        what = ("source not recorded (cached before the eightieth session, or read-only)" if dataset.source is None
                 else f"{dataset.source}" + ("" if dataset.source.exists() else " (not found here: moved or deleted)"))
         print(f"  {dataset.folder.name}  {size_said(dataset.bytes):>9}  {len(dataset.versions)} version(s)"
               + (f", {used} in use by a live run" if used else "") + f"  {what}")

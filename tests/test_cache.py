@@ -95,11 +95,11 @@ def test_cached_case_content_and_table(tiny_dataset, tmp_path):
     import datasets
 
     features = datasets.load_from_disk(str(cache.write_table(manifest.training))).features
-    assert str(features["class_locations"]) == "List(List(Value('int32')))"
+    assert features["class_locations"].feature.feature.dtype == "int32"  # List (datasets 4+) or Sequence (3)
     huge = json.loads(cache.paths(manifest.training[1].id)["json"].read_text())
     cache.paths(manifest.training[1].id)["json"].write_text(json.dumps({**huge, "shape": [2048, 1024, 1024]}))
     features = datasets.load_from_disk(str(cache.write_table(manifest.training[:2]))).features
-    assert str(features["class_locations"]) == "List(List(Value('int64')))"
+    assert features["class_locations"].feature.feature.dtype == "int64"
 
 
 def test_the_case_table_is_streamed_to_the_cache_a_batch_of_rows_at_a_time(tiny_dataset, tmp_path, monkeypatch):
@@ -541,6 +541,79 @@ def test_the_cache_command_lists_every_dataset_and_prunes_one_whose_description_
     assert not theirs[0].dir.exists() and theirs[1].dir.is_dir()
     assert main(["cache", str(folder), "--prune"]) == 0
     assert not folder.exists() and ours.dir.is_dir()  # nothing of it left, its folder neither
+
+
+def test_a_folder_the_cache_did_not_make_is_no_dataset_of_it_and_loses_nothing_to_a_prune(tiny_dataset, tmp_path,
+                                                                                         capsys, monkeypatch):
+    """A user's folder named like a cache's (a date: study-20240115) with a settings.json in a subfolder
+    (.vscode's) was taken for a cached dataset: its subfolders were listed as versions and pruned (a
+    review's probe); a user's folder inside a real cached dataset went the same way."""
+    import shutil
+
+    from accelerated_seg.cli import main
+
+    study = tmp_path / "projects" / "study-20240115"
+    for folder in ("scans", "labels", ".vscode"):
+        (study / folder).mkdir(parents=True)
+    (study / ".vscode" / "settings.json").write_text("{}")
+    (study / "scans" / "a.nii.gz").write_text("x")
+    assert main(["cache", "--cache-dir", str(tmp_path / "projects")]) == 0
+    assert "no preprocessed dataset" in capsys.readouterr().out
+    main(["cache", str(study), "--prune"])  # read as a dataset's description: refused one way or another
+    assert sorted(p.name for p in study.iterdir()) == [".vscode", "labels", "scans"]
+    assert (study / "scans" / "a.nii.gz").is_file()
+    manifest = load_msd(tiny_dataset)
+    cache = _cache(tmp_path / "cache", manifest, spacing=(2.0,) * 3)
+    cache.build(manifest.training[:1])
+    mine = cache.dir.parent / "my notes"
+    mine.mkdir()
+    (mine / "settings.json").write_text("{}")
+    assert main(["cache", str(cache.dir.parent), "--prune"]) == 0
+    assert "removed 1 version(s)" in capsys.readouterr().out and not cache.dir.exists()
+    assert (mine / "settings.json").is_file()  # not a version: kept, and with it the dataset's folder
+    shutil.rmtree(mine)
+
+    # Another user's dataset in a shared cache, unreadable here: listed without it, not a traceback
+    other = _cache(tmp_path / "cache", load_msd(tiny_dataset), spacing=(3.0,) * 3)
+    other.build(manifest.training[:1])
+    real_scandir = os.scandir
+
+    def unreadable(path="."):
+        if str(path) == str(other.dir):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", unreadable)
+    assert main(["cache", "--cache-dir", str(tmp_path / "cache")]) == 0
+    assert "1 preprocessed dataset(s)" in capsys.readouterr().out
+
+
+def test_a_case_table_that_cannot_be_written_for_want_of_room_is_one_error(tiny_dataset, tmp_path, monkeypatch):
+    """Streamed, its writer's OSError came wrapped in datasets' DatasetGenerationError, a traceback
+    (a review's probe); a damaged locations file keeps its own reader's error."""
+    import errno
+    import zipfile
+
+    import datasets
+
+    manifest = load_msd(tiny_dataset)
+    cache = _cache(tmp_path, manifest, spacing=(2.0,) * 3)
+    cache.build(manifest.training[:2])
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        for method in ("write", "write_batch", "write_table"):
+            patched.setattr(datasets.arrow_writer.ArrowWriter, method, full)
+        with pytest.raises(DataError, match=r"data.cache_dir: .* cannot be written \(No space left on device\), and "
+                                            r"this split's case table must be written there .*twice its size"):
+            cache.write_table(manifest.training[:2])
+    assert not list(cache.dir.glob("tables/.*"))  # nothing left behind
+    cache.paths(manifest.training[1].id)["locations.npz"].write_bytes(b"not a zip")
+    with pytest.raises((zipfile.BadZipFile, ValueError, OSError)) as raised:
+        cache.write_table(manifest.training[:2])
+    assert not isinstance(raised.value, datasets.exceptions.DatasetGenerationError)
 
 
 def test_a_training_run_holds_its_cache_version_as_in_use_until_it_ends(tiny_dataset, tmp_path, monkeypatch):

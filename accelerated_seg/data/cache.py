@@ -149,13 +149,13 @@ class PreprocessedCache:
             written = self.dir / SETTINGS_FILE
             if not written.is_file() or written.read_text() != settings:  # a read-only cache, complete, is used
                 write_text_atomically(written, settings)
+            if index == 0:  # which dataset this is, for `accelerated-seg cache` once it is moved or deleted
+                record_source(self.dir.parent, self.source)
             self._build_cases(todo, workers)
         except OSError as error:  # not PermissionError alone: a read-only mount, a full disk (seventy-third session)
             raise DataError(f"data.cache_dir: {_cannot_write(error)}, and {len(todo)} case(s) must be preprocessed "
                             f"there: give data.cache_dir a folder this user can write, with room for the "
                             f"preprocessed arrays (a complete cache may be read-only)") from None
-        if index == 0:  # which dataset this is, for `accelerated-seg cache` once it is moved or deleted
-            record_source(self.dir.parent, self.source)
         return len(todo)
 
     def _build_cases(self, todo: list[Case], workers: int) -> None:
@@ -208,22 +208,17 @@ class PreprocessedCache:
         # Flat voxel indices as int32 where every case's fit (below 2^31 voxels, 1290^3: the default
         # data.max_voxels is 512^3), not as int64: half the table on disk (benchmarks/case_table_memory.py).
         index_type = "int32" if all(math.prod(m["shape"]) < 2 ** 31 for m in metas) else "int64"
+        # datasets.Sequence, not List: the declared floor, datasets 3.0, has no List (5.x reads either)
+        locations_type = datasets.Sequence(datasets.Sequence(datasets.Value(index_type)))
         features = datasets.Features({
             "id": datasets.Value("string"), "image": datasets.Value("string"), "label": datasets.Value("string"),
-            "shape": datasets.List(datasets.Value("int64")), "spacing": datasets.List(datasets.Value("float64")),
-            "class_voxels": datasets.List(datasets.Value("int64")),
-            "class_locations": datasets.List(datasets.List(datasets.Value(index_type))),
+            "shape": datasets.Sequence(datasets.Value("int64")),
+            "spacing": datasets.Sequence(datasets.Value("float64")),
+            "class_voxels": datasets.Sequence(datasets.Value("int64")), "class_locations": locations_type,
             "source": datasets.Value("string")})
-
-        def rows():
-            for case, meta in zip(cases, metas):
-                paths = self.paths(case.id, meta["source"])
-                with np.load(paths["locations.npz"]) as npz:
-                    locations = [npz[f"class_{c}"].astype(index_type) for c in range(1, self.num_classes)]
-                yield {"id": case.id, "image": str(paths["image.npy"]), "label": str(paths["label.npy"]),
-                       "shape": meta["shape"], "spacing": meta["spacing"], "class_voxels": meta["class_voxels"],
-                       "class_locations": locations, "source": meta["source"]}
-
+        rows = [{"id": case.id, **{kind: str(path) for kind, path in self.paths(case.id, meta["source"]).items()},
+                 **{key: meta[key] for key in ("shape", "spacing", "class_voxels", "source")}}
+                for case, meta in zip(cases, metas)]
         # Streamed to disk a batch of rows at a time, each batch about _TABLE_BATCH_BYTES of locations.
         # Built whole in memory (Dataset.from_dict) until the eightieth session, it took 6.5 times its size
         # on disk, 1.6 GB for 500 cases of 14 classes, growing with cases x classes (benchmarks/
@@ -238,13 +233,21 @@ class PreprocessedCache:
         datasets.disable_progress_bars()
         try:
             datasets.Dataset.from_generator(
-                rows, features=features, cache_dir=str(scratch), fingerprint=f"{key}-{unique}",
-                writer_batch_size=max(1, _TABLE_BATCH_BYTES // row_bytes)).save_to_disk(str(partial))
-        except OSError as error:  # a complete cache, read-only, and a split it has no table for: a traceback before
+                _table_rows, features=features, cache_dir=str(scratch), writer_batch_size=max(
+                    1, _TABLE_BATCH_BYTES // row_bytes),
+                gen_kwargs={"rows": rows, "classes": self.num_classes, "index_type": index_type},
+            ).save_to_disk(str(partial))
+        except (OSError, datasets.exceptions.DatasetGenerationError) as error:
             shutil.rmtree(partial, ignore_errors=True)
-            raise DataError(f"data.cache_dir: {_cannot_write(error)}, and this split's case table must be written "
-                            f"there (every case is preprocessed already): give data.cache_dir a folder this user can "
-                            f"write, or train on a split the cache has a table for") from None
+            # datasets wraps what the rows' generation raised: a full disk, a locations file unreadable
+            cause = error.__cause__ if isinstance(error, datasets.exceptions.DatasetGenerationError) else error
+            if not isinstance(cause, OSError):
+                raise cause from None  # the reader's own error, as before the table was streamed
+            # a complete cache, read-only, and a split it has no table for; a full disk: a traceback before
+            raise DataError(f"data.cache_dir: {_cannot_write(cause)}, and this split's case table must be written "
+                            f"there (every case is preprocessed already; writing it takes twice its size a "
+                            f"moment): give data.cache_dir a folder this user can write, with room, or train on a "
+                            f"split the cache has a table for") from None
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         sync_folder(partial)  # whole on the disk before it takes the name (files.py)
@@ -263,6 +266,17 @@ class PreprocessedCache:
         import datasets
 
         return datasets.load_from_disk(str(table_dir)).with_format("numpy")
+
+
+def _table_rows(rows: list[dict], classes: int, index_type: str):
+    """The case table's rows, each with its foreground locations read from its locations.npz as it is
+    written (``write_table``; module level and plain arguments, which datasets hashes to name its files)."""
+    for row in rows:
+        with np.load(row["locations.npz"]) as npz:
+            locations = [npz[f"class_{c}"].astype(index_type) for c in range(1, classes)]
+        yield {"id": row["id"], "image": row["image.npy"], "label": row["label.npy"], "shape": row["shape"],
+               "spacing": row["spacing"], "class_voxels": row["class_voxels"], "class_locations": locations,
+               "source": row["source"]}
 
 
 def _atomic(path: Path, write) -> None:

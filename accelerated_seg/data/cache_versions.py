@@ -38,8 +38,10 @@ from ..run_lock import NO_LOCKING, same_file
 IN_USE = ".in_use.lock"
 SETTINGS_FILE = "settings.json"  # what a version records of its settings, beside its cases' json
 SOURCE_FILE = "source.txt"  # in a dataset's folder in the cache: the folder of the dataset's description
-#: A dataset's folder in the cache: its name and a hash of its description's path (PreprocessedCache).
+#: A dataset's folder in the cache, ``<name>-<8 hex>`` (its description's folder and a hash of its path),
+#: and a version's in it, ``<16 hex>`` (a hash of the settings): PreprocessedCache names them so.
 DATASET_FOLDER = re.compile(r"^.+-[0-9a-f]{8}$")
+VERSION_FOLDER = re.compile(r"^[0-9a-f]{16}$")
 
 
 @contextlib.contextmanager
@@ -107,12 +109,22 @@ class Version:
 def dataset_versions(dataset_folder: Path) -> list[Version]:
     """The versions under ``dataset_folder`` (``PreprocessedCache.dir.parent``), largest first."""
     found = []
-    for entry in sorted(Path(dataset_folder).iterdir()) if Path(dataset_folder).is_dir() else []:
-        if not entry.is_dir() or entry.name.startswith("."):  # a removal in progress is hidden
-            continue
+    for entry in _versions_in(Path(dataset_folder)):
         cases = sum(1 for path in entry.glob("*.json") if path.name != SETTINGS_FILE)
         found.append(Version(entry, bytes_under(entry), cases, _held(entry)))
     return sorted(found, key=lambda version: -version.bytes)
+
+
+def _versions_in(dataset_folder: Path) -> list[Path]:
+    """The version folders in ``dataset_folder``: named as the cache names them, with their settings
+    recorded. Anything else there (a user's folder, a removal in progress, hidden) is no version, and
+    a prune leaves it alone: a folder of a user's named like a dataset's (``study-20240115``) had its
+    subfolders listed as versions, and pruned, in a review's probe."""
+    try:
+        entries = sorted(dataset_folder.iterdir())
+    except OSError:  # none, or unreadable (another user's, in a shared cache)
+        return []
+    return [entry for entry in entries if VERSION_FOLDER.match(entry.name) and (entry / SETTINGS_FILE).is_file()]
 
 
 def _held(folder: Path) -> bool | None:
@@ -160,16 +172,21 @@ def record_source(dataset_folder: Path, source: Path) -> None:
 
 
 def is_cached_dataset(folder: Path) -> bool:
-    """Whether ``folder`` is a dataset's folder in a cache (not a dataset's own folder)."""
+    """Whether ``folder`` is a dataset's folder in a cache (not a dataset's own folder): named as the
+    cache names them, and holding the source it records or a version."""
     folder = Path(folder)
     return folder.is_dir() and bool(DATASET_FOLDER.match(folder.name)) and (
-        (folder / SOURCE_FILE).is_file() or any((entry / SETTINGS_FILE).is_file() for entry in folder.iterdir()))
+        (folder / SOURCE_FILE).is_file() or bool(_versions_in(folder)))
 
 
 def cached_datasets(root: Path) -> list[CachedDataset]:
     """Every dataset's folder in the cache ``root``, largest first (the checks' records are none)."""
     found = []
-    for entry in sorted(Path(root).iterdir()) if Path(root).is_dir() else []:
+    try:
+        entries = sorted(Path(root).iterdir())
+    except OSError:
+        entries = []
+    for entry in entries:
         if not is_cached_dataset(entry):
             continue
         try:
@@ -211,11 +228,16 @@ def size_said(count: int) -> str:
 
 
 def bytes_under(folder: str | Path) -> int:
-    """The size of the files under ``folder``; those that vanish while it is walked count nothing."""
+    """The size of the files under ``folder``; those that vanish while it is walked, or that this user
+    cannot read, count nothing."""
     total = 0
-    for entry in os.scandir(folder):
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:  # gone meanwhile, or unreadable (another user's): nothing this user can count
+        return 0
+    for entry in entries:
         try:
             total += bytes_under(entry.path) if entry.is_dir(follow_symlinks=False) else entry.stat().st_size
-        except FileNotFoundError:
+        except OSError:
             continue
     return total
