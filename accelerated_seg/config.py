@@ -434,8 +434,10 @@ def config_from_dict(raw: dict) -> Config:
 def dump_config(cfg: Config) -> str:
     """The resolved config as YAML that ``load_config`` reads back, in UTF-8: a path such as "wé 日本"
     is written as it reads, not escaped ("w\\xE9 \\u65E5\\u672C", as before the seventy-fifth session).
-    Relative paths are written absolute (``with_absolute_paths``)."""
-    return yaml.safe_dump(with_absolute_paths(plain_data(cfg.to_dict())), sort_keys=False, allow_unicode=True)
+    Relative paths are written absolute (``with_absolute_paths``), each on one line (YAML folds a value
+    at 80 columns, and an absolute path is often longer)."""
+    return yaml.safe_dump(with_absolute_paths(plain_data(cfg.to_dict())), sort_keys=False, allow_unicode=True,
+                          width=2 ** 20)
 
 
 # What two of the path settings (_PATHS) take that names no path.
