@@ -240,10 +240,11 @@ class PreprocessedCache:
         except (OSError, datasets.exceptions.DatasetGenerationError) as error:
             shutil.rmtree(partial, ignore_errors=True)
             # datasets wraps what the rows' generation raised: a full disk, a locations file unreadable
-            cause = error.__cause__ if isinstance(error, datasets.exceptions.DatasetGenerationError) else error
+            cause = error.__cause__ or error.__context__ or error \
+                if isinstance(error, datasets.exceptions.DatasetGenerationError) else error
             if not isinstance(cause, OSError):
                 raise cause from None  # the reader's own error, as before the table was streamed
-            # a complete cache, read-only, and a split it has no table for; a full disk: a traceback before
+            # a complete cache, read-only, and a split it has no table for; a full disk
             raise DataError(f"data.cache_dir: {_cannot_write(cause)}, and this split's case table must be written "
                             f"there (every case is preprocessed already; writing it takes twice its size a "
                             f"moment): give data.cache_dir a folder this user can write, with room, or train on a "
