@@ -42,11 +42,9 @@ from monai.data import MetaTensor
 from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
-from .data.checks import (Volume, any_above_zero, grid_difference, intensity_spread, non_finite_counts,
-                          vector_layout_advice,
-                          volumes_in, without_orientation)
+from .data.checks import (Volume, any_above_zero, dominant_voxels_said, grid_difference, intensity_spread,
+                          non_finite_counts, vector_layout_advice, volumes_in, without_orientation)
 from .data.errors import DataError
-from .data.intensity_spread import squeeze_said
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict, read_nifti,
                       voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
@@ -718,15 +716,14 @@ def _warn_of_doubtful_geometry(paths: Sequence[Path], images: Sequence[nib.spati
 
 
 def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatialimages.SpatialImage]) -> None:
-    """Warn of a channel one voxel of which makes its z-score (``data/intensity_spread.py``), as training's
-    pre-flight check does: the network sees the rest of the scan squeezed towards 0, and segments
+    """Warn of a channel one voxel of which, or a few, make its z-score (``data/intensity_spread.py``), as
+    training's pre-flight check does: the network sees the rest of the scan squeezed towards 0, and segments
     little or nothing of it. One more pass over the voxels read already."""
     for path, image in zip(paths, images):
         spread = intensity_spread(image)
-        for channel, value, share in spread.dominant_voxels():
+        for channel, what, way_on in dominant_voxels_said(spread, image):
             which = f" (volume {channel} of the file)" if len(spread.count) > 1 else ""
-            warnings.warn(f"{path}{which}: {squeeze_said(value, share)}, and the network may segment less of it; "
-                          f"set that voxel to a tissue value in the file (a hot pixel, a marker)", stacklevel=3)
+            warnings.warn(f"{path}{which}: {what}, and the network may segment less of it; {way_on}", stacklevel=3)
 
 
 def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spatialimages.SpatialImage]:

@@ -284,6 +284,12 @@ def test_a_scan_one_voxel_of_which_makes_its_z_score_is_segmented_with_a_warning
                                          r"so z-score normalization .*near blank to the network.*, and the "
                                          r"network may segment less"):
         predict_file(model, [tmp_path / "hot.nii.gz"], tmp_path / "seg.nii.gz")
+    hot[3, 4, 5] = np.asanyarray(scan.dataobj)[3, 4, 5]  # three voxels instead, none making it alone
+    hot[7, 8, 2:5] = [1e6, 1.1e6, 0.9e6]
+    nib.save(nib.Nifti1Image(hot, scan.affine, scan.header), tmp_path / "marker.nii.gz")
+    with pytest.warns(UserWarning, match=r"marker\.nii\.gz: 3 voxels, of 900000 to 1\.1e\+06, hold 100% of the "
+                                         r"intensity variance.*, and the network may segment less of it; set those"):
+        predict_file(model, [tmp_path / "marker.nii.gz"], tmp_path / "marker_seg.nii.gz")
     with warnings.catch_warnings():  # the scan as it was: nothing to say; a CT-windowed model clips it instead
         warnings.simplefilter("error")
         predict_file(model, [scans / "imagesTr" / "case_002.nii.gz"], tmp_path / "clean.nii.gz")

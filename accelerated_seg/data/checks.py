@@ -38,7 +38,7 @@ from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.fingerprint import source_fingerprint
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
-from accelerated_seg.data.intensity_spread import IntensitySpread, squeeze_said
+from accelerated_seg.data.intensity_spread import IntensitySpread, cluster_said, extreme_clusters, squeeze_said
 from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict,
                                      read_nifti, voxel_size_conflict)
 from accelerated_seg.data.manifest import Case, Manifest, with_regions
@@ -584,7 +584,7 @@ def _check_case(
             spread = IntensitySpread() if zscored else None
             above_zero, minimum, flat_value = _check_finite(path, image, f"{case.id} ({role})", report, spread)
             if spread is not None:
-                _tell_dominant_voxels(spread, path, f"{case.id} ({role})", report)
+                _tell_dominant_voxels(spread, image, path, f"{case.id} ({role})", report)
             boxes.append(above_zero)
             flat_values.append(flat_value)
             if crop_foreground and minimum <= _HOUNSFIELD_AIR:
@@ -827,14 +827,22 @@ def _check_finite(path: Path, image: nib.Nifti1Image, context: str, report: Chec
     return Box.union(boxes), minimum, (minimum if minimum == maximum and not (nan or infinite) else None)
 
 
-def _tell_dominant_voxels(spread: IntensitySpread, path: Path, context: str, report: CheckReport) -> None:
-    """Warn of each channel whose z-score one voxel makes (``intensity_spread``)."""
-    channels = len(spread.count) if spread.count is not None else 0
-    for channel, value, share in spread.dominant_voxels():
-        which = f" (volume {channel} of the file)" if channels > 1 else ""
-        report.warnings.append(
-            f"{context}: {path}{which}: {squeeze_said(value, share)}; set that voxel to a tissue value in the file "
-            f"(a hot pixel, a marker), or leave the case out")
+def _tell_dominant_voxels(spread: IntensitySpread, image: nib.Nifti1Image, path: Path, context: str,
+                          report: CheckReport) -> None:
+    """Warn of each channel whose z-score one voxel, or a few together, make (``intensity_spread``)."""
+    for channel, what, way_on in dominant_voxels_said(spread, image):
+        which = f" (volume {channel} of the file)" if len(spread.count) > 1 else ""
+        report.warnings.append(f"{context}: {path}{which}: {what}; {way_on}, or leave the case out")
+
+
+def dominant_voxels_said(spread: IntensitySpread, image: nib.Nifti1Image) -> list[tuple[int, str, str]]:
+    """(channel, what it does, the way on) for each channel of ``image`` whose z-score one voxel makes,
+    or a few together (the image read again for those: ``intensity_spread.extreme_clusters``)."""
+    said = [(channel, squeeze_said(value, share), "set that voxel to a tissue value in the file (a hot pixel, "
+             "a marker)") for channel, value, share in spread.dominant_voxels()]
+    said += [(channel, cluster_said(count, low, high, share), "set those voxels to a tissue value in the file (a "
+              "marker, hot pixels)") for channel, count, low, high, share in extreme_clusters(spread, _slabs(image))]
+    return sorted(said, key=lambda item: item[0])
 
 
 def intensity_spread(image: nib.Nifti1Image) -> IntensitySpread:

@@ -10,8 +10,13 @@ on it without a word (seventy-eighth session).
 The pre-flight pass that reads every voxel also sums them and their squares per channel (zeros add
 nothing to either, so the sums are the nonzero voxels' as they are), which gives each channel's mean
 and variance without a second read, and so the share of the variance that its most extreme voxel
-holds. A cluster of such voxels shares the variance among them and is not told; one voxel is the
-usual artefact, and what a percentile-based check would find at the price of sorting every channel.
+holds. A cluster of such voxels (a marker burnt into the scan, a few hot pixels) shares the variance
+among them, each holding too little alone: so a channel whose most extreme voxel holds more than 1%
+(far beyond what one voxel of an image of thousands holds, about 36/N at six deviations) is read a
+second time for the voxels at least half as far from the mean (``ExtremeVoxels``), and those that are
+few (at most 0.1% of the nonzero voxels: more is tissue, which the z-score is meant to see) and hold
+more than half the variance are told. Only such channels are read again: the usual scan costs nothing
+more.
 """
 
 from __future__ import annotations
@@ -26,11 +31,28 @@ DOMINANT_SHARE = 0.5
 # From this share on, the rest keeps under a third of its spread: the image looks near blank
 NEAR_BLANK_SHARE = 0.9
 
+# A channel whose most extreme voxel holds more than this share is read again for a cluster near it.
+SUSPECT_SHARE = 0.01
+
+# Voxels beyond half the extreme's deviation, up to this fraction of the nonzero ones, are an artefact;
+# more are a tissue (fat, vessels, an enhancing region), whose spread the z-score is meant to take.
+CLUSTER_FRACTION = 0.001
+
 
 def squeeze_said(value: float, share: float) -> str:
     """What one voxel that holds ``share`` of its channel's variance does to the z-score, in words."""
     said = (f"one voxel, of {value:g}, holds {share:.0%} of the intensity variance, so z-score normalization "
             f"(data.normalization: zscore) divides the image by a spread that voxel makes and leaves the rest "
+            f"{np.sqrt(1 - share):.2g} of the contrast it would have")
+    return said + (" (near blank to the network: a probe's such case scored Dice 0)" if share >= NEAR_BLANK_SHARE
+                   else "")
+
+
+def cluster_said(count: int, low: float, high: float, share: float) -> str:
+    """``squeeze_said`` for ``count`` voxels, of ``low`` to ``high``, holding ``share`` of the variance."""
+    values = f"{low:g}" if low == high else f"{low:g} to {high:g}"
+    said = (f"{count} voxels, of {values}, hold {share:.0%} of the intensity variance, so z-score normalization "
+            f"(data.normalization: zscore) divides the image by a spread they make and leaves the rest "
             f"{np.sqrt(1 - share):.2g} of the contrast it would have")
     return said + (" (near blank to the network: a probe's such case scored Dice 0)" if share >= NEAR_BLANK_SHARE
                    else "")
@@ -73,9 +95,13 @@ class IntensitySpread:
     def dominant_voxels(self, share: float = DOMINANT_SHARE) -> list[tuple[int, float, float]]:
         """(channel, value, share of the variance) of each channel whose most extreme nonzero voxel
         holds more than ``share`` of the channel's variance (its sum of squared deviations)."""
+        return [(channel, value, held) for channel, _, _, value, _, held in self.extremes() if held > share]
+
+    def extremes(self):
+        """(channel, nonzero count, mean, most extreme nonzero value, sum of squared deviations, that
+        value's share of it) of each channel where the share can be told."""
         if self.count is None:
-            return []
-        found = []
+            return
         for channel, (count, total, squares, low, high) in enumerate(
                 zip(self.count, self.total, self.squares, self.low, self.high)):
             if count < 2:
@@ -89,7 +115,36 @@ class IntensitySpread:
             if deviations <= 0 or not candidates:
                 continue
             value, deviation = max(candidates, key=lambda candidate: abs(candidate[1]))
-            held = deviation * deviation / deviations
-            if held > share:
-                found.append((channel, float(value), float(min(held, 1.0))))
-        return found
+            yield channel, int(count), float(mean), float(value), float(deviations), float(
+                min(deviation * deviation / deviations, 1.0))
+
+
+def extreme_clusters(spread: IntensitySpread, slabs) -> list[tuple[int, int, float, float, float]]:
+    """(channel, voxels, lowest, highest, their share of the variance) of each channel whose z-score
+    a few voxels make together, none of them alone (``IntensitySpread.dominant_voxels`` tells those):
+    the voxels at least half as far from the mean as the most extreme, if they are at most
+    ``CLUSTER_FRACTION`` of the nonzero ones and hold more than ``DOMINANT_SHARE``. ``slabs`` (the
+    image's, as ``spread`` saw them) are read only where a channel's extreme holds over ``SUSPECT_SHARE``.
+    """
+    suspects = {channel: (count, mean, abs(value - mean) / 2, deviations)
+                for channel, count, mean, value, deviations, held in spread.extremes()
+                if SUSPECT_SHARE < held <= DOMINANT_SHARE}
+    if not suspects:
+        return []
+    found = {channel: [0, 0.0, np.inf, -np.inf] for channel in suspects}  # voxels, squares, lowest, highest
+    for slab in slabs:
+        for channel, (_, mean, reach, _) in suspects.items():
+            volume = slab if slab.ndim == 3 else slab[..., channel]
+            near = volume[(volume != 0) & (np.abs(volume.astype(np.float64) - mean) >= reach)].astype(np.float64)
+            if near.size:
+                tally = found[channel]
+                tally[0] += near.size
+                tally[1] += float(np.sum((near - mean) ** 2))
+                tally[2], tally[3] = min(tally[2], float(near.min())), max(tally[3], float(near.max()))
+    clusters = []
+    for channel, (voxels, squares, low, high) in found.items():
+        count, _, _, deviations = suspects[channel]
+        share = squares / deviations
+        if 1 < voxels <= max(1, CLUSTER_FRACTION * count) and share > DOMINANT_SHARE:
+            clusters.append((channel, voxels, low, high, float(min(share, 1.0))))
+    return clusters
