@@ -590,9 +590,8 @@ def test_a_folder_the_cache_did_not_make_is_no_dataset_of_it_and_loses_nothing_t
 
 def test_a_case_table_that_cannot_be_written_for_want_of_room_is_one_error(tiny_dataset, tmp_path, monkeypatch):
     """Streamed, its writer's OSError came wrapped in datasets' DatasetGenerationError, a traceback
-    (a review's probe); a damaged locations file keeps its own reader's error."""
+    (a review's probe); a locations file gone or damaged is its own error, naming it."""
     import errno
-    import zipfile
 
     import datasets
 
@@ -610,10 +609,15 @@ def test_a_case_table_that_cannot_be_written_for_want_of_room_is_one_error(tiny_
                                             r"this split's case table must be written there .*twice its size"):
             cache.write_table(manifest.training[:2])
     assert not list(cache.dir.glob("tables/.*"))  # nothing left behind
-    cache.paths(manifest.training[1].id)["locations.npz"].write_bytes(b"not a zip")
-    with pytest.raises((zipfile.BadZipFile, ValueError, OSError)) as raised:
+    locations = cache.paths(manifest.training[1].id)["locations.npz"]
+    kept = locations.read_bytes()
+    locations.unlink()  # gone (a user's cleanup beside a run): a reading's error, not the cache's room
+    with pytest.raises(DataError, match=rf"{locations} cannot be read \(No such file or directory\): delete "
+                                        rf".*case_001.json and run again, which preprocesses the case anew"):
         cache.write_table(manifest.training[:2])
-    assert not isinstance(raised.value, datasets.exceptions.DatasetGenerationError)
+    locations.write_bytes(kept[:10])  # cut short: the reader's own error, named
+    with pytest.raises(DataError, match=rf"{locations} cannot be read \((BadZipFile|ValueError): .*\): delete "):
+        cache.write_table(manifest.training[:2])
 
 
 def test_a_training_run_holds_its_cache_version_as_in_use_until_it_ends(tiny_dataset, tmp_path, monkeypatch):

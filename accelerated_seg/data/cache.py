@@ -28,6 +28,7 @@ import math
 import os
 import shutil
 import uuid
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
@@ -239,7 +240,8 @@ class PreprocessedCache:
             ).save_to_disk(str(partial))
         except (OSError, datasets.exceptions.DatasetGenerationError) as error:
             shutil.rmtree(partial, ignore_errors=True)
-            # datasets wraps what the rows' generation raised: a full disk, a locations file unreadable
+            # datasets wraps what the rows' generation raised: a full disk, a locations file unreadable (a
+            # DataError of _table_rows' own)
             cause = error.__cause__ or error.__context__ or error \
                 if isinstance(error, datasets.exceptions.DatasetGenerationError) else error
             if not isinstance(cause, OSError):
@@ -273,8 +275,16 @@ def _table_rows(rows: list[dict], classes: int, index_type: str):
     """The case table's rows, each with its foreground locations read from its locations.npz as it is
     written (``write_table``; module level and plain arguments, which datasets hashes to name its files)."""
     for row in rows:
-        with np.load(row["locations.npz"]) as npz:
-            locations = [npz[f"class_{c}"].astype(index_type) for c in range(1, classes)]
+        try:
+            with np.load(row["locations.npz"]) as npz:
+                locations = [npz[f"class_{c}"].astype(index_type) for c in range(1, classes)]
+        # Gone or damaged since the case was built (a cleanup beside the run, a disk's fault): the table's
+        # writing is not at fault ("cannot be written ... with room" misled, a review found)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
+            said = (error.strerror if isinstance(error, OSError) and error.strerror
+                    else f"{type(error).__name__}: {error}")
+            raise DataError(f"{row['locations.npz']} cannot be read ({said}): delete {row['json']} and run again, "
+                            f"which preprocesses the case anew") from None
         yield {"id": row["id"], "image": row["image.npy"], "label": row["label.npy"], "shape": row["shape"],
                "spacing": row["spacing"], "class_voxels": row["class_voxels"], "class_locations": locations,
                "source": row["source"]}
