@@ -268,3 +268,135 @@ def test_a_killed_rank_leaves_no_worker_or_fork_server_behind(tiny_dataset, tmp_
         for pid in started:  # a failed run's leftovers
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+SLOW_PRELOAD = """
+import os
+import time
+from pathlib import Path
+
+Path(os.environ["PRELOAD_STARTED"]).touch()
+time.sleep(4)  # the seconds the fork server imports torch and MONAI, made longer to be hit surely
+"""
+
+LOADER_STARTED_AND_STOPPED = """
+import sys
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+from accelerated_seg.data import workers
+
+
+class Payload(Dataset):
+    def __init__(self):
+        self.payload = bytes(1 << 20)  # more than a pipe holds: the rank is still writing it when stopped
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, index):
+        return torch.zeros(1)
+
+
+if __name__ == "__main__":
+    workers.WORKER_PRELOAD.insert(0, "slow_preload")
+    try:
+        loader = DataLoader(Payload(), num_workers=1, multiprocessing_context=workers.worker_start_method(1))
+        next(iter(loader))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+"""
+
+
+def _group_left(pgid: int) -> list[int]:
+    """The processes of process group ``pgid`` still running (zombies, ended but not reaped, are not)."""
+    left = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] not in "ZX":
+                left.append(int(stat.parent.name))
+    return left
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_while_the_fork_server_imports_its_preload_prints_no_traceback(tmp_path):
+    """The terminal's Ctrl-C reaches the rank and its fork server, which imports torch and MONAI for
+    seconds before its first worker; the rank meanwhile is writing that worker's work into a pipe.
+    Until the eighty-first session the server's import ended in a KeyboardInterrupt traceback, and
+    with Ctrl-C blocked there, the worker, given half its work, in an UnpicklingError one."""
+    (tmp_path / "slow_preload.py").write_text(SLOW_PRELOAD)
+    script = tmp_path / "script.py"
+    script.write_text(LOADER_STARTED_AND_STOPPED)
+    started = tmp_path / "preload-started"
+    rank = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, start_new_session=True, text=True,
+                            env={**ENV, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
+                                 "PRELOAD_STARTED": str(started)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and rank.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), rank.stderr.read() if rank.poll() is not None else "no preload within 60 s"
+        time.sleep(0.5)  # the rank is in the worker's start by now: its work is 1 MB
+        os.killpg(rank.pid, signal.SIGINT)  # as the terminal sends it
+        _, stderr = rank.communicate(timeout=60)  # ends once the server and any worker have closed the pipes
+        assert rank.returncode == 130 and stderr.strip() == "interrupted", stderr
+        deadline = time.monotonic() + 10
+        while _group_left(rank.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _group_left(rank.pid) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(rank.pid, signal.SIGKILL)
+
+
+WORKER_FAILING_TO_START = """
+import sys
+
+from torch.utils.data import DataLoader, TensorDataset
+import torch
+
+from accelerated_seg.data import workers
+
+if __name__ == "__mp_main__":  # what each worker runs as it starts
+    raise RuntimeError("the worker's own failure")
+
+if __name__ == "__main__":
+    loader = DataLoader(TensorDataset(torch.zeros(4)), num_workers=1,
+                        multiprocessing_context=workers.worker_start_method(1))
+    next(iter(loader))
+"""
+
+
+def test_a_worker_failing_to_start_beside_its_rank_still_says_why(tmp_path):
+    """The quiet end is only for a worker whose rank has gone: one that fails to start while its rank
+    waits for it prints its traceback, as before (after RANK_GONE_WITHIN_S)."""
+    returncode, _, stderr = _run_script(tmp_path, WORKER_FAILING_TO_START, timeout=120)
+    assert returncode != 0 and "RuntimeError: the worker's own failure" in stderr, stderr[-3000:]
+    assert "exited unexpectedly" in stderr
+
+
+def test_a_worker_tells_that_its_rank_has_gone_from_the_pipe_its_work_came_through(monkeypatch):
+    from accelerated_seg.data import fork_server
+
+    def fails_to_take_its_work(fd, sentinel):
+        raise EOFError("Ran out of input")
+
+    start_up = fork_server.end_quietly_when_the_rank_has_gone(fails_to_take_its_work)
+    read, write = os.pipe()
+    try:
+        os.write(write, b"the rest of a pickle")  # left unread by the failed start: read and dropped
+        started = time.monotonic()
+        assert not fork_server.rank_has_gone(read, within_s=0.2)  # the rank holds its end: still there
+        assert time.monotonic() - started >= 0.2
+        monkeypatch.setattr(fork_server, "RANK_GONE_WITHIN_S", 0.2)
+        with pytest.raises(EOFError):  # a failure beside a live rank is raised
+            start_up(None, read)
+    finally:
+        os.close(write)
+    assert fork_server.rank_has_gone(read, within_s=5)  # its end closed: gone
+    assert start_up(None, read) == 1  # and the failure is an exit status, not a traceback
+    os.close(read)

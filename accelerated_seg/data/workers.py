@@ -35,8 +35,9 @@ PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 
 # What the fork server imports once, so that each worker forked from it starts without importing
 # torch and MONAI again (MONAI imports all its submodules: seconds of CPU per process): the modules
-# a worker needs to unpickle and run a PatchDataset.
-WORKER_PRELOAD = ["torch", "monai.transforms", "accelerated_seg.data.loader"]
+# a worker needs to unpickle and run a PatchDataset. Then fork_server, which makes a worker whose rank
+# stopped while starting it end without a traceback.
+WORKER_PRELOAD = ["torch", "monai.transforms", "accelerated_seg.data.loader", "accelerated_seg.data.fork_server"]
 
 
 def worker_start_method(num_workers: int):
@@ -187,8 +188,9 @@ def stop_workers_at_exit(loader) -> None:
 
 
 def start_fork_server_deaf_to_stop_signals() -> None:
-    """Start multiprocessing's fork server, and its resource tracker, with the stop signals blocked,
-    unless it runs already. Each keeps that signal mask, and so does every worker the server forks.
+    """Start multiprocessing's fork server, and its resource tracker, with the stop signals and
+    Ctrl-C blocked, unless it runs already. Each keeps that signal mask, and so does every worker the
+    server forks until it unblocks Ctrl-C (fork_server).
 
     A signal to the process group reaches the fork server too. Killed, it would take the workers with
     it a batch later: torch's worker exits once its parent process has gone (``ManagerWatchdog``),
@@ -196,13 +198,19 @@ def start_fork_server_deaf_to_stop_signals() -> None:
     until the mask is restored below, so the rank loses none; they never reach the server's Python.
     The resource tracker's own start unblocks SIGTERM on its way out (it blocks SIGINT and SIGTERM
     around its spawn, then unblocks them), hence the second block before the server starts.
+
+    Ctrl-C (SIGINT) too reaches the whole group, and the server ignores it only once it has imported
+    its preload, which takes seconds. A Ctrl-C in those seconds stopped that import with a
+    ``KeyboardInterrupt`` traceback below the rank's "interrupted (Ctrl-C)" (seventy-ninth session).
+    Blocked, it waits until the server ignores it, which drops it.
     """
     from multiprocessing import forkserver, resource_tracker
 
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, PREEMPTION_SIGNALS)
+    deaf_to = (*PREEMPTION_SIGNALS, signal.SIGINT)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, deaf_to)
     try:
         resource_tracker.ensure_running()
-        signal.pthread_sigmask(signal.SIG_BLOCK, PREEMPTION_SIGNALS)
+        signal.pthread_sigmask(signal.SIG_BLOCK, deaf_to)
         forkserver.ensure_running()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)

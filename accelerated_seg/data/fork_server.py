@@ -1,0 +1,79 @@
+"""What the fork server of the loader workers sets up once it has imported their modules: a worker
+whose rank stopped while starting it ends without a traceback.
+
+A rank starts a worker by sending the fork server a request, then writing the worker's pickled
+``Process`` (for our loaders: the dataset, and the queues it talks through) into a pipe that the
+new worker reads. When the rank stops in that moment (Ctrl-C, the usual case) the worker can never
+get its work: the pickle was cut short, or the rank's exit has removed the named semaphores of the
+queues before the worker opened them. The worker then fails inside multiprocessing's start-up,
+which prints the failure through ``sys.excepthook``: an ``UnpicklingError: pickle data was
+truncated`` or a ``FileNotFoundError`` traceback below the rank's own "interrupted (Ctrl-C)" line,
+saying nothing about the run (seventy-ninth session). multiprocessing has no way to tell that case from
+a real start-up failure, so here the worker's start-up (``multiprocessing.spawn._main``, what the
+fork server calls in each process it forks) is wrapped: on a failure it looks whether the rank has
+gone, and if so it ends quietly. A failure with the rank still there is raised as before.
+
+This module is imported only for that: ``workers.WORKER_PRELOAD`` names it last, so that the fork
+server, which imports the preload once, forks every worker with the wrapper in place. Anywhere else
+importing it changes nothing, as ``spawn._main`` runs only in a new process that multiprocessing
+starts, never in the process that imported it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing.spawn
+import os
+import select
+import signal
+import time
+
+# How long a worker that could not take its work waits for its rank to end before it reports the
+# failure. The rank removes the queues' semaphores as it exits, a moment before it has gone.
+RANK_GONE_WITHIN_S = 5.0
+
+
+def rank_has_gone(sentinel: int, within_s: float) -> bool:
+    """Whether the process that started this one has ended, or dropped it, within ``within_s``.
+
+    ``sentinel`` is this process's copy of the read end of the pipe its work came through; the
+    starting process holds the write end (a copy of it, multiprocessing's "parent sentinel") until it
+    exits or lets go of the new process, so the pipe reads as ended exactly then. Anything left
+    unread in it is read and dropped on the way.
+    """
+    deadline = time.monotonic() + within_s
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([sentinel], [], [], left)
+            if readable and not os.read(sentinel, 1 << 16):
+                return True
+    except OSError:  # not a pipe we can read: cannot tell, so not gone
+        return False
+    return False
+
+
+def end_quietly_when_the_rank_has_gone(start_up):
+    """``start_up`` (multiprocessing.spawn._main: take the work from the pipe, then run it), ending
+    the process with status 1 and no traceback where it fails because the process that started it
+    has gone.
+
+    Ctrl-C is unblocked first: the fork server was started with it blocked, so that the terminal's
+    Ctrl-C could not cut its preload short (workers.start_fork_server_deaf_to_stop_signals), and each
+    process it forks keeps that mask. A worker interrupted by it before it has its work ends without a
+    traceback (the fork server prints only an ``Exception``'s), and one that has it ends as torch's
+    worker loop makes it end, quietly.
+    """
+    def start_up_or_end_quietly(fd: int, parent_sentinel: int):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+        try:
+            return start_up(fd, parent_sentinel)
+        except Exception:  # the work never arrived whole (a failure inside the work is not raised here)
+            if rank_has_gone(parent_sentinel, RANK_GONE_WITHIN_S):
+                return 1
+            raise
+
+    start_up_or_end_quietly.wrapped = start_up
+    return start_up_or_end_quietly
+
+
+if not hasattr(multiprocessing.spawn._main, "wrapped"):
+    multiprocessing.spawn._main = end_quietly_when_the_rank_has_gone(multiprocessing.spawn._main)
