@@ -462,15 +462,30 @@ def with_absolute_paths(raw: dict) -> dict:
     return raw
 
 
+def with_paths_moved(raw: dict, was: Path, now: Path) -> dict:
+    """``raw`` (a config as ``with_absolute_paths`` leaves it) with each path setting under the folder
+    ``was`` put under ``now`` instead, in place."""
+    for key in _PATHS:
+        section, name = key.split(".")
+        part = raw.get(section)
+        value = part.get(name) if isinstance(part, dict) else None
+        if isinstance(value, str) and os.path.isabs(value) and Path(value).is_relative_to(was):
+            raw[section][name] = str(now / Path(value).relative_to(was))
+    return raw
+
+
 # What a resume is expected to change: the run's length and how this launch resumes it.
 _RESUME_SETTINGS = ("train.max_steps", "train.resume", "train.overwrite")
 
 
-def settings_changed(saved_config: Path, config_yaml: str) -> dict[str, tuple]:
+def settings_changed(saved_config: Path, config_yaml: str, moved: tuple[Path, Path] | None = None
+                     ) -> dict[str, tuple]:
     """``{key: (saved, now)}`` for each setting in which ``config_yaml`` differs from a checkpoint's saved
     config (none when either is missing or empty, as for ``fit``'s checkpoints), leaving out what a
     resume is expected to change: a run resumed as it was written says nothing. A setting the saved
-    config lacks (added to the package after the checkpoint was written) is compared as its default."""
+    config lacks (added to the package after the checkpoint was written) is compared as its default.
+    ``moved``: (was, now), a folder the saved run's files have moved from and to; a saved path under
+    the one is compared as under the other."""
     saved = yaml.safe_load(saved_config.read_text(encoding="utf-8")) if Path(saved_config).is_file() else None
     now = yaml.safe_load(config_yaml) if config_yaml else None
     if not isinstance(saved, dict) or not isinstance(now, dict):
@@ -478,6 +493,8 @@ def settings_changed(saved_config: Path, config_yaml: str) -> dict[str, tuple]:
     # a checkpoint's config.yaml from before the paths were written absolute: relative to where it ran,
     # most likely where this run runs (the same project folder)
     saved = with_absolute_paths(saved)
+    if moved is not None:
+        with_paths_moved(saved, *moved)
 
     def flat(node, prefix=""):
         if not isinstance(node, dict):

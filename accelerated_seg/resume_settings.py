@@ -27,7 +27,7 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
     Raises:
         ConfigError: naming the setting, its value in the checkpoint's run and here, and the way on.
     """
-    changed = settings_changed(checkpoint / "config.yaml", config_yaml)
+    changed = settings_changed(checkpoint / "config.yaml", config_yaml, moved=run_folder_moved(checkpoint))
     if "optim.optimizer" in changed:  # else torch loads one's state into the other and fails at the first step
         saved, asked = changed["optim.optimizer"]
         raise ConfigError(
@@ -67,6 +67,37 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
             + "; ".join(f"{key} {changed[key][0]} there, {changed[key][1]} here" for key in outputs)
             + "). Resume with the checkpoint's data.regions, or start a new run from its weights (train.init_from)")
     return changed
+
+
+def run_folder_moved(checkpoint: Path) -> tuple[Path, Path] | None:
+    """``(was, now)``: the folder that held the run of ``checkpoint`` (``<run>/checkpoints/step_N``) when
+    it was written and the one that holds it now, where it has moved since (a project folder copied
+    to a cluster, renamed, mounted elsewhere), trimmed to their first differing parts: for
+    /home/me/project/output/demo, now /scratch/me/project/output/demo, (/home/me/project,
+    /scratch/me/project). None where it has not moved or its config.yaml does not say where it was.
+
+    Its config.yaml names every path absolute (``config.with_absolute_paths``), so after a move each
+    one the run had under the moved folder (the dataset, the cache, the run itself) differed from
+    this run's, and a resume in the moved project listed them all as changed settings, though only
+    the folder had changed (eightieth session). With the move known they are compared as moved.
+    """
+    if checkpoint.parent.name != "checkpoints":
+        return None
+    try:
+        saved = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"]["output_dir"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return None
+    if not isinstance(saved, str) or not Path(saved).is_absolute():  # an older config: relative as typed
+        return None
+    was, now = Path(saved), checkpoint.parent.parent.absolute()
+    try:
+        if was == now or was.samefile(now):  # the same folder (by a link, too)
+            return None
+    except OSError:  # not there any more (moved), or not ours to read
+        pass
+    while was.name == now.name and was.name and len(was.parts) > 2 and len(now.parts) > 2:
+        was, now = was.parent, now.parent
+    return was, now
 
 
 def check_resume_length(checkpoint: Path, max_steps: int) -> None:

@@ -78,7 +78,7 @@ from .preparation import (adapt_to_strategy, channels_last_error, check_launch, 
 from .ranks import on_every_rank, on_main
 from .resume_checks import (check_resume_channels, check_resume_layout, check_resume_model_settings,
                             check_resume_network, check_resume_preprocessing, check_resume_split)
-from .resume_settings import beyond_max_steps, check_resume_length, check_resume_settings
+from .resume_settings import beyond_max_steps, check_resume_length, check_resume_settings, run_folder_moved
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -935,6 +935,9 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
         loop.accelerator.print(warning)
     changed = check_resume_settings(checkpoint, loop.config_yaml)  # checked before the data work too
     check_resume_network(checkpoint, loop.accelerator, loop.model)
+    if moved := run_folder_moved(checkpoint):
+        loop.accelerator.print(f"{checkpoint}'s run was written under {moved[0]}, which has moved to {moved[1]} "
+                               f"since: the paths it saved under the one are compared as under the other")
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
         loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "
                                + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))

@@ -1405,6 +1405,27 @@ def test_weights_of_older_preprocessing_code_are_refused_to_resume_and_named_to_
                                out)
 
 
+def test_a_run_resumed_in_its_moved_project_lists_no_changed_paths(tiny_dataset, tmp_path, capsys):
+    """A project copied elsewhere (a cluster's scratch, another mount) and resumed there: its saved
+    config names the old project's dataset, cache and run folder, and each was listed as changed."""
+    def settings(project: Path, **extra) -> list[str]:
+        return tiny_overrides(project / "data" / "dataset.json", project / "output" / "run", train__val_every=0,
+                              **extra)
+
+    project = tmp_path / "home" / "project"
+    shutil.copytree(tiny_dataset.parent, project / "data")
+    train(load_config(None, settings(project, train__max_steps=2)))
+    moved = tmp_path / "scratch" / "project"
+    moved.parent.mkdir()
+    project.rename(moved)
+    capsys.readouterr()
+    train(load_config(None, settings(moved, train__max_steps=3, train__resume="latest")))
+    said = capsys.readouterr().out
+    assert (f"{moved}/output/run/checkpoints/step_2's run was written under {tmp_path}/home, which has moved to "
+            f"{tmp_path}/scratch since") in said
+    assert "resuming with settings other than" not in said and f"resumed from {moved}/output/run" in said
+
+
 def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_listed(tiny_config, tmp_path, capsys):
     """Before the twenty-ninth session a run resumed with another normalization (or spacing, crop, label
     mapping) trained its weights on differently prepared volumes, and a resume at max_steps rewrote the
