@@ -6,7 +6,8 @@ changes only how often accelerate computes an answer; the skipping loader keeps 
 one was given; the filters drop one log line that says nothing about the run, and torch's
 deprecation notice of two collectives DeepSpeed calls, which came at every ZeRO-3 step; DeepSpeed on
 CPU processes starts without compiling an op that training never calls; an FSDP1 resume gets its
-optimizer's state back; a network whose checkpointed layers are registered twice resumes at all.
+optimizer's state back; a network whose checkpointed layers are registered twice resumes at all; a
+resume under ZeRO-Offload steps on as the uninterrupted run would, to the bit.
 (The FSDP2 wrapping fix lives with the other wrapping rules: ``wrapping.fsdp2_valid_units_only``.)
 """
 
@@ -255,3 +256,38 @@ def _check_every_tensor_loaded(model, weights: Path) -> None:
                            for what, names in (("not in the network", unknown), ("not loaded", differ),
                                                ("not in the file", unsaved)) if names)
         raise RuntimeError(f"{weights} does not load into this network whole ({listed})")
+
+
+def replay_cpu_adams_step_count(optimizer) -> None:
+    """Bring a freshly loaded DeepSpeedCPUAdam's bias correction to where the uninterrupted run's is
+    (found with DeepSpeed 0.19.8); any other optimizer is left alone.
+
+    The optimizer's C++ side keeps beta1^t and beta2^t as float32 running products, multiplied by
+    beta at each step, and computes them with ``pow`` where the step it is given does not follow
+    its last (deepspeed/ops/csrc/includes/cpu_adam.h, ``IncrementStep``). A resumed run's optimizer
+    is new, so its first step takes ``pow``, and 1 - beta^t rounds otherwise than from the product
+    at some steps (beta2 0.999: t = 3, 6, 19 and on; beta1 0.9: t = 14, 16, 31, ...). A ZeRO-3-offload
+    resume therefore matched the uninterrupted run only to float32 rounding, up to 2e-4 in biases
+    before an instance norm (their gradient is about 0, and Adam scales its rounding up; seventieth
+    session), where ZeRO-2 and ZeRO-3 without offload resume exactly. So after the load the steps
+    up to the checkpoint's are given to the C++ side once more, in order, each on empty tensors: the
+    products are built as the uninterrupted run built them, and no number is touched
+    (benchmarks/deepspeed_cpu_adam_resume.py measures both). Its binding is the one
+    ``DeepSpeedCPUAdam.step`` calls; where a DeepSpeed changes it, the resume goes on as before.
+    """
+    if type(optimizer).__name__ != "DeepSpeedCPUAdam" or not hasattr(optimizer, "ds_opt_adam"):
+        return
+    import torch
+
+    steps = {int(state["step"]) for state in optimizer.state.values() if "step" in state}
+    if len(steps) != 1 or not optimizer.param_groups:  # nothing stepped yet, or steps it cannot replay as one
+        return
+    group, nothing = optimizer.param_groups[0], torch.empty(0, dtype=torch.float32)
+    beta1, beta2 = group["betas"]
+    try:
+        for step in range(1, steps.pop() + 1):
+            optimizer.ds_opt_adam.adam_update(optimizer.opt_id, step, group["lr"], beta1, beta2, group["eps"],
+                                              group["weight_decay"], group.get("bias_correction", True),
+                                              nothing, nothing, nothing, nothing)
+    except (TypeError, RuntimeError):  # another binding: its next step takes pow, as it did before
+        return

@@ -36,7 +36,8 @@ from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKw
                                GradientAccumulationPlugin, broadcast_object_list)
 
 from .accelerate_workarounds import (look_up_lomo_once, quiet_deepspeeds_cpu_guess,
-                                     quiet_deepspeeds_deprecated_collectives, skip_deepspeeds_shared_memory_op)
+                                     quiet_deepspeeds_deprecated_collectives, replay_cpu_adams_step_count,
+                                     skip_deepspeeds_shared_memory_op)
 from .config import Config, ConfigError, DDPConfig
 from .exported_model import expect_shared_tensors, shared_tensor_names
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
@@ -537,14 +538,16 @@ def schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None
         scheduler.optimizer = stepping
 
 
-def complete_the_loaded_param_groups(accelerator: Accelerator) -> None:
+def complete_the_loaded_optimizer(accelerator: Accelerator) -> None:
     """After a resume under DeepSpeed: give the stepping optimizer's param groups the settings its
-    class keeps there that the saved groups lack.
+    class keeps there that the saved groups lack, and its step count where it keeps one outside
+    them.
 
     A ZeRO checkpoint holds the param groups of the optimizer that saved it: torch's AdamW's when
     written without offload. Resumed under ``deepspeed_zero3_offload.yaml``, DeepSpeedCPUAdam steps
     them and reads ``bias_correction``, which AdamW's groups lack: a KeyError at the first step, after
-    "resumed from" (seventy-second session's probe). Its default (True) is what AdamW does.
+    "resumed from" (seventy-second session's probe). Its default (True) is what AdamW does. Its bias
+    correction then follows the uninterrupted run's to the bit (``replay_cpu_adams_step_count``).
     """
     if accelerator.distributed_type != DistributedType.DEEPSPEED:
         return
@@ -552,6 +555,7 @@ def complete_the_loaded_param_groups(accelerator: Accelerator) -> None:
     for group in stepping.param_groups:
         for key, value in stepping.defaults.items():
             group.setdefault(key, value)
+    replay_cpu_adams_step_count(stepping)
 
 
 def model_input_dtype(accelerator: Accelerator, model) -> torch.dtype | None:

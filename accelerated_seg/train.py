@@ -71,7 +71,7 @@ from .model_folders import check_init_from
 from .models import ModelSpec, check_trainable, convolutions_over_two_voxels, model_spec
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
 from .plan import PRECISIONS, check_step_fits_host_memory
-from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_param_groups,
+from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_optimizer,
                           end_run, keep_the_optimizer_under_offload, leaving_the_process_as_found, make_accelerator,
                           model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_the_shuffle,
                           start_trackers)
@@ -951,7 +951,7 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
     # the saved count, so their windows stayed apart for the whole run (seventy-fourth session).
     loop.accelerator.step = 0
     load_fsdp1_optimizer_state(loop.accelerator, loop.model, loop.optimizer, checkpoint)
-    complete_the_loaded_param_groups(loop.accelerator)
+    complete_the_loaded_optimizer(loop.accelerator)
     loop.last_saved = step = loop.progress.step
     max_steps = loop.settings.max_steps
     if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
