@@ -400,3 +400,64 @@ def test_a_worker_tells_that_its_rank_has_gone_from_the_pipe_its_work_came_throu
     assert fork_server.rank_has_gone(read, within_s=5)  # its end closed: gone
     assert start_up(None, read) == 1  # and the failure is an exit status, not a traceback
     os.close(read)
+
+
+def test_a_worker_whose_main_script_fails_says_so_without_waiting_for_its_rank(monkeypatch):
+    """Importing the main script (multiprocessing.spawn.prepare) does not need the rank: its failure
+    is the script's, raised at once, not after RANK_GONE_WITHIN_S (the reviewer's 5.0 s)."""
+    import multiprocessing.spawn
+
+    from accelerated_seg.data import fork_server
+
+    def the_scripts_import_fails(fd, sentinel):
+        multiprocessing.spawn.prepare({"authkey": "not bytes"})  # a TypeError inside prepare, nothing set
+
+    monkeypatch.setattr(fork_server, "RANK_GONE_WITHIN_S", 30.0)
+    read, write = os.pipe()
+    try:
+        started = time.monotonic()
+        with pytest.raises(TypeError):
+            fork_server.end_quietly_when_the_rank_has_gone(the_scripts_import_fails)(None, read)
+        assert time.monotonic() - started < 10
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+CTRL_C_IN_FORK_SERVER_CHILDREN = """
+import multiprocessing
+import signal
+import sys
+
+from accelerated_seg.data import workers
+
+
+def ctrl_c_blocked(answer):
+    answer.put(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "ours":
+        context = workers.worker_start_method(1)  # our preload, which unblocks it in each child
+    else:  # a user's loader's fork server, with the user's preload (spare_the_workers)
+        context = multiprocessing.get_context("forkserver")
+        workers.start_fork_server_deaf_to_stop_signals()
+    answer = context.SimpleQueue()
+    child = context.Process(target=ctrl_c_blocked, args=(answer,))
+    child.start()
+    print("blocked" if answer.get() else "not blocked")
+    child.join()
+"""
+
+
+@pytest.mark.parametrize("server", ["ours", "users"])
+def test_no_process_of_a_fork_server_keeps_ctrl_c_blocked(tmp_path, server):
+    """Ctrl-C is blocked while our fork server imports its preload, and unblocked in each process it
+    forks by its fork_server module. A user's fork server preloads no such module, so it was never
+    unblocked there: its workers, and what they ran, could not be stopped with Ctrl-C (a reviewer's
+    finding in the eighty-first session)."""
+    script = tmp_path / "script.py"
+    script.write_text(CTRL_C_IN_FORK_SERVER_CHILDREN)
+    proc = run_bounded([sys.executable, str(script), server], cwd=tmp_path, timeout=120,
+                       env={**ENV, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0 and proc.stdout.strip() == "not blocked", proc.stderr[-3000:]

@@ -27,8 +27,9 @@ import select
 import signal
 import time
 
-# How long a worker that could not take its work waits for its rank to end before it reports the
-# failure. The rank removes the queues' semaphores as it exits, a moment before it has gone.
+# How long a worker that could not take its work from the pipe waits for its rank to end before it
+# reports the failure. The rank removes the queues' semaphores as it exits, a moment before it has
+# gone. (A failure importing the main script is reported at once.)
 RANK_GONE_WITHIN_S = 5.0
 
 
@@ -66,13 +67,26 @@ def end_quietly_when_the_rank_has_gone(start_up):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
         try:
             return start_up(fd, parent_sentinel)
-        except Exception:  # the work never arrived whole (a failure inside the work is not raised here)
-            if rank_has_gone(parent_sentinel, RANK_GONE_WITHIN_S):
+        except Exception as failure:  # the work never arrived whole (a failure inside the work is not raised here)
+            # Importing the main script (prepare) does not need the rank: a failure there is the
+            # script's, said at once; one taking the work from the pipe may be the rank's leaving.
+            if not _raised_in(failure, multiprocessing.spawn.prepare) and rank_has_gone(parent_sentinel,
+                                                                                       RANK_GONE_WITHIN_S):
                 return 1
             raise
 
     start_up_or_end_quietly.wrapped = start_up
     return start_up_or_end_quietly
+
+
+def _raised_in(failure: BaseException, function) -> bool:
+    """Whether ``failure`` was raised inside a call of ``function``."""
+    tb = failure.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code is function.__code__:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 if not hasattr(multiprocessing.spawn._main, "wrapped"):

@@ -59,7 +59,7 @@ def worker_start_method(num_workers: int):
     refuse_unguarded_main(num_workers)
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(WORKER_PRELOAD)  # read when the server starts
-    start_fork_server_deaf_to_stop_signals()
+    start_fork_server_deaf_to_stop_signals(also_to_ctrl_c=True)
     return context
 
 
@@ -187,10 +187,10 @@ def stop_workers_at_exit(loader) -> None:
     atexit.register(stop_if_alive)
 
 
-def start_fork_server_deaf_to_stop_signals() -> None:
-    """Start multiprocessing's fork server, and its resource tracker, with the stop signals and
-    Ctrl-C blocked, unless it runs already. Each keeps that signal mask, and so does every worker the
-    server forks until it unblocks Ctrl-C (fork_server).
+def start_fork_server_deaf_to_stop_signals(also_to_ctrl_c: bool = False) -> None:
+    """Start multiprocessing's fork server, and its resource tracker, with the stop signals blocked,
+    and Ctrl-C too where ``also_to_ctrl_c``, unless it runs already. Each keeps that signal mask, and
+    so does every process the server forks (Ctrl-C but until it unblocks it: fork_server).
 
     A signal to the process group reaches the fork server too. Killed, it would take the workers with
     it a batch later: torch's worker exits once its parent process has gone (``ManagerWatchdog``),
@@ -202,11 +202,14 @@ def start_fork_server_deaf_to_stop_signals() -> None:
     Ctrl-C (SIGINT) too reaches the whole group, and the server ignores it only once it has imported
     its preload, which takes seconds. A Ctrl-C in those seconds stopped that import with a
     ``KeyboardInterrupt`` traceback below the rank's "interrupted (Ctrl-C)" (seventy-ninth session).
-    Blocked, it waits until the server ignores it, which drops it.
+    Blocked, it waits until the server ignores it, which drops it. Only with our preload
+    (``worker_start_method``), whose fork_server module unblocks it in each process the server forks:
+    a user's loader's fork server (``spare_the_workers``) preloads what the user set, and its workers,
+    and what they run, would never hear Ctrl-C again.
     """
     from multiprocessing import forkserver, resource_tracker
 
-    deaf_to = (*PREEMPTION_SIGNALS, signal.SIGINT)
+    deaf_to = (*PREEMPTION_SIGNALS, signal.SIGINT) if also_to_ctrl_c else PREEMPTION_SIGNALS
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, deaf_to)
     try:
         resource_tracker.ensure_running()
