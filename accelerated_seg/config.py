@@ -462,16 +462,21 @@ def with_absolute_paths(raw: dict) -> dict:
     return raw
 
 
-def with_paths_moved(raw: dict, was: Path, now: Path) -> dict:
-    """``raw`` (a config as ``with_absolute_paths`` leaves it) with each path setting under the folder
-    ``was`` put under ``now`` instead, in place."""
-    for key in _PATHS:
-        section, name = key.split(".")
-        part = raw.get(section)
-        value = part.get(name) if isinstance(part, dict) else None
-        if isinstance(value, str) and os.path.isabs(value) and Path(value).is_relative_to(was):
-            raw[section][name] = str(now / Path(value).relative_to(was))
-    return raw
+def path_as_moved(saved, was: Path, now: Path) -> str | None:
+    """Where the absolute path ``saved`` lies now if it moved along with the folder ``was``, which is
+    ``now`` here; None where it is no path or lay outside what moved.
+
+    What moved is the widest folder the two names share the end of: a run folder
+    /home/me/project/output/demo now at /scratch/me/project/output/demo took /home with it, as far
+    as the names tell. Wider than the project, perhaps: a caller compares the result with the path
+    it has now, so a path that did not move (/home/me/data, named so still) is no change either way.
+    """
+    if not isinstance(saved, str) or not os.path.isabs(saved):
+        return None
+    while was.name and was.name == now.name and len(was.parts) > 2 and len(now.parts) > 2:
+        was, now = was.parent, now.parent
+    path = Path(os.path.normpath(saved))
+    return str(now / path.relative_to(was)) if path.is_relative_to(was) else None
 
 
 # What a resume is expected to change: the run's length and how this launch resumes it.
@@ -484,8 +489,8 @@ def settings_changed(saved_config: Path, config_yaml: str, moved: tuple[Path, Pa
     config (none when either is missing or empty, as for ``fit``'s checkpoints), leaving out what a
     resume is expected to change: a run resumed as it was written says nothing. A setting the saved
     config lacks (added to the package after the checkpoint was written) is compared as its default.
-    ``moved``: (was, now), a folder the saved run's files have moved from and to; a saved path under
-    the one is compared as under the other."""
+    ``moved``: (was, now), the saved run's folder as it wrote it and as it is reached now
+    (``resume_settings.run_folder_moved``): a path setting that moved with it is no change."""
     saved = yaml.safe_load(saved_config.read_text(encoding="utf-8")) if Path(saved_config).is_file() else None
     now = yaml.safe_load(config_yaml) if config_yaml else None
     if not isinstance(saved, dict) or not isinstance(now, dict):
@@ -493,8 +498,6 @@ def settings_changed(saved_config: Path, config_yaml: str, moved: tuple[Path, Pa
     # a checkpoint's config.yaml from before the paths were written absolute: relative to where it ran,
     # most likely where this run runs (the same project folder)
     saved = with_absolute_paths(saved)
-    if moved is not None:
-        with_paths_moved(saved, *moved)
 
     def flat(node, prefix=""):
         if not isinstance(node, dict):
@@ -506,7 +509,8 @@ def settings_changed(saved_config: Path, config_yaml: str, moved: tuple[Path, Pa
     defaults = flat(plain_data(Config().to_dict()))
     before.update({key: defaults[key] for key in after.keys() - before.keys() if key in defaults})
     return {key: (before.get(key), after.get(key)) for key in sorted({*before, *after})
-            if before.get(key) != after.get(key) and key not in _RESUME_SETTINGS}
+            if before.get(key) != after.get(key) and key not in _RESUME_SETTINGS
+            and not (moved and key in _PATHS and path_as_moved(before.get(key), *moved) == after.get(key))}
 
 
 def joined_overrides(items: list[str]) -> list[str]:

@@ -11,6 +11,7 @@ of every case, the preprocessing, the model's preparation (and DeepSpeed's engin
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import yaml
@@ -70,16 +71,17 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
 
 
 def run_folder_moved(checkpoint: Path) -> tuple[Path, Path] | None:
-    """``(was, now)``: the folder that held the run of ``checkpoint`` (``<run>/checkpoints/step_N``) when
-    it was written and the one that holds it now, where it has moved since (a project folder copied
-    to a cluster, renamed, mounted elsewhere), trimmed to their first differing parts: for
-    /home/me/project/output/demo, now /scratch/me/project/output/demo, (/home/me/project,
-    /scratch/me/project). None where it has not moved or its config.yaml does not say where it was.
+    """``(was, now)``: the run folder of ``checkpoint`` (``<run>/checkpoints/step_N``) as its run wrote
+    it and as this run reaches it, where the two differ: the project was moved or copied (to a
+    cluster's scratch, another mount) or renamed since, or is reached through a link. None where they
+    are the same or its config.yaml does not say (``fit``'s checkpoints, a config from before the
+    paths were written absolute).
 
     Its config.yaml names every path absolute (``config.with_absolute_paths``), so after a move each
     one the run had under the moved folder (the dataset, the cache, the run itself) differed from
     this run's, and a resume in the moved project listed them all as changed settings, though only
-    the folder had changed (eightieth session). With the move known they are compared as moved.
+    the folder had changed (eightieth session). ``config.settings_changed`` leaves out those that
+    moved with it.
     """
     if checkpoint.parent.name != "checkpoints":
         return None
@@ -87,17 +89,10 @@ def run_folder_moved(checkpoint: Path) -> tuple[Path, Path] | None:
         saved = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"]["output_dir"]
     except (OSError, yaml.YAMLError, KeyError, TypeError):
         return None
-    if not isinstance(saved, str) or not Path(saved).is_absolute():  # an older config: relative as typed
+    if not isinstance(saved, str) or not os.path.isabs(saved):  # an older config: relative as typed
         return None
-    was, now = Path(saved), checkpoint.parent.parent.absolute()
-    try:
-        if was == now or was.samefile(now):  # the same folder (by a link, too)
-            return None
-    except OSError:  # not there any more (moved), or not ours to read
-        pass
-    while was.name == now.name and was.name and len(was.parts) > 2 and len(now.parts) > 2:
-        was, now = was.parent, now.parent
-    return was, now
+    was, now = Path(os.path.normpath(saved)), Path(os.path.abspath(checkpoint.parent.parent))
+    return None if was == now else (was, now)
 
 
 def check_resume_length(checkpoint: Path, max_steps: int) -> None:

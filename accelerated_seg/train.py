@@ -936,8 +936,8 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
     changed = check_resume_settings(checkpoint, loop.config_yaml)  # checked before the data work too
     check_resume_network(checkpoint, loop.accelerator, loop.model)
     if moved := run_folder_moved(checkpoint):
-        loop.accelerator.print(f"{checkpoint}'s run was written under {moved[0]}, which has moved to {moved[1]} "
-                               f"since: the paths it saved under the one are compared as under the other")
+        loop.accelerator.print(f"{checkpoint}'s run was written in {moved[0]}, which is {moved[1]} here: the paths "
+                               f"it saved that moved with it are compared as moved")
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
         loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "
                                + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))

@@ -328,40 +328,46 @@ def test_a_checkpoint_whose_project_moved_compares_its_paths_as_moved(tmp_path):
     elsewhere) project listed the dataset, the cache and the run itself as changed settings."""
     from accelerated_seg.resume_settings import check_resume_settings, run_folder_moved
 
-    def written_in(project: Path, run: Path | None = None, **extra) -> list[str]:
-        return [f"--data.dataset={project}/data/dataset.json", f"--data.cache_dir={project}/cache",
+    def written_in(project: Path, run: Path | None = None, dataset: Path | None = None, **extra) -> list[str]:
+        return [f"--data.dataset={dataset or project / 'data' / 'dataset.json'}", f"--data.cache_dir={project}/cache",
                 f"--train.output_dir={run or project / 'output' / 'demo'}", f"--train.init_from={tmp_path}/pretrained",
                 *[f"--{key.replace('__', '.')}={value}" for key, value in extra.items()]]
 
-    was, now = tmp_path / "home" / "project", tmp_path / "scratch" / "project"
+    def changed(checkpoint: Path, *now) -> dict:
+        return check_resume_settings(checkpoint, dump_config(load_config(None, written_in(*now))))
+
+    was, now = tmp_path / "home" / "me" / "project", tmp_path / "scratch" / "me" / "project"
     checkpoint = now / "output" / "demo" / "checkpoints" / "step_4"
     checkpoint.mkdir(parents=True)
     (checkpoint / "config.yaml").write_text(dump_config(load_config(None, written_in(was))))
-    assert run_folder_moved(checkpoint) == (tmp_path / "home", tmp_path / "scratch")
-    assert check_resume_settings(checkpoint, dump_config(load_config(None, written_in(now)))) == {}
-    changed = check_resume_settings(checkpoint, dump_config(load_config(None, written_in(now, optim__lr=0.5))))
-    assert list(changed) == ["optim.lr"]
-    # a path outside the moved folder is compared as it is; one moved elsewhere is a change
-    outside = written_in(now)[:3] + [f"--train.init_from={now}/pretrained"]
-    assert check_resume_settings(checkpoint, dump_config(load_config(None, outside))) == {
-        "train.init_from": (f"{tmp_path}/pretrained", f"{now}/pretrained")}
+    assert run_folder_moved(checkpoint) == (was / "output" / "demo", now / "output" / "demo")
+    assert changed(checkpoint, now) == {}
+    assert list(check_resume_settings(checkpoint, dump_config(load_config(None, written_in(now, optim__lr=0.5))))) \
+        == ["optim.lr"]
+    # a path that stayed where it was is no change, one moved elsewhere is, named as it was saved
+    stayed = tmp_path / "home" / "me" / "shared" / "dataset.json"
+    (checkpoint / "config.yaml").write_text(dump_config(load_config(None, written_in(was, dataset=stayed))))
+    assert changed(checkpoint, now, None, stayed) == {}
+    assert changed(checkpoint, now, None, now / "other" / "dataset.json") == {
+        "data.dataset": (str(stayed), str(now / "other" / "dataset.json"))}
     # a renamed run folder: only that
     (checkpoint / "config.yaml").write_text(dump_config(load_config(None, written_in(now))))
     renamed = now / "output" / "demo-2" / "checkpoints" / "step_4"
     (now / "output" / "demo").rename(renamed.parent.parent)
     assert run_folder_moved(renamed) == (now / "output" / "demo", now / "output" / "demo-2")
-    assert check_resume_settings(renamed, dump_config(load_config(None, written_in(now, renamed.parent.parent)))) == {}
-    # not moved: where it was written, through a link to it, an older config naming it relative, or
-    # another run's checkpoint resumed into a new run folder (that folder is a change, not a move)
+    assert changed(renamed, now, renamed.parent.parent) == {}
+    # not moved: where it was written; reached through a link to it, its paths compare as reached so
     (renamed / "config.yaml").write_text(dump_config(load_config(None, written_in(now, renamed.parent.parent))))
     assert run_folder_moved(renamed) is None
     (tmp_path / "link").symlink_to(now)
-    assert run_folder_moved(tmp_path / "link" / "output" / "demo-2" / "checkpoints" / "step_4") is None
+    assert changed(tmp_path / "link" / "output" / "demo-2" / "checkpoints" / "step_4", tmp_path / "link",
+                   tmp_path / "link" / "output" / "demo-2") == {}
+    # another run's checkpoint resumed into a new run folder (that folder is a change, not a move), or
+    # an older config naming it relative
+    assert changed(renamed, now, tmp_path / "new") == {
+        "train.output_dir": (str(renamed.parent.parent), str(tmp_path / "new"))}
     (renamed / "config.yaml").write_text(yaml.safe_dump({"train": {"output_dir": "output/demo"}}))
     assert run_folder_moved(renamed) is None
-    (renamed / "config.yaml").write_text(dump_config(load_config(None, written_in(now, renamed.parent.parent))))
-    into_another = check_resume_settings(renamed, dump_config(load_config(None, written_in(now, tmp_path / "new"))))
-    assert into_another == {"train.output_dir": (str(renamed.parent.parent), str(tmp_path / "new"))}
 
 
 def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):

@@ -1421,8 +1421,8 @@ def test_a_run_resumed_in_its_moved_project_lists_no_changed_paths(tiny_dataset,
     capsys.readouterr()
     train(load_config(None, settings(moved, train__max_steps=3, train__resume="latest")))
     said = capsys.readouterr().out
-    assert (f"{moved}/output/run/checkpoints/step_2's run was written under {tmp_path}/home, which has moved to "
-            f"{tmp_path}/scratch since") in said
+    assert (f"{moved}/output/run/checkpoints/step_2's run was written in {project}/output/run, which is "
+            f"{moved}/output/run here") in said
     assert "resuming with settings other than" not in said and f"resumed from {moved}/output/run" in said
 
 
