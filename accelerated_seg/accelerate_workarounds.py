@@ -264,14 +264,15 @@ def replay_cpu_adams_step_count(optimizer) -> None:
 
     The optimizer's C++ side keeps beta1^t and beta2^t as float32 running products, multiplied by
     beta at each step, and computes them with ``pow`` where the step it is given does not follow
-    its last (deepspeed/ops/csrc/includes/cpu_adam.h, ``IncrementStep``). A resumed run's optimizer
-    is new, so its first step takes ``pow``, and 1 - beta^t rounds otherwise than from the product
-    at some steps (beta2 0.999: t = 3, 6, 19 and on; beta1 0.9: t = 14, 16, 31, ...). A ZeRO-3-offload
-    resume therefore matched the uninterrupted run only to float32 rounding, up to 2e-4 in biases
-    before an instance norm (their gradient is about 0, and Adam scales its rounding up; seventieth
-    session), where ZeRO-2 and ZeRO-3 without offload resume exactly. So after the load the steps
-    up to the checkpoint's are given to the C++ side once more, in order, each on empty tensors: the
-    products are built as the uninterrupted run built them, and no number is touched
+    its last or the betas are not its last (deepspeed/ops/csrc/includes/cpu_adam.h,
+    ``IncrementStep``). A resumed run's optimizer is new, so its first step takes ``pow``, and
+    1 - beta^t rounds otherwise than from the product at some steps (beta2 0.999: t = 3, 6, 19 and
+    on; beta1 0.9: t = 14, 16, 31, ...). A ZeRO-3-offload resume therefore matched the
+    uninterrupted run only to float32 rounding, up to 2e-4 in biases before an instance norm (their
+    gradient is about 0, and Adam scales its rounding up; seventieth session), where ZeRO-2 and
+    ZeRO-3 without offload resume exactly. So after the load the steps up to the checkpoint's are
+    given to the C++ side once more, in order, each on empty tensors: the products are built as the
+    uninterrupted run built them, and no number is touched
     (benchmarks/deepspeed_cpu_adam_resume.py measures both). Its binding is the one
     ``DeepSpeedCPUAdam.step`` calls; where a DeepSpeed changes it, the resume goes on as before.
     """
@@ -280,7 +281,9 @@ def replay_cpu_adams_step_count(optimizer) -> None:
     import torch
 
     steps = {int(state["step"]) for state in optimizer.state.values() if "step" in state}
-    if len(steps) != 1 or not optimizer.param_groups:  # nothing stepped yet, or steps it cannot replay as one
+    if len(steps) != 1 or len({tuple(group["betas"]) for group in optimizer.param_groups}) != 1:
+        # Nothing stepped yet, or steps it cannot replay as one; or groups with betas of their own,
+        # for which the C++ side takes pow at every step (the betas change between calls), resumed too.
         return
     group, nothing = optimizer.param_groups[0], torch.empty(0, dtype=torch.float32)
     beta1, beta2 = group["betas"]

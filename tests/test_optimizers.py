@@ -140,3 +140,48 @@ def test_only_an_fsdp1_resume_from_a_sharded_state_is_read_again():
         run = SimpleNamespace(distributed_type=distributed_type, state=SimpleNamespace(fsdp_plugin=plugin))
         load_fsdp1_optimizer_state(run, None, optimizer, "no checkpoint here")
         assert not optimizer.state
+
+
+def test_deepspeeds_cpu_adam_is_given_its_step_count_once_per_step_with_one_pair_of_betas():
+    """replay_cpu_adams_step_count after a ZeRO-Offload load: the steps up to the checkpoint's, in
+    order, on empty tensors; nothing where the optimizer's parameters are at different steps, or its
+    groups have betas of their own (the C++ side takes pow at every step there, resumed or not: a
+    replay with the first group's betas made such a resume inexact, a reviewer's 2.4e-7), nor for
+    another optimizer; another binding leaves the resume as it was."""
+    from accelerated_seg.accelerate_workarounds import replay_cpu_adams_step_count
+
+    class Binding:
+        def __init__(self):
+            self.calls = []
+
+        def adam_update(self, opt_id, step, lr, beta1, beta2, eps, weight_decay, bias_correction, *tensors):
+            assert all(t.numel() == 0 and t.dtype == torch.float32 for t in tensors) and len(tensors) == 4
+            self.calls.append((opt_id, step, beta1, beta2))
+
+    class DeepSpeedCPUAdam(torch.optim.Adam):
+        def __init__(self, groups):
+            super().__init__(groups, lr=1e-3)
+            self.ds_opt_adam, self.opt_id = Binding(), 7
+
+    a, b = torch.nn.Parameter(torch.zeros(2)), torch.nn.Parameter(torch.zeros(3))
+    optimizer = DeepSpeedCPUAdam([{"params": [a]}, {"params": [b], "lr": 1e-2}])
+    optimizer.state[a]["step"], optimizer.state[b]["step"] = torch.tensor(3.0), 3
+    replay_cpu_adams_step_count(optimizer)
+    assert optimizer.ds_opt_adam.calls == [(7, 1, 0.9, 0.999), (7, 2, 0.9, 0.999), (7, 3, 0.9, 0.999)]
+    for unreplayable in ({"steps": (3, 4)}, {"betas": (0.8, 0.99)}):
+        betas = unreplayable.get("betas", (0.9, 0.999))
+        optimizer = DeepSpeedCPUAdam([{"params": [a]}, {"params": [b], "betas": betas}])
+        optimizer.state[a]["step"], optimizer.state[b]["step"] = unreplayable.get("steps", (3, 3))
+        replay_cpu_adams_step_count(optimizer)
+        assert optimizer.ds_opt_adam.calls == []
+    plain = torch.optim.Adam([a])
+    plain.state[a]["step"] = 3
+    replay_cpu_adams_step_count(plain)  # no binding: nothing to do
+
+    def changed_binding(*args):
+        raise TypeError("adam_update(): incompatible function arguments")
+
+    optimizer = DeepSpeedCPUAdam([a])
+    optimizer.state[a]["step"] = 2
+    optimizer.ds_opt_adam.adam_update = changed_binding
+    replay_cpu_adams_step_count(optimizer)  # goes on as before the replay
