@@ -402,26 +402,40 @@ def test_a_worker_tells_that_its_rank_has_gone_from_the_pipe_its_work_came_throu
     os.close(read)
 
 
-def test_a_worker_whose_main_script_fails_says_so_without_waiting_for_its_rank(monkeypatch):
-    """Importing the main script (multiprocessing.spawn.prepare) does not need the rank: its failure
-    is the script's, raised at once, not after RANK_GONE_WITHIN_S (the reviewer's 5.0 s)."""
+def test_a_worker_waits_for_its_rank_only_where_a_queues_semaphore_was_gone(monkeypatch):
+    """A failure to start beside a live rank is said at once: one importing the main script
+    (multiprocessing.spawn.prepare) needs no rank, and a pickle cut short ends only where the rank
+    has let go of the pipe. Only a queue's semaphore gone (FileNotFoundError), which the rank removes
+    a moment before it has gone, waits for it (RANK_GONE_WITHIN_S; every failure waited 5.0 s
+    before the eighty-first session's review)."""
     import multiprocessing.spawn
+    import threading
 
     from accelerated_seg.data import fork_server
 
     def the_scripts_import_fails(fd, sentinel):
         multiprocessing.spawn.prepare({"authkey": "not bytes"})  # a TypeError inside prepare, nothing set
 
+    def the_pickle_is_bad(fd, sentinel):
+        raise AttributeError("Can't get attribute 'Dataset' on <module '__mp_main__'>")
+
+    def a_semaphore_is_gone(fd, sentinel):
+        raise FileNotFoundError(2, "No such file or directory")
+
     monkeypatch.setattr(fork_server, "RANK_GONE_WITHIN_S", 30.0)
     read, write = os.pipe()
     try:
+        for fails, raised in ((the_scripts_import_fails, TypeError), (the_pickle_is_bad, AttributeError)):
+            started = time.monotonic()
+            with pytest.raises(raised):
+                fork_server.end_quietly_when_the_rank_has_gone(fails)(None, read)
+            assert time.monotonic() - started < 10
+        threading.Timer(0.5, os.close, [write]).start()  # the rank ends a moment later
         started = time.monotonic()
-        with pytest.raises(TypeError):
-            fork_server.end_quietly_when_the_rank_has_gone(the_scripts_import_fails)(None, read)
-        assert time.monotonic() - started < 10
+        assert fork_server.end_quietly_when_the_rank_has_gone(a_semaphore_is_gone)(None, read) == 1
+        assert 0.4 < time.monotonic() - started < 10
     finally:
         os.close(read)
-        os.close(write)
 
 
 CTRL_C_IN_FORK_SERVER_CHILDREN = """

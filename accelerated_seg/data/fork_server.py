@@ -27,9 +27,9 @@ import select
 import signal
 import time
 
-# How long a worker that could not take its work from the pipe waits for its rank to end before it
-# reports the failure. The rank removes the queues' semaphores as it exits, a moment before it has
-# gone. (A failure importing the main script is reported at once.)
+# How long a worker that could not open a queue's semaphore waits for its rank to end before it
+# reports the failure: the rank removes them as it exits, a moment before it has gone. (Any other
+# failure to start is reported at once where the rank is still there.)
 RANK_GONE_WITHIN_S = 5.0
 
 
@@ -43,13 +43,14 @@ def rank_has_gone(sentinel: int, within_s: float) -> bool:
     """
     deadline = time.monotonic() + within_s
     try:
-        while (left := deadline - time.monotonic()) > 0:
-            readable, _, _ = select.select([sentinel], [], [], left)
+        while True:  # at least one look, also with within_s 0
+            readable, _, _ = select.select([sentinel], [], [], max(0.0, deadline - time.monotonic()))
             if readable and not os.read(sentinel, 1 << 16):
                 return True
+            if not readable and time.monotonic() >= deadline:
+                return False
     except OSError:  # not a pipe we can read: cannot tell, so not gone
         return False
-    return False
 
 
 def end_quietly_when_the_rank_has_gone(start_up):
@@ -69,9 +70,13 @@ def end_quietly_when_the_rank_has_gone(start_up):
             return start_up(fd, parent_sentinel)
         except Exception as failure:  # the work never arrived whole (a failure inside the work is not raised here)
             # Importing the main script (prepare) does not need the rank: a failure there is the
-            # script's, said at once; one taking the work from the pipe may be the rank's leaving.
-            if not _raised_in(failure, multiprocessing.spawn.prepare) and rank_has_gone(parent_sentinel,
-                                                                                       RANK_GONE_WITHIN_S):
+            # script's, said at once. One taking the work from the pipe may be the rank's leaving:
+            # a pickle cut short ends where the rank let go of the pipe, so that shows at once; a
+            # queue's semaphore gone (FileNotFoundError) is removed a moment before the rank has gone.
+            if _raised_in(failure, multiprocessing.spawn.prepare):
+                raise
+            waiting = RANK_GONE_WITHIN_S if isinstance(failure, FileNotFoundError) else 0.0
+            if rank_has_gone(parent_sentinel, waiting):
                 return 1
             raise
 
