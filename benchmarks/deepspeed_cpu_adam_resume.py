@@ -17,12 +17,12 @@ first resumed step t is such a t, with the default betas (0.9, 0.999) only, and 
 control) never. ``replay_cpu_adams_step_count``, which a resumed training run calls after the load,
 should take the difference away.
 
-Every AdamW run comes before DeepSpeed's first step: in 2 of 16 processes that stepped
-DeepSpeedCPUAdam first, the first AdamW run after it ended 9.05e-7 from every later one, resumed or
-straight (none in 16 processes without DeepSpeed's steps before; eighty-first session, not
-explained).
+Every AdamW run comes before DeepSpeed's first step: in some processes that stepped
+DeepSpeedCPUAdam first, the first AdamW run after it ended away from every later one, resumed or
+straight (not explained). ``--control-processes N`` counts it: N fresh processes with DeepSpeed's
+steps first, N without. It also times the replay at ``REPLAYED_STEPS``.
 
-    PYTHONPATH=. python benchmarks/deepspeed_cpu_adam_resume.py \
+    PYTHONPATH=. python benchmarks/deepspeed_cpu_adam_resume.py --control-processes 16 \
         --output benchmarks/results/deepspeed_cpu_adam_resume_2cpu.json
 
 Needs DeepSpeed (the [deepspeed] extra); its CPU Adam is compiled at the first use (about a minute).
@@ -33,6 +33,9 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +45,7 @@ from accelerated_seg.accelerate_workarounds import replay_cpu_adams_step_count
 
 STEPS, RESUMED_AFTER = 16, (2, 3, 13)
 LR = 3e-3
+REPLAYED_STEPS = 100_000
 
 
 def gradients(shape: tuple[int, ...]) -> list[torch.Tensor]:
@@ -86,10 +90,59 @@ def bias_correction_terms(beta: float, step: int) -> dict:
             "bias_correction_relative_difference": float(abs((1 - product) - (1 - power)) / (1 - power))}
 
 
+def first_adamw_runs(cpu_adam_first: bool) -> dict:
+    """In this fresh process: AdamW straight twice and resumed once, after DeepSpeedCPUAdam's steps
+    or not; how far the first straight run ends from the second, and the resumed one from it."""
+    from deepspeed.ops.adam import DeepSpeedCPUAdam
+
+    def adamw(params):
+        return torch.optim.AdamW(params, lr=LR, weight_decay=0.01)
+
+    if cpu_adam_first:
+        trained(lambda params: DeepSpeedCPUAdam(params, lr=LR, weight_decay=0.01, adamw_mode=True), RESUMED_AFTER[0])
+    first, second, resumed = trained(adamw, None), trained(adamw, None), trained(adamw, RESUMED_AFTER[0])
+    return {"first_vs_second": float((first - second).abs().max()), "resumed_vs_second": float(
+        (resumed - second).abs().max())}
+
+
+def control_processes(count: int) -> dict:
+    """first_adamw_runs in ``count`` fresh processes each way."""
+    counted = {}
+    for way in ("cpu_adam_first", "adamw_alone"):
+        runs = [json.loads(subprocess.run([sys.executable, __file__, "--one-control", way], check=True,
+                                          capture_output=True, text=True).stdout.splitlines()[-1])
+                for _ in range(count)]
+        counted[way] = {"processes": count, "first_run_differing": sum(r["first_vs_second"] > 0 for r in runs),
+                        "resumed_differing_from_second": sum(r["resumed_vs_second"] > 0 for r in runs),
+                        "largest_difference": max(r["first_vs_second"] for r in runs)}
+    return counted
+
+
+def replay_seconds(steps: int) -> float:
+    from deepspeed.ops.adam import DeepSpeedCPUAdam
+
+    parameter = torch.nn.Parameter(torch.zeros(8))
+    optimizer = DeepSpeedCPUAdam([parameter], lr=LR)
+    parameter.grad = torch.ones(8)
+    optimizer.step()
+    optimizer.state[parameter]["step"] = steps
+    started = time.perf_counter()
+    replay_cpu_adams_step_count(optimizer)
+    return time.perf_counter() - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--output", type=Path, required=True)
-    output = parser.parse_args().output
+    parser.add_argument("--output", type=Path)
+    parser.add_argument("--control-processes", type=int, default=0)
+    parser.add_argument("--one-control", choices=("cpu_adam_first", "adamw_alone"), help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.one_control:
+        print(json.dumps(first_adamw_runs(arguments.one_control == "cpu_adam_first")))
+        return
+    if arguments.output is None:
+        parser.error("--output is required")
+    output = arguments.output
     from deepspeed.ops.adam import DeepSpeedCPUAdam
     import deepspeed
 
@@ -116,13 +169,22 @@ def main() -> None:
               f"AdamW {row['torch_adamw']['max_abs']:.3g}; 1 - beta^t "
               f"differs: beta1 {row['beta1_at_first_resumed_step']['bias_correction_relative_difference'] > 0}"
               f", beta2 {row['beta2_at_first_resumed_step']['bias_correction_relative_difference'] > 0}")
+    replay = replay_seconds(REPLAYED_STEPS)
+    print(f"replay of {REPLAYED_STEPS} steps: {replay:.3f} s")
+    controls = control_processes(arguments.control_processes) if arguments.control_processes else None
+    if controls:
+        print("first AdamW run after DeepSpeedCPUAdam's steps:", json.dumps(controls))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps({
         "benchmark": "deepspeed_cpu_adam_resume", "machine": {
             "cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
             "torch": torch.__version__, "deepspeed": deepspeed.__version__},
-        "command": "PYTHONPATH=. python benchmarks/deepspeed_cpu_adam_resume.py --output " + str(output),
-        "steps": STEPS, "lr": LR, "results": results}, indent=1) + "\n")
+        "command": f"PYTHONPATH=. python benchmarks/deepspeed_cpu_adam_resume.py --control-processes "
+                   f"{arguments.control_processes} --output {output}",
+        "steps": STEPS, "lr": LR, "results": results,
+        "replay_seconds": {"steps": REPLAYED_STEPS, "seconds": round(replay, 4),
+                           "microseconds_per_step": round(replay / REPLAYED_STEPS * 1e6, 2)},
+        "first_adamw_run_after_cpu_adam": controls}, indent=1) + "\n")
     print(f"wrote {output}")
 
 
