@@ -12,7 +12,8 @@ training benchmark alike, so that the benchmark measures the loop training reall
 - ``keep_the_optimizer_under_offload``: ZeRO's optimizer offload steps the optimizer the run built.
 - ``schedule_the_stepping_optimizer``: after ``prepare``, the scheduler drives the optimizer that steps.
 - ``model_input_dtype``: the dtype a prepared DeepSpeed engine needs its input in.
-- ``start_trackers``: a run's trackers started, a resumed run's TensorBoard curve without doubled points.
+- ``start_trackers``: a run's trackers started with its settings, a resumed run's TensorBoard curve
+  without doubled points.
 - ``end_run``: a run's trackers closed, its process group kept for the next run of the process.
 - ``leaving_the_process_as_found``: what a run changes for the whole process, put back after it.
 
@@ -33,7 +34,7 @@ import numpy as np
 import torch
 from accelerate import Accelerator
 from accelerate.utils import (DataLoaderConfiguration, DistributedDataParallelKwargs, DistributedType,
-                               GradientAccumulationPlugin, broadcast_object_list)
+                               GradientAccumulationPlugin, LoggerType, broadcast_object_list)
 
 from .accelerate_workarounds import (look_up_lomo_once, quiet_deepspeeds_cpu_guess,
                                      quiet_deepspeeds_deprecated_collectives, replay_cpu_adams_step_count,
@@ -48,6 +49,7 @@ from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,
                        honour_fsdp1_sharding, join_deepspeed_ranks_over_gloo, launch_error,
                        lone_process_warning, requested_strategy, strategy_in_effect)
+from .tensorboard_settings import record_changed_settings, record_settings, set_aside_unsaved_run
 from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
@@ -94,16 +96,17 @@ def make_accelerator(out: Path, trackers, ddp: DDPConfig | None = None, cudnn_be
     return accelerator
 
 
-def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int) -> None:
+def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, changed: dict | None = None) -> None:
     """Start the trackers ``make_accelerator`` was given (their logs under ``<out>/train/``), for a run
-    whose first logged step is ``first_step``.
+    whose first logged step is ``first_step``, and give them the run's settings, ``hparams``; a
+    resume's settings ``changed`` from its checkpoint's (``{key: (saved, now)}``) are noted too.
 
     A run killed after its last checkpoint had logged the steps beyond it, and its resume logs them
     again: TensorBoard drew those steps twice, the killed course's points beside the resumed ones
     (sixty-ninth session). ``purge_step`` starts the new log with a restart marker that hides every
-    earlier point from ``first_step`` on, as TensorBoard's readers apply it; nothing is deleted. In a
-    new run it hides the points of a run killed there before its first save. Other trackers keep
-    their own runs: a resume is a new run in them.
+    earlier point from ``first_step`` on, as TensorBoard's readers apply it; nothing is deleted. (A new
+    run finds no earlier points: the log of a run killed in its folder before its first save is set
+    aside first.) Other trackers keep their own runs: a resume is a new run in them.
 
     The project is "train" for every tracker (TensorBoard's folder under the run's); W&B and MLflow
     runs are named after the run's folder, and W&B keeps its local files in that folder, unless the
@@ -111,13 +114,28 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int) -> 
     Without them they were W&B's generated names, and its files went into the working directory
     (seventy-sixth session's probe). MLflow's experiment is "train" unless MLFLOW_EXPERIMENT_NAME
     names another, in the store MLFLOW_TRACKING_URI names (MLflow's default store otherwise).
+
+    TensorBoard takes the settings in the run's own log, beside its metrics, rather than in runs of
+    their own as accelerate writes them (tensorboard_settings, which also says why a new run first
+    sets aside the log of a run stopped in its folder before its first save).
     """
     folder = Path(accelerator.project_dir)
     name = folder.resolve().name  # resolved: "." has no name
     wandb = {key: value for key, value, variable in (("name", name, "WANDB_NAME"), ("dir", str(folder), "WANDB_DIR"))
              if not os.environ.get(variable)}
-    accelerator.init_trackers("train", config=hparams, init_kwargs={
+    new_tensorboard_log = (first_step == 1 and LoggerType.TENSORBOARD in accelerator.log_with
+                           and accelerator.is_main_process)
+    if new_tensorboard_log and (aside := set_aside_unsaved_run(folder / "train")):
+        accelerator.print(f"the TensorBoard log of a run stopped in {folder} before its first save is kept in {aside}")
+    accelerator.init_trackers("train", init_kwargs={
         "tensorboard": {"purge_step": first_step}, "wandb": wandb, "mlflow": {"run_name": name}})
+    for tracker in accelerator.trackers:  # what init_trackers(config=hparams) does, but for TensorBoard
+        if tracker.name != "tensorboard":
+            tracker.store_init_configuration(hparams)
+        elif accelerator.is_main_process:  # the only process with a writer
+            record_settings(tracker.writer, hparams, first_step)
+            if changed:
+                record_changed_settings(tracker.writer, changed, first_step)
 
 
 def end_run(accelerator: Accelerator) -> None:
@@ -189,8 +207,6 @@ def _trackers(names, setting: str = "train.trackers") -> list[str] | None:
     accelerate would raise a bare ValueError for a misspelt one, so it is a ConfigError here, before
     the Accelerator exists; ``fit(trackers=[...])`` or ``None`` was an AttributeError traceback
     (seventy-sixth session's probe)."""
-    from accelerate.utils import LoggerType
-
     if names is None or names is False:
         names = []
     elif isinstance(names, str):

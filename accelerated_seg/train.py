@@ -777,8 +777,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         # Accelerator, network and optimizer (on a GPU, their memory) until the garbage collector's
         # next pass, so a notebook's next fit could start beside them (seventy-eighth session's probe).
         run_scope.callback(setattr, loop, "on_validation", None)
+    changed = _resume(loop, resume_from) if resume_from is not None else None
     if resume_from is not None:
-        _resume(loop, resume_from)
         _continue_the_data_stream(loop, train_set.epoch_length, plan.per_device * num_processes)
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
@@ -791,7 +791,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     _set_aside_later_course(accelerator, resume_from, out)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note)
-    start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1)
+    start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1, changed=changed)
     return run
 
 
@@ -930,7 +930,9 @@ def _continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int)
                            f"{saved} samples (all processes) there, {progress.batches_seen} of {batch_samples} here")
 
 
-def _resume(loop: Loop, checkpoint: Path) -> None:
+def _resume(loop: Loop, checkpoint: Path) -> dict:
+    """Load ``checkpoint`` into the loop, saying what differs from its run; the settings this run
+    changed, ``{key: (saved, now)}``."""
     if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
         loop.accelerator.print(warning)
     changed = check_resume_settings(checkpoint, loop.config_yaml)  # checked before the data work too
@@ -959,6 +961,7 @@ def _resume(loop: Loop, checkpoint: Path) -> None:
     loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
         ", which is train.max_steps already: nothing to train; the export and summary are written from it"
         if step == max_steps else ""))
+    return changed
 
 
 def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) -> str | None:
@@ -1261,9 +1264,11 @@ def _fit_hparams(model, optimizer, accelerator: Accelerator, settings: LoopSetti
 
 
 def _flat_hparams(cfg: Config) -> dict:
-    """TensorBoard hparams take scalars only."""
+    """TensorBoard hparams take scalars only. None stays None, which TensorBoard leaves out: as "None"
+    it made the setting a string in the HParams dashboard, where runs that set a number sort as text."""
     flat = {}
     for section, values in cfg.to_dict().items():
         for key, value in values.items():
-            flat[f"{section}.{key}"] = value if isinstance(value, (int, float, str, bool)) else str(value)
+            scalar = value is None or isinstance(value, (int, float, str, bool))
+            flat[f"{section}.{key}"] = value if scalar else str(value)
     return flat

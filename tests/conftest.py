@@ -57,6 +57,26 @@ def tensorboard_curve(run_dir: Path, tag: str) -> list[int]:
     return [event.step for event in accumulator.Scalars(tag)]
 
 
+def tensorboard_run(log_folder: Path):
+    """The TensorBoard run of one log folder (a training run's own is its ``train/``), its event files
+    read in order."""
+    from tensorboard.backend.event_processing.plugin_event_accumulator import EventAccumulator
+
+    accumulator = EventAccumulator(str(log_folder))
+    accumulator.Reload()
+    return accumulator
+
+
+def tensorboard_settings(log_folder: Path) -> dict:
+    """The settings TensorBoard's HParams dashboard shows for the run of one log folder."""
+    from google.protobuf.json_format import MessageToDict
+    from tensorboard.plugins.hparams import metadata
+
+    content = tensorboard_run(log_folder).PluginTagToContent(metadata.PLUGIN_NAME)[metadata.SESSION_START_INFO_TAG]
+    hparams = metadata.parse_session_start_info_plugin_data(content).hparams
+    return {key: MessageToDict(value) for key, value in hparams.items()}
+
+
 def assert_checkpoint_exports_as_training_did(run_dir: Path, output: Path) -> None:
     """``accelerated-seg export`` of the run's newest checkpoint (its last step) writes what training
     exported at that step to ``model/``: the same tensors, bit for bit, and the same config.json."""

@@ -28,7 +28,7 @@ from accelerated_seg.resume_checks import check_resume_preprocessing
 from accelerated_seg.schedule import lr_multiplier
 from accelerated_seg.train import TrainingDiverged, train
 
-from conftest import logged_scalars, tensorboard_curve, tiny_overrides
+from conftest import logged_scalars, tensorboard_curve, tensorboard_run, tensorboard_settings, tiny_overrides
 from test_models import SMALL  # tests/ is on sys.path (rootdir-style test imports)
 
 
@@ -191,6 +191,52 @@ def test_a_resumed_runs_tensorboard_curve_draws_each_step_once(tiny_config, tmp_
     train(tiny_config(out, train__resume="latest", **common))
     assert tensorboard_curve(out, "train/loss") == [1, 2, 3, 4, 5, 6]  # was [1, 2, 3, 4, 5, 6, 4, 5, 6]
     assert len(list((out / "train").glob("events.out.tfevents*"))) == 2  # nothing deleted: hidden
+
+
+def test_tensorboard_shows_a_runs_settings_beside_its_metrics(tiny_config, tmp_path):
+    """accelerate's tracker wrote the settings into runs of their own (train/<time>/), which the HParams
+    dashboard listed with empty metric columns (eighty-second session). They are the run's own now."""
+    from tensorboard.plugins.hparams import metadata
+
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=2, train__trackers="tensorboard", optim__lr="0.003"))
+    log = tensorboard_run(out / "train")
+    hparams_tags = log.PluginTagToContent(metadata.PLUGIN_NAME)
+    assert set(hparams_tags) == {metadata.SESSION_START_INFO_TAG}  # no experiment: its columns would be this run's
+    assert {"train/loss", "val/mean_dice"} <= set(log.PluginTagToContent("scalars"))  # its metrics, in the same run
+    settings = tensorboard_settings(out / "train")
+    assert settings["optim.lr"] == 0.003 and settings["model.name"] == "unet"
+    assert "train.resume" not in settings  # None is left out, not the string "None"
+    assert not [path for path in (out / "train").iterdir() if path.is_dir()]  # no runs of settings alone
+
+
+def test_a_resumes_changed_settings_are_noted_in_tensorboard(tiny_config, tmp_path):
+    """TensorBoard keeps a run's first settings, so a resume's changes go in as text at its first step."""
+    out, common = tmp_path / "run", dict(train__save_every=2, train__val_every=0, train__trackers="tensorboard")
+    train(tiny_config(out, train__max_steps=2, **common))
+    train(tiny_config(out, train__max_steps=4, train__resume="latest", optim__lr="0.002", **common))
+    assert tensorboard_settings(out / "train")["optim.lr"] == 0.001  # the start's: TensorBoard keeps
+    [note] = tensorboard_run(out / "train").Tensors("settings_changed_at_resume/text_summary")
+    assert note.step == 3 and "optim.lr: 0.001 -> 0.002" in note.tensor_proto.string_val[0].decode()
+    assert tensorboard_curve(out, "train/loss") == [1, 2, 3, 4]
+
+
+def test_a_new_run_sets_aside_the_log_of_a_run_stopped_before_its_first_save(tiny_config, tmp_path, capsys):
+    """A run stopped before its first save leaves nothing to resume, and the next run takes its folder:
+    TensorBoard showed the stopped run's settings for the new run's (it keeps a run's first)."""
+    out, common = tmp_path / "run", dict(train__max_steps=2, train__val_every=0, train__trackers="tensorboard")
+    train(tiny_config(out, optim__lr="0.003", **common))
+    for name in ("checkpoints", "model", "summary.json"):  # as if stopped before its first save
+        shutil.rmtree(out / name) if (out / name).is_dir() else (out / name).unlink()
+    first_log = sorted(path.name for path in (out / "train").iterdir())
+    train(tiny_config(out, optim__lr="0.002", **common))
+    [aside] = (out / "train").glob("unsaved_run_*")
+    assert f"the TensorBoard log of a run stopped in {out} before its first save is kept in {aside}" in \
+        capsys.readouterr().out
+    assert sorted(path.name for path in aside.iterdir()) == first_log  # moved whole, nothing lost
+    assert tensorboard_settings(out / "train")["optim.lr"] == 0.002
+    assert tensorboard_settings(aside)["optim.lr"] == 0.003  # a run of its own
+    assert tensorboard_curve(out, "train/loss") == [1, 2]
 
 
 class _LoggedPatches(torch.utils.data.Dataset):

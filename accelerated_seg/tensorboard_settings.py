@@ -1,0 +1,92 @@
+"""A run's settings in TensorBoard's HParams dashboard, in the same row as its metrics.
+
+accelerate's TensorBoard tracker writes the settings (``store_init_configuration``) with torch's
+``SummaryWriter.add_hparams``, which puts them into a run of their own, ``train/<time.time()>``,
+with no metrics, and the settings once more as ``hparams.yml`` under a second such folder. The
+dashboard therefore listed, for every start and resume of a run, a row of settings with empty
+metric columns, and the curves in another run it could not join to them (eighty-second session).
+
+Here the settings go into the run's own log (``record_settings``), as the session-start summary
+alone: TensorBoard's hparams plugin then takes the run itself as the session, and every scalar the
+run logs (``train/loss``, ``val/mean_dice``, ...) as its metrics, the last value of each in the row.
+No experiment summary is written, which would fix the columns to one run's: without one the plugin
+builds them from all runs under ``--logdir``, so ``tensorboard --logdir output`` compares runs of
+different settings, ``train``'s and ``fit``'s alike.
+
+TensorBoard keeps the first summary metadata of a run and tag (its event reader says why: a resumed
+job starts a new writer, whose copy must not replace the first), and the settings are that metadata.
+Two consequences, both handled here:
+
+- a resume writes them again, and the dashboard keeps the first start's; where the resume changed
+  settings, ``record_changed_settings`` writes the change as text at the resume's first step;
+- a new run in a folder where a run was killed before its first save (which leaves nothing to
+  resume, so the new run takes the folder) would show the killed run's settings for its own; so
+  that run's log is first moved into a run of its own beside it (``set_aside_unsaved_run``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+#: The name, under the run's log folder, of the log of a run killed there before its first save.
+UNSAVED_RUN_PREFIX = "unsaved_run_"
+
+
+def record_settings(writer, hparams: dict, step: int) -> None:
+    """Write ``hparams`` into ``writer``'s own run as its HParams session (None values are left out,
+    as TensorBoard's hparams take numbers, strings and booleans)."""
+    from torch.utils.tensorboard.summary import hparams as hparams_summaries
+
+    _, session_start, _ = hparams_summaries(hparams, {})  # no experiment, no end: see the module's docstring
+    writer.file_writer.add_summary(session_start, step)
+    writer.flush()
+
+
+def record_changed_settings(writer, changed: dict, step: int) -> None:
+    """Write a resume's changed settings (``{key: (saved, now)}``) as text at ``step``, the first
+    step they apply to: the HParams dashboard keeps the settings the run started with."""
+    lines = [f"- {key}: {saved} -> {now}" for key, (saved, now) in changed.items()]
+    writer.add_text("settings_changed_at_resume", "\n".join(lines), global_step=step)
+    writer.flush()
+
+
+def set_aside_unsaved_run(log_folder: Path) -> Path | None:
+    """Move what a run killed before its first save logged in ``log_folder`` (a new run's, which is
+    about to log there) into a folder of its own inside it, ``unsaved_run_<start>``; its path, or
+    None where there was nothing to move.
+
+    Nothing is deleted: TensorBoard shows it as a run of its own, with its own settings, and
+    ``train.overwrite`` deletes it with the rest of the run's log. Earlier set-aside runs stay where
+    they are.
+    """
+    if not log_folder.is_dir():
+        return None
+    earlier = [path for path in log_folder.iterdir() if not path.name.startswith(UNSAVED_RUN_PREFIX)]
+    if not any(path.name.startswith("events.out.tfevents") for path in earlier):
+        return None
+    aside = _free_name(log_folder, UNSAVED_RUN_PREFIX + _started(earlier))
+    aside.mkdir()
+    for path in earlier:
+        path.rename(aside / path.name)
+    return aside
+
+
+def _started(logged: list[Path]) -> str:
+    """When the run that wrote ``logged`` started: the time in its first event file's name
+    (``events.out.tfevents.<seconds>.<host>...``), else the oldest file's modification time."""
+    times = []
+    for path in logged:
+        parts = path.name.split(".")
+        if path.name.startswith("events.out.tfevents.") and len(parts) > 3 and parts[3].isdigit():
+            times.append(int(parts[3]))
+    seconds = min(times) if times else min(path.stat().st_mtime for path in logged)
+    return time.strftime("%Y-%m-%d_%H-%M-%S", time.localtime(seconds))
+
+
+def _free_name(folder: Path, name: str) -> Path:
+    candidate, n = folder / name, 1
+    while candidate.exists():
+        n += 1
+        candidate = folder / f"{name}_{n}"
+    return candidate
