@@ -36,8 +36,9 @@ PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 # What the fork server imports once, so that each worker forked from it starts without importing
 # torch and MONAI again (MONAI imports all its submodules: seconds of CPU per process): the modules
 # a worker needs to unpickle and run a PatchDataset. Then fork_server, which makes a worker whose rank
-# stopped while starting it end without a traceback.
-WORKER_PRELOAD = ["torch", "monai.transforms", "accelerated_seg.data.loader", "accelerated_seg.data.fork_server"]
+# stopped while starting it end without a traceback, and what is no loader worker hear the stop signals.
+FORK_SERVER_MODULE = "accelerated_seg.data.fork_server"
+WORKER_PRELOAD = ["torch", "monai.transforms", "accelerated_seg.data.loader", FORK_SERVER_MODULE]
 
 
 def worker_start_method(num_workers: int):
@@ -206,9 +207,16 @@ def start_fork_server_deaf_to_stop_signals(also_to_ctrl_c: bool = False) -> None
     (``worker_start_method``), whose fork_server module unblocks it in each process the server forks:
     a user's loader's fork server (``spare_the_workers``) preloads what the user set, and its workers,
     and what they run, would never hear Ctrl-C again.
+
+    The fork_server module is added to the preload (a user's loader's too, after what the user set),
+    which also unblocks the stop signals in each process the server forks but the loader workers:
+    a later process of the user's from the forkserver context could not be ended with ``terminate()``.
     """
     from multiprocessing import forkserver, resource_tracker
 
+    preload = list(getattr(forkserver._forkserver, "_preload_modules", None) or [])  # no public reader
+    if FORK_SERVER_MODULE not in preload:  # read when the server starts, so only where it has not yet
+        forkserver.set_forkserver_preload([*preload, FORK_SERVER_MODULE])
     deaf_to = (*PREEMPTION_SIGNALS, signal.SIGINT) if also_to_ctrl_c else PREEMPTION_SIGNALS
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, deaf_to)
     try:
