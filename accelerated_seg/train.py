@@ -791,6 +791,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     _set_aside_later_course(accelerator, resume_from, out)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note)
+    if resume_from is not None and (length := _saved_max_steps(resume_from)) not in (None, cfg.train.max_steps):
+        changed = {**changed, "train.max_steps": (length, cfg.train.max_steps)}  # printed apart (the schedule)
     start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1, changed=changed)
     return run
 
@@ -964,6 +966,16 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     return changed
 
 
+def _saved_max_steps(checkpoint: Path) -> int | None:
+    """The ``train.max_steps`` of the run that wrote ``checkpoint``; None where its config does not say
+    (fit's checkpoints hold none)."""
+    try:
+        saved = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"]["max_steps"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return None
+    return saved if isinstance(saved, int) else None
+
+
 def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) -> str | None:
     """What a resume with another ``train.max_steps`` does to the learning rate, else None.
 
@@ -974,11 +986,8 @@ def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) ->
     show what the length alone changes (another ``optim.lr`` is listed apart). Resuming with the
     length it was written with is the usual case and says nothing. fit's checkpoints hold no config.yaml.
     """
-    try:
-        saved = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"]["max_steps"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError):
-        return None
-    if saved == cfg.train.max_steps or not isinstance(saved, int):
+    saved = _saved_max_steps(checkpoint)
+    if saved is None or saved == cfg.train.max_steps:
         return None
     if step >= cfg.train.max_steps:  # nothing trains: no rate goes on ("nothing to train" said that already)
         return None
