@@ -49,7 +49,7 @@ from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,
                        honour_fsdp1_sharding, join_deepspeed_ranks_over_gloo, launch_error,
                        lone_process_warning, requested_strategy, strategy_in_effect)
-from .tensorboard_settings import record_changed_settings, record_settings, set_aside_unsaved_run
+from .tensorboard_settings import record_changed_settings, record_settings, set_aside_earlier_run
 from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
@@ -96,10 +96,12 @@ def make_accelerator(out: Path, trackers, ddp: DDPConfig | None = None, cudnn_be
     return accelerator
 
 
-def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, changed: dict | None = None) -> None:
+def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, resume_from: Path | None = None,
+                   changed: dict | None = None) -> None:
     """Start the trackers ``make_accelerator`` was given (their logs under ``<out>/train/``), for a run
-    whose first logged step is ``first_step``, and give them the run's settings, ``hparams``; a
-    resume's settings ``changed`` from its checkpoint's (``{key: (saved, now)}``) are noted too.
+    whose first logged step is ``first_step``, resumed from the checkpoint ``resume_from`` if any, and
+    give them the run's settings, ``hparams``; a resume's settings ``changed`` from its checkpoint's
+    (``{key: (saved, now)}``) are noted too.
 
     A run killed after its last checkpoint had logged the steps beyond it, and its resume logs them
     again: TensorBoard drew those steps twice, the killed course's points beside the resumed ones
@@ -123,10 +125,12 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, cha
     name = folder.resolve().name  # resolved: "." has no name
     wandb = {key: value for key, value, variable in (("name", name, "WANDB_NAME"), ("dir", str(folder), "WANDB_DIR"))
              if not os.environ.get(variable)}
-    new_tensorboard_log = (first_step == 1 and LoggerType.TENSORBOARD in accelerator.log_with
-                           and accelerator.is_main_process)
-    if new_tensorboard_log and (aside := set_aside_unsaved_run(folder / "train")):
-        accelerator.print(f"the TensorBoard log of a run stopped in {folder} before its first save is kept in {aside}")
+    continues_the_log = (resume_from is not None  # a checkpoint of this folder's run: its log goes on
+                         and Path(resume_from).resolve().parent == (folder / "checkpoints").resolve())
+    if (not continues_the_log and LoggerType.TENSORBOARD in accelerator.log_with and accelerator.is_main_process
+            and (aside := set_aside_earlier_run(folder / "train"))):
+        accelerator.print(f"the TensorBoard log of an earlier run in {folder}, which this run does not continue, "
+                          f"is kept in {aside}")
     accelerator.init_trackers("train", init_kwargs={
         "tensorboard": {"purge_step": first_step}, "wandb": wandb, "mlflow": {"run_name": name}})
     for tracker in accelerator.trackers:  # what init_trackers(config=hparams) does, but for TensorBoard

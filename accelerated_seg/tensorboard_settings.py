@@ -19,9 +19,11 @@ Two consequences, both handled here:
 
 - a resume writes them again, and the dashboard keeps the first start's; where the resume changed
   settings, ``record_changed_settings`` writes the change as text at the resume's first step;
-- a new run in a folder where a run was killed before its first save (which leaves nothing to
-  resume, so the new run takes the folder) would show the killed run's settings for its own; so
-  that run's log is first moved into a run of its own beside it (``set_aside_unsaved_run``).
+- a run that does not continue the log in its folder would show the settings of the run that wrote
+  it for its own: a new run where one was killed before its first save (which leaves nothing to
+  resume, so the new run takes the folder), ``fit``'s ``overwrite`` (which keeps ``train/``), a
+  resume of another folder's checkpoint. So that log is first moved into a run of its own inside
+  the folder (``set_aside_earlier_run``).
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-#: The name, under the run's log folder, of the log of a run killed there before its first save.
-UNSAVED_RUN_PREFIX = "unsaved_run_"
+#: The name, under the run's log folder, of an earlier run's log that the new run does not continue.
+EARLIER_RUN_PREFIX = "earlier_run_"
 
 
 def record_settings(writer, hparams: dict, step: int) -> None:
@@ -38,9 +40,22 @@ def record_settings(writer, hparams: dict, step: int) -> None:
     as TensorBoard's hparams take numbers, strings and booleans)."""
     from torch.utils.tensorboard.summary import hparams as hparams_summaries
 
-    _, session_start, _ = hparams_summaries(hparams, {})  # no experiment, no end: see the module's docstring
+    scalars = {key: _scalar(value) for key, value in hparams.items()}
+    _, session_start, _ = hparams_summaries(scalars, {})  # no experiment, no end: see the module's docstring
     writer.file_writer.add_summary(session_start, step)
     writer.flush()
+
+
+def _scalar(value):
+    """``value`` as TensorBoard's hparams take it: a 0-dim tensor or numpy number (an optimizer's lr
+    given as ``torch.tensor(1e-3)``: torch's hparams failed on it with an IndexError) as its number,
+    anything else that is no number, string or bool as its text."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    try:
+        return value.item()
+    except (AttributeError, ValueError, RuntimeError):  # no .item(), or more than one element
+        return str(value)
 
 
 def record_changed_settings(writer, changed: dict, step: int) -> None:
@@ -51,10 +66,10 @@ def record_changed_settings(writer, changed: dict, step: int) -> None:
     writer.flush()
 
 
-def set_aside_unsaved_run(log_folder: Path) -> Path | None:
-    """Move what a run killed before its first save logged in ``log_folder`` (a new run's, which is
-    about to log there) into a folder of its own inside it, ``unsaved_run_<start>``; its path, or
-    None where there was nothing to move.
+def set_aside_earlier_run(log_folder: Path) -> Path | None:
+    """Move what an earlier run logged in ``log_folder`` (the folder of a run that does not continue
+    it, about to log there) into a folder of its own inside it, ``earlier_run_<start>``; its path,
+    or None where there was nothing to move.
 
     Nothing is deleted: TensorBoard shows it as a run of its own, with its own settings, and
     ``train.overwrite`` deletes it with the rest of the run's log. Earlier set-aside runs stay where
@@ -62,10 +77,10 @@ def set_aside_unsaved_run(log_folder: Path) -> Path | None:
     """
     if not log_folder.is_dir():
         return None
-    earlier = [path for path in log_folder.iterdir() if not path.name.startswith(UNSAVED_RUN_PREFIX)]
+    earlier = [path for path in log_folder.iterdir() if not path.name.startswith(EARLIER_RUN_PREFIX)]
     if not any(path.name.startswith("events.out.tfevents") for path in earlier):
         return None
-    aside = _free_name(log_folder, UNSAVED_RUN_PREFIX + _started(earlier))
+    aside = _free_name(log_folder, EARLIER_RUN_PREFIX + _started(earlier))
     aside.mkdir()
     for path in earlier:
         path.rename(aside / path.name)

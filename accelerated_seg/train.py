@@ -274,7 +274,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
         schedule_the_stepping_optimizer(accelerator, scheduler)
         start_trackers(accelerator, _fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps),
-                       first_step=loop.progress.step + 1)
+                       first_step=loop.progress.step + 1, resume_from=resume_from)
         try:
             with _saying_where_to_resume_after_ctrl_c(loop):
                 preempted = run_loop(loop, signals)
@@ -793,7 +793,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note)
     if resume_from is not None and (length := _saved_max_steps(resume_from)) not in (None, cfg.train.max_steps):
         changed = {**changed, "train.max_steps": (length, cfg.train.max_steps)}  # printed apart (the schedule)
-    start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1, changed=changed)
+    start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1, resume_from=resume_from,
+                   changed=changed)
     return run
 
 
@@ -1265,8 +1266,9 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
 
 def _fit_hparams(model, optimizer, accelerator: Accelerator, settings: LoopSettings, grad_accum_steps: int) -> dict:
     """What ``fit`` knows of its run, for the trackers' hyperparameters (scalars only)."""
-    return {"fit.model": type(accelerator.unwrap_model(model)).__name__, "fit.optimizer": type(optimizer.optimizer
-            if hasattr(optimizer, "optimizer") else optimizer).__name__, "fit.lr": optimizer.param_groups[0]["lr"],
+    stepping = optimizer.optimizer if hasattr(optimizer, "optimizer") else optimizer
+    return {"fit.model": type(accelerator.unwrap_model(model)).__name__, "fit.optimizer": type(stepping).__name__,
+            "fit.lr": float(optimizer.param_groups[0]["lr"]),  # float: a tensor lr (torch.tensor(1e-3)) too
             "fit.max_steps": settings.max_steps, "fit.grad_accum_steps": grad_accum_steps,
             "fit.max_grad_norm": settings.max_grad_norm, "fit.processes": accelerator.num_processes,
             "fit.mixed_precision": accelerator.mixed_precision}

@@ -17,7 +17,7 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.data.workers import init_training_worker
 from accelerated_seg.train import fit
 
-from conftest import tensorboard_curve
+from conftest import tensorboard_curve, tensorboard_settings
 
 
 def _pieces(seed=0, shuffle=False):
@@ -96,6 +96,22 @@ def test_fit_logs_to_the_trackers_it_is_given_and_a_resume_draws_each_step_once(
     fit(*_pieces(), max_steps=3, save_every=2, log_every=1, checkpoint_dir=tmp_path, trackers="tensorboard",
         resume="latest", progress_bar=False)
     assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3]
+
+
+def test_fits_overwrite_sets_the_replaced_runs_log_aside_and_a_tensor_lr_is_a_setting(tmp_path, capsys):
+    """fit's overwrite keeps train/, and TensorBoard keeps a run's first settings: the new run's row
+    showed the replaced run's. An lr given as a tensor failed in torch's hparams (IndexError)."""
+    fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path, trackers="tensorboard", progress_bar=False)
+    model, loader, loss, _ = _pieces()
+    optimizer = torch.optim.Adam(model.parameters(), lr=torch.tensor(3e-3))
+    fit(model, loader, loss, optimizer, max_steps=1, checkpoint_dir=tmp_path, trackers="tensorboard",
+        overwrite=True, progress_bar=False)
+    [aside] = (tmp_path / "train").glob("earlier_run_*")
+    assert f"the TensorBoard log of an earlier run in {tmp_path}, which this run does not continue, is kept in " \
+           f"{aside}" in capsys.readouterr().out
+    assert tensorboard_settings(tmp_path / "train")["fit.lr"] == pytest.approx(3e-3)
+    assert tensorboard_settings(tmp_path / "train")["fit.optimizer"] == "Adam"
+    assert tensorboard_settings(aside)["fit.optimizer"] == "AdamW"
 
 
 def test_fits_trackers_take_the_forms_train_trackers_takes_and_a_typo_names_fits_argument(tmp_path):

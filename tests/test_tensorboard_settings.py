@@ -3,7 +3,7 @@
 import os
 import time
 
-from accelerated_seg.tensorboard_settings import set_aside_unsaved_run
+from accelerated_seg.tensorboard_settings import set_aside_earlier_run
 
 
 def _log(folder, started: int, *extra: str):
@@ -17,28 +17,43 @@ def _log(folder, started: int, *extra: str):
 def test_the_stopped_runs_log_moves_whole_into_a_folder_named_after_its_start(tmp_path):
     log = tmp_path / "train"
     _log(log, 1764626400, "1764626401.5")
-    aside = set_aside_unsaved_run(log)
+    aside = set_aside_earlier_run(log)
     stamp = time.strftime("%Y-%m-%d_%H-%M-%S", time.localtime(1764626400))
-    assert aside == log / f"unsaved_run_{stamp}"
+    assert aside == log / f"earlier_run_{stamp}"
     assert sorted(os.listdir(aside)) == ["1764626401.5", "events.out.tfevents.1764626400.host.1.0"]
     assert (aside / "1764626401.5" / "hparams.yml").read_text() == "lr: 0.1\n"
     assert os.listdir(log) == [aside.name]
-    assert set_aside_unsaved_run(log) is None  # nothing logged since: nothing to move
+    assert set_aside_earlier_run(log) is None  # nothing logged since: nothing to move
 
 
 def test_earlier_set_aside_runs_stay_and_names_do_not_collide(tmp_path):
     log = tmp_path / "train"
     _log(log, 1764626400)
-    first = set_aside_unsaved_run(log)
+    first = set_aside_earlier_run(log)
     _log(log, 1764626400)  # a second stopped run, its first file named alike (the same second)
-    second = set_aside_unsaved_run(log)
+    second = set_aside_earlier_run(log)
     assert second == log / f"{first.name}_2" and sorted(os.listdir(log)) == [first.name, second.name]
     assert os.listdir(first) == os.listdir(second) == ["events.out.tfevents.1764626400.host.1.0"]
 
 
 def test_a_folder_without_event_files_is_left_alone(tmp_path):
-    assert set_aside_unsaved_run(tmp_path / "missing") is None
+    assert set_aside_earlier_run(tmp_path / "missing") is None
     (tmp_path / "train").mkdir()
     (tmp_path / "train" / "notes.txt").write_text("x")
-    assert set_aside_unsaved_run(tmp_path / "train") is None
+    assert set_aside_earlier_run(tmp_path / "train") is None
     assert os.listdir(tmp_path / "train") == ["notes.txt"]
+
+
+def test_settings_of_any_type_are_written_as_tensorboard_takes_them(tmp_path):
+    """torch's hparams failed on a 0-dim tensor (an lr given as torch.tensor(1e-3): IndexError)."""
+    import numpy as np
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from accelerated_seg.tensorboard_settings import record_settings
+    from conftest import tensorboard_settings
+
+    with SummaryWriter(tmp_path) as writer:
+        record_settings(writer, {"lr": torch.tensor(0.5), "decay": np.float32(0.25), "sizes": [1, 2],
+                                 "name": "unet", "clip": None, "on": True}, step=1)
+    assert tensorboard_settings(tmp_path) == {"lr": 0.5, "decay": 0.25, "sizes": "[1, 2]", "name": "unet", "on": True}

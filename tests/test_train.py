@@ -231,13 +231,30 @@ def test_a_new_run_sets_aside_the_log_of_a_run_stopped_before_its_first_save(tin
         shutil.rmtree(out / name) if (out / name).is_dir() else (out / name).unlink()
     first_log = sorted(path.name for path in (out / "train").iterdir())
     train(tiny_config(out, optim__lr="0.002", **common))
-    [aside] = (out / "train").glob("unsaved_run_*")
-    assert f"the TensorBoard log of a run stopped in {out} before its first save is kept in {aside}" in \
-        capsys.readouterr().out
+    [aside] = (out / "train").glob("earlier_run_*")
+    assert f"the TensorBoard log of an earlier run in {out}, which this run does not continue, is kept in " \
+           f"{aside}" in capsys.readouterr().out
     assert sorted(path.name for path in aside.iterdir()) == first_log  # moved whole, nothing lost
     assert tensorboard_settings(out / "train")["optim.lr"] == 0.002
     assert tensorboard_settings(aside)["optim.lr"] == 0.003  # a run of its own
     assert tensorboard_curve(out, "train/loss") == [1, 2]
+
+
+def test_a_resume_of_another_folders_checkpoint_sets_aside_the_log_it_does_not_continue(tiny_config, tmp_path):
+    """Resumed into a folder where a run stopped before its first save, another folder's checkpoint
+    showed that stopped run's settings in TensorBoard's row, and its points before the resume's."""
+    common = dict(train__val_every=0, train__save_every=2, train__trackers="tensorboard")
+    train(tiny_config(tmp_path / "a", train__max_steps=2, optim__lr="0.003", **common))
+    stopped = tmp_path / "b"
+    train(tiny_config(stopped, train__max_steps=2, optim__lr="0.005", **common))
+    for name in ("checkpoints", "model", "summary.json"):  # as if stopped before its first save
+        shutil.rmtree(stopped / name) if (stopped / name).is_dir() else (stopped / name).unlink()
+    train(tiny_config(stopped, train__max_steps=4, optim__lr="0.003",
+                      train__resume=str(tmp_path / "a" / "checkpoints" / "step_2"), **common))
+    [aside] = (stopped / "train").glob("earlier_run_*")
+    assert tensorboard_settings(stopped / "train")["optim.lr"] == 0.003
+    assert tensorboard_settings(aside)["optim.lr"] == 0.005
+    assert tensorboard_curve(stopped, "train/loss") == [3, 4]  # the stopped run's 1 and 2 are in its own
 
 
 class _LoggedPatches(torch.utils.data.Dataset):
