@@ -484,24 +484,28 @@ if __name__ == "__main__":
     child.terminate()
     child.join(20)
     print("terminate() ended it:", child.exitcode == -signal.SIGTERM)
-    loader = torch.utils.data.DataLoader(Blocked(), num_workers=1, multiprocessing_context=context, batch_size=None)
-    print("a loader worker blocks:", next(iter(loader)))
+    for whose, init in (("a rank's", workers.worker_init_for_this_rank()), ("a user's", None)):
+        loader = torch.utils.data.DataLoader(Blocked(), num_workers=1, multiprocessing_context=context,
+                                             batch_size=None, worker_init_fn=init)
+        print(whose, "loader worker blocks:", next(iter(loader)))
 """
 
 
 @pytest.mark.parametrize("server", ["ours", "users"])
-def test_a_fork_servers_processes_hear_ctrl_c_and_all_but_loader_workers_the_stop_signals(tmp_path, server):
+def test_a_fork_servers_processes_hear_ctrl_c_and_all_but_the_ranks_workers_the_stop_signals(tmp_path, server):
     """Our fork server starts with Ctrl-C and the stop signals blocked, and each process it forks
     keeps that mask. Ctrl-C is unblocked in each by the fork_server module, which a user's fork server
     did not preload, so its workers, and what they ran, could not be stopped with Ctrl-C (a reviewer's
     finding in the eighty-first session). The stop signals stayed blocked in all: the server is the
     process's only one, and a user's own process from the forkserver context, after training, could not
-    be ended with terminate() (found in the eighty-first session). Now only the loader workers keep
-    them, until they ignore them (leave_stop_signals_to_the_rank)."""
+    be ended with terminate() (found in the eighty-first session), nor a user's own loader's workers,
+    which never ignore them (the eighty-second's review). Now only the rank's loader workers keep them
+    (worker_init_for_this_rank, which ignores them: leave_stop_signals_to_the_rank)."""
     script = tmp_path / "script.py"
     script.write_text(SIGNALS_IN_FORK_SERVER_CHILDREN)
     proc = run_bounded([sys.executable, str(script), server], cwd=tmp_path, timeout=180,
                        env={**ENV, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines() == ["a process blocks: none", "terminate() ended it: True",
-                                        "a loader worker blocks: SIGTERM SIGUSR1"]
+                                        "a rank's loader worker blocks: SIGTERM SIGUSR1",  # and ignores them
+                                        "a user's loader worker blocks: none"]

@@ -1,6 +1,6 @@
 """What the fork server of the loader workers sets up once it has imported their modules: a worker
-whose rank stopped while starting it ends without a traceback, and a process that is no loader
-worker hears the stop signals the server was started deaf to.
+whose rank stopped while starting it ends without a traceback, and a process that is not one of
+the rank's loader workers hears the stop signals the server was started deaf to.
 
 A rank starts a worker by sending the fork server a request, then writing the worker's pickled
 ``Process`` (for our loaders: the dataset, and the queues it talks through) into a pipe that the
@@ -16,12 +16,13 @@ gone, and if so it ends quietly. A failure with the rank still there is raised a
 
 The server was started with the scheduler's stop signals (SIGTERM, SIGUSR1) blocked, so that a
 signal to the job could not end it and its workers with it (``workers.start_fork_server_deaf_to_stop_signals``),
-and every process it forks keeps that mask. A loader worker keeps it until it ignores them
+and every process it forks keeps that mask. A rank's loader worker keeps it until it ignores them
 (``workers.leave_stop_signals_to_the_rank``), which drops one that came in between. But the server
 is multiprocessing's one fork server of the training process, and any later process from the
 forkserver context comes from it too: a user's own, after ``fit`` in a notebook, kept SIGTERM
 blocked, so ``Process.terminate()`` did not end it and its ``join()`` waited forever (found in the
-eighty-first session). Each process that is not a DataLoader worker unblocks them before it runs.
+eighty-first session), as did a user's own loader's workers, which never ignore them. Each process
+now unblocks them before it runs, but the loader workers that leave them to the rank.
 
 This module is imported only for that: ``workers.WORKER_PRELOAD`` names it last, and
 ``start_fork_server_deaf_to_stop_signals`` adds it to a user's loader's preload, so that the fork
@@ -39,7 +40,7 @@ import select
 import signal
 import time
 
-from .workers import PREEMPTION_SIGNALS
+from .workers import PREEMPTION_SIGNALS, init_training_worker
 
 # How long a worker that could not open a queue's semaphore waits for its rank to end before it
 # reports the failure: the rank removes them as it exits, a moment before it has gone. (Any other
@@ -81,7 +82,7 @@ def end_quietly_when_the_rank_has_gone(start_up):
     def start_up_or_end_quietly(fd: int, parent_sentinel: int):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
         process = multiprocessing.process.BaseProcess  # patched in this new process alone
-        process._bootstrap = hear_stop_signals_unless_a_loader_worker(process._bootstrap)
+        process._bootstrap = hear_stop_signals_unless_a_ranks_worker(process._bootstrap)
         try:
             return start_up(fd, parent_sentinel)
         except Exception as failure:  # the work never arrived whole (a failure inside the work is not raised here)
@@ -100,20 +101,26 @@ def end_quietly_when_the_rank_has_gone(start_up):
     return start_up_or_end_quietly
 
 
-def hear_stop_signals_unless_a_loader_worker(bootstrap):
+def hear_stop_signals_unless_a_ranks_worker(bootstrap):
     """``bootstrap`` (``BaseProcess._bootstrap``: run the process's target), first unblocking the stop
-    signals where the target is not a DataLoader worker's loop."""
+    signals unless the process is a loader worker that leaves them to its rank."""
     def bootstrap_hearing_stop_signals(self, *args, **kwargs):
-        if not is_loader_worker(self):
+        if not leaves_stop_signals_to_its_rank(self):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, PREEMPTION_SIGNALS)  # one pending ends it, as it would have
         return bootstrap(self, *args, **kwargs)
 
     return bootstrap_hearing_stop_signals
 
 
-def is_loader_worker(process: multiprocessing.process.BaseProcess) -> bool:
-    """Whether ``process`` runs a DataLoader worker (torch's ``_worker_loop``)."""
-    return getattr(getattr(process, "_target", None), "__module__", None) == "torch.utils.data._utils.worker"
+def leaves_stop_signals_to_its_rank(process: multiprocessing.process.BaseProcess) -> bool:
+    """Whether ``process`` is a DataLoader worker whose ``worker_init_fn`` ignores the stop signals
+    (``workers.worker_init_for_this_rank``: the training loader's, and a loader given to ``fit``):
+    torch passes that function to the worker's loop among its arguments. Any other loader's worker
+    hears them as without us: one of a user's loader built after training kept them blocked for
+    good, so a signal to the job left it, and the fork server, running (eighty-second session's review).
+    """
+    arguments = (*getattr(process, "_args", ()), *getattr(process, "_kwargs", {}).values())
+    return any(getattr(argument, "func", None) is init_training_worker for argument in arguments)
 
 
 def _raised_in(failure: BaseException, function) -> bool:
