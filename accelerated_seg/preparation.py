@@ -106,9 +106,9 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, res
     A run killed after its last checkpoint had logged the steps beyond it, and its resume logs them
     again: TensorBoard drew those steps twice, the killed course's points beside the resumed ones
     (sixty-ninth session). ``purge_step`` starts the new log with a restart marker that hides every
-    earlier point from ``first_step`` on, as TensorBoard's readers apply it; nothing is deleted. (A new
-    run finds no earlier points: the log of a run killed in its folder before its first save is set
-    aside first.) Other trackers keep their own runs: a resume is a new run in them.
+    earlier point from ``first_step`` on, as TensorBoard's readers apply it; nothing is deleted. (A run
+    that does not continue its folder's log, a new one among them, finds no earlier points there: that
+    log is set aside first.) Other trackers keep their own runs: a resume is a new run in them.
 
     The project is "train" for every tracker (TensorBoard's folder under the run's); W&B and MLflow
     runs are named after the run's folder, and W&B keeps its local files in that folder, unless the
@@ -118,8 +118,8 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, res
     names another, in the store MLFLOW_TRACKING_URI names (MLflow's default store otherwise).
 
     TensorBoard takes the settings in the run's own log, beside its metrics, rather than in runs of
-    their own as accelerate writes them (tensorboard_settings, which also says why a new run first
-    sets aside the log of a run stopped in its folder before its first save).
+    their own as accelerate writes them (tensorboard_settings, which also says why a run that does not
+    continue its folder's log, any but a resume of this folder's checkpoint, first sets it aside).
     """
     folder = Path(accelerator.project_dir)
     name = folder.resolve().name  # resolved: "." has no name

@@ -36,7 +36,7 @@ PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 # What the fork server imports once, so that each worker forked from it starts without importing
 # torch and MONAI again (MONAI imports all its submodules: seconds of CPU per process): the modules
 # a worker needs to unpickle and run a PatchDataset. Then fork_server, which makes a worker whose rank
-# stopped while starting it end without a traceback, and what is no loader worker hear the stop signals.
+# stopped while starting it end without a traceback, and all but the rank's loader workers hear the stop signals.
 FORK_SERVER_MODULE = "accelerated_seg.data.fork_server"
 WORKER_PRELOAD = ["torch", "monai.transforms", "accelerated_seg.data.loader", FORK_SERVER_MODULE]
 
@@ -209,8 +209,9 @@ def start_fork_server_deaf_to_stop_signals(also_to_ctrl_c: bool = False) -> None
     and what they run, would never hear Ctrl-C again.
 
     The fork_server module is added to the preload (a user's loader's too, after what the user set),
-    which also unblocks the stop signals in each process the server forks but the loader workers:
-    a later process of the user's from the forkserver context could not be ended with ``terminate()``.
+    which also unblocks the stop signals in each process the server forks but the rank's loader
+    workers: a later process of the user's from the forkserver context could not be ended with
+    ``terminate()``, nor a user's own loader's workers by a signal to the job.
     """
     from multiprocessing import forkserver, resource_tracker
 
