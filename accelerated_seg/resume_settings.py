@@ -85,14 +85,20 @@ def run_folder_moved(checkpoint: Path) -> tuple[Path, Path] | None:
     """
     if checkpoint.parent.name != "checkpoints":
         return None
-    try:
-        saved = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"]["output_dir"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError):
-        return None
+    saved = saved_train_setting(checkpoint, "output_dir")
     if not isinstance(saved, str) or not os.path.isabs(saved):  # an older config: relative as typed
         return None
     was, now = Path(os.path.normpath(saved)), Path(os.path.abspath(checkpoint.parent.parent))
     return None if was == now else (was, now)
+
+
+def saved_train_setting(checkpoint: Path, name: str):
+    """``train.<name>`` as the run that wrote ``checkpoint`` saved it in the checkpoint's config.yaml;
+    None where that does not say (``fit``'s checkpoints hold none)."""
+    try:
+        return yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"][name]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        return None
 
 
 def check_resume_length(checkpoint: Path, max_steps: int) -> None:

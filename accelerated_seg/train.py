@@ -33,7 +33,6 @@ from typing import Callable
 
 import numpy as np
 import torch
-import yaml
 from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
@@ -78,7 +77,8 @@ from .preparation import (adapt_to_strategy, channels_last_error, check_launch, 
 from .ranks import on_every_rank, on_main
 from .resume_checks import (check_resume_channels, check_resume_layout, check_resume_model_settings,
                             check_resume_network, check_resume_preprocessing, check_resume_split)
-from .resume_settings import beyond_max_steps, check_resume_length, check_resume_settings, run_folder_moved
+from .resume_settings import (beyond_max_steps, check_resume_length, check_resume_settings, run_folder_moved,
+                              saved_train_setting)
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -970,10 +970,7 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
 def _saved_max_steps(checkpoint: Path) -> int | None:
     """The ``train.max_steps`` of the run that wrote ``checkpoint``; None where its config does not say
     (fit's checkpoints hold none)."""
-    try:
-        saved = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))["train"]["max_steps"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError):
-        return None
+    saved = saved_train_setting(checkpoint, "max_steps")
     return saved if isinstance(saved, int) else None
 
 
