@@ -1061,17 +1061,21 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss:
     mean = float(scores["dice"].mean())
     per_class = {f"dice_{name}": float(d) for name, d in zip(names, scores["dice"].mean(0))}
     for metric in ("hd95_mm", "surface_dice"):  # with train.val_distances; HD95 averaged over finite values
-        if metric in scores:
+        if metric in scores:  # None where no case has one: a class missed in every case, early in a run
             per_class.update({f"{metric}_{name}": _finite_mean(v) for name, v in zip(names, scores[metric].T)})
+    empty_cases = _empty_case_counts(names, scores)
     if mean > progress.best_dice:
         progress.best_dice, progress.best_step = mean, progress.step
     progress.history.append({"step": progress.step, "train_loss": train_loss, "mean_dice": mean,
                              "cases": len(scores["dice"]),
-                             **per_class})
-    accelerator.log({"val/mean_dice": mean, **{f"val/{k}": v for k, v in per_class.items()}}, step=progress.step)
+                             **per_class, **empty_cases})
+    # A tracker plots numbers; a metric with no finite case is in metrics.json (null) and the line below.
+    accelerator.log({"val/mean_dice": mean, **{f"val/{k}": v for k, v in per_class.items() if v is not None}},
+                    step=progress.step)
     if accelerator.is_local_main_process:  # as accelerator.print; tqdm.write, or it joined the bar's line
         tqdm.write(f"step {progress.step}: validation mean Dice {mean:.4f} "
-                   + " ".join(f"{k}={v:.4f}" for k, v in per_class.items()))
+                   + " ".join(f"{k}={'n/a' if v is None else f'{v:.4f}'}" for k, v in per_class.items())
+                   + _empty_cases_note(names, empty_cases, len(scores["dice"])))
     _write_metrics(run)
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model",
@@ -1090,6 +1094,31 @@ def _write_metrics(run: ConfiguredRun) -> None:
 def _finite_mean(values) -> float | None:
     finite = [float(v) for v in values if math.isfinite(v)]
     return sum(finite) / len(finite) if finite else None
+
+
+def _empty_case_counts(names: list[str], scores: dict[str, np.ndarray]) -> dict[str, int]:
+    """Per class, the validation cases scored by a convention rather than measured (evaluate's
+    n_both_empty and HD95's n_inf): in neither file (Dice 1, HD95 0 mm, in the means), and with
+    train.val_distances those with one side empty (HD95 inf, left out of its mean)."""
+    counts = {f"n_both_empty_{name}": int(n) for name, n in zip(names, scores["both_empty"].sum(0))}
+    if "hd95_mm" in scores:
+        counts.update({f"hd95_mm_n_inf_{name}": int(n) for name, n in zip(names, np.isinf(scores["hd95_mm"]).sum(0))})
+    return counts
+
+
+def _empty_cases_note(names: list[str], counts: dict[str, int], cases: int) -> str:
+    """The validation line's account of ``_empty_case_counts``, as evaluate gives it: without it, a
+    class found in no case read "hd95_mm_<class>=0.0000" where it was in neither file of the other
+    cases, as if found perfectly (and the line failed to print where it was in every case)."""
+    distances = any(key.startswith("hd95_mm_n_inf_") for key in counts)
+    parts = []
+    for name in names:
+        missed, neither = counts.get(f"hd95_mm_n_inf_{name}", 0), counts[f"n_both_empty_{name}"]
+        said = ([f"{missed} with one side empty (HD95 inf, not averaged)"] if missed else []) + (
+            [f"{neither} in neither file (Dice 1{', HD95 0 mm' if distances else ''})"] if neither else [])
+        if said:
+            parts.append(f"{name}: {', '.join(said)}")
+    return f"\n  of {cases} case(s): {'; '.join(parts)}" if parts else ""
 
 
 def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings,

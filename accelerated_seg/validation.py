@@ -40,7 +40,9 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
     its preprocessed grid and spacing, with ``evaluate.case_metrics`` (the code of ``accelerated-seg
     evaluate``). With ``regions`` (over class indices) the label map is painted from the regions as
     ``predict`` paints it, and each region of it scored against the label's. Returns {"dice": (cases,
-    classes - 1 or regions)} plus "hd95_mm" and "surface_dice" when ``distances``. The same on every rank.
+    classes - 1 or regions)} plus "hd95_mm" and "surface_dice" when ``distances``, and "both_empty", True
+    where the class is in neither the label nor the prediction (scored by evaluate's conventions for
+    that: Dice 1, HD95 0 mm), which a perfect score does not tell apart. The same on every rank.
     Where the labels hold ``ignore_index`` (unannotated voxels) only the annotated voxels are scored.
     """
     model.eval()
@@ -66,7 +68,8 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
         else:  # a logit above 0 is a probability above regions.THRESHOLD
             scores = region_metrics(regions.paint(logits[0], threshold=0.0), case["label"][0], regions,
                                     case["spacing"], tolerance_mm, distances=distances, ignore=ignore_index)
-        mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics]))
+        both_empty = [float(scores[c]["label_voxels"] == scores[c]["pred_voxels"] == 0) for c in sorted(scores)]
+        mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics] + [both_empty]))
     if sharded:  # every rank must call forward as often as the busiest one, or the shard gathers hang
         calls = [sum(window_batches(shapes[i], roi_size, sw_batch_size, overlap) for i in share) for share in shares]
         idle = torch.zeros(1, val_set.num_channels, *roi_size, device=accelerator.device)
@@ -74,4 +77,5 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
             with accelerator.autocast():
                 net(idle)
     per_case = [values for _, values in sorted(gather_object(mine))]
-    return {m: np.array([values[k] for values in per_case]) for k, m in enumerate(metrics)}
+    scores = {m: np.array([values[k] for values in per_case]) for k, m in enumerate(metrics)}
+    return {**scores, "both_empty": np.array([values[-1] for values in per_case], dtype=bool)}

@@ -86,7 +86,7 @@ def test_each_rank_scores_its_cases_once_and_sharded_ranks_call_forward_equally(
     pred = sliding_window_logits(net, case["image"][None], (16, 16, 16), 2, 0.25).argmax(1)[0]
     expected = case_metrics(pred, case["label"][0], 3, (1.0, 1.0, 2.0), distances=False)
     (first,) = [values for i, values in gathered if i == 0]
-    assert first == [[expected[1]["dice"], expected[2]["dice"]]]
+    assert first == [[expected[1]["dice"], expected[2]["dice"]], [0.0, 0.0]]  # then: neither class in neither file
 
 
 def test_validation_with_distances_logs_evaluates_metrics(tiny_config, tmp_path):
@@ -96,3 +96,28 @@ def test_validation_with_distances_logs_evaluates_metrics(tiny_config, tmp_path)
     for name in ("ventricles", "lesion"):
         assert 0 <= entry[f"dice_{name}"] <= 1 and 0 <= entry[f"surface_dice_{name}"] <= 1
         assert entry[f"hd95_mm_{name}"] is None or entry[f"hd95_mm_{name}"] >= 0
+
+
+def test_a_class_found_in_no_validation_case_is_logged_with_its_counts(tiny_config, tmp_path, monkeypatch, capsys):
+    """Early in a run a network may predict background alone, so every foreground class's HD95 is inf
+    (one side empty) in every case. That validation stopped the run with a TypeError (None formatted
+    as a number) before metrics.json or best_model/ were written (eighty-third session's audit)."""
+    from conftest import tensorboard_run
+
+    monkeypatch.setattr(validation_module, "class_map",
+                        lambda logits, dim: torch.zeros(logits.shape[:dim] + logits.shape[dim + 1:], dtype=torch.long))
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=2, train__val_distances="true",
+                      train__trackers="tensorboard"))
+    (entry,) = json.loads((out / "metrics.json").read_text())["validation"]
+    for name in ("ventricles", "lesion"):
+        labelled = entry["cases"] - entry[f"n_both_empty_{name}"]
+        assert labelled > 0 and entry[f"hd95_mm_n_inf_{name}"] == labelled
+        assert entry[f"hd95_mm_{name}"] is None and entry[f"dice_{name}"] == 0
+    assert (out / "best_model" / "model.safetensors").is_file()
+    printed = capsys.readouterr().out
+    assert "hd95_mm_lesion=n/a" in printed
+    counts = entry["hd95_mm_n_inf_ventricles"]
+    assert f"of {entry['cases']} case(s): ventricles: {counts} with one side empty (HD95 inf, not averaged)" in printed
+    scalars = set(tensorboard_run(out / "train").PluginTagToContent("scalars"))
+    assert {"val/dice_lesion", "val/surface_dice_lesion"} <= scalars and "val/hd95_mm_lesion" not in scalars
