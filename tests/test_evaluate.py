@@ -86,6 +86,19 @@ def test_identical_masks_score_perfectly_and_tolerance_widens_surface_dice():
     assert 0.0 <= tight < loose == 1.0
 
 
+def test_surface_dice_weights_the_surface_by_area_so_the_slice_thickness_does_not_move_it():
+    """One 12 mm cube against the same cube 2 mm along x, drawn on a 1 mm grid and on 3 mm slices: the
+    same shapes, the same share of surface within 1 mm. Counting boundary voxels (MONAI's default),
+    the thick slices' fewer side-face voxels read 0.830 against 0.714 (eighty-third session's audit)."""
+    scores = []
+    for thickness in (1, 3):
+        slices = slice(6 // thickness, 18 // thickness)
+        label, pred = np.zeros((2, 24, 24, 24 // thickness), np.uint8)
+        label[4:16, 6:18, slices], pred[6:18, 6:18, slices] = 1, 1
+        scores.append(case_metrics(pred, label, 2, (1.0, 1.0, float(thickness)), tolerance_mm=1.0)[1]["surface_dice"])
+    assert scores[0] == pytest.approx(scores[1], abs=0.01) and 0.6 < scores[0] < 0.8
+
+
 @pytest.mark.parametrize("pred_empty,label_empty,expected", [
     (True, True, {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0}),
     (True, False, {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}),
