@@ -60,6 +60,7 @@ from .inference_files import (
     label_map_descrip,
     output_paths,
     probabilities_path,
+    remove_earlier_prediction,
     written_by_predict,
 )
 from .inference_pipeline import one_at_a_time, pipelined
@@ -922,7 +923,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
                           keep_largest=keep)) as done:
         for number, ((case, label_path, _), error) in enumerate(done, 1):
             if isinstance(error, DataError):  # this file's voxels; anything else (a bug, out of memory) stops the run
-                failed.append(f"case {case.id}: {error}")
+                failed.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path)}")
                 continue
             if error is not None:
                 raise error

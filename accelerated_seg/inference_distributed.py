@@ -49,7 +49,7 @@ from .inference import (
     sliding_window_logits,
 )
 from .inference_files import (InputCase, check_outputs, collect_cases, holding_output_folder, output_paths,
-                              probabilities_path)
+                              probabilities_path, remove_earlier_prediction)
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -249,7 +249,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         # is a bug to report.
                         where = ("" if isinstance(error, DataError)
                                  else "\n" + "".join(traceback.format_exception(error)))
-                        errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{where}")
+                        errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}"
+                                      f"{remove_earlier_prediction(label_path)}{where}")
                         continue
                     if progress:
                         progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
@@ -269,8 +270,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                     # the main process reports it; until the seventieth session the first such case stopped
                     # the run, leaving every later case unsegmented and unreported. Anything else stops it.
                     if isinstance(error, DataError):
-                        if accelerator.is_main_process:
-                            errors.append(f"case {case.id}: {error}")
+                        if accelerator.is_main_process:  # which alone writes, and so removes
+                            errors.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path)}")
                         continue
                     # The main process alone writes: its failure to (an output it cannot write) is handed to
                     # the others, which waited for it in the next case's reduction (seventy-third session's

@@ -340,6 +340,20 @@ def probabilities_path(label_path: str | Path) -> Path:
     return label_path.with_name(f"{stem}_probs.nii.gz")
 
 
+def remove_earlier_prediction(label_map: str | Path) -> str:
+    """For a case this run could not segment: delete the label map and probabilities that an earlier
+    run of predict wrote at its outputs, as its success would have replaced them. A rerun with another
+    model left the first model's map of the failed case among the new ones, taken for this run's by
+    whatever read the folder next (eighty-third session's review). A file predict did not write, or
+    changed since, stays. Returns what the case's error line adds ("" where nothing was there)."""
+    removed = []
+    for path in (Path(label_map), probabilities_path(label_map)):
+        if path.is_file() and written_by_predict(path) is None:
+            path.unlink(missing_ok=True)
+            removed.append(path.name)
+    return f" (an earlier run's {' and '.join(removed)} removed: it was not this run's)" if removed else ""
+
+
 def clear_stale_temporaries(outputs: Iterable[str | Path | None]) -> None:
     """Delete the hidden temporaries that a killed predict left in the output folders: each file is
     written under one and renamed when whole, and a kill (or a SIGTERM at a time limit) left them

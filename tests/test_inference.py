@@ -911,6 +911,13 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
                                         r"case b_nan: .*b_nan.nii.gz: 1 non-finite voxel\(s\)"):
         predict_cases(model, [mixed], tmp_path / "labels")
     assert sorted(p.name for p in (tmp_path / "labels").iterdir()) == ["a_good.nii.gz", "c_good.nii.gz"]
+    # A rerun into the same folder: the failed case's map from an earlier run (here, another case's)
+    # stayed among the new ones, taken for this run's (eighty-third session's review). It goes, said.
+    shutil.copy(tmp_path / "labels" / "a_good.nii.gz", tmp_path / "labels" / "b_nan.nii.gz")
+    with pytest.raises(DataError, match=r"case b_nan: .*non-finite.* \(an earlier run's b_nan.nii.gz removed: it was "
+                                        r"not this run's\)"):
+        predict_cases(model, [mixed], tmp_path / "labels")
+    assert sorted(p.name for p in (tmp_path / "labels").iterdir()) == ["a_good.nii.gz", "c_good.nii.gz"]
     assert main(["predict", "--model", str(model), str(mixed), "--output", str(tmp_path / "again")]) == 2
     assert "1 of 3 case(s) could not be segmented" in capsys.readouterr().err
     only = tmp_path / "only"

@@ -241,19 +241,26 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     for name in ("small_0.nii.gz", "small_1.nii.gz"):
         shutil.copy(scans / name, mixed / name)
     (mixed / "junk.nii.gz").write_text("not an image")
+    earlier = next(path for path in sorted((tmp_path / "out").glob("*.nii.gz")) if "_probs" not in path.name)
+    (tmp_path / "mixed_out").mkdir()  # an earlier run's map of the failing case goes, said (eighty-third session)
+    shutil.copy(earlier, tmp_path / "mixed_out" / "junk.nii.gz")
     failed = launch_two(tmp_path / "x", ["accelerated_seg", "predict", "--model", str(model), str(mixed),
                                          "--output", str(tmp_path / "mixed_out"), "--split", "cases"], module=True,
                         timeout=150)
     assert failed.returncode == 1 and "1 case(s) failed" in failed.stderr, failed.stderr[-3000:]
     assert "case junk: DataError:" in failed.stderr and "]: Traceback" not in failed.stderr, failed.stderr[-3000:]
+    assert "an earlier run's junk.nii.gz removed" in failed.stderr, failed.stderr[-3000:]
     assert sorted(p.name for p in (tmp_path / "mixed_out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
     # The same by windows: the file fails alone on every process and the others are written. (The
     # first such case stopped the run, every later case unsegmented and unreported, before the
     # seventieth session.)
     (mixed / "a_junk.nii.gz").write_text("not an image")  # first in order: the cases after it are written too
+    (tmp_path / "windows_out").mkdir()
+    shutil.copy(earlier, tmp_path / "windows_out" / "a_junk.nii.gz")
     failed = launch_two(tmp_path / "x", ["accelerated_seg", "predict", "--model", str(model), str(mixed),
                                          "--output", str(tmp_path / "windows_out"), "--split", "windows"],
                         module=True, timeout=150)
     assert failed.returncode == 1 and "2 case(s) failed" in failed.stderr, failed.stderr[-3000:]
     assert "case a_junk: " in failed.stderr and "case junk: " in failed.stderr, failed.stderr[-3000:]
+    assert "an earlier run's a_junk.nii.gz removed" in failed.stderr, failed.stderr[-3000:]
     assert sorted(p.name for p in (tmp_path / "windows_out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
