@@ -624,7 +624,10 @@ def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, 
     header["descrip"] = label_map_descrip(labels)  # what the rerun that would replace it compares with
     write_nifti(output, labels, reference.affine, header=header)
     if probabilities_output is not None:
-        write_nifti(probabilities_output, np.moveaxis(prediction.probabilities.numpy(), 0, -1).astype(np.float32),
+        # A view: astype's copy of float32 probabilities held one more volume of them (47 MiB for 3 classes at
+        # 160³) beside the copy nibabel's write makes (eighty-third session's review).
+        write_nifti(probabilities_output,
+                    np.moveaxis(prediction.probabilities.numpy(), 0, -1).astype(np.float32, copy=False),
                     reference.affine, header=_output_header(reference.header))
     else:  # an earlier run's beside the new label map would no longer be its probabilities
         _remove_earlier_probabilities(Path(output))
