@@ -154,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sequential", action="store_true",
                    help="read, segment and write one case at a time; by default the next case is read and the "
                         "previous one written while the network runs, holding three cases in memory")
+    p.add_argument("--continue", dest="continue_prediction", action="store_true",
+                   help="pass over the cases whose label map (and probabilities) an earlier run wrote with the "
+                        "same model(s) and options, as it left them: a run a time limit or Ctrl-C stopped goes on")
 
     p = commands.add_parser("evaluate", help="Dice, HD95 and surface Dice of predictions against reference labels")
     p.add_argument("pred_dir", type=path_argument, metavar="PRED", help="folder of predicted label maps <case>.nii.gz")
@@ -602,6 +605,10 @@ def _predict(args, _) -> int:
         print("error: give the images to segment either as INPUT... (files, folders, patterns) or as "
               "--input FILE... (one case, one file per channel), not both or neither", file=sys.stderr)
         return 2
+    if args.input and args.continue_prediction:
+        print("error: --continue passes over the cases of INPUT... that an earlier run wrote; --input FILE... is one "
+              "case: give its files as INPUT... with --output a folder, or drop --continue", file=sys.stderr)
+        return 2
     try:
         for model_dir in args.model:
             read_export_json(model_dir)
@@ -631,12 +638,22 @@ def _predict(args, _) -> int:
             print(f"wrote {predict_file(args.model, args.input, args.output, probabilities_output=probs, **options)}")
         else:
             written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
-                                    progress=print, sequential=args.sequential, **options)
+                                    progress=print, sequential=args.sequential,
+                                    continue_prediction=args.continue_prediction, **options)
             print(f"{len(written)} case(s) segmented")
+    except KeyboardInterrupt:
+        print(INTERRUPTED_PREDICT, file=sys.stderr)
+        raise
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {error}", file=sys.stderr)  # written (a file where a folder must go, ...)
         return 2  # bad input or settings, as for train
     return 0
+
+
+# Ctrl-C, or the SIGINT a scheduler sends at a time limit, ended predict without a word before the
+# eighty-third session, and a rerun started again from the first case.
+INTERRUPTED_PREDICT = ("predict interrupted: every file it wrote is whole; the same command with --continue "
+                       "predicts the cases not yet written")
 
 
 def _missing_model(inputs: list[str]) -> str:
@@ -674,10 +691,14 @@ def _predict_distributed(args, options) -> int:
         inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
         written = predict_distributed(args.model, inputs, args.output, accelerator=state, split=args.split,
                                       probabilities=args.probabilities, progress=print, sequential=args.sequential,
-                                      **options)
+                                      continue_prediction=args.continue_prediction, **options)
         if state.is_main_process:
             print(f"{len(written)} case(s) segmented by {state.num_processes} processes")
         code = 0
+    except KeyboardInterrupt:
+        if state.is_main_process:
+            print(INTERRUPTED_PREDICT, file=sys.stderr)
+        raise
     except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
         if state.is_main_process:
             print(f"error: {error}", file=sys.stderr)

@@ -53,6 +53,11 @@ def members_of(model: torch.nn.Module) -> Sequence[torch.nn.Module]:
     return model.members if isinstance(model, ModelEnsemble) else [model]
 
 
+def given_folders(model_dir: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
+    """The model folders of a ``--model`` given once or more: one path, or several (an ensemble)."""
+    return [Path(model_dir)] if isinstance(model_dir, (str, os.PathLike)) else [Path(d) for d in model_dir]
+
+
 def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLike]) -> tuple[torch.nn.Module, dict]:
     """One exported model folder, or several as a ``ModelEnsemble``; with the config.json predict reads.
 
@@ -60,7 +65,7 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
         ConfigError: no folder, one given twice, or members whose preprocessing, patch size, channels or
             classes differ (each difference named).
     """
-    folders = [Path(model_dir)] if isinstance(model_dir, (str, os.PathLike)) else [Path(d) for d in model_dir]
+    folders = given_folders(model_dir)
     if not folders:
         raise ConfigError("no model given: give an exported model folder, or several for an ensemble")
     if len(folders) == 1:

@@ -49,7 +49,7 @@ from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_er
                       voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
-from .ensemble import load_for_prediction, members_of
+from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import emulated_bf16_warning
 from .inference_files import (
     PREDICTION_DESCRIP,
@@ -59,8 +59,11 @@ from .inference_files import (
     holding_output_folder,
     label_map_descrip,
     output_paths,
+    prediction_key,
+    probabilities_descrip,
     probabilities_path,
     remove_earlier_prediction,
+    written_before,
     written_by_predict,
 )
 from .inference_pipeline import one_at_a_time, pipelined
@@ -602,12 +605,14 @@ def case_prediction(model: Callable[[torch.Tensor], torch.Tensor], config: dict,
 
 
 def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, output: str | Path,
-               probabilities_output: str | Path | None = None, keep_largest: Sequence[int] = ()) -> Path:
+               probabilities_output: str | Path | None = None, keep_largest: Sequence[int] = (),
+               made_by: bytes = b"") -> Path:
     """Write a case's label map (and its probabilities when asked) with the input's affine and header;
     returns ``output``. ``prediction`` is ``case_prediction``'s: probabilities on the preprocessed
     grid are mapped back onto the input's grid here first (``restore_case``). ``keep_largest``: class
     indices whose voxels outside the class's largest connected component become background in the
-    label map (``postprocess``; the probabilities stay the network's)."""
+    label map (``postprocess``; the probabilities stay the network's). ``made_by``: the
+    ``prediction_key`` the headers record, for ``--continue``."""
     if isinstance(prediction, torch.Tensor):
         prediction = restore_case(prepared, prediction, keep_probabilities=probabilities_output is not None)
     if probabilities_output is not None and prediction.probabilities is None:
@@ -621,14 +626,14 @@ def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, 
         classes = keep_largest_components(classes, keep_largest)
     labels = values.astype(label_dtype(values))[classes]
     header = _output_header(reference.header)
-    header["descrip"] = label_map_descrip(labels)  # what the rerun that would replace it compares with
+    header["descrip"] = label_map_descrip(labels, made_by)  # what the rerun that would replace it compares with
     write_nifti(output, labels, reference.affine, header=header)
     if probabilities_output is not None:
         # A view: astype's copy of float32 probabilities held one more volume of them (47 MiB for 3 classes at
         # 160³) beside the copy nibabel's write makes (eighty-third session's review).
         write_nifti(probabilities_output,
                     np.moveaxis(prediction.probabilities.numpy(), 0, -1).astype(np.float32, copy=False),
-                    reference.affine, header=_output_header(reference.header))
+                    reference.affine, header=_output_header(reference.header, probabilities_descrip(made_by)))
     else:  # an earlier run's beside the new label map would no longer be its probabilities
         _remove_earlier_probabilities(Path(output))
     return Path(output)
@@ -679,14 +684,14 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     return write_case(prepared, prediction, output, probabilities_output, keep_largest) if write else None
 
 
-def _output_header(scan_header):
+def _output_header(scan_header, descrip: bytes = PREDICTION_DESCRIP):
     """The scan's header (geometry, units, qform/sform codes) without what describes the scan's
     intensities: a viewer that honours ``cal_min``/``cal_max`` (FSLeyes) would show labels 0..4
     under a scan's 0..1000 display range as black."""
     header = scan_header.copy()
     header["cal_min"], header["cal_max"] = 0, 0
     header.set_intent("none")
-    header["descrip"] = PREDICTION_DESCRIP
+    header["descrip"] = descrip
     return header
 
 
@@ -844,8 +849,8 @@ CaseJob = tuple[InputCase, Path, Path | None]
 def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, jobs: Sequence[CaseJob], *,
                   device: torch.device, options: PredictOptions = PredictOptions(),
                   window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
-                  sequential: bool = False,
-                  keep_largest: Sequence[int] = ()) -> Iterator[tuple[CaseJob, BaseException | None]]:
+                  sequential: bool = False, keep_largest: Sequence[int] = (),
+                  made_by: bytes = b"") -> Iterator[tuple[CaseJob, BaseException | None]]:
     """Segment each job's case and write its outputs, yielding ``(job, error or None)`` in the jobs' order.
 
     The cases go through ``inference_pipeline.pipelined``: the next case is read and preprocessed, and
@@ -854,6 +859,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
 
     Args:
         model, config, device, options, window_logits, write, keep_largest: as in ``predict_case``.
+        made_by: the ``prediction_key`` the written headers record (``write_case``).
     """
     read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
 
@@ -866,7 +872,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
 
     def finish(job: CaseJob, prepared: PreparedCase, prediction: torch.Tensor | RestoredCase) -> None:
         if write:
-            write_case(prepared, prediction, job[1], job[2], keep_largest)
+            write_case(prepared, prediction, job[1], job[2], keep_largest, made_by)
 
     return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
 
@@ -878,7 +884,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                   transforms_on_device: bool = True, probabilities: bool = False,
                   progress: Callable[[str], None] | None = None, sequential: bool = False,
-                  keep_largest: bool | Sequence[int] = False) -> list[Path]:
+                  keep_largest: bool | Sequence[int] = False, continue_prediction: bool = False) -> list[Path]:
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
 
     The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
@@ -898,9 +904,11 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
             the previous one written while the network runs (``segment_cases``), holding three cases.
         device, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device, keep_largest: as
             in ``predict_file``.
+        continue_prediction: pass over the cases whose outputs an earlier run wrote with the same
+            models and options (``left_to_predict``): a run a time limit or Ctrl-C stopped goes on.
 
     Returns:
-        The label maps written, in case order.
+        Every case's label map, in case order (those passed over too).
 
     Raises:
         DataError: after the other cases, naming each case that could not be read as an image.
@@ -919,23 +927,51 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
     model.to(device)
-    failed = []
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
-    with holding_output_folder(output, written), closing(
-            segment_cases(model, config, jobs, device=device, options=options, sequential=sequential,
-                          keep_largest=keep)) as done:
-        for number, ((case, label_path, _), error) in enumerate(done, 1):
-            if isinstance(error, DataError):  # this file's voxels; anything else (a bug, out of memory) stops the run
-                failed.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path)}")
-                continue
-            if error is not None:
-                raise error
-            if progress:
-                progress(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+    made_by = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
+    with holding_output_folder(output, written):
+        if continue_prediction:  # under the folder's lock: no other run writes them meanwhile
+            jobs = left_to_predict(jobs, made_by, progress)
+        done = segment_cases(model, config, jobs, device=device, options=options, sequential=sequential,
+                             keep_largest=keep, made_by=made_by)
+        with closing(done):
+            failed = _written_or_failed(done, len(jobs), progress)
     if failed:
-        written = len(cases) - len(failed)  # "(the others are written)" where there were none was wrong
-        raise DataError(f"{len(failed)} of {len(cases)} case(s) could not be segmented ("
+        written = len(jobs) - len(failed)  # "(the others are written)" where there were none was wrong
+        raise DataError(f"{len(failed)} of {len(jobs)} case(s) could not be segmented ("
                         + ({0: "nothing is written", 1: "the other one is written"}.get(written)
                            or f"the other {written} are written") + "):\n"
                         + "\n".join(failed))
     return outputs
+
+
+def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None) -> list[str]:
+    """Go through ``segment_cases``'s results, saying each case written; returns the error line of
+    each case whose voxels were unusable. Anything else (a bug, out of memory) stops the run."""
+    failed = []
+    for number, ((case, label_path, _), error) in enumerate(done, 1):
+        if isinstance(error, DataError):  # this file's voxels
+            failed.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path)}")
+            continue
+        if error is not None:
+            raise error
+        if progress:
+            progress(f"[{number}/{cases}] {case.id}: wrote {label_path}")
+    return failed
+
+
+def prediction_settings(options: PredictOptions, keep_largest: Sequence[int]) -> str:
+    """The options that change a voxel of what predict writes, for ``prediction_key``; the window
+    batch and where the windows are stitched do not."""
+    return (f"overlap={options.overlap} tta={options.tta} precision={options.precision} "
+            f"transforms_on_device={options.transforms_on_device} keep_largest={sorted(keep_largest)}")
+
+
+def left_to_predict(jobs: Sequence[CaseJob], made_by: bytes, progress: Callable[[str], None] | None) -> list[CaseJob]:
+    """``--continue``: the jobs whose outputs no earlier run wrote with these models and options
+    (``written_before``); says how many it passes over."""
+    left = [job for job in jobs if not written_before(job[1], job[2], made_by)]
+    if progress:
+        progress(f"continuing: {len(jobs) - len(left)} of {len(jobs)} case(s) written before by this model "
+                 f"with these options, not predicted again; {len(left)} to predict")
+    return left

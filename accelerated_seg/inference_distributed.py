@@ -37,19 +37,21 @@ import numpy as np
 import torch
 
 from .data.errors import DataError
-from .ensemble import load_for_prediction
+from .ensemble import given_folders, load_for_prediction
 from .inference import (
     PredictOptions,
     check_precision,
     kept_whole,
+    left_to_predict,
     output_channels,
     predict_cases,
+    prediction_settings,
     preprocess_settings,
     segment_cases,
     sliding_window_logits,
 )
 from .inference_files import (InputCase, check_outputs, collect_cases, holding_output_folder, output_paths,
-                              probabilities_path, remove_earlier_prediction)
+                              prediction_key, probabilities_path, remove_earlier_prediction)
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -180,14 +182,15 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                         transforms_on_device: bool = True, probabilities: bool = False,
                         progress: Callable[[str], None] | None = None,
-                        sequential: bool = False, keep_largest: bool | Sequence[int] = False) -> list[Path]:
+                        sequential: bool = False, keep_largest: bool | Sequence[int] = False,
+                        continue_prediction: bool = False) -> list[Path]:
     """``predict_cases`` over every process of an ``accelerate launch``; call it on every process.
 
     Args:
         inputs: NIfTI files, folders or patterns (grouped into cases by channel naming), or the
             cases themselves (``InputCase``: one file per channel in the model's order).
         model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
-            probabilities, sequential, keep_largest: as in ``inference.predict_cases``.
+            probabilities, sequential, keep_largest, continue_prediction: as in ``inference.predict_cases``.
         accelerator: an ``accelerate.Accelerator`` (or ``PartialState``); one is made when None. Each
             process runs on its ``accelerator.device``.
         split: ``auto``, ``cases`` or ``windows`` (module docstring).
@@ -211,7 +214,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         return predict_cases(model_dir, inputs, output, device=accelerator.device, sw_batch_size=sw_batch_size,
                              overlap=overlap, tta=tta, precision=precision, aggregate_on_cpu=aggregate_on_cpu,
                              transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
-                             sequential=sequential, keep_largest=keep_largest)
+                             sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction)
     device = accelerator.device
     check_precision(options.precision, device)
     with _warned_by_the_main_process(accelerator):
@@ -223,16 +226,21 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     # from it alone would leave the others waiting in the first reduction.
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_outputs([path for case in cases for path in case.channels], written)
-    mode = choose_split(split, len(cases), num_processes)
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None
 
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
+    made_by = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
     errors: list[str] = []
     from accelerate.utils import gather_object
 
     # The lock is held until every process has written its share (the gather below waits for all).
     with holding_output_folder(output, written, accelerator):
+        if continue_prediction:  # every process reads the same headers before any writes: the same cases left
+            jobs = left_to_predict(jobs, made_by, say)
+            cases = [case for case, _, _ in jobs]
+            accelerator.wait_for_everyone()
+        mode = choose_split(split, len(cases), num_processes)
         if mode == "cases":
             settings = preprocess_settings(config)
             voxels = [case_voxels(case, settings.spacing) for case in cases]
@@ -242,7 +250,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                 say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
             mine = [jobs[index] for index in shares[rank]]
             with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
-                                       keep_largest=keep)) as done:
+                                       keep_largest=keep, made_by=made_by)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     if error is not None:  # reported by every process below, no hang
                         # A file's unusable voxels are the input's fault, said in one line; anything else
@@ -263,7 +271,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             with _warned_by_the_main_process(accelerator), closing(
                     segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
                                   write=accelerator.is_main_process, sequential=sequential,
-                                  keep_largest=keep)) as done:
+                                  keep_largest=keep, made_by=made_by)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     # A file that cannot be used fails alike on every process (the same file, the same
                     # checks, before the case's first window), so all of them go on to the next case and

@@ -32,8 +32,10 @@ from .run_lock import RunLock, hold_run_folder, in_use, live_holder
 
 # The header description of every file predict writes: a rerun may replace those, and nothing else.
 # A label map's also carries a digest of its voxels (``label_map_descrip``), so that one corrected by
-# hand since, in an editor that keeps the header, is not among them.
+# hand since, in an editor that keeps the header, is not among them; and, with its probabilities',
+# what made it (``prediction_key``), which ``--continue`` compares.
 PREDICTION_DESCRIP = b"accelerated_seg prediction"
+_PROBABILITIES = b"probabilities"
 
 # nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
 _CHANNEL_FILE = re.compile(r"^(?P<case>.+)_(?P<channel>\d{4})$")
@@ -263,9 +265,43 @@ def label_map_digest(labels: np.ndarray) -> bytes:
     return digest.hexdigest().encode()
 
 
-def label_map_descrip(labels: np.ndarray) -> bytes:
-    """The header description of a label map predict writes: ours, and what it held (43 of NIfTI's 80 bytes)."""
-    return PREDICTION_DESCRIP + b" " + label_map_digest(labels)
+def label_map_descrip(labels: np.ndarray, made_by: bytes = b"") -> bytes:
+    """The header description of a label map predict writes: ours, what it held, and what made it
+    (``prediction_key``; 52 of NIfTI's 80 bytes)."""
+    return b" ".join([PREDICTION_DESCRIP, label_map_digest(labels), *([made_by] if made_by else [])])
+
+
+def probabilities_descrip(made_by: bytes = b"") -> bytes:
+    """The header description of the probabilities predict writes: ours, and what made them."""
+    return b" ".join([PREDICTION_DESCRIP, _PROBABILITIES, *([made_by] if made_by else [])])
+
+
+def prediction_key(model_dirs: Sequence[str | Path], settings: str) -> bytes:
+    """8 hex digits of what made a prediction: each model's ``config.json`` and weights, and
+    ``settings``, the options that change a voxel. Both files are read whole, about a second per GB."""
+    digest = hashlib.blake2b(digest_size=4)
+    for folder in model_dirs:
+        for name in ("config.json", "model.safetensors"):
+            with open(Path(folder) / name, "rb") as stream:
+                for block in iter(lambda: stream.read(1 << 24), b""):
+                    digest.update(block)
+    digest.update(settings.encode())
+    return digest.hexdigest().encode()
+
+
+def written_before(label_map: Path, probabilities: Path | None, made_by: bytes) -> bool:
+    """Whether this case's outputs are there as an earlier run of predict wrote them, made by the same
+    models and options (``made_by``): what ``--continue`` passes over. A label map written without
+    them, or before the eighty-third session (no key), or changed since, is predicted again."""
+    outputs = [label_map] + ([probabilities] if probabilities is not None else [])
+    for path in outputs:
+        try:
+            descrip = nib.load(str(path)).header["descrip"].item()
+        except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # gone, or no NIfTI
+            return False
+        if not descrip.endswith(b" " + made_by) or written_by_predict(path) is not None:
+            return False
+    return True
 
 
 def written_by_predict(path: str | Path) -> str | None:
@@ -279,7 +315,8 @@ def written_by_predict(path: str | Path) -> str | None:
             return None
         if not descrip.startswith(PREDICTION_DESCRIP + b" "):
             return "not written by predict"
-        if label_map_digest(np.asanyarray(image.dataobj)) != descrip[len(PREDICTION_DESCRIP) + 1:]:
+        digest = descrip[len(PREDICTION_DESCRIP) + 1:].split(b" ")[0]  # before the key of what made it
+        if digest != _PROBABILITIES and label_map_digest(np.asanyarray(image.dataobj)) != digest:
             return "changed since predict wrote it"
         return None
     except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # no NIfTI: not ours either

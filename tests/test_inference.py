@@ -1173,3 +1173,46 @@ def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch
     with pytest.raises(OSError, match=r"\[Errno 28\] No space left on device: '.*case_000.nii.gz'"):
         write_nifti(target, np.zeros((2, 2, 2), np.uint8), np.eye(4))
     assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_continue_passes_over_the_cases_this_model_wrote_with_these_options(scans, tmp_path):
+    """A run stopped by a time limit started again from the first case, and outputs recorded nothing
+    of the model that made them (eighty-third session's review). Each header now records the models'
+    and options' key; --continue passes over a case only where its files hold this run's key and are
+    as predict left them."""
+    model, other = export(tmp_path / "model"), export(tmp_path / "other", seed=1)
+    out, said = tmp_path / "pred", []
+    written = predict_cases(model, [scans / "imagesTr"], out, probabilities=True)
+    stamps = {path: path.stat().st_mtime_ns for path in out.iterdir()}
+
+    def rerun(model_dir, **options):
+        said.clear()
+        predict_cases(model_dir, [scans / "imagesTr"], out, probabilities=True, progress=said.append,
+                      continue_prediction=True, **options)
+        return [line.split("] ")[1].split(":")[0] for line in said if line.startswith("[")]
+
+    assert rerun(model) == [] and said[0].startswith("continuing: 6 of 6 case(s) written before")
+    assert {path: path.stat().st_mtime_ns for path in out.iterdir()} == stamps  # nothing rewritten
+    written[1].unlink()  # the case a time limit stopped in
+    probabilities_path(written[2]).unlink()  # its label map written, its probabilities not yet
+    assert rerun(model) == ["case_001", "case_002"]
+    assert rerun(model, tta="all") == [f"case_{i:03d}" for i in range(6)]  # another option: all again
+    assert rerun(model) == [f"case_{i:03d}" for i in range(6)]  # those were tta's: all again
+    assert rerun(other) == [f"case_{i:03d}" for i in range(6)]  # another model's weights
+    assert rerun([model, other]) == [f"case_{i:03d}" for i in range(6)]  # an ensemble of it
+
+
+def test_an_interrupted_predict_says_how_to_go_on(scans, tmp_path, monkeypatch, capsys):
+    import accelerated_seg.inference as inference_module
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(inference_module, "predict_cases", interrupted)
+    assert main(["predict", "--model", str(export(tmp_path / "model")), str(scans / "imagesTr"),
+                 "--output", str(tmp_path / "pred")]) == 130
+    assert "predict interrupted: every file it wrote is whole; the same command with --continue" \
+        in capsys.readouterr().err
+    assert main(["predict", "--model", str(tmp_path / "model"), "--input", str(scans / "imagesTr" / "case_000.nii.gz"),
+                 "--output", str(tmp_path / "one.nii.gz"), "--continue"]) == 2
+    assert "--input FILE... is one case" in capsys.readouterr().err

@@ -223,6 +223,17 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
             warnings.simplefilter("ignore")
             predict_file([model, tmp_path / "second"], path, tmp_path / "reference" / name, device="cpu")
         assert_same_prediction(tmp_path / "out" / name, tmp_path / "reference" / name, probabilities=False)
+    # --continue after a time limit: every process passes over the same cases (one left), split by cases.
+    (tmp_path / "out" / "small_1.nii.gz").unlink()
+    proc = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(model),
+                                       "--model", str(tmp_path / "second"), *map(str, inputs.values()),
+                                       "--output", str(tmp_path / "out"), "--split", "cases", "--continue"],
+                      module=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "continuing: 1 of 2 case(s) written before by this model with these options" in proc.stdout
+    assert "split: 1 case(s) over 2 processes" in proc.stdout and "wrote" in proc.stdout
+    assert_same_prediction(tmp_path / "out" / "small_1.nii.gz", tmp_path / "reference" / "small_1.nii.gz",
+                           probabilities=False)
 
     # An output over the scans themselves: every process refuses it before any work. (Only the main
     # process, which alone writes under split=windows, used to, and the other one waited for it in
