@@ -640,9 +640,9 @@ def _predict(args, _) -> int:
             written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
                                     progress=print, sequential=args.sequential,
                                     continue_prediction=args.continue_prediction, **options)
-            print(f"{len(written)} case(s) segmented")
+            print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} {args.output}")
     except KeyboardInterrupt:
-        print(INTERRUPTED_PREDICT, file=sys.stderr)
+        print(_interrupted(args), file=sys.stderr)
         raise
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
         print(f"error: {error}", file=sys.stderr)  # written (a file where a folder must go, ...)
@@ -650,10 +650,13 @@ def _predict(args, _) -> int:
     return 0
 
 
-# Ctrl-C, or the SIGINT a scheduler sends at a time limit, ended predict without a word before the
-# eighty-third session, and a rerun started again from the first case.
-INTERRUPTED_PREDICT = ("predict interrupted: every file it wrote is whole; the same command with --continue "
-                       "predicts the cases not yet written")
+def _interrupted(args) -> str:
+    """What predict says when Ctrl-C, or the SIGINT a scheduler sends at a time limit, stops it: nothing
+    before the eighty-third session, and a rerun started again from the first case."""
+    if args.input:  # one case: --continue does not take it
+        return "predict interrupted: no file is half-written; the same command predicts the case"
+    again = "the same command" if args.continue_prediction else "the same command with --continue"
+    return f"predict interrupted: every file it wrote is whole; {again} predicts the cases not yet written"
 
 
 def _missing_model(inputs: list[str]) -> str:
@@ -693,11 +696,12 @@ def _predict_distributed(args, options) -> int:
                                       probabilities=args.probabilities, progress=print, sequential=args.sequential,
                                       continue_prediction=args.continue_prediction, **options)
         if state.is_main_process:
-            print(f"{len(written)} case(s) segmented by {state.num_processes} processes")
+            done = "in" if args.continue_prediction else "segmented into"
+            print(f"{len(written)} case(s) {done} {args.output} by {state.num_processes} processes")
         code = 0
     except KeyboardInterrupt:
         if state.is_main_process:
-            print(INTERRUPTED_PREDICT, file=sys.stderr)
+            print(_interrupted(args), file=sys.stderr)
         raise
     except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
         if state.is_main_process:

@@ -59,8 +59,8 @@ from .inference_files import (
     holding_output_folder,
     label_map_descrip,
     output_paths,
+    case_key,
     prediction_key,
-    probabilities_descrip,
     probabilities_path,
     remove_earlier_prediction,
     written_before,
@@ -611,8 +611,8 @@ def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, 
     returns ``output``. ``prediction`` is ``case_prediction``'s: probabilities on the preprocessed
     grid are mapped back onto the input's grid here first (``restore_case``). ``keep_largest``: class
     indices whose voxels outside the class's largest connected component become background in the
-    label map (``postprocess``; the probabilities stay the network's). ``made_by``: the
-    ``prediction_key`` the headers record, for ``--continue``."""
+    label map (``postprocess``; the probabilities stay the network's). ``made_by``: the ``case_key``
+    both headers record, for ``--continue``."""
     if isinstance(prediction, torch.Tensor):
         prediction = restore_case(prepared, prediction, keep_probabilities=probabilities_output is not None)
     if probabilities_output is not None and prediction.probabilities is None:
@@ -625,15 +625,15 @@ def write_case(prepared: PreparedCase, prediction: torch.Tensor | RestoredCase, 
     if keep_largest:
         classes = keep_largest_components(classes, keep_largest)
     labels = values.astype(label_dtype(values))[classes]
-    header = _output_header(reference.header)
-    header["descrip"] = label_map_descrip(labels, made_by)  # what the rerun that would replace it compares with
+    header = _output_header(reference.header, made_by)
+    header["descrip"] = label_map_descrip(labels)  # what the rerun that would replace it compares with
     write_nifti(output, labels, reference.affine, header=header)
     if probabilities_output is not None:
         # A view: astype's copy of float32 probabilities held one more volume of them (47 MiB for 3 classes at
         # 160³) beside the copy nibabel's write makes (eighty-third session's review).
         write_nifti(probabilities_output,
                     np.moveaxis(prediction.probabilities.numpy(), 0, -1).astype(np.float32, copy=False),
-                    reference.affine, header=_output_header(reference.header, probabilities_descrip(made_by)))
+                    reference.affine, header=_output_header(reference.header, made_by))
     else:  # an earlier run's beside the new label map would no longer be its probabilities
         _remove_earlier_probabilities(Path(output))
     return Path(output)
@@ -684,14 +684,15 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     return write_case(prepared, prediction, output, probabilities_output, keep_largest) if write else None
 
 
-def _output_header(scan_header, descrip: bytes = PREDICTION_DESCRIP):
+def _output_header(scan_header, made_by: bytes = b""):
     """The scan's header (geometry, units, qform/sform codes) without what describes the scan's
     intensities: a viewer that honours ``cal_min``/``cal_max`` (FSLeyes) would show labels 0..4
-    under a scan's 0..1000 display range as black."""
+    under a scan's 0..1000 display range as black; with ``made_by`` (``case_key``) in aux_file."""
     header = scan_header.copy()
     header["cal_min"], header["cal_max"] = 0, 0
     header.set_intent("none")
-    header["descrip"] = descrip
+    header["descrip"] = PREDICTION_DESCRIP
+    header["aux_file"] = made_by  # the scan's own would say nothing of this file
     return header
 
 
@@ -838,8 +839,15 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
     channels = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
-    return predict_case(model.to(device), config, channels, output, device=device, options=options,
-                        probabilities_output=probabilities_output, keep_largest=keep)
+    # Refused outputs first (one over its input, say): only the case's own failure removes anything.
+    check_outputs([Path(p) for p in channels], [output, probabilities_output])
+    try:
+        return predict_case(model.to(device), config, channels, output, device=device, options=options,
+                            probabilities_output=probabilities_output, keep_largest=keep)
+    except DataError as error:  # the case's voxels or header, as predict_cases removes there
+        if earlier := remove_earlier_prediction(output, probabilities_output):
+            raise DataError(f"{error}{earlier}") from error
+        raise
 
 
 #: One case to segment and where its label map (and, when not None, its probabilities) go.
@@ -850,7 +858,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
                   device: torch.device, options: PredictOptions = PredictOptions(),
                   window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
                   sequential: bool = False, keep_largest: Sequence[int] = (),
-                  made_by: bytes = b"") -> Iterator[tuple[CaseJob, BaseException | None]]:
+                  run_key: bytes = b"") -> Iterator[tuple[CaseJob, BaseException | None]]:
     """Segment each job's case and write its outputs, yielding ``(job, error or None)`` in the jobs' order.
 
     The cases go through ``inference_pipeline.pipelined``: the next case is read and preprocessed, and
@@ -859,7 +867,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
 
     Args:
         model, config, device, options, window_logits, write, keep_largest: as in ``predict_case``.
-        made_by: the ``prediction_key`` the written headers record (``write_case``).
+        run_key: the run's ``prediction_key``; each case's headers record its ``case_key``.
     """
     read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
 
@@ -872,7 +880,8 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
 
     def finish(job: CaseJob, prepared: PreparedCase, prediction: torch.Tensor | RestoredCase) -> None:
         if write:
-            write_case(prepared, prediction, job[1], job[2], keep_largest, made_by)
+            write_case(prepared, prediction, job[1], job[2], keep_largest,
+                       case_key(run_key, job[0]) if run_key else b"")
 
     return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
 
@@ -928,12 +937,12 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
     model.to(device)
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
-    made_by = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
+    run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
     with holding_output_folder(output, written):
         if continue_prediction:  # under the folder's lock: no other run writes them meanwhile
-            jobs = left_to_predict(jobs, made_by, progress)
+            jobs = left_to_predict(jobs, run_key, progress)
         done = segment_cases(model, config, jobs, device=device, options=options, sequential=sequential,
-                             keep_largest=keep, made_by=made_by)
+                             keep_largest=keep, run_key=run_key)
         with closing(done):
             failed = _written_or_failed(done, len(jobs), progress)
     if failed:
@@ -967,11 +976,11 @@ def prediction_settings(options: PredictOptions, keep_largest: Sequence[int]) ->
             f"transforms_on_device={options.transforms_on_device} keep_largest={sorted(keep_largest)}")
 
 
-def left_to_predict(jobs: Sequence[CaseJob], made_by: bytes, progress: Callable[[str], None] | None) -> list[CaseJob]:
-    """``--continue``: the jobs whose outputs no earlier run wrote with these models and options
-    (``written_before``); says how many it passes over."""
-    left = [job for job in jobs if not written_before(job[1], job[2], made_by)]
+def left_to_predict(jobs: Sequence[CaseJob], run_key: bytes, progress: Callable[[str], None] | None) -> list[CaseJob]:
+    """``--continue``: the jobs whose outputs no earlier run wrote from these input files with these
+    models and options (``written_before``, ``case_key``); says how many it passes over."""
+    left = [job for job in jobs if not written_before(job[1], job[2], case_key(run_key, job[0]))]
     if progress:
-        progress(f"continuing: {len(jobs) - len(left)} of {len(jobs)} case(s) written before by this model "
-                 f"with these options, not predicted again; {len(left)} to predict")
+        progress(f"continuing: {len(jobs) - len(left)} of {len(jobs)} case(s) written before from these scans by "
+                 f"this model with these options, not predicted again; {len(left)} to predict")
     return left

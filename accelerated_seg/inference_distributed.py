@@ -230,14 +230,14 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     say = progress if progress and accelerator.is_main_process else None
 
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
-    made_by = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
+    run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
     errors: list[str] = []
     from accelerate.utils import gather_object
 
     # The lock is held until every process has written its share (the gather below waits for all).
     with holding_output_folder(output, written, accelerator):
         if continue_prediction:  # every process reads the same headers before any writes: the same cases left
-            jobs = left_to_predict(jobs, made_by, say)
+            jobs = left_to_predict(jobs, run_key, say)
             cases = [case for case, _, _ in jobs]
             accelerator.wait_for_everyone()
         mode = choose_split(split, len(cases), num_processes)
@@ -250,15 +250,17 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                 say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
             mine = [jobs[index] for index in shares[rank]]
             with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
-                                       keep_largest=keep, made_by=made_by)) as done:
+                                       keep_largest=keep, run_key=run_key)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     if error is not None:  # reported by every process below, no hang
                         # A file's unusable voxels are the input's fault, said in one line; anything else
                         # is a bug to report.
                         where = ("" if isinstance(error, DataError)
                                  else "\n" + "".join(traceback.format_exception(error)))
-                        errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}"
-                                      f"{remove_earlier_prediction(label_path)}{where}")
+                        # Only for the input's fault: after a failed write the map there may be this run's.
+                        earlier = remove_earlier_prediction(label_path) if isinstance(error, DataError) else ""
+                        errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{earlier}"
+                                      f"{where}")
                         continue
                     if progress:
                         progress(f"[process {rank}: {number}/{len(mine)}] {case.id}: wrote {label_path}")
@@ -271,7 +273,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             with _warned_by_the_main_process(accelerator), closing(
                     segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
                                   write=accelerator.is_main_process, sequential=sequential,
-                                  keep_largest=keep, made_by=made_by)) as done:
+                                  keep_largest=keep, run_key=run_key)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     # A file that cannot be used fails alike on every process (the same file, the same
                     # checks, before the case's first window), so all of them go on to the next case and

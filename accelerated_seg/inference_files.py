@@ -32,10 +32,12 @@ from .run_lock import RunLock, hold_run_folder, in_use, live_holder
 
 # The header description of every file predict writes: a rerun may replace those, and nothing else.
 # A label map's also carries a digest of its voxels (``label_map_descrip``), so that one corrected by
-# hand since, in an editor that keeps the header, is not among them; and, with its probabilities',
-# what made it (``prediction_key``), which ``--continue`` compares.
+# hand since, in an editor that keeps the header, is not among them.
 PREDICTION_DESCRIP = b"accelerated_seg prediction"
-_PROBABILITIES = b"probabilities"
+# What made a file predict writes (``case_key``), in the header's 24-byte aux_file, which ``--continue``
+# compares. Not in the description: an earlier version reads all of that as the digest, and took a
+# file with more there for one changed by hand.
+_MADE_BY = b"accelerated_seg "
 
 # nnU-Net's channel naming: <case>_0000.nii.gz, <case>_0001.nii.gz, ... one file per channel.
 _CHANNEL_FILE = re.compile(r"^(?P<case>.+)_(?P<channel>\d{4})$")
@@ -265,43 +267,52 @@ def label_map_digest(labels: np.ndarray) -> bytes:
     return digest.hexdigest().encode()
 
 
-def label_map_descrip(labels: np.ndarray, made_by: bytes = b"") -> bytes:
-    """The header description of a label map predict writes: ours, what it held, and what made it
-    (``prediction_key``; 52 of NIfTI's 80 bytes)."""
-    return b" ".join([PREDICTION_DESCRIP, label_map_digest(labels), *([made_by] if made_by else [])])
-
-
-def probabilities_descrip(made_by: bytes = b"") -> bytes:
-    """The header description of the probabilities predict writes: ours, and what made them."""
-    return b" ".join([PREDICTION_DESCRIP, _PROBABILITIES, *([made_by] if made_by else [])])
+def label_map_descrip(labels: np.ndarray) -> bytes:
+    """The header description of a label map predict writes: ours, and what it held (43 of NIfTI's 80 bytes)."""
+    return PREDICTION_DESCRIP + b" " + label_map_digest(labels)
 
 
 def prediction_key(model_dirs: Sequence[str | Path], settings: str) -> bytes:
-    """8 hex digits of what made a prediction: each model's ``config.json`` and weights, and
+    """A digest of what makes a run's predictions: each model's ``config.json`` and weights, and
     ``settings``, the options that change a voxel. Both files are read whole, about a second per GB."""
-    digest = hashlib.blake2b(digest_size=4)
+    digest = hashlib.blake2b(digest_size=8)
     for folder in model_dirs:
         for name in ("config.json", "model.safetensors"):
             with open(Path(folder) / name, "rb") as stream:
                 for block in iter(lambda: stream.read(1 << 24), b""):
                     digest.update(block)
     digest.update(settings.encode())
-    return digest.hexdigest().encode()
+    return digest.digest()
 
 
-def written_before(label_map: Path, probabilities: Path | None, made_by: bytes) -> bool:
-    """Whether this case's outputs are there as an earlier run of predict wrote them, made by the same
-    models and options (``made_by``): what ``--continue`` passes over. A label map written without
-    them, or before the eighty-third session (no key), or changed since, is predicted again."""
+def case_key(run_key: bytes, case: InputCase) -> bytes:
+    """What the header of a case's outputs records as having made them (``made_by``): the run's
+    ``prediction_key`` and the case's input files as they stand (name, size, modification time; not
+    their bytes, which a folder of thousands of scans would take minutes to read), so that a scan
+    converted again, or another folder's case of the same name, is predicted again."""
+    digest = hashlib.blake2b(run_key, digest_size=4)
+    for path in case.channels:
+        stat = Path(path).stat()
+        digest.update(f"{Path(path).name} {stat.st_size} {stat.st_mtime_ns}".encode())
+    return _MADE_BY + digest.hexdigest().encode()
+
+
+def made_by(path: str | Path) -> bytes | None:
+    """The ``case_key`` a file predict wrote records; None where it records none (another program's
+    file, one written before the eighty-third session) or is not a NIfTI."""
+    try:
+        recorded = nib.load(str(path)).header["aux_file"].item()
+    except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):
+        return None
+    return recorded if recorded.startswith(_MADE_BY) else None
+
+
+def written_before(label_map: Path, probabilities: Path | None, key: bytes) -> bool:
+    """Whether this case's outputs are there as an earlier run of predict wrote them, made as ``key``
+    (``case_key``) says: what ``--continue`` passes over. A file without the key (written before the
+    eighty-third session), with another, or changed since predict wrote it, is predicted again."""
     outputs = [label_map] + ([probabilities] if probabilities is not None else [])
-    for path in outputs:
-        try:
-            descrip = nib.load(str(path)).header["descrip"].item()
-        except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # gone, or no NIfTI
-            return False
-        if not descrip.endswith(b" " + made_by) or written_by_predict(path) is not None:
-            return False
-    return True
+    return all(made_by(path) == key and written_by_predict(path) is None for path in outputs)
 
 
 def written_by_predict(path: str | Path) -> str | None:
@@ -315,8 +326,7 @@ def written_by_predict(path: str | Path) -> str | None:
             return None
         if not descrip.startswith(PREDICTION_DESCRIP + b" "):
             return "not written by predict"
-        digest = descrip[len(PREDICTION_DESCRIP) + 1:].split(b" ")[0]  # before the key of what made it
-        if digest != _PROBABILITIES and label_map_digest(np.asanyarray(image.dataobj)) != digest:
+        if label_map_digest(np.asanyarray(image.dataobj)) != descrip[len(PREDICTION_DESCRIP) + 1:]:
             return "changed since predict wrote it"
         return None
     except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError):  # no NIfTI: not ours either
@@ -377,14 +387,15 @@ def probabilities_path(label_path: str | Path) -> Path:
     return label_path.with_name(f"{stem}_probs.nii.gz")
 
 
-def remove_earlier_prediction(label_map: str | Path) -> str:
+def remove_earlier_prediction(label_map: str | Path, probabilities: str | Path | None = None) -> str:
     """For a case this run could not segment: delete the label map and probabilities that an earlier
     run of predict wrote at its outputs, as its success would have replaced them. A rerun with another
     model left the first model's map of the failed case among the new ones, taken for this run's by
     whatever read the folder next (eighty-third session's review). A file predict did not write, or
-    changed since, stays. Returns what the case's error line adds ("" where nothing was there)."""
+    changed since, stays. ``probabilities``: theirs, where not beside the label map (``predict_file``).
+    Returns what the case's error line adds ("" where nothing was there)."""
     removed = []
-    for path in (Path(label_map), probabilities_path(label_map)):
+    for path in (Path(label_map), Path(probabilities or probabilities_path(label_map))):
         if path.is_file() and written_by_predict(path) is None:
             path.unlink(missing_ok=True)
             removed.append(path.name)

@@ -884,6 +884,12 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     nib.save(nib.Nifti1Image(values, broken.affine), tmp_path / "nan.nii.gz")
     with pytest.raises(DataError, match=r"nan.nii.gz: 1 non-finite voxel\(s\) \(1 NaN, 0 Inf\)"):
         predict_file(model, tmp_path / "nan.nii.gz", tmp_path / "y.nii.gz")
+    # One case given alone: an earlier run's map and probabilities there go as well (eighty-third session).
+    predict_file(model, image, tmp_path / "earlier.nii.gz", probabilities_output=tmp_path / "earlier_p.nii.gz")
+    with pytest.raises(DataError, match=r"non-finite .*\(an earlier run's earlier.nii.gz and earlier_p.nii.gz removed"):
+        predict_file(model, tmp_path / "nan.nii.gz", tmp_path / "earlier.nii.gz",
+                     probabilities_output=tmp_path / "earlier_p.nii.gz")
+    assert not (tmp_path / "earlier.nii.gz").exists() and not (tmp_path / "earlier_p.nii.gz").exists()
     # All NaN: the foreground crop (voxels above 0) leaves nothing, which once gave a background map.
     nib.save(nib.Nifti1Image(np.full_like(values, np.nan), broken.affine), tmp_path / "all_nan.nii.gz")
     with pytest.raises(DataError, match="all_nan.nii.gz: .* non-finite voxel"):
@@ -1177,17 +1183,25 @@ def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch
 
 def test_continue_passes_over_the_cases_this_model_wrote_with_these_options(scans, tmp_path):
     """A run stopped by a time limit started again from the first case, and outputs recorded nothing
-    of the model that made them (eighty-third session's review). Each header now records the models'
-    and options' key; --continue passes over a case only where its files hold this run's key and are
-    as predict left them."""
+    of the model that made them (eighty-third session's review). Each header now records a key of the
+    models, options and the case's input files; --continue passes over a case only where its files
+    hold this run's key and are as predict left them."""
+    import os
+
+    from accelerated_seg.inference_files import PREDICTION_DESCRIP
+
     model, other = export(tmp_path / "model"), export(tmp_path / "other", seed=1)
-    out, said = tmp_path / "pred", []
-    written = predict_cases(model, [scans / "imagesTr"], out, probabilities=True)
+    folder, out, said = tmp_path / "scans", tmp_path / "pred", []
+    shutil.copytree(scans / "imagesTr", folder)
+    written = predict_cases(model, [folder], out, probabilities=True)
     stamps = {path: path.stat().st_mtime_ns for path in out.iterdir()}
+    # The description is as an earlier version writes it, which would otherwise refuse the file as changed.
+    assert len(nib.load(written[0]).header["descrip"].item()) == len(PREDICTION_DESCRIP) + 17
+    assert nib.load(probabilities_path(written[0])).header["descrip"].item() == PREDICTION_DESCRIP
 
     def rerun(model_dir, **options):
         said.clear()
-        predict_cases(model_dir, [scans / "imagesTr"], out, probabilities=True, progress=said.append,
+        predict_cases(model_dir, [folder], out, probabilities=True, progress=said.append,
                       continue_prediction=True, **options)
         return [line.split("] ")[1].split(":")[0] for line in said if line.startswith("[")]
 
@@ -1195,7 +1209,9 @@ def test_continue_passes_over_the_cases_this_model_wrote_with_these_options(scan
     assert {path: path.stat().st_mtime_ns for path in out.iterdir()} == stamps  # nothing rewritten
     written[1].unlink()  # the case a time limit stopped in
     probabilities_path(written[2]).unlink()  # its label map written, its probabilities not yet
-    assert rerun(model) == ["case_001", "case_002"]
+    scan = folder / "case_003.nii.gz"  # converted again since
+    os.utime(scan, ns=(scan.stat().st_atime_ns, scan.stat().st_mtime_ns + 10**9))
+    assert rerun(model) == ["case_001", "case_002", "case_003"]
     assert rerun(model, tta="all") == [f"case_{i:03d}" for i in range(6)]  # another option: all again
     assert rerun(model) == [f"case_{i:03d}" for i in range(6)]  # those were tta's: all again
     assert rerun(other) == [f"case_{i:03d}" for i in range(6)]  # another model's weights
@@ -1209,10 +1225,14 @@ def test_an_interrupted_predict_says_how_to_go_on(scans, tmp_path, monkeypatch, 
         raise KeyboardInterrupt
 
     monkeypatch.setattr(inference_module, "predict_cases", interrupted)
-    assert main(["predict", "--model", str(export(tmp_path / "model")), str(scans / "imagesTr"),
-                 "--output", str(tmp_path / "pred")]) == 130
-    assert "predict interrupted: every file it wrote is whole; the same command with --continue" \
+    monkeypatch.setattr(inference_module, "predict_file", interrupted)
+    model, scan = str(export(tmp_path / "model")), str(scans / "imagesTr" / "case_000.nii.gz")
+    assert main(["predict", "--model", model, str(scans / "imagesTr"), "--output", str(tmp_path / "pred")]) == 130
+    assert "predict interrupted: every file it wrote is whole; the same command with --continue predicts the cases " \
+        "not yet written" in capsys.readouterr().err
+    assert main(["predict", "--model", model, "--input", scan, "--output", str(tmp_path / "one.nii.gz")]) == 130
+    assert "predict interrupted: no file is half-written; the same command predicts the case" \
         in capsys.readouterr().err
-    assert main(["predict", "--model", str(tmp_path / "model"), "--input", str(scans / "imagesTr" / "case_000.nii.gz"),
-                 "--output", str(tmp_path / "one.nii.gz"), "--continue"]) == 2
+    assert main(["predict", "--model", model, "--input", scan, "--output", str(tmp_path / "one.nii.gz"),
+                 "--continue"]) == 2
     assert "--input FILE... is one case" in capsys.readouterr().err

@@ -230,7 +230,7 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
                                        "--output", str(tmp_path / "out"), "--split", "cases", "--continue"],
                       module=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "continuing: 1 of 2 case(s) written before by this model with these options" in proc.stdout
+    assert "continuing: 1 of 2 case(s) written before from these scans by this model" in proc.stdout
     assert "split: 1 case(s) over 2 processes" in proc.stdout and "wrote" in proc.stdout
     assert_same_prediction(tmp_path / "out" / "small_1.nii.gz", tmp_path / "reference" / "small_1.nii.gz",
                            probabilities=False)
