@@ -273,28 +273,33 @@ def label_map_descrip(labels: np.ndarray) -> bytes:
 
 
 def prediction_key(model_dirs: Sequence[str | Path], settings: str) -> bytes:
-    """A digest of what makes a run's predictions: each model's ``config.json`` and weights, and
-    ``settings``, the options that change a voxel. Both files are read whole, about a second per GB."""
+    """A digest of what makes a run's predictions: each model's ``config.json`` and weights file as they
+    stand, and ``settings``, the options that change a voxel. The weights by ``_as_it_stands``: reading
+    an ensemble's gigabytes again on every run, to hash them, cost seconds."""
     digest = hashlib.blake2b(digest_size=8)
     for folder in model_dirs:
-        for name in ("config.json", "model.safetensors"):
-            with open(Path(folder) / name, "rb") as stream:
-                for block in iter(lambda: stream.read(1 << 24), b""):
-                    digest.update(block)
+        digest.update((Path(folder) / "config.json").read_bytes())
+        digest.update(_as_it_stands(Path(folder) / "model.safetensors"))
     digest.update(settings.encode())
     return digest.digest()
 
 
 def case_key(run_key: bytes, case: InputCase) -> bytes:
     """What the header of a case's outputs records as having made them (``made_by``): the run's
-    ``prediction_key`` and the case's input files as they stand (name, size, modification time; not
-    their bytes, which a folder of thousands of scans would take minutes to read), so that a scan
+    ``prediction_key`` and the case's input files as they stand (``_as_it_stands``), so that a scan
     converted again, or another folder's case of the same name, is predicted again."""
     digest = hashlib.blake2b(run_key, digest_size=4)
     for path in case.channels:
-        stat = Path(path).stat()
-        digest.update(f"{Path(path).name} {stat.st_size} {stat.st_mtime_ns}".encode())
+        digest.update(_as_it_stands(Path(path)))
     return _MADE_BY + digest.hexdigest().encode()
+
+
+def _as_it_stands(path: Path) -> bytes:
+    """A file's name, size and modification time: a file written again differs, and none is read,
+    which for a folder of thousands of scans would take minutes. A copy that keeps the time (``cp -p``,
+    ``rsync -a``) of the same bytes counts as the same file."""
+    stat = path.stat()
+    return f"{path.name} {stat.st_size} {stat.st_mtime_ns}\n".encode()
 
 
 def made_by(path: str | Path) -> bytes | None:
