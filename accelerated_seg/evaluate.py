@@ -275,7 +275,7 @@ def summarise(rows: Sequence[dict], class_names: Mapping[int, str]) -> dict:
     per_class = {}
     for c, name in class_names.items():
         mine = [r for r in rows if r["class"] == c]
-        present = [r["dice"] for r in mine if not _both_empty(r)]
+        present = [r["dice"] for r in mine if not both_empty(r)]
         per_class[str(c)] = {"name": name, **{m: statistics([r[m] for r in mine]) for m in METRICS},
                              "n_both_empty": len(mine) - len(present),
                              "dice_mean_without_both_empty": statistics(present)["mean"]}
@@ -287,8 +287,9 @@ def summarise(rows: Sequence[dict], class_names: Mapping[int, str]) -> dict:
     return {"per_class": per_class, "overall": overall}
 
 
-def _both_empty(row: dict) -> bool:
-    """The class is in neither file: Dice 1 here, NaN (left out of the mean) in nnU-Net v2."""
+def both_empty(row: dict) -> bool:
+    """The class is in neither file (a ``case_metrics`` row): Dice 1 here, NaN (left out of the mean)
+    in nnU-Net v2."""
     return row["label_voxels"] == 0 and row["pred_voxels"] == 0
 
 

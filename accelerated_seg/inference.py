@@ -54,12 +54,12 @@ from .host_cpu import emulated_bf16_warning
 from .inference_files import (
     PREDICTION_DESCRIP,
     InputCase,
+    case_key,
     check_outputs,
     collect_cases,
     holding_output_folder,
     label_map_descrip,
     output_paths,
-    case_key,
     prediction_key,
     probabilities_path,
     remove_earlier_prediction,

@@ -15,7 +15,7 @@ from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object
 
 from .data.loader import VolumeDataset
-from .evaluate import case_metrics, region_metrics
+from .evaluate import both_empty, case_metrics, region_metrics
 from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .preparation import model_input_dtype
@@ -68,8 +68,8 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
         else:  # a logit above 0 is a probability above regions.THRESHOLD
             scores = region_metrics(regions.paint(logits[0], threshold=0.0), case["label"][0], regions,
                                     case["spacing"], tolerance_mm, distances=distances, ignore=ignore_index)
-        both_empty = [float(scores[c]["label_voxels"] == scores[c]["pred_voxels"] == 0) for c in sorted(scores)]
-        mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics] + [both_empty]))
+        mine.append((i, [[scores[c][m] for c in sorted(scores)] for m in metrics]
+                     + [[float(both_empty(scores[c])) for c in sorted(scores)]]))
     if sharded:  # every rank must call forward as often as the busiest one, or the shard gathers hang
         calls = [sum(window_batches(shapes[i], roi_size, sw_batch_size, overlap) for i in share) for share in shares]
         idle = torch.zeros(1, val_set.num_channels, *roi_size, device=accelerator.device)
