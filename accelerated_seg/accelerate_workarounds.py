@@ -229,17 +229,33 @@ def load_state_also_of_wrapped_aliases(accelerator, model, checkpoint: str | Pat
     tensor by tensor against the file: every saved tensor in place, every tensor of the model saved
     under one of its names. Models without the wrapper, and DeepSpeed's and FSDP's own formats, load
     as accelerate loads them.
+
+    A shared BatchNorm (or an InstanceNorm that tracks running statistics) failed the same way without
+    the wrapper (eighty-fourth session's probe: DynUNet or the MLPerf U-Net with ``norm_name: batch``):
+    torch's norm layer fills in a ``num_batches_tracked`` missing from the state dict itself, so the
+    second name is never "missing", and safetensors then calls it "unexpected". Those load the same way.
     """
     from accelerate.utils import DistributedType
 
     weights = Path(checkpoint) / "model.safetensors"
     wrapped = any(type(module).__name__ == "CheckpointWrapper" for module in model.modules())
-    if not wrapped or not weights.is_file() or accelerator.distributed_type in (DistributedType.DEEPSPEED,
-                                                                                  DistributedType.FSDP):
+    if not (wrapped or _shares_tracked_batch_counts(accelerator.unwrap_model(model))) or not weights.is_file() \
+            or accelerator.distributed_type in (DistributedType.DEEPSPEED, DistributedType.FSDP):
         accelerator.load_state(str(checkpoint))
         return
     accelerator.load_state(str(checkpoint), strict=False)
     _check_every_tensor_loaded(accelerator.unwrap_model(model), weights)  # saved without DDP's "module."
+
+
+def _shares_tracked_batch_counts(model) -> bool:
+    """Whether ``model`` registers a norm layer's ``num_batches_tracked`` under two names."""
+    seen: set[int] = set()
+    for name, value in model.state_dict(keep_vars=True).items():
+        if name.endswith("num_batches_tracked"):
+            if id(value) in seen:
+                return True
+            seen.add(id(value))
+    return False
 
 
 def _check_every_tensor_loaded(model, weights: Path) -> None:

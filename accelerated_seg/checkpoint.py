@@ -232,6 +232,15 @@ def set_aside_later_course(resume_from: Path, out: Path) -> Path | None:
     return aside
 
 
+def exported_step(folder: Path) -> int | None:
+    """The step whose weights the export ``folder`` (``best_model/``, ``model/``) holds: None where
+    there is no whole export, -1 where it records no step (written before the thirty-first session)
+    or its config.json cannot be read."""
+    if not (folder / "config.json").is_file() or not (folder / "model.safetensors").is_file():
+        return None
+    return _export_step(folder)
+
+
 def _export_step(folder: Path) -> int:
     """The step an export's config.json records; -1 where it records none or cannot be read."""
     try:

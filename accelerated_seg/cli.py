@@ -73,9 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("train", help="train as configured (this process; accelerate launch -m accelerated_seg "
                                           "train for more)")
-    p.add_argument("--config", type=path_argument,
+    p.add_argument("--config", type=path_argument, action=GivenOnce,
                    help="experiment YAML; further --section.key=value arguments override it")
-    p.add_argument("--resume", type=path_argument, help="'latest' or a checkpoint folder (same as --train.resume=...)")
+    p.add_argument("--resume", type=path_argument, action=GivenOnce,
+                   help="'latest' or a checkpoint folder (same as --train.resume=...)")
 
     p = commands.add_parser("synth", help="write the procedural phantom dataset (NIfTI + dataset.json)")
     p.add_argument("out_dir", type=path_argument,
@@ -88,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("check", help="pre-flight checks of a dataset and every file it lists")
     _dataset_argument(p)
-    p.add_argument("--config", type=path_argument,
+    p.add_argument("--config", type=path_argument, action=GivenOnce,
                    help="check as this experiment's training reads the data: its data.dataset (unless DATASET is "
                         "given), data.labels (a CSV's classes), data.binarize and data.max_voxels")
     p.add_argument("--max-voxels", type=int, default=None,
@@ -104,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dataset", type=path_argument, nargs="?",
                    help="MSD dataset.json, nnU-Net raw dataset folder, or CSV (default: --config's data.dataset), "
                         "or a dataset's folder in the cache, as the listing of every dataset names it")
-    p.add_argument("--config", type=path_argument,
+    p.add_argument("--config", type=path_argument, action=GivenOnce,
                    help="the experiment whose data settings name the version it trains from (and its "
                         "data.cache_dir)")
     p.add_argument("--cache-dir", type=path_argument,
@@ -270,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "beside an earlier run's)")
 
     p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)")
-    p.add_argument("--config", type=path_argument, metavar="YAML",
+    p.add_argument("--config", type=path_argument, action=GivenOnce, metavar="YAML",
                    help="an experiment config (configs/*.yaml): its model, patch, batch and global batch, and its "
                         "dataset's image channels and classes; an option given here wins over it")
     p.add_argument("--model", help="registry name (model.name), e.g. unet3d_mlperf; required without --config")
@@ -315,6 +316,19 @@ def path_argument(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"an empty path {text!r}; give a file or folder")
     return os.path.expanduser(text)
+
+
+class GivenOnce(argparse.Action):
+    """An option that may be given once: argparse keeps the last of ``--config a.yaml --config
+    b.yaml``, so a run trained on b's settings alone (the demo data, had b no data section) without
+    a word about a."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest) is not None:
+            parser.error(f"{option_string} given twice ({getattr(namespace, self.dest)}, {values}): give one "
+                         + ("experiment file, and change its settings with --section.key=value after it"
+                            if self.dest == "config" else "value"))
+        setattr(namespace, self.dest, values)
 
 
 class _PrintVersions(argparse.Action):
@@ -436,6 +450,10 @@ def _check(args, _) -> int:
         # --labels goes through the override that training reads (--data.labels=...): one parser, one check
         overrides = [f"--data.labels={args.labels}"] if args.labels is not None else []
         cfg = load_config(args.config, overrides) if args.config is not None or overrides else Config()
+        if args.config is not None:  # the experiment's network and patch, which training refuses before the data
+            from .models import check_model_settings
+
+            check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)
     except (ConfigError, DataError) as error:  # DataError: a split setting the split rules refuse (data.fold 7 of 5)
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -260,12 +260,17 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             value, f"override {item!r}: the value is not valid YAML")
         _set_dotted(raw, key, parsed)
         overridden.add(key)
-    args_given = any(key == "model.args" or key.startswith("model.args.") for key in overridden)
-    if "model.name" in overridden and not args_given and _network_of(raw) != file_network:
+    if "model.name" in overridden and "model.args" not in overridden and _network_of(raw) != file_network:
         # The file's model.args are its network's constructor arguments (a U-Net's channels and strides):
-        # another network given on the command line starts from its own defaults, as `plan --model` does.
-        # They were kept, and the README's `--model.name=segresnet` over demo.yaml failed on them.
+        # another network given on the command line starts from its own defaults, as `plan --model` does,
+        # and takes only the arguments given for it there (`--model.args.init_filters=8`). They were kept,
+        # and the README's `--model.name=segresnet` over demo.yaml failed on them; with an argument given
+        # by its dotted name too, until the eighty-fourth session.
+        given = {key.split(".")[2] for key in overridden if key.startswith("model.args.")}
+        kept = {name: value for name, value in (raw["model"].get("args") or {}).items() if name in given}
         raw["model"].pop("args", None)
+        if kept:
+            raw["model"]["args"] = kept
     try:
         return check_values(_build(Config, raw, prefix=""))
     except ConfigError as error:  # a value out of range: the file's is named with it, as a wrong type is
@@ -590,9 +595,23 @@ def _every_setting(cls=None, prefix: str = "") -> list[str]:
     return keys
 
 
+_STEPS = "it is train.max_steps here: training is counted in optimizer steps"
+_LAUNCH = ("precision is the launch's, not the experiment's: accelerate launch --mixed_precision bf16, "
+           "or mixed_precision in the accelerate config file")
+#: Names other tools give these settings (accelerate, PyTorch Lightning, nnU-Net), and where each is
+#: here: a probe's ``--train.epochs 1`` or ``--train.mixed_precision=bf16`` got the list of thirty-three
+#: valid keys alone, none of them close in spelling.
+NAMED_ELSEWHERE = {"epochs": _STEPS, "num_epochs": _STEPS, "max_epochs": _STEPS,
+                   "mixed_precision": _LAUNCH, "precision": _LAUNCH,
+                   "gradient_accumulation_steps": "it is train.grad_accum_steps here",
+                   "learning_rate": "it is optim.lr here",
+                   "config": "the experiment file is given as --config FILE"}
+
+
 def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool) -> str:
     """For an unknown key: a close spelling in its section, else the sections that have it
-    (``train.lr`` is ``optim.lr``). A list of thirty valid keys alone left the user to find it.
+    (``train.lr`` is ``optim.lr``), else where another tool's name for it is here (NAMED_ELSEWHERE).
+    A list of thirty valid keys alone left the user to find it.
     A mapping (``section``) is first read as a misspelled section, then as a setting whose value is one."""
     sections = [key for key in names if key in _SECTIONS.get(prefix, ())]
     if section and (hint := did_you_mean(name, sections, cutoff=0.6)):
@@ -601,16 +620,21 @@ def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool) -> 
     if hint := did_you_mean(name, names):
         return hint.replace(" (did you mean '", f" (did you mean '{prefix}", 1)
     elsewhere = [key for key in _every_setting() if key.rsplit(".", 1)[-1] == name]
-    return f" (it is {' or '.join(elsewhere)})" if elsewhere else ""
+    if elsewhere:
+        return f" (it is {' or '.join(elsewhere)})"
+    alias = difflib.get_close_matches(str(name), NAMED_ELSEWHERE, n=1, cutoff=0.8)
+    return f" ({NAMED_ELSEWHERE[alias[0]]})" if alias else ""
 
 
 def _build(cls, raw: Any, prefix: str):
     if raw is None:
         raw = {}
-    if not isinstance(raw, dict):
-        raise ConfigError(f"setting {prefix.rstrip('.') or '<root>'} must be a mapping, got {raw!r}")
-    hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
+    if not isinstance(raw, dict):
+        switch = f" (to switch it on or off: {prefix}enabled={str(raw).lower()})" if (
+            isinstance(raw, bool) and "enabled" in names) else ""  # the README's "train.compile" read as a switch
+        raise ConfigError(f"setting {prefix.rstrip('.') or '<root>'} must be a mapping, got {raw!r}{switch}")
+    hints = typing.get_type_hints(cls)
     unknown = sorted(set(raw) - names)
     if unknown:
         raise ConfigError(

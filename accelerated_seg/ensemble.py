@@ -30,8 +30,10 @@ from .exported_model import load_exported
 
 # What may differ between members' config.json: the network and what describes its weights alone.
 # the preprocessing code's version too: predict prepares every member's volumes with this code alike
+# MONAI's version and the output activation came with the eighty-fourth session's exports (the
+# activation follows from "regions", which is compared): an earlier member lacks them.
 MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "accelerated_seg_commit",
-               "format_version", "preprocessing_code_version")
+               "format_version", "preprocessing_code_version", "monai_version", "output_activation")
 
 
 class ModelEnsemble(torch.nn.Module):

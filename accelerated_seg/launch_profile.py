@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from .config import Config, ConfigError
-from .strategy import PRECISION_OF_MIXED
+from .strategy import PRECISION_OF_MIXED, read_deepspeed_json
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -68,21 +68,45 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
                 if sections else "it has no distributed_type, which every accelerate config file has")
         raise ConfigError(f"--accelerate-config {where} is not an accelerate config ({what}; accelerate's own are "
                           f"in configs/accelerate/)")
-    precision = PRECISION_OF_MIXED.get(str(profile.get("mixed_precision", "no")))
+    deepspeed_json = _deepspeed_json(profile)
+    mixed = profile.get("mixed_precision", "no")
+    if mixed is False:  # YAML 1.1 reads an unquoted `no` as false; accelerate's launcher then fails on it
+        raise ConfigError(f"{where}: mixed_precision: no is read by YAML as false, which accelerate launch cannot "
+                          f"take: write it quoted, mixed_precision: 'no'")
+    precision = PRECISION_OF_MIXED.get(str(_json_precision(deepspeed_json) or mixed))
     if precision is None:
         raise ConfigError(f"{where}: mixed_precision {profile.get('mixed_precision')!r} is not one this package "
                           f"trains with; use no, bf16 or fp16")
     processes = profile.get("num_processes", 1)
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise ConfigError(f"{where}: num_processes must be a whole number >= 1, got {processes!r}")
-    strategy, not_modelled = _row(profile, where)
+    strategy, not_modelled = _row(profile, where, deepspeed_json)
     on_cpu = bool(profile.get("use_cpu")) or str(profile.get("distributed_type")) == "MULTI_CPU"
     fsdp1 = str(profile.get("distributed_type")) == "FSDP" and int((profile.get("fsdp_config") or {}).get(
         "fsdp_version", 1)) == 1
     return LaunchProfile(where, strategy, precision, processes, not_modelled, on_cpu, fsdp1)
 
 
-def _row(profile: dict, where: str) -> tuple[str | None, str | None]:
+def _deepspeed_json(profile: dict) -> dict | None:
+    """The DeepSpeed json a DeepSpeed profile names (``deepspeed_config_file``), else None. Its ZeRO stage,
+    offloading and precision are the launch's: plan read such a profile as "ZeRO stage None", fp32,
+    where training ran bf16 ZeRO-2 (eighty-fourth session's probe)."""
+    if str(profile.get("distributed_type")) != "DEEPSPEED":
+        return None
+    file = (profile.get("deepspeed_config") or {}).get("deepspeed_config_file")
+    return read_deepspeed_json(file) if file not in (None, "none") else None
+
+
+def _json_precision(config: dict | None) -> str | None:
+    """The mixed precision a DeepSpeed json's bf16/fp16 block switches on (accelerate takes it from
+    there), else None (the profile's own, "no" by default)."""
+    for name in ("bf16", "fp16"):
+        if ((config or {}).get(name) or {}).get("enabled") is True:
+            return name
+    return None
+
+
+def _row(profile: dict, where: str, deepspeed_json: dict | None = None) -> tuple[str | None, str | None]:
     """plan's row for the profile's strategy, or (None, why not)."""
     kind = str(profile.get("distributed_type", "NO"))
     if kind == "MULTI_CPU" and profile.get("num_processes", 1) != 1 \
@@ -108,6 +132,11 @@ def _row(profile: dict, where: str) -> tuple[str | None, str | None]:
         deepspeed = profile.get("deepspeed_config") or {}
         stage = deepspeed.get("zero_stage")
         offloads = {str(deepspeed.get(key, "none")) for key in ("offload_optimizer_device", "offload_param_device")}
+        if deepspeed_json is not None:  # the json decides these; accelerate refuses them beside it
+            zero = deepspeed_json.get("zero_optimization") or {}
+            stage = zero.get("stage", 0)
+            offloads = {str((zero.get(f"offload_{what}") or {}).get("device", "none"))
+                        for what in ("optimizer", "param")}
         if stage == 3 and offloads == {"cpu"}:
             return "zero3_offload", None
         if offloads - {"none"}:

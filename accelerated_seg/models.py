@@ -85,6 +85,8 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
                           f"from the patch, halve an axis only while it has 8 voxels or more (leaving 4), and "
                           f"DynUNet needs at least two halvings; use a patch of 16 voxels or more along some axis, "
                           f"e.g. (16, 16, 16)")
+    if name == "dynunet":
+        _check_dynunet_levels(merged, set(args or {}), tuple(patch_size))
     divisors = divisor(merged)
     divisors = (divisors,) * 3 if isinstance(divisors, int) else tuple(divisors)
     if any(p % d for p, d in zip(patch_size, divisors)):
@@ -103,6 +105,41 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
                           f"is 1/{stage} of the patch along each axis, {deepest} voxel(s) here, and instance norm "
                           f"needs more than one voxel there; use e.g. {larger}")
     return ModelSpec(name=name, monai_class=monai_class, args=plain_data(merged))
+
+
+def _check_dynunet_levels(merged: dict, given: set[str], patch_size: tuple) -> None:
+    """Refuse DynUNet arguments of different depths where some were derived from the patch: MONAI's
+    "length of kernel_size and strides should be the same" did not say that the others came from
+    data.patch_size, so a user who gave only ``strides`` was left to guess (eighty-fourth session).
+    MONAI takes more filters than levels (the first ones), not fewer."""
+    levels = {"strides": len(merged["strides"]), "kernel_size": len(merged["kernel_size"]),
+              "upsample_kernel_size": len(merged["upsample_kernel_size"]) + 1}
+    depth = max(levels[key] for key in given & set(levels)) if given & set(levels) else levels["strides"]
+    derived = sorted(key for key in set(levels) - given if levels[key] != depth)
+    if "filters" not in given and len(merged["filters"]) < depth:
+        derived.append("filters")
+    if not derived:
+        return  # what the user gave alone disagrees: MONAI's own message names it
+    patch_depth = len(_dynunet(patch_size)[1]["strides"])
+    raise ConfigError(
+        f"model.args {sorted(given & set(levels))} make a DynUNet of {depth} levels, and {derived} were derived "
+        f"from data.patch_size {patch_size} for {patch_depth}: give them too (kernel_size, strides and "
+        f"filters one entry per level, upsample_kernel_size one fewer, e.g. strides[1:]), or leave them all "
+        f"to the patch")
+
+
+def check_model_settings(name: str, patch_size: Sequence[int], args: dict | None = None) -> None:
+    """Refuse what ``model_spec`` refuses of ``model.name``, ``model.args`` and ``data.patch_size`` alone,
+    before the data decides the channels and classes (taken from ``args`` where given, else 1 and 2):
+    a patch the network cannot take, an unknown argument. Training checked them only once every case
+    was read (the demo's phantoms written first), and ``check --config`` passed a SwinUNETR patch of 18
+    that training then refused (eighty-fourth session's probe).
+
+    Raises:
+        ConfigError: naming the setting, as ``model_spec`` does.
+    """
+    given = args or {}
+    model_spec(name, given.get("in_channels", 1), given.get("out_channels", 2), patch_size, given)
 
 
 def spec_differences(saved: ModelSpec, built: ModelSpec, names: dict[str, str] | None = None,
@@ -227,7 +264,12 @@ def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> 
 
     try:
         network = meta_network(spec).train()
-        network(torch.empty(batch, spec.args["in_channels"], *patch_size, device="meta"))
+    # The constructor's refusal of the arguments: MONAI raises NotImplementedError for an even kernel
+    # ("Same padding not available"), which passed as the meta device's and failed later, a traceback
+    except (NotImplementedError, ValueError, TypeError, AssertionError, RuntimeError, IndexError) as error:
+        return error
+    try:
+        output = network(torch.empty(batch, spec.args["in_channels"], *patch_size, device="meta"))
     except NotImplementedError:  # an operation the meta device lacks: nothing known against the network
         return None
     # IndexError: MONAI's DynUNet indexes its filters by depth, and a depth below 3 (strides derived
@@ -236,7 +278,22 @@ def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> 
         if isinstance(error, RuntimeError) and "meta" in str(error).lower():
             return None  # a value the meta device does not hold (.item(), a tensor's truth): the same
         return error
-    return None
+    return _wrong_output(output, spec.args["out_channels"], len(patch_size))
+
+
+def _wrong_output(output, out_channels: int, spatial_dims: int) -> Exception | None:
+    """An error where the network's output does not have one channel per output (class or region):
+    SegResNet with ``use_conv_final: false`` gives its ``init_filters`` channels, and the loss then
+    one-hot encoded 16 "classes", predict painted label values the data has none of, and config.json
+    said 3 (eighty-fourth session's probe). Deep supervision's stacked heads have the channels at 2."""
+    main = output[0] if isinstance(output, (list, tuple)) else output
+    if not hasattr(main, "shape") or main.dim() < spatial_dims + 2:
+        return None
+    channels = main.shape[1] if main.dim() == spatial_dims + 2 else main.shape[2]
+    if channels == out_channels:
+        return None
+    return ValueError(f"its output has {channels} channels, and the run needs one per class (or region), "
+                      f"{out_channels}")
 
 
 def convolutions_over_two_voxels(spec: ModelSpec, patch_size: Sequence[int]) -> list[str]:
@@ -372,8 +429,8 @@ def _unet3d_mlperf(patch):
     - Leaky ReLU runs in place (MONAI's default); the values are identical.
 
     Deep supervision is off and there is no dropout, as in the reference. The patch must be a
-    multiple of 32 on every axis (five stride-2 stages), and at least 64 so that the deepest
-    stage has more than one voxel for instance norm.
+    multiple of 32 on every axis (five stride-2 stages), and 64 along one axis at least, so that
+    the deepest stage has more than one voxel for instance norm (64x32x32 trains).
     """
     depth = 6  # input block + 5 down-sampling stages
     defaults = dict(spatial_dims=3, kernel_size=[3] * depth, strides=[1] + [2] * (depth - 1),

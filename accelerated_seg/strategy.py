@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 
 from accelerate.utils import DistributedType, patch_environment
 
@@ -138,6 +139,8 @@ def construction_error() -> str | None:
     on) makes accelerate's FSDP plugin look up the current GPU in its constructor; without one it
     raises a bare RuntimeError, before any fallback could be reported. Every FSDP1 profile in
     configs/accelerate/ sets it, because on GPUs it lets rank 0's weights reach the others.
+
+    A DeepSpeed launch accelerate or DeepSpeed would refuse with a traceback: ``deepspeed_launch_error``.
     """
     import torch
     from accelerate.utils import parse_flag_from_env
@@ -146,6 +149,8 @@ def construction_error() -> str | None:
         return ("the launch asks for mixed_precision fp8, which accelerated_seg does not train with: accelerate's fp8 "
                 "converts linear layers (Transformer Engine, MS-AMP, torchao), and these networks are mostly 3D "
                 "convolutions. Choose bf16 (or fp16) in the accelerate config or with --mixed_precision.")
+    if requested_strategy() == "DeepSpeed":
+        return deepspeed_launch_error()
     if requested_strategy() != "FSDP" or torch.cuda.is_available() or os.environ.get("FSDP_VERSION", "1") != "1":
         return None
     asked = [f"fsdp_{name.lower()}: true" for name in ("SYNC_MODULE_STATES", "CPU_RAM_EFFICIENT_LOADING")
@@ -156,6 +161,74 @@ def construction_error() -> str | None:
             f"on a GPU, and no GPU is visible. On a machine without GPUs use configs/accelerate/cpu.yaml, or "
             f"ddp.yaml with ACCELERATE_USE_CPU=true; an FSDP2 profile (fsdp.yaml) launched with --num_processes 1 "
             f"falls back to one process where train.allow_strategy_fallback allows it.")
+
+
+#: The accelerate-profile fields that accelerate refuses beside a DeepSpeed json (its
+#: DeepSpeedPlugin._deepspeed_config_checks), as ACCELERATE_CONFIG_DS_FIELDS names them.
+_JSON_DECIDES = ("gradient_accumulation_steps", "gradient_clipping", "zero_stage", "offload_optimizer_device",
+                 "offload_param_device", "offload_param_nvme_path", "offload_optimizer_nvme_path",
+                 "zero3_save_16bit_model", "mixed_precision")
+
+
+def deepspeed_launch_error() -> str | None:
+    """A message when accelerate cannot set up the DeepSpeed launch it was given, else None.
+
+    Each of these stopped the run in accelerate or DeepSpeed with a traceback (a probe of the
+    eighty-fourth session): a ``deepspeed_config_file`` missing or not JSON, a ZeRO stage that does
+    not exist (``zero_stage: 4`` was printed as "ZeRO-4" and refused by DeepSpeed's pydantic model at
+    ``prepare``, after the whole data work), and profile fields beside a json that accelerate ignores
+    and therefore refuses.
+    """
+    file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
+    if file == "none":
+        stage = os.environ.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", "2")
+        return None if stage in ("0", "1", "2", "3") else (
+            f"the accelerate config asks for DeepSpeed zero_stage {stage}, and ZeRO has stages 0 to 3 "
+            f"(3 shards parameters too, 2 gradients and optimizer state): set deepspeed_config.zero_stage")
+    try:
+        config = read_deepspeed_json(file)
+    except ConfigError as error:
+        return str(error)
+    clash = [field for field in os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",") if field in _JSON_DECIDES]
+    if clash:
+        return (f"the accelerate config names a DeepSpeed json ({file}) and also sets {', '.join(clash)} beside it, "
+                f"which accelerate refuses: the json decides those (zero_optimization, bf16/fp16 blocks). Remove "
+                f"them from the accelerate config (a json's 'auto' entries take the experiment's values)")
+    zero = config.get("zero_optimization")
+    if not isinstance(zero, dict):  # accelerate's "Please specify the ZeRO optimization config" ValueError
+        return (f"the DeepSpeed json {file} has no zero_optimization block, which accelerate needs: add "
+                f'"zero_optimization": {{"stage": 2}} (or the stage you want, 0 to 3)')
+    if zero.get("stage", 0) not in (0, 1, 2, 3, "auto"):
+        return (f"the DeepSpeed json {file} asks for zero_optimization.stage {zero.get('stage')!r}, and ZeRO has "
+                f"stages 0 to 3 (3 shards parameters too, 2 gradients and optimizer state)")
+    return None
+
+
+def read_deepspeed_json(file: str | os.PathLike) -> dict:
+    """The DeepSpeed config an accelerate profile's ``deepspeed_config_file`` names, read as accelerate
+    reads it: a path as given, so a relative one from the folder the launch runs in.
+
+    Raises:
+        ConfigError: naming the file, and where a json is broken, the line and column.
+    """
+    import json
+
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        where = f" (relative to {os.getcwd()}, where the launch runs)" if not Path(file).is_absolute() else ""
+        raise ConfigError(f"the accelerate config's deepspeed_config_file {file}{where} cannot be read "
+                          f"({error.__class__.__name__}: {getattr(error, 'strerror', None) or error}): "
+                          f"give the path of a DeepSpeed json") from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"the DeepSpeed json {file} is not JSON ({error.msg} at line {error.lineno}, column "
+                          f"{error.colno}): mend it (DeepSpeed's config format is plain JSON)") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"the DeepSpeed json {file} holds a {type(config).__name__}, not a JSON object of "
+                          f"DeepSpeed settings")
+    return config
 
 
 def join_deepspeed_ranks_over_gloo() -> bool:
@@ -265,7 +338,8 @@ def checkpoint_layout(accelerator) -> dict:
     per-rank partitioned files. Stored with every checkpoint (checkpoint.LAYOUT_FILE).
     """
     state = accelerator.state
-    layout = {"format": "full", "strategy": strategy_in_effect(accelerator), "num_processes": state.num_processes}
+    layout = {"format": "full", "strategy": strategy_in_effect(accelerator), "num_processes": state.num_processes,
+              "mixed_precision": accelerator.mixed_precision}
     if state.distributed_type == DistributedType.FSDP:
         plugin = state.fsdp_plugin
         state_dict_type = getattr(plugin.state_dict_type, "name", str(plugin.state_dict_type))
@@ -295,9 +369,21 @@ def resume_conflict(saved: dict, current: dict) -> tuple[str | None, str | None]
     if different:
         detail = ", ".join(f"{k} {saved.get(k)} -> {current.get(k)}" for k in different)
         return f"{where} ({detail})", None
+    # Another precision resumed without a word (eighty-fourth session's probe); a checkpoint from before
+    # the layout recorded it says so in its strategy line alone, and is not judged here.
+    was, now = saved.get("mixed_precision"), current.get("mixed_precision")
+    if was is not None and was != now and now == "fp16" and current["format"] != "deepspeed":
+        # accelerate's load_state reads scaler.pt for an fp16 run, and a checkpoint of another precision has none
+        return (f"{where} (mixed precision {was} -> fp16): the checkpoint holds no fp16 loss scale. Resume with "
+                f"--mixed_precision {was}, or start a new run from its weights (train.init_from)"), None
+    changes = []
     if saved["num_processes"] != current["num_processes"]:
-        return None, (f"{where}: {saved['num_processes']} -> {current['num_processes']} processes; training "
-                      f"continues, but not exactly as the original launch would have")
+        changes.append(f"{saved['num_processes']} -> {current['num_processes']} processes")
+    if was is not None and was != now:
+        changes.append(f"mixed precision {was} -> {now}")
+    if changes:
+        return None, (f"{where}: {', '.join(changes)}; training continues, but not exactly as the original launch "
+                      f"would have")
     return None, None
 
 

@@ -41,8 +41,8 @@ from . import __version__
 from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also_of_wrapped_aliases,
                                      skip_first_batches_as_prepared)
 from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals,
-                         complete_checkpoints, remove_killed_writers_leftovers, save_training_state,
-                         set_aside_later_course)
+                         complete_checkpoints, exported_step, remove_killed_writers_leftovers,
+                         save_training_state, set_aside_later_course)
 from .code_commit import run_commit
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
@@ -67,7 +67,7 @@ from .initial_weights import check_initial_network, initial_weights_preparation_
 from .loop_clock import LoopClock
 from .losses import check_loss, segmentation_loss, training_loss
 from .model_folders import check_init_from
-from .models import ModelSpec, check_trainable, convolutions_over_two_voxels, model_spec
+from .models import ModelSpec, check_model_settings, check_trainable, convolutions_over_two_voxels, model_spec
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_optimizer,
@@ -83,7 +83,7 @@ from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_pat
                          delete_earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
 from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
-from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, strategy_in_effect
+from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
 from .validation import validate
 
 
@@ -637,6 +637,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     folder's lock goes into ``run_scope``, which train leaves when the run ends."""
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
+    check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)  # not after the data work
     out = Path(cfg.train.output_dir)
     _check_init_into(cfg.train)
     if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
@@ -709,7 +710,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
         # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.
+        # A split the dataset gives is not the fraction's to change: that sent users to a setting it overrides.
         way = ("add cases: one case cannot be both trained on and held out" if len(manifest.training) == 1 else
+               "list validation cases in the dataset's own split, or give the dataset without it so that "
+               "data.validation_fraction or data.num_folds holds cases out" if manifest.split.startswith("given") else
                "hold cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
                           f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or {way}")
@@ -789,6 +793,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
     on_main(accelerator, checked.keep_records)  # and the cases that passed the checks are recorded
     _set_aside_later_course(accelerator, resume_from, out)
+    if resume_from is not None:  # after the set-aside, which may take best_model/ away
+        _choose_the_best_anew_where_its_export_is_gone(accelerator, loop.progress, out, resume_from)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note)
     if resume_from is not None and (length := _saved_max_steps(resume_from)) not in (None, cfg.train.max_steps):
@@ -820,8 +826,12 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
     by another live run is an error on every rank, before this run writes anything.
 
     Taken once the Accelerator exists, so the refusal reaches every rank, and before what the folder
-    holds is judged (``resume_or_replace``), in ``train`` as in ``fit``.
+    holds is judged (``resume_or_replace``), in ``train`` as in ``fit``. A launch whose processes
+    accelerate did not join is refused first: each of them is a main process and would take the
+    lock, and the one that lost the race named its sibling as "another run" (eighty-fourth session).
     """
+    if error := launch_error(accelerator):
+        raise ConfigError(error)
     held = []
 
     def hold_and_sweep() -> list[Path] | str:
@@ -878,6 +888,36 @@ def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, 
         accelerator.print(f"resuming {resume_from.name}: the later checkpoints and exports of the earlier course "
                           f"are kept in {aside}, out of --resume latest's way")
     accelerator.wait_for_everyone()
+
+
+def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, progress: Progress, out: Path,
+                                                   resume_from: Path) -> None:
+    """A resumed run whose best validation's export is not in ``out/best_model`` chooses the best
+    model anew from its next validation, and says so.
+
+    Found so after going back to an older checkpoint (the later course's best_model/ set aside, and
+    the best step's own export overwritten by it), in another folder, or after a kill between a new
+    best and the next checkpoint when the resumed steps do not repeat it bit for bit. Left as it was,
+    best_model/ stayed missing (or another course's) until a validation beat a score whose weights
+    were gone, while summary.json named that step (eighty-fourth session's probe). Every rank reads
+    the folder after the set-aside's barrier, so all decide alike (the export is collective).
+    """
+    found = exported_step(out / "best_model")
+    if progress.best_step < 0 or found in (-1, progress.best_step):  # -1: a stepless export, not judged
+        return
+    best = f"the checkpoint's best validation was step {progress.best_step} (mean Dice {progress.best_dice:.4f})"
+    if found is not None and found > progress.step:  # the stopped run's, after its last checkpoint: same course
+        accelerator.print(f"note: best_model/ holds step {found}, validated after {resume_from.name} by the run "
+                          f"that stopped, and {best}: best_model/ is chosen anew from this run's next validation "
+                          f"on, which repeats those steps")
+    else:
+        kept = resume_from.parent / f"step_{progress.best_step}"  # the resumed run's checkpoints, here or elsewhere
+        way = (f"; {kept} holds those weights: `accelerated-seg export {kept} --output FOLDER` writes them"
+               if kept in complete_checkpoints(resume_from.parent) else "")
+        what = f"there is no best_model/ in {out}" if found is None else f"{out / 'best_model'} holds step {found}"
+        accelerator.print(f"WARNING: {what}, and {best}{way}. best_model/ is chosen anew from this run's next "
+                          f"validation on; metrics.json keeps step {progress.best_step}'s scores")
+    progress.best_dice, progress.best_step = Progress.best_dice, Progress.best_step
 
 
 def _check_initial_weights(cfg: Config) -> None:
@@ -1254,11 +1294,18 @@ def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettin
         CODE_VERSION_KEY: PREPROCESS_VERSION,  # the code that prepared the volumes (code_version_difference)
         # region-based: the network's outputs are these regions (label values), painted in their order
         **({"regions": manifest.regions.to_dict()} if manifest.regions is not None else {}),
+        # what turns the network's outputs into probabilities, for who loads it into plain MONAI: one
+        # class per voxel (softmax over the channels, argmax), or overlapping regions (each channel's
+        # sigmoid, above 0.5). It was to be guessed from "regions" (eighty-fourth session's probe).
+        "output_activation": "softmax" if manifest.regions is None else "sigmoid",
         # sparse annotation: the labels' value of unannotated voxels, which evaluate --labels leaves out
         **({"ignore_value": manifest.ignore_value} if manifest.ignore_value is not None else {}),
         "accelerated_seg_version": __version__,
         # the version names a release, the commit the code (code_commit.py): what a refusal names
         "accelerated_seg_commit": run_commit(),
+        # args holds only what was set: MONAI's defaults for the rest (a norm, an activation) are its
+        # release's
+        "monai_version": _installed_version("monai"),
     }
 
 

@@ -10,7 +10,7 @@ PNG report (a validation slice: image, label, prediction; and the loss/Dice curv
 
 import argparse
 
-from accelerated_seg.cli import end_process, exit_on_user_error, path_argument
+from accelerated_seg.cli import GivenOnce, end_process, exit_on_user_error, path_argument
 from accelerated_seg.collector import importing_without_collection
 from accelerated_seg.config import load_config
 from accelerated_seg.run_folder import check_before_the_imports
@@ -18,8 +18,8 @@ from accelerated_seg.run_folder import check_before_the_imports
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", type=path_argument, help="experiment YAML (configs/*.yaml)")
-    parser.add_argument("--resume", type=path_argument,
+    parser.add_argument("--config", type=path_argument, action=GivenOnce, help="experiment YAML (configs/*.yaml)")
+    parser.add_argument("--resume", type=path_argument, action=GivenOnce,
                         help="'latest' or a checkpoint folder (same as --train.resume=...)")
     parser.add_argument("--no-report", action="store_true", help="skip the PNG report")
     args, overrides = parser.parse_known_args()

@@ -469,13 +469,32 @@ def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path
     assert main(["check", "--config", str(config)]) == 2
     assert "labelz" in capsys.readouterr().err
 
-    # Read without torch or MONAI, as check without --config is: finding data.dataset imported them (2.3 s)
+    # A dataset is checked without torch or MONAI: finding data.dataset imported them (2.3 s). An
+    # experiment's network is checked against its patch, which needs MONAI's classes (below).
     from refusals import run_probing_imports
 
-    config.write_text(f"data:\n  dataset: {table}\n  labels: {{0: background, 1: a, 2: b}}\n")
-    proc, imported = run_probing_imports("accelerated_seg.cli", "check", "--config", str(config), module=True)
+    proc, imported = run_probing_imports("accelerated_seg.cli", "check", str(table), "--labels",
+                                         "{0: background, 1: a, 2: b}", module=True)
     assert proc.returncode == 0 and "2 case(s), 0 error(s)" in proc.stdout, proc.stderr[-2000:]
     assert not {"torch", "monai"} & set(imported), imported
+
+
+def test_the_check_command_refuses_the_experiments_network_for_its_patch_as_training_would(tmp_path, capsys):
+    """check --config passed a SwinUNETR patch of 18 that training then refused (eighty-fourth session's
+    probe); training refused it only after every case was read (the demo's phantoms written first)."""
+    from accelerated_seg.cli import main
+
+    table = tmp_path / "cases.csv"
+    table.write_text("image,label\n" + "".join(f"{c.images[0]},{c.label}\n" for c in [make_case(tmp_path, "a")]))
+    config = tmp_path / "experiment.yaml"
+    config.write_text(f"data:\n  dataset: {table}\n  patch_size: [18, 18, 18]\nmodel:\n  name: swinunetr\n")
+    assert main(["check", "--config", str(config)]) == 2
+    assert "data.patch_size (18, 18, 18) must be divisible by (32, 32, 32) for model 'swinunetr'" in (
+        capsys.readouterr().err)
+    config.write_text(f"data:\n  dataset: {table}\n  patch_size: [32, 32, 32]\nmodel:\n  name: unet\n"
+                      f"  args: {{chanels: [4, 8]}}\n")
+    assert main(["check", "--config", str(config)]) == 2
+    assert "chanels" in capsys.readouterr().err
 
 
 def test_the_check_command_refuses_what_training_would_of_the_experiments_split_regions_and_spacing(

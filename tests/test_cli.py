@@ -3,7 +3,10 @@
 import argparse
 import os
 import re
+import subprocess
+import sys
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
@@ -37,9 +40,6 @@ def test_the_cpu_of_a_bug_report_says_whether_bf16_is_native():
 def test_the_package_runs_as_a_module_as_accelerate_launch_m_runs_it(tmp_path):
     """``python -m accelerated_seg`` (the form ``accelerate launch -m`` takes): 'cannot be directly
     executed' before the thirty-second session; a command's error keeps its exit status."""
-    import subprocess
-    import sys
-
     shown = subprocess.run([sys.executable, "-m", "accelerated_seg", "--version"], capture_output=True, text=True)
     assert shown.returncode == 0 and shown.stdout.startswith(f"accelerated-seg {accelerated_seg.__version__} (")
     refused = subprocess.run([sys.executable, "-m", "accelerated_seg", "synth", str(tmp_path / "d"), "--cases", "2"],
@@ -68,6 +68,30 @@ def test_an_empty_path_is_refused_by_its_argument(tmp_path, monkeypatch, capsys,
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("argv", [
+    ["train", "--config", "a.yaml", "--config", "b.yaml"],
+    ["check", "--config", "a.yaml", "--config=b.yaml"],
+    ["cache", "--config", "a.yaml", "--config", "b.yaml"],
+    ["plan", "--config", "a.yaml", "--config", "b.yaml"],
+])
+def test_config_given_twice_is_refused_naming_both_files(tmp_path, monkeypatch, capsys, argv):
+    """argparse keeps the last of two --config: a run trained on the second file's settings alone (the
+    demo data, where it had no data section) without a word of the first (eighty-fourth session)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    assert ended.value.code == 2
+    assert "--config given twice (a.yaml, b.yaml): give one experiment file" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_example_script_refuses_config_given_twice():
+    script = Path(__file__).resolve().parents[1] / "examples" / "train.py"
+    refused = subprocess.run([sys.executable, str(script), "--config", "a.yaml", "--config", "b.yaml"],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and "--config given twice (a.yaml, b.yaml)" in refused.stderr
+
+
 def _commands(parser: argparse.ArgumentParser, name: str = "accelerated-seg"):
     """(``command line so far``, parser) for the program and every command and subcommand under it."""
     yield name, parser
@@ -92,9 +116,6 @@ def test_every_argument_of_every_command_says_what_it_is_for():
 def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
     """``accelerated-seg plan ... | head``: the closed pipe is met as a shell expects (status 141, as
     SIGPIPE would end it), not with a BrokenPipeError traceback."""
-    import subprocess
-    import sys
-
     command = [sys.executable, "-m", "accelerated_seg", "plan", "--model", "unet", "--patch", "32", "32", "32",
                "--model-args", '{"channels": [4, 8], "strides": [2]}']
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -414,8 +414,12 @@ def test_another_network_on_the_command_line_starts_from_its_own_defaults(tmp_pa
     assert load_config(path, ["--model.name=unet"]).model.args == {"channels": [8, 16, 32], "strides": [2, 2]}
     given = load_config(path, ["--model.name=segresnet", "--model.args={init_filters: 8}"])
     assert (given.model.name, given.model.args) == ("segresnet", {"init_filters": 8})
+    # ... and takes the arguments given for it by their dotted names alone: the file's U-Net channels
+    # were kept beside them, and SegResNet refused them (eighty-fourth session's probe)
     assert load_config(path, ["--model.name=dynunet", "--model.args.filters=[8, 16]"]).model.args == {
-        "channels": [8, 16, 32], "strides": [2, 2], "filters": [8, 16]}
+        "filters": [8, 16]}
+    assert load_config(path, ["--model.name=unet", "--model.args.num_res_units=1"]).model.args == {
+        "channels": [8, 16, 32], "strides": [2, 2], "num_res_units": 1}
     # a file without a name is the default network's (unet)
     path.write_text("model:\n  args: {channels: [8, 16, 32], strides: [2, 2]}\n")
     assert load_config(path, ["--model.name=unet"]).model.args == {"channels": [8, 16, 32], "strides": [2, 2]}
@@ -449,6 +453,16 @@ def test_a_value_out_of_range_in_the_file_is_named_with_the_file(tmp_path):
     # a mapping that is a setting's value, misspelt: searched among the sections alone, it got no hint
     ("--model.arg={channels: [4]}", "unknown setting 'model.arg' (did you mean 'model.args'?); "),
     ("--data.lables={1: liver}", "unknown setting 'data.lables' (did you mean 'data.labels'?); "),
+    # other tools' names, none close in spelling to ours: the list of valid keys alone (eighty-fourth session)
+    ("--train.epochs=1", "unknown setting 'train.epochs' (it is train.max_steps here: training is counted in "
+                         "optimizer steps); "),
+    ("--train.mixed_precision=bf16", "unknown setting 'train.mixed_precision' (precision is the launch's, not the "
+                                     "experiment's: accelerate launch --mixed_precision bf16, or mixed_precision "
+                                     "in the accelerate config file); "),
+    ("--train.gradient_accumulation_steps=2", "(it is train.grad_accum_steps here); "),
+    ("--conifg=exp.yaml", "unknown setting 'conifg' (the experiment file is given as --config FILE); "),
+    ("--train.compile=true", "setting train.compile must be a mapping, got True (to switch it on or off: "
+                             "train.compile.enabled=true)"),
 ])
 def test_an_unknown_setting_says_where_it_may_be(override, hint):
     """A misspelled key or one under the wrong section was answered with the section's thirty valid

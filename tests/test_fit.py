@@ -284,6 +284,51 @@ def test_mixed_precision_fp8_is_one_clear_error_before_any_work(tmp_path, monkey
     assert not (tmp_path / "run").exists()
 
 
+def test_a_launch_accelerate_did_not_join_is_refused_before_the_run_folder_is_locked(tmp_path, monkeypatch):
+    """A GPU profile's 2 processes on a machine without GPUs are each a lone main process, and each took
+    the folder's lock: the one that lost the race was told its sibling rank was "another run" (in 1 of 4
+    launches of the eighty-fourth session's probe), not that the profile needs GPUs."""
+    import accelerated_seg.train as training
+
+    def sibling_holds_it(out, elsewhere):  # the rank that lost the race to its sibling
+        raise ConfigError(f"{out} is in use by another run")
+
+    monkeypatch.setattr(training, "hold_run_folder", sibling_holds_it)
+    monkeypatch.setenv("WORLD_SIZE", "2")  # what the launcher sets; accelerate joined this process alone
+    with pytest.raises(ConfigError, match=r"^2 processes were launched but accelerate joined 1 .*needs GPUs"):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
+
+
+@pytest.mark.parametrize("environment, json_text, message", [
+    ({"ACCELERATE_DEEPSPEED_ZERO_STAGE": "4"}, None,
+     r"asks for DeepSpeed zero_stage 4, and ZeRO has stages 0 to 3 .*set deepspeed_config.zero_stage"),
+    ({}, None, r"deepspeed_config_file .*ds.json cannot be read \(FileNotFoundError"),
+    ({}, '{"zero_optimization": {"stage": 2},}', r"the DeepSpeed json .*ds.json is not JSON \(Expecting property "
+                                                 r"name enclosed in double quotes at line 1, column 36\)"),
+    ({}, '{"bf16": {"enabled": true}}', r"ds.json has no zero_optimization block, which accelerate needs"),
+    ({}, '{"zero_optimization": {"stage": 4}}', r"ds.json asks for zero_optimization.stage 4, and ZeRO has stages 0"),
+    ({"ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file,zero_stage,mixed_precision"},
+     '{"zero_optimization": {"stage": 2}}', r"names a DeepSpeed json \(.*ds.json\) and also sets zero_stage, "
+                                            r"mixed_precision beside it, which accelerate refuses"),
+])
+def test_a_deepspeed_launch_accelerate_would_refuse_is_one_clear_error_before_any_work(
+        tmp_path, monkeypatch, environment, json_text, message):
+    """Each was a traceback from accelerate or DeepSpeed (eighty-fourth session's probe); a zero_stage
+    of 4 was printed as "ZeRO-4" and refused by DeepSpeed at prepare, after the whole data work."""
+    monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    monkeypatch.delenv("ACCELERATE_USE_CPU", raising=False)
+    monkeypatch.delenv("ACCELERATE_CONFIG_DS_FIELDS", raising=False)
+    if "ACCELERATE_DEEPSPEED_ZERO_STAGE" not in environment:
+        monkeypatch.setenv("ACCELERATE_DEEPSPEED_CONFIG_FILE", str(tmp_path / "ds.json"))
+        if json_text is not None:
+            (tmp_path / "ds.json").write_text(json_text)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=message):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="with a GPU accelerate picks the backend itself")
 @pytest.mark.parametrize("environment", [
     {"WORLD_SIZE": "2", "LOCAL_RANK": "0"},  # DDP: accelerate handles it (ACCELERATE_USE_CPU, gloo)

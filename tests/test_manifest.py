@@ -879,6 +879,11 @@ def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
         "WARNING: the split is given (dataset.json 'validation'; data.split_seed=1 not used): the dataset gives its "
         "own, so data.split_seed chooses nothing. For a split of its seed, give the dataset without it (the MSD "
         "'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
+    # A validation fraction set (not the default's) went unsaid until the eighty-fourth session
+    fraction = load_msd(path, validation_fraction=0.5).split
+    assert fraction == "given (dataset.json 'validation'; data.validation_fraction=0.5 not used)"
+    assert "data.validation_fraction holds nothing out" in unused_split_settings_warning(fraction)
+    assert load_msd(path, validation_fraction=0.2).split == "given (dataset.json 'validation')"
     both = load_msd(path, num_folds=2, fold=1, seed=3).split
     assert both == "given (dataset.json 'validation'; data.num_folds=2 and data.split_seed=3 not used)"
     assert "every data.fold trains on that one split" in unused_split_settings_warning(both)

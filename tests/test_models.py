@@ -101,6 +101,20 @@ def test_unet3d_mlperf_is_the_mlperf_reference_network():
     assert out.shape == (1, 3, 128, 128, 128)
 
 
+def test_dynunet_levels_given_in_part_name_what_the_patch_derived():
+    """``strides`` alone got MONAI's "length of kernel_size and strides should be the same", which did
+    not say that kernel_size came from data.patch_size (eighty-fourth session's probe)."""
+    with pytest.raises(ConfigError, match=r"model.args \['strides'\] make a DynUNet of 3 levels, and \['kernel_size', "
+                                          r"'upsample_kernel_size'\] were derived from data.patch_size \(32, 32, 32\) "
+                                          r"for 4: give them too"):
+        model_spec("dynunet", 1, 3, (32, 32, 32), {"strides": [1, 2, 2]})
+    with pytest.raises(ConfigError, match=r"of 6 levels, and \['kernel_size', 'upsample_kernel_size', 'filters'\]"):
+        model_spec("dynunet", 1, 3, (32, 32, 32), {"strides": [1, 2, 2, 2, 2, 2]})
+    three = {"strides": [1, 2, 2], "kernel_size": [3, 3, 3], "upsample_kernel_size": [2, 2]}
+    assert model_spec("dynunet", 1, 3, (32, 32, 32), three).args["filters"] == [32, 64, 128, 256]  # MONAI takes 3
+    assert model_spec("dynunet", 1, 3, (32, 32, 32), {"filters": [8, 16, 32, 64, 128]}).args["filters"][0] == 8
+
+
 @pytest.mark.parametrize("patch", [(6, 6, 6), (12, 12, 12), (8, 12, 12)])
 def test_a_patch_too_small_for_dynunets_derived_strides_is_refused_naming_it(patch):
     # Fewer than two halvings: MONAI's constructor failed on an index (a traceback) or blamed model.args.
@@ -156,6 +170,12 @@ _ARGS_AT_FAULT = "It fails on every patch up to 256x256x256 too: change model.ar
      "The patch is too small for this network: it trains on 64x64x64"),
     ("unet", {"channels": [4]}, 32, "no less than 2", _ARGS_AT_FAULT),  # MONAI's own sentence ends in a full stop
     ("segresnet", {"init_filters": 4}, 32, r"num_channels \(4\) must be divisible by num_groups \(8\)", _ARGS_AT_FAULT),
+    # trained 16 "classes" and painted label values the data has none of, silently (eighty-fourth session)
+    ("segresnet", {"use_conv_final": False}, 16, r"its output has 16 channels, and the run needs one per class "
+                                                 r"\(or region\), 3", _ARGS_AT_FAULT),
+    # MONAI's constructor raises NotImplementedError, read as the meta device's: a traceback later
+    ("unet", {"channels": [4, 8], "strides": [2], "kernel_size": 4}, 32, r"Same padding not available for "
+                                                                         r"kernel_size=\[4\]", _ARGS_AT_FAULT),
 ])
 def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(name, args, patch, reason, fix):
     """The message says which of the two to change: it blamed the patch for any failure, and carried

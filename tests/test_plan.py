@@ -455,6 +455,27 @@ def test_plan_reads_profiles_as_accelerate_config_writes_them(tmp_path, written,
     assert (not_modelled or "") in (profile.not_modelled or "") and bool(profile.not_modelled) == bool(not_modelled)
 
 
+@pytest.mark.parametrize("json_settings, row, precision", [
+    ({"bf16": {"enabled": True}, "zero_optimization": {"stage": 2}}, "zero2", "bf16"),
+    ({"fp16": {"enabled": True}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"},
+                                                       "offload_param": {"device": "cpu"}}}, "zero3_offload", "fp16"),
+    ({"zero_optimization": {"stage": 1}}, "zero1", "fp32"),
+])
+def test_plan_reads_a_deepspeed_profiles_stage_and_precision_from_its_json(tmp_path, json_settings, row, precision):
+    """A profile that names a DeepSpeed json was read as "ZeRO stage None", fp32, where training ran the
+    json's bf16 ZeRO-2 (eighty-fourth session's probe): accelerate takes those from the json alone."""
+    from accelerated_seg.launch_profile import read_launch_profile
+
+    (tmp_path / "ds.json").write_text(json.dumps(json_settings))
+    (tmp_path / "mine.yaml").write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n"
+                                        f"deepspeed_config: {{deepspeed_config_file: {tmp_path / 'ds.json'}}}\n")
+    profile = read_launch_profile(tmp_path / "mine.yaml")
+    assert (profile.strategy, profile.precision, profile.processes) == (row, precision, 2)
+    (tmp_path / "ds.json").write_text('{"bf16": {')
+    with pytest.raises(ConfigError, match=r"the DeepSpeed json .*ds.json is not JSON \(Expecting .* at line 1, "):
+        read_launch_profile(tmp_path / "mine.yaml")
+
+
 def test_plan_marks_the_row_of_the_launchs_accelerate_profile_and_takes_its_precision_and_processes(tmp_path,
                                                                                                      capsys):
     from pathlib import Path
@@ -508,6 +529,11 @@ def test_an_fsdp1_profile_that_training_refuses_for_the_network_is_not_marked_as
     ("foo: 1\n", r"it has no distributed_type, which every accelerate config file has"),
     ("- a list\n", r"is not an accelerate config"),
     (None, r"cannot be read as an accelerate config file \(FileNotFoundError"),
+    # YAML reads an unquoted `no` as false: "mixed_precision False is not one ..." baffled who wrote `no`
+    ("distributed_type: MULTI_GPU\nmixed_precision: no\n", r"mixed_precision: no is read by YAML as false.*write "
+                                                           r"it quoted, mixed_precision: 'no'"),
+    ("distributed_type: DEEPSPEED\ndeepspeed_config: {deepspeed_config_file: /nowhere/ds.json}\n",
+     r"deepspeed_config_file /nowhere/ds.json cannot be read \(FileNotFoundError"),
 ])
 def test_an_accelerate_config_plan_cannot_read_is_one_clear_error(tmp_path, capsys, profile, message):
     path = tmp_path / "launch.yaml"

@@ -252,6 +252,38 @@ def test_resuming_an_older_step_moves_the_later_checkpoints_out_of_latests_way(t
     assert json.loads((course_b / "model" / "config.json").read_text())["step"] == 8
     assert (aside / "step_6").is_dir()
 
+def test_a_resume_whose_best_export_is_not_there_chooses_the_best_model_anew(tiny_config, tmp_path, capsys):
+    """A checkpoint resumed in another folder (or after its later course was set aside) brought back
+    a best step whose export was nowhere: best_model/ stayed missing until a validation beat it, while
+    summary.json named it (eighty-fourth session's probe)."""
+    from accelerated_seg.checkpoint import exported_step
+
+    run, other = tmp_path / "run", tmp_path / "other"
+    train(tiny_config(run, train__max_steps=4, train__val_every=2, train__save_every=2, train__keep_last=3))
+    best = json.loads((run / "summary.json").read_text())["best_step"]
+    assert exported_step(run / "best_model") == best
+    capsys.readouterr()
+    train(tiny_config(other, train__max_steps=6, train__val_every=2, train__save_every=2,
+                      train__resume=str(run / "checkpoints" / "step_4")))
+    said = capsys.readouterr().out
+    assert (f"WARNING: there is no best_model/ in {other}, and the checkpoint's best validation was step {best} "
+            f"(mean Dice ") in said and f"{run / 'checkpoints' / f'step_{best}'} holds those weights" in said
+    assert "best_model/ is chosen anew from this run's next validation on" in said
+    summary = json.loads((other / "summary.json").read_text())
+    assert summary["best_step"] == 6 == exported_step(other / "best_model")
+
+    # The stopped run's export of a step after its newest checkpoint: the same course, said calmly
+    shutil.rmtree(other / "checkpoints" / "step_6")
+    shutil.copytree(run / "checkpoints" / "step_4", other / "checkpoints" / "step_4")
+    train(tiny_config(other, train__max_steps=6, train__val_every=2, train__save_every=2, train__resume="latest"))
+    said = capsys.readouterr().out
+    assert "WARNING" not in said and "note: best_model/ holds step 6, validated after step_4 by the run that " \
+                                   "stopped" in said
+    assert json.loads((other / "summary.json").read_text())["best_step"] == 6 == exported_step(other / "best_model")
+    (other / "best_model" / "config.json").write_text("{}")  # before exports recorded their step: not judged
+    assert exported_step(other / "best_model") == -1 and exported_step(tmp_path / "nowhere") is None
+
+
 def test_only_exports_of_a_later_step_are_set_aside(tmp_path):
     from accelerated_seg.checkpoint import set_aside_later_course
 

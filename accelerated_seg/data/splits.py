@@ -109,7 +109,10 @@ class SplitSettings:
             raise DataError(f"data.fold={self.fold} is set, but the dataset gives its own split ({what}) and "
                             f"data.num_folds={self.num_folds}: folds split a dataset that has none of its own; "
                             f"remove data.fold, or give the dataset without its split and data.num_folds 2 or more")
-        return self._saying_unused(what, [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else [])
+        unused = [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else []
+        if self.validation_fraction != SplitSettings.validation_fraction:  # a set fraction went unsaid until the 84th
+            unused.append(f"data.validation_fraction={self.validation_fraction:g}")
+        return self._saying_unused(what, unused)
 
     def given_fold(self, what: str) -> str:
         """Describe fold ``data.fold`` of folds the source prescribes (dataset.json 'fold' keys,
@@ -134,14 +137,16 @@ def is_one_fold_of_several(split: str) -> bool:
 
 
 def unused_split_settings_warning(split: str) -> str | None:
-    """The warning for a run whose ``data.num_folds`` or ``data.split_seed`` the dataset's own split
-    overrode (``split`` is ``Manifest.split``), else None. Said only in run_info.json before the
-    thirtieth session, so a cross-validation trained every fold on the same split without a word on
-    the console; a split seed, until the seventy-seventh."""
+    """The warning for a run whose ``data.num_folds``, ``data.validation_fraction`` or
+    ``data.split_seed`` the dataset's own split overrode (``split`` is ``Manifest.split``), else
+    None. Said only in run_info.json before the thirtieth session, so a cross-validation trained
+    every fold on the same split without a word on the console; a split seed, until the
+    seventy-seventh; a validation fraction, until the eighty-fourth."""
     if _NOT_USED not in split:
         return None
     what = ("every data.fold trains on that one split. For k-fold" if "data.num_folds=" in split else
-            "data.split_seed chooses nothing. For a split of its seed")
+            "data.validation_fraction holds nothing out. For a split by it" if "data.validation_fraction=" in split
+            else "data.split_seed chooses nothing. For a split of its seed")
     return (f"WARNING: the split is {split}: the dataset gives its own, so {what}, give the dataset without it "
             f"(the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
 
