@@ -239,8 +239,9 @@ def load_state_also_of_wrapped_aliases(accelerator, model, checkpoint: str | Pat
 
     weights = Path(checkpoint) / "model.safetensors"
     wrapped = any(type(module).__name__ == "CheckpointWrapper" for module in model.modules())
-    if not (wrapped or _shares_tracked_batch_counts(accelerator.unwrap_model(model))) or not weights.is_file() \
-            or accelerator.distributed_type in (DistributedType.DEEPSPEED, DistributedType.FSDP):
+    # their own formats first: a sharded network's state_dict would gather (FSDP1's nested units)
+    if accelerator.distributed_type in (DistributedType.DEEPSPEED, DistributedType.FSDP) or not weights.is_file() \
+            or not (wrapped or _shares_tracked_batch_counts(accelerator.unwrap_model(model))):
         accelerator.load_state(str(checkpoint))
         return
     accelerator.load_state(str(checkpoint), strict=False)

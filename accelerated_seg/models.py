@@ -112,6 +112,9 @@ def _check_dynunet_levels(merged: dict, given: set[str], patch_size: tuple) -> N
     "length of kernel_size and strides should be the same" did not say that the others came from
     data.patch_size, so a user who gave only ``strides`` was left to guess (eighty-fourth session).
     MONAI takes more filters than levels (the first ones), not fewer."""
+    if not all(isinstance(merged[key], (list, tuple)) for key in ("strides", "kernel_size", "upsample_kernel_size",
+                                                                   "filters")):
+        return  # a number where MONAI takes one entry per level: its constructor says so (check_trainable)
     levels = {"strides": len(merged["strides"]), "kernel_size": len(merged["kernel_size"]),
               "upsample_kernel_size": len(merged["upsample_kernel_size"]) + 1}
     depth = max(levels[key] for key in given & set(levels)) if given & set(levels) else levels["strides"]

@@ -206,18 +206,32 @@ def deepspeed_launch_error() -> str | None:
 
 def read_deepspeed_json(file: str | os.PathLike) -> dict:
     """The DeepSpeed config an accelerate profile's ``deepspeed_config_file`` names, read as accelerate
-    reads it: a path as given, so a relative one from the folder the launch runs in.
+    reads it (``HfDeepSpeedConfig``): a path as given, so a relative one from the folder the launch
+    runs in; else the value itself as JSON, or as base64 of it.
 
     Raises:
         ConfigError: naming the file, and where a json is broken, the line and column.
     """
+    import base64
+    import binascii
     import json
 
+    if not os.path.exists(file):
+        for decode in (lambda text: text, lambda text: base64.urlsafe_b64decode(text).decode("utf-8")):
+            try:
+                config = json.loads(decode(str(file)))
+            except (ValueError, UnicodeDecodeError, binascii.Error):  # JSONDecodeError is a ValueError
+                continue
+            if isinstance(config, dict):
+                return config
+        where = f" (relative to {os.getcwd()}, where the launch runs)" if not Path(file).is_absolute() else ""
+        raise ConfigError(f"the accelerate config's deepspeed_config_file {file}{where} cannot be read "
+                          f"(FileNotFoundError: no such file, nor a DeepSpeed config written inline as JSON): "
+                          f"give the path of a DeepSpeed json")
     try:
         text = Path(file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        where = f" (relative to {os.getcwd()}, where the launch runs)" if not Path(file).is_absolute() else ""
-        raise ConfigError(f"the accelerate config's deepspeed_config_file {file}{where} cannot be read "
+        raise ConfigError(f"the accelerate config's deepspeed_config_file {file} cannot be read "
                           f"({error.__class__.__name__}: {getattr(error, 'strerror', None) or error}): "
                           f"give the path of a DeepSpeed json") from None
     try:

@@ -895,6 +895,8 @@ def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
     folds = write_dataset_json(tmp_path / "keys", {"labels": LABELS, "training": keyed})
     split = load_msd(folds, fold=1, seed=7).split
     assert split == "given (dataset.json 'fold' keys: fold 1 of 2; data.split_seed=7 not used)"
+    assert load_msd(folds, fold=1, validation_fraction=0.1).split == (
+        "given (dataset.json 'fold' keys: fold 1 of 2; data.validation_fraction=0.1 not used)")
     assert is_one_fold_of_several(split) and "data.split_seed chooses nothing" in unused_split_settings_warning(split)
 
 

@@ -1,3 +1,4 @@
+import base64
 import json
 import re
 from functools import partial
@@ -474,6 +475,12 @@ def test_plan_reads_a_deepspeed_profiles_stage_and_precision_from_its_json(tmp_p
     (tmp_path / "ds.json").write_text('{"bf16": {')
     with pytest.raises(ConfigError, match=r"the DeepSpeed json .*ds.json is not JSON \(Expecting .* at line 1, "):
         read_launch_profile(tmp_path / "mine.yaml")
+    # accelerate also takes the json itself, or its base64, in place of a path
+    inline = json.dumps(json_settings)
+    for given in (inline, base64.urlsafe_b64encode(inline.encode()).decode()):
+        (tmp_path / "mine.yaml").write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n"
+                                            f"deepspeed_config: {{deepspeed_config_file: '{given}'}}\n")
+        assert read_launch_profile(tmp_path / "mine.yaml").strategy == row
 
 
 def test_plan_marks_the_row_of_the_launchs_accelerate_profile_and_takes_its_precision_and_processes(tmp_path,

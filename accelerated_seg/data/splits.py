@@ -109,17 +109,17 @@ class SplitSettings:
             raise DataError(f"data.fold={self.fold} is set, but the dataset gives its own split ({what}) and "
                             f"data.num_folds={self.num_folds}: folds split a dataset that has none of its own; "
                             f"remove data.fold, or give the dataset without its split and data.num_folds 2 or more")
-        unused = [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else []
-        if self.validation_fraction != SplitSettings.validation_fraction:  # a set fraction went unsaid until the 84th
-            unused.append(f"data.validation_fraction={self.validation_fraction:g}")
-        return self._saying_unused(what, unused)
+        return self._saying_unused(what, [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else [])
 
     def given_fold(self, what: str) -> str:
         """Describe fold ``data.fold`` of folds the source prescribes (dataset.json 'fold' keys,
-        splits_final.json); say so when ``data.split_seed`` therefore chose nothing."""
+        splits_final.json); say so when ``data.split_seed`` or ``data.validation_fraction`` therefore
+        chose nothing."""
         return self._saying_unused(what, [])
 
     def _saying_unused(self, what: str, unused: list[str]) -> str:
+        if self.validation_fraction != SplitSettings.validation_fraction:  # a set fraction: unsaid until the 84th
+            unused = [*unused, f"data.validation_fraction={self.validation_fraction:g}"]
         if self.seed != 0:  # chose nothing without a word before the seventy-seventh session
             unused = [*unused, f"data.split_seed={self.seed}"]
         return f"given ({what}; {' and '.join(unused)} {_NOT_USED})" if unused else f"given ({what})"
