@@ -47,7 +47,7 @@ from .initial_weights import load_initial_weights
 from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,
-                       honour_fsdp1_sharding, join_deepspeed_ranks_over_gloo, launch_error,
+                       honour_fsdp1_sharding, join_deepspeed_ranks_over_gloo,
                        lone_process_warning, requested_strategy, strategy_in_effect)
 from .tensorboard_settings import record_changed_settings, record_settings, set_aside_earlier_run
 from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
@@ -258,9 +258,8 @@ CPU_FP16_REFUSAL = (
 def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
     """Refuse a launch that cannot work as asked (or only many times slower: fp16 on a CPU), before
     anything is written; state the strategy in effect, and warn of what works but not as the user
-    would expect (a strategy fallen back, bf16 emulated)."""
-    if error := launch_error(accelerator):
-        raise ConfigError(error)
+    would expect (a strategy fallen back, bf16 emulated). Processes accelerate did not join are
+    refused before this, where the run folder's lock would be taken (``train._holding_run_folder``)."""
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "fp16":
         raise ConfigError(CPU_FP16_REFUSAL)
     sharding_note = honour_fsdp1_sharding(accelerator)  # before the line that says what runs

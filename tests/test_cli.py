@@ -85,6 +85,14 @@ def test_config_given_twice_is_refused_naming_both_files(tmp_path, monkeypatch, 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_resume_given_twice_is_refused_naming_both(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        main(["train", "--resume", "latest", "--resume", "runs/a/checkpoints/step_4"])
+    assert ended.value.code == 2
+    assert "--resume given twice (latest, runs/a/checkpoints/step_4): give one value" in capsys.readouterr().err
+
+
 def test_the_example_script_refuses_config_given_twice():
     script = Path(__file__).resolve().parents[1] / "examples" / "train.py"
     refused = subprocess.run([sys.executable, str(script), "--config", "a.yaml", "--config", "b.yaml"],
