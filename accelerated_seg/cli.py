@@ -442,7 +442,9 @@ def _check(args, _) -> int:
     from .data.class_presence import stored_class_presence_warnings
     from .data.errors import DataError
     from .data.manifest import dataset_source, load_manifest
+    from .data.preprocess_settings import resolved_normalization
     from .data.spacing import target_spacing
+    from .unused_settings import unused_settings_warnings
 
     try:  # the command's misuse (exit 2), not a finding
         # A CSV's classes live in the experiment's data.labels: without them, check could only refuse
@@ -466,6 +468,8 @@ def _check(args, _) -> int:
     if args.dataset is None and data.dataset == "synthetic" and not dataset.is_file():
         # The embedded phantoms are written by the run itself: "dataset.json not found" sent a fresh
         # clone's user looking for a file they were never meant to make (sixty-eighth session)
+        for warning in unused_settings_warnings(cfg):
+            print(warning.replace("WARNING: ", "warning: ", 1))
         print(f"{args.config}: data.dataset is synthetic: the package writes its phantoms to {dataset.parent} "
               f"when the run starts (or `accelerated-seg synth {dataset.parent}` writes them now), and they "
               "pass these checks by construction; nothing to check yet")
@@ -489,6 +493,9 @@ def _check(args, _) -> int:
             report.errors.append(str(error))
     if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
         report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
+    # the experiment's settings that this dataset leaves without effect, as training says them
+    report.warnings += [warning.removeprefix("WARNING: ") for warning in
+                        unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest))]
     for warning in report.warnings:
         print(f"warning: {warning}")
     for error in report.error_lines():  # one problem of many files on one line, as training says it

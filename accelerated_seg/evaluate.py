@@ -725,5 +725,7 @@ def _csv_text(rows: Sequence[dict]) -> str:
     writer = csv.DictWriter(text, fieldnames=list(_CSV_COLUMNS), lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in row.items()})  # inf -> "inf"
+        # Each float as the shortest text that reads back as the same number (inf -> "inf"), so the
+        # means of summary.json are the means of these rows: 6 significant digits until the 85th session
+        writer.writerow({k: (repr(float(v)) if isinstance(v, float) else v) for k, v in row.items()})
     return text.getvalue()

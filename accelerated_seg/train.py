@@ -84,6 +84,7 @@ from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_pat
 from .run_lock import hold_run_folder
 from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
+from .unused_settings import unused_settings_warnings
 from .validation import validate
 
 
@@ -106,12 +107,14 @@ class Progress:
     # train(): global samples in one micro-batch (per-device batch x processes) while batches_seen was
     # counted, so that a resume under another batch or number of processes finds the same place
     batch_samples: int | None = None
+    epoch_length: int | None = None  # train(): samples in one epoch while batches_seen was counted
 
     def state_dict(self) -> dict:
         return asdict(self)
 
     def load_state_dict(self, state: dict) -> None:
-        self.__dict__.update({"batch_samples": None, **state})  # None: saved before the seventy-second session
+        # None: saved before the seventy-second session (batch_samples), the eighty-fifth (epoch_length)
+        self.__dict__.update({"batch_samples": None, "epoch_length": None, **state})
         for row in self.history:  # named "loss" before the seventy-second session: the step's training loss
             if "loss" in row:
                 row["train_loss"] = row.pop("loss")
@@ -708,6 +711,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             accelerator.print(warning)
     if warning := unused_split_settings_warning(manifest.split):
         accelerator.print(warning)
+    for warning in unused_settings_warnings(cfg, settings.normalization):
+        accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
         # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.
         # A split the dataset gives is not the fraction's to change: that sent users to a setting it overrides.
@@ -770,7 +775,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg),
                 records={PREPROCESSING_FILE: settings.to_dict(), SPLIT_FILE: manifest.split_record()})
-    loop.progress.batch_samples = plan.per_device * num_processes
+    loop.progress.batch_samples, loop.progress.epoch_length = plan.per_device * num_processes, train_set.epoch_length
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
     loop.records[EXPORT_DESCRIPTION_FILE] = {"model": spec.to_dict(), **run.export_meta}
@@ -794,7 +799,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     on_main(accelerator, checked.keep_records)  # and the cases that passed the checks are recorded
     _set_aside_later_course(accelerator, resume_from, out)
     if resume_from is not None:  # after the set-aside, which may take best_model/ away
-        _choose_the_best_anew_where_its_export_is_gone(accelerator, loop.progress, out, resume_from)
+        _choose_the_best_anew_where_its_export_is_gone(accelerator, loop.progress, out, resume_from,
+                                                       cfg.train.max_steps)
     if accelerator.is_main_process:
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note)
     if resume_from is not None and (length := _saved_max_steps(resume_from)) not in (None, cfg.train.max_steps):
@@ -891,7 +897,7 @@ def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, 
 
 
 def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, progress: Progress, out: Path,
-                                                   resume_from: Path) -> None:
+                                                   resume_from: Path, max_steps: int) -> None:
     """A resumed run whose best validation's export is not in ``out/best_model`` chooses the best
     model anew from its next validation, and says so.
 
@@ -901,6 +907,10 @@ def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, pro
     best_model/ stayed missing (or another course's) until a validation beat a score whose weights
     were gone, while summary.json named that step (eighty-fourth session's probe). Every rank reads
     the folder after the set-aside's barrier, so all decide alike (the export is collective).
+
+    A resume at ``max_steps`` validates nothing more: the best stays the checkpoint's, said with where
+    its weights are (summary.json's best_step was null, as if the run had never validated, until the
+    eighty-fifth session).
     """
     found = exported_step(out / "best_model")
     if progress.best_step < 0 or found in (-1, progress.best_step):  # -1: a stepless export, not judged
@@ -915,6 +925,11 @@ def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, pro
         way = (f"; {kept} holds those weights: `accelerated-seg export {kept} --output FOLDER` writes them"
                if kept in complete_checkpoints(resume_from.parent) else "")
         what = f"there is no best_model/ in {out}" if found is None else f"{out / 'best_model'} holds step {found}"
+        if progress.step >= max_steps:  # no validation follows to choose from
+            accelerator.print(f"WARNING: {what}, and {best}{way}. Nothing is trained (train.max_steps is reached), "
+                              f"so summary.json keeps step {progress.best_step} as the best, whose export is not "
+                              f"in best_model/")
+            return
         accelerator.print(f"WARNING: {what}, and {best}{way}. best_model/ is chosen anew from this run's next "
                           f"validation on; metrics.json keeps step {progress.best_step}'s scores")
     progress.best_dice, progress.best_step = Progress.best_dice, Progress.best_step
@@ -961,16 +976,20 @@ def _check_head_only_steps(train_cfg) -> None:
 
 
 def _continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int) -> None:
-    """After a resume: ``batches_seen`` in this launch's micro-batches, where the checkpoint's run
-    counted them in others (another per-device batch or number of processes)."""
+    """After a resume: ``batches_seen`` in this launch's micro-batches and epochs, where the
+    checkpoint's run counted them in others (another per-device batch or number of processes, another
+    ``data.samples_per_volume``)."""
     progress = loop.progress
     saved, progress.batch_samples = progress.batch_samples, batch_samples
-    if saved is None or saved == batch_samples:  # None: an older checkpoint, which does not say
+    saved_length, progress.epoch_length = progress.epoch_length or epoch_length, epoch_length  # None: as here
+    if saved is None or (saved, saved_length) == (batch_samples, epoch_length):  # None: an older checkpoint
         return
     counted = progress.batches_seen
-    progress.batches_seen = position_in_other_batches(counted, saved, batch_samples, epoch_length)
+    progress.batches_seen = position_in_other_batches(counted, saved, batch_samples, epoch_length, saved_length)
+    epochs = "" if saved_length == epoch_length else f" (epochs of {saved_length} and of {epoch_length} samples)"
     loop.accelerator.print(f"the data stream goes on where the checkpoint's run stood: {counted} micro-batches of "
-                           f"{saved} samples (all processes) there, {progress.batches_seen} of {batch_samples} here")
+                           f"{saved} samples (all processes) there, {progress.batches_seen} of {batch_samples} "
+                           f"here{epochs}")
 
 
 def _resume(loop: Loop, checkpoint: Path) -> dict:

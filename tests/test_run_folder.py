@@ -283,6 +283,15 @@ def test_a_resume_whose_best_export_is_not_there_chooses_the_best_model_anew(tin
     (other / "best_model" / "config.json").write_text("{}")  # before exports recorded their step: not judged
     assert exported_step(other / "best_model") == -1 and exported_step(tmp_path / "nowhere") is None
 
+    # Resumed at train.max_steps, nothing validates to choose from: the checkpoint's best stays named
+    # (summary.json's best_step was null, as if the run had never validated)
+    done = tmp_path / "done"
+    train(tiny_config(done, train__max_steps=4, train__val_every=2, train__resume=str(run / "checkpoints" / "step_4")))
+    said = capsys.readouterr().out
+    assert f"WARNING: there is no best_model/ in {done}, and the checkpoint's best validation was step {best}" in said
+    assert f"Nothing is trained (train.max_steps is reached), so summary.json keeps step {best} as the best" in said
+    assert json.loads((done / "summary.json").read_text())["best_step"] == best
+
 
 def test_only_exports_of_a_later_step_are_set_aside(tmp_path):
     from accelerated_seg.checkpoint import set_aside_later_course

@@ -169,6 +169,21 @@ def test_a_resume_with_another_batch_draws_the_samples_the_uninterrupted_run_wou
     assert progress["batches_seen"] == counted + 6 // batch and progress["batch_samples"] == batch
 
 
+def test_a_resume_with_other_patches_per_volume_keeps_the_share_of_the_epoch_done(tiny_config, tmp_path, capsys):
+    """The position was counted in the new epochs: twice the patches per volume put the run back by
+    half its epochs (eighty-fourth session's review). Half an epoch done stays half of the new one."""
+    common = dict(train__val_every=0, train__keep_last=10, train__save_every=3)
+    train(tiny_config(tmp_path / "full", train__max_steps=3, **common))  # 6 of 6 cases x 2 patches: half an epoch
+    resumed = tmp_path / "resumed"
+    shutil.copytree(tmp_path / "full" / "checkpoints" / "step_3", resumed / "checkpoints" / "step_3")
+    capsys.readouterr()
+    train(tiny_config(resumed, train__max_steps=4, data__samples_per_volume=4, train__resume="latest", **common))
+    assert ("the data stream goes on where the checkpoint's run stood: 3 micro-batches of 2 samples (all processes) "
+            "there, 6 of 2 here (epochs of 12 and of 24 samples)") in capsys.readouterr().out
+    progress = torch.load(resumed / "checkpoints" / "step_4" / "custom_checkpoint_1.pkl", weights_only=False)
+    assert progress["batches_seen"] == 6 + 1 and progress["epoch_length"] == 24
+
+
 def test_the_data_position_in_other_batches_counts_samples_by_epoch():
     from accelerated_seg.data.sampling import position_in_other_batches
 
@@ -178,6 +193,10 @@ def test_the_data_position_in_other_batches_counts_samples_by_epoch():
     assert position_in_other_batches(5, 2, 4, 10) == 2
     assert position_in_other_batches(7, 2, 4, 10) == 2 + 1  # 1 epoch (10 samples) and 4 into the next
     assert position_in_other_batches(4, 3, 3, 10) == 4  # unchanged batch: unchanged position
+    # another data.samples_per_volume: the epochs done kept, and the share of the current one
+    assert position_in_other_batches(7, 2, 2, 20, old_epoch_length=10) == (20 + 8) // 2  # 1 epoch and 4 of 10
+    assert position_in_other_batches(6, 4, 4, 12, old_epoch_length=24) == 12 // 4  # 24 of 24 is 12 of 12
+    assert position_in_other_batches(4, 4, 4, 12, old_epoch_length=24) == 8 // 4  # 16 of 24 is 8 of 12
 
 
 def test_a_resumed_runs_tensorboard_curve_draws_each_step_once(tiny_config, tmp_path):

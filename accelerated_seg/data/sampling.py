@@ -78,7 +78,8 @@ class EpochSampler(Sampler[int]):
         return self.epochs_per_pass * self.samples_per_epoch
 
 
-def position_in_other_batches(batches: int, old_batch: int, new_batch: int, epoch_length: int) -> int:
+def position_in_other_batches(batches: int, old_batch: int, new_batch: int, epoch_length: int,
+                              old_epoch_length: int | None = None) -> int:
     """Batches of ``new_batch`` global samples that put a stream where ``batches`` of ``old_batch`` stood.
 
     Each epoch of ``EpochSampler`` is cut to whole global batches, so the stream is counted by epochs
@@ -86,10 +87,18 @@ def position_in_other_batches(batches: int, old_batch: int, new_batch: int, epoc
     few samples (under one batch) are drawn again, none is skipped. A resume with another per-device
     batch or number of processes counted the old batches in new ones until the seventy-second
     session: half the batch drew again samples already trained on, twice the batch skipped epochs.
+
+    Epochs of another length (``old_epoch_length``: another ``data.samples_per_volume``) are orders
+    of other samples, so the place in the current epoch is carried over as the share of it done.
+    Until the eighty-fifth session the batches were counted in the new epochs: twice the patches per
+    volume put the run back by half its epochs.
     """
-    old_epoch = epoch_length // old_batch * old_batch
+    old_length = epoch_length if old_epoch_length is None else old_epoch_length
+    old_epoch = old_length // old_batch * old_batch
     new_epoch = epoch_length // new_batch * new_batch
     epochs, into = divmod(batches * old_batch, old_epoch)
+    if old_length != epoch_length:
+        into = into * epoch_length // old_length
     return (epochs * new_epoch + min(into, new_epoch)) // new_batch
 
 
