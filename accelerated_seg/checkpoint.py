@@ -18,6 +18,7 @@ acts on at its next collective; see docs/checkpoints.md.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -30,6 +31,7 @@ from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
+from .launcher_death import set_parent_death_signal
 from .model_folders import LAYOUT_FILE, STEP_DIR, complete_checkpoints
 from .ranks import on_every_rank, on_main
 from .strategy import checkpoint_layout
@@ -259,19 +261,29 @@ class PreemptionSignals:
     per-step all-reduce, so every rank learns at the same step that some rank was signalled.
     Handlers can only be installed from the main thread; elsewhere (e.g. training from a thread)
     the signals keep their previous behaviour. On exit the previous handlers are restored.
+
+    A rank that a distributed launcher started (``WORLD_SIZE`` set) also gets SIGTERM when its
+    launcher dies (``launcher_death``): killed with SIGKILL, a launcher signals no rank, and they
+    trained on as orphans holding the run folder's lock.
     """
 
     def __init__(self):
         self.received: int | None = None  # the signal number, once one arrived
         self._previous: dict = {}
+        self._previous_parent_death: int | None = None
 
     def __enter__(self) -> "PreemptionSignals":
         if threading.current_thread() is threading.main_thread():
             for sig in PREEMPTION_SIGNALS:
                 self._previous[sig] = signal.signal(sig, self._record)
+            if "WORLD_SIZE" in os.environ:
+                self._previous_parent_death = set_parent_death_signal(signal.SIGTERM)
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._previous_parent_death is not None:  # before the handler goes: SIGTERM would end the process
+            set_parent_death_signal(self._previous_parent_death)
+            self._previous_parent_death = None
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
         self._previous.clear()

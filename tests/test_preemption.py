@@ -1,5 +1,6 @@
 """Preemption (SIGTERM/SIGUSR1), atomic checkpoints and complete resume; see docs/checkpoints.md."""
 
+import json
 import os
 import signal
 import subprocess
@@ -131,6 +132,57 @@ def test_sigterm_to_one_rank_stops_both_and_resume_is_bit_identical(tiny_dataset
     full = tmp_path / "full"
     launch_two(tmp_path / "full", tiny_overrides(tiny_dataset, full, **common), fsdp_profile=fsdp_profile)
     _same_weights(full, interrupted)
+
+
+def _processes_naming(text: str) -> list[int]:
+    """The processes whose command line holds ``text`` (a test's own folder: its ranks, orphaned or not)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:  # ended while read
+            pass
+    return found
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_ranks_whose_launcher_is_killed_save_and_stop_instead_of_training_on_as_orphans(tiny_dataset, tmp_path):
+    """torchrun starts each rank in a session of its own, so a SIGKILL of the launcher's process group
+    reached no rank: they trained on, and rank 0 held the run lock against the requeued resume
+    (eighty-fourth session's probe). Each rank now gets SIGTERM from the kernel when its launcher dies."""
+    from test_distributed import _free_port
+
+    out, prefix = tmp_path / "run", tmp_path / "result"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+           "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no",
+           str(WORKER), str(prefix), *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 20000,
+                                                                            "train.val_every": 0})]
+    launcher = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not (out / "checkpoints" / "step_2").is_dir():  # training is under way
+            assert launcher.poll() is None and time.monotonic() < deadline, "the run did not reach its first save"
+            time.sleep(0.5)
+        os.killpg(launcher.pid, signal.SIGKILL)  # the launcher and its group; the ranks are in sessions of their own
+        launcher.wait()
+        deadline = time.monotonic() + 120
+        while not all(Path(f"{prefix}.rank{rank}.json").is_file() for rank in range(2)):
+            assert time.monotonic() < deadline, "the ranks trained on after their launcher was killed"
+            time.sleep(0.5)
+    finally:
+        for pid in _processes_naming(str(prefix)):  # orphans, where the ranks did not stop
+            os.kill(pid, signal.SIGKILL)
+    results = [json.loads(Path(f"{prefix}.rank{rank}.json").read_text()) for rank in range(2)]
+    assert [r["preempted"] for r in results] == [True, True] and results[0]["step"] == results[1]["step"]
+    assert complete_checkpoints(out / "checkpoints")[-1].name == f"step_{results[0]['step']}"
+    from accelerated_seg.run_lock import hold_run_folder
+
+    hold_run_folder(out).release()  # free for the requeued --resume latest
 
 
 def test_kill_9_during_a_save_keeps_the_previous_checkpoint(tiny_dataset, tiny_config, tmp_path, capsys):
