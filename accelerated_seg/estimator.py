@@ -34,7 +34,7 @@ import numpy as np
 from nibabel.spatialimages import SpatialImage
 
 from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
-                     check_values, is_whole_number)
+                     check_values, did_you_mean, is_whole_number)
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.fingerprint import files_fingerprint
@@ -95,13 +95,17 @@ class Dataset:
         for name in data_settings.keys() & _FROM_FILES_OWN.keys():
             raise ConfigError(f"Dataset.from_files: {name} is given here as {_FROM_FILES_OWN[name]}")
         _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting",
-                        not_listed=_FROM_FILES_OWN)  # taken here by other names (block_shape, ...)
+                        not_listed=_FROM_FILES_OWN,  # taken here by other names (block_shape, ...)
+                        own=_FROM_FILES_ARGUMENTS)
         if not is_whole_number(n_classes, 2):
+            binary = " (binary segmentation is n_classes=2 here: nobrainer's n_classes=1)" if n_classes == 1 else ""
             raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
-                              f"background), got {n_classes!r}")
+                              f"background), got {n_classes!r}{binary}")
         n_classes = int(n_classes)  # a NumPy integer too
+        # Augmentation is asked for with augment(), as in nobrainer: on by default ("light", the config's
+        # default), augment() changed nothing and leaving it out did not turn it off (85th session's probe).
         data = DataConfig(patch_size=_patch_edges(block_shape), validation_fraction=validation_fraction,
-                          **data_settings)
+                          **{"augment": "none", **data_settings})
         data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
@@ -136,16 +140,24 @@ class Dataset:
     def binarize(self) -> "Dataset":
         """Every non-zero label value, declared or not, becomes class 1 (e.g. an aseg as brain vs not brain)."""
         data = dataclasses.replace(self.data, binarize=True)
-        return dataclasses.replace(self, data=data, manifest=_manifest(self.pairs, self.validation_pairs,
-                                                                       self.n_classes, data, self.ignore_value))
+        manifest = _manifest(self.pairs, self.validation_pairs, self.n_classes, data, self.ignore_value)
+        # n_classes is what training sees: the 2 classes (it stayed the labels' own before the 85th session)
+        return dataclasses.replace(self, data=data, manifest=manifest, n_classes=manifest.num_classes)
 
     def augment(self, profile: str = "light", on: str = "auto") -> "Dataset":
         """Augment training patches with a profile (none, light, standard, heavy); ``on="gpu"`` runs the
         spatial part on the device inside the training loop, ``on="cpu"`` in the loader workers, and
-        ``on="auto"`` on the GPU when training on one (``data.augment_on``)."""
+        ``on="auto"`` on the GPU when training on one (``data.augment_on``). Without it a Dataset's
+        patches are not augmented, as in nobrainer (``augment=`` of ``from_files`` sets a profile too)."""
         data = dataclasses.replace(self.data, augment=profile, augment_on=on)
         data = check_values(Config(data=data)).data  # names data.augment (profile) or data.augment_on (on)
         return dataclasses.replace(self, data=data)
+
+    def __iter__(self):
+        """nobrainer 0.5's ``train, evaluate = Dataset.from_files(...)``, refused with the way here."""
+        raise ConfigError("Dataset.from_files returns one Dataset that holds the training and the validation cases "
+                          "(validation_pairs, or a seeded validation_fraction of the pairs); fit it, and evaluate "
+                          "scores its validation cases: there is no pair of Datasets to unpack")
 
     # nobrainer's Dataset has these two; a port of its script met a bare AttributeError (sixty-ninth session).
     def shuffle(self, *_, **__) -> "Dataset":
@@ -167,6 +179,13 @@ class Dataset:
             raise ConfigError(f"the per-device batch is given twice, as Dataset.batch({self.batch_size}) and as "
                               f"batch_size={batch!r}; give it once")
         return _run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
+
+    def _check_it_has_training_cases(self, what: str) -> None:
+        """A Dataset of validation_pairs alone is a test set, for evaluate."""
+        if not self.manifest.training:
+            raise ConfigError(f"{what}: the Dataset has no training cases, only the {len(self.manifest.validation)} "
+                              f"of its validation_pairs (a test set, which evaluate scores whole); give "
+                              f"Dataset.from_files the pairs to train on")
 
     def _check_its_config(self, config: Config, train_settings: dict) -> None:
         """``fit(config, ...)`` trained the config's settings alone: keywords given with it, and this
@@ -199,6 +218,7 @@ class Dataset:
         if num_workers is not None and (isinstance(num_workers, bool) or not isinstance(num_workers, int)
                                         or num_workers < 0):
             raise ConfigError(f"Dataset.loader: num_workers must be a whole number >= 0, got {num_workers!r}")
+        self._check_it_has_training_cases("Dataset.loader")
         workers = self.data.num_workers if num_workers is None else num_workers
         refuse_unguarded_main(workers, setting="num_workers", what="a loader")  # before the preprocessing, as train()
         # The pre-flight checks, as training runs them: a broken file was nibabel's traceback here, or
@@ -234,6 +254,7 @@ class Dataset:
 
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Dataset.fit: {} is not a training or optimizer setting")
+        self._check_it_has_training_cases("Dataset.fit")
         if config is not None:
             self._check_its_config(config, train_settings)
         cfg = config or self.config(**train_settings)
@@ -311,18 +332,45 @@ def _where_it_goes(name: str) -> str | None:
     return next((taken_by.format(name=name) for cls, taken_by in _TAKEN_BY if name in _field_names(cls)), None)
 
 
-def _refuse_unknown(settings: dict, fields_of, message: str, not_listed=()) -> None:
+def _refuse_unknown(settings: dict, fields_of, message: str, not_listed=(), own=()) -> None:
     """A ConfigError naming the keyword arguments that are not fields of the dataclass ``fields_of``
     (or of any in a tuple of them), instead of the dataclass's TypeError: where the API takes one that
-    another config has, or else the fields there are (but those in ``not_listed``)."""
+    another config has, or else the closest name (of those fields and the caller's ``own`` arguments,
+    or another tool's name for one of this API's), and the fields there are (but those in ``not_listed``)."""
     classes = fields_of if isinstance(fields_of, tuple) else (fields_of,)
     if unknown := sorted(set(settings) - {name for cls in classes for name in _field_names(cls)}):
         for name in unknown:
             if (where := _where_it_goes(name)) is not None:
                 raise ConfigError(f"{message.format(name)} but {where}")
+        names = [n for cls in classes for n in _field_names(cls) if n not in not_listed]
         listed = "; ".join(f"{cls.__name__}'s fields: {', '.join(n for n in _field_names(cls) if n not in not_listed)}"
                            for cls in classes)
-        raise ConfigError(message.format(", ".join(unknown)) + f"; the settings are {listed}")
+        raise ConfigError(message.format(", ".join(unknown)) + _closest(unknown[0], [*names, *own])
+                          + f"; the settings are {listed}")
+
+
+#: What nobrainer, Keras or Lightning call this API's arguments, and where this API takes each: the
+#: YAML path said "did you mean" (config.NAMED_ELSEWHERE), the estimator listed fifty names (85th session).
+_API_PLACES = {"lr": "lr=, given to Segmentation(...) or fit(...)", "epochs": "fit(dataset, epochs=N)",
+               "steps": "fit(dataset, steps=N)", "n_classes": "Dataset.from_files(pairs, n_classes=N)",
+               "block_shape": "Dataset.from_files(pairs, block_shape=(X, Y, Z))",
+               "validation_fraction": "Dataset.from_files(pairs, validation_fraction=F)"}
+_OTHER_TOOLS_NAMES = {**dict.fromkeys(("learning_rate", "lr_rate", "lrate"), "lr"),
+                      **dict.fromkeys(("epoch", "num_epochs", "n_epochs", "max_epochs"), "epochs"),
+                      **dict.fromkeys(("step", "num_steps", "n_steps"), "steps"),
+                      **dict.fromkeys(("n_class", "num_classes", "classes"), "n_classes"),
+                      **dict.fromkeys(("patch", "patch_shape", "blockshape", "block_size"), "block_shape"),
+                      **dict.fromkeys(("eval_size", "validation_split", "val_fraction"), "validation_fraction")}
+
+
+def _closest(name: str, names: list[str]) -> str:
+    """" (did you mean ...?)" for an unknown keyword: the closest of ``names`` in spelling, or where
+    this API takes what another tool names so; else ""."""
+    if hint := did_you_mean(name, names):
+        return hint
+    meant = _OTHER_TOOLS_NAMES.get(name) or (name if name in _API_PLACES else None)
+    return f" (did you mean {_API_PLACES[meant]}?)" if meant and meant not in names else \
+        (f" (did you mean {meant!r}?)" if meant else "")
 
 
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None) -> Manifest:
@@ -407,7 +455,8 @@ class Segmentation:
         self.run_dir: Path | None = None  # where fit trained it (fit's output_dir may differ from the constructor's)
         self.summary: dict | None = None
 
-    def fit(self, dataset: Dataset, epochs: int | None = None, steps: int | None = None, **train_settings):
+    def fit(self, dataset: Dataset | None = None, epochs: int | None = None, steps: int | None = None,
+            **train_settings):
         """Train on ``dataset`` for ``epochs`` (passes over its patches) or ``steps`` optimizer steps
         (``max_steps``, here or in the constructor, is ``steps`` by its config name); one epoch if none.
 
@@ -423,14 +472,19 @@ class Segmentation:
         estimator, say): that is a ConfigError unless ``overwrite=True`` (here or in the constructor)
         deletes it first, or ``resume="latest"`` continues it.
         """
+        if dataset is None and "dataset_train" in train_settings:  # nobrainer's keyword: Python's TypeError before
+            raise ConfigError("fit: the Dataset is fit's first argument, fit(dataset, epochs=N), not nobrainer's "
+                              "dataset_train= (its validation cases are the Dataset's own: validation_pairs)")
         if not isinstance(dataset, Dataset):
             raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
                               f"n_classes=2), got {type(dataset).__name__}")
+        dataset._check_it_has_training_cases("fit")
         if isinstance(epochs, Dataset) or "dataset_validate" in train_settings:  # nobrainer's fit(train, validate)
             raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: a "
                               "Dataset holds its own validation cases, so give them as Dataset.from_files(pairs, "
                               "validation_pairs=[(image, label), ...]) and fit that one Dataset")
-        _refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting")
+        _refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
+                        own=("epochs", "steps"))
         settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
         # A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a
         # run (whose checkpoint holds the weights). Before the forty-fourth session it was silently
@@ -529,8 +583,11 @@ class Segmentation:
                 for image, path in zip(images, inputs):
                     nib.save(image, path)
             else:  # one temporary NIfTI per channel, so an array takes the path's road exactly
-                channels = _checked_channels(x, read_export_config(model_dir)["in_channels"])
+                config = read_export_config(model_dir)
+                channels = _checked_channels(x, config["in_channels"])
                 grid = _checked_affine(affine)
+                if warning := _array_grid_warning(affine, config):
+                    warnings.warn(warning, stacklevel=2)
                 inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
                           for c, channel in enumerate(channels)]
 
@@ -614,6 +671,8 @@ class Segmentation:
         config = read_export_config(model_dir)
         kept_whole(config, options.get("keep_largest"))  # a label the model lacks: refused before the folders go
         _check_evaluation_cases(dataset, config)
+        if warning := _held_out_alone_warning(dataset.manifest):
+            warnings.warn(warning, stacklevel=3)
         # Every validation case opened and checked as fit checks it (values, grids, channels), before the
         # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
         # stopped half-way, naming the copy in the references folder rather than the user's file.
@@ -835,6 +894,17 @@ def _how_it_runs(options: dict) -> dict:
     return {name: value for name, value in options.items() if name not in _NOT_HOW_IT_RUNS}
 
 
+def _held_out_alone_warning(manifest: Manifest) -> str | None:
+    """Evaluating a Dataset split by its fraction (or folds) scores the cases that split held out: a
+    test set given as a training Dataset's pairs was scored on one case in six without a word
+    (eighty-fifth session's probe). Validation pairs given are scored as given, unsaid."""
+    if not manifest.training or manifest.split.startswith("given"):
+        return None
+    return (f"evaluate: scoring the Dataset's {len(manifest.validation)} validation case(s) alone, held out by its "
+            f"split ({manifest.split}); its {len(manifest.training)} training case(s) are not scored. A test set "
+            f"is scored whole as Dataset.from_files([], validation_pairs=test_pairs, ...)")
+
+
 def _check_evaluation_cases(dataset: Dataset, config: dict) -> None:
     """Refuse, before any prediction, a dataset evaluate cannot score with this model.
 
@@ -904,6 +974,21 @@ def _checked_channels(x, in_channels: int) -> np.ndarray:
         raise DataError(f"predict: the array holds {bad} non-finite value(s) (NaN or Inf); replace them (e.g. with "
                         f"the background intensity) first")
     return channels
+
+
+def _array_grid_warning(affine, config: dict) -> str | None:
+    """A warning for an array given without its affine to a model trained at another spacing than 1 mm.
+
+    The array is read as 1 mm voxels (RAS) and resampled to the model's spacing: a nobrainer user's
+    ``get_fdata()`` of a 1.5 mm scan, given so, was segmented as a 1.5x larger head, its Dice 0.61
+    against 0.89 from the path, without a word (eighty-fifth session's probe)."""
+    spacing = (config.get("preprocessing") or {}).get("spacing")
+    if affine is not None or not spacing or all(abs(size - 1.0) < 1e-6 for size in spacing):
+        return None
+    trained = " x ".join(f"{size:g}" for size in spacing)
+    return (f"predict: the array has no affine, so its voxels are read as 1 mm (RAS), and the model was trained "
+            f"at {trained} mm: it is resampled as a 1 mm scan would be. Give its own with affine= "
+            f"(nib.load(path).affine), or predict the nibabel image or the path itself")
 
 
 def _checked_affine(affine) -> np.ndarray:

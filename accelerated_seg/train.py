@@ -726,6 +726,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(f"train.val_distances: the labels mark unannotated voxels (ignore label "
                           f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
                           "not defined; validation scores the annotated voxels' Dice: set train.val_distances=false")
+    if not manifest.training:  # else "one epoch has 0 patches": a dataset of held-out cases alone
+        raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
+                          f"({manifest.split}): give it cases to train on")
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
     if patches < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {patches} patches, fewer than one step's "

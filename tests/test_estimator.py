@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import signal
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +43,10 @@ def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, t
     # One line of what training sees (the dataclass's repr listed every case, and dataset='synthetic')
     assert repr(base) == ("<Dataset: 6 training and 3 validation cases, split: given (validation_pairs); 1 channel "
                           "(image); 3 classes (background, class_1, class_2); block_shape (16, 16, 16); batch the "
-                          "training default; augment light>")
+                          "training default; augment none>")
+    # augmentation is asked for, as in nobrainer: it was on by default, and augment() changed nothing
+    assert base.augment().data.augment == "light" and data.n_classes == 2 and base.n_classes == 3
+    assert Dataset.from_files(train_pairs, augment="standard").data.augment == "standard"
     assert repr(data.augment("heavy", on="cpu")).endswith(
         "; 2 classes (background, foreground), binarized; block_shape (16, 16, 16); batch 4; augment heavy on the cpu>")
 
@@ -72,7 +76,7 @@ def test_builder_loader_gives_the_batches_of_the_csv_config_path(tiny_dataset, t
 
 def test_fit_with_a_config_refuses_settings_it_would_drop(tiny_dataset, tmp_path):
     """fit(config, max_steps=3) trained the config's steps and learning rate, and a config made before
-    .batch(4).augment("none") trained batch 2 with the light profile, without a word (seventy-third
+    .batch(4).augment("none") trained batch 2 with the light profile (the default then), without a word (seventy-third
     session's review); the config made from the Dataset itself trains."""
     train_pairs, _ = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
@@ -83,7 +87,7 @@ def test_fit_with_a_config_refuses_settings_it_would_drop(tiny_dataset, tmp_path
         data.fit(cfg, max_steps=3, lr=0.5)
     with pytest.raises(ConfigError, match=r"the config's data.augment, train.batch_size \(None, and "
                                           r"Dataset.batch\(4\)\) differ from this Dataset's"):
-        data.batch(4).augment("none").fit(cfg)
+        data.batch(4).augment("light").fit(cfg)
     assert not (tmp_path / "run").exists()
 
 
@@ -233,6 +237,13 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
     placed = Segmentation.load(model.model_dir, output_dir=str(tmp_path / "placed"))
     placed.evaluate(data)
     assert (tmp_path / "placed" / "evaluation" / "summary.json").is_file()
+    # A test set is its validation pairs alone, scored whole; a Dataset split by its fraction says that
+    # it scores the cases held out (a test set given as the pairs was scored on 1 case in 6, unsaid)
+    settings = dict(block_shape=16, n_classes=3, spacing=(2.0, 2.0, 2.0), cache_dir=str(tmp_path / "cache"))
+    assert placed.evaluate(Dataset.from_files([], validation_pairs=val_pairs, **settings))["num_cases"] == 3
+    with pytest.warns(UserWarning, match=r"^evaluate: scoring the Dataset's \d validation case\(s\) alone, held "
+                                         r"out by its split \(fraction 0.2 \(seed 0\)\); its \d training case\(s\)"):
+        placed.evaluate(Dataset.from_files(train_pairs + val_pairs, **settings))
     with pytest.raises(ConfigError, match="Segmentation.load: model_args are the saved model's"):
         Segmentation.load(model.model_dir, model_args={"channels": [4, 8]})
 
@@ -241,8 +252,14 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
     image = model.predict(str(case.images[0]))
     assert image.shape == reference.shape
     np.testing.assert_allclose(image.affine, reference.affine, atol=1e-5)
-    labels = model.predict(np.asanyarray(reference.dataobj), affine=reference.affine)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # its own affine given: nothing to say
+        labels = model.predict(np.asanyarray(reference.dataobj), affine=reference.affine)
     np.testing.assert_array_equal(labels, np.asanyarray(image.dataobj))  # the same case as an array
+    # without it, read as 1 mm voxels for a model of 2 mm ones: resampled as another head, said (unsaid before)
+    with pytest.warns(UserWarning, match=r"^predict: the array has no affine, so its voxels are read as 1 mm \(RAS\), "
+                                         r"and the model was trained at 2 x 2 x 2 mm"):
+        model.predict(np.asanyarray(reference.dataobj))
     as_tensor = model.predict(torch.as_tensor(np.asanyarray(reference.dataobj)), affine=reference.affine)
     np.testing.assert_array_equal(as_tensor, labels)  # and as a torch tensor
     # channels last, as get_fdata() gives a (X, Y, Z, 1) file: "gives 64 channel(s)" before the sixty-seventh session
@@ -288,7 +305,7 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
         model.predict(volume, tta=True)
     # A warning about the input names it as the caller gave it, not the temporary file behind it
     with pytest.warns(UserWarning, match=r"^the array: a single slice") as seen:
-        model.predict(volume[..., :1])
+        model.predict(volume[..., :1], affine=np.diag([2.0, 2.0, 2.0, 1.0]))
     assert not any("input_0000" in str(w.message) for w in seen)
     assert seen[0].filename == __file__  # the caller's line, so Python's default says it once for a loop
 
@@ -399,6 +416,40 @@ def test_max_steps_given_to_the_estimator_is_the_length_of_the_run(tiny_dataset,
     assert model.fit(data, steps=1, overwrite=True).summary["step"] == 1  # this call's length wins
 
 
+def test_a_nobrainer_port_is_pointed_to_this_apis_names(tiny_dataset, tmp_path):
+    """A nobrainer user's names and idioms got a list of fifty fields, or Python's own TypeError
+    (eighty-fifth session's probe): each now names what this API takes."""
+    from accelerated_seg.config import ConfigError
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    for given, meant in ((dict(n_class=3), "'n_classes'"), (dict(blockshape=16), "'block_shape'"),
+                         (dict(eval_size=0.3), "'validation_fraction'")):
+        with pytest.raises(ConfigError, match=rf"is not a data setting \(did you mean {meant}\?\)"):
+            Dataset.from_files(train_pairs, **given)
+    with pytest.raises(ConfigError, match=r"binary segmentation is n_classes=2 here: nobrainer's n_classes=1"):
+        Dataset.from_files(train_pairs, n_classes=1)
+    with pytest.raises(ConfigError, match=r"^Segmentation: epochs is not a training or optimizer setting \(did you "
+                                          r"mean fit\(dataset, epochs=N\)\?\)"):
+        Segmentation("unet", epochs=3)
+    data = Dataset.from_files(train_pairs, block_shape=16, validation_pairs=val_pairs)
+    for given, meant in (("epoch", "'epochs'"), ("step", "'steps'"), ("learning_rate", "'lr'")):
+        with pytest.raises(ConfigError, match=rf"^fit: {given} is not a training or optimizer setting \(did you mean "
+                                              rf"{meant}\?\)"):
+            Segmentation("unet").fit(data, **{given: 2})
+    with pytest.raises(ConfigError, match=r"^Dataset.from_files returns one Dataset that holds the training and"):
+        train, validate = data
+    with pytest.raises(ConfigError, match=r"^fit: the Dataset is fit's first argument, fit\(dataset, epochs=N\)"):
+        Segmentation("unet").fit(dataset_train=data, epochs=1)
+    # Validation pairs alone are a test set: evaluate scores it whole, and training on it is refused
+    test_set = Dataset.from_files([], block_shape=16, validation_pairs=val_pairs)
+    assert (len(test_set.manifest.training), len(test_set.manifest.validation)) == (0, len(val_pairs))
+    for train_on_it in (lambda: Segmentation("unet").fit(test_set, steps=1), lambda: test_set.loader(),
+                        lambda: test_set.fit(output_dir=str(tmp_path / "run"))):
+        with pytest.raises(ConfigError, match=r"the Dataset has no training cases, only the 3 of its validation_pairs"):
+            train_on_it()
+    assert not (tmp_path / "run").exists()
+
+
 def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     from accelerated_seg.config import ConfigError
 
@@ -476,8 +527,8 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     assert data.batch(np.int64(3)).batch_size == 3
     with pytest.raises(ConfigError, match="Segmentation: model 'unet9' is not known; choose one of: unet, "):
         Segmentation("unet9")
-    with pytest.raises(ConfigError, match="Segmentation: learning_rate is not a training or optimizer setting; "
-                                          "the settings are TrainConfig's fields: .*; "
+    with pytest.raises(ConfigError, match="Segmentation: learning_rate is not a training or optimizer setting "
+                                          r"\(did you mean 'lr'\?\); the settings are TrainConfig's fields: .*; "
                                           "OptimConfig's fields: optimizer, lr, "):
         Segmentation("unet", learning_rate=1e-3)
     with pytest.raises(ConfigError, match="Segmentation: precision 'fp64' is not known; choose one of: fp32, bf16"):

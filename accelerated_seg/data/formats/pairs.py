@@ -54,9 +54,9 @@ def from_pairs(
 
     parsed = _parse_pairs(pairs, "pairs", base)
     parsed_validation = _parse_pairs(validation_pairs, "validation_pairs", base) if validation_pairs is not None else []
-    if not parsed:
+    if not parsed and not parsed_validation:  # validation pairs alone are a test set (estimator's evaluate)
         raise DataError("from_pairs: no pairs; pass at least one (image, label) pair")
-    num_channels = len(parsed[0][0])
+    num_channels = len((parsed or parsed_validation)[0][0])
     for position, (images, _) in enumerate(parsed + parsed_validation):
         if len(images) != num_channels:
             raise DataError(
