@@ -108,13 +108,14 @@ class Progress:
     # counted, so that a resume under another batch or number of processes finds the same place
     batch_samples: int | None = None
     epoch_length: int | None = None  # train(): samples in one epoch while batches_seen was counted
+    step_samples: int | None = None  # train(): global samples in one optimizer step, to which epochs were cut
 
     def state_dict(self) -> dict:
         return asdict(self)
 
     def load_state_dict(self, state: dict) -> None:
-        # None: saved before the seventy-second session (batch_samples), the eighty-fifth (epoch_length)
-        self.__dict__.update({"batch_samples": None, "epoch_length": None, **state})
+        # None: saved before the seventy-second session (batch_samples), the eighty-fifth (the others)
+        self.__dict__.update({"batch_samples": None, "epoch_length": None, "step_samples": None, **state})
         for row in self.history:  # named "loss" before the seventy-second session: the step's training loss
             if "loss" in row:
                 row["train_loss"] = row.pop("loss")
@@ -202,7 +203,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         loader: a ``torch.utils.data.DataLoader`` of known length (a map-style dataset, or an
             ``IterableDataset`` with ``__len__``) yielding ``{"image", "label"}`` dicts (MONAI style)
             or ``(image, label)`` pairs, a per-device batch each; accelerate shards it over the
-            processes.
+            processes. Its batches are what is trained, unlike ``train``'s whole steps: with several
+            processes and no ``drop_last``, accelerate pads the last batch with the epoch's first
+            samples (``even_batches``), which then count twice, and a short last batch weighs each of
+            its samples more in its accumulation window (``drop_last=True`` avoids both).
         criterion: ``criterion(logits, label)`` -> scalar loss.
         optimizer: built over ``model.parameters()``.
         max_epochs: passes over the loader (per process); or give ``max_steps`` (optimizer steps).
@@ -730,9 +734,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
                           f"({manifest.split}): give it cases to train on")
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
-    if patches < plan.per_device * num_processes:
-        raise ConfigError(f"one epoch has {patches} patches, fewer than one step's "
-                          f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
+    if patches < plan.global_batch:
+        raise ConfigError(f"one epoch has {patches} patches, fewer than one step's {plan.global_batch}: raise "
+                          f"data.samples_per_volume or lower the batch")
+    if note := _patches_left_out_note(patches, plan.global_batch):
+        accelerator.print(note)
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
@@ -764,13 +770,17 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                                                             cfg.train.head_only_steps))
     # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
     # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
-    batches_per_epoch = train_set.epoch_length // (plan.per_device * num_processes)  # per rank
-    epochs = math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
+    steps_per_epoch = train_set.epoch_length // plan.global_batch  # each epoch cut to whole steps (EpochSampler)
+    epochs = math.ceil(cfg.train.max_steps / steps_per_epoch) + 1
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
                                        epochs_per_pass=epochs, processes=num_processes,
-                                       pin_memory=accelerator.device.type == "cuda"))
+                                       pin_memory=accelerator.device.type == "cuda", accumulation=plan.accum_steps))
     compile_prepared(accelerator, model, compiling)
+    # The network is built (alike on every rank), so each rank's stochastic layers (dropout, drop path)
+    # now draw from a stream of their own: seeded alike, every rank drew the same masks for its other
+    # samples (eighty-fifth session's probe). A resume puts each rank's saved state back over this.
+    set_seed(cfg.train.seed, device_specific=True)
     t = cfg.train
     loop = Loop(accelerator, model, optimizer, loss_fn.to(accelerator.device), train_dl,
                 LoopSettings(max_steps=t.max_steps, log_every=t.log_every, val_every=t.val_every,
@@ -779,6 +789,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg),
                 records={PREPROCESSING_FILE: settings.to_dict(), SPLIT_FILE: manifest.split_record()})
     loop.progress.batch_samples, loop.progress.epoch_length = plan.per_device * num_processes, train_set.epoch_length
+    loop.progress.step_samples = plan.global_batch
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
     loop.records[EXPORT_DESCRIPTION_FILE] = {"model": spec.to_dict(), **run.export_meta}
@@ -791,7 +802,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         run_scope.callback(setattr, loop, "on_validation", None)
     changed = _resume(loop, resume_from) if resume_from is not None else None
     if resume_from is not None:
-        _continue_the_data_stream(loop, train_set.epoch_length, plan.per_device * num_processes)
+        _continue_the_data_stream(loop, train_set.epoch_length, plan.per_device * num_processes, plan.global_batch)
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
         continue_with_the_runs_settings(scheduler, plan.lr)
@@ -978,17 +989,22 @@ def _check_head_only_steps(train_cfg) -> None:
                           f"of a run)")
 
 
-def _continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int) -> None:
+def _continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int, step_samples: int) -> None:
     """After a resume: ``batches_seen`` in this launch's micro-batches and epochs, where the
-    checkpoint's run counted them in others (another per-device batch or number of processes, another
-    ``data.samples_per_volume``)."""
+    checkpoint's run counted them in others (another per-device batch, number of processes or
+    accumulation, another ``data.samples_per_volume``)."""
     progress = loop.progress
     saved, progress.batch_samples = progress.batch_samples, batch_samples
     saved_length, progress.epoch_length = progress.epoch_length or epoch_length, epoch_length  # None: as here
-    if saved is None or (saved, saved_length) == (batch_samples, epoch_length):  # None: an older checkpoint
-        return
+    # None: epochs were cut to whole micro-batches of all ranks (before the eighty-fifth session)
+    saved_step, progress.step_samples = progress.step_samples or saved, step_samples
+    if saved is None or (saved, saved_length, saved_step) == (batch_samples, epoch_length, step_samples):
+        return  # None: an older checkpoint, which does not say
     counted = progress.batches_seen
-    progress.batches_seen = position_in_other_batches(counted, saved, batch_samples, epoch_length, saved_length)
+    progress.batches_seen = position_in_other_batches(counted, saved, batch_samples, epoch_length, saved_length,
+                                                      saved_step, step_samples)
+    if (saved, saved_length) == (batch_samples, epoch_length) and progress.batches_seen == counted:
+        return  # another accumulation, the place unchanged: nothing to say
     epochs = "" if saved_length == epoch_length else f" (epochs of {saved_length} and of {epoch_length} samples)"
     loop.accelerator.print(f"the data stream goes on where the checkpoint's run stood: {counted} micro-batches of "
                            f"{saved} samples (all processes) there, {progress.batches_seen} of {batch_samples} "
@@ -1224,6 +1240,18 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index))
     validation = cache.load_table(tables[1]) if tables[1] is not None else None
     return cache.load_table(tables[0]), validation
+
+
+def _patches_left_out_note(patches: int, step_samples: int) -> str | None:
+    """A note where cutting each epoch to whole optimizer steps (``EpochSampler``) leaves out a tenth of
+    it or more: with few cases, a rest that nothing said (7 patches at a global batch of 4: 3 of them)."""
+    rest = patches % step_samples
+    if rest < 0.1 * patches:
+        return None
+    return (f"note: an epoch's {patches} patches make {patches // step_samples} optimizer step(s) of "
+            f"{step_samples}; the other {rest} ({rest / patches:.0%}) are in no step of that epoch (each epoch "
+            f"draws them in its own order, so not the same ones every epoch): a data.samples_per_volume or a "
+            f"global batch that divides the epoch trains on every patch")
 
 
 def patch_padding_warning(patch_size, shapes, spacing) -> str | None:

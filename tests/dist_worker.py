@@ -6,6 +6,7 @@ rank for those 0-based forward calls. SIGNAL_RANK and SIGNAL_CALL make that rank
 SIGNAL (default SIGTERM) at that 0-based forward call, as a scheduler would before killing the job.
 KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGKILL its own process.
 GRADS_OUT=P saves the gradients of the first optimizer step to ``P.rank<N>.pt``.
+SEED_OUT=P writes the seed of torch's generator at the first training step to ``P.rank<N>.txt``.
 FULL_DISK_AT_EXPORT=1 makes the main process's export fail as a full disk would (the others write none).
 """
 
@@ -20,7 +21,8 @@ from accelerated_seg.collector import importing_without_collection
 with importing_without_collection():  # as examples/train.py imports the stack (collector.py says why)
     from monai.losses import DiceCELoss
 
-from faults import loss_forward_with, nan_on, record_first_step_gradients, signal_on, write_result_and_exit  # tests/ is this script's folder
+from faults import (loss_forward_with, nan_on, record_first_step_gradients, seed_in_training, signal_on,
+                    write_result_and_exit)  # tests/ is this script's folder
 
 
 def kill_during_save(nth: int) -> None:
@@ -46,6 +48,8 @@ def main() -> None:
     if os.environ.get("SIGNAL_RANK") == str(rank):
         DiceCELoss.forward = loss_forward_with(
             signal_on(int(os.environ["SIGNAL_CALL"]), getattr(signal, os.environ.get("SIGNAL", "SIGTERM"))))
+    if os.environ.get("SEED_OUT"):
+        DiceCELoss.forward = loss_forward_with(seed_in_training(f"{os.environ['SEED_OUT']}.rank{rank}.txt"))
     if os.environ.get("GRADS_OUT"):
         record_first_step_gradients(f"{os.environ['GRADS_OUT']}.rank{rank}.pt")
     if os.environ.get("KILL_IN_SAVE"):

@@ -40,6 +40,19 @@ def signal_on(call_at: int, signum: int):
     return hook
 
 
+def seed_in_training(path):
+    """A loss hook that writes to ``path`` the seed of torch's generator at the first training step:
+    the stream the network's dropout draws from."""
+    import torch
+
+    def hook(call, loss):
+        if call == 0:
+            Path(path).write_text(str(torch.initial_seed()))
+        return loss
+
+    return hook
+
+
 def record_first_step_gradients(path) -> None:
     """Make AdamW save the gradients it steps with (parameter order) to ``path`` at its first step."""
     import torch

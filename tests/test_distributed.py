@@ -57,7 +57,8 @@ def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path)
     out = tmp_path / "ddp"
     # DDP options from the experiment config reach DistributedDataParallel (static graph included).
     ddp = {"train.ddp.static_graph": "true", "train.ddp.gradient_as_bucket_view": "true", "train.ddp.bucket_cap_mb": 1}
-    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 4}, **ddp))
+    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 4}, **ddp),
+                         env_extra={"SEED_OUT": str(tmp_path / "seed")})
     assert all("DDP (MULTI_CPU) on 2 process(es)" in r["strategy"] for r in results)
     assert results[0]["is_main_process"] and not results[1]["is_main_process"]
     assert results[0]["global_batch"] == 4  # 2 per device x 2 processes
@@ -67,6 +68,8 @@ def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path)
     assert (out / "model" / "model.safetensors").is_file() and (out / "best_model" / "config.json").is_file()
     state = out / "checkpoints" / "step_4"
     assert (state / "random_states_0.pkl").is_file() and (state / "random_states_1.pkl").is_file()
+    # each rank's dropout draws from its own stream (train.seed + rank): the same masks on every rank before
+    assert [(tmp_path / f"seed.rank{rank}.txt").read_text() for rank in range(2)] == ["0", "1"]
 
 
 def test_a_folder_in_use_by_another_run_is_refused_on_both_ranks_without_a_hang(tiny_dataset, tmp_path):

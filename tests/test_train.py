@@ -169,6 +169,26 @@ def test_a_resume_with_another_batch_draws_the_samples_the_uninterrupted_run_wou
     assert progress["batches_seen"] == counted + 6 // batch and progress["batch_samples"] == batch
 
 
+def test_accumulation_over_smaller_batches_trains_on_the_samples_of_the_whole_batch(tiny_config, tmp_path,
+                                                                                     monkeypatch, capsys):
+    """Epochs were cut to whole micro-batches of all ranks: 1 process accumulating 2 batches of 2 kept 6
+    of 6 patches an epoch, its windows across epochs, where batch 4 (or 2 processes of 2) kept 4, so
+    the same global batch trained on other samples (eighty-fifth session's probe). Cut to whole
+    optimizer steps, both draw the same samples in each step."""
+    from accelerated_seg.data.loader import PatchDataset
+
+    drawn = []
+    getitem = PatchDataset.__getitem__
+    monkeypatch.setattr(PatchDataset, "__getitem__", lambda self, k: drawn.append(k) or getitem(self, k))
+    common = dict(train__max_steps=3, train__val_every=0, data__samples_per_volume=1)  # 6 cases: 6 patches
+    train(tiny_config(tmp_path / "whole", train__batch_size=4, **common))
+    whole, drawn[:] = drawn[:12], []
+    assert ("note: an epoch's 6 patches make 1 optimizer step(s) of 4; the other 2 (33%) are in no step of that "
+            "epoch") in capsys.readouterr().out
+    train(tiny_config(tmp_path / "accumulated", train__batch_size=2, train__grad_accum_steps=2, **common))
+    assert drawn[:12] == whole  # then one batch more: accelerate's loader looks one batch ahead
+
+
 def test_a_resume_with_other_patches_per_volume_keeps_the_share_of_the_epoch_done(tiny_config, tmp_path, capsys):
     """The position was counted in the new epochs: twice the patches per volume put the run back by
     half its epochs (eighty-fourth session's review). Half an epoch done stays half of the new one."""
@@ -197,6 +217,9 @@ def test_the_data_position_in_other_batches_counts_samples_by_epoch():
     assert position_in_other_batches(7, 2, 2, 20, old_epoch_length=10) == (20 + 8) // 2  # 1 epoch and 4 of 10
     assert position_in_other_batches(6, 4, 4, 12, old_epoch_length=24) == 12 // 4  # 24 of 24 is 12 of 12
     assert position_in_other_batches(4, 4, 4, 12, old_epoch_length=24) == 8 // 4  # 16 of 24 is 8 of 12
+    # epochs cut to whole optimizer steps: 6 of 10 samples is 4 of 8 with steps of 4 (2 micro-batches of 2)
+    assert position_in_other_batches(3, 2, 2, 10, new_step=4) == 4 // 2
+    assert position_in_other_batches(5, 2, 2, 10, old_step=2, new_step=4) == 8 // 2  # an epoch of 10 is one of 8
 
 
 def test_a_resumed_runs_tensorboard_curve_draws_each_step_once(tiny_config, tmp_path):

@@ -123,17 +123,18 @@ class VolumeDataset(Dataset):
 
 
 def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed: int, epochs_per_pass: int = 1,
-                 processes: int = 1, pin_memory: bool | None = None) -> DataLoader:
+                 processes: int = 1, pin_memory: bool | None = None, accumulation: int = 1) -> DataLoader:
     """The training patches for one rank, before accelerate shards them over ``processes`` ranks.
 
     ``epochs_per_pass`` > 1: one pass over the loader yields that many epochs, each cut to whole
-    global batches of ``batch_size`` x ``processes`` (``EpochSampler``), and the workers run on
-    across their boundaries. ``pin_memory``: page-locked batches for non-blocking copies to a GPU;
-    None pins them where a GPU exists (training says whether it runs on one: a CPU run on a GPU
-    machine pinned for nothing, and started a CUDA context to do it).
+    optimizer steps of ``batch_size`` x ``processes`` x ``accumulation`` samples (``EpochSampler``),
+    and the workers run on across their boundaries. ``pin_memory``: page-locked batches for
+    non-blocking copies to a GPU; None pins them where a GPU exists (training says whether it runs
+    on one: a CPU run on a GPU machine pinned for nothing, and started a CUDA context to do it).
     """
     # drop_last: every step is a full batch on every rank, so every sample carries the same weight.
-    sampler = EpochSampler(dataset.epoch_length, seed, epochs_per_pass, whole_batches_of=batch_size * processes)
+    sampler = EpochSampler(dataset.epoch_length, seed, epochs_per_pass,
+                           whole_batches_of=batch_size * processes * accumulation)
     if num_workers > 0:
         end_deaf_workers_at_exit()  # for workers that are this process's children (no fork server)
     return DataLoader(dataset, batch_size=batch_size, sampler=sampler,

@@ -10,8 +10,8 @@ One pass over the loader may span several epochs (``epochs_per_pass``): a DataLo
 at the end of every pass, and the next pass waits for them to refill the prefetch queue (on one H100,
 0.16-0.24 s at every epoch's start, docs/performance.md). The training loop makes one pass cover the
 whole run, so the workers run on across epoch boundaries. Which samples a rank sees stays what
-epoch-by-epoch passes would give it: each epoch keeps the whole global batches of its order, which
-is exactly what a drop_last loader sharded by accelerate keeps of an epoch of its own.
+epoch-by-epoch passes would give it: each epoch keeps the whole optimizer steps of its order, which
+without accumulation is exactly what a drop_last loader sharded by accelerate keeps of an epoch of its own.
 
 Patch centres are drawn here rather than with MONAI's RandCropByPosNegLabeld: MONAI's crop
 transforms convert the whole volume to a tensor first, which would read every memory-mapped volume
@@ -38,9 +38,13 @@ class EpochSampler(Sampler[int]):
         epoch_length: samples in one epoch (``PatchDataset.epoch_length``).
         seed: the orders are a function of (seed, epoch).
         epochs_per_pass: epochs one pass over the loader yields, one after the other.
-        whole_batches_of: the global batch (per-device batch x processes). Each epoch yields the
-            largest multiple of it from its order, so no batch holds samples of two epochs and the
-            ranks' shares stay equal; a drop_last loader of one epoch per pass keeps the same ones.
+        whole_batches_of: the samples of one optimizer step (per-device batch x processes x
+            accumulation). Each epoch yields the largest multiple of it from its order, so no step
+            holds samples of two epochs and the ranks' shares stay equal; a drop_last loader of one
+            epoch per pass keeps the same ones. Cut to whole micro-batches of all ranks instead (until
+            the eighty-fifth session), an epoch kept other samples under another split of the same
+            global batch: 1 process accumulating over 2 batches of 2, and 2 processes of 2, trained on
+            6 and 4 of 7 patches an epoch.
     """
 
     def __init__(self, epoch_length: int, seed: int = 0, epochs_per_pass: int = 1, whole_batches_of: int = 1):
@@ -79,10 +83,11 @@ class EpochSampler(Sampler[int]):
 
 
 def position_in_other_batches(batches: int, old_batch: int, new_batch: int, epoch_length: int,
-                              old_epoch_length: int | None = None) -> int:
+                              old_epoch_length: int | None = None, old_step: int | None = None,
+                              new_step: int | None = None) -> int:
     """Batches of ``new_batch`` global samples that put a stream where ``batches`` of ``old_batch`` stood.
 
-    Each epoch of ``EpochSampler`` is cut to whole global batches, so the stream is counted by epochs
+    Each epoch of ``EpochSampler`` is cut to whole optimizer steps, so the stream is counted by epochs
     done and the samples into the current one; that place is rounded down to a whole new batch: a
     few samples (under one batch) are drawn again, none is skipped. A resume with another per-device
     batch or number of processes counted the old batches in new ones until the seventy-second
@@ -92,14 +97,19 @@ def position_in_other_batches(batches: int, old_batch: int, new_batch: int, epoc
     of other samples, so the place in the current epoch is carried over as the share of it done.
     Until the eighty-fifth session the batches were counted in the new epochs: twice the patches per
     volume put the run back by half its epochs.
+
+    Epochs are cut to whole optimizer steps (``old_step`` and ``new_step`` samples; by default one
+    batch each, as before the eighty-fifth session), and the place is rounded down to a whole new
+    step, so that no accumulation window of the resumed run crosses an epoch's end.
     """
     old_length = epoch_length if old_epoch_length is None else old_epoch_length
-    old_epoch = old_length // old_batch * old_batch
-    new_epoch = epoch_length // new_batch * new_batch
+    old_step, new_step = old_step or old_batch, new_step or new_batch
+    old_epoch = old_length // old_step * old_step
+    new_epoch = epoch_length // new_step * new_step
     epochs, into = divmod(batches * old_batch, old_epoch)
     if old_length != epoch_length:
         into = into * epoch_length // old_length
-    return (epochs * new_epoch + min(into, new_epoch)) // new_batch
+    return (epochs * new_epoch + min(into, new_epoch) // new_step * new_step) // new_batch
 
 
 def sample_seed(seed: int, sample: int) -> int:
