@@ -262,9 +262,11 @@ class PreemptionSignals:
     Handlers can only be installed from the main thread; elsewhere (e.g. training from a thread)
     the signals keep their previous behaviour. On exit the previous handlers are restored.
 
-    A rank that a distributed launcher started (``WORLD_SIZE`` set) also gets SIGTERM when its
-    launcher dies (``launcher_death``): killed with SIGKILL, a launcher signals no rank, and they
-    trained on as orphans holding the run folder's lock.
+    A rank that torchrun's agent started (``accelerate launch`` and ``notebook_launcher`` use it; it
+    sets ``TORCHELASTIC_RUN_ID``) also gets SIGTERM when its launcher dies (``launcher_death``):
+    killed with SIGKILL, a launcher signals no rank, and they trained on as orphans holding the run
+    folder's lock. ``WORLD_SIZE`` alone is no launcher's mark: some clusters export it to every
+    process, whose parent may be a shell that exits while the run goes on (``nohup``).
     """
 
     def __init__(self):
@@ -276,7 +278,7 @@ class PreemptionSignals:
         if threading.current_thread() is threading.main_thread():
             for sig in PREEMPTION_SIGNALS:
                 self._previous[sig] = signal.signal(sig, self._record)
-            if "WORLD_SIZE" in os.environ:
+            if "TORCHELASTIC_RUN_ID" in os.environ:
                 self._previous_parent_death = set_parent_death_signal(signal.SIGTERM)
         return self
 

@@ -204,10 +204,11 @@ class Dataset:
 
     def loader(self, seed: int = 0, num_workers: int | None = None):
         """The training patch DataLoader for this process, built as the training loop builds it
-        (preprocessing cache, patch dataset, epoch sampler), one epoch per pass: its first pass is
-        the training run's first epoch (which draws all its epochs from one pass). Its patches come
-        fully augmented, unless ``augment(on="gpu")`` asked for each batch's ``"affine"`` to be applied
-        by your code (``data.gpu_augment.apply_affine``); ``auto`` augments here, as there is no device.
+        (preprocessing cache, patch dataset, epoch sampler), one epoch per pass: without accumulation
+        its first pass is the training run's first epoch (which draws all its epochs from one pass).
+        Its patches come fully augmented, unless ``augment(on="gpu")`` asked for each batch's
+        ``"affine"`` to be applied by your code (``data.gpu_augment.apply_affine``); ``auto`` augments
+        here, as there is no device.
 
         Each pass over it is the next epoch: new patches in a new order (``loader.sampler.set_epoch(e)``
         names one, as accelerate's prepared loaders do for every pass).
@@ -982,7 +983,9 @@ def _array_grid_warning(affine, config: dict) -> str | None:
     The array is read as 1 mm voxels (RAS) and resampled to the model's spacing: a nobrainer user's
     ``get_fdata()`` of a 1.5 mm scan, given so, was segmented as a 1.5x larger head, its Dice 0.61
     against 0.89 from the path, without a word (eighty-fifth session's probe)."""
-    spacing = (config.get("preprocessing") or {}).get("spacing")
+    from .data.preprocess_settings import preprocess_settings
+
+    spacing = preprocess_settings(config).spacing  # an older export's top-level spacing too
     if affine is not None or not spacing or all(abs(size - 1.0) < 1e-6 for size in spacing):
         return None
     trained = " x ".join(f"{size:g}" for size in spacing)

@@ -8,6 +8,10 @@ the run folder's lock, so the requeued ``--resume latest`` was refused as "in us
 parent-death signal, the kernel sends each rank the scheduler's stop signal when its launcher dies,
 and the ranks save their state and stop as on a preemption (``checkpoint.PreemptionSignals``).
 
+It is asked for in the ranks torchrun's agent started (``TORCHELASTIC_RUN_ID`` set), not wherever
+``WORLD_SIZE`` is: some clusters export that to every process, whose parent may be a shell that
+exits while a ``nohup`` run goes on (the eighty-fifth session's review stopped one so).
+
 The signal is the kernel's, so no thread polls for it. It is sent when the thread that started the
 process ends; torchrun's agent starts its ranks from its main thread, which lives as long as the
 launcher. A launcher dead before the signal is set goes unnoticed (Linux's own caveat).

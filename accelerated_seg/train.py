@@ -673,6 +673,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             accelerator.print(f"resuming {resume_from}: its weights carry on, and train.init_from "
                               f"{cfg.train.init_from} is not loaded again")
     _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
+    as_given = cfg  # what unused_settings_warnings judges: the settings the run resolves below were not given
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
     if placed == "gpu" and accelerator.device.type != "cuda" and cfg.data.augment != "none":
@@ -715,7 +716,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             accelerator.print(warning)
     if warning := unused_split_settings_warning(manifest.split):
         accelerator.print(warning)
-    for warning in unused_settings_warnings(cfg, settings.normalization):
+    for warning in unused_settings_warnings(as_given, settings.normalization):
         accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
         # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.
@@ -734,10 +735,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
                           f"({manifest.split}): give it cases to train on")
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
-    if patches < plan.global_batch:
-        raise ConfigError(f"one epoch has {patches} patches, fewer than one step's {plan.global_batch}: raise "
-                          f"data.samples_per_volume or lower the batch")
-    if note := _patches_left_out_note(patches, plan.global_batch):
+    if patches < plan.per_device * num_processes:
+        raise ConfigError(f"one epoch has {patches} patches, fewer than one batch of every process's, "
+                          f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
+    if note := _patches_left_out_note(patches, epoch_cut(patches, plan)):
         accelerator.print(note)
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
@@ -770,17 +771,18 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                                                             cfg.train.head_only_steps))
     # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
     # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
-    steps_per_epoch = train_set.epoch_length // plan.global_batch  # each epoch cut to whole steps (EpochSampler)
-    epochs = math.ceil(cfg.train.max_steps / steps_per_epoch) + 1
+    cut, micro_batch = epoch_cut(train_set.epoch_length, plan), plan.per_device * num_processes
+    batches_per_epoch = train_set.epoch_length // cut * cut // micro_batch  # per rank
+    epochs = math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
                                        epochs_per_pass=epochs, processes=num_processes,
-                                       pin_memory=accelerator.device.type == "cuda", accumulation=plan.accum_steps))
+                                       pin_memory=accelerator.device.type == "cuda", accumulation=cut // micro_batch))
     compile_prepared(accelerator, model, compiling)
     # The network is built (alike on every rank), so each rank's stochastic layers (dropout, drop path)
     # now draw from a stream of their own: seeded alike, every rank drew the same masks for its other
     # samples (eighty-fifth session's probe). A resume puts each rank's saved state back over this.
-    set_seed(cfg.train.seed, device_specific=True)
+    torch.manual_seed(layer_seed(cfg.train.seed, accelerator.process_index))
     t = cfg.train
     loop = Loop(accelerator, model, optimizer, loss_fn.to(accelerator.device), train_dl,
                 LoopSettings(max_steps=t.max_steps, log_every=t.log_every, val_every=t.val_every,
@@ -789,7 +791,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg),
                 records={PREPROCESSING_FILE: settings.to_dict(), SPLIT_FILE: manifest.split_record()})
     loop.progress.batch_samples, loop.progress.epoch_length = plan.per_device * num_processes, train_set.epoch_length
-    loop.progress.step_samples = plan.global_batch
+    loop.progress.step_samples = cut
     accelerator.register_for_checkpointing(scheduler, loop.progress)
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
     loop.records[EXPORT_DESCRIPTION_FILE] = {"model": spec.to_dict(), **run.export_meta}
@@ -802,7 +804,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         run_scope.callback(setattr, loop, "on_validation", None)
     changed = _resume(loop, resume_from) if resume_from is not None else None
     if resume_from is not None:
-        _continue_the_data_stream(loop, train_set.epoch_length, plan.per_device * num_processes, plan.global_batch)
+        _continue_the_data_stream(loop, train_set.epoch_length, micro_batch, cut)
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
         continue_with_the_runs_settings(scheduler, plan.lr)
@@ -1240,6 +1242,21 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index))
     validation = cache.load_table(tables[1]) if tables[1] is not None else None
     return cache.load_table(tables[0]), validation
+
+
+def layer_seed(seed: int, rank: int) -> int:
+    """The seed of ``rank``'s torch generator while it trains: a stream of its own for each (seed, rank),
+    apart from the one the initial weights drew (``seed`` itself) and from another seed's ranks (seed
+    + rank would give rank 1 of seed s the stream of rank 0 of seed s + 1)."""
+    return int(np.random.SeedSequence(seed, spawn_key=(rank,)).generate_state(1)[0])
+
+
+def epoch_cut(patches: int, plan: BatchPlan) -> int:
+    """The samples each epoch of ``patches`` is cut to whole multiples of (``EpochSampler``): one
+    optimizer step's, so that every split of the global batch over processes and accumulation trains
+    on the same samples; where an epoch holds no whole step (few cases, a large global batch), one
+    micro-batch of every process's, the accumulation windows then running across epochs."""
+    return plan.global_batch if patches >= plan.global_batch else plan.per_device * plan.num_processes
 
 
 def _patches_left_out_note(patches: int, step_samples: int) -> str | None:

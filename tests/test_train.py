@@ -187,6 +187,10 @@ def test_accumulation_over_smaller_batches_trains_on_the_samples_of_the_whole_ba
             "epoch") in capsys.readouterr().out
     train(tiny_config(tmp_path / "accumulated", train__batch_size=2, train__grad_accum_steps=2, **common))
     assert drawn[:12] == whole  # then one batch more: accelerate's loader looks one batch ahead
+    # an epoch shorter than one step (6 patches, steps of 8) is cut to whole batches, its windows
+    # running across epochs: refused as "fewer than one step's 8" in the session's first cut
+    assert train(tiny_config(tmp_path / "long_steps", train__batch_size=2, train__grad_accum_steps=4,
+                             **common))["step"] == 3
 
 
 def test_a_resume_with_other_patches_per_volume_keeps_the_share_of_the_epoch_done(tiny_config, tmp_path, capsys):

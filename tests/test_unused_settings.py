@@ -56,6 +56,11 @@ def test_training_says_the_settings_it_does_not_use(tiny_config, tmp_path, capsy
     assert "WARNING: optim.momentum=0.9 has no effect in this run: optim.optimizer is adamw" in said
     assert "WARNING: data.ct_window=[-100.0, 300.0] has no effect in this run: the images are z-scored " \
            "(data.normalization: auto" in said
+    # what the run resolves itself is not the user's: data.augment_on auto, placed on this device, was
+    # said to have no effect under data.augment none, on every estimator fit (the session's review)
+    train(tiny_config(tmp_path / "plain", train__max_steps=1, train__val_every=0, train__sw_batch_size=4,
+                      data__augment="none"))
+    assert "has no effect" not in capsys.readouterr().out
 
 
 def test_check_says_the_experiments_settings_it_would_not_use(tmp_path, capsys):
