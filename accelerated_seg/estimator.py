@@ -511,6 +511,7 @@ class Segmentation:
             if not is_whole_number(value, 1):
                 raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
         steps = steps if steps is not None else lengths["max_steps"]
+        _check_an_epoch_holds_a_batch(dataset, cfg, max(processes, _launched_processes()))
         if steps is None:
             steps = (epochs or 1) * _steps_per_epoch(dataset, cfg, max(processes, _launched_processes()))
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
@@ -1114,6 +1115,18 @@ def _batch_plan(cfg: Config, processes: int):
 
     return resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps, processes,
                          cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
+
+
+def _check_an_epoch_holds_a_batch(dataset: Dataset, cfg: Config, processes: int) -> None:
+    """Before any process is launched, in this API's words: train refused it in the config's
+    ("raise data.samples_per_volume"), after notebook_launcher had started its processes."""
+    plan, cases = _batch_plan(cfg, processes), len(dataset.manifest.training)
+    patches = cases * cfg.data.samples_per_volume
+    if patches < plan.per_device * plan.num_processes:
+        raise ConfigError(f"fit: the Dataset's {cases} training case(s) x samples_per_volume "
+                          f"{cfg.data.samples_per_volume} make {patches} patches an epoch, fewer than one batch of "
+                          f"{plan.per_device} on each of {plan.num_processes} process(es): lower Dataset.batch(n) "
+                          f"(or batch_size=), or give Dataset.from_files a larger samples_per_volume")
 
 
 def _steps_per_epoch(dataset: Dataset, cfg: Config, processes: int) -> int:

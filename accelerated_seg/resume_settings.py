@@ -116,5 +116,6 @@ def beyond_max_steps(checkpoint: Path, step: int, max_steps: int) -> ConfigError
     """The refusal of a resume from ``step`` into a run of ``max_steps``."""
     return ConfigError(
         f"{checkpoint} is at step {step}, beyond the {max_steps} optimizer steps this run asks for (train."
-        f"max_steps, or fit's max_steps/max_epochs): a resumed run goes on from its step and cannot go back. "
-        f"Ask for more than {step} steps to train on, or start a new run from its weights (train.init_from)")
+        f"max_steps, or fit's max_steps/max_epochs; the estimator's fit(epochs=/steps=)): a resumed run goes on "
+        f"from its step and cannot go back. Ask for more than {step} steps to train on, or start a new run from "
+        f"its weights (train.init_from; the estimator's fit(init_from=...))")

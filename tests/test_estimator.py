@@ -448,6 +448,11 @@ def test_a_nobrainer_port_is_pointed_to_this_apis_names(tiny_dataset, tmp_path):
         with pytest.raises(ConfigError, match=r"the Dataset has no training cases, only the 3 of its validation_pairs"):
             train_on_it()
     assert not (tmp_path / "run").exists()
+    # a batch larger than an epoch, in this API's words before any process starts (the config's, inside train)
+    with pytest.raises(ConfigError, match=r"^fit: the Dataset's 6 training case\(s\) x samples_per_volume 1 make 6 "
+                                          r"patches an epoch, fewer than one batch of 8 .* lower Dataset.batch\(n\)"):
+        Segmentation("unet").fit(Dataset.from_files(train_pairs, block_shape=16, validation_pairs=val_pairs,
+                                                    samples_per_volume=1).batch(8), steps=1)
 
 
 def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
