@@ -731,14 +731,12 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(f"train.val_distances: the labels mark unannotated voxels (ignore label "
                           f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
                           "not defined; validation scores the annotated voxels' Dice: set train.val_distances=false")
-    if not manifest.training:  # else "one epoch has 0 patches": a dataset of held-out cases alone
-        raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
-                          f"({manifest.split}): give it cases to train on")
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
     if patches < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {patches} patches, fewer than one batch of every process's, "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
-    if note := _patches_left_out_note(patches, epoch_cut(patches, plan)):
+    cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
+    if note := _patches_left_out_note(patches, cut):
         accelerator.print(note)
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
@@ -771,8 +769,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                                                             cfg.train.head_only_steps))
     # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
     # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
-    cut, micro_batch = epoch_cut(train_set.epoch_length, plan), plan.per_device * num_processes
-    batches_per_epoch = train_set.epoch_length // cut * cut // micro_batch  # per rank
+    micro_batch = plan.per_device * num_processes
+    batches_per_epoch = patches // cut * cut // micro_batch  # per rank
     epochs = math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
@@ -1320,6 +1318,9 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
     the manifest, the preprocessing and the checks' report, whose ``keep_records`` the run calls once
     nothing refuses it any more."""
     manifest = on_main(accelerator, lambda: read_manifest(cfg.data, cfg.train.output_dir, manifest))
+    if not manifest.training:  # a dataset of held-out cases alone: the median spacing of none was a TypeError
+        raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
+                          f"({manifest.split}): give it cases to train on")
     ranks = CheckingRanks(accelerator.process_index, accelerator.num_processes,
                           lambda work: on_every_rank(accelerator, work))
     manifest, report = check_as_configured(cfg.data, manifest, ranks, cache_root(cfg.data) / "checks")

@@ -448,6 +448,12 @@ def test_a_nobrainer_port_is_pointed_to_this_apis_names(tiny_dataset, tmp_path):
         with pytest.raises(ConfigError, match=r"the Dataset has no training cases, only the 3 of its validation_pairs"):
             train_on_it()
     assert not (tmp_path / "run").exists()
+    from accelerated_seg.train import train  # its config given to train itself: one message, not "0 patches"
+
+    with pytest.raises(ConfigError, match=r"^the dataset has no training cases, only 3 validation case\(s\) \(given "
+                                          r"\(validation_pairs\)\): give it cases to train on"):
+        held_out = Dataset.from_files([], block_shape=16, n_classes=3, validation_pairs=val_pairs)
+        train(held_out.config(output_dir=str(tmp_path / "direct"), max_steps=1), manifest=held_out.manifest)
     # a batch larger than an epoch, in this API's words before any process starts (the config's, inside train)
     with pytest.raises(ConfigError, match=r"^fit: the Dataset's 6 training case\(s\) x samples_per_volume 1 make 6 "
                                           r"patches an epoch, fewer than one batch of 8 .* lower Dataset.batch\(n\)"):
