@@ -90,3 +90,12 @@ def test_every_committed_session_is_in_the_table():
     assert [r["session"] for r in rows] == ["first (r1-r3)", *sessions]
     assert all(0.5 < r["unet64_ratio_1proc"] < 1.5 for r in rows)
     assert all(0.5 < r["projection_2proc"] <= 1 for r in rows)  # every session ran scaling_projection.py
+
+
+def test_the_table_in_the_docs_is_the_scripts_output():
+    """docs/performance.md's "Every session at a glance" is pasted from this script: a row edited by
+    hand (the 2026-11-29h projection read 0.981 where its file gives 0.982) drifts unseen otherwise."""
+    written = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()
+    table = cpu_history.markdown(cpu_history.history()).splitlines()
+    start = written.index(table[0])  # its header, once in the page
+    assert written[start:start + len(table)] == table
