@@ -96,8 +96,8 @@ def test_cached_case_content_and_table(tiny_dataset, tmp_path):
 
     features = datasets.load_from_disk(str(cache.write_table(manifest.training))).features
     assert features["class_locations"].feature.feature.dtype == "int32"  # List (datasets 4+) or Sequence (3)
-    huge = json.loads(cache.paths(manifest.training[1].id)["json"].read_text())
-    cache.paths(manifest.training[1].id)["json"].write_text(json.dumps({**huge, "shape": [2048, 1024, 1024]}))
+    huge = json.loads(cache.paths(manifest.training[1])["json"].read_text())
+    cache.paths(manifest.training[1])["json"].write_text(json.dumps({**huge, "shape": [2048, 1024, 1024]}))
     features = datasets.load_from_disk(str(cache.write_table(manifest.training[:2]))).features
     assert features["class_locations"].feature.feature.dtype == "int64"
 
@@ -138,8 +138,8 @@ def test_a_pool_of_workers_builds_the_same_arrays(tiny_dataset, tmp_path):
     assert pooled.build(cases, workers=2) == len(cases)
     for case in cases:
         for kind in ("image.npy", "label.npy"):
-            np.testing.assert_array_equal(np.load(serial.paths(case.id)[kind]), np.load(pooled.paths(case.id)[kind]))
-        assert json.loads(serial.paths(case.id)["json"].read_text()) == json.loads(pooled.paths(case.id)["json"].read_text())
+            np.testing.assert_array_equal(np.load(serial.paths(case)[kind]), np.load(pooled.paths(case)[kind]))
+        assert json.loads(serial.paths(case)["json"].read_text()) == json.loads(pooled.paths(case)["json"].read_text())
 
 
 def test_sharded_builds_split_the_work(tiny_dataset, tmp_path):
@@ -347,6 +347,40 @@ def test_a_file_replaced_under_its_old_size_and_time_is_built_again(tiny_dataset
     os.utime(label, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old time, as tar and cp -p keep it
     assert (label.stat().st_size, label.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     assert cache.build(manifest.training) == 1
+
+
+def test_datasets_of_other_images_over_the_same_labels_keep_each_others_cases(tiny_dataset, tmp_path):
+    """Pairs in one folder, T1 against T2 over the same label files: each case had one id, so one json
+    in one cache folder and one record of the checks, and each run preprocessed and checked the other
+    Dataset's cases again, saying their files had changed (the eighty-fifth session's estimator audit)."""
+    import shutil
+
+    from accelerated_seg.data.check_records import CheckRecords
+    from accelerated_seg.data.checks import check_cases
+    from accelerated_seg.data.formats.pairs import from_pairs
+
+    own = _own_copy(tiny_dataset, tmp_path)
+    source = own.training
+    second = tmp_path / "data" / "imagesT2"
+    second.mkdir()
+    for case in source:
+        shutil.copyfile(case.images[0], second / case.images[0].name)
+    first_pairs = [(case.images[0], case.label) for case in source]
+    t1, t2 = (from_pairs(pairs, labels=own.labels, validation_pairs=[])
+              for pairs in (first_pairs, [(second / image.name, label) for image, label in first_pairs]))
+    assert t1.root == t2.root and [case.id for case in t1.training] == [case.id for case in source]
+    caches = [_cache(tmp_path / "cache", manifest, spacing=(2.0, 2.0, 2.0)) for manifest in (t1, t2)]
+    assert caches[0].dir == caches[1].dir  # one dataset folder and settings: the cases must tell apart
+    for cache, manifest in zip(caches, (t1, t2)):
+        assert cache.build(manifest.training) == len(manifest.training)
+    for cache, manifest in zip(caches, (t1, t2)):
+        assert cache.changed_since_built(manifest.training) == 0 and cache.build(manifest.training) == 0
+
+    records = CheckRecords(tmp_path / "records", t1.root)
+    for manifest in (t1, t2):
+        check_cases(manifest.training, manifest.num_classes, records=records).keep_records()
+    for manifest in (t1, t2):
+        assert check_cases(manifest.training, manifest.num_classes, records=records).recalled == len(source)
 
 
 def test_a_rebuild_keeps_the_arrays_that_a_running_jobs_table_names(tiny_dataset, tmp_path):
@@ -609,11 +643,12 @@ def test_a_case_table_that_cannot_be_written_for_want_of_room_is_one_error(tiny_
                                             r"this split's case table must be written there .*twice its size"):
             cache.write_table(manifest.training[:2])
     assert not list(cache.dir.glob("tables/.*"))  # nothing left behind
-    locations = cache.paths(manifest.training[1].id)["locations.npz"]
+    locations = cache.paths(manifest.training[1])["locations.npz"]
     kept = locations.read_bytes()
     locations.unlink()  # gone (a user's cleanup beside a run): a reading's error, not the cache's room
     with pytest.raises(DataError, match=rf"{locations} cannot be read \(No such file or directory\): delete "
-                                        rf".*case_001.json and run again, which preprocesses the case anew"):
+                                        rf".*case_001\.[0-9a-f]{{8}}\.json and run again, which preprocesses the "
+                                        rf"case anew"):
         cache.write_table(manifest.training[:2])
     locations.write_bytes(kept[:10])  # cut short: the reader's own error, named
     with pytest.raises(DataError, match=rf"{locations} cannot be read \((BadZipFile|ValueError): .*\): delete "):

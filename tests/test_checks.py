@@ -907,7 +907,7 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     import accelerated_seg.data.checks as checks
     import accelerated_seg.data.check_records as check_records
     from accelerated_seg.data.check_records import CheckRecords
-    from accelerated_seg.data.fingerprint import source_fingerprint
+    from accelerated_seg.data.fingerprint import case_key, source_fingerprint
 
     bad_value, unseen = clean_label(), clean_label()
     bad_value[bad_value > 0] = NUM_CLASSES
@@ -961,8 +961,8 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     # check; the other settings' one is still cut short)
     (record,) = [path for path in (tmp_path / "records").iterdir() if path.read_text().endswith("}")]
     written = json.loads(record.read_text())
-    written["cases"]["case_0"], written["cases"]["case_1"] = 5, {"source": source_fingerprint(cases[1]),
-                                                                 "findings": {}}
+    written["cases"][case_key(cases[0])] = 5
+    written["cases"][case_key(cases[1])] = {"source": source_fingerprint(cases[1]), "findings": {}}
     record.write_text(json.dumps(written))
     opened.clear()
     assert checked(cases, NUM_CLASSES, records=records).recalled == 4 and sorted(opened) == ["case_0", "case_1"]

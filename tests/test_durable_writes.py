@@ -95,7 +95,7 @@ def test_a_case_table_is_on_the_disk_before_it_takes_its_name(events, tiny_datas
     manifest = load_msd(tiny_dataset)
     cache = PreprocessedCache(tmp_path, manifest.root, PreprocessSettings(), manifest.num_classes)
     cache.build(manifest.training)
-    assert_synced_before_named(events, cache.paths(manifest.training[0].id)["image.npy"])
+    assert_synced_before_named(events, cache.paths(manifest.training[0])["image.npy"])
     assert_synced_before_named(events, cache.write_table(manifest.training))
 
 

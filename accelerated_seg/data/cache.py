@@ -6,7 +6,7 @@ Decoding a .nii.gz runs at ~130-290 MB/s per core and resampling costs more, so 
     <cache_dir>/<dataset>-<hash>/<fingerprint>/<case id>.<source>.image.npy     float32 (C, X, Y, Z)
                                            /<case id>.<source>.label.npy     uint8   (X, Y, Z)
                                            /<case id>.<source>.locations.npz up to 10,000 voxel indices per class
-                                           /<case id>.json    geometry, class voxel counts, source fingerprint
+                                           /<case id>.<paths>.json  geometry, class voxel counts, source fingerprint
 
 and a case table (HF ``datasets``, Arrow, memory-mapped: id, paths, shapes, spacing, class
 locations, fingerprints) is written per case list. Patches are then sliced straight out of the
@@ -38,7 +38,7 @@ import numpy as np
 from ..files import remove_stale_temporaries, replace_atomically, sync_directory, sync_folder, write_text_atomically
 from .cache_versions import SETTINGS_FILE, bytes_under, record_source
 from .errors import DataError
-from .fingerprint import source_fingerprint
+from .fingerprint import case_key, source_fingerprint
 from .manifest import Case
 from .preprocess import PreprocessSettings, case_dict, preprocess
 
@@ -81,35 +81,38 @@ class PreprocessedCache:
         self.source = source = Path(source).resolve()
         dataset = f"{source.parent.name if source.is_file() else source.name}-" \
                   f"{hashlib.sha1(str(source).encode()).hexdigest()[:8]}"
+        # "cases by files": a case's json is named by its files too (fingerprint.case_key) since the
+        # eighty-sixth session; the folders of before are the dataset's other versions, which the
+        # `cache` command lists and prunes, not folders whose cases this code would count twice.
         self.dir = Path(root) / dataset / hashlib.sha1(
-            f"{settings.fingerprint()}|classes {num_classes}".encode()).hexdigest()[:16]
+            f"{settings.fingerprint()}|classes {num_classes}|cases by files".encode()).hexdigest()[:16]
 
-    def paths(self, case_id: str, source: str | None = None) -> dict[str, Path]:
+    def paths(self, case: Case, source: str | None = None) -> dict[str, Path]:
         """The case's files: its ``json``, and the arrays of the source version ``source`` (the json's
         when None). Each version's arrays have names of their own: a rebuild rewrote them in place
         while another job trained on them, whose case table gave the old shapes and foreground
         locations (an index error, or patches centred by another volume's labels; seventieth session)."""
         if source is None:
-            source = self._built_source(case_id) or ""
-        arrays = {kind: self.dir / f"{case_id}.{source}.{kind}" for kind in ("image.npy", "label.npy",
+            source = self._built_source(case) or ""
+        arrays = {kind: self.dir / f"{case.id}.{source}.{kind}" for kind in ("image.npy", "label.npy",
                                                                               "locations.npz")}
-        return {**arrays, "json": self._meta_path(case_id)}
+        return {**arrays, "json": self._meta_path(case)}
 
-    def _meta_path(self, case_id: str) -> Path:
+    def _meta_path(self, case: Case) -> Path:
         """The case's json: written last, it names the source version its arrays are."""
-        return self.dir / f"{case_id}.json"
+        return self.dir / f"{case_key(case)}.json"
 
-    def _built_source(self, case_id: str) -> str | None:
+    def _built_source(self, case: Case) -> str | None:
         """The source version the case was last built from (its json's), None if it never was."""
         try:
-            return json.loads(self._meta_path(case_id).read_text()).get("source")
+            return json.loads(self._meta_path(case).read_text()).get("source")
         except (OSError, ValueError):  # never built, or a json that cannot be read: built as new
             return None
 
     def changed_since_built(self, cases: Sequence[Case]) -> int:
         """How many of ``cases`` were built before from files that have changed since (their json names
         another source version): ``build`` makes them again, beside the arrays of before."""
-        built = ((case, self._built_source(case.id)) for case in cases)
+        built = ((case, self._built_source(case)) for case in cases)
         return sum(source is not None and source != source_fingerprint(case) for case, source in built)
 
     def other_versions(self) -> tuple[int, int] | None:
@@ -127,9 +130,9 @@ class PreprocessedCache:
     def is_current(self, case: Case) -> bool:
         """Built from the files as they are now, and every array there (one deleted by hand made every
         later run fail in training)."""
-        source = self._built_source(case.id)
+        source = self._built_source(case)
         return source is not None and source == source_fingerprint(case) and all(
-            path.is_file() for kind, path in self.paths(case.id, source).items() if kind != "json")
+            path.is_file() for kind, path in self.paths(case, source).items() if kind != "json")
 
     def build(self, cases: Sequence[Case], shard: tuple[int, int] = (0, 1), workers: int = 1) -> int:
         """Preprocess this shard's cases that are missing or stale; returns how many were built.
@@ -175,7 +178,7 @@ class PreprocessedCache:
 
     def _write_case(self, case: Case, data: dict) -> None:
         source = source_fingerprint(case)
-        paths = self.paths(case.id, source)
+        paths = self.paths(case, source)
         image = data["image"].numpy().astype(np.float32, copy=False)
         label = data["label"].numpy()[0].astype(np.uint8)
         # Seeded by the case alone: from the source fingerprint, a touch, a checkout or a copy to
@@ -201,7 +204,7 @@ class PreprocessedCache:
         """Write (or reuse) the case table for these cases; every case must be built."""
         import datasets
 
-        metas = [json.loads(self.paths(c.id)["json"].read_text()) for c in cases]
+        metas = [json.loads(self.paths(case)["json"].read_text()) for case in cases]
         key = hashlib.sha1("\n".join(f"{m['id']}|{m['source']}" for m in metas).encode()).hexdigest()[:16]
         table_dir = self.dir / "tables" / key
         if table_dir.is_dir():
@@ -217,7 +220,7 @@ class PreprocessedCache:
             "spacing": datasets.Sequence(datasets.Value("float64")),
             "class_voxels": datasets.Sequence(datasets.Value("int64")), "class_locations": locations_type,
             "source": datasets.Value("string")})
-        rows = [{"id": case.id, **{kind: str(path) for kind, path in self.paths(case.id, meta["source"]).items()},
+        rows = [{"id": case.id, **{kind: str(path) for kind, path in self.paths(case, meta["source"]).items()},
                  **{key: meta[key] for key in ("shape", "spacing", "class_voxels", "source")}}
                 for case, meta in zip(cases, metas)]
         # Streamed to disk a batch of rows at a time, each batch about _TABLE_BATCH_BYTES of locations.

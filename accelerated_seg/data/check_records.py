@@ -48,20 +48,22 @@ def _checking() -> str | None:
 
 
 class CheckRecords:
-    """The recorded findings of one dataset's cases that passed, by case id, each with its files'
-    fingerprint: one record file per set of check settings (the caller's), holding the records of
-    the checking code and libraries that wrote it, which other code or libraries start anew."""
+    """The recorded findings of one dataset's cases that passed, by case (``fingerprint.case_key``: its
+    id alone named two cases of pairs in one folder), each with its files' fingerprint: one record
+    file per set of check settings (the caller's), holding the records of the checking code and
+    libraries that wrote it, which other code or libraries start anew."""
 
     def __init__(self, folder: Path, dataset_root: Path | None):
         self.folder = Path(folder)
         self.dataset_root = Path(dataset_root).resolve() if dataset_root is not None else None  # as the cache
 
     def path(self, settings: dict) -> Path:
-        key = json.dumps([str(self.dataset_root), settings], sort_keys=True, default=str).encode()
+        # "cases by files": the records of before were by case id, which no case is looked up by now
+        key = json.dumps([str(self.dataset_root), settings, "cases by files"], sort_keys=True, default=str).encode()
         return self.folder / f"{hashlib.sha1(key).hexdigest()[:16]}.json"
 
     def load(self, settings: dict) -> dict[str, dict]:
-        """``{case id: {"source": fingerprint, "findings": ...}}`` as this checking code and these
+        """``{case key: {"source": fingerprint, "findings": ...}}`` as this checking code and these
         libraries recorded them; empty if none can be read (or other code wrote them)."""
         try:
             written = json.loads(self.path(settings).read_text())
@@ -78,8 +80,8 @@ class CheckRecords:
         if _checking() is None:
             return
         records = {**self.load(settings), **passed}
-        for case_id in failed:
-            records.pop(case_id, None)
+        for case in failed:
+            records.pop(case, None)
         written = json.dumps({"checking": _checking(), "cases": records})
         try:
             replace_atomically(self.path(settings), lambda temporary: temporary.write_text(written))

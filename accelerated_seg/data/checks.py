@@ -36,7 +36,7 @@ import numpy as np
 
 from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.fingerprint import source_fingerprint
+from accelerated_seg.data.fingerprint import case_key, source_fingerprint
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
 from accelerated_seg.data.intensity_spread import IntensitySpread, cluster_said, extreme_clusters, squeeze_said
 from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict,
@@ -301,7 +301,7 @@ def check_cases(
 
     def check_one(case: Case) -> _Findings:  # each its own report and tally: no shared state
         source = _fingerprint_or_none(case) if records is not None else None  # before the files are read
-        if source is not None and (known := _Findings.from_record(recorded.get(case.id), source)) is not None:
+        if source is not None and (known := _Findings.from_record(recorded.get(case_key(case)), source)) is not None:
             return known
         report, tally = CheckReport(), _Tally(declared, ignore_value)
         _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground,
@@ -334,10 +334,11 @@ def check_cases(
                            if cases[position].label is not None and not findings.report.errors}
     if records is not None and (ranks is None or ranks.index == 0):
         report.pending_records = PendingRecords(
-            records, settings, {cases[position].id: {"source": findings.source, "findings": findings.to_record()}
+            records, settings, {case_key(cases[position]): {"source": findings.source,
+                                                            "findings": findings.to_record()}
                                 for position, findings in found
                                 if findings.source is not None and not findings.report.errors},
-            [cases[position].id for position, findings in found if findings.report.errors])
+            [case_key(cases[position]) for position, findings in found if findings.report.errors])
     return report
 
 

@@ -4,9 +4,23 @@ arrays still current?) and the records of the pre-flight checks (did these files
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from .manifest import Case
+
+
+def case_key(case: Case) -> str:
+    """The case's name in the cache and in the checks' records: its id and which files it is made of.
+
+    The id alone named two cases: Datasets of pairs whose files share a folder (their manifest's root)
+    and whose labels are the same files, with other images (T1 against T2 over the same labels), gave
+    each case one id in one cache folder, so each run preprocessed (and checked) the other's cases
+    again, saying their files had changed (eighty-fifth session). The paths only, not their times:
+    the source fingerprint says whether the arrays of that case are current. Absolute, not resolved: no
+    file is opened, so a path that cannot be (a NUL in it) is named by the checks, not raised here."""
+    paths = "\n".join(os.path.abspath(path) for path in (*case.images, case.label) if path is not None)
+    return f"{case.id}.{hashlib.sha1(paths.encode()).hexdigest()[:8]}"
 
 
 def source_fingerprint(case: Case) -> str:
