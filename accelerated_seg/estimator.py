@@ -381,6 +381,10 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
     if ignore_value is not None and ignore_value in range(n_classes):  # the dict below would drop that class
         raise DataError(f"Dataset.from_files: ignore_value {ignore_value} is a class's value (the classes are "
                         f"0..{n_classes - 1}); give the unannotated voxels a value of their own, e.g. {n_classes}")
+    if ignore_value is not None and data.binarize:  # else from_pairs' words, for a "labels argument" never given
+        raise DataError(f"Dataset.from_files: ignore_value {ignore_value} and .binarize() (data.binarize) do not go "
+                        f"together: binarizing merges every value above 0 into the foreground, the unannotated "
+                        f"voxels' too; keep the classes (n_classes), or leave ignore_value out")
     labels = n_classes if ignore_value is None else {**labels_declaration(n_classes), ignore_value: IGNORE_NAME}
     manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
                           validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,

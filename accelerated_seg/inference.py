@@ -273,7 +273,8 @@ def default_device(device: str | torch.device | None) -> torch.device:
         raise ValueError(f"device {device!r} is not a device name torch knows ({error}); use cpu or cuda") from None
     if chosen.type == "cuda" and (not torch.cuda.is_available() or (chosen.index or 0) >= torch.cuda.device_count()):
         raise ValueError(f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA GPU(s) visible; "
-                         "use --device cpu, or leave --device out to take the GPU when there is one")
+                         "use cpu (--device cpu, device=\"cpu\" in Python), or give no device to take the GPU when "
+                         "there is one")
     if chosen.type == "mps" and not torch.backends.mps.is_available():
         raise ValueError(f"device {device!r}: this machine has no Apple GPU (MPS) that torch can use; use cpu")
     # meta holds no values, and the other types need backends this package was never run on; mps is let

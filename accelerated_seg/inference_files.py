@@ -79,8 +79,11 @@ def _nifti_files(text: str) -> list[Path]:
     path = Path(text).expanduser()
     if path.is_file():
         if nifti_stem(path) is None:
-            raise DataError(f"{path}: not a NIfTI file name (.nii or .nii.gz); convert it (e.g. with dcm2niix "
-                            f"or SimpleITK) and name it <case>.nii.gz")
+            # FreeSurfer's volumes, which nobrainer's users have: the way for them is another tool
+            how = ("mri_convert, or nibabel: nibabel.save(nibabel.load(path), '<case>.nii.gz')"
+                   if path.name.lower().endswith((".mgz", ".mgh")) else "dcm2niix or SimpleITK")
+            raise DataError(f"{path}: not a NIfTI file name (.nii or .nii.gz); convert it (e.g. with {how}) "
+                            f"and name it <case>.nii.gz")
         return [path]
     if path.is_dir():
         found = sorted(p for p in path.iterdir() if p.is_file() and nifti_stem(p) and not p.name.startswith("."))

@@ -250,7 +250,8 @@ def test_the_estimator_takes_an_ignore_value_and_evaluates_the_annotated_voxels(
     data = Dataset.from_files(pairs, block_shape=16, n_classes=3, validation_pairs=held_out, ignore_value=IGNORE,
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
     assert data.manifest.ignore_index == 3
-    with pytest.raises(DataError, match="binarize"):
+    # in the words the user wrote: "from_pairs: labels argument" named an argument never given
+    with pytest.raises(DataError, match=r"^Dataset.from_files: ignore_value 3 and \.binarize\(\) \(data.binarize\)"):
         data.binarize()
     model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
                          output_dir=str(tmp_path / "run"), val_every=2, save_every=0, trackers="none",

@@ -29,8 +29,10 @@ def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
         expand_inputs([tmp_path / "nowhere"])
     with pytest.raises(DataError, match="holds no .nii"):
         expand_inputs([str(tmp_path / "scans" / "*.mha")])
-    with pytest.raises(DataError, match="not a NIfTI file name"):
+    with pytest.raises(DataError, match="not a NIfTI file name.*dcm2niix"):
         expand_inputs([folder / "notes.txt"])
+    with pytest.raises(DataError, match="not a NIfTI file name.*mri_convert"):  # FreeSurfer's, a nobrainer user's
+        expand_inputs([touch(tmp_path / "fs", "brain.mgz") / "brain.mgz"])
 
 
 def test_nifti_suffixes_are_recognised_in_any_case(tmp_path):
