@@ -1,6 +1,10 @@
 """accelerated_seg: 3D medical image segmentation on one accelerate-wrapped training loop."""
 
+from importlib import import_module as _import_module
+
 from .monai_imports import install as _install_monai_imports
+
+_import_module(".launcher_death", __name__)  # reads this process's parent now (launcher_death.py says why)
 
 __version__ = "0.1.0"
 

@@ -17,6 +17,7 @@ acts on at its next collective; see docs/checkpoints.md.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -31,7 +32,7 @@ from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
-from .launcher_death import set_parent_death_signal
+from .launcher_death import launcher_gone, set_parent_death_signal
 from .model_folders import LAYOUT_FILE, STEP_DIR, complete_checkpoints
 from .ranks import on_every_rank, on_main
 from .strategy import checkpoint_layout
@@ -263,9 +264,10 @@ class PreemptionSignals:
     the signals keep their previous behaviour. On exit the previous handlers are restored.
 
     A rank that torchrun's agent started (``accelerate launch`` and ``notebook_launcher`` use it; it
-    sets ``TORCHELASTIC_RUN_ID``) also gets SIGTERM when its launcher dies (``launcher_death``):
-    killed with SIGKILL, a launcher signals no rank, and they trained on as orphans holding the run
-    folder's lock. ``WORLD_SIZE`` alone is no launcher's mark: some clusters export it to every
+    sets ``TORCHELASTIC_RUN_ID``) also ends with its launcher (``launcher_death``): killed with
+    SIGKILL, a launcher signals no rank, and they trained on as orphans holding the run folder's
+    lock. Until the loop runs (``saving_from_here``) it is killed, as there is nothing to save; then
+    it gets SIGTERM and saves. ``WORLD_SIZE`` alone is no launcher's mark: some clusters export it to every
     process, whose parent may be a shell that exits while the run goes on (``nohup``).
     """
 
@@ -279,8 +281,15 @@ class PreemptionSignals:
             for sig in PREEMPTION_SIGNALS:
                 self._previous[sig] = signal.signal(sig, self._record)
             if "TORCHELASTIC_RUN_ID" in os.environ:
-                self._previous_parent_death = set_parent_death_signal(signal.SIGTERM)
+                self._previous_parent_death = set_parent_death_signal(signal.SIGKILL)
+                if self._previous_parent_death is not None and launcher_gone():  # died before it was set
+                    _end_as_an_orphan()
         return self
+
+    def saving_from_here(self) -> None:
+        """The training loop runs: a launcher's death is a stop to save (SIGTERM), no longer a kill."""
+        if self._previous_parent_death is not None:
+            set_parent_death_signal(signal.SIGTERM)
 
     def __exit__(self, *exc) -> None:
         if self._previous_parent_death is not None:  # before the handler goes: SIGTERM would end the process
@@ -292,6 +301,14 @@ class PreemptionSignals:
 
     def _record(self, signum, frame) -> None:
         self.received = signum
+
+
+def _end_as_an_orphan() -> None:
+    """As the kernel's parent-death signal would have, had the launcher lived until it was set."""
+    with contextlib.suppress(OSError):
+        os.write(2, f"rank {os.environ.get('RANK', '?')}: its launcher is gone before training began; "
+                    f"stopping (nothing to save yet)\n".encode())
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 # The exported model's functions and train.init_from's lived in this module until the seventy-eighth

@@ -12,17 +12,46 @@ It is asked for in the ranks torchrun's agent started (``TORCHELASTIC_RUN_ID`` s
 ``WORLD_SIZE`` is: some clusters export that to every process, whose parent may be a shell that
 exits while a ``nohup`` run goes on (the eighty-fifth session's review stopped one so).
 
+Until the training loop runs the signal is SIGKILL: there is nothing to save, and a rank waits in
+places no Python handler runs in. Ranks whose launcher died as they started waited in the rendezvous
+on its dead store, SIGTERM only recorded, for the store's 30-minute timeout; one that was
+preprocessing went on to the end of it, holding the run lock (the eighty-sixth session's review).
+The loop then asks for SIGTERM (``PreemptionSignals.saving_from_here``).
+
 The signal is the kernel's, so no thread polls for it. It is sent when the thread that started the
 process ends; torchrun's agent starts its ranks from its main thread, which lives as long as the
-launcher. A launcher dead before the signal is set goes unnoticed (Linux's own caveat).
+launcher. A launcher dead before the signal is set would go unnoticed (Linux's own caveat): the parent
+is read when this module is imported, which ``import accelerated_seg`` does first, and compared
+once the signal is set (``launcher_gone``).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 
 _PR_SET_PDEATHSIG, _PR_GET_PDEATHSIG = 1, 2
+
+# The process that started this one, as the package was imported (a rank: torchrun's agent), or as
+# it was forked: notebook_launcher forks its ranks from a process that imported the package, whose
+# own parent they would otherwise compare theirs with, and stop as orphans at once.
+PARENT_AT_START = os.getppid()
+
+
+def _forked() -> None:
+    global PARENT_AT_START
+    PARENT_AT_START = os.getppid()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
+def launcher_gone() -> bool:
+    """Whether the process that started this one has died since the package was imported (its
+    orphans are adopted by another: init, or a subreaper)."""
+    return os.getppid() != PARENT_AT_START
 
 
 def set_parent_death_signal(signum: int) -> int | None:

@@ -43,6 +43,7 @@ from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also
 from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals,
                          complete_checkpoints, exported_step, remove_killed_writers_leftovers,
                          save_training_state, set_aside_later_course)
+from .closed_output import surviving_a_closed_output
 from .code_commit import run_commit
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
@@ -175,7 +176,8 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     stop after the same optimizer step, save the training state and return with ``"preempted": True``
     (no ``model/`` export), so the launcher exits 0 and ``--resume latest`` continues.
     """
-    with leaving_the_process_as_found(), PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
+    with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
+          contextlib.ExitStack() as run_scope):
         run = _configured_run(cfg, manifest, run_scope)
         try:
             with _saying_where_to_resume_after_ctrl_c(run.loop):
@@ -241,7 +243,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                                 ("max_grad_norm", max_grad_norm, 0)):
         if value is not None and value < lowest:
             raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
-    with leaving_the_process_as_found(), PreemptionSignals() as signals, contextlib.ExitStack() as run_scope:
+    with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
+          contextlib.ExitStack() as run_scope):
         out = Path(checkpoint_dir)
         check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
         accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
@@ -332,6 +335,8 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
     accelerator, model, optimizer, progress, settings = (loop.accelerator, loop.model, loop.optimizer,
                                                          loop.progress, loop.settings)
     say = accelerator.print
+    if signals is not None:
+        signals.saving_from_here()
     if loop.stream is None or loop.stream.position != progress.batches_seen:
         loop.stream = BatchStream(accelerator, loop.train_dl, progress.batches_seen)
     stream = loop.stream

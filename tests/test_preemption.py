@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -146,23 +147,42 @@ def _processes_naming(text: str) -> list[int]:
     return found
 
 
+def _launch_through_a_pipe(dataset, out: Path, prefix: Path) -> subprocess.Popen:
+    """Two CPU ranks of ``accelerate launch`` whose output goes through a pipe to a reader in the
+    launcher's process group (``| tee run.log`` as a scheduler's job runs it), itself a session."""
+    from test_distributed import _free_port
+
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")])}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
+           "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no",
+           str(WORKER), str(prefix), *tiny_overrides(dataset, out, **{"train.max_steps": 20000, "train.val_every": 1,
+                                                                      "train.save_every": 2})]
+    return subprocess.Popen(["bash", "-c", f"{shlex.join(cmd)} 2>&1 | cat > /dev/null"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def _ranks_naming(prefix: Path) -> list[int]:
+    """The ranks' processes (not the shell or the launcher, whose command lines name ``prefix`` too)."""
+    def is_rank(pid: int) -> bool:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            return False
+        return not cmdline.startswith(b"bash") and b"accelerate.commands.launch" not in cmdline
+    return [pid for pid in _processes_naming(str(prefix)) if is_rank(pid)]
+
+
 @pytest.mark.distributed
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
 def test_ranks_whose_launcher_is_killed_save_and_stop_instead_of_training_on_as_orphans(tiny_dataset, tmp_path):
     """torchrun starts each rank in a session of its own, so a SIGKILL of the launcher's process group
     reached no rank: they trained on, and rank 0 held the run lock against the requeued resume
-    (eighty-fourth session's probe). Each rank now gets SIGTERM from the kernel when its launcher dies."""
-    from test_distributed import _free_port
-
+    (eighty-fourth session's probe). Each rank now gets SIGTERM from the kernel when its launcher dies.
+    The pipe's reader dies with the group: the ranks' prints then raised BrokenPipeError, rank 0's in
+    validation before its save or in the save's report, and both ranks died unsaved (eighty-sixth)."""
     out, prefix = tmp_path / "run", tmp_path / "result"
-    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")])}
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
-           "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no",
-           str(WORKER), str(prefix), *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 20000,
-                                                                            "train.val_every": 0})]
-    launcher = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+    launcher = _launch_through_a_pipe(tiny_dataset, out, prefix)
     try:
         deadline = time.monotonic() + 240
         while not (out / "checkpoints" / "step_2").is_dir():  # training is under way
@@ -172,7 +192,7 @@ def test_ranks_whose_launcher_is_killed_save_and_stop_instead_of_training_on_as_
         launcher.wait()
         deadline = time.monotonic() + 120
         while not all(Path(f"{prefix}.rank{rank}.json").is_file() for rank in range(2)):
-            assert time.monotonic() < deadline, "the ranks trained on after their launcher was killed"
+            assert time.monotonic() < deadline, "the ranks did not save and stop after their launcher was killed"
             time.sleep(0.5)
     finally:
         for pid in _processes_naming(str(prefix)):  # orphans, where the ranks did not stop
@@ -183,6 +203,40 @@ def test_ranks_whose_launcher_is_killed_save_and_stop_instead_of_training_on_as_
     from accelerated_seg.run_lock import hold_run_folder
 
     hold_run_folder(out).release()  # free for the requeued --resume latest
+
+
+def _loads_torch(pid: int) -> bool:
+    try:
+        return b"libtorch" in Path(f"/proc/{pid}/maps").read_bytes()
+    except OSError:
+        return False
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_ranks_whose_launcher_dies_as_they_start_end_with_it(tiny_dataset, tmp_path):
+    """Before the loop there is nothing to save: ranks whose launcher died as they started waited in
+    the rendezvous on its dead store, SIGTERM only recorded, for the store's 30-minute timeout (the
+    eighty-sixth session's review). They are killed with it now, however early it died."""
+    out, prefix = tmp_path / "run", tmp_path / "result"
+    launcher = _launch_through_a_pipe(tiny_dataset, out, prefix)
+    try:
+        deadline = time.monotonic() + 120
+        # loading torch, which they import after the package (that reads their parent): seconds before the
+        # rendezvous, and before they ask for any parent-death signal
+        while not (len(ranks := _ranks_naming(prefix)) == 2 and all(_loads_torch(pid) for pid in ranks)):
+            assert launcher.poll() is None and time.monotonic() < deadline, "the ranks did not start"
+            time.sleep(0.02)
+        os.killpg(launcher.pid, signal.SIGKILL)
+        launcher.wait()
+        deadline = time.monotonic() + 90
+        while _ranks_naming(prefix):
+            assert time.monotonic() < deadline, "the ranks outlived their launcher"
+            time.sleep(0.5)
+    finally:
+        for pid in _processes_naming(str(prefix)):
+            os.kill(pid, signal.SIGKILL)
+    assert not list(tmp_path.glob("result.rank*.json")) and not (out / "checkpoints").exists()
 
 
 def test_kill_9_during_a_save_keeps_the_previous_checkpoint(tiny_dataset, tiny_config, tmp_path, capsys):

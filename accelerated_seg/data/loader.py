@@ -137,7 +137,12 @@ def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed:
                            whole_batches_of=batch_size * processes * accumulation)
     if num_workers > 0:
         end_deaf_workers_at_exit()  # for workers that are this process's children (no fork server)
-    return DataLoader(dataset, batch_size=batch_size, sampler=sampler,
+    # A generator of its own for the seed each pass draws for its workers, which torch draws from
+    # the global generator otherwise: a resumed run, its generators restored, then made its loader's
+    # first pass and drew one number more than the uninterrupted run had by then, so every later
+    # dropout mask was the next one (weights 2e-3 apart after 3 steps; the eighty-sixth session's
+    # review). The patches are seeded per sample (PatchDataset) and need none of it.
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler, generator=torch.Generator().manual_seed(seed),
                       num_workers=num_workers, drop_last=True, persistent_workers=num_workers > 0,
                       multiprocessing_context=worker_start_method(num_workers),
                       worker_init_fn=worker_init_for_this_rank() if num_workers > 0 else None,

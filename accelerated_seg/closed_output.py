@@ -1,0 +1,69 @@
+"""A run's prints must not stop it once nobody reads them any more.
+
+A run's output often goes through a pipe: ``accelerate launch ... | tee run.log``, a scheduler's log
+collector. When the reader dies first (a SIGKILL of the launcher's process group takes ``tee`` with
+it), every later write raises BrokenPipeError, Python ignoring SIGPIPE: the first print after the
+stop signal ended rank 0 during its save, or validation's print before it, losing every step since
+the last checkpoint, and the other rank with it in a broken collective (the eighty-sixth session's
+review). While a run is on, ``sys.stdout`` and ``sys.stderr`` are wrapped so that a write that finds
+its reader gone sends that file descriptor to /dev/null instead: the stream, the progress bar that
+holds it and the interpreter's last flush then write nowhere, and the run saves and stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+
+class _Surviving:
+    """A text stream whose writes and flushes survive a reader that is gone; the rest is the stream's."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_nowhere()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_nowhere()
+
+    def _to_nowhere(self) -> None:
+        """The descriptor itself, so that what holds the stream or the descriptor writes nowhere too."""
+        nowhere = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(nowhere, self._stream.fileno())
+        finally:
+            os.close(nowhere)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def surviving_a_closed_output():
+    """``sys.stdout`` and ``sys.stderr`` wrapped (see the module) until the block ends. A stream with no
+    file descriptor (a notebook's, pytest's capture) is no pipe and is left as it is."""
+    wrapped = {}
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        try:
+            stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            continue
+        wrapped[name] = stream
+        setattr(sys, name, _Surviving(stream))
+    try:
+        yield
+    finally:
+        for name, stream in wrapped.items():
+            if isinstance(getattr(sys, name), _Surviving):
+                setattr(sys, name, stream)
