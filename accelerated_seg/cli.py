@@ -495,7 +495,8 @@ def _check(args, _) -> int:
         report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
     # the experiment's settings that this dataset leaves without effect, as training says them
     report.warnings += [warning.removeprefix("WARNING: ") for warning in
-                        unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest))]
+                        unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest),
+                                                 manifest.ignore_value is not None)]
     for warning in report.warnings:
         print(f"warning: {warning}")
     for error in report.error_lines():  # one problem of many files on one line, as training says it

@@ -721,7 +721,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             accelerator.print(warning)
     if warning := unused_split_settings_warning(manifest.split):
         accelerator.print(warning)
-    for warning in unused_settings_warnings(as_given, settings.normalization):
+    for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None):
         accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
         # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.
@@ -732,7 +732,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                "hold cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
                           f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or {way}")
-    if manifest.ignore_value is not None and cfg.train.val_distances:
+    if manifest.ignore_value is not None and cfg.train.val_distances and cfg.train.val_every:  # else said unused
         raise ConfigError(f"train.val_distances: the labels mark unannotated voxels (ignore label "
                           f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
                           "not defined; validation scores the annotated voxels' Dice: set train.val_distances=false")
@@ -741,7 +741,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(f"one epoch has {patches} patches, fewer than one batch of every process's, "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
     cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
-    if note := _patches_left_out_note(patches, cut):
+    if note := _patches_left_out_note(patches, cut, plan.global_batch):
         accelerator.print(note)
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
@@ -1262,14 +1262,19 @@ def epoch_cut(patches: int, plan: BatchPlan) -> int:
     return plan.global_batch if patches >= plan.global_batch else plan.per_device * plan.num_processes
 
 
-def _patches_left_out_note(patches: int, step_samples: int) -> str | None:
-    """A note where cutting each epoch to whole optimizer steps (``EpochSampler``) leaves out a tenth of
-    it or more: with few cases, a rest that nothing said (7 patches at a global batch of 4: 3 of them)."""
-    rest = patches % step_samples
+def _patches_left_out_note(patches: int, cut: int, global_batch: int) -> str | None:
+    """A note where cutting each epoch to whole optimizer steps (``EpochSampler``, ``epoch_cut``) leaves
+    out a tenth of it or more: with few cases, a rest that nothing said (7 patches at a global batch of
+    4: 3 of them). Where an epoch holds no whole step its cut is a micro-batch of every process's, which
+    the note named as the optimizer step (the eighty-sixth session's review)."""
+    rest = patches % cut
     if rest < 0.1 * patches:
         return None
-    return (f"note: an epoch's {patches} patches make {patches // step_samples} optimizer step(s) of "
-            f"{step_samples}; the other {rest} ({rest / patches:.0%}) are in no step of that epoch (each epoch "
+    made = (f"{patches // cut} optimizer step(s) of {cut}" if cut == global_batch else
+            f"{patches // cut} micro-batch(es) of {cut} over the processes (fewer than one optimizer step of "
+            f"{global_batch}, whose accumulation then runs across epochs)")
+    return (f"note: an epoch's {patches} patches make {made}; the other {rest} ({rest / patches:.0%}) are in "
+            f"no step of that epoch (each epoch "
             f"draws them in its own order, so not the same ones every epoch): a data.samples_per_volume or a "
             f"global batch that divides the epoch trains on every patch")
 

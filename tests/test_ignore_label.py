@@ -192,6 +192,10 @@ def test_a_sparse_run_trains_validates_on_annotated_voxels_exports_predicts_and_
                                                                                         capsys):
     with pytest.raises(ConfigError, match="train.val_distances: the labels mark unannotated voxels .ignore label 3"):
         train(load_config(None, tiny_overrides(sparse_dataset, tmp_path / "refused", train__val_distances="true")))
+    # without validation it is only said to have no effect: it was said so, then refused (the session's review)
+    train(load_config(None, tiny_overrides(sparse_dataset, tmp_path / "unvalidated", train__val_distances="true",
+                                           train__val_every=0, train__max_steps=1)))
+    assert "train.val_distances=true has no effect in this run" in capsys.readouterr().out
     out = tmp_path / "run"
     summary = train(load_config(None, tiny_overrides(sparse_dataset, out)))
     assert summary["step"] == 4

@@ -128,11 +128,14 @@ def test_the_run_says_why_cases_are_built_again_and_what_else_the_cache_holds(ti
     assert "also holds 1 other preprocessed version(s)" in said
 
 
-@pytest.mark.parametrize("resume_step", [3, 8])
-def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, resume_step):
+@pytest.mark.parametrize("resume_step, dropout", [(3, 0.0), (8, 0.0), (3, 0.3)])
+def test_resume_mid_epoch_matches_an_uninterrupted_run(tiny_config, tmp_path, resume_step, dropout):
     # 6 cases x 2 patches = 6 batches of 2 per epoch: step 3 is mid-epoch 0, step 8 mid-epoch 1.
+    # Dropout: the resumed loader's first batch drew its workers' seed from torch's generator, just
+    # restored, so every later mask was the next one (weights 2e-3 apart; the eighty-sixth session).
     full = tmp_path / "full"
-    common = dict(train__max_steps=10, train__val_every=0, train__keep_last=10)
+    common = dict(train__max_steps=10, train__val_every=0, train__keep_last=10,
+                  model__args=f"{{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, dropout: {dropout}}}")
     train(tiny_config(full, train__save_every=resume_step, **common))
     resumed = tmp_path / "resumed"
     shutil.copytree(full / "checkpoints" / f"step_{resume_step}", resumed / "checkpoints" / f"step_{resume_step}")
@@ -191,6 +194,11 @@ def test_accumulation_over_smaller_batches_trains_on_the_samples_of_the_whole_ba
     # running across epochs: refused as "fewer than one step's 8" in the session's first cut
     assert train(tiny_config(tmp_path / "long_steps", train__batch_size=2, train__grad_accum_steps=4,
                              **common))["step"] == 3
+    # and its note names what an epoch is cut to: "3 optimizer step(s) of 2" where steps are of 8
+    from accelerated_seg.train import _patches_left_out_note
+
+    assert _patches_left_out_note(7, 2, 8).startswith("note: an epoch's 7 patches make 3 micro-batch(es) of 2 over "
+                                                      "the processes (fewer than one optimizer step of 8")
 
 
 def test_a_resume_with_other_patches_per_volume_keeps_the_share_of_the_epoch_done(tiny_config, tmp_path, capsys):

@@ -22,6 +22,10 @@ def test_the_defaults_and_settings_in_use_are_not_said():
     assert said_of(["--train.compile.enabled=true", "--train.compile.backend=aot_eager"]) == []
     assert said_of(["--train.val_distances=true", "--train.val_tolerance_mm=2.0"]) == []
     assert said_of(["--data.augment=standard", "--data.augment_on=cpu"]) == []
+    # sparse labels: a centre that finds no annotated voxel falls back to a labelled one, drawn by class
+    sparse = unused_settings_warnings(load_config(None, ["--data.class_balanced=true", "--data.foreground_fraction=0"]),
+                                      sparse_labels=True)
+    assert sparse == []
 
 
 def test_a_setting_the_others_leave_without_effect_is_said_with_the_one_that_does():
