@@ -17,7 +17,6 @@ acts on at its next collective; see docs/checkpoints.md.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -32,6 +31,7 @@ from .checkpoint_files import WRITTEN_BYTES
 from .config import ConfigError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
+from . import launcher_death
 from .launcher_death import launcher_gone, set_parent_death_signal
 from .model_folders import LAYOUT_FILE, STEP_DIR, complete_checkpoints
 from .ranks import on_every_rank, on_main
@@ -283,7 +283,12 @@ class PreemptionSignals:
             if "TORCHELASTIC_RUN_ID" in os.environ:
                 self._previous_parent_death = set_parent_death_signal(signal.SIGKILL)
                 if self._previous_parent_death is not None and launcher_gone():  # died before it was set
-                    _end_as_an_orphan()
+                    self.__exit__()
+                    raise ConfigError(
+                        f"the process that started this one (process {launcher_death.PARENT_AT_START}, torchrun's "
+                        f"agent: TORCHELASTIC_RUN_ID is set) is gone before training began; nothing is saved "
+                        f"yet: start the job again (a process that torchrun did not start should not have "
+                        f"TORCHELASTIC_RUN_ID in its environment)")
         return self
 
     def saving_from_here(self) -> None:
@@ -301,14 +306,6 @@ class PreemptionSignals:
 
     def _record(self, signum, frame) -> None:
         self.received = signum
-
-
-def _end_as_an_orphan() -> None:
-    """As the kernel's parent-death signal would have, had the launcher lived until it was set."""
-    with contextlib.suppress(OSError):
-        os.write(2, f"rank {os.environ.get('RANK', '?')}: its launcher is gone before training began; "
-                    f"stopping (nothing to save yet)\n".encode())
-    os.kill(os.getpid(), signal.SIGKILL)
 
 
 # The exported model's functions and train.init_from's lived in this module until the seventy-eighth

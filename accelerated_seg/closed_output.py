@@ -51,7 +51,9 @@ class _Surviving:
 @contextlib.contextmanager
 def surviving_a_closed_output():
     """``sys.stdout`` and ``sys.stderr`` wrapped (see the module) until the block ends. A stream with no
-    file descriptor (a notebook's, pytest's capture) is no pipe and is left as it is."""
+    file descriptor (pytest's capture, a StringIO) is no pipe and is left as it is; a notebook's has one
+    and is wrapped, which changes nothing there (it forwards to the kernel, and never raises). Only
+    ``write`` and ``flush`` are guarded: nothing on a run's path writes otherwise."""
     wrapped = {}
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)

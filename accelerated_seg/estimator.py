@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import shutil
 import signal
@@ -1143,4 +1144,4 @@ def _steps_for_epochs(epochs: int, dataset: Dataset, cfg: Config, processes: int
     plan = _batch_plan(cfg, processes)
     patches = len(dataset.manifest.training) * cfg.data.samples_per_volume
     cut = epoch_cut(patches, plan)
-    return max(1, round(epochs * (patches // cut * cut) / plan.global_batch))
+    return max(1, math.floor(epochs * (patches // cut * cut) / plan.global_batch + 0.5))  # halves up, not to even

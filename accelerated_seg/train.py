@@ -1271,7 +1271,7 @@ def _patches_left_out_note(patches: int, cut: int, global_batch: int) -> str | N
     if rest < 0.1 * patches:
         return None
     made = (f"{patches // cut} optimizer step(s) of {cut}" if cut == global_batch else
-            f"{patches // cut} micro-batch(es) of {cut} over the processes (fewer than one optimizer step of "
+            f"{patches // cut} micro-batch(es) of {cut} (fewer than one optimizer step of "
             f"{global_batch}, whose accumulation then runs across epochs)")
     return (f"note: an epoch's {patches} patches make {made}; the other {rest} ({rest / patches:.0%}) are in "
             f"no step of that epoch (each epoch "

@@ -382,6 +382,16 @@ def test_datasets_of_other_images_over_the_same_labels_keep_each_others_cases(ti
     for manifest in (t1, t2):
         assert check_cases(manifest.training, manifest.num_classes, records=records).recalled == len(source)
 
+    # the same files by a symlinked folder ($WORK -> /lustre) are the same cases: keyed by the paths as
+    # written they were built and checked again (the eighty-sixth session's review of the change)
+    (tmp_path / "alias").symlink_to(tmp_path / "data")
+    aliased = from_pairs([(tmp_path / "alias" / image.relative_to(tmp_path / "data"),
+                           tmp_path / "alias" / label.relative_to(tmp_path / "data")) for image, label in first_pairs],
+                         labels=own.labels, validation_pairs=[])
+    assert _cache(tmp_path / "cache", aliased, spacing=(2.0, 2.0, 2.0)).build(aliased.training) == 0
+    aliased_records = CheckRecords(tmp_path / "records", aliased.root)
+    assert check_cases(aliased.training, aliased.num_classes, records=aliased_records).recalled == len(source)
+
 
 def test_a_rebuild_keeps_the_arrays_that_a_running_jobs_table_names(tiny_dataset, tmp_path):
     """A rebuild wrote the new arrays over the old ones while another job trained from a table of the

@@ -20,14 +20,16 @@ from accelerated_seg.train import fit
 from conftest import tensorboard_curve, tensorboard_settings
 
 
-def _pieces(seed=0, shuffle=False):
+def _pieces(seed=0, shuffle=False, dropout=0.0):
     """A plain MONAI U-Net (initialised from ``seed``), AdamW, and 3 batches of 2 random (image,
-    label) pairs, in a fixed order or shuffled each epoch."""
+    label) pairs, in a fixed order or shuffled each epoch. With dropout the loader has a generator of
+    its own, as docs/checkpoints.md tells such a run to."""
     images = torch.randn(6, 1, 16, 16, 16, generator=torch.Generator().manual_seed(0))
     labels = (images > 0.5).long()
-    loader = DataLoader(TensorDataset(images, labels), batch_size=2, shuffle=shuffle)
+    loader = DataLoader(TensorDataset(images, labels), batch_size=2, shuffle=shuffle,
+                        generator=torch.Generator().manual_seed(0) if dropout else None)
     torch.manual_seed(seed)
-    model = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1)
+    model = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1, dropout=dropout)
     return model, loader, DiceCELoss(to_onehot_y=True, softmax=True), torch.optim.AdamW(model.parameters(), lr=1e-2)
 
 
@@ -67,15 +69,16 @@ def test_fit_trains_checkpoints_and_exports_a_plain_state_dict(tmp_path):
     assert any(not torch.equal(before[k], v) for k, v in fresh.state_dict().items())  # it did learn
 
 
-@pytest.mark.parametrize("shuffle", [False, True])
-def test_fit_resumed_mid_run_ends_bit_identical(tmp_path, shuffle):
-    full = fit(*_pieces(shuffle=shuffle), max_steps=5, checkpoint_dir=tmp_path / "full", save_every=2, keep_last=5,
+@pytest.mark.parametrize("shuffle, dropout", [(False, 0.0), (True, 0.0), (False, 0.3)])
+def test_fit_resumed_mid_run_ends_bit_identical(tmp_path, shuffle, dropout):
+    full = fit(*_pieces(shuffle=shuffle, dropout=dropout), max_steps=5, checkpoint_dir=tmp_path / "full", save_every=2,
+               keep_last=5,
                progress_bar=False)
     # As a new process would: other initial weights and another torch seed (an unseeded script's
     # next process has one), restored from the checkpoint with the data position and the shuffle's
     # seed. step_4 is mid-way through the second epoch, whose shuffled order must be the one the
     # uninterrupted run drew.
-    resumed = fit(*_pieces(seed=1, shuffle=shuffle), max_steps=5, checkpoint_dir=tmp_path / "resumed",
+    resumed = fit(*_pieces(seed=1, shuffle=shuffle, dropout=dropout), max_steps=5, checkpoint_dir=tmp_path / "resumed",
                   resume=str(tmp_path / "full" / "checkpoints" / "step_4"), progress_bar=False)
     assert resumed["step"] == 5
     a, b = load_file(full["model"]), load_file(resumed["model"])

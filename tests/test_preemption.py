@@ -185,7 +185,7 @@ def test_ranks_whose_launcher_is_killed_save_and_stop_instead_of_training_on_as_
     launcher = _launch_through_a_pipe(tiny_dataset, out, prefix)
     try:
         deadline = time.monotonic() + 240
-        while not (out / "checkpoints" / "step_2").is_dir():  # training is under way
+        while not complete_checkpoints(out / "checkpoints"):  # training is under way (step_2 went by unseen)
             assert launcher.poll() is None and time.monotonic() < deadline, "the run did not reach its first save"
             time.sleep(0.5)
         os.killpg(launcher.pid, signal.SIGKILL)  # the launcher and its group; the ranks are in sessions of their own
@@ -236,7 +236,27 @@ def test_ranks_whose_launcher_dies_as_they_start_end_with_it(tiny_dataset, tmp_p
     finally:
         for pid in _processes_naming(str(prefix)):
             os.kill(pid, signal.SIGKILL)
-    assert not list(tmp_path.glob("result.rank*.json")) and not (out / "checkpoints").exists()
+    assert not (out / "checkpoints").exists()
+    for result in tmp_path.glob("result.rank*.json"):  # a rank that read its parent after its death says so
+        assert "is gone before training began" in json.loads(result.read_text())["error"]
+
+
+def test_a_process_whose_starter_is_gone_before_the_signal_is_set_is_told_so_not_killed(monkeypatch):
+    """TORCHELASTIC_RUN_ID where torchrun did not start the process (exported by a cluster, inherited),
+    whose parent then exited: killed at the run's start, unsaid, in the change's first version (the
+    eighty-sixth session's review). It is one error now, the handlers given back."""
+    import accelerated_seg.launcher_death as launcher_death
+    from accelerated_seg.checkpoint import PreemptionSignals
+
+    monkeypatch.setenv("TORCHELASTIC_RUN_ID", "slurm_123")
+    monkeypatch.setattr(launcher_death, "PARENT_AT_START", os.getppid() + 1)  # the starter is gone
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(ConfigError, match=r"the process that started this one \(process \d+, torchrun's agent: "
+                                          r"TORCHELASTIC_RUN_ID is set\) is gone before training began"):
+        with PreemptionSignals():
+            pass
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert launcher_death.set_parent_death_signal(0) == 0  # given back: none was asked for before
 
 
 def test_kill_9_during_a_save_keeps_the_previous_checkpoint(tiny_dataset, tiny_config, tmp_path, capsys):

@@ -197,8 +197,8 @@ def test_accumulation_over_smaller_batches_trains_on_the_samples_of_the_whole_ba
     # and its note names what an epoch is cut to: "3 optimizer step(s) of 2" where steps are of 8
     from accelerated_seg.train import _patches_left_out_note
 
-    assert _patches_left_out_note(7, 2, 8).startswith("note: an epoch's 7 patches make 3 micro-batch(es) of 2 over "
-                                                      "the processes (fewer than one optimizer step of 8")
+    assert _patches_left_out_note(7, 2, 8).startswith("note: an epoch's 7 patches make 3 micro-batch(es) of 2 "
+                                                      "(fewer than one optimizer step of 8")
 
 
 def test_a_resume_with_other_patches_per_volume_keeps_the_share_of_the_epoch_done(tiny_config, tmp_path, capsys):

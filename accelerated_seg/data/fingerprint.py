@@ -17,10 +17,19 @@ def case_key(case: Case) -> str:
     and whose labels are the same files, with other images (T1 against T2 over the same labels), gave
     each case one id in one cache folder, so each run preprocessed (and checked) the other's cases
     again, saying their files had changed (eighty-fifth session). The paths only, not their times:
-    the source fingerprint says whether the arrays of that case are current. Absolute, not resolved: no
-    file is opened, so a path that cannot be (a NUL in it) is named by the checks, not raised here."""
-    paths = "\n".join(os.path.abspath(path) for path in (*case.images, case.label) if path is not None)
+    the source fingerprint says whether the arrays of that case are current. Resolved, as the cache's
+    folder and the arrays' names are: by a symlinked dataset folder (``$WORK`` -> ``/lustre``) the same
+    files were other cases, built and checked again (the eighty-sixth session's review); a path that
+    cannot be resolved (a NUL in it) is taken as written, and the checks name it."""
+    paths = "\n".join(_resolved(path) for path in (*case.images, case.label) if path is not None)
     return f"{case.id}.{hashlib.sha1(paths.encode()).hexdigest()[:8]}"
+
+
+def _resolved(path) -> str:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return os.path.abspath(path)
 
 
 def source_fingerprint(case: Case) -> str:

@@ -141,7 +141,8 @@ def train_loader(dataset: PatchDataset, batch_size: int, num_workers: int, seed:
     # the global generator otherwise: a resumed run, its generators restored, then made its loader's
     # first pass and drew one number more than the uninterrupted run had by then, so every later
     # dropout mask was the next one (weights 2e-3 apart after 3 steps; the eighty-sixth session's
-    # review). The patches are seeded per sample (PatchDataset) and need none of it.
+    # review). The patches are seeded per sample (PatchDataset) and need none of it; every rank's
+    # workers get the same seeds from it, which nothing draws from.
     return DataLoader(dataset, batch_size=batch_size, sampler=sampler, generator=torch.Generator().manual_seed(seed),
                       num_workers=num_workers, drop_last=True, persistent_workers=num_workers > 0,
                       multiprocessing_context=worker_start_method(num_workers),
