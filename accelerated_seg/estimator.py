@@ -1126,7 +1126,7 @@ def _check_an_epoch_holds_a_batch(dataset: Dataset, cfg: Config, processes: int)
     """Before any process is launched, in this API's words: train refused it in the config's
     ("raise data.samples_per_volume"), after notebook_launcher had started its processes."""
     plan, cases = _batch_plan(cfg, processes), len(dataset.manifest.training)
-    patches = cases * cfg.data.samples_per_volume
+    patches = patches_per_epoch(cases, cfg.data.samples_per_volume)
     if patches < plan.per_device * plan.num_processes:
         raise ConfigError(f"fit: the Dataset's {cases} training case(s) x samples_per_volume "
                           f"{cfg.data.samples_per_volume} make {patches} patches an epoch, fewer than one batch of "
@@ -1142,6 +1142,6 @@ def _steps_for_epochs(epochs: int, dataset: Dataset, cfg: Config, processes: int
     from .train import epoch_cut
 
     plan = _batch_plan(cfg, processes)
-    patches = len(dataset.manifest.training) * cfg.data.samples_per_volume
+    patches = patches_per_epoch(len(dataset.manifest.training), cfg.data.samples_per_volume)
     cut = epoch_cut(patches, plan)
     return max(1, math.floor(epochs * (patches // cut * cut) / plan.global_batch + 0.5))  # halves up, not to even

@@ -1274,9 +1274,8 @@ def _patches_left_out_note(patches: int, cut: int, global_batch: int) -> str | N
             f"{patches // cut} micro-batch(es) of {cut} (fewer than one optimizer step of "
             f"{global_batch}, whose accumulation then runs across epochs)")
     return (f"note: an epoch's {patches} patches make {made}; the other {rest} ({rest / patches:.0%}) are in "
-            f"no step of that epoch (each epoch "
-            f"draws them in its own order, so not the same ones every epoch): a data.samples_per_volume or a "
-            f"global batch that divides the epoch trains on every patch")
+            f"no step of that epoch (each epoch draws them in its own order, so not the same ones every epoch): "
+            f"a data.samples_per_volume or a global batch that divides the epoch trains on every patch")
 
 
 def patch_padding_warning(patch_size, shapes, spacing) -> str | None:
