@@ -11,10 +11,10 @@ fixed.
 
 One JSON file per dataset and check settings (``<data.cache_dir>/checks/<key>.json``), written whole
 by the main process once nothing is left that refuses the run (``CheckReport.keep_records``): a run
-refused after its checks writes nothing there. It holds the records of one checking code (``checks.py``,
-``io.py``, ``formats/paths.py``) and nibabel and numpy version; others start it anew. A record that
-cannot be read or written is no error: the cases are read as before. ``accelerated-seg check`` keeps
-no records and always reads everything.
+refused after its checks writes nothing there. It holds the records of one checking code
+(``CHECKING_CODE``) and nibabel and numpy version; others start it anew. A record that cannot be read
+or written is no error: the cases are read as before. ``accelerated-seg check`` keeps no records and
+always reads everything.
 """
 
 from __future__ import annotations
