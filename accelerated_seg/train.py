@@ -54,7 +54,7 @@ from .data.class_presence import class_presence_warnings, output_names
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
-from .data.prepare import cache_root, dataset_source, preprocess_settings, read_manifest
+from .data.prepare import cache_root, dataset_source, preprocess_settings, read_manifest, records_folder
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
 from .data.sampling import position_in_other_batches
@@ -1332,7 +1332,7 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
                           f"({manifest.split}): give it cases to train on")
     ranks = CheckingRanks(accelerator.process_index, accelerator.num_processes,
                           lambda work: on_every_rank(accelerator, work))
-    manifest, report = check_as_configured(cfg.data, manifest, ranks, cache_root(cfg.data) / "checks")
+    manifest, report = check_as_configured(cfg.data, manifest, ranks, records_folder(cfg.data))
     report.raise_if_errors()
     if report.recalled:  # why this launch's checks took no time, and how to have every file read
         cases = len(manifest.training) + len(manifest.validation)

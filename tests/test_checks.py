@@ -980,6 +980,47 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     assert "file not found" in " ".join(checked([nul], NUM_CLASSES, records=records).errors)
 
 
+def test_a_save_removes_the_records_this_install_cannot_use_once_nothing_wrote_them_for_a_week(tmp_path, monkeypatch):
+    """Every change of the checking code, nibabel or numpy (each upgrade) and of the records' key left
+    its record file behind for good, 274 bytes a case each: a run's save removes those of other
+    checking code that nothing has written for a week (an older install sharing the cache rewrites its
+    own at each launch, so they would be each other's to remove), and what a killed save left hidden.
+    This code's of other settings stay, whatever their age: a run may come back to them."""
+    import os
+    import time
+
+    import accelerated_seg.data.check_records as check_records
+    from accelerated_seg.data.check_records import UNUSED_KEPT_S, CheckRecords
+
+    folder = tmp_path / "checks"
+    records = CheckRecords(folder, tmp_path)
+    passed = {"case_0.0123abcd": {"source": "0123456789abcdef", "findings": {}}}
+    records.save({"max_voxels": 1}, passed, [])  # this code's, of other settings
+    checking = check_records._checking
+    monkeypatch.setattr(check_records, "_checking", lambda: "f" * 40)  # an older checking code's, or numpy's
+    records.save({"max_voxels": 2}, passed, [])
+    records.save({"max_voxels": 3}, passed, [])
+    monkeypatch.setattr(check_records, "_checking", checking)
+    unstamped = folder / "0123456789abcdef.json"  # the first records' layout, which carried no stamp
+    unstamped.write_text(json.dumps(passed))
+    users = folder / "notes.json"  # not named as the records are: never touched
+    users.write_text("{}")
+    killed = folder / f".{records.path({'max_voxels': 1}).name}.{'a' * 32}.tmp"
+    killed.write_text('{"checking": ')
+    week_ago = time.time() - UNUSED_KEPT_S - 60
+    for path in (records.path({"max_voxels": 1}), records.path({"max_voxels": 2}), unstamped, users, killed):
+        os.utime(path, (week_ago, week_ago))
+
+    records.save({"max_voxels": 4}, passed, [])
+    kept = {records.path({"max_voxels": settings}).name for settings in (1, 3, 4)}  # 3: written this week
+    assert {path.name for path in folder.iterdir()} == kept | {"notes.json"}
+    assert records.load({"max_voxels": 1}) == passed
+    monkeypatch.setattr(check_records, "_checking", lambda: None)  # no sources: nothing tells, nothing goes
+    os.utime(records.path({"max_voxels": 3}), (week_ago, week_ago))
+    records.save({"max_voxels": 4}, passed, [])
+    assert {path.name for path in folder.iterdir()} == kept | {"notes.json"}
+
+
 @pytest.mark.parametrize("how", ["float64", "scaled int16"])
 def test_an_image_beyond_float32s_range_is_refused_naming_the_file(tmp_path, how):
     """Finite on disk, Inf in float32 (in which training reads every image): the case became all NaN in

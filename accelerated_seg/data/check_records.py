@@ -15,20 +15,44 @@ refused after its checks writes nothing there. It holds the records of one check
 (``CHECKING_CODE``) and nibabel and numpy version; others start it anew. A record that cannot be read
 or written is no error: the cases are read as before. ``accelerated-seg check`` keeps no records and
 always reads everything.
+
+Record files of another checking code (or nibabel, numpy) are of no use to this install, and every
+upgrade left its own behind for good, each as large as its cohort (274 bytes a case). A run's save
+removes those nothing has written for a week (``UNUSED_KEPT_S``, ``remove_unusable``). Those of this
+code and other settings stay: a run of the same install with those settings may come again, or be
+running now.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files import replace_atomically
+from ..files import remove_stale_temporaries, replace_atomically
 
 #: The files whose code decides what a check finds: a change to any is a change of the checks.
 CHECKING_CODE = ("checks.py", "intensity_spread.py", "io.py", "formats/paths.py")
+
+#: The records' folder in ``data.cache_dir``.
+FOLDER = "checks"
+
+#: How long a run's save keeps a record file of another checking code (or nibabel, numpy) after it was
+#: last written. Such a file is useless to this install, but it may be another install's, sharing the
+#: cache and still launched (an older version kept for a running experiment): each of its launches
+#: rewrites its file, so one launched at least weekly keeps it. Removed at once, two installs taking
+#: turns would remove each other's records at every launch, and each launch read every case again
+#: (minutes for 2000 cases). Losing a record file only ever costs that re-read, never a wrong finding,
+#: so the week weighs disk against re-reads, not safety.
+UNUSED_KEPT_S = 7 * 24 * 3600.0
+
+_RECORD_NAME = re.compile(r"^[0-9a-f]{16}\.json$")  # CheckRecords.path's; nothing else in the folder is touched
+_STAMP = re.compile(rb'^\{"checking": "([0-9a-f]{40})"')  # as save writes it, first
 
 
 @functools.cache
@@ -82,11 +106,69 @@ class CheckRecords:
         records = {**self.load(settings), **passed}
         for case in failed:
             records.pop(case, None)
+        # the stamp first: a prune reads it from the file's first bytes (_stamp), not the whole file
         written = json.dumps({"checking": _checking(), "cases": records})
         try:
             replace_atomically(self.path(settings), lambda temporary: temporary.write_text(written))
         except OSError:  # a read-only cache: the checks read every case at each launch, as before
-            pass
+            return
+        remove_unusable(self.folder, UNUSED_KEPT_S)
+        with contextlib.suppress(OSError):  # what a save killed midway left, hidden, as large as a record
+            remove_stale_temporaries(self.folder)
+
+
+@dataclass(frozen=True)
+class RecordFile:
+    """One record file in the records' folder, as ``accelerated-seg cache`` lists it."""
+
+    path: Path
+    bytes: int
+    modified: float  # its last write (time.time's clock)
+    usable: bool  # written by this checking code with these nibabel and numpy
+
+
+def record_files(folder: Path) -> list[RecordFile]:
+    """The record files in ``folder`` (named as ``CheckRecords.path`` names them), by name; those that
+    vanish while listed, or this user cannot read, are left out."""
+    try:
+        paths = sorted(path for path in Path(folder).iterdir() if _RECORD_NAME.match(path.name))
+    except OSError:  # no records yet, or another user's folder
+        return []
+    found = []
+    for path in paths:
+        try:
+            stat = path.stat()
+            found.append(RecordFile(path, stat.st_size, stat.st_mtime, _checking() is not None
+                                    and _stamp(path) == _checking()))
+        except OSError:
+            continue
+    return found
+
+
+def remove_unusable(folder: Path, untouched_for_s: float = 0.0) -> list[RecordFile]:
+    """Remove the record files in ``folder`` that this install cannot use (another checking code, nibabel
+    or numpy wrote them, or none: the first records carried no stamp) and that nothing has written for
+    ``untouched_for_s`` (0: whenever written, a clock ahead on a shared filesystem's server included);
+    returns those removed. A file another install rewrites between the look and the removal is lost
+    with it: that install reads its cases once more."""
+    removed = []
+    for record in record_files(folder):
+        if record.usable or (untouched_for_s > 0 and time.time() - record.modified < untouched_for_s):
+            continue
+        try:
+            record.path.unlink()
+        except OSError:  # gone meanwhile (a concurrent prune), or another user's in a shared cache
+            continue
+        removed.append(record)
+    return removed
+
+
+def _stamp(path: Path) -> str | None:
+    """The checking stamp a record file begins with; None where it begins otherwise (records of before
+    the stamp, a file cut short). Its first bytes alone: a 2000-case cohort's file is about 550 KB."""
+    with open(path, "rb") as handle:
+        match = _STAMP.match(handle.read(64))
+    return match[1].decode() if match else None
 
 
 @dataclass

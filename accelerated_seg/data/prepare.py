@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from ..config import DataConfig
+from . import check_records
 from .cache import default_cache_dir
 from .checks import CheckReport, check_as_configured
 from .manifest import Manifest, dataset_source, load_manifest
@@ -44,7 +45,7 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
         DataError: the checks found problems.
     """
     manifest, report = check_as_configured(cfg, read_manifest(cfg, output_dir, manifest),
-                                           records_folder=cache_root(cfg) / "checks")
+                                           records_folder=records_folder(cfg))
     report.raise_if_errors()
     return manifest, report
 
@@ -70,6 +71,11 @@ def preprocess_settings(cfg: DataConfig, manifest: Manifest) -> PreprocessSettin
 def cache_root(cfg: DataConfig) -> Path:
     """``data.cache_dir`` as an absolute path, ``~`` expanded (the default: ``~/.cache/accelerated_seg``)."""
     return (Path(cfg.cache_dir).expanduser() if cfg.cache_dir else default_cache_dir()).absolute()
+
+
+def records_folder(cfg: DataConfig) -> Path:
+    """The folder of the pre-flight checks' records in the cache (``check_records``)."""
+    return cache_root(cfg) / check_records.FOLDER
 
 
 def _synthetic_is_current(path: Path, cfg: DataConfig) -> bool:
