@@ -4,6 +4,7 @@
     accelerated-seg check data/dataset.json          # pre-flight checks only
     accelerated-seg cache --config exp.yaml --prune  # remove the preprocessed versions no run uses
     accelerated-seg cache                            # every dataset in the cache, and where it was read from
+    accelerated-seg cache --prune                    # remove the checks' records this install cannot use
     accelerated-seg train --config configs/demo.yaml --optim.lr=3e-4
     accelerated-seg predict --model output/model scans/ --output predictions/
     accelerated-seg evaluate predictions/ labelsTs/ --labels data/dataset.json
@@ -112,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the cache (default: --config's data.cache_dir, else ~/.cache/accelerated_seg)")
     p.add_argument("--prune", action="store_true",
                    help="remove every other version of the dataset that no live run uses (of a dataset's folder "
-                        "in the cache: every one)")
+                        "in the cache: every one); without a dataset, the pre-flight checks' records this "
+                        "install cannot use (written by another version of its checks, nibabel or numpy)")
 
     p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
     p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict
@@ -509,7 +511,8 @@ def _check(args, _) -> int:
 
 def _cache(args, _) -> int:
     """List the dataset's preprocessed versions; with --prune remove the others no live run uses.
-    Without a dataset, list every dataset in the cache."""
+    Without a dataset, list every dataset in the cache and the checks' records; with --prune remove
+    the records this install cannot use (the versions go only by naming their dataset)."""
     from .config import Config, ConfigError, load_config
     from .data.cache import PreprocessedCache
     from .data.cache_versions import is_cached_dataset
@@ -521,10 +524,7 @@ def _cache(args, _) -> int:
         cfg = load_config(args.config) if args.config is not None else Config()
         root = Path(args.cache_dir).absolute() if args.cache_dir is not None else cache_root(cfg.data)
         if args.dataset is None and args.config is None:
-            if args.prune:
-                raise ConfigError("--prune removes the versions of one dataset: name it (its DATASET, --config, or "
-                                  "its folder in the cache, which `accelerated-seg cache` lists)")
-            return _every_cached_dataset(root)
+            return _every_cached_dataset(root, args.prune)
         if args.dataset is not None and is_cached_dataset(Path(args.dataset)):
             return _cached_versions(Path(args.dataset).absolute(), None, args.prune)  # no settings: none kept
         source = args.dataset if args.dataset is not None else dataset_source(cfg.data, cfg.train.output_dir)
@@ -584,24 +584,49 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool) ->
     return 0
 
 
-def _every_cached_dataset(root: Path) -> int:
-    """List every dataset in the cache ``root``: its folder, size, versions and the dataset it holds."""
+def _every_cached_dataset(root: Path, prune: bool) -> int:
+    """List every dataset in the cache ``root`` (its folder, size, versions and the dataset it holds) and
+    the checks' records; with ``prune`` remove the records this install cannot use."""
     from .data.cache_versions import cached_datasets, size_said
 
     datasets = cached_datasets(root)
     if not datasets:
         print(f"{root}: no preprocessed dataset")
-        return 0
-    print(f"{root}: {len(datasets)} preprocessed dataset(s), {size_said(sum(d.bytes for d in datasets))}")
+    else:
+        print(f"{root}: {len(datasets)} preprocessed dataset(s), {size_said(sum(d.bytes for d in datasets))}")
     for dataset in datasets:
         used = sum(version.in_use is True for version in dataset.versions)
         what = ("source not recorded (cached before the eightieth session, or read-only)" if dataset.source is None
                 else f"{dataset.source}" + ("" if dataset.source.exists() else " (not found here: moved or deleted)"))
         print(f"  {dataset.folder.name}  {size_said(dataset.bytes):>9}  {len(dataset.versions)} version(s)"
               + (f", {used} in use by a live run" if used else "") + f"  {what}")
-    print(f"accelerated-seg cache {root}/<folder> lists a dataset's versions, and with --prune removes those no "
-          f"live run uses")
+    _check_records(root, prune)
+    if datasets and not prune:
+        print(f"accelerated-seg cache {root}/<folder> lists a dataset's versions, and with --prune removes those "
+              f"no live run uses")
     return 0
+
+
+def _check_records(root: Path, prune: bool) -> None:
+    """Say how much the pre-flight checks' records hold in the cache ``root``, and how much of it this
+    install cannot use (another checking code, nibabel or numpy wrote it); with ``prune`` remove that."""
+    from .data.cache_versions import size_said
+    from .data.check_records import FOLDER, record_files, remove_unusable
+
+    records = record_files(root / FOLDER)
+    unusable = [record for record in records if not record.usable]
+    if records:
+        print(f"{root / FOLDER}: {len(records)} record file(s) of the pre-flight checks, "
+              f"{size_said(sum(record.bytes for record in records))}; {len(unusable)} of them written by another "
+              f"checking code, nibabel or numpy, of no use to this install")
+    if prune:  # without a dataset: no version is named, and none goes
+        removed = remove_unusable(root / FOLDER)
+        print(f"removed {len(removed)} record file(s) of the pre-flight checks that this install cannot use, "
+              f"{size_said(sum(record.bytes for record in removed))}; a dataset's versions are removed by naming "
+              f"it: accelerated-seg cache {root}/<folder> --prune")
+    elif unusable:
+        print(f"accelerated-seg cache --cache-dir {root} --prune removes those {len(unusable)} (a run's checks "
+              f"remove them a week after their last write)")
 
 
 def _what_training_reads(manifest) -> str:

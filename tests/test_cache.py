@@ -546,7 +546,7 @@ def test_the_cache_command_lists_every_dataset_and_prunes_one_whose_description_
     import shutil
 
     from accelerated_seg.cli import main
-    from accelerated_seg.data.cache_versions import SOURCE_FILE, using_version
+    from accelerated_seg.data.cache_versions import SOURCE_FILE, cached_datasets, using_version
 
     root = tmp_path / "cache"
     moved = tmp_path / "moved"
@@ -572,8 +572,9 @@ def test_the_cache_command_lists_every_dataset_and_prunes_one_whose_description_
     assert f"{theirs[0].dir.parent.name}" in said and "2 version(s)  " in said
     assert f"{moved.resolve()} (not found here: moved or deleted)" in said
     assert "Task09-0123abcd" in said and "source not recorded" in said and "checks" not in said.split("\n", 1)[1]
-    assert main(["cache", "--cache-dir", str(root), "--prune"]) == 2
-    assert "--prune removes the versions of one dataset: name it" in capsys.readouterr().err
+    assert main(["cache", "--cache-dir", str(root), "--prune"]) == 0  # the checks' records alone: no version goes
+    assert "a dataset's versions are removed by naming it" in capsys.readouterr().out
+    assert len(cached_datasets(root)) == 3 and sum(len(dataset.versions) for dataset in cached_datasets(root)) == 4
     # The dataset's folder in the cache, as listed: its versions, and with --prune all those no run uses
     folder = theirs[0].dir.parent
     assert main(["cache", str(folder)]) == 0
@@ -585,6 +586,36 @@ def test_the_cache_command_lists_every_dataset_and_prunes_one_whose_description_
     assert not theirs[0].dir.exists() and theirs[1].dir.is_dir()
     assert main(["cache", str(folder), "--prune"]) == 0
     assert not folder.exists() and ours.dir.is_dir()  # nothing of it left, its folder neither
+
+
+def test_the_cache_command_lists_the_checks_records_and_prunes_those_this_install_cannot_use(tmp_path, capsys,
+                                                                                             monkeypatch):
+    """Each upgrade of the checks (or nibabel, numpy) left its record file of every dataset in the cache's
+    checks/ for good, which `cache` did not show and nothing removed: listed, those this install cannot
+    use counted, and removed by `cache --prune` without a dataset; this code's stay."""
+    import accelerated_seg.data.check_records as check_records
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.check_records import CheckRecords
+
+    root = tmp_path / "cache"
+    records = CheckRecords(root / "checks", tmp_path)
+    passed = {"case_0.0123abcd": {"source": "0123456789abcdef", "findings": {}}}
+    checking = check_records._checking
+    monkeypatch.setattr(check_records, "_checking", lambda: "f" * 40)  # an older install's, written today
+    records.save({"max_voxels": 2}, passed, [])
+    monkeypatch.setattr(check_records, "_checking", checking)
+    records.save({"max_voxels": 1}, passed, [])  # this install's: its save keeps the other, too recent
+    assert main(["cache", "--cache-dir", str(root)]) == 0
+    said = capsys.readouterr().out
+    assert f"{root}: no preprocessed dataset" in said
+    assert f"{root / 'checks'}: 2 record file(s) of the pre-flight checks" in said
+    assert "1 of them written by another checking code, nibabel or numpy" in said
+    assert f"accelerated-seg cache --cache-dir {root} --prune removes those 1" in said
+    assert main(["cache", "--cache-dir", str(root), "--prune"]) == 0
+    assert "removed 1 record file(s) of the pre-flight checks" in capsys.readouterr().out
+    assert [path.name for path in (root / "checks").iterdir()] == [records.path({"max_voxels": 1}).name]
+    assert main(["cache", "--cache-dir", str(root)]) == 0
+    assert "0 of them written by another" in capsys.readouterr().out
 
 
 def test_a_folder_the_cache_did_not_make_is_no_dataset_of_it_and_loses_nothing_to_a_prune(tiny_dataset, tmp_path,

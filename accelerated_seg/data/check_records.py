@@ -17,10 +17,10 @@ or written is no error: the cases are read as before. ``accelerated-seg check`` 
 always reads everything.
 
 Record files of another checking code (or nibabel, numpy) are of no use to this install, and every
-upgrade left its own behind for good, each as large as its cohort (274 bytes a case). A run's save
-removes those nothing has written for a week (``UNUSED_KEPT_S``, ``remove_unusable``). Those of this
-code and other settings stay: a run of the same install with those settings may come again, or be
-running now.
+upgrade left its own behind for good, each as large as its cohort (274 bytes a case). A run's
+save removes those nothing has written for a week (``UNUSED_KEPT_S``), and ``accelerated-seg cache
+--prune`` without a dataset removes them at once (``remove_unusable``). Those of this code and other
+settings stay: a run of the same install with those settings may come again, or be running now.
 """
 
 from __future__ import annotations
