@@ -16,24 +16,53 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-import numpy as np
-
 from accelerated_seg.benchmark import script_command, write_result
-from accelerated_seg.data.cache import PreprocessedCache
-from accelerated_seg.data.preprocess_settings import PreprocessSettings
 
 SHAPE = [256, 256, 160]  # a CT-sized case resampled (10.5 million voxels)
 
-# Run by each tree: the table of the cases written below, then the process's peak resident memory.
+# The cohort's cases, alike in every tree's process.
+CASES = """
+from pathlib import Path
+from accelerated_seg.data.cases import Case
+cases = [Case(id=f"case_{i:05d}", images=(Path(source),), label=Path(source)) for i in range(count)]
+"""
+
+# Run by each tree in a process of its own, before it is measured: what ``_write_case`` leaves for each
+# case, its json and its locations.npz (int64, as written), where that tree's cache reads them. Each
+# tree names them itself: since the eighty-sixth session a case's json is named by its files too
+# (``fingerprint.case_key``) and ``paths`` takes the case, so one tree's names are not another's.
+WRITER = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from accelerated_seg.data import fingerprint
+    from accelerated_seg.data.cache import PreprocessedCache
+    from accelerated_seg.data.preprocess_settings import PreprocessSettings
+    root, source, classes, count, per_class = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
+    shape = json.loads(sys.argv[6])
+""") + CASES + textwrap.dedent("""
+    cache = PreprocessedCache(root, source, PreprocessSettings(), classes)
+    cache.dir.mkdir(parents=True, exist_ok=True)
+    by_case = hasattr(fingerprint, "case_key")  # else paths() takes the case's id
+    rng = np.random.default_rng(0)
+    voxels = int(np.prod(shape))
+    for case in cases:
+        paths = cache.paths(case if by_case else case.id, "src")
+        locations = {f"class_{c}": np.sort(rng.choice(voxels, per_class, replace=False)).astype(np.int64)
+                     for c in range(1, classes)}
+        np.savez(paths["locations.npz"], **locations)
+        paths["json"].write_text(json.dumps({"id": case.id, "shape": shape, "channels": 1, "spacing": [1.5] * 3,
+                                             "class_voxels": [per_class] * (classes - 1), "source": "src"}))
+""")
+
+# Run by each tree: the table of the cases written above, then the process's peak resident memory.
 CHILD = textwrap.dedent("""
     import json, resource, sys, time
     from pathlib import Path
     from accelerated_seg.data.cache import PreprocessedCache
-    from accelerated_seg.data.cases import Case
     from accelerated_seg.data.preprocess_settings import PreprocessSettings
     root, source, classes, count = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     cache = PreprocessedCache(root, source, PreprocessSettings(), classes)
-    cases = [Case(id=f"case_{i:05d}", images=(Path(source),), label=Path(source)) for i in range(count)]
+""") + CASES + textwrap.dedent("""
     import numpy, datasets  # their imports out of the difference: measured before the table
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
@@ -48,22 +77,6 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def write_cases(root: Path, source: Path, classes: int, count: int, per_class: int) -> None:
-    """What ``_write_case`` leaves for each case: its json and its locations.npz (int64, as written)."""
-    cache = PreprocessedCache(root, source, PreprocessSettings(), classes)
-    cache.dir.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(0)
-    voxels = int(np.prod(SHAPE))
-    for index in range(count):
-        case_id = f"case_{index:05d}"
-        paths = cache.paths(case_id, "src")
-        locations = {f"class_{c}": np.sort(rng.choice(voxels, per_class, replace=False)).astype(np.int64)
-                     for c in range(1, classes)}
-        np.savez(paths["locations.npz"], **locations)
-        paths["json"].write_text(json.dumps({"id": case_id, "shape": SHAPE, "channels": 1, "spacing": [1.5] * 3,
-                                             "class_voxels": [per_class] * (classes - 1), "source": "src"}))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", type=int, default=500)
@@ -71,6 +84,7 @@ def main() -> None:
     parser.add_argument("--locations", type=int, default=10_000, help="recorded per foreground class and case")
     parser.add_argument("--trees", nargs="+", default=["."], help="checkouts whose write_table is measured")
     parser.add_argument("--tag", default="2cpu", help="the result's file name: case_table_memory_<tag>.json")
+    parser.add_argument("--output", help="the result's file (default: benchmarks/results/case_table_memory_<tag>.json)")
     args = parser.parse_args()
     runs = []
     with tempfile.TemporaryDirectory() as folder:
@@ -78,8 +92,9 @@ def main() -> None:
         source.write_text("{}")
         for tree in args.trees:  # each into a cache root of its own: a table written once is reused
             root = Path(folder) / f"cache_{len(runs)}"
-            write_cases(root, source, args.classes, args.cases, args.locations)
             env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
+            subprocess.run([sys.executable, "-c", WRITER, str(root), str(source), str(args.classes), str(args.cases),
+                            str(args.locations), json.dumps(SHAPE)], env=env, check=True, cwd=tree)
             done = subprocess.run([sys.executable, "-c", CHILD, str(root), str(source), str(args.classes),
                                    str(args.cases)], capture_output=True, text=True, env=env, check=True,
                                   cwd=tree)  # python -c puts its working folder first on sys.path
@@ -93,7 +108,7 @@ def main() -> None:
               "int64_locations_mb": round(locations_mb, 1), "runs": runs}
     if len(runs) > 1:
         record["peak_ratio_last_to_first"] = round(runs[-1]["peak_mb"] / runs[0]["peak_mb"], 3)
-    print(f"wrote {write_result(f'case_table_memory_{args.tag}', record, None, command=script_command())}")
+    print(f"wrote {write_result(f'case_table_memory_{args.tag}', record, args.output, command=script_command())}")
 
 
 if __name__ == "__main__":

@@ -128,3 +128,17 @@ def test_header_variants_predicts_every_variant_onto_its_own_grid_and_records_th
         name for name in runs if "no orientation" in name}
     assert {name for name, words in warned.items() if "single slice" in words} == {
         name for name in runs if "slice alone" in name}
+
+
+def test_case_table_memory_writes_each_trees_cases_where_that_tree_reads_them(tmp_path):
+    """benchmarks/case_table_memory.py at a tiny size: it wrote its cases' jsons by case id and called
+    ``PreprocessedCache.paths`` with the id, where since the eighty-sixth session a case's json is
+    named by its files too and ``paths`` takes the case: the script stopped with an AttributeError
+    before measuring anything. Each tree now writes its cases itself, so an older checkout compares."""
+    out = tmp_path / "case_table_memory.json"
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "case_table_memory.py"), "--cases", "2",
+                             "--classes", "3", "--locations", "5", "--output", str(out)],
+                            capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["peak_mb"] > 0 and run["seconds"] >= 0 and "int32" in run["stored_as"]
