@@ -393,6 +393,44 @@ def test_datasets_of_other_images_over_the_same_labels_keep_each_others_cases(ti
     assert check_cases(aliased.training, aliased.num_classes, records=aliased_records).recalled == len(source)
 
 
+def test_a_cache_of_cases_known_by_their_id_alone_is_reused_by_the_datasets_whose_files_it_records(
+        tiny_dataset, tmp_path):
+    """Cases named by their files too (above) were first put in a version folder of their own: an
+    upgrade preprocessed the whole dataset again beside the copy it had (twice the disk), and a
+    complete cache on a read-only mount refused every run. A json of before (``<id>.json``) is the
+    case's where the source fingerprint it records is these files'; other images over the same ids
+    and labels (T2 against T1's json) do not take it, nor are they said to have changed."""
+    import shutil
+
+    from accelerated_seg.data.fingerprint import case_key
+    from accelerated_seg.data.formats.pairs import from_pairs
+
+    own = _own_copy(tiny_dataset, tmp_path)
+    second = tmp_path / "data" / "imagesT2"
+    second.mkdir()
+    for case in own.training:
+        shutil.copyfile(case.images[0], second / case.images[0].name)
+    first_pairs = [(case.images[0], case.label) for case in own.training]
+    t1, t2 = (from_pairs(pairs, labels=own.labels, validation_pairs=[])
+              for pairs in (first_pairs, [(second / image.name, label) for image, label in first_pairs]))
+    before = _cache(tmp_path / "cache", t1, spacing=(2.0, 2.0, 2.0))
+    assert before.build(t1.training) == len(t1.training)
+    for case in t1.training:  # the layout the code before left: the json named by the case's id
+        (before.dir / f"{case_key(case)}.json").rename(before.dir / f"{case.id}.json")
+
+    upgraded = _cache(tmp_path / "cache", t1, spacing=(2.0, 2.0, 2.0))
+    assert upgraded.dir == before.dir
+    assert upgraded.changed_since_built(t1.training) == 0 and upgraded.build(t1.training) == 0
+    table = upgraded.load_table(upgraded.write_table(t1.training))
+    assert [os.path.basename(path) for path in table["image"]] == [
+        os.path.basename(upgraded.paths(case)["image.npy"]) for case in t1.training]
+    assert upgraded.paths(t1.training[0])["json"].name == f"{t1.training[0].id}.json"  # what a reading error names
+
+    other = _cache(tmp_path / "cache", t2, spacing=(2.0, 2.0, 2.0))
+    assert other.changed_since_built(t2.training) == 0 and other.build(t2.training) == len(t2.training)
+    assert upgraded.build(t1.training) == 0 and other.build(t2.training) == 0
+
+
 def test_a_rebuild_keeps_the_arrays_that_a_running_jobs_table_names(tiny_dataset, tmp_path):
     """A rebuild wrote the new arrays over the old ones while another job trained from a table of the
     old shapes and locations: an index error at step 39, or patches centred by other labels."""

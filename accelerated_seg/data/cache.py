@@ -81,33 +81,43 @@ class PreprocessedCache:
         self.source = source = Path(source).resolve()
         dataset = f"{source.parent.name if source.is_file() else source.name}-" \
                   f"{hashlib.sha1(str(source).encode()).hexdigest()[:8]}"
-        # "cases by files": a case's json is named by its files too (fingerprint.case_key) since the
-        # eighty-sixth session; the folders of before are the dataset's other versions, which the
-        # `cache` command lists and prunes, not folders whose cases this code would count twice.
         self.dir = Path(root) / dataset / hashlib.sha1(
-            f"{settings.fingerprint()}|classes {num_classes}|cases by files".encode()).hexdigest()[:16]
+            f"{settings.fingerprint()}|classes {num_classes}".encode()).hexdigest()[:16]
 
     def paths(self, case: Case, source: str | None = None) -> dict[str, Path]:
         """The case's files: its ``json``, and the arrays of the source version ``source`` (the json's
         when None). Each version's arrays have names of their own: a rebuild rewrote them in place
         while another job trained on them, whose case table gave the old shapes and foreground
         locations (an index error, or patches centred by another volume's labels; seventieth session)."""
-        if source is None:
-            source = self._built_source(case) or ""
-        arrays = {kind: self.dir / f"{case.id}.{source}.{kind}" for kind in ("image.npy", "label.npy",
-                                                                              "locations.npz")}
-        return {**arrays, "json": self._meta_path(case)}
+        meta, built = self._meta(case)
+        return {**self._arrays(case, (built or "") if source is None else source), "json": meta}
+
+    def _arrays(self, case: Case, source: str) -> dict[str, Path]:
+        return {kind: self.dir / f"{case.id}.{source}.{kind}" for kind in ("image.npy", "label.npy", "locations.npz")}
 
     def _meta_path(self, case: Case) -> Path:
-        """The case's json: written last, it names the source version its arrays are."""
+        """The json a build writes for the case, last: it names the source version its arrays are."""
         return self.dir / f"{case_key(case)}.json"
+
+    def _meta(self, case: Case) -> tuple[Path, str | None]:
+        """The case's json and the source version it names (None: never built, or unreadable).
+
+        Until the eighty-sixth session a case's json was named by its id alone (``<id>.json``), which
+        two Datasets of other images over the same labels shared. Such a json is this case's where the
+        source version it names is that of these very files (the fingerprint holds their resolved
+        paths): its arrays are reused. A cache built before was otherwise built again whole, beside
+        itself (twice the disk), and a complete cache on a read-only mount could not be used at all."""
+        meta = self._meta_path(case)
+        if (source := _recorded_source(meta)) is not None:
+            return meta, source
+        earlier = self.dir / f"{case.id}.json"
+        if (source := _recorded_source(earlier)) is not None and source == _fingerprint_or_none(case):
+            return earlier, source
+        return meta, None
 
     def _built_source(self, case: Case) -> str | None:
         """The source version the case was last built from (its json's), None if it never was."""
-        try:
-            return json.loads(self._meta_path(case).read_text()).get("source")
-        except (OSError, ValueError):  # never built, or a json that cannot be read: built as new
-            return None
+        return self._meta(case)[1]
 
     def changed_since_built(self, cases: Sequence[Case]) -> int:
         """How many of ``cases`` were built before from files that have changed since (their json names
@@ -132,7 +142,7 @@ class PreprocessedCache:
         later run fail in training)."""
         source = self._built_source(case)
         return source is not None and source == source_fingerprint(case) and all(
-            path.is_file() for kind, path in self.paths(case, source).items() if kind != "json")
+            path.is_file() for path in self._arrays(case, source).values())
 
     def build(self, cases: Sequence[Case], shard: tuple[int, int] = (0, 1), workers: int = 1) -> int:
         """Preprocess this shard's cases that are missing or stale; returns how many were built.
@@ -178,7 +188,7 @@ class PreprocessedCache:
 
     def _write_case(self, case: Case, data: dict) -> None:
         source = source_fingerprint(case)
-        paths = self.paths(case, source)
+        paths = {**self._arrays(case, source), "json": self._meta_path(case)}
         image = data["image"].numpy().astype(np.float32, copy=False)
         label = data["label"].numpy()[0].astype(np.uint8)
         # Seeded by the case alone: from the source fingerprint, a touch, a checkout or a copy to
@@ -291,6 +301,21 @@ def _table_rows(rows: list[dict], classes: int, index_type: str):
         yield {"id": row["id"], "image": row["image.npy"], "label": row["label.npy"], "shape": row["shape"],
                "spacing": row["spacing"], "class_voxels": row["class_voxels"], "class_locations": locations,
                "source": row["source"]}
+
+
+def _recorded_source(meta: Path) -> str | None:
+    """The source version a case's json names; None where there is none, or it cannot be read (built as new)."""
+    try:
+        return json.loads(meta.read_text()).get("source")
+    except (OSError, ValueError):
+        return None
+
+
+def _fingerprint_or_none(case: Case) -> str | None:
+    try:
+        return source_fingerprint(case)
+    except (OSError, ValueError):  # a file gone: no json of before is its
+        return None
 
 
 def _atomic(path: Path, write) -> None:
