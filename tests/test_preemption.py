@@ -217,7 +217,9 @@ def _loads_torch(pid: int) -> bool:
 def test_ranks_whose_launcher_dies_as_they_start_end_with_it(tiny_dataset, tmp_path):
     """Before the loop there is nothing to save: ranks whose launcher died as they started waited in
     the rendezvous on its dead store, SIGTERM only recorded, for the store's 30-minute timeout (the
-    eighty-sixth session's review). They are killed with it now, however early it died."""
+    eighty-sixth session's review). They are killed with it now, however early it died once they had
+    imported accelerated_seg, which reads their parent: one dead in the interpreter's start before it
+    goes unnoticed (checkpoints.md says so)."""
     out, prefix = tmp_path / "run", tmp_path / "result"
     launcher = _launch_through_a_pipe(tiny_dataset, out, prefix)
     try:
