@@ -218,20 +218,57 @@ def set_aside_later_course(resume_from: Path, out: Path) -> Path | None:
     stopped, and the resumed steps replace it. It was moved aside as an abandoned course's until the
     sixty-ninth session, so a run killed between a new best and its next checkpoint had no
     ``best_model/`` until it validated that step again, and each such kill left a copy of it behind.
+
+    A run killed between the moves (a launcher's death kills its ranks until the loop runs) leaves the
+    set-aside half done, each path whole here or there, and resuming the same step again finishes it
+    in the same folder. The exports go first, so that a later checkpoint stays in place to the end:
+    moved last, a kill after the checkpoints left the earlier course's ``model/`` and ``best_model/``
+    for the new course, which took them for its own and overwrote them (until the eighty-seventh session).
     """
     step = int(STEP_DIR.match(resume_from.name).group(1))
     later = [path for path in complete_checkpoints(resume_from.parent)
              if int(STEP_DIR.match(path.name).group(1)) > step]
     if not later:
+        for unfinished in _set_aside_folders(resume_from):  # killed after its last move: all is moved
+            (unfinished / UNFINISHED_SET_ASIDE).unlink(missing_ok=True)
         return None
-    later += [out / name for name in ("model", "best_model") if _export_step(out / name) > step]
-    aside, attempt = resume_from.parent / f"superseded_by_resuming_{resume_from.name}", 1
-    while aside.exists():  # a second return to the same step
-        attempt += 1
-        aside = resume_from.parent / f"superseded_by_resuming_{resume_from.name}_{attempt}"
-    aside.mkdir()
+    later = [out / name for name in ("model", "best_model") if _export_step(out / name) > step] + later
+    aside = _set_aside_folder(resume_from, {path.name for path in later})
     for path in later:
         path.rename(aside / path.name)  # atomic: each checkpoint or export is whole here or there
+    (aside / UNFINISHED_SET_ASIDE).unlink()
+    return aside
+
+
+# In a set-aside folder until everything of the later course is in it (set_aside_later_course).
+UNFINISHED_SET_ASIDE = ".unfinished"
+
+
+def _set_aside_folders(resume_from: Path) -> list[Path]:
+    """The folders that returns to ``resume_from`` set aside into, oldest first: ``_2``, ``_3``, ...
+    for later returns to the same step."""
+    name, found = f"superseded_by_resuming_{resume_from.name}", []
+    while (aside := resume_from.parent / _numbered(name, len(found) + 1)).exists():
+        found.append(aside)
+    return found
+
+
+def _numbered(name: str, attempt: int) -> str:
+    return name if attempt == 1 else f"{name}_{attempt}"
+
+
+def _set_aside_folder(resume_from: Path, names: set[str]) -> Path:
+    """Where the later course goes, marked unfinished until it is all there: a folder that a run killed
+    while it moved into it left unfinished (or empty), if none of ``names`` is there yet; else a new one."""
+    earlier = _set_aside_folders(resume_from)
+    for aside in earlier:
+        if aside.is_dir() and ((aside / UNFINISHED_SET_ASIDE).exists() or not any(aside.iterdir())) \
+                and not names & {path.name for path in aside.iterdir()}:
+            break
+    else:
+        aside = resume_from.parent / _numbered(f"superseded_by_resuming_{resume_from.name}", len(earlier) + 1)
+        aside.mkdir()
+    (aside / UNFINISHED_SET_ASIDE).touch()
     return aside
 
 

@@ -325,6 +325,63 @@ def test_resuming_the_newest_checkpoint_keeps_the_exports_written_after_it(tmp_p
     aside = set_aside_later_course(tmp_path / "checkpoints" / "step_2", tmp_path)  # an older one: another course
     assert sorted(p.name for p in aside.iterdir()) == ["best_model", "step_4"]
 
+class _Killed(BaseException):
+    """A kill -9: nothing after it runs, not even a ``finally``'s clean-up in the code under test."""
+
+
+def test_a_set_aside_killed_between_its_moves_is_finished_whole_by_the_next_resume(tmp_path, monkeypatch):
+    """A launcher's death kills its ranks (SIGKILL) until the loop runs, so in the middle of a set-aside
+    too. With the exports moved after the checkpoints, a kill between them left the earlier course's
+    model/ and best_model/ for the rerun, which found nothing later to set aside, took them for its own
+    course's and overwrote them; a kill before left the course split over two folders."""
+    from accelerated_seg.checkpoint import set_aside_later_course
+
+    def earlier_course(run):
+        for step in (2, 4, 6):
+            (run / "checkpoints" / f"step_{step}").mkdir(parents=True)
+        for name, step in (("model", 6), ("best_model", 5)):
+            (run / name).mkdir()
+            (run / name / "config.json").write_text(json.dumps({"step": step}))
+
+    changes = ("mkdir", "touch", "rename", "unlink")
+    real = {name: getattr(Path, name) for name in changes}
+    killed_at = 0
+    while True:  # a kill before each change of the folder in turn, until one run makes them all
+        run = tmp_path / f"killed_at_{killed_at}"
+        earlier_course(run)
+        made = 0
+
+        def until_the_kill(name):
+            def change(path, *args, **kwargs):
+                nonlocal made
+                if made == killed_at:
+                    raise _Killed
+                made += 1
+                return real[name](path, *args, **kwargs)
+            return change
+
+        with monkeypatch.context() as patch:
+            for name in changes:
+                patch.setattr(Path, name, until_the_kill(name))
+            try:
+                set_aside_later_course(run / "checkpoints" / "step_2", run)
+                whole = True
+            except _Killed:
+                whole = False
+        if not whole:
+            aside = set_aside_later_course(run / "checkpoints" / "step_2", run)  # the same resume, run again
+            assert aside in (None, run / "checkpoints" / "superseded_by_resuming_step_2"), killed_at
+        assert sorted(p.name for p in run.iterdir()) == ["checkpoints"], killed_at  # no export of the earlier course
+        assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
+            "step_2", "superseded_by_resuming_step_2"], killed_at
+        assert sorted(p.name for p in (run / "checkpoints" / "superseded_by_resuming_step_2").iterdir()) == [
+            "best_model", "model", "step_4", "step_6"], killed_at  # whole, in one folder, no longer unfinished
+        if whole:
+            break
+        killed_at += 1
+    assert killed_at == 7  # the folder, its mark, four moves and the mark's removal: a kill before each
+
+
 def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch):
     import shutil
 
