@@ -7,7 +7,9 @@ stop signal ended rank 0 during its save, or validation's print before it, losin
 the last checkpoint, and the other rank with it in a broken collective (the eighty-sixth session's
 review). While a run is on, ``sys.stdout`` and ``sys.stderr`` are wrapped so that a write that finds
 its reader gone sends that file descriptor to /dev/null instead: the stream, the progress bar that
-holds it and the interpreter's last flush then write nowhere, and the run saves and stops.
+holds it and the interpreter's last flush then write nowhere, and the run saves and stops. What the
+run left in a stream's buffer is flushed under the guard as the run ends, so a reader gone by then is
+met there too.
 """
 
 from __future__ import annotations
@@ -53,7 +55,9 @@ def surviving_a_closed_output():
     """``sys.stdout`` and ``sys.stderr`` wrapped (see the module) until the block ends. A stream with no
     file descriptor (pytest's capture, a StringIO) is no pipe and is left as it is; a notebook's has one
     and is wrapped, which changes nothing there (it forwards to the kernel, and never raises). Only
-    ``write`` and ``flush`` are guarded: nothing on a run's path writes otherwise."""
+    ``write`` and ``flush`` are guarded: nothing on a run's path writes otherwise. A logger whose handler
+    took the stream before the wrap (MONAI's, DeepSpeed's) needs no guard: logging reports a write that
+    fails on ``sys.stderr`` and goes on, as ``warnings`` ignores one."""
     wrapped = {}
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
@@ -61,11 +65,17 @@ def surviving_a_closed_output():
             stream.fileno()
         except (AttributeError, OSError, ValueError):
             continue
-        wrapped[name] = stream
-        setattr(sys, name, _Surviving(stream))
+        wrapped[name] = _Surviving(stream)
+        setattr(sys, name, wrapped[name])
     try:
         yield
     finally:
-        for name, stream in wrapped.items():
+        for name, surviving in wrapped.items():
+            # What the run printed may wait in the stream's buffer still (up to 8 KiB where stdout is a
+            # pipe and Python runs without -u, which torchrun gives its ranks): flushed here, under the
+            # guard, a reader gone by now is met here. Until the eighty-seventh session the CLI's own
+            # flush met it after a whole run, or a saved preemption: status 141, and a one-process
+            # ``accelerate launch`` failed with status 1.
+            surviving.flush()
             if isinstance(getattr(sys, name), _Surviving):
-                setattr(sys, name, stream)
+                setattr(sys, name, surviving._stream)

@@ -35,3 +35,36 @@ def test_a_stream_without_a_descriptor_is_left_as_it_is(monkeypatch):
         assert sys.stdout is captured
         print("kept")
     assert captured.getvalue() == "kept\n"
+
+
+def _a_pipe_whose_reader_is_gone(monkeypatch, name: str = "stdout"):
+    """``sys.<name>`` as a job's is under ``... | tee run.log`` once tee is dead: block-buffered, as
+    Python makes any stdout that is no terminal."""
+    read, write = os.pipe()
+    os.close(read)
+    stream = os.fdopen(write, "w")
+    monkeypatch.setattr(sys, name, stream)
+    return stream
+
+
+def test_what_the_run_left_in_the_buffer_meets_the_gone_reader_before_the_guard_is_lifted(monkeypatch):
+    stream = _a_pipe_whose_reader_is_gone(monkeypatch)
+    with surviving_a_closed_output():
+        print("step 4: loss 0.52")  # no write yet: it waits in the buffer
+    stream.flush()  # the CLI's, or the interpreter's at exit: BrokenPipeError (status 120 at exit) without it
+    stream.close()
+
+
+def test_a_whole_run_whose_reader_is_gone_ends_the_train_command_with_status_0(tiny_dataset, tmp_path, monkeypatch):
+    """Its few lines (under 8 KiB) waited in stdout's buffer through the run, and the CLI's own flush
+    after it met the gone reader: ``accelerated-seg train ... | tee run.log`` ended with status 141
+    when tee died, though the run was saved and exported whole (a preempted one saved), and a
+    one-process ``accelerate launch``, whose process Python runs without -u, failed with status 1."""
+    from accelerated_seg.cli import main
+
+    from conftest import tiny_overrides  # tests/ is on sys.path
+
+    stream = _a_pipe_whose_reader_is_gone(monkeypatch)
+    assert main(["train", *tiny_overrides(tiny_dataset, tmp_path / "run", train__max_steps=2)]) == 0
+    assert (tmp_path / "run" / "model" / "model.safetensors").is_file()
+    stream.close()
