@@ -443,7 +443,7 @@ def _check(args, _) -> int:
     from .data.checks import check_as_configured
     from .data.class_presence import stored_class_presence_warnings
     from .data.errors import DataError
-    from .data.manifest import dataset_source, load_manifest
+    from .data.manifest import dataset_source, load_manifest, with_regions
     from .data.preprocess_settings import resolved_normalization
     from .data.spacing import target_spacing
     from .unused_settings import unused_settings_warnings
@@ -484,7 +484,13 @@ def _check(args, _) -> int:
     # training refuses where it cannot work (check passed them all until the seventy-first session).
     data = dataclasses.replace(data, binarize=args.binarize or data.binarize, max_voxels=max_voxels)
     try:
-        manifest, report = check_as_configured(data, load_manifest(data, cfg.train.output_dir, source=dataset))
+        loaded = load_manifest(data, cfg.train.output_dir, source=dataset)
+        if args.config is not None:  # before the files are read, as training checks it before preprocessing them
+            network_refused = _network_refused(dataclasses.replace(cfg, data=data), with_regions(data, loaded))
+            if network_refused is not None:
+                print(f"error: {network_refused}", file=sys.stderr)
+                return 2
+        manifest, report = check_as_configured(data, loaded)
     except (DataError, ConfigError) as error:  # the dataset's description, or the experiment's view of it
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -507,6 +513,24 @@ def _check(args, _) -> int:
     cases = len(manifest.training) + len(manifest.validation)
     print(f"{cases} case(s), {len(report.errors)} error(s), {len(report.warnings)} warning(s)")
     return 1 if report.errors else 0
+
+
+def _network_refused(cfg, manifest) -> str | None:
+    """What training refuses of the experiment's network and loss on this dataset's channels and outputs
+    (``network_checks``), or None. The batch is one process's per-device batch, which a launch of
+    several processes can only split: a batch that some launch trains with is not refused here."""
+    from .config import ConfigError
+    from .network_checks import checked_network_and_loss
+    from .schedule import resolve_batch
+
+    train, optim = cfg.train, cfg.optim
+    try:
+        plan = resolve_batch(train.batch_size, train.global_batch_size, train.grad_accum_steps, 1, optim.lr,
+                             optim.base_batch_size, optim.lr_scaling)
+        checked_network_and_loss(cfg, manifest, plan.per_device)
+    except ConfigError as error:
+        return str(error)
+    return None
 
 
 def _cache(args, _) -> int:

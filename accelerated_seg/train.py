@@ -66,9 +66,10 @@ from .files import write_text_atomically
 from .host_cpu import bf16_two_voxel_warning
 from .initial_weights import check_initial_network, initial_weights_preparation_note
 from .loop_clock import LoopClock
-from .losses import check_loss, segmentation_loss, training_loss
+from .losses import segmentation_loss
 from .model_folders import check_init_from
-from .models import ModelSpec, check_model_settings, check_trainable, convolutions_over_two_voxels, model_spec
+from .models import ModelSpec, check_model_settings, convolutions_over_two_voxels
+from .network_checks import checked_network_and_loss
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_optimizer,
@@ -743,15 +744,14 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
     if note := _patches_left_out_note(patches, cut, plan.global_batch):
         accelerator.print(note)
-    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
-    check_trainable(spec, cfg.data.patch_size, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
+    # the network for the data's channels and outputs, and its loss (a class weight per class), before the
+    # preprocessing, as accelerated-seg check --config checks them
+    spec, loss_fn = checked_network_and_loss(
+        cfg, manifest, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
         thin = convolutions_over_two_voxels(spec, cfg.data.patch_size)
         if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size):
             accelerator.print(f"WARNING: {warning}")
-    loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args, manifest.class_regions, manifest.ignore_index)
-    # a class weight per class (region), before the preprocessing
-    check_loss(loss_fn, manifest.num_classes, cfg.train.loss, manifest.class_regions)
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
     if cfg.train.init_from and resume_from is None and (

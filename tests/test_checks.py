@@ -497,6 +497,39 @@ def test_the_check_command_refuses_the_experiments_network_for_its_patch_as_trai
     assert "chanels" in capsys.readouterr().err
 
 
+def test_the_check_command_refuses_the_experiments_network_and_loss_for_the_datas_channels_and_classes(
+        tmp_path, capsys):
+    """check --config built the network with one channel and two classes whatever the data held, and
+    ran no forward pass nor the loss: it passed a SegResNet of init_filters 4 (its group norm of 8 groups),
+    model.args contradicting the data's channels, and a class weight of the wrong length, each of which
+    training refused as it started (a user-journey probe on a 4-modality nnU-Net dataset)."""
+    from accelerated_seg.cli import main
+
+    case = make_case(tmp_path, "a")  # 3 classes (clean_label), and a second channel beside its image
+    second = save(tmp_path / "imagesTr" / "a_1.nii.gz", clean_image(1))
+    table = tmp_path / "cases.csv"
+    table.write_text(f"image_0,image_1,label\n{case.images[0]},{second},{case.label}\n")
+    config = tmp_path / "experiment.yaml"
+    data = f"data:\n  dataset: {table}\n  labels: {{0: background, 1: a, 2: b}}\n  patch_size: [16, 16, 16]\n"
+    for rest, said in (
+            ("model:\n  name: segresnet\n  args: {init_filters: 4}\n",
+             "model 'segresnet' cannot train on data.patch_size (16, 16, 16) with these model.args"),
+            ("model:\n  name: segresnet\n  args: {in_channels: 1}\n",
+             "model.args ['in_channels'] contradict the run: in_channels is the number of image channels (2)"),
+            ("model:\n  name: unet\n  args: {out_channels: 2}\n",
+             "model.args ['out_channels'] contradict the run: out_channels is the number of outputs, classes or "
+             "regions (3)"),
+            ("model:\n  name: segresnet\n  args: {init_filters: 8}\ntrain:\n  loss_args: {weight: [1.0, 2.0]}\n",
+             "train.loss=dice_ce with train.loss_args cannot score 3 classes (background included)")):
+        config.write_text(data + rest)
+        assert main(["check", "--config", str(config)]) == 2, rest
+        assert said in capsys.readouterr().err, rest
+    config.write_text(data + "model:\n  name: segresnet\n  args: {init_filters: 8}\n"
+                             "train:\n  loss_args: {weight: [1.0, 2.0, 2.0]}\n")
+    assert main(["check", "--config", str(config)]) == 0
+    assert "1 case(s), 0 error(s)" in capsys.readouterr().out
+
+
 def test_the_check_command_refuses_what_training_would_of_the_experiments_split_regions_and_spacing(
         tmp_path, capsys):
     """check --config passed an experiment that training then refused (seventy-first session's probe):

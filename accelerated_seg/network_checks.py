@@ -1,0 +1,36 @@
+"""The experiment's network and loss, checked against the dataset once it has told the channels and
+the outputs, before any case is preprocessed: training and ``accelerated-seg check --config`` both
+come here, so that check refuses what training refuses.
+
+Until this was shared, check built the network with one channel and two classes whatever the data
+held: it passed a SegResNet of ``init_filters: 4`` (its group norm of 8 groups cannot divide them),
+``model.args`` whose ``in_channels`` or ``out_channels`` contradict the dataset, and a class ``weight``
+of the wrong length in ``train.loss_args``, each of which training then refused as it started.
+"""
+
+from __future__ import annotations
+
+from torch import nn
+
+from .config import Config
+from .data.cases import Manifest
+from .losses import check_loss, training_loss
+from .models import ModelSpec, check_trainable, model_spec
+
+
+def checked_network_and_loss(cfg: Config, manifest: Manifest, batch: int) -> tuple[ModelSpec, nn.Module]:
+    """The network ``cfg.model`` describes for ``manifest``'s channels and outputs, and the training loss.
+
+    Args:
+        cfg: the run's settings (``model``, ``data.patch_size``, ``train.loss`` and ``train.loss_args``).
+        manifest: the dataset, its ``data.regions`` applied.
+        batch: the patches a normalisation sees at once (per device; over all devices for SyncBatchNorm).
+
+    Raises:
+        ConfigError: naming ``model.args``, ``data.patch_size`` or ``train.loss_args``.
+    """
+    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
+    check_trainable(spec, cfg.data.patch_size, batch)
+    loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args, manifest.class_regions, manifest.ignore_index)
+    check_loss(loss_fn, manifest.num_classes, cfg.train.loss, manifest.class_regions)  # a class weight per class
+    return spec, loss_fn
