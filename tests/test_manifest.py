@@ -716,6 +716,17 @@ def test_a_folder_of_images_and_labels_without_dataset_json_is_told_the_csv_that
         load_cases(tmp_path)
 
 
+@pytest.mark.parametrize("part", ["imagesTr", "labelsTr"])
+def test_a_folder_of_a_described_dataset_is_told_the_datasets_own_folder(tmp_path, part):
+    """``check Dataset001/imagesTr`` was told the accepted forms alone, not that the folder above it,
+    whose dataset.json lists it, is the one to give (a user-journey probe on an nnU-Net dataset)."""
+    write_nnunet(tmp_path)
+    with pytest.raises(DataError, match=rf"{re.escape(str(tmp_path / part))}: folder without dataset.json; it lies in "
+                                        rf"{re.escape(str(tmp_path))}, whose dataset.json describes the dataset: give "
+                                        rf"that folder \(or its dataset.json\) as data.dataset"):
+        load_cases(tmp_path / part)
+
+
 def test_load_cases_refuses_a_labels_argument_for_json_sources(tmp_path):
     path = write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(2)})
     with pytest.raises(DataError, match="declared by dataset.json"):

@@ -59,7 +59,13 @@ _ACCEPTED_SOURCES = (
 def _describe_it(folder: Path) -> str:
     """What to write for a folder of images and labels that nothing describes: a CSV of its own files,
     shown with its first case (the usual way to arrive here: the files collected, no dataset.json);
-    or the CSV already there (given the folder, a new user's probe was told to write one)."""
+    or the CSV already there (given the folder, a new user's probe was told to write one); or, for a
+    folder of a dataset that a dataset.json above it describes (its imagesTr/), that dataset's folder."""
+    if (folder.parent / "dataset.json").is_file() and not (folder / "imagesTr").is_dir():
+        # imagesTr/ or labelsTr/ given for the dataset (a user-journey probe): the list of accepted forms
+        # alone did not say that the folder above is the one to give
+        return (f"it lies in {folder.parent}, whose dataset.json describes the dataset: give that folder (or its "
+                f"dataset.json) as data.dataset, not one of its parts")
     tables = sorted(p.name for p in folder.glob("*") if p.suffix.lower() == ".csv" and p.is_file())
     if tables:
         return (f"it holds {', '.join(tables[:5])}{', ...' if len(tables) > 5 else ''}: give the CSV itself as "
