@@ -33,6 +33,8 @@ from .launcher_report import leave_for_the_launcher
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, rest = parser.parse_known_args(argv)
+    if args.command != "train" and (settings := _setting_overrides(sys.argv[1:] if argv is None else argv)):
+        parser.error(_overrides_refused(args.command, settings))
     if rest and args.command != "train":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
@@ -43,6 +45,24 @@ def main(argv: list[str] | None = None) -> int:
         return _reader_went_away()
     except KeyboardInterrupt:  # Ctrl-C during predict, check, ...: asked for, so no traceback
         return EXIT_INTERRUPTED
+
+
+def _setting_overrides(argv: list[str]) -> list[str]:
+    """The ``--section.key`` settings among ``argv`` (``--model.args={init_filters: 4}`` gives
+    ``--model.args``), which ``train`` alone takes."""
+    from .config import Config
+
+    sections = tuple(f"--{field.name}." for field in dataclasses.fields(Config))
+    return [argument.split("=", 1)[0] for argument in argv if argument.startswith(sections)]
+
+
+def _overrides_refused(command: str, settings: list[str]) -> str:
+    """argparse said "unrecognized arguments" of such a setting, or, of one whose value holds a space,
+    took it for ``check``'s DATASET, "…/--model.args={init_filters: 4}: not found" (a user-journey
+    probe that checked an experiment with the overrides it trained with)."""
+    where = (f"write them into the experiment file that {command} reads with --config"
+             if command in ("check", "cache", "plan") else f"{command} reads no experiment settings")
+    return f"{', '.join(settings)}: only train takes setting overrides on its command line; {where}"
 
 
 #: The exit statuses of a process that SIGPIPE or SIGINT (Ctrl-C) ended, as a shell reports them.

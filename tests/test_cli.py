@@ -85,6 +85,28 @@ def test_config_given_twice_is_refused_naming_both_files(tmp_path, monkeypatch, 
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("argv, said", [
+    # a value with a space: argparse took the whole argument for check's DATASET, "…: not found"
+    (["check", "--config", "a.yaml", "--model.args={init_filters: 4}"],
+     "--model.args: only train takes setting overrides on its command line; write them into the experiment file "
+     "that check reads with --config"),
+    (["check", "--config", "a.yaml", "--data.patch_size", "[32,32,32]"], "--data.patch_size: only train takes"),
+    (["plan", "--config", "a.yaml", "--train.batch_size=4"], "that plan reads with --config"),
+    (["predict", "--model", "m", "--data.spacing=[1, 1, 1]", "scans", "--output", "out"],
+     "--data.spacing: only train takes setting overrides on its command line; predict reads no experiment settings"),
+])
+def test_a_setting_override_given_to_a_command_other_than_train_is_refused_naming_it(tmp_path, monkeypatch, capsys,
+                                                                                     argv, said):
+    """A user checking an experiment with the overrides it trained with was told the override, read as
+    the dataset, was "not found", or argparse's "unrecognized arguments" alone (a user-journey probe)."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    assert ended.value.code == 2
+    assert said in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_resume_given_twice_is_refused_naming_both(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as ended:
