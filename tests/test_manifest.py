@@ -787,6 +787,10 @@ def test_label_map_works_with_monai_map_label_value():
         ({"background": 0, "a": 1, "b": 1}, "value(s) [1] declared for more than one class"),
         ({"0": "background"}, "only the background is declared"),
         ({"zero": "background"}, "keys must be label values"),
+        # below: "keys must be label values like "0" ... (or names mapped to values)", of names mapped to values
+        ({"background": "0", "edema": "1"}, """its values are text ({"background": "0", "edema": "1"}); write """
+                                            """each class's value as a number, as nnU-Net v2 does: {"background": """
+                                            """0, "edema": 1}"""),
         ({}, "missing or empty"),
         # below: "background must be value 0" while 0 was declared, before the twenty-seventh session
         ({"background": -1, "a": 0, "b": 1}, "label value(s) [-1] are negative"),

@@ -68,6 +68,15 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
         pairs = [(value, str(name)) for name, value in raw.items()]  # nnU-Net v2: name -> value
     else:
         keys = [_whole_number(key) for key in raw]  # MSD: "value" -> name
+        if None in keys and raw and all(isinstance(value, str) and _whole_number(value) is not None
+                                        for value in raw.values()):
+            # nnU-Net's direction with its values written as text: "keys must be label values" named the
+            # keys, which are names as they should be (a user-journey probe)
+            first, more = list(raw.items())[:3], ", ..." if len(raw) > 3 else ""
+            text = ", ".join(f'"{name}": "{value}"' for name, value in first)
+            numbers = ", ".join(f'"{name}": {_whole_number(value)}' for name, value in first)
+            raise DataError(f"{where}: its values are text ({{{text}{more}}}); write each class's value as a "
+                            f"number, as nnU-Net v2 does: {{{numbers}{more}}}")
         if None in keys:
             raise DataError(
                 f'{where}: keys must be label values like "0", "1" (or names mapped to values); got {list(raw)}'
