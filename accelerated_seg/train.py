@@ -54,6 +54,7 @@ from .data.class_presence import class_presence_warnings, output_names
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
+from .data.patch_fit import patch_padding_warning
 from .data.prepare import cache_root, dataset_source, preprocess_settings, read_manifest, records_folder
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
@@ -1276,27 +1277,6 @@ def _patches_left_out_note(patches: int, cut: int, global_batch: int) -> str | N
     return (f"note: an epoch's {patches} patches make {made}; the other {rest} ({rest / patches:.0%}) are in "
             f"no step of that epoch (each epoch draws them in its own order, so not the same ones every epoch): "
             f"a data.samples_per_volume or a global batch that divides the epoch trains on every patch")
-
-
-def patch_padding_warning(patch_size, shapes, spacing) -> str | None:
-    """A warning where the patch is longer along an axis than every preprocessed training case, by
-    more than rounding it up to a multiple of 16 explains: each patch is then mostly padding there.
-
-    Thick-slice scans (0.7 x 0.7 x 5 mm, 12 slices) under the default 64^3 patch trained several times
-    slower than under 64 x 64 x 16, to about the same Dice, and nothing said so (seventy-fourth
-    session's probe). A warning, not an error: padding costs time, not results.
-    """
-    longest = np.max(np.asarray([np.asarray(shape)[-3:] for shape in shapes]), axis=0)
-    enough = [max(16, -(-int(extent) // 16) * 16) for extent in longest]  # rounded up to a multiple of 16
-    axes = [axis for axis in range(3) if patch_size[axis] > enough[axis]]
-    if not axes:
-        return None
-    suggested = [enough[axis] if axis in axes else patch_size[axis] for axis in range(3)]
-    at = f" at {' x '.join(f'{size:g}' for size in spacing)} mm" if spacing else ""
-    return (f"WARNING: data.patch_size {list(patch_size)} is longer than every preprocessed training case along "
-            f"axis {', '.join(map(str, axes))} (at most {', '.join(str(int(longest[axis])) for axis in axes)} "
-            f"voxels{at}): each patch is mostly padding there, which costs time and teaches nothing. A patch such "
-            f"as data.patch_size: {suggested} sees as much of each case")
 
 
 # Each rank preprocesses its share into data.cache_dir as it sees it; the default (~/.cache) is each

@@ -2084,7 +2084,7 @@ def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny
 def test_a_patch_longer_than_every_case_along_an_axis_is_a_warning_with_a_patch_that_fits():
     """Thick-slice scans (12 slices at 5 mm) under the default 64^3 patch trained several times slower
     than under 64 x 64 x 16, to the same Dice, without a word (seventy-fourth session's probe)."""
-    from accelerated_seg.train import patch_padding_warning
+    from accelerated_seg.data.patch_fit import patch_padding_warning
 
     thick = [np.array([64, 64, 12]), np.array([70, 66, 11])]
     assert patch_padding_warning([64, 64, 64], thick, (0.7, 0.7, 5.0)) == (
