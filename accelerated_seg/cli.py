@@ -464,6 +464,7 @@ def _check(args, _) -> int:
     from .data.class_presence import stored_class_presence_warnings
     from .data.errors import DataError
     from .data.manifest import dataset_source, load_manifest, with_regions
+    from .data.patch_fit import resampled_patch_padding_warning
     from .data.preprocess_settings import resolved_normalization
     from .data.spacing import target_spacing
     from .unused_settings import unused_settings_warnings
@@ -516,9 +517,13 @@ def _check(args, _) -> int:
         return 1
     if not report.errors:  # every header read: each case's size once resampled to the target spacing
         try:
-            target_spacing(data, manifest)
+            spacing = target_spacing(data, manifest)
         except DataError as error:
             report.errors.append(str(error))
+        else:  # the experiment's patch against those sizes, as training warns once it has preprocessed;
+            # only with --config: without one the patch is the default, which no one chose for this data
+            if args.config is not None and (warning := resampled_patch_padding_warning(data, manifest, spacing)):
+                report.warnings.append(warning.removeprefix("WARNING: "))
     if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
         report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
     # the experiment's settings that this dataset leaves without effect, as training says them

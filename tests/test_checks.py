@@ -425,8 +425,11 @@ def test_the_check_command_says_which_class_a_split_holds_no_case_of(tmp_path, c
     config = tmp_path / "experiment.yaml"
     config.write_text(f"data:\n  dataset: {dataset}\ntrain:\n  val_every: 0\n")
     split(["t1", "t2"], ["v1", "v2"])
+    capsys.readouterr()
     assert main(["check", "--config", str(config)]) == 0  # nothing validated: nothing scored 1
-    assert "4 case(s), 0 error(s), 0 warning(s)" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "is in no validation case" not in said  # the one warning: the 64^3 patch on these small cases
+    assert "4 case(s), 0 error(s), 1 warning(s)" in said and "warning: data.patch_size [64, 64, 64]" in said
     assert main(["check", str(dataset), "--binarize"]) == 0  # one class, held by every case
     assert "0 warning(s)" in capsys.readouterr().out
     cases["t2"].label.unlink()  # a case refused is no case of either split; b then in no case at all is said once
@@ -875,6 +878,52 @@ def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_p
     with pytest.raises(DataError) as refused:
         report.raise_if_errors()
     assert len(str(refused.value).splitlines()) == 1 + 6
+
+
+def test_check_says_a_patch_longer_than_every_resampled_training_case(tmp_path, capsys):
+    """Training said that the patch was longer than every case (mostly padding) only once it had
+    preprocessed them all; check, run to find such things first, said nothing of the default 64^3 patch
+    on small cases (a user-journey audit). The sizes are the cases' once resampled to data.spacing."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+
+    dataset = write_synthetic_dataset(tmp_path / "data", num_cases=3, num_validation=1, size_mm=(24.0, 24.0, 16.0),
+                                      spacing_mm=2.0)  # 12 x 12 x 8 voxels as stored
+    config = tmp_path / "experiment.yaml"
+
+    def check(settings):
+        config.write_text(f"data:\n  dataset: {dataset}\n  spacing: [1.0, 1.0, 0.5]\n{settings}")
+        assert main(["check", "--config", str(config)]) == 0
+        return capsys.readouterr().out
+
+    said = check("")
+    assert ("warning: data.patch_size [64, 64, 64] is longer than every resampled training case (uncropped: "
+            "data.crop_foreground can only shorten it) along axis 0, 1, 2 (at most 23, 23, 29 voxels at "
+            "1 x 1 x 0.5 mm): each patch is mostly padding there, which costs time and teaches nothing. A patch "
+            "such as data.patch_size: [32, 32, 32] sees as much of each case") in said
+    assert "3 case(s), 0 error(s), 1 warning(s)" in said
+    said = check("  crop_foreground: false\n")  # the sizes that training then compares the patch with
+    assert "longer than every resampled training case along axis 0, 1, 2 (at most 23, 23, 29 voxels" in said
+    assert "0 error(s), 0 warning(s)" in check("  patch_size: [32, 32, 32]\n")
+
+
+@pytest.mark.parametrize("degrees", [0, 30])
+def test_the_resampled_sizes_check_reads_from_headers_are_those_preprocessing_gives(tmp_path, degrees):
+    """check compares the patch with each case's size from its header; training, with the preprocessed
+    volume's. On a grid stored in another axis order, flipped, rotated, anisotropic, they agree."""
+    from accelerated_seg.data.preprocess import PreprocessSettings, case_dict, preprocess
+    from accelerated_seg.data.spacing import resampled_ras_shape
+
+    angle = np.deg2rad(degrees)
+    rotation = np.array([[np.cos(angle), -np.sin(angle), 0], [np.sin(angle), np.cos(angle), 0], [0, 0, 1]])
+    affine = np.eye(4)
+    affine[:3, :3] = rotation @ np.array([[0, 0, -0.8], [0, 1.1, 0], [3.0, 0, 0]])  # stored S, A, L: 3, 1.1, 0.8 mm
+    case = make_case(tmp_path, "oblique", image=np.ones((9, 20, 17), np.float32),
+                     label=np.zeros((9, 20, 17), np.uint8), image_affine=affine, label_affine=affine)
+    for spacing in ((1.0, 1.0, 1.0), (0.7, 1.3, 2.0)):
+        settings = PreprocessSettings(spacing=spacing, crop_foreground=False)
+        preprocessed = preprocess(settings=settings)(case_dict(case))["image"]
+        assert resampled_ras_shape(case.images[0], spacing) == tuple(preprocessed.shape[1:])
 
 
 def test_checking_in_threads_reports_exactly_what_one_thread_does(tmp_path):

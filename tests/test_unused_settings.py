@@ -80,7 +80,7 @@ def test_check_says_the_experiments_settings_it_would_not_use(tmp_path, capsys):
     assert "warning: data.ct_window=[-100.0, 300.0] has no effect in this run: the images are z-scored" in out
     assert f"warning: data.synthetic.seed=3 has no effect in this run: it shapes the embedded phantoms, and " \
            f"data.dataset is {dataset}" in out
-    assert "3 case(s), 0 error(s), 2 warning(s)" in out
+    assert "3 case(s), 0 error(s), 3 warning(s)" in out  # the third: the 64^3 patch on 12 x 12 x 8 voxels
     # the embedded phantoms, not written yet: what the config alone shows
     config.write_text(f"data:\n  dataset: synthetic\noptim:\n  poly_exponent: 2.0\ntrain:\n  output_dir: {tmp_path}\n")
     assert main(["check", "--config", str(config)]) == 0

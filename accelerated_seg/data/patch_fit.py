@@ -1,11 +1,14 @@
 """Whether ``data.patch_size`` fits the cases it is cut from: a patch longer than every training case
-along an axis is mostly padding there. Apart from training (numpy alone), so that ``accelerated-seg
-check`` can say it in the words training prints once it has preprocessed the cases.
+along an axis is mostly padding there. Without torch, so that ``accelerated-seg check`` says it from the
+headers, in the words training prints once it has preprocessed the cases.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .preprocess_settings import resolved_crop_foreground, resolved_normalization
+from .spacing import resampled_ras_shape
 
 # What training compares the patch with: the training cases as preprocessed (resampled, cropped)
 PREPROCESSED_CASES = "preprocessed training case"
@@ -32,3 +35,20 @@ def patch_padding_warning(patch_size, shapes, spacing, cases: str = PREPROCESSED
             f"voxels{at}): each patch is mostly padding there, which costs time and teaches nothing. A patch such "
             f"as data.patch_size: {suggested} sees as much of each case")
 
+
+def resampled_patch_padding_warning(data, manifest, spacing) -> str | None:
+    """``patch_padding_warning`` said before preprocessing (``accelerated-seg check``), from each training
+    case's header: its size once oriented and resampled to ``spacing``, the target spacing.
+
+    Training compares the patch with the cases as preprocessed, after the foreground crop
+    (``data.crop_foreground``); the headers give the size before it, which the crop can only shorten. So
+    what this warns of training warns of too, but a case that only the crop makes shorter than the
+    patch is not found here: the message says which sizes it compared.
+    """
+    if not manifest.training:
+        return None
+    shapes = [resampled_ras_shape(case.images[0], spacing) for case in manifest.training]
+    cropped = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
+    cases = ("resampled training case (uncropped: data.crop_foreground can only shorten it)" if cropped else
+             "resampled training case")
+    return patch_padding_warning(data.patch_size, shapes, spacing, cases)

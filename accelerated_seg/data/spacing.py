@@ -1,7 +1,7 @@
-"""Voxel sizes, read from the headers alone: each image's along the RAS axes, the dataset's median
-(the default target spacing), and whether resampling to a target keeps every case within the voxel
-budget. Apart from the transforms (``preprocess.py``), so that ``accelerated-seg check`` judges the
-target spacing as training does without importing torch and MONAI.
+"""Voxel sizes, read from the headers alone: each image's along the RAS axes, its size once resampled,
+the dataset's median (the default target spacing), and whether resampling to a target keeps every
+case within the voxel budget. Apart from the transforms (``preprocess.py``), so that ``accelerated-seg
+check`` judges the target spacing as training does without importing torch and MONAI.
 """
 
 from __future__ import annotations
@@ -25,6 +25,20 @@ def ras_spacing(path) -> tuple[float, float, float]:
     spacing = np.empty(3)
     spacing[order] = zooms
     return tuple(float(s) for s in spacing)
+
+
+def resampled_ras_shape(path, spacing: Sequence[float]) -> tuple[int, int, int]:
+    """The image's size along the R, A, S axes once oriented and resampled to ``spacing`` (mm, RAS), from
+    the header alone: as MONAI's Spacingd counts each axis (``compute_shape_offset``), the distance between
+    its first and last voxel centres in target voxels, rounded, plus one. Equal to the preprocessed
+    volume's on grids stored permuted, flipped and rotated (tested), as Spacingd keeps the rotation."""
+    image = nib.load(str(path))
+    zooms = nib.affines.voxel_sizes(image.affine)
+    order = nib.orientations.io_orientation(image.affine)[:, 0].astype(int)  # voxel axis -> RAS axis
+    shape = [0, 0, 0]
+    for voxel_axis, ras_axis in enumerate(order):
+        shape[ras_axis] = int(np.round((image.shape[voxel_axis] - 1) * zooms[voxel_axis] / spacing[ras_axis] + 1))
+    return tuple(shape)
 
 
 def median_spacing(image_paths: Sequence) -> tuple[float, float, float]:
