@@ -75,8 +75,8 @@ from .optimizers import build_optimizer, continue_with_the_runs_settings, parame
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_optimizer,
                           end_run, keep_the_optimizer_under_offload, leaving_the_process_as_found, make_accelerator,
-                          model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_the_shuffle,
-                          start_trackers)
+                          model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_of_the_workers,
+                          seed_the_shuffle, seed_this_pass_of_the_workers, start_trackers)
 from .ranks import on_every_rank, on_main
 from .resume_checks import (check_resume_channels, check_resume_layout, check_resume_model_settings,
                             check_resume_network, check_resume_preprocessing, check_resume_split)
@@ -107,6 +107,9 @@ class Progress:
     speed: list = field(default_factory=list)  # (step, global samples/s, data wait % of the most starved rank)
     history: list = field(default_factory=list)  # validation results
     shuffle_seed: int | None = None  # fit(): the seed of a shuffling loader's orders (preparation.seed_the_shuffle)
+    # fit(): the seed of every pass's loader workers (preparation.seed_this_pass_of_the_workers); a checkpoint
+    # of a version that kept none leaves the resumed run its own (the loaded state has no such key)
+    worker_seed: int | None = None
     # train(): global samples in one micro-batch (per-device batch x processes) while batches_seen was
     # counted, so that a resume under another batch or number of processes finds the same place
     batch_samples: int | None = None
@@ -256,6 +259,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             accelerator.print(note.replace("Set those settings", "Give fit's grad_accum_steps and max_grad_norm"))
         check_launch(accelerator, allow_strategy_fallback)
         shuffle_seed = seed_the_shuffle(accelerator, loader)
+        worker_seed = seed_of_the_workers()
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
                                                  outputs=FIT_OUTPUTS)
         _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
@@ -278,7 +282,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                     LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
                                  max_grad_norm=max_grad_norm, progress_bar=progress_bar),
                     out / "checkpoints", scheduler=scheduler)
-        loop.progress.shuffle_seed = shuffle_seed
+        loop.progress.shuffle_seed, loop.progress.worker_seed = shuffle_seed, worker_seed
         accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
         if resume_from is not None:
             _resume(loop, resume_from)
@@ -340,7 +344,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
     if signals is not None:
         signals.saving_from_here()
     if loop.stream is None or loop.stream.position != progress.batches_seen:
-        loop.stream = BatchStream(accelerator, loop.train_dl, progress.batches_seen)
+        loop.stream = BatchStream(accelerator, loop.train_dl, progress.batches_seen, progress.worker_seed)
     stream = loop.stream
     window_loss = torch.zeros((), device=accelerator.device)  # summed over the window's micro-batches
     step_lr = None  # the learning rate of the last optimizer step (with a scheduler)
@@ -466,20 +470,24 @@ class BatchStream:
     skips its first batches by index, without loading them (accelerate's ``skip_first_batches``,
     with the prepared loader's options kept: ``skip_first_batches_as_prepared``).
     Between passes the loader's workers stop and refill, so the fewer passes the better.
+    ``worker_seed`` (fit's): each pass seeds its workers from it (``seed_this_pass_of_the_workers``);
+    None leaves the loader's generator as it is (``train_loader``'s own, for the one pass of ``train``).
     """
 
-    def __init__(self, accelerator: Accelerator, train_dl, start: int):
+    def __init__(self, accelerator: Accelerator, train_dl, start: int, worker_seed: int | None = None):
         if len(train_dl) == 0:
             raise ConfigError("the training loader yields no batches: it holds fewer samples than one batch "
                               "(per process, with drop_last)")
         self.position = start
         self._loader = train_dl
-        self._batches = self._passes(accelerator, train_dl, *divmod(start, len(train_dl)))
+        self._batches = self._passes(accelerator, train_dl, *divmod(start, len(train_dl)), worker_seed)
 
     @staticmethod
-    def _passes(accelerator: Accelerator, train_dl, first_pass: int, skip: int):
+    def _passes(accelerator: Accelerator, train_dl, first_pass: int, skip: int, worker_seed: int | None):
         for number in itertools.count(first_pass):
             train_dl.set_epoch(number)  # our sampler's pass; a shuffling sampler's epoch
+            if worker_seed is not None:
+                seed_this_pass_of_the_workers(train_dl, worker_seed, accelerator.process_index, number)
             yield from skip_first_batches_as_prepared(accelerator, train_dl, skip) if skip else train_dl
             skip = 0
 
