@@ -663,7 +663,13 @@ def _check_records(root: Path, prune: bool) -> None:
     from .data.check_records import FOLDER, record_files, remove_unusable
 
     records = record_files(root / FOLDER)
-    unusable = [record for record in records if not record.usable]
+    unusable = [record for record in records if record.usable is False]
+    if any(record.usable is None for record in records):  # no sources: it would have removed every one
+        print(f"{root / FOLDER}: {len(records)} record file(s) of the pre-flight checks, "
+              f"{size_said(sum(record.bytes for record in records))}; this install, without its Python sources, "
+              f"keeps none and cannot tell which of them another install uses: none is removed (deleting the "
+              f"folder removes them all)")
+        return
     if records:
         print(f"{root / FOLDER}: {len(records)} record file(s) of the pre-flight checks, "
               f"{size_said(sum(record.bytes for record in records))}; {len(unusable)} of them written by another "

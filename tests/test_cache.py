@@ -656,6 +656,27 @@ def test_the_cache_command_lists_the_checks_records_and_prunes_those_this_instal
     assert "0 of them written by another" in capsys.readouterr().out
 
 
+def test_the_cache_command_of_an_install_without_its_sources_removes_no_checks_record(tmp_path, capsys, monkeypatch):
+    """An install of compiled files alone has no checking stamp of its own, so it called every record in
+    the cache "written by another checking code", and `cache --prune` removed them all: those an install
+    with the sources, sharing the cache, reads its cases by. It says it cannot tell, and removes none."""
+    import accelerated_seg.data.check_records as check_records
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.check_records import CheckRecords
+
+    root = tmp_path / "cache"
+    records = CheckRecords(root / "checks", tmp_path)
+    records.save({"max_voxels": 1}, {"case_0.0123abcd": {"source": "0123456789abcdef", "findings": {}}}, [])
+    monkeypatch.setattr(check_records, "_checking", lambda: None)  # this install: no sources
+    assert main(["cache", "--cache-dir", str(root)]) == 0
+    said = capsys.readouterr().out
+    assert "1 record file(s)" in said and "cannot tell which of them another install uses" in said
+    assert "written by another checking code" not in said
+    assert main(["cache", "--cache-dir", str(root), "--prune"]) == 0
+    assert "none is removed" in capsys.readouterr().out
+    assert [path.name for path in (root / "checks").iterdir()] == [records.path({"max_voxels": 1}).name]
+
+
 def test_a_folder_the_cache_did_not_make_is_no_dataset_of_it_and_loses_nothing_to_a_prune(tiny_dataset, tmp_path,
                                                                                          capsys, monkeypatch):
     """A user's folder named like a cache's (a date: study-20240115) with a settings.json in a subfolder

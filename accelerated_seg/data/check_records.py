@@ -124,7 +124,9 @@ class RecordFile:
     path: Path
     bytes: int
     modified: float  # its last write (time.time's clock)
-    usable: bool  # written by this checking code with these nibabel and numpy
+    # written by this checking code with these nibabel and numpy; None: this install cannot tell (installed
+    # without its sources, it has no stamp of its own), so the file may be another install's, which uses it
+    usable: bool | None
 
 
 def record_files(folder: Path) -> list[RecordFile]:
@@ -138,8 +140,8 @@ def record_files(folder: Path) -> list[RecordFile]:
     for path in paths:
         try:
             stat = path.stat()
-            found.append(RecordFile(path, stat.st_size, stat.st_mtime, _checking() is not None
-                                    and _stamp(path) == _checking()))
+            found.append(RecordFile(path, stat.st_size, stat.st_mtime,
+                                    None if _checking() is None else _stamp(path) == _checking()))
         except OSError:
             continue
     return found
@@ -150,10 +152,11 @@ def remove_unusable(folder: Path, untouched_for_s: float = 0.0) -> list[RecordFi
     or numpy wrote them, or none: the first records carried no stamp) and that nothing has written for
     ``untouched_for_s`` (0: whenever written, a clock ahead on a shared filesystem's server included);
     returns those removed. A file another install rewrites between the look and the removal is lost
-    with it: that install reads its cases once more."""
+    with it: that install reads its cases once more. An install without its sources removes none: it
+    cannot tell another code's file from one that an install with the sources uses."""
     removed = []
     for record in record_files(folder):
-        if record.usable or (untouched_for_s > 0 and time.time() - record.modified < untouched_for_s):
+        if record.usable is not False or (untouched_for_s > 0 and time.time() - record.modified < untouched_for_s):
             continue
         try:
             record.path.unlink()
