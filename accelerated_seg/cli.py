@@ -649,16 +649,18 @@ def _every_cached_dataset(root: Path, prune: bool) -> int:
                 else f"{dataset.source}" + ("" if dataset.source.exists() else " (not found here: moved or deleted)"))
         print(f"  {dataset.folder.name}  {size_said(dataset.bytes):>9}  {len(dataset.versions)} version(s)"
               + (f", {used} in use by a live run" if used else "") + f"  {what}")
-    _check_records(root, prune)
+    if _check_records(root, prune):
+        return 1
     if datasets and not prune:
         print(f"accelerated-seg cache {root}/<folder> lists a dataset's versions, and with --prune removes those "
               f"no live run uses")
     return 0
 
 
-def _check_records(root: Path, prune: bool) -> None:
+def _check_records(root: Path, prune: bool) -> bool:
     """Say how much the pre-flight checks' records hold in the cache ``root``, and how much of it this
-    install cannot use (another checking code, nibabel or numpy wrote it); with ``prune`` remove that."""
+    install cannot use (another checking code, nibabel or numpy wrote it); with ``prune`` remove that.
+    True where some could not be removed (said on stderr, as a version that cannot be removed is)."""
     from .data.cache_versions import size_said
     from .data.check_records import FOLDER, record_files, remove_unusable
 
@@ -669,19 +671,27 @@ def _check_records(root: Path, prune: bool) -> None:
               f"{size_said(sum(record.bytes for record in records))}; this install, without its Python sources, "
               f"keeps none and cannot tell which of them another install uses: none is removed (deleting the "
               f"folder removes them all)")
-        return
+        return False
     if records:
         print(f"{root / FOLDER}: {len(records)} record file(s) of the pre-flight checks, "
               f"{size_said(sum(record.bytes for record in records))}; {len(unusable)} of them written by another "
               f"checking code, nibabel or numpy, of no use to this install")
     if prune:  # without a dataset: no version is named, and none goes
-        removed = remove_unusable(root / FOLDER)
+        refused: list = []
+        removed = remove_unusable(root / FOLDER, refused=refused)
         print(f"removed {len(removed)} record file(s) of the pre-flight checks that this install cannot use, "
               f"{size_said(sum(record.bytes for record in removed))}; a dataset's versions are removed by naming "
               f"it: accelerated-seg cache {root}/<folder> --prune")
+        if refused:  # "removed 0", exit 0, was all a read-only cache or another user's folder said
+            (record, error), others = refused[0], len(refused) - 1
+            print(f"error: {record.path} cannot be removed ({error.strerror or error})"
+                  + (f", nor {others} other record file(s) there" if others else "")
+                  + ": run the prune as the user who can write that folder", file=sys.stderr)
+            return True
     elif unusable:
         print(f"accelerated-seg cache --cache-dir {root} --prune removes those {len(unusable)} (a run's checks "
               f"remove them a week after their last write)")
+    return False
 
 
 def _what_training_reads(manifest) -> str:

@@ -677,6 +677,38 @@ def test_the_cache_command_of_an_install_without_its_sources_removes_no_checks_r
     assert [path.name for path in (root / "checks").iterdir()] == [records.path({"max_voxels": 1}).name]
 
 
+def test_the_cache_commands_prune_of_checks_records_it_cannot_remove_says_so_and_fails(tmp_path, capsys,
+                                                                                     monkeypatch):
+    """In another user's cache (or a read-only one) `cache --prune` without a dataset listed a record
+    file "of no use to this install", then said "removed 0" and exited 0: the user was not told why it
+    stayed. It names the file and the reason on stderr and exits 1, as a version it cannot remove does."""
+    import errno
+    import pathlib
+
+    import accelerated_seg.data.check_records as check_records
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.check_records import CheckRecords
+
+    root = tmp_path / "cache"
+    records = CheckRecords(root / "checks", tmp_path)
+    monkeypatch.setattr(check_records, "_checking", lambda: "f" * 40)  # an older install's
+    records.save({"max_voxels": 1}, {"case_0.0123abcd": {"source": "0123456789abcdef", "findings": {}}}, [])
+    monkeypatch.undo()
+    unlink = pathlib.Path.unlink
+
+    def refused(path, *args, **kwargs):  # the folder is another user's
+        if path.parent == root / "checks":
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "unlink", refused)
+    assert main(["cache", "--cache-dir", str(root), "--prune"]) == 1
+    said = capsys.readouterr()
+    assert "removed 0 record file(s)" in said.out
+    assert f"error: {records.path({'max_voxels': 1})} cannot be removed (Permission denied)" in said.err
+    assert records.path({"max_voxels": 1}).is_file()
+
+
 def test_a_folder_the_cache_did_not_make_is_no_dataset_of_it_and_loses_nothing_to_a_prune(tiny_dataset, tmp_path,
                                                                                          capsys, monkeypatch):
     """A user's folder named like a cache's (a date: study-20240115) with a settings.json in a subfolder

@@ -147,20 +147,27 @@ def record_files(folder: Path) -> list[RecordFile]:
     return found
 
 
-def remove_unusable(folder: Path, untouched_for_s: float = 0.0) -> list[RecordFile]:
+def remove_unusable(folder: Path, untouched_for_s: float = 0.0,
+                    refused: list[tuple[RecordFile, OSError]] | None = None) -> list[RecordFile]:
     """Remove the record files in ``folder`` that this install cannot use (another checking code, nibabel
     or numpy wrote them, or none: the first records carried no stamp) and that nothing has written for
     ``untouched_for_s`` (0: whenever written, a clock ahead on a shared filesystem's server included);
     returns those removed. A file another install rewrites between the look and the removal is lost
     with it: that install reads its cases once more. An install without its sources removes none: it
-    cannot tell another code's file from one that an install with the sources uses."""
+    cannot tell another code's file from one that an install with the sources uses. ``refused``, where
+    given, gets each file that stays for an error other than its being gone (a read-only cache, another
+    user's folder), which a run's save passes over and ``accelerated-seg cache --prune`` says."""
     removed = []
     for record in record_files(folder):
         if record.usable is not False or (untouched_for_s > 0 and time.time() - record.modified < untouched_for_s):
             continue
         try:
             record.path.unlink()
-        except OSError:  # gone meanwhile (a concurrent prune), or another user's in a shared cache
+        except FileNotFoundError:  # gone meanwhile (a concurrent prune)
+            continue
+        except OSError as error:  # another user's in a shared cache, a read-only mount
+            if refused is not None:
+                refused.append((record, error))
             continue
         removed.append(record)
     return removed
