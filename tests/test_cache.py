@@ -431,6 +431,30 @@ def test_a_cache_of_cases_known_by_their_id_alone_is_reused_by_the_datasets_whos
     assert upgraded.build(t1.training) == 0 and other.build(t2.training) == 0
 
 
+def test_a_case_an_older_install_built_again_after_its_files_changed_is_not_built_once_more(tiny_dataset, tmp_path):
+    """An install of before the cases-by-files naming, sharing the cache (an experiment kept on it),
+    builds a case again once its files change and names it by its id (<id>.json). This code's json of
+    the case, of the files before the change, won: the case was said to have changed and was built once
+    more, its arrays rewritten under the names that install's running job reads them by."""
+    import shutil
+
+    from accelerated_seg.data.fingerprint import case_key
+
+    own = _own_copy(tiny_dataset, tmp_path)
+    cases = own.training[:2]
+    cache = _cache(tmp_path / "cache", own, spacing=(2.0, 2.0, 2.0))
+    assert cache.build(cases) == 2
+    ours = cache.dir / f"{case_key(cases[0])}.json"
+    shutil.copyfile(ours, tmp_path / "ours_of_the_old_files.json")
+    os.chmod(cases[0].label, 0o644)  # its files change (a chmod moves the status-change time)
+    assert cache.build(cases) == 1  # as the older install builds it: then named by its id alone
+    ours.rename(cache.dir / f"{cases[0].id}.json")
+    shutil.copyfile(tmp_path / "ours_of_the_old_files.json", ours)
+
+    assert cache.changed_since_built(cases) == 0 and cache.build(cases) == 0
+    assert cache.paths(cases[0])["json"].name == f"{cases[0].id}.json"
+
+
 def test_a_rebuild_keeps_the_arrays_that_a_running_jobs_table_names(tiny_dataset, tmp_path):
     """A rebuild wrote the new arrays over the old ones while another job trained from a table of the
     old shapes and locations: an index error at step 39, or patches centred by other labels."""

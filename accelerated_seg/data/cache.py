@@ -106,14 +106,19 @@ class PreprocessedCache:
         two Datasets of other images over the same labels shared. Such a json is this case's where the
         source version it names is that of these very files (the fingerprint holds their resolved
         paths): its arrays are reused. A cache built before was otherwise built again whole, beside
-        itself (twice the disk), and a complete cache on a read-only mount could not be used at all."""
+        itself (twice the disk), and a complete cache on a read-only mount could not be used at all.
+        The json of before wins over this code's where it alone names these files as they are now: an
+        older install sharing the cache built the case again after its files changed, and this code's
+        json of the old files had the case built once more, said "changed", its arrays written again
+        under the names that install's running job reads them by."""
         meta = self._meta_path(case)
-        if (source := _recorded_source(meta)) is not None:
-            return meta, source
+        source = _recorded_source(meta)
         earlier = self.dir / f"{case.id}.json"
-        if (source := _recorded_source(earlier)) is not None and source == _fingerprint_or_none(case):
-            return earlier, source
-        return meta, None
+        # the files' fingerprint taken only where a json of before names another version than this code's
+        before = _recorded_source(earlier)
+        if before is not None and before != source and before == _fingerprint_or_none(case):
+            return earlier, before
+        return meta, source
 
     def _built_source(self, case: Case) -> str | None:
         """The source version the case was last built from (its json's), None if it never was."""
