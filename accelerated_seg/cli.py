@@ -549,8 +549,12 @@ def _network_refused(cfg, manifest) -> str | None:
     from .schedule import resolve_batch
 
     train, optim = cfg.train, cfg.optim
+    # With train.batch_size and train.global_batch_size both given, the accumulation is theirs to decide
+    # and depends on the processes, which check does not know: a grad_accum_steps that agrees with them on
+    # 2 GPUs was refused here for one process, in a config that training on 2 GPUs takes.
+    accum = None if train.batch_size is not None and train.global_batch_size is not None else train.grad_accum_steps
     try:
-        plan = resolve_batch(train.batch_size, train.global_batch_size, train.grad_accum_steps, 1, optim.lr,
+        plan = resolve_batch(train.batch_size, train.global_batch_size, accum, 1, optim.lr,
                              optim.base_batch_size, optim.lr_scaling)
         checked_network_and_loss(cfg, manifest, plan.per_device)
     except ConfigError as error:

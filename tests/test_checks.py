@@ -533,6 +533,23 @@ def test_the_check_command_refuses_the_experiments_network_and_loss_for_the_data
     assert "1 case(s), 0 error(s)" in capsys.readouterr().out
 
 
+def test_the_check_command_takes_a_batch_split_that_agrees_with_a_launch_of_several_processes(tmp_path, capsys):
+    """batch_size 2, global_batch_size 4 and grad_accum_steps 1 agree on 2 GPUs, as training there takes
+    them; check, which knows no launch, split the global batch over one process and refused the config
+    ("... x 2 accumulation step(s), not the 1 of train.grad_accum_steps")."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+
+    dataset = write_synthetic_dataset(tmp_path / "data", num_cases=3, num_validation=1, size_mm=(24.0, 24.0, 16.0),
+                                      spacing_mm=2.0)
+    config = tmp_path / "experiment.yaml"
+    config.write_text(f"data:\n  dataset: {dataset}\n  patch_size: [32, 32, 32]\n"
+                      "train:\n  batch_size: 2\n  global_batch_size: 4\n  grad_accum_steps: 1\n")
+    assert main(["check", "--config", str(config)]) == 0
+    captured = capsys.readouterr()
+    assert "3 case(s), 0 error(s)" in captured.out and "grad_accum_steps" not in captured.err
+
+
 def test_the_check_command_refuses_what_training_would_of_the_experiments_split_regions_and_spacing(
         tmp_path, capsys):
     """check --config passed an experiment that training then refused (seventy-first session's probe):
