@@ -67,15 +67,25 @@ def surviving_a_closed_output():
             continue
         wrapped[name] = _Surviving(stream)
         setattr(sys, name, wrapped[name])
+    failed = True
     try:
         yield
+        failed = False
     finally:
+        unflushed = []
         for name, surviving in wrapped.items():
             # What the run printed may wait in the stream's buffer still (up to 8 KiB where stdout is a
             # pipe and Python runs without -u, which torchrun gives its ranks): flushed here, under the
             # guard, a reader gone by now is met here. Until the eighty-seventh session the CLI's own
             # flush met it after a whole run, or a saved preemption: status 141, and a one-process
             # ``accelerate launch`` failed with status 1.
-            surviving.flush()
-            if isinstance(getattr(sys, name), _Surviving):
+            try:
+                surviving.flush()
+            except Exception as error:  # any other (ENOSPC: stdout redirected to a full disk's file)
+                unflushed.append(error)
+            if isinstance(getattr(sys, name), _Surviving):  # given back whatever the flush met
                 setattr(sys, name, surviving._stream)
+        # A run's own error is what to report: a flush's beside it turned the one-line message of a
+        # refused run (or of a checkpoint a full disk could not hold) into an OSError traceback
+        if unflushed and not failed:
+            raise unflushed[0]

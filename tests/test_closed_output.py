@@ -55,6 +55,31 @@ def test_what_the_run_left_in_the_buffer_meets_the_gone_reader_before_the_guard_
     stream.close()
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, whose writes fail with ENOSPC")
+def test_a_flush_that_fails_otherwise_as_the_run_ends_neither_hides_its_error_nor_keeps_the_streams_wrapped(
+        monkeypatch):
+    """stdout redirected to a full disk's file: the flush of what the run left in the buffer raises
+    OSError (ENOSPC). Raised in the guard's ending, it replaced the run's own error (a refused setting,
+    a checkpoint the full disk could not hold: one line, said by the CLI) with an OSError traceback, and
+    the guard gave neither stream back."""
+    full = open("/dev/full", "w")  # block-buffered: the print waits in the buffer
+    monkeypatch.setattr(sys, "stdout", full)
+    stderr = sys.stderr
+    with pytest.raises(KeyError, match="the run's own error"):
+        with surviving_a_closed_output():
+            print("step 4: loss 0.52")
+            raise KeyError("the run's own error")
+    assert sys.stdout is full and sys.stderr is stderr
+    with pytest.raises(OSError):  # a run that ended well is told the flush's error, the streams given back
+        with surviving_a_closed_output():
+            print("step 4: loss 0.52")
+    assert sys.stdout is full and sys.stderr is stderr
+    nowhere = os.open(os.devnull, os.O_WRONLY)  # what the buffer holds still goes nowhere at close
+    os.dup2(nowhere, full.fileno())
+    os.close(nowhere)
+    full.close()
+
+
 def test_a_whole_run_whose_reader_is_gone_ends_the_train_command_with_status_0(tiny_dataset, tmp_path, monkeypatch):
     """Its few lines (under 8 KiB) waited in stdout's buffer through the run, and the CLI's own flush
     after it met the gone reader: ``accelerated-seg train ... | tee run.log`` ended with status 141
