@@ -53,7 +53,9 @@ def _setting_overrides(argv: list[str]) -> list[str]:
     from .config import Config
 
     sections = tuple(f"--{field.name}." for field in dataclasses.fields(Config))
-    return [argument.split("=", 1)[0] for argument in argv if argument.startswith(sections)]
+    # what follows a "--" is positional, whatever it looks like: a dataset or scan named "--data.v2"
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    return [argument.split("=", 1)[0] for argument in options if argument.startswith(sections)]
 
 
 def _overrides_refused(command: str, settings: list[str]) -> str:

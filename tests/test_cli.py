@@ -107,6 +107,18 @@ def test_a_setting_override_given_to_a_command_other_than_train_is_refused_namin
     assert list(tmp_path.iterdir()) == []
 
 
+def test_what_follows_a_double_dash_is_no_setting_override(tmp_path, monkeypatch, capsys):
+    """After "--" argparse takes every argument as positional, the way to give a file whose name starts
+    with dashes; a dataset folder named "--data.v2" was refused as a setting override."""
+    from accelerated_seg.data.synthetic import write_synthetic_dataset
+
+    monkeypatch.chdir(tmp_path)
+    write_synthetic_dataset(tmp_path / "--data.v2", num_cases=3, num_validation=1, size_mm=(24.0, 24.0, 16.0),
+                            spacing_mm=2.0)
+    assert main(["check", "--", "--data.v2"]) == 0
+    assert "3 case(s), 0 error(s)" in capsys.readouterr().out
+
+
 def test_resume_given_twice_is_refused_naming_both(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as ended:
