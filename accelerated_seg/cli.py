@@ -469,6 +469,7 @@ def _check(args, _) -> int:
     from .data.patch_fit import resampled_patch_padding_warning
     from .data.preprocess_settings import resolved_normalization
     from .data.spacing import target_spacing
+    from .data.synthetic import phantoms_without_cases
     from .unused_settings import unused_settings_warnings
 
     try:  # the command's misuse (exit 2), not a finding
@@ -495,9 +496,17 @@ def _check(args, _) -> int:
         # clone's user looking for a file they were never meant to make (sixty-eighth session)
         for warning in unused_settings_warnings(cfg):
             print(warning.replace("WARNING: ", "warning: ", 1))
+        try:  # their channel and classes are known before they are written: the network and loss on them
+            phantoms = with_regions(data, phantoms_without_cases(dataset.parent, data.binarize))
+        except DataError as error:  # data.regions naming a value the phantoms do not hold
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        if (network_refused := _network_refused(cfg, phantoms)) is not None:
+            print(f"error: {network_refused}", file=sys.stderr)
+            return 2
         print(f"{args.config}: data.dataset is synthetic: the package writes its phantoms to {dataset.parent} "
               f"when the run starts (or `accelerated-seg synth {dataset.parent}` writes them now), and they "
-              "pass these checks by construction; nothing to check yet")
+              "pass these checks by construction; the network and loss were checked on their channel and classes")
         return 0
     max_voxels = args.max_voxels if args.max_voxels is not None else data.max_voxels
     if max_voxels < 1:  # else every case was "over budget"

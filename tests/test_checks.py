@@ -594,6 +594,35 @@ def test_check_of_the_synthetic_dataset_before_it_is_written_says_so(tmp_path, c
     assert "3 case(s), 0 error(s)" in capsys.readouterr().out
 
 
+def test_check_of_the_synthetic_dataset_before_it_is_written_checks_the_network_and_loss_on_its_classes(
+        tmp_path, capsys):
+    """Before the run writes the phantoms, check --config returned 0 at once: it passed a SegResNet of
+    init_filters 4 and a class weight of the wrong length on configs/demo.yaml's data, each of which
+    training refused as it started (the eighty-seventh session's review). The phantoms' channel and
+    classes are known without them: 1 and 3, or 2 with data.binarize, or one output per region."""
+    from accelerated_seg.cli import main
+
+    config = tmp_path / "demo.yaml"
+    train = f"train:\n  output_dir: {tmp_path / 'run'}\n"
+    for data, rest, said in (
+            ("", "model:\n  name: segresnet\n  args: {init_filters: 4}\n",
+             "model 'segresnet' cannot train on data.patch_size (32, 32, 32) with these model.args"),
+            ("", "  loss_args: {weight: [1.0, 2.0]}\n",
+             "train.loss=dice_ce with train.loss_args cannot score 3 classes (background included)"),
+            ("  binarize: true\n", "model:\n  name: unet\n  args: {out_channels: 3}\n",
+             "out_channels is the number of outputs, classes or regions (2)")):
+        config.write_text(f"data:\n  dataset: synthetic\n  patch_size: [32, 32, 32]\n{data}{train}{rest}")
+        assert main(["check", "--config", str(config)]) == 2, rest
+        assert said in capsys.readouterr().err, rest
+    config.write_text(f"data:\n  dataset: synthetic\n  patch_size: [32, 32, 32]\n{train}"
+                      f"  loss_args: {{weight: [1.0, 2.0, 2.0]}}\n")
+    assert main(["check", "--config", str(config)]) == 0
+    assert "the network and loss were checked on their channel and classes" in capsys.readouterr().out
+    config.write_text(f"data:\n  dataset: synthetic\n  regions: {{wrong: [7]}}\n{train}")
+    assert main(["check", "--config", str(config)]) == 1
+    assert "data.regions" in capsys.readouterr().err
+
+
 def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_are_said(tmp_path):
     """The crop to the image voxels above 0 (data.crop_foreground, on for zscore) cut away, without a
     word, a class drawn on tissue below 0 (scans normalised before), cropped an image with no voxel

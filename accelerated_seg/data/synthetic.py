@@ -28,6 +28,7 @@ from accelerated_seg.data.io import write_nifti
 from accelerated_seg.files import file_in_the_way, write_text_atomically
 
 LABELS = {0: "background", 1: "ventricles", 2: "lesion"}
+MODALITY = {"0": "MRI"}  # the one image channel, as dataset.json names it
 
 _DEFAULT_SIZE_MM = (96.0, 96.0, 72.0)
 
@@ -244,8 +245,8 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
         "description": "Procedural brain-like phantoms (accelerated_seg embedded default data): "
                        "head with skull shell, dark ventricles (1), irregular bright lesion (2).",
         "tensorImageSize": "3D",
-        "modality": {"0": "MRI"},
-        "labels": {str(k): v for k, v in LABELS.items()},
+        "modality": MODALITY,
+        "labels": _declared_labels(),
         "numTraining": n_train,
         "numValidation": num_validation,
         "training": entries[:n_train],
@@ -262,6 +263,25 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
     write_text_atomically(json_path, json.dumps(manifest, indent=2))
     writing.unlink()
     return json_path
+
+
+def _declared_labels() -> dict[str, str]:
+    return {str(value): name for value, name in LABELS.items()}
+
+
+def phantoms_without_cases(folder: str | Path, binarize: bool = False):
+    """The phantoms' channel and classes as the dataset.json that ``write_synthetic_dataset`` writes into
+    ``folder`` declares them, with no case: what ``accelerated-seg check --config`` builds the network
+    and loss for before a run has written the phantoms (until the eighty-seventh session it checked
+    nothing there, and passed a network or a class weight that training then refused as it started)."""
+    from .cases import Manifest
+    from .formats.dataset_json import parse_channels
+    from .labels import parse_labels
+
+    json_path = Path(folder) / "dataset.json"
+    labels, label_values = parse_labels(_declared_labels(), f'{json_path}: "labels"', binarize)
+    return Manifest(root=Path(folder), labels=labels, channels=parse_channels({"modality": MODALITY}, json_path),
+                    training=[], validation=[], label_values=label_values, binarized=binarize)
 
 
 def _earlier_phantoms(out: Path, json_path: Path, writing: Path) -> set[str]:
