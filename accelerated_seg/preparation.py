@@ -323,7 +323,10 @@ def seed_this_pass_of_the_workers(loader, seed: int, rank: int, number: int) -> 
     it reads through: the skipping loader of a resumed pass is built from them, generator included.
     """
     state = np.random.SeedSequence(seed, spawn_key=(rank, number)).generate_state(1, np.uint64)
-    getattr(loader, "base_dataloader", loader).generator = torch.Generator().manual_seed(int(state[0]))
+    # On the default device: torch draws the base seed into a tensor there, and a CPU generator for a
+    # CUDA default (torch.set_default_device("cuda")) fails that draw, as accelerate's own do not
+    generator = torch.Generator(device=torch.get_default_device())
+    getattr(loader, "base_dataloader", loader).generator = generator.manual_seed(int(state[0]))
 
 
 def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, run_scope: contextlib.ExitStack
