@@ -64,6 +64,8 @@ class Dataset:
         data: the data settings (patch size, augmentation, preprocessing, ...).
         batch_size: per-device batch, or None for the training default.
         pairs: the original pairs (kept so ``binarize`` can rebuild the label mapping).
+        class_names, channel_names: the names ``from_files`` was given, or None (kept so ``binarize``
+            can name its classes).
     """
 
     manifest: Manifest
@@ -73,11 +75,14 @@ class Dataset:
     validation_pairs: tuple | None = None
     n_classes: int | None = None
     ignore_value: int | None = None
+    class_names: tuple | None = None
+    channel_names: tuple | None = None
 
     @classmethod
     def from_files(cls, pairs: Sequence, block_shape: Sequence[int] = (128, 128, 128), n_classes: int = 2,
                    validation_pairs: Sequence | None = None, validation_fraction: float = 0.2,
-                   ignore_value: int | None = None, **data_settings) -> "Dataset":
+                   ignore_value: int | None = None, class_names: Sequence[str] | None = None,
+                   channel_names: Sequence[str] | None = None, **data_settings) -> "Dataset":
         """Cases from ``[(image or [channel images], label), ...]``.
 
         Args:
@@ -90,6 +95,12 @@ class Dataset:
                 ``pairs``. An empty list trains on every pair, without validation (give ``fit`` ``val_every=0``).
             ignore_value: the labels' value for voxels nobody annotated (sparse annotation; nnU-Net's
                 "ignore" label, e.g. ``n_classes``): left out of the loss and the Dice.
+            class_names: a name for each class training sees, background first (``n_classes`` of them;
+                2 after ``binarize()``), e.g. ``["background", "edema", "enhancing"]``: the metrics'
+                (``dice_edema``) and the export's names. Default: ``background``, ``class_1``, ...
+                (``foreground`` after ``binarize()``).
+            channel_names: a name for each image channel, in the pairs' order, e.g. ``["FLAIR", "T1w"]``.
+                Default: ``image`` (``image_0``, ``image_1``, ... for several).
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``,
                 but those the arguments above set (``patch_size``, ``labels``, ``dataset``, ``synthetic``).
         """
@@ -108,10 +119,12 @@ class Dataset:
         data = DataConfig(patch_size=_patch_edges(block_shape), validation_fraction=validation_fraction,
                           **{"augment": "none", **data_settings})
         data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
+        class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
-        return cls(manifest=_manifest(pairs, validation_pairs, n_classes, data, ignore_value), data=data, pairs=pairs,
-                   validation_pairs=validation_pairs, n_classes=n_classes, ignore_value=ignore_value)
+        manifest = _manifest(pairs, validation_pairs, n_classes, data, ignore_value, class_names, channel_names)
+        return cls(manifest=manifest, data=data, pairs=pairs, validation_pairs=validation_pairs, n_classes=n_classes,
+                   ignore_value=ignore_value, class_names=class_names, channel_names=channel_names)
 
     def __repr__(self) -> str:
         """What training would see, in a line: the dataclass's own repr lists every case and every
@@ -141,7 +154,8 @@ class Dataset:
     def binarize(self) -> "Dataset":
         """Every non-zero label value, declared or not, becomes class 1 (e.g. an aseg as brain vs not brain)."""
         data = dataclasses.replace(self.data, binarize=True)
-        manifest = _manifest(self.pairs, self.validation_pairs, self.n_classes, data, self.ignore_value)
+        manifest = _manifest(self.pairs, self.validation_pairs, self.n_classes, data, self.ignore_value,
+                             self.class_names, self.channel_names, where="Dataset.binarize")
         # n_classes is what training sees: the 2 classes (it stayed the labels' own before the 85th session)
         return dataclasses.replace(self, data=data, manifest=manifest, n_classes=manifest.num_classes)
 
@@ -304,15 +318,16 @@ def _run_config(data: DataConfig, settings: dict) -> Config:
 # the cases were checked against n_classes.
 _FROM_FILES_OWN = {
     "patch_size": "block_shape=(X, Y, Z), or one edge for a cube",
-    "labels": "n_classes=N, the classes 0..N-1 (and ignore_value=V for voxels nobody annotated); classes "
-              "with names are a config file's data.labels or its dataset.json's",
+    "labels": "n_classes=N, the classes 0..N-1, named by class_names=[...] (and ignore_value=V for voxels "
+              "nobody annotated)",
     "dataset": "the pairs; data.dataset names a config file's cases (a dataset.json, an nnU-Net folder, a CSV) "
                "for `accelerated-seg train` or accelerated_seg.train.train",
     "synthetic": "the pairs; data.synthetic sizes the embedded phantoms of a config file's data.dataset: synthetic",
 }
 
 # Dataset.from_files' arguments that are no config field
-_FROM_FILES_ARGUMENTS = ("block_shape", "n_classes", "validation_pairs", "ignore_value")
+_FROM_FILES_ARGUMENTS = ("block_shape", "n_classes", "validation_pairs", "ignore_value", "class_names",
+                         "channel_names")
 
 # Where this API takes each kind of setting, for one given in the wrong place (Segmentation(num_workers=0)).
 _TAKEN_BY = ((DataConfig, "a data setting: give it to Dataset.from_files(pairs, ..., {name}=...)"),
@@ -356,13 +371,17 @@ def _refuse_unknown(settings: dict, fields_of, message: str, not_listed=(), own=
 _API_PLACES = {"lr": "lr=, given to Segmentation(...) or fit(...)", "epochs": "fit(dataset, epochs=N)",
                "steps": "fit(dataset, steps=N)", "n_classes": "Dataset.from_files(pairs, n_classes=N)",
                "block_shape": "Dataset.from_files(pairs, block_shape=(X, Y, Z))",
-               "validation_fraction": "Dataset.from_files(pairs, validation_fraction=F)"}
+               "validation_fraction": "Dataset.from_files(pairs, validation_fraction=F)",
+               "class_names": "Dataset.from_files(pairs, class_names=[...])",
+               "channel_names": "Dataset.from_files(pairs, channel_names=[...])"}
 _OTHER_TOOLS_NAMES = {**dict.fromkeys(("learning_rate", "lr_rate", "lrate"), "lr"),
                       **dict.fromkeys(("epoch", "num_epochs", "n_epochs", "max_epochs"), "epochs"),
                       **dict.fromkeys(("step", "num_steps", "n_steps"), "steps"),
                       **dict.fromkeys(("n_class", "num_classes", "classes"), "n_classes"),
                       **dict.fromkeys(("patch", "patch_shape", "blockshape", "block_size"), "block_shape"),
-                      **dict.fromkeys(("eval_size", "validation_split", "val_fraction"), "validation_fraction")}
+                      **dict.fromkeys(("eval_size", "validation_split", "val_fraction"), "validation_fraction"),
+                      **dict.fromkeys(("label_names", "class_labels"), "class_names"),
+                      **dict.fromkeys(("modality", "modalities", "channel_labels"), "channel_names")}
 
 
 def _closest(name: str, names: list[str]) -> str:
@@ -375,7 +394,9 @@ def _closest(name: str, names: list[str]) -> str:
         (f" (did you mean {meant!r}?)" if meant else "")
 
 
-def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None) -> Manifest:
+def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None,
+              class_names: tuple | None = None, channel_names: tuple | None = None,
+              where: str = "Dataset.from_files") -> Manifest:
     # None, not an empty list, asks for the seeded split: validation_pairs=[] means "no validation
     # cases", and held out a fifth of the training pairs before the thirty-second session.
     held_out = list(validation_pairs) if validation_pairs is not None else None
@@ -386,11 +407,27 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
         raise DataError(f"Dataset.from_files: ignore_value {ignore_value} and .binarize() (data.binarize) do not go "
                         f"together: binarizing merges every value above 0 into the foreground, the unannotated "
                         f"voxels' too; keep the classes (n_classes), or leave ignore_value out")
+    trained = 2 if data.binarize else n_classes
+    if class_names is not None and len(class_names) != trained:  # before the pairs are read: the count is known
+        classes = ("binarize() trains 2 classes, background and every other value as one: give Dataset.from_files "
+                   "2 class_names, e.g. ['background', 'brain'], or leave them out" if data.binarize else
+                   f"n_classes is {n_classes}: name every class, background first")
+        raise ConfigError(f"{where}: class_names gives {len(class_names)} name(s) ({', '.join(class_names)}), but "
+                          f"{classes}")
     labels = n_classes if ignore_value is None else {**labels_declaration(n_classes), ignore_value: IGNORE_NAME}
     manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
                           validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
                           seed=data.split_seed, binarize=data.binarize)
     manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
+    if channel_names is not None and len(channel_names) != manifest.num_channels:
+        raise ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "
+                          f"but each case has {manifest.num_channels} image channel(s): name each, in the pairs' "
+                          f"order")
+    # Set here rather than declared to from_pairs, whose binarize names the classes background/foreground.
+    if class_names is not None:
+        manifest = dataclasses.replace(manifest, labels=dict(enumerate(class_names)))
+    if channel_names is not None:
+        manifest = dataclasses.replace(manifest, channels=dict(enumerate(channel_names)))
     if data.regions is None:
         return manifest
     # now, not at fit: a declaration that does not fit the classes fails at from_files, and the
@@ -863,6 +900,33 @@ def _rows(pairs, name: str) -> tuple:
         raise ConfigError(f"Dataset.from_files: {name} holds two paths, not pairs: give a list of (image, label) "
                           f"pairs, [({str(rows[0])!r}, {str(rows[1])!r})] for one case")
     return rows
+
+
+def _names(names, argument: str) -> tuple[str, ...] | None:
+    """``class_names`` or ``channel_names`` as a tuple of distinct, non-empty texts (None stays None);
+    the count is checked against the cases by ``_manifest``. A text alone would be its characters."""
+    if names is None:
+        return None
+    example = "['background', 'edema', 'enhancing']" if argument == "class_names" else "['FLAIR', 'T1w']"
+    if isinstance(names, np.ndarray):
+        names = names.tolist()
+    if isinstance(names, (str, bytes, Mapping)) or not isinstance(names, Sequence) \
+            or not all(isinstance(name, str) for name in names):
+        raise ConfigError(f"Dataset.from_files: {argument} must be a list of names, one per "
+                          f"{'class, background first' if argument == 'class_names' else 'image channel'}, "
+                          f"e.g. {example}, got {names!r}")
+    names = tuple(names)
+    if blank := [index for index, name in enumerate(names) if not name.strip()]:
+        raise ConfigError(f"Dataset.from_files: {argument} {list(names)}: name {blank[0]} is empty; give each a name")
+    if repeated := sorted({name for name in names if names.count(name) > 1}):
+        # the per-class metrics (val/dice_<name>) are keyed by name, and so are a run's logged channels
+        raise ConfigError(f"Dataset.from_files: {argument} {list(names)} repeats {', '.join(repeated)}; give each "
+                          f"its own name")
+    if argument == "class_names" and (ignored := [n for n in names if n.strip().lower() == IGNORE_NAME]):
+        # an export's "ignore" entry is read as the unannotated voxels' value, not as a class (split_ignore)
+        raise ConfigError(f"Dataset.from_files: class_names names a class {ignored[0]!r}, the name of the unannotated "
+                          f"voxels' value (ignore_value=), which is no class: give the class another name")
+    return names
 
 
 def _patch_edges(block_shape) -> tuple[int, int, int]:

@@ -1,0 +1,72 @@
+"""The estimator's classes and channels are named by Dataset.from_files' class_names and channel_names:
+they were class_1, class_2 and image_0, image_1, ... whatever they were (a user-journey audit)."""
+
+import json
+
+import pytest
+
+from accelerated_seg.config import ConfigError
+from accelerated_seg.data.manifest import load_msd
+from accelerated_seg.data.prepare import preprocess_settings
+from accelerated_seg.estimator import Dataset, Segmentation
+
+QUIET = dict(val_every=0, save_every=0, trackers="none", progress_bar=False, warmup_steps=0)
+
+
+def _pairs(tiny_dataset):
+    manifest = load_msd(tiny_dataset)
+    return ([(str(c.images[0]), str(c.label)) for c in manifest.training],
+            [(str(c.images[0]), str(c.label)) for c in manifest.validation])
+
+
+def _names(model_dir):
+    config = json.loads((model_dir / "config.json").read_text())
+    return config["labels"], config["channels"]
+
+
+def test_class_and_channel_names_given_to_from_files(tiny_dataset, tmp_path):
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    settings = dict(block_shape=16, validation_pairs=val_pairs, num_workers=0, cache_dir=str(tmp_path / "cache"),
+                    spacing=(2.0, 2.0, 2.0))
+    data = Dataset.from_files(train_pairs, n_classes=3, class_names=("background", "ventricles", "lesion"),
+                              channel_names=["T1w"], **settings)
+    assert data.manifest.labels == {0: "background", 1: "ventricles", 2: "lesion"}
+    assert data.manifest.channels == {0: "T1w"}
+    assert "3 classes (background, ventricles, lesion)" in repr(data) and "1 channel (T1w)" in repr(data)
+    # the metrics and the export (which predict and evaluate read) name them so
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), **{**QUIET, "val_every": 1}).fit(data.batch(2), steps=1)
+    assert _names(model.model_dir) == ({"0": "background", "1": "ventricles", "2": "lesion"}, {"0": "T1w"})
+    (scores,) = json.loads((tmp_path / "run" / "metrics.json").read_text())["validation"]
+    assert {"dice_ventricles", "dice_lesion"} <= scores.keys()
+    # binarize() trains 2 classes: 2 names name them
+    brain = Dataset.from_files(train_pairs, n_classes=2, class_names=["background", "brain"], **settings).binarize()
+    assert brain.manifest.labels == {0: "background", 1: "brain"} and brain.manifest.binarized
+    # a channel named CT is normalized as CT under data.normalization auto, as a dataset.json's
+    ct = Dataset.from_files(train_pairs, n_classes=3, channel_names=["CT"], **settings)
+    assert preprocess_settings(ct.data, ct.manifest).normalization == "ct"
+
+    with pytest.raises(ConfigError, match=r"Dataset.from_files: class_names gives 2 name\(s\) \(background, "
+                                          r"lesion\), but n_classes is 3: name every class, background first"):
+        Dataset.from_files(train_pairs, n_classes=3, class_names=["background", "lesion"], **settings)
+    with pytest.raises(ConfigError, match=r"Dataset.binarize: class_names gives 3 name\(s\) .*, but binarize\(\) "
+                                          r"trains 2 classes, .*give Dataset.from_files 2 class_names"):
+        data.binarize()
+    with pytest.raises(ConfigError, match=r"channel_names gives 2 name\(s\) \(T1w, T2w\), but each case has 1 "
+                                          r"image channel\(s\)"):
+        Dataset.from_files(train_pairs, n_classes=3, channel_names=["T1w", "T2w"], **settings)
+    for names, said in (("background lesion", "must be a list of names, one per class, background first"),
+                        (["background", 1, 2], "must be a list of names"),
+                        (["background", "lesion", "lesion"], r"repeats lesion; give each its own name"),
+                        (["background", " ", "lesion"], "name 1 is empty"),
+                        (["background", "lesion", "Ignore"], "names a class 'Ignore', the name of the unannotated")):
+        with pytest.raises(ConfigError, match=said):
+            Dataset.from_files(train_pairs, n_classes=3, class_names=names, **settings)
+    # given to the estimator, they are pointed to from_files, as its other arguments
+    with pytest.raises(ConfigError, match=r"but an argument of Dataset.from_files: give it there"):
+        Segmentation("unet", class_names=["background", "lesion"])
+    # and other tools' names for them are pointed to them
+    with pytest.raises(ConfigError, match=r"modality is not a data setting \(did you mean 'channel_names'\?\)"):
+        Dataset.from_files(train_pairs, n_classes=3, modality=["T1w"], **settings)
+    with pytest.raises(ConfigError, match=r"did you mean Dataset.from_files\(pairs, class_names=\[\.\.\.\]\)\?"):
+        Segmentation("unet", label_names=["background", "lesion"])
