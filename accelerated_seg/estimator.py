@@ -65,7 +65,7 @@ class Dataset:
         batch_size: per-device batch, or None for the training default.
         pairs: the original pairs (kept so ``binarize`` can rebuild the label mapping).
         class_names, channel_names: the names ``from_files`` was given, or None (kept so ``binarize``
-            can name its classes).
+            can name its classes, and so ``fit`` knows that a model's names are not to be kept).
     """
 
     manifest: Manifest
@@ -97,10 +97,12 @@ class Dataset:
                 "ignore" label, e.g. ``n_classes``): left out of the loss and the Dice.
             class_names: a name for each class training sees, background first (``n_classes`` of them;
                 2 after ``binarize()``), e.g. ``["background", "edema", "enhancing"]``: the metrics'
-                (``dice_edema``) and the export's names. Default: ``background``, ``class_1``, ...
-                (``foreground`` after ``binarize()``).
+                (``dice_edema``) and the export's names. Default: a model ``fit`` starts from (loaded,
+                or ``init_from``) names them where it has as many classes, else ``background``,
+                ``class_1``, ... (``foreground`` after ``binarize()``).
             channel_names: a name for each image channel, in the pairs' order, e.g. ``["FLAIR", "T1w"]``.
-                Default: ``image`` (``image_0``, ``image_1``, ... for several).
+                Default: a model ``fit`` starts from names them where it has as many, else ``image``
+                (``image_0``, ``image_1``, ... for several).
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``,
                 but those the arguments above set (``patch_size``, ``labels``, ``dataset``, ``synthetic``).
         """
@@ -276,7 +278,7 @@ class Dataset:
         cfg = config or self.config(**train_settings)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         _check_the_network_fits_the_blocks(cfg, self, _launched_processes())
-        return train(cfg, manifest=self.manifest)
+        return train(cfg, manifest=_named_as_its_start(self, cfg.train.init_from))
 
 
 def _differing_fields(ours, theirs) -> list[str]:
@@ -507,7 +509,9 @@ class Segmentation:
         from the loaded weights, as nobrainer's fit goes on from the model it holds: the dataset must
         then have the model's channels, or several where it has one (its input layers' weights are
         spread over them), and for UNETR its block_shape (its img_size). With other classes (or
-        regions) it fine-tunes: the output layers start afresh, every other layer loaded.
+        regions) it fine-tunes: the output layers start afresh, every other layer loaded. Its class and
+        channel names are kept where the dataset has as many and names none (``class_names``,
+        ``channel_names`` of ``Dataset.from_files``, which win where given).
         ``init_from=None`` trains a new network of the same design instead, another ``init_from``
         starts from that export, and ``resume`` continues a run from its checkpoint.
 
@@ -539,6 +543,8 @@ class Segmentation:
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
         if fine_tunes:
             _check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
+        # The loaded model names the classes when the fit resumes a run too (its fine-tuning, most likely)
+        manifest = _named_as_its_start(dataset, settings.get("init_from", self.loaded_from))
         processes = _gpus_to_launch() if self.multi_gpu else 1
         # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
         # name. What this call gives wins over the constructor's, as for every other setting.
@@ -567,7 +573,7 @@ class Segmentation:
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
-        reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
+        reads = paths_read(cfg.train.init_from, manifest.files(), cache_root(cfg.data))
         resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads, names=ESTIMATOR_NAMES)
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
@@ -576,13 +582,13 @@ class Segmentation:
                 from accelerate import notebook_launcher
 
                 with _signal_handlers_kept():
-                    notebook_launcher(_fit_in_launched_process, (cfg, dataset.manifest), num_processes=processes,
+                    notebook_launcher(_fit_in_launched_process, (cfg, manifest), num_processes=processes,
                                       mixed_precision=mixed_precision)
                 self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
             else:
                 from .train import train
 
-                self.summary = train(cfg, manifest=dataset.manifest)
+                self.summary = train(cfg, manifest=manifest)
         # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
         # failed on the missing folder rather than saying so (seventy-third session's review)
         exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
@@ -1016,6 +1022,33 @@ def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
     raise ConfigError(f"fit: a loaded model is trained on from its weights, and the one loaded from {export} does not "
                       f"fit this dataset ({'; '.join(differences)}): give a Dataset the model fits, or "
                       f"fit(..., init_from=None) to train a new {cfg.model.name} of the same design from scratch")
+
+
+def _named_as_its_start(dataset: Dataset, start) -> Manifest:
+    """The Dataset's cases, their classes and channels named as the export a fit starts from names them,
+    where the Dataset was given no names (``class_names``, ``channel_names``) and has as many.
+
+    A command-line model's background/edema/enhancing, fine-tuned through the estimator, were exported
+    as background/class_1/class_2, which predict, evaluate and the metrics then printed (a user-journey
+    audit). Names given win, as a run's data names its classes over ``train.init_from``'s, whose output
+    layers are loaded either way; training warns of other channel names (``initial_weights``).
+    """
+    manifest = dataset.manifest
+    if start is None or not (Path(start) / "config.json").is_file():  # none, or a weights file: no names
+        return manifest
+    export = read_export_config(start)  # a damaged one fails here as it would in training, naming the file
+
+    def names(saved, count: int) -> dict[int, str] | None:
+        """The export's {index: name} for 0..count-1, or None where it holds no such names."""
+        if not isinstance(saved, dict) or sorted(map(str, saved)) != sorted(map(str, range(count))):
+            return None
+        return {int(index): str(name) for index, name in sorted(saved.items(), key=lambda item: int(item[0]))}
+
+    if dataset.class_names is None and (labels := names(export.get("labels"), manifest.num_classes)):
+        manifest = dataclasses.replace(manifest, labels=labels)
+    if dataset.channel_names is None and (channels := names(export.get("channels"), manifest.num_channels)):
+        manifest = dataclasses.replace(manifest, channels=channels)
+    return manifest
 
 
 def _checked_channels(x, in_channels: int) -> np.ndarray:

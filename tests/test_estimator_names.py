@@ -1,15 +1,21 @@
-"""The estimator's classes and channels are named by Dataset.from_files' class_names and channel_names:
-they were class_1, class_2 and image_0, image_1, ... whatever they were (a user-journey audit)."""
+"""The estimator's classes and channels are named: by Dataset.from_files' class_names and channel_names,
+or else by the model a fit starts from. A command-line model's class names, fine-tuned through the
+estimator, were exported as class_1, class_2 (a user-journey audit)."""
 
+import dataclasses
 import json
 
 import pytest
 
-from accelerated_seg.config import ConfigError
+from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.prepare import preprocess_settings
 from accelerated_seg.estimator import Dataset, Segmentation
+from accelerated_seg.train import train
 
+from conftest import tiny_overrides
+
+TINY_UNET = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
 QUIET = dict(val_every=0, save_every=0, trackers="none", progress_bar=False, warmup_steps=0)
 
 
@@ -24,6 +30,42 @@ def _names(model_dir):
     return config["labels"], config["channels"]
 
 
+def test_a_command_line_models_names_survive_fine_tuning_through_the_estimator(tiny_dataset, tmp_path, capsys):
+    # the phantoms' dataset.json names the classes (ventricles, lesion) and the channel (MRI)
+    train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "cli", train__max_steps=1, train__val_every=0,
+                                           train__save_every=0)))
+    exported = tmp_path / "cli" / "model"
+    assert _names(exported) == ({"0": "background", "1": "ventricles", "2": "lesion"}, {"0": "MRI"})
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    settings = dict(block_shape=16, validation_pairs=val_pairs, cache_dir=str(tmp_path / "cache"), num_workers=0,
+                    spacing=(2.0, 2.0, 2.0))
+
+    # A Dataset that names nothing, with as many classes and channels: the model's names are kept
+    unnamed = Dataset.from_files(train_pairs, n_classes=3, **settings).batch(2)
+    tuned = Segmentation.load(exported).fit(unnamed, steps=1, lr=1e-9, output_dir=str(tmp_path / "tuned"),
+                                            **{**QUIET, "save_every": 1})
+    assert _names(tuned.model_dir) == _names(exported)
+    # so does a resume of that fine-tuning, and Dataset.fit from the export (train.init_from)
+    tuned.fit(unnamed, steps=2, lr=1e-9, output_dir=str(tmp_path / "tuned"), resume="latest", **QUIET)
+    assert _names(tuned.model_dir) == _names(exported)
+    config = unnamed.config(max_steps=1, init_from=str(exported), output_dir=str(tmp_path / "from_data"), **QUIET)
+    config.model = dataclasses.replace(config.model, args=TINY_UNET)  # the command line's (tiny_overrides)
+    unnamed.fit(config)
+    assert _names(tmp_path / "from_data" / "model") == _names(exported)
+
+    # Names given win over the model's, as a run's data names its classes over train.init_from's
+    named = Dataset.from_files(train_pairs, n_classes=3, class_names=["background", "csf", "plaque"],
+                               channel_names=["T1w"], **settings).batch(2)
+    renamed = Segmentation.load(exported).fit(named, steps=1, lr=1e-9, output_dir=str(tmp_path / "renamed"), **QUIET)
+    assert _names(renamed.model_dir) == ({"0": "background", "1": "csf", "2": "plaque"}, {"0": "T1w"})
+    assert "channel 0: MRI there, T1w here" in capsys.readouterr().out  # training's warning, as for the CLI
+
+    # Other classes (fine-tuned binarized) are the Dataset's own: the model's names are not theirs
+    binary = Dataset.from_files(train_pairs, n_classes=2, **settings).batch(2).binarize()
+    other = Segmentation.load(exported).fit(binary, steps=1, lr=1e-9, output_dir=str(tmp_path / "binary"), **QUIET)
+    assert _names(other.model_dir) == ({"0": "background", "1": "foreground"}, {"0": "MRI"})
+
+
 def test_class_and_channel_names_given_to_from_files(tiny_dataset, tmp_path):
     train_pairs, val_pairs = _pairs(tiny_dataset)
     settings = dict(block_shape=16, validation_pairs=val_pairs, num_workers=0, cache_dir=str(tmp_path / "cache"),
@@ -34,8 +76,8 @@ def test_class_and_channel_names_given_to_from_files(tiny_dataset, tmp_path):
     assert data.manifest.channels == {0: "T1w"}
     assert "3 classes (background, ventricles, lesion)" in repr(data) and "1 channel (T1w)" in repr(data)
     # the metrics and the export (which predict and evaluate read) name them so
-    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
-                         output_dir=str(tmp_path / "run"), **{**QUIET, "val_every": 1}).fit(data.batch(2), steps=1)
+    model = Segmentation("unet", model_args=TINY_UNET, output_dir=str(tmp_path / "run"), **{**QUIET, "val_every": 1})
+    model.fit(data.batch(2), steps=1)
     assert _names(model.model_dir) == ({"0": "background", "1": "ventricles", "2": "lesion"}, {"0": "T1w"})
     (scores,) = json.loads((tmp_path / "run" / "metrics.json").read_text())["validation"]
     assert {"dice_ventricles", "dice_lesion"} <= scores.keys()
