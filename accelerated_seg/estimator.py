@@ -1044,10 +1044,17 @@ def _named_as_its_start(dataset: Dataset, start) -> Manifest:
             return None
         return {int(index): str(name) for index, name in sorted(saved.items(), key=lambda item: int(item[0]))}
 
+    taken = []
     if dataset.class_names is None and (labels := names(export.get("labels"), manifest.num_classes)):
         manifest = dataclasses.replace(manifest, labels=labels)
+        taken.append(f"classes {', '.join(labels.values())}")
     if dataset.channel_names is None and (channels := names(export.get("channels"), manifest.num_channels)):
         manifest = dataclasses.replace(manifest, channels=channels)
+        taken.append(f"channels {', '.join(channels.values())}")
+    # Said, since a dataset of another task with as many classes takes them too; once, by the main process
+    if taken and os.environ.get("RANK", "0") == "0":
+        print(f"note: the dataset's {' and '.join(taken)} are named as {start} names them; Dataset.from_files' "
+              f"class_names and channel_names name them otherwise")
     return manifest
 
 

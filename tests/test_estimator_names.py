@@ -45,6 +45,9 @@ def test_a_command_line_models_names_survive_fine_tuning_through_the_estimator(t
     tuned = Segmentation.load(exported).fit(unnamed, steps=1, lr=1e-9, output_dir=str(tmp_path / "tuned"),
                                             **{**QUIET, "save_every": 1})
     assert _names(tuned.model_dir) == _names(exported)
+    # said, since a dataset of another task with as many classes would take them too
+    assert (f"note: the dataset's classes background, ventricles, lesion and channels MRI are named as {exported} "
+            f"names them") in capsys.readouterr().out
     # so does a resume of that fine-tuning, and Dataset.fit from the export (train.init_from)
     tuned.fit(unnamed, steps=2, lr=1e-9, output_dir=str(tmp_path / "tuned"), resume="latest", **QUIET)
     assert _names(tuned.model_dir) == _names(exported)
