@@ -112,6 +112,32 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
             + (f" To prepare them as the export's were, {' and '.join(ways)}" if ways else ""))
 
 
+def class_order_warning(model_dir: str | Path, labels: dict, regions: bool) -> str | None:
+    """A warning where the export (``train.init_from``) names the run's classes in another order: its
+    output layers are loaded as trained, so the first steps learn each class from the layer of
+    another. Other names, or another number of them, are a new task's, the fine-tuning's to learn
+    (and the output layers start afresh where the number differs): not said. Regions are not compared.
+
+    A Dataset given ``class_names`` in another order than the model it fine-tunes (the estimator), or
+    a dataset.json that lists the labels otherwise, went on without a word (eighty-seventh session).
+    """
+    if regions or not (Path(model_dir) / "config.json").is_file():
+        return None
+    export = read_export_config(model_dir)
+    saved = export.get("labels")
+    if export.get("regions") is not None or not isinstance(saved, dict) or len(saved) != len(labels):
+        return None
+    there = [str(saved.get(str(index), saved.get(index, ""))).strip().casefold() for index in range(len(labels))]
+    here = [str(labels[index]).strip().casefold() for index in range(len(labels))]
+    if there == here or sorted(there) != sorted(here):
+        return None
+    moved = [f"class {index}: {saved.get(str(index), saved.get(index))} there, {labels[index]} here"
+             for index in range(len(labels)) if there[index] != here[index]]
+    return (f"WARNING: train.init_from={str(model_dir)!r} names this run's classes in another order "
+            f"({'; '.join(moved)}): its output layers are loaded as trained, each answering for its own class. "
+            f"Give the classes in its order (data.labels, a dataset.json's labels, or Dataset.from_files' class_names)")
+
+
 def load_weights_adapted(model: torch.nn.Module, weights_path: str | Path, spec: ModelSpec) -> InitialWeights:
     """``load_weights`` into ``model`` (built from ``spec``) of an export of the same network with another
     number of outputs, or with one image channel where ``spec`` has several (``models.bridgeable``).

@@ -65,7 +65,7 @@ from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .exported_model import expect_shared_tensors, export_model, shared_tensor_names
 from .files import write_text_atomically
 from .host_cpu import bf16_two_voxel_warning
-from .initial_weights import check_initial_network, initial_weights_preparation_note
+from .initial_weights import check_initial_network, class_order_warning, initial_weights_preparation_note
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
 from .model_folders import check_init_from
@@ -766,6 +766,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if cfg.train.init_from and resume_from is None and (
             note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(), manifest.channels)):
         accelerator.print(note)
+    if cfg.train.init_from and resume_from is None and (
+            warning := class_order_warning(cfg.train.init_from, manifest.labels, manifest.regions is not None)):
+        accelerator.print(warning)
     starting = cfg if resume_from is None else dataclasses.replace(  # a resume's weights: the checkpoint's
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
     model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope)

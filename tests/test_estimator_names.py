@@ -61,7 +61,16 @@ def test_a_command_line_models_names_survive_fine_tuning_through_the_estimator(t
                                channel_names=["T1w"], **settings).batch(2)
     renamed = Segmentation.load(exported).fit(named, steps=1, lr=1e-9, output_dir=str(tmp_path / "renamed"), **QUIET)
     assert _names(renamed.model_dir) == ({"0": "background", "1": "csf", "2": "plaque"}, {"0": "T1w"})
-    assert "channel 0: MRI there, T1w here" in capsys.readouterr().out  # training's warning, as for the CLI
+    said = capsys.readouterr().out
+    assert "channel 0: MRI there, T1w here" in said  # training's warning, as for the CLI
+    assert "another order" not in said  # other names are a new task's, not a mistake to warn of
+
+    # The model's classes in another order: its output layers answer for its own (the eighty-seventh session)
+    swapped = Dataset.from_files(train_pairs, n_classes=3, class_names=["background", "lesion", "ventricles"],
+                                 **settings).batch(2)
+    Segmentation.load(exported).fit(swapped, steps=1, lr=1e-9, output_dir=str(tmp_path / "swapped"), **QUIET)
+    assert ("names this run's classes in another order (class 1: ventricles there, lesion here; class 2: lesion "
+            "there, ventricles here)") in capsys.readouterr().out
 
     # Other classes (fine-tuned binarized) are the Dataset's own: the model's names are not theirs
     binary = Dataset.from_files(train_pairs, n_classes=2, **settings).batch(2).binarize()
