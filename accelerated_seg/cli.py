@@ -497,8 +497,8 @@ def _check(args, _) -> int:
         for warning in unused_settings_warnings(cfg):
             print(warning.replace("WARNING: ", "warning: ", 1))
         try:  # their channel and classes are known before they are written: the network and loss on them
-            phantoms = with_regions(data, phantoms_without_cases(dataset.parent, data.binarize))
-        except DataError as error:  # data.regions naming a value the phantoms do not hold
+            phantoms = with_regions(data, phantoms_without_cases(dataset.parent, data.binarize, data.labels))
+        except DataError as error:  # data.labels beside their declaration, data.regions naming a value they lack
             print(f"error: {error}", file=sys.stderr)
             return 1
         if (network_refused := _network_refused(cfg, phantoms)) is not None:

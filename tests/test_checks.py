@@ -623,6 +623,22 @@ def test_check_of_the_synthetic_dataset_before_it_is_written_checks_the_network_
     assert "data.regions" in capsys.readouterr().err
 
 
+def test_check_of_the_synthetic_dataset_before_it_is_written_refuses_data_labels_as_training_does(tmp_path, capsys):
+    """The phantoms' dataset.json declares their classes, so training refuses data.labels (or check's
+    --labels) beside data.dataset: synthetic; check said the phantoms "pass these checks by
+    construction" and returned 0 before they were written (a review of the eighty-seventh session)."""
+    from accelerated_seg.cli import main
+
+    config = tmp_path / "demo.yaml"
+    config.write_text(f"data:\n  dataset: synthetic\n  labels: {{0: background, 1: ventricles, 2: lesion}}\n"
+                      f"train:\n  output_dir: {tmp_path / 'run'}\n")
+    for given in ([], ["--labels", "{0: background, 1: tumour}"]):
+        assert main(["check", "--config", str(config), *given]) == 1, given
+        said = capsys.readouterr()
+        assert "labels are declared by dataset.json; drop the labels argument (data.labels)" in said.err, given
+        assert "by construction" not in said.out, given
+
+
 def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_are_said(tmp_path):
     """The crop to the image voxels above 0 (data.crop_foreground, on for zscore) cut away, without a
     word, a class drawn on tissue below 0 (scans normalised before), cropped an image with no voxel

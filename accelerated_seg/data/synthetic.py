@@ -269,16 +269,24 @@ def _declared_labels() -> dict[str, str]:
     return {str(value): name for value, name in LABELS.items()}
 
 
-def phantoms_without_cases(folder: str | Path, binarize: bool = False):
+def phantoms_without_cases(folder: str | Path, binarize: bool = False, labels=None):
     """The phantoms' channel and classes as the dataset.json that ``write_synthetic_dataset`` writes into
     ``folder`` declares them, with no case: what ``accelerated-seg check --config`` builds the network
     and loss for before a run has written the phantoms (until the eighty-seventh session it checked
-    nothing there, and passed a network or a class weight that training then refused as it started)."""
+    nothing there, and passed a network or a class weight that training then refused as it started).
+
+    Raises:
+        DataError: ``labels`` (data.labels) given, which training refuses beside that dataset.json's
+            own declaration: check passed it here ("by construction") until a review of that session.
+    """
     from .cases import Manifest
     from .formats.dataset_json import parse_channels
+    from .formats.msd import labels_declared_twice
     from .labels import parse_labels
 
     json_path = Path(folder) / "dataset.json"
+    if labels is not None:
+        raise labels_declared_twice(json_path)
     labels, label_values = parse_labels(_declared_labels(), f'{json_path}: "labels"', binarize)
     return Manifest(root=Path(folder), labels=labels, channels=parse_channels({"modality": MODALITY}, json_path),
                     training=[], validation=[], label_values=label_values, binarized=binarize)

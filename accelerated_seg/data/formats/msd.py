@@ -54,8 +54,7 @@ def load_msd(
     if declaration in (None, {}, []) and labels is not None:  # a datalist: the classes come from data.labels
         declared_in, declaration = "data.labels", labels_declaration(labels)
     elif labels is not None:
-        raise DataError(f"{json_path}: labels are declared by dataset.json; drop the labels argument (data.labels) "
-                        "or edit 'labels' in dataset.json")
+        raise labels_declared_twice(json_path)
     elif declaration in (None, {}, []):  # "declare them" alone sent a datalist's user to data.labels, refused then
         raise DataError(f'{declared_in}: missing or empty; declare the classes there ("labels": {{"0": '
                         f'"background", "1": "tumour"}}), or, for a MONAI datalist without them, with data.labels '
@@ -167,3 +166,10 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
         # The label is named after the case; multi-channel image files often carry a channel suffix.
         cases.append(Case(id=file_stem(label), images=images, label=label))
     return cases
+
+
+def labels_declared_twice(json_path: Path) -> DataError:
+    """The refusal of data.labels beside a dataset.json that declares its own: training's, and check's
+    of the embedded phantoms before they are written (``synthetic.phantoms_without_cases``)."""
+    return DataError(f"{json_path}: labels are declared by dataset.json; drop the labels argument (data.labels) "
+                     "or edit 'labels' in dataset.json")
