@@ -496,6 +496,9 @@ def _check(args, _) -> int:
         # clone's user looking for a file they were never meant to make (sixty-eighth session)
         for warning in unused_settings_warnings(cfg):
             print(warning.replace("WARNING: ", "warning: ", 1))
+        # --binarize checks as data.binarize would train, as below for a dataset already written
+        data = dataclasses.replace(data, binarize=args.binarize or data.binarize)
+        cfg = dataclasses.replace(cfg, data=data)
         try:  # their channel and classes are known before they are written: the network and loss on them
             phantoms = with_regions(data, phantoms_without_cases(dataset.parent, data.binarize, data.labels))
         except DataError as error:  # data.labels beside their declaration, data.regions naming a value they lack

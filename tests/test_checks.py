@@ -639,6 +639,21 @@ def test_check_of_the_synthetic_dataset_before_it_is_written_refuses_data_labels
         assert "by construction" not in said.out, given
 
 
+def test_check_binarize_of_the_synthetic_dataset_before_it_is_written_checks_the_two_classes(tmp_path, capsys):
+    """check --binarize checks "as data.binarize=true would train", and did so once the phantoms were
+    written; before, their three classes were checked, and a class weight of three values, which
+    binarized training refuses, passed (a review of the eighty-seventh session)."""
+    from accelerated_seg.cli import main
+
+    config = tmp_path / "demo.yaml"
+    config.write_text(f"data:\n  dataset: synthetic\n  patch_size: [32, 32, 32]\ntrain:\n  output_dir: "
+                      f"{tmp_path / 'run'}\n  loss_args: {{weight: [1.0, 2.0, 2.0]}}\n")
+    assert main(["check", "--config", str(config)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--config", str(config), "--binarize"]) == 2
+    assert "cannot score 2 classes (background included)" in capsys.readouterr().err
+
+
 def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_are_said(tmp_path):
     """The crop to the image voxels above 0 (data.crop_foreground, on for zscore) cut away, without a
     word, a class drawn on tissue below 0 (scans normalised before), cropped an image with no voxel
