@@ -44,6 +44,7 @@ from .data.labels import IGNORE_NAME, as_class_indices, labels_declaration
 from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
+from .data.preprocess_settings import resolved_normalization
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
@@ -1044,17 +1045,27 @@ def _named_as_its_start(dataset: Dataset, start) -> Manifest:
             return None
         return {int(index): str(name) for index, name in sorted(saved.items(), key=lambda item: int(item[0]))}
 
-    taken = []
+    taken, said = [], []
     if dataset.class_names is None and (labels := names(export.get("labels"), manifest.num_classes)):
         manifest = dataclasses.replace(manifest, labels=labels)
         taken.append(f"classes {', '.join(labels.values())}")
     if dataset.channel_names is None and (channels := names(export.get("channels"), manifest.num_channels)):
-        manifest = dataclasses.replace(manifest, channels=channels)
-        taken.append(f"channels {', '.join(channels.values())}")
-    # Said, since a dataset of another task with as many classes takes them too; once, by the main process
-    if taken and os.environ.get("RANK", "0") == "0":
-        print(f"note: the dataset's {' and '.join(taken)} are named as {start} names them; Dataset.from_files' "
-              f"class_names and channel_names name them otherwise")
+        asked, renamed = dataset.data.normalization, dataclasses.replace(manifest, channels=channels)
+        # Names, not a normalization: the model's CT made data.normalization auto clip an MRI Dataset to
+        # data.ct_window, while its repr and loader() said image and zscore (a review). Training's warning
+        # names the export's other normalization, and how to take it.
+        if resolved_normalization(asked, renamed) == resolved_normalization(asked, manifest):
+            manifest = renamed
+            taken.append(f"channels {', '.join(channels.values())}")
+        else:
+            said.append(f"the dataset's channels are not named {', '.join(channels.values())} as {start} names them, "
+                        f"a name data.normalization auto normalizes as CT: give Dataset.from_files channel_names="
+                        f"{list(channels.values())} (or normalization='ct') where they are CT")
+    if taken:  # said, since a dataset of another task with as many classes takes them too
+        said.insert(0, f"the dataset's {' and '.join(taken)} are named as {start} names them; Dataset.from_files' "
+                       f"class_names and channel_names name them otherwise")
+    if said and os.environ.get("RANK", "0") == "0":  # once, by the main process
+        print(f"note: {'; '.join(said)}")
     return manifest
 
 

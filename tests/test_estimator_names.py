@@ -124,3 +124,36 @@ def test_class_and_channel_names_given_to_from_files(tiny_dataset, tmp_path):
         Dataset.from_files(train_pairs, n_classes=3, modality=["T1w"], **settings)
     with pytest.raises(ConfigError, match=r"did you mean Dataset.from_files\(pairs, class_names=\[\.\.\.\]\)\?"):
         Segmentation("unet", label_names=["background", "lesion"])
+
+
+def test_a_models_ct_channel_name_does_not_switch_an_unnamed_datasets_normalization(tiny_dataset, tmp_path, capsys):
+    """A name is no measurement: the CT of a model fit starts from, taken onto a Dataset that names no
+    channel, made data.normalization auto clip its (MRI) images to data.ct_window and scale them, while
+    the Dataset's repr and loader() said image and zscore (a review of the eighty-seventh session)."""
+    from accelerated_seg.data.prepare import PreprocessSettings
+    from accelerated_seg.estimator import _named_as_its_start
+    from accelerated_seg.exported_model import write_export
+    from accelerated_seg.models import build_from_spec, model_spec
+
+    spec = model_spec("unet", 1, 3, [16, 16, 16], TINY_UNET)
+    export = tmp_path / "ct_model"
+    write_export({k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}, spec.to_dict(),
+                 {"labels": {"0": "background", "1": "liver", "2": "tumour"}, "channels": {"0": "CT"},
+                  "in_channels": 1, "num_classes": 3, "patch_size": [16, 16, 16], "spacing": [2.0, 2.0, 2.0],
+                  "preprocessing": PreprocessSettings(spacing=(2.0, 2.0, 2.0), normalization="ct").to_dict()}, export)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    mri = Dataset.from_files(train_pairs, n_classes=3, block_shape=16, validation_pairs=val_pairs)
+    assert preprocess_settings(mri.data, mri.manifest).normalization == "zscore"
+
+    manifest = _named_as_its_start(mri, export)
+    assert preprocess_settings(mri.data, manifest).normalization == "zscore"  # was ct
+    assert manifest.channels == {0: "image"} and manifest.labels == {0: "background", 1: "liver", 2: "tumour"}
+    said = capsys.readouterr().out
+    assert "note: the dataset's classes background, liver, tumour are named as" in said
+    assert "not named CT" in said and "channel_names=['CT']" in said
+    # named CT by the user, or normalized as CT by its setting, the channel takes the model's name
+    for ct in (Dataset.from_files(train_pairs, n_classes=3, block_shape=16, validation_pairs=val_pairs,
+                                  normalization="ct"),
+               Dataset.from_files(train_pairs, n_classes=3, block_shape=16, validation_pairs=val_pairs,
+                                  channel_names=["CT"])):
+        assert _named_as_its_start(ct, export).channels == {0: "CT"}
