@@ -36,6 +36,7 @@ from nibabel.spatialimages import SpatialImage
 
 from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
                      check_values, did_you_mean, is_whole_number)
+from .checkpoint import EXPORT_DESCRIPTION_FILE
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.fingerprint import files_fingerprint
@@ -544,8 +545,6 @@ class Segmentation:
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
         if fine_tunes:
             _check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
-        # The loaded model names the classes when the fit resumes a run too (its fine-tuning, most likely)
-        manifest = _named_as_its_start(dataset, settings.get("init_from", self.loaded_from))
         processes = _gpus_to_launch() if self.multi_gpu else 1
         # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
         # name. What this call gives wins over the constructor's, as for every other setting.
@@ -574,8 +573,13 @@ class Segmentation:
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
-        reads = paths_read(cfg.train.init_from, manifest.files(), cache_root(cfg.data))
-        resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads, names=ESTIMATOR_NAMES)
+        reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
+        resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
+                                           names=ESTIMATOR_NAMES)
+        # A resume goes on with the names its run trained with, which its checkpoint records: it took the
+        # loaded model's (or, from init_from, none: class_1, ...) and renamed the classes mid-run (a review)
+        resumes = resume_from is not None and (resume_from / EXPORT_DESCRIPTION_FILE).is_file()
+        manifest = _named_as_its_start(dataset, resume_from if resumes else settings.get("init_from", self.loaded_from))
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
         with next_accelerator_in(self.precision):
@@ -1026,8 +1030,9 @@ def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
 
 
 def _named_as_its_start(dataset: Dataset, start) -> Manifest:
-    """The Dataset's cases, their classes and channels named as the export a fit starts from names them,
-    where the Dataset was given no names (``class_names``, ``channel_names``) and has as many.
+    """The Dataset's cases, their classes and channels named as the export a fit starts from names them
+    (or the checkpoint it resumes: the names its run trained with), where the Dataset was given no names
+    (``class_names``, ``channel_names``) and has as many.
 
     A command-line model's background/edema/enhancing, fine-tuned through the estimator, were exported
     as background/class_1/class_2, which predict, evaluate and the metrics then printed (a user-journey
@@ -1035,9 +1040,16 @@ def _named_as_its_start(dataset: Dataset, start) -> Manifest:
     layers are loaded either way; training warns of other channel names (``initial_weights``).
     """
     manifest = dataset.manifest
-    if start is None or not (Path(start) / "config.json").is_file():  # none, or a weights file: no names
+    if start is not None and (Path(start) / EXPORT_DESCRIPTION_FILE).is_file():  # the checkpoint a fit resumes
+        try:
+            export = json.loads((Path(start) / EXPORT_DESCRIPTION_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # unreadable: the resume says so, as for a fit without names
+            return manifest
+        export = export if isinstance(export, dict) else {}
+    elif start is None or not (Path(start) / "config.json").is_file():  # none, or a weights file: no names
         return manifest
-    export = read_export_config(start)  # a damaged one fails here as it would in training, naming the file
+    else:
+        export = read_export_config(start)  # a damaged one fails here as it would in training, naming the file
 
     def names(saved, count: int) -> dict[int, str] | None:
         """The export's {index: name} for 0..count-1, or None where it holds no such names."""

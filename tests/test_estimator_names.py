@@ -157,3 +157,30 @@ def test_a_models_ct_channel_name_does_not_switch_an_unnamed_datasets_normalizat
                Dataset.from_files(train_pairs, n_classes=3, block_shape=16, validation_pairs=val_pairs,
                                   channel_names=["CT"])):
         assert _named_as_its_start(ct, export).channels == {0: "CT"}
+
+
+def test_a_resumed_fit_keeps_the_names_its_run_trained_with(tiny_dataset, tmp_path):
+    """A resume goes on with its run's names, which its checkpoint records: they were the loaded
+    model's, or none (class_1, ...) for a fit from init_from, so the resumed export and metrics named
+    the same classes otherwise (a review of the eighty-seventh session)."""
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    settings = dict(block_shape=16, validation_pairs=val_pairs, cache_dir=str(tmp_path / "cache"), num_workers=0,
+                    spacing=(2.0, 2.0, 2.0))
+    named = Dataset.from_files(train_pairs, n_classes=3, class_names=["background", "ventricles", "lesion"],
+                               **settings).batch(2)
+    model = Segmentation("unet", model_args=TINY_UNET, output_dir=str(tmp_path / "model"), **QUIET).fit(named, steps=1)
+    unnamed = Dataset.from_files(train_pairs, n_classes=3, **settings).batch(2)
+    saving = {**QUIET, "save_every": 1}
+
+    # a new network fine-tuned from init_from, resumed without it (a resume's weights are its checkpoint's)
+    tuned = Segmentation("unet", model_args=TINY_UNET, output_dir=str(tmp_path / "tuned"), **saving)
+    tuned.fit(unnamed, steps=1, init_from=str(model.model_dir))
+    tuned.fit(unnamed, steps=2, resume="latest")
+    assert _names(tuned.model_dir)[0] == {"0": "background", "1": "ventricles", "2": "lesion"}  # class_1, class_2
+    # a loaded model fine-tuned under other names, resumed on a Dataset that names none
+    other = Dataset.from_files(train_pairs, n_classes=3, class_names=["background", "csf", "plaque"],
+                               **settings).batch(2)
+    loaded = Segmentation.load(model.model_dir, output_dir=str(tmp_path / "other"), **saving)
+    loaded.fit(other, steps=1)
+    loaded.fit(unnamed, steps=2, resume="latest")
+    assert _names(loaded.model_dir)[0] == {"0": "background", "1": "csf", "2": "plaque"}  # the loaded model's
