@@ -494,7 +494,10 @@ def _check(args, _) -> int:
     if args.dataset is None and data.dataset == "synthetic" and not dataset.is_file():
         # The embedded phantoms are written by the run itself: "dataset.json not found" sent a fresh
         # clone's user looking for a file they were never meant to make (sixty-eighth session)
-        for warning in unused_settings_warnings(cfg):
+        # their channel is named MRI, so data.normalization auto z-scores them: training says then that a
+        # data.ct_window given has no effect, and check did once they were written, not before (a review)
+        normalization = resolved_normalization(data.normalization, phantoms_without_cases(dataset.parent))
+        for warning in unused_settings_warnings(cfg, normalization):
             print(warning.replace("WARNING: ", "warning: ", 1))
         # --binarize checks as data.binarize would train, as below for a dataset already written
         data = dataclasses.replace(data, binarize=args.binarize or data.binarize)

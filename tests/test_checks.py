@@ -654,6 +654,21 @@ def test_check_binarize_of_the_synthetic_dataset_before_it_is_written_checks_the
     assert "cannot score 2 classes (background included)" in capsys.readouterr().err
 
 
+def test_check_of_the_synthetic_dataset_before_it_is_written_says_ct_window_is_unused_as_training_does(
+        tmp_path, capsys):
+    """The phantoms' channel is named MRI, so data.normalization auto z-scores them and training says a
+    data.ct_window given has no effect; check said so once they were written, not before (a review of
+    the eighty-seventh session)."""
+    from accelerated_seg.cli import main
+
+    config = tmp_path / "demo.yaml"
+    config.write_text(f"data:\n  dataset: synthetic\n  patch_size: [32, 32, 32]\n  ct_window: [-100, 200]\n"
+                      f"train:\n  output_dir: {tmp_path / 'run'}\n")
+    assert main(["check", "--config", str(config)]) == 0
+    assert "warning: data.ct_window=[-100.0, 200.0] has no effect in this run: the images are z-scored" in \
+        capsys.readouterr().out
+
+
 def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_are_said(tmp_path):
     """The crop to the image voxels above 0 (data.crop_foreground, on for zscore) cut away, without a
     word, a class drawn on tissue below 0 (scans normalised before), cropped an image with no voxel
