@@ -413,9 +413,12 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
                         f"voxels' too; keep the classes (n_classes), or leave ignore_value out")
     trained = 2 if data.binarize else n_classes
     if class_names is not None and len(class_names) != trained:  # before the pairs are read: the count is known
-        classes = ("binarize() trains 2 classes, background and every other value as one: give Dataset.from_files "
-                   "2 class_names, e.g. ['background', 'brain'], or leave them out" if data.binarize else
-                   f"n_classes is {n_classes}: name every class, background first")
+        # From .binarize(), from_files' own count was n_classes': 2 names given there with a larger one were
+        # refused, so the way is binarize=True there (a review: "give from_files 2 class_names" led to that)
+        way = ("Dataset.from_files(..., binarize=True, class_names=['background', 'brain']) in place of "
+               ".binarize()" if where == "Dataset.binarize" else "2 class_names, e.g. ['background', 'brain']")
+        classes = (f"binarize() trains 2 classes, background and every other value as one: give {way}, or leave "
+                   f"them out" if data.binarize else f"n_classes is {n_classes}: name every class, background first")
         raise ConfigError(f"{where}: class_names gives {len(class_names)} name(s) ({', '.join(class_names)}), but "
                           f"{classes}")
     labels = n_classes if ignore_value is None else {**labels_declaration(n_classes), ignore_value: IGNORE_NAME}

@@ -104,8 +104,14 @@ def test_class_and_channel_names_given_to_from_files(tiny_dataset, tmp_path):
                                           r"lesion\), but n_classes is 3: name every class, background first"):
         Dataset.from_files(train_pairs, n_classes=3, class_names=["background", "lesion"], **settings)
     with pytest.raises(ConfigError, match=r"Dataset.binarize: class_names gives 3 name\(s\) .*, but binarize\(\) "
-                                          r"trains 2 classes, .*give Dataset.from_files 2 class_names"):
+                                          r"trains 2 classes, .*give Dataset.from_files\(\.\.\., binarize=True, "
+                                          r"class_names=\['background', 'brain'\]\) in place of .binarize\(\)"):
         data.binarize()
+    # the way it gives: 2 names given to from_files with n_classes 3 and a later binarize() are refused there
+    with pytest.raises(ConfigError, match=r"class_names gives 2 name\(s\) \(background, brain\), but n_classes is 3"):
+        Dataset.from_files(train_pairs, n_classes=3, class_names=["background", "brain"], **settings).binarize()
+    brain = Dataset.from_files(train_pairs, n_classes=3, binarize=True, class_names=["background", "brain"], **settings)
+    assert brain.manifest.labels == {0: "background", 1: "brain"} and brain.manifest.binarized
     with pytest.raises(ConfigError, match=r"channel_names gives 2 name\(s\) \(T1w, T2w\), but each case has 1 "
                                           r"image channel\(s\)"):
         Dataset.from_files(train_pairs, n_classes=3, channel_names=["T1w", "T2w"], **settings)
