@@ -37,6 +37,7 @@ from nibabel.spatialimages import SpatialImage
 from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
                      check_values, did_you_mean, is_whole_number)
 from .checkpoint import EXPORT_DESCRIPTION_FILE
+from .checkpoint_files import resolve_resume
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.fingerprint import files_fingerprint
@@ -280,7 +281,12 @@ class Dataset:
         cfg = config or self.config(**train_settings)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         _check_the_network_fits_the_blocks(cfg, self, _launched_processes())
-        return train(cfg, manifest=_named_as_its_start(self, cfg.train.init_from))
+        start = cfg.train.init_from
+        if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
+            with contextlib.suppress(ConfigError):
+                resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
+                start = resumed if (resumed / EXPORT_DESCRIPTION_FILE).is_file() else start
+        return train(cfg, manifest=_named_as_its_start(self, start))
 
 
 def _differing_fields(ours, theirs) -> list[str]:

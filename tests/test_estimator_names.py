@@ -190,3 +190,9 @@ def test_a_resumed_fit_keeps_the_names_its_run_trained_with(tiny_dataset, tmp_pa
     loaded.fit(other, steps=1)
     loaded.fit(unnamed, steps=2, resume="latest")
     assert _names(loaded.model_dir)[0] == {"0": "background", "1": "csf", "2": "plaque"}  # the loaded model's
+    # Dataset.fit too: a config from init_from, resumed by one without it
+    for settings_of_the_run in (dict(max_steps=1, init_from=str(model.model_dir)), dict(max_steps=2, resume="latest")):
+        config = unnamed.config(output_dir=str(tmp_path / "from_data"), **settings_of_the_run, **saving)
+        config.model = dataclasses.replace(config.model, args=TINY_UNET)
+        unnamed.fit(config)
+    assert _names(tmp_path / "from_data" / "model")[0] == {"0": "background", "1": "ventricles", "2": "lesion"}
