@@ -1067,10 +1067,14 @@ def _named_as_its_start(dataset: Dataset, start) -> Manifest:
         return {int(index): str(name) for index, name in sorted(saved.items(), key=lambda item: int(item[0]))}
 
     taken, said = [], []
-    if dataset.class_names is None and (labels := names(export.get("labels"), manifest.num_classes)):
+    # Names the Dataset has already (an estimator's export of a Dataset that named none) are neither taken
+    # nor said: the note told of background, class_1, class_2 taken from such a model (a review)
+    if dataset.class_names is None and (labels := names(export.get("labels"), manifest.num_classes)) \
+            and labels != manifest.labels:
         manifest = dataclasses.replace(manifest, labels=labels)
         taken.append(f"classes {', '.join(labels.values())}")
-    if dataset.channel_names is None and (channels := names(export.get("channels"), manifest.num_channels)):
+    if dataset.channel_names is None and (channels := names(export.get("channels"), manifest.num_channels)) \
+            and channels != manifest.channels:
         asked, renamed = dataset.data.normalization, dataclasses.replace(manifest, channels=channels)
         # Names, not a normalization: the model's CT made data.normalization auto clip an MRI Dataset to
         # data.ct_window, while its repr and loader() said image and zscore (a review). Training's warning

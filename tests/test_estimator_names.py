@@ -157,6 +157,12 @@ def test_a_models_ct_channel_name_does_not_switch_an_unnamed_datasets_normalizat
     said = capsys.readouterr().out
     assert "note: the dataset's classes background, liver, tumour are named as" in said
     assert "not named CT" in said and "channel_names=['CT']" in said
+    # a model whose names are the Dataset's own (an estimator's that named none): nothing taken, nothing said
+    config = json.loads((export / "config.json").read_text())
+    config.update(labels={"0": "background", "1": "class_1", "2": "class_2"}, channels={"0": "image"})
+    (export / "config.json").write_text(json.dumps(config))
+    assert _named_as_its_start(mri, export) == mri.manifest and "note:" not in capsys.readouterr().out
+    (export / "config.json").write_text(json.dumps({**config, "channels": {"0": "CT"}}))
     # named CT by the user, or normalized as CT by its setting, the channel takes the model's name
     for ct in (Dataset.from_files(train_pairs, n_classes=3, block_shape=16, validation_pairs=val_pairs,
                                   normalization="ct"),
