@@ -135,7 +135,9 @@ def class_order_warning(model_dir: str | Path, labels: dict, regions: bool) -> s
              for index in range(len(labels)) if there[index] != here[index]]
     return (f"WARNING: train.init_from={str(model_dir)!r} names this run's classes in another order "
             f"({'; '.join(moved)}): its output layers are loaded as trained, each answering for its own class. "
-            f"Give the classes in its order (data.labels, a dataset.json's labels, or Dataset.from_files' class_names)")
+            f"A class's index is its label value's rank: where the names are right, store each class under the "
+            f"value it has there (relabel the files); where they are not, name them so (data.labels, a "
+            f"dataset.json's labels, Dataset.from_files' class_names)")
 
 
 def load_weights_adapted(model: torch.nn.Module, weights_path: str | Path, spec: ModelSpec) -> InitialWeights:
