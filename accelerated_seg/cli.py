@@ -494,11 +494,6 @@ def _check(args, _) -> int:
     if args.dataset is None and data.dataset == "synthetic" and not dataset.is_file():
         # The embedded phantoms are written by the run itself: "dataset.json not found" sent a fresh
         # clone's user looking for a file they were never meant to make (sixty-eighth session)
-        # their channel is named MRI, so data.normalization auto z-scores them: training says then that a
-        # data.ct_window given has no effect, and check did once they were written, not before (a review)
-        normalization = resolved_normalization(data.normalization, phantoms_without_cases(dataset.parent))
-        for warning in unused_settings_warnings(cfg, normalization):
-            print(warning.replace("WARNING: ", "warning: ", 1))
         # --binarize checks as data.binarize would train, as below for a dataset already written
         data = dataclasses.replace(data, binarize=args.binarize or data.binarize)
         cfg = dataclasses.replace(cfg, data=data)
@@ -507,6 +502,10 @@ def _check(args, _) -> int:
         except DataError as error:  # data.labels beside their declaration, data.regions naming a value they lack
             print(f"error: {error}", file=sys.stderr)
             return 1
+        # their channel is named MRI, so data.normalization auto z-scores them: training says then that a
+        # data.ct_window given has no effect, and check did once they were written, not before (a review)
+        for warning in unused_settings_warnings(cfg, resolved_normalization(data.normalization, phantoms)):
+            print(warning.replace("WARNING: ", "warning: ", 1))
         if (network_refused := _network_refused(cfg, phantoms)) is not None:
             print(f"error: {network_refused}", file=sys.stderr)
             return 2

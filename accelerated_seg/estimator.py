@@ -281,12 +281,11 @@ class Dataset:
         cfg = config or self.config(**train_settings)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         _check_the_network_fits_the_blocks(cfg, self, _launched_processes())
-        start = cfg.train.init_from
+        resumed = None
         if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
             with contextlib.suppress(ConfigError):
                 resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
-                start = resumed if (resumed / EXPORT_DESCRIPTION_FILE).is_file() else start
-        return train(cfg, manifest=_named_as_its_start(self, start))
+        return train(cfg, manifest=_named_as_its_start(self, resumed, cfg.train.init_from))
 
 
 def _differing_fields(ours, theirs) -> list[str]:
@@ -585,10 +584,7 @@ class Segmentation:
         reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
         resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
                                            names=ESTIMATOR_NAMES)
-        # A resume goes on with the names its run trained with, which its checkpoint records: it took the
-        # loaded model's (or, from init_from, none: class_1, ...) and renamed the classes mid-run (a review)
-        resumes = resume_from is not None and (resume_from / EXPORT_DESCRIPTION_FILE).is_file()
-        manifest = _named_as_its_start(dataset, resume_from if resumes else settings.get("init_from", self.loaded_from))
+        manifest = _named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
         with next_accelerator_in(self.precision):
@@ -1038,10 +1034,11 @@ def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
                       f"fit(..., init_from=None) to train a new {cfg.model.name} of the same design from scratch")
 
 
-def _named_as_its_start(dataset: Dataset, start) -> Manifest:
-    """The Dataset's cases, their classes and channels named as the export a fit starts from names them
-    (or the checkpoint it resumes: the names its run trained with), where the Dataset was given no names
-    (``class_names``, ``channel_names``) and has as many.
+def _named_as_its_start(dataset: Dataset, resumed: Path | None, init_from) -> Manifest:
+    """The Dataset's cases, their classes and channels named as the checkpoint a fit resumes names them
+    (the names its run trained with; a loaded model's, or none from init_from, renamed the classes
+    mid-run, a review found), else as the export it starts from (``init_from``), where the Dataset was
+    given no names (``class_names``, ``channel_names``) and has as many.
 
     A command-line model's background/edema/enhancing, fine-tuned through the estimator, were exported
     as background/class_1/class_2, which predict, evaluate and the metrics then printed (a user-journey
@@ -1049,6 +1046,8 @@ def _named_as_its_start(dataset: Dataset, start) -> Manifest:
     layers are loaded either way; training warns of other channel names (``initial_weights``).
     """
     manifest = dataset.manifest
+    # a checkpoint written before it recorded names (no export description) leaves them to init_from's
+    start = resumed if resumed is not None and (Path(resumed) / EXPORT_DESCRIPTION_FILE).is_file() else init_from
     if start is not None and (Path(start) / EXPORT_DESCRIPTION_FILE).is_file():  # the checkpoint a fit resumes
         try:
             export = json.loads((Path(start) / EXPORT_DESCRIPTION_FILE).read_text(encoding="utf-8"))
