@@ -691,6 +691,7 @@ def test_the_cache_command_of_an_install_without_its_sources_removes_no_checks_r
     root = tmp_path / "cache"
     records = CheckRecords(root / "checks", tmp_path)
     records.save({"max_voxels": 1}, {"case_0.0123abcd": {"source": "0123456789abcdef", "findings": {}}}, [])
+    theirs = records.path({"max_voxels": 1})
     monkeypatch.setattr(check_records, "_checking", lambda: None)  # this install: no sources
     assert main(["cache", "--cache-dir", str(root)]) == 0
     said = capsys.readouterr().out
@@ -698,7 +699,7 @@ def test_the_cache_command_of_an_install_without_its_sources_removes_no_checks_r
     assert "written by another checking code" not in said
     assert main(["cache", "--cache-dir", str(root), "--prune"]) == 0
     assert "none is removed" in capsys.readouterr().out
-    assert [path.name for path in (root / "checks").iterdir()] == [records.path({"max_voxels": 1}).name]
+    assert [path.name for path in (root / "checks").iterdir()] == [theirs.name]
 
 
 def test_the_cache_commands_prune_of_checks_records_it_cannot_remove_says_so_and_fails(tmp_path, capsys,
@@ -717,6 +718,7 @@ def test_the_cache_commands_prune_of_checks_records_it_cannot_remove_says_so_and
     records = CheckRecords(root / "checks", tmp_path)
     monkeypatch.setattr(check_records, "_checking", lambda: "f" * 40)  # an older install's
     records.save({"max_voxels": 1}, {"case_0.0123abcd": {"source": "0123456789abcdef", "findings": {}}}, [])
+    older = records.path({"max_voxels": 1})
     monkeypatch.undo()
     unlink = pathlib.Path.unlink
 
@@ -729,8 +731,8 @@ def test_the_cache_commands_prune_of_checks_records_it_cannot_remove_says_so_and
     assert main(["cache", "--cache-dir", str(root), "--prune"]) == 1
     said = capsys.readouterr()
     assert "removed 0 record file(s)" in said.out
-    assert f"error: {records.path({'max_voxels': 1})} cannot be removed (Permission denied)" in said.err
-    assert records.path({"max_voxels": 1}).is_file()
+    assert f"error: {older} cannot be removed (Permission denied)" in said.err
+    assert older.is_file()
 
 
 def test_a_folder_the_cache_did_not_make_is_no_dataset_of_it_and_loses_nothing_to_a_prune(tiny_dataset, tmp_path,

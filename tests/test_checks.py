@@ -1174,6 +1174,7 @@ def test_a_save_removes_the_records_this_install_cannot_use_once_nothing_wrote_t
     monkeypatch.setattr(check_records, "_checking", lambda: "f" * 40)  # an older checking code's, or numpy's
     records.save({"max_voxels": 2}, passed, [])
     records.save({"max_voxels": 3}, passed, [])
+    older_two, older_three = records.path({"max_voxels": 2}), records.path({"max_voxels": 3})
     monkeypatch.setattr(check_records, "_checking", checking)
     unstamped = folder / "0123456789abcdef.json"  # the first records' layout, which carried no stamp
     unstamped.write_text(json.dumps(passed))
@@ -1182,17 +1183,38 @@ def test_a_save_removes_the_records_this_install_cannot_use_once_nothing_wrote_t
     killed = folder / f".{records.path({'max_voxels': 1}).name}.{'a' * 32}.tmp"
     killed.write_text('{"checking": ')
     week_ago = time.time() - UNUSED_KEPT_S - 60
-    for path in (records.path({"max_voxels": 1}), records.path({"max_voxels": 2}), unstamped, users, killed):
+    for path in (records.path({"max_voxels": 1}), older_two, unstamped, users, killed):
         os.utime(path, (week_ago, week_ago))
 
     records.save({"max_voxels": 4}, passed, [])
-    kept = {records.path({"max_voxels": settings}).name for settings in (1, 3, 4)}  # 3: written this week
+    kept = {records.path({"max_voxels": settings}).name for settings in (1, 4)} | {older_three.name}  # this week's
     assert {path.name for path in folder.iterdir()} == kept | {"notes.json"}
     assert records.load({"max_voxels": 1}) == passed
     monkeypatch.setattr(check_records, "_checking", lambda: None)  # no sources: nothing tells, nothing goes
-    os.utime(records.path({"max_voxels": 3}), (week_ago, week_ago))
+    os.utime(older_three, (week_ago, week_ago))
     records.save({"max_voxels": 4}, passed, [])
     assert {path.name for path in folder.iterdir()} == kept | {"notes.json"}
+
+
+def test_two_installs_sharing_a_cache_each_keep_their_own_records(tmp_path, monkeypatch):
+    """An older install kept for a running experiment and a new one, launched in turns on the same
+    dataset and settings, wrote one record file: each launch found the other's stamp, read every case
+    again (minutes for 2000 cases) and overwrote the file, so neither ever recalled a case. Each
+    install has its own file now."""
+    import accelerated_seg.data.check_records as check_records
+    from accelerated_seg.data.check_records import CheckRecords
+
+    records, settings = CheckRecords(tmp_path / "checks", tmp_path), {"max_voxels": 1}
+    older = {"case_0.0123abcd": {"source": "0123456789abcdef", "findings": {}}}
+    newer = {"case_0.0123abcd": {"source": "fedcba9876543210", "findings": {"warnings": []}}}
+    checking = check_records._checking
+    monkeypatch.setattr(check_records, "_checking", lambda: "f" * 40)
+    records.save(settings, older, [])
+    monkeypatch.setattr(check_records, "_checking", checking)
+    records.save(settings, newer, [])
+    assert records.load(settings) == newer
+    monkeypatch.setattr(check_records, "_checking", lambda: "f" * 40)
+    assert records.load(settings) == older  # the older install's launch recalls its cases
 
 
 @pytest.mark.parametrize("how", ["float64", "scaled int16"])

@@ -9,12 +9,14 @@ recalled (its warnings and what its files hold, for the dataset-wide warnings) i
 read. A case with an error is never recorded: the run stops on it anyway, and it is read again once
 fixed.
 
-One JSON file per dataset and check settings (``<data.cache_dir>/checks/<key>.json``), written whole
-by the main process once nothing is left that refuses the run (``CheckReport.keep_records``): a run
-refused after its checks writes nothing there. It holds the records of one checking code
-(``CHECKING_CODE``) and nibabel and numpy version; others start it anew. A record that cannot be read
-or written is no error: the cases are read as before. ``accelerated-seg check`` keeps no records and
-always reads everything.
+One JSON file per dataset, check settings and checking code (``CHECKING_CODE``, with the nibabel and
+numpy versions: ``<data.cache_dir>/checks/<key>.json``), written whole by the main process once
+nothing is left that refuses the run (``CheckReport.keep_records``): a run refused after its checks
+writes nothing there. Two installs of other checking code sharing a cache (an older version kept for
+a running experiment) each keep their own file; one file for both had each launch of one start anew
+over the other's records, and read every case again. A record that cannot be read or written is no
+error: the cases are read as before. ``accelerated-seg check`` keeps no records and always reads
+everything.
 
 Record files of another checking code (or nibabel, numpy) are of no use to this install, and every
 upgrade left its own behind for good, each as large as its cohort (274 bytes a case). A run's
@@ -74,16 +76,18 @@ def _checking() -> str | None:
 class CheckRecords:
     """The recorded findings of one dataset's cases that passed, by case (``fingerprint.case_key``: its
     id alone named two cases of pairs in one folder), each with its files' fingerprint: one record
-    file per set of check settings (the caller's), holding the records of the checking code and
-    libraries that wrote it, which other code or libraries start anew."""
+    file per set of check settings (the caller's) and checking code and libraries, which others
+    neither read nor write."""
 
     def __init__(self, folder: Path, dataset_root: Path | None):
         self.folder = Path(folder)
         self.dataset_root = Path(dataset_root).resolve() if dataset_root is not None else None  # as the cache
 
     def path(self, settings: dict) -> Path:
-        # "cases by files": the records of before were by case id, which no case is looked up by now
-        key = json.dumps([str(self.dataset_root), settings, "cases by files"], sort_keys=True, default=str).encode()
+        # "cases by files": the records of before were by case id, which no case is looked up by now.
+        # The checking stamp too: two installs sharing the cache overwrote each other's file at every launch.
+        key = json.dumps([str(self.dataset_root), settings, "cases by files", _checking()], sort_keys=True,
+                         default=str).encode()
         return self.folder / f"{hashlib.sha1(key).hexdigest()[:16]}.json"
 
     def load(self, settings: dict) -> dict[str, dict]:
