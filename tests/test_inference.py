@@ -341,6 +341,38 @@ def test_channels_on_different_grids_are_refused(scans, tmp_path):
         predict_file(model, [scans / "imagesTr" / "case_000.nii.gz", tmp_path / "lps.nii.gz"], tmp_path / "seg.nii.gz")
 
 
+def test_channels_whose_headers_differ_by_a_rounding_are_one_case_as_training_takes_them(scans, tmp_path):
+    """The checks take channels whose affines differ by up to 1e-3 (a header's rounding) as one grid. predict
+    refused those 1e-4 apart, and MONAI's stacking stopped predict, and training's preprocessing, with a
+    traceback where an entry of 0 was 1e-6 off (its np.allclose): an audit's probe. Such a case is now
+    predicted on its first channel's grid, as if the headers were equal."""
+    from accelerated_seg.cli import main as cli_main
+    from accelerated_seg.data.cases import Case
+    from accelerated_seg.data.checks import check_cases
+    from accelerated_seg.data.preprocess import case_dict
+
+    model = export(tmp_path / "model", in_channels=2)
+    first = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    same = tmp_path / "same"
+    same.mkdir()
+    shutil.copy(scans / "imagesTr" / "case_001.nii.gz", same / "c_0000.nii.gz")
+    shutil.copy(scans / "imagesTr" / "case_001.nii.gz", same / "c_0001.nii.gz")
+    expected = read_labels(predict_cases(model, [same], tmp_path / "expected")[0])
+    for name, entry, by in (("rotation_entry", (0, 1), 1e-6), ("origin", (0, 3), 5e-4), ("voxel_size", (2, 2), 5e-5)):
+        folder = tmp_path / name
+        folder.mkdir()
+        shutil.copy(scans / "imagesTr" / "case_001.nii.gz", folder / "c_0000.nii.gz")
+        affine = first.affine.copy()
+        affine[entry] += by
+        nib.save(nib.Nifti1Image(np.asanyarray(first.dataobj), affine, first.header), folder / "c_0001.nii.gz")
+        channels = (folder / "c_0000.nii.gz", folder / "c_0001.nii.gz")
+        assert check_cases([Case(name, channels, None)], 3, num_channels=2).errors == []  # training takes it
+        preprocess(keys=["image"])(case_dict(Case(name, channels, None)))  # and prepares it
+        assert cli_main(["predict", "--model", str(model), str(folder), "--output", str(tmp_path / f"{name}_pred"),
+                         "--device", "cpu"]) == 0
+        np.testing.assert_array_equal(read_labels(tmp_path / f"{name}_pred" / "c.nii.gz"), expected)
+
+
 def test_a_scan_whose_sform_and_pixdim_disagree_is_read_by_its_sform_with_a_warning(scans, tmp_path):
     """MONAI's reader put the qform (pixdim's size) in the place of a set sform, even of qform_code 0:
     predict resampled such a scan as if its voxels had pixdim's size, while its output and evaluation

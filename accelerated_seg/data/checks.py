@@ -56,6 +56,9 @@ _HOUNSFIELD_AIR = -500.0
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _RESAMPLE_HINT = "resample the label onto the image grid (nearest-neighbour interpolation)"
 _CHANNEL_HINT = "resample the channels onto one grid"
+#: Largest per-entry difference (mm in the translation column) between two affines still one grid: a header's
+#: float rounding. The checks' default, and what predict allows between the channels of a case.
+GRID_ATOL_MM = 1e-3
 # Grids that place every voxel within this share of a voxel of each other differ by a header's rounding
 _ROUNDING_VOXELS = 0.05
 # Where each source format lets the user declare its label values, for the undeclared-value message.
@@ -162,7 +165,7 @@ def _grouped(errors: list[str]) -> list[str]:
 
 
 def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, max_voxels: int | None = None,
-                   affine_atol: float = 1e-3, crop_foreground: bool = False, workers: int = 1,
+                   affine_atol: float = GRID_ATOL_MM, crop_foreground: bool = False, workers: int = 1,
                    ranks: CheckingRanks | None = None, records_folder: Path | None = None,
                    normalization: str = "zscore") -> CheckReport:
     """Check every training and validation case of ``manifest``, or only ``cases`` of it.
@@ -229,7 +232,7 @@ def check_cases(
     cases: Sequence[Case],
     label_values: int | Sequence[int],
     *,
-    affine_atol: float = 1e-3,
+    affine_atol: float = GRID_ATOL_MM,
     max_voxels: int | None = None,
     labels_declared_in: str = "the dataset's labels",
     binarized: bool = False,

@@ -115,6 +115,20 @@ class NiftiReader(NibabelReader):
         images = [nib.load(name, **options) for name in self.filenames]
         return images if len(images) > 1 else images[0]
 
+    def get_data(self, img):
+        """MONAI's ``get_data``, with the channels of a case (several files) stacked on the first one's grid.
+
+        The checks (``data.checks``, predict's reading) require the channels to share one grid within
+        ``GRID_ATOL_MM``, a header's rounding; MONAI's stacking requires ``np.allclose``'s 1e-8 where an entry
+        is 0. A case whose channel's affine differed by 1e-6 in a rotation entry passed the checks, then
+        stopped training's preprocessing and predict with MONAI's traceback ("affine matrix of all images
+        should be the same"; an audit's probe)."""
+        images = ensure_tuple(img)
+        if len(images) > 1:
+            first = images[0].affine
+            img = [images[0], *(type(image)(image.dataobj, first, image.header) for image in images[1:])]
+        return super().get_data(img)
+
 
 class ImagesReadAlready(NiftiReader):
     """``NiftiReader`` serving nibabel images read already, by file name, so that no file is
