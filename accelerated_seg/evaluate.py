@@ -59,7 +59,7 @@ from .data.formats.paths import nifti_stem
 from .data.io import header_error, read_nifti
 from .data.labels import split_ignore, split_regions
 from .data.preprocess_settings import class_values, preprocess_settings
-from .files import file_in_the_way, is_json_object_with, write_text_atomically
+from .files import file_in_the_way, is_json_object_with, no_file_made_in, write_text_atomically
 from .regions import Regions
 
 if TYPE_CHECKING:
@@ -696,6 +696,9 @@ def check_output_folder(output_dir: Path) -> None:
     if blocking := file_in_the_way(output_dir):
         raise DataError(f"--output {output_dir}: {blocking} is a file, so the folder cannot be made there; give a "
                         f"folder path")
+    if refused := no_file_made_in(output_dir):  # a read-only folder: an OSError once every case was scored
+        raise DataError(f"--output {output_dir}: no file can be made in {refused[0]} ({refused[1]}); give a folder "
+                        f"you can write to")
     for name in ("metrics.csv", "summary.json"):
         if (output_dir / name).is_dir():
             raise DataError(f"--output {output_dir} holds a folder named {name}, where that file goes: remove it "

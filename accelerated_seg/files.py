@@ -239,6 +239,22 @@ def remove_stale_temporaries(folder: str | Path, older_than_s: float = STALE_AFT
     return removed
 
 
+def no_file_made_in(folder: str | Path) -> tuple[Path, str] | None:
+    """(the folder tried, why) where no file can be made in ``folder``, or, for a missing folder, in the
+    nearest existing one above it, where it would be made: a read-only filesystem, another user's folder;
+    None where a file can be made there. Tried by making a hidden file of a temporary's name (which
+    ``remove_stale_temporaries`` clears, should a kill leave it) and removing it again."""
+    absolute = Path(folder).absolute()
+    tried = next(part for part in (absolute, *absolute.parents) if part.exists())
+    probe = tried / f".write_check.{uuid.uuid4().hex}.tmp"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        probe.unlink()
+    except OSError as error:
+        return tried, os.strerror(error.errno) if error.errno else str(error)
+    return None
+
+
 def file_in_the_way(folder: str | Path) -> Path | None:
     """The file at ``folder``'s path, or at its nearest existing parent's, that stops the folder being
     made there (``mkdir`` would raise an OSError); None when the folder is there or can be made."""

@@ -27,7 +27,7 @@ from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem, unique_ids
-from .files import file_in_the_way, remove_stale_temporaries
+from .files import file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .run_lock import RunLock, hold_run_folder, in_use, live_holder
 
 # The header description of every file predict writes: a rerun may replace those, and nothing else.
@@ -261,6 +261,25 @@ def _check_writable(outputs: Iterable[str | Path | None]) -> None:
                             f"made; give --output a folder path, or a file name in one")
 
 
+def _check_folders_take_files(outputs: Iterable[str | Path | None]) -> None:
+    """Refuse an output whose folder no file can be made in (``files.no_file_made_in``: a read-only
+    filesystem, another user's folder): the first label map's write failed there only after its case was
+    segmented, naming the hidden temporary, and the lock's "cannot be locked" warning before it spoke of
+    a second predict (an audit's probe). One file made and removed per folder; nothing is left behind.
+
+    Raises:
+        DataError: naming the output, the folder and why; nothing has been written.
+    """
+    tried = set()
+    for output in outputs:
+        if output is None or (folder := Path(output).parent.absolute()) in tried:
+            continue
+        tried.add(folder)
+        if refused := no_file_made_in(folder):
+            raise DataError(f"{output} cannot be written: no file can be made in {refused[0]} ({refused[1]}); give "
+                            f"--output a folder you can write to")
+
+
 def label_map_digest(labels: np.ndarray) -> bytes:
     """16 hex digits of the label map's values (as int32, slice by slice: the same whatever type or
     scaling stores them, without a copy of the whole volume)."""
@@ -374,7 +393,8 @@ def _check_written_once(outputs: list) -> None:
 def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
     """Every check of the files a prediction will write, before it segments anything: none is an
     input image, each is named as NIfTI, no two share a path, each can be written (no folder in its
-    place, no file above it), and none replaces a file that predict did not write. Called with every
+    place, no file above it), none replaces a file that predict did not write, and a file can be made
+    in each one's folder (not a read-only one). Called with every
     case's outputs, so a refusal leaves nothing half done.
 
     Raises:
@@ -386,6 +406,7 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
     _check_written_once(outputs)
     _check_writable(outputs)
     _check_only_predictions_replaced(outputs)
+    _check_folders_take_files(outputs)
 
 
 def probabilities_path(label_path: str | Path) -> Path:

@@ -82,3 +82,32 @@ def record_stop_signal_disposition(path, worker_id: int) -> None:
     import signal
 
     Path(path).write_text("ignored" if signal.getsignal(signal.SIGTERM) == signal.SIG_IGN else "default")
+
+
+def read_only_below(monkeypatch, folder) -> None:
+    """Make ``folder`` and everything below it answer as a filesystem mounted read-only does (EROFS) to
+    every open that would write or make a file, for this test: running as root, a chmod stops nothing."""
+    import builtins
+    import errno
+
+    folder = Path(folder).absolute()
+    real_open, real_os_open = builtins.open, os.open
+
+    def below(path) -> bool:
+        return isinstance(path, (str, os.PathLike)) and Path(os.fspath(path)).absolute().is_relative_to(folder)
+
+    def refused(path):
+        return OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(path))
+
+    def open_read_only(path, mode="r", *args, **kwargs):
+        if below(path) and any(c in mode for c in "wax+"):
+            raise refused(path)
+        return real_open(path, mode, *args, **kwargs)
+
+    def os_open_read_only(path, flags, *args, **kwargs):
+        if below(path) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise refused(path)
+        return real_os_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", open_read_only)
+    monkeypatch.setattr(os, "open", os_open_read_only)

@@ -555,6 +555,23 @@ def test_the_command_refuses_a_wrong_folder_file_or_setting_before_torch_and_mon
     assert not (pred_dir / "evaluation").exists()
 
 
+def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case_is_scored(folders, monkeypatch):
+    """A read-only --output (or the predictions' folder, where evaluation/ goes by default) was found when
+    metrics.csv was written, once every case was scored (an audit's probe)."""
+    import accelerated_seg.evaluate as evaluate
+    from faults import read_only_below
+
+    pred_dir, label_dir, dataset = folders
+    read_only_below(monkeypatch, pred_dir)
+    scored = []
+    monkeypatch.setattr(evaluate, "read_label_map", lambda path: scored.append(path) or 1 / 0)
+    for output in (None, pred_dir / "evaluation" / "run_2"):
+        with pytest.raises(DataError, match=rf"^--output {pred_dir / 'evaluation'}\S*: no file can be made in "
+                                            rf"{pred_dir} \(Read-only file system\); give a folder you can write to"):
+            evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=output)
+    assert scored == [] and not (pred_dir / "evaluation").exists()
+
+
 def test_a_label_map_of_other_than_whole_numbers_is_refused_naming_its_values_and_any_scaling(tmp_path):
     """"found fractional or NaN values" alone, before the seventy-fourth session: a label of 1000 saved
     through a uint8 header (scl_slope 3.92) reads back as 1000.0000012, which only the header explains."""

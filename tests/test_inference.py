@@ -1198,6 +1198,29 @@ def test_an_output_folder_that_cannot_be_locked_is_written_with_a_warning(scans,
     assert sorted(p.name for p in out.iterdir()) == ["case_001.nii.gz"]
 
 
+def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case(scans, tmp_path, monkeypatch):
+    """A read-only --output folder (or a missing one below it) was found only when the first label map was
+    written, after its case was segmented, and named the hidden temporary; the lock's warning before it
+    spoke of a second predict (an audit's probe). Refused now, by every form, before any case is read."""
+    import accelerated_seg.inference as inference
+    from faults import read_only_below
+
+    read_only = tmp_path / "read_only"
+    read_only.mkdir()
+    read_only_below(monkeypatch, read_only)
+    read_cases = []
+    monkeypatch.setattr(inference, "prepare_case", lambda *args, **kwargs: read_cases.append(args) or 1 / 0)
+    model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
+    why = (rf"no file can be made in {re.escape(str(read_only))} \(Read-only file system\); give --output a folder "
+           r"you can write to")
+    for output in (read_only, read_only / "new" / "folder", read_only / "seg.nii.gz"):
+        with pytest.raises(DataError, match=rf"^{re.escape(str(output))}\S* cannot be written: {why}"):
+            predict_cases(model, [image], output)
+    with pytest.raises(DataError, match=rf"^{re.escape(str(read_only / 'seg.nii.gz'))} cannot be written: {why}"):
+        predict_file(model, image, read_only / "seg.nii.gz")
+    assert read_cases == [] and list(read_only.iterdir()) == []
+
+
 def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):
     """A full disk in gzip's write names no file: predict's one line read "[Errno 28] No space left on
     device" alone, with no case or folder (seventy-third session's probe). Nothing is left under the name."""
