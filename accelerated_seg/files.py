@@ -31,6 +31,20 @@ from typing import Callable
 # (here and in data/io.py) and ".<name>.<uuid4 hex>.partial" folders (the cache's case tables).
 _TEMPORARY_NAME = re.compile(r"^\..+\.[0-9a-f]{32}\.(tmp(\.nii(\.gz)?)?|partial)$")
 
+#: The longest file name the usual filesystems take (ext4, xfs, NFS: NAME_MAX), in bytes.
+_NAME_MAX = 255
+
+
+def temporary_name(name: str, suffix: str = "tmp") -> str:
+    """``.<name>.<uuid4 hex>.<suffix>``: the hidden name of a file being written (``_TEMPORARY_NAME``), with
+    ``name`` cut to keep it within a file name's 255 bytes. The 45 more characters than the final name
+    made a label map named after a long scan (an output name of 211 to 255 characters) fail at its
+    write, after its case was segmented, with "File name too long" (an audit's probe)."""
+    unique = uuid.uuid4().hex
+    room = _NAME_MAX - len(f"..{unique}.{suffix}".encode())
+    return f".{name.encode()[:room].decode(errors='ignore')}.{unique}.{suffix}"
+
+
 #: A temporary untouched this long is a killed writer's: a live one writes its file within seconds
 #: to minutes (a 1 GB volume, uncompressed), so an hour leaves a wide margin for slow disks.
 STALE_AFTER_S = 3600.0
@@ -46,7 +60,7 @@ def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Pat
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    temporary = path.with_name(temporary_name(path.name))
     try:
         write(temporary)
         sync_file(temporary)  # the rename must not become durable before the data is

@@ -1221,6 +1221,25 @@ def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case(scan
     assert read_cases == [] and list(read_only.iterdir()) == []
 
 
+def test_a_scan_with_a_long_name_gets_its_label_map(scans, tmp_path):
+    """Each file is written under a hidden name 45 characters longer than its own, so an output name of
+    211 to 255 characters (a label map named after such a scan) failed with "File name too long" at its
+    write, after its case was segmented (an audit's probe). The hidden name is cut to fit, and a killed
+    run's is still cleared by the next."""
+    scan = tmp_path / "scans" / f"{'sub-01_ses-01_' * 17}T1w.nii.gz"  # a 248-character name
+    scan.parent.mkdir()
+    shutil.copy(scans / "imagesTr" / "case_001.nii.gz", scan)
+    written = predict_cases(export(tmp_path / "model"), [scan.parent], tmp_path / "pred", probabilities=True)
+    assert [path.name for path in written] == [scan.name]
+    assert sorted(path.name for path in (tmp_path / "pred").iterdir()) == [scan.name, probabilities_path(scan).name]
+    from accelerated_seg.files import _TEMPORARY_NAME, temporary_name
+
+    for name in ("x" * 250 + ".nii.gz", "é" * 124 + ".nii.gz", "short.nii.gz"):
+        temporary = temporary_name(name, "tmp.nii.gz")
+        assert len(temporary.encode()) <= 255 and _TEMPORARY_NAME.match(temporary), temporary
+    assert temporary_name("short.nii.gz", "tmp.nii.gz").startswith(".short.nii.gz.")
+
+
 def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):
     """A full disk in gzip's write names no file: predict's one line read "[Errno 28] No space left on
     device" alone, with no case or folder (seventy-third session's probe). Nothing is left under the name."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gzip
 import math
 import os
-import uuid
 import zlib
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import numpy as np
 
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
-from accelerated_seg.files import sync_directory, sync_file
+from accelerated_seg.files import sync_directory, sync_file, temporary_name
 
 _FIX = "re-export or re-download this file"
 _NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE = 348, 540  # the first int32 of the file tells them apart
@@ -202,7 +201,7 @@ def write_nifti(
     extension = ".nii.gz" if is_gzipped(path) else ".nii"
     # The temporary name keeps the extension so nibabel compresses the same way,
     # and is created by nibabel (not mkstemp) so the file gets normal umask permissions.
-    temporary = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp{extension}")
+    temporary = path.with_name(temporary_name(path.name, f"tmp{extension}"))
     try:
         # Absolute: nibabel expands a leading "~" of the name it is given, which would put the file
         # elsewhere than the rename below looks (a folder named "~" in the working directory)
