@@ -363,6 +363,9 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
     for path, image in ((label_path, label), (pred_path, pred)):  # the distances are in mm from the affine
         if (error := header_error(path, image)) is not None:
             raise error
+        if len(image.shape) < 3:  # else "spacing (2.0, 2.0, 2.0) must give one voxel size per axis", no file named
+            raise DataError(f"{path}: a {len(image.shape)}D image {image.shape}; evaluate scores 3D label maps "
+                            f"(x, y, z): give the label map of the whole volume, as predict writes it")
     fix = ("predict from the image this label belongs to (accelerated-seg predict writes the input's grid), "
            "or resample the prediction onto the label's grid with nearest-neighbour interpolation")
     reference, other = Volume("label", label_path, label), Volume("prediction", pred_path, pred)

@@ -572,6 +572,21 @@ def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case_is_s
     assert scored == [] and not (pred_dir / "evaluation").exists()
 
 
+def test_a_2d_label_map_is_refused_naming_its_file_before_any_case_is_scored(folders):
+    """2D maps (one slice saved as such) reached the distances and failed there with "spacing (2.0, 2.0,
+    2.0) must give one voxel size per axis of shape (50, 40)", naming no file, once the cases before them
+    were scored (an audit's probe)."""
+    pred_dir, label_dir, dataset = folders
+    label = nib.load(label_dir / "b.nii.gz")
+    slice_alone = np.asanyarray(label.dataobj)[0].astype(np.uint8)  # (Y, Z)
+    for folder in (label_dir, pred_dir):  # both 2D: one grid, as far as shapes and affines tell
+        nib.save(nib.Nifti1Image(slice_alone, label.affine), folder / "b.nii.gz")
+    with pytest.raises(DataError, match=rf"^{label_dir / 'b.nii.gz'}: a 2D image \({slice_alone.shape[0]}, "
+                                        rf"{slice_alone.shape[1]}\); evaluate scores 3D label maps"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=dataset)
+    assert not (pred_dir / "evaluation").exists()
+
+
 def test_a_label_map_of_other_than_whole_numbers_is_refused_naming_its_values_and_any_scaling(tmp_path):
     """"found fractional or NaN values" alone, before the seventy-fourth session: a label of 1000 saved
     through a uint8 header (scl_slope 3.92) reads back as 1000.0000012, which only the header explains."""
