@@ -687,7 +687,7 @@ class Segmentation:
             labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away
             if not (is_path or is_image):
                 return labels
-            return nib.Nifti1Image(labels, image.affine, image.header)
+            return type(image)(labels, image.affine, image.header)  # NIfTI-2 for a NIfTI-2 scan, as written
 
     def evaluate(self, dataset: Dataset, output_dir: str | Path | None = None, batch_size: int = 4,
                  **options) -> dict:

@@ -1240,6 +1240,22 @@ def test_a_scan_with_a_long_name_gets_its_label_map(scans, tmp_path):
     assert temporary_name("short.nii.gz", "tmp.nii.gz").startswith(".short.nii.gz.")
 
 
+def test_a_nifti2_scan_gets_a_nifti2_label_map_without_nibabels_complaint(scans, tmp_path, caplog):
+    """A NIfTI-2 scan's header was copied into a NIfTI-1 label map (and probabilities), and nibabel printed
+    "sizeof_hdr should be 348; set sizeof_hdr to 348" for each, twice a case (an audit's probe)."""
+    scan = nib.load(scans / "imagesTr" / "case_003.nii.gz")
+    nib.save(nib.Nifti2Image(np.asanyarray(scan.dataobj), scan.affine, nib.Nifti2Header.from_header(scan.header)),
+             tmp_path / "nifti2.nii.gz")
+    caplog.clear()  # the conversion above says it too
+    with caplog.at_level("INFO"):
+        written = predict_cases(export(tmp_path / "model"), [tmp_path / "nifti2.nii.gz"], tmp_path / "pred",
+                                probabilities=True)
+    assert "sizeof_hdr" not in caplog.text
+    for path in (written[0], probabilities_path(written[0])):
+        assert type(nib.load(path)) is nib.Nifti2Image
+    assert_same_geometry(written[0], tmp_path / "nifti2.nii.gz")
+
+
 def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):
     """A full disk in gzip's write names no file: predict's one line read "[Errno 28] No space left on
     device" alone, with no case or folder (seventy-third session's probe). Nothing is left under the name."""
