@@ -158,6 +158,11 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
         # A file whose header cannot be read and whose name gives no channel goes the same way: the read says why.
         elif (held := _volumes_in_header(path)) == in_channels or (match is None and held is None):
             case, channel = stem, _ALL_CHANNELS
+        elif held is not None and held > 1:  # "rename it" (or a case lacking channels) said nothing of its count
+            problems.append(f"{path}: a 4D image of {held} volumes (x, y, z, {held}), but the model takes "
+                            f"{in_channels} channels{_named(names)}: give a 4D file of those {in_channels}, or one 3D "
+                            f"file per channel (<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz)")
+            continue
         elif match is None:
             problems.append(f"{path}: the model takes {in_channels} channels, so each file must be named "
                             f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel), or hold "
@@ -195,6 +200,11 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     if problems:
         raise DataError(f"cannot group {len(files)} input file(s) into cases:\n" + "\n".join(problems))
     return sorted(cases, key=lambda c: c.id)
+
+
+def _named(names: dict[int, str]) -> str:
+    """The channels' names from config.json, in order, for a message: " (T1, FLAIR)", or ""."""
+    return f" ({', '.join(str(names[c]) for c in sorted(names))})" if names else ""
 
 
 def _split_by_folder(by_name: dict[str, dict[int, list[Path]]]) -> list[tuple[str, str, dict[int, list[Path]]]]:

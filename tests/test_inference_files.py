@@ -88,6 +88,18 @@ def test_a_4d_file_of_every_channel_is_one_case_of_a_multi_channel_model(tmp_pat
         ("pat_0001", ["pat_0001.nii.gz"]), ("subj_0000", ["subj_0000.nii.gz"]), ("subj_0001", ["subj_0001.nii.gz"])]
 
 
+def test_a_4d_file_of_another_number_of_channels_is_told_its_count_not_to_be_renamed(tmp_path):
+    """A (x, y, z, 3) file for a model of 2 channels was told to be renamed <case>_0000.nii.gz ... or to
+    hold all 2 channels, as if its name were the fault; named like a channel file, it was taken for
+    channel 0000 and its case said to lack 0001 (an audit's probe)."""
+    for name in ("BRATS_001.nii.gz", "pat_0000.nii.gz"):
+        nib.save(nib.Nifti1Image(np.zeros((4, 4, 4, 3), np.float32), np.eye(4)), tmp_path / name)
+        with pytest.raises(DataError, match=rf"{tmp_path / name}: a 4D image of 3 volumes \(x, y, z, 3\), but the "
+                                            r"model takes 2 channels \(T1, FLAIR\): give a 4D file of those 2, or "
+                                            r"one 3D file per channel \(<case>_0000.nii.gz ... <case>_0001.nii.gz\)$"):
+            group_cases([tmp_path / name], 2, {"0": "T1", "1": "FLAIR"})
+
+
 def test_a_folder_per_case_gives_a_case_per_folder_named_as_training_names_it(tmp_path):
     """``case_001/image.nii.gz``, ``case_002/image.nii.gz``: grouped by file name alone until the
     seventy-second session, every scan was one case "image", refused with "keep one"."""
