@@ -196,8 +196,8 @@ def write_nifti(
 
     # "compat" stores 64-bit integers as int32 when the values fit (nibabel raises otherwise).
     stored_dtype = "compat" if array.dtype.kind in "iu" and array.dtype.itemsize == 8 else array.dtype
-    # A NIfTI-2 scan's label map is NIfTI-2 too: its header made NIfTI-1 printed "sizeof_hdr should be 348; set
-    # sizeof_hdr to 348" twice a case, and a grid over 32767 voxels along an axis has no NIfTI-1 header.
+    # A NIfTI-2 scan's label map is NIfTI-2 too: its header, made NIfTI-1, had nibabel print "sizeof_hdr should be
+    # 348; set sizeof_hdr to 348" twice a case, and a grid over 32767 voxels along an axis has no NIfTI-1 header.
     image_class = nib.Nifti2Image if isinstance(header, nib.Nifti2Header) else nib.Nifti1Image
     image = image_class(array, np.asarray(affine, dtype=np.float64), header=header, dtype=stored_dtype)
 
