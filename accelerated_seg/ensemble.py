@@ -57,7 +57,8 @@ def members_of(model: torch.nn.Module) -> Sequence[torch.nn.Module]:
 
 def given_folders(model_dir: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Path]:
     """The model folders of a ``--model`` given once or more: one path, or several (an ensemble)."""
-    return [Path(model_dir)] if isinstance(model_dir, (str, os.PathLike)) else [Path(d) for d in model_dir]
+    given = [model_dir] if isinstance(model_dir, (str, os.PathLike)) else list(model_dir)
+    return [Path(os.path.expanduser(folder)) for folder in given]  # "~" as the command line reads it
 
 
 def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLike]) -> tuple[torch.nn.Module, dict]:

@@ -738,7 +738,7 @@ class Segmentation:
         # stopped half-way, naming the copy in the references folder rather than the user's file.
         check_manifest(dataset.manifest, cases=dataset.manifest.validation,  # its errors alone: no z-score sums for CT
                        normalization=export_preprocessing(config).normalization).raise_if_errors(before="evaluation")
-        out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation")
+        out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation").expanduser()
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):
             if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
@@ -819,7 +819,7 @@ class Segmentation:
         if not os.fspath(directory).strip():  # Path("") is the working directory: "config.json is missing" there
             raise ConfigError(f"Segmentation.load: an empty path {directory!r}; give the folder of a saved or "
                               f"exported model")
-        directory = Path(directory)
+        directory = Path(directory).expanduser()  # "~" as the command line reads it
         config = read_export_config(directory)  # a broken or foreign export fails here, naming the file
         # What the dataset decides (channels, classes, UNETR's img_size) is left to fit, so that
         # fit(..., init_from=None) can build the same design for another dataset.

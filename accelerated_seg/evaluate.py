@@ -529,8 +529,11 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         >>> evaluate_folders("predictions", "labelsTs", num_classes=3)["overall"]["dice"]["mean"]  # doctest: +SKIP
         0.91
     """
-    pred_dir, label_dir = Path(pred_dir), Path(label_dir)
-    output_dir = Path(output_dir) if output_dir is not None else pred_dir / "evaluation"
+    # "~" as the command line reads it (cli.path_argument): evaluate_folders(..., output_dir="~/ev") wrote into a
+    # folder named "~" in the working directory, and found no "~/preds" (an audit's probe)
+    pred_dir, label_dir = Path(pred_dir).expanduser(), Path(label_dir).expanduser()
+    dataset_json = Path(dataset_json).expanduser() if dataset_json is not None else None
+    output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_folder(output_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work

@@ -58,6 +58,7 @@ from .inference_files import (
     check_outputs,
     collect_cases,
     holding_output_folder,
+    home_expanded,
     label_map_descrip,
     output_paths,
     prediction_key,
@@ -840,7 +841,8 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     check_precision(options.precision, device)
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
-    channels = [inputs] if isinstance(inputs, (str, Path)) else list(inputs)
+    channels = [home_expanded(p) for p in ([inputs] if isinstance(inputs, (str, Path)) else list(inputs))]
+    output, probabilities_output = home_expanded(output), home_expanded(probabilities_output)
     # Refused outputs first (one over its input, say): only the case's own failure removes anything.
     check_outputs([Path(p) for p in channels], [output, probabilities_output])
     try:
@@ -934,6 +936,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
     cases = collect_cases(inputs, config)
+    output = home_expanded(output)
     outputs = output_paths(cases, output)
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
     check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first

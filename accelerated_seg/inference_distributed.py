@@ -50,8 +50,8 @@ from .inference import (
     segment_cases,
     sliding_window_logits,
 )
-from .inference_files import (InputCase, check_outputs, collect_cases, holding_output_folder, output_paths,
-                              prediction_key, probabilities_path, remove_earlier_prediction)
+from .inference_files import (InputCase, check_outputs, collect_cases, holding_output_folder, home_expanded,
+                              output_paths, prediction_key, probabilities_path, remove_earlier_prediction)
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -221,6 +221,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         model, config = load_for_prediction(model_dir)
         keep = kept_whole(config, keep_largest)
         cases = list(inputs) if given_cases else collect_cases(inputs, config)
+    output = home_expanded(output)
     outputs = output_paths(cases, output)
     # Every process, before any work: under split=windows only the main process writes, and a refusal
     # from it alone would leave the others waiting in the first reduction.

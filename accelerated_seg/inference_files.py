@@ -223,6 +223,15 @@ def _split_by_folder(by_name: dict[str, dict[int, list[Path]]]) -> list[tuple[st
     return kept + [(case, case_id, channels) for (_, case), case_id, channels in zip(split, ids, split.values())]
 
 
+def home_expanded(path: str | Path | None) -> Path | None:
+    """``path`` with a leading ``~`` made the home folder, as the command line reads it (``cli.path_argument``);
+    None stays None. Python's callers of predict had the scans' ``~`` expanded (``expand_inputs``) and the
+    outputs' not: ``predict_cases(model, ["~/scans"], "~/preds")`` wrote into a folder named ``~`` in the
+    working directory, which ``rm -rf ~`` deletes with one's home, and ``predict_file`` and
+    ``Segmentation.predict`` said "~/scan.nii.gz: no such file" (an audit's probe)."""
+    return None if path is None else Path(os.path.expanduser(path))
+
+
 def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]:
     """Files, folders or patterns -> the cases to segment with the model described by ``config``."""
     return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))

@@ -587,6 +587,19 @@ def test_a_2d_label_map_is_refused_naming_its_file_before_any_case_is_scored(fol
     assert not (pred_dir / "evaluation").exists()
 
 
+def test_a_tilde_in_evaluate_folders_paths_is_the_home_folder(folders, tmp_path, monkeypatch):
+    """The command line expands "~" (cli.path_argument); evaluate_folders(..., output_dir="~/ev") wrote
+    into a folder named "~" in the working directory, and "~/pred" was "not found" (an audit's probe)."""
+    pred_dir, label_dir, dataset = folders
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(work)
+    summary = evaluate_folders("~/pred", "~/labels", dataset_json="~/dataset.json", output_dir="~/ev")
+    assert summary["num_cases"] == 3 and (tmp_path / "ev" / "summary.json").is_file()
+    assert list(work.iterdir()) == []
+
+
 def test_a_label_map_of_other_than_whole_numbers_is_refused_naming_its_values_and_any_scaling(tmp_path):
     """"found fractional or NaN values" alone, before the seventy-fourth session: a label of 1000 saved
     through a uint8 header (scl_slope 3.92) reads back as 1000.0000012, which only the header explains."""

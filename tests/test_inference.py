@@ -1256,6 +1256,28 @@ def test_a_nifti2_scan_gets_a_nifti2_label_map_without_nibabels_complaint(scans,
     assert_same_geometry(written[0], tmp_path / "nifti2.nii.gz")
 
 
+def test_a_tilde_in_pythons_paths_is_the_home_folder_for_the_outputs_too(scans, tmp_path, monkeypatch):
+    """The command line expands "~" (cli.path_argument); from Python, predict_cases expanded its inputs'
+    and not its output's: predict_cases(model, ["~/scans"], "~/preds") wrote into a folder named "~" in
+    the working directory, which `rm -rf ~` deletes with one's home; and predict_file and
+    Segmentation.predict said "~/scan.nii.gz: no such file" (an audit's probe)."""
+    from accelerated_seg.estimator import Segmentation
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    export(home / "model")
+    shutil.copy(scans / "imagesTr" / "case_001.nii.gz", home / "scan.nii.gz")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    written = predict_cases("~/model", ["~/scan.nii.gz"], "~/preds", probabilities=True)
+    assert written == [home / "preds" / "scan.nii.gz"]
+    assert predict_file("~/model", "~/scan.nii.gz", "~/one.nii.gz", probabilities_output="~/one_p.nii.gz") == \
+        home / "one.nii.gz"
+    assert (home / "preds" / "scan_probs.nii.gz").is_file() and (home / "one_p.nii.gz").is_file()
+    assert Segmentation.load("~/model").predict("~/scan.nii.gz").shape == nib.load(home / "scan.nii.gz").shape
+    assert list(work.iterdir()) == []
+
+
 def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):
     """A full disk in gzip's write names no file: predict's one line read "[Errno 28] No space left on
     device" alone, with no case or folder (seventy-third session's probe). Nothing is left under the name."""
