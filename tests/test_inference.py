@@ -373,6 +373,31 @@ def test_channels_whose_headers_differ_by_a_rounding_are_one_case_as_training_ta
         np.testing.assert_array_equal(read_labels(tmp_path / f"{name}_pred" / "c.nii.gz"), expected)
 
 
+def test_a_case_whose_channels_mix_x_y_z_1_and_x_y_z_files_is_one_case(scans, tmp_path):
+    """The checks take a (x, y, z, 1) file for one volume, as a (x, y, z) one; MONAI's stacking of one
+    beside the other stopped predict, and training's preprocessing, with numpy's "all the input arrays
+    must have same number of dimensions" (an audit's probe)."""
+    from accelerated_seg.data.cases import Case
+    from accelerated_seg.data.checks import check_cases
+    from accelerated_seg.data.preprocess import case_dict
+
+    model = export(tmp_path / "model", in_channels=2)
+    scan = nib.load(scans / "imagesTr" / "case_001.nii.gz")
+    expected = None
+    for name, trailing in (("3d", (False, False)), ("first_4d", (True, False)), ("second_4d", (False, True))):
+        channels = (tmp_path / name / "c_0000.nii.gz", tmp_path / name / "c_0001.nii.gz")
+        channels[0].parent.mkdir()
+        for path, four in zip(channels, trailing):
+            voxels = np.asanyarray(scan.dataobj)
+            nib.save(nib.Nifti1Image(voxels[..., None] if four else voxels, scan.affine, scan.header), path)
+        assert check_cases([Case(name, channels, None)], 3, num_channels=2).errors == []  # training takes it
+        assert preprocess(keys=["image"])(case_dict(Case(name, channels, None)))["image"].shape[0] == 2
+        labels = read_labels(predict_cases(model, [channels[0].parent], tmp_path / f"{name}_pred")[0])
+        assert labels.shape == scan.shape
+        expected = labels if expected is None else expected
+        np.testing.assert_array_equal(labels, expected)
+
+
 def test_a_scan_whose_sform_and_pixdim_disagree_is_read_by_its_sform_with_a_warning(scans, tmp_path):
     """MONAI's reader put the qform (pixdim's size) in the place of a set sform, even of qform_code 0:
     predict resampled such a scan as if its voxels had pixdim's size, while its output and evaluation

@@ -116,18 +116,25 @@ class NiftiReader(NibabelReader):
         return images if len(images) > 1 else images[0]
 
     def get_data(self, img):
-        """MONAI's ``get_data``, with the channels of a case (several files) stacked on the first one's grid.
+        """MONAI's ``get_data``, with the channels of a case (several files) stacked on the first one's grid,
+        each as its one 3D volume.
 
         The checks (``data.checks``, predict's reading) require the channels to share one grid within
-        ``GRID_ATOL_MM``, a header's rounding; MONAI's stacking requires ``np.allclose``'s 1e-8 where an entry
-        is 0. A case whose channel's affine differed by 1e-6 in a rotation entry passed the checks, then
-        stopped training's preprocessing and predict with MONAI's traceback ("affine matrix of all images
-        should be the same"; an audit's probe)."""
+        ``GRID_ATOL_MM``, a header's rounding, and take a (x, y, z, 1) file for one volume as a (x, y, z) one
+        is. MONAI's stacking requires ``np.allclose``'s 1e-8 where an affine's entry is 0, and arrays of one
+        layout: a case whose channel's affine differed by 1e-6 in a rotation entry, or one of whose channels
+        was stored (x, y, z, 1) beside (x, y, z) ones, passed the checks, then stopped training's
+        preprocessing and predict with MONAI's traceback (an audit's probes)."""
         images = ensure_tuple(img)
         if len(images) > 1:
             first = images[0].affine
-            img = [images[0], *(type(image)(image.dataobj, first, image.header) for image in images[1:])]
+            img = [type(image)(_one_volume(image.dataobj), first, image.header) for image in images]
         return super().get_data(img)
+
+
+def _one_volume(data):
+    """A (x, y, z, 1) volume's voxels as (x, y, z), without reading them (nibabel's proxies reshape lazily)."""
+    return data.reshape(data.shape[:3]) if len(data.shape) > 3 and all(n == 1 for n in data.shape[3:]) else data
 
 
 class ImagesReadAlready(NiftiReader):
