@@ -1247,10 +1247,15 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     versions, size = on_main(accelerator, cache.other_versions) or (0, 0)
     if versions:
         shown = size_said(size)
+        # Cases given in Python (a Dataset's pairs) are in no config: the run's config.yaml names data.dataset's
+        # default, whose `cache --config` found "nothing of it is cached". The dataset's folder in the cache
+        # names it; with no settings there to keep a version, its --prune removes this one too once unused.
+        how = (f"`accelerated-seg cache --config {Path(cfg.train.output_dir).absolute() / 'config.yaml'} --prune` "
+               f"removes those no live run uses" if manifest.source_format not in ("pairs", "from_files") else
+               f"`accelerated-seg cache {cache.dir.parent}` lists them (the cases were given in Python, which no "
+               f"config names), and with --prune removes every version no live run uses, this run's once it ends")
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
-                          f"(other settings or classes, or other preprocessing code), {shown}: `accelerated-seg cache "
-                          f"--config {Path(cfg.train.output_dir) / 'config.yaml'} --prune` removes those no live run "
-                          f"uses")
+                          f"(other settings or classes, or other preprocessing code), {shown}: {how}")
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     if accelerator.num_processes > 1:  # and the tables where every rank reads them

@@ -1008,3 +1008,28 @@ def test_predicts_library_deprecation_notes_stay_where_they_were_raised(monkeypa
         model.predict(np.random.default_rng(0).normal(size=(16, 16, 16)).astype(np.float32))
     (noted,) = [w for w in seen if w.category is DeprecationWarning]
     assert (noted.filename, noted.lineno) == ("/site-packages/somelib.py", 7)
+
+
+def test_a_fit_says_how_to_prune_the_cache_by_a_command_that_finds_its_dataset(tiny_dataset, tmp_path, monkeypatch,
+                                                                               capsys):
+    """The run names the command that removes the dataset's other cached versions. A Dataset's run named
+    `cache --config <run>/config.yaml`, whose data.dataset is the default `synthetic`, not the pairs: that
+    command found "nothing of it is cached" (and a path relative to where fit ran)."""
+    from accelerated_seg.cli import main
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    monkeypatch.chdir(tmp_path)
+    for spacing, out in (((2.0, 2.0, 2.0), "first"), ((3.0, 3.0, 3.0), "second")):
+        data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
+                                  cache_dir="cache", num_workers=0, spacing=spacing).batch(2)
+        cfg = data.config(output_dir=out, max_steps=1, val_every=0, save_every=0, trackers="none", progress_bar=False)
+        cfg.model.args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+        data.fit(cfg)
+    said = capsys.readouterr().out
+    assert "also holds 1 other preprocessed version(s) of this dataset" in said
+    command = re.search(r"`accelerated-seg (cache [^`]*)`", said).group(1).split()
+    assert "--config" not in command and all(Path(word).is_absolute() for word in command[1:] if "/" in word)
+    monkeypatch.chdir(tmp_path / "second")  # named so that it works from any folder
+    assert main([word for word in command if word != "--prune"]) == 0
+    listed = capsys.readouterr().out
+    assert "2 preprocessed version(s) of this dataset" in listed and listed.count("not in use") == 2
