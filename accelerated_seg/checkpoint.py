@@ -27,7 +27,7 @@ from pathlib import Path
 
 from safetensors import SafetensorError
 
-from .checkpoint_files import WRITTEN_BYTES
+from .checkpoint_files import STATE_BYTES, WRITTEN_BYTES, state_file_sizes
 from .config import ConfigError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
@@ -125,10 +125,12 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
                 for name, content in (records or {}).items():
                     (partial / name).write_text(json.dumps(content, indent=1))
                 # The sizes of the text files beside it: YAML cut at a line's end still parses, as a shorter
-                # config, which no reader notices (check_checkpoint_files compares them).
+                # config, which no reader notices (check_checkpoint_files compares them). And those of the
+                # state's files, which a resume needs whole: one deleted was a traceback after the data work.
                 written = {name: (partial / name).stat().st_size for name in ("config.yaml", *(records or {}))}
                 (partial / LAYOUT_FILE).write_text(json.dumps({**checkpoint_layout(accelerator),
-                                                               WRITTEN_BYTES: written}, indent=1))
+                                                               WRITTEN_BYTES: written,
+                                                               STATE_BYTES: state_file_sizes(partial)}, indent=1))
             # Each rank flushes what it wrote (and, on one machine, finds the rest flushed already)
             # before the main process renames the folder into place: see files.py.
             sync_folder(partial)

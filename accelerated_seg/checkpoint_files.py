@@ -11,6 +11,7 @@ safetensors by its header."""
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -23,6 +24,15 @@ from .model_folders import (LAYOUT_FILE, STEP_DIR, check_safetensors_header, che
                             complete_checkpoints)
 
 WRITTEN_BYTES = "file_bytes"  # in LAYOUT_FILE: the size of each text file saved beside it
+# In LAYOUT_FILE: the size of each file of the training state that the main process wrote into the folder
+# itself (weights, optimizer, schedule, progress, its random states); every rank's random states are
+# expected by their names from the layout's num_processes.
+STATE_BYTES = "state_bytes"
+# The files accelerate's save_state writes at the top of a checkpoint, of the main process (one process,
+# DDP; FSDP's and DeepSpeed's shards go into folders of their own, with their own readers).
+_MAIN_STATE_FILE = re.compile(r"^(model.*\.safetensors|pytorch_model.*\.bin|optimizer.*\.bin|scheduler.*\.bin|"
+                              r"sampler.*\.bin|dl_state_dict.*\.bin|custom_checkpoint_\d+\.pkl|scaler\.pt|"
+                              r"random_states_0\.pkl)$")
 
 
 def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
@@ -44,7 +54,7 @@ def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
         if not (path.is_dir() and STEP_DIR.match(path.name)):
             raise ConfigError(f"train.resume={resume!r} is not a checkpoint folder: give 'latest' or a "
                               f"<output_dir>/checkpoints/step_N folder")
-    check_checkpoint_files(path)
+    check_checkpoint_files(path, whole_state=True)
     return path
 
 
@@ -54,14 +64,26 @@ def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
 _TORCH_ARCHIVES = (".bin", ".pt", ".pkl")
 
 
-def check_checkpoint_files(checkpoint: Path) -> None:
-    """Refuse a checkpoint with a file cut short or unreadable, before any data or training work.
+def state_file_sizes(folder: Path) -> dict[str, int]:
+    """``{name: bytes}`` of the training-state files the main process wrote at the top of ``folder``
+    (``STATE_BYTES``); not other ranks' random states, which they may be writing meanwhile."""
+    return {path.name: path.stat().st_size for path in sorted(Path(folder).iterdir())
+            if path.is_file() and _MAIN_STATE_FILE.match(path.name)}
+
+
+def check_checkpoint_files(checkpoint: Path, whole_state: bool = False) -> None:
+    """Refuse a checkpoint with a file cut short or unreadable, before any data or training work;
+    with ``whole_state`` (a resume, which loads all of it) also one whose state files are missing or
+    not of the size they were written.
 
     Checkpoints are written whole or not at all, so such a file was damaged after the save: a copy
     between machines cut short, a full disk. Each gave its reader's traceback on resume (safetensors'
     "incomplete metadata", PyTorch's "failed finding central directory", a JSONDecodeError, YAML's
     parser after the data work), and a damaged random state was skipped by accelerate with a log
-    line, the run resuming without it.
+    line, the run resuming without it. A state file deleted afterwards (to make room, or left out of a
+    copy) failed the resume after the data work with accelerate's FileNotFoundError, or "Number of
+    custom checkpoints ... does not match" for the progress or the schedule, and a missing random
+    state was skipped without a word; an export reads the weights alone, and does without the rest.
 
     Raises:
         DataError: naming each damaged file and the checkpoint before it, to resume from instead.
@@ -81,24 +103,35 @@ def check_checkpoint_files(checkpoint: Path) -> None:
         # JSONDecodeError and UnicodeDecodeError are ValueErrors
         except (OSError, ValueError, yaml.YAMLError, SafetensorError, zipfile.BadZipFile) as error:
             damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {error})")
-    damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged})
+    damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged}, whole_state)
     if not damaged:
         return
     earlier = [p for p in complete_checkpoints(Path(checkpoint).parent) if p.name != Path(checkpoint).name]
     way_on = (f"resume from the checkpoint before it, --train.resume={earlier[-1]} (resume= in fit)" if earlier
               else "copy it again from where it was written, or start a new run")
     raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
-                    f"the file was cut short or changed afterwards (an interrupted copy, a full disk): {way_on}")
+                    f"the file was cut short, changed or deleted afterwards (an interrupted copy, a full disk, a "
+                    f"clean-up): {way_on}")
 
 
-def _not_as_written(checkpoint: Path, already: set[str]) -> list[str]:
-    """The text files whose size is not the one the layout file recorded when they were saved (none for
-    checkpoints saved before sizes were recorded), leaving out those in ``already``."""
+def _not_as_written(checkpoint: Path, already: set[str], whole_state: bool = False) -> list[str]:
+    """The text files (with ``whole_state``, also the state files) whose size is not the one the layout
+    file recorded when they were saved (none for checkpoints saved before sizes were recorded), leaving
+    out those in ``already``."""
     try:
-        written = json.loads((checkpoint / LAYOUT_FILE).read_text(encoding="utf-8")).get(WRITTEN_BYTES, {})
-    except (OSError, ValueError, AttributeError):  # missing, or itself damaged (reported already)
+        layout = json.loads((checkpoint / LAYOUT_FILE).read_text(encoding="utf-8"))
+        written = dict(layout.get(WRITTEN_BYTES, {}))
+    except (OSError, ValueError, AttributeError, TypeError):  # missing, or itself damaged (reported already)
         return []
-    changed = []
+    if whole_state and isinstance(layout.get(STATE_BYTES), dict):  # not recorded by older checkpoints
+        written.update(layout[STATE_BYTES])
+        ranks = layout.get("num_processes")
+        others = [f"random_states_{rank}.pkl" for rank in range(1, ranks if isinstance(ranks, int) else 1)]
+        missing = [name for name in others if name not in already and not (checkpoint / name).is_file()]
+        already = already | set(missing)
+    else:
+        missing = []
+    changed = [f"{name} (missing; rank {name[len('random_states_'):-len('.pkl')]} wrote it)" for name in missing]
     for name, expected in written.items():
         path = checkpoint / name
         if name in already:

@@ -1477,6 +1477,45 @@ def test_a_case_is_the_same_case_by_its_id_or_by_its_label_file(tmp_path):
         check_resume_split(checkpoint, swapped)
 
 
+def test_resume_from_a_checkpoint_with_a_state_file_deleted_is_refused_naming_it(tiny_config, tmp_path):
+    """A state file deleted after the save (to make room, or left out of a copy): the weights, optimizer and
+    progress were accelerate's FileNotFoundError or "Number of custom checkpoints ... does not match" after
+    the data work, and a missing random state was skipped without a word. An export needs the weights alone."""
+    from accelerated_seg.checkpoint_export import export_checkpoint
+
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
+    for name in ("model.safetensors", "optimizer.bin", "custom_checkpoint_0.pkl", "custom_checkpoint_1.pkl",
+                 "random_states_0.pkl"):
+        copy = tmp_path / f"without_{name}"
+        shutil.copytree(out, copy)
+        shutil.rmtree(copy / "cache", ignore_errors=True)
+        (copy / "checkpoints" / "step_2" / name).unlink()
+        with pytest.raises(DataError, match=rf"step_2 is damaged: {re.escape(name)} \(missing; \d+ bytes were "
+                                            rf"written\)\. .*deleted afterwards.*--train.resume=.*step_1 "):
+            train(tiny_config(copy, train__max_steps=3, train__val_every=0, train__resume="latest"))
+    export_checkpoint(tmp_path / "without_optimizer.bin" / "checkpoints" / "step_2", tmp_path / "export")
+    assert (tmp_path / "export" / "model.safetensors").is_file()
+
+
+def test_every_ranks_random_states_are_expected_where_the_checkpoint_recorded_its_state(tmp_path):
+    from accelerated_seg.checkpoint_files import check_checkpoint_files
+
+    step = tmp_path / "checkpoints" / "step_1"
+    step.mkdir(parents=True)
+    torch.save({}, step / "random_states_0.pkl")
+    size = (step / "random_states_0.pkl").stat().st_size
+    (step / "strategy.json").write_text(json.dumps({"format": "full", "num_processes": 2}))  # recorded no state
+    check_checkpoint_files(step, whole_state=True)
+    (step / "strategy.json").write_text(json.dumps({"format": "full", "num_processes": 2,
+                                                    "state_bytes": {"random_states_0.pkl": size}}))
+    check_checkpoint_files(step)  # an export reads the weights alone
+    with pytest.raises(DataError, match=r"random_states_1.pkl \(missing; rank 1 wrote it\)"):
+        check_checkpoint_files(step, whole_state=True)
+    torch.save({}, step / "random_states_1.pkl")
+    check_checkpoint_files(step, whole_state=True)
+
+
 def test_text_file_sizes_are_checked_only_where_the_checkpoint_recorded_them(tmp_path):
     from accelerated_seg.checkpoint_files import check_checkpoint_files
 
