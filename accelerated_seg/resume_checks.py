@@ -347,3 +347,53 @@ def check_resume_channels(checkpoint: Path, channels: dict) -> str | None:
         f"cannot resume from {checkpoint}: its weights learned from other image channels than this run's data has "
         f"({'; '.join(differences)}). Give the images in its order ({listed(saved)}), or train these weights on "
         f"as a new run: --train.init_from=<its export> in another train.output_dir")
+
+
+def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -> str | None:
+    """Refuse a checkpoint whose outputs stand for other classes than this run's data names: the same
+    class names in another order, or other regions (a dataset.json's); return a warning where only names
+    differ otherwise (a class renamed, or another task's), else None.
+
+    A dataset.json whose labels were listed anew between a run and its resume (its names swapped)
+    went on without a word: each output went on learning the class it had learned, under the other's
+    name, so metrics.json's per-class curves swapped at the resume and the export named each output
+    after the other class (a training audit's probe). Another number of classes is another
+    network (``check_resume_network``). Compared with the checkpoint's export description; checkpoints
+    without one are not checked.
+    """
+    path = Path(checkpoint) / EXPORT_DESCRIPTION_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        saved_labels, saved_regions = saved.get("labels") or {}, saved.get("regions")
+    except (OSError, ValueError, AttributeError):  # none (an old checkpoint), or unreadable: export says so
+        return None
+    if saved_regions != regions and (saved_regions is not None or regions is not None):
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: its network learned other outputs than this run's data declares "
+            f"(regions {_shown_regions(saved_regions)} there, {_shown_regions(regions)} here). Resume with the "
+            f"dataset's regions as they were, or train these weights on as a new run: --train.init_from=<its "
+            f"export> in another train.output_dir")
+    if regions is not None or len(saved_labels) != len(labels):
+        return None
+    there = {index: str(saved_labels.get(str(index), "")) for index in labels}
+    moved = [f"class {index}: {there[index]} there, {labels[index]} here" for index in sorted(labels)
+             if _said(there[index]) != _said(str(labels[index]))]
+    if not moved:
+        return None
+    listed = ", ".join(there[index] for index in sorted(labels))
+    if sorted(map(_said, there.values())) != sorted(_said(str(name)) for name in labels.values()):
+        return (f"WARNING: resuming {checkpoint}, whose outputs learned classes named otherwise "
+                f"({'; '.join(moved)}): if these are other classes, not the same ones named anew, stop and give "
+                f"the labels as it had them ({listed})")
+    raise ConfigError(
+        f"cannot resume from {checkpoint}: its outputs learned the same classes in another order than this run's "
+        f"data names them ({'; '.join(moved)}), so each output would go on under another class's name. A class's "
+        f"index is its label value's rank: name the classes as the checkpoint does ({listed}) where its names are "
+        f"right, else relabel the files and train these weights on as a new run (--train.init_from=<its export> "
+        f"in another train.output_dir)")
+
+
+def _shown_regions(regions: dict | None) -> str:
+    if not regions:
+        return "none"
+    return ", ".join(f"{name}: {list(values)}" for name, values in zip(regions["names"], regions["values"]))

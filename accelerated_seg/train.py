@@ -78,8 +78,9 @@ from .preparation import (adapt_to_strategy, channels_last_error, check_launch, 
                           model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_of_the_workers,
                           seed_the_shuffle, seed_this_pass_of_the_workers, start_trackers)
 from .ranks import on_every_rank, on_main
-from .resume_checks import (check_resume_channels, check_resume_layout, check_resume_model_settings,
-                            check_resume_network, check_resume_preprocessing, check_resume_split)
+from .resume_checks import (check_resume_channels, check_resume_classes, check_resume_layout,
+                            check_resume_model_settings, check_resume_network, check_resume_preprocessing,
+                            check_resume_split)
 from .resume_settings import (beyond_max_steps, check_resume_length, check_resume_settings, run_folder_moved,
                               saved_train_setting)
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
@@ -726,6 +727,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
         check_resume_preprocessing(resume_from, settings.to_dict(), out)
         if warning := check_resume_channels(resume_from, manifest.channels):
+            accelerator.print(warning)
+        regions = manifest.regions.to_dict() if manifest.regions is not None else None
+        if warning := check_resume_classes(resume_from, manifest.labels, regions):
             accelerator.print(warning)
         if warning := check_resume_split(resume_from, manifest.split_record()):
             accelerator.print(warning)

@@ -2120,6 +2120,41 @@ def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny
     assert sorted((tmp_path / "cache").rglob("*")) == cached  # refused before any volume was preprocessed
 
 
+def test_a_resume_onto_classes_named_in_another_order_is_refused_before_any_volume_is_preprocessed(
+        tiny_config, tiny_dataset, tmp_path, capsys):
+    """A dataset.json whose labels were listed anew between a run and its resume (its names swapped) went on
+    without a word: each output kept learning its class under the other's name, metrics.json's per-class
+    curves swapped at the resume and the export named each output after the other class."""
+    data = tmp_path / "data"
+    shutil.copytree(tiny_dataset.parent, data)
+    dataset = data / tiny_dataset.name
+    common = dict(data__dataset=str(dataset), data__cache_dir=str(tmp_path / "cache"), train__val_every=0,
+                  train__save_every=2)
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, **common))
+    declared = json.loads(dataset.read_text())
+    dataset.write_text(json.dumps(declared | {"labels": {"0": "background", "1": "lesion", "2": "ventricles"}}))
+    cached = sorted((tmp_path / "cache").rglob("*"))
+    with pytest.raises(ConfigError, match=r"its outputs learned the same classes in another order than this run's "
+                                          r"data names them \(class 1: ventricles there, lesion here; class 2: lesion "
+                                          r"there, ventricles here\).*\(background, ventricles, lesion\)"):
+        train(tiny_config(out, train__max_steps=4, train__resume="latest", **common))
+    assert sorted((tmp_path / "cache").rglob("*")) == cached  # refused before any volume was preprocessed
+    # Names of their own are the user's to judge (a class named anew): said, not refused
+    dataset.write_text(json.dumps(declared | {"labels": {"0": "background", "1": "Ventricles ", "2": "tumour"}}))
+    assert train(tiny_config(out, train__max_steps=3, train__resume="latest", **common))["step"] == 3
+    assert ("whose outputs learned classes named otherwise (class 2: lesion there, tumour here): if these are other "
+            "classes") in capsys.readouterr().out
+    # Regions a dataset.json declares anew are other outputs (data.regions is compared as a setting)
+    from accelerated_seg.resume_checks import check_resume_classes
+
+    step_3 = out / "checkpoints" / "step_3"
+    regions = {"names": ["both"], "values": [[1, 2]], "order": [2]}
+    with pytest.raises(ConfigError, match=r"other outputs than this run's data declares \(regions none there, "
+                                          r"both: \[1, 2\] here\)"):
+        check_resume_classes(step_3, {0: "background", 1: "ventricles", 2: "lesion"}, regions)
+
+
 def test_a_patch_longer_than_every_case_along_an_axis_is_a_warning_with_a_patch_that_fits():
     """Thick-slice scans (12 slices at 5 mm) under the default 64^3 patch trained several times slower
     than under 64 x 64 x 16, to the same Dice, without a word (seventy-fourth session's probe)."""
