@@ -59,14 +59,14 @@ WHY_SET_FOR_REGIONS = ("the targets are the regions' masks, which may overlap (a
 class RegionDiceCELoss(monai.losses.DiceCELoss):
     """MONAI's Dice + cross-entropy with a binary cross-entropy on every channel, for regions: its own
     forward takes a softmax cross-entropy over more than one channel. A class ``weight`` weighs each
-    region's positives (``pos_weight``), along the channel axis."""
-
-    def __init__(self, **args):
-        super().__init__(**args)
-        if (weight := self.binary_cross_entropy.pos_weight) is not None:  # (regions,) broadcast over channels
-            self.binary_cross_entropy.pos_weight = weight.reshape(-1, 1, 1, 1)
+    region's positives (``pos_weight``), along the channel axis, whatever the number of axes after it:
+    three for a patch, one for ``AnnotatedVoxels``' line of annotated voxels. Shaped for a patch alone
+    when built, it broadcast against that line's axes instead, and a run of regions with a class weight
+    on sparse annotation was refused as a weight of the wrong length (a training audit's probe)."""
 
     def forward(self, input: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        if (weight := self.binary_cross_entropy.pos_weight) is not None:  # (regions,) broadcast over channels
+            self.binary_cross_entropy.pos_weight = weight.reshape(-1, *[1] * (input.dim() - 2))
         return self.lambda_dice * self.dice(input, target) + self.lambda_ce * self.bce(input, target)
 
 

@@ -21,7 +21,7 @@ from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.sampling import choose_centre
 from accelerated_seg.evaluate import case_metrics, evaluate_folders, ignore_from_json, region_metrics
 from accelerated_seg.exported_model import export_value_errors
-from accelerated_seg.losses import AnnotatedVoxels, LOSSES, training_loss
+from accelerated_seg.losses import AnnotatedVoxels, LOSSES, check_loss, training_loss
 from accelerated_seg.models import model_spec
 from accelerated_seg.regions import Regions
 from accelerated_seg.train import train
@@ -159,6 +159,20 @@ def test_deep_supervision_and_regions_score_the_annotated_voxels_too():
     label[:, ..., 2:] = 3
     torch.testing.assert_close(partial(heads, label),
                                training_loss(spec, "dice_ce", {}, regions)(heads[..., :2], label[..., :2]))
+
+
+def test_regions_with_a_class_weight_score_the_annotated_voxels_too():
+    """A weight per region, shaped for a patch, broadcast against the line of annotated voxels: the run was
+    refused as "cannot score 2 regions ... A class weight has one value per region", which it had."""
+    regions = Regions.declared({"findings": [1, 2], "lesion": [2]}, [0, 1, 2], "data.regions")
+    torch.manual_seed(3)
+    logits, label = torch.randn(2, 2, 4, 4, 4), torch.randint(0, 3, (2, 1, 4, 4, 4))
+    args = {"weight": [1.0, 3.0]}
+    partial, whole = (training_loss(None, "dice_ce", args, regions, ignore_index=index) for index in (3, None))
+    check_loss(partial, 3, "dice_ce", regions)
+    torch.testing.assert_close(partial(logits, label), whole(logits, label))
+    label[:, ..., 2:] = 3
+    torch.testing.assert_close(partial(logits, label), whole(logits[..., :2], label[..., :2]))
 
 
 def test_patches_not_centred_on_a_class_are_centred_on_an_annotated_voxel():
