@@ -986,7 +986,10 @@ def _check_init_into(train_cfg) -> None:
     if not (train_cfg.init_from or train_cfg.resume):
         raise ConfigError(f"train.init_into={part} says which part of the network train.init_from's weights file "
                           f"holds, but no train.init_from is given: give the file, or unset train.init_into")
-    if train_cfg.init_from and not Path(train_cfg.init_from).is_file():
+    # A resume's weights are its checkpoint's: the file is not loaded again, and need not be there still
+    # (a requeued job whose scratch copy of the pretrained encoder was cleaned up was refused, where a
+    # resume from an export that was gone went on)
+    if train_cfg.init_from and not train_cfg.resume and not Path(train_cfg.init_from).is_file():
         found = ("a folder (an export holds a whole network: unset train.init_into)"
                  if Path(train_cfg.init_from).is_dir() else "not there")
         raise ConfigError(f"train.init_into={part} places a weights file that holds one part of the network, but "

@@ -261,3 +261,7 @@ def test_a_run_fine_tunes_from_a_part_training_the_rest_alone_first(tiny_config,
                           **dict(settings, train__init_into="model")))
     with pytest.raises(ConfigError, match=r"train.init_from=.*missing.pt' is not there; give the weights file"):
         train(tiny_config(tmp_path / "missing", train__init_from=str(tmp_path / "missing.pt"), train__init_into="vit"))
+    # The command that started the run, repeated with a resume, goes on from the checkpoint's weights (the file
+    # is not loaded again) though the file is gone: it was refused as not there, as a new run's is
+    (tmp_path / "block.pt").unlink()
+    assert train(tiny_config(out, train__init_from=str(tmp_path / "block.pt"), **resumed))["step"] == 3
