@@ -243,6 +243,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
     if (max_epochs is None) == (max_steps is None):
         raise ConfigError("fit: give exactly one of max_epochs and max_steps")
     _check_the_loader(loader)
+    _check_the_optimizer_and_schedule(model, optimizer, scheduler)
     for name, value, lowest in (("max_epochs", max_epochs, 1), ("max_steps", max_steps, 1),
                                 ("grad_accum_steps", grad_accum_steps, 1), ("log_every", log_every, 1),
                                 ("keep_last", keep_last, 1), ("save_every", save_every, 0),
@@ -275,10 +276,11 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             raise ConfigError(f"fit: the loader yields no batches on each of the {accelerator.num_processes} "
                               f"process(es): it holds fewer samples than one batch (with drop_last) per process")
         compile_prepared(accelerator, model, compiling)
-        _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
-        _set_aside_later_course(accelerator, resume_from, out)
         if max_steps is None:  # accumulation windows run across epochs (see preparation.make_accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
+        _check_the_schedule_length(scheduler, max_steps)
+        _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
+        _set_aside_later_course(accelerator, resume_from, out)
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
                     LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
                                  max_grad_norm=max_grad_norm, progress_bar=progress_bar),
@@ -289,6 +291,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             _resume(loop, resume_from)
             if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
+            _check_the_schedule_length(scheduler, max_steps, resume_from)  # its state holds its own length
         schedule_the_stepping_optimizer(accelerator, scheduler)
         start_trackers(accelerator, _fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps),
                        first_step=loop.progress.step + 1, resume_from=resume_from)
@@ -632,6 +635,38 @@ def _check_the_loader(loader) -> None:
         raise ConfigError(f"fit: the loader's {type(loader.dataset).__name__} has no length, and the loop counts "
                           f"epochs, max_epochs' steps and a resume's position in batches: give the dataset a "
                           f"__len__ (the samples of one epoch), or make it a map-style Dataset") from None
+
+
+def _check_the_optimizer_and_schedule(model: torch.nn.Module, optimizer, scheduler) -> None:
+    """``fit``'s optimizer and scheduler as the loop can step them, or one ConfigError before any work.
+
+    An optimizer built over another instance of the network (a notebook's model cell run again, its
+    optimizer's not) trained nothing and exported the untrained weights without a word, and a
+    ReduceLROnPlateau, which the loop steps without the metric it waits for, was torch's TypeError at
+    the first step (a training audit's probes).
+    """
+    own = {id(parameter) for parameter in model.parameters()}
+    stepped = [parameter for group in getattr(optimizer, "param_groups", []) for parameter in group["params"]]
+    if own and stepped and not any(id(parameter) in own for parameter in stepped):
+        raise ConfigError("fit: the optimizer holds none of the model's parameters (built over another instance "
+                          "of the network, or before it was rebuilt?): build it over model.parameters(), e.g. "
+                          "torch.optim.AdamW(model.parameters(), lr=...), after the model")
+    if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
+        raise ConfigError("fit: scheduler ReduceLROnPlateau waits for a validation metric, and fit steps the "
+                          "scheduler once per optimizer step without one (it does not validate): give a schedule "
+                          "of the step (LambdaLR, CosineAnnealingLR, OneCycleLR, ...), or none")
+
+
+def _check_the_schedule_length(scheduler, max_steps: int, checkpoint: Path | None = None) -> None:
+    """A scheduler built for a number of steps (OneCycleLR's ``total_steps``) fewer than the run takes
+    raised torch's ValueError ("Tried to step 4 times") at its last step + 1, in the middle of training;
+    refused before it, naming both (after a resume, the length its checkpoint restored)."""
+    total = getattr(scheduler, "total_steps", None)
+    if isinstance(total, int) and total < max_steps:
+        restored = f" (as {checkpoint} restored it)" if checkpoint is not None else ""
+        raise ConfigError(f"fit: the scheduler {type(scheduler).__name__} is built for total_steps={total}{restored}, "
+                          f"but the run takes {max_steps} optimizer steps (max_steps, or max_epochs x batches per "
+                          f"process / grad_accum_steps): build it with total_steps={max_steps}, or train fewer steps")
 
 
 def _loader_batch_size(loader) -> int:

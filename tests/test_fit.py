@@ -234,6 +234,33 @@ def test_fit_refuses_an_impossible_setting_before_any_work(tmp_path, setting, me
     assert not (tmp_path / "run").exists()  # nothing was started, nothing written
 
 
+def _other_optimizer(model):
+    return torch.optim.AdamW(UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1).parameters(), lr=1e-2)
+
+
+@pytest.mark.parametrize("optimizer, scheduler, message", [
+    # a notebook's model cell run again, its optimizer's not: it trained nothing and exported the initial weights
+    (_other_optimizer, None, "the optimizer holds none of the model's parameters"),
+    # torch's TypeError at the first step
+    (None, lambda o: torch.optim.lr_scheduler.ReduceLROnPlateau(o), "scheduler ReduceLROnPlateau waits for a "
+                                                                     "validation metric"),
+    # torch's ValueError ("Tried to step 4 times") at step 4, in the middle of training
+    (None, lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.1, total_steps=3), "the scheduler OneCycleLR is built "
+                                                                                 "for total_steps=3, but the run "
+                                                                                 "takes 6 optimizer steps"),
+])
+def test_fit_refuses_an_optimizer_or_scheduler_its_loop_cannot_step_before_any_work(tmp_path, optimizer, scheduler,
+                                                                                      message):
+    model, loader, loss, own = _pieces()
+    fit(model, loader, loss, own, max_steps=1, checkpoint_dir=tmp_path, progress_bar=False)
+    stepped = optimizer(model) if optimizer else own
+    with pytest.raises(ConfigError, match=f"fit: {message}"):
+        fit(model, loader, loss, stepped, scheduler=scheduler(stepped) if scheduler else None, max_epochs=2,
+            checkpoint_dir=tmp_path, overwrite=True, progress_bar=False)
+    assert [p.name for p in complete_checkpoints(tmp_path / "checkpoints")] == ["step_1"]  # the earlier run is kept
+    assert (tmp_path / "model" / "model.safetensors").is_file()
+
+
 class _Stream(torch.utils.data.IterableDataset):
     """A streaming dataset, as MONAI's are, that says nothing of its length."""
 
