@@ -215,7 +215,8 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     (["--gpu-memory", "nan"], r"GPU memory \(--gpu-memory\) must be a finite number of GiB > 0, got nan"),
     (["--gpu-memory", "inf"], r"GPU memory \(--gpu-memory\) must be a finite number of GiB > 0, got inf"),
     (["--in-channels", "0"], r"image channels \(--in-channels\) must be an integer >= 1"),
-    (["--classes", "1"], r"classes including background \(--classes\) must be an integer >= 2"),
+    (["--classes", "0"], r"the network's outputs \(--classes: classes including background, or regions\) must be "
+                         r"an integer >= 1"),
 ])
 def test_bad_settings_give_one_clear_error(args, message, capsys):
     base = {"--model": "unet3d_mlperf", "--patch": ["64", "64", "64"]}

@@ -225,6 +225,18 @@ def test_a_resume_with_other_regions_is_refused_before_the_load(tiny_dataset, tm
                                                train__resume="latest", **other)))
 
 
+def test_one_region_trains_on_the_cpu_and_plan_counts_its_one_output(tiny_dataset, tmp_path, capsys):
+    """One region is a network of one output (a sigmoid): training on the CPU was refused by its memory
+    check as "classes including background (--classes) must be an integer >= 2", and so was plan of it."""
+    out = tmp_path / "run"
+    summary = train(load_config(None, tiny_overrides(tiny_dataset, out, train__max_steps=1,
+                                                     data__regions="{lesion: [2]}")))
+    assert summary["step"] == 1 and json.loads((out / "model" / "config.json").read_text())["regions"]["names"] == [
+        "lesion"]
+    capsys.readouterr()
+    assert main(["plan", "--model", "unet", "--patch", "32", "32", "32", "--classes", "1"]) == 0
+
+
 def test_the_estimator_trains_regions_from_files_and_evaluates_them(tiny_dataset, tmp_path):
     from accelerated_seg.estimator import Dataset, Segmentation
 
