@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import itertools
 import math
 import numbers
 import os
@@ -528,15 +529,39 @@ def joined_overrides(items: list[str]) -> list[str]:
             values = [items[index + 1]]
             while index + 1 + len(values) < len(items) and _a_bare_word(items[index + 1 + len(values)]):
                 values.append(items[index + 1 + len(values)])
+            if len(values) > 1 and (split := _split_by_the_shell(item, values)):
+                raise ConfigError(split)
             if len(values) > 1:  # `--data.patch_size 32 32 32`, as plan's --patch takes it: "override '32'" before
                 raise ConfigError(f"{item} takes one value, got {' '.join(values)}: give a list as one YAML value, "
                                   f"{item}=[{','.join(values)}]")
             joined.append(f"{item}={values[0]}")
             index += 2
         else:
+            key, _, value = item.partition("=")
+            rest = list(itertools.takewhile(_a_bare_word, items[index + 1:]))
+            if item.startswith("--") and value and rest:  # `--model.args={channels: [4, 8]}` unquoted
+                raise ConfigError(_split_by_the_shell(key, [value, *rest]) or
+                                  f"{key}={value} is followed by {' '.join(rest)}, which is no setting: if it is part "
+                                  f"of the value (the shell splits a value at its spaces), quote it, "
+                                  f"{key}='{' '.join([value, *rest])}'")
             joined.append(item)
             index += 1
     return joined
+
+
+def _split_by_the_shell(key: str, words: list[str]) -> str | None:
+    """The error for a value the shell split at its spaces (``--model.args={channels: [4, 8]}`` unquoted),
+    where the words joined again are one YAML list or mapping, else None. Each word was taken for a value
+    of its own: "not valid YAML ... column 11" named no cause, and "give a list as one YAML value" proposed
+    ``--model.args=[{channels:,[4,8]}]`` (a training audit's probe)."""
+    text = " ".join(words)
+    try:
+        if not isinstance(yaml.safe_load(text), (list, dict)):
+            return None
+    except yaml.YAMLError:
+        return None
+    return (f"{key}'s value was split by the shell at its spaces ({' | '.join(words)}): quote it, {key}='{text}' "
+            f"(or write it without spaces)")
 
 
 def _a_bare_word(item: str) -> bool:

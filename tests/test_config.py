@@ -214,6 +214,23 @@ def test_overrides_may_be_written_as_argparse_options_and_a_bare_config_file_is_
         load_config(None, ["--data.patch_size", "32", "32", "32", "--train.max_steps=2"])
 
 
+@pytest.mark.parametrize("argv, message", [
+    (["--model.args={channels:", "[4,8]}"], r"--model.args's value was split by the shell at its spaces \({channels: "
+                                             r"\| \[4,8\]}\): quote it, --model.args='{channels: \[4,8\]}'"),
+    (["--data.patch_size", "[32,", "32,", "32]"], r"--data.patch_size's value was split by the shell at its spaces "
+                                                  r".*--data.patch_size='\[32, 32, 32\]'"),
+    (["--train.output_dir=out/my", "run", "--train.max_steps=2"], r"--train.output_dir=out/my is followed by run, "
+                                                                  r"which is no setting: .*--train.output_dir='out/my "
+                                                                  r"run'"),
+])
+def test_a_value_the_shell_split_at_its_spaces_is_named_with_the_quoting_that_keeps_it_whole(argv, message):
+    """An unquoted `--model.args={channels: [4, 8]}` was "not valid YAML ... at line 1, column 11", and given
+    with a space after the key, "give a list as one YAML value, --model.args=[{channels:,[4,8]}]"; an unquoted
+    path with a space, "override 'run' must look like --section.key=value"."""
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, argv)
+
+
 @pytest.mark.parametrize("section, name", [
     ("train", "output_dir"), ("train", "resume"), ("train", "init_from"), ("data", "cache_dir"), ("data", "dataset"),
 ])
