@@ -84,7 +84,7 @@ from .resume_checks import (check_resume_channels, check_resume_classes, check_r
 from .resume_settings import (beyond_max_steps, check_resume_length, check_resume_settings, run_folder_moved,
                               saved_train_setting)
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
-                         delete_earlier_run, paths_read, resume_or_replace)
+                         delete_earlier_run, earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
 from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
@@ -320,9 +320,14 @@ def _saying_where_to_resume_after_ctrl_c(loop: Loop):
         yield
     except KeyboardInterrupt:
         saved = complete_checkpoints(loop.checkpoints_dir)
+        # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
+        # again was refused as "already holds a run", which "a new run starts over" had not said
+        exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
         where = (f"the newest whole checkpoint is {saved[-1]}: run the same command with --train.resume=latest "
                  f"(resume='latest' from Python) to continue from it" if saved else
-                 "no checkpoint was saved yet (train.save_every), so a new run starts over")
+                 f"no checkpoint was saved yet (train.save_every), so a new run starts over: {exported} is kept, "
+                 f"which a new run there replaces with --train.overwrite=true (overwrite=True from Python)"
+                 if exported else "no checkpoint was saved yet (train.save_every), so a new run starts over")
         loop.accelerator.print(f"\ninterrupted (Ctrl-C) after step {loop.progress.step}; {where}")
         raise
 

@@ -91,6 +91,14 @@ def test_ctrl_c_ends_training_saying_which_whole_checkpoint_a_resume_continues_f
     assert ("interrupted (Ctrl-C) after step 0; no checkpoint was saved yet (train.save_every), so a new run "
             "starts over") in capsys.readouterr().out
 
+    # a validation's export and no checkpoint: the same command again is refused as "already holds a run"
+    _signal_self_at(monkeypatch, call=2, signum=signal.SIGINT)  # during step 3's forward
+    with pytest.raises(KeyboardInterrupt):
+        train(tiny_config(tmp_path / "exported", train__max_steps=20, train__val_every=1, train__save_every=0))
+    assert (f"interrupted (Ctrl-C) after step 2; no checkpoint was saved yet (train.save_every), so a new run starts "
+            f"over: an exported model in {tmp_path / 'exported' / 'best_model'} is kept, which a new run there "
+            f"replaces with --train.overwrite=true") in capsys.readouterr().out
+
 
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
