@@ -32,7 +32,7 @@ from typing import Callable
 _TEMPORARY_NAME = re.compile(r"^\..+\.[0-9a-f]{32}\.(tmp(\.nii(\.gz)?)?|partial)$")
 
 #: The longest file name the usual filesystems take (ext4, xfs, NFS: NAME_MAX), in bytes.
-_NAME_MAX = 255
+NAME_MAX = 255
 
 
 def temporary_name(name: str, suffix: str = "tmp") -> str:
@@ -41,7 +41,7 @@ def temporary_name(name: str, suffix: str = "tmp") -> str:
     made a label map named after a long scan (an output name of 211 to 255 characters) fail at its
     write, after its case was segmented, with "File name too long" (an audit's probe)."""
     unique = uuid.uuid4().hex
-    room = _NAME_MAX - len(f"..{unique}.{suffix}".encode())
+    room = NAME_MAX - len(f"..{unique}.{suffix}".encode())
     return f".{name.encode()[:room].decode(errors='ignore')}.{unique}.{suffix}"
 
 

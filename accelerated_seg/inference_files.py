@@ -27,7 +27,7 @@ from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem, unique_ids
-from .files import file_in_the_way, no_file_made_in, remove_stale_temporaries
+from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .run_lock import RunLock, hold_run_folder, in_use, live_holder
 
 # The header description of every file predict writes: a rerun may replace those, and nothing else.
@@ -262,6 +262,25 @@ def _check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
             raise DataError(f"{output}: a label map is written as NIfTI; end the file name in .nii.gz (or .nii)")
 
 
+def _check_name_lengths(outputs: Iterable[str | Path | None]) -> None:
+    """Refuse an output whose name (or a folder's above it) is longer than a file name can be (``NAME_MAX``
+    bytes): a scan of a 250-character name gave its label map, and then failed at the probabilities'
+    write (``<case>_probs.nii.gz``, 6 characters longer), after its case was segmented, with an OSError
+    naming the hidden temporary; with the output folder there, the checks' own look at the name raised
+    "File name too long" (a review's probe).
+
+    Raises:
+        DataError: naming the output and what to shorten; nothing has been written.
+    """
+    for output in outputs:
+        if output is None:
+            continue
+        if too_long := [part for part in Path(output).parts if len(part.encode()) > NAME_MAX]:
+            raise DataError(f"{output}: {too_long[0]!r} is {len(too_long[0].encode())} bytes long, and a file or "
+                            f"folder name takes at most {NAME_MAX}; give --output a shorter name, or rename the scan "
+                            f"whose name it takes (the probabilities add _probs to the label map's)")
+
+
 def _check_writable(outputs: Iterable[str | Path | None]) -> None:
     """Refuse an output path that is a folder, or below a file: the label map is written to a
     temporary file and renamed, and either would fail there with an OSError, after the inference.
@@ -422,6 +441,7 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
     outputs = list(outputs)
     _check_inputs_are_spared(inputs, outputs)
     _check_nifti_names(outputs)
+    _check_name_lengths(outputs)  # before any look at the files: a stat of such a name raises
     _check_written_once(outputs)
     _check_writable(outputs)
     _check_only_predictions_replaced(outputs)

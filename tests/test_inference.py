@@ -1303,6 +1303,29 @@ def test_a_tilde_in_pythons_paths_is_the_home_folder_for_the_outputs_too(scans, 
     assert list(work.iterdir()) == []
 
 
+def test_an_output_name_too_long_for_a_file_is_refused_before_any_case(scans, tmp_path, monkeypatch):
+    """A scan of a 255-character name gets a label map of that name, but its probabilities
+    (<case>_probs.nii.gz) 6 characters more: their write failed after the case was segmented, with an
+    OSError naming the hidden temporary, the label map left behind; with the output folder there, the
+    checks' own look at the name raised "File name too long" (a review's probe)."""
+    import accelerated_seg.inference as inference
+
+    scan = tmp_path / "scans" / f"{'s' * 248}.nii.gz"  # 255 characters: a name the filesystem takes
+    scan.parent.mkdir()
+    shutil.copy(scans / "imagesTr" / "case_001.nii.gz", scan)
+    model = export(tmp_path / "model")
+    read_cases = []
+    monkeypatch.setattr(inference, "prepare_case", lambda *args, **kwargs: read_cases.append(args) or 1 / 0)
+    for made in (False, True):
+        if made:
+            (tmp_path / "pred").mkdir()
+        with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / 'pred' / ('s' * 248)))}_probs\.nii\.gz: "
+                                            rf"'s{{248}}_probs\.nii\.gz' is 261 bytes long, and a file or folder name "
+                                            rf"takes at most 255; give --output a shorter name"):
+            predict_cases(model, [scan.parent], tmp_path / "pred", probabilities=True)
+    assert read_cases == [] and list((tmp_path / "pred").iterdir()) == []
+
+
 def test_a_label_map_that_cannot_be_written_names_its_file(tmp_path, monkeypatch):
     """A full disk in gzip's write names no file: predict's one line read "[Errno 28] No space left on
     device" alone, with no case or folder (seventy-third session's probe). Nothing is left under the name."""
