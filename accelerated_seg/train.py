@@ -761,6 +761,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
 
     # What the cases decide (channels, classes, split) is known once they are checked; everything
     # that can still refuse the run is checked then, before the preprocessing reads every volume.
+    given = manifest is not None  # cases given in Python, which no config names (cached_tables' hint)
     manifest, settings, checked = checked_data(cfg, accelerator, manifest)
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
@@ -816,7 +817,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     starting = cfg if resume_from is None else dataclasses.replace(  # a resume's weights: the checkpoint's
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
     model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope)
-    train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope)
+    train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope, given=given)
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing):
         accelerator.print(warning)
     scored = val_table["class_voxels"] if val_table is not None and cfg.train.val_every else None
@@ -1264,11 +1265,12 @@ def _empty_cases_note(names: list[str], counts: dict[str, int], cases: int) -> s
 
 
 def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings,
-                  run_scope: contextlib.ExitStack | None = None):
+                  run_scope: contextlib.ExitStack | None = None, given: bool = False):
     """The checked cases preprocessed once (each rank builds its share of the cache), then the
     training and validation case tables (None: no validation cases) that every rank reads memory-mapped.
     Every rank holds the cache's version as in use for ``run_scope`` (``data/cache_versions.py``), so
-    that ``accelerated-seg cache --prune`` leaves it alone."""
+    that ``accelerated-seg cache --prune`` leaves it alone. ``given``: the cases were given in Python (train's
+    ``manifest``), not read from ``data.dataset``, so the run's config.yaml does not name them."""
     cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
     if run_scope is not None:
         run_scope.enter_context(using_version(cache.dir))
@@ -1294,11 +1296,12 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     versions, size = on_main(accelerator, cache.other_versions) or (0, 0)
     if versions:
         shown = size_said(size)
-        # Cases given in Python (a Dataset's pairs) are in no config: the run's config.yaml names data.dataset's
-        # default, whose `cache --config` found "nothing of it is cached". The dataset's folder in the cache
-        # names it; with no settings there to keep a version, its --prune removes this one too once unused.
+        # Cases given in Python (a Dataset's pairs, train(cfg, manifest=load_cases(...)) of any format) are in no
+        # config: the run's config.yaml names data.dataset's default, whose `cache --config` found "nothing of it
+        # is cached". The dataset's folder in the cache names it; with no settings there to keep a version, its
+        # --prune removes this one too once unused. By the format alone, a given CSV or dataset.json was missed.
         how = (f"`accelerated-seg cache --config {Path(cfg.train.output_dir).absolute() / 'config.yaml'} --prune` "
-               f"removes those no live run uses" if manifest.source_format not in ("pairs", "from_files") else
+               f"removes those no live run uses" if not given else
                f"`accelerated-seg cache {cache.dir.parent}` lists them (the cases were given in Python, which no "
                f"config names), and with --prune removes every version no live run uses, this run's once it ends")
         accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "

@@ -1033,3 +1033,29 @@ def test_a_fit_says_how_to_prune_the_cache_by_a_command_that_finds_its_dataset(t
     assert main([word for word in command if word != "--prune"]) == 0
     listed = capsys.readouterr().out
     assert "2 preprocessed version(s) of this dataset" in listed and listed.count("not in use") == 2
+
+
+def test_a_run_of_cases_given_in_python_in_any_format_says_how_to_prune_by_a_command_that_finds_them(
+        tiny_dataset, tmp_path, monkeypatch, capsys):
+    """train(cfg, manifest=load_cases("dataset.json")) (or a CSV) is given its cases in Python as a Dataset's
+    run is, and its config.yaml names data.dataset's default, synthetic; the hint, decided by the cases'
+    format (pairs alone), named `cache --config <run>/config.yaml`, which found "nothing of it is cached"
+    (a review's probe)."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.config import load_config
+    from accelerated_seg.train import train
+    from conftest import tiny_overrides
+
+    for spacing, out in (("[2.0,2.0,2.0]", "first"), ("[3.0,3.0,3.0]", "second")):
+        overrides = tiny_overrides(tiny_dataset, tmp_path / out, data__spacing=spacing, data__cache_dir=tmp_path / "c",
+                                   train__max_steps=1, train__val_every=0, train__save_every=0)
+        cfg = load_config(None, [o for o in overrides if not o.startswith("--data.dataset=")])  # the default
+        train(cfg, manifest=load_cases(tiny_dataset))
+    said = capsys.readouterr().out
+    assert cfg.data.dataset == "synthetic" and "also holds 1 other preprocessed version(s) of this dataset" in said
+    command = re.search(r"`accelerated-seg (cache [^`]*)`", said).group(1).split()
+    assert "--config" not in command
+    monkeypatch.chdir(tmp_path)
+    assert main([word for word in command if word != "--prune"]) == 0
+    listed = capsys.readouterr().out
+    assert "2 preprocessed version(s) of this dataset" in listed and listed.count("not in use") == 2
