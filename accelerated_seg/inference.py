@@ -43,7 +43,8 @@ from monai.inferers import sliding_window_inference
 from monai.transforms import Compose, Invertd
 
 from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, dominant_voxels_said, grid_difference,
-                          intensity_spread, non_finite_counts, vector_layout_advice, volumes_in, without_orientation)
+                          intensity_spread, non_finite_counts, stacking_shift, vector_layout_advice, volumes_in,
+                          without_orientation)
 from .data.errors import DataError
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict, read_nifti,
                       voxel_size_conflict, write_nifti)
@@ -761,8 +762,8 @@ def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spat
         _require_usable_header(path, other)
         channel_images.append(other)
         # Training's tolerance (a header's rounding): 1e-4 here refused a case whose channels training took
-        if what := grid_difference(Volume("channel 0", paths[0], reference), Volume(f"channel {index}", path, other),
-                                   affine_atol=GRID_ATOL_MM):
+        first, this = Volume("channel 0", paths[0], reference), Volume(f"channel {index}", path, other)
+        if what := grid_difference(first, this, affine_atol=GRID_ATOL_MM) or stacking_shift(first, this):
             raise DataError(f"{path} and {paths[0]} are channels of one case but do not share a voxel grid "
                             f"({what}); resample every channel onto the first one's grid")
     _warn_of_doubtful_geometry(paths, channel_images)

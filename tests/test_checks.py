@@ -194,6 +194,29 @@ def test_channels_must_share_a_grid(tmp_path):
     assert_single_error(check_cases([case], NUM_CLASSES), second_channel, "image channels")
 
 
+def test_channels_within_an_entrys_tolerance_that_place_voxels_apart_by_more_than_a_rounding_are_refused(tmp_path):
+    """The channels are stacked voxel by voxel on the first one's grid (preprocess.NiftiReader), so they may
+    differ by a header's rounding only. 1e-3 an entry is more over an axis's length: a voxel size 9e-4 mm off
+    passed the checks, and training stacked the channel 0.056 of a voxel from where its header puts it at the
+    far end of a 32-voxel axis (half a voxel over 512 voxels), where MONAI's stacking had refused it (a
+    review's probe). A rounding (5e-5 mm) stays one grid."""
+    shape, half_mm = (32, 32, 32), np.diag([0.5, 0.5, 0.5, 1.0])
+    image = np.random.default_rng(0).normal(size=shape).astype(np.float32)
+    first = save(tmp_path / "c_0000.nii.gz", image, half_mm)
+    for name, by in (("off", 9e-4), ("rounding", 5e-5)):
+        nudged = half_mm.copy()
+        nudged[0, 0] += by
+        second = save(tmp_path / name / "c_0001.nii.gz", image, nudged)
+        report = check_cases([Case(id=name, images=(first, second), label=None)], NUM_CLASSES, num_channels=2)
+        if name == "rounding":
+            assert report.errors == []
+        else:
+            assert_single_error(report, f"off (image channels): image channel 1 {second} and image channel 0 {first} "
+                                        f"are on different grids: their affines differ by 0.001 or less in every "
+                                        f"entry, yet image channel 1 places a voxel 0.056 of a voxel from where "
+                                        f"image channel 0 does", "resample the channels onto one grid")
+
+
 def test_background_only_label_is_a_warning_not_an_error(tmp_path):
     case = make_case(tmp_path, "empty", label=np.zeros(SHAPE, np.uint8))
     report = check_cases([make_case(tmp_path, "good"), case], NUM_CLASSES)

@@ -373,6 +373,31 @@ def test_channels_whose_headers_differ_by_a_rounding_are_one_case_as_training_ta
         np.testing.assert_array_equal(read_labels(tmp_path / f"{name}_pred" / "c.nii.gz"), expected)
 
 
+def test_channels_that_place_voxels_apart_by_more_than_a_rounding_are_refused_as_the_checks_refuse_them(tmp_path):
+    """Stacked on the first channel's grid, a channel within 1e-3 an entry whose voxel size was 9e-4 mm off
+    was predicted (and trained on) 0.056 of a voxel from where its header puts it at the far end of a
+    32-voxel axis, where MONAI's stacking had refused it (a review's probe); predict refuses it as the
+    checks do. A rounding (5e-5 mm) stays one case."""
+    model = export(tmp_path / "model", in_channels=2)
+    half_mm = np.diag([0.5, 0.5, 0.5, 1.0])
+    voxels = np.random.default_rng(0).normal(size=(32, 32, 32)).astype(np.float32)
+    first = tmp_path / "c_0000.nii.gz"
+    nib.save(nib.Nifti1Image(voxels, half_mm), first)
+    for by in (9e-4, 5e-5):
+        nudged = half_mm.copy()
+        nudged[0, 0] += by
+        second = tmp_path / f"{by}" / "c_0001.nii.gz"
+        second.parent.mkdir()
+        nib.save(nib.Nifti1Image(voxels, nudged), second)
+        if by == 9e-4:
+            with pytest.raises(DataError, match=r"are channels of one case but do not share a voxel grid \(their "
+                                                r"affines differ by 0\.001 or less in every entry, yet channel 1 "
+                                                r"places a voxel 0\.056 of a voxel from where channel 0 does"):
+                predict_file(model, [first, second], tmp_path / "off.nii.gz")
+        else:
+            assert predict_file(model, [first, second], tmp_path / "rounding.nii.gz").is_file()
+
+
 def test_a_case_whose_channels_mix_x_y_z_1_and_x_y_z_files_is_one_case(scans, tmp_path):
     """The checks take a (x, y, z, 1) file for one volume, as a (x, y, z) one; MONAI's stacking of one
     beside the other stopped predict, and training's preprocessing, with numpy's "all the input arrays
