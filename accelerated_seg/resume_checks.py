@@ -351,8 +351,9 @@ def check_resume_channels(checkpoint: Path, channels: dict) -> str | None:
 
 def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -> str | None:
     """Refuse a checkpoint whose outputs stand for other classes than this run's data names: the same
-    class names in another order, or other regions (a dataset.json's); return a warning where only names
-    differ otherwise (a class renamed, or another task's), else None.
+    class names in another order, or other regions (a dataset.json's: other names or values); return a
+    warning where only names differ otherwise (a class renamed, or another task's) or the regions are
+    painted in another order (``regions_class_order``), else None.
 
     A dataset.json whose labels were listed anew between a run and its resume (its names swapped)
     went on without a word: each output went on learning the class it had learned, under the other's
@@ -367,12 +368,20 @@ def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -
         saved_labels, saved_regions = saved.get("labels") or {}, saved.get("regions")
     except (OSError, ValueError, AttributeError):  # none (an old checkpoint), or unreadable: export says so
         return None
-    if saved_regions != regions and (saved_regions is not None or regions is not None):
+    # The regions the outputs learned are their values, by name (case and spaces aside, as for classes);
+    # the order they are painted in (a dataset.json's regions_class_order) is no part of what they learned:
+    # one changed alone was refused with the same regions shown there and here (a review's probe)
+    if _learned(saved_regions) != _learned(regions):
         raise ConfigError(
             f"cannot resume from {checkpoint}: its network learned other outputs than this run's data declares "
             f"(regions {_shown_regions(saved_regions)} there, {_shown_regions(regions)} here). Resume with the "
             f"dataset's regions as they were, or train these weights on as a new run: --train.init_from=<its "
             f"export> in another train.output_dir")
+    if regions is not None and saved_regions.get("order") != regions.get("order"):
+        return (f"WARNING: resuming {checkpoint}, whose regions are painted in another order than this run's data "
+                f"paints them (the label value each region paints: {saved_regions.get('order')} there, "
+                f"{regions.get('order')} here): its outputs learned the same regions, and the export paints them "
+                f"as this run's data says")
     if regions is not None or len(saved_labels) != len(labels):
         return None
     there = {index: str(saved_labels.get(str(index), "")) for index in labels}
@@ -391,6 +400,15 @@ def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -
         f"index is its label value's rank: name the classes as the checkpoint does ({listed}) where its names are "
         f"right, else relabel the files and train these weights on as a new run (--train.init_from=<its export> "
         f"in another train.output_dir)")
+
+
+def _learned(regions) -> list | None:
+    """What the outputs of ``regions`` (an export's ``Regions.to_dict()``) learned: each one's name (as
+    compared) and label values, in output order; None for no regions."""
+    if not isinstance(regions, dict):
+        return None if regions is None else [regions]  # malformed: unequal to any regions
+    return [(_said(str(name)), sorted(values)) for name, values in zip(regions.get("names") or [],
+                                                                         regions.get("values") or [])]
 
 
 def _shown_regions(regions: dict | None) -> str:

@@ -2155,6 +2155,35 @@ def test_a_resume_onto_classes_named_in_another_order_is_refused_before_any_volu
         check_resume_classes(step_3, {0: "background", 1: "ventricles", 2: "lesion"}, regions)
 
 
+def test_a_resume_onto_the_same_regions_painted_in_another_order_or_named_in_another_case_goes_on(tmp_path):
+    """The regions an output learned are its values, by name: a dataset.json's regions_class_order changed
+    alone was refused as 'other outputs', with the same regions shown there and here, and a region's name
+    in another case was refused where a class's goes on."""
+    from accelerated_seg.regions import Regions
+    from accelerated_seg.resume_checks import check_resume_classes
+
+    values, labels = [0, 1, 2, 3], {0: "background", 1: "edema", 2: "core", 3: "enhancing"}
+    declared = {"whole": [1, 2, 3], "core": [2, 3], "enhancing": [3]}
+    saved = Regions.declared(declared, values, "x").to_dict()
+    step = tmp_path / "step_2"
+    step.mkdir()
+    (step / "export.json").write_text(json.dumps({"labels": {str(k): v for k, v in labels.items()},
+                                                  "regions": saved}))
+    assert check_resume_classes(step, labels, saved) is None
+    repainted = Regions.declared(declared, values, "x", order=[2, 2, 3]).to_dict()
+    warning = check_resume_classes(step, labels, repainted)
+    assert "painted in another order" in warning and "[1, 2, 3] there, [2, 2, 3] here" in warning
+    renamed = Regions.declared({"Whole ": [1, 2, 3], "CORE": [2, 3], "enhancing": [3]}, values, "x").to_dict()
+    assert check_resume_classes(step, labels, renamed) is None
+    other = Regions.declared({"whole": [1, 2, 3], "core": [2, 3], "active": [3]}, values, "x").to_dict()
+    with pytest.raises(ConfigError, match=r"other outputs than this run's data declares"):
+        check_resume_classes(step, labels, other)
+    swapped = Regions.declared({"whole": [1, 2, 3], "enhancing": [3], "core": [2, 3]}, values, "x",
+                               order=[1, 3, 2]).to_dict()
+    with pytest.raises(ConfigError, match=r"other outputs than this run's data declares"):
+        check_resume_classes(step, labels, swapped)
+
+
 def test_a_patch_longer_than_every_case_along_an_axis_is_a_warning_with_a_patch_that_fits():
     """Thick-slice scans (12 slices at 5 mm) under the default 64^3 patch trained several times slower
     than under 64 x 64 x 16, to the same Dice, without a word (seventy-fourth session's probe)."""
