@@ -119,6 +119,13 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     def write_the_state():
         try:
             accelerator.save_state(str(partial))  # every rank writes its own RNG state file
+        # the hidden .partial stays; the next save removes it. SafetensorError: a full disk while the
+        # weights were written (no OSError: a traceback before the seventy-third session)
+        except (OSError, RuntimeError, SafetensorError) as error:
+            raise not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
+
+    def describe_and_flush_it():
+        try:
             if accelerator.is_main_process:
                 with_the_usual_mode(*partial.glob("*.safetensors"))  # accelerate's save_file's are owner-only
                 (partial / "config.yaml").write_text(config_yaml, encoding="utf-8")
@@ -134,9 +141,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
             # Each rank flushes what it wrote (and, on one machine, finds the rest flushed already)
             # before the main process renames the folder into place: see files.py.
             sync_folder(partial)
-        # the hidden .partial stays; the next save removes it. SafetensorError: a full disk while the
-        # weights were written (no OSError: a traceback before the seventy-third session)
-        except (OSError, RuntimeError, SafetensorError) as error:
+        except (OSError, RuntimeError) as error:  # a full disk while the text files were written
             raise not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
 
     def name_it_and_rotate():
@@ -160,6 +165,10 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
 
     on_main(accelerator, make_the_folder)
     on_every_rank(accelerator, write_the_state)  # every rank has written its files
+    # Only then are the state's sizes recorded: every rank writes scaler.pt (fp16) and its random states,
+    # and the main process, done with its own, measured a scaler.pt another rank was still writing (its size
+    # then 0, and the checkpoint refused as damaged on resume, a review's probe)
+    on_every_rank(accelerator, describe_and_flush_it)
     processes = accelerator.state.num_processes
     if processes > 1:  # and they are where the main process renames them (a collective)
         on_main(accelerator, lambda: _every_ranks_files_there(partial, processes))

@@ -190,3 +190,68 @@ def test_non_finite_loss_on_one_rank_is_skipped_by_both_without_a_hang(tiny_data
     assert all(r["step"] == 3 for r in results)
     weights = load_file(out / "model" / "model.safetensors")
     assert all(torch.isfinite(w).all() for w in weights.values())
+
+
+_SCALER_RACE = '''
+import json, os, sys, time
+from pathlib import Path
+import torch
+import torch.multiprocessing as mp
+
+OUT, PORT = Path(sys.argv[1]), sys.argv[2]
+
+
+def worker(rank):
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2", LOCAL_WORLD_SIZE="2",
+                      MASTER_ADDR="127.0.0.1", MASTER_PORT=PORT)
+    from accelerate import Accelerator
+    from accelerated_seg.checkpoint import save_training_state
+    accelerator = Accelerator(cpu=True)
+    model = torch.nn.Linear(4, 4)
+    model, optimizer = accelerator.prepare(model, torch.optim.SGD(model.parameters(), lr=0.1))
+    accelerator.scaler = torch.amp.GradScaler("cpu")  # accelerate's for fp16 on a GPU: every rank saves scaler.pt
+    real, marks = torch.save, OUT / "marks"
+
+    def wait_for(name):
+        deadline = time.monotonic() + 60
+        while not (marks / name).exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def save(obj, f, *args, **kwargs):  # rank 1 writes scaler.pt after the main process, and slowly
+        if rank == 1 and str(f).endswith("scaler.pt"):
+            wait_for("main wrote its scaler.pt")
+            open(f, "wb").close()  # torch.save's open(f, "wb"): empty until written
+            (marks / "rank 1 is writing").touch()
+            time.sleep(2)
+        real(obj, f, *args, **kwargs)
+        if rank == 0 and str(f).endswith("scaler.pt"):
+            (marks / "main wrote its scaler.pt").touch()
+        if rank == 0 and str(f).endswith("random_states_0.pkl"):
+            wait_for("rank 1 is writing")
+    torch.save = save
+    marks.mkdir(parents=True, exist_ok=True)
+    save_training_state(accelerator, OUT / "checkpoints", 1, 1, "a: 1\\n")
+    accelerator.end_training()
+
+
+if __name__ == "__main__":
+    mp.spawn(worker, nprocs=2)
+'''
+
+
+def test_state_sizes_are_recorded_once_every_rank_has_written_its_files(tmp_path):
+    """Every rank writes scaler.pt (fp16) and its random states: the main process, done with its own files,
+    measured a scaler.pt another rank was still writing, recorded 0 bytes, and a resume then refused the
+    sound checkpoint as damaged ("scaler.pt (1383 bytes where 0 were written)")."""
+    from accelerated_seg.checkpoint_files import check_checkpoint_files
+
+    script = tmp_path / "scaler_race.py"
+    script.write_text(_SCALER_RACE)
+    env = {**os.environ, "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = run_bounded([sys.executable, str(script), str(tmp_path / "run"), str(_free_port())], env=env, timeout=240)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    step = tmp_path / "run" / "checkpoints" / "step_1"
+    recorded = json.loads((step / "strategy.json").read_text())["state_bytes"]
+    assert recorded["scaler.pt"] == (step / "scaler.pt").stat().st_size > 0
+    check_checkpoint_files(step, whole_state=True)
