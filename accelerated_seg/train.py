@@ -665,13 +665,43 @@ def _check_the_optimizer_and_schedule(model: torch.nn.Module, optimizer, schedul
 def _check_the_schedule_length(scheduler, max_steps: int, checkpoint: Path | None = None) -> None:
     """A scheduler built for a number of steps (OneCycleLR's ``total_steps``) fewer than the run takes
     raised torch's ValueError ("Tried to step 4 times") at its last step + 1, in the middle of training;
-    refused before it, naming both (after a resume, the length its checkpoint restored)."""
-    total = getattr(scheduler, "total_steps", None)
-    if isinstance(total, int) and total < max_steps:
-        restored = f" (as {checkpoint} restored it)" if checkpoint is not None else ""
-        raise ConfigError(f"fit: the scheduler {type(scheduler).__name__} is built for total_steps={total}{restored}, "
-                          f"but the run takes {max_steps} optimizer steps (max_steps, or max_epochs x batches per "
-                          f"process / grad_accum_steps): build it with total_steps={max_steps}, or train fewer steps")
+    refused before it, naming both (after a resume, the length its checkpoint restored). One inside a
+    ChainedScheduler or SequentialLR is held to the steps it takes there: it was the same ValueError."""
+    for inner, steps in _steps_of_each_schedule(scheduler, max_steps):
+        total = getattr(inner, "total_steps", None)
+        if not (isinstance(total, int) and total < steps):
+            continue
+        which = type(inner).__name__ + (f" inside {type(scheduler).__name__}" if inner is not scheduler else "")
+        under = "" if steps == max_steps else f", {steps} of them under it"
+        if checkpoint is None:
+            restored, way = "", f"build it with total_steps={steps}, or train fewer steps"
+        else:  # the schedule built is replaced by the checkpoint's: building it longer does not help
+            restored = f" (as {checkpoint} restored it)"
+            way = ("a resume goes on with the schedule its checkpoint saved, whatever the scheduler is built with: "
+                   "resume with fewer steps, or train on from its weights as a new run (another checkpoint_dir) "
+                   "with a schedule of its own")
+        raise ConfigError(f"fit: the scheduler {which} is built for total_steps={total}{restored}, but the run takes "
+                          f"{max_steps} optimizer steps (max_steps, or max_epochs x batches per process / "
+                          f"grad_accum_steps){under}: {way}")
+
+
+def _steps_of_each_schedule(scheduler, steps: int):
+    """``(scheduler, steps it is stepped)`` for ``scheduler`` and each one it chains: every one of a
+    ChainedScheduler's each step; a SequentialLR's each between its milestones (torch resets, not steps,
+    the next one at a milestone)."""
+    yield scheduler, steps
+    inner = getattr(scheduler, "_schedulers", None)
+    if not isinstance(inner, (list, tuple)):
+        return
+    if isinstance(scheduler, torch.optim.lr_scheduler.SequentialLR):
+        milestones = list(scheduler._milestones)
+        for index, each in enumerate(inner):
+            start = milestones[index - 1] if index > 0 else 0
+            end = milestones[index] - 1 if index < len(milestones) else steps
+            yield from _steps_of_each_schedule(each, max(0, min(end, steps) - start))
+    else:
+        for each in inner:
+            yield from _steps_of_each_schedule(each, steps)
 
 
 def _loader_batch_size(loader) -> int:

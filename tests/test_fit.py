@@ -248,6 +248,15 @@ def _other_optimizer(model):
     (None, lambda o: torch.optim.lr_scheduler.OneCycleLR(o, 0.1, total_steps=3), "the scheduler OneCycleLR is built "
                                                                                  "for total_steps=3, but the run "
                                                                                  "takes 6 optimizer steps"),
+    # one inside a ChainedScheduler or a SequentialLR: the same ValueError in the middle of training
+    (None, lambda o: torch.optim.lr_scheduler.ChainedScheduler([torch.optim.lr_scheduler.OneCycleLR(
+        o, 0.1, total_steps=3)]), "the scheduler OneCycleLR inside ChainedScheduler is built for total_steps=3, but "
+                                  "the run takes 6 optimizer steps"),
+    (None, lambda o: torch.optim.lr_scheduler.SequentialLR(o, [
+        torch.optim.lr_scheduler.LinearLR(o, total_iters=2),
+        torch.optim.lr_scheduler.OneCycleLR(o, 0.1, total_steps=3)], [2]),
+     r"the scheduler OneCycleLR inside SequentialLR is built for total_steps=3, but the run takes 6 optimizer steps "
+     r"\(.*\), 4 of them under it: build it with total_steps=4"),
 ])
 def test_fit_refuses_an_optimizer_or_scheduler_its_loop_cannot_step_before_any_work(tmp_path, optimizer, scheduler,
                                                                                       message):
@@ -259,6 +268,22 @@ def test_fit_refuses_an_optimizer_or_scheduler_its_loop_cannot_step_before_any_w
             checkpoint_dir=tmp_path, overwrite=True, progress_bar=False)
     assert [p.name for p in complete_checkpoints(tmp_path / "checkpoints")] == ["step_1"]  # the earlier run is kept
     assert (tmp_path / "model" / "model.safetensors").is_file()
+
+
+def test_a_schedule_a_resume_restores_too_short_is_refused_with_a_way_that_helps(tmp_path):
+    """After a resume the scheduler is the checkpoint's, whatever it was built with: built anew for the longer
+    run as the message asked, it was refused again, still asked to be built so."""
+    model, loader, loss, optimizer = _pieces()
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=2)
+    fit(model, loader, loss, optimizer, scheduler=schedule, max_steps=2, checkpoint_dir=tmp_path, progress_bar=False)
+    model, loader, loss, optimizer = _pieces()
+    longer = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=4)
+    with pytest.raises(ConfigError, match=r"built for total_steps=2 \(as .*step_2 restored it\), but the run takes 4 "
+                                          r"optimizer steps .*: a resume goes on with the schedule its checkpoint "
+                                          r"saved") as refused:
+        fit(model, loader, loss, optimizer, scheduler=longer, max_steps=4, checkpoint_dir=tmp_path, resume="latest",
+            progress_bar=False)
+    assert "build it with total_steps" not in str(refused.value)
 
 
 class _Stream(torch.utils.data.IterableDataset):
