@@ -39,6 +39,7 @@ from .host_memory import memory_available
 from .losses import training_loss
 from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
 from .optimizers import build_optimizer, state_bytes_per_parameter
+from .regions import Regions
 from .schedule import resolve_batch
 from .wrapping import deepspeed_bucket_elements
 
@@ -301,9 +302,13 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     units = fsdp_units(model)
     modes = ("autocast",) if precision == "fp32" else ("autocast", "low_precision")
     saved, peak, copies = {}, {}, 0
+    # one output is a region's (a sigmoid), scored as training scores it: with the softmax loss of classes,
+    # MONAI warned "single channel prediction, `softmax=True` ignored" (and of to_onehot_y) at each such
+    # plan, and at the start of each CPU run of one region (its memory check)
+    one_region = Regions(("region",), ((1,),), (1,)) if classes == 1 else None
     for mode in modes:
-        one, two = (measure_step(meta_network(spec), in_channels, b, patch, precision, mode, training_loss(spec))
-                    for b in (1, 2))
+        one, two = (measure_step(meta_network(spec), in_channels, b, patch, precision, mode,
+                                 training_loss(spec, regions=one_region)) for b in (1, 2))
         saved[mode] = PerBatch.through(one.saved, two.saved)
         peak[mode] = PerBatch.through(one.peak, two.peak)
         copies = max(copies, one.weight_copies)

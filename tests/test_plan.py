@@ -138,6 +138,18 @@ def test_plan_counts_the_optimizer_of_an_experiment_config(tmp_path, capsys):
     assert json.loads((tmp_path / "p.json").read_text())["optimizer_state_bytes_per_parameter"] == 8
 
 
+def test_one_output_is_measured_with_a_regions_loss_without_monais_warnings():
+    """One output is a region's (a sigmoid): measured with the softmax loss of classes, MONAI warned "single
+    channel prediction, `softmax=True` ignored" (and of to_onehot_y) at each plan --classes 1 and at the
+    start of each CPU run of one region."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        facts = plan.measure_model("unet3d_mlperf", PATCH, "bf16", classes=1, model_args=SMALL_ARGS)
+    assert facts.spec.args["out_channels"] == 1
+
+
 def test_fsdp_units_match_torch_size_based_wrapping():
     from torch.distributed.fsdp.wrap import _recursive_wrap, size_based_auto_wrap_policy
 
