@@ -480,6 +480,18 @@ def _labels_document(path: str | Path) -> tuple[dict | None, bool]:
     return document, "num_classes" in document and "model" in document
 
 
+def _export_class_values(path: str | Path | None) -> set[int]:
+    """The label values of the classes an export's config.json (``path``) was trained on; none for
+    another file. A model of regions was trained on every one: a value in no region is background to each."""
+    document, is_export = _labels_document(path) if path is not None else (None, False)
+    if not is_export:
+        return set()
+    try:
+        return {int(value) for value in class_values(preprocess_settings(document), int(document["num_classes"]))}
+    except (KeyError, TypeError, ValueError):  # a damaged one: its classes are not read, as before
+        return set()
+
+
 def _export_class_names(config: dict) -> dict[int, str]:
     """An export's config.json names classes by index (0..C-1), but ``predict`` writes each class as
     the dataset's own value (BraTS' enhancing tumour, class 3, as 4): the names go to those values,
@@ -560,8 +572,11 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
              else _class_names(pairs, num_classes, dataset_json, class_names or {}, merge_foreground))
     classes = list(names)
     tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class")
-    # the label values a file may hold: a region's values, or the classes scored
-    known = sorted({v for region in regions.values for v in region}) if regions is not None else classes
+    # the label values a file may hold: a region's values (and the classes of the dataset a model's regions
+    # were drawn from: one region, {lesion: [2]}, leaves its references' 1 outside every region), or the
+    # classes scored
+    known = (sorted({v for region in regions.values for v in region} | _export_class_values(dataset_json))
+             if regions is not None else classes)
     partial = {"ignore": ignore_value, "distances": ignore_value is None}
     not_measured = {} if ignore_value is None else {"hd95_mm": math.nan, "surface_dice": math.nan}
     rows, sheared = [], {}

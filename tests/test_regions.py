@@ -237,6 +237,34 @@ def test_one_region_trains_on_the_cpu_and_plan_counts_its_one_output(tiny_datase
     assert main(["plan", "--model", "unet", "--patch", "32", "32", "32", "--classes", "1"]) == 0
 
 
+def test_a_model_of_one_region_is_evaluated_against_its_datasets_references(tiny_dataset, tmp_path, capsys):
+    """A region of some of the dataset's values ({lesion: [2]}): evaluate --labels <its config.json> refused the
+    references it was trained on, "label value(s) [1] are not among the classes scored [0, 2] ... if 1 marks
+    unannotated voxels, give --labels a dataset.json that names it the ignore label"; 1 is in no region,
+    background to each, as training's validation scored it."""
+    out = tmp_path / "run"
+    train(load_config(None, tiny_overrides(tiny_dataset, out, train__max_steps=1, train__val_every=0,
+                                           data__regions="{lesion: [2]}")))
+    cases = load_msd(tiny_dataset).validation
+    predictions, labels = tmp_path / "predictions", tmp_path / "labels"
+    labels.mkdir()
+    for case in cases:
+        (labels / case.label.name).write_bytes(case.label.read_bytes())
+    assert any(1 in np.unique(np.asanyarray(nib.load(case.label).dataobj)) for case in cases)
+    predict_cases(out / "model", [str(case.images[0]) for case in cases], predictions)
+    capsys.readouterr()
+    assert main(["evaluate", str(predictions), str(labels), "--labels", str(out / "model" / "config.json"),
+                 "--output", str(tmp_path / "evaluation")]) == 0
+    assert "region 1 lesion: Dice" in capsys.readouterr().out
+    # a value the model's dataset did not hold is still refused
+    stray = np.asanyarray(nib.load(labels / cases[0].label.name).dataobj).copy()
+    stray[0, 0, 0] = 7
+    nib.save(nib.Nifti1Image(stray, nib.load(labels / cases[0].label.name).affine), labels / cases[0].label.name)
+    with pytest.raises(DataError, match=r"label value\(s\) \[7\] are not among the classes scored"):
+        evaluate_folders(predictions, labels, dataset_json=out / "model" / "config.json",
+                         output_dir=tmp_path / "evaluation")
+
+
 def test_the_estimator_trains_regions_from_files_and_evaluates_them(tiny_dataset, tmp_path):
     from accelerated_seg.estimator import Dataset, Segmentation
 
