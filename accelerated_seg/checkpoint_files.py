@@ -29,7 +29,8 @@ WRITTEN_BYTES = "file_bytes"  # in LAYOUT_FILE: the size of each text file saved
 # expected by their names from the layout's num_processes.
 STATE_BYTES = "state_bytes"
 # The files accelerate's save_state writes at the top of a checkpoint, of the main process (one process,
-# DDP; FSDP's and DeepSpeed's shards go into folders of their own, with their own readers).
+# DDP; FSDP's and DeepSpeed's shards go into folders of their own, with their own readers), and scaler.pt,
+# which every rank writes alike.
 _MAIN_STATE_FILE = re.compile(r"^(model.*\.safetensors|pytorch_model.*\.bin|optimizer.*\.bin|scheduler.*\.bin|"
                               r"sampler.*\.bin|dl_state_dict.*\.bin|custom_checkpoint_\d+\.pkl|scaler\.pt|"
                               r"random_states_0\.pkl)$")
@@ -65,8 +66,9 @@ _TORCH_ARCHIVES = (".bin", ".pt", ".pkl")
 
 
 def state_file_sizes(folder: Path) -> dict[str, int]:
-    """``{name: bytes}`` of the training-state files the main process wrote at the top of ``folder``
-    (``STATE_BYTES``); not other ranks' random states, which they may be writing meanwhile."""
+    """``{name: bytes}`` of the training-state files at the top of ``folder`` (``STATE_BYTES``), but other
+    ranks' random states, expected by name. Call once every rank's ``save_state`` has returned: each rank
+    writes ``scaler.pt`` (fp16), and one measured while another rank wrote it was recorded empty."""
     return {path.name: path.stat().st_size for path in sorted(Path(folder).iterdir())
             if path.is_file() and _MAIN_STATE_FILE.match(path.name)}
 
