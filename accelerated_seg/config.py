@@ -531,6 +531,9 @@ def joined_overrides(items: list[str]) -> list[str]:
                 values.append(items[index + 1 + len(values)])
             if len(values) > 1 and (split := _split_by_the_shell(item, values)):
                 raise ConfigError(split)
+            if len(values) > 1 and not _takes_a_list(item):  # `--train.output_dir out/my run`: not a list
+                raise ConfigError(f"{item} takes one value, got {' '.join(values)}: if it is one value with spaces "
+                                  f"(the shell splits a value at its spaces), quote it, {item}='{' '.join(values)}'")
             if len(values) > 1:  # `--data.patch_size 32 32 32`, as plan's --patch takes it: "override '32'" before
                 raise ConfigError(f"{item} takes one value, got {' '.join(values)}: give a list as one YAML value, "
                                   f"{item}=[{','.join(values)}]")
@@ -562,6 +565,25 @@ def _split_by_the_shell(key: str, words: list[str]) -> str | None:
         return None
     return (f"{key}'s value was split by the shell at its spaces ({' | '.join(words)}): quote it, {key}='{text}' "
             f"(or write it without spaces)")
+
+
+def _takes_a_list(option: str) -> bool:
+    """Whether the setting ``--section.key`` may be a list (True where it is no setting: its own error
+    follows). An unquoted path with a space, ``--train.output_dir out/my run``, was told to be given as
+    the list ``--train.output_dir=[out/my,run]`` (a review's probe)."""
+    if option.lstrip("-") in NAME_LISTS:  # names, comma separated or a list
+        return True
+    cls, (*sections, name) = Config, option.lstrip("-").split(".")
+    for section in sections:
+        cls = typing.get_type_hints(cls).get(section)
+        if not dataclasses.is_dataclass(cls):
+            return True
+    hint = typing.get_type_hints(cls).get(name)
+    if hint is None:
+        return True
+    kinds = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+    return any(kind is typing.Any or typing.get_origin(kind) in (list, tuple) or kind in (list, tuple)
+               for kind in kinds)
 
 
 def _a_bare_word(item: str) -> bool:

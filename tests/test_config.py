@@ -222,6 +222,13 @@ def test_overrides_may_be_written_as_argparse_options_and_a_bare_config_file_is_
     (["--train.output_dir=out/my", "run", "--train.max_steps=2"], r"--train.output_dir=out/my is followed by run, "
                                                                   r"which is no setting: .*--train.output_dir='out/my "
                                                                   r"run'"),
+    # the same path after a space: it was told to be given as the list --train.output_dir=[out/my,run]
+    (["--train.output_dir", "out/my", "run", "--train.max_steps=2"], r"--train.output_dir takes one value, got "
+                                                                     r"out/my run: .*quote it, "
+                                                                     r"--train.output_dir='out/my run'$"),
+    (["--data.patch_size", "32", "32", "32"], r"give a list as one YAML value, --data.patch_size=\[32,32,32\]"),
+    (["--train.trackers", "tensorboard", "wandb"], r"give a list as one YAML value, "
+                                                    r"--train.trackers=\[tensorboard,wandb\]"),
 ])
 def test_a_value_the_shell_split_at_its_spaces_is_named_with_the_quoting_that_keeps_it_whole(argv, message):
     """An unquoted `--model.args={channels: [4, 8]}` was "not valid YAML ... at line 1, column 11", and given
