@@ -278,7 +278,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         compile_prepared(accelerator, model, compiling)
         if max_steps is None:  # accumulation windows run across epochs (see preparation.make_accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
-        _check_the_schedule_length(scheduler, max_steps)
+        if resume_from is None:  # a resume's schedule is its checkpoint's, whatever was built: checked below
+            _check_the_schedule_length(scheduler, max_steps)
         _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
         _set_aside_later_course(accelerator, resume_from, out)
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,

@@ -270,7 +270,7 @@ def test_fit_refuses_an_optimizer_or_scheduler_its_loop_cannot_step_before_any_w
     assert (tmp_path / "model" / "model.safetensors").is_file()
 
 
-def test_a_schedule_a_resume_restores_too_short_is_refused_with_a_way_that_helps(tmp_path):
+def test_a_resume_holds_the_checkpoints_schedule_to_the_run_not_the_one_built(tmp_path):
     """After a resume the scheduler is the checkpoint's, whatever it was built with: built anew for the longer
     run as the message asked, it was refused again, still asked to be built so."""
     model, loader, loss, optimizer = _pieces()
@@ -284,6 +284,15 @@ def test_a_schedule_a_resume_restores_too_short_is_refused_with_a_way_that_helps
         fit(model, loader, loss, optimizer, scheduler=longer, max_steps=4, checkpoint_dir=tmp_path, resume="latest",
             progress_bar=False)
     assert "build it with total_steps" not in str(refused.value)
+    # the other way round: a schedule built shorter is replaced by the checkpoint's, which carries the run
+    model, loader, loss, optimizer = _pieces()
+    fit(model, loader, loss, optimizer, scheduler=torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=4),
+        max_steps=2, checkpoint_dir=tmp_path / "long", progress_bar=False)
+    model, loader, loss, optimizer = _pieces()
+    shorter = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=2)
+    assert fit(model, loader, loss, optimizer, scheduler=shorter, max_steps=4, checkpoint_dir=tmp_path / "long",
+               resume="latest", progress_bar=False)["step"] == 4
+    assert shorter.total_steps == 4
 
 
 class _Stream(torch.utils.data.IterableDataset):
