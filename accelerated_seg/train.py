@@ -281,7 +281,6 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         if resume_from is None:  # a resume's schedule is its checkpoint's, whatever was built: checked below
             _check_the_schedule_length(scheduler, max_steps)
         _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
-        _set_aside_later_course(accelerator, resume_from, out)
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
                     LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
                                  max_grad_norm=max_grad_norm, progress_bar=progress_bar),
@@ -293,6 +292,9 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
             _check_the_schedule_length(scheduler, max_steps, resume_from)  # its state holds its own length
+        # Once the resume can no longer be refused, as train() does: a refused resume of an older step
+        # had moved the later course's checkpoints and exports aside already.
+        _set_aside_later_course(accelerator, resume_from, out)
         schedule_the_stepping_optimizer(accelerator, scheduler)
         start_trackers(accelerator, _fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps),
                        first_step=loop.progress.step + 1, resume_from=resume_from)

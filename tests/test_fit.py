@@ -275,7 +275,10 @@ def test_a_resume_holds_the_checkpoints_schedule_to_the_run_not_the_one_built(tm
     run as the message asked, it was refused again, still asked to be built so."""
     model, loader, loss, optimizer = _pieces()
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=2)
-    fit(model, loader, loss, optimizer, scheduler=schedule, max_steps=2, checkpoint_dir=tmp_path, progress_bar=False)
+    fit(model, loader, loss, optimizer, scheduler=schedule, max_steps=2, checkpoint_dir=tmp_path, progress_bar=False,
+        save_every=1, keep_last=2)
+    before = sorted(path.name for path in tmp_path.iterdir())
+    checkpoints = sorted(path.name for path in (tmp_path / "checkpoints").iterdir())
     model, loader, loss, optimizer = _pieces()
     longer = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=4)
     with pytest.raises(ConfigError, match=r"built for total_steps=2 \(as .*step_2 restored it\), but the run takes 4 "
@@ -284,6 +287,15 @@ def test_a_resume_holds_the_checkpoints_schedule_to_the_run_not_the_one_built(tm
         fit(model, loader, loss, optimizer, scheduler=longer, max_steps=4, checkpoint_dir=tmp_path, resume="latest",
             progress_bar=False)
     assert "build it with total_steps" not in str(refused.value)
+    # resuming an older step, refused so, leaves the later course where it was (it was moved aside first)
+    model, loader, loss, optimizer = _pieces()
+    later = torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=4)
+    older_step = tmp_path / "checkpoints" / "step_1"
+    with pytest.raises(ConfigError, match="built for total_steps=2"):
+        fit(model, loader, loss, optimizer, scheduler=later, max_steps=4, checkpoint_dir=tmp_path, resume=older_step,
+            progress_bar=False)
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
+    assert sorted(path.name for path in (tmp_path / "checkpoints").iterdir()) == checkpoints
     # the other way round: a schedule built shorter is replaced by the checkpoint's, which carries the run
     model, loader, loss, optimizer = _pieces()
     fit(model, loader, loss, optimizer, scheduler=torch.optim.lr_scheduler.OneCycleLR(optimizer, 0.1, total_steps=4),
