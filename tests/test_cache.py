@@ -873,3 +873,32 @@ def test_a_cache_a_run_cannot_write_is_read_unguarded_and_its_prune_is_one_error
     assert main(["cache", "--config", str(config), "--prune"]) == 1
     assert f"error: {other.dir} cannot be removed ([Errno 30] Read-only file system" in capsys.readouterr().err
     assert other.dir.is_dir()
+
+
+def test_a_file_replaced_while_its_case_is_preprocessed_is_built_again(tiny_dataset, tmp_path, monkeypatch):
+    """The source fingerprint was taken after the case's files were read, so a label replaced meanwhile
+    (a sync of the dataset beside a build) left the old label's arrays under the new file's fingerprint:
+    current for every later run, which trained on the label as it no longer is."""
+    import accelerated_seg.data.cache as cache_module
+
+    manifest = _own_copy(tiny_dataset, tmp_path)
+    case = manifest.training[0]
+    cache = _cache(tmp_path / "cache", manifest, spacing=(2.0, 2.0, 2.0))
+    original = cache_module.preprocess
+
+    def read_then_replaced(*args, **kwargs):
+        transform = original(*args, **kwargs)
+
+        def reading(data):
+            read = transform(data)
+            replacement = case.label.with_name("replacement.nii.gz")
+            replacement.write_bytes(case.label.read_bytes())
+            os.replace(replacement, case.label)  # a new file, written after the build read the old one
+            return read
+        return reading
+
+    monkeypatch.setattr(cache_module, "preprocess", read_then_replaced)
+    assert cache.build([case]) == 1
+    monkeypatch.setattr(cache_module, "preprocess", original)
+    assert not cache.is_current(case)  # what was read is not the file as it is now
+    assert cache.build([case]) == 1 and cache.is_current(case)

@@ -189,10 +189,13 @@ class PreprocessedCache:
                 self._build_case(case)
 
     def _build_case(self, case: Case) -> None:
-        self._write_case(case, preprocess(("image", "label"), self.settings)(case_dict(case)))
-
-    def _write_case(self, case: Case, data: dict) -> None:
+        # Taken before the files are read: taken after, a file replaced meanwhile (a sync of the dataset
+        # beside the build) left the old file's arrays under the new one's fingerprint, current for good.
+        # Taken before, such a case is built again by the next run.
         source = source_fingerprint(case)
+        self._write_case(case, preprocess(("image", "label"), self.settings)(case_dict(case)), source)
+
+    def _write_case(self, case: Case, data: dict, source: str) -> None:
         paths = {**self._arrays(case, source), "json": self._meta_path(case)}
         image = data["image"].numpy().astype(np.float32, copy=False)
         label = data["label"].numpy()[0].astype(np.uint8)
