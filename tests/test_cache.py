@@ -902,3 +902,19 @@ def test_a_file_replaced_while_its_case_is_preprocessed_is_built_again(tiny_data
     monkeypatch.setattr(cache_module, "preprocess", original)
     assert not cache.is_current(case)  # what was read is not the file as it is now
     assert cache.build([case]) == 1 and cache.is_current(case)
+
+
+def test_a_case_whose_id_is_too_long_for_the_arrays_names_is_one_error_naming_it(tiny_dataset, tmp_path):
+    """The arrays' names add 31 characters to a case's id (its label file's name), so a label named in
+    225 characters failed at its first write with "File name too long" and the advice to give
+    data.cache_dir a folder one can write, with room."""
+    import dataclasses
+
+    manifest = load_msd(tiny_dataset)
+    case = dataclasses.replace(manifest.training[0], id="x" * 225)
+    cache = _cache(tmp_path, manifest, spacing=(2.0, 2.0, 2.0))
+    with pytest.raises(DataError, match=r"case 'x{225}' .* longer than a file name can be \(255\).* at most 224 bytes"):
+        cache.build([case])
+    assert not cache.dir.exists()  # refused before anything is written
+    fitting = dataclasses.replace(case, id="x" * 224)
+    assert cache.build([fitting]) == 1 and cache.is_current(fitting)

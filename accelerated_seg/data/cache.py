@@ -35,7 +35,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..files import remove_stale_temporaries, replace_atomically, sync_directory, sync_folder, write_text_atomically
+from ..files import (NAME_MAX, remove_stale_temporaries, replace_atomically, sync_directory, sync_folder,
+                     write_text_atomically)
 from .cache_versions import SETTINGS_FILE, bytes_under, record_source
 from .errors import DataError
 from .fingerprint import case_key, source_fingerprint
@@ -46,6 +47,8 @@ from .preprocess import PreprocessSettings, case_dict, preprocess
 MAX_LOCATIONS_PER_CLASS = 10_000
 # The case table is written a batch of rows at a time, each about this many bytes of locations.
 _TABLE_BATCH_BYTES = 64 * 2 ** 20
+# The characters of a source fingerprint in the arrays' names (fingerprint.files_fingerprint)
+_SOURCE_LENGTH = 16
 
 
 def default_cache_dir() -> Path:
@@ -159,6 +162,7 @@ class PreprocessedCache:
         """
         index, count = shard
         todo = [case for case in list(cases)[index::count] if not self.is_current(case)]
+        self._refuse_names_too_long(todo)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             if index == 0:  # one sweeper is enough; what a killed build left would otherwise stay forever
@@ -176,6 +180,21 @@ class PreprocessedCache:
                             f"there: give data.cache_dir a folder this user can write, with room for the "
                             f"preprocessed arrays (a complete cache may be read-only)") from None
         return len(todo)
+
+    def _refuse_names_too_long(self, todo: Sequence[Case]) -> None:
+        """A DataError naming the first case whose id makes a cache file's name longer than a file name can
+        be. The arrays' names add 31 characters to the id (a label file's name), so an id of 225 failed at
+        its first write with "File name too long", and the advice to give data.cache_dir a folder one can
+        write, with room (an audit's probe)."""
+        for case in todo:
+            names = [path.name for path in self._arrays(case, "0" * _SOURCE_LENGTH).values()]
+            longest = max([*names, self._meta_path(case).name], key=lambda name: len(name.encode()))
+            if len(longest.encode()) > NAME_MAX:
+                raise DataError(f"case {case.id!r} ({case.label}): its preprocessed arrays would be named "
+                                f"{longest[:40]}... ({len(longest.encode())} bytes), longer than a file name can "
+                                f"be ({NAME_MAX}); the case's id is its label file's name (or a CSV's id column): "
+                                f"give it an id of at most {len(case.id.encode()) - len(longest.encode()) + NAME_MAX} "
+                                f"bytes (rename the label file, or set the id)")
 
     def _build_cases(self, todo: list[Case], workers: int) -> None:
         if workers > 1 and len(todo) > 1:
