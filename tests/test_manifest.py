@@ -976,3 +976,19 @@ def test_fold_keys_of_a_datalists_entries_make_the_split_as_monais_datafold_read
             ("listed", entries, {"validation": msd_entries(9)[8:]}, "given (dataset.json 'validation')")):
         path = write_dataset_json(tmp_path / name, {"labels": LABELS, "training": training, **extra})
         assert load_cases(path).split == split, name
+
+
+def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_json(tmp_path):
+    """A MONAI datalist's entries given to from_pairs (Dataset.from_files) had their "fold" keys ignored, which
+    a dataset.json's were not: the seeded split validated on other cases, and trained on the fold held out."""
+    entries = [{**entry, "fold": index % 3} for index, entry in enumerate(msd_entries(7))]
+    manifest = from_pairs(entries, root=tmp_path, fold=1)
+    assert ids(manifest.validation) == ["case_001", "case_004"] and len(manifest.training) == 5
+    assert manifest.split == "given (datalist 'fold' keys: fold 1 of 3)" and is_one_fold_of_several(manifest.split)
+    assert ids(from_pairs(entries, root=tmp_path, num_folds=3).validation) == ["case_000", "case_003", "case_006"]
+    with pytest.raises(DataError, match=r"from_pairs: pairs: its 'fold' keys make 3 fold\(s\) but data.num_folds=5"):
+        from_pairs(entries, root=tmp_path, num_folds=5)
+    # validation pairs given are the split, as is; entries without folds split as before
+    given = from_pairs(entries, root=tmp_path, validation_pairs=msd_entries(9)[8:])
+    assert given.split == "given (validation_pairs)" and len(given.training) == 7
+    assert from_pairs(msd_entries(7), root=tmp_path).split == "fraction 0.2 (seed 0)"

@@ -73,12 +73,12 @@ def load_msd(
     if not training:
         raise DataError(f"{json_path}: the 'training' list is empty; add at least one labelled case")
 
-    folds = _entry_folds(content["training"])
+    folds = entry_folds(content["training"])
     if "validation" in content:  # the file's own list, as before; MONAI's datafold_read would ignore it
         validation = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named)
         how = settings.given("dataset.json 'validation'")
     elif folds is not None:
-        training, validation, how = _fold_keys_split(training, folds, settings, json_path)
+        training, validation, how = fold_keys_split(training, folds, settings, json_path)
     else:
         training, validation, how = settings.split(training)
 
@@ -91,7 +91,7 @@ def load_msd(
     )
 
 
-def _entry_folds(entries: Any) -> list[int] | None:
+def entry_folds(entries: Any) -> list[int] | None:
     """The ``"fold"`` of each training entry (MONAI's datafold_read reads them), or None unless every
     entry has a whole number >= 0 there and they make two folds or more. Before the seventy-sixth
     session they were ignored, and a fraction split trained on the cases the file marks for validation
@@ -105,9 +105,10 @@ def _entry_folds(entries: Any) -> list[int] | None:
     return folds if len(set(folds)) > 1 else None
 
 
-def _fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings,
-                     json_path: Path) -> tuple[list[Case], list[Case], str]:
-    """Fold ``settings.fold`` of the entries' own folds held out, as MONAI's datafold_read does."""
+def fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings, json_path: Path | str,
+                    entries: str = "dataset.json") -> tuple[list[Case], list[Case], str]:
+    """Fold ``settings.fold`` of the entries' own folds held out, as MONAI's datafold_read does
+    (``json_path``: where the messages say the entries are; ``entries``: how the split names them)."""
     count = max(folds) + 1
     if missing := sorted(set(range(count)) - set(folds)):
         raise DataError(f"{json_path}: the training entries' 'fold' keys run to {count - 1} but no entry has fold "
@@ -121,7 +122,7 @@ def _fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSetting
                         f"fold(s); use 0..{count - 1}")
     training = [case for case, fold in zip(cases, folds) if fold != settings.fold]
     validation = [case for case, fold in zip(cases, folds) if fold == settings.fold]
-    return training, validation, settings.given_fold(f"dataset.json 'fold' keys: fold {settings.fold} of {count}")
+    return training, validation, settings.given_fold(f"{entries} 'fold' keys: fold {settings.fold} of {count}")
 
 
 def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int,

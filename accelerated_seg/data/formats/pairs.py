@@ -9,6 +9,7 @@ from typing import Any
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.msd import entry_folds, fold_keys_split
 from accelerated_seg.data.formats.paths import PathLike, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
@@ -23,7 +24,8 @@ def from_pairs(
     validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
 ) -> Manifest:
     """Build a Manifest from ``[(image, label), ...]`` or ``[([channel_0, channel_1], label), ...]``, or
-    from a MONAI datalist's ``[{"image": ..., "label": ...}, ...]`` (its other keys ignored).
+    from a MONAI datalist's ``[{"image": ..., "label": ...}, ...]`` (its "fold" keys split it, as a dataset.json's do;
+    other keys are ignored).
 
     Case ids are the label file names, made unique with their folders when two share a name
     (``sub-01/mask.nii.gz`` -> ``sub-01_mask``).
@@ -70,6 +72,10 @@ def from_pairs(
     where = "from_pairs"
     if validation_pairs is not None:
         training, validation, how = cases[: len(parsed)], cases[len(parsed):], settings.given("validation_pairs")
+    elif (folds := entry_folds(list(pairs))) is not None:
+        # A MONAI datalist's "fold" keys are its split, as a dataset.json's are (formats.msd): ignored, the
+        # seeded split validated on other cases than the datalist's fold, and trained on its held-out ones.
+        training, validation, how = fold_keys_split(cases, folds, settings, "from_pairs: pairs", "datalist")
     else:
         training, validation, how = settings.split(cases)
     reject_duplicate_cases(training, validation, where)
