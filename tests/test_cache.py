@@ -918,3 +918,26 @@ def test_a_case_whose_id_is_too_long_for_the_arrays_names_is_one_error_naming_it
     assert not cache.dir.exists()  # refused before anything is written
     fitting = dataclasses.replace(case, id="x" * 224)
     assert cache.build([fitting]) == 1 and cache.is_current(fitting)
+
+
+def test_a_label_replaced_after_its_check_by_values_of_no_class_is_refused_by_the_build(tiny_dataset, tmp_path):
+    """The checks refuse label values of no class, but a label replaced between its check and the build (a
+    fix of the dataset beside a starting run) was stored as it was: 256 as 0, 7 as a class the network has
+    no output for, which training's loss then met."""
+    import nibabel as nib
+
+    from accelerated_seg.data.checks import check_manifest
+
+    manifest = _own_copy(tiny_dataset, tmp_path)
+    case = manifest.training[0]
+    assert check_manifest(manifest, cases=[case]).ok
+    label = nib.load(case.label)
+    values = np.asanyarray(label.dataobj).astype(np.int16)
+    values[values == 2] = 7
+    nib.save(nib.Nifti1Image(values, label.affine, label.header), case.label)
+    cache = _cache(tmp_path / "cache", manifest, spacing=(2.0, 2.0, 2.0))
+    with pytest.raises(DataError, match=r"case 'case_000': .*case_000.nii.gz holds label value\(s\) \[7.0\] that no "
+                                        r"class of the 3 is.* changed since it was checked"):
+        cache.build([case])
+    assert not cache.is_current(case)  # nothing recorded as built
+    assert cache.build(manifest.training[1:2]) == 1  # a label of the classes is stored as before

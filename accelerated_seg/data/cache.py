@@ -217,7 +217,7 @@ class PreprocessedCache:
     def _write_case(self, case: Case, data: dict, source: str) -> None:
         paths = {**self._arrays(case, source), "json": self._meta_path(case)}
         image = data["image"].numpy().astype(np.float32, copy=False)
-        label = data["label"].numpy()[0].astype(np.uint8)
+        label = self._class_indices(case, data["label"].numpy()[0])
         # Seeded by the case alone: from the source fingerprint, a touch, a checkout or a copy to
         # node-local scratch drew other foreground locations from the same labels (seventieth session).
         rng = np.random.default_rng(int(hashlib.sha1(case.id.encode()).hexdigest()[:8], 16))
@@ -236,6 +236,19 @@ class PreprocessedCache:
                 "source": source}
         # Written last: its presence with the right source fingerprint marks the case complete.
         _atomic(paths["json"], lambda f: f.write(json.dumps(meta).encode()))
+
+    def _class_indices(self, case: Case, values: np.ndarray) -> np.ndarray:
+        """The label's class indices as stored (uint8), refusing values no class (nor the ignore label, one
+        past them) is: the pre-flight checks refuse such files, but a label replaced after its check and
+        before this build (a fix of the dataset beside a run) was stored as it was: 256 as 0 (uint8), 7 of 3
+        classes as a class the network has no output for."""
+        bad = (values < 0) | (values > self.num_classes) | (values != np.round(values))
+        if bad.any():
+            found = np.unique(values[bad])
+            raise DataError(f"case {case.id!r}: {case.label} holds label value(s) {found[:5].tolist()} that no class "
+                            f"of the {self.num_classes} is, though the pre-flight checks passed it: the file changed "
+                            f"since it was checked; run again, which checks it as it is now")
+        return values.astype(np.uint8)
 
     def write_table(self, cases: Sequence[Case]) -> Path:
         """Write (or reuse) the case table for these cases; every case must be built."""
