@@ -397,6 +397,18 @@ def test_nnunet_splits_final_is_honoured_and_fold_picks_the_entry(tmp_path):
     assert second.split == "given (splits_final.json fold 1 of 2)"
 
 
+def test_a_dataset_json_and_splits_final_saved_with_a_byte_order_mark_are_read(tmp_path):
+    """Windows editors and PowerShell put a byte-order mark before JSON they save as UTF-8; the CSV reader
+    dropped it, but a dataset.json or splits_final.json so saved was refused ("Unexpected UTF-8 BOM")."""
+    path = tmp_path / "msd" / "dataset.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"labels": LABELS, "training": msd_entries(4)}), encoding="utf-8-sig")
+    assert len(load_cases(path).training) == 3
+    root = write_nnunet(tmp_path / "nnunet")
+    (root / "splits_final.json").write_text(json.dumps(SPLITS), encoding="utf-8-sig")
+    assert ids(load_nnunet(root).validation) == ["case_c"]
+
+
 def test_nnunet_splits_final_fold_out_of_range(tmp_path):
     root = write_nnunet(tmp_path)
     write_splits(root, SPLITS)

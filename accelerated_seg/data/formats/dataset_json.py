@@ -27,7 +27,9 @@ def read_json(json_path: Path) -> dict[str, Any]:
             f"data path is read from the working folder ({Path.cwd()}), not from the config file's"
         )
     try:
-        content = parse_json(json_path.read_text(encoding="utf-8"), json_path)
+        # utf-8-sig: a byte-order mark, which Windows editors and PowerShell put first, is dropped, as the CSV
+        # reader drops it; json refused it with "Unexpected UTF-8 BOM", and the advice to regenerate the file.
+        content = parse_json(json_path.read_text(encoding="utf-8-sig"), json_path)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise DataError(f"{json_path}: not valid JSON ({err}); fix or regenerate the file") from err
     if not isinstance(content, dict):

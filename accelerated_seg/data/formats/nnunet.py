@@ -195,7 +195,7 @@ def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) 
     """Take entry ``fold`` of nnU-Net's splits_final.json: [{"train": [ids], "val": [ids]}, ...]."""
     num_folds, fold = settings.num_folds, settings.fold
     try:
-        splits = json.loads(splits_path.read_text(encoding="utf-8"))
+        splits = json.loads(splits_path.read_text(encoding="utf-8-sig"))  # a byte-order mark dropped (read_json)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise DataError(
             f"{splits_path}: not valid JSON ({err}); fix it or delete it to split by data.num_folds"
