@@ -941,3 +941,24 @@ def test_a_label_replaced_after_its_check_by_values_of_no_class_is_refused_by_th
         cache.build([case])
     assert not cache.is_current(case)  # nothing recorded as built
     assert cache.build(manifest.training[1:2]) == 1  # a label of the classes is stored as before
+
+
+def test_a_cache_copied_elsewhere_reads_its_own_arrays_not_those_of_its_first_place(tiny_dataset, tmp_path):
+    """The case table holds the arrays' absolute paths, and a cache copied (to node-local scratch, say) or
+    moved reused the table of its first place: its patches were read from there, or, once that was gone,
+    the first patch failed with FileNotFoundError."""
+    import shutil
+
+    from accelerated_seg.data.loader import PatchDataset
+
+    manifest = load_msd(tiny_dataset)
+    first = _cache(tmp_path / "shared", manifest, spacing=(2.0, 2.0, 2.0))
+    first.build(manifest.training)
+    first.write_table(manifest.training)
+    shutil.copytree(tmp_path / "shared", tmp_path / "local")
+    shutil.rmtree(tmp_path / "shared")
+    copy = _cache(tmp_path / "local", manifest, spacing=(2.0, 2.0, 2.0))
+    assert copy.build(manifest.training) == 0  # the copy's cases are current
+    table = copy.load_table(copy.write_table(manifest.training))
+    assert all(str(path).startswith(str(copy.dir)) for row in table for path in (row["image"], row["label"]))
+    assert PatchDataset(table, (16, 16, 16), augment="none")[0]["image"].shape == (1, 16, 16, 16)

@@ -255,7 +255,11 @@ class PreprocessedCache:
         import datasets
 
         metas = [json.loads(self.paths(case)["json"].read_text()) for case in cases]
-        key = hashlib.sha1("\n".join(f"{m['id']}|{m['source']}" for m in metas).encode()).hexdigest()[:16]
+        # The folder too: the rows hold the arrays' absolute paths, so a cache copied (to node-local scratch)
+        # or moved reused the table of its first place, which read the arrays there, or failed at the first
+        # batch with FileNotFoundError once they were gone (an audit's probe).
+        rows_of = "\n".join([str(self.dir), *(f"{m['id']}|{m['source']}" for m in metas)])
+        key = hashlib.sha1(rows_of.encode()).hexdigest()[:16]
         table_dir = self.dir / "tables" / key
         if table_dir.is_dir():
             return table_dir
