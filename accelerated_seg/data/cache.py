@@ -242,13 +242,14 @@ class PreprocessedCache:
         past them) is: the pre-flight checks refuse such files, but a label replaced after its check and
         before this build (a fix of the dataset beside a run) was stored as it was: 256 as 0 (uint8), 7 of 3
         classes as a class the network has no output for."""
-        bad = (values < 0) | (values > self.num_classes) | (values != np.round(values))
-        if bad.any():
-            found = np.unique(values[bad])
+        label = values.astype(np.uint8)
+        # min and max take no memory; the comparison one byte a voxel: no float copy of a large volume
+        if values.min() < 0 or values.max() > self.num_classes or (label != values).any():
+            found = np.unique(values[(values < 0) | (values > self.num_classes) | (values != np.round(values))])
             raise DataError(f"case {case.id!r}: {case.label} holds label value(s) {found[:5].tolist()} that no class "
                             f"of the {self.num_classes} is, though the pre-flight checks passed it: the file changed "
                             f"since it was checked; run again, which checks it as it is now")
-        return values.astype(np.uint8)
+        return label
 
     def write_table(self, cases: Sequence[Case]) -> Path:
         """Write (or reuse) the case table for these cases; every case must be built."""
