@@ -161,8 +161,9 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
         raise ConfigError(f"--data {timing.data!r} is not known; choose one of: {', '.join(DATA_SOURCES)}")
     if timing.augment_on not in ("auto", "cpu", "gpu"):
         raise ConfigError(f"--augment-on {timing.augment_on!r} is not known; choose auto, cpu or gpu")
-    if timing.augment_on == "gpu" and timing.data != "real":
-        raise ConfigError("--augment-on gpu augments the real loader's patches: add --data real")
+    if timing.augment_on != "auto" and timing.data != "real":  # cpu was measured as if not given
+        raise ConfigError(f"--augment-on {timing.augment_on} augments the real loader's patches (the synthetic ones "
+                          f"are not augmented): add --data real")
     if timing.num_workers < 0:
         raise ConfigError(f"--num-workers must not be negative (got {timing.num_workers})")
     if timing.ddp_bucket_mb is not None and timing.ddp_bucket_mb < 1:
@@ -863,8 +864,9 @@ def run_from_cli(args) -> int:
     from .train import TrainingDiverged
 
     main_process = os.environ.get("RANK", "0") == "0"
+    workers = TimingSettings.num_workers if args.num_workers is None else args.num_workers
     timing = TimingSettings(steps=args.steps, blocks=args.blocks, warmup_blocks=args.warmup_blocks,
-                            classes=args.classes, data=args.data, num_workers=args.num_workers,
+                            classes=args.classes, data=args.data, num_workers=workers,
                             augment_on=args.augment_on,
                             ddp_bucket_mb=args.ddp_bucket_mb)
     def measured(partial: dict, total: int) -> None:  # after each configuration: its row, and the JSON so far
@@ -877,6 +879,9 @@ def run_from_cli(args) -> int:
             print(note, flush=True)
 
     try:
+        if args.num_workers is not None and args.data != "real":  # synthetic patches: no workers, it went unused
+            raise ConfigError(f"--num-workers {args.num_workers} are the real loader's workers (the synthetic patches "
+                              f"are on the device already, read without workers): add --data real")
         results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
                                   timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples,
                                   args.lever, on_measured=measured)

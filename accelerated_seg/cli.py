@@ -276,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--data", choices=["synthetic", "real"], default="synthetic",
                    help="synthetic: random patches on the device (the loop's cost alone); real: phantom volumes "
                         "through the training data path, to measure the data wait")
-    b.add_argument("--num-workers", type=int, default=2, help="loader workers per process with --data real")
+    b.add_argument("--num-workers", type=int, help="loader workers per process with --data real (default 2)")
     b.add_argument("--augment-on", choices=["auto", "cpu", "gpu"], default="auto",
                    help="with --data real, where the spatial augmentation runs (data.augment_on): in the loader "
                         "workers (cpu), on the device inside both loops (gpu), or as training places it (auto: "

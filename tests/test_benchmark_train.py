@@ -310,6 +310,19 @@ def test_the_cli_reports_a_bad_setting_and_exits_2(capsys):
     assert "--batch must be at least 1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("option, said", [
+    (["--augment-on", "cpu"], "--augment-on cpu augments the real loader's patches"),
+    (["--num-workers", "4"], "--num-workers 4 are the real loader's workers"),
+])
+def test_a_real_data_option_without_data_real_is_refused(option, said, capsys, tmp_path):
+    """With the synthetic patches there is no loader to place the augmentation in or to give workers:
+    --augment-on cpu and --num-workers were measured as if not given, while the JSON's settings
+    recorded them (only --augment-on gpu was refused)."""
+    out = tmp_path / "train.json"
+    assert main(["benchmark", "train", *TINY_CLI, *option, "--output", str(out)]) == 2
+    assert said in capsys.readouterr().err and not out.exists()
+
+
 def test_a_sharded_profile_that_cannot_take_effect_is_refused_before_any_work(monkeypatch):
     # An FSDP profile on a CPU: accelerate would quietly measure a single process instead.
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
