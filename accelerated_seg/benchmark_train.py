@@ -168,6 +168,7 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
         raise ConfigError(f"--num-workers must not be negative (got {timing.num_workers})")
     if timing.ddp_bucket_mb is not None and timing.ddp_bucket_mb < 1:
         raise ConfigError(f"--ddp-bucket-mb must be at least 1 (got {timing.ddp_bucket_mb})")
+    _check_ddp_options(levers, timing)
     if timing.data == "real" and (timing.classes, timing.in_channels) != (3, 1):
         raise ConfigError("--data real trains on the phantoms (1 channel; background, ventricles, lesion): "
                           f"use --classes 3 (got {timing.classes})")
@@ -225,6 +226,19 @@ def _check_lever(lever: str, timing: TimingSettings) -> None:
     if "compile_cudagraphs" in parts and _device_type() != "cuda":
         raise ConfigError("--lever compile_cudagraphs needs a CUDA device: elsewhere inductor skips the CUDA graphs "
                           "and the figure would be plain compile's; use --lever compile")
+
+
+def _check_ddp_options(levers, timing: TimingSettings) -> None:
+    """A DDP option needs DDP: in one process neither loop is wrapped in it, and such a lever measured the
+    defaults again under its name while the JSON's ddp_options said the option was in effect."""
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # several processes: the plain loop is DDP (ours too, or sharded)
+        return
+    given = [f"--lever {lever}" for lever in levers if {"ddp_static_graph", "ddp_bucket_view"} & set(lever.split("+"))]
+    if timing.ddp_bucket_mb is not None:
+        given.append(f"--ddp-bucket-mb {timing.ddp_bucket_mb}")
+    if given:
+        raise ConfigError(f"{given[0]} sets an option of DDP, and one process trains without DDP in both loops: "
+                          f"launch several processes (accelerate launch --num_processes 2 ...), or drop it")
 
 
 def _device_type() -> str:

@@ -7,6 +7,7 @@ import io
 import json
 import math
 import os
+import re
 import socket
 import sys
 from pathlib import Path
@@ -308,6 +309,19 @@ def test_a_patch_too_small_for_the_network_is_refused_before_any_work():
 def test_the_cli_reports_a_bad_setting_and_exits_2(capsys):
     assert main(["benchmark", "train", *TINY_CLI, "--batch", "0"]) == 2
     assert "--batch must be at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option, said", [
+    (["--lever", "none", "ddp_static_graph"], "--lever ddp_static_graph sets an option of DDP"),
+    (["--lever", "ddp_bucket_view+fused_adamw"], "--lever ddp_bucket_view\\+fused_adamw sets an option of DDP"),
+    (["--ddp-bucket-mb", "5"], "--ddp-bucket-mb 5 sets an option of DDP"),
+])
+def test_a_ddp_option_in_one_process_is_refused(option, said, capsys, tmp_path):
+    """One process is no DDP, in either loop: the lever measured the defaults again under its name, and
+    the JSON's ddp_options said static_graph or the bucket size were in effect."""
+    out = tmp_path / "train.json"
+    assert main(["benchmark", "train", *TINY_CLI, *option, "--output", str(out)]) == 2
+    assert re.search(said, capsys.readouterr().err) and not out.exists()
 
 
 @pytest.mark.parametrize("option, said", [
