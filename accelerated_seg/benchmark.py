@@ -392,7 +392,12 @@ def write_result(name: str, results: dict, output: str | Path | None, command: s
     or to a file of this run's own under benchmarks/results (``default_result_path``)."""
     path = Path(output) if output else default_result_path(name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    command = command or "accelerated-seg " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    record = {"benchmark": name, "date": date.today().isoformat(), "machine": machine_info(), "command": command,
-              **results}
+    record = {"benchmark": name, **provenance(command), **results}
     return write_text_atomically(path, json.dumps(record, indent=1))  # a killed run leaves the earlier result
+
+
+def provenance(command: str | None = None) -> dict:
+    """The date, the machine and the command (default: this ``accelerated-seg`` command line) that a
+    result file records beside its figures (benchmarks, and ``plan --json``)."""
+    command = command or "accelerated-seg " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    return {"date": date.today().isoformat(), "machine": machine_info(), "command": command}

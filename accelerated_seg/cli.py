@@ -1053,9 +1053,11 @@ def _plan(args, _) -> int:
         if args.profile:
             result["accelerate_profile"] = dataclasses.asdict(args.profile) | (
                 {"refused_by_training": refusal} if refusal else {})
+        from .benchmark import provenance
         from .files import write_text_atomically
 
-        write_text_atomically(args.json, json.dumps(result, indent=1))
+        # which machine and stack (with --measure: the GPU measured) and which command, as a benchmark's JSON
+        write_text_atomically(args.json, json.dumps(provenance() | result, indent=1))
         print(f"wrote {args.json}")
     return 0
 

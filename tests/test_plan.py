@@ -563,3 +563,16 @@ def test_an_accelerate_config_plan_cannot_read_is_one_clear_error(tmp_path, caps
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and re.search(message, err[0]), err
+
+
+def test_the_plan_json_names_the_machine_and_the_command(tmp_path, capsys):
+    """The JSON of `plan --json` (with --measure a peak measured on a GPU, as the files under
+    benchmarks/results/gpu_h100_session_2026-11-23/ hold) said neither which machine and stack made it
+    nor the command, which every benchmark's JSON records."""
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--model", "unet", "--patch", "32", "32", "32", "--json", str(out)]) == 0
+    capsys.readouterr()
+    result = json.loads(out.read_text())
+    assert result["machine"]["torch"] == torch.__version__ and "cpu" in result["machine"]
+    assert result["command"].startswith("accelerated-seg ") and result["date"]
+    assert result["strategies"]  # what --json is recognised by when it is written again
