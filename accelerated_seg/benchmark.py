@@ -40,6 +40,9 @@ def machine_info() -> dict:
     import accelerate
     import monai
 
+    from . import __version__
+    from .code_commit import run_commit
+
     lines = cpuinfo_lines()
     return {"cpu": cpuinfo_field(lines, "model name") or platform.processor(),
             "cpu_family_model": cpu_generation(lines), "cores": os.cpu_count(),
@@ -47,7 +50,9 @@ def machine_info() -> dict:
             "cpu_bf16": bf16_instructions(lines),  # without them bf16 autocast is emulated: host_cpu.py
             "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
             "python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
-            "accelerate": accelerate.__version__, "monai": monai.__version__}
+            "accelerate": accelerate.__version__, "monai": monai.__version__,
+            # the code measured: the version is 0.1.0 at every commit (code_commit.py), as run_info.json records it
+            "accelerated_seg_version": __version__, "accelerated_seg_commit": run_commit()}
 
 
 def _first_epoch(iterator, batches: int) -> float:

@@ -373,6 +373,7 @@ def _versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     from . import __version__
+    from .code_commit import run_commit
     from .host_cpu import cpu_summary
 
     def installed(name: str) -> str:
@@ -383,7 +384,9 @@ def _versions() -> str:
 
     stack = ", ".join(installed(name) for name in ("torch", "monai", "accelerate", "deepspeed"))
     cpu = cpu_summary()  # a CPU run's speed depends on it (bf16 emulated or not); None off Linux
-    return f"accelerated-seg {__version__} ({stack}; python {sys.version.split()[0]}{f'; {cpu}' if cpu else ''})"
+    commit = run_commit()  # the version is the same at every commit (code_commit.py); a few git calls
+    return (f"accelerated-seg {__version__} ({f'commit {commit}; ' if commit else ''}{stack}; "
+            f"python {sys.version.split()[0]}{f'; {cpu}' if cpu else ''})")
 
 
 def _train(args, overrides) -> int:

@@ -62,6 +62,19 @@ def test_a_result_without_output_never_replaces_an_earlier_runs(tmp_path, monkey
     assert json.loads(asked.read_text())["run"] == 4
 
 
+def test_a_result_names_the_code_that_was_measured(tmp_path):
+    """A result recorded the machine and the stack but not this package's commit, which its version (0.1.0
+    for every commit) cannot tell: results of sessions apart could not be matched to the code measured,
+    where a run's run_info.json names it (code_commit.py)."""
+    import accelerated_seg
+    from accelerated_seg.benchmark import write_result
+    from accelerated_seg.code_commit import run_commit
+
+    machine = json.loads(write_result("data_2cpu", {}, tmp_path / "r.json").read_text())["machine"]
+    assert machine["accelerated_seg_version"] == accelerated_seg.__version__
+    assert "accelerated_seg_commit" in machine and machine["accelerated_seg_commit"] == run_commit()
+
+
 def test_a_data_dir_keeps_a_cache_of_its_own_and_phantoms_other_than_asked_are_rewritten(tmp_path):
     """--data-dir removed its 'cache' folder whatever it held, reused phantoms of other --cases or
     sizes without a word, and a patch larger than the cropped phantoms stopped in a MONAI worker with

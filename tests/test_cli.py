@@ -22,6 +22,10 @@ def test_version_names_the_package_and_the_stack_on_one_line(capsys):
     assert out.count("\n") == 1 and out.startswith(f"accelerated-seg {accelerated_seg.__version__} (")
     assert f"torch {version('torch')}" in out and f"monai {version('monai')}" in out
     assert re.search(r"accelerate \S+, deepspeed (\S+|not installed); python 3\.\d+", out), out
+    from accelerated_seg.code_commit import run_commit
+
+    # the commit, where one is known: 0.1.0 names every commit of a checkout (code_commit.py)
+    assert (run_commit() is None) or f"(commit {run_commit()}; torch " in out, out
     if os.path.isfile("/proc/cpuinfo"):  # Linux: the CPU too, and whether bf16 is native on it
         assert re.search(r"; cpu .+, bf16 (native \(.+\)|emulated)\)$", out.strip()), out
 
