@@ -576,3 +576,20 @@ def test_the_plan_json_names_the_machine_and_the_command(tmp_path, capsys):
     assert result["machine"]["torch"] == torch.__version__ and "cpu" in result["machine"]
     assert result["command"].startswith("accelerated-seg ") and result["date"]
     assert result["strategies"]  # what --json is recognised by when it is written again
+
+
+def test_a_config_with_activation_checkpointing_is_told_the_table_is_without_it(tmp_path, capsys):
+    """Training's memory refusal advises train.activation_checkpointing=true and names `plan`, whose table
+    then read the same figures for such a config without a word: the checkpointing is not modelled."""
+    config = tmp_path / "exp.yaml"
+    config.write_text("data: {patch_size: [32, 32, 32]}\nmodel: {name: unet}\n"
+                      "train: {activation_checkpointing: true}\n")
+    out = tmp_path / "p.json"
+    assert main(["plan", "--config", str(config), "--in-channels", "1", "--classes", "3", "--json", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"{config} sets train.activation_checkpointing, which this table does not model" in said
+    assert json.loads(out.read_text())["activation_checkpointing"] == "set by the config, not modelled"
+    config.write_text("data: {patch_size: [32, 32, 32]}\nmodel: {name: unet}\n")
+    assert main(["plan", "--config", str(config), "--in-channels", "1", "--classes", "3", "--json", str(out)]) == 0
+    assert "activation_checkpointing" not in capsys.readouterr().out
+    assert "activation_checkpointing" not in json.loads(out.read_text())
