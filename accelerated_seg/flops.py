@@ -14,7 +14,7 @@ from .losses import training_loss
 # gives sparse figures and says dense is half: H100 SXM / H200 BF16 and FP16 1979 -> 989.4, TF32
 # 989 -> 494.7, FP32 (no tensor cores) 66.9; H100 PCIe BF16 1513 -> 756.5, TF32 756 -> 378, FP32 51.
 # H200 is the H100 SXM compute die with more and faster memory. A key is matched when it is contained
-# in torch.cuda.get_device_name(); other devices (H100 NVL, ...) need --peak-tflops.
+# in torch.cuda.get_device_name(); other devices (H100 NVL, H200 NVL, ...) need --peak-tflops.
 _SXM = {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9}
 PEAK_DENSE_TFLOPS = {
     "H200": _SXM,
@@ -22,6 +22,9 @@ PEAK_DENSE_TFLOPS = {
     "H100 SXM": _SXM,
     "H100 PCIe": {"bf16": 756.5, "fp16": 756.5, "tf32": 378.0, "fp32": 51.0},
 }
+# Variants whose names contain a key above but whose peaks are lower: "H200" is in "NVIDIA H200 NVL" (the
+# PCIe card, at a lower power), whose MFU was divided by the SXM part's peak. Such a name gets no peak.
+OTHER_VARIANTS = ("NVL",)
 
 
 def training_flops_per_sample(model: torch.nn.Module, in_channels: int, patch, classes: int,
@@ -60,6 +63,8 @@ def dense_peak_tflops(device, precision: str, given: float | None) -> float | No
     if device.type != "cuda":
         return None
     name = torch.cuda.get_device_name(device)
+    if any(variant in name.split() for variant in OTHER_VARIANTS):
+        return None
     table = next((peaks for key, peaks in PEAK_DENSE_TFLOPS.items() if key in name), None)
     if table is None:
         return None

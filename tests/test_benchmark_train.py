@@ -450,3 +450,18 @@ def test_under_fsdp2_a_third_loop_shards_the_plain_network_by_hand_into_our_unit
         run["plain_fsdp2"]["samples_per_s"] / run["plain"]["samples_per_s"], rel=1e-3)
     assert len(hand["ratio_per_block"]) == 2 and hand["plain_fsdp2_step_breakdown_ms"]["step"] > 0
     assert "plain FSDP2 by hand" in proc.stdout
+
+
+@pytest.mark.parametrize("name, peak", [
+    ("NVIDIA H200", 989.4), ("NVIDIA H100 80GB HBM3", 989.4), ("NVIDIA H100 PCIe", 756.5),
+    ("NVIDIA H200 NVL", None), ("NVIDIA H100 NVL", None), ("NVIDIA A100-SXM4-80GB", None),
+])
+def test_the_peak_for_mfu_is_the_named_gpus_or_none(name, peak, monkeypatch):
+    """"H200" is contained in "NVIDIA H200 NVL", whose dense bf16 peak is lower than the SXM part's
+    (the PCIe card at a lower power): its MFU was divided by the SXM's 989.4 TFLOP/s. A GPU the table
+    does not hold gets no peak (--peak-tflops gives one), as the H100 NVL already did."""
+    from accelerated_seg.flops import dense_peak_tflops
+
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: name)
+    assert dense_peak_tflops(torch.device("cuda"), "bf16", None) == peak
+    assert dense_peak_tflops(torch.device("cuda"), "bf16", 123.0) == 123.0
