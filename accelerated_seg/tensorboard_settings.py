@@ -42,8 +42,22 @@ def record_settings(writer, hparams: dict, step: int) -> None:
 
     scalars = {key: _scalar(value) for key, value in hparams.items()}
     _, session_start, _ = hparams_summaries(scalars, {})  # no experiment, no end: see the module's docstring
+    if booleans := {key: value for key, value in scalars.items() if isinstance(value, bool)}:
+        _as_booleans(session_start, booleans)
     writer.file_writer.add_summary(session_start, step)
     writer.flush()
+
+
+def _as_booleans(session_start, booleans: dict) -> None:
+    """Record ``booleans`` as booleans in ``session_start``: torch's hparams tests a value for a number
+    before a bool, which Python counts as an int, so every on/off setting read 1 or 0 in the dashboard."""
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    plugin_data = session_start.value[0].metadata.plugin_data
+    data = plugin_data_pb2.HParamsPluginData.FromString(plugin_data.content)
+    for key, value in booleans.items():
+        data.session_start_info.hparams[key].bool_value = value
+    plugin_data.content = data.SerializeToString()
 
 
 def _scalar(value):

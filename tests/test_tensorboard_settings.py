@@ -57,3 +57,19 @@ def test_settings_of_any_type_are_written_as_tensorboard_takes_them(tmp_path):
         record_settings(writer, {"lr": torch.tensor(0.5), "decay": np.float32(0.25), "sizes": [1, 2],
                                  "name": "unet", "clip": None, "on": True}, step=1)
     assert tensorboard_settings(tmp_path) == {"lr": 0.5, "decay": 0.25, "sizes": "[1, 2]", "name": "unet", "on": True}
+
+
+def test_a_boolean_setting_is_a_boolean_in_the_dashboard(tmp_path):
+    """torch's hparams tests a value for a number before a bool, and a bool is an int to Python: every
+    on/off setting (train.channels_last, train.compile.enabled, ...) was recorded as the number 1 or 0
+    (the test above compared 1.0 with True, which Python finds equal)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from accelerated_seg.tensorboard_settings import record_settings
+    from conftest import tensorboard_settings
+
+    with SummaryWriter(tmp_path) as writer:
+        record_settings(writer, {"on": True, "off": False, "steps": 4, "lr": 0.5}, step=1)
+    settings = tensorboard_settings(tmp_path)
+    assert settings["on"] is True and settings["off"] is False
+    assert settings["steps"] == 4 and settings["lr"] == 0.5 and not isinstance(settings["steps"], bool)
