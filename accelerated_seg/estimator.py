@@ -254,7 +254,8 @@ class Dataset:
                               f"{self.data.samples_per_volume}): lower the batch, or raise samples_per_volume")
         settings = preprocess_settings(self.data, manifest)
         checked.keep_records()  # nothing refuses the loader any more (check_records)
-        cache = PreprocessedCache(cache_root(self.data), manifest.root, settings, manifest.num_classes)
+        cache = PreprocessedCache(cache_root(self.data), manifest.root, settings, manifest.num_classes,
+                                  ignore_label=manifest.ignore_index is not None)
         cache.build(manifest.training)
         table = cache.load_table(cache.write_table(manifest.training))
         loader = train_loader(patch_dataset(table, self.data, seed, manifest.ignore_index), batch, workers, seed)

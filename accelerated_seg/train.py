@@ -1304,7 +1304,8 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     Every rank holds the cache's version as in use for ``run_scope`` (``data/cache_versions.py``), so
     that ``accelerated-seg cache --prune`` leaves it alone. ``given``: the cases were given in Python (train's
     ``manifest``), not read from ``data.dataset``, so the run's config.yaml does not name them."""
-    cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes)
+    cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes,
+                              ignore_label=manifest.ignore_index is not None)
     if run_scope is not None:
         run_scope.enter_context(using_version(cache.dir))
     cases = manifest.training + manifest.validation

@@ -962,3 +962,44 @@ def test_a_cache_copied_elsewhere_reads_its_own_arrays_not_those_of_its_first_pl
     table = copy.load_table(copy.write_table(manifest.training))
     assert all(str(path).startswith(str(copy.dir)) for row in table for path in (row["image"], row["label"]))
     assert PatchDataset(table, (16, 16, 16), augment="none")[0]["image"].shape == (1, 16, 16, 16)
+
+
+def _relabelled(case, old: int, new: int) -> None:
+    """The case's label file written again with ``old`` values as ``new``."""
+    import nibabel as nib
+
+    label = nib.load(case.label)
+    values = np.asanyarray(label.dataobj).astype(np.int16)
+    values[values == old] = new
+    nib.save(nib.Nifti1Image(values, label.affine, label.header), case.label)
+
+
+def test_the_build_refuses_a_value_its_label_map_does_not_list_and_maps_the_listed_ones(tiny_dataset, tmp_path):
+    """The label guard looked at the values after MapLabelValued, which leaves a value the map does not list as
+    it is: a BraTS-like label's stray raw 2 (values 0, 1, 4 declared) was stored as class 2, the 4s' class."""
+    manifest = _own_copy(tiny_dataset, tmp_path)
+    stray, declared = manifest.training[:2]
+    mapped = PreprocessedCache(tmp_path / "cache", manifest.root, PreprocessSettings(
+        spacing=(2.0, 2.0, 2.0), label_map=((0, 0), (1, 1), (4, 2))), 3, ignore_label=False)
+    with pytest.raises(DataError, match=r"case 'case_000': .* holds label value\(s\) \[2.0\] that no class of the 3"):
+        mapped.build([stray])
+    _relabelled(declared, 2, 4)
+    assert mapped.build([declared]) == 1
+    plain = _cache(tmp_path / "plain", manifest, spacing=(2.0, 2.0, 2.0))
+    _relabelled(declared, 4, 2)
+    plain.build([declared])
+    assert np.array_equal(np.load(mapped.paths(declared)["label.npy"]), np.load(plain.paths(declared)["label.npy"]))
+
+
+def test_the_build_refuses_the_index_past_the_classes_where_the_dataset_has_no_ignore_label(tiny_dataset, tmp_path):
+    """The guard let class index num_classes through for an ignore label the dataset may not have: a 3 in a
+    label of 3 classes (0, 1, 2) was stored, a class the network has no output for."""
+    manifest = _own_copy(tiny_dataset, tmp_path)
+    case = manifest.training[0]
+    _relabelled(case, 2, 3)
+    settings = PreprocessSettings(spacing=(2.0, 2.0, 2.0))
+    without = PreprocessedCache(tmp_path / "cache", manifest.root, settings, 3, ignore_label=False)
+    with pytest.raises(DataError, match=r"holds label value\(s\) \[3.0\] that no class of the 3"):
+        without.build([case])
+    ignoring = PreprocessedCache(tmp_path / "cache", manifest.root, settings, 3, ignore_label=True)
+    assert ignoring.build([case]) == 1 and 3 in np.load(ignoring.paths(case)["label.npy"])

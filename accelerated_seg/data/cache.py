@@ -22,6 +22,7 @@ here knows about processes beyond that.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -75,9 +76,13 @@ class PreprocessedCache:
             the third class's locations: a KeyError, or a class never drawn as a patch centre).
     """
 
-    def __init__(self, root: str | Path, source: str | Path, settings: PreprocessSettings, num_classes: int):
+    def __init__(self, root: str | Path, source: str | Path, settings: PreprocessSettings, num_classes: int,
+                 ignore_label: bool = True):
         self.settings = settings
         self.num_classes = num_classes
+        # Whether the labels may hold the ignore label, stored as class index num_classes (Manifest.ignore_index):
+        # the build refuses that index where the dataset declares none. True: not said, accepted as before.
+        self.ignore_label = ignore_label
         # Absolute: the case table records the arrays' paths, and a relative root (or a literal "~")
         # recorded paths that another working directory could not find (seventieth session).
         root = Path(root).expanduser().absolute()
@@ -212,7 +217,11 @@ class PreprocessedCache:
         # beside the build) left the old file's arrays under the new one's fingerprint, current for good.
         # Taken before, such a case is built again by the next run.
         source = source_fingerprint(case)
-        self._write_case(case, preprocess(("image", "label"), self.settings)(case_dict(case)), source)
+        # The label's values read as they are, mapped to class indices by _class_indices: mapped here
+        # (MapLabelValued), a value the map does not list was left as it was, so that a BraTS label's stray 3
+        # was stored as class 3, the 4s' class, where no check could see it (a review's probe).
+        raw = dataclasses.replace(self.settings, label_map=None, binarize=False)
+        self._write_case(case, preprocess(("image", "label"), raw)(case_dict(case)), source)
 
     def _write_case(self, case: Case, data: dict, source: str) -> None:
         paths = {**self._arrays(case, source), "json": self._meta_path(case)}
@@ -238,17 +247,34 @@ class PreprocessedCache:
         _atomic(paths["json"], lambda f: f.write(json.dumps(meta).encode()))
 
     def _class_indices(self, case: Case, values: np.ndarray) -> np.ndarray:
-        """The label's class indices as stored (uint8), refusing values no class (nor the ignore label, one
-        past them) is: the pre-flight checks refuse such files, but a label replaced after its check and
-        before this build (a fix of the dataset beside a run) was stored as it was: 256 as 0 (uint8), 7 of 3
-        classes as a class the network has no output for."""
-        label = values.astype(np.uint8)
-        # min and max take no memory; the comparison one byte a voxel: no float copy of a large volume
-        if values.min() < 0 or values.max() > self.num_classes or (label != values).any():
-            found = np.unique(values[(values < 0) | (values > self.num_classes) | (values != np.round(values))])
+        """The label's raw values as class indices (uint8, as stored), refusing values no class (nor the ignore
+        label, one past them, where the dataset has one) is: the pre-flight checks refuse such files, but a
+        label replaced after its check and before this build (a fix of the dataset beside a run) was stored as
+        it was: 256 as 0 (uint8), 7 of 3 classes as a class the network has no output for, and, where the
+        values are mapped (data.labels, BraTS' 0, 1, 2, 4), a value the map does not list as the class whose
+        index it is. Binarized, every whole value >= 0 is a class (0 or 1)."""
+        if self.settings.binarize:  # comparisons of one byte a voxel, rounded a slice at a time: no float copy
+            bad = values < 0
+            if any((plane != np.round(plane)).any() for plane in values):
+                bad |= values != np.round(values)
+        else:
+            mapping = dict(self.settings.label_map or ()) or {
+                index: index for index in range(self.num_classes + self.ignore_label)}
+            bad = np.ones(values.shape, dtype=bool)
+            for value in mapping:
+                bad &= values != value
+        if bad.any():
+            found = np.unique(values[bad])
             raise DataError(f"case {case.id!r}: {case.label} holds label value(s) {found[:5].tolist()} that no class "
                             f"of the {self.num_classes} is, though the pre-flight checks passed it: the file changed "
                             f"since it was checked; run again, which checks it as it is now")
+        if self.settings.binarize:
+            return (values != 0).astype(np.uint8)
+        if not self.settings.label_map:
+            return values.astype(np.uint8)
+        label = np.zeros(values.shape, dtype=np.uint8)
+        for value, index in self.settings.label_map:
+            label[values == value] = index
         return label
 
     def write_table(self, cases: Sequence[Case]) -> Path:
