@@ -1003,3 +1003,34 @@ def test_the_build_refuses_the_index_past_the_classes_where_the_dataset_has_no_i
         without.build([case])
     ignoring = PreprocessedCache(tmp_path / "cache", manifest.root, settings, 3, ignore_label=True)
     assert ignoring.build([case]) == 1 and 3 in np.load(ignoring.paths(case)["label.npy"])
+
+
+def test_a_table_written_before_the_folder_was_in_its_key_is_reused_where_its_arrays_are_this_folders(
+        tiny_dataset, tmp_path, monkeypatch):
+    """The case table's key took in the cache's folder, and every table written before was unused: a complete
+    cache on a read-only mount, which had its table, failed with "this split's case table must be written
+    there". A copy elsewhere still writes its own (the table of before reads the arrays of its first place)."""
+    import hashlib
+    import json
+    import shutil
+
+    import datasets
+
+    manifest = load_msd(tiny_dataset)
+    cache = _cache(tmp_path / "shared", manifest, spacing=(2.0, 2.0, 2.0))
+    cache.build(manifest.training)
+    rows = "\n".join(f"{m['id']}|{m['source']}" for m in (json.loads(cache.paths(case)["json"].read_text())
+                                                           for case in manifest.training))
+    before = cache.dir / "tables" / hashlib.sha1(rows.encode()).hexdigest()[:16]
+    cache.write_table(manifest.training).rename(before)  # as the code of before named it
+    shutil.copytree(tmp_path / "shared", tmp_path / "local")
+    copy = _cache(tmp_path / "local", manifest, spacing=(2.0, 2.0, 2.0))
+    written = copy.write_table(manifest.training)
+    assert written != copy.dir / "tables" / before.name
+    assert all(str(path).startswith(str(copy.dir)) for path in copy.load_table(written)["image"])
+
+    def read_only(self, path, *args, **kwargs):
+        raise OSError(30, "Read-only file system", path)
+
+    monkeypatch.setattr(datasets.Dataset, "save_to_disk", read_only)
+    assert cache.write_table(manifest.training) == before

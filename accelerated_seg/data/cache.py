@@ -285,11 +285,16 @@ class PreprocessedCache:
         # The folder too: the rows hold the arrays' absolute paths, so a cache copied (to node-local scratch)
         # or moved reused the table of its first place, which read the arrays there, or failed at the first
         # batch with FileNotFoundError once they were gone (an audit's probe).
-        rows_of = "\n".join([str(self.dir), *(f"{m['id']}|{m['source']}" for m in metas)])
-        key = hashlib.sha1(rows_of.encode()).hexdigest()[:16]
+        rows = [f"{m['id']}|{m['source']}" for m in metas]
+        key = hashlib.sha1("\n".join([str(self.dir), *rows]).encode()).hexdigest()[:16]
         table_dir = self.dir / "tables" / key
         if table_dir.is_dir():
             return table_dir
+        # The table of the same rows written before the folder was part of the key, where its arrays are this
+        # folder's: a complete cache on a read-only mount failed after the upgrade, its table there unused.
+        before = self.dir / "tables" / hashlib.sha1("\n".join(rows).encode()).hexdigest()[:16]
+        if before.is_dir() and all(Path(path).parent == self.dir for path in self.load_table(before)["image"]):
+            return before
         # Flat voxel indices as int32 where every case's fit (below 2^31 voxels, 1290^3: the default
         # data.max_voxels is 512^3), not as int64: half the table on disk (benchmarks/case_table_memory.py).
         index_type = "int32" if all(math.prod(m["shape"]) < 2 ** 31 for m in metas) else "int64"
