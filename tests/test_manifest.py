@@ -1004,3 +1004,14 @@ def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_j
     given = from_pairs(entries, root=tmp_path, validation_pairs=msd_entries(9)[8:])
     assert given.split == "given (validation_pairs)" and len(given.training) == 7
     assert from_pairs(msd_entries(7), root=tmp_path).split == "fraction 0.2 (seed 0)"
+
+
+def test_fold_keys_numbered_by_numpy_split_a_datalist_given_as_pairs(tmp_path):
+    """Fold keys of NumPy's integers (sklearn's KFold, a DataFrame's column) were no folds to the reader, which
+    took Python's int alone: the datalist was split by the fraction, and validated on cases its folds train on."""
+    import numpy as np
+
+    entries = [{**entry, "fold": fold} for entry, fold in zip(msd_entries(7), np.arange(7) % 3)]
+    manifest = from_pairs(entries, root=tmp_path, fold=1)
+    assert manifest.split == "given (datalist 'fold' keys: fold 1 of 3)"
+    assert ids(manifest.validation) == ["case_001", "case_004"] and len(manifest.training) == 5

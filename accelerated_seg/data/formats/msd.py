@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -99,9 +101,12 @@ def entry_folds(entries: Any) -> list[int] | None:
     of one fold are still no split of folds, and the file splits as before."""
     if not isinstance(entries, list) or not entries:
         return None
-    folds = [entry.get("fold") if isinstance(entry, dict) else None for entry in entries]
-    if not all(isinstance(fold, int) and not isinstance(fold, bool) and fold >= 0 for fold in folds):
+    folds = [entry.get("fold") if isinstance(entry, Mapping) else None for entry in entries]
+    # NumPy's integers too: a datalist given in Python numbered by sklearn's KFold or a DataFrame's column was
+    # split by the fraction, as if it had no folds, and validated on cases its folds train on (a review's probe)
+    if not all(isinstance(fold, numbers.Integral) and not isinstance(fold, bool) and fold >= 0 for fold in folds):
         return None
+    folds = [int(fold) for fold in folds]
     return folds if len(set(folds)) > 1 else None
 
 
