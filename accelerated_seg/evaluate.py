@@ -416,7 +416,7 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
     """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json."""
     path = Path(path)
     try:
-        document = parse_json(path.read_text(encoding="utf-8"), path)
+        document = parse_json(path.read_text(encoding="utf-8-sig"), path)
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
             return _export_class_names(document)
         raw, _ = split_ignore(document["labels"], f'{path}: "labels"')  # unannotated voxels: no class
@@ -472,7 +472,7 @@ def _labels_document(path: str | Path) -> tuple[dict | None, bool]:
     is not a readable object, which ``class_names_from_json`` reports."""
     path = Path(path)
     try:
-        document = parse_json(path.read_text(encoding="utf-8"), path)
+        document = parse_json(path.read_text(encoding="utf-8-sig"), path)
     except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
         return None, False
     if not isinstance(document, dict):

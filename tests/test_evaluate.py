@@ -634,3 +634,14 @@ def test_a_tilde_in_an_output_argument_is_the_home_folder(folders, tmp_path, mon
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--output=~/ev"]) == 0
     assert (home / "ev" / "summary.json").is_file() and list(work.iterdir()) == []
     assert str(home / "ev") in capsys.readouterr().out
+
+
+def test_a_dataset_json_saved_with_a_byte_order_mark_names_the_classes_and_the_ignore_label(tmp_path):
+    """Training reads a dataset.json saved with a byte-order mark (Windows editors, PowerShell), but evaluate's
+    --labels refused the same file ("Unexpected UTF-8 BOM"), and its ignore label was read as none."""
+    from accelerated_seg.evaluate import class_names_from_json, ignore_from_json
+
+    path = tmp_path / "dataset.json"
+    path.write_text(json.dumps({"labels": {"background": 0, "tumour": 1, "ignore": 2}}), encoding="utf-8-sig")
+    assert class_names_from_json(path) == {0: "background", 1: "tumour"}
+    assert ignore_from_json(path) == 2
