@@ -1034,3 +1034,18 @@ def test_a_table_written_before_the_folder_was_in_its_key_is_reused_where_its_ar
 
     monkeypatch.setattr(datasets.Dataset, "save_to_disk", read_only)
     assert cache.write_table(manifest.training) == before
+
+
+def test_a_binarized_build_refuses_a_negative_label_value_the_checks_would_have(tiny_dataset, tmp_path):
+    """Binarized, the guard saw the values after the threshold, 0 and 1 alone: a -1 written into a label after
+    its check (the checks refuse it) was stored as background without a word."""
+    manifest = _own_copy(tiny_dataset, tmp_path)
+    case, other = manifest.training[:2]
+    _relabelled(case, 2, -1)
+    binarized = PreprocessedCache(tmp_path / "cache", manifest.root, PreprocessSettings(
+        spacing=(2.0, 2.0, 2.0), binarize=True), 2, ignore_label=False)
+    with pytest.raises(DataError, match=r"holds label value\(s\) \[-1.0\] that no class of the 2"):
+        binarized.build([case])
+    _relabelled(other, 2, 17)  # declared or not, every value above 0 is foreground
+    assert binarized.build([other]) == 1
+    assert set(np.unique(np.load(binarized.paths(other)["label.npy"]))) == {0, 1}

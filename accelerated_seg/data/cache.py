@@ -253,28 +253,28 @@ class PreprocessedCache:
         it was: 256 as 0 (uint8), 7 of 3 classes as a class the network has no output for, and, where the
         values are mapped (data.labels, BraTS' 0, 1, 2, 4), a value the map does not list as the class whose
         index it is. Binarized, every whole value >= 0 is a class (0 or 1)."""
-        if self.settings.binarize:  # comparisons of one byte a voxel, rounded a slice at a time: no float copy
-            bad = values < 0
-            if any((plane != np.round(plane)).any() for plane in values):
-                bad |= values != np.round(values)
-        else:
-            mapping = dict(self.settings.label_map or ()) or {
-                index: index for index in range(self.num_classes + self.ignore_label)}
-            bad = np.ones(values.shape, dtype=bool)
-            for value in mapping:
-                bad &= values != value
-        if bad.any():
+        # Comparisons of one byte a voxel (min and max none): no float copy of a large volume
+        if self.settings.binarize:  # whole values >= 0, rounded a slice at a time
+            label = (values != 0).astype(np.uint8)
+            bad = None if values.min() >= 0 and all((plane == np.round(plane)).all() for plane in values) else \
+                (values < 0) | (values != np.round(values))
+        elif not self.settings.label_map:  # the class indices themselves
+            top = self.num_classes - 1 + self.ignore_label
+            label = values.astype(np.uint8)
+            bad = None if values.min() >= 0 and values.max() <= top and (label == values).all() else \
+                (values < 0) | (values > top) | (label != values)
+        else:  # each listed value to its class; one listed nowhere was left as it was by MapLabelValued
+            label, bad = np.zeros(values.shape, dtype=np.uint8), np.ones(values.shape, dtype=bool)
+            for value, index in self.settings.label_map:
+                listed = values == value
+                label[listed] = index
+                bad &= ~listed
+            bad = bad if bad.any() else None
+        if bad is not None:
             found = np.unique(values[bad])
             raise DataError(f"case {case.id!r}: {case.label} holds label value(s) {found[:5].tolist()} that no class "
                             f"of the {self.num_classes} is, though the pre-flight checks passed it: the file changed "
                             f"since it was checked; run again, which checks it as it is now")
-        if self.settings.binarize:
-            return (values != 0).astype(np.uint8)
-        if not self.settings.label_map:
-            return values.astype(np.uint8)
-        label = np.zeros(values.shape, dtype=np.uint8)
-        for value, index in self.settings.label_map:
-            label[values == value] = index
         return label
 
     def write_table(self, cases: Sequence[Case]) -> Path:
