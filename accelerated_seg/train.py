@@ -1387,7 +1387,9 @@ SHARED_CACHE_FIX = ("data.cache_dir must be a folder that every node sees (a sha
 
 
 def _every_case_in_the_cache(cache: PreprocessedCache, cases: list) -> None:
-    missing = [case.id for case in cases if not cache.is_current(case)]
+    # Built, not current: a file replaced while another rank read it is built again by the next run; this run
+    # trains on what was read, as one process does. Current alone, it was said to be no shared folder.
+    missing = [case.id for case in cases if not cache.is_built(case)]
     if missing:
         named = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
         raise ConfigError(f"{len(missing)} case(s) that the other ranks preprocessed are not in {cache.dir} as "

@@ -633,6 +633,43 @@ def test_a_cache_that_the_main_process_does_not_share_with_the_other_ranks_is_re
         _every_table_seen([cache.write_table(cases), tmp_path / "elsewhere"], 1)
 
 
+def test_a_case_whose_file_was_replaced_while_a_rank_built_it_is_no_cache_the_ranks_do_not_share(tiny_dataset,
+                                                                                                 tmp_path, monkeypatch):
+    """The source fingerprint is taken before the files are read, so a label replaced while its case was built
+    leaves the case built but not current; the main process's look at the other ranks' cases took it for a
+    cache folder the nodes do not share, and the run failed advising a shared filesystem."""
+    import shutil
+
+    import accelerated_seg.data.cache as cache_module
+    from accelerated_seg.data.cache import PreprocessedCache
+    from accelerated_seg.data.manifest import load_msd
+    from accelerated_seg.data.preprocess import PreprocessSettings
+    from accelerated_seg.train import _every_case_in_the_cache
+
+    shutil.copytree(tiny_dataset.parent, tmp_path / "data")
+    manifest = load_msd(tmp_path / "data" / tiny_dataset.name)
+    case = manifest.training[0]
+    cache = PreprocessedCache(tmp_path / "cache", manifest.root, PreprocessSettings(spacing=(2.0, 2.0, 2.0)), 3)
+    original = cache_module.preprocess
+
+    def read_then_replaced(*args, **kwargs):
+        transform = original(*args, **kwargs)
+
+        def reading(data):
+            read = transform(data)
+            replacement = case.label.with_name("replacement.nii.gz")
+            replacement.write_bytes(case.label.read_bytes())
+            os.replace(replacement, case.label)
+            return read
+        return reading
+
+    monkeypatch.setattr(cache_module, "preprocess", read_then_replaced)
+    cache.build([case])
+    assert not cache.is_current(case)
+    _every_case_in_the_cache(cache, [case])  # built: the table reads it, and the next run builds it again
+    assert cache.write_table([case]).is_dir()
+
+
 def test_a_resume_sweeps_what_killed_writers_left_even_when_it_trains_nothing_more(tiny_config, tmp_path, capsys):
     """Only a save removed the hidden checkpoint folders a kill left, so a resume at train.max_steps
     already (nothing to train, nothing saved) kept a whole checkpoint's size of .step_N.old for good

@@ -157,6 +157,12 @@ class PreprocessedCache:
         return source is not None and source == source_fingerprint(case) and all(
             path.is_file() for path in self._arrays(case, source).values())
 
+    def is_built(self, case: Case) -> bool:
+        """Built, from the files as they are now or as they were (its json and that version's arrays there): what
+        ``write_table`` needs. A file replaced while its case was built leaves the case built but not current."""
+        source = self._built_source(case)
+        return source is not None and all(path.is_file() for path in self._arrays(case, source).values())
+
     def build(self, cases: Sequence[Case], shard: tuple[int, int] = (0, 1), workers: int = 1) -> int:
         """Preprocess this shard's cases that are missing or stale; returns how many were built.
 
