@@ -1049,3 +1049,18 @@ def test_a_binarized_build_refuses_a_negative_label_value_the_checks_would_have(
     _relabelled(other, 2, 17)  # declared or not, every value above 0 is foreground
     assert binarized.build([other]) == 1
     assert set(np.unique(np.load(binarized.paths(other)["label.npy"]))) == {0, 1}
+
+
+def test_a_case_id_too_long_is_refused_by_every_rank_before_any_builds_its_share(tiny_dataset, tmp_path):
+    """Each rank looked at its own share's ids alone, so a rank whose cases fit built them all (hours, on a
+    large dataset) before the rank holding the long id refused it and the run failed."""
+    import dataclasses
+
+    manifest = load_msd(tiny_dataset)
+    cases = list(manifest.training)
+    cases[1] = dataclasses.replace(cases[1], id="x" * 230)
+    cache = _cache(tmp_path, manifest, spacing=(2.0, 2.0, 2.0))
+    for rank in (0, 1):
+        with pytest.raises(DataError, match=r"case 'x{230}' .* longer than a file name can be"):
+            cache.build(cases, shard=(rank, 2))
+    assert not cache.dir.exists()

@@ -172,8 +172,10 @@ class PreprocessedCache:
             workers: processes to spread this shard over (decoding and resampling are CPU bound).
         """
         index, count = shard
+        # Every case's names, not this shard's: a rank whose share fits built it whole (hours, on a large dataset)
+        # before the one holding the case refused it. A case built already has names that fit.
+        self._refuse_names_too_long(cases)
         todo = [case for case in list(cases)[index::count] if not self.is_current(case)]
-        self._refuse_names_too_long(todo)
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             if index == 0:  # one sweeper is enough; what a killed build left would otherwise stay forever
@@ -198,8 +200,10 @@ class PreprocessedCache:
         its first write with "File name too long", and the advice to give data.cache_dir a folder one can
         write, with room (an audit's probe)."""
         for case in todo:
+            # the arrays' names alone: the json's (case_key: the id and 13 characters) is shorter, and its hash
+            # resolves the case's files, which every rank would do for every case
             names = [path.name for path in self._arrays(case, "0" * _SOURCE_LENGTH).values()]
-            longest = max([*names, self._meta_path(case).name], key=lambda name: len(name.encode()))
+            longest = max(names, key=lambda name: len(name.encode()))
             if len(longest.encode()) > NAME_MAX:
                 raise DataError(f"case {case.id!r} ({case.label}): its preprocessed arrays would be named "
                                 f"{longest[:40]}... ({len(longest.encode())} bytes), longer than a file name can "
