@@ -278,7 +278,7 @@ class PreprocessedCache:
             for value, index in self.settings.label_map:
                 listed = values == value
                 label[listed] = index
-                bad &= ~listed
+                bad[listed] = False
             bad = bad if bad.any() else None
         if bad is not None:
             found = np.unique(values[bad])
