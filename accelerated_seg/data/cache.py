@@ -174,8 +174,9 @@ class PreprocessedCache:
         index, count = shard
         # Every case's names, not this shard's: a rank whose share fits built it whole (hours, on a large dataset)
         # before the one holding the case refused it. A case built already has names that fit.
+        cases = list(cases)
         self._refuse_names_too_long(cases)
-        todo = [case for case in list(cases)[index::count] if not self.is_current(case)]
+        todo = [case for case in cases[index::count] if not self.is_current(case)]
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             if index == 0:  # one sweeper is enough; what a killed build left would otherwise stay forever
