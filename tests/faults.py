@@ -111,3 +111,24 @@ def read_only_below(monkeypatch, folder) -> None:
 
     monkeypatch.setattr(builtins, "open", open_read_only)
     monkeypatch.setattr(os, "open", os_open_read_only)
+
+
+def label_replaced_while_read(monkeypatch, label: Path) -> None:
+    """The cache build's reading of a case replaces ``label`` (a sync of the dataset beside the build)
+    with a new file of the same bytes, once the old one has been read."""
+    import accelerated_seg.data.cache as cache_module
+
+    original = cache_module.preprocess
+
+    def read_then_replaced(*args, **kwargs):
+        transform = original(*args, **kwargs)
+
+        def reading(data):
+            read = transform(data)
+            replacement = label.with_name("replacement.nii.gz")
+            replacement.write_bytes(label.read_bytes())
+            os.replace(replacement, label)  # a new file, written after the build read the old one
+            return read
+        return reading
+
+    monkeypatch.setattr(cache_module, "preprocess", read_then_replaced)

@@ -880,24 +880,13 @@ def test_a_file_replaced_while_its_case_is_preprocessed_is_built_again(tiny_data
     (a sync of the dataset beside a build) left the old label's arrays under the new file's fingerprint:
     current for every later run, which trained on the label as it no longer is."""
     import accelerated_seg.data.cache as cache_module
+    from faults import label_replaced_while_read
 
     manifest = _own_copy(tiny_dataset, tmp_path)
     case = manifest.training[0]
     cache = _cache(tmp_path / "cache", manifest, spacing=(2.0, 2.0, 2.0))
     original = cache_module.preprocess
-
-    def read_then_replaced(*args, **kwargs):
-        transform = original(*args, **kwargs)
-
-        def reading(data):
-            read = transform(data)
-            replacement = case.label.with_name("replacement.nii.gz")
-            replacement.write_bytes(case.label.read_bytes())
-            os.replace(replacement, case.label)  # a new file, written after the build read the old one
-            return read
-        return reading
-
-    monkeypatch.setattr(cache_module, "preprocess", read_then_replaced)
+    label_replaced_while_read(monkeypatch, case.label)
     assert cache.build([case]) == 1
     monkeypatch.setattr(cache_module, "preprocess", original)
     assert not cache.is_current(case)  # what was read is not the file as it is now

@@ -640,30 +640,17 @@ def test_a_case_whose_file_was_replaced_while_a_rank_built_it_is_no_cache_the_ra
     cache folder the nodes do not share, and the run failed advising a shared filesystem."""
     import shutil
 
-    import accelerated_seg.data.cache as cache_module
     from accelerated_seg.data.cache import PreprocessedCache
     from accelerated_seg.data.manifest import load_msd
     from accelerated_seg.data.preprocess import PreprocessSettings
     from accelerated_seg.train import _every_case_in_the_cache
+    from faults import label_replaced_while_read
 
     shutil.copytree(tiny_dataset.parent, tmp_path / "data")
     manifest = load_msd(tmp_path / "data" / tiny_dataset.name)
     case = manifest.training[0]
     cache = PreprocessedCache(tmp_path / "cache", manifest.root, PreprocessSettings(spacing=(2.0, 2.0, 2.0)), 3)
-    original = cache_module.preprocess
-
-    def read_then_replaced(*args, **kwargs):
-        transform = original(*args, **kwargs)
-
-        def reading(data):
-            read = transform(data)
-            replacement = case.label.with_name("replacement.nii.gz")
-            replacement.write_bytes(case.label.read_bytes())
-            os.replace(replacement, case.label)
-            return read
-        return reading
-
-    monkeypatch.setattr(cache_module, "preprocess", read_then_replaced)
+    label_replaced_while_read(monkeypatch, case.label)
     cache.build([case])
     assert not cache.is_current(case)
     _every_case_in_the_cache(cache, [case])  # built: the table reads it, and the next run builds it again
