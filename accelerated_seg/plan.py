@@ -401,8 +401,12 @@ def check_settings(batch: int = 1, gpus: int = 1, gpu_memory_gib: float = 1.0, g
     # not (x > 0) rather than x <= 0: NaN compares false both ways, and inf fits every batch
     if not isinstance(gpu_memory_gib, (int, float)) or not 0 < gpu_memory_gib < math.inf:
         raise ConfigError(f"GPU memory (--gpu-memory) must be a finite number of GiB > 0, got {gpu_memory_gib!r}")
-    if global_batch is not None:  # the same rule and message as at launch
-        resolve_batch(None, global_batch, None, gpus, lr=1.0, base_batch_size=1, lr_scaling="none")
+    if global_batch is not None:  # the same rule and message as at launch, naming plan's flag as --batch is named
+        try:
+            resolve_batch(None, global_batch, None, gpus, lr=1.0, base_batch_size=1, lr_scaling="none")
+        except ConfigError as error:
+            raise ConfigError(str(error).replace("train.global_batch_size", "train.global_batch_size (--global-batch)",
+                                                 1)) from None
 
 
 def estimate(facts: ModelFacts, batch: int, gpus: int) -> dict[str, Estimate]:

@@ -220,7 +220,9 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     # the default U-Net halves 16^3 four times: one voxel at its bottleneck (a traceback until the 24th session)
     (["--model", "unet", "--patch", "16", "16", "16"], r"model 'unet' cannot train on data.patch_size \(16, 16, 16\)"),
     (["--batch", "0"], r"train.batch_size \(--batch\) must be an integer >= 1"),
-    (["--gpus", "8", "--global-batch", "30"], "train.global_batch_size 30 is not divisible by 8"),
+    (["--gpus", "8", "--global-batch", "30"], r"train.global_batch_size \(--global-batch\) 30 is not divisible by 8"),
+    # named as the config's key alone, which plan was not given (a review's probe)
+    (["--global-batch", "0"], r"train.global_batch_size \(--global-batch\) must be >= 1, got 0"),
     (["--model-args", "{filters: 4}"], r"--model-args \(model.args\) is not valid JSON"),
     (["--gpu-memory", "0"], r"GPU memory \(--gpu-memory\)"),
     # NaN passed a `<= 0` check and every strategy then read "does not fit" (before the 26th session)
