@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(_overrides_refused(args.command, settings))
     if rest and args.command != "train":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.command in ONE_PROCESS_COMMANDS and (processes := int(os.environ.get("WORLD_SIZE", "1"))) > 1:
+        return _one_process_command_refused(args.command, processes)
     try:
         status = COMMANDS[args.command](args, rest)
         sys.stdout.flush()  # here, so that a reader gone by now is met inside the try
@@ -65,6 +67,25 @@ def _overrides_refused(command: str, settings: list[str]) -> str:
     where = (f"write them into the experiment file that {command} reads with --config"
              if command in ("check", "cache", "plan") else f"{command} reads no experiment settings")
     return f"{', '.join(settings)}: only train takes setting overrides on its command line; {where}"
+
+
+#: The commands that run whole in one process; train, predict and benchmark share their work over a launch's.
+ONE_PROCESS_COMMANDS = ("synth", "check", "cache", "evaluate", "export", "plan")
+
+
+def _one_process_command_refused(command: str, processes: int) -> int:
+    """Under ``accelerate launch`` of several processes every rank ran such a command whole, side by
+    side: ``export``'s second rank refused the folder its first had just written ("already exists",
+    the launch failed after the export), ``synth``'s ranks wrote the same phantoms at once and one
+    died of the other's marker file (a FileNotFoundError traceback), and every rank printed its report
+    (a multi-process audit). Every rank refuses alike, before anything is written; each node's first says why."""
+    message = (f"accelerated-seg {command} runs in one process, and this launch started {processes}, each of which "
+               f"would run all of it, writing the same files at once: run accelerated-seg {command} without "
+               f"accelerate launch (only train, predict and benchmark share their work over a launch's processes)")
+    if os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")) == "0":
+        print(f"error: {message}", file=sys.stderr)
+    leave_for_the_launcher(message)
+    return 2
 
 
 #: The exit statuses of a process that SIGPIPE or SIGINT (Ctrl-C) ended, as a shell reports them.
