@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(_overrides_refused(args.command, settings))
     if rest and args.command != "train":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    if args.command in ONE_PROCESS_COMMANDS and (processes := int(os.environ.get("WORLD_SIZE", "1"))) > 1:
+    if args.command in ONE_PROCESS_COMMANDS and (processes := _launched_processes()) > 1:
         return _one_process_command_refused(args.command, processes)
     try:
         status = COMMANDS[args.command](args, rest)
@@ -71,6 +71,14 @@ def _overrides_refused(command: str, settings: list[str]) -> str:
 
 #: The commands that run whole in one process; train, predict and benchmark share their work over a launch's.
 ONE_PROCESS_COMMANDS = ("synth", "check", "cache", "evaluate", "export", "plan")
+
+
+def _launched_processes() -> int:
+    """The processes of the launch that started this one, 1 outside a launch. ``WORLD_SIZE`` alone is no
+    launcher's mark (some clusters export it to every process, ``checkpoint.PreemptionSignals``): the
+    launchers that accelerate uses (torchrun, DeepSpeed's, srun and mpirun through it) give each rank
+    ``LOCAL_RANK`` too."""
+    return int(os.environ.get("WORLD_SIZE", "1")) if "LOCAL_RANK" in os.environ else 1
 
 
 def _one_process_command_refused(command: str, processes: int) -> int:

@@ -214,3 +214,8 @@ def test_a_one_process_command_under_a_launch_of_several_is_refused_on_every_ran
         err = capsys.readouterr().err
         assert (f"error: accelerated-seg {argv[0]} runs in one process, and this launch started 2" in err) == says, err
     assert list(tmp_path.iterdir()) == []  # nothing written
+    # WORLD_SIZE alone, as some clusters export it to every process, is no launch: the command runs
+    for name in ("RANK", "LOCAL_RANK"):
+        monkeypatch.delenv(name)
+    if argv[0] == "plan":
+        assert main([a.format(tmp=tmp_path) for a in argv]) == 0 and (tmp_path / "plan.json").is_file()
