@@ -37,8 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(_overrides_refused(args.command, settings))
     if rest and args.command != "train":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
-    if args.command in ONE_PROCESS_COMMANDS and (processes := _launched_processes()) > 1:
-        return _one_process_command_refused(args.command, processes)
+    command = " ".join([args.command] + ([args.target] if args.command == "benchmark" else []))
+    if command in ONE_PROCESS_COMMANDS and (processes := _launched_processes()) > 1:
+        return _one_process_command_refused(command, processes)
     try:
         status = COMMANDS[args.command](args, rest)
         sys.stdout.flush()  # here, so that a reader gone by now is met inside the try
@@ -69,8 +70,10 @@ def _overrides_refused(command: str, settings: list[str]) -> str:
     return f"{', '.join(settings)}: only train takes setting overrides on its command line; {where}"
 
 
-#: The commands that run whole in one process; train, predict and benchmark share their work over a launch's.
-ONE_PROCESS_COMMANDS = ("synth", "check", "cache", "evaluate", "export", "plan")
+#: The commands that run whole in one process; train, predict and benchmark train share their work over a
+#: launch's processes.
+ONE_PROCESS_COMMANDS = ("synth", "check", "cache", "evaluate", "export", "plan", "benchmark data", "benchmark infer",
+                        "benchmark predict")
 
 
 def _launched_processes() -> int:
@@ -85,11 +88,12 @@ def _one_process_command_refused(command: str, processes: int) -> int:
     """Under ``accelerate launch`` of several processes every rank ran such a command whole, side by
     side: ``export``'s second rank refused the folder its first had just written ("already exists",
     the launch failed after the export), ``synth``'s ranks wrote the same phantoms at once and one
-    died of the other's marker file (a FileNotFoundError traceback), and every rank printed its report
+    died of the other's marker file (a FileNotFoundError traceback), ``benchmark infer``'s ranks timed
+    side by side on the same device and both wrote the result file, and every rank printed its report
     (a multi-process audit). Every rank refuses alike, before anything is written; each node's first says why."""
     message = (f"accelerated-seg {command} runs in one process, and this launch started {processes}, each of which "
                f"would run all of it, writing the same files at once: run accelerated-seg {command} without "
-               f"accelerate launch (only train, predict and benchmark share their work over a launch's processes)")
+               f"accelerate launch (train, predict and benchmark train share their work over a launch's processes)")
     if os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")) == "0":
         print(f"error: {message}", file=sys.stderr)
     leave_for_the_launcher(message)

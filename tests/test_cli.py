@@ -198,13 +198,16 @@ def test_ctrl_c_ends_a_command_with_status_130_and_no_traceback(monkeypatch, cap
                                   ["check", "{tmp}/phantoms/dataset.json"], ["cache", "{tmp}/phantoms/dataset.json"],
                                   ["evaluate", "{tmp}/predictions", "{tmp}/labels"],
                                   ["plan", "--model", "unet", "--patch", "32", "32", "32",
-                                   "--json", "{tmp}/plan.json"]])
+                                   "--json", "{tmp}/plan.json"],
+                                  ["benchmark", "infer", "--size", "32", "32", "32", "--roi", "16", "--blocks", "1",
+                                   "--device", "cpu", "--output", "{tmp}/infer.json"]])
 def test_a_one_process_command_under_a_launch_of_several_is_refused_on_every_rank_before_it_writes(
         tmp_path, monkeypatch, capsys, argv):
     """Under ``accelerate launch --num_processes 2`` every rank ran these whole, side by side: synth's
     ranks wrote the same phantoms and one died of the other's marker file (a FileNotFoundError
     traceback), export's second rank refused the folder its first had just written ("already exists",
-    the launch failed after the export). The rank that says nothing refuses alike."""
+    the launch failed after the export), benchmark infer's timed side by side and both wrote the result.
+    The rank that says nothing refuses alike."""
     for rank, says in ((1, False), (0, True)):
         monkeypatch.setenv("WORLD_SIZE", "2")
         monkeypatch.setenv("RANK", str(rank))
@@ -212,7 +215,8 @@ def test_a_one_process_command_under_a_launch_of_several_is_refused_on_every_ran
         monkeypatch.delenv("TORCHELASTIC_ERROR_FILE", raising=False)
         assert main([a.format(tmp=tmp_path) for a in argv]) == 2
         err = capsys.readouterr().err
-        assert (f"error: accelerated-seg {argv[0]} runs in one process, and this launch started 2" in err) == says, err
+        command = " ".join(argv[:2] if argv[0] == "benchmark" else argv[:1])
+        assert (f"error: accelerated-seg {command} runs in one process, and this launch started 2" in err) == says, err
     assert list(tmp_path.iterdir()) == []  # nothing written
     # WORLD_SIZE alone, as some clusters export it to every process, is no launch: the command runs
     for name in ("RANK", "LOCAL_RANK"):
