@@ -635,6 +635,9 @@ class Segmentation:
         is_path, is_image = (_is_one_or_a_list_of(x, kind) for kind in ((str, os.PathLike), SpatialImage))
         if is_image and affine is not None:
             raise ConfigError("predict: an image carries its own affine; drop affine= (it is for arrays)")
+        if is_path and affine is not None:  # the file's own was used, and the one given dropped without a word
+            raise ConfigError("predict: a file carries its own affine, which predict uses; drop affine= (it is for "
+                              "arrays), or give nib.load(path).get_fdata() with it")
         with tempfile.TemporaryDirectory() as tmp:
             if is_path:
                 inputs = x

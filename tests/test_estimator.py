@@ -1059,3 +1059,19 @@ def test_a_run_of_cases_given_in_python_in_any_format_says_how_to_prune_by_a_com
     assert main([word for word in command if word != "--prune"]) == 0
     listed = capsys.readouterr().out
     assert "2 preprocessed version(s) of this dataset" in listed and listed.count("not in use") == 2
+
+
+def test_an_affine_given_with_a_path_is_refused_not_dropped(tmp_path):
+    """predict(path, affine=A) segmented the file on its own grid and dropped A without a word, where
+    an image given with one is refused (an audit of the estimator)."""
+    import nibabel as nib
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    scan = tmp_path / "scan.nii.gz"
+    nib.save(nib.Nifti1Image(np.zeros((16, 16, 16), np.float32), np.eye(4)), scan)
+    for given in (str(scan), scan, [str(scan)]):
+        with pytest.raises(ConfigError, match=r"predict: a file carries its own affine, which predict uses; drop "
+                                              r"affine= \(it is for arrays\)"):
+            model.predict(given, affine=np.diag([2.0, 2.0, 2.0, 1.0]))
+    assert model.predict(scan).shape == (16, 16, 16)  # without it, as before
