@@ -1101,7 +1101,17 @@ def _checked_channels(x, in_channels: int) -> np.ndarray:
     """An array input to ``predict`` as float32 (C, X, Y, Z), or a DataError that names the array."""
     if hasattr(x, "detach"):  # a torch tensor, possibly on a GPU or requiring grad
         x = x.detach().cpu().numpy()
-    array = np.asarray(x)
+    try:
+        array = np.asarray(x)
+    except ValueError:  # numpy's "inhomogeneous shape" traceback, for a list of arrays of other shapes
+        shapes = ", ".join(str(np.shape(item)) for item in x) if isinstance(x, (list, tuple)) else "?"
+        raise DataError(f"predict: a list of arrays of different shapes ({shapes}); give one array per channel, "
+                        f"all of the scan's shape, or one (C, X, Y, Z) array") from None
+    if array.ndim == 0 or (array.dtype == object and not isinstance(x, np.ndarray)):
+        # None, a number, bytes, or a list mixing paths, images and arrays: "an array of shape ()" before
+        raise DataError(f"predict: x is {type(x).__name__} {_shown(x)}; give the scan as a path (a list of paths "
+                        f"for several channels), a nibabel image (a list of them) or an array (X, Y, Z) or "
+                        f"(C, X, Y, Z)")
     if array.ndim not in (3, 4):
         raise DataError(f"predict: an array of shape {array.shape}; give (X, Y, Z), or (C, X, Y, Z) with the model's "
                         f"{in_channels} channel(s) first")
@@ -1124,6 +1134,12 @@ def _checked_channels(x, in_channels: int) -> np.ndarray:
         raise DataError(f"predict: the array holds {bad} non-finite value(s) (NaN or Inf); replace them (e.g. with "
                         f"the background intensity) first")
     return channels
+
+
+def _shown(x) -> str:
+    """``x``'s repr, cut to a line."""
+    shown = repr(x)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
 def _array_grid_warning(affine, config: dict) -> str | None:

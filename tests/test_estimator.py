@@ -1075,3 +1075,23 @@ def test_an_affine_given_with_a_path_is_refused_not_dropped(tmp_path):
                                               r"affine= \(it is for arrays\)"):
             model.predict(given, affine=np.diag([2.0, 2.0, 2.0, 1.0]))
     assert model.predict(scan).shape == (16, 16, 16)  # without it, as before
+
+
+def test_what_is_no_scan_is_named_as_given_to_predict(tmp_path):
+    """A list of arrays of other shapes was numpy's inhomogeneous-shape ValueError; None, a number or a list
+    mixing a path and an image was "an array of shape ()" or "(2,)" (an audit of the estimator)."""
+    import nibabel as nib
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    volume = np.zeros((16, 16, 16), np.float32)
+    scan = tmp_path / "scan.nii.gz"
+    nib.save(nib.Nifti1Image(volume, np.eye(4)), scan)
+    with pytest.raises(DataError, match=r"^predict: a list of arrays of different shapes \(\(16, 16, 16\), "
+                                        r"\(8, 16, 16\)\); give one array per channel"):
+        model.predict([volume, volume[:8]])
+    for given, named in ((None, "NoneType None"), (5, "int 5"), (b"scan.nii.gz", "bytes b'scan.nii.gz'"),
+                         ([str(scan), nib.load(scan)], "list ['")):
+        with pytest.raises(DataError, match=rf"^predict: x is {re.escape(named)}.*; give the scan as a path"):
+            model.predict(given)
+    assert model.predict([volume]).shape == (16, 16, 16)  # one channel's array in a list, as before
