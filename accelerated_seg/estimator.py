@@ -830,7 +830,9 @@ class Segmentation:
         design = {key: value for key, value in config["model"]["args"].items() if key not in SET_BY_THE_RUN}
         estimator = cls(config["model"]["name"], model_args=design, **settings)
         estimator._take_model(directory)
-        estimator.loaded_from = directory
+        # absolute, as model_dir: a relative one was looked up from the working folder at each fit, so a
+        # chdir after the load left fit without the model that predict still used
+        estimator.loaded_from = estimator.model_dir
         return estimator
 
     def __repr__(self) -> str:

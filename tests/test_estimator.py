@@ -1095,3 +1095,34 @@ def test_what_is_no_scan_is_named_as_given_to_predict(tmp_path):
         with pytest.raises(DataError, match=rf"^predict: x is {re.escape(named)}.*; give the scan as a path"):
             model.predict(given)
     assert model.predict([volume]).shape == (16, 16, 16)  # one channel's array in a list, as before
+
+
+def _fits_started(monkeypatch) -> list:
+    """Each fit's train.init_from, in place of the training itself."""
+    import accelerated_seg.train as training
+
+    started = []
+    monkeypatch.setattr(training, "train", lambda cfg, manifest: started.append(cfg.train.init_from) or {"step": 1})
+    return started
+
+
+def test_a_model_loaded_by_a_relative_path_is_trained_on_after_a_change_of_folder(tiny_dataset, tmp_path,
+                                                                                  monkeypatch):
+    """Segmentation.load("saved") kept the relative path for fit, which predict held as an absolute one:
+    after os.chdir (a notebook's %cd) predict still used the model and fit failed on "saved/config.json
+    is missing", or started from another folder of that name (an audit of the estimator)."""
+    from test_inference import export
+
+    export(tmp_path / "saved", spacing=None)
+    monkeypatch.chdir(tmp_path)
+    loaded = Segmentation.load("saved", output_dir=str(tmp_path / "run"), val_every=0, trackers="none",
+                               progress_bar=False)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    started = _fits_started(monkeypatch)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache")).batch(2)
+    loaded.fit(data, steps=1)
+    assert started == [str(tmp_path / "saved")]
+    assert repr(loaded).endswith(f", from {tmp_path / 'saved'}; no model exported yet>")
