@@ -508,6 +508,7 @@ class Segmentation:
         self.model_dir: Path | None = None  # the exported model predictions use
         self._model_files: str | None = None  # the fingerprint of model_dir's files when they were taken
         self.loaded_from: Path | None = None  # the export Segmentation.load read: every fit starts from it
+        self._loaded_files: str | None = None  # the fingerprint of loaded_from's files when they were loaded
         self.run_dir: Path | None = None  # where fit trained it (fit's output_dir may differ from the constructor's)
         self.summary: dict | None = None
 
@@ -549,6 +550,12 @@ class Segmentation:
         # replaced by a new network.
         fine_tunes = self.loaded_from is not None and "init_from" not in settings and not settings.get("resume")
         if fine_tunes:
+            # as predict refuses a model_dir replaced since: another model saved there was trained on, unsaid
+            if _export_fingerprint(self.loaded_from) != self._loaded_files:
+                raise RuntimeError(f"fit: {self.loaded_from} no longer holds the model this Segmentation loaded from "
+                                   f"it: it was replaced or removed since; Segmentation.load("
+                                   f"{str(self.loaded_from)!r}) to train on what it holds now, or fit(..., "
+                                   f"init_from=None) to train a new network of its design")
             settings["init_from"] = str(self.loaded_from)
         cfg = dataset.config(**settings)
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
@@ -832,7 +839,7 @@ class Segmentation:
         estimator._take_model(directory)
         # absolute, as model_dir: a relative one was looked up from the working folder at each fit, so a
         # chdir after the load left fit without the model that predict still used
-        estimator.loaded_from = estimator.model_dir
+        estimator.loaded_from, estimator._loaded_files = estimator.model_dir, estimator._model_files
         return estimator
 
     def __repr__(self) -> str:

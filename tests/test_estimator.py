@@ -1126,3 +1126,26 @@ def test_a_model_loaded_by_a_relative_path_is_trained_on_after_a_change_of_folde
     loaded.fit(data, steps=1)
     assert started == [str(tmp_path / "saved")]
     assert repr(loaded).endswith(f", from {tmp_path / 'saved'}; no model exported yet>")
+
+
+def test_a_loaded_model_replaced_since_is_not_trained_on(tiny_dataset, tmp_path, monkeypatch):
+    """Another model saved over the loaded folder was fine-tuned without a word, where predict refuses it
+    (an audit of the estimator); a folder removed since failed in the command line's words."""
+    from test_inference import export
+
+    loaded = Segmentation.load(export(tmp_path / "saved", spacing=None), output_dir=str(tmp_path / "run"),
+                               val_every=0, trackers="none", progress_bar=False)
+    Segmentation.load(export(tmp_path / "other", spacing=None, seed=1)).save(tmp_path / "saved")
+    started = _fits_started(monkeypatch)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache")).batch(2)
+    for since in ("replaced", "removed"):
+        if since == "removed":
+            shutil.rmtree(tmp_path / "saved")
+        with pytest.raises(RuntimeError, match=rf"^fit: {re.escape(str(tmp_path / 'saved'))} no longer holds the "
+                                               rf"model this Segmentation loaded from it: .*Segmentation.load\("):
+            loaded.fit(data, steps=1)
+    assert started == [] and not (tmp_path / "run").exists()
+    loaded.fit(data, steps=1, init_from=None)  # a new network of its design needs none of it
+    assert started == [None]
