@@ -814,6 +814,9 @@ class Segmentation:
                               f"{directory / 'saved_model'}")
         # Both copied before either replaces the one there: a full disk leaves the earlier model whole.
         replace_files_together(directory, {name: source / name for name in EXPORT_FILES})
+        if self.loaded_from is not None and directory.resolve() == self.loaded_from.resolve():
+            # its own model saved over the one it loaded (fine-tuned, saved in place): the next fit starts from it
+            self._loaded_files = _export_fingerprint(self.loaded_from)
         return directory
 
     @classmethod

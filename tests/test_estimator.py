@@ -1149,3 +1149,10 @@ def test_a_loaded_model_replaced_since_is_not_trained_on(tiny_dataset, tmp_path,
     assert started == [] and not (tmp_path / "run").exists()
     loaded.fit(data, steps=1, init_from=None)  # a new network of its design needs none of it
     assert started == [None]
+    # Its own model saved over the folder it loaded (fine-tuned, then saved in place) is no other's: trained on
+    tuned = Segmentation.load(export(tmp_path / "saved", spacing=None), output_dir=str(tmp_path / "tuned"),
+                              val_every=0, trackers="none", progress_bar=False)
+    tuned._take_model(export(tmp_path / "tuned_model", spacing=None, seed=2))  # as a fit leaves it
+    tuned.save(tmp_path / "saved")
+    tuned.fit(data, steps=1)
+    assert started == [None, str(tmp_path / "saved")]
