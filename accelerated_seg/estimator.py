@@ -279,7 +279,7 @@ class Dataset:
         self._check_it_has_training_cases("Dataset.fit")
         if config is not None:
             self._check_its_config(config, train_settings)
-        cfg = config or self.config(**train_settings)
+        cfg = _checked_config(config or self.config(**train_settings), "Dataset.fit")  # lr="1e-3", as fit
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         _check_the_network_fits_the_blocks(cfg, self, _launched_processes())
         resumed = None
@@ -287,6 +287,14 @@ class Dataset:
             with contextlib.suppress(ConfigError):
                 resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
         return train(cfg, manifest=_named_as_its_start(self, resumed, cfg.train.init_from))
+
+
+def _checked_config(cfg: Config, where: str) -> Config:
+    """``check_values(cfg)``, its ConfigError said by ``where``."""
+    try:
+        return check_values(cfg)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error}") from None
 
 
 def _differing_fields(ours, theirs) -> list[str]:
@@ -575,6 +583,9 @@ class Segmentation:
             if not is_whole_number(value, 1):
                 raise ConfigError(f"fit: {name} must be a whole number >= 1, got {value!r}")
         steps = steps if steps is not None else lengths["max_steps"]
+        # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
+        # was accepted by the constructor and then multiplied as a string, Python's TypeError
+        cfg = _checked_config(cfg, "fit")
         _check_an_epoch_holds_a_batch(dataset, cfg, max(processes, _launched_processes()))
         if steps is None:
             steps = _steps_for_epochs(epochs or 1, dataset, cfg, max(processes, _launched_processes()))

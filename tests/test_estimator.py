@@ -1156,3 +1156,25 @@ def test_a_loaded_model_replaced_since_is_not_trained_on(tiny_dataset, tmp_path,
     tuned.save(tmp_path / "saved")
     tuned.fit(data, steps=1)
     assert started == [None, str(tmp_path / "saved")]
+
+
+def test_a_learning_rate_given_as_text_is_read_as_a_yaml_file_reads_it(tiny_dataset, tmp_path, monkeypatch):
+    """Segmentation(lr="1e-3") was accepted, as config.yaml's 1e-3 is, and fit then failed on Python's
+    TypeError "can't multiply sequence by non-int of type 'float'" in the batch plan; fit(lr="fast") the
+    same, where the constructor names the setting (an audit of the estimator)."""
+    import accelerated_seg.train as training
+
+    trained = []
+    monkeypatch.setattr(training, "train", lambda cfg, manifest: trained.append(cfg.optim.lr) or {"step": 1})
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=32, n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache")).batch(2)
+    quiet = dict(val_every=0, trackers="none", progress_bar=False)
+    Segmentation("unet", output_dir=str(tmp_path / "run"), lr="1e-3", **quiet).fit(data, epochs=1)
+    Segmentation("unet", output_dir=str(tmp_path / "run2"), **quiet).fit(data, steps=1, lr="2e-3")
+    data.fit(lr="3e-3", max_steps=1, output_dir=str(tmp_path / "run3"), **quiet)
+    assert trained == [1e-3, 2e-3, 3e-3]
+    with pytest.raises(ConfigError, match=r"^fit: setting optim.lr must be float, got 'fast'"):
+        Segmentation("unet", output_dir=str(tmp_path / "run4"), **quiet).fit(data, steps=1, lr="fast")
+    with pytest.raises(ConfigError, match=r"^Dataset.fit: setting optim.lr must be float, got 'fast'"):
+        data.fit(lr="fast", max_steps=1, output_dir=str(tmp_path / "run5"), **quiet)
