@@ -823,6 +823,13 @@ class Segmentation:
             raise ConfigError(f"save: {directory} is a training run's folder (it holds {held}); a model saved "
                               f"beside it would be taken for the run's: give a folder of its own, e.g. "
                               f"{directory / 'saved_model'}")
+        # A run's own export replaced in place: the run's summary, metrics and checkpoints then described another
+        # model, and a resume of it exported over this one (an audit of the estimator)
+        run = directory.parent
+        if directory.name in ("model", "best_model") and (complete_checkpoints(run / "checkpoints")
+                                                          or (run / TRAIN_RUN_MARKER).is_file()):
+            raise ConfigError(f"save: {directory} is the {directory.name} exported by the training run in {run}, "
+                              f"whose summary and checkpoints describe it; give a folder of its own, outside the run")
         # Both copied before either replaces the one there: a full disk leaves the earlier model whole.
         replace_files_together(directory, {name: source / name for name in EXPORT_FILES})
         if self.loaded_from is not None and directory.resolve() == self.loaded_from.resolve():

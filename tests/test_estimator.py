@@ -1178,3 +1178,22 @@ def test_a_learning_rate_given_as_text_is_read_as_a_yaml_file_reads_it(tiny_data
         Segmentation("unet", output_dir=str(tmp_path / "run4"), **quiet).fit(data, steps=1, lr="fast")
     with pytest.raises(ConfigError, match=r"^Dataset.fit: setting optim.lr must be float, got 'fast'"):
         data.fit(lr="fast", max_steps=1, output_dir=str(tmp_path / "run5"), **quiet)
+
+
+def test_save_leaves_a_training_runs_own_exports_alone(tmp_path):
+    """save(run/"model") replaced the export of a training run, whose summary, metrics and checkpoints
+    then described another model, without a word (an audit of the estimator)."""
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "other", spacing=None, seed=1))
+    for export_name in ("model", "best_model"):
+        run = tmp_path / f"run_{export_name}"
+        export(run / export_name, spacing=None)
+        (run / "run_info.json").write_text("{}")  # what every training run writes at its start
+        before = (run / export_name / "model.safetensors").read_bytes()
+        with pytest.raises(ConfigError, match=rf"^save: .*{export_name} is the {export_name} exported by the "
+                                              rf"training run in .*{run.name}, whose summary"):
+            model.save(run / export_name)
+        assert (run / export_name / "model.safetensors").read_bytes() == before
+    # a folder named model elsewhere is anyone's: saved into
+    assert Segmentation.load(model.save(tmp_path / "mine" / "model")).model_dir == tmp_path / "mine" / "model"
