@@ -234,11 +234,13 @@ class Dataset:
         names one, as accelerate's prepared loaders do for every pass).
         """
         # Before the preprocessing: numpy's and the DataLoader's errors came at the first batch.
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        # A NumPy integer too (np.random.randint's), as block_shape and batch take one: it was refused as no
+        # whole number (an audit of the estimator)
+        if not is_whole_number(seed, 0) or seed >= 2**32:
             raise ConfigError(f"Dataset.loader: seed must be a whole number >= 0 and < 2**32, got {seed!r}")
-        if num_workers is not None and (isinstance(num_workers, bool) or not isinstance(num_workers, int)
-                                        or num_workers < 0):
+        if num_workers is not None and not is_whole_number(num_workers, 0):
             raise ConfigError(f"Dataset.loader: num_workers must be a whole number >= 0, got {num_workers!r}")
+        seed, num_workers = int(seed), None if num_workers is None else int(num_workers)
         self._check_it_has_training_cases("Dataset.loader")
         workers = self.data.num_workers if num_workers is None else num_workers
         refuse_unguarded_main(workers, setting="num_workers", what="a loader")  # before the preprocessing, as train()

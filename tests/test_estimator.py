@@ -1197,3 +1197,18 @@ def test_save_leaves_a_training_runs_own_exports_alone(tmp_path):
         assert (run / export_name / "model.safetensors").read_bytes() == before
     # a folder named model elsewhere is anyone's: saved into
     assert Segmentation.load(model.save(tmp_path / "mine" / "model")).model_dir == tmp_path / "mine" / "model"
+
+
+def test_the_builders_loader_takes_a_numpy_seed_and_worker_count(tiny_dataset, tmp_path):
+    """loader(seed=np.random.randint(...)) was refused as "must be a whole number", where block_shape
+    and batch take NumPy integers (an audit of the estimator)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache")).batch(np.int64(2))
+    batches = [[batch["image"] for batch in data.loader(seed=seed, num_workers=workers)]
+               for seed, workers in ((np.int64(3), np.int64(0)), (3, 0))]
+    assert len(batches[0]) == len(batches[1]) > 0
+    for numpy_given, plain in zip(*batches):
+        torch.testing.assert_close(numpy_given, plain)  # the same patches as the plain int's
+    with pytest.raises(ConfigError, match=r"Dataset.loader: seed must be a whole number >= 0 and < 2\*\*32"):
+        data.loader(seed=np.int64(-1))
