@@ -602,6 +602,12 @@ class Segmentation:
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
+        if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
+            # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for
+            # the model saved there, not the run's, and save refuses a run's folder for the same reason
+            raise ConfigError(f"fit: output_dir {out} holds a saved model (config.json, model.safetensors), and a run "
+                              f"written beside it would be mistaken for it: give the run a folder of its own, e.g. "
+                              f"output_dir={str(out / 'run')!r}")
         reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
         resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
                                            names=ESTIMATOR_NAMES)

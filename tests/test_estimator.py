@@ -1212,3 +1212,24 @@ def test_the_builders_loader_takes_a_numpy_seed_and_worker_count(tiny_dataset, t
         torch.testing.assert_close(numpy_given, plain)  # the same patches as the plain int's
     with pytest.raises(ConfigError, match=r"Dataset.loader: seed must be a whole number >= 0 and < 2\*\*32"):
         data.loader(seed=np.int64(-1))
+
+
+def test_a_fit_into_a_saved_models_folder_is_refused(tiny_dataset, tmp_path, monkeypatch):
+    """Segmentation.load("saved").fit(data, output_dir="saved") wrote its run beside the saved model, and
+    a later Segmentation.load("saved") loaded the model from before the fit, unsaid (an audit of the
+    estimator)."""
+    from test_inference import export
+
+    loaded = Segmentation.load(export(tmp_path / "saved", spacing=None), val_every=0, trackers="none",
+                               progress_bar=False)
+    started = _fits_started(monkeypatch)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache")).batch(2)
+    with pytest.raises(ConfigError, match=r"^fit: output_dir .*saved holds a saved model \(config.json, "
+                                          r"model.safetensors\), and a run written beside it"):
+        loaded.fit(data, steps=1, output_dir=str(tmp_path / "saved"))
+    assert started == [] and sorted(p.name for p in (tmp_path / "saved").iterdir()) == ["config.json",
+                                                                                         "model.safetensors"]
+    loaded.fit(data, steps=1, output_dir=str(tmp_path / "saved" / "run"))  # a folder of its own
+    assert started == [str(tmp_path / "saved")]
