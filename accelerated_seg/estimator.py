@@ -401,7 +401,9 @@ _OTHER_TOOLS_NAMES = {**dict.fromkeys(("learning_rate", "lr_rate", "lrate"), "lr
                       **dict.fromkeys(("patch", "patch_shape", "blockshape", "block_size"), "block_shape"),
                       **dict.fromkeys(("eval_size", "validation_split", "val_fraction"), "validation_fraction"),
                       **dict.fromkeys(("label_names", "class_labels"), "class_names"),
-                      **dict.fromkeys(("modality", "modalities", "channel_labels"), "channel_names")}
+                      **dict.fromkeys(("modality", "modalities", "channel_labels"), "channel_names"),
+                      # Keras' fit and this package's own train.fit (an audit: each listed fifty names)
+                      "verbose": "progress_bar", "initial_epoch": "resume", "checkpoint_dir": "output_dir"}
 
 
 def _closest(name: str, names: list[str]) -> str:
@@ -548,10 +550,12 @@ class Segmentation:
             raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
                               f"n_classes=2), got {type(dataset).__name__}")
         dataset._check_it_has_training_cases("fit")
-        if isinstance(epochs, Dataset) or "dataset_validate" in train_settings:  # nobrainer's fit(train, validate)
-            raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: a "
-                              "Dataset holds its own validation cases, so give them as Dataset.from_files(pairs, "
-                              "validation_pairs=[(image, label), ...]) and fit that one Dataset")
+        if isinstance(epochs, Dataset) or {"dataset_validate", "validation_data"} & train_settings.keys():
+            # nobrainer's fit(train, validate), Keras' fit(..., validation_data=): fifty setting names listed before
+            raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: nor "
+                              "Keras' validation_data; a Dataset holds its own validation cases, so give them as "
+                              "Dataset.from_files(pairs, validation_pairs=[(image, label), ...]) and fit that one "
+                              "Dataset")
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
                         own=("epochs", "steps"))
         settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}

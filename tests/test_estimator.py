@@ -1233,3 +1233,20 @@ def test_a_fit_into_a_saved_models_folder_is_refused(tiny_dataset, tmp_path, mon
                                                                                          "model.safetensors"]
     loaded.fit(data, steps=1, output_dir=str(tmp_path / "saved" / "run"))  # a folder of its own
     assert started == [str(tmp_path / "saved")]
+
+
+def test_keras_fit_arguments_are_pointed_to_this_apis_names(tiny_dataset, tmp_path):
+    """Keras' fit(validation_data=...) and verbose=, initial_epoch=, and train.fit's checkpoint_dir= were
+    each answered with the fifty setting names alone (an audit of the estimator)."""
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"))
+    model = Segmentation("unet", output_dir=str(tmp_path / "run"))
+    with pytest.raises(ConfigError, match=r"^fit: a second Dataset to validate on \(nobrainer's dataset_validate\) "
+                                          r"is not taken: nor Keras' validation_data; .*validation_pairs="):
+        model.fit(data, epochs=1, validation_data=data)
+    for keras, ours in (("verbose", "progress_bar"), ("initial_epoch", "resume"), ("checkpoint_dir", "output_dir")):
+        with pytest.raises(ConfigError, match=rf"^fit: {keras} is not a training or optimizer setting \(did you mean "
+                                              rf"'{ours}'\?\)"):
+            model.fit(data, epochs=1, **{keras: 0})
+    assert not (tmp_path / "run").exists()
