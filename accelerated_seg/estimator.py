@@ -634,7 +634,7 @@ class Segmentation:
         # failed on the missing folder rather than saying so (seventy-third session's review)
         exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
         self._take_model(exported[0] if exported else None)
-        self.run_dir = out
+        self.run_dir = out.absolute()  # as model_dir: evaluate's default folder is beside the run after a chdir too
         return self
 
     def predict(self, x, batch_size: int = 4, affine=None, **options):

@@ -1250,3 +1250,30 @@ def test_keras_fit_arguments_are_pointed_to_this_apis_names(tiny_dataset, tmp_pa
                                               rf"'{ours}'\?\)"):
             model.fit(data, epochs=1, **{keras: 0})
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_in_a_relative_output_dir_is_evaluated_beside_it_after_a_change_of_folder(tiny_dataset, tmp_path,
+                                                                                       monkeypatch):
+    """fit into output_dir="run" kept run_dir relative, where model_dir is absolute: after os.chdir (a
+    notebook's %cd) evaluate() wrote its default evaluation/ under the new folder, away from the run whose
+    model it scored (an audit of the estimator)."""
+    import accelerated_seg.train as training
+    from test_inference import export
+
+    def trains(cfg, manifest):  # the export a run leaves, in place of the training
+        export(Path(cfg.train.output_dir) / "model", spacing=None)
+        return {"step": 1}
+
+    monkeypatch.setattr(training, "train", trains)
+    monkeypatch.chdir(tmp_path)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache"), spacing=(2.0, 2.0, 2.0)).batch(2)
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir="run", val_every=0).fit(data, steps=1)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    model.evaluate(data)
+    assert (tmp_path / "run" / "evaluation" / "summary.json").is_file()
+    assert not (tmp_path / "elsewhere" / "run").exists()
+    assert repr(model).endswith(f"trained 1 step in {tmp_path / 'run'}; predicts with {tmp_path / 'run' / 'model'}>")
