@@ -128,8 +128,10 @@ class Dataset:
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
         manifest = _manifest(pairs, validation_pairs, n_classes, data, ignore_value, class_names, channel_names)
-        return cls(manifest=manifest, data=data, pairs=pairs, validation_pairs=validation_pairs, n_classes=n_classes,
-                   ignore_value=ignore_value, class_names=class_names, channel_names=channel_names)
+        # what training sees, as binarize() gives it: binarize=True here kept the given count (until the 89th session)
+        return cls(manifest=manifest, data=data, pairs=pairs, validation_pairs=validation_pairs,
+                   n_classes=manifest.num_classes, ignore_value=ignore_value, class_names=class_names,
+                   channel_names=channel_names)
 
     def __repr__(self) -> str:
         """What training would see, in a line: the dataclass's own repr lists every case and every

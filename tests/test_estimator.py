@@ -47,6 +47,9 @@ def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, t
     # augmentation is asked for, as in nobrainer: it was on by default, and augment() changed nothing
     assert base.augment().data.augment == "light" and data.n_classes == 2 and base.n_classes == 3
     assert Dataset.from_files(train_pairs, augment="standard").data.augment == "standard"
+    # binarize=True among the data settings is binarize(): 2 classes, however many the labels hold
+    given = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs, binarize=True)
+    assert (given.n_classes, given.manifest.num_classes, given.binarize().n_classes) == (2, 2, 2)
     assert repr(data.augment("heavy", on="cpu")).endswith(
         "; 2 classes (background, foreground), binarized; block_shape (16, 16, 16); batch 4; augment heavy on the cpu>")
 
