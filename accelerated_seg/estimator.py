@@ -51,7 +51,7 @@ from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .model_folders import complete_checkpoints
-from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, check_arg_names, model_spec,
+from .models import (SET_BY_THE_RUN, ModelSpec, arg_names, bridgeable, check_arg_names, model_spec,
                      spec_differences)
 from .regions import Regions
 from .run_folder import ESTIMATOR_NAMES, TRAIN_RUN_MARKER, paths_read, resume_or_replace
@@ -315,11 +315,7 @@ _SETTING_NAMES = frozenset(_field_names(TrainConfig) + _field_names(OptimConfig)
 
 def _network_takes(model: str, names) -> bool:
     """Whether every name is a constructor argument of the registry network ``model``."""
-    try:
-        check_arg_names(model, dict.fromkeys(names))
-    except ConfigError:
-        return False
-    return True
+    return set(names) <= arg_names(model)
 
 
 def _run_config(data: DataConfig, settings: dict) -> Config:

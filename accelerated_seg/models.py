@@ -19,6 +19,7 @@ import monai.networks.nets as monai_nets
 import torch.nn as nn
 
 from .config import ConfigError, check_network_name, did_you_mean, plain_data
+from .model_arg_kinds import mistyped_arg
 
 
 @dataclass(frozen=True)
@@ -348,11 +349,21 @@ def check_arg_names(name: str, args: dict) -> None:
     _refuse_unknown_args(monai_class, args)
 
 
+def arg_names(name: str) -> set[str]:
+    """The constructor arguments of the registry network ``name``'s MONAI class."""
+    return _accepted_args(MODELS[name]((128, 128, 128))[0])
+
+
 def _refuse_unknown_args(monai_class: str, args: dict) -> None:
+    """Refuse a name ``monai_class`` does not take, or a value not of the kind it takes (model_arg_kinds)."""
     accepted = _accepted_args(monai_class)
     if unknown := sorted(set(args) - accepted):
         raise ConfigError(f"model.args {unknown} are not arguments of monai.networks.nets.{monai_class}"
                           + did_you_mean(unknown[0], accepted))
+    for name, value in args.items():
+        if expected := mistyped_arg(monai_class, name, value):
+            raise ConfigError(f"model.args {name} must be {expected} (monai.networks.nets.{monai_class}'s {name}), "
+                              f"got {value!r}")
 
 
 def _accepted_args(monai_class: str) -> set[str]:

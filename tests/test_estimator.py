@@ -556,6 +556,10 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
                                           r"monai.networks.nets.UNet"):  # model.args, the config's word, before
         Segmentation("unet", model_args={"chanels": [4, 8]})
     assert Segmentation("unet3d_mlperf", model_args={"filters": [8, 16, 32, 64, 128, 128]}).model_args
+    # a value not of its kind: MONAI's "not all arguments converted during string formatting" at fit, before
+    with pytest.raises(ConfigError, match=r"Segmentation: model_args channels must be a list of whole numbers "
+                                          r"\(monai.networks.nets.UNet's channels\), got \[8, 'x'\]"):
+        Segmentation("unet", model_args={"channels": [8, "x"], "strides": [2]})
     # A network argument beside the settings is named as one (before: "not a training or optimizer setting")
     with pytest.raises(ConfigError, match=r"Segmentation: channels, strides: argument\(s\) of the network, not "
                                           r"training settings; pass them in model_args, e.g. model_args=\{'channels'"):

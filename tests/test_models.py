@@ -113,8 +113,9 @@ def test_dynunet_levels_given_in_part_name_what_the_patch_derived():
     three = {"strides": [1, 2, 2], "kernel_size": [3, 3, 3], "upsample_kernel_size": [2, 2]}
     assert model_spec("dynunet", 1, 3, (32, 32, 32), three).args["filters"] == [32, 64, 128, 256]  # MONAI takes 3
     assert model_spec("dynunet", 1, 3, (32, 32, 32), {"filters": [8, 16, 32, 64, 128]}).args["filters"][0] == 8
-    # a number where a list goes: MONAI's constructor refuses it, through check_trainable, not a TypeError here
-    assert model_spec("dynunet", 1, 3, (32, 32, 32), {"kernel_size": 3}).args["kernel_size"] == 3
+    # a number where a list goes: named here (MONAI's constructor refused it, through check_trainable, before)
+    with pytest.raises(ConfigError, match=r"model.args kernel_size must be a list of whole numbers or of lists"):
+        model_spec("dynunet", 1, 3, (32, 32, 32), {"kernel_size": 3})
 
 
 @pytest.mark.parametrize("patch", [(6, 6, 6), (12, 12, 12), (8, 12, 12)])
