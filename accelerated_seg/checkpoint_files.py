@@ -20,6 +20,7 @@ from safetensors import SafetensorError
 
 from .config import ConfigError
 from .data.errors import DataError
+from .launch_env import launched_processes
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_safetensors_header, checkpoint_gone,
                             complete_checkpoints)
 
@@ -128,7 +129,10 @@ def _not_as_written(checkpoint: Path, already: set[str], whole_state: bool = Fal
     if whole_state and isinstance(layout.get(STATE_BYTES), dict):  # not recorded by older checkpoints
         written.update(layout[STATE_BYTES])
         ranks = layout.get("num_processes")
-        others = [f"random_states_{rank}.pkl" for rank in range(1, ranks if isinstance(ranks, int) else 1)]
+        # Only those of ranks this launch has: accelerate's load_state reads its own rank's alone, so a
+        # 2-process run's checkpoint resumes in one process without random_states_1.pkl (refused before)
+        ranks = min(ranks, launched_processes()) if isinstance(ranks, int) else 1
+        others = [f"random_states_{rank}.pkl" for rank in range(1, ranks)]
         missing = [name for name in others if name not in already and not (checkpoint / name).is_file()]
         already = already | set(missing)
     else:

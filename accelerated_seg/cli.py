@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .collector import importing_without_collection
+from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher
 
 
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     if rest and args.command != "train":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     command = " ".join([args.command] + ([args.target] if args.command == "benchmark" else []))
-    if command in ONE_PROCESS_COMMANDS and (processes := _launched_processes()) > 1:
+    if command in ONE_PROCESS_COMMANDS and (processes := launched_processes()) > 1:
         return _one_process_command_refused(command, processes)
     try:
         status = COMMANDS[args.command](args, rest)
@@ -74,14 +75,6 @@ def _overrides_refused(command: str, settings: list[str]) -> str:
 #: launch's processes.
 ONE_PROCESS_COMMANDS = ("synth", "check", "cache", "evaluate", "export", "plan", "benchmark data", "benchmark infer",
                         "benchmark predict")
-
-
-def _launched_processes() -> int:
-    """The processes of the launch that started this one, 1 outside a launch. ``WORLD_SIZE`` alone is no
-    launcher's mark (some clusters export it to every process, ``checkpoint.PreemptionSignals``): the
-    launchers that accelerate uses (torchrun, DeepSpeed's, srun and mpirun through it) give each rank
-    ``LOCAL_RANK`` too."""
-    return int(os.environ.get("WORLD_SIZE", "1")) if "LOCAL_RANK" in os.environ else 1
 
 
 def _one_process_command_refused(command: str, processes: int) -> int:

@@ -50,6 +50,7 @@ from .data.preprocess_settings import resolved_normalization
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
+from .launch_env import launched_processes
 from .model_folders import complete_checkpoints
 from .models import (SET_BY_THE_RUN, ModelSpec, arg_names, bridgeable, check_arg_names, model_spec,
                      spec_differences)
@@ -285,7 +286,7 @@ class Dataset:
             self._check_its_config(config, train_settings)
         cfg = _checked_config(config or self.config(**train_settings), "Dataset.fit")  # lr="1e-3", as fit
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
-        _check_the_network_fits_the_blocks(cfg, self, _launched_processes())
+        _check_the_network_fits_the_blocks(cfg, self, launched_processes())
         resumed = None
         if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
             with contextlib.suppress(ConfigError):
@@ -590,9 +591,9 @@ class Segmentation:
         # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
         # was accepted by the constructor and then multiplied as a string, Python's TypeError
         cfg = _checked_config(cfg, "fit")
-        _check_an_epoch_holds_a_batch(dataset, cfg, max(processes, _launched_processes()))
+        _check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
         if steps is None:
-            steps = _steps_for_epochs(epochs or 1, dataset, cfg, max(processes, _launched_processes()))
+            steps = _steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
         # Here, before any process is launched, so the refusal names the estimator's settings.
         cfg = check_values(cfg)
@@ -600,7 +601,7 @@ class Segmentation:
             raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
                               f"every {cfg.train.val_every} steps (val_every): give validation_pairs (or a larger "
                               f"validation_fraction) to Dataset.from_files, or val_every=0 to train without validation")
-        _check_the_network_fits_the_blocks(cfg, dataset, max(processes, _launched_processes()))
+        _check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)
@@ -739,7 +740,7 @@ class Segmentation:
         every rank returns its summary (or raises its error): the folders are one, and ranks that
         each rebuilt them deleted one another's cases (sixty-ninth session).
         """
-        if _launched_processes() > 1:
+        if launched_processes() > 1:
             from accelerate import PartialState
             from accelerate.utils import parse_flag_from_env
 
@@ -1255,10 +1256,6 @@ def _launch_precision(precision: str | None) -> str:
     return MIXED_PRECISION[precision]
 
 
-def _launched_processes() -> int:
-    return int(os.environ.get("WORLD_SIZE", "1"))
-
-
 # What torch elastic's process context, under notebook_launcher, takes over in the launching process.
 ELASTIC_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT")
                         if hasattr(signal, name))
@@ -1290,7 +1287,7 @@ def _gpus_to_launch() -> int:
     """GPUs for notebook_launcher: all visible ones, unless processes were launched already."""
     import torch
 
-    if _launched_processes() > 1:
+    if launched_processes() > 1:
         return 1  # accelerate launch started us: train in this process, with the others
     return torch.cuda.device_count() if torch.cuda.device_count() > 1 else 1
 

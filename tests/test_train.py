@@ -1498,8 +1498,11 @@ def test_resume_from_a_checkpoint_with_a_state_file_deleted_is_refused_naming_it
     assert (tmp_path / "export" / "model.safetensors").is_file()
 
 
-def test_every_ranks_random_states_are_expected_where_the_checkpoint_recorded_its_state(tmp_path):
+def test_every_ranks_random_states_are_expected_where_the_checkpoint_recorded_its_state(tmp_path, monkeypatch):
     from accelerated_seg.checkpoint_files import check_checkpoint_files
+
+    monkeypatch.setenv("LOCAL_RANK", "0")
+    monkeypatch.setenv("WORLD_SIZE", "2")  # resumed by as many processes as wrote it
 
     step = tmp_path / "checkpoints" / "step_1"
     step.mkdir(parents=True)
@@ -1512,6 +1515,9 @@ def test_every_ranks_random_states_are_expected_where_the_checkpoint_recorded_it
     check_checkpoint_files(step)  # an export reads the weights alone
     with pytest.raises(DataError, match=r"random_states_1.pkl \(missing; rank 1 wrote it\)"):
         check_checkpoint_files(step, whole_state=True)
+    monkeypatch.delenv("WORLD_SIZE")  # one process reads random_states_0.pkl alone (accelerate's load_state)
+    check_checkpoint_files(step, whole_state=True)
+    monkeypatch.setenv("WORLD_SIZE", "2")
     torch.save({}, step / "random_states_1.pkl")
     check_checkpoint_files(step, whole_state=True)
 

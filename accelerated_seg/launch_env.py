@@ -1,0 +1,16 @@
+"""How many processes the launch that started this one holds, read from the launcher's environment.
+
+Torch-free, for what is judged before the imports (``cli``, ``checkpoint_files``) as well as after.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def launched_processes() -> int:
+    """The processes of the launch that started this one, 1 outside a launch. ``WORLD_SIZE`` alone is no
+    launcher's mark (some clusters export it to every process, ``checkpoint.PreemptionSignals``): the
+    launchers that accelerate uses (torchrun, DeepSpeed's, srun and mpirun through it) give each rank
+    ``LOCAL_RANK`` too."""
+    return int(os.environ.get("WORLD_SIZE", "1")) if "LOCAL_RANK" in os.environ else 1
