@@ -36,6 +36,7 @@ import nibabel as nib
 import numpy as np
 import torch
 
+from .config import ConfigError
 from .data.errors import DataError
 from .ensemble import given_folders, load_for_prediction
 from .inference import (
@@ -216,17 +217,22 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                              transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
                              sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction)
     device = accelerator.device
-    check_precision(options.precision, device)
-    with _warned_by_the_main_process(accelerator):
-        model, config = load_for_prediction(model_dir)
-        keep = kept_whole(config, keep_largest)
-        cases = list(inputs) if given_cases else collect_cases(inputs, config)
-    output = home_expanded(output)
-    outputs = output_paths(cases, output)
-    # Every process, before any work: under split=windows only the main process writes, and a refusal
-    # from it alone would leave the others waiting in the first reduction.
-    written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
-    check_outputs([path for case in cases for path in case.channels], written)
+    refusal = None
+    try:
+        check_precision(options.precision, device)
+        with _warned_by_the_main_process(accelerator):
+            model, config = load_for_prediction(model_dir)
+            keep = kept_whole(config, keep_largest)
+            cases = list(inputs) if given_cases else collect_cases(inputs, config)
+        output = home_expanded(output)
+        outputs = output_paths(cases, output)
+        # Every process, before any work: under split=windows only the main process writes, and a refusal
+        # from it alone would leave the others waiting in the first reduction.
+        written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
+        check_outputs([path for case in cases for path in case.channels], written)
+    except (ConfigError, DataError) as error:
+        refusal = error
+    _raise_any_refusal(refusal, accelerator.process_index)
     model.to(device).eval()
     say = progress if progress and accelerator.is_main_process else None
 
@@ -297,6 +303,22 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
     accelerator.wait_for_everyone()
     return outputs
+
+
+def _raise_any_refusal(refusal: Exception | None, rank: int) -> None:
+    """Raise on every process the refusal (ConfigError, DataError) that any met in the checks before the
+    work, its own first. The processes see the same files as a rule, and so refuse alike; where they do
+    not (a node's own output folder read-only, a scan on one node's disk only), those that passed went on
+    to the first collective: the main process ended there in gloo's "Connection reset by peer" traceback,
+    the refusal unsaid, and other nodes' processes wait there for the backend's timeout."""
+    from accelerate.utils import gather_object
+
+    refused = [(process, error) for process, error in gather_object([(rank, refusal)]) if error is not None]
+    if refusal is not None:
+        raise refusal
+    if refused:
+        process, error = refused[0]
+        raise type(error)(f"process {process}: {error}")
 
 
 def launched_with_several_processes() -> bool:

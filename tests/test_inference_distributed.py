@@ -193,6 +193,21 @@ def test_a_label_map_the_main_process_cannot_write_stops_every_process_by_window
     assert "traceback : error: [Errno 28] No space left on device" in proc.stderr  # launcher_report.py
 
 
+@pytest.mark.distributed
+def test_an_output_refused_on_one_process_alone_stops_every_process(data, tmp_path):
+    """The checks before the work refused on the process that failed them alone: the main process went on to
+    the first collective and ended in gloo's "Connection reset by peer" traceback, the refusal unsaid (on
+    other nodes, processes wait there for the backend's timeout; eighty-eighth session's review)."""
+    scans = data / "scans"
+    proc = launch_two(tmp_path / "x", [str(Path(__file__).with_name("one_rank_refuses_predict.py")), "predict",
+                                       "--model", str(data / "model"), str(scans / "small_0.nii.gz"),
+                                       str(scans / "small_1.nii.gz"), "--output", str(tmp_path / "out")], timeout=150)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stderr.startswith("error: process 1: "), proc.stderr[-3000:]
+    assert "cannot be written: no file can be made in" in proc.stderr and "(Read-only file system)" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     model, scans = data / "model", data / "scans"
     # An ensemble of two: each member's windows shared out in turn, as every process goes through them alike.
