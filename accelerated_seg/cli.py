@@ -1133,7 +1133,10 @@ def _plan_settings(args) -> argparse.Namespace:
     if args.config is not None:
         cfg = load_config(args.config)
         optim = cfg.optim
-        from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size), "batch": _run_batch(cfg, gpus, args.config),
+        # the run's per-GPU batch only where --batch does not give the table's: a config whose global batch
+        # cannot split over --gpus was refused even with --batch (and --global-batch) given
+        from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size),
+                       "batch": _run_batch(cfg, gpus, args.config) if args.batch is None else None,
                        "global_batch": cfg.train.global_batch_size,
                        # the config's model.args are its network's: not another --model's
                        "model_args": cfg.model.args if args.model in (None, cfg.model.name) else None}
@@ -1159,7 +1162,8 @@ def _run_batch(cfg, gpus: int, config_path: str) -> int:
         return resolve_batch(t.batch_size, t.global_batch_size, t.grad_accum_steps, gpus, o.lr,
                              o.base_batch_size, o.lr_scaling).per_device
     except ConfigError as error:
-        raise ConfigError(f"{config_path} on --gpus {gpus}: {error}") from None
+        raise ConfigError(f"{config_path} on --gpus {gpus}: {error} (or give the table's per-GPU batch with --batch)"
+                          ) from None
 
 
 def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:

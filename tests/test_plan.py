@@ -379,6 +379,26 @@ def test_plan_reads_the_run_it_plans_from_an_experiment_config(tmp_path, capsys)
     assert json.loads(out.read_text())["model"]["args"]["out_channels"] == 3
 
 
+def test_plan_batch_given_wins_over_a_config_global_batch_that_cannot_split(tmp_path, capsys):
+    """--batch and --global-batch given: the config's train.global_batch_size, which cannot split over
+    --gpus, decides nothing and is no error (it was, naming the config, though the options win)."""
+    (tmp_path / "dataset.json").write_text(json.dumps({
+        "labels": {"0": "background", "1": "tumour"}, "modality": {"0": "CT"},
+        "training": [{"image": "./imagesTr/a.nii.gz", "label": "./labelsTr/a.nii.gz"}]}))
+    config = tmp_path / "exp.yaml"
+    config.write_text(f"data: {{dataset: {tmp_path / 'dataset.json'}, patch_size: [64, 64, 64]}}\n"
+                      f"model: {{name: unet3d_mlperf, args: {json.dumps(SMALL_ARGS)}}}\n"
+                      "train: {global_batch_size: 6}\n")
+    out = tmp_path / "plan.json"
+    assert main(["plan", "--config", str(config), "--gpus", "4", "--batch", "2", "--global-batch", "8",
+                 "--json", str(out)]) == 0, capsys.readouterr().err
+    result = json.loads(out.read_text())
+    assert (result["batch_per_gpu"], result["gpus"], result["global_batch"]) == (2, 4, 8)
+    # without --batch the table's batch is the run's, which cannot be: the error says what to give
+    assert main(["plan", "--config", str(config), "--gpus", "4", "--global-batch", "8"]) == 2
+    assert "give the table's per-GPU batch with --batch" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["plan", "--gpus", "2"], r"give --model and --patch, or --config with an experiment YAML"),
     (["plan", "--config", "{config}", "--gpus", "3"], r"exp.yaml on --gpus 3: train.global_batch_size 8 is not "
