@@ -567,8 +567,13 @@ def _check(args, _) -> int:
             report.errors.append(str(error))
         else:  # the experiment's patch against those sizes, as training warns once it has preprocessed;
             # only with --config: without one the patch is the default, which no one chose for this data
-            if args.config is not None and (warning := resampled_patch_padding_warning(data, manifest, spacing)):
-                report.warnings.append(warning.removeprefix("WARNING: "))
+            if args.config is not None:
+                from .models import network_takes_patch
+
+                takes = network_takes_patch(cfg.model.name, cfg.model.args, manifest.num_channels,
+                                            manifest.num_outputs)
+                if warning := resampled_patch_padding_warning(data, manifest, spacing, takes):
+                    report.warnings.append(warning.removeprefix("WARNING: "))
     if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
         report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
     # the experiment's settings that this dataset leaves without effect, as training says them

@@ -146,6 +146,20 @@ def check_model_settings(name: str, patch_size: Sequence[int], args: dict | None
     model_spec(name, given.get("in_channels", 1), given.get("out_channels", 2), patch_size, given)
 
 
+def network_takes_patch(name: str, args: dict | None = None, in_channels: int = 1,
+                        out_channels: int = 2) -> Callable[[Sequence[int]], bool]:
+    """Whether the network of ``model.name`` and ``model.args`` takes a patch, as ``model_spec`` checks it
+    (divisible by its down-sampling, more than one voxel at its deepest stage): for suggesting one."""
+    def takes(patch: Sequence[int]) -> bool:
+        try:
+            model_spec(name, in_channels, out_channels, patch, args)
+        except ConfigError:
+            return False
+        return True
+
+    return takes
+
+
 def spec_differences(saved: ModelSpec, built: ModelSpec, names: dict[str, str] | None = None,
                      sides: tuple[str, str] = ("in the export", "here")) -> list[str]:
     """How the network ``built`` differs from ``saved``, one "what: saved's value <sides[0]>, built's

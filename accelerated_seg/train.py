@@ -69,7 +69,7 @@ from .initial_weights import check_initial_network, class_order_warning, initial
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
 from .model_folders import check_init_from
-from .models import ModelSpec, check_model_settings, convolutions_over_two_voxels
+from .models import ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch
 from .network_checks import checked_network_and_loss
 from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
 from .plan import PRECISIONS, check_step_fits_host_memory
@@ -851,7 +851,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
     model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope, given=given)
-    if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing):
+    if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing,
+                                        network_takes=network_takes_patch(cfg.model.name, cfg.model.args,
+                                                                          manifest.num_channels,
+                                                                          manifest.num_outputs)):
         accelerator.print(warning)
     scored = val_table["class_voxels"] if val_table is not None and cfg.train.val_every else None
     for warning in class_presence_warnings(output_names(manifest), manifest.class_regions,

@@ -2205,6 +2205,29 @@ def test_a_patch_longer_than_every_case_along_an_axis_is_a_warning_with_a_patch_
     assert "axis 0, 2 (at most 12, 9 voxels)" in patch_padding_warning([32, 32, 32], [np.array([1, 12, 40, 9])], None)
 
 
+def test_the_patch_a_padding_warning_suggests_is_one_the_network_takes():
+    """The suggestion was each axis rounded up to 16 whatever the network: 32^3 for the MLPerf U-Net, which
+    refuses it (one voxel at its 1/32 stage), and 48 for a network that divides by 32."""
+    from accelerated_seg.data.patch_fit import patch_padding_warning
+    from accelerated_seg.models import check_model_settings, network_takes_patch
+
+    small = [np.array([23, 21, 25])]
+    mlperf = network_takes_patch("unet3d_mlperf")
+    said = patch_padding_warning([128, 64, 32], small, (1.5, 1.5, 2.0), network_takes=mlperf)
+    assert said.endswith("A patch such as data.patch_size: [64, 32, 32] sees as much of each case"), said
+    check_model_settings("unet3d_mlperf", (64, 32, 32))  # what it suggests trains
+    said = patch_padding_warning([64, 64, 32], small, (1.5, 1.5, 2.0), network_takes=mlperf)
+    assert said.endswith("No shorter patch suits the network (model.name, model.args): a smaller network or finer "
+                         "data.spacing would"), said
+    deep_unet = network_takes_patch("unet", {"channels": [4, 8, 16, 32, 64, 128], "strides": [2, 2, 2, 2, 2]})
+    said = patch_padding_warning([96, 96, 96], [np.array([40, 40, 100])], None, network_takes=deep_unet)
+    assert "data.patch_size: [64, 64, 96]" in said, said  # 48, a multiple of 16, is none of 32
+    # the demo's network takes every multiple of 16: the suggestion is as before
+    demo = network_takes_patch("unet", {"channels": [16, 32, 64, 128], "strides": [2, 2, 2]})
+    assert "data.patch_size: [64, 64, 16]" in patch_padding_warning([64, 64, 64], [np.array([64, 64, 12])], None,
+                                                                     network_takes=demo)
+
+
 def test_a_run_leaves_the_process_as_it_found_it(tiny_config, tmp_path, monkeypatch):
     """What runs after a run in the same process (a notebook, a search over settings) finds the global
     random generators as they were, no accelerate state of the run's, and no finished run kept alive.

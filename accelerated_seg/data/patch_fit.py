@@ -5,6 +5,10 @@ headers, in the words training prints once it has preprocessed the cases.
 
 from __future__ import annotations
 
+import itertools
+import math
+from collections.abc import Callable
+
 import numpy as np
 
 from .preprocess_settings import resolved_crop_foreground, resolved_normalization
@@ -14,10 +18,13 @@ from .spacing import resampled_ras_shape
 PREPROCESSED_CASES = "preprocessed training case"
 
 
-def patch_padding_warning(patch_size, shapes, spacing, cases: str = PREPROCESSED_CASES) -> str | None:
+def patch_padding_warning(patch_size, shapes, spacing, cases: str = PREPROCESSED_CASES,
+                          network_takes: Callable[[list[int]], bool] | None = None) -> str | None:
     """A warning where the patch is longer along an axis than every training case in ``shapes``, by
     more than rounding it up to a multiple of 16 explains: each patch is then mostly padding there.
-    ``cases`` names what ``shapes`` are the sizes of.
+    ``cases`` names what ``shapes`` are the sizes of. ``network_takes`` says whether the run's network
+    trains on a patch (``models.network_takes_patch``): the patch suggested is the smallest it takes,
+    where the multiple of 16 alone suggested a 32^3 to the MLPerf U-Net, which refuses it.
 
     Thick-slice scans (0.7 x 0.7 x 5 mm, 12 slices) under the default 64^3 patch trained several times
     slower than under 64 x 64 x 16, to about the same Dice, and nothing said so (seventy-fourth
@@ -28,15 +35,30 @@ def patch_padding_warning(patch_size, shapes, spacing, cases: str = PREPROCESSED
     axes = [axis for axis in range(3) if patch_size[axis] > enough[axis]]
     if not axes:
         return None
-    suggested = [enough[axis] if axis in axes else patch_size[axis] for axis in range(3)]
+    suggested = _shortest_taken(patch_size, enough, axes, network_takes)
     at = f" at {' x '.join(f'{size:g}' for size in spacing)} mm" if spacing else ""
+    advice = (f"A patch such as data.patch_size: {suggested} sees as much of each case" if suggested is not None else
+              "No shorter patch suits the network (model.name, model.args): a smaller network or finer "
+              "data.spacing would")
     return (f"WARNING: data.patch_size {list(patch_size)} is longer than every {cases} along "
             f"axis {', '.join(map(str, axes))} (at most {', '.join(str(int(longest[axis])) for axis in axes)} "
-            f"voxels{at}): each patch is mostly padding there, which costs time and teaches nothing. A patch such "
-            f"as data.patch_size: {suggested} sees as much of each case")
+            f"voxels{at}): each patch is mostly padding there, which costs time and teaches nothing. {advice}")
 
 
-def resampled_patch_padding_warning(data, manifest, spacing) -> str | None:
+def _shortest_taken(patch_size, enough: list[int], axes: list[int],
+                    network_takes: Callable[[list[int]], bool] | None) -> list[int] | None:
+    """The patch of fewest voxels, shorter than ``patch_size`` along ``axes`` (each of them ``enough``
+    or a multiple of 16 above it) and as long along the others, that the network takes; None if none."""
+    choices = [range(enough[axis], patch_size[axis], 16) if axis in axes else [patch_size[axis]] for axis in range(3)]
+    candidates = sorted((list(sizes) for sizes in itertools.product(*choices)), key=lambda p: (math.prod(p), p))
+    for candidate in candidates[:64]:  # the smallest first; a network takes one of them or its own patch
+        if network_takes is None or network_takes(candidate):
+            return candidate
+    return None
+
+
+def resampled_patch_padding_warning(data, manifest, spacing,
+                                    network_takes: Callable[[list[int]], bool] | None = None) -> str | None:
     """``patch_padding_warning`` said before preprocessing (``accelerated-seg check``), from each training
     case's header: its size once oriented and resampled to ``spacing``, the target spacing.
 
@@ -51,4 +73,4 @@ def resampled_patch_padding_warning(data, manifest, spacing) -> str | None:
     cropped = resolved_crop_foreground(data.crop_foreground, resolved_normalization(data.normalization, manifest))
     cases = ("resampled training case (uncropped: data.crop_foreground can only shorten it)" if cropped else
              "resampled training case")
-    return patch_padding_warning(data.patch_size, shapes, spacing, cases)
+    return patch_padding_warning(data.patch_size, shapes, spacing, cases, network_takes)
