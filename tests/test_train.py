@@ -2222,6 +2222,9 @@ def test_the_patch_a_padding_warning_suggests_is_one_the_network_takes():
     deep_unet = network_takes_patch("unet", {"channels": [4, 8, 16, 32, 64, 128], "strides": [2, 2, 2, 2, 2]})
     said = patch_padding_warning([96, 96, 96], [np.array([40, 40, 100])], None, network_takes=deep_unet)
     assert "data.patch_size: [64, 64, 96]" in said, said  # 48, a multiple of 16, is none of 32
+    # a long patch over tiny cases: the MLPerf U-Net's smallest comes after more than 64 smaller candidates
+    said = patch_padding_warning([256, 256, 256], [np.array([10, 10, 10])], None, network_takes=mlperf)
+    assert said.endswith("data.patch_size: [32, 32, 64] sees as much of each case"), said
     # the demo's network takes every multiple of 16: the suggestion is as before
     demo = network_takes_patch("unet", {"channels": [16, 32, 64, 128], "strides": [2, 2, 2]})
     assert "data.patch_size: [64, 64, 16]" in patch_padding_warning([64, 64, 64], [np.array([64, 64, 12])], None,
