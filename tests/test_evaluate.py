@@ -498,6 +498,14 @@ def test_evaluate_command(folders, capsys):
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(run)]) == 2
     assert "holds summary.json that evaluate did not write (a training run's summary?)" in capsys.readouterr().err
     assert json.loads((run / "summary.json").read_text()) == {"step": 300, "best_dice": 0.9}
+    # One before its summary.json (still training, or stopped by Ctrl-C): the evaluation's summary.json was written
+    # there, and the run's replaced it at its end, or its resume's, without a word.
+    live = pred_dir / "live_run"
+    (live / "checkpoints" / "step_2").mkdir(parents=True)
+    (live / "run_info.json").write_text('{"strategy": "single process"}')
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(live)]) == 2
+    assert f"--output {live} is a training run's folder (it holds run_info.json)" in capsys.readouterr().err
+    assert not (live / "summary.json").exists() and not (live / "metrics.csv").exists()
     # evaluate's own files are replaced on a rerun (the first call above wrote them)
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 0
     assert "without a label" not in capsys.readouterr().out
