@@ -653,7 +653,7 @@ def _remove_earlier_probabilities(output: Path) -> None:
 
 @torch.no_grad()
 def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | Path], output: str | Path, *,
-                 device: torch.device, options: PredictOptions = PredictOptions(),
+                 device: str | torch.device, options: PredictOptions = PredictOptions(),
                  probabilities_output: str | Path | None = None,
                  window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
                  keep_largest: Sequence[int] = ()) -> Path | None:
@@ -667,7 +667,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
         config: the export's ``config.json``.
         channels: one image file per channel, in the model's channel order.
         output: label map to write (.nii.gz); written atomically.
-        device: where the windows run.
+        device: where the windows run: a ``torch.device`` or its name (``"cpu"``, ``"cuda:0"``).
         options: sliding window, TTA, precision, aggregation.
         probabilities_output: also write the class probabilities here: float32 (X, Y, Z, classes)
             with the input's affine and header.
@@ -679,6 +679,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
     Returns:
         ``output`` (None when ``write`` is False).
     """
+    device = default_device(device)  # "cpu" as predict_file takes it: an AttributeError on str.type before
     if write:
         check_outputs([Path(p) for p in channels], [output, probabilities_output])
     prepared = prepare_case(config, channels, read_only=runs_transforms_on_device(device, options))
@@ -860,7 +861,7 @@ CaseJob = tuple[InputCase, Path, Path | None]
 
 
 def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, jobs: Sequence[CaseJob], *,
-                  device: torch.device, options: PredictOptions = PredictOptions(),
+                  device: str | torch.device, options: PredictOptions = PredictOptions(),
                   window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
                   sequential: bool = False, keep_largest: Sequence[int] = (),
                   run_key: bytes = b"") -> Iterator[tuple[CaseJob, BaseException | None]]:
@@ -874,6 +875,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
         model, config, device, options, window_logits, write, keep_largest: as in ``predict_case``.
         run_key: the run's ``prediction_key``; each case's headers record its ``case_key``.
     """
+    device = default_device(device)  # a name, as predict_file takes it
     read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
 
     def prepare(job: CaseJob) -> PreparedCase:

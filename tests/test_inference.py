@@ -132,6 +132,25 @@ def test_a_perfect_model_reproduces_the_label_exactly_on_every_grid(scans, tmp_p
                                   np.asanyarray(nib.load(scans / "labelsTr" / f"{name}.nii.gz").dataobj))
 
 
+def test_predict_case_and_segment_cases_take_a_device_by_name(scans, tmp_path):
+    """``device="cpu"``, as predict_file takes it: an AttributeError ('str' object has no attribute 'type')
+    inside before a user's probe of docs/inference.md's predict_case."""
+    from accelerated_seg.inference import segment_cases
+    from accelerated_seg.inference_files import InputCase
+
+    label_path = scans / "labelsTr" / "case_002.nii.gz"
+    thresholds = label_image(label_path, tmp_path / "image.nii.gz")
+    config = {"in_channels": 1, "num_classes": 3, "patch_size": PATCH, "spacing": None}
+    model = IntensityClasses(thresholds)
+    out = predict_case(model, config, [tmp_path / "image.nii.gz"], tmp_path / "pred.nii.gz", device="cpu")
+    np.testing.assert_array_equal(read_labels(out), read_labels(label_path))
+    job = (InputCase("image", (tmp_path / "image.nii.gz",)), tmp_path / "many" / "image.nii.gz", None)
+    assert [error for _, error in segment_cases(model, config, [job], device="cpu")] == [None]
+    np.testing.assert_array_equal(read_labels(tmp_path / "many" / "image.nii.gz"), read_labels(label_path))
+    with pytest.raises(ValueError, match="prediction runs on cpu, cuda or mps, not meta"):
+        predict_case(model, config, [tmp_path / "image.nii.gz"], tmp_path / "meta.nii.gz", device="meta")
+
+
 def test_resampling_round_trip_keeps_the_label_on_an_anisotropic_lps_grid(scans, tmp_path):
     # Resampled to 1.5 mm and back: only boundary voxels may move.
     for name in ("case_000", "case_001"):  # anisotropic RAS (4 mm slices); LPS
