@@ -580,7 +580,7 @@ def transforms_device(device: torch.device, needed_bytes: int, options: PredictO
 
 
 def case_prediction(model: Callable[[torch.Tensor], torch.Tensor], config: dict, prepared: PreparedCase, *,
-                    device: torch.device, options: PredictOptions = PredictOptions(),
+                    device: str | torch.device, options: PredictOptions = PredictOptions(),
                     window_logits: Callable[..., torch.Tensor] | None = None,
                     keep_probabilities: bool = False, restore: bool = True) -> torch.Tensor | RestoredCase:
     """The network's stage of one case, handed to ``write_case``: its probabilities on the preprocessed
@@ -595,6 +595,7 @@ def case_prediction(model: Callable[[torch.Tensor], torch.Tensor], config: dict,
         restore: False returns the probabilities wherever they are: the network's part only (a helper
             process of a prediction whose windows are shared).
     """
+    device = default_device(device)  # a name, as predict_file takes it
     if prepared.pending is not None:
         prepared = preprocessed_on(prepared, transforms_device(device, preprocess_bytes(prepared), options))
     on_device = runs_transforms_on_device(device, options)

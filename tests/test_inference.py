@@ -149,6 +149,12 @@ def test_predict_case_and_segment_cases_take_a_device_by_name(scans, tmp_path):
     np.testing.assert_array_equal(read_labels(tmp_path / "many" / "image.nii.gz"), read_labels(label_path))
     with pytest.raises(ValueError, match="prediction runs on cpu, cuda or mps, not meta"):
         predict_case(model, config, [tmp_path / "image.nii.gz"], tmp_path / "meta.nii.gz", device="meta")
+    # The stages one by one, as the docs name them.
+    from accelerated_seg.inference import case_prediction, write_case
+
+    prepared = prepare_case(config, [tmp_path / "image.nii.gz"])
+    staged = write_case(prepared, case_prediction(model, config, prepared, device="cpu"), tmp_path / "staged.nii.gz")
+    np.testing.assert_array_equal(read_labels(staged), read_labels(label_path))
 
 
 def test_resampling_round_trip_keeps_the_label_on_an_anisotropic_lps_grid(scans, tmp_path):
