@@ -728,8 +728,8 @@ def check_output_folder(output_dir: Path) -> None:
                    if path.is_file() and not _written_by_evaluate(path)]:
         raise DataError(f"--output {output_dir} holds {' and '.join(p.name for p in foreign)} that evaluate did not "
                         f"write (a training run's summary?); evaluate replaces only its own: give another folder")
-    # A run's folder before its summary.json (a live run, or one stopped by Ctrl-C or a kill, or preempted): the
-    # evaluation's summary.json was written there, to be replaced by the run's at its end or its resume's.
+    # A run's folder before its summary.json (a live run, or one stopped by Ctrl-C or a kill): the evaluation's
+    # summary.json was written there, to be replaced by the run's at its end (or preemption) or its resume's.
     if (output_dir / "run_info.json").is_file():
         raise DataError(f"--output {output_dir} is a training run's folder (it holds run_info.json), whose run writes "
                         f"its own summary.json when it ends or is resumed: give another folder, such as "
