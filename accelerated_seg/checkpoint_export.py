@@ -48,8 +48,7 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
     checkpoint, output = checkpoint_folder(Path(source)), Path(output)
     _check_output(output, checkpoint)
     try:
-        # a file it reads cut short: one error naming it, not a loader's traceback
-        check_checkpoint_files(checkpoint, for_export=True)
+        check_checkpoint_files(checkpoint)  # a file cut short: one error naming it, not a loader's traceback
         description = _export_description(checkpoint)
         spec = ModelSpec.from_dict(description.pop("model"))
         network = build_from_spec(spec)

@@ -35,10 +35,6 @@ STATE_BYTES = "state_bytes"
 _MAIN_STATE_FILE = re.compile(r"^(model.*\.safetensors|pytorch_model.*\.bin|optimizer.*\.bin|scheduler.*\.bin|"
                               r"sampler.*\.bin|dl_state_dict.*\.bin|custom_checkpoint_\d+\.pkl|scaler\.pt|"
                               r"random_states_0\.pkl)$")
-# The files of that training state beside the weights, which an export does not read (a ZeRO checkpoint's
-# optimizer shards, which it does read, lie in a folder of their own).
-_STATE_BESIDE_THE_WEIGHTS = re.compile(r"^(optimizer.*\.bin|scheduler.*\.bin|sampler.*\.bin|dl_state_dict.*\.bin|"
-                                       r"custom_checkpoint_\d+\.pkl|scaler\.pt|random_states_\d+\.pkl)$")
 
 
 def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
@@ -78,7 +74,7 @@ def state_file_sizes(folder: Path) -> dict[str, int]:
             if path.is_file() and _MAIN_STATE_FILE.match(path.name)}
 
 
-def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_export: bool = False) -> None:
+def check_checkpoint_files(checkpoint: Path, whole_state: bool = False) -> None:
     """Refuse a checkpoint with a file cut short or unreadable, before any data or training work;
     with ``whole_state`` (a resume, which loads all of it) also one whose state files are missing or
     not of the size they were written.
@@ -91,16 +87,12 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     copy) failed the resume after the data work with accelerate's FileNotFoundError, or "Number of
     custom checkpoints ... does not match" for the progress or the schedule, and a missing random
     state was skipped without a word; an export reads the weights alone, and does without the rest.
-    With ``for_export`` the state files beside the weights are not checked either (a copy cut short in
-    the optimizer's file, the largest, still has whole weights to export), and the way on is an export.
 
     Raises:
         DataError: naming each damaged file and the checkpoint before it, to resume from instead.
     """
     damaged = []
     for path in sorted(p for p in Path(checkpoint).rglob("*") if p.is_file()):
-        if for_export and path.parent == Path(checkpoint) and _STATE_BESIDE_THE_WEIGHTS.match(path.name):
-            continue
         try:
             if path.suffix == ".json":
                 json.loads(path.read_text(encoding="utf-8"))
@@ -118,13 +110,8 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     if not damaged:
         return
     earlier = [p for p in complete_checkpoints(Path(checkpoint).parent) if p.name != Path(checkpoint).name]
-    if for_export:
-        way_on = (f"export the checkpoint before it, accelerated-seg export {earlier[-1]} --output <new folder>, "
-                  f"or copy this one again from where it was written" if earlier
-                  else "copy it again from where it was written")
-    else:
-        way_on = (f"resume from the checkpoint before it, --train.resume={earlier[-1]} (resume= in fit)" if earlier
-                  else "copy it again from where it was written, or start a new run")
+    way_on = (f"resume from the checkpoint before it, --train.resume={earlier[-1]} (resume= in fit)" if earlier
+              else "copy it again from where it was written, or start a new run")
     raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
                     f"the file was cut short, changed or deleted afterwards (an interrupted copy, a full disk, a "
                     f"clean-up): {way_on}")
