@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="accelerated-seg", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action=_PrintVersions,
                         help="this package's version and the stack's, for a bug report")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_CommandParser)
 
     p = commands.add_parser("train", help="train as configured (this process; accelerate launch -m accelerated_seg "
                                           "train for more)")
@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "in the cache: every one); without a dataset, the pre-flight checks' records this "
                         "install cannot use (written by another version of its checks, nibabel or numpy)")
 
-    p = commands.add_parser("predict", help="segment NIfTI images with an exported model (see docs/inference.md)")
+    p = commands.add_parser("predict", intermixed=True,
+                            help="segment NIfTI images with an exported model (see docs/inference.md)")
     p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict
                    help="(required) exported model folder (config.json + model.safetensors); --model given again "
                         "for each more (e.g. the folds of a k-fold training): an ensemble, the mean of their "
@@ -366,6 +367,46 @@ def path_argument(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError(f"an empty path {text!r}; give a file or folder")
     return os.path.expanduser(text)
+
+
+class _CommandParser(argparse.ArgumentParser):
+    """A command's parser; with ``intermixed=True`` its positionals may stand anywhere among its options,
+    as GNU tools take them: ``predict a.nii.gz --output out/ b.nii.gz``. argparse's plain parse takes a
+    variadic positional (predict's INPUT...) as one run of words, so the inputs after an option ended
+    in "unrecognized arguments: b.nii.gz" (a user's report). argparse's own parse_intermixed_args
+    refuses a parser with subparsers (a TypeError), so it cannot be the top level's parse; each
+    command's parser is called by the subparsers action through parse_known_args, which this turns
+    into parse_known_intermixed_args.
+
+    What it does not change: an option with a variable number of values (``--input``, ``--keep-largest``,
+    a bare ``--tta``) still takes the words after it, as argparse reads them in any order."""
+
+    def __init__(self, *args, intermixed: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._intermixed, self._parsing = intermixed, False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if not self._intermixed or self._parsing:  # the intermixed parse calls this twice (Python 3.10-3.13)
+            return super().parse_known_args(args, namespace)
+        args = list(sys.argv[1:] if args is None else args)
+        # After "--" every word is positional (a scan named "--x.nii.gz"). The intermixed parse loses a "--"
+        # that no positional precedes, and then reads such a word as an option (Python 3.10-3.13; it was
+        # "unrecognized arguments: --x.nii.gz"): the words after it go to the command's positional here.
+        after = args[args.index("--") + 1:] if "--" in args else None
+        self._parsing = True
+        try:
+            namespace, extras = self.parse_known_intermixed_args(args if after is None else args[:-len(after) - 1],
+                                                                 namespace)
+        finally:
+            self._parsing = False
+        if after:
+            (positional,) = self._get_positional_actions()  # predict's INPUT..., the one variadic positional
+            try:
+                words = [(positional.type or str)(word) for word in after]
+            except argparse.ArgumentTypeError as error:
+                self.error(f"argument {positional.metavar or positional.dest}: {error}")
+            setattr(namespace, positional.dest, [*getattr(namespace, positional.dest), *words])
+        return namespace, extras
 
 
 class GivenOnce(argparse.Action):

@@ -223,3 +223,33 @@ def test_a_one_process_command_under_a_launch_of_several_is_refused_on_every_ran
         monkeypatch.delenv(name)
     if argv[0] == "plan":
         assert main([a.format(tmp=tmp_path) for a in argv]) == 0 and (tmp_path / "plan.json").is_file()
+
+
+@pytest.mark.parametrize("argv", [
+    "predict --model m --output out a.nii.gz b.nii.gz",
+    "predict a.nii.gz --model m --output out b.nii.gz",  # "unrecognized arguments: b.nii.gz" before
+    "predict --model m a.nii.gz --probabilities b.nii.gz --output out",
+    "predict a.nii.gz --tta axes --model m b.nii.gz --output out --sequential",
+    "predict --model m a.nii.gz --output out -- b.nii.gz",
+])
+def test_predict_takes_its_inputs_anywhere_among_its_options(argv):
+    """As GNU tools take them: argparse read predict's INPUT... as one run of words, so the inputs after
+    an option were "unrecognized arguments" (a user's report)."""
+    args = build_parser().parse_args(argv.split())
+    assert (args.inputs, args.model, args.output) == (["a.nii.gz", "b.nii.gz"], ["m"], "out")
+
+
+def test_predict_with_one_case_as_input_files_has_no_inputs():
+    """_predict tells the two forms apart by ``inputs`` being empty: the intermixed parse keeps its default."""
+    args = build_parser().parse_args(["predict", "--model", "m", "--input", "t1.nii.gz", "flair.nii.gz",
+                                      "--output", "seg.nii.gz"])
+    assert (args.inputs, args.input, args.output) == ([], ["t1.nii.gz", "flair.nii.gz"], "seg.nii.gz")
+
+
+def test_what_follows_a_double_dash_is_an_input_of_predict():
+    """A scan whose name starts with dashes, after "--": argparse's intermixed parse loses a "--" that no
+    input precedes and reads such a name as an option (Python 3.10-3.13)."""
+    args = build_parser().parse_args(["predict", "--model", "m", "--output", "out", "--", "--a.nii.gz", "b.nii.gz"])
+    assert args.inputs == ["--a.nii.gz", "b.nii.gz"]
+    args = build_parser().parse_args(["predict", "a.nii.gz", "--model", "m", "--output", "out", "--", "--b.nii.gz"])
+    assert args.inputs == ["a.nii.gz", "--b.nii.gz"]
