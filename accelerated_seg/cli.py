@@ -177,12 +177,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of INPUT: one case, one file per channel in the model's channel order")
     p.add_argument("--output", type=path_argument, required=True,
                    help="folder for <case>.nii.gz label maps, or a .nii.gz file when the input is one case")
-    p.add_argument("--tta", nargs="?", const="all", default="none", choices=["none", "axes", "all"],
+    p.add_argument("--tta", nargs="?", const="all", default="none", choices=_TTA_MODES,
+                   type=_refusing(_tta_mode, "{word} is not a mode (none, axes, all): a bare --tta takes the word "
+                                             "after it as its mode; write --tta all (what a bare --tta means) before "
+                                             "an input, or give --tta after the inputs"),
                    help="mirroring test-time augmentation: all 8 flip combinations (--tta or --tta all) "
                         "or the 3 single-axis flips (--tta axes); probabilities are averaged")
     p.add_argument("--probabilities", action="store_true",
                    help="also write <case>_probs.nii.gz: float32 (X, Y, Z, classes) on the input's grid")
-    p.add_argument("--keep-largest", type=int, nargs="*", metavar="LABEL",
+    p.add_argument("--keep-largest", nargs="*", metavar="LABEL",
+                   type=_refusing(int, "{word} is not a label value: --keep-largest takes every word after it as "
+                                       "one; give the inputs before it, or after -- at the end "
+                                       "(--keep-largest 1 6 -- scans/)"),
                    help="post-processing: each of these label values (every foreground label when none is given) "
                         "kept to its largest connected component, the rest of it set to background; for one-piece "
                         "structures (a liver), not kidneys or lesions")
@@ -219,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", type=path_argument, dest="dataset_json", metavar="DATASET_JSON",
                    help="dataset.json (or a model's config.json) whose \"labels\" name the classes; where it "
                         "declares regions (region-based training), each region is scored")
-    p.add_argument("--tolerance", type=float, nargs="+", default=[1.0], metavar="MM",
+    p.add_argument("--tolerance", nargs="+", default=[1.0], metavar="MM",
+                   type=_refusing(float, "{word} is not a tolerance in mm: --tolerance takes every word after it "
+                                         "as one; give PRED and LABELS before it, or after -- at the end"),
                    help="surface-Dice tolerance in mm: one for every class, or one per class in order")
     p.add_argument("--merge-foreground", action="store_true", default=None,
                    help="score every non-zero value of the references as class 1: masks saved as 0 and 255 "
@@ -369,6 +377,30 @@ def path_argument(text: str) -> str:
     return os.path.expanduser(text)
 
 
+_TTA_MODES = ("none", "axes", "all")  # inference.TTA_MODES, which imports torch
+
+
+def _tta_mode(text: str) -> str:
+    if text not in _TTA_MODES:
+        raise ValueError(text)
+    return text
+
+
+def _refusing(convert, why: str):
+    """The ``type`` of an option that takes the words after it (nargs "?", "*", "+"): a word that is none
+    of its values is refused with ``why`` (its ``{word}`` that word), which says what to write instead.
+    argparse said "invalid int value: 'scan.nii.gz'" (or "invalid choice") alone, of an input given
+    after the option: argparse gives an option every word after it that could be one of its values."""
+
+    def value(text: str):
+        try:
+            return convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(why.format(word=repr(text))) from None
+
+    return value
+
+
 class _CommandParser(argparse.ArgumentParser):
     """A command's parser; with ``intermixed=True`` its positionals may stand anywhere among its options,
     as GNU tools take them: ``predict a.nii.gz --output out/ b.nii.gz``. argparse's plain parse takes a
@@ -379,7 +411,8 @@ class _CommandParser(argparse.ArgumentParser):
     into parse_known_intermixed_args.
 
     What it does not change: an option with a variable number of values (``--input``, ``--keep-largest``,
-    a bare ``--tta``) still takes the words after it, as argparse reads them in any order."""
+    a bare ``--tta``) still takes the words after it, as argparse reads them in any order; a word that
+    cannot be one of its values is refused saying where it goes (``_refusing``)."""
 
     def __init__(self, *args, intermixed: bool = False, **kwargs):
         super().__init__(*args, **kwargs)

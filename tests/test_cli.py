@@ -246,6 +246,35 @@ def test_predict_with_one_case_as_input_files_has_no_inputs():
     assert (args.inputs, args.input, args.output) == ([], ["t1.nii.gz", "flair.nii.gz"], "seg.nii.gz")
 
 
+@pytest.mark.parametrize("argv, said, instead", [
+    ("predict a.nii.gz --output out --tta b.nii.gz --model m",
+     "argument --tta: 'b.nii.gz' is not a mode (none, axes, all): a bare --tta takes the word after it as its mode; "
+     "write --tta all (what a bare --tta means) before an input, or give --tta after the inputs",
+     "predict a.nii.gz --output out --tta all b.nii.gz --model m"),
+    ("predict --model m --output out --keep-largest 1 a.nii.gz b.nii.gz",
+     "argument --keep-largest: 'a.nii.gz' is not a label value: --keep-largest takes every word after it as one; "
+     "give the inputs before it, or after -- at the end",
+     "predict --model m --output out --keep-largest 1 -- a.nii.gz b.nii.gz"),
+    ("evaluate preds --tolerance 1 labels",
+     "argument --tolerance: 'labels' is not a tolerance in mm: --tolerance takes every word after it as one; "
+     "give PRED and LABELS before it, or after -- at the end",
+     "evaluate --tolerance 1 -- preds labels"),
+])
+def test_a_positional_read_as_an_options_value_is_refused_saying_where_it_goes(capsys, argv, said, instead):
+    """An option with a variable number of values takes the words after it, in any order of the
+    arguments: an input there was "invalid choice: 'b.nii.gz'" or "invalid int value: 'a.nii.gz'"
+    alone. What the refusal says to write parses."""
+    with pytest.raises(SystemExit) as ended:
+        build_parser().parse_args(argv.split())
+    assert ended.value.code == 2
+    assert said in capsys.readouterr().err
+    args = build_parser().parse_args(instead.split())
+    if args.command == "predict":
+        assert args.inputs[-1] == "b.nii.gz" and (args.tta, args.keep_largest) in (("all", None), ("none", [1]))
+    else:
+        assert (args.pred_dir, args.label_dir, args.tolerance) == ("preds", "labels", [1.0])
+
+
 def test_what_follows_a_double_dash_is_an_input_of_predict():
     """A scan whose name starts with dashes, after "--": argparse's intermixed parse loses a "--" that no
     input precedes and reads such a name as an option (Python 3.10-3.13)."""
