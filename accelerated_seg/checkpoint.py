@@ -45,10 +45,6 @@ HIDDEN_STEP_DIR = re.compile(r"^\.step_(\d+)\.(partial|old)$")
 # The resolved preprocessing the checkpoint's weights were trained under (train only; fit's loader is the user's).
 PREPROCESSING_FILE = "preprocessing.json"
 
-# What the export's config.json holds besides the weights and their step (the network's spec, labels,
-# channels, patch, preprocessing): with it, ``accelerated-seg export`` makes a model of any checkpoint.
-EXPORT_DESCRIPTION_FILE = "export.json"
-
 # The cases the checkpoint's weights trained on and were validated on (train only), ``Manifest.split_record``.
 SPLIT_FILE = "split.json"
 
@@ -361,7 +357,9 @@ class PreemptionSignals:
 # still gets them. Looked up on first use, as those modules import this one.
 _MOVED = {**dict.fromkeys(("export_model", "load_exported", "load_weights", "read_export_config", "read_safetensors",
                            "shared_tensor_names", "write_export"), "exported_model"),
-          **dict.fromkeys(("InitialWeights", "load_initial_weights"), "initial_weights")}
+          **dict.fromkeys(("InitialWeights", "load_initial_weights"), "initial_weights"),
+          # beside the names of the files an export reads, which checkpoint_files checks without torch
+          "EXPORT_DESCRIPTION_FILE": "checkpoint_files"}
 
 
 def __getattr__(name: str):

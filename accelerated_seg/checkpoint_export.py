@@ -22,19 +22,14 @@ from safetensors.torch import load_file
 from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPOINT_PREFIX
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
-from .checkpoint import EXPORT_DESCRIPTION_FILE
-from .checkpoint_files import check_checkpoint_files
+from .checkpoint_files import (DEEPSPEED_WEIGHTS, EXPORT_DESCRIPTION_FILE, FSDP_FULL_WEIGHTS, FSDP_SHARDED_WEIGHTS,
+                               FULL_WEIGHTS, check_checkpoint_files)
 from .config import ConfigError
 from .data.errors import DataError
 from .exported_model import NonFiniteWeights, shared_tensor_names, write_state_as_export
 from .files import file_in_the_way, unwritable
 from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder, checkpoint_gone
 from .models import ModelSpec, build_from_spec
-
-# accelerate's names, within a checkpoint folder, for the first (only) model's weights
-FULL_WEIGHTS = "model.safetensors"  # one process, DDP
-FSDP_SHARDED_WEIGHTS = "pytorch_model_fsdp_0"  # torch.distributed.checkpoint folder, SHARDED_STATE_DICT
-FSDP_FULL_WEIGHTS = "pytorch_model_fsdp.bin"  # FULL_STATE_DICT
 
 
 def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Path]:
@@ -48,7 +43,8 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
     checkpoint, output = checkpoint_folder(Path(source)), Path(output)
     _check_output(output, checkpoint)
     try:
-        check_checkpoint_files(checkpoint)  # a file cut short: one error naming it, not a loader's traceback
+        # a file it reads cut short: one error naming it, not a loader's traceback
+        check_checkpoint_files(checkpoint, for_export=True)
         description = _export_description(checkpoint)
         spec = ModelSpec.from_dict(description.pop("model"))
         network = build_from_spec(spec)
@@ -91,7 +87,9 @@ def _export_description(checkpoint: Path) -> dict:
     if path.is_file():
         return json.loads(path.read_text(encoding="utf-8"))
     config = checkpoint / "config.yaml"
-    if config.is_file() and not config.read_text(encoding="utf-8").strip():  # train.fit's: the user's network
+    # Empty in train.fit's checkpoints: the user's network. The export checks no more of this file (the
+    # resume's), so bytes that do not decode must not end it in a traceback: such a file is not fit's.
+    if config.is_file() and not config.read_text(encoding="utf-8", errors="replace").strip():
         raise ConfigError(f"{checkpoint} was saved by train.fit with a network of your own, which this package "
                           f"cannot build: load it with accelerator.load_state({str(checkpoint)!r}) after preparing "
                           f"that network")
@@ -123,7 +121,7 @@ def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:
     if (checkpoint / FULL_WEIGHTS).is_file():
         return load_file(checkpoint / FULL_WEIGHTS)
     raise DataError(f"{checkpoint} holds none of the weight files accelerate writes ({FULL_WEIGHTS}, "
-                    f"{FSDP_SHARDED_WEIGHTS}/, {FSDP_FULL_WEIGHTS}, DeepSpeed's pytorch_model/) for its layout "
+                    f"{FSDP_SHARDED_WEIGHTS}/, {FSDP_FULL_WEIGHTS}, DeepSpeed's {DEEPSPEED_WEIGHTS}/) for its layout "
                     f"{layout or 'unrecorded'}: copy the checkpoint again from where it was written")
 
 

@@ -24,6 +24,21 @@ from .launch_env import launched_processes
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_safetensors_header, checkpoint_gone,
                             complete_checkpoints)
 
+# What the export's config.json holds besides the weights and their step (the network's spec, labels,
+# channels, patch, preprocessing): with it, ``accelerated-seg export`` makes a model of any checkpoint.
+EXPORT_DESCRIPTION_FILE = "export.json"
+# accelerate's names, within a checkpoint folder, for the first (only) model's weights
+FULL_WEIGHTS = "model.safetensors"  # one process, DDP
+FSDP_SHARDED_WEIGHTS = "pytorch_model_fsdp_0"  # torch.distributed.checkpoint folder, SHARDED_STATE_DICT
+FSDP_FULL_WEIGHTS = "pytorch_model_fsdp.bin"  # FULL_STATE_DICT
+DEEPSPEED_WEIGHTS = "pytorch_model"  # DeepSpeed's tag folder (accelerate's MODEL_NAME), which its "latest" names
+# The files of a checkpoint that ``accelerated-seg export`` reads (checkpoint_export.py), by the first
+# part of their path: its description and layout, and the weights in each strategy's layout (DeepSpeed's
+# tag folder holds them with the optimizer states, whose fp32 copies of the weights the export gathers).
+# The run's config.yaml and records, the optimizer, schedule and random states are the resume's alone.
+EXPORT_READS = frozenset({EXPORT_DESCRIPTION_FILE, LAYOUT_FILE, FULL_WEIGHTS, FSDP_SHARDED_WEIGHTS, FSDP_FULL_WEIGHTS,
+                          DEEPSPEED_WEIGHTS, "latest"})
+
 WRITTEN_BYTES = "file_bytes"  # in LAYOUT_FILE: the size of each text file saved beside it
 # In LAYOUT_FILE: the size of each file of the training state that the main process wrote into the folder
 # itself (weights, optimizer, schedule, progress, its random states); every rank's random states are
@@ -74,10 +89,12 @@ def state_file_sizes(folder: Path) -> dict[str, int]:
             if path.is_file() and _MAIN_STATE_FILE.match(path.name)}
 
 
-def check_checkpoint_files(checkpoint: Path, whole_state: bool = False) -> None:
+def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_export: bool = False) -> None:
     """Refuse a checkpoint with a file cut short or unreadable, before any data or training work;
     with ``whole_state`` (a resume, which loads all of it) also one whose state files are missing or
-    not of the size they were written.
+    not of the size they were written; with ``for_export``, of the files an export reads alone
+    (``EXPORT_READS``): a config.yaml edited by hand or cut short refused the export of whole weights,
+    which the export does not read (a user's report), as did a damaged optimizer state.
 
     Checkpoints are written whole or not at all, so such a file was damaged after the save: a copy
     between machines cut short, a full disk. Each gave its reader's traceback on resume (safetensors'
@@ -91,8 +108,10 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False) -> None:
     Raises:
         DataError: naming each damaged file and the checkpoint before it, to resume from instead.
     """
-    damaged = []
+    damaged, reads = [], EXPORT_READS if for_export else None
     for path in sorted(p for p in Path(checkpoint).rglob("*") if p.is_file()):
+        if reads is not None and path.relative_to(checkpoint).parts[0] not in reads:
+            continue
         try:
             if path.suffix == ".json":
                 json.loads(path.read_text(encoding="utf-8"))
@@ -106,7 +125,7 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False) -> None:
         # JSONDecodeError and UnicodeDecodeError are ValueErrors
         except (OSError, ValueError, yaml.YAMLError, SafetensorError, zipfile.BadZipFile) as error:
             damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {error})")
-    damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged}, whole_state)
+    damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged}, whole_state, reads)
     if not damaged:
         return
     earlier = [p for p in complete_checkpoints(Path(checkpoint).parent) if p.name != Path(checkpoint).name]
@@ -117,10 +136,11 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False) -> None:
                     f"clean-up): {way_on}")
 
 
-def _not_as_written(checkpoint: Path, already: set[str], whole_state: bool = False) -> list[str]:
+def _not_as_written(checkpoint: Path, already: set[str], whole_state: bool = False,
+                    reads: frozenset[str] | None = None) -> list[str]:
     """The text files (with ``whole_state``, also the state files) whose size is not the one the layout
     file recorded when they were saved (none for checkpoints saved before sizes were recorded), leaving
-    out those in ``already``."""
+    out those in ``already`` and, where ``reads`` is given, those not in it."""
     try:
         layout = json.loads((checkpoint / LAYOUT_FILE).read_text(encoding="utf-8"))
         written = dict(layout.get(WRITTEN_BYTES, {}))
@@ -140,7 +160,7 @@ def _not_as_written(checkpoint: Path, already: set[str], whole_state: bool = Fal
     changed = [f"{name} (missing; rank {name[len('random_states_'):-len('.pkl')]} wrote it)" for name in missing]
     for name, expected in written.items():
         path = checkpoint / name
-        if name in already:
+        if name in already or (reads is not None and name not in reads):
             continue
         if not path.is_file():
             changed.append(f"{name} (missing; {expected} bytes were written)")

@@ -964,7 +964,7 @@ def _export(args, _) -> int:
 
     with exit_on_user_error():  # none there, or a file of it cut short: refused before torch and MONAI import
         checkpoint = checkpoint_folder(Path(args.checkpoint))
-        check_checkpoint_files(checkpoint)
+        check_checkpoint_files(checkpoint, for_export=True)
         from .checkpoint_export import export_checkpoint
 
         checkpoint, output = export_checkpoint(checkpoint, args.output)

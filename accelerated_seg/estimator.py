@@ -36,8 +36,7 @@ from nibabel.spatialimages import SpatialImage
 
 from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
                      check_values, did_you_mean, is_whole_number)
-from .checkpoint import EXPORT_DESCRIPTION_FILE
-from .checkpoint_files import resolve_resume
+from .checkpoint_files import EXPORT_DESCRIPTION_FILE, resolve_resume
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.fingerprint import files_fingerprint

@@ -17,7 +17,8 @@ import yaml
 from accelerate.utils import DistributedType
 from safetensors import safe_open
 
-from .checkpoint import EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE
+from .checkpoint import PREPROCESSING_FILE, SPLIT_FILE
+from .checkpoint_files import EXPORT_DESCRIPTION_FILE
 from .config import ConfigError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import shared_tensor_names

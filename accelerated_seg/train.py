@@ -40,9 +40,9 @@ from tqdm.auto import tqdm
 from . import __version__
 from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also_of_wrapped_aliases,
                                      skip_first_batches_as_prepared)
-from .checkpoint import (EXPORT_DESCRIPTION_FILE, PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals,
-                         complete_checkpoints, exported_step, remove_killed_writers_leftovers,
-                         save_training_state, set_aside_later_course)
+from .checkpoint import (PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals, complete_checkpoints, exported_step,
+                         remove_killed_writers_leftovers, save_training_state, set_aside_later_course)
+from .checkpoint_files import EXPORT_DESCRIPTION_FILE
 from .closed_output import surviving_a_closed_output
 from .code_commit import run_commit
 from .compilation import checked_settings, compile_prepared

@@ -15,7 +15,7 @@ import pytest
 import torch
 from safetensors.torch import load_file, load_model
 
-from accelerated_seg.checkpoint import EXPORT_DESCRIPTION_FILE
+from accelerated_seg.checkpoint_files import EXPORT_DESCRIPTION_FILE
 from accelerated_seg.checkpoint_export import export_checkpoint
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
@@ -106,6 +106,7 @@ def test_export_refuses_before_writing_anything(tiny_config, tmp_path):
     layout = json.loads((older / LAYOUT_FILE).read_text())
     del layout["file_bytes"][EXPORT_DESCRIPTION_FILE]
     (older / LAYOUT_FILE).write_text(json.dumps(layout))
+    (older / "config.yaml").write_bytes(b"\xff\xfe")  # unchecked by the export: damaged past decoding, no traceback
     with pytest.raises(ConfigError, match="cannot be exported. Resume the run from it .* --train.max_steps"):
         export_checkpoint(older, tmp_path / "out")
     assert not (tmp_path / "out").exists()
@@ -115,6 +116,35 @@ def test_export_refuses_before_writing_anything(tiny_config, tmp_path):
         read_export_config(step)
     with pytest.raises(ConfigError, match=f"accelerated-seg export {step} --output"):
         train(tiny_config(tmp_path / "again", train__max_steps=1, train__val_every=0, train__init_from=str(step)))
+
+
+def test_a_damaged_file_that_the_export_does_not_read_does_not_refuse_it(tiny_config, tmp_path, capsys):
+    """A checkpoint's config.yaml edited into invalid YAML, or cut short, refused ``accelerated-seg export``
+    ("is damaged: config.yaml (ScannerError: ...)"), as did an optimizer state cut short, though the
+    export reads export.json, strategy.json and the weights alone (a user's report). A resume, which
+    reads them, refuses them still (test_train.py names what it says)."""
+    from accelerated_seg.checkpoint_files import check_checkpoint_files
+
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    config = (run / "checkpoints" / "step_2" / "config.yaml").read_text()
+    damage = [("config.yaml", "data: [unclosed\n"),  # invalid YAML
+              # cut at a line's end: it parses, and is refused by the size strategy.json recorded
+              ("config.yaml", config[: config.index("\n", len(config) // 2) + 1]),
+              ("optimizer.bin", None)]  # cut short
+    for number, (name, text) in enumerate(damage):
+        copy = tmp_path / f"run_{number}"
+        shutil.copytree(run, copy)
+        path = copy / "checkpoints" / "step_2" / name
+        if text is None:
+            path.write_bytes(path.read_bytes()[:100])
+        else:
+            path.write_text(text)
+        with pytest.raises(DataError, match=f"is damaged: {name}"):
+            check_checkpoint_files(path.parent, whole_state=True)  # the resume's check
+        assert_checkpoint_exports_as_training_did(copy, tmp_path / f"model_{number}")
+        assert main(["export", str(copy), "--output", str(tmp_path / f"cli_{number}")]) == 0, capsys.readouterr().err
+        assert f"exported {path.parent} to {tmp_path / f'cli_{number}'}" in capsys.readouterr().out
 
 
 def test_a_deepspeed_checkpoint_without_deepspeed_names_the_extra(tmp_path, monkeypatch):

@@ -845,7 +845,7 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
     run = tmp_path / "run"
     (run / "checkpoints" / "step_4").mkdir(parents=True)
     (run / "checkpoints" / "step_4" / "strategy.json").write_text("{}")
-    (run / "checkpoints" / "step_4" / "optimizer.bin").write_bytes(b"PK\x03\x04")  # a copy cut short
+    (run / "checkpoints" / "step_4" / "export.json").write_text('{"model": ')  # a copy cut short
     (run / "model").mkdir()
     (run / "model" / "config.json").write_text("{}")  # the run's export, its weights not yet written
     for name, text in (("bert", '{"architectures": ["BertModel"]}'), ("edited", '{"model": {"name": "unet",}')):
@@ -882,7 +882,7 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
                           (["export", str(run / "checkpoints" / "step_9"), "--output", str(tmp_path / "out")],
                            f"step_9 does not exist ({run / 'checkpoints'} holds step_4;"),
                           (["export", str(run), "--output", str(tmp_path / "out")],
-                           f"checkpoint {run / 'checkpoints' / 'step_4'} is damaged: optimizer.bin (BadZipFile")):
+                           f"checkpoint {run / 'checkpoints' / 'step_4'} is damaged: export.json (JSONDecodeError")):
         proc, imported = run_probing_imports("accelerated_seg.cli", *args, module=True)
         assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
         assert imported == [], (args, imported)

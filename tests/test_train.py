@@ -1512,7 +1512,7 @@ def test_every_ranks_random_states_are_expected_where_the_checkpoint_recorded_it
     check_checkpoint_files(step, whole_state=True)
     (step / "strategy.json").write_text(json.dumps({"format": "full", "num_processes": 2,
                                                     "state_bytes": {"random_states_0.pkl": size}}))
-    check_checkpoint_files(step)  # an export reads the weights alone
+    check_checkpoint_files(step, for_export=True)  # an export reads the weights alone
     with pytest.raises(DataError, match=r"random_states_1.pkl \(missing; rank 1 wrote it\)"):
         check_checkpoint_files(step, whole_state=True)
     monkeypatch.delenv("WORLD_SIZE")  # one process reads random_states_0.pkl alone (accelerate's load_state)
