@@ -106,7 +106,7 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     state was skipped without a word; an export reads the weights alone, and does without the rest.
 
     Raises:
-        DataError: naming each damaged file and the checkpoint before it, to resume from instead.
+        DataError: naming each damaged file and the checkpoint before it, to resume from (or export) instead.
     """
     damaged, reads = [], EXPORT_READS if for_export else None
     for path in sorted(p for p in Path(checkpoint).rglob("*") if p.is_file()):
@@ -129,8 +129,12 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     if not damaged:
         return
     earlier = [p for p in complete_checkpoints(Path(checkpoint).parent) if p.name != Path(checkpoint).name]
-    way_on = (f"resume from the checkpoint before it, --train.resume={earlier[-1]} (resume= in fit)" if earlier
-              else "copy it again from where it was written, or start a new run")
+    if for_export:  # "resume from the checkpoint before it, --train.resume=..." was no way to an export
+        way_on = "copy it again from where it was written" + (f", or export another of the run's checkpoints, "
+                                                              f"{earlier[-1]}" if earlier else "")
+    else:
+        way_on = (f"resume from the checkpoint before it, --train.resume={earlier[-1]} (resume= in fit)" if earlier
+                  else "copy it again from where it was written, or start a new run")
     raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
                     f"the file was cut short, changed or deleted afterwards (an interrupted copy, a full disk, a "
                     f"clean-up): {way_on}")
