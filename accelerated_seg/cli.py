@@ -230,8 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                                          "as one; give PRED and LABELS before it, or after -- at the end"),
                    help="surface-Dice tolerance in mm: one for every class, or one per class in order")
     p.add_argument("--merge-foreground", action="store_true", default=None,
-                   help="score every non-zero value of the references as class 1: masks saved as 0 and 255 "
-                        "(implied where --labels is the config.json of a model trained with data.binarize)")
+                   help="score every non-zero value of the predictions and references as class 1: masks "
+                        "saved as 0 and 255, a multi-class model's output against them (implied where --labels "
+                        "is the config.json of a model trained with data.binarize)")
     p.add_argument("--output", type=path_argument,
                    help="folder for metrics.csv and summary.json (default: PRED/evaluation)")
 
@@ -1014,7 +1015,7 @@ def _evaluate(args, _) -> int:
         shown = ", ".join(Path(path).name for path in unmatched[:5]) + (" ..." if len(unmatched) > 5 else "")
         print(f"warning: {len(unmatched)} prediction(s) without a label of the same name, not scored: {shown}")
     if summary.get("merged_foreground"):
-        print("every non-zero value of the references scored as class 1: " +
+        print("every non-zero value of the predictions and references scored as class 1: " +
               ("--merge-foreground" if args.merge_foreground else
                f"{args.dataset_json} is a model trained binarized (data.binarize)"))
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "

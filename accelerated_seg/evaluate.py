@@ -525,9 +525,10 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         regions: the regions to score, in the maps' values (over ``dataset_json``'s).
         ignore_value: the labels' value for unannotated voxels (over ``dataset_json``'s "ignore" label):
             Dice of the annotated voxels alone, no distances (NaN).
-        merge_foreground: every non-zero value of the references is class 1, as a model trained with
-            ``data.binarize`` saw them, or as a mask saved as 0 and 255 means (``--merge-foreground``);
-            None: where ``dataset_json`` is such a model's config.json.
+        merge_foreground: every non-zero value of the predictions and the references is class 1, as a model
+            trained with ``data.binarize`` saw them, or as a mask saved as 0 and 255 means, whatever classes the
+            predictions tell apart (``--merge-foreground``); an ignore label stays out of it. None: where
+            ``dataset_json`` is the config.json of a model trained so.
         class_names: names of the ``num_classes`` classes by index (``Segmentation.evaluate``: the model's,
             as training logged them); ``class_<c>`` otherwise.
 
@@ -582,8 +583,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     rows, sheared = [], {}
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
-        if merge_foreground:  # not the ignore label's voxels: --merge-foreground made them Dice-counted foreground
-            label = np.where((label > 0) & (label != ignore_value if ignore_value is not None else True), 1, label)
+        if merge_foreground:  # both sides: a prediction's 2 was scored as a class of its own, in no reference
+            pred, label = _merged_foreground(pred, ignore_value), _merged_foreground(label, ignore_value)
         _require_known_values(pred, pred_path, known)
         _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
                               reference=ignore_value is None and not merge_foreground)
@@ -621,8 +622,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             **({"ignore": f"voxels labelled {ignore_value} are not annotated: Dice over the others; hd95_mm and "
                           "surface_dice not computed (NaN), distances to a surface drawn in part are not defined"}
                if ignore_value is not None else {}),
-            **({"merged_foreground": "every non-zero value of the references scored as class 1 (a model trained "
-                                     "with data.binarize saw them so; masks saved as 0 and 255)"}
+            **({"merged_foreground": "every non-zero value of the predictions and references scored as "
+                                     "class 1 (a model trained with data.binarize saw them so; masks saved as 0 "
+                                     "and 255)"}
                if merge_foreground else {}),
         },
         "predictions_without_label": [str(p) for p in unmatched],
@@ -657,13 +659,22 @@ def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[in
                                     f"a value above the classes, named \"ignore\" in the --labels dataset.json)")
                 found.update(values)
         if merge_foreground:
-            referenced = {min(value, 1) for value in referenced}
+            predicted, referenced = ({min(value, 1) for value in found} for found in (predicted, referenced))
         _require_shared_classes(predicted - {0}, referenced - {0})
         names = {c: f"class_{c}" for c in sorted((predicted | referenced) - {0})}
     if not names:
         raise DataError("no foreground class to score: every label and prediction is all background; "
                         "give --num-classes or --labels dataset.json")
     return names
+
+
+def _merged_foreground(array: np.ndarray, ignore_value: int | None) -> np.ndarray:
+    """Every value above 0 as 1 (``--merge-foreground``), except the ignore label's: merged, its voxels would
+    count in Dice as foreground, and a prediction holding it would not be refused."""
+    foreground = array > 0
+    if ignore_value is not None:
+        foreground &= array != ignore_value
+    return np.where(foreground, 1, array)
 
 
 def _require_shared_classes(predicted: set[int], referenced: set[int]) -> None:

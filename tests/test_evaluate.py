@@ -249,7 +249,7 @@ def test_a_binarized_models_config_json_scores_every_reference_value_as_its_fore
     assert "data.binarize" in summary["conventions"]["merged_foreground"]
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(model / "config.json"),
                  "--output", str(tmp_path / "cli")]) == 0
-    assert "every non-zero value of the references scored as class 1" in capsys.readouterr().out
+    assert "every non-zero value of the predictions and references scored as class 1" in capsys.readouterr().out
     del config["preprocessing"]["binarize"]  # trained on the classes: a reference's 2 is still an error
     (model / "config.json").write_text(json.dumps(config))
     with pytest.raises(DataError, match=r"labels/a\.nii\.gz: label value\(s\) \[2\] are not among the classes"):
@@ -358,7 +358,8 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     assert summary["per_class"]["1"]["dice"]["max"] == 1.0 and 0.8 < summary["per_class"]["1"]["dice"]["min"] < 1
     assert main(["evaluate", str(pred_dir), str(label_dir), "--merge-foreground", "--output",
                  str(tmp_path / "cli")]) == 0
-    assert "every non-zero value of the references scored as class 1: --merge-foreground" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "every non-zero value of the predictions and references scored as class 1: --merge-foreground" in said
     with pytest.raises(ValueError, match="leaves two classes, not --num-classes 3"):
         evaluate_folders(pred_dir, label_dir, merge_foreground=True, num_classes=3)
     # a model that predicts another class than the references hold is scored as asked
@@ -391,6 +392,37 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
                                          r"--merge-foreground"):
         evaluate_folders(pred_dir, label_dir, merge_foreground=True,
                          regions=Regions(("whole", "core"), ((1, 2), (2,)), (1, 2)))
+
+
+def test_merge_foreground_merges_the_predictions_foreground_as_it_merges_the_references(tmp_path, capsys):
+    """--merge-foreground merged the references' foreground alone: a prediction of 0, 1 and 2 against a mask
+    had its 2 scored as a class of its own (Dice 0, in no reference) and class 1 counted only the voxels
+    predicted 1, where both sides' foreground is to be one class (a report)."""
+    centre = np.array([30.0, 37.0, 50.0])
+    reference = sphere(centre)
+    prediction = reference.copy()
+    prediction[:30] *= 2  # half of the sphere predicted as class 2: foreground all the same
+    save(tmp_path / "labels" / "a.nii.gz", 255 * reference)
+    save(tmp_path / "pred" / "a.nii.gz", prediction)
+    pred_dir, label_dir = tmp_path / "pred", tmp_path / "labels"
+    summary = evaluate_folders(pred_dir, label_dir, merge_foreground=True)
+    assert summary["classes"] == {"1": "class_1"} and summary["per_class"]["1"]["dice"]["mean"] == 1.0
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--merge-foreground", "--output",
+                 str(tmp_path / "cli")]) == 0
+    said = capsys.readouterr().out
+    assert "class 2" not in said and "every non-zero value of the predictions and references scored as class 1" in said
+    scored = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert scored["classes"] == {"1": "class_1"} and scored["per_class"]["1"]["dice"]["mean"] == 1.0
+    # class 2 was refused as a value outside the classes scored [0, 1] where they were given
+    assert evaluate_folders(pred_dir, label_dir, merge_foreground=True, num_classes=2,
+                            output_dir=tmp_path / "two")["per_class"]["1"]["dice"]["mean"] == 1.0
+    # a declared ignore label stays out of the predictions' merge too: a prediction holding it is refused
+    dataset = tmp_path / "dataset.json"
+    dataset.write_text(json.dumps({"labels": {"background": 0, "foreground": 1, "ignore": 3}}))
+    save(label_dir / "a.nii.gz", reference)
+    save(pred_dir / "a.nii.gz", np.where(reference == 1, 3, 0).astype(np.uint8))
+    with pytest.raises(DataError, match=r"a\.nii\.gz: label value\(s\) \[3\] are not among the classes scored \[0, 1\]"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=dataset, merge_foreground=True, output_dir=tmp_path / "ign")
 
 
 def test_negative_label_values_are_no_classes_when_the_classes_come_from_the_files(folders):
