@@ -776,7 +776,9 @@ class Segmentation:
             if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
                 raise FileExistsError(f"{folder} exists and was not written by Segmentation.evaluate, which "
                                       f"rebuilds it on every call; give evaluate another output_dir")
-        check_output_folder(out)  # a summary.json of another's (output_dir=the run folder) is not deleted below
+        # a summary.json of another's (output_dir=the run folder) is not deleted below; the refusals name
+        # this method's output_dir: "--output", the command line's flag, was never given here
+        check_output_folder(out, setting="evaluate: output_dir")
         for stale in (out / "summary.json", out / "metrics.csv"):  # would describe predictions no longer there
             stale.unlink(missing_ok=True)
         for folder in (predictions, labels):

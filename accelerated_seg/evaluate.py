@@ -711,11 +711,14 @@ def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int],
                         f"{[0, *classes]}; check --num-classes / --labels, or the file{ignore}{mask}")
 
 
-def check_output_folder(output_dir: Path) -> None:
+def check_output_folder(output_dir: Path, setting: str = "--output") -> None:
     """Refuse, before any case is scored, a folder where evaluate cannot write or would replace what it
     did not write: ``metrics.csv`` and ``summary.json`` are replaced only when an earlier evaluation
     wrote them. ``--output`` pointing at a training run's folder wrote the evaluation's summary over the
     run's own ``summary.json`` before the thirtieth session (``Segmentation.evaluate`` deleted it).
+
+    ``setting`` names the folder as the caller gave it: the command line's ``--output``, or
+    ``Segmentation.evaluate``'s ``output_dir``, whose user never typed the flag.
 
     Raises:
         DataError: naming the folder or file and what to do.
@@ -723,26 +726,26 @@ def check_output_folder(output_dir: Path) -> None:
     output_dir = Path(output_dir)
     # Found here, not as an OSError after every case is scored.
     if output_dir.exists() and not output_dir.is_dir():
-        raise DataError(f"--output {output_dir} is a file, not a folder; metrics.csv and summary.json go into a "
+        raise DataError(f"{setting} {output_dir} is a file, not a folder; metrics.csv and summary.json go into a "
                         f"folder: give a new or existing folder")
     if blocking := file_in_the_way(output_dir):
-        raise DataError(f"--output {output_dir}: {blocking} is a file, so the folder cannot be made there; give a "
+        raise DataError(f"{setting} {output_dir}: {blocking} is a file, so the folder cannot be made there; give a "
                         f"folder path")
     if refused := no_file_made_in(output_dir):  # a read-only folder: an OSError once every case was scored
-        raise DataError(f"--output {output_dir}: no file can be made in {refused[0]} ({refused[1]}); give a folder "
+        raise DataError(f"{setting} {output_dir}: no file can be made in {refused[0]} ({refused[1]}); give a folder "
                         f"you can write to")
     for name in ("metrics.csv", "summary.json"):
         if (output_dir / name).is_dir():
-            raise DataError(f"--output {output_dir} holds a folder named {name}, where that file goes: remove it "
+            raise DataError(f"{setting} {output_dir} holds a folder named {name}, where that file goes: remove it "
                             f"or give another folder")
     if foreign := [path for path in (output_dir / "metrics.csv", output_dir / "summary.json")
                    if path.is_file() and not _written_by_evaluate(path)]:
-        raise DataError(f"--output {output_dir} holds {' and '.join(p.name for p in foreign)} that evaluate did not "
+        raise DataError(f"{setting} {output_dir} holds {' and '.join(p.name for p in foreign)} that evaluate did not "
                         f"write (a training run's summary?); evaluate replaces only its own: give another folder")
     # A run's folder before its summary.json (a live run, or one stopped by Ctrl-C or a kill): the evaluation's
     # summary.json was written there, to be replaced by the run's at its end (or preemption) or its resume's.
     if (output_dir / "run_info.json").is_file():
-        raise DataError(f"--output {output_dir} is a training run's folder (it holds run_info.json), whose run writes "
+        raise DataError(f"{setting} {output_dir} is a training run's folder (it holds run_info.json), whose run writes "
                         f"its own summary.json when it ends or is resumed: give another folder, such as "
                         f"{output_dir / 'evaluation'}")
 

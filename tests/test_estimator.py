@@ -1284,3 +1284,28 @@ def test_a_run_in_a_relative_output_dir_is_evaluated_beside_it_after_a_change_of
     assert (tmp_path / "run" / "evaluation" / "summary.json").is_file()
     assert not (tmp_path / "elsewhere" / "run").exists()
     assert repr(model).endswith(f"trained 1 step in {tmp_path / 'run'}; predicts with {tmp_path / 'run' / 'model'}>")
+
+
+def test_evaluates_refusals_of_its_output_dir_name_output_dir_not_the_command_lines_flag(tiny_dataset, tmp_path):
+    """Segmentation.evaluate(output_dir=...) refused a file, a folder it cannot make, one holding a folder
+    named metrics.csv or another program's summary.json as "--output <folder> ...", the flag of
+    `accelerated-seg evaluate`, which a Python user never gave (a report)."""
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs[:1],
+                              spacing=(2.0, 2.0, 2.0))
+    (tmp_path / "taken").write_text("a file of the user's")
+    (tmp_path / "run" / "metrics.csv").mkdir(parents=True)
+    (tmp_path / "trained").mkdir()
+    (tmp_path / "trained" / "summary.json").write_text('{"step": 1}')
+    for output_dir, said in ((tmp_path / "taken", " is a file, not a folder"),
+                             (tmp_path / "taken" / "sub", ": .*taken is a file, so the folder cannot be made there"),
+                             (tmp_path / "run", " holds a folder named metrics.csv"),
+                             (tmp_path / "trained", " holds summary.json that evaluate did not write")):
+        with pytest.raises(DataError, match=rf"^evaluate: output_dir {re.escape(str(output_dir))}{said}") as refused:
+            model.evaluate(data, output_dir=output_dir)
+        assert "--output" not in str(refused.value)
+    assert (tmp_path / "taken").read_text() == "a file of the user's"
+    assert (tmp_path / "trained" / "summary.json").read_text() == '{"step": 1}'
