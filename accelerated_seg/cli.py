@@ -1015,9 +1015,9 @@ def _evaluate(args, _) -> int:
         shown = ", ".join(Path(path).name for path in unmatched[:5]) + (" ..." if len(unmatched) > 5 else "")
         print(f"warning: {len(unmatched)} prediction(s) without a label of the same name, not scored: {shown}")
     if summary.get("merged_foreground"):
-        print("every non-zero value of the predictions and references scored as class 1: " +
-              ("--merge-foreground" if args.merge_foreground else
-               f"{args.dataset_json} is a model trained binarized (data.binarize)"))
+        print("every non-zero value of the predictions and references scored as class 1: --merge-foreground"
+              if args.merge_foreground else "every non-zero value of the references scored as class 1: "
+              f"{args.dataset_json} is a model trained binarized (data.binarize), which predicts 0 and 1")
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
           f"and summary.json to {args.output or Path(args.pred_dir) / 'evaluation'}")
     return 0

@@ -527,8 +527,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             Dice of the annotated voxels alone, no distances (NaN).
         merge_foreground: every non-zero value of the predictions and the references is class 1, as a model
             trained with ``data.binarize`` saw them, or as a mask saved as 0 and 255 means, whatever classes the
-            predictions tell apart (``--merge-foreground``); an ignore label stays out of it. None: where
-            ``dataset_json`` is the config.json of a model trained so.
+            predictions tell apart (``--merge-foreground``); an ignore label stays out of it. None: the
+            references' alone where ``dataset_json`` is the config.json of a model trained so (it predicts 0
+            and 1: a 2 is refused).
         class_names: names of the ``num_classes`` classes by index (``Segmentation.evaluate``: the model's,
             as training logged them); ``class_<c>`` otherwise.
 
@@ -558,6 +559,10 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         regions = regions_from_json(dataset_json)
     if ignore_value is None and dataset_json is not None:
         ignore_value = ignore_from_json(dataset_json)
+    # Asked for, the merge takes the predictions too (a multi-class model's output against masks); implied by a
+    # binarized model's config.json, the references alone: such a model writes 0 and 1, so a 2 is another
+    # model's predictions, refused as before
+    merge_predictions = bool(merge_foreground)
     if merge_foreground is None:
         merge_foreground = dataset_json is not None and binarized_from_json(dataset_json)
     if merge_foreground and num_classes not in (None, 2):
@@ -583,8 +588,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     rows, sheared = [], {}
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
-        if merge_foreground:  # both sides: a prediction's 2 was scored as a class of its own, in no reference
-            pred, label = _merged_foreground(pred, ignore_value), _merged_foreground(label, ignore_value)
+        if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own
+            label = _merged_foreground(label, ignore_value)
+            pred = _merged_foreground(pred, ignore_value) if merge_predictions else pred
         _require_known_values(pred, pred_path, known)
         _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
                               reference=ignore_value is None and not merge_foreground)
@@ -622,9 +628,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             **({"ignore": f"voxels labelled {ignore_value} are not annotated: Dice over the others; hd95_mm and "
                           "surface_dice not computed (NaN), distances to a surface drawn in part are not defined"}
                if ignore_value is not None else {}),
-            **({"merged_foreground": "every non-zero value of the predictions and references scored as "
-                                     "class 1 (a model trained with data.binarize saw them so; masks saved as 0 "
-                                     "and 255)"}
+            **({"merged_foreground": f"every non-zero value of the {'predictions and ' if merge_predictions else ''}"
+                                     "references scored as class 1 (a model trained with data.binarize saw them "
+                                     "so; masks saved as 0 and 255)"}
                if merge_foreground else {}),
         },
         "predictions_without_label": [str(p) for p in unmatched],

@@ -249,7 +249,15 @@ def test_a_binarized_models_config_json_scores_every_reference_value_as_its_fore
     assert "data.binarize" in summary["conventions"]["merged_foreground"]
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(model / "config.json"),
                  "--output", str(tmp_path / "cli")]) == 0
-    assert "every non-zero value of the predictions and references scored as class 1" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "every non-zero value of the references scored as class 1" in said
+    # Such a model writes 0 and 1 alone: a 2 in its predictions is another model's, refused (implied, the merge
+    # takes the references alone; --merge-foreground given takes the predictions too)
+    merged = (nib.load(pred_dir / "a.nii.gz").get_fdata() > 0).astype(np.uint8)
+    save(pred_dir / "a.nii.gz", np.where(merged > 0, 2, 0).astype(np.uint8))
+    with pytest.raises(ValueError, match=r"a.nii.gz: label value\(s\) \[2\] are not among the classes scored"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=model / "config.json", output_dir=tmp_path / "two")
+    save(pred_dir / "a.nii.gz", merged)
     del config["preprocessing"]["binarize"]  # trained on the classes: a reference's 2 is still an error
     (model / "config.json").write_text(json.dumps(config))
     with pytest.raises(DataError, match=r"labels/a\.nii\.gz: label value\(s\) \[2\] are not among the classes"):
