@@ -1300,7 +1300,10 @@ def test_evaluates_refusals_of_its_output_dir_name_output_dir_not_the_command_li
     (tmp_path / "run" / "metrics.csv").mkdir(parents=True)
     (tmp_path / "trained").mkdir()
     (tmp_path / "trained" / "summary.json").write_text('{"step": 1}')
+    (tmp_path / "training").mkdir()
+    (tmp_path / "training" / "run_info.json").write_text('{"strategy": "single process"}')
     for output_dir, said in ((tmp_path / "taken", " is a file, not a folder"),
+                             (tmp_path / "training", r" is a training run's folder \(it holds run_info.json\)"),
                              (tmp_path / "taken" / "sub", ": .*taken is a file, so the folder cannot be made there"),
                              (tmp_path / "run", " holds a folder named metrics.csv"),
                              (tmp_path / "trained", " holds summary.json that evaluate did not write")):
