@@ -980,14 +980,49 @@ def test_fold_keys_of_a_datalists_entries_make_the_split_as_monais_datafold_read
         {**entry, "fold": 2 * (index % 2)} for index, entry in enumerate(msd_entries(4))]})
     with pytest.raises(DataError, match=r"'fold' keys run to 2 but no entry has fold 1: number the folds 0..1"):
         load_cases(gap)
-    # keys that make no split of folds, or beside the file's own list: the file splits as before
+    # keys that make no split of folds, or beside the file's own list (without data.num_folds; below): the file
+    # splits as before, said where the keys went unused
     for name, training, extra, split in (
             ("partly", [*entries[:2], msd_entries(3)[2], *entries[3:]], {}, "fraction 0.2 (seed 0)"),
             ("words", [{**entry, "fold": "train"} for entry in entries], {}, "fraction 0.2 (seed 0)"),
             ("one_fold", [{**entry, "fold": 0} for entry in entries], {}, "fraction 0.2 (seed 0)"),
-            ("listed", entries, {"validation": msd_entries(9)[8:]}, "given (dataset.json 'validation')")):
+            ("listed", entries, {"validation": msd_entries(9)[8:]},
+             "given (dataset.json 'validation'; the 'fold' keys (3 folds) not used)")):
         path = write_dataset_json(tmp_path / name, {"labels": LABELS, "training": training, **extra})
         assert load_cases(path).split == split, name
+
+
+def test_fold_keys_beside_a_validation_list_are_chosen_by_num_folds_and_a_lone_fold_names_both(tmp_path):
+    """A MONAI datalist whose training entries carry "fold" keys and which has a "validation" list too: --data.fold=1
+    was refused as "folds split a dataset that has none of its own; remove data.fold" (it has them), and without it
+    the keys went unused without a word. data.num_folds now picks the keys (as MONAI's datafold_read, Auto3DSeg
+    reading the list only where its validation_key names it), 0 the list, and a data.fold alone names both."""
+    entries = [{**entry, "fold": index % 3} for index, entry in enumerate(msd_entries(7))]
+    path = tmp_path / "datalist.json"  # named as MONAI's tutorials name theirs: the messages name the file given
+    path.write_text(json.dumps({"training": entries, "validation": msd_entries(9)[7:]}))
+    labels = {0: "background", 1: "spleen"}
+    refusal = (f"data.fold=1 is set, but {path} gives two splits: its training entries' 'fold' keys (3 folds) and "
+               f"its 'validation' list (2 case(s)); set data.num_folds=3 to validate on fold 1 of the 'fold' keys "
+               f"(the 'validation' list is then left out), or remove data.fold to validate on the 'validation' list")
+    with pytest.raises(DataError, match=f"^{re.escape(refusal)}$"):
+        load_cases(path, labels=labels, fold=1)
+    with pytest.raises(DataError, match=r"data.fold=3 is out of range: .*datalist.json's 'fold' keys make 3 fold\(s\); "
+                                        r"use 0..2 with data.num_folds=3, or remove data.fold to validate on its"):
+        load_cases(path, labels=labels, fold=3)
+    keyed = load_cases(path, labels=labels, num_folds=3, fold=1)
+    assert ids(keyed.validation) == ["case_001", "case_004"] and len(keyed.training) == 5
+    assert keyed.split == "given (dataset.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
+    assert is_one_fold_of_several(keyed.split)  # every fold resamples alike, as with the keys alone
+    assert "the cases of its 'validation' list are neither trained nor validated on. To validate on that list " \
+           "instead, set data.num_folds=0 and remove data.fold" in unused_split_settings_warning(keyed.split)
+    listed = load_cases(path, labels=labels)  # the file's own list, as before, now said with the keys it leaves
+    assert ids(listed.validation) == ["case_007", "case_008"] and len(listed.training) == 7
+    assert listed.split == "given (dataset.json 'validation'; the 'fold' keys (3 folds) not used)"
+    assert "To validate on fold k of those keys instead, set data.num_folds=3 and data.fold=k" in \
+        unused_split_settings_warning(listed.split)
+    with pytest.raises(DataError, match=r"its 'fold' keys make 3 fold\(s\) but data.num_folds=5; set data.num_folds "
+                                        r"to 3 to use them \(0 validates on its 'validation' list\)"):
+        load_cases(path, labels=labels, num_folds=5)
 
 
 def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_json(tmp_path):

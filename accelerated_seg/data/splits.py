@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,20 +103,22 @@ class SplitSettings:
         validation = [case for index, case in enumerate(cases) if index in held_out]
         return training, validation, how
 
-    def given(self, what: str) -> str:
+    def given(self, what: str, unused: Sequence[str] = ()) -> str:
         """Describe a split the source prescribes; say so when split settings were therefore unused
-        (``unused_split_settings_warning`` says it on the console)."""
+        (``unused_split_settings_warning`` says it on the console), after ``unused``: what of the
+        source's own the split leaves unused (a dataset.json's 'fold' keys beside its 'validation' list)."""
         if self.num_folds <= 1 and self.fold != 0:  # trained on the given split unsaid before the 68th session
             raise DataError(f"data.fold={self.fold} is set, but the dataset gives its own split ({what}) and "
                             f"data.num_folds={self.num_folds}: folds split a dataset that has none of its own; "
                             f"remove data.fold, or give the dataset without its split and data.num_folds 2 or more")
-        return self._saying_unused(what, [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else [])
+        folds = [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else []
+        return self._saying_unused(what, [*unused, *folds])
 
-    def given_fold(self, what: str) -> str:
+    def given_fold(self, what: str, unused: Sequence[str] = ()) -> str:
         """Describe fold ``data.fold`` of folds the source prescribes (dataset.json 'fold' keys,
         splits_final.json); say so when ``data.split_seed`` or ``data.validation_fraction`` therefore
-        chose nothing."""
-        return self._saying_unused(what, [])
+        chose nothing, after ``unused`` (the dataset.json's 'validation' list these folds leave out)."""
+        return self._saying_unused(what, list(unused))
 
     def _saying_unused(self, what: str, unused: list[str]) -> str:
         if self.validation_fraction != SplitSettings.validation_fraction:  # a set fraction: unsaid until the 84th
@@ -141,9 +144,20 @@ def unused_split_settings_warning(split: str) -> str | None:
     ``data.split_seed`` the dataset's own split overrode (``split`` is ``Manifest.split``), else
     None. Said only in run_info.json before the thirtieth session, so a cross-validation trained
     every fold on the same split without a word on the console; a split seed, until the
-    seventy-seventh; a validation fraction, until the eighty-fourth."""
+    seventy-seventh; a validation fraction, until the eighty-fourth. Also the warning for a
+    dataset.json whose 'fold' keys or 'validation' list the other one, chosen by ``data.num_folds``, left
+    unused (the keys went unused without a word before)."""
     if _NOT_USED not in split:
         return None
+    # A dataset.json gives two splits (load_msd's _fold_keys_or_list): data.num_folds picks one, said with the other
+    if folds := re.search(r"; the 'fold' keys \((\d+) folds\)", split):
+        return (f"WARNING: the split is {split}: the file's 'validation' list is the split, and its training "
+                f"entries' 'fold' keys hold nothing out. To validate on fold k of those keys instead, set "
+                f"data.num_folds={folds.group(1)} and data.fold=k (the 'validation' list is then left out)")
+    if "; the 'validation' list (" in split:
+        return (f"WARNING: the split is {split}: data.num_folds picks the file's 'fold' keys, so the cases "
+                f"of its 'validation' list are neither trained nor validated on. To validate on that list instead, "
+                f"set data.num_folds=0 and remove data.fold")
     what = ("every data.fold trains on that one split. For k-fold" if "data.num_folds=" in split else
             "data.validation_fraction holds nothing out. For a split by it" if "data.validation_fraction=" in split
             else "data.split_seed chooses nothing. For a split of its seed")

@@ -25,7 +25,9 @@ def load_msd(
     If the JSON has its own ``"validation"`` list it is used as is; if its training entries carry a
     ``"fold"`` each (MONAI's ``datafold_read``, Auto3DSeg's datalists), fold ``fold`` is validated
     on; otherwise the split follows :func:`split_cases`, so every process and every rerun gets the
-    same split.
+    same split. A JSON with both splits by its ``"fold"`` keys where ``num_folds`` is their number
+    of folds (its ``"validation"`` list then unused), by its list where ``num_folds`` is 0, and
+    refuses a ``fold`` other than 0 without ``num_folds``.
 
     Args:
         dataset_json: Path to ``dataset.json`` (or to the folder containing it).
@@ -76,9 +78,12 @@ def load_msd(
         raise DataError(f"{json_path}: the 'training' list is empty; add at least one labelled case")
 
     folds = entry_folds(content["training"])
-    if "validation" in content:  # the file's own list, as before; MONAI's datafold_read would ignore it
-        validation = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named)
-        how = settings.given("dataset.json 'validation'")
+    if "validation" in content:
+        listed = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named)
+        if folds is not None:
+            training, validation, how = _fold_keys_or_list(training, folds, listed, settings, json_path)
+        else:  # the file's own list, as before
+            validation, how = listed, settings.given("dataset.json 'validation'")
     elif folds is not None:
         training, validation, how = fold_keys_split(training, folds, settings, json_path)
     else:
@@ -111,23 +116,52 @@ def entry_folds(entries: Any) -> list[int] | None:
 
 
 def fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings, json_path: Path | str,
-                    entries: str = "dataset.json") -> tuple[list[Case], list[Case], str]:
+                    entries: str = "dataset.json", listed: int | None = None) -> tuple[list[Case], list[Case], str]:
     """Fold ``settings.fold`` of the entries' own folds held out, as MONAI's datafold_read does
-    (``json_path``: where the messages say the entries are; ``entries``: how the split names them)."""
+    (``json_path``: where the messages say the entries are; ``entries``: how the split names them;
+    ``listed``: the number of cases in the file's own 'validation' list, which these folds then leave unused)."""
     count = max(folds) + 1
     if missing := sorted(set(range(count)) - set(folds)):
         raise DataError(f"{json_path}: the training entries' 'fold' keys run to {count - 1} but no entry has fold "
                         f"{missing[0]}: number the folds 0..{len(set(folds)) - 1}")
     if settings.num_folds > 1 and settings.num_folds != count:
+        # Beside a 'validation' list, data.num_folds=0 validates on that list, not on these folds
+        use = (f"set data.num_folds to 0 or {count} to use them, or drop the keys" if listed is None else
+               f"set data.num_folds to {count} to use them (0 validates on its 'validation' list), or drop the keys "
+               f"and the 'validation' list")
         raise DataError(f"{json_path}: its 'fold' keys make {count} fold(s) but data.num_folds={settings.num_folds}; "
-                        f"set data.num_folds to 0 or {count} to use them, or drop the keys to make "
-                        f"{settings.num_folds} folds")
+                        f"{use} to make {settings.num_folds} folds")
     if not 0 <= settings.fold < count:
         raise DataError(f"data.fold={settings.fold} is out of range: {json_path}'s 'fold' keys make {count} "
                         f"fold(s); use 0..{count - 1}")
     training = [case for case, fold in zip(cases, folds) if fold != settings.fold]
     validation = [case for case, fold in zip(cases, folds) if fold == settings.fold]
-    return training, validation, settings.given_fold(f"{entries} 'fold' keys: fold {settings.fold} of {count}")
+    unused = [] if listed is None else [f"the 'validation' list ({listed} case(s))"]
+    return training, validation, settings.given_fold(f"{entries} 'fold' keys: fold {settings.fold} of {count}", unused)
+
+
+def _fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case], settings: SplitSettings,
+                       json_path: Path) -> tuple[list[Case], list[Case], str]:
+    """The split of a file whose training entries carry 'fold' keys and which has a 'validation' list too.
+
+    data.num_folds decides, so that every fold of a cross-validation (data.num_folds set, each data.fold)
+    splits alike: set, the 'fold' keys, as MONAI's datafold_read (Auto3DSeg reads the 'validation' list only
+    when its validation_key names it), and the list is left out, said so; unset, the list as before, the
+    keys said unused. A data.fold alone was told that the dataset had no folds of its own ("remove
+    data.fold"), which this one has: it is refused naming both and the setting that picks each."""
+    count = max(folds) + 1
+    if settings.num_folds > 1:
+        return fold_keys_split(training, folds, settings, json_path, listed=len(listed))
+    if settings.fold >= count:  # no data.num_folds makes that fold: the range, not a setting that fails next
+        raise DataError(f"data.fold={settings.fold} is out of range: {json_path}'s 'fold' keys make {count} fold(s); "
+                        f"use 0..{count - 1} with data.num_folds={count}, or remove data.fold to validate on its "
+                        f"'validation' list")
+    if settings.fold != 0:
+        raise DataError(f"data.fold={settings.fold} is set, but {json_path} gives two splits: its training entries' "
+                        f"'fold' keys ({count} folds) and its 'validation' list ({len(listed)} case(s)); set "
+                        f"data.num_folds={count} to validate on fold {settings.fold} of the 'fold' keys (the "
+                        f"'validation' list is then left out), or remove data.fold to validate on the 'validation' list")
+    return training, listed, settings.given("dataset.json 'validation'", [f"the 'fold' keys ({count} folds)"])
 
 
 def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int,
