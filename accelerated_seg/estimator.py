@@ -20,6 +20,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -96,6 +97,8 @@ class Dataset:
                 ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).
             validation_pairs: held-out cases; default (None): a seeded ``validation_fraction`` of
                 ``pairs``. An empty list trains on every pair, without validation (give ``fit`` ``val_every=0``).
+                Beside pairs with "fold" keys, ``num_folds=`` their number of folds validates on fold ``fold=``
+                of the keys instead (these then unused), and a ``fold=`` alone is refused (docs/data.md, Pairs).
             ignore_value: the labels' value for voxels nobody annotated (sparse annotation; nnU-Net's
                 "ignore" label, e.g. ``n_classes``): left out of the loss and the Dice.
             class_names: a name for each class training sees, background first (``n_classes`` of them;
@@ -123,7 +126,10 @@ class Dataset:
         # default), augment() changed nothing and leaving it out did not turn it off (85th session's probe).
         data = DataConfig(patch_size=_patch_edges(block_shape), validation_fraction=validation_fraction,
                           **{"augment": "none", **data_settings})
-        data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
+        try:
+            data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
+        except DataError as error:  # the split settings' (SplitSettings): num_folds=5, fold=5 named as given here
+            raise DataError(_in_from_files_words(str(error), "Dataset.from_files")) from None
         class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
@@ -438,9 +444,12 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
         raise ConfigError(f"{where}: class_names gives {len(class_names)} name(s) ({', '.join(class_names)}), but "
                           f"{classes}")
     labels = n_classes if ignore_value is None else {**labels_declaration(n_classes), ignore_value: IGNORE_NAME}
-    manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
-                          validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
-                          seed=data.split_seed, binarize=data.binarize)
+    try:
+        manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
+                              validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
+                              seed=data.split_seed, binarize=data.binarize)
+    except DataError as error:
+        raise DataError(_in_from_files_words(str(error), where)) from None
     manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
     if channel_names is not None and len(channel_names) != manifest.num_channels:
         raise ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "
@@ -458,6 +467,17 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
     regions = Regions.declared(data.regions, manifest.label_values, "Dataset.from_files: regions", data.region_order,
                                manifest.ignore_value)
     return dataclasses.replace(manifest, regions=regions)
+
+
+# from_pairs names the split settings as a config does (data.num_folds); Dataset.from_files takes them as keywords
+# of those names (num_folds=3, fold=1), and its user called no from_pairs: a fold=1 beside validation_pairs was
+# told to "set data.num_folds=3" by "from_pairs" (ninetieth session)
+_CONFIG_SPLIT_SETTING = re.compile(r"\bdata\.(num_folds|fold|split_seed|validation_fraction)\b")
+
+
+def _in_from_files_words(message: str, where: str) -> str:
+    """A from_pairs message as ``where`` (Dataset.from_files, Dataset.binarize) says it to its user."""
+    return re.sub(r"\bfrom_pairs\b", where, _CONFIG_SPLIT_SETTING.sub(r"\1", message))
 
 
 class Segmentation:

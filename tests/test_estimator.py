@@ -806,6 +806,33 @@ def test_no_validation_pairs_trains_on_every_pair(tiny_dataset):
     assert len(split.manifest.validation) > 0
 
 
+def test_fold_keys_beside_validation_pairs_are_chosen_by_num_folds_in_from_files_words(tmp_path):
+    """A MONAI datalist's entries with "fold" keys, given with validation_pairs: fold=1 was refused as "the
+    dataset gives its own split (validation_pairs) ...: folds split a dataset that has none of its own; remove
+    data.fold", and num_folds=3 "not used". num_folds now picks the keys, as for a datalist JSON, each error
+    naming what Dataset.from_files was given: num_folds= and fold= (data.num_folds to a config's user)."""
+    entries = [{"image": str(tmp_path / f"case_{index}.nii.gz"), "label": str(tmp_path / f"seg_{index}.nii.gz"),
+                "fold": index % 3} for index in range(7)]
+    held_out = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in (7, 8)]
+    refusal = ("fold=1 is set, but Dataset.from_files is given two splits: the pairs' 'fold' keys (3 folds) and "
+               "validation_pairs (2 case(s)); set num_folds=3 to validate on fold 1 of the 'fold' keys "
+               "(validation_pairs are then left out), or remove fold to validate on validation_pairs")
+    with pytest.raises(DataError, match=f"^{re.escape(refusal)}$"):
+        Dataset.from_files(entries, block_shape=16, validation_pairs=held_out, fold=1)
+    with pytest.raises(DataError, match=r"^Dataset.from_files: pairs: its 'fold' keys make 3 fold\(s\) but "
+                                        r"num_folds=5; set num_folds to 3 to use them \(0 validates on "
+                                        r"validation_pairs\)"):
+        Dataset.from_files(entries, block_shape=16, validation_pairs=held_out, num_folds=5)
+    with pytest.raises(DataError, match=r"^fold=3 is out of range for num_folds=3; use 0..2$"):  # the settings' own
+        Dataset.from_files(entries, block_shape=16, validation_pairs=held_out, num_folds=3, fold=3)
+    keyed = Dataset.from_files(entries, block_shape=16, validation_pairs=held_out, num_folds=3, fold=1)
+    assert [case.id for case in keyed.manifest.validation] == ["seg_1", "seg_4"]
+    assert "split: given (datalist 'fold' keys: fold 1 of 3; validation_pairs (2 case(s)) not used)" in repr(keyed)
+    listed = Dataset.from_files(entries, block_shape=16, validation_pairs=held_out)
+    assert [case.id for case in listed.manifest.validation] == ["seg_7", "seg_8"]
+    assert listed.manifest.split == "given (validation_pairs; the 'fold' keys (3 folds) not used)"
+
+
 def test_the_builders_loader_runs_the_pre_flight_checks_first(tiny_dataset, tmp_path):
     """Dataset.loader() preprocessed without them: a broken file was nibabel's traceback."""
     from accelerated_seg.data.errors import DataError

@@ -1035,10 +1035,47 @@ def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_j
     assert ids(from_pairs(entries, root=tmp_path, num_folds=3).validation) == ["case_000", "case_003", "case_006"]
     with pytest.raises(DataError, match=r"from_pairs: pairs: its 'fold' keys make 3 fold\(s\) but data.num_folds=5"):
         from_pairs(entries, root=tmp_path, num_folds=5)
-    # validation pairs given are the split, as is; entries without folds split as before
+    # validation pairs given are the split without num_folds, the keys said unused (below); entries without folds
+    # split as before
     given = from_pairs(entries, root=tmp_path, validation_pairs=msd_entries(9)[8:])
-    assert given.split == "given (validation_pairs)" and len(given.training) == 7
+    assert given.split == "given (validation_pairs; the 'fold' keys (3 folds) not used)" and len(given.training) == 7
     assert from_pairs(msd_entries(7), root=tmp_path).split == "fraction 0.2 (seed 0)"
+
+
+def test_fold_keys_of_pairs_beside_validation_pairs_are_chosen_by_num_folds_as_in_a_datalist_json(tmp_path):
+    """Pairs carrying "fold" keys, given with validation_pairs too (from_pairs, Dataset.from_files): fold=1 was
+    refused as "folds split a dataset that has none of its own; remove data.fold", and num_folds=3 said "not
+    used", as a datalist JSON with a "validation" list was until the ninetieth session. They now split as it does:
+    num_folds picks the keys, 0 validation_pairs, and a fold alone names both, in the words of what was given."""
+    entries = [{**entry, "fold": index % 3} for index, entry in enumerate(msd_entries(7))]
+    held_out = msd_entries(9)[7:]
+    refusal = ("data.fold=1 is set, but from_pairs is given two splits: the pairs' 'fold' keys (3 folds) and "
+               "validation_pairs (2 case(s)); set data.num_folds=3 to validate on fold 1 of the 'fold' keys "
+               "(validation_pairs are then left out), or remove data.fold to validate on validation_pairs")
+    with pytest.raises(DataError, match=f"^{re.escape(refusal)}$"):
+        from_pairs(entries, root=tmp_path, validation_pairs=held_out, fold=1)
+    with pytest.raises(DataError, match=r"^data.fold=3 is out of range: the pairs' 'fold' keys make 3 fold\(s\); use "
+                                        r"0..2 with data.num_folds=3, or remove data.fold to validate on "
+                                        r"validation_pairs$"):
+        from_pairs(entries, root=tmp_path, validation_pairs=held_out, fold=3)
+    keyed = from_pairs(entries, root=tmp_path, validation_pairs=held_out, num_folds=3, fold=1)
+    assert ids(keyed.validation) == ["case_001", "case_004"] and len(keyed.training) == 5
+    assert keyed.split == "given (datalist 'fold' keys: fold 1 of 3; validation_pairs (2 case(s)) not used)"
+    assert is_one_fold_of_several(keyed.split)
+    assert unused_split_settings_warning(keyed.split) == (
+        f"WARNING: the split is {keyed.split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
+        f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and fold out")
+    listed = from_pairs(entries, root=tmp_path, validation_pairs=held_out)
+    assert ids(listed.validation) == ["case_007", "case_008"] and len(listed.training) == 7
+    assert listed.split == "given (validation_pairs; the 'fold' keys (3 folds) not used)"
+    assert unused_split_settings_warning(listed.split) == (
+        f"WARNING: the split is {listed.split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
+        f"nothing out. To validate on fold k of those keys instead, give num_folds=3 and fold=k (validation_pairs "
+        f"are then left out)")
+    with pytest.raises(DataError, match=r"^from_pairs: pairs: its 'fold' keys make 3 fold\(s\) but data.num_folds=5; "
+                                        r"set data.num_folds to 3 to use them \(0 validates on validation_pairs\), "
+                                        r"or drop the keys and validation_pairs to make 5 folds$"):
+        from_pairs(entries, root=tmp_path, validation_pairs=held_out, num_folds=5)
 
 
 def test_fold_keys_numbered_by_numpy_split_a_datalist_given_as_pairs(tmp_path):

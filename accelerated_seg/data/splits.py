@@ -146,14 +146,25 @@ def unused_split_settings_warning(split: str) -> str | None:
     every fold on the same split without a word on the console; a split seed, until the
     seventy-seventh; a validation fraction, until the eighty-fourth. Also the warning for a
     dataset.json whose 'fold' keys or 'validation' list the other one, chosen by ``data.num_folds``, left
-    unused (the keys went unused without a word before)."""
+    unused (the keys went unused without a word before), and for pairs with 'fold' keys given with
+    validation_pairs (until the ninetieth session the validation_pairs, with num_folds "not used")."""
     if _NOT_USED not in split:
         return None
-    # A dataset.json gives two splits (load_msd's _fold_keys_or_list): data.num_folds picks one, said with the other
+    # A dataset.json gives two splits (formats.msd's fold_keys_or_list): data.num_folds picks one, said with the other.
+    # So do pairs with 'fold' keys and validation_pairs (from_pairs, Dataset.from_files), said in their words: the
+    # file's 'validation' list and data.num_folds told them of what they never wrote.
     if folds := re.search(r"; the 'fold' keys \((\d+) folds\)", split):
+        if split.startswith("given (validation_pairs;"):
+            return (f"WARNING: the split is {split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
+                    f"nothing out. To validate on fold k of those keys instead, give num_folds={folds.group(1)} and "
+                    f"fold=k (validation_pairs are then left out)")
         return (f"WARNING: the split is {split}: the file's 'validation' list is the split, and its training "
                 f"entries' 'fold' keys hold nothing out. To validate on fold k of those keys instead, set "
                 f"data.num_folds={folds.group(1)} and data.fold=k (the 'validation' list is then left out)")
+    if "; validation_pairs (" in split:
+        return (f"WARNING: the split is {split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
+                f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and "
+                f"fold out")
     if "; the 'validation' list (" in split:
         return (f"WARNING: the split is {split}: data.num_folds picks the file's 'fold' keys, so the cases "
                 f"of its 'validation' list are neither trained nor validated on. To validate on that list instead, "

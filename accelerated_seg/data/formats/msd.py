@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
@@ -81,7 +81,8 @@ def load_msd(
     if "validation" in content:
         listed = _parse_msd_cases(content["validation"], "validation", root, json_path, len(channels), named)
         if folds is not None:
-            training, validation, how = _fold_keys_or_list(training, folds, listed, settings, json_path)
+            training, validation, how = fold_keys_or_list(training, folds, listed, settings, json_path,
+                                                          TwoSplits.of_json(json_path))
         else:  # the file's own list, as before
             validation, how = listed, settings.given("dataset.json 'validation'")
     elif folds is not None:
@@ -115,20 +116,46 @@ def entry_folds(entries: Any) -> list[int] | None:
     return folds if len(set(folds)) > 1 else None
 
 
+class TwoSplits(NamedTuple):
+    """How the messages and ``Manifest.split`` name the two splits of a source whose training entries carry
+    'fold' keys and which lists validation cases of its own too: a datalist JSON's "validation" list
+    (:meth:`of_json`), or the validation_pairs given to from_pairs beside its pairs (formats.pairs). Each
+    names what its user gave: the pairs' user wrote no file and no 'validation' list."""
+
+    gives: str  # the source, with its verb: ".../datalist.json gives"
+    keys: str  # the keys after "two splits:": "its training entries' 'fold' keys"
+    keys_of: str  # the keys after "out of range:": ".../datalist.json's 'fold' keys"
+    listed: str  # the list as the source's: "its 'validation' list"
+    the_list: str  # the list named again: "the 'validation' list"
+    the_list_is: str  # ... with its verb: "the 'validation' list is"
+    entries: str  # Manifest.split's name of the keys' entries: "dataset.json"
+    list_split: str  # Manifest.split's name of the list: "dataset.json 'validation'"
+
+    @classmethod
+    def of_json(cls, json_path: Path | str) -> "TwoSplits":
+        """A datalist JSON's: its path, its training entries' keys and its 'validation' list."""
+        return cls(f"{json_path} gives", "its training entries' 'fold' keys", f"{json_path}'s 'fold' keys",
+                   "its 'validation' list", "the 'validation' list", "the 'validation' list is", "dataset.json",
+                   "dataset.json 'validation'")
+
+
 def fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings, json_path: Path | str,
-                    entries: str = "dataset.json", listed: int | None = None) -> tuple[list[Case], list[Case], str]:
+                    entries: str = "dataset.json", listed: int | None = None,
+                    names: TwoSplits | None = None) -> tuple[list[Case], list[Case], str]:
     """Fold ``settings.fold`` of the entries' own folds held out, as MONAI's datafold_read does
     (``json_path``: where the messages say the entries are; ``entries``: how the split names them;
-    ``listed``: the number of cases in the file's own 'validation' list, which these folds then leave unused)."""
+    ``listed``: the number of cases in the source's own validation list, which these folds then leave unused,
+    named as ``names`` says)."""
     count = max(folds) + 1
     if missing := sorted(set(range(count)) - set(folds)):
         raise DataError(f"{json_path}: the training entries' 'fold' keys run to {count - 1} but no entry has fold "
                         f"{missing[0]}: number the folds 0..{len(set(folds)) - 1}")
+    names = names if names is not None else TwoSplits.of_json(json_path)
     if settings.num_folds > 1 and settings.num_folds != count:
-        # Beside a 'validation' list, data.num_folds=0 validates on that list, not on these folds
+        # Beside a validation list, data.num_folds=0 validates on that list, not on these folds
         use = (f"set data.num_folds to 0 or {count} to use them, or drop the keys" if listed is None else
-               f"set data.num_folds to {count} to use them (0 validates on its 'validation' list), or drop the keys "
-               f"and the 'validation' list")
+               f"set data.num_folds to {count} to use them (0 validates on {names.listed}), or drop the keys "
+               f"and {names.the_list}")
         raise DataError(f"{json_path}: its 'fold' keys make {count} fold(s) but data.num_folds={settings.num_folds}; "
                         f"{use} to make {settings.num_folds} folds")
     if not 0 <= settings.fold < count:
@@ -136,32 +163,34 @@ def fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings
                         f"fold(s); use 0..{count - 1}")
     training = [case for case, fold in zip(cases, folds) if fold != settings.fold]
     validation = [case for case, fold in zip(cases, folds) if fold == settings.fold]
-    unused = [] if listed is None else [f"the 'validation' list ({listed} case(s))"]
+    unused = [] if listed is None else [f"{names.the_list} ({listed} case(s))"]
     return training, validation, settings.given_fold(f"{entries} 'fold' keys: fold {settings.fold} of {count}", unused)
 
 
-def _fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case], settings: SplitSettings,
-                       json_path: Path) -> tuple[list[Case], list[Case], str]:
-    """The split of a file whose training entries carry 'fold' keys and which has a 'validation' list too.
+def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case], settings: SplitSettings,
+                      json_path: Path | str, names: TwoSplits) -> tuple[list[Case], list[Case], str]:
+    """The split of a source whose training entries carry 'fold' keys and which lists validation cases too (a
+    datalist JSON's 'validation' list, from_pairs' validation_pairs), each named as ``names`` says.
 
     data.num_folds decides, so that every fold of a cross-validation (data.num_folds set, each data.fold)
     splits alike: set, the 'fold' keys, as MONAI's datafold_read (Auto3DSeg reads the 'validation' list only
     when its validation_key names it), and the list is left out, said so; unset, the list as before, the
     keys said unused. A data.fold alone was told that the dataset had no folds of its own ("remove
-    data.fold"), which this one has: it is refused naming both and the setting that picks each."""
+    data.fold"), which this one has: it is refused naming both and the setting that picks each. One
+    function for both sources: the pairs kept the old refusal after the JSON's was fixed (ninetieth session)."""
     count = max(folds) + 1
     if settings.num_folds > 1:
-        return fold_keys_split(training, folds, settings, json_path, listed=len(listed))
+        return fold_keys_split(training, folds, settings, json_path, names.entries, listed=len(listed), names=names)
     if settings.fold >= count:  # no data.num_folds makes that fold: the range, not a setting that fails next
-        raise DataError(f"data.fold={settings.fold} is out of range: {json_path}'s 'fold' keys make {count} fold(s); "
-                        f"use 0..{count - 1} with data.num_folds={count}, or remove data.fold to validate on its "
-                        f"'validation' list")
+        raise DataError(f"data.fold={settings.fold} is out of range: {names.keys_of} make {count} fold(s); "
+                        f"use 0..{count - 1} with data.num_folds={count}, or remove data.fold to validate on "
+                        f"{names.listed}")
     if settings.fold != 0:
-        raise DataError(f"data.fold={settings.fold} is set, but {json_path} gives two splits: its training entries' "
-                        f"'fold' keys ({count} folds) and its 'validation' list ({len(listed)} case(s)); set "
-                        f"data.num_folds={count} to validate on fold {settings.fold} of the 'fold' keys (the "
-                        f"'validation' list is then left out), or remove data.fold to validate on the 'validation' list")
-    return training, listed, settings.given("dataset.json 'validation'", [f"the 'fold' keys ({count} folds)"])
+        raise DataError(f"data.fold={settings.fold} is set, but {names.gives} two splits: {names.keys} ({count} "
+                        f"folds) and {names.listed} ({len(listed)} case(s)); set data.num_folds={count} to validate "
+                        f"on fold {settings.fold} of the 'fold' keys ({names.the_list_is} then left out), or remove "
+                        f"data.fold to validate on {names.the_list}")
+    return training, listed, settings.given(names.list_split, [f"the 'fold' keys ({count} folds)"])
 
 
 def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int,

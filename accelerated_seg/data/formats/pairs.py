@@ -9,7 +9,7 @@ from typing import Any
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.msd import entry_folds, fold_keys_split
+from accelerated_seg.data.formats.msd import TwoSplits, entry_folds, fold_keys_or_list, fold_keys_split
 from accelerated_seg.data.formats.paths import PathLike, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
@@ -33,7 +33,9 @@ def from_pairs(
     Args:
         pairs: (image path or one path per channel, label path) for each case.
         labels: As in :func:`load_csv`; ``None`` means binary {0: background, 1: foreground}.
-        validation_pairs: Held-out pairs; when given they are the split, as is.
+        validation_pairs: Held-out pairs; when given they are the split, as is, but where the pairs carry
+            "fold" keys and ``num_folds`` is their number of folds (fold ``fold`` of the keys, validation_pairs
+            then unused); a ``fold`` other than 0 without ``num_folds`` is refused there, naming both.
         root: Folder that relative paths are resolved against, and the Manifest root. Default:
             paths resolve against the working directory and the root is the deepest folder
             holding every file.
@@ -70,11 +72,17 @@ def from_pairs(
     ids = unique_ids([label for _, label in everything], [None] * len(everything))
     cases = [Case(id=case_id, images=images, label=label) for (images, label), case_id in zip(everything, ids)]
     where = "from_pairs"
-    if validation_pairs is not None:
+    # A MONAI datalist's "fold" keys are its split, as a dataset.json's are (formats.msd): ignored, the
+    # seeded split validated on other cases than the datalist's fold, and trained on its held-out ones.
+    folds = entry_folds(list(pairs))
+    if validation_pairs is not None and folds is not None:
+        # Two splits, chosen by num_folds as in a datalist JSON with a "validation" list: the validation_pairs
+        # were the split whatever it said, and fold=1 was told that the pairs had no folds of their own
+        training, validation, how = fold_keys_or_list(cases[: len(parsed)], folds, cases[len(parsed):], settings,
+                                                      "from_pairs: pairs", _PAIRS_SPLITS)
+    elif validation_pairs is not None:
         training, validation, how = cases[: len(parsed)], cases[len(parsed):], settings.given("validation_pairs")
-    elif (folds := entry_folds(list(pairs))) is not None:
-        # A MONAI datalist's "fold" keys are its split, as a dataset.json's are (formats.msd): ignored, the
-        # seeded split validated on other cases than the datalist's fold, and trained on its held-out ones.
+    elif folds is not None:
         training, validation, how = fold_keys_split(cases, folds, settings, "from_pairs: pairs", "datalist")
     else:
         training, validation, how = settings.split(cases)
@@ -88,6 +96,13 @@ def from_pairs(
         label_values=label_values, binarized=binarize, split=how, source_format="pairs",
         ignore_value=ignore_value,
     )
+
+
+# The pairs' two splits in the words of their user, who gave validation_pairs and no file: not a datalist.json's
+# "training entries' 'fold' keys" and "'validation' list" (formats.msd's TwoSplits.of_json)
+_PAIRS_SPLITS = TwoSplits(gives="from_pairs is given", keys="the pairs' 'fold' keys", keys_of="the pairs' 'fold' keys",
+                          listed="validation_pairs", the_list="validation_pairs", the_list_is="validation_pairs are",
+                          entries="datalist", list_split="validation_pairs")
 
 
 def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ...], Path]]:
