@@ -573,6 +573,7 @@ def _check(args, _) -> int:
     from .data.patch_fit import resampled_patch_padding_warning
     from .data.preprocess_settings import resolved_normalization
     from .data.spacing import target_spacing
+    from .data.splits import unused_split_settings_warning
     from .data.synthetic import phantoms_without_cases
     from .unused_settings import unused_settings_warnings
 
@@ -651,6 +652,10 @@ def _check(args, _) -> int:
                     report.warnings.append(warning.removeprefix("WARNING: "))
     if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
         report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
+    # the split settings (data.num_folds) or the datalist's 'fold' keys that the dataset's own split leaves unused,
+    # as training warns: check printed the split alone, "... not used", without what it means (ninetieth session)
+    if warning := unused_split_settings_warning(manifest.split):
+        report.warnings.append(warning.removeprefix("WARNING: "))
     # the experiment's settings that this dataset leaves without effect, as training says them
     report.warnings += [warning.removeprefix("WARNING: ") for warning in
                         unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest),

@@ -462,6 +462,44 @@ def test_the_check_command_says_which_class_a_split_holds_no_case_of(tmp_path, c
     assert "declared label value(s) [2] appear in none of the" in said
 
 
+def test_the_check_command_warns_of_the_split_settings_and_fold_keys_the_split_leaves_unused_as_training_does(
+        tmp_path, capsys):
+    """check printed the split, "given (dataset.json 'validation'; data.num_folds=2 not used)", but not the
+    warning training prints of it (every data.fold would train on that one split), nor, for a datalist with
+    'fold' keys beside its 'validation' list, the one saying which of the two went unused and how to use it
+    (ninetieth session)."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.data.splits import unused_split_settings_warning
+
+    cases = [make_case(tmp_path, f"c{index}") for index in range(5)]
+    entries = [{"image": f"./imagesTr/{c.id}.nii.gz", "label": f"./labelsTr/{c.id}.nii.gz"} for c in cases]
+    dataset, config = tmp_path / "dataset.json", tmp_path / "experiment.yaml"
+
+    def check(training, *argv):
+        dataset.write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"}, "training": training,
+                                       "validation": entries[4:]}))
+        assert main(["check", *argv]) == 0
+        return capsys.readouterr().out
+
+    def warned(split):  # training's words, as check prints its warnings
+        return f"warning: {unused_split_settings_warning(split).removeprefix('WARNING: ')}\n"
+
+    folds = [{**entry, "fold": index % 2} for index, entry in enumerate(entries[:4])]
+    said = check(folds, str(dataset))  # the keys beside the list, with the default settings: the list, keys unused
+    assert warned("given (dataset.json 'validation'; the 'fold' keys (2 folds) not used)") in said
+    assert "set data.num_folds=2 and data.fold=k" in said and "5 case(s), 0 error(s), 1 warning(s)" in said
+    config.write_text(f"data:\n  dataset: {dataset}\n  num_folds: 2\n  fold: 1\n")  # the keys, the list unused
+    said = check(folds, "--config", str(config))
+    assert warned("given (dataset.json 'fold' keys: fold 1 of 2; the 'validation' list (1 case(s)) not used)") in said
+    assert "split given (dataset.json 'fold' keys: fold 1 of 2; the 'validation' list (1 case(s)) not used): 2 " \
+           "training, 2 validation" in said  # and the 64^3 patch on these 8^3 cases: 2 warnings
+    assert "4 case(s), 0 error(s), 2 warning(s)" in said  # the list's case is neither trained nor checked
+    said = check(entries[:4], "--config", str(config))  # no keys: data.num_folds unused
+    assert warned("given (dataset.json 'validation'; data.num_folds=2 not used)") in said
+    assert "every data.fold trains on that one split" in said
+    assert main(["check", str(dataset)]) == 0 and "0 warning(s)" in capsys.readouterr().out  # nothing unused
+
+
 def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path, capsys):
     """A CSV declares no classes: the experiment's data.labels does, and check could only refuse a
     three-class CSV that training reads (sixty-seventh session)."""
