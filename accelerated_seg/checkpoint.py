@@ -95,7 +95,8 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     Beside accelerate's files go the run's ``config.yaml`` and ``records``, JSON files by name: train
     saves what its weights were trained on (``PREPROCESSING_FILE``, ``check_resume_preprocessing``),
     the cases it trained and validated on (``SPLIT_FILE``, ``check_resume_split``) and what exporting
-    it needs (``EXPORT_DESCRIPTION_FILE``, ``checkpoint_export``).
+    it needs (``EXPORT_DESCRIPTION_FILE``, ``checkpoint_export``); fit, which has no config.yaml, the
+    settings its trackers were given (``FIT_SETTINGS_FILE``, ``fit_settings_changed``).
     """
     final = checkpoints_dir / f"step_{step}"
     partial = checkpoints_dir / f".step_{step}.partial"

@@ -7,10 +7,14 @@ Torch-free, so that ``accelerated-seg train`` and examples/train.py refuse such 
 imports, and ``train()`` before the data work and the Accelerator, as it refuses a mistyped setting.
 Until the sixtieth session these refusals came from the resume itself: after the imports, the check
 of every case, the preprocessing, the model's preparation (and DeepSpeed's engine).
+
+Also what a resume changed: ``check_resume_settings`` lists it from the configs, and for ``fit``,
+which has none, ``fit_settings_changed`` from the settings its checkpoints save.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -19,11 +23,15 @@ import yaml
 from .config import ConfigError, settings_changed
 from .model_folders import STEP_DIR
 
+# fit's settings as its trackers were given them (``train._fit_hparams``), saved into each of its checkpoints:
+# fit has no config.yaml, so until the ninetieth session a resume had nothing to compare its own with.
+FIT_SETTINGS_FILE = "fit_settings.json"
+
 
 def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple]:
     """Raise where this run's settings (``config_yaml``, as ``dump_config`` writes it) cannot continue
     ``checkpoint``'s run; otherwise return ``{key: (saved, now)}`` for each setting that differs
-    (``settings_changed``: nothing for ``fit``'s checkpoints, which hold no config).
+    (``settings_changed``: nothing for ``fit``'s checkpoints, which hold no config; ``fit_settings_changed``).
 
     Raises:
         ConfigError: naming the setting, its value in the checkpoint's run and here, and the way on.
@@ -68,6 +76,21 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
             + "; ".join(f"{key} {changed[key][0]} there, {changed[key][1]} here" for key in outputs)
             + "). Resume with the checkpoint's data.regions, or start a new run from its weights (train.init_from)")
     return changed
+
+
+def fit_settings_changed(checkpoint: Path, settings: dict) -> dict[str, tuple]:
+    """``{key: (saved, now)}`` for each of ``fit``'s ``settings`` that differs from those ``checkpoint``
+    saved (``FIT_SETTINGS_FILE``); none where it saved none (train's checkpoints, fit's older ones).
+
+    ``fit.lr`` is left out: the optimizer state loaded from the checkpoint carries its rate on, whatever
+    the optimizer given was built with, and under a schedule the rate there is the step's, not a setting.
+    """
+    try:
+        saved = json.loads((Path(checkpoint) / FIT_SETTINGS_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return {key: (saved.get(key), now) for key, now in sorted(settings.items())
+            if key != "fit.lr" and saved.get(key) != now}
 
 
 def run_folder_moved(checkpoint: Path) -> tuple[Path, Path] | None:

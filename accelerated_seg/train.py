@@ -81,8 +81,8 @@ from .ranks import on_every_rank, on_main
 from .resume_checks import (check_resume_channels, check_resume_classes, check_resume_layout,
                             check_resume_model_settings, check_resume_network, check_resume_preprocessing,
                             check_resume_split)
-from .resume_settings import (beyond_max_steps, check_resume_length, check_resume_settings, run_folder_moved,
-                              saved_train_setting)
+from .resume_settings import (FIT_SETTINGS_FILE, beyond_max_steps, check_resume_length, check_resume_settings,
+                              fit_settings_changed, run_folder_moved, saved_train_setting)
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -296,15 +296,23 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         # had moved the later course's checkpoints and exports aside already.
         _set_aside_later_course(accelerator, resume_from, out)
         schedule_the_stepping_optimizer(accelerator, scheduler)
-        start_trackers(accelerator, _fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps),
-                       first_step=loop.progress.step + 1, resume_from=resume_from)
+        hparams = _fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps)
+        # fit has no config.yaml: its checkpoints save these for a resume to compare its own with, as train's
+        # config; until the ninetieth session fit's resumes said and noted no change
+        loop.records[FIT_SETTINGS_FILE] = hparams
+        changed = fit_settings_changed(resume_from, hparams) if resume_from is not None else None
+        if changed:  # fit.max_steps too: train says its length apart (with its schedule), fit nowhere else
+            accelerator.print(_changed_settings_note(resume_from, changed))
+        start_trackers(accelerator, hparams, first_step=loop.progress.step + 1, resume_from=resume_from,
+                       changed=changed)
         try:
             with _saying_where_to_resume_after_ctrl_c(loop):
                 preempted = run_loop(loop, signals)
         finally:
             _stop_loading(loop)
         if loop.last_saved != loop.progress.step:
-            save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, "")
+            save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, loop.config_yaml,
+                                loop.records)
         if not preempted:
             export_model(accelerator, model, None, {}, out / "model", aliases=aliases, step=loop.progress.step)
         end_run(accelerator)
@@ -1123,8 +1131,7 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
         loop.accelerator.print(f"{checkpoint}'s run was written in {moved[0]}, which is {moved[1]} here: the paths "
                                f"it saved that moved with it are compared as moved")
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
-        loop.accelerator.print(f"resuming with settings other than {checkpoint}'s, this run's from here on: "
-                               + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
+        loop.accelerator.print(_changed_settings_note(checkpoint, changed))
     load_state_also_of_wrapped_aliases(loop.accelerator, loop.model, checkpoint)
     # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
     # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
@@ -1144,6 +1151,12 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
         ", which is train.max_steps already: nothing to train; the export and summary are written from it"
         if step == max_steps else ""))
     return changed
+
+
+def _changed_settings_note(checkpoint: Path, changed: dict) -> str:
+    """What a resume says of the settings it ``changed`` from ``checkpoint``'s run, ``{key: (saved, now)}``."""
+    return (f"resuming with settings other than {checkpoint}'s, this run's from here on: "
+            + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
 
 
 def _saved_max_steps(checkpoint: Path) -> int | None:

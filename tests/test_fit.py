@@ -18,7 +18,7 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.data.workers import init_training_worker
 from accelerated_seg.train import fit
 
-from conftest import tensorboard_curve, tensorboard_settings
+from conftest import tensorboard_curve, tensorboard_run, tensorboard_settings
 
 
 def _pieces(seed=0, shuffle=False, dropout=0.0, own_generator=False):
@@ -136,6 +136,28 @@ def test_fit_logs_to_the_trackers_it_is_given_and_a_resume_draws_each_step_once(
     fit(*_pieces(), max_steps=3, save_every=2, log_every=1, checkpoint_dir=tmp_path, trackers="tensorboard",
         resume="latest", progress_bar=False)
     assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3]
+
+
+def test_a_fit_resumes_changed_settings_are_said_and_noted_in_tensorboard(tmp_path, capsys):
+    """TensorBoard keeps a run's first settings, so train's resumes write their changes as text; fit's checkpoints
+    held no settings to compare with, and its resumes noted and said nothing (ninetieth session)."""
+    def pieces():  # a schedule moves the lr each step: the resume's own is no change of settings
+        model, loader, loss, optimizer = _pieces()
+        return model, loader, loss, optimizer, torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+
+    model, loader, loss, optimizer, schedule = pieces()
+    fit(model, loader, loss, optimizer, scheduler=schedule, max_steps=2, log_every=1, checkpoint_dir=tmp_path,
+        trackers="tensorboard", progress_bar=False)
+    model, loader, loss, optimizer, schedule = pieces()
+    fit(model, loader, loss, optimizer, scheduler=schedule, max_steps=4, max_grad_norm=1.0, log_every=1,
+        checkpoint_dir=tmp_path, trackers="tensorboard", resume="latest", progress_bar=False)
+    assert tensorboard_settings(tmp_path / "train")["fit.max_steps"] == 2  # the start's: TensorBoard keeps
+    [note] = tensorboard_run(tmp_path / "train").Tensors("settings_changed_at_resume/text_summary")
+    assert note.step == 3 and note.tensor_proto.string_val[0].decode().splitlines() == [
+        "- fit.max_grad_norm: 0.0 -> 1.0", "- fit.max_steps: 2 -> 4"]
+    assert (f"resuming with settings other than {tmp_path / 'checkpoints' / 'step_2'}'s, this run's from here on: "
+            f"fit.max_grad_norm 0.0 -> 1.0; fit.max_steps 2 -> 4") in capsys.readouterr().out
+    assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3, 4]
 
 
 def test_fits_overwrite_sets_the_replaced_runs_log_aside_and_a_tensor_lr_is_a_setting(tmp_path, capsys):
