@@ -106,7 +106,8 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     state was skipped without a word; an export reads the weights alone, and does without the rest.
 
     Raises:
-        DataError: naming each damaged file and the checkpoint before it, to resume from (or export) instead.
+        DataError: naming each damaged file and the checkpoint before it (else a later one of its run), to
+            resume from (or export) instead.
     """
     damaged, reads = [], EXPORT_READS if for_export else None
     for path in sorted(p for p in Path(checkpoint).rglob("*") if p.is_file()):
@@ -128,16 +129,35 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged}, whole_state, reads)
     if not damaged:
         return
-    earlier = [p for p in complete_checkpoints(Path(checkpoint).parent) if p.name != Path(checkpoint).name]
-    if for_export:  # "resume from the checkpoint before it, --train.resume=..." was no way to an export
-        way_on = "copy it again from where it was written" + (f", or export another of the run's checkpoints, "
-                                                              f"{earlier[-1]}" if earlier else "")
-    else:
-        way_on = (f"resume from the checkpoint before it, --train.resume={earlier[-1]} (resume= in fit)" if earlier
-                  else "copy it again from where it was written, or start a new run")
+    way_on = _way_on(Path(checkpoint), for_export)
     raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
                     f"the file was cut short, changed or deleted afterwards (an interrupted copy, a full disk, a "
                     f"clean-up): {way_on}")
+
+
+def _way_on(checkpoint: Path, for_export: bool) -> str:
+    """What to do instead of using the damaged ``checkpoint``: the newest complete checkpoint of its run
+    before it by step, else the first one after it, said as such. The newest of the others was named as
+    "the checkpoint before it" until the ninetieth session, a later one where an older checkpoint was
+    named (resuming from step_2 while step_4 exists)."""
+    step = int(STEP_DIR.match(checkpoint.name).group(1)) if STEP_DIR.match(checkpoint.name) else None
+    others = [p for p in complete_checkpoints(checkpoint.parent) if p.name != checkpoint.name]
+    before = [p for p in others if step is not None and int(STEP_DIR.match(p.name).group(1)) < step]
+    later = [p for p in others if p not in before]
+    # Before it: the run's own state, fewer steps trained. Else the nearest after it, the closest to what
+    # was asked for; a later one is no replacement for it, so copying it again is said first.
+    if for_export:  # "resume from the checkpoint before it, --train.resume=..." was no way to an export
+        if before:
+            return f"copy it again from where it was written, or export the checkpoint before it, {before[-1]}"
+        if later:
+            return f"copy it again from where it was written, or export a later checkpoint of the run, {later[0]}"
+        return "copy it again from where it was written"
+    if before:
+        return f"resume from the checkpoint before it, --train.resume={before[-1]} (resume= in fit)"
+    if later:
+        return (f"copy it again from where it was written, or resume from a later checkpoint of the run, "
+                f"--train.resume={later[0]} (resume= in fit)")
+    return "copy it again from where it was written, or start a new run"
 
 
 def _not_as_written(checkpoint: Path, already: set[str], whole_state: bool = False,

@@ -93,10 +93,10 @@ def test_export_refuses_before_writing_anything(tiny_config, tmp_path):
         weights.truncate(100)
     with pytest.raises(DataError, match="is damaged: model.safetensors .*: copy it again from where it was written$"):
         export_checkpoint(damaged, tmp_path / "out")
-    # and the run's other checkpoint named, to export instead (it said "resume from the checkpoint before it")
+    # and the run's checkpoint before it named, to export instead (it said "resume from the checkpoint before it")
     shutil.copytree(step, damaged.parent / "step_1")
-    with pytest.raises(DataError, match=re.escape(f"where it was written, or export another of the run's "
-                                                  f"checkpoints, {damaged.parent / 'step_1'}") + "$"):
+    with pytest.raises(DataError, match=re.escape(f"where it was written, or export the checkpoint before it, "
+                                                  f"{damaged.parent / 'step_1'}") + "$"):
         export_checkpoint(damaged, tmp_path / "out")
     # A description of another network than the weights (edited to the same size, so not "damaged").
     other = copy("other")

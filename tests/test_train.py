@@ -1538,6 +1538,33 @@ def test_text_file_sizes_are_checked_only_where_the_checkpoint_recorded_them(tmp
         check_checkpoint_files(step)
 
 
+def test_a_damaged_checkpoint_names_the_one_before_it_by_step_else_a_later_one(tmp_path):
+    """An older checkpoint named and damaged (resuming from step_2 while step_4 exists) was told to resume
+    from "the checkpoint before it, --train.resume=...step_4": the newest other one, a later checkpoint."""
+    from accelerated_seg.checkpoint_files import check_checkpoint_files
+
+    checkpoints = tmp_path / "checkpoints"
+    for step in (1, 2, 4, 10):  # step_10 before step_4 by name, after it by step
+        (checkpoints / f"step_{step}").mkdir(parents=True)
+    (checkpoints / "step_4" / "model.safetensors").write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{")  # cut short
+    with pytest.raises(DataError, match=re.escape(f"resume from the checkpoint before it, --train.resume="
+                                                  f"{checkpoints / 'step_2'} (resume= in fit)") + "$"):
+        check_checkpoint_files(checkpoints / "step_4", whole_state=True)
+    with pytest.raises(DataError, match=re.escape(f"or export the checkpoint before it, {checkpoints / 'step_2'}")
+                       + "$"):
+        check_checkpoint_files(checkpoints / "step_4", for_export=True)
+    # Only later ones: the nearest named as what it is, after copying the damaged one again.
+    (checkpoints / "step_2" / "model.safetensors").write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{")
+    shutil.rmtree(checkpoints / "step_1")
+    with pytest.raises(DataError, match=re.escape(f"copy it again from where it was written, or resume from a later "
+                                                  f"checkpoint of the run, --train.resume={checkpoints / 'step_4'} "
+                                                  f"(resume= in fit)") + "$"):
+        check_checkpoint_files(checkpoints / "step_2", whole_state=True)
+    with pytest.raises(DataError, match=re.escape(f"copy it again from where it was written, or export a later "
+                                                  f"checkpoint of the run, {checkpoints / 'step_4'}") + "$"):
+        check_checkpoint_files(checkpoints / "step_2", for_export=True)
+
+
 def test_weights_of_older_preprocessing_code_are_refused_to_resume_and_named_to_predict_and_fine_tune(
         tiny_config, tmp_path, capsys):
     """The preprocessing code's version reached the cache's fingerprint alone: a checkpoint trained on
