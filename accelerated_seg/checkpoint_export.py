@@ -23,7 +23,7 @@ from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPO
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
 from .checkpoint_files import (DEEPSPEED_WEIGHTS, EXPORT_DESCRIPTION_FILE, FSDP_FULL_WEIGHTS, FSDP_SHARDED_WEIGHTS,
-                               FULL_WEIGHTS, check_checkpoint_files)
+                               FULL_WEIGHTS, check_checkpoint_files, read_export_description)
 from .config import ConfigError
 from .data.errors import DataError
 from .exported_model import NonFiniteWeights, shared_tensor_names, write_state_as_export
@@ -45,7 +45,7 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
     try:
         # a file it reads cut short: one error naming it, not a loader's traceback
         check_checkpoint_files(checkpoint, for_export=True)
-        description = _export_description(checkpoint)
+        description = read_export_description(checkpoint)
         spec = ModelSpec.from_dict(description.pop("model"))
         network = build_from_spec(spec)
         aliases = shared_tensor_names(network)
@@ -80,22 +80,6 @@ def _check_output(output: Path, checkpoint: Path) -> None:
     if why := unwritable(output):
         raise ConfigError(f"the exported model cannot be written to {output} ({why}); give a folder that can be "
                           f"written")
-
-
-def _export_description(checkpoint: Path) -> dict:
-    path = checkpoint / EXPORT_DESCRIPTION_FILE
-    if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))
-    config = checkpoint / "config.yaml"
-    # Empty in train.fit's checkpoints: the user's network. The export checks no more of this file (the
-    # resume's), so bytes that do not decode must not end it in a traceback: such a file is not fit's.
-    if config.is_file() and not config.read_text(encoding="utf-8", errors="replace").strip():
-        raise ConfigError(f"{checkpoint} was saved by train.fit with a network of your own, which this package "
-                          f"cannot build: load it with accelerator.load_state({str(checkpoint)!r}) after preparing "
-                          f"that network")
-    raise ConfigError(f"{checkpoint} has no {EXPORT_DESCRIPTION_FILE}: checkpoints saved before accelerated_seg "
-                      f"recorded it (the forty-fifth session) cannot be exported. Resume the run from it in a copy "
-                      f"of the run folder with --train.max_steps set to its step, which exports it and trains nothing")
 
 
 def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:

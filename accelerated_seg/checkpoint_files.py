@@ -2,9 +2,9 @@
 whether each of its files is whole.
 
 Kept apart from checkpoint.py, which imports torch and accelerate, so that ``accelerated-seg
-train``, examples/train.py and ``accelerated-seg export`` refuse a mistyped or damaged checkpoint
-before those imports: in 0.2-0.4 s rather than 11-14 s on 2 cores
-(benchmarks/results/resume_refusal_2cpu.json), as they refuse a mistyped setting. The files are read
+train``, examples/train.py and ``accelerated-seg export`` refuse a mistyped or damaged checkpoint (the
+export also one without export.json) before those imports: in 0.2-0.4 s rather than 11-14 s on 2
+cores (benchmarks/results/resume_refusal_2cpu.json), as they refuse a mistyped setting. The files are read
 by their headers only: JSON and YAML parsed, torch.save's zip archives by their central directory,
 safetensors by its header."""
 
@@ -133,6 +133,31 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
                     f"the file was cut short, changed or deleted afterwards (an interrupted copy, a full disk, a "
                     f"clean-up): {way_on}")
+
+
+def read_export_description(checkpoint: Path) -> dict:
+    """The checkpoint's ``export.json`` (check_checkpoint_files first, which parses it), or the refusal of a
+    checkpoint without one, which needs its files alone: here, so that ``accelerated-seg export`` refuses
+    it before torch and MONAI import (it came after them, in checkpoint_export.py, until the ninetieth
+    session).
+
+    Raises:
+        ConfigError: no export.json: train.fit's with a network of the user's own, or saved before
+            checkpoints recorded one.
+    """
+    path = checkpoint / EXPORT_DESCRIPTION_FILE
+    if path.is_file():
+        return json.loads(path.read_text(encoding="utf-8"))
+    config = checkpoint / "config.yaml"
+    # Empty in train.fit's checkpoints: the user's network. The export checks no more of this file (the
+    # resume's), so bytes that do not decode must not end it in a traceback: such a file is not fit's.
+    if config.is_file() and not config.read_text(encoding="utf-8", errors="replace").strip():
+        raise ConfigError(f"{checkpoint} was saved by train.fit with a network of your own, which this package "
+                          f"cannot build: load it with accelerator.load_state({str(checkpoint)!r}) after preparing "
+                          f"that network")
+    raise ConfigError(f"{checkpoint} has no {EXPORT_DESCRIPTION_FILE}: checkpoints saved before accelerated_seg "
+                      f"recorded it (the forty-fifth session) cannot be exported. Resume the run from it in a copy "
+                      f"of the run folder with --train.max_steps set to its step, which exports it and trains nothing")
 
 
 def _way_on(checkpoint: Path, for_export: bool) -> str:

@@ -965,12 +965,15 @@ def _predict_distributed(args, options) -> int:
 def _export(args, _) -> int:
     from pathlib import Path
 
-    from .checkpoint_files import check_checkpoint_files
+    from .checkpoint_files import check_checkpoint_files, read_export_description
     from .model_folders import checkpoint_folder
 
-    with exit_on_user_error():  # none there, or a file of it cut short: refused before torch and MONAI import
+    # None there, a file of it cut short, or no export.json (an older run's, train.fit's): refused before
+    # torch and MONAI import, at once rather than after the seconds their import takes
+    with exit_on_user_error():
         checkpoint = checkpoint_folder(Path(args.checkpoint))
         check_checkpoint_files(checkpoint, for_export=True)
+        read_export_description(checkpoint)
         from .checkpoint_export import export_checkpoint
 
         checkpoint, output = export_checkpoint(checkpoint, args.output)

@@ -153,6 +153,31 @@ def test_a_damaged_file_that_the_export_does_not_read_does_not_refuse_it(tiny_co
         assert f"exported {path.parent} to {tmp_path / f'cli_{number}'}" in capsys.readouterr().out
 
 
+def test_a_checkpoint_without_export_json_is_refused_before_torch_and_monai_import(tmp_path):
+    """train.fit's checkpoints (an empty config.yaml) and those of runs from before export.json were
+    refused by ``accelerated-seg export`` only after torch, accelerate and MONAI had imported, though
+    the refusal needs the checkpoint's files alone (until the ninetieth session)."""
+    from refusals import run_probing_imports
+
+    for name, config, message in (("fit", "", "was saved by train.fit with a network of your own, which this "
+                                              "package cannot build: load it with accelerator.load_state("),
+                                  ("older", "train:\n  max_steps: 4\n", "has no export.json: checkpoints saved "
+                                                                         "before accelerated_seg recorded it"),
+                                  ("bare", None, "has no export.json: checkpoints saved before")):
+        step = tmp_path / name / "checkpoints" / "step_4"
+        step.mkdir(parents=True)
+        (step / LAYOUT_FILE).write_text("{}")
+        if config is not None:
+            (step / "config.yaml").write_text(config)
+        proc, imported = run_probing_imports("accelerated_seg.cli", "export", str(tmp_path / name), "--output",
+                                             str(tmp_path / "out"), module=True)
+        assert proc.returncode == 2 and proc.stderr.startswith(f"error: {step} {message}"), proc.stderr
+        assert imported == [], (name, imported)
+        with pytest.raises(ConfigError, match=re.escape(message)):  # the same refusal from Python
+            export_checkpoint(step, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_deepspeed_checkpoint_without_deepspeed_names_the_extra(tmp_path, monkeypatch):
     from accelerated_seg.checkpoint_export import _gathered_weights
 
