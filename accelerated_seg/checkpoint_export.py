@@ -23,11 +23,10 @@ from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPO
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
 from .checkpoint_files import (DEEPSPEED_WEIGHTS, EXPORT_DESCRIPTION_FILE, FSDP_FULL_WEIGHTS, FSDP_SHARDED_WEIGHTS,
-                               FULL_WEIGHTS, check_checkpoint_files, read_export_description)
+                               FULL_WEIGHTS, check_checkpoint_files, check_export_output, read_export_description)
 from .config import ConfigError
 from .data.errors import DataError
 from .exported_model import NonFiniteWeights, shared_tensor_names, write_state_as_export
-from .files import file_in_the_way, unwritable
 from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder, checkpoint_gone
 from .models import ModelSpec, build_from_spec
 
@@ -41,7 +40,7 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         DataError: a damaged checkpoint, or weights that are not the network it describes.
     """
     checkpoint, output = checkpoint_folder(Path(source)), Path(output)
-    _check_output(output, checkpoint)
+    check_export_output(output, checkpoint)
     try:
         # a file it reads cut short: one error naming it, not a loader's traceback
         check_checkpoint_files(checkpoint, for_export=True)
@@ -63,23 +62,6 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         raise ConfigError(f"the exported model cannot be written to {output} ({error.__class__.__name__}: "
                           f"{error}); give a folder that can be written") from None
     return checkpoint, output
-
-
-def _check_output(output: Path, checkpoint: Path) -> None:
-    """Nothing already there is replaced, and nothing is put where rotation deletes."""
-    if output.exists() and not (output.is_dir() and not any(output.iterdir())):
-        raise ConfigError(f"{output} already exists: give a new folder for the exported model (export replaces "
-                          f"nothing)")
-    if checkpoint.parent.resolve() in output.resolve().parents or output.resolve() == checkpoint.parent.resolve():
-        raise ConfigError(f"{output} is inside {checkpoint.parent}, whose folders training rotates away: give a "
-                          f"folder outside it, e.g. {checkpoint.parent.parent / f'model_{checkpoint.name}'}")
-    # Before the checkpoint is read (minutes for a large one): the folder must be one that can be made.
-    # Below a file it was mkdir's traceback at the end.
-    if blocking := file_in_the_way(output):
-        raise ConfigError(f"{output} cannot be made: {blocking} is a file; give a folder path for the exported model")
-    if why := unwritable(output):
-        raise ConfigError(f"the exported model cannot be written to {output} ({why}); give a folder that can be "
-                          f"written")
 
 
 def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:

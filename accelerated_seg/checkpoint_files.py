@@ -3,10 +3,10 @@ whether each of its files is whole.
 
 Kept apart from checkpoint.py, which imports torch and accelerate, so that ``accelerated-seg
 train``, examples/train.py and ``accelerated-seg export`` refuse a mistyped or damaged checkpoint (the
-export also one without export.json) before those imports: in 0.2-0.4 s rather than 11-14 s on 2
-cores (benchmarks/results/resume_refusal_2cpu.json), as they refuse a mistyped setting. The files are read
-by their headers only: JSON and YAML parsed, torch.save's zip archives by their central directory,
-safetensors by its header."""
+export also one without export.json, and an --output in the way) before those imports: in 0.2-0.4 s
+rather than 11-14 s on 2 cores (benchmarks/results/resume_refusal_2cpu.json), as they refuse a
+mistyped setting. The files are read by their headers only: JSON and YAML parsed, torch.save's zip
+archives by their central directory, safetensors by its header."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from safetensors import SafetensorError
 
 from .config import ConfigError
 from .data.errors import DataError
+from .files import file_in_the_way, unwritable
 from .launch_env import launched_processes
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_safetensors_header, checkpoint_gone,
                             complete_checkpoints)
@@ -133,6 +134,29 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
                     f"the file was cut short, changed or deleted afterwards (an interrupted copy, a full disk, a "
                     f"clean-up): {way_on}")
+
+
+def check_export_output(output: Path, checkpoint: Path) -> None:
+    """The export's ``output`` for ``checkpoint``: nothing already there is replaced, and nothing is put
+    where rotation deletes. Here, without torch, so that ``accelerated-seg export`` refuses it before
+    torch and MONAI import (it came after them, in checkpoint_export.py, until the ninetieth session).
+
+    Raises:
+        ConfigError: naming the folder and what to give instead.
+    """
+    if output.exists() and not (output.is_dir() and not any(output.iterdir())):
+        raise ConfigError(f"{output} already exists: give a new folder for the exported model (export replaces "
+                          f"nothing)")
+    if checkpoint.parent.resolve() in output.resolve().parents or output.resolve() == checkpoint.parent.resolve():
+        raise ConfigError(f"{output} is inside {checkpoint.parent}, whose folders training rotates away: give a "
+                          f"folder outside it, e.g. {checkpoint.parent.parent / f'model_{checkpoint.name}'}")
+    # Before the checkpoint is read (minutes for a large one): the folder must be one that can be made.
+    # Below a file it was mkdir's traceback at the end.
+    if blocking := file_in_the_way(output):
+        raise ConfigError(f"{output} cannot be made: {blocking} is a file; give a folder path for the exported model")
+    if why := unwritable(output):
+        raise ConfigError(f"the exported model cannot be written to {output} ({why}); give a folder that can be "
+                          f"written")
 
 
 def read_export_description(checkpoint: Path) -> dict:

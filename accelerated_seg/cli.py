@@ -965,13 +965,15 @@ def _predict_distributed(args, options) -> int:
 def _export(args, _) -> int:
     from pathlib import Path
 
-    from .checkpoint_files import check_checkpoint_files, read_export_description
+    from .checkpoint_files import check_checkpoint_files, check_export_output, read_export_description
     from .model_folders import checkpoint_folder
 
-    # None there, a file of it cut short, or no export.json (an older run's, train.fit's): refused before
-    # torch and MONAI import, at once rather than after the seconds their import takes
+    # None there, an --output in the way, a file of it cut short, or no export.json (an older run's,
+    # train.fit's): refused before torch and MONAI import, at once rather than after the seconds their
+    # import takes, in export_checkpoint's order
     with exit_on_user_error():
         checkpoint = checkpoint_folder(Path(args.checkpoint))
+        check_export_output(Path(args.output), checkpoint)
         check_checkpoint_files(checkpoint, for_export=True)
         read_export_description(checkpoint)
         from .checkpoint_export import export_checkpoint

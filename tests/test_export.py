@@ -178,6 +178,30 @@ def test_a_checkpoint_without_export_json_is_refused_before_torch_and_monai_impo
     assert not (tmp_path / "out").exists()
 
 
+def test_an_output_in_the_way_is_refused_before_torch_and_monai_import(tmp_path):
+    """An --output that exists, is inside checkpoints/ or cannot be made was refused by ``accelerated-seg
+    export`` only after torch, accelerate and MONAI had imported, though it needs the file system alone
+    (until the ninetieth session)."""
+    from refusals import run_probing_imports
+
+    step = tmp_path / "run" / "checkpoints" / "step_4"
+    step.mkdir(parents=True)
+    (step / LAYOUT_FILE).write_text("{}")
+    (step / EXPORT_DESCRIPTION_FILE).write_text('{"model": {}}')
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("kept")
+    (tmp_path / "a_file").write_text("not a folder")
+    for output, message in ((tmp_path / "taken", "taken already exists: give a new folder"),
+                            (step.parent / "model", "whose folders training rotates away: give a folder outside it"),
+                            (tmp_path / "a_file" / "model", "a_file is a file; give a folder path"),
+                            (Path("/proc/accelerated_seg_export"), "cannot be written to /proc/accelerated_seg_export")):
+        proc, imported = run_probing_imports("accelerated_seg.cli", "export", str(step), "--output", str(output),
+                                             module=True)
+        assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr, proc.stderr
+        assert imported == [], (output, imported)
+    assert not (step.parent / "model").exists()
+
+
 def test_a_deepspeed_checkpoint_without_deepspeed_names_the_extra(tmp_path, monkeypatch):
     from accelerated_seg.checkpoint_export import _gathered_weights
 
