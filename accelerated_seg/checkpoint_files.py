@@ -171,7 +171,16 @@ def read_export_description(checkpoint: Path) -> dict:
     """
     path = checkpoint / EXPORT_DESCRIPTION_FILE
     if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))
+        description = json.loads(path.read_text(encoding="utf-8"))
+        # Whole JSON but no network in it (edited by hand, or another program's file of that name): it was
+        # a KeyError traceback from ModelSpec.from_dict, after the imports
+        model = description.get("model") if isinstance(description, dict) else None
+        if not isinstance(model, dict) or not {"name", "monai_class", "args"} <= set(model) or \
+                not isinstance(model["args"], dict):
+            raise DataError(f"{path} describes no network (a 'model' with its name, monai_class and args), as "
+                            f"training writes it: the file was edited or replaced after the save; copy the "
+                            f"checkpoint again from where it was written, or export another of its run's")
+        return description
     config = checkpoint / "config.yaml"
     # Empty in train.fit's checkpoints: the user's network. The export checks no more of this file (the
     # resume's), so bytes that do not decode must not end it in a traceback: such a file is not fit's.

@@ -176,6 +176,19 @@ def test_a_checkpoint_without_export_json_is_refused_before_torch_and_monai_impo
         with pytest.raises(ConfigError, match=re.escape(message)):  # the same refusal from Python
             export_checkpoint(step, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+    # an export.json of whole JSON that describes no network: a KeyError traceback after the imports before
+    for name, description in (("empty", "{}"), ("partial", '{"model": {"name": "unet", "args": {}}}'),
+                              ("listed", "[]")):
+        step = tmp_path / name / "checkpoints" / "step_4"
+        step.mkdir(parents=True)
+        (step / LAYOUT_FILE).write_text("{}")
+        (step / EXPORT_DESCRIPTION_FILE).write_text(description)
+        proc, imported = run_probing_imports("accelerated_seg.cli", "export", str(step), "--output",
+                                             str(tmp_path / "out"), module=True)
+        said = f"error: {step / EXPORT_DESCRIPTION_FILE} describes no network (a 'model' with its name, monai_class"
+        assert proc.returncode == 2 and proc.stderr.startswith(said), proc.stderr
+        assert imported == [], (name, imported)
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_output_in_the_way_is_refused_before_torch_and_monai_import(tmp_path):
