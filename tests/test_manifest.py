@@ -1011,18 +1011,46 @@ def test_fold_keys_beside_a_validation_list_are_chosen_by_num_folds_and_a_lone_f
         load_cases(path, labels=labels, fold=3)
     keyed = load_cases(path, labels=labels, num_folds=3, fold=1)
     assert ids(keyed.validation) == ["case_001", "case_004"] and len(keyed.training) == 5
-    assert keyed.split == "given (dataset.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
+    assert keyed.split == "given (datalist.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
     assert is_one_fold_of_several(keyed.split)  # every fold resamples alike, as with the keys alone
     assert "the cases of its 'validation' list are neither trained nor validated on. To validate on that list " \
            "instead, set data.num_folds=0 and remove data.fold" in unused_split_settings_warning(keyed.split)
     listed = load_cases(path, labels=labels)  # the file's own list, as before, now said with the keys it leaves
     assert ids(listed.validation) == ["case_007", "case_008"] and len(listed.training) == 7
-    assert listed.split == "given (dataset.json 'validation'; the 'fold' keys (3 folds) not used)"
+    assert listed.split == "given (datalist.json 'validation'; the 'fold' keys (3 folds) not used)"
     assert "To validate on fold k of those keys instead, set data.num_folds=3 and data.fold=k" in \
         unused_split_settings_warning(listed.split)
     with pytest.raises(DataError, match=r"its 'fold' keys make 3 fold\(s\) but data.num_folds=5; set data.num_folds "
                                         r"to 3 to use them \(0 validates on its 'validation' list\)"):
         load_cases(path, labels=labels, num_folds=5)
+
+
+def test_the_split_names_the_json_file_by_its_name_not_dataset_json(tmp_path):
+    """Manifest.split (printed by training and check, saved in run_info.json) said "dataset.json" of every JSON: a
+    MONAI datalist.json's fold was "given (dataset.json 'fold' keys: fold 1 of 3; ...)", a file the run never read
+    (a review of the ninetieth session). It names the file given; a dataset.json, or its folder, reads as before."""
+    entries = msd_entries(9)
+    keyed = [{**entry, "fold": index % 3} for index, entry in enumerate(entries[:7])]
+    labels = {0: "background", 1: "spleen"}
+    for name, content in (("datalist.json", {"training": keyed, "validation": entries[7:]}),
+                          ("folds.json", {"training": keyed}), ("held_out.json", {"training": entries[:7],
+                                                                                  "validation": entries[7:]})):
+        (tmp_path / name).write_text(json.dumps(content))
+    both, folds, listed = (tmp_path / name for name in ("datalist.json", "folds.json", "held_out.json"))
+    keys = load_cases(both, labels=labels, num_folds=3, fold=1).split
+    assert keys == "given (datalist.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
+    assert is_one_fold_of_several(keys) and "the cases of its 'validation' list are neither trained nor validated " \
+        "on" in unused_split_settings_warning(keys)  # what reads the split reads it whatever the file's name
+    the_list = load_cases(both, labels=labels).split
+    assert the_list == "given (datalist.json 'validation'; the 'fold' keys (3 folds) not used)"
+    assert "set data.num_folds=3 and data.fold=k" in unused_split_settings_warning(the_list)
+    assert load_cases(folds, labels=labels, fold=1).split == "given (folds.json 'fold' keys: fold 1 of 3)"
+    assert load_cases(listed, labels=labels, seed=2).split == "given (held_out.json 'validation'; data.split_seed=2 " \
+                                                              "not used)"
+    with pytest.raises(DataError, match=re.escape("the dataset gives its own split (held_out.json 'validation')")):
+        load_cases(listed, labels=labels, fold=1)
+    folder = write_dataset_json(tmp_path / "Task09", {"labels": LABELS, "training": keyed, "validation": entries[7:]})
+    assert load_cases(folder.parent).split == "given (dataset.json 'validation'; the 'fold' keys (3 folds) not used)"
 
 
 def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_json(tmp_path):

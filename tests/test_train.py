@@ -1445,6 +1445,19 @@ def test_the_split_of_a_checkpoint_from_before_split_json_is_read_from_its_own_r
     assert warning.startswith("WARNING: resuming") and "1 added (d)" in warning and "left out" not in warning
 
 
+def test_a_split_recorded_as_dataset_json_resumes_under_its_files_name(tmp_path):
+    """Manifest.split called every JSON "dataset.json" until the ninetieth session, and names the file given now
+    ("datalist.json"): a run recorded in the old words resumes, the cases, not the words, being compared."""
+    from accelerated_seg.checkpoint import SPLIT_FILE
+    from accelerated_seg.resume_checks import check_resume_split
+
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
+    checkpoint.mkdir(parents=True)
+    cases = {"training": ["a", "b"], "validation": ["c"]}
+    (checkpoint / SPLIT_FILE).write_text(json.dumps({"how": "given (dataset.json 'validation')", **cases}))
+    assert check_resume_split(checkpoint, {"how": "given (datalist.json 'validation')", **cases}) is None
+
+
 def test_a_case_is_the_same_case_by_its_id_or_by_its_label_file(tmp_path):
     """Ids named after their folders (site1_p104_label) change when cases of another folder join: a
     resume that only added training cases was refused (seventy-first session's probe). Files change

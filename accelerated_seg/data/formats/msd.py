@@ -84,9 +84,9 @@ def load_msd(
             training, validation, how = fold_keys_or_list(training, folds, listed, settings, json_path,
                                                           TwoSplits.of_json(json_path))
         else:  # the file's own list, as before
-            validation, how = listed, settings.given("dataset.json 'validation'")
+            validation, how = listed, settings.given(f"{json_path.name} 'validation'")
     elif folds is not None:
-        training, validation, how = fold_keys_split(training, folds, settings, json_path)
+        training, validation, how = fold_keys_split(training, folds, settings, json_path, json_path.name)
     else:
         training, validation, how = settings.split(training)
 
@@ -128,29 +128,32 @@ class TwoSplits(NamedTuple):
     listed: str  # the list as the source's: "its 'validation' list"
     the_list: str  # the list named again: "the 'validation' list"
     the_list_is: str  # ... with its verb: "the 'validation' list is"
-    entries: str  # Manifest.split's name of the keys' entries: "dataset.json"
-    list_split: str  # Manifest.split's name of the list: "dataset.json 'validation'"
+    entries: str  # Manifest.split's name of the keys' entries: the file's name, "datalist.json"
+    list_split: str  # Manifest.split's name of the list: "datalist.json 'validation'"
 
     @classmethod
-    def of_json(cls, json_path: Path | str) -> "TwoSplits":
-        """A datalist JSON's: its path, its training entries' keys and its 'validation' list."""
+    def of_json(cls, json_path: Path) -> "TwoSplits":
+        """A datalist JSON's: its path, its training entries' keys and its 'validation' list. Manifest.split names
+        the file by its name, as given: "dataset.json" whatever it was called until the ninetieth session, which
+        sent a user of MONAI's datalist.json looking for a file that the run never read."""
         return cls(f"{json_path} gives", "its training entries' 'fold' keys", f"{json_path}'s 'fold' keys",
-                   "its 'validation' list", "the 'validation' list", "the 'validation' list is", "dataset.json",
-                   "dataset.json 'validation'")
+                   "its 'validation' list", "the 'validation' list", "the 'validation' list is", json_path.name,
+                   f"{json_path.name} 'validation'")
 
 
 def fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings, json_path: Path | str,
-                    entries: str = "dataset.json", listed: int | None = None,
+                    entries: str, listed: int | None = None,
                     names: TwoSplits | None = None) -> tuple[list[Case], list[Case], str]:
     """Fold ``settings.fold`` of the entries' own folds held out, as MONAI's datafold_read does
-    (``json_path``: where the messages say the entries are; ``entries``: how the split names them;
+    (``json_path``: where the messages say the entries are; ``entries``: how the split names them, the file's
+    name or "datalist", given each time: a default of "dataset.json" named every file so;
     ``listed``: the number of cases in the source's own validation list, which these folds then leave unused,
-    named as ``names`` says)."""
+    named as ``names`` says, a JSON's ``TwoSplits.of_json`` where none is given)."""
     count = max(folds) + 1
     if missing := sorted(set(range(count)) - set(folds)):
         raise DataError(f"{json_path}: the training entries' 'fold' keys run to {count - 1} but no entry has fold "
                         f"{missing[0]}: number the folds 0..{len(set(folds)) - 1}")
-    names = names if names is not None else TwoSplits.of_json(json_path)
+    names = names if names is not None else TwoSplits.of_json(Path(json_path))
     if settings.num_folds > 1 and settings.num_folds != count:
         # Beside a validation list, data.num_folds=0 validates on that list, not on these folds
         use = (f"set data.num_folds to 0 or {count} to use them, or drop the keys" if listed is None else
