@@ -819,10 +819,13 @@ def test_fold_keys_beside_validation_pairs_are_chosen_by_num_folds_in_from_files
                "(validation_pairs are then left out), or remove fold to validate on validation_pairs")
     with pytest.raises(DataError, match=f"^{re.escape(refusal)}$"):
         Dataset.from_files(entries, block_shape=16, validation_pairs=held_out, fold=1)
-    with pytest.raises(DataError, match=r"^Dataset.from_files: pairs: its 'fold' keys make 3 fold\(s\) but "
+    with pytest.raises(DataError, match=r"^Dataset.from_files: the pairs' 'fold' keys make 3 fold\(s\) but "
                                         r"num_folds=5; set num_folds to 3 to use them \(0 validates on "
                                         r"validation_pairs\)"):
         Dataset.from_files(entries, block_shape=16, validation_pairs=held_out, num_folds=5)
+    # the keys alone: "fold=5 is out of range: Dataset.from_files: pairs's 'fold' keys ..." until a review
+    with pytest.raises(DataError, match=r"^fold=5 is out of range: the pairs' 'fold' keys make 3 fold\(s\); use 0..2$"):
+        Dataset.from_files(entries, block_shape=16, fold=5)
     with pytest.raises(DataError, match=r"^fold=3 is out of range for num_folds=3; use 0..2$"):  # the settings' own
         Dataset.from_files(entries, block_shape=16, validation_pairs=held_out, num_folds=3, fold=3)
     keyed = Dataset.from_files(entries, block_shape=16, validation_pairs=held_out, num_folds=3, fold=1)

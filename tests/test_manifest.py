@@ -1061,13 +1061,39 @@ def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_j
     assert ids(manifest.validation) == ["case_001", "case_004"] and len(manifest.training) == 5
     assert manifest.split == "given (datalist 'fold' keys: fold 1 of 3)" and is_one_fold_of_several(manifest.split)
     assert ids(from_pairs(entries, root=tmp_path, num_folds=3).validation) == ["case_000", "case_003", "case_006"]
-    with pytest.raises(DataError, match=r"from_pairs: pairs: its 'fold' keys make 3 fold\(s\) but data.num_folds=5"):
+    with pytest.raises(DataError, match=r"from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but data.num_folds=5"):
         from_pairs(entries, root=tmp_path, num_folds=5)
     # validation pairs given are the split without num_folds, the keys said unused (below); entries without folds
     # split as before
     given = from_pairs(entries, root=tmp_path, validation_pairs=msd_entries(9)[8:])
     assert given.split == "given (validation_pairs; the 'fold' keys (3 folds) not used)" and len(given.training) == 7
     assert from_pairs(msd_entries(7), root=tmp_path).split == "fraction 0.2 (seed 0)"
+
+
+def test_the_errors_of_the_pairs_fold_keys_name_the_pairs_as_pairs(tmp_path):
+    """Pairs' 'fold' keys were named as a file's, "from_pairs: pairs" standing for its path: "data.fold=5 is out of
+    range: from_pairs: pairs's 'fold' keys make 3 fold(s)", "from_pairs: pairs: its 'fold' keys make ...",
+    "from_pairs: pairs: the training entries' 'fold' keys run to ..." (a review of the ninetieth session)."""
+    entries = [{**entry, "fold": index % 3} for index, entry in enumerate(msd_entries(7))]
+    with pytest.raises(DataError, match=r"^data.fold=5 is out of range: the pairs' 'fold' keys make 3 fold\(s\); use "
+                                        r"0..2$"):
+        from_pairs(entries, root=tmp_path, fold=5)
+    with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but data.num_folds=5; "
+                                        r"set data.num_folds to 0 or 3 to use them, or drop the keys to make 5 folds$"):
+        from_pairs(entries, root=tmp_path, num_folds=5)
+    gap = [{**entry, "fold": 2 * (index % 2)} for index, entry in enumerate(msd_entries(4))]
+    with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys run to 2 but no entry has fold 1: "
+                                        r"number the folds 0..1$"):
+        from_pairs(gap, root=tmp_path)
+    # a datalist JSON's are its file's, as before ("its training entries'" where "the training entries'" was)
+    path = write_dataset_json(tmp_path / "gap", {"labels": LABELS, "training": gap})
+    with pytest.raises(DataError, match=f"^{re.escape(str(path))}: its training entries' 'fold' keys run to 2 but"):
+        load_cases(path)
+    path = write_dataset_json(tmp_path / "keys", {"labels": LABELS, "training": entries})
+    with pytest.raises(DataError, match=f"^data.fold=5 is out of range: {re.escape(str(path))}'s 'fold' keys make 3"):
+        load_cases(path, fold=5)
+    with pytest.raises(DataError, match=f"^{re.escape(str(path))}: its 'fold' keys make 3 fold\\(s\\) but"):
+        load_cases(path, num_folds=5)
 
 
 def test_fold_keys_of_pairs_beside_validation_pairs_are_chosen_by_num_folds_as_in_a_datalist_json(tmp_path):
@@ -1100,7 +1126,7 @@ def test_fold_keys_of_pairs_beside_validation_pairs_are_chosen_by_num_folds_as_i
         f"WARNING: the split is {listed.split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
         f"nothing out. To validate on fold k of those keys instead, give num_folds=3 and fold=k (validation_pairs "
         f"are then left out)")
-    with pytest.raises(DataError, match=r"^from_pairs: pairs: its 'fold' keys make 3 fold\(s\) but data.num_folds=5; "
+    with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but data.num_folds=5; "
                                         r"set data.num_folds to 3 to use them \(0 validates on validation_pairs\), "
                                         r"or drop the keys and validation_pairs to make 5 folds$"):
         from_pairs(entries, root=tmp_path, validation_pairs=held_out, num_folds=5)

@@ -86,7 +86,7 @@ def load_msd(
         else:  # the file's own list, as before
             validation, how = listed, settings.given(f"{json_path.name} 'validation'")
     elif folds is not None:
-        training, validation, how = fold_keys_split(training, folds, settings, json_path, json_path.name)
+        training, validation, how = fold_keys_split(training, folds, settings, json_path, TwoSplits.of_json(json_path))
     else:
         training, validation, how = settings.split(training)
 
@@ -123,8 +123,9 @@ class TwoSplits(NamedTuple):
     names what its user gave: the pairs' user wrote no file and no 'validation' list."""
 
     gives: str  # the source, with its verb: ".../datalist.json gives"
-    keys: str  # the keys after "two splits:": "its training entries' 'fold' keys"
+    keys: str  # the keys after "two splits:" and where they run to a fold none has: "its training entries' 'fold' keys"
     keys_of: str  # the keys after "out of range:": ".../datalist.json's 'fold' keys"
+    its_keys: str  # the keys that make another number of folds than data.num_folds: "its 'fold' keys"
     listed: str  # the list as the source's: "its 'validation' list"
     the_list: str  # the list named again: "the 'validation' list"
     the_list_is: str  # ... with its verb: "the 'validation' list is"
@@ -137,37 +138,37 @@ class TwoSplits(NamedTuple):
         the file by its name, as given: "dataset.json" whatever it was called until the ninetieth session, which
         sent a user of MONAI's datalist.json looking for a file that the run never read."""
         return cls(f"{json_path} gives", "its training entries' 'fold' keys", f"{json_path}'s 'fold' keys",
-                   "its 'validation' list", "the 'validation' list", "the 'validation' list is", json_path.name,
-                   f"{json_path.name} 'validation'")
+                   "its 'fold' keys", "its 'validation' list", "the 'validation' list", "the 'validation' list is",
+                   json_path.name, f"{json_path.name} 'validation'")
 
 
 def fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings, json_path: Path | str,
-                    entries: str, listed: int | None = None,
-                    names: TwoSplits | None = None) -> tuple[list[Case], list[Case], str]:
+                    names: TwoSplits, listed: int | None = None) -> tuple[list[Case], list[Case], str]:
     """Fold ``settings.fold`` of the entries' own folds held out, as MONAI's datafold_read does
-    (``json_path``: where the messages say the entries are; ``entries``: how the split names them, the file's
-    name or "datalist", given each time: a default of "dataset.json" named every file so;
-    ``listed``: the number of cases in the source's own validation list, which these folds then leave unused,
-    named as ``names`` says, a JSON's ``TwoSplits.of_json`` where none is given)."""
+    (``json_path``: where the messages say the entries are, "from_pairs" for pairs; ``names``: how the messages
+    and the split name the keys, and the list, in the source's words; ``listed``: the number of cases in the
+    source's own validation list, which these folds then leave unused). The names are given each time: the
+    pairs' were a file's, "from_pairs: pairs" standing for its path ("from_pairs: pairs's 'fold' keys"), and a
+    default "dataset.json" named every JSON so (ninetieth session)."""
     count = max(folds) + 1
     if missing := sorted(set(range(count)) - set(folds)):
-        raise DataError(f"{json_path}: the training entries' 'fold' keys run to {count - 1} but no entry has fold "
-                        f"{missing[0]}: number the folds 0..{len(set(folds)) - 1}")
-    names = names if names is not None else TwoSplits.of_json(Path(json_path))
+        raise DataError(f"{json_path}: {names.keys} run to {count - 1} but no entry has fold {missing[0]}: number "
+                        f"the folds 0..{len(set(folds)) - 1}")
     if settings.num_folds > 1 and settings.num_folds != count:
         # Beside a validation list, data.num_folds=0 validates on that list, not on these folds
         use = (f"set data.num_folds to 0 or {count} to use them, or drop the keys" if listed is None else
                f"set data.num_folds to {count} to use them (0 validates on {names.listed}), or drop the keys "
                f"and {names.the_list}")
-        raise DataError(f"{json_path}: its 'fold' keys make {count} fold(s) but data.num_folds={settings.num_folds}; "
+        raise DataError(f"{json_path}: {names.its_keys} make {count} fold(s) but data.num_folds={settings.num_folds}; "
                         f"{use} to make {settings.num_folds} folds")
     if not 0 <= settings.fold < count:
-        raise DataError(f"data.fold={settings.fold} is out of range: {json_path}'s 'fold' keys make {count} "
-                        f"fold(s); use 0..{count - 1}")
+        raise DataError(f"data.fold={settings.fold} is out of range: {names.keys_of} make {count} fold(s); use "
+                        f"0..{count - 1}")
     training = [case for case, fold in zip(cases, folds) if fold != settings.fold]
     validation = [case for case, fold in zip(cases, folds) if fold == settings.fold]
     unused = [] if listed is None else [f"{names.the_list} ({listed} case(s))"]
-    return training, validation, settings.given_fold(f"{entries} 'fold' keys: fold {settings.fold} of {count}", unused)
+    held_out = f"{names.entries} 'fold' keys: fold {settings.fold} of {count}"
+    return training, validation, settings.given_fold(held_out, unused)
 
 
 def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case], settings: SplitSettings,
@@ -183,7 +184,7 @@ def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case]
     function for both sources: the pairs kept the old refusal after the JSON's was fixed (ninetieth session)."""
     count = max(folds) + 1
     if settings.num_folds > 1:
-        return fold_keys_split(training, folds, settings, json_path, names.entries, listed=len(listed), names=names)
+        return fold_keys_split(training, folds, settings, json_path, names, listed=len(listed))
     if settings.fold >= count:  # no data.num_folds makes that fold: the range, not a setting that fails next
         raise DataError(f"data.fold={settings.fold} is out of range: {names.keys_of} make {count} fold(s); "
                         f"use 0..{count - 1} with data.num_folds={count}, or remove data.fold to validate on "

@@ -79,11 +79,11 @@ def from_pairs(
         # Two splits, chosen by num_folds as in a datalist JSON with a "validation" list: the validation_pairs
         # were the split whatever it said, and fold=1 was told that the pairs had no folds of their own
         training, validation, how = fold_keys_or_list(cases[: len(parsed)], folds, cases[len(parsed):], settings,
-                                                      "from_pairs: pairs", _PAIRS_SPLITS)
+                                                      where, _PAIRS_SPLITS)
     elif validation_pairs is not None:
         training, validation, how = cases[: len(parsed)], cases[len(parsed):], settings.given("validation_pairs")
     elif folds is not None:
-        training, validation, how = fold_keys_split(cases, folds, settings, "from_pairs: pairs", "datalist")
+        training, validation, how = fold_keys_split(cases, folds, settings, where, _PAIRS_SPLITS)
     else:
         training, validation, how = settings.split(cases)
     reject_duplicate_cases(training, validation, where)
@@ -98,11 +98,12 @@ def from_pairs(
     )
 
 
-# The pairs' two splits in the words of their user, who gave validation_pairs and no file: not a datalist.json's
-# "training entries' 'fold' keys" and "'validation' list" (formats.msd's TwoSplits.of_json)
+# The pairs' 'fold' keys, and their two splits, in the words of their user, who gave pairs (validation_pairs too) and
+# no file: not a datalist.json's "training entries' 'fold' keys" and "'validation' list" (formats.msd's
+# TwoSplits.of_json), nor, with "from_pairs: pairs" as its path, "from_pairs: pairs's 'fold' keys"
 _PAIRS_SPLITS = TwoSplits(gives="from_pairs is given", keys="the pairs' 'fold' keys", keys_of="the pairs' 'fold' keys",
-                          listed="validation_pairs", the_list="validation_pairs", the_list_is="validation_pairs are",
-                          entries="datalist", list_split="validation_pairs")
+                          its_keys="the pairs' 'fold' keys", listed="validation_pairs", the_list="validation_pairs",
+                          the_list_is="validation_pairs are", entries="datalist", list_split="validation_pairs")
 
 
 def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ...], Path]]:
