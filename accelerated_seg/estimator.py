@@ -128,8 +128,8 @@ class Dataset:
                           **{"augment": "none", **data_settings})
         try:
             data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
-        except DataError as error:  # the split settings' (SplitSettings): num_folds=5, fold=5 named as given here
-            raise DataError(_in_from_files_words(str(error), "Dataset.from_files")) from None
+        except (DataError, ConfigError) as error:  # the split settings': num_folds=5, split_seed=-1 named as given here
+            raise type(error)(_in_from_files_words(str(error), "Dataset.from_files")) from None
         class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
@@ -473,10 +473,15 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
 # of those names (num_folds=3, fold=1), and its user called no from_pairs: a fold=1 beside validation_pairs was
 # told to "set data.num_folds=3" by "from_pairs" (ninetieth session)
 _CONFIG_SPLIT_SETTING = re.compile(r"\bdata\.(num_folds|fold|split_seed|validation_fraction)\b")
+# check_values' range and type checks of them ("setting data.split_seed must be >= 0 ..."), said as from_files says
+# its other arguments' ("Dataset.from_files: block_shape must be ..."), not in the config's (until the ninetieth session)
+_CONFIG_SPLIT_SETTING_CHECK = re.compile(r"^setting " + _CONFIG_SPLIT_SETTING.pattern)
 
 
 def _in_from_files_words(message: str, where: str) -> str:
-    """A from_pairs message as ``where`` (Dataset.from_files, Dataset.binarize) says it to its user."""
+    """A from_pairs message, or check_values' of a split setting, as ``where`` (Dataset.from_files,
+    Dataset.binarize) says it to its user."""
+    message = _CONFIG_SPLIT_SETTING_CHECK.sub(rf"{where}: \1", message)
     return re.sub(r"\bfrom_pairs\b", where, _CONFIG_SPLIT_SETTING.sub(r"\1", message))
 
 

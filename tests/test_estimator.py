@@ -806,6 +806,26 @@ def test_no_validation_pairs_trains_on_every_pair(tiny_dataset):
     assert len(split.manifest.validation) > 0
 
 
+def test_the_split_settings_out_of_their_range_are_refused_in_from_files_words(tmp_path):
+    """Dataset.from_files said the split settings' DataErrors in its keywords (num_folds=, fold=), but the range and
+    type checks of check_values in the config's: split_seed=-1 was "setting data.split_seed must be >= 0 ...", a
+    setting its user never wrote (a review of the ninetieth session). A config's user reads them as before."""
+    from accelerated_seg.config import Config, check_values
+
+    pairs = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in range(4)]
+    for given, said in (
+            ({"split_seed": -1}, "split_seed must be >= 0 and < 2**32 (numpy's and torch's seed range), got -1"),
+            ({"split_seed": 2**32}, "split_seed must be >= 0 and < 2**32 (numpy's and torch's seed range), got "
+                                    "4294967296"),
+            ({"num_folds": -1}, "num_folds must be >= 0, got -1"), ({"fold": -1}, "fold must be >= 0, got -1"),
+            ({"num_folds": 2.5}, "num_folds must be int, got 2.5"),
+            ({"validation_fraction": 1.5}, "validation_fraction must be >= 0.0 and < 1.0, got 1.5")):
+        with pytest.raises(ConfigError, match=f"^{re.escape(f'Dataset.from_files: {said}')}$"):
+            Dataset.from_files(pairs, block_shape=16, **given)
+    with pytest.raises(ConfigError, match=r"^setting data.split_seed must be >= 0 and < 2\*\*32 "):  # the config's
+        check_values(Config(data=DataConfig(split_seed=-1)))
+
+
 def test_fold_keys_beside_validation_pairs_are_chosen_by_num_folds_in_from_files_words(tmp_path):
     """A MONAI datalist's entries with "fold" keys, given with validation_pairs: fold=1 was refused as "the
     dataset gives its own split (validation_pairs) ...: folds split a dataset that has none of its own; remove
