@@ -1025,6 +1025,22 @@ def test_fold_keys_beside_a_validation_list_are_chosen_by_num_folds_and_a_lone_f
         load_cases(path, labels=labels, num_folds=5)
 
 
+def test_fold_keys_with_a_gap_beside_a_validation_list_are_not_offered_as_a_split(tmp_path):
+    """Keys of folds 0 and 2 alone make no folds: beside a "validation" list that list is the split, as before,
+    and the split no longer says the keys are unused with a warning to set data.num_folds=3, which the gap then
+    refused (a review of the ninetieth session); a data.fold is told of the gap."""
+    entries = [{**entry, "fold": 2 * (index % 2)} for index, entry in enumerate(msd_entries(6))]
+    path = tmp_path / "datalist.json"
+    path.write_text(json.dumps({"training": entries, "validation": msd_entries(8)[6:]}))
+    labels = {0: "background", 1: "spleen"}
+    listed = load_cases(path, labels=labels)
+    assert ids(listed.validation) == ["case_006", "case_007"] and listed.split == "given (datalist.json 'validation')"
+    assert unused_split_settings_warning(listed.split) is None
+    for settings in ({"fold": 1}, {"num_folds": 3, "fold": 1}):
+        with pytest.raises(DataError, match=r"'fold' keys run to 2 but no entry has fold 1: number the folds 0..1"):
+            load_cases(path, labels=labels, **settings)
+
+
 def test_the_split_names_the_json_file_by_its_name_not_dataset_json(tmp_path):
     """Manifest.split (printed by training and check, saved in run_info.json) said "dataset.json" of every JSON: a
     MONAI datalist.json's fold was "given (dataset.json 'fold' keys: fold 1 of 3; ...)", a file the run never read

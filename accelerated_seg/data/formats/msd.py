@@ -183,8 +183,11 @@ def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case]
     data.fold"), which this one has: it is refused naming both and the setting that picks each. One
     function for both sources: the pairs kept the old refusal after the JSON's was fixed (ninetieth session)."""
     count = max(folds) + 1
-    if settings.num_folds > 1:
+    gap = set(range(count)) != set(folds)
+    if settings.num_folds > 1 or settings.fold != 0 and gap:  # a fold asked of keys with a gap: told of the gap
         return fold_keys_split(training, folds, settings, json_path, names, listed=len(listed))
+    if gap:  # keys of folds 0 and 2 alone make no split: the list, as before, without offering them as one
+        return training, listed, settings.given(names.list_split)
     if settings.fold >= count:  # no data.num_folds makes that fold: the range, not a setting that fails next
         raise DataError(f"data.fold={settings.fold} is out of range: {names.keys_of} make {count} fold(s); "
                         f"use 0..{count - 1} with data.num_folds={count}, or remove data.fold to validate on "
