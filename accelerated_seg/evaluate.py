@@ -690,12 +690,19 @@ def _require_shared_classes(predicted: set[int], referenced: set[int]) -> None:
     (seventy-eighth session's probe)."""
     if not predicted or not referenced or predicted & referenced:
         return
-    if predicted == {1}:  # a binary model's: a mask saved as 0 and 255, or references of many structures
-        merge = (f"if the references are masks saved as 0 and {min(referenced)}" if len(referenced) == 1 else
-                 "if the model segments the references' structures as one foreground")
-        way = f"; {merge}, --merge-foreground scores every non-zero value of theirs as class 1"
+    # --merge-foreground scores both sides' foreground as class 1, so the two would meet. It is named where one side
+    # is likely a single foreground: references of one value (masks saved as 0 and 255) against a binary model's 1
+    # or a multi-class model's classes (until the ninetieth session only against the 1: the merge took the
+    # references alone), or a binary model's 1 against references of many structures. Classes on both sides are
+    # more likely numbered apart (class indices against a dataset's values) than one foreground.
+    if len(referenced) == 1:
+        merge = f"if the references are masks saved as 0 and {min(referenced)}"
+    elif predicted == {1}:
+        merge = "if the model segments the references' structures as one foreground"
     else:
-        way = ""
+        merge = ""
+    way = (f"; {merge}, --merge-foreground scores every non-zero value of the predictions and the references as "
+           f"class 1" if merge else "")
     raise DataError(f"the predictions hold the values {sorted(predicted)[:8]} and the references "
                     f"{sorted(referenced)[:8]} (besides background): no class in common, so every Dice would be 0"
                     f"{way}; to score each value as a class all the same, give --labels a dataset.json naming them "

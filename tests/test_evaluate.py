@@ -433,6 +433,34 @@ def test_merge_foreground_merges_the_predictions_foreground_as_it_merges_the_ref
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset, merge_foreground=True, output_dir=tmp_path / "ign")
 
 
+def test_a_multi_class_models_predictions_against_masks_of_one_value_are_refused_naming_merge_foreground(tmp_path,
+                                                                                                        capsys):
+    """Predictions of 1 and 2 against masks saved as 0 and 255 were refused (no class in common) without a word of
+    --merge-foreground, which scores them as one foreground since it merges the predictions too: the refusal named
+    it only where the predictions held 1 alone (ninetieth session)."""
+    reference = np.zeros((8, 8, 8), np.uint8)
+    reference[2:6, 2:6, 2:6] = 1
+    prediction = reference.copy()
+    prediction[:4] *= 2  # half of the cube predicted as class 2
+    save(tmp_path / "labels" / "a.nii.gz", 255 * reference)
+    save(tmp_path / "pred" / "a.nii.gz", prediction)
+    pred_dir, label_dir = str(tmp_path / "pred"), str(tmp_path / "labels")
+    assert main(["evaluate", pred_dir, label_dir]) == 2
+    assert capsys.readouterr().err == (
+        "error: the predictions hold the values [1, 2] and the references [255] (besides background): no class in "
+        "common, so every Dice would be 0; if the references are masks saved as 0 and 255, --merge-foreground "
+        "scores every non-zero value of the predictions and the references as class 1; to score each value as a "
+        "class all the same, give --labels a dataset.json naming them (or --num-classes above the largest)\n")
+    assert main(["evaluate", pred_dir, label_dir, "--merge-foreground", "--output", str(tmp_path / "merged")]) == 0
+    merged = json.loads((tmp_path / "merged" / "summary.json").read_text())
+    assert merged["classes"] == {"1": "class_1"} and merged["per_class"]["1"]["dice"]["mean"] == 1.0
+    # classes on both sides ([1, 2] against [3, 4]) are more likely numbered apart than one foreground: not named
+    save(tmp_path / "labels" / "a.nii.gz", np.where(prediction > 0, prediction + 2, 0).astype(np.uint8))
+    assert main(["evaluate", pred_dir, label_dir]) == 2
+    said = capsys.readouterr().err
+    assert "references [3, 4] (besides background): no class in common" in said and "merge" not in said
+
+
 def test_negative_label_values_are_no_classes_when_the_classes_come_from_the_files(folders):
     """Without --num-classes or --labels, -1 and -2 were scored as classes 'class_-1' and 'class_-2'
     (seventy-second session's probe)."""
