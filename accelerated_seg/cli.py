@@ -990,12 +990,16 @@ def _evaluate(args, _) -> int:
     with importing_without_collection():  # collector.py says why
         from nibabel.filebasedimages import ImageFileError
 
-        from .evaluate import evaluate_folders
+        from .evaluate import SettingNames, evaluate_folders
 
+    # its errors name these flags; from Python they name evaluate_folders' keyword arguments instead
+    flags = SettingNames(output_dir="--output", num_classes="--num-classes", dataset_json="--labels",
+                         merge_foreground="--merge-foreground", tolerance_mm="--tolerance")
     try:
         summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
                                    dataset_json=args.dataset_json, tolerance_mm=args.tolerance,
-                                   output_dir=args.output, merge_foreground=args.merge_foreground)
+                                   output_dir=args.output, merge_foreground=args.merge_foreground,
+                                   setting_names=flags)
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 2

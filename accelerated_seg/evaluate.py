@@ -46,6 +46,7 @@ import io
 import json
 import math
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -97,24 +98,24 @@ def shear_degrees(affine: np.ndarray) -> float:
     return float(np.degrees(np.arcsin(min(max(cosines), 1.0))))
 
 
-def foreground_classes(classes: int | Sequence[int]) -> list[int]:
-    """``classes`` as the label values to score: an int C means 1..C-1 (0 is background)."""
+def foreground_classes(classes: int | Sequence[int], setting: str = "num_classes") -> list[int]:
+    """``classes`` as the label values to score: an int C means 1..C-1 (0 is background); ``setting`` names it."""
     if isinstance(classes, (int, np.integer)):
         if classes < 2:
-            raise ValueError(f"num_classes must count background and at least one class (>= 2), got {classes}")
+            raise ValueError(f"{setting} must count background and at least one class (>= 2), got {classes}")
         return list(range(1, int(classes)))
     return [int(c) for c in classes]
 
 
 def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], classes: Sequence[int],
-               scored: str = "class") -> dict[int, float]:
+               scored: str = "class", setting: str = "tolerance_mm") -> dict[int, float]:
     """One surface-Dice tolerance per class (``scored``: "region" where regions are scored): a single
-    number for all, one per class in order, or a mapping."""
+    number for all, one per class in order, or a mapping; ``setting`` names it in the errors."""
     plural = "class(es)" if scored == "class" else f"{scored}(s)"
     if isinstance(tolerance_mm, Mapping):
         missing = [c for c in classes if c not in tolerance_mm]
         if missing:
-            raise ValueError(f"tolerance_mm gives no tolerance for {plural} {missing}")
+            raise ValueError(f"{setting} gives no tolerance for {plural} {missing}")
         chosen = {c: float(tolerance_mm[c]) for c in classes}
     elif isinstance(tolerance_mm, (int, float)):
         chosen = {c: float(tolerance_mm) for c in classes}
@@ -123,7 +124,7 @@ def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], clas
         if len(values) == 1:
             values = values * len(classes)
         if len(values) != len(classes):
-            raise ValueError(f"--tolerance gives {len(values)} value(s) for {len(classes)} {plural} {list(classes)}; "
+            raise ValueError(f"{setting} gives {len(values)} value(s) for {len(classes)} {plural} {list(classes)}; "
                              f"give one value for all, or one per {scored} in that order")
         chosen = dict(zip(classes, values))
     bad = {c: t for c, t in chosen.items() if not (math.isfinite(t) and t >= 0)}
@@ -298,6 +299,20 @@ def both_empty(row: dict) -> bool:
 # --------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SettingNames:
+    """How evaluate's errors name its settings (as ``run_folder.Names`` does for a run's folder): by
+    ``evaluate_folders``' keyword arguments, unless its caller gave them otherwise. The command passes its
+    flags (``cli._evaluate``): the errors named those alone before the ninetieth session, which a caller
+    from Python never typed."""
+
+    output_dir: str = "output_dir"
+    num_classes: str = "num_classes"
+    dataset_json: str = "dataset_json"
+    merge_foreground: str = "merge_foreground=True"  # a switch: the flag's counterpart is the value that sets it
+    tolerance_mm: str = "tolerance_mm"
+
+
 def case_id(path: str | Path) -> str | None:
     """The case id of a NIfTI file: its name without ``.nii.gz``/``.nii``; None for other files."""
     return None if Path(path).name.startswith(".") else nifti_stem(path)
@@ -412,8 +427,9 @@ def read_label_map(path: Path) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def class_names_from_json(path: str | Path) -> dict[int, str]:
-    """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json."""
+def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> dict[int, str]:
+    """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json
+    (``setting``: the file's name in the errors)."""
     path = Path(path)
     try:
         document = parse_json(path.read_text(encoding="utf-8-sig"), path)
@@ -424,7 +440,7 @@ def class_names_from_json(path: str | Path) -> dict[int, str]:
             return dict(sorted((int(v), str(k)) for k, v in raw.items()))  # nnU-Net v2: name -> value
         return dict(sorted((int(k), str(v)) for k, v in raw.items()))  # MSD: "value" -> name
     except FileNotFoundError as err:
-        raise DataError(f"{path}: --labels file not found; give the dataset.json that names the classes") from err
+        raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes") from err
     except DataError:  # a key given twice: its own message
         raise
     except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
@@ -505,7 +521,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                      tolerance_mm: float | Sequence[float] | Mapping[int, float] = DEFAULT_TOLERANCE_MM,
                      output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM,
                      regions: Regions | None = None, ignore_value: int | None = None,
-                     merge_foreground: bool | None = None, class_names: Mapping[int, str] | None = None) -> dict:
+                     merge_foreground: bool | None = None, class_names: Mapping[int, str] | None = None,
+                     setting_names: SettingNames = SettingNames()) -> dict:
     """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
 
     The classes scored are, in this order of preference: those named in ``dataset_json`` (except
@@ -532,6 +549,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             and 1: a 2 is refused).
         class_names: names of the ``num_classes`` classes by index (``Segmentation.evaluate``: the model's,
             as training logged them); ``class_<c>`` otherwise.
+        setting_names: how the errors name the settings above: by these keyword arguments unless given
+            (``accelerated-seg evaluate`` gives its flags).
 
     Returns:
         The summary written to ``summary.json``.
@@ -549,7 +568,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     dataset_json = Path(dataset_json).expanduser() if dataset_json is not None else None
     output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
-    check_output_folder(output_dir)
+    check_output_folder(output_dir, setting_names.output_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
         check_same_grid(read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False),
@@ -566,18 +585,20 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     if merge_foreground is None:
         merge_foreground = dataset_json is not None and binarized_from_json(dataset_json)
     if merge_foreground and num_classes not in (None, 2):
-        raise ValueError(f"merging the references' foreground into class 1 leaves two classes, not --num-classes "
-                         f"{num_classes}: drop one of the two")
+        raise ValueError(f"merging the references' foreground into class 1 leaves two classes, not "
+                         f"{setting_names.num_classes} {num_classes}: drop one of the two")
     if merge_foreground and regions is not None:
         raise ValueError(f"{dataset_json or 'regions'} declares regions, each scored over its own values: merging "
-                         f"every foreground value into one class leaves none of them; drop --merge-foreground")
+                         f"every foreground value into one class leaves none of them; drop "
+                         f"{setting_names.merge_foreground}")
     if regions is not None and num_classes is not None:
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
-                         f"--num-classes")
+                         f"{setting_names.num_classes}")
     names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
-             else _class_names(pairs, num_classes, dataset_json, class_names or {}, merge_foreground))
+             else _class_names(pairs, num_classes, dataset_json, class_names or {}, merge_foreground, setting_names))
     classes = list(names)
-    tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class")
+    tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class",
+                           setting_names.tolerance_mm)
     # the label values a file may hold: a region's values (and the classes of the dataset a model's regions
     # were drawn from: one region, {lesion: [2]}, leaves its references' 1 outside every region), or the
     # classes scored
@@ -591,9 +612,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own
             label = _merged_foreground(label, ignore_value)
             pred = _merged_foreground(pred, ignore_value) if merge_predictions else pred
-        _require_known_values(pred, pred_path, known)
+        _require_known_values(pred, pred_path, known, setting_names)
         _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
-                              reference=ignore_value is None and not merge_foreground)
+                              setting_names, reference=ignore_value is None and not merge_foreground)
         affine = nib.load(label_path).affine
         spacing = voxel_spacing(affine)
         if ignore_value is None and (shear := shear_degrees(affine)) > SHEAR_NOTED_DEGREES:
@@ -641,19 +662,19 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     return summary
 
 
-def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[int, str],
-                 merge_foreground: bool = False) -> dict[int, str]:
-    """The foreground classes to score -> their names."""
+def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[int, str], merge_foreground: bool,
+                 named: SettingNames) -> dict[int, str]:
+    """The foreground classes to score -> their names; ``named``: the settings' names in the errors."""
     if dataset_json is not None:
-        names = {c: n for c, n in class_names_from_json(dataset_json).items() if c != 0}
+        names = {c: n for c, n in class_names_from_json(dataset_json, named.dataset_json).items() if c != 0}
         if num_classes is not None and sorted(names) != list(range(1, num_classes)):
-            raise ValueError(f"--num-classes {num_classes} disagrees with the classes {sorted(names)} "
+            raise ValueError(f"{named.num_classes} {num_classes} disagrees with the classes {sorted(names)} "
                              f"(+ background) named in {dataset_json}; drop one of the two")
         if merge_foreground and sorted(names) != [1]:  # the others would score Dice 1 for being in no file
-            raise ValueError(f"{dataset_json} names the classes {sorted(names)}, but --merge-foreground scores every "
-                             f"foreground value as class 1: drop one of the two")
+            raise ValueError(f"{dataset_json} names the classes {sorted(names)}, but {named.merge_foreground} scores "
+                             f"every foreground value as class 1: drop one of the two")
     elif num_classes is not None:
-        names = {c: given.get(c, f"class_{c}") for c in foreground_classes(num_classes)}
+        names = {c: given.get(c, f"class_{c}") for c in foreground_classes(num_classes, named.num_classes)}
     else:  # the values present anywhere: a class only ever predicted must still count against the model
         predicted, referenced = set(), set()
         for _, pred_path, label_path in pairs:
@@ -662,15 +683,16 @@ def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[in
                 if negative := sorted(v for v in values if v < 0):  # scored as "class_-1" before the 72nd session
                     raise DataError(f"{path}: label value(s) {negative[:8]} below 0 are no class (the classes "
                                     f"are 0, 1, 2, ...); fix the file (a map of unannotated voxels marks them with "
-                                    f"a value above the classes, named \"ignore\" in the --labels dataset.json)")
+                                    f"a value above the classes, named \"ignore\" in a dataset.json given as "
+                                    f"{named.dataset_json})")
                 found.update(values)
         if merge_foreground:
             predicted, referenced = ({min(value, 1) for value in found} for found in (predicted, referenced))
-        _require_shared_classes(predicted - {0}, referenced - {0})
+        _require_shared_classes(predicted - {0}, referenced - {0}, named)
         names = {c: f"class_{c}" for c in sorted((predicted | referenced) - {0})}
     if not names:
-        raise DataError("no foreground class to score: every label and prediction is all background; "
-                        "give --num-classes or --labels dataset.json")
+        raise DataError(f"no foreground class to score: every label and prediction is all background; give "
+                        f"{named.num_classes}, or {named.dataset_json} a dataset.json naming the classes")
     return names
 
 
@@ -683,7 +705,7 @@ def _merged_foreground(array: np.ndarray, ignore_value: int | None) -> np.ndarra
     return np.where(foreground, 1, array)
 
 
-def _require_shared_classes(predicted: set[int], referenced: set[int]) -> None:
+def _require_shared_classes(predicted: set[int], referenced: set[int], named: SettingNames) -> None:
     """Raise where the classes are taken from the files and the predictions' foreground values share
     none with the references': every Dice is then 0, whatever the predictions' overlap. A binary mask
     saved as 0 and 255 against predictions of 0 and 1 was scored so, as two classes, without a word
@@ -701,37 +723,38 @@ def _require_shared_classes(predicted: set[int], referenced: set[int]) -> None:
         merge = "if the model segments the references' structures as one foreground"
     else:
         merge = ""
-    way = (f"; {merge}, --merge-foreground scores every non-zero value of the predictions and the references as "
-           f"class 1" if merge else "")
+    way = (f"; {merge}, {named.merge_foreground} scores every non-zero value of the predictions and the references "
+           f"as class 1" if merge else "")
     raise DataError(f"the predictions hold the values {sorted(predicted)[:8]} and the references "
                     f"{sorted(referenced)[:8]} (besides background): no class in common, so every Dice would be 0"
-                    f"{way}; to score each value as a class all the same, give --labels a dataset.json naming them "
-                    f"(or --num-classes above the largest)")
+                    f"{way}; to score each value as a class all the same, give {named.dataset_json} a dataset.json "
+                    f"naming them (or {named.num_classes} above the largest)")
 
 
-def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], reference: bool = False) -> None:
+def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], named: SettingNames,
+                          reference: bool = False) -> None:
     """Raise for a value outside the classes scored; in a reference without an ignore label, one such
     value may be its mark for unannotated voxels (255, -1), which only a dataset.json can declare, or,
     where it is the reference's only foreground value, the foreground of a mask saved as 0 and 255."""
     values = set(np.unique(array).tolist())
     unknown = sorted(values - {0, *classes})
     if unknown:
-        ignore = (f"; if {unknown[0]} marks unannotated voxels, give --labels a dataset.json that names it the "
-                  f"\"ignore\" label" if reference and len(unknown) == 1 else "")
-        mask = (f"; if the reference is a mask saved as 0 and {unknown[0]}, --merge-foreground scores every "
+        ignore = (f"; if {unknown[0]} marks unannotated voxels, give {named.dataset_json} a dataset.json that names "
+                  f"it the \"ignore\" label" if reference and len(unknown) == 1 else "")
+        mask = (f"; if the reference is a mask saved as 0 and {unknown[0]}, {named.merge_foreground} scores every "
                 f"non-zero value as class 1" if reference and values - {0} == {unknown[0]} else "")
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
-                        f"{[0, *classes]}; check --num-classes / --labels, or the file{ignore}{mask}")
+                        f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file{ignore}{mask}")
 
 
-def check_output_folder(output_dir: Path, setting: str = "--output") -> None:
+def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
     """Refuse, before any case is scored, a folder where evaluate cannot write or would replace what it
     did not write: ``metrics.csv`` and ``summary.json`` are replaced only when an earlier evaluation
     wrote them. ``--output`` pointing at a training run's folder wrote the evaluation's summary over the
     run's own ``summary.json`` before the thirtieth session (``Segmentation.evaluate`` deleted it).
 
-    ``setting`` names the folder as the caller gave it: the command line's ``--output``, or
-    ``Segmentation.evaluate``'s ``output_dir``, whose user never typed the flag.
+    ``setting`` names the folder as the caller gave it: ``evaluate_folders``' ``output_dir`` (the default), the
+    command line's ``--output``, or ``Segmentation.evaluate``'s ``output_dir``, whose user never typed the flag.
 
     Raises:
         DataError: naming the folder or file and what to do.

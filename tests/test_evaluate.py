@@ -326,7 +326,7 @@ def test_missing_predictions_and_unknown_label_values_are_errors(folders):
     save(pred_dir / "b.nii.gz", np.full(SHAPE, 3, np.uint8))
     with pytest.raises(DataError, match=r"b\.nii\.gz: label value\(s\) \[3\] are not among the classes"):
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset)
-    with pytest.raises(ValueError, match="--num-classes 4 disagrees"):
+    with pytest.raises(ValueError, match="num_classes 4 disagrees"):
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset, num_classes=4)
     (pred_dir / "c.nii.gz").unlink()
     with pytest.raises(DataError, match=r"1 label\(s\) .* have no prediction .*c\.nii\.gz"):
@@ -339,7 +339,7 @@ def test_a_reference_with_one_unknown_value_is_told_how_to_declare_it_unannotate
     label[:5] = 255  # a common mark of unannotated voxels
     save(label_dir / "b.nii.gz", label)
     with pytest.raises(DataError, match=r"b\.nii\.gz: label value\(s\) \[255\] are not among the classes scored "
-                                        r"\[0, 1, 2\]; .*; if 255 marks unannotated voxels, give --labels a "
+                                        r"\[0, 1, 2\]; .*; if 255 marks unannotated voxels, give dataset_json a "
                                         r"dataset\.json that names it the \"ignore\" label"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
@@ -355,11 +355,11 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     pred_dir, label_dir = tmp_path / "pred", tmp_path / "labels"
     with pytest.raises(DataError, match=r"the predictions hold the values \[1\] and the references \[255\] \(besides "
                                         r"background\): no class in common, so every Dice would be 0; if the "
-                                        r"references are masks saved as 0 and 255, --merge-foreground scores"):
+                                        r"references are masks saved as 0 and 255, merge_foreground=True scores"):
         evaluate_folders(pred_dir, label_dir)
     with pytest.raises(DataError, match=r"a\.nii\.gz: label value\(s\) \[255\] are not among the classes scored "
                                         r"\[0, 1\]; .*; if the reference is a mask saved as 0 and 255, "
-                                        r"--merge-foreground scores every non-zero value as class 1"):
+                                        r"merge_foreground=True scores every non-zero value as class 1"):
         evaluate_folders(pred_dir, label_dir, num_classes=2)
     summary = evaluate_folders(pred_dir, label_dir, merge_foreground=True)
     assert summary["classes"] == {"1": "class_1"} and summary["merged_foreground"] is True
@@ -368,7 +368,7 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
                  str(tmp_path / "cli")]) == 0
     said = capsys.readouterr().out
     assert "every non-zero value of the predictions and references scored as class 1: --merge-foreground" in said
-    with pytest.raises(ValueError, match="leaves two classes, not --num-classes 3"):
+    with pytest.raises(ValueError, match="leaves two classes, not num_classes 3"):
         evaluate_folders(pred_dir, label_dir, merge_foreground=True, num_classes=3)
     # a model that predicts another class than the references hold is scored as asked
     save(tmp_path / "other" / "a.nii.gz", 2 * sphere(centre))
@@ -377,7 +377,7 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
     # references of several structures against a binary model's 1: the refusal names the merge too (a review)
     save(tmp_path / "aseg" / "a.nii.gz", 2 * sphere(centre) + 39 * sphere(centre + [0, 0, 30.0], radius_mm=8.0))
     with pytest.raises(DataError, match=r"references \[2, 39\] .*; if the model segments the references' structures "
-                                        r"as one foreground, --merge-foreground scores"):
+                                        r"as one foreground, merge_foreground=True scores"):
         evaluate_folders(pred_dir, tmp_path / "aseg", output_dir=tmp_path / "aseg_out")
     # a declared ignore label's voxels stay out of the merge (they were merged into the foreground: a review)
     reference = sphere(centre).astype(np.uint8)
@@ -391,13 +391,14 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
                               output_dir=tmp_path / "sparse_out")
     assert scored["per_class"]["1"]["dice"]["mean"] == 1.0
     dataset.write_text(json.dumps({"labels": {"0": "background", "1": "a", "2": "b"}}))
-    with pytest.raises(ValueError, match=r"names the classes \[1, 2\], but --merge-foreground scores every foreground"):
+    with pytest.raises(ValueError, match=r"names the classes \[1, 2\], but merge_foreground=True scores every "
+                                         r"foreground"):
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset, merge_foreground=True)
     from accelerated_seg.regions import Regions
 
     with pytest.raises(ValueError, match=r"regions declares regions, each scored over its own values: merging "
                                          r"every foreground value into one class leaves none of them; drop "
-                                         r"--merge-foreground"):
+                                         r"merge_foreground=True"):
         evaluate_folders(pred_dir, label_dir, merge_foreground=True,
                          regions=Regions(("whole", "core"), ((1, 2), (2,)), (1, 2)))
 
@@ -642,10 +643,66 @@ def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case_is_s
     scored = []
     monkeypatch.setattr(evaluate, "read_label_map", lambda path: scored.append(path) or 1 / 0)
     for output in (None, pred_dir / "evaluation" / "run_2"):
-        with pytest.raises(DataError, match=rf"^--output {pred_dir / 'evaluation'}\S*: no file can be made in "
+        with pytest.raises(DataError, match=rf"^output_dir {pred_dir / 'evaluation'}\S*: no file can be made in "
                                             rf"{pred_dir} \(Read-only file system\); give a folder you can write to"):
             evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=output)
     assert scored == [] and not (pred_dir / "evaluation").exists()
+
+
+def test_evaluate_folders_errors_name_its_keyword_arguments_and_the_commands_errors_its_flags(folders, tmp_path,
+                                                                                               capsys):
+    """evaluate_folders called from Python named the command line's flags in its errors ("--output <folder> is a
+    file", "--num-classes 4 disagrees", "give --labels a dataset.json ...", "drop --merge-foreground"), settings
+    its caller never typed: they name its keyword arguments, and the command's its flags (ninetieth session)."""
+    pred_dir, label_dir, dataset = folders
+    (pred_dir / "taken").write_text("a file, not a folder")
+    missing = tmp_path / "missing.json"
+    reference = nib.load(label_dir / "a.nii.gz").get_fdata()
+    save(tmp_path / "masks" / "a.nii.gz", np.where(reference > 0, 255, 0).astype(np.uint8))  # scored first
+    for case in "bc":
+        shutil.copy(label_dir / f"{case}.nii.gz", tmp_path / "masks" / f"{case}.nii.gz")
+    save(tmp_path / "mask" / "a.nii.gz", np.where(reference > 0, 255, 0).astype(np.uint8))
+    save(tmp_path / "multi" / "a.nii.gz", reference.astype(np.uint8))  # values 1 and 2: none shared with [255]
+    refusals = [  # (folders, keyword arguments, the command's flags, the error from Python, the command's error)
+        ((pred_dir, label_dir), {"output_dir": pred_dir / "taken"}, ["--output", str(pred_dir / "taken")],
+         f"output_dir {pred_dir / 'taken'} is a file, not a folder", f"--output {pred_dir / 'taken'} is a file"),
+        ((pred_dir, label_dir), {"dataset_json": dataset, "num_classes": 4},
+         ["--labels", str(dataset), "--num-classes", "4"], "num_classes 4 disagrees with the classes [1, 2]",
+         "--num-classes 4 disagrees with the classes [1, 2]"),
+        ((pred_dir, label_dir), {"num_classes": 1}, ["--num-classes", "1"],
+         "num_classes must count background", "--num-classes must count background"),
+        ((pred_dir, label_dir), {"dataset_json": dataset, "tolerance_mm": [1, 2, 3]},
+         ["--labels", str(dataset), "--tolerance", "1", "2", "3"], "tolerance_mm gives 3 value(s) for 2 class(es)",
+         "--tolerance gives 3 value(s) for 2 class(es)"),
+        ((pred_dir, label_dir), {"dataset_json": dataset, "merge_foreground": True},
+         ["--labels", str(dataset), "--merge-foreground"], "but merge_foreground=True scores every foreground value",
+         "but --merge-foreground scores every foreground value"),
+        ((pred_dir, label_dir), {"dataset_json": missing}, ["--labels", str(missing)],
+         f"{missing}: dataset_json file not found", f"{missing}: --labels file not found"),
+        ((pred_dir, label_dir), {"merge_foreground": True, "num_classes": 3},
+         ["--merge-foreground", "--num-classes", "3"],
+         "leaves two classes, not num_classes 3: drop one", "leaves two classes, not --num-classes 3: drop one"),
+        ((pred_dir, tmp_path / "masks"), {"num_classes": 3}, ["--num-classes", "3"],
+         "check num_classes / dataset_json, or the file; if 255 marks unannotated voxels, give dataset_json a "
+         "dataset.json that names it the \"ignore\" label; if the reference is a mask saved as 0 and 255, "
+         "merge_foreground=True scores every non-zero value as class 1",
+         "check --num-classes / --labels, or the file; if 255 marks unannotated voxels, give --labels a dataset.json "
+         "that names it the \"ignore\" label; if the reference is a mask saved as 0 and 255, --merge-foreground "
+         "scores every non-zero value as class 1"),
+        ((tmp_path / "multi", tmp_path / "mask"), {}, [],
+         "if the references are masks saved as 0 and 255, merge_foreground=True scores every non-zero value of the "
+         "predictions and the references as class 1; to score each value as a class all the same, give "
+         "dataset_json a dataset.json naming them (or num_classes above the largest)",
+         "if the references are masks saved as 0 and 255, --merge-foreground scores every non-zero value of the "
+         "predictions and the references as class 1; to score each value as a class all the same, give --labels "
+         "a dataset.json naming them (or --num-classes above the largest)")]
+    for (predictions, labels), keywords, flags, from_python, from_the_command in refusals:
+        with pytest.raises(ValueError) as refused:
+            evaluate_folders(predictions, labels, **keywords)
+        assert from_python in str(refused.value) and "--" not in str(refused.value), refused.value
+        assert main(["evaluate", str(predictions), str(labels), *flags]) == 2
+        assert from_the_command in capsys.readouterr().err
+    assert not (pred_dir / "evaluation").exists()
 
 
 def test_a_2d_label_map_is_refused_naming_its_file_before_any_case_is_scored(folders):

@@ -210,7 +210,7 @@ def test_a_region_based_run_trains_validates_exports_predicts_and_evaluates_per_
     again = evaluate_folders(predictions, labels, dataset_json=out / "model" / "config.json",
                              output_dir=tmp_path / "evaluation")
     assert again["per_class"]["2"]["dice"]["n"] == len(cases)
-    with pytest.raises(ValueError, match="declares regions.*drop --num-classes"):
+    with pytest.raises(ValueError, match="declares regions.*drop num_classes"):
         evaluate_folders(predictions, labels, num_classes=3, dataset_json=out / "model" / "config.json",
                          output_dir=tmp_path / "evaluation")
 
@@ -291,7 +291,7 @@ def test_the_estimator_trains_regions_from_files_and_evaluates_them(tiny_dataset
     again = evaluate_folders(folder / "predictions", folder / "labels", regions=Regions(
         ("findings", "lesion"), ((1, 2), (2,)), (1, 2)), output_dir=tmp_path / "again")
     assert again["per_class"] == summary["per_class"]
-    with pytest.raises(ValueError, match=r"--tolerance gives 3 value\(s\) for 2 region\(s\) \[1, 2\]; give one value "
+    with pytest.raises(ValueError, match=r"tolerance_mm gives 3 value\(s\) for 2 region\(s\) \[1, 2\]; give one value "
                                          r"for all, or one per region"):  # said "class(es)" before
         evaluate_folders(folder / "predictions", folder / "labels", regions=Regions(
             ("findings", "lesion"), ((1, 2), (2,)), (1, 2)), tolerance_mm=[1, 2, 3], output_dir=tmp_path / "again")
