@@ -595,7 +595,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         raise ValueError(f"{dataset_json or 'regions'} declares regions, which are scored instead of classes: drop "
                          f"{setting_names.num_classes}")
     names = ({k + 1: name for k, name in enumerate(regions.names)} if regions is not None
-             else _class_names(pairs, num_classes, dataset_json, class_names or {}, merge_foreground, setting_names))
+             else _class_names(pairs, num_classes, dataset_json, class_names or {}, merge_foreground, setting_names,
+                               ignore_value))
     classes = list(names)
     tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class",
                            setting_names.tolerance_mm)
@@ -663,8 +664,9 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
 
 
 def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[int, str], merge_foreground: bool,
-                 named: SettingNames) -> dict[int, str]:
-    """The foreground classes to score -> their names; ``named``: the settings' names in the errors."""
+                 named: SettingNames, ignore_value: int | None = None) -> dict[int, str]:
+    """The foreground classes to score -> their names; ``named``: the settings' names in the errors; the value of
+    unannotated voxels (``ignore_value``) is no class."""
     if dataset_json is not None:
         names = {c: n for c, n in class_names_from_json(dataset_json, named.dataset_json).items() if c != 0}
         if num_classes is not None and sorted(names) != list(range(1, num_classes)):
@@ -679,7 +681,9 @@ def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[in
         predicted, referenced = set(), set()
         for _, pred_path, label_path in pairs:
             for path, found in ((pred_path, predicted), (label_path, referenced)):
-                values = {int(v) for v in np.unique(read_label_map(path))}
+                # the ignore value is no class: it was scored as one ("class_3", Dice 1 wherever the reference
+                # held it), and a prediction holding it passed as that class's
+                values = {int(v) for v in np.unique(read_label_map(path))} - {ignore_value}
                 if negative := sorted(v for v in values if v < 0):  # scored as "class_-1" before the 72nd session
                     raise DataError(f"{path}: label value(s) {negative[:8]} below 0 are no class (the classes "
                                     f"are 0, 1, 2, ...); fix the file (a map of unannotated voxels marks them with "

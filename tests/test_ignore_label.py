@@ -88,6 +88,27 @@ def test_evaluate_refuses_a_prediction_that_holds_the_ignore_value(tmp_path):
         evaluate_folders(tmp_path / "pred", tmp_path / "label", num_classes=2, ignore_value=9)
 
 
+def test_evaluate_scores_no_class_of_the_ignore_value_where_the_classes_come_from_the_files(tmp_path):
+    """evaluate_folders(..., ignore_value=9) without num_classes or dataset_json took the classes from the files,
+    the ignore value among them: "class_9" was scored, Dice 1 wherever a reference held it, lifting the mean, and a
+    prediction holding 9 passed as that class's (ninetieth session, found reading the merge's refusal rule)."""
+    label = np.zeros((4, 4, 4), np.uint8)
+    label[0], label[2] = 9, 1  # a slice unannotated, one of class 1
+    prediction = (label == 1).astype(np.uint8)
+    prediction[3, 0, 0] = 1  # one voxel too many: Dice 32 / 33
+    for folder, array in (("pred", prediction), ("label", label)):
+        (tmp_path / folder).mkdir()
+        nib.save(nib.Nifti1Image(array, np.eye(4)), tmp_path / folder / "a.nii.gz")
+    summary = evaluate_folders(tmp_path / "pred", tmp_path / "label", ignore_value=9)
+    assert summary["classes"] == {"1": "class_1"}
+    assert summary["overall"]["dice"]["mean"] == pytest.approx(2 * 16 / 33)
+    prediction[0] = 9
+    nib.save(nib.Nifti1Image(prediction, np.eye(4)), tmp_path / "pred" / "a.nii.gz")
+    with pytest.raises(DataError, match=r"pred/a.nii.gz: label value\(s\) \[9\] are not among the classes scored "
+                                        r"\[0, 1\]"):
+        evaluate_folders(tmp_path / "pred", tmp_path / "label", ignore_value=9)
+
+
 def test_the_manifest_maps_the_ignore_value_one_past_the_classes_and_the_checks_accept_it(sparse_dataset):
     manifest = load_msd(sparse_dataset)
     assert manifest.labels == {0: "background", 1: "ventricles", 2: "lesion"} and manifest.num_outputs == 3
