@@ -498,7 +498,7 @@ def _train(args, overrides) -> int:
         overrides = [*overrides, f"--train.resume={args.resume}"]
     with exit_on_user_error():
         cfg = load_config(args.config, overrides)
-        check_before_the_imports(cfg)  # an init_from or resume typo, a resume it cannot continue, an earlier run
+        check_before_the_imports(cfg, args.config)  # missing data, an init_from or resume typo, an earlier run
         with importing_without_collection():  # collector.py says why
             from .train import train  # after the settings are read (exit_on_user_error says why)
 
@@ -569,7 +569,7 @@ def _check(args, _) -> int:
     from .data.checks import check_as_configured
     from .data.class_presence import stored_class_presence_warnings
     from .data.errors import DataError
-    from .data.manifest import dataset_source, load_manifest, with_regions
+    from .data.manifest import dataset_source, load_manifest, refuse_a_missing_dataset, with_regions
     from .data.patch_fit import resampled_patch_padding_warning
     from .data.preprocess_settings import resolved_normalization
     from .data.spacing import target_spacing
@@ -626,6 +626,8 @@ def _check(args, _) -> int:
     # training refuses where it cannot work (check passed them all until the seventy-first session).
     data = dataclasses.replace(data, binarize=args.binarize or data.binarize, max_voxels=max_voxels)
     try:
+        if args.dataset is None:  # the experiment's: what its comments say of a dataset not here
+            refuse_a_missing_dataset(data, args.config)
         loaded = load_manifest(data, cfg.train.output_dir, source=dataset)
         if args.config is not None:  # before the files are read, as training checks it before preprocessing them
             network_refused = _network_refused(dataclasses.replace(cfg, data=data), with_regions(data, loaded))

@@ -118,7 +118,7 @@ def refuse_a_live_run(out: Path, names: Names = Names()) -> None:
         raise ConfigError(in_use(out, holder, names.elsewhere))
 
 
-def check_before_the_imports(cfg) -> None:
+def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None:
     """What of a run's settings the file system alone can refuse, for ``accelerated-seg train`` and
     examples/train.py to check before torch and MONAI are imported (8-14 s per rank on 2 cores):
     train.init_from (model_folders.check_init_from); train.resume, a checkpoint that is missing, mistyped
@@ -126,8 +126,11 @@ def check_before_the_imports(cfg) -> None:
     (resume_settings.check_resume_settings) or that is beyond train.max_steps; and for a new run a
     train.output_dir that holds an earlier run (the quick start's demo run a second time: 13.7 s in,
     before) or another program's files. train() checks all of it again, and what the run reads among
-    what it would delete, before it deletes anything; nothing here deletes or writes.
+    what it would delete, before it deletes anything; nothing here deletes or writes. Then a
+    data.dataset that is not there, with what ``config_file``'s comments say of it (refuse_a_missing_dataset).
     """
+    from .data.manifest import refuse_a_missing_dataset
+
     train = cfg.train
     check_init_from(train)
     refuse_a_live_run(Path(train.output_dir))
@@ -135,6 +138,7 @@ def check_before_the_imports(cfg) -> None:
     if resume_from is not None:
         check_resume_settings(resume_from, dump_config(cfg))
         check_resume_length(resume_from, train.max_steps)
+    refuse_a_missing_dataset(cfg.data, config_file)
 
 
 def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Path] = (), names: Names = Names(),

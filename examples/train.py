@@ -26,7 +26,7 @@ def main():
     if args.resume:
         overrides.append(f"--train.resume={args.resume}")
     cfg = load_config(args.config, overrides)
-    check_before_the_imports(cfg)  # an init_from or resume typo, a resume it cannot continue, an earlier run
+    check_before_the_imports(cfg, args.config)  # missing data, an init_from or resume typo, an earlier run
     # Imported once the settings are read: the training stack (torch, MONAI, accelerate) takes each
     # rank 5-9 s to import on 2 cores, which a mistyped setting need not wait for; and without the
     # garbage collector walking it meanwhile and in every collection after (accelerated_seg/collector.py).

@@ -201,3 +201,20 @@ def test_the_kits19_experiment_reads_a_kits19_folder_through_its_own_csv_recipe(
     assert (settings.spacing, settings.normalization, settings.ct_window) == ((1.2, 1.2, 1.6), "ct", (-79.0, 304.0))
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_classes, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, cfg.train.batch_size)
+
+
+@pytest.mark.parametrize("command, status", [("check", 1), ("train", 2)])
+def test_the_kits19_experiment_without_its_data_says_in_one_line_what_to_get_and_where(tmp_path, command, status):
+    """Without KiTS19 on the machine, check and train said "data/kits19/cases.csv: CSV not found; check the
+    data path", nothing of the data it wants, which the config's header describes (an audit of the
+    shipped configs); train said it after 5-9 s of imports and its strategy lines."""
+    experiment = EXAMPLES.parent / "configs" / "kits19_mlperf.yaml"
+    output = [f"--train.output_dir={tmp_path / 'run'}"] if command == "train" else []
+    done = run_bounded([sys.executable, "-m", "accelerated_seg", command, "--config", str(experiment), *output],
+                       cwd=tmp_path, timeout=120)
+    assert done.returncode == status, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: {tmp_path / 'data' / 'kits19' / 'cases.csv'}: CSV not found"), line
+    assert f"(data.dataset, read from the working folder {tmp_path})" in line, line
+    assert "github.com/neheller/kits19" in line and line.endswith("> cases.csv"), line
+    assert "strategy:" not in done.stdout and not (tmp_path / "run").exists()

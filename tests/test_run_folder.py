@@ -742,7 +742,9 @@ def test_a_resume_that_would_rewrite_the_demos_phantoms_or_go_back_is_refused_be
     assert phantoms.read_text() == '{"as written": "by the checkpoint\'s run"}'
     check_before_the_imports(load_config(None, resumed))  # as written: resumed
     # A dataset of its own: data.synthetic means nothing to it
-    check_before_the_imports(load_config(None, [*resumed, "--data.synthetic.seed=1", "--data.dataset=my.csv"]))
+    (tmp_path / "my.csv").write_text("image,label\n")  # there: a dataset not there is refused (test_examples.py)
+    check_before_the_imports(load_config(None, [*resumed, "--data.synthetic.seed=1",
+                                                f"--data.dataset={tmp_path / 'my.csv'}"]))
     shorter = load_config(None, [*settings, "--train.resume=latest", "--train.max_steps=2"])
     for check in (check_before_the_imports, train):
         with pytest.raises(ConfigError, match=rf"{checkpoint} is at step 3, beyond the 2 optimizer steps this run "):

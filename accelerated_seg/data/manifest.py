@@ -95,6 +95,51 @@ def dataset_source(data, output_dir: str | Path) -> Path:
     return Path(data.dataset)
 
 
+def refuse_a_missing_dataset(data, config_file: str | Path | None = None) -> None:
+    """Raise the reader's own "not found" for a ``data.dataset`` (a DataConfig's) that is not there, with
+    where a relative path is read from and what the experiment's comments say of its folder. Before,
+    ``configs/kits19_mlperf.yaml`` without KiTS19 here said "data/kits19/cases.csv: CSV not found; check
+    the data path", and nothing of the download and the CSV recipe that its header gives (an audit of
+    the shipped configs). Reads no file but the config; imports neither torch nor MONAI.
+    """
+    if data.dataset == "synthetic" or Path(data.dataset).expanduser().exists():
+        return
+    try:
+        load_cases(data.dataset)
+    except DataError as error:
+        found = str(error)
+    else:  # there after all (written meanwhile): the run reads it
+        return
+    where = "" if Path(data.dataset).expanduser().is_absolute() or "working folder" in found else (
+        f", read from the working folder {Path.cwd()}")
+    raise DataError(f"{found} (data.dataset{where}){_what_the_config_says_of(config_file, data.dataset)}")
+
+
+def _what_the_config_says_of(config_file: str | Path | None, dataset: str) -> str:
+    """The comment paragraphs of ``config_file`` that name the dataset's path or folder, as one line."""
+    if config_file is None:
+        return ""
+    try:
+        lines = Path(config_file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    folder = Path(dataset).parent.as_posix()
+    names = [dataset, *([folder] if "/" in folder else [])]  # "data" alone would match any comment's "data"
+    paragraphs, start = [], None
+    for number, line in enumerate([*lines, ""], 1):
+        if line.lstrip().startswith("#") and line.strip().lstrip("#").strip():
+            start = number if start is None else start
+        elif start is not None:
+            paragraphs.append(range(start, number))
+            start = None
+    said = [lines_of for lines_of in paragraphs if any(name in lines[i - 1] for i in lines_of for name in names)]
+    if not said:
+        return ""
+    text = " ".join(lines[i - 1].strip().lstrip("#").strip() for lines_of in said for i in lines_of)
+    where = ", ".join(f"line {r[0]}" if len(r) == 1 else f"lines {r[0]}-{r[-1]}" for r in said)
+    return f"; {config_file} says what to get ({where}): {text}"
+
+
 def load_cases(
     source: PathLike | Sequence[Any],
     *,
