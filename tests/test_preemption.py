@@ -503,6 +503,20 @@ def test_the_sbatch_script_refuses_a_job_that_says_nothing_of_its_gpus(tmp_path)
     assert "cannot tell how many GPUs each node has" in done.stderr and "GPUS_PER_NODE=N sbatch" in done.stderr
 
 
+@pytest.mark.parametrize("gpus", [{}, {"GPUS_PER_NODE": "1"}])
+def test_the_sbatch_script_outside_a_slurm_job_says_to_submit_it(tmp_path, gpus):
+    """`bash examples/slurm/train.sbatch configs/demo.yaml` on a machine without SLURM was told to ask for
+    GPUs with #SBATCH --gpus-per-node, and with GPUS_PER_NODE set, as that line offers, it went on to
+    "SLURM_JOB_NODELIST: unbound variable" and "srun: command not found" (exit 127; an audit of the examples)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SLURM_") and key != "GPUS_PER_NODE"}
+    done = subprocess.run(["bash", str(ROOT / "examples" / "slurm" / "train.sbatch"), "exp.yaml"], cwd=tmp_path,
+                          env={**env, **gpus}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "not inside a SLURM job" in line and "sbatch examples/slurm/train.sbatch" in line, line
+    assert "accelerate launch" in line and not list(tmp_path.iterdir()), line
+
+
 def test_a_resume_with_other_accumulation_takes_whole_windows_from_its_first_step(tiny_config, tmp_path, monkeypatch):
     """Batch 2 for three steps, then resumed as batch 1 over two micro-batches: the same global batch,
     so the resumed steps train as a run at batch 2 throughout does (as accumulation equals the larger
