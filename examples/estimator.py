@@ -25,12 +25,14 @@ from accelerated_seg.data.synthetic import write_synthetic_dataset
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default="output/estimator_demo")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="output/estimator_demo",
+                        help="phantoms, cache, run, prediction, evaluation and saved model go here")
     parser.add_argument("--overwrite", action="store_true", help="replace the run of an earlier invocation")
     parser.add_argument("--steps", type=int, default=300, help="optimizer steps")
-    parser.add_argument("--patch", type=int, default=64)
-    parser.add_argument("--multi-gpu", action="store_true")
+    parser.add_argument("--patch", type=int, default=64, help="training patch edge in voxels (block_shape)")
+    parser.add_argument("--multi-gpu", action="store_true",
+                        help="in a plain session, train on every visible GPU (with fewer than 2: in this process)")
     args = parser.parse_args(argv)
     out = Path(args.out)
 

@@ -28,11 +28,11 @@ from accelerated_seg.train import fit
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default="output/fit_your_own")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="output/fit_your_own", help="phantoms (data/) and the run (run/) go here")
     parser.add_argument("--overwrite", action="store_true", help="replace the run of an earlier invocation")
-    parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--patch", type=int, default=64)
+    parser.add_argument("--epochs", type=int, default=20, help="passes over the 8 phantoms (fit's max_epochs)")
+    parser.add_argument("--patch", type=int, default=64, help="training patch edge in voxels")
     parser.add_argument("--resume", help="'latest' to continue from the newest checkpoint")
     args = parser.parse_args(argv)
     out = Path(args.out)

@@ -37,11 +37,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=str(ROOT / "configs" / "demo.yaml"), help="the experiment of every fold")
     parser.add_argument("--out", default="output/kfold",
                         help="phantoms, their preprocessing cache, one run folder per fold, predictions")
-    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--folds", type=int, default=5, help="folds (data.num_folds), trained one after another")
     parser.add_argument("--cases", type=int, default=20, help="phantoms to cross-validate on")
     parser.add_argument("--test-cases", type=int, default=4, help="phantoms no fold sees, for the ensemble")
     args, overrides = parser.parse_known_args(argv)

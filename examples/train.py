@@ -1,4 +1,4 @@
-"""Train a 3D segmentation model. The strategy comes from the accelerate config, never from this file:
+r"""Train a 3D segmentation model. The strategy comes from the accelerate config, never from this file:
 
     accelerate launch --config_file configs/accelerate/cpu.yaml examples/train.py --config configs/demo.yaml
     accelerate launch --config_file configs/accelerate/ddp.yaml examples/train.py --config configs/demo.yaml \
@@ -17,7 +17,7 @@ from accelerated_seg.run_folder import check_before_the_imports
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", type=path_argument, action=GivenOnce, help="experiment YAML (configs/*.yaml)")
     parser.add_argument("--resume", type=path_argument, action=GivenOnce,
                         help="'latest' or a checkpoint folder (same as --train.resume=...)")

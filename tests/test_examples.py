@@ -218,3 +218,30 @@ def test_the_kits19_experiment_without_its_data_says_in_one_line_what_to_get_and
     assert f"(data.dataset, read from the working folder {tmp_path})" in line, line
     assert "github.com/neheller/kits19" in line and line.endswith("> cases.csv"), line
     assert "strategy:" not in done.stdout and not (tmp_path / "run").exists()
+
+
+def test_every_examples_help_shows_its_usage_and_says_what_each_option_is_for():
+    """--help of examples/train.py ended "The strategy comes from the accelerate config, never from this
+    file:" with nothing after the colon, and neither it nor kfold_ensemble.py said that they take
+    --section.key=value overrides; estimator.py's --out, --patch and --multi-gpu, fit_your_own.py's
+    --out, --epochs and --patch and kfold_ensemble.py's --folds said nothing (an audit of the examples).
+    One process answers them all (tests/scripts_help.py says why)."""
+    scripts = [EXAMPLES / f"{name}.py" for name in ("train", "estimator", "fit_your_own", "kfold_ensemble")]
+    done = run_bounded([sys.executable, str(Path(__file__).with_name("scripts_help.py")), *map(str, scripts)],
+                       cwd=EXAMPLES.parent, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for script, answer in json.loads(done.stdout).items():
+        assert answer["exit"] == 0, answer["error"]
+        lines = answer["stdout"].splitlines()
+        assert "accelerate launch" in answer["stdout"] or "python examples/" in answer["stdout"], script
+        for i, line in enumerate(lines[:lines.index("options:")]):  # a colon followed by what it announces
+            if line.endswith(":"):
+                assert any(later.startswith("    ") for later in lines[i + 1:lines.index("options:")]), line
+        # a docstring's "\" had joined two lines of a command into one with a run of spaces
+        assert "         --" not in "\n".join(lines[:lines.index("options:")]), script
+        options = lines[next(i for i, line in enumerate(lines) if line.startswith("options:")) + 1:]
+        for i, line in enumerate(options):  # "  --out OUT" alone, the next line another option: no help
+            if line.startswith("  -") and "  " not in line.strip():
+                assert i + 1 < len(options) and options[i + 1].startswith(" " * 8), f"{script}: {line}"
+    for name in ("train", "kfold_ensemble"):
+        assert "--section.key=value" in json.loads(done.stdout)[str(EXAMPLES / f"{name}.py")]["stdout"], name
