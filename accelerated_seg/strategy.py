@@ -128,6 +128,15 @@ def launch_error(accelerator) -> str | None:
     return None
 
 
+def refuse_an_unjoined_launch(state) -> None:
+    """Raise ConfigError with :func:`launch_error`'s message for a PartialState (or Accelerator) that did
+    not join the launch's processes: a script that writes files before training (the examples write
+    their phantoms) saw its lone "main processes" write the same files, and one died of the other's
+    with a traceback (FileNotFoundError) before training could say which launch works."""
+    if error := launch_error(state):
+        raise ConfigError(error)
+
+
 def construction_error() -> str | None:
     """A message when accelerate cannot even build the Accelerator this launch asks for, else None.
 

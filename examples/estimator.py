@@ -22,6 +22,7 @@ from accelerated_seg import Dataset, Segmentation
 from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.strategy import refuse_an_unjoined_launch
 
 
 def main(argv=None):
@@ -42,6 +43,8 @@ def main(argv=None):
     # notebook launcher starts the processes later. (PartialState reads ACCELERATE_USE_CPU only when
     # told: without it CPU DDP would not join.)
     state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU")) if "WORLD_SIZE" in os.environ else None
+    if state is not None:  # a GPU profile's processes on a machine without GPUs: each alone, each writing
+        refuse_an_unjoined_launch(state)
     writes = state is None or state.is_main_process
 
     # Any list of (image, label) NIfTI pairs works; here the package writes its phantoms.

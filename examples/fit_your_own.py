@@ -24,6 +24,7 @@ from monai.transforms import (Compose, EnsureChannelFirstd, LoadImaged, Normaliz
 from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import fit
 
 
@@ -41,6 +42,7 @@ def main(argv=None):
     # overwrite files that another rank is already reading. (PartialState does not read the launch's
     # ACCELERATE_USE_CPU by itself, as Accelerator does: without it, CPU DDP would not join.)
     state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))
+    refuse_an_unjoined_launch(state)  # a GPU profile's processes without GPUs: each alone, each writing
     if state.is_main_process:
         write_synthetic_dataset(out / "data", num_cases=8, num_validation=0)
     state.wait_for_everyone()

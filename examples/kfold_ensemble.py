@@ -31,6 +31,7 @@ from accelerated_seg.files import write_text_atomically
 from accelerated_seg.inference import predict_cases
 from accelerated_seg.model_folders import complete_checkpoints
 from accelerated_seg.run_folder import TRAIN_RUN_MARKER
+from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import train
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +58,7 @@ def main(argv=None):
     # The main process writes the phantoms while the others wait (PartialState reads the launch; on
     # CPU processes ACCELERATE_USE_CPU must be passed on, as the Accelerator would read it).
     state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))
+    refuse_an_unjoined_launch(state)  # a GPU profile's processes without GPUs: each alone, each writing
     if state.is_main_process:
         # No validation list in the training set's dataset.json: a listed split would win over the folds.
         # Written once: rewritten files are new sources to the preprocessing cache, built again each run.

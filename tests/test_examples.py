@@ -245,3 +245,33 @@ def test_every_examples_help_shows_its_usage_and_says_what_each_option_is_for():
                 assert i + 1 < len(options) and options[i + 1].startswith(" " * 8), f"{script}: {line}"
     for name in ("train", "kfold_ensemble"):
         assert "--section.key=value" in json.loads(done.stdout)[str(EXAMPLES / f"{name}.py")]["stdout"], name
+
+
+
+@pytest.mark.distributed
+@pytest.mark.parametrize("example, tiny", [
+    ("estimator", ["--steps", "2", "--patch", "32"]), ("fit_your_own", ["--epochs", "1", "--patch", "32"]),
+    ("kfold_ensemble", ["--folds", "2", "--cases", "6", "--test-cases", "2", "--train.max_steps=2"])])
+def test_the_examples_under_a_gpu_launch_without_gpus_refuse_before_writing(tmp_path, example, tiny):
+    """`accelerate launch --config_file configs/accelerate/ddp.yaml examples/estimator.py` (as its
+    docstring offers; fit_your_own.py and kfold_ensemble.py likewise) on a machine without GPUs and
+    without ACCELERATE_USE_CPU gave 2 lone processes that both wrote the phantoms, and one died of the
+    other's (FileNotFoundError: .phantoms_being_written): a traceback, where examples/train.py says in
+    one line which launch works (an audit of the examples)."""
+    import torch
+
+    from test_distributed import ROOT, _free_port
+
+    if torch.cuda.is_available():
+        pytest.skip("with GPUs the launch joins its processes")
+    env = {key: value for key, value in os.environ.items() if key != "ACCELERATE_USE_CPU"}
+    env.update(OMP_NUM_THREADS="1", PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(ROOT / "configs" / "accelerate" / "ddp.yaml"), "--main_process_port", str(_free_port()),
+           str(EXAMPLES / f"{example}.py"), "--out", str(tmp_path / "out"), *tiny]
+    proc = run_bounded(cmd, env=env, timeout=300)
+    assert proc.returncode != 0 and "FileNotFoundError" not in proc.stderr, proc.stderr[-3000:]
+    refusal = "error: 2 processes were launched but accelerate joined 1"
+    assert refusal in proc.stderr and "ACCELERATE_USE_CPU=true" in proc.stderr, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr.split("ChildFailedError")[0].split(refusal)[0], proc.stderr[-3000:]
+    assert not (tmp_path / "out").exists()
