@@ -60,6 +60,7 @@ from .config import ConfigError, OptimConfig, check_network_name
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
 from .host_cpu import bf16_two_voxel_warning, emulated_bf16_warning
+from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
@@ -231,7 +232,7 @@ def _check_lever(lever: str, timing: TimingSettings) -> None:
 def _check_ddp_options(levers, timing: TimingSettings) -> None:
     """A DDP option needs DDP: in one process neither loop is wrapped in it, and such a lever measured the
     defaults again under its name while the JSON's ddp_options said the option was in effect."""
-    if int(os.environ.get("WORLD_SIZE", "1")) > 1:  # several processes: the plain loop is DDP (ours too, or sharded)
+    if launched_processes() > 1:  # several processes: the plain loop is DDP (ours too, or sharded)
         return
     given = [f"--lever {lever}" for lever in levers if {"ddp_static_graph", "ddp_bucket_view"} & set(lever.split("+"))]
     if timing.ddp_bucket_mb is not None:

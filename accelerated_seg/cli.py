@@ -871,7 +871,6 @@ def _predict(args, _) -> int:
         return 2
     with importing_without_collection():  # collector.py says why
         from .inference import predict_cases, predict_file
-        from .inference_distributed import launched_with_several_processes
         from .inference_files import probabilities_path
 
     options = dict(device=args.device, sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta,
@@ -882,7 +881,7 @@ def _predict(args, _) -> int:
         args.model = args.model[0]
     elif os.environ.get("RANK", "0") == "0":  # the main process only, under accelerate launch
         print(f"ensemble of {len(args.model)} models: the mean of their probabilities")
-    if launched_with_several_processes():
+    if launched_processes() > 1:  # WORLD_SIZE alone is no launch: launch_env says why
         return _predict_distributed(args, options)
     try:
         if args.input:  # the older form: channels named one by one, output is the label map itself

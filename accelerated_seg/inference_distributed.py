@@ -319,11 +319,3 @@ def _raise_any_refusal(refusal: Exception | None, rank: int) -> None:
     if refused:
         process, error = refused[0]
         raise type(error)(f"process {process}: {error}")
-
-
-def launched_with_several_processes() -> bool:
-    """True under ``accelerate launch``/``torchrun`` with more than one process (from the environment)."""
-    import os
-
-    return int(os.environ.get("WORLD_SIZE", "1")) > 1
-

@@ -14,6 +14,7 @@ from pathlib import Path
 from accelerate.utils import DistributedType, patch_environment
 
 from .config import ConfigError
+from .launch_env import launched_processes
 
 _SHARDED = {DistributedType.FSDP: "FSDP", DistributedType.DEEPSPEED: "DeepSpeed"}
 
@@ -117,7 +118,7 @@ def launch_error(accelerator) -> str | None:
     processes that each believe they are a lone main process: N independent trainings writing the
     same checkpoints. That must stop before anything is written.
     """
-    launched = int(os.environ.get("WORLD_SIZE", "1"))
+    launched = launched_processes()  # a cluster's WORLD_SIZE around a plain `python` is no launch
     if launched > accelerator.num_processes:
         return (f"{launched} processes were launched but accelerate joined {accelerator.num_processes} "
                 f"(distributed type {accelerator.distributed_type.value}): this accelerate config needs GPUs "

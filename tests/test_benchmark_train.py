@@ -324,6 +324,16 @@ def test_a_ddp_option_in_one_process_is_refused(option, said, capsys, tmp_path):
     assert re.search(said, capsys.readouterr().err) and not out.exists()
 
 
+def test_a_clusters_world_size_is_no_ddp(capsys, tmp_path, monkeypatch):
+    """WORLD_SIZE alone, as some clusters export it to every process, is no launch (launch_env): one process
+    still trains without DDP, and a DDP option is refused as in any other one-process run."""
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    out = tmp_path / "train.json"
+    assert main(["benchmark", "train", *TINY_CLI, "--ddp-bucket-mb", "5", "--output", str(out)]) == 2
+    assert "--ddp-bucket-mb 5 sets an option of DDP" in capsys.readouterr().err and not out.exists()
+
+
 @pytest.mark.parametrize("option, said", [
     (["--augment-on", "cpu"], "--augment-on cpu augments the real loader's patches"),
     (["--num-workers", "4"], "--num-workers 4 are the real loader's workers"),

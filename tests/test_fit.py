@@ -430,7 +430,9 @@ def test_a_launch_accelerate_did_not_join_is_refused_before_the_run_folder_is_lo
         raise ConfigError(f"{out} is in use by another run")
 
     monkeypatch.setattr(training, "hold_run_folder", sibling_holds_it)
-    monkeypatch.setenv("WORLD_SIZE", "2")  # what the launcher sets; accelerate joined this process alone
+    # A launch of 2 (WORLD_SIZE and LOCAL_RANK, which in this process would make accelerate init a group of 2
+    # and wait for the other rank): accelerate joined this process alone
+    monkeypatch.setattr("accelerated_seg.strategy.launched_processes", lambda: 2)
     with pytest.raises(ConfigError, match=r"^2 processes were launched but accelerate joined 1 .*needs GPUs"):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
 

@@ -290,3 +290,17 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     assert "case a_junk: " in failed.stderr and "case junk: " in failed.stderr, failed.stderr[-3000:]
     assert "an earlier run's a_junk.nii.gz removed" in failed.stderr, failed.stderr[-3000:]
     assert sorted(p.name for p in (tmp_path / "windows_out").iterdir()) == ["small_0.nii.gz", "small_1.nii.gz"]
+
+
+def test_a_clusters_world_size_around_a_plain_predict_is_no_launch(data, tmp_path, monkeypatch, capsys):
+    """Some clusters export WORLD_SIZE to every process of a job; no launcher gave this one LOCAL_RANK
+    (launch_env). It took the distributed path on WORLD_SIZE alone, which refused --device as "each of the
+    launched processes runs on its own (1 processes)"."""
+    from accelerated_seg.cli import main
+
+    monkeypatch.setenv("WORLD_SIZE", "4")
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    output = tmp_path / "small_0.nii.gz"
+    assert main(["predict", "--model", str(data / "model"), str(data / "scans" / "small_0.nii.gz"),
+                 "--output", str(output), "--device", "cpu"]) == 0, capsys.readouterr().err
+    assert output.is_file() and "processes" not in capsys.readouterr().out

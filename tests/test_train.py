@@ -1024,11 +1024,24 @@ def test_a_sharded_profile_that_cannot_take_effect_is_an_error_unless_fallback_i
 
 def test_processes_that_accelerate_did_not_join_are_refused(tiny_config, tmp_path, monkeypatch):
     # A GPU profile launched with 2 processes where there is no GPU: each process would run alone.
-    monkeypatch.setenv("WORLD_SIZE", "2")
+    # WORLD_SIZE=2 and LOCAL_RANK, as torchrun gives them; set here, accelerate would init a process group of 2
+    # and wait for the other rank (tests/test_examples.py launches it for real)
+    monkeypatch.setattr("accelerated_seg.strategy.launched_processes", lambda: 2)
     out = tmp_path / "run"
     with pytest.raises(Exception, match="ACCELERATE_USE_CPU=true"):
         train(tiny_config(out))
     assert not (out / "checkpoints").exists()
+
+
+def test_a_clusters_world_size_around_a_plain_run_is_no_launch(tiny_config, tmp_path, monkeypatch):
+    """Some clusters export WORLD_SIZE to every process of a job (launch_env): a plain ``python`` run
+    there was refused as "2 processes were launched but accelerate joined 1", whereas accelerate
+    itself (no LOCAL_RANK) rightly runs it as one process."""
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    out = tmp_path / "run"
+    train(tiny_config(out))
+    assert (out / "model" / "model.safetensors").is_file()
 
 
 def test_accelerate_profiles_are_valid_config_files():
