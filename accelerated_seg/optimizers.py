@@ -76,3 +76,52 @@ def continue_with_the_runs_settings(scheduler: torch.optim.lr_scheduler.LambdaLR
     for group, multiplier in zip(optimizer.param_groups, scheduler.lr_lambdas, strict=True):
         group.update({key: value for key, value in settings.items() if key in group})
         group["initial_lr"], group["lr"] = lr, lr * multiplier(scheduler.last_epoch)
+
+
+def param_group_settings(optimizer: torch.optim.Optimizer, scheduled: bool) -> list[dict]:
+    """Each param group's settings, as plain values, for ``settings_the_load_brought_back``: all it
+    holds but its parameters. ``scheduled``: a schedule steps the optimizer, so the rate in the group is
+    the step's, not a setting; the base rate every torch schedule keeps there (``initial_lr``) stands
+    for it. A schedule that cycles the momentum (OneCycleLR, CyclicLR: they keep ``max_momentum`` in the
+    group) makes ``betas`` and ``momentum`` the step's too."""
+    settings = []
+    for group in optimizer.param_groups:
+        of_the_step = {"params", "param_names"}
+        if scheduled and "initial_lr" in group:
+            of_the_step.add("lr")
+        if "max_momentum" in group:
+            of_the_step |= {"betas", "momentum"}
+        settings.append({key: _plain(value) for key, value in group.items() if key not in of_the_step})
+    return settings
+
+
+def settings_the_load_brought_back(given: list[dict], loaded: list[dict]) -> dict[str, tuple]:
+    """``{name: (loaded, given)}`` for each param-group setting (``param_group_settings``) that loading a
+    checkpoint's optimizer state replaced: torch's ``load_state_dict`` puts the saved groups' settings back
+    whatever the optimizer was built with. One value for all groups, or a list of each group's where
+    they differ. A setting that one side lacks (a checkpoint of another torch) is left out."""
+    keys = [key for key in loaded[0] if all(key in group for group in (*given, *loaded))] if loaded else []
+    brought_back = {}
+    for key in keys:
+        was, now = [group[key] for group in given], [group[key] for group in loaded]
+        if was != now:
+            brought_back[_SETTING_NAMES.get(key, key)] = (_one_or_each(now), _one_or_each(was))
+    return brought_back
+
+
+# the base rate a schedule keeps in each group: LambdaLR's base_lrs, which its saved state brings back too
+_SETTING_NAMES = {"initial_lr": "base lr"}
+
+
+def _plain(value):
+    """``value`` comparable across a save and a load: a one-number tensor (an lr given as
+    ``torch.tensor(1e-3)``) as its number, a list (``betas`` after a load) as a tuple."""
+    if isinstance(value, torch.Tensor):
+        return value.item() if value.numel() == 1 else tuple(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(each) for each in value)
+    return value
+
+
+def _one_or_each(values: list):
+    return values[0] if all(value == values[0] for value in values) else values

@@ -71,7 +71,8 @@ from .losses import segmentation_loss
 from .model_folders import check_init_from
 from .models import ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch
 from .network_checks import checked_network_and_loss
-from .optimizers import build_optimizer, continue_with_the_runs_settings, parameter_groups
+from .optimizers import (build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups,
+                         settings_the_load_brought_back)
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_optimizer,
                           end_run, keep_the_optimizer_under_offload, leaving_the_process_as_found, make_accelerator,
@@ -288,10 +289,13 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         loop.progress.shuffle_seed, loop.progress.worker_seed = shuffle_seed, worker_seed
         accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
         if resume_from is not None:
+            given = param_group_settings(optimizer, scheduled=scheduler is not None)
             _resume(loop, resume_from)
             if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
             _check_the_schedule_length(scheduler, max_steps, resume_from)  # its state holds its own length
+            if note := _loaded_optimizer_note(loop, resume_from, given, out):
+                accelerator.print(note)
         # Once the resume can no longer be refused, as train() does: a refused resume of an older step
         # had moved the later course's checkpoints and exports aside already.
         _set_aside_later_course(accelerator, resume_from, out)
@@ -1157,6 +1161,43 @@ def _changed_settings_note(checkpoint: Path, changed: dict) -> str:
     """What a resume says of the settings it ``changed`` from ``checkpoint``'s run, ``{key: (saved, now)}``."""
     return (f"resuming with settings other than {checkpoint}'s, this run's from here on: "
             + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
+
+
+def _loaded_optimizer_note(loop: Loop, checkpoint: Path, given: list[dict], out: Path) -> str | None:
+    """What ``fit``'s resume says where the optimizer state loaded from ``checkpoint`` replaced the
+    param-group settings the optimizer it was ``given`` had (``param_group_settings`` before the load);
+    else None, and None where nothing trains.
+
+    A resume goes on with the checkpoint's optimizer as it was, rate and all (the documented behaviour,
+    unchanged): torch's ``load_state_dict`` puts the saved settings back, a schedule's state its base
+    rate. Before, nothing said so at run time: a ``fit`` resumed with an optimizer built at a new rate
+    trained on at the old one, unsaid. ``train`` puts its own settings back after the load instead
+    (``continue_with_the_runs_settings``). Not noted in TensorBoard's ``settings_changed_at_resume``:
+    no setting of the run changed, the checkpoint's goes on.
+    """
+    scheduled = loop.scheduler is not None
+    brought_back = settings_the_load_brought_back(given, param_group_settings(loop.optimizer, scheduled))
+    if not brought_back or loop.progress.step >= loop.settings.max_steps:
+        return None
+    loaded = ", ".join(f"{name} {_shown(value)}" for name, (value, _) in brought_back.items())
+    had = ", ".join(f"{name} {_shown(value)}" for name, (_, value) in brought_back.items())
+    loaded_from = (f"optimizer state and schedule loaded from {checkpoint} carry their" if scheduled else
+                   f"optimizer state loaded from {checkpoint} carries its")
+    return (f"the {loaded_from} own {loaded} (the optimizer given to this resume had {had}), and training goes "
+            f"on with it: a resume continues its checkpoint's optimizer. To train on with other settings, start a "
+            f"new run from its weights: resume with max_steps={loop.progress.step} to export them to {out / 'model'}, "
+            f"load its model.safetensors into your network (safetensors.torch.load_model) and fit it with a new "
+            f"optimizer into another checkpoint_dir")
+
+
+def _shown(value) -> str:
+    """A setting as a note shows it: a rate as 4e-08, not the 4.0000000000000004e-08 of OneCycleLR's division."""
+    if isinstance(value, float):
+        return f"{value:.12g}"
+    if isinstance(value, (tuple, list)):
+        shown = ", ".join(_shown(each) for each in value)
+        return f"({shown})" if isinstance(value, tuple) else f"[{shown}]"
+    return str(value)
 
 
 def _saved_max_steps(checkpoint: Path) -> int | None:

@@ -160,6 +160,54 @@ def test_a_fit_resumes_changed_settings_are_said_and_noted_in_tensorboard(tmp_pa
     assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3, 4]
 
 
+def test_a_fit_resumed_with_an_optimizer_of_other_settings_says_the_checkpoints_go_on(tmp_path, capsys):
+    """torch's load_state_dict puts the saved param groups' settings back: a fit resumed with an optimizer built
+    at another rate trains on at the checkpoint's (as docs/checkpoints.md says), and nothing said so at run time."""
+    fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path, progress_bar=False)  # AdamW at 0.01, weight decay 0.01
+    model, loader, loss, _ = _pieces()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.05)
+    capsys.readouterr()
+    fit(model, loader, loss, optimizer, max_steps=2, checkpoint_dir=tmp_path, resume="latest", progress_bar=False)
+    said = capsys.readouterr().out
+    assert (f"the optimizer state loaded from {tmp_path / 'checkpoints' / 'step_1'} carries its own lr 0.01, "
+            f"weight_decay 0.01 (the optimizer given to this resume had lr 0.001, weight_decay 0.05), and training "
+            f"goes on with it: a resume continues its checkpoint's optimizer. To train on with other settings, start "
+            f"a new run from its weights: resume with max_steps=1 to export them to {tmp_path / 'model'}") in said
+    assert optimizer.param_groups[0]["lr"] == 1e-2  # the rate it trained at: the checkpoint's, as before
+    assert "this run's from here on: fit.max_steps 1 -> 2\n" in said  # the rate is no setting the run changed
+    fit(*_pieces(), max_steps=3, checkpoint_dir=tmp_path, resume="latest", progress_bar=False)
+    assert "carries its own" not in capsys.readouterr().out  # the optimizer it was written with
+
+
+@pytest.mark.parametrize("schedule", ["lambda", "one_cycle"])
+def test_a_scheduled_fit_resumed_says_the_schedules_base_rate_goes_on_not_the_steps(tmp_path, capsys, schedule):
+    """Under a schedule the rate in the optimizer is the step's, and differs at every resume: the base rate
+    (LambdaLR's base_lrs, from the checkpoint too) is compared, and OneCycleLR's cycled momentum is the step's."""
+    def pieces(lr):
+        model, loader, loss, _ = _pieces()
+        optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+        return model, loader, loss, optimizer, (
+            torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.5 ** step) if schedule == "lambda" else
+            torch.optim.lr_scheduler.OneCycleLR(optimizer, lr, total_steps=4))
+
+    model, loader, loss, optimizer, scheduler = pieces(1e-2)
+    fit(model, loader, loss, optimizer, scheduler=scheduler, max_steps=2, checkpoint_dir=tmp_path, progress_bar=False)
+    capsys.readouterr()
+    model, loader, loss, optimizer, scheduler = pieces(1e-2)
+    fit(model, loader, loss, optimizer, scheduler=scheduler, max_steps=3, checkpoint_dir=tmp_path, resume="latest",
+        progress_bar=False)
+    assert "carry their own" not in capsys.readouterr().out  # the same schedule, at a later step
+    model, loader, loss, optimizer, scheduler = pieces(1e-3)
+    fit(model, loader, loss, optimizer, scheduler=scheduler, max_steps=4, checkpoint_dir=tmp_path, resume="latest",
+        progress_bar=False)
+    said = capsys.readouterr().out
+    brought_back = ("base lr 0.01 (the optimizer given to this resume had base lr 0.001)" if schedule == "lambda" else
+                    "base lr 0.0004, max_lr 0.01, min_lr 4e-08 (the optimizer given to this resume had base lr 4e-05, "
+                    "max_lr 0.001, min_lr 4e-09)")  # OneCycleLR's start and end: max_lr / 25, then / 10^4
+    assert (f"the optimizer state and schedule loaded from {tmp_path / 'checkpoints' / 'step_3'} carry their own "
+            f"{brought_back}") in said
+
+
 def test_fits_overwrite_sets_the_replaced_runs_log_aside_and_a_tensor_lr_is_a_setting(tmp_path, capsys):
     """fit's overwrite keeps train/, and TensorBoard keeps a run's first settings: the new run's row
     showed the replaced run's. An lr given as a tensor failed in torch's hparams (IndexError)."""
