@@ -9,7 +9,8 @@ Until the sixtieth session these refusals came from the resume itself: after the
 of every case, the preprocessing, the model's preparation (and DeepSpeed's engine).
 
 Also what a resume changed: ``check_resume_settings`` lists it from the configs, and for ``fit``,
-which has none, ``fit_settings_changed`` from the settings its checkpoints save.
+which has none, ``fit_settings_changed`` from the settings its checkpoints save; ``train``'s
+run_info.json keeps it for each resume of the run (``resumes_of_the_course``).
 """
 
 from __future__ import annotations
@@ -91,6 +92,39 @@ def fit_settings_changed(checkpoint: Path, settings: dict) -> dict[str, tuple]:
         return {}
     return {key: (saved.get(key), now) for key, now in sorted(settings.items())
             if key != "fit.lr" and saved.get(key) != now}
+
+
+def resumes_of_the_course(checkpoint: Path, step: int, changed: dict) -> list[dict]:
+    """``run_info.json``'s ``resumes`` after a resume of ``checkpoint`` at ``step`` that ``changed``
+    these settings (``{key: (saved, now)}``): those the run_info.json of the checkpoint's run folder
+    records before ``step``, then this one, each ``{"checkpoint", "step", "settings_changed": {key:
+    [saved, now]}}``.
+
+    A history rather than the latest resume alone: run_info.json and config.yaml are written anew at
+    every start, so a run resumed once with a lower rate and then again as it was would read as trained
+    at the lower rate throughout. Resumes recorded at or after ``step`` were of a course this one leaves
+    (set aside, or the same checkpoint resumed again) and are not kept. A checkpoint outside a run
+    folder, or one whose run_info.json records none (written before they were recorded), starts the
+    history here.
+    """
+    recorded = _recorded_resumes(checkpoint.parent.parent / "run_info.json") \
+        if checkpoint.parent.name == "checkpoints" else []
+    # JSON's own values: a setting's value from YAML is one already, anything else as text
+    plain = {key: json.loads(json.dumps([saved, now], default=str)) for key, (saved, now) in changed.items()}
+    return ([resume for resume in recorded if resume["step"] < step]
+            + [{"checkpoint": str(checkpoint), "step": step, "settings_changed": plain}])
+
+
+def _recorded_resumes(run_info: Path) -> list[dict]:
+    """The ``resumes`` ``run_info`` records; none where it is not there or not readable as written (a
+    record, not worth refusing a resume for)."""
+    try:
+        resumes = json.loads(run_info.read_text(encoding="utf-8")).get("resumes")
+    except (OSError, ValueError, AttributeError):
+        return []
+    if not isinstance(resumes, list):
+        return []
+    return [resume for resume in resumes if isinstance(resume, dict) and isinstance(resume.get("step"), int)]
 
 
 def run_folder_moved(checkpoint: Path) -> tuple[Path, Path] | None:

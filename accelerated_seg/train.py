@@ -83,7 +83,7 @@ from .resume_checks import (check_resume_channels, check_resume_classes, check_r
                             check_resume_model_settings, check_resume_network, check_resume_preprocessing,
                             check_resume_split)
 from .resume_settings import (FIT_SETTINGS_FILE, beyond_max_steps, check_resume_length, check_resume_settings,
-                              fit_settings_changed, run_folder_moved, saved_train_setting)
+                              fit_settings_changed, resumes_of_the_course, run_folder_moved, saved_train_setting)
 from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -925,10 +925,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if resume_from is not None:  # after the set-aside, which may take best_model/ away
         _choose_the_best_anew_where_its_export_is_gone(accelerator, loop.progress, out, resume_from,
                                                        cfg.train.max_steps)
-    if accelerator.is_main_process:
-        _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note)
     if resume_from is not None and (length := _saved_max_steps(resume_from)) not in (None, cfg.train.max_steps):
         changed = {**changed, "train.max_steps": (length, cfg.train.max_steps)}  # printed apart (the schedule)
+    if accelerator.is_main_process:
+        resumes = resumes_of_the_course(resume_from, loop.progress.step, changed) if resume_from is not None else []
+        _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note, resumes)
     start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1, resume_from=resume_from,
                    changed=changed)
     return run
@@ -1535,7 +1536,7 @@ def _installed_version(name: str) -> str | None:
 
 
 def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Manifest, accelerator,
-                    deepspeed_note: str | None = None) -> None:
+                    deepspeed_note: str | None = None, resumes: list[dict] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),
             # which of the profile's DeepSpeed values the run replaced: printed once, lost with the log before
@@ -1547,7 +1548,9 @@ def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Ma
             "torch_version": torch.__version__,
             # what else decides the numbers: MONAI's networks and transforms, accelerate's wrapping
             "monai_version": _installed_version("monai"), "accelerate_version": _installed_version("accelerate"),
-            "python_version": platform.python_version()}
+            "python_version": platform.python_version(),
+            # each resume of the run, and the settings it changed: printed once, lost with the log before
+            "resumes": resumes or []}
     # The marker first: what the run writes after it is the run's, never another program's (run_folder).
     write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
     write_text_atomically(out / "config.yaml", config_yaml)

@@ -276,6 +276,29 @@ def test_a_resumes_changed_settings_are_noted_in_tensorboard(tiny_config, tmp_pa
     assert tensorboard_curve(out, "train/loss") == [1, 2, 3, 4]
 
 
+def test_run_info_keeps_each_resume_of_the_course_and_the_settings_it_changed(tiny_config, tmp_path):
+    """The changed settings were printed and noted in TensorBoard alone; run_info.json, written anew at each
+    start, said nothing of a resume, so a run folder read later did not say its rate had been lowered midway."""
+    out, common = tmp_path / "run", dict(train__save_every=2, train__val_every=0, train__keep_last=3)
+    step = str(out / "checkpoints" / "step_{}")
+
+    def resumes():
+        return json.loads((out / "run_info.json").read_text())["resumes"]
+
+    train(tiny_config(out, train__max_steps=2, **common))
+    assert resumes() == []
+    train(tiny_config(out, train__max_steps=4, train__resume="latest", optim__lr="0.002", **common))
+    lowered = {"checkpoint": str(step.format(2)), "step": 2,
+               "settings_changed": {"optim.lr": [0.001, 0.002], "train.max_steps": [2, 4]}}
+    assert resumes() == [lowered]
+    train(tiny_config(out, train__max_steps=6, train__resume="latest", optim__lr="0.002", **common))
+    assert resumes() == [lowered, {"checkpoint": str(step.format(4)), "step": 4,
+                                   "settings_changed": {"train.max_steps": [4, 6]}}]
+    # back to step 2 as it was written: the later course is set aside, and with it its resumes
+    train(tiny_config(out, train__max_steps=2, train__resume=str(step.format(2)), **common))
+    assert resumes() == [{"checkpoint": str(step.format(2)), "step": 2, "settings_changed": {}}]
+
+
 def test_a_new_run_sets_aside_the_log_of_a_run_stopped_before_its_first_save(tiny_config, tmp_path, capsys):
     """A run stopped before its first save leaves nothing to resume, and the next run takes its folder:
     TensorBoard showed the stopped run's settings for the new run's (it keeps a run's first)."""
