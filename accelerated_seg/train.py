@@ -1171,8 +1171,8 @@ def _loaded_optimizer_note(loop: Loop, checkpoint: Path, given: list[dict], out:
 
     A resume goes on with the checkpoint's optimizer as it was, rate and all (the documented behaviour,
     unchanged): torch's ``load_state_dict`` puts the saved settings back, a schedule's state its base
-    rate. Before, nothing said so at run time: a ``fit`` resumed with an optimizer built at a new rate
-    trained on at the old one, unsaid. ``train`` puts its own settings back after the load instead
+    rate. Until the ninety-first session nothing said so at run time: a ``fit`` resumed with an optimizer
+    built at a new rate trained on at the old one, unsaid. ``train`` puts its own settings back after the load instead
     (``continue_with_the_runs_settings``). Not noted in TensorBoard's ``settings_changed_at_resume``:
     no setting of the run changed, the checkpoint's goes on.
     """
