@@ -128,7 +128,7 @@ class Dataset:
                           **{"augment": "none", **data_settings})
         try:
             data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
-        except (DataError, ConfigError) as error:  # the split settings': num_folds=5, split_seed=-1 named as given here
+        except (DataError, ConfigError) as error:  # each setting named as given here: num_folds=5, spacing=-1
             raise type(error)(_in_from_files_words(str(error), "Dataset.from_files")) from None
         class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
@@ -473,15 +473,22 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
 # of those names (num_folds=3, fold=1), and its user called no from_pairs: a fold=1 beside validation_pairs was
 # told to "set data.num_folds=3" by "from_pairs" (ninetieth session)
 _CONFIG_SPLIT_SETTING = re.compile(r"\bdata\.(num_folds|fold|split_seed|validation_fraction)\b")
-# check_values' range and type checks of them ("setting data.split_seed must be >= 0 ..."), said as from_files says
-# its other arguments' ("Dataset.from_files: block_shape must be ..."), not in the config's (until the ninetieth session)
-_CONFIG_SPLIT_SETTING_CHECK = re.compile(r"^setting " + _CONFIG_SPLIT_SETTING.pattern)
+# check_values' range and type checks of every data setting ("setting data.spacing must be ..."), said as from_files
+# says its other arguments' ("Dataset.from_files: block_shape must be ..."), each by the keyword it was given as: the
+# split settings' said so from the ninetieth session, the others' (spacing=, num_workers=) in the config's words
+# until the ninety-first. Those from_files sets itself (_FROM_FILES_OWN) are refused as keywords before.
+_FROM_FILES_KEYWORD = {**{field.name: field.name for field in dataclasses.fields(DataConfig)
+                          if field.name not in _FROM_FILES_OWN}, "patch_size": "block_shape"}
+_CONFIG_DATA_SETTING = re.compile(r"\bdata\.(" + "|".join(_FROM_FILES_KEYWORD) + r")\b")
+_CHECK_VALUES_SETTING = re.compile(r"^settings? (?=data\.)")  # "setting data.x ...", "settings data.x and data.y"
 
 
 def _in_from_files_words(message: str, where: str) -> str:
-    """A from_pairs message, or check_values' of a split setting, as ``where`` (Dataset.from_files,
+    """A from_pairs message, or check_values' of a data setting, as ``where`` (Dataset.from_files,
     Dataset.binarize) says it to its user."""
-    message = _CONFIG_SPLIT_SETTING_CHECK.sub(rf"{where}: \1", message)
+    if _CHECK_VALUES_SETTING.match(message):
+        message = _CHECK_VALUES_SETTING.sub(f"{where}: ", message)
+        return _CONFIG_DATA_SETTING.sub(lambda named: _FROM_FILES_KEYWORD[named[1]], message)
     return re.sub(r"\bfrom_pairs\b", where, _CONFIG_SPLIT_SETTING.sub(r"\1", message))
 
 

@@ -826,6 +826,33 @@ def test_the_split_settings_out_of_their_range_are_refused_in_from_files_words(t
         check_values(Config(data=DataConfig(split_seed=-1)))
 
 
+def test_every_data_setting_out_of_its_range_is_refused_in_from_files_words(tmp_path):
+    """The split settings' range and type errors were said in from_files' keywords, the other data settings' in the
+    config's: spacing=(-1, 1, 1) was "setting data.spacing must be 3 sizes > 0 mm ...", num_workers=-1 "setting
+    data.num_workers must be >= 0", settings its user never wrote (a review of the ninetieth session). Each is
+    named as the keyword it was given as; a config's user reads them as before."""
+    from accelerated_seg.config import Config, check_values
+
+    pairs = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in range(4)]
+    for given, said in (
+            ({"spacing": (-1, 1, 1)}, "spacing must be 3 sizes > 0 mm (or null for the median), got [-1.0, 1.0, 1.0]"),
+            ({"spacing": -1}, "spacing must be a list of 3 values, got -1"),
+            ({"num_workers": -1}, "num_workers must be >= 0, got -1"), ({"max_voxels": 0}, "max_voxels must be >= 1, "
+                                                                                           "got 0"),
+            ({"num_workers": 1.5}, "num_workers must be int, got 1.5"),
+            ({"cache_dir": ""}, "cache_dir is an empty path ''; give a file or folder, or leave it out (null)"),
+            ({"foreground_fraction": 1.5}, "foreground_fraction must be >= 0.0 and <= 1.0, got 1.5"),
+            ({"ct_window": (1, 0)}, "ct_window must be [low, high], finite, with low < high, got [1.0, 0.0]"),
+            ({"augment_on": "tpu"}, "augment_on must be one of auto, cpu, gpu; got 'tpu'"),
+            ({"class_balanced": 2}, "class_balanced must be true or false, got 2"),
+            ({"region_order": [1]}, "region_order orders regions, which is not set; declare the regions, or leave"),
+            ({"regions": {"a": [1]}, "binarize": True}, "regions and binarize exclude each other: binarize merges")):
+        with pytest.raises(ConfigError, match=f"^{re.escape(f'Dataset.from_files: {said}')}"):
+            Dataset.from_files(pairs, block_shape=16, **given)
+    with pytest.raises(ConfigError, match=r"^setting data.spacing must be 3 sizes > 0 mm "):  # the config's, as before
+        check_values(Config(data=DataConfig(spacing=(-1, 1, 1))))
+
+
 def test_fold_keys_beside_validation_pairs_are_chosen_by_num_folds_in_from_files_words(tmp_path):
     """A MONAI datalist's entries with "fold" keys, given with validation_pairs: fold=1 was refused as "the
     dataset gives its own split (validation_pairs) ...: folds split a dataset that has none of its own; remove
