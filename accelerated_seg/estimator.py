@@ -26,7 +26,7 @@ import signal
 import tempfile
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Sequence
@@ -429,6 +429,11 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
     if ignore_value is not None and ignore_value in range(n_classes):  # the dict below would drop that class
         raise DataError(f"Dataset.from_files: ignore_value {ignore_value} is a class's value (the classes are "
                         f"0..{n_classes - 1}); give the unannotated voxels a value of their own, e.g. {n_classes}")
+    if ignore_value is not None and not is_whole_number(ignore_value, n_classes):
+        # else from_pairs' words: 'labels argument: the "ignore" label has value -1 ... e.g. "ignore": 3', of a
+        # labels argument and an "ignore" label its user never wrote (a review of the ninetieth session)
+        raise DataError(f"Dataset.from_files: ignore_value must be a whole number above the classes' values "
+                        f"(0..{n_classes - 1}), e.g. {n_classes}, got {ignore_value!r}")
     if ignore_value is not None and data.binarize:  # else from_pairs' words, for a "labels argument" never given
         raise DataError(f"Dataset.from_files: ignore_value {ignore_value} and .binarize() (data.binarize) do not go "
                         f"together: binarizing merges every value above 0 into the foreground, the unannotated "
@@ -978,8 +983,10 @@ _NOT_HOW_IT_RUNS = ("device", "keep_largest")
 def _rows(pairs, name: str) -> tuple:
     """``pairs`` as a tuple of its rows, refusing what ``tuple()`` would take apart into something else:
     a dict of columns or an HF DatasetDict (their keys), a DataFrame (its column names), a path (its
-    characters), one pair given alone (its two paths). Each became 'pairs[0] is 'image'' before."""
-    if isinstance(pairs, (str, bytes, os.PathLike, Mapping)) or hasattr(pairs, "columns"):
+    characters), one pair given alone (its two paths). Each became 'pairs[0] is 'image'' before; a number,
+    Python's "'int' object is not iterable" traceback (a review of the ninetieth session)."""
+    if isinstance(pairs, (str, bytes, os.PathLike, Mapping)) or hasattr(pairs, "columns") or not isinstance(
+            pairs, Iterable):
         hint = (": a dict of columns is list(zip(d['image'], d['label'])), an HF DatasetDict is one of its splits "
                 "(d['train'])" if isinstance(pairs, Mapping) else
                 ": a DataFrame is list(df[['image', 'label']].itertuples(index=False))" if hasattr(pairs, "columns")

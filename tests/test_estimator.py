@@ -898,6 +898,24 @@ def test_the_builders_loader_runs_the_pre_flight_checks_first(tiny_dataset, tmp_
     assert not (tmp_path / "cache").exists()  # refused before any preprocessing
 
 
+def test_an_ignore_value_below_the_classes_or_pairs_that_are_a_number_are_refused_naming_the_keyword(tmp_path):
+    """from_files' keywords given a bad value that no check of its own took: ignore_value=-1 (or 2.5) was
+    from_pairs' 'labels argument: the "ignore" label has value -1 ... e.g. "ignore": 3', of an argument and a
+    label its user never wrote; pairs=3 Python's "'int' object is not iterable" (a review of the ninetieth
+    session). Each is refused naming the keyword."""
+    pairs = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in range(4)]
+    for ignore_value in (-1, 2.5, "3"):
+        with pytest.raises(DataError, match=re.escape(f"Dataset.from_files: ignore_value must be a whole number above "
+                                                      f"the classes' values (0..2), e.g. 3, got {ignore_value!r}")):
+            Dataset.from_files(pairs, block_shape=16, n_classes=3, ignore_value=ignore_value)
+    for name, given in (("pairs", {"pairs": 3}), ("validation_pairs", {"pairs": pairs, "validation_pairs": 3})):
+        with pytest.raises(ConfigError, match=rf"^Dataset.from_files: {name} must be a list of \(image, label\) "
+                                              rf"pairs, MONAI datalist dicts or an HF datasets.Dataset of rows, got "
+                                              rf"int$"):
+            Dataset.from_files(**given, block_shape=16)
+    assert Dataset.from_files(pairs, block_shape=16, n_classes=3, ignore_value=np.int64(3)).ignore_value == 3
+
+
 def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(tiny_dataset):
     """tuple() took them apart first: 'pairs[0] is 'image'' for a dict of columns or a DataFrame,
     'pairs[0] is '/'' for a path, the image path for one pair alone (seventy-first session's probe)."""
