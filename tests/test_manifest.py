@@ -1069,6 +1069,31 @@ def test_the_split_names_the_json_file_by_its_name_not_dataset_json(tmp_path):
     assert load_cases(folder.parent).split == "given (dataset.json 'validation'; the 'fold' keys (3 folds) not used)"
 
 
+def test_the_json_files_refusals_name_it_by_its_name_not_dataset_json(tmp_path):
+    """The split named the JSON by its name, but its refusals still said "dataset.json" of every file: a MONAI
+    datalist.json listing two images per case was told "dataset.json names no channels", data.labels beside it
+    "labels are declared by dataset.json ... edit 'labels' in dataset.json", a missing one "dataset.json not found"
+    (a review of the ninetieth session). Each names the file given; a dataset.json reads as before."""
+    two_files = [{"image": ["a_0000.nii.gz", "a_0001.nii.gz"], "label": "a.nii.gz"}]
+    for extra, said in (({}, "but datalist.json names no channels, so one is assumed"),
+                        ({"modality": {"0": "CT"}}, "but datalist.json declares 1 channel(s); give one file per")):
+        (tmp_path / "datalist.json").write_text(json.dumps({"labels": LABELS, "training": two_files, **extra}))
+        with pytest.raises(DataError, match=re.escape(said)):
+            load_cases(tmp_path / "datalist.json")
+    (tmp_path / "datalist.json").write_text(json.dumps({"labels": LABELS, "training": msd_entries(3)}))
+    nnunet = write_nnunet(tmp_path / "nnunet", case_ids=("case_a", "case_b"))
+    (nnunet / "dataset.json").rename(nnunet / "Dataset001.json")
+    for path in (tmp_path / "datalist.json", nnunet / "Dataset001.json"):
+        said = f"{path}: labels are declared by {path.name}; drop the labels argument (data.labels) or edit 'labels' in "
+        with pytest.raises(DataError, match=f"^{re.escape(said + path.name)}$"):
+            load_cases(path, labels={0: "background", 1: "spleen"})
+    (nnunet / "imagesTr" / "case_a_0001.nii.gz").unlink()
+    with pytest.raises(DataError, match=re.escape("channel file(s) missing; Dataset001.json declares channel(s) 0000")):
+        load_cases(nnunet / "Dataset001.json")
+    with pytest.raises(DataError, match=re.escape(f"{tmp_path / 'lost.json'}: lost.json not found; give the path")):
+        load_cases(tmp_path / "lost.json")
+
+
 def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_json(tmp_path):
     """A MONAI datalist's entries given to from_pairs (Dataset.from_files) had their "fold" keys ignored, which
     a dataset.json's were not: the seeded split validated on other cases, and trained on the fold held out."""

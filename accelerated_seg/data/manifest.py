@@ -33,7 +33,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.csv_table import load_csv
 from accelerated_seg.data.formats.dataset_json import read_json
-from accelerated_seg.data.formats.msd import load_msd
+from accelerated_seg.data.formats.msd import labels_declared_twice, load_msd
 from accelerated_seg.data.formats.nnunet import load_nnunet
 from accelerated_seg.data.formats.pairs import from_pairs
 from accelerated_seg.data.formats.paths import PathLike, nifti_stem
@@ -187,8 +187,7 @@ def load_cases(
         raise DataError(f"{path}: {what}; expected {_ACCEPTED_SOURCES}")
     if _is_nnunet(read_json(json_path)):
         if labels is not None:
-            raise DataError(f"{json_path}: labels are declared by dataset.json; drop the labels argument "
-                            "(data.labels) or edit 'labels' in dataset.json")
+            raise labels_declared_twice(json_path)  # an nnU-Net JSON's, named as an MSD's is
         return load_nnunet(json_path, binarize=binarize, **split)
     # an MSD dataset.json declares its labels; a MONAI datalist may not, and then takes data.labels
     return load_msd(json_path, binarize=binarize, labels=labels, **split)

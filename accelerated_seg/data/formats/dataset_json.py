@@ -20,11 +20,13 @@ def read_json(json_path: Path) -> dict[str, Any]:
     """Load the JSON object, turning every failure into a DataError that says what to do."""
     if not json_path.is_file():
         # A probe gave the path of a dataset.json, relative to the config's folder, and was told to
-        # point at a folder; a relative path is read from the working folder, which is now named
+        # point at a folder; a relative path is read from the working folder, which is now named. The file is
+        # named by its name: a missing datalist.json was "dataset.json not found" (a review of the ninetieth session)
         raise DataError(
-            f"{json_path}: dataset.json not found; give the path of the dataset's dataset.json or of the "
-            f"folder that contains it (Medical Segmentation Decathlon or nnU-Net v2 layout); a relative "
-            f"data path is read from the working folder ({Path.cwd()}), not from the config file's"
+            f"{json_path}: {json_path.name} not found; give the path of the dataset's JSON (its dataset.json, or a "
+            f"MONAI datalist) or of the folder that contains its dataset.json (Medical Segmentation Decathlon or "
+            f"nnU-Net v2 layout); a relative data path is read from the working folder ({Path.cwd()}), not from the "
+            f"config file's"
         )
     try:
         # utf-8-sig: a byte-order mark, which Windows editors and PowerShell put first, is dropped, as the CSV

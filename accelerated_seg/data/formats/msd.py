@@ -228,11 +228,11 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
             # counted here; the pre-flight checks then ask for that file to be split.
             if len(images) != num_channels and not channels_declared:
                 raise DataError(
-                    f"{where} lists {len(images)} image file(s) but dataset.json names no channels, so one is "
+                    f"{where} lists {len(images)} image file(s) but {json_path.name} names no channels, so one is "
                     f"assumed; name one per file: \"modality\": {{\"0\": \"T1\", \"1\": \"T2\", ...}}")
             if len(images) != num_channels:
                 raise DataError(
-                    f"{where} lists {len(images)} image file(s) but dataset.json declares "
+                    f"{where} lists {len(images)} image file(s) but {json_path.name} declares "
                     f"{num_channels} channel(s); give one file per channel"
                 )
         else:
@@ -245,7 +245,8 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
 
 
 def labels_declared_twice(json_path: Path) -> DataError:
-    """The refusal of data.labels beside a dataset.json that declares its own: training's, and check's
-    of the embedded phantoms before they are written (``synthetic.phantoms_without_cases``)."""
-    return DataError(f"{json_path}: labels are declared by dataset.json; drop the labels argument (data.labels) "
-                     "or edit 'labels' in dataset.json")
+    """The refusal of data.labels beside a dataset.json (an MSD's, an nnU-Net's, a datalist's) that declares its own:
+    training's, and check's of the embedded phantoms before they are written (``synthetic.phantoms_without_cases``).
+    The file is named by its name: "dataset.json" whatever it was called until the ninetieth session."""
+    return DataError(f"{json_path}: labels are declared by {json_path.name}; drop the labels argument (data.labels) "
+                     f"or edit 'labels' in {json_path.name}")

@@ -166,7 +166,7 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
     if missing:
         names = ", ".join(f"{index:04d} ({name})" for index, name in channels.items())
         raise DataError(
-            f"{json_path}: {len(missing)} channel file(s) missing; dataset.json declares channel(s) {names}, "
+            f"{json_path}: {len(missing)} channel file(s) missing; {json_path.name} declares channel(s) {names}, "
             f"each stored as imagesTr/<case>_<channel>{file_ending}; restore them or remove the case's label "
             "from labelsTr:\n" + "\n".join(f"  - {line}" for line in missing)
         )
