@@ -111,6 +111,7 @@ def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], clas
                scored: str = "class", setting: str = "tolerance_mm") -> dict[int, float]:
     """One surface-Dice tolerance per class (``scored``: "region" where regions are scored): a single
     number for all, one per class in order, or a mapping; ``setting`` names it in the errors."""
+    check_tolerance_values(tolerance_mm, setting)
     plural = "class(es)" if scored == "class" else f"{scored}(s)"
     if isinstance(tolerance_mm, Mapping):
         missing = [c for c in classes if c not in tolerance_mm]
@@ -127,10 +128,19 @@ def tolerances(tolerance_mm: float | Sequence[float] | Mapping[int, float], clas
             raise ValueError(f"{setting} gives {len(values)} value(s) for {len(classes)} {plural} {list(classes)}; "
                              f"give one value for all, or one per {scored} in that order")
         chosen = dict(zip(classes, values))
-    bad = {c: t for c, t in chosen.items() if not (math.isfinite(t) and t >= 0)}
-    if bad:
-        raise ValueError(f"surface-Dice tolerances must be finite and >= 0 mm; got {bad}")
     return chosen
+
+
+def check_tolerance_values(tolerance_mm: float | Sequence[float] | Mapping[int, float],
+                           setting: str = "tolerance_mm") -> None:
+    """A ValueError naming ``setting`` (``--tolerance`` for the command) unless every surface-Dice tolerance is a
+    finite number >= 0 mm: "surface-Dice tolerances must be ...; got {1: -1.0}" named no setting, and came once
+    every label file was read where the files give the classes (a review of the ninetieth session)."""
+    given = list(tolerance_mm.values()) if isinstance(tolerance_mm, Mapping) else (
+        [tolerance_mm] if isinstance(tolerance_mm, (int, float)) else list(tolerance_mm))
+    if bad := [t for t in given if not (math.isfinite(float(t)) and float(t) >= 0)]:
+        raise ValueError(f"{setting} must be finite and >= 0 mm (a surface-Dice tolerance), got "
+                         f"{', '.join(f'{float(t):g}' for t in bad)}")
 
 
 def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tensor, classes: int | Sequence[int],
@@ -565,6 +575,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     # "~" as the command line reads it (cli.path_argument): evaluate_folders(..., output_dir="~/ev") wrote into a
     # folder named "~" in the working directory, and found no "~/preds" (an audit's probe)
     pred_dir, label_dir = Path(pred_dir).expanduser(), Path(label_dir).expanduser()
+    check_tolerance_values(tolerance_mm, setting_names.tolerance_mm)  # before any file is read
     dataset_json = Path(dataset_json).expanduser() if dataset_json is not None else None
     output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such

@@ -4,6 +4,7 @@ import csv
 import json
 import shutil
 import math
+import re
 
 import nibabel as nib
 import numpy as np
@@ -703,6 +704,29 @@ def test_evaluate_folders_errors_name_its_keyword_arguments_and_the_commands_err
         assert main(["evaluate", str(predictions), str(labels), *flags]) == 2
         assert from_the_command in capsys.readouterr().err
     assert not (pred_dir / "evaluation").exists()
+
+
+def test_a_negative_or_non_finite_tolerance_is_refused_naming_it_before_any_file_is_read(folders, monkeypatch,
+                                                                                          capsys):
+    """--tolerance -1 was "surface-Dice tolerances must be finite and >= 0 mm; got {1: -1.0}", naming no setting,
+    once the headers were read (and, where the files give the classes, every label map): a review of the
+    ninetieth session. The command names --tolerance, evaluate_folders its keyword tolerance_mm, before any file."""
+    import accelerated_seg.evaluate as evaluate
+
+    pred_dir, label_dir, _ = folders
+    read = []
+    for reader in ("read_label_map", "read_nifti"):
+        monkeypatch.setattr(evaluate, reader, lambda path, **_: read.append(path) or 1 / 0)
+    for given, flags, said in ((-1, ["-1"], "-1"), ([1, math.nan], ["1", "nan"], "nan"), ({1: 1, 2: -2.5}, None,
+                                                                                           "-2.5")):
+        with pytest.raises(ValueError, match=re.escape(f"tolerance_mm must be finite and >= 0 mm (a surface-Dice "
+                                                       f"tolerance), got {said}")):
+            evaluate_folders(pred_dir, label_dir, tolerance_mm=given)
+        if flags is not None:
+            assert main(["evaluate", str(pred_dir), str(label_dir), "--tolerance", *flags]) == 2
+            assert capsys.readouterr().err == (f"error: --tolerance must be finite and >= 0 mm (a surface-Dice "
+                                               f"tolerance), got {said}\n")
+    assert read == [] and not (pred_dir / "evaluation").exists()
 
 
 def test_a_2d_label_map_is_refused_naming_its_file_before_any_case_is_scored(folders):
