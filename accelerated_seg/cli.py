@@ -22,6 +22,7 @@ import dataclasses
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -379,6 +380,16 @@ def path_argument(text: str) -> str:
 
 
 _TTA_MODES = ("none", "axes", "all")  # inference.TTA_MODES, which imports torch
+# The keyword arguments of prediction that its errors start with (PredictOptions', keep_largest's), by the flags
+# that give them: "sw_batch_size must be at least 1, got 0" named a word the command's user never typed
+_PREDICTION_FLAGS = {"sw_batch_size": "--sw-batch-size", "overlap": "--overlap", "keep_largest": "--keep-largest"}
+_PREDICTION_KEYWORD_FIRST = re.compile(r"^(" + "|".join(_PREDICTION_FLAGS) + r")\b")
+
+
+def _in_flag_words(error: Exception) -> str:
+    """An error of predict (or a benchmark's prediction) as the command says it: the keyword argument it starts
+    with, if one of prediction's, as the flag (--overlap must be in [0, 1), got 1.5)."""
+    return _PREDICTION_KEYWORD_FIRST.sub(lambda named: _PREDICTION_FLAGS[named[1]], str(error))
 
 
 def _tta_mode(text: str) -> str:
@@ -896,7 +907,7 @@ def _predict(args, _) -> int:
         print(_interrupted(args), file=sys.stderr)
         raise
     except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
-        print(f"error: {error}", file=sys.stderr)  # written (a file where a folder must go, ...)
+        print(f"error: {_in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
         return 2  # bad input or settings, as for train
     return 0
 
@@ -956,8 +967,8 @@ def _predict_distributed(args, options) -> int:
         raise
     except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
         if state.is_main_process:
-            print(f"error: {error}", file=sys.stderr)
-        leave_for_the_launcher(str(error))
+            print(f"error: {_in_flag_words(error)}", file=sys.stderr)
+        leave_for_the_launcher(_in_flag_words(error))
         code = 1 if isinstance(error, RuntimeError) else 2
     state.destroy_process_group()
     return code
@@ -1086,7 +1097,7 @@ def _benchmark(args, _) -> int:
                                         sw_batch_size=args.sw_batch_size, blocks=args.blocks, device=args.device,
                                         transforms_on_device=args.transforms_on_device)
         except (ValueError, OSError) as error:  # ConfigError and DataError are ValueErrors
-            print(f"error: {error}", file=sys.stderr)
+            print(f"error: {_in_flag_words(error)}", file=sys.stderr)
             return 2
         device = "cuda" if results["device"].startswith("cuda") else results["device"]
         path = write_result(f"predict_{device}_{os.cpu_count()}cpu", results, args.output)
@@ -1103,7 +1114,7 @@ def _benchmark(args, _) -> int:
                                       volumes=args.volumes, devices=args.device, precision=args.precision)
         # a setting the device cannot run (fp16 on a CPU, an unknown TTA mode), a --model that is not an export
         except (ValueError, OSError) as error:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"error: {_in_flag_words(error)}", file=sys.stderr)
             return 2
         suffix = "" if args.precision == "fp32" else f"_{args.precision}"
         path = write_result(f"infer_{os.cpu_count()}cpu{suffix}", results, args.output)

@@ -235,7 +235,7 @@ def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_f
                          "--spacing takes three finite voxel sizes in mm above 0"),
                         (["--spacing", "nan", "1", "1", *tiny_net],  # nibabel's traceback before
                          "--spacing takes three finite voxel sizes"),
-                        (["--overlap", "1", *tiny_net], r"overlap must be in \[0, 1\), got 1.0"),
+                        (["--overlap", "1", *tiny_net], r"--overlap must be in \[0, 1\), got 1.0"),
                         (["--roi", "17", "--channels", "4", "8"], "--roi 17 with --channels 4 8: .*divisible"),
                         (["--roi", "0"], "--roi must be at least 1 \\(got 0\\)"),  # measured the default 64 before
                         (["--model", str(tmp_path / "none")], "none/config.json is missing"),

@@ -1196,8 +1196,28 @@ def test_predict_keeps_each_chosen_class_to_one_piece_and_the_probabilities_as_t
     capsys.readouterr()
     assert main(["predict", "--model", str(model), str(case), "--output", str(tmp_path / "bad"),
                  "--keep-largest", "7"]) == 2
-    assert "keep_largest: 7 is not a foreground label of the model" in capsys.readouterr().err
+    assert "--keep-largest: 7 is not a foreground label of the model" in capsys.readouterr().err
     assert not (tmp_path / "bad").exists()
+
+
+def test_predicts_refusals_of_its_options_name_the_commands_flags(scans, tmp_path, capsys):
+    """predict --sw-batch-size 0 was "sw_batch_size must be at least 1, got 0", --overlap 1.5 "overlap must be in
+    [0, 1)", --keep-largest 7 "keep_largest: 7 is not a foreground label": the keyword arguments of predict_cases,
+    which the command's user never typed (a review of the ninetieth session). They name the flags; from Python,
+    the keywords, as before."""
+    model = export(tmp_path / "model")
+    case = scans / "imagesTr" / "case_002.nii.gz"
+    for flags, said in ((["--sw-batch-size", "0"], "--sw-batch-size must be at least 1, got 0"),
+                        (["--overlap", "1.5"], "--overlap must be in [0, 1), got 1.5"),
+                        (["--overlap", "-0.5"], "--overlap must be in [0, 1), got -0.5"),
+                        (["--keep-largest", "7"], "--keep-largest: 7 is not a foreground label of the model")):
+        assert main(["predict", "--model", str(model), str(case), "--output", str(tmp_path / "out"), *flags]) == 2
+        assert capsys.readouterr().err.startswith(f"error: {said}"), flags
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ValueError, match=re.escape("sw_batch_size must be at least 1, got 0")):  # Python's words
+        predict_cases(model, [case], tmp_path / "out", sw_batch_size=0)
+    assert main(["benchmark", "predict", "--overlap", "1", "--cases", "2", "--output", str(tmp_path / "bench")]) == 2
+    assert capsys.readouterr().err.startswith("error: --overlap must be in [0, 1), got 1.0")
 
 
 def test_a_killed_runs_temporaries_are_cleared_and_predictions_given_as_scans_are_said(scans, tmp_path):
