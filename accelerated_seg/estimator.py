@@ -128,8 +128,10 @@ class Dataset:
                           **{"augment": "none", **data_settings})
         try:
             data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
-        except (DataError, ConfigError) as error:  # each setting named as given here: num_folds=5, spacing=-1
-            raise type(error)(_in_from_files_words(str(error), "Dataset.from_files")) from None
+        except ConfigError as error:  # each setting named as given here: split_seed=-1, spacing=-1
+            raise ConfigError(_FROM_FILES_KEYWORDS.said(error, "Dataset.from_files")) from None
+        except DataError as error:  # the split settings' (SplitSettings): num_folds=5, fold=5 named as given here
+            raise DataError(_in_from_files_words(str(error), "Dataset.from_files")) from None
         class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
@@ -178,7 +180,7 @@ class Dataset:
         ``on="auto"`` on the GPU when training on one (``data.augment_on``). Without it a Dataset's
         patches are not augmented, as in nobrainer (``augment=`` of ``from_files`` sets a profile too)."""
         data = dataclasses.replace(self.data, augment=profile, augment_on=on)
-        data = check_values(Config(data=data)).data  # names data.augment (profile) or data.augment_on (on)
+        data = _checked_config(Config(data=data), "Dataset.augment", _AUGMENT_KEYWORDS).data  # profile=, on=
         return dataclasses.replace(self, data=data)
 
     def __iter__(self):
@@ -289,7 +291,9 @@ class Dataset:
         self._check_it_has_training_cases("Dataset.fit")
         if config is not None:
             self._check_its_config(config, train_settings)
-        cfg = _checked_config(config or self.config(**train_settings), "Dataset.fit")  # lr="1e-3", as fit
+        # lr="1e-3", as fit; a config's own settings are named as it names them
+        cfg = _checked_config(config or self.config(**train_settings), "Dataset.fit",
+                              _TRAINING_KEYWORDS if config is None else None)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         _check_the_network_fits_the_blocks(cfg, self, launched_processes())
         resumed = None
@@ -299,12 +303,12 @@ class Dataset:
         return train(cfg, manifest=_named_as_its_start(self, resumed, cfg.train.init_from))
 
 
-def _checked_config(cfg: Config, where: str) -> Config:
-    """``check_values(cfg)``, its ConfigError said by ``where``."""
+def _checked_config(cfg: Config, where: str, keywords: _Keywords | None = None) -> Config:
+    """``check_values(cfg)``, its ConfigError said by ``where``, each setting by its keyword in ``keywords``."""
     try:
         return check_values(cfg)
     except ConfigError as error:
-        raise ConfigError(f"{where}: {error}") from None
+        raise ConfigError(keywords.said(error, where) if keywords is not None else f"{where}: {error}") from None
 
 
 def _differing_fields(ours, theirs) -> list[str]:
@@ -478,23 +482,45 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
 # of those names (num_folds=3, fold=1), and its user called no from_pairs: a fold=1 beside validation_pairs was
 # told to "set data.num_folds=3" by "from_pairs" (ninetieth session)
 _CONFIG_SPLIT_SETTING = re.compile(r"\bdata\.(num_folds|fold|split_seed|validation_fraction)\b")
-# check_values' range and type checks of every data setting ("setting data.spacing must be ..."), said as from_files
-# says its other arguments' ("Dataset.from_files: block_shape must be ..."), each by the keyword it was given as: the
-# split settings' said so from the ninetieth session, the others' (spacing=, num_workers=) in the config's words
-# until the ninety-first. Those from_files sets itself (_FROM_FILES_OWN) are refused as keywords before.
-_FROM_FILES_KEYWORD = {**{field.name: field.name for field in dataclasses.fields(DataConfig)
-                          if field.name not in _FROM_FILES_OWN}, "patch_size": "block_shape"}
-_CONFIG_DATA_SETTING = re.compile(r"\bdata\.(" + "|".join(_FROM_FILES_KEYWORD) + r")\b")
-_CHECK_VALUES_SETTING = re.compile(r"^settings? (?=data\.)")  # "setting data.x ...", "settings data.x and data.y"
 
 
 def _in_from_files_words(message: str, where: str) -> str:
-    """A from_pairs message, or check_values' of a data setting, as ``where`` (Dataset.from_files,
-    Dataset.binarize) says it to its user."""
-    if _CHECK_VALUES_SETTING.match(message):
-        message = _CHECK_VALUES_SETTING.sub(f"{where}: ", message)
-        return _CONFIG_DATA_SETTING.sub(lambda named: _FROM_FILES_KEYWORD[named[1]], message)
+    """A from_pairs message as ``where`` (Dataset.from_files, Dataset.binarize) says it to its user."""
     return re.sub(r"\bfrom_pairs\b", where, _CONFIG_SPLIT_SETTING.sub(r"\1", message))
+
+
+class _Keywords:
+    """How a method of this API names the config's settings that it takes as keyword arguments, in check_values'
+    errors: "setting data.spacing must be 3 sizes > 0 mm ..." of from_files(spacing=...) is "Dataset.from_files:
+    spacing must be ...", as its own arguments' errors are said ("Dataset.from_files: block_shape must be ...").
+    Until the ninetieth session every such error named the config's key (data.split_seed), and until the
+    ninety-first all but the split settings' (data.spacing, train.batch_size): settings its user never wrote."""
+
+    def __init__(self, keywords: Mapping[str, str]):
+        self.keywords = dict(keywords)  # config key (data.spacing) -> keyword (spacing)
+        # the longest first, and no key that goes on (train.compile.mode is no train.compile); with YAML's value
+        # where the message gives one ("needs train.channels_last: true"), written as in Python (channels_last=True)
+        names = sorted(self.keywords, key=len, reverse=True)
+        self.named = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b(?!\.\w)(?:: (true|false)\b)?")
+
+    def said(self, error: ConfigError, where: str) -> str:
+        """check_values' ``error`` as ``where`` says it, each key of ``keywords`` in it as its keyword."""
+        message = re.sub(r"^settings? (?=\w+\.)", "", str(error))  # "setting data.x", "settings data.x and data.y"
+        return f"{where}: " + self.named.sub(self._as_keyword, message)
+
+    def _as_keyword(self, key: re.Match) -> str:
+        return self.keywords[key[1]] + (f"={key[2].capitalize()}" if key[2] else "")
+
+
+# from_files takes every data setting as a keyword of its name, but the patch size, as block_shape; those it sets
+# itself (_FROM_FILES_OWN) are refused as keywords before the values are checked
+_FROM_FILES_KEYWORDS = _Keywords({**{f"data.{name}": name for name in _field_names(DataConfig)
+                                     if name not in _FROM_FILES_OWN}, "data.patch_size": "block_shape"})
+# Segmentation(...) and fit(...) take every training and optimizer setting as a keyword of its name (lr=, batch_size=)
+_TRAINING_KEYWORDS = _Keywords({f"{section}.{name}": name for section, fields_of in (("train", TrainConfig),
+                                                                                     ("optim", OptimConfig))
+                                for name in _field_names(fields_of)})
+_AUGMENT_KEYWORDS = _Keywords({"data.augment": "profile", "data.augment_on": "on"})
 
 
 class Segmentation:
@@ -546,10 +572,8 @@ class Segmentation:
                               f"settings; pass them in model_args, e.g. model_args={{{misplaced[0]!r}: ...}}")
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Segmentation: {} is not a training or optimizer setting")
-        try:  # their values too (lr=-1, lr="abc", batch_size=0), as a run config checks them
-            check_values(_run_config(DataConfig(), train_settings))
-        except ConfigError as error:
-            raise ConfigError(f"Segmentation: {error}") from None
+        # their values too (lr=-1, lr="abc", batch_size=0), as a run config checks them
+        _checked_config(_run_config(DataConfig(), train_settings), "Segmentation", _TRAINING_KEYWORDS)
         self.model_name, self.model_args, self.precision = model, dict(model_args or {}), precision
         self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
         self.model_dir: Path | None = None  # the exported model predictions use
@@ -626,7 +650,7 @@ class Segmentation:
         steps = steps if steps is not None else lengths["max_steps"]
         # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
         # was accepted by the constructor and then multiplied as a string, Python's TypeError
-        cfg = _checked_config(cfg, "fit")
+        cfg = _checked_config(cfg, "fit", _TRAINING_KEYWORDS)
         _check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
         if steps is None:
             steps = _steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))

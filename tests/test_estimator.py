@@ -1,6 +1,7 @@
 """The nobrainer-style Dataset builder is the training pipeline, not a second one."""
 
 import csv
+import dataclasses
 import json
 import os
 import re
@@ -531,9 +532,10 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
             Dataset.from_files(train_pairs, block_shape=16, n_classes=bad)
     assert Dataset.from_files(train_pairs, block_shape=16, n_classes=np.int64(3)).manifest.num_classes == 3
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3)
-    with pytest.raises(ConfigError, match="data.augment must be one of none, light, standard, heavy; got 'strong'"):
+    with pytest.raises(ConfigError, match="^Dataset.augment: profile must be one of none, light, standard, heavy; "
+                                          "got 'strong'"):
         data.augment("strong")
-    with pytest.raises(ConfigError, match="data.augment_on must be one of auto, cpu, gpu; got 'GPU'"):
+    with pytest.raises(ConfigError, match="^Dataset.augment: on must be one of auto, cpu, gpu; got 'GPU'"):
         data.augment("light", on="GPU")
     with pytest.raises(ConfigError, match="max_step is not a training or optimizer setting"):
         data.config(max_step=3)
@@ -591,11 +593,11 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
                                           r"val_every=0 to train without validation"):
         Segmentation("unet").fit(one_case, steps=1)
     # Their values too, as a YAML config's (accepted until the fit before the twenty-sixth session)
-    for bad, message in ((dict(lr=-1.0), "optim.lr must be >= 0"), (dict(lr=float("nan")), "optim.lr must be a finite"),
-                         (dict(lr="fast"), "optim.lr must be float"),
-                         (dict(batch_size=0), "train.batch_size must be >= 1"),
-                         (dict(max_steps=0), "train.max_steps must be >= 1")):
-        with pytest.raises(ConfigError, match=f"Segmentation: setting {message}"):
+    for bad, message in ((dict(lr=-1.0), "lr must be >= 0"), (dict(lr=float("nan")), "lr must be a finite"),
+                         (dict(lr="fast"), "lr must be float"),
+                         (dict(batch_size=0), "batch_size must be >= 1"),
+                         (dict(max_steps=0), "max_steps must be >= 1")):
+        with pytest.raises(ConfigError, match=f"Segmentation: {message}"):
             Segmentation("unet", **bad)
     # Optimizer settings go to OptimConfig, training ones to TrainConfig, by name.
     cfg = data.batch(2).config(lr=1e-2, weight_decay=0.0, warmup_steps=0, val_every=3)
@@ -603,7 +605,7 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     assert (cfg.train.val_every, cfg.train.batch_size) == (3, 2)
     cfg = data.config(optimizer="sgd", momentum=0.9, schedule="poly")  # nnU-Net's optimizer and schedule
     assert (cfg.optim.optimizer, cfg.optim.momentum, cfg.optim.schedule) == ("sgd", 0.9, "poly")
-    with pytest.raises(ConfigError, match=r"Segmentation: setting optim.nesterov needs a momentum"):
+    with pytest.raises(ConfigError, match=r"Segmentation: nesterov needs a momentum"):
         Segmentation("unet", optimizer="sgd", momentum=0.0)
     # The batch as a setting (a TypeError from dataclasses.replace before), once
     assert data.config(batch_size=3).train.batch_size == 3
@@ -896,6 +898,33 @@ def test_the_builders_loader_runs_the_pre_flight_checks_first(tiny_dataset, tmp_
     with pytest.raises(DataError, match=f"{broken}: corrupt or not a gzip file"):
         data.loader()
     assert not (tmp_path / "cache").exists()  # refused before any preprocessing
+
+
+def test_the_training_settings_and_augments_are_refused_in_the_keywords_given(tmp_path):
+    """Segmentation(...), fit(...) and Dataset.fit(...) take the training and optimizer settings as keywords, and
+    augment() its profile and on, but said their range and type errors in the config's words: batch_size=0 was
+    "Segmentation: setting train.batch_size must be >= 1", channels_last_norm=True "needs train.channels_last:
+    true", augment(on="tpu") "setting data.augment_on must be ..." (a review of the ninetieth session). They name
+    the keywords, with a value as Python writes it; a config given to Dataset.fit is named as it names itself."""
+    from accelerated_seg.config import Config
+
+    pairs = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in range(4)]
+    data = Dataset.from_files(pairs, block_shape=16, validation_pairs=[])
+    for call, said in (
+            (lambda: Segmentation(batch_size=0), "Segmentation: batch_size must be >= 1, got 0"),
+            (lambda: Segmentation(channels_last_norm=True), "Segmentation: channels_last_norm keeps the channels-last "
+                                                            "layout through the norms, and needs channels_last=True;"),
+            (lambda: Segmentation(optimizer="sgd", momentum=0), "Segmentation: nesterov needs a momentum (momentum > 0, "
+                                                                "nnU-Net's is 0.99); set one, or nesterov=False for"),
+            (lambda: Segmentation(output_dir=str(tmp_path / "run")).fit(data, warmup_steps=-1, val_every=0),
+             "fit: warmup_steps must be >= 0, got -1"),
+            (lambda: data.fit(sw_overlap=1.5), "Dataset.fit: sw_overlap must be >= 0.0 and < 1.0, got 1.5"),
+            (lambda: data.fit(Config(data=data.data, train=dataclasses.replace(Config().train, batch_size=0))),
+             "Dataset.fit: setting train.batch_size must be >= 1, got 0"),  # the config's own words
+            (lambda: data.augment("heavy", on="tpu"), "Dataset.augment: on must be one of auto, cpu, gpu; got 'tpu'")):
+        with pytest.raises(ConfigError, match=f"^{re.escape(said)}"):
+            call()
+    assert not (tmp_path / "run").exists()
 
 
 def test_an_ignore_value_below_the_classes_or_pairs_that_are_a_number_are_refused_naming_the_keyword(tmp_path):
@@ -1276,9 +1305,9 @@ def test_a_learning_rate_given_as_text_is_read_as_a_yaml_file_reads_it(tiny_data
     Segmentation("unet", output_dir=str(tmp_path / "run2"), **quiet).fit(data, steps=1, lr="2e-3")
     data.fit(lr="3e-3", max_steps=1, output_dir=str(tmp_path / "run3"), **quiet)
     assert trained == [1e-3, 2e-3, 3e-3]
-    with pytest.raises(ConfigError, match=r"^fit: setting optim.lr must be float, got 'fast'"):
+    with pytest.raises(ConfigError, match=r"^fit: lr must be float, got 'fast'"):
         Segmentation("unet", output_dir=str(tmp_path / "run4"), **quiet).fit(data, steps=1, lr="fast")
-    with pytest.raises(ConfigError, match=r"^Dataset.fit: setting optim.lr must be float, got 'fast'"):
+    with pytest.raises(ConfigError, match=r"^Dataset.fit: lr must be float, got 'fast'"):
         data.fit(lr="fast", max_steps=1, output_dir=str(tmp_path / "run5"), **quiet)
 
 
