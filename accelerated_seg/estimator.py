@@ -435,7 +435,7 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
                         f"0..{n_classes - 1}); give the unannotated voxels a value of their own, e.g. {n_classes}")
     if ignore_value is not None and not is_whole_number(ignore_value, n_classes):
         # else from_pairs' words: 'labels argument: the "ignore" label has value -1 ... e.g. "ignore": 3', of a
-        # labels argument and an "ignore" label its user never wrote (a review of the ninetieth session)
+        # labels argument and an "ignore" label its user never wrote (ninety-first session)
         raise DataError(f"Dataset.from_files: ignore_value must be a whole number above the classes' values "
                         f"(0..{n_classes - 1}), e.g. {n_classes}, got {ignore_value!r}")
     if ignore_value is not None and data.binarize:  # else from_pairs' words, for a "labels argument" never given
@@ -1008,7 +1008,7 @@ def _rows(pairs, name: str) -> tuple:
     """``pairs`` as a tuple of its rows, refusing what ``tuple()`` would take apart into something else:
     a dict of columns or an HF DatasetDict (their keys), a DataFrame (its column names), a path (its
     characters), one pair given alone (its two paths). Each became 'pairs[0] is 'image'' before; a number,
-    Python's "'int' object is not iterable" traceback (a review of the ninetieth session)."""
+    Python's "'int' object is not iterable" traceback (ninety-first session)."""
     if isinstance(pairs, (str, bytes, os.PathLike, Mapping)) or hasattr(pairs, "columns") or not isinstance(
             pairs, Iterable):
         hint = (": a dict of columns is list(zip(d['image'], d['label'])), an HF DatasetDict is one of its splits "

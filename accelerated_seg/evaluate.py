@@ -135,7 +135,7 @@ def check_tolerance_values(tolerance_mm: float | Sequence[float] | Mapping[int, 
                            setting: str = "tolerance_mm") -> None:
     """A ValueError naming ``setting`` (``--tolerance`` for the command) unless every surface-Dice tolerance is a
     finite number >= 0 mm: "surface-Dice tolerances must be ...; got {1: -1.0}" named no setting, and came once
-    every label file was read where the files give the classes (a review of the ninetieth session)."""
+    every label file was read where the files give the classes (ninety-first session)."""
     given = list(tolerance_mm.values()) if isinstance(tolerance_mm, Mapping) else (
         [tolerance_mm] if isinstance(tolerance_mm, (int, float)) else list(tolerance_mm))
     if bad := [t for t in given if not (math.isfinite(float(t)) and float(t) >= 0)]:

@@ -831,7 +831,7 @@ def test_the_split_settings_out_of_their_range_are_refused_in_from_files_words(t
 def test_every_data_setting_out_of_its_range_is_refused_in_from_files_words(tmp_path):
     """The split settings' range and type errors were said in from_files' keywords, the other data settings' in the
     config's: spacing=(-1, 1, 1) was "setting data.spacing must be 3 sizes > 0 mm ...", num_workers=-1 "setting
-    data.num_workers must be >= 0", settings its user never wrote (a review of the ninetieth session). Each is
+    data.num_workers must be >= 0", settings its user never wrote (ninety-first session). Each is
     named as the keyword it was given as; a config's user reads them as before."""
     from accelerated_seg.config import Config, check_values
 
@@ -904,7 +904,7 @@ def test_the_training_settings_and_augments_are_refused_in_the_keywords_given(tm
     """Segmentation(...), fit(...) and Dataset.fit(...) take the training and optimizer settings as keywords, and
     augment() its profile and on, but said their range and type errors in the config's words: batch_size=0 was
     "Segmentation: setting train.batch_size must be >= 1", channels_last_norm=True "needs train.channels_last:
-    true", augment(on="tpu") "setting data.augment_on must be ..." (a review of the ninetieth session). They name
+    true", augment(on="tpu") "setting data.augment_on must be ..." (ninety-first session). They name
     the keywords, with a value as Python writes it; a config given to Dataset.fit is named as it names itself."""
     from accelerated_seg.config import Config
 
@@ -930,7 +930,7 @@ def test_the_training_settings_and_augments_are_refused_in_the_keywords_given(tm
 def test_an_ignore_value_below_the_classes_or_pairs_that_are_a_number_are_refused_naming_the_keyword(tmp_path):
     """from_files' keywords given a bad value that no check of its own took: ignore_value=-1 (or 2.5) was
     from_pairs' 'labels argument: the "ignore" label has value -1 ... e.g. "ignore": 3', of an argument and a
-    label its user never wrote; pairs=3 Python's "'int' object is not iterable" (a review of the ninetieth
+    label its user never wrote; pairs=3 Python's "'int' object is not iterable" (ninety-first
     session). Each is refused naming the keyword."""
     pairs = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in range(4)]
     for ignore_value in (-1, 2.5, "3"):

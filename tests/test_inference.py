@@ -1203,7 +1203,7 @@ def test_predict_keeps_each_chosen_class_to_one_piece_and_the_probabilities_as_t
 def test_predicts_refusals_of_its_options_name_the_commands_flags(scans, tmp_path, capsys):
     """predict --sw-batch-size 0 was "sw_batch_size must be at least 1, got 0", --overlap 1.5 "overlap must be in
     [0, 1)", --keep-largest 7 "keep_largest: 7 is not a foreground label": the keyword arguments of predict_cases,
-    which the command's user never typed (a review of the ninetieth session). They name the flags; from Python,
+    which the command's user never typed (ninety-first session). They name the flags; from Python,
     the keywords, as before."""
     model = export(tmp_path / "model")
     case = scans / "imagesTr" / "case_002.nii.gz"

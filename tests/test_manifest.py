@@ -1073,7 +1073,7 @@ def test_the_json_files_refusals_name_it_by_its_name_not_dataset_json(tmp_path):
     """The split named the JSON by its name, but its refusals still said "dataset.json" of every file: a MONAI
     datalist.json listing two images per case was told "dataset.json names no channels", data.labels beside it
     "labels are declared by dataset.json ... edit 'labels' in dataset.json", a missing one "dataset.json not found"
-    (a review of the ninetieth session). Each names the file given; a dataset.json reads as before."""
+    (ninety-first session). Each names the file given; a dataset.json reads as before."""
     two_files = [{"image": ["a_0000.nii.gz", "a_0001.nii.gz"], "label": "a.nii.gz"}]
     for extra, said in (({}, "but datalist.json names no channels, so one is assumed"),
                         ({"modality": {"0": "CT"}}, "but datalist.json declares 1 channel(s); give one file per")):

@@ -21,7 +21,7 @@ def read_json(json_path: Path) -> dict[str, Any]:
     if not json_path.is_file():
         # A probe gave the path of a dataset.json, relative to the config's folder, and was told to
         # point at a folder; a relative path is read from the working folder, which is now named. The file is
-        # named by its name: a missing datalist.json was "dataset.json not found" (a review of the ninetieth session)
+        # named by its name: a missing datalist.json was "dataset.json not found" (ninety-first session)
         raise DataError(
             f"{json_path}: {json_path.name} not found; give the path of the dataset's JSON (its dataset.json, or a "
             f"MONAI datalist) or of the folder that contains its dataset.json (Medical Segmentation Decathlon or "

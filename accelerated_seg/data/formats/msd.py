@@ -247,6 +247,6 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
 def labels_declared_twice(json_path: Path) -> DataError:
     """The refusal of data.labels beside a dataset.json (an MSD's, an nnU-Net's, a datalist's) that declares its own:
     training's, and check's of the embedded phantoms before they are written (``synthetic.phantoms_without_cases``).
-    The file is named by its name: "dataset.json" whatever it was called until the ninetieth session."""
+    The file is named by its name: "dataset.json" whatever it was called until the ninety-first session."""
     return DataError(f"{json_path}: labels are declared by {json_path.name}; drop the labels argument (data.labels) "
                      f"or edit 'labels' in {json_path.name}")
