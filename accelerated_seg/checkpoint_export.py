@@ -12,7 +12,6 @@ that config.json holds besides the weights was saved with the checkpoint (``expo
 
 from __future__ import annotations
 
-import json
 import re
 import tempfile
 from pathlib import Path
@@ -23,11 +22,12 @@ from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPO
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
 from .checkpoint_files import (DEEPSPEED_WEIGHTS, EXPORT_DESCRIPTION_FILE, FSDP_FULL_WEIGHTS, FSDP_SHARDED_WEIGHTS,
-                               FULL_WEIGHTS, check_checkpoint_files, check_export_output, read_export_description)
+                               check_checkpoint_files, check_export_output, deepspeed_not_installed,
+                               read_export_description, weights_to_export)
 from .config import ConfigError
 from .data.errors import DataError
 from .exported_model import NonFiniteWeights, shared_tensor_names, write_state_as_export
-from .model_folders import LAYOUT_FILE, STEP_DIR, checkpoint_folder, checkpoint_gone
+from .model_folders import STEP_DIR, checkpoint_folder, checkpoint_gone
 from .models import ModelSpec, build_from_spec
 
 
@@ -45,6 +45,7 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         # a file it reads cut short: one error naming it, not a loader's traceback
         check_checkpoint_files(checkpoint, for_export=True)
         description = read_export_description(checkpoint)
+        weights_to_export(checkpoint)  # none there, or DeepSpeed's without DeepSpeed: in the command's order
         spec = ModelSpec.from_dict(description.pop("model"))
         network = build_from_spec(spec)
         aliases = shared_tensor_names(network)
@@ -66,10 +67,10 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
 
 def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:
     """The network's full state dict from whichever layout the checkpoint's strategy wrote."""
-    layout = _layout(checkpoint)
-    if layout.get("format") == "deepspeed":
+    weights = weights_to_export(checkpoint)  # again: a checkpoint rotated away meanwhile has none
+    if weights == DEEPSPEED_WEIGHTS:
         return _deepspeed_weights(checkpoint)
-    if (checkpoint / FSDP_SHARDED_WEIGHTS).is_dir():
+    if weights == FSDP_SHARDED_WEIGHTS:
         from torch.distributed.checkpoint.api import CheckpointException
 
         try:
@@ -82,13 +83,9 @@ def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:
                             f"be read ({_what_failed(error)}). "
                             f"A checkpoint is saved whole, so a file was deleted or cut short afterwards: export "
                             f"another checkpoint, or copy this one again from where it was written") from None
-    if (checkpoint / FSDP_FULL_WEIGHTS).is_file():
+    if weights == FSDP_FULL_WEIGHTS:
         return torch.load(checkpoint / FSDP_FULL_WEIGHTS, map_location="cpu", weights_only=True)
-    if (checkpoint / FULL_WEIGHTS).is_file():
-        return load_file(checkpoint / FULL_WEIGHTS)
-    raise DataError(f"{checkpoint} holds none of the weight files accelerate writes ({FULL_WEIGHTS}, "
-                    f"{FSDP_SHARDED_WEIGHTS}/, {FSDP_FULL_WEIGHTS}, DeepSpeed's {DEEPSPEED_WEIGHTS}/) for its layout "
-                    f"{layout or 'unrecorded'}: copy the checkpoint again from where it was written")
+    return load_file(checkpoint / weights)
 
 
 def _what_failed(error: Exception) -> str:
@@ -96,11 +93,6 @@ def _what_failed(error: Exception) -> str:
     text is that rank's traceback, ending in the error itself ("FileNotFoundError: ... __1_0.distcp")."""
     last = (str(error).strip().splitlines() or [""])[-1]
     return last if re.match(r"\w+(Error|Exception): ", last) else f"{type(error).__name__}: {last}"
-
-
-def _layout(checkpoint: Path) -> dict:
-    path = checkpoint / LAYOUT_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 def _dcp_weights(folder: Path) -> dict:
@@ -123,9 +115,8 @@ def _deepspeed_weights(checkpoint: Path) -> dict:
     quiet_deepspeeds_cpu_guess()  # gathering needs no GPU: its warning that it found none would only alarm
     try:
         from deepspeed.utils.zero_to_fp32 import get_fp32_state_dict_from_zero_checkpoint
-    except ImportError:
-        raise ConfigError(f"{checkpoint} was saved by DeepSpeed, whose files only DeepSpeed reads: install the "
-                          f"deepspeed extra (pip install 'accelerated_seg[deepspeed]')") from None
+    except ImportError:  # installed (weights_to_export found it) but not importable: a broken installation
+        raise deepspeed_not_installed(checkpoint) from None
     return get_fp32_state_dict_from_zero_checkpoint(str(checkpoint))  # the tag in its "latest" file
 
 

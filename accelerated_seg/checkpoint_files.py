@@ -3,13 +3,15 @@ whether each of its files is whole.
 
 Kept apart from checkpoint.py, which imports torch and accelerate, so that ``accelerated-seg
 train``, examples/train.py and ``accelerated-seg export`` refuse a mistyped or damaged checkpoint (the
-export also one without export.json, and an --output in the way) before those imports: in 0.2-0.4 s
-rather than 11-14 s on 2 cores (benchmarks/results/resume_refusal_2cpu.json), as they refuse a
-mistyped setting. The files are read by their headers only: JSON and YAML parsed, torch.save's zip
-archives by their central directory, safetensors by its header."""
+export also one without export.json or without its weights, one of DeepSpeed's where DeepSpeed is not
+installed, and an --output in the way) before those imports: in 0.2-0.4 s rather than 11-14 s on 2
+cores (benchmarks/results/resume_refusal_2cpu.json), as they refuse a mistyped setting. The files are
+read by their headers only: JSON and YAML parsed, torch.save's zip archives by their central directory,
+safetensors by its header."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import zipfile
@@ -191,6 +193,58 @@ def read_export_description(checkpoint: Path) -> dict:
     raise ConfigError(f"{checkpoint} has no {EXPORT_DESCRIPTION_FILE}: checkpoints saved before accelerated_seg "
                       f"recorded it (the forty-fifth session) cannot be exported. Resume the run from it in a copy "
                       f"of the run folder with --train.max_steps set to its step, which exports it and trains nothing")
+
+
+def weights_to_export(checkpoint: Path) -> str:
+    """The weights' file or folder of ``checkpoint`` that the export reads, by the layout its strategy's
+    save gave it: ``DEEPSPEED_WEIGHTS``, ``FSDP_SHARDED_WEIGHTS``, ``FSDP_FULL_WEIGHTS`` or ``FULL_WEIGHTS``.
+    Here, with the file system alone, so that ``accelerated-seg export`` refuses a checkpoint without
+    them, or DeepSpeed's where DeepSpeed is not installed, before torch and MONAI import (it came after
+    them, in checkpoint_export.py, until the ninetieth session).
+
+    Raises:
+        DataError: none of them there (check_checkpoint_files first, which names a damaged file).
+        ConfigError: DeepSpeed's, and DeepSpeed not installed.
+    """
+    layout = _layout(checkpoint)
+    if layout.get("format") == "deepspeed":
+        _check_deepspeed_weights(checkpoint)
+        return DEEPSPEED_WEIGHTS
+    for name, there in ((FSDP_SHARDED_WEIGHTS, Path.is_dir), (FSDP_FULL_WEIGHTS, Path.is_file),
+                        (FULL_WEIGHTS, Path.is_file)):
+        if there(checkpoint / name):
+            return name
+    saved = f"saved by {layout['strategy']}" if layout.get("strategy") else f"no strategy recorded in {LAYOUT_FILE}"
+    raise DataError(f"{checkpoint} holds none of the weight files accelerate writes ({FULL_WEIGHTS}, "
+                    f"{FSDP_SHARDED_WEIGHTS}/, {FSDP_FULL_WEIGHTS}, DeepSpeed's {DEEPSPEED_WEIGHTS}/) ({saved}): "
+                    f"{_way_on(checkpoint, for_export=True)}")
+
+
+def deepspeed_not_installed(checkpoint: Path) -> ConfigError:
+    """The refusal of DeepSpeed's ``checkpoint`` where DeepSpeed is not found (or, in checkpoint_export.py,
+    does not import)."""
+    return ConfigError(f"{checkpoint} was saved by DeepSpeed, whose files only DeepSpeed reads: install the "
+                       f"deepspeed extra (pip install 'accelerated_seg[deepspeed]'), then export it again")
+
+
+def _check_deepspeed_weights(checkpoint: Path) -> None:
+    # The fp32 weights are in the optimizer's partitions, in the tag folder that the "latest" file names;
+    # without either, DeepSpeed's reader failed with a ValueError or FileNotFoundError after the imports.
+    missing = [what for what, there in ((f"{DEEPSPEED_WEIGHTS}/", (checkpoint / DEEPSPEED_WEIGHTS).is_dir()),
+                                        ("latest", (checkpoint / "latest").is_file())) if not there]
+    if missing:
+        raise DataError(f"{checkpoint} lacks the weight files DeepSpeed writes ({' and '.join(missing)} missing; "
+                        f"{DEEPSPEED_WEIGHTS}/ holds the weights, 'latest' names that folder): "
+                        f"{_way_on(checkpoint, for_export=True)}")
+    # After the files: a checkpoint without its weights is not made exportable by installing DeepSpeed.
+    # find_spec imports nothing (DeepSpeed itself imports torch).
+    if importlib.util.find_spec("deepspeed") is None:
+        raise deepspeed_not_installed(checkpoint)
+
+
+def _layout(checkpoint: Path) -> dict:
+    path = checkpoint / LAYOUT_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 def _way_on(checkpoint: Path, for_export: bool) -> str:

@@ -215,13 +215,79 @@ def test_an_output_in_the_way_is_refused_before_torch_and_monai_import(tmp_path)
     assert not (step.parent / "model").exists()
 
 
+def test_a_checkpoint_without_its_weights_or_deepspeed_is_refused_before_torch_and_monai_import(tmp_path,
+                                                                                                   monkeypatch):
+    """A checkpoint whose weights were deleted or left out of a copy, and a ZeRO checkpoint where DeepSpeed
+    is not installed, were refused by ``accelerated-seg export`` only after torch, accelerate and MONAI had
+    imported, though both need the file system alone (until the ninetieth session). A file cut short is
+    still named first: neither a copy's missing weights nor installing DeepSpeed is the way on then."""
+    import os
+    import zipfile
+
+    from refusals import run_probing_imports
+
+    network = {"name": "unet", "monai_class": "UNet", "args": {"spatial_dims": 3, "in_channels": 1, "out_channels": 2,
+                                                              "channels": [4, 8], "strides": [2]}}
+
+    def checkpoint(name: str, layout: dict | None, description: str = json.dumps({"model": network})):
+        step = tmp_path / name / "checkpoints" / "step_4"
+        (step.parent / "step_2").mkdir(parents=True)  # the one to export instead
+        step.mkdir()
+        (step / EXPORT_DESCRIPTION_FILE).write_text(description)
+        if layout is not None:
+            (step / LAYOUT_FILE).write_text(json.dumps(layout))
+        return step
+
+    def zero_partitions(step: Path, partition: bytes | None = None):
+        (step / "pytorch_model").mkdir()
+        (step / "latest").write_text("pytorch_model")
+        with zipfile.ZipFile(step / "pytorch_model" / "mp_rank_00_model_states.pt", "w"):
+            pass  # a whole (empty) torch.save archive, as far as the export's check of the files reads
+        if partition is not None:
+            (step / "pytorch_model" / "zero_pp_rank_0_mp_rank_00_optim_states.pt").write_bytes(partition)
+        return step
+
+    zero = {"format": "deepspeed", "zero_stage": 3, "strategy": "DeepSpeed (DEEPSPEED) on 2 process(es)"}
+    instead = "copy it again from where it was written, or export the checkpoint before it, "
+    cases = [(checkpoint("full", {"format": "full", "strategy": "DDP (MULTI_GPU) on 2 process(es)"}), DataError,
+              "holds none of the weight files accelerate writes (model.safetensors, pytorch_model_fsdp_0/, "
+              "pytorch_model_fsdp.bin, DeepSpeed's pytorch_model/) (saved by DDP (MULTI_GPU) on 2 process(es)): "
+              + instead),
+             (checkpoint("unrecorded", None), DataError, "holds none of the weight files accelerate writes ("),
+             (checkpoint("zero_emptied", zero), DataError,
+              "lacks the weight files DeepSpeed writes (pytorch_model/ and latest missing; pytorch_model/ holds "
+              "the weights, 'latest' names that folder): " + instead),
+             # cut short (the saved sizes were not recorded here): damaged, whatever else it lacks
+             (checkpoint("cut", {"format": "full"}, description='{"model": {"name": "un'), DataError,
+              "is damaged: export.json (JSONDecodeError"),
+             (zero_partitions(checkpoint("zero_cut", zero), partition=b"PK\x03\x04 cut"), DataError,
+              "is damaged: pytorch_model/zero_pp_rank_0_mp_rank_00_optim_states.pt (BadZipFile")]
+    # DeepSpeed's checkpoint with its files, where DeepSpeed is not installed (hidden: the tests' environment has it)
+    cases.append((zero_partitions(checkpoint("zero", zero)), ConfigError,
+                  "was saved by DeepSpeed, whose files only DeepSpeed reads: install the deepspeed extra "
+                  "(pip install 'accelerated_seg[deepspeed]'), then export it again"))
+    without_deepspeed = {**os.environ, "ACCELERATED_SEG_TESTS_WITHOUT": "deepspeed"}  # tests/startup/sitecustomize.py
+    for step, error, message in cases:
+        proc, imported = run_probing_imports("accelerated_seg.cli", "export", str(step), "--output",
+                                             str(tmp_path / "out"), module=True, env=without_deepspeed)
+        said = f"error: {'checkpoint ' * ('is damaged' in message)}{step} {message}"
+        assert proc.returncode == 2 and proc.stderr.startswith(said), proc.stderr
+        assert imported == [], (step, imported)
+    monkeypatch.setitem(sys.modules, "deepspeed", None)  # as if not installed, here too
+    for step, error, message in cases:
+        with pytest.raises(error, match=re.escape(message)):  # the same refusal from Python
+            export_checkpoint(step, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_deepspeed_checkpoint_without_deepspeed_names_the_extra(tmp_path, monkeypatch):
     from accelerated_seg.checkpoint_export import _gathered_weights
 
     step = tmp_path / "step_4"
-    step.mkdir()
+    (step / "pytorch_model").mkdir(parents=True)
+    (step / "latest").write_text("pytorch_model")
     (step / LAYOUT_FILE).write_text(json.dumps({"format": "deepspeed", "zero_stage": 3}))
-    monkeypatch.setitem(sys.modules, "deepspeed.utils.zero_to_fp32", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "deepspeed.utils.zero_to_fp32", None)  # as if not installed, or broken
     with pytest.raises(ConfigError, match=r"was saved by DeepSpeed.*pip install 'accelerated_seg\[deepspeed\]'"):
         _gathered_weights(step)
 
