@@ -856,9 +856,11 @@ def _what_training_reads(manifest) -> str:
 
 
 def _predict(args, _) -> int:
-    # The arguments and the model folders are checked with the file system alone, before the
-    # inference stack imports (7-15 s on 2 cores): a wrong --model is refused at once.
+    # The arguments, the model folders and the inputs are checked with the file system alone, before the
+    # inference stack imports (7-15 s on 2 cores): a wrong --model, or an input naming no NIfTI file (a
+    # typo, an empty folder), is refused at once.
     from .data.errors import DataError
+    from .inference_files import expand_inputs
     from .model_folders import read_export_json
 
     if not args.model:
@@ -875,6 +877,7 @@ def _predict(args, _) -> int:
     try:
         for model_dir in args.model:
             read_export_json(model_dir)
+        expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
     except (FileNotFoundError, DataError) as error:
         if os.environ.get("RANK", "0") == "0":  # under accelerate launch every rank stops, the main one says why
             print(f"error: {error}", file=sys.stderr)

@@ -134,10 +134,12 @@ def test_the_other_commands_that_import_the_stack_import_it_without_collection(c
     from accelerated_seg.models import build_from_spec, model_spec
 
     seen = {}
-    if command == "predict":  # the work stubbed after the model folder's check, which reads config.json
+    if command == "predict":  # the work stubbed after the checks of the model folder (config.json) and inputs
         spec = model_spec("unet", 1, 2, [16, 16, 16], {"channels": [4, 8], "strides": [2], "num_res_units": 0})
         write_export(build_from_spec(spec).state_dict(), spec.to_dict(), {"in_channels": 1, "num_classes": 2},
                      tmp_path / "model")
+        (tmp_path / "scans").mkdir()
+        (tmp_path / "scans" / "case_0.nii.gz").write_bytes(b"")  # found by its name; the stub reads nothing
         monkeypatch.setattr(accelerated_seg.inference, "predict_cases", _recording_the_collector(seen, []))
         argv = ["predict", "--model", str(tmp_path / "model"), str(tmp_path / "scans"), "--output", str(tmp_path)]
     elif command == "evaluate":

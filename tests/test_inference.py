@@ -889,6 +889,28 @@ def test_a_model_folder_that_is_no_export_is_refused_before_the_inference_stack_
     assert not (tmp_path / "out").exists()
 
 
+def test_an_input_that_names_no_nifti_file_is_refused_before_the_inference_stack_imports(tmp_path):
+    """A mistyped input, an empty folder, another format's file, a folder of case folders: found with the
+    file system alone (inference_files.expand_inputs), but refused only after torch, accelerate and MONAI
+    had imported, 3-5 s on 2 cores, until the ninetieth session."""
+    from refusals import run_probing_imports
+
+    model = export(tmp_path / "model")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "scan.mgz").write_bytes(b"FreeSurfer's")
+    (tmp_path / "cases" / "case_1").mkdir(parents=True)
+    (tmp_path / "cases" / "case_1" / "image.nii.gz").write_bytes(b"")
+    for given, message in ((tmp_path / "scnas", "scnas: no such file or folder; give NIfTI files, folders holding"),
+                           (tmp_path / "empty", "empty holds no .nii/.nii.gz file; check the path"),
+                           (tmp_path / "scan.mgz", "scan.mgz: not a NIfTI file name (.nii or .nii.gz); convert it"),
+                           (tmp_path / "cases", "cases holds no .nii/.nii.gz file itself, but its subfolders hold 1")):
+        proc, imported = run_probing_imports("accelerated_seg.cli", "predict", "--model", str(model), str(given),
+                                             "--output", str(tmp_path / "out"), module=True)
+        assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr, proc.stderr
+        assert imported == [], (given, imported)
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(scans, tmp_path, capsys):
     """Each was an OSError traceback (errno 17, 20 or 21) after the inference, and a folder in the way of
     the second case's probabilities left the first cases written."""
