@@ -47,7 +47,7 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         description = read_export_description(checkpoint)
         weights_to_export(checkpoint)  # none there, or DeepSpeed's without DeepSpeed: in the command's order
         spec = ModelSpec.from_dict(description.pop("model"))
-        network = build_from_spec(spec)
+        network = _network_described(spec, checkpoint)
         aliases = shared_tensor_names(network)
         _load_into(network, aliases, _gathered_weights(checkpoint), checkpoint)
     except (ConfigError, DataError, OSError):
@@ -63,6 +63,17 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         raise ConfigError(f"the exported model cannot be written to {output} ({error.__class__.__name__}: "
                           f"{error}); give a folder that can be written") from None
     return checkpoint, output
+
+
+def _network_described(spec: ModelSpec, checkpoint: Path) -> torch.nn.Module:
+    """The network of the checkpoint's export.json, whose args were a TypeError traceback where they do not
+    build it (an unknown monai_class an AttributeError), and the network's own checks' AssertionError."""
+    try:
+        return build_from_spec(spec)
+    except (TypeError, ValueError, KeyError, AssertionError, AttributeError) as error:
+        raise DataError(f"{checkpoint / EXPORT_DESCRIPTION_FILE}: its network {spec.monai_class} cannot be built "
+                        f"({type(error).__name__}: {error}); the file was edited or replaced after the save: copy "
+                        f"the checkpoint again from where it was written, or export another of its run's") from None
 
 
 def _gathered_weights(checkpoint: Path) -> dict[str, torch.Tensor]:

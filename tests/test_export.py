@@ -12,6 +12,7 @@ from importlib import import_module
 from pathlib import Path
 
 import monai.networks.nets
+import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file, load_model
@@ -277,6 +278,30 @@ def test_a_checkpoint_without_its_weights_or_deepspeed_is_refused_before_torch_a
     for step, error, message in cases:
         with pytest.raises(error, match=re.escape(message)):  # the same refusal from Python
             export_checkpoint(step, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_export_json_whose_network_cannot_be_built_is_refused_naming_it(tmp_path, capsys):
+    """Its args edited by hand, or a monai_class this MONAI lacks: a TypeError or AttributeError traceback
+    from building the network (until the ninetieth session)."""
+    from safetensors.numpy import save_file
+
+    for name, model, said in (("args", {"args": {}}, "UNet cannot be built (TypeError: UNet.__init__() missing"),
+                              ("class", {"monai_class": "UNetto"}, "UNetto cannot be built (AttributeError: ")):
+        step = tmp_path / name / "checkpoints" / "step_4"
+        step.mkdir(parents=True)
+        (step / LAYOUT_FILE).write_text('{"format": "full"}')
+        described = {"name": "unet", "monai_class": "UNet", "args": {"spatial_dims": 3, "in_channels": 1,
+                                                                      "out_channels": 2, "channels": [4, 8],
+                                                                      "strides": [2]}}
+        (step / EXPORT_DESCRIPTION_FILE).write_text(json.dumps({"model": {**described, **model}}))
+        save_file({"model.0.conv.weight": np.zeros(2, np.float32)}, str(step / "model.safetensors"))
+        message = f"{step / EXPORT_DESCRIPTION_FILE}: its network {said}"
+        with pytest.raises(DataError, match=re.escape(message)):
+            export_checkpoint(step, tmp_path / "out")
+        with pytest.raises(SystemExit) as ended:  # the command: one line, no traceback
+            main(["export", str(step), "--output", str(tmp_path / "out")])
+        assert ended.value.code == 2 and capsys.readouterr().err.startswith(f"error: {message}")
     assert not (tmp_path / "out").exists()
 
 
