@@ -118,7 +118,10 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
             continue
         try:
             if path.suffix == ".json":
-                json.loads(path.read_text(encoding="utf-8"))
+                parsed = json.loads(path.read_text(encoding="utf-8"))
+                # Whole JSON but no layout ([], a number): the resume's and the export's AttributeError traceback
+                if path == Path(checkpoint) / LAYOUT_FILE and not isinstance(parsed, dict):
+                    damaged.append(f"{LAYOUT_FILE} (a JSON {type(parsed).__name__}, not the object of its layout)")
             elif path.suffix == ".yaml":  # the run's config.yaml, which the resume compares with its own
                 yaml.safe_load(path.read_text(encoding="utf-8"))
             elif path.suffix == ".safetensors":

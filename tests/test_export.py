@@ -305,6 +305,25 @@ def test_an_export_json_whose_network_cannot_be_built_is_refused_naming_it(tmp_p
     assert not (tmp_path / "out").exists()
 
 
+def test_a_strategy_json_that_is_no_layout_is_a_damaged_checkpoint(tmp_path):
+    """Whole JSON but not an object ([], a number), which no save writes: the export's and the resume's
+    AttributeError traceback ("'list' object has no attribute 'get'") until the ninetieth session."""
+    from accelerated_seg.checkpoint_files import check_checkpoint_files
+    from refusals import run_probing_imports
+
+    step = tmp_path / "run" / "checkpoints" / "step_4"
+    step.mkdir(parents=True)
+    (step / LAYOUT_FILE).write_text("[]")
+    (step / EXPORT_DESCRIPTION_FILE).write_text('{"model": {"name": "unet", "monai_class": "UNet", "args": {}}}')
+    message = f"checkpoint {step} is damaged: strategy.json (a JSON list, not the object of its layout)"
+    proc, imported = run_probing_imports("accelerated_seg.cli", "export", str(step), "--output", str(tmp_path / "out"),
+                                         module=True)
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {message}"), proc.stderr
+    assert imported == [], imported
+    with pytest.raises(DataError, match=re.escape(message)):  # the resume's check of the files
+        check_checkpoint_files(step, whole_state=True)
+
+
 def test_a_deepspeed_checkpoint_without_deepspeed_names_the_extra(tmp_path, monkeypatch):
     from accelerated_seg.checkpoint_export import _gathered_weights
 
