@@ -203,7 +203,7 @@ def weights_to_export(checkpoint: Path) -> str:
     save gave it: ``DEEPSPEED_WEIGHTS``, ``FSDP_SHARDED_WEIGHTS``, ``FSDP_FULL_WEIGHTS`` or ``FULL_WEIGHTS``.
     Here, with the file system alone, so that ``accelerated-seg export`` refuses a checkpoint without
     them, or DeepSpeed's where DeepSpeed is not installed, before torch and MONAI import (it came after
-    them, in checkpoint_export.py, until the ninetieth session).
+    them, in checkpoint_export.py, until the ninety-first session).
 
     Raises:
         DataError: none of them there (check_checkpoint_files first, which names a damaged file).

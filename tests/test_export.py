@@ -220,7 +220,7 @@ def test_a_checkpoint_without_its_weights_or_deepspeed_is_refused_before_torch_a
                                                                                                    monkeypatch):
     """A checkpoint whose weights were deleted or left out of a copy, and a ZeRO checkpoint where DeepSpeed
     is not installed, were refused by ``accelerated-seg export`` only after torch, accelerate and MONAI had
-    imported, though both need the file system alone (until the ninetieth session). A file cut short is
+    imported, though both need the file system alone (until the ninety-first session). A file cut short is
     still named first: neither a copy's missing weights nor installing DeepSpeed is the way on then."""
     import os
     import zipfile
@@ -283,7 +283,7 @@ def test_a_checkpoint_without_its_weights_or_deepspeed_is_refused_before_torch_a
 
 def test_an_export_json_whose_network_cannot_be_built_is_refused_naming_it(tmp_path, capsys):
     """Its args edited by hand, or a monai_class this MONAI lacks: a TypeError or AttributeError traceback
-    from building the network (until the ninetieth session)."""
+    from building the network (until the ninety-first session)."""
     from safetensors.numpy import save_file
 
     for name, model, said in (("args", {"args": {}}, "UNet cannot be built (TypeError: UNet.__init__() missing"),
@@ -307,7 +307,7 @@ def test_an_export_json_whose_network_cannot_be_built_is_refused_naming_it(tmp_p
 
 def test_a_strategy_json_that_is_no_layout_is_a_damaged_checkpoint(tmp_path):
     """Whole JSON but not an object ([], a number), which no save writes: the export's and the resume's
-    AttributeError traceback ("'list' object has no attribute 'get'") until the ninetieth session."""
+    AttributeError traceback ("'list' object has no attribute 'get'") until the ninety-first session."""
     from accelerated_seg.checkpoint_files import check_checkpoint_files
     from refusals import run_probing_imports
 
