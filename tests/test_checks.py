@@ -863,6 +863,22 @@ def test_undeclared_value_message_names_where_a_csv_declares_labels(tmp_path):
     assert check_manifest(load_cases(tmp_path / "cases.csv", validation_fraction=0, labels=3)).errors == []
 
 
+def test_the_checks_name_a_json_of_another_name_by_its_name_not_dataset_json(tmp_path):
+    """The readers named a datalist.json (an nnU-Net Dataset001.json) by its name, but the pre-flight checks
+    still told of "dataset.json": "declare the missing classes in dataset.json 'labels'", "dataset.json declares
+    2 channels and lists this one file" (a review of the ninety-first session). A dataset.json reads as before."""
+    case = make_case(tmp_path, "three_classes")  # labels 0, 1, 2
+    entries = [{"image": str(case.images[0]), "label": str(case.label)}]
+    for name in ("datalist.json", "dataset.json"):
+        (tmp_path / name).write_text(json.dumps({"labels": {"0": "background", "1": "liver"}, "training": entries}))
+        report = check_manifest(load_cases(tmp_path / name, validation_fraction=0))
+        assert_single_error(report, case.label, "[2]", f"declare the missing classes in {name} 'labels'")
+        (tmp_path / name).write_text(json.dumps({"labels": {"0": "background", "1": "liver", "2": "tumour"},
+                                                 "modality": {"0": "T1", "1": "T2"}, "training": entries}))
+        report = check_manifest(load_cases(tmp_path / name, validation_fraction=0))
+        assert_single_error(report, case.images[0], f"but {name} declares 2 channels and lists this one file")
+
+
 def test_a_csv_run_declares_its_labels_with_data_labels(tmp_path):
     """From YAML or the command line, data.labels is how a CSV gets more than two classes."""
     training, validation = make_case(tmp_path, "a"), make_case(tmp_path, "b")  # labels 0, 1, 2

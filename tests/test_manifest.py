@@ -287,6 +287,10 @@ def test_nnunet_channel_files_that_dataset_json_does_not_declare_are_a_warning_n
                               "not declare, so training does not read them: ")
     assert f"{root / 'imagesTr' / 'case_a_0002.nii.gz'}, {root / 'imagesTr' / 'case_c_0002.nii.gz'}." in warning
     assert "It trains on channel(s) 0000 (T1), 0001 (T2)" in warning
+    # An nnU-Net JSON of another name is named by it (the warning said dataset.json until the ninety-first session)
+    (root / "dataset.json").rename(root / "Dataset001.json")
+    [warning] = [w for w in check_manifest(load_cases(root / "Dataset001.json")).warnings if "channel_names" in w]
+    assert "named as channels that Dataset001.json's channel_names does not declare" in warning
 
 
 def test_nnunet_json_path_is_accepted_like_the_folder(tmp_path):

@@ -53,6 +53,8 @@ class Manifest:
         ignore_value: The raw value of unannotated voxels (nnU-Net's "ignore" label, sparse
             annotation), or ``None``. No class: preprocessing stores it as class index
             ``ignore_index`` (= ``num_classes``), which the loss and the metrics leave out.
+        source_file: The file that lists the cases (the dataset's JSON, whatever its name, or the CSV), or
+            ``None`` (pairs): the pre-flight checks name a datalist.json by its name, not as "dataset.json".
     """
 
     root: Path
@@ -66,6 +68,7 @@ class Manifest:
     source_format: str = "msd"
     regions: Regions | None = None
     ignore_value: int | None = None
+    source_file: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.label_values:

@@ -61,11 +61,10 @@ _CHANNEL_HINT = "resample the channels onto one grid"
 GRID_ATOL_MM = 1e-3
 # Grids that place every voxel within this share of a voxel of each other differ by a header's rounding
 _ROUNDING_VOXELS = 0.05
-# Where each source format lets the user declare its label values, for the undeclared-value message.
+# Where each source format lets the user declare its label values, for the undeclared-value message; an MSD's
+# and an nnU-Net's JSON, by its name (_labels_declared_in).
 _LABELS_DECLARED_IN = {
-    "msd": "dataset.json 'labels'",
     "datalist": "data.labels (check: --labels; load_cases: labels=), as the datalist declares none",
-    "nnunet": "dataset.json 'labels'",
     "csv": "data.labels (check: --labels; load_csv: labels=; a CSV declares none: the default is "
            "0 = background, 1 = foreground)",
     "pairs": "the labels argument (the default is 0 = background, 1 = foreground)",
@@ -164,6 +163,27 @@ def _grouped(errors: list[str]) -> list[str]:
     return lines
 
 
+def _json_name(manifest: Manifest) -> str:
+    """The name of the JSON that declares the manifest's labels and channels (a MONAI datalist.json, an nnU-Net
+    Dataset001.json), which the checks' messages give: "dataset.json" of every file until the ninety-first
+    session, and still of a manifest that records no file (built in Python)."""
+    return manifest.source_file.name if manifest.source_file is not None else "dataset.json"
+
+
+def _channels_declared_in(manifest: Manifest) -> str:
+    """What declares the manifest's channels: its JSON, by its name; a CSV's columns and the pairs' files, one
+    channel each, are "the dataset"."""
+    return _json_name(manifest) if manifest.source_format in ("msd", "datalist", "nnunet") else "the dataset"
+
+
+def _labels_declared_in(manifest: Manifest) -> str:
+    """Where the user of the manifest's source format declares its label values, for the undeclared-value
+    message: an MSD's or an nnU-Net's JSON by its name, else as ``_LABELS_DECLARED_IN`` says."""
+    if manifest.source_format in ("msd", "nnunet"):
+        return f"{_json_name(manifest)} 'labels'"
+    return _LABELS_DECLARED_IN.get(manifest.source_format, "the dataset's labels")
+
+
 def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, max_voxels: int | None = None,
                    affine_atol: float = GRID_ATOL_MM, crop_foreground: bool = False, workers: int = 1,
                    ranks: CheckingRanks | None = None, records_folder: Path | None = None,
@@ -187,10 +207,10 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
     Returns:
         A CheckReport naming the dataset root.
     """
-    declared_in = _LABELS_DECLARED_IN.get(manifest.source_format, "the dataset's labels")
     report = check_cases(
         [*manifest.training, *manifest.validation] if cases is None else cases, manifest.label_values,
-        affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=declared_in,
+        affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=_labels_declared_in(manifest),
+        channels_declared_in=_channels_declared_in(manifest),
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
         crop_foreground=crop_foreground, workers=workers, ranks=ranks,
         records=CheckRecords(records_folder, manifest.root) if records_folder is not None else None,
@@ -199,8 +219,8 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
     if cases is None and (undeclared := undeclared_channel_files(manifest)):
         declared = ", ".join(f"{index:04d} ({name})" for index, name in manifest.channels.items())
         report.warnings.append(
-            f"{len(undeclared)} file(s) in imagesTr are named as channels that dataset.json's channel_names does "
-            f"not declare, so training does not read them: {_listed(undeclared)}. It trains on channel(s) "
+            f"{len(undeclared)} file(s) in imagesTr are named as channels that {_json_name(manifest)}'s channel_names "
+            f"does not declare, so training does not read them: {_listed(undeclared)}. It trains on channel(s) "
             f"{declared}: declare the others in channel_names to train on them too (predict is then given them "
             f"as well), or move them out of imagesTr if they are not meant to be there"
         )
@@ -237,6 +257,7 @@ def check_cases(
     labels_declared_in: str = "the dataset's labels",
     binarized: bool = False,
     num_channels: int = 1,
+    channels_declared_in: str = "the dataset",
     ignore_value: int | None = None,
     crop_foreground: bool = False,
     workers: int = 1,
@@ -262,6 +283,8 @@ def check_cases(
         num_channels: Image channels the dataset declares (``Manifest.num_channels``). A case that
             lists one image file for several channels must hold them in that file, as the 4D
             (x, y, z, channel) files of the Decathlon's BrainTumour and Prostate tasks do.
+        channels_declared_in: What declares those channels (the JSON's name: "datalist.json"), named in the
+            message about a file that holds another number of them.
         ignore_value: The value of unannotated voxels (an "ignore" label): allowed too, and no class
             whose absence is worth a warning.
         crop_foreground: Preprocessing will crop each case to the box of its image voxels above 0
@@ -308,7 +331,7 @@ def check_cases(
             return known
         report, tally = CheckReport(), _Tally(declared, ignore_value)
         _check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground,
-                    zscored=normalization == "zscore")
+                    zscored=normalization == "zscore", channels_declared_in=channels_declared_in)
         return _Findings(report, tally, source)
 
     def check_share(positions: Sequence[int]) -> list[tuple[int, _Findings]]:
@@ -566,10 +589,11 @@ def _listed(paths: list) -> str:
 def _check_case(
     case: Case, declared: _Declared, affine_atol: float, max_voxels: int | None,
     report: CheckReport, tally: _Tally, num_channels: int = 1, crop_foreground: bool = False,
-    zscored: bool = False,
+    zscored: bool = False, channels_declared_in: str = "the dataset",
 ) -> None:
     """Check one case's channels, its label, and that they share one voxel grid; ``zscored``: the images
-    will be z-score normalized, so a voxel that makes their spread on its own is told."""
+    will be z-score normalized, so a voxel that makes their spread on its own is told; ``channels_declared_in``:
+    what declares ``num_channels`` (check_cases)."""
     # One file for several declared channels holds them along a fourth axis (MSD BrainTumour).
     volumes_per_file = num_channels if len(case.images) == 1 else 1
     roles = ["image" if len(case.images) == 1 else f"image channel {index}" for index in range(len(case.images))]
@@ -581,7 +605,7 @@ def _check_case(
     boxes: list[Box | None] = []
     flat_values: list[float | None] = []  # each image file's one value, where it holds one throughout
     for role, path in zip(roles, case.images):
-        image = _open_volume(path, case.id, role, report, volumes_per_file)
+        image = _open_volume(path, case.id, role, report, volumes_per_file, channels_declared_in)
         if image is not None:
             tally.see_header(path, image)
             tally.see_image(path, image)
@@ -650,9 +674,10 @@ def _over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, r
     return False
 
 
-def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volumes: int = 1) -> nib.Nifti1Image | None:
+def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volumes: int = 1,
+                 channels_declared_in: str = "the dataset") -> nib.Nifti1Image | None:
     """Read and fully verify a file; return it only if it is a readable 3D volume, or a 4D stack of
-    ``volumes`` 3D volumes (channels) where more than one is expected."""
+    ``volumes`` 3D volumes (channels, as ``channels_declared_in`` declares them) where more than one is expected."""
     context = f"{case_id} ({role})"
     try:
         image = read_nifti(path, verify_stream=True)
@@ -660,7 +685,7 @@ def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volum
         report.errors.append(f"{context}: {err}")
         return None
     if volumes_in(image.shape) != volumes:
-        report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes)}")
+        report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes, channels_declared_in)}")
         return None
     if 0 in image.shape[:3]:  # passed as "only background" and then failed inside MONAI's Orientationd
         report.errors.append(f"{context}: {path}: shape {tuple(image.shape)} has an axis of length 0: it holds no "
@@ -672,14 +697,17 @@ def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volum
     return image
 
 
-def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1) -> str:
-    """Say what a non-3D file probably is and how to turn it into what is expected."""
+def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
+                   channels_declared_in: str = "the dataset") -> str:
+    """Say what a non-3D file probably is and how to turn it into what is expected (``volumes`` of them, as
+    ``channels_declared_in`` declares: the JSON by its name, "dataset.json" of every one until the ninety-first
+    session)."""
     if role != "label" and (advice := vector_layout_advice(shape)):
         return advice
     if volumes > 1:  # one file per case for several declared channels
         held = f"is 4D with {shape[3]} volumes" if len(shape) == 4 else f"is {len(shape)}D"
         return (
-            f"shape {shape} {held}, but dataset.json declares {volumes} channels and lists this one file for "
+            f"shape {shape} {held}, but {channels_declared_in} declares {volumes} channels and lists this one file for "
             f"them: store them as (x, y, z, {volumes}), or list one 3D file per channel"
         )
     if len(shape) == 4 and role == "label":

@@ -289,7 +289,7 @@ def phantoms_without_cases(folder: str | Path, binarize: bool = False, labels=No
         raise labels_declared_twice(json_path)
     labels, label_values = parse_labels(_declared_labels(), f'{json_path}: "labels"', binarize)
     return Manifest(root=Path(folder), labels=labels, channels=parse_channels({"modality": MODALITY}, json_path),
-                    training=[], validation=[], label_values=label_values, binarized=binarize)
+                    training=[], validation=[], label_values=label_values, binarized=binarize, source_file=json_path)
 
 
 def _earlier_phantoms(out: Path, json_path: Path, writing: Path) -> set[str]:

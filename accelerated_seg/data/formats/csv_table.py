@@ -93,7 +93,7 @@ def load_csv(
     return Manifest(
         root=root, labels=label_names, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how, source_format="csv",
-        ignore_value=ignore_value,
+        ignore_value=ignore_value, source_file=csv_path,
     )
 
 

@@ -95,7 +95,7 @@ def load_msd(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how,
         source_format="datalist" if declared_in == "data.labels" else "msd",
-        ignore_value=ignore_value,
+        ignore_value=ignore_value, source_file=json_path,
     )
 
 

@@ -93,7 +93,7 @@ def load_nnunet(
     return Manifest(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how, source_format="nnunet", regions=regions,
-        ignore_value=ignore_value,
+        ignore_value=ignore_value, source_file=json_path,
     )
 
 
