@@ -489,12 +489,20 @@ def _in_from_files_words(message: str, where: str) -> str:
     return re.sub(r"\bfrom_pairs\b", where, _CONFIG_SPLIT_SETTING.sub(r"\1", message))
 
 
+# A value the config's words write as YAML does, null, which a keyword's user writes None ("or null for the
+# median"); a quoted text (a value given back: "got 'null'") is matched whole, to be left as it is. A quote
+# after a letter is an apostrophe ("numpy's"), which opens none.
+_YAML_NULL = re.compile(r"""(?<!\w)'[^']*'(?!\w)|(?<!\w)"[^"]*"(?!\w)|\bnull\b""")
+
+
 class _Keywords:
     """How a method of this API names the config's settings that it takes as keyword arguments, in check_values'
     errors: "setting data.spacing must be 3 sizes > 0 mm ..." of from_files(spacing=...) is "Dataset.from_files:
     spacing must be ...", as its own arguments' errors are said ("Dataset.from_files: block_shape must be ...").
     Until the ninetieth session every such error named the config's key (data.split_seed), and until the
-    ninety-first all but the split settings' (data.spacing, train.batch_size): settings its user never wrote."""
+    ninety-first all but the split settings' (data.spacing, train.batch_size): settings its user never wrote.
+    YAML's values are said as Python writes them: "needs train.channels_last: true" is "needs channels_last=True",
+    "(or null for the median)" "(or None for the median)" (null until a review of the ninety-first session)."""
 
     def __init__(self, keywords: Mapping[str, str]):
         self.keywords = dict(keywords)  # config key (data.spacing) -> keyword (spacing)
@@ -506,10 +514,15 @@ class _Keywords:
     def said(self, error: ConfigError, where: str) -> str:
         """check_values' ``error`` as ``where`` says it, each key of ``keywords`` in it as its keyword."""
         message = re.sub(r"^settings? (?=\w+\.)", "", str(error))  # "setting data.x", "settings data.x and data.y"
-        return f"{where}: " + self.named.sub(self._as_keyword, message)
+        return f"{where}: " + _YAML_NULL.sub(_unquoted_as_none, self.named.sub(self._as_keyword, message))
 
     def _as_keyword(self, key: re.Match) -> str:
         return self.keywords[key[1]] + (f"={key[2].capitalize()}" if key[2] else "")
+
+
+def _unquoted_as_none(found: re.Match) -> str:
+    """YAML's null as Python's None; a quoted text (``_YAML_NULL``) as it is."""
+    return "None" if found[0] == "null" else found[0]
 
 
 # from_files takes every data setting as a keyword of its name, but the patch size, as block_shape; those it sets

@@ -837,12 +837,12 @@ def test_every_data_setting_out_of_its_range_is_refused_in_from_files_words(tmp_
 
     pairs = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in range(4)]
     for given, said in (
-            ({"spacing": (-1, 1, 1)}, "spacing must be 3 sizes > 0 mm (or null for the median), got [-1.0, 1.0, 1.0]"),
+            ({"spacing": (-1, 1, 1)}, "spacing must be 3 sizes > 0 mm (or None for the median), got [-1.0, 1.0, 1.0]"),
             ({"spacing": -1}, "spacing must be a list of 3 values, got -1"),
             ({"num_workers": -1}, "num_workers must be >= 0, got -1"), ({"max_voxels": 0}, "max_voxels must be >= 1, "
                                                                                            "got 0"),
             ({"num_workers": 1.5}, "num_workers must be int, got 1.5"),
-            ({"cache_dir": ""}, "cache_dir is an empty path ''; give a file or folder, or leave it out (null)"),
+            ({"cache_dir": ""}, "cache_dir is an empty path ''; give a file or folder, or leave it out (None)"),
             ({"foreground_fraction": 1.5}, "foreground_fraction must be >= 0.0 and <= 1.0, got 1.5"),
             ({"ct_window": (1, 0)}, "ct_window must be [low, high], finite, with low < high, got [1.0, 0.0]"),
             ({"augment_on": "tpu"}, "augment_on must be one of auto, cpu, gpu; got 'tpu'"),
@@ -851,8 +851,29 @@ def test_every_data_setting_out_of_its_range_is_refused_in_from_files_words(tmp_
             ({"regions": {"a": [1]}, "binarize": True}, "regions and binarize exclude each other: binarize merges")):
         with pytest.raises(ConfigError, match=f"^{re.escape(f'Dataset.from_files: {said}')}"):
             Dataset.from_files(pairs, block_shape=16, **given)
-    with pytest.raises(ConfigError, match=r"^setting data.spacing must be 3 sizes > 0 mm "):  # the config's, as before
-        check_values(Config(data=DataConfig(spacing=(-1, 1, 1))))
+    with pytest.raises(ConfigError, match=r"^setting data.spacing must be 3 sizes > 0 mm \(or null for the median\)"):
+        check_values(Config(data=DataConfig(spacing=(-1, 1, 1))))  # the config's, as before
+
+
+def test_a_value_the_configs_words_say_null_is_said_none_to_the_keywords_user(tmp_path):
+    """from_files(spacing=(-1, 1, 1)) was told "(or null for the median)", cache_dir="" "leave it out (null)",
+    Segmentation(init_from="") the same: YAML's word, where its user writes None (a review of the ninety-first
+    session). The keywords' users read None; a value of theirs in quotes is given back as it was, and a config's
+    user reads null as before."""
+    from accelerated_seg.config import Config, check_values
+
+    pairs = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in range(4)]
+    for call, said in (
+            (lambda: Dataset.from_files(pairs, block_shape=16, spacing=(0, 1, 1)),
+             "Dataset.from_files: spacing must be 3 sizes > 0 mm (or None for the median), got [0.0, 1.0, 1.0]"),
+            (lambda: Segmentation(init_from=""),
+             "Segmentation: init_from is an empty path ''; give a file or folder, or leave it out (None)"),
+            (lambda: Dataset.from_files(pairs, block_shape=16).augment("heavy", on="null"),
+             "Dataset.augment: on must be one of auto, cpu, gpu; got 'null'")):
+        with pytest.raises(ConfigError, match=f"^{re.escape(said)}$"):
+            call()
+    with pytest.raises(ConfigError, match=r"or leave it out \(null\)$"):
+        check_values(Config(data=DataConfig(cache_dir="")))
 
 
 def test_fold_keys_beside_validation_pairs_are_chosen_by_num_folds_in_from_files_words(tmp_path):
