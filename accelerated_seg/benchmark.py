@@ -32,7 +32,7 @@ from pathlib import Path
 
 import torch
 
-from .files import write_text_atomically
+from .files import RESULTS_FOLDER, write_text_atomically
 from .host_cpu import bf16_instructions, cpu_generation, cpuinfo_field, cpuinfo_lines
 
 
@@ -384,10 +384,9 @@ def default_result_path(name: str) -> Path:
     lies: a second run without ``--output`` replaced the first's (a probe in the seventy-eighth session),
     often a result measured on another machine. ``--output`` names the file to (re)write."""
     if name not in _CLAIMED:
-        folder = Path("benchmarks") / "results"
-        path, number = folder / f"{name}.json", 2
+        path, number = RESULTS_FOLDER / f"{name}.json", 2
         while path.exists():
-            path, number = folder / f"{name}_{number}.json", number + 1
+            path, number = RESULTS_FOLDER / f"{name}_{number}.json", number + 1
         _CLAIMED[name] = path
     return _CLAIMED[name]
 

@@ -1070,12 +1070,14 @@ def _mean_std(stats: dict) -> str:
 def _benchmark(args, _) -> int:
     from .config import ConfigError, check_network_name
     from .data.errors import DataError
-    from .files import check_output_file
+    from .files import RESULTS_FOLDER, check_default_output_folder, check_output_file
     from .model_folders import read_export_json
 
     try:  # before the measurement, and the imports (predict's --model says why)
         if args.output:  # the measurement would be lost
             check_output_file(args.output, "--output", result_key="benchmark", kind=f"{args.target}_")
+        else:
+            check_default_output_folder(RESULTS_FOLDER, "--output")
         if args.target in ("predict", "infer") and args.model:
             read_export_json(args.model)
         if args.target == "train":  # there --model names networks

@@ -305,6 +305,25 @@ def check_output_file(path: str | Path, setting: str, result_key: str, kind: str
         raise ConfigError(f"{setting} {path} cannot be written ({why}); give a path in a folder you can write")
 
 
+#: Where a benchmark's result goes without ``--output``, under the working directory.
+RESULTS_FOLDER = Path("benchmarks") / "results"
+
+
+def check_default_output_folder(folder: str | Path, setting: str) -> None:
+    """Raise ConfigError unless a result can be written into ``folder``, where it goes without ``setting``:
+    checked only for a given ``--output`` before, so a benchmark run where ``benchmarks`` was a file, or
+    from a folder it may not write, measured everything and lost it in mkdir's traceback at the end."""
+    from .config import ConfigError
+
+    where = f"without {setting} the result goes into {folder}/ under the working directory {Path.cwd()}"
+    if blocking := file_in_the_way(folder):
+        raise ConfigError(f"{where}, which cannot be made: {blocking} is a file; give {setting} a file path, "
+                          f"or run from another folder")
+    if why := unwritable(folder):
+        raise ConfigError(f"{where}, where nothing can be written ({why}); give {setting} a path in a folder "
+                          f"you can write")
+
+
 def unwritable(folder: str | Path) -> str | None:
     """Why nothing can be written at ``folder`` (or made there, if it does not exist yet), or None.
     Found by writing a file into its nearest existing folder, as the result will be: ``os.access``

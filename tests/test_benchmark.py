@@ -266,13 +266,9 @@ def test_a_result_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     assert path.read_text() == '{"old": 1}' and [p.name for p in path.parent.iterdir()] == ["result.json"]
 
 
-@pytest.mark.parametrize("target", [["data", "--cases", "1"], ["infer", "--size", "24", "24", "20", "--roi", "16"],
-                                    ["predict", "--cases", "2"],
-                                    ["train", "--patch", "16", "--model-args", '{"channels": [4, 8], "strides": [2]}']])
-def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement(tmp_path, capsys, monkeypatch,
-                                                                                target):
-    """A folder at --output was IsADirectoryError's traceback once everything was measured: the
-    measurement was lost. Refused first, it costs nothing."""
+@pytest.fixture
+def no_measurement(monkeypatch):
+    """Every benchmark's measurement fails the test: a check that should come first came after it."""
     import accelerated_seg.benchmark
     import accelerated_seg.benchmark_predict
     import accelerated_seg.benchmark_train
@@ -284,6 +280,17 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement
                          (accelerated_seg.benchmark_predict, "benchmark_predict"),
                          (accelerated_seg.benchmark_train, "benchmark_train")):
         monkeypatch.setattr(module, name, measure)
+
+
+EVERY_TARGET = [["data", "--cases", "1"], ["infer", "--size", "24", "24", "20", "--roi", "16"], ["predict", "--cases", "2"],
+                ["train", "--patch", "16", "--model-args", '{"channels": [4, 8], "strides": [2]}']]
+
+
+@pytest.mark.parametrize("target", EVERY_TARGET)
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement(tmp_path, capsys, no_measurement,
+                                                                                target):
+    """A folder at --output was IsADirectoryError's traceback once everything was measured: the
+    measurement was lost. Refused first, it costs nothing."""
     assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == f"error: --output {tmp_path} is a folder; give a file path for the JSON"
     # Another file of that name was written over after the measurement before the thirtieth session
@@ -299,6 +306,23 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement
     assert (f"holds another command's result (benchmark 'deepspeed_without_accelerate', not {target[0]}_...)"
             in capsys.readouterr().err)
     assert (tmp_path / "taken.json").read_text() == other
+
+
+@pytest.mark.parametrize("target", EVERY_TARGET)
+def test_a_default_output_folder_that_cannot_be_made_or_written_is_refused_before_the_measurement(
+        tmp_path, capsys, monkeypatch, no_measurement, target):
+    """Without --output only the measurement's end found benchmarks/results unmakeable (a file named
+    benchmarks) or unwritable (a read-only working directory): mkdir's traceback lost the results."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "benchmarks").write_text("notes\n")
+    assert main(["benchmark", *target, "--blocks", "1"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: without --output the result goes into benchmarks/results/ under the working directory {tmp_path}, "
+        f"which cannot be made: benchmarks is a file; give --output a file path, or run from another folder")
+    monkeypatch.chdir("/proc")  # nothing may be written there, not even by root
+    assert main(["benchmark", *target, "--blocks", "1"]) == 2
+    assert re.search(r"without --output the result goes into benchmarks/results/ under the working directory /proc, "
+                     r"where nothing can be written \(.*\); give --output a path", capsys.readouterr().err)
 
 
 def test_the_machine_record_tells_cpu_generations_apart_that_share_a_model_name():
