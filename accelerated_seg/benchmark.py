@@ -17,6 +17,7 @@ alternating blocks (the median and every block are recorded: on a shared machine
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -255,7 +256,7 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     from .inference import (PRECISIONS, PredictOptions, check_precision, default_device, mirror_axes,
                             mirrored_probabilities)
     from .config import ConfigError
-    from .models import build_from_spec, check_trainable, model_spec
+    from .models import ModelSpec, build_from_spec, check_trainable, model_spec
 
     for flag, sizes in (("--size", size), ("--roi", roi or ())):
         if len(sizes) not in (0, 3):  # a 2-value --roi once reached the model check as a 2D patch
@@ -274,14 +275,14 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
         model, config = load_exported(model_dir)
         in_channels, classes, name = config["in_channels"], config["num_classes"], str(model_dir)
         roi = tuple(config["patch_size"]) if roi is None else tuple(roi)
+        # a --roi the export's network cannot take was a traceback from inside the warm-up's sliding window
+        with _roi_refused_by(f"the network of --model {model_dir}", roi):
+            check_trainable(ModelSpec.from_dict(config["model"]), roi)
     else:
         in_channels, classes, name = 1, 3, "unet (demo args, random weights)"
-        try:  # the window is the demo U-Net's patch: divisible by its strides, deep enough for its norm
+        with _roi_refused_by("the demo U-Net used without --model", roi):
             spec = model_spec("unet", in_channels, classes, list(roi), DEMO_UNET)
             check_trainable(spec, roi)
-        except ConfigError as error:
-            raise ConfigError(f"--roi {' '.join(map(str, roi))} does not suit the demo U-Net used without --model: "
-                              f"{error}") from None
         model = build_from_spec(spec)
     model.eval()
     options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, tta=tta, precision=precision)
@@ -350,6 +351,18 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
             entry["gpu"] = torch.cuda.get_device_name(device)
         results["devices"][device_name] = entry
     return results
+
+
+@contextlib.contextmanager
+def _roi_refused_by(network: str, roi):
+    """A ConfigError inside, of a window ``network`` cannot take (not divisible by its strides, too small
+    for its norms: ``models.check_trainable``), said as one of --roi."""
+    from .config import ConfigError
+
+    try:
+        yield
+    except ConfigError as error:
+        raise ConfigError(f"--roi {' '.join(map(str, roi))} does not suit {network}: {error}") from None
 
 
 def _host_handover_ms(shape, device: torch.device, repeats: int = 5) -> float | None:

@@ -167,6 +167,21 @@ def test_a_bad_inference_benchmark_setting_is_one_error_naming_it(tmp_path, caps
     assert not out.exists()
 
 
+@pytest.mark.parametrize("roi, named", [
+    (["17"], r"--roi 17 17 17 does not suit the network of --model .*/model: .*it trains on 32x32x32"),  # a traceback
+    (["2"], r"--roi 2 2 2 does not suit the network of --model .*/model: .*more than one voxel"),  # torch's bare line
+])
+def test_a_window_the_exported_network_cannot_take_is_one_error_naming_roi(tmp_path, capsys, roi, named):
+    from test_inference import export  # a U-Net of two down-sampling stages, patch 16
+
+    out = tmp_path / "infer.json"
+    assert main(["benchmark", "infer", "--model", str(export(tmp_path / "model")), "--size", "24", "24", "20",
+                 "--roi", *roi, "--blocks", "1", "--device", "cpu", "--output", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(named, err[0]), err
+    assert not out.exists()
+
+
 TINY_PREDICT = dict(cases=2, size=(24, 24, 20), spacing=(1.5, 1.5, 2.0), roi=16, channels=[4, 8], blocks=2, device="cpu")
 
 
