@@ -200,9 +200,39 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
                     check_trainable(spec, ensure_tuple_rep(patch, 3), batch)
             except ConfigError as error:
                 raise ConfigError(f"--model {name} --patch {patch}: {error}") from None
-    return [TrainCase(name, dict(model_args or {}), ensure_tuple_rep(patch, 3), batch, precision, lever)
-            for name in models for patch in patches for batch in batches for precision in precisions
-            for lever in levers]
+    cases = [TrainCase(name, dict(model_args or {}), ensure_tuple_rep(patch, 3), batch, precision, lever)
+             for name in models for patch in patches for batch in batches for precision in precisions
+             for lever in levers]
+    _check_host_memory(cases, timing)
+    return cases
+
+
+def _check_host_memory(cases: list[TrainCase], timing: TimingSettings) -> None:
+    """On the CPU, refuse a configuration whose training step cannot fit in this machine's memory, as
+    training refuses it (``plan.step_memory_shortfall``): the out-of-memory killer ends such a run in its
+    first step with SIGKILL, without a word and with nothing written. A GPU says "CUDA out of memory" itself.
+    The largest --batch of each model, patch and precision is the one checked: the peak grows with it."""
+    from .plan import step_memory_shortfall
+
+    if _device_type() != "cpu":
+        return
+    processes = int(os.environ.get("LOCAL_WORLD_SIZE", os.environ.get("WORLD_SIZE", "1")))  # on this machine
+    largest: dict[tuple, int] = {}
+    for case in cases:
+        key = (case.model, case.patch, case.precision)
+        largest[key] = max(largest.get(key, 0), case.batch)
+    for (name, patch, precision), batch in largest.items():
+        shortfall = step_memory_shortfall(name, patch, precision, timing.in_channels, timing.classes,
+                                          cases[0].model_args, batch, processes)
+        if shortfall is None:
+            continue
+        peak, available = shortfall
+        each = f" in each of the {processes} processes on this machine" if processes > 1 else ""
+        raise ConfigError(f"--model {name} --patch {'x'.join(map(str, patch))} --batch {batch} --precision {precision} "
+                          f"cannot be measured in this machine's memory: a training step holds at least "
+                          f"{peak / 2**30:.2f} GiB at its peak{each} and {available / 2**30:.2f} GiB is available, so "
+                          f"the out-of-memory killer would end the benchmark in its first step, without a word. Lower "
+                          f"--patch or --batch (`accelerated-seg plan` estimates what fits)")
 
 
 def _check_lever(lever: str, timing: TimingSettings) -> None:

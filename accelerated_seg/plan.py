@@ -575,12 +575,10 @@ def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: i
     loader and the cache come on top), so the check refuses only runs that cannot fit; one within the
     bound may still not fit (``accelerated-seg plan`` counts the rest).
     """
-    available = host_memory_available()
-    if available is None:
+    if (shortfall := step_memory_shortfall(name, patch, precision, in_channels, classes, model_args, batch,
+                                           processes)) is None:
         return
-    peak = measure_model(name, patch, precision, in_channels, classes, model_args).peak["autocast"].at(batch)
-    if peak * processes <= available:
-        return
+    peak, available = shortfall
     need = f"{_gib(peak)} at their peak"
     if processes > 1:
         need += f" in each process, {_gib(peak * processes)} in the {processes} on this machine,"
@@ -589,6 +587,18 @@ def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: i
                       f"and {_gib(available)} is available, so the out-of-memory killer would end the "
                       f"run in its first step. Lower data.patch_size or train.batch_size, or set "
                       f"train.activation_checkpointing=true (`accelerated-seg plan` estimates a patch and batch)")
+
+
+def step_memory_shortfall(name: str, patch, precision: str, in_channels: int, classes: int, model_args: dict | None,
+                          batch: int, processes: int) -> tuple[int, int] | None:
+    """(the peak of one training step's forward and backward in one process, the bytes available) where that
+    peak in every one of ``processes`` exceeds the memory the machine has available; None where it fits,
+    or where nothing says what is available (``check_step_fits_host_memory``)."""
+    available = host_memory_available()
+    if available is None:
+        return None
+    peak = measure_model(name, patch, precision, in_channels, classes, model_args).peak["autocast"].at(batch)
+    return None if peak * processes <= available else (peak, available)
 
 
 def host_memory_available(meminfo: str = "/proc/meminfo") -> int | None:

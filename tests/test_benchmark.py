@@ -297,7 +297,8 @@ def no_measurement(monkeypatch):
         monkeypatch.setattr(module, name, measure)
 
 
-EVERY_TARGET = [["data", "--cases", "1"], ["infer", "--size", "24", "24", "20", "--roi", "16"], ["predict", "--cases", "2"],
+EVERY_TARGET = [["data", "--cases", "1"], ["infer", "--size", "24", "24", "20", "--roi", "16"],
+                ["predict", "--cases", "2"],
                 ["train", "--patch", "16", "--model-args", '{"channels": [4, 8], "strides": [2]}']]
 
 

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from accelerated_seg.benchmark_train import TimingSettings, benchmark_train
+from accelerated_seg.benchmark_train import TimingSettings, benchmark_train, check_settings
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
 from accelerated_seg.flops import training_flops_per_sample
@@ -304,6 +304,25 @@ def test_a_patch_too_small_for_the_network_is_refused_before_any_work():
     training runs before any data (models.check_trainable)."""
     with pytest.raises(ConfigError, match="--model unet --patch 16: model 'unet' cannot train on data.patch_size"):
         benchmark_train(["unet"], [16], [2], ["fp32"], None, TimingSettings(steps=1, blocks=1))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the check is the CPU's: a GPU says out of memory itself")
+def test_a_step_beyond_the_hosts_memory_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    """On a CPU the out-of-memory killer ended such a benchmark in its first step, without a word;
+    training refused the same step (plan.check_step_fits_host_memory). The largest batch is the one said."""
+    import accelerated_seg.plan as plan
+
+    peak = plan.measure_model("unet", (16, 16, 16), "fp32", 1, 3, TINY).peak["autocast"].at(4)
+    monkeypatch.setattr(plan, "host_memory_available", lambda: peak - 1)
+    out = tmp_path / "train.json"
+    assert main(["benchmark", "train", *TINY_CLI, "--batch", "1", "4", "--output", str(out)]) == 2
+    assert re.fullmatch(r"error: --model unet --patch 16x16x16 --batch 4 --precision fp32 cannot be measured in this "
+                        r"machine's memory: a training step holds at least 0\.\d\d GiB at its peak and 0\.\d\d GiB "
+                        r"is available, .* Lower --patch or --batch \(`accelerated-seg plan` estimates what fits\)",
+                        capsys.readouterr().err.strip())
+    assert not out.exists()
+    monkeypatch.setattr(plan, "host_memory_available", lambda: peak)  # exactly fits
+    assert len(check_settings(["unet"], [16], [1, 4], ["fp32"], TINY)) == 2
 
 
 def test_the_cli_reports_a_bad_setting_and_exits_2(capsys):
