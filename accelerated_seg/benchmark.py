@@ -35,6 +35,7 @@ import torch
 
 from .files import RESULTS_FOLDER, write_text_atomically
 from .host_cpu import bf16_instructions, cpu_generation, cpuinfo_field, cpuinfo_lines
+from .host_memory import memory_available
 
 
 def machine_info() -> dict:
@@ -54,6 +55,19 @@ def machine_info() -> dict:
             "accelerate": accelerate.__version__, "monai": monai.__version__,
             # the code measured: the version is 0.1.0 at every commit (code_commit.py), as run_info.json records it
             "accelerated_seg_version": __version__, "accelerated_seg_commit": run_commit()}
+
+
+def check_host_memory(need: int, settings: str, holds: str, lower: str) -> None:
+    """A ConfigError where ``need`` bytes, a lower bound of what ``holds`` in host memory, exceed what this
+    process can still take (``host_memory.memory_available``). A volume that large was a MemoryError or
+    torch's allocator traceback, or, where the first allocation was granted, the out-of-memory killer's
+    SIGKILL later in the run, with nothing written."""
+    from .config import ConfigError
+
+    available = memory_available()
+    if available is not None and need > available:
+        raise ConfigError(f"{settings}: {holds} at least {need / 2**30:.2f} GiB and {available / 2**30:.2f} GiB "
+                          f"is available; {lower}")
 
 
 def _first_epoch(iterator, batches: int) -> float:
@@ -113,6 +127,13 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
     if patch > smallest:
         raise ValueError(f"--patch {patch} is larger than the phantoms ({smallest:g} voxels along their shortest "
                          f"axis at --spacing-mm {spacing_mm:g}): lower --patch or raise --size-mm")
+    # Writing a phantom holds its voxel grid as int64 indices and float64 coordinates (data/synthetic.py),
+    # 48 bytes a voxel at least; MONAI's CacheDataset then keeps every case's float32 image.
+    voxels = math.prod(max(round(mm / spacing_mm), 1) for mm in size_mm)
+    check_host_memory(max(48, 4 * cases) * voxels,
+                      f"--cases {cases} --size-mm {' '.join(f'{mm:g}' for mm in size_mm)} --spacing-mm {spacing_mm:g}",
+                      "the phantoms, as each is written and then in MONAI's cache, hold",
+                      "lower --size-mm or --cases, or raise --spacing-mm")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the workers use the cores; the consumer only collates
     work = Path(data_dir or tempfile.mkdtemp(prefix="accelerated_seg_bench_"))
@@ -287,6 +308,9 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     model.eval()
     options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, tta=tta, precision=precision)
     flips = mirror_axes(tta)
+    # the float32 volume, and its stitched classes, which MONAI's same-output run hands to the host
+    check_host_memory(4 * (in_channels + classes) * math.prod(size), f"--size {' '.join(map(str, size))}",
+                      f"the volume and its {classes} classes' probabilities hold", "lower --size")
     image = torch.randn(1, in_channels, *size)
     results = {"model": name, "volume": list(size), "roi": list(roi), "overlap": overlap, "precision": precision,
                "sw_batch_size": sw_batch_size, "tta": tta, "passes_per_volume": len(flips),

@@ -36,7 +36,7 @@ import nibabel as nib
 import numpy as np
 import torch
 
-from .benchmark import DEMO_UNET
+from .benchmark import DEMO_UNET, check_host_memory
 from .config import ConfigError
 from .exported_model import read_export_config
 
@@ -70,6 +70,9 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     roi = DEFAULT_ROI if roi is None else roi
     if len(size) != 3 or min(size) < 1:
         raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")
+    # each random scan is drawn in float64, two copies of it at once (_write_scans); a numpy MemoryError before
+    check_host_memory(16 * math.prod(size), f"--size {' '.join(map(str, size))}", "writing each random scan holds",
+                      "lower --size")
     if len(spacing) != 3 or not all(math.isfinite(mm) and mm > 0 for mm in spacing):  # nan: nibabel's traceback
         raise ConfigError(f"--spacing takes three finite voxel sizes in mm above 0, got {' '.join(map(str, spacing))}")
     # a bad --overlap before any file is written

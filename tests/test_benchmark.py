@@ -182,6 +182,25 @@ def test_a_window_the_exported_network_cannot_take_is_one_error_naming_roi(tmp_p
     assert not out.exists()
 
 
+@pytest.mark.parametrize("target, named", [
+    (["infer", "--size", "100000", "100000", "20", "--roi", "16", "--device", "cpu"],  # torch's allocator traceback
+     r"--size 100000 100000 20: the volume and its 3 classes' probabilities hold at least 2980\.23 GiB and .* GiB is "
+     r"available; lower --size"),
+    (["predict", "--cases", "2", "--size", "100000", "100000", "20", "--roi", "16", "--channels", "4", "8",
+      "--device", "cpu"],  # numpy's MemoryError traceback
+     r"--size 100000 100000 20: writing each random scan holds at least 2980\.23 GiB"),
+    (["data", "--cases", "2", "--size-mm", "100000", "100000", "40", "--spacing-mm", "2", "--patch", "8"],  # the same
+     r"--cases 2 --size-mm 100000 100000 40 --spacing-mm 2: the phantoms, as each is written and then in MONAI's "
+     r"cache, hold at least 2235\.17 GiB .*; lower --size-mm or --cases, or raise --spacing-mm"),
+])
+def test_a_volume_beyond_the_hosts_memory_is_one_error_naming_its_size(tmp_path, capsys, target, named):
+    out = tmp_path / "result.json"
+    assert main(["benchmark", *target, "--blocks", "1", "--output", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search(named, err[0]), err
+    assert not out.exists()
+
+
 TINY_PREDICT = dict(cases=2, size=(24, 24, 20), spacing=(1.5, 1.5, 2.0), roi=16, channels=[4, 8], blocks=2, device="cpu")
 
 
