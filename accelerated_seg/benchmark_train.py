@@ -251,6 +251,9 @@ def _check_lever(lever: str, timing: TimingSettings) -> None:
     compiles = [part for part in parts if part in COMPILE_MODES]
     if len(compiles) > 1:
         raise ConfigError(f"--lever {lever}: one compile mode at a time ({', '.join(compiles)})")
+    if compiles and timing.warmup_blocks < 1:  # the compilation, seconds to minutes, was timed as a block
+        raise ConfigError(f"--lever {lever} compiles both loops in their warm-up blocks; with --warmup-blocks 0 "
+                          f"the first timed block would time the compilation: give --warmup-blocks 1 or more")
     if compiles and COMPILE_MODES[compiles[0]] != "default" and timing.compile_backend != "inductor":
         raise ConfigError(f"--lever {compiles[0]} is an inductor mode; the compile backend here is "
                           f"{timing.compile_backend}")

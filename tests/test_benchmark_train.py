@@ -280,6 +280,9 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys, monkeypatc
     ({"levers": ["compile_autotune"], "timing": TimingSettings(compile_backend="aot_eager")},
      "--lever compile_autotune is an inductor mode"),
     ({"levers": ["compile_cudagraphs"]}, "--lever compile_cudagraphs needs a CUDA device"),
+    ({"levers": ["none", "channels_last+compile"],  # the compilation was timed as the first block
+      "timing": TimingSettings(warmup_blocks=0, steps=1, blocks=1, compile_backend="aot_eager")},
+     "--lever channels_last\\+compile compiles both loops in their warm-up blocks; with --warmup-blocks 0"),
     ({"timing": TimingSettings(data="imagenet")}, "--data 'imagenet'"),
     ({"timing": TimingSettings(data="real", classes=5)}, "--data real trains on the phantoms"),
     ({"timing": TimingSettings(ddp_bucket_mb=0)}, "--ddp-bucket-mb"),
