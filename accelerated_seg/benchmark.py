@@ -275,7 +275,7 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
 
     from .exported_model import load_exported
     from .inference import (PRECISIONS, PredictOptions, check_precision, default_device, mirror_axes,
-                            mirrored_probabilities)
+                            mirrored_probabilities, output_channels)
     from .config import ConfigError
     from .models import ModelSpec, build_from_spec, check_trainable, model_spec
 
@@ -308,9 +308,15 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     model.eval()
     options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap, tta=tta, precision=precision)
     flips = mirror_axes(tta)
-    # the float32 volume, and its stitched classes, which MONAI's same-output run hands to the host
-    check_host_memory(4 * (in_channels + classes) * math.prod(size), f"--size {' '.join(map(str, size))}",
-                      f"the volume and its {classes} classes' probabilities hold", "lower --size")
+    # The float32 volume and its probabilities, which MONAI's same-output run hands to the host; on the CPU
+    # both padded to one window, as the sliding window pads a smaller volume (--roi 100000: a traceback).
+    padded = any(torch.device(d).type == "cpu" for d in devices)
+    on_host = [max(edge, window) for edge, window in zip(size, roi)] if padded else size
+    outputs = output_channels(config) if model_dir else classes
+    check_host_memory(4 * (in_channels + outputs) * math.prod(on_host),
+                      f"--size {' '.join(map(str, size))} --roi {' '.join(map(str, roi))}",
+                      f"the volume{' (padded to one window)' if padded else ''} and its {outputs} outputs' "
+                      f"probabilities hold", "lower --size or --roi")
     image = torch.randn(1, in_channels, *size)
     results = {"model": name, "volume": list(size), "roi": list(roi), "overlap": overlap, "precision": precision,
                "sw_batch_size": sw_batch_size, "tta": tta, "passes_per_volume": len(flips),

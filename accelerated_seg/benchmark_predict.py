@@ -70,15 +70,13 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
     roi = DEFAULT_ROI if roi is None else roi
     if len(size) != 3 or min(size) < 1:
         raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")
-    # each random scan is drawn in float64, two copies of it at once (_write_scans); a numpy MemoryError before
-    check_host_memory(16 * math.prod(size), f"--size {' '.join(map(str, size))}", "writing each random scan holds",
-                      "lower --size")
     if len(spacing) != 3 or not all(math.isfinite(mm) and mm > 0 for mm in spacing):  # nan: nibabel's traceback
         raise ConfigError(f"--spacing takes three finite voxel sizes in mm above 0, got {' '.join(map(str, spacing))}")
     # a bad --overlap before any file is written
     options = PredictOptions(sw_batch_size=sw_batch_size, overlap=overlap,
                              transforms_on_device=transforms_on_device)
     device = default_device(device)
+    lower = "lower --size" if model_dir else "lower --size or --roi"  # an export's window is its own
     with tempfile.TemporaryDirectory(prefix="benchmark_predict_") as work:
         work = Path(work)
         if model_dir is None:
@@ -87,6 +85,7 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
             network = str(model_dir)
         export = read_export_config(model_dir)  # a broken or foreign export fails here
         in_channels, window = export["in_channels"], export["patch_size"]
+        _check_host_memory(size, window, in_channels, export, device, lower)
         scans = _write_scans(work / "scans", cases, size, spacing, seed, in_channels)
         stages = _stage_times(model_dir, scans, device, options, work / "stages")
         rates, in_blocks = _interleaved(model_dir, scans, device, options, blocks, work)
@@ -117,6 +116,20 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
                                      for stage, ms in in_blocks_ms["pipelined"].items()},
         "same_outputs": same,
     }
+
+
+def _check_host_memory(size, window, in_channels: int, export: dict, device: torch.device, lower: str) -> None:
+    """Refuse scans whose writing or prediction cannot fit in the host's memory (``check_host_memory``): each
+    random scan is drawn in float64, two copies of it at once (``_write_scans``; numpy's MemoryError
+    before); on the CPU its prediction holds at least one window of float32 image and probabilities,
+    as the sliding window pads a smaller volume to it (--roi 100000: torch's allocator traceback)."""
+    from .inference import output_channels
+
+    need = 16 * math.prod(size)
+    if device.type == "cpu":
+        need = max(need, 4 * (in_channels + output_channels(export)) * math.prod(window))
+    check_host_memory(need, f"--size {' '.join(map(str, size))}, window {'x'.join(map(str, window))}",
+                      "writing each random scan, or predicting it, holds", lower)
 
 
 def _write_scans(folder: Path, cases: int, size, spacing, seed: int, in_channels: int = 1) -> list[list[Path]]:

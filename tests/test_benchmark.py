@@ -184,11 +184,18 @@ def test_a_window_the_exported_network_cannot_take_is_one_error_naming_roi(tmp_p
 
 @pytest.mark.parametrize("target, named", [
     (["infer", "--size", "100000", "100000", "20", "--roi", "16", "--device", "cpu"],  # torch's allocator traceback
-     r"--size 100000 100000 20: the volume and its 3 classes' probabilities hold at least 2980\.23 GiB and .* GiB is "
-     r"available; lower --size"),
+     r"--size 100000 100000 20 --roi 16 16 16: the volume \(padded to one window\) and its 3 outputs' probabilities "
+     r"hold at least 2980\.23 GiB and .* GiB is available; lower --size or --roi"),
+    (["infer", "--size", "24", "24", "20", "--roi", "100000", "--device", "cpu"],  # the window pads the volume: the same
+     r"--size 24 24 20 --roi 100000 100000 100000: the volume \(padded to one window\) .* at least 14901161\.19 GiB"),
     (["predict", "--cases", "2", "--size", "100000", "100000", "20", "--roi", "16", "--channels", "4", "8",
       "--device", "cpu"],  # numpy's MemoryError traceback
-     r"--size 100000 100000 20: writing each random scan holds at least 2980\.23 GiB"),
+     r"--size 100000 100000 20, window 16x16x16: writing each random scan, or predicting it, holds at least "
+     r"2980\.23 GiB .*; lower --size or --roi"),
+    (["predict", "--cases", "2", "--size", "24", "24", "20", "--roi", "100000", "--channels", "4", "8",
+      "--device", "cpu"],  # torch's allocator traceback
+     r"--size 24 24 20, window 100000x100000x100000: writing each random scan, or predicting it, holds at least "
+     r"14901161\.19 GiB"),
     (["data", "--cases", "2", "--size-mm", "100000", "100000", "40", "--spacing-mm", "2", "--patch", "8"],  # the same
      r"--cases 2 --size-mm 100000 100000 40 --spacing-mm 2: the phantoms, as each is written and then in MONAI's "
      r"cache, hold at least 2235\.17 GiB .*; lower --size-mm or --cases, or raise --spacing-mm"),
