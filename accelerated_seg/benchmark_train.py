@@ -176,6 +176,9 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     for batch in batches:
         if batch < 1:
             raise ConfigError(f"--batch must be at least 1 sample per device (got {batch})")
+    for patch in patches:  # else a meta forward's "negative dimension", said as a patch too small for the network
+        if min(ensure_tuple_rep(patch, 3)) < 1:
+            raise ConfigError(f"--patch must be at least 1 voxel along each axis (got {patch})")
     for precision in precisions:
         if precision not in PRECISIONS:
             raise ConfigError(f"--precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")

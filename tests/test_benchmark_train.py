@@ -272,6 +272,8 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys, monkeypatc
     ({"batches": [0]}, "--batch"),
     ({"models": ["unet9000"]}, "--model 'unet9000'"),
     ({"patches": [15]}, "--patch 15"),  # not divisible by the U-Net's stride 2
+    ({"patches": [16, -16]}, "--patch must be at least 1 voxel along each axis .got -16.$"),  # "too small" before
+    ({"patches": [(16, 0, 16)]}, "--patch must be at least 1 voxel along each axis .got .16, 0, 16..$"),
     ({"levers": ["turbo"]}, "--lever 'turbo'"),
     ({"levers": ["compile+turbo"]}, "--lever 'turbo' is not known.*joined by '\\+'"),
     ({"levers": ["none+compile"]}, "--lever none\\+compile: 'none' is the defaults alone"),
