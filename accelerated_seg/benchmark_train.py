@@ -154,6 +154,7 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     for name, values in (("--model", models), ("--patch", patches), ("--batch", batches), ("--precision", precisions)):
         if not values:
             raise ConfigError(f"{name}: give at least one value")
+    _check_no_value_twice(models, patches, batches, precisions, levers)
     for name in models:
         check_network_name(name, "--model")
     for lever in levers:
@@ -208,6 +209,21 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
              for lever in levers]
     _check_host_memory(cases, timing)
     return cases
+
+
+def _check_no_value_twice(models, patches, batches, precisions, levers) -> None:
+    """Each value of a sweep's option is a configuration of its own: one given twice measured the same
+    configurations twice over, in twice the time, as rows of the table that differ only by noise."""
+    for name, given, keys in (("--model", models, list(models)),
+                              ("--patch", patches, [ensure_tuple_rep(patch, 3) for patch in patches]),
+                              ("--batch", batches, list(batches)), ("--precision", precisions, list(precisions)),
+                              ("--lever", levers, [frozenset(lever.split("+")) for lever in levers])):  # a+b is b+a
+        for number, key in enumerate(keys):
+            if key in keys[:number]:
+                first = given[keys.index(key)]
+                again = "is given twice" if given[number] == first else f"is {first} again"
+                raise ConfigError(f"{name} {given[number]} {again}: each value is one configuration, which would be "
+                                  f"measured twice over; give it once (more --blocks measure a configuration longer)")
 
 
 def _check_host_memory(cases: list[TrainCase], timing: TimingSettings) -> None:

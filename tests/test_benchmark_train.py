@@ -275,6 +275,11 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys, monkeypatc
     ({"patches": [16, -16]}, "--patch must be at least 1 voxel along each axis .got -16.$"),  # "too small" before
     ({"patches": [(16, 0, 16)]}, "--patch must be at least 1 voxel along each axis .got .16, 0, 16..$"),
     ({"levers": ["turbo"]}, "--lever 'turbo'"),
+    # measured twice over, rows apart only by noise
+    ({"precisions": ["fp32", "bf16", "fp32"]}, "--precision fp32 is given twice: each value is one configuration"),
+    ({"patches": [16, (16, 16, 16)]}, "--patch .16, 16, 16. is 16 again"),
+    ({"levers": ["none", "compile+channels_last", "channels_last+compile"]},
+     "--lever channels_last\\+compile is compile\\+channels_last again"),
     ({"levers": ["compile+turbo"]}, "--lever 'turbo' is not known.*joined by '\\+'"),
     ({"levers": ["none+compile"]}, "--lever none\\+compile: 'none' is the defaults alone"),
     ({"levers": ["compile+compile"]}, "a lever is named twice"),
