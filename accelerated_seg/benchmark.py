@@ -33,7 +33,7 @@ from pathlib import Path
 
 import torch
 
-from .files import RESULTS_FOLDER, write_text_atomically
+from .files import RESULTS_FOLDER, file_in_the_way, write_text_atomically
 from .host_cpu import bf16_instructions, cpu_generation, cpuinfo_field, cpuinfo_lines
 from .host_memory import memory_available
 
@@ -123,6 +123,9 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
     for name, values in (("--spacing-mm", [spacing_mm]), ("--size-mm", list(size_mm))):
         if not all(0 < value < math.inf for value in values):
             raise ValueError(f"{name} must be finite millimetres > 0 (got {' '.join(f'{v:g}' for v in values)})")
+    if data_dir is not None and (blocking := file_in_the_way(data_dir)):  # said as the phantoms' folder before
+        raise ValueError(f"--data-dir {data_dir}: {blocking} is a file; give a folder for the phantoms and their "
+                         f"cache (made if missing)")
     smallest = min(size_mm) / spacing_mm
     if patch > smallest:
         raise ValueError(f"--patch {patch} is larger than the phantoms ({smallest:g} voxels along their shortest "

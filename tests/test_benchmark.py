@@ -140,12 +140,16 @@ def test_a_device_the_machine_lacks_is_one_error_naming_it(tmp_path, capsys):
     (["--spacing-mm", "nan"], "--spacing-mm must be finite millimetres > 0 (got nan)"),  # a traceback before
     (["--size-mm", "nan", "24", "20"], "--size-mm must be finite millimetres > 0 (got nan 24 20)"),  # ran on until stopped
     (["--size-mm", "-24", "24", "20"], "--size-mm must be finite millimetres > 0 (got -24 24 20)"),
+    (["--data-dir", "{tmp_path}/notes.txt/work"],  # named the phantoms' data/ subfolder, not --data-dir
+     "--data-dir {tmp_path}/notes.txt/work: {tmp_path}/notes.txt is a file; give a folder for the phantoms"),
 ])
 def test_a_bad_data_benchmark_setting_is_one_error_before_any_work(tmp_path, capsys, args, named):
     out = tmp_path / "data.json"
+    (tmp_path / "notes.txt").write_text("mine\n")  # where a --data-dir is not a folder
+    args = [arg.format(tmp_path=tmp_path) for arg in args]
     assert main(["benchmark", "data", "--cases", "1", "--data-dir", str(tmp_path / "work"), *args,
                  "--output", str(out)]) == 2
-    assert named in capsys.readouterr().err
+    assert named.format(tmp_path=tmp_path) in capsys.readouterr().err
     assert not out.exists() and not (tmp_path / "work").exists()
 
 
