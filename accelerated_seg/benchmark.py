@@ -123,6 +123,9 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
     for name, values in (("--spacing-mm", [spacing_mm]), ("--size-mm", list(size_mm))):
         if not all(0 < value < math.inf for value in values):
             raise ValueError(f"{name} must be finite millimetres > 0 (got {' '.join(f'{v:g}' for v in values)})")
+    if batch > cases * samples_per_volume:  # else the sampler's own error, naming neither, once the cache was built
+        raise ValueError(f"--batch {batch} is more patches than an epoch of the phantoms gives (--cases {cases}, "
+                         f"{samples_per_volume} patches from each): lower --batch or raise --cases")
     if data_dir is not None and (blocking := file_in_the_way(data_dir)):  # said as the phantoms' folder before
         raise ValueError(f"--data-dir {data_dir}: {blocking} is a file; give a folder for the phantoms and their "
                          f"cache (made if missing)")

@@ -135,6 +135,8 @@ def test_a_device_the_machine_lacks_is_one_error_naming_it(tmp_path, capsys):
     (["--patch", "0"], "--patch must be at least 1"),
     (["--patch", "200"], "--patch 200 is larger than the phantoms"),
     (["--batch", "0"], "--batch must be at least 1"),
+    # EpochSampler's "a global batch of 1 to 4 samples, the epoch (got 8)", after our cache was built
+    (["--batch", "8"], "--batch 8 is more patches than an epoch of the phantoms gives (--cases 1, 4 patches from each)"),
     (["--workers", "-1"], "--workers must be at least 0"),
     (["--spacing-mm", "0"], "--spacing-mm must be finite millimetres > 0 (got 0)"),
     (["--spacing-mm", "nan"], "--spacing-mm must be finite millimetres > 0 (got nan)"),  # a traceback before
