@@ -86,8 +86,10 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
     first = loaded[0][1]
     for folder, (_, config) in zip(folders[1:], loaded[1:]):
         if differences := _differences(first, config):
-            # The hint where it applies: it followed other differences (channels, classes) too.
-            spacing = (" (k-fold runs whose data.spacing is unset take each fold's median spacing: set data.spacing)"
+            # The hint where it applies: it followed other differences (channels, classes) too. Since the
+            # seventy-fifth session one cross-validation's folds share a median (data/spacing.median_cases).
+            spacing = (" (with data.spacing unset a run takes a median of its cases, which the folds of one "
+                       "cross-validation share and runs of other splits or datasets do not: set data.spacing alike)"
                        if _spacing(first) != _spacing(config) else "")
             raise ConfigError(
                 f"{folder} cannot join {folders[0]} in an ensemble: {'; '.join(differences)}. Members share one "
