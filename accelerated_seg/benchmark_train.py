@@ -235,7 +235,7 @@ def _check_host_memory(cases: list[TrainCase], timing: TimingSettings) -> None:
 
     if _device_type() != "cpu":
         return
-    processes = int(os.environ.get("LOCAL_WORLD_SIZE", os.environ.get("WORLD_SIZE", "1")))  # on this machine
+    processes = int(os.environ.get("LOCAL_WORLD_SIZE", launched_processes()))  # on this machine
     largest: dict[tuple, int] = {}
     for case in cases:
         key = (case.model, case.patch, case.precision)

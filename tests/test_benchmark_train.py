@@ -333,6 +333,11 @@ def test_a_step_beyond_the_hosts_memory_is_refused_before_any_work(tmp_path, cap
     assert not out.exists()
     monkeypatch.setattr(plan, "host_memory_available", lambda: peak)  # exactly fits
     assert len(check_settings(["unet"], [16], [1, 4], ["fp32"], TINY)) == 2
+    # in one process, whatever WORLD_SIZE a cluster exports to it (launch_env)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.delenv("LOCAL_WORLD_SIZE", raising=False)
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    assert len(check_settings(["unet"], [16], [1, 4], ["fp32"], TINY)) == 2
 
 
 def test_the_cli_reports_a_bad_setting_and_exits_2(capsys):
