@@ -317,10 +317,15 @@ def _parse_yaml(text: str, what: str) -> Any:
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError(f"{what}: {problem}{where}") from None
+        raise ConfigError(f"{what}: {yaml_problem(error)}") from None
+
+
+def yaml_problem(error: yaml.YAMLError) -> str:
+    """A YAML syntax error as one line, the problem and where it is: PyYAML's own text is several lines,
+    quoting the file with a caret under the place."""
+    mark = getattr(error, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return (getattr(error, "problem", None) or str(error).splitlines()[0]) + where
 
 
 # Numbers a run cannot work with, each named with the smallest allowed value. Types are checked by

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from .config import Config, ConfigError
+from .config import Config, ConfigError, yaml_problem
 from .strategy import PRECISION_OF_MIXED, read_deepspeed_json
 
 #: FSDP1's sharding strategies that plan models, by their row.
@@ -54,7 +54,10 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
     where = str(path)
     try:
         profile = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+    except yaml.YAMLError as error:
+        raise ConfigError(f"--accelerate-config {where} cannot be read as an accelerate config file (not valid "
+                          f"YAML: {yaml_problem(error)})") from None
+    except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"--accelerate-config {where} cannot be read as an accelerate config file "
                           f"({error.__class__.__name__}: {error})") from None
     if not isinstance(profile, dict):

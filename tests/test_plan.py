@@ -571,6 +571,9 @@ def test_an_fsdp1_profile_that_training_refuses_for_the_network_is_not_marked_as
     ("foo: 1\n", r"it has no distributed_type, which every accelerate config file has"),
     ("- a list\n", r"is not an accelerate config"),
     (None, r"cannot be read as an accelerate config file \(FileNotFoundError"),
+    # PyYAML's error is six lines, the file's text and a caret among them (ninety-first session)
+    ("distributed_type: [FSDP\n", r"cannot be read as an accelerate config file \(not valid YAML: expected ',' "
+                                  r"or '\]', but got '<stream end>' at line 2, column 1\)"),
     # YAML reads an unquoted `no` as false: "mixed_precision False is not one ..." baffled who wrote `no`
     ("distributed_type: MULTI_GPU\nmixed_precision: no\n", r"mixed_precision: no is read by YAML as false.*write "
                                                            r"it quoted, mixed_precision: 'no'"),
