@@ -1246,6 +1246,8 @@ def _plan_settings(args) -> argparse.Namespace:
     if args.config is not None:
         cfg = load_config(args.config)
         optim = cfg.optim
+        if args.global_batch is None:  # the config's is the proposals', --batch or not
+            _check_config_global_batch(cfg.train.global_batch_size, gpus, args.config)
         # the run's per-GPU batch only where --batch does not give the table's: a config whose global batch
         # cannot split over --gpus was refused even with --batch (and --global-batch) given
         from_config = {"model": cfg.model.name, "patch": list(cfg.data.patch_size),
@@ -1277,6 +1279,22 @@ def _run_batch(cfg, gpus: int, config_path: str) -> int:
     except ConfigError as error:
         raise ConfigError(f"{config_path} on --gpus {gpus}: {error} (or give the table's per-GPU batch with --batch)"
                           ) from None
+
+
+def _check_config_global_batch(global_batch: int | None, gpus: int, config_path: str) -> None:
+    """The config's train.global_batch_size over ``gpus`` GPUs, named as the config's. With --batch it was
+    refused as an --global-batch that was not given, and without, the error advised --batch, which does not
+    split it over the GPUs."""
+    from .config import ConfigError
+    from .schedule import resolve_batch
+
+    if global_batch is None:
+        return
+    try:
+        resolve_batch(None, global_batch, None, gpus, lr=1.0, base_batch_size=1, lr_scaling="none")
+    except ConfigError as error:
+        raise ConfigError(f"{config_path} on --gpus {gpus}: {error} (or give the table's global batch with "
+                          f"--global-batch)") from None
 
 
 def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:

@@ -402,7 +402,13 @@ def test_plan_batch_given_wins_over_a_config_global_batch_that_cannot_split(tmp_
 @pytest.mark.parametrize("argv, message", [
     (["plan", "--gpus", "2"], r"give --model and --patch, or --config with an experiment YAML"),
     (["plan", "--config", "{config}", "--gpus", "3"], r"exp.yaml on --gpus 3: train.global_batch_size 8 is not "
-                                                       r"divisible by 3"),
+                                                       r"divisible by 3 .*; choose a multiple of 3 \(or give the "
+                                                       r"table's global batch with --global-batch\)$"),
+    # --batch does not split the config's global batch over the GPUs: it was refused as an --global-batch
+    # that was not given, and the error without --batch advised --batch (ninety-first session)
+    (["plan", "--config", "{config}", "--gpus", "3", "--batch", "2", "--in-channels", "1", "--classes", "3"],
+     r"^error: .*exp.yaml on --gpus 3: train.global_batch_size 8 is not divisible by 3 .*\(or give the table's "
+     r"global batch with --global-batch\)$"),
     (["plan", "--config", "{config}"], r"exp.yaml: the image channels and classes come from its dataset, which "
                                        r"cannot be read here \(.*missing.csv: CSV not found.*\); give --in-channels "
                                        r"and --classes"),
