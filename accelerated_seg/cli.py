@@ -30,6 +30,7 @@ from typing import NoReturn
 from .collector import importing_without_collection
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher
+from .own_warnings import said_as_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     if command in ONE_PROCESS_COMMANDS and (processes := launched_processes()) > 1:
         return _one_process_command_refused(command, processes)
     try:
-        status = COMMANDS[args.command](args, rest)
+        with said_as_lines():  # predict's "warning: <scan>: its header gives no orientation ...", not Python's form
+            status = COMMANDS[args.command](args, rest)
         sys.stdout.flush()  # here, so that a reader gone by now is met inside the try
         return status
     except BrokenPipeError:

@@ -27,6 +27,7 @@ import torch
 from .config import ConfigError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import load_exported
+from .own_warnings import AcceleratedSegWarning
 
 # What may differ between members' config.json: the network and what describes its weights alone.
 # the preprocessing code's version too: predict prepares every member's volumes with this code alike
@@ -103,7 +104,7 @@ def _warn_of_other_preprocessing_code(folder: Path, config: dict) -> None:
     if difference := code_version_difference(config, "there"):
         warnings.warn(f"{folder}: its weights learned from volumes prepared otherwise than predict prepares them "
                       f"now ({difference}): retrain it with this version to predict as it was trained, or predict "
-                      f"with the version that trained it", stacklevel=3)
+                      f"with the version that trained it", AcceleratedSegWarning, stacklevel=3)
 
 
 def _spacing(config: dict):

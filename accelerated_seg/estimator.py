@@ -54,6 +54,7 @@ from .launch_env import launched_processes
 from .model_folders import complete_checkpoints
 from .models import (SET_BY_THE_RUN, ModelSpec, arg_names, bridgeable, check_arg_names, model_spec,
                      spec_differences)
+from .own_warnings import AcceleratedSegWarning
 from .regions import Regions
 from .run_folder import ESTIMATOR_NAMES, TRAIN_RUN_MARKER, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
@@ -258,7 +259,7 @@ class Dataset:
         # worse, patches of a mismatched label, before the thirty-second session.
         manifest, checked = prepare_manifest(self.data, ".", self.manifest)
         for warning in checked.warnings:
-            warnings.warn(f"data warning: {warning}", stacklevel=2)
+            warnings.warn(f"data warning: {warning}", AcceleratedSegWarning, stacklevel=2)
         batch, epoch = self.batch_size or 2, patches_per_epoch(len(manifest.training), self.data.samples_per_volume)
         if batch > epoch:  # else the sampler's ValueError, after the preprocessing, in its own arguments' words
             raise ConfigError(f"Dataset.batch({batch}) is more than one epoch's {epoch} patches "
@@ -753,7 +754,7 @@ class Segmentation:
                 channels = _checked_channels(x, config["in_channels"])
                 grid = _checked_affine(affine)
                 if warning := _array_grid_warning(affine, config):
-                    warnings.warn(warning, stacklevel=2)
+                    warnings.warn(warning, AcceleratedSegWarning, stacklevel=2)
                 inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
                           for c, channel in enumerate(channels)]
 
@@ -838,7 +839,7 @@ class Segmentation:
         kept_whole(config, options.get("keep_largest"))  # a label the model lacks: refused before the folders go
         _check_evaluation_cases(dataset, config)
         if warning := _held_out_alone_warning(dataset.manifest):
-            warnings.warn(warning, stacklevel=3)
+            warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)
         # Every validation case opened and checked as fit checks it (values, grids, channels), before the
         # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
         # stopped half-way, naming the copy in the references folder rather than the user's file.

@@ -69,6 +69,7 @@ from .inference_files import (
     written_by_predict,
 )
 from .inference_pipeline import one_at_a_time, pipelined
+from .own_warnings import AcceleratedSegWarning
 from .postprocess import keep_largest_components, largest_component_classes
 from .regions import Regions
 
@@ -140,7 +141,7 @@ def check_precision(precision: str, device: torch.device) -> None:
         raise ValueError(f"precision fp16 needs a CUDA GPU, but inference runs on {device}; "
                          f"use --precision bf16 or fp32 on the CPU")
     if warning := emulated_bf16_warning(device.type, precision):
-        warnings.warn(warning, stacklevel=3)  # slow, not wrong
+        warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)  # slow, not wrong
 
 
 def autocast_windows(model: torch.nn.Module, precision: str, device: torch.device) -> Callable:
@@ -711,23 +712,24 @@ def _warn_of_doubtful_geometry(paths: Sequence[Path], images: Sequence[nib.spati
     if 1 in reference.shape[:3]:
         warnings.warn(f"{paths[0]}: a single slice, shape {reference.shape[:3]}: the 3D network sees it padded to "
                       "its patch, without the context above and below that it learned from; give the whole volume",
-                      stacklevel=3)
+                      AcceleratedSegWarning, stacklevel=3)
     if without_orientation(reference):
         guess = "".join(nib.aff2axcodes(reference.affine))
         warnings.warn(f"{paths[0]}: its header gives no orientation (qform_code and sform_code 0), so nibabel guesses "
                       f"one from pixdim ({guess}, no rotation) and the network sees the anatomy placed so, perhaps "
                       "mirrored from what it learned; copy the geometry of the scan it came from onto it, or convert "
-                      "it again (dcm2niix writes both codes)", stacklevel=3)
+                      "it again (dcm2niix writes both codes)", AcceleratedSegWarning, stacklevel=3)
     for path, image in zip(paths, images):
         if conflict := voxel_size_conflict(image):
             warnings.warn(f"{path}: its header gives two voxel sizes ({conflict}); {VOXEL_SIZE_CONFLICT_FIX}",
-                          stacklevel=3)
+                          AcceleratedSegWarning, stacklevel=3)
         if conflict := placement_conflict(image):  # the label map is written with both: the same disagreement
             warnings.warn(f"{path}: its qform and sform place the voxels apart ({conflict}); {PLACEMENT_CONFLICT_FIX}",
-                          stacklevel=3)
+                          AcceleratedSegWarning, stacklevel=3)
     if reference.header["descrip"].item().startswith(PREDICTION_DESCRIP):  # a folder of ours given as the scans
         warnings.warn(f"{paths[0]}: its header says predict wrote it, so it is a label map, not a scan; it is "
-                      f"segmented all the same (give the scans' folder, not the predictions')", stacklevel=3)
+                      f"segmented all the same (give the scans' folder, not the predictions')",
+                      AcceleratedSegWarning, stacklevel=3)
 
 
 def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatialimages.SpatialImage]) -> None:
@@ -738,7 +740,8 @@ def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatial
         spread = intensity_spread(image)
         for channel, what, way_on in dominant_voxels_said(spread, image):
             which = f" (volume {channel} of the file)" if len(spread.count) > 1 else ""
-            warnings.warn(f"{path}{which}: {what}, and the network may segment less of it; {way_on}", stacklevel=3)
+            warnings.warn(f"{path}{which}: {what}, and the network may segment less of it; {way_on}",
+                          AcceleratedSegWarning, stacklevel=3)
 
 
 def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spatialimages.SpatialImage]:

@@ -28,6 +28,7 @@ from .data.checks import volumes_in
 from .data.errors import DataError
 from .data.formats.paths import nifti_stem, unique_ids
 from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
+from .own_warnings import AcceleratedSegWarning
 from .run_lock import RunLock, hold_run_folder, in_use, live_holder
 
 # The header description of every file predict writes: a rerun may replace those, and nothing else.
@@ -518,12 +519,13 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
                 unguarded = os.strerror(error.errno) if error.errno else str(error)
             if unguarded:
                 warnings.warn(f"--output {output} cannot be locked ({unguarded}), so a second predict into it would "
-                              f"not be refused: give each predict its own --output", stacklevel=4)
+                              f"not be refused: give each predict its own --output", AcceleratedSegWarning,
+                              stacklevel=4)
         try:
             clear_stale_temporaries(outputs)
         except OSError as error:  # another user's leftovers in a shared folder: said, and the cases go on
             warnings.warn(f"what killed predicts left in the output folder could not all be removed ({error})",
-                          stacklevel=4)
+                          AcceleratedSegWarning, stacklevel=4)
 
     try:
         if main_process is None:

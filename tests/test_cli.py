@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from importlib.metadata import version
 from pathlib import Path
 
@@ -12,6 +13,19 @@ import pytest
 
 import accelerated_seg
 from accelerated_seg.cli import build_parser, main
+from accelerated_seg.own_warnings import AcceleratedSegWarning, said_as_lines
+
+
+def test_the_commands_say_our_warnings_in_one_line_and_the_libraries_as_python_does():
+    """Ours name the file and what to do; a library's (torch's, MONAI's) keep the file and line that say where
+    to look in its code. The commands' own run is tested with predict (test_inference.py)."""
+    python_format = warnings.formatwarning
+    theirs = ("TypedStorage is deprecated", UserWarning, "/venv/torch/storage.py", 414, "return super().__init__()")
+    with said_as_lines():
+        assert warnings.formatwarning("scan.nii.gz: a single slice", AcceleratedSegWarning, "/a/inference.py", 7,
+                                      "images = _read_channels(paths)") == "warning: scan.nii.gz: a single slice\n"
+        assert warnings.formatwarning(*theirs) == python_format(*theirs)
+    assert warnings.formatwarning is python_format  # Python users of the library keep Python's form
 
 
 def test_version_names_the_package_and_the_stack_on_one_line(capsys):

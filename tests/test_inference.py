@@ -4,6 +4,8 @@ precision, CPU aggregation and the ``predict`` command. No training: exports hol
 import json
 import re
 import shutil
+import subprocess
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -341,15 +343,35 @@ def test_a_scan_without_orientation_is_segmented_with_a_warning(scans, tmp_path)
     """nibabel's guess (x flipped, no rotation) may mirror the anatomy or swap its axes: the demo's model reached
     Dice 0.90-0.92 on copies of a phantom in SLP and PIR without their codes, 0.96 and 0.93 with them
     (benchmarks/results/header_variants_2cpu.json)."""
-    scan = nib.load(scans / "imagesTr" / "case_002.nii.gz")
-    bare = nib.Nifti1Image(np.asanyarray(scan.dataobj), None)
-    bare.header.set_qform(None, code=0)
-    bare.header.set_sform(None, code=0)
-    nib.save(bare, tmp_path / "bare.nii.gz")
+    save_without_orientation(scans / "imagesTr" / "case_002.nii.gz", tmp_path / "bare.nii.gz")
     with pytest.warns(UserWarning, match=r"bare\.nii\.gz: its header gives no orientation \(qform_code and sform_code "
                                          r"0\), so nibabel guesses one from pixdim \(LAS, no rotation\)"):
         written = predict_file(export(tmp_path / "model"), [tmp_path / "bare.nii.gz"], tmp_path / "seg.nii.gz")
     assert_same_geometry(written, tmp_path / "bare.nii.gz")
+
+
+def save_without_orientation(scan_path: Path, out_path: Path) -> None:
+    """The scan's voxels under a header whose qform and sform codes are 0."""
+    bare = nib.Nifti1Image(np.asanyarray(nib.load(scan_path).dataobj), None)
+    bare.header.set_qform(None, code=0)
+    bare.header.set_sform(None, code=0)
+    nib.save(bare, out_path)
+
+
+def test_the_predict_command_says_its_warnings_in_one_line_each(scans, tmp_path):
+    """As evaluate and check say theirs. Python's form, "…/accelerated_seg/inference.py:436: UserWarning: …" with
+    the source line that raised it under it, was noise to someone who typed a command (until the ninety-first
+    session); from Python they stay warnings (the test above)."""
+    (tmp_path / "scans").mkdir()
+    save_without_orientation(scans / "imagesTr" / "case_002.nii.gz", tmp_path / "scans" / "bare.nii.gz")
+    model = export(tmp_path / "model")
+    proc = subprocess.run([sys.executable, "-m", "accelerated_seg", "predict", "--model", str(model),
+                           str(tmp_path / "scans"), "--output", str(tmp_path / "out")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    said = [line for line in proc.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(said) == 1 and said[0].startswith(f"warning: {tmp_path / 'scans' / 'bare.nii.gz'}: its header gives "
+                                                 "no orientation (qform_code and sform_code 0)"), proc.stderr
+    assert not re.search(r"UserWarning|Warning:|warnings\.warn|_read_channels|\.py:\d+", proc.stderr), proc.stderr
 
 
 def test_channels_on_different_grids_are_refused(scans, tmp_path):

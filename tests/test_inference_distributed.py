@@ -231,8 +231,10 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     assert "split: the windows of each of 2 case(s) over 2 processes" in proc.stdout
     assert proc.stdout.count("ensemble of 2 models: the mean of their probabilities") == 1  # the main process's
     assert "2 case(s) segmented" in proc.stdout
-    # Said once, not once per process (until the seventy-seventh session).
+    # Said once, not once per process (until the seventy-seventh session), in one line (the ninety-first).
     assert proc.stderr.count("its header gives no orientation") == 1, proc.stderr[-3000:]
+    assert f"warning: {unoriented / 'small_1.nii.gz'}: its header gives no orientation" in proc.stderr
+    assert "UserWarning" not in proc.stderr, proc.stderr[-3000:]
     for name, path in inputs.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
