@@ -16,6 +16,10 @@ cd "$(dirname "$0")/.."
 export PYTHONPATH=. OMP_NUM_THREADS=1
 PY=${PYTHON:-python}
 OUT=${OUT:-benchmarks/results/cpu_contention}
+# Another run's files: written over, or, where a pair job failed before writing, summarised as this run's
+source benchmarks/refuse_to_replace.sh
+refuse_to_replace "$OUT" solo_before.json pair_a.json pair_a.log pair_b.json pair_b.log ddp_2proc.json \
+    solo_after.json summary.json
 mkdir -p "$OUT"
 ARGS=(benchmark train --model unet --patch 64 --batch 2 --steps 5 --blocks 10)
 ONE="$PY -m accelerated_seg.cli"
@@ -23,7 +27,6 @@ TWO="env ACCELERATE_USE_CPU=true $PY -m accelerate.commands.launch --multi_gpu -
 stamp() { echo "== $(date +%T) $1; load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 stamp solo; $ONE "${ARGS[@]}" --output "$OUT/solo_before.json"
 stamp pair
-rm -f "$OUT/pair_a.json" "$OUT/pair_b.json"  # a reused OUT: never summarise an earlier session's pair
 $ONE "${ARGS[@]}" --output "$OUT/pair_a.json" > "$OUT/pair_a.log" 2>&1 &
 A=$!
 $ONE "${ARGS[@]}" --output "$OUT/pair_b.json" > "$OUT/pair_b.log" 2>&1 &

@@ -21,14 +21,17 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python}
 RECORD=benchmarks/results/train_2cpu/session_$SESSION
 CONTROL=benchmarks/results/cpu_contention/session_$SESSION
-if [ -e "$RECORD" ] || [ -e "$CONTROL" ]; then  # never mix two sessions' runs in one folder
-  echo "error: $RECORD or $CONTROL exists already; choose another SESSION" >&2
+SCALING=benchmarks/results/ddp_scaling_2cpu_unet64_session_$SESSION.json
+# never mix two sessions' runs in one folder, nor write over another session's efficiency (unchecked, and
+# replaced once this session's runs were done, until the ninety-first session)
+if [ -e "$RECORD" ] || [ -e "$CONTROL" ] || [ -e "$SCALING" ]; then
+  echo "error: $RECORD, $CONTROL or $SCALING exists already; choose another SESSION" >&2
   exit 2
 fi
 mkdir -p "$RECORD"
 OUT=$RECORD REPEATS=1 PYTHON=$PY bash benchmarks/record_train_cpu.sh 2>&1 | tee "$RECORD/record.log"
 $PY benchmarks/scaling_projection.py --one "$RECORD/unet64_1proc_r1.json" --measured "$RECORD/unet64_2proc_r1.json" \
-    --output "benchmarks/results/ddp_scaling_2cpu_unet64_session_$SESSION.json"
+    --output "$SCALING"
 for r in 1 2 3; do
   mkdir -p "$CONTROL/r$r"
   OUT=$CONTROL/r$r PYTHON=$PY bash benchmarks/cpu_contention_control.sh 2>&1 | tee "$CONTROL/r$r/record.log"

@@ -54,6 +54,10 @@ PACK=$OUT/gpu_session.tgz
 START=$SECONDS
 DEADLINE=${DEADLINE:-100000}
 PY=${PYTHON:-python3}
+# Every call writes these two, so a folder that holds them holds an earlier call's results: refused, not
+# replaced (a call on the device starts with an empty $OUT; a second local SMOKE=1 run needs its own OUT)
+source "$(dirname "$0")/refuse_to_replace.sh"
+refuse_to_replace "$OUT" gpu_session.tgz work/nvidia-smi.txt
 OUT=$OUT/work
 mkdir -p "$OUT"
 export PYTHONPATH=${PYTHONPATH:-$PWD}

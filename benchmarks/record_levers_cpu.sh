@@ -8,12 +8,18 @@
 #     sampling, "light" augmentation, 1 worker per process) instead of patches already in memory:
 #     how much of the step each loop spends waiting for data.
 #
-#   bash benchmarks/record_levers_cpu.sh        # ~15 minutes on 2 cores
+#   OUT=benchmarks/results/train_2cpu/levers_X bash benchmarks/record_levers_cpu.sh   # ~15 minutes on 2 cores
+#
+# An OUT that holds one of the files it writes is refused before anything is measured (the default
+# folder holds the committed ones).
 set -e
 cd "$(dirname "$0")/.."
 export PYTHONPATH=. OMP_NUM_THREADS=1
 PY=${PYTHON:-python}
 OUT=${OUT:-benchmarks/results/train_2cpu}
+source benchmarks/refuse_to_replace.sh
+refuse_to_replace "$OUT" compile_unet64_1proc.json realdata_unet64_1proc.json realdata_unet64_2proc.json \
+    ddp_levers_unet64_2proc.json
 mkdir -p "$OUT"
 ONE="$PY -m accelerated_seg.cli"
 TWO="env ACCELERATE_USE_CPU=true $PY -m accelerate.commands.launch --multi_gpu --num_processes 2 --num_machines 1 --mixed_precision no --dynamo_backend no --main_process_port ${PORT:-29642} -m accelerated_seg.cli"

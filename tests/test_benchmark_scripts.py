@@ -1,9 +1,11 @@
 """The scripts under benchmarks/ parse, the Python ones with a command line import and answer --help,
-and cpu_session.sh refuses before any work when it has no SESSION or when that session's folders exist
-already. They run for half an hour to hours, so a slip that only shows when one is started (an
-unbalanced quote in a header line did, once) costs a session."""
+cpu_session.sh refuses before any work when it has no SESSION or when that session's files exist
+already, and the shell scripts refuse a folder holding a file they would write. They run for half an
+hour to hours, so a slip that only shows when one is started (an unbalanced quote in a header line
+did, once) costs a session."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -56,6 +58,62 @@ def test_cpu_session_never_mixes_two_sessions_in_one_folder():
     committed = sorted((ROOT / "benchmarks" / "results" / "train_2cpu").glob("session_*"))[-1]
     result = _cpu_session(committed.name.removeprefix("session_"))
     assert result.returncode == 2 and "exists already" in result.stderr
+
+
+def test_cpu_session_never_writes_over_another_sessions_efficiency(tmp_path):
+    """The efficiency file of scaling_projection.py was rewritten once a session's runs were done, whether
+    another session's lay there or not. The script works from its own checkout: a copy of it, here."""
+    (tmp_path / "benchmarks" / "results").mkdir(parents=True)
+    shutil.copy(ROOT / "benchmarks" / "cpu_session.sh", tmp_path / "benchmarks")
+    earlier = tmp_path / "benchmarks" / "results" / "ddp_scaling_2cpu_unet64_session_2026-12-04a.json"
+    earlier.write_text('{"benchmark": "ddp_scaling_2cpu_unet64_session_2026-12-04a"}')
+    result = subprocess.run(["bash", str(tmp_path / "benchmarks" / "cpu_session.sh")], capture_output=True,
+                            text=True, env={"PATH": "/usr/bin:/bin", "PYTHON": "false", "SESSION": "2026-12-04a"},
+                            timeout=60)
+    assert result.returncode == 2 and "ddp_scaling_2cpu_unet64_session_2026-12-04a.json exists already" in result.stderr
+    assert not (tmp_path / "benchmarks" / "results" / "train_2cpu").exists()
+    assert earlier.read_text() == '{"benchmark": "ddp_scaling_2cpu_unet64_session_2026-12-04a"}'
+
+
+def _run_with_python_refused(script: str, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    """``benchmarks/<script>`` with a Python that fails loudly: whatever reaches it has measured something."""
+    python = tmp_path / "python"
+    python.write_text('#!/bin/sh\necho "python reached: $*" >&2\nexit 99\n')
+    python.chmod(0o755)
+    return subprocess.run(["bash", str(ROOT / "benchmarks" / script)], capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "PYTHON": str(python), **env})
+
+
+# Each script, and one of the files it writes into its OUT. Until the ninety-first session
+# record_train_cpu.sh and record_levers_cpu.sh wrote into the committed benchmarks/results/train_2cpu/
+# by default, and every one of them replaced what its folder held.
+WRITES = {"record_train_cpu.sh": "small32_2proc_r1.json", "record_levers_cpu.sh": "realdata_unet64_2proc.json",
+          "cpu_contention_control.sh": "summary.json", "gpu_session.sh": "gpu_session.tgz"}
+
+
+@pytest.mark.parametrize("script", sorted(WRITES))
+def test_a_script_refuses_a_folder_holding_one_of_its_results_before_measuring(script, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / WRITES[script]).write_text("an earlier run's result\n")
+    result = _run_with_python_refused(script, tmp_path, OUT=str(out), REPEATS="1", SMOKE="1")
+    assert result.returncode == 2 and "python reached" not in result.stderr, result.stderr
+    assert result.stderr.splitlines() == [f"error: {out} holds {WRITES[script]} already, which {script} would write "
+                                          f"over: give OUT=<a new folder>, or move it away"]
+    assert [path.name for path in out.iterdir()] == [WRITES[script]]
+    assert (out / WRITES[script]).read_text() == "an earlier run's result\n"
+
+
+def test_a_script_writes_beside_files_of_other_names(tmp_path):
+    """cpu_session.sh's tee makes record.log before record_train_cpu.sh starts, and a later repeat's
+    _r2 files go beside a session's first: neither is in the way."""
+    out = tmp_path / "session"
+    out.mkdir()
+    for name in ("record.log", "unet64_1proc_r2.json"):
+        (out / name).write_text("kept\n")
+    result = _run_with_python_refused("record_train_cpu.sh", tmp_path, OUT=str(out), REPEATS="1")
+    assert result.returncode == 99 and "python reached: -m accelerated_seg.cli benchmark train" in result.stderr
+    assert all((out / name).read_text() == "kept\n" for name in ("record.log", "unet64_1proc_r2.json"))
 
 
 def test_worker_start_times_both_start_methods_in_fresh_processes(tmp_path):
