@@ -939,7 +939,7 @@ def run_from_cli(args) -> int:
     def measured(partial: dict, total: int) -> None:  # after each configuration: its row, and the JSON so far
         if partial["complete"]:
             return  # the whole table and the JSON follow
-        path = write_result(result_name(partial), partial, args.output)
+        path = write_result(result_name(partial), partial, args.output, args.command_line)
         print(f"[{len(partial['runs'])}/{total}] {format_table(partial).splitlines()[-1].strip()}  "
               f"(so far in {path})", flush=True)
         if note := nonfinite_note(partial["runs"][-1]):
@@ -969,5 +969,5 @@ def run_from_cli(args) -> int:
         for run in results["runs"]:
             if note := nonfinite_note(run):
                 print(note)
-        print(f"wrote {write_result(result_name(results), results, args.output)}")
+        print(f"wrote {write_result(result_name(results), results, args.output, args.command_line)}")
     return 0

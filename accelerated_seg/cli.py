@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -34,9 +35,13 @@ from .own_warnings import said_as_lines
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    args, rest = parser.parse_known_args(argv)
-    if args.command != "train" and (settings := _setting_overrides(sys.argv[1:] if argv is None else argv)):
+    args, rest = parser.parse_known_args(arguments)
+    # What a result file records as its command (benchmark, plan --json): these arguments, where sys.argv
+    # was the caller's own under a call from Python (pytest's, a script's)
+    args.command_line = "accelerated-seg " + shlex.join(arguments)
+    if args.command != "train" and (settings := _setting_overrides(arguments)):
         parser.error(_overrides_refused(args.command, settings))
     if rest and args.command != "train":
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -1109,7 +1114,7 @@ def _benchmark(args, _) -> int:
             print(f"error: {_in_flag_words(error)}", file=sys.stderr)
             return 2
         device = "cuda" if results["device"].startswith("cuda") else results["device"]
-        path = write_result(f"predict_{device}_{os.cpu_count()}cpu", results, args.output)
+        path = write_result(f"predict_{device}_{os.cpu_count()}cpu", results, args.output, args.command_line)
         print(json.dumps({k: v for k, v in results.items() if k != "stage_ms_per_case"}, indent=1))
         print(f"wrote {path}")
         return 0
@@ -1126,7 +1131,7 @@ def _benchmark(args, _) -> int:
             print(f"error: {_in_flag_words(error)}", file=sys.stderr)
             return 2
         suffix = "" if args.precision == "fp32" else f"_{args.precision}"
-        path = write_result(f"infer_{os.cpu_count()}cpu{suffix}", results, args.output)
+        path = write_result(f"infer_{os.cpu_count()}cpu{suffix}", results, args.output, args.command_line)
         print(json.dumps(results, indent=1))
         print(f"wrote {path}")
         return 0
@@ -1137,7 +1142,7 @@ def _benchmark(args, _) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    path = write_result(f"data_{os.cpu_count()}cpu", results, args.output)
+    path = write_result(f"data_{os.cpu_count()}cpu", results, args.output, args.command_line)
     print(json.dumps(results, indent=1))
     print(f"wrote {path}")
     return 0
@@ -1206,7 +1211,7 @@ def _plan(args, _) -> int:
         from .files import write_text_atomically
 
         # which machine and stack (with --measure: the GPU measured) and which command, as a benchmark's JSON
-        write_text_atomically(args.json, json.dumps(provenance() | result, indent=1))
+        write_text_atomically(args.json, json.dumps(provenance(args.command_line) | result, indent=1))
         print(f"wrote {args.json}")
     return 0
 

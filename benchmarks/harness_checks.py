@@ -105,9 +105,9 @@ def _annotate(check: str, measure, ratios: list):
 
 
 def _write_with_this_command(write):
-    def written(name, results, output, command=None):
-        return write(name, results, output, command or "PYTHONPATH=. python benchmarks/harness_checks.py "
-                     + shlex.join(sys.argv[1:]))
+    def written(name, results, output, command=None):  # the CLI's command names accelerated-seg, not this script
+        return write(name, results, output,
+                     "PYTHONPATH=. python benchmarks/harness_checks.py " + shlex.join(sys.argv[1:]))
     return written
 
 

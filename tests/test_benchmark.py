@@ -5,6 +5,7 @@ assertions: speed goals live in benchmarks/results/, never in tests."""
 import json
 import os
 import re
+import shlex
 import statistics
 
 import pytest
@@ -125,6 +126,21 @@ def test_the_inference_benchmark_command_writes_json_and_refuses_fp16_on_a_cpu(t
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_a_result_records_the_command_it_was_given(tmp_path, monkeypatch):
+    """main([...]) from Python recorded the caller's sys.argv as the command (pytest's, a script's)
+    until the ninety-first session; from the command line it records sys.argv's arguments, as ever."""
+    out = tmp_path / "infer.json"
+    argv = ["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1", "--device", "cpu",
+            "--output", str(out)]
+    monkeypatch.setattr("sys.argv", ["/usr/bin/pytest", "-q", "tests/"])
+    assert main(argv) == 0
+    assert json.loads(out.read_text())["command"] == "accelerated-seg " + shlex.join(argv)
+    spaced = tmp_path / "infer (2).json"
+    monkeypatch.setattr("sys.argv", ["/venv/bin/accelerated-seg", *argv[:-1], str(spaced)])  # as a shell gives it
+    assert main() == 0
+    assert json.loads(spaced.read_text())["command"] == f"accelerated-seg {shlex.join(argv[:-1])} '{spaced}'"
+
+
 def test_a_device_the_machine_lacks_is_one_error_naming_it(tmp_path, capsys):
     assert main(["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--device", "cuda",
                  "--output", str(tmp_path / "no.json")]) == 2

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import re
+import shlex
 import socket
 import sys
 from pathlib import Path
@@ -252,10 +253,14 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys, monkeypatc
         return path
 
     monkeypatch.setattr(benchmark, "write_result", recorded)
-    assert main(["benchmark", "train", *TINY_CLI, "--lever", *levers, "--output", str(out)]) == 0
+    argv = ["benchmark", "train", *TINY_CLI, "--lever", *levers, "--output", str(out)]
+    assert main(argv) == 0
     record = json.loads(out.read_text())
     assert record["benchmark"] == f"train_{os.cpu_count()}cpu_1proc"
-    assert record["machine"]["torch"] == torch.__version__ and record["command"]
+    assert record["machine"]["torch"] == torch.__version__
+    # the command given, in the partial results too, not this process's sys.argv (pytest's, until the
+    # ninety-first session)
+    assert {each["command"] for each in written} == {"accelerated-seg " + shlex.join(argv)}
     assert [run["lever"] for run in record["runs"]] == levers and record["complete"] is True
     assert all(run["ratio_ours_to_plain"] > 0 for run in record["runs"]) and "is_main_process" not in record
     printed = capsys.readouterr().out

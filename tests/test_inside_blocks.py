@@ -54,6 +54,7 @@ def test_each_count_reports_both_loops_after_a_real_run(what, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert re.search(REPORTS[what], result.stderr), result.stderr[-3000:]
     written = json.loads(output.read_text())  # the benchmark's own result is still written
+    assert written["command"].startswith("PYTHONPATH=. python benchmarks/inside_blocks.py ")  # not the CLI's
     run = written["runs"][0]
     assert run["ours"]["samples_per_s"] > 0 and run["plain"]["samples_per_s"] > 0
     assert written["settings"]["GLIBC_TUNABLES"] == tunables.get("GLIBC_TUNABLES", os.environ.get("GLIBC_TUNABLES"))

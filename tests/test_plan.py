@@ -1,6 +1,7 @@
 import base64
 import json
 import re
+import shlex
 from functools import partial
 
 import pytest
@@ -200,10 +201,12 @@ def test_proposal_fits_and_reaches_the_global_batch(facts):
 
 def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
     out = tmp_path / "plan" / "unet3d.json"
-    code = main(["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--model-args",
-                 json.dumps(SMALL_ARGS), "--batch", "2", "--gpus", "2", "--gpu-memory", "16", "--global-batch", "8",
-                 "--json", str(out)])
+    argv = ["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--model-args", json.dumps(SMALL_ARGS),
+            "--batch", "2", "--gpus", "2", "--gpu-memory", "16", "--global-batch", "8", "--json", str(out)]
+    code = main(argv)
     assert code == 0
+    # the command given, not this process's sys.argv (pytest's, before the ninety-first session)
+    assert json.loads(out.read_text())["command"] == "accelerated-seg " + shlex.join(argv)
     printed = capsys.readouterr().out
     assert "fsdp_full_shard" in printed and "proposal for global batch 8" in printed
     result = json.loads(out.read_text())
