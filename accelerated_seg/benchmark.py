@@ -431,22 +431,44 @@ _CLAIMED: dict[str, Path] = {}
 def default_result_path(name: str) -> Path:
     """``benchmarks/results/<name>.json``, or ``<name>_2.json``, ``_3``, ... where an earlier run's result
     lies: a second run without ``--output`` replaced the first's (a probe in the seventy-eighth session),
-    often a result measured on another machine. ``--output`` names the file to (re)write."""
+    often a result measured on another machine. ``--output`` names the file to (re)write.
+
+    The name is claimed by making its file, empty, which fails where another process has made it: two
+    runs that chose at the same moment, each before the other had written, chose one name until the
+    ninety-first session. The caller writes the result over the claim at once (``write_result``)."""
     if name not in _CLAIMED:
+        RESULTS_FOLDER.mkdir(parents=True, exist_ok=True)
         path, number = RESULTS_FOLDER / f"{name}.json", 2
-        while path.exists():
+        while not _made_anew(path):
             path, number = RESULTS_FOLDER / f"{name}_{number}.json", number + 1
         _CLAIMED[name] = path
     return _CLAIMED[name]
 
 
+def _made_anew(path: Path) -> bool:
+    """Make an empty file at ``path``; False where something is there already."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except FileExistsError:
+        return False
+    return True
+
+
 def write_result(name: str, results: dict, output: str | Path | None, command: str | None = None) -> Path:
     """Write ``results`` with the date, the machine and the command that produced them, to ``output``,
     or to a file of this run's own under benchmarks/results (``default_result_path``)."""
-    path = Path(output) if output else default_result_path(name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"benchmark": name, **provenance(command), **results}
-    return write_text_atomically(path, json.dumps(record, indent=1))  # a killed run leaves the earlier result
+    text = json.dumps({"benchmark": name, **provenance(command), **results}, indent=1)
+    if output:
+        return write_text_atomically(output, text)  # a killed run leaves the earlier result
+    claimed_now = name not in _CLAIMED
+    path = default_result_path(name)
+    try:
+        return write_text_atomically(path, text)
+    except BaseException:
+        if claimed_now:  # no empty file left behind, and the name is free again
+            path.unlink(missing_ok=True)
+            del _CLAIMED[name]
+        raise
 
 
 def provenance(command: str | None = None) -> dict:

@@ -63,6 +63,39 @@ def test_a_result_without_output_never_replaces_an_earlier_runs(tmp_path, monkey
     assert json.loads(asked.read_text())["run"] == 4
 
 
+def test_two_runs_choosing_a_default_name_at_once_never_share_it(tmp_path, monkeypatch):
+    """A run chose the first name without a file, and the file came with its write: another process
+    choosing in between (two runs ending together) took the same name until the ninety-first session.
+    The name is claimed by making its file; a write that fails leaves no empty claim behind."""
+    import accelerated_seg.benchmark as benchmark
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})
+    first = benchmark.default_result_path("data_2cpu")
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})  # another process, before the first has written
+    assert benchmark.default_result_path("data_2cpu") != first
+
+    results = tmp_path / "benchmarks" / "results"
+    for path in results.iterdir():
+        path.unlink()
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})
+
+    def disk_full(path, text):
+        raise OSError(28, "No space left on device")
+
+    write = benchmark.write_text_atomically
+    monkeypatch.setattr(benchmark, "write_text_atomically", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        benchmark.write_result("data_2cpu", {"run": 1}, None)
+    assert list(results.iterdir()) == []
+    monkeypatch.setattr(benchmark, "write_text_atomically", write)
+    assert benchmark.write_result("data_2cpu", {"run": 1}, None).name == "data_2cpu.json"  # the name is free again
+    monkeypatch.setattr(benchmark, "write_text_atomically", disk_full)
+    with pytest.raises(OSError, match="No space left"):  # a later write of the same run: its file stays
+        benchmark.write_result("data_2cpu", {"run": 1, "complete": True}, None)
+    assert json.loads((results / "data_2cpu.json").read_text())["run"] == 1
+
+
 def test_a_result_names_the_code_that_was_measured(tmp_path):
     """A result recorded the machine and the stack but not this package's commit, which its version (0.1.0
     for every commit) cannot tell: results of sessions apart could not be matched to the code measured,
