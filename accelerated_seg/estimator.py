@@ -646,8 +646,6 @@ class Segmentation:
             settings["init_from"] = str(self.loaded_from)
         cfg = dataset.config(**settings)
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
-        if fine_tunes:
-            _check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
         processes = _gpus_to_launch() if self.multi_gpu else 1
         # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
         # name. What this call gives wins over the constructor's, as for every other setting.
@@ -676,6 +674,8 @@ class Segmentation:
                               f"every {cfg.train.val_every} steps (val_every): give validation_pairs (or a larger "
                               f"validation_fraction) to Dataset.from_files, or val_every=0 to train without validation")
         _check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
+        if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
+            _check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
         mixed_precision = _launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
         out = Path(cfg.train.output_dir)

@@ -1045,6 +1045,17 @@ def test_a_block_shape_too_small_for_the_network_is_refused_in_the_estimators_wo
     with pytest.raises(ConfigError, match=r"^fit: model 'unet' cannot train on block_shape \(16, 16, 16\)"):
         data.fit(output_dir=str(out), max_steps=1, val_every=0, trackers="none")
     assert not (tmp_path / "runs").exists() and not (tmp_path / "cache").exists()
+    # a loaded model's fit too: its fine-tuning check said "data.patch_size (16, 16, 3) must be divisible ..."
+    # (an audit of the README's Python API, ninety-first session)
+    from test_inference import export
+
+    loaded = Segmentation.load(export(tmp_path / "saved", spacing=None), output_dir=str(out), val_every=0)
+    flat = Dataset.from_files(train_pairs, block_shape=(16, 16, 3), n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(ConfigError, match=r"^fit: block_shape \(16, 16, 3\) must be divisible by \(4, 4, 4\) for "
+                                          r"model 'unet'"):
+        loaded.fit(flat, steps=1)
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "cache").exists()
 
 
 def test_nobrainers_shuffle_and_repeat_say_what_takes_their_place(tiny_dataset):
