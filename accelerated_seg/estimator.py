@@ -595,6 +595,7 @@ class Segmentation:
         self.loaded_from: Path | None = None  # the export Segmentation.load read: every fit starts from it
         self._loaded_files: str | None = None  # the fingerprint of loaded_from's files when they were loaded
         self.run_dir: Path | None = None  # where fit trained it (fit's output_dir may differ from the constructor's)
+        self._started_from: str | None = None  # the weights that run started from (its init_from), or None
         self.summary: dict | None = None
 
     def fit(self, dataset: Dataset | None = None, epochs: int | None = None, steps: int | None = None,
@@ -689,6 +690,10 @@ class Segmentation:
         resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
                                            names=ESTIMATOR_NAMES)
         manifest = _named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
+        # What repr says the run started from: a loaded estimator's said its folder after init_from=None or another
+        # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
+        started_from = cfg.train.init_from if resume_from is None else \
+            (self._started_from if self.run_dir == out.absolute() else None)
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
         with next_accelerator_in(self.precision):
@@ -708,6 +713,7 @@ class Segmentation:
         exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
         self._take_model(exported[0] if exported else None)
         self.run_dir = out.absolute()  # as model_dir: evaluate's default folder is beside the run after a chdir too
+        self._started_from = started_from
         return self
 
     def predict(self, x, batch_size: int = 4, affine=None, **options):
@@ -951,7 +957,8 @@ class Segmentation:
         return estimator
 
     def __repr__(self) -> str:
-        """The network, and what it predicts with: a fit's model, a loaded one, or none yet."""
+        """The network, and what it predicts with: a fit's model (and the weights it started from), a loaded
+        one, or none yet."""
         design = f", model_args={self.model_args!r}" if self.model_args else ""
         if self.run_dir is not None:
             summary = self.summary or {}
@@ -961,8 +968,8 @@ class Segmentation:
                 state += " (stopped by a signal)"
             if summary.get("best_dice") is not None and summary["best_dice"] >= 0:  # null (-1 before): never validated
                 state += f", best validation mean Dice {summary['best_dice']:.4f} at step {summary.get('best_step')}"
-            if self.loaded_from is not None:
-                state += f", from {self.loaded_from}"
+            if self._started_from is not None:
+                state += f", from {self._started_from}"
         elif self.loaded_from is not None:
             return f"<Segmentation {self.model_name!r}{design}: loaded from {self.loaded_from}>"
         else:

@@ -1269,6 +1269,31 @@ def _fits_started(monkeypatch) -> list:
     return started
 
 
+def test_a_fits_repr_names_the_weights_it_started_from(tiny_dataset, tmp_path, monkeypatch):
+    """A loaded estimator's repr said "from" the folder it loaded after fit(init_from=None), which trains a new
+    network, and after another init_from (an audit of the README's Python API, ninety-first session)."""
+    from test_inference import TINY_UNET, export
+
+    saved, other = export(tmp_path / "saved", spacing=None), export(tmp_path / "other", spacing=None, seed=1)
+    started = _fits_started(monkeypatch)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs,
+                              cache_dir=str(tmp_path / "cache")).batch(2)
+    loaded = Segmentation.load(saved, output_dir=str(tmp_path / "run"))
+    loaded.fit(data, steps=1)
+    assert started[-1] == str(saved)
+    assert repr(loaded).endswith(f"trained 1 step in {tmp_path / 'run'}, from {saved}; no model exported yet>")
+    loaded.fit(data, steps=1, init_from=None)
+    assert started[-1] is None
+    assert repr(loaded).endswith(f"trained 1 step in {tmp_path / 'run'}; no model exported yet>")
+    loaded.fit(data, steps=1, init_from=str(other))
+    assert repr(loaded).endswith(f"trained 1 step in {tmp_path / 'run'}, from {other}; no model exported yet>")
+    # a new network's fit from an export says it too
+    constructed = Segmentation("unet", model_args=TINY_UNET, output_dir=str(tmp_path / "new"))
+    constructed.fit(data, steps=1, init_from=str(other))
+    assert repr(constructed).endswith(f"trained 1 step in {tmp_path / 'new'}, from {other}; no model exported yet>")
+
+
 def test_a_model_loaded_by_a_relative_path_is_trained_on_after_a_change_of_folder(tiny_dataset, tmp_path,
                                                                                   monkeypatch):
     """Segmentation.load("saved") kept the relative path for fit, which predict held as an absolute one:
