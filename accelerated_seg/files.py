@@ -305,6 +305,23 @@ def check_output_file(path: str | Path, setting: str, result_key: str, kind: str
         raise ConfigError(f"{setting} {path} cannot be written ({why}); give a path in a folder you can write")
 
 
+def check_script_output(parser, output: str | Path | None, result_key: str, kind: str = "",
+                        setting: str = "--output") -> None:
+    """For a script under benchmarks/: its usage error (exit status 2) unless ``output`` (None where
+    ``setting`` was not given) can take its result, by ``check_output_file``: a file there is replaced
+    only when it is the script's own earlier result, as a rerun over it means to. Called before anything
+    is measured; until the ninety-first session these scripts replaced whatever lay at their --output, a
+    README or another benchmark's result."""
+    from .config import ConfigError
+
+    if output is None:
+        return
+    try:
+        check_output_file(output, setting, result_key, kind)
+    except ConfigError as error:
+        parser.error(str(error))
+
+
 #: Where a benchmark's result goes without ``--output``, under the working directory.
 RESULTS_FOLDER = Path("benchmarks") / "results"
 

@@ -33,6 +33,10 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from accelerated_seg.files import check_script_output, write_text_atomically  # noqa: E402
+
 RESULTS = Path(__file__).resolve().parent / "results"
 SIZES = ("unet64", "small32", "tiny16")
 
@@ -148,9 +152,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, default=RESULTS, help="the benchmarks/results folder")
     parser.add_argument("--output", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args(argv)
+    check_script_output(parser, args.output, result_key="benchmark", kind="cpu_history")
     rows = history(args.results)
-    if args.output:
-        args.output.write_text(json.dumps({"benchmark": "cpu_history", "rows": rows}, indent=1) + "\n")
+    if args.output:  # atomically: a failed write leaves the earlier table
+        write_text_atomically(args.output, json.dumps({"benchmark": "cpu_history", "rows": rows}, indent=1) + "\n")
     print(markdown(rows))
     return 0
 

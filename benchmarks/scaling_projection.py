@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accelerated_seg.benchmark import write_result  # noqa: E402
+from accelerated_seg.files import check_script_output  # noqa: E402
 from accelerated_seg.scaling import weak_scaling_projection  # noqa: E402
 
 # Bus bandwidth of a large all-reduce (nccl-tests' "busbw") per interconnect, GB/s.
@@ -119,6 +120,8 @@ def main(argv=None) -> int:
                         help="a step not measured here (labelled as an assumption)")
     parser.add_argument("--output", help="write inputs, measured scaling and projection as JSON")
     args = parser.parse_args(argv)
+    # A session reruns it over its own earlier file (r1 alone, then r1-r3): that is replaced; anything else refused.
+    check_script_output(parser, args.output, result_key="projection")
 
     ones = first_runs(args.one)
     steps = [measured_step(ones)] + [

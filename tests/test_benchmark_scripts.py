@@ -200,3 +200,50 @@ def test_case_table_memory_writes_each_trees_cases_where_that_tree_reads_them(tm
     assert result.returncode == 0, result.stderr[-3000:]
     (run,) = json.loads(out.read_text())["runs"]
     assert run["peak_mb"] > 0 and run["seconds"] >= 0 and "int32" in run["stored_as"]
+
+
+def _load_script(name: str):
+    """benchmarks/<name>.py as a module, its main() callable here."""
+    import importlib.util
+
+    loaded = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    script = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(script)
+    return script
+
+
+def _train_result(path: Path, processes: int, samples_per_s: float) -> str:
+    """A `benchmark train` result, as small as scaling_projection.py reads it."""
+    breakdown = {"forward_loss": 10.0, "backward": 20.0}
+    run = {"model": "unet", "patch": [16, 16, 16], "batch_per_device": 2, "precision": "fp32", "processes": processes,
+           "strategy": f"DDP (MULTI_CPU), on {processes} process(es)", "gradient_bytes": 4e6,
+           "ours": {"samples_per_s": samples_per_s}, "plain": {"samples_per_s": samples_per_s},
+           "plain_step_breakdown_ms": breakdown,
+           "allreduce": {"ms": 5.0, "bus_bandwidth_gb_s": 2.0, "backend": "gloo"}}
+    path.write_text(json.dumps({"benchmark": "train_unet", "runs": [run]}))
+    return str(path)
+
+
+def test_scaling_projection_rewrites_its_own_result_and_refuses_another_file(tmp_path, capsys):
+    """cpu_session.sh writes a session's efficiency from its first repeat, and the session routine reruns
+    it over that file with all three: that rewrite stays. What was replaced without a word until the
+    ninety-first session was any other file at --output: another benchmark's result, a page of notes."""
+    script = _load_script("scaling_projection")
+    ones = [_train_result(tmp_path / f"one_r{r}.json", 1, 10.0 + r) for r in (1, 2, 3)]
+    manys = [_train_result(tmp_path / f"two_r{r}.json", 2, 18.0 + r) for r in (1, 2, 3)]
+    out = tmp_path / "ddp_scaling_2cpu_unet64_session_2026-12-04a.json"
+    assert script.main(["--one", ones[0], "--measured", manys[0], "--output", str(out)]) == 0
+    assert script.main(["--one", *ones, "--measured", *manys, "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["measured_scaling"]["repeats"] == 3
+    capsys.readouterr()
+
+    for text, why in [(Path(ones[0]).read_text(), "holds no 'projection'"), ("# notes\n", "is no JSON")]:
+        other = tmp_path / "other.json"
+        other.write_text(text)
+        with pytest.raises(SystemExit) as stop:
+            script.main(["--one", ones[0], "--output", str(other)])
+        assert stop.value.code == 2, why
+        assert (f"error: --output {other} exists and is not an earlier result of this command (a JSON object with "
+                f"'projection')" in capsys.readouterr().err), why
+        assert other.read_text() == text, why
+

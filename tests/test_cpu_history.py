@@ -99,3 +99,35 @@ def test_the_table_in_the_docs_is_the_scripts_output():
     table = cpu_history.markdown(cpu_history.history()).splitlines()
     start = written.index(table[0])  # its header, once in the page
     assert written[start:start + len(table)] == table
+
+
+def test_output_rewrites_its_own_table_refuses_another_file_and_a_failed_write_keeps_the_old(tmp_path, capsys,
+                                                                                          monkeypatch):
+    """--output replaced whatever lay there until the ninety-first session, and wrote in place, so a
+    write that failed halfway (a full disk) left half a table where the earlier one was."""
+    _write_session(tmp_path / "train_2cpu" / "session_2026-11-24x", unet_1proc=2.0, unet_2proc=3.6)
+    out = tmp_path / "cpu_history.json"
+    for _ in range(2):  # the second run rewrites the first's table
+        assert cpu_history.main(["--results", str(tmp_path), "--output", str(out)]) == 0
+    assert [row["session"] for row in json.loads(out.read_text())["rows"]] == ["session_2026-11-24x"]
+
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"benchmark": "train_unet"}')
+    with pytest.raises(SystemExit) as stop:
+        cpu_history.main(["--results", str(tmp_path), "--output", str(notes)])
+    assert stop.value.code == 2 and notes.read_text() == '{"benchmark": "train_unet"}'
+    assert (f"error: --output {notes} holds another command's result (benchmark 'train_unet', not cpu_history...)"
+            in capsys.readouterr().err)
+
+    table = out.read_text()
+
+    def half_then_full_disk(path, text, *args, **kwargs):
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(text[:20])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half_then_full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        cpu_history.main(["--results", str(tmp_path), "--output", str(out)])
+    assert out.read_text() == table  # and no temporary is left beside it
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["cpu_history.json", "notes.json"]
