@@ -17,6 +17,7 @@ import textwrap
 from pathlib import Path
 
 from accelerated_seg.benchmark import script_command, write_result
+from accelerated_seg.files import check_script_output
 
 SHAPE = [256, 256, 160]  # a CT-sized case resampled (10.5 million voxels)
 
@@ -86,6 +87,7 @@ def main() -> None:
     parser.add_argument("--tag", default="2cpu", help="the result's file name: case_table_memory_<tag>.json")
     parser.add_argument("--output", help="the result's file (default: benchmarks/results/case_table_memory_<tag>.json)")
     args = parser.parse_args()
+    check_script_output(parser, args.output, result_key="benchmark", kind="case_table_memory")
     runs = []
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "dataset.json"

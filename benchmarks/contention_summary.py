@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accelerated_seg.benchmark import machine_info  # noqa: E402
+from accelerated_seg.files import write_text_atomically  # noqa: E402
 
 
 def main(folder: Path) -> dict:
@@ -49,7 +50,7 @@ def main(folder: Path) -> dict:
     summary["plain_phases_ms"] = {name: {phase: run["plain_step_breakdown_ms"][phase]
                                          for phase in ("forward_loss", "backward", "optimizer")}
                                   for name, run in runs.items()}
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_text_atomically(folder / "summary.json", json.dumps(summary, indent=2) + "\n")
     for loop, s in summary["loops"].items():
         print(f"{loop:6} solo {s['solo_mean']:.3f}/s  pair {s['pair_sum']:.3f}/s  ceiling {s['contention_ceiling']:.1%}  "
               f"DDP {s['samples_per_s']['ddp_2proc']:.3f}/s = {s['ddp_efficiency']:.1%}  DDP/pair {s['ddp_over_pair']:.3f}")

@@ -35,6 +35,8 @@ from pathlib import Path
 CAPS = ("none", "AVX512_CORE", "AVX2")
 #: autocast's dtype of each reduced precision (fp32: no autocast).
 AUTOCAST = {"bf16": "bfloat16", "fp16": "float16"}
+#: How its result's "what" begins, earlier ones' too: --output replaces only such a file.
+WHAT = "ms per training step of the default U-Net, fp32 against"
 
 
 def step_ms(patch: int, steps: int, rounds: int, precisions: list[str]) -> dict:
@@ -90,6 +92,9 @@ def main(argv=None) -> int:
         print(json.dumps(step_ms(int(args.child[0]), args.steps, args.rounds, args.precisions)))
         return 0
     from accelerated_seg.benchmark import machine_info
+    from accelerated_seg.files import check_script_output, write_text_atomically
+
+    check_script_output(parser, args.output, result_key="what", kind=WHAT)
 
     rows = []
     for patch in args.patch:
@@ -105,13 +110,13 @@ def main(argv=None) -> int:
             rows.append({"patch": [patch] * 3, "batch": 2, "onednn_max_cpu_isa": cap,
                          **json.loads(done.stdout.splitlines()[-1])})
             print(json.dumps(rows[-1]), flush=True)
-    result = {"what": "ms per training step of the default U-Net, fp32 against autocast in "
-                      f"{', '.join(p for p in args.precisions if p != 'fp32')}, by oneDNN's instruction-set cap",
+    result = {"what": f"{WHAT} autocast in {', '.join(p for p in args.precisions if p != 'fp32')}, by oneDNN's "
+                      "instruction-set cap",
               "command": " ".join(["python", "benchmarks/cpu_bf16_emulation.py",
                                    *(argv if argv is not None else sys.argv[1:])]),
               "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"), "machine": machine_info(), "results": rows}
     if args.output:
-        args.output.write_text(json.dumps(result, indent=1) + "\n")
+        write_text_atomically(args.output, json.dumps(result, indent=1) + "\n")
     return 0
 
 

@@ -65,6 +65,9 @@ def main(argv=None) -> int:
     if args.one:  # a child process: one case, at the thread count its environment set
         print(json.dumps(count_garbage(*args.one, device=args.device)))
         return 0
+    from accelerated_seg.files import check_script_output, write_text_atomically
+
+    check_script_output(parser, args.output, result_key="what", kind=__doc__.split("\n\n")[0])
     if args.device == "cuda":
         import torch
 
@@ -96,7 +99,7 @@ def main(argv=None) -> int:
               "machine": machine_info(), "onednn": onednn and onednn.group(1),
               **({"cudnn": torch.backends.cudnn.version(), "gpu": torch.cuda.get_device_name()}
                  if args.device == "cuda" else {}), "runs": rows}
-    Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
+    write_text_atomically(args.output, json.dumps(record, indent=1) + "\n")
     print(f"wrote {args.output}")
     return 0
 

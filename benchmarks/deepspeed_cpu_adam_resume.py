@@ -142,6 +142,9 @@ def main() -> None:
         return
     if arguments.output is None:
         parser.error("--output is required")
+    from accelerated_seg.files import check_script_output, write_text_atomically
+
+    check_script_output(parser, arguments.output, result_key="benchmark", kind="deepspeed_cpu_adam_resume")
     output = arguments.output
     from deepspeed.ops.adam import DeepSpeedCPUAdam
     import deepspeed
@@ -174,8 +177,7 @@ def main() -> None:
     controls = control_processes(arguments.control_processes) if arguments.control_processes else None
     if controls:
         print("first AdamW run after DeepSpeedCPUAdam's steps:", json.dumps(controls))
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps({
+    write_text_atomically(output, json.dumps({
         "benchmark": "deepspeed_cpu_adam_resume", "machine": {
             "cpu": platform.processor() or platform.machine(), "python": platform.python_version(),
             "torch": torch.__version__, "deepspeed": deepspeed.__version__},

@@ -152,6 +152,9 @@ def main() -> int:
     args = parser.parse_args()
     if args.patch < 32:  # else the instance norm's traceback after the imports and DeepSpeed's set-up (50 s)
         parser.error(f"--patch {args.patch}: 32 at least, as its U-Net halves it four times")
+    from accelerated_seg.files import check_script_output
+
+    check_script_output(parser, args.output, result_key="benchmark", kind="deepspeed_without_accelerate")
     result = measure(args.patch, args.batch, args.rounds, args.steps)
     print({k: result[k] for k in ("step_ms_median", "plain_to_variant", "python_calls_per_step")})
     if args.output:

@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from accelerated_seg.config import load_config  # noqa: E402
 from accelerated_seg.data.synthetic import write_synthetic_dataset  # noqa: E402
 from accelerated_seg.evaluate import evaluate_folders  # noqa: E402
+from accelerated_seg.files import check_script_output, write_text_atomically  # noqa: E402
 from accelerated_seg.inference import predict_cases  # noqa: E402
 from accelerated_seg.train import train  # noqa: E402
 from record_demo import machine  # noqa: E402  (benchmarks/ is on sys.path as this script's folder)
@@ -68,6 +69,7 @@ def main() -> None:
     parser.add_argument("--test-cases", type=int, default=12, help="held-out phantoms (seed 1) to score on")
     parser.add_argument("--output", type=Path, required=True, help="JSON to write")
     args = parser.parse_args()
+    check_script_output(parser, args.output, result_key="ensemble_test_mean_dice")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         folds_json, test_images, test_labels = k_fold_dataset(work, args.test_cases)
@@ -116,8 +118,7 @@ def main() -> None:
         "ensemble_predict_s": round(ensemble_s, 2),
         "member_predict_s_median": statistics.median(f["predict_s"] for f in folds),
     }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(record, indent=1))
+    write_text_atomically(args.output, json.dumps(record, indent=1))
     print(json.dumps({k: record[k] for k in ("members_test_mean_dice", "ensemble_test_mean_dice",
                                              "ensemble_keep_largest_test_mean_dice", "ensemble_predict_s",
                                              "member_predict_s_median")}, indent=1))

@@ -111,6 +111,9 @@ def main() -> None:
     parser.add_argument("--output", type=Path, required=True)
     args = parser.parse_args()
     import accelerated_seg
+    from accelerated_seg.files import check_script_output, write_text_atomically
+
+    check_script_output(parser, args.output, result_key="benchmark", kind="fit_resume_draws")
 
     code = Path(accelerated_seg.__file__).parent
     commit = subprocess.run(["git", "-C", str(code), "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -120,7 +123,7 @@ def main() -> None:
         for index, (name, case) in enumerate(CASES.items()):
             results[name] = measure(case, Path(scratch) / str(index))
             print(f"{name}: " + ", ".join(f"from step {s}: {d:.3g}" for s, d in results[name].items()), flush=True)
-    args.output.write_text(json.dumps({
+    write_text_atomically(args.output, json.dumps({
         "benchmark": "fit_resume_draws",
         "command": "PYTHONPATH=<checkout> python " + " ".join(sys.argv),
         "code": {"package": str(code), "commit": commit},

@@ -112,6 +112,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=31, help="rounds of one block per variant")
     parser.add_argument("--output", help="JSON file (default: benchmarks/results/fixed_step_cost.json)")
     args = parser.parse_args()
+    from accelerated_seg.files import check_script_output
+
+    check_script_output(parser, args.output, result_key="benchmark", kind="fixed_step_cost")
     result = measure(args.steps, args.rounds)
     for name in ("plain", "ours_shipped", "ours"):
         row = result[name]

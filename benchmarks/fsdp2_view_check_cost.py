@@ -8,10 +8,10 @@ import statistics
 import sys
 import time
 from datetime import date
-from pathlib import Path
 
 from accelerate.utils import FullyShardedDataParallelPlugin
 from accelerated_seg.benchmark import machine_info
+from accelerated_seg.files import write_text_atomically
 from accelerated_seg.fsdp2_views import check_fsdp2_units
 from accelerated_seg.models import build_from_spec, model_spec
 from accelerated_seg.wrapping import fill_fsdp_wrap_classes, fsdp2_valid_units_only
@@ -42,7 +42,7 @@ def main() -> None:
            "command": (f"OMP_NUM_THREADS={threads} " if threads else "") + "PYTHONPATH=. python "
                       + shlex.join(sys.argv),
            "seconds": seconds}
-    Path("benchmarks/results/fsdp2_view_check_cost.json").write_text(json.dumps(out, indent=1) + "\n")
+    write_text_atomically("benchmarks/results/fsdp2_view_check_cost.json", json.dumps(out, indent=1) + "\n")
 
 
 if __name__ == "__main__":

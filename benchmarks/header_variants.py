@@ -35,6 +35,7 @@ from nibabel.orientations import axcodes2ornt, inv_ornt_aff, io_orientation, orn
 from nibabel.processing import resample_from_to
 
 from accelerated_seg.benchmark import machine_info
+from accelerated_seg.files import check_script_output, write_text_atomically
 
 
 @dataclass
@@ -163,6 +164,7 @@ def main(argv=None) -> int:
     parser.add_argument("--note", default="",
                         help="recorded with the result: how the model was trained, which code ran")
     args = parser.parse_args(argv)
+    check_script_output(parser, args.output, result_key="what", kind=__doc__.split("\n\n")[0])
 
     from accelerated_seg.inference import predict_file
 
@@ -201,7 +203,7 @@ def main(argv=None) -> int:
     record = {"what": __doc__.split("\n\n")[0], "command": " ".join([Path(sys.executable).name, *sys.argv]),
               "note": args.note, "model": args.model, "image": args.image, "label": args.label,
               "machine": machine_info(), "runs": rows}
-    Path(args.output).write_text(json.dumps(record, indent=1) + "\n")
+    write_text_atomically(args.output, json.dumps(record, indent=1) + "\n")
     print(f"wrote {args.output}")
     return 0
 

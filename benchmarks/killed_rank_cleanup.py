@@ -79,6 +79,7 @@ def one_kill(dataset: Path, out: Path) -> dict:
 def main() -> None:
     from accelerated_seg.benchmark import machine_info
     from accelerated_seg.data.synthetic import write_synthetic_dataset
+    from accelerated_seg.files import write_text_atomically
 
     with tempfile.TemporaryDirectory() as work:
         dataset = write_synthetic_dataset(Path(work) / "data", num_cases=9, num_validation=3,
@@ -88,9 +89,10 @@ def main() -> None:
             kills.append(one_kill(dataset, Path(work) / f"run{repeat}"))
             print(kills[-1])
     out = ROOT / "benchmarks" / "results" / "killed_rank_cleanup_2cpu.json"
-    out.write_text(json.dumps({"benchmark": "killed_rank_cleanup",
-                               "command": "PYTHONPATH=. python benchmarks/killed_rank_cleanup.py",
-                               "machine": machine_info(), "gave_up_after_s": GIVE_UP_S, "kills": kills}, indent=1) + "\n")
+    write_text_atomically(out, json.dumps({"benchmark": "killed_rank_cleanup",
+                                           "command": "PYTHONPATH=. python benchmarks/killed_rank_cleanup.py",
+                                           "machine": machine_info(), "gave_up_after_s": GIVE_UP_S, "kills": kills},
+                                          indent=1) + "\n")
     print(f"wrote {out}")
 
 

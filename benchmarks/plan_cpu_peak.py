@@ -45,6 +45,7 @@ def one_step(patch: int, precision: str) -> dict:
 
 def main() -> None:
     from accelerated_seg.benchmark import machine_info
+    from accelerated_seg.files import write_text_atomically
 
     cases = []
     for patch, precision in CASES:
@@ -53,9 +54,10 @@ def main() -> None:
         cases.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(cases[-1])
     out = Path("benchmarks/results/plan_cpu_peak_2cpu.json")
-    out.write_text(json.dumps({"benchmark": "plan_cpu_peak", "command": "PYTHONPATH=. python benchmarks/plan_cpu_peak.py",
-                               "machine": machine_info(), "model": {"name": "unet", "args": DEMO_UNET},
-                               "cases": cases}, indent=1) + "\n")
+    write_text_atomically(out, json.dumps({"benchmark": "plan_cpu_peak",
+                                           "command": "PYTHONPATH=. python benchmarks/plan_cpu_peak.py",
+                                           "machine": machine_info(), "model": {"name": "unet", "args": DEMO_UNET},
+                                           "cases": cases}, indent=1) + "\n")
     print(f"wrote {out}")
 
 

@@ -34,6 +34,7 @@ import torch
 from accelerated_seg.benchmark import write_result
 from accelerated_seg.data.io import read_nifti
 from accelerated_seg.data.preprocess import PreprocessSettings, preprocess
+from accelerated_seg.files import check_script_output
 from accelerated_seg.inference import _to_input_grid, class_map, class_values, label_dtype
 
 SHAPE = (192, 192, 160)
@@ -76,14 +77,17 @@ def measure(spacing, folder: Path, repeats: int, classes: int = 3) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--output", default=f"benchmarks/results/predict_tail_{torch.get_num_threads()}cpu.json")
+    # No default path: a plain rerun replaced the committed result of that name until the ninety-first session
+    parser.add_argument("--output", help="the result's file (default: benchmarks/results/predict_tail_<threads>cpu"
+                                         ".json, or _2, _3, ... beside one there)")
     args = parser.parse_args(argv)
+    check_script_output(parser, args.output, result_key="benchmark", kind="predict_tail")
     with tempfile.TemporaryDirectory() as folder:
         results = {name: measure(spacing, Path(folder), args.repeats) for name, spacing in GRIDS.items()}
     results["torch_threads"] = torch.get_num_threads()
     for name, entry in results.items():
         print(name, entry)
-    path = write_result("predict_tail", results, args.output,
+    path = write_result(f"predict_tail_{torch.get_num_threads()}cpu", results, args.output,
                         command="PYTHONPATH=. python benchmarks/predict_tail.py " + " ".join(sys.argv[1:]))
     print(f"wrote {path}")
     return 0

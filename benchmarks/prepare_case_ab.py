@@ -27,6 +27,8 @@ from datetime import date
 from pathlib import Path
 
 # Runs inside each tree's own process: prepares every scan, prints the median milliseconds.
+#: What its result is ("what"): --output replaces only a file of that.
+WHAT = "ms per scan of prepare_case and restore_case (median of each process), two trees alternating"
 _TIMER = """
 import json, statistics, sys, time
 import numpy as np, torch
@@ -74,6 +76,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=2, help="timed passes over the scans per process")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
+    from accelerated_seg.files import check_script_output, write_text_atomically
+
+    check_script_output(parser, args.output, result_key="what", kind=WHAT)
     trees = [str(Path(tree).resolve()) for tree in args.trees]
     stages = ("prepare", "restore")
     medians: dict[str, dict[str, list[float]]] = {stage: {tree: [] for tree in trees} for stage in stages}
@@ -91,7 +96,7 @@ def main(argv=None) -> int:
     overall = {stage: {tree: statistics.median(medians[stage][tree]) for tree in trees} for stage in stages}
     from accelerated_seg.benchmark import machine_info  # the rule's record, missing before the 73rd session
 
-    result = {"what": "ms per scan of prepare_case and restore_case (median of each process), two trees alternating",
+    result = {"what": WHAT,
               "date": date.today().isoformat(), "machine": machine_info(),
               "command": " ".join(["python", "benchmarks/prepare_case_ab.py",
                                    *(argv if argv is not None else sys.argv[1:])]),
@@ -102,7 +107,7 @@ def main(argv=None) -> int:
               "second_against_first": difference}
     print(json.dumps(result, indent=1))
     if args.output:
-        args.output.write_text(json.dumps(result, indent=1) + "\n")
+        write_text_atomically(args.output, json.dumps(result, indent=1) + "\n")
     return 0
 
 

@@ -60,8 +60,9 @@ def main() -> None:
             "final_mean_dice": metrics["validation"][-1]["mean_dice"],
         }
         print(f"{name}: {wall:.0f} s, final mean Dice {metrics['validation'][-1]['mean_dice']:.4f}", flush=True)
-    path = ROOT / "benchmarks" / "results" / "demo_cpu.json"
-    path.write_text(json.dumps(results, indent=1))
+    from accelerated_seg.files import write_text_atomically
+
+    path = write_text_atomically(ROOT / "benchmarks" / "results" / "demo_cpu.json", json.dumps(results, indent=1))
     print(f"wrote {path}")
 
 

@@ -25,7 +25,10 @@ from monai.data import MetaTensor
 from monai.transforms import Spacing
 
 from accelerated_seg.benchmark import machine_info
+from accelerated_seg.files import check_script_output, write_text_atomically
 
+#: What its result is ("what"): --output replaces only a file of that.
+WHAT = "ms of MONAI's Spacing (bilinear) per call, float64 against float32, by channels"
 DTYPES = {"float64": torch.float64, "float32": torch.float32}
 
 
@@ -45,6 +48,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="calls per round; the best is kept")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
+    check_script_output(parser, args.output, result_key="what", kind=WHAT)
     affine = torch.diag(torch.tensor([0.8, 0.8, 2.5, 1.0], dtype=torch.float64))
     generator = torch.Generator().manual_seed(0)
     rows = []
@@ -60,13 +64,13 @@ def main(argv=None) -> int:
         rows.append({"channels": channels, "ms_per_round": rounds, "ms_median": median,
                      "float32_over_float64": round(median["float32"] / median["float64"], 3)})
         print(json.dumps(rows[-1]))
-    result = {"what": "ms of MONAI's Spacing (bilinear) per call, float64 against float32, by channels",
+    result = {"what": WHAT,
               "command": " ".join(["python", "benchmarks/resampling_dtype.py",
                                    *(argv if argv is not None else sys.argv[1:])]),
               "volume": "float32 192x192x160 at 0.8x0.8x2.5 mm to 1 mm (154x154x398)",
               "torch_threads": torch.get_num_threads(), "machine": machine_info(), "results": rows}
     if args.output:
-        args.output.write_text(json.dumps(result, indent=1) + "\n")
+        write_text_atomically(args.output, json.dumps(result, indent=1) + "\n")
     return 0
 
 

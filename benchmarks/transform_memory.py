@@ -21,6 +21,8 @@ from datetime import date
 from pathlib import Path
 
 # One measurement in a fresh process: argv = scan path, "preprocess" or "inverse".
+#: What its result is ("what"): --output replaces only a file of that.
+WHAT = "peak resident memory of each transform (CPU) against its estimate"
 _MEASURE = """
 import json, sys, torch
 from accelerated_seg.inference import inverse_bytes, prepare_case, preprocess_bytes, preprocessed_on, restore_case
@@ -55,6 +57,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
+    from accelerated_seg.files import check_script_output, write_text_atomically
+
+    check_script_output(parser, args.output, result_key="what", kind=WHAT)
     import nibabel as nib
     import numpy as np
 
@@ -73,12 +78,12 @@ def main(argv=None) -> int:
                 print(json.dumps(results[-1]))
     from accelerated_seg.benchmark import machine_info  # the rule's record, missing before the 73rd session
 
-    report = {"what": "peak resident memory of each transform (CPU) against its estimate",
+    report = {"what": WHAT,
               "date": date.today().isoformat(), "machine": machine_info(),
               "command": " ".join(["python", "benchmarks/transform_memory.py", *(argv or sys.argv[1:])]),
               "scan": "int16 192x192x160, model spacing 1 mm, 3 classes", "results": results}
     if args.output:
-        args.output.write_text(json.dumps(report, indent=1) + "\n")
+        write_text_atomically(args.output, json.dumps(report, indent=1) + "\n")
     return 0
 
 

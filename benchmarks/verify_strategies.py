@@ -280,6 +280,11 @@ def main() -> int:
                              "in the list's order; default: all that fit")
     parser.add_argument("overrides", nargs="*", help="extra --section.key=value for every run")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))  # this checkout's accelerated_seg writes the result
+    from accelerated_seg.files import check_script_output
+
+    # its own earlier result is rewritten (as after each profile here), any other file refused
+    check_script_output(parser, args.out, result_key="benchmark", kind="strategies", setting="--out")
     _exit_on_sigterm()
     global LAUNCH_TIMEOUT
     LAUNCH_TIMEOUT = args.launch_timeout
@@ -297,7 +302,6 @@ def main() -> int:
         profiles = [p for p in profiles if p[0] in args.profiles]
 
     def write(records):
-        sys.path.insert(0, str(ROOT))
         from accelerated_seg.benchmark import write_result
 
         write_result("strategies", {"profiles": records}, args.out,

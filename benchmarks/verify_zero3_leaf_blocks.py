@@ -68,6 +68,9 @@ def main() -> int:
     parser.add_argument("--models", nargs="*", default=list(NETWORKS), choices=list(NETWORKS))
     args = parser.parse_args()
     from accelerated_seg.data.synthetic import write_synthetic_dataset
+    from accelerated_seg.files import check_script_output, write_text_atomically
+
+    check_script_output(parser, args.out, result_key="networks", setting="--out")
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -80,8 +83,8 @@ def main() -> int:
     if args.out:
         from accelerated_seg.benchmark import machine_info
 
-        Path(args.out).write_text(json.dumps({"machine": machine_info(), "command": " ".join(sys.argv),
-                                              "networks": records}, indent=1))
+        write_text_atomically(args.out, json.dumps({"machine": machine_info(), "command": " ".join(sys.argv),
+                                                    "networks": records}, indent=1))
     return 0 if all(r.get("bit_identical") for r in records) else 1
 
 

@@ -124,6 +124,9 @@ def main(argv=None) -> None:
     parser.add_argument("--one-training", choices=METHODS, help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    from accelerated_seg.files import check_script_output
+
+    check_script_output(parser, args.output, result_key="benchmark", kind=_result_name(args))
     if args.one:
         print(json.dumps(_one(args.one, args.root, args.patch, args.batch, args.workers, args.batches)))
         return
@@ -135,7 +138,7 @@ def main(argv=None) -> None:
 
     if args.train:
         runs = _compare_training(args)
-        _report("worker_start_training", runs, args, machine_info())
+        _report(_result_name(args), runs, args, machine_info())
         return
     from accelerated_seg.data.cache import PreprocessedCache
     from accelerated_seg.data.manifest import load_msd
@@ -158,7 +161,12 @@ def main(argv=None) -> None:
                                       "--workers", str(args.workers), "--batches", str(args.batches)],
                                      capture_output=True, text=True, check=True)
                 runs[method].append(json.loads(out.stdout.strip().splitlines()[-1]))
-    _report("worker_start", runs, args, machine_info())
+    _report(_result_name(args), runs, args, machine_info())
+
+
+def _result_name(args) -> str:
+    """The result's "benchmark": a --train run's is worker_start_training."""
+    return "worker_start_training" if args.train else "worker_start"
 
 
 def _report(name: str, runs: dict, args, machine: dict) -> None:
@@ -171,8 +179,9 @@ def _report(name: str, runs: dict, args, machine: dict) -> None:
     for variant, values in summary.items():
         print(f"{variant:>15}: " + ", ".join(f"{key} {value:g}" for key, value in values.items()))
     if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(record, indent=2) + "\n")
+        from accelerated_seg.files import write_text_atomically
+
+        write_text_atomically(args.output, json.dumps(record, indent=2) + "\n")
 
 
 if __name__ == "__main__":

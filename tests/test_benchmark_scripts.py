@@ -247,3 +247,36 @@ def test_scaling_projection_rewrites_its_own_result_and_refuses_another_file(tmp
                 f"'projection')" in capsys.readouterr().err), why
         assert other.read_text() == text, why
 
+
+# Each script that writes its result where --output (verify_*.py: --out) says, with the other arguments
+# it asks for: none of them is read before the output is checked.
+OUTPUTS = {"case_table_memory.py": [], "cpu_bf16_emulation.py": [], "cpu_bf16_two_voxels.py": [], "cpu_history.py": [],
+           "deepspeed_cpu_adam_resume.py": [], "deepspeed_without_accelerate.py": [], "ensemble_demo.py": [],
+           "fit_resume_draws.py": [], "fixed_step_cost.py": [], "predict_tail.py": [], "resampling_dtype.py": [],
+           "header_variants.py": ["--model", "m", "--image", "i.nii.gz", "--label", "l.nii.gz", "--work", "w"],
+           "prepare_case_ab.py": ["--trees", "a", "b"], "scaling_projection.py": ["--one", "r1.json"],
+           "transform_memory.py": [], "worker_start.py": [], "verify_strategies.py": [],
+           "verify_zero3_leaf_blocks.py": []}
+
+
+def test_every_script_refuses_an_output_that_is_not_its_own_result_before_measuring(tmp_path):
+    """Until the ninety-first session these scripts wrote over whatever lay at their --output once their
+    measurement was done: a README, a dataset.json, another benchmark's result. Each refuses it at once
+    now, with its usage, and leaves the file as it was (their own earlier results they rewrite: the
+    tests of scaling_projection.py and cpu_history.py)."""
+    assert sorted(OUTPUTS) == sorted(path.name for path in COMMANDS if "--output" in path.read_text()
+                                     or "--out\"" in path.read_text()), "a new script with --output: add it here"
+    runs, notes = [], {}
+    for name, arguments in OUTPUTS.items():
+        notes[name] = tmp_path / f"{name}.md"
+        notes[name].write_text("# notes\n")
+        setting = "--out" if name.startswith("verify_") else "--output"
+        runs.append([str(ROOT / "benchmarks" / name), [*arguments, setting, str(notes[name])]])
+    result = subprocess.run([sys.executable, str(Path(__file__).with_name("scripts_help.py")), "--runs",
+                             json.dumps(runs)], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    for name, (_, arguments), answer in zip(OUTPUTS, runs, json.loads(result.stdout)):
+        assert answer["exit"] == 2, (name, answer)
+        assert (f"error: {arguments[-2]} {notes[name]} exists and is not an earlier result of this command"
+                in answer["stderr"]), (name, answer["stderr"])
+        assert notes[name].read_text() == "# notes\n", name
