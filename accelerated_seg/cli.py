@@ -1187,11 +1187,10 @@ def _plan(args, _) -> int:
             print(f"note: {args.config} sets train.activation_checkpointing, which this table does not model: its "
                   f"activ and work columns are without it, more than the run keeps (an upper bound)")
     marked = args.profile.strategy if args.profile else None
-    refusal = None
+    refusal = replaced = None
     if args.profile:
-        print(f"accelerate profile {args.profile.describe()}" + (
-            f"; the table is for {args.precision}, as --precision asks" if args.precision != args.profile.precision
-            else ""))
+        replaced = _replaced_by_command_line(args.profile, args.gpus, args.precision)
+        print(f"accelerate profile {args.profile.describe()}{_said_of_replaced(replaced)}")
         if refusal := _fsdp1_refusal(args.profile, facts):  # the row would say it fits a run that cannot start
             print(refusal)
             marked = None
@@ -1206,7 +1205,8 @@ def _plan(args, _) -> int:
             result["activation_checkpointing"] = "set by the config, not modelled"
         if args.profile:
             result["accelerate_profile"] = dataclasses.asdict(args.profile) | (
-                {"refused_by_training": refusal} if refusal else {})
+                {"refused_by_training": refusal} if refusal else {}) | (
+                {"replaced_by_command_line": replaced} if replaced else {})
         from .benchmark import provenance
         from .files import write_text_atomically
 
@@ -1214,6 +1214,28 @@ def _plan(args, _) -> int:
         write_text_atomically(args.json, json.dumps(provenance(args.command_line) | result, indent=1))
         print(f"wrote {args.json}")
     return 0
+
+
+# The option that replaces each of an accelerate profile's settings for plan's table.
+_REPLACING_OPTION = {"processes": "--gpus", "precision": "--precision"}
+
+
+def _replaced_by_command_line(profile, gpus: int, precision: str) -> dict:
+    """The profile's settings that --gpus and --precision replaced for the table, with the table's values
+    (the profile's own stay in its JSON beside them, as on its line)."""
+    table = {"processes": gpus, "precision": precision}
+    return {setting: value for setting, value in table.items() if value != getattr(profile, setting)}
+
+
+def _said_of_replaced(replaced: dict) -> str:
+    """The profile line's end for ``replaced``: "; the table is for 4 GPU(s), as --gpus asks". The line
+    said the profile's process count alone above a table for --gpus' until the ninety-first session."""
+    if not replaced:
+        return ""
+    values = " and ".join(f"{value} GPU(s)" if setting == "processes" else str(value)
+                          for setting, value in replaced.items())
+    options = " and ".join(_REPLACING_OPTION[setting] for setting in replaced)
+    return f"; the table is for {values}, as {options} ask{'s' if len(replaced) == 1 else ''}"
 
 
 def _fsdp1_refusal(profile, facts) -> str | None:

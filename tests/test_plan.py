@@ -570,6 +570,27 @@ def test_an_fsdp1_profile_that_training_refuses_for_the_network_is_not_marked_as
     assert "FSDP1 cannot wrap" in json.loads(out.read_text())["accelerate_profile"]["refused_by_training"]
 
 
+def test_the_profile_line_says_what_gpus_and_precision_replaced_and_the_json_records_it(tmp_path, capsys):
+    """With --gpus 4 the profile line said fsdp.yaml's "2 process(es)" alone, above a table for 4 GPUs
+    (until the ninety-first session), as it had said the profile's precision before the seventieth."""
+    from pathlib import Path
+
+    profile = Path(__file__).resolve().parents[1] / "configs" / "accelerate" / "fsdp.yaml"
+    base = ["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--model-args", json.dumps(SMALL_ARGS),
+            "--accelerate-config", str(profile), "--json", str(tmp_path / "plan.json")]
+    for options, said, replaced in [
+            (["--gpus", "4"], "; the table is for 4 GPU(s), as --gpus asks", {"processes": 4}),
+            (["--gpus", "4", "--precision", "fp32"], "; the table is for 4 GPU(s) and fp32, as --gpus and --precision "
+             "ask", {"processes": 4, "precision": "fp32"}),
+            (["--gpus", "2"], "", None)]:  # the profile's own count: nothing replaced
+        assert main([*base, *options]) == 0
+        line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("accelerate profile"))
+        assert line == f"accelerate profile {profile}: fsdp_full_shard, 2 process(es), bf16{said}", options
+        result = json.loads((tmp_path / "plan.json").read_text())
+        assert result["accelerate_profile"]["processes"] == 2 and result["gpus"] == int(options[1])
+        assert result["accelerate_profile"].get("replaced_by_command_line") == replaced, options
+
+
 @pytest.mark.parametrize("profile, message", [
     ("distributed_type: FSDP\nmixed_precision: fp8\n", r"mixed_precision 'fp8' is not one this package trains with"),
     ("distributed_type: XLA\n", r"distributed_type 'XLA' is not one this package launches"),
