@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 from safetensors import SafetensorError
 
-from .config import ConfigError
+from .config import ConfigError, yaml_problem
 from .data.errors import DataError
 from .files import file_in_the_way, unwritable
 from .launch_env import launched_processes
@@ -129,8 +129,10 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
             elif path.suffix in _TORCH_ARCHIVES:
                 with zipfile.ZipFile(path):
                     pass
+        except yaml.YAMLError as error:  # PyYAML's own text is several lines, quoting the file under a caret
+            damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {yaml_problem(error)})")
         # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        except (OSError, ValueError, yaml.YAMLError, SafetensorError, zipfile.BadZipFile) as error:
+        except (OSError, ValueError, SafetensorError, zipfile.BadZipFile) as error:
             damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {error})")
     damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged}, whole_state, reads)
     if not damaged:

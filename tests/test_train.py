@@ -1614,6 +1614,22 @@ def test_a_damaged_checkpoint_names_the_one_before_it_by_step_else_a_later_one(t
         check_checkpoint_files(checkpoints / "step_2", for_export=True)
 
 
+def test_a_checkpoints_config_yaml_that_does_not_parse_is_named_in_one_line_with_the_place(tmp_path):
+    """PyYAML's own text is several lines, quoting the file with a caret under the place: the damaged
+    checkpoint's one error ran over five lines until the ninety-first session (an audit's probe)."""
+    from accelerated_seg.checkpoint_files import check_checkpoint_files
+
+    step = tmp_path / "checkpoints" / "step_2"
+    step.mkdir(parents=True)
+    (step / "config.yaml").write_text("train:\n  max_steps: 4\n  global\n")  # cut inside a key
+    with pytest.raises(DataError) as refused:
+        check_checkpoint_files(step, whole_state=True)
+    said = str(refused.value)
+    assert "\n" not in said, said
+    assert said.startswith(f"checkpoint {step} is damaged: config.yaml (ScannerError: could not find expected ':' "
+                           f"at line 4, column 1). A checkpoint is saved whole"), said
+
+
 def test_weights_of_older_preprocessing_code_are_refused_to_resume_and_named_to_predict_and_fine_tune(
         tiny_config, tmp_path, capsys):
     """The preprocessing code's version reached the cache's fingerprint alone: a checkpoint trained on
