@@ -25,7 +25,7 @@ from .data.errors import DataError
 from .files import file_in_the_way, unwritable
 from .launch_env import launched_processes
 from .model_folders import (LAYOUT_FILE, STEP_DIR, check_safetensors_header, checkpoint_gone,
-                            complete_checkpoints)
+                            complete_checkpoints, saved_by_fit)
 
 # What the export's config.json holds besides the weights and their step (the network's spec, labels,
 # channels, patch, preprocessing): with it, ``accelerated-seg export`` makes a model of any checkpoint.
@@ -188,10 +188,7 @@ def read_export_description(checkpoint: Path) -> dict:
                             f"training writes it: the file was edited or replaced after the save; copy the "
                             f"checkpoint again from where it was written, or export another of its run's")
         return description
-    config = checkpoint / "config.yaml"
-    # Empty in train.fit's checkpoints: the user's network. The export checks no more of this file (the
-    # resume's), so bytes that do not decode must not end it in a traceback: such a file is not fit's.
-    if config.is_file() and not config.read_text(encoding="utf-8", errors="replace").strip():
+    if saved_by_fit(checkpoint):  # the export checks no more of its config.yaml (the resume's)
         raise ConfigError(f"{checkpoint} was saved by train.fit with a network of your own, which this package "
                           f"cannot build: load it with accelerator.load_state({str(checkpoint)!r}) after preparing "
                           f"that network")

@@ -112,6 +112,14 @@ def complete_checkpoints(checkpoints_dir: Path) -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
+def saved_by_fit(checkpoint: Path) -> bool:
+    """Whether ``checkpoint`` was saved by ``train.fit``, which trains a network of the user's own and has no
+    config to save: its ``config.yaml`` is empty. Bytes that do not decode are no fit's file, and must not
+    end the caller's refusal in a traceback."""
+    config = Path(checkpoint) / "config.yaml"
+    return config.is_file() and not config.read_text(encoding="utf-8", errors="replace").strip()
+
+
 def checkpoint_folder(source: Path) -> Path:
     """``source`` itself if a ``step_N`` folder; the newest complete one of a run or its ``checkpoints``.
 

@@ -22,10 +22,11 @@ from pathlib import Path
 import yaml
 
 from .config import ConfigError, settings_changed
-from .model_folders import STEP_DIR
+from .model_folders import STEP_DIR, saved_by_fit
 
 # fit's settings as its trackers were given them (``train._fit_hparams``), saved into each of its checkpoints:
-# fit has no config.yaml, so until the ninetieth session a resume had nothing to compare its own with.
+# fit has no config (its checkpoints' config.yaml is empty), so until the ninetieth session a resume had nothing
+# to compare its own with.
 FIT_SETTINGS_FILE = "fit_settings.json"
 
 
@@ -37,6 +38,12 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
     Raises:
         ConfigError: naming the setting, its value in the checkpoint's run and here, and the way on.
     """
+    if config_yaml and saved_by_fit(checkpoint):
+        # train builds its network from a config, and fit's was the user's own: the load refused it after
+        # the data work (the demo's phantoms written), by its tensors' names, pointing to that empty file
+        raise ConfigError(
+            f"cannot resume from {checkpoint}: it was saved by train.fit with a network of your own, which this "
+            f"package cannot build: resume it with fit(..., resume={str(checkpoint)!r}) and that network")
     changed = settings_changed(checkpoint / "config.yaml", config_yaml, moved=run_folder_moved(checkpoint))
     if "optim.optimizer" in changed:  # else torch loads one's state into the other and fails at the first step
         saved, asked = changed["optim.optimizer"]

@@ -5,6 +5,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import shutil
 import time
 import uuid
@@ -749,3 +750,25 @@ def test_a_resume_that_would_rewrite_the_demos_phantoms_or_go_back_is_refused_be
     for check in (check_before_the_imports, train):
         with pytest.raises(ConfigError, match=rf"{checkpoint} is at step 3, beyond the 2 optimizer steps this run "):
             check(shorter)
+
+
+def test_a_train_resume_of_a_fit_checkpoint_is_refused_before_the_data_work(tmp_path):
+    """fit's checkpoints hold a network of the user's own, and an empty config.yaml: train's resume of one
+    was refused only at the load, after the data work (the demo's phantoms written into the new run's
+    folder), by the tensors' names, and sent the user to that empty file (an audit's probe, ninety-first
+    session)."""
+    from accelerated_seg.config import load_config
+
+    checkpoint = tmp_path / "fit" / "checkpoints" / "step_2"
+    checkpoint.mkdir(parents=True)
+    (checkpoint / "config.yaml").write_text("")
+    (checkpoint / "strategy.json").write_text("{}")
+    run = tmp_path / "run"
+    cfg = load_config(None, [f"--train.output_dir={run}", "--data.synthetic.num_cases=6",
+                             "--data.synthetic.num_validation=2", f"--train.resume={checkpoint}"])
+    for check in (check_before_the_imports, train):
+        with pytest.raises(ConfigError, match=re.escape(
+                f"cannot resume from {checkpoint}: it was saved by train.fit with a network of your own, which "
+                f"this package cannot build: resume it with fit(..., resume={str(checkpoint)!r}) and that network")):
+            check(cfg)
+    assert not (run / "synthetic_data").exists()
