@@ -135,6 +135,7 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
         except (OSError, ValueError, SafetensorError, zipfile.BadZipFile) as error:
             damaged.append(f"{path.relative_to(checkpoint)} ({type(error).__name__}: {error})")
     damaged += _not_as_written(Path(checkpoint), {entry.split(" (")[0] for entry in damaged}, whole_state, reads)
+    damaged += _missing_deepspeed_partitions(Path(checkpoint))
     if not damaged:
         return
     way_on = _way_on(Path(checkpoint), for_export)
@@ -242,6 +243,32 @@ def _check_deepspeed_weights(checkpoint: Path) -> None:
     # find_spec imports nothing (DeepSpeed itself imports torch).
     if importlib.util.find_spec("deepspeed") is None:
         raise deepspeed_not_installed(checkpoint)
+
+
+def _missing_deepspeed_partitions(checkpoint: Path) -> list[str]:
+    """The files of DeepSpeed's tag folder that ``checkpoint`` lacks, named as DeepSpeed names them from its
+    layout: each rank's optimizer partition (which holds the fp32 weights the export gathers) and the
+    model's states, one per rank under ZeRO-3. One deleted, or left out of a copy, was DeepSpeed's
+    FileNotFoundError on resume, after the data work, and zero_to_fp32's at the export (an audit's probe,
+    ninety-first session). A tag folder missing whole is the weights' check's (``_check_deepspeed_weights``)."""
+    try:
+        layout = _layout(checkpoint)
+    except (OSError, ValueError):  # damaged, and named so already
+        return []
+    folder = checkpoint / DEEPSPEED_WEIGHTS
+    if not isinstance(layout, dict) or layout.get("format") != "deepspeed" or not folder.is_dir():
+        return []
+    ranks, stage = layout.get("num_processes"), layout.get("zero_stage")
+    if not isinstance(ranks, int) or not isinstance(stage, int) or stage < 1:  # no partitions to expect
+        return []
+    optimizer = "bf16_" if layout.get("bf16") else ""  # DeepSpeed's bf16 optimizer names its files so
+    expected = {f"{optimizer}zero_pp_rank_{rank}_mp_rank_00_optim_states.pt": rank for rank in range(ranks)}
+    if stage == 3:  # the model's parameters are partitioned too
+        expected.update({f"zero_pp_rank_{rank}_mp_rank_00_model_states.pt": rank for rank in range(ranks)})
+    else:
+        expected["mp_rank_00_model_states.pt"] = 0
+    return [f"{DEEPSPEED_WEIGHTS}/{name} (missing; rank {rank} wrote it)" for name, rank in expected.items()
+            if not (folder / name).is_file()]
 
 
 def _layout(checkpoint: Path) -> dict:

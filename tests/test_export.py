@@ -336,6 +336,46 @@ def test_a_deepspeed_checkpoint_without_deepspeed_names_the_extra(tmp_path, monk
         _gathered_weights(step)
 
 
+@pytest.mark.parametrize("stage, bf16, partitions", [
+    (2, False, ["mp_rank_00_model_states.pt", "zero_pp_rank_0_mp_rank_00_optim_states.pt",
+                "zero_pp_rank_1_mp_rank_00_optim_states.pt"]),
+    (3, True, ["zero_pp_rank_0_mp_rank_00_model_states.pt", "zero_pp_rank_1_mp_rank_00_model_states.pt",
+               "bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt", "bf16_zero_pp_rank_1_mp_rank_00_optim_states.pt"])])
+def test_a_deepspeed_checkpoint_without_a_ranks_partition_is_damaged_for_the_export_and_the_resume(
+        tmp_path, stage, bf16, partitions):
+    """Its tag folder there but a rank's file gone (one deleted, left out of a copy): zero_to_fp32's
+    FileNotFoundError traceback at the export after the imports, and DeepSpeed's on resume after the data
+    work, until the ninety-first session (an audit's probe). The names are DeepSpeed's, as 2-process
+    ZeRO-2 in fp32 and ZeRO-3 in bf16 write them."""
+    import zipfile
+
+    from accelerated_seg.checkpoint_files import check_checkpoint_files
+    from refusals import run_probing_imports
+
+    step = tmp_path / "run" / "checkpoints" / "step_4"
+    (step / "pytorch_model").mkdir(parents=True)
+    (step / "latest").write_text("pytorch_model")
+    (step / LAYOUT_FILE).write_text(json.dumps({"format": "deepspeed", "num_processes": 2, "zero_stage": stage,
+                                                "bf16": bf16}))
+    for name in partitions:
+        zipfile.ZipFile(step / "pytorch_model" / name, "w").close()  # a whole torch archive, for the check
+    check_checkpoint_files(step, whole_state=True)
+    check_checkpoint_files(step, for_export=True)
+    for name in partitions:
+        (step / "pytorch_model" / name).rename(tmp_path / name)
+        rank = int(ranked.group(1)) if (ranked := re.search(r"zero_pp_rank_(\d+)", name)) else 0  # ZeRO-1/2's model
+        message = f"checkpoint {step} is damaged: pytorch_model/{name} (missing; rank {rank} wrote it)"
+        for whole_state, for_export in ((True, False), (False, True)):
+            with pytest.raises(DataError, match=re.escape(message)):
+                check_checkpoint_files(step, whole_state=whole_state, for_export=for_export)
+        (tmp_path / name).rename(step / "pytorch_model" / name)
+    (step / "pytorch_model" / partitions[-1]).unlink()
+    proc, imported = run_probing_imports("accelerated_seg.cli", "export", str(step), "--output", str(tmp_path / "out"),
+                                         module=True)
+    assert proc.returncode == 2 and f"pytorch_model/{partitions[-1]} (missing; rank 1 wrote it)" in proc.stderr
+    assert imported == [], imported
+
+
 def test_a_checkpoint_rotated_away_before_or_while_it_is_read_is_said_to_be_gone(tiny_config, tmp_path, monkeypatch):
     """An export of a run still training: the checkpoint it named was deleted by the run's rotation,
     and the export said "is not a checkpoint", or "holds none of the weight files accelerate writes"
