@@ -278,6 +278,28 @@ def file_in_the_way(folder: str | Path) -> Path | None:
     return None
 
 
+def folders_to_make(folder: str | Path) -> list[Path]:
+    """``folder`` and each of its parents that does not exist yet, deepest first: what
+    ``mkdir(parents=True)`` makes there, and all that ``remove_if_empty`` may take away again."""
+    missing = []
+    for part in (Path(folder).absolute(), *Path(folder).absolute().parents):
+        if part.exists():
+            break
+        missing.append(part)
+    return missing
+
+
+def remove_if_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (deepest first, as ``folders_to_make`` lists them) while each is empty: a
+    refused run leaves the file system as it found it, and a folder something was written into stays,
+    with every folder above it."""
+    for folder in folders:
+        try:
+            folder.rmdir()  # only if empty
+        except OSError:
+            return
+
+
 def check_output_file(path: str | Path, setting: str, result_key: str, kind: str = "") -> None:
     """Raise ConfigError, naming ``setting``, unless a file can be written at ``path``: called before
     the work whose result it is to hold (a benchmark's measurements were lost at the end). An existing

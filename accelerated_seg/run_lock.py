@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from .config import ConfigError
+from .files import folders_to_make, remove_if_empty
 
 LOCK_NAME = ".run.lock"
 #: errno values of a filesystem that has no flock; anything else is a real error.
@@ -39,15 +40,23 @@ class RunLock:
         unsupported: why the folder could not be locked (the run goes on unguarded); None when held.
     """
 
-    def __init__(self, folder: Path, handle=None, made_folder: bool = False, unsupported: str | None = None):
-        self.folder, self._handle, self._made_folder, self.unsupported = folder, handle, made_folder, unsupported
+    def __init__(self, folder: Path, handle=None, made_folders: list[Path] | None = None,
+                 unsupported: str | None = None):
+        self.folder, self._handle, self.unsupported = folder, handle, unsupported
+        self._made_folders = made_folders or []  # deepest first
 
     def release(self) -> None:
         """Remove the lock file and drop the lock (in that order: a run that opens the file meanwhile
-        finds it gone once it holds the lock, and takes a new one); remove the folder if this run made
-        it and left nothing in it (a run refused before it wrote anything leaves no trace)."""
-        if self._handle is None:
-            return
+        finds it gone once it holds the lock, and takes a new one); remove the folder, and the parents
+        the lock made for it, if this run made them and left nothing in them (a run refused before it
+        wrote anything leaves no trace: Segmentation().fit's refusal left runs/, the parent of its
+        default runs/segmentation, until the ninety-first session)."""
+        if self._handle is not None:
+            self._unlock()
+        made, self._made_folders = self._made_folders, []  # once, as the lock is released once
+        remove_if_empty(made)
+
+    def _unlock(self) -> None:
         try:
             (self.folder / LOCK_NAME).unlink(missing_ok=True)
         except OSError:
@@ -58,11 +67,6 @@ class RunLock:
         finally:
             self._handle.close()
             self._handle = None
-        if self._made_folder:
-            try:
-                self.folder.rmdir()  # only if empty
-            except OSError:
-                pass
 
 
 #: What two runs in one folder do to each other, for the refusal; predict says its own (inference_files.py).
@@ -111,12 +115,12 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
         ConfigError: another live run holds the folder, naming its host, process and command.
     """
     folder = Path(folder)
-    made_folder = not folder.exists()
+    made_folders = folders_to_make(folder)
     folder.mkdir(parents=True, exist_ok=True)
     try:
         import fcntl
     except ImportError:  # Windows: no flock
-        return RunLock(folder, made_folder=made_folder, unsupported="this platform has no fcntl.flock")
+        return RunLock(folder, made_folders=made_folders, unsupported="this platform has no fcntl.flock")
     path = folder / LOCK_NAME
     for _ in range(10):  # another run may remove the file between our open and our lock: open it again
         made_file = not path.exists()
@@ -133,7 +137,7 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
             if made_file:  # an empty lock file that locks nothing stayed in the outputs
                 path.unlink(missing_ok=True)
             if error.errno in NO_LOCKING:
-                return RunLock(folder, made_folder=made_folder,
+                return RunLock(folder, made_folders=made_folders,
                                unsupported=f"its filesystem does not lock files ({os.strerror(error.errno)})")
             raise
         if same_file(handle, path):
@@ -148,7 +152,7 @@ def hold_run_folder(folder: str | Path, elsewhere: str = "another --train.output
                              "started": datetime.datetime.now().isoformat(timespec="seconds"),
                              "command": " ".join(sys.argv)}) + "\n")
     handle.flush()
-    return RunLock(folder, handle, made_folder)
+    return RunLock(folder, handle, made_folders)
 
 
 def same_file(handle, path: Path) -> bool:

@@ -1493,3 +1493,18 @@ def test_evaluates_refusals_of_its_output_dir_name_output_dir_not_the_command_li
         assert "--output" not in str(refused.value)
     assert (tmp_path / "taken").read_text() == "a file of the user's"
     assert (tmp_path / "trained" / "summary.json").read_text() == '{"step": 1}'
+
+
+def test_a_fit_refused_by_the_data_check_leaves_nothing_in_the_working_folder(tiny_dataset, tmp_path, monkeypatch):
+    """Segmentation().fit(data) with label values the Dataset does not declare left runs/, the parent of its
+    default output_dir runs/segmentation, empty in the working folder (an audit of the estimator)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=2, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0).batch(2)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    model = Segmentation(model_args={"channels": [4, 8, 16], "strides": [2, 2]}, val_every=0, trackers="none",
+                         progress_bar=False)
+    with pytest.raises(DataError, match=r"label values \[2\] are not declared"):
+        model.fit(data, steps=1)
+    assert list((tmp_path / "work").iterdir()) == []

@@ -30,6 +30,19 @@ def test_a_folder_held_by_a_live_run_is_refused_naming_the_holder(tmp_path):
     assert (tmp_path / "kept").is_dir() and not (tmp_path / "kept" / LOCK_NAME).exists()
 
 
+def test_the_parents_the_lock_made_go_with_the_folder_and_no_other(tmp_path):
+    """A run refused under a new parent (Segmentation().fit's default runs/segmentation) left the parent
+    behind, empty (ninety-first session): what the lock made goes, what was there or was written stays."""
+    hold_run_folder(tmp_path / "new" / "parent" / "run").release()
+    (tmp_path / "kept").mkdir()
+    hold_run_folder(tmp_path / "kept" / "new" / "run").release()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept"] and not any((tmp_path / "kept").iterdir())
+    lock = hold_run_folder(tmp_path / "a" / "b" / "run")
+    (tmp_path / "a" / "written").touch()  # by the run, or by someone else meanwhile
+    lock.release()
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["written"]
+
+
 def test_the_lock_of_a_killed_run_is_gone_with_its_process(tmp_path):
     folder = tmp_path / "run"
     code = ("import sys, time; from accelerated_seg.run_lock import hold_run_folder; "

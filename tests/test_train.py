@@ -77,14 +77,20 @@ def test_end_to_end_train_validate_checkpoint_export_predict(tiny_config, tiny_d
         assert set(np.unique(np.asanyarray(pred.dataobj))) <= {0, 1, 2}
 
 
+def _described_anew(dataset_json, path: Path, **changes) -> Path:
+    """A copy of ``dataset_json`` at ``path`` with ``changes``, its cases named by absolute paths, so that
+    the shared dataset's folder stays as it is."""
+    root, described = Path(dataset_json).parent, json.loads(Path(dataset_json).read_text()) | changes
+    for key in ("training", "validation"):
+        described[key] = [{role: str(root / file) for role, file in case.items()} for case in described[key]]
+    path.write_text(json.dumps(described))
+    return path
+
+
 def test_a_ct_dataset_trains_ct_normalized_and_the_export_says_so(tiny_config, tiny_dataset, tmp_path, capsys):
     """data.normalization: auto reads the dataset's channel names: the Decathlon's CT tasks were z-scored
     and cropped to the voxels above 0 HU unless ct was given (sixty-seventh session)."""
-    root, ct = Path(tiny_dataset).parent, json.loads(Path(tiny_dataset).read_text()) | {"modality": {"0": "CT"}}
-    for key in ("training", "validation"):  # absolute, so that the shared dataset's folder stays as it is
-        ct[key] = [{role: str(root / path) for role, path in case.items()} for case in ct[key]]
-    described = tmp_path / "dataset_ct.json"
-    described.write_text(json.dumps(ct))
+    described = _described_anew(tiny_dataset, tmp_path / "dataset_ct.json", modality={"0": "CT"})
     out = tmp_path / "run"
     train(tiny_config(out, data__dataset=described, train__max_steps=1, train__val_every=0, train__save_every=0))
     preprocessing = json.loads((out / "model" / "config.json").read_text())["preprocessing"]
@@ -1323,6 +1329,19 @@ def test_a_decathlon_dataset_of_4d_channel_files_trains_and_predicts_as_download
         train(tiny_config(tmp_path / "run3", data__dataset=str(three), data__cache_dir=str(tmp_path / "cache")))
     with pytest.raises(DataError, match=r"holds 3 3D volume\(s\), but the model takes 2 channels"):
         predict_file(out / "model", three.parent / case["image"], tmp_path / "pred3.nii.gz")
+
+
+def test_a_run_refused_by_the_data_check_leaves_no_new_folder_behind(tiny_config, tiny_dataset, tmp_path):
+    """train.output_dir=new/run, refused by the pre-flight checks, left new/ behind, empty (ninety-first
+    session): the lock's folder went, not the parents it made for it. A folder that was there stays."""
+    (tmp_path / "data").mkdir()
+    two_classes = _described_anew(tiny_dataset, tmp_path / "data" / "two_classes.json",
+                                  labels={"0": "background", "1": "a"})
+    (tmp_path / "kept").mkdir()
+    for out in (tmp_path / "new" / "parent" / "run", tmp_path / "kept" / "new" / "run"):
+        with pytest.raises(DataError, match=r"label values \[2\] are not declared"):
+            train(tiny_config(out, data__dataset=two_classes, data__cache_dir=tmp_path / "cache"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "kept"] and not any((tmp_path / "kept").iterdir())
 
 
 def test_resume_with_another_network_is_refused_naming_the_difference(tiny_config, tmp_path, monkeypatch):
