@@ -205,10 +205,15 @@ class Dataset:
     def config(self, **settings) -> Config:
         """A full run config with these data settings; each of ``settings`` is a ``TrainConfig`` field
         (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...)."""
+        return self._config(settings, "Dataset.config")
+
+    def _config(self, settings: dict, where: str) -> Config:
+        """``config(**settings)``, its refusal said by ``where``, the method the caller called (the batch
+        given twice was said with no method's name, ninety-first session)."""
         batch = settings.get("batch_size")
         if batch is not None and self.batch_size is not None and batch != self.batch_size:
-            raise ConfigError(f"the per-device batch is given twice, as Dataset.batch({self.batch_size}) and as "
-                              f"batch_size={batch!r}; give it once")
+            raise ConfigError(f"{where}: the per-device batch is given twice, as Dataset.batch({self.batch_size}) "
+                              f"and as batch_size={batch!r}; give it once")
         return _run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
 
     def _check_it_has_training_cases(self, what: str) -> None:
@@ -262,7 +267,7 @@ class Dataset:
             warnings.warn(f"data warning: {warning}", AcceleratedSegWarning, stacklevel=2)
         batch, epoch = self.batch_size or 2, patches_per_epoch(len(manifest.training), self.data.samples_per_volume)
         if batch > epoch:  # else the sampler's ValueError, after the preprocessing, in its own arguments' words
-            raise ConfigError(f"Dataset.batch({batch}) is more than one epoch's {epoch} patches "
+            raise ConfigError(f"Dataset.loader: Dataset.batch({batch}) is more than one epoch's {epoch} patches "
                               f"({len(manifest.training)} case(s) x data.samples_per_volume "
                               f"{self.data.samples_per_volume}): lower the batch, or raise samples_per_volume")
         settings = preprocess_settings(self.data, manifest)
@@ -293,7 +298,7 @@ class Dataset:
         if config is not None:
             self._check_its_config(config, train_settings)
         # lr="1e-3", as fit; a config's own settings are named as it names them
-        cfg = _checked_config(config or self.config(**train_settings), "Dataset.fit",
+        cfg = _checked_config(config or self._config(train_settings, "Dataset.fit"), "Dataset.fit",
                               _TRAINING_KEYWORDS if config is None else None)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         _check_the_network_fits_the_blocks(cfg, self, launched_processes())
@@ -645,7 +650,7 @@ class Segmentation:
                                    f"{str(self.loaded_from)!r}) to train on what it holds now, or fit(..., "
                                    f"init_from=None) to train a new network of its design")
             settings["init_from"] = str(self.loaded_from)
-        cfg = dataset.config(**settings)
+        cfg = dataset._config(settings, "fit")
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
         processes = _gpus_to_launch() if self.multi_gpu else 1
         # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
@@ -736,11 +741,12 @@ class Segmentation:
         from .data.io import write_nifti
         from .inference import predict_file
 
-        model_dir = self._require_model()
+        model_dir = self._require_model("predict")
         if isinstance(x, dict):  # a datalist's entry: "an array of shape ()" before
             raise DataError(f"predict: a dict (keys {sorted(map(str, x))}); give the scan itself, as a path, "
                             f"a nibabel image or an array (a datalist entry's x['image'])")
-        _check_predict_options("predict", batch_size, options, also="affine")
+        config = read_export_config(model_dir)
+        _check_predict_options("predict", batch_size, options, config, also="affine")
         is_path, is_image = (_is_one_or_a_list_of(x, kind) for kind in ((str, os.PathLike), SpatialImage))
         if is_image and affine is not None:
             raise ConfigError("predict: an image carries its own affine; drop affine= (it is for arrays)")
@@ -756,7 +762,6 @@ class Segmentation:
                 for image, path in zip(images, inputs):
                     nib.save(image, path)
             else:  # one temporary NIfTI per channel, so an array takes the path's road exactly
-                config = read_export_config(model_dir)
                 channels = _checked_channels(x, config["in_channels"])
                 grid = _checked_affine(affine)
                 if warning := _array_grid_warning(affine, config):
@@ -836,13 +841,12 @@ class Segmentation:
         from .data.checks import check_manifest
         from .data.io import write_nifti
         from .evaluate import check_output_folder, evaluate_folders, read_label_map
-        from .inference import class_values, export_regions, kept_whole
+        from .inference import class_values, export_regions
         from .inference import preprocess_settings as export_preprocessing
 
-        model_dir = self._require_model()
-        _check_predict_options("evaluate", batch_size, options)  # before the folders below are rebuilt
+        model_dir = self._require_model("evaluate")
         config = read_export_config(model_dir)
-        kept_whole(config, options.get("keep_largest"))  # a label the model lacks: refused before the folders go
+        _check_predict_options("evaluate", batch_size, options, config)  # before the folders below are rebuilt
         _check_evaluation_cases(dataset, config)
         if warning := _held_out_alone_warning(dataset.manifest):
             warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)
@@ -895,7 +899,7 @@ class Segmentation:
         """Copy the exported model (config.json + model.safetensors) to ``directory``."""
         if not os.fspath(directory).strip():  # Path("") is the working directory: the model went there
             raise ConfigError(f"save: an empty path {directory!r}; give the folder to save the model in")
-        source, directory = self._require_model(), Path(directory)
+        source, directory = self._require_model("save"), Path(directory)
         if directory.resolve() == source.resolve():  # already there (e.g. save(model.model_dir))
             return directory
         if blocking := file_in_the_way(directory):  # else errno 17 or 20, naming no remedy
@@ -977,22 +981,24 @@ class Segmentation:
         predicts = f"predicts with {self.model_dir}" if self.model_dir is not None else "no model exported yet"
         return f"<Segmentation {self.model_name!r}{design}: {state}; {predicts}>"
 
-    def _require_model(self) -> Path:
+    def _require_model(self, method: str) -> Path:
+        """The folder of the model to predict with; a RuntimeError said by ``method`` where there is none."""
         if self.model_dir is None and (self.summary or {}).get("preempted"):
-            raise RuntimeError(f"the last fit was preempted (SIGTERM/SIGUSR1) at step {self.summary.get('step')} "
-                               f"and exported no model yet: fit(..., resume='latest') continues it from its "
-                               f"checkpoint in {self.run_dir}")
+            raise RuntimeError(f"{method}: the last fit was preempted (SIGTERM/SIGUSR1) at step "
+                               f"{self.summary.get('step')} and exported no model yet: fit(..., resume='latest') "
+                               f"continues it from its checkpoint in {self.run_dir}")
         if self.model_dir is None:
-            raise RuntimeError("this Segmentation has no trained model yet: call fit(), or Segmentation.load(dir)")
+            raise RuntimeError(f"{method}: this Segmentation has no trained model yet: call fit(), or "
+                               f"Segmentation.load(dir)")
         # Every predict reads the model from model_dir. Another fit into the same output_dir (another
         # estimator's, or one interrupted after overwrite deleted the run) replaced or removed it, and this
         # estimator predicted with the other model, or failed on a missing file (seventy-eighth session).
         if _export_fingerprint(self.model_dir) != self._model_files:
             how = f"trained in {self.run_dir}" if self.run_dir is not None else "loaded from it"
-            raise RuntimeError(f"{self.model_dir} no longer holds the model this Segmentation {how}: it was replaced "
-                               f"or removed since (another fit into that folder, or one stopped after overwrite "
-                               f"deleted it); fit again, or Segmentation.load({str(self.model_dir)!r}) to predict "
-                               f"with what it holds now")
+            raise RuntimeError(f"{method}: {self.model_dir} no longer holds the model this Segmentation {how}: it "
+                               f"was replaced or removed since (another fit into that folder, or one stopped after "
+                               f"overwrite deleted it); fit again, or Segmentation.load({str(self.model_dir)!r}) to "
+                               f"predict with what it holds now")
         return self.model_dir
 
     def _take_model(self, directory: Path | None) -> None:
@@ -1092,18 +1098,28 @@ def _is_one_or_a_list_of(x, kind) -> bool:
     return isinstance(x, kind) or (isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(p, kind) for p in x))
 
 
-def _check_predict_options(method: str, batch_size: int, options: dict, also: str = "") -> None:
-    """One ConfigError for a misspelt option (else predict_file's TypeError), one ValueError for a
-    value ``PredictOptions`` refuses (tta="bogus"), before any file is written."""
+def _check_predict_options(method: str, batch_size: int, options: dict, config: dict, also: str = "") -> None:
+    """One ConfigError, said by ``method``, for a misspelt option (else predict_file's TypeError) or a value
+    that predict_file refuses (tta="bogus", a device this machine lacks, a label ``config``'s model does not
+    write for keep_largest), before any file is written. Those values' ValueErrors were bare ("overlap must
+    be in [0, 1), got 2") where every other refusal of predict and evaluate names its method, until the
+    ninety-first session."""
     if unknown := sorted(set(options) - set(PREDICT_OPTIONS)):
         names = ", ".join(["batch_size", *([also] if also else []), *PREDICT_OPTIONS])
         raise ConfigError(f"{method}: {', '.join(unknown)} is not an option; the options are {names}")
-    from .inference import PredictOptions
+    from .inference import PredictOptions, default_device, kept_whole, precision_refusal
 
     if not is_whole_number(batch_size, 1):  # named as given (PredictOptions says sw_batch_size)
         raise ConfigError(f"{method}: batch_size (windows per forward pass) must be a whole number >= 1, got "
                           f"{batch_size!r}")
-    PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
+    try:
+        settings = PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
+        device = default_device(options.get("device"))
+        kept_whole(config, options.get("keep_largest"))
+    except ValueError as error:  # ConfigError too (keep_largest's)
+        raise ConfigError(f"{method}: {error}") from None
+    if refusal := precision_refusal(settings.precision, device):  # fp16 on a CPU
+        raise ConfigError(f"{method}: {refusal}")
 
 
 def _how_it_runs(options: dict) -> dict:

@@ -135,13 +135,21 @@ def check_precision(precision: str, device: torch.device) -> None:
     Warns (UserWarning) of bf16 on a CPU without bf16 instructions, where it is emulated and slower than
     fp32 (``host_cpu.emulated_bf16_warning``).
     """
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
-    if precision == "fp16" and device.type != "cuda":
-        raise ValueError(f"precision fp16 needs a CUDA GPU, but inference runs on {device}; "
-                         f"use --precision bf16 or fp32 on the CPU")
+    if error := precision_refusal(precision, device):
+        raise ValueError(error)
     if warning := emulated_bf16_warning(device.type, precision):
         warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)  # slow, not wrong
+
+
+def precision_refusal(precision: str, device: torch.device) -> str | None:
+    """Why ``check_precision`` refuses ``precision`` on ``device``, or None: for the estimator to say in
+    its method's name, before the inference, without the warning that inference gives."""
+    if precision not in PRECISIONS:
+        return f"precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}"
+    if precision == "fp16" and device.type != "cuda":
+        return (f"precision fp16 needs a CUDA GPU, but inference runs on {device}; use --precision bf16 "
+                f"(precision=\"bf16\" in Python) or fp32 on the CPU")
+    return None
 
 
 def autocast_windows(model: torch.nn.Module, precision: str, device: torch.device) -> Callable:

@@ -146,7 +146,7 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     # The post-processing scored as predict applies it (keep_largest), and a label the model lacks refused
     # before the folders of the earlier call go.
     assert model.evaluate(fewer, output_dir=tmp_path / "eval", keep_largest=True)["num_cases"] == 1
-    with pytest.raises(ConfigError, match="keep_largest: 2 is not a foreground label of the model"):
+    with pytest.raises(ConfigError, match="^evaluate: keep_largest: 2 is not a foreground label of the model"):
         model.evaluate(fewer, output_dir=tmp_path / "eval", keep_largest=[2])
     assert list((tmp_path / "eval" / "predictions").glob("*.nii.gz"))
     assert model.evaluate(fewer, output_dir=tmp_path / "eval")["num_cases"] == 1
@@ -303,9 +303,9 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
         model.predict(reference, affine=np.eye(4))
     with pytest.raises(ConfigError, match="predict: overlapp is not an option; the options are batch_size"):
         model.predict(volume, overlapp=0.5)
-    with pytest.raises(ValueError, match="tta 'bogus' is not known"):
+    with pytest.raises(ConfigError, match="^predict: tta 'bogus' is not known"):
         model.predict(volume, tta="bogus")
-    with pytest.raises(ValueError, match=r"tta=True: name the flips instead: 'axes' .* 'all' .* or 'none'"):
+    with pytest.raises(ConfigError, match=r"^predict: tta=True: name the flips instead: 'axes' .* 'all' .* or 'none'"):
         model.predict(volume, tta=True)
     # A warning about the input names it as the caller gave it, not the temporary file behind it
     with pytest.warns(UserWarning, match=r"^the array: a single slice") as seen:
@@ -610,8 +610,13 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     # The batch as a setting (a TypeError from dataclasses.replace before), once
     assert data.config(batch_size=3).train.batch_size == 3
     assert data.batch(3).config(batch_size=3).train.batch_size == 3
-    with pytest.raises(ConfigError, match=r"given twice, as Dataset.batch\(2\) and as batch_size=3; give it once"):
-        data.batch(2).config(batch_size=3)
+    # said by the method called, as every other refusal (bare before the ninety-first session)
+    for call, said in ((lambda: data.batch(2).config(batch_size=3), "Dataset.config"),
+                       (lambda: data.batch(2).fit(batch_size=3), "Dataset.fit"),
+                       (lambda: Segmentation("unet").fit(data.batch(2), batch_size=3), "fit")):
+        with pytest.raises(ConfigError, match=rf"^{said}: the per-device batch is given twice, as Dataset.batch\(2\) "
+                                              rf"and as batch_size=3; give it once"):
+            call()
 
 
 def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(tiny_dataset, tmp_path, monkeypatch):
@@ -743,9 +748,10 @@ def test_predicting_without_a_model_says_what_to_do(tmp_path):
     from accelerated_seg.data.errors import DataError
     from accelerated_seg.estimator import Segmentation
 
-    with pytest.raises(RuntimeError, match=r"call fit\(\), or Segmentation.load\(dir\)"):
+    with pytest.raises(RuntimeError, match=r"^predict: this Segmentation has no trained model yet: call fit\(\), or "
+                                           r"Segmentation.load\(dir\)"):
         Segmentation("unet").predict("scan.nii.gz")
-    with pytest.raises(RuntimeError, match="no trained model yet"):
+    with pytest.raises(RuntimeError, match="^save: this Segmentation has no trained model yet"):
         Segmentation("unet").save("somewhere")
     # in the API's terms, not the command line's ("--model must be a folder" before)
     with pytest.raises(FileNotFoundError, match="config.json is missing: give a model folder exported by training"):
@@ -1008,7 +1014,8 @@ def test_the_builders_loader_refuses_its_arguments_before_the_preprocessing(tiny
     with pytest.raises(ConfigError, match=r"Dataset.loader: num_workers must be a whole number >= 0, got 1.5"):
         data.loader(num_workers=1.5)
     epoch = len(train_pairs) * data.data.samples_per_volume
-    with pytest.raises(ConfigError, match=rf"Dataset.batch\({epoch + 1}\) is more than one epoch's {epoch} patches "
+    with pytest.raises(ConfigError, match=rf"^Dataset.loader: Dataset.batch\({epoch + 1}\) is more than one epoch's "
+                                          rf"{epoch} patches "
                                           rf"\({len(train_pairs)} case\(s\) x data.samples_per_volume"):
         data.batch(epoch + 1).loader()
     assert not (tmp_path / "cache").exists()
@@ -1108,7 +1115,8 @@ def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset,
         model.fit(data, steps=4)
     assert model.summary["preempted"] and model.summary["step"] == 2 and model.model_dir is None
     assert repr(model).endswith("(stopped by a signal); no model exported yet>")
-    with pytest.raises(RuntimeError, match=r"the last fit was preempted \(SIGTERM/SIGUSR1\) at step 2 and exported "
+    with pytest.raises(RuntimeError, match=r"^predict: the last fit was preempted \(SIGTERM/SIGUSR1\) at step 2 and "
+                                           r"exported "
                                            r"no model yet: fit\(\.\.\., resume='latest'\) continues it"):
         model.predict(str(train_pairs[0][0]))
     model.fit(data, steps=4, resume="latest")
@@ -1128,8 +1136,8 @@ def test_an_estimator_whose_model_another_fit_replaced_refuses_to_predict_with_i
     first.predict(scan)
     second = Segmentation("unet", **settings, seed=7).fit(data, steps=1, overwrite=True)
     assert second.model_dir == first.model_dir
-    with pytest.raises(RuntimeError, match=rf"{re.escape(str(first.model_dir))} no longer holds the model this "
-                                           rf"Segmentation trained in .*run: it was replaced or removed since"):
+    with pytest.raises(RuntimeError, match=rf"^predict: {re.escape(str(first.model_dir))} no longer holds the model "
+                                           rf"this Segmentation trained in .*run: it was replaced or removed since"):
         first.predict(scan)
     second.predict(scan)
     # what does not replace the files is no refusal: a chmod, a backup's hard link (a review)
@@ -1508,3 +1516,34 @@ def test_a_fit_refused_by_the_data_check_leaves_nothing_in_the_working_folder(ti
     with pytest.raises(DataError, match=r"label values \[2\] are not declared"):
         model.fit(data, steps=1)
     assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_a_predict_or_evaluate_option_refused_is_said_by_the_method_called(tiny_dataset, tmp_path):
+    """overlap=2 was a bare "ValueError: overlap must be in [0, 1), got 2", as were tta, precision, device and
+    transforms_on_device, and keep_largest named no method, where every other refusal of predict and evaluate
+    names it (an audit of the estimator). All before any file is written."""
+    import nibabel as nib
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    scan = tmp_path / "scan.nii.gz"
+    nib.save(nib.Nifti1Image(np.zeros((16, 16, 16), np.float32), np.eye(4)), scan)
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs)
+    refused = {"overlap": (2, r"overlap must be in \[0, 1\), got 2"),
+               "tta": ("bogus", "tta 'bogus' is not known; choose one of: none, axes, all"),
+               "precision": ("fp64", "precision 'fp64' is not known; choose one of: fp32, bf16, fp16"),
+               "transforms_on_device": ("no", "transforms_on_device must be True or False, got 'no'"),
+               "device": ("bogus", "device 'bogus' is not a device name torch knows"),
+               "keep_largest": ([7], "keep_largest: 7 is not a foreground label of the model")}
+    if not torch.cuda.is_available():
+        refused["device "] = ("cuda", r"device 'cuda': this machine has 0 CUDA GPU\(s\) visible")
+        refused["precision "] = ("fp16", r"precision fp16 needs a CUDA GPU, but inference runs on cpu; use "
+                                         r"--precision bf16 \(precision=\"bf16\" in Python\) or fp32 on the CPU")
+    for method, call in (("predict", lambda **option: model.predict(str(scan), **option)),
+                         ("predict", lambda **option: model.predict(np.zeros((16, 16, 16), np.float32), **option)),
+                         ("evaluate", lambda **option: model.evaluate(data, output_dir=tmp_path / "eval", **option))):
+        for name, (value, message) in refused.items():
+            with pytest.raises(ConfigError, match=rf"^{method}: {message}"):
+                call(**{name.strip(): value})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "scan.nii.gz"]

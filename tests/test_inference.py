@@ -539,7 +539,8 @@ def test_tta_leaves_a_flip_equivariant_model_unchanged():
 
 
 def test_fp16_is_refused_on_the_cpu_and_bf16_runs(scans, tmp_path):
-    with pytest.raises(ValueError, match="fp16 needs a CUDA GPU.*use --precision bf16 or fp32"):
+    with pytest.raises(ValueError, match=r"fp16 needs a CUDA GPU.*use --precision bf16 \(precision=\"bf16\" in "
+                                         r"Python\) or fp32"):
         check_precision("fp16", CPU)
     with pytest.raises(ValueError, match="fp16 needs a CUDA GPU"):
         predict_file(export(tmp_path / "model"), scans / "imagesTr" / "case_000.nii.gz", tmp_path / "x.nii.gz",
