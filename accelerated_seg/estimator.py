@@ -59,6 +59,9 @@ from .regions import Regions
 from .run_folder import ESTIMATOR_NAMES, TRAIN_RUN_MARKER, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
+#: The runnable script of this API, which the refusals point to for what it shows (its main guard).
+_EXAMPLE = "examples/estimator.py"
+
 
 @dataclasses.dataclass(frozen=True)
 class Dataset:
@@ -259,7 +262,8 @@ class Dataset:
         seed, num_workers = int(seed), None if num_workers is None else int(num_workers)
         self._check_it_has_training_cases("Dataset.loader")
         workers = self.data.num_workers if num_workers is None else num_workers
-        refuse_unguarded_main(workers, setting="num_workers", what="a loader")  # before the preprocessing, as train()
+        # before the preprocessing, as train()
+        refuse_unguarded_main(workers, setting="num_workers", what="a loader", example=_EXAMPLE)
         # The pre-flight checks, as training runs them: a broken file was nibabel's traceback here, or
         # worse, patches of a mismatched label, before the thirty-second session.
         manifest, checked = prepare_manifest(self.data, ".", self.manifest)
@@ -683,7 +687,7 @@ class Segmentation:
         if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
             _check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
         mixed_precision = _launch_precision(self.precision)
-        refuse_unguarded_main(cfg.data.num_workers, setting="num_workers")
+        refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=_EXAMPLE)
         out = Path(cfg.train.output_dir)
         if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
             # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for

@@ -111,6 +111,27 @@ def test_a_worker_importing_the_main_script_stops_at_the_training(monkeypatch):
         refuse_unguarded_main(1, setting="num_workers", what="a loader")
 
 
+def test_an_unguarded_estimator_script_is_pointed_to_the_estimators_example(tiny_dataset, tmp_path, monkeypatch):
+    """Segmentation.fit's and Dataset.loader's refusal said "as examples/train.py does", a script of the
+    command line's config path, where the README shows the estimator's guard in examples/estimator.py
+    (an audit of the estimator); train's own still names examples/train.py."""
+    from accelerated_seg.estimator import Dataset, Segmentation
+
+    monkeypatch.setattr(multiprocessing.current_process(), "_inheriting", True, raising=False)
+    images = sorted((tiny_dataset.parent / "imagesTr").glob("*.nii.gz"))
+    data = Dataset.from_files([(str(i), str(i.parent.parent / "labelsTr" / i.name)) for i in images], block_shape=16,
+                              n_classes=3, cache_dir=str(tmp_path / "cache"), num_workers=1).batch(2)
+    for start in (data.loader, lambda: Segmentation(model_args={"channels": [4, 8, 16], "strides": [2, 2]},
+                                                            output_dir=str(tmp_path / "run"),
+                                                            val_every=0).fit(data, steps=1)):
+        with pytest.raises(ConfigError, match=r"Put the call under `if __name__ == \"__main__\":` \(as "
+                                              r"examples/estimator.py does\), or set num_workers=0"):
+            start()
+    with pytest.raises(ConfigError, match=r"\(as examples/train.py does\), or set data.num_workers=0"):
+        refuse_unguarded_main(1)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_unguarded_training_script_is_refused_before_the_data_is_touched(tiny_dataset, tmp_path):
     """The whole path: train() of a script without the guard stops before the Accelerator and the
     preprocessing, so no cache or output is written, with one error naming the script's line."""

@@ -64,7 +64,8 @@ def worker_start_method(num_workers: int):
     return context
 
 
-def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers", what: str = "training") -> None:
+def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers", what: str = "training",
+                          example: str = "examples/train.py") -> None:
     """A ConfigError where loader workers would run the training a second time: the main script
     starts it at top level, outside ``if __name__ == "__main__":``.
 
@@ -76,13 +77,15 @@ def refuse_unguarded_main(num_workers: int, setting: str = "data.num_workers", w
     the training process sees only "DataLoader worker exited unexpectedly". So the training process
     refuses such a script before it starts anything, naming the line; and a worker that gets here
     anyway (the check below could not see the call, e.g. code run through ``exec``) stops at once.
-    ``what`` the call starts is named: training, or ``Dataset.loader``'s loader.
+    ``what`` the call starts is named: training, or ``Dataset.loader``'s loader; and the ``example``
+    that shows the guard for that call (the estimator's was pointed to examples/train.py, which uses no
+    estimator, until the ninety-first session).
     """
     if num_workers == 0:
         return
     advice = (f"With {setting}={num_workers}, each loader worker imports the main script, so it would run that line "
               f"again and start {what} again. Put the call under `if __name__ == \"__main__\":` (as "
-              f"examples/train.py does), or set {setting}=0.")
+              f"{example} does), or set {setting}=0.")
     if getattr(multiprocessing.current_process(), "_inheriting", False):  # set while a child imports the main script
         raise ConfigError(f"a loader worker, importing the main script, reached the call: the script starts "
                           f"{what} outside `if __name__ == \"__main__\":`. {advice}")
