@@ -801,9 +801,7 @@ class Segmentation:
                 else:
                     warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno,
                                            module=(warning.filename or "").rsplit("/", 1)[-1].removesuffix(".py"))
-            if failure is not None:
-                if is_path:
-                    raise failure
+            if failure is not None:  # said by predict, as its other errors: a path's were bare until the 91st session
                 raise DataError(f"predict: {in_the_callers_words(str(failure))}") from None
             image = nib.load(str(output))
             labels = np.asanyarray(image.dataobj).copy()  # read before the folder goes away

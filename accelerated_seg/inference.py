@@ -423,6 +423,15 @@ class PreparedCase:
     pending: Compose | None = None
 
 
+def channel_order(config: dict) -> str:
+    """An export's channels in order, for a message: "channel 0 (T1), channel 1 (FLAIR)", each by its index
+    alone where config.json names none (config.json's dict, {'0': 'T1', ...}, was said as it is until the
+    ninety-first session)."""
+    names = {int(index): name for index, name in (config.get("channels") or {}).items()}
+    return ", ".join(f"channel {index}" + (f" ({names[index]})" if index in names else "")
+                     for index in range(config["in_channels"]))
+
+
 def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: bool = False) -> PreparedCase:
     """Read one case's channel files, check them, and apply the training preprocessing.
 
@@ -437,11 +446,11 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
     if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
         # A list is one case's channels; a single-channel model given several files was most likely
         # meant to segment several cases.
-        several_cases = ("; to segment several cases, give one file per call, or a folder to accelerated-seg "
-                         "predict" if config["in_channels"] == 1 else "")
+        what_to_give = (f"give one file, of its {channel_order(config)}; to segment several cases, give one file "
+                        f"per call, or a folder to accelerated-seg predict" if config["in_channels"] == 1 else
+                        f"give one file per channel, in the order {channel_order(config)}")
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
-                        f"{[str(p) for p in paths]}; give one file per channel in the order {config.get('channels')}"
-                        f"{several_cases}")
+                        f"{[str(p) for p in paths]}; {what_to_give}")
     images = _read_channels(paths, config["in_channels"])
     settings = preprocess_settings(config)
     if settings.normalization == "zscore":

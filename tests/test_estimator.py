@@ -1266,6 +1266,11 @@ def test_what_is_no_scan_is_named_as_given_to_predict(tmp_path):
         with pytest.raises(DataError, match=rf"^predict: x is {re.escape(named)}.*; give the scan as a path"):
             model.predict(given)
     assert model.predict([volume]).shape == (16, 16, 16)  # one channel's array in a list, as before
+    # A list of paths is one case's channels: said by predict, its channel in words (config.json's dict, bare,
+    # until the ninety-first session)
+    with pytest.raises(DataError, match=r"^predict: the model expects 1 channel image\(s\), got 2: .*; give one "
+                                        r"file, of its channel 0 \(MRI0\); to segment several cases"):
+        model.predict([str(scan), str(scan)])
 
 
 def _fits_started(monkeypatch) -> list:

@@ -245,9 +245,17 @@ def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tm
     out = predict_file(model, image, tmp_path / "seg.nii.gz", None, 2, 0.25)
     assert_same_geometry(out, image)
     # a list is one case's channels: for a one-channel model, most likely several cases meant
-    with pytest.raises(DataError, match="expects 1 channel image.*; to segment several cases, give one file per "
-                                        "call, or a folder to accelerated-seg predict"):
+    with pytest.raises(DataError, match=r"expects 1 channel image.*; give one file, of its channel 0 \(MRI0\); to "
+                                        r"segment several cases, give one file per call, or a folder to accelerated-seg "
+                                        r"predict"):
         predict_file(model, [image, image], tmp_path / "seg.nii.gz")
+    # the channels in words, not config.json's dict ("in the order {'0': 'MRI0'}" until the ninety-first session)
+    config = json.loads((export(tmp_path / "two", in_channels=2) / "config.json").read_text())
+    with pytest.raises(DataError, match=r"expects 2 channel image\(s\), got 3: .*; give one file per channel, in the "
+                                        r"order channel 0 \(MRI0\), channel 1 \(MRI1\)$"):
+        prepare_case(config, [image] * 3)
+    with pytest.raises(DataError, match=r"in the order channel 0, channel 1$"):  # an export that names none
+        prepare_case({**config, "channels": None}, [image] * 3)
 
 
 def test_label_values_of_a_remapped_dataset_are_written_back():
