@@ -269,6 +269,9 @@ class PredictOptions:
             raise ValueError(f"precision {self.precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
         if not isinstance(self.transforms_on_device, bool):  # "no" would be true
             raise ValueError(f"transforms_on_device must be True or False, got {self.transforms_on_device!r}")
+        if self.aggregate_on_cpu is not None and not isinstance(self.aggregate_on_cpu, bool):  # so would this one's
+            raise ValueError(f"aggregate_on_cpu must be True, False or None (decided per case), got "
+                             f"{self.aggregate_on_cpu!r}")
 
 
 def default_device(device: str | torch.device | None) -> torch.device:

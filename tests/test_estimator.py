@@ -1539,6 +1539,7 @@ def test_a_predict_or_evaluate_option_refused_is_said_by_the_method_called(tiny_
                "tta": ("bogus", "tta 'bogus' is not known; choose one of: none, axes, all"),
                "precision": ("fp64", "precision 'fp64' is not known; choose one of: fp32, bf16, fp16"),
                "transforms_on_device": ("no", "transforms_on_device must be True or False, got 'no'"),
+               "aggregate_on_cpu": ("no", r"aggregate_on_cpu must be True, False or None \(decided per case\)"),
                "device": ("bogus", "device 'bogus' is not a device name torch knows"),
                "keep_largest": ([7], "keep_largest: 7 is not a foreground label of the model")}
     if not torch.cuda.is_available():

@@ -713,6 +713,9 @@ def test_the_transforms_run_on_the_device_by_default_on_a_gpu_unless_declined_or
     assert done.pending is None and done.image.numel() <= resampled  # cropped, never larger
     with pytest.raises(ValueError, match="transforms_on_device must be True or False, got 'no'"):
         PredictOptions(transforms_on_device="no")
+    # "no" stitched on the CPU, unsaid, until the ninety-first session
+    with pytest.raises(ValueError, match=r"aggregate_on_cpu must be True, False or None \(decided per case\), got 'no'"):
+        PredictOptions(aggregate_on_cpu="no")
 
 
 def test_the_device_road_writes_what_the_host_road_writes(scans, tmp_path, monkeypatch):
