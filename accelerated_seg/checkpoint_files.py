@@ -24,7 +24,7 @@ from .config import ConfigError, yaml_problem
 from .data.errors import DataError
 from .files import file_in_the_way, unwritable
 from .launch_env import launched_processes
-from .model_folders import (LAYOUT_FILE, STEP_DIR, check_safetensors_header, checkpoint_gone,
+from .model_folders import (LAYOUT_FILE, STEP_DIR, Names, check_safetensors_header, checkpoint_gone,
                             complete_checkpoints, saved_by_fit)
 
 # What the export's config.json holds besides the weights and their step (the network's spec, labels,
@@ -55,25 +55,28 @@ _MAIN_STATE_FILE = re.compile(r"^(model.*\.safetensors|pytorch_model.*\.bin|opti
                               r"random_states_0\.pkl)$")
 
 
-def resolve_resume(resume: str, checkpoints_dir: Path) -> Path:
+def resolve_resume(resume: str, checkpoints_dir: Path, names: Names = Names()) -> Path:
     """``latest`` -> newest complete checkpoint; otherwise the given folder, which must exist.
 
     Raises:
-        ConfigError: there is no such checkpoint (checked before any data or training work).
+        ConfigError: there is no such checkpoint (checked before any data or training work), said in
+            ``names``: the caller's (train's settings, fit's and the estimator's keywords).
     """
     if resume == "latest":
         found = complete_checkpoints(checkpoints_dir)
         if not found:
-            raise ConfigError(f"train.resume=latest but {checkpoints_dir} holds no complete checkpoint: check "
-                              f"train.output_dir, or drop --resume to start a new run")
+            # as it was given: train's flag (train.resume=latest, without the dashes), fit's or the estimator's keyword
+            raise ConfigError(f"{names.resume.removeprefix('--')} but {checkpoints_dir} holds no complete "
+                              f"checkpoint: check {names.folder}, or drop {names.prefix}resume to start a new run")
         path = found[-1]
     else:
         path = Path(resume)
-        if not path.exists() and STEP_DIR.match(path.name):  # a typo, or rotated away (train.keep_last)
-            raise ConfigError(f"train.resume={resume!r} {checkpoint_gone(path, instead=repr('latest'))}")
+        given = f"{names.prefix}resume={resume!r}"
+        if not path.exists() and STEP_DIR.match(path.name):  # a typo, or rotated away (keep_last)
+            raise ConfigError(f"{given} {checkpoint_gone(path, instead=repr('latest'), prefix=names.prefix)}")
         if not (path.is_dir() and STEP_DIR.match(path.name)):
-            raise ConfigError(f"train.resume={resume!r} is not a checkpoint folder: give 'latest' or a "
-                              f"<output_dir>/checkpoints/step_N folder")
+            raise ConfigError(f"{given} is not a checkpoint folder: give 'latest' or a <run>/checkpoints/step_N "
+                              f"folder")
     check_checkpoint_files(path, whole_state=True)
     return path
 

@@ -51,12 +51,12 @@ from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
-from .model_folders import complete_checkpoints
+from .model_folders import ESTIMATOR_NAMES, complete_checkpoints
 from .models import (SET_BY_THE_RUN, ModelSpec, arg_names, bridgeable, check_arg_names, model_spec,
                      spec_differences)
 from .own_warnings import AcceleratedSegWarning
 from .regions import Regions
-from .run_folder import ESTIMATOR_NAMES, TRAIN_RUN_MARKER, paths_read, resume_or_replace
+from .run_folder import TRAIN_RUN_MARKER, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 
 #: The runnable script of this API, which the refusals point to for what it shows (its main guard).

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from safetensors import SafetensorError, safe_open
@@ -24,6 +25,26 @@ from .data.errors import DataError
 STEP_DIR = re.compile(r"^step_(\d+)$")
 # In every training-state checkpoint: the strategy and process count that saved it (checkpoint.py).
 LAYOUT_FILE = "strategy.json"
+
+
+@dataclass(frozen=True)
+class Names:
+    """How the caller spells the ways on, for the message (the CLI, ``fit``, the estimator differ).
+    Here, beside ``resolve_resume`` and ``checkpoint_gone`` below it, whose messages name them too."""
+
+    resume: str = "--train.resume=latest"
+    elsewhere: str = "another --train.output_dir"
+    overwrite: str = "--train.overwrite=true"
+    folder: str = "train.output_dir"
+    # before a setting's name where the message names one (resume, keep_last): fit's and the estimator's are
+    # keywords; until the ninety-first session a fit was told of train.resume and train.keep_last
+    prefix: str = "train."
+
+
+FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
+                  folder="fit's checkpoint_dir", prefix="")
+ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
+                        overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:
@@ -143,15 +164,15 @@ def checkpoint_folder(source: Path) -> Path:
                       f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
 
 
-def checkpoint_gone(checkpoint: Path, instead: str = "the run folder for its newest") -> str:
+def checkpoint_gone(checkpoint: Path, instead: str = "the run folder for its newest", prefix: str = "train.") -> str:
     """Why a ``step_N`` folder is not there, said after its name by the caller, with the checkpoints its
-    folder does hold and ``instead``:
+    folder does hold and ``instead`` (``prefix``: before the setting's name, ``Names.prefix``):
     most often its run's rotation (``train.keep_last``) deleted it, also while it was read (an export
     of a run still training said "is not a checkpoint", or "holds none of the weight files", and a
     resume "is not a checkpoint folder", before the seventy-third session)."""
     held = complete_checkpoints(checkpoint.parent)
     there = f"{checkpoint.parent} holds {', '.join(p.name for p in held)}" if held else "nothing is there"
-    return (f"does not exist ({there}; train.keep_last keeps the newest checkpoints only, and a run still "
+    return (f"does not exist ({there}; {prefix}keep_last keeps the newest checkpoints only, and a run still "
             f"training deletes older ones as it saves): give one of them, or {instead}")
 
 

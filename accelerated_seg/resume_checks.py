@@ -22,7 +22,7 @@ from .checkpoint_files import EXPORT_DESCRIPTION_FILE
 from .config import ConfigError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import shared_tensor_names
-from .model_folders import LAYOUT_FILE
+from .model_folders import LAYOUT_FILE, saved_by_fit
 from .models import meta_network, model_spec
 from .strategy import checkpoint_layout, resume_conflict
 
@@ -129,6 +129,10 @@ def _shape_differences(saved: dict, current: dict, written_under: dict) -> list[
 
 def _another_network_to_resume(checkpoint: Path, differences: list[str]) -> ConfigError:
     more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
+    if saved_by_fit(checkpoint):  # fit's: no config to resume with (its config.yaml is empty), no train.output_dir
+        return ConfigError(f"fit: cannot resume from {checkpoint}: it holds another network than the one given "
+                           f"({'; '.join(differences[:3])}{more}): resume it with the network that wrote it, or "
+                           f"fit the new network into another checkpoint_dir")
     return ConfigError(f"cannot resume from {checkpoint}: it holds another network than this run builds "
                        f"({'; '.join(differences[:3])}{more}). model.name, model.args, the image channels or the "
                        f"classes differ from the run that wrote it; resume with its config "

@@ -86,6 +86,28 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
     return changed
 
 
+def refuse_a_train_checkpoint_in_fit(checkpoint: Path) -> None:
+    """Raise where ``fit`` is given a checkpoint of ``train``'s (also the estimator's, whose fit trains through
+    ``train``): its non-empty config.yaml builds its network, and fit's is the user's own. No caller of fit
+    resumes one. Until the ninety-first session the load refused it by its tensors' names, after the
+    launch's preparation, telling the user to start the new network in another train.output_dir.
+
+    Raises:
+        ConfigError: what the checkpoint is, and the ways on: train's resume, or its exported weights.
+    """
+    config = Path(checkpoint) / "config.yaml"
+    if not config.is_file() or saved_by_fit(checkpoint):  # fit's, or older than config.yaml: the load decides
+        return
+    run = Path(checkpoint).parent.parent
+    raise ConfigError(
+        f"fit: cannot resume from {checkpoint}: it was saved by a run of accelerated-seg train (or the estimator, "
+        f"Segmentation.fit), whose network its config.yaml builds, not by fit with a network of your own. Resume it "
+        f"with that run: accelerated-seg train --config {config} --train.resume={checkpoint} (Segmentation.fit(..., "
+        f"resume=...) for the estimator's); or start your network from its exported weights, "
+        f"{run / 'model' / 'model.safetensors'} (`accelerated-seg export {checkpoint} --output FOLDER` writes this "
+        f"step's), loaded with safetensors.torch.load_model, and fit it into another checkpoint_dir")
+
+
 def fit_settings_changed(checkpoint: Path, settings: dict) -> dict[str, tuple]:
     """``{key: (saved, now)}`` for each of ``fit``'s ``settings`` that differs from those ``checkpoint``
     saved (``FIT_SETTINGS_FILE``); none where it saved none (train's checkpoints, fit's older ones).

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from .checkpoint_files import resolve_resume
 from .config import ConfigError, dump_config
 from .files import file_in_the_way
-from .model_folders import check_init_from, complete_checkpoints
+from .model_folders import Names, check_init_from, complete_checkpoints
 from .resume_settings import check_resume_length, check_resume_settings
 from .run_lock import in_use, live_holder
 
@@ -33,22 +32,6 @@ FIT_OUTPUTS = ("checkpoints", "model", "model.partial", "model.previous")
 TRAIN_RUN_MARKER = "run_info.json"
 #: What a run replaces whole when it writes it (the exports are swapped in as folders).
 REPLACED_WHOLE = ("model", "best_model", "summary.json", "metrics.json", "config.yaml", "report.png")
-
-
-@dataclass(frozen=True)
-class Names:
-    """How the caller spells the ways on, for the message (the CLI, ``fit``, the estimator differ)."""
-
-    resume: str = "--train.resume=latest"
-    elsewhere: str = "another --train.output_dir"
-    overwrite: str = "--train.overwrite=true"
-    folder: str = "train.output_dir"
-
-
-FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
-                  folder="fit's checkpoint_dir")
-ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
-                        overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir")
 
 
 def earlier_run(out: Path) -> str | None:
@@ -93,7 +76,7 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
                           f"Start it again with {names.overwrite} (which deletes that), or train into "
                           f"{names.elsewhere}")
     if resume:
-        resume_from = resolve_resume(resume, out / "checkpoints")
+        resume_from = resolve_resume(resume, out / "checkpoints", names)
     if resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve():
         return resume_from, False
     # A checkpoint of another folder starts a new run here, and the deletion must spare it too: one

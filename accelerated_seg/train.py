@@ -68,7 +68,7 @@ from .host_cpu import bf16_two_voxel_warning
 from .initial_weights import check_initial_network, class_order_warning, initial_weights_preparation_note
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
-from .model_folders import check_init_from
+from .model_folders import FIT_NAMES, check_init_from
 from .models import ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch
 from .network_checks import checked_network_and_loss
 from .optimizers import (build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups,
@@ -83,8 +83,9 @@ from .resume_checks import (check_resume_channels, check_resume_classes, check_r
                             check_resume_model_settings, check_resume_network, check_resume_preprocessing,
                             check_resume_split)
 from .resume_settings import (FIT_SETTINGS_FILE, beyond_max_steps, check_resume_length, check_resume_settings,
-                              fit_settings_changed, resumes_of_the_course, run_folder_moved, saved_train_setting)
-from .run_folder import (FIT_NAMES, FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
+                              fit_settings_changed, refuse_a_train_checkpoint_in_fit, resumes_of_the_course,
+                              run_folder_moved, saved_train_setting)
+from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
 from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
@@ -265,6 +266,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         worker_seed = seed_of_the_workers()
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
                                                  outputs=FIT_OUTPUTS)
+        if resume_from is not None:  # before the preparation and the load, which refused it by its tensors' names
+            refuse_a_train_checkpoint_in_fit(resume_from)
         _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
         compiling = checked_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)

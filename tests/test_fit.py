@@ -3,6 +3,7 @@
 import functools
 import importlib.util
 import os
+import re
 import shutil
 import time
 
@@ -246,6 +247,54 @@ def test_fit_resumed_with_fewer_steps_than_its_checkpoint_is_refused(tmp_path):
                                           r"fit\(epochs=/steps=\)\)"):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False,
             resume=str(tmp_path / "run" / "checkpoints" / "step_2"))
+
+
+def test_a_fit_resume_with_nothing_there_is_refused_in_fits_own_words(tmp_path):
+    """A rotated-away or mistyped step, or 'latest' in an empty checkpoint_dir: fit was told of train.resume,
+    train.output_dir and train.keep_last, settings it has none of (until the ninety-first session)."""
+    fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    gone = tmp_path / "run" / "checkpoints" / "step_9"
+    with pytest.raises(ConfigError, match=re.escape(f"resume={str(gone)!r} does not exist ({gone.parent} holds "
+                                                    f"step_1; keep_last keeps the newest")) as refused:
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False, resume=str(gone))
+    assert "train." not in str(refused.value)
+    with pytest.raises(ConfigError, match=re.escape(f"resume='latest' but {tmp_path / 'new' / 'checkpoints'} holds "
+                                                    f"no complete checkpoint: check fit's checkpoint_dir, or drop "
+                                                    f"resume to start a new run")):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "new", progress_bar=False, resume="latest")
+
+
+def test_a_fit_resume_of_a_trains_checkpoint_is_refused_before_the_load_in_fits_words(tiny_config, tmp_path):
+    """train's checkpoint holds the network its config.yaml builds: the load refused it by its tensors' names,
+    sending the user to another train.output_dir (until the ninety-first session)."""
+    from accelerated_seg.train import train
+
+    train(tiny_config(tmp_path / "run", train__max_steps=1))
+    checkpoint = tmp_path / "run" / "checkpoints" / "step_1"
+    with pytest.raises(ConfigError, match=re.escape(
+            f"fit: cannot resume from {checkpoint}: it was saved by a run of accelerated-seg train (or the "
+            f"estimator, Segmentation.fit), whose network its config.yaml builds, not by fit with a network of your "
+            f"own. Resume it with that run: accelerated-seg train --config {checkpoint / 'config.yaml'} "
+            f"--train.resume={checkpoint}")) as refused:
+        fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "mine", progress_bar=False, resume=str(checkpoint))
+    assert f"{tmp_path / 'run' / 'model' / 'model.safetensors'}" in str(refused.value)
+    assert "train.output_dir" not in str(refused.value)
+    assert not (tmp_path / "mine" / "checkpoints").exists()  # nothing of the fit's written
+
+
+def test_a_fit_resume_with_another_network_is_refused_in_fits_words(tmp_path):
+    """"Resume with its config (.../config.yaml), or start the new network in another train.output_dir": an
+    empty file and a setting fit has none of (until the ninety-first session)."""
+    fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    images, labels = torch.randn(4, 1, 16, 16, 16), torch.zeros(4, 1, 16, 16, 16, dtype=torch.long)
+    wider = UNet(3, 1, 2, channels=(8, 16), strides=(2,), num_res_units=1)
+    with pytest.raises(ConfigError, match=r"fit: cannot resume from .*step_1: it holds another network than the one "
+                                          r"given \(.*\): resume it with the network that wrote it, or fit the new "
+                                          r"network into another checkpoint_dir") as refused:
+        fit(wider, DataLoader(TensorDataset(images, labels), batch_size=2), DiceCELoss(to_onehot_y=True, softmax=True),
+            torch.optim.AdamW(wider.parameters()), max_steps=2, checkpoint_dir=tmp_path / "run", progress_bar=False,
+            resume="latest")
+    assert "train." not in str(refused.value)
 
 
 def test_the_workers_of_a_users_loader_leave_the_stop_signals_to_the_rank_and_keep_their_own_init(tmp_path):

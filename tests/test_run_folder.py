@@ -154,7 +154,8 @@ def test_a_second_run_into_a_used_folder_is_refused_before_any_work_unless_overw
 def test_a_new_run_never_replaces_files_of_another_programs(tiny_config, tmp_path):
     """train.output_dir=. in a project: its config.yaml was written over, and its model/ package
     swapped out and deleted by the first export, before the thirty-first session."""
-    from accelerated_seg.run_folder import FIT_NAMES, FIT_OUTPUTS
+    from accelerated_seg.model_folders import FIT_NAMES
+    from accelerated_seg.run_folder import FIT_OUTPUTS
 
     project = tmp_path / "project"
     (project / "model").mkdir(parents=True)
