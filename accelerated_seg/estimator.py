@@ -1037,7 +1037,8 @@ def _rows(pairs, name: str) -> tuple:
     """``pairs`` as a tuple of its rows, refusing what ``tuple()`` would take apart into something else:
     a dict of columns or an HF DatasetDict (their keys), a DataFrame (its column names), a path (its
     characters), one pair given alone (its two paths). Each became 'pairs[0] is 'image'' before; a number,
-    Python's "'int' object is not iterable" traceback (ninety-first session)."""
+    Python's "'int' object is not iterable" traceback (ninety-first session); one pair of channel files
+    alone, its first two channels read as a case's image and label (the same session)."""
     if isinstance(pairs, (str, bytes, os.PathLike, Mapping)) or hasattr(pairs, "columns") or not isinstance(
             pairs, Iterable):
         hint = (": a dict of columns is list(zip(d['image'], d['label'])), an HF DatasetDict is one of its splits "
@@ -1053,7 +1054,18 @@ def _rows(pairs, name: str) -> tuple:
     if len(rows) == 2 and all(isinstance(row, (str, os.PathLike)) for row in rows):
         raise ConfigError(f"Dataset.from_files: {name} holds two paths, not pairs: give a list of (image, label) "
                           f"pairs, [({str(rows[0])!r}, {str(rows[1])!r})] for one case")
+    if len(rows) == 2 and _is_channel_list(rows[0]) and isinstance(rows[1], (str, os.PathLike)):
+        # no list of pairs has a bare path for an entry; read on, its channels became an image and a label
+        channels = ", ".join(repr(str(path)) for path in rows[0])
+        raise ConfigError(f"Dataset.from_files: {name} holds one pair, not pairs: give a list of (image, label) "
+                          f"pairs, [([{channels}], {str(rows[1])!r})] for one case")
     return rows
+
+
+def _is_channel_list(entry) -> bool:
+    """A list (or tuple) of paths alone, as one case's channel files are given."""
+    return isinstance(entry, (list, tuple)) and len(entry) > 0 and all(
+        isinstance(path, (str, os.PathLike)) for path in entry)
 
 
 def _names(names, argument: str) -> tuple[str, ...] | None:

@@ -984,7 +984,10 @@ def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(t
                         (image, r"got str: a dataset's CSV, dataset.json or folder is read by "
                                 r"accelerated_seg.data.manifest.load_cases: m = load_cases\(path\)"),
                         ((image, label), r"holds two paths, not pairs: give a list of \(image, "
-                                                             r"label\) pairs, \[\(.*\)\] for one case")):
+                                                             r"label\) pairs, \[\(.*\)\] for one case"),
+                        # one pair of channel files alone read its channels as an image and a label (ninety-first)
+                        (([image, image], label), r"holds one pair, not pairs: give a list of \(image, label\) "
+                                                  r"pairs, \[\(\[.*, .*\], .*\)\] for one case")):
         with pytest.raises(ConfigError, match=rf"Dataset.from_files: pairs.*{said}"):
             Dataset.from_files(given, block_shape=16, n_classes=3)
     rows = np.array([[str(i), str(l)] for i, l in train_pairs])  # a NumPy array of pairs: its rows are pairs
