@@ -268,7 +268,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                                                  outputs=FIT_OUTPUTS)
         if resume_from is not None:  # before the preparation and the load, which refused it by its tensors' names
             refuse_a_train_checkpoint_in_fit(resume_from)
-        _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
+        _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
         compiling = checked_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
         expect_shared_tensors(aliases)
@@ -993,9 +993,12 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
             lock.release()
 
 
-def _check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: Path | None, replace: bool) -> None:
+def _check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: Path | None, replace: bool,
+                                        folder: str = "train.output_dir") -> None:
     """Every rank decides from the folder it sees which checkpoint ``--resume latest`` means and whether
-    an earlier run is replaced; refuse, on every rank, a launch whose ranks decided otherwise.
+    an earlier run is replaced; refuse, on every rank, a launch whose ranks decided otherwise. ``folder``:
+    the run folder's setting as the caller names it (``Names.folder``; until the ninety-first session a
+    fit was told of train.output_dir).
 
     Nodes that see the output folder differently (a stale NFS listing after a requeue, a node-local
     folder) resumed step_6 on one node and step_4 on the other, trained together with different step
@@ -1008,7 +1011,7 @@ def _check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: P
         seen = "; ".join(f"rank {rank}: {f'resume {start}' if start else 'a new run'}"
                          f"{' replacing the earlier one' if replaces else ''}"
                          for rank, (start, replaces) in enumerate(starts))
-        raise ConfigError(f"the ranks see the run folder differently ({seen}): train.output_dir must be one "
+        raise ConfigError(f"the ranks see the run folder differently ({seen}): {folder} must be one "
                           f"folder that every node sees alike (a shared filesystem); if it is one, a node's "
                           f"listing may be stale: run again once every node sees the newest checkpoint")
 

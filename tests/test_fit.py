@@ -264,6 +264,24 @@ def test_a_fit_resume_with_nothing_there_is_refused_in_fits_own_words(tmp_path):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "new", progress_bar=False, resume="latest")
 
 
+def test_fits_ranks_that_see_the_checkpoint_dir_differently_are_told_of_fits_checkpoint_dir(tmp_path, monkeypatch):
+    """Two ranks, one of which sees another checkpoint: fit was told train.output_dir must be one folder
+    (until the ninety-first session)."""
+    from types import SimpleNamespace
+
+    import accelerated_seg.train as train_module
+
+    agree = train_module._check_the_ranks_agree_on_the_start  # as two ranks would, on one process
+    monkeypatch.setattr(train_module, "_check_the_ranks_agree_on_the_start",
+                        lambda accelerator, *start, **named: agree(SimpleNamespace(num_processes=2), *start, **named))
+    monkeypatch.setattr(train_module, "on_every_rank", lambda accelerator, work: [work(), ("/elsewhere/step_4", False)])
+    with pytest.raises(ConfigError, match=r"the ranks see the run folder differently \(rank 0: a new run; rank 1: "
+                                          r"resume /elsewhere/step_4\): fit's checkpoint_dir must be one folder "
+                                          r"that every node sees alike") as refused:
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    assert "train." not in str(refused.value)
+
+
 def test_a_fit_resume_of_a_trains_checkpoint_is_refused_before_the_load_in_fits_words(tiny_config, tmp_path):
     """train's checkpoint holds the network its config.yaml builds: the load refused it by its tensors' names,
     sending the user to another train.output_dir (until the ninety-first session)."""
