@@ -68,7 +68,7 @@ from .host_cpu import bf16_two_voxel_warning
 from .initial_weights import check_initial_network, class_order_warning, initial_weights_preparation_note
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
-from .model_folders import FIT_NAMES, check_init_from
+from .model_folders import FIT_NAMES, Names, check_init_from
 from .models import ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch
 from .network_checks import checked_network_and_loss
 from .optimizers import (build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups,
@@ -164,6 +164,9 @@ class Loop:
     on_validation: Callable[[float], None] | None = None
     last_saved: int = -1  # step of the newest training state this run wrote or resumed from
     clock: LoopClock = field(default_factory=LoopClock)
+    # How the messages of a resume and a Ctrl-C name the caller's settings: FIT_NAMES for fit (until the
+    # ninety-first session a fit was told of train.max_steps, train.save_every and --train.init_from)
+    names: Names = field(default_factory=Names)
     # The batches from where the last run_loop call stopped, kept so that a further call (the
     # benchmark's blocks) goes on with the same loader workers instead of restarting them.
     stream: BatchStream | None = None
@@ -288,7 +291,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
                     LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
                                  max_grad_norm=max_grad_norm, progress_bar=progress_bar),
-                    out / "checkpoints", scheduler=scheduler)
+                    out / "checkpoints", scheduler=scheduler, names=FIT_NAMES)
         loop.progress.shuffle_seed, loop.progress.worker_seed = shuffle_seed, worker_seed
         accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
         if resume_from is not None:
@@ -341,11 +344,15 @@ def _saying_where_to_resume_after_ctrl_c(loop: Loop):
         # exports of a validation before any checkpoint (save_every above val_every, or 0): the same command
         # again was refused as "already holds a run", which "a new run starts over" had not said
         exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
-        where = (f"the newest whole checkpoint is {saved[-1]}: run the same command with --train.resume=latest "
-                 f"(resume='latest' from Python) to continue from it" if saved else
-                 f"no checkpoint was saved yet (train.save_every), so a new run starts over: {exported} is kept, "
-                 f"which a new run there replaces with --train.overwrite=true (overwrite=True from Python)"
-                 if exported else "no checkpoint was saved yet (train.save_every), so a new run starts over")
+        names = loop.names
+        # the command line's words, and fit's keywords for the estimator, which trains through train
+        resume, overwrite = ((f"call fit again with {names.resume}", names.overwrite) if names == FIT_NAMES else
+                             (f"run the same command with {names.resume} (resume='latest' from Python)",
+                              f"{names.overwrite} (overwrite=True from Python)"))
+        unsaved = f"no checkpoint was saved yet ({names.prefix}save_every), so a new run starts over"
+        where = (f"the newest whole checkpoint is {saved[-1]}: {resume} to continue from it" if saved else
+                 f"{unsaved}: {exported} is kept, which a new run there replaces with {overwrite}"
+                 if exported else unsaved)
         loop.accelerator.print(f"\ninterrupted (Ctrl-C) after step {loop.progress.step}; {where}")
         raise
 
@@ -1134,7 +1141,7 @@ def _continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int,
 def _resume(loop: Loop, checkpoint: Path) -> dict:
     """Load ``checkpoint`` into the loop, saying what differs from its run; the settings this run
     changed, ``{key: (saved, now)}``."""
-    if warning := check_resume_layout(checkpoint, loop.accelerator):  # raises where it cannot work
+    if warning := check_resume_layout(checkpoint, loop.accelerator, loop.names):  # raises where it cannot work
         loop.accelerator.print(warning)
     changed = check_resume_settings(checkpoint, loop.config_yaml)  # checked before the data work too
     check_resume_network(checkpoint, loop.accelerator, loop.model)
@@ -1158,8 +1165,9 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     max_steps = loop.settings.max_steps
     if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
         raise beyond_max_steps(checkpoint, step, max_steps)
+    written = "the export is" if loop.names == FIT_NAMES else "the export and summary are"  # fit writes no summary
     loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
-        ", which is train.max_steps already: nothing to train; the export and summary are written from it"
+        f", which is {loop.names.prefix}max_steps already: nothing to train; {written} written from it"
         if step == max_steps else ""))
     return changed
 

@@ -282,6 +282,53 @@ def test_fits_ranks_that_see_the_checkpoint_dir_differently_are_told_of_fits_che
     assert "train." not in str(refused.value)
 
 
+def test_a_fit_resume_under_another_layout_or_at_its_end_speaks_fits_words(tmp_path, capsys):
+    """A checkpoint this launch cannot read sent fit to `--train.init_from=<folder>` after an export that cannot
+    build fit's network, and a resume at its step said `which is train.max_steps already` (until the
+    ninety-first session)."""
+    import json
+
+    fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "run", progress_bar=False)
+    capsys.readouterr()
+    again = fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "run", progress_bar=False, resume="latest")
+    assert again["step"] == 2
+    assert "at step 2, which is max_steps already: nothing to train; the export is written from it" in (
+        capsys.readouterr().out)
+    layout = tmp_path / "run" / "checkpoints" / "step_2" / "strategy.json"
+    # As if written under ZeRO-3: DeepSpeed's partitioned files cannot load into this launch.
+    layout.write_text(json.dumps({**json.loads(layout.read_text()), "format": "deepspeed", "zero_stage": 3,
+                                  "strategy": "DeepSpeed"}))
+    with pytest.raises(ConfigError, match=r"cannot resume .*format deepspeed -> full.* start a new run from its "
+                                          r"weights: resume it under the launch that wrote it with max_steps at its "
+                                          r"step, .* load that model.safetensors into your network "
+                                          r"\(safetensors.torch.load_model\) and fit it into another "
+                                          r"checkpoint_dir") as refused:
+        fit(*_pieces(), max_steps=4, checkpoint_dir=tmp_path / "run", progress_bar=False, resume="latest")
+    assert "train." not in str(refused.value)
+
+
+def test_a_fit_stopped_by_ctrl_c_is_told_of_fits_keywords(tmp_path, monkeypatch, capsys, ctrl_c_raises):
+    """`run the same command with --train.resume=latest`, `(train.save_every)`: until the ninety-first session."""
+    import signal
+
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))  # step 3's forward
+    with pytest.raises(KeyboardInterrupt):
+        fit(*_pieces(), max_steps=9, checkpoint_dir=tmp_path / "run", save_every=2, progress_bar=False)
+    assert (f"interrupted (Ctrl-C) after step 2; the newest whole checkpoint is "
+            f"{tmp_path / 'run' / 'checkpoints' / 'step_2'}: call fit again with resume='latest' to continue from "
+            f"it") in capsys.readouterr().out
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(0, signal.SIGINT)))
+    with pytest.raises(KeyboardInterrupt):
+        fit(*_pieces(), max_steps=9, checkpoint_dir=tmp_path / "early", save_every=2, progress_bar=False)
+    said = capsys.readouterr().out
+    assert "after step 0; no checkpoint was saved yet (save_every), so a new run starts over" in said
+    assert "train." not in said
+
+
 def test_a_fit_resume_of_a_trains_checkpoint_is_refused_before_the_load_in_fits_words(tiny_config, tmp_path):
     """train's checkpoint holds the network its config.yaml builds: the load refused it by its tensors' names,
     sending the user to another train.output_dir (until the ninety-first session)."""
