@@ -796,8 +796,9 @@ class Segmentation:
             # no registry, so a loop of predicts repeated each one every time, which Python's default says
             # once. A library's deprecation notes stay where they were raised, which the default hides.
             for warning in raised:
-                if issubclass(warning.category, UserWarning):
-                    warnings.warn(in_the_callers_words(str(warning.message)), warning.category, stacklevel=2)
+                if issubclass(warning.category, UserWarning):  # said by predict, as its errors; bare until the 91st
+                    warnings.warn(f"predict: {in_the_callers_words(str(warning.message))}", warning.category,
+                                  stacklevel=2)
                 else:
                     warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno,
                                            module=(warning.filename or "").rsplit("/", 1)[-1].removesuffix(".py"))
@@ -861,7 +862,7 @@ class Segmentation:
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):
             if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
-                raise FileExistsError(f"{folder} exists and was not written by Segmentation.evaluate, which "
+                raise FileExistsError(f"evaluate: {folder} exists and was not written by Segmentation.evaluate, which "
                                       f"rebuilds it on every call; give evaluate another output_dir")
         # a summary.json of another's (output_dir=the run folder) is not deleted below; the refusals name
         # this method's output_dir: "--output", the command line's flag, was never given here
@@ -951,7 +952,10 @@ class Segmentation:
             raise ConfigError(f"Segmentation.load: an empty path {directory!r}; give the folder of a saved or "
                               f"exported model")
         directory = Path(directory).expanduser()  # "~" as the command line reads it
-        config = read_export_config(directory)  # a broken or foreign export fails here, naming the file
+        try:  # a broken or foreign export fails here, naming the file
+            config = read_export_config(directory)
+        except (FileNotFoundError, DataError) as error:  # said by load, as its other errors; bare until the 91st
+            raise type(error)(f"Segmentation.load: {error}") from None
         # What the dataset decides (channels, classes, UNETR's img_size) is left to fit, so that
         # fit(..., init_from=None) can build the same design for another dataset.
         design = {key: value for key, value in config["model"]["args"].items() if key not in SET_BY_THE_RUN}
@@ -1365,7 +1369,7 @@ def _launch_precision(precision: str | None) -> str:
     if precision is None:
         return launched or "no"
     if launched is not None and launched != MIXED_PRECISION[precision]:
-        raise ConfigError(f"Segmentation(precision={precision!r}), but the launch asks for mixed_precision "
+        raise ConfigError(f"fit: Segmentation(precision={precision!r}), but the launch asks for mixed_precision "
                           f"{launched!r} (ACCELERATE_MIXED_PRECISION): give it once, either by leaving "
                           f"precision out or by launching with --mixed_precision {MIXED_PRECISION[precision]}")
     return MIXED_PRECISION[precision]

@@ -165,7 +165,8 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     # A predictions folder that evaluate did not write (accelerated-seg predict's, say) is not deleted.
     (tmp_path / "mine" / "predictions").mkdir(parents=True)
     (tmp_path / "mine" / "predictions" / "case.nii.gz").write_bytes(b"the user's")
-    with pytest.raises(FileExistsError, match="not written by Segmentation.evaluate"):
+    with pytest.raises(FileExistsError, match=r"^evaluate: .*mine.predictions exists and was not written by "
+                                              r"Segmentation.evaluate"):
         model.evaluate(fewer, output_dir=tmp_path / "mine")
     assert (tmp_path / "mine" / "predictions" / "case.nii.gz").read_bytes() == b"the user's"
     # A dataset the model cannot be scored on is refused before any prediction (twenty-ninth session):
@@ -308,7 +309,7 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
     with pytest.raises(ConfigError, match=r"^predict: tta=True: name the flips instead: 'axes' .* 'all' .* or 'none'"):
         model.predict(volume, tta=True)
     # A warning about the input names it as the caller gave it, not the temporary file behind it
-    with pytest.warns(UserWarning, match=r"^the array: a single slice") as seen:
+    with pytest.warns(UserWarning, match=r"^predict: the array: a single slice") as seen:
         model.predict(volume[..., :1], affine=np.diag([2.0, 2.0, 2.0, 1.0]))
     assert not any("input_0000" in str(w.message) for w in seen)
     assert seen[0].filename == __file__  # the caller's line, so Python's default says it once for a loop
@@ -385,6 +386,20 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
         Segmentation.load(saved, model="unet")
     with pytest.raises(ConfigError, match="Segmentation.load: an empty path ''"):
         Segmentation.load("")
+
+
+def test_segmentation_loads_refusals_of_a_folder_name_the_method(tmp_path):
+    """No export there, or a damaged config.json: said bare, without the method's name its other refusals
+    carry, until the ninety-first session."""
+    from accelerated_seg.data.errors import DataError
+
+    with pytest.raises(FileNotFoundError, match=f"^Segmentation.load: {re.escape(str(tmp_path))}.*config.json is "
+                                                f"missing"):
+        Segmentation.load(tmp_path)
+    (tmp_path / "config.json").write_text("{not json")
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    with pytest.raises(DataError, match=r"^Segmentation.load: .*config.json is not valid JSON"):
+        Segmentation.load(tmp_path)
 
 
 def test_an_epoch_is_counted_with_the_batch_training_resolves(tiny_dataset, tmp_path):
@@ -657,7 +672,7 @@ def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(
     assert not (tmp_path / "fp16").exists()
 
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")  # as accelerate launch sets it
-    with pytest.raises(ConfigError, match=r"Segmentation\(precision='bf16'\), but the launch asks for "
+    with pytest.raises(ConfigError, match=r"^fit: Segmentation\(precision='bf16'\), but the launch asks for "
                                           r"mixed_precision 'no'.*--mixed_precision bf16"):
         Segmentation("unet", output_dir=str(tmp_path / "clash"), precision="bf16", **tiny).fit(data, steps=1)
     assert not (tmp_path / "clash").exists()
