@@ -33,7 +33,7 @@ from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
 from . import launcher_death
 from .launcher_death import launcher_gone, set_parent_death_signal
-from .model_folders import LAYOUT_FILE, STEP_DIR, complete_checkpoints
+from .model_folders import LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints
 from .ranks import on_every_rank, on_main
 from .strategy import checkpoint_layout
 
@@ -54,15 +54,17 @@ class CheckpointNotSaved(RuntimeError):
     what is free there, and which whole checkpoint a resume continues from."""
 
 
-def not_saved(error: Exception, what: str, folder: Path, checkpoints_dir: Path) -> CheckpointNotSaved:
-    """``what`` (the checkpoint step_N, the export model/) could not be written into ``folder``."""
+def not_saved(error: Exception, what: str, folder: Path, checkpoints_dir: Path,
+              names: Names = Names()) -> CheckpointNotSaved:
+    """``what`` (the checkpoint step_N, the export model/) could not be written into ``folder``; ``names``: how
+    the caller resumes (``FIT_NAMES`` for fit)."""
     try:
         free = f"{shutil.disk_usage(folder).free / 2**30:.1f} GiB free there"
     except OSError:
         free = "its free space unknown"
     saved = complete_checkpoints(checkpoints_dir) if checkpoints_dir.is_dir() else []
     where = (f"the newest whole checkpoint, {saved[-1]}, is untouched: make room (or make the folder writable) and "
-             f"run the same command with --train.resume=latest (resume='latest' from Python) to continue from it"
+             f"{names.resume_again} to continue from it"
              if saved else "no whole checkpoint was saved before it: make room (or make the folder writable) and "
              "start again")
     # torch's own message for a full disk names neither the file nor the cause ("unexpected pos 39616 vs
@@ -71,32 +73,35 @@ def not_saved(error: Exception, what: str, folder: Path, checkpoints_dir: Path) 
                               f"({type(error).__name__}: {error}); {free}. {where}")
 
 
-def _every_ranks_files_there(partial: Path, processes: int) -> None:
+def _every_ranks_files_there(partial: Path, processes: int, folder: str = Names.folder) -> None:
     """Refuse a checkpoint that lacks another rank's files as the main process sees the folder.
 
     Each rank writes its own random states into the checkpoint folder; a node whose train.output_dir
     was a folder of its own wrote them there, and the run went on saving checkpoints that lacked them
-    (a resume then only logged "Could not load random states", sixty-ninth session).
+    (a resume then only logged "Could not load random states", sixty-ninth session). ``folder``: the
+    run folder's setting as the caller names it (``Names.folder``; a fit was told of train.output_dir until
+    the ninety-first session).
     """
     from accelerate.utils.constants import RNG_STATE_NAME
 
     missing = [rank for rank in range(processes) if not (partial / f"{RNG_STATE_NAME}_{rank}.pkl").is_file()]
     if missing:
         raise ConfigError(f"the checkpoint {partial.name} lacks the files of rank(s) "
-                          f"{', '.join(map(str, missing))}, which they wrote into train.output_dir as they see it: "
-                          f"train.output_dir must be one folder that every node sees (a shared filesystem), not "
+                          f"{', '.join(map(str, missing))}, which they wrote into {folder} as they see it: "
+                          f"{folder} must be one folder that every node sees (a shared filesystem), not "
                           f"a folder of each node's own")
 
 
 def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last: int, config_yaml: str,
-                        records: dict[str, dict] | None = None) -> Path:
+                        records: dict[str, dict] | None = None, names: Names = Names()) -> Path:
     """Save the full training state as ``checkpoints_dir/step_<step>``; keep the newest ``keep_last``.
 
     Beside accelerate's files go the run's ``config.yaml`` and ``records``, JSON files by name: train
     saves what its weights were trained on (``PREPROCESSING_FILE``, ``check_resume_preprocessing``),
     the cases it trained and validated on (``SPLIT_FILE``, ``check_resume_split``) and what exporting
     it needs (``EXPORT_DESCRIPTION_FILE``, ``checkpoint_export``); fit, which has no config.yaml, the
-    settings its trackers were given (``FIT_SETTINGS_FILE``, ``fit_settings_changed``).
+    settings its trackers were given (``FIT_SETTINGS_FILE``, ``fit_settings_changed``). ``names``: how the
+    refusals name the caller's ways on (``FIT_NAMES`` for fit).
     """
     final = checkpoints_dir / f"step_{step}"
     partial = checkpoints_dir / f".step_{step}.partial"
@@ -105,13 +110,16 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     # the others in the barrier that followed (gloo: "Connection closed by peer" after our message;
     # NCCL: its timeout), the seventy-third session's review.
 
+    def not_written(error: Exception) -> CheckpointNotSaved:
+        return not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir, names)
+
     def make_the_folder():
         for stale in _hidden_checkpoints(checkpoints_dir):  # left over from runs killed while saving or rotating
             shutil.rmtree(stale, ignore_errors=True)
         try:  # a folder gone read-only: a traceback before the seventy-second session
             partial.mkdir(parents=True)
         except OSError as error:
-            raise not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
+            raise not_written(error) from error
 
     def write_the_state():
         try:
@@ -119,7 +127,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
         # the hidden .partial stays; the next save removes it. SafetensorError: a full disk while the
         # weights were written (no OSError: a traceback before the seventy-third session)
         except (OSError, RuntimeError, SafetensorError) as error:
-            raise not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
+            raise not_written(error) from error
 
     def describe_and_flush_it():
         try:
@@ -139,7 +147,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
             # before the main process renames the folder into place: see files.py.
             sync_folder(partial)
         except (OSError, RuntimeError) as error:  # a full disk while the text files were written
-            raise not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
+            raise not_written(error) from error
 
     def name_it_and_rotate():
         # The same step saved by an earlier attempt is replaced. Every folder is renamed out of the
@@ -150,7 +158,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
             partial.rename(final)  # atomic on one filesystem: from here on the checkpoint exists whole
             sync_directory(checkpoints_dir)
         except OSError as error:
-            raise not_saved(error, f"the checkpoint {final.name}", checkpoints_dir, checkpoints_dir) from error
+            raise not_written(error) from error
         if replaced is not None:
             shutil.rmtree(replaced)
         # The one just written is never rotated away, even where higher-numbered folders are left
@@ -168,7 +176,7 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
     on_every_rank(accelerator, describe_and_flush_it)
     processes = accelerator.state.num_processes
     if processes > 1:  # and they are where the main process renames them (a collective)
-        on_main(accelerator, lambda: _every_ranks_files_there(partial, processes))
+        on_main(accelerator, lambda: _every_ranks_files_there(partial, processes, names.folder))
     on_main(accelerator, name_it_and_rotate)
     return final
 

@@ -26,7 +26,7 @@ from .checkpoint import not_saved
 from .config import is_whole_number
 from .data.errors import DataError
 from .files import replace_folder, sync_folder, with_the_usual_mode
-from .model_folders import read_export_json
+from .model_folders import Names, read_export_json
 from .models import ModelSpec, build_from_spec
 from .ranks import on_main
 
@@ -39,12 +39,13 @@ EXPORT_KEYS = ("in_channels", "num_classes", "patch_size")
 
 
 def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out_dir: Path, *,
-                 aliases: dict[str, str], step: int) -> Path | None:
+                 aliases: dict[str, str], step: int, names: Names = Names()) -> Path | None:
     """Write ``model.safetensors`` + ``config.json`` for the plain network; call on every rank.
 
     ``step``: the optimizer step of these weights, recorded in ``config.json``.
 
     ``spec`` None (a user's own network, ``train.fit``): ``config.json`` names only its class.
+    ``names``: how a failed write's message says to resume (``FIT_NAMES`` for fit).
     ``aliases``: ``shared_tensor_names`` of the network before ``prepare``. Not of the prepared one:
     under FSDP1 the units nested inside the root stay wrapped after ``unwrap_model``, and their
     state-dict hooks all-gather, which the main process alone would start while the others wait.
@@ -68,7 +69,7 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
             return None
         except (OSError, SafetensorError) as error:  # a full disk: safetensors' traceback before the 72nd session
             raise not_saved(error, f"the export {out_dir.name}/ (an earlier one there is kept)", out_dir.parent,
-                             out_dir.parent / "checkpoints") from error
+                             out_dir.parent / "checkpoints", names) from error
         return out_dir
 
     # on_main: a failed write raises on every rank, not on the main one alone while the others wait

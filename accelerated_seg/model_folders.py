@@ -39,12 +39,18 @@ class Names:
     # before a setting's name where the message names one (resume, keep_last): fit's and the estimator's are
     # keywords; until the ninety-first session a fit was told of train.resume and train.keep_last
     prefix: str = "train."
+    # the way on after a stop or a failed save (a Ctrl-C, a full disk); until the ninety-first session a fit's
+    # failed save said the command line's
+    resume_again: str = "run the same command with --train.resume=latest (resume='latest' from Python)"
+    rate: str = "optim.lr"  # what to lower when the loss stays non-finite: fit's is its optimizer's own
 
 
 FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
-                  folder="fit's checkpoint_dir", prefix="")
+                  folder="fit's checkpoint_dir", prefix="", resume_again="call fit again with resume='latest'",
+                  rate="the lr of the optimizer given to fit")
 ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
-                        overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="")
+                        overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="",
+                        resume_again="call fit(..., resume='latest') again", rate="lr")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

@@ -322,9 +322,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             _stop_loading(loop)
         if loop.last_saved != loop.progress.step:
             save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, loop.config_yaml,
-                                loop.records)
+                                loop.records, loop.names)
         if not preempted:
-            export_model(accelerator, model, None, {}, out / "model", aliases=aliases, step=loop.progress.step)
+            export_model(accelerator, model, None, {}, out / "model", aliases=aliases, step=loop.progress.step,
+                         names=loop.names)
         end_run(accelerator)
         return {"step": loop.progress.step, "preempted": preempted, "output_dir": str(out),
                 "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
@@ -346,11 +347,9 @@ def _saying_where_to_resume_after_ctrl_c(loop: Loop):
         exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
         names = loop.names
         # the command line's words, and fit's keywords for the estimator, which trains through train
-        resume, overwrite = ((f"call fit again with {names.resume}", names.overwrite) if names == FIT_NAMES else
-                             (f"run the same command with {names.resume} (resume='latest' from Python)",
-                              f"{names.overwrite} (overwrite=True from Python)"))
+        overwrite = names.overwrite if names == FIT_NAMES else f"{names.overwrite} (overwrite=True from Python)"
         unsaved = f"no checkpoint was saved yet ({names.prefix}save_every), so a new run starts over"
-        where = (f"the newest whole checkpoint is {saved[-1]}: {resume} to continue from it" if saved else
+        where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
                  f"{unsaved}: {exported} is kept, which a new run there replaces with {overwrite}"
                  if exported else unsaved)
         loop.accelerator.print(f"\ninterrupted (Ctrl-C) after step {loop.progress.step}; {where}")
@@ -471,7 +470,7 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
                     model.train()
                 if settings.save_every and progress.step % settings.save_every == 0:
                     save_training_state(accelerator, loop.checkpoints_dir, progress.step, settings.keep_last,
-                                        loop.config_yaml, loop.records)
+                                        loop.config_yaml, loop.records, loop.names)
                     loop.last_saved = progress.step
             if progress.step >= settings.max_steps or preempted:
                 break
@@ -481,7 +480,8 @@ def run_loop(loop: Loop, signals: PreemptionSignals | None = None) -> bool:
 
 def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
     """Drop this step's gradients and say so; ``in_a_row`` + 1, or ``TrainingDiverged`` at
-    ``train.max_nonfinite_steps`` skipped steps in a row."""
+    ``train.max_nonfinite_steps`` skipped steps in a row (fit's words, ``loop.names``, for fit: it was told of
+    train.save_every and optim.lr until the ninety-first session)."""
     loop.optimizer.zero_grad(set_to_none=True)
     in_a_row += 1
     loop.accelerator.print(f"step {loop.progress.step}: {why}, step skipped "
@@ -489,9 +489,9 @@ def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
     if in_a_row >= loop.settings.max_nonfinite_steps:
         saved = complete_checkpoints(loop.checkpoints_dir)
         where = (f"the last good checkpoint is kept in {saved[-1]}" if saved else
-                 "no checkpoint was saved before (train.save_every)")
+                 f"no checkpoint was saved before ({loop.names.prefix}save_every)")
         raise TrainingDiverged(f"the loss or the gradients were non-finite for {in_a_row} optimizer steps in a row; "
-                               f"{where}. Lower optim.lr or check the data.")
+                               f"{where}. Lower {loop.names.rate} or check the data.")
     return in_a_row
 
 

@@ -113,6 +113,21 @@ def read_only_below(monkeypatch, folder) -> None:
     monkeypatch.setattr(os, "open", os_open_read_only)
 
 
+def checkpoint_folder_read_only(monkeypatch, step: int) -> None:
+    """The checkpoint ``step_<step>``'s folder cannot be made, as in a ``checkpoints/`` gone read-only (EROFS);
+    every other folder can."""
+    import errno
+
+    real_mkdir = Path.mkdir
+
+    def read_only_at_that_step(self, *args, **kwargs):
+        if self.name == f".step_{step}.partial":
+            raise OSError(errno.EROFS, "Read-only file system", str(self))
+        return real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only_at_that_step)
+
+
 def label_replaced_while_read(monkeypatch, label: Path) -> None:
     """The cache build's reading of a case replaces ``label`` (a sync of the dataset beside the build)
     with a new file of the same bytes, once the old one has been read."""

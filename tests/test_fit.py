@@ -730,3 +730,59 @@ def test_wandb_and_mlflow_runs_are_named_after_the_run_folder_and_wandb_writes_i
     monkeypatch.setenv("WANDB_DIR", str(tmp_path / "scratch"))  # the user's environment is not overridden
     fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "second", progress_bar=False)
     assert asked["init_kwargs"]["wandb"] == {"name": "second"}
+
+
+class _Overriding:
+    """``real`` with the attributes ``overrides`` names replaced: a launch seen as another's by one call."""
+
+    def __init__(self, real, **overrides):
+        self._real = real
+        self.__dict__.update(overrides)
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+def test_a_fit_checkpoint_without_another_ranks_files_is_told_of_fits_checkpoint_dir(tmp_path, monkeypatch):
+    """A fit's checkpoint that lacked a rank's files said train.output_dir must be one folder (until the
+    ninety-first session)."""
+    import accelerated_seg.train as train_module
+
+    save = train_module.save_training_state  # as if saved by two ranks, one of which wrote elsewhere
+    monkeypatch.setattr(train_module, "save_training_state", lambda accelerator, *args: save(
+        _Overriding(accelerator, state=_Overriding(accelerator.state, num_processes=2)), *args))
+    with pytest.raises(ConfigError, match=r"the checkpoint .step_1.partial lacks the files of rank\(s\) 1, which "
+                                          r"they wrote into fit's checkpoint_dir as they see it: fit's checkpoint_dir "
+                                          r"must be one folder that every node sees") as refused:
+        fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "run", save_every=1, progress_bar=False)
+    assert "train." not in str(refused.value)
+
+
+def test_a_fit_checkpoint_that_cannot_be_written_says_to_call_fit_again(tmp_path, monkeypatch):
+    """A full disk or a read-only folder at a fit's checkpoint said `run the same command with
+    --train.resume=latest` (until the ninety-first session)."""
+    from accelerated_seg.checkpoint import CheckpointNotSaved
+
+    from faults import checkpoint_folder_read_only
+
+    checkpoint_folder_read_only(monkeypatch, 4)
+    run = tmp_path / "run"
+    with pytest.raises(CheckpointNotSaved, match=re.escape(
+            f"the newest whole checkpoint, {run / 'checkpoints' / 'step_2'}, is untouched: make room (or make the "
+            f"folder writable) and call fit again with resume='latest' to continue from it")) as refused:
+        fit(*_pieces(), max_steps=6, checkpoint_dir=run, save_every=2, progress_bar=False)
+    assert "train." not in str(refused.value)
+
+
+def test_a_fit_whose_loss_stays_non_finite_is_told_of_save_every_and_its_optimizers_lr(tmp_path, monkeypatch):
+    """`(train.save_every)` and `Lower optim.lr`, which fit has not: until the ninety-first session."""
+    from accelerated_seg.train import TrainingDiverged
+
+    from faults import loss_forward_with, nan_on
+
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(nan_on(set(range(1000)))))
+    with pytest.raises(TrainingDiverged, match=r"non-finite for 5 optimizer steps in a row; no checkpoint was saved "
+                                               r"before \(save_every\)\. Lower the lr of the optimizer given to fit "
+                                               r"or check the data") as refused:
+        fit(*_pieces(), max_steps=9, checkpoint_dir=tmp_path / "run", save_every=0, progress_bar=False)
+    assert "train." not in str(refused.value) and "optim." not in str(refused.value)

@@ -505,21 +505,16 @@ def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run
         tiny_config, tmp_path, monkeypatch, capsys):
     """The checkpoint's folder could not be made (read-only) and the export's weights could not be
     written (safetensors' 'No space left on device'): tracebacks before the seventy-second session."""
-    import errno
     from pathlib import Path
 
     from safetensors import SafetensorError
 
     import accelerated_seg.exported_model as exported_model
 
+    from faults import checkpoint_folder_read_only
+
     real_mkdir = Path.mkdir
-
-    def read_only_at_step_4(self, *args, **kwargs):
-        if self.name == ".step_4.partial":
-            raise OSError(errno.EROFS, "Read-only file system", str(self))
-        return real_mkdir(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "mkdir", read_only_at_step_4)
+    checkpoint_folder_read_only(monkeypatch, 4)
     run = tmp_path / "run"
     message = _error_line_of(lambda: train(tiny_config(run, train__max_steps=6, train__val_every=0)), capsys)
     assert message.startswith(f"error: saving the checkpoint step_4 into {run / 'checkpoints'} failed (OSError: "
