@@ -43,11 +43,26 @@ class Names:
     # failed save said the command line's
     resume_again: str = "run the same command with --train.resume=latest (resume='latest' from Python)"
     rate: str = "optim.lr"  # what to lower when the loss stays non-finite: fit's is its optimizer's own
+    # how a new run there replaces an interrupted one's exports: the command line's words, and the keyword's
+    # for the estimator, which trains through train
+    overwrite_again: str = "--train.overwrite=true (overwrite=True from Python)"
+    written_at_the_end: str = "the export and summary are"  # what a resume at its last step writes (fit: no summary)
+    # how a run starts from a checkpoint's weights under another launch ({checkpoint}): fit has no init_from, and
+    # the export cannot build its user's network, so until the ninety-first session a fit was sent the wrong way
+    new_run_from_the_weights: str = (
+        "accelerated-seg export {checkpoint} --output <folder>, then --train.init_from=<folder> (the optimizer and "
+        "schedule start fresh; <run>/model is the last step's weights, not necessarily this step's)")
 
 
 FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
                   folder="fit's checkpoint_dir", prefix="", resume_again="call fit again with resume='latest'",
-                  rate="the lr of the optimizer given to fit")
+                  rate="the lr of the optimizer given to fit", overwrite_again="overwrite=True",
+                  written_at_the_end="the export is",
+                  new_run_from_the_weights=(
+                      "resume it under the launch that wrote it with max_steps at its step, which trains nothing and "
+                      "exports them to <checkpoint_dir>/model, then load that model.safetensors into your network "
+                      "(safetensors.torch.load_model) and fit it into another checkpoint_dir (the optimizer starts "
+                      "fresh)"))
 ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
                         overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="",
                         resume_again="call fit(..., resume='latest') again", rate="lr")

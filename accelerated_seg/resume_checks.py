@@ -22,7 +22,7 @@ from .checkpoint_files import EXPORT_DESCRIPTION_FILE
 from .config import ConfigError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import shared_tensor_names
-from .model_folders import FIT_NAMES, LAYOUT_FILE, Names, saved_by_fit
+from .model_folders import LAYOUT_FILE, Names, saved_by_fit
 from .models import meta_network, model_spec
 from .strategy import checkpoint_layout, resume_conflict
 
@@ -44,20 +44,9 @@ def check_resume_layout(checkpoint: Path, accelerator, names: Names = Names()) -
     error, warning = resume_conflict(saved, checkpoint_layout(accelerator))
     if error:
         raise ConfigError(f"cannot resume from {checkpoint}: {error}. To continue under this launch, start a new "
-                          f"run from its weights: {_new_run_from_the_weights(checkpoint, names)}, or resume with the "
-                          f"launch that wrote it (docs/checkpoints.md).")
+                          f"run from its weights: {names.new_run_from_the_weights.format(checkpoint=checkpoint)}, or "
+                          f"resume with the launch that wrote it (docs/checkpoints.md).")
     return warning and f"WARNING: resuming from {checkpoint}: {warning}"
-
-
-def _new_run_from_the_weights(checkpoint: Path, names: Names) -> str:
-    """How a run starts from ``checkpoint``'s weights under any launch. fit has no init_from, and the export
-    cannot build the user's network: until the ninety-first session a fit was sent to --train.init_from."""
-    if names == FIT_NAMES:
-        return ("resume it under the launch that wrote it with max_steps at its step, which trains nothing and "
-                "exports them to <checkpoint_dir>/model, then load that model.safetensors into your network "
-                "(safetensors.torch.load_model) and fit it into another checkpoint_dir (the optimizer starts fresh)")
-    return (f"accelerated-seg export {checkpoint} --output <folder>, then --train.init_from=<folder> (the optimizer and "
-            f"schedule start fresh; <run>/model is the last step's weights, not necessarily this step's)")
 
 
 def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module) -> None:

@@ -346,11 +346,9 @@ def _saying_where_to_resume_after_ctrl_c(loop: Loop):
         # again was refused as "already holds a run", which "a new run starts over" had not said
         exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
         names = loop.names
-        # the command line's words, and fit's keywords for the estimator, which trains through train
-        overwrite = names.overwrite if names == FIT_NAMES else f"{names.overwrite} (overwrite=True from Python)"
         unsaved = f"no checkpoint was saved yet ({names.prefix}save_every), so a new run starts over"
         where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
-                 f"{unsaved}: {exported} is kept, which a new run there replaces with {overwrite}"
+                 f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
                  if exported else unsaved)
         loop.accelerator.print(f"\ninterrupted (Ctrl-C) after step {loop.progress.step}; {where}")
         raise
@@ -1165,9 +1163,9 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     max_steps = loop.settings.max_steps
     if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
         raise beyond_max_steps(checkpoint, step, max_steps)
-    written = "the export is" if loop.names == FIT_NAMES else "the export and summary are"  # fit writes no summary
     loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
-        f", which is {loop.names.prefix}max_steps already: nothing to train; {written} written from it"
+        f", which is {loop.names.prefix}max_steps already: nothing to train; {loop.names.written_at_the_end} "
+        f"written from it"
         if step == max_steps else ""))
     return changed
 
