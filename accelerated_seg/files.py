@@ -14,7 +14,6 @@ before renaming it into place, and the folder after (``sync_file``, ``sync_folde
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import json
@@ -79,7 +78,7 @@ def replace_files_together(folder: Path, sources: dict[str, Path]) -> None:
     the previous model's config.json, which loaded without a word (seventy-fourth session). Only a
     kill between two renames, microseconds apart, can still leave some replaced and some not.
     """
-    made = not folder.exists()
+    made = folders_to_make(folder)  # the folder and new parents: a failed save into them leaves no trace
     folder.mkdir(parents=True, exist_ok=True)
     staged: dict[str, Path] = {}
     try:
@@ -92,9 +91,7 @@ def replace_files_together(folder: Path, sources: dict[str, Path]) -> None:
     except BaseException:
         for temporary in staged.values():
             temporary.unlink(missing_ok=True)
-        if made:
-            with contextlib.suppress(OSError):
-                folder.rmdir()  # only if empty: a failed save into a new folder leaves no trace
+        remove_if_empty(made)  # until the ninety-second session a new parent (the estimator's runs/) stayed
         raise
     sync_directory(folder)
 

@@ -172,10 +172,17 @@ def test_files_replaced_together_are_all_copied_before_any_is_renamed(tmp_path, 
         return real_copy(source, target, **kwargs)
 
     monkeypatch.setattr(shutil, "copy2", full_at_the_second)
+    both = {name: sources / name for name in ("model.safetensors", "config.json")}
     with pytest.raises(OSError):
-        replace_files_together(tmp_path / "new" / "model", {name: sources / name for name in ("model.safetensors",
-                                                                                             "config.json")})
-    assert not (tmp_path / "new" / "model").exists()  # a failed save into a new folder leaves no empty folder
+        replace_files_together(tmp_path / "new" / "deeper" / "model", both)
+    # A failed save into a new folder leaves no empty folder, nor the new parents made for it (the
+    # estimator's runs/ stayed until the ninety-second session), and none that was there before is removed.
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["sources"]
+    earlier = tmp_path / "earlier"
+    earlier.mkdir()
+    with pytest.raises(OSError):
+        replace_files_together(earlier / "model", both)
+    assert earlier.is_dir() and not any(earlier.iterdir())
 
 
 def test_a_file_renamed_away_while_its_folder_is_synced_is_passed_over(tmp_path, monkeypatch):
