@@ -22,12 +22,11 @@ from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import _CHECKPO
 
 from .accelerate_workarounds import quiet_deepspeeds_cpu_guess
 from .checkpoint_files import (DEEPSPEED_WEIGHTS, EXPORT_DESCRIPTION_FILE, FSDP_FULL_WEIGHTS, FSDP_SHARDED_WEIGHTS,
-                               check_checkpoint_files, check_export_output, deepspeed_not_installed,
-                               read_export_description, weights_to_export)
+                               check_exportable, deepspeed_not_installed, gone_if_rotated_away, weights_to_export)
 from .config import ConfigError
 from .data.errors import DataError
 from .exported_model import NonFiniteWeights, shared_tensor_names, write_state_as_export
-from .model_folders import STEP_DIR, checkpoint_folder, checkpoint_gone
+from .model_folders import STEP_DIR, checkpoint_folder
 from .models import ModelSpec, build_from_spec
 
 
@@ -40,20 +39,13 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         DataError: a damaged checkpoint, or weights that are not the network it describes.
     """
     checkpoint, output = checkpoint_folder(Path(source)), Path(output)
-    check_export_output(output, checkpoint)
-    try:
-        # a file it reads cut short: one error naming it, not a loader's traceback
-        check_checkpoint_files(checkpoint, for_export=True)
-        description = read_export_description(checkpoint)
-        weights_to_export(checkpoint)  # none there, or DeepSpeed's without DeepSpeed: in the command's order
+    # Once the weights are read, the checkpoint may go: the export is of what was read.
+    with gone_if_rotated_away(checkpoint):
+        description = check_exportable(checkpoint, output)  # a file cut short: named, not a loader's traceback
         spec = ModelSpec.from_dict(description.pop("model"))
         network = _network_described(spec, checkpoint)
         aliases = shared_tensor_names(network)
         _load_into(network, aliases, _gathered_weights(checkpoint), checkpoint)
-    except (ConfigError, DataError, OSError):
-        if not checkpoint.is_dir():  # rotated away while it was read: not a damaged checkpoint
-            raise ConfigError(f"{checkpoint} {checkpoint_gone(checkpoint)}") from None
-        raise
     try:
         write_state_as_export(network.state_dict(), spec.to_dict(), description, output, aliases=aliases,
                               step=int(STEP_DIR.match(checkpoint.name).group(1)))

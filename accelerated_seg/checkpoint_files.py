@@ -11,6 +11,7 @@ safetensors by its header."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import re
@@ -145,6 +146,39 @@ def check_checkpoint_files(checkpoint: Path, whole_state: bool = False, for_expo
     raise DataError(f"checkpoint {checkpoint} is damaged: {'; '.join(damaged)}. A checkpoint is saved whole, so "
                     f"the file was cut short, changed or deleted afterwards (an interrupted copy, a full disk, a "
                     f"clean-up): {way_on}")
+
+
+def check_exportable(checkpoint: Path, output: Path) -> dict:
+    """Every refusal of an export that the file system tells, in the order ``accelerated-seg export`` gives
+    them before torch and MONAI import and ``export_checkpoint`` again: an ``output`` in the way, a file it
+    reads cut short, no export.json, no weights, DeepSpeed's without DeepSpeed. Returns the export.json.
+
+    Raises:
+        ConfigError, DataError: as check_export_output, check_checkpoint_files, read_export_description and
+            weights_to_export; a checkpoint rotated away meanwhile as ``gone_if_rotated_away``.
+    """
+    with gone_if_rotated_away(checkpoint):
+        check_export_output(output, checkpoint)
+        check_checkpoint_files(checkpoint, for_export=True)
+        description = read_export_description(checkpoint)
+        weights_to_export(checkpoint)
+        return description
+
+
+@contextlib.contextmanager
+def gone_if_rotated_away(checkpoint: Path):
+    """Whatever reading ``checkpoint`` raises is its ``checkpoint_gone`` refusal (a ConfigError) where the
+    folder is no longer there: a run still training deleted it (``train.keep_last``) after it was found.
+    The checks met a folder gone in their own words: an export, deleted between its checks, was told the
+    checkpoint had "no export.json" (saved before the forty-fifth session), was "damaged" (each file
+    missing) or held "none of the weight files", and DeepSpeed's reader raised a ValueError traceback
+    ("Unable to find 'latest' file"), until the ninety-second session."""
+    try:
+        yield
+    except Exception:  # any reader's error: none is the cause once the folder is gone
+        if not checkpoint.is_dir():
+            raise ConfigError(f"{checkpoint} {checkpoint_gone(checkpoint)}") from None
+        raise
 
 
 def check_export_output(output: Path, checkpoint: Path) -> None:

@@ -987,8 +987,7 @@ def _predict_distributed(args, options) -> int:
 def _export(args, _) -> int:
     from pathlib import Path
 
-    from .checkpoint_files import (check_checkpoint_files, check_export_output, read_export_description,
-                                   weights_to_export)
+    from .checkpoint_files import check_exportable
     from .model_folders import checkpoint_folder
 
     # None there, an --output in the way, a file of it cut short, no export.json (an older run's,
@@ -996,10 +995,7 @@ def _export(args, _) -> int:
     # MONAI import, at once rather than after the seconds their import takes, in export_checkpoint's order
     with exit_on_user_error():
         checkpoint = checkpoint_folder(Path(args.checkpoint))
-        check_export_output(Path(args.output), checkpoint)
-        check_checkpoint_files(checkpoint, for_export=True)
-        read_export_description(checkpoint)
-        weights_to_export(checkpoint)
+        check_exportable(checkpoint, Path(args.output))
         from .checkpoint_export import export_checkpoint
 
         checkpoint, output = export_checkpoint(checkpoint, args.output)

@@ -402,6 +402,59 @@ def test_a_checkpoint_rotated_away_before_or_while_it_is_read_is_said_to_be_gone
     assert not (tmp_path / "out").exists()
 
 
+def test_a_checkpoint_rotated_away_between_the_commands_checks_is_said_to_be_gone(tiny_config, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """The command checks the checkpoint before torch imports, and export_checkpoint reads it after: a run
+    still training may delete it anywhere between. Until the ninety-second session, gone after it was
+    found it "has no export.json" (saved before the forty-fifth session), gone after that "holds none of
+    the weight files", gone during the checks "is damaged" (every file missing), and DeepSpeed's gone
+    before its weights were gathered a ValueError traceback. Nothing is left at --output."""
+    import accelerated_seg.checkpoint_export as checkpoint_export
+    from accelerated_seg import checkpoint_files, model_folders
+
+    run = tmp_path / "run"
+    train(tiny_config(run, train__max_steps=2, train__val_every=0))
+    rotating, output = run / "checkpoints" / "step_3", tmp_path / "out"
+    gone = (f"error: {rotating} does not exist ({run / 'checkpoints'} holds step_2; train.keep_last keeps the newest "
+            f"checkpoints only, and a run still training deletes older ones as it saves): give one of them, or the "
+            f"run folder for its newest")
+
+    def rotated_after(real):
+        def checked_then_rotated(*args, **kwargs):
+            result = real(*args, **kwargs)
+            shutil.rmtree(rotating, ignore_errors=True)
+            return result
+        return checked_then_rotated
+
+    def rotated_before(real):
+        def rotated_then_read(*args, **kwargs):
+            shutil.rmtree(rotating, ignore_errors=True)
+            return real(*args, **kwargs)
+        return rotated_then_read
+
+    for module, name, rotated in ((model_folders, "checkpoint_folder", rotated_after),
+                                  (checkpoint_files, "check_safetensors_header", rotated_before),  # while checked
+                                  (checkpoint_files, "check_checkpoint_files", rotated_after),
+                                  (checkpoint_files, "read_export_description", rotated_after),
+                                  (checkpoint_files, "weights_to_export", rotated_after)):
+        shutil.copytree(run / "checkpoints" / "step_2", rotating)
+        with monkeypatch.context() as patched:
+            patched.setattr(module, name, rotated(getattr(module, name)))
+            with pytest.raises(SystemExit) as ended:
+                main(["export", str(rotating), "--output", str(output)])
+        assert (ended.value.code, capsys.readouterr().err.strip()) == (2, gone), name
+        assert sorted(path.name for path in tmp_path.iterdir()) == ["run"], name  # nothing at --output
+
+    pytest.importorskip("deepspeed", reason="the test extra installs DeepSpeed")
+    # DeepSpeed's checkpoint gone once checked, before its weights are gathered: its reader's ValueError
+    shutil.copytree(run / "checkpoints" / "step_2", rotating)
+    deepspeeds = rotated_before(lambda checkpoint: checkpoint_files.DEEPSPEED_WEIGHTS)
+    monkeypatch.setattr(checkpoint_export, "weights_to_export", deepspeeds)
+    with pytest.raises(ConfigError, match=re.escape(gone.removeprefix("error: "))):
+        export_checkpoint(rotating, output)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+
+
 def test_the_export_functions_are_still_found_where_they_were_before_checkpoint_py_was_split():
     # docs showed checkpoint.load_exported; user code that imports it from there must keep working
     import accelerated_seg.checkpoint as checkpoint
