@@ -25,7 +25,7 @@ from safetensors.torch import load_file, save_file
 from .checkpoint import not_saved
 from .config import is_whole_number
 from .data.errors import DataError
-from .files import replace_folder, sync_folder, with_the_usual_mode
+from .files import folders_to_make, remove_if_empty, replace_folder, sync_folder, with_the_usual_mode
 from .model_folders import Names, read_export_json
 from .models import ModelSpec, build_from_spec
 from .ranks import on_main
@@ -176,16 +176,24 @@ def expect_shared_tensors(aliases: dict[str, str]) -> None:
 
 def write_export(tensors: dict, model: dict, metadata: dict, out_dir: Path) -> None:
     """Write into a sibling temp folder, then swap it in, so readers never see half an export (nor,
-    where the filesystem can swap two folders, none)."""
+    where the filesystem can swap two folders, none). A write that fails (a full disk) leaves neither
+    the temp folder nor the parents made for it: until the ninety-second session its half-written
+    ``<out_dir>.partial/`` stayed beside where the export was to go."""
     out_dir = Path(out_dir)
     partial = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
+    new_parents = folders_to_make(partial.parent)
     partial.mkdir(parents=True)
-    save_file(tensors, str(partial / "model.safetensors"), metadata={"format": "pt"})
-    with_the_usual_mode(partial / "model.safetensors")  # save_file's is owner-only
-    config = {"format_version": EXPORT_FORMAT_VERSION, "model": model, **metadata}
-    (partial / "config.json").write_text(json.dumps(config, indent=2))
-    sync_folder(partial)  # whole on the disk before it takes the name (files.py)
+    try:
+        save_file(tensors, str(partial / "model.safetensors"), metadata={"format": "pt"})
+        with_the_usual_mode(partial / "model.safetensors")  # save_file's is owner-only
+        config = {"format_version": EXPORT_FORMAT_VERSION, "model": model, **metadata}
+        (partial / "config.json").write_text(json.dumps(config, indent=2))
+        sync_folder(partial)  # whole on the disk before it takes the name (files.py)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        remove_if_empty(new_parents)
+        raise
     replace_folder(partial, out_dir)
 
 

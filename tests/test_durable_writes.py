@@ -5,6 +5,7 @@ an empty file (files.py). The order is what matters, so the tests record fsync c
 the descriptor is open on) and renames in one list.
 """
 
+import json
 import os
 from pathlib import Path
 
@@ -183,6 +184,26 @@ def test_files_replaced_together_are_all_copied_before_any_is_renamed(tmp_path, 
     with pytest.raises(OSError):
         replace_files_together(earlier / "model", both)
     assert earlier.is_dir() and not any(earlier.iterdir())
+
+
+def test_an_export_that_fails_to_be_written_leaves_nothing_half_written(tmp_path, monkeypatch):
+    """A full disk while the weights are written: the half-written model.safetensors stayed in
+    <export>.partial/, with the parents made for it, until the ninety-second session."""
+    from accelerated_seg import exported_model
+
+    def full_disk(tensors, path, metadata=None):
+        Path(path).write_bytes(b"half a model")
+        raise OSError(28, "No space left on device")
+
+    earlier = tmp_path / "run" / "model"
+    write_export({"weight": torch.zeros(2)}, {"name": "unet", "args": {}}, {"step": 1}, earlier)
+    monkeypatch.setattr(exported_model, "save_file", full_disk)
+    for out_dir in (tmp_path / "new" / "deeper" / "model", earlier):
+        with pytest.raises(OSError, match="No space left on device"):
+            write_export({"weight": torch.ones(2)}, {"name": "unet", "args": {}}, {"step": 2}, out_dir)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+    assert sorted(path.name for path in (tmp_path / "run").iterdir()) == ["model"]  # the earlier one, whole
+    assert json.loads((earlier / "config.json").read_text())["step"] == 1
 
 
 def test_a_file_renamed_away_while_its_folder_is_synced_is_passed_over(tmp_path, monkeypatch):

@@ -536,6 +536,7 @@ def test_a_read_only_checkpoints_folder_and_a_full_disk_at_an_export_end_the_run
     assert message.startswith(f"error: saving the export model/ (an earlier one there is kept) into {run} failed "
                               f"(SafetensorError: Error while serializing:")
     assert f"the newest whole checkpoint, {run / 'checkpoints' / 'step_6'}, is untouched" in message
+    assert not (run / "model.partial").exists()  # half-written: it stayed until the ninety-second session
     monkeypatch.setattr(exported_model, "save_file", real_save_file)  # room made: the resume writes the export
     assert train(tiny_config(run, train__max_steps=6, train__val_every=0, train__resume="latest"))["step"] == 6
     assert (run / "model" / "model.safetensors").is_file() and not (run / "model.partial").exists()
