@@ -32,6 +32,7 @@ from .collector import importing_without_collection
 from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher
 from .own_warnings import said_as_lines
+from .predict_options import TTA_MODES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of INPUT: one case, one file per channel in the model's channel order")
     p.add_argument("--output", type=path_argument, required=True,
                    help="folder for <case>.nii.gz label maps, or a .nii.gz file when the input is one case")
-    p.add_argument("--tta", nargs="?", const="all", default="none", choices=_TTA_MODES,
+    p.add_argument("--tta", nargs="?", const="all", default="none", choices=TTA_MODES,
                    type=_refusing(_tta_mode, "{word} is not a mode (none, axes, all): a bare --tta takes the word "
                                              "after it as its mode; write --tta all (what a bare --tta means) before "
                                              "an input, or give --tta after the inputs"),
@@ -386,7 +387,6 @@ def path_argument(text: str) -> str:
     return os.path.expanduser(text)
 
 
-_TTA_MODES = ("none", "axes", "all")  # inference.TTA_MODES, which imports torch
 # The keyword arguments of prediction that its errors start with (PredictOptions', keep_largest's), by the flags
 # that give them: "sw_batch_size must be at least 1, got 0" named a word the command's user never typed
 _PREDICTION_FLAGS = {"sw_batch_size": "--sw-batch-size", "overlap": "--overlap", "keep_largest": "--keep-largest"}
@@ -400,7 +400,7 @@ def _in_flag_words(error: Exception) -> str:
 
 
 def _tta_mode(text: str) -> str:
-    if text not in _TTA_MODES:
+    if text not in TTA_MODES:
         raise ValueError(text)
     return text
 
@@ -863,12 +863,12 @@ def _what_training_reads(manifest) -> str:
 
 
 def _predict(args, _) -> int:
-    # The arguments, the model folders and the inputs are checked with the file system alone, before the
-    # inference stack imports (7-15 s on 2 cores): a wrong --model, or an input naming no NIfTI file (a
-    # typo, an empty folder), is refused at once.
-    from .data.errors import DataError
-    from .inference_files import expand_inputs
+    # The arguments, the model folders, the inputs and the outputs are checked with the file system alone,
+    # before the inference stack imports (7-15 s on 2 cores): a wrong --model, an input naming no NIfTI file
+    # (a typo, an empty folder), --overlap 1.5, --precision fp16 --device cpu or an --output that cannot be
+    # written is refused at once.
     from .model_folders import read_export_json
+    from .predict_options import PredictOptions
 
     if not args.model:
         print(f"error: {_missing_model(args.inputs)}", file=sys.stderr)
@@ -881,22 +881,23 @@ def _predict(args, _) -> int:
         print("error: --continue passes over the cases of INPUT... that an earlier run wrote; --input FILE... is one "
               "case: give its files as INPUT... with --output a folder, or drop --continue", file=sys.stderr)
         return 2
+    how = dict(sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta, precision=args.precision,
+               aggregate_on_cpu=args.aggregate_on_cpu, transforms_on_device=args.transforms_on_device)
     try:
-        for model_dir in args.model:
-            read_export_json(model_dir)
-        expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
-    except (FileNotFoundError, DataError) as error:
+        configs = [read_export_json(model_dir) for model_dir in args.model]
+        PredictOptions(**how)  # --overlap, --sw-batch-size: predict_cases makes them again, with the same words
+        _check_precision_on_a_named_device(args)
+        _check_outputs_before_the_imports(args, configs)  # each input's files found, the outputs they make
+    except (OSError, ValueError) as error:  # DataError is a ValueError; OSError: a model file missing, ...
         if os.environ.get("RANK", "0") == "0":  # under accelerate launch every rank stops, the main one says why
-            print(f"error: {error}", file=sys.stderr)
-        leave_for_the_launcher(str(error))
+            print(f"error: {_in_flag_words(error)}", file=sys.stderr)
+        leave_for_the_launcher(_in_flag_words(error))
         return 2
     with importing_without_collection():  # collector.py says why
         from .inference import predict_cases, predict_file
         from .inference_files import probabilities_path
 
-    options = dict(device=args.device, sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta,
-                   precision=args.precision, aggregate_on_cpu=args.aggregate_on_cpu,
-                   transforms_on_device=args.transforms_on_device,
+    options = dict(device=args.device, **how,
                    keep_largest=(args.keep_largest or True) if args.keep_largest is not None else False)
     if len(args.model) == 1:  # one model, as before; several: an ensemble (ensemble.py)
         args.model = args.model[0]
@@ -920,6 +921,59 @@ def _predict(args, _) -> int:
         print(f"error: {_in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
         return 2  # bad input or settings, as for train
     return 0
+
+
+def _check_precision_on_a_named_device(args) -> None:
+    """--precision fp16 with a --device that is no GPU: refused as predict_cases refuses it after the imports.
+    Without --device, the device is CUDA where torch finds one, which only importing torch tells; a device name
+    torch does not know is for default_device to refuse, first, after the imports, and under a launch --device
+    itself is refused there (each process takes its own)."""
+    from .predict_options import precision_refusal
+
+    if args.device is None or args.device.split(":")[0] not in ("cpu", "mps") or launched_processes() > 1:
+        return
+    if refusal := precision_refusal(args.precision, args.device):
+        raise ValueError(refusal)
+
+
+def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
+    """The inputs' files found, and in one process the outputs they make refused as predict_cases (or
+    predict_file) refuses them after the imports, with the same functions: an --output that is a file, holds
+    files predict did not write, or is where no file can be made. The inputs are grouped into cases as the
+    model's config.json says; where it says nothing sure of the channels (a hand edit, members of an ensemble
+    that differ), the outputs wait for the loading of the models, which says what is wrong.
+
+    Under a launch the outputs wait for predict_distributed, which hands one process's refusal to all: a
+    node whose folder is read-only refused here alone, and the others waited for it in their first collective.
+
+    Raises:
+        DataError: naming the input or output and what to do; nothing has been written.
+    """
+    from .inference_files import check_outputs, checked_outputs, collect_cases, expand_inputs, probabilities_path
+
+    expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
+    if launched_processes() > 1:
+        return
+    if args.input:  # predict_file's: --output is the label map's own path
+        probabilities = probabilities_path(args.output) if args.probabilities else None
+        check_outputs([Path(path) for path in args.input], [Path(args.output), probabilities])
+    elif (config := _channels_config(configs)) is not None:
+        checked_outputs(collect_cases(args.inputs, config), args.output, args.probabilities)
+
+
+def _channels_config(configs: list[dict]) -> dict | None:
+    """The models' config.json, by which the inputs are grouped into cases, where each model's says the same
+    of the channels and says it as training writes it; else None."""
+    from .config import is_whole_number
+
+    def channels(config: dict) -> tuple:
+        return config.get("in_channels"), config.get("channels")
+
+    first = configs[0]
+    if (not is_whole_number(first.get("in_channels"), 1) or not isinstance(first.get("channels") or {}, dict)
+            or any(channels(config) != channels(first) for config in configs[1:])):
+        return None
+    return first
 
 
 def _interrupted(args) -> str:

@@ -27,7 +27,6 @@ make up which case, and which outputs may be written, is ``inference_files``'s.
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from contextlib import closing
@@ -57,11 +56,11 @@ from .inference_files import (
     InputCase,
     case_key,
     check_outputs,
+    checked_outputs,
     collect_cases,
     holding_output_folder,
     home_expanded,
     label_map_descrip,
-    output_paths,
     prediction_key,
     probabilities_path,
     remove_earlier_prediction,
@@ -71,13 +70,14 @@ from .inference_files import (
 from .inference_pipeline import one_at_a_time, pipelined
 from .own_warnings import AcceleratedSegWarning
 from .postprocess import keep_largest_components, largest_component_classes
+from .predict_options import PredictOptions, mirror_axes, precision_refusal
 from .regions import Regions
 
 # --------------------------------------------------------------------------------------------------
 # The sliding window, its precision and where its output is stitched together
 # --------------------------------------------------------------------------------------------------
 
-PRECISIONS = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}
+PRECISIONS = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}  # by predict_options.PRECISION_NAMES
 
 # Share of the free GPU memory the stitched probabilities may take before they move to the CPU. The
 # rest is for the windows' activations (GBs for a 3D U-Net at 128^3 x 4 windows) and fragmentation.
@@ -141,16 +141,6 @@ def check_precision(precision: str, device: torch.device) -> None:
         warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)  # slow, not wrong
 
 
-def precision_refusal(precision: str, device: torch.device) -> str | None:
-    """Why ``check_precision`` refuses ``precision`` on ``device``, or None: for the estimator to say in
-    its method's name, before the inference, without the warning that inference gives."""
-    if precision not in PRECISIONS:
-        return f"precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}"
-    if precision == "fp16" and device.type != "cuda":
-        return (f"precision fp16 needs a CUDA GPU, but inference runs on {device}; use --precision bf16 "
-                f"(precision=\"bf16\" in Python) or fp32 on the CPU")
-    return None
-
 
 def autocast_windows(model: torch.nn.Module, precision: str, device: torch.device) -> Callable:
     """The model as a window predictor under autocast, returning float32 logits.
@@ -197,81 +187,6 @@ def aggregation_device(compute_device: torch.device, needed_bytes: int, aggregat
     if free_bytes is None:
         free_bytes = torch.cuda.mem_get_info(compute_device)[0]
     return torch.device("cpu") if needed_bytes > AGGREGATION_MEMORY_FRACTION * free_bytes else compute_device
-
-
-# --------------------------------------------------------------------------------------------------
-# Test-time augmentation: mirroring
-# --------------------------------------------------------------------------------------------------
-
-TTA_MODES = ("none", "axes", "all")
-
-
-def mirror_axes(tta: str) -> list[tuple[int, ...]]:
-    """The flips of a (B, C, X, Y, Z) batch to average over; ``()`` is the unflipped input.
-
-    ``none``: the input only. ``axes``: the input and one flip per spatial axis (4 passes).
-    ``all``: every combination of flips over the 3 spatial axes (8 passes, nnU-Net's mirroring).
-
-    Example:
-        >>> mirror_axes("axes")
-        [(), (2,), (3,), (4,)]
-    """
-    if isinstance(tta, bool):  # tta=True read as "on" and was told only that True is not a mode
-        raise ValueError(f"tta={tta}: name the flips instead: 'axes' (the input and each axis flipped, 4 passes), "
-                         f"'all' (every combination, 8 passes, nnU-Net's mirroring) or 'none'")
-    if tta not in TTA_MODES:
-        raise ValueError(f"tta {tta!r} is not known; choose one of: {', '.join(TTA_MODES)}")
-    if tta == "none":
-        return [()]
-    if tta == "axes":
-        return [(), (2,), (3,), (4,)]
-    return [axes for k in range(4) for axes in itertools.combinations((2, 3, 4), k)]
-
-
-# --------------------------------------------------------------------------------------------------
-# Options of a prediction
-# --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PredictOptions:
-    """How the network is run over a volume; none of these change what a voxel means.
-
-    Args:
-        sw_batch_size: windows per forward pass.
-        overlap: sliding-window overlap in [0, 1); 0.5 is nnU-Net's.
-        tta: mirroring test-time augmentation, one of ``TTA_MODES``.
-        precision: ``fp32``, ``bf16`` or ``fp16`` (autocast; fp16 on CUDA only).
-        aggregate_on_cpu: stitch the whole volume on the CPU while windows run on the GPU; None
-            decides per case from the free GPU memory (``aggregation_device``).
-        transforms_on_device: on a GPU, run the preprocessing after reading (reorientation,
-            resampling, crop, normalisation), the inverse onto the input's grid and the class map
-            there, so the host only reads and writes files and receives one byte per voxel rather
-            than four per class and voxel (``case_prediction``). On by default: 4.6x the cases/s of
-            the host's road on an H200 machine (docs/inference.md); False keeps them on the host.
-            On a CPU it changes nothing.
-    """
-
-    sw_batch_size: int = 4
-    overlap: float = 0.5
-    tta: str = "none"
-    precision: str = "fp32"
-    aggregate_on_cpu: bool | None = None
-    transforms_on_device: bool = True
-
-    def __post_init__(self):
-        if self.sw_batch_size < 1:
-            raise ValueError(f"sw_batch_size must be at least 1, got {self.sw_batch_size}")
-        if not 0 <= self.overlap < 1:
-            raise ValueError(f"overlap must be in [0, 1), got {self.overlap}")
-        mirror_axes(self.tta)  # raises for an unknown mode
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"precision {self.precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
-        if not isinstance(self.transforms_on_device, bool):  # "no" would be true
-            raise ValueError(f"transforms_on_device must be True or False, got {self.transforms_on_device!r}")
-        if self.aggregate_on_cpu is not None and not isinstance(self.aggregate_on_cpu, bool):  # so would this one's
-            raise ValueError(f"aggregate_on_cpu must be True, False or None (decided per case), got "
-                             f"{self.aggregate_on_cpu!r}")
 
 
 def default_device(device: str | torch.device | None) -> torch.device:
@@ -964,9 +879,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     keep = kept_whole(config, keep_largest)
     cases = collect_cases(inputs, config)
     output = home_expanded(output)
-    outputs = output_paths(cases, output)
-    written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
-    check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
+    outputs, written = checked_outputs(cases, output, probabilities)
     model.to(device)
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
     run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))

@@ -51,8 +51,8 @@ from .inference import (
     segment_cases,
     sliding_window_logits,
 )
-from .inference_files import (InputCase, check_outputs, collect_cases, holding_output_folder, home_expanded,
-                              output_paths, prediction_key, probabilities_path, remove_earlier_prediction)
+from .inference_files import (InputCase, checked_outputs, collect_cases, holding_output_folder, home_expanded,
+                              prediction_key, probabilities_path, remove_earlier_prediction)
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -225,11 +225,9 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             keep = kept_whole(config, keep_largest)
             cases = list(inputs) if given_cases else collect_cases(inputs, config)
         output = home_expanded(output)
-        outputs = output_paths(cases, output)
         # Every process, before any work: under split=windows only the main process writes, and a refusal
         # from it alone would leave the others waiting in the first reduction.
-        written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
-        check_outputs([path for case in cases for path in case.channels], written)
+        outputs, written = checked_outputs(cases, output, probabilities)
     except (ConfigError, DataError) as error:
         refusal = error
     _raise_any_refusal(refusal, accelerator.process_index)

@@ -945,6 +945,53 @@ def test_an_input_that_names_no_nifti_file_is_refused_before_the_inference_stack
     assert not (tmp_path / "out").exists()
 
 
+def test_outputs_and_settings_predict_cannot_work_with_are_refused_before_the_inference_stack_imports(scans,
+                                                                                                        tmp_path):
+    """An --output that is a file, holds a file predict did not write, lies below a file or where no file
+    can be made, and --overlap 1.5, --sw-batch-size 0 or --precision fp16 --device cpu: found with the file
+    system and the arguments alone, but refused only after torch, accelerate and MONAI had imported, 2-5 s
+    on 2 cores, until the ninety-second session. The words are those of a call from Python, after them."""
+    from refusals import run_probing_imports
+
+    model, images = export(tmp_path / "model"), scans / "imagesTr"
+    (tmp_path / "a_file").write_text("not a folder")
+    (tmp_path / "references").mkdir()
+    shutil.copy(scans / "labelsTr" / "case_000.nii.gz", tmp_path / "references" / "case_000.nii.gz")
+    out = str(tmp_path / "out")
+    refusals = (([str(images), "--output", str(tmp_path / "a_file")], f"--output {tmp_path / 'a_file'} is a file, "
+                 "not a folder; the label maps go into a folder as <case>.nii.gz"),
+                ([str(images), "--output", str(tmp_path / "references")], "case_000.nii.gz (not written by predict) "
+                 "already exists; predict replaces only its own outputs"),
+                ([str(images), "--output", str(tmp_path / "a_file" / "sub")], "a_file is a file, so the folder for "
+                 "case_000.nii.gz cannot be made; give --output a folder path"),
+                ([str(images), "--output", "/proc/accelerated_seg_predictions"], "cannot be written: no file can be "
+                 "made in /proc"),
+                (["--input", str(images / "case_000.nii.gz"), "--output", str(tmp_path / "references" /
+                                                                            "case_000.nii.gz")],
+                 "case_000.nii.gz (not written by predict) already exists"),
+                ([str(images), "--output", out, "--overlap", "1.5"], "--overlap must be in [0, 1), got 1.5"),
+                ([str(images), "--output", out, "--sw-batch-size", "0"], "--sw-batch-size must be at least 1, got 0"),
+                ([str(images), "--output", out, "--precision", "fp16", "--device", "cpu"],
+                 "precision fp16 needs a CUDA GPU, but inference runs on cpu; use --precision bf16"))
+    for args, message in refusals:
+        proc, imported = run_probing_imports("accelerated_seg.cli", "predict", "--model", str(model), *args,
+                                             module=True)
+        assert proc.returncode == 2 and proc.stderr.startswith("error: ") and message in proc.stderr, proc.stderr
+        assert proc.stderr.count("error: ") == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert imported == [], (args, imported)
+    assert not Path(out).exists() and sorted(p.name for p in (tmp_path / "references").iterdir()) == [
+        "case_000.nii.gz"]
+    # A Python caller meets the same refusals, in the same words, after the imports.
+    with pytest.raises(DataError, match="is a file, not a folder; the label maps go into a folder"):
+        predict_cases(model, [images], tmp_path / "a_file")
+    with pytest.raises(DataError, match=r"\(not written by predict\) already exists"):
+        predict_file(model, images / "case_000.nii.gz", tmp_path / "references" / "case_000.nii.gz")
+    with pytest.raises(ValueError, match=re.escape("overlap must be in [0, 1), got 1.5")):
+        predict_cases(model, [images], out, overlap=1.5)
+    with pytest.raises(ValueError, match="precision fp16 needs a CUDA GPU, but inference runs on cpu"):
+        predict_cases(model, [images], out, precision="fp16", device="cpu")
+
+
 def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(scans, tmp_path, capsys):
     """Each was an OSError traceback (errno 17, 20 or 21) after the inference, and a folder in the way of
     the second case's probabilities left the first cases written."""

@@ -130,3 +130,28 @@ def test_a_folder_of_case_folders_says_which_pattern_reaches_the_scans(tmp_path)
     with pytest.raises(DataError, match=r"holds no .nii/.nii.gz file itself, but its subfolders hold 2 .*"
                                         r"give them as a quoted pattern such as '.*/data/\*/image.nii.gz'"):
         expand_inputs([tmp_path / "data"])
+
+
+def test_whether_predict_wrote_a_file_is_read_once_while_the_file_stays_as_it_is(tmp_path, monkeypatch):
+    """The command line checks the outputs before the inference stack imports and predict_cases again after
+    (ninety-second session): each existing label map was read and digested twice, 1.5 s each for a
+    512x512x300 one on 2 cores. A file written again is read again."""
+    import accelerated_seg.inference_files as inference_files
+    from accelerated_seg.inference_files import label_map_descrip, written_by_predict
+
+    labels = np.zeros((4, 4, 4), np.uint8)
+    labels[1, 1, 1] = 2
+
+    def save(values):
+        image = nib.Nifti1Image(values, np.eye(4))
+        image.header["descrip"] = label_map_descrip(labels)
+        nib.save(image, tmp_path / "case.nii.gz")
+
+    save(labels)
+    reads = []
+    monkeypatch.setattr(inference_files.nib, "load", lambda path: reads.append(path) or nib.loadsave.load(path))
+    assert written_by_predict(tmp_path / "case.nii.gz") is None and written_by_predict(tmp_path / "case.nii.gz") is None
+    assert len(reads) == 1
+    save(labels + 1)  # corrected by hand, its header kept
+    assert written_by_predict(tmp_path / "case.nii.gz") == "changed since predict wrote it" and len(reads) == 2
+    assert written_by_predict(tmp_path / "missing.nii.gz") == "not written by predict"
