@@ -583,7 +583,7 @@ def _synth(args, _) -> int:
 def _check(args, _) -> int:
     """Exit 1 when the dataset has problems, as a linter does when it finds some: finding them is the
     command's work, not a misuse of it."""
-    from .config import Config, ConfigError, load_config
+    from .config import Config, ConfigError, load_config, setting_value
     from .data.checks import check_as_configured
     from .data.class_presence import stored_class_presence_warnings
     from .data.errors import DataError
@@ -598,7 +598,10 @@ def _check(args, _) -> int:
     try:  # the command's misuse (exit 2), not a finding
         # A CSV's classes live in the experiment's data.labels: without them, check could only refuse
         # every value above 1 of a dataset that training reads (sixty-seventh session).
-        # --labels goes through the override that training reads (--data.labels=...): one parser, one check
+        # --labels goes through the override that training reads (--data.labels=...): one parser, one check;
+        # read first as --labels, so that its YAML's refusal names the option given
+        if args.labels is not None:
+            setting_value(args.labels, "--labels (data.labels)")
         overrides = [f"--data.labels={args.labels}"] if args.labels is not None else []
         cfg = load_config(args.config, overrides) if args.config is not None or overrides else Config()
         if args.config is not None:  # the experiment's network and patch, which training refuses before the data

@@ -247,6 +247,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
                               f"experiment's YAML, or leave --config out for the defaults")
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping of sections (data, model, optim, train)")
+        _refuse_keys_joined_to_values(raw, str(path))
         try:  # the file alone first, so a key or value it gets wrong is reported with its name
             _build(Config, copy.deepcopy(raw), prefix="")
         except ConfigError as error:
@@ -257,8 +258,7 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
         key, value = _split_override(item)
         # An empty value of a path is the empty path, not YAML's null: `--train.output_dir=` (an unset
         # "$OUT") read "must be str, got None" rather than check_values' empty-path error
-        parsed = "" if key in _PATHS and not value.strip() else _parse_yaml(
-            value, f"override {item!r}: the value is not valid YAML")
+        parsed = "" if key in _PATHS and not value.strip() else setting_value(value, f"override {item!r}")
         _set_dotted(raw, key, parsed)
         overridden.add(key)
     if "model.name" in overridden and "model.args" not in overridden and _network_of(raw) != file_network:
@@ -309,6 +309,60 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def is_whole_number(value, minimum: int) -> bool:
     """An int or NumPy integer (not a bool, a float or a string) of at least ``minimum``."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= minimum
+
+
+def setting_value(text: str, where: str) -> Any:
+    """A setting's value as a command line gives it (an override's, check's --labels), read as YAML.
+
+    Raises:
+        ConfigError: ``where``, then what is wrong: not YAML, or a mapping's key joined to its value.
+    """
+    value = _parse_yaml(text, f"{where}: the value is not valid YAML")
+    _refuse_keys_joined_to_values(value, where)
+    return value
+
+
+# A key that YAML read as one with its value: it ends a key at a colon only where a space follows.
+_JOINED_TO_ITS_VALUE = re.compile(r":\S")
+
+
+def _refuse_keys_joined_to_values(value: Any, where: str) -> None:
+    """Refuse ``{0:background}``, which YAML reads as ``{"0:background": null}``: "keys must be label values
+    ... got ['0:background']" came only when the dataset was read, and said nothing of the colon (a
+    user-journey probe of check --labels, ninety-second session). Whatever the setting: a key of one of
+    ours holds no colon.
+
+    Raises:
+        ConfigError: naming the key and the mapping as it was meant, a space after each colon.
+    """
+    if isinstance(value, list):
+        for item in value:
+            _refuse_keys_joined_to_values(item, where)
+        return
+    if not isinstance(value, dict):
+        return
+    joined = [key for key, item in value.items()
+              if item is None and isinstance(key, str) and _JOINED_TO_ITS_VALUE.search(key)]
+    if joined:
+        raise ConfigError(f"{where}: {joined[0]!r} reads as one key with no value, since YAML ends a key only at "
+                          f"a colon followed by a space: put a space after the colon, {_as_meant(value)}")
+    for item in value.values():
+        _refuse_keys_joined_to_values(item, where)
+
+
+def _as_meant(mapping: dict) -> str:
+    """A mapping with its joined keys split at their colon, in YAML's flow style: ``{0: background}``."""
+    meant = {}
+    for key, item in mapping.items():
+        if item is None and isinstance(key, str) and _JOINED_TO_ITS_VALUE.search(key):
+            name, rest = key.split(":", 1)
+            try:
+                meant.update(yaml.safe_load(f"{{{name}: {rest}}}"))
+                continue
+            except (yaml.YAMLError, TypeError, ValueError):  # shown as written, the space added
+                key, item = f"{name}: {rest}", None
+        meant[key] = item
+    return yaml.safe_dump(meant, default_flow_style=True, sort_keys=False, width=math.inf).strip()
 
 
 def _parse_yaml(text: str, what: str) -> Any:

@@ -526,7 +526,13 @@ def test_the_check_command_reads_the_data_as_an_experiments_config_does(tmp_path
     assert main(["check", "--config", str(config), "--labels", "{0: background, 1: a}"]) == 1  # over the config's
     assert "label values [2] are not declared" in capsys.readouterr().err
     assert main(["check", str(table), "--labels", "{0: background, 1: a"]) == 2  # its YAML: a usage error
-    assert "data.labels" in capsys.readouterr().err
+    assert "error: --labels (data.labels): the value is not valid YAML" in capsys.readouterr().err
+    # {0:background} is {"0:background": null} to YAML: refused as keys that are no label values, without a
+    # word of the colon, until the ninety-second session
+    assert main(["check", str(table), "--labels", "{0:background, 1: a, 2:b}"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --labels (data.labels): '0:background' reads as one key with no value, since YAML ends a key only "
+        "at a colon followed by a space: put a space after the colon, {0: background, 1: a, 2: b}\n")
     assert main(["check"]) == 2
     assert "give the DATASET to check, or --config" in capsys.readouterr().err
     config.write_text("data:\n  labelz: 3\n")

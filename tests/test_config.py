@@ -178,6 +178,26 @@ def test_a_merged_key_may_be_overridden_and_an_override_value_may_not_repeat_a_k
         load_config(None, ["--model.args={channels: [4, 8], channels: [8, 16]}"])
 
 
+def test_a_key_joined_to_its_value_by_a_colon_without_a_space_is_one_error_saying_where_the_space_goes(tmp_path):
+    """YAML reads {0:background} as {"0:background": null}: the labels were refused only when the dataset
+    was read, as keys that are no label values, without a word of the colon (ninety-second session)."""
+    with pytest.raises(ConfigError, match=re.escape(
+            "override '--data.labels={0:background, 1: liver}': '0:background' reads as one key with no value, "
+            "since YAML ends a key only at a colon followed by a space: put a space after the colon, "
+            "{0: background, 1: liver}")):
+        load_config(None, ["--data.labels={0:background, 1: liver}"])
+    with pytest.raises(ConfigError, match=re.escape("'init_filters:8' reads as one key with no value")):
+        load_config(None, ["--model.args={init_filters:8}"])  # any mapping of ours, as deep as it lies
+    path = tmp_path / "experiment.yaml"
+    path.write_text("data:\n  labels: {0: background, left kidney:2}\n")
+    with pytest.raises(ConfigError, match="^" + re.escape(
+            f"{path}: 'left kidney:2' reads as one key with no value, since YAML ends a key only at a colon "
+            f"followed by a space: put a space after the colon, {{0: background, left kidney: 2}}") + "$"):
+        load_config(path)
+    assert load_config(None, ["--data.labels={0: background, 1: liver}"]).data.labels == {0: "background",
+                                                                                        1: "liver"}
+
+
 def test_a_config_file_that_is_not_utf8_is_one_error_naming_it(tmp_path):
     path = tmp_path / "utf16.yaml"  # an editor's "Unicode": UnicodeDecodeError's traceback before
     path.write_bytes("train: {max_steps: 3}\n".encode("utf-16"))
