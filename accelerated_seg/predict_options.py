@@ -67,11 +67,11 @@ class PredictOptions:
         tta: mirroring test-time augmentation, one of ``TTA_MODES``.
         precision: ``fp32``, ``bf16`` or ``fp16`` (autocast; fp16 on CUDA only).
         aggregate_on_cpu: stitch the whole volume on the CPU while windows run on the GPU; None
-            decides per case from the free GPU memory (``aggregation_device``).
+            decides per case from the free GPU memory (``inference.aggregation_device``).
         transforms_on_device: on a GPU, run the preprocessing after reading (reorientation,
             resampling, crop, normalisation), the inverse onto the input's grid and the class map
             there, so the host only reads and writes files and receives one byte per voxel rather
-            than four per class and voxel (``case_prediction``). On by default: 4.6x the cases/s of
+            than four per class and voxel (``inference.case_prediction``). On by default: 4.6x the cases/s of
             the host's road on an H200 machine (docs/inference.md); False keeps them on the host.
             On a CPU it changes nothing.
     """
