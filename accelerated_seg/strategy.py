@@ -11,7 +11,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from accelerate.utils import DistributedType, patch_environment
+from accelerate.utils import DistributedType, parse_flag_from_env, patch_environment
 
 from .config import ConfigError
 from .launch_env import launched_processes
@@ -34,12 +34,42 @@ def requested_strategy() -> str | None:
 
 
 def strategy_in_effect(accelerator) -> str:
+    """What runs, as the run prints and records it (run_info.json, each checkpoint's strategy.json); where
+    the launch asked for FSDP or DeepSpeed and accelerate runs something else, it says so and why."""
+    line = _what_runs(accelerator)
+    if requested := _fallen_back_from(accelerator):
+        line += f", in place of {requested}, {_why_not_in_effect(requested)}"
+    return line
+
+
+def _what_runs(accelerator) -> str:
     state = accelerator.state
     name = _SHARDED.get(state.distributed_type)
     if name is None:
-        name = "DDP" if state.num_processes > 1 else "single process"
-    return f"{name} ({state.distributed_type.value}) on {state.num_processes} process(es), device {accelerator.device}, " \
-           f"mixed precision {accelerator.mixed_precision}" + "".join(f", {detail}" for detail in _sharding(state))
+        # accelerate wraps a MULTI_CPU model in DDP whatever the number of processes: a DeepSpeed or ddp.yaml
+        # launch of one process under ACCELERATE_USE_CPU trains a DDP of one gloo rank (it said "single
+        # process (MULTI_CPU)", a probe of the ninety-second session); MULTI_GPU wraps from two processes
+        name = "DDP" if state.num_processes > 1 or state.distributed_type == DistributedType.MULTI_CPU \
+            else "single process"
+    return f"{name} ({state.distributed_type.value}) on {state.num_processes} process(es), " \
+           f"device {accelerator.device}, mixed precision {accelerator.mixed_precision}" \
+           + "".join(f", {detail}" for detail in _sharding(state))
+
+
+def _fallen_back_from(accelerator) -> str | None:
+    """The sharded strategy the launch asked for where accelerate runs another, else None."""
+    requested = requested_strategy()
+    return requested if requested and _SHARDED.get(accelerator.state.distributed_type) != requested else None
+
+
+def _why_not_in_effect(requested: str) -> str:
+    """Why accelerate set up no ``requested`` (accelerate 1.15's AcceleratorState: FSDP on GPUs alone,
+    DeepSpeed in a launch's processes (LOCAL_RANK) whose Accelerator is not ``cpu``)."""
+    if requested == "FSDP":
+        return "which accelerate enables only on GPUs"
+    if parse_flag_from_env("ACCELERATE_USE_CPU"):
+        return "which accelerate does not set up under ACCELERATE_USE_CPU=true"
+    return "which accelerate sets up only in the processes of accelerate launch, and not for Accelerator(cpu=True)"
 
 
 def _sharding(state) -> list[str]:
@@ -279,13 +309,15 @@ def join_deepspeed_ranks_over_gloo() -> bool:
 
 def fallback_warning(accelerator) -> str | None:
     """A message when the launch asked for a sharded strategy that is not in effect, else None."""
-    requested = requested_strategy()
-    if requested and _SHARDED.get(accelerator.state.distributed_type) != requested:
-        return (f"the accelerate config asked for {requested}, but it is NOT in effect: running "
-                f"{strategy_in_effect(accelerator)}. accelerate enables FSDP only on GPUs, and DeepSpeed not "
-                f"under ACCELERATE_USE_CPU; memory savings and sharded checkpoints of {requested} do not apply "
-                f"to this run.")
-    return None
+    requested = _fallen_back_from(accelerator)
+    if requested is None:
+        return None
+    # DeepSpeed needs no GPU: without ACCELERATE_USE_CPU it runs on CPU processes (tests/test_deepspeed_cpu.py)
+    remedy = (" Launch without ACCELERATE_USE_CPU to run DeepSpeed on the CPU."
+              if requested == "DeepSpeed" and parse_flag_from_env("ACCELERATE_USE_CPU") else "")
+    return (f"the accelerate config asked for {requested}, but it is NOT in effect: running "
+            f"{strategy_in_effect(accelerator)}; memory savings and sharded checkpoints of {requested} do not "
+            f"apply to this run.{remedy}")
 
 
 def deepspeed_batch_settings(per_device: int, accum_steps: int, num_processes: int, max_grad_norm: float) -> dict:

@@ -91,6 +91,21 @@ def test_the_zero2_profile_trains_in_bf16_validates_and_exports_float32(tiny_dat
     assert sorted(grad_norms) == [1, 2, 3, 4] and all(0 < v < float("inf") for v in grad_norms.values()), grad_norms
 
 
+def test_under_accelerate_use_cpu_the_zero2_profile_is_said_to_run_ddp_in_deepspeeds_place(tiny_dataset, tmp_path):
+    """ACCELERATE_USE_CPU switches DeepSpeed off: accelerate runs one gloo rank, its model wrapped in DDP,
+    which the run called "single process (MULTI_CPU)" (ninety-second session)."""
+    out = tmp_path / "run"
+    proc = _launch("deepspeed_zero2", "--mixed_precision", "no", str(ROOT / "examples" / "train.py"), "--no-report",
+                   *tiny_overrides(tiny_dataset, out, train__max_steps=2, train__val_every=0,
+                                   train__allow_strategy_fallback="true"),
+                   env_extra={"ACCELERATE_USE_CPU": "true"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = ("DDP (MULTI_CPU) on 1 process(es), device cpu:0, mixed precision no, in place of DeepSpeed, which "
+            "accelerate does not set up under ACCELERATE_USE_CPU=true")
+    assert f"strategy: {line}\n" in proc.stdout and "Launch without ACCELERATE_USE_CPU" in proc.stdout
+    assert json.loads((out / "checkpoints" / "step_2" / "strategy.json").read_text())["strategy"] == line
+
+
 def test_zero3_with_activation_checkpointing_exports_the_plain_networks_fp32_weights(tiny_dataset, tmp_path):
     # ZeRO-3's consolidated state dict names parameters with the checkpoint wrappers' prefix, which
     # no plain network has: until the thirteenth session this export failed its strict load.

@@ -1051,6 +1051,40 @@ def test_a_sharded_profile_that_cannot_take_effect_is_an_error_unless_fallback_i
     assert "FSDP" in info["strategy_warning"] and "single process" in info["strategy"]
 
 
+def test_a_deepspeed_profile_under_accelerate_use_cpu_says_it_fell_back_and_why(tiny_config, tmp_path, monkeypatch,
+                                                                               capsys):
+    """accelerate sets no DeepSpeed up under ACCELERATE_USE_CPU; the strategy line said "single process
+    (MULTI_CPU)" (a launch of one process) and the warning blamed GPUs and the variable alike, though
+    DeepSpeed runs on CPU processes without it (ninety-second session)."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.strategy import fallback_warning, strategy_in_effect
+
+    # What `ACCELERATE_USE_CPU=true accelerate launch --config_file configs/accelerate/deepspeed_zero2.yaml` exports
+    monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
+    # in its one process accelerate 1.15 runs MULTI_CPU, a gloo group of one rank whose model it wraps in DDP
+    launched = SimpleNamespace(state=SimpleNamespace(distributed_type=DistributedType.MULTI_CPU, num_processes=1),
+                               device="cpu:0", mixed_precision="no")
+    assert strategy_in_effect(launched) == (
+        "DDP (MULTI_CPU) on 1 process(es), device cpu:0, mixed precision no, in place of DeepSpeed, which "
+        "accelerate does not set up under ACCELERATE_USE_CPU=true")
+    assert fallback_warning(launched).endswith(
+        "memory savings and sharded checkpoints of DeepSpeed do not apply to this run. Launch without "
+        "ACCELERATE_USE_CPU to run DeepSpeed on the CPU.")
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0, train__save_every=2,
+                      train__allow_strategy_fallback="true"))
+    said = capsys.readouterr().out
+    line = ("single process (NO) on 1 process(es), device cpu, mixed precision no, in place of DeepSpeed, which "
+            "accelerate does not set up under ACCELERATE_USE_CPU=true")
+    assert f"strategy: {line}\n" in said and "Launch without ACCELERATE_USE_CPU" in said
+    assert json.loads((out / "run_info.json").read_text())["strategy"] == line
+    assert json.loads((out / "checkpoints" / "step_2" / "strategy.json").read_text())["strategy"] == line
+
+
 def test_processes_that_accelerate_did_not_join_are_refused(tiny_config, tmp_path, monkeypatch):
     # A GPU profile launched with 2 processes where there is no GPU: each process would run alone.
     # WORLD_SIZE=2 and LOCAL_RANK, as torchrun gives them; set here, accelerate would init a process group of 2
