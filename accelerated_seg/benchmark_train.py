@@ -396,7 +396,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     if device.type == "cpu" and case.precision == "bf16":  # training warns of it too; here both loops meet it
         thin = convolutions_over_two_voxels(spec, case.patch)
         if warning := bf16_two_voxel_warning("cpu", "bf16", thin, case.patch):
-            accelerator.print(f"WARNING: {warning} Steps it spoils are counted in the result: ours skips them "
+            accelerator.print(f"warning: {warning} Steps it spoils are counted in the result: ours skips them "
                               f"(ours.skipped_steps), the plain loop steps them (plain.nonfinite_steps).")
     model = build_from_spec(spec)
     # Each loop gets a copy made the same way, so that nothing but the loops differs; under FSDP2 a
@@ -539,7 +539,7 @@ def _check_strategy(accelerator, case: TrainCase) -> None:
     if case.uses("channels_last") and (error := channels_last_error(accelerator, f"--lever {case.lever}")):
         raise ConfigError(error)
     if warning := emulated_bf16_warning(accelerator.device.type, case.precision):
-        accelerator.print(f"WARNING: {warning} Both loops run the same emulated kernels: their ratio holds, "
+        accelerator.print(f"warning: {warning} Both loops run the same emulated kernels: their ratio holds, "
                           "their rates are not bf16's.")
 
 

@@ -631,7 +631,7 @@ def _check(args, _) -> int:
         # their channel is named MRI, so data.normalization auto z-scores them: training says then that a
         # data.ct_window given has no effect, and check did once they were written, not before (a review)
         for warning in unused_settings_warnings(cfg, resolved_normalization(data.normalization, phantoms)):
-            print(warning.replace("WARNING: ", "warning: ", 1))
+            print(warning)
         if (network_refused := _network_refused(cfg, phantoms)) is not None:
             print(f"error: {network_refused}", file=sys.stderr)
             return 2
@@ -672,15 +672,15 @@ def _check(args, _) -> int:
                 takes = network_takes_patch(cfg.model.name, cfg.model.args, manifest.num_channels,
                                             manifest.num_outputs)
                 if warning := resampled_patch_padding_warning(data, manifest, spacing, takes):
-                    report.warnings.append(warning.removeprefix("WARNING: "))
+                    report.warnings.append(warning.removeprefix("warning: "))
     if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
         report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
     # the split settings (data.num_folds) or the datalist's 'fold' keys that the dataset's own split leaves unused,
     # as training warns: check printed the split alone, "... not used", without what it means (ninetieth session)
     if warning := unused_split_settings_warning(manifest.split):
-        report.warnings.append(warning.removeprefix("WARNING: "))
+        report.warnings.append(warning.removeprefix("warning: "))
     # the experiment's settings that this dataset leaves without effect, as training says them
-    report.warnings += [warning.removeprefix("WARNING: ") for warning in
+    report.warnings += [warning.removeprefix("warning: ") for warning in
                         unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest),
                                                  manifest.ignore_value is not None)]
     for warning in report.warnings:

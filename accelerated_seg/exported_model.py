@@ -65,7 +65,7 @@ def export_model(accelerator, model, spec: ModelSpec | None, metadata: dict, out
         try:
             write_state_as_export(state, description, metadata, out_dir, aliases=aliases, step=step)
         except NonFiniteWeights as error:  # said, not raised: training goes on
-            accelerator.print(f"WARNING: {error}; an earlier export there is kept")
+            accelerator.print(f"warning: {error}; an earlier export there is kept")
             return None
         except (OSError, SafetensorError) as error:  # a full disk: safetensors' traceback before the 72nd session
             raise not_saved(error, f"the export {out_dir.name}/ (an earlier one there is kept)", out_dir.parent,

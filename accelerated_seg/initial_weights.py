@@ -106,7 +106,7 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
         return None
     ways = (["set those data settings (data.spacing, data.normalization, data.ct_window, data.crop_foreground) to "
              "its values"] if settings else []) + (["give the images in its order"] if named else [])
-    return (f"WARNING: train.init_from={str(model_dir)!r} learned from volumes prepared otherwise than this run's "
+    return (f"warning: train.init_from={str(model_dir)!r} learned from volumes prepared otherwise than this run's "
             f"({'; '.join(settings + ([code] if code else []) + named)}); fine-tuning goes on under this run's"
             + (", whose preprocessing code the fine-tuning adapts the weights to" if code else "") + "."
             + (f" To prepare them as the export's were, {' and '.join(ways)}" if ways else ""))
@@ -133,7 +133,7 @@ def class_order_warning(model_dir: str | Path, labels: dict, regions: bool) -> s
         return None
     moved = [f"class {index}: {saved.get(str(index), saved.get(index))} there, {labels[index]} here"
              for index in range(len(labels)) if there[index] != here[index]]
-    return (f"WARNING: train.init_from={str(model_dir)!r} names this run's classes in another order "
+    return (f"warning: train.init_from={str(model_dir)!r} names this run's classes in another order "
             f"({'; '.join(moved)}): its output layers are loaded as trained, each answering for its own class. "
             f"A class's index is its label value's rank: where the names are right, store each class under the "
             f"value it has there (relabel the files); where they are not, name them so (data.labels, a "

@@ -6,6 +6,11 @@ and ``check`` say theirs: Python's own form added the library's file and line an
 raised it (``…/inference.py:436: UserWarning: …`` and ``images = _read_channels(...)`` under it), noise to
 someone who typed a command (until the ninety-first session). Other libraries' warnings (MONAI's, torch's,
 nibabel's) keep Python's form, which says where to look in their code.
+
+What a command prints as part of its own account (training's and ``benchmark train``'s through
+``accelerator.print``, so from the main process alone; ``check``'s and ``evaluate``'s) reads the same,
+``warning: <message>``, on stdout beside the lines it qualifies: a log of a run keeps it next to the strategy
+or the step it is about. Those began ``WARNING:`` until the ninety-second session.
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ def make_accelerator(out: Path, trackers, ddp: DDPConfig | None = None, cudnn_be
         torch.cuda.reset_peak_memory_stats(accelerator.device)
     if missing := _uninstalled_trackers(log_with):
         which, it = ("which is", "it") if len(missing) == 1 else ("which are", "them")
-        accelerator.print(f"WARNING: {trackers_setting} names {', '.join(missing)}, {which} not installed here, "
+        accelerator.print(f"warning: {trackers_setting} names {', '.join(missing)}, {which} not installed here, "
                           f"so nothing is logged to {it} ({tracker_install_hint(missing)})")
     return accelerator
 
@@ -267,15 +267,15 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
     if sharding_note:
         accelerator.print(f"note: {sharding_note}")
     if warning := lone_process_warning(accelerator):
-        accelerator.print(f"WARNING: {warning}")
+        accelerator.print(f"warning: {warning}")
     if warning := fallback_warning(accelerator):
         if not allow_fallback:
             raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
                               f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true "
                               f"(fit: allow_strategy_fallback=True) to run anyway.")
-        accelerator.print(f"WARNING: {warning}")
+        accelerator.print(f"warning: {warning}")
     if warning := emulated_bf16_warning(accelerator.device.type, accelerator.mixed_precision):
-        accelerator.print(f"WARNING: {warning}")  # slow, not wrong: the user may be checking bf16's numerics
+        accelerator.print(f"warning: {warning}")  # slow, not wrong: the user may be checking bf16's numerics
 
 
 def seed_the_shuffle(accelerator: Accelerator, loader) -> int | None:

@@ -46,7 +46,7 @@ def check_resume_layout(checkpoint: Path, accelerator, names: Names = Names()) -
         raise ConfigError(f"cannot resume from {checkpoint}: {error}. To continue under this launch, start a new "
                           f"run from its weights: {names.new_run_from_the_weights.format(checkpoint=checkpoint)}, or "
                           f"resume with the launch that wrote it (docs/checkpoints.md).")
-    return warning and f"WARNING: resuming from {checkpoint}: {warning}"
+    return warning and f"warning: resuming from {checkpoint}: {warning}"
 
 
 def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module) -> None:
@@ -225,7 +225,7 @@ def check_resume_split(checkpoint: Path, split: dict) -> str | None:
             f"validation cases trained those weights)")
     added, left_out = training.cases_not_in(trained), trained.cases_not_in(training)
     if added or left_out:
-        return (f"WARNING: resuming {checkpoint} on other training cases than it trained on ("
+        return (f"warning: resuming {checkpoint} on other training cases than it trained on ("
                 + "; ".join(f"{len(ids)} {what} ({named(ids)})" for ids, what in (
                     (added, "added"), (left_out, "left out")) if ids)
                 + "): the validation cases are the same; the data stream does not continue where it stopped")
@@ -345,7 +345,7 @@ def check_resume_channels(checkpoint: Path, channels: dict) -> str | None:
     elif not (differences := channel_name_differences(saved, channels)):
         return None
     elif sorted(map(_said, map(str, saved.values()))) != sorted(map(_said, map(str, channels.values()))):
-        return (f"WARNING: resuming {checkpoint}, whose weights learned from image channels named otherwise "
+        return (f"warning: resuming {checkpoint}, whose weights learned from image channels named otherwise "
                 f"({'; '.join(differences)}): if these are other scans, not the same ones named anew, stop and "
                 f"give the images in its order ({listed(saved)})")
     raise ConfigError(
@@ -383,7 +383,7 @@ def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -
             f"dataset's regions as they were, or train these weights on as a new run: --train.init_from=<its "
             f"export> in another train.output_dir")
     if regions is not None and saved_regions.get("order") != regions.get("order"):
-        return (f"WARNING: resuming {checkpoint}, whose regions are painted in another order than this run's data "
+        return (f"warning: resuming {checkpoint}, whose regions are painted in another order than this run's data "
                 f"paints them (the label value each region paints: {saved_regions.get('order')} there, "
                 f"{regions.get('order')} here): its outputs learned the same regions, and the export paints them "
                 f"as this run's data says")
@@ -396,7 +396,7 @@ def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -
         return None
     listed = ", ".join(there[index] for index in sorted(labels))
     if sorted(map(_said, there.values())) != sorted(_said(str(name)) for name in labels.values()):
-        return (f"WARNING: resuming {checkpoint}, whose outputs learned classes named otherwise "
+        return (f"warning: resuming {checkpoint}, whose outputs learned classes named otherwise "
                 f"({'; '.join(moved)}): if these are other classes, not the same ones named anew, stop and give "
                 f"the labels as it had them ({listed})")
     raise ConfigError(

@@ -807,7 +807,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
     accelerator.print(plan.describe())
     if cfg.optim.warmup_steps >= cfg.train.max_steps:
-        accelerator.print(f"WARNING: optim.warmup_steps={cfg.optim.warmup_steps} is not below train.max_steps="
+        accelerator.print(f"warning: optim.warmup_steps={cfg.optim.warmup_steps} is not below train.max_steps="
                           f"{cfg.train.max_steps}: the learning rate rises for the whole run, reaches "
                           f"{cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and never decays")
     set_seed(cfg.train.seed)  # same initial weights on every rank
@@ -858,7 +858,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
         thin = convolutions_over_two_voxels(spec, cfg.data.patch_size)
         if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size):
-            accelerator.print(f"WARNING: {warning}")
+            accelerator.print(f"warning: {warning}")
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
     if cfg.train.init_from and resume_from is None and (
@@ -980,12 +980,12 @@ def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "a
         try:
             return remove_killed_writers_leftovers(out)
         except OSError as error:  # a colleague's leftover in a shared folder: said, and the run goes on
-            return f"WARNING: what runs killed while writing left in {out} could not all be removed ({error})"
+            return f"warning: what runs killed while writing left in {out} could not all be removed ({error})"
 
     try:  # from the lock's taking: whatever fails after it, the lock goes (a process refused itself after)
         removed = on_main(accelerator, hold_and_sweep)
         if held and held[0].unsupported:
-            accelerator.print(f"WARNING: {out} cannot be locked ({held[0].unsupported}), so a second run started "
+            accelerator.print(f"warning: {out} cannot be locked ({held[0].unsupported}), so a second run started "
                               f"into it would not be refused: start one run per folder")
         if isinstance(removed, str):
             accelerator.print(removed)
@@ -1062,11 +1062,11 @@ def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, pro
                if kept in complete_checkpoints(resume_from.parent) else "")
         what = f"there is no best_model/ in {out}" if found is None else f"{out / 'best_model'} holds step {found}"
         if progress.step >= max_steps:  # no validation follows to choose from
-            accelerator.print(f"WARNING: {what}, and {best}{way}. Nothing is trained (train.max_steps is reached), "
+            accelerator.print(f"warning: {what}, and {best}{way}. Nothing is trained (train.max_steps is reached), "
                               f"so summary.json keeps step {progress.best_step} as the best, whose export is not "
                               f"in best_model/")
             return
-        accelerator.print(f"WARNING: {what}, and {best}{way}. best_model/ is chosen anew from this run's next "
+        accelerator.print(f"warning: {what}, and {best}{way}. best_model/ is chosen anew from this run's next "
                           f"validation on; metrics.json keeps step {progress.best_step}'s scores")
     progress.best_dice, progress.best_step = Progress.best_dice, Progress.best_step
 
@@ -1491,7 +1491,7 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
         accelerator.print(f"pre-flight checks: {report.recalled} of {cases} case(s) unchanged since they passed, "
                           f"not read again (accelerated-seg check reads them all)")
     for warning in report.warnings:
-        accelerator.print(f"data warning: {warning}")
+        accelerator.print(f"warning: {warning}")  # as check says them
     return manifest, on_main(accelerator, lambda: preprocess_settings(cfg.data, manifest)), report
 
 

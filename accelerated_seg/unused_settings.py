@@ -79,4 +79,4 @@ def unused_settings_warnings(cfg: Config, normalization: str | None = None, spar
 
 def _unused(setting: str, value, why: str) -> str:
     shown = str(value).lower() if isinstance(value, bool) else value
-    return f"WARNING: {setting}={shown} has no effect in this run: {why}"
+    return f"warning: {setting}={shown} has no effect in this run: {why}"

@@ -50,7 +50,7 @@ def tiny_results(tmp_path_factory):
 
 def test_bf16_on_a_cpu_that_emulates_it_is_measured_with_a_warning(tiny_results):
     said = tiny_results["_printed"]
-    assert said.count("WARNING: bf16 on this CPU is emulated") == 1  # the bf16 case's, not the fp32 one's
+    assert said.count("warning: bf16 on this CPU is emulated") == 1  # the bf16 case's, not the fp32 one's
     assert "their ratio holds, their rates are not bf16's" in said
 
 

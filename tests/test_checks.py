@@ -481,8 +481,8 @@ def test_the_check_command_warns_of_the_split_settings_and_fold_keys_the_split_l
         assert main(["check", *argv]) == 0
         return capsys.readouterr().out
 
-    def warned(split):  # training's words, as check prints its warnings
-        return f"warning: {unused_split_settings_warning(split).removeprefix('WARNING: ')}\n"
+    def warned(split):  # training's line, which check prints alike
+        return f"{unused_split_settings_warning(split)}\n"
 
     folds = [{**entry, "fold": index % 2} for index, entry in enumerate(entries[:4])]
     said = check(folds, str(dataset))  # the keys beside the list, with the default settings: the list, keys unused

@@ -120,7 +120,7 @@ def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, 
     printed = capsys.readouterr().out
     assert "its output layers start afresh for this run's 2 outputs (4 tensors: model.2.0.conv.bias, " in printed
     assert "head_only_steps" not in printed  # a 2-step run is too short to hold anything back (below)
-    assert "WARNING: train.init_from" not in printed  # prepared as the export's were; the label mapping is no matter
+    assert "warning: train.init_from" not in printed  # prepared as the export's were; the label mapping is no matter
 
     before, after = load_file(first / "model" / "model.safetensors"), load_file(second / "model" / "model.safetensors")
     assert before.keys() == after.keys()
@@ -134,7 +134,7 @@ def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, 
     # Volumes prepared otherwise than the export's: fine-tuning goes on, and says what differs
     train(tiny_config(tmp_path / "respaced", train__max_steps=1, train__val_every=0, data__spacing="[2.5,2.5,2.5]",
                       data__normalization="ct", train__init_from=str(first / "model")))
-    assert (f"WARNING: train.init_from={str(first / 'model')!r} learned from volumes prepared otherwise than this "
+    assert (f"warning: train.init_from={str(first / 'model')!r} learned from volumes prepared otherwise than this "
             f"run's (crop_foreground: True there, False here; normalization: zscore there, ct here; "  # ct: no crop
             f"spacing: [2.0, 2.0, 2.0] there, [2.5, 2.5, 2.5] here); "
             f"fine-tuning goes on under this run's.") in capsys.readouterr().out

@@ -72,7 +72,7 @@ def test_bf16_training_on_the_cpu_names_the_convolutions_over_two_voxels(tiny_co
 
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
     train(tiny_config(tmp_path / "run", data__patch_size="[8,8,8]", train__max_steps=1, train__val_every=0))
-    assert re.search(r"WARNING: bf16 on the CPU with data.patch_size \(8, 8, 8\): \d+ convolution\(s\) of the network "
+    assert re.search(r"warning: bf16 on the CPU with data.patch_size \(8, 8, 8\): \d+ convolution\(s\) of the network "
                      r"see a volume 2 voxels wide \(model\.1\.submodule\.1\.", capsys.readouterr().out)
     train(tiny_config(tmp_path / "wide", train__max_steps=1, train__val_every=0))  # 16^3: 4 voxels at the bottom
     assert "2 voxels wide" not in capsys.readouterr().out

@@ -907,7 +907,7 @@ def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
     manifest = load_msd(path, seed=1)
     assert manifest.split == "given (dataset.json 'validation'; data.split_seed=1 not used)"
     assert unused_split_settings_warning(manifest.split) == (
-        "WARNING: the split is given (dataset.json 'validation'; data.split_seed=1 not used): the dataset gives its "
+        "warning: the split is given (dataset.json 'validation'; data.split_seed=1 not used): the dataset gives its "
         "own, so data.split_seed chooses nothing. For a split of its seed, give the dataset without it (the MSD "
         "'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
     # A validation fraction set (not the default's) went unsaid until the eighty-fourth session
@@ -1162,13 +1162,13 @@ def test_fold_keys_of_pairs_beside_validation_pairs_are_chosen_by_num_folds_as_i
     assert keyed.split == "given (datalist 'fold' keys: fold 1 of 3; validation_pairs (2 case(s)) not used)"
     assert is_one_fold_of_several(keyed.split)
     assert unused_split_settings_warning(keyed.split) == (
-        f"WARNING: the split is {keyed.split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
+        f"warning: the split is {keyed.split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
         f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and fold out")
     listed = from_pairs(entries, root=tmp_path, validation_pairs=held_out)
     assert ids(listed.validation) == ["case_007", "case_008"] and len(listed.training) == 7
     assert listed.split == "given (validation_pairs; the 'fold' keys (3 folds) not used)"
     assert unused_split_settings_warning(listed.split) == (
-        f"WARNING: the split is {listed.split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
+        f"warning: the split is {listed.split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
         f"nothing out. To validate on fold k of those keys instead, give num_folds=3 and fold=k (validation_pairs "
         f"are then left out)")
     with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but data.num_folds=5; "

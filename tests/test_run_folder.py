@@ -268,7 +268,7 @@ def test_a_resume_whose_best_export_is_not_there_chooses_the_best_model_anew(tin
     train(tiny_config(other, train__max_steps=6, train__val_every=2, train__save_every=2,
                       train__resume=str(run / "checkpoints" / "step_4")))
     said = capsys.readouterr().out
-    assert (f"WARNING: there is no best_model/ in {other}, and the checkpoint's best validation was step {best} "
+    assert (f"warning: there is no best_model/ in {other}, and the checkpoint's best validation was step {best} "
             f"(mean Dice ") in said and f"{run / 'checkpoints' / f'step_{best}'} holds those weights" in said
     assert "best_model/ is chosen anew from this run's next validation on" in said
     summary = json.loads((other / "summary.json").read_text())
@@ -279,7 +279,7 @@ def test_a_resume_whose_best_export_is_not_there_chooses_the_best_model_anew(tin
     shutil.copytree(run / "checkpoints" / "step_4", other / "checkpoints" / "step_4")
     train(tiny_config(other, train__max_steps=6, train__val_every=2, train__save_every=2, train__resume="latest"))
     said = capsys.readouterr().out
-    assert "WARNING" not in said and "note: best_model/ holds step 6, validated after step_4 by the run that " \
+    assert "warning: " not in said and "note: best_model/ holds step 6, validated after step_4 by the run that " \
                                    "stopped" in said
     assert json.loads((other / "summary.json").read_text())["best_step"] == 6 == exported_step(other / "best_model")
     (other / "best_model" / "config.json").write_text("{}")  # before exports recorded their step: not judged
@@ -290,7 +290,7 @@ def test_a_resume_whose_best_export_is_not_there_chooses_the_best_model_anew(tin
     done = tmp_path / "done"
     train(tiny_config(done, train__max_steps=4, train__val_every=2, train__resume=str(run / "checkpoints" / "step_4")))
     said = capsys.readouterr().out
-    assert f"WARNING: there is no best_model/ in {done}, and the checkpoint's best validation was step {best}" in said
+    assert f"warning: there is no best_model/ in {done}, and the checkpoint's best validation was step {best}" in said
     assert f"Nothing is trained (train.max_steps is reached), so summary.json keeps step {best} as the best" in said
     assert json.loads((done / "summary.json").read_text())["best_step"] == best
 
@@ -707,7 +707,7 @@ def test_a_sweep_that_cannot_remove_a_leftover_warns_and_keeps_no_lock(tiny_conf
     monkeypatch.setattr("accelerated_seg.train.remove_killed_writers_leftovers", refused)
     capsys.readouterr()
     train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume="latest"))
-    assert f"WARNING: what runs killed while writing left in {run} could not all be removed" in capsys.readouterr().out
+    assert f"warning: what runs killed while writing left in {run} could not all be removed" in capsys.readouterr().out
     monkeypatch.undo()
     train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume="latest"))  # not "in use"
 

@@ -612,7 +612,7 @@ def test_weights_that_are_not_finite_are_never_exported(tiny_config, tmp_path, m
     with torch.no_grad():
         diverged.weight.fill_(float("nan"))
     assert export_model(Accelerator(cpu=True), diverged, None, {}, out / "model", aliases={}, step=3) is None
-    assert "WARNING: 1 of 2 tensors of the weights at step 3 hold NaN" in capsys.readouterr().out
+    assert "warning: 1 of 2 tensors of the weights at step 3 hold NaN" in capsys.readouterr().out
     assert (out / "model" / "model.safetensors").read_bytes() == before  # the earlier export is kept
 
     gathered = checkpoint_export._gathered_weights
@@ -791,13 +791,13 @@ def test_trackers_are_checked_and_a_missing_one_and_a_long_warm_up_are_said(tiny
     train(tiny_config(tmp_path / "run", train__trackers="tensorboard", train__max_steps=2, train__val_every=0,
                       optim__warmup_steps=4))
     out = capsys.readouterr().out
-    assert "WARNING: train.trackers names tensorboard, which is not installed here" in out
+    assert "warning: train.trackers names tensorboard, which is not installed here" in out
     assert "(pip install accelerated-seg[tensorboard])" in out
     from accelerated_seg.preparation import tracker_install_hint
 
     assert tracker_install_hint(["wandb", "tensorboard"]) == "pip install wandb accelerated-seg[tensorboard]"
     train(tiny_config(tmp_path / "two", train__trackers="[wandb, mlflow]", train__max_steps=1, train__val_every=0))
-    assert ("WARNING: train.trackers names wandb, mlflow, which are not installed here, so nothing is logged to "
+    assert ("warning: train.trackers names wandb, mlflow, which are not installed here, so nothing is logged to "
             "them (pip install wandb mlflow)") in capsys.readouterr().out
     assert "optim.warmup_steps=4 is not below train.max_steps=2: the learning rate rises for the whole run, " \
            "reaches 50% of 0.001 and never decays" in out
@@ -1143,7 +1143,7 @@ def test_bf16_autocast_from_the_accelerate_config_and_fp32_export(tiny_config, t
     summary = train(tiny_config(out, train__max_steps=2))
     assert "mixed precision bf16" in summary["strategy"]
     said = capsys.readouterr().out
-    assert said.index("WARNING: bf16 on this CPU is emulated") < said.index("preprocessed cache")  # before data work
+    assert said.index("warning: bf16 on this CPU is emulated") < said.index("preprocessed cache")  # before data work
     weights = load_file(out / "model" / "model.safetensors")
     assert all(w.dtype == torch.float32 and torch.isfinite(w).all() for w in weights.values())
 
@@ -1456,7 +1456,7 @@ def test_folds_the_datasets_own_split_overrides_are_a_warning_on_the_console(tin
     """The phantoms' dataset.json lists its validation cases: data.num_folds is not used, and every
     fold of a cross-validation would train on that split (said only in run_info.json before)."""
     train(tiny_config(tmp_path / "run", train__max_steps=1, train__val_every=0, data__num_folds=2, data__fold=1))
-    assert ("WARNING: the split is given (dataset.json 'validation'; data.num_folds=2 not used): the dataset gives "
+    assert ("warning: the split is given (dataset.json 'validation'; data.num_folds=2 not used): the dataset gives "
             "its own, so every data.fold trains on that one split") in capsys.readouterr().out
 
 
@@ -1531,7 +1531,7 @@ def test_the_split_of_a_checkpoint_from_before_split_json_is_read_from_its_own_r
         check_resume_split(checkpoint, {"how": "fraction 0.2 (seed 1)", "training": ["a", "c"], "validation": ["b"]})
     # The same held-out cases, more to train on: a warning, as for any other changed setting.
     warning = check_resume_split(checkpoint, {"training": ["a", "b", "d"], "validation": ["c"]})
-    assert warning.startswith("WARNING: resuming") and "1 added (d)" in warning and "left out" not in warning
+    assert warning.startswith("warning: resuming") and "1 added (d)" in warning and "left out" not in warning
 
 
 def test_a_split_recorded_as_dataset_json_resumes_under_its_files_name(tmp_path):
@@ -2265,7 +2265,7 @@ def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny
     step_2 = out / "checkpoints" / "step_2"
     assert check_resume_channels(step_2, {0: " t1", 1: "T2 "}) is None
     assert check_resume_channels(step_2, {0: "T1w", 1: "T2w"}) == (
-        f"WARNING: resuming {step_2}, whose weights learned from image channels named otherwise (channel 0: T1 "
+        f"warning: resuming {step_2}, whose weights learned from image channels named otherwise (channel 0: T1 "
         f"there, T1w here; channel 1: T2 there, T2w here): if these are other scans, not the same ones named anew, "
         f"stop and give the images in its order (T1, T2)")
     assert sorted((tmp_path / "cache").rglob("*")) == cached  # refused before any volume was preprocessed
@@ -2342,7 +2342,7 @@ def test_a_patch_longer_than_every_case_along_an_axis_is_a_warning_with_a_patch_
 
     thick = [np.array([64, 64, 12]), np.array([70, 66, 11])]
     assert patch_padding_warning([64, 64, 64], thick, (0.7, 0.7, 5.0)) == (
-        "WARNING: data.patch_size [64, 64, 64] is longer than every preprocessed training case along axis 2 (at "
+        "warning: data.patch_size [64, 64, 64] is longer than every preprocessed training case along axis 2 (at "
         "most 12 voxels at 0.7 x 0.7 x 5 mm): each patch is mostly padding there, which costs time and teaches "
         "nothing. A patch such as data.patch_size: [64, 64, 16] sees as much of each case")
     assert patch_padding_warning([64, 64, 16], thick, (0.7, 0.7, 5.0)) is None

@@ -8,7 +8,7 @@ from accelerated_seg.unused_settings import unused_settings_warnings
 def said_of(overrides: list[str], normalization: str | None = None) -> list[str]:
     """The settings each warning names (what precedes "=")."""
     warnings = unused_settings_warnings(load_config(None, overrides), normalization)
-    return [warning.removeprefix("WARNING: ").split("=")[0] for warning in warnings]
+    return [warning.removeprefix("warning: ").split("=")[0] for warning in warnings]
 
 
 def test_the_defaults_and_settings_in_use_are_not_said():
@@ -43,10 +43,10 @@ def test_a_setting_the_others_leave_without_effect_is_said_with_the_one_that_doe
         "train.sw_overlap", "train.val_distances"]
     assert said_of(["--train.val_tolerance_mm=2.0"]) == ["train.val_tolerance_mm"]
     warning, = unused_settings_warnings(load_config(None, ["--optim.momentum=0.9"]))
-    assert warning == ("WARNING: optim.momentum=0.9 has no effect in this run: optim.optimizer is adamw, whose "
+    assert warning == ("warning: optim.momentum=0.9 has no effect in this run: optim.optimizer is adamw, whose "
                        "moments are its own (betas); set optim.optimizer: sgd to train with momentum, or leave it out")
     warning, = unused_settings_warnings(load_config(None, ["--data.ct_window=[-100, 300]"]), "zscore")
-    assert warning == ("WARNING: data.ct_window=[-100.0, 300.0] has no effect in this run: the images are z-scored "
+    assert warning == ("warning: data.ct_window=[-100.0, 300.0] has no effect in this run: the images are z-scored "
                        "(data.normalization: auto, from the channels' names); the window clips Hounsfield units "
                        "under data.normalization: ct")
 
@@ -57,8 +57,8 @@ def test_training_says_the_settings_it_does_not_use(tiny_config, tmp_path, capsy
     train(tiny_config(tmp_path / "run", train__max_steps=1, train__val_every=0, train__sw_batch_size=4,
                       optim__momentum=0.9, data__ct_window="[-100, 300]"))
     said = capsys.readouterr().out
-    assert "WARNING: optim.momentum=0.9 has no effect in this run: optim.optimizer is adamw" in said
-    assert "WARNING: data.ct_window=[-100.0, 300.0] has no effect in this run: the images are z-scored " \
+    assert "warning: optim.momentum=0.9 has no effect in this run: optim.optimizer is adamw" in said
+    assert "warning: data.ct_window=[-100.0, 300.0] has no effect in this run: the images are z-scored " \
            "(data.normalization: auto" in said
     # what the run resolves itself is not the user's: data.augment_on auto, placed on this device, was
     # said to have no effect under data.augment none, on every estimator fit (the session's review)

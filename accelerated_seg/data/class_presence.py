@@ -78,17 +78,17 @@ def class_presence_warnings(names: Sequence[str], regions: Regions | None,
     warnings = []
     if (nowhere := sorted(untrained & unscored)) and not as_stored:
         it = "it" if len(nowhere) == 1 else "them"
-        warnings.append(f"WARNING: {_named(names, nowhere)} in no case once preprocessed: the network cannot learn "
+        warnings.append(f"warning: {_named(names, nowhere)} in no case once preprocessed: the network cannot learn "
                         f"{it}, and {scored}. {vanish}; a class the label files do not hold at all is best removed "
                         f"from the labels")
     if only_untrained := sorted(untrained - unscored):
         it = "it" if len(only_untrained) == 1 else "them"
         otherwise = "Move" if as_stored else f"{vanish}; otherwise move"
-        warnings.append(f"WARNING: {_named(names, only_untrained)} in no training case{stage}: the network cannot "
+        warnings.append(f"warning: {_named(names, only_untrained)} in no training case{stage}: the network cannot "
                         f"learn {it}. {otherwise} cases that hold {it} into training")
     if (only_unscored := sorted(unscored - untrained)) and validated:
         it = "it" if len(only_unscored) == 1 else "them"
-        warnings.append(f"WARNING: {_named(names, only_unscored)} in no validation case{stage}: {scored}. "
+        warnings.append(f"warning: {_named(names, only_unscored)} in no validation case{stage}: {scored}. "
                         f"Hold out cases that hold {it} (another data.fold or split), or judge a model by the classes "
                         f"present (accelerated-seg evaluate's dice_mean_without_both_empty)")
     return warnings
@@ -118,4 +118,4 @@ def stored_class_presence_warnings(manifest: Manifest, labelled: Mapping[str, Co
 
     told = class_presence_warnings(output_names(manifest), manifest.class_regions, presence(manifest.training),
                                    presence(manifest.validation), None, as_stored=True, validated=validated)
-    return [warning.removeprefix("WARNING: ") for warning in told]  # a check report's warnings, which say so
+    return [warning.removeprefix("warning: ") for warning in told]  # a check report's warnings, which say so

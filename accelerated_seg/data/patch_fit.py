@@ -40,7 +40,7 @@ def patch_padding_warning(patch_size, shapes, spacing, cases: str = PREPROCESSED
     advice = (f"A patch such as data.patch_size: {suggested} sees as much of each case" if suggested is not None else
               "No shorter patch suits the network (model.name, model.args): a smaller network or finer "
               "data.spacing would")
-    return (f"WARNING: data.patch_size {list(patch_size)} is longer than every {cases} along "
+    return (f"warning: data.patch_size {list(patch_size)} is longer than every {cases} along "
             f"axis {', '.join(map(str, axes))} (at most {', '.join(str(int(longest[axis])) for axis in axes)} "
             f"voxels{at}): each patch is mostly padding there, which costs time and teaches nothing. {advice}")
 

@@ -155,24 +155,24 @@ def unused_split_settings_warning(split: str) -> str | None:
     # file's 'validation' list and data.num_folds told them of what they never wrote.
     if folds := re.search(r"; the 'fold' keys \((\d+) folds\)", split):
         if split.startswith("given (validation_pairs;"):
-            return (f"WARNING: the split is {split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
+            return (f"warning: the split is {split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
                     f"nothing out. To validate on fold k of those keys instead, give num_folds={folds.group(1)} and "
                     f"fold=k (validation_pairs are then left out)")
-        return (f"WARNING: the split is {split}: the file's 'validation' list is the split, and its training "
+        return (f"warning: the split is {split}: the file's 'validation' list is the split, and its training "
                 f"entries' 'fold' keys hold nothing out. To validate on fold k of those keys instead, set "
                 f"data.num_folds={folds.group(1)} and data.fold=k (the 'validation' list is then left out)")
     if "; validation_pairs (" in split:
-        return (f"WARNING: the split is {split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
+        return (f"warning: the split is {split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
                 f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and "
                 f"fold out")
     if "; the 'validation' list (" in split:
-        return (f"WARNING: the split is {split}: data.num_folds picks the file's 'fold' keys, so the cases "
+        return (f"warning: the split is {split}: data.num_folds picks the file's 'fold' keys, so the cases "
                 f"of its 'validation' list are neither trained nor validated on. To validate on that list instead, "
                 f"set data.num_folds=0 and remove data.fold")
     what = ("every data.fold trains on that one split. For k-fold" if "data.num_folds=" in split else
             "data.validation_fraction holds nothing out. For a split by it" if "data.validation_fraction=" in split
             else "data.split_seed chooses nothing. For a split of its seed")
-    return (f"WARNING: the split is {split}: the dataset gives its own, so {what}, give the dataset without it "
+    return (f"warning: the split is {split}: the dataset gives its own, so {what}, give the dataset without it "
             f"(the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
 
 
