@@ -377,7 +377,7 @@ def configure_deepspeed(accelerator, per_device: int, accum_steps: int, max_grad
         zero[_GATHER] = True
     if not replaced:
         return None
-    return (f"NOTE: the experiment config decides DeepSpeed's batch and clipping, and the exports need whole "
+    return (f"note: the experiment config decides DeepSpeed's batch and clipping, and the exports need whole "
             f"weights, so the accelerate profile's (or its DeepSpeed json's) values are replaced: "
             f"{'; '.join(replaced)}. Set those settings to change them")
 

@@ -141,7 +141,7 @@ def test_a_zero3_profile_made_with_accelerate_configs_defaults_still_exports(tin
     assert "zero_optimization.stage3_gather_16bit_weights_on_model_save False -> true" in proc.stdout
     # and the run's record keeps it (printed alone, it was lost with the launch's log)
     note = json.loads((out / "run_info.json").read_text())["strategy_note"]
-    assert note.startswith("NOTE: the experiment config decides DeepSpeed's") and "False -> true" in note
+    assert note.startswith("note: the experiment config decides DeepSpeed's") and "False -> true" in note
     load_exported(out / "model")
     load_exported(out / "best_model")
 

@@ -1263,7 +1263,7 @@ def test_deepspeed_is_told_our_batch_accumulation_and_clipping():
     # A profile of the user's own (accelerate config asks for both) had them replaced without a word
     plugin.deepspeed_config = {**shipped, "gradient_accumulation_steps": 4, "gradient_clipping": 1.0}
     note = configure_deepspeed(accelerator, per_device=2, accum_steps=3, max_grad_norm=12.0)
-    assert note == ("NOTE: the experiment config decides DeepSpeed's batch and clipping, and the exports need whole "
+    assert note == ("note: the experiment config decides DeepSpeed's batch and clipping, and the exports need whole "
                     "weights, so the accelerate profile's (or its DeepSpeed json's) values are replaced: "
                     "gradient_accumulation_steps 4 -> 3 (train.grad_accum_steps or "
                     "train.global_batch_size); gradient_clipping 1.0 -> 12.0 (optim.max_grad_norm). Set those "
