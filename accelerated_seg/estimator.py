@@ -41,6 +41,7 @@ from .checkpoint_files import EXPORT_DESCRIPTION_FILE, resolve_resume
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.fingerprint import files_fingerprint
+from .data.formats.pairs import malformed_entry
 from .data.io import affine_problem
 from .data.labels import IGNORE_NAME, as_class_indices, labels_declaration
 from .data.loader import patch_dataset, patches_per_epoch, train_loader
@@ -1059,11 +1060,25 @@ def _rows(pairs, name: str) -> tuple:
         raise ConfigError(f"Dataset.from_files: {name} holds two paths, not pairs: give a list of (image, label) "
                           f"pairs, [({str(rows[0])!r}, {str(rows[1])!r})] for one case")
     if len(rows) == 2 and _is_channel_list(rows[0]) and isinstance(rows[1], (str, os.PathLike)):
-        # no list of pairs has a bare path for an entry; read on, its channels became an image and a label
-        channels = ", ".join(repr(str(path)) for path in rows[0])
-        raise ConfigError(f"Dataset.from_files: {name} holds one pair, not pairs: give a list of (image, label) "
-                          f"pairs, [([{channels}], {str(rows[1])!r})] for one case")
+        _refuse_one_pair_alone(pairs, rows, name)  # read on, its channels became an image and a label
     return rows
+
+
+def _refuse_one_pair_alone(pairs, rows: tuple, name: str) -> None:
+    """Refuse ``([t1, t2], mask)``, one pair of channel files without its list, or ``[(a, a_seg), b]``, a
+    list of pairs with a path alone for its second entry: their rows look alike. Python writes a pair as
+    a tuple and its channels as a list, which tells them apart; ``[[a, a_seg], b]`` and ``((a, a_seg), b)``
+    are told both ways, the entry first. The list of pairs was told it was one pair (ninety-second session)."""
+    channels = ", ".join(repr(str(path)) for path in rows[0])
+    one_case = f"[([{channels}], {str(rows[1])!r})]"
+    if isinstance(pairs, tuple) and isinstance(rows[0], list):
+        raise ConfigError(f"Dataset.from_files: {name} holds one pair, not pairs: give a list of (image, label) "
+                          f"pairs, {one_case} for one case")
+    entry = malformed_entry(f"Dataset.from_files: {name}[1]", rows[1])
+    if not isinstance(pairs, tuple) and isinstance(rows[0], tuple):  # a list of pairs: the entry is the mistake
+        raise DataError(entry)
+    raise DataError(f"{entry}; or, where {name} is one case (its channel files, then its label), give it in a "
+                    f"list: {one_case}")
 
 
 def _is_channel_list(entry) -> bool:

@@ -1019,6 +1019,35 @@ def test_pairs_given_as_columns_a_path_or_one_pair_alone_are_told_what_to_give(t
     assert built.manifest.training == m.training and built.manifest.validation == m.validation
 
 
+def test_a_malformed_entry_among_the_pairs_is_named_with_the_forms_an_entry_takes(tmp_path):
+    """[(a, a_seg), b], a list of pairs with a path alone for an entry, was told "pairs holds one pair,
+    not pairs" and shown (['a', 'a_seg'], 'b') as one case's channels (ninety-second session's probe).
+    Each malformed entry is named by its index and value, with the forms an entry takes."""
+    a, a_seg, b, b_seg = (str(tmp_path / f"{name}.nii.gz") for name in ("a", "a_seg", "b", "b_seg"))
+    forms = re.escape("each entry must be an (image, label) pair, (image path or [channel paths], label path), "
+                      "or MONAI's {'image': ..., 'label': ...}")
+    for pairs, said in (([(a, a_seg), b], rf"pairs\[1\] is {re.escape(repr(b))}, a path alone; {forms}$"),
+                        ([b, (a, a_seg)], rf"pairs\[0\] is {re.escape(repr(b))}, a path alone; {forms}$"),
+                        ([(a,), (b, b_seg)], rf"pairs\[0\] is {re.escape(repr((a,)))}, 1 item where a pair has 2; "
+                                             rf"{forms}$"),
+                        # three paths: most often a case's channels, not in their list
+                        ([(a, a_seg), (a, b, b_seg)],
+                         rf"pairs\[1\] is {re.escape(repr((a, b, b_seg)))}, 3 items where a pair has 2 \(where all "
+                         rf"but the last are a case's channel files: {re.escape(repr(([a, b], b_seg)))}\); {forms}$"),
+                        ([(a, a_seg), {"img": b, "seg": b_seg}],
+                         r"pairs\[1\] is a dict without 'image' and 'label' \(its keys: 'img', 'seg'\); a MONAI "
+                         r"datalist entry names its files"),
+                        # a list of two lists: a list of pairs or one case's channels and label; both are said
+                        ([[a, a_seg], b], rf"pairs\[1\] is {re.escape(repr(b))}, a path alone; {forms}; or, where "
+                                          rf"pairs is one case \(its channel files, then its label\), give it in a "
+                                          rf"list: {re.escape(repr([([a, a_seg], b)]))}$")):
+        with pytest.raises(DataError, match=rf"^Dataset.from_files: {said}"):
+            Dataset.from_files(pairs, block_shape=16, validation_pairs=[])
+    with pytest.raises(DataError, match=rf"^Dataset.from_files: validation_pairs\[1\] is {re.escape(repr(b))}, "
+                                        rf"a path alone; {forms}$"):
+        Dataset.from_files([(a, a_seg)], validation_pairs=[(b, b_seg), b], block_shape=16)
+
+
 def test_the_builders_loader_refuses_its_arguments_before_the_preprocessing(tiny_dataset, tmp_path):
     """A seed numpy refuses or a float worker count failed at the first batch in numpy's or the
     DataLoader's words, a batch above the epoch in the sampler's (seventy-first session's probe)."""

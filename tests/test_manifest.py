@@ -646,7 +646,13 @@ def test_from_pairs_validation_pairs_are_the_split(tmp_path):
         ([], "no pairs"),
         ("a.nii.gz", "must be a list"),
         ([{"image": "a.nii.gz"}], "pairs[0] is a dict without 'label'; a MONAI datalist entry names its files"),
-        ([{"img": "a.nii.gz", "seg": "a_seg.nii.gz"}], "pairs[0] is a dict without 'image' and 'label'"),
+        ([{"img": "a.nii.gz", "seg": "a_seg.nii.gz"}], "pairs[0] is a dict without 'image' and 'label' (its keys: "
+                                                        "'img', 'seg')"),
+        ([("a.nii.gz", "a_seg.nii.gz"), "b.nii.gz"], "pairs[1] is 'b.nii.gz', a path alone; each entry must be an "
+                                                     "(image, label) pair"),
+        ([("a.nii.gz", "b.nii.gz", "a_seg.nii.gz")], "pairs[0] is ('a.nii.gz', 'b.nii.gz', 'a_seg.nii.gz'), 3 items "
+                                                     "where a pair has 2 (where all but the last are a case's channel "
+                                                     "files: (['a.nii.gz', 'b.nii.gz'], 'a_seg.nii.gz'))"),
     ],
 )
 def test_from_pairs_mistakes(tmp_path, pairs, fragment):

@@ -116,12 +116,14 @@ def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ..
         if isinstance(pair, Mapping):  # a MONAI datalist entry: {"image": ..., "label": ..., other keys}
             missing = [key for key in ("image", "label") if key not in pair]
             if missing:
-                raise DataError(f"{where} is a dict without {' and '.join(repr(k) for k in missing)}; a MONAI datalist "
-                                f"entry names its files {{'image': path or [channel paths], 'label': path}}")
+                # its other keys, where the files are under other names ("img", "seg")
+                others = [repr(key) for key in pair if key not in ("image", "label")]
+                keys = f" (its {'other ' if len(missing) < 2 else ''}keys: {', '.join(others)})" if others else ""
+                raise DataError(f"{where} is a dict without {' and '.join(repr(k) for k in missing)}{keys}; a MONAI "
+                                f"datalist entry names its files {{'image': path or [channel paths], 'label': path}}")
             pair = (pair["image"], pair["label"])
-        if not (isinstance(pair, Sequence) and not isinstance(pair, str) and len(pair) == 2):
-            raise DataError(f"{where} is {pair!r}; each entry must be (image path or [channel paths], label path) "
-                            f"or MONAI's {{'image': ..., 'label': ...}}")
+        if not (isinstance(pair, Sequence) and not isinstance(pair, (str, bytes)) and len(pair) == 2):
+            raise DataError(malformed_entry(where, pair))
         image_field, label_field = pair
         if isinstance(image_field, (str, os.PathLike)):
             image_paths = [image_field]
@@ -135,3 +137,24 @@ def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ..
         images = tuple(base / Path(p).expanduser() for p in image_paths)
         parsed.append((images, base / Path(label_field).expanduser()))
     return parsed
+
+
+#: The forms an entry of the pairs takes, as every refusal of one says them.
+ENTRY_FORMS = ("an (image, label) pair, (image path or [channel paths], label path), or MONAI's "
+               "{'image': ..., 'label': ...}")
+
+
+def malformed_entry(where: str, entry: Any) -> str:
+    """The refusal of an entry of the pairs that is no pair (a path alone, one path, three): what it is, then
+    the forms an entry takes. ``where`` names it, "from_pairs: pairs[1]"."""
+    if isinstance(entry, (str, os.PathLike)):  # a case whose label was left out, or a list of images alone
+        what = f"is {str(entry)!r}, a path alone"
+    elif isinstance(entry, Sequence) and not isinstance(entry, bytes) and len(entry) != 2:
+        what = f"is {entry!r}, {len(entry)} item{'' if len(entry) == 1 else 's'} where a pair has 2"
+        if len(entry) > 2 and all(isinstance(path, (str, os.PathLike)) for path in entry):
+            # the usual reason: a case's channel files and its label in one tuple, the channels not in a list
+            channels = ", ".join(repr(str(path)) for path in entry[:-1])
+            what += f" (where all but the last are a case's channel files: ([{channels}], {str(entry[-1])!r}))"
+    else:
+        what = f"is {entry!r}"
+    return f"{where} {what}; each entry must be {ENTRY_FORMS}"
