@@ -738,6 +738,24 @@ def test_a_folder_of_images_and_labels_without_dataset_json_is_told_the_csv_that
         load_cases(tmp_path)
 
 
+def test_a_folder_of_several_csv_files_is_told_each_and_to_name_one(tmp_path):
+    """Given a folder holding notes.csv and cases.csv, the error told to give notes.csv, the first by
+    name (ninety-second session's probe): which one lists the cases is the user's to say."""
+    for name in ("notes.csv", "cases.csv", "test.csv"):
+        (tmp_path / name).write_text("image,label\n")
+    with pytest.raises(DataError) as raised:
+        load_cases(tmp_path)
+    assert str(raised.value) == (f"{tmp_path}: folder without dataset.json; it holds 3 CSV files (cases.csv, notes.csv, "
+                                 f"test.csv): name the one that lists the cases, with its image and label columns, as "
+                                 f"data.dataset ({tmp_path}/<name>.csv), or write an MSD or nnU-Net v2 dataset.json "
+                                 f"there (docs/data.md)")
+    for index in range(9):  # the first ten named, and how many more
+        (tmp_path / f"more_{index}.csv").write_text("image,label\n")
+    with pytest.raises(DataError, match=r"it holds 12 CSV files \(cases.csv, more_0.csv, .*, more_8.csv, and 2 more\): "
+                                        r"name the one"):
+        load_cases(tmp_path)
+
+
 @pytest.mark.parametrize("part", ["imagesTr", "labelsTr"])
 def test_a_folder_of_a_described_dataset_is_told_the_datasets_own_folder(tmp_path, part):
     """``check Dataset001/imagesTr`` was told the accepted forms alone, not that the folder above it,

@@ -68,8 +68,7 @@ def _describe_it(folder: Path) -> str:
                 f"dataset.json) as data.dataset, not one of its parts")
     tables = sorted(p.name for p in folder.glob("*") if p.suffix.lower() == ".csv" and p.is_file())
     if tables:
-        return (f"it holds {', '.join(tables[:5])}{', ...' if len(tables) > 5 else ''}: give the CSV itself as "
-                f"data.dataset ({folder / tables[0]}), or write an MSD or nnU-Net v2 dataset.json there (docs/data.md)")
+        return f"{_its_tables(folder, tables)}, or write an MSD or nnU-Net v2 dataset.json there (docs/data.md)"
     images, labels = (sorted(p for p in (folder / sub).glob("*") if nifti_stem(p) is not None)
                       for sub in ("imagesTr", "labelsTr"))
     if not images or not labels:
@@ -84,6 +83,21 @@ def _describe_it(folder: Path) -> str:
             f"there, given in its place (data.dataset): the header {columns} and one line per case, such as {row} "
             f"(paths relative to the CSV); its labels are binary unless data.labels declares them ({{0: background, "
             f"1: ..., 2: ...}}). Or write an MSD or nnU-Net v2 dataset.json into {folder} (docs/data.md)")
+
+
+def _its_tables(folder: Path, tables: list[str]) -> str:
+    """Which of a folder's CSV files to give as ``data.dataset``: the one, or, of several, the one that lists
+    the cases, each named. Nothing here knows which that is: several were told to give the first by name
+    (a notes.csv before cases.csv), until the ninety-second session."""
+    if len(tables) == 1:
+        return f"it holds {tables[0]}: give the CSV itself as data.dataset ({folder / tables[0]})"
+    shown = tables[:_TABLES_SHOWN] + ([f"and {len(tables) - _TABLES_SHOWN} more"] if len(tables) > _TABLES_SHOWN else [])
+    return (f"it holds {len(tables)} CSV files ({', '.join(shown)}): name the one that lists the cases, with its "
+            f"image and label columns, as data.dataset ({folder}/<name>.csv)")
+
+
+#: How many of a folder's CSV files a message names.
+_TABLES_SHOWN = 10
 
 
 def dataset_source(data, output_dir: str | Path) -> Path:
