@@ -145,6 +145,10 @@ def test_malformed_json_is_a_data_error(tmp_path):
      'lists 2 image file(s) but dataset.json names no channels, so one is assumed; name one per file: "modality"'),
     ({"image": ["a.nii.gz", "b.nii.gz"], "label": "c.nii.gz"}, {"modality": {"0": "CT"}},
      "lists 2 image file(s) but dataset.json declares 1 channel(s)"),
+    # an empty path was the JSON's folder: "a folder, not a NIfTI file" of a folder never listed (ninety-second)
+    ({"image": "", "label": "c.nii.gz"}, {},
+     '''entry 0: "image" is an empty path (''); give the file's path (relative to dataset.json's folder)'''),
+    ({"image": "a.nii.gz", "label": " "}, {}, '''entry 0: "label" is an empty path (' '); give the file's path'''),
 ])
 def test_a_malformed_entry_of_dataset_json_is_told_what_it_has(tmp_path, entry, content, said):
     """A key typo read 'has no "label"; move unlabelled cases to "test"', a path alone 'has no "image"',
@@ -646,6 +650,12 @@ def test_from_pairs_validation_pairs_are_the_split(tmp_path):
         ([], "no pairs"),
         ("a.nii.gz", "must be a list"),
         ([{"image": "a.nii.gz"}], "pairs[0] is a dict without 'label'; a MONAI datalist entry names its files"),
+        # an empty path was the working folder: "a folder, not a NIfTI file" at the checks (ninety-second session)
+        ([("", "a_seg.nii.gz")], "pairs[0] is ('', 'a_seg.nii.gz'): the image path is empty; give the file's path"),
+        ([(["a.nii.gz", " "], "a_seg.nii.gz")], "pairs[0] is (['a.nii.gz', ' '], 'a_seg.nii.gz'): image channel 1's "
+                                                "path is empty"),
+        ([{"image": "a.nii.gz", "label": ""}], "pairs[0] is {'image': 'a.nii.gz', 'label': ''}: the label path is "
+                                               "empty"),
         ([{"img": "a.nii.gz", "seg": "a_seg.nii.gz"}], "pairs[0] is a dict without 'image' and 'label' (its keys: "
                                                         "'img', 'seg')"),
         ([("a.nii.gz", "a_seg.nii.gz"), "b.nii.gz"], "pairs[1] is 'b.nii.gz', a path alone; each entry must be an "

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
-from accelerated_seg.data.formats.paths import PathLike, file_stem, resolve
+from accelerated_seg.data.formats.paths import PathLike, file_stem, is_blank, resolve
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
@@ -220,6 +220,11 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
             raise DataError(f'{where} has no "label"{typo}; move unlabelled cases to "test"')
 
         image_field = entry["image"]
+        if blank := [name for name, field in (("image", image_field), ("label", entry["label"]))
+                     if is_blank(field) or (isinstance(field, list) and any(is_blank(path) for path in field))]:
+            # else the JSON's own folder, which the checks called "a folder, not a NIfTI file"
+            raise DataError(f'{where}: "{blank[0]}" is an empty path ({entry[blank[0]]!r}); give the file\'s path '
+                            f'(relative to {json_path.name}\'s folder)')
         if isinstance(image_field, str):
             images = (resolve(image_field, root),)
         elif isinstance(image_field, list) and image_field and all(isinstance(p, str) for p in image_field):

@@ -10,7 +10,7 @@ from typing import Any
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.msd import TwoSplits, entry_folds, fold_keys_or_list, fold_keys_split
-from accelerated_seg.data.formats.paths import PathLike, unique_ids
+from accelerated_seg.data.formats.paths import PathLike, is_blank, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
@@ -111,8 +111,8 @@ def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ..
     if isinstance(pairs, (str, bytes, os.PathLike)) or not isinstance(pairs, Sequence):
         raise DataError(f"from_pairs: {name} must be a list of (image, label) pairs, got {type(pairs).__name__}")
     parsed = []
-    for position, pair in enumerate(pairs):
-        where = f"from_pairs: {name}[{position}]"
+    for position, entry in enumerate(pairs):
+        where, pair = f"from_pairs: {name}[{position}]", entry
         if isinstance(pair, Mapping):  # a MONAI datalist entry: {"image": ..., "label": ..., other keys}
             missing = [key for key in ("image", "label") if key not in pair]
             if missing:
@@ -134,9 +134,20 @@ def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ..
             raise DataError(f"{where}: the image must be a path or a non-empty list of paths, got {image_field!r}")
         if not isinstance(label_field, (str, os.PathLike)):
             raise DataError(f"{where}: the label must be a path, got {label_field!r}")
+        _refuse_an_empty_path(where, entry, image_paths, label_field)
         images = tuple(base / Path(p).expanduser() for p in image_paths)
         parsed.append((images, base / Path(label_field).expanduser()))
     return parsed
+
+
+def _refuse_an_empty_path(where: str, entry: Any, image_paths: list, label: PathLike) -> None:
+    """An empty path ("") is the working folder once made absolute, which the checks called "a folder,
+    not a NIfTI file", naming a folder the user never gave (ninety-second session's probe)."""
+    if not any(is_blank(path) for path in (*image_paths, label)):
+        return
+    channel = next((index for index, path in enumerate(image_paths) if is_blank(path)), None)
+    which = "the label" if channel is None else "the image" if len(image_paths) == 1 else f"image channel {channel}'s"
+    raise DataError(f"{where} is {entry!r}: {which} path is empty; give the file's path")
 
 
 #: The forms an entry of the pairs takes, as every refusal of one says them.

@@ -12,6 +12,12 @@ NIFTI_SUFFIXES = (".nii.gz", ".nii")
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def is_blank(path: object) -> bool:
+    """An empty (or all-space) path as listed: made absolute, it named the dataset's own folder, and the
+    checks said that folder was "a folder, not a NIfTI file" (ninety-second session's probe)."""
+    return isinstance(path, str) and not path.strip()
+
+
 def resolve(relative: str, root: Path) -> Path:
     """Make a listed path absolute; MSD writes them as "./imagesTr/x.nii.gz"."""
     while relative.startswith("./"):
