@@ -515,6 +515,13 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
         ("image;label\na.nii.gz;a_seg.nii.gz\n", "not comma-separated"),
         ("image,label,split\na.nii.gz,a_seg.nii.gz,validation\n", "no row has split=train"),
         ("", "empty file"),
+        # blank lines above the header were read as a header of no columns: "found columns []" (ninety-second)
+        ("\n \n", "empty file"),
+        ("\n\nimage,label\na.nii.gz,\n", "line 4: empty 'label' cell"),
+        # a table without its header: its first case's paths were told they named no 'label' column
+        ("a.nii.gz,a_seg.nii.gz\nb.nii.gz,b_seg.nii.gz\n", "its first line, read as the header, holds paths "
+                                                            "(a.nii.gz, a_seg.nii.gz): the file has no header row; "
+                                                            "add one, such as image,label"),
         ("id,image,label\nsub/01,a.nii.gz,a_seg.nii.gz\n", "line 2: id 'sub/01' contains a path separator"),
         # a spreadsheet's "Unicode text" export: UnicodeDecodeError's traceback before the 26th session
         ("image,label\na.nii.gz,a_seg.nii.gz\n".encode("utf-16"), "not UTF-8 text (byte 0xff at position 0)"),

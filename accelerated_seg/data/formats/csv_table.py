@@ -9,7 +9,7 @@ from pathlib import Path
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.paths import PathLike, resolve, unique_ids
+from accelerated_seg.data.formats.paths import PathLike, nifti_stem, resolve, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
@@ -124,7 +124,9 @@ def _parse_csv_rows(csv_path: Path) -> tuple[set[str], list[tuple[int, dict[str,
     # utf-8-sig drops the byte-order mark that spreadsheet programs put before the header.
     with csv_path.open(newline="", encoding="utf-8-sig") as stream:
         reader = csv.reader(stream)
-        header_row = next(reader, None)
+        # the first line with a cell: blank lines above it were read as a header of no columns, told that
+        # it had "no 'label' column (found columns [])" (ninety-second session's probe)
+        header_row = next((cells for cells in reader if any(cell.strip() for cell in cells)), None)
         if header_row is None:
             raise DataError(f"{csv_path}: empty file; write a header row such as image,label")
         columns = [name.strip().lower() for name in header_row]
@@ -153,6 +155,11 @@ def _image_columns(header: set[str], csv_path: Path) -> list[str]:
     numbered = sorted((int(match.group(1)), name) for name in header if (match := _IMAGE_COLUMN.fullmatch(name)))
     numbered_names = [name for _, name in numbered]
     found = f"found columns {sorted(header)}"
+    if "label" not in header and (paths := sorted(name for name in header if nifti_stem(name) is not None)):
+        # a table written without its header: its first case was read as the column names
+        raise DataError(f"{csv_path}: its first line, read as the header, holds paths ({', '.join(paths)}): the "
+                        f"file has no header row; add one, such as image,label (image_0,image_1,label for "
+                        f"channels), as its first line")
     if "label" not in header:
         raise DataError(
             f"{csv_path}: no 'label' column ({found}); the header needs image (or image_0, image_1, ...) and label"
