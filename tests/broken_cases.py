@@ -326,6 +326,10 @@ BROKEN_CASES: list[BrokenCase] = [
                "label values [255] are not declared (declared: 0..1, num_classes=2)", "data.binarize: true"),
     BrokenCase("non_integer_label", _msd_with(which="label", label=_with_label_value(0.5, np.float32)),
                "non-integer label values [0.5]", "nearest-neighbour"),
+    # a scan given as the label (image and label swapped) was told it had been resampled linearly (ninety-second)
+    BrokenCase("scan_as_label", _msd_with(which="label", label=clean_image(seed=1)),
+               "100% of this file's voxels hold others, as a scan's intensities do",
+               "if the case's image and label are swapped, give the scan as its image and the label map as its label"),
     BrokenCase("negative_label", _msd_with(which="label", label=_with_label_value(-1)),
                "label values [-1] are not declared", "fix the label file"),
     BrokenCase("nan_image", _msd_with(which="image", image=_with_image_value(np.nan)),

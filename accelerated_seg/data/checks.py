@@ -903,10 +903,13 @@ def _check_label_values(
     undeclared: set[float] = set()
     has_foreground = False
     outside = labelled = 0
+    voxels = fractional_voxels = 0
     for start, slab in _slabs_from(label):
+        voxels += slab.size
         if slab.dtype.kind in "fc":
             fractional = slab != np.round(slab)  # NaN compares unequal, so it is caught too
             _collect(non_integer, slab[fractional])
+            fractional_voxels += int(np.count_nonzero(fractional))
             slab = np.where(fractional, 0, slab)  # report each bad voxel once, as non-integer
         _collect(undeclared, slab[declared.undeclared(slab)])
         tally.see(slab)
@@ -919,10 +922,8 @@ def _check_label_values(
     tally.scanned += 1
 
     if non_integer:
-        report.errors.append(
-            f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds class "
-            "values — it was probably resampled with linear interpolation; use nearest-neighbour, or round it"
-        )
+        report.errors.append(f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds "
+                             f"class values{_why_not_whole(fractional_voxels, voxels)}")
     if undeclared:
         # The way that works for "unlabelled" voxels is the ignore label: declaring -1 is refused (labels.py)
         negative = (" (negative values are never classes; -1 often marks unlabelled voxels"
@@ -942,6 +943,17 @@ def _check_label_values(
     if not has_foreground and not non_integer:
         tally.background_only.append(path)
     return outside, labelled
+
+
+def _why_not_whole(fractional_voxels: int, voxels: int) -> str:
+    """The likely cause of a label file's non-integer values, and its remedy. A label map resampled
+    linearly has them at its edges alone; most of its voxels is a scan's intensities, the case's image
+    given as its label, which was told it had been resampled (ninety-second session's probe)."""
+    if fractional_voxels > voxels / 2:
+        return (f", and {fractional_voxels / voxels:.0%} of this file's voxels hold others, as a scan's intensities "
+                f"do: if the case's image and label are swapped, give the scan as its image and the label map as its "
+                f"label")
+    return " — it was probably resampled with linear interpolation; use nearest-neighbour, or round it"
 
 
 def _collect(found: set[float], values: np.ndarray) -> None:
