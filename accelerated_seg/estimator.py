@@ -1043,18 +1043,12 @@ def _rows(pairs, name: str) -> tuple:
     a dict of columns or an HF DatasetDict (their keys), a DataFrame (its column names), a path (its
     characters), one pair given alone (its two paths). Each became 'pairs[0] is 'image'' before; a number,
     Python's "'int' object is not iterable" traceback (ninety-first session); one pair of channel files
-    alone, its first two channels read as a case's image and label (the same session)."""
-    if isinstance(pairs, (str, bytes, os.PathLike, Mapping)) or hasattr(pairs, "columns") or not isinstance(
-            pairs, Iterable):
-        hint = (": a dict of columns is list(zip(d['image'], d['label'])), an HF DatasetDict is one of its splits "
-                "(d['train'])" if isinstance(pairs, Mapping) else
-                ": a DataFrame is list(df[['image', 'label']].itertuples(index=False))" if hasattr(pairs, "columns")
-                else ": a dataset's CSV, dataset.json or folder is read by accelerated_seg.data.manifest.load_cases: "
-                "m = load_cases(path); from_files([(c.images, c.label) for c in m.training], "
-                "validation_pairs=[(c.images, c.label) for c in m.validation], ...)"
-                if isinstance(pairs, (str, os.PathLike)) else "")
+    alone, its first two channels read as a case's image and label (the same session). A set, whose
+    order changes from run to run, split its cases differently each time (ninety-second session)."""
+    if isinstance(pairs, (str, bytes, os.PathLike, Mapping, set, frozenset)) or hasattr(pairs, "columns") or \
+            not isinstance(pairs, Iterable):
         raise ConfigError(f"Dataset.from_files: {name} must be a list of (image, label) pairs, MONAI datalist dicts "
-                          f"or an HF datasets.Dataset of rows, got {type(pairs).__name__}{hint}")
+                          f"or an HF datasets.Dataset of rows, got {type(pairs).__name__}{_what_it_is_as_rows(pairs)}")
     rows = tuple(pairs.tolist() if isinstance(pairs, np.ndarray) else pairs)  # a NumPy row is no Sequence
     if len(rows) == 2 and all(isinstance(row, (str, os.PathLike)) for row in rows):
         raise ConfigError(f"Dataset.from_files: {name} holds two paths, not pairs: give a list of (image, label) "
@@ -1062,6 +1056,27 @@ def _rows(pairs, name: str) -> tuple:
     if len(rows) == 2 and _is_channel_list(rows[0]) and isinstance(rows[1], (str, os.PathLike)):
         _refuse_one_pair_alone(pairs, rows, name)  # read on, its channels became an image and a label
     return rows
+
+
+def _what_it_is_as_rows(pairs) -> str:
+    """How to turn what ``_rows`` refuses into a list of pairs, where there is a way."""
+    if isinstance(pairs, Mapping) and all(isinstance(value, (str, os.PathLike)) for value in pairs.values()):
+        return ": a dict of image -> label paths is list(d.items())"  # told of columns, which it has none of
+    if isinstance(pairs, Mapping):
+        return ": a dict of columns is list(zip(d['image'], d['label'])), an HF DatasetDict is one of its splits " \
+               "(d['train'])"
+    if isinstance(pairs, (set, frozenset)):
+        # the seeded split draws by position, and a set's order is its hashes': another split each run, and on
+        # each process of a launch
+        return (", whose order changes from one run to the next, and so would the seeded split of its cases: "
+                "give a list, sorted(pairs)")
+    if hasattr(pairs, "columns"):
+        return ": a DataFrame is list(df[['image', 'label']].itertuples(index=False))"
+    if isinstance(pairs, (str, os.PathLike)):
+        return (": a dataset's CSV, dataset.json or folder is read by accelerated_seg.data.manifest.load_cases: "
+                "m = load_cases(path); from_files([(c.images, c.label) for c in m.training], "
+                "validation_pairs=[(c.images, c.label) for c in m.validation], ...)")
+    return ""
 
 
 def _refuse_one_pair_alone(pairs, rows: tuple, name: str) -> None:

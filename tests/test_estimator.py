@@ -1048,6 +1048,21 @@ def test_a_malformed_entry_among_the_pairs_is_named_with_the_forms_an_entry_take
         Dataset.from_files([(a, a_seg)], validation_pairs=[(b, b_seg), b], block_shape=16)
 
 
+def test_pairs_in_a_set_or_a_dict_of_paths_are_told_the_list_to_give(tmp_path):
+    """A set of pairs was taken, in its order of the run: the seeded split held out another case each
+    run (and on each process of a launch); a dict of image -> label paths was told of a dict of
+    columns (ninety-second session's probe)."""
+    pairs = [(str(tmp_path / f"case_{index}.nii.gz"), str(tmp_path / f"seg_{index}.nii.gz")) for index in range(3)]
+    start = r"^Dataset.from_files: pairs must be a list of \(image, label\) pairs, MONAI datalist dicts or an HF " \
+            r"datasets.Dataset of rows, got "
+    with pytest.raises(ConfigError, match=start + r"set, whose order changes from one run to the next, and so would "
+                                                  r"the seeded split of its cases: give a list, sorted\(pairs\)$"):
+        Dataset.from_files(set(pairs), block_shape=16)
+    with pytest.raises(ConfigError, match=start + r"dict: a dict of image -> label paths is list\(d.items\(\)\)$"):
+        Dataset.from_files(dict(pairs), block_shape=16)
+    assert Dataset.from_files(dict(pairs).items(), block_shape=16).pairs == tuple(pairs)  # as the message says
+
+
 def test_the_builders_loader_refuses_its_arguments_before_the_preprocessing(tiny_dataset, tmp_path):
     """A seed numpy refuses or a float worker count failed at the first batch in numpy's or the
     DataLoader's words, a batch above the epoch in the sampler's (seventy-first session's probe)."""
