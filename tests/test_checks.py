@@ -1055,6 +1055,26 @@ def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_p
     assert len(str(refused.value).splitlines()) == 1 + 6
 
 
+def test_a_csv_whose_paths_are_written_from_the_working_folder_is_told_so(tmp_path, monkeypatch):
+    """data/cases.csv listing data/imagesTr/... (its paths as seen from where the command runs) was told
+    each file was not found and that data/data did not exist, never why (ninety-second session's probe):
+    a CSV's paths are read from its own folder."""
+    cases = [make_case(tmp_path / "data", f"case_{index}") for index in range(2)]
+    rows = [f"data/imagesTr/{case.id}.nii.gz,data/labelsTr/{case.id}.nii.gz" for case in cases]
+    table = tmp_path / "data" / "cases.csv"
+    table.write_text("\n".join(["image,label", *rows]) + "\n")
+    monkeypatch.chdir(tmp_path)
+    errors = check_manifest(load_cases(table, validation_fraction=0)).errors
+    assert errors[0] == (f"{table}: 4 file(s) it lists are not found from its folder, {tmp_path / 'data'}, which its "
+                         f"paths are read from, but are there from the working folder, {tmp_path} "
+                         f"(data/imagesTr/case_0.nii.gz, ...): write its paths from its own folder (or absolute)")
+    assert len(errors) == 1 + 4 and all("file not found" in error for error in errors[1:])
+    monkeypatch.chdir(tmp_path / "data")  # from elsewhere, nothing of the kind is there: not said
+    assert not any("working folder" in error for error in check_manifest(load_cases(table)).errors)
+    table.write_text("\n".join(["image,label", *(row.replace("data/", "") for row in rows)]) + "\n")
+    assert check_manifest(load_cases(table, labels=3)).errors == []  # written from its folder
+
+
 def test_check_says_a_patch_longer_than_every_resampled_training_case(tmp_path, capsys):
     """Training said that the patch was longer than every case (mostly padding) only once it had
     preprocessed them all; check, run to find such things first, said nothing of the default 64^3 patch

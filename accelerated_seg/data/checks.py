@@ -207,8 +207,9 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
     Returns:
         A CheckReport naming the dataset root.
     """
+    checked = [*manifest.training, *manifest.validation] if cases is None else cases
     report = check_cases(
-        [*manifest.training, *manifest.validation] if cases is None else cases, manifest.label_values,
+        checked, manifest.label_values,
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=_labels_declared_in(manifest),
         channels_declared_in=_channels_declared_in(manifest),
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
@@ -216,6 +217,8 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         records=CheckRecords(records_folder, manifest.root) if records_folder is not None else None,
         normalization=normalization,
     )
+    if report.errors and (read_from_elsewhere := _paths_written_from_the_working_folder(manifest, checked)):
+        report.errors.insert(0, read_from_elsewhere)  # the cause of the "file not found" lines that follow
     if cases is None and (undeclared := undeclared_channel_files(manifest)):
         declared = ", ".join(f"{index:04d} ({name})" for index, name in manifest.channels.items())
         report.warnings.append(
@@ -226,6 +229,23 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         )
     report.root = manifest.root
     return report
+
+
+def _paths_written_from_the_working_folder(manifest: Manifest, cases: Sequence[Case]) -> str | None:
+    """What to say of a CSV or dataset.json whose paths name files from the working folder, not from its own
+    folder, which they are read from: each file was "not found", and the folder under the CSV's that its
+    paths named "does not exist", and nothing said why (ninety-second session's probe). None where no such file
+    is there; pairs are read from the working folder already."""
+    if manifest.source_file is None:
+        return None
+    listed = [path for case in cases for path in (*case.images, case.label) if path is not None]
+    there = [path.relative_to(manifest.root) for path in listed if path.is_relative_to(manifest.root)
+             and not path.exists() and (Path.cwd() / path.relative_to(manifest.root)).is_file()]
+    if not there:
+        return None
+    return (f"{manifest.source_file}: {len(there)} file(s) it lists are not found from its folder, {manifest.root}, "
+            f"which its paths are read from, but are there from the working folder, {Path.cwd()} "
+            f"({there[0]}{', ...' if len(there) > 1 else ''}): write its paths from its own folder (or absolute)")
 
 
 def check_as_configured(data: DataConfig, manifest: Manifest, ranks: CheckingRanks | None = None,
