@@ -149,6 +149,10 @@ def test_malformed_json_is_a_data_error(tmp_path):
     ({"image": "", "label": "c.nii.gz"}, {},
      '''entry 0: "image" is an empty path (''); give the file's path (relative to dataset.json's folder)'''),
     ({"image": "a.nii.gz", "label": " "}, {}, '''entry 0: "label" is an empty path (' '); give the file's path'''),
+    # a list or a number was made a path by its text: "['c.nii.gz']: file not found" (ninety-second session)
+    ({"image": "a.nii.gz", "label": ["c.nii.gz"]}, {},
+     '''entry 0: "label" must be the path of the case's label map, got ['c.nii.gz'] (one label map per case'''),
+    ({"image": "a.nii.gz", "label": 3}, {}, '''entry 0: "label" must be the path of the case's label map, got 3'''),
 ])
 def test_a_malformed_entry_of_dataset_json_is_told_what_it_has(tmp_path, entry, content, said):
     """A key typo read 'has no "label"; move unlabelled cases to "test"', a path alone 'has no "image"',

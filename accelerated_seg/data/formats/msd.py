@@ -220,11 +220,7 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
             raise DataError(f'{where} has no "label"{typo}; move unlabelled cases to "test"')
 
         image_field = entry["image"]
-        if blank := [name for name, field in (("image", image_field), ("label", entry["label"]))
-                     if is_blank(field) or (isinstance(field, list) and any(is_blank(path) for path in field))]:
-            # else the JSON's own folder, which the checks called "a folder, not a NIfTI file"
-            raise DataError(f'{where}: "{blank[0]}" is an empty path ({entry[blank[0]]!r}); give the file\'s path '
-                            f'(relative to {json_path.name}\'s folder)')
+        _refuse_unusable_paths(entry, where, json_path)
         if isinstance(image_field, str):
             images = (resolve(image_field, root),)
         elif isinstance(image_field, list) and image_field and all(isinstance(p, str) for p in image_field):
@@ -242,11 +238,24 @@ def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_ch
                 )
         else:
             raise DataError(f'{where}: "image" must be a path or a list of paths, got {image_field!r}')
-        label = resolve(str(entry["label"]), root)
+        label = resolve(entry["label"], root)
 
         # The label is named after the case; multi-channel image files often carry a channel suffix.
         cases.append(Case(id=file_stem(label), images=images, label=label))
     return cases
+
+
+def _refuse_unusable_paths(entry: dict, where: str, json_path: Path) -> None:
+    """Refuse an empty path, and a label that is no path: "" was the JSON's own folder, which the checks
+    called "a folder, not a NIfTI file"; a list or a number was made a path by its text, "['a.nii.gz']" not
+    found (ninety-second session's probe)."""
+    if blank := [name for name in ("image", "label") if is_blank(entry[name])
+                 or (isinstance(entry[name], list) and any(is_blank(path) for path in entry[name]))]:
+        raise DataError(f'{where}: "{blank[0]}" is an empty path ({entry[blank[0]]!r}); give the file\'s path '
+                        f'(relative to {json_path.name}\'s folder)')
+    if not isinstance(label := entry["label"], str):
+        one = " (one label map per case, whatever its channels)" if isinstance(label, list) else ""
+        raise DataError(f'{where}: "label" must be the path of the case\'s label map, got {label!r}{one}')
 
 
 def labels_declared_twice(json_path: Path) -> DataError:
