@@ -654,7 +654,8 @@ def test_from_pairs_validation_pairs_are_the_split(tmp_path):
 @pytest.mark.parametrize(
     "pairs, fragment",
     [
-        ([("a.nii.gz", "a_seg.nii.gz"), (["b0.nii.gz", "b1.nii.gz"], "b_seg.nii.gz")], "pair 1 has 2 image file(s)"),
+        ([("a.nii.gz", "a_seg.nii.gz"), (["b0.nii.gz", "b1.nii.gz"], "b_seg.nii.gz")],
+         "pairs[1] has 2 image file(s) but pairs[0] has 1"),
         ([("a.nii.gz",)], "pairs[0]"),
         ([("a.nii.gz", None)], "the label must be a path"),
         ([([], "a_seg.nii.gz")], "non-empty list"),
@@ -680,6 +681,14 @@ def test_from_pairs_mistakes(tmp_path, pairs, fragment):
     with pytest.raises(DataError) as raised:
         from_pairs(pairs, root=tmp_path)
     assert fragment in str(raised.value)
+
+
+def test_a_validation_pair_of_other_channels_is_named_as_given(tmp_path):
+    """It was "pair 2", counted on from the pairs, of validation_pairs[0] (ninety-second session's probe)."""
+    with pytest.raises(DataError, match=r"^from_pairs: validation_pairs\[0\] has 2 image file\(s\) but pairs\[0\] "
+                                        r"has 1; give every case the same channels, in the same order$"):
+        from_pairs([("a.nii.gz", "a_seg.nii.gz"), ("b.nii.gz", "b_seg.nii.gz")],
+                   validation_pairs=[(["c0.nii.gz", "c1.nii.gz"], "c_seg.nii.gz")], root=tmp_path)
 
 
 # --- load_cases dispatch ----------------------------------------------------------------------

@@ -60,13 +60,17 @@ def from_pairs(
     parsed_validation = _parse_pairs(validation_pairs, "validation_pairs", base) if validation_pairs is not None else []
     if not parsed and not parsed_validation:  # validation pairs alone are a test set (estimator's evaluate)
         raise DataError("from_pairs: no pairs; pass at least one (image, label) pair")
-    num_channels = len((parsed or parsed_validation)[0][0])
-    for position, (images, _) in enumerate(parsed + parsed_validation):
-        if len(images) != num_channels:
+    # each named as given: the validation pairs were counted on from the pairs ("pair 2" of validation_pairs[0])
+    named = [*((f"pairs[{i}]", images) for i, (images, _) in enumerate(parsed)),
+             *((f"validation_pairs[{i}]", images) for i, (images, _) in enumerate(parsed_validation))]
+    first, first_images = named[0]
+    for position, images in named:
+        if len(images) != len(first_images):
             raise DataError(
-                f"from_pairs: pair {position} has {len(images)} image file(s) but the first has {num_channels}; "
+                f"from_pairs: {position} has {len(images)} image file(s) but {first} has {len(first_images)}; "
                 "give every case the same channels, in the same order"
             )
+    num_channels = len(first_images)
 
     everything = parsed + parsed_validation
     ids = unique_ids([label for _, label in everything], [None] * len(everything))
