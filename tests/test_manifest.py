@@ -565,8 +565,25 @@ def test_csv_repeated_label_names_get_ids_from_their_folders(tmp_path):
 
 def test_csv_listing_a_case_twice_is_a_data_error(tmp_path):
     (tmp_path / "cases.csv").write_text("image,label\na.nii.gz,a_seg.nii.gz\na.nii.gz,a_seg.nii.gz\n")
-    with pytest.raises(DataError, match="more than once"):
-        load_csv(tmp_path / "cases.csv")
+    with pytest.raises(DataError, match="case 'a_seg' is listed twice, among the training cases; remove the "
+                                        "duplicates"):
+        load_csv(tmp_path / "cases.csv", validation_fraction=0)
+
+
+def test_a_case_listed_twice_is_told_where_and_a_label_shared_by_other_images_is_told_so(tmp_path):
+    """Both were "case(s) listed more than once across training/validation: ['a_seg']; remove the
+    duplicates": a pair in pairs and validation_pairs alike, and two images given one label file,
+    which is no case repeated (ninety-second session's probe)."""
+    a, b, a_seg = (str(tmp_path / name) for name in ("a.nii.gz", "b.nii.gz", "a_seg.nii.gz"))
+    with pytest.raises(DataError, match=r"^from_pairs: case 'a_seg' is listed twice, among the training and the "
+                                        r"validation cases; remove the duplicates$"):
+        from_pairs([(a, a_seg), (b, str(tmp_path / "b_seg.nii.gz"))], validation_pairs=[(a, a_seg)])
+    with pytest.raises(DataError, match=re.escape(f"from_pairs: 2 cases list the label {a_seg} with other images ({a}; "
+                                                  f"{b}), and so have one id, 'a_seg' (a case's id is its label "
+                                                  f"file's name): give each case a label map of its own, or, where "
+                                                  f"the images are one case's channels, list them together as its "
+                                                  f"image")):
+        from_pairs([(a, a_seg), (b, a_seg)], validation_fraction=0)
 
 
 

@@ -184,6 +184,26 @@ def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set
     return set(np.random.default_rng(seed).permutation(count)[:num_validation].tolist())
 
 
+def _listed_twice(duplicates: list[str], training: list[Case], validation: list[Case]) -> str:
+    """What is wrong where cases of one id list one label file: the same case again (where: training,
+    validation, or both), or other images with it, which is no case repeated but a label map that two
+    cases share, and so their id. Both were "listed more than once across training/validation", the
+    second then "removed" in place of given its own label (ninety-second session's probe)."""
+    case_id, more = duplicates[0], (f" ({len(duplicates) - 1} more case(s) too: {', '.join(duplicates[1:5])}"
+                                    f"{', ...' if len(duplicates) > 5 else ''})" if len(duplicates) > 1 else "")
+    listed = [(side, case) for side, cases in (("training", training), ("validation", validation))
+              for case in cases if case.id == case_id]
+    images = sorted({", ".join(os.path.normpath(path) for path in case.images) for _, case in listed})
+    if len(images) > 1:
+        return (f"{len(listed)} cases list the label {listed[0][1].label} with other images ({'; '.join(images)}), "
+                f"and so have one id, {case_id!r} (a case's id is its label file's name){more}: give each case a "
+                f"label map of its own, or, where the images are one case's channels, list them together as its "
+                f"image")
+    sides = sorted({side for side, _ in listed})  # training first
+    times = "twice" if len(listed) == 2 else f"{len(listed)} times"
+    return f"case {case_id!r} is listed {times}, among the {' and the '.join(sides)} cases{more}; remove the duplicates"
+
+
 def reject_duplicate_cases(training: list[Case], validation: list[Case], where: Path | str) -> None:
     """Refuse a case listed twice, and a file that two cases share across the split.
 
@@ -206,10 +226,7 @@ def reject_duplicate_cases(training: list[Case], validation: list[Case], where: 
             f"file's name without the extension (or the id it is given), with its folders joined by '_' in front "
             f"where several labels share a name (d1/seg.nii.gz is d1_seg); rename one of the files")
     if duplicates:
-        raise DataError(
-            f"{where}: case(s) listed more than once across training/validation: "
-            f"{duplicates[:5]}; remove the duplicates"
-        )
+        raise DataError(f"{where}: {_listed_twice(duplicates, training, validation)}")
     first_case_of: dict[tuple[str, ...], str] = {}
     side_of: dict[str, tuple[str, str]] = {}  # file -> (case id, "training" or "validation")
     for side, cases in (("training", training), ("validation", validation)):
