@@ -515,6 +515,10 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
         ("image_0,image_2,label\na,b,c\n", "without gaps"),
         ("path,label\na,b\n", "no image column"),
         ("image,label\na.nii.gz,\n", "line 2: empty 'label' cell"),
+        # the file "<CSV's folder>/nan" was not found, the line not named (ninety-second session's probe)
+        ("image,label\na.nii.gz,a_seg.nii.gz\nb.nii.gz,nan\n", "line 3: the 'label' cell is 'nan', a missing value as "
+                                                             "a DataFrame writes it; give a path"),
+        ("image,label\nNone,a_seg.nii.gz\n", "line 2: the 'image' cell is 'None'"),
         ("image,label,split\na.nii.gz,a_seg.nii.gz,holdout\n", "line 2: split is 'holdout'; use train, validation or test"),
         ("image;label\na.nii.gz;a_seg.nii.gz\n", "not comma-separated"),
         ("image,label,split\na.nii.gz,a_seg.nii.gz,validation\n", "no row has split=train"),

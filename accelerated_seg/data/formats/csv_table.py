@@ -182,12 +182,19 @@ def _image_columns(header: set[str], csv_path: Path) -> list[str]:
     return numbered_names
 
 
+#: What a table written from a DataFrame holds where a value is missing (``df.astype(str)``'s "nan").
+_MISSING_WORDS = ("nan", "none", "null", "na", "n/a")
+
+
 def _cell(row: dict[str, str], column: str, where: str) -> str:
     value = (row.get(column) or "").strip()
     if not value:
         raise DataError(
             f"{where}: empty '{column}' cell; give a path (relative to the CSV's folder), or mark the row split=test"
         )
+    if value.lower() in _MISSING_WORDS:  # was the file "<CSV's folder>/nan", not found (ninety-second session)
+        raise DataError(f"{where}: the '{column}' cell is {value!r}, a missing value as a DataFrame writes it; give a "
+                        f"path (relative to the CSV's folder), or mark the row split=test")
     return value
 
 
