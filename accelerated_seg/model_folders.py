@@ -209,6 +209,7 @@ def check_initial_weights(init_from: str | Path) -> None:
     """
     path = Path(init_from)
     if path.is_file():
+        check_weights_file(path)
         return
     if not ((path / "config.json").is_file() and (path / "model.safetensors").is_file()):
         checkpoint = (path / LAYOUT_FILE).is_file()  # a step_N folder: the weights are there, in its layout
@@ -220,9 +221,60 @@ def check_initial_weights(init_from: str | Path) -> None:
     read_export_json(path)
 
 
+# How each format that torch.load reads begins: torch.save's zip (torch 1.6 on), and before that its pickle,
+# whose first object is a magic number (protocol 2 and up open with 0x80; 0 and 1 write the number as text)
+TORCH_SAVE_STARTS = (b"PK\x03\x04", b"\x80", b"L119547037146038801333356")
+
+
+def check_weights_file(path: Path) -> None:
+    """A weights file (``train.init_from=weights.pt``) as far as its first bytes tell, before torch is
+    imported: a text file, an empty one or a NIfTI was refused by torch.load 3-12 s in, the demo's
+    phantoms written into the new run's folder (ninety-second session). weights_file.read_state_dict
+    reads the rest.
+
+    Raises:
+        ConfigError: an export's config.json, whose folder was meant.
+        DataError: neither torch.save's nor safetensors' format, or a safetensors file cut short.
+    """
+    if path.name == "config.json" and (path.parent / "model.safetensors").is_file():  # an export's description
+        raise ConfigError(f"train.init_from={str(path)!r} is the description of the export in {path.parent}: give "
+                          f"the folder, train.init_from={str(path.parent)!r}")
+    if path.suffix == ".safetensors":
+        try:
+            check_safetensors_header(path)
+        except SafetensorError as error:
+            raise DataError(f"{path} cannot be read as safetensors ({error}): the file is damaged or truncated; "
+                            f"copy it again") from None
+        return
+    with path.open("rb") as file:
+        start = file.read(len(max(TORCH_SAVE_STARTS, key=len)))
+    if not (start.startswith(TORCH_SAVE_STARTS) or _is_plain_tar(path)):
+        raise not_a_weights_file(path)
+
+
+def not_a_weights_file(path: Path) -> DataError:
+    return DataError(f"{path} cannot be read as a PyTorch weights file: it is damaged, truncated, or not written "
+                     f"by torch.save (give a .pt/.pth of a state dict, a .safetensors, or an export folder)")
+
+
+def _is_plain_tar(path: Path) -> bool:
+    """torch.save's format before torch 0.4, an uncompressed tar, which torch.load still reads."""
+    import tarfile
+
+    try:
+        with tarfile.open(path, mode="r:"):
+            return True
+    except (tarfile.TarError, OSError):
+        return False
+
+
 def check_init_from(train) -> None:
     """check_initial_weights of a run's ``train`` settings where they start from weights: with
-    train.init_into the file is the training's to check (train._check_init_into), and train.resume
-    with train.init_from is refused there."""
-    if train.init_from and train.init_into is None and not train.resume:
+    train.init_into a file's format alone (train._check_init_into says what else it must be), and
+    train.resume with train.init_from is refused there."""
+    if not train.init_from or train.resume:
+        return
+    if train.init_into is None:
         check_initial_weights(train.init_from)
+    elif Path(train.init_from).is_file():
+        check_weights_file(Path(train.init_from))

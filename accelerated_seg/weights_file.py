@@ -31,6 +31,7 @@ from .config import ConfigError
 from .data.errors import DataError
 from .exported_model import read_safetensors, with_every_name
 from .initial_weights import InitialWeights, adapt_to_network
+from .model_folders import check_weights_file, not_a_weights_file
 from .models import ModelSpec
 
 # Where training scripts nest the network's state dict in a checkpoint dict: MONAI's CheckpointSaver
@@ -49,11 +50,9 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
         DataError: the file cannot be read (damaged, truncated, or neither format).
         ConfigError: it holds Python objects besides tensors, or no state dict.
     """
+    check_weights_file(path)  # its format, as the command line checks it before the imports
     if path.suffix == ".safetensors":
         return _without_wrapper_prefixes(read_safetensors(path))
-    if path.name == "config.json" and (path.parent / "model.safetensors").is_file():  # an export's description
-        raise ConfigError(f"train.init_from={str(path)!r} is the description of the export in {path.parent}: give "
-                          f"the folder, train.init_from={str(path.parent)!r}")
     try:
         content = torch.load(path, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, KeyError) as error:  # KeyError: a text file's bytes read as opcodes
@@ -64,9 +63,7 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
                               f"pickled network or training state?), which are not loaded: unpickling them runs "
                               f"code. Save the network's weights alone: torch.save(network.state_dict(), path)"
                               ) from None
-        raise DataError(f"{path} cannot be read as a PyTorch weights file: it is damaged, truncated, or not "
-                        f"written by torch.save (give a .pt/.pth of a state dict, a .safetensors, or an export "
-                        f"folder)") from None
+        raise not_a_weights_file(path) from None
     except (RuntimeError, EOFError, OSError, ValueError) as error:
         raise DataError(f"{path} cannot be read as a PyTorch weights file ({' '.join(str(error).split())[:300]}): "
                         f"the file is damaged, truncated, or not written by torch.save") from None

@@ -1,6 +1,8 @@
 """``train.init_from`` given a plain weights file: a MONAI network's state dict as torch.save or
 safetensors wrote it (a MONAI bundle's model.pt, one's own MONAI loop), matched by name and shape."""
 
+import re
+
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
@@ -122,6 +124,36 @@ def test_files_that_are_not_a_state_dict_are_refused_without_unpickling(tmp_path
     (tmp_path / "damaged.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json")
     with pytest.raises(DataError, match=r"damaged.safetensors cannot be read as safetensors"):
         load_initial_weights(model, spec, tmp_path / "damaged.safetensors")
+
+
+def test_a_file_that_is_no_weights_file_is_refused_by_its_first_bytes_before_the_imports(tmp_path):
+    """A train.init_from that is a file passed the check before the imports whatever it held, and a text
+    file, an empty one or a NIfTI was refused 3-12 s in, the demo's phantoms already written into the new
+    run's folder (the empty file's reason an empty "()"; the ninety-second session's README audit).
+    The first bytes tell, without torch: torch.save writes a zip, or a pickle (a tar before torch 0.4),
+    safetensors a header that describes the file. Also with train.init_into, which takes a file too."""
+    from accelerated_seg.config import TrainConfig
+    from accelerated_seg.model_folders import check_init_from, check_initial_weights
+
+    weights = _trained_elsewhere(3)
+    torch.save(weights, tmp_path / "weights.pt")
+    torch.save(weights, tmp_path / "legacy.pth", _use_new_zipfile_serialization=False)
+    save_file(weights, tmp_path / "weights.safetensors")
+    for name in ("weights.pt", "legacy.pth", "weights.safetensors"):
+        check_initial_weights(tmp_path / name)
+    (tmp_path / "empty.pt").write_bytes(b"")
+    (tmp_path / "notes.txt").write_text("hello")
+    (tmp_path / "scan.nii.gz").write_bytes(b"\x1f\x8b\x08\x00")
+    for name in ("empty.pt", "notes.txt", "scan.nii.gz"):
+        for train_settings in ({}, {"init_into": "model"}):
+            with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / name))} cannot be read as a PyTorch "
+                                                r"weights file: it is damaged, truncated, or not written by torch.save "
+                                                r"\(give a .pt/.pth of a state dict, a .safetensors, or an export "
+                                                r"folder\)$"):
+                check_init_from(TrainConfig(init_from=str(tmp_path / name), **train_settings))
+    (tmp_path / "cut.safetensors").write_bytes((tmp_path / "weights.safetensors").read_bytes()[:300])
+    with pytest.raises(DataError, match=r"cut.safetensors cannot be read as safetensors \(.*\): the file is damaged"):
+        check_initial_weights(tmp_path / "cut.safetensors")
 
 
 def test_a_one_channel_file_spreads_over_several_channels_and_no_other_count_does(tmp_path):
