@@ -155,7 +155,9 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
     path = Path(checkpoint) / PREPROCESSING_FILE
     if not path.is_file():
         return
-    differences = preprocessing_differences(json.loads(path.read_text()), preprocessing, "saved")
+    # PreprocessSettings.to_dict leaves binarize out unless it is set: absent is false ("None saved" before)
+    differences = preprocessing_differences({"binarize": False, **json.loads(path.read_text())},
+                                            {"binarize": False, **preprocessing}, "saved")
     try:  # the code that prepared them, which its export description records (seventy-sixth session on)
         described = json.loads((Path(checkpoint) / EXPORT_DESCRIPTION_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):  # none: an older checkpoint (export says so), or unreadable

@@ -1739,6 +1739,21 @@ def test_weights_of_older_preprocessing_code_are_refused_to_resume_and_named_to_
                                out)
 
 
+def test_a_resume_that_binarizes_otherwise_names_false_not_none(tmp_path):
+    """PreprocessSettings.to_dict leaves binarize out unless it is set, and a resume with data.binarize
+    given or dropped was refused with "binarize: None saved, True here" (ninety-second session's README
+    audit): absent is false."""
+    settings = {"spacing": [3.0, 3.0, 3.0], "normalization": "zscore", "ct_window": [-1000.0, 1000.0],
+                "crop_foreground": True, "label_map": None}
+    (tmp_path / "step_2").mkdir()
+    for saved, here, difference in ((settings, {**settings, "binarize": True}, "binarize: False saved, True here"),
+                                    ({**settings, "binarize": True}, settings, "binarize: True saved, False here")):
+        (tmp_path / "step_2" / "preprocessing.json").write_text(json.dumps(saved))
+        with pytest.raises(ConfigError, match=rf"preprocessed otherwise \({difference}\)\. Resume with"):
+            check_resume_preprocessing(tmp_path / "step_2", here, tmp_path)
+    check_resume_preprocessing(tmp_path / "step_2", {**settings, "binarize": True}, tmp_path)
+
+
 def test_a_run_resumed_in_its_moved_project_lists_no_changed_paths(tiny_dataset, tmp_path, capsys):
     """A project copied elsewhere (a cluster's scratch, another mount) and resumed there: its saved
     config names the old project's dataset, cache and run folder, and each was listed as changed."""
