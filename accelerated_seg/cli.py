@@ -1209,7 +1209,7 @@ def _plan(args, _) -> int:
         if args.config is None and (args.model is None or args.patch is None):
             raise ConfigError("give --model and --patch, or --config with an experiment YAML (configs/*.yaml)")
         if args.model is not None:
-            check_network_name(args.model, "model.name")
+            check_network_name(args.model, "model.name (--model)")
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

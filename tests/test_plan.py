@@ -218,7 +218,7 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--model", "vnet"], "model.name 'vnet' is not known"),
+    (["--model", "vnet"], r"model.name \(--model\) 'vnet' is not known"),
     (["--patch", "64", "64", "80"], r"data.patch_size \(64, 64, 80\) must be divisible by \(32, 32, 32\)"),
     # the default U-Net halves 16^3 four times: one voxel at its bottleneck (a traceback until the 24th session)
     (["--model", "unet", "--patch", "16", "16", "16"], r"model 'unet' cannot train on data.patch_size \(16, 16, 16\)"),
@@ -429,8 +429,8 @@ def test_a_plan_config_that_cannot_be_planned_gives_one_clear_error(tmp_path, ca
 @pytest.mark.parametrize("args, message", [
     (["plan", "--model", "unet"], "error: give --model and --patch, or --config with an experiment YAML "
                                   "(configs/*.yaml)\n"),
-    (["plan", "--model", "vnet", "--patch", "64", "64", "64"],
-     "error: model.name 'vnet' is not known; choose one of: unet, segresnet, swinunetr, unetr, dynunet, "
+    (["plan", "--model", "vnet", "--patch", "64", "64", "64"],  # without its flag until the ninety-second session
+     "error: model.name (--model) 'vnet' is not known; choose one of: unet, segresnet, swinunetr, unetr, dynunet, "
      "unet3d_mlperf\n"),
     (["benchmark", "train", "--model", "unet", "vnet"], "error: --model 'vnet' is not known; choose one of: unet, "
                                                         "segresnet, swinunetr, unetr, dynunet, unet3d_mlperf\n"),
