@@ -97,8 +97,10 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
     if not (Path(model_dir) / "config.json").is_file():
         return None
     export = read_export_config(model_dir)
-    # A setting the export does not record (written before it existed) is not compared.
-    saved = {key: value for key, value in (export.get("preprocessing") or {}).items() if key != "label_map"}
+    # A setting the export does not record (written before it existed) is not compared, nor the label
+    # mapping, binarize included (a binarized export said "binarize: True there, None here" before)
+    saved = {key: value for key, value in (export.get("preprocessing") or {}).items()
+             if key not in ("label_map", "binarize")}
     settings = preprocessing_differences(saved, {key: preprocessing.get(key) for key in saved}, "there")
     code = code_version_difference(export, "there")
     named = channel_name_differences(export.get("channels") or {}, channels)

@@ -108,6 +108,18 @@ def test_the_head_only_suggestion_fits_the_runs_length(tiny_config, tmp_path, ma
         assert f"; --train.head_only_steps={suggested} would train them alone first" in line
 
 
+def test_a_binarized_export_fine_tuned_on_every_class_is_not_warned_of_its_label_mapping(tiny_config, tmp_path):
+    """binarize maps the labels, which a new label set changes and the warning leaves out, as label_map: a
+    binarized export fine-tuned on every class was warned "binarize: True there, None here", told to set
+    data settings that do not include it (the ninety-second session's README audit)."""
+    binarized = tmp_path / "binarized"
+    train(tiny_config(binarized, train__max_steps=1, train__val_every=0, data__binarize="true"))
+    export = json.loads((binarized / "model" / "config.json").read_text())
+    assert export["preprocessing"]["binarize"] is True
+    every_class = {key: value for key, value in export["preprocessing"].items() if key not in ("binarize", "label_map")}
+    assert initial_weights_preparation_note(binarized / "model", every_class, {0: "MRI"}) is None
+
+
 def test_a_run_fine_tunes_an_export_on_another_label_set(tiny_config, tmp_path, capsys):
     """A 3-class export (background, ventricles, lesion) fine-tuned on the same phantoms binarized."""
     first = tmp_path / "first"
