@@ -472,7 +472,8 @@ def _unet3d_mlperf(patch):
 # Constructor arguments that the run decides, which model.args may repeat but not contradict: another
 # out_channels fails at the first loss (or trains outputs no label ever reaches).
 SET_BY_THE_RUN = {"in_channels": "the number of image channels",
-                  "out_channels": "the number of outputs, classes or regions", "spatial_dims": "3",
+                  "out_channels": "the number of outputs, classes or regions",
+                  "spatial_dims": "the volumes' number of axes",
                   "img_size": "data.patch_size"}
 
 # SwinUNETR's deepest stage is 1/32 of the input, as is the MLPerf U-Net's bottleneck; instance norm

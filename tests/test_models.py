@@ -209,6 +209,9 @@ def test_what_the_data_decides_is_not_a_model_argument():
         model_spec("unet", 1, 3, (32, 32, 32), {"out_channels": 5, "in_channels": 2})
     with pytest.raises(ConfigError, match=r"img_size is data.patch_size \(\[32, 32, 32\]\)"):
         model_spec("unetr", 1, 3, (32, 32, 32), {"img_size": [64, 64, 64]})
+    # "spatial_dims is 3 (3)" until the ninety-second session
+    with pytest.raises(ConfigError, match=r"spatial_dims is the volumes' number of axes \(3\)\. Leave"):
+        model_spec("unet", 1, 3, (32, 32, 32), {"spatial_dims": 2})
     # Repeating what the run decides is harmless.
     assert model_spec("unetr", 1, 3, (32, 32, 32), {"img_size": (32, 32, 32), "spatial_dims": 3, "out_channels": 3})
     with pytest.raises(ConfigError, match=r"for example use \(32, 32, 32\)"):  # not 16: one voxel at the bottom
