@@ -717,7 +717,7 @@ class Segmentation:
             else:
                 from .train import train
 
-                self.summary = train(cfg, manifest=manifest)
+                self.summary = train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
         # A preempted run exports nothing: model_dir named a model/ that was not there, and predict
         # failed on the missing folder rather than saying so (seventy-third session's review)
         exported = [folder for folder in (out / "best_model", out / "model") if folder.is_dir()]
@@ -1386,7 +1386,7 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
 def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
     from .train import train
 
-    train(cfg, manifest=manifest)
+    train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
 
 
 def _launch_precision(precision: str | None) -> str:

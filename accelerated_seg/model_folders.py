@@ -43,15 +43,21 @@ class Names:
     # failed save said the command line's
     resume_again: str = "run the same command with --train.resume=latest (resume='latest' from Python)"
     rate: str = "optim.lr"  # what to lower when the loss stays non-finite: fit's is its optimizer's own
-    # how a new run there replaces an interrupted one's exports: the command line's words, and the keyword's
-    # for the estimator, which trains through train
+    # how a new run there replaces an interrupted one's exports: the command line's words, and the keyword's for
+    # train() called from Python (the estimator's own since the ninety-second session)
     overwrite_again: str = "--train.overwrite=true (overwrite=True from Python)"
     written_at_the_end: str = "the export and summary are"  # what a resume at its last step writes (fit: no summary)
-    # how a run starts from a checkpoint's weights under another launch ({checkpoint}): fit has no init_from, and
-    # the export cannot build its user's network, so until the ninety-first session a fit was sent the wrong way
+    # how a run starts from a checkpoint's weights under another launch ({checkpoint}, {start_from}): fit has no
+    # init_from, and the export cannot build its user's network, so until the ninety-first session a fit was sent
+    # the wrong way
     new_run_from_the_weights: str = (
-        "accelerated-seg export {checkpoint} --output <folder>, then --train.init_from=<folder> (the optimizer and "
+        "accelerated-seg export {checkpoint} --output <folder>, then {start_from} (the optimizer and "
         "schedule start fresh; <run>/model is the last step's weights, not necessarily this step's)")
+    start_from: str = "--train.init_from=<folder>"  # a new run from an export's weights
+
+    def way_to_a_new_run_from(self, checkpoint: Path) -> str:
+        """``new_run_from_the_weights`` of ``checkpoint``, in the caller's words."""
+        return self.new_run_from_the_weights.format(checkpoint=checkpoint, start_from=self.start_from)
 
 
 FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
@@ -63,9 +69,12 @@ FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", 
                       "exports them to <checkpoint_dir>/model, then load that model.safetensors into your network "
                       "(safetensors.torch.load_model) and fit it into another checkpoint_dir (the optimizer starts "
                       "fresh)"))
+# The estimator trains through train, which says these since the ninety-second session (train's words before, in
+# its Ctrl-C, failed save, lock and layout messages)
 ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
                         overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="",
-                        resume_again="call fit(..., resume='latest') again", rate="lr")
+                        resume_again="call fit(..., resume='latest') again", rate="lr",
+                        overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

@@ -44,7 +44,7 @@ def check_resume_layout(checkpoint: Path, accelerator, names: Names = Names()) -
     error, warning = resume_conflict(saved, checkpoint_layout(accelerator))
     if error:
         raise ConfigError(f"cannot resume from {checkpoint}: {error}. To continue under this launch, start a new "
-                          f"run from its weights: {names.new_run_from_the_weights.format(checkpoint=checkpoint)}, or "
+                          f"run from its weights: {names.way_to_a_new_run_from(checkpoint)}, or "
                           f"resume with the launch that wrote it (docs/checkpoints.md).")
     return warning and f"warning: resuming from {checkpoint}: {warning}"
 

@@ -172,12 +172,14 @@ class Loop:
     stream: BatchStream | None = None
 
 
-def train(cfg: Config, manifest: Manifest | None = None) -> dict:
+def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names()) -> dict:
     """Train, validate, checkpoint and export as configured; returns a summary (same on every rank).
 
     Args:
         cfg: the run configuration.
         manifest: cases given directly (the Python ``Dataset`` builder); default: read ``data.dataset``.
+        names: how the messages of the run folder, a Ctrl-C and a failed save name the caller's settings
+            (``ESTIMATOR_NAMES`` for the estimator, which was told of train's until the ninety-second session).
 
     Returns:
         what ``summary.json`` holds, plus ``losses`` ((step, mean training loss over the global batch)
@@ -189,7 +191,7 @@ def train(cfg: Config, manifest: Manifest | None = None) -> dict:
     """
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
           contextlib.ExitStack() as run_scope):
-        run = _configured_run(cfg, manifest, run_scope)
+        run = _configured_run(cfg, manifest, run_scope, names)
         try:
             with _saying_where_to_resume_after_ctrl_c(run.loop):
                 preempted = run_loop(run.loop, signals)
@@ -304,7 +306,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                 accelerator.print(note)
         # Once the resume can no longer be refused, as train() does: a refused resume of an older step
         # had moved the later course's checkpoints and exports aside already.
-        _set_aside_later_course(accelerator, resume_from, out)
+        _set_aside_later_course(accelerator, resume_from, out, FIT_NAMES)
         schedule_the_stepping_optimizer(accelerator, scheduler)
         hparams = _fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps)
         # fit has no config.yaml: its checkpoints save these for a resume to compare its own with, as train's
@@ -748,9 +750,10 @@ class ConfiguredRun:
     aliases: dict[str, str]  # shared_tensor_names of the plain network (export_model)
 
 
-def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextlib.ExitStack) -> ConfiguredRun:
+def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextlib.ExitStack,
+                    names: Names = Names()) -> ConfiguredRun:
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume; the
-    folder's lock goes into ``run_scope``, which train leaves when the run ends."""
+    folder's lock goes into ``run_scope``, which train leaves when the run ends. ``names``: train's."""
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
     check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)  # not after the data work
@@ -763,13 +766,13 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
     # path now, the case files it lists once they are known (below).
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
-    check_folder_path(out, "train.output_dir")  # before the lock makes it
+    check_folder_path(out, names.folder)  # before the lock makes it
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)
     accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
-    run_scope.enter_context(_holding_run_folder(accelerator, out))
-    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite,
+    run_scope.enter_context(_holding_run_folder(accelerator, out, names.elsewhere))
+    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, names=names,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
     if resume_from is not None:  # before the data work; _resume checks them again
         check_resume_settings(resume_from, dump_config(cfg))
@@ -779,9 +782,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             # The command that started a fine-tuning run, repeated with --resume latest (what every
             # message says after a stop, and what a requeued SLURM job runs), was refused until the
             # seventy-seventh session: the checkpoint carries on from those weights, not loaded again.
-            accelerator.print(f"resuming {resume_from}: its weights carry on, and train.init_from "
+            accelerator.print(f"resuming {resume_from}: its weights carry on, and {names.prefix}init_from "
                               f"{cfg.train.init_from} is not loaded again")
-    _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace)
+    _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, names.folder)
     as_given = cfg  # what unused_settings_warnings judges: the settings the run resolves below were not given
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
@@ -905,7 +908,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                              save_every=t.save_every, keep_last=t.keep_last, max_grad_norm=cfg.optim.max_grad_norm,
                              max_nonfinite_steps=t.max_nonfinite_steps, progress_bar=t.progress_bar),
                 out / "checkpoints", scheduler=scheduler, config_yaml=dump_config(cfg),
-                records={PREPROCESSING_FILE: settings.to_dict(), SPLIT_FILE: manifest.split_record()})
+                records={PREPROCESSING_FILE: settings.to_dict(), SPLIT_FILE: manifest.split_record()}, names=names)
     loop.progress.batch_samples, loop.progress.epoch_length = plan.per_device * num_processes, train_set.epoch_length
     loop.progress.step_samples = cut
     accelerator.register_for_checkpointing(scheduler, loop.progress)
@@ -929,10 +932,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
     on_main(accelerator, checked.keep_records)  # and the cases that passed the checks are recorded
-    _set_aside_later_course(accelerator, resume_from, out)
+    _set_aside_later_course(accelerator, resume_from, out, names)
     if resume_from is not None:  # after the set-aside, which may take best_model/ away
         _choose_the_best_anew_where_its_export_is_gone(accelerator, loop.progress, out, resume_from,
-                                                       cfg.train.max_steps)
+                                                       cfg.train.max_steps, names)
     if resume_from is not None and (length := _saved_max_steps(resume_from)) not in (None, cfg.train.max_steps):
         changed = {**changed, "train.max_steps": (length, cfg.train.max_steps)}  # printed apart (the schedule)
     if accelerator.is_main_process:
@@ -1021,19 +1024,20 @@ def _check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: P
                           f"listing may be stale: run again once every node sees the newest checkpoint")
 
 
-def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, out: Path) -> None:
+def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, out: Path, names: Names) -> None:
     """Resuming an older step of this folder's run: the main process moves the later checkpoints and
-    exports aside (``set_aside_later_course``) before anyone saves; every rank calls this."""
+    exports aside (``set_aside_later_course``) before anyone saves; every rank calls this. ``names``: the
+    caller's (a fit and the estimator were told of --resume latest until the ninety-second session)."""
     accelerator.wait_for_everyone()
     own = resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve()
     if accelerator.is_main_process and own and (aside := set_aside_later_course(resume_from, out)) is not None:
         accelerator.print(f"resuming {resume_from.name}: the later checkpoints and exports of the earlier course "
-                          f"are kept in {aside}, out of --resume latest's way")
+                          f"are kept in {aside}, out of the way of {names.resume}")
     accelerator.wait_for_everyone()
 
 
 def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, progress: Progress, out: Path,
-                                                   resume_from: Path, max_steps: int) -> None:
+                                                   resume_from: Path, max_steps: int, names: Names = Names()) -> None:
     """A resumed run whose best validation's export is not in ``out/best_model`` chooses the best
     model anew from its next validation, and says so.
 
@@ -1062,9 +1066,9 @@ def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, pro
                if kept in complete_checkpoints(resume_from.parent) else "")
         what = f"there is no best_model/ in {out}" if found is None else f"{out / 'best_model'} holds step {found}"
         if progress.step >= max_steps:  # no validation follows to choose from
-            accelerator.print(f"warning: {what}, and {best}{way}. Nothing is trained (train.max_steps is reached), "
-                              f"so summary.json keeps step {progress.best_step} as the best, whose export is not "
-                              f"in best_model/")
+            accelerator.print(f"warning: {what}, and {best}{way}. Nothing is trained ({names.prefix}max_steps is "
+                              f"reached), so summary.json keeps step {progress.best_step} as the best, whose export "
+                              f"is not in best_model/")
             return
         accelerator.print(f"warning: {what}, and {best}{way}. best_model/ is chosen anew from this run's next "
                           f"validation on; metrics.json keeps step {progress.best_step}'s scores")
@@ -1252,7 +1256,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     accelerator, progress, out = run.loop.accelerator, run.loop.progress, run.out
     if run.loop.last_saved != progress.step:
         save_training_state(accelerator, run.loop.checkpoints_dir, progress.step, run.cfg.train.keep_last,
-                            run.loop.config_yaml, run.loop.records)
+                            run.loop.config_yaml, run.loop.records, run.loop.names)
     if preempted:  # the scheduler's grace period is short: the training state is what matters, no export
         accelerator.print(
             f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "
@@ -1261,7 +1265,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
             f"accelerated-seg export {out} --output <new folder>.")
     else:
         export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model", aliases=run.aliases,
-                     step=run.loop.progress.step)
+                     step=run.loop.progress.step, names=run.loop.names)
     validated = progress.best_step >= 0  # null, not the -1 the loop compares against, when it never validated
     summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice if validated else None,
                "best_step": progress.best_step if validated else None,
@@ -1325,7 +1329,7 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss:
     _write_metrics(run)
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model",
-                     aliases=run.aliases, step=progress.step)
+                     aliases=run.aliases, step=progress.step, names=loop.names)
 
 
 def _write_metrics(run: ConfiguredRun) -> None:

@@ -113,6 +113,18 @@ def read_only_below(monkeypatch, folder) -> None:
     monkeypatch.setattr(os, "open", os_open_read_only)
 
 
+def a_second_rank_resuming_elsewhere(monkeypatch) -> None:
+    """The start's check as two ranks would meet it, on one process: rank 1 sees /elsewhere/step_4 to resume."""
+    from types import SimpleNamespace
+
+    import accelerated_seg.train as train_module
+
+    agree = train_module._check_the_ranks_agree_on_the_start
+    monkeypatch.setattr(train_module, "_check_the_ranks_agree_on_the_start",
+                        lambda accelerator, *start, **named: agree(SimpleNamespace(num_processes=2), *start, **named))
+    monkeypatch.setattr(train_module, "on_every_rank", lambda accelerator, work: [work(), ("/elsewhere/step_4", False)])
+
+
 def checkpoint_folder_read_only(monkeypatch, step: int) -> None:
     """The checkpoint ``step_<step>``'s folder cannot be made, as in a ``checkpoints/`` gone read-only (EROFS);
     every other folder can."""

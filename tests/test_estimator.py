@@ -1615,3 +1615,124 @@ def test_a_predict_or_evaluate_option_refused_is_said_by_the_method_called(tiny_
             with pytest.raises(ConfigError, match=rf"^{method}: {message}"):
                 call(**{name.strip(): value})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model", "scan.nii.gz"]
+
+
+def _lines_with(words, output: str) -> str:
+    """The lines of ``output`` that hold one of ``words`` (a stop's, a resume's messages; not the warnings of
+    settings that name the config's keys)."""
+    return "\n".join(line for line in output.splitlines() if any(word in line for word in words))
+
+
+def _tiny_segmentation(tiny_dataset, tmp_path, **settings):
+    """A tiny U-Net estimator training into ``tmp_path/run`` without validation, and a Dataset of the tiny cases."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    settings = {"val_every": 0, "save_every": 0, "trackers": "none", "progress_bar": False, **settings}
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), **settings)
+    return model, data
+
+
+def test_an_estimators_fit_stopped_by_ctrl_c_or_a_failed_save_is_told_of_its_keywords(tiny_dataset, tmp_path,
+                                                                                       monkeypatch, capsys,
+                                                                                       ctrl_c_raises):
+    """The estimator trains through train, whose Ctrl-C said `run the same command with --train.resume=latest`,
+    `(train.save_every)` and `--train.overwrite=true`, and whose failed save said the same (until the
+    ninety-second session)."""
+    from monai.losses import DiceCELoss
+
+    from accelerated_seg.checkpoint import CheckpointNotSaved
+    from faults import checkpoint_folder_read_only, loss_forward_with, signal_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    run = tmp_path / "run"
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))  # step 3's forward
+        with pytest.raises(KeyboardInterrupt):
+            model.fit(data, steps=9)
+    said = capsys.readouterr().out
+    assert (f"interrupted (Ctrl-C) after step 2; the newest whole checkpoint is {run / 'checkpoints' / 'step_2'}: "
+            f"call fit(..., resume='latest') again to continue from it") in said
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))
+        with pytest.raises(KeyboardInterrupt):  # a validation's export and no checkpoint
+            model.fit(data, steps=9, output_dir=str(tmp_path / "exported"), val_every=1, save_every=0)
+    said += capsys.readouterr().out
+    assert (f"interrupted (Ctrl-C) after step 2; no checkpoint was saved yet (save_every), so a new run starts over: "
+            f"an exported model in {tmp_path / 'exported' / 'best_model'} is kept, which a new run there replaces "
+            f"with Segmentation(..., overwrite=True)") in said
+    with monkeypatch.context() as patched:
+        checkpoint_folder_read_only(patched, 4)
+        with pytest.raises(CheckpointNotSaved, match=re.escape(
+                f"the newest whole checkpoint, {run / 'checkpoints' / 'step_2'}, is untouched: make room (or make the "
+                f"folder writable) and call fit(..., resume='latest') again to continue from it")) as refused:
+            model.fit(data, steps=9, resume="latest")
+    said = _lines_with(("interrupted", "preempted", "resum"), said + capsys.readouterr().out) + str(refused.value)
+    assert "train." not in said and "--resume" not in said
+
+
+def test_an_estimators_fit_whose_loss_stays_non_finite_is_told_of_save_every_and_lr(tiny_dataset, tmp_path,
+                                                                                    monkeypatch):
+    """`(train.save_every). Lower optim.lr`, settings the estimator names otherwise (until the ninety-second
+    session)."""
+    from monai.losses import DiceCELoss
+
+    from accelerated_seg.train import TrainingDiverged
+    from faults import loss_forward_with, nan_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(nan_on(set(range(1000)))))
+    with pytest.raises(TrainingDiverged, match=r"non-finite for 5 optimizer steps in a row; no checkpoint was saved "
+                                               r"before \(save_every\)\. Lower lr or check the data") as refused:
+        model.fit(data, steps=9)
+    assert "train." not in str(refused.value) and "optim." not in str(refused.value)
+
+
+def test_an_estimators_resume_at_its_end_of_an_older_step_or_under_another_layout_speaks_its_words(
+        tiny_dataset, tmp_path, capsys):
+    """`which is train.max_steps already`, `out of --resume latest's way` and `then --train.init_from=<folder>`
+    (until the ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    checkpoints = tmp_path / "run" / "checkpoints"
+    model.fit(data, steps=4)
+    capsys.readouterr()
+    model.fit(data, steps=4, resume="latest")
+    said = capsys.readouterr().out
+    assert "at step 4, which is max_steps already: nothing to train; the export and summary are written" in said
+    model.fit(data, steps=4, resume=str(checkpoints / "step_2"))
+    said += (out := capsys.readouterr().out)
+    assert re.search(r"resuming step_2: the later checkpoints and exports of the earlier course are kept in \S+, out "
+                     r"of the way of fit\(\.\.\., resume='latest'\)", out), out
+    layout = checkpoints / "step_4" / "strategy.json"
+    # As if written under ZeRO-3: DeepSpeed's partitioned files cannot load into this launch.
+    layout.write_text(json.dumps({**json.loads(layout.read_text()), "format": "deepspeed", "zero_stage": 3,
+                                  "strategy": "DeepSpeed"}))
+    with pytest.raises(ConfigError, match=re.escape(
+            f"start a new run from its weights: accelerated-seg export {checkpoints / 'step_4'} --output <folder>, "
+            f"then fit(..., init_from=<folder>) (the optimizer")) as refused:
+        model.fit(data, steps=6, resume="latest")
+    said = _lines_with(("interrupted", "preempted", "resum"), said) + str(refused.value)
+    assert "train." not in said and "--resume" not in said
+
+
+def test_an_estimators_fit_into_a_folder_in_use_or_seen_otherwise_by_a_rank_names_its_output_dir(
+        tiny_dataset, tmp_path, monkeypatch):
+    """`or train into another --train.output_dir`, `train.output_dir must be one folder` (until the ninety-second
+    session)."""
+    from accelerated_seg.run_lock import hold_run_folder
+    from faults import a_second_rank_resuming_elsewhere
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    live = hold_run_folder(tmp_path / "run")
+    try:
+        with pytest.raises(ConfigError, match=r"is in use by another run .* or train into Segmentation\(output_dir="
+                                              r"\.\.\.\) of its own$"):
+            model.fit(data, steps=1)
+    finally:
+        live.release()
+    a_second_rank_resuming_elsewhere(monkeypatch)
+    with pytest.raises(ConfigError, match=r"the ranks see the run folder differently \(rank 0: a new run; rank 1: "
+                                          r"resume /elsewhere/step_4\): Segmentation's output_dir must be one folder "
+                                          r"that every node sees alike"):
+        model.fit(data, steps=1)

@@ -267,14 +267,9 @@ def test_a_fit_resume_with_nothing_there_is_refused_in_fits_own_words(tmp_path):
 def test_fits_ranks_that_see_the_checkpoint_dir_differently_are_told_of_fits_checkpoint_dir(tmp_path, monkeypatch):
     """Two ranks, one of which sees another checkpoint: fit was told train.output_dir must be one folder
     (until the ninety-first session)."""
-    from types import SimpleNamespace
+    from faults import a_second_rank_resuming_elsewhere
 
-    import accelerated_seg.train as train_module
-
-    agree = train_module._check_the_ranks_agree_on_the_start  # as two ranks would, on one process
-    monkeypatch.setattr(train_module, "_check_the_ranks_agree_on_the_start",
-                        lambda accelerator, *start, **named: agree(SimpleNamespace(num_processes=2), *start, **named))
-    monkeypatch.setattr(train_module, "on_every_rank", lambda accelerator, work: [work(), ("/elsewhere/step_4", False)])
+    a_second_rank_resuming_elsewhere(monkeypatch)
     with pytest.raises(ConfigError, match=r"the ranks see the run folder differently \(rank 0: a new run; rank 1: "
                                           r"resume /elsewhere/step_4\): fit's checkpoint_dir must be one folder "
                                           r"that every node sees alike") as refused:
