@@ -54,6 +54,9 @@ class Names:
         "accelerated-seg export {checkpoint} --output <folder>, then {start_from} (the optimizer and "
         "schedule start fresh; <run>/model is the last step's weights, not necessarily this step's)")
     start_from: str = "--train.init_from=<folder>"  # a new run from an export's weights
+    # how a stopped run's saved state (of {folder}'s run, at {step}) becomes a model without resuming it: fit's
+    # checkpoints hold a network of its user's, which accelerated-seg export cannot build
+    model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
 
     def way_to_a_new_run_from(self, checkpoint: Path) -> str:
         """``new_run_from_the_weights`` of ``checkpoint``, in the caller's words."""
@@ -64,13 +67,15 @@ FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", 
                   folder="fit's checkpoint_dir", prefix="", resume_again="call fit again with resume='latest'",
                   rate="the lr of the optimizer given to fit", overwrite_again="overwrite=True",
                   written_at_the_end="the export is",
+                  model_of_the_state=("for a model of it now, call fit again with resume='latest' and max_steps="
+                                      "{step}, which trains nothing and exports it to {folder}/model"),
                   new_run_from_the_weights=(
                       "resume it under the launch that wrote it with max_steps at its step, which trains nothing and "
                       "exports them to <checkpoint_dir>/model, then load that model.safetensors into your network "
                       "(safetensors.torch.load_model) and fit it into another checkpoint_dir (the optimizer starts "
                       "fresh)"))
 # The estimator trains through train, which says these since the ninety-second session (train's words before, in
-# its Ctrl-C, failed save, lock and layout messages)
+# its Ctrl-C, preemption, failed save, lock and layout messages)
 ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
                         overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="",
                         resume_again="call fit(..., resume='latest') again", rate="lr",

@@ -178,7 +178,7 @@ def train(cfg: Config, manifest: Manifest | None = None, *, names: Names = Names
     Args:
         cfg: the run configuration.
         manifest: cases given directly (the Python ``Dataset`` builder); default: read ``data.dataset``.
-        names: how the messages of the run folder, a Ctrl-C and a failed save name the caller's settings
+        names: how the messages of the run folder, a stop and a failed save name the caller's settings
             (``ESTIMATOR_NAMES`` for the estimator, which was told of train's until the ninety-second session).
 
     Returns:
@@ -325,7 +325,9 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         if loop.last_saved != loop.progress.step:
             save_training_state(accelerator, loop.checkpoints_dir, loop.progress.step, keep_last, loop.config_yaml,
                                 loop.records, loop.names)
-        if not preempted:
+        if preempted:
+            _say_where_a_preempted_run_goes_on(loop)
+        else:
             export_model(accelerator, model, None, {}, out / "model", aliases=aliases, step=loop.progress.step,
                          names=loop.names)
         end_run(accelerator)
@@ -1258,11 +1260,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
         save_training_state(accelerator, run.loop.checkpoints_dir, progress.step, run.cfg.train.keep_last,
                             run.loop.config_yaml, run.loop.records, run.loop.names)
     if preempted:  # the scheduler's grace period is short: the training state is what matters, no export
-        accelerator.print(
-            f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {progress.step} and the "
-            f"training state is saved in {run.loop.checkpoints_dir / f'step_{progress.step}'}. Run the same "
-            f"command with --train.resume=latest (or --resume latest) to continue, or make a model of it with "
-            f"accelerated-seg export {out} --output <new folder>.")
+        _say_where_a_preempted_run_goes_on(run.loop)
     else:
         export_model(accelerator, run.loop.model, run.spec, run.export_meta, out / "model", aliases=run.aliases,
                      step=run.loop.progress.step, names=run.loop.names)
@@ -1281,6 +1279,17 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     _write_metrics(run)
     end_run(accelerator)  # closes the trackers; the process group stays for a next run
     return {**summary, "losses": progress.losses, "is_main_process": accelerator.is_main_process}
+
+
+def _say_where_a_preempted_run_goes_on(loop: Loop) -> None:
+    """What a run stopped by a scheduler's signal says once its state is saved: where, and the ways on in the
+    caller's words (``loop.names``). Until the ninety-second session a fit said nothing, and the estimator
+    was told to run the same command with --train.resume=latest."""
+    step, names = loop.progress.step, loop.names
+    model = names.model_of_the_state.format(folder=loop.checkpoints_dir.parent, step=step)
+    loop.accelerator.print(
+        f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step {step} and the training state "
+        f"is saved in {loop.checkpoints_dir / f'step_{step}'}: {names.resume_again} to continue, or {model}.")
 
 
 def _median(values: list) -> float | None:

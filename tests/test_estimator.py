@@ -1157,9 +1157,10 @@ def test_the_package_gives_the_estimator_by_name_without_importing_torch_before_
     assert result.returncode == 0 and result.stdout.split() == ["[]", "True"], result.stderr[-2000:]
 
 
-def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset, tmp_path, monkeypatch):
+def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset, tmp_path, monkeypatch, capsys):
     """A preempted fit exports no model: predict then failed on a model/ that was not there (seventy-third
-    session's review)."""
+    session's review). The stop itself said `Run the same command with --train.resume=latest` until the
+    ninety-second session."""
     import signal
 
     from monai.losses import DiceCELoss
@@ -1176,6 +1177,10 @@ def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset,
         patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGUSR1)))
         model.fit(data, steps=4)
     assert model.summary["preempted"] and model.summary["step"] == 2 and model.model_dir is None
+    assert (f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 2 and the training state is "
+            f"saved in {tmp_path / 'run' / 'checkpoints' / 'step_2'}: call fit(..., resume='latest') again to "
+            f"continue, or make a model of it with accelerated-seg export {tmp_path / 'run'} --output "
+            f"<new folder>.") in capsys.readouterr().out
     assert repr(model).endswith("(stopped by a signal); no model exported yet>")
     with pytest.raises(RuntimeError, match=r"^predict: the last fit was preempted \(SIGTERM/SIGUSR1\) at step 2 and "
                                            r"exported "

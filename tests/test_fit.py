@@ -781,3 +781,31 @@ def test_a_fit_whose_loss_stays_non_finite_is_told_of_save_every_and_its_optimiz
                                                r"or check the data") as refused:
         fit(*_pieces(), max_steps=9, checkpoint_dir=tmp_path / "run", save_every=0, progress_bar=False)
     assert "train." not in str(refused.value) and "optim." not in str(refused.value)
+
+
+def test_a_fit_stopped_by_a_schedulers_signal_says_where_and_how_it_goes_on_in_fits_words(tmp_path, monkeypatch,
+                                                                                         capsys):
+    """train says where a preempted run's state is and how to go on; a fit said nothing (until the ninety-second
+    session), and its user read `"preempted": True` with no checkpoint named. Resuming an older step said `out of
+    --resume latest's way`."""
+    import signal
+
+    from faults import loss_forward_with, signal_on
+
+    run = tmp_path / "run"
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGTERM)))  # step 2's forward
+        result = fit(*_pieces(), max_steps=6, checkpoint_dir=run, save_every=1, progress_bar=False)
+    assert result["preempted"] and result["step"] == 2 and not (run / "model").exists()
+    said = capsys.readouterr().out
+    assert (f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 2 and the training state is "
+            f"saved in {run / 'checkpoints' / 'step_2'}: call fit again with resume='latest' to continue, or for a "
+            f"model of it now, call fit again with resume='latest' and max_steps=2, which trains nothing and exports "
+            f"it to {run}/model.") in said
+    fit(*_pieces(), max_steps=2, checkpoint_dir=run, resume="latest", progress_bar=False)  # the way it names
+    assert (run / "model" / "model.safetensors").is_file()
+    fit(*_pieces(), max_steps=2, checkpoint_dir=run, resume=str(run / "checkpoints" / "step_1"), progress_bar=False)
+    said += (resumed := capsys.readouterr().out)
+    assert re.search(r"resuming step_1: the later checkpoints and exports of the earlier course are kept in \S+, out "
+                     r"of the way of resume='latest'", resumed), resumed
+    assert "train." not in said and "--resume" not in said

@@ -49,7 +49,10 @@ def test_sigusr1_saves_the_state_returns_preempted_and_resume_matches(tiny_confi
         _signal_self_at(patch, call=1, signum=signal.SIGUSR1)
         summary = train(tiny_config(tmp_path / "resumed", **common))
     assert summary["preempted"] and summary["step"] == 2
-    assert "preempted" in capsys.readouterr().out
+    assert (f"preempted: SIGTERM/SIGUSR1 reached a rank; every rank stopped after step 2 and the training state is "
+            f"saved in {tmp_path / 'resumed' / 'checkpoints' / 'step_2'}: run the same command with "
+            f"--train.resume=latest (resume='latest' from Python) to continue, or make a model of it with "
+            f"accelerated-seg export {tmp_path / 'resumed'} --output <new folder>.") in capsys.readouterr().out
     assert {sig: signal.getsignal(sig) for sig in before} == before  # previous handlers are back
     state = tmp_path / "resumed" / "checkpoints" / "step_2"
     assert [p.name for p in complete_checkpoints(state.parent)] == ["step_2"]
