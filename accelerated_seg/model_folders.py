@@ -58,6 +58,18 @@ class Names:
     # checkpoints hold a network of its user's, which accelerated-seg export cannot build
     model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
 
+    def setting(self, key: str) -> str:
+        """A config key (``train.max_steps``, ``optim.warmup_steps``) as the caller names it: the key itself on the
+        command line, the field's name where the settings are keywords (the estimator's, fit's: no ``prefix``)."""
+        return key if self.prefix or "." not in key else key.partition(".")[2]
+
+    def set_to(self, key: str, value) -> str:
+        """``key`` given ``value`` as the caller writes it: ``train.val_distances=false`` on the command line (YAML's
+        words), ``val_distances=False`` as a keyword."""
+        if not self.prefix:
+            return f"{self.setting(key)}={value!r}"
+        return f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+
     def way_to_a_new_run_from(self, checkpoint: Path) -> str:
         """``new_run_from_the_weights`` of ``checkpoint``, in the caller's words."""
         return self.new_run_from_the_weights.format(checkpoint=checkpoint, start_from=self.start_from)

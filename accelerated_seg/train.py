@@ -760,10 +760,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
     check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)  # not after the data work
     out = Path(cfg.train.output_dir)
-    _check_init_into(cfg.train)
+    _check_init_into(cfg.train, names)
     if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
         _check_initial_weights(cfg)  # before train.overwrite's deletion and the data work
-    _check_head_only_steps(cfg.train)
+    _check_head_only_steps(cfg.train, names)
     check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
     # path now, the case files it lists once they are known (below).
@@ -811,10 +811,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(error)
     segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
     accelerator.print(plan.describe())
-    if cfg.optim.warmup_steps >= cfg.train.max_steps:
-        accelerator.print(f"warning: optim.warmup_steps={cfg.optim.warmup_steps} is not below train.max_steps="
-                          f"{cfg.train.max_steps}: the learning rate rises for the whole run, reaches "
-                          f"{cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and never decays")
+    if cfg.optim.warmup_steps >= cfg.train.max_steps:  # the estimator's keywords since the ninety-second session
+        accelerator.print(f"warning: {names.set_to('optim.warmup_steps', cfg.optim.warmup_steps)} is not below "
+                          f"{names.set_to('train.max_steps', cfg.train.max_steps)}: the learning rate rises for the "
+                          f"whole run, reaches {cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and "
+                          f"never decays")
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
     # What the cases decide (channels, classes, split) is known once they are checked; everything
@@ -846,9 +847,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
                           f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or {way}")
     if manifest.ignore_value is not None and cfg.train.val_distances and cfg.train.val_every:  # else said unused
-        raise ConfigError(f"train.val_distances: the labels mark unannotated voxels (ignore label "
+        raise ConfigError(f"{names.setting('train.val_distances')}: the labels mark unannotated voxels (ignore label "
                           f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
-                          "not defined; validation scores the annotated voxels' Dice: set train.val_distances=false")
+                          f"not defined; validation scores the annotated voxels' Dice: set "
+                          f"{names.set_to('train.val_distances', False)}")
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
     if patches < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {patches} patches, fewer than one batch of every process's, "
@@ -929,7 +931,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
         continue_with_the_runs_settings(scheduler, plan.lr)
-        if note := _another_length_note(resume_from, cfg, plan.lr, loop.progress.step):
+        if note := _another_length_note(resume_from, cfg, plan.lr, loop.progress.step, names):
             accelerator.print(note)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
@@ -1084,38 +1086,41 @@ def _check_initial_weights(cfg: Config) -> None:
         check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
 
 
-def _check_init_into(train_cfg) -> None:
+def _check_init_into(train_cfg, names: Names = Names()) -> None:
     """train.init_into places a weights file that holds one part of the network; a resume names it again
-    where train.head_only_steps' groups depend on it (the layers outside the part train alone first)."""
+    where train.head_only_steps' groups depend on it (the layers outside the part train alone first).
+    ``names``: the caller's (the estimator's keywords since the ninety-second session)."""
     part = train_cfg.init_into
     if part is None:
         return
+    into, start = names.set_to("train.init_into", part), names.setting("train.init_from")
     if not (train_cfg.init_from or train_cfg.resume):
-        raise ConfigError(f"train.init_into={part} says which part of the network train.init_from's weights file "
-                          f"holds, but no train.init_from is given: give the file, or unset train.init_into")
+        raise ConfigError(f"{into} says which part of the network {start}'s weights file holds, but no {start} is "
+                          f"given: give the file, or unset {names.setting('train.init_into')}")
     # A resume's weights are its checkpoint's: the file is not loaded again, and need not be there still
     # (a requeued job whose scratch copy of the pretrained encoder was cleaned up was refused, where a
     # resume from an export that was gone went on)
     if train_cfg.init_from and not train_cfg.resume and not Path(train_cfg.init_from).is_file():
-        found = ("a folder (an export holds a whole network: unset train.init_into)"
+        found = (f"a folder (an export holds a whole network: unset {names.setting('train.init_into')})"
                  if Path(train_cfg.init_from).is_dir() else "not there")
-        raise ConfigError(f"train.init_into={part} places a weights file that holds one part of the network, but "
-                          f"train.init_from={train_cfg.init_from!r} is {found}; give the weights file (.pt, .pth, "
-                          f".safetensors)")
+        raise ConfigError(f"{into} places a weights file that holds one part of the network, but {start}="
+                          f"{train_cfg.init_from!r} is {found}; give the weights file (.pt, .pth, .safetensors)")
 
 
-def _check_head_only_steps(train_cfg) -> None:
+def _check_head_only_steps(train_cfg, names: Names = Names()) -> None:
     """train.head_only_steps needs output layers that start afresh (a fresh run from an export on
-    another label set; model_for_strategy refuses an export of the same outputs) and steps after it."""
+    another label set; model_for_strategy refuses an export of the same outputs) and steps after it.
+    ``names``: the caller's (the estimator's keywords since the ninety-second session)."""
     steps = train_cfg.head_only_steps
     if not steps:
         return
+    head_only = names.set_to("train.head_only_steps", steps)
     if not (train_cfg.init_from or train_cfg.resume):
-        raise ConfigError(f"train.head_only_steps={steps} trains the output layers of a fine-tuning run alone, "
-                          f"but this run starts a new network, whose every layer starts afresh: give the export "
-                          f"to fine-tune (train.init_from) or set train.head_only_steps=0")
+        raise ConfigError(f"{head_only} trains the output layers of a fine-tuning run alone, but this run starts a "
+                          f"new network, whose every layer starts afresh: give the export to fine-tune "
+                          f"({names.setting('train.init_from')}) or set {names.set_to('train.head_only_steps', 0)}")
     if steps >= train_cfg.max_steps:
-        raise ConfigError(f"train.head_only_steps={steps} is not below train.max_steps={train_cfg.max_steps}: the "
+        raise ConfigError(f"{head_only} is not below {names.set_to('train.max_steps', train_cfg.max_steps)}: the "
                           f"rest of the network would never train; lower it (docs/checkpoints.md measured 7-33% "
                           f"of a run)")
 
@@ -1153,7 +1158,7 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
         loop.accelerator.print(f"{checkpoint}'s run was written in {moved[0]}, which is {moved[1]} here: the paths "
                                f"it saved that moved with it are compared as moved")
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
-        loop.accelerator.print(_changed_settings_note(checkpoint, changed))
+        loop.accelerator.print(_changed_settings_note(checkpoint, changed, loop.names))
     load_state_also_of_wrapped_aliases(loop.accelerator, loop.model, checkpoint)
     # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
     # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
@@ -1176,10 +1181,11 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     return changed
 
 
-def _changed_settings_note(checkpoint: Path, changed: dict) -> str:
-    """What a resume says of the settings it ``changed`` from ``checkpoint``'s run, ``{key: (saved, now)}``."""
+def _changed_settings_note(checkpoint: Path, changed: dict, names: Names = Names()) -> str:
+    """What a resume says of the settings it ``changed`` from ``checkpoint``'s run, ``{key: (saved, now)}``, each
+    as ``names`` says it (the estimator's keywords; its config's keys until the ninety-second session)."""
     return (f"resuming with settings other than {checkpoint}'s, this run's from here on: "
-            + "; ".join(f"{key} {saved} -> {now}" for key, (saved, now) in changed.items()))
+            + "; ".join(f"{names.setting(key)} {saved} -> {now}" for key, (saved, now) in changed.items()))
 
 
 def _loaded_optimizer_note(loop: Loop, checkpoint: Path, given: list[dict], out: Path) -> str | None:
@@ -1226,7 +1232,7 @@ def _saved_max_steps(checkpoint: Path) -> int | None:
     return saved if isinstance(saved, int) else None
 
 
-def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) -> str | None:
+def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int, names: Names = Names()) -> str | None:
     """What a resume with another ``train.max_steps`` does to the learning rate, else None.
 
     The schedule decays to ``train.max_steps``, so lengthening a run recomputes it over the new length
@@ -1243,8 +1249,9 @@ def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int) ->
         return None
     if cfg.optim.min_lr_ratio == 1.0:  # no decay: the length changes nothing
         return None
-    schedule = (f"train.max_steps {saved} -> {cfg.train.max_steps}: the learning-rate schedule ({cfg.optim.schedule}, "
-                f"after {cfg.optim.warmup_steps} warm-up steps) now decays over {cfg.train.max_steps} steps")
+    schedule = (f"{names.setting('train.max_steps')} {saved} -> {cfg.train.max_steps}: the learning-rate schedule "
+                f"({cfg.optim.schedule}, after {cfg.optim.warmup_steps} warm-up steps) now decays over "
+                f"{cfg.train.max_steps} steps")
     if step < cfg.optim.warmup_steps:  # the warm-up does not depend on the length: "0.00055 where ... 0.00055"
         return (f"{schedule}, not {saved}; at step {step} both are still warming up, at a rate of "
                 f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}")

@@ -1741,3 +1741,41 @@ def test_an_estimators_fit_into_a_folder_in_use_or_seen_otherwise_by_a_rank_name
                                           r"resume /elsewhere/step_4\): Segmentation's output_dir must be one folder "
                                           r"that every node sees alike"):
         model.fit(data, steps=1)
+
+
+def test_an_estimators_warm_up_longer_than_its_run_and_a_resume_with_other_settings_name_its_keywords(
+        tiny_dataset, tmp_path, capsys):
+    """`optim.warmup_steps=20 is not below train.max_steps=2`, `train.max_steps 2 -> 4: the learning-rate schedule`
+    and `optim.lr 0.001 -> 0.002`: the config's keys, which the estimator takes as keywords (until the
+    ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=2)
+    said = capsys.readouterr().out
+    assert "WARNING: warmup_steps=20 is not below max_steps=2: the learning rate rises for the whole run" in said
+    model.fit(data, steps=4, resume="latest", lr=2e-3)
+    said += (resumed := capsys.readouterr().out)
+    assert "this run's from here on: lr 0.001 -> 0.002" in resumed
+    assert "max_steps 2 -> 4: the learning-rate schedule (cosine, after 20 warm-up steps) now decays over 4" in resumed
+    assert "optim." not in said and "train." not in said
+
+
+def test_an_estimators_head_only_steps_or_init_into_without_weights_or_distances_of_part_surfaces_name_its_keywords(
+        tiny_dataset, tmp_path):
+    """`train.head_only_steps=1 ... (train.init_from) or set train.head_only_steps=0`, `train.init_into=model.0 says
+    ... but no train.init_from is given` and `set train.val_distances=false` (until the ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, head_only_steps=1)
+    with pytest.raises(ConfigError, match=re.escape(
+            "head_only_steps=1 trains the output layers of a fine-tuning run alone, but this run starts a new network, "
+            "whose every layer starts afresh: give the export to fine-tune (init_from) or set head_only_steps=0")):
+        model.fit(data, steps=2)
+    with pytest.raises(ConfigError, match=re.escape(
+            "init_into='model.0' says which part of the network init_from's weights file holds, but no init_from is "
+            "given: give the file, or unset init_into")):
+        model.fit(data, steps=2, head_only_steps=0, init_into="model.0")
+    train_pairs, _ = _pairs(tiny_dataset)
+    sparse = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, ignore_value=3,
+                                cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    model, _ = _tiny_segmentation(tiny_dataset, tmp_path, val_every=1, val_distances=True)
+    with pytest.raises(ConfigError, match=r"^val_distances: the labels mark unannotated voxels \(ignore label 3\), "
+                                          r".* Dice: set val_distances=False$"):
+        model.fit(sparse, steps=2)
