@@ -54,6 +54,8 @@ class Names:
         "accelerated-seg export {checkpoint} --output <folder>, then {start_from} (the optimizer and "
         "schedule start fresh; <run>/model is the last step's weights, not necessarily this step's)")
     start_from: str = "--train.init_from=<folder>"  # a new run from an export's weights
+    # a new run elsewhere from a checkpoint's export ({export}), where a resume cannot go on with its data
+    new_run_elsewhere: str = "--train.init_from={export} in another train.output_dir"
     # how a stopped run's saved state (of {folder}'s run, at {step}) becomes a model without resuming it: fit's
     # checkpoints hold a network of its user's, which accelerated-seg export cannot build
     model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
@@ -69,6 +71,10 @@ class Names:
         if not self.prefix:
             return f"{self.setting(key)}={value!r}"
         return f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+
+    def elsewhere_from(self, export: str | Path = "<its export>") -> str:
+        """``new_run_elsewhere`` from ``export``, in the caller's words."""
+        return self.new_run_elsewhere.format(export=export)
 
     def way_to_a_new_run_from(self, checkpoint: Path) -> str:
         """``new_run_from_the_weights`` of ``checkpoint``, in the caller's words."""
@@ -91,7 +97,8 @@ FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", 
 ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
                         overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="",
                         resume_again="call fit(..., resume='latest') again", rate="lr",
-                        overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)")
+                        overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)",
+                        new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

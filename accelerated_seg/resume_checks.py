@@ -139,7 +139,7 @@ def _another_network_to_resume(checkpoint: Path, differences: list[str]) -> Conf
                        f"({Path(checkpoint) / 'config.yaml'}), or start the new network in another train.output_dir")
 
 
-def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir: Path) -> None:
+def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir: Path, names: Names = Names()) -> None:
     """Refuse a checkpoint whose weights were trained on data preprocessed otherwise than this run's.
 
     A run resumed with another normalization, spacing, crop or label mapping went on training the
@@ -166,7 +166,8 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
     if differences or code:
         # no setting brings older preprocessing code back: the version that wrote the checkpoint does
         ways = ([f"resume with the settings that wrote it ({Path(checkpoint) / 'config.yaml'}; a median spacing "
-                 f"that moved with the cases can be pinned with data.spacing)"] if differences else [])
+                 f"that moved with the cases can be pinned with {names.setting('data.spacing')})"]
+                if differences else [])
         commit = described.get("accelerated_seg_commit") if isinstance(described, dict) else None
         ways += ["resume with the accelerated_seg version that wrote it"
                  + (f" (commit {commit.removesuffix('+modified')}" + (", with local changes)" if
@@ -177,10 +178,10 @@ def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir
             f"cannot resume from {checkpoint}: its weights were trained on volumes preprocessed otherwise "
             f"({'; '.join(differences + [code] if code else differences)}). {way[0].upper()}{way[1:]}, or "
             f"train these weights on under the new preprocessing as a new run: "
-            f"--train.init_from={Path(output_dir) / 'model'} in another train.output_dir")
+            f"{names.elsewhere_from(Path(output_dir) / 'model')}")
 
 
-def check_resume_split(checkpoint: Path, split: dict) -> str | None:
+def check_resume_split(checkpoint: Path, split: dict, names: Names = Names()) -> str | None:
     """Refuse a checkpoint that was validated on other cases than this run's; warn where only the
     training cases differ.
 
@@ -221,10 +222,11 @@ def check_resume_split(checkpoint: Path, split: dict) -> str | None:
             f"cannot resume from {checkpoint}: it was validated on other cases than this run would be "
             f"({saved.get('how', 'its split')} there, {split.get('how', 'this split')} here: {'; '.join(moved)}), "
             f"so the validation Dice would not be held out and one metrics curve and best_model would mix two "
-            f"validation sets. Resume with the split that wrote it (data.num_folds, data.fold, data.split_seed, "
-            f"data.validation_fraction and the same cases as in {Path(checkpoint) / 'config.yaml'}), or start "
-            f"this split as a new run in another train.output_dir (from train.init_from only where none of its "
-            f"validation cases trained those weights)")
+            f"validation sets. Resume with the split that wrote it ("
+            f"{', '.join(map(names.setting, ('data.num_folds', 'data.fold', 'data.split_seed')))}, "
+            f"{names.setting('data.validation_fraction')} and the same cases as in "
+            f"{Path(checkpoint) / 'config.yaml'}), or start this split as a new run in another folder "
+            f"({names.elsewhere_from()} only where none of its validation cases trained those weights)")
     added, left_out = training.cases_not_in(trained), trained.cases_not_in(training)
     if added or left_out:
         return (f"warning: resuming {checkpoint} on other training cases than it trained on ("
@@ -319,7 +321,7 @@ def _said(name: str) -> str:
     return name.strip().casefold()
 
 
-def check_resume_channels(checkpoint: Path, channels: dict) -> str | None:
+def check_resume_channels(checkpoint: Path, channels: dict, names: Names = Names()) -> str | None:
     """Refuse a checkpoint whose weights learned from other image channels than this run's data has:
     another number of them, or the same names in another order; return a warning where only names
     differ otherwise (the same scans named anew, "T2" and "T2w", is the user's to judge), else None.
@@ -353,10 +355,10 @@ def check_resume_channels(checkpoint: Path, channels: dict) -> str | None:
     raise ConfigError(
         f"cannot resume from {checkpoint}: its weights learned from other image channels than this run's data has "
         f"({'; '.join(differences)}). Give the images in its order ({listed(saved)}), or train these weights on "
-        f"as a new run: --train.init_from=<its export> in another train.output_dir")
+        f"as a new run: {names.elsewhere_from()}")
 
 
-def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -> str | None:
+def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None, names: Names = Names()) -> str | None:
     """Refuse a checkpoint whose outputs stand for other classes than this run's data names: the same
     class names in another order, or other regions (a dataset.json's: other names or values); return a
     warning where only names differ otherwise (a class renamed, or another task's) or the regions are
@@ -382,8 +384,7 @@ def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -
         raise ConfigError(
             f"cannot resume from {checkpoint}: its network learned other outputs than this run's data declares "
             f"(regions {_shown_regions(saved_regions)} there, {_shown_regions(regions)} here). Resume with the "
-            f"dataset's regions as they were, or train these weights on as a new run: --train.init_from=<its "
-            f"export> in another train.output_dir")
+            f"dataset's regions as they were, or train these weights on as a new run: {names.elsewhere_from()}")
     if regions is not None and saved_regions.get("order") != regions.get("order"):
         return (f"warning: resuming {checkpoint}, whose regions are painted in another order than this run's data "
                 f"paints them (the label value each region paints: {saved_regions.get('order')} there, "
@@ -405,8 +406,7 @@ def check_resume_classes(checkpoint: Path, labels: dict, regions: dict | None) -
         f"cannot resume from {checkpoint}: its outputs learned the same classes in another order than this run's "
         f"data names them ({'; '.join(moved)}), so each output would go on under another class's name. A class's "
         f"index is its label value's rank: name the classes as the checkpoint does ({listed}) where its names are "
-        f"right, else relabel the files and train these weights on as a new run (--train.init_from=<its export> "
-        f"in another train.output_dir)")
+        f"right, else relabel the files and train these weights on as a new run ({names.elsewhere_from()})")
 
 
 def _learned(regions) -> list | None:

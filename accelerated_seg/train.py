@@ -825,13 +825,13 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
-        check_resume_preprocessing(resume_from, settings.to_dict(), out)
-        if warning := check_resume_channels(resume_from, manifest.channels):
+        check_resume_preprocessing(resume_from, settings.to_dict(), out, names)
+        if warning := check_resume_channels(resume_from, manifest.channels, names):
             accelerator.print(warning)
         regions = manifest.regions.to_dict() if manifest.regions is not None else None
-        if warning := check_resume_classes(resume_from, manifest.labels, regions):
+        if warning := check_resume_classes(resume_from, manifest.labels, regions, names):
             accelerator.print(warning)
-        if warning := check_resume_split(resume_from, manifest.split_record()):
+        if warning := check_resume_split(resume_from, manifest.split_record(), names):
             accelerator.print(warning)
     if warning := unused_split_settings_warning(manifest.split):
         accelerator.print(warning)

@@ -1779,3 +1779,31 @@ def test_an_estimators_head_only_steps_or_init_into_without_weights_or_distances
     with pytest.raises(ConfigError, match=r"^val_distances: the labels mark unannotated voxels \(ignore label 3\), "
                                           r".* Dice: set val_distances=False$"):
         model.fit(sparse, steps=2)
+
+
+def test_an_estimators_resume_onto_other_data_is_sent_to_a_new_run_in_its_words(tiny_dataset, tmp_path):
+    """A resume onto another split, other class names' order or other preprocessing was sent to
+    `--train.init_from=<its export> in another train.output_dir` and `data.spacing`, `data.num_folds` ... (until the
+    ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    model.fit(data, steps=2)
+    train_pairs, _ = _pairs(tiny_dataset)
+    common = dict(block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"), num_workers=0)
+    other_split = Dataset.from_files(train_pairs, spacing=(2.0, 2.0, 2.0), validation_fraction=0.5, **common)
+    new_run = "fit(..., init_from=<its export>, output_dir=<another folder>)"
+    with pytest.raises(ConfigError, match=re.escape(
+            f"Resume with the split that wrote it (num_folds, fold, split_seed, validation_fraction and the same cases "
+            f"as in {tmp_path / 'run' / 'checkpoints' / 'step_2' / 'config.yaml'}), or start this split as a new run "
+            f"in another folder ({new_run} only where none of its validation cases trained those weights)")) as split:
+        model.fit(other_split.batch(2), steps=4, resume="latest")
+    swapped = Dataset.from_files(train_pairs, spacing=(2.0, 2.0, 2.0), class_names=["background", "class_2", "class_1"],
+                                 **common)
+    with pytest.raises(ConfigError, match=re.escape(f"train these weights on as a new run ({new_run})")) as classes:
+        model.fit(swapped.batch(2), steps=4, resume="latest")
+    coarser = Dataset.from_files(train_pairs, spacing=(4.0, 4.0, 4.0), **common)
+    with pytest.raises(ConfigError, match=re.escape(
+            f"can be pinned with spacing), or train these weights on under the new preprocessing as a new run: "
+            f"fit(..., init_from={tmp_path / 'run' / 'model'}, output_dir=<another folder>)")) as preprocessing:
+        model.fit(coarser.batch(2), steps=4, resume="latest")
+    said = " ".join(str(refused.value) for refused in (split, classes, preprocessing))
+    assert "train." not in said and "data." not in said
