@@ -65,12 +65,17 @@ class Names:
         command line, the field's name where the settings are keywords (the estimator's, fit's: no ``prefix``)."""
         return key if self.prefix or "." not in key else key.partition(".")[2]
 
-    def set_to(self, key: str, value) -> str:
-        """``key`` given ``value`` as the caller writes it: ``train.val_distances=false`` on the command line (YAML's
-        words), ``val_distances=False`` as a keyword."""
+    def value(self, value) -> str:
+        """A setting's ``value`` as the caller writes it: YAML's words on the command line (false, null), Python's
+        where the settings are keywords (False, None)."""
         if not self.prefix:
-            return f"{self.setting(key)}={value!r}"
-        return f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+            return repr(value)
+        return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+    def set_to(self, key: str, value) -> str:
+        """``key`` given ``value`` as the caller writes it: ``train.val_distances=false`` on the command line,
+        ``val_distances=False`` as a keyword."""
+        return f"{self.setting(key)}={self.value(value)}"
 
     def elsewhere_from(self, export: str | Path = "<its export>") -> str:
         """``new_run_elsewhere`` from ``export``, in the caller's words."""

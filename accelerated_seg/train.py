@@ -793,8 +793,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if placed == "gpu" and accelerator.device.type != "cuda" and cfg.data.augment != "none":
         # Asked for, so run as asked (tests and comparisons use it); said, since it moves the
         # resampling from the loader workers into the training process (a probe found it silent)
-        accelerator.print(f"note: data.augment_on: gpu on a {accelerator.device.type} device resamples the patches "
-                          f"in the training process, not in the loader workers (auto: cpu here)")
+        accelerator.print(f"note: {names.setting('data.augment_on')}: gpu on a {accelerator.device.type} device "
+                          f"resamples the patches in the training process, not in the loader workers (auto: cpu here)")
     cfg = dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
@@ -856,7 +856,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         raise ConfigError(f"one epoch has {patches} patches, fewer than one batch of every process's, "
                           f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
     cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
-    if note := _patches_left_out_note(patches, cut, plan.global_batch):
+    if note := _patches_left_out_note(patches, cut, plan.global_batch, names):
         accelerator.print(note)
     # the network for the data's channels and outputs, and its loss (a class weight per class), before the
     # preprocessing, as accelerated-seg check --config checks them
@@ -877,7 +877,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     starting = cfg if resume_from is None else dataclasses.replace(  # a resume's weights: the checkpoint's
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
     model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope)
-    train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope, given=given)
+    train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope, given=given, names=names)
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing,
                                         network_takes=network_takes_patch(cfg.model.name, cfg.model.args,
                                                                           manifest.num_channels,
@@ -1388,7 +1388,7 @@ def _empty_cases_note(names: list[str], counts: dict[str, int], cases: int) -> s
 
 
 def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings,
-                  run_scope: contextlib.ExitStack | None = None, given: bool = False):
+                  run_scope: contextlib.ExitStack | None = None, given: bool = False, names: Names = Names()):
     """The checked cases preprocessed once (each rank builds its share of the cache), then the
     training and validation case tables (None: no validation cases) that every rank reads memory-mapped.
     Every rank holds the cache's version as in use for ``run_scope`` (``data/cache_versions.py``), so
@@ -1403,14 +1403,16 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     built = on_every_rank(accelerator, lambda: cache.build(
         cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
     # data.normalization: auto chose from the channels' names, so the run says what it chose
-    chosen = " (data.normalization: auto, from the channels' names)" if cfg.data.normalization == "auto" else ""
+    chosen = (f" ({names.setting('data.normalization')}: {names.value('auto')}, from the channels' names)"
+              if cfg.data.normalization == "auto" else "")
     if accelerator.num_processes > 1:  # the other ranks' shares, where the main process writes the tables
         on_main(accelerator, lambda: _every_case_in_the_cache(cache, cases))
     # the spacing too: with data.spacing null it is a median (median_cases), said nowhere else but the export
     spacing = " x ".join(f"{size:g}" for size in settings.spacing) if settings.spacing else "as stored"
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused; "
                       f"{settings.normalization} normalization{chosen}; spacing {spacing} mm"
-                      + (f" (data.spacing: null, {median_cases(manifest)[1]})" if cfg.data.spacing is None else ""))
+                      + (f" ({names.setting('data.spacing')}: {names.value(None)}, {median_cases(manifest)[1]})"
+                         if cfg.data.spacing is None else ""))
     # Why everything was built again, and what the cache holds besides: a no-op chmod -R rebuilt a
     # probe's 2000 cases, and six settings left six copies of the dataset, without a word (seventy-fifth)
     if changed:
@@ -1453,7 +1455,7 @@ def epoch_cut(patches: int, plan: BatchPlan) -> int:
     return plan.global_batch if patches >= plan.global_batch else plan.per_device * plan.num_processes
 
 
-def _patches_left_out_note(patches: int, cut: int, global_batch: int) -> str | None:
+def _patches_left_out_note(patches: int, cut: int, global_batch: int, names: Names = Names()) -> str | None:
     """A note where cutting each epoch to whole optimizer steps (``EpochSampler``, ``epoch_cut``) leaves
     out a tenth of it or more: with few cases, a rest that nothing said (7 patches at a global batch of
     4: 3 of them). Where an epoch holds no whole step its cut is a micro-batch of every process's, which
@@ -1466,7 +1468,8 @@ def _patches_left_out_note(patches: int, cut: int, global_batch: int) -> str | N
             f"{global_batch}, whose accumulation then runs across epochs)")
     return (f"note: an epoch's {patches} patches make {made}; the other {rest} ({rest / patches:.0%}) are in "
             f"no step of that epoch (each epoch draws them in its own order, so not the same ones every epoch): "
-            f"a data.samples_per_volume or a global batch that divides the epoch trains on every patch")
+            f"a {names.setting('data.samples_per_volume')} or a global batch that divides the epoch trains on every "
+            f"patch")
 
 
 # Each rank preprocesses its share into data.cache_dir as it sees it; the default (~/.cache) is each

@@ -1807,3 +1807,19 @@ def test_an_estimators_resume_onto_other_data_is_sent_to_a_new_run_in_its_words(
         model.fit(coarser.batch(2), steps=4, resume="latest")
     said = " ".join(str(refused.value) for refused in (split, classes, preprocessing))
     assert "train." not in said and "data." not in said
+
+
+def test_what_an_estimators_run_says_of_its_data_names_from_files_keywords(tiny_dataset, tmp_path, capsys):
+    """`(data.normalization: auto, ...)`, `(data.spacing: null, ...)`, `a data.samples_per_volume or a global
+    batch` and `data.augment_on: gpu on a cpu device`, on every such fit (until the ninety-second session)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0, samples_per_volume=3).batch(4).augment(on="gpu")
+    model, _ = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    said = capsys.readouterr().out
+    assert "normalization (normalization: 'auto', from the channels' names)" in said
+    assert "(spacing: None, the training cases' median)" in said
+    assert "a samples_per_volume or a global batch that divides the epoch trains on every patch" in said
+    assert "note: augment_on: gpu on a cpu device resamples the patches in the training process" in said
+    assert "data." not in said
