@@ -56,6 +56,7 @@ class Names:
     start_from: str = "--train.init_from=<folder>"  # a new run from an export's weights
     # a new run elsewhere from a checkpoint's export ({export}), where a resume cannot go on with its data
     new_run_elsewhere: str = "--train.init_from={export} in another train.output_dir"
+    network: str = "model.name, model.args"  # the settings that build the network
     # how a stopped run's saved state (of {folder}'s run, at {step}) becomes a model without resuming it: fit's
     # checkpoints hold a network of its user's, which accelerated-seg export cannot build
     model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
@@ -103,7 +104,8 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="",
                         resume_again="call fit(..., resume='latest') again", rate="lr",
                         overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)",
-                        new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)")
+                        new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)",
+                        network="Segmentation's model, model_args")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

@@ -49,7 +49,7 @@ def check_resume_layout(checkpoint: Path, accelerator, names: Names = Names()) -
     return warning and f"warning: resuming from {checkpoint}: {warning}"
 
 
-def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module) -> None:
+def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module, names: Names = Names()) -> None:
     """Refuse a checkpoint whose network is not this run's, before accelerate's ``load_state``.
 
     Resuming with other ``model.args`` (or classes, or channels) failed deep in the load, with
@@ -72,10 +72,11 @@ def check_resume_network(checkpoint: Path, accelerator, model: torch.nn.Module) 
     aliases = shared_tensor_names(network)
     written_under = {name: aliases.get(name, name) for name in current}  # each name -> its tensor's first name
     if differences := _shape_differences(saved, current, written_under):
-        raise _another_network_to_resume(checkpoint, differences)
+        raise _another_network_to_resume(checkpoint, differences, names)
 
 
-def check_resume_model_settings(checkpoint: Path, name: str, patch_size, args: dict | None) -> None:
+def check_resume_model_settings(checkpoint: Path, name: str, patch_size, args: dict | None,
+                                names: Names = Names()) -> None:
     """Refuse a checkpoint whose run built a network of other shapes than ``model.name``,
     ``model.args`` and ``data.patch_size`` build here, from the two configs, before the data work.
 
@@ -102,7 +103,7 @@ def check_resume_model_settings(checkpoint: Path, name: str, patch_size, args: d
     if saved_shapes is None or current is None:
         return
     if differences := _shape_differences(saved_shapes, current, {key: key for key in current}):
-        raise _another_network_to_resume(checkpoint, differences)
+        raise _another_network_to_resume(checkpoint, differences, names)
 
 
 def _settings_shapes(name, patch_size, args) -> dict | None:
@@ -127,16 +128,16 @@ def _shape_differences(saved: dict, current: dict, written_under: dict) -> list[
     return differences + [f"{key} here only" for key in current if written_under[key] not in saved_tensors]
 
 
-def _another_network_to_resume(checkpoint: Path, differences: list[str]) -> ConfigError:
+def _another_network_to_resume(checkpoint: Path, differences: list[str], names: Names = Names()) -> ConfigError:
     more = f" (and {len(differences) - 3} more)" if len(differences) > 3 else ""
     if saved_by_fit(checkpoint):  # fit's: no config to resume with (its config.yaml is empty), no train.output_dir
         return ConfigError(f"fit: cannot resume from {checkpoint}: it holds another network than the one given "
                            f"({'; '.join(differences[:3])}{more}): resume it with the network that wrote it, or "
                            f"fit the new network into another checkpoint_dir")
     return ConfigError(f"cannot resume from {checkpoint}: it holds another network than this run builds "
-                       f"({'; '.join(differences[:3])}{more}). model.name, model.args, the image channels or the "
+                       f"({'; '.join(differences[:3])}{more}). {names.network}, the image channels or the "
                        f"classes differ from the run that wrote it; resume with its config "
-                       f"({Path(checkpoint) / 'config.yaml'}), or start the new network in another train.output_dir")
+                       f"({Path(checkpoint) / 'config.yaml'}), or start the new network in {names.elsewhere}")
 
 
 def check_resume_preprocessing(checkpoint: Path, preprocessing: dict, output_dir: Path, names: Names = Names()) -> None:

@@ -779,7 +779,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if resume_from is not None:  # before the data work; _resume checks them again
         check_resume_settings(resume_from, dump_config(cfg))
         check_resume_length(resume_from, cfg.train.max_steps)
-        check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
+        check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
         if cfg.train.init_from:
             # The command that started a fine-tuning run, repeated with --resume latest (what every
             # message says after a stop, and what a requeued SLURM job runs), was refused until the
@@ -1153,7 +1153,7 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     if warning := check_resume_layout(checkpoint, loop.accelerator, loop.names):  # raises where it cannot work
         loop.accelerator.print(warning)
     changed = check_resume_settings(checkpoint, loop.config_yaml)  # checked before the data work too
-    check_resume_network(checkpoint, loop.accelerator, loop.model)
+    check_resume_network(checkpoint, loop.accelerator, loop.model, loop.names)
     if moved := run_folder_moved(checkpoint):
         loop.accelerator.print(f"{checkpoint}'s run was written in {moved[0]}, which is {moved[1]} here: the paths "
                                f"it saved that moved with it are compared as moved")

@@ -1823,3 +1823,18 @@ def test_what_an_estimators_run_says_of_its_data_names_from_files_keywords(tiny_
     assert "a samples_per_volume or a global batch that divides the epoch trains on every patch" in said
     assert "note: augment_on: gpu on a cpu device resamples the patches in the training process" in said
     assert "data." not in said
+
+
+def test_an_estimators_resume_with_another_network_names_its_arguments_and_output_dir(tiny_dataset, tmp_path):
+    """`model.name, model.args ... differ ...; start the new network in another train.output_dir` (until the
+    ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    model.fit(data, steps=2)
+    wider = Segmentation("unet", model_args={"channels": [8, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), val_every=0, trackers="none", progress_bar=False)
+    with pytest.raises(ConfigError, match=r"it holds another network than this run builds \(.*\)\. Segmentation's "
+                                          r"model, model_args, the image channels or the classes differ from the run "
+                                          r"that wrote it; resume with its config \(.*config.yaml\), or start the new "
+                                          r"network in Segmentation\(output_dir=\.\.\.\) of its own$") as refused:
+        wider.fit(data, steps=4, resume="latest")
+    assert "train." not in str(refused.value) and "model.args" not in str(refused.value)
