@@ -22,7 +22,7 @@ from pathlib import Path
 import yaml
 
 from .config import ConfigError, settings_changed
-from .model_folders import STEP_DIR, saved_by_fit
+from .model_folders import STEP_DIR, Names, saved_by_fit
 
 # fit's settings as its trackers were given them (``train._fit_hparams``), saved into each of its checkpoints:
 # fit has no config (its checkpoints' config.yaml is empty), so until the ninetieth session a resume had nothing
@@ -30,10 +30,11 @@ from .model_folders import STEP_DIR, saved_by_fit
 FIT_SETTINGS_FILE = "fit_settings.json"
 
 
-def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple]:
+def check_resume_settings(checkpoint: Path, config_yaml: str, names: Names = Names()) -> dict[str, tuple]:
     """Raise where this run's settings (``config_yaml``, as ``dump_config`` writes it) cannot continue
     ``checkpoint``'s run; otherwise return ``{key: (saved, now)}`` for each setting that differs
     (``settings_changed``: nothing for ``fit``'s checkpoints, which hold no config; ``fit_settings_changed``).
+    ``names``: how the refusals name the settings (the estimator's keywords since the ninety-second session).
 
     Raises:
         ConfigError: naming the setting, its value in the checkpoint's run and here, and the way on.
@@ -48,24 +49,26 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
     if "optim.optimizer" in changed:  # else torch loads one's state into the other and fails at the first step
         saved, asked = changed["optim.optimizer"]
         raise ConfigError(
-            f"cannot resume from {checkpoint}: it was trained with optim.optimizer {saved} and holds {saved}'s "
-            f"state, and this run asks for {asked}. Resume with optim.optimizer: {saved}, or start a new run "
-            f"from its weights (train.init_from) with a fresh {asked} and schedule")
+            f"cannot resume from {checkpoint}: it was trained with {names.setting('optim.optimizer')} {saved} and "
+            f"holds {saved}'s state, and this run asks for {asked}. Resume with "
+            f"{names.set_to('optim.optimizer', saved)}, or start a new run from its weights "
+            f"({names.setting('train.init_from')}) with a fresh {asked} and schedule")
     if "train.init_into" in changed and yaml.safe_load(config_yaml)["train"]["head_only_steps"]:
         # head_only_steps' groups: the layers outside the part where it is set, else the output layers
         saved, asked = changed["train.init_into"]
         raise ConfigError(
-            f"cannot resume from {checkpoint}: it trained with train.init_into={saved}, and its optimizer state "
-            f"is grouped for that by train.head_only_steps; this run asks for {asked}. Resume with "
-            f"train.init_into={saved}")
+            f"cannot resume from {checkpoint}: it trained with {names.set_to('train.init_into', saved)}, and its "
+            f"optimizer state is grouped for that by {names.setting('train.head_only_steps')}; this run asks for "
+            f"{asked}. Resume with {names.set_to('train.init_into', saved)}")
     if "train.head_only_steps" in changed and 0 in changed["train.head_only_steps"]:
         # one param group against two (parameter_groups): torch would refuse the optimizer's state, unnamed
         saved, asked = changed["train.head_only_steps"]
         raise ConfigError(
-            f"cannot resume from {checkpoint}: it trained with train.head_only_steps={saved}, and its optimizer "
-            f"state is grouped for that; this run asks for {asked}. "
-            + (f"Resume with train.head_only_steps={saved} (after step {saved} it holds nothing back)" if saved else
-               "Resume with train.head_only_steps=0: only a fine-tuning run's start trains its output layers alone"))
+            f"cannot resume from {checkpoint}: it trained with {names.set_to('train.head_only_steps', saved)}, and "
+            f"its optimizer state is grouped for that; this run asks for {asked}. Resume with "
+            + (f"{names.set_to('train.head_only_steps', saved)} (after step {saved} it holds nothing back)" if saved
+               else f"{names.set_to('train.head_only_steps', 0)}: only a fine-tuning run's start trains its output "
+                    f"layers alone"))
     # The embedded phantoms are written from data.synthetic: other settings are other cases under the same
     # names (a new seed passed the split check as the same cases), and in the checkpoint's own folder they
     # were written over its run's before that check refused another number of them.
@@ -81,8 +84,9 @@ def check_resume_settings(checkpoint: Path, config_yaml: str) -> dict[str, tuple
     if outputs := [key for key in changed if key == "data.region_order" or key.split(".")[:2] == ["data", "regions"]]:
         raise ConfigError(
             f"cannot resume from {checkpoint}: its network learned other regions than this run asks for ("
-            + "; ".join(f"{key} {changed[key][0]} there, {changed[key][1]} here" for key in outputs)
-            + "). Resume with the checkpoint's data.regions, or start a new run from its weights (train.init_from)")
+            + "; ".join(f"{names.setting(key)} {changed[key][0]} there, {changed[key][1]} here" for key in outputs)
+            + f"). Resume with the checkpoint's {names.setting('data.regions')}, or start a new run from its weights "
+              f"({names.setting('train.init_from')})")
     return changed
 
 

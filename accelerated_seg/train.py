@@ -777,7 +777,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, names=names,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
     if resume_from is not None:  # before the data work; _resume checks them again
-        check_resume_settings(resume_from, dump_config(cfg))
+        check_resume_settings(resume_from, dump_config(cfg), names)
         check_resume_length(resume_from, cfg.train.max_steps)
         check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
         if cfg.train.init_from:
@@ -1152,7 +1152,7 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     changed, ``{key: (saved, now)}``."""
     if warning := check_resume_layout(checkpoint, loop.accelerator, loop.names):  # raises where it cannot work
         loop.accelerator.print(warning)
-    changed = check_resume_settings(checkpoint, loop.config_yaml)  # checked before the data work too
+    changed = check_resume_settings(checkpoint, loop.config_yaml, loop.names)  # checked before the data work too
     check_resume_network(checkpoint, loop.accelerator, loop.model, loop.names)
     if moved := run_folder_moved(checkpoint):
         loop.accelerator.print(f"{checkpoint}'s run was written in {moved[0]}, which is {moved[1]} here: the paths "

@@ -1838,3 +1838,14 @@ def test_an_estimators_resume_with_another_network_names_its_arguments_and_outpu
                                           r"network in Segmentation\(output_dir=\.\.\.\) of its own$") as refused:
         wider.fit(data, steps=4, resume="latest")
     assert "train." not in str(refused.value) and "model.args" not in str(refused.value)
+
+
+def test_an_estimators_resume_with_another_optimizer_names_its_keywords(tiny_dataset, tmp_path):
+    """`trained with optim.optimizer adamw ... Resume with optim.optimizer: adamw, or start a new run from its
+    weights (train.init_from)` (until the ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, save_every=2)
+    model.fit(data, steps=2)
+    with pytest.raises(ConfigError, match=re.escape(
+            "it was trained with optimizer adamw and holds adamw's state, and this run asks for sgd. Resume with "
+            "optimizer='adamw', or start a new run from its weights (init_from) with a fresh sgd and schedule")):
+        model.fit(data, steps=4, resume="latest", optimizer="sgd")

@@ -2089,7 +2089,7 @@ def test_sgd_with_the_poly_schedule_trains_as_nnunet_does_and_resumes_only_as_sg
     export = (out / "model" / "model.safetensors").read_bytes()
     with pytest.raises(ConfigError, match=r"cannot resume from .*step_4: it was trained with optim.optimizer sgd and "
                                           r"holds sgd's state, and this run asks for adamw\. Resume with "
-                                          r"optim.optimizer: sgd, or start a new run from its weights"):
+                                          r"optim.optimizer=sgd, or start a new run from its weights"):
         train(tiny_config(out, train__max_steps=6, train__resume="latest", **{**nnunet, "optim__optimizer": "adamw"}))
     assert (out / "model" / "model.safetensors").read_bytes() == export  # nothing of the refused run written
     assert train(tiny_config(out, train__max_steps=6, train__resume="latest", **nnunet))["step"] == 6
