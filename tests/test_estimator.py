@@ -1345,7 +1345,7 @@ def _fits_started(monkeypatch) -> list:
     import accelerated_seg.train as training
 
     started = []
-    monkeypatch.setattr(training, "train", lambda cfg, manifest: started.append(cfg.train.init_from) or {"step": 1})
+    monkeypatch.setattr(training, "train", lambda cfg, manifest, **_: started.append(cfg.train.init_from) or {"step": 1})
     return started
 
 
@@ -1433,7 +1433,7 @@ def test_a_learning_rate_given_as_text_is_read_as_a_yaml_file_reads_it(tiny_data
     import accelerated_seg.train as training
 
     trained = []
-    monkeypatch.setattr(training, "train", lambda cfg, manifest: trained.append(cfg.optim.lr) or {"step": 1})
+    monkeypatch.setattr(training, "train", lambda cfg, manifest, **_: trained.append(cfg.optim.lr) or {"step": 1})
     train_pairs, val_pairs = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=32, n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache")).batch(2)
@@ -1528,7 +1528,7 @@ def test_a_run_in_a_relative_output_dir_is_evaluated_beside_it_after_a_change_of
     import accelerated_seg.train as training
     from test_inference import export
 
-    def trains(cfg, manifest):  # the export a run leaves, in place of the training
+    def trains(cfg, manifest, **_):  # the export a run leaves, in place of the training
         export(Path(cfg.train.output_dir) / "model", spacing=None)
         return {"step": 1}
 
