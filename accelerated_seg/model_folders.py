@@ -57,6 +57,7 @@ class Names:
     # a new run elsewhere from a checkpoint's export ({export}), where a resume cannot go on with its data
     new_run_elsewhere: str = "--train.init_from={export} in another train.output_dir"
     network: str = "model.name, model.args"  # the settings that build the network
+    giving: str = "--{setting}"  # how a run is given a setting ({setting}: as set_to writes it)
     # how a stopped run's saved state (of {folder}'s run, at {step}) becomes a model without resuming it: fit's
     # checkpoints hold a network of its user's, which accelerated-seg export cannot build
     model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
@@ -82,6 +83,11 @@ class Names:
         """``new_run_elsewhere`` from ``export``, in the caller's words."""
         return self.new_run_elsewhere.format(export=export)
 
+    def give(self, key: str, value) -> str:
+        """How the run is given ``key`` = ``value``: ``--train.head_only_steps=50`` on the command line,
+        ``fit(..., head_only_steps=50)`` to the estimator."""
+        return self.giving.format(setting=self.set_to(key, value))
+
     def way_to_a_new_run_from(self, checkpoint: Path) -> str:
         """``new_run_from_the_weights`` of ``checkpoint``, in the caller's words."""
         return self.new_run_from_the_weights.format(checkpoint=checkpoint, start_from=self.start_from)
@@ -105,7 +111,7 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         resume_again="call fit(..., resume='latest') again", rate="lr",
                         overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)",
                         new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)",
-                        network="Segmentation's model, model_args")
+                        network="Segmentation's model, model_args", giving="fit(..., {setting})")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

@@ -44,6 +44,7 @@ from .exported_model import expect_shared_tensors, shared_tensor_names
 from .fsdp2_views import check_fsdp2_units, quiet_view_warnings
 from .host_cpu import emulated_bf16_warning
 from .initial_weights import load_initial_weights
+from .model_folders import Names
 from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,
@@ -330,11 +331,12 @@ def seed_this_pass_of_the_workers(loader, seed: int, rank: int, number: int) -> 
 
 
 def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, run_scope: contextlib.ExitStack
-                       | None = None) -> tuple[torch.nn.Module, dict, list[torch.nn.Parameter]]:
+                       | None = None, names: Names = Names()) -> tuple[torch.nn.Module, dict, list[torch.nn.Parameter]]:
     """The registry network, its starting weights, and the adaptations the strategy asks for
     (wrapping.py), applied before ``prepare`` wraps it; with the network's shared tensor names,
     read while it is still plain (``export_model``), and the parameters that ``train.head_only_steps``
-    trains alone (none when it is 0). ``run_scope``: as for ``adapt_to_strategy``."""
+    trains alone (none when it is 0). ``run_scope``: as for ``adapt_to_strategy``; ``names``: how its messages
+    name the settings (the estimator's keywords since the ninety-second session)."""
     model = build_from_spec(spec)
     aliases = shared_tensor_names(model)
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
@@ -343,12 +345,13 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
         accelerator.print(_part_loaded_line(cfg, spec, model, loaded))
     elif cfg.train.init_from:
         fresh, spread = load_initial_weights(model, spec, cfg.train.init_from)
-        accelerator.print(_initial_weights_line(cfg, spec, fresh, spread))
+        accelerator.print(_initial_weights_line(cfg, spec, fresh, spread, names))
         if cfg.train.head_only_steps and not fresh:
-            raise ConfigError(f"train.head_only_steps={cfg.train.head_only_steps} trains the output layers that "
-                              f"start afresh alone, but every layer of {cfg.train.init_from} fits this run's network "
-                              f"(the same {spec.args['out_channels']} outputs): set train.head_only_steps=0")
-    trained_alone = _layers_trained_alone(cfg, spec, model, accelerator)
+            raise ConfigError(f"{names.set_to('train.head_only_steps', cfg.train.head_only_steps)} trains the output "
+                              f"layers that start afresh alone, but every layer of {cfg.train.init_from} fits this "
+                              f"run's network (the same {spec.args['out_channels']} outputs): set "
+                              f"{names.set_to('train.head_only_steps', 0)}")
+    trained_alone = _layers_trained_alone(cfg, spec, model, accelerator, names)
     if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
         swapped = instance_norms_as_group_norms(model)
         accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"
@@ -371,7 +374,8 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     return model, aliases, trained_alone
 
 
-def _initial_weights_line(cfg: Config, spec: ModelSpec, fresh: list[str], spread: list[str]) -> str:
+def _initial_weights_line(cfg: Config, spec: ModelSpec, fresh: list[str], spread: list[str],
+                          names: Names = Names()) -> str:
     """What train.init_from loaded, for the run's log: where from, and what was not loaded as saved."""
     clauses = [f"initial weights from {cfg.train.init_from} (new optimizer and schedule)"]
     if Path(cfg.train.init_from).is_file():  # no export: nothing known of its network or preprocessing
@@ -383,8 +387,8 @@ def _initial_weights_line(cfg: Config, spec: ModelSpec, fresh: list[str], spread
         # 50, or a third of a shorter run: holding the rest for up to a third of the run only helped
         # where docs/checkpoints.md measured it, and 50 of a 40-step run would be refused.
         if not cfg.train.head_only_steps and (suggested := min(50, cfg.train.max_steps // 3)):
-            clauses.append(f"--train.head_only_steps={suggested} would train them alone first (better on the "
-                           f"phantoms measured in docs/checkpoints.md)")
+            clauses.append(f"{names.give('train.head_only_steps', suggested)} would train them alone first (better "
+                           f"on the phantoms measured in docs/checkpoints.md)")
     if spread:
         clauses.append(_spread_clause(spec, spread))
     return "; ".join(clauses)
@@ -412,7 +416,7 @@ def _part_loaded_line(cfg: Config, spec: ModelSpec, model: torch.nn.Module, load
 
 
 def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
-                          accelerator: Accelerator) -> list[torch.nn.Parameter]:
+                          accelerator: Accelerator, names: Names = Names()) -> list[torch.nn.Parameter]:
     """The parameters train.head_only_steps trains alone (none when it is 0): the output layers, or with
     train.init_into every layer outside that part. Picked by name while the network is plain (wrappers
     rename it); the objects stay the network's through ``prepare``. A resume finds the same ones from
@@ -422,17 +426,19 @@ def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
     part = cfg.train.init_into
     if part:
         check_part(model, spec, part)
-    names = outside_part(model, part) if part else output_layer_names(spec)
-    trained_alone = [parameter for name, parameter in model.named_parameters() if name in names]
+    alone = outside_part(model, part) if part else output_layer_names(spec)
+    trained_alone = [parameter for name, parameter in model.named_parameters() if name in alone]
     if not trained_alone:  # MONAI's UNet keeps every layer in its one part, `model`
-        raise ConfigError(f"train.head_only_steps={cfg.train.head_only_steps} trains the layers outside "
-                          f"train.init_into={part} alone, but {part} holds every parameter of this run's {spec.name}: "
-                          f"name a smaller part, or set train.head_only_steps=0")
+        raise ConfigError(f"{names.set_to('train.head_only_steps', cfg.train.head_only_steps)} trains the layers "
+                          f"outside {names.set_to('train.init_into', part)} alone, but {part} holds every parameter of "
+                          f"this run's {spec.name}: name a smaller part, or set "
+                          f"{names.set_to('train.head_only_steps', 0)}")
     warmup = cfg.optim.warmup_steps
     accelerator.print(f"the first {cfg.train.head_only_steps} steps train "
                       + (f"the layers outside {part}" if part else "the output layers")
                       + f" alone ({len(trained_alone)} tensors); the rest of the network then joins them"
-                      + (f", its rate warmed up over {warmup} steps" if warmup else "") + " (train.head_only_steps)")
+                      + (f", its rate warmed up over {warmup} steps" if warmup else "")
+                      + f" ({names.setting('train.head_only_steps')})")
     return trained_alone
 
 

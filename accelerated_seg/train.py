@@ -876,7 +876,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         accelerator.print(warning)
     starting = cfg if resume_from is None else dataclasses.replace(  # a resume's weights: the checkpoint's
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
-    model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope)
+    model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope, names)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope, given=given, names=names)
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing,
                                         network_takes=network_takes_patch(cfg.model.name, cfg.model.args,

@@ -1849,3 +1849,25 @@ def test_an_estimators_resume_with_another_optimizer_names_its_keywords(tiny_dat
             "it was trained with optimizer adamw and holds adamw's state, and this run asks for sgd. Resume with "
             "optimizer='adamw', or start a new run from its weights (init_from) with a fresh sgd and schedule")):
         model.fit(data, steps=4, resume="latest", optimizer="sgd")
+
+
+def test_an_estimators_fine_tuning_names_head_only_steps_as_its_keyword(tiny_dataset, tmp_path, capsys):
+    """A fine-tuning fit was told `--train.head_only_steps=1 would train them alone first`, and a refused one to
+    `set train.head_only_steps=0` (until the ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    settings = dict(val_every=0, save_every=0, trackers="none", progress_bar=False)
+    Segmentation.load(model.model_dir, output_dir=str(tmp_path / "tuned"), **settings).fit(data.binarize(), steps=3)
+    said = capsys.readouterr().out
+    assert "; fit(..., head_only_steps=1) would train them alone first (better on the phantoms" in said
+    Segmentation.load(model.model_dir, output_dir=str(tmp_path / "alone"), **settings).fit(
+        data.binarize(), steps=3, head_only_steps=1)
+    said += (alone := capsys.readouterr().out)
+    assert re.search(r"the first 1 steps train the output layers alone \(\d+ tensors\); the rest of the network then "
+                     r"joins them, its rate warmed up over 20 steps \(head_only_steps\)", alone), alone
+    with pytest.raises(ConfigError, match=r"^head_only_steps=1 trains the output layers that start afresh alone, but "
+                                          r"every layer of .* fits this run's network \(the same 3 outputs\): set "
+                                          r"head_only_steps=0$"):
+        Segmentation.load(model.model_dir, output_dir=str(tmp_path / "same"), **settings).fit(
+            data, steps=3, head_only_steps=1)
+    assert "train." not in _lines_with(("initial weights", "alone"), said)
