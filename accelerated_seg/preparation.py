@@ -355,8 +355,8 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     if cfg.train.channels_last_norm:  # the same function, in modules that keep channels-last (norm_layout.py)
         swapped = instance_norms_as_group_norms(model)
         accelerator.print(f"channels-last norms: {swapped} InstanceNorm(s) run as GroupNorm with one group per channel"
-                          if swapped else "train.channels_last_norm: this network has no InstanceNorm (without "
-                          "running statistics) to change")
+                          if swapped else f"{names.setting('train.channels_last_norm')}: this network has no "
+                          f"InstanceNorm (without running statistics) to change")
     fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
     if trained_alone:
         check_groups_apart(fsdp)

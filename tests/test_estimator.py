@@ -1871,3 +1871,15 @@ def test_an_estimators_fine_tuning_names_head_only_steps_as_its_keyword(tiny_dat
         Segmentation.load(model.model_dir, output_dir=str(tmp_path / "same"), **settings).fit(
             data, steps=3, head_only_steps=1)
     assert "train." not in _lines_with(("initial weights", "alone"), said)
+
+
+def test_an_estimators_channels_last_norm_on_a_network_without_instance_norms_names_its_keyword(tiny_dataset,
+                                                                                                 tmp_path, capsys):
+    """`train.channels_last_norm: this network has no InstanceNorm` (until the ninety-second session)."""
+    _, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    batch_normed = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "norm": "batch"},
+                                output_dir=str(tmp_path / "run"), channels_last=True, channels_last_norm=True,
+                                val_every=0, trackers="none", progress_bar=False)
+    batch_normed.fit(data, steps=1)
+    said = capsys.readouterr().out
+    assert "\nchannels_last_norm: this network has no InstanceNorm (without running statistics) to change" in said
