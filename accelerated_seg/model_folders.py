@@ -29,8 +29,9 @@ LAYOUT_FILE = "strategy.json"
 
 @dataclass(frozen=True)
 class Names:
-    """How the caller spells the ways on, for the message (the CLI, ``fit``, the estimator differ).
-    Here, beside ``resolve_resume`` and ``checkpoint_gone`` below it, whose messages name them too."""
+    """How the caller spells the ways on and the settings, for the message (the CLI, ``fit``, the estimator
+    differ; ``train(names=...)``). Here, beside ``resolve_resume`` and ``checkpoint_gone`` below it, whose messages
+    name them too."""
 
     resume: str = "--train.resume=latest"
     elsewhere: str = "another --train.output_dir"
@@ -105,7 +106,7 @@ FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", 
                       "(safetensors.torch.load_model) and fit it into another checkpoint_dir (the optimizer starts "
                       "fresh)"))
 # The estimator trains through train, which says these since the ninety-second session (train's words before, in
-# its Ctrl-C, preemption, failed save, lock and layout messages)
+# its Ctrl-C, preemption, failed save, lock, layout and resume messages, and wherever it names a setting)
 ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
                         overwrite="Segmentation(..., overwrite=True)", folder="Segmentation's output_dir", prefix="",
                         resume_again="call fit(..., resume='latest') again", rate="lr",
