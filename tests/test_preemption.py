@@ -106,7 +106,7 @@ def test_ctrl_c_ends_training_saying_which_whole_checkpoint_a_resume_continues_f
 def test_signal_handlers_are_restored_when_training_fails(monkeypatch, tiny_config, tmp_path):
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGUSR1)}
 
-    def fail(cfg, manifest, run_scope):
+    def fail(cfg, manifest, run_scope, *_):
         assert signal.getsignal(signal.SIGTERM) != before[signal.SIGTERM]  # installed while training
         raise RuntimeError("boom")
 
