@@ -1751,7 +1751,7 @@ def test_an_estimators_warm_up_longer_than_its_run_and_a_resume_with_other_setti
     model, data = _tiny_segmentation(tiny_dataset, tmp_path)
     model.fit(data, steps=2)
     said = capsys.readouterr().out
-    assert "WARNING: warmup_steps=20 is not below max_steps=2: the learning rate rises for the whole run" in said
+    assert "warning: warmup_steps=20 is not below max_steps=2: the learning rate rises for the whole run" in said
     model.fit(data, steps=4, resume="latest", lr=2e-3)
     said += (resumed := capsys.readouterr().out)
     assert "this run's from here on: lr 0.001 -> 0.002" in resumed
