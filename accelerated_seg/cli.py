@@ -868,8 +868,8 @@ def _what_training_reads(manifest) -> str:
 def _predict(args, _) -> int:
     # The arguments, the model folders, the inputs and the outputs are checked with the file system alone,
     # before the inference stack imports (7-15 s on 2 cores): a wrong --model, an input naming no NIfTI file
-    # (a typo, an empty folder), --overlap 1.5, --precision fp16 --device cpu or an --output that cannot be
-    # written is refused at once.
+    # (a typo, an empty folder), --overlap 1.5, --precision fp16 --device cpu, --device under a launch or an
+    # --output that cannot be written is refused at once.
     from .model_folders import read_export_json
     from .predict_options import PredictOptions
 
@@ -887,6 +887,7 @@ def _predict(args, _) -> int:
     how = dict(sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta, precision=args.precision,
                aggregate_on_cpu=args.aggregate_on_cpu, transforms_on_device=args.transforms_on_device)
     try:
+        _check_no_device_under_a_launch(args)
         configs = [read_export_json(model_dir) for model_dir in args.model]
         PredictOptions(**how)  # --overlap, --sw-batch-size: predict_cases makes them again, with the same words
         _check_precision_on_a_named_device(args)
@@ -924,6 +925,13 @@ def _predict(args, _) -> int:
         print(f"error: {_in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
         return 2  # bad input or settings, as for train
     return 0
+
+
+def _check_no_device_under_a_launch(args) -> None:
+    """--device under a launch of several processes: refused, as each launched process runs on its own."""
+    if args.device is not None and (processes := launched_processes()) > 1:
+        raise ValueError(f"--device names one device, but each of the launched processes runs on its own "
+                         f"({processes} processes); drop --device")
 
 
 def _check_precision_on_a_named_device(args) -> None:
@@ -1012,13 +1020,7 @@ def _predict_distributed(args, options) -> int:
     from .inference_distributed import predict_distributed, process_state
 
     state = process_state()
-    if options.pop("device"):
-        message = (f"--device names one device, but each of the launched processes runs on its own "
-                   f"({state.num_processes} processes); drop --device")
-        if state.is_main_process:
-            print(f"error: {message}", file=sys.stderr)
-        leave_for_the_launcher(message)
-        return 2
+    del options["device"]  # None: _check_no_device_under_a_launch refused one before the imports
     try:
         inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
         written = predict_distributed(args.model, inputs, args.output, accelerator=state, split=args.split,

@@ -306,3 +306,25 @@ def test_a_clusters_world_size_around_a_plain_predict_is_no_launch(data, tmp_pat
     assert main(["predict", "--model", str(data / "model"), str(data / "scans" / "small_0.nii.gz"),
                  "--output", str(output), "--device", "cpu"]) == 0, capsys.readouterr().err
     assert output.is_file() and "processes" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("rank, says", [(0, True), (1, False)])
+def test_device_under_a_launch_is_refused_before_the_imports(data, tmp_path, rank, says):
+    """Each launched process takes its own device, so --device is refused under a launch. The refusal came
+    after torch, MONAI and the process group had started (about 5 s of a 2-process launch on 2 cores, until
+    the ninety-second session); the main process alone says why, and the launcher's report has the line."""
+    from refusals import run_probing_imports
+
+    env = {**os.environ, "WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": str(rank),
+           "TORCHELASTIC_ERROR_FILE": str(tmp_path / "error.json")}
+    # main() called as a script calls it, not cli's __main__: under WORLD_SIZE that ends the process with
+    # os._exit (cli.end_process), before the probe could list the imports.
+    script = tmp_path / "predict.py"
+    script.write_text("import sys\nfrom accelerated_seg.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    proc, imported = run_probing_imports(str(script), "predict", "--model", str(data / "model"), str(data / "scans"),
+                                         "--output", str(tmp_path / "out"), "--device", "cpu", env=env)
+    message = "--device names one device, but each of the launched processes runs on its own (2 processes)"
+    assert proc.returncode == 2 and (f"error: {message}; drop --device" in proc.stderr) == says, proc.stderr
+    assert proc.stderr.count("error: ") == int(says) and "Traceback" not in proc.stderr, proc.stderr
+    assert message in (tmp_path / "error.json").read_text()
+    assert imported == [] and not (tmp_path / "out").exists()
