@@ -208,6 +208,7 @@ def test_an_output_refused_on_one_process_alone_stops_every_process(data, tmp_pa
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.distributed
 def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     model, scans = data / "model", data / "scans"
     # An ensemble of two: each member's windows shared out in turn, as every process goes through them alike.

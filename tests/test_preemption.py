@@ -543,6 +543,7 @@ def test_a_resume_with_other_accumulation_takes_whole_windows_from_its_first_ste
         torch.testing.assert_close(weights[key], expected, rtol=0, atol=1e-5, msg=f"{key} differs")
 
 
+@pytest.mark.distributed
 def test_a_resume_onto_more_processes_with_other_accumulation_keeps_the_ranks_windows_together(
         tiny_config, tiny_dataset, tmp_path, monkeypatch):
     """One process at batch 4 stopped after step 3, resumed on two at batch 1 over two micro-batches
