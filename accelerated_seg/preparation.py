@@ -587,9 +587,16 @@ def schedule_the_stepping_optimizer(accelerator: Accelerator, scheduler) -> None
     if scheduler is None or accelerator.distributed_type != DistributedType.DEEPSPEED:
         return
     stepping = accelerator.deepspeed_engine_wrapped.engine.basic_optimizer
+    if stepping is scheduler.optimizer:
+        return
     groups = zip(scheduler.optimizer.param_groups, stepping.param_groups, strict=True)
     if any(ours is not theirs for ours, theirs in groups):
         scheduler.optimizer = stepping
+    else:
+        # Ours never steps, its groups are stepped by the other: torch's scheduler, which looks for a call of
+        # ours (the flag its wrapper of ours.step sets), warned at every offloaded run's first step that the
+        # schedule was stepped before the optimizer and would skip its first value, neither of which was so.
+        scheduler.optimizer._opt_called = True
 
 
 def complete_the_loaded_optimizer(accelerator: Accelerator) -> None:

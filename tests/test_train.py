@@ -2441,3 +2441,27 @@ def test_a_run_leaves_the_process_as_it_found_it(tiny_config, tmp_path, monkeypa
     train(tiny_config(tmp_path / "after_the_users", train__max_steps=1, train__val_every=0))
     assert (users.device.type, users.mixed_precision, users.num_processes) == ("cpu", "no", 1)
     forget_the_last_accelerator()
+
+
+def test_the_first_step_under_zero_offload_is_no_schedule_stepped_before_its_optimizer():
+    """Under ZeRO offload our AdamW never steps: DeepSpeedCPUAdam steps its param groups. torch's scheduler,
+    which looks for a call of the optimizer it was built on, said at the first step of every such run that
+    `lr_scheduler.step()` came before `optimizer.step()` and the schedule's first value was skipped (neither
+    was so; found running deepspeed_zero3_offload.yaml in the ninety-second session)."""
+    import warnings
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.preparation import schedule_the_stepping_optimizer
+
+    ours = torch.optim.AdamW([torch.nn.Parameter(torch.zeros(2))], lr=1.0)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(ours, lambda step: 0.5 ** step)
+    offloaded = torch.optim.Adam(ours.param_groups)  # ZeRO offload's: over the same param-group dicts
+    under = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED,
+                            deepspeed_engine_wrapped=SimpleNamespace(engine=SimpleNamespace(basic_optimizer=offloaded)))
+    schedule_the_stepping_optimizer(under, scheduler)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        offloaded.step(), scheduler.step()
+    assert offloaded.param_groups[0]["lr"] == 0.5
