@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "kept to its largest connected component, the rest of it set to background; for one-piece "
                         "structures (a liver), not kidneys or lesions")
     p.add_argument("--precision", choices=["fp32", "bf16", "fp16"], default="fp32",
-                   help="autocast of the network (fp16 on CUDA only)")
+                   help="autocast of the network (fp16 on CUDA only; default: fp32)")
     p.add_argument("--aggregate-on-cpu", action=argparse.BooleanOptionalAction, default=None,
                    help="stitch the whole volume in CPU memory while windows run on the GPU (default: only when "
                         "it would take more than half of the free GPU memory)")
@@ -210,8 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="on a GPU, run the preprocessing after reading, its inverse and the class map there; the "
                         "host only reads and writes files and receives one byte per voxel (default; "
                         "--no-transforms-on-device keeps them on the host; docs/inference.md)")
-    p.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
-    p.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
+    p.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1) (default: 0.5)")
+    p.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass (default: 4)")
     p.add_argument("--device", default=None, help="torch device; CUDA when available (one process only: under "
                                                    "accelerate launch each process uses its own device)")
     p.add_argument("--split", choices=["auto", "cases", "windows"], default="auto",
@@ -273,8 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--size", type=int, nargs=3, default=(128, 128, 96), help="volume size in voxels")
     b.add_argument("--roi", type=int, nargs="+", default=None,
                    help="window size: one or three numbers (default 64, or the model's patch size with --model)")
-    b.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
-    b.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
+    b.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1) (default: 0.5)")
+    b.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass (default: 4)")
     b.add_argument("--tta", choices=["none", "axes", "all"], default="none",
                    help="mirroring test-time augmentation, as predict's --tta, in both implementations")
     b.add_argument("--blocks", type=int, default=5, help="alternating timed blocks per implementation")
@@ -296,8 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--channels", type=int, nargs="+",
                    help="channels of the default U-Net (default: the demo's 16 32 64 128; e.g. 4 8 for a network "
                         "that takes no longer than the host work, as on a GPU)")
-    b.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1)")
-    b.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass")
+    b.add_argument("--overlap", type=float, default=0.5, help="sliding-window overlap in [0, 1) (default: 0.5)")
+    b.add_argument("--sw-batch-size", type=int, default=4, help="windows per forward pass (default: 4)")
     b.add_argument("--blocks", type=int, default=3, help="alternating timed blocks of the whole folder per way")
     b.add_argument("--device", help="torch device (default: CUDA when available)")
     b.add_argument("--transforms-on-device", action=argparse.BooleanOptionalAction, default=True,

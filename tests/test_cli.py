@@ -306,3 +306,13 @@ def test_what_follows_a_double_dash_is_an_input_of_predict():
     assert args.inputs == ["--a.nii.gz", "b.nii.gz"]
     args = build_parser().parse_args(["predict", "a.nii.gz", "--model", "m", "--output", "out", "--", "--b.nii.gz"])
     assert args.inputs == ["a.nii.gz", "--b.nii.gz"]
+
+
+def test_predict_help_gives_the_defaults_of_its_window_and_precision_options():
+    """--help said "sliding-window overlap in [0, 1)" and nothing of 0.5, nor of --sw-batch-size's 4 and
+    --precision's fp32 (the README's audit, ninety-second session): each default is the parser's own."""
+    commands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    predict = commands.choices["predict"]
+    said = " ".join(predict.format_help().split())
+    for flag, default in (("overlap", 0.5), ("sw_batch_size", 4), ("precision", "fp32")):
+        assert predict.get_default(flag) == default and f"default: {default})" in said, flag
