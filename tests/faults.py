@@ -159,3 +159,20 @@ def label_replaced_while_read(monkeypatch, label: Path) -> None:
         return reading
 
     monkeypatch.setattr(cache_module, "preprocess", read_then_replaced)
+
+
+def folder_removed_at(monkeypatch, module, name: str, folder: Path, before: bool = False) -> None:
+    """``module.name`` removes ``folder`` after it returns (``before``: before it runs), as a run still
+    training rotates a checkpoint away (keep_last) while another command reads it."""
+    import shutil
+
+    real = getattr(module, name)
+
+    def removing(*args, **kwargs):
+        if before:
+            shutil.rmtree(folder, ignore_errors=True)
+        result = real(*args, **kwargs)
+        shutil.rmtree(folder, ignore_errors=True)
+        return result
+
+    monkeypatch.setattr(module, name, removing)

@@ -29,6 +29,7 @@ from accelerated_seg.model_folders import LAYOUT_FILE
 from accelerated_seg.train import train
 
 from conftest import assert_checkpoint_exports_as_training_did
+from faults import folder_removed_at
 
 
 def test_any_checkpoint_becomes_the_model_training_exported_at_its_step(tiny_config, tiny_dataset, tmp_path, capsys):
@@ -419,27 +420,14 @@ def test_a_checkpoint_rotated_away_between_the_commands_checks_is_said_to_be_gon
             f"checkpoints only, and a run still training deletes older ones as it saves): give one of them, or the "
             f"run folder for its newest")
 
-    def rotated_after(real):
-        def checked_then_rotated(*args, **kwargs):
-            result = real(*args, **kwargs)
-            shutil.rmtree(rotating, ignore_errors=True)
-            return result
-        return checked_then_rotated
-
-    def rotated_before(real):
-        def rotated_then_read(*args, **kwargs):
-            shutil.rmtree(rotating, ignore_errors=True)
-            return real(*args, **kwargs)
-        return rotated_then_read
-
-    for module, name, rotated in ((model_folders, "checkpoint_folder", rotated_after),
-                                  (checkpoint_files, "check_safetensors_header", rotated_before),  # while checked
-                                  (checkpoint_files, "check_checkpoint_files", rotated_after),
-                                  (checkpoint_files, "read_export_description", rotated_after),
-                                  (checkpoint_files, "weights_to_export", rotated_after)):
+    for module, name, before in ((model_folders, "checkpoint_folder", False),
+                                 (checkpoint_files, "check_safetensors_header", True),  # while checked
+                                 (checkpoint_files, "check_checkpoint_files", False),
+                                 (checkpoint_files, "read_export_description", False),
+                                 (checkpoint_files, "weights_to_export", False)):
         shutil.copytree(run / "checkpoints" / "step_2", rotating)
         with monkeypatch.context() as patched:
-            patched.setattr(module, name, rotated(getattr(module, name)))
+            folder_removed_at(patched, module, name, rotating, before)
             with pytest.raises(SystemExit) as ended:
                 main(["export", str(rotating), "--output", str(output)])
         assert (ended.value.code, capsys.readouterr().err.strip()) == (2, gone), name
@@ -448,8 +436,8 @@ def test_a_checkpoint_rotated_away_between_the_commands_checks_is_said_to_be_gon
     pytest.importorskip("deepspeed", reason="the test extra installs DeepSpeed")
     # DeepSpeed's checkpoint gone once checked, before its weights are gathered: its reader's ValueError
     shutil.copytree(run / "checkpoints" / "step_2", rotating)
-    deepspeeds = rotated_before(lambda checkpoint: checkpoint_files.DEEPSPEED_WEIGHTS)
-    monkeypatch.setattr(checkpoint_export, "weights_to_export", deepspeeds)
+    monkeypatch.setattr(checkpoint_export, "weights_to_export", lambda checkpoint: checkpoint_files.DEEPSPEED_WEIGHTS)
+    folder_removed_at(monkeypatch, checkpoint_export, "weights_to_export", rotating, before=True)
     with pytest.raises(ConfigError, match=re.escape(gone.removeprefix("error: "))):
         export_checkpoint(rotating, output)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
