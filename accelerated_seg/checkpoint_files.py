@@ -72,14 +72,34 @@ def resolve_resume(resume: str, checkpoints_dir: Path, names: Names = Names()) -
         path = found[-1]
     else:
         path = Path(resume)
-        given = f"{names.prefix}resume={resume!r}"
         if not path.exists() and STEP_DIR.match(path.name):  # a typo, or rotated away (keep_last)
-            raise ConfigError(f"{given} {checkpoint_gone(path, instead=repr('latest'), prefix=names.prefix)}")
+            raise ResumeGone(path, names)
         if not (path.is_dir() and STEP_DIR.match(path.name)):
-            raise ConfigError(f"{given} is not a checkpoint folder: give 'latest' or a <run>/checkpoints/step_N "
-                              f"folder")
-    check_checkpoint_files(path, whole_state=True)
+            raise ConfigError(f"{names.prefix}resume={resume!r} is not a checkpoint folder: give 'latest' or a "
+                              f"<run>/checkpoints/step_N folder")
+    with gone_if_rotated_away(path, names):  # while its files are checked: not "damaged", each file missing
+        check_checkpoint_files(path, whole_state=True)
     return path
+
+
+def resume_gone(checkpoint: Path, names: Names = Names()) -> str:
+    """The refusal of a resume from ``checkpoint``, a ``step_N`` folder that is not there, in the caller's
+    ``names``: mistyped, or deleted by its run's rotation (``keep_last``) or a user, before it was found or
+    at any time until its state is loaded."""
+    return (f"{names.prefix}resume={str(checkpoint)!r} "
+            f"{checkpoint_gone(checkpoint, instead=repr('latest'), prefix=names.prefix)}")
+
+
+class ResumeGone(ConfigError):
+    """``resume_gone``'s refusal, with the ``checkpoint`` for a caller to say it in its own words: the
+    estimator trains through ``train``, whose names are the command line's."""
+
+    def __init__(self, checkpoint: Path, names: Names = Names(), said: str | None = None):
+        super().__init__(said or resume_gone(checkpoint, names))
+        self.checkpoint, self.names = checkpoint, names
+
+    def __reduce__(self):  # pickled (from one rank to all) with what it said where it was raised
+        return type(self), (self.checkpoint, self.names, str(self))
 
 
 # Files of a checkpoint that can be checked whole cheaply: torch.save's zip archives (accelerate's
@@ -166,18 +186,22 @@ def check_exportable(checkpoint: Path, output: Path) -> dict:
 
 
 @contextlib.contextmanager
-def gone_if_rotated_away(checkpoint: Path):
+def gone_if_rotated_away(checkpoint: Path, resumed: Names | None = None):
     """Whatever reading ``checkpoint`` raises is its ``checkpoint_gone`` refusal (a ConfigError) where the
-    folder is no longer there: a run still training deleted it (``train.keep_last``) after it was found.
-    The checks met a folder gone in their own words: an export, deleted between its checks, was told the
-    checkpoint had "no export.json" (saved before the forty-fifth session), was "damaged" (each file
-    missing) or held "none of the weight files", and DeepSpeed's reader raised a ValueError traceback
-    ("Unable to find 'latest' file"), until the ninety-second session."""
+    folder is no longer there: a run still training deleted it (``train.keep_last``) after it was found,
+    or a user did. Said as an export's, or with ``resumed`` (the caller's names) as a resume's
+    (``resume_gone``). The checks met a folder gone in their own words: an export, deleted between its
+    checks, was told the checkpoint had "no export.json" (saved before the forty-fifth session), was
+    "damaged" (each file missing) or held "none of the weight files", and DeepSpeed's reader raised a
+    ValueError traceback ("Unable to find 'latest' file"); a resume, deleted after it was found, went
+    through the data work to accelerate's ValueError traceback ("Tried to find ... but folder does not
+    exist") or, while it was loaded, a FileNotFoundError's; until the ninety-second session."""
     try:
         yield
     except Exception:  # any reader's error: none is the cause once the folder is gone
         if not checkpoint.is_dir():
-            raise ConfigError(f"{checkpoint} {checkpoint_gone(checkpoint)}") from None
+            raise (ResumeGone(checkpoint, resumed) if resumed is not None else
+                   ConfigError(f"{checkpoint} {checkpoint_gone(checkpoint)}")) from None
         raise
 
 

@@ -112,16 +112,24 @@ def refuse_a_train_checkpoint_in_fit(checkpoint: Path) -> None:
         f"step's), loaded with safetensors.torch.load_model, and fit it into another checkpoint_dir")
 
 
-def fit_settings_changed(checkpoint: Path, settings: dict) -> dict[str, tuple]:
-    """``{key: (saved, now)}`` for each of ``fit``'s ``settings`` that differs from those ``checkpoint``
-    saved (``FIT_SETTINGS_FILE``); none where it saved none (train's checkpoints, fit's older ones).
+def saved_fit_settings(checkpoint: Path) -> dict | None:
+    """The settings of ``fit`` that ``checkpoint`` saved (``FIT_SETTINGS_FILE``); None where it saved none
+    (train's checkpoints, fit's older ones). Read before the load: a checkpoint of a run still training
+    may be rotated away once loaded, and a resume then noted no change (until the ninety-second session)."""
+    try:
+        return json.loads((Path(checkpoint) / FIT_SETTINGS_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def fit_settings_changed(saved: dict | None, settings: dict) -> dict[str, tuple]:
+    """``{key: (saved, now)}`` for each of ``fit``'s ``settings`` that differs from those its checkpoint
+    ``saved`` (``saved_fit_settings``); none where it saved none.
 
     ``fit.lr`` is left out: the optimizer state loaded from the checkpoint carries its rate on, whatever
     the optimizer given was built with, and under a schedule the rate there is the step's, not a setting.
     """
-    try:
-        saved = json.loads((Path(checkpoint) / FIT_SETTINGS_FILE).read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if saved is None:
         return {}
     return {key: (saved.get(key), now) for key, now in sorted(settings.items())
             if key != "fit.lr" and saved.get(key) != now}

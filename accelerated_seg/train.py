@@ -42,7 +42,7 @@ from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also
                                      skip_first_batches_as_prepared)
 from .checkpoint import (PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals, complete_checkpoints, exported_step,
                          remove_killed_writers_leftovers, save_training_state, set_aside_later_course)
-from .checkpoint_files import EXPORT_DESCRIPTION_FILE
+from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .closed_output import surviving_a_closed_output
 from .code_commit import run_commit
 from .compilation import checked_settings, compile_prepared
@@ -84,7 +84,7 @@ from .resume_checks import (check_resume_channels, check_resume_classes, check_r
                             check_resume_split)
 from .resume_settings import (FIT_SETTINGS_FILE, beyond_max_steps, check_resume_length, check_resume_settings,
                               fit_settings_changed, refuse_a_train_checkpoint_in_fit, resumes_of_the_course,
-                              run_folder_moved, saved_train_setting)
+                              run_folder_moved, saved_fit_settings, saved_train_setting)
 from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
@@ -272,7 +272,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
                                                  outputs=FIT_OUTPUTS)
         if resume_from is not None:  # before the preparation and the load, which refused it by its tensors' names
-            refuse_a_train_checkpoint_in_fit(resume_from)
+            with gone_if_rotated_away(resume_from, FIT_NAMES):
+                refuse_a_train_checkpoint_in_fit(resume_from)
         _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
         compiling = checked_settings(accelerator, CompileConfig(enabled=compile))
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
@@ -296,8 +297,10 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                     out / "checkpoints", scheduler=scheduler, names=FIT_NAMES)
         loop.progress.shuffle_seed, loop.progress.worker_seed = shuffle_seed, worker_seed
         accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
+        saved_settings = None
         if resume_from is not None:
             given = param_group_settings(optimizer, scheduled=scheduler is not None)
+            saved_settings = saved_fit_settings(resume_from)  # before the load, after which it may go (keep_last)
             _resume(loop, resume_from)
             if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
                 train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
@@ -312,7 +315,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         # fit has no config.yaml: its checkpoints save these for a resume to compare its own with, as train's
         # config; until the ninetieth session fit's resumes said and noted no change
         loop.records[FIT_SETTINGS_FILE] = hparams
-        changed = fit_settings_changed(resume_from, hparams) if resume_from is not None else None
+        changed = fit_settings_changed(saved_settings, hparams) if resume_from is not None else None
         if changed:  # fit.max_steps too: train says its length apart (with its schedule), fit nowhere else
             accelerator.print(_changed_settings_note(resume_from, changed))
         start_trackers(accelerator, hparams, first_step=loop.progress.step + 1, resume_from=resume_from,
@@ -777,9 +780,10 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, names=names,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
     if resume_from is not None:  # before the data work; _resume checks them again
-        check_resume_settings(resume_from, dump_config(cfg), names)
-        check_resume_length(resume_from, cfg.train.max_steps)
-        check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
+        with gone_if_rotated_away(resume_from, names):  # a checkpoint of another run that trains on
+            check_resume_settings(resume_from, dump_config(cfg), names)
+            check_resume_length(resume_from, cfg.train.max_steps)
+            check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
         if cfg.train.init_from:
             # The command that started a fine-tuning run, repeated with --resume latest (what every
             # message says after a stop, and what a requeued SLURM job runs), was refused until the
@@ -825,14 +829,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
-        check_resume_preprocessing(resume_from, settings.to_dict(), out, names)
-        if warning := check_resume_channels(resume_from, manifest.channels, names):
-            accelerator.print(warning)
-        regions = manifest.regions.to_dict() if manifest.regions is not None else None
-        if warning := check_resume_classes(resume_from, manifest.labels, regions, names):
-            accelerator.print(warning)
-        if warning := check_resume_split(resume_from, manifest.split_record(), names):
-            accelerator.print(warning)
+        _check_resume_data(accelerator, resume_from, settings, manifest, out, names)
     if warning := unused_split_settings_warning(manifest.split):
         accelerator.print(warning)
     for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None):
@@ -925,13 +922,15 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         # Accelerator, network and optimizer (on a GPU, their memory) until the garbage collector's
         # next pass, so a notebook's next fit could start beside them (seventy-eighth session's probe).
         run_scope.callback(setattr, loop, "on_validation", None)
+    # read before the load: once loaded, the checkpoint may go (its run's rotation), and its length with it
+    saved_length = _saved_max_steps(resume_from) if resume_from is not None else None
     changed = _resume(loop, resume_from) if resume_from is not None else None
     if resume_from is not None:
         _continue_the_data_stream(loop, train_set.epoch_length, micro_batch, cut)
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
         continue_with_the_runs_settings(scheduler, plan.lr)
-        if note := _another_length_note(resume_from, cfg, plan.lr, loop.progress.step, names):
+        if note := _another_length_note(saved_length, cfg, plan.lr, loop.progress.step, names):
             accelerator.print(note)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
@@ -940,8 +939,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if resume_from is not None:  # after the set-aside, which may take best_model/ away
         _choose_the_best_anew_where_its_export_is_gone(accelerator, loop.progress, out, resume_from,
                                                        cfg.train.max_steps, names)
-    if resume_from is not None and (length := _saved_max_steps(resume_from)) not in (None, cfg.train.max_steps):
-        changed = {**changed, "train.max_steps": (length, cfg.train.max_steps)}  # printed apart (the schedule)
+    if resume_from is not None and saved_length not in (None, cfg.train.max_steps):
+        changed = {**changed, "train.max_steps": (saved_length, cfg.train.max_steps)}  # printed apart (the schedule)
     if accelerator.is_main_process:
         resumes = resumes_of_the_course(resume_from, loop.progress.step, changed) if resume_from is not None else []
         _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note, resumes)
@@ -1147,9 +1146,58 @@ def _continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int,
                            f"here{epochs}")
 
 
+def _check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, manifest: Manifest, out: Path,
+                       names: Names) -> None:
+    """What ``checkpoint`` saved of its data (preprocessing, channels, classes, split) against this run's,
+    once the cases are checked and before they are preprocessed: refused, or said, in the caller's ``names``."""
+    with gone_if_rotated_away(checkpoint, names):  # else an older checkpoint's or another run's records
+        check_resume_preprocessing(checkpoint, settings.to_dict(), out, names)
+        if warning := check_resume_channels(checkpoint, manifest.channels, names):
+            accelerator.print(warning)
+        regions = manifest.regions.to_dict() if manifest.regions is not None else None
+        if warning := check_resume_classes(checkpoint, manifest.labels, regions, names):
+            accelerator.print(warning)
+        if warning := check_resume_split(checkpoint, manifest.split_record(), names):
+            accelerator.print(warning)
+
+
 def _resume(loop: Loop, checkpoint: Path) -> dict:
     """Load ``checkpoint`` into the loop, saying what differs from its run; the settings this run
-    changed, ``{key: (saved, now)}``."""
+    changed, ``{key: (saved, now)}``.
+
+    Its run may still be training and rotate it away (``keep_last``), or a user delete it, at any time
+    until its state is loaded: that is one refusal in the caller's words (``gone_if_rotated_away``),
+    before anything of this run is written. Whatever is read of it after the load was read before. Each
+    rank loads its own files, so it may go between their loads: every rank then raises the refusal, where
+    the ranks that had loaded it waited for the others at the next barrier (gloo: "Connection closed by
+    peer", on the main process) until the ninety-second session."""
+    def load() -> dict:
+        with gone_if_rotated_away(checkpoint, loop.names):
+            return _load_checkpoint(loop, checkpoint)
+
+    changed = on_every_rank(loop.accelerator, load)[loop.accelerator.process_index]
+    # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
+    # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
+    # a window, so this run's first window starts at 0 whatever the checkpoint's accumulation was.
+    # Restored, a resume with other gradient accumulation (another global batch or number of
+    # processes) cut its first window short (half the micro-batches, the loss logged halved), and a
+    # rank without its own RNG file (more processes than the checkpoint's) kept 0 while rank 0 took
+    # the saved count, so their windows stayed apart for the whole run (seventy-fourth session).
+    loop.accelerator.step = 0
+    complete_the_loaded_optimizer(loop.accelerator)
+    loop.last_saved = step = loop.progress.step
+    max_steps = loop.settings.max_steps
+    if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
+        raise beyond_max_steps(checkpoint, step, max_steps)
+    loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
+        f", which is {loop.names.prefix}max_steps already: nothing to train; {loop.names.written_at_the_end} "
+        f"written from it"
+        if step == max_steps else ""))
+    return changed
+
+
+def _load_checkpoint(loop: Loop, checkpoint: Path) -> dict:
+    """The checks of ``checkpoint`` against this run and the load of its state (_resume)."""
     if warning := check_resume_layout(checkpoint, loop.accelerator, loop.names):  # raises where it cannot work
         loop.accelerator.print(warning)
     changed = check_resume_settings(checkpoint, loop.config_yaml, loop.names)  # checked before the data work too
@@ -1160,24 +1208,7 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
         loop.accelerator.print(_changed_settings_note(checkpoint, changed, loop.names))
     load_state_also_of_wrapped_aliases(loop.accelerator, loop.model, checkpoint)
-    # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
-    # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
-    # a window, so this run's first window starts at 0 whatever the checkpoint's accumulation was.
-    # Restored, a resume with other gradient accumulation (another global batch or number of
-    # processes) cut its first window short (half the micro-batches, the loss logged halved), and a
-    # rank without its own RNG file (more processes than the checkpoint's) kept 0 while rank 0 took
-    # the saved count, so their windows stayed apart for the whole run (seventy-fourth session).
-    loop.accelerator.step = 0
     load_fsdp1_optimizer_state(loop.accelerator, loop.model, loop.optimizer, checkpoint)
-    complete_the_loaded_optimizer(loop.accelerator)
-    loop.last_saved = step = loop.progress.step
-    max_steps = loop.settings.max_steps
-    if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
-        raise beyond_max_steps(checkpoint, step, max_steps)
-    loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
-        f", which is {loop.names.prefix}max_steps already: nothing to train; {loop.names.written_at_the_end} "
-        f"written from it"
-        if step == max_steps else ""))
     return changed
 
 
@@ -1232,8 +1263,10 @@ def _saved_max_steps(checkpoint: Path) -> int | None:
     return saved if isinstance(saved, int) else None
 
 
-def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int, names: Names = Names()) -> str | None:
-    """What a resume with another ``train.max_steps`` does to the learning rate, else None.
+def _another_length_note(saved: int | None, cfg: Config, lr: float, step: int,
+                         names: Names = Names()) -> str | None:
+    """What a resume with another ``train.max_steps`` than its checkpoint's run's, ``saved``
+    (``_saved_max_steps``), does to the learning rate, else None.
 
     The schedule decays to ``train.max_steps``, so lengthening a run recomputes it over the new length
     and the rate jumps: a probe's 10-step cosine resumed at step 10 to run 20 steps went from 0.00145
@@ -1242,7 +1275,6 @@ def _another_length_note(checkpoint: Path, cfg: Config, lr: float, step: int, na
     show what the length alone changes (another ``optim.lr`` is listed apart). Resuming with the
     length it was written with is the usual case and says nothing. fit's checkpoints hold no config.yaml.
     """
-    saved = _saved_max_steps(checkpoint)
     if saved is None or saved == cfg.train.max_steps:
         return None
     if step >= cfg.train.max_steps:  # nothing trains: no rate goes on ("nothing to train" said that already)

@@ -8,6 +8,8 @@ KILL_IN_SAVE=N makes the N-th (1-based) ``save_state`` write one file, then SIGK
 GRADS_OUT=P saves the gradients of the first optimizer step to ``P.rank<N>.pt``.
 SEED_OUT=P writes the seed of torch's generator at the first training step to ``P.rank<N>.txt``.
 FULL_DISK_AT_EXPORT=1 makes the main process's export fail as a full disk would (the others write none).
+GONE_AFTER_MAIN_LOADS=<checkpoint> deletes the checkpoint a resume loads once the main process has loaded it and
+before rank 1 does, as another run's rotation (keep_last) would between the two.
 """
 
 import os
@@ -40,6 +42,28 @@ def kill_during_save(nth: int) -> None:
     Accelerator.save_state = save_state
 
 
+def gone_after_main_loads(checkpoint: Path, rank: int) -> None:
+    import shutil
+    import time
+
+    import accelerated_seg.train as train_module
+
+    original, loaded = train_module.load_state_also_of_wrapped_aliases, checkpoint.parent / "main_loaded"
+
+    def load(*args, **kwargs):
+        if rank == 0:
+            original(*args, **kwargs)
+            loaded.touch()
+            return
+        deadline = time.monotonic() + 60
+        while not loaded.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        shutil.rmtree(checkpoint)
+        original(*args, **kwargs)
+
+    train_module.load_state_also_of_wrapped_aliases = load
+
+
 def main() -> None:
     prefix, overrides = sys.argv[1], sys.argv[2:]
     rank = int(os.environ.get("RANK", "0"))
@@ -61,6 +85,8 @@ def main() -> None:
             raise OSError(28, "No space left on device")
 
         exported_model.write_state_as_export = full_disk
+    if os.environ.get("GONE_AFTER_MAIN_LOADS"):
+        gone_after_main_loads(Path(os.environ["GONE_AFTER_MAIN_LOADS"]), rank)
     try:
         with importing_without_collection():
             from accelerated_seg.config import load_config

@@ -102,6 +102,24 @@ def test_a_save_that_fails_on_the_main_process_alone_stops_both_ranks_with_its_m
         assert not r["ok"] and r["error"].startswith("CheckpointNotSaved: saving the export model/"), r
 
 
+def test_a_checkpoint_gone_after_the_main_process_loaded_it_is_refused_on_both_ranks_without_a_hang(tiny_config,
+                                                                                                    tiny_dataset,
+                                                                                                    tmp_path):
+    """Another run still training may rotate the checkpoint a resume loads away (keep_last) between the
+    ranks' loads: rank 1 met accelerate's ValueError traceback, and the main process, loaded, went on to
+    wait for it (until the ninety-second session). Both now refuse it as gone, and nothing is written."""
+    other, out = tmp_path / "other", tmp_path / "run"
+    train(tiny_config(other, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
+    rotating = other / "checkpoints" / "step_1"
+    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{
+        "train.max_steps": 3, "train.val_every": 0, "train.resume": str(rotating)}),
+        env_extra={"GONE_AFTER_MAIN_LOADS": str(rotating)}, expect_ok=False, timeout=180)
+    for r in results:
+        assert not r["ok"] and r["error"].startswith(f"ResumeGone: train.resume={str(rotating)!r} does not exist "
+                                                     f"({other / 'checkpoints'} holds step_2; "), r
+    assert not out.exists()
+
+
 def test_both_ranks_check_cases_and_refuse_a_broken_dataset_with_the_same_whole_report(tiny_dataset, tmp_path):
     """Every rank checks a share of the cases (main process alone, the others waited as long as NCCL's
     timeout for a large cohort); the shares' findings travel to every rank, which all refuse alike."""

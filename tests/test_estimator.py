@@ -1190,6 +1190,36 @@ def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset,
     assert model.summary["step"] == 4 and model.model_dir == tmp_path / "run" / "model"
 
 
+def test_an_estimator_fit_resuming_a_checkpoint_gone_while_it_is_loaded_is_told_in_its_own_words(tiny_dataset,
+                                                                                                  tmp_path,
+                                                                                                  monkeypatch):
+    """The estimator trains through train, whose refusal of a checkpoint rotated away (keep_last) by the run
+    still training into it, once found, named train.resume and train.keep_last (and, before the ninety-second
+    session, was a FileNotFoundError traceback of its optimizer.bin)."""
+    import accelerate.checkpointing
+
+    from faults import folder_removed_at
+
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+
+    def estimator(folder):
+        return Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                            output_dir=str(tmp_path / folder), val_every=0, save_every=1, keep_last=2,
+                            trackers="none", progress_bar=False)
+
+    estimator("other").fit(data, steps=2)
+    rotating = tmp_path / "other" / "checkpoints" / "step_1"
+    folder_removed_at(monkeypatch, accelerate.checkpointing, "load_model", rotating)
+    with pytest.raises(ConfigError) as refused:
+        estimator("run").fit(data, steps=3, resume=str(rotating))
+    assert str(refused.value) == (
+        f"resume={str(rotating)!r} does not exist ({rotating.parent} holds step_2; keep_last keeps the newest "
+        f"checkpoints only, and a run still training deletes older ones as it saves): give one of them, or 'latest'")
+    assert not (tmp_path / "run").exists()
+
+
 def test_an_estimator_whose_model_another_fit_replaced_refuses_to_predict_with_it(tiny_dataset, tmp_path, monkeypatch):
     """Every predict reads the model from model_dir: after another estimator's fit into the same output_dir
     (overwrite=True), the first predicted with the second's model without a word (seventy-eighth session)."""

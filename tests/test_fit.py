@@ -20,6 +20,7 @@ from accelerated_seg.data.workers import init_training_worker
 from accelerated_seg.train import fit
 
 from conftest import tensorboard_curve, tensorboard_run, tensorboard_settings
+from faults import folder_removed_at
 
 
 def _pieces(seed=0, shuffle=False, dropout=0.0, own_generator=False):
@@ -247,6 +248,39 @@ def test_fit_resumed_with_fewer_steps_than_its_checkpoint_is_refused(tmp_path):
                                           r"fit\(epochs=/steps=\)\)"):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False,
             resume=str(tmp_path / "run" / "checkpoints" / "step_2"))
+
+
+def test_a_fit_resumes_checkpoint_gone_before_it_is_loaded_is_said_to_be_gone_in_fits_words(tmp_path, monkeypatch,
+                                                                                           capsys):
+    """Another fit still training may rotate the checkpoint a fit resumes away (keep_last) after it was found:
+    until the ninety-second session, gone after that accelerate's ValueError traceback, gone while it was
+    loaded a FileNotFoundError's; and gone once loaded, the settings it saved were read after, and the
+    resume said and noted no change. Nothing of the new fit is left where it is refused."""
+    import accelerate.checkpointing
+
+    import accelerated_seg.train as train_module
+
+    other, out = tmp_path / "other", tmp_path / "run"
+    fit(*_pieces(), max_steps=2, save_every=1, keep_last=2, checkpoint_dir=other, progress_bar=False)
+    rotating, kept = other / "checkpoints" / "step_1", tmp_path / "kept"
+    shutil.copytree(rotating, kept)
+    gone = (f"resume={str(rotating)!r} does not exist ({other / 'checkpoints'} holds step_2; keep_last keeps the "
+            f"newest checkpoints only, and a run still training deletes older ones as it saves): give one of them, "
+            f"or 'latest'")
+    for module, name in ((train_module, "resume_or_replace"), (train_module, "check_resume_network"),
+                         (accelerate.checkpointing, "load_model")):  # loaded: its weights, not the rest
+        shutil.copytree(kept, rotating, dirs_exist_ok=True)
+        with monkeypatch.context() as patched:
+            folder_removed_at(patched, module, name, rotating)
+            with pytest.raises(ConfigError) as refused:
+                fit(*_pieces(), max_steps=3, checkpoint_dir=out, progress_bar=False, resume=str(rotating))
+        assert str(refused.value) == gone, name
+        assert not out.exists(), name
+    shutil.copytree(kept, rotating, dirs_exist_ok=True)
+    folder_removed_at(monkeypatch, train_module, "load_state_also_of_wrapped_aliases", rotating)
+    capsys.readouterr()
+    assert fit(*_pieces(), max_steps=3, checkpoint_dir=out, progress_bar=False, resume=str(rotating))["step"] == 3
+    assert "fit.max_steps 2 -> 3" in capsys.readouterr().out
 
 
 def test_a_fit_resume_with_nothing_there_is_refused_in_fits_own_words(tmp_path):

@@ -29,6 +29,7 @@ from accelerated_seg.schedule import lr_multiplier
 from accelerated_seg.train import TrainingDiverged, train
 
 from conftest import logged_scalars, tensorboard_curve, tensorboard_run, tensorboard_settings, tiny_overrides
+from faults import folder_removed_at
 from test_models import SMALL  # tests/ is on sys.path (rootdir-style test imports)
 
 
@@ -1491,6 +1492,87 @@ def test_resume_from_a_checkpoint_with_a_file_cut_short_is_refused_naming_it(tin
     assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume=str(earlier)))["step"] == 3
 
 
+def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone(tiny_config, tiny_dataset, tmp_path,
+                                                                                 monkeypatch, capsys):
+    """A resume from another run's checkpoint (the run lock holds this run's folder, not that one) found it,
+    checked it, and loaded it after the data work: that run, still training, may rotate it away (keep_last)
+    in between. Until the ninety-second session, gone while its files were checked it "is damaged", gone
+    after that accelerate's ValueError traceback ("Tried to find ... but folder does not exist"), gone
+    while it was loaded a FileNotFoundError's. Nothing of the new run is left."""
+    import accelerate.checkpointing
+
+    import accelerated_seg.train as train_module
+    from accelerated_seg import checkpoint_files
+    from accelerated_seg.cli import main
+
+    other = tmp_path / "other"
+    train(tiny_config(other, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
+    rotating, kept, out = other / "checkpoints" / "step_1", tmp_path / "kept", tmp_path / "run"
+    shutil.copytree(rotating, kept)
+    gone = (f"train.resume={str(rotating)!r} does not exist ({other / 'checkpoints'} holds step_2; train.keep_last "
+            f"keeps the newest checkpoints only, and a run still training deletes older ones as it saves): give one "
+            f"of them, or 'latest'")
+    for module, name, before in ((checkpoint_files, "check_safetensors_header", True),  # while its files are checked
+                                 (train_module, "resume_or_replace", False),
+                                 (train_module, "check_resume_model_settings", False),
+                                 (train_module, "check_resume_preprocessing", True),  # after the cases' checks
+                                 (train_module, "check_resume_split", False),
+                                 (train_module, "check_resume_network", False),
+                                 (accelerate.checkpointing, "load_model", False)):  # loaded: weights, not the rest
+        shutil.copytree(kept, rotating, dirs_exist_ok=True)
+        with monkeypatch.context() as patched:
+            folder_removed_at(patched, module, name, rotating, before)
+            with pytest.raises(ConfigError) as refused:
+                train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume=str(rotating)))
+        assert str(refused.value) == gone, name
+        assert not out.exists(), name  # nothing of the run: no run_info.json, config.yaml, checkpoint or lock
+    # the command line's: one line, after the checks before the imports, once the data work is done
+    shutil.copytree(kept, rotating)
+    folder_removed_at(monkeypatch, train_module, "checked_data", rotating)
+    with pytest.raises(SystemExit) as ended:
+        main(["train", *tiny_overrides(tiny_dataset, out, train__max_steps=3, train__val_every=0,
+                                       train__resume=str(rotating))])
+    assert (ended.value.code, capsys.readouterr().err.strip().splitlines()[-1]) == (2, f"error: {gone}")
+    assert not out.exists()
+
+
+def test_a_runs_own_checkpoint_deleted_while_it_is_loaded_is_said_to_be_gone_and_nothing_is_changed(tiny_config,
+                                                                                                   tmp_path,
+                                                                                                   monkeypatch):
+    """The run lock keeps another run out of the folder, but a user may still delete the checkpoint that
+    --train.resume=latest found: said as gone, with the run's files as they were (before the ninety-second
+    session, a FileNotFoundError traceback of its optimizer.bin)."""
+    import accelerate.checkpointing
+
+    out = tmp_path / "run"
+    train(tiny_config(out, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
+    deleted = out / "checkpoints" / "step_2"
+    before = {path: path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file() and deleted not in
+              path.parents}
+    folder_removed_at(monkeypatch, accelerate.checkpointing, "load_model", deleted)
+    with pytest.raises(ConfigError, match=re.escape(f"train.resume={str(deleted)!r} does not exist ({deleted.parent} "
+                                                    f"holds step_1; train.keep_last keeps the newest")):
+        train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))
+    assert {path: path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()} == before
+
+
+def test_a_resume_goes_on_from_a_checkpoint_gone_once_loaded_with_what_it_read_of_it(tiny_config, tmp_path,
+                                                                                    monkeypatch, capsys):
+    """Once its state is loaded, the run no longer needs the checkpoint; but its length was read after, and
+    a resume from a checkpoint rotated away then recorded in run_info.json no change of train.max_steps,
+    nor said what that did to the schedule (until the ninety-second session)."""
+    import accelerated_seg.train as train_module
+
+    other = tmp_path / "other"
+    train(tiny_config(other, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
+    rotating, out = other / "checkpoints" / "step_1", tmp_path / "run"
+    folder_removed_at(monkeypatch, train_module, "load_state_also_of_wrapped_aliases", rotating)
+    assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume=str(rotating)))["step"] == 3
+    [resumed] = json.loads((out / "run_info.json").read_text())["resumes"]
+    assert resumed["settings_changed"]["train.max_steps"] == [2, 3]
+    assert "train.max_steps 2 -> 3: the learning-rate schedule" in capsys.readouterr().out
+
+
 def test_resume_under_another_split_is_refused_before_the_preprocessing(tmp_path):
     """A resume with another data.fold went on (seventy-first session's probe): fold 1's weights were
     validated on cases they had trained on, the held-out Dice rose 0.758 -> 0.815, and one metrics
@@ -1820,17 +1902,17 @@ def test_a_longer_run_resumed_inside_its_warm_up_says_the_rate_is_the_same(tiny_
     """Within the warm-up the rate does not depend on the length: the note read "a rate of 0.00055
     where the checkpoint's own schedule gives 0.00055" (seventy-fifth session's probe); without decay
     (min_lr_ratio 1) the length changes nothing, and nothing is said."""
-    from accelerated_seg.train import _another_length_note
+    from accelerated_seg.train import _another_length_note, _saved_max_steps
 
     checkpoint = tmp_path / "step_10"
     checkpoint.mkdir()
     (checkpoint / "config.yaml").write_text("train:\n  max_steps: 10\n")
     cfg = tiny_config(train__max_steps=12, optim__warmup_steps=20)
-    assert _another_length_note(checkpoint, cfg, 0.001, 10) == (
+    assert _another_length_note(_saved_max_steps(checkpoint), cfg, 0.001, 10) == (
         "train.max_steps 10 -> 12: the learning-rate schedule (cosine, after 20 warm-up steps) now decays over 12 "
         "steps, not 10; at step 10 both are still warming up, at a rate of 0.00055")
     undecayed = tiny_config(train__max_steps=12, optim__min_lr_ratio=1.0)
-    assert _another_length_note(checkpoint, undecayed, 0.001, 10) is None
+    assert _another_length_note(10, undecayed, 0.001, 10) is None
 
 
 def test_resume_rules_between_layouts():
