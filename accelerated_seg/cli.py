@@ -567,17 +567,29 @@ def _end_with_the_message(error: Exception, status: int) -> NoReturn:
 
 def _synth(args, _) -> int:
     from .data.errors import DataError
-    from .data.synthetic import write_synthetic_dataset
+    from .data.synthetic import phantoms_unfinished, write_synthetic_dataset
 
     with exit_on_user_error():
         if 0 < args.cases <= args.validation:  # the library writes such a test set; check and train refuse it
             raise DataError(f"synth --cases {args.cases} with --validation {args.validation} leaves no training case, "
                             f"and check and train refuse such a dataset: give fewer validation cases (default 4) "
                             f"or more cases")
-        path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation,
-                                       seed=args.seed)
+        try:
+            path = write_synthetic_dataset(args.out_dir, num_cases=args.cases, num_validation=args.validation,
+                                           seed=args.seed)
+        except KeyboardInterrupt:  # said nothing before the ninety-second session, the folder left in part
+            print(_synth_interrupted(args.out_dir, phantoms_unfinished(args.out_dir)), file=sys.stderr)
+            raise
     print(f"wrote {path}")
     return 0
+
+
+def _synth_interrupted(out_dir: str, unfinished: bool) -> str:
+    """What synth says when Ctrl-C (or a scheduler's SIGINT) stops it: where it stopped, and how to finish."""
+    if not unfinished:
+        return f"synth interrupted before it wrote anything into {out_dir}"
+    return (f"synth interrupted: {out_dir} holds part of the phantoms and no dataset.json yet (written last; every "
+            f"case file there is whole); the same command finishes them")
 
 
 def _check(args, _) -> int:

@@ -207,3 +207,47 @@ def test_a_rewrite_with_fewer_phantoms_leaves_none_of_the_earlier_ones(tmp_path)
     (out / ".phantoms_being_written").touch()
     write_synthetic_dataset(out, num_cases=2, num_validation=1, **small)
     assert sorted(p.name for p in (out / "labelsTr").glob("*.nii.gz")) == ["case_000.nii.gz", "case_001.nii.gz"]
+
+
+def test_synth_refuses_a_folder_whose_dataset_json_or_case_folder_is_of_the_wrong_kind_before_writing(tmp_path,
+                                                                                                      capsys):
+    """A folder named dataset.json, or a file named imagesTr, gave an OSError traceback once the marker and
+    the case folders were made there (ninety-second session's probe)."""
+    from accelerated_seg.cli import main
+
+    (tmp_path / "a" / "dataset.json").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "imagesTr").write_text("mine")
+    for out, said in (("a", "a/dataset.json is a folder, where their dataset.json goes"),
+                      ("b", "b/imagesTr is a file, where their imagesTr/ folder goes")):
+        with pytest.raises(SystemExit) as stop:
+            main(["synth", str(tmp_path / out), "--cases", "2", "--validation", "1"])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and said in err and "Traceback" not in err
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["dataset.json"]  # nothing made beside them
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["imagesTr"]
+
+
+def test_an_interrupted_synth_says_what_it_left_and_the_same_command_finishes_it(tmp_path, monkeypatch, capsys):
+    """Ctrl-C said nothing, and left part of the phantoms without a dataset.json (ninety-second session's probe)."""
+    import accelerated_seg.data.synthetic as synthetic
+    from accelerated_seg.cli import main
+
+    written, write = [], synthetic.write_nifti
+
+    def interrupted_at_the_second_case(path, *args, **kwargs):
+        if len(written) == 2:
+            raise KeyboardInterrupt
+        written.append(write(path, *args, **kwargs))
+
+    monkeypatch.setattr(synthetic, "write_nifti", interrupted_at_the_second_case)
+    out = tmp_path / "phantoms"
+    with pytest.raises(SystemExit) as stop:
+        main(["synth", str(out), "--cases", "3", "--validation", "1"])
+    assert stop.value.code == 130
+    assert (f"synth interrupted: {out} holds part of the phantoms and no dataset.json yet (written last; every case "
+            f"file there is whole); the same command finishes them") in capsys.readouterr().err
+    assert not (out / "dataset.json").exists()
+    monkeypatch.setattr(synthetic, "write_nifti", write)
+    assert main(["synth", str(out), "--cases", "3", "--validation", "1"]) == 0
+    assert len(json.loads((out / "dataset.json").read_text())["training"]) == 2

@@ -165,6 +165,14 @@ def _geometry(i: int, n_train: int) -> tuple[str, bool]:
     return kind, aniso
 
 
+WRITING_MARKER = ".phantoms_being_written"
+
+
+def phantoms_unfinished(out_dir: str | Path) -> bool:
+    """Whether a write of the phantoms into ``out_dir`` was stopped before its dataset.json (written last)."""
+    return (Path(out_dir) / WRITING_MARKER).exists()
+
+
 def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_validation: int = 4,
                             seed: int = 0, size_mm: tuple[float, float, float] = (96.0, 96.0, 72.0),
                             spacing_mm: float = 1.5) -> Path:
@@ -206,11 +214,13 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
     if blocking := file_in_the_way(out):  # else the first mkdir's OSError traceback
         where = "is a file" if blocking == out else f"cannot be made: {blocking} is a file"
         raise DataError(f"{out} {where}; give a folder for the synthetic dataset")
+    if wrong := _entry_of_the_wrong_kind(out):  # else an OSError traceback, after the marker and folders were made
+        raise DataError(f"{out} cannot hold the phantoms: {wrong}; give an empty or new folder")
     if json_path.is_file() and not _written_here(json_path):
         raise DataError(f"{json_path} describes another dataset; writing the phantoms there would replace it "
                         f"and its case files: give an empty or new folder")
     # Marks the folder as ours while dataset.json is absent, so a rerun after a kill may finish it.
-    writing = out / ".phantoms_being_written"
+    writing = out / WRITING_MARKER
     if (not json_path.is_file() and not writing.exists()
             and any(any((out / sub).glob("*.nii*")) for sub in ("imagesTr", "labelsTr"))):
         raise DataError(f"{out} holds imagesTr/labelsTr files but no dataset.json of the phantoms; writing them "
@@ -300,6 +310,16 @@ def _earlier_phantoms(out: Path, json_path: Path, writing: Path) -> set[str]:
     if not writing.exists():
         return set()
     return {path.name for sub in ("imagesTr", "labelsTr") for path in (out / sub).glob("case_[0-9][0-9][0-9].nii.gz")}
+
+
+def _entry_of_the_wrong_kind(out: Path) -> str | None:
+    """What in ``out`` is a folder where the phantoms write a file, or a file where they make a folder."""
+    if (out / "dataset.json").exists() and not (out / "dataset.json").is_file():
+        return f"{out / 'dataset.json'} is a folder, where their dataset.json goes"
+    for sub in ("imagesTr", "labelsTr"):
+        if (out / sub).exists() and not (out / sub).is_dir():
+            return f"{out / sub} is a file, where their {sub}/ folder goes"
+    return None
 
 
 def _written_here(json_path: Path) -> bool:
