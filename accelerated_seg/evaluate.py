@@ -60,7 +60,7 @@ from .data.formats.paths import nifti_stem
 from .data.io import header_error, read_nifti
 from .data.labels import split_ignore, split_regions
 from .data.preprocess_settings import class_values, preprocess_settings
-from .files import file_in_the_way, is_json_object_with, no_file_made_in, write_text_atomically
+from .files import file_in_the_way, is_json_object_with, no_file_made_in, write_files_together
 from .regions import Regions
 
 if TYPE_CHECKING:
@@ -459,6 +459,17 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
                         f"{type(err).__name__}: {err}") from err
 
 
+def check_labels_file(path: Path, setting: str = "dataset_json") -> None:
+    """Refuse, before any case is read, a ``setting`` (``--labels``) that is no file: a folder gave
+    "[Errno 21] Is a directory" alone, once every header was read (ninety-second session's probe)."""
+    if path.is_dir():
+        inside = [path / name for name in ("dataset.json", "config.json") if (path / name).is_file()]
+        raise DataError(f"{path}: a folder, where {setting} takes the dataset.json (or a model's config.json) that "
+                        f"names the classes" + (f"; give {inside[0]}" if inside else ""))
+    if not path.exists():
+        raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes")
+
+
 def ignore_from_json(path: str | Path) -> int | None:
     """The value of unannotated voxels (an "ignore" label) that an export's config.json or a dataset.json
     declares; None where it declares none."""
@@ -577,6 +588,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     pred_dir, label_dir = Path(pred_dir).expanduser(), Path(label_dir).expanduser()
     check_tolerance_values(tolerance_mm, setting_names.tolerance_mm)  # before any file is read
     dataset_json = Path(dataset_json).expanduser() if dataset_json is not None else None
+    if dataset_json is not None:
+        check_labels_file(dataset_json, setting_names.dataset_json)
     output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_folder(output_dir, setting_names.output_dir)
@@ -668,9 +681,16 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         },
         "predictions_without_label": [str(p) for p in unmatched],
     }
-    output_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(output_dir / "metrics.csv", _csv_text(rows))
-    write_text_atomically(output_dir / "summary.json", json.dumps(summary, indent=2, allow_nan=False) + "\n")
+    # Both or neither: written one after the other, a full disk or Ctrl-C at the second left this evaluation's
+    # metrics.csv beside an earlier one's summary.json (ninety-second session's probe)
+    texts = {"metrics.csv": _csv_text(rows), "summary.json": json.dumps(summary, indent=2, allow_nan=False) + "\n"}
+    try:
+        write_files_together(output_dir, {name: lambda temporary, text=text: temporary.write_text(text, encoding="utf-8")
+                                          for name, text in texts.items()})
+    except OSError as error:  # a full disk, a quota: "[Errno 28] No space left on device" named no file
+        raise DataError(f"{setting_names.output_dir} {output_dir}: metrics.csv and summary.json cannot be written "
+                        f"({error.strerror or error}); neither file there was replaced: free some space or give "
+                        f"another folder") from None
     return summary
 
 

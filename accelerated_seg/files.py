@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import json
 import os
 import re
@@ -71,20 +72,27 @@ def replace_atomically(path: str | Path, write: Callable[[Path], object]) -> Pat
 
 
 def replace_files_together(folder: Path, sources: dict[str, Path]) -> None:
-    """Copy each of ``sources`` to ``folder/<name>``, replacing the file there, in the order given.
+    """Copy each of ``sources`` to ``folder/<name>``, replacing the file there, in the order given, with
+    :func:`write_files_together`: one replaced alone left an export's new weights under the previous
+    model's config.json, which loaded without a word (seventy-fourth session)."""
+    write_files_together(folder, {name: functools.partial(shutil.copy2, source) for name, source in sources.items()})
 
-    Every copy is made (and flushed) under a temporary name before the first rename, so a copy that
-    fails (a full disk) replaces none of them: one replaced alone left an export's new weights under
-    the previous model's config.json, which loaded without a word (seventy-fourth session). Only a
-    kill between two renames, microseconds apart, can still leave some replaced and some not.
+
+def write_files_together(folder: Path, writers: dict[str, Callable[[Path], object]]) -> None:
+    """Call each of ``writers`` on a temporary file and put it at ``folder/<name>``, replacing the file
+    there, in the order given.
+
+    Every file is written (and flushed) under a temporary name before the first rename, so a write that
+    fails (a full disk, Ctrl-C) replaces none of them. Only a kill between two renames, microseconds
+    apart, can still leave some replaced and some not.
     """
     made = folders_to_make(folder)  # the folder and new parents: a failed save into them leaves no trace
     folder.mkdir(parents=True, exist_ok=True)
     staged: dict[str, Path] = {}
     try:
-        for name, source in sources.items():
+        for name, write in writers.items():
             staged[name] = folder / f".{name}.{uuid.uuid4().hex}.tmp"
-            shutil.copy2(source, staged[name])
+            write(staged[name])
             sync_file(staged[name])
         for name, temporary in staged.items():
             os.replace(temporary, folder / name)

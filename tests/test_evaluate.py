@@ -802,3 +802,47 @@ def test_a_dataset_json_saved_with_a_byte_order_mark_names_the_classes_and_the_i
     path.write_text(json.dumps({"labels": {"background": 0, "tumour": 1, "ignore": 2}}), encoding="utf-8-sig")
     assert class_names_from_json(path) == {0: "background", 1: "tumour"}
     assert ignore_from_json(path) == 2
+
+
+def test_labels_given_as_a_folder_is_refused_naming_it_before_any_case_is_read(folders, tmp_path, monkeypatch,
+                                                                                capsys):
+    """--labels <folder> was "error: [Errno 21] Is a directory: '...'", naming neither the flag nor the file
+    wanted, once every header was read (ninety-second session's probe)."""
+    import accelerated_seg.evaluate as evaluate
+
+    pred_dir, label_dir, dataset = folders
+    read = []
+    monkeypatch.setattr(evaluate, "read_nifti", lambda path, **_: read.append(path) or 1 / 0)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(tmp_path)]) == 2
+    assert (f"error: {tmp_path}: a folder, where --labels takes the dataset.json (or a model's config.json) that "
+            f"names the classes; give {dataset}") in capsys.readouterr().err
+    with pytest.raises(DataError, match="a folder, where dataset_json takes the dataset.json"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=label_dir)
+    assert read == [] and not (pred_dir / "evaluation").exists()
+
+
+def test_metrics_and_summary_are_replaced_together_or_neither_when_a_write_fails(folders, monkeypatch, capsys):
+    """The two files were written one after the other: a full disk (or Ctrl-C) at summary.json left this
+    evaluation's metrics.csv beside an earlier one's summary.json (ninety-second session's probe)."""
+    import errno
+
+    import accelerated_seg.files as files
+
+    pred_dir, label_dir, dataset = folders
+    evaluate_folders(pred_dir, label_dir, dataset_json=dataset)
+    output = pred_dir / "evaluation"
+    before = {name: (output / name).read_text() for name in ("metrics.csv", "summary.json")}
+    synced, sync = [], files.sync_file
+
+    def full_at_the_second_file(path):
+        synced.append(path)
+        if len(synced) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        sync(path)
+
+    monkeypatch.setattr(files, "sync_file", full_at_the_second_file)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--tolerance", "2"]) == 2
+    assert (f"error: --output {output}: metrics.csv and summary.json cannot be written (No space left on device); "
+            f"neither file there was replaced") in capsys.readouterr().err
+    assert {name: (output / name).read_text() for name in before} == before
+    assert sorted(path.name for path in output.iterdir()) == ["metrics.csv", "summary.json"]  # no temporary left
