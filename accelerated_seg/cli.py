@@ -740,11 +740,15 @@ def _cache(args, _) -> int:
 
     try:
         cfg = load_config(args.config) if args.config is not None else Config()
+        if args.cache_dir is not None and (refusal := _not_a_cache(Path(args.cache_dir))):
+            raise ConfigError(f"--cache-dir {args.cache_dir}: {refusal}")
         root = Path(args.cache_dir).absolute() if args.cache_dir is not None else cache_root(cfg.data)
         if args.dataset is None and args.config is None:
             return _every_cached_dataset(root, args.prune)
         if args.dataset is not None and is_cached_dataset(Path(args.dataset)):
             return _cached_versions(Path(args.dataset).absolute(), None, args.prune)  # no settings: none kept
+        if args.dataset is not None and (refusal := _cache_folder_given_as_dataset(Path(args.dataset))):
+            raise DataError(f"{args.dataset}: {refusal}")
         source = args.dataset if args.dataset is not None else dataset_source(cfg.data, cfg.train.output_dir)
         if args.dataset is None and cfg.data.dataset == "synthetic" and not source.is_file():
             print(f"{args.config}: data.dataset is synthetic and its phantoms are not written yet ({source.parent}): "
@@ -756,12 +760,46 @@ def _cache(args, _) -> int:
     except (ConfigError, DataError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    return _cached_versions(current.parent, current, args.prune)
+    return _cached_versions(current.parent, current, args.prune, by_default=args.config is None)
 
 
-def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool) -> int:
-    """List a dataset's versions in the cache, marking ``current`` (these settings'); with ``prune``
-    remove every other one no live run uses, and the dataset's folder once it holds none."""
+def _not_a_cache(folder: Path) -> str | None:
+    """Why ``folder``, given as --cache-dir, is no cache: missing, a file, or a part of one. Each was listed
+    as "no preprocessed dataset", exit 0, as if the cache were empty (ninety-second session's probe)."""
+    from .data.cache_versions import is_cached_dataset, is_version
+
+    if not folder.exists():
+        return "not found; give the cache folder (data.cache_dir; default ~/.cache/accelerated_seg)"
+    if not folder.is_dir():
+        return "a file, not a folder; give the cache folder (data.cache_dir; default ~/.cache/accelerated_seg)"
+    if is_cached_dataset(folder):
+        return (f"one dataset's folder in the cache {folder.absolute().parent}: give that cache, or this folder "
+                f"as the dataset (accelerated-seg cache {folder}) for its versions")
+    if is_version(folder):
+        return (f"one preprocessed version of the dataset's folder {folder.absolute().parent} in the cache "
+                f"{folder.absolute().parent.parent}: give that cache")
+    return None
+
+
+def _cache_folder_given_as_dataset(folder: Path) -> str | None:
+    """Why ``folder``, given as DATASET, is a part of the cache rather than a dataset: the cache itself, or
+    one version in it. Each was "folder without dataset.json; expected an MSD dataset.json ..."."""
+    from .data.cache_versions import cached_datasets, is_version
+
+    if is_version(folder):
+        return (f"one preprocessed version in the cache, of the dataset's folder {folder.absolute().parent}; "
+                f"accelerated-seg cache {folder.absolute().parent} lists its versions, and with --prune removes "
+                f"those no live run uses")
+    if folder.is_dir() and not (folder / "dataset.json").exists() and (held := cached_datasets(folder)):
+        return (f"a cache, of {len(held)} preprocessed dataset(s); accelerated-seg cache --cache-dir {folder} "
+                f"lists them")
+    return None
+
+
+def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool, by_default: bool = False) -> int:
+    """List a dataset's versions in the cache, marking ``current`` (these settings', or the default
+    settings' where ``by_default``: a DATASET without --config); with ``prune`` remove every other one no
+    live run uses, and the dataset's folder once it holds none."""
     import shutil
 
     from .data.cache_versions import SOURCE_FILE, dataset_versions, remove_version, removals_left, size_said
@@ -770,12 +808,20 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool) ->
     if not versions:
         print(f"{dataset_folder}: no preprocessed version of this dataset yet")
         return 0
+    settings = "the default settings'" if by_default else "these settings'"
+    # A DATASET alone keeps the default settings' version: where there is none, its --prune removed every
+    # version, the one an experiment of other settings trains from between its runs too, and said "these
+    # settings' version ... stay(s)" (ninety-second session's probe). Refused, before anything is removed.
+    none_kept = by_default and current not in [version.folder for version in versions]
+    if prune and none_kept:
+        print(f"error: {_none_of_the_default_settings(dataset_folder, len(versions))}", file=sys.stderr)
+        return 2
     print(f"{dataset_folder}: {len(versions)} preprocessed version(s) of this dataset")
     removed = []
     for version in versions:
         state = {True: "in use by a live run", False: "not in use", None: "in use or not: its filesystem cannot "
                  "lock files"}[version.in_use]
-        mark = "these settings' version, " if version.folder == current else ""
+        mark = f"{settings} version, " if version.folder == current else ""
         try:
             pruned = prune and version.folder != current and remove_version(version.folder)
         except OSError as error:  # a read-only cache: said, not a traceback
@@ -788,7 +834,7 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool) ->
     if prune:
         for left in removals_left(dataset_folder):  # what a killed prune left renamed aside
             shutil.rmtree(left, ignore_errors=True)
-        kept = "these settings' version and those in use stay" if current is not None else "those in use stay"
+        kept = f"{settings} version and those in use stay" if current is not None else "those in use stay"
         print(f"removed {len(removed)} version(s), {size_said(sum(v.bytes for v in removed))}; {kept}")
         # Nothing of the dataset left: its folder goes too, unless something else is there (a user's
         # file; a run starting a version meanwhile, whose source record must stay)
@@ -796,10 +842,20 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool) ->
             if not [entry for entry in dataset_folder.iterdir() if entry.name != SOURCE_FILE]:
                 (dataset_folder / SOURCE_FILE).unlink(missing_ok=True)
                 dataset_folder.rmdir()
+    elif none_kept:
+        print(_none_of_the_default_settings(dataset_folder, len(versions)))
     elif len(versions) > 1 or current is None:
         print(f"accelerated-seg cache --prune (with the same {'DATASET or --config' if current else 'folder'}) "
               f"removes the {'others' if current else 'versions'} no live run uses")
     return 0
+
+
+def _none_of_the_default_settings(dataset_folder: Path, count: int) -> str:
+    """What a DATASET without --config says where none of the ``count`` versions is the default settings'."""
+    return (f"none of the {count} version(s) in {dataset_folder} is of the default settings, which a DATASET "
+            f"without --config names, so --prune would keep none of them: accelerated-seg cache --config "
+            f"EXPERIMENT --prune keeps that experiment's version, and accelerated-seg cache {dataset_folder} "
+            f"--prune removes every version no live run uses")
 
 
 def _every_cached_dataset(root: Path, prune: bool) -> int:

@@ -1053,3 +1053,66 @@ def test_a_case_id_too_long_is_refused_by_every_rank_before_any_builds_its_share
         with pytest.raises(DataError, match=r"case 'x{230}' .* longer than a file name can be"):
             cache.build(cases, shard=(rank, 2))
     assert not cache.dir.exists()
+
+
+def test_the_cache_command_of_a_dataset_without_config_keeps_the_default_settings_version_or_refuses_to_prune(
+        tiny_dataset, tmp_path, capsys):
+    """`cache DATASET --prune` keeps the default settings' version: where there was none, it removed every
+    version, an experiment's of other settings too, and said "these settings' version ... stay" (ninety-second
+    session's probe). Refused before anything is removed, naming the two commands that say what to keep."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.config import Config
+    from accelerated_seg.data.prepare import preprocess_settings
+
+    manifest = load_msd(tiny_dataset)
+    root = tmp_path / "cache"
+    theirs = [_cache(root, manifest, spacing=(size,) * 3) for size in (3.0, 4.0)]  # the default: the median, 2 mm
+    for cache in theirs:
+        cache.build(manifest.training[:1])
+    folder = theirs[0].dir.parent
+    assert main(["cache", str(tiny_dataset), "--cache-dir", str(root), "--prune"]) == 2
+    refusal = (f"none of the 2 version(s) in {folder} is of the default settings, which a DATASET without --config "
+               f"names, so --prune would keep none of them: accelerated-seg cache --config EXPERIMENT --prune keeps "
+               f"that experiment's version, and accelerated-seg cache {folder} --prune removes every version no live "
+               f"run uses")
+    assert f"error: {refusal}" in capsys.readouterr().err
+    assert all(cache.dir.is_dir() for cache in theirs)
+    assert main(["cache", str(tiny_dataset), "--cache-dir", str(root)]) == 0
+    assert refusal in capsys.readouterr().out
+    default = PreprocessedCache(root, manifest.root, preprocess_settings(Config().data, manifest), manifest.num_classes)
+    default.build(manifest.training[:1])
+    assert main(["cache", str(tiny_dataset), "--cache-dir", str(root), "--prune"]) == 0
+    said = capsys.readouterr().out
+    assert "the default settings' version, not in use" in said and "removed 2 version(s)" in said
+    assert default.dir.is_dir() and not any(cache.dir.exists() for cache in theirs)
+
+
+def test_the_cache_command_refuses_a_cache_dir_or_dataset_that_names_the_wrong_part_of_the_cache(tiny_dataset, tmp_path,
+                                                                                                  capsys):
+    """A --cache-dir mistyped, a file, or one dataset's folder in the cache (or a version's) was listed as "no
+    preprocessed dataset", exit 0, as if the cache were empty; the cache, or a version in it, given as the
+    dataset was "folder without dataset.json; expected an MSD dataset.json ..." (ninety-second session's probe)."""
+    from accelerated_seg.cli import main
+
+    manifest = load_msd(tiny_dataset)
+    root = tmp_path / "cache"
+    version = _cache(root, manifest, spacing=(3.0,) * 3)
+    version.build(manifest.training[:1])
+    folder = version.dir.parent
+    (tmp_path / "notes.txt").write_text("mine")
+    for cache_dir, said in ((tmp_path / "cahce", "not found; give the cache folder"),
+                            (tmp_path / "notes.txt", "a file, not a folder; give the cache folder"),
+                            (folder, f"one dataset's folder in the cache {root}: give that cache, or this folder as "
+                                     f"the dataset (accelerated-seg cache {folder}) for its versions"),
+                            (version.dir, f"one preprocessed version of the dataset's folder {folder} in the cache "
+                                          f"{root}: give that cache")):
+        for prune in ([], ["--prune"]):
+            assert main(["cache", "--cache-dir", str(cache_dir), *prune]) == 2
+            assert f"error: --cache-dir {cache_dir}: {said}" in capsys.readouterr().err
+    for dataset, said in ((version.dir, f"one preprocessed version in the cache, of the dataset's folder {folder}; "
+                                        f"accelerated-seg cache {folder} lists its versions"),
+                          (root, f"a cache, of 1 preprocessed dataset(s); accelerated-seg cache --cache-dir {root} "
+                                 f"lists them")):
+        assert main(["cache", str(dataset), "--prune"]) == 2
+        assert f"error: {dataset}: {said}" in capsys.readouterr().err
+    assert version.build(manifest.training[:1]) == 0  # nothing removed

@@ -124,7 +124,7 @@ def _versions_in(dataset_folder: Path) -> list[Path]:
         entries = sorted(dataset_folder.iterdir())
     except OSError:  # none, or unreadable (another user's, in a shared cache)
         return []
-    return [entry for entry in entries if VERSION_FOLDER.match(entry.name) and (entry / SETTINGS_FILE).is_file()]
+    return [entry for entry in entries if is_version(entry)]
 
 
 def _held(folder: Path) -> bool | None:
@@ -177,6 +177,12 @@ def is_cached_dataset(folder: Path) -> bool:
     folder = Path(folder)
     return folder.is_dir() and bool(DATASET_FOLDER.match(folder.name)) and (
         (folder / SOURCE_FILE).is_file() or bool(_versions_in(folder)))
+
+
+def is_version(folder: Path) -> bool:
+    """Whether ``folder`` is one preprocessed version of a dataset in a cache, as ``_versions_in`` finds them."""
+    folder = Path(folder)
+    return bool(VERSION_FOLDER.match(folder.name)) and (folder / SETTINGS_FILE).is_file()
 
 
 def cached_datasets(root: Path) -> list[CachedDataset]:
