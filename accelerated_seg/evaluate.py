@@ -353,6 +353,10 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
     if not labels:
         raise DataError(f"{label_dir}: no .nii/.nii.gz label file; give the folder of reference label maps")
     missing = [case for case in labels if case not in predictions]
+    if len(missing) == len(labels) and (elsewhere := _predictions_of_other_names(pred_dir, predictions)):
+        raise DataError(f"none of the {len(labels)} label(s) in {label_dir} ({', '.join(sorted(labels)[:3])}"
+                        f"{', ...' if len(labels) > 3 else ''}) has a prediction of its name in {pred_dir}, "
+                        f"{elsewhere}")
     if missing:
         shown = ", ".join(f"{pred_dir / (case + '.nii.gz')}" for case in missing[:10])
         raise DataError(f"{len(missing)} label(s) in {label_dir} have no prediction in {pred_dir}: {shown}"
@@ -361,6 +365,24 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
     pairs = [(case, predictions[case], labels[case]) for case in sorted(labels)]
     unmatched = [path for case, path in predictions.items() if case not in labels]
     return pairs, unmatched
+
+
+def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path]) -> str | None:
+    """Where no label has a prediction of its name: the NIfTI files the prediction folder holds all the same,
+    or a subfolder holding them. "predict those cases" was said of every case, their predictions there
+    under other names (an image's channel suffix, _0000, in the labels' names) or one folder down
+    (ninety-second session's probe)."""
+    pairing = "cases are paired by file name"
+    if predictions:
+        names = sorted(path.name for path in predictions.values())
+        return (f"which holds {len(names)} NIfTI file(s) of other names ({', '.join(names[:3])}"
+                f"{', ...' if len(names) > 3 else ''}): {pairing}, so a label and its prediction need one name (an "
+                f"image's channel suffix, _0000, is no part of either)")
+    below = sorted(folder for folder in pred_dir.iterdir() if folder.is_dir() and any(
+        case_id(path) for path in folder.iterdir() if path.is_file()))
+    if below:
+        return f"but its folder {below[0].name}/ holds NIfTI files: {pairing} within the folders given; give {below[0]}"
+    return None
 
 
 def _nifti_files_by_case(folder: Path, what: str, wanted: set[str] | None) -> dict[str, Path]:

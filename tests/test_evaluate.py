@@ -846,3 +846,22 @@ def test_metrics_and_summary_are_replaced_together_or_neither_when_a_write_fails
             f"neither file there was replaced") in capsys.readouterr().err
     assert {name: (output / name).read_text() for name in before} == before
     assert sorted(path.name for path in output.iterdir()) == ["metrics.csv", "summary.json"]  # no temporary left
+
+
+def test_labels_without_a_prediction_of_their_name_say_where_the_predictions_are(folders, tmp_path, capsys):
+    """Labels named as images (a_0000.nii.gz) against predict's a.nii.gz, or the predictions one folder down,
+    were told "3 label(s) ... have no prediction ...; predict those cases" (ninety-second session's probe)."""
+    pred_dir, label_dir, _ = folders
+    (tmp_path / "suffixed").mkdir()
+    for case in "abc":
+        shutil.copy(label_dir / f"{case}.nii.gz", tmp_path / "suffixed" / f"{case}_0000.nii.gz")
+    assert main(["evaluate", str(pred_dir), str(tmp_path / "suffixed")]) == 2
+    assert (f"none of the 3 label(s) in {tmp_path / 'suffixed'} (a_0000, b_0000, c_0000) has a prediction of its name "
+            f"in {pred_dir}, which holds 4 NIfTI file(s) of other names (a.nii.gz, a_probs.nii.gz, b.nii.gz, ...): "
+            f"cases are paired by file name") in capsys.readouterr().err
+    shutil.copytree(pred_dir, tmp_path / "run" / "predictions")
+    assert main(["evaluate", str(tmp_path / "run"), str(label_dir)]) == 2
+    assert (f"has a prediction of its name in {tmp_path / 'run'}, but its folder predictions/ holds NIfTI files: "
+            f"cases are paired by file name within the folders given; give {tmp_path / 'run' / 'predictions'}"
+            ) in capsys.readouterr().err
+    assert not (tmp_path / "run" / "evaluation").exists()
