@@ -1150,6 +1150,10 @@ def _evaluate(args, _) -> int:
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # said nothing before the ninety-second session
+        print(f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
+              f"evaluation in {args.output or Path(args.pred_dir) / 'evaluation'} stays as it was)", file=sys.stderr)
+        raise
     scored = "region" if "regions" in summary else "class"
     for c, scores in summary["per_class"].items():
         dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]

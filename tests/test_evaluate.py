@@ -865,3 +865,19 @@ def test_labels_without_a_prediction_of_their_name_say_where_the_predictions_are
             f"cases are paired by file name within the folders given; give {tmp_path / 'run' / 'predictions'}"
             ) in capsys.readouterr().err
     assert not (tmp_path / "run" / "evaluation").exists()
+
+
+def test_an_interrupted_evaluate_says_that_nothing_was_written(folders, monkeypatch, capsys):
+    """Ctrl-C while the cases were scored ended evaluate without a word (ninety-second session's probe)."""
+    import accelerated_seg.evaluate as evaluate
+
+    pred_dir, label_dir, dataset = folders
+
+    def interrupted(path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(evaluate, "read_label_map", interrupted)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 130
+    assert (f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
+            f"evaluation in {pred_dir / 'evaluation'} stays as it was)") in capsys.readouterr().err
+    assert not (pred_dir / "evaluation").exists()
