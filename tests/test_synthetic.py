@@ -251,3 +251,16 @@ def test_an_interrupted_synth_says_what_it_left_and_the_same_command_finishes_it
     monkeypatch.setattr(synthetic, "write_nifti", write)
     assert main(["synth", str(out), "--cases", "3", "--validation", "1"]) == 0
     assert len(json.loads((out / "dataset.json").read_text())["training"]) == 2
+
+
+def test_synth_says_a_dataset_json_that_is_no_json_is_not_the_phantoms_rather_than_another_dataset(tmp_path, capsys):
+    """A dataset.json mid-edit (no JSON at all) was said to "describe another dataset" (ninety-second session)."""
+    from accelerated_seg.cli import main
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "dataset.json").write_text('{"name": "MyData", ')
+    with pytest.raises(SystemExit) as stop:
+        main(["synth", str(tmp_path / "d"), "--cases", "2", "--validation", "1"])
+    assert stop.value.code == 2 and (f"{tmp_path / 'd' / 'dataset.json'} is not the phantoms' dataset.json: it cannot "
+                                     f"be read as JSON (") in capsys.readouterr().err
+    assert (tmp_path / "d" / "dataset.json").read_text() == '{"name": "MyData", '

@@ -216,9 +216,9 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
         raise DataError(f"{out} {where}; give a folder for the synthetic dataset")
     if wrong := _entry_of_the_wrong_kind(out):  # else an OSError traceback, after the marker and folders were made
         raise DataError(f"{out} cannot hold the phantoms: {wrong}; give an empty or new folder")
-    if json_path.is_file() and not _written_here(json_path):
-        raise DataError(f"{json_path} describes another dataset; writing the phantoms there would replace it "
-                        f"and its case files: give an empty or new folder")
+    if json_path.is_file() and (theirs := _not_written_here(json_path)):
+        raise DataError(f"{json_path} {theirs}; writing the phantoms there would replace it and its case files: give "
+                        f"an empty or new folder")
     # Marks the folder as ours while dataset.json is absent, so a rerun after a kill may finish it.
     writing = out / WRITING_MARKER
     if (not json_path.is_file() and not writing.exists()
@@ -322,9 +322,13 @@ def _entry_of_the_wrong_kind(out: Path) -> str | None:
     return None
 
 
-def _written_here(json_path: Path) -> bool:
-    """Whether a dataset.json was written by this generator (and may be rewritten)."""
+def _not_written_here(json_path: Path) -> str | None:
+    """Why a dataset.json was not written by this generator (and may not be rewritten); None where it was.
+    One that is no JSON at all (a user's, mid-edit: the phantoms' is written atomically) was said to
+    describe another dataset (ninety-second session's probe)."""
     try:
-        return json.loads(json_path.read_text()).get("name") == "SyntheticBrain"
-    except (ValueError, AttributeError):
-        return False
+        document = json.loads(json_path.read_text(encoding="utf-8"))
+    except ValueError as error:  # UnicodeDecodeError too
+        return f"is not the phantoms' dataset.json: it cannot be read as JSON ({error})"
+    return None if isinstance(document, dict) and document.get("name") == "SyntheticBrain" else \
+        "describes another dataset"
