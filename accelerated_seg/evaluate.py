@@ -413,6 +413,10 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
         if len(image.shape) < 3:  # else "spacing (2.0, 2.0, 2.0) must give one voxel size per axis", no file named
             raise DataError(f"{path}: a {len(image.shape)}D image {image.shape}; evaluate scores 3D label maps "
                             f"(x, y, z): give the label map of the whole volume, as predict writes it")
+        if (volumes := int(np.prod(image.shape[3:]))) > 1:  # "not on one voxel grid ... resample" misled
+            raise DataError(f"{path}: {volumes} volumes (shape {image.shape}), where evaluate scores one 3D label "
+                            f"map per case: give the label map (a one-hot or probability map, such as predict's "
+                            f"<case>_probs.nii.gz, is none)")
     fix = ("predict from the image this label belongs to (accelerated-seg predict writes the input's grid), "
            "or resample the prediction onto the label's grid with nearest-neighbour interpolation")
     reference, other = Volume("label", label_path, label), Volume("prediction", pred_path, pred)

@@ -881,3 +881,19 @@ def test_an_interrupted_evaluate_says_that_nothing_was_written(folders, monkeypa
     assert (f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
             f"evaluation in {pred_dir / 'evaluation'} stays as it was)") in capsys.readouterr().err
     assert not (pred_dir / "evaluation").exists()
+
+
+def test_a_map_of_several_volumes_is_refused_as_such_not_as_another_grid(folders, tmp_path, capsys):
+    """A prediction saved one-hot (x, y, z, 3) was "not on one voxel grid; ... resample the prediction onto the
+    label's grid", a fix that does not apply (ninety-second session's probe). (x, y, z, 1) is still scored."""
+    pred_dir, label_dir, dataset = folders
+    for case in "abc":
+        label = nib.load(label_dir / f"{case}.nii.gz")
+        one_hot = np.stack([np.asarray(label.dataobj) == c for c in range(3)], -1).astype(np.uint8)
+        save(tmp_path / "one_hot" / f"{case}.nii.gz", one_hot, label.affine)
+        save(tmp_path / "trailing" / f"{case}.nii.gz", np.asarray(label.dataobj)[..., None].astype(np.uint8),
+             label.affine)
+    assert main(["evaluate", str(tmp_path / "one_hot"), str(label_dir), "--labels", str(dataset)]) == 2
+    assert (f"error: {tmp_path / 'one_hot' / 'a.nii.gz'}: 3 volumes (shape {(*SHAPE, 3)}), where evaluate scores one "
+            f"3D label map per case") in capsys.readouterr().err
+    assert main(["evaluate", str(tmp_path / "trailing"), str(label_dir), "--labels", str(dataset)]) == 0
