@@ -351,7 +351,8 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
     labels = _nifti_files_by_case(label_dir, "label", wanted=None)
     predictions = _nifti_files_by_case(pred_dir, "prediction", wanted=set(labels))
     if not labels:
-        raise DataError(f"{label_dir}: no .nii/.nii.gz label file; give the folder of reference label maps")
+        raise DataError(f"{label_dir}: no .nii/.nii.gz label file; give the folder of reference label maps"
+                        f"{_label_folders_below(label_dir)}")
     missing = [case for case in labels if case not in predictions]
     if len(missing) == len(labels) and (elsewhere := _predictions_of_other_names(pred_dir, predictions)):
         raise DataError(f"none of the {len(labels)} label(s) in {label_dir} ({', '.join(sorted(labels)[:3])}"
@@ -378,11 +379,26 @@ def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path]) ->
         return (f"which holds {len(names)} NIfTI file(s) of other names ({', '.join(names[:3])}"
                 f"{', ...' if len(names) > 3 else ''}): {pairing}, so a label and its prediction need one name (an "
                 f"image's channel suffix, _0000, is no part of either)")
-    below = sorted(folder for folder in pred_dir.iterdir() if folder.is_dir() and any(
-        case_id(path) for path in folder.iterdir() if path.is_file()))
-    if below:
+    if below := _subfolders_with_nifti(pred_dir):
         return f"but its folder {below[0].name}/ holds NIfTI files: {pairing} within the folders given; give {below[0]}"
     return None
+
+
+def _label_folders_below(label_dir: Path) -> str:
+    """The folders below a label folder without NIfTI files that hold some (a dataset's folder given for its
+    labelsTr/, say), as the error names them: "no .nii/.nii.gz label file" said no more."""
+    if not (below := _subfolders_with_nifti(label_dir)):
+        return ""
+    labels = [folder for folder in below if folder.name.lower().startswith("label")]
+    return (f" (NIfTI files are in its folder{'s' if len(below) > 1 else ''} "
+            f"{', '.join(f'{folder.name}/' for folder in below[:4])}{', ...' if len(below) > 4 else ''}"
+            + (f": {labels[0]}?)" if labels else ")"))
+
+
+def _subfolders_with_nifti(folder: Path) -> list[Path]:
+    """The folders right below ``folder`` that hold NIfTI files: where the files given for it are."""
+    return sorted(sub for sub in folder.iterdir() if sub.is_dir() and any(
+        case_id(path) for path in sub.iterdir() if path.is_file()))
 
 
 def _nifti_files_by_case(folder: Path, what: str, wanted: set[str] | None) -> dict[str, Path]:

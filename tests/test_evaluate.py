@@ -865,6 +865,13 @@ def test_labels_without_a_prediction_of_their_name_say_where_the_predictions_are
             f"cases are paired by file name within the folders given; give {tmp_path / 'run' / 'predictions'}"
             ) in capsys.readouterr().err
     assert not (tmp_path / "run" / "evaluation").exists()
+    # The dataset's folder for its labelsTr/: "no .nii/.nii.gz label file" said no more
+    shutil.copytree(label_dir, tmp_path / "dataset" / "labelsTr")
+    shutil.copytree(label_dir, tmp_path / "dataset" / "imagesTr")
+    assert main(["evaluate", str(pred_dir), str(tmp_path / "dataset")]) == 2
+    assert (f"{tmp_path / 'dataset'}: no .nii/.nii.gz label file; give the folder of reference label maps (NIfTI "
+            f"files are in its folders imagesTr/, labelsTr/: {tmp_path / 'dataset' / 'labelsTr'}?)"
+            ) in capsys.readouterr().err
 
 
 def test_an_interrupted_evaluate_says_that_nothing_was_written(folders, monkeypatch, capsys):
