@@ -904,3 +904,14 @@ def test_a_map_of_several_volumes_is_refused_as_such_not_as_another_grid(folders
     assert (f"error: {tmp_path / 'one_hot' / 'a.nii.gz'}: 3 volumes (shape {(*SHAPE, 3)}), where evaluate scores one "
             f"3D label map per case") in capsys.readouterr().err
     assert main(["evaluate", str(tmp_path / "trailing"), str(label_dir), "--labels", str(dataset)]) == 0
+
+
+def test_classes_in_no_file_are_warned_of_in_one_line(folders, capsys):
+    """A --num-classes 60 for a 3-class dataset printed 57 warning lines, one per class (ninety-second session's
+    probe): one line names them."""
+    pred_dir, label_dir, _ = folders
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "9"]) == 0
+    warnings_said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning: ")]
+    assert warnings_said == ["warning: 6 classes (3 class_3, 4 class_4, 5 class_5, 6 class_6, 7 class_7, ...) are in "
+                             "no reference and no prediction, so each scores Dice 1 in every case and lifts the mean; "
+                             "if they should not be scored, check --num-classes or --labels"]
