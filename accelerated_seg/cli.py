@@ -746,6 +746,10 @@ def _cache(args, _) -> int:
         if args.dataset is None and args.config is None:
             return _every_cached_dataset(root, args.prune)
         if args.dataset is not None and is_cached_dataset(Path(args.dataset)):
+            if args.config is not None:  # its version was not kept: --prune removed it with the rest
+                raise ConfigError(f"{args.dataset}: a dataset's folder in the cache, where --prune removes every "
+                                  f"version no live run uses and --config {args.config} keeps none: give --config "
+                                  f"alone to keep its experiment's version, or the folder alone")
             return _cached_versions(Path(args.dataset).absolute(), None, args.prune)  # no settings: none kept
         if args.dataset is not None and (refusal := _cache_folder_given_as_dataset(Path(args.dataset))):
             raise DataError(f"{args.dataset}: {refusal}")

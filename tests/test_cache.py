@@ -1116,3 +1116,25 @@ def test_the_cache_command_refuses_a_cache_dir_or_dataset_that_names_the_wrong_p
         assert main(["cache", str(dataset), "--prune"]) == 2
         assert f"error: {dataset}: {said}" in capsys.readouterr().err
     assert version.build(manifest.training[:1]) == 0  # nothing removed
+
+
+def test_the_cache_command_refuses_a_dataset_folder_in_the_cache_with_a_config_before_pruning(tiny_dataset, tmp_path,
+                                                                                              capsys):
+    """`cache <cache>/<folder> --config exp.yaml --prune` read no settings from the config and removed its
+    experiment's version with the rest (ninety-second session's probe)."""
+    from accelerated_seg.cli import main
+
+    manifest = load_msd(tiny_dataset)
+    root = tmp_path / "cache"
+    ours, other = (_cache(root, manifest, spacing=(size,) * 3) for size in (3.0, 4.0))
+    for cache in (ours, other):
+        cache.build(manifest.training[:1])
+    config = tmp_path / "experiment.yaml"
+    config.write_text(f"data:\n  dataset: {tiny_dataset}\n  cache_dir: {root}\n  spacing: [3.0, 3.0, 3.0]\n")
+    folder = ours.dir.parent
+    assert main(["cache", str(folder), "--config", str(config), "--prune"]) == 2
+    assert (f"error: {folder}: a dataset's folder in the cache, where --prune removes every version no live run uses "
+            f"and --config {config} keeps none: give --config alone") in capsys.readouterr().err
+    assert ours.dir.is_dir() and other.dir.is_dir()
+    assert main(["cache", "--config", str(config), "--prune"]) == 0
+    assert ours.dir.is_dir() and not other.dir.exists()
