@@ -804,13 +804,13 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool, by
     """List a dataset's versions in the cache, marking ``current`` (these settings', or the default
     settings' where ``by_default``: a DATASET without --config); with ``prune`` remove every other one no
     live run uses, and the dataset's folder once it holds none."""
-    import shutil
-
-    from .data.cache_versions import SOURCE_FILE, dataset_versions, remove_version, removals_left, size_said
+    from .data.cache_versions import dataset_versions, remove_version, size_said
 
     versions = dataset_versions(dataset_folder)
     if not versions:
         print(f"{dataset_folder}: no preprocessed version of this dataset yet")
+        if prune:  # what an interrupted prune of its last version left: kept until the ninety-second session
+            _finish_removals(dataset_folder)
         return 0
     settings = "the default settings'" if by_default else "these settings'"
     # A DATASET alone keeps the default settings' version: where there is none, its --prune removed every
@@ -831,27 +831,51 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool, by
         except OSError as error:  # a read-only cache: said, not a traceback
             print(f"error: {version.folder} cannot be removed ({error})", file=sys.stderr)
             return 1
+        except KeyboardInterrupt:  # said nothing before the ninety-second session; what it left, listed as no version
+            print(_prune_interrupted(dataset_folder, len(removed)), file=sys.stderr)
+            raise
         if pruned:
             removed.append(version)
         print(f"  {version.folder.name}  {size_said(version.bytes):>9}  {version.cases} case(s)  {mark}{state}"
               + ("  -> removed" if pruned else ""))
     if prune:
-        for left in removals_left(dataset_folder):  # what a killed prune left renamed aside
-            shutil.rmtree(left, ignore_errors=True)
         kept = f"{settings} version and those in use stay" if current is not None else "those in use stay"
         print(f"removed {len(removed)} version(s), {size_said(sum(v.bytes for v in removed))}; {kept}")
-        # Nothing of the dataset left: its folder goes too, unless something else is there (a user's
-        # file; a run starting a version meanwhile, whose source record must stay)
-        with contextlib.suppress(OSError):
-            if not [entry for entry in dataset_folder.iterdir() if entry.name != SOURCE_FILE]:
-                (dataset_folder / SOURCE_FILE).unlink(missing_ok=True)
-                dataset_folder.rmdir()
+        _finish_removals(dataset_folder)
     elif none_kept:
         print(_none_of_the_default_settings(dataset_folder, len(versions)))
     elif len(versions) > 1 or current is None:
         print(f"accelerated-seg cache --prune (with the same {'DATASET or --config' if current else 'folder'}) "
               f"removes the {'others' if current else 'versions'} no live run uses")
     return 0
+
+
+def _finish_removals(dataset_folder: Path) -> None:
+    """Delete what a killed or interrupted prune left renamed aside in ``dataset_folder``, and the folder
+    itself once nothing of the dataset is left."""
+    import shutil
+
+    from .data.cache_versions import SOURCE_FILE, removals_left
+
+    for left in removals_left(dataset_folder):
+        shutil.rmtree(left, ignore_errors=True)
+    # Nothing of the dataset left: its folder goes too, unless something else is there (a user's
+    # file; a run starting a version meanwhile, whose source record must stay)
+    with contextlib.suppress(OSError):
+        if not [entry for entry in dataset_folder.iterdir() if entry.name != SOURCE_FILE]:
+            (dataset_folder / SOURCE_FILE).unlink(missing_ok=True)
+            dataset_folder.rmdir()
+
+
+def _prune_interrupted(dataset_folder: Path, removed: int) -> str:
+    """What Ctrl-C during --prune says: the version being removed was renamed aside (no run uses it), and
+    the listing counts it nowhere, so only the next --prune frees its room."""
+    from .data.cache_versions import bytes_under, removals_left, size_said
+
+    left = removals_left(dataset_folder)
+    return (f"cache --prune interrupted after removing {removed} version(s)" + (
+        f"; {len(left)} more, renamed aside for removal ({left[0].name}), still hold "
+        f"{size_said(sum(bytes_under(folder) for folder in left))}: the same command deletes them" if left else ""))
 
 
 def _none_of_the_default_settings(dataset_folder: Path, count: int) -> str:

@@ -1138,3 +1138,32 @@ def test_the_cache_command_refuses_a_dataset_folder_in_the_cache_with_a_config_b
     assert ours.dir.is_dir() and other.dir.is_dir()
     assert main(["cache", "--config", str(config), "--prune"]) == 0
     assert ours.dir.is_dir() and not other.dir.exists()
+
+
+def test_an_interrupted_prune_says_what_it_left_and_the_same_command_deletes_it(tiny_dataset, tmp_path, monkeypatch,
+                                                                                 capsys):
+    """Ctrl-C while --prune deleted a version ended without a word, the version renamed aside and counted in
+    no listing (ninety-second session's probe)."""
+    import shutil
+    from types import SimpleNamespace
+
+    import accelerated_seg.data.cache_versions as cache_versions
+    from accelerated_seg.cli import main
+
+    manifest = load_msd(tiny_dataset)
+    root = tmp_path / "cache"
+    version = _cache(root, manifest, spacing=(3.0,) * 3)
+    version.build(manifest.training[:1])
+    folder = version.dir.parent
+
+    def interrupted(path, **_):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cache_versions, "shutil", SimpleNamespace(rmtree=interrupted))
+    assert main(["cache", str(folder), "--prune"]) == 130
+    said = capsys.readouterr().err
+    assert said.startswith("cache --prune interrupted after removing 0 version(s); 1 more, renamed aside for removal "
+                           "(.removing-") and "the same command deletes them" in said
+    monkeypatch.setattr(cache_versions, "shutil", shutil)
+    assert main(["cache", str(folder), "--prune"]) == 0
+    assert not folder.exists()
