@@ -354,7 +354,8 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
         raise DataError(f"{label_dir}: no .nii/.nii.gz label file; give the folder of reference label maps"
                         f"{_label_folders_below(label_dir)}")
     missing = [case for case in labels if case not in predictions]
-    if len(missing) == len(labels) and (elsewhere := _predictions_of_other_names(pred_dir, predictions)):
+    if len(missing) == len(labels) and (elsewhere := _predictions_of_other_names(pred_dir, predictions, labels,
+                                                                                  label_dir)):
         raise DataError(f"none of the {len(labels)} label(s) in {label_dir} ({', '.join(sorted(labels)[:3])}"
                         f"{', ...' if len(labels) > 3 else ''}) has a prediction of its name in {pred_dir}, "
                         f"{elsewhere}")
@@ -368,7 +369,8 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
     return pairs, unmatched
 
 
-def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path]) -> str | None:
+def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path], labels: dict[str, Path],
+                                label_dir: Path) -> str | None:
     """Where no label has a prediction of its name: the NIfTI files the prediction folder holds all the same,
     or a subfolder holding them. "predict those cases" was said of every case, their predictions there
     under other names (an image's channel suffix, _0000, in the labels' names) or one folder down
@@ -379,9 +381,25 @@ def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path]) ->
         return (f"which holds {len(names)} NIfTI file(s) of other names ({', '.join(names[:3])}"
                 f"{', ...' if len(names) > 3 else ''}): {pairing}, so a label and its prediction need one name (an "
                 f"image's channel suffix, _0000, is no part of either)")
-    if below := _subfolders_with_nifti(pred_dir):
-        return f"but its folder {below[0].name}/ holds NIfTI files: {pairing} within the folders given; give {below[0]}"
+    # the one of the labels' names, never the labels' own folder: the first by name was given, so "evaluate .
+    # labelsTs" beside predictions/ was told to give labelsTs as the predictions (ninety-second session's review)
+    below = [folder for folder in _subfolders_with_nifti(pred_dir) if not _same_folder(folder, label_dir)]
+    named = [folder for folder in below if any(case_id(path) in labels for path in folder.iterdir())]
+    if len(named) == 1:
+        return f"but its folder {named[0].name}/ holds NIfTI files: {pairing} within the folders given; give {named[0]}"
+    if named:
+        shown = ", ".join(f"{folder.name}/" for folder in named[:4]) + (", ..." if len(named) > 4 else "")
+        return (f"but its folders {shown} hold NIfTI files of the labels' names: {pairing} within the folders "
+                f"given; give the one of the predictions")
     return None
+
+
+def _same_folder(one: Path, other: Path) -> bool:
+    """Whether two paths name one folder, however each is written (relative, through a link)."""
+    try:
+        return one.samefile(other)
+    except OSError:
+        return False
 
 
 def _label_folders_below(label_dir: Path) -> str:

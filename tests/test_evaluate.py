@@ -915,3 +915,21 @@ def test_classes_in_no_file_are_warned_of_in_one_line(folders, capsys):
     assert warnings_said == ["warning: 6 classes (3 class_3, 4 class_4, 5 class_5, 6 class_6, 7 class_7, ...) are in "
                              "no reference and no prediction, so each scores Dice 1 in every case and lifts the mean; "
                              "if they should not be scored, check --num-classes or --labels"]
+
+
+def test_a_prediction_folder_holding_the_labels_folder_names_its_predictions_subfolder(folders, tmp_path, capsys):
+    """`evaluate . labelsTs` from a folder beside predictions/ was told to give labelsTs, the first subfolder
+    by name, as the predictions; a subfolder of no label's names (aaa/) was named as readily (ninety-second session's
+    review). Two of the labels' names are both named, to choose from."""
+    pred_dir, label_dir, _ = folders
+    shutil.copytree(label_dir, tmp_path / "run" / "labelsTs")
+    shutil.copytree(pred_dir, tmp_path / "run" / "predictions")
+    (tmp_path / "run" / "aaa").mkdir()
+    shutil.copy(label_dir / "a.nii.gz", tmp_path / "run" / "aaa" / "other_name.nii.gz")
+    assert main(["evaluate", str(tmp_path / "run"), str(tmp_path / "run" / "labelsTs")]) == 2
+    assert f"its folder predictions/ holds NIfTI files: cases are paired by file name within the folders given; " \
+           f"give {tmp_path / 'run' / 'predictions'}" in capsys.readouterr().err
+    shutil.copytree(pred_dir, tmp_path / "run" / "more_predictions")
+    assert main(["evaluate", str(tmp_path / "run"), str(label_dir)]) == 2
+    assert "its folders labelsTs/, more_predictions/, predictions/ hold NIfTI files of the labels' names" in \
+        capsys.readouterr().err
