@@ -161,6 +161,11 @@ def _with_label_value(value: float, dtype: type = np.int16) -> np.ndarray:
     return label
 
 
+def _probability_map() -> np.ndarray:
+    """A soft label: each voxel's probability of the foreground, none of them 0 or 1."""
+    return np.random.default_rng(2).uniform(0.01, 0.99, size=SHAPE).astype(np.float32)
+
+
 def _mask_of(value: int) -> np.ndarray:
     """A two-class label saved with ``value`` for its foreground (0/255 masks are common)."""
     return np.where(clean_label() > 0, value, 0).astype(np.uint8)
@@ -330,6 +335,10 @@ BROKEN_CASES: list[BrokenCase] = [
     BrokenCase("scan_as_label", _msd_with(which="label", label=clean_image(seed=1)),
                "100% of this file's voxels hold others, as a scan's intensities do",
                "if the case's image and label are swapped, give the scan as its image and the label map as its label"),
+    # a probability map given as the label was told its image and label might be swapped (ninety-second session's review)
+    BrokenCase("probability_map_as_label", _msd_with(which="label", label=_probability_map()),
+               "100% of this file's voxels hold others, all within 0..1, as a probability map's do",
+               "give the label map of class values (a probability map thresholded, or the argmax of one per class)"),
     BrokenCase("negative_label", _msd_with(which="label", label=_with_label_value(-1)),
                "label values [-1] are not declared", "fix the label file"),
     BrokenCase("nan_image", _msd_with(which="image", image=_with_image_value(np.nan)),

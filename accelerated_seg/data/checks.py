@@ -924,12 +924,15 @@ def _check_label_values(
     has_foreground = False
     outside = labelled = 0
     voxels = fractional_voxels = 0
+    within_0_1 = True  # every non-integer value: a probability map's, where most voxels hold them
     for start, slab in _slabs_from(label):
         voxels += slab.size
         if slab.dtype.kind in "fc":
             fractional = slab != np.round(slab)  # NaN compares unequal, so it is caught too
-            _collect(non_integer, slab[fractional])
-            fractional_voxels += int(np.count_nonzero(fractional))
+            values = slab[fractional]
+            _collect(non_integer, values)
+            fractional_voxels += values.size
+            within_0_1 = within_0_1 and not np.any((values < 0) | (values > 1))
             slab = np.where(fractional, 0, slab)  # report each bad voxel once, as non-integer
         _collect(undeclared, slab[declared.undeclared(slab)])
         tally.see(slab)
@@ -943,7 +946,7 @@ def _check_label_values(
 
     if non_integer:
         report.errors.append(f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds "
-                             f"class values{_why_not_whole(fractional_voxels, voxels)}")
+                             f"class values{_why_not_whole(fractional_voxels, voxels, within_0_1)}")
     if undeclared:
         # The way that works for "unlabelled" voxels is the ignore label: declaring -1 is refused (labels.py)
         negative = (" (negative values are never classes; -1 often marks unlabelled voxels"
@@ -965,14 +968,18 @@ def _check_label_values(
     return outside, labelled
 
 
-def _why_not_whole(fractional_voxels: int, voxels: int) -> str:
+def _why_not_whole(fractional_voxels: int, voxels: int, within_0_1: bool) -> str:
     """The likely cause of a label file's non-integer values, and its remedy. A label map resampled
     linearly has them at its edges alone; most of its voxels is a scan's intensities, the case's image
-    given as its label, which was told it had been resampled (ninety-second session's probe)."""
+    given as its label, which was told it had been resampled (ninety-second session's probe), or, all
+    within 0..1, a probability (soft) map's, which was told its image and label were swapped (its review)."""
     if fractional_voxels > voxels / 2:
-        return (f", and {fractional_voxels / voxels:.0%} of this file's voxels hold others, as a scan's intensities "
-                f"do: if the case's image and label are swapped, give the scan as its image and the label map as its "
-                f"label")
+        share = f", and {fractional_voxels / voxels:.0%} of this file's voxels hold others"
+        swapped = "if the case's image and label are swapped, give the scan as its image and the label map as its label"
+        if within_0_1:
+            return (f"{share}, all within 0..1, as a probability map's do: give the label map of class values (a "
+                    f"probability map thresholded, or the argmax of one per class); or, {swapped}")
+        return f"{share}, as a scan's intensities do: {swapped}"
     return " — it was probably resampled with linear interpolation; use nearest-neighbour, or round it"
 
 
