@@ -507,16 +507,6 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
     assert binarized.labels == {0: "background", 1: "foreground"}  # names are not used when binarized
 
 
-def test_csv_path_cell_naming_a_file_called_like_a_missing_value_is_that_file(tmp_path):
-    """A cell 'nan' or 'NA' is refused as a DataFrame's missing value only where no such file is there: a
-    file legitimately named 'na' (a subject's initials) was refused though it exists (ninety-second's review)."""
-    (tmp_path / "NA").write_bytes(b"")
-    (tmp_path / "cases.csv").write_text("image,label\na.nii.gz,a_seg.nii.gz\nNA,b_seg.nii.gz\n")
-    manifest = load_csv(tmp_path / "cases.csv")
-    images = [case.images[0] for case in [*manifest.training, *manifest.validation]]
-    assert tmp_path / "NA" in images
-
-
 @pytest.mark.parametrize(
     "content, fragment",
     [

@@ -67,8 +67,8 @@ def load_csv(
         split = _split_value(row.get("split"), where) if "split" in header else None
         if split == "test":
             continue  # kept in the same table by many projects; never trained or validated on
-        images = tuple(resolve(_cell(row, column, where, root), root) for column in image_columns)
-        label = resolve(_cell(row, "label", where, root), root)
+        images = tuple(resolve(_cell(row, column, where), root) for column in image_columns)
+        label = resolve(_cell(row, "label", where), root)
         case_id = (row.get("id") or "").strip() or None
         if case_id and ("/" in case_id or "\\" in case_id):
             # Ids name files downstream (caches, predictions), so they cannot hold path separators.
@@ -182,18 +182,18 @@ def _image_columns(header: set[str], csv_path: Path) -> list[str]:
     return numbered_names
 
 
-#: What a table written from a DataFrame holds where a value is missing (``df.astype(str)``'s "nan").
+#: What a table written from a DataFrame holds where a value is missing (``df.astype(str)``'s "nan"). None of
+#: them names a file that could be read, even where one of that name is there: only .nii/.nii.gz is read.
 _MISSING_WORDS = ("nan", "none", "null", "na", "n/a")
 
 
-def _cell(row: dict[str, str], column: str, where: str, root: Path) -> str:
+def _cell(row: dict[str, str], column: str, where: str) -> str:
     value = (row.get(column) or "").strip()
     if not value:
         raise DataError(
             f"{where}: empty '{column}' cell; give a path (relative to the CSV's folder), or mark the row split=test"
         )
-    # was the file "<CSV's folder>/nan", not found (ninety-second session); a file of that name is a path
-    if value.lower() in _MISSING_WORDS and not resolve(value, root).exists():
+    if value.lower() in _MISSING_WORDS:  # was the file "<CSV's folder>/nan", not found (ninety-second session)
         raise DataError(f"{where}: the '{column}' cell is {value!r}, a missing value as a DataFrame writes it; give a "
                         f"path (relative to the CSV's folder), or mark the row split=test")
     return value
