@@ -1055,6 +1055,19 @@ def test_one_problem_of_many_files_is_one_line_and_a_moved_folder_is_named(tmp_p
     assert len(str(refused.value).splitlines()) == 1 + 6
 
 
+def test_a_nifti_file_not_named_nii_is_refused_by_the_checks_not_a_traceback_after_them(tmp_path):
+    """An uncompressed NIfTI listed without .nii passed the checks, read by its bytes, and then stopped
+    check and training with nibabel's "Cannot work out file type" traceback from the spacing, which reads
+    by the name (ninety-second session's review)."""
+    case = make_case(tmp_path, "a")
+    plain = tmp_path / "imagesTr" / "a_plain"
+    nib.save(nib.load(case.images[0]), tmp_path / "uncompressed.nii")
+    (tmp_path / "uncompressed.nii").rename(plain)
+    report = check_one_bad_case(tmp_path, Case(id="a", images=(plain,), label=case.label))
+    assert_single_error(report, f"a (image): {plain}: a NIfTI file not named .nii or .nii.gz, which training reads by "
+                                f"that name: rename it a_plain.nii (and its path where it is listed)")
+
+
 def test_a_csv_whose_paths_are_written_from_the_working_folder_is_told_so(tmp_path, monkeypatch):
     """data/cases.csv listing data/imagesTr/... (its paths as seen from where the command runs) was told
     each file was not found and that data/data did not exist, never why (ninety-second session's probe):
