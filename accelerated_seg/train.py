@@ -1168,14 +1168,15 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     Its run may still be training and rotate it away (``keep_last``), or a user delete it, at any time
     until its state is loaded: that is one refusal in the caller's words (``gone_if_rotated_away``),
     before anything of this run is written. Whatever is read of it after the load was read before. Each
-    rank loads its own files, so it may go between their loads: every rank then raises the refusal, where
-    the ranks that had loaded it waited for the others at the next barrier (gloo: "Connection closed by
-    peer", on the main process) until the ninety-second session."""
-    def load() -> dict:
+    rank checks and loads its own files, so it may go between theirs: every rank then raises the refusal
+    (``_load_state`` says where it cannot), where the ranks that had loaded it waited for the others at the
+    next barrier (gloo: "Connection closed by peer", on the main process) until the ninety-second session."""
+    def checked() -> dict:
         with gone_if_rotated_away(checkpoint, loop.names):
-            return _load_checkpoint(loop, checkpoint)
+            return _check_the_checkpoint(loop, checkpoint)
 
-    changed = on_every_rank(loop.accelerator, load)[loop.accelerator.process_index]
+    changed = on_every_rank(loop.accelerator, checked)[loop.accelerator.process_index]
+    _load_state(loop, checkpoint)
     # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
     # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
     # a window, so this run's first window starts at 0 whatever the checkpoint's accumulation was.
@@ -1196,8 +1197,8 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     return changed
 
 
-def _load_checkpoint(loop: Loop, checkpoint: Path) -> dict:
-    """The checks of ``checkpoint`` against this run and the load of its state (_resume)."""
+def _check_the_checkpoint(loop: Loop, checkpoint: Path) -> dict:
+    """The checks of ``checkpoint`` against this run before its load (_resume): none has a collective."""
     if warning := check_resume_layout(checkpoint, loop.accelerator, loop.names):  # raises where it cannot work
         loop.accelerator.print(warning)
     changed = check_resume_settings(checkpoint, loop.config_yaml, loop.names)  # checked before the data work too
@@ -1207,9 +1208,26 @@ def _load_checkpoint(loop: Loop, checkpoint: Path) -> dict:
                                f"it saved that moved with it are compared as moved")
     if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
         loop.accelerator.print(_changed_settings_note(checkpoint, changed, loop.names))
-    load_state_also_of_wrapped_aliases(loop.accelerator, loop.model, checkpoint)
-    load_fsdp1_optimizer_state(loop.accelerator, loop.model, loop.optimizer, checkpoint)
     return changed
+
+
+def _load_state(loop: Loop, checkpoint: Path) -> None:
+    """Load ``checkpoint``'s state into the loop, refused as gone (``gone_if_rotated_away``) where it went.
+
+    Under DDP each rank reads its files alone, so a rank that finds it gone tells the others (on_every_rank).
+    FSDP's and DeepSpeed's loads hold collectives (accelerate's barrier before FSDP's, rank 0's broadcast of
+    a full state dict, ZeRO-3's gathers): a rank refused before one of them would wait in on_every_rank's
+    gather while the others waited in it, for good or until NCCL's timeout, where it now ends alone and the
+    launcher ends the rest."""
+    def load() -> None:
+        with gone_if_rotated_away(checkpoint, loop.names):
+            load_state_also_of_wrapped_aliases(loop.accelerator, loop.model, checkpoint)
+            load_fsdp1_optimizer_state(loop.accelerator, loop.model, loop.optimizer, checkpoint)
+
+    if loop.accelerator.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED):
+        load()
+    else:
+        on_every_rank(loop.accelerator, load)
 
 
 def _changed_settings_note(checkpoint: Path, changed: dict, names: Names = Names()) -> str:

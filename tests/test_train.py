@@ -1556,6 +1556,35 @@ def test_a_runs_own_checkpoint_deleted_while_it_is_loaded_is_said_to_be_gone_and
     assert {path: path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()} == before
 
 
+@pytest.mark.parametrize("strategy", ["FSDP", "DEEPSPEED", "MULTI_GPU"])
+def test_a_checkpoint_gone_in_a_load_with_collectives_is_refused_on_its_rank_without_a_collective_of_ours(
+        tmp_path, monkeypatch, strategy):
+    """FSDP's and DeepSpeed's loads hold collectives (a barrier, broadcasts, gathers): a rank that found the
+    checkpoint gone before one of them and waited in on_every_rank's gather, while the others waited in the
+    load's, kept every rank waiting (ninety-second session's review). There it is refused on its rank alone,
+    as the launcher then ends the rest; under DDP, whose load is each rank's own, every rank is told."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    import accelerated_seg.train as train_module
+    from accelerated_seg.model_folders import Names
+
+    gathered = []
+    monkeypatch.setattr(train_module, "on_every_rank", lambda accelerator, work: gathered.append(work) or [work()])
+    checkpoint = tmp_path / "checkpoints" / "step_1"  # not there: deleted while the load read it
+
+    def load_state(accelerator, model, folder):
+        raise FileNotFoundError(folder / "optimizer.bin")
+
+    monkeypatch.setattr(train_module, "load_state_also_of_wrapped_aliases", load_state)
+    loop = SimpleNamespace(accelerator=SimpleNamespace(distributed_type=DistributedType[strategy]), model=None,
+                           optimizer=None, names=Names())
+    with pytest.raises(ConfigError, match=re.escape(f"train.resume={str(checkpoint)!r} does not exist")):
+        train_module._load_state(loop, checkpoint)
+    assert len(gathered) == (strategy == "MULTI_GPU")
+
+
 def test_a_resume_goes_on_from_a_checkpoint_gone_once_loaded_with_what_it_read_of_it(tiny_config, tmp_path,
                                                                                     monkeypatch, capsys):
     """Once its state is loaded, the run no longer needs the checkpoint; but its length was read after, and
