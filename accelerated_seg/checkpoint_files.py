@@ -73,7 +73,7 @@ def resolve_resume(resume: str, checkpoints_dir: Path, names: Names = Names()) -
     else:
         path = Path(resume)
         if not path.exists() and STEP_DIR.match(path.name):  # a typo, or rotated away (keep_last)
-            raise ResumeGone(path, names)
+            raise ConfigError(resume_gone(path, names))
         if not (path.is_dir() and STEP_DIR.match(path.name)):
             raise ConfigError(f"{names.prefix}resume={resume!r} is not a checkpoint folder: give 'latest' or a "
                               f"<run>/checkpoints/step_N folder")
@@ -88,18 +88,6 @@ def resume_gone(checkpoint: Path, names: Names = Names()) -> str:
     at any time until its state is loaded."""
     return (f"{names.prefix}resume={str(checkpoint)!r} "
             f"{checkpoint_gone(checkpoint, instead=repr('latest'), prefix=names.prefix)}")
-
-
-class ResumeGone(ConfigError):
-    """``resume_gone``'s refusal, with the ``checkpoint`` for a caller to say it in its own words: the
-    estimator trains through ``train``, whose names are the command line's."""
-
-    def __init__(self, checkpoint: Path, names: Names = Names(), said: str | None = None):
-        super().__init__(said or resume_gone(checkpoint, names))
-        self.checkpoint, self.names = checkpoint, names
-
-    def __reduce__(self):  # pickled (from one rank to all) with what it said where it was raised
-        return type(self), (self.checkpoint, self.names, str(self))
 
 
 # Files of a checkpoint that can be checked whole cheaply: torch.save's zip archives (accelerate's
@@ -200,8 +188,8 @@ def gone_if_rotated_away(checkpoint: Path, resumed: Names | None = None):
         yield
     except Exception:  # any reader's error: none is the cause once the folder is gone
         if not checkpoint.is_dir():
-            raise (ResumeGone(checkpoint, resumed) if resumed is not None else
-                   ConfigError(f"{checkpoint} {checkpoint_gone(checkpoint)}")) from None
+            raise ConfigError(resume_gone(checkpoint, resumed) if resumed is not None else
+                              f"{checkpoint} {checkpoint_gone(checkpoint)}") from None
         raise
 
 
