@@ -141,7 +141,6 @@ def check_precision(precision: str, device: torch.device) -> None:
         warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)  # slow, not wrong
 
 
-
 def autocast_windows(model: torch.nn.Module, precision: str, device: torch.device) -> Callable:
     """The model as a window predictor under autocast, returning float32 logits.
 
@@ -830,8 +829,6 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
                        case_key(run_key, job[0]) if run_key else b"")
 
     return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
-
-
 
 
 def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence[str | Path], output: str | Path, *,
