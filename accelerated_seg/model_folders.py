@@ -296,12 +296,24 @@ def check_weights_file(path: Path) -> None:
     with path.open("rb") as file:
         start = file.read(len(max(TORCH_SAVE_STARTS, key=len)))
     if not (start.startswith(TORCH_SAVE_STARTS) or _is_plain_tar(path)):
+        if _is_safetensors(path):  # went to torch.load, and was told it was damaged or not torch.save's
+            raise DataError(f"{path} is a safetensors file, which is read as one by its name: rename it "
+                            f"{path.stem}.safetensors")
         raise not_a_weights_file(path)
 
 
 def not_a_weights_file(path: Path) -> DataError:
     return DataError(f"{path} cannot be read as a PyTorch weights file: it is damaged, truncated, or not written "
                      f"by torch.save (give a .pt/.pth of a state dict, a .safetensors, or an export folder)")
+
+
+def _is_safetensors(path: Path) -> bool:
+    """Whether ``path`` is a whole safetensors file, whatever its name."""
+    try:
+        check_safetensors_header(path)
+        return True
+    except (SafetensorError, OSError):
+        return False
 
 
 def _is_plain_tar(path: Path) -> bool:

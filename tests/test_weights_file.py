@@ -156,6 +156,19 @@ def test_a_file_that_is_no_weights_file_is_refused_by_its_first_bytes_before_the
         check_initial_weights(tmp_path / "cut.safetensors")
 
 
+def test_a_safetensors_file_of_another_suffix_is_told_to_take_the_safetensors_one(tmp_path):
+    """Weights files are read by their suffix: a safetensors file named model.bin or weights.pt went to
+    torch.load, and was told it was damaged, truncated, or not written by torch.save (ninety-second
+    session's review), with nothing to say that a rename was all it needed."""
+    from accelerated_seg.config import TrainConfig
+    from accelerated_seg.model_folders import check_init_from
+
+    save_file(_trained_elsewhere(3), tmp_path / "model.bin")
+    with pytest.raises(DataError, match=re.escape(f"{tmp_path / 'model.bin'} is a safetensors file, which is read as "
+                                                  f"one by its name: rename it model.safetensors")):
+        check_init_from(TrainConfig(init_from=str(tmp_path / "model.bin")))
+
+
 def test_a_one_channel_file_spreads_over_several_channels_and_no_other_count_does(tmp_path):
     weights = _trained_elsewhere(3)
     torch.save(weights, tmp_path / "one_channel.pt")
