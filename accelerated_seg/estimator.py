@@ -52,7 +52,7 @@ from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
-from .model_folders import ESTIMATOR_NAMES, complete_checkpoints
+from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, complete_checkpoints
 from .models import (SET_BY_THE_RUN, ModelSpec, arg_names, bridgeable, check_arg_names, model_spec,
                      spec_differences)
 from .own_warnings import AcceleratedSegWarning
@@ -311,7 +311,8 @@ class Dataset:
         if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
             with contextlib.suppress(ConfigError):
                 resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
-        return train(cfg, manifest=_named_as_its_start(self, resumed, cfg.train.init_from))
+        # its run's messages name its keywords (resume='latest'), not train's command line (--train.resume=latest)
+        return train(cfg, manifest=_named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
 
 
 def _checked_config(cfg: Config, where: str, keywords: _Keywords | None = None) -> Config:

@@ -113,6 +113,14 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)",
                         new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)",
                         network="Segmentation's model, model_args", giving="fit(..., {setting})")
+# Dataset.fit trains through train too, its settings keywords of its own or of the Dataset.config(...) given it
+# (resume='latest' either way): it was told train's command-line words until the ninety-second session
+DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_dir", overwrite="overwrite=True",
+                          folder="Dataset.fit's output_dir", prefix="",
+                          resume_again="call Dataset.fit again with resume='latest'", rate="lr",
+                          overwrite_again="overwrite=True", start_from="init_from=<folder>",
+                          new_run_elsewhere="init_from={export} in another output_dir",
+                          network="the config's model.name, model.args", giving="{setting}")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

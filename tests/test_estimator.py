@@ -1913,3 +1913,64 @@ def test_an_estimators_channels_last_norm_on_a_network_without_instance_norms_na
     batch_normed.fit(data, steps=1)
     said = capsys.readouterr().out
     assert "\nchannels_last_norm: this network has no InstanceNorm (without running statistics) to change" in said
+
+
+def _tiny_dataset_config(tiny_dataset, tmp_path, **settings):
+    """A Dataset of the tiny cases and a config of a tiny U-Net made from it, training into ``tmp_path/run``
+    without validation: what ``Dataset.fit(config)`` trains."""
+    _, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    cfg = data.config(output_dir=str(tmp_path / "run"), **{"val_every": 0, "save_every": 0, "trackers": "none",
+                                                           "progress_bar": False, **settings})
+    cfg.model.args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+    return data, cfg
+
+
+def test_a_dataset_fit_stopped_by_ctrl_c_and_resumed_to_its_end_is_told_of_its_keywords(tiny_dataset, tmp_path,
+                                                                                          monkeypatch, capsys,
+                                                                                          ctrl_c_raises):
+    """Dataset.fit trains through train, whose Ctrl-C said `run the same command with --train.resume=latest`
+    and whose resume at its end said `which is train.max_steps already` (until the ninety-second session)."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    data, cfg = _tiny_dataset_config(tiny_dataset, tmp_path, save_every=2, max_steps=4)
+    with monkeypatch.context() as patched:
+        patched.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(2, signal.SIGINT)))  # step 3's forward
+        with pytest.raises(KeyboardInterrupt):
+            data.fit(cfg)
+    said = capsys.readouterr().out
+    assert (f"interrupted (Ctrl-C) after step 2; the newest whole checkpoint is "
+            f"{tmp_path / 'run' / 'checkpoints' / 'step_2'}: call Dataset.fit again with resume='latest' to continue "
+            f"from it") in said
+    cfg.train.resume = "latest"
+    data.fit(cfg)
+    data.fit(cfg)
+    said += (out := capsys.readouterr().out)
+    assert "at step 4, which is max_steps already: nothing to train; the export and summary are written" in out
+    said = _lines_with(("interrupted", "preempted", "resum"), said)
+    assert "train." not in said and "--" not in said
+
+
+def test_a_dataset_fit_into_a_folder_in_use_or_whose_loss_stays_non_finite_names_its_keywords(tiny_dataset, tmp_path,
+                                                                                               monkeypatch):
+    """`or train into another --train.output_dir` and `(train.save_every). Lower optim.lr` (until the
+    ninety-second session)."""
+    from monai.losses import DiceCELoss
+
+    from accelerated_seg.run_lock import hold_run_folder
+    from accelerated_seg.train import TrainingDiverged
+    from faults import loss_forward_with, nan_on
+
+    data, cfg = _tiny_dataset_config(tiny_dataset, tmp_path, max_steps=9)
+    live = hold_run_folder(tmp_path / "run")
+    try:
+        with pytest.raises(ConfigError, match=r"is in use by another run .* or train into another output_dir$"):
+            data.fit(cfg)
+    finally:
+        live.release()
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(nan_on(set(range(1000)))))
+    with pytest.raises(TrainingDiverged, match=r"non-finite for 5 optimizer steps in a row; no checkpoint was saved "
+                                               r"before \(save_every\)\. Lower lr or check the data") as refused:
+        data.fit(cfg)
+    assert "train." not in str(refused.value) and "optim." not in str(refused.value)
