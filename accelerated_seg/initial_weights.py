@@ -16,7 +16,7 @@ from .config import ConfigError
 from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import load_strictly, load_weights, read_export_config, read_weights_of
-from .model_folders import check_initial_weights
+from .model_folders import Names, check_initial_weights
 from .models import ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names, spec_differences
 from .resume_checks import channel_name_differences, preprocessing_differences
 
@@ -28,13 +28,15 @@ class InitialWeights(NamedTuple):
     spread: list[str]
 
 
-def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path) -> InitialWeights:
+def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str | Path,
+                         names: Names = Names()) -> InitialWeights:
     """Load an exported model's weights into ``model`` (built from ``spec``), which must be the same
     network, or the same with another number of outputs (fine-tuning on another label set, whose
     output layers then start as built, as nnU-Net's ``-pretrained_weights`` does) or with several
     image channels where it had one (its input layers' weights spread over them). Returns what was not
     loaded as saved (``InitialWeights``), nothing for the same network. A weights file instead of an
-    export folder (a MONAI network's state dict) is matched by name and shape (weights_file.py).
+    export folder (a MONAI network's state dict) is matched by name and shape (weights_file.py). ``names``: how
+    the caller names its settings (``train.init_from`` on the command line, ``init_from`` to the estimator).
 
     Raises:
         ConfigError: the folder is not an export, or it holds another network or other arguments.
@@ -53,10 +55,11 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
         return InitialWeights([], [])
     if bridgeable(saved, spec):
         return load_weights_adapted(model, weights_path, spec)
-    raise _another_network(model_dir, saved, spec)
+    raise _another_network(model_dir, saved, spec, names)
 
 
-def check_initial_network(model_dir: str | Path, name: str, patch_size, args: dict | None) -> None:
+def check_initial_network(model_dir: str | Path, name: str, patch_size, args: dict | None,
+                          names: Names = Names()) -> None:
     """Refuse an export of another network than ``model.name`` and ``model.args`` build, before the
     data work. Until the fifty-ninth session this came from load_initial_weights, once the cases
     were checked (every header read; the demo's phantoms written into the new run's folder) and the
@@ -75,24 +78,32 @@ def check_initial_network(model_dir: str | Path, name: str, patch_size, args: di
     configured = {key: value for key, value in (args or {}).items() if key not in decided}
     built = model_spec(name, decided.get("in_channels", 1), decided.get("out_channels", 2), patch_size, configured)
     if saved != built:
-        raise _another_network(model_dir, saved, built)
+        raise _another_network(model_dir, saved, built, names)
 
 
-def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec) -> ConfigError:
+def _init_from_given(model_dir: str | Path, names: Names) -> str:
+    """``train.init_from='<folder>'`` as the caller names the setting (``init_from='<folder>'`` to the estimator,
+    which was told of the config's key until the ninety-second session)."""
+    return f"{names.setting('train.init_from')}={str(model_dir)!r}"
+
+
+def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec, names: Names = Names()) -> ConfigError:
     # each difference named (the two whole specs, printed, hid a one-number change)
-    return ConfigError(f"train.init_from={str(model_dir)!r} holds another network than this run builds "
-                       f"({'; '.join(spec_differences(saved, built))}): use the same model.name, model.args "
+    return ConfigError(f"{_init_from_given(model_dir, names)} holds another network than this run builds "
+                       f"({'; '.join(spec_differences(saved, built))}): use the same {names.network} "
                        f"and channels as the run that exported it (the classes may differ: the output layers "
                        f"then start afresh; and one channel may become several)")
 
 
-def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict, channels: dict) -> str | None:
+def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict, channels: dict,
+                                     names: Names = Names()) -> str | None:
     """A warning when the volumes an export's weights learned from were prepared otherwise than this
     run's (``train.init_from``): another spacing, normalization or crop, or image channels named
     otherwise. Not an error: fine-tuning under new preprocessing is a choice (the way on that a
     refused resume offers), but features learned at another voxel size or intensity scale are a worse
     start, and nothing else would say so. The label mapping is left out: a new label set changes it.
-    None when nothing differs, or when ``model_dir`` is no export (``load_initial_weights`` says so).
+    None when nothing differs, or when ``model_dir`` is no export (``load_initial_weights`` says so). ``names``:
+    the caller's (the estimator's, fine-tuning a loaded model, names Dataset.from_files' spacing, normalization).
     """
     if not (Path(model_dir) / "config.json").is_file():
         return None
@@ -106,15 +117,17 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
     named = channel_name_differences(export.get("channels") or {}, channels)
     if not (settings or code or named):
         return None
-    ways = (["set those data settings (data.spacing, data.normalization, data.ct_window, data.crop_foreground) to "
-             "its values"] if settings else []) + (["give the images in its order"] if named else [])
-    return (f"warning: train.init_from={str(model_dir)!r} learned from volumes prepared otherwise than this run's "
+    data_settings = ", ".join(map(names.setting, ("data.spacing", "data.normalization", "data.ct_window",
+                                                  "data.crop_foreground")))
+    ways = ([f"set those data settings ({data_settings}) to its values"] if settings else []) + (
+        ["give the images in its order"] if named else [])
+    return (f"warning: {_init_from_given(model_dir, names)} learned from volumes prepared otherwise than this run's "
             f"({'; '.join(settings + ([code] if code else []) + named)}); fine-tuning goes on under this run's"
             + (", whose preprocessing code the fine-tuning adapts the weights to" if code else "") + "."
             + (f" To prepare them as the export's were, {' and '.join(ways)}" if ways else ""))
 
 
-def class_order_warning(model_dir: str | Path, labels: dict, regions: bool) -> str | None:
+def class_order_warning(model_dir: str | Path, labels: dict, regions: bool, names: Names = Names()) -> str | None:
     """A warning where the export (``train.init_from``) names the run's classes in another order: its
     output layers are loaded as trained, so the first steps learn each class from the layer of
     another. Other names, or another number of them, are a new task's, the fine-tuning's to learn
@@ -135,11 +148,10 @@ def class_order_warning(model_dir: str | Path, labels: dict, regions: bool) -> s
         return None
     moved = [f"class {index}: {saved.get(str(index), saved.get(index))} there, {labels[index]} here"
              for index in range(len(labels)) if there[index] != here[index]]
-    return (f"warning: train.init_from={str(model_dir)!r} names this run's classes in another order "
+    return (f"warning: {_init_from_given(model_dir, names)} names this run's classes in another order "
             f"({'; '.join(moved)}): its output layers are loaded as trained, each answering for its own class. "
             f"A class's index is its label value's rank: where the names are right, store each class under the "
-            f"value it has there (relabel the files); where they are not, name them so (data.labels, a "
-            f"dataset.json's labels, Dataset.from_files' class_names)")
+            f"value it has there (relabel the files); where they are not, name them so ({names.class_naming})")
 
 
 def load_weights_adapted(model: torch.nn.Module, weights_path: str | Path, spec: ModelSpec) -> InitialWeights:

@@ -62,6 +62,8 @@ class Names:
     # how a stopped run's saved state (of {folder}'s run, at {step}) becomes a model without resuming it: fit's
     # checkpoints hold a network of its user's, which accelerated-seg export cannot build
     model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
+    # where the run's classes are named (in index order): the estimator's Dataset alone by from_files' class_names
+    class_naming: str = "data.labels, a dataset.json's labels, Dataset.from_files' class_names"
 
     def setting(self, key: str) -> str:
         """A config key (``train.max_steps``, ``optim.warmup_steps``) as the caller names it: the key itself on the
@@ -112,7 +114,8 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         resume_again="call fit(..., resume='latest') again", rate="lr",
                         overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)",
                         new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)",
-                        network="Segmentation's model, model_args", giving="fit(..., {setting})")
+                        network="Segmentation's model, model_args", giving="fit(..., {setting})",
+                        class_naming="Dataset.from_files' class_names")
 # Dataset.fit trains through train too, its settings keywords of its own or of the Dataset.config(...) given it
 # (resume='latest' either way): it was told train's command-line words until the ninety-second session
 DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_dir", overwrite="overwrite=True",
@@ -120,7 +123,8 @@ DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_di
                           resume_again="call Dataset.fit again with resume='latest'", rate="lr",
                           overwrite_again="overwrite=True", start_from="init_from=<folder>",
                           new_run_elsewhere="init_from={export} in another output_dir",
-                          network="the config's model.name, model.args", giving="{setting}")
+                          network="the config's model.name, model.args", giving="{setting}",
+                          class_naming="Dataset.from_files' class_names")
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

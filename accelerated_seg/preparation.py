@@ -342,9 +342,9 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
     if cfg.train.init_from and cfg.train.init_into:
         loaded = load_weights_into(model, spec, cfg.train.init_from, cfg.train.init_into)
-        accelerator.print(_part_loaded_line(cfg, spec, model, loaded))
+        accelerator.print(_part_loaded_line(cfg, spec, model, loaded, names))
     elif cfg.train.init_from:
-        fresh, spread = load_initial_weights(model, spec, cfg.train.init_from)
+        fresh, spread = load_initial_weights(model, spec, cfg.train.init_from, names)
         accelerator.print(_initial_weights_line(cfg, spec, fresh, spread, names))
         if cfg.train.head_only_steps and not fresh:
             raise ConfigError(f"{names.set_to('train.head_only_steps', cfg.train.head_only_steps)} trains the output "
@@ -380,7 +380,7 @@ def _initial_weights_line(cfg: Config, spec: ModelSpec, fresh: list[str], spread
     clauses = [f"initial weights from {cfg.train.init_from} (new optimizer and schedule)"]
     if Path(cfg.train.init_from).is_file():  # no export: nothing known of its network or preprocessing
         clauses[0] += (", a weights file matched to this run's network by name and shape; it records no "
-                       "preprocessing: prepare the volumes as its training did (data.spacing, data.normalization)")
+                       f"preprocessing: prepare the volumes as its training did ({_preprocessing_settings(names)})")
     if fresh:
         clauses.append(f"its output layers start afresh for this run's {spec.args['out_channels']} outputs "
                        f"({len(fresh)} tensors: {', '.join(fresh)})")
@@ -400,7 +400,14 @@ def _spread_clause(spec: ModelSpec, spread: list[str]) -> str:
             f"divided by {channels} ({len(spread)} tensors: {', '.join(spread)})")
 
 
-def _part_loaded_line(cfg: Config, spec: ModelSpec, model: torch.nn.Module, loaded: PartLoaded) -> str:
+def _preprocessing_settings(names: Names) -> str:
+    """The settings that prepare the volumes, as the caller names them (Dataset.from_files' spacing, normalization
+    to the estimator: data.spacing, data.normalization until the ninety-second session)."""
+    return ", ".join(map(names.setting, ("data.spacing", "data.normalization")))
+
+
+def _part_loaded_line(cfg: Config, spec: ModelSpec, model: torch.nn.Module, loaded: PartLoaded,
+                      names: Names = Names()) -> str:
     """What train.init_into loaded, for the run's log: which part, under which names, and what starts as built."""
     part = cfg.train.init_into
     renamed = (f" (its names under {loaded.read_as_part} read as {part}'s)" if loaded.read_as_part else "")
@@ -409,7 +416,7 @@ def _part_loaded_line(cfg: Config, spec: ModelSpec, model: torch.nn.Module, load
     clauses = [f"initial weights from {cfg.train.init_from} (new optimizer and schedule), a weights file loaded into "
                f"{part}{renamed}: {len(loaded.loaded)} tensors; the network's {len(loaded.as_built)} others start as "
                f"built ({', '.join(others)}); it records no preprocessing: prepare the volumes as its training did "
-               f"(data.spacing, data.normalization)"]
+               f"({_preprocessing_settings(names)})"]
     if loaded.spread:
         clauses.append(_spread_clause(spec, loaded.spread))
     return "; ".join(clauses)

@@ -765,7 +765,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     out = Path(cfg.train.output_dir)
     _check_init_into(cfg.train, names)
     if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
-        _check_initial_weights(cfg)  # before train.overwrite's deletion and the data work
+        _check_initial_weights(cfg, names)  # before train.overwrite's deletion and the data work
     _check_head_only_steps(cfg.train, names)
     check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
@@ -866,10 +866,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
     if cfg.train.init_from and resume_from is None and (
-            note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(), manifest.channels)):
+            note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(), manifest.channels,
+                                                     names)):
         accelerator.print(note)
     if cfg.train.init_from and resume_from is None and (
-            warning := class_order_warning(cfg.train.init_from, manifest.labels, manifest.regions is not None)):
+            warning := class_order_warning(cfg.train.init_from, manifest.labels, manifest.regions is not None, names)):
         accelerator.print(warning)
     starting = cfg if resume_from is None else dataclasses.replace(  # a resume's weights: the checkpoint's
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
@@ -1078,11 +1079,11 @@ def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, pro
     progress.best_dice, progress.best_step = Progress.best_dice, Progress.best_step
 
 
-def _check_initial_weights(cfg: Config) -> None:
+def _check_initial_weights(cfg: Config, names: Names = Names()) -> None:
     """A new run's train.init_from: a file or export that is there, of a network this run can start from."""
     check_init_from(cfg.train)
     if cfg.train.init_from and cfg.train.init_into is None:
-        check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args)
+        check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
 
 
 def _check_init_into(train_cfg, names: Names = Names()) -> None:

@@ -1974,3 +1974,40 @@ def test_a_dataset_fit_into_a_folder_in_use_or_whose_loss_stays_non_finite_names
                                                r"before \(save_every\)\. Lower lr or check the data") as refused:
         data.fit(cfg)
     assert "train." not in str(refused.value) and "optim." not in str(refused.value)
+
+
+def test_an_estimators_start_from_other_weights_names_init_from_and_from_files_keywords(tiny_dataset, tmp_path,
+                                                                                          capsys):
+    """`train.init_from='...' learned from volumes prepared otherwise ... (data.spacing, data.normalization, ...)`,
+    `train.init_from='...' names this run's classes in another order`, a weights file's `prepare the volumes as its
+    training did (data.spacing, data.normalization)` and `train.init_from='...' holds another network ...: use the
+    same model.name, model.args`: the config's keys, to a fine-tuning estimator (until the ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    export = model.model_dir
+    settings = dict(val_every=0, save_every=0, trackers="none", progress_bar=False)
+    train_pairs, _ = _pairs(tiny_dataset)
+    common = dict(block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"), num_workers=0)
+    swapped = Dataset.from_files(train_pairs, spacing=(3.0, 3.0, 3.0), class_names=["background", "class_2", "class_1"],
+                                 **common).batch(2)
+    capsys.readouterr()
+    Segmentation.load(export, output_dir=str(tmp_path / "tuned"), **settings).fit(swapped, steps=1)
+    said = capsys.readouterr().out
+    assert (f"warning: init_from={str(export)!r} learned from volumes prepared otherwise than this run's "
+            f"(spacing") in said
+    assert ("To prepare them as the export's were, set those data settings (spacing, normalization, ct_window, "
+            "crop_foreground) to its values") in said
+    assert f"warning: init_from={str(export)!r} names this run's classes in another order" in said
+    assert "where they are not, name them so (Dataset.from_files' class_names)" in said
+    model, _ = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1, output_dir=str(tmp_path / "from_a_file"), init_from=str(export / "model.safetensors"))
+    said += (from_a_file := capsys.readouterr().out)
+    assert "it records no preprocessing: prepare the volumes as its training did (spacing, normalization)" in from_a_file
+    wider = Segmentation("unet", model_args={"channels": [8, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "wider"), **settings)
+    with pytest.raises(ConfigError, match=re.escape(
+            f"init_from={str(export)!r} holds another network than this run builds (")) as refused:
+        wider.fit(data, steps=1, init_from=str(export))
+    assert "use the same Segmentation's model, model_args and channels as the run that exported it" in str(refused.value)
+    assert "train." not in _lines_with(("init_from", "preprocessing"), said) + str(refused.value)
+    assert "data." not in _lines_with(("init_from", "records no preprocessing"), said)
