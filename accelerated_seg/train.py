@@ -832,7 +832,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         _check_resume_data(accelerator, resume_from, settings, manifest, out, names)
     if warning := unused_split_settings_warning(manifest.split):
         accelerator.print(warning)
-    for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None):
+    for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None,
+                                            names):
         accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
         # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.

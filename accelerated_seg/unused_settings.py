@@ -13,9 +13,11 @@ a default written out by hand changes nothing either way.
 from __future__ import annotations
 
 from .config import CompileConfig, Config, DataConfig, OptimConfig, SyntheticConfig, TrainConfig
+from .model_folders import Names
 
 
-def unused_settings_warnings(cfg: Config, normalization: str | None = None, sparse_labels: bool = False) -> list[str]:
+def unused_settings_warnings(cfg: Config, normalization: str | None = None, sparse_labels: bool = False,
+                             names: Names = Names()) -> list[str]:
     """One line per setting given away from its default that the run will not use.
 
     Args:
@@ -24,59 +26,69 @@ def unused_settings_warnings(cfg: Config, normalization: str | None = None, spar
             ``zscore`` from the channels' names); None where the dataset is not read yet, when an
             ``auto`` normalization cannot say whether ``data.ct_window`` will be used.
         sparse_labels: the dataset declares an ignore label (voxels nobody annotated).
+        names: how the caller names the settings: the config's keys (``optim.optimizer: sgd``) on the command
+            line, the keywords (``optimizer='sgd'``) to the estimator, which was told the config's until the
+            ninety-second session.
     """
     warnings = []
     optim, data, train = cfg.optim, cfg.data, cfg.train
+    named, value, written = names.setting, names.value, _written_by(names)
+
+    def unused(setting: str, given, why: str) -> None:
+        warnings.append(f"warning: {names.set_to(setting, given)} has no effect in this run: {why}")
+
     if optim.optimizer == "adamw":
         for name in ("momentum", "nesterov"):
             if getattr(optim, name) != getattr(OptimConfig, name):
-                warnings.append(_unused(f"optim.{name}", getattr(optim, name),
-                                        "optim.optimizer is adamw, whose moments are its own (betas); set "
-                                        "optim.optimizer: sgd to train with momentum, or leave it out"))
+                unused(f"optim.{name}", getattr(optim, name),
+                       f"{named('optim.optimizer')} is {value('adamw')}, whose moments are its own (betas); set "
+                       f"{written('optim.optimizer', 'sgd')} to train with momentum, or leave it out")
     if optim.schedule != "poly" and optim.poly_exponent != OptimConfig.poly_exponent:
-        warnings.append(_unused("optim.poly_exponent", optim.poly_exponent,
-                                f"optim.schedule is {optim.schedule}; set optim.schedule: poly to decay by it"))
+        unused("optim.poly_exponent", optim.poly_exponent, f"{named('optim.schedule')} is {value(optim.schedule)}; "
+                                                           f"set {written('optim.schedule', 'poly')} to decay by it")
     if optim.lr_scaling == "none" and optim.base_batch_size != OptimConfig.base_batch_size:
-        warnings.append(_unused("optim.base_batch_size", optim.base_batch_size,
-                                "optim.lr_scaling is none, so optim.lr is used as given at every batch size; "
-                                "set optim.lr_scaling: linear or sqrt to scale it from that batch"))
+        unused("optim.base_batch_size", optim.base_batch_size,
+               f"{named('optim.lr_scaling')} is {value('none')}, so {named('optim.lr')} is used as given at every "
+               f"batch size; set {written('optim.lr_scaling', 'linear')} or {value('sqrt')} to scale it from that "
+               f"batch")
     if data.dataset != DataConfig.dataset:
         for name in ("num_cases", "num_validation", "seed"):
             if getattr(data.synthetic, name) != getattr(SyntheticConfig, name):
-                warnings.append(_unused(f"data.synthetic.{name}", getattr(data.synthetic, name),
-                                        f"it shapes the embedded phantoms, and data.dataset is {data.dataset}"))
+                unused(f"data.synthetic.{name}", getattr(data.synthetic, name),
+                       f"it shapes the embedded phantoms, and data.dataset is {data.dataset}")
     window_unused = data.normalization == "zscore" or (normalization is not None and normalization != "ct")
     if window_unused and tuple(data.ct_window) != DataConfig.ct_window:
-        chosen = " (data.normalization: auto, from the channels' names)" if data.normalization == "auto" else ""
-        warnings.append(_unused("data.ct_window", list(data.ct_window),
-                                f"the images are z-scored{chosen}; the window clips Hounsfield units under "
-                                f"data.normalization: ct"))
+        chosen = (f" ({named('data.normalization')}: {value('auto')}, from the channels' names)"
+                  if data.normalization == "auto" else "")
+        unused("data.ct_window", list(data.ct_window), f"the images are z-scored{chosen}; the window clips Hounsfield "
+                                                       f"units under {written('data.normalization', 'ct')}")
     # With an ignore label a centre falls back to a labelled voxel, drawn by class_balanced, where
     # it finds no annotated one (data/sampling.py): scribbles drew the rare class 0.45 of the time
     # against 0.10 without it (eighty-sixth session's review), so it is not said there.
     if data.class_balanced and data.foreground_fraction == 0 and not sparse_labels:
-        warnings.append(_unused("data.class_balanced", True,
-                                "data.foreground_fraction is 0, so no patch is centred on a labelled voxel"))
+        unused("data.class_balanced", True,
+               f"{named('data.foreground_fraction')} is 0, so no patch is centred on a labelled voxel")
     if data.augment == "none" and data.augment_on != DataConfig.augment_on:
-        warnings.append(_unused("data.augment_on", data.augment_on, "data.augment is none"))
+        unused("data.augment_on", data.augment_on, f"{named('data.augment')} is {value('none')}")
     if not train.compile.enabled:
         for name in ("backend", "mode"):
             if getattr(train.compile, name) != getattr(CompileConfig, name):
-                warnings.append(_unused(f"train.compile.{name}", getattr(train.compile, name),
-                                        "train.compile.enabled is false (the launch's --dynamo_backend decides "
-                                        "then); set train.compile.enabled: true to compile with it"))
+                unused(f"train.compile.{name}", getattr(train.compile, name),
+                       f"{named('train.compile.enabled')} is {value(False)} (the launch's --dynamo_backend decides "
+                       f"then); set {written('train.compile.enabled', True)} to compile with it")
     if train.val_every == 0:
         for name in ("sw_batch_size", "sw_overlap", "val_distances", "val_tolerance_mm"):
             if getattr(train, name) != getattr(TrainConfig, name):
-                warnings.append(_unused(f"train.{name}", getattr(train, name),
-                                        "train.val_every is 0, so the run never validates"))
+                unused(f"train.{name}", getattr(train, name), f"{named('train.val_every')} is 0, so the run never "
+                                                              f"validates")
     elif not train.val_distances and train.val_tolerance_mm != TrainConfig.val_tolerance_mm:
-        warnings.append(_unused("train.val_tolerance_mm", train.val_tolerance_mm,
-                                "it is surface Dice's tolerance, and train.val_distances is false; set it true "
-                                "for HD95 and surface Dice"))
+        unused("train.val_tolerance_mm", train.val_tolerance_mm,
+               f"it is surface Dice's tolerance, and {named('train.val_distances')} is {value(False)}; set it "
+               f"{value(True)} for HD95 and surface Dice")
     return warnings
 
 
-def _unused(setting: str, value, why: str) -> str:
-    shown = str(value).lower() if isinstance(value, bool) else value
-    return f"warning: {setting}={shown} has no effect in this run: {why}"
+def _written_by(names: Names):
+    """How the caller writes a setting it is told to set: a config file's ``optim.optimizer: sgd`` on the command
+    line (the key's), the keyword's ``optimizer='sgd'`` to the estimator."""
+    return lambda key, value: f"{key}: {names.value(value)}" if names.prefix else names.set_to(key, value)

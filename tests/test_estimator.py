@@ -2011,3 +2011,24 @@ def test_an_estimators_start_from_other_weights_names_init_from_and_from_files_k
     assert "use the same Segmentation's model, model_args and channels as the run that exported it" in str(refused.value)
     assert "train." not in _lines_with(("init_from", "preprocessing"), said) + str(refused.value)
     assert "data." not in _lines_with(("init_from", "records no preprocessing"), said)
+
+
+def test_an_estimators_settings_left_without_effect_are_named_as_its_keywords(tiny_dataset, tmp_path, capsys):
+    """`optim.momentum=0.9 has no effect in this run: optim.optimizer is adamw ...; set optim.optimizer: sgd`,
+    `train.sw_overlap=0.5 ...: train.val_every is 0` and `data.ct_window=[...] ...: under data.normalization: ct`
+    (until the ninety-second session)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0, spacing=(2.0, 2.0, 2.0), normalization="zscore",
+                              ct_window=(-100.0, 200.0)).batch(2)
+    model, _ = _tiny_segmentation(tiny_dataset, tmp_path, momentum=0.9, poly_exponent=0.8, sw_overlap=0.5)
+    model.fit(data, steps=1)
+    said = _lines_with(("has no effect",), capsys.readouterr().out)
+    assert ("warning: momentum=0.9 has no effect in this run: optimizer is 'adamw', whose moments are its own "
+            "(betas); set optimizer='sgd' to train with momentum, or leave it out") in said
+    assert ("warning: poly_exponent=0.8 has no effect in this run: schedule is 'cosine'; set schedule='poly' to decay "
+            "by it") in said
+    assert "warning: sw_overlap=0.5 has no effect in this run: val_every is 0, so the run never validates" in said
+    assert ("warning: ct_window=[-100.0, 200.0] has no effect in this run: the images are z-scored; the window clips "
+            "Hounsfield units under normalization='ct'") in said
+    assert "train." not in said and "optim." not in said and "data." not in said
