@@ -767,7 +767,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
         _check_initial_weights(cfg, names)  # before train.overwrite's deletion and the data work
     _check_head_only_steps(cfg.train, names)
-    check_folder_path(cache_root(cfg.data), "data.cache_dir")  # train.output_dir: in resume_or_replace
+    check_folder_path(cache_root(cfg.data), names.setting("data.cache_dir"))  # the run folder's: below
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
     # path now, the case files it lists once they are known (below).
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
@@ -1458,7 +1458,7 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     chosen = (f" ({names.setting('data.normalization')}: {names.value('auto')}, from the channels' names)"
               if cfg.data.normalization == "auto" else "")
     if accelerator.num_processes > 1:  # the other ranks' shares, where the main process writes the tables
-        on_main(accelerator, lambda: _every_case_in_the_cache(cache, cases))
+        on_main(accelerator, lambda: _every_case_in_the_cache(cache, cases, names))
     # the spacing too: with data.spacing null it is a median (median_cases), said nowhere else but the export
     spacing = " x ".join(f"{size:g}" for size in settings.spacing) if settings.spacing else "as stored"
     accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused; "
@@ -1487,7 +1487,7 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     if accelerator.num_processes > 1:  # and the tables where every rank reads them
-        on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index))
+        on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index, names))
     validation = cache.load_table(tables[1]) if tables[1] is not None else None
     return cache.load_table(tables[0]), validation
 
@@ -1527,25 +1527,28 @@ def _patches_left_out_note(patches: int, cut: int, global_batch: int, names: Nam
 # Each rank preprocesses its share into data.cache_dir as it sees it; the default (~/.cache) is each
 # machine's own. Two nodes with their own caches failed with FileNotFoundError tracebacks from the case
 # table, one node's alone while the other waited (sixty-ninth session).
-SHARED_CACHE_FIX = ("data.cache_dir must be a folder that every node sees (a shared filesystem); its default, "
-                    "~/.cache/accelerated_seg, is each machine's own")
+def shared_cache_fix(names: Names = Names()) -> str:
+    """The way on where the nodes do not share the cache, naming its setting as the caller does (Dataset.from_files'
+    cache_dir to the estimator, told of data.cache_dir until the ninety-second session)."""
+    return (f"{names.setting('data.cache_dir')} must be a folder that every node sees (a shared filesystem); its "
+            f"default, ~/.cache/accelerated_seg, is each machine's own")
 
 
-def _every_case_in_the_cache(cache: PreprocessedCache, cases: list) -> None:
+def _every_case_in_the_cache(cache: PreprocessedCache, cases: list, names: Names = Names()) -> None:
     # Built, not current: a file replaced while another rank read it is built again by the next run; this run
     # trains on what was read, as one process does. Current alone, it was said to be no shared folder.
     missing = [case.id for case in cases if not cache.is_built(case)]
     if missing:
         named = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
         raise ConfigError(f"{len(missing)} case(s) that the other ranks preprocessed are not in {cache.dir} as "
-                          f"the main process sees it ({named}): {SHARED_CACHE_FIX}")
+                          f"the main process sees it ({named}): {shared_cache_fix(names)}")
 
 
-def _every_table_seen(tables: list, rank: int) -> None:
+def _every_table_seen(tables: list, rank: int, names: Names = Names()) -> None:
     for table in tables:
         if table is not None and not Path(table).is_dir():
             raise ConfigError(f"the case table {table}, which the main process wrote, is not there as rank {rank} "
-                              f"sees it: {SHARED_CACHE_FIX}")
+                              f"sees it: {shared_cache_fix(names)}")
 
 
 def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):

@@ -2032,3 +2032,31 @@ def test_an_estimators_settings_left_without_effect_are_named_as_its_keywords(ti
     assert ("warning: ct_window=[-100.0, 200.0] has no effect in this run: the images are z-scored; the window clips "
             "Hounsfield units under normalization='ct'") in said
     assert "train." not in said and "optim." not in said and "data." not in said
+
+
+def test_an_estimators_cache_dir_in_a_file_or_not_shared_by_the_nodes_is_named_as_its_keyword(tiny_dataset, tmp_path):
+    """`data.cache_dir='...': ... is a file` and `data.cache_dir must be a folder that every node sees`, to an
+    estimator given Dataset.from_files(..., cache_dir=...) (until the ninety-second session)."""
+    from accelerated_seg.data.cache import PreprocessedCache
+    from accelerated_seg.data.preprocess import PreprocessSettings
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES
+    from accelerated_seg.train import _every_case_in_the_cache, _every_table_seen
+
+    (tmp_path / "notes").write_text("a file where the cache would go")
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, num_workers=0,
+                              cache_dir=str(tmp_path / "notes" / "cache")).batch(2)
+    model, _ = _tiny_segmentation(tiny_dataset, tmp_path)
+    with pytest.raises(ConfigError, match=rf"^cache_dir='{re.escape(str(tmp_path / 'notes' / 'cache'))}': "
+                                          rf"{re.escape(str(tmp_path / 'notes'))} is a file"):
+        model.fit(data, steps=1)
+    manifest = load_msd(tiny_dataset)
+    cases = manifest.training + manifest.validation
+    cache = PreprocessedCache(tmp_path / "cache", manifest.root, PreprocessSettings(spacing=(2.0, 2.0, 2.0)), 3)
+    cache.build(cases, shard=(0, 2))  # rank 0's share here; rank 1's went into its node's own cache
+    with pytest.raises(ConfigError, match=r"as the main process sees it \(.*\): cache_dir must be a folder that every "
+                                          r"node sees"):
+        _every_case_in_the_cache(cache, cases, ESTIMATOR_NAMES)
+    with pytest.raises(ConfigError, match=r"which the main process wrote, is not there as rank 1 sees it: cache_dir "
+                                          r"must be"):
+        _every_table_seen([tmp_path / "elsewhere"], 1, ESTIMATOR_NAMES)
