@@ -317,7 +317,8 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         loop.records[FIT_SETTINGS_FILE] = hparams
         changed = fit_settings_changed(saved_settings, hparams) if resume_from is not None else None
         if changed:  # fit.max_steps too: train says its length apart (with its schedule), fit nowhere else
-            accelerator.print(_changed_settings_note(resume_from, changed))
+            # by fit's keywords (max_steps), not the trackers' names (fit.max_steps) said until the ninety-second session
+            accelerator.print(_changed_settings_note(resume_from, changed, FIT_NAMES))
         start_trackers(accelerator, hparams, first_step=loop.progress.step + 1, resume_from=resume_from,
                        changed=changed)
         try:

@@ -142,7 +142,8 @@ def test_fit_logs_to_the_trackers_it_is_given_and_a_resume_draws_each_step_once(
 
 def test_a_fit_resumes_changed_settings_are_said_and_noted_in_tensorboard(tmp_path, capsys):
     """TensorBoard keeps a run's first settings, so train's resumes write their changes as text; fit's checkpoints
-    held no settings to compare with, and its resumes noted and said nothing (ninetieth session)."""
+    held no settings to compare with, and its resumes noted and said nothing (ninetieth session). What it says names
+    fit's keywords (max_steps), not the trackers' fit.max_steps (until the ninety-second session)."""
     def pieces():  # a schedule moves the lr each step: the resume's own is no change of settings
         model, loader, loss, optimizer = _pieces()
         return model, loader, loss, optimizer, torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
@@ -158,7 +159,7 @@ def test_a_fit_resumes_changed_settings_are_said_and_noted_in_tensorboard(tmp_pa
     assert note.step == 3 and note.tensor_proto.string_val[0].decode().splitlines() == [
         "- fit.max_grad_norm: 0.0 -> 1.0", "- fit.max_steps: 2 -> 4"]
     assert (f"resuming with settings other than {tmp_path / 'checkpoints' / 'step_2'}'s, this run's from here on: "
-            f"fit.max_grad_norm 0.0 -> 1.0; fit.max_steps 2 -> 4") in capsys.readouterr().out
+            f"max_grad_norm 0.0 -> 1.0; max_steps 2 -> 4\n") in capsys.readouterr().out
     assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3, 4]
 
 
@@ -176,7 +177,7 @@ def test_a_fit_resumed_with_an_optimizer_of_other_settings_says_the_checkpoints_
             f"goes on with it: a resume continues its checkpoint's optimizer. To train on with other settings, start "
             f"a new run from its weights: resume with max_steps=1 to export them to {tmp_path / 'model'}") in said
     assert optimizer.param_groups[0]["lr"] == 1e-2  # the rate it trained at: the checkpoint's, as before
-    assert "this run's from here on: fit.max_steps 1 -> 2\n" in said  # the rate is no setting the run changed
+    assert "this run's from here on: max_steps 1 -> 2\n" in said  # the rate is no setting the run changed
     fit(*_pieces(), max_steps=3, checkpoint_dir=tmp_path, resume="latest", progress_bar=False)
     assert "carries its own" not in capsys.readouterr().out  # the optimizer it was written with
 
