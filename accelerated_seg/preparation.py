@@ -256,11 +256,12 @@ CPU_FP16_REFUSAL = (
     "fp16 is for GPUs.")
 
 
-def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
+def check_launch(accelerator: Accelerator, allow_fallback: bool, names: Names = Names()) -> None:
     """Refuse a launch that cannot work as asked (or only many times slower: fp16 on a CPU), before
     anything is written; state the strategy in effect, and warn of what works but not as the user
     would expect (a strategy fallen back, bf16 emulated). Processes accelerate did not join are
-    refused before this, where the run folder's lock would be taken (``train._holding_run_folder``)."""
+    refused before this, where the run folder's lock would be taken (``train._holding_run_folder``).
+    ``names``: how the caller sets allow_strategy_fallback (the config's key, fit's and the estimator's keyword)."""
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "fp16":
         raise ConfigError(CPU_FP16_REFUSAL)
     sharding_note = honour_fsdp1_sharding(accelerator)  # before the line that says what runs
@@ -271,9 +272,11 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool) -> None:
         accelerator.print(f"warning: {warning}")
     if warning := fallback_warning(accelerator):
         if not allow_fallback:
+            # the command line's words name fit's keyword too, said to both until the ninety-second session
+            allowed = names.set_to("train.allow_strategy_fallback", True) + (
+                " (fit: allow_strategy_fallback=True)" if names.prefix else "")
             raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
-                              f"with ACCELERATE_USE_CPU=true), or set train.allow_strategy_fallback=true "
-                              f"(fit: allow_strategy_fallback=True) to run anyway.")
+                              f"with ACCELERATE_USE_CPU=true), or set {allowed} to run anyway.")
         accelerator.print(f"warning: {warning}")
     if warning := emulated_bf16_warning(accelerator.device.type, accelerator.mixed_precision):
         accelerator.print(f"warning: {warning}")  # slow, not wrong: the user may be checking bf16's numerics

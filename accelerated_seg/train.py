@@ -266,7 +266,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         accelerator.gradient_accumulation_steps = grad_accum_steps
         if note := configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm):
             accelerator.print(note.replace("Set those settings", "Give fit's grad_accum_steps and max_grad_norm"))
-        check_launch(accelerator, allow_strategy_fallback)
+        check_launch(accelerator, allow_strategy_fallback, FIT_NAMES)
         shuffle_seed = seed_the_shuffle(accelerator, loader)
         worker_seed = seed_of_the_workers()
         resume_from, replace = resume_or_replace(out, resume, overwrite, names=FIT_NAMES, marker=None,
@@ -810,7 +810,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if deepspeed_note := configure_deepspeed(accelerator, plan.per_device, plan.accum_steps,
                                              cfg.optim.max_grad_norm):
         accelerator.print(deepspeed_note)
-    check_launch(accelerator, cfg.train.allow_strategy_fallback)
+    check_launch(accelerator, cfg.train.allow_strategy_fallback, names)
     compiling = checked_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
     if cfg.train.channels_last and (error := channels_last_error(accelerator)):  # so does a layout it cannot shard
         raise ConfigError(error)

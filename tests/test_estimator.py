@@ -2060,3 +2060,14 @@ def test_an_estimators_cache_dir_in_a_file_or_not_shared_by_the_nodes_is_named_a
     with pytest.raises(ConfigError, match=r"which the main process wrote, is not there as rank 1 sees it: cache_dir "
                                           r"must be"):
         _every_table_seen([tmp_path / "elsewhere"], 1, ESTIMATOR_NAMES)
+
+
+def test_an_estimators_launch_whose_strategy_cannot_take_effect_is_told_of_its_keyword(tiny_dataset, tmp_path,
+                                                                                        monkeypatch):
+    """`or set train.allow_strategy_fallback=true (fit: allow_strategy_fallback=True)`: the config's key, and
+    train.fit's (until the ninety-second session)."""
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")  # an FSDP profile launched where there is no GPU
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    with pytest.raises(ConfigError, match=r"asked for FSDP, but it is NOT in effect.*, or set "
+                                          r"allow_strategy_fallback=True to run anyway\.$"):
+        model.fit(data, steps=1)

@@ -1043,7 +1043,9 @@ def test_a_sharded_profile_that_cannot_take_effect_is_an_error_unless_fallback_i
     # What `accelerate launch --config_file configs/accelerate/fsdp.yaml` exports, on a machine without GPUs.
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
     refused = tmp_path / "refused"
-    with pytest.raises(Exception, match="asked for FSDP, but it is NOT in effect.*allow_strategy_fallback"):
+    with pytest.raises(Exception, match=r"asked for FSDP, but it is NOT in effect.*, or set "
+                                        r"train.allow_strategy_fallback=true \(fit: allow_strategy_fallback=True\) "
+                                        r"to run anyway\.$"):
         train(tiny_config(refused, train__max_steps=1, train__val_every=0))
     assert not (refused / "checkpoints").exists()
 
