@@ -362,13 +362,14 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
                           f"InstanceNorm (without running statistics) to change")
     fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
     if trained_alone:
-        check_groups_apart(fsdp)
+        check_groups_apart(fsdp, names)
     if cfg.train.sync_batchnorm:
         model = convert_sync_batchnorm(model, accelerator.device, accelerator.num_processes)
     if cfg.train.activation_checkpointing:
         if fsdp is not None and fsdp.activation_checkpointing:
-            raise ConfigError("activation checkpointing is asked twice: by train.activation_checkpointing and by the "
-                              "accelerate config's fsdp_activation_checkpointing; keep one of them")
+            raise ConfigError(f"activation checkpointing is asked twice: by "
+                              f"{names.setting('train.activation_checkpointing')} and by the accelerate config's "
+                              f"fsdp_activation_checkpointing; keep one of them")
         accelerator.print(f"activation checkpointing: {checkpoint_blocks(model)} block(s)")
     if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
         model = model.to(memory_format=torch.channels_last_3d)
@@ -452,15 +453,16 @@ def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
     return trained_alone
 
 
-def check_groups_apart(fsdp_plugin) -> None:
+def check_groups_apart(fsdp_plugin, names: Names = Names()) -> None:
     """Refuse ``train.head_only_steps`` where the output layers and the rest cannot be two param groups:
     FSDP1 without ``use_orig_params`` flattens each unit's parameters into one, stepped at one rate
-    (torch's FSDP: the original parameters are what enable "per-original-parameter hyperparameters")."""
+    (torch's FSDP: the original parameters are what enable "per-original-parameter hyperparameters").
+    ``names``: the caller's (the estimator's keyword since the ninety-second session)."""
     if fsdp_plugin is not None and fsdp_plugin.fsdp_version == 1 and not fsdp_plugin.use_orig_params:
-        raise ConfigError("train.head_only_steps under FSDP1 needs fsdp_use_orig_params: true in the accelerate "
-                          "config (as the shipped FSDP1 profiles set it): FSDP1 otherwise flattens the output layers "
-                          "and the rest into one parameter, with one rate. Set it, use an FSDP2 profile, or set "
-                          "train.head_only_steps=0")
+        raise ConfigError(f"{names.setting('train.head_only_steps')} under FSDP1 needs fsdp_use_orig_params: true in "
+                          f"the accelerate config (as the shipped FSDP1 profiles set it): FSDP1 otherwise flattens the "
+                          f"output layers and the rest into one parameter, with one rate. Set it, use an FSDP2 "
+                          f"profile, or set {names.set_to('train.head_only_steps', 0)}")
 
 
 def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,

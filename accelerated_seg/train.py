@@ -812,7 +812,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         accelerator.print(deepspeed_note)
     check_launch(accelerator, cfg.train.allow_strategy_fallback, names)
     compiling = checked_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
-    if cfg.train.channels_last and (error := channels_last_error(accelerator)):  # so does a layout it cannot shard
+    # so does a layout it cannot shard, said by the caller's name for it (the estimator's channels_last=True)
+    if cfg.train.channels_last and (error := channels_last_error(accelerator, names.setting("train.channels_last"))):
         raise ConfigError(error)
     segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
     accelerator.print(plan.describe())

@@ -2071,3 +2071,36 @@ def test_an_estimators_launch_whose_strategy_cannot_take_effect_is_told_of_its_k
     with pytest.raises(ConfigError, match=r"asked for FSDP, but it is NOT in effect.*, or set "
                                           r"allow_strategy_fallback=True to run anyway\.$"):
         model.fit(data, steps=1)
+
+
+def test_an_estimators_settings_a_strategy_refuses_are_named_as_its_keywords(tiny_dataset, tmp_path, monkeypatch):
+    """`train.channels_last makes the weights channels-last, but DeepSpeed ...`, `train.head_only_steps under FSDP1
+    needs fsdp_use_orig_params ... or set train.head_only_steps=0` and `asked twice: by
+    train.activation_checkpointing and by the accelerate config's` (until the ninety-second session)."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    import accelerated_seg.train as training
+    from accelerated_seg.config import Config
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES
+    from accelerated_seg.models import model_spec
+    from accelerated_seg.preparation import channels_last_error, check_groups_apart, model_for_strategy
+
+    deepspeed = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED, state=SimpleNamespace(fsdp_plugin=None))
+    monkeypatch.setattr(training, "channels_last_error",  # as a DeepSpeed launch would find it
+                        lambda _, setting="train.channels_last": channels_last_error(deepspeed, setting))
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, channels_last=True)
+    with pytest.raises(ConfigError, match=r"^channels_last makes the weights channels-last, but DeepSpeed broadcasts"):
+        model.fit(data, steps=1)
+    with pytest.raises(ConfigError, match=r"^head_only_steps under FSDP1 needs fsdp_use_orig_params: true .* or set "
+                                          r"head_only_steps=0$"):
+        check_groups_apart(SimpleNamespace(fsdp_version=1, use_orig_params=False), ESTIMATOR_NAMES)
+    cfg = Config()
+    cfg.train.activation_checkpointing = True
+    fsdp = SimpleNamespace(distributed_type=DistributedType.FSDP, print=print,
+                           state=SimpleNamespace(fsdp_plugin=SimpleNamespace(activation_checkpointing=True)))
+    spec = model_spec("unet", 1, 3, (16, 16, 16), {"channels": [4, 8, 16], "strides": [2, 2]})
+    with pytest.raises(ConfigError, match=r"^activation checkpointing is asked twice: by activation_checkpointing and "
+                                          r"by the accelerate config's"):
+        model_for_strategy(cfg, spec, fsdp, names=ESTIMATOR_NAMES)
