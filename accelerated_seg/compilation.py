@@ -22,32 +22,35 @@ from __future__ import annotations
 from accelerate.utils import DistributedType, TorchDynamoPlugin
 
 from .config import CompileConfig, ConfigError
+from .model_folders import Names
 
 
-def checked_settings(accelerator, requested: CompileConfig) -> dict | None:
+def checked_settings(accelerator, requested: CompileConfig, names: Names = Names()) -> dict | None:
     """The torch.compile settings of a run (train.compile, or else the launch's), checked against the
-    strategy before any data work; None for no compilation."""
-    settings = compile_settings(requested)
+    strategy before any data work; None for no compilation. ``names``: how the caller names train.compile
+    (fit's and the estimator's keyword, compile, since the ninety-second session)."""
+    settings = compile_settings(requested, names)
     if settings is not None:
-        check_compilable(accelerator)
+        check_compilable(accelerator, names)
         check_cuda_graphs(accelerator, settings)
         settings = settings_for_strategy(accelerator, settings)
     return settings
 
 
-def compile_settings(requested: CompileConfig | None) -> dict | None:
+def compile_settings(requested: CompileConfig | None, names: Names = Names()) -> dict | None:
     """``torch.compile`` keyword arguments for this run, or None for no compilation.
 
     ``requested`` (train.compile) wins; when it is off, the launch's dynamo settings (accelerate reads
     them from ``ACCELERATE_DYNAMO_*``) decide.
     """
     if requested is not None and requested.enabled:
-        _check_backend(requested.backend)
+        _check_backend(requested.backend, names)
         kwargs = {"backend": requested.backend}
         if requested.mode != "default":
             if requested.backend != "inductor":
-                raise ConfigError(f"train.compile.mode={requested.mode} is an inductor mode; with "
-                                  f"train.compile.backend={requested.backend} leave the mode at default")
+                raise ConfigError(f"{names.set_to('train.compile.mode', requested.mode)} is an inductor mode; with "
+                                  f"{names.set_to('train.compile.backend', requested.backend)} leave the mode at "
+                                  f"default")
             kwargs["mode"] = requested.mode
         return kwargs
     launch = TorchDynamoPlugin()  # reads the launch's environment
@@ -63,13 +66,13 @@ def compile_settings(requested: CompileConfig | None) -> dict | None:
     return kwargs
 
 
-def _check_backend(name: str) -> None:
+def _check_backend(name: str, names: Names = Names()) -> None:
     """An unknown backend would fail only at the first forward, after the data work: fail here."""
     import torch._dynamo
 
     known = torch._dynamo.list_backends(exclude_tags=())
     if name not in known:
-        raise ConfigError(f"train.compile.backend={name!r} is not a torch.compile backend here; "
+        raise ConfigError(f"{names.setting('train.compile.backend')}={name!r} is not a torch.compile backend here; "
                           f"use inductor (or aot_eager / eager to check tracing): known are {', '.join(known)}")
 
 
@@ -77,14 +80,14 @@ def describe_compile(settings: dict) -> str:
     return "torch.compile in place (" + ", ".join(f"{k}={v}" for k, v in settings.items()) + ")"
 
 
-def check_compilable(accelerator) -> None:
+def check_compilable(accelerator, names: Names = Names()) -> None:
     """Refuse, before training, a strategy whose compiled model would not train correctly."""
     if accelerator.distributed_type == DistributedType.FSDP:
         plugin = accelerator.state.fsdp_plugin
         if plugin.fsdp_version == 1 and not plugin.use_orig_params:
-            raise ConfigError("torch.compile under FSDP1 needs fsdp_use_orig_params: true in the accelerate config "
-                              "(FSDP1 otherwise hands Dynamo flattened parameters); set it, use an FSDP2 profile, "
-                              "or switch train.compile off")
+            raise ConfigError(f"torch.compile under FSDP1 needs fsdp_use_orig_params: true in the accelerate config "
+                              f"(FSDP1 otherwise hands Dynamo flattened parameters); set it, use an FSDP2 profile, "
+                              f"or switch {names.setting('train.compile')} off")
 
 
 # inductor's modes that replay the forward and backward as CUDA graphs (on CUDA devices; elsewhere skipped)

@@ -275,7 +275,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             with gone_if_rotated_away(resume_from, FIT_NAMES):
                 refuse_a_train_checkpoint_in_fit(resume_from)
         _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
-        compiling = checked_settings(accelerator, CompileConfig(enabled=compile))
+        compiling = checked_settings(accelerator, CompileConfig(enabled=compile), FIT_NAMES)
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
         expect_shared_tensors(aliases)
         adapt_to_strategy(accelerator, model)
@@ -811,7 +811,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                              cfg.optim.max_grad_norm):
         accelerator.print(deepspeed_note)
     check_launch(accelerator, cfg.train.allow_strategy_fallback, names)
-    compiling = checked_settings(accelerator, cfg.train.compile)  # a bad setting fails here, before the data work
+    compiling = checked_settings(accelerator, cfg.train.compile, names)  # a bad setting fails here, before the data work
     # so does a layout it cannot shard, said by the caller's name for it (the estimator's channels_last=True)
     if cfg.train.channels_last and (error := channels_last_error(accelerator, names.setting("train.channels_last"))):
         raise ConfigError(error)

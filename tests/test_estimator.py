@@ -2104,3 +2104,29 @@ def test_an_estimators_settings_a_strategy_refuses_are_named_as_its_keywords(tin
     with pytest.raises(ConfigError, match=r"^activation checkpointing is asked twice: by activation_checkpointing and "
                                           r"by the accelerate config's"):
         model_for_strategy(cfg, spec, fsdp, names=ESTIMATOR_NAMES)
+
+
+def test_an_estimators_compile_settings_refused_are_named_as_its_keyword(tiny_dataset, tmp_path, monkeypatch):
+    """`train.compile.backend='inductr' is not a torch.compile backend`, `train.compile.mode=max-autotune is an
+    inductor mode; with train.compile.backend=aot_eager` and `or switch train.compile off` (until the ninety-second
+    session)."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.compilation import check_compilable, compile_settings
+    from accelerated_seg.config import CompileConfig
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES
+
+    for name in ("BACKEND", "MODE"):
+        monkeypatch.delenv(f"ACCELERATE_DYNAMO_{name}", raising=False)
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path, compile=CompileConfig(enabled=True, backend="inductr"))
+    with pytest.raises(ConfigError, match=r"^compile.backend='inductr' is not a torch.compile backend here"):
+        model.fit(data, steps=1)
+    with pytest.raises(ConfigError, match=r"^compile.mode='max-autotune' is an inductor mode; with "
+                                          r"compile.backend='aot_eager' leave the mode at default$"):
+        compile_settings(CompileConfig(enabled=True, backend="aot_eager", mode="max-autotune"), ESTIMATOR_NAMES)
+    plugin = SimpleNamespace(fsdp_version=1, use_orig_params=False)
+    fsdp1 = SimpleNamespace(distributed_type=DistributedType.FSDP, state=SimpleNamespace(fsdp_plugin=plugin))
+    with pytest.raises(ConfigError, match=r"use an FSDP2 profile, or switch compile off$"):
+        check_compilable(fsdp1, ESTIMATOR_NAMES)
