@@ -374,7 +374,7 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     if cfg.train.channels_last:  # convolutions then run channels-last; inputs follow the weights' layout
         model = model.to(memory_format=torch.channels_last_3d)
     adapt_to_strategy(accelerator, model, (1, spec.args["in_channels"], *cfg.data.patch_size),
-                       cfg.train.zero3_leaf_blocks, run_scope)
+                       cfg.train.zero3_leaf_blocks, run_scope, names)
     return model, aliases, trained_alone
 
 
@@ -467,14 +467,15 @@ def check_groups_apart(fsdp_plugin, names: Names = Names()) -> None:
 
 def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
                        example_shape: tuple[int, ...] | None = None, zero3_leaf_blocks: bool = True,
-                       run_scope: contextlib.ExitStack | None = None) -> list[str]:
+                       run_scope: contextlib.ExitStack | None = None, names: Names = Names()) -> list[str]:
     """What FSDP and DeepSpeed need to know about this network before ``prepare`` (train and fit alike).
 
     ``example_shape`` (batch, channels, *patch) lets ZeRO-3 gather blocks whole
     (``wrapping.mark_zero3_leaf_blocks``) and FSDP2 check its units' outputs (``fsdp2_views``): a unit
     whose output is changed in place is refused, and when none is, torch's warnings about units that
     return views are silenced for as long as ``run_scope`` lasts. ``fit`` has no shape and leaves
-    ZeRO-3 as DeepSpeed sets it up, and torch's warning as it is.
+    ZeRO-3 as DeepSpeed sets it up, and torch's warning as it is. ``names``: how the caller names
+    zero3_leaf_blocks (the estimator's keyword since the ninety-second session).
     Returns the names of the blocks ZeRO-3 gathers whole (empty under any other strategy)."""
     if accelerator.distributed_type == DistributedType.FSDP:
         fsdp = accelerator.state.fsdp_plugin
@@ -495,7 +496,8 @@ def adapt_to_strategy(accelerator: Accelerator, model: torch.nn.Module,
             accelerator.print(f"DeepSpeed buckets sized to the model: {chosen}")
         if plugin.zero_stage == 3 and zero3_leaf_blocks and example_shape is not None:
             leaves = mark_zero3_leaf_blocks(model, example_shape)
-            accelerator.print(f"ZeRO-3 gathers {len(leaves)} block(s) whole (train.zero3_leaf_blocks)")
+            setting = names.setting("train.zero3_leaf_blocks")
+            accelerator.print(f"ZeRO-3 gathers {len(leaves)} block(s) whole ({setting})")
             return leaves
     return []
 

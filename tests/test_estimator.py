@@ -2130,3 +2130,22 @@ def test_an_estimators_compile_settings_refused_are_named_as_its_keyword(tiny_da
     fsdp1 = SimpleNamespace(distributed_type=DistributedType.FSDP, state=SimpleNamespace(fsdp_plugin=plugin))
     with pytest.raises(ConfigError, match=r"use an FSDP2 profile, or switch compile off$"):
         check_compilable(fsdp1, ESTIMATOR_NAMES)
+
+
+def test_an_estimators_zero3_note_names_its_keyword():
+    """`ZeRO-3 gathers N block(s) whole (train.zero3_leaf_blocks)` under the estimator's DeepSpeed launch (until the
+    ninety-second session)."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES
+    from accelerated_seg.models import build_from_spec, model_spec
+    from accelerated_seg.preparation import adapt_to_strategy
+
+    said = []
+    zero3 = SimpleNamespace(distributed_type=DistributedType.DEEPSPEED, print=said.append,
+                            state=SimpleNamespace(deepspeed_plugin=SimpleNamespace(deepspeed_config={}, zero_stage=3)))
+    model = build_from_spec(model_spec("unet", 1, 3, (16, 16, 16), {"channels": [4, 8, 16], "strides": [2, 2]}))
+    leaves = adapt_to_strategy(zero3, model, (1, 1, 16, 16, 16), True, names=ESTIMATOR_NAMES)
+    assert said[-1] == f"ZeRO-3 gathers {len(leaves)} block(s) whole (zero3_leaf_blocks)"
