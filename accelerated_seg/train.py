@@ -840,12 +840,15 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if not manifest.validation and cfg.train.val_every:
         # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.
         # A split the dataset gives is not the fraction's to change: that sent users to a setting it overrides.
+        # Dataset.fit's in its keywords (validation_fraction, val_every=0) since the ninety-second session
+        fraction, folds = names.setting("data.validation_fraction"), names.setting("data.num_folds")
         way = ("add cases: one case cannot be both trained on and held out" if len(manifest.training) == 1 else
-               "list validation cases in the dataset's own split, or give the dataset without it so that "
-               "data.validation_fraction or data.num_folds holds cases out" if manifest.split.startswith("given") else
-               "hold cases out (data.validation_fraction > 0, data.num_folds, or the dataset's own split)")
-        raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but train.val_every="
-                          f"{cfg.train.val_every}: set train.val_every=0 to train without validation, or {way}")
+               f"list validation cases in the dataset's own split, or give the dataset without it so that "
+               f"{fraction} or {folds} holds cases out" if manifest.split.startswith("given") else
+               f"hold cases out ({fraction} > 0, {folds}, or the dataset's own split)")
+        raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but "
+                          f"{names.set_to('train.val_every', cfg.train.val_every)}: set "
+                          f"{names.set_to('train.val_every', 0)} to train without validation, or {way}")
     if manifest.ignore_value is not None and cfg.train.val_distances and cfg.train.val_every:  # else said unused
         raise ConfigError(f"{names.setting('train.val_distances')}: the labels mark unannotated voxels (ignore label "
                           f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
@@ -854,7 +857,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
     if patches < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {patches} patches, fewer than one batch of every process's, "
-                          f"{plan.per_device * num_processes}: raise data.samples_per_volume or lower the batch")
+                          f"{plan.per_device * num_processes}: raise {names.setting('data.samples_per_volume')} or "
+                          f"lower the batch")
     cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
     if note := _patches_left_out_note(patches, cut, plan.global_batch, names):
         accelerator.print(note)

@@ -2149,3 +2149,27 @@ def test_an_estimators_zero3_note_names_its_keyword():
     model = build_from_spec(model_spec("unet", 1, 3, (16, 16, 16), {"channels": [4, 8, 16], "strides": [2, 2]}))
     leaves = adapt_to_strategy(zero3, model, (1, 1, 16, 16, 16), True, names=ESTIMATOR_NAMES)
     assert said[-1] == f"ZeRO-3 gathers {len(leaves)} block(s) whole (zero3_leaf_blocks)"
+
+
+def test_a_dataset_fit_without_validation_cases_or_a_batch_an_epoch_names_its_keywords(tiny_dataset, tmp_path):
+    """Dataset.fit, which Segmentation.fit's own checks of these do not guard, was told `but train.val_every=500: set
+    train.val_every=0` and `raise data.samples_per_volume` (until the ninety-second session)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    common = dict(block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"), num_workers=0,
+                  spacing=(2.0, 2.0, 2.0))
+
+    def config_of(data, **settings):  # a tiny U-Net's (the default one's patch is larger)
+        cfg = data.config(output_dir=str(tmp_path / "run"), max_steps=1, trackers="none", progress_bar=False,
+                          **settings)
+        cfg.model.args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+        return cfg
+
+    alone = Dataset.from_files(train_pairs, validation_pairs=[], **common).batch(2)
+    with pytest.raises(ConfigError, match=r"^the dataset has no validation cases \(.*\), but val_every=\d+: set "
+                                          r"val_every=0 to train without validation, or .*validation_fraction") as no:
+        alone.fit(config_of(alone))
+    few = Dataset.from_files(train_pairs[:1], validation_pairs=[], samples_per_volume=1, **common).batch(4)
+    with pytest.raises(ConfigError, match=r"fewer than one batch of every process's, 4: raise samples_per_volume or "
+                                          r"lower the batch$") as fewer:
+        few.fit(config_of(few, val_every=0))
+    assert "train." not in str(no.value) and "data." not in str(no.value) + str(fewer.value)
