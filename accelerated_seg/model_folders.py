@@ -117,13 +117,13 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         network="Segmentation's model, model_args", giving="fit(..., {setting})",
                         class_naming="Dataset.from_files' class_names")
 # Dataset.fit trains through train too, its settings keywords of its own or of the Dataset.config(...) given it
-# (resume='latest' either way): it was told train's command-line words until the ninety-second session
+# (resume='latest' either way), its network the config's model.name, model.args (cfg.model): it was told train's
+# command-line words until the ninety-second session
 DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_dir", overwrite="overwrite=True",
                           folder="Dataset.fit's output_dir", prefix="",
                           resume_again="call Dataset.fit again with resume='latest'", rate="lr",
                           overwrite_again="overwrite=True", start_from="init_from=<folder>",
-                          new_run_elsewhere="init_from={export} in another output_dir",
-                          network="the config's model.name, model.args", giving="{setting}",
+                          new_run_elsewhere="init_from={export} in another output_dir", giving="{setting}",
                           class_naming="Dataset.from_files' class_names")
 
 

@@ -1928,8 +1928,9 @@ def _tiny_dataset_config(tiny_dataset, tmp_path, **settings):
 def test_a_dataset_fit_stopped_by_ctrl_c_and_resumed_to_its_end_is_told_of_its_keywords(tiny_dataset, tmp_path,
                                                                                           monkeypatch, capsys,
                                                                                           ctrl_c_raises):
-    """Dataset.fit trains through train, whose Ctrl-C said `run the same command with --train.resume=latest`
-    and whose resume at its end said `which is train.max_steps already` (until the ninety-second session)."""
+    """Dataset.fit trains through train, whose Ctrl-C said `run the same command with --train.resume=latest`,
+    whose resume at its end said `which is train.max_steps already` and whose resume with another network
+    `start the new network in another train.output_dir` (until the ninety-second session)."""
     from monai.losses import DiceCELoss
 
     from faults import loss_forward_with, signal_on
@@ -1950,6 +1951,10 @@ def test_a_dataset_fit_stopped_by_ctrl_c_and_resumed_to_its_end_is_told_of_its_k
     assert "at step 4, which is max_steps already: nothing to train; the export and summary are written" in out
     said = _lines_with(("interrupted", "preempted", "resum"), said)
     assert "train." not in said and "--" not in said
+    cfg.model.args = {"channels": [8, 8, 16], "strides": [2, 2], "num_res_units": 1}  # another network
+    with pytest.raises(ConfigError, match=r"\. model\.name, model\.args, the image channels or the classes differ from "
+                                          r"the run that wrote it; .* start the new network in another output_dir$"):
+        data.fit(cfg)
 
 
 def test_a_dataset_fit_into_a_folder_in_use_or_whose_loss_stays_non_finite_names_its_keywords(tiny_dataset, tmp_path,
