@@ -64,10 +64,15 @@ class Names:
     model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
     # where the run's classes are named (in index order): the estimator's Dataset alone by from_files' class_names
     class_naming: str = "data.labels, a dataset.json's labels, Dataset.from_files' class_names"
+    # the config's keys the caller takes by another name than the field's: the patch is from_files' block_shape
+    renamed: tuple[tuple[str, str], ...] = ()
 
     def setting(self, key: str) -> str:
         """A config key (``train.max_steps``, ``optim.warmup_steps``) as the caller names it: the key itself on the
-        command line, the field's name where the settings are keywords (the estimator's, fit's: no ``prefix``)."""
+        command line, the field's name where the settings are keywords (the estimator's, fit's: no ``prefix``),
+        or the name the caller gives it instead (``renamed``: block_shape for data.patch_size)."""
+        if key in (renamed := dict(self.renamed)):
+            return renamed[key]
         return key if self.prefix or "." not in key else key.partition(".")[2]
 
     def value(self, value) -> str:
@@ -115,7 +120,7 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)",
                         new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)",
                         network="Segmentation's model, model_args", giving="fit(..., {setting})",
-                        class_naming="Dataset.from_files' class_names")
+                        class_naming="Dataset.from_files' class_names", renamed=(("data.patch_size", "block_shape"),))
 # Dataset.fit trains through train too, its settings keywords of its own or of the Dataset.config(...) given it
 # (resume='latest' either way), its network the config's model.name, model.args (cfg.model): it was told train's
 # command-line words until the ninety-second session
@@ -124,7 +129,8 @@ DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_di
                           resume_again="call Dataset.fit again with resume='latest'", rate="lr",
                           overwrite_again="overwrite=True", start_from="init_from=<folder>",
                           new_run_elsewhere="init_from={export} in another output_dir", giving="{setting}",
-                          class_naming="Dataset.from_files' class_names")
+                          class_naming="Dataset.from_files' class_names",
+                          renamed=(("data.patch_size", "block_shape"),))
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:

@@ -37,6 +37,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 from .config import ConfigError, OptimConfig
 from .host_memory import memory_available
 from .losses import training_loss
+from .model_folders import Names
 from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
 from .optimizers import build_optimizer, state_bytes_per_parameter
 from .regions import Regions
@@ -565,7 +566,7 @@ def _propose_one(strategy, facts, gpus, gpu_memory_gib, global_batch, margin) ->
 
 
 def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: int, classes: int,
-                                model_args: dict | None, batch: int, processes: int) -> None:
+                                model_args: dict | None, batch: int, processes: int, names: Names = Names()) -> None:
     """A ConfigError when the tensors alive at the peak of one training step's forward and backward,
     in every training process on this machine, exceed the memory the machine has available.
 
@@ -573,7 +574,9 @@ def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: i
     SIGKILL in its first step, without a word (a 400³ patch at batch 2 on a 24 GiB machine, forty-third
     session). That peak is a lower bound of what a step needs (parameters, optimizer state, the
     loader and the cache come on top), so the check refuses only runs that cannot fit; one within the
-    bound may still not fit (``accelerated-seg plan`` counts the rest).
+    bound may still not fit (``accelerated-seg plan`` counts the rest). ``names``: how the caller names the
+    patch, batch and activation checkpointing (the estimator's block_shape, batch_size, activation_checkpointing=True
+    since the ninety-second session).
     """
     if (shortfall := step_memory_shortfall(name, patch, precision, in_channels, classes, model_args, batch,
                                            processes)) is None:
@@ -582,11 +585,13 @@ def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: i
     need = f"{_gib(peak)} at their peak"
     if processes > 1:
         need += f" in each process, {_gib(peak * processes)} in the {processes} on this machine,"
-    raise ConfigError(f"data.patch_size {list(patch)} at train.batch_size {batch} cannot train in this machine's "
+    patch_setting, batch_setting = names.setting("data.patch_size"), names.setting("train.batch_size")
+    raise ConfigError(f"{patch_setting} {list(patch)} at {batch_setting} {batch} cannot train in this machine's "
                       f"memory: the forward and backward pass of {name} at {precision} hold at least {need} "
                       f"and {_gib(available)} is available, so the out-of-memory killer would end the "
-                      f"run in its first step. Lower data.patch_size or train.batch_size, or set "
-                      f"train.activation_checkpointing=true (`accelerated-seg plan` estimates a patch and batch)")
+                      f"run in its first step. Lower {patch_setting} or {batch_setting}, or set "
+                      f"{names.set_to('train.activation_checkpointing', True)} (`accelerated-seg plan` estimates a "
+                      f"patch and batch)")
 
 
 def step_memory_shortfall(name: str, patch, precision: str, in_channels: int, classes: int, model_args: dict | None,

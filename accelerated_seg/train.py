@@ -871,7 +871,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size):
             accelerator.print(f"warning: {warning}")
     if accelerator.device.type == "cpu":
-        on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device))
+        on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device, names))
     if cfg.train.init_from and resume_from is None and (
             note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(), manifest.channels,
                                                      names)):
@@ -1579,7 +1579,8 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
     return manifest, on_main(accelerator, lambda: preprocess_settings(cfg.data, manifest)), report
 
 
-def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest, per_device: int) -> None:
+def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest, per_device: int,
+                       names: Names = Names()) -> None:
     """Refuse a CPU run whose steps cannot fit in this machine's memory (``plan.check_step_fits_host_memory``):
     the out-of-memory killer would end it without a word. A GPU says "CUDA out of memory" itself.
     Activation checkpointing (ours or FSDP's) keeps less than the estimate counts: not checked then."""
@@ -1590,7 +1591,7 @@ def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest
         return
     processes_here = int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes))
     check_step_fits_host_memory(cfg.model.name, cfg.data.patch_size, precision, manifest.num_channels,
-                                manifest.num_outputs, cfg.model.args, per_device, processes_here)
+                                manifest.num_outputs, cfg.model.args, per_device, processes_here, names)
 
 
 def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings) -> dict:

@@ -2178,3 +2178,18 @@ def test_a_dataset_fit_without_validation_cases_or_a_batch_an_epoch_names_its_ke
                                           r"lower the batch$") as fewer:
         few.fit(config_of(few, val_every=0))
     assert "train." not in str(no.value) and "data." not in str(no.value) + str(fewer.value)
+
+
+def test_an_estimators_step_beyond_the_hosts_memory_names_block_shape_and_its_keywords(tiny_dataset, tmp_path,
+                                                                                        monkeypatch):
+    """`data.patch_size [...] at train.batch_size 2 cannot train in this machine's memory ... Lower data.patch_size or
+    train.batch_size, or set train.activation_checkpointing=true` to a Segmentation on a CPU (until the ninety-second
+    session)."""
+    import accelerated_seg.plan as plan
+
+    monkeypatch.setattr(plan, "host_memory_available", lambda: 1024)  # a kilobyte: no step fits
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    with pytest.raises(ConfigError, match=r"^block_shape \[16, 16, 16\] at batch_size 2 cannot train in this machine's "
+                                          r"memory: .* Lower block_shape or batch_size, or set "
+                                          r"activation_checkpointing=True \(`accelerated-seg plan`"):
+        model.fit(data, steps=1)
