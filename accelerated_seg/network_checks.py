@@ -31,6 +31,24 @@ def checked_network_and_loss(cfg: Config, manifest: Manifest, batch: int) -> tup
     """
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
     check_trainable(spec, cfg.data.patch_size, batch)
+    return spec, _checked_loss(cfg, manifest, spec)
+
+
+def check_counts_against_the_data(cfg: Config, manifest: Manifest) -> None:
+    """Refuse ``model.args`` whose ``in_channels`` or ``out_channels`` contradict the data's channels and
+    outputs, and a ``train.loss_args`` class ``weight`` of another length, from what is known of the
+    data before anything is written (``data.prepare.counts_before_writing``): training refused them only
+    once the demo's phantoms were written into the new run folder (ninety-second session's audit). The
+    forward pass, which needs the batch, waits for ``checked_network_and_loss``.
+
+    Raises:
+        ConfigError: naming ``model.args`` or ``train.loss_args``.
+    """
+    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
+    _checked_loss(cfg, manifest, spec)
+
+
+def _checked_loss(cfg: Config, manifest: Manifest, spec: ModelSpec) -> nn.Module:
     loss_fn = training_loss(spec, cfg.train.loss, cfg.train.loss_args, manifest.class_regions, manifest.ignore_index)
     check_loss(loss_fn, manifest.num_classes, cfg.train.loss, manifest.class_regions)  # a class weight per class
-    return spec, loss_fn
+    return loss_fn

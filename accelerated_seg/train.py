@@ -55,7 +55,8 @@ from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
 from .data.patch_fit import patch_padding_warning
-from .data.prepare import cache_root, dataset_source, preprocess_settings, read_manifest, records_folder
+from .data.prepare import (cache_root, counts_before_writing, dataset_source, preprocess_settings, read_manifest,
+                           records_folder)
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
 from .data.sampling import position_in_other_batches
@@ -70,7 +71,7 @@ from .loop_clock import LoopClock
 from .losses import segmentation_loss
 from .model_folders import FIT_NAMES, Names, check_init_from
 from .models import ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch
-from .network_checks import checked_network_and_loss
+from .network_checks import check_counts_against_the_data, checked_network_and_loss
 from .optimizers import (build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups,
                          settings_the_load_brought_back)
 from .plan import PRECISIONS, check_step_fits_host_memory
@@ -773,6 +774,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # path now, the case files it lists once they are known (below).
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
     check_folder_path(out, names.folder)  # before the lock makes it
+    # the data's channels and classes, where known before anything is written, against model.args and
+    # train.loss_args: refused once the phantoms were written into the new run folder, before
+    check_counts_against_the_data(cfg, counts_before_writing(cfg.data, out, manifest))
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)

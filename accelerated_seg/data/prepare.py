@@ -16,11 +16,11 @@ from ..config import DataConfig
 from . import check_records
 from .cache import default_cache_dir
 from .checks import CheckReport, check_as_configured
-from .manifest import Manifest, dataset_source, load_manifest
+from .manifest import Manifest, dataset_source, load_manifest, with_regions
 from .preprocess_settings import (DEFAULT_CT_WINDOW, PreprocessSettings, resolved_crop_foreground,
                                   resolved_normalization)
 from .spacing import target_spacing
-from .synthetic import write_synthetic_dataset
+from .synthetic import phantoms_without_cases, write_synthetic_dataset
 
 
 def read_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None) -> Manifest:
@@ -32,6 +32,26 @@ def read_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | 
                                     num_validation=cfg.synthetic.num_validation, seed=cfg.synthetic.seed)
         manifest = load_manifest(cfg, output_dir)
     return manifest
+
+
+def counts_before_writing(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None) -> Manifest:
+    """The dataset as far as it is known before anything is written, ``data.regions`` applied: the cases
+    given, the embedded phantoms' channel and classes before they are written
+    (``synthetic.phantoms_without_cases``), else the dataset's description (dataset.json, CSV), with
+    no image read. What training checks the network's channels and the loss's class weights against
+    before it makes the run folder, the phantoms or the cache.
+
+    Raises:
+        DataError: the description cannot be read, or names what ``data.regions`` or ``data.labels``
+            contradict; training's reading of the cases raised the same later.
+    """
+    if manifest is None:
+        path = dataset_source(cfg, output_dir)
+        if cfg.dataset == "synthetic" and not _synthetic_is_current(path, cfg):
+            manifest = phantoms_without_cases(path.parent, cfg.binarize, cfg.labels)
+        else:
+            manifest = load_manifest(cfg, output_dir)
+    return with_regions(cfg, manifest)
 
 
 def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None
