@@ -1337,7 +1337,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
     summary = {"step": progress.step, "preempted": preempted, "best_dice": progress.best_dice if validated else None,
                "best_step": progress.best_step if validated else None,
                "global_batch": run.plan.global_batch, "lr": run.plan.lr,
-               "strategy": strategy_in_effect(accelerator), "output_dir": str(out),
+               "strategy": strategy_in_effect(accelerator), "output_dir": os.path.abspath(out),  # as config.yaml
                # medians over the log windows (the first includes warm-up or compilation)
                "samples_per_s": _median([rate for _, rate, _ in progress.speed]),
                "data_wait_pct": _median([wait for _, _, wait in progress.speed]),

@@ -707,6 +707,16 @@ def test_a_run_without_validation_still_writes_its_curves_and_report(tiny_config
     assert write_report(cfg).stat().st_size > 0  # from the final model, without a validation curve
 
 
+def test_summary_json_records_the_run_folder_absolute_as_config_yaml_does(tiny_config, tmp_path, monkeypatch):
+    """A relative train.output_dir stayed relative in summary.json beside config.yaml's absolute one,
+    meaningless read from another folder (ninety-second session's audit)."""
+    monkeypatch.chdir(tmp_path)
+    train(tiny_config("run", train__max_steps=1, train__val_every=0, train__save_every=0))
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    saved = yaml.safe_load((tmp_path / "run" / "config.yaml").read_text())
+    assert summary["output_dir"] == saved["train"]["output_dir"] == str(tmp_path / "run")
+
+
 def test_the_report_curves_mark_a_lone_point_and_list_only_the_curves_drawn():
     """Before the twenty-ninth session a run that logged its loss once showed an empty panel (a line
     through one point draws nothing) whose legend listed a validation curve the run did not have."""
