@@ -110,9 +110,10 @@ def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None
     train.output_dir that holds an earlier run (the quick start's demo run a second time: 13.7 s in,
     before) or another program's files. train() checks all of it again, and what the run reads among
     what it would delete, before it deletes anything; nothing here deletes or writes. Then a
-    data.dataset that is not there, with what ``config_file``'s comments say of it (refuse_a_missing_dataset).
+    data.dataset that is not there, with what ``config_file``'s comments say of it (refuse_a_missing_dataset),
+    and a data.fold without data.num_folds where the dataset gives no folds (refuse_a_fold_without_folds).
     """
-    from .data.manifest import refuse_a_missing_dataset
+    from .data.manifest import refuse_a_fold_without_folds, refuse_a_missing_dataset
 
     train = cfg.train
     check_init_from(train)
@@ -122,6 +123,7 @@ def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None
         check_resume_settings(resume_from, dump_config(cfg))
         check_resume_length(resume_from, train.max_steps)
     refuse_a_missing_dataset(cfg.data, config_file)
+    refuse_a_fold_without_folds(cfg.data, train.output_dir)
 
 
 def check_output_folder(out: Path, overwrite: bool, *, reads: Iterable[str | Path] = (), names: Names = Names(),

@@ -18,6 +18,7 @@ from accelerated_seg.checkpoint import complete_checkpoints, save_training_state
 from accelerated_seg.checkpoint_files import resolve_resume
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError
+from accelerated_seg.data.errors import DataError
 from accelerated_seg.files import STALE_AFTER_S
 from accelerated_seg.run_folder import (check_before_the_imports, check_output_folder, delete_earlier_run, earlier_run,
                                        resume_or_replace)
@@ -107,6 +108,28 @@ def test_a_run_into_a_folder_in_use_by_a_live_run_is_refused_before_it_writes(ti
             lock.release()
     assert {p.relative_to(run): p.stat().st_mtime_ns for p in run.rglob("*") if p.is_file()} == files
     assert train(tiny_config(run, train__max_steps=4, train__val_every=0, train__resume="latest"))["step"] == 4
+
+
+def test_a_fold_without_folds_is_refused_before_the_imports(tiny_config, tiny_dataset, tmp_path):
+    """data.fold without data.num_folds was refused once the cases were read, after torch and MONAI were
+    imported and the demo's phantoms written (6.5-7.4 s in; ninety-second session's audit). A dataset
+    that gives folds of its own is read for them: data.fold picks one of those."""
+    run = tmp_path / "run"
+    for dataset, held_out, refusal in (
+            (tiny_dataset, 1, "the dataset gives its own split"),
+            ("synthetic", 1, r"the dataset gives its own split \(dataset.json 'validation'\)"),
+            ("synthetic", 0, r"data.fold=3 is set but data.num_folds=0; set data.num_folds")):  # no list written
+        with pytest.raises(DataError, match=refusal):
+            check_before_the_imports(tiny_config(run, data__dataset=str(dataset), data__fold=3,
+                                                 data__synthetic__num_validation=held_out))
+    assert not run.exists()
+    content = json.loads(Path(tiny_dataset).read_text())
+    entries = content["training"] + content.pop("validation")
+    content["training"] = [{key: str(Path(tiny_dataset).parent / value) for key, value in entry.items()}
+                           | {"fold": index % 4} for index, entry in enumerate(entries)]
+    folds = tmp_path / "folds.json"
+    folds.write_text(json.dumps(content))
+    check_before_the_imports(tiny_config(run, data__dataset=str(folds), data__fold=3))
 
 
 def test_overwrite_deletes_the_runs_outputs_and_nothing_else(tmp_path):

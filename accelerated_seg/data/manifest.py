@@ -129,6 +129,27 @@ def refuse_a_missing_dataset(data, config_file: str | Path | None = None) -> Non
     raise DataError(f"{found} (data.dataset{where}){_what_the_config_says_of(config_file, data.dataset)}")
 
 
+def refuse_a_fold_without_folds(data, output_dir: str | Path) -> None:
+    """Refuse a ``data.fold`` (a DataConfig's) without ``data.num_folds`` where the dataset gives no folds
+    of its own to pick from (its dataset.json's 'fold' keys, a splits_final.json), as its reading does,
+    for a run to check before torch and MONAI are imported: it was refused only after them (8-14 s per
+    rank; ninety-second session's audit). The embedded phantoms, written or not, give none: their
+    'validation' list, or none with ``data.synthetic.num_validation`` 0. Imports neither torch nor MONAI.
+    """
+    if data.fold == 0 or data.num_folds > 1:
+        return
+    source = dataset_source(data, output_dir)
+    if data.dataset != "synthetic" or source.is_file():
+        load_cases(source, validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
+                   seed=data.split_seed)  # splits the cases as training will, refusing what it would
+        return
+    settings = SplitSettings(data.validation_fraction, data.num_folds, data.fold, data.split_seed)
+    if data.synthetic.num_validation:  # the phantoms' dataset.json will list them, as msd.load_msd reads it
+        settings.given(f"{source.name} 'validation'")
+    else:
+        settings.split([])  # no list: the fraction split, which refuses the fold before it looks at a case
+
+
 def _what_the_config_says_of(config_file: str | Path | None, dataset: str) -> str:
     """The comment paragraphs of ``config_file`` that name the dataset's path or folder, as one line."""
     if config_file is None:
