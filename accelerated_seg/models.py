@@ -232,21 +232,40 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
     Raises:
         ConfigError: naming ``model.args`` and ``data.patch_size``, with MONAI's or torch's reason.
     """
-    failure = _forward_failure(spec, patch_size, batch)
+    built = _built_or_refused(spec)
+    refused = built if isinstance(built, Exception) else None
+    failure = _forward_failure(spec, patch_size, batch, built)
     if failure is None:
         return
     reason = str(failure).splitlines()[0].rstrip(".")
     where = f"model {spec.name!r} cannot train on data.patch_size {tuple(patch_size)} with these model.args: {reason}"
+    larger = [edge for edge in _CUBES_TRIED if edge > min(patch_size)]
     # Which of the two to change: the same design on larger cubes tells (shapes only, on the meta device).
-    if (edge := _larger_cube_it_trains_on(spec, patch_size, batch)) is not None:
-        fix = (f"The patch is too small for this network: it trains on {edge}x{edge}x{edge} (each down-sampling "
-               f"stage halves the patch; the deepest needs more than one voxel). Raise data.patch_size, or give "
-               f"model.args fewer down-sampling stages")
-    else:
-        fix = "It fails on every patch up to 256x256x256 too: change model.args"
     # from None: the message carries MONAI's or torch's reason; their traceback of a meta-device
     # forward says nothing more to the user (it printed above the error before the sixty-seventh session)
-    raise ConfigError(f"{where}. {fix}") from None
+    if (edge := _larger_cube_it_trains_on(spec, patch_size, batch)) is not None:
+        raise ConfigError(f"{where}. The patch is too small for this network: it trains on {edge}x{edge}x{edge} (each "
+                          f"down-sampling stage halves the patch; the deepest needs more than one voxel). Raise "
+                          f"data.patch_size, or give model.args fewer down-sampling stages") from None
+    if refused is not None:  # no network to give a patch to: said to be the patch's until the ninety-second session
+        raise ConfigError(f"model {spec.name!r}: MONAI's {spec.monai_class} refuses these model.args, and builds no "
+                          f"network of them: {reason}. Change model.args") from None
+    # only the cubes above the patch are tried: a 512^3 patch was told that it "fails on every patch up to
+    # 256x256x256 too" (ninety-second session's audit)
+    raise ConfigError(f"{where}. {_cubes_tried_said(larger)}: change model.args") from None
+
+
+def _cubes_tried_said(larger: list[int]) -> str:
+    """What the check tried beside the patch: the cubes above it, or none."""
+    cubes = [f"{edge}x{edge}x{edge}" for edge in larger]
+    if not cubes:
+        return f"No cube tried (up to {_CUBES_TRIED[-1]}x{_CUBES_TRIED[-1]}x{_CUBES_TRIED[-1]}) is larger than the patch"
+    if len(cubes) == 1:
+        return f"It fails on the larger cube tried too, {cubes[0]}"
+    return f"It fails on the larger cubes tried too, {cubes[0]} to {cubes[-1]}"
+
+
+_CUBES_TRIED = (16, 32, 64, 128, 256)  # the edges above the patch's smallest that the check tries the design on
 
 
 def _larger_cube_it_trains_on(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> int | None:
@@ -262,7 +281,7 @@ def _larger_cube_it_trains_on(spec: ModelSpec, patch_size: Sequence[int], batch:
     _, derived, _ = MODELS[spec.name](tuple(patch_size))
     chosen = {key: value for key, value in spec.args.items() if key not in {"in_channels", "out_channels"}
               and (key not in derived or plain_data(derived[key]) != value)}
-    for edge in (16, 32, 64, 128, 256):
+    for edge in _CUBES_TRIED:
         if edge <= min(patch_size):
             continue
         try:
@@ -275,17 +294,27 @@ def _larger_cube_it_trains_on(spec: ModelSpec, patch_size: Sequence[int], batch:
     return None
 
 
-def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int) -> Exception | None:
-    """What a training-mode forward pass of ``batch`` patches on the meta device raises, if anything
-    the network is to blame for (an operation the meta device lacks is not)."""
-    import torch
-
+def _built_or_refused(spec: ModelSpec) -> nn.Module | Exception:
+    """The network on the meta device, or what MONAI's constructor raises for ``spec``'s arguments."""
     try:
-        network = meta_network(spec).train()
-    # The constructor's refusal of the arguments: MONAI raises NotImplementedError for an even kernel
-    # ("Same padding not available"), which passed as the meta device's and failed later, a traceback
+        return meta_network(spec)
+    # MONAI raises NotImplementedError for an even kernel ("Same padding not available"), which passed
+    # as the meta device's and failed later, a traceback
     except (NotImplementedError, ValueError, TypeError, AssertionError, RuntimeError, IndexError) as error:
         return error
+
+
+def _forward_failure(spec: ModelSpec, patch_size: Sequence[int], batch: int,
+                     built: nn.Module | Exception | None = None) -> Exception | None:
+    """What building the network (unless ``built``), or a training-mode forward pass of ``batch`` patches
+    on the meta device, raises, if anything the network is to blame for (an operation the meta device
+    lacks is not)."""
+    import torch
+
+    built = _built_or_refused(spec) if built is None else built
+    if isinstance(built, Exception):
+        return built
+    network = built.train()
     try:
         output = network(torch.empty(batch, spec.args["in_channels"], *patch_size, device="meta"))
     except NotImplementedError:  # an operation the meta device lacks: nothing known against the network

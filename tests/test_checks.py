@@ -583,7 +583,7 @@ def test_the_check_command_refuses_the_experiments_network_and_loss_for_the_data
     data = f"data:\n  dataset: {table}\n  labels: {{0: background, 1: a, 2: b}}\n  patch_size: [16, 16, 16]\n"
     for rest, said in (
             ("model:\n  name: segresnet\n  args: {init_filters: 4}\n",
-             "model 'segresnet' cannot train on data.patch_size (16, 16, 16) with these model.args"),
+             "model 'segresnet': MONAI's SegResNet refuses these model.args, and builds no network of them"),
             ("model:\n  name: segresnet\n  args: {in_channels: 1}\n",
              "model.args ['in_channels'] contradict the run: in_channels is the number of image channels (2)"),
             ("model:\n  name: unet\n  args: {out_channels: 2}\n",
@@ -673,7 +673,7 @@ def test_check_of_the_synthetic_dataset_before_it_is_written_checks_the_network_
     train = f"train:\n  output_dir: {tmp_path / 'run'}\n"
     for data, rest, said in (
             ("", "model:\n  name: segresnet\n  args: {init_filters: 4}\n",
-             "model 'segresnet' cannot train on data.patch_size (32, 32, 32) with these model.args"),
+             "model 'segresnet': MONAI's SegResNet refuses these model.args, and builds no network of them"),
             ("", "  loss_args: {weight: [1.0, 2.0]}\n",
              "train.loss=dice_ce with train.loss_args cannot score 3 classes (background included)"),
             ("  binarize: true\n", "model:\n  name: unet\n  args: {out_channels: 3}\n",

@@ -159,26 +159,30 @@ def test_unet_takes_strides_per_axis():
 
 
 _PATCH_TOO_SMALL = "The patch is too small for this network: it trains on 32x32x32"
-_ARGS_AT_FAULT = "It fails on every patch up to 256x256x256 too: change model.args"
+_ARGS_AT_FAULT = "It fails on the larger cubes tried too, 32x32x32 to 256x256x256: change model.args"
+_REFUSED = "refuses these model.args, and builds no network of them"  # MONAI's constructor: no patch at fault
 
 
 @pytest.mark.parametrize("name, args, patch, reason, fix", [
     # 4 stride-2 levels: 1 voxel at the bottom
     ("unet", {}, 16, "Expected more than 1 spatial element", _PATCH_TOO_SMALL),
-    ("unet", {"channels": [4, 8, 16, 32], "strides": [2, 2]}, 16, "cannot train on data.patch_size", _ARGS_AT_FAULT),
-    ("dynunet", {"filters": [8, 16, 32]}, 64, "filters", _ARGS_AT_FAULT),  # depth 5 from the 64^3 patch, 3 filters
+    ("unet", {"channels": [4, 8, 16, 32], "strides": [2, 2]}, 16, r"model 'unet': MONAI's UNet refuses these "
+     r"model.args, and builds no network of them: the length of `strides` should equal to `len\(channels\) - 1`. "
+     r"Change model.args$", _REFUSED),
+    ("unet", {"channels": [4, 8], "strides": [2], "act": "nosuch"}, 16, "Unsupported option 'NOSUCH'", _REFUSED),
+    ("dynunet", {"filters": [8, 16, 32]}, 64, "filters", _REFUSED),  # depth 5 from the 64^3 patch, 3 filters
     # strides derived from 32^3 give 3 up-sampling layers, from 64^3 four: the retry derives them again
     # (it tried 32^3's strides on every cube and blamed model.args until the seventy-fourth session)
     ("dynunet", {"deep_supervision": True, "deep_supr_num": 3}, 32, "deep_supr_num",
      "The patch is too small for this network: it trains on 64x64x64"),
-    ("unet", {"channels": [4]}, 32, "no less than 2", _ARGS_AT_FAULT),  # MONAI's own sentence ends in a full stop
-    ("segresnet", {"init_filters": 4}, 32, r"num_channels \(4\) must be divisible by num_groups \(8\)", _ARGS_AT_FAULT),
+    ("unet", {"channels": [4]}, 32, "no less than 2", _REFUSED),  # MONAI's own sentence ends in a full stop
+    ("segresnet", {"init_filters": 4}, 32, r"num_channels \(4\) must be divisible by num_groups \(8\)", _REFUSED),
     # trained 16 "classes" and painted label values the data has none of, silently (eighty-fourth session)
     ("segresnet", {"use_conv_final": False}, 16, r"its output has 16 channels, and the run needs one per class "
                                                  r"\(or region\), 3", _ARGS_AT_FAULT),
     # MONAI's constructor raises NotImplementedError, read as the meta device's: a traceback later
     ("unet", {"channels": [4, 8], "strides": [2], "kernel_size": 4}, 32, r"Same padding not available for "
-                                                                         r"kernel_size=\[4\]", _ARGS_AT_FAULT),
+                                                                         r"kernel_size=\[4\]", _REFUSED),
 ])
 def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(name, args, patch, reason, fix):
     """The message says which of the two to change: it blamed the patch for any failure, and carried
@@ -188,10 +192,25 @@ def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(nam
     spec = model_spec(name, 1, 3, (patch,) * 3, args)  # accepted: only the shapes of a forward tell
     with pytest.raises(ConfigError, match=reason) as refused:
         check_trainable(spec, (patch,) * 3)
-    assert "model.args" in str(refused.value) and "data.patch_size" in str(refused.value)
+    assert "model.args" in str(refused.value)
+    assert ("data.patch_size" in str(refused.value)) == (fix != _REFUSED)  # a network that builds but cannot take it
     assert ".." not in str(refused.value)
     assert fix in str(refused.value)
     assert refused.value.__cause__ is None and refused.value.__suppress_context__
+
+
+@pytest.mark.parametrize("patch, tried", [
+    (128, "It fails on the larger cube tried too, 256x256x256: change model.args"),
+    (256, r"No cube tried \(up to 256x256x256\) is larger than the patch: change model.args"),
+    (512, r"No cube tried \(up to 256x256x256\) is larger than the patch: change model.args")])
+def test_a_network_failing_on_a_large_patch_is_told_only_of_the_cubes_tried(patch, tried):
+    """A 512^3 patch was told that the network "fails on every patch up to 256x256x256 too", none of
+    which was tried: only cubes above the patch are (ninety-second session's audit)."""
+    from accelerated_seg.models import check_trainable
+
+    spec = model_spec("segresnet", 1, 3, (patch,) * 3, {"use_conv_final": False, "init_filters": 8})
+    with pytest.raises(ConfigError, match=tried):
+        check_trainable(spec, (patch,) * 3)
 
 
 @pytest.mark.parametrize("name", list(MODELS))
