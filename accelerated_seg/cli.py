@@ -33,6 +33,7 @@ from .launch_env import launched_processes
 from .launcher_report import leave_for_the_launcher
 from .own_warnings import said_as_lines
 from .predict_options import TTA_MODES
+from .wording import counted
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1124,7 +1125,8 @@ def _predict_distributed(args, options) -> int:
                                       continue_prediction=args.continue_prediction, **options)
         if state.is_main_process:
             done = "in" if args.continue_prediction else "segmented into"
-            print(f"{len(written)} case(s) {done} {args.output} by {state.num_processes} processes")
+            by = counted(state.num_processes, "process", "processes")
+            print(f"{len(written)} case(s) {done} {args.output} by {by}")
         code = 0
     except KeyboardInterrupt:
         if state.is_main_process:

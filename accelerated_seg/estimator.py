@@ -59,6 +59,7 @@ from .own_warnings import AcceleratedSegWarning
 from .regions import Regions
 from .run_folder import TRAIN_RUN_MARKER, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
+from .wording import counted
 
 #: The runnable script of this API, which the refusals point to for what it shows (its main guard).
 _EXAMPLE = "examples/estimator.py"
@@ -683,7 +684,8 @@ class Segmentation:
         cfg = check_values(cfg)
         if not dataset.manifest.validation and cfg.train.val_every:  # train says so in the config's terms
             raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
-                              f"every {cfg.train.val_every} steps (val_every): give validation_pairs (or a larger "
+                              f"every {counted(cfg.train.val_every, 'step')} (val_every): give validation_pairs "
+                              f"(or a larger "
                               f"validation_fraction) to Dataset.from_files, or val_every=0 to train without validation")
         _check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
         if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here

@@ -54,6 +54,7 @@ from .tensorboard_settings import record_changed_settings, record_settings, set_
 from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
+from .wording import counted
 
 
 def make_accelerator(out: Path, trackers, ddp: DDPConfig | None = None, cudnn_benchmark: bool = True,
@@ -445,10 +446,10 @@ def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
                           f"this run's {spec.name}: name a smaller part, or set "
                           f"{names.set_to('train.head_only_steps', 0)}")
     warmup = cfg.optim.warmup_steps
-    accelerator.print(f"the first {cfg.train.head_only_steps} steps train "
+    accelerator.print(f"the first {counted(cfg.train.head_only_steps, 'step')} train "
                       + (f"the layers outside {part}" if part else "the output layers")
                       + f" alone ({len(trained_alone)} tensors); the rest of the network then joins them"
-                      + (f", its rate warmed up over {warmup} steps" if warmup else "")
+                      + (f", its rate warmed up over {counted(warmup, 'step')}" if warmup else "")
                       + f" ({names.setting('train.head_only_steps')})")
     return trained_alone
 

@@ -23,6 +23,7 @@ import yaml
 
 from .config import ConfigError, settings_changed
 from .model_folders import STEP_DIR, Names, saved_by_fit
+from .wording import counted
 
 # fit's settings as its trackers were given them (``train._fit_hparams``), saved into each of its checkpoints:
 # fit has no config (its checkpoints' config.yaml is empty), so until the ninetieth session a resume had nothing
@@ -213,7 +214,8 @@ def check_resume_length(checkpoint: Path, max_steps: int) -> None:
 def beyond_max_steps(checkpoint: Path, step: int, max_steps: int) -> ConfigError:
     """The refusal of a resume from ``step`` into a run of ``max_steps``."""
     return ConfigError(
-        f"{checkpoint} is at step {step}, beyond the {max_steps} optimizer steps this run asks for (train."
+        f"{checkpoint} is at step {step}, beyond the {counted(max_steps, 'optimizer step')} this run asks for (train."
         f"max_steps, or fit's max_steps/max_epochs; the estimator's fit(epochs=/steps=)): a resumed run goes on "
-        f"from its step and cannot go back. Ask for more than {step} steps to train on, or start a new run from "
+        f"from its step and cannot go back. Ask for more than {counted(step, 'step')} to train on, or start a new "
+        f"run from "
         f"its weights (train.init_from; the estimator's fit(init_from=...))")

@@ -93,6 +93,7 @@ from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
 from .unused_settings import unused_settings_warnings
 from .validation import validate
+from .wording import counted
 
 
 class TrainingDiverged(RuntimeError):
@@ -497,7 +498,8 @@ def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
         saved = complete_checkpoints(loop.checkpoints_dir)
         where = (f"the last good checkpoint is kept in {saved[-1]}" if saved else
                  f"no checkpoint was saved before ({loop.names.prefix}save_every)")
-        raise TrainingDiverged(f"the loss or the gradients were non-finite for {in_a_row} optimizer steps in a row; "
+        raise TrainingDiverged(f"the loss or the gradients were non-finite for {counted(in_a_row, 'optimizer step')} "
+                               f"in a row; "
                                f"{where}. Lower {loop.names.rate} or check the data.")
     return in_a_row
 
@@ -713,7 +715,7 @@ def _check_the_schedule_length(scheduler, max_steps: int, checkpoint: Path | Non
                    "resume with fewer steps, or train on from its weights as a new run (another checkpoint_dir) "
                    "with a schedule of its own")
         raise ConfigError(f"fit: the scheduler {which} is built for total_steps={total}{restored}, but the run takes "
-                          f"{max_steps} optimizer steps (max_steps, or max_epochs x batches per process / "
+                          f"{counted(max_steps, 'optimizer step')} (max_steps, or max_epochs x batches per process / "
                           f"grad_accum_steps){under}: {way}")
 
 
@@ -860,9 +862,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                           f"{names.set_to('train.val_distances', False)}")
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
     if patches < plan.per_device * num_processes:
-        raise ConfigError(f"one epoch has {patches} patches, fewer than one batch of every process's, "
-                          f"{plan.per_device * num_processes}: raise {names.setting('data.samples_per_volume')} or "
-                          f"lower the batch")
+        raise ConfigError(f"one epoch has {counted(patches, 'patch', 'patches')}, fewer than one batch of every "
+                          f"process's, {plan.per_device * num_processes}: raise "
+                          f"{names.setting('data.samples_per_volume')} or lower the batch")
     cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
     if note := _patches_left_out_note(patches, cut, plan.global_batch, names):
         accelerator.print(note)
@@ -1312,8 +1314,8 @@ def _another_length_note(saved: int | None, cfg: Config, lr: float, step: int,
     if cfg.optim.min_lr_ratio == 1.0:  # no decay: the length changes nothing
         return None
     schedule = (f"{names.setting('train.max_steps')} {saved} -> {cfg.train.max_steps}: the learning-rate schedule "
-                f"({cfg.optim.schedule}, after {cfg.optim.warmup_steps} warm-up steps) now decays over "
-                f"{cfg.train.max_steps} steps")
+                f"({cfg.optim.schedule}, after {counted(cfg.optim.warmup_steps, 'warm-up step')}) now decays over "
+                f"{counted(cfg.train.max_steps, 'step')}")
     if step < cfg.optim.warmup_steps:  # the warm-up does not depend on the length: "0.00055 where ... 0.00055"
         return (f"{schedule}, not {saved}; at step {step} both are still warming up, at a rate of "
                 f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}")

@@ -23,6 +23,7 @@ from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.strategy import refuse_an_unjoined_launch
+from accelerated_seg.wording import counted
 
 
 def main(argv=None):
@@ -63,7 +64,7 @@ def main(argv=None):
                          overwrite=args.overwrite, val_every=max(1, args.steps // 2))
     model.fit(data, steps=args.steps)
     say = print if writes else (lambda *_: None)
-    say(f"trained {model.summary['step']} steps, best validation Dice {model.summary['best_dice']:.3f}")
+    say(f"trained {counted(model.summary['step'], 'step')}, best validation Dice {model.summary['best_dice']:.3f}")
 
     case = phantoms.validation[0]
     label_image = model.predict(str(case.images[0]))  # a nibabel image on the input's own grid

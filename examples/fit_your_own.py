@@ -26,6 +26,7 @@ from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import fit
+from accelerated_seg.wording import counted
 
 
 def main(argv=None):
@@ -72,7 +73,7 @@ def main(argv=None):
                  save_every=10, log_every=2, resume=args.resume, overwrite=args.overwrite)
     if result["is_main_process"]:
         first, last = result["losses"][0][1], result["losses"][-1][1]
-        print(f"{result['step']} optimizer steps, loss {first:.3f} -> {last:.3f}; weights: {result['model']}")
+        print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; weights: {result['model']}")
     return result
 
 

@@ -33,6 +33,7 @@ from accelerated_seg.model_folders import complete_checkpoints
 from accelerated_seg.run_folder import TRAIN_RUN_MARKER
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import train
+from accelerated_seg.wording import counted
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,7 +94,8 @@ def main(argv=None):
                         f"{summary['best_step']}")
             models.append(fold_dir / "best_model")
         else:  # no validation, no best model: the final one
-            state.print(f"fold {fold}: trained {summary['step']} steps without validation; its final model joins")
+            state.print(f"fold {fold}: trained {counted(summary['step'], 'step')} without validation; its final "
+                        f"model joins")
             models.append(fold_dir / "model")
 
     results = {}

@@ -1464,7 +1464,7 @@ def test_resume_with_fewer_steps_than_the_checkpoint_is_refused_and_at_its_step_
     out = tmp_path / "run"
     first = train(tiny_config(out, train__max_steps=2, train__val_every=0))
     config_yaml = (out / "config.yaml").read_text()
-    with pytest.raises(ConfigError, match=r"step_2 is at step 2, beyond the 1 optimizer steps this run asks for "
+    with pytest.raises(ConfigError, match=r"step_2 is at step 2, beyond the 1 optimizer step this run asks for "
                                           r"\(train.max_steps, .*cannot go back. Ask for more than 2 steps"):
         train(tiny_config(out, train__max_steps=1, train__val_every=0, train__resume="latest"))
     assert (out / "config.yaml").read_text() == config_yaml  # nothing of the refused run written
@@ -1954,6 +1954,22 @@ def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_list
     assert "train.max_steps 4 -> 5" in capsys.readouterr().out
     train(tiny_config(out, train__max_steps=5, train__val_every=0, train__resume="latest", optim__lr="0.002"))
     assert "the learning-rate schedule" not in capsys.readouterr().out  # the length it was written with: nothing
+
+
+def test_counts_of_one_are_said_in_the_singular(tiny_config, tmp_path):
+    """"after 1 warm-up steps", "the first 1 steps", "warmed up over 1 steps" (ninety-second session's
+    audit of the README's train)."""
+    from accelerated_seg.train import _another_length_note
+    from accelerated_seg.wording import counted
+
+    assert [counted(n, "step") for n in (0, 1, 2)] == ["0 steps", "1 step", "2 steps"]
+    assert counted(1, "process", "processes") == "1 process" and counted(3, "patch", "patches") == "3 patches"
+    checkpoint = tmp_path / "step_1"
+    checkpoint.mkdir()
+    (checkpoint / "config.yaml").write_text("train:\n  max_steps: 2\n")
+    note = _another_length_note(checkpoint, tiny_config(train__max_steps=1, optim__warmup_steps=1), 0.001, 0)
+    assert note.startswith("train.max_steps 2 -> 1: the learning-rate schedule (cosine, after 1 warm-up step) now "
+                           "decays over 1 step, ")
 
 
 def test_a_longer_run_resumed_inside_its_warm_up_says_the_rate_is_the_same(tiny_config, tmp_path):
