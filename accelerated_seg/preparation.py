@@ -446,7 +446,9 @@ def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
                           f"this run's {spec.name}: name a smaller part, or set "
                           f"{names.set_to('train.head_only_steps', 0)}")
     warmup = cfg.optim.warmup_steps
-    accelerator.print(f"the first {counted(cfg.train.head_only_steps, 'step')} train "
+    first = ("the first step trains" if cfg.train.head_only_steps == 1 else
+             f"the first {cfg.train.head_only_steps} steps train")
+    accelerator.print(f"{first} "
                       + (f"the layers outside {part}" if part else "the output layers")
                       + f" alone ({len(trained_alone)} tensors); the rest of the network then joins them"
                       + (f", its rate warmed up over {counted(warmup, 'step')}" if warmup else "")

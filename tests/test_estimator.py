@@ -1893,7 +1893,7 @@ def test_an_estimators_fine_tuning_names_head_only_steps_as_its_keyword(tiny_dat
     Segmentation.load(model.model_dir, output_dir=str(tmp_path / "alone"), **settings).fit(
         data.binarize(), steps=3, head_only_steps=1)
     said += (alone := capsys.readouterr().out)
-    assert re.search(r"the first 1 steps train the output layers alone \(\d+ tensors\); the rest of the network then "
+    assert re.search(r"the first step trains the output layers alone \(\d+ tensors\); the rest of the network then "
                      r"joins them, its rate warmed up over 20 steps \(head_only_steps\)", alone), alone
     with pytest.raises(ConfigError, match=r"^head_only_steps=1 trains the output layers that start afresh alone, but "
                                           r"every layer of .* fits this run's network \(the same 3 outputs\): set "

@@ -281,7 +281,7 @@ def test_a_fit_resumes_checkpoint_gone_before_it_is_loaded_is_said_to_be_gone_in
     folder_removed_at(monkeypatch, train_module, "load_state_also_of_wrapped_aliases", rotating)
     capsys.readouterr()
     assert fit(*_pieces(), max_steps=3, checkpoint_dir=out, progress_bar=False, resume=str(rotating))["step"] == 3
-    assert "fit.max_steps 2 -> 3" in capsys.readouterr().out
+    assert "from here on: max_steps 2 -> 3" in capsys.readouterr().out
 
 
 def test_a_fit_resume_with_nothing_there_is_refused_in_fits_own_words(tmp_path):
