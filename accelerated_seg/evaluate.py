@@ -501,6 +501,7 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
     """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json
     (``setting``: the file's name in the errors)."""
     path = Path(path)
+    check_labels_file(path, setting)  # a folder gave "[Errno 21] Is a directory", uncaught
     try:
         document = parse_json(path.read_text(encoding="utf-8-sig"), path)
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
@@ -509,8 +510,6 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
         if all(isinstance(v, int) and not isinstance(v, bool) for v in raw.values()):
             return dict(sorted((int(v), str(k)) for k, v in raw.items()))  # nnU-Net v2: name -> value
         return dict(sorted((int(k), str(v)) for k, v in raw.items()))  # MSD: "value" -> name
-    except FileNotFoundError as err:
-        raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes") from err
     except DataError:  # a key given twice: its own message
         raise
     except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:

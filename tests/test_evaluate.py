@@ -804,6 +804,18 @@ def test_a_dataset_json_saved_with_a_byte_order_mark_names_the_classes_and_the_i
     assert ignore_from_json(path) == 2
 
 
+def test_class_names_of_a_folder_or_a_missing_file_say_what_the_labels_take(tmp_path):
+    """class_names_from_json said "file not found" as check_labels_file does, in a copy of its own, and a
+    folder gave "[Errno 21] Is a directory" uncaught (ninety-second session's probe): one check says both."""
+    from accelerated_seg.evaluate import class_names_from_json
+
+    with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path))}: a folder, where dataset_json takes"):
+        class_names_from_json(tmp_path)
+    with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / 'gone.json'))}: --labels file not found; "
+                                        r"give the dataset.json that names the classes$"):
+        class_names_from_json(tmp_path / "gone.json", "--labels")
+
+
 def test_labels_given_as_a_folder_is_refused_naming_it_before_any_case_is_read(folders, tmp_path, monkeypatch,
                                                                                 capsys):
     """--labels <folder> was "error: [Errno 21] Is a directory: '...'", naming neither the flag nor the file
