@@ -743,7 +743,7 @@ def _cache(args, _) -> int:
         cfg = load_config(args.config) if args.config is not None else Config()
         if args.cache_dir is not None and (refusal := _not_a_cache(Path(args.cache_dir))):
             raise ConfigError(f"--cache-dir {args.cache_dir}: {refusal}")
-        root = Path(args.cache_dir).absolute() if args.cache_dir is not None else cache_root(cfg.data)
+        root = Path(args.cache_dir).resolve() if args.cache_dir is not None else cache_root(cfg.data)
         if args.dataset is None and args.config is None:
             return _every_cached_dataset(root, args.prune)
         if args.dataset is not None and is_cached_dataset(Path(args.dataset)):
@@ -751,7 +751,7 @@ def _cache(args, _) -> int:
                 raise ConfigError(f"{args.dataset}: a dataset's folder in the cache, where --prune removes every "
                                   f"version no live run uses and --config {args.config} keeps none: give --config "
                                   f"alone to keep its experiment's version, or the folder alone")
-            return _cached_versions(Path(args.dataset).absolute(), None, args.prune)  # no settings: none kept
+            return _cached_versions(Path(args.dataset).resolve(), None, args.prune)  # no settings: none kept
         if args.dataset is not None and (refusal := _cache_folder_given_as_dataset(Path(args.dataset))):
             raise DataError(f"{args.dataset}: {refusal}")
         source = args.dataset if args.dataset is not None else dataset_source(cfg.data, cfg.train.output_dir)
@@ -778,11 +778,11 @@ def _not_a_cache(folder: Path) -> str | None:
     if not folder.is_dir():
         return "a file, not a folder; give the cache folder (data.cache_dir; default ~/.cache/accelerated_seg)"
     if is_cached_dataset(folder):
-        return (f"one dataset's folder in the cache {folder.absolute().parent}: give that cache, or this folder "
+        return (f"one dataset's folder in the cache {folder.resolve().parent}: give that cache, or this folder "
                 f"as the dataset (accelerated-seg cache {folder}) for its versions")
     if is_version(folder):
-        return (f"one preprocessed version of the dataset's folder {folder.absolute().parent} in the cache "
-                f"{folder.absolute().parent.parent}: give that cache")
+        return (f"one preprocessed version of the dataset's folder {folder.resolve().parent} in the cache "
+                f"{folder.resolve().parent.parent}: give that cache")
     return None
 
 
@@ -792,8 +792,8 @@ def _cache_folder_given_as_dataset(folder: Path) -> str | None:
     from .data.cache_versions import cached_datasets, is_version
 
     if is_version(folder):
-        return (f"one preprocessed version in the cache, of the dataset's folder {folder.absolute().parent}; "
-                f"accelerated-seg cache {folder.absolute().parent} lists its versions, and with --prune removes "
+        return (f"one preprocessed version in the cache, of the dataset's folder {folder.resolve().parent}; "
+                f"accelerated-seg cache {folder.resolve().parent} lists its versions, and with --prune removes "
                 f"those no live run uses")
     if folder.is_dir() and not (folder / "dataset.json").exists() and (held := cached_datasets(folder)):
         return (f"a cache, of {len(held)} preprocessed dataset(s); accelerated-seg cache --cache-dir {folder} "

@@ -1118,6 +1118,33 @@ def test_the_cache_command_refuses_a_cache_dir_or_dataset_that_names_the_wrong_p
     assert version.build(manifest.training[:1]) == 0  # nothing removed
 
 
+def test_the_cache_command_knows_the_parts_of_the_cache_given_as_dot_or_dot_dot(tiny_dataset, tmp_path, monkeypatch,
+                                                                                  capsys):
+    """`cache .` run in a dataset's folder in the cache was "folder without dataset.json; expected an MSD ...":
+    the names were checked as typed, and "." has none (ninety-second session's probe)."""
+    from accelerated_seg.cli import main
+
+    manifest = load_msd(tiny_dataset)
+    root = tmp_path / "cache"
+    version = _cache(root, manifest, spacing=(3.0,) * 3)
+    version.build(manifest.training[:1])
+    folder = version.dir.parent
+    monkeypatch.chdir(folder)
+    assert main(["cache", "."]) == 0
+    assert f"{folder}: 1 preprocessed version(s) of this dataset" in capsys.readouterr().out
+    assert main(["cache", "--cache-dir", "."]) == 2
+    assert f"error: --cache-dir .: one dataset's folder in the cache {root}: give that cache" in capsys.readouterr().err
+    monkeypatch.chdir(version.dir)
+    assert main(["cache", ".."]) == 0
+    assert f"{folder}: 1 preprocessed version(s) of this dataset" in capsys.readouterr().out
+    assert main(["cache", "."]) == 2
+    assert (f"error: .: one preprocessed version in the cache, of the dataset's folder {folder}; accelerated-seg cache "
+            f"{folder} lists its versions") in capsys.readouterr().err
+    assert main(["cache", "--cache-dir", "../.."]) == 0
+    assert f"{root}: 1 preprocessed dataset(s)" in capsys.readouterr().out
+    assert version.build(manifest.training[:1]) == 0  # nothing removed
+
+
 def test_the_cache_command_refuses_a_dataset_folder_in_the_cache_with_a_config_before_pruning(tiny_dataset, tmp_path,
                                                                                               capsys):
     """`cache <cache>/<folder> --config exp.yaml --prune` read no settings from the config and removed its

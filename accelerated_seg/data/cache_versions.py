@@ -174,14 +174,14 @@ def record_source(dataset_folder: Path, source: Path) -> None:
 def is_cached_dataset(folder: Path) -> bool:
     """Whether ``folder`` is a dataset's folder in a cache (not a dataset's own folder): named as the
     cache names them, and holding the source it records or a version."""
-    folder = Path(folder)
+    folder = Path(folder).resolve()  # by its own name: "." (a shell in the folder) or ".." has none
     return folder.is_dir() and bool(DATASET_FOLDER.match(folder.name)) and (
         (folder / SOURCE_FILE).is_file() or bool(_versions_in(folder)))
 
 
 def is_version(folder: Path) -> bool:
     """Whether ``folder`` is one preprocessed version of a dataset in a cache, as ``_versions_in`` finds them."""
-    folder = Path(folder)
+    folder = Path(folder).resolve()  # by its own name, as is_cached_dataset
     return bool(VERSION_FOLDER.match(folder.name)) and (folder / SETTINGS_FILE).is_file()
 
 
