@@ -171,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the cache (default: --config's data.cache_dir, else ~/.cache/accelerated_seg)")
     p.add_argument("--prune", action="store_true",
                    help="remove every other version of the dataset that no live run uses (of a dataset's folder "
-                        "in the cache: every one); without a dataset, the pre-flight checks' records this "
+                        "in the cache: every one; of a DATASET without --config, refused where none is the default "
+                        "settings' to keep); without a dataset, the pre-flight checks' records this "
                         "install cannot use (written by another version of its checks, nibabel or numpy)")
 
     p = commands.add_parser("predict", intermixed=True,

@@ -183,6 +183,15 @@ def test_every_argument_of_every_command_says_what_it_is_for():
     assert silent == []
 
 
+def test_cache_help_says_that_a_dataset_alone_prunes_only_where_the_default_settings_version_is_there(capsys):
+    """--prune's help said nothing of DATASET --prune without --config being refused where it would keep no
+    version (ninety-second session's probe)."""
+    with pytest.raises(SystemExit):
+        main(["cache", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert ("of a DATASET without --config, refused where none is the default settings' to keep" in said)
+
+
 def test_a_reader_that_goes_away_ends_the_command_without_a_traceback():
     """``accelerated-seg plan ... | head``: the closed pipe is met as a shell expects (status 141, as
     SIGPIPE would end it), not with a BrokenPipeError traceback."""
