@@ -1171,8 +1171,8 @@ def _evaluate(args, _) -> int:
         from .evaluate import SettingNames, evaluate_folders
 
     # its errors name these flags; from Python they name evaluate_folders' keyword arguments instead
-    flags = SettingNames(output_dir="--output", num_classes="--num-classes", dataset_json="--labels",
-                         merge_foreground="--merge-foreground", tolerance_mm="--tolerance")
+    flags = SettingNames(output_dir="--output", label_dir="LABELS", num_classes="--num-classes",
+                         dataset_json="--labels", merge_foreground="--merge-foreground", tolerance_mm="--tolerance")
     try:
         summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
                                    dataset_json=args.dataset_json, tolerance_mm=args.tolerance,

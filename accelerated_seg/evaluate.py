@@ -317,6 +317,7 @@ class SettingNames:
     from Python never typed."""
 
     output_dir: str = "output_dir"
+    label_dir: str = "label_dir"
     num_classes: str = "num_classes"
     dataset_json: str = "dataset_json"
     merge_foreground: str = "merge_foreground=True"  # a switch: the flag's counterpart is the value that sets it
@@ -651,6 +652,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         check_labels_file(dataset_json, setting_names.dataset_json)
     output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
+    check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
     check_output_folder(output_dir, setting_names.output_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
@@ -839,6 +841,18 @@ def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int],
                 f"non-zero value as class 1" if reference and values - {0} == {unknown[0]} else "")
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
                         f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file{ignore}{mask}")
+
+
+def check_output_outside_the_labels(output_dir: Path, label_dir: Path, pred_dir: Path,
+                                    setting_names: SettingNames = SettingNames()) -> None:
+    """Refuse an ``output_dir`` that is the reference labels' folder or one inside it (unless inside the
+    predictions' own): metrics.csv and summary.json were written among a dataset's labels, mixing an
+    evaluation's outputs with its references (ninety-second session's probe)."""
+    output, labels = output_dir.resolve(), label_dir.resolve()
+    if (output == labels or labels in output.parents) and not output.is_relative_to(pred_dir.resolve()):
+        raise DataError(f"{setting_names.output_dir} {output_dir} is {'' if output == labels else 'inside '}the "
+                        f"reference labels' folder {setting_names.label_dir} {label_dir}: metrics.csv and "
+                        f"summary.json would lie among the dataset's labels; give a folder outside it")
 
 
 def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:

@@ -833,6 +833,27 @@ def test_labels_given_as_a_folder_is_refused_naming_it_before_any_case_is_read(f
     assert read == [] and not (pred_dir / "evaluation").exists()
 
 
+def test_an_output_in_the_labels_folder_is_refused_naming_both_before_any_case_is_read(folders, monkeypatch,
+                                                                                      capsys):
+    """--output LABELS (or a folder in it) wrote metrics.csv and summary.json among the dataset's reference
+    labels (ninety-second session's probe)."""
+    import accelerated_seg.evaluate as evaluate
+
+    pred_dir, label_dir, dataset = folders
+    read = []
+    monkeypatch.setattr(evaluate, "read_nifti", lambda path, **_: read.append(path) or 1 / 0)
+    for output, where in ((label_dir, "is"), (label_dir / "evaluation", "is inside")):
+        assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--output",
+                     str(output)]) == 2
+        assert (f"error: --output {output} {where} the reference labels' folder LABELS {label_dir}: metrics.csv and "
+                f"summary.json would lie among the dataset's labels; give a folder outside it"
+                in capsys.readouterr().err)
+    with pytest.raises(DataError, match=r"is the reference labels' folder label_dir "):
+        evaluate_folders(pred_dir, label_dir, dataset_json=dataset, output_dir=label_dir)
+    assert read == [] and not (label_dir / "evaluation").exists()
+    assert sorted(path.name for path in label_dir.iterdir() if not path.name.endswith(".nii.gz")) == []
+
+
 def test_metrics_and_summary_are_replaced_together_or_neither_when_a_write_fails(folders, monkeypatch, capsys):
     """The two files were written one after the other: a full disk (or Ctrl-C) at summary.json left this
     evaluation's metrics.csv beside an earlier one's summary.json (ninety-second session's probe)."""
