@@ -191,6 +191,23 @@ def test_synth_never_replaces_case_files_it_did_not_write_but_finishes_its_own_a
     assert write_synthetic_dataset(ours, num_cases=2, num_validation=1, size_mm=(32.0, 32.0, 32.0)).is_file()
 
 
+def test_a_rerun_after_a_kill_removes_the_temporary_files_the_killed_write_left(tmp_path):
+    """A kill while a case was written left its hidden temporary in imagesTr/, which no rerun swept
+    (ninety-second session's probe); a user's hidden files stay."""
+    out, small = tmp_path / "phantoms", dict(num_cases=2, num_validation=1, size_mm=(32.0, 32.0, 32.0),
+                                             spacing_mm=4.0)
+    write_synthetic_dataset(out, **small)
+    (out / "dataset.json").unlink()  # as a kill while writing the cases leaves it
+    (out / ".phantoms_being_written").touch()
+    left = [out / "imagesTr" / f".case_001.nii.gz.{'a' * 32}.tmp.nii.gz", out / f".dataset.json.{'b' * 32}.tmp"]
+    mine = [out / "imagesTr" / ".case_001.nii.gz.notes", out / "labelsTr" / f".scan.nii.gz.{'c' * 32}.tmp.nii.gz"]
+    for path in left + mine:
+        path.write_bytes(b"half a file")
+    write_synthetic_dataset(out, **small)
+    assert [path for path in left if path.exists()] == []
+    assert all(path.read_bytes() == b"half a file" for path in mine)
+
+
 def test_a_rewrite_with_fewer_phantoms_leaves_none_of_the_earlier_ones(tmp_path):
     """synth --cases 3 over 5 phantoms left case_003 and case_004 in imagesTr/ and labelsTr/, which
     predict of imagesTr/ then segmented too (sixty-seventh session)."""

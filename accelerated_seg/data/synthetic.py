@@ -18,6 +18,7 @@ Decathlon style ``dataset.json``.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import nibabel as nib
@@ -231,6 +232,8 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
     # fewer cases left them beside it, and predict of imagesTr/ segmented them too (sixty-seventh session).
     # After a kill mid-write (no dataset.json, the marker there) every phantom-named file is the earlier's.
     earlier = _earlier_phantoms(out, json_path, writing)
+    if writing.exists():  # a write stopped: a kill skips the removal of the file it was writing
+        _remove_killed_writes(out)
     writing.touch()
     json_path.unlink(missing_ok=True)  # a stale manifest must not describe half-rewritten files
 
@@ -310,6 +313,20 @@ def _earlier_phantoms(out: Path, json_path: Path, writing: Path) -> set[str]:
     if not writing.exists():
         return set()
     return {path.name for sub in ("imagesTr", "labelsTr") for path in (out / sub).glob("case_[0-9][0-9][0-9].nii.gz")}
+
+
+# What a killed write of the phantoms leaves (write_nifti's and write_text_atomically's temporary names, of
+# the phantoms' own file names): none is a user's file, and with its fresh uuid no later write reuses it
+_KILLED_WRITE = re.compile(r"^\.(case_[0-9]{3}\.nii\.gz\.[0-9a-f]{32}\.tmp\.nii\.gz|dataset\.json\.[0-9a-f]{32}\.tmp)$")
+
+
+def _remove_killed_writes(out: Path) -> None:
+    """Delete the hidden temporaries a killed write of the phantoms left in ``out``: the case file (or
+    dataset.json) being written, which a rerun never swept (ninety-second session's probe)."""
+    for folder in (out, out / "imagesTr", out / "labelsTr"):
+        for entry in folder.iterdir():
+            if _KILLED_WRITE.match(entry.name) and entry.is_file():
+                entry.unlink(missing_ok=True)
 
 
 def _entry_of_the_wrong_kind(out: Path) -> str | None:
