@@ -1068,6 +1068,20 @@ def test_a_nifti_file_not_named_nii_is_refused_by_the_checks_not_a_traceback_aft
                                 f"that name: rename it a_plain.nii (and its path where it is listed)")
 
 
+@pytest.mark.parametrize("name, renamed", [("a_gz", "a_gz.nii.gz"), ("a_scan.gz", "a_scan.nii.gz")])
+def test_a_gzip_nifti_file_not_named_nii_gz_is_told_its_name_not_to_convert_it(tmp_path, name, renamed):
+    """A gzip-compressed NIfTI listed without .nii.gz was told "not a valid NIfTI file ...; convert the file"
+    (no extension), or to rename a_scan.gz a_scan.gz.nii (ninety-second session's probe)."""
+    case = make_case(tmp_path, "a")
+    misnamed = tmp_path / "imagesTr" / name
+    misnamed.write_bytes(case.images[0].read_bytes())
+    report = check_one_bad_case(tmp_path, Case(id="a", images=(misnamed,), label=case.label))
+    said = assert_single_error(report, f"a (image): {misnamed}: ", "a gzip-compressed NIfTI file not named .nii.gz, "
+                               f"which training reads by that name: rename it {renamed} (and its path where it is "
+                               f"listed)")
+    assert "convert" not in said
+
+
 def test_a_csv_whose_paths_are_written_from_the_working_folder_is_told_so(tmp_path, monkeypatch):
     """data/cases.csv listing data/imagesTr/... (its paths as seen from where the command runs) was told
     each file was not found and that data/data did not exist, never why (ninety-second session's probe):

@@ -38,10 +38,10 @@ from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.fingerprint import case_key, source_fingerprint
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
-from accelerated_seg.data.formats.paths import nifti_stem
+from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
 from accelerated_seg.data.intensity_spread import IntensitySpread, cluster_said, extreme_clusters, squeeze_said
-from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict,
-                                     read_nifti, voxel_size_conflict)
+from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error,
+                                     nifti_without_its_extension, placement_conflict, read_nifti, voxel_size_conflict)
 from accelerated_seg.data.manifest import Case, Manifest, with_regions
 from accelerated_seg.data.preprocess_settings import resolved_crop_foreground, resolved_normalization
 
@@ -706,8 +706,8 @@ def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volum
         report.errors.append(f"{context}: {err}")
         return None
     if nifti_stem(path) is None:  # passed, read by its bytes; training's loader and nibabel go by the name
-        report.errors.append(f"{context}: {path}: a NIfTI file not named .nii or .nii.gz, which training reads by "
-                             f"that name: rename it {path.name}.nii (and its path where it is listed)")
+        # read gzip-compressed where its name ends in .gz (scan.gz), as nibabel would if it took the name
+        report.errors.append(f"{context}: {path}: {nifti_without_its_extension(path, compressed=is_gzipped(path))}")
         return None
     if volumes_in(image.shape) != volumes:
         report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes, channels_declared_in)}")

@@ -276,19 +276,44 @@ def _compression_misnamed(path: Path) -> str | None:
     download tools decompress a ``.nii.gz`` on the way and keep its name; nibabel (and so MONAI) picks
     the compression by the name alone and cannot read either mix-up."""
     stem = nifti_stem(path)
-    if stem is None:
-        return None
     try:
         with path.open("rb") as stream:
             head = stream.read(4)
     except OSError:
         return None
+    if stem is None:
+        return _gzip_nifti_unnamed(path) if head[:2] == _GZIP_MAGIC else None
     if head[:2] == _GZIP_MAGIC and not is_gzipped(path):
         return f"its content is gzip-compressed but its name says uncompressed: rename it to {stem}.nii.gz"
     if is_gzipped(path) and _header_sizes(head) & {_NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE}:
         return (f"it is an uncompressed NIfTI file under a .gz name (a browser or download tool may have "
                 f"decompressed it): rename it to {stem}.nii, or compress it (gzip)")
     return None
+
+
+def _gzip_nifti_unnamed(path: Path) -> str | None:
+    """What to do about a gzip-compressed NIfTI file named without ``.nii.gz`` (``case_001``, ``scan.gz``), or
+    None where its content is no NIfTI: it was told to convert a file that only needs its name (an uncompressed
+    one is refused by the checks, which name its ``.nii``)."""
+    try:
+        with gzip.open(path, "rb") as stream:
+            head = stream.read(4)
+    except (OSError, EOFError):
+        return None
+    if not _header_sizes(head) & {_NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE}:
+        return None
+    return f"it is {nifti_without_its_extension(path, compressed=True)}"
+
+
+def nifti_without_its_extension(path: Path, compressed: bool) -> str:
+    """What to do about a NIfTI file (gzip-``compressed`` or not) whose name ends in neither ``.nii`` nor
+    ``.nii.gz``: read by its bytes it may pass, but nibabel, and so training's loader, go by the name."""
+    if compressed:  # scan.gz: scan.nii.gz, not scan.gz.nii.gz
+        name = path.name[:-len(".gz")] if is_gzipped(path) else path.name
+        return (f"a gzip-compressed NIfTI file not named .nii.gz, which training reads by that name: rename it "
+                f"{name}.nii.gz (and its path where it is listed)")
+    return (f"a NIfTI file not named .nii or .nii.gz, which training reads by that name: rename it {path.name}.nii "
+            f"(and its path where it is listed)")
 
 
 def _missing_file_fix(path: Path) -> str:
