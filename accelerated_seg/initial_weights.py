@@ -16,7 +16,7 @@ from .config import ConfigError
 from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import load_strictly, load_weights, read_export_config, read_weights_of
-from .model_folders import Names, check_initial_weights
+from .model_folders import Names, check_initial_weights, init_from_given
 from .models import ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names, spec_differences
 from .resume_checks import channel_name_differences, preprocessing_differences
 
@@ -46,8 +46,8 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
     if model_dir.is_file():
         from .weights_file import load_weights_file  # it builds on this module's helpers
 
-        return load_weights_file(model, spec, model_dir)
-    check_initial_weights(model_dir)
+        return load_weights_file(model, spec, model_dir, names)
+    check_initial_weights(model_dir, names)
     weights_path = model_dir / "model.safetensors"
     saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
     if saved == spec:
@@ -81,15 +81,9 @@ def check_initial_network(model_dir: str | Path, name: str, patch_size, args: di
         raise _another_network(model_dir, saved, built, names)
 
 
-def _init_from_given(model_dir: str | Path, names: Names) -> str:
-    """``train.init_from='<folder>'`` as the caller names the setting (``init_from='<folder>'`` to the estimator,
-    which was told of the config's key until the ninety-second session)."""
-    return f"{names.setting('train.init_from')}={str(model_dir)!r}"
-
-
 def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec, names: Names = Names()) -> ConfigError:
     # each difference named (the two whole specs, printed, hid a one-number change)
-    return ConfigError(f"{_init_from_given(model_dir, names)} holds another network than this run builds "
+    return ConfigError(f"{init_from_given(model_dir, names)} holds another network than this run builds "
                        f"({'; '.join(spec_differences(saved, built))}): use the same {names.network} "
                        f"and channels as the run that exported it (the classes may differ: the output layers "
                        f"then start afresh; and one channel may become several)")
@@ -121,7 +115,7 @@ def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict,
                                                   "data.crop_foreground")))
     ways = ([f"set those data settings ({data_settings}) to its values"] if settings else []) + (
         ["give the images in its order"] if named else [])
-    return (f"warning: {_init_from_given(model_dir, names)} learned from volumes prepared otherwise than this run's "
+    return (f"warning: {init_from_given(model_dir, names)} learned from volumes prepared otherwise than this run's "
             f"({'; '.join(settings + ([code] if code else []) + named)}); fine-tuning goes on under this run's"
             + (", whose preprocessing code the fine-tuning adapts the weights to" if code else "") + "."
             + (f" To prepare them as the export's were, {' and '.join(ways)}" if ways else ""))
@@ -148,7 +142,7 @@ def class_order_warning(model_dir: str | Path, labels: dict, regions: bool, name
         return None
     moved = [f"class {index}: {saved.get(str(index), saved.get(index))} there, {labels[index]} here"
              for index in range(len(labels)) if there[index] != here[index]]
-    return (f"warning: {_init_from_given(model_dir, names)} names this run's classes in another order "
+    return (f"warning: {init_from_given(model_dir, names)} names this run's classes in another order "
             f"({'; '.join(moved)}): its output layers are loaded as trained, each answering for its own class. "
             f"A class's index is its label value's rank: where the names are right, store each class under the "
             f"value it has there (relabel the files); where they are not, name them so ({names.class_naming})")

@@ -64,7 +64,8 @@ class Names:
     model_of_the_state: str = "make a model of it with accelerated-seg export {folder} --output <new folder>"
     # where the run's classes are named (in index order): the estimator's Dataset alone by from_files' class_names
     class_naming: str = "data.labels, a dataset.json's labels, Dataset.from_files' class_names"
-    # the config's keys the caller takes by another name than the field's: the patch is from_files' block_shape
+    # the config's keys the caller takes by another name than the field's: the patch is from_files' block_shape,
+    # the network the estimator's model, model_args (Dataset.fit's the config's model.name, model.args: cfg.model)
     renamed: tuple[tuple[str, str], ...] = ()
 
     def setting(self, key: str) -> str:
@@ -120,7 +121,9 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)",
                         new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)",
                         network="Segmentation's model, model_args", giving="fit(..., {setting})",
-                        class_naming="Dataset.from_files' class_names", renamed=(("data.patch_size", "block_shape"),))
+                        class_naming="Dataset.from_files' class_names",
+                        renamed=(("data.patch_size", "block_shape"), ("model.name", "Segmentation's model"),
+                                 ("model.args", "model_args")))
 # Dataset.fit trains through train too, its settings keywords of its own or of the Dataset.config(...) given it
 # (resume='latest' either way), its network the config's model.name, model.args (cfg.model): it was told train's
 # command-line words until the ninety-second session
@@ -130,7 +133,8 @@ DATASET_FIT_NAMES = Names(resume="resume='latest'", elsewhere="another output_di
                           overwrite_again="overwrite=True", start_from="init_from=<folder>",
                           new_run_elsewhere="init_from={export} in another output_dir", giving="{setting}",
                           class_naming="Dataset.from_files' class_names",
-                          renamed=(("data.patch_size", "block_shape"),))
+                          renamed=(("data.patch_size", "block_shape"), ("model.name", "model.name"),
+                                   ("model.args", "model.args")))
 
 
 def exported_models_in(folder: str | Path) -> list[Path]:
@@ -262,11 +266,18 @@ def checkpoint_gone(checkpoint: Path, instead: str = "the run folder for its new
             f"training deletes older ones as it saves): give one of them, or {instead}")
 
 
-def check_initial_weights(init_from: str | Path) -> None:
+def init_from_given(init_from: str | Path, names: Names = Names()) -> str:
+    """``train.init_from='<folder>'`` as the caller names the setting: ``init_from='<folder>'`` to the estimator
+    and Dataset.fit, which were told of the config's key until the ninety-second session."""
+    return f"{names.setting('train.init_from')}={str(init_from)!r}"
+
+
+def check_initial_weights(init_from: str | Path, names: Names = Names()) -> None:
     """``train.init_from`` as far as the file system tells: a weights file (``weights_file.py`` reads it),
     or an exported model folder whose config.json is an export's. Checked before the imports and before
     anything of the run is written (a typo was refused after 20 s, the demo's phantoms already written);
-    ``initial_weights.load_initial_weights`` checks the network it holds against the run's.
+    ``initial_weights.load_initial_weights`` checks the network it holds against the run's. ``names``: the
+    caller's.
 
     Raises:
         ConfigError: not a file, and not a folder with both files of an export.
@@ -274,11 +285,11 @@ def check_initial_weights(init_from: str | Path) -> None:
     """
     path = Path(init_from)
     if path.is_file():
-        check_weights_file(path)
+        check_weights_file(path, names)
         return
     if not ((path / "config.json").is_file() and (path / "model.safetensors").is_file()):
         checkpoint = (path / LAYOUT_FILE).is_file()  # a step_N folder: the weights are there, in its layout
-        raise ConfigError(f"train.init_from={str(path)!r} must be an exported model folder "
+        raise ConfigError(f"{init_from_given(path, names)} must be an exported model folder "
                           f"(config.json + model.safetensors), e.g. <previous run>/model, or a weights file "
                           f"(a MONAI network's state dict, .pt or .safetensors)"
                           + (f"; make one of this training-state checkpoint with accelerated-seg export {path} "
@@ -291,19 +302,19 @@ def check_initial_weights(init_from: str | Path) -> None:
 TORCH_SAVE_STARTS = (b"PK\x03\x04", b"\x80", b"L119547037146038801333356")
 
 
-def check_weights_file(path: Path) -> None:
+def check_weights_file(path: Path, names: Names = Names()) -> None:
     """A weights file (``train.init_from=weights.pt``) as far as its first bytes tell, before torch is
     imported: a text file, an empty one or a NIfTI was refused by torch.load 3-12 s in, the demo's
     phantoms written into the new run's folder (ninety-second session). weights_file.read_state_dict
-    reads the rest.
+    reads the rest. ``names``: the caller's.
 
     Raises:
         ConfigError: an export's config.json, whose folder was meant.
         DataError: neither torch.save's nor safetensors' format, or a safetensors file cut short.
     """
     if path.name == "config.json" and (path.parent / "model.safetensors").is_file():  # an export's description
-        raise ConfigError(f"train.init_from={str(path)!r} is the description of the export in {path.parent}: give "
-                          f"the folder, train.init_from={str(path.parent)!r}")
+        raise ConfigError(f"{init_from_given(path, names)} is the description of the export in {path.parent}: give "
+                          f"the folder, {init_from_given(path.parent, names)}")
     if path.suffix == ".safetensors":
         try:
             check_safetensors_header(path)
@@ -345,13 +356,13 @@ def _is_plain_tar(path: Path) -> bool:
         return False
 
 
-def check_init_from(train) -> None:
+def check_init_from(train, names: Names = Names()) -> None:
     """check_initial_weights of a run's ``train`` settings where they start from weights: with
     train.init_into a file's format alone (train._check_init_into says what else it must be), and
-    train.resume with train.init_from is refused there."""
+    train.resume with train.init_from is refused there. ``names``: the caller's."""
     if not train.init_from or train.resume:
         return
     if train.init_into is None:
-        check_initial_weights(train.init_from)
+        check_initial_weights(train.init_from, names)
     elif Path(train.init_from).is_file():
-        check_weights_file(Path(train.init_from))
+        check_weights_file(Path(train.init_from), names)

@@ -345,7 +345,7 @@ def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, r
     aliases = shared_tensor_names(model)
     expect_shared_tensors(aliases)  # accelerate's notice of them at every checkpoint: expected
     if cfg.train.init_from and cfg.train.init_into:
-        loaded = load_weights_into(model, spec, cfg.train.init_from, cfg.train.init_into)
+        loaded = load_weights_into(model, spec, cfg.train.init_from, cfg.train.init_into, names)
         accelerator.print(_part_loaded_line(cfg, spec, model, loaded, names))
     elif cfg.train.init_from:
         fresh, spread = load_initial_weights(model, spec, cfg.train.init_from, names)
@@ -437,7 +437,7 @@ def _layers_trained_alone(cfg: Config, spec: ModelSpec, model: torch.nn.Module,
         return []
     part = cfg.train.init_into
     if part:
-        check_part(model, spec, part)
+        check_part(model, spec, part, names)
     alone = outside_part(model, part) if part else output_layer_names(spec)
     trained_alone = [parameter for name, parameter in model.named_parameters() if name in alone]
     if not trained_alone:  # MONAI's UNet keeps every layer in its one part, `model`

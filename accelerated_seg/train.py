@@ -1094,7 +1094,7 @@ def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, pro
 
 def _check_initial_weights(cfg: Config, names: Names = Names()) -> None:
     """A new run's train.init_from: a file or export that is there, of a network this run can start from."""
-    check_init_from(cfg.train)
+    check_init_from(cfg.train, names)
     if cfg.train.init_from and cfg.train.init_into is None:
         check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
 

@@ -31,7 +31,7 @@ from .config import ConfigError
 from .data.errors import DataError
 from .exported_model import read_safetensors, with_every_name
 from .initial_weights import InitialWeights, adapt_to_network
-from .model_folders import check_weights_file, not_a_weights_file
+from .model_folders import Names, check_weights_file, init_from_given, not_a_weights_file
 from .models import ModelSpec
 
 # Where training scripts nest the network's state dict in a checkpoint dict: MONAI's CheckpointSaver
@@ -42,15 +42,16 @@ NESTING_KEYS = ("state_dict", "model", "model_state_dict", "network", "network_w
 WRAPPER_PREFIXES = ("module.", "_orig_mod.")
 
 
-def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
+def read_state_dict(path: Path, names: Names = Names()) -> dict[str, torch.Tensor]:
     """The network's tensors in ``path`` (safetensors, or torch.save's format), unnested and without
-    wrapper prefixes.
+    wrapper prefixes. ``names``: how the caller names its settings (the estimator's and Dataset.fit's
+    keywords since the ninety-second session), here and below.
 
     Raises:
         DataError: the file cannot be read (damaged, truncated, or neither format).
         ConfigError: it holds Python objects besides tensors, or no state dict.
     """
-    check_weights_file(path)  # its format, as the command line checks it before the imports
+    check_weights_file(path, names)  # its format, as the command line checks it before the imports
     if path.suffix == ".safetensors":
         return _without_wrapper_prefixes(read_safetensors(path))
     try:
@@ -59,7 +60,7 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
         # Only "Unsupported global" is a pickle of Python objects; "Unsupported operand" (a NIfTI, a JSON,
         # one byte) is no pickle at all, which was diagnosed as one until the seventy-seventh session.
         if "unsupported global" in str(error).lower():
-            raise ConfigError(f"train.init_from={str(path)!r} holds Python objects besides tensors (a whole "
+            raise ConfigError(f"{init_from_given(path, names)} holds Python objects besides tensors (a whole "
                               f"pickled network or training state?), which are not loaded: unpickling them runs "
                               f"code. Save the network's weights alone: torch.save(network.state_dict(), path)"
                               ) from None
@@ -67,10 +68,11 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
     except (RuntimeError, EOFError, OSError, ValueError) as error:
         raise DataError(f"{path} cannot be read as a PyTorch weights file ({' '.join(str(error).split())[:300]}): "
                         f"the file is damaged, truncated, or not written by torch.save") from None
-    return _without_wrapper_prefixes(_state_dict_in(content, path))
+    return _without_wrapper_prefixes(_state_dict_in(content, path, names))
 
 
-def load_weights_file(model: torch.nn.Module, spec: ModelSpec, path: str | Path) -> InitialWeights:
+def load_weights_file(model: torch.nn.Module, spec: ModelSpec, path: str | Path,
+                      names: Names = Names()) -> InitialWeights:
     """Load the weights file ``path`` into ``model`` (built from ``spec``), matching tensors by name
     and shape, as an export of the file's network would load (``initial_weights.adapt_to_network``): output
     layers of another number of outputs start as built, input layers of one channel spread over several.
@@ -80,22 +82,23 @@ def load_weights_file(model: torch.nn.Module, spec: ModelSpec, path: str | Path)
             other ``model.args`` or channels).
     """
     path = Path(path)
-    tensors = with_every_name(model, read_state_dict(path))
+    tensors = with_every_name(model, read_state_dict(path, names))
     built = model.state_dict()
     missing, unexpected = sorted(built.keys() - tensors.keys()), sorted(tensors.keys() - built.keys())
     if missing or unexpected:
         part = _part_that_fits(model, tensors)
         raise ConfigError(
-            f"train.init_from={str(path)!r} does not hold the weights of this run's {spec.name} (MONAI "
+            f"{init_from_given(path, names)} does not hold the weights of this run's {spec.name} (MONAI "
             f"{spec.monai_class}): " + "; ".join(
-                f"{len(names)} {what}, e.g. {', '.join(names[:3])}" for names, what in (
+                f"{len(listed)} {what}, e.g. {', '.join(listed[:3])}" for listed, what in (
                     (missing, "of its tensors are not in the file"), (unexpected, "in the file are not in it"))
-                if names)
+                if listed)
             + (f". Every tensor in the file has a place in its part {part!r}: if the file holds that part alone "
-               f"(an encoder from self-supervised pretraining?), set train.init_into={part} to load it there "
-               f"and start the rest of the network as built" if part else
-               ". Set model.name and model.args to the network the weights were trained as"))
-    adapted = _adapted(tensors, built, spec, path, f"a {spec.name}")
+               f"(an encoder from self-supervised pretraining?), set {names.set_to('train.init_into', part)} to load "
+               f"it there and start the rest of the network as built" if part else
+               f". Set {names.setting('model.name')} and {names.setting('model.args')} to the network the weights "
+               f"were trained as"))
+    adapted = _adapted(tensors, built, spec, path, f"a {spec.name}", names)
     model.load_state_dict(tensors, strict=True)
     return adapted
 
@@ -110,7 +113,8 @@ class PartLoaded(NamedTuple):
     read_as_part: str
 
 
-def load_weights_into(model: torch.nn.Module, spec: ModelSpec, path: str | Path, part: str) -> PartLoaded:
+def load_weights_into(model: torch.nn.Module, spec: ModelSpec, path: str | Path, part: str,
+                      names: Names = Names()) -> PartLoaded:
     """Load the weights file ``path``, which holds the part ``part`` of ``model`` alone (``train.init_into``),
     into that part; every other tensor of ``model`` keeps the value it was built with.
 
@@ -126,51 +130,53 @@ def load_weights_into(model: torch.nn.Module, spec: ModelSpec, path: str | Path,
             or a shape that another size of network would explain.
     """
     path = Path(path)
-    check_part(model, spec, part)
-    tensors = read_state_dict(path)
+    check_part(model, spec, part, names)
+    tensors = read_state_dict(path, names)
     built = model.state_dict()
     placement = _placements(tensors, part)
-    fitting = [(names, own) for names, own in placement if all(_in_part(name, built, part) for name in names.values())]
+    fitting = [(places, own) for places, own in placement
+               if all(_in_part(name, built, part) for name in places.values())]
     if not fitting:
-        names, _ = max(placement, key=lambda candidate: sum(name in built for name in candidate[0].values()))
-        homeless = sorted(saved for saved, name in names.items() if not _in_part(name, built, part))
-        hint = ("; they all fit the whole network: leave train.init_into unset" if set(tensors) <= built.keys()
-                else f"; they all fit its part {other!r}: set train.init_into={other}"
+        places, _ = max(placement, key=lambda candidate: sum(name in built for name in candidate[0].values()))
+        homeless = sorted(saved for saved, name in places.items() if not _in_part(name, built, part))
+        hint = (f"; they all fit the whole network: leave {names.setting('train.init_into')} unset"
+                if set(tensors) <= built.keys()
+                else f"; they all fit its part {other!r}: set {names.set_to('train.init_into', other)}"
                 if (other := _part_that_fits(model, tensors)) else "")
-        raise ConfigError(f"train.init_from={str(path)!r} does not hold {part} of this run's {spec.name}: "
+        raise ConfigError(f"{init_from_given(path, names)} does not hold {part} of this run's {spec.name}: "
                           f"{len(homeless)} of its {len(tensors)} tensors have no place in it, e.g. "
                           f"{', '.join(homeless[:3])}{hint}")
-    names, own = fitting[0]
+    places, own = fitting[0]
     completed = dict(built)
-    loaded = with_every_name(model, {name: tensors[saved] for saved, name in names.items()})
+    loaded = with_every_name(model, {name: tensors[saved] for saved, name in places.items()})
     completed.update(loaded)
-    adapted = _adapted(completed, built, spec, path, f"{part} of a {spec.name}")
+    adapted = _adapted(completed, built, spec, path, f"{part} of a {spec.name}", names)
     model.load_state_dict(completed, strict=True)
     kept = loaded.keys() - set(adapted.fresh)  # output layers in the part, for other classes: as built
     return PartLoaded(sorted(kept), sorted(built.keys() - kept), adapted.spread, own)
 
 
 def _adapted(tensors: dict[str, torch.Tensor], built: dict[str, torch.Tensor], spec: ModelSpec, path: Path,
-             holds: str) -> InitialWeights:
+             holds: str, names: Names = Names()) -> InitialWeights:
     """``initial_weights.adapt_to_network`` of the file's tensors, or a refusal naming a shape it cannot explain."""
     adapted, others = adapt_to_network(tensors, built, spec)
     if others:
         name = others[0]
         raise ConfigError(
-            f"train.init_from={str(path)!r} holds {holds} of another size than this run builds: "
+            f"{init_from_given(path, names)} holds {holds} of another size than this run builds: "
             f"{len(others)} tensor(s) differ in shape, e.g. {name}: {tuple(tensors[name].shape)} in the file, "
-            f"{tuple(built[name].shape)} here. Set model.args (and the image channels) as the weights were "
-            f"trained; only the number of classes may differ, and one channel may become several")
+            f"{tuple(built[name].shape)} here. Set {names.setting('model.args')} (and the image channels) as the "
+            f"weights were trained; only the number of classes may differ, and one channel may become several")
     return adapted
 
 
-def check_part(model: torch.nn.Module, spec: ModelSpec, part: str) -> None:
+def check_part(model: torch.nn.Module, spec: ModelSpec, part: str, names: Names = Names()) -> None:
     """Refuse a ``train.init_into`` that names no module of ``model`` (built from ``spec``), listing its parts."""
     if not part or part not in dict(model.named_modules()):
         parts = ", ".join(name for name, _ in model.named_children())
-        raise ConfigError(f"train.init_into={part!r} is not a part of this run's {spec.name} (MONAI "
+        raise ConfigError(f"{names.setting('train.init_into')}={part!r} is not a part of this run's {spec.name} (MONAI "
                           f"{spec.monai_class}), whose parts are {parts} (or a module within one, by its dotted "
-                          f"name): name the part that train.init_from's weights file holds")
+                          f"name): name the part that {names.setting('train.init_from')}'s weights file holds")
 
 
 def outside_part(model: torch.nn.Module, part: str) -> set[str]:
@@ -209,7 +215,7 @@ def _part_that_fits(model: torch.nn.Module, tensors: dict[str, torch.Tensor]) ->
     return None
 
 
-def _state_dict_in(content, path: Path) -> dict[str, torch.Tensor]:
+def _state_dict_in(content, path: Path, names: Names = Names()) -> dict[str, torch.Tensor]:
     if _is_state_dict(content):
         return content
     if isinstance(content, dict):
@@ -218,7 +224,7 @@ def _state_dict_in(content, path: Path) -> dict[str, torch.Tensor]:
                 return content[key]
     found = (f"a dict of {', '.join(map(repr, list(content)[:6]))}" if isinstance(content, dict)
              else type(content).__name__)
-    raise ConfigError(f"train.init_from={str(path)!r} holds {found}, not a network's state dict (names to "
+    raise ConfigError(f"{init_from_given(path, names)} holds {found}, not a network's state dict (names to "
                       f"tensors), neither whole nor under {', '.join(map(repr, NESTING_KEYS))}: save it with "
                       f"torch.save(network.state_dict(), path)")
 

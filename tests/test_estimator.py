@@ -2193,3 +2193,39 @@ def test_an_estimators_step_beyond_the_hosts_memory_names_block_shape_and_its_ke
                                           r"memory: .* Lower block_shape or batch_size, or set "
                                           r"activation_checkpointing=True \(`accelerated-seg plan`"):
         model.fit(data, steps=1)
+
+
+def test_an_estimators_init_from_that_is_no_weights_is_refused_as_its_keyword(tiny_dataset, tmp_path):
+    """`train.init_from='...' must be an exported model folder ...`, `... is the description of the export in ...:
+    give the folder, train.init_from='...'` and `train.init_from='...' holds Python objects besides tensors`
+    (until the ninety-second session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    export = model.model_dir
+    fresh, _ = _tiny_segmentation(tiny_dataset, tmp_path)
+    fresh.output_dir = str(tmp_path / "fresh")
+    with pytest.raises(ConfigError, match=re.escape(f"init_from={str(tmp_path / 'modle')!r} must be an exported model "
+                                                    f"folder")) as mistyped:
+        fresh.fit(data, steps=1, init_from=str(tmp_path / "modle"))
+    with pytest.raises(ConfigError, match=re.escape(f"give the folder, init_from={str(export)!r}")) as description:
+        fresh.fit(data, steps=1, init_from=str(export / "config.json"))
+    torch.save({"network": object}, pickled := tmp_path / "whole.pt")
+    with pytest.raises(ConfigError, match=re.escape(f"init_from={str(pickled)!r} holds Python objects")) as objects:
+        fresh.fit(data, steps=1, init_from=str(pickled))
+    torch.save({"epoch": 3}, other := tmp_path / "other.pt")
+    with pytest.raises(ConfigError, match=re.escape(f"init_from={str(other)!r} holds a dict of 'epoch'")) as no_dict:
+        fresh.fit(data, steps=1, init_from=str(other))
+    (text := tmp_path / "notes.txt").write_text("not weights")
+    with pytest.raises(DataError, match="cannot be read as a PyTorch weights file") as not_weights:
+        fresh.fit(data, steps=1, init_from=str(text), init_into="model")
+    with pytest.raises(ConfigError, match=re.escape("init_into='encoder' is not a part of this run's unet")) as part:
+        fresh.fit(data, steps=1, init_from=str(export / "model.safetensors"), init_into="encoder")
+    assert "name the part that init_from's weights file holds" in str(part.value)
+    torch.save({"alpha.weight": torch.zeros(1), "beta.bias": torch.zeros(1)}, foreign := tmp_path / "foreign.pt")
+    with pytest.raises(ConfigError, match=re.escape(f"init_from={str(foreign)!r} does not hold the weights of this "
+                                                    f"run's unet")) as foreign_file:
+        fresh.fit(data, steps=1, init_from=str(foreign))
+    assert ("Set Segmentation's model and model_args to the network the weights were trained as"
+            in str(foreign_file.value))
+    refusals = [str(error.value) for error in (mistyped, description, objects, no_dict, not_weights, part, foreign_file)]
+    assert not [said for said in refusals if "train." in said], refusals
