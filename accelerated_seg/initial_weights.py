@@ -82,10 +82,12 @@ def check_initial_network(model_dir: str | Path, name: str, patch_size, args: di
 
 
 def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec, names: Names = Names()) -> ConfigError:
-    # each difference named (the two whole specs, printed, hid a one-number change)
+    # each difference named (the two whole specs, printed, hid a one-number change). "Match ... to", not "use the
+    # same ...": the estimator's network is Segmentation's model, model_args ("the same Segmentation's model" until
+    # the ninety-second session)
     return ConfigError(f"{init_from_given(model_dir, names)} holds another network than this run builds "
-                       f"({'; '.join(spec_differences(saved, built))}): use the same {names.network} "
-                       f"and channels as the run that exported it (the classes may differ: the output layers "
+                       f"({'; '.join(spec_differences(saved, built))}): match {names.network} and the image "
+                       f"channels to the run that exported it (the classes may differ: the output layers "
                        f"then start afresh; and one channel may become several)")
 
 

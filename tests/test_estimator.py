@@ -2013,7 +2013,8 @@ def test_an_estimators_start_from_other_weights_names_init_from_and_from_files_k
     with pytest.raises(ConfigError, match=re.escape(
             f"init_from={str(export)!r} holds another network than this run builds (")) as refused:
         wider.fit(data, steps=1, init_from=str(export))
-    assert "use the same Segmentation's model, model_args and channels as the run that exported it" in str(refused.value)
+    assert ("match Segmentation's model, model_args and the image channels to the run that exported it (the classes "
+            "may differ") in str(refused.value)
     assert "train." not in _lines_with(("init_from", "preprocessing"), said) + str(refused.value)
     assert "data." not in _lines_with(("init_from", "records no preprocessing"), said)
 

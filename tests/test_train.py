@@ -2036,7 +2036,8 @@ def test_init_from_an_export_starts_from_its_weights_and_checks_the_network(tiny
     with monkeypatch.context() as patched, pytest.raises(
             ConfigError, match=r"train.init_from=.* holds another network than this run builds \(model.args.channels: "
                                r"\[4, 8, 16\] in the export, \[4, 8\] here; model.args.strides: \[2, 2\] in the "
-                               r"export, \[2\] here\): use the same model.name, model.args"):
+                               r"export, \[2\] here\): match model.name, model.args and the image channels to "
+                               r"the run that exported it \(the classes may differ"):
         patched.setattr("accelerated_seg.train.make_accelerator", not_reached)
         train(tiny_config(tmp_path / "other", train__init_from=str(first / "model"),
                           model__args="{channels: [4, 8], strides: [2], num_res_units: 1}"))
