@@ -32,7 +32,11 @@ def checked_settings(accelerator, requested: CompileConfig, names: Names = Names
     settings = compile_settings(requested, names)
     if settings is not None:
         check_compilable(accelerator, names)
-        check_cuda_graphs(accelerator, settings)
+        # the mode is the run's own setting where it asked to compile (fit's compile=True asks for none), else the
+        # launch's
+        asked = requested is not None and requested.enabled
+        check_cuda_graphs(accelerator, settings, names,
+                          names.setting("train.compile.mode") if asked else "the launch's dynamo_mode")
         settings = settings_for_strategy(accelerator, settings)
     return settings
 
@@ -94,7 +98,8 @@ def check_compilable(accelerator, names: Names = Names()) -> None:
 CUDA_GRAPH_MODES = ("reduce-overhead", "max-autotune")
 
 
-def check_cuda_graphs(accelerator, settings: dict) -> None:
+def check_cuda_graphs(accelerator, settings: dict, names: Names = Names(),
+                      mode_from: str = "train.compile.mode, or the launch's dynamo_mode") -> None:
     """Refuse, before training, CUDA graphs together with gradient accumulation.
 
     CUDA graph trees install the backward's gradients as outputs of the replayed graph, and the next
@@ -103,16 +108,29 @@ def check_cuda_graphs(accelerator, settings: dict) -> None:
     overwritten by a subsequent run"; seen on an H200 in the twenty-eighth session, torch 2.11, and
     pytorch/pytorch#169545). The graphs bought +0.5% on the MLPerf U-Net at batch 4 there, so a larger
     per-device batch or the graph-free modes lose nothing measurable.
+
+    ``names``: how the caller sets the accumulation (fit has no global batch; the estimator's are keywords),
+    ``mode_from``: where the mode was set. Until the ninety-second session every caller was told of train's
+    and fit's settings alike.
     """
     mode = settings.get("mode")
     accumulation = accelerator.gradient_accumulation_steps
     if mode in CUDA_GRAPH_MODES and accelerator.device.type == "cuda" and accumulation > 1:
         raise ConfigError(
-            f"torch.compile mode {mode} (train.compile.mode, or the launch's dynamo_mode) replays the backward as "
-            f"CUDA graphs, which cannot accumulate gradients over {accumulation} micro-batches per optimizer step "
-            f"(the graphs overwrite the earlier micro-batch's gradients): set the accumulation to 1 (train."
-            f"grad_accum_steps or fit's grad_accum_steps, or a train.global_batch_size of batch_size x processes), "
-            f"or the mode to default or max-autotune-no-cudagraphs")
+            f"torch.compile mode {mode} ({mode_from}) replays the backward as CUDA graphs, which cannot accumulate "
+            f"gradients over {accumulation} micro-batches per optimizer step (the graphs overwrite the earlier "
+            f"micro-batch's gradients): set the accumulation to 1 ({_accumulation_of_one(names)}), or the mode to "
+            f"default or max-autotune-no-cudagraphs")
+
+
+def _accumulation_of_one(names: Names) -> str:
+    """The caller's ways to one micro-batch per step: its grad_accum_steps, or a global batch of one micro-batch
+    per process where it sets one (fit does not)."""
+    one = names.set_to("train.grad_accum_steps", 1)
+    if not names.global_batch:
+        return one
+    return (f"{one}, or a {names.setting('train.global_batch_size')} of {names.setting('train.batch_size')} x "
+            f"processes")
 
 
 def settings_for_strategy(accelerator, settings: dict) -> dict:

@@ -67,6 +67,7 @@ class Names:
     # the config's keys the caller takes by another name than the field's: the patch is from_files' block_shape,
     # the network the estimator's model, model_args (Dataset.fit's the config's model.name, model.args: cfg.model)
     renamed: tuple[tuple[str, str], ...] = ()
+    global_batch: bool = True  # whether a global batch size is set: fit's batch is its loader's alone
 
     def setting(self, key: str) -> str:
         """A config key (``train.max_steps``, ``optim.warmup_steps``) as the caller names it: the key itself on the
@@ -105,7 +106,7 @@ class Names:
 FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
                   folder="fit's checkpoint_dir", prefix="", resume_again="call fit again with resume='latest'",
                   rate="the lr of the optimizer given to fit", overwrite_again="overwrite=True",
-                  written_at_the_end="the export is",
+                  written_at_the_end="the export is", global_batch=False,
                   model_of_the_state=("for a model of it now, call fit again with resume='latest' and max_steps="
                                       "{step}, which trains nothing and exports it to {folder}/model"),
                   new_run_from_the_weights=(

@@ -1,5 +1,6 @@
 """torch.compile in place: settings from the config or the launch, unchanged names, same training."""
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -75,6 +76,33 @@ def test_cuda_graphs_with_gradient_accumulation_are_refused_before_training(no_l
     check_cuda_graphs(accelerator("cpu"), {"backend": "inductor", "mode": "reduce-overhead"})  # inductor skips them
     for settings in ({"backend": "inductor"}, {"backend": "inductor", "mode": "max-autotune-no-cudagraphs"}):
         check_cuda_graphs(accelerator(), settings)
+
+
+def test_cuda_graphs_refused_name_each_callers_own_ways(no_launch_dynamo):
+    """Every caller was told `(train.compile.mode, or the launch's dynamo_mode)` and `(train.grad_accum_steps or
+    fit's grad_accum_steps, or a train.global_batch_size of batch_size x processes)` until the ninety-second
+    session: fit has no compile mode nor global batch, and the estimator's settings are keywords."""
+    from accelerated_seg.compilation import checked_settings
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES, FIT_NAMES
+
+    accelerator = SimpleNamespace(device=torch.device("cuda"), gradient_accumulation_steps=2,
+                                  distributed_type=DistributedType.NO)
+    asked = CompileConfig(enabled=True, mode="reduce-overhead")
+    with pytest.raises(ConfigError, match=re.escape(
+            "mode reduce-overhead (train.compile.mode) replays the backward as CUDA graphs")) as train_s:
+        checked_settings(accelerator, asked)
+    assert ("set the accumulation to 1 (train.grad_accum_steps=1, or a train.global_batch_size of train.batch_size x "
+            "processes), or the mode to default") in str(train_s.value)
+    with pytest.raises(ConfigError, match=re.escape("mode reduce-overhead (compile.mode) replays")) as estimator_s:
+        checked_settings(accelerator, asked, ESTIMATOR_NAMES)
+    assert ("set the accumulation to 1 (grad_accum_steps=1, or a global_batch_size of batch_size x processes)"
+            in str(estimator_s.value))
+    no_launch_dynamo.setenv("ACCELERATE_DYNAMO_BACKEND", "INDUCTOR")  # fit's compile=True has no mode of its own
+    no_launch_dynamo.setenv("ACCELERATE_DYNAMO_MODE", "max-autotune")
+    with pytest.raises(ConfigError, match=re.escape("mode max-autotune (the launch's dynamo_mode) replays")) as fit_s:
+        checked_settings(accelerator, CompileConfig(enabled=False), FIT_NAMES)
+    assert "set the accumulation to 1 (grad_accum_steps=1), or the mode" in str(fit_s.value)
+    assert not [said for said in (estimator_s, fit_s) if "train." in str(said.value) or "fit's" in str(said.value)]
 
 
 def test_fsdp2_compiles_with_static_shapes_unless_the_settings_say_otherwise():
