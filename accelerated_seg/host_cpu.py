@@ -48,10 +48,12 @@ def bf16_instructions(lines: list[str]) -> list[str] | None:
     return sorted(flags & BF16_FLAGS) or None
 
 
-def emulated_bf16_warning(device_type: str, precision: str, lines: list[str] | None = None) -> str | None:
+def emulated_bf16_warning(device_type: str, precision: str, lines: list[str] | None = None,
+                          fp32: str = "--mixed_precision no; --precision fp32 for predict") -> str | None:
     """A warning when ``precision`` is bf16 autocast on the CPU (``device_type`` "cpu") and this CPU has
     no bf16 instructions, else None (also where that cannot be told). Training, prediction and
-    ``benchmark train`` each ask it. ``lines``: /proc/cpuinfo's, read when not given."""
+    ``benchmark train`` each ask it. ``lines``: /proc/cpuinfo's, read when not given; ``fp32``: the caller's
+    ways to fp32 (the estimator's are its precision keywords since the ninety-second session)."""
     if device_type != "cpu" or precision != "bf16":
         return None
     lines = cpuinfo_lines() if lines is None else lines
@@ -60,14 +62,16 @@ def emulated_bf16_warning(device_type: str, precision: str, lines: list[str] | N
     return ("bf16 on this CPU is emulated: it has no bf16 instructions (none of avx512_bf16, amx_bf16 or "
             "bf16 among /proc/cpuinfo's flags), so each bf16 convolution is computed through wider ones. "
             "A bf16 training step of the default U-Net took 1.8-2.0x fp32's time on AVX-512 without them "
-            "and 12-18x on AVX2. fp32 is faster here (--mixed_precision no; --precision fp32 for predict); "
+            f"and 12-18x on AVX2. fp32 is faster here ({fp32}); "
             "bf16 pays on GPUs and on CPUs with AVX512-BF16 or AMX.")
 
 
-def bf16_two_voxel_warning(device_type: str, precision: str, convolutions: list[str],
-                           patch_size) -> str | None:
+def bf16_two_voxel_warning(device_type: str, precision: str, convolutions: list[str], patch_size,
+                           patch: str = "data.patch_size", fp32: str = "--mixed_precision no") -> str | None:
     """A warning when bf16 autocast on the CPU meets ``convolutions`` (names) whose input is 2 voxels
-    along an axis (``models.convolutions_over_two_voxels``), else None.
+    along an axis (``models.convolutions_over_two_voxels``), else None. ``patch``, ``fp32``: how the caller
+    names the patch and trains in fp32 (the estimator's block_shape and precision since the ninety-second
+    session).
 
     oneDNN's bf16 weight gradient of a 3x3x3 convolution over a 2 x 2 x 2 volume came back as garbage
     (up to 1e36) in 0-18% of the calls of a process on the Zen 5 EPYC with AVX512-BF16 (torch 2.13,
@@ -79,10 +83,10 @@ def bf16_two_voxel_warning(device_type: str, precision: str, convolutions: list[
     if device_type != "cpu" or precision != "bf16" or not convolutions:
         return None
     shown = ", ".join(convolutions[:3]) + (f" and {len(convolutions) - 3} more" if len(convolutions) > 3 else "")
-    return (f"bf16 on the CPU with data.patch_size {tuple(patch_size)}: {len(convolutions)} convolution(s) of the "
+    return (f"bf16 on the CPU with {patch} {tuple(patch_size)}: {len(convolutions)} convolution(s) of the "
             f"network see a volume 2 voxels wide ({shown}), where oneDNN's bf16 gradient came back as garbage "
             "(up to 1e36, or inf) in up to 18% of the calls on one CPU; steps whose gradient norm is not finite "
-            "are skipped, the others are taken. Train in fp32 (--mixed_precision no), or on a patch whose "
+            f"are skipped, the others are taken. Train in fp32 ({fp32}), or on a patch whose "
             "deepest level is at least 3 voxels wide (e.g. 48^3 instead of 32^3 for a network that halves it "
             "four times).")
 

@@ -68,6 +68,10 @@ class Names:
     # the network the estimator's model, model_args (Dataset.fit's the config's model.name, model.args: cfg.model)
     renamed: tuple[tuple[str, str], ...] = ()
     global_batch: bool = True  # whether a global batch size is set: fit's batch is its loader's alone
+    # how the run trains in fp32 (fit's and Dataset.fit's precision is the launch's: they have no keyword for it),
+    # and how its model then predicts in fp32 (fit's network is its user's, which predict cannot build: none)
+    fp32: str = "--mixed_precision no"
+    predict_fp32: str = "--precision fp32 for predict"
 
     def setting(self, key: str) -> str:
         """A config key (``train.max_steps``, ``optim.warmup_steps``) as the caller names it: the key itself on the
@@ -106,7 +110,7 @@ class Names:
 FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", overwrite="overwrite=True",
                   folder="fit's checkpoint_dir", prefix="", resume_again="call fit again with resume='latest'",
                   rate="the lr of the optimizer given to fit", overwrite_again="overwrite=True",
-                  written_at_the_end="the export is", global_batch=False,
+                  written_at_the_end="the export is", global_batch=False, predict_fp32="",
                   model_of_the_state=("for a model of it now, call fit again with resume='latest' and max_steps="
                                       "{step}, which trains nothing and exports it to {folder}/model"),
                   new_run_from_the_weights=(
@@ -124,7 +128,8 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         network="Segmentation's model, model_args", giving="fit(..., {setting})",
                         class_naming="Dataset.from_files' class_names",
                         renamed=(("data.patch_size", "block_shape"), ("model.name", "Segmentation's model"),
-                                 ("model.args", "model_args")))
+                                 ("model.args", "model_args")),
+                        fp32="Segmentation(precision='fp32')", predict_fp32="predict(..., precision='fp32')")
 # Dataset.fit trains through train too, its settings keywords of its own or of the Dataset.config(...) given it
 # (resume='latest' either way), its network the config's model.name, model.args (cfg.model): it was told train's
 # command-line words until the ninety-second session

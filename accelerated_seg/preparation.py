@@ -279,7 +279,8 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool, names: Names = 
             raise ConfigError(f"{warning} Use a profile that works here (configs/accelerate/cpu.yaml, or ddp.yaml "
                               f"with ACCELERATE_USE_CPU=true), or set {allowed} to run anyway.")
         accelerator.print(f"warning: {warning}")
-    if warning := emulated_bf16_warning(accelerator.device.type, accelerator.mixed_precision):
+    if warning := emulated_bf16_warning(accelerator.device.type, accelerator.mixed_precision,
+                                        fp32="; ".join(filter(None, (names.fp32, names.predict_fp32)))):
         accelerator.print(f"warning: {warning}")  # slow, not wrong: the user may be checking bf16's numerics
 
 

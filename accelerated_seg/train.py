@@ -874,7 +874,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         cfg, manifest, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
         thin = convolutions_over_two_voxels(spec, cfg.data.patch_size)
-        if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size):
+        if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size,
+                                             names.setting("data.patch_size"), names.fp32):
             accelerator.print(f"warning: {warning}")
     if accelerator.device.type == "cpu":
         on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device, names))

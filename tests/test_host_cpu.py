@@ -76,3 +76,37 @@ def test_bf16_training_on_the_cpu_names_the_convolutions_over_two_voxels(tiny_co
                      r"see a volume 2 voxels wide \(model\.1\.submodule\.1\.", capsys.readouterr().out)
     train(tiny_config(tmp_path / "wide", train__max_steps=1, train__val_every=0))  # 16^3: 4 voxels at the bottom
     assert "2 voxels wide" not in capsys.readouterr().out
+
+
+def test_bf16_warnings_name_the_estimators_precision_and_block_shape(cpu_without_bf16, tiny_dataset, tmp_path,
+                                                                     capsys):
+    """Segmentation(precision='bf16') on the CPU was told `bf16 on the CPU with data.patch_size (8, 8, 8) ... Train
+    in fp32 (--mixed_precision no)` and `fp32 is faster here (--mixed_precision no; --precision fp32 for
+    predict)` until the ninety-second session: its ways are its keywords."""
+    from accelerated_seg.data.manifest import load_msd
+    from accelerated_seg.estimator import Dataset, Segmentation
+
+    pairs = [(str(case.images[0]), str(case.label)) for case in load_msd(tiny_dataset).training]
+    data = Dataset.from_files(pairs, block_shape=(8, 8, 8), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0).batch(2)
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), precision="bf16", val_every=0, save_every=0,
+                         trackers="none", progress_bar=False)
+    model.fit(data, steps=1)
+    said = capsys.readouterr().out
+    assert re.search(r"warning: bf16 on the CPU with block_shape \(8, 8, 8\): \d+ convolution\(s\)", said)
+    assert "Train in fp32 (Segmentation(precision='fp32')), or on a patch whose" in said
+    assert "fp32 is faster here (Segmentation(precision='fp32'); predict(..., precision='fp32'))" in said
+    assert "--mixed_precision" not in said and "data.patch_size" not in said
+
+
+def test_fits_bf16_warning_leaves_predict_out(cpu_without_bf16, tmp_path, monkeypatch, capsys):
+    """fit's network is its user's, which accelerated-seg predict cannot build: `--precision fp32 for predict` was
+    said to it until the ninety-second session. Its precision is the launch's, as the command line's."""
+    from accelerated_seg.train import fit
+    from test_fit import _pieces  # tests/ is on sys.path
+
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "bf16")
+    fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "fit", progress_bar=False)
+    said = capsys.readouterr().out
+    assert "bf16 on this CPU is emulated" in said and "fp32 is faster here (--mixed_precision no); " in said
