@@ -17,7 +17,8 @@ from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import load_strictly, load_weights, read_export_config, read_weights_of
 from .model_folders import Names, check_initial_weights, init_from_given
-from .models import ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names, spec_differences
+from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names,
+                     spec_differences)
 from .resume_checks import channel_name_differences, preprocessing_differences
 
 
@@ -86,9 +87,17 @@ def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec, 
     # same ...": the estimator's network is Segmentation's model, model_args ("the same Segmentation's model" until
     # the ninety-second session)
     return ConfigError(f"{init_from_given(model_dir, names)} holds another network than this run builds "
-                       f"({'; '.join(spec_differences(saved, built))}): match {names.network} and the image "
+                       f"({'; '.join(_differences_as_named(saved, built, names))}): match {names.network} and the image "
                        f"channels to the run that exported it (the classes may differ: the output layers "
                        f"then start afresh; and one channel may become several)")
+
+
+def _differences_as_named(saved: ModelSpec, built: ModelSpec, names: Names) -> list[str]:
+    """spec_differences in the caller's words: the estimator's ``model_args['channels']``, its model and
+    block_shape (``model.args.channels`` to it until the ninety-second session)."""
+    given_as = {key: names.model_arg(key) for key in {*saved.args, *built.args} if key not in SET_BY_THE_RUN}
+    return spec_differences(saved, built, {**given_as, "img_size": f"img_size ({names.setting('data.patch_size')})"},
+                            name=names.setting("model.name"))
 
 
 def initial_weights_preparation_note(model_dir: str | Path, preprocessing: dict, channels: dict,

@@ -93,6 +93,12 @@ class Names:
         ``val_distances=False`` as a keyword."""
         return f"{self.setting(key)}={self.value(value)}"
 
+    def model_arg(self, key: str) -> str:
+        """An argument of the network as the caller names it: ``model.args.channels`` in a config,
+        ``model_args['channels']`` where the arguments are a keyword's dict (the estimator's)."""
+        args = self.setting("model.args")
+        return f"{args}[{key!r}]" if args.isidentifier() else f"{args}.{key}"
+
     def elsewhere_from(self, export: str | Path = "<its export>") -> str:
         """``new_run_elsewhere`` from ``export``, in the caller's words."""
         return self.new_run_elsewhere.format(export=export)

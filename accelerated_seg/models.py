@@ -161,13 +161,13 @@ def network_takes_patch(name: str, args: dict | None = None, in_channels: int = 
 
 
 def spec_differences(saved: ModelSpec, built: ModelSpec, names: dict[str, str] | None = None,
-                     sides: tuple[str, str] = ("in the export", "here")) -> list[str]:
+                     sides: tuple[str, str] = ("in the export", "here"), name: str = "model.name") -> list[str]:
     """How the network ``built`` differs from ``saved``, one "what: saved's value <sides[0]>, built's
     <sides[1]>" per difference. An argument is called ``model.args.<name>``, one the run decides by what
-    decides it (``SET_BY_THE_RUN``), unless ``names`` calls it otherwise."""
+    decides it (``SET_BY_THE_RUN``), unless ``names`` calls it otherwise; the network's name ``name``."""
     names = {**{key: f"{key} ({what})" for key, what in SET_BY_THE_RUN.items()}, **(names or {})}
     first, second = sides
-    differences = [f"model.name: {saved.name} {first}, {built.name} {second}"] if saved.name != built.name else []
+    differences = [f"{name}: {saved.name} {first}, {built.name} {second}"] if saved.name != built.name else []
     for key in sorted({*saved.args, *built.args}):
         was, now = saved.args.get(key, "unset"), built.args.get(key, "unset")
         if was != now:

@@ -1986,7 +1986,8 @@ def test_an_estimators_start_from_other_weights_names_init_from_and_from_files_k
     """`train.init_from='...' learned from volumes prepared otherwise ... (data.spacing, data.normalization, ...)`,
     `train.init_from='...' names this run's classes in another order`, a weights file's `prepare the volumes as its
     training did (data.spacing, data.normalization)` and `train.init_from='...' holds another network ...: use the
-    same model.name, model.args`: the config's keys, to a fine-tuning estimator (until the ninety-second session)."""
+    same model.name, model.args` (`model.args.channels: ...`): the config's keys, to a fine-tuning estimator (until the
+    ninety-second session)."""
     model, data = _tiny_segmentation(tiny_dataset, tmp_path)
     model.fit(data, steps=1)
     export = model.model_dir
@@ -2015,6 +2016,8 @@ def test_an_estimators_start_from_other_weights_names_init_from_and_from_files_k
         wider.fit(data, steps=1, init_from=str(export))
     assert ("match Segmentation's model, model_args and the image channels to the run that exported it (the classes "
             "may differ") in str(refused.value)
+    assert re.search(r"\(model_args\['channels'\]: \[\d+(, \d+)*\] in the export, \[8, 8, 16\] here\)",
+                     str(refused.value)), str(refused.value)  # model.args.channels until the ninety-second session
     assert "train." not in _lines_with(("init_from", "preprocessing"), said) + str(refused.value)
     assert "data." not in _lines_with(("init_from", "records no preprocessing"), said)
 
