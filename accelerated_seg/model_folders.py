@@ -300,12 +300,15 @@ def check_initial_weights(init_from: str | Path, names: Names = Names()) -> None
         check_weights_file(path, names)
         return
     if not ((path / "config.json").is_file() and (path / "model.safetensors").is_file()):
-        checkpoint = (path / LAYOUT_FILE).is_file()  # a step_N folder: the weights are there, in its layout
+        # A step_N folder: the weights are there, in its layout. The way on is the caller's (then
+        # fit(..., init_from=<folder>) to the estimator); until the ninety-second session every caller was told of
+        # accelerated-seg export alone
+        checkpoint = (path / LAYOUT_FILE).is_file()
         raise ConfigError(f"{init_from_given(path, names)} must be an exported model folder "
                           f"(config.json + model.safetensors), e.g. <previous run>/model, or a weights file "
                           f"(a MONAI network's state dict, .pt or .safetensors)"
-                          + (f"; make one of this training-state checkpoint with accelerated-seg export {path} "
-                             f"--output <new folder>" if checkpoint else ""))
+                          + (f"; to start from this training-state checkpoint's weights: "
+                             f"{names.way_to_a_new_run_from(path)}" if checkpoint else ""))
     read_export_json(path)
 
 

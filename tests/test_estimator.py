@@ -2233,3 +2233,20 @@ def test_an_estimators_init_from_that_is_no_weights_is_refused_as_its_keyword(ti
             in str(foreign_file.value))
     refusals = [str(error.value) for error in (mistyped, description, objects, no_dict, not_weights, part, foreign_file)]
     assert not [said for said in refusals if "train." in said], refusals
+
+
+def test_a_checkpoint_given_as_init_from_is_told_the_way_on_in_the_callers_words(tmp_path):
+    """A step_N folder given as init_from was told `make one of this training-state checkpoint with accelerated-seg
+    export ... --output <new folder>` alone, the estimator too (until the ninety-second session): now the export,
+    then the caller's init_from."""
+    from accelerated_seg.model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, Names, check_initial_weights
+
+    step = tmp_path / "run" / "checkpoints" / "step_4"
+    step.mkdir(parents=True)
+    (step / "strategy.json").write_text("{}")
+    for names, then in ((ESTIMATOR_NAMES, "fit(..., init_from=<folder>)"), (DATASET_FIT_NAMES, "init_from=<folder>"),
+                        (Names(), "--train.init_from=<folder>")):
+        with pytest.raises(ConfigError, match=re.escape(
+                f"to start from this training-state checkpoint's weights: accelerated-seg export {step} --output "
+                f"<folder>, then {then} (the optimizer and schedule start fresh")):
+            check_initial_weights(step, names)
