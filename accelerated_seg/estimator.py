@@ -793,7 +793,7 @@ class Segmentation:
                 warnings.simplefilter("always")
                 try:
                     output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz",
-                                          sw_batch_size=batch_size, **options)
+                                          sw_batch_size=batch_size, fp32_setting=_fp32_in("predict"), **options)
                 except DataError as error:
                     failure = error
             # Those about one's input (UserWarning) at the caller's line: warn_explicit at inference.py's kept
@@ -1375,7 +1375,7 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
 
     settings = PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
     device = default_device(options.get("device"))
-    check_precision(settings.precision, device)
+    check_precision(settings.precision, device, _fp32_in("evaluate"))
     model, _ = load_for_prediction(model_dir)
     jobs = [(InputCase(case.id, tuple(case.images)), folder / f"{case.id}.nii.gz", None) for case in cases]
     with closing(segment_cases(model.to(device), config, jobs, device=device, options=settings,
@@ -1384,6 +1384,12 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
             if error is not None:
                 raise error
             yield case.id, path
+
+
+def _fp32_in(method: str) -> str:
+    """How ``method`` (predict, evaluate) is asked for fp32, which bf16's emulation warning names: the command
+    line's --precision fp32 until the ninety-second session."""
+    return f"{method}(..., precision='fp32')"
 
 
 def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:

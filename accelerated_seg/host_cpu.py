@@ -48,8 +48,12 @@ def bf16_instructions(lines: list[str]) -> list[str] | None:
     return sorted(flags & BF16_FLAGS) or None
 
 
+# The command line's ways to fp32, training's and predict's, which the warning below names by default
+COMMAND_LINE_FP32 = "--mixed_precision no; --precision fp32 for predict"
+
+
 def emulated_bf16_warning(device_type: str, precision: str, lines: list[str] | None = None,
-                          fp32: str = "--mixed_precision no; --precision fp32 for predict") -> str | None:
+                          fp32: str = COMMAND_LINE_FP32) -> str | None:
     """A warning when ``precision`` is bf16 autocast on the CPU (``device_type`` "cpu") and this CPU has
     no bf16 instructions, else None (also where that cannot be told). Training, prediction and
     ``benchmark train`` each ask it. ``lines``: /proc/cpuinfo's, read when not given; ``fp32``: the caller's

@@ -50,7 +50,7 @@ from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_er
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
 from .data.preprocess_settings import PreprocessSettings, class_values, preprocess_settings
 from .ensemble import given_folders, load_for_prediction, members_of
-from .host_cpu import emulated_bf16_warning
+from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .inference_files import (
     PREDICTION_DESCRIP,
     InputCase,
@@ -125,7 +125,7 @@ def window_batches(spatial_shape: Sequence[int], roi_size: Sequence[int], sw_bat
     return math.ceil(len(dense_patch_slices(padded, tuple(roi_size), interval)) / sw_batch_size)
 
 
-def check_precision(precision: str, device: torch.device) -> None:
+def check_precision(precision: str, device: torch.device, fp32_setting: str = COMMAND_LINE_FP32) -> None:
     """Refuse a precision the device cannot run, before any file is read.
 
     Raises:
@@ -133,11 +133,12 @@ def check_precision(precision: str, device: torch.device) -> None:
             CPU's reduced precision).
 
     Warns (UserWarning) of bf16 on a CPU without bf16 instructions, where it is emulated and slower than
-    fp32 (``host_cpu.emulated_bf16_warning``).
+    fp32 (``host_cpu.emulated_bf16_warning``), naming ``fp32_setting``: the caller's way to fp32 (the
+    estimator's ``predict(..., precision='fp32')``, told the command line's until the ninety-second session).
     """
     if error := precision_refusal(precision, device):
         raise ValueError(error)
-    if warning := emulated_bf16_warning(device.type, precision):
+    if warning := emulated_bf16_warning(device.type, precision, fp32=fp32_setting):
         warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)  # slow, not wrong
 
 
@@ -759,7 +760,7 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5, *,
                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                  transforms_on_device: bool = True, probabilities_output: str | Path | None = None,
-                 keep_largest: bool | Sequence[int] = False) -> Path:
+                 keep_largest: bool | Sequence[int] = False, fp32_setting: str = COMMAND_LINE_FP32) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
 
     Args:
@@ -772,13 +773,14 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
         probabilities_output: also write the probabilities here (see ``predict_case``).
         keep_largest: True keeps every foreground class to its largest connected component in the label
             map; label values (as the map holds them) keep those classes only (``postprocess``).
+        fp32_setting: how the caller asks for fp32, which the emulated-bf16 warning names (``check_precision``).
 
     Example:
         >>> predict_file("output/demo/best_model", "scan.nii.gz", "scan_seg.nii.gz", tta="all")  # doctest: +SKIP
     """
     options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     device = default_device(device)
-    check_precision(options.precision, device)
+    check_precision(options.precision, device, fp32_setting)
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
     channels = [home_expanded(p) for p in ([inputs] if isinstance(inputs, (str, Path)) else list(inputs))]

@@ -3,6 +3,7 @@ convolutions over 2-voxel volumes, whose gradient oneDNN gets wrong at times, na
 
 import re
 
+import numpy as np
 import pytest
 
 from accelerated_seg import host_cpu
@@ -98,6 +99,12 @@ def test_bf16_warnings_name_the_estimators_precision_and_block_shape(cpu_without
     assert "Train in fp32 (Segmentation(precision='fp32')), or on a patch whose" in said
     assert "fp32 is faster here (Segmentation(precision='fp32'); predict(..., precision='fp32'))" in said
     assert "--mixed_precision" not in said and "data.patch_size" not in said
+    # its predict and evaluate in bf16 were told `--precision fp32 for predict` until the ninety-second session
+    with pytest.warns(UserWarning, match=re.escape("fp32 is faster here (predict(..., precision='fp32'));")) as told:
+        model.predict(np.random.default_rng(0).random((12, 12, 12)) + 1, precision="bf16")
+    with pytest.warns(UserWarning, match=re.escape("fp32 is faster here (evaluate(..., precision='fp32'));")) as also:
+        model.evaluate(data, output_dir=str(tmp_path / "scores"), precision="bf16")
+    assert not [w for w in [*told, *also] if "--precision" in str(w.message) or "--mixed" in str(w.message)]
 
 
 def test_fits_bf16_warning_leaves_predict_out(cpu_without_bf16, tmp_path, monkeypatch, capsys):
