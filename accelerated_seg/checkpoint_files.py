@@ -68,15 +68,16 @@ def resolve_resume(resume: str, checkpoints_dir: Path, names: Names = Names()) -
         if not found:
             # as it was given: train's flag (train.resume=latest, without the dashes), fit's or the estimator's keyword
             raise ConfigError(f"{names.resume.removeprefix('--')} but {checkpoints_dir} holds no complete "
-                              f"checkpoint: check {names.folder}, or drop {names.prefix}resume to start a new run")
+                              f"checkpoint: check {names.folder}, or drop {names.setting('train.resume')} to start a "
+                              f"new run")
         path = found[-1]
     else:
         path = Path(resume)
         if not path.exists() and STEP_DIR.match(path.name):  # a typo, or rotated away (keep_last)
             raise ConfigError(resume_gone(path, names))
         if not (path.is_dir() and STEP_DIR.match(path.name)):
-            raise ConfigError(f"{names.prefix}resume={resume!r} is not a checkpoint folder: give 'latest' or a "
-                              f"<run>/checkpoints/step_N folder")
+            raise ConfigError(f"{names.setting('train.resume')}={resume!r} is not a checkpoint folder: give 'latest' "
+                              f"or a <run>/checkpoints/step_N folder")
     with gone_if_rotated_away(path, names):  # while its files are checked: not "damaged", each file missing
         check_checkpoint_files(path, whole_state=True)
     return path
@@ -86,7 +87,7 @@ def resume_gone(checkpoint: Path, names: Names = Names()) -> str:
     """The refusal of a resume from ``checkpoint``, a ``step_N`` folder that is not there, in the caller's
     ``names``: mistyped, or deleted by its run's rotation (``keep_last``) or a user, before it was found or
     at any time until its state is loaded."""
-    return (f"{names.prefix}resume={str(checkpoint)!r} "
+    return (f"{names.setting('train.resume')}={str(checkpoint)!r} "
             f"{checkpoint_gone(checkpoint, instead=repr('latest'), prefix=names.prefix)}")
 
 

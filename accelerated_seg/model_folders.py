@@ -57,7 +57,6 @@ class Names:
     start_from: str = "--train.init_from=<folder>"  # a new run from an export's weights
     # a new run elsewhere from a checkpoint's export ({export}), where a resume cannot go on with its data
     new_run_elsewhere: str = "--train.init_from={export} in another train.output_dir"
-    network: str = "model.name, model.args"  # the settings that build the network
     giving: str = "--{setting}"  # how a run is given a setting ({setting}: as set_to writes it)
     # how a stopped run's saved state (of {folder}'s run, at {step}) becomes a model without resuming it: fit's
     # checkpoints hold a network of its user's, which accelerated-seg export cannot build
@@ -92,6 +91,12 @@ class Names:
         """``key`` given ``value`` as the caller writes it: ``train.val_distances=false`` on the command line,
         ``val_distances=False`` as a keyword."""
         return f"{self.setting(key)}={self.value(value)}"
+
+    @property
+    def network(self) -> str:
+        """The settings that build the network, as the caller names them (``setting``): model.name, model.args
+        in a config, Segmentation's model, model_args to the estimator."""
+        return f"{self.setting('model.name')}, {self.setting('model.args')}"
 
     def model_arg(self, key: str) -> str:
         """An argument of the network as the caller names it: ``model.args.channels`` in a config,
@@ -131,7 +136,7 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         resume_again="call fit(..., resume='latest') again", rate="lr",
                         overwrite_again="Segmentation(..., overwrite=True)", start_from="fit(..., init_from=<folder>)",
                         new_run_elsewhere="fit(..., init_from={export}, output_dir=<another folder>)",
-                        network="Segmentation's model, model_args", giving="fit(..., {setting})",
+                        giving="fit(..., {setting})",
                         class_naming="Dataset.from_files' class_names",
                         renamed=(("data.patch_size", "block_shape"), ("model.name", "Segmentation's model"),
                                  ("model.args", "model_args")),

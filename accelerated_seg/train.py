@@ -356,7 +356,7 @@ def _saying_where_to_resume_after_ctrl_c(loop: Loop):
         # again was refused as "already holds a run", which "a new run starts over" had not said
         exported = None if saved else earlier_run(loop.checkpoints_dir.parent)
         names = loop.names
-        unsaved = f"no checkpoint was saved yet ({names.prefix}save_every), so a new run starts over"
+        unsaved = f"no checkpoint was saved yet ({names.setting('train.save_every')}), so a new run starts over"
         where = (f"the newest whole checkpoint is {saved[-1]}: {names.resume_again} to continue from it" if saved else
                  f"{unsaved}: {exported} is kept, which a new run there replaces with {names.overwrite_again}"
                  if exported else unsaved)
@@ -497,7 +497,7 @@ def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
     if in_a_row >= loop.settings.max_nonfinite_steps:
         saved = complete_checkpoints(loop.checkpoints_dir)
         where = (f"the last good checkpoint is kept in {saved[-1]}" if saved else
-                 f"no checkpoint was saved before ({loop.names.prefix}save_every)")
+                 f"no checkpoint was saved before ({loop.names.setting('train.save_every')})")
         raise TrainingDiverged(f"the loss or the gradients were non-finite for {counted(in_a_row, 'optimizer step')} "
                                f"in a row; "
                                f"{where}. Lower {loop.names.rate} or check the data.")
@@ -795,7 +795,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
             # The command that started a fine-tuning run, repeated with --resume latest (what every
             # message says after a stop, and what a requeued SLURM job runs), was refused until the
             # seventy-seventh session: the checkpoint carries on from those weights, not loaded again.
-            accelerator.print(f"resuming {resume_from}: its weights carry on, and {names.prefix}init_from "
+            accelerator.print(f"resuming {resume_from}: its weights carry on, and {names.setting('train.init_from')} "
                               f"{cfg.train.init_from} is not loaded again")
     _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, names.folder)
     as_given = cfg  # what unused_settings_warnings judges: the settings the run resolves below were not given
@@ -1084,9 +1084,9 @@ def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, pro
                if kept in complete_checkpoints(resume_from.parent) else "")
         what = f"there is no best_model/ in {out}" if found is None else f"{out / 'best_model'} holds step {found}"
         if progress.step >= max_steps:  # no validation follows to choose from
-            accelerator.print(f"warning: {what}, and {best}{way}. Nothing is trained ({names.prefix}max_steps is "
-                              f"reached), so summary.json keeps step {progress.best_step} as the best, whose export "
-                              f"is not in best_model/")
+            accelerator.print(f"warning: {what}, and {best}{way}. Nothing is trained "
+                              f"({names.setting('train.max_steps')} is reached), so summary.json keeps step "
+                              f"{progress.best_step} as the best, whose export is not in best_model/")
             return
         accelerator.print(f"warning: {what}, and {best}{way}. best_model/ is chosen anew from this run's next "
                           f"validation on; metrics.json keeps step {progress.best_step}'s scores")
@@ -1206,7 +1206,7 @@ def _resume(loop: Loop, checkpoint: Path) -> dict:
     if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
         raise beyond_max_steps(checkpoint, step, max_steps)
     loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
-        f", which is {loop.names.prefix}max_steps already: nothing to train; {loop.names.written_at_the_end} "
+        f", which is {loop.names.setting('train.max_steps')} already: nothing to train; {loop.names.written_at_the_end} "
         f"written from it"
         if step == max_steps else ""))
     return changed
