@@ -315,9 +315,12 @@ def fallback_warning(accelerator) -> str | None:
     # DeepSpeed needs no GPU: without ACCELERATE_USE_CPU it runs on CPU processes (tests/test_deepspeed_cpu.py)
     remedy = (" Launch without ACCELERATE_USE_CPU to run DeepSpeed on the CPU."
               if requested == "DeepSpeed" and parse_flag_from_env("ACCELERATE_USE_CPU") else "")
-    return (f"the accelerate config asked for {requested}, but it is NOT in effect: running "
-            f"{strategy_in_effect(accelerator)}; memory savings and sharded checkpoints of {requested} do not "
-            f"apply to this run.{remedy}")
+    # {requested} and why it is not in effect said once: the strategy line (strategy_in_effect), said after "asked
+    # for DeepSpeed, but it is NOT in effect", told of DeepSpeed a second time ("in place of DeepSpeed", until the
+    # ninety-third session)
+    return (f"the accelerate config asked for {requested}, {_why_not_in_effect(requested)}, so it is NOT in effect: "
+            f"this run is {_what_runs(accelerator)}, without the memory savings and sharded checkpoints of "
+            f"{requested}.{remedy}")
 
 
 def deepspeed_batch_settings(per_device: int, accum_steps: int, num_processes: int, max_grad_norm: float) -> dict:

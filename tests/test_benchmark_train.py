@@ -389,7 +389,8 @@ def test_a_real_data_option_without_data_real_is_refused(option, said, capsys, t
 def test_a_sharded_profile_that_cannot_take_effect_is_refused_before_any_work(monkeypatch):
     # An FSDP profile on a CPU: accelerate would quietly measure a single process instead.
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
-    with pytest.raises(ConfigError, match="asked for FSDP, but it is NOT in effect.*measure it where"):
+    with pytest.raises(ConfigError, match="asked for FSDP, which accelerate enables only on GPUs, so it is NOT in "
+                                          "effect.*measure it where"):
         benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1))
 
 

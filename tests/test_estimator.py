@@ -2077,7 +2077,8 @@ def test_an_estimators_launch_whose_strategy_cannot_take_effect_is_told_of_its_k
     train.fit's (until the ninety-second session)."""
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")  # an FSDP profile launched where there is no GPU
     model, data = _tiny_segmentation(tiny_dataset, tmp_path)
-    with pytest.raises(ConfigError, match=r"asked for FSDP, but it is NOT in effect.*, or set "
+    with pytest.raises(ConfigError, match=r"asked for FSDP, which accelerate enables only on GPUs, so it is NOT in "
+                                          r"effect.*, or set "
                                           r"allow_strategy_fallback=True to run anyway\.$"):
         model.fit(data, steps=1)
 

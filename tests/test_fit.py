@@ -567,7 +567,8 @@ def test_an_accumulation_window_across_the_epoch_boundary_weighs_every_sample_eq
 def test_fit_refuses_a_sharded_profile_that_cannot_take_effect_unless_allowed(tmp_path, monkeypatch):
     """Told of train.allow_strategy_fallback=true before its own keyword (until the ninety-second session)."""
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")  # an FSDP profile launched where there is no GPU
-    with pytest.raises(ConfigError, match=r"asked for FSDP, but it is NOT in effect.*, or set "
+    with pytest.raises(ConfigError, match=r"asked for FSDP, which accelerate enables only on GPUs, so it is NOT in "
+                                          r"effect.*, or set "
                                           r"allow_strategy_fallback=True to run anyway\.$"):
         fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "refused", progress_bar=False)
     assert not (tmp_path / "refused" / "checkpoints").exists()

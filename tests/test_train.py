@@ -1070,7 +1070,8 @@ def test_a_sharded_profile_that_cannot_take_effect_is_an_error_unless_fallback_i
     # What `accelerate launch --config_file configs/accelerate/fsdp.yaml` exports, on a machine without GPUs.
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
     refused = tmp_path / "refused"
-    with pytest.raises(Exception, match=r"asked for FSDP, but it is NOT in effect.*, or set "
+    with pytest.raises(Exception, match=r"asked for FSDP, which accelerate enables only on GPUs, so it is NOT in "
+                                        r"effect.*, or set "
                                         r"train.allow_strategy_fallback=true \(fit: allow_strategy_fallback=True\) "
                                         r"to run anyway\.$"):
         train(tiny_config(refused, train__max_steps=1, train__val_every=0))
@@ -1078,7 +1079,7 @@ def test_a_sharded_profile_that_cannot_take_effect_is_an_error_unless_fallback_i
 
     out = tmp_path / "run"
     train(tiny_config(out, train__max_steps=1, train__val_every=0, train__allow_strategy_fallback="true"))
-    assert "asked for FSDP, but it is NOT in effect" in capsys.readouterr().out
+    assert "asked for FSDP, which accelerate enables only on GPUs, so it is NOT in effect" in capsys.readouterr().out
     info = json.loads((out / "run_info.json").read_text())
     assert "FSDP" in info["strategy_warning"] and "single process" in info["strategy"]
 
@@ -1103,9 +1104,13 @@ def test_a_deepspeed_profile_under_accelerate_use_cpu_says_it_fell_back_and_why(
     assert strategy_in_effect(launched) == (
         "DDP (MULTI_CPU) on 1 process(es), device cpu:0, mixed precision no, in place of DeepSpeed, which "
         "accelerate does not set up under ACCELERATE_USE_CPU=true")
-    assert fallback_warning(launched).endswith(
-        "memory savings and sharded checkpoints of DeepSpeed do not apply to this run. Launch without "
-        "ACCELERATE_USE_CPU to run DeepSpeed on the CPU.")
+    # the strategy line after "asked for DeepSpeed, but it is NOT in effect" said "in place of DeepSpeed" again, and
+    # why after what ran (until the ninety-third session): what was asked for, and why not, once
+    assert fallback_warning(launched) == (
+        "the accelerate config asked for DeepSpeed, which accelerate does not set up under ACCELERATE_USE_CPU=true, "
+        "so it is NOT in effect: this run is DDP (MULTI_CPU) on 1 process(es), device cpu:0, mixed precision no, "
+        "without the memory savings and sharded checkpoints of DeepSpeed. Launch without ACCELERATE_USE_CPU to run "
+        "DeepSpeed on the CPU.")
     out = tmp_path / "run"
     train(tiny_config(out, train__max_steps=2, train__val_every=0, train__save_every=2,
                       train__allow_strategy_fallback="true"))
