@@ -52,7 +52,7 @@ from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
-from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, complete_checkpoints
+from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
 from .models import (SET_BY_THE_RUN, ModelSpec, arg_names, bridgeable, check_arg_names, model_spec,
                      spec_differences)
 from .own_warnings import AcceleratedSegWarning
@@ -793,7 +793,7 @@ class Segmentation:
                 warnings.simplefilter("always")
                 try:
                     output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz",
-                                          sw_batch_size=batch_size, fp32_setting=_fp32_in("predict"), **options)
+                                          sw_batch_size=batch_size, fp32_setting=estimator_fp32("predict"), **options)
                 except DataError as error:
                     failure = error
             # Those about one's input (UserWarning) at the caller's line: warn_explicit at inference.py's kept
@@ -1375,7 +1375,7 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
 
     settings = PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
     device = default_device(options.get("device"))
-    check_precision(settings.precision, device, _fp32_in("evaluate"))
+    check_precision(settings.precision, device, estimator_fp32("evaluate"))
     model, _ = load_for_prediction(model_dir)
     jobs = [(InputCase(case.id, tuple(case.images)), folder / f"{case.id}.nii.gz", None) for case in cases]
     with closing(segment_cases(model.to(device), config, jobs, device=device, options=settings,
@@ -1384,12 +1384,6 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
             if error is not None:
                 raise error
             yield case.id, path
-
-
-def _fp32_in(method: str) -> str:
-    """How ``method`` (predict, evaluate) is asked for fp32, which bf16's emulation warning names: the command
-    line's --precision fp32 until the ninety-second session."""
-    return f"{method}(..., precision='fp32')"
 
 
 def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:

@@ -129,6 +129,13 @@ FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", 
                       "exports them to <checkpoint_dir>/model, then load that model.safetensors into your network "
                       "(safetensors.torch.load_model) and fit it into another checkpoint_dir (the optimizer starts "
                       "fresh)"))
+def estimator_fp32(method: str) -> str:
+    """How the estimator's ``method`` (predict, evaluate) is asked for fp32, which bf16's emulation warning names:
+    its precision keyword. One spelling for ESTIMATOR_NAMES' predict_fp32 and the estimator's own warnings (spelt
+    in both until the ninety-third session)."""
+    return f"{method}(..., precision='fp32')"
+
+
 # The estimator trains through train, which says these since the ninety-second session (train's words before, in
 # its Ctrl-C, preemption, failed save, lock, layout and resume messages, and wherever it names a setting)
 ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentation(output_dir=...) of its own",
@@ -140,7 +147,7 @@ ESTIMATOR_NAMES = Names(resume="fit(..., resume='latest')", elsewhere="Segmentat
                         class_naming="Dataset.from_files' class_names",
                         renamed=(("data.patch_size", "block_shape"), ("model.name", "Segmentation's model"),
                                  ("model.args", "model_args")),
-                        fp32="Segmentation(precision='fp32')", predict_fp32="predict(..., precision='fp32')")
+                        fp32="Segmentation(precision='fp32')", predict_fp32=estimator_fp32("predict"))
 # Dataset.fit trains through train too, its settings keywords of its own or of the Dataset.config(...) given it
 # (resume='latest' either way), its network the config's model.name, model.args (cfg.model): it was told train's
 # command-line words until the ninety-second session

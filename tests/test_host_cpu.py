@@ -117,3 +117,14 @@ def test_fits_bf16_warning_leaves_predict_out(cpu_without_bf16, tmp_path, monkey
     fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "fit", progress_bar=False)
     said = capsys.readouterr().out
     assert "bf16 on this CPU is emulated" in said and "fp32 is faster here (--mixed_precision no); " in said
+
+
+def test_the_estimators_way_to_fp32_is_spelt_once():
+    """predict(..., precision='fp32') was spelt both in ESTIMATOR_NAMES, which fit's bf16 warning names, and in the
+    estimator's own _fp32_in, which its predict's and evaluate's named (until the ninety-third session)."""
+    from accelerated_seg import estimator
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES, estimator_fp32
+
+    assert ESTIMATOR_NAMES.predict_fp32 == estimator_fp32("predict") == "predict(..., precision='fp32')"
+    assert estimator_fp32("evaluate") == "evaluate(..., precision='fp32')"
+    assert not hasattr(estimator, "_fp32_in")
