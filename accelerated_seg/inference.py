@@ -838,7 +838,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
                   tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                   transforms_on_device: bool = True, probabilities: bool = False,
                   progress: Callable[[str], None] | None = None, sequential: bool = False,
-                  keep_largest: bool | Sequence[int] = False, continue_prediction: bool = False) -> list[Path]:
+                  keep_largest: bool | Sequence[int] = False, continue_prediction: bool = False,
+                  fp32_setting: str = COMMAND_LINE_FP32) -> list[Path]:
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
 
     The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
@@ -860,6 +861,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
             in ``predict_file``.
         continue_prediction: pass over the cases whose outputs an earlier run wrote with the same
             models and options (``left_to_predict``): a run a time limit or Ctrl-C stopped goes on.
+        fp32_setting: how the caller asks for fp32, as in ``predict_file``: the command line's words by default,
+            which a script calling this was told whatever it gave until the ninety-third session.
 
     Returns:
         Every case's label map, in case order (those passed over too).
@@ -873,7 +876,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     """
     options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     device = default_device(device)
-    check_precision(options.precision, device)
+    check_precision(options.precision, device, fp32_setting)
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
     cases = collect_cases(inputs, config)

@@ -39,6 +39,7 @@ import torch
 from .config import ConfigError
 from .data.errors import DataError
 from .ensemble import given_folders, load_for_prediction
+from .host_cpu import COMMAND_LINE_FP32
 from .inference import (
     PredictOptions,
     check_precision,
@@ -184,14 +185,15 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         transforms_on_device: bool = True, probabilities: bool = False,
                         progress: Callable[[str], None] | None = None,
                         sequential: bool = False, keep_largest: bool | Sequence[int] = False,
-                        continue_prediction: bool = False) -> list[Path]:
+                        continue_prediction: bool = False, fp32_setting: str = COMMAND_LINE_FP32) -> list[Path]:
     """``predict_cases`` over every process of an ``accelerate launch``; call it on every process.
 
     Args:
         inputs: NIfTI files, folders or patterns (grouped into cases by channel naming), or the
             cases themselves (``InputCase``: one file per channel in the model's order).
         model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
-            probabilities, sequential, keep_largest, continue_prediction: as in ``inference.predict_cases``.
+            probabilities, sequential, keep_largest, continue_prediction, fp32_setting: as in
+            ``inference.predict_cases``.
         accelerator: an ``accelerate.Accelerator`` (or ``PartialState``); one is made when None. Each
             process runs on its ``accelerator.device``.
         split: ``auto``, ``cases`` or ``windows`` (module docstring).
@@ -215,11 +217,12 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         return predict_cases(model_dir, inputs, output, device=accelerator.device, sw_batch_size=sw_batch_size,
                              overlap=overlap, tta=tta, precision=precision, aggregate_on_cpu=aggregate_on_cpu,
                              transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
-                             sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction)
+                             sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction,
+                             fp32_setting=fp32_setting)
     device = accelerator.device
     refusal = None
     try:
-        check_precision(options.precision, device)
+        check_precision(options.precision, device, fp32_setting)
         with _warned_by_the_main_process(accelerator):
             model, config = load_for_prediction(model_dir)
             keep = kept_whole(config, keep_largest)

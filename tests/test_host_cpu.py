@@ -2,6 +2,7 @@
 convolutions over 2-voxel volumes, whose gradient oneDNN gets wrong at times, named before training."""
 
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -128,3 +129,22 @@ def test_the_estimators_way_to_fp32_is_spelt_once():
     assert ESTIMATOR_NAMES.predict_fp32 == estimator_fp32("predict") == "predict(..., precision='fp32')"
     assert estimator_fp32("evaluate") == "evaluate(..., precision='fp32')"
     assert not hasattr(estimator, "_fp32_in")
+
+
+def test_predict_cases_and_predict_distributed_name_the_callers_way_to_fp32(cpu_without_bf16, tmp_path):
+    """Called from Python, both named the command line's `--precision fp32 for predict`, with no way to be told the
+    caller's, as predict_file is (until the ninety-third session). The warning comes before the model is read."""
+    import torch
+
+    from accelerated_seg.inference import predict_cases
+    from accelerated_seg.inference_distributed import predict_distributed
+    from accelerated_seg.inference_files import InputCase
+
+    one_process = SimpleNamespace(num_processes=1, process_index=0, device=torch.device("cpu"), is_main_process=True)
+    given = "predict_cases(..., precision='fp32')"
+    for predicts, inputs in ((predict_cases, ["scan.nii.gz"]), (predict_distributed, ["scan.nii.gz"]),
+                             (predict_distributed, [InputCase("case", (tmp_path / "scan.nii.gz",))])):
+        options = {"device": "cpu"} if predicts is predict_cases else {"accelerator": one_process}
+        with pytest.warns(UserWarning, match=re.escape(f"fp32 is faster here ({given});")), \
+                pytest.raises(FileNotFoundError):  # no model there: said after the warning
+            predicts(tmp_path / "no_model", inputs, tmp_path / "out", precision="bf16", fp32_setting=given, **options)
