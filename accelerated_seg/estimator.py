@@ -1221,7 +1221,10 @@ def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
                         cfg.model.args)
     if needed == saved or bridgeable(saved, needed):  # other classes: new output layers; 1 channel: spread
         return
-    given_as = {"out_channels": "classes (n_classes)" if manifest.regions is None else "regions",
+    # the network's own arguments as the estimator's user gives them, model_args['channels'] (model.args.channels,
+    # the config's, until the ninety-third session); what the run decides as the Dataset gives it
+    given_as = {**{key: ESTIMATOR_NAMES.model_arg(key) for key in {*saved.args, *needed.args} - SET_BY_THE_RUN.keys()},
+                "out_channels": "classes (n_classes)" if manifest.regions is None else "regions",
                 "in_channels": "image channels", "img_size": "block_shape"}
     # what cannot be bridged: other classes can (new output layers), so they are not named among them
     same_outputs = dataclasses.replace(needed, args={**needed.args, "out_channels": saved.args["out_channels"]})

@@ -2022,6 +2022,21 @@ def test_an_estimators_start_from_other_weights_names_init_from_and_from_files_k
     assert "data." not in _lines_with(("init_from", "records no preprocessing"), said)
 
 
+def test_a_loaded_model_that_another_design_would_fine_tune_names_its_model_args(tiny_dataset, tmp_path):
+    """A loaded model fit with model_args changed since was refused as `model.args.channels: [4, 8, 16] in the model,
+    ...`: the config's key, to an estimator whose user wrote model_args={...} (until the ninety-third session)."""
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    loaded = Segmentation.load(model.model_dir, output_dir=str(tmp_path / "tuned"), val_every=0, trackers="none",
+                               progress_bar=False)
+    loaded.model_args = {**loaded.model_args, "channels": [4, 8, 32]}
+    with pytest.raises(ConfigError, match=r"does not fit this dataset \(model_args\['channels'\]: \[4, 8, 16\] in the "
+                                          r"model, \[4, 8, 32\] in the dataset\)") as refused:
+        loaded.fit(data, steps=1)
+    assert "model.args" not in str(refused.value)
+    assert not (tmp_path / "tuned").exists()
+
+
 def test_an_estimators_settings_left_without_effect_are_named_as_its_keywords(tiny_dataset, tmp_path, capsys):
     """`optim.momentum=0.9 has no effect in this run: optim.optimizer is adamw ...; set optim.optimizer: sgd`,
     `train.sw_overlap=0.5 ...: train.val_every is 0` and `data.ct_window=[...] ...: under data.normalization: ct`
