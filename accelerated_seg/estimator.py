@@ -472,7 +472,10 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
                               seed=data.split_seed, binarize=data.binarize)
     except DataError as error:
         raise DataError(_in_from_files_words(str(error), where)) from None
-    manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
+    # the checks' advice in its terms, and the split's unused settings as its keywords (validation_fraction=0.3):
+    # "data.validation_fraction=0.3 not used" beside fit's "validation_fraction > 0" until the ninety-third session
+    manifest = dataclasses.replace(manifest, source_format="from_files",
+                                   split=_in_from_files_words(manifest.split, where))
     if channel_names is not None and len(channel_names) != manifest.num_channels:
         raise ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "
                           f"but each case has {manifest.num_channels} image channel(s): name each, in the pairs' "

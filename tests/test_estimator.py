@@ -21,6 +21,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.loader import patch_dataset, train_loader
 from accelerated_seg.data.manifest import load_cases, load_msd
 from accelerated_seg.data.prepare import preprocess_settings
+from accelerated_seg.data.splits import unused_split_settings_warning
 from accelerated_seg.estimator import Dataset, Segmentation
 
 
@@ -2198,6 +2199,41 @@ def test_a_dataset_fit_without_validation_cases_or_a_batch_an_epoch_names_its_ke
                                           r"lower the batch$") as fewer:
         few.fit(config_of(few, val_every=0))
     assert "train." not in str(no.value) and "data." not in str(no.value) + str(fewer.value)
+
+
+def test_a_datasets_unused_split_settings_are_named_as_its_keywords(tiny_dataset, tmp_path, capsys):
+    """from_files(..., validation_fraction=0.3) beside validation_pairs: Dataset.fit(config) was told `no validation
+    cases (given (validation_pairs; data.validation_fraction=0.3 not used)) ... so that validation_fraction or
+    num_folds holds cases out`, both words in one message, and warned `so data.validation_fraction holds nothing
+    out ... give the dataset without it (the MSD 'validation' list ...)`, files it never gave (until the
+    ninety-third session)."""
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    common = dict(block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"), num_workers=0,
+                  spacing=(2.0, 2.0, 2.0))
+    alone = Dataset.from_files(train_pairs, validation_pairs=[], validation_fraction=0.3, **common).batch(2)
+    assert "split: given (validation_pairs; validation_fraction=0.3 not used)" in repr(alone)
+    cfg = alone.config(output_dir=str(tmp_path / "run"), max_steps=1, trackers="none", progress_bar=False)
+    cfg.model.args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+    with pytest.raises(ConfigError, match=r"^the dataset has no validation cases \(given \(validation_pairs; "
+                                          r"validation_fraction=0\.3 not used\)\), but val_every=\d+: set val_every=0 "
+                                          r".* so that validation_fraction or num_folds holds cases out$") as no:
+        alone.fit(cfg)
+    assert ("warning: the split is given (validation_pairs; validation_fraction=0.3 not used): the dataset gives its "
+            "own, so validation_fraction holds nothing out. For a split by it, leave validation_pairs out\n"
+            ) in capsys.readouterr().out
+    # the other settings a given split leaves unused, and the pairs' own 'fold' keys
+    folds = Dataset.from_files(train_pairs, validation_pairs=val_pairs, num_folds=3, split_seed=4, **common)
+    keyed = Dataset.from_files([{"image": image, "label": label, "fold": k % 3}
+                                for k, (image, label) in enumerate(train_pairs)], num_folds=3, fold=1, split_seed=7,
+                               **common)
+    said = [unused_split_settings_warning(data.manifest.split) for data in (folds, keyed)]
+    assert said == ["warning: the split is given (validation_pairs; num_folds=3 and split_seed=4 not used): the "
+                    "dataset gives its own, so every fold trains on that one split. For k-fold, leave validation_pairs "
+                    "out",
+                    "warning: the split is given (datalist 'fold' keys: fold 1 of 3; split_seed=7 not used): the "
+                    "dataset gives its own, so split_seed chooses nothing. For a split of its seed, give the pairs "
+                    "without their 'fold' keys"]
+    assert "data." not in str(no.value) + repr(folds) + repr(keyed) + "".join(said)
 
 
 def test_an_estimators_step_beyond_the_hosts_memory_names_block_shape_and_its_keywords(tiny_dataset, tmp_path,

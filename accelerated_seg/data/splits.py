@@ -169,11 +169,19 @@ def unused_split_settings_warning(split: str) -> str | None:
         return (f"warning: the split is {split}: data.num_folds picks the file's 'fold' keys, so the cases "
                 f"of its 'validation' list are neither trained nor validated on. To validate on that list instead, "
                 f"set data.num_folds=0 and remove data.fold")
-    what = ("every data.fold trains on that one split. For k-fold" if "data.num_folds=" in split else
-            "data.validation_fraction holds nothing out. For a split by it" if "data.validation_fraction=" in split
-            else "data.split_seed chooses nothing. For a split of its seed")
-    return (f"warning: the split is {split}: the dataset gives its own, so {what}, give the dataset without it "
-            f"(the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
+    # Dataset.from_files' split names its keywords (split_seed=7 not used), and its own split is its
+    # validation_pairs or its pairs' 'fold' keys: it was told of data.split_seed and of files (until the
+    # ninety-third session)
+    keywords = not re.search(r"\bdata\.\w+=", split)
+    data = "" if keywords else "data."
+    what = (f"every {data}fold trains on that one split. For k-fold" if f"{data}num_folds=" in split else
+            f"{data}validation_fraction holds nothing out. For a split by it" if f"{data}validation_fraction=" in split
+            else f"{data}split_seed chooses nothing. For a split of its seed")
+    way = ("leave validation_pairs out" if split.startswith("given (validation_pairs") else
+           "give the pairs without their 'fold' keys") if keywords else \
+        ("give the dataset without it (the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's "
+         "splits_final.json)")
+    return f"warning: the split is {split}: the dataset gives its own, so {what}, {way}"
 
 
 def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:
