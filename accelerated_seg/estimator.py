@@ -210,7 +210,12 @@ class Dataset:
     def config(self, **settings) -> Config:
         """A full run config with these data settings; each of ``settings`` is a ``TrainConfig`` field
         (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...)."""
-        return self._config(settings, "Dataset.config")
+        cfg = self._config(settings, "Dataset.config")
+        # their values too, here and as given (lr=-1), as Segmentation(...) checks them: Dataset.fit(config) said
+        # "setting optim.lr", beside its run's keywords (lr), until the ninety-third session. The config returned is
+        # as made: one edited afterwards is checked by Dataset.fit, in its own words (optim.lr).
+        _checked_config(cfg, "Dataset.config", _TRAINING_KEYWORDS)
+        return cfg
 
     def _config(self, settings: dict, where: str) -> Config:
         """``config(**settings)``, its refusal said by ``where``, the method the caller called (the batch

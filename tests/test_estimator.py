@@ -964,6 +964,11 @@ def test_the_training_settings_and_augments_are_refused_in_the_keywords_given(tm
             (lambda: data.fit(sw_overlap=1.5), "Dataset.fit: sw_overlap must be >= 0.0 and < 1.0, got 1.5"),
             (lambda: data.fit(Config(data=data.data, train=dataclasses.replace(Config().train, batch_size=0))),
              "Dataset.fit: setting train.batch_size must be >= 1, got 0"),  # the config's own words
+            # Dataset.config(...) took them unchecked, and Dataset.fit(config) said "setting optim.lr", beside its
+            # run's lr (until the ninety-third session)
+            (lambda: data.config(lr=-1), "Dataset.config: lr must be >= 0, got -1"),
+            (lambda: data.config(optimizer="sgd", momentum=0), "Dataset.config: nesterov needs a momentum (momentum > "
+                                                               "0, nnU-Net's is 0.99); set one, or nesterov=False for"),
             (lambda: data.augment("heavy", on="tpu"), "Dataset.augment: on must be one of auto, cpu, gpu; got 'tpu'")):
         with pytest.raises(ConfigError, match=f"^{re.escape(said)}"):
             call()
