@@ -52,7 +52,7 @@ from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
-from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
+from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, Names, complete_checkpoints, estimator_fp32
 from .models import (SET_BY_THE_RUN, ModelSpec, arg_names, bridgeable, check_arg_names, model_spec,
                      spec_differences)
 from .own_warnings import AcceleratedSegWarning
@@ -312,7 +312,7 @@ class Dataset:
         cfg = _checked_config(config or self._config(train_settings, "Dataset.fit"), "Dataset.fit",
                               _TRAINING_KEYWORDS if config is None else None)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
-        _check_the_network_fits_the_blocks(cfg, self, launched_processes())
+        _check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
         resumed = None
         if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
             with contextlib.suppress(ConfigError):
@@ -1455,11 +1455,13 @@ def _gpus_to_launch() -> int:
     return torch.cuda.device_count() if torch.cuda.device_count() > 1 else 1
 
 
-def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes: int) -> None:
+def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes: int, where: str = "fit",
+                                       names: Names = ESTIMATOR_NAMES) -> None:
     """Training's check of the network on its patches (``models.check_trainable``, a meta-device pass),
-    here before anything is written or launched and in the estimator's words: a block_shape too small
-    for the network was refused as "data.patch_size" and "model.args", after the strategy lines, and
-    left an empty parent of output_dir behind (sixty-ninth session)."""
+    here before anything is written or launched and in the words of ``where``, the method called, and of its
+    ``names``: a block_shape too small for the network was refused as "data.patch_size" and "model.args", after the
+    strategy lines, and left an empty parent of output_dir behind (sixty-ninth session); Dataset.fit, whose network
+    is its config's model.args, was said to be fit and told of the estimator's model_args (until the ninety-third)."""
     from .models import check_trainable
 
     plan = _batch_plan(cfg, processes)
@@ -1469,8 +1471,9 @@ def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes:
                           cfg.model.args)
         check_trainable(spec, cfg.data.patch_size, plan.per_device * (processes if cfg.train.sync_batchnorm else 1))
     except ConfigError as error:
-        words = str(error).replace("data.patch_size", "block_shape").replace("model.args", "model_args")
-        raise ConfigError(f"fit: {words}") from None
+        words = str(error).replace("data.patch_size", names.setting("data.patch_size")).replace(
+            "model.args", names.setting("model.args"))
+        raise ConfigError(f"{where}: {words}") from None
 
 
 def _batch_plan(cfg: Config, processes: int):

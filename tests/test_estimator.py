@@ -1116,8 +1116,11 @@ def test_a_block_shape_too_small_for_the_network_is_refused_in_the_estimators_wo
                                           r"model_args: .*Raise block_shape, or give model_args fewer down-sampling"):
         Segmentation("unet", output_dir=str(out), val_every=0, trackers="none").fit(data, steps=1)
     assert not (tmp_path / "runs").exists() and not (tmp_path / "cache").exists()  # refused before any work
-    # the builder's own fit too: it said data.patch_size and model.args (seventy-second session's probe)
-    with pytest.raises(ConfigError, match=r"^fit: model 'unet' cannot train on block_shape \(16, 16, 16\)"):
+    # the builder's own fit too: it said data.patch_size and model.args (seventy-second session's probe), and then
+    # "fit:" and the estimator's model_args, where its network is the config's model.args (until the ninety-third)
+    with pytest.raises(ConfigError, match=r"^Dataset\.fit: model 'unet' cannot train on block_shape \(16, 16, 16\) "
+                                          r"with these model\.args: .*Raise block_shape, or give model\.args fewer "
+                                          r"down-sampling"):
         data.fit(output_dir=str(out), max_steps=1, val_every=0, trackers="none")
     assert not (tmp_path / "runs").exists() and not (tmp_path / "cache").exists()
     # a loaded model's fit too: its fine-tuning check said "data.patch_size (16, 16, 3) must be divisible ..."
