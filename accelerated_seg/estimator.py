@@ -279,7 +279,7 @@ class Dataset:
         batch, epoch = self.batch_size or 2, patches_per_epoch(len(manifest.training), self.data.samples_per_volume)
         if batch > epoch:  # else the sampler's ValueError, after the preprocessing, in its own arguments' words
             raise ConfigError(f"Dataset.loader: Dataset.batch({batch}) is more than one epoch's {epoch} patches "
-                              f"({len(manifest.training)} case(s) x data.samples_per_volume "
+                              f"({len(manifest.training)} case(s) x samples_per_volume "
                               f"{self.data.samples_per_volume}): lower the batch, or raise samples_per_volume")
         settings = preprocess_settings(self.data, manifest)
         checked.keep_records()  # nothing refuses the loader any more (check_records)
@@ -1291,7 +1291,7 @@ def _named_as_its_start(dataset: Dataset, resumed: Path | None, init_from) -> Ma
             taken.append(f"channels {', '.join(channels.values())}")
         else:
             said.append(f"the dataset's channels are not named {', '.join(channels.values())} as {start} names them, "
-                        f"a name data.normalization auto normalizes as CT: give Dataset.from_files channel_names="
+                        f"a name normalization='auto' normalizes as CT: give Dataset.from_files channel_names="
                         f"{list(channels.values())} (or normalization='ct') where they are CT")
     if taken:  # said, since a dataset of another task with as many classes takes them too
         said.insert(0, f"the dataset's {' and '.join(taken)} are named as {start} names them; Dataset.from_files' "

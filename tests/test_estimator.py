@@ -1082,9 +1082,11 @@ def test_the_builders_loader_refuses_its_arguments_before_the_preprocessing(tiny
     with pytest.raises(ConfigError, match=r"Dataset.loader: num_workers must be a whole number >= 0, got 1.5"):
         data.loader(num_workers=1.5)
     epoch = len(train_pairs) * data.data.samples_per_volume
+    # samples_per_volume as from_files takes it, twice: data.samples_per_volume first until the ninety-third session
     with pytest.raises(ConfigError, match=rf"^Dataset.loader: Dataset.batch\({epoch + 1}\) is more than one epoch's "
                                           rf"{epoch} patches "
-                                          rf"\({len(train_pairs)} case\(s\) x data.samples_per_volume"):
+                                          rf"\({len(train_pairs)} case\(s\) x samples_per_volume \d+\): lower the "
+                                          rf"batch, or raise samples_per_volume$"):
         data.batch(epoch + 1).loader()
     assert not (tmp_path / "cache").exists()
 

@@ -157,6 +157,8 @@ def test_a_models_ct_channel_name_does_not_switch_an_unnamed_datasets_normalizat
     said = capsys.readouterr().out
     assert "note: the dataset's classes background, liver, tumour are named as" in said
     assert "not named CT" in said and "channel_names=['CT']" in said
+    # the setting as from_files takes it, beside its normalization='ct': data.normalization until the ninety-third
+    assert "a name normalization='auto' normalizes as CT" in said and "data." not in said
     # a model whose names are the Dataset's own (an estimator's that named none): nothing taken, nothing said
     config = json.loads((export / "config.json").read_text())
     config.update(labels={"0": "background", "1": "class_1", "2": "class_2"}, channels={"0": "image"})
