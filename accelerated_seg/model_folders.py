@@ -129,6 +129,8 @@ FIT_NAMES = Names(resume="resume='latest'", elsewhere="another checkpoint_dir", 
                       "exports them to <checkpoint_dir>/model, then load that model.safetensors into your network "
                       "(safetensors.torch.load_model) and fit it into another checkpoint_dir (the optimizer starts "
                       "fresh)"))
+
+
 def estimator_fp32(method: str) -> str:
     """How the estimator's ``method`` (predict, evaluate) is asked for fp32, which bf16's emulation warning names:
     its precision keyword. One spelling for ESTIMATOR_NAMES' predict_fp32 and the estimator's own warnings (spelt
