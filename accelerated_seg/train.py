@@ -893,7 +893,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing,
                                         network_takes=network_takes_patch(cfg.model.name, cfg.model.args,
                                                                           manifest.num_channels,
-                                                                          manifest.num_outputs)):
+                                                                          manifest.num_outputs),
+                                        names=names):
         accelerator.print(warning)
     scored = val_table["class_voxels"] if val_table is not None and cfg.train.val_every else None
     for warning in class_presence_warnings(output_names(manifest), manifest.class_regions,

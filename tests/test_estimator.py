@@ -2312,3 +2312,20 @@ def test_a_checkpoint_given_as_init_from_is_told_the_way_on_in_the_callers_words
                 f"to start from this training-state checkpoint's weights: accelerated-seg export {step} --output "
                 f"<folder>, then {then} (the optimizer and schedule start fresh")):
             check_initial_weights(step, names)
+
+
+def test_a_dataset_fit_over_cases_shorter_than_its_blocks_is_told_of_block_shape(tiny_dataset, tmp_path, capsys):
+    """docs/data.md's builder run on small cases was told `warning: data.patch_size [32, 32, 32] is longer than every
+    preprocessed training case ... A patch such as data.patch_size: [32, 32, 16]`: a setting Dataset.fit's caller
+    never gave (until the ninety-third session)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, validation_pairs=[], block_shape=(48, 48, 48), n_classes=3,
+                              cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    cfg = data.config(output_dir=str(tmp_path / "run"), max_steps=1, val_every=0, save_every=0, trackers="none",
+                      progress_bar=False)
+    cfg.model.args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1}
+    data.fit(cfg)
+    warning = next(line for line in capsys.readouterr().out.splitlines() if "longer than every" in line)
+    assert warning.startswith("warning: block_shape [48, 48, 48] is longer than every preprocessed training "), warning
+    assert warning.endswith("A patch such as block_shape=(32, 32, 16) sees as much of each case"), warning
+    assert "data." not in warning

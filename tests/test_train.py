@@ -2540,6 +2540,10 @@ def test_the_patch_a_padding_warning_suggests_is_one_the_network_takes():
     said = patch_padding_warning([64, 64, 32], small, (1.5, 1.5, 2.0), network_takes=mlperf)
     assert said.endswith("No shorter patch suits the network (model.name, model.args): a smaller network or finer "
                          "data.spacing would"), said
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES  # the estimator's keywords, not the config's keys
+    said = patch_padding_warning([64, 64, 32], small, (1.5, 1.5, 2.0), network_takes=mlperf, names=ESTIMATOR_NAMES)
+    assert said.startswith("warning: block_shape [64, 64, 32] is longer"), said
+    assert said.endswith("(Segmentation's model, model_args): a smaller network or finer spacing would"), said
     deep_unet = network_takes_patch("unet", {"channels": [4, 8, 16, 32, 64, 128], "strides": [2, 2, 2, 2, 2]})
     said = patch_padding_warning([96, 96, 96], [np.array([40, 40, 100])], None, network_takes=deep_unet)
     assert "data.patch_size: [64, 64, 96]" in said, said  # 48, a multiple of 16, is none of 32

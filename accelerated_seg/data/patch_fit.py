@@ -19,12 +19,13 @@ PREPROCESSED_CASES = "preprocessed training case"
 
 
 def patch_padding_warning(patch_size, shapes, spacing, cases: str = PREPROCESSED_CASES,
-                          network_takes: Callable[[list[int]], bool] | None = None) -> str | None:
+                          network_takes: Callable[[list[int]], bool] | None = None, names=None) -> str | None:
     """A warning where the patch is longer along an axis than every training case in ``shapes``, by
     more than rounding it up to a multiple of 16 explains: each patch is then mostly padding there.
     ``cases`` names what ``shapes`` are the sizes of. ``network_takes`` says whether the run's network
     trains on a patch (``models.network_takes_patch``): the patch suggested is the smallest it takes,
-    where the multiple of 16 alone suggested a 32^3 to the MLPerf U-Net, which refuses it.
+    where the multiple of 16 alone suggested a 32^3 to the MLPerf U-Net, which refuses it. ``names``
+    (``model_folders.Names``) spells the settings as the caller gives them; without it, as a config does.
 
     Thick-slice scans (0.7 x 0.7 x 5 mm, 12 slices) under the default 64^3 patch trained several times
     slower than under 64 x 64 x 16, to about the same Dice, and nothing said so (seventy-fourth
@@ -37,12 +38,26 @@ def patch_padding_warning(patch_size, shapes, spacing, cases: str = PREPROCESSED
         return None
     suggested = _shortest_taken(patch_size, enough, axes, network_takes)
     at = f" at {' x '.join(f'{size:g}' for size in spacing)} mm" if spacing else ""
-    advice = (f"A patch such as data.patch_size: {suggested} sees as much of each case" if suggested is not None else
-              "No shorter patch suits the network (model.name, model.args): a smaller network or finer "
-              "data.spacing would")
-    return (f"warning: data.patch_size {list(patch_size)} is longer than every {cases} along "
+    patch, network, spacing_setting = _named(names)
+    advice = (f"A patch such as {_set(names, patch, suggested)} sees as much of each case" if suggested is not None
+              else f"No shorter patch suits the network ({network}): a smaller network or finer {spacing_setting} would")
+    return (f"warning: {patch} {list(patch_size)} is longer than every {cases} along "
             f"axis {', '.join(map(str, axes))} (at most {', '.join(str(int(longest[axis])) for axis in axes)} "
             f"voxels{at}): each patch is mostly padding there, which costs time and teaches nothing. {advice}")
+
+
+def _named(names) -> tuple[str, str, str]:
+    """The patch, the network and the spacing as the caller names them: Dataset.fit's block_shape was told of
+    data.patch_size, which it never gave (found running docs/data.md's builder in the ninety-third session)."""
+    if names is None:
+        return "data.patch_size", "model.name, model.args", "data.spacing"
+    return names.setting("data.patch_size"), names.network, names.setting("data.spacing")
+
+
+def _set(names, patch: str, suggested: list[int]) -> str:
+    """The suggested patch as the caller writes it: YAML's ``data.patch_size: [64, 64, 16]`` in a config, the
+    keyword's ``block_shape=(64, 64, 16)`` in Python."""
+    return f"{patch}: {suggested}" if names is None or names.prefix else f"{patch}={tuple(suggested)}"
 
 
 def _shortest_taken(patch_size, enough: list[int], axes: list[int],
