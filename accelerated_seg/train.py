@@ -1321,6 +1321,9 @@ def _another_length_note(saved: int | None, cfg: Config, lr: float, step: int,
     if step < cfg.optim.warmup_steps:  # the warm-up does not depend on the length: "0.00055 where ... 0.00055"
         return (f"{schedule}, not {saved}; at step {step} both are still warming up, at a rate of "
                 f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}")
+    if step == cfg.optim.warmup_steps:  # both decays start at the peak here: "0.002 where ... gives 0.002"
+        return (f"{schedule}, not {saved}; at step {step}, where the warm-up ends, both give a rate of "
+                f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}, and this run's decays from there")
     now, before = (lr * lr_multiplier(step, cfg.optim, length) for length in (cfg.train.max_steps, saved))
     return (f"{schedule}, so training goes on at a rate of {now:.3g} where the checkpoint's own schedule gives "
             f"{before:.3g}")

@@ -1989,6 +1989,12 @@ def test_a_longer_run_resumed_inside_its_warm_up_says_the_rate_is_the_same(tiny_
         "steps, not 10; at step 10 both are still warming up, at a rate of 0.00055")
     undecayed = tiny_config(train__max_steps=12, optim__min_lr_ratio=1.0)
     assert _another_length_note(10, undecayed, 0.001, 10) is None
+    # resumed where the warm-up ends, both schedules are at their peak: "a rate of 0.002 where the checkpoint's own
+    # schedule gives 0.002" (a resume of docs/checkpoints.md's, run in the ninety-third session)
+    ending = tiny_config(train__max_steps=3, optim__warmup_steps=2)
+    assert _another_length_note(2, ending, 0.002, 2) == (
+        "train.max_steps 2 -> 3: the learning-rate schedule (cosine, after 2 warm-up steps) now decays over 3 steps, "
+        "not 2; at step 2, where the warm-up ends, both give a rate of 0.002, and this run's decays from there")
 
 
 def test_resume_rules_between_layouts():
