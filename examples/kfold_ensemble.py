@@ -29,13 +29,17 @@ from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.evaluate import evaluate_folders
 from accelerated_seg.files import write_text_atomically
 from accelerated_seg.inference import predict_cases
-from accelerated_seg.model_folders import complete_checkpoints
+from accelerated_seg.model_folders import Names, complete_checkpoints
 from accelerated_seg.run_folder import TRAIN_RUN_MARKER
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import train
 from accelerated_seg.wording import counted
 
 ROOT = Path(__file__).resolve().parents[1]
+# How train's messages name the ways on: every fold's folder is under --out, and --train.output_dir is refused
+# (a rerun was told to "train into another --train.output_dir" until the ninety-third session)
+KFOLD_NAMES = Names(elsewhere="another --out", new_run_elsewhere="--train.init_from={export} with another --out",
+                    folder="the fold's folder under --out")
 
 
 def main(argv=None):
@@ -55,6 +59,10 @@ def main(argv=None):
     if any(o not in ("--train.resume=latest", "--train.resume=null") for o in resume):
         raise ConfigError(f"{resume[0]}: each fold resumes from a checkpoint of its own; give --train.resume=latest")
     overrides = [o for o in overrides if o not in resume]
+    _check_the_counts(args)
+    # The experiment read once before the phantoms are written: a wrong --config or a mistyped setting waited
+    # for 24 phantoms (17 s) before its error
+    _fold_config(args, out, overrides, fold=0)
 
     # The main process writes the phantoms while the others wait (PartialState reads the launch; on
     # CPU processes ACCELERATE_USE_CPU must be passed on, as the Accelerator would read it).
@@ -78,13 +86,8 @@ def main(argv=None):
             fold_resume = resume
         else:
             fold_resume = ["--train.overwrite=true"] if resume and (fold_dir / TRAIN_RUN_MARKER).is_file() else []
-        # The cache under --out too (it went to ~/.cache, outside the folder the help names; a
-        # --data.cache_dir given still wins, as it comes after)
-        cfg = load_config(args.config, [f"--data.dataset={out / 'data' / 'dataset.json'}",
-                                        f"--data.cache_dir={out / 'cache'}",
-                                        f"--data.num_folds={args.folds}", f"--data.fold={fold}",
-                                        f"--train.output_dir={fold_dir}", *overrides, *fold_resume])
-        summary = train(cfg)  # the whole fold, on every process of the launch
+        cfg = _fold_config(args, out, [*overrides, *fold_resume], fold)
+        summary = train(cfg, names=KFOLD_NAMES)  # the whole fold, on every process of the launch
         if summary["preempted"]:  # SIGTERM/SIGUSR1: the state is saved, the job is ending
             state.print(f"fold {fold} stopped with its state saved; run the same command with "
                         f"--train.resume=latest to continue from there")
@@ -115,6 +118,30 @@ def main(argv=None):
         write_text_atomically(out / "evaluation" / "dice.json", json.dumps(results, indent=1))
     state.wait_for_everyone()
     return results
+
+
+def _check_the_counts(args) -> None:
+    """Refuse folds, cases and held-out cases that cannot make a cross-validation, in this example's flags:
+    --folds 0 ended in an IndexError traceback, and the others were refused by train or the phantoms' writer
+    in words of settings this example sets for its user (data.num_folds, synth --cases)."""
+    if args.folds < 2:
+        raise ConfigError(f"--folds {args.folds}: k-fold cross-validation needs 2 or more folds")
+    if args.cases < args.folds:
+        raise ConfigError(f"--cases {args.cases} is fewer than --folds {args.folds}: each fold validates on a "
+                          f"share of the cases of its own; give at least as many cases as folds")
+    if args.test_cases < 1:
+        raise ConfigError(f"--test-cases {args.test_cases}: the ensemble is scored on held-out phantoms; give 1 or "
+                          f"more")
+
+
+def _fold_config(args, out: Path, overrides: list[str], fold: int):
+    """The experiment of fold ``fold``: its split, its folder under --out, then the user's overrides."""
+    # The cache under --out too (it went to ~/.cache, outside the folder the help names; a
+    # --data.cache_dir given still wins, as it comes after)
+    return load_config(args.config, [f"--data.dataset={out / 'data' / 'dataset.json'}",
+                                     f"--data.cache_dir={out / 'cache'}",
+                                     f"--data.num_folds={args.folds}", f"--data.fold={fold}",
+                                     f"--train.output_dir={out / f'fold{fold}'}", *overrides])
 
 
 def _phantom_cases(folder: Path) -> int | None:

@@ -3,6 +3,7 @@
 import importlib.util
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -38,7 +39,10 @@ def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble
     """Before, phantoms written with no validation case listed an empty "validation", a split that won
     over data.num_folds, and the first fold stopped: "the dataset has no validation cases". Trained on
     regions, the held-out cases are scored on them, as the folds validated (until the seventy-third
-    session on the phantoms' classes, from the test set's dataset.json)."""
+    session on the phantoms' classes, from the test set's dataset.json). Run again into the same --out, it
+    was told to "train into another --train.output_dir", which it refuses, until the ninety-third session."""
+    from accelerated_seg.config import ConfigError
+
     regions = ["--data.regions={findings: [1, 2], lesion: [2]}", "--data.region_order=[1, 2]"]
     dice = _example("kfold_ensemble").main([*_tiny_kfold(tmp_path), *regions])
     assert sorted(dice) == ["ensemble", "fold0", "fold1"] and all(0 <= d <= 1 for d in dice.values())
@@ -50,6 +54,10 @@ def test_kfold_example_trains_each_fold_on_its_own_split_and_scores_the_ensemble
     assert sorted(held_out[0] + held_out[1]) == [f"case_{i:03d}" for i in range(6)]
     assert len(list((tmp_path / "predictions" / "ensemble").glob("*.nii.gz"))) == 2
     assert (tmp_path / "cache").is_dir()  # the preprocessing cache under --out, not in ~/.cache
+    # Run again as it was: told of the example's --out, not of --train.output_dir, which it refuses
+    with pytest.raises(ConfigError, match="already holds a run") as refusal:
+        _example("kfold_ensemble").main([*_tiny_kfold(tmp_path), *regions])
+    assert "another --out" in str(refusal.value) and "--train.output_dir" not in str(refusal.value)
 
 
 def test_kfold_example_continues_an_interrupted_run_and_ensembles_without_validation(tmp_path):
@@ -79,6 +87,26 @@ def test_kfold_example_refuses_settings_that_every_fold_cannot_share(tmp_path, o
     with pytest.raises(ConfigError, match=refusal):
         _example("kfold_ensemble").main([*_tiny_kfold(tmp_path), override])
     assert not list(tmp_path.iterdir())  # refused before the phantoms were written
+
+
+@pytest.mark.parametrize("options, refusal", [
+    (["--folds", "0"], "--folds 0: k-fold cross-validation needs 2 or more folds"),
+    (["--folds", "1"], "--folds 1: k-fold cross-validation needs 2 or more folds"),
+    (["--folds", "3", "--cases", "2"], "--cases 2 is fewer than --folds 3"),
+    (["--test-cases", "0"], "--test-cases 0: the ensemble is scored on held-out phantoms"),
+    (["--config", "missing.yaml"], "config file missing.yaml does not exist"),
+    (["--train.max_stepz=2"], "unknown setting 'train.max_stepz'"),
+])
+def test_kfold_example_refuses_counts_and_settings_before_writing_the_phantoms(tmp_path, options, refusal):
+    """--folds 0 ended in an IndexError traceback after the phantoms; --folds 1, fewer cases than folds and
+    --test-cases 0 were refused by train or the phantoms' writer in words that named data.num_folds, "use 0"
+    (the IndexError) or "synth --cases", settings this example takes by other flags; a wrong --config or a
+    mistyped override waited for 24 phantoms first (17 s; an audit of the examples)."""
+    from accelerated_seg.config import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(refusal)):
+        _example("kfold_ensemble").main([*_tiny_kfold(tmp_path), *options])
+    assert not list(tmp_path.iterdir())
 
 
 def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
