@@ -22,11 +22,18 @@ from monai.transforms import (Compose, EnsureChannelFirstd, LoadImaged, Normaliz
                               RandCropByPosNegLabeld, Spacingd, SpatialPadd)
 
 from accelerated_seg.cli import end_process, exit_on_user_error
+from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.model_folders import Names
+from accelerated_seg.run_folder import FIT_OUTPUTS, resume_or_replace
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.train import fit
 from accelerated_seg.wording import counted
+
+# How the run folder's refusals name this script's ways on (fit's own name its keywords)
+EXAMPLE_NAMES = Names(resume="--resume=latest", elsewhere="another --out", overwrite="--overwrite",
+                      folder="--out", prefix="", renamed=(("train.resume", "--resume"),))
 
 
 def main(argv=None):
@@ -38,6 +45,10 @@ def main(argv=None):
     parser.add_argument("--resume", help="'latest' to continue from the newest checkpoint")
     args = parser.parse_args(argv)
     out = Path(args.out)
+    _check_the_options(args)
+    # fit refuses an earlier run there, or a resume with nothing to resume, in its keywords and after the
+    # phantoms; the same check here says it in this script's flags, before anything is written
+    resume_or_replace(out / "run", args.resume, args.overwrite, names=EXAMPLE_NAMES, marker=None, outputs=FIT_OUTPUTS)
 
     # One process writes the phantoms and the others wait: each rank writing them itself would
     # overwrite files that another rank is already reading. (PartialState does not read the launch's
@@ -75,6 +86,17 @@ def main(argv=None):
         first, last = result["losses"][0][1], result["losses"][-1][1]
         print(f"{counted(result['step'], 'optimizer step')}, loss {first:.3f} -> {last:.3f}; weights: {result['model']}")
     return result
+
+
+def _check_the_options(args) -> None:
+    """Values of the options that this script's pieces would refuse late: SegResNet halves the patch 3 times,
+    and a patch of another size (or 0, the whole scan) trained until its skip connections met tensors of two
+    sizes (a RuntimeError traceback); fit's max_epochs refusal came after the phantoms."""
+    if args.epochs < 1:
+        raise ConfigError(f"--epochs {args.epochs}: give 1 or more passes over the phantoms")
+    if args.patch < 8 or args.patch % 8:
+        raise ConfigError(f"--patch {args.patch}: SegResNet halves the patch 3 times, so give a multiple of 8 "
+                          f"(32, 64, ...)")
 
 
 if __name__ == "__main__":

@@ -110,11 +110,36 @@ def test_kfold_example_refuses_counts_and_settings_before_writing_the_phantoms(t
 
 
 def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
+    """Run again as it was, it was refused in fit's keywords (resume='latest', another checkpoint_dir,
+    overwrite=True), after the phantoms, until the ninety-third session: now in the example's flags."""
+    from accelerated_seg.config import ConfigError
+
     first = _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "1", "--patch", "32"])
     assert first["step"] == 4 and Path(first["model"]).is_file()  # 8 cases x 1 batch each, 2 per step
+    with pytest.raises(ConfigError, match="already holds a run") as refusal:
+        _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "1", "--patch", "32"])
+    assert all(way in str(refusal.value) for way in ("--resume=latest", "another --out", "--overwrite")), refusal.value
+    assert "checkpoint_dir" not in str(refusal.value) and "overwrite=True" not in str(refusal.value)
     again = _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "2", "--patch", "32",
                                            "--resume", "latest"])
     assert again["step"] == 8
+
+
+@pytest.mark.parametrize("options, refusal", [
+    (["--epochs", "0"], "--epochs 0: give 1 or more passes"),
+    (["--patch", "0"], "--patch 0: SegResNet halves the patch 3 times"),
+    (["--patch", "12"], "--patch 12: SegResNet halves the patch 3 times"),
+    (["--resume", "latest"], "resume=latest but"),
+])
+def test_fit_your_own_example_refuses_its_options_before_writing_the_phantoms(tmp_path, options, refusal):
+    """--patch 12 (or 0, the whole scan) trained until SegResNet's skip connection met tensors of two
+    sizes, a RuntimeError traceback; --epochs 0 and a --resume latest with nothing to resume were refused
+    after the phantoms, in fit's keywords (max_epochs, "drop resume"; an audit of the examples)."""
+    from accelerated_seg.config import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(refusal)):
+        _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "1", "--patch", "32", *options])
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.distributed
