@@ -20,8 +20,10 @@ from accelerate.utils import parse_flag_from_env
 
 from accelerated_seg import Dataset, Segmentation
 from accelerated_seg.cli import end_process, exit_on_user_error
+from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
-from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.data.synthetic import ensure_synthetic_dataset
+from accelerated_seg.run_folder import earlier_run
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.wording import counted
 
@@ -37,6 +39,7 @@ def main(argv=None):
                         help="in a plain session, train on every visible GPU (with fewer than 2: in this process)")
     args = parser.parse_args(argv)
     out = Path(args.out)
+    _refuse_an_earlier_run(out / "run", args.overwrite)
 
     # Under accelerate launch every rank runs this script: one writes the files (the phantoms, the
     # prediction, the saved model) and the others wait, since a rank writing them too would overwrite
@@ -48,9 +51,10 @@ def main(argv=None):
         refuse_an_unjoined_launch(state)
     writes = state is None or state.is_main_process
 
-    # Any list of (image, label) NIfTI pairs works; here the package writes its phantoms.
+    # Any list of (image, label) NIfTI pairs works; here the package writes its phantoms (once: rewritten
+    # files are new sources to the preprocessing cache, built again each run).
     if writes:
-        write_synthetic_dataset(out / "data", num_cases=12, num_validation=3)
+        ensure_synthetic_dataset(out / "data", num_cases=12, num_validation=3)
     if state is not None:
         state.wait_for_everyone()
     phantoms = load_msd(out / "data" / "dataset.json")
@@ -86,6 +90,15 @@ def main(argv=None):
     assert np.array_equal(np.asanyarray(again.dataobj), np.asanyarray(label_image.dataobj))
     say(f"saved to {out / 'saved_model'} and reloaded: same prediction")
     return summary
+
+
+def _refuse_an_earlier_run(run: Path, overwrite: bool) -> None:
+    """The run of an earlier invocation in ``run``, without --overwrite: the estimator refuses it too, but after
+    the phantoms, and in its keywords (fit(..., resume='latest'), Segmentation(..., overwrite=True)), which this
+    script's user does not write."""
+    if not overwrite and (found := earlier_run(run)):
+        raise ConfigError(f"{run} holds the run of an earlier invocation ({found}): give --overwrite to replace "
+                          f"it (and its prediction, evaluation and saved model), or another --out")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from monai.transforms import (Compose, EnsureChannelFirstd, LoadImaged, Normaliz
 from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
-from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.data.synthetic import ensure_synthetic_dataset
 from accelerated_seg.model_folders import Names
 from accelerated_seg.run_folder import FIT_OUTPUTS, resume_or_replace
 from accelerated_seg.strategy import refuse_an_unjoined_launch
@@ -56,7 +56,7 @@ def main(argv=None):
     state = PartialState(cpu=parse_flag_from_env("ACCELERATE_USE_CPU"))
     refuse_an_unjoined_launch(state)  # a GPU profile's processes without GPUs: each alone, each writing
     if state.is_main_process:
-        write_synthetic_dataset(out / "data", num_cases=8, num_validation=0)
+        ensure_synthetic_dataset(out / "data", num_cases=8, num_validation=0)  # once, not at every run
     state.wait_for_everyone()
     phantoms = load_msd(out / "data" / "dataset.json", validation_fraction=0.0)  # every case trains
     files = [{"image": str(c.images[0]), "label": str(c.label)} for c in phantoms.training]

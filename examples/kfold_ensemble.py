@@ -25,7 +25,7 @@ from accelerate.utils import parse_flag_from_env
 
 from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError, joined_overrides, load_config
-from accelerated_seg.data.synthetic import write_synthetic_dataset
+from accelerated_seg.data.synthetic import ensure_synthetic_dataset
 from accelerated_seg.evaluate import evaluate_folders
 from accelerated_seg.files import write_text_atomically
 from accelerated_seg.inference import predict_cases
@@ -72,8 +72,7 @@ def main(argv=None):
         # No validation list in the training set's dataset.json: a listed split would win over the folds.
         # Written once: rewritten files are new sources to the preprocessing cache, built again each run.
         for folder, cases, seed in ((out / "data", args.cases, 0), (out / "test", args.test_cases, 1)):
-            if _phantom_cases(folder) != cases:
-                write_synthetic_dataset(folder, num_cases=cases, num_validation=0, seed=seed)
+            ensure_synthetic_dataset(folder, num_cases=cases, num_validation=0, seed=seed)
     state.wait_for_everyone()
 
     models = []
@@ -142,14 +141,6 @@ def _fold_config(args, out: Path, overrides: list[str], fold: int):
                                      f"--data.cache_dir={out / 'cache'}",
                                      f"--data.num_folds={args.folds}", f"--data.fold={fold}",
                                      f"--train.output_dir={out / f'fold{fold}'}", *overrides])
-
-
-def _phantom_cases(folder: Path) -> int | None:
-    """How many cases the phantom dataset in ``folder`` holds; None where there is none."""
-    try:
-        return len(json.loads((folder / "dataset.json").read_text())["training"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
 
 
 if __name__ == "__main__":

@@ -23,9 +23,19 @@ def _example(name):
 
 
 def test_estimator_example_fits_predicts_evaluates_saves_and_reloads(tmp_path):
+    """Run again as it was, it rewrote the phantoms, then was refused in the estimator's keywords
+    (fit(..., resume='latest'), Segmentation(..., overwrite=True)) until the ninety-third session."""
+    from accelerated_seg.config import ConfigError
+
     summary = _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32"])
     assert summary["num_cases"] == 3
     assert (tmp_path / "saved_model" / "model.safetensors").is_file()
+    phantoms = (tmp_path / "data" / "dataset.json").stat().st_mtime_ns
+    with pytest.raises(ConfigError, match="holds the run of an earlier invocation") as refusal:
+        _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32"])
+    assert "--overwrite" in str(refusal.value) and "another --out" in str(refusal.value), refusal.value
+    assert "Segmentation(" not in str(refusal.value)
+    assert (tmp_path / "data" / "dataset.json").stat().st_mtime_ns == phantoms
 
 
 def _tiny_kfold(tmp_path) -> list[str]:
@@ -120,9 +130,12 @@ def test_fit_your_own_example_trains_a_monai_pipeline_and_resumes(tmp_path):
         _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "1", "--patch", "32"])
     assert all(way in str(refusal.value) for way in ("--resume=latest", "another --out", "--overwrite")), refusal.value
     assert "checkpoint_dir" not in str(refusal.value) and "overwrite=True" not in str(refusal.value)
+    phantoms = {path.name: path.stat().st_mtime_ns for path in (tmp_path / "data" / "imagesTr").iterdir()}
     again = _example("fit_your_own").main(["--out", str(tmp_path), "--epochs", "2", "--patch", "32",
                                            "--resume", "latest"])
     assert again["step"] == 8
+    # not written again (each run rewrote them until the ninety-third session)
+    assert phantoms == {path.name: path.stat().st_mtime_ns for path in (tmp_path / "data" / "imagesTr").iterdir()}
 
 
 @pytest.mark.parametrize("options, refusal", [

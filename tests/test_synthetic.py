@@ -281,3 +281,29 @@ def test_synth_says_a_dataset_json_that_is_no_json_is_not_the_phantoms_rather_th
     assert stop.value.code == 2 and (f"{tmp_path / 'd' / 'dataset.json'} is not the phantoms' dataset.json: it cannot "
                                      f"be read as JSON (") in capsys.readouterr().err
     assert (tmp_path / "d" / "dataset.json").read_text() == '{"name": "MyData", '
+
+
+def test_phantoms_already_there_whole_are_not_written_again(tmp_path):
+    """examples/estimator.py and fit_your_own.py rewrote their phantoms on every run: new modification
+    times, so the preprocessing cache under --out built every case again and kept the arrays of before
+    (an estimator run twice grew it by 12 cases; an audit of the examples)."""
+    from accelerated_seg.data.synthetic import ensure_synthetic_dataset
+
+    out, small = tmp_path / "phantoms", dict(size_mm=(32.0, 32.0, 32.0), spacing_mm=4.0)
+
+    def written() -> dict[str, int]:
+        return {path.name: path.stat().st_mtime_ns for path in (out / "imagesTr").iterdir()}
+
+    assert ensure_synthetic_dataset(out, num_cases=3, num_validation=1, **small) == out / "dataset.json"
+    first = written()
+    ensure_synthetic_dataset(out, num_cases=3, num_validation=1, **small)
+    assert written() == first
+    for other in (dict(num_cases=3, num_validation=0, **small), dict(num_cases=3, num_validation=1, seed=1, **small),
+                  dict(num_cases=3, num_validation=1, size_mm=(32.0, 32.0, 24.0), spacing_mm=4.0)):
+        before = written()
+        ensure_synthetic_dataset(out, **other)
+        assert written().keys() == before.keys() and all(written()[k] != before[k] for k in before), other
+    ensure_synthetic_dataset(out, num_cases=3, num_validation=1, **small)
+    (out / "labelsTr" / "case_001.nii.gz").unlink()  # a case gone: written again
+    ensure_synthetic_dataset(out, num_cases=3, num_validation=1, **small)
+    assert (out / "labelsTr" / "case_001.nii.gz").is_file()

@@ -278,6 +278,38 @@ def write_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valida
     return json_path
 
 
+def ensure_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_validation: int = 4, seed: int = 0,
+                             size_mm: tuple[float, float, float] = (96.0, 96.0, 72.0),
+                             spacing_mm: float = 1.5) -> Path:
+    """:func:`write_synthetic_dataset`'s phantoms in ``out_dir``, written only where the same phantoms are not
+    there whole already; returns the path of their dataset.json. A rewrite gives every case file a new
+    modification time, and the preprocessing cache then builds every case again, keeping the arrays of
+    before: examples/estimator.py, run twice into one --out, grew its cache by all 12 cases each time
+    (until the ninety-third session)."""
+    json_path = Path(out_dir) / "dataset.json"
+    generator = {"num_cases": num_cases, "num_validation": num_validation,
+                 "size_mm": [float(v) for v in size_mm], "spacing_mm": float(spacing_mm)}
+    if _holds_the_phantoms(json_path, seed, generator):
+        return json_path
+    return write_synthetic_dataset(out_dir, num_cases=num_cases, num_validation=num_validation, seed=seed,
+                                   size_mm=size_mm, spacing_mm=spacing_mm)
+
+
+def _holds_the_phantoms(json_path: Path, seed: int, generator: dict) -> bool:
+    """Whether ``json_path`` is the finished dataset.json of the phantoms of ``seed`` and ``generator``'s
+    counts and grid, with every case file it lists in place."""
+    if (json_path.parent / WRITING_MARKER).exists():  # a write stopped midway: finished by a rewrite
+        return False
+    try:
+        written = json.loads(json_path.read_text(encoding="utf-8"))
+        recorded = {key: written["generator"][key] for key in generator}
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    entries = [*written.get("training", []), *written.get("validation", [])]
+    return (written.get("seed") == seed and recorded == generator
+            and all((json_path.parent / entry[key]).is_file() for entry in entries for key in ("image", "label")))
+
+
 def _declared_labels() -> dict[str, str]:
     return {str(value): name for value, name in LABELS.items()}
 
