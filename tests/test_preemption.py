@@ -468,10 +468,15 @@ def test_the_sbatch_scripts_output_folder_is_optional_before_the_overrides(tmp_p
     assert done.stdout.strip() == f"EXPERIMENT=exp.yaml OUT={folder} RESUME= ARGS={' '.join(overrides)} GPUS=8"
 
 
-def _sbatch(tmp_path, arguments, slurm_env):
-    """train.sbatch with stand-ins for srun and scontrol; srun says what the node tasks would get."""
+def _sbatch(tmp_path, arguments, slurm_env, from_the_checkout=True):
+    """train.sbatch with stand-ins for srun and scontrol; srun says what the node tasks would get. Submitted
+    from ``tmp_path``, with an experiment there, and as from a checkout's root where ``from_the_checkout``."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
+    (tmp_path / "exp.yaml").touch()
+    if from_the_checkout:
+        (tmp_path / "examples" / "slurm").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "examples" / "slurm" / "node_task.sh").touch()
     (bin_dir / "srun").write_text('#!/bin/bash\necho "EXPERIMENT=$EXPERIMENT OUT=$OUT RESUME=$RESUME ARGS=${*:4} '
                                   'GPUS=$GPUS_PER_NODE"\n')
     (bin_dir / "scontrol").write_text("#!/bin/bash\necho node1\n")
@@ -498,6 +503,23 @@ def test_the_sbatch_script_counts_the_gpus_however_they_were_asked_for(tmp_path,
     done = _sbatch(tmp_path, ["exp.yaml"], slurm_env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith(f"GPUS={gpus}")
+
+
+@pytest.mark.parametrize("arguments, missing, refusal", [
+    (["nope.yaml"], False, "train.sbatch: the experiment nope.yaml is not a file"),
+    (["--train.max_steps=3"], False, "train.sbatch: the experiment --train.max_steps=3 is not a file"),
+    (["exp.yaml"], True, "train.sbatch: not submitted from the root of the accelerated_seg checkout"),
+])
+def test_the_sbatch_script_refuses_a_missing_experiment_or_another_folder_before_srun(tmp_path, arguments, missing,
+                                                                                        refusal):
+    """A mistyped experiment (or an override where it goes) started every node's launcher, and each
+    node's ranks stopped with "config file ... does not exist" among torchrun's failure report; a job
+    submitted from another folder failed on every node with "examples/slurm/node_task.sh: No such file
+    or directory" (an audit of the examples)."""
+    done = _sbatch(tmp_path, arguments, {"SLURM_GPUS_ON_NODE": "8"}, from_the_checkout=not missing)
+    assert done.returncode == 2 and done.stdout == "", done.stdout  # srun not started
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(refusal) and "sbatch examples/slurm/train.sbatch <experiment.yaml>" in line, line
 
 
 def test_the_sbatch_script_refuses_a_job_that_says_nothing_of_its_gpus(tmp_path):
