@@ -46,7 +46,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=str(ROOT / "configs" / "demo.yaml"), help="the experiment of every fold")
     parser.add_argument("--out", default="output/kfold",
-                        help="phantoms, their preprocessing cache, one run folder per fold, predictions")
+                        help="phantoms (data/, and test/ held out), their preprocessing cache (cache/), one run "
+                             "folder per fold (fold<k>/), predictions/ and evaluation/ (dice.json)")
     parser.add_argument("--folds", type=int, default=5, help="folds (data.num_folds), trained one after another")
     parser.add_argument("--cases", type=int, default=20, help="phantoms to cross-validate on")
     parser.add_argument("--test-cases", type=int, default=4, help="phantoms no fold sees, for the ensemble")

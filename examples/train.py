@@ -4,8 +4,9 @@ r"""Train a 3D segmentation model. The strategy comes from the accelerate config
     accelerate launch --config_file configs/accelerate/ddp.yaml examples/train.py --config configs/demo.yaml \
         --train.global_batch_size=16 --optim.lr_scaling=sqrt
 
-Any ``--section.key=value`` overrides the experiment config. At the end the main process writes a
-PNG report (a validation slice: image, label, prediction; and the loss/Dice curves).
+Any ``--section.key=value`` overrides the experiment config. The run goes into ``train.output_dir``
+(checkpoints/, model/, best_model/, metrics.json, summary.json); at the end the main process writes
+report.png there (a validation slice: image, label, prediction; and the loss/Dice curves).
 """
 
 import argparse

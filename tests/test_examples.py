@@ -311,6 +311,12 @@ def test_every_examples_help_shows_its_usage_and_says_what_each_option_is_for():
                 assert i + 1 < len(options) and options[i + 1].startswith(" " * 8), f"{script}: {line}"
     for name in ("train", "kfold_ensemble"):
         assert "--section.key=value" in json.loads(done.stdout)[str(EXAMPLES / f"{name}.py")]["stdout"], name
+    # where each writes: train.py named a PNG report but not its folder, nor the run's; kfold_ensemble.py's
+    # --out left out its evaluation (dice.json) and test phantoms (ninety-third session)
+    said = {name: " ".join(json.loads(done.stdout)[str(EXAMPLES / f"{name}.py")]["stdout"].split())
+            for name in ("train", "kfold_ensemble")}
+    assert "train.output_dir" in said["train"] and "report.png" in said["train"], said["train"]
+    assert all(folder in said["kfold_ensemble"] for folder in ("test/", "evaluation/", "dice.json")), said
 
 
 
