@@ -50,7 +50,8 @@ from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,
                        honour_fsdp1_sharding, join_deepspeed_ranks_over_gloo,
                        lone_process_warning, requested_strategy, strategy_in_effect)
-from .tensorboard_settings import record_changed_settings, record_settings, set_aside_earlier_run
+from .tensorboard_settings import (record_changed_settings, record_settings, set_aside_earlier_run,
+                                   start_in_a_later_second)
 from .weights_file import PartLoaded, check_part, load_weights_into, outside_part
 from .wrapping import (check_fsdp1_wrappable, checkpoint_blocks, convert_sync_batchnorm, fill_fsdp_wrap_classes,
                        fsdp2_valid_units_only, fsdp_mixed_precision, mark_zero3_leaf_blocks, size_deepspeed_buckets)
@@ -129,10 +130,12 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, res
              if not os.environ.get(variable)}
     continues_the_log = (resume_from is not None  # a checkpoint of this folder's run: its log goes on
                          and Path(resume_from).resolve().parent == (folder / "checkpoints").resolve())
-    if (not continues_the_log and LoggerType.TENSORBOARD in accelerator.log_with and accelerator.is_main_process
-            and (aside := set_aside_earlier_run(folder / "train"))):
+    writes_tensorboard = LoggerType.TENSORBOARD in accelerator.log_with and accelerator.is_main_process
+    if not continues_the_log and writes_tensorboard and (aside := set_aside_earlier_run(folder / "train")):
         accelerator.print(f"the TensorBoard log of an earlier run in {folder}, which this run does not continue, "
                           f"is kept in {aside}")
+    if writes_tensorboard:
+        start_in_a_later_second(folder / "train")  # its event file is read after those already there
     accelerator.init_trackers("train", init_kwargs={
         "tensorboard": {"purge_step": first_step}, "wandb": wandb, "mlflow": {"run_name": name}})
     for tracker in accelerator.trackers:  # what init_trackers(config=hparams) does, but for TensorBoard

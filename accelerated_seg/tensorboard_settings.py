@@ -24,6 +24,13 @@ Two consequences, both handled here:
   resume, so the new run takes the folder), ``fit``'s ``overwrite`` (which keeps ``train/``), a
   resume of another folder's checkpoint. So that log is first moved into a run of its own inside
   the folder (``set_aside_earlier_run``).
+
+TensorBoard reads a folder's event files in the order of their names, which its writer makes
+``events.out.tfevents.<seconds>.<host>.<pid>.<writer number>``: two started in the same second, by
+one process, sort by the writer number as text, and the 10th writer's file ("...10") came before
+the 9th's ("...9"). A resume that followed its run within the second (a tiny ``fit`` in a notebook,
+the tests) was read first, and the dashboard showed its settings for the run's (until the
+ninety-third session). ``start_in_a_later_second`` waits for the next second instead, at most one.
 """
 
 from __future__ import annotations
@@ -104,13 +111,26 @@ def set_aside_earlier_run(log_folder: Path) -> Path | None:
 def _started(logged: list[Path]) -> str:
     """When the run that wrote ``logged`` started: the time in its first event file's name
     (``events.out.tfevents.<seconds>.<host>...``), else the oldest file's modification time."""
-    times = []
-    for path in logged:
-        parts = path.name.split(".")
-        if path.name.startswith("events.out.tfevents.") and len(parts) > 3 and parts[3].isdigit():
-            times.append(int(parts[3]))
+    times = _event_files_seconds(logged)
     seconds = min(times) if times else min(path.stat().st_mtime for path in logged)
     return time.strftime("%Y-%m-%d_%H-%M-%S", time.localtime(seconds))
+
+
+def start_in_a_later_second(log_folder: Path) -> None:
+    """Wait, where an event file in ``log_folder`` was started in this very second, until the next one:
+    the event file a writer starts next then sorts after it by its ``<seconds>`` (see the module's
+    docstring), as TensorBoard reads them."""
+    latest = max(_event_files_seconds(log_folder.iterdir()) if log_folder.is_dir() else [], default=None)
+    if latest != int(time.time()):  # a file from a later second (a clock set back) waits for nothing either
+        return
+    while int(now := time.time()) == latest:
+        time.sleep(latest + 1 - now)
+
+
+def _event_files_seconds(paths) -> list[int]:
+    """The ``<seconds>`` in the names of the event files among ``paths`` (``events.out.tfevents.<seconds>...``)."""
+    return [int(parts[3]) for parts in (path.name.split(".") for path in paths)
+            if parts[:3] == ["events", "out", "tfevents"] and len(parts) > 3 and parts[3].isdigit()]
 
 
 def _free_name(folder: Path, name: str) -> Path:

@@ -67,6 +67,14 @@ def tensorboard_run(log_folder: Path):
     return accumulator
 
 
+def number_tensorboard_writers_from(monkeypatch, number: int) -> None:
+    """The next TensorBoard writer of this process gets ``number`` in its event file's name, as if the process
+    had started that many before it (tensorboard_settings.py says why the 10th matters)."""
+    from tensorboard.summary.writer import event_file_writer
+
+    monkeypatch.setattr(event_file_writer, "_global_uid", event_file_writer.AtomicCounter(number))
+
+
 def tensorboard_settings(log_folder: Path) -> dict:
     """The settings TensorBoard's HParams dashboard shows for the run of one log folder."""
     from google.protobuf.json_format import MessageToDict

@@ -19,7 +19,7 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.data.workers import init_training_worker
 from accelerated_seg.train import fit
 
-from conftest import tensorboard_curve, tensorboard_run, tensorboard_settings
+from conftest import number_tensorboard_writers_from, tensorboard_curve, tensorboard_run, tensorboard_settings
 from faults import folder_removed_at
 
 
@@ -140,10 +140,13 @@ def test_fit_logs_to_the_trackers_it_is_given_and_a_resume_draws_each_step_once(
     assert tensorboard_curve(tmp_path, "train/loss") == [1, 2, 3]
 
 
-def test_a_fit_resumes_changed_settings_are_said_and_noted_in_tensorboard(tmp_path, capsys):
+def test_a_fit_resumes_changed_settings_are_said_and_noted_in_tensorboard(tmp_path, capsys, monkeypatch):
     """TensorBoard keeps a run's first settings, so train's resumes write their changes as text; fit's checkpoints
     held no settings to compare with, and its resumes noted and said nothing (ninetieth session). What it says names
-    fit's keywords (max_steps), not the trackers' fit.max_steps (until the ninety-second session)."""
+    fit's keywords (max_steps), not the trackers' fit.max_steps (until the ninety-second session). The resume's
+    log, started in the same second as the run's by the process's 10th writer, was read first where 9 writers had
+    started before the run's (until the ninety-third session)."""
+    number_tensorboard_writers_from(monkeypatch, 9)
     def pieces():  # a schedule moves the lr each step: the resume's own is no change of settings
         model, loader, loss, optimizer = _pieces()
         return model, loader, loss, optimizer, torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)

@@ -73,3 +73,38 @@ def test_a_boolean_setting_is_a_boolean_in_the_dashboard(tmp_path):
     settings = tensorboard_settings(tmp_path)
     assert settings["on"] is True and settings["off"] is False
     assert settings["steps"] == 4 and settings["lr"] == 0.5 and not isinstance(settings["steps"], bool)
+
+
+def test_a_log_started_in_the_same_second_as_the_last_is_read_after_it_past_the_tenth_writer(tmp_path, monkeypatch):
+    """TensorBoard reads a folder's event files in the order of their names, and the 10th writer's file
+    (".10") sorted before the 9th's (".9") started in the same second: the second writer's settings were the
+    dashboard's (test_fit's resume with changed settings failed so, depending on the tests before it)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    from accelerated_seg.tensorboard_settings import record_settings, start_in_a_later_second
+    from conftest import number_tensorboard_writers_from, tensorboard_settings
+
+    number_tensorboard_writers_from(monkeypatch, 9)
+    for max_steps in (2, 4):
+        start_in_a_later_second(tmp_path)
+        with SummaryWriter(tmp_path) as writer:
+            record_settings(writer, {"max_steps": max_steps}, step=1)
+    first, second = sorted(os.listdir(tmp_path))
+    assert first.endswith(".9") and second.endswith(".10")
+    assert tensorboard_settings(tmp_path) == {"max_steps": 2}
+
+
+def test_only_an_event_file_of_this_second_is_waited_for(tmp_path):
+    from accelerated_seg.tensorboard_settings import start_in_a_later_second
+
+    start = time.time()
+    start_in_a_later_second(tmp_path / "missing")
+    _log(tmp_path / "earlier", int(start) - 1)
+    start_in_a_later_second(tmp_path / "earlier")
+    _log(tmp_path / "later", int(start) + 3600)  # written before the clock was set back an hour
+    start_in_a_later_second(tmp_path / "later")
+    assert time.time() - start < 0.5
+    now = int(time.time())
+    _log(tmp_path / "now", now)
+    start_in_a_later_second(tmp_path / "now")
+    assert int(time.time()) == now + 1
