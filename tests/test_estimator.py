@@ -1054,6 +1054,16 @@ def test_a_malformed_entry_among_the_pairs_is_named_with_the_forms_an_entry_take
         Dataset.from_files([(a, a_seg)], validation_pairs=[(b, b_seg), b], block_shape=16)
 
 
+def test_an_empty_path_of_pathlib_is_refused_as_an_empty_text_is(tmp_path):
+    """Path("") is Path("."), the working folder: from_files took it for a case's image until the ninety-third
+    session, while "" was refused."""
+    a_seg, b, b_seg = (str(tmp_path / f"{name}.nii.gz") for name in ("a_seg", "b", "b_seg"))
+    with pytest.raises(DataError, match=rf"^Dataset.from_files: pairs\[0\] is {re.escape(repr((Path('.'), a_seg)))}: "
+                                        r"the image path is '\.', the folder itself \(Path\(''\) is '\.'\); give "
+                                        r"the file's path$"):
+        Dataset.from_files([(Path(""), a_seg), (b, b_seg)], block_shape=16)
+
+
 def test_pairs_in_a_set_or_a_dict_of_paths_are_told_the_list_to_give(tmp_path):
     """A set of pairs was taken, in its order of the run: the seeded split held out another case each
     run (and on each process of a launch); a dict of image -> label paths was told of a dict of

@@ -689,6 +689,13 @@ def test_from_pairs_validation_pairs_are_the_split(tmp_path):
                                                 "path is empty"),
         ([{"image": "a.nii.gz", "label": ""}], "pairs[0] is {'image': 'a.nii.gz', 'label': ''}: the label path is "
                                                "empty"),
+        # Path("") is Path("."), the same folder: let through until the ninety-third session
+        ([(Path(""), "a_seg.nii.gz")], f"pairs[0] is ({Path('.')!r}, 'a_seg.nii.gz'): the image path is '.', the "
+                                       "folder itself (Path('') is '.'); give the file's path"),
+        ([(["a.nii.gz", "./"], "a_seg.nii.gz")], "pairs[0] is (['a.nii.gz', './'], 'a_seg.nii.gz'): image channel "
+                                                 "1's path is './', the folder itself; give the file's path"),
+        ([{"image": "a.nii.gz", "label": Path("")}], f"pairs[0] is {{'image': 'a.nii.gz', 'label': {Path('.')!r}}}: "
+                                                     "the label path is '.', the folder itself"),
         ([{"img": "a.nii.gz", "seg": "a_seg.nii.gz"}], "pairs[0] is a dict without 'image' and 'label' (its keys: "
                                                         "'img', 'seg')"),
         ([("a.nii.gz", "a_seg.nii.gz"), "b.nii.gz"], "pairs[1] is 'b.nii.gz', a path alone; each entry must be an "

@@ -146,12 +146,21 @@ def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ..
 
 def _refuse_an_empty_path(where: str, entry: Any, image_paths: list, label: PathLike) -> None:
     """An empty path ("") is the working folder once made absolute, which the checks called "a folder,
-    not a NIfTI file", naming a folder the user never gave (ninety-second session's probe)."""
-    if not any(is_blank(path) for path in (*image_paths, label)):
+    not a NIfTI file", naming a folder the user never gave (ninety-second session's probe). So is
+    ``Path("")``, which pathlib makes ``Path(".")``, and was let through until the ninety-third session."""
+    empty = next((path for path in (*image_paths, label) if _names_no_file(path)), None)
+    if empty is None:
         return
-    channel = next((index for index, path in enumerate(image_paths) if is_blank(path)), None)
+    channel = next((index for index, path in enumerate(image_paths) if _names_no_file(path)), None)
     which = "the label" if channel is None else "the image" if len(image_paths) == 1 else f"image channel {channel}'s"
-    raise DataError(f"{where} is {entry!r}: {which} path is empty; give the file's path")
+    what = ("empty" if is_blank(empty) else f"{str(empty)!r}, the folder itself"
+            + (" (Path('') is '.')" if isinstance(empty, os.PathLike) else ""))
+    raise DataError(f"{where} is {entry!r}: {which} path is {what}; give the file's path")
+
+
+def _names_no_file(path: PathLike) -> bool:
+    """"" (or spaces), or ``Path("")``, ``"."``, ``"./"``: the folder the pairs' paths start from, no file."""
+    return is_blank(path) or Path(path) == Path(".")
 
 
 #: The forms an entry of the pairs takes, as every refusal of one says them.
