@@ -168,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the experiment whose data settings name the version it trains from (and its "
                         "data.cache_dir)")
     p.add_argument("--cache-dir", type=path_argument,
-                   help="the cache (default: --config's data.cache_dir, else ~/.cache/accelerated_seg)")
+                   help="the cache (default: --config's data.cache_dir, else $XDG_CACHE_HOME/accelerated_seg or "
+                        "~/.cache/accelerated_seg)")
     p.add_argument("--prune", action="store_true",
                    help="remove every other version of the dataset that no live run uses (of a dataset's folder "
                         "in the cache: every one; of a DATASET without --config, refused where none is the default "
@@ -742,7 +743,7 @@ def _cache(args, _) -> int:
 
     try:
         cfg = load_config(args.config) if args.config is not None else Config()
-        if args.cache_dir is not None and (refusal := _not_a_cache(Path(args.cache_dir))):
+        if args.cache_dir is not None and (refusal := _not_a_cache(Path(args.cache_dir), cfg.data)):
             raise ConfigError(f"--cache-dir {args.cache_dir}: {refusal}")
         root = Path(args.cache_dir).resolve() if args.cache_dir is not None else cache_root(cfg.data)
         if args.dataset is None and args.config is None:
@@ -769,15 +770,16 @@ def _cache(args, _) -> int:
     return _cached_versions(current.parent, current, args.prune, by_default=args.config is None)
 
 
-def _not_a_cache(folder: Path) -> str | None:
+def _not_a_cache(folder: Path, data) -> str | None:
     """Why ``folder``, given as --cache-dir, is no cache: missing, a file, or a part of one. Each was listed
-    as "no preprocessed dataset", exit 0, as if the cache were empty (ninety-second session's probe)."""
+    as "no preprocessed dataset", exit 0, as if the cache were empty (ninety-second session's probe).
+    ``data`` (--config's data settings, else the defaults) names the cache read without --cache-dir."""
     from .data.cache_versions import is_cached_dataset, is_version
 
     if not folder.exists():
-        return "not found; give the cache folder (data.cache_dir; default ~/.cache/accelerated_seg)"
+        return f"not found{_absolute_if_relative(folder)}; {_give_a_cache(data)}"
     if not folder.is_dir():
-        return "a file, not a folder; give the cache folder (data.cache_dir; default ~/.cache/accelerated_seg)"
+        return f"a file, not a folder{_absolute_if_relative(folder)}; {_give_a_cache(data)}"
     if is_cached_dataset(folder):
         return (f"one dataset's folder in the cache {folder.resolve().parent}: give that cache, or this folder "
                 f"as the dataset (accelerated-seg cache {folder}) for its versions")
@@ -785,6 +787,20 @@ def _not_a_cache(folder: Path) -> str | None:
         return (f"one preprocessed version of the dataset's folder {folder.resolve().parent} in the cache "
                 f"{folder.resolve().parent.parent}: give that cache")
     return None
+
+
+def _absolute_if_relative(folder: Path) -> str:
+    return "" if folder.is_absolute() else f" ({folder.absolute()})"
+
+
+def _give_a_cache(data) -> str:
+    """What to give instead of a --cache-dir that is no folder, naming the cache read without it: until the
+    ninety-third session "default ~/.cache/accelerated_seg", whatever $XDG_CACHE_HOME or --config said."""
+    from .data.prepare import cache_root
+
+    which = "--config's data.cache_dir" if data.cache_dir else "the default cache"
+    return (f"give the cache folder your runs preprocess into (their data.cache_dir), or leave --cache-dir out for "
+            f"{which}, {cache_root(data)}")
 
 
 def _cache_folder_given_as_dataset(folder: Path) -> str | None:

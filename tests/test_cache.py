@@ -1118,6 +1118,23 @@ def test_the_cache_command_refuses_a_cache_dir_or_dataset_that_names_the_wrong_p
     assert version.build(manifest.training[:1]) == 0  # nothing removed
 
 
+def test_a_cache_dir_not_found_is_named_whole_beside_the_cache_read_without_it(tmp_path, monkeypatch, capsys):
+    """Refused with status 2, as every setting or path that cannot work is (check's findings in a dataset alone
+    are 1). The refusal said "default ~/.cache/accelerated_seg" whatever $XDG_CACHE_HOME or --config's
+    data.cache_dir made it, and named a relative folder as typed alone (until the ninety-third session)."""
+    from accelerated_seg.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    (tmp_path / "experiment.yaml").write_text(f"data:\n  cache_dir: {tmp_path / 'shared'}\n")
+    give = "give the cache folder your runs preprocess into (their data.cache_dir), or leave --cache-dir out for"
+    for config, fallback in (([], f"the default cache, {tmp_path / 'xdg' / 'accelerated_seg'}"),
+                             (["--config", "experiment.yaml"], f"--config's data.cache_dir, {tmp_path / 'shared'}")):
+        assert main(["cache", "--cache-dir", "cahce", *config]) == 2
+        said = capsys.readouterr().err
+        assert said == f"error: --cache-dir cahce: not found ({tmp_path / 'cahce'}); {give} {fallback}\n"
+
+
 def test_the_cache_command_knows_the_parts_of_the_cache_given_as_dot_or_dot_dot(tiny_dataset, tmp_path, monkeypatch,
                                                                                   capsys):
     """`cache .` run in a dataset's folder in the cache was "folder without dataset.json; expected an MSD ...":
