@@ -38,7 +38,13 @@ def export_checkpoint(source: str | Path, output: str | Path) -> tuple[Path, Pat
         ConfigError: not a checkpoint; ``output`` in the way; a checkpoint without what an export needs.
         DataError: a damaged checkpoint, or weights that are not the network it describes.
     """
-    checkpoint, output = checkpoint_folder(Path(source)), Path(output)
+    return export_found_checkpoint(checkpoint_folder(Path(source)), Path(output))
+
+
+def export_found_checkpoint(checkpoint: Path, output: Path) -> tuple[Path, Path]:
+    """``export_checkpoint`` of the ``step_N`` folder ``checkpoint_folder`` found: ``accelerated-seg export``
+    finds it before torch imports, and a run still training may rotate it away before this reads it, which
+    finding it again called "does not exist" (until the ninety-third session): it was removed since."""
     # Once the weights are read, the checkpoint may go: the export is of what was read.
     with gone_if_rotated_away(checkpoint):
         description = check_exportable(checkpoint, output)  # a file cut short: named, not a loader's traceback

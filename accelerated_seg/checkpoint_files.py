@@ -83,12 +83,13 @@ def resolve_resume(resume: str, checkpoints_dir: Path, names: Names = Names()) -
     return path
 
 
-def resume_gone(checkpoint: Path, names: Names = Names()) -> str:
+def resume_gone(checkpoint: Path, names: Names = Names(), found: bool = False) -> str:
     """The refusal of a resume from ``checkpoint``, a ``step_N`` folder that is not there, in the caller's
     ``names``: mistyped, or deleted by its run's rotation (``keep_last``) or a user, before it was found or
-    at any time until its state is loaded."""
-    return (f"{names.setting('train.resume')}={str(checkpoint)!r} "
-            f"{checkpoint_gone(checkpoint, instead=repr('latest'), prefix=names.prefix)}")
+    (``found``) at any time after, until its state is loaded."""
+    gone = checkpoint_gone(checkpoint, instead=repr("latest"), prefix=names.prefix,
+                           found_by="the resume" if found else None)
+    return f"{names.setting('train.resume')}={str(checkpoint)!r} {gone}"
 
 
 # Files of a checkpoint that can be checked whole cheaply: torch.save's zip archives (accelerate's
@@ -179,8 +180,10 @@ def gone_if_rotated_away(checkpoint: Path, resumed: Names | None = None):
     """Whatever reading ``checkpoint`` raises is its ``checkpoint_gone`` refusal (a ConfigError) where the
     folder is no longer there: a run still training deleted it (``train.keep_last``) after it was found,
     or a user did. Said as an export's, or with ``resumed`` (the caller's names) as a resume's
-    (``resume_gone``). The checks met a folder gone in their own words: an export, deleted between its
-    checks, was told the checkpoint had "no export.json" (saved before the forty-fifth session), was
+    (``resume_gone``): removed after it was found, as every caller found it before (``checkpoint_folder``,
+    ``resolve_resume``, which say "does not exist" of one never there; it was said of these too until the
+    ninety-third session). The checks met a folder gone in their own words: an export, deleted between
+    its checks, was told the checkpoint had "no export.json" (saved before the forty-fifth session), was
     "damaged" (each file missing) or held "none of the weight files", and DeepSpeed's reader raised a
     ValueError traceback ("Unable to find 'latest' file"); a resume, deleted after it was found, went
     through the data work to accelerate's ValueError traceback ("Tried to find ... but folder does not
@@ -189,8 +192,8 @@ def gone_if_rotated_away(checkpoint: Path, resumed: Names | None = None):
         yield
     except Exception:  # any reader's error: none is the cause once the folder is gone
         if not checkpoint.is_dir():
-            raise ConfigError(resume_gone(checkpoint, resumed) if resumed is not None else
-                              f"{checkpoint} {checkpoint_gone(checkpoint)}") from None
+            raise ConfigError(resume_gone(checkpoint, resumed, found=True) if resumed is not None else
+                              f"{checkpoint} {checkpoint_gone(checkpoint, found_by='the export')}") from None
         raise
 
 

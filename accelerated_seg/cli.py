@@ -1170,9 +1170,9 @@ def _export(args, _) -> int:
     with exit_on_user_error():
         checkpoint = checkpoint_folder(Path(args.checkpoint))
         check_exportable(checkpoint, Path(args.output))
-        from .checkpoint_export import export_checkpoint
+        from .checkpoint_export import export_found_checkpoint
 
-        checkpoint, output = export_checkpoint(checkpoint, args.output)
+        checkpoint, output = export_found_checkpoint(checkpoint, Path(args.output))
     print(f"exported {checkpoint} to {output}: use it as an exported model, e.g. "
           f"accelerated-seg predict --model {output} ...")
     return 0

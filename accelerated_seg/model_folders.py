@@ -280,14 +280,20 @@ def checkpoint_folder(source: Path) -> Path:
                       f"its newest checkpoint (a .step_N.partial folder is a save that never finished)")
 
 
-def checkpoint_gone(checkpoint: Path, instead: str = "the run folder for its newest", prefix: str = "train.") -> str:
+def checkpoint_gone(checkpoint: Path, instead: str = "the run folder for its newest", prefix: str = "train.",
+                    found_by: str | None = None) -> str:
     """Why a ``step_N`` folder is not there, said after its name by the caller, with the checkpoints its
     folder does hold and ``instead`` (``prefix``: before the setting's name, ``Names.prefix``):
     most often its run's rotation (``train.keep_last``) deleted it, also while it was read (an export
     of a run still training said "is not a checkpoint", or "holds none of the weight files", and a
-    resume "is not a checkpoint folder", before the seventy-third session)."""
+    resume "is not a checkpoint folder", before the seventy-third session). ``found_by`` (the export,
+    the resume) found it there before: it was removed since, which "does not exist" left the user to
+    guess, looking for a typo (until the ninety-third session)."""
     held = complete_checkpoints(checkpoint.parent)
     there = f"{checkpoint.parent} holds {', '.join(p.name for p in held)}" if held else "nothing is there"
+    if found_by is not None:
+        return (f"was removed after {found_by} found it ({there}; a run still training there removes older "
+                f"checkpoints as it saves, keeping the newest {prefix}keep_last): give one of them, or {instead}")
     return (f"does not exist ({there}; {prefix}keep_last keeps the newest checkpoints only, and a run still "
             f"training deletes older ones as it saves): give one of them, or {instead}")
 

@@ -1236,8 +1236,9 @@ def test_an_estimator_fit_resuming_a_checkpoint_gone_while_it_is_loaded_is_told_
     with pytest.raises(ConfigError) as refused:
         estimator("run").fit(data, steps=3, resume=str(rotating))
     assert str(refused.value) == (
-        f"resume={str(rotating)!r} does not exist ({rotating.parent} holds step_2; keep_last keeps the newest "
-        f"checkpoints only, and a run still training deletes older ones as it saves): give one of them, or 'latest'")
+        f"resume={str(rotating)!r} was removed after the resume found it ({rotating.parent} holds step_2; a run "
+        f"still training there removes older checkpoints as it saves, keeping the newest keep_last): give one of "
+        f"them, or 'latest'")
     assert not (tmp_path / "run").exists()
 
 

@@ -385,10 +385,14 @@ def test_a_checkpoint_rotated_away_before_or_while_it_is_read_is_said_to_be_gone
 
     run = tmp_path / "run"
     train(tiny_config(run, train__max_steps=2, train__val_every=0))
-    gone = rf"does not exist \({run / 'checkpoints'} holds step_2; train.keep_last keeps the newest checkpoints only, "
-    gone += "and a run still training deletes"
-    with pytest.raises(ConfigError, match="step_1 " + gone):
+    never = rf"does not exist \({run / 'checkpoints'} holds step_2; train.keep_last keeps the newest checkpoints only, "
+    never += "and a run still training deletes"
+    with pytest.raises(ConfigError, match="step_1 " + never):
         export_checkpoint(run / "checkpoints" / "step_1", tmp_path / "out")
+    # found, then gone: said so, not "does not exist", which sent the user looking for a typo (ninety-third session)
+    gone = (rf"was removed after the export found it \({run / 'checkpoints'} holds step_2; a run still training "
+            rf"there removes older checkpoints as it saves, keeping the newest train.keep_last\): give one of them, "
+            rf"or the run folder for its newest$")
     rotating = run / "checkpoints" / "step_3"
     shutil.copytree(run / "checkpoints" / "step_2", rotating)
     real = checkpoint_export._gathered_weights
@@ -416,9 +420,9 @@ def test_a_checkpoint_rotated_away_between_the_commands_checks_is_said_to_be_gon
     run = tmp_path / "run"
     train(tiny_config(run, train__max_steps=2, train__val_every=0))
     rotating, output = run / "checkpoints" / "step_3", tmp_path / "out"
-    gone = (f"error: {rotating} does not exist ({run / 'checkpoints'} holds step_2; train.keep_last keeps the newest "
-            f"checkpoints only, and a run still training deletes older ones as it saves): give one of them, or the "
-            f"run folder for its newest")
+    gone = (f"error: {rotating} was removed after the export found it ({run / 'checkpoints'} holds step_2; a run "
+            f"still training there removes older checkpoints as it saves, keeping the newest train.keep_last): give "
+            f"one of them, or the run folder for its newest")
 
     for module, name, before in ((model_folders, "checkpoint_folder", False),
                                  (checkpoint_files, "check_safetensors_header", True),  # while checked
@@ -432,6 +436,12 @@ def test_a_checkpoint_rotated_away_between_the_commands_checks_is_said_to_be_gon
                 main(["export", str(rotating), "--output", str(output)])
         assert (ended.value.code, capsys.readouterr().err.strip()) == (2, gone), name
         assert sorted(path.name for path in tmp_path.iterdir()) == ["run"], name  # nothing at --output
+    with pytest.raises(SystemExit) as ended:  # never there: a typo, or rotated away before the command started
+        main(["export", str(run / "checkpoints" / "step_1"), "--output", str(output)])
+    assert (ended.value.code, capsys.readouterr().err.strip()) == (
+        2, f"error: {run / 'checkpoints' / 'step_1'} does not exist ({run / 'checkpoints'} holds step_2; "
+           f"train.keep_last keeps the newest checkpoints only, and a run still training deletes older ones as it "
+           f"saves): give one of them, or the run folder for its newest")
 
     pytest.importorskip("deepspeed", reason="the test extra installs DeepSpeed")
     # DeepSpeed's checkpoint gone once checked, before its weights are gathered: its reader's ValueError

@@ -268,9 +268,9 @@ def test_a_fit_resumes_checkpoint_gone_before_it_is_loaded_is_said_to_be_gone_in
     fit(*_pieces(), max_steps=2, save_every=1, keep_last=2, checkpoint_dir=other, progress_bar=False)
     rotating, kept = other / "checkpoints" / "step_1", tmp_path / "kept"
     shutil.copytree(rotating, kept)
-    gone = (f"resume={str(rotating)!r} does not exist ({other / 'checkpoints'} holds step_2; keep_last keeps the "
-            f"newest checkpoints only, and a run still training deletes older ones as it saves): give one of them, "
-            f"or 'latest'")
+    gone = (f"resume={str(rotating)!r} was removed after the resume found it ({other / 'checkpoints'} holds step_2; "
+            f"a run still training there removes older checkpoints as it saves, keeping the newest keep_last): give "
+            f"one of them, or 'latest'")
     for module, name in ((train_module, "resume_or_replace"), (train_module, "check_resume_network"),
                          (accelerate.checkpointing, "load_model")):  # loaded: its weights, not the rest
         shutil.copytree(kept, rotating, dirs_exist_ok=True)

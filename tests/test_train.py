@@ -1543,9 +1543,9 @@ def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone
     train(tiny_config(other, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
     rotating, kept, out = other / "checkpoints" / "step_1", tmp_path / "kept", tmp_path / "run"
     shutil.copytree(rotating, kept)
-    gone = (f"train.resume={str(rotating)!r} does not exist ({other / 'checkpoints'} holds step_2; train.keep_last "
-            f"keeps the newest checkpoints only, and a run still training deletes older ones as it saves): give one "
-            f"of them, or 'latest'")
+    gone = (f"train.resume={str(rotating)!r} was removed after the resume found it ({other / 'checkpoints'} holds "
+            f"step_2; a run still training there removes older checkpoints as it saves, keeping the newest "
+            f"train.keep_last): give one of them, or 'latest'")
     for module, name, before in ((checkpoint_files, "check_safetensors_header", True),  # while its files are checked
                                  (train_module, "resume_or_replace", False),
                                  (train_module, "check_resume_model_settings", False),
@@ -1584,8 +1584,8 @@ def test_a_runs_own_checkpoint_deleted_while_it_is_loaded_is_said_to_be_gone_and
     before = {path: path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file() and deleted not in
               path.parents}
     folder_removed_at(monkeypatch, accelerate.checkpointing, "load_model", deleted)
-    with pytest.raises(ConfigError, match=re.escape(f"train.resume={str(deleted)!r} does not exist ({deleted.parent} "
-                                                    f"holds step_1; train.keep_last keeps the newest")):
+    with pytest.raises(ConfigError, match=re.escape(f"train.resume={str(deleted)!r} was removed after the resume "
+                                                    f"found it ({deleted.parent} holds step_1; a run still training")):
         train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume="latest"))
     assert {path: path.read_bytes() for path in sorted(out.rglob("*")) if path.is_file()} == before
 
@@ -1614,7 +1614,8 @@ def test_a_checkpoint_gone_in_a_load_with_collectives_is_refused_on_its_rank_wit
     monkeypatch.setattr(train_module, "load_state_also_of_wrapped_aliases", load_state)
     loop = SimpleNamespace(accelerator=SimpleNamespace(distributed_type=DistributedType[strategy]), model=None,
                            optimizer=None, names=Names())
-    with pytest.raises(ConfigError, match=re.escape(f"train.resume={str(checkpoint)!r} does not exist")):
+    with pytest.raises(ConfigError, match=re.escape(f"train.resume={str(checkpoint)!r} was removed after the resume "
+                                                    f"found it")):
         train_module._load_state(loop, checkpoint)
     assert len(gathered) == (strategy == "MULTI_GPU")
 
