@@ -26,10 +26,10 @@ Two consequences, both handled here:
   the folder (``set_aside_earlier_run``).
 
 TensorBoard reads a folder's event files in the order of their names, which its writer makes
-``events.out.tfevents.<seconds>.<host>.<pid>.<writer number>``: two started in the same second, by
-one process, sort by the writer number as text, and the 10th writer's file ("...10") came before
-the 9th's ("...9"). A resume that followed its run within the second (a tiny ``fit`` in a notebook,
-the tests) was read first, and the dashboard showed its settings for the run's (until the
+``events.out.tfevents.<seconds>.<host>.<pid>.<writer number>``: two started in the same second sort
+by process id and writer number as text, and one process's 10th writer's file ("...10") came before
+its 9th's ("...9"). A resume that followed its run within the second (a tiny ``fit`` in a notebook,
+the tests) could be read first, and the dashboard showed its settings for the run's (until the
 ninety-third session). ``start_in_a_later_second`` waits for the next second instead, at most one.
 """
 
