@@ -4,6 +4,7 @@ and it reads every session committed under benchmarks/results/."""
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,96 @@ def test_output_rewrites_its_own_table_refuses_another_file_and_a_failed_write_k
         cpu_history.main(["--results", str(tmp_path), "--output", str(out)])
     assert out.read_text() == table  # and no temporary is left beside it
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["cpu_history.json", "notes.json"]
+
+
+SESSION_NOTES = ROOT / "docs" / "performance_cpu_sessions.md"
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def _shown(value: float, text: str) -> bool:
+    """The doc's figure is the file's, rounded once to the digits shown (50.7459 is 50.7, not 50.75's 50.8)."""
+    digits = len(text.split(".")[1]) if "." in text else 0
+    return abs(value - float(text)) <= 0.5 * 10 ** -digits + 1e-9
+
+
+def _figure(cell: str) -> str:
+    return cell.replace("*", "").replace("−", "-").strip().removeprefix("+").rstrip("%")
+
+
+def _session_sections() -> dict[str, str]:
+    sections = SESSION_NOTES.read_text(encoding="utf-8").split("\n## ")[1:]
+    return {"session_" + s.split()[0]: s for s in sections}
+
+
+def _record_file(session: str, cells: list[str]):
+    """The JSON a row of a session's record table was read from: 'unet 64³, r2' in 1 process is
+    unet64_1proc_r2.json; a row with two readings ('353 / 225', a re-run) is checked by hand."""
+    name, processes = cells[0], cells[1]
+    if "/" in cells[2]:
+        return None
+    size = {"unet": "unet64", "small": "small32", "tiny": "tiny16"}[name.split()[0]]
+    repeat = re.search(r"r(\d)", name)
+    file = (f"unet64_bf16_{processes}proc.json" if "bf16" in name
+            else f"{size}_{processes}proc_r{repeat.group(1) if repeat else 1}.json")
+    return RESULTS / "train_2cpu" / session / file
+
+
+def test_every_session_notes_table_is_its_files():
+    """performance_cpu_sessions.md's record and control tables, figure by figure, against the files
+    they name. Eleven samples/s there had been rounded twice (50.7459 to 50.75 to 50.8) until the
+    ninety-third session."""
+    checked, wrong = 0, []
+    for session, text in _session_sections().items():
+        for line in text.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 6 and re.match(r"(unet 64³|small 32³|tiny 16³)", cells[0]):
+                path = _record_file(session, cells)
+                if path is None:
+                    continue
+                run = json.loads(path.read_text())["runs"][0]
+                ratio, median = re.fullmatch(r"(\S+) \((\S+)\)", _figure(cells[4])).groups()
+                pairs = [(run["ours"]["samples_per_s"], cells[2]), (run["plain"]["samples_per_s"], cells[3]),
+                         (run["ratio_ours_to_plain"], ratio), (run["ratio_median_of_blocks"], median),
+                         (run["overhead_ms_per_step"], cells[5])]
+            elif len(cells) == 8 and re.fullmatch(r"r\d", cells[0]):
+                path = RESULTS / "cpu_contention" / session / cells[0] / "summary.json"
+                loop = json.loads(path.read_text())["loops"][cells[1]]
+                rates = loop["samples_per_s"]
+                before, after = _figure(cells[2]).split(" / ")
+                pair_a, pair_b = _figure(cells[3]).split(" + ")
+                pairs = [(rates["solo_before"], before), (rates["solo_after"], after), (rates["pair_a"], pair_a),
+                         (rates["pair_b"], pair_b), (100 * loop["contention_ceiling"], cells[4]),
+                         (rates["ddp_2proc"], cells[5]), (100 * loop["ddp_efficiency"], cells[6]),
+                         (loop["ddp_over_pair"], cells[7])]
+            else:
+                continue
+            checked += 1
+            wrong += [f"{session}: {line} ({value} in {path.name})" for value, shown in pairs
+                      if not _shown(value, _figure(shown))]
+    assert checked > 1000 and not wrong, "\n".join(wrong)
+
+
+def test_every_session_notes_scaling_figures_are_its_projection_file():
+    """Each session's `scaling_projection.py` note: the 2-process efficiency, the all-reduce it was
+    projected from and the projection, against ddp_scaling_2cpu_unet64_<session>.json. The twelfth
+    session's note gave its bf16 pair's all-reduce (21.4 ms) for the fp32 pair's 19.3 ms until the
+    ninety-third session."""
+    wrong = []
+    for session, text in _session_sections().items():
+        note = re.search(r"`scaling_projection\.py`.*?(?=\n- |\n\n)", text, re.S)
+        path = RESULTS / f"ddp_scaling_2cpu_unet64_{session}.json"
+        if note is None or not path.is_file():
+            continue
+        note, scaling = " ".join(note.group(0).split()), json.loads(path.read_text())
+        ours, check = scaling["measured_scaling"]["ours"], scaling["model_check"]
+        efficiency = re.search(r"efficiency \*\*([\d.]+)%\*\*", note).group(1)
+        allreduce = re.search(r"([\d.]+) ms", note).group(1)  # the first time given is the all-reduce's
+        measured = ours.get("efficiency_median_of_repeats", ours.get("efficiency"))
+        # the projection's all-reduce is the median bandwidth's, not the median time's: over two
+        # repeats (a mean each) the two differ, and a note may give either
+        if not _shown(100 * measured, efficiency) \
+                or not any(_shown(100 * check["efficiency_overlap"], p) for p in re.findall(r"([\d.]+)%", note)) \
+                or not any(_shown(ms, allreduce) for ms in (scaling["measured_scaling"]["allreduce_ms"],
+                                                            check["allreduce_ms"])):
+            wrong.append(f"{session}: {note[:200]}")
+    assert len(wrong) == 0 and len(_session_sections()) > 80, "\n".join(wrong)
