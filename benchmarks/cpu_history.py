@@ -77,11 +77,29 @@ def record_figures(folder: Path) -> dict | None:
             row[f"fixed_cost_ms_{n}proc"] = _median([r["overhead_ms_per_step"] for r in runs])
         else:
             row[f"{size}_ratio_{n}proc"] = _median([r["ratio_ours_to_plain"] for r in runs])
-    # Weak-scaling efficiency per repeat pair (1-process run r, 2-process run r), then the median.
-    pairs = zip(files["unet64", 1], files["unet64", 2])
-    row["efficiency_2proc"] = _median([_first_run(two)["ours"]["samples_per_s"]
-                                       / (2 * _first_run(one)["ours"]["samples_per_s"]) for one, two in pairs])
+    row["efficiency_2proc"] = _median(efficiency_per_pair(folder))
     return row
+
+
+def efficiency_per_pair(folder: Path) -> list[float]:
+    """Weak-scaling efficiency of each repeat pair of unet 64^3 (1-process run r, 2-process run r)."""
+    pairs = zip(repeats(folder, "unet64", 1), repeats(folder, "unet64", 2))
+    return [_first_run(two)["ours"]["samples_per_s"] / (2 * _first_run(one)["ours"]["samples_per_s"])
+            for one, two in pairs]
+
+
+def runs_outside(low: float, high: float, results: Path = RESULTS) -> list[dict]:
+    """Every single unet 64^3 record run whose ours/plain, at the three digits the docs show, lies
+    outside [low, high]: docs/performance.md names each, and a new one has to be named there too."""
+    outside = []
+    for folder in _session_folders(results / "train_2cpu"):
+        for processes in (1, 2):
+            for path in repeats(folder, "unet64", processes):
+                ratio = round(_first_run(path)["ratio_ours_to_plain"], 3)
+                if not low <= ratio <= high:
+                    outside.append({"session": folder.name, "processes": processes, "file": path.name,
+                                    "ratio": ratio})
+    return outside
 
 
 def projected_efficiency(results: Path, session: str | None) -> float | None:
@@ -102,12 +120,16 @@ def contention_figures(results: Path, session: str) -> dict | None:
             "control_ddp_over_pair": [min(over_pair), max(over_pair)]}
 
 
+def _session_folders(train: Path) -> list[Path]:
+    """The first session's folder (``train_2cpu`` itself), then every ``session_*`` in date order."""
+    return [train] + sorted(p for p in train.glob("session_*") if p.is_dir())
+
+
 def history(results: Path = RESULTS) -> list[dict]:
     """One row per session with CPU measurements, oldest first (the folder names sort by date)."""
     train = results / "train_2cpu"
-    folders = [train] + sorted(p for p in train.glob("session_*") if p.is_dir())
     rows = []
-    for folder in folders:
+    for folder in _session_folders(train):
         row = record_figures(folder)
         if row is not None:
             row["projection_2proc"] = projected_efficiency(results, folder.name if folder != train else None)
