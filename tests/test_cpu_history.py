@@ -288,3 +288,28 @@ def test_every_session_notes_scaling_figures_are_its_projection_file():
                                                             check["allreduce_ms"])):
             wrong.append(f"{session}: {note[:200]}")
     assert len(wrong) == 0 and len(_session_sections()) > 80, "\n".join(wrong)
+
+
+def test_the_first_sessions_table_is_its_files():
+    """performance.md's table of the first session's three repeats (one cell per repeat, 'a / b / c')
+    against the files at the top of train_2cpu/; three overheads there had been rounded twice
+    (−13.548 to −13.55 to −13.6) until the ninety-third session."""
+    lines = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index("### The first session: three repeats")
+    wrong, checked = [], 0
+    for line in lines[start:start + 15]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 6 or not re.match(r"(unet 64³|small 32³|tiny 16³) *$", cells[0]):
+            continue
+        size = {"unet": "unet64", "small": "small32", "tiny": "tiny16"}[cells[0].split()[0]]
+        for repeat in range(3):
+            path = RESULTS / "train_2cpu" / f"{size}_{cells[1]}proc_r{repeat + 1}.json"
+            run = json.loads(path.read_text())["runs"][0]
+            values = (run["ours"]["samples_per_s"], run["plain"]["samples_per_s"], run["ratio_ours_to_plain"],
+                      run["overhead_ms_per_step"])
+            for value, cell in zip(values, cells[2:]):
+                shown = _figure(cell.split(" / ")[repeat])
+                checked += 1
+                if not _shown(value, shown):
+                    wrong.append(f"{path.name}: {value}, shown {shown}")
+    assert checked == 72 and not wrong, wrong
