@@ -6,6 +6,7 @@ did, once) costs a session."""
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -293,3 +294,12 @@ def test_every_script_refuses_an_output_that_is_not_its_own_result_before_measur
         assert (f"error: {arguments[-2]} {notes[name]} exists and is not an earlier result of this command"
                 in answer["stderr"]), (name, answer["stderr"])
         assert notes[name].read_text() == "# notes\n", name
+
+
+def test_the_gpu_session_parts_the_docs_list_are_the_scripts():
+    """performance.md lists the parts of benchmarks/gpu_session.sh; `geometry` was missing from the list
+    until the ninety-third session."""
+    script = (ROOT / "benchmarks" / "gpu_session.sh").read_text(encoding="utf-8")
+    usage = re.search(r"bash benchmarks/gpu_session\.sh ([a-z_0-9|]+) ", script).group(1)
+    performance = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert f"`benchmarks/gpu_session.sh {usage}`" in performance

@@ -1,6 +1,7 @@
 """benchmarks/cpu_history.py: the table of every session's CPU figures is computed from the files as
 its docstring says (a re-run replaces its repeat, efficiency per repeat pair, the control's range),
-and it reads every session committed under benchmarks/results/."""
+and it reads every session committed under benchmarks/results/. And the CPU figures the docs give
+(performance.md, performance_cpu_sessions.md, the README) are the files', figure by figure."""
 
 import importlib.util
 import json
