@@ -314,3 +314,23 @@ def test_the_first_sessions_table_is_its_files():
                 if not _shown(value, shown):
                     wrong.append(f"{path.name}: {value}, shown {shown}")
     assert checked == 72 and not wrong, wrong
+
+
+def test_each_hosts_efficiency_and_projection_in_the_targets_table_are_the_files():
+    """performance.md's targets table gives, per host CPU, the range of the sessions' 2-process
+    efficiency and projection; the sessions are named by ordinal ('forty-ninth to sixty-fifth')."""
+    headings = re.findall(r"^## (\S+) \((\S+) session\)", SESSION_NOTES.read_text(encoding="utf-8"), re.M)
+    session_of = {_ordinal(word): "session_" + name for name, word in headings}
+    rows = {r["session"]: r for r in cpu_history.history()}
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    row = re.search(r"Over the sessions: (.*?); what the projection misses", text).group(1)
+    groups = re.findall(r"([\d.]+)–([\d.]+)% against ([\d.]+)–([\d.]+)% on the (.*?)(?=, [\d.]+–|$)", row)
+    assert len(groups) >= 4
+    for *shown, host in groups:
+        spans = re.findall(r"([a-z]+(?:-[a-z]+)?) to ([a-z]+(?:-[a-z]+)?)", host)
+        sessions = [rows[session_of[n]] for first, last in spans
+                    for n in range(_ordinal(first), _ordinal(last) + 1) if session_of.get(n) in rows]
+        efficiency = [100 * r["efficiency_2proc"] for r in sessions]
+        projection = [100 * r["projection_2proc"] for r in sessions]
+        computed = [f"{v:.1f}" for v in (min(efficiency), max(efficiency), min(projection), max(projection))]
+        assert computed == shown, host
