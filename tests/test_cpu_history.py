@@ -281,12 +281,11 @@ def test_every_session_notes_scaling_figures_are_its_projection_file():
         efficiency = re.search(r"efficiency \*\*([\d.]+)%\*\*", note).group(1)
         allreduce = re.search(r"([\d.]+) ms", note).group(1)  # the first time given is the all-reduce's
         measured = ours.get("efficiency_median_of_repeats", ours.get("efficiency"))
-        # the projection's all-reduce is the median bandwidth's, not the median time's: over two
-        # repeats (a mean each) the two differ, and a note may give either
+        # the measured median time, not the model's: over two repeats the model's time comes from the
+        # mean bandwidth (16.0 ms in the thirty-third session, where the two runs' times average 16.6)
         if not _shown(100 * measured, efficiency) \
                 or not any(_shown(100 * check["efficiency_overlap"], p) for p in re.findall(r"([\d.]+)%", note)) \
-                or not any(_shown(ms, allreduce) for ms in (scaling["measured_scaling"]["allreduce_ms"],
-                                                            check["allreduce_ms"])):
+                or not _shown(scaling["measured_scaling"]["allreduce_ms"], allreduce):
             wrong.append(f"{session}: {note[:200]}")
     assert len(wrong) == 0 and len(_session_sections()) > 80, "\n".join(wrong)
 
