@@ -333,3 +333,20 @@ def test_each_hosts_efficiency_and_projection_in_the_targets_table_are_the_files
         projection = [100 * r["projection_2proc"] for r in sessions]
         computed = [f"{v:.1f}" for v in (min(efficiency), max(efficiency), min(projection), max(projection))]
         assert computed == shown, host
+
+
+def test_the_control_ranges_the_docs_give_are_the_files():
+    """The contention control over every session, as performance.md and the README sum it up: DDP
+    against two independent jobs, and against the solo runs around it (one repeat above the rest)."""
+    loops = [json.loads(path.read_text())["loops"] for path in RESULTS.glob("cpu_contention/session_*/r*/summary.json")]
+    pairs = sorted(loop["ours"]["ddp_over_pair"] for loop in loops)
+    solo = sorted(loop["ours"]["ddp_efficiency"] for loop in loops)
+    plain_pair = max(loop["plain"]["ddp_over_pair"] for loop in loops)
+    bullet = " ".join(_how_to_read_bullet("The 2-process efficiency of the record runs").split())
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"shows DDP at {pairs[0]:.2f}–{pairs[-1]:.2f} of two independent jobs" in bullet
+    assert f"({plain_pair:.2f} once, plain DDP" in bullet
+    assert f"our DDP reaches {solo[0]:.2f}–{solo[-2]:.2f}, and {solo[-1]:.2f} once" in bullet
+    assert f"{pairs[0]:.2f}–{pairs[-1]:.2f}× two independent one-process jobs" in readme
+    assert f"(plain DDP {plain_pair:.2f} once" in readme
+    assert f"{solo[0]:.2f}–{solo[-2]:.2f}× twice the solo runs around it (ours {solo[-1]:.2f} once" in readme
