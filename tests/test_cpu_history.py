@@ -350,3 +350,18 @@ def test_the_control_ranges_the_docs_give_are_the_files():
     assert f"{pairs[0]:.2f}–{pairs[-1]:.2f}× two independent one-process jobs" in readme
     assert f"(plain DDP {plain_pair:.2f} once" in readme
     assert f"{solo[0]:.2f}–{solo[-2]:.2f}× twice the solo runs around it (ours {solo[-1]:.2f} once" in readme
+
+
+def test_the_fixed_cost_ranges_the_docs_give_are_the_files():
+    """The tiny network's fixed cost per step over every session since the tenth (the asynchronous sum
+    over ranks of the ninth is in all of them), as performance.md and the README give it."""
+    rows = [r for r in cpu_history.history() if r["session"] >= "session_2026-11-23j"]
+
+    def span(key: str) -> str:
+        low, high = min(r[key] for r in rows), max(r[key] for r in rows)
+        return f"{low:.1f} to {high:.1f}".replace("-", "−")
+
+    said = f"{span('fixed_cost_ms_1proc')} and {span('fixed_cost_ms_2proc')} ms over all of them"
+    bullet = " ".join(_how_to_read_bullet("The fixed cost per optimizer step").split())
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert said in bullet and said in readme
