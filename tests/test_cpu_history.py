@@ -365,3 +365,27 @@ def test_the_fixed_cost_ranges_the_docs_give_are_the_files():
     bullet = " ".join(_how_to_read_bullet("The fixed cost per optimizer step").split())
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert said in bullet and said in readme
+
+
+def test_every_session_notes_control_summary_is_its_files():
+    """The sentence under each session's control table, 'Our DDP reached A–B% of the solo runs around
+    it (plain ...) and C–D of two independent jobs ... (plain ...)', against the repeats' summary.json.
+    Eight of its ranges had been rounded twice (0.9047 to 0.905 to 0.91) until the ninety-third session."""
+    wrong, checked = [], 0
+    for session, text in _session_sections().items():
+        loops = [json.loads(p.read_text())["loops"]
+                 for p in sorted((RESULTS / "cpu_contention" / session).glob("r*/summary.json"))]
+        text = " ".join(text.split())
+        solo = re.search(r"Our DDP reached \*\*([\d.]+)–([\d.]+)%\*\* of the solo runs around it "
+                         r"\(plain ([\d.]+)–([\d.]+)%\)", text)
+        pair = re.search(r"\*\*([\d.]+)–([\d.]+)\*\* of two independent jobs sharing the cores "
+                         r"\(plain ([\d.]+)–([\d.]+)\)", text)
+        for found, key, scale in ((solo, "ddp_efficiency", 100), (pair, "ddp_over_pair", 1)):
+            if found is None or not loops:
+                continue
+            checked += 1
+            ours, plain = ([scale * loop[name][key] for loop in loops] for name in ("ours", "plain"))
+            computed = (min(ours), max(ours), min(plain), max(plain))
+            if not all(_shown(value, shown) for value, shown in zip(computed, found.groups())):
+                wrong.append(f"{session}: {found.group(0)} ({[round(v, 4) for v in computed]})")
+    assert checked > 60 and not wrong, "\n".join(wrong)
