@@ -16,6 +16,7 @@ and a ``DataConfig``, which are exactly what ``accelerated-seg train`` reads fro
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import json
 import math
@@ -208,8 +209,9 @@ class Dataset:
                           "loader goes over the patches as often as that takes; leave repeat() out")
 
     def config(self, **settings) -> Config:
-        """A full run config with these data settings; each of ``settings`` is a ``TrainConfig`` field
-        (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...)."""
+        """A full run config with a copy of these data settings; each of ``settings`` is a ``TrainConfig``
+        field (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...).
+        Its data settings, edited, leave the Dataset as it is, and ``fit`` refuses the config."""
         cfg = self._config(settings, "Dataset.config")
         # their values too, here and as given (lr=-1), as Segmentation(...) checks them: Dataset.fit(config) said
         # "setting optim.lr", beside its run's keywords (lr), until the ninety-third session. The config returned is
@@ -236,17 +238,20 @@ class Dataset:
     def _check_its_config(self, config: Config, train_settings: dict) -> None:
         """``fit(config, ...)`` trained the config's settings alone: keywords given with it, and this
         Dataset's own ``batch()``, ``augment()`` and ``binarize()`` where the config was made before
-        them, were dropped without a word (seventy-third session's review)."""
+        them, were dropped without a word (seventy-third session's review); data settings edited in
+        the config changed the Dataset itself, whose config shared them, until the ninety-third session."""
         if train_settings:
             raise ConfigError(f"Dataset.fit: {', '.join(sorted(train_settings))} given with a config, which holds "
                               f"the training settings: set them in Dataset.config(...), or drop the config")
-        differ = [f"data.{name}" for name in _differing_fields(self.data, config.data)]
+        differ = [f"data.{name} ({getattr(config.data, name)!r}, and the Dataset's {getattr(self.data, name)!r})"
+                  for name in _differing_fields(self.data, config.data)]
         if self.batch_size is not None and config.train.batch_size != self.batch_size:
             differ.append(f"train.batch_size ({config.train.batch_size}, and Dataset.batch({self.batch_size}))")
-        if differ:
-            raise ConfigError(f"Dataset.fit: the config's {', '.join(differ)} differ from this Dataset's (made before "
-                              f".batch(), .augment(), .binarize() ...?): make the config from this Dataset, "
-                              f"dataset.config(...)")
+        if differ:  # its cases were split and checked with the Dataset's data settings, not the config's
+            raise ConfigError(f"Dataset.fit: the config's {', '.join(differ)} differ from this Dataset's (a config "
+                              f"made before .batch(), .augment(), .binarize() ..., or its data settings edited?): "
+                              f"the data settings are the Dataset's; give them to Dataset.from_files (or .batch(), "
+                              f".augment(), .binarize()) and make the config from that Dataset, dataset.config(...)")
 
     def loader(self, seed: int = 0, num_workers: int | None = None):
         """The training patch DataLoader for this process, built as the training loop builds it
@@ -297,7 +302,8 @@ class Dataset:
 
         Args:
             config: a run config made by this Dataset's ``config(...)`` (then edited, say its
-                ``model``); its data settings must be this Dataset's, and the training settings
+                ``model``); its data settings must be this Dataset's (edited, they are refused:
+                the Dataset's cases were split and checked with its own), and the training settings
                 are then its own, not keywords.
             train_settings: without ``config``, ``TrainConfig`` and ``OptimConfig`` fields by name.
         """
@@ -353,7 +359,10 @@ def _run_config(data: DataConfig, settings: dict) -> Config:
     optim = {name: settings.pop(name) for name in list(settings) if name in _field_names(OptimConfig)}
     if isinstance(settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
         settings["compile"] = CompileConfig(enabled=settings["compile"])
-    cfg = Config(data=data)
+    # A copy: the Dataset's own DataConfig, edited through the config (cfg.data.validation_fraction = ...),
+    # changed the Dataset the user fits again, and Dataset.fit's check then saw no difference (a review,
+    # ninety-third session)
+    cfg = Config(data=copy.deepcopy(data))
     cfg.train = dataclasses.replace(cfg.train, **settings)
     cfg.optim = dataclasses.replace(cfg.optim, **optim)
     return cfg

@@ -40,7 +40,7 @@ def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, t
     assert data.manifest.num_classes == 2 and base.manifest.num_classes == 3  # builders are immutable
     assert [c.id for c in data.manifest.validation] == [c.id for c in load_msd(tiny_dataset).validation]
     cfg = data.config(max_steps=7)
-    assert cfg.train.batch_size == 4 and cfg.train.max_steps == 7 and cfg.data is data.data
+    assert cfg.train.batch_size == 4 and cfg.train.max_steps == 7 and cfg.data == data.data
     assert data.config(compile=True).train.compile.enabled  # Segmentation(..., compile=True)
     # One line of what training sees (the dataclass's repr listed every case, and dataset='synthetic')
     assert repr(base) == ("<Dataset: 6 training and 3 validation cases, split: given (validation_pairs); 1 channel "
@@ -90,9 +90,27 @@ def test_fit_with_a_config_refuses_settings_it_would_drop(tiny_dataset, tmp_path
     with pytest.raises(ConfigError, match=r"Dataset.fit: lr, max_steps given with a config, which holds the "
                                           r"training settings: set them in Dataset.config\(...\)"):
         data.fit(cfg, max_steps=3, lr=0.5)
-    with pytest.raises(ConfigError, match=r"the config's data.augment, train.batch_size \(None, and "
-                                          r"Dataset.batch\(4\)\) differ from this Dataset's"):
+    with pytest.raises(ConfigError, match=r"the config's data.augment \('none', and the Dataset's 'light'\), "
+                                          r"train.batch_size \(None, and Dataset.batch\(4\)\) differ from this "
+                                          r"Dataset's"):
         data.batch(4).augment("light").fit(cfg)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_config_owns_its_data_settings_and_fit_refuses_them_edited(tiny_dataset, tmp_path):
+    """The config held the Dataset's own DataConfig: editing cfg.data changed the Dataset, which the user
+    fits again, and fit's check compared it with itself (a review, ninety-third session)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                              num_workers=0)
+    cfg = data.config(output_dir=str(tmp_path / "run"), max_steps=2)
+    cfg.data.validation_fraction = 0.5
+    assert data.data.validation_fraction == 0.2 and data.config().data.validation_fraction == 0.2
+    with pytest.raises(ConfigError, match=r"^Dataset.fit: the config's data.validation_fraction \(0.5, and the "
+                                          r"Dataset's 0.2\) differ from this Dataset's .*its data settings edited"
+                                          r"\?\): the data settings are the Dataset's; give them to "
+                                          r"Dataset.from_files"):
+        data.fit(cfg)
     assert not (tmp_path / "run").exists()
 
 
