@@ -1228,27 +1228,56 @@ def _check_evaluation_cases(dataset: Dataset, config: dict) -> None:
 
 
 def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
-    """Refuse, before anything is written, a dataset the loaded model cannot go on training on.
+    """Refuse, before anything is written, a dataset the loaded model cannot go on training on, or
+    model_args changed since it was loaded.
 
     Training would refuse it too, but in train.init_from's terms, a setting the estimator's user
-    never gave; here the difference is named as the Dataset gives it.
+    never gave; here each difference is named as the Dataset or the Segmentation gives it.
     """
     saved = ModelSpec.from_dict(read_export_config(export)["model"])
     needed = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
                         cfg.model.args)
     if needed == saved or bridgeable(saved, needed):  # other classes: new output layers; 1 channel: spread
         return
+    of_the_dataset, of_the_design = _fine_tuning_differences(saved, needed)
+    said, remedies = [], []
+    if of_the_dataset:
+        said.append(f"does not fit this dataset ({'; '.join(of_the_dataset)})")
+        remedies.append("give a Dataset the model fits")
+    if of_the_design:  # model_args (or the model) changed since Segmentation.load, not the dataset
+        said.append(f"is not the network this Segmentation builds ({'; '.join(of_the_design)})")
+        remedies.append(f"give {'model and ' if saved.name != needed.name else ''}model_args as the model has them")
+    design = "this Segmentation's design" if of_the_design else "the same design"
+    raise ConfigError(f"fit: a loaded model is trained on from its weights, and the one loaded from {export} "
+                      f"{', and '.join(said)}: {', and '.join(remedies)}, or fit(..., init_from=None) to train a new "
+                      f"{cfg.model.name} of {design} from scratch")
+
+
+def _fine_tuning_differences(saved: ModelSpec, needed: ModelSpec) -> tuple[list[str], list[str]]:
+    """How the network a fit needs differs from the loaded one: in what the dataset decides (its image
+    channels, block_shape), and in the design this Segmentation gives (model, model_args). Both were
+    told "in the dataset" until the ninety-third session, a model_args change with a Dataset's remedy."""
     # the network's own arguments as the estimator's user gives them, model_args['channels'] (model.args.channels,
     # the config's, until the ninety-third session); what the run decides as the Dataset gives it
     given_as = {**{key: ESTIMATOR_NAMES.model_arg(key) for key in {*saved.args, *needed.args} - SET_BY_THE_RUN.keys()},
-                "out_channels": "classes (n_classes)" if manifest.regions is None else "regions",
                 "in_channels": "image channels", "img_size": "block_shape"}
-    # what cannot be bridged: other classes can (new output layers), so they are not named among them
-    same_outputs = dataclasses.replace(needed, args={**needed.args, "out_channels": saved.args["out_channels"]})
-    differences = spec_differences(saved, same_outputs, given_as, sides=("in the model", "in the dataset"))
-    raise ConfigError(f"fit: a loaded model is trained on from its weights, and the one loaded from {export} does not "
-                      f"fit this dataset ({'; '.join(differences)}): give a Dataset the model fits, or "
-                      f"fit(..., init_from=None) to train a new {cfg.model.name} of the same design from scratch")
+    # what cannot be bridged: other classes can (new output layers), so they are not named among them; the
+    # dataset's side compares the arguments both networks take (another model's are its design's difference)
+    decided = (SET_BY_THE_RUN.keys() - {"out_channels"}) & saved.args.keys() & needed.args.keys()
+    if saved.args.get("in_channels") == 1:  # spread over the dataset's channels, once the design is the model's
+        decided -= {"in_channels"}
+    of_the_dataset = spec_differences(_with_args(saved, decided), _with_args(needed, decided, name=saved.name),
+                                      given_as, sides=("in the model", "in the dataset"))
+    of_the_design = spec_differences(_with_args(saved, saved.args.keys() - SET_BY_THE_RUN.keys()),
+                                     _with_args(needed, needed.args.keys() - SET_BY_THE_RUN.keys()), given_as,
+                                     sides=("in the model", "in this Segmentation"), name="model")
+    return of_the_dataset, of_the_design
+
+
+def _with_args(spec: ModelSpec, keys, name: str | None = None) -> ModelSpec:
+    """``spec`` with only its arguments ``keys`` (and the network's name ``name``, where given)."""
+    return dataclasses.replace(spec, name=name or spec.name,
+                               args={key: value for key, value in spec.args.items() if key in keys})
 
 
 def _named_as_its_start(dataset: Dataset, resumed: Path | None, init_from) -> Manifest:

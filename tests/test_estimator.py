@@ -2064,16 +2064,42 @@ def test_an_estimators_start_from_other_weights_names_init_from_and_from_files_k
 
 def test_a_loaded_model_that_another_design_would_fine_tune_names_its_model_args(tiny_dataset, tmp_path):
     """A loaded model fit with model_args changed since was refused as `model.args.channels: [4, 8, 16] in the model,
-    ...`: the config's key, to an estimator whose user wrote model_args={...} (until the ninety-third session)."""
+    ...`: the config's key, to an estimator whose user wrote model_args={...} (until the ninety-third session); and
+    as `[4, 8, 32] in the dataset`, whose remedy was another Dataset (until a review of that session)."""
     model, data = _tiny_segmentation(tiny_dataset, tmp_path)
     model.fit(data, steps=1)
-    loaded = Segmentation.load(model.model_dir, output_dir=str(tmp_path / "tuned"), val_every=0, trackers="none",
-                               progress_bar=False)
+    quiet = {"output_dir": str(tmp_path / "tuned"), "val_every": 0, "trackers": "none", "progress_bar": False}
+    loaded = Segmentation.load(model.model_dir, **quiet)
     loaded.model_args = {**loaded.model_args, "channels": [4, 8, 32]}
-    with pytest.raises(ConfigError, match=r"does not fit this dataset \(model_args\['channels'\]: \[4, 8, 16\] in the "
-                                          r"model, \[4, 8, 32\] in the dataset\)") as refused:
+    with pytest.raises(ConfigError, match=r"is not the network this Segmentation builds \(model_args\['channels'\]: "
+                                          r"\[4, 8, 16\] in the model, \[4, 8, 32\] in this Segmentation\): give "
+                                          r"model_args as the model has them, or fit\(\.\.\., init_from=None\) to "
+                                          r"train a new unet of this Segmentation's design from scratch$") as refused:
         loaded.fit(data, steps=1)
-    assert "model.args" not in str(refused.value)
+    assert "model.args" not in str(refused.value) and "dataset" not in str(refused.value)
+    # The one-channel model spreads over two channels: only the design's difference stands in the way
+    (tmp_path / "copies").mkdir()  # the same image again, from another file
+    two_channels = Dataset.from_files([([image, shutil.copy(image, tmp_path / "copies")], label)
+                                       for image, label in _pairs(tiny_dataset)[0]],
+                                      block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"),
+                                      num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
+    with pytest.raises(ConfigError, match=r"\(model_args\['channels'\]: \[4, 8, 16\] in the model, \[4, 8, 32\] "
+                                          r"in this Segmentation\): give model_args as the model has them, or"):
+        loaded.fit(two_channels, steps=1)
+    # A model of two channels, on one-channel cases with other model_args: each difference with its own remedy
+    shutil.copytree(model.model_dir, tmp_path / "two")
+    exported = json.loads((tmp_path / "two" / "config.json").read_text())
+    exported["model"]["args"]["in_channels"] = exported["in_channels"] = 2
+    exported["channels"] = {"0": "image_0", "1": "image_1"}
+    (tmp_path / "two" / "config.json").write_text(json.dumps(exported))
+    two = Segmentation.load(tmp_path / "two", **quiet)
+    two.model_args = {**two.model_args, "channels": [4, 8, 32]}
+    with pytest.raises(ConfigError, match=r"does not fit this dataset \(image channels: 2 in the model, 1 in the "
+                                          r"dataset\), and is not the network this Segmentation builds "
+                                          r"\(model_args\['channels'\]: \[4, 8, 16\] in the model, \[4, 8, 32\] in "
+                                          r"this Segmentation\): give a Dataset the model fits, and give model_args as "
+                                          r"the model has them, or fit\(\.\.\., init_from=None\)"):
+        two.fit(data, steps=1)
     assert not (tmp_path / "tuned").exists()
 
 
