@@ -222,8 +222,10 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     device = accelerator.device
     refusal = None
     try:
-        check_precision(options.precision, device, fp32_setting)
         with _warned_by_the_main_process(accelerator):
+            # every process checks it alike: emulated bf16 on the CPU was said once per process (until the
+            # ninety-third session), as they all ran the check before the others were silenced
+            check_precision(options.precision, device, fp32_setting)
             model, config = load_for_prediction(model_dir)
             keep = kept_whole(config, keep_largest)
             cases = list(inputs) if given_cases else collect_cases(inputs, config)

@@ -62,6 +62,15 @@ def launch_two(prefix: Path, args: list[str], module: bool = False, timeout: int
     return run_bounded(cmd, env=env, timeout=timeout, cwd=prefix.parent)
 
 
+def predict_two_scans(data: Path, tmp_path: Path, script: str, *options: str):
+    """``accelerated-seg predict`` of two small scans into ``tmp_path/out``, launched on two processes through
+    ``script`` (a test's predict, changed on some process)."""
+    scans = data / "scans"
+    return launch_two(tmp_path / "x", [str(Path(__file__).with_name(script)), "predict", "--model", str(data / "model"),
+                                       str(scans / "small_0.nii.gz"), str(scans / "small_1.nii.gz"),
+                                       "--output", str(tmp_path / "out"), *options], timeout=150)
+
+
 def read(path):
     return np.asanyarray(nib.load(path).dataobj)
 
@@ -182,11 +191,7 @@ def test_two_processes_predict_like_one_by_cases_and_by_windows(data, tmp_path):
 def test_a_label_map_the_main_process_cannot_write_stops_every_process_by_windows(data, tmp_path):
     """Under --split windows the main process alone writes: its error (a full disk) was raised there alone,
     and the other process waited for it in the next case's reduction (seventy-third session's review)."""
-    scans = data / "scans"
-    proc = launch_two(tmp_path / "x", [str(Path(__file__).with_name("full_disk_predict.py")), "predict",
-                                       "--model", str(data / "model"), str(scans / "small_0.nii.gz"),
-                                       str(scans / "small_1.nii.gz"), "--output", str(tmp_path / "out"),
-                                       "--split", "windows"], timeout=150)
+    proc = predict_two_scans(data, tmp_path, "full_disk_predict.py", "--split", "windows")
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stderr.startswith("error: [Errno 28] No space left on device\n"), proc.stderr[-3000:]
     assert "Connection closed" not in proc.stderr and "[rank1]" not in proc.stderr, proc.stderr[-3000:]
@@ -198,14 +203,21 @@ def test_an_output_refused_on_one_process_alone_stops_every_process(data, tmp_pa
     """The checks before the work refused on the process that failed them alone: the main process went on to
     the first collective and ended in gloo's "Connection reset by peer" traceback, the refusal unsaid (on
     other nodes, processes wait there for the backend's timeout; eighty-eighth session's review)."""
-    scans = data / "scans"
-    proc = launch_two(tmp_path / "x", [str(Path(__file__).with_name("one_rank_refuses_predict.py")), "predict",
-                                       "--model", str(data / "model"), str(scans / "small_0.nii.gz"),
-                                       str(scans / "small_1.nii.gz"), "--output", str(tmp_path / "out")], timeout=150)
+    proc = predict_two_scans(data, tmp_path, "one_rank_refuses_predict.py")
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stderr.startswith("error: process 1: "), proc.stderr[-3000:]
     assert "cannot be written: no file can be made in" in proc.stderr and "(Read-only file system)" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.distributed
+def test_emulated_bf16_is_said_once_by_the_main_process(data, tmp_path):
+    """The precision was checked before the warnings of work every process repeats were left to the main
+    process: each process of a launch said that bf16 is emulated on this CPU (a review, ninety-third session)."""
+    proc = predict_two_scans(data, tmp_path, "emulated_bf16_predict.py", "--precision", "bf16")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stderr.count("bf16 on this CPU is emulated") == 1, proc.stderr[-3000:]
+    assert (tmp_path / "out" / "small_0.nii.gz").is_file() and (tmp_path / "out" / "small_1.nii.gz").is_file()
 
 
 @pytest.mark.distributed
