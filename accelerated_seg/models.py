@@ -219,10 +219,12 @@ def _shaped_by(spec: ModelSpec, argument: str) -> set[str]:
     return names
 
 
-def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) -> None:
+def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
+                    built: nn.Module | Exception | None = None) -> None:
     """One training-mode forward pass of a ``batch`` of patches, on the meta device: shapes only,
     no memory and well under a second, before any data is read. ``batch``: the patches a
-    normalisation sees at once (per device; over all devices for SyncBatchNorm).
+    normalisation sees at once (per device; over all devices for SyncBatchNorm). ``built``: the network
+    of ``spec`` on the meta device (``constructed``), or what its constructor raised, not built again.
 
     What MONAI's constructors reject (a UNet with more ``channels`` than ``strides`` + 1, DynUNet
     ``filters`` shorter than its depth) and what fails only in the first forward pass (instance
@@ -232,7 +234,7 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
     Raises:
         ConfigError: naming ``model.args`` and ``data.patch_size``, with MONAI's or torch's reason.
     """
-    built = _built_or_refused(spec)
+    built = _built_or_refused(spec) if built is None else built
     refused = built if isinstance(built, Exception) else None
     failure = _forward_failure(spec, patch_size, batch, built)
     if failure is None:
@@ -253,6 +255,25 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1) 
     # only the cubes above the patch are tried: a 512^3 patch was told that it "fails on every patch up to
     # 256x256x256 too" (ninety-second session's audit)
     raise ConfigError(f"{where}. {_cubes_tried_said(larger)}: change model.args") from None
+
+
+def constructed(spec: ModelSpec, patch_size: Sequence[int]) -> nn.Module:
+    """The network of ``spec`` on the meta device, for ``check_trainable`` to pass a batch through later;
+    what MONAI's constructor refuses of ``model.args`` (a UNet's ``channels`` and ``strides`` of other
+    lengths, a SwinUNETR ``feature_size`` not a multiple of 12) needs no batch, so training says it before
+    the demo's phantoms, the run folder or the cache are written: it did so only once they were (ninety-third
+    session). Well under a second; SwinUNETR's, built on the CPU and moved to the meta device, takes longest.
+
+    Raises:
+        ConfigError: as ``check_trainable`` says a refused construction, whose retry on larger cubes tells
+            whether the patch is to blame (DynUNet's levels derived from it).
+    """
+    built = _built_or_refused(spec)
+    if isinstance(built, Exception):
+        # batch 1: the forward passes on larger cubes are the only ones made, and one patch is the strictest
+        # batch for a normalisation, so a cube said to train trains on any batch
+        check_trainable(spec, patch_size, 1, built)  # raises: a network MONAI refuses fails on every patch
+    return built
 
 
 def _cubes_tried_said(larger: list[int]) -> str:

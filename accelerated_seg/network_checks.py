@@ -10,42 +10,58 @@ of the wrong length in ``train.loss_args``, each of which training then refused 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from torch import nn
 
 from .config import Config
 from .data.cases import Manifest
 from .losses import check_loss, training_loss
-from .models import ModelSpec, check_trainable, model_spec
+from .models import ModelSpec, check_trainable, constructed, model_spec
 
 
-def checked_network_and_loss(cfg: Config, manifest: Manifest, batch: int) -> tuple[ModelSpec, nn.Module]:
+def checked_network_and_loss(cfg: Config, manifest: Manifest, batch: int,
+                             built: Built | None = None) -> tuple[ModelSpec, nn.Module]:
     """The network ``cfg.model`` describes for ``manifest``'s channels and outputs, and the training loss.
 
     Args:
         cfg: the run's settings (``model``, ``data.patch_size``, ``train.loss`` and ``train.loss_args``).
         manifest: the dataset, its ``data.regions`` applied.
         batch: the patches a normalisation sees at once (per device; over all devices for SyncBatchNorm).
+        built: ``network_before_writing``'s, used where the data read since gives the same network.
 
     Raises:
         ConfigError: naming ``model.args``, ``data.patch_size`` or ``train.loss_args``.
     """
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
-    check_trainable(spec, cfg.data.patch_size, batch)
+    same = built is not None and built.spec == spec  # else the data read since gave other counts: built anew
+    check_trainable(spec, cfg.data.patch_size, batch, built.network if same else None)
     return spec, _checked_loss(cfg, manifest, spec)
 
 
-def check_counts_against_the_data(cfg: Config, manifest: Manifest) -> None:
+class Built(NamedTuple):
+    """The network as ``network_before_writing`` built it, on the meta device, and the spec it was built of."""
+
+    spec: ModelSpec
+    network: nn.Module
+
+
+def network_before_writing(cfg: Config, manifest: Manifest) -> Built:
     """Refuse ``model.args`` whose ``in_channels`` or ``out_channels`` contradict the data's channels and
-    outputs, and a ``train.loss_args`` class ``weight`` of another length, from what is known of the
-    data before anything is written (``data.prepare.counts_before_writing``): training refused them only
-    once the demo's phantoms were written into the new run folder (ninety-second session's audit). The
-    forward pass, which needs the batch, waits for ``checked_network_and_loss``.
+    outputs, those MONAI's constructor refuses, and a ``train.loss_args`` class ``weight`` of another
+    length, from what is known of the data before anything is written (``data.prepare.counts_before_writing``):
+    training refused the counts only once the demo's phantoms were written into the new run folder
+    (ninety-second session's audit), and the constructor's refusals too (ninety-third session's). The
+    forward pass, which needs the batch, waits for ``checked_network_and_loss``, which is given the network
+    built here rather than building it again (SwinUNETR's takes up to a second).
 
     Raises:
         ConfigError: naming ``model.args`` or ``train.loss_args``.
     """
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
+    built = Built(spec, constructed(spec, cfg.data.patch_size))
     _checked_loss(cfg, manifest, spec)
+    return built
 
 
 def _checked_loss(cfg: Config, manifest: Manifest, spec: ModelSpec) -> nn.Module:

@@ -71,7 +71,7 @@ from .loop_clock import LoopClock
 from .losses import segmentation_loss
 from .model_folders import FIT_NAMES, Names, check_init_from
 from .models import ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch
-from .network_checks import check_counts_against_the_data, checked_network_and_loss
+from .network_checks import checked_network_and_loss, network_before_writing
 from .optimizers import (build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups,
                          settings_the_load_brought_back)
 from .plan import PRECISIONS, check_step_fits_host_memory
@@ -777,8 +777,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
     check_folder_path(out, names.folder)  # before the lock makes it
     # the data's channels and classes, where known before anything is written, against model.args and
-    # train.loss_args: refused once the phantoms were written into the new run folder, before
-    check_counts_against_the_data(cfg, counts_before_writing(cfg.data, out, manifest))
+    # train.loss_args, and MONAI's constructor on model.args: refused once the phantoms were written into
+    # the new run folder, before (the counts until the ninety-second session, the constructor the ninety-third)
+    built = network_before_writing(cfg, counts_before_writing(cfg.data, out, manifest))
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)
@@ -869,9 +870,12 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if note := _patches_left_out_note(patches, cut, plan.global_batch, names):
         accelerator.print(note)
     # the network for the data's channels and outputs, and its loss (a class weight per class), before the
-    # preprocessing, as accelerated-seg check --config checks them
+    # preprocessing, as accelerated-seg check --config checks them. Its forward pass is here, not with the
+    # constructor's check before anything is written: it needs the per-device batch (a batch norm over one
+    # patch of a one-voxel bottleneck fails where two train), which needs the processes: the Accelerator
+    # knows them, and once it is made the run folder's lock is taken, before the phantoms are written
     spec, loss_fn = checked_network_and_loss(
-        cfg, manifest, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1))
+        cfg, manifest, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1), built)
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
         thin = convolutions_over_two_voxels(spec, cfg.data.patch_size)
         if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size,

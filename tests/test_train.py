@@ -869,6 +869,43 @@ def test_model_args_and_a_class_weight_the_data_contradicts_are_refused_before_a
     assert not out.exists() and not cache.exists()
 
 
+@pytest.mark.parametrize("model, args, patch, refusal", [
+    ("unet", "{channels: [4, 8, 16, 32], strides: [2, 2]}", "[16, 16, 16]",
+     r"model 'unet': MONAI's UNet refuses these model.args, and builds no network of them: the length of "
+     r"`strides` should equal to `len\(channels\) - 1`. Change model.args$"),
+    ("swinunetr", "{feature_size: 16}", "[64, 32, 32]",
+     r"MONAI's SwinUNETR refuses these model.args, and builds no network of them: feature_size should be divisible "
+     r"by 12. Change model.args$"),
+])
+def test_model_args_monai_refuses_are_refused_before_anything_is_written(tiny_config, tmp_path, model, args, patch,
+                                                                         refusal):
+    """MONAI's constructor needs no batch: it refused these only once the demo's phantoms (14 MiB) were written
+    into the new run folder, 24-28 s in (ninety-third session's probe), with the forward pass that needs the
+    per-device batch; nothing written now."""
+    out, cache = tmp_path / "run", tmp_path / "cache"
+    with pytest.raises(ConfigError, match=refusal):
+        train(tiny_config(out, data__dataset="synthetic", data__cache_dir=str(cache), model__name=model,
+                          model__args=args, data__patch_size=patch))
+    assert not out.exists() and not cache.exists()
+
+
+def test_the_network_built_before_anything_is_written_is_not_built_again_for_its_forward_pass(
+        tiny_config, tmp_path, monkeypatch):
+    """SwinUNETR's network is built on the CPU and moved to the meta device, up to a second on 2 cores: the
+    forward pass with the per-device batch takes the one built for the constructor's check."""
+    import accelerated_seg.models
+    from accelerated_seg.data.prepare import counts_before_writing
+    from accelerated_seg.network_checks import checked_network_and_loss, network_before_writing
+
+    cfg = tiny_config(tmp_path / "run", data__dataset="synthetic", model__name="swinunetr", model__args="{}",
+                      data__patch_size="[64, 32, 32]")
+    manifest = counts_before_writing(cfg.data, cfg.train.output_dir)
+    built = network_before_writing(cfg, manifest)
+    monkeypatch.setattr(accelerated_seg.models, "meta_network", lambda spec: pytest.fail("built again"))
+    spec, _ = checked_network_and_loss(cfg, manifest, 2, built)
+    assert spec == built.spec and not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize("damage, what", [
     (lambda case: case.images[0].unlink(), "image"),
     (lambda case: case.label.unlink(), "label"),
