@@ -12,6 +12,7 @@ plain MONAI (``build_from_spec``) and load ``model.safetensors`` into it with ``
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
@@ -20,6 +21,7 @@ import torch.nn as nn
 
 from .config import ConfigError, check_network_name, did_you_mean, plain_data
 from .model_arg_kinds import mistyped_arg
+from .model_folders import Names
 
 
 @dataclass(frozen=True)
@@ -220,11 +222,12 @@ def _shaped_by(spec: ModelSpec, argument: str) -> set[str]:
 
 
 def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
-                    built: nn.Module | Exception | None = None) -> None:
+                    built: nn.Module | Exception | None = None, names: Names = Names()) -> None:
     """One training-mode forward pass of a ``batch`` of patches, on the meta device: shapes only,
     no memory and well under a second, before any data is read. ``batch``: the patches a
     normalisation sees at once (per device; over all devices for SyncBatchNorm). ``built``: the network
     of ``spec`` on the meta device (``constructed``), or what its constructor raised, not built again.
+    ``names``: how the caller names the arguments MONAI's constructor refuses.
 
     What MONAI's constructors reject (a UNet with more ``channels`` than ``strides`` + 1, DynUNet
     ``filters`` shorter than its depth) and what fails only in the first forward pass (instance
@@ -250,14 +253,31 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
                           f"down-sampling stage halves the patch; the deepest needs more than one voxel). Raise "
                           f"data.patch_size, or give model.args fewer down-sampling stages") from None
     if refused is not None:  # no network to give a patch to: said to be the patch's until the ninety-second session
-        raise ConfigError(f"model {spec.name!r}: MONAI's {spec.monai_class} refuses these model.args, and builds no "
-                          f"network of them: {reason}. Change model.args") from None
+        raise ConfigError(_constructor_refusal(spec, reason, names)) from None
     # only the cubes above the patch are tried: a 512^3 patch was told that it "fails on every patch up to
     # 256x256x256 too" (ninety-second session's audit)
     raise ConfigError(f"{where}. {_cubes_tried_said(larger)}: change model.args") from None
 
 
-def constructed(spec: ModelSpec, patch_size: Sequence[int]) -> nn.Module:
+def _constructor_refusal(spec: ModelSpec, reason: str, names: Names) -> str:
+    """What MONAI's constructor refused, naming the arguments its ``reason`` names, each as the caller gives it
+    (``model.args.channels`` on the command line, ``model_args['channels']`` to the estimator): it said
+    "these model.args" and "Change model.args" of a UNet's channels and strides until the ninety-third session.
+    One the run decides is named with what decides it, and not as one to change."""
+    named = [key for key in spec.args if re.search(rf"\b{re.escape(key)}\b", reason)]
+    if not named:  # SegResNet's "num_channels (4) must be divisible by num_groups (8)" names none of its own
+        args = names.setting("model.args")
+        return (f"model {spec.name!r}: MONAI's {spec.monai_class} refuses these {args}, and builds no network of "
+                f"them: {reason}. Change {args}")
+    given = [key for key in named if key not in SET_BY_THE_RUN]
+    said = " with ".join(f"{names.model_arg(key)} {spec.args[key]}" if key in given else
+                         f"{key} {spec.args[key]} ({SET_BY_THE_RUN[key]})" for key in named)
+    change = " or ".join(names.model_arg(key) for key in given) or names.setting("model.args")
+    return (f"model {spec.name!r}: MONAI's {spec.monai_class} refuses {said}, and builds no network of them: "
+            f"{reason}. Change {change}")
+
+
+def constructed(spec: ModelSpec, patch_size: Sequence[int], names: Names = Names()) -> nn.Module:
     """The network of ``spec`` on the meta device, for ``check_trainable`` to pass a batch through later;
     what MONAI's constructor refuses of ``model.args`` (a UNet's ``channels`` and ``strides`` of other
     lengths, a SwinUNETR ``feature_size`` not a multiple of 12) needs no batch, so training says it before
@@ -272,7 +292,7 @@ def constructed(spec: ModelSpec, patch_size: Sequence[int]) -> nn.Module:
     if isinstance(built, Exception):
         # batch 1: the forward passes on larger cubes are the only ones made, and one patch is the strictest
         # batch for a normalisation, so a cube said to train trains on any batch
-        check_trainable(spec, patch_size, 1, built)  # raises: a network MONAI refuses fails on every patch
+        check_trainable(spec, patch_size, 1, built, names)  # raises: a network MONAI refuses fails on every patch
     return built
 
 

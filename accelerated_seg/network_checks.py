@@ -17,6 +17,7 @@ from torch import nn
 from .config import Config
 from .data.cases import Manifest
 from .losses import check_loss, training_loss
+from .model_folders import Names
 from .models import ModelSpec, check_trainable, constructed, model_spec
 
 
@@ -46,7 +47,7 @@ class Built(NamedTuple):
     network: nn.Module
 
 
-def network_before_writing(cfg: Config, manifest: Manifest) -> Built:
+def network_before_writing(cfg: Config, manifest: Manifest, names: Names = Names()) -> Built:
     """Refuse ``model.args`` whose ``in_channels`` or ``out_channels`` contradict the data's channels and
     outputs, those MONAI's constructor refuses, and a ``train.loss_args`` class ``weight`` of another
     length, from what is known of the data before anything is written (``data.prepare.counts_before_writing``):
@@ -56,10 +57,11 @@ def network_before_writing(cfg: Config, manifest: Manifest) -> Built:
     built here rather than building it again (SwinUNETR's takes up to a second).
 
     Raises:
-        ConfigError: naming ``model.args`` or ``train.loss_args``.
+        ConfigError: naming ``model.args`` or ``train.loss_args``; the arguments MONAI's constructor refuses
+            as ``names`` (train's) names them.
     """
     spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
-    built = Built(spec, constructed(spec, cfg.data.patch_size))
+    built = Built(spec, constructed(spec, cfg.data.patch_size, names))
     _checked_loss(cfg, manifest, spec)
     return built
 

@@ -779,7 +779,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # the data's channels and classes, where known before anything is written, against model.args and
     # train.loss_args, and MONAI's constructor on model.args: refused once the phantoms were written into
     # the new run folder, before (the counts until the ninety-second session, the constructor the ninety-third)
-    built = network_before_writing(cfg, counts_before_writing(cfg.data, out, manifest))
+    built = network_before_writing(cfg, counts_before_writing(cfg.data, out, manifest), names)
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)

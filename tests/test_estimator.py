@@ -1135,6 +1135,22 @@ def test_the_pre_flight_advice_speaks_of_from_files_arguments(tiny_dataset, tmp_
     assert not (tmp_path / "cache").exists()
 
 
+def test_model_args_monai_refuses_are_named_as_the_estimator_takes_them(tiny_dataset, tmp_path):
+    """As its keyword's dict is indexed, not as training's model.args.channels reworded (model_args.channels);
+    "these model_args" until the ninety-third session."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    model = Segmentation("unet", model_args={"channels": [4, 8, 16, 32], "strides": [2, 2]},
+                         output_dir=str(tmp_path / "run"), val_every=0, trackers="none")
+    with pytest.raises(ConfigError, match=r"^fit: model 'unet': MONAI's UNet refuses model_args\['channels'\] "
+                                          r"\[4, 8, 16, 32\] with model_args\['strides'\] \[2, 2\], and builds no "
+                                          r"network of them: .*Change model_args\['channels'\] or "
+                                          r"model_args\['strides'\]$"):
+        model.fit(data, steps=1)
+    assert not (tmp_path / "run").exists() and not (tmp_path / "cache").exists()
+
+
 def test_a_block_shape_too_small_for_the_network_is_refused_in_the_estimators_words(tiny_dataset, tmp_path):
     """It was refused as data.patch_size and model.args, after the strategy lines, with an empty
     parent of output_dir left behind (sixty-ninth session)."""

@@ -160,16 +160,20 @@ def test_unet_takes_strides_per_axis():
 
 _PATCH_TOO_SMALL = "The patch is too small for this network: it trains on 32x32x32"
 _ARGS_AT_FAULT = "It fails on the larger cubes tried too, 32x32x32 to 256x256x256: change model.args"
-_REFUSED = "refuses these model.args, and builds no network of them"  # MONAI's constructor: no patch at fault
+_REFUSED = ", and builds no network of them"  # MONAI's constructor: no patch at fault
 
 
 @pytest.mark.parametrize("name, args, patch, reason, fix", [
     # 4 stride-2 levels: 1 voxel at the bottom
     ("unet", {}, 16, "Expected more than 1 spatial element", _PATCH_TOO_SMALL),
-    ("unet", {"channels": [4, 8, 16, 32], "strides": [2, 2]}, 16, r"model 'unet': MONAI's UNet refuses these "
-     r"model.args, and builds no network of them: the length of `strides` should equal to `len\(channels\) - 1`. "
-     r"Change model.args$", _REFUSED),
-    ("unet", {"channels": [4, 8], "strides": [2], "act": "nosuch"}, 16, "Unsupported option 'NOSUCH'", _REFUSED),
+    # the arguments its reason names, as the command line gives them ("these model.args" until the ninety-third session)
+    ("unet", {"channels": [4, 8, 16, 32], "strides": [2, 2]}, 16, r"model 'unet': MONAI's UNet refuses "
+     r"model.args.channels \[4, 8, 16, 32\] with model.args.strides \[2, 2\], and builds no network of them: the "
+     r"length of `strides` should equal to `len\(channels\) - 1`. Change model.args.channels or "
+     r"model.args.strides$", _REFUSED),
+    ("unet", {"channels": [4, 8], "strides": [2], "act": "nosuch"}, 16,  # a reason that names no argument
+     r"refuses these model.args, and builds no network of them: Unsupported option 'NOSUCH'.*Change model.args$",
+     _REFUSED),
     ("dynunet", {"filters": [8, 16, 32]}, 64, "filters", _REFUSED),  # depth 5 from the 64^3 patch, 3 filters
     # strides derived from 32^3 give 3 up-sampling layers, from 64^3 four: the retry derives them again
     # (it tried 32^3's strides on every cube and blamed model.args until the seventy-fourth session)

@@ -430,7 +430,8 @@ def test_a_checkpoint_is_renamed_away_before_it_is_deleted(tmp_path, monkeypatch
     ({"model__name": "unte"}, "setting model.name must be one of unet, segresnet, .*; got 'unte'"),
     ({"model__args": "{out_channels: 5}"}, r"model.args \['out_channels'\] contradict the run: out_channels is the"),
     ({"model__args": "{}"}, "Expected more than 1 spatial element"),  # default U-Net: 16^3 leaves 1 voxel at the bottom
-    ({"model__args": "{channels: [4, 8, 16, 32], strides: [2, 2]}"}, "MONAI's UNet refuses these model.args"),
+    ({"model__args": "{channels: [4, 8, 16, 32], strides: [2, 2]}"},
+     r"MONAI's UNet refuses model.args.channels \[4, 8, 16, 32\] with model.args.strides"),
     ({"train__batch_size": 16}, "one epoch has 12 patches, fewer than one batch of every process's, 16"),
 ])
 def test_a_refused_run_deletes_nothing_and_reads_no_volume(tiny_config, tmp_path, override, message):

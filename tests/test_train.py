@@ -871,22 +871,35 @@ def test_model_args_and_a_class_weight_the_data_contradicts_are_refused_before_a
 
 @pytest.mark.parametrize("model, args, patch, refusal", [
     ("unet", "{channels: [4, 8, 16, 32], strides: [2, 2]}", "[16, 16, 16]",
-     r"model 'unet': MONAI's UNet refuses these model.args, and builds no network of them: the length of "
-     r"`strides` should equal to `len\(channels\) - 1`. Change model.args$"),
+     r"model 'unet': MONAI's UNet refuses model.args.channels \[4, 8, 16, 32\] with model.args.strides \[2, 2\], "
+     r"and builds no network of them: the length of `strides` should equal to `len\(channels\) - 1`. Change "
+     r"model.args.channels or model.args.strides$"),
     ("swinunetr", "{feature_size: 16}", "[64, 32, 32]",
-     r"MONAI's SwinUNETR refuses these model.args, and builds no network of them: feature_size should be divisible "
-     r"by 12. Change model.args$"),
+     r"MONAI's SwinUNETR refuses model.args.feature_size 16, and builds no network of them: feature_size should be "
+     r"divisible by 12. Change model.args.feature_size$"),
 ])
 def test_model_args_monai_refuses_are_refused_before_anything_is_written(tiny_config, tmp_path, model, args, patch,
                                                                          refusal):
     """MONAI's constructor needs no batch: it refused these only once the demo's phantoms (14 MiB) were written
-    into the new run folder, 24-28 s in (ninety-third session's probe), with the forward pass that needs the
+    into the new run folder, 17-62 s in on 2 busy cores (ninety-third session's probe), with the forward pass that needs the
     per-device batch; nothing written now."""
     out, cache = tmp_path / "run", tmp_path / "cache"
     with pytest.raises(ConfigError, match=refusal):
         train(tiny_config(out, data__dataset="synthetic", data__cache_dir=str(cache), model__name=model,
                           model__args=args, data__patch_size=patch))
     assert not out.exists() and not cache.exists()
+
+
+def test_model_args_monai_refuses_are_named_as_trains_caller_names_them(tiny_config, tmp_path):
+    """train's names: the estimator's run names the arguments as its model_args, before anything is written."""
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES
+
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError, match=r"MONAI's SwinUNETR refuses model_args\['feature_size'\] 16, .*Change "
+                                          r"model_args\['feature_size'\]$"):
+        train(tiny_config(out, data__dataset="synthetic", model__name="swinunetr", model__args="{feature_size: 16}",
+                          data__patch_size="[64, 32, 32]"), names=ESTIMATOR_NAMES)
+    assert not out.exists()
 
 
 def test_the_network_built_before_anything_is_written_is_not_built_again_for_its_forward_pass(
