@@ -149,6 +149,16 @@ def test_malformed_json_is_a_data_error(tmp_path):
     ({"image": "", "label": "c.nii.gz"}, {},
      '''entry 0: "image" is an empty path (''); give the file's path (relative to dataset.json's folder)'''),
     ({"image": "a.nii.gz", "label": " "}, {}, '''entry 0: "label" is an empty path (' '); give the file's path'''),
+    # "./" and "." were the JSON's folder once "./" was dropped, "imagesTr/" a folder: "a folder, not a NIfTI
+    # file" at the checks, naming no entry (ninety-third session)
+    ({"image": "./", "label": "c.nii.gz"}, {},
+     '''dataset.json: 'training' entry 0: "image" is './', the folder itself; give the file's path (relative to '''
+     "dataset.json's folder)"),
+    ({"image": "a.nii.gz", "label": "."}, {}, '''entry 0: "label" is '.', the folder itself; give the file's path'''),
+    ({"image": "imagesTr/", "label": "c.nii.gz"}, {}, '''entry 0: "image" is 'imagesTr/', a folder; give the file's'''),
+    ({"image": ["a.nii.gz", "./."], "label": "c.nii.gz"}, {"modality": {"0": "T1", "1": "T2"}},
+     '''entry 0: "image" channel 1 is './.', the folder itself'''),
+    ({"image": "a.nii.gz", "label": "labelsTr/.."}, {}, '''entry 0: "label" is 'labelsTr/..', a folder'''),
     # a list or a number was made a path by its text: "['c.nii.gz']: file not found" (ninety-second session)
     ({"image": "a.nii.gz", "label": ["c.nii.gz"]}, {},
      '''entry 0: "label" must be the path of the case's label map, got ['c.nii.gz'] (one label map per case'''),

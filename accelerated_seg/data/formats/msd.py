@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
-from accelerated_seg.data.formats.paths import PathLike, file_stem, is_blank, resolve
+from accelerated_seg.data.formats.paths import PathLike, file_stem, folder_named, is_blank, resolve
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
@@ -253,9 +253,24 @@ def _refuse_unusable_paths(entry: dict, where: str, json_path: Path) -> None:
                  or (isinstance(entry[name], list) and any(is_blank(path) for path in entry[name]))]:
         raise DataError(f'{where}: "{blank[0]}" is an empty path ({entry[blank[0]]!r}); give the file\'s path '
                         f'(relative to {json_path.name}\'s folder)')
+    _refuse_a_folder_named(entry, where, json_path)
     if not isinstance(label := entry["label"], str):
         one = " (one label map per case, whatever its channels)" if isinstance(label, list) else ""
         raise DataError(f'{where}: "label" must be the path of the case\'s label map, got {label!r}{one}')
+
+
+def _refuse_a_folder_named(entry: dict, where: str, json_path: Path) -> None:
+    """``"./"`` or ``"."`` is dataset.json's own folder once its leading "./" is dropped, and ``"imagesTr/"`` a
+    folder: the pre-flight checks called them "a folder, not a NIfTI file", the first naming a folder the
+    file never lists, the case named after it where it was the label; refused here naming the entry and its
+    key, before any file is looked at, since the ninety-third session."""
+    for name in ("image", "label"):
+        paths = entry[name] if isinstance(entry[name], list) else [entry[name]]
+        for channel, path in enumerate(paths):
+            if folder := folder_named(path):
+                which = f'"{name}" channel {channel}' if len(paths) > 1 else f'"{name}"'
+                raise DataError(f"{where}: {which} is {folder}; give the file's path (relative to {json_path.name}'s "
+                                f"folder)")
 
 
 def labels_declared_twice(json_path: Path) -> DataError:

@@ -18,6 +18,22 @@ def is_blank(path: object) -> bool:
     return isinstance(path, str) and not path.strip()
 
 
+def folder_named(path: object) -> str | None:
+    """How a listed path names a folder where a file belongs, by its text alone (no folder is looked at), or
+    None: ``"."`` or ``"./"`` (and ``Path("")``, which pathlib makes ``Path(".")``) is the folder the paths
+    start from, and ``"imagesTr/"`` or ``".."`` a folder by its ending. Made absolute, they were read as
+    folders, which the pre-flight checks called "a folder, not a NIfTI file", naming a folder never listed
+    and no entry (ninety-third session's probe). An empty path is ``is_blank``'s, said in each reader's words."""
+    if not isinstance(path, (str, os.PathLike)) or is_blank(path):
+        return None
+    text = os.fspath(path)
+    if Path(text) == Path("."):
+        return f"{text!r}, the folder itself" + (" (Path('') is '.')" if isinstance(path, os.PathLike) else "")
+    if text.rstrip().endswith("/") or Path(text).name == "..":
+        return f"{text!r}, a folder"
+    return None
+
+
 def resolve(relative: str, root: Path) -> Path:
     """Make a listed path absolute; MSD writes them as "./imagesTr/x.nii.gz"."""
     while relative.startswith("./"):
