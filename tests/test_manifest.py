@@ -529,6 +529,12 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
         ("image,label\na.nii.gz,a_seg.nii.gz\nb.nii.gz,nan\n", "line 3: the 'label' cell is 'nan', a missing value as "
                                                              "a DataFrame writes it; give a path"),
         ("image,label\nNone,a_seg.nii.gz\n", "line 2: the 'image' cell is 'None'"),
+        # "." and "./" were the CSV's folder, "imagesTr/" a folder: "a folder, not a NIfTI file" (ninety-third)
+        ("image,label\na.nii.gz,a_seg.nii.gz\n./,b_seg.nii.gz\n", "line 3: the 'image' cell is './', the folder "
+                                                                 "itself; give the file's path (relative to the CSV's "
+                                                                 "folder)"),
+        ("image_0,image_1,label\na.nii.gz,.,a_seg.nii.gz\n", "line 2: the 'image_1' cell is '.', the folder itself"),
+        ("image,label\na.nii.gz,labelsTr/\n", "line 2: the 'label' cell is 'labelsTr/', a folder; give the file's"),
         ("image,label,split\na.nii.gz,a_seg.nii.gz,holdout\n", "line 2: split is 'holdout'; use train, validation or test"),
         ("image;label\na.nii.gz;a_seg.nii.gz\n", "not comma-separated"),
         ("image,label,split\na.nii.gz,a_seg.nii.gz,validation\n", "no row has split=train"),

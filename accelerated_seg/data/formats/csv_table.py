@@ -9,7 +9,7 @@ from pathlib import Path
 
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.formats.paths import PathLike, nifti_stem, resolve, unique_ids
+from accelerated_seg.data.formats.paths import PathLike, folder_named, nifti_stem, resolve, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
@@ -196,6 +196,9 @@ def _cell(row: dict[str, str], column: str, where: str) -> str:
     if value.lower() in _MISSING_WORDS:  # was the file "<CSV's folder>/nan", not found (ninety-second session)
         raise DataError(f"{where}: the '{column}' cell is {value!r}, a missing value as a DataFrame writes it; give a "
                         f"path (relative to the CSV's folder), or mark the row split=test")
+    if folder := folder_named(value):  # "." was the CSV's folder: "a folder, not a NIfTI file" (ninety-third session)
+        raise DataError(f"{where}: the '{column}' cell is {folder}; give the file's path (relative to the CSV's "
+                        f"folder)")
     return value
 
 
