@@ -712,6 +712,9 @@ def test_from_pairs_validation_pairs_are_the_split(tmp_path):
                                                  "1's path is './', the folder itself; give the file's path"),
         ([{"image": "a.nii.gz", "label": Path("")}], f"pairs[0] is {{'image': 'a.nii.gz', 'label': {Path('.')!r}}}: "
                                                      "the label path is '.', the folder itself"),
+        ([("imagesTr/", "a_seg.nii.gz")], "pairs[0] is ('imagesTr/', 'a_seg.nii.gz'): the image path is 'imagesTr/', "
+                                          "a folder; give the file's path"),
+        ([("a.nii.gz", Path("labelsTr/.."))], "the label path is 'labelsTr/..', a folder"),
         ([{"img": "a.nii.gz", "seg": "a_seg.nii.gz"}], "pairs[0] is a dict without 'image' and 'label' (its keys: "
                                                         "'img', 'seg')"),
         ([("a.nii.gz", "a_seg.nii.gz"), "b.nii.gz"], "pairs[1] is 'b.nii.gz', a path alone; each entry must be an "

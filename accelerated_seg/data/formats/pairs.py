@@ -10,7 +10,7 @@ from typing import Any
 from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.msd import TwoSplits, entry_folds, fold_keys_or_list, fold_keys_split
-from accelerated_seg.data.formats.paths import PathLike, is_blank, unique_ids
+from accelerated_seg.data.formats.paths import PathLike, folder_named, is_blank, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
 
@@ -147,20 +147,19 @@ def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ..
 def _refuse_an_empty_path(where: str, entry: Any, image_paths: list, label: PathLike) -> None:
     """An empty path ("") is the working folder once made absolute, which the checks called "a folder,
     not a NIfTI file", naming a folder the user never gave (ninety-second session's probe). So is
-    ``Path("")``, which pathlib makes ``Path(".")``, and was let through until the ninety-third session."""
+    ``Path("")``, which pathlib makes ``Path(".")``, and was let through until the ninety-third session,
+    as was a folder named by its ending ("imagesTr/", ".."), as dataset.json and the CSV refuse it."""
     empty = next((path for path in (*image_paths, label) if _names_no_file(path)), None)
     if empty is None:
         return
     channel = next((index for index, path in enumerate(image_paths) if _names_no_file(path)), None)
     which = "the label" if channel is None else "the image" if len(image_paths) == 1 else f"image channel {channel}'s"
-    what = ("empty" if is_blank(empty) else f"{str(empty)!r}, the folder itself"
-            + (" (Path('') is '.')" if isinstance(empty, os.PathLike) else ""))
-    raise DataError(f"{where} is {entry!r}: {which} path is {what}; give the file's path")
+    raise DataError(f"{where} is {entry!r}: {which} path is {folder_named(empty) or 'empty'}; give the file's path")
 
 
 def _names_no_file(path: PathLike) -> bool:
-    """"" (or spaces), or ``Path("")``, ``"."``, ``"./"``: the folder the pairs' paths start from, no file."""
-    return is_blank(path) or Path(path) == Path(".")
+    """"" (or spaces), ``Path("")``, ``"."``, ``"./"``, ``"imagesTr/"``: a folder, or nothing, where a file belongs."""
+    return is_blank(path) or folder_named(path) is not None
 
 
 #: The forms an entry of the pairs takes, as every refusal of one says them.
