@@ -327,6 +327,24 @@ def test_nnunet_missing_channel_file_names_case_and_file(tmp_path):
     assert message.count("has no") == 1
 
 
+def test_nnunet_folders_named_as_case_files_are_named_as_folders(tmp_path):
+    """A folder named as a label map was passed over, its case dropped without a word or "restore the missing
+    files" said of a name in plain sight; one named as a channel file was said not to be there (ninety-third)."""
+    root = write_nnunet(tmp_path / "label", numTraining=4)
+    (root / "labelsTr" / "case_d.nii.gz").mkdir()
+    with pytest.raises(DataError, match=rf"^{re.escape(str(root / 'labelsTr'))}: 1 folder\(s\) named as a case's "
+                                        r"label map \(case_d\.nii\.gz\), not NIfTI files; labelsTr holds one label "
+                                        r"file <case>\.nii\.gz per case: put the file there in its place, or move "
+                                        r"the folder out of labelsTr$"):
+        load_nnunet(root)
+    root = write_nnunet(tmp_path / "image")
+    (channel := root / "imagesTr" / "case_b_0001.nii.gz").unlink()
+    channel.mkdir()
+    with pytest.raises(DataError, match=re.escape(f"- case 'case_b' has no {channel} (a folder of that name is "
+                                                  f"there, not a NIfTI file)")):
+        load_nnunet(root)
+
+
 def test_nnunet_region_based_labels_become_regions_painted_in_regions_class_order(tmp_path):
     labels = {"background": 0, "whole_tumor": [1, 2, 3], "enhancing": 3}
     root = write_nnunet(tmp_path / "ordered", labels=labels, regions_class_order=[1, 3])

@@ -148,11 +148,11 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
     labels_folder, images_folder = root / "labelsTr", root / "imagesTr"
     if not labels_folder.is_dir():
         raise DataError(f"{labels_folder}: folder not found; an nnU-Net raw dataset keeps its label maps in labelsTr/")
-    label_files = sorted(
-        path for path in labels_folder.iterdir()
-        # Hidden files include macOS "._case.nii.gz" resource forks, which are not images.
-        if path.name.endswith(file_ending) and not path.name.startswith(".") and path.is_file()
-    )
+    # Hidden files include macOS "._case.nii.gz" resource forks, which are not images.
+    named = sorted(path for path in labels_folder.iterdir()
+                   if path.name.endswith(file_ending) and not path.name.startswith("."))
+    _refuse_folders_named_as_labels([path for path in named if path.is_dir()], labels_folder, file_ending)
+    label_files = [path for path in named if path.is_file()]
     if not label_files:
         raise DataError(f"{labels_folder}: no label files ending in {file_ending}"
                         + (_other_endings(labels_folder, file_ending) or f"; add labelsTr/<case>{file_ending}"))
@@ -161,7 +161,10 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
     for label in label_files:
         case_id = label.name[: -len(file_ending)]
         images = tuple(images_folder / f"{case_id}_{channel:04d}{file_ending}" for channel in channels)
-        missing += [f"case {case_id!r} has no {image}" for image in images if not image.is_file()]
+        # a folder of the file's name is no file either, but "has no" it sent the user looking at a name that is there
+        missing += [f"case {case_id!r} has no {image}" + (" (a folder of that name is there, not a NIfTI file)"
+                                                         if image.is_dir() else "")
+                    for image in images if not image.is_file()]
         cases.append(Case(id=case_id, images=images, label=label))
     if missing:
         names = ", ".join(f"{index:04d} ({name})" for index, name in channels.items())
@@ -171,6 +174,19 @@ def _nnunet_cases(root: Path, channels: dict[int, str], file_ending: str, json_p
             "from labelsTr:\n" + "\n".join(f"  - {line}" for line in missing)
         )
     return cases
+
+
+def _refuse_folders_named_as_labels(folders: list[Path], labels_folder: Path, file_ending: str) -> None:
+    """A folder named as a case's label map (``labelsTr/case_a.nii.gz/``) was passed over as no file, its case
+    dropped without a word, or told "restore the missing files" by a numTraining that counts it, the name
+    there in plain sight (ninety-third session's probe)."""
+    if not folders:
+        return
+    more = f" (and {len(folders) - 3} more)" if len(folders) > 3 else ""
+    shown = ", ".join(path.name for path in folders[:3]) + more
+    raise DataError(f"{labels_folder}: {len(folders)} folder(s) named as a case's label map ({shown}), not NIfTI "
+                    f"files; labelsTr holds one label file <case>{file_ending} per case: put the file there in its "
+                    f"place, or move the folder out of labelsTr")
 
 
 def undeclared_channel_files(manifest: Manifest) -> list[Path]:
