@@ -731,7 +731,8 @@ def test_optimizer_steps_do_not_search_sys_path_for_packages(tmp_path, monkeypat
     search of sys.path (accelerate_workarounds.look_up_lomo_once): the loop asks once per process."""
     searched = []
     find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: searched.append(name) or find_spec(name, *a, **k))
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a, **k: searched.append(name) or find_spec(name, *a, **k))
     fit(*_pieces(), max_steps=6, checkpoint_dir=tmp_path, progress_bar=False)
     # prepare asks once, the first step once (and then never again in this process); unfixed,
     # every step asks twice: 13 times here.
