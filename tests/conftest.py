@@ -35,12 +35,15 @@ def pytest_collection_modifyitems(config, items):
 
 
 def logged_scalars(run_dir: Path, tag: str) -> dict[int, float]:
-    """{step: value} of one scalar the TensorBoard tracker wrote under a run folder."""
+    """{step: value} of one scalar the TensorBoard tracker wrote under a run folder, each folder of event files
+    read as TensorBoard reads it: its files in the order of their names, so that a step logged twice has the
+    value the dashboard shows last (and a restart marker drops the points it hides). Files read one by one in
+    the order the file system lists them (rglob's) gave either value."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     values = {}
-    for events in Path(run_dir).rglob("events.out.tfevents*"):
-        accumulator = EventAccumulator(str(events))
+    for folder in sorted({events.parent for events in Path(run_dir).rglob("events.out.tfevents*")}):
+        accumulator = EventAccumulator(str(folder))
         accumulator.Reload()
         if tag in accumulator.Tags()["scalars"]:
             values.update({event.step: event.value for event in accumulator.Scalars(tag)})

@@ -108,3 +108,23 @@ def test_only_an_event_file_of_this_second_is_waited_for(tmp_path):
     _log(tmp_path / "now", now)
     start_in_a_later_second(tmp_path / "now")
     assert int(time.time()) == now + 1
+
+
+def test_logged_scalars_reads_a_folders_event_files_in_the_order_of_their_names(tmp_path, monkeypatch):
+    """A step logged in two event files of one folder has the later file's value, as the dashboard shows it,
+    whatever order the file system lists the files in (the helper took rglob's order until the ninety-third
+    session: a reversed listing, as here, gave the earlier file's value)."""
+    from pathlib import Path
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    from conftest import logged_scalars
+
+    for started, value in ((100, 1.0), (200, 2.0)):
+        with SummaryWriter(tmp_path / str(started)) as writer:
+            writer.add_scalar("train/lr", value, 1)
+        [written] = (tmp_path / str(started)).iterdir()
+        written.rename(tmp_path / f"events.out.tfevents.{started}.host.1.0")
+    rglob = Path.rglob
+    monkeypatch.setattr(Path, "rglob", lambda self, pattern: iter(sorted(rglob(self, pattern), reverse=True)))
+    assert logged_scalars(tmp_path, "train/lr") == {1: 2.0}
