@@ -1507,9 +1507,10 @@ def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes:
     try:
         spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
                           cfg.model.args)
-        # the arguments MONAI's constructor refuses as model_args['channels'], not model_args.channels
+        # the arguments MONAI's constructor refuses as the caller names them: model_args['channels'] to fit, the
+        # config's model.args.channels to Dataset.fit (not model_args.channels, the replace below of either)
         check_trainable(spec, cfg.data.patch_size, plan.per_device * (processes if cfg.train.sync_batchnorm else 1),
-                        names=ESTIMATOR_NAMES)
+                        names=names)
     except ConfigError as error:
         words = str(error).replace("data.patch_size", names.setting("data.patch_size")).replace(
             "model.args", names.setting("model.args"))

@@ -1151,6 +1151,21 @@ def test_model_args_monai_refuses_are_named_as_the_estimator_takes_them(tiny_dat
     assert not (tmp_path / "run").exists() and not (tmp_path / "cache").exists()
 
 
+def test_model_args_monai_refuses_are_named_as_dataset_fits_config_has_them(tiny_dataset, tmp_path):
+    """Dataset.fit's network is its config's model.args: it was told model_args['channels'], the estimator's
+    keyword, when both fits' early checks were merged (ninety-third session's review)."""
+    train_pairs, _ = _pairs(tiny_dataset)
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=[], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    cfg = data.config(max_steps=1, val_every=0, output_dir=str(tmp_path / "run"), trackers="none")
+    cfg.model.args = {"channels": [4, 8, 16, 32], "strides": [2, 2]}
+    with pytest.raises(ConfigError, match=r"^Dataset.fit: model 'unet': MONAI's UNet refuses model.args.channels "
+                                          r"\[4, 8, 16, 32\] with model.args.strides \[2, 2\], .*Change "
+                                          r"model.args.channels or model.args.strides$"):
+        data.fit(cfg)
+    assert not (tmp_path / "run").exists() and not (tmp_path / "cache").exists()
+
+
 def test_a_block_shape_too_small_for_the_network_is_refused_in_the_estimators_words(tiny_dataset, tmp_path):
     """It was refused as data.patch_size and model.args, after the strategy lines, with an empty
     parent of output_dir left behind (sixty-ninth session)."""
