@@ -23,6 +23,7 @@ from accelerated_seg.cli import end_process, exit_on_user_error
 from accelerated_seg.config import ConfigError
 from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.data.synthetic import ensure_synthetic_dataset
+from accelerated_seg.models import MODELS
 from accelerated_seg.run_folder import earlier_run
 from accelerated_seg.strategy import refuse_an_unjoined_launch
 from accelerated_seg.wording import counted
@@ -39,6 +40,7 @@ def main(argv=None):
                         help="in a plain session, train on every visible GPU (with fewer than 2: in this process)")
     args = parser.parse_args(argv)
     out = Path(args.out)
+    _check_the_options(args)
     _refuse_an_earlier_run(out / "run", args.overwrite)
 
     # Under accelerate launch every rank runs this script: one writes the files (the phantoms, the
@@ -90,6 +92,21 @@ def main(argv=None):
     assert np.array_equal(np.asanyarray(again.dataobj), np.asanyarray(label_image.dataobj))
     say(f"saved to {out / 'saved_model'} and reloaded: same prediction")
     return summary
+
+
+def _check_the_options(args) -> None:
+    """Values that fit and Dataset.from_files refuse too, but after the phantoms (about 6 s) and in their
+    keywords (steps, block_shape, "use (32, 32, 32)"), which this script's user does not write."""
+    if args.steps < 1:
+        raise ConfigError(f"--steps {args.steps}: give 1 or more optimizer steps")
+    # The U-Net's default design, which this script trains: each stride halves the patch, and its
+    # deepest stage needs more than one voxel to train, so the smallest patch is twice the divisor.
+    halvings = len(MODELS["unet"]((args.patch,) * 3)[1]["strides"])
+    divisor = 2 ** halvings
+    if args.patch < 2 * divisor or args.patch % divisor:
+        raise ConfigError(f"--patch {args.patch}: the U-Net halves the patch {halvings} times, and its deepest "
+                          f"stage needs more than one voxel, so give a multiple of {divisor} from {2 * divisor} up "
+                          f"({2 * divisor}, {3 * divisor}, {4 * divisor}, ...)")
 
 
 def _refuse_an_earlier_run(run: Path, overwrite: bool) -> None:

@@ -38,6 +38,24 @@ def test_estimator_example_fits_predicts_evaluates_saves_and_reloads(tmp_path):
     assert (tmp_path / "data" / "dataset.json").stat().st_mtime_ns == phantoms
 
 
+@pytest.mark.parametrize("options, refusal", [
+    (["--steps", "0"], "--steps 0: give 1 or more optimizer steps"),
+    (["--patch", "0"], "--patch 0: the U-Net halves the patch 4 times"),
+    (["--patch", "12"], "--patch 12: the U-Net halves the patch 4 times, and its deepest stage needs more than "
+                        "one voxel, so give a multiple of 16 from 32 up (32, 48, 64, ...)"),
+    (["--patch", "16"], "--patch 16: the U-Net halves the patch 4 times"),
+])
+def test_estimator_example_refuses_its_options_before_writing_the_phantoms(tmp_path, options, refusal):
+    """--steps 0 and a --patch the U-Net cannot train on were refused after the phantoms (about 6 s), in
+    the estimator's keywords (steps, block_shape, "use (32, 32, 32)"), until the ninety-third session."""
+    from accelerated_seg.config import ConfigError
+
+    with pytest.raises(ConfigError, match=re.escape(refusal)) as refused:
+        _example("estimator").main(["--out", str(tmp_path), "--steps", "2", "--patch", "32", *options])
+    assert "block_shape" not in str(refused.value) and "steps must be" not in str(refused.value)
+    assert not list(tmp_path.iterdir())
+
+
 def _tiny_kfold(tmp_path) -> list[str]:
     return ["--out", str(tmp_path), "--folds", "2", "--cases", "6", "--test-cases", "2",
             "--data.patch_size=[16,16,16]", "--data.spacing=[2.0,2.0,2.0]", "--data.num_workers=0",
