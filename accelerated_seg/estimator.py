@@ -849,6 +849,7 @@ class Segmentation:
         every rank returns its summary (or raises its error): the folders are one, and ranks that
         each rebuilt them deleted one another's cases (sixty-ninth session).
         """
+        _refuse_what_is_no_dataset(dataset)
         if launched_processes() > 1:
             from accelerate import PartialState
             from accelerate.utils import parse_flag_from_env
@@ -977,10 +978,8 @@ class Segmentation:
             config = read_export_config(directory)
         except (FileNotFoundError, DataError) as error:  # said by load, as its other errors; bare until the 91st
             raise type(error)(f"Segmentation.load: {error}") from None
-        # What the dataset decides (channels, classes, UNETR's img_size) is left to fit, so that
-        # fit(..., init_from=None) can build the same design for another dataset.
-        design = {key: value for key, value in config["model"]["args"].items() if key not in SET_BY_THE_RUN}
-        estimator = cls(config["model"]["name"], model_args=design, **settings)
+        name, design = _saved_design(config, directory / "config.json")
+        estimator = cls(name, model_args=design, **settings)
         estimator._take_model(directory)
         # absolute, as model_dir: a relative one was looked up from the working folder at each fit, so a
         # chdir after the load left fit without the model that predict still used
@@ -1033,6 +1032,23 @@ class Segmentation:
         as it names a folder now, not from wherever the working folder is later."""
         self.model_dir = Path(directory).absolute() if directory is not None else None
         self._model_files = _export_fingerprint(self.model_dir) if directory is not None else None
+
+
+def _saved_design(config: dict, config_path: Path) -> tuple[str, dict]:
+    """The network's name and design (its args but what the dataset decides: channels, classes, UNETR's
+    img_size, left to fit so that fit(..., init_from=None) can build the same design for another dataset),
+    checked as the file's: a hand edit naming no registry network or an argument MONAI's class lacks was
+    refused as the constructor's ("Segmentation: model 'unett' is not known"), naming no file, until the
+    ninety-third session."""
+    name = config["model"]["name"]
+    design = {key: value for key, value in config["model"]["args"].items() if key not in SET_BY_THE_RUN}
+    try:
+        check_network_name(name, "model.name")
+        check_arg_names(name, design)
+    except ConfigError as error:
+        raise DataError(f"Segmentation.load: {config_path}: {error}; copy the export's config.json again from the "
+                        f"run folder that wrote it") from None
+    return name, design
 
 
 def _export_fingerprint(directory: Path) -> str | None:
@@ -1204,6 +1220,18 @@ def _held_out_alone_warning(manifest: Manifest) -> str | None:
     return (f"evaluate: scoring the Dataset's {len(manifest.validation)} validation case(s) alone, held out by its "
             f"split ({manifest.split}); its {len(manifest.training)} training case(s) are not scored. A test set "
             f"is scored whole as Dataset.from_files([], validation_pairs=test_pairs, ...)")
+
+
+def _refuse_what_is_no_dataset(dataset) -> None:
+    """evaluate given pairs or a folder, as a notebook user has them: Python's AttributeError ("'list' object has
+    no attribute 'manifest'") until the ninety-third session."""
+    if isinstance(dataset, Dataset):
+        return
+    folder = ("; a folder of predictions is scored against a folder of labels by evaluate_folders (accelerated-seg "
+              "evaluate on the command line)") if isinstance(dataset, (str, os.PathLike)) else ""
+    raise ConfigError(f"evaluate: give a Dataset of the cases to score, e.g. Dataset.from_files([], "
+                      f"validation_pairs=test_pairs, n_classes=N) for a test set, got {type(dataset).__name__}"
+                      f"{folder}")
 
 
 def _check_evaluation_cases(dataset: Dataset, config: dict) -> None:

@@ -268,6 +268,8 @@ def export_value_errors(config: dict) -> list[str]:
         errors.append(f"ignore_value {config['ignore_value']!r} is not a whole number >= 1 (the labels' value of "
                       "unannotated voxels)")
     args = config["model"]["args"] if isinstance(config["model"]["args"], dict) else {}
+    if not isinstance(config["model"]["args"], dict):  # Segmentation.load read its items: an AttributeError
+        errors.append(f"model.args {config['model']['args']!r} is not a mapping of the network's arguments")
     regions = config.get("regions")
     if regions is not None and (region_error := _regions_error(regions)):
         return errors + [region_error]

@@ -1400,6 +1400,41 @@ def test_a_run_of_cases_given_in_python_in_any_format_says_how_to_prune_by_a_com
     assert "2 preprocessed version(s) of this dataset" in listed and listed.count("not in use") == 2
 
 
+@pytest.mark.parametrize("edit, refusal", [
+    (lambda model: {**model, "name": "unett"}, r"model.name 'unett' is not known; choose one of: unet, "),
+    (lambda model: {**model, "args": {**model["args"], "chanels": [4, 8]}},
+     r"model.args \['chanels'\] are not arguments of monai.networks.nets.UNet \(did you mean 'channels'\?\)"),
+    (lambda model: {**model, "args": "oops"}, r"model.args 'oops' is not a mapping of the network's arguments"),
+])
+def test_a_saved_models_config_naming_no_network_it_can_build_is_refused_naming_the_file(tmp_path, edit, refusal):
+    """A hand edit of config.json's model section was refused as the constructor's ("Segmentation: model 'unett'
+    is not known", model_args the user never gave), naming no file, or was Python's AttributeError ('str' object
+    has no attribute 'items'), until the ninety-third session (a probe of the estimator's inference side)."""
+    from test_inference import export
+
+    saved = export(tmp_path / "model", spacing=None)
+    config = json.loads((saved / "config.json").read_text())
+    (saved / "config.json").write_text(json.dumps({**config, "model": edit(config["model"])}))
+    with pytest.raises(DataError, match=rf"^Segmentation.load: {re.escape(str(saved / 'config.json'))}: {refusal}.*"
+                                        r"copy the export's config.json again from the run folder that wrote it"):
+        Segmentation.load(saved)
+
+
+@pytest.mark.parametrize("given, folder", [([("image.nii.gz", "label.nii.gz")], False), ("predictions", True)])
+def test_evaluate_given_pairs_or_a_folder_says_to_give_a_dataset(tmp_path, given, folder):
+    """A list of pairs or a folder, as a notebook has them, was Python's AttributeError ("'list' object has no
+    attribute 'manifest'") until the ninety-third session (a probe of the estimator's inference side)."""
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    with pytest.raises(ConfigError, match=r"^evaluate: give a Dataset of the cases to score, e.g. Dataset.from_files"
+                                          r"\(\[\], validation_pairs=test_pairs, n_classes=N\) for a test set, got "
+                                          + type(given).__name__) as refused:
+        model.evaluate(given, output_dir=tmp_path / "evaluation")
+    assert ("evaluate_folders" in str(refused.value)) == folder
+    assert not (tmp_path / "evaluation").exists()
+
+
 def test_an_affine_given_with_a_path_is_refused_not_dropped(tmp_path):
     """predict(path, affine=A) segmented the file on its own grid and dropped A without a word, where
     an image given with one is refused (an audit of the estimator)."""
