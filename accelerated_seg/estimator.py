@@ -771,6 +771,7 @@ class Segmentation:
             raise DataError(f"predict: a dict (keys {sorted(map(str, x))}); give the scan itself, as a path, "
                             f"a nibabel image or an array (a datalist entry's x['image'])")
         config = read_export_config(model_dir)
+        _refuse_an_output_path(batch_size, options)
         _check_predict_options("predict", batch_size, options, config, also="affine")
         is_path, is_image = (_is_one_or_a_list_of(x, kind) for kind in ((str, os.PathLike), SpatialImage))
         if is_image and affine is not None:
@@ -1204,6 +1205,24 @@ def _check_predict_options(method: str, batch_size: int, options: dict, config: 
         raise ConfigError(f"{method}: {error}") from None
     if refusal := precision_refusal(settings.precision, device):  # fp16 on a CPU
         raise ConfigError(f"{method}: {refusal}")
+
+
+# What a notebook user names the file predict is to write: it writes none
+_OUTPUT_NAMES = ("out", "out_path", "out_file", "output", "output_path", "output_file", "output_dir", "save",
+                 "save_path", "save_to", "filename", "path")
+
+
+def _refuse_an_output_path(batch_size, options: dict) -> None:
+    """A path where predict's output would go, given second (batch_size, "must be a whole number, got
+    '/tmp/seg.nii.gz'") or by a name of its own ("output_path is not an option; the options are ..."): said
+    without the remedy, that predict returns the image for nib.save, until the ninety-third session."""
+    named = [name for name in options if name in _OUTPUT_NAMES]
+    if not (named or isinstance(batch_size, (str, os.PathLike))):
+        return
+    given = f"{named[0]}=" if named else f"the path {os.fspath(batch_size)!r} as batch_size (its second argument)"
+    raise ConfigError(f"predict: {given}: predict writes no file, it returns the label image (on the input's grid): "
+                      f"write it with nib.save(model.predict(x), path); a folder of cases is segmented into a folder "
+                      f"by `accelerated-seg predict --model MODEL INPUT --output OUT` (inference.predict_cases)")
 
 
 def _how_it_runs(options: dict) -> dict:

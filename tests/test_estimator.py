@@ -1435,6 +1435,26 @@ def test_evaluate_given_pairs_or_a_folder_says_to_give_a_dataset(tmp_path, given
     assert not (tmp_path / "evaluation").exists()
 
 
+@pytest.mark.parametrize("where", ["second", "output_path", "output"])
+def test_an_output_path_given_to_predict_says_that_it_returns_the_image(tmp_path, where):
+    """predict(x, "seg.nii.gz") was told that batch_size must be a whole number, and predict(x, output_path=...)
+    that output_path is not an option, neither saying how the label image is written, until the ninety-third
+    session (a probe of the estimator's inference side). Nothing is written, the file there kept."""
+    import nibabel as nib
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    scan, out = tmp_path / "scan.nii.gz", tmp_path / "seg.nii.gz"
+    nib.save(nib.Nifti1Image(np.zeros((16, 16, 16), np.float32), np.eye(4)), scan)
+    out.write_bytes(b"an earlier segmentation")
+    given = f"the path {str(out)!r} as batch_size (its second argument)" if where == "second" else f"{where}="
+    with pytest.raises(ConfigError, match=rf"^predict: {re.escape(given)}: predict writes no file, it returns the "
+                                          r"label image \(on the input's grid\): write it with nib.save\("
+                                          r"model.predict\(x\), path\)"):
+        model.predict(scan, out) if where == "second" else model.predict(scan, **{where: str(out)})
+    assert out.read_bytes() == b"an earlier segmentation"
+
+
 def test_an_affine_given_with_a_path_is_refused_not_dropped(tmp_path):
     """predict(path, affine=A) segmented the file on its own grid and dropped A without a word, where
     an image given with one is refused (an audit of the estimator)."""
