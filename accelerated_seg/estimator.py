@@ -926,6 +926,7 @@ class Segmentation:
         if not os.fspath(directory).strip():  # Path("") is the working directory: the model went there
             raise ConfigError(f"save: an empty path {directory!r}; give the folder to save the model in")
         source, directory = self._require_model("save"), Path(directory)
+        _refuse_a_model_file_name(directory)
         if directory.resolve() == source.resolve():  # already there (e.g. save(model.model_dir))
             return directory
         if blocking := file_in_the_way(directory):  # else errno 17 or 20, naming no remedy
@@ -1033,6 +1034,20 @@ class Segmentation:
         as it names a folder now, not from wherever the working folder is later."""
         self.model_dir = Path(directory).absolute() if directory is not None else None
         self._model_files = _export_fingerprint(self.model_dir) if directory is not None else None
+
+
+# Names of one file of weights (Keras' model.save("model.h5"), torch.save's .pt), which save does not write
+_MODEL_FILE_SUFFIXES = (".safetensors", ".pt", ".pth", ".ckpt", ".bin", ".h5", ".keras", ".onnx", ".json")
+
+
+def _refuse_a_model_file_name(directory: Path) -> None:
+    """save("model.safetensors") made a folder of that name, where Keras and torch users expect one file:
+    a folder that other tools then fail to open as the file it seems (until the ninety-third session). One that
+    is a folder already (an earlier save's) is saved into."""
+    if directory.suffix.lower() in _MODEL_FILE_SUFFIXES and not directory.is_dir():
+        raise ConfigError(f"save: {directory} names a {directory.suffix} file, but a model is saved as a folder "
+                          f"(config.json and model.safetensors, which Segmentation.load reads): give a folder path, "
+                          f"e.g. {directory.with_suffix('')}")
 
 
 def _saved_design(config: dict, config_path: Path) -> tuple[str, dict]:

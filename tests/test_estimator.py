@@ -1455,6 +1455,24 @@ def test_an_output_path_given_to_predict_says_that_it_returns_the_image(tmp_path
     assert out.read_bytes() == b"an earlier segmentation"
 
 
+@pytest.mark.parametrize("name", ["model.safetensors", "model.h5", "weights.pt"])
+def test_save_to_a_file_name_says_a_model_is_saved_as_a_folder(tmp_path, name):
+    """save("model.safetensors") (or Keras' "model.h5") made a folder of that name, which other tools then failed
+    to open as the file it seemed, until the ninety-third session (a probe of the estimator's inference side)."""
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    stem = name.rsplit(".", 1)[0]
+    with pytest.raises(ConfigError, match=rf"^save: {re.escape(str(tmp_path / name))} names a \.\w+ file, but a "
+                                          rf"model is saved as a folder .*: give a folder path, e.g. "
+                                          rf"{re.escape(str(tmp_path / stem))}$"):
+        model.save(tmp_path / name)
+    assert not (tmp_path / name).exists()
+    (tmp_path / name).mkdir()  # a folder of that name already (an earlier version's save): saved into, as before
+    assert Segmentation.load(model.save(tmp_path / name)).predict(np.zeros((16, 16, 16), np.float32)).shape == (
+        16, 16, 16)
+
+
 def test_an_affine_given_with_a_path_is_refused_not_dropped(tmp_path):
     """predict(path, affine=A) segmented the file on its own grid and dropped A without a word, where
     an image given with one is refused (an audit of the estimator)."""
