@@ -194,6 +194,13 @@ def check_export_files(model_dir: str | Path) -> None:
     if not config_path.is_file() and (model_dir / LAYOUT_FILE).is_file():  # a step_N folder given for a model
         raise FileNotFoundError(f"{model_dir} is a training-state checkpoint, not an exported model: make one of it "
                                 f"with accelerated-seg export {model_dir} --output <new folder>")
+    if not config_path.is_file() and (checkpoints := complete_checkpoints(model_dir)):
+        # a run's checkpoints/ folder: "config.json is missing" there until the ninety-third session
+        exports = exported_models_in(model_dir.parent)
+        raise FileNotFoundError(f"{model_dir} is a training run's checkpoints folder, not an exported model: "
+                                + (f"give {' or '.join(map(str, exports))}, the run's exports, or " if exports else "")
+                                + f"export its newest checkpoint with accelerated-seg export {checkpoints[-1]} "
+                                  f"--output <new folder>")
     for path in (config_path, weights_path):
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: give a model folder exported by training (it holds "

@@ -1473,6 +1473,24 @@ def test_save_to_a_file_name_says_a_model_is_saved_as_a_folder(tmp_path, name):
         16, 16, 16)
 
 
+def test_loading_a_runs_checkpoints_folder_names_its_exports_and_its_newest_checkpoint(tmp_path):
+    """Told "checkpoints/config.json is missing" until the ninety-third session (a probe of the estimator's
+    inference side); a step_N folder itself and the run's folder were told what to give already."""
+    for step in (2, 10):
+        (tmp_path / "run" / "checkpoints" / f"step_{step}").mkdir(parents=True)
+    folder = re.escape(str(tmp_path / "run" / "checkpoints"))
+    with pytest.raises(FileNotFoundError, match=rf"^Segmentation.load: {folder} "
+                                                rf"is a training run's checkpoints folder, not an exported model: "
+                                                rf"export its newest checkpoint with accelerated-seg export "
+                                                rf".*checkpoints/step_10 --output <new folder>$"):
+        Segmentation.load(tmp_path / "run" / "checkpoints")
+    (tmp_path / "run" / "model").mkdir()
+    (tmp_path / "run" / "model" / "config.json").write_text("{}")
+    with pytest.raises(FileNotFoundError, match=r"checkpoints folder, not an exported model: give .*run/model, the "
+                                                r"run's exports, or export its newest checkpoint"):
+        Segmentation.load(tmp_path / "run" / "checkpoints")
+
+
 def test_an_affine_given_with_a_path_is_refused_not_dropped(tmp_path):
     """predict(path, affine=A) segmented the file on its own grid and dropped A without a word, where
     an image given with one is refused (an audit of the estimator)."""
