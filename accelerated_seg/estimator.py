@@ -1417,8 +1417,10 @@ def _checked_channels(x, in_channels: int) -> np.ndarray:
                         f"for several channels), a nibabel image (a list of them) or an array (X, Y, Z) or "
                         f"(C, X, Y, Z)")
     if array.ndim not in (3, 4):
+        # (B, C, X, Y, Z): a batch of a MONAI loader's or a network's input, as a notebook has it at hand
+        batch = f" (a batch of {array.shape[0]}: give one case, x[0], per call)" if array.ndim == 5 else ""
         raise DataError(f"predict: an array of shape {array.shape}; give (X, Y, Z), or (C, X, Y, Z) with the model's "
-                        f"{in_channels} channel(s) first")
+                        f"{in_channels} channel(s) first{batch}")
     if 0 in array.shape:  # else MONAI's reorientation fails on it, as a traceback
         raise DataError(f"predict: an array of shape {array.shape} holds no voxels; give the whole volume")
     if array.ndim == 4 and array.shape[0] != in_channels and array.shape[-1] == in_channels:

@@ -1525,6 +1525,11 @@ def test_what_is_no_scan_is_named_as_given_to_predict(tmp_path):
         with pytest.raises(DataError, match=rf"^predict: x is {re.escape(named)}.*; give the scan as a path"):
             model.predict(given)
     assert model.predict([volume]).shape == (16, 16, 16)  # one channel's array in a list, as before
+    # A (B, C, X, Y, Z) batch, as a loader gives it: what to give said, since the ninety-third session
+    with pytest.raises(DataError, match=r"^predict: an array of shape \(1, 1, 16, 16, 16\); give \(X, Y, Z\), or "
+                                        r"\(C, X, Y, Z\) with the model's 1 channel\(s\) first \(a batch of 1: give "
+                                        r"one case, x\[0\], per call\)$"):
+        model.predict(torch.from_numpy(volume)[None, None])
     # A list of paths is one case's channels: said by predict, its channel in words (config.json's dict, bare,
     # until the ninety-first session)
     with pytest.raises(DataError, match=r"^predict: the model expects 1 channel image\(s\), got 2: .*; give one "
