@@ -1234,7 +1234,8 @@ def _refuse_an_output_path(batch_size, options: dict) -> None:
     named = [name for name in options if name in _OUTPUT_NAMES]
     if not (named or isinstance(batch_size, (str, os.PathLike))):
         return
-    given = f"{named[0]}=" if named else f"the path {os.fspath(batch_size)!r} as batch_size (its second argument)"
+    given = f"{named[0]} is not an option" if named else \
+        f"the path {os.fspath(batch_size)!r} is given as batch_size (its second argument)"
     raise ConfigError(f"predict: {given}: predict writes no file, it returns the label image (on the input's grid): "
                       f"write it with nib.save(model.predict(x), path); a folder of cases is segmented into a folder "
                       f"by `accelerated-seg predict --model MODEL INPUT --output OUT` (inference.predict_cases)")

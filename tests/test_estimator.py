@@ -1447,7 +1447,8 @@ def test_an_output_path_given_to_predict_says_that_it_returns_the_image(tmp_path
     scan, out = tmp_path / "scan.nii.gz", tmp_path / "seg.nii.gz"
     nib.save(nib.Nifti1Image(np.zeros((16, 16, 16), np.float32), np.eye(4)), scan)
     out.write_bytes(b"an earlier segmentation")
-    given = f"the path {str(out)!r} as batch_size (its second argument)" if where == "second" else f"{where}="
+    given = f"the path {str(out)!r} is given as batch_size (its second argument)" if where == "second" else \
+        f"{where} is not an option"
     with pytest.raises(ConfigError, match=rf"^predict: {re.escape(given)}: predict writes no file, it returns the "
                                           r"label image \(on the input's grid\): write it with nib.save\("
                                           r"model.predict\(x\), path\)"):
