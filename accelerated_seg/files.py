@@ -314,6 +314,10 @@ def check_output_file(path: str | Path, setting: str, result_key: str, kind: str
     benchmark's result before the seventy-third session."""
     from .config import ConfigError
 
+    if str(path).endswith(("/", os.sep)) and not Path(path).is_dir():
+        # pathlib drops the trailing slash: `--output results/` was written as a file named results
+        raise ConfigError(f"{setting} {path} ends in '/', so it names a folder; give a file path for the JSON, "
+                          f"such as {Path(path) / 'result.json'}")
     path = Path(path)
     if path.is_dir():
         raise ConfigError(f"{setting} {path} is a folder; give a file path for the JSON")

@@ -394,6 +394,11 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_measurement
     measurement was lost. Refused first, it costs nothing."""
     assert main(["benchmark", *target, "--blocks", "1", "--output", str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == f"error: --output {tmp_path} is a folder; give a file path for the JSON"
+    # a folder yet to be made: pathlib dropped the '/', and the result was written as a file named results
+    assert main(["benchmark", *target, "--blocks", "1", "--output", f"{tmp_path}/results/"]) == 2
+    assert capsys.readouterr().err.strip() == (f"error: --output {tmp_path}/results/ ends in '/', so it names a folder; "
+                                               f"give a file path for the JSON, such as {tmp_path}/results/result.json")
+    assert not (tmp_path / "results").exists()
     # Another file of that name was written over after the measurement before the thirtieth session
     for text in ("# a README\n", '{"training": []}'):  # not JSON; JSON, but a dataset.json, not a result
         (tmp_path / "taken.json").write_text(text)

@@ -281,6 +281,9 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_estimate(tmp_p
     argv = ["plan", "--model", "unet3d_mlperf", "--patch", "64", "64", "64", "--json"]
     assert main([*argv, str(tmp_path)]) == 2
     assert capsys.readouterr().err.strip() == f"error: --json {tmp_path} is a folder; give a file path for the JSON"
+    assert main([*argv, f"{tmp_path}/plans/"]) == 2  # written as a file named plans before the ninety-third session
+    assert "ends in '/', so it names a folder; give a file path for the JSON" in capsys.readouterr().err
+    assert not (tmp_path / "plans").exists()
     (tmp_path / "taken").write_text("a file")
     assert main([*argv, str(tmp_path / "taken" / "plan.json")]) == 2
     assert f"{tmp_path / 'taken'} is a file, so the folder for plan.json cannot be made" in capsys.readouterr().err
