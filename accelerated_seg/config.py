@@ -247,6 +247,10 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
                               f"experiment's YAML, or leave --config out for the defaults")
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping of sections (data, model, optim, train)")
+        if "distributed_type" in raw:  # said "unknown setting 'compute_environment'" of the launch's own file
+            raise ConfigError(f"{path} is an accelerate config file (it sets accelerate's distributed_type), not an "
+                              f"experiment config of data, model, optim and train sections (configs/*.yaml): "
+                              f"accelerate launch takes it as --config_file, and plan as --accelerate-config")
         _refuse_keys_joined_to_values(raw, str(path))
         try:  # the file alone first, so a key or value it gets wrong is reported with its name
             _build(Config, copy.deepcopy(raw), prefix="")

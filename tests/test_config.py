@@ -322,6 +322,16 @@ def test_a_config_file_without_settings_is_refused(tmp_path, text):
         load_config(path)
 
 
+def test_an_accelerate_config_given_as_the_experiment_config_is_named_as_one():
+    """`plan --config configs/accelerate/ddp.yaml` (or train's) said "unknown setting 'compute_environment'; valid
+    keys under the top level are: data, model, optim, train", not which file the option takes."""
+    path = Path(__file__).parents[1] / "configs" / "accelerate" / "ddp.yaml"
+    with pytest.raises(ConfigError, match=r"ddp.yaml is an accelerate config file \(it sets accelerate's "
+                                          r"distributed_type\), not an experiment config .* accelerate launch takes "
+                                          r"it as --config_file, and plan as --accelerate-config$"):
+        load_config(path)
+
+
 def test_dump_round_trips(tmp_path):
     cfg = load_config(None, ["--data.patch_size=[32,32,32]", "--optim.lr_scaling=sqrt",
                              f"--train.output_dir={tmp_path / 'run'}"])
