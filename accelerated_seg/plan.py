@@ -291,14 +291,14 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     """
     _check_choice("precision (--precision)", precision, PRECISIONS)
     patch = tuple(int(p) for p in patch)
-    if len(patch) != 3:
-        raise ConfigError(f"data.patch_size (--patch) needs three sizes, got {patch}")
+    # a patch of 0 was told it "trains on 32x32x32" by the forward check, and -8 to use (32, 64, 64)
+    if len(patch) != 3 or min(patch) < 1:
+        raise ConfigError(f"data.patch_size (--patch) needs three sizes of at least 1 voxel, got {patch}")
     _check_at_least("image channels (--in-channels)", in_channels)
     # the outputs: one region is a network of one output (a sigmoid), which training on the CPU was refused
     # by its memory check as "classes including background (--classes) must be an integer >= 2"
     _check_at_least("the network's outputs (--classes: classes including background, or regions)", classes)
-    spec = model_spec(name, in_channels, classes, patch, model_args)
-    check_trainable(spec, patch)  # a patch too small for the network: training's error, not a traceback below
+    spec = _trainable_spec(name, in_channels, classes, patch, model_args)
     model = meta_network(spec)
     units = fsdp_units(model)
     modes = ("autocast",) if precision == "fp32" else ("autocast", "low_precision")
@@ -320,6 +320,21 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
         buffer_bytes=sum(b.nbytes for b in model.buffers()),
         largest_fsdp_unit=max(units), largest_tensor=max(p.numel() for p in model.parameters()),
         saved=saved, peak=peak, weight_copies=copies, optim=optim or OptimConfig())
+
+
+def _trainable_spec(name: str, in_channels: int, classes: int, patch, model_args: dict | None) -> ModelSpec:
+    """The network's spec, checked as training checks it (a patch it cannot divide, or too small for it: training's
+    error, not a traceback of the measurement), its errors naming plan's options beside the settings as this
+    module's own do: "data.patch_size (65, 64, 64) must be divisible" named no --patch."""
+    try:
+        spec = model_spec(name, in_channels, classes, patch, model_args)
+        check_trainable(spec, patch)
+    except ConfigError as error:
+        message = str(error)
+        for setting, option in (("data.patch_size", "--patch"), ("model.args", "--model-args")):
+            message = message.replace(setting, f"{setting} ({option})", 1)
+        raise ConfigError(message) from None
+    return spec
 
 
 def fsdp_units(model: nn.Module, min_num_params: int = FSDP_MIN_NUM_PARAMS) -> list[int]:

@@ -219,9 +219,16 @@ def test_cli_prints_the_table_and_writes_json(tmp_path, capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--model", "vnet"], r"model.name \(--model\) 'vnet' is not known"),
-    (["--patch", "64", "64", "80"], r"data.patch_size \(64, 64, 80\) must be divisible by \(32, 32, 32\)"),
+    # the patch and model.args named with plan's options since the ninety-third session
+    (["--patch", "64", "64", "80"], r"data.patch_size \(--patch\) \(64, 64, 80\) must be divisible by \(32, 32, 32\)"),
     # the default U-Net halves 16^3 four times: one voxel at its bottleneck (a traceback until the 24th session)
-    (["--model", "unet", "--patch", "16", "16", "16"], r"model 'unet' cannot train on data.patch_size \(16, 16, 16\)"),
+    (["--model", "unet", "--patch", "16", "16", "16"],
+     r"model 'unet' cannot train on data.patch_size \(--patch\) \(16, 16, 16\) with these model.args \(--model-args\)"),
+    (["--model-args", '{"filterz": [4]}'], r"model.args \(--model-args\) \['filterz'\] are not arguments of"),
+    # 0 was told by the forward check that the network "trains on 32x32x32", -8 to use (32, 64, 64)
+    (["--model", "unet", "--patch", "0", "64", "64"],
+     r"^error: data.patch_size \(--patch\) needs three sizes of at least 1 voxel, got \(0, 64, 64\)$"),
+    (["--patch", "-8", "64", "64"], r"data.patch_size \(--patch\) needs three sizes of at least 1 voxel, got \(-8, "),
     (["--batch", "0"], r"train.batch_size \(--batch\) must be an integer >= 1"),
     (["--gpus", "8", "--global-batch", "30"], r"train.global_batch_size \(--global-batch\) 30 is not divisible by 8"),
     # named as the config's key alone, which plan was not given (a review's probe)
