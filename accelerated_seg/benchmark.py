@@ -266,6 +266,21 @@ def _measure_data(work: Path, cases, size_mm, spacing_mm, patch, workers, batch,
     return results
 
 
+def _refuse_a_device_twice(devices: list[str]) -> None:
+    """Each device is measured once: `--device cpu cpu` measured the CPU twice over, in twice the time, and the
+    second measurement replaced the first in the result (ninety-third session's probe)."""
+    from .config import ConfigError
+
+    chosen = [(device.type, device.index or 0) for device in map(torch.device, devices)]  # cpu is cpu:0, cuda cuda:0
+    for number, device in enumerate(chosen):
+        if device in chosen[:number]:
+            first = devices[chosen.index(device)]
+            again = "is given twice" if devices[number] == first else f"is {first} again"
+            raise ConfigError(f"--device {devices[number]} {again}: each device is measured once, and a second "
+                              f"measurement would replace the first in the result; give it once (more --blocks "
+                              f"measure it longer)")
+
+
 DEMO_UNET = {"channels": [16, 32, 64, 128], "strides": [2, 2, 2], "num_res_units": 1}  # configs/demo.yaml
 
 
@@ -313,6 +328,7 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     devices = devices or (["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"])
     for device_name in devices:  # a device this machine lacks, a precision it cannot run: one error first
         check_precision(precision, default_device(device_name))
+    _refuse_a_device_twice(devices)
     torch.manual_seed(seed)
     if model_dir:
         model, config = load_exported(model_dir)

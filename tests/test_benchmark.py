@@ -184,6 +184,19 @@ def test_a_device_the_machine_lacks_is_one_error_naming_it(tmp_path, capsys):
     assert "device 'cuda': this machine has 0 CUDA GPU(s) visible" in capsys.readouterr().err
 
 
+def test_a_device_given_twice_is_one_error_before_the_measurement(tmp_path, capsys):
+    """`--device cpu cpu` measured the CPU twice over, the second replacing the first in the JSON."""
+    argv = ["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1",
+            "--output", str(tmp_path / "twice.json"), "--device", "cpu"]
+    assert main([*argv, "cpu"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: --device cpu is given twice: each device is measured once, and a second measurement would replace "
+        "the first in the result; give it once (more --blocks measure it longer)")
+    assert main([*argv, "cpu:0"]) == 2
+    assert "--device cpu:0 is cpu again" in capsys.readouterr().err
+    assert not (tmp_path / "twice.json").exists()
+
+
 @pytest.mark.parametrize("args, named", [
     (["--patch", "0"], "--patch must be at least 1"),
     (["--patch", "200"], "--patch 200 is larger than the phantoms"),
