@@ -441,6 +441,8 @@ class _CommandParser(argparse.ArgumentParser):
         self._intermixed, self._parsing = intermixed, False
 
     def parse_known_args(self, args=None, namespace=None):
+        if not self._parsing and (joined := self._values_joined_by_commas(sys.argv[1:] if args is None else args)):
+            self.error(joined)
         if not self._intermixed or self._parsing:  # the intermixed parse calls this twice (Python 3.10-3.13)
             return super().parse_known_args(args, namespace)
         args = list(sys.argv[1:] if args is None else args)
@@ -462,6 +464,26 @@ class _CommandParser(argparse.ArgumentParser):
                 self.error(f"argument {positional.metavar or positional.dest}: {error}")
             setattr(namespace, positional.dest, [*getattr(namespace, positional.dest), *words])
         return namespace, extras
+
+
+    def _values_joined_by_commas(self, args) -> str | None:
+        """The error for an option of several values (``--patch N N N``, ``--precision P...``) given them joined
+        by commas, as a researcher types a list: argparse said "expected 3 arguments", "invalid int value:
+        '64,64'", or passed on 'fp32,bf16' to be "not known", none of which said how to write them. Not of a
+        path's option: a comma may be in a file's name."""
+        several = {option for action in self._actions if action.type is not path_argument
+                   and (action.nargs in ("+", "*") or isinstance(action.nargs, int) and action.nargs > 1)
+                   for option in action.option_strings}
+        option = None
+        for word in args:
+            if word == "--":
+                return None
+            if word.startswith("--"):
+                option, _, word = word.partition("=")
+            if option in several and re.fullmatch(r"[^,\s]+(,[^,\s]+)+,?", word):
+                values = " ".join(value for value in word.split(",") if value)
+                return f"argument {option}: {word!r}: give its values separated by spaces, not commas: {option} {values}"
+        return None
 
 
 class GivenOnce(argparse.Action):

@@ -113,6 +113,38 @@ def test_config_given_twice_is_refused_naming_both_files(tmp_path, monkeypatch, 
     assert list(tmp_path.iterdir()) == []
 
 
+def _refused_by_the_parser(argv: list[str], said: str, tmp_path, monkeypatch, capsys) -> None:
+    """``argv`` ends in the command line's usage error (status 2) saying ``said``, with nothing written."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    assert ended.value.code == 2
+    assert said in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, said", [
+    # argparse said "expected 3 arguments" (plan, benchmark infer), "invalid int value: '64,96'" (benchmark train),
+    # or passed the words on to be "not known; choose one of ..." (ninety-third session's probe)
+    (["plan", "--model", "unet", "--patch", "64,64,64"],
+     "argument --patch: '64,64,64': give its values separated by spaces, not commas: --patch 64 64 64"),
+    (["benchmark", "train", "--patch", "64,96,"], "argument --patch: '64,96,': give its values separated by spaces, "
+                                                  "not commas: --patch 64 96"),
+    (["benchmark", "train", "--precision=fp32,bf16"], "not commas: --precision fp32 bf16"),
+    (["benchmark", "infer", "--size", "64,64,64", "--roi", "16"], "not commas: --size 64 64 64"),
+    (["evaluate", "predictions", "labels", "--tolerance", "1,2"], "not commas: --tolerance 1 2"),
+])
+def test_the_values_of_an_option_joined_by_commas_are_refused_saying_how_to_give_them(tmp_path, monkeypatch, capsys,
+                                                                                     argv, said):
+    _refused_by_the_parser(argv, said, tmp_path, monkeypatch, capsys)
+
+
+def test_a_comma_in_a_path_option_of_several_values_is_a_file_name(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["predict", "--model", "m", "--input", "a,b.nii.gz", "--output", "out"]) == 2
+    assert "m/config.json is missing" in capsys.readouterr().err  # not "not commas: --input a b.nii.gz"
+
+
 @pytest.mark.parametrize("argv, said", [
     # a value with a space: argparse took the whole argument for check's DATASET, "…: not found"
     (["check", "--config", "a.yaml", "--model.args={init_filters: 4}"],
@@ -127,12 +159,7 @@ def test_a_setting_override_given_to_a_command_other_than_train_is_refused_namin
                                                                                      argv, said):
     """A user checking an experiment with the overrides it trained with was told the override, read as
     the dataset, was "not found", or argparse's "unrecognized arguments" alone (a user-journey probe)."""
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit) as ended:
-        main(argv)
-    assert ended.value.code == 2
-    assert said in capsys.readouterr().err
-    assert list(tmp_path.iterdir()) == []
+    _refused_by_the_parser(argv, said, tmp_path, monkeypatch, capsys)
 
 
 def test_what_follows_a_double_dash_is_no_setting_override(tmp_path, monkeypatch, capsys):
