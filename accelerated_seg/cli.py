@@ -256,7 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("benchmark", help="measure against a baseline in the same run; JSON to benchmarks/results/")
     targets = p.add_subparsers(dest="target", required=True)
-    b = targets.add_parser("data", help="training loader patches/s vs the MONAI tutorial pipeline")
+    b = targets.add_parser("data", help="training loader patches/s vs the MONAI tutorial pipeline",
+                       formatter_class=_DefaultsSaid)
     b.add_argument("--cases", type=int, default=12, help="phantom volumes written and loaded")
     b.add_argument("--size-mm", type=float, nargs=3, default=(160.0, 160.0, 128.0), help="phantom field of view")
     b.add_argument("--spacing-mm", type=float, default=1.0, help="isotropic voxel size of the phantoms")
@@ -270,7 +271,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/data_<cores>cpu.json, or _2, "
                         "_3, ... beside an earlier run's)")
-    b = targets.add_parser("infer", help="prediction's sliding window volumes/s vs MONAI sliding_window_inference")
+    b = targets.add_parser("infer", help="prediction's sliding window volumes/s vs MONAI sliding_window_inference",
+                       formatter_class=_DefaultsSaid)
     b.add_argument("--model", type=path_argument,
                    help="exported model folder (default: the demo's U-Net with random weights)")
     b.add_argument("--size", type=int, nargs=3, default=(128, 128, 96), help="volume size in voxels")
@@ -288,7 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/infer_<cores>cpu.json, or _2, "
                         "_3, ... beside an earlier run's)")
-    b = targets.add_parser("predict", help="folder prediction cases/s, pipelined vs one case at a time")
+    b = targets.add_parser("predict", help="folder prediction cases/s, pipelined vs one case at a time",
+                       formatter_class=_DefaultsSaid)
     b.add_argument("--model", type=path_argument,
                    help="exported model folder (default: a U-Net with random weights, preprocessing to 1 mm)")
     b.add_argument("--cases", type=int, default=4, help="scans in the folder")
@@ -309,7 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/predict_<device>_<cores>cpu.json, or _2, "
                         "_3, ... beside an earlier run's)")
-    b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)")
+    b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)",
+                       formatter_class=_DefaultsSaid)
     b.add_argument("--model", nargs="+", default=["unet"], help="registry names (model.name)")
     b.add_argument("--model-args", help="JSON of constructor overrides (model.args), for every --model")
     b.add_argument("--patch", type=int, nargs="+", default=[64], help="cubic patch edges in voxels")
@@ -336,13 +340,15 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--warmup-blocks", type=int, default=1, help="untimed blocks per loop first")
     b.add_argument("--peak-tflops", type=float, help="dense peak TFLOP/s of one device for MFU (default: the "
                                                       "table for H100/H200; none on CPU)")
-    b.add_argument("--price-per-gpu-hour", type=float, help="price of one device-hour for the cost columns")
+    b.add_argument("--price-per-gpu-hour", type=float,
+                   help="price of one device-hour for the cost columns (default: none, and no costs)")
     b.add_argument("--epoch-samples", type=int, default=168, help="samples per epoch (default MLPerf KiTS19: 168)")
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/train_<device>_<N>proc.json, or _2, _3, ... "
                         "beside an earlier run's)")
 
-    p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)")
+    p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)",
+                        formatter_class=_DefaultsSaid)
     p.add_argument("--config", type=path_argument, action=GivenOnce, metavar="YAML",
                    help="an experiment config (configs/*.yaml): its model, patch, batch and global batch, and its "
                         "dataset's image channels and classes; an option given here wins over it")
@@ -358,7 +364,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gpus", type=int,
                    help="GPUs, one process each (default: --accelerate-config's num_processes, else 1)")
     p.add_argument("--gpu-memory", type=float, default=80.0, help="memory of one GPU in GiB")
-    p.add_argument("--global-batch", type=int, help="samples per optimizer step to reach (train.global_batch_size)")
+    p.add_argument("--global-batch", type=int, help="samples per optimizer step to reach (train.global_batch_size; "
+                                                    "default: the config's, else none: the largest batch that fits, "
+                                                    "without accumulation)")
     p.add_argument("--optimizer", choices=["adamw", "sgd"],
                    help="the optimizer whose state is counted (optim.optimizer; default: the config's, else adamw; "
                         "SGD's momentum is the config's optim.momentum, else 0.99)")
@@ -374,6 +382,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CUDA only: run real training steps on this GPU and print torch.cuda.max_memory_allocated "
                         "next to the estimate")
     return parser
+
+
+class _DefaultsSaid(argparse.HelpFormatter):
+    """The help of plan's and the benchmarks' options, each ending in its default where the text does not say
+    it already: --help said "phantom volumes written and loaded" and "memory of one GPU in GiB" without the 12
+    and the 80 that a run without them uses (ninety-third session's probe). Read from the parser, so it cannot
+    drift from the default in effect."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if not action.option_strings or "default" in text or action.default in (None, False, argparse.SUPPRESS):
+            return text
+        values = action.default if isinstance(action.default, (list, tuple)) else [action.default]
+        said = " ".join(f"{value:g}" if isinstance(value, float) else str(value) for value in values)
+        return f"{text} (default: {said.replace('%', '%%')})"  # argparse fills %(name)s into help texts
 
 
 def path_argument(text: str) -> str:

@@ -344,6 +344,24 @@ def test_what_follows_a_double_dash_is_an_input_of_predict():
     assert args.inputs == ["a.nii.gz", "--b.nii.gz"]
 
 
+def test_plan_and_benchmark_help_give_every_default_in_effect():
+    """--help of plan and the benchmarks said "memory of one GPU in GiB" and "phantom volumes written and loaded",
+    not the 80 and 12 a run without them takes (ninety-third session's probe): each default is the parser's own."""
+    commands = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    targets = next(action for action in commands.choices["benchmark"]._actions
+                   if isinstance(action, argparse._SubParsersAction))
+    for parser in (commands.choices["plan"], *targets.choices.values()):
+        formatter = parser._get_formatter()
+        for action in parser._actions:
+            if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings:
+                assert "default" in formatter._expand_help(action), (parser.prog, action.option_strings)
+    plan = " ".join(commands.choices["plan"].format_help().split())
+    assert "memory of one GPU in GiB (default: 80)" in plan
+    data = " ".join(targets.choices["data"].format_help().split())
+    assert "phantom volumes written and loaded (default: 12)" in data
+    assert "phantom field of view (default: 160 160 128)" in data
+
+
 def test_predict_help_gives_the_defaults_of_its_window_and_precision_options():
     """--help said "sliding-window overlap in [0, 1)" and nothing of 0.5, nor of --sw-batch-size's 4 and
     --precision's fp32 (the README's audit, ninety-second session): each default is the parser's own."""
