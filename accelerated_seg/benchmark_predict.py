@@ -67,6 +67,11 @@ def benchmark_predict(model_dir: str | Path | None = None, cases: int = 4, size=
         if model_dir is not None and given:
             raise ConfigError(f"{flag} sets the default U-Net's {what}; with --model the export's network and "
                               f"window are used: drop one of the two")
+    # one value was MONAI's "the length of `channels` should be no less than 2. Change model.args", a 0 "Invalid
+    # channel dimensions" of data.patch_size after three of torch's warnings: words the command has not
+    if channels is not None and (len(channels) < 2 or min(channels) < 1):
+        raise ConfigError(f"--channels takes the default U-Net's channels, one per stage: two or more of at least 1 "
+                          f"(e.g. --channels 4 8), got {' '.join(map(str, channels))}")
     roi = DEFAULT_ROI if roi is None else roi
     if len(size) != 3 or min(size) < 1:
         raise ConfigError(f"--size takes three edges of at least 1 voxel, got {' '.join(map(str, size))}")

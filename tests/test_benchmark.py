@@ -363,6 +363,19 @@ def test_the_prediction_benchmark_command_writes_json_and_refuses_bad_settings_f
         assert not (tmp_path / "no.json").exists()
 
 
+@pytest.mark.parametrize("channels", [["4"], ["0", "8"], ["-4", "8"]])
+def test_default_unet_channels_it_cannot_have_are_one_error_in_the_commands_words(tmp_path, capsys, channels):
+    """One value was told "the length of `channels` should be no less than 2. Change model.args", and a 0 that
+    the network "cannot train on data.patch_size (64, 64, 64) with these model.args" after three torch warnings."""
+    argv = ["benchmark", "predict", "--cases", "2", "--blocks", "1", "--device", "cpu", "--channels", *channels,
+            "--output", str(tmp_path / "no.json")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: --channels takes the default U-Net's channels, one per stage: two or more of at least 1 (e.g. "
+        f"--channels 4 8), got {' '.join(channels)}")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_result_file_is_replaced_whole_or_not_at_all(tmp_path, monkeypatch):
     from accelerated_seg.files import write_text_atomically
 
