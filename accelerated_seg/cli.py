@@ -1381,6 +1381,7 @@ def _plan(args, _) -> int:
             raise ConfigError("give --model and --patch, or --config with an experiment YAML (configs/*.yaml)")
         if args.model is not None:
             check_network_name(args.model, "model.name (--model)")
+        _check_plan_options_given(args)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -1438,6 +1439,16 @@ def _plan(args, _) -> int:
         write_text_atomically(args.json, json.dumps(provenance(args.command_line) | result, indent=1))
         print(f"wrote {args.json}")
     return 0
+
+
+def _check_plan_options_given(args) -> None:
+    """The numbers given as plan's options, checked before torch and MONAI import: a --batch 0 waited for them,
+    5-13 s on a busy 2-core machine, to be refused. Each is checked again once the config's settings are in."""
+    from .plan_checks import check_network_inputs, check_settings
+
+    batch, gpus = (1 if value is None else value for value in (args.batch, args.gpus))  # 1: not given, nothing amiss
+    check_settings(batch, gpus, args.gpu_memory, args.global_batch)
+    check_network_inputs(args.patch, args.in_channels, args.classes)
 
 
 # The option that replaces each of an accelerate profile's settings for plan's table.

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import weakref
 from dataclasses import dataclass, field
 
@@ -40,6 +39,7 @@ from .losses import training_loss
 from .model_folders import Names
 from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
 from .optimizers import build_optimizer, state_bytes_per_parameter
+from .plan_checks import check_choice, check_network_inputs, check_settings
 from .regions import Regions
 from .schedule import resolve_batch
 from .wrapping import deepspeed_bucket_elements
@@ -289,15 +289,9 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     Returns:
         ModelFacts for ``estimate`` and ``propose``. Takes about a second at 128^3.
     """
-    _check_choice("precision (--precision)", precision, PRECISIONS)
+    check_choice("precision (--precision)", precision, PRECISIONS)
     patch = tuple(int(p) for p in patch)
-    # a patch of 0 was told it "trains on 32x32x32" by the forward check, and -8 to use (32, 64, 64)
-    if len(patch) != 3 or min(patch) < 1:
-        raise ConfigError(f"data.patch_size (--patch) needs three sizes of at least 1 voxel, got {patch}")
-    _check_at_least("image channels (--in-channels)", in_channels)
-    # the outputs: one region is a network of one output (a sigmoid), which training on the CPU was refused
-    # by its memory check as "classes including background (--classes) must be an integer >= 2"
-    _check_at_least("the network's outputs (--classes: classes including background, or regions)", classes)
+    check_network_inputs(patch, in_channels, classes)
     spec = _trainable_spec(name, in_channels, classes, patch, model_args)
     model = meta_network(spec)
     units = fsdp_units(model)
@@ -408,21 +402,6 @@ class Estimate:
 
 def usable_bytes(gpu_memory_gib: float, margin: float = DEFAULT_MARGIN) -> float:
     return gpu_memory_gib * GIB * (1.0 - margin)
-
-
-def check_settings(batch: int = 1, gpus: int = 1, gpu_memory_gib: float = 1.0, global_batch: int | None = None) -> None:
-    """One clear error for a setting that cannot work, before anything is measured."""
-    _check_at_least("train.batch_size (--batch)", batch)
-    _check_at_least("number of GPUs (--gpus)", gpus)
-    # not (x > 0) rather than x <= 0: NaN compares false both ways, and inf fits every batch
-    if not isinstance(gpu_memory_gib, (int, float)) or not 0 < gpu_memory_gib < math.inf:
-        raise ConfigError(f"GPU memory (--gpu-memory) must be a finite number of GiB > 0, got {gpu_memory_gib!r}")
-    if global_batch is not None:  # the same rule and message as at launch, naming plan's flag as --batch is named
-        try:
-            resolve_batch(None, global_batch, None, gpus, lr=1.0, base_batch_size=1, lr_scaling="none")
-        except ConfigError as error:
-            raise ConfigError(str(error).replace("train.global_batch_size", "train.global_batch_size (--global-batch)",
-                                                 1)) from None
 
 
 def estimate(facts: ModelFacts, batch: int, gpus: int) -> dict[str, Estimate]:
@@ -762,13 +741,3 @@ def parse_model_args(text: str | None) -> dict | None:
 
 def _gib(nbytes: float) -> str:
     return f"{nbytes / GIB:.2f} GiB"
-
-
-def _check_at_least(setting: str, value: int, minimum: int = 1) -> None:
-    if not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"{setting} must be an integer >= {minimum}, got {value!r}")
-
-
-def _check_choice(setting: str, value: str, choices) -> None:
-    if value not in choices:
-        raise ConfigError(f"{setting} must be one of {', '.join(choices)}, got {value!r}")
