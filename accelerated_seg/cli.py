@@ -1382,6 +1382,8 @@ def _plan(args, _) -> int:
         if args.model is not None:
             check_network_name(args.model, "model.name (--model)")
         _check_plan_options_given(args)
+        if args.json:
+            check_output_file(args.json, "--json", result_key="strategies")
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -1390,8 +1392,6 @@ def _plan(args, _) -> int:
     try:
         args = _plan_settings(args)
         plan.check_settings(args.batch, args.gpus, args.gpu_memory, args.global_batch)
-        if args.json:
-            check_output_file(args.json, "--json", result_key="strategies")
         if args.measure:
             plan.require_cuda()
         facts = plan.measure_model(args.model, args.patch, args.precision, args.in_channels, args.classes,

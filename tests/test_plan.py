@@ -256,10 +256,10 @@ def test_bad_settings_give_one_clear_error(args, message, capsys):
     assert err[0].startswith("error: ") and re.search(message, err[0]), err[0]
 
 
-def test_the_numbers_given_as_options_are_refused_before_torch_and_monai_import():
+def test_the_numbers_and_json_given_as_options_are_refused_before_torch_and_monai_import(tmp_path):
     """A --batch 0 waited 5-13 s for those imports on a busy 2-core machine before being refused."""
     given = [["--batch", "0"], ["--gpus", "0"], ["--gpu-memory", "-5"], ["--gpus", "2", "--global-batch", "7"],
-             ["--patch", "0", "64", "64"], ["--in-channels", "0"], ["--classes", "0"]]
+             ["--patch", "0", "64", "64"], ["--in-channels", "0"], ["--classes", "0"], ["--json", f"{tmp_path}/"]]
     script = ("import sys; from accelerated_seg.cli import main\n"
               f"for options in {given!r}:\n"
               "    assert main(['plan', '--model', 'unet', '--patch', '64', '64', '64', *options]) == 2\n"
@@ -267,7 +267,7 @@ def test_the_numbers_given_as_options_are_refused_before_torch_and_monai_import(
     ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "[]"
-    assert len(ran.stderr.strip().splitlines()) == len(given) and "--classes" in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == len(given) and "--classes" in ran.stderr and "--json" in ran.stderr
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error given without a GPU")
