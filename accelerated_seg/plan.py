@@ -711,6 +711,9 @@ def format_proposals(proposals: dict[str, Proposal], gpus: int, global_batch: in
     target = f"global batch {global_batch}" if global_batch else "the largest batch without accumulation"
     lines = [f"proposal for {target}:"]
     lines += [f"  {s:<20}{p.describe(gpus)}{PROFILE_MARK if s == marked else ''}" for s, p in proposals.items()]
+    if not any(p.largest_fitting_batch for p in proposals.values()):  # eight rows of "does not fit", and no way on
+        lines.append("no strategy fits one sample per GPU: lower --patch, plan for GPUs of more memory "
+                     "(--gpu-memory), or set train.activation_checkpointing, which this table does not model")
     return "\n".join(lines)
 
 

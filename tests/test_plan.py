@@ -174,6 +174,14 @@ def test_fsdp_units_match_torch_size_based_wrapping():
     assert units[:-1] == expected and sum(units) == sum(p.numel() for p in model.parameters())
 
 
+def test_proposals_where_nothing_fits_say_what_would_make_room(facts):
+    """Eight rows of "does not fit even at batch 1 per GPU" ended the output, with no word of what to change."""
+    said = plan.format_proposals(plan.propose(facts, 1, 0.5), 1, None).splitlines()
+    assert said[-1] == ("no strategy fits one sample per GPU: lower --patch, plan for GPUs of more memory "
+                        "(--gpu-memory), or set train.activation_checkpointing, which this table does not model")
+    assert "no strategy fits" not in plan.format_proposals(plan.propose(facts, 1, 80.0), 1, None)
+
+
 def test_fsdp_units_count_shared_blocks_once():
     model = meta_network(model_spec("unet3d_mlperf", 1, 3, (128, 128, 128)))
     units = plan.fsdp_units(model)
