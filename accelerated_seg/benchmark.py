@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .files import RESULTS_FOLDER, file_in_the_way, write_text_atomically
+from .files import RESULTS_FOLDER, file_in_the_way, unwritable, write_text_atomically
 from .host_cpu import bf16_instructions, cpu_generation, cpuinfo_field, cpuinfo_lines
 from .host_memory import memory_available
 
@@ -130,6 +130,9 @@ def benchmark_data(cases: int = 12, size_mm=(160.0, 160.0, 128.0), spacing_mm: f
     if data_dir is not None and (blocking := file_in_the_way(data_dir)):  # said as the phantoms' folder before
         raise ValueError(f"--data-dir {data_dir}: {blocking} is a file; give a folder for the phantoms and their "
                          f"cache (made if missing)")
+    if data_dir is not None and (why := unwritable(data_dir)):  # mkdir's traceback as the phantoms were written
+        raise ValueError(f"--data-dir {data_dir} cannot be written ({why}); give a folder you can write for the "
+                         f"phantoms and their cache, or leave --data-dir out for a temporary one")
     smallest = min(size_mm) / spacing_mm
     if patch > smallest:
         raise ValueError(f"--patch {patch} is larger than the phantoms ({smallest:g} voxels along their shortest "

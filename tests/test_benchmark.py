@@ -210,6 +210,8 @@ def test_a_device_given_twice_is_one_error_before_the_measurement(tmp_path, caps
     (["--size-mm", "-24", "24", "20"], "--size-mm must be finite millimetres > 0 (got -24 24 20)"),
     (["--data-dir", "{tmp_path}/notes.txt/work"],  # named the phantoms' data/ subfolder, not --data-dir
      "--data-dir {tmp_path}/notes.txt/work: {tmp_path}/notes.txt is a file; give a folder for the phantoms"),
+    # nothing may be written there, not even by root: mkdir's FileNotFoundError traceback (ninety-third session)
+    (["--data-dir", "/proc/phantoms"], "--data-dir /proc/phantoms cannot be written (FileNotFoundError"),
 ])
 def test_a_bad_data_benchmark_setting_is_one_error_before_any_work(tmp_path, capsys, args, named):
     out = tmp_path / "data.json"
