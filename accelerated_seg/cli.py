@@ -257,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("benchmark", help="measure against a baseline in the same run; JSON to benchmarks/results/")
     targets = p.add_subparsers(dest="target", required=True)
     b = targets.add_parser("data", help="training loader patches/s vs the MONAI tutorial pipeline",
-                       formatter_class=_DefaultsSaid)
+                           formatter_class=_DefaultsSaid)
     b.add_argument("--cases", type=int, default=12, help="phantom volumes written and loaded")
     b.add_argument("--size-mm", type=float, nargs=3, default=(160.0, 160.0, 128.0), help="phantom field of view")
     b.add_argument("--spacing-mm", type=float, default=1.0, help="isotropic voxel size of the phantoms")
@@ -272,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON path (default benchmarks/results/data_<cores>cpu.json, or _2, "
                         "_3, ... beside an earlier run's)")
     b = targets.add_parser("infer", help="prediction's sliding window volumes/s vs MONAI sliding_window_inference",
-                       formatter_class=_DefaultsSaid)
+                           formatter_class=_DefaultsSaid)
     b.add_argument("--model", type=path_argument,
                    help="exported model folder (default: the demo's U-Net with random weights)")
     b.add_argument("--size", type=int, nargs=3, default=(128, 128, 96), help="volume size in voxels")
@@ -291,7 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON path (default benchmarks/results/infer_<cores>cpu.json, or _2, "
                         "_3, ... beside an earlier run's)")
     b = targets.add_parser("predict", help="folder prediction cases/s, pipelined vs one case at a time",
-                       formatter_class=_DefaultsSaid)
+                           formatter_class=_DefaultsSaid)
     b.add_argument("--model", type=path_argument,
                    help="exported model folder (default: a U-Net with random weights, preprocessing to 1 mm)")
     b.add_argument("--cases", type=int, default=4, help="scans in the folder")
@@ -313,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON path (default benchmarks/results/predict_<device>_<cores>cpu.json, or _2, "
                         "_3, ... beside an earlier run's)")
     b = targets.add_parser("train", help="training samples/s of our loop vs a plain PyTorch loop (docs/performance.md)",
-                       formatter_class=_DefaultsSaid)
+                           formatter_class=_DefaultsSaid)
     b.add_argument("--model", nargs="+", default=["unet"], help="registry names (model.name)")
     b.add_argument("--model-args", help="JSON of constructor overrides (model.args), for every --model")
     b.add_argument("--patch", type=int, nargs="+", default=[64], help="cubic patch edges in voxels")
@@ -348,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "beside an earlier run's)")
 
     p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)",
-                        formatter_class=_DefaultsSaid)
+                            formatter_class=_DefaultsSaid)
     p.add_argument("--config", type=path_argument, action=GivenOnce, metavar="YAML",
                    help="an experiment config (configs/*.yaml): its model, patch, batch and global batch, and its "
                         "dataset's image channels and classes; an option given here wins over it")
@@ -487,7 +487,6 @@ class _CommandParser(argparse.ArgumentParser):
                 self.error(f"argument {positional.metavar or positional.dest}: {error}")
             setattr(namespace, positional.dest, [*getattr(namespace, positional.dest), *words])
         return namespace, extras
-
 
     def _values_joined_by_commas(self, args) -> str | None:
         """The error for an option of several values (``--patch N N N``, ``--precision P...``) given them joined
