@@ -62,13 +62,17 @@ def fill_fsdp_wrap_classes(plugin, model: nn.Module) -> list[str] | None:
     Returns the class names set, or None when the policy is not class based or names were given.
 
     Raises:
-        ConfigError: class-based wrapping asked for a network without any known block.
+        ConfigError: class-based wrapping asked for a network without any known block, or named a class
+            the network does not have.
     """
     from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
 
     policy = plugin.auto_wrap_policy
     policy = policy.func if isinstance(policy, functools.partial) else policy
-    if policy is not transformer_auto_wrap_policy or plugin.transformer_cls_names_to_wrap:
+    if policy is not transformer_auto_wrap_policy:
+        return None
+    if plugin.transformer_cls_names_to_wrap:
+        _check_named_classes_present(plugin.transformer_cls_names_to_wrap, model)
         return None
     names = block_class_names(model)
     if not names:
@@ -236,6 +240,20 @@ def shared_modules(model: nn.Module) -> list[str]:
             again.append(name)
         seen.add(id(module))
     return again
+
+
+def _check_named_classes_present(names: list[str], model: nn.Module) -> None:
+    """Refuse a profile's fsdp_transformer_layer_cls_to_wrap that names a class the network lacks: accelerate
+    raised "Could not find the transformer layer class ..." at prepare, after the data work (a probe of the
+    ninety-third session, of a profile written for a language model)."""
+    present = {type(m).__name__ for m in model.modules()}
+    if missing := [name for name in names if name not in present]:
+        blocks = block_class_names(model)
+        instead = (f"name its blocks ({', '.join(blocks)}), or leave the key out and TRANSFORMER_BASED_WRAP wraps "
+                   f"them" if blocks else f"it has none of the block classes {', '.join(BLOCK_CLASS_NAMES)}: use "
+                   f"SIZE_BASED_WRAP")
+        raise ConfigError(f"the accelerate config's fsdp_transformer_layer_cls_to_wrap names {', '.join(missing)}, "
+                          f"which {type(model).__name__} does not have: {instead}")
 
 
 def check_fsdp1_wrappable(plugin, model: nn.Module) -> None:
