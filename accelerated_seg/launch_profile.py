@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from .config import Config, ConfigError, yaml_problem
-from .strategy import PRECISION_OF_MIXED, read_deepspeed_json
+from .strategy import PRECISION_OF_MIXED, fsdp2_sharding_problem, read_deepspeed_json
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -123,6 +123,10 @@ def _row(profile: dict, where: str, deepspeed_json: dict | None = None) -> tuple
         if fsdp.get("fsdp_offload_params"):
             return None, "FSDP with fsdp_offload_params"
         if int(fsdp.get("fsdp_version", 1)) == 2:  # FSDP2 shards fully; without resharding it keeps them whole
+            # training refuses an FSDP1 strategy that FSDP2 would not run (strategy.fsdp2_sharding_error)
+            if problem := fsdp2_sharding_problem(fsdp.get("fsdp_sharding_strategy", "FULL_SHARD"),
+                                                 fsdp.get("fsdp_reshard_after_forward", True)):
+                raise ConfigError(f"{where}: {problem}")
             return ("fsdp_full_shard" if fsdp.get("fsdp_reshard_after_forward", True) else "fsdp_shard_grad_op"), None
         # accelerate config writes FSDP1's strategy as fsdp_reshard_after_forward (strategy.honour_fsdp1_sharding)
         written = str(fsdp.get("fsdp_reshard_after_forward", "")).upper()

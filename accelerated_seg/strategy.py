@@ -191,6 +191,8 @@ def construction_error() -> str | None:
                 "convolutions. Choose bf16 (or fp16) in the accelerate config or with --mixed_precision.")
     if requested_strategy() == "DeepSpeed":
         return deepspeed_launch_error()
+    if requested_strategy() == "FSDP" and (error := fsdp2_sharding_error()):
+        return error
     if requested_strategy() != "FSDP" or torch.cuda.is_available() or os.environ.get("FSDP_VERSION", "1") != "1":
         return None
     asked = [f"fsdp_{name.lower()}: true" for name in ("SYNC_MODULE_STATES", "CPU_RAM_EFFICIENT_LOADING")
@@ -201,6 +203,45 @@ def construction_error() -> str | None:
             f"on a GPU, and no GPU is visible. On a machine without GPUs use configs/accelerate/cpu.yaml, or "
             f"ddp.yaml with ACCELERATE_USE_CPU=true; an FSDP2 profile (fsdp.yaml) launched with --num_processes 1 "
             f"falls back to one process where train.allow_strategy_fallback allows it.")
+
+
+#: FSDP1's sharding strategies in accelerate's order: the launch may export one as its number (1 to 5).
+_FSDP1_STRATEGIES = ("FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD", "HYBRID_SHARD", "HYBRID_SHARD_ZERO2")
+
+
+def fsdp2_sharding_error() -> str | None:
+    """A message when an FSDP2 launch's profile names an FSDP1 sharding strategy that FSDP2 would not run, else
+    None (:func:`fsdp2_sharding_problem`, read from what accelerate launch exports). The launch exports FULL_SHARD
+    where the profile names none, and the strategy may come as its number (1 to 5)."""
+    if os.environ.get("FSDP_VERSION", "1") != "2":
+        return None
+    asked = os.environ.get("FSDP_SHARDING_STRATEGY", "FULL_SHARD").upper()
+    if asked.isdigit() and 1 <= int(asked) <= len(_FSDP1_STRATEGIES):
+        asked = _FSDP1_STRATEGIES[int(asked) - 1]
+    return fsdp2_sharding_problem(asked, os.environ.get("FSDP_RESHARD_AFTER_FORWARD", "true"))
+
+
+def fsdp2_sharding_problem(asked: str, resharding: str | bool) -> str | None:
+    """A message when an FSDP2 profile's ``fsdp_sharding_strategy`` (``asked``) is not what FSDP2 runs under its
+    ``fsdp_reshard_after_forward`` (``resharding``), else None.
+
+    FSDP2 has that one switch (true shards as FULL_SHARD, false as SHARD_GRAD_OP); accelerate's plugin does not
+    read ``fsdp_sharding_strategy`` under FSDP2, and says nothing of it. A profile of FSDP2 with
+    ``fsdp_sharding_strategy: SHARD_GRAD_OP`` (or NO_SHARD, HYBRID_SHARD) ran resharding after forward, the
+    strategy line's "FSDP2, resharding after forward" its only trace (a probe of the ninety-third session).
+    """
+    resharding = str(resharding).lower() not in ("false", "0", "no")
+    asked = str(asked).upper()
+    if asked == "FULL_SHARD" or (asked == "SHARD_GRAD_OP" and not resharding):
+        return None
+    ignored = (f"the accelerate config asks FSDP2 (fsdp_version: 2) for fsdp_sharding_strategy {asked}, an FSDP1 "
+               f"setting that FSDP2 ignores: it would run fsdp_reshard_after_forward: {str(resharding).lower()}, "
+               f"which shards as {'FULL_SHARD' if resharding else 'SHARD_GRAD_OP'}.")
+    if asked == "SHARD_GRAD_OP":
+        return f"{ignored} Remove fsdp_sharding_strategy and set fsdp_reshard_after_forward: false"
+    return (f"{ignored} FSDP2 has no {asked}: remove fsdp_sharding_strategy (fsdp_reshard_after_forward: true "
+            f"shards as FULL_SHARD, false as SHARD_GRAD_OP), or launch an FSDP1 profile of configs/accelerate/ "
+            f"(fsdp_no_shard.yaml, fsdp_hybrid.yaml)")
 
 
 #: The accelerate-profile fields that accelerate refuses beside a DeepSpeed json (its

@@ -592,6 +592,40 @@ def test_an_fsdp1_profile_accelerate_cannot_build_without_a_gpu_is_one_clear_err
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("sharding, resharding, message", [
+    ("SHARD_GRAD_OP", "true", r"for fsdp_sharding_strategy SHARD_GRAD_OP, an FSDP1 setting that FSDP2 ignores: it "
+                              r"would run fsdp_reshard_after_forward: true, which shards as FULL_SHARD\. Remove "
+                              r"fsdp_sharding_strategy and set fsdp_reshard_after_forward: false$"),
+    ("NO_SHARD", "false", r"for fsdp_sharding_strategy NO_SHARD, .* FSDP2 has no NO_SHARD: .*fsdp_no_shard.yaml"),
+    ("4", "true", r"for fsdp_sharding_strategy HYBRID_SHARD, .* FSDP2 has no HYBRID_SHARD"),  # as its number
+])
+def test_an_fsdp2_profile_naming_an_fsdp1_sharding_strategy_is_one_clear_error(tmp_path, monkeypatch, sharding,
+                                                                              resharding, message):
+    """accelerate's FSDP2 plugin does not read fsdp_sharding_strategy: SHARD_GRAD_OP ran resharding after
+    forward, as FULL_SHARD, without a word (ninety-third session's probe). Judged before the fallback, which
+    a GPU would not take."""
+    for name, value in (("ACCELERATE_USE_FSDP", "true"), ("FSDP_VERSION", "2"), ("FSDP_SHARDING_STRATEGY", sharding),
+                        ("FSDP_RESHARD_AFTER_FORWARD", resharding)):
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=r"^the accelerate config asks FSDP2 \(fsdp_version: 2\) " + message):
+        fit(*_pieces(), max_steps=1, checkpoint_dir=tmp_path / "run", progress_bar=False,
+            allow_strategy_fallback=True)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("environment", [
+    {"FSDP_VERSION": "2", "FSDP_SHARDING_STRATEGY": "FULL_SHARD", "FSDP_RESHARD_AFTER_FORWARD": "true"},  # fsdp2.yaml
+    {"FSDP_VERSION": "2", "FSDP_SHARDING_STRATEGY": "SHARD_GRAD_OP", "FSDP_RESHARD_AFTER_FORWARD": "false"},  # agree
+    {"FSDP_VERSION": "1", "FSDP_SHARDING_STRATEGY": "NO_SHARD"},  # FSDP1 reads it
+])
+def test_an_fsdp_sharding_strategy_fsdp2_would_run_as_asked_is_not_refused(monkeypatch, environment):
+    from accelerated_seg.strategy import fsdp2_sharding_error
+
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    assert fsdp2_sharding_error() is None
+
+
 @pytest.mark.parametrize("batches, got", [
     ([{"img": torch.zeros(1, 16, 16, 16), "seg": torch.zeros(1, 16, 16, 16, dtype=torch.long)}] * 2,
      r"dicts with the keys \['img', 'seg'\]"),

@@ -534,6 +534,20 @@ def test_plan_reads_profiles_as_accelerate_config_writes_them(tmp_path, written,
     assert (not_modelled or "") in (profile.not_modelled or "") and bool(profile.not_modelled) == bool(not_modelled)
 
 
+def test_plan_refuses_an_fsdp2_profile_naming_a_sharding_strategy_fsdp2_ignores(tmp_path):
+    """As training does (strategy.fsdp2_sharding_error); plan read it as the full shard that FSDP2 would run."""
+    from accelerated_seg.launch_profile import read_launch_profile
+
+    (tmp_path / "mine.yaml").write_text("distributed_type: FSDP\nfsdp_config: {fsdp_version: 2, "
+                                        "fsdp_sharding_strategy: SHARD_GRAD_OP}\n")
+    with pytest.raises(ConfigError, match=r"mine.yaml: the accelerate config asks FSDP2 \(fsdp_version: 2\) for "
+                                          r"fsdp_sharding_strategy SHARD_GRAD_OP, an FSDP1 setting that FSDP2 ignores"):
+        read_launch_profile(tmp_path / "mine.yaml")
+    (tmp_path / "mine.yaml").write_text("distributed_type: FSDP\nfsdp_config: {fsdp_version: 2, "
+                                        "fsdp_sharding_strategy: SHARD_GRAD_OP, fsdp_reshard_after_forward: false}\n")
+    assert read_launch_profile(tmp_path / "mine.yaml").strategy == "fsdp_shard_grad_op"
+
+
 @pytest.mark.parametrize("json_settings, row, precision", [
     ({"bf16": {"enabled": True}, "zero_optimization": {"stage": 2}}, "zero2", "bf16"),
     ({"fp16": {"enabled": True}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"},
