@@ -260,6 +260,8 @@ def deepspeed_launch_error() -> str | None:
     ``prepare``, after the whole data work), and profile fields beside a json that accelerate ignores
     and therefore refuses.
     """
+    if unknown := _unknown_deepspeed_fields():
+        return unknown
     file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
     if file == "none":
         stage = os.environ.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", "2")
@@ -283,6 +285,27 @@ def deepspeed_launch_error() -> str | None:
         return (f"the DeepSpeed json {file} asks for zero_optimization.stage {zero.get('stage')!r}, and ZeRO has "
                 f"stages 0 to 3 (3 shards parameters too, 2 gradients and optimizer state)")
     return None
+
+
+def _unknown_deepspeed_fields() -> str | None:
+    """A message naming the keys of the profile's ``deepspeed_config`` that accelerate launch does not know,
+    else None. accelerate refuses an unknown key at the top of a profile, but drops one in this section
+    without a word: ``offload_optimizer_devices: cpu`` trained ZeRO-2 with no offloading (a probe of the
+    ninety-third session). The launch names the section's keys in ACCELERATE_CONFIG_DS_FIELDS; it takes a
+    key where its own command line has the option."""
+    import difflib
+
+    from accelerate.commands.launch import launch_command_parser
+
+    given = [field for field in os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",") if field]
+    known = set(vars(launch_command_parser().parse_args(["script.py"])))
+    unknown = [field for field in given if field not in known]
+    if not unknown:
+        return None
+    guesses = [f"{field} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(field, known, 1)) else field
+               for field in unknown]
+    return (f"the accelerate config's deepspeed_config has {', '.join(guesses)}, which accelerate launch does not "
+            f"know and would ignore: correct or remove it (`accelerate config` writes the keys it knows)")
 
 
 def read_deepspeed_json(file: str | os.PathLike) -> dict:

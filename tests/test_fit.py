@@ -677,6 +677,10 @@ def test_a_launch_accelerate_did_not_join_is_refused_before_the_run_folder_is_lo
                                                  r"name enclosed in double quotes at line 1, column 36\)"),
     ({}, '{"bf16": {"enabled": true}}', r"ds.json has no zero_optimization block, which accelerate needs"),
     ({}, '{"zero_optimization": {"stage": 4}}', r"ds.json asks for zero_optimization.stage 4, and ZeRO has stages 0"),
+    # a typo in the deepspeed_config section, which accelerate launch dropped without a word (ninety-third session)
+    ({"ACCELERATE_DEEPSPEED_ZERO_STAGE": "2", "ACCELERATE_CONFIG_DS_FIELDS": "zero_stage,offload_optimizer_devices"},
+     None, r"deepspeed_config has offload_optimizer_devices \(did you mean offload_optimizer_device\?\), which "
+           r"accelerate launch does not know and would ignore"),
     ({"ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file,zero_stage,mixed_precision"},
      '{"zero_optimization": {"stage": 2}}', r"names a DeepSpeed json \(.*ds.json\) and also sets zero_stage, "
                                             r"mixed_precision beside it, which accelerate refuses"),
