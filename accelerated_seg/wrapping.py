@@ -244,8 +244,9 @@ def shared_modules(model: nn.Module) -> list[str]:
 
 def _check_named_classes_present(names: list[str], model: nn.Module) -> None:
     """Refuse a profile's fsdp_transformer_layer_cls_to_wrap that names a class the network lacks: accelerate
-    raised "Could not find the transformer layer class ..." at prepare, after the data work (a probe of the
-    ninety-third session, of a profile written for a language model)."""
+    raised "Could not find the transformer layer class ..." with a traceback on every rank, under FSDP1 at
+    prepare, after the data work (a probe of the ninety-third session, of a profile written for a language
+    model)."""
     present = {type(m).__name__ for m in model.modules()}
     if missing := [name for name in names if name not in present]:
         blocks = block_class_names(model)

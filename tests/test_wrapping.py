@@ -87,8 +87,8 @@ def test_a_class_based_fsdp_policy_gets_the_networks_blocks():
     size_based = FullyShardedDataParallelPlugin(fsdp_version=2, auto_wrap_policy="size_based_wrap")
     assert fill_fsdp_wrap_classes(size_based, model) is None
 
-    # A class the network does not have: accelerate's ValueError at prepare, after the data work, until the
-    # ninety-third session
+    # A class the network does not have: accelerate's ValueError on every rank (under FSDP1 at prepare, after the
+    # data work) until the ninety-third session
     foreign = FullyShardedDataParallelPlugin(fsdp_version=2, auto_wrap_policy="transformer_based_wrap",
                                              transformer_cls_names_to_wrap=["SwinTransformerBlock", "LlamaDecoderLayer"])
     with pytest.raises(ConfigError, match=r"^the accelerate config's fsdp_transformer_layer_cls_to_wrap names "
