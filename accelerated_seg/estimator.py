@@ -601,9 +601,9 @@ class Segmentation:
             raise ConfigError(f"Segmentation: model_args must be a dict of MONAI constructor arguments such as "
                               f'{{"channels": [16, 32, 64], "strides": [2, 2]}}, got {model_args!r}')
         try:
-            check_arg_names(model, model_args or {})  # a misspelt name here, not at fit
+            check_arg_names(model, model_args or {}, ESTIMATOR_NAMES)  # a misspelt name here, not at fit
         except ConfigError as error:  # in the estimator's words: model_args, not the config's model.args
-            raise ConfigError(f"Segmentation: {str(error).replace('model.args', 'model_args', 1)}") from None
+            raise ConfigError(f"Segmentation: {error}") from None
         if not isinstance(multi_gpu, bool):  # multi_gpu="no" is truthy: it would train on every GPU
             raise ConfigError(f"Segmentation: multi_gpu must be True or False, got {multi_gpu!r}")
         if not isinstance(output_dir, (str, os.PathLike)) or not os.fspath(output_dir).strip():
@@ -1564,22 +1564,21 @@ def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes:
     here before anything is written or launched and in the words of ``where``, the method called, and of its
     ``names``: a block_shape too small for the network was refused as "data.patch_size" and "model.args", after the
     strategy lines, and left an empty parent of output_dir behind (sixty-ninth session); Dataset.fit, whose network
-    is its config's model.args, was said to be fit and told of the estimator's model_args (until the ninety-third)."""
+    is its config's model.args, was said to be fit and told of the estimator's model_args (until the ninety-third).
+    The checks name the settings as ``names`` does: the command line's words were rewritten here until then."""
     from .models import check_trainable
 
     plan = _batch_plan(cfg, processes)
     manifest = dataset.manifest
     try:
         spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
-                          cfg.model.args)
+                          cfg.model.args, names)
         # the arguments MONAI's constructor refuses as the caller names them: model_args['channels'] to fit, the
-        # config's model.args.channels to Dataset.fit (not model_args.channels, the replace below of either)
+        # config's model.args.channels to Dataset.fit
         check_trainable(spec, cfg.data.patch_size, plan.per_device * (processes if cfg.train.sync_batchnorm else 1),
                         names=names)
     except ConfigError as error:
-        words = str(error).replace("data.patch_size", names.setting("data.patch_size")).replace(
-            "model.args", names.setting("model.args"))
-        raise ConfigError(f"{where}: {words}") from None
+        raise ConfigError(f"{where}: {error}") from None
 
 
 def _batch_plan(cfg: Config, processes: int):

@@ -77,7 +77,8 @@ def check_initial_network(model_dir: str | Path, name: str, patch_size, args: di
     saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])
     decided = {key: saved.args[key] for key in ("in_channels", "out_channels") if key in saved.args}
     configured = {key: value for key, value in (args or {}).items() if key not in decided}
-    built = model_spec(name, decided.get("in_channels", 1), decided.get("out_channels", 2), patch_size, configured)
+    built = model_spec(name, decided.get("in_channels", 1), decided.get("out_channels", 2), patch_size, configured,
+                       names)
     if saved != built:
         raise _another_network(model_dir, saved, built, names)
 

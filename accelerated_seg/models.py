@@ -61,7 +61,7 @@ def _freeze_never_used(model: nn.Module) -> None:
 
 
 def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Sequence[int],
-               args: dict | None = None) -> ModelSpec:
+               args: dict | None = None, names: Names = Names()) -> ModelSpec:
     """Resolve our defaults + the user's ``model.args`` into the constructor arguments.
 
     Args:
@@ -71,25 +71,28 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
         patch_size: training patch; used where a network needs the input size (UNETR) and to
             check divisibility up front rather than failing inside the first forward pass.
         args: overrides of the defaults, as given in ``model.args``.
+        names: how the caller names ``model.args`` and ``data.patch_size`` (the estimator's model_args and
+            block_shape: it rewrote the command line's words in these messages until the ninety-third session).
     """
     check_network_name(name, "model.name")
+    given, patch = names.setting("model.args"), names.setting("data.patch_size")
     monai_class, defaults, divisor = MODELS[name](tuple(patch_size))
     decided = {**defaults, "in_channels": in_channels, "out_channels": out_channels}
     if contradicted := sorted(key for key in set(args or {}) & set(SET_BY_THE_RUN)
                               if key in decided and plain_data(args[key]) != plain_data(decided[key])):
-        raise ConfigError(f"model.args {contradicted} contradict the run: " + "; ".join(
-            f"{key} is {SET_BY_THE_RUN[key]} ({plain_data(decided[key])})" for key in contradicted)
-            + ". Leave them out of model.args")
+        raise ConfigError(f"{given} {contradicted} contradict the run: " + "; ".join(
+            f"{key} is {decided_by(key, names)} ({plain_data(decided[key])})" for key in contradicted)
+            + f". Leave them out of {given}")
     merged = {**decided, **(args or {})}
-    _refuse_unknown_args(monai_class, args or {})
+    _refuse_unknown_args(monai_class, args or {}, names)
     if name == "dynunet" and "strides" not in (args or {}) and len(merged["strides"]) < 3:
         # MONAI needs three levels; below that its constructor failed on an index (a traceback).
-        raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model 'dynunet': its strides, derived "
+        raise ConfigError(f"{patch} {tuple(patch_size)} is too small for model 'dynunet': its strides, derived "
                           f"from the patch, halve an axis only while it has 8 voxels or more (leaving 4), and "
                           f"DynUNet needs at least two halvings; use a patch of 16 voxels or more along some axis, "
                           f"e.g. (16, 16, 16)")
     if name == "dynunet":
-        _check_dynunet_levels(merged, set(args or {}), tuple(patch_size))
+        _check_dynunet_levels(merged, set(args or {}), tuple(patch_size), names)
     divisors = divisor(merged)
     divisors = (divisors,) * 3 if isinstance(divisors, int) else tuple(divisors)
     if any(p % d for p, d in zip(patch_size, divisors)):
@@ -97,20 +100,20 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
         # bottleneck, where instance norm cannot train (check_trainable).
         suggestion = tuple(max(2 * d, p // d * d) for p, d in zip(patch_size, divisors))
         raise ConfigError(
-            f"data.patch_size {tuple(patch_size)} must be divisible by {divisors} for model {name!r} "
+            f"{patch} {tuple(patch_size)} must be divisible by {divisors} for model {name!r} "
             f"(its down-sampling); for example use {suggestion}"
         )
     if name in DEEPEST_STAGE and math.prod(p // DEEPEST_STAGE[name] for p in patch_size) <= 1:
         stage = DEEPEST_STAGE[name]
         deepest = tuple(p // stage for p in patch_size)
         larger = (max(patch_size[0], 2 * stage), *patch_size[1:])
-        raise ConfigError(f"data.patch_size {tuple(patch_size)} is too small for model {name!r}: its deepest stage "
+        raise ConfigError(f"{patch} {tuple(patch_size)} is too small for model {name!r}: its deepest stage "
                           f"is 1/{stage} of the patch along each axis, {deepest} voxel(s) here, and instance norm "
                           f"needs more than one voxel there; use e.g. {larger}")
     return ModelSpec(name=name, monai_class=monai_class, args=plain_data(merged))
 
 
-def _check_dynunet_levels(merged: dict, given: set[str], patch_size: tuple) -> None:
+def _check_dynunet_levels(merged: dict, given: set[str], patch_size: tuple, names: Names) -> None:
     """Refuse DynUNet arguments of different depths where some were derived from the patch: MONAI's
     "length of kernel_size and strides should be the same" did not say that the others came from
     data.patch_size, so a user who gave only ``strides`` was left to guess (eighty-fourth session).
@@ -128,13 +131,14 @@ def _check_dynunet_levels(merged: dict, given: set[str], patch_size: tuple) -> N
         return  # what the user gave alone disagrees: MONAI's own message names it
     patch_depth = len(_dynunet(patch_size)[1]["strides"])
     raise ConfigError(
-        f"model.args {sorted(given & set(levels))} make a DynUNet of {depth} levels, and {derived} were derived "
-        f"from data.patch_size {patch_size} for {patch_depth}: give them too (kernel_size, strides and "
-        f"filters one entry per level, upsample_kernel_size one fewer, e.g. strides[1:]), or leave them all "
-        f"to the patch")
+        f"{names.setting('model.args')} {sorted(given & set(levels))} make a DynUNet of {depth} levels, and {derived} "
+        f"were derived from {names.setting('data.patch_size')} {patch_size} for {patch_depth}: give them too "
+        f"(kernel_size, strides and filters one entry per level, upsample_kernel_size one fewer, e.g. strides[1:]), "
+        f"or leave them all to the patch")
 
 
-def check_model_settings(name: str, patch_size: Sequence[int], args: dict | None = None) -> None:
+def check_model_settings(name: str, patch_size: Sequence[int], args: dict | None = None,
+                         names: Names = Names()) -> None:
     """Refuse what ``model_spec`` refuses of ``model.name``, ``model.args`` and ``data.patch_size`` alone,
     before the data decides the channels and classes (taken from ``args`` where given, else 1 and 2):
     a patch the network cannot take, an unknown argument. Training checked them only once every case
@@ -145,7 +149,7 @@ def check_model_settings(name: str, patch_size: Sequence[int], args: dict | None
         ConfigError: naming the setting, as ``model_spec`` does.
     """
     given = args or {}
-    model_spec(name, given.get("in_channels", 1), given.get("out_channels", 2), patch_size, given)
+    model_spec(name, given.get("in_channels", 1), given.get("out_channels", 2), patch_size, given, names)
 
 
 def network_takes_patch(name: str, args: dict | None = None, in_channels: int = 1,
@@ -227,7 +231,8 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
     no memory and well under a second, before any data is read. ``batch``: the patches a
     normalisation sees at once (per device; over all devices for SyncBatchNorm). ``built``: the network
     of ``spec`` on the meta device (``constructed``), or what its constructor raised, not built again.
-    ``names``: how the caller names the arguments MONAI's constructor refuses.
+    ``names``: how the caller names ``model.args``, ``data.patch_size`` and the arguments MONAI's constructor
+    refuses (the estimator rewrote the first two in the messages, the ninety-third session says them so).
 
     What MONAI's constructors reject (a UNet with more ``channels`` than ``strides`` + 1, DynUNet
     ``filters`` shorter than its depth) and what fails only in the first forward pass (instance
@@ -235,7 +240,7 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
     surface after the cache is built, or at the first step, as a traceback.
 
     Raises:
-        ConfigError: naming ``model.args`` and ``data.patch_size``, with MONAI's or torch's reason.
+        ConfigError: naming ``model.args`` and ``data.patch_size`` (as ``names`` does), with MONAI's or torch's reason.
     """
     built = _built_or_refused(spec) if built is None else built
     refused = built if isinstance(built, Exception) else None
@@ -243,7 +248,8 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
     if failure is None:
         return
     reason = str(failure).splitlines()[0].rstrip(".")
-    where = f"model {spec.name!r} cannot train on data.patch_size {tuple(patch_size)} with these model.args: {reason}"
+    args, patch = names.setting("model.args"), names.setting("data.patch_size")
+    where = f"model {spec.name!r} cannot train on {patch} {tuple(patch_size)} with these {args}: {reason}"
     larger = [edge for edge in _CUBES_TRIED if edge > min(patch_size)]
     # Which of the two to change: the same design on larger cubes tells (shapes only, on the meta device).
     # from None: the message carries MONAI's or torch's reason; their traceback of a meta-device
@@ -251,12 +257,12 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
     if (edge := _larger_cube_it_trains_on(spec, patch_size, batch)) is not None:
         raise ConfigError(f"{where}. The patch is too small for this network: it trains on {edge}x{edge}x{edge} (each "
                           f"down-sampling stage halves the patch; the deepest needs more than one voxel). Raise "
-                          f"data.patch_size, or give model.args fewer down-sampling stages") from None
+                          f"{patch}, or give {args} fewer down-sampling stages") from None
     if refused is not None:  # no network to give a patch to: said to be the patch's until the ninety-second session
         raise ConfigError(_constructor_refusal(spec, reason, names)) from None
     # only the cubes above the patch are tried: a 512^3 patch was told that it "fails on every patch up to
     # 256x256x256 too" (ninety-second session's audit)
-    raise ConfigError(f"{where}. {_cubes_tried_said(larger)}: change model.args") from None
+    raise ConfigError(f"{where}. {_cubes_tried_said(larger)}: change {args}") from None
 
 
 def _constructor_refusal(spec: ModelSpec, reason: str, names: Names) -> str:
@@ -271,7 +277,7 @@ def _constructor_refusal(spec: ModelSpec, reason: str, names: Names) -> str:
                 f"them: {reason}. Change {args}")
     given = [key for key in named if key not in SET_BY_THE_RUN]
     said = " with ".join(f"{names.model_arg(key)} {spec.args[key]}" if key in given else
-                         f"{key} {spec.args[key]} ({SET_BY_THE_RUN[key]})" for key in named)
+                         f"{key} {spec.args[key]} ({decided_by(key, names)})" for key in named)
     change = " or ".join(names.model_arg(key) for key in given) or names.setting("model.args")
     return (f"model {spec.name!r}: MONAI's {spec.monai_class} refuses {said}, and builds no network of them: "
             f"{reason}. Change {change}")
@@ -425,12 +431,12 @@ def meta_network(spec: ModelSpec) -> nn.Module:
             return build_from_spec(spec).to("meta")
 
 
-def check_arg_names(name: str, args: dict) -> None:
+def check_arg_names(name: str, args: dict, names: Names = Names()) -> None:
     """Refuse ``args`` that the registry network ``name`` does not take, before any patch is known
     (the estimator's constructor); the values are checked when the network is specified."""
     # Each registry entry picks its MONAI class whatever the patch; the patch shapes only the defaults.
     monai_class = MODELS[name]((128, 128, 128))[0]
-    _refuse_unknown_args(monai_class, args)
+    _refuse_unknown_args(monai_class, args, names)
 
 
 def arg_names(name: str) -> set[str]:
@@ -438,15 +444,15 @@ def arg_names(name: str) -> set[str]:
     return _accepted_args(MODELS[name]((128, 128, 128))[0])
 
 
-def _refuse_unknown_args(monai_class: str, args: dict) -> None:
+def _refuse_unknown_args(monai_class: str, args: dict, names: Names) -> None:
     """Refuse a name ``monai_class`` does not take, or a value not of the kind it takes (model_arg_kinds)."""
-    accepted = _accepted_args(monai_class)
+    accepted, given = _accepted_args(monai_class), names.setting("model.args")
     if unknown := sorted(set(args) - accepted):
-        raise ConfigError(f"model.args {unknown} are not arguments of monai.networks.nets.{monai_class}"
+        raise ConfigError(f"{given} {unknown} are not arguments of monai.networks.nets.{monai_class}"
                           + did_you_mean(unknown[0], accepted))
     for name, value in args.items():
         if expected := mistyped_arg(monai_class, name, value):
-            raise ConfigError(f"model.args {name} must be {expected} (monai.networks.nets.{monai_class}'s {name}), "
+            raise ConfigError(f"{given} {name} must be {expected} (monai.networks.nets.{monai_class}'s {name}), "
                               f"got {value!r}")
 
 
@@ -545,6 +551,13 @@ SET_BY_THE_RUN = {"in_channels": "the number of image channels",
                   "out_channels": "the number of outputs, classes or regions",
                   "spatial_dims": "the volumes' number of axes",
                   "img_size": "data.patch_size"}
+
+
+def decided_by(key: str, names: Names = Names()) -> str:
+    """What decides the argument ``key`` that the run sets (``SET_BY_THE_RUN``), a setting as the caller names it:
+    UNETR's img_size is the estimator's block_shape."""
+    what = SET_BY_THE_RUN[key]
+    return names.setting(what) if what == "data.patch_size" else what
 
 # SwinUNETR's deepest stage is 1/32 of the input, as is the MLPerf U-Net's bottleneck; instance norm
 # needs more than one voxel there in all. 64 on every axis was required until the seventy-seventh

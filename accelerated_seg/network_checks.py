@@ -21,8 +21,8 @@ from .model_folders import Names
 from .models import ModelSpec, check_trainable, constructed, model_spec
 
 
-def checked_network_and_loss(cfg: Config, manifest: Manifest, batch: int,
-                             built: Built | None = None) -> tuple[ModelSpec, nn.Module]:
+def checked_network_and_loss(cfg: Config, manifest: Manifest, batch: int, built: Built | None = None,
+                             names: Names = Names()) -> tuple[ModelSpec, nn.Module]:
     """The network ``cfg.model`` describes for ``manifest``'s channels and outputs, and the training loss.
 
     Args:
@@ -30,13 +30,15 @@ def checked_network_and_loss(cfg: Config, manifest: Manifest, batch: int,
         manifest: the dataset, its ``data.regions`` applied.
         batch: the patches a normalisation sees at once (per device; over all devices for SyncBatchNorm).
         built: ``network_before_writing``'s, used where the data read since gives the same network.
+        names: how the caller names the settings (train's ``names``).
 
     Raises:
-        ConfigError: naming ``model.args``, ``data.patch_size`` or ``train.loss_args``.
+        ConfigError: naming ``model.args``, ``data.patch_size`` (as ``names`` does) or ``train.loss_args``.
     """
-    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
+    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args,
+                      names)
     same = built is not None and built.spec == spec  # else the data read since gave other counts: built anew
-    check_trainable(spec, cfg.data.patch_size, batch, built.network if same else None)
+    check_trainable(spec, cfg.data.patch_size, batch, built.network if same else None, names)
     return spec, _checked_loss(cfg, manifest, spec)
 
 
@@ -60,7 +62,8 @@ def network_before_writing(cfg: Config, manifest: Manifest, names: Names = Names
         ConfigError: naming ``model.args`` or ``train.loss_args``; the arguments MONAI's constructor refuses
             as ``names`` (train's) names them.
     """
-    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args)
+    spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size, cfg.model.args,
+                      names)
     built = Built(spec, constructed(spec, cfg.data.patch_size, names))
     _checked_loss(cfg, manifest, spec)
     return built

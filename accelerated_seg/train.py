@@ -765,7 +765,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     folder's lock goes into ``run_scope``, which train leaves when the run ends. ``names``: train's."""
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
     refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
-    check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)  # not after the data work
+    check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args, names)  # not after the data work
     out = Path(cfg.train.output_dir)
     _check_init_into(cfg.train, names)
     if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
@@ -875,7 +875,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # patch of a one-voxel bottleneck fails where two train), which needs the processes: the Accelerator
     # knows them, and once it is made the run folder's lock is taken, before the phantoms are written
     spec, loss_fn = checked_network_and_loss(
-        cfg, manifest, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1), built)
+        cfg, manifest, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1), built, names)
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
         thin = convolutions_over_two_voxels(spec, cfg.data.patch_size)
         if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size,
