@@ -40,9 +40,41 @@ class ModelSpec:
 
 def build_from_spec(spec: ModelSpec) -> nn.Module:
     """Instantiate the plain MONAI network described by ``spec``."""
-    model = getattr(monai_nets, spec.monai_class)(**spec.args)
+    import warnings
+
+    with warnings.catch_warnings():
+        # said once before the run writes anything, naming the settings (unused_strides_warning): MONAI's own
+        # came with every build (the check's, the run's, each export's load), in words naming no setting
+        warnings.filterwarnings("ignore", message=re.escape(_UNUSED_STRIDES_RAW), category=UserWarning)
+        model = getattr(monai_nets, spec.monai_class)(**spec.args)
     _freeze_never_used(model)
     return model
+
+
+_UNUSED_STRIDES_RAW = "`len(strides) > len(channels) - 1`"  # how MONAI's UNet warns of strides it leaves unused
+
+
+def unused_strides_warning(spec: ModelSpec, given: dict | None = None, names: Names = Names()) -> str | None:
+    """A UNet given more ``strides`` than the steps between its ``channels``, which MONAI builds without the last
+    ones, so that the network down-samples less than its strides say; None otherwise. ``given``: the arguments
+    the user gave (``model.args``), the others named as the defaults they are. MONAI said it in its own words
+    alone, a UserWarning from every build, and the run trained on (until the ninety-third session)."""
+    if spec.monai_class != "UNet":
+        return None
+    strides, channels = spec.args["strides"], spec.args["channels"]
+    steps = len(channels) - 1
+    if len(strides) <= steps:
+        return None
+
+    def said(key: str) -> str:
+        return f"{names.model_arg(key)} {spec.args[key]}" if key in (given or {}) else \
+            f"the default {key} {spec.args[key]}"
+
+    unused = len(strides) - steps
+    return (f"{said('strides')} has {unused} more value(s) than the {steps} down-sampling step(s) between "
+            f"{said('channels')}: MONAI's UNet leaves the last {unused} unused, so the network down-samples by "
+            f"{strides[:steps]} alone. Give {names.model_arg('strides')} {strides[:steps]}, or "
+            f"{names.model_arg('channels')} {unused} more value(s) to down-sample by them all")
 
 
 def _freeze_never_used(model: nn.Module) -> None:
@@ -138,18 +170,21 @@ def _check_dynunet_levels(merged: dict, given: set[str], patch_size: tuple, name
 
 
 def check_model_settings(name: str, patch_size: Sequence[int], args: dict | None = None,
-                         names: Names = Names()) -> None:
+                         names: Names = Names()) -> ModelSpec:
     """Refuse what ``model_spec`` refuses of ``model.name``, ``model.args`` and ``data.patch_size`` alone,
     before the data decides the channels and classes (taken from ``args`` where given, else 1 and 2):
     a patch the network cannot take, an unknown argument. Training checked them only once every case
     was read (the demo's phantoms written first), and ``check --config`` passed a SwinUNETR patch of 18
     that training then refused (eighty-fourth session's probe).
 
+    Returns:
+        the network's spec for those channels and classes (``unused_strides_warning``'s).
+
     Raises:
         ConfigError: naming the setting, as ``model_spec`` does.
     """
     given = args or {}
-    model_spec(name, given.get("in_channels", 1), given.get("out_channels", 2), patch_size, given, names)
+    return model_spec(name, given.get("in_channels", 1), given.get("out_channels", 2), patch_size, given, names)
 
 
 def network_takes_patch(name: str, args: dict | None = None, in_channels: int = 1,

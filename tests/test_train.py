@@ -902,6 +902,39 @@ def test_model_args_monai_refuses_are_named_as_trains_caller_names_them(tiny_con
     assert not out.exists()
 
 
+@pytest.mark.parametrize("given, names, said", [
+    ("{channels: [4, 8], strides: [2, 2, 2]}", None,
+     "warning: model.args.strides [2, 2, 2] has 2 more value(s) than the 1 down-sampling step(s) between "
+     "model.args.channels [4, 8]: MONAI's UNet leaves the last 2 unused, so the network down-samples by [2] alone. "
+     "Give model.args.strides [2], or model.args.channels 2 more value(s) to down-sample by them all\n"),
+    ("{channels: [4, 8, 16]}", "ESTIMATOR_NAMES",  # the default strides, four
+     "warning: the default strides [2, 2, 2, 2] has 2 more value(s) than the 2 down-sampling step(s) between "
+     "model_args['channels'] [4, 8, 16]: MONAI's UNet leaves the last 2 unused, so the network down-samples by "
+     "[2, 2] alone. Give model_args['strides'] [2, 2], or model_args['channels'] 2 more value(s) to down-sample by "
+     "them all\n")])
+def test_unet_strides_monai_leaves_unused_are_said_once_before_anything_is_written(
+        tiny_config, tmp_path, monkeypatch, capsys, given, names, said):
+    """MONAI's UNet builds without the strides beyond its channels' steps, with a UserWarning of its own words
+    (from every build) that names no setting, and the run trained on (until the ninety-third session)."""
+    import warnings
+
+    import accelerated_seg.model_folders
+    import accelerated_seg.train
+
+    out = tmp_path / "run"
+
+    def stop_at_the_lock(*args, **kwargs):  # the first thing the run writes: the folder, for its lock
+        raise SystemExit(f"at the lock, {out.exists()}")
+
+    monkeypatch.setattr(accelerated_seg.train, "_holding_run_folder", stop_at_the_lock)
+    run_names = getattr(accelerated_seg.model_folders, names) if names else accelerated_seg.model_folders.Names()
+    with warnings.catch_warnings(), pytest.raises(SystemExit, match="at the lock, False"):
+        warnings.filterwarnings("error", message=r".*len\(strides\)")  # MONAI's own, raw, is not said beside it
+        train(tiny_config(out, data__dataset="synthetic", data__cache_dir=str(tmp_path / "cache"),
+                          model__args=given), names=run_names)
+    assert capsys.readouterr().out.count(said) == 1 and not out.exists()
+
+
 def test_the_network_built_before_anything_is_written_is_not_built_again_for_its_forward_pass(
         tiny_config, tmp_path, monkeypatch):
     """SwinUNETR's network is built on the CPU and moved to the meta device, up to a second on 2 cores: the
