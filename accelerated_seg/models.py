@@ -294,28 +294,55 @@ def check_trainable(spec: ModelSpec, patch_size: Sequence[int], batch: int = 1,
                           f"down-sampling stage halves the patch; the deepest needs more than one voxel). Raise "
                           f"{patch}, or give {args} fewer down-sampling stages") from None
     if refused is not None:  # no network to give a patch to: said to be the patch's until the ninety-second session
-        raise ConfigError(_constructor_refusal(spec, reason, names)) from None
+        raise ConfigError(_constructor_refusal(spec, patch_size, reason, names)) from None
     # only the cubes above the patch are tried: a 512^3 patch was told that it "fails on every patch up to
     # 256x256x256 too" (ninety-second session's audit)
     raise ConfigError(f"{where}. {_cubes_tried_said(larger)}: change {args}") from None
 
 
-def _constructor_refusal(spec: ModelSpec, reason: str, names: Names) -> str:
+def _constructor_refusal(spec: ModelSpec, patch_size: Sequence[int], reason: str, names: Names) -> str:
     """What MONAI's constructor refused, naming the arguments its ``reason`` names, each as the caller gives it
     (``model.args.channels`` on the command line, ``model_args['channels']`` to the estimator): it said
     "these model.args" and "Change model.args" of a UNet's channels and strides until the ninety-third session.
-    One the run decides is named with what decides it, and not as one to change."""
+    One the run decides is named with what decides it, one the registry derived from the patch or took as its
+    default as that, and only what the user gave is told to change: DynUNet's strides derived from the patch
+    were named as model.args.strides, to change, beside the filters given (until the ninety-third session)."""
     named = [key for key in spec.args if re.search(rf"\b{re.escape(key)}\b", reason)]
     if not named:  # SegResNet's "num_channels (4) must be divisible by num_groups (8)" names none of its own
         args = names.setting("model.args")
         return (f"model {spec.name!r}: MONAI's {spec.monai_class} refuses these {args}, and builds no network of "
                 f"them: {reason}. Change {args}")
-    given = [key for key in named if key not in SET_BY_THE_RUN]
-    said = " with ".join(f"{names.model_arg(key)} {spec.args[key]}" if key in given else
-                         f"{key} {spec.args[key]} ({decided_by(key, names)})" for key in named)
+    unchosen = _not_chosen(spec, patch_size)
+    said = " with ".join(_argument_said(spec, key, patch_size, names) for key in named)
+    # none given among them: what the user gave that the reason does not name is at fault
+    given = [key for key in named if key not in SET_BY_THE_RUN and key not in unchosen]
     change = " or ".join(names.model_arg(key) for key in given) or names.setting("model.args")
     return (f"model {spec.name!r}: MONAI's {spec.monai_class} refuses {said}, and builds no network of them: "
             f"{reason}. Change {change}")
+
+
+def _not_chosen(spec: ModelSpec, patch_size: Sequence[int]) -> set[str]:
+    """The arguments of ``spec`` the registry set for ``patch_size``, not the user: its defaults, where ``spec``
+    has them unchanged (one given equal to its default counts as the default, as ``_larger_cube_it_trains_on``
+    counts it)."""
+    _, defaults, _ = MODELS[spec.name](tuple(patch_size))
+    return {key for key, value in defaults.items() if plain_data(value) == spec.args.get(key)}
+
+
+def _argument_said(spec: ModelSpec, key: str, patch_size: Sequence[int], names: Names) -> str:
+    """``key`` and its value as the refusal names it: by what decides it where the run or the registry does."""
+    value = spec.args[key]
+    if key in SET_BY_THE_RUN:
+        return f"{key} {value} ({decided_by(key, names)})"
+    if key not in _not_chosen(spec, patch_size):
+        return f"{names.model_arg(key)} {value}"
+    if key in _DERIVED_FROM_THE_PATCH.get(spec.name, set()):
+        return f"{key} {value} (derived from {names.setting('data.patch_size')} {tuple(patch_size)})"
+    return f"{key} {value} (the default)"
+
+
+# The registry's arguments that it derives from the patch (_dynunet): given none, the patch decides them
+_DERIVED_FROM_THE_PATCH = {"dynunet": {"strides", "kernel_size", "upsample_kernel_size", "filters"}}
 
 
 def constructed(spec: ModelSpec, patch_size: Sequence[int], names: Names = Names()) -> nn.Module:
@@ -360,9 +387,8 @@ def _larger_cube_it_trains_on(spec: ModelSpec, patch_size: Sequence[int], batch:
     "change model.args" to a user who had given none, where a 16^3 patch trains (seventy-fourth
     session). An argument given equal to its derived value counts as derived.
     """
-    _, derived, _ = MODELS[spec.name](tuple(patch_size))
-    chosen = {key: value for key, value in spec.args.items() if key not in {"in_channels", "out_channels"}
-              and (key not in derived or plain_data(derived[key]) != value)}
+    unchosen = _not_chosen(spec, patch_size) | {"in_channels", "out_channels"}
+    chosen = {key: value for key, value in spec.args.items() if key not in unchosen}
     for edge in _CUBES_TRIED:
         if edge <= min(patch_size):
             continue

@@ -174,7 +174,10 @@ _REFUSED = ", and builds no network of them"  # MONAI's constructor: no patch at
     ("unet", {"channels": [4, 8], "strides": [2], "act": "nosuch"}, 16,  # a reason that names no argument
      r"refuses these model.args, and builds no network of them: Unsupported option 'NOSUCH'.*Change model.args$",
      _REFUSED),
-    ("dynunet", {"filters": [8, 16, 32]}, 64, "filters", _REFUSED),  # depth 5 from the 64^3 patch, 3 filters
+    # depth 5 from the 64^3 patch, 3 filters: the strides are the patch's, and the filters given are to change
+    ("dynunet", {"filters": [8, 16, 32]}, 64, r"refuses strides \[\[1, 1, 1\], \[2, 2, 2\], \[2, 2, 2\], \[2, 2, 2\], "
+     r"\[2, 2, 2\]\] \(derived from data.patch_size \(64, 64, 64\)\) with model.args.filters \[8, 16, 32\], .*Change "
+     r"model.args.filters$", _REFUSED),
     # strides derived from 32^3 give 3 up-sampling layers, from 64^3 four: the retry derives them again
     # (it tried 32^3's strides on every cube and blamed model.args until the seventy-fourth session)
     ("dynunet", {"deep_supervision": True, "deep_supr_num": 3}, 32, "deep_supr_num",
@@ -197,7 +200,8 @@ def test_a_network_that_cannot_train_on_the_patch_is_refused_before_any_data(nam
     with pytest.raises(ConfigError, match=reason) as refused:
         check_trainable(spec, (patch,) * 3)
     assert "model.args" in str(refused.value)
-    assert ("data.patch_size" in str(refused.value)) == (fix != _REFUSED)  # a network that builds but cannot take it
+    # a network that builds but cannot take it (a refused one may name a value derived from the patch)
+    assert ("cannot train on data.patch_size" in str(refused.value)) == (fix != _REFUSED)
     assert ".." not in str(refused.value)
     assert fix in str(refused.value)
     assert refused.value.__cause__ is None and refused.value.__suppress_context__
@@ -237,6 +241,25 @@ def test_the_network_spec_names_the_settings_as_its_caller_does(name, args, patc
     with pytest.raises(ConfigError, match=said) as refused:
         model_spec(name, 1, 3, patch, args, ESTIMATOR_NAMES)
     assert "model.args" not in str(refused.value) and "data.patch_size" not in str(refused.value)
+
+
+@pytest.mark.parametrize("name, args, patch, said", [
+    ("unet", {"channels": [4, 8, 16, 32, 64, 128]}, 32, r"refuses model_args\['channels'\] \[4, 8, 16, 32, 64, 128\] "
+     r"with strides \[2, 2, 2, 2\] \(the default\), .*Change model_args\['channels'\]$"),
+    ("dynunet", {"filters": [8, 16, 32]}, 32, r"refuses strides \[\[1, 1, 1\], \[2, 2, 2\], \[2, 2, 2\], \[2, 2, 2\]\] "
+     r"\(derived from block_shape \(32, 32, 32\)\) with model_args\['filters'\] \[8, 16, 32\], .*Change "
+     r"model_args\['filters'\]$"),
+    ("unet3d_mlperf", {"strides": [1, 2, 2]}, 64, r"refuses kernel_size \[3, 3, 3, 3, 3, 3\] \(the default\) with "
+     r"model_args\['strides'\] \[1, 2, 2\], .*Change model_args\['strides'\]$")])
+def test_an_argument_the_user_did_not_give_is_named_as_the_registrys(name, args, patch, said):
+    """MONAI's refusal names arguments by its words: those the registry derived from the patch (DynUNet's strides)
+    or took as its default were named as given, model_args['strides'], and to change (until the ninety-third
+    session); now only what the user gave is to change."""
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES
+    from accelerated_seg.models import check_trainable
+
+    with pytest.raises(ConfigError, match=said):
+        check_trainable(model_spec(name, 1, 3, (patch,) * 3, args), (patch,) * 3, names=ESTIMATOR_NAMES)
 
 
 @pytest.mark.parametrize("patch, tried", [
