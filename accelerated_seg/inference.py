@@ -369,7 +369,7 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
                         f"give one file per channel, in the order {channel_order(config)}")
         raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
                         f"{[str(p) for p in paths]}; {what_to_give}")
-    images = _read_channels(paths, config["in_channels"])
+    images = _read_channels(paths, config)
     settings = preprocess_settings(config)
     if settings.normalization == "zscore":
         _warn_of_dominant_voxels(paths, images)
@@ -679,11 +679,12 @@ def _warn_of_dominant_voxels(paths: Sequence[Path], images: Sequence[nib.spatial
                           AcceleratedSegWarning, stacklevel=3)
 
 
-def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spatialimages.SpatialImage]:
+def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimages.SpatialImage]:
     """Read every channel (verifying each gzip stream now, and keeping the decompressed bytes); require
     one voxel grid for all and finite voxels in each; return the images in the order of ``paths``. One
     path for several channels must hold them along a fourth axis (x, y, z, channel), as the Decathlon's
     BrainTumour files do."""
+    in_channels = config["in_channels"]
     for path in paths:  # read_nifti's own message speaks of a dataset description
         if path.is_dir():
             raise DataError(f"{path} is a folder: one case is segmented here, given as its file (one per channel); "
@@ -717,7 +718,7 @@ def _read_channels(paths: Sequence[Path], in_channels: int = 1) -> list[nib.spat
         if expected > 1:
             raise DataError(f"{path}: an image of shape {image.shape} holds {held or 'not'} 3D volume(s), but the "
                             f"model takes {in_channels} channels: give one 4D file (x, y, z, {in_channels}), or one "
-                            f"3D file per channel (<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz)")
+                            f"3D file per channel, in the order {channel_order(config)}")
         raise DataError(f"{path}: a {len(image.shape)}D image {image.shape} holds {held or 'not'} 3D volume(s), but "
                         f"the model takes one channel: give the one 3D volume it was trained on")
     for path, image in zip(paths, channel_images):

@@ -256,6 +256,13 @@ def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tm
         prepare_case(config, [image] * 3)
     with pytest.raises(DataError, match=r"in the order channel 0, channel 1$"):  # an export that names none
         prepare_case({**config, "channels": None}, [image] * 3)
+    # one 3D file (--input FILE) for both channels: the files to give, in order, as the count's message names
+    # them, not nnU-Net's folder names (<case>_0000.nii.gz ..., which --input does not read), until the
+    # ninety-third session
+    with pytest.raises(DataError, match=r"holds 1 3D volume\(s\), but the model takes 2 channels: give one 4D file "
+                                        r"\(x, y, z, 2\), or one 3D file per channel, in the order channel 0 "
+                                        r"\(MRI0\), channel 1 \(MRI1\)$"):
+        prepare_case(config, [image])
 
 
 def test_label_values_of_a_remapped_dataset_are_written_back():
