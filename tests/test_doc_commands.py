@@ -1,11 +1,16 @@
-"""What docs/inference.md, checkpoints.md, data.md and from_monai.md show a user typing exists as written: each
-`accelerated-seg` command and its flags (against the command line's own parser), each `--section.key=value`
-override (against the settings), and each Python snippet's imports, keywords and builder methods (against the
-signatures). A flag or keyword renamed in the code, and not in the page, fails here rather than in a reader's
-terminal (these pages' commands were run by hand in the ninety-third session; nothing checked them before)."""
+"""What README.md and the guides under docs/ show a user typing exists as written: each `accelerated-seg`
+command and its flags (against the command line's own parser), each `--section.key=value` override and YAML
+block (against the settings), each Python snippet's imports, keywords and builder methods (against the
+signatures). What cannot run here is checked as far as it can be: an `accelerate launch` line's own flags
+(against accelerate's parser), the launch profile, experiment and script it names (examples/slurm/*.sh's
+too), and the settings it gives examples/train.py; every file under configs/, examples/, benchmarks/ and
+tests/ a page names exists. A flag or keyword renamed in the code, and not in the page, fails here rather
+than in a reader's terminal (these pages' commands were run by hand in the ninety-third session; nothing
+checked them before; README.md and the pages beyond the first four since the ninety-third session too)."""
 
 import argparse
 import ast
+import glob
 import importlib
 import inspect
 import re
@@ -13,12 +18,16 @@ import shlex
 from pathlib import Path
 
 import pytest
+from accelerate.commands.launch import launch_command_parser
 
 from accelerated_seg.cli import build_parser
-from accelerated_seg.config import _every_setting
+from accelerated_seg.config import ConfigError, _every_setting, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ("inference.md", "checkpoints.md", "data.md", "from_monai.md")
+DOCS = ("docs/inference.md", "docs/checkpoints.md", "docs/data.md", "docs/from_monai.md", "README.md",
+        "docs/augmentation.md", "docs/demo.md", "docs/known_issues.md", "docs/planning.md", "docs/strategies.md",
+        "docs/design.md", "docs/performance.md")
+SCRIPTS = tuple(sorted(str(path.relative_to(ROOT)) for path in (ROOT / "examples" / "slurm").iterdir()))
 COMMANDS = ("train", "synth", "check", "cache", "predict", "evaluate", "export", "benchmark", "plan")
 # A command in a span of prose: `accelerated-seg check cases.csv --labels ...`, or `predict --overlap 0.25`
 INLINE_COMMAND = re.compile(rf"`((?:accelerated-seg )?(?:{'|'.join(COMMANDS)}) --?[^`]*|accelerated-seg [^`]+)`")
@@ -27,7 +36,12 @@ PLACEHOLDERS = ("[", "]", "<", ">", "|", "...", "…", "MODEL_DIR", "CHECKPOINT"
 
 
 def _doc(name: str) -> str:
-    return (ROOT / "docs" / name).read_text(encoding="utf-8")
+    return (ROOT / name).read_text(encoding="utf-8")
+
+
+def _prose(text: str) -> str:
+    """``text`` without its code blocks: a block's backticks (an error message quoted) open no span of prose."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
 
 
 def _fenced(text: str, languages: tuple[str, ...]) -> list[str]:
@@ -36,14 +50,24 @@ def _fenced(text: str, languages: tuple[str, ...]) -> list[str]:
             if language in languages]
 
 
+def _shell_lines(text: str) -> list[str]:
+    """The lines of ``text``'s shell blocks (and of blocks without a language), each continuation joined to
+    its line and each comment cut off."""
+    return [re.sub(r"(^|\s+)#.*$", "", line) for block in _fenced(text, ("bash", ""))
+            for line in block.replace("\\\n", " ").splitlines()]
+
+
+# Our program at the start of a line, after a prompt, variables or its folder (.venv/bin/); not a mention of it in
+# a block of output (README.md's run folder: "not accelerated-seg train's")
+OUR_PROGRAM = re.compile(r"^\s*(?:\$\s+)?(?:\w+=\S*\s+)*(?:\S*/)?accelerated-seg\s+(.*)"
+                         r"|\s-m accelerated_seg\.cli\s+(.*)")
+
+
 def _command_words(line: str) -> str | None:
     """The words after the program in a shell line that runs ours (`accelerated-seg ...`, or `-m
-    accelerated_seg.cli ...` under accelerate launch), its comment cut off; None for any other line."""
-    line = re.sub(r"\s+#.*$", "", line)
-    for program in ("accelerated-seg ", "-m accelerated_seg.cli "):
-        if program in line:
-            return line.split(program, 1)[1].strip()
-    return None
+    accelerated_seg.cli ...` under accelerate launch); None for any other line."""
+    found = OUR_PROGRAM.search(line)
+    return None if found is None else (found[1] or found[2]).strip()
 
 
 def _documented_commands(in_prose: bool = True) -> list[tuple[str, str]]:
@@ -52,13 +76,10 @@ def _documented_commands(in_prose: bool = True) -> list[tuple[str, str]]:
     found = []
     for name in DOCS:
         text = _doc(name)
-        for block in _fenced(text, ("bash", "")):
-            for line in block.replace("\\\n", " ").splitlines():
-                if (words := _command_words(line)) is not None:
-                    found.append((name, words))
+        found += [(name, words) for line in _shell_lines(text) if (words := _command_words(line)) is not None]
         if in_prose:
             found += [(name, " ".join(span.removeprefix("accelerated-seg ").split()))
-                      for span in INLINE_COMMAND.findall(text)]
+                      for span in INLINE_COMMAND.findall(_prose(text))]
     return found
 
 
@@ -68,7 +89,10 @@ def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.Argument
 
 
 def _parser_of(words: list[str]) -> tuple[argparse.ArgumentParser, list[str]]:
-    """The (sub)parser that ``words`` address, and the words after its name: benchmark's targets have their own."""
+    """The (sub)parser that ``words`` address, and the words after its name: benchmark's targets have their own,
+    and the program's own options (`accelerated-seg --version`) come before any command."""
+    if words[0].startswith("-"):
+        return build_parser(), words
     command = _subcommands(build_parser())[words[0]]
     if words[0] == "benchmark":
         return _subcommands(command)[words[1]], words[2:]
@@ -89,7 +113,8 @@ def test_the_pages_show_commands_of_every_kind_they_document():
     """The extraction itself: if the blocks' form changed, the checks below would pass on nothing."""
     shown = {words.split()[0] for _, words in COMMANDS_SHOWN}
     assert {"predict", "evaluate", "export", "benchmark", "check", "cache", "synth"} <= shown, shown
-    assert sum(name == "inference.md" for name, _ in COMMANDS_SHOWN) >= 15
+    assert sum(name == "docs/inference.md" for name, _ in COMMANDS_SHOWN) >= 15
+    assert {"README.md", "docs/planning.md", "docs/performance.md"} <= {name for name, _ in COMMANDS_SHOWN}
 
 
 @pytest.mark.parametrize("page, words", COMMANDS_SHOWN, ids=[f"{page}:{words[:50]}" for page, words in COMMANDS_SHOWN])
@@ -124,15 +149,182 @@ def _settings_given(text: str) -> set[str]:
     return set(re.findall(rf"(?<![\w-])--({section})", text)) | set(re.findall(rf"`({section})(?::\s|=)", text))
 
 
+# README.md's example of a mistyped key, which training refuses: the one setting a page gives that is none
+MISTYPED_ON_PURPOSE = {"optim.lrr"}
+
+
 def test_every_setting_the_pages_give_exists():
     """In prose as well as in commands; from_monai.md's table maps MONAI's arguments to such settings."""
     unknown = {(page, key) for page in DOCS for key in _settings_given(_doc(page))
-               if key not in SETTINGS and not key.startswith("model.args.")}  # a network's own argument
+               if key not in SETTINGS | MISTYPED_ON_PURPOSE and not key.startswith("model.args.")}  # a network's own
     assert unknown == set()
 
 
+def _yaml_blocks() -> list[tuple[str, str]]:
+    return [(page, block) for page in DOCS for block in _fenced(_doc(page), ("yaml",))]
+
+
+@pytest.mark.parametrize("page, block", _yaml_blocks(), ids=[page for page, _ in _yaml_blocks()])
+def test_every_yaml_block_a_page_shows_loads_as_an_experiment_config(page, block, tmp_path):
+    """Its keys, and its values' types and choices too (`compile: {enabled: true}`)."""
+    experiment = tmp_path / "experiment.yaml"
+    experiment.write_text(block, encoding="utf-8")
+    try:
+        load_config(experiment)
+    except ConfigError as error:
+        pytest.fail(f"{page}: {error}")
+
+
+# What examples/slurm/train.sbatch and SLURM give node_task.sh (an experiment: train.sbatch's default)
+SHELL_VALUES = {"SLURM_NNODES": "2", "SLURM_NODEID": "0", "GPUS_PER_NODE": "8", "MAIN_IP": "10.0.0.1",
+                "EXPERIMENT": "configs/demo.yaml", "OUT": "output/slurm_1"}
+
+
+def _with_shell_values(line: str) -> str:
+    """A script's line with each shell expansion given a value, as a launch would see one: "${X:-900}" its
+    default, $((...)) a count, "$X" the value above, "$@" nothing; a trailing `&` (in the background) is the
+    shell's."""
+    line = re.sub(r"\s&$", "", line.rstrip())
+    line = re.sub(r"\$\(\(.*?\)\)", "2", line)
+    line = re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", line)
+    return re.sub(r"\$(\w+)", lambda variable: SHELL_VALUES[variable[1]], line.replace('"$@"', ""))
+
+
+# `accelerate launch` starting a command: at a line's start or after `&&`, perhaps from a folder (.venv/bin/)
+LAUNCH = re.compile(r"(?:^|&&)\s*(?:\w+=\S*\s+)*(?:\S*/)?accelerate launch\s+(.*)")
+
+
+def _launches() -> list[tuple[str, str]]:
+    """(page or script, the words after `accelerate launch`) of every launch the pages and examples/slurm/ show,
+    not the comments and messages that name one."""
+    found = [(name, match[1]) for name in DOCS for line in _shell_lines(_doc(name)) if (match := LAUNCH.search(line))]
+    for name in SCRIPTS:
+        found += [(name, _with_shell_values(match[1])) for line in _doc(name).replace("\\\n", " ").splitlines()
+                  if not line.lstrip().startswith("#") and (match := LAUNCH.search(line))]
+    return found
+
+
+def _is_placeholder(path: str) -> bool:
+    return "<" in path or path.endswith("...")
+
+
+def _training_arguments(arguments: list[str]) -> tuple[str | None, list[str]]:
+    """examples/train.py's experiment and overrides in ``arguments``, parsed as that script parses them."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config")
+    parser.add_argument("--resume")
+    parser.add_argument("--no-report", action="store_true")
+    parsed, overrides = parser.parse_known_args(arguments)
+    return parsed.config, overrides
+
+
+def _check_training_settings(page: str, config: str | None, overrides: list[str]) -> None:
+    """The settings a training command gives load, as training's first step loads them; an experiment that is
+    the reader's own (my_experiment.yaml) is the demo's, whose settings the overrides then change."""
+    if any(_is_placeholder(word) or word.startswith("--section.") for word in [config or "", *overrides]):
+        return
+    if config is not None and not (ROOT / config).is_file():
+        assert not config.startswith("configs/"), f"{page}: there is no {config}"
+        config = "configs/demo.yaml"
+    try:
+        load_config(ROOT / config if config else None, overrides)
+    except ConfigError as error:
+        pytest.fail(f"{page}: {error} ({config} {' '.join(overrides)})")
+
+
+LAUNCHES = _launches()
+
+
+@pytest.mark.parametrize("page, words", LAUNCHES, ids=[f"{page}:{words[:60]}" for page, words in LAUNCHES])
+def test_every_launch_shown_parses_and_names_files_that_exist(page, words):
+    """accelerate's own flags (against its parser), the profile and the script; examples/train.py's settings."""
+    try:
+        launch = launch_command_parser().parse_args(shlex.split(words))
+    except SystemExit:
+        pytest.fail(f"{page}: `accelerate launch {words}` does not parse (accelerate's message above)")
+    if launch.config_file and not _is_placeholder(launch.config_file):
+        assert (ROOT / launch.config_file).is_file(), f"{page}: there is no {launch.config_file}"
+    if not launch.module:
+        assert (ROOT / launch.training_script).is_file(), f"{page}: there is no {launch.training_script}"
+    if launch.training_script == "examples/train.py":
+        _check_training_settings(page, *_training_arguments(launch.training_script_args))
+
+
+def test_every_launch_option_the_prose_names_is_one_accelerate_takes():
+    """`accelerate launch --rdzv_conf timeout=<seconds>`, `accelerate launch -q`: its options before the script."""
+    options = launch_command_parser()._option_string_actions
+    spans = [(page, span) for page in DOCS
+             for span in re.findall(r"`[^`]*accelerate launch ([^`]*)`", _prose(_doc(page)))]
+    before_the_script = [(page, re.split(r"\s(?:-m|\S+\.py|\.\.\.)(?:\s|$)", f" {span} ")[0]) for page, span in spans]
+    named = [(page, word) for page, words in before_the_script for word in words.split() if word.startswith("-")]
+    assert named, "no span of prose names a launch option any more: this check passes on nothing"
+    assert [(page, word) for page, word in named if word not in options] == []
+
+
+def test_the_pages_and_scripts_show_launches_of_every_kind():
+    """The extraction itself: a launch of examples/train.py, of our command, of a benchmark script, and SLURM's."""
+    scripts = {launch_command_parser().parse_args(shlex.split(words)).training_script for _, words in LAUNCHES}
+    assert {"examples/train.py", "accelerated_seg.cli", "benchmarks/fsdp_on_cpu.py"} <= scripts
+    assert "examples/slurm/node_task.sh" in {page for page, _ in LAUNCHES}
+
+
+# A synopsis's brackets mark a form to fill in; a value's do not (--data.patch_size=[64,64,64])
+TRAINING = [(page, words) for page, words in _documented_commands(in_prose=False) if words.split()[0] == "train"
+            and not any(mark in words for mark in PLACEHOLDERS if mark not in "[]") and " [" not in words]
+
+
+@pytest.mark.parametrize("page, words", TRAINING, ids=[f"{page}:{words[:50]}" for page, words in TRAINING])
+def test_every_training_command_shown_gives_settings_that_load(page, words):
+    """`--data.patch_size=[64,64,64] --model.name=segresnet`: the values too, not the keys alone."""
+    parsed, overrides = build_parser().parse_known_args(shlex.split(words))
+    _check_training_settings(page, parsed.config and str(parsed.config), overrides)
+
+
+# A file of ours that a page names, as a path from the checkout's root; not inside a web address (…/docs/accelerate)
+NAMED_FILE = re.compile(r"(?<![\w./-])((?:configs|examples|benchmarks|tests|docs)/[\w./{},*<>-]*[\w}*/])")
+
+
+def _expanded(path: str) -> list[str]:
+    """A shell's brace expansion: `plan_mlperf_b{1,2,4}.json` is three files, `a{,_before}.json` two."""
+    braces = re.search(r"\{([^{}]*)\}", path)
+    if braces is None:
+        return [path]
+    return [whole for choice in braces[1].split(",")
+            for whole in _expanded(path[:braces.start()] + choice + path[braces.end():])]
+
+
+def _files_named(text: str) -> set[str]:
+    """The files under configs/, examples/, benchmarks/, tests/ and docs/ that ``text`` names, not those a
+    command it shows is to write (`--output benchmarks/results/train_h100_1proc.json`, `OUT=...`)."""
+    text = re.sub(r"(--output|--json|OUT=)\s*\S+", "", text)
+    return {path for named in NAMED_FILE.findall(text) for path in _expanded(named) if not _is_placeholder(path)}
+
+
+def test_every_file_a_page_or_script_names_exists():
+    """Launch profiles, experiments, examples, benchmark scripts and the results the measurements cite."""
+    missing = sorted(f"{page}: {path}" for page in DOCS + SCRIPTS for path in _files_named(_doc(page))
+                     if not glob.glob(str(ROOT / path)))
+    assert missing == []
+
+
+def test_every_test_a_page_selects_exists():
+    """`pytest tests/test_plan.py -k within_15_percent`: a renamed test would leave the reader nothing to run."""
+    selections = [(page, match) for page in DOCS for line in _shell_lines(_doc(page))
+                  if (match := re.search(r"pytest\s+(tests/\S+\.py)\s+-k\s+(\w+)", line))]
+    assert selections, "no page selects a test any more: this check passes on nothing"
+    for page, match in selections:
+        tests = re.findall(r"^def (test_\w+)", (ROOT / match[1]).read_text(encoding="utf-8"), flags=re.M)
+        assert any(match[2] in name for name in tests), f"{page}: no test of {match[1]} is named *{match[2]}*"
+
+
+# Python given to the interpreter inside a shell block: `python - <<'EOF'` ... EOF (docs/augmentation.md's timing)
+HEREDOC = re.compile(r"python\S* - <<'?(\w+)'?\n(.*?)^\1$", flags=re.S | re.M)
+
+
 def _python_snippets() -> list[tuple[str, str]]:
-    return [(page, block) for page in DOCS for block in _fenced(_doc(page), ("python",))]
+    return [(page, block) for page in DOCS for block in _fenced(_doc(page), ("python",))] + \
+        [(page, match[2]) for page in DOCS for block in _fenced(_doc(page), ("bash",))
+         for match in HEREDOC.finditer(block)]
 
 
 class _Snippet(ast.NodeVisitor):
