@@ -317,6 +317,48 @@ def test_every_test_a_page_selects_exists():
         assert any(match[2] in name for name in tests), f"{page}: no test of {match[1]} is named *{match[2]}*"
 
 
+def test_every_test_a_page_cites_exists():
+    """`test_preemption.py::test_ctrl_c_ends_training_...`, `test_resume_mid_epoch...`: a test as the proof of a
+    claim, by its name or the start of it."""
+    tests = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "tests").glob("test_*.py"))
+    cited = {(page, name) for page in DOCS
+             for name in re.findall(r"(?:\.py::|`)(test_\w+)(?:\.\.\.|…|`|\[)", _doc(page))}
+    assert len(cited) >= 5, cited
+    assert [(page, name) for page, name in sorted(cited) if not re.search(rf"^def {name}", tests, flags=re.M)] == []
+
+
+def _all_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The options of ``parser`` and of each of its commands (benchmark's targets too)."""
+    options = set(parser._option_string_actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            options |= {option for command in action.choices.values() for option in _all_options(command)}
+    return options
+
+
+def test_every_option_a_table_row_begins_with_is_ours_or_accelerates():
+    """planning.md's and inference.md's tables of options, performance.md's of launch flags measured."""
+    known = _all_options(build_parser()) | set(launch_command_parser()._option_string_actions)
+    named = {(page, flag) for page in DOCS for row in re.findall(r"^\|([^|\n]*)\|", _prose(_doc(page)), flags=re.M)
+             for flag in re.findall(r"`(--[a-z][\w-]*)", row)}
+    assert len(named) >= 10, named
+    assert sorted((page, flag) for page, flag in named if flag not in known) == []
+
+
+# A YAML file a page names without its folder that is the reader's own, not one of configs/: the run folder's
+# config.yaml, my_experiment.yaml
+READERS_OWN = re.compile(r"config\.yaml|my_\w+\.yaml")
+
+
+def test_every_profile_or_experiment_a_page_names_alone_is_in_configs():
+    """`fsdp2_blocks.yaml`, `cpu.yaml`: the file under configs/accelerate/ or configs/ the reader will look for."""
+    named = {(page, name) for page in DOCS for name in re.findall(r"(?<![\w/.-])(\w+\.yaml)", _doc(page))
+             if not READERS_OWN.fullmatch(name)}
+    assert len(named) >= 10, named
+    assert sorted((page, name) for page, name in named if not (ROOT / "configs" / name).is_file()
+                  and not (ROOT / "configs" / "accelerate" / name).is_file()) == []
+
+
 # Python given to the interpreter inside a shell block: `python - <<'EOF'` ... EOF (docs/augmentation.md's timing)
 HEREDOC = re.compile(r"python\S* - <<'?(\w+)'?\n(.*?)^\1$", flags=re.S | re.M)
 
