@@ -359,6 +359,20 @@ def test_every_profile_or_experiment_a_page_names_alone_is_in_configs():
                   and not (ROOT / "configs" / "accelerate" / name).is_file()) == []
 
 
+def test_every_extra_a_pip_install_names_is_one_the_package_declares():
+    """`pip install -e ".[tensorboard,viz]"`, `"accelerated_seg[gpu]"`: pip only warns of an extra it does not know,
+    and installs the package without what the page promised."""
+    import tomllib
+
+    declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+                   ["optional-dependencies"])
+    installs = [(page, extras) for page in DOCS
+                for extras in re.findall(r"pip install [^`\n]*?[.\w]\[([\w,]+)\]", _doc(page))]
+    named = {(page, extra) for page, extras in installs for extra in extras.split(",")}
+    assert {"tensorboard", "viz", "test"} <= {extra for _, extra in named}, named
+    assert sorted((page, extra) for page, extra in named if extra not in declared) == []
+
+
 # Python given to the interpreter inside a shell block: `python - <<'EOF'` ... EOF (docs/augmentation.md's timing)
 HEREDOC = re.compile(r"python\S* - <<'?(\w+)'?\n(.*?)^\1$", flags=re.S | re.M)
 
