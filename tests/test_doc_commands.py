@@ -345,6 +345,18 @@ def test_every_option_a_table_row_begins_with_is_ours_or_accelerates():
     assert sorted((page, flag) for page, flag in named if flag not in known) == []
 
 
+def test_every_lever_a_page_names_is_one_benchmark_train_measures():
+    """`--lever no_cudnn_benchmark`, `--lever compile+channels_last`: checked when the benchmark starts, not by
+    its parser, so the parse above passes a renamed lever."""
+    from accelerated_seg.benchmark_train import LEVERS
+
+    named = {(page, lever) for page in DOCS for values in re.findall(r"--lever ((?:[a-z_+]+ ?)+)", _doc(page))
+             for combination in values.split() for lever in combination.split("+")}
+    assert len(named) >= 10, named
+    placeholders = {"a", "b"}  # performance.md's `--lever a+b b+a`: the form of a configuration given twice
+    assert sorted((page, lever) for page, lever in named if lever not in LEVERS.keys() | placeholders) == []
+
+
 # A YAML file a page names without its folder that is the reader's own, not one of configs/: the run folder's
 # config.yaml, my_experiment.yaml
 READERS_OWN = re.compile(r"config\.yaml|my_\w+\.yaml")
