@@ -2,11 +2,12 @@
 command and its flags (against the command line's own parser), each `--section.key=value` override and YAML
 block (against the settings), each Python snippet's imports, keywords and builder methods (against the
 signatures). What cannot run here is checked as far as it can be: an `accelerate launch` line's own flags
-(against accelerate's parser), the launch profile, experiment and script it names (examples/slurm/*.sh's
-too), and the settings it gives examples/train.py; every file under configs/, examples/, benchmarks/ and
-tests/ a page names exists. A flag or keyword renamed in the code, and not in the page, fails here rather
-than in a reader's terminal (these pages' commands were run by hand in the ninety-third session; nothing
-checked them before; README.md and the pages beyond the first four since the ninety-third session too)."""
+(against accelerate's parser), the launch profile, experiment and script it names (examples/slurm/'s
+too), and the settings it gives examples/train.py; every file under configs/, examples/, benchmarks/,
+tests/ and docs/ a page names exists, and so does each test it cites. A flag or keyword renamed in the
+code, and not in the page, fails here rather than in a reader's terminal (these pages' commands were run
+by hand in the ninety-third session; nothing checked them before: inference.md, checkpoints.md, data.md
+and from_monai.md first, the others later that session)."""
 
 import argparse
 import ast
@@ -71,7 +72,7 @@ def _command_words(line: str) -> str | None:
 
 
 def _documented_commands(in_prose: bool = True) -> list[tuple[str, str]]:
-    """(page, the words after the program) of every command the four pages show in code blocks, and where
+    """(page, the words after the program) of every command the pages show in code blocks, and where
     ``in_prose``, in spans of their prose too (`predict --overlap`: a flag named, often without its value)."""
     found = []
     for name in DOCS:
