@@ -495,3 +495,13 @@ def _resolved(dotted: str):
             found = getattr(found, part, None)
         return found
     return found
+
+
+def test_readmes_layout_lists_every_module_of_the_package_and_no_other():
+    """A module added without a line there, or one renamed or removed and still listed, is the reader's map
+    gone stale."""
+    (layout,) = [block for block in _fenced(_doc("README.md"), ("",)) if block.startswith("accelerated_seg/")]
+    package = re.match(r"accelerated_seg/\n(?:[ \t].*\n)*", layout)[0]  # up to the next folder (configs/, ...)
+    listed = set(re.findall(r"\b(\w+\.py)\b", package))
+    modules = {path.name for path in (ROOT / "accelerated_seg").rglob("*.py") if not path.name.startswith("__")}
+    assert {"missing": modules - listed, "not there": listed - modules} == {"missing": set(), "not there": set()}
