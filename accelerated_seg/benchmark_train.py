@@ -61,7 +61,7 @@ from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
 from .host_cpu import bf16_two_voxel_warning, emulated_bf16_warning
 from .launch_env import launched_processes
-from .launcher_report import leave_for_the_launcher
+from .launcher_report import say_the_error
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
 from .plain_loop import benchmark_optimizer, make_plain_loop, run_block, shard_like, step_breakdown
@@ -925,12 +925,9 @@ def nonfinite_note(run: dict) -> str | None:
 
 def run_from_cli(args) -> int:
     """``accelerated-seg benchmark train``: measure, print the table, write the JSON (main process only)."""
-    import sys
-
     from .benchmark import write_result
     from .train import TrainingDiverged
 
-    main_process = os.environ.get("RANK", "0") == "0"
     workers = TimingSettings.num_workers if args.num_workers is None else args.num_workers
     timing = TimingSettings(steps=args.steps, blocks=args.blocks, warmup_blocks=args.warmup_blocks,
                             classes=args.classes, data=args.data, num_workers=workers,
@@ -953,16 +950,12 @@ def run_from_cli(args) -> int:
                                   timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples,
                                   args.lever, on_measured=measured)
     except ConfigError as error:  # the same settings on every rank: one message is enough
-        if main_process:
-            print(f"error: {error}", file=sys.stderr)
-        leave_for_the_launcher(str(error))
+        say_the_error(str(error))
         return 2
     except TrainingDiverged as error:  # a traceback before; the configurations measured are in the JSON
         message = (f"{error} (the configurations measured before it are in {args.output or 'the JSON'}, "
                    "marked incomplete)")
-        if main_process:
-            print(f"error: {message}", file=sys.stderr)
-        leave_for_the_launcher(message)
+        say_the_error(message)
         return 1
     if results.pop("is_main_process"):
         print(format_table(results))

@@ -30,7 +30,7 @@ from typing import NoReturn
 
 from .collector import importing_without_collection
 from .launch_env import launched_processes
-from .launcher_report import leave_for_the_launcher
+from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
 from .predict_options import TTA_MODES
 from .wording import counted
@@ -93,13 +93,11 @@ def _one_process_command_refused(command: str, processes: int) -> int:
     the launch failed after the export), ``synth``'s ranks wrote the same phantoms at once and one
     died of the other's marker file (a FileNotFoundError traceback), ``benchmark infer``'s ranks timed
     side by side on the same device and both wrote the result file, and every rank printed its report
-    (a multi-process audit). Every rank refuses alike, before anything is written; each node's first says why."""
+    (a multi-process audit). Every rank refuses alike, before anything is written; one of each node's says why."""
     message = (f"accelerated-seg {command} runs in one process, and this launch started {processes}, each of which "
                f"would run all of it, writing the same files at once: run accelerated-seg {command} without "
                f"accelerate launch (train, predict and benchmark train share their work over a launch's processes)")
-    if os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")) == "0":
-        print(f"error: {message}", file=sys.stderr)
-    leave_for_the_launcher(message)
+    say_the_error(message)
     return 2
 
 
@@ -577,8 +575,8 @@ def exit_on_user_error():
 
     ConfigError and DataError (a setting or a file that cannot work: exit status 2), TrainingDiverged
     and CheckpointNotSaved (status 1) carry messages that name the setting or file and what to do; a
-    traceback would only bury them. The main process prints it: every rank raises the same error
-    (train's checks hand the main process's errors to all ranks). Ctrl-C ends the program with
+    traceback would only bury them. One rank of each node prints it, the first to refuse: every rank
+    raises the same error (train's checks hand the main process's errors to all ranks). Ctrl-C ends the program with
     status 130 and no traceback. Any other exception keeps its traceback, since it is a bug to report.
     """
     from .config import ConfigError
@@ -602,13 +600,11 @@ def exit_on_user_error():
 
 
 def _end_with_the_message(error: Exception, status: int) -> NoReturn:
-    # Every rank raises the same error once train's checks hand the main process's to all; the first
-    # rank of each node says it, since each node's log is its own. Before the process group exists a
-    # node may fail alone: its log held only torchrun's exit code, and the other node waited 30
-    # minutes in silence (sixty-ninth session).
-    if os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")) == "0":
-        print(f"error: {error}", file=sys.stderr)
-    leave_for_the_launcher(str(error))
+    # Every rank raises the same error once train's checks hand the main process's to all; one rank
+    # of each node says it (the first to refuse, launcher_report.say_the_error), since each node's log
+    # is its own. Before the process group exists a node may fail alone: its log held only torchrun's
+    # exit code, and the other node waited 30 minutes in silence (sixty-ninth session).
+    say_the_error(str(error))
     raise SystemExit(status) from None
 
 
@@ -1056,9 +1052,7 @@ def _predict(args, _) -> int:
         _check_precision_on_a_named_device(args)
         _check_outputs_before_the_imports(args, configs)  # each input's files found, the outputs they make
     except (OSError, ValueError) as error:  # DataError is a ValueError; OSError: a model file missing, ...
-        if os.environ.get("RANK", "0") == "0":  # under accelerate launch every rank stops, the main one says why
-            print(f"error: {_in_flag_words(error)}", file=sys.stderr)
-        leave_for_the_launcher(_in_flag_words(error))
+        say_the_error(_in_flag_words(error))  # under accelerate launch every rank stops, one says why
         return 2
     with importing_without_collection():  # collector.py says why
         from .inference import predict_cases, predict_file
@@ -1199,9 +1193,7 @@ def _predict_distributed(args, options) -> int:
             print(_interrupted(args), file=sys.stderr)
         raise
     except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
-        if state.is_main_process:
-            print(f"error: {_in_flag_words(error)}", file=sys.stderr)
-        leave_for_the_launcher(_in_flag_words(error))
+        say_the_error(_in_flag_words(error))
         code = 1 if isinstance(error, RuntimeError) else 2
     state.destroy_process_group()
     return code
@@ -1319,9 +1311,7 @@ def _benchmark(args, _) -> int:
             for name in args.model:
                 check_network_name(name, "--model")
     except (ConfigError, FileNotFoundError, DataError) as error:
-        if os.environ.get("RANK", "0") == "0":  # every rank stops, the main one says why
-            print(f"error: {error}", file=sys.stderr)
-        leave_for_the_launcher(str(error))
+        say_the_error(str(error))  # every rank stops, one says why
         return 2
     with importing_without_collection():  # collector.py says why; what is measured runs after it
         from .benchmark import benchmark_data, benchmark_infer, write_result

@@ -5,13 +5,15 @@ after our one-line error and said only "To enable traceback see ..." (seventy-th
 """
 
 import json
+import time
+from pathlib import Path
 
 import pytest
 
 from torch.distributed.elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
 
 from accelerated_seg.cli import main
-from accelerated_seg.launcher_report import leave_for_the_launcher
+from accelerated_seg.launcher_report import leave_for_the_launcher, say_the_error
 
 
 def _launcher_report(error_file) -> str:
@@ -53,3 +55,39 @@ def test_a_refused_command_and_training_leave_their_line_on_every_rank(tmp_path,
         main(["train", "--train.max_steps=0", f"--train.output_dir={tmp_path / 'run'}"])
     assert stopped.value.code == 2
     assert "train.max_steps must be >= 1, got 0" in _launcher_report(error_file)
+
+
+def _refuse_as(rank: str, attempt, monkeypatch) -> None:
+    """say_the_error on local rank ``rank`` of a node's launch attempt, in torch elastic's folders."""
+    monkeypatch.setenv("LOCAL_RANK", rank)
+    monkeypatch.setenv("TORCHELASTIC_ERROR_FILE", str(attempt / rank / "error.json"))
+    (attempt / rank).mkdir(parents=True)
+    say_the_error("setting train.max_steps must be >= 1, got 0")
+    assert "train.max_steps" in (attempt / rank / "error.json").read_text()  # every rank's row in the table
+
+
+def test_the_first_process_of_a_node_to_refuse_says_it_whatever_its_rank(tmp_path, monkeypatch, capsys):
+    """Under torch elastic the line is said once, by the first process to refuse (here rank 1), before
+    its exit lets the agent stop the others; the main process, finding it said, does not wait."""
+    _refuse_as("1", tmp_path / "attempt_0", monkeypatch)
+    assert capsys.readouterr().err == "error: setting train.max_steps must be >= 1, got 0\n"
+    started = time.monotonic()
+    _refuse_as("0", tmp_path / "attempt_0", monkeypatch)
+    assert capsys.readouterr().err == "" and time.monotonic() - started < 1
+    _refuse_as("0", tmp_path / "attempt_1", monkeypatch)  # the launcher's next attempt: said again
+    assert capsys.readouterr().err == "error: setting train.max_steps must be >= 1, got 0\n"
+
+
+@pytest.mark.distributed
+def test_a_refusal_the_main_process_reaches_last_is_said_once_on_stderr(tmp_path):
+    """Every process refuses, the main one last: the agent stopped it (SIGTERM) once the other had
+    exited, before it printed, and the line was left only in the failure table, under the launcher's
+    traceback (until the ninety-third session). Now the first process to refuse says it."""
+    from test_inference_distributed import launch_two  # tests/ is on sys.path (rootdir-style test imports)
+
+    script = str(Path(__file__).with_name("late_main_rank_refuses.py"))
+    for _ in range(3):  # the main process was stopped before its line in every try
+        proc = launch_two(tmp_path / "x", [script, "train", "--train.max_steps=0"], timeout=120)
+        said = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+        assert proc.returncode == 1 and said == ["error: setting train.max_steps must be >= 1, got 0"], proc.stderr
+        assert "traceback : error: setting train.max_steps must be >= 1, got 0" in proc.stderr  # the table's row
