@@ -117,6 +117,7 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
             + f". Leave them out of {given}")
     merged = {**decided, **(args or {})}
     _refuse_unknown_args(monai_class, args or {}, names)
+    _refuse_entries_not_per_axis(monai_class, args or {}, merged["spatial_dims"], names)
     if name == "dynunet" and "strides" not in (args or {}) and len(merged["strides"]) < 3:
         # MONAI needs three levels; below that its constructor failed on an index (a traceback).
         raise ConfigError(f"{patch} {tuple(patch_size)} is too small for model 'dynunet': its strides, derived "
@@ -143,6 +144,27 @@ def model_spec(name: str, in_channels: int, out_channels: int, patch_size: Seque
                           f"is 1/{stage} of the patch along each axis, {deepest} voxel(s) here, and instance norm "
                           f"needs more than one voxel there; use e.g. {larger}")
     return ModelSpec(name=name, monai_class=monai_class, args=plain_data(merged))
+
+
+# The arguments that are one entry per level, each entry one number (the same on every axis) or one per axis
+_PER_LEVEL_PER_AXIS = {"UNet": ("strides",), "DynUNet": ("strides", "kernel_size", "upsample_kernel_size")}
+
+
+def _refuse_entries_not_per_axis(monai_class: str, args: dict, spatial_dims: int, names: Names) -> None:
+    """Refuse a level's entry of ``args`` that is a list of other than one number per axis: ``strides: [..., [2, 2]]``
+    failed in the patch check, an IndexError traceback, and a kernel of four values in MONAI's constructor, in numpy's
+    words ("operands could not be broadcast together"), until the ninety-third session. Only what the user gave:
+    the registry's defaults are whole."""
+    for key in _PER_LEVEL_PER_AXIS.get(monai_class, ()):
+        levels = args.get(key)
+        for index, entry in enumerate(levels if isinstance(levels, (list, tuple)) else ()):
+            if isinstance(entry, (list, tuple)) and (
+                    len(entry) != spatial_dims or any(isinstance(value, (list, tuple)) for value in entry)):
+                example = [2, 2, 1] if "strides" in key or "upsample" in key else [3, 3, 1]
+                raise ConfigError(
+                    f"{names.model_arg(key)}[{index}] (entry {index + 1} of {len(levels)}) is {entry}, {len(entry)} "
+                    f"value(s) for {spatial_dims} axes: give each entry one number, the same on every axis, or "
+                    f"{spatial_dims} numbers, one per axis (e.g. {example[0]} or {example})")
 
 
 def _check_dynunet_levels(merged: dict, given: set[str], patch_size: tuple, names: Names) -> None:

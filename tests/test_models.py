@@ -158,6 +158,32 @@ def test_unet_takes_strides_per_axis():
         model_spec("unet", 1, 3, (32, 32, 15), args)
 
 
+@pytest.mark.parametrize("name, args, said", [
+    ("dynunet", {"strides": [[1, 1, 1], [2, 2, 2], [2, 2, 2], [2, 2]]},
+     r"^model\.args\.strides\[3\] \(entry 4 of 4\) is \[2, 2\], 2 value\(s\) for 3 axes: give each entry one "
+     r"number, the same on every axis, or 3 numbers, one per axis \(e\.g\. 2 or \[2, 2, 1\]\)$"),
+    ("dynunet", {"kernel_size": [[3, 3, 3], [3, 3, 3, 3], [3, 3, 3], [3, 3, 3]]},
+     r"^model\.args\.kernel_size\[1\] \(entry 2 of 4\) is \[3, 3, 3, 3\], 4 value\(s\) .*\(e\.g\. 3 or \[3, 3, 1\]\)$"),
+    ("dynunet", {"upsample_kernel_size": [[2, 2], 2, 2]}, r"^model\.args\.upsample_kernel_size\[0\] "),
+    ("unet", {"channels": [8, 16, 32], "strides": [[2, 2], [2, 2, 2]]}, r"^model\.args\.strides\[0\] \(entry 1 of 2\)"),
+    ("unet", {"channels": [8, 16, 32], "strides": [2, [[2], [2], [2]]]}, r"^model\.args\.strides\[1\] "),
+    ("unet3d_mlperf", {"strides": [1, 2, 2, 2, [2, 2], 2]}, r"^model\.args\.strides\[4\] \(entry 5 of 6\)")])
+def test_a_level_not_of_one_number_or_one_per_axis_is_refused_naming_its_entry(name, args, said):
+    """A per-axis stride of two values was an IndexError traceback from the patch check, a kernel of four values
+    MONAI's "operands could not be broadcast", naming no setting (until the ninety-third session)."""
+    from accelerated_seg.models import check_model_settings
+
+    with pytest.raises(ConfigError, match=said):
+        check_model_settings(name, (64, 64, 64), args)
+
+
+def test_a_level_not_of_one_per_axis_is_named_as_the_caller_names_it():
+    from accelerated_seg.model_folders import ESTIMATOR_NAMES
+
+    with pytest.raises(ConfigError, match=r"^model_args\['strides'\]\[1\] \(entry 2 of 2\) is \[2, 2\]"):
+        model_spec("unet", 1, 2, (32, 32, 32), {"channels": [4, 8, 16], "strides": [2, [2, 2]]}, ESTIMATOR_NAMES)
+
+
 _PATCH_TOO_SMALL = "The patch is too small for this network: it trains on 32x32x32"
 _ARGS_AT_FAULT = "It fails on the larger cubes tried too, 32x32x32 to 256x256x256: change model.args"
 _REFUSED = ", and builds no network of them"  # MONAI's constructor: no patch at fault

@@ -890,6 +890,16 @@ def test_model_args_monai_refuses_are_refused_before_anything_is_written(tiny_co
     assert not out.exists() and not cache.exists()
 
 
+def test_a_stride_of_two_values_is_refused_before_anything_is_written(tiny_config, tmp_path):
+    """An IndexError traceback from the patch check until the ninety-third session."""
+    out, cache = tmp_path / "run", tmp_path / "cache"
+    with pytest.raises(ConfigError, match=r"^model\.args\.strides\[3\] \(entry 4 of 4\) is \[2, 2\]"):
+        train(tiny_config(out, data__dataset="synthetic", data__cache_dir=str(cache), model__name="dynunet",
+                          model__args="{strides: [[1, 1, 1], [2, 2, 2], [2, 2, 2], [2, 2]]}",
+                          data__patch_size="[32, 32, 32]"))
+    assert not out.exists() and not cache.exists()
+
+
 def test_model_args_monai_refuses_are_named_as_trains_caller_names_them(tiny_config, tmp_path):
     """train's names: the estimator's run names the arguments as its model_args, before anything is written."""
     from accelerated_seg.model_folders import ESTIMATOR_NAMES
