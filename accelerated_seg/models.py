@@ -61,10 +61,10 @@ def unused_strides_warning(spec: ModelSpec, given: dict | None = None, names: Na
     alone, a UserWarning from every build, and the run trained on (until the ninety-third session)."""
     if spec.monai_class != "UNet":
         return None
-    strides, channels = spec.args["strides"], spec.args["channels"]
-    steps = len(channels) - 1
-    if len(strides) <= steps:
+    strides, used = spec.args["strides"], unet_strides_used(spec.args)
+    if len(strides) == len(used):
         return None
+    steps = len(used)
 
     def said(key: str) -> str:
         return f"{names.model_arg(key)} {spec.args[key]}" if key in (given or {}) else \
@@ -73,7 +73,7 @@ def unused_strides_warning(spec: ModelSpec, given: dict | None = None, names: Na
     unused = len(strides) - steps
     return (f"{said('strides')} has {unused} more value(s) than the {steps} down-sampling step(s) between "
             f"{said('channels')}: MONAI's UNet leaves the last {unused} unused, so the network down-samples by "
-            f"{strides[:steps]} alone. Give {names.model_arg('strides')} {strides[:steps]}, or "
+            f"{used} alone. Give {names.model_arg('strides')} {used}, or "
             f"{names.model_arg('channels')} {unused} more value(s) to down-sample by them all")
 
 
@@ -548,7 +548,7 @@ def _accepted_args(monai_class: str) -> set[str]:
 def _unet(patch):
     defaults = dict(spatial_dims=3, channels=[16, 32, 64, 128, 256], strides=[2, 2, 2, 2],
                     num_res_units=2, norm="INSTANCE")
-    return "UNet", defaults, _strides_divisor
+    return "UNet", defaults, lambda a: _strides_divisor(unet_strides_used(a))
 
 
 def _segresnet(patch):
@@ -582,14 +582,21 @@ def _dynunet(patch):
                     upsample_kernel_size=strides[1:], filters=[min(32 * 2**i, 320) for i in range(depth)],
                     norm_name="INSTANCE", res_block=True)
 
-    return "DynUNet", defaults, _strides_divisor
+    return "DynUNet", defaults, lambda a: _strides_divisor(a["strides"])
 
 
-def _strides_divisor(args: dict) -> list[int]:
-    """Per axis, the product of the strides (UNet's and DynUNet's, each a number or one per axis):
-    what the patch must be a multiple of. UNet's per-axis strides were multiplied as numbers (a
+def _strides_divisor(strides: Sequence) -> list[int]:
+    """Per axis, the product of the ``strides`` the network uses (UNet's and DynUNet's, each a number or one per
+    axis): what the patch must be a multiple of. UNet's per-axis strides were multiplied as numbers (a
     TypeError traceback, until the seventy-seventh session), though MONAI trains them."""
-    return [math.prod(s[i] if isinstance(s, (list, tuple)) else s for s in args["strides"]) for i in range(3)]
+    return [math.prod(s[i] if isinstance(s, (list, tuple)) else s for s in strides) for i in range(3)]
+
+
+def unet_strides_used(args: dict) -> list:
+    """The strides a UNet of ``args`` down-samples by: one per step between its channels, MONAI leaving the others
+    unused (``unused_strides_warning``). The patch had to be a multiple of them all until the ninety-third session:
+    ``channels: [4, 8, 16]`` under the default four strides asked for 16 where 4 is enough."""
+    return list(args["strides"][:len(args["channels"]) - 1])
 
 
 def _unet3d_mlperf(patch):
@@ -625,7 +632,7 @@ def _unet3d_mlperf(patch):
                     norm_name=("INSTANCE", {"affine": True}),
                     act_name=("leakyrelu", {"inplace": True, "negative_slope": 0.01}),
                     res_block=False, trans_bias=True, deep_supervision=False)
-    return "DynUNet", defaults, _strides_divisor
+    return "DynUNet", defaults, lambda a: _strides_divisor(a["strides"])
 
 
 # Constructor arguments that the run decides, which model.args may repeat but not contradict: another

@@ -184,6 +184,22 @@ def test_a_level_not_of_one_per_axis_is_named_as_the_caller_names_it():
         model_spec("unet", 1, 2, (32, 32, 32), {"channels": [4, 8, 16], "strides": [2, [2, 2]]}, ESTIMATOR_NAMES)
 
 
+def test_the_patch_is_checked_against_the_unet_strides_monai_uses_alone():
+    """MONAI's UNet leaves the strides beyond its channels' steps unused (unused_strides_warning): the patch had to
+    be a multiple of them all, 16 for channels [4, 8, 16] under the default four strides, until the ninety-third
+    session. The plan checks the patch as training does."""
+    from accelerated_seg.models import check_trainable
+    from accelerated_seg.plan import _trainable_spec
+
+    args = {"channels": [4, 8, 16]}
+    check_trainable(model_spec("unet", 1, 2, (24, 24, 20), args), (24, 24, 20), batch=2)
+    assert _trainable_spec("unet", 1, 2, (24, 24, 20), args).args["strides"] == [2, 2, 2, 2]
+    with pytest.raises(ConfigError, match=r"must be divisible by \(4, 4, 4\) for model 'unet' .* use \(24, 24, 8\)$"):
+        model_spec("unet", 1, 2, (24, 24, 6), args)
+    per_axis = {"channels": [4, 8], "strides": [[2, 2, 1], [2, 2, 2]]}  # the second unused
+    assert model_spec("unet", 1, 2, (8, 8, 5), per_axis).args["strides"] == per_axis["strides"]
+
+
 _PATCH_TOO_SMALL = "The patch is too small for this network: it trains on 32x32x32"
 _ARGS_AT_FAULT = "It fails on the larger cubes tried too, 32x32x32 to 256x256x256: change model.args"
 _REFUSED = ", and builds no network of them"  # MONAI's constructor: no patch at fault
