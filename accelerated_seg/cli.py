@@ -659,12 +659,12 @@ def _check(args, _) -> int:
             setting_value(args.labels, "--labels (data.labels)")
         overrides = [f"--data.labels={args.labels}"] if args.labels is not None else []
         cfg = load_config(args.config, overrides) if args.config is not None or overrides else Config()
-        network_warnings = []  # of the experiment's network, as training warns before it writes anything
+        warnings_of_the_network = []  # of the experiment's network, as training warns before it writes anything
         if args.config is not None:  # the experiment's network and patch, which training refuses before the data
-            from .models import check_model_settings, unused_strides_warning
+            from .models import check_model_settings, network_warnings
 
             spec = check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)
-            network_warnings = [warning for warning in [unused_strides_warning(spec, cfg.model.args)] if warning]
+            warnings_of_the_network = network_warnings(spec, cfg.model.args)
     except (ConfigError, DataError) as error:  # DataError: a split setting the split rules refuse (data.fold 7 of 5)
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -689,7 +689,7 @@ def _check(args, _) -> int:
         # data.ct_window given has no effect, and check did once they were written, not before (a review)
         for warning in unused_settings_warnings(cfg, resolved_normalization(data.normalization, phantoms)):
             print(warning)
-        for warning in network_warnings:
+        for warning in warnings_of_the_network:
             print(f"warning: {warning}")
         if (network_refused := _network_refused(cfg, phantoms)) is not None:
             print(f"error: {network_refused}", file=sys.stderr)
@@ -738,7 +738,7 @@ def _check(args, _) -> int:
     # as training warns: check printed the split alone, "... not used", without what it means (ninetieth session)
     if warning := unused_split_settings_warning(manifest.split):
         report.warnings.append(warning.removeprefix("warning: "))
-    report.warnings += network_warnings
+    report.warnings += warnings_of_the_network
     # the experiment's settings that this dataset leaves without effect, as training says them
     report.warnings += [warning.removeprefix("warning: ") for warning in
                         unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest),

@@ -46,12 +46,54 @@ def build_from_spec(spec: ModelSpec) -> nn.Module:
         # said once before the run writes anything, naming the settings (unused_strides_warning): MONAI's own
         # came with every build (the check's, the run's, each export's load), in words naming no setting
         warnings.filterwarnings("ignore", message=re.escape(_UNUSED_STRIDES_RAW), category=UserWarning)
+        # said once, naming the setting (nvfuser_norm_warning): MONAI's came from every norm layer built (9 to 25 a
+        # network) under an "always" filter (the estimator's predict, -W always), and once a build otherwise
+        warnings.filterwarnings("ignore", message=re.escape(_NVFUSER_MISSING_RAW), category=UserWarning)
         model = getattr(monai_nets, spec.monai_class)(**spec.args)
     _freeze_never_used(model)
     return model
 
 
 _UNUSED_STRIDES_RAW = "`len(strides) > len(channels) - 1`"  # how MONAI's UNet warns of strides it leaves unused
+
+
+# how MONAI's norm factory warns that it builds nn.InstanceNorm3d for INSTANCE_NVFUSER, apex's kernel missing
+_NVFUSER_MISSING_RAW = "`apex.normalization.InstanceNorm3dNVFuser` is not installed properly"
+
+
+def network_warnings(spec: ModelSpec, given: dict | None = None, names: Names = Names()) -> list[str]:
+    """What the network of ``spec`` does otherwise than ``given`` (``model.args``) says, each said once before the
+    run writes anything (training, ``check --config``), MONAI's own repeats silenced (``build_from_spec``)."""
+    return [warning for warning in (unused_strides_warning(spec, given, names),
+                                    nvfuser_norm_warning(spec, given, names)) if warning]
+
+
+def nvfuser_norm_warning(spec: ModelSpec, given: dict | None = None, names: Names = Names()) -> str | None:
+    """A norm given as INSTANCE_NVFUSER where apex's InstanceNorm3dNVFuser cannot be imported, for which MONAI builds
+    torch's nn.InstanceNorm3d; None otherwise. MONAI warned in its own words, naming no setting, at every build
+    (the check's, the run's, each export's load) and, under an "always" filter, once per norm layer (until the
+    ninety-third session).
+
+    A warning and not a refusal: the network built is the one ``norm: INSTANCE`` builds, which trains as the apex
+    kernel's instance norm does, only slower on a GPU; a config written for a cluster with apex then still runs
+    on a laptop or in CI, where a refusal would ask for an edit that changes nothing trained."""
+    from monai.networks.utils import has_nvfuser_instance_norm
+
+    for key in ("norm", "norm_name"):  # UNet's and SegResNet's; DynUNet's, UNETR's and SwinUNETR's
+        if key in (given or {}) and _norm_type(spec.args.get(key)) == "INSTANCE_NVFUSER":
+            if has_nvfuser_instance_norm():
+                return None
+            return (f"{names.model_arg(key)} {spec.args[key]} needs apex's InstanceNorm3dNVFuser (apex built with its "
+                    f"CUDA extensions), which cannot be imported here; MONAI falls back to torch's nn.InstanceNorm3d, "
+                    f"the network of {names.model_arg(key)} INSTANCE, without apex's faster kernel. Install apex "
+                    f"(https://github.com/NVIDIA/apex) for it, or give {names.model_arg(key)} INSTANCE")
+    return None
+
+
+def _norm_type(norm) -> str | None:
+    """The norm's type name, upper-cased as MONAI's factory reads it, of a name or a (name, arguments) pair."""
+    name = norm[0] if isinstance(norm, (list, tuple)) and norm else norm
+    return name.upper() if isinstance(name, str) else None
 
 
 def unused_strides_warning(spec: ModelSpec, given: dict | None = None, names: Names = Names()) -> str | None:

@@ -71,7 +71,7 @@ from .loop_clock import LoopClock
 from .losses import segmentation_loss
 from .model_folders import FIT_NAMES, Names, check_init_from
 from .models import (ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch,
-                     unused_strides_warning)
+                     network_warnings)
 from .network_checks import checked_network_and_loss, network_before_writing
 from .optimizers import (build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups,
                          settings_the_load_brought_back)
@@ -785,7 +785,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)
     accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
-    if warning := unused_strides_warning(built.spec, cfg.model.args, names):  # before the lock writes the folder
+    for warning in network_warnings(built.spec, cfg.model.args, names):  # before the lock writes the folder
         accelerator.print(f"warning: {warning}")
     run_scope.enter_context(_holding_run_folder(accelerator, out, names.elsewhere))
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, names=names,

@@ -200,6 +200,33 @@ def test_the_patch_is_checked_against_the_unet_strides_monai_uses_alone():
     assert model_spec("unet", 1, 2, (8, 8, 5), per_axis).args["strides"] == per_axis["strides"]
 
 
+@pytest.mark.parametrize("name, args, said", [
+    ("unet", {"norm": "INSTANCE_NVFUSER"}, "model.args.norm INSTANCE_NVFUSER needs apex's InstanceNorm3dNVFuser"),
+    ("segresnet", {"norm": "instance_nvfuser"}, "model.args.norm instance_nvfuser needs apex's"),
+    ("dynunet", {"norm_name": ["INSTANCE_NVFUSER", {"affine": True}]},
+     "model.args.norm_name ['INSTANCE_NVFUSER', {'affine': True}] needs apex's")])
+def test_an_nvfuser_norm_without_apex_is_said_once_in_the_projects_words(name, args, said):
+    """MONAI builds nn.InstanceNorm3d for it, warning in its own words at every build, once per norm layer under an
+    "always" filter (17 to 25 times a network; until the ninety-third session)."""
+    import warnings
+
+    from monai.networks.utils import has_nvfuser_instance_norm
+
+    from accelerated_seg.models import check_model_settings, network_warnings
+
+    if has_nvfuser_instance_norm():
+        pytest.skip("apex's InstanceNorm3dNVFuser is installed: MONAI builds it")
+    spec = check_model_settings(name, (16, 16, 16), args)
+    [warning] = network_warnings(spec, args)
+    assert warning.startswith(said) and "MONAI falls back to torch's nn.InstanceNorm3d" in warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.filterwarnings("error", message=".*InstanceNorm3dNVFuser")
+        network = build_from_spec(spec)
+    assert any(isinstance(module, torch.nn.InstanceNorm3d) for module in network.modules())
+    assert network_warnings(spec, {}) == []  # given by none: nothing of the user's to name
+
+
 _PATCH_TOO_SMALL = "The patch is too small for this network: it trains on 32x32x32"
 _ARGS_AT_FAULT = "It fails on the larger cubes tried too, 32x32x32 to 256x256x256: change model.args"
 _REFUSED = ", and builds no network of them"  # MONAI's constructor: no patch at fault

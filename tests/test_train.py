@@ -921,11 +921,17 @@ def test_model_args_monai_refuses_are_named_as_trains_caller_names_them(tiny_con
      "warning: the default strides [2, 2, 2, 2] has 2 more value(s) than the 2 down-sampling step(s) between "
      "model_args['channels'] [4, 8, 16]: MONAI's UNet leaves the last 2 unused, so the network down-samples by "
      "[2, 2] alone. Give model_args['strides'] [2, 2], or model_args['channels'] 2 more value(s) to down-sample by "
-     "them all\n")])
-def test_unet_strides_monai_leaves_unused_are_said_once_before_anything_is_written(
+     "them all\n"),
+    ("{channels: [4, 8], strides: [2], norm: INSTANCE_NVFUSER}", "ESTIMATOR_NAMES",  # without apex
+     "warning: model_args['norm'] INSTANCE_NVFUSER needs apex's InstanceNorm3dNVFuser (apex built with its CUDA "
+     "extensions), which cannot be imported here; MONAI falls back to torch's nn.InstanceNorm3d, the network of "
+     "model_args['norm'] INSTANCE, without apex's faster kernel. Install apex (https://github.com/NVIDIA/apex) for "
+     "it, or give model_args['norm'] INSTANCE\n")])
+def test_what_monai_builds_otherwise_than_model_args_say_is_said_once_before_anything_is_written(
         tiny_config, tmp_path, monkeypatch, capsys, given, names, said):
-    """MONAI's UNet builds without the strides beyond its channels' steps, with a UserWarning of its own words
-    (from every build) that names no setting, and the run trained on (until the ninety-third session)."""
+    """MONAI's UNet builds without the strides beyond its channels' steps, and nn.InstanceNorm3d for an nvfuser norm
+    without apex, each with a UserWarning of its own words (from every build) that names no setting, and the run
+    trained on (until the ninety-third session)."""
     import warnings
 
     import accelerated_seg.model_folders
@@ -939,7 +945,7 @@ def test_unet_strides_monai_leaves_unused_are_said_once_before_anything_is_writt
     monkeypatch.setattr(accelerated_seg.train, "_holding_run_folder", stop_at_the_lock)
     run_names = getattr(accelerated_seg.model_folders, names) if names else accelerated_seg.model_folders.Names()
     with warnings.catch_warnings(), pytest.raises(SystemExit, match="at the lock, False"):
-        warnings.filterwarnings("error", message=r".*len\(strides\)")  # MONAI's own, raw, is not said beside it
+        warnings.filterwarnings("error", message=r".*(len\(strides\)|InstanceNorm3dNVFuser)")  # MONAI's own, raw
         train(tiny_config(out, data__dataset="synthetic", data__cache_dir=str(tmp_path / "cache"),
                           model__args=given), names=run_names)
     assert capsys.readouterr().out.count(said) == 1 and not out.exists()
