@@ -50,7 +50,7 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess_settings import resolved_normalization
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
-from .exported_model import EXPORT_KEYS, read_export_config
+from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
 from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, Names, complete_checkpoints, estimator_fp32
@@ -981,6 +981,10 @@ class Segmentation:
         except (FileNotFoundError, DataError) as error:  # said by load, as its other errors; bare until the 91st
             raise type(error)(f"Segmentation.load: {error}") from None
         name, design = _saved_design(config, directory / "config.json")
+        try:  # its two files of one export: said at the first predict, in torch's words, until the 93rd session
+            check_export_fits(directory, config)
+        except DataError as error:
+            raise DataError(f"Segmentation.load: {error}") from None
         estimator = cls(name, model_args=design, **settings)
         estimator._take_model(directory)
         # absolute, as model_dir: a relative one was looked up from the working folder at each fit, so a

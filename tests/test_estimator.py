@@ -1420,6 +1420,39 @@ def test_a_saved_models_config_naming_no_network_it_can_build_is_refused_naming_
         Segmentation.load(saved)
 
 
+@pytest.mark.parametrize("edit, difference", [
+    (lambda model: {**model, "args": {**model["args"], "channels": [8, 16, 32]}},  # edited by hand
+     r"model.0.conv.unit0.conv.weight \(4, 1, 3, 3, 3\) in the file, \(8, 1, 3, 3, 3\) as config.json builds it; "
+     r".*; 14 more tensors of other shapes\. "),
+    (lambda model: {**model, "args": {**model["args"], "num_res_units": 0}},  # fewer layers: names, not shapes
+     r"^14 of the network's tensors are not in the file, e.g. model.0.adn.A.weight, model.0.conv.bias, "
+     r"model.0.conv.weight; \d+ of the file's tensors are not in the network, e.g. model.0.conv.unit0.adn.A.weight, "),
+])
+def test_a_saved_model_whose_config_does_not_build_its_weights_network_is_refused_by_load(tmp_path, capsys, edit,
+                                                                                         difference):
+    """Segmentation.load took it without a word, and predict (and predict --model) then refused with torch's
+    size-mismatch message of every tensor, cut at 600 characters, until the ninety-third session."""
+    import nibabel as nib
+
+    from accelerated_seg.cli import main
+    from test_inference import export
+
+    saved = export(tmp_path / "model", spacing=None)
+    config = json.loads((saved / "config.json").read_text())
+    (saved / "config.json").write_text(json.dumps({**config, "model": edit(config["model"])}))
+    said = (rf"{re.escape(str(saved / 'config.json'))} does not describe the network whose weights "
+            rf"{re.escape(str(saved / 'model.safetensors'))} holds: (?s:.*)They are not of one export \(a config.json "
+            r"edited by hand, or copied from another\): copy both files again from the same export$")
+    with pytest.raises(DataError, match=r"^Segmentation.load: " + said) as refused:
+        Segmentation.load(saved)
+    assert re.search(difference, str(refused.value).split(" holds: ", 1)[1]), refused.value
+    scan = tmp_path / "scan.nii.gz"
+    nib.save(nib.Nifti1Image(np.zeros((8, 8, 8), np.float32), np.eye(4)), scan)
+    assert main(["predict", "--model", str(saved), str(scan), "--output", str(tmp_path / "out.nii.gz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and re.search("^error: " + said, err[0]), err
+
+
 @pytest.mark.parametrize("given, folder", [([("image.nii.gz", "label.nii.gz")], False), ("predictions", True)])
 def test_evaluate_given_pairs_or_a_folder_says_to_give_a_dataset(tmp_path, given, folder):
     """A list of pairs or a folder, as a notebook has them, was Python's AttributeError ("'list' object has no
@@ -2194,6 +2227,10 @@ def test_a_loaded_model_that_another_design_would_fine_tune_names_its_model_args
     """A loaded model fit with model_args changed since was refused as `model.args.channels: [4, 8, 16] in the model,
     ...`: the config's key, to an estimator whose user wrote model_args={...} (until the ninety-third session); and
     as `[4, 8, 32] in the dataset`, whose remedy was another Dataset (until a review of that session)."""
+    from safetensors.torch import save_file
+
+    from accelerated_seg.models import ModelSpec, build_from_spec
+
     model, data = _tiny_segmentation(tiny_dataset, tmp_path)
     model.fit(data, steps=1)
     quiet = {"output_dir": str(tmp_path / "tuned"), "val_every": 0, "trackers": "none", "progress_bar": False}
@@ -2220,6 +2257,9 @@ def test_a_loaded_model_that_another_design_would_fine_tune_names_its_model_args
     exported["model"]["args"]["in_channels"] = exported["in_channels"] = 2
     exported["channels"] = {"0": "image_0", "1": "image_1"}
     (tmp_path / "two" / "config.json").write_text(json.dumps(exported))
+    # and weights of two channels: Segmentation.load refuses a config.json edited alone since the ninety-third session
+    save_file(build_from_spec(ModelSpec.from_dict(exported["model"])).state_dict(),
+              tmp_path / "two" / "model.safetensors")
     two = Segmentation.load(tmp_path / "two", **quiet)
     two.model_args = {**two.model_args, "channels": [4, 8, 32]}
     with pytest.raises(ConfigError, match=r"does not fit this dataset \(image channels: 2 in the model, 1 in the "

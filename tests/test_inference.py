@@ -598,7 +598,8 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
     }
     expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
                 "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
-                "channels": r"model.safetensors does not hold the weights of the network its config.json describes",
+                "channels": r"config.json does not describe the network whose weights .*model.safetensors holds: "
+                            r"model.0.conv.unit0.conv.weight \(4, 1, 3, 3, 3\) in the file, \(8, 1, 3, 3, 3\) as",
                 "spatial_dims": r"config.json: its network UNet cannot be built from its args \(.*spatial_dims",
                 "patch_size": r"config.json lacks num_classes, patch_size, which loading and predict read",
                 "normalization": r"config.json: preprocessing.normalization 'minmax' is not one of zscore, ct\. "
