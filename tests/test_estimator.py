@@ -217,6 +217,45 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     assert sorted((tmp_path / "eval").rglob("*")) == kept
 
 
+def test_problems_in_pairs_given_in_python_are_said_of_the_pairs_not_of_a_folder(tiny_dataset, tmp_path):
+    """evaluate's (and fit's) checks said "1 problem(s) in the dataset <the files' common parent folder>", a folder
+    the user of Dataset.from_files never named, until the ninety-third session."""
+    import nibabel as nib
+
+    from test_inference import export
+
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    image, label = val_pairs[0]
+    marked = nib.load(str(label))
+    values = np.asanyarray(marked.dataobj).copy()
+    values[0, 0, 0] = 7  # a class the dataset does not have
+    nib.save(nib.Nifti1Image(values, marked.affine, marked.header), tmp_path / "marked.nii.gz")
+    bad = (image, str(tmp_path / "marked.nii.gz"))
+    model = Segmentation.load(export(tmp_path / "model"), output_dir=str(tmp_path / "run"), val_every=0,
+                              trackers="none", progress_bar=False)
+    problem = rf":\n  - marked \(label\): {re.escape(bad[1])}: label values \[7\] are not declared"
+    given = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=[bad], num_workers=0,
+                               cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(DataError, match=r"^1 problem\(s\) in the validation_pairs given to Dataset.from_files; fix "
+                                        r"them before evaluation" + problem):
+        model.evaluate(given, output_dir=tmp_path / "eval")
+    held_out = Dataset.from_files([*train_pairs, bad], block_shape=16, n_classes=3, validation_fraction=0.5,
+                                  split_seed=next(seed for seed in range(50) if bad in _validation_pairs_of(
+                                      [*train_pairs, bad], seed)), num_workers=0, cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(DataError, match=r"^1 problem\(s\) in the validation cases held out of the pairs given to "
+                                        r"Dataset.from_files; fix them before evaluation" + problem):
+        model.evaluate(held_out, output_dir=tmp_path / "eval")
+    with pytest.raises(DataError, match=r"^1 problem\(s\) in the pairs and validation_pairs given to "
+                                        r"Dataset.from_files; fix them before training" + problem):
+        model.fit(given.batch(2), steps=1)
+    assert not (tmp_path / "eval").exists() and not (tmp_path / "run" / "model").exists()
+
+
+def _validation_pairs_of(pairs, seed):
+    manifest = Dataset.from_files(pairs, block_shape=16, n_classes=3, validation_fraction=0.5, split_seed=seed).manifest
+    return [(str(case.images[0]), str(case.label)) for case in manifest.validation]
+
+
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
     import nibabel as nib
     import numpy as np

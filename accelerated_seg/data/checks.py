@@ -96,6 +96,7 @@ class CheckReport:
             file, what is wrong and what to do.
         warnings: Suspicious but usable findings (e.g. a label with no foreground), each listed once.
         root: Dataset folder, quoted in the summary line of :meth:`raise_if_errors`.
+        checked: What that line names instead, where the user named no folder (``check_manifest``).
         recalled: Cases not read again: unchanged since they passed the same checks
             (``check_records``); their findings are in the report as if they had been read.
         pending_records: The cases that passed this check, for the records (``keep_records``);
@@ -108,6 +109,7 @@ class CheckReport:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     root: Path | None = None
+    checked: str | None = None
     recalled: int = 0
     pending_records: PendingRecords | None = field(default=None, repr=False, compare=False)
     labelled: dict[str, frozenset[int]] | None = field(default=None, repr=False, compare=False)
@@ -129,7 +131,7 @@ class CheckReport:
         ``before``: what the errors stop ("training", "evaluation")."""
         if not self.errors:
             return
-        where = f"the dataset {self.root}" if self.root is not None else "the dataset"
+        where = self.checked or (f"the dataset {self.root}" if self.root is not None else "the dataset")
         lines = [f"{len(self.errors)} problem(s) in {where}; fix them before {before}:"]
         lines += [f"  - {error}" for error in self.error_lines()]
         raise DataError("\n".join(lines))
@@ -228,8 +230,22 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
             f"{declared}: declare the others in channel_names to train on them too (predict is then given them "
             f"as well), or move them out of imagesTr if they are not meant to be there"
         )
-    report.root = manifest.root
+    report.root, report.checked = manifest.root, _pairs_checked(manifest, checked)
     return report
+
+
+def _pairs_checked(manifest: Manifest, cases: Sequence[Case]) -> str | None:
+    """The cases checked, named as the estimator's user gave them (``Dataset.from_files``' pairs, or its
+    validation_pairs, which evaluate checks alone); None for a dataset read from a folder or a file. Their
+    errors were "in the dataset <the files' common parent folder>", a folder never named, until the
+    ninety-third session; each error line names the case's file as it was given."""
+    if manifest.source_format != "from_files":
+        return None
+    listed = manifest.split.startswith("given (validation_pairs")  # the split the user gave (from_pairs)
+    if not {case.id for case in cases} <= {case.id for case in manifest.validation}:
+        return f"the pairs{' and validation_pairs' if listed else ''} given to Dataset.from_files"
+    validation = "validation_pairs" if listed else "validation cases held out of the pairs"
+    return f"the {validation} given to Dataset.from_files"
 
 
 def _paths_written_from_the_working_folder(manifest: Manifest, cases: Sequence[Case]) -> str | None:
