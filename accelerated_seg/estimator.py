@@ -882,6 +882,8 @@ class Segmentation:
         check_manifest(dataset.manifest, cases=dataset.manifest.validation,  # its errors alone: no z-score sums for CT
                        normalization=export_preprocessing(config).normalization).raise_if_errors(before="evaluation")
         out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation").expanduser()
+        if output_dir is not None:  # the default is in the run's folder
+            _refuse_an_output_among_the_cases(out, dataset.manifest)
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):
             if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
@@ -1271,6 +1273,28 @@ def _refuse_what_is_no_dataset(dataset) -> None:
     raise ConfigError(f"evaluate: give a Dataset of the cases to score, e.g. Dataset.from_files([], "
                       f"validation_pairs=test_pairs, n_classes=N) for a test set, got {type(dataset).__name__}"
                       f"{folder}")
+
+
+def _refuse_an_output_among_the_cases(out: Path, manifest: Manifest) -> None:
+    """Refuse an evaluate ``output_dir`` that is the dataset's folder, a folder of its validation cases' files,
+    or one inside a folder of their labels, as the command line refuses ``--output`` in its LABELS folder (since
+    the ninety-second session). predictions/, labels/, metrics.csv and summary.json were written there beside the
+    user's files until the ninety-third session (a dataset's own labels/ was refused as "not written by
+    Segmentation.evaluate")."""
+    output = out.resolve()
+    label_folders = sorted({Path(case.label).resolve().parent for case in manifest.validation if case.label})
+    if inside := next((folder for folder in label_folders if output == folder or folder in output.parents), None):
+        where = f"{'' if output == inside else 'inside '}the folder of the validation cases' labels {inside}"
+        remedy = "give a folder outside it"
+    elif output == manifest.root.resolve():
+        where = "the dataset's folder" if manifest.source_format != "from_files" else "the folder of the pairs' files"
+        remedy = f"give a folder of its own, such as {out / 'evaluation'}"
+    elif output in {Path(image).resolve().parent for case in manifest.validation for image in case.images}:
+        where, remedy = "the folder of the validation cases' images", "give a folder of its own"
+    else:
+        return
+    raise DataError(f"evaluate: output_dir {out} is {where}: its predictions/, labels/, metrics.csv and "
+                    f"summary.json would lie among the dataset's files; {remedy}")
 
 
 def _check_evaluation_cases(dataset: Dataset, config: dict) -> None:

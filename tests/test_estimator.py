@@ -256,6 +256,35 @@ def _validation_pairs_of(pairs, seed):
     return [(str(case.images[0]), str(case.label)) for case in manifest.validation]
 
 
+def test_evaluate_refuses_an_output_dir_among_the_datasets_files(tiny_dataset, tmp_path):
+    """Each was taken, predictions/, labels/, metrics.csv and summary.json written beside the user's scans and
+    labels, until the ninety-third session; the command line refuses --output in LABELS since the ninety-second."""
+    from test_inference import export
+
+    data_dir = tmp_path / "data"
+    (data_dir / "images").mkdir(parents=True)
+    (data_dir / "labels").mkdir()
+    train_pairs, val_pairs = ([(shutil.copy(image, data_dir / "images"), shutil.copy(label, data_dir / "labels"))
+                               for image, label in listed] for listed in _pairs(tiny_dataset))
+    data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs[:1], num_workers=0,
+                              cache_dir=str(tmp_path / "cache"))
+    model = Segmentation.load(export(tmp_path / "model"))
+    given = sorted(data_dir.rglob("*"))
+    among = r": its predictions/, labels/, metrics.csv and summary.json would lie among the dataset's files; "
+    refusals = {data_dir / "labels": rf"is the folder of the validation cases' labels {data_dir / 'labels'}{among}"
+                                     r"give a folder outside it$",
+                data_dir / "labels" / "scores": rf"is inside the folder of the validation cases' labels "
+                                                rf"{data_dir / 'labels'}{among}give a folder outside it$",
+                data_dir / "images": rf"is the folder of the validation cases' images{among}give a folder of its own$",
+                data_dir: rf"is the folder of the pairs' files{among}give a folder of its own, such as "
+                          rf"{data_dir / 'evaluation'}$"}
+    for output_dir, refusal in refusals.items():
+        with pytest.raises(DataError, match=rf"^evaluate: output_dir {output_dir} {refusal}"):
+            model.evaluate(data, output_dir=output_dir)
+        assert sorted(data_dir.rglob("*")) == given
+    assert model.evaluate(data, output_dir=data_dir / "evaluation")["num_cases"] == 1  # a folder of its own there
+
+
 def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, monkeypatch):
     import nibabel as nib
     import numpy as np
