@@ -15,7 +15,7 @@ import torch
 from .config import ConfigError
 from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
-from .exported_model import load_strictly, load_weights, read_export_config, read_weights_of
+from .exported_model import check_weights_fit, load_strictly, load_weights, read_export_config, read_weights_of
 from .model_folders import Names, check_initial_weights, init_from_given
 from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names,
                      spec_differences)
@@ -52,6 +52,7 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
     weights_path = model_dir / "model.safetensors"
     saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
     if saved == spec:
+        check_weights_fit(model, model_dir)  # a config.json edited or copied alone: torch's mismatch list before
         load_weights(model, weights_path)
         return InitialWeights([], [])
     if bridgeable(saved, spec):

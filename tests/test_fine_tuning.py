@@ -66,6 +66,25 @@ def test_a_shape_the_outputs_do_not_explain_is_a_damaged_export(tmp_path):
         load_weights_adapted(model, tmp_path / "model.safetensors", spec)
 
 
+def test_an_export_of_the_runs_network_whose_weights_are_of_another_size_names_both_files(tmp_path):
+    """init_from an export whose config.json is this run's network but whose model.safetensors is not (a config.json
+    copied from another export) was torch's size-mismatch list, cut short, until the ninety-third session."""
+    from test_inference import export
+
+    from accelerated_seg.initial_weights import load_initial_weights
+
+    saved = export(tmp_path / "model")  # channels [4, 8, 16]
+    config = json.loads((saved / "config.json").read_text())
+    config["model"]["args"]["channels"] = [4, 8, 32]
+    (saved / "config.json").write_text(json.dumps(config))
+    spec = model_spec("unet", 1, 3, config["patch_size"], config["model"]["args"])
+    with pytest.raises(DataError, match=r"config.json does not describe the network whose weights .*model.safetensors "
+                                        r"holds: model.1.submodule.1.submodule.conv.unit0.conv.weight \(16, 8, 3, 3, "
+                                        r"3\) in the file, \(32, 8, 3, 3, 3\) as config.json builds it; .*copy both "
+                                        r"files again from the same export$"):
+        load_initial_weights(build_from_spec(spec), spec, saved)
+
+
 def test_only_other_outputs_and_one_channel_made_several_are_bridged():
     spec = model_spec("unet", 1, 3, (16, 16, 16), SMALL["unet"])
     assert bridgeable(spec, model_spec("unet", 1, 2, (16, 16, 16), SMALL["unet"]))  # other classes
