@@ -1276,21 +1276,21 @@ def _refuse_what_is_no_dataset(dataset) -> None:
 
 
 def _refuse_an_output_among_the_cases(out: Path, manifest: Manifest) -> None:
-    """Refuse an evaluate ``output_dir`` that is the dataset's folder, a folder of its validation cases' files,
-    or one inside a folder of their labels, as the command line refuses ``--output`` in its LABELS folder (since
-    the ninety-second session). predictions/, labels/, metrics.csv and summary.json were written there beside the
+    """Refuse an evaluate ``output_dir`` that is the dataset's folder, a folder of its cases' files, or one
+    inside a folder of their labels, as the command line refuses ``--output`` in its LABELS folder (since the
+    ninety-second session). predictions/, labels/, metrics.csv and summary.json were written there beside the
     user's files until the ninety-third session (a dataset's own labels/ was refused as "not written by
-    Segmentation.evaluate")."""
-    output = out.resolve()
-    label_folders = sorted({Path(case.label).resolve().parent for case in manifest.validation if case.label})
+    Segmentation.evaluate"). Training cases' folders too: they are the user's files as much."""
+    output, cases = out.resolve(), [*manifest.training, *manifest.validation]
+    label_folders = sorted({Path(case.label).resolve().parent for case in cases if case.label})
     if inside := next((folder for folder in label_folders if output == folder or folder in output.parents), None):
-        where = f"{'' if output == inside else 'inside '}the folder of the validation cases' labels {inside}"
+        where = f"{'' if output == inside else 'inside '}the folder of the dataset's labels {inside}"
         remedy = "give a folder outside it"
     elif output == manifest.root.resolve():
         where = "the dataset's folder" if manifest.source_format != "from_files" else "the folder of the pairs' files"
         remedy = f"give a folder of its own, such as {out / 'evaluation'}"
-    elif output in {Path(image).resolve().parent for case in manifest.validation for image in case.images}:
-        where, remedy = "the folder of the validation cases' images", "give a folder of its own"
+    elif output in {Path(image).resolve().parent for case in cases for image in case.images}:
+        where, remedy = "the folder of the dataset's images", "give a folder of its own"
     else:
         return
     raise DataError(f"evaluate: output_dir {out} is {where}: its predictions/, labels/, metrics.csv and "

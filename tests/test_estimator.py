@@ -266,16 +266,19 @@ def test_evaluate_refuses_an_output_dir_among_the_datasets_files(tiny_dataset, t
     (data_dir / "labels").mkdir()
     train_pairs, val_pairs = ([(shutil.copy(image, data_dir / "images"), shutil.copy(label, data_dir / "labels"))
                                for image, label in listed] for listed in _pairs(tiny_dataset))
+    (data_dir / "training").mkdir()  # a training case's label apart: the user's files too
+    train_pairs[0] = (train_pairs[0][0], shutil.move(train_pairs[0][1], data_dir / "training"))
     data = Dataset.from_files(train_pairs, block_shape=16, n_classes=3, validation_pairs=val_pairs[:1], num_workers=0,
                               cache_dir=str(tmp_path / "cache"))
     model = Segmentation.load(export(tmp_path / "model"))
     given = sorted(data_dir.rglob("*"))
     among = r": its predictions/, labels/, metrics.csv and summary.json would lie among the dataset's files; "
-    refusals = {data_dir / "labels": rf"is the folder of the validation cases' labels {data_dir / 'labels'}{among}"
+    refusals = {data_dir / "labels": rf"is the folder of the dataset's labels {data_dir / 'labels'}{among}"
                                      r"give a folder outside it$",
-                data_dir / "labels" / "scores": rf"is inside the folder of the validation cases' labels "
+                data_dir / "labels" / "scores": rf"is inside the folder of the dataset's labels "
                                                 rf"{data_dir / 'labels'}{among}give a folder outside it$",
-                data_dir / "images": rf"is the folder of the validation cases' images{among}give a folder of its own$",
+                data_dir / "images": rf"is the folder of the dataset's images{among}give a folder of its own$",
+                data_dir / "training": rf"is the folder of the dataset's labels {data_dir / 'training'}{among}",
                 data_dir: rf"is the folder of the pairs' files{among}give a folder of its own, such as "
                           rf"{data_dir / 'evaluation'}$"}
     for output_dir, refusal in refusals.items():
