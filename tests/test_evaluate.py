@@ -156,6 +156,129 @@ def test_tolerances_one_for_all_one_per_class_or_a_mapping():
 
 
 # --------------------------------------------------------------------------------------------------
+# Edges, against hand counts and independent computations (ninety-third session's audit)
+# --------------------------------------------------------------------------------------------------
+
+THICK = (0.7, 0.7, 5.0)  # thick slices: one voxel along z is 5 mm, along x 0.7 mm
+
+
+def box(shape, where) -> np.ndarray:
+    mask = np.zeros(shape, np.uint8)
+    mask[where] = 1
+    return mask
+
+
+def hd95_by_hand(pred, label, spacing) -> float:
+    """The larger directed 95th percentile of surface-voxel distances, by scipy alone: a surface voxel is a
+    mask voxel with a 6-neighbour outside it, the volume's border counting as outside."""
+    from scipy.ndimage import binary_erosion, distance_transform_edt
+
+    def surface(mask):
+        mask = mask.astype(bool)
+        return mask & ~binary_erosion(mask, border_value=0)
+
+    def directed(a, b):
+        return np.percentile(distance_transform_edt(~surface(b), sampling=spacing)[surface(a)], 95)
+
+    return float(max(directed(pred, label), directed(label, pred)))
+
+
+def test_a_one_voxel_shift_across_thick_slices_counts_the_slice_thickness_in_mm():
+    """A flat 8 x 8 x 3 box and the same box one voxel up: the 64 bottom-face voxels (41% of the surface) are
+    5 mm from the other surface, so HD95 is 5 mm, not 1 voxel; one voxel along x is 0.7 mm."""
+    label = box((12, 12, 8), np.s_[2:10, 2:10, 2:5])
+    up = case_metrics(box((12, 12, 8), np.s_[2:10, 2:10, 3:6]), label, 2, THICK, tolerance_mm=1.0)[1]
+    assert up["hd95_mm"] == 5.0 and up["dice"] == pytest.approx(2 / 3)
+    along_x = box((12, 12, 8), np.s_[3:11, 2:10, 2:5])
+    assert case_metrics(along_x, label, 2, THICK)[1]["hd95_mm"] == pytest.approx(0.7, rel=1e-6)
+    # The tolerance is in mm and inclusive: the faces 5 mm apart are within 5 mm, not within 4.99 mm or 1 mm
+    # (1 mm read as one voxel would take them in too)
+    nsd = {t: case_metrics(along_x if t < 1 else box((12, 12, 8), np.s_[2:10, 2:10, 3:6]), label, 2, THICK,
+                           tolerance_mm=t)[1]["surface_dice"] for t in (0.69, 0.7, 1.0, 4.99, 5.0)}
+    assert nsd[0.7] == 1.0 and nsd[5.0] == 1.0 and nsd[0.69] < 1.0 and nsd[1.0] < nsd[4.99] < 1.0
+
+
+def test_evaluate_reads_the_slice_thickness_from_the_affine_whatever_the_axis_holding_it(tmp_path):
+    """The same shifted box saved with its 5 mm axis first and flipped: 5 mm in metrics.csv, as on the array."""
+    label = box((8, 12, 12), np.s_[2:5, 2:10, 2:10])
+    pred = box((8, 12, 12), np.s_[3:6, 2:10, 2:10])
+    affine = np.array([[0, 0.7, 0, 0], [0, 0, -0.7, 0], [5.0, 0, 0, 0], [0, 0, 0, 1]])
+    save(tmp_path / "labels" / "a.nii.gz", label, affine)
+    save(tmp_path / "pred" / "a.nii.gz", pred, affine)
+    evaluate_folders(tmp_path / "pred", tmp_path / "labels", num_classes=2, tolerance_mm=5.0)
+    (row,) = csv.DictReader((tmp_path / "pred" / "evaluation" / "metrics.csv").open())
+    assert (float(row["hd95_mm"]), float(row["surface_dice"]), float(row["dice"])) == (5.0, 1.0, pytest.approx(2 / 3))
+
+
+def test_a_one_voxel_object():
+    one = box((5, 5, 5), np.s_[2, 2, 2])
+    assert case_metrics(one, one, 2, THICK)[1] == {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0,
+                                                   "label_voxels": 1, "pred_voxels": 1}
+    above = box((5, 5, 5), np.s_[2, 2, 3])
+    tight, wide = (case_metrics(above, one, 2, THICK, tolerance_mm=t)[1] for t in (1.0, 5.0))
+    assert (tight["dice"], tight["hd95_mm"], wide["hd95_mm"], wide["surface_dice"]) == (0.0, 5.0, 5.0, 1.0)
+    # Surface Dice counts the surface by area at the voxels' corners (DeepMind's surface-distance): the face the
+    # two voxels share is within any tolerance, and by symmetry it holds half of each voxel's surface.
+    assert tight["surface_dice"] == pytest.approx(0.5)
+
+
+def test_an_object_touching_the_border_has_its_surface_there_as_if_the_volume_went_on_empty():
+    """Cut by the volume's edge, a mask's surface runs along it (as MONAI and DeepMind pad with background): the
+    scores are those of the same masks inside a larger empty volume."""
+    label = box((8, 8, 6), np.s_[0:4, 0:5, 0:3])
+    pred = box((8, 8, 6), np.s_[0:5, 0:5, 0:2])
+    at_border = case_metrics(pred, label, 2, THICK, tolerance_mm=1.0)[1]
+    inside = case_metrics(np.pad(pred, 3), np.pad(label, 3), 2, THICK, tolerance_mm=1.0)[1]
+    assert at_border == inside and at_border["hd95_mm"] == 5.0
+    assert at_border["hd95_mm"] == pytest.approx(hd95_by_hand(pred, label, THICK), rel=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:.*always_return_as_numpy:FutureWarning")  # MONAI's own call, as binary_metrics
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_distances_match_scipy_by_hand_and_monai_on_the_whole_volume(seed):
+    """Irregular blobs on thick slices, some touching the border: HD95 as scipy computes it by hand, and both
+    distances as MONAI computes them on the uncropped volume (case_metrics crops to the masks first)."""
+    from monai.metrics import compute_hausdorff_distance, compute_surface_dice
+    from scipy.ndimage import gaussian_filter
+
+    rng = np.random.default_rng(seed)
+    field = gaussian_filter(rng.normal(size=(24, 20, 8)), (2.0, 2.0, 0.5))
+    label = (field > 0.05).astype(np.uint8)
+    pred = (gaussian_filter(field + 0.1 * rng.normal(size=field.shape), 0.7) > 0.0).astype(np.uint8)
+    ours = case_metrics(pred, label, 2, THICK, tolerance_mm=2.0)[1]
+    p, t = (torch.from_numpy(m)[None, None] for m in (pred, label))
+    monai_hd95 = float(compute_hausdorff_distance(p, t, include_background=True, percentile=95, spacing=list(THICK)))
+    monai_nsd = float(compute_surface_dice(p.float(), t.float(), [2.0], include_background=True,
+                                           spacing=list(THICK), use_subvoxels=True))
+    assert ours["hd95_mm"] == pytest.approx(hd95_by_hand(pred, label, THICK), rel=1e-6)
+    assert ours["hd95_mm"] == pytest.approx(monai_hd95, rel=1e-6) and ours["surface_dice"] == pytest.approx(monai_nsd)
+    assert 0.0 < ours["surface_dice"] < 1.0 and 0.0 < ours["hd95_mm"]
+
+
+@pytest.mark.filterwarnings("ignore:the (ground truth|prediction) of class 0 is all 0:UserWarning")
+@pytest.mark.filterwarnings("ignore:.*always_return_as_numpy:FutureWarning")
+def test_where_the_empty_conventions_depart_from_monais_own_numbers():
+    """MONAI's metric classes give NaN where a surface is missing; ours are the documented table's (docs/inference.md):
+    both empty 1 / 0 / 1, one empty 0 / inf / 0. This pins what MONAI gives, so a change there is seen."""
+    from monai.metrics import compute_dice, compute_hausdorff_distance, compute_surface_dice
+
+    mask = torch.from_numpy(box((8, 8, 4), np.s_[2:5, 2:5, 1:3]))[None, None]
+    empty = torch.zeros_like(mask)
+    for pred, label in ((empty, empty), (empty, mask), (mask, empty)):
+        hd95 = float(compute_hausdorff_distance(pred, label, include_background=True, percentile=95,
+                                                spacing=list(THICK)))
+        nsd = float(compute_surface_dice(pred.float(), label.float(), [1.0], include_background=True,
+                                         spacing=list(THICK), use_subvoxels=True))
+        dice = float(compute_dice(pred, label, include_background=True, ignore_empty=False))
+        ours = case_metrics(pred, label, 2, THICK)[1]
+        assert math.isnan(hd95) and ours["dice"] == dice
+        if pred.any() or label.any():
+            assert (ours["hd95_mm"], ours["surface_dice"]) == (math.inf, 0.0) and nsd == 0.0
+        else:
+            assert (ours["hd95_mm"], ours["surface_dice"]) == (0.0, 1.0) and math.isnan(nsd)
+
+
+# --------------------------------------------------------------------------------------------------
 # Folders
 # --------------------------------------------------------------------------------------------------
 
