@@ -308,3 +308,15 @@ def test_a_region_holding_the_ignore_value_is_refused_naming_the_ignore_label(sp
     with pytest.raises(DataError, match=rf"\[{IGNORE}\] are not among .*; {IGNORE} is the ignore label, the voxels "
                                         r"nobody annotated, which are in no region"):
         with_regions(data, load_msd(sparse_dataset))
+
+
+def test_a_class_predicted_only_where_nobody_annotated_is_in_neither_file_and_misses_count_where_annotated():
+    label = np.zeros((6, 6, 6), np.uint8)
+    label[1:3, 1:3, 1:3] = 1
+    label[:, :, 4:] = 9  # unannotated
+    pred = np.zeros_like(label)
+    pred[1:3, 1:3, 1:2] = 1  # half of class 1 missed where annotated: counted
+    pred[:, :, 5] = 2  # class 2 only where nobody looked: neither in the label nor, scored, in the prediction
+    scores = case_metrics(pred, label, 3, (0.7, 0.7, 5.0), distances=False, ignore=9)
+    assert scores[1] == {"dice": pytest.approx(2 * 4 / 12), "label_voxels": 8, "pred_voxels": 4}
+    assert scores[2] == {"dice": 1.0, "label_voxels": 0, "pred_voxels": 0}

@@ -3,6 +3,7 @@ region, trained with Dice + binary cross-entropy, painted back into a label map 
 region by validation, predict's label maps and evaluate alike."""
 
 import json
+import math
 
 import nibabel as nib
 import numpy as np
@@ -15,7 +16,7 @@ from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError, load_config
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.manifest import load_msd
-from accelerated_seg.evaluate import evaluate_folders, region_metrics, regions_from_json
+from accelerated_seg.evaluate import case_metrics, evaluate_folders, region_metrics, regions_from_json
 from accelerated_seg.exported_model import export_value_errors, load_exported
 from accelerated_seg.inference import predict_cases, prepare_case, restore_case
 from accelerated_seg.losses import RegionDiceCELoss, check_loss, training_loss
@@ -306,3 +307,24 @@ def test_evaluate_reads_the_regions_of_an_nnunet_dataset_json_and_none_from_clas
     msd = tmp_path / "msd.json"
     msd.write_text(json.dumps({"labels": {"0": "background", "1": "tumour"}}))
     assert regions_from_json(msd) is None
+
+
+def test_overlapping_brats_regions_are_each_scored_as_the_union_of_their_values_with_distances():
+    """Whole tumour {1, 2, 3} ⊃ tumour core {1, 3} ⊃ enhancing {3}: a prediction that calls the enhancing rim
+    necrosis is perfect on the whole tumour and the core, and has no enhancing tumour (0 / inf / 0); a voxel of
+    oedema predicted one slice (5 mm) too high moves the whole tumour alone, as its own binary masks score."""
+    regions = Regions.declared({"whole": [1, 2, 3], "core": [1, 3], "enhancing": [3]}, [0, 1, 2, 3], "data.regions")
+    label = np.zeros((10, 10, 8), np.uint8)
+    label[1:9, 1:9, 1:7] = 2  # oedema
+    label[3:7, 3:7, 2:6] = 3  # enhancing rim
+    label[4:6, 4:6, 3:5] = 1  # necrosis
+    pred = np.where(label == 3, 1, label).astype(np.uint8)
+    pred[1, 1, 7] = 2
+    spacing = (0.7, 0.7, 5.0)
+    scores = region_metrics(pred, label, regions, spacing, tolerance_mm=1.0)
+    whole = case_metrics((pred > 0).astype(np.uint8), (label > 0).astype(np.uint8), 2, spacing, tolerance_mm=1.0)[1]
+    assert scores[0] == whole and whole["dice"] < 1.0 and whole["pred_voxels"] == whole["label_voxels"] + 1
+    assert {k: scores[1][k] for k in ("dice", "hd95_mm", "surface_dice")} == {"dice": 1.0, "hd95_mm": 0.0,
+                                                                          "surface_dice": 1.0}
+    assert (scores[2]["dice"], scores[2]["hd95_mm"], scores[2]["surface_dice"], scores[2]["pred_voxels"]) == (
+        0.0, math.inf, 0.0, 0)

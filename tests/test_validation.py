@@ -121,3 +121,31 @@ def test_a_class_found_in_no_validation_case_is_logged_with_its_counts(tiny_conf
     assert f"of {entry['cases']} case(s): ventricles: {counts} with one side empty (HD95 inf, not averaged)" in printed
     scalars = set(tensorboard_run(out / "train").PluginTagToContent("scalars"))
     assert {"val/dice_lesion", "val/surface_dice_lesion"} <= scalars and "val/hd95_mm_lesion" not in scalars
+
+
+class _Oracle(torch.nn.Module):
+    """Predicts the class its image holds at each voxel: validation then scores a prediction chosen by the test."""
+
+    def forward(self, x):
+        return 10.0 * torch.nn.functional.one_hot(x[:, 0].round().long(), 3).permute(0, 4, 1, 2, 3).float()
+
+
+def test_validation_scores_on_the_cases_spacing_with_evaluates_conventions(tmp_path, monkeypatch):
+    """A box predicted one slice too high on 0.7 x 0.7 x 5 mm voxels: HD95 5 mm, as evaluate measures it (the
+    slice thickness, not one voxel); class 2 in neither file: Dice 1, HD95 0 mm, surface Dice 1, said both empty."""
+    from accelerated_seg.data.loader import VolumeDataset
+
+    label = np.zeros((12, 12, 8), np.uint8)
+    label[2:10, 2:10, 2:5] = 1
+    pred = np.zeros_like(label)
+    pred[2:10, 2:10, 3:6] = 1
+    np.save(tmp_path / "image.npy", pred[None].astype(np.float32))
+    np.save(tmp_path / "label.npy", label)
+    val_set = VolumeDataset(_Table([{"image": str(tmp_path / "image.npy"), "label": str(tmp_path / "label.npy"),
+                                     "shape": list(label.shape), "spacing": [0.7, 0.7, 5.0]}]))
+    monkeypatch.setattr(validation_module, "gather_object", list)
+    scores = validate(_Rank(0, 1, False), _Oracle(), val_set, (12, 12, 8), 3, distances=True, tolerance_mm=1.0)
+    expected = case_metrics(pred, label, 3, (0.7, 0.7, 5.0), tolerance_mm=1.0)
+    assert scores["hd95_mm"].tolist() == [[5.0, 0.0]] and scores["dice"].tolist() == [[pytest.approx(2 / 3), 1.0]]
+    assert scores["surface_dice"].tolist() == [[expected[1]["surface_dice"], 1.0]] and expected[1]["hd95_mm"] == 5.0
+    assert scores["both_empty"].tolist() == [[False, True]]
