@@ -49,6 +49,7 @@ from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess_settings import resolved_normalization
+from .data.splits import ways_to_validation_cases
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
@@ -700,10 +701,11 @@ class Segmentation:
         # Here, before any process is launched, so the refusal names the estimator's settings.
         cfg = check_values(cfg)
         if not dataset.manifest.validation and cfg.train.val_every:  # train says so in the config's terms
+            # "a larger validation_fraction", which validation_pairs override, until the ninety-third session
             raise ConfigError(f"fit: the dataset has no validation cases ({dataset.manifest.split}) to validate on "
-                              f"every {counted(cfg.train.val_every, 'step')} (val_every): give validation_pairs "
-                              f"(or a larger "
-                              f"validation_fraction) to Dataset.from_files, or val_every=0 to train without validation")
+                              f"every {counted(cfg.train.val_every, 'step')} (val_every): set val_every=0 to train "
+                              f"without validation, or "
+                              f"{ways_to_validation_cases(dataset.manifest, 'validation_fraction', 'num_folds')}")
         _check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
         if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
             _check_fine_tuning(self.loaded_from, cfg, dataset.manifest)

@@ -61,7 +61,7 @@ from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
 from .data.sampling import position_in_other_batches
 from .data.spacing import median_cases
-from .data.splits import unused_split_settings_warning
+from .data.splits import unused_split_settings_warning, ways_to_validation_cases
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .exported_model import expect_shared_tensors, export_model, shared_tensor_names
 from .files import write_text_atomically
@@ -848,14 +848,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
                                             names):
         accelerator.print(warning)
     if not manifest.validation and cfg.train.val_every:
-        # One case cannot be split whatever the fraction: "hold cases out" sent users to a setting already > 0.
-        # A split the dataset gives is not the fraction's to change: that sent users to a setting it overrides.
         # Dataset.fit's in its keywords (validation_fraction, val_every=0) since the ninety-second session
-        fraction, folds = names.setting("data.validation_fraction"), names.setting("data.num_folds")
-        way = ("add cases: one case cannot be both trained on and held out" if len(manifest.training) == 1 else
-               f"list validation cases in the dataset's own split, or give the dataset without it so that "
-               f"{fraction} or {folds} holds cases out" if manifest.split.startswith("given") else
-               f"hold cases out ({fraction} > 0, {folds}, or the dataset's own split)")
+        way = ways_to_validation_cases(manifest, names.setting("data.validation_fraction"),
+                                       names.setting("data.num_folds"))
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but "
                           f"{names.set_to('train.val_every', cfg.train.val_every)}: set "
                           f"{names.set_to('train.val_every', 0)} to train without validation, or {way}")

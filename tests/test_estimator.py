@@ -694,8 +694,10 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     # Nothing to validate on, in the estimator's terms (train.val_every, data.validation_fraction before)
     one_case = Dataset.from_files(train_pairs[:1], block_shape=16, n_classes=3)
     with pytest.raises(ConfigError, match=r"fit: the dataset has no validation cases \(fraction 0.2 \(seed 0\)\) to "
-                                          r"validate on every 50 steps \(val_every\): give validation_pairs .* or "
-                                          r"val_every=0 to train without validation"):
+                                          r"validate on every 50 steps \(val_every\): set val_every=0 to train "
+                                          r"without validation, or add cases: one case cannot be both trained on and "
+                                          r"held out, or give validation_pairs=\[\(image, label\), \.\.\.\] to "
+                                          r"Dataset.from_files$"):
         Segmentation("unet").fit(one_case, steps=1)
     # Their values too, as a YAML config's (accepted until the fit before the twenty-sixth session)
     for bad, message in ((dict(lr=-1.0), "lr must be >= 0"), (dict(lr=float("nan")), "lr must be a finite"),
@@ -2510,7 +2512,9 @@ def test_a_datasets_unused_split_settings_are_named_as_its_keywords(tiny_dataset
     cases (given (validation_pairs; data.validation_fraction=0.3 not used)) ... so that validation_fraction or
     num_folds holds cases out`, both words in one message, and warned `so data.validation_fraction holds nothing
     out ... give the dataset without it (the MSD 'validation' list ...)`, files it never gave (until the
-    ninety-third session)."""
+    ninety-third session). Its refusal went on saying `list validation cases in the dataset's own split`, and
+    Segmentation.fit's `give validation_pairs (or a larger validation_fraction)`, which they override (also
+    until the ninety-third session)."""
     train_pairs, val_pairs = _pairs(tiny_dataset)
     common = dict(block_shape=(16, 16, 16), n_classes=3, cache_dir=str(tmp_path / "cache"), num_workers=0,
                   spacing=(2.0, 2.0, 2.0))
@@ -2522,6 +2526,15 @@ def test_a_datasets_unused_split_settings_are_named_as_its_keywords(tiny_dataset
                                           r"validation_fraction=0\.3 not used\)\), but val_every=\d+: set val_every=0 "
                                           r".* so that validation_fraction or num_folds holds cases out$") as no:
         alone.fit(cfg)
+    # its remedy in its words: the validation_pairs it gave, not "the dataset's own split" of files it never wrote
+    assert str(no.value).endswith("or give validation_pairs=[(image, label), ...] to Dataset.from_files, or leave "
+                                  "validation_pairs out so that validation_fraction or num_folds holds cases out")
+    with pytest.raises(ConfigError, match=r"^fit: the dataset has no validation cases \(given \(validation_pairs; "
+                                          r".*\(val_every\): set val_every=0 to train without validation, or give "
+                                          ) as seg:
+        Segmentation("unet", output_dir=str(tmp_path / "seg"), model_args=cfg.model.args).fit(alone, steps=1)
+    assert str(seg.value).endswith(str(no.value).partition("train without validation")[2])  # one remedy, not
+    # "a larger validation_fraction", which the validation_pairs override
     assert ("warning: the split is given (validation_pairs; validation_fraction=0.3 not used): the dataset gives its "
             "own, so validation_fraction holds nothing out. For a split by it, leave validation_pairs out\n"
             ) in capsys.readouterr().out

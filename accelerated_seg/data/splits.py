@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from accelerated_seg.data.cases import Case
+from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 
 
@@ -182,6 +182,30 @@ def unused_split_settings_warning(split: str) -> str | None:
         ("give the dataset without it (the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's "
          "splits_final.json)")
     return f"warning: the split is {split}: the dataset gives its own, so {what}, {way}"
+
+
+def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> str:
+    """How a dataset without validation cases gets some: the end of its refusal where validation is asked for
+    (train's, Segmentation.fit's), in the words of what gave its cases; ``fraction`` and ``folds`` name
+    data.validation_fraction and data.num_folds as the caller does. One case cannot be split whatever the
+    fraction: "hold cases out" sent users to a setting already > 0. A split the dataset gives is not the
+    fraction's to change: that sent users to a setting it overrides. Pairs (Dataset.from_files, from_pairs)
+    were told to "list validation cases in the dataset's own split", a file's list they never wrote, and
+    Segmentation.fit to give "a larger validation_fraction", which validation_pairs override (until the
+    ninety-third session)."""
+    # Pairs are told from files by the reader (source_format), not by the split's text. Of pairs, a split given
+    # that validates nothing is validation_pairs=[]: their 'fold' keys leave no fold empty (fold_keys_split)
+    pairs = {"from_files": "Dataset.from_files", "pairs": "from_pairs"}.get(manifest.source_format)
+    listed = f"validation_pairs=[(image, label), ...] to {pairs}"
+    if len(manifest.training) == 1:
+        return f"add cases: one case cannot be both trained on and held out{f', or give {listed}' if pairs else ''}"
+    if not manifest.split.startswith("given"):  # SplitSettings.given's words: the split is the source's own
+        own = listed if pairs else "the dataset's own split"
+        return f"hold cases out ({fraction} > 0, {folds}, or {own})"
+    if pairs:
+        return f"give {listed}, or leave validation_pairs out so that {fraction} or {folds} holds cases out"
+    return (f"list validation cases in the dataset's own split, or give the dataset without it so that {fraction} "
+            f"or {folds} holds cases out")
 
 
 def _fraction_held_out(count: int, validation_fraction: float, seed: int) -> set[int]:
