@@ -895,6 +895,23 @@ def test_undeclared_value_message_names_where_a_csv_declares_labels(tmp_path):
     assert check_manifest(load_cases(tmp_path / "cases.csv", validation_fraction=0, labels=3)).errors == []
 
 
+def test_a_csvs_files_with_one_problem_are_listed_in_the_cases_order(tmp_path, capsys):
+    """Checked as the split left them, training cases first, the held-out ones after: `accelerated-seg check
+    cases.csv` listed the label files of an undeclared value as ...002, 004, 005, 003 (until the ninety-third
+    session). Numbered as a person numbers them: case_10 after case_9, not after case_1."""
+    cases = [make_case(tmp_path, f"case_{i}") for i in (1, 2, 3, 4, 5, 10)]  # labels 0..2, the CSV declares 0..1
+    (tmp_path / "cases.csv").write_text("image,label\n" + "".join(f"{c.images[0]},{c.label}\n" for c in cases))
+    manifest = load_cases(tmp_path / "cases.csv")
+    assert manifest.validation and manifest.validation[-1] != cases[-1]  # the split moved a case to the end
+    [line] = check_manifest(manifest).error_lines()
+    assert line.startswith(f"6 files: {', '.join(str(case.label) for case in cases)}: label values [2] are not "
+                           f"declared"), line
+    from accelerated_seg.cli import main
+
+    assert main(["check", str(tmp_path / "cases.csv")]) == 1
+    assert f"error: 6 files: {cases[0].label}, {cases[1].label}, {cases[2].label}, " in capsys.readouterr().err
+
+
 def test_the_checks_name_a_json_of_another_name_by_its_name_not_dataset_json(tmp_path):
     """The readers named a datalist.json (an nnU-Net Dataset001.json) by its name, but the pre-flight checks
     still told of "dataset.json": "declare the missing classes in dataset.json 'labels'", "dataset.json declares

@@ -38,7 +38,7 @@ from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.fingerprint import case_key, source_fingerprint
 from accelerated_seg.data.formats.nnunet import undeclared_channel_files
-from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
+from accelerated_seg.data.formats.paths import is_gzipped, natural_key, nifti_stem
 from accelerated_seg.data.intensity_spread import IntensitySpread, cluster_said, extreme_clusters, squeeze_said
 from accelerated_seg.data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error,
                                      nifti_without_its_extension, placement_conflict, read_nifti, voxel_size_conflict)
@@ -210,7 +210,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
     Returns:
         A CheckReport naming the dataset root.
     """
-    checked = [*manifest.training, *manifest.validation] if cases is None else cases
+    checked = _in_natural_order([*manifest.training, *manifest.validation]) if cases is None else cases
     report = check_cases(
         checked, manifest.label_values,
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=_labels_declared_in(manifest),
@@ -232,6 +232,13 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         )
     report.root, report.checked = manifest.root, _pairs_checked(manifest, checked)
     return report
+
+
+def _in_natural_order(cases: list[Case]) -> list[Case]:
+    """The cases by id as a person numbers them, which the report follows: every error line and every list of
+    files. Checked as the split left them, training cases first and held-out ones after, a CSV's undeclared label
+    values were listed in "case_002, case_004, case_005, case_003" (until the ninety-third session)."""
+    return sorted(cases, key=lambda case: natural_key(case.id))
 
 
 def _pairs_checked(manifest: Manifest, cases: Sequence[Case]) -> str | None:

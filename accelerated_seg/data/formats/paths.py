@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Union
@@ -59,6 +60,11 @@ def is_gzipped(path: str | Path) -> bool:
 def file_stem(path: Path) -> str:
     """File name without .nii / .nii.gz (Path.stem would leave ".nii" behind)."""
     return nifti_stem(path) or path.stem
+
+
+def natural_key(text: str) -> list:
+    """``text`` as a person orders it: its runs of digits compared as numbers, so case_2 comes before case_10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
 
 
 def unique_ids(label_paths: list[Path], explicit: list[str | None]) -> list[str]:
