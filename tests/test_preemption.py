@@ -468,6 +468,30 @@ def test_the_sbatch_scripts_output_folder_is_optional_before_the_overrides(tmp_p
     assert done.stdout.strip() == f"EXPERIMENT=exp.yaml OUT={folder} RESUME= ARGS={' '.join(overrides)} GPUS=8"
 
 
+@pytest.mark.parametrize("left, restarts, resume", [
+    (["step_200/", "step_100/"], "1", "--resume latest"),
+    ([".step_300.partial/"], "0", ""),  # a save interrupted: hidden, as --resume latest leaves it
+    ([".step_300.partial/"], "1", "--train.overwrite=true"),
+    (["step_200.bak/", "step_notes.txt", "step_7"], "1", "--train.overwrite=true"),  # a copy, a file: no checkpoint
+    (["step_200.bak/", "step_100/"], "1", "--resume latest"),
+])
+def test_the_sbatch_script_resumes_where_resume_latest_finds_a_complete_checkpoint(tmp_path, left, restarts, resume):
+    """train.sbatch resumed wherever a name in checkpoints/ began with step_: a copy of a checkpoint
+    (step_200.bak) or a file, where --resume latest finds none, and every node's training refused it (until the
+    ninety-third session). It resumes where complete_checkpoints finds one, as --resume latest does."""
+    checkpoints = tmp_path / "output" / "slurm_77" / "checkpoints"
+    checkpoints.mkdir(parents=True)
+    for name in left:
+        if name.endswith("/"):
+            (checkpoints / name).mkdir()
+        else:
+            (checkpoints / name).touch()
+    assert bool(complete_checkpoints(checkpoints)) == (resume == "--resume latest")  # the package's own rule
+    done = _sbatch(tmp_path, ["exp.yaml"], {"SLURM_GPUS_ON_NODE": "8", "SLURM_RESTART_COUNT": restarts})
+    assert done.returncode == 0, done.stderr
+    assert f" RESUME={resume} ARGS=" in done.stdout, done.stdout
+
+
 def _sbatch(tmp_path, arguments, slurm_env, from_the_checkout=True):
     """train.sbatch with stand-ins for srun and scontrol; srun says what the node tasks would get. Submitted
     from ``tmp_path``, with an experiment there, and as from a checkout's root where ``from_the_checkout``."""
