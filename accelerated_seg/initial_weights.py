@@ -15,7 +15,8 @@ import torch
 from .config import ConfigError
 from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
-from .exported_model import check_weights_fit, load_strictly, load_weights, read_export_config, read_weights_of
+from .exported_model import (check_export_fits, check_weights_fit, load_strictly, load_weights, read_export_config,
+                             read_weights_of)
 from .model_folders import Names, check_initial_weights, init_from_given
 from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names,
                      spec_differences)
@@ -50,12 +51,16 @@ def load_initial_weights(model: torch.nn.Module, spec: ModelSpec, model_dir: str
         return load_weights_file(model, spec, model_dir, names)
     check_initial_weights(model_dir, names)
     weights_path = model_dir / "model.safetensors"
-    saved = ModelSpec.from_dict(read_export_config(model_dir)["model"])  # a damaged config.json: one DataError
+    config = read_export_config(model_dir)  # a damaged config.json: one DataError
+    saved = ModelSpec.from_dict(config["model"])
     if saved == spec:
         check_weights_fit(model, model_dir)  # a config.json edited or copied alone: torch's mismatch list before
         load_weights(model, weights_path)
         return InitialWeights([], [])
     if bridgeable(saved, spec):
+        # against config.json's own network (on the meta device), as for the run's: the adaptation's refusal
+        # named one tensor and not config.json until the ninety-third session
+        check_export_fits(model_dir, config)
         return load_weights_adapted(model, weights_path, spec)
     raise _another_network(model_dir, saved, spec, names)
 
@@ -170,15 +175,18 @@ def load_weights_adapted(model: torch.nn.Module, weights_path: str | Path, spec:
     network answers N copies of an image as it answered the image. Which tensors those are is read off
     the shapes rather than listed per network (``models.output_layer_names``, ``input_layer_names``).
     A shape that differs otherwise is a weights file that is not its config.json's network, and is
-    refused as ``load_weights`` refuses it.
+    refused as ``load_weights`` refuses it (``load_initial_weights`` checks the file against config.json's
+    network first, naming both files).
     """
-    tensors = read_weights_of(model, weights_path, "cpu")
-    adapted, unexplained = adapt_to_network(tensors, model.state_dict(), spec)
-    if unexplained:
-        name = unexplained[0]
+    tensors, built = read_weights_of(model, weights_path, "cpu"), model.state_dict()
+    stored = {name: tuple(tensor.shape) for name, tensor in tensors.items()}  # before the output layers are replaced
+    adapted, unexplained = adapt_to_network(tensors, built, spec)
+    if unexplained:  # a few named and the rest counted, as check_weights_fit names them
+        shapes = [f"{name} {stored[name]} in the file, {tuple(built[name].shape)} here"
+                  for name in unexplained[:3]] + ([f"{len(unexplained) - 3} more"] if len(unexplained) > 3 else [])
         raise DataError(f"{weights_path} does not hold the weights of the network its config.json describes "
-                        f"({name} has the shape {tuple(tensors[name].shape)}, which neither another number of "
-                        f"outputs nor of channels explains); use the config.json written with these weights")
+                        f"({'; '.join(shapes)}: shapes that neither another number of outputs nor of channels "
+                        f"explains); use the config.json written with these weights")
     load_strictly(model, tensors, weights_path)
     return adapted
 

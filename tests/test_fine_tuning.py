@@ -61,7 +61,8 @@ def test_a_shape_the_outputs_do_not_explain_is_a_damaged_export(tmp_path):
                str(tmp_path / "model.safetensors"))  # config.json would say [4, 8, 16]
     model = build_from_spec(spec := model_spec("unet", 1, 2, (16, 16, 16), args))
     with pytest.raises(DataError, match=r"model.safetensors does not hold the weights of the network its config.json "
-                                        r"describes \(model.1.*has the shape .*which neither another number of "
+                                        r"describes \(model.1.submodule.1.submodule.conv.unit0.conv.bias \(32,\) in "
+                                        r"the file, \(16,\) here; .*; 4 more: shapes that neither another number of "
                                         r"outputs nor of channels explains\)"):
         load_weights_adapted(model, tmp_path / "model.safetensors", spec)
 
@@ -73,16 +74,22 @@ def test_an_export_of_the_runs_network_whose_weights_are_of_another_size_names_b
 
     from accelerated_seg.initial_weights import load_initial_weights
 
-    saved = export(tmp_path / "model")  # channels [4, 8, 16]
+    saved = export(tmp_path / "model")  # channels [4, 8, 16], 1 channel, 3 classes
     config = json.loads((saved / "config.json").read_text())
     config["model"]["args"]["channels"] = [4, 8, 32]
     (saved / "config.json").write_text(json.dumps(config))
-    spec = model_spec("unet", 1, 3, config["patch_size"], config["model"]["args"])
-    with pytest.raises(DataError, match=r"config.json does not describe the network whose weights .*model.safetensors "
-                                        r"holds: model.1.submodule.1.submodule.conv.unit0.conv.weight \(16, 8, 3, 3, "
-                                        r"3\) in the file, \(32, 8, 3, 3, 3\) as config.json builds it; .*copy both "
-                                        r"files again from the same export$"):
-        load_initial_weights(build_from_spec(spec), spec, saved)
+    args = {key: value for key, value in config["model"]["args"].items()
+            if key not in ("spatial_dims", "in_channels", "out_channels")}
+    # the run's network, and the ones it is bridged to: other classes, one channel made two. The bridged
+    # ones named one tensor, not config.json, until the ninety-third session
+    for channels, classes in ((1, 3), (1, 2), (2, 3)):
+        spec = model_spec("unet", channels, classes, config["patch_size"], args)
+        with pytest.raises(DataError, match=r"config.json does not describe the network whose weights "
+                                            r".*model.safetensors holds: model.1.submodule.1.submodule.conv.unit0."
+                                            r"conv.weight \(16, 8, 3, 3, 3\) in the file, \(32, 8, 3, 3, 3\) as "
+                                            r"config.json builds it; .*; 2 more tensors of other shapes\. .*copy both "
+                                            r"files again from the same export$"):
+            load_initial_weights(build_from_spec(spec), spec, saved)
 
 
 def test_only_other_outputs_and_one_channel_made_several_are_bridged():
