@@ -27,6 +27,7 @@ import torch
 from .config import ConfigError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import load_exported
+from .models import ModelSpec, nvfuser_norm_without_apex
 from .own_warnings import AcceleratedSegWarning
 
 # What may differ between members' config.json: the network and what describes its weights alone.
@@ -75,6 +76,7 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
     if len(folders) == 1:
         model, config = load_exported(folders[0])
         _warn_of_other_preprocessing_code(folders[0], config)
+        _note_of_torchs_instance_norm([(folders[0], config)])
         return model, config
     seen = set()
     for folder in folders:
@@ -84,6 +86,7 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
     loaded = [load_exported(folder) for folder in folders]
     for folder, (_, config) in zip(folders, loaded):
         _warn_of_other_preprocessing_code(folder, config)
+    _note_of_torchs_instance_norm([(folder, config) for folder, (_, config) in zip(folders, loaded)])
     first = loaded[0][1]
     for folder, (_, config) in zip(folders[1:], loaded[1:]):
         if differences := _differences(first, config):
@@ -105,6 +108,25 @@ def _warn_of_other_preprocessing_code(folder: Path, config: dict) -> None:
         warnings.warn(f"{folder}: its weights learned from volumes prepared otherwise than predict prepares them "
                       f"now ({difference}): retrain it with this version to predict as it was trained, or predict "
                       f"with the version that trained it", AcceleratedSegWarning, stacklevel=3)
+
+
+def _note_of_torchs_instance_norm(members: list[tuple[Path, dict]]) -> None:
+    """A note, once for the model or the ensemble's members: the config.json of each asks for apex's
+    InstanceNorm3dNVFuser (``norm: INSTANCE_NVFUSER``), which cannot be imported here, so predict runs torch's
+    nn.InstanceNorm3d in its place, as MONAI builds it: the same network with the same weights, slower on a GPU.
+    Not refused: an export trained on a cluster with apex predicts as trained anywhere. MONAI's own warning,
+    naming no file, is silenced (``models.build_from_spec``), which left predict silent until this note (both
+    in the ninety-third session)."""
+    asking = []
+    for folder, config in members:
+        spec = ModelSpec.from_dict(config["model"])
+        if (key := nvfuser_norm_without_apex(spec)) is not None:
+            asking.append(f"{folder} ({key} {spec.args[key]})")
+    if asking:
+        warnings.warn(f"{', '.join(asking)}: config.json asks for apex's InstanceNorm3dNVFuser, which cannot be "
+                      f"imported here; predict runs torch's nn.InstanceNorm3d in its place, the same network with the "
+                      f"same weights, without apex's faster kernel (https://github.com/NVIDIA/apex)",
+                      AcceleratedSegWarning, stacklevel=3)
 
 
 def _spacing(config: dict):

@@ -77,16 +77,23 @@ def nvfuser_norm_warning(spec: ModelSpec, given: dict | None = None, names: Name
     A warning and not a refusal: the network built is the one ``norm: INSTANCE`` builds, which trains as the apex
     kernel's instance norm does, only slower on a GPU; a config written for a cluster with apex then still runs
     on a laptop or in CI, where a refusal would ask for an edit that changes nothing trained."""
+    if (key := nvfuser_norm_without_apex(spec, given)) is None:
+        return None
+    return (f"{names.model_arg(key)} {spec.args[key]} needs apex's InstanceNorm3dNVFuser (apex built with its "
+            f"CUDA extensions), which cannot be imported here; MONAI falls back to torch's nn.InstanceNorm3d, "
+            f"the network of {names.model_arg(key)} INSTANCE, without apex's faster kernel. Install apex "
+            f"(https://github.com/NVIDIA/apex) for it, or give {names.model_arg(key)} INSTANCE")
+
+
+def nvfuser_norm_without_apex(spec: ModelSpec, given: dict | None = None) -> str | None:
+    """The argument of ``spec`` (``norm`` or ``norm_name``, of those ``given``: all of them by default, as an
+    export's config.json gives them) that asks for INSTANCE_NVFUSER where apex's kernel cannot be imported,
+    for which MONAI builds torch's nn.InstanceNorm3d; None otherwise."""
     from monai.networks.utils import has_nvfuser_instance_norm
 
     for key in ("norm", "norm_name"):  # UNet's and SegResNet's; DynUNet's, UNETR's and SwinUNETR's
-        if key in (given or {}) and _norm_type(spec.args.get(key)) == "INSTANCE_NVFUSER":
-            if has_nvfuser_instance_norm():
-                return None
-            return (f"{names.model_arg(key)} {spec.args[key]} needs apex's InstanceNorm3dNVFuser (apex built with its "
-                    f"CUDA extensions), which cannot be imported here; MONAI falls back to torch's nn.InstanceNorm3d, "
-                    f"the network of {names.model_arg(key)} INSTANCE, without apex's faster kernel. Install apex "
-                    f"(https://github.com/NVIDIA/apex) for it, or give {names.model_arg(key)} INSTANCE")
+        if key in (spec.args if given is None else given) and _norm_type(spec.args.get(key)) == "INSTANCE_NVFUSER":
+            return None if has_nvfuser_instance_norm() else key
     return None
 
 

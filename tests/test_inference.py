@@ -435,6 +435,47 @@ def test_channels_whose_headers_differ_by_a_rounding_are_one_case_as_training_ta
         np.testing.assert_array_equal(read_labels(tmp_path / f"{name}_pred" / "c.nii.gz"), expected)
 
 
+def test_an_export_asking_for_apex_instance_norm_predicts_with_torchs_and_says_so_once(tmp_path):
+    """config.json's norm INSTANCE_NVFUSER where apex cannot be imported (here): MONAI builds torch's
+    nn.InstanceNorm3d, the network of INSTANCE, and said so in its own words; since that was silenced
+    (models.build_from_spec) predict was silent, until the ninety-third session. Said once, as a note: the
+    labels are those of the same export given INSTANCE."""
+    from accelerated_seg.ensemble import load_for_prediction
+    from accelerated_seg.estimator import Segmentation
+
+    plain = export(tmp_path / "plain", spacing=None)
+    asking = tmp_path / "asking"
+    shutil.copytree(plain, asking)
+    config = json.loads((asking / "config.json").read_text())
+    config["model"]["args"]["norm"] = "INSTANCE_NVFUSER"
+    (asking / "config.json").write_text(json.dumps(config))
+    image = tmp_path / "scans" / "case.nii.gz"
+    image.parent.mkdir()
+    voxels = np.random.default_rng(0).normal(size=(16, 16, 16)).astype(np.float32)
+    nib.save(nib.Nifti1Image(voxels, np.eye(4)), image)
+    said = (rf"^{re.escape(str(asking))} \(norm INSTANCE_NVFUSER\): config.json asks for apex's "
+            rf"InstanceNorm3dNVFuser, which cannot be imported here; predict runs torch's nn.InstanceNorm3d in its "
+            rf"place, the same network with the same weights, without apex's faster kernel")
+    for model in (plain, asking):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")  # MONAI's own came once per norm layer so
+            assert main(["predict", "--model", str(model), str(image.parent), "--output", str(tmp_path / model.name),
+                         "--device", "cpu"]) == 0
+        about_apex = [str(warning.message) for warning in seen if "apex" in str(warning.message)]
+        assert len(about_apex) == (model == asking) and all(re.match(said, message) for message in about_apex)
+    np.testing.assert_array_equal(read_labels(tmp_path / "asking" / "case.nii.gz"),
+                                  read_labels(tmp_path / "plain" / "case.nii.gz"))
+    with pytest.warns(UserWarning, match="^predict: " + said.removeprefix("^")) as seen:
+        Segmentation.load(asking).predict(voxels)
+    assert len([warning for warning in seen if "InstanceNorm3dNVFuser" in str(warning.message)]) == 1
+    shutil.copytree(asking, tmp_path / "fold_1")  # an ensemble's members: one line naming each
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        load_for_prediction([asking, tmp_path / "fold_1", plain])
+    assert [str(warning.message).split(": config.json")[0] for warning in seen if "apex" in str(warning.message)] == [
+        f"{asking} (norm INSTANCE_NVFUSER), {tmp_path / 'fold_1'} (norm INSTANCE_NVFUSER)"]
+
+
 def test_channels_that_place_voxels_apart_by_more_than_a_rounding_are_refused_as_the_checks_refuse_them(tmp_path):
     """Stacked on the first channel's grid, a channel within 1e-3 an entry whose voxel size was 9e-4 mm off
     was predicted (and trained on) 0.056 of a voxel from where its header puts it at the far end of a
