@@ -109,6 +109,23 @@ def _json_precision(config: dict | None) -> str | None:
     return None
 
 
+def _sync_module_states_problem(fsdp: dict) -> str | None:
+    """Why accelerate launch refuses the profile's ``fsdp_config`` for its ``fsdp_sync_module_states: false``,
+    else None. The launch takes ``fsdp_cpu_ram_efficient_loading`` as true where the profile leaves it out, and
+    refuses that without the sync, under FSDP1 and FSDP2 alike, with a traceback before any of our code runs
+    (a probe of the ninety-third session): plan marked the profile's row as fitting. Read as the launch reads
+    them (a value's truth, the launch's default where it is missing)."""
+    if fsdp.get("fsdp_sync_module_states", True) or not fsdp.get("fsdp_cpu_ram_efficient_loading", True):
+        return None
+    loading = ("sets fsdp_cpu_ram_efficient_loading: true" if "fsdp_cpu_ram_efficient_loading" in fsdp else
+               "leaves out fsdp_cpu_ram_efficient_loading, true by accelerate launch's default")
+    return (f"the accelerate config's fsdp_config sets fsdp_sync_module_states: false and {loading}; that loading "
+            f"needs the sync, so accelerate launch refuses the profile (\"When using --fsdp_cpu_ram_efficient_loading "
+            f"set --fsdp_sync_module_states to True\"). Add fsdp_cpu_ram_efficient_loading: false to fsdp_config "
+            f"(each rank then keeps the weights it built, which training checks are alike), or set "
+            f"fsdp_sync_module_states: true")
+
+
 def _row(profile: dict, where: str, deepspeed_json: dict | None = None) -> tuple[str | None, str | None]:
     """plan's row for the profile's strategy, or (None, why not)."""
     kind = str(profile.get("distributed_type", "NO"))
@@ -120,6 +137,8 @@ def _row(profile: dict, where: str, deepspeed_json: dict | None = None) -> tuple
         return "ddp", None
     if kind == "FSDP":
         fsdp = profile.get("fsdp_config") or {}
+        if problem := _sync_module_states_problem(fsdp):
+            raise ConfigError(f"{where}: {problem}")
         if fsdp.get("fsdp_offload_params"):
             return None, "FSDP with fsdp_offload_params"
         if int(fsdp.get("fsdp_version", 1)) == 2:  # FSDP2 shards fully; without resharding it keeps them whole

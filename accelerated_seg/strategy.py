@@ -181,6 +181,12 @@ def construction_error() -> str | None:
     configs/accelerate/ sets it, because on GPUs it lets rank 0's weights reach the others.
 
     A DeepSpeed launch accelerate or DeepSpeed would refuse with a traceback: ``deepspeed_launch_error``.
+
+    A profile of ``fsdp_sync_module_states: false`` with ``fsdp_cpu_ram_efficient_loading`` true (or left out,
+    true by the launch's default) is not met here: accelerate launch refuses it with a traceback before any of
+    our code runs, and plan refuses it naming both keys (``launch_profile._sync_module_states_problem``). Those
+    variables exported by hand, without the launch, are no error either: accelerate's FSDP1 plugin switches the
+    sync on with a warning, and FSDP2 needs none.
     """
     import torch
     from accelerate.utils import parse_flag_from_env

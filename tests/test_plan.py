@@ -548,6 +548,30 @@ def test_plan_refuses_an_fsdp2_profile_naming_a_sharding_strategy_fsdp2_ignores(
     assert read_launch_profile(tmp_path / "mine.yaml").strategy == "fsdp_shard_grad_op"
 
 
+@pytest.mark.parametrize("version", [1, 2])
+def test_plan_refuses_an_fsdp_profile_without_the_sync_that_its_ram_efficient_loading_needs(tmp_path, version):
+    """accelerate launch refuses fsdp_sync_module_states: false beside fsdp_cpu_ram_efficient_loading true, its
+    default where the profile leaves it out, with a traceback (docs/strategies.md); plan marked the profile's row
+    as fitting until the ninety-third session."""
+    from accelerated_seg.launch_profile import read_launch_profile
+
+    profile = tmp_path / "mine.yaml"
+    for loading, said in (("", "leaves out fsdp_cpu_ram_efficient_loading, true by accelerate launch's default"),
+                          (", fsdp_cpu_ram_efficient_loading: true", "sets fsdp_cpu_ram_efficient_loading: true")):
+        profile.write_text(f"distributed_type: FSDP\nfsdp_config: {{fsdp_version: {version}, "
+                           f"fsdp_sync_module_states: false{loading}}}\n")
+        with pytest.raises(ConfigError, match=rf"^{re.escape(str(profile))}: the accelerate config's fsdp_config sets "
+                                              rf"fsdp_sync_module_states: false and {said}; that loading needs the "
+                                              rf"sync, so accelerate launch refuses the profile .* Add "
+                                              rf"fsdp_cpu_ram_efficient_loading: false to fsdp_config .*, or set "
+                                              rf"fsdp_sync_module_states: true$"):
+            read_launch_profile(profile)
+    for settings in ("fsdp_sync_module_states: false, fsdp_cpu_ram_efficient_loading: false",
+                     "fsdp_sync_module_states: true", "fsdp_cpu_ram_efficient_loading: true"):
+        profile.write_text(f"distributed_type: FSDP\nfsdp_config: {{fsdp_version: {version}, {settings}}}\n")
+        assert read_launch_profile(profile).strategy == "fsdp_full_shard"
+
+
 @pytest.mark.parametrize("json_settings, row, precision", [
     ({"bf16": {"enabled": True}, "zero_optimization": {"stage": 2}}, "zero2", "bf16"),
     ({"fp16": {"enabled": True}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"},
