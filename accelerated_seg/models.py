@@ -77,7 +77,7 @@ def nvfuser_norm_warning(spec: ModelSpec, given: dict | None = None, names: Name
     A warning and not a refusal: the network built is the one ``norm: INSTANCE`` builds, which trains as the apex
     kernel's instance norm does, only slower on a GPU; a config written for a cluster with apex then still runs
     on a laptop or in CI, where a refusal would ask for an edit that changes nothing trained."""
-    if (key := nvfuser_norm_without_apex(spec, given)) is None:
+    if (key := nvfuser_norm_without_apex(spec, given or {})) is None:  # of model.args as given alone
         return None
     return (f"{names.model_arg(key)} {spec.args[key]} needs apex's InstanceNorm3dNVFuser (apex built with its "
             f"CUDA extensions), which cannot be imported here; MONAI falls back to torch's nn.InstanceNorm3d, "
