@@ -765,22 +765,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     """Everything up to the first step: accelerator, batch plan, data, model, prepare, resume; the
     folder's lock goes into ``run_scope``, which train leaves when the run ends. ``names``: train's."""
     cfg = check_values(cfg)  # a Config built in Python (the estimator) has not been through load_config
-    refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
-    check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args, names)  # not after the data work
     out = Path(cfg.train.output_dir)
-    _check_init_into(cfg.train, names)
-    if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
-        _check_initial_weights(cfg, names)  # before train.overwrite's deletion and the data work
-    _check_head_only_steps(cfg.train, names)
-    check_folder_path(cache_root(cfg.data), names.setting("data.cache_dir"))  # the run folder's: below
+    built = _checks_before_anything_is_written(cfg, manifest, out, names)
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
     # path now, the case files it lists once they are known (below).
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
-    check_folder_path(out, names.folder)  # before the lock makes it
-    # the data's channels and classes, where known before anything is written, against model.args and
-    # train.loss_args, and MONAI's constructor on model.args: refused once the phantoms were written into
-    # the new run folder, before (the counts until the ninety-second session, the constructor the ninety-third)
-    built = network_before_writing(cfg, counts_before_writing(cfg.data, out, manifest), names)
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)
@@ -965,6 +954,23 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1, resume_from=resume_from,
                    changed=changed)
     return run
+
+
+def _checks_before_anything_is_written(cfg: Config, manifest: Manifest | None, out: Path, names: Names):
+    """Refuse what the settings alone refuse, before anything is written; returns network_before_writing's network."""
+    refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
+    check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args, names)  # not after the data work
+    _check_init_into(cfg.train, names)
+    if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
+        _check_initial_weights(cfg, names)  # before train.overwrite's deletion and the data work
+    _check_head_only_steps(cfg.train, names)
+    check_folder_path(cache_root(cfg.data), names.setting("data.cache_dir"))  # the run folder's: below
+    check_folder_path(out, names.folder)  # before the lock makes it
+    # the data's channels and classes, where known before anything is written, against model.args and
+    # train.loss_args, and MONAI's constructor on model.args: refused once the phantoms were written into
+    # the new run folder, before (the counts until the ninety-second session, the constructor the ninety-third)
+    return network_before_writing(cfg, counts_before_writing(cfg.data, out, manifest), names)
+
 
 
 def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...], replace: bool) -> None:
