@@ -773,24 +773,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
     # overwrite, not told the folder is in use (seventy-third session's probe)
-    accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
-    for warning in network_warnings(built.spec, cfg.model.args, names):  # before the lock writes the folder
-        accelerator.print(f"warning: {warning}")
-    run_scope.enter_context(_holding_run_folder(accelerator, out, names.elsewhere))
-    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, names=names,
-                                             reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
-    if resume_from is not None:  # before the data work; _resume checks them again
-        with gone_if_rotated_away(resume_from, names):  # a checkpoint of another run that trains on
-            check_resume_settings(resume_from, dump_config(cfg), names)
-            check_resume_length(resume_from, cfg.train.max_steps)
-            check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
-        if cfg.train.init_from:
-            # The command that started a fine-tuning run, repeated with --resume latest (what every
-            # message says after a stop, and what a requeued SLURM job runs), was refused until the
-            # seventy-seventh session: the checkpoint carries on from those weights, not loaded again.
-            accelerator.print(f"resuming {resume_from}: its weights carry on, and {names.setting('train.init_from')} "
-                              f"{cfg.train.init_from} is not loaded again")
-    _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, names.folder)
+    accelerator = _accelerator_holding_the_run_folder(cfg, out, built, run_scope, names)
+    resume_from, replace = _where_the_run_starts(cfg, accelerator, out, data, names)
     as_given = cfg  # what unused_settings_warnings judges: the settings the run resolves below were not given
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
     placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
@@ -970,6 +954,37 @@ def _checks_before_anything_is_written(cfg: Config, manifest: Manifest | None, o
     # train.loss_args, and MONAI's constructor on model.args: refused once the phantoms were written into
     # the new run folder, before (the counts until the ninety-second session, the constructor the ninety-third)
     return network_before_writing(cfg, counts_before_writing(cfg.data, out, manifest), names)
+
+
+
+def _accelerator_holding_the_run_folder(cfg: Config, out: Path, built, run_scope: contextlib.ExitStack,
+                                        names: Names) -> Accelerator:
+    """Make the Accelerator and take the run folder's lock (into ``run_scope``), the first thing written."""
+    accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
+    for warning in network_warnings(built.spec, cfg.model.args, names):  # before the lock writes the folder
+        accelerator.print(f"warning: {warning}")
+    run_scope.enter_context(_holding_run_folder(accelerator, out, names.elsewhere))
+    return accelerator
+
+
+def _where_the_run_starts(cfg: Config, accelerator: Accelerator, out: Path, data: list[Path],
+                          names: Names) -> tuple[Path | None, bool]:
+    """Decide whether the run resumes a checkpoint (refusing one its settings do not match) or replaces a run."""
+    resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, names=names,
+                                             reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
+    if resume_from is not None:  # before the data work; _resume checks them again
+        with gone_if_rotated_away(resume_from, names):  # a checkpoint of another run that trains on
+            check_resume_settings(resume_from, dump_config(cfg), names)
+            check_resume_length(resume_from, cfg.train.max_steps)
+            check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
+        if cfg.train.init_from:
+            # The command that started a fine-tuning run, repeated with --resume latest (what every
+            # message says after a stop, and what a requeued SLURM job runs), was refused until the
+            # seventy-seventh session: the checkpoint carries on from those weights, not loaded again.
+            accelerator.print(f"resuming {resume_from}: its weights carry on, and {names.setting('train.init_from')} "
+                              f"{cfg.train.init_from} is not loaded again")
+    _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, names.folder)
+    return resume_from, replace
 
 
 
