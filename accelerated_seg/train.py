@@ -776,14 +776,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     accelerator = _accelerator_holding_the_run_folder(cfg, out, built, run_scope, names)
     resume_from, replace = _where_the_run_starts(cfg, accelerator, out, data, names)
     as_given = cfg  # what unused_settings_warnings judges: the settings the run resolves below were not given
-    # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
-    placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
-    if placed == "gpu" and accelerator.device.type != "cuda" and cfg.data.augment != "none":
-        # Asked for, so run as asked (tests and comparisons use it); said, since it moves the
-        # resampling from the loader workers into the training process (a probe found it silent)
-        accelerator.print(f"note: {names.setting('data.augment_on')}: gpu on a {accelerator.device.type} device "
-                          f"resamples the patches in the training process, not in the loader workers (auto: cpu here)")
-    cfg = dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
+    cfg = _with_the_augmentation_placed(cfg, accelerator, names)
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes
@@ -985,6 +978,19 @@ def _where_the_run_starts(cfg: Config, accelerator: Accelerator, out: Path, data
                               f"{cfg.train.init_from} is not loaded again")
     _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, names.folder)
     return resume_from, replace
+
+
+
+def _with_the_augmentation_placed(cfg: Config, accelerator: Accelerator, names: Names) -> Config:
+    """Decide where data.augment_on=auto resamples on this device; returns the Config that says it."""
+    # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
+    placed = place_spatial_augmentation(cfg.data.augment_on, accelerator.device)
+    if placed == "gpu" and accelerator.device.type != "cuda" and cfg.data.augment != "none":
+        # Asked for, so run as asked (tests and comparisons use it); said, since it moves the
+        # resampling from the loader workers into the training process (a probe found it silent)
+        accelerator.print(f"note: {names.setting('data.augment_on')}: gpu on a {accelerator.device.type} device "
+                          f"resamples the patches in the training process, not in the loader workers (auto: cpu here)")
+    return dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
 
 
 
