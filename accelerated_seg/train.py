@@ -780,12 +780,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # The number of processes is known only now (the Accelerator reads the launch environment, e.g.
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes
-    plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps,
-                         num_processes, cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
-    accelerator.gradient_accumulation_steps = plan.accum_steps
-    if deepspeed_note := configure_deepspeed(accelerator, plan.per_device, plan.accum_steps,
-                                             cfg.optim.max_grad_norm):
-        accelerator.print(deepspeed_note)
+    plan, deepspeed_note = _batch_plan(cfg, accelerator, num_processes)
     check_launch(accelerator, cfg.train.allow_strategy_fallback, names)
     compiling = checked_settings(accelerator, cfg.train.compile, names)  # a bad setting fails here, before the data work
     # so does a layout it cannot shard, said by the caller's name for it (the estimator's channels_last=True)
@@ -991,6 +986,18 @@ def _with_the_augmentation_placed(cfg: Config, accelerator: Accelerator, names: 
         accelerator.print(f"note: {names.setting('data.augment_on')}: gpu on a {accelerator.device.type} device "
                           f"resamples the patches in the training process, not in the loader workers (auto: cpu here)")
     return dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
+
+
+
+def _batch_plan(cfg: Config, accelerator: Accelerator, num_processes: int) -> tuple[BatchPlan, str | None]:
+    """Decide the batch plan and accumulation for these processes; returns it and DeepSpeed's note (said)."""
+    plan = resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps,
+                         num_processes, cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
+    accelerator.gradient_accumulation_steps = plan.accum_steps
+    if deepspeed_note := configure_deepspeed(accelerator, plan.per_device, plan.accum_steps,
+                                             cfg.optim.max_grad_norm):
+        accelerator.print(deepspeed_note)
+    return plan, deepspeed_note
 
 
 
