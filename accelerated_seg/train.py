@@ -781,12 +781,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # ACCELERATE_USE_CPU for gloo DDP); the batch plan and accumulation follow from it.
     num_processes = accelerator.num_processes
     plan, deepspeed_note = _batch_plan(cfg, accelerator, num_processes)
-    check_launch(accelerator, cfg.train.allow_strategy_fallback, names)
-    compiling = checked_settings(accelerator, cfg.train.compile, names)  # a bad setting fails here, before the data work
-    # so does a layout it cannot shard, said by the caller's name for it (the estimator's channels_last=True)
-    if cfg.train.channels_last and (error := channels_last_error(accelerator, names.setting("train.channels_last"))):
-        raise ConfigError(error)
-    segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
+    compiling = _launch_settings_checked(cfg, accelerator, names)
     accelerator.print(plan.describe())
     if cfg.optim.warmup_steps >= cfg.train.max_steps:  # the estimator's keywords since the ninety-second session
         accelerator.print(f"warning: {names.set_to('optim.warmup_steps', cfg.optim.warmup_steps)} is not below "
@@ -998,6 +993,18 @@ def _batch_plan(cfg: Config, accelerator: Accelerator, num_processes: int) -> tu
                                              cfg.optim.max_grad_norm):
         accelerator.print(deepspeed_note)
     return plan, deepspeed_note
+
+
+
+def _launch_settings_checked(cfg: Config, accelerator: Accelerator, names: Names):
+    """Refuse a strategy, compile, layout or loss setting this launch cannot run; returns the compile settings."""
+    check_launch(accelerator, cfg.train.allow_strategy_fallback, names)
+    compiling = checked_settings(accelerator, cfg.train.compile, names)  # a bad setting fails here, before the data work
+    # so does a layout it cannot shard, said by the caller's name for it (the estimator's channels_last=True)
+    if cfg.train.channels_last and (error := channels_last_error(accelerator, names.setting("train.channels_last"))):
+        raise ConfigError(error)
+    segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
+    return compiling
 
 
 
