@@ -783,11 +783,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     plan, deepspeed_note = _batch_plan(cfg, accelerator, num_processes)
     compiling = _launch_settings_checked(cfg, accelerator, names)
     accelerator.print(plan.describe())
-    if cfg.optim.warmup_steps >= cfg.train.max_steps:  # the estimator's keywords since the ninety-second session
-        accelerator.print(f"warning: {names.set_to('optim.warmup_steps', cfg.optim.warmup_steps)} is not below "
-                          f"{names.set_to('train.max_steps', cfg.train.max_steps)}: the learning rate rises for the "
-                          f"whole run, reaches {cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and "
-                          f"never decays")
+    _warn_of_a_warmup_as_long_as_the_run(cfg, accelerator, plan, names)
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
     # What the cases decide (channels, classes, split) is known once they are checked; everything
@@ -1005,6 +1001,16 @@ def _launch_settings_checked(cfg: Config, accelerator: Accelerator, names: Names
         raise ConfigError(error)
     segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
     return compiling
+
+
+
+def _warn_of_a_warmup_as_long_as_the_run(cfg: Config, accelerator: Accelerator, plan: BatchPlan, names: Names):
+    """Warn where optim.warmup_steps is not below train.max_steps: the learning rate would never decay."""
+    if cfg.optim.warmup_steps >= cfg.train.max_steps:  # the estimator's keywords since the ninety-second session
+        accelerator.print(f"warning: {names.set_to('optim.warmup_steps', cfg.optim.warmup_steps)} is not below "
+                          f"{names.set_to('train.max_steps', cfg.train.max_steps)}: the learning rate rises for the "
+                          f"whole run, reaches {cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and "
+                          f"never decays")
 
 
 
