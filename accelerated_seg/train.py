@@ -789,16 +789,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # What the cases decide (channels, classes, split) is known once they are checked; everything
     # that can still refuse the run is checked then, before the preprocessing reads every volume.
     given = manifest is not None  # cases given in Python, which no config names (cached_tables' hint)
-    manifest, settings, checked = checked_data(cfg, accelerator, manifest)
-    if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
-        check_reads_survive(out, manifest.files())
-    if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
-        _check_resume_data(accelerator, resume_from, settings, manifest, out, names)
-    if warning := unused_split_settings_warning(manifest.split):
-        accelerator.print(warning)
-    for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None,
-                                            names):
-        accelerator.print(warning)
+    manifest, settings, checked = _checked_cases(cfg, as_given, accelerator, manifest, out, resume_from, replace,
+                                                 names)
     if not manifest.validation and cfg.train.val_every:
         # Dataset.fit's in its keywords (validation_fraction, val_every=0) since the ninety-second session
         way = ways_to_validation_cases(manifest, names.setting("data.validation_fraction"),
@@ -1011,6 +1003,23 @@ def _warn_of_a_warmup_as_long_as_the_run(cfg: Config, accelerator: Accelerator, 
                           f"{names.set_to('train.max_steps', cfg.train.max_steps)}: the learning rate rises for the "
                           f"whole run, reaches {cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and "
                           f"never decays")
+
+
+
+def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, manifest: Manifest | None, out: Path,
+                   resume_from: Path | None, replace: bool, names: Names):
+    """Check the cases against the overwrite, the resume and the settings; returns checked_data's three."""
+    manifest, settings, checked = checked_data(cfg, accelerator, manifest)
+    if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
+        check_reads_survive(out, manifest.files())
+    if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
+        _check_resume_data(accelerator, resume_from, settings, manifest, out, names)
+    if warning := unused_split_settings_warning(manifest.split):
+        accelerator.print(warning)
+    for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None,
+                                            names):
+        accelerator.print(warning)
+    return manifest, settings, checked
 
 
 
