@@ -791,18 +791,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     given = manifest is not None  # cases given in Python, which no config names (cached_tables' hint)
     manifest, settings, checked = _checked_cases(cfg, as_given, accelerator, manifest, out, resume_from, replace,
                                                  names)
-    if not manifest.validation and cfg.train.val_every:
-        # Dataset.fit's in its keywords (validation_fraction, val_every=0) since the ninety-second session
-        way = ways_to_validation_cases(manifest, names.setting("data.validation_fraction"),
-                                       names.setting("data.num_folds"))
-        raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but "
-                          f"{names.set_to('train.val_every', cfg.train.val_every)}: set "
-                          f"{names.set_to('train.val_every', 0)} to train without validation, or {way}")
-    if manifest.ignore_value is not None and cfg.train.val_distances and cfg.train.val_every:  # else said unused
-        raise ConfigError(f"{names.setting('train.val_distances')}: the labels mark unannotated voxels (ignore label "
-                          f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
-                          f"not defined; validation scores the annotated voxels' Dice: set "
-                          f"{names.set_to('train.val_distances', False)}")
+    _check_the_validation_settings(cfg, manifest, names)
     patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
     if patches < plan.per_device * num_processes:
         raise ConfigError(f"one epoch has {counted(patches, 'patch', 'patches')}, fewer than one batch of every "
@@ -1021,6 +1010,22 @@ def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, mani
         accelerator.print(warning)
     return manifest, settings, checked
 
+
+
+def _check_the_validation_settings(cfg: Config, manifest: Manifest, names: Names) -> None:
+    """Refuse validation settings these cases cannot serve: no validation cases, or distances on partial labels."""
+    if not manifest.validation and cfg.train.val_every:
+        # Dataset.fit's in its keywords (validation_fraction, val_every=0) since the ninety-second session
+        way = ways_to_validation_cases(manifest, names.setting("data.validation_fraction"),
+                                       names.setting("data.num_folds"))
+        raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but "
+                          f"{names.set_to('train.val_every', cfg.train.val_every)}: set "
+                          f"{names.set_to('train.val_every', 0)} to train without validation, or {way}")
+    if manifest.ignore_value is not None and cfg.train.val_distances and cfg.train.val_every:  # else said unused
+        raise ConfigError(f"{names.setting('train.val_distances')}: the labels mark unannotated voxels (ignore label "
+                          f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
+                          f"not defined; validation scores the annotated voxels' Dice: set "
+                          f"{names.set_to('train.val_distances', False)}")
 
 
 def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...], replace: bool) -> None:
