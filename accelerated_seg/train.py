@@ -792,14 +792,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     manifest, settings, checked = _checked_cases(cfg, as_given, accelerator, manifest, out, resume_from, replace,
                                                  names)
     _check_the_validation_settings(cfg, manifest, names)
-    patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
-    if patches < plan.per_device * num_processes:
-        raise ConfigError(f"one epoch has {counted(patches, 'patch', 'patches')}, fewer than one batch of every "
-                          f"process's, {plan.per_device * num_processes}: raise "
-                          f"{names.setting('data.samples_per_volume')} or lower the batch")
-    cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
-    if note := _patches_left_out_note(patches, cut, plan.global_batch, names):
-        accelerator.print(note)
+    patches, cut = _checked_epoch(cfg, accelerator, manifest, plan, num_processes, names)
     # the network for the data's channels and outputs, and its loss (a class weight per class), before the
     # preprocessing, as accelerated-seg check --config checks them. Its forward pass is here, not with the
     # constructor's check before anything is written: it needs the per-device batch (a batch norm over one
@@ -916,7 +909,6 @@ def _checks_before_anything_is_written(cfg: Config, manifest: Manifest | None, o
     return network_before_writing(cfg, counts_before_writing(cfg.data, out, manifest), names)
 
 
-
 def _accelerator_holding_the_run_folder(cfg: Config, out: Path, built, run_scope: contextlib.ExitStack,
                                         names: Names) -> Accelerator:
     """Make the Accelerator and take the run folder's lock (into ``run_scope``), the first thing written."""
@@ -947,7 +939,6 @@ def _where_the_run_starts(cfg: Config, accelerator: Accelerator, out: Path, data
     return resume_from, replace
 
 
-
 def _with_the_augmentation_placed(cfg: Config, accelerator: Accelerator, names: Names) -> Config:
     """Decide where data.augment_on=auto resamples on this device; returns the Config that says it."""
     # data.augment_on=auto becomes what runs on this device, and the saved config.yaml says which.
@@ -958,7 +949,6 @@ def _with_the_augmentation_placed(cfg: Config, accelerator: Accelerator, names: 
         accelerator.print(f"note: {names.setting('data.augment_on')}: gpu on a {accelerator.device.type} device "
                           f"resamples the patches in the training process, not in the loader workers (auto: cpu here)")
     return dataclasses.replace(cfg, data=dataclasses.replace(cfg.data, augment_on=placed))
-
 
 
 def _batch_plan(cfg: Config, accelerator: Accelerator, num_processes: int) -> tuple[BatchPlan, str | None]:
@@ -972,7 +962,6 @@ def _batch_plan(cfg: Config, accelerator: Accelerator, num_processes: int) -> tu
     return plan, deepspeed_note
 
 
-
 def _launch_settings_checked(cfg: Config, accelerator: Accelerator, names: Names):
     """Refuse a strategy, compile, layout or loss setting this launch cannot run; returns the compile settings."""
     check_launch(accelerator, cfg.train.allow_strategy_fallback, names)
@@ -984,7 +973,6 @@ def _launch_settings_checked(cfg: Config, accelerator: Accelerator, names: Names
     return compiling
 
 
-
 def _warn_of_a_warmup_as_long_as_the_run(cfg: Config, accelerator: Accelerator, plan: BatchPlan, names: Names):
     """Warn where optim.warmup_steps is not below train.max_steps: the learning rate would never decay."""
     if cfg.optim.warmup_steps >= cfg.train.max_steps:  # the estimator's keywords since the ninety-second session
@@ -992,7 +980,6 @@ def _warn_of_a_warmup_as_long_as_the_run(cfg: Config, accelerator: Accelerator, 
                           f"{names.set_to('train.max_steps', cfg.train.max_steps)}: the learning rate rises for the "
                           f"whole run, reaches {cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and "
                           f"never decays")
-
 
 
 def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, manifest: Manifest | None, out: Path,
@@ -1011,7 +998,6 @@ def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, mani
     return manifest, settings, checked
 
 
-
 def _check_the_validation_settings(cfg: Config, manifest: Manifest, names: Names) -> None:
     """Refuse validation settings these cases cannot serve: no validation cases, or distances on partial labels."""
     if not manifest.validation and cfg.train.val_every:
@@ -1026,6 +1012,20 @@ def _check_the_validation_settings(cfg: Config, manifest: Manifest, names: Names
                           f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
                           f"not defined; validation scores the annotated voxels' Dice: set "
                           f"{names.set_to('train.val_distances', False)}")
+
+
+def _checked_epoch(cfg: Config, accelerator: Accelerator, manifest: Manifest, plan: BatchPlan, num_processes: int,
+                   names: Names) -> tuple[int, int]:
+    """Refuse an epoch shorter than one batch of every process's; returns its patches and its cut (epoch_cut)."""
+    patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
+    if patches < plan.per_device * num_processes:
+        raise ConfigError(f"one epoch has {counted(patches, 'patch', 'patches')}, fewer than one batch of every "
+                          f"process's, {plan.per_device * num_processes}: raise "
+                          f"{names.setting('data.samples_per_volume')} or lower the batch")
+    cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
+    if note := _patches_left_out_note(patches, cut, plan.global_batch, names):
+        accelerator.print(note)
+    return patches, cut
 
 
 def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...], replace: bool) -> None:
