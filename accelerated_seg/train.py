@@ -800,20 +800,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     # knows them, and once it is made the run folder's lock is taken, before the phantoms are written
     spec, loss_fn = checked_network_and_loss(
         cfg, manifest, plan.per_device * (num_processes if cfg.train.sync_batchnorm else 1), built, names)
-    if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
-        thin = convolutions_over_two_voxels(spec, cfg.data.patch_size)
-        if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size,
-                                             names.setting("data.patch_size"), names.fp32):
-            accelerator.print(f"warning: {warning}")
-    if accelerator.device.type == "cpu":
-        on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device, names))
-    if cfg.train.init_from and resume_from is None and (
-            note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(), manifest.channels,
-                                                     names)):
-        accelerator.print(note)
-    if cfg.train.init_from and resume_from is None and (
-            warning := class_order_warning(cfg.train.init_from, manifest.labels, manifest.regions is not None, names)):
-        accelerator.print(warning)
+    _network_notes(cfg, accelerator, spec, manifest, settings, plan, resume_from, names)
     starting = cfg if resume_from is None else dataclasses.replace(  # a resume's weights: the checkpoint's
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
     model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope, names)
@@ -1026,6 +1013,25 @@ def _checked_epoch(cfg: Config, accelerator: Accelerator, manifest: Manifest, pl
     if note := _patches_left_out_note(patches, cut, plan.global_batch, names):
         accelerator.print(note)
     return patches, cut
+
+
+def _network_notes(cfg: Config, accelerator: Accelerator, spec: ModelSpec, manifest: Manifest,
+                   settings: PreprocessSettings, plan: BatchPlan, resume_from: Path | None, names: Names) -> None:
+    """Warn of bf16 on CPU and of initial weights made for other data; refuse a CPU step host memory cannot hold."""
+    if accelerator.device.type == "cpu" and accelerator.mixed_precision == "bf16":  # the meta pass only then
+        thin = convolutions_over_two_voxels(spec, cfg.data.patch_size)
+        if warning := bf16_two_voxel_warning("cpu", "bf16", thin, cfg.data.patch_size,
+                                             names.setting("data.patch_size"), names.fp32):
+            accelerator.print(f"warning: {warning}")
+    if accelerator.device.type == "cpu":
+        on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device, names))
+    if cfg.train.init_from and resume_from is None and (
+            note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(), manifest.channels,
+                                                     names)):
+        accelerator.print(note)
+    if cfg.train.init_from and resume_from is None and (
+            warning := class_order_warning(cfg.train.init_from, manifest.labels, manifest.regions is not None, names)):
+        accelerator.print(warning)
 
 
 def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...], replace: bool) -> None:
