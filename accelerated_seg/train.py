@@ -805,16 +805,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         cfg, train=dataclasses.replace(cfg.train, init_from=None))
     model, aliases, trained_alone = model_for_strategy(starting, spec, accelerator, run_scope, names)
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope, given=given, names=names)
-    if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing,
-                                        network_takes=network_takes_patch(cfg.model.name, cfg.model.args,
-                                                                          manifest.num_channels,
-                                                                          manifest.num_outputs),
-                                        names=names):
-        accelerator.print(warning)
-    scored = val_table["class_voxels"] if val_table is not None and cfg.train.val_every else None
-    for warning in class_presence_warnings(output_names(manifest), manifest.class_regions,
-                                           train_table["class_voxels"], scored, settings.spacing):
-        accelerator.print(warning)
+    _table_warnings(cfg, accelerator, manifest, settings, train_table, val_table, names)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed, ignore_index=manifest.ignore_index)
     optimizer = build_optimizer(parameter_groups(model, trained_alone), cfg.optim, plan.lr)
     keep_the_optimizer_under_offload(accelerator, optimizer)
@@ -1031,6 +1022,21 @@ def _network_notes(cfg: Config, accelerator: Accelerator, spec: ModelSpec, manif
         accelerator.print(note)
     if cfg.train.init_from and resume_from is None and (
             warning := class_order_warning(cfg.train.init_from, manifest.labels, manifest.regions is not None, names)):
+        accelerator.print(warning)
+
+
+def _table_warnings(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings,
+                    train_table: dict, val_table: dict | None, names: Names) -> None:
+    """Warn of what the preprocessed cases show: a patch longer than every case, outputs that no case holds."""
+    if warning := patch_padding_warning(cfg.data.patch_size, train_table["shape"], settings.spacing,
+                                        network_takes=network_takes_patch(cfg.model.name, cfg.model.args,
+                                                                          manifest.num_channels,
+                                                                          manifest.num_outputs),
+                                        names=names):
+        accelerator.print(warning)
+    scored = val_table["class_voxels"] if val_table is not None and cfg.train.val_every else None
+    for warning in class_presence_warnings(output_names(manifest), manifest.class_regions,
+                                           train_table["class_voxels"], scored, settings.spacing):
         accelerator.print(warning)
 
 
