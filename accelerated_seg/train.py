@@ -807,15 +807,9 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     train_table, val_table = cached_tables(cfg, accelerator, manifest, settings, run_scope, given=given, names=names)
     _table_warnings(cfg, accelerator, manifest, settings, train_table, val_table, names)
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed, ignore_index=manifest.ignore_index)
-    optimizer = build_optimizer(parameter_groups(model, trained_alone), cfg.optim, plan.lr)
-    keep_the_optimizer_under_offload(accelerator, optimizer)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multipliers(cfg.optim, cfg.train.max_steps,
-                                                                            cfg.train.head_only_steps))
-    # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
-    # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
+    optimizer, scheduler = _optimizer_and_schedule(cfg, accelerator, model, trained_alone, plan)
     micro_batch = plan.per_device * num_processes
-    batches_per_epoch = patches // cut * cut // micro_batch  # per rank
-    epochs = math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
+    epochs = _epochs_per_pass(cfg, plan, patches, cut, micro_batch)
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
                                        epochs_per_pass=epochs, processes=num_processes,
@@ -1038,6 +1032,24 @@ def _table_warnings(cfg: Config, accelerator: Accelerator, manifest: Manifest, s
     for warning in class_presence_warnings(output_names(manifest), manifest.class_regions,
                                            train_table["class_voxels"], scored, settings.spacing):
         accelerator.print(warning)
+
+
+def _optimizer_and_schedule(cfg: Config, accelerator: Accelerator, model: torch.nn.Module, trained_alone,
+                            plan: BatchPlan):
+    """Build the optimizer over the network's parameter groups, kept under offload, and its LR schedule."""
+    optimizer = build_optimizer(parameter_groups(model, trained_alone), cfg.optim, plan.lr)
+    keep_the_optimizer_under_offload(accelerator, optimizer)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multipliers(cfg.optim, cfg.train.max_steps,
+                                                                            cfg.train.head_only_steps))
+    return optimizer, scheduler
+
+
+def _epochs_per_pass(cfg: Config, plan: BatchPlan, patches: int, cut: int, micro_batch: int) -> int:
+    """How many epochs the loader's one pass holds: enough for every step of the run, and one more."""
+    # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
+    # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
+    batches_per_epoch = patches // cut * cut // micro_batch  # per rank
+    return math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
 
 
 def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...], replace: bool) -> None:
