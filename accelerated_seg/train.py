@@ -832,12 +832,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
     loop.records[EXPORT_DESCRIPTION_FILE] = {"model": spec.to_dict(), **run.export_meta}
     if val_table is not None:
-        val_set = VolumeDataset(val_table)
-        loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
-        # The lambda holds the run, which holds the loop: a cycle that kept each finished run's
-        # Accelerator, network and optimizer (on a GPU, their memory) until the garbage collector's
-        # next pass, so a notebook's next fit could start beside them (seventy-eighth session's probe).
-        run_scope.callback(setattr, loop, "on_validation", None)
+        _validating_on(run, val_table, run_scope)
     # read before the load: once loaded, the checkpoint may go (its run's rotation), and its length with it
     saved_length = _saved_max_steps(resume_from) if resume_from is not None else None
     changed = _resume(loop, resume_from) if resume_from is not None else None
@@ -1050,6 +1045,17 @@ def _epochs_per_pass(cfg: Config, plan: BatchPlan, patches: int, cut: int, micro
     # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
     batches_per_epoch = patches // cut * cut // micro_batch  # per rank
     return math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
+
+
+def _validating_on(run: ConfiguredRun, val_table: dict, run_scope: contextlib.ExitStack) -> None:
+    """Have the loop validate on these validation cases, and let go of the run when ``run_scope`` ends."""
+    val_set = VolumeDataset(val_table)
+    loop = run.loop
+    loop.on_validation = lambda mean_loss: _validate_and_record(run, val_set, mean_loss)
+    # The lambda holds the run, which holds the loop: a cycle that kept each finished run's
+    # Accelerator, network and optimizer (on a GPU, their memory) until the garbage collector's
+    # next pass, so a notebook's next fit could start beside them (seventy-eighth session's probe).
+    run_scope.callback(setattr, loop, "on_validation", None)
 
 
 def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...], replace: bool) -> None:
