@@ -250,16 +250,9 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         (step, global samples/s, data-wait %) at log steps; ``model`` is the
         exported state dict file (full precision, unwrapped: loads into your network strictly).
     """
-    if (max_epochs is None) == (max_steps is None):
-        raise ConfigError("fit: give exactly one of max_epochs and max_steps")
-    _check_the_loader(loader)
-    _check_the_optimizer_and_schedule(model, optimizer, scheduler)
-    for name, value, lowest in (("max_epochs", max_epochs, 1), ("max_steps", max_steps, 1),
-                                ("grad_accum_steps", grad_accum_steps, 1), ("log_every", log_every, 1),
-                                ("keep_last", keep_last, 1), ("save_every", save_every, 0),
-                                ("max_grad_norm", max_grad_norm, 0)):
-        if value is not None and value < lowest:
-            raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
+    _check_fit_arguments(model, loader, optimizer, scheduler, max_epochs=max_epochs, max_steps=max_steps,
+                         grad_accum_steps=grad_accum_steps, log_every=log_every, keep_last=keep_last,
+                         save_every=save_every, max_grad_norm=max_grad_norm)
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
           contextlib.ExitStack() as run_scope):
         out = Path(checkpoint_dir)
@@ -342,6 +335,23 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                 "model": str(out / "model" / "model.safetensors"), "losses": loop.progress.losses,
                 "speed": loop.progress.speed,
                 "is_main_process": accelerator.is_main_process}
+
+
+def _check_fit_arguments(model: torch.nn.Module, loader, optimizer, scheduler, *, max_epochs: int | None,
+                         max_steps: int | None, grad_accum_steps: int, log_every: int, keep_last: int,
+                         save_every: int, max_grad_norm: float) -> None:
+    """Refuse fit's arguments that cannot train, before anything is made or written."""
+    if (max_epochs is None) == (max_steps is None):
+        raise ConfigError("fit: give exactly one of max_epochs and max_steps")
+    _check_the_loader(loader)
+    _check_the_optimizer_and_schedule(model, optimizer, scheduler)
+    for name, value, lowest in (("max_epochs", max_epochs, 1), ("max_steps", max_steps, 1),
+                                ("grad_accum_steps", grad_accum_steps, 1), ("log_every", log_every, 1),
+                                ("keep_last", keep_last, 1), ("save_every", save_every, 0),
+                                ("max_grad_norm", max_grad_norm, 0)):
+        if value is not None and value < lowest:
+            raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
+
 
 
 @contextlib.contextmanager
