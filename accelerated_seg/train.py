@@ -293,16 +293,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                     out / "checkpoints", scheduler=scheduler, names=FIT_NAMES)
         loop.progress.shuffle_seed, loop.progress.worker_seed = shuffle_seed, worker_seed
         accelerator.register_for_checkpointing(*([scheduler] if scheduler is not None else []), loop.progress)
-        saved_settings = None
-        if resume_from is not None:
-            given = param_group_settings(optimizer, scheduled=scheduler is not None)
-            saved_settings = saved_fit_settings(resume_from)  # before the load, after which it may go (keep_last)
-            _resume(loop, resume_from)
-            if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
-                train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
-            _check_the_schedule_length(scheduler, max_steps, resume_from)  # its state holds its own length
-            if note := _loaded_optimizer_note(loop, resume_from, given, out):
-                accelerator.print(note)
+        saved_settings = _resume_fit(loop, resume_from, out) if resume_from is not None else None
         # Once the resume can no longer be refused, as train() does: a refused resume of an older step
         # had moved the later course's checkpoints and exports aside already.
         _set_aside_later_course(accelerator, resume_from, out, FIT_NAMES)
@@ -351,6 +342,20 @@ def _check_fit_arguments(model: torch.nn.Module, loader, optimizer, scheduler, *
                                 ("max_grad_norm", max_grad_norm, 0)):
         if value is not None and value < lowest:
             raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
+
+
+
+def _resume_fit(loop: Loop, resume_from: Path, out: Path) -> dict | None:
+    """Load fit's checkpoint into the loop and check its schedule; returns the settings it was saved with."""
+    given = param_group_settings(loop.optimizer, scheduled=loop.scheduler is not None)
+    saved_settings = saved_fit_settings(resume_from)  # before the load, after which it may go (keep_last)
+    _resume(loop, resume_from)
+    if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
+        loop.train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
+    _check_the_schedule_length(loop.scheduler, loop.settings.max_steps, resume_from)  # its state holds its own length
+    if note := _loaded_optimizer_note(loop, resume_from, given, out):
+        loop.accelerator.print(note)
+    return saved_settings
 
 
 
