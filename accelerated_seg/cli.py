@@ -1245,10 +1245,11 @@ def _evaluate(args, _) -> int:
     scored = "region" if "regions" in summary else "class"
     for c, scores in summary["per_class"].items():
         dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]
-        if "ignore_value" in summary:  # annotated in part: no distances
-            print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)} over the annotated voxels")
+        annotated = " over the annotated voxels" if "ignore_value" in summary else ""
+        if len(summary.get("cases_annotated_in_part", [])) == summary["num_cases"]:  # every case: no distances
+            print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}{annotated}")
             continue
-        print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}, HD95 {_mean_std(hd95)} mm"
+        print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}{annotated}, HD95 {_mean_std(hd95)} mm"
               f"{_hd95_cases(scores, summary['num_cases'])}, "
               f"surface Dice @{summary['tolerance_mm'][c]:g} mm {_mean_std(nsd)}")
     # Scored 1 in every case ("nothing to find, nothing found"): a --num-classes one too high, or a
@@ -1262,6 +1263,10 @@ def _evaluate(args, _) -> int:
                           (f"{len(absent)} {plural} ({shown}) are", "each", "they"))
         print(f"warning: {what} in no reference and no prediction, so {each} scores Dice 1 in every case and lifts "
               f"the mean; if {it} should not be scored, check --num-classes or --labels")
+    if in_part := summary.get("cases_annotated_in_part"):  # since the ninety-third session the others are measured
+        print(f"{len(in_part)} of {summary['num_cases']} case(s) annotated in part (the reference holds the ignore "
+              f"label {summary['ignore_value']}): no HD95 or surface Dice there, a distance to a surface drawn in part "
+              f"is not defined (NaN in metrics.csv, not averaged; summary.json cases_annotated_in_part names them)")
     if sheared := summary.get("sheared_grids"):
         worst = max(sheared.values())
         print(f"warning: {len(sheared)} reference(s) lie on a sheared grid (axes up to {worst:g} degrees from "
@@ -1286,6 +1291,7 @@ def _hd95_cases(scores: dict, num_cases: int) -> str:
     in neither file count 0 mm, those with one side empty are left out (inf). A class missed in the
     one case that has it read "HD95 0.0000 ± 0.0000 mm", as if found perfectly."""
     parts = [f"{n} with one side empty: inf, not averaged" for n in [scores["hd95_mm"]["n_inf"]] if n]
+    parts += [f"{n} annotated in part: NaN, not averaged" for n in [scores["hd95_mm"]["n_nan"]] if n]
     parts += [f"{n} in neither file: 0 mm" for n in [scores["n_both_empty"]] if n]
     return f" (of {num_cases} case(s): {'; '.join(parts)})" if parts else ""
 

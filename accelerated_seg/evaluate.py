@@ -29,7 +29,9 @@ letting one empty mask turn the mean into ``inf``.
 Where the reference marks voxels unannotated (an "ignore" label, sparse annotation), Dice is that of the
 annotated voxels alone, as nnU-Net scores them: the prediction is left out where the label is ignored.
 Distances to a surface drawn only in part are not defined, so HD95 and surface Dice are not computed
-(NaN in ``evaluate``'s files, refused with ``train.val_distances``).
+for a case whose label holds the ignore value (NaN, in ``evaluate``'s files and in validation's); a
+case without one has its surfaces drawn in full and is measured as without the ignore label (since
+the ninety-third session: before, no case was).
 
     from accelerated_seg.evaluate import evaluate_folders
     summary = evaluate_folders("predictions", "labelsTs", dataset_json="dataset.json")
@@ -76,6 +78,7 @@ SHEAR_NOTED_DEGREES = 0.5
 METRICS = ("dice", "hd95_mm", "surface_dice")
 EMPTY_BOTH = {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0}  # nothing to find, nothing found
 EMPTY_ONE = {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}  # no surface to measure a distance to
+NOT_MEASURED = {"hd95_mm": math.nan, "surface_dice": math.nan}  # a label annotated in part: surfaces drawn in part
 
 
 # --------------------------------------------------------------------------------------------------
@@ -158,7 +161,7 @@ def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tens
         distances: False leaves out HD95 and surface Dice (the distance transforms are most of the
             cost; validation during training may only want Dice).
         ignore: the label's value for unannotated voxels (none when None): only the others are scored,
-            and ``distances`` must be False.
+            and where the label holds any, HD95 and surface Dice are NaN (not defined).
 
     Returns:
         {class: {"dice", "hd95_mm", "surface_dice", "label_voxels", "pred_voxels"}}, with the
@@ -169,12 +172,12 @@ def case_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tens
         >>> case_metrics(a, a, 2, spacing=(1.0, 1.0, 2.0))[1]["dice"]
         1.0
     """
-    pred, label = _annotated_only(_as_numpy(pred), _as_numpy(label), ignore, distances)
+    pred, label, in_part = _annotated_only(_as_numpy(pred), _as_numpy(label), ignore)
     if len(spacing) != pred.ndim:
         raise ValueError(f"spacing {tuple(spacing)} must give one voxel size per axis of shape {pred.shape}")
     values = foreground_classes(classes)
     tolerance = tolerances(tolerance_mm, values)
-    return {c: binary_metrics(pred == c, label == c, spacing, tolerance[c], distances) for c in values}
+    return {c: _measured(pred == c, label == c, spacing, tolerance[c], distances, in_part) for c in values}
 
 
 def region_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Tensor, regions: Regions,
@@ -183,24 +186,35 @@ def region_metrics(pred: np.ndarray | torch.Tensor, label: np.ndarray | torch.Te
     """``case_metrics`` of each region (``regions.py``) of two label maps: {region index: metrics}, in the
     regions' order. A region's mask is every voxel holding one of its values, in either map; ``ignore``
     as in ``case_metrics``."""
-    pred, label = _annotated_only(_as_numpy(pred), _as_numpy(label), ignore, distances)
+    pred, label, in_part = _annotated_only(_as_numpy(pred), _as_numpy(label), ignore)
     tolerance = tolerances(tolerance_mm, list(range(regions.count)))
-    return {k: binary_metrics(np.isin(pred, values), np.isin(label, values), spacing, tolerance[k], distances)
+    return {k: _measured(np.isin(pred, values), np.isin(label, values), spacing, tolerance[k], distances, in_part)
             for k, values in enumerate(regions.values)}
 
 
-def _annotated_only(pred: np.ndarray, label: np.ndarray, ignore: int | None, distances: bool
-                    ) -> tuple[np.ndarray, np.ndarray]:
-    """(pred, label) with the prediction set to ``ignore`` where the label is: no class, so no mask, holds
-    those voxels in either map."""
+def annotated_in_part(label: np.ndarray, ignore: int | None) -> bool:
+    """Whether the label map holds the ignore value anywhere: then its surfaces are drawn only in part."""
+    return ignore is not None and bool(np.any(label == ignore))
+
+
+def _annotated_only(pred: np.ndarray, label: np.ndarray, ignore: int | None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(pred, label, annotated in part) with the prediction set to ``ignore`` where the label is: no class, so
+    no mask, holds those voxels in either map. A label annotated in full is returned as it is, so that it is
+    scored exactly as without an ignore label."""
     if pred.shape != label.shape:
         raise ValueError(f"prediction shape {pred.shape} != label shape {label.shape}")
-    if ignore is None:
-        return pred, label
-    if distances:
-        raise ValueError("HD95 and surface Dice are not defined where the label is annotated in part (an ignore "
-                         "label): score Dice alone (distances=False)")
-    return np.where(label == ignore, np.asarray(ignore, dtype=np.result_type(pred, label)), pred), label
+    if not annotated_in_part(label, ignore):
+        return pred, label, False
+    return np.where(label == ignore, np.asarray(ignore, dtype=np.result_type(pred, label)), pred), label, True
+
+
+def _measured(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float], tolerance_mm: float, distances: bool,
+              in_part: bool) -> dict:
+    """``binary_metrics``; where the distances are asked for of a label annotated in part, NaN for them: the
+    distance to a surface drawn in part is not defined, and a NaN is counted (n_nan), not averaged."""
+    if distances and in_part:
+        return {**binary_metrics(pred, label, spacing, tolerance_mm, distances=False), **NOT_MEASURED}
+    return binary_metrics(pred, label, spacing, tolerance_mm, distances)
 
 
 def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float], tolerance_mm: float,
@@ -622,7 +636,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         geometry_atol_mm: largest affine difference accepted between a prediction and its label.
         regions: the regions to score, in the maps' values (over ``dataset_json``'s).
         ignore_value: the labels' value for unannotated voxels (over ``dataset_json``'s "ignore" label):
-            Dice of the annotated voxels alone, no distances (NaN).
+            Dice of the annotated voxels alone; HD95 and surface Dice of the cases whose label holds none
+            (NaN in the others, which the summary's ``cases_annotated_in_part`` names).
         merge_foreground: every non-zero value of the predictions and the references is class 1, as a model
             trained with ``data.binarize`` saw them, or as a mask saved as 0 and 255 means, whatever classes the
             predictions tell apart (``--merge-foreground``); an ignore label stays out of it. None: the
@@ -690,9 +705,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     # classes scored
     known = (sorted({v for region in regions.values for v in region} | _export_class_values(dataset_json))
              if regions is not None else classes)
-    partial = {"ignore": ignore_value, "distances": ignore_value is None}
-    not_measured = {} if ignore_value is None else {"hd95_mm": math.nan, "surface_dice": math.nan}
-    rows, sheared = [], {}
+    rows, sheared, in_part = [], {}, []
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
         if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own
@@ -703,16 +716,17 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                               setting_names, reference=ignore_value is None and not merge_foreground)
         affine = nib.load(label_path).affine
         spacing = voxel_spacing(affine)
-        if ignore_value is None and (shear := shear_degrees(affine)) > SHEAR_NOTED_DEGREES:
+        if annotated_in_part(label, ignore_value):  # its distances are NaN (case_metrics)
+            in_part.append(case)
+        elif (shear := shear_degrees(affine)) > SHEAR_NOTED_DEGREES:  # where distances are measured
             sheared[case] = round(shear, 2)
         if regions is not None:  # region k is row k + 1
             scored = {k + 1: scores for k, scores in region_metrics(
-                pred, label, regions, spacing, [tolerance[c] for c in classes], **partial).items()}
+                pred, label, regions, spacing, [tolerance[c] for c in classes], ignore=ignore_value).items()}
         else:
-            scored = case_metrics(pred, label, classes, spacing, tolerance, **partial)
+            scored = case_metrics(pred, label, classes, spacing, tolerance, ignore=ignore_value)
         for c, scores in scored.items():
-            rows.append({"case": case, "class": c, "name": names[c], **not_measured, **scores,
-                         "tolerance_mm": tolerance[c]})
+            rows.append({"case": case, "class": c, "name": names[c], **scores, "tolerance_mm": tolerance[c]})
 
     summary = {
         "prediction_folder": str(pred_dir), "label_folder": str(label_dir), "num_cases": len(pairs),
@@ -720,6 +734,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         "tolerance_mm": {str(c): t for c, t in tolerance.items()},
         **({"regions": regions.to_dict()} if regions is not None else {}),
         **({"ignore_value": ignore_value} if ignore_value is not None else {}),
+        # the cases whose label holds the ignore value: HD95 and surface Dice NaN, left out of their means
+        **({"cases_annotated_in_part": in_part} if ignore_value is not None else {}),
         **({"merged_foreground": True} if merge_foreground else {}),
         # cases whose label grid is sheared (degrees from perpendicular): their distances are approximate
         **({"sheared_grids": sheared} if sheared else {}),
@@ -733,7 +749,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                             "within tolerance_mm of the other (DeepMind surface-distance's normalised "
                             "surface distance)",
             **({"ignore": f"voxels labelled {ignore_value} are not annotated: Dice over the others; hd95_mm and "
-                          "surface_dice not computed (NaN), distances to a surface drawn in part are not defined"}
+                          "surface_dice not computed (NaN) for a case holding any (cases_annotated_in_part), "
+                          "distances to a surface drawn in part are not defined"}
                if ignore_value is not None else {}),
             **({"merged_foreground": f"every non-zero value of the {'predictions and ' if merge_predictions else ''}"
                                      "references scored as class 1 (a model trained with data.binarize saw them "

@@ -219,8 +219,6 @@ def test_the_metrics_leave_the_unannotated_voxels_out():
     assert case_metrics(pred, label, 2, (1, 1, 1), distances=False)[1]["dice"] < 1.0
     regions = Regions.declared({"all": [1]}, [0, 1], "regions")
     assert region_metrics(pred, label, regions, (1, 1, 1), distances=False, ignore=9)[0]["dice"] == 1.0
-    with pytest.raises(ValueError, match="not defined where the label is annotated in part"):
-        case_metrics(pred, label, 2, (1, 1, 1), ignore=9)
 
 
 def test_a_sparse_run_trains_validates_on_annotated_voxels_exports_predicts_and_evaluates(sparse_dataset, tmp_path,
@@ -320,3 +318,63 @@ def test_a_class_predicted_only_where_nobody_annotated_is_in_neither_file_and_mi
     scores = case_metrics(pred, label, 3, (0.7, 0.7, 5.0), distances=False, ignore=9)
     assert scores[1] == {"dice": pytest.approx(2 * 4 / 12), "label_voxels": 8, "pred_voxels": 4}
     assert scores[2] == {"dice": 1.0, "label_voxels": 0, "pred_voxels": 0}
+
+
+def _box_maps(ignored: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A prediction one slice off a box of class 1 (HD95 5 mm on 0.7 x 0.7 x 5 mm voxels), and its reference,
+    annotated in full or with its last slices unannotated (9)."""
+    label = np.zeros((8, 8, 8), np.uint8)
+    label[2:5, 2:5, 2:5] = 1
+    pred = np.roll(label, 1, axis=2)
+    if ignored:
+        label[:, :, 6:] = 9
+    return pred, label
+
+
+def test_a_fully_annotated_case_is_scored_as_without_an_ignore_label_distances_included():
+    """The distances are not defined on a surface drawn in part, but a case with no ignored voxel has its surfaces
+    drawn in full: HD95 and surface Dice as without the ignore label, the same numbers (they were refused for every
+    case until the ninety-third session)."""
+    pred, label = _box_maps(ignored=False)
+    spacing, regions = (0.7, 0.7, 5.0), Regions.declared({"all": [1]}, [0, 1], "regions")
+    assert case_metrics(pred, label, 2, spacing, ignore=9) == case_metrics(pred, label, 2, spacing)
+    assert case_metrics(pred, label, 2, spacing, ignore=9)[1]["hd95_mm"] == pytest.approx(5.0)
+    assert region_metrics(pred, label, regions, spacing, ignore=9) == region_metrics(pred, label, regions, spacing)
+    pred, label = _box_maps(ignored=True)  # annotated in part: Dice of the annotated voxels, no distances
+    partial = case_metrics(pred, label, 2, spacing, ignore=9)[1]
+    assert partial["dice"] == case_metrics(pred, label, 2, spacing, distances=False, ignore=9)[1]["dice"]
+    assert math.isnan(partial["hd95_mm"]) and math.isnan(partial["surface_dice"])
+    assert math.isnan(region_metrics(pred, label, regions, spacing, ignore=9)[0]["surface_dice"])
+
+
+def test_evaluate_measures_the_distances_of_the_fully_annotated_cases_and_says_how_many_are_left_out(tmp_path, capsys):
+    """A dataset of dense cases and a few sparse ones lost HD95 and surface Dice for every case (NaN) until the
+    ninety-third session; the dense cases' rows are now those scored without the ignore label."""
+    dataset_json = tmp_path / "dataset.json"
+    dataset_json.write_text(json.dumps({"labels": {"background": 0, "box": 1, "ignore": 9}}))
+    affine = np.diag([0.7, 0.7, 5.0, 1.0])
+    for folder in ("pred", "label", "dense_pred", "dense_label"):
+        (tmp_path / folder).mkdir()
+    for case, ignored in (("dense", False), ("sparse", True)):
+        pred, label = _box_maps(ignored)
+        for folder, array in (("pred", pred), ("label", label)):
+            nib.save(nib.Nifti1Image(array, affine), tmp_path / folder / f"{case}.nii.gz")
+    for folder in ("pred", "label"):
+        shutil.copy(tmp_path / folder / "dense.nii.gz", tmp_path / f"dense_{folder}" / "dense.nii.gz")
+
+    assert main(["evaluate", str(tmp_path / "pred"), str(tmp_path / "label"), "--labels", str(dataset_json),
+                 "--output", str(tmp_path / "mixed")]) == 0
+    said = capsys.readouterr().out
+    summary = json.loads((tmp_path / "mixed" / "summary.json").read_text())
+    hd95 = summary["per_class"]["1"]["hd95_mm"]
+    assert (hd95["n"], hd95["n_nan"], hd95["mean"]) == (1, 1, pytest.approx(5.0))
+    assert summary["cases_annotated_in_part"] == ["sparse"]
+    assert "class 1 box: Dice" in said and "HD95 5.0000 ± 0.0000 mm" in said, said
+    assert "1 of 2 case(s) annotated in part" in said, said
+    # the dense case's row is the one scored without an ignore label, every column
+    plain_json = tmp_path / "plain.json"
+    plain_json.write_text(json.dumps({"labels": {"background": 0, "box": 1}}))
+    evaluate_folders(tmp_path / "dense_pred", tmp_path / "dense_label", dataset_json=plain_json,
+                     output_dir=tmp_path / "without")
+    rows = {name: (tmp_path / name / "metrics.csv").read_text().splitlines() for name in ("mixed", "without")}
+    assert [row for row in rows["mixed"] if row.startswith("dense,")] == rows["without"][1:]
