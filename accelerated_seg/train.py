@@ -981,7 +981,8 @@ def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, mani
 
 
 def _check_the_validation_settings(cfg: Config, manifest: Manifest, names: Names) -> None:
-    """Refuse validation settings these cases cannot serve: no validation cases, or distances on partial labels."""
+    """Refuse validation asked of cases that hold none out (distances on labels annotated in part are measured
+    on the cases annotated in full, since the ninety-third session: they were refused)."""
     if not manifest.validation and cfg.train.val_every:
         # Dataset.fit's in its keywords (validation_fraction, val_every=0) since the ninety-second session
         way = ways_to_validation_cases(manifest, names.setting("data.validation_fraction"),
@@ -989,11 +990,6 @@ def _check_the_validation_settings(cfg: Config, manifest: Manifest, names: Names
         raise ConfigError(f"the dataset has no validation cases ({manifest.split}), but "
                           f"{names.set_to('train.val_every', cfg.train.val_every)}: set "
                           f"{names.set_to('train.val_every', 0)} to train without validation, or {way}")
-    if manifest.ignore_value is not None and cfg.train.val_distances and cfg.train.val_every:  # else said unused
-        raise ConfigError(f"{names.setting('train.val_distances')}: the labels mark unannotated voxels (ignore label "
-                          f"{manifest.ignore_value}), and HD95 and surface Dice of a surface drawn only in part are "
-                          f"not defined; validation scores the annotated voxels' Dice: set "
-                          f"{names.set_to('train.val_distances', False)}")
 
 
 def _checked_epoch(cfg: Config, accelerator: Accelerator, manifest: Manifest, plan: BatchPlan, num_processes: int,
@@ -1506,7 +1502,7 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss:
     for metric in ("hd95_mm", "surface_dice"):  # with train.val_distances; HD95 averaged over finite values
         if metric in scores:  # None where no case has one: a class missed in every case, early in a run
             per_class.update({f"{metric}_{name}": _finite_mean(v) for name, v in zip(names, scores[metric].T)})
-    empty_cases = _empty_case_counts(names, scores)
+    empty_cases = _empty_case_counts(names, scores, sparse=run.manifest.ignore_index is not None)
     if mean > progress.best_dice:
         progress.best_dice, progress.best_step = mean, progress.step
     progress.history.append({"step": progress.step, "train_loss": train_loss, "mean_dice": mean,
@@ -1539,13 +1535,17 @@ def _finite_mean(values) -> float | None:
     return sum(finite) / len(finite) if finite else None
 
 
-def _empty_case_counts(names: list[str], scores: dict[str, np.ndarray]) -> dict[str, int]:
+def _empty_case_counts(names: list[str], scores: dict[str, np.ndarray], sparse: bool = False) -> dict[str, int]:
     """Per class, the validation cases scored by a convention rather than measured (evaluate's
     n_both_empty and HD95's n_inf): in neither file (Dice 1, HD95 0 mm, in the means), and with
-    train.val_distances those with one side empty (HD95 inf, left out of its mean)."""
+    train.val_distances those with one side empty (HD95 inf, left out of its mean). With an ignore label
+    (``sparse``) and train.val_distances, the cases annotated in part, whose distances are NaN (evaluate's
+    cases_annotated_in_part; since the ninety-third session, which measures the others)."""
     counts = {f"n_both_empty_{name}": int(n) for name, n in zip(names, scores["both_empty"].sum(0))}
     if "hd95_mm" in scores:
         counts.update({f"hd95_mm_n_inf_{name}": int(n) for name, n in zip(names, np.isinf(scores["hd95_mm"]).sum(0))})
+        if sparse:  # NaN in every class of such a case (evaluate.case_metrics), and nowhere else
+            counts["n_annotated_in_part"] = int(np.isnan(scores["hd95_mm"]).any(axis=1).sum())
     return counts
 
 
@@ -1554,7 +1554,7 @@ def _empty_cases_note(names: list[str], counts: dict[str, int], cases: int) -> s
     class found in no case read "hd95_mm_<class>=0.0000" where it was in neither file of the other
     cases, as if found perfectly (and the line failed to print where it was in every case)."""
     distances = any(key.startswith("hd95_mm_n_inf_") for key in counts)
-    parts = []
+    parts = [f"{n} annotated in part (no HD95 or surface Dice there)" for n in [counts.get("n_annotated_in_part")] if n]
     for name in names:
         missed, neither = counts.get(f"hd95_mm_n_inf_{name}", 0), counts[f"n_both_empty_{name}"]
         said = ([f"{missed} with one side empty (HD95 inf, not averaged)"] if missed else []) + (

@@ -43,7 +43,8 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
     classes - 1 or regions)} plus "hd95_mm" and "surface_dice" when ``distances``, and "both_empty", True
     where the class is in neither the label nor the prediction (scored by evaluate's conventions for
     that: Dice 1, HD95 0 mm), which a perfect score does not tell apart. The same on every rank.
-    Where the labels hold ``ignore_index`` (unannotated voxels) only the annotated voxels are scored.
+    Where the labels hold ``ignore_index`` (unannotated voxels) only the annotated voxels are scored, and
+    a case holding any has NaN for HD95 and surface Dice (a surface drawn in part); the others are measured.
     """
     model.eval()
     sharded = forward_is_collective(accelerator)

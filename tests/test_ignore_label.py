@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from accelerated_seg.cli import main
-from accelerated_seg.config import ConfigError, load_config
+from accelerated_seg.config import load_config
 from accelerated_seg.data.checks import check_manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.labels import split_ignore
@@ -43,6 +43,17 @@ def sparse_dataset(tiny_dataset, tmp_path_factory):
         label = np.asanyarray(image.dataobj).copy()
         label[..., [z for z in range(label.shape[-1]) if z % 3]] = IGNORE
         nib.save(nib.Nifti1Image(label, image.affine, image.header), path)
+    return root / "dataset.json"
+
+
+@pytest.fixture(scope="module")
+def partly_sparse_dataset(tiny_dataset, sparse_dataset, tmp_path_factory):
+    """The sparse phantoms with all but the first validation case annotated in full again: the usual dataset of
+    dense cases and a few sparse ones."""
+    root = tmp_path_factory.mktemp("partly_sparse") / "data"
+    shutil.copytree(sparse_dataset.parent, root)
+    for case in load_msd(root / "dataset.json").validation[1:]:
+        shutil.copy(tiny_dataset.parent / "labelsTr" / case.label.name, case.label)
     return root / "dataset.json"
 
 
@@ -223,12 +234,6 @@ def test_the_metrics_leave_the_unannotated_voxels_out():
 
 def test_a_sparse_run_trains_validates_on_annotated_voxels_exports_predicts_and_evaluates(sparse_dataset, tmp_path,
                                                                                         capsys):
-    with pytest.raises(ConfigError, match="train.val_distances: the labels mark unannotated voxels .ignore label 3"):
-        train(load_config(None, tiny_overrides(sparse_dataset, tmp_path / "refused", train__val_distances="true")))
-    # without validation it is only said to have no effect: it was said so, then refused (the session's review)
-    train(load_config(None, tiny_overrides(sparse_dataset, tmp_path / "unvalidated", train__val_distances="true",
-                                           train__val_every=0, train__max_steps=1)))
-    assert "train.val_distances=true has no effect in this run" in capsys.readouterr().out
     out = tmp_path / "run"
     summary = train(load_config(None, tiny_overrides(sparse_dataset, out)))
     assert summary["step"] == 4
@@ -378,3 +383,23 @@ def test_evaluate_measures_the_distances_of_the_fully_annotated_cases_and_says_h
                      output_dir=tmp_path / "without")
     rows = {name: (tmp_path / name / "metrics.csv").read_text().splitlines() for name in ("mixed", "without")}
     assert [row for row in rows["mixed"] if row.startswith("dense,")] == rows["without"][1:]
+
+
+def test_validation_measures_the_distances_of_the_validation_cases_annotated_in_full(partly_sparse_dataset, tmp_path,
+                                                                                    capsys):
+    """train.val_distances with an ignore label was refused until the ninety-third session, whatever the validation
+    cases; it now measures HD95 and surface Dice of the cases annotated in full, as evaluate does, and says how many
+    were left out."""
+    cases = load_msd(partly_sparse_dataset).validation
+    held = [bool(np.any(np.asanyarray(nib.load(case.label).dataobj) == IGNORE)) for case in cases]
+    assert held == [True] + [False] * (len(cases) - 1)
+    out = tmp_path / "run"
+    train(load_config(None, tiny_overrides(partly_sparse_dataset, out, train__val_distances="true")))
+    last = json.loads((out / "metrics.json").read_text())["validation"][-1]
+    assert last["n_annotated_in_part"] == 1 and "hd95_mm_n_inf_ventricles" in last
+    said = capsys.readouterr().out
+    assert f"of {len(cases)} case(s): 1 annotated in part (no HD95 or surface Dice there)" in said, said
+    # without validation it is only said to have no effect
+    train(load_config(None, tiny_overrides(partly_sparse_dataset, tmp_path / "unvalidated", train__val_distances="true",
+                                           train__val_every=0, train__max_steps=1)))
+    assert "train.val_distances=true has no effect in this run" in capsys.readouterr().out
