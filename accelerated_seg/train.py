@@ -783,7 +783,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     out = Path(cfg.train.output_dir)
     built = _checks_before_anything_is_written(cfg, manifest, out, names)
     # What the run reads must survive train.overwrite's deletion of an earlier run: the description's
-    # path now, the case files it lists once they are known (below).
+    # path now, the case files it lists once they are known (_checked_cases).
     data = manifest.files() if manifest is not None else [dataset_source(cfg.data, out)]
     # The lock first, then what the folder holds, as fit does: a second run started while the first
     # was importing read the first one's checkpoints as "an earlier run" and was offered resume and
