@@ -736,7 +736,7 @@ def _check(args, _) -> int:
         report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
     # the split settings (data.num_folds) or the datalist's 'fold' keys that the dataset's own split leaves unused,
     # as training warns: check printed the split alone, "... not used", without what it means (ninetieth session)
-    if warning := unused_split_settings_warning(manifest.split):
+    if warning := unused_split_settings_warning(manifest):
         report.warnings.append(warning.removeprefix("warning: "))
     report.warnings += warnings_of_the_network
     # the experiment's settings that this dataset leaves without effect, as training says them

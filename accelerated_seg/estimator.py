@@ -1258,7 +1258,7 @@ def _held_out_alone_warning(manifest: Manifest) -> str | None:
     """Evaluating a Dataset split by its fraction (or folds) scores the cases that split held out: a
     test set given as a training Dataset's pairs was scored on one case in six without a word
     (eighty-fifth session's probe). Validation pairs given are scored as given, unsaid."""
-    if not manifest.training or manifest.split.startswith("given"):
+    if not manifest.training or manifest.split_origin.given:  # not the split's words, which were matched
         return None
     return (f"evaluate: scoring the Dataset's {len(manifest.validation)} validation case(s) alone, held out by its "
             f"split ({manifest.split}); its {len(manifest.training)} training case(s) are not scored. A test set "

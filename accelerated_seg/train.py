@@ -972,7 +972,7 @@ def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, mani
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
         _check_resume_data(accelerator, resume_from, settings, manifest, out, names)
-    if warning := unused_split_settings_warning(manifest.split):
+    if warning := unused_split_settings_warning(manifest):
         accelerator.print(warning)
     for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None,
                                             names):

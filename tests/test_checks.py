@@ -482,8 +482,10 @@ def test_the_check_command_warns_of_the_split_settings_and_fold_keys_the_split_l
         assert main(["check", *argv]) == 0
         return capsys.readouterr().out
 
-    def warned(split):  # training's line, which check prints alike
-        return f"{unused_split_settings_warning(split)}\n"
+    def warned(split, **settings):  # training's line, which check prints alike, of the dataset last checked
+        manifest = load_cases(dataset, **settings)
+        assert manifest.split == split
+        return f"{unused_split_settings_warning(manifest)}\n"
 
     folds = [{**entry, "fold": index % 2} for index, entry in enumerate(entries[:4])]
     said = check(folds, str(dataset))  # the keys beside the list, with the default settings: the list, keys unused
@@ -491,12 +493,13 @@ def test_the_check_command_warns_of_the_split_settings_and_fold_keys_the_split_l
     assert "set data.num_folds=2 and data.fold=k" in said and "5 case(s), 0 error(s), 1 warning(s)" in said
     config.write_text(f"data:\n  dataset: {dataset}\n  num_folds: 2\n  fold: 1\n")  # the keys, the list unused
     said = check(folds, "--config", str(config))
-    assert warned("given (dataset.json 'fold' keys: fold 1 of 2; the 'validation' list (1 case(s)) not used)") in said
+    assert warned("given (dataset.json 'fold' keys: fold 1 of 2; the 'validation' list (1 case(s)) not used)",
+                  num_folds=2, fold=1) in said
     assert "split given (dataset.json 'fold' keys: fold 1 of 2; the 'validation' list (1 case(s)) not used): 2 " \
            "training, 2 validation" in said  # and the 64^3 patch on these 8^3 cases: 2 warnings
     assert "4 case(s), 0 error(s), 2 warning(s)" in said  # the list's case is neither trained nor checked
     said = check(entries[:4], "--config", str(config))  # no keys: data.num_folds unused
-    assert warned("given (dataset.json 'validation'; data.num_folds=2 not used)") in said
+    assert warned("given (dataset.json 'validation'; data.num_folds=2 not used)", num_folds=2, fold=1) in said
     assert "every data.fold trains on that one split" in said
     assert main(["check", str(dataset)]) == 0 and "0 warning(s)" in capsys.readouterr().out  # nothing unused
 

@@ -2536,7 +2536,7 @@ def test_a_datasets_unused_split_settings_are_named_as_its_keywords(tiny_dataset
     keyed = Dataset.from_files([{"image": image, "label": label, "fold": k % 3}
                                 for k, (image, label) in enumerate(train_pairs)], num_folds=3, fold=1, split_seed=7,
                                **common)
-    said = [unused_split_settings_warning(data.manifest.split) for data in (folds, keyed)]
+    said = [unused_split_settings_warning(data.manifest) for data in (folds, keyed)]
     assert said == ["warning: the split is given (validation_pairs; num_folds=3 and split_seed=4 not used): the "
                     "dataset gives its own, so every fold trains on that one split. For k-fold, leave validation_pairs "
                     "out",

@@ -1015,7 +1015,7 @@ def test_given_validation_list_wins_over_folds_and_says_so(tmp_path):
     assert ids(manifest.validation) == ["case_004", "case_005"]
     assert manifest.split == "given (dataset.json 'validation'; data.num_folds=2 not used)"
     # and training says so on the console (only run_info.json did before the thirtieth session)
-    assert "every data.fold trains on that one split" in unused_split_settings_warning(manifest.split)
+    assert "every data.fold trains on that one split" in unused_split_settings_warning(manifest)
 
 
 def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
@@ -1025,17 +1025,17 @@ def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
     path = write_dataset_json(tmp_path, {"labels": LABELS, "training": entries[:4], "validation": entries[4:]})
     manifest = load_msd(path, seed=1)
     assert manifest.split == "given (dataset.json 'validation'; data.split_seed=1 not used)"
-    assert unused_split_settings_warning(manifest.split) == (
+    assert unused_split_settings_warning(manifest) == (
         "warning: the split is given (dataset.json 'validation'; data.split_seed=1 not used): the dataset gives its "
         "own, so data.split_seed chooses nothing. For a split of its seed, give the dataset without it (the MSD "
         "'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
     # A validation fraction set (not the default's) went unsaid until the eighty-fourth session
-    fraction = load_msd(path, validation_fraction=0.5).split
-    assert fraction == "given (dataset.json 'validation'; data.validation_fraction=0.5 not used)"
+    fraction = load_msd(path, validation_fraction=0.5)
+    assert fraction.split == "given (dataset.json 'validation'; data.validation_fraction=0.5 not used)"
     assert "data.validation_fraction holds nothing out" in unused_split_settings_warning(fraction)
     assert load_msd(path, validation_fraction=0.2).split == "given (dataset.json 'validation')"
-    both = load_msd(path, num_folds=2, fold=1, seed=3).split
-    assert both == "given (dataset.json 'validation'; data.num_folds=2 and data.split_seed=3 not used)"
+    both = load_msd(path, num_folds=2, fold=1, seed=3)
+    assert both.split == "given (dataset.json 'validation'; data.num_folds=2 and data.split_seed=3 not used)"
     assert "every data.fold trains on that one split" in unused_split_settings_warning(both)
     # A seed does not lift the refusal of a fold without folds (it did for a day: the review's find)
     with pytest.raises(DataError, match=r"data.fold=1 is set, but the dataset gives its own split"):
@@ -1043,11 +1043,12 @@ def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
     # Folds the source gives ('fold' keys here; splits_final.json alike): the seed chose nothing there either
     keyed = [{**entry, "fold": index % 2} for index, entry in enumerate(entries)]
     folds = write_dataset_json(tmp_path / "keys", {"labels": LABELS, "training": keyed})
-    split = load_msd(folds, fold=1, seed=7).split
-    assert split == "given (dataset.json 'fold' keys: fold 1 of 2; data.split_seed=7 not used)"
+    split = load_msd(folds, fold=1, seed=7)
+    assert split.split == "given (dataset.json 'fold' keys: fold 1 of 2; data.split_seed=7 not used)"
     assert load_msd(folds, fold=1, validation_fraction=0.1).split == (
         "given (dataset.json 'fold' keys: fold 1 of 2; data.validation_fraction=0.1 not used)")
-    assert is_one_fold_of_several(split) and "data.split_seed chooses nothing" in unused_split_settings_warning(split)
+    assert is_one_fold_of_several(split.split)
+    assert "data.split_seed chooses nothing" in unused_split_settings_warning(split)
 
 
 def test_a_fold_without_folds_is_refused_where_the_dataset_gives_its_split_too(tmp_path):
@@ -1065,7 +1066,34 @@ def test_a_fold_without_folds_is_refused_where_the_dataset_gives_its_split_too(t
 def test_fraction_split_is_described(tmp_path):
     manifest = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(5)}), seed=3)
     assert manifest.split == "fraction 0.2 (seed 3)"
-    assert unused_split_settings_warning(manifest.split) is None
+    assert unused_split_settings_warning(manifest) is None
+
+
+def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_path):
+    """Whether a split was given, by what, and which settings it left unused were matched in Manifest.split's
+    words (``split.startswith("given")``, "data.num_folds=" in split) until the ninety-third session: rewording a
+    description changed the warnings and the advice. The words are only said now; SplitOrigin decides."""
+    from dataclasses import replace
+
+    from accelerated_seg.data.cases import SplitOrigin
+    from accelerated_seg.data.splits import ways_to_validation_cases
+
+    entries = msd_entries(6)
+    listed = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": entries[:4],
+                                                    "validation": entries[4:]}), num_folds=2, seed=3)
+    assert listed.split_origin == SplitOrigin("dataset", unused_settings=("num_folds", "split_seed"))
+    fraction = load_msd(write_dataset_json(tmp_path / "all", {"labels": LABELS, "training": entries}))
+    assert fraction.split_origin == SplitOrigin("fraction") and not fraction.split_origin.given
+    assert load_msd(tmp_path / "all" / "dataset.json", num_folds=3, fold=2).split_origin == SplitOrigin("folds", 3)
+    # reworded, each still decides as it was made
+    reworded = replace(listed, split="the file's own list (num_folds unused)")
+    assert unused_split_settings_warning(reworded).startswith(
+        "warning: the split is the file's own list (num_folds unused): the dataset gives its own, so every data.fold "
+        "trains on that one split")
+    assert ways_to_validation_cases(reworded, "f", "n").startswith("list validation cases in the dataset's own split")
+    given_sounding = replace(fraction, split="given by data.validation_fraction=0.2 of seed 0")
+    assert unused_split_settings_warning(given_sounding) is None
+    assert ways_to_validation_cases(given_sounding, "f", "n") == "hold cases out (f > 0, n, or the dataset's own split)"
 
 
 def test_a_monai_datalist_without_labels_takes_data_labels_and_says_so_when_it_has_none(tmp_path):
@@ -1137,12 +1165,12 @@ def test_fold_keys_beside_a_validation_list_are_chosen_by_num_folds_and_a_lone_f
     assert keyed.split == "given (datalist.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
     assert is_one_fold_of_several(keyed.split)  # every fold resamples alike, as with the keys alone
     assert "the cases of its 'validation' list are neither trained nor validated on. To validate on that list " \
-           "instead, set data.num_folds=0 and remove data.fold" in unused_split_settings_warning(keyed.split)
+           "instead, set data.num_folds=0 and remove data.fold" in unused_split_settings_warning(keyed)
     listed = load_cases(path, labels=labels)  # the file's own list, as before, now said with the keys it leaves
     assert ids(listed.validation) == ["case_007", "case_008"] and len(listed.training) == 7
     assert listed.split == "given (datalist.json 'validation'; the 'fold' keys (3 folds) not used)"
     assert "To validate on fold k of those keys instead, set data.num_folds=3 and data.fold=k" in \
-        unused_split_settings_warning(listed.split)
+        unused_split_settings_warning(listed)
     with pytest.raises(DataError, match=r"its 'fold' keys make 3 fold\(s\) but data.num_folds=5; set data.num_folds "
                                         r"to 3 to use them \(0 validates on its 'validation' list\)"):
         load_cases(path, labels=labels, num_folds=5)
@@ -1158,7 +1186,7 @@ def test_fold_keys_with_a_gap_beside_a_validation_list_are_not_offered_as_a_spli
     labels = {0: "background", 1: "spleen"}
     listed = load_cases(path, labels=labels)
     assert ids(listed.validation) == ["case_006", "case_007"] and listed.split == "given (datalist.json 'validation')"
-    assert unused_split_settings_warning(listed.split) is None
+    assert unused_split_settings_warning(listed) is None
     for settings in ({"fold": 1}, {"num_folds": 3, "fold": 1}):
         with pytest.raises(DataError, match=r"'fold' keys run to 2 but no entry has fold 1: number the folds 0..1"):
             load_cases(path, labels=labels, **settings)
@@ -1176,12 +1204,13 @@ def test_the_split_names_the_json_file_by_its_name_not_dataset_json(tmp_path):
                                                                                   "validation": entries[7:]})):
         (tmp_path / name).write_text(json.dumps(content))
     both, folds, listed = (tmp_path / name for name in ("datalist.json", "folds.json", "held_out.json"))
-    keys = load_cases(both, labels=labels, num_folds=3, fold=1).split
-    assert keys == "given (datalist.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
-    assert is_one_fold_of_several(keys) and "the cases of its 'validation' list are neither trained nor validated " \
-        "on" in unused_split_settings_warning(keys)  # what reads the split reads it whatever the file's name
-    the_list = load_cases(both, labels=labels).split
-    assert the_list == "given (datalist.json 'validation'; the 'fold' keys (3 folds) not used)"
+    keys = load_cases(both, labels=labels, num_folds=3, fold=1)
+    assert keys.split == "given (datalist.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
+    assert is_one_fold_of_several(keys.split)
+    assert "the cases of its 'validation' list are neither trained nor validated on" in \
+        unused_split_settings_warning(keys)  # what reads the split reads it whatever the file's name
+    the_list = load_cases(both, labels=labels)
+    assert the_list.split == "given (datalist.json 'validation'; the 'fold' keys (3 folds) not used)"
     assert "set data.num_folds=3 and data.fold=k" in unused_split_settings_warning(the_list)
     assert load_cases(folds, labels=labels, fold=1).split == "given (folds.json 'fold' keys: fold 1 of 3)"
     assert load_cases(listed, labels=labels, seed=2).split == "given (held_out.json 'validation'; data.split_seed=2 " \
@@ -1280,13 +1309,13 @@ def test_fold_keys_of_pairs_beside_validation_pairs_are_chosen_by_num_folds_as_i
     assert ids(keyed.validation) == ["case_001", "case_004"] and len(keyed.training) == 5
     assert keyed.split == "given (datalist 'fold' keys: fold 1 of 3; validation_pairs (2 case(s)) not used)"
     assert is_one_fold_of_several(keyed.split)
-    assert unused_split_settings_warning(keyed.split) == (
+    assert unused_split_settings_warning(keyed) == (
         f"warning: the split is {keyed.split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
         f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and fold out")
     listed = from_pairs(entries, root=tmp_path, validation_pairs=held_out)
     assert ids(listed.validation) == ["case_007", "case_008"] and len(listed.training) == 7
     assert listed.split == "given (validation_pairs; the 'fold' keys (3 folds) not used)"
-    assert unused_split_settings_warning(listed.split) == (
+    assert unused_split_settings_warning(listed) == (
         f"warning: the split is {listed.split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
         f"nothing out. To validate on fold k of those keys instead, give num_folds=3 and fold=k (validation_pairs "
         f"are then left out)")

@@ -29,6 +29,48 @@ class Case:
     label: Path | None
 
 
+@dataclass(frozen=True)
+class SplitOrigin:
+    """How :attr:`Manifest.split` was made, for the code to decide by; ``Manifest.split`` says it in words,
+    for messages and split.json. Until the ninety-third session that text was matched instead
+    (``split.startswith("given")``), so that rewording a description silently changed what ran.
+
+    Args:
+        by: ``"dataset"`` (the source's own list or column), ``"validation_pairs"``, ``"fold_keys"`` (the
+            source's own folds: 'fold' keys, splits_final.json), ``"fraction"`` or ``"folds"`` (data.num_folds).
+        folds: How many folds the held-out fold is one of (``"fold_keys"``, ``"folds"``), else 0.
+        unused_settings: The split settings the source's own split left without effect, by name, in the
+            order the words say them: ``"num_folds"``, ``"validation_fraction"``, ``"split_seed"``.
+        unused_own: The source's other split, which the one taken left unused: ``"fold_keys"`` (beside a
+            list or validation_pairs), ``"dataset"`` (a datalist's 'validation' list beside its 'fold' keys),
+            ``"validation_pairs"`` (beside the pairs' 'fold' keys), or ``""``.
+        unused_folds: How many folds the unused 'fold' keys make (``unused_own="fold_keys"``), else 0.
+    """
+
+    by: str = "dataset"
+    folds: int = 0
+    unused_settings: tuple[str, ...] = ()
+    unused_own: str = ""
+    unused_folds: int = 0
+
+    @property
+    def given(self) -> bool:
+        """Whether the source prescribed the split, so that the split settings chose nothing."""
+        return self.by not in ("fraction", "folds")
+
+
+class SplitDescription(str):
+    """``Manifest.split``'s words together with the :class:`SplitOrigin` they describe, as the split functions
+    return them: a ``str`` still, so that every caller that says it or records it is unchanged."""
+
+    origin: SplitOrigin
+
+    def __new__(cls, text: str, origin: SplitOrigin) -> "SplitDescription":
+        described = super().__new__(cls, text)
+        described.origin = origin
+        return described
+
+
 @dataclass
 class Manifest:
     """Everything a training run needs to know about a dataset before opening any volume.
@@ -55,6 +97,8 @@ class Manifest:
             ``ignore_index`` (= ``num_classes``), which the loss and the metrics leave out.
         source_file: The file that lists the cases (the dataset's JSON, whatever its name, or the CSV), or
             ``None`` (pairs): the pre-flight checks name a datalist.json by its name, not as "dataset.json".
+        split_origin: How ``split`` was made (:class:`SplitOrigin`), which the code decides by; taken from
+            ``split`` where that is a :class:`SplitDescription` (what the split functions return).
     """
 
     root: Path
@@ -69,8 +113,11 @@ class Manifest:
     regions: Regions | None = None
     ignore_value: int | None = None
     source_file: Path | None = None
+    split_origin: SplitOrigin = SplitOrigin()
 
     def __post_init__(self) -> None:
+        if isinstance(self.split, SplitDescription):  # the words alone are kept: split.json records a plain str
+            self.split_origin, self.split = self.split.origin, str(self.split)
         if not self.label_values:
             self.label_values = list(range(len(self.labels)))
         if not self.binarized and len(self.label_values) != len(self.labels):

@@ -248,7 +248,8 @@ def _pairs_checked(manifest: Manifest, cases: Sequence[Case]) -> str | None:
     ninety-third session; each error line names the case's file as it was given."""
     if manifest.source_format != "from_files":
         return None
-    listed = manifest.split.startswith("given (validation_pairs")  # the split the user gave (from_pairs)
+    # the split the user gave (from_pairs), told by SplitOrigin: its words were matched until the 93rd session
+    listed = manifest.split_origin.by == "validation_pairs"
     if not {case.id for case in cases} <= {case.id for case in manifest.validation}:
         return f"the pairs{' and validation_pairs' if listed else ''} given to Dataset.from_files"
     validation = "validation_pairs" if listed else "validation cases held out of the pairs"

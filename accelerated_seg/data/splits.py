@@ -12,13 +12,12 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from accelerated_seg.data.cases import Case, Manifest
+from accelerated_seg.data.cases import Case, Manifest, SplitDescription, SplitOrigin
 from accelerated_seg.data.errors import DataError
 
 
@@ -91,41 +90,55 @@ class SplitSettings:
                 )
             folds = np.array_split(np.random.default_rng(seed).permutation(len(cases)), num_folds)
             held_out = set(folds[fold].tolist())
-            how = f"fold {fold} of {num_folds} (seed {seed})"
+            how = SplitDescription(f"fold {fold} of {num_folds} (seed {seed})", SplitOrigin("folds", num_folds))
         else:
             if fold != 0:
                 raise DataError(
                     f"data.fold={fold} is set but data.num_folds={num_folds}; set data.num_folds to 2 or more"
                 )
             held_out = _fraction_held_out(len(cases), validation_fraction, seed)
-            how = f"fraction {validation_fraction:g} (seed {seed})"
+            how = SplitDescription(f"fraction {validation_fraction:g} (seed {seed})", SplitOrigin("fraction"))
         training = [case for index, case in enumerate(cases) if index not in held_out]
         validation = [case for index, case in enumerate(cases) if index in held_out]
         return training, validation, how
 
-    def given(self, what: str, unused: Sequence[str] = ()) -> str:
+    def given(self, what: str, by: str = "dataset", unused_folds: int = 0) -> SplitDescription:
         """Describe a split the source prescribes; say so when split settings were therefore unused
-        (``unused_split_settings_warning`` says it on the console), after ``unused``: what of the
-        source's own the split leaves unused (a dataset.json's 'fold' keys beside its 'validation' list)."""
+        (``unused_split_settings_warning`` says it on the console), and when the source's 'fold' keys,
+        ``unused_folds`` folds of them, were (a dataset.json's beside its 'validation' list).
+        ``by``: the source's own list, or the validation_pairs given (:class:`SplitOrigin`)."""
         if self.num_folds <= 1 and self.fold != 0:  # trained on the given split unsaid before the 68th session
             raise DataError(f"data.fold={self.fold} is set, but the dataset gives its own split ({what}) and "
                             f"data.num_folds={self.num_folds}: folds split a dataset that has none of its own; "
                             f"remove data.fold, or give the dataset without its split and data.num_folds 2 or more")
-        folds = [f"data.num_folds={self.num_folds}"] if self.num_folds > 1 else []
-        return self._saying_unused(what, [*unused, *folds])
+        own = [f"the 'fold' keys ({unused_folds} folds)"] if unused_folds else []
+        origin = SplitOrigin(by, unused_settings=self._unused_settings(folds=self.num_folds > 1),
+                             unused_own="fold_keys" if unused_folds else "", unused_folds=unused_folds)
+        return self._described(what, own, origin)
 
-    def given_fold(self, what: str, unused: Sequence[str] = ()) -> str:
-        """Describe fold ``data.fold`` of folds the source prescribes (dataset.json 'fold' keys,
+    def given_fold(self, what: str, folds: int, unused_list: tuple[str, str] | None = None) -> SplitDescription:
+        """Describe fold ``data.fold`` of ``folds`` folds the source prescribes (dataset.json 'fold' keys,
         splits_final.json); say so when ``data.split_seed`` or ``data.validation_fraction`` therefore
-        chose nothing, after ``unused`` (the dataset.json's 'validation' list these folds leave out)."""
-        return self._saying_unused(what, list(unused))
+        chose nothing, and when the source's list these folds leave out did: ``unused_list`` is what it
+        is (:attr:`SplitOrigin.unused_own`) and its words ("the 'validation' list (1 case(s))")."""
+        own, words = unused_list or ("", None)
+        origin = SplitOrigin("fold_keys", folds, self._unused_settings(folds=False), own)
+        return self._described(what, [words] if words else [], origin)
 
-    def _saying_unused(self, what: str, unused: list[str]) -> str:
-        if self.validation_fraction != SplitSettings.validation_fraction:  # a set fraction: unsaid until the 84th
-            unused = [*unused, f"data.validation_fraction={self.validation_fraction:g}"]
-        if self.seed != 0:  # chose nothing without a word before the seventy-seventh session
-            unused = [*unused, f"data.split_seed={self.seed}"]
-        return f"given ({what}; {' and '.join(unused)} {_NOT_USED})" if unused else f"given ({what})"
+    def _unused_settings(self, folds: bool) -> tuple[str, ...]:
+        """The settings a split the source gives leaves without effect, by name, in the order they are said."""
+        fraction = self.validation_fraction != SplitSettings.validation_fraction  # a set one: unsaid until the 84th
+        seed = self.seed != 0  # chose nothing without a word before the seventy-seventh session
+        return tuple(name for name, unused in (("num_folds", folds), ("validation_fraction", fraction),
+                                               ("split_seed", seed)) if unused)
+
+    def _described(self, what: str, own: list[str], origin: SplitOrigin) -> SplitDescription:
+        """``Manifest.split``'s words for ``origin``: what of the source's ``own`` and which settings went unused."""
+        values = {"num_folds": self.num_folds, "validation_fraction": f"{self.validation_fraction:g}",
+                  "split_seed": self.seed}
+        unused = [*own, *(f"data.{name}={values[name]}" for name in origin.unused_settings)]
+        return SplitDescription(f"given ({what}; {' and '.join(unused)} {_NOT_USED})" if unused else f"given ({what})",
+                                origin)
 
 
 _NOT_USED = "not used"  # in a given split's description: data.num_folds asked for folds the source overrode
@@ -139,45 +152,49 @@ def is_one_fold_of_several(split: str) -> bool:
     return folds is not None and int(folds.group(1)) > 1  # a splits_final.json of one split is no cross-validation
 
 
-def unused_split_settings_warning(split: str) -> str | None:
+def unused_split_settings_warning(manifest: Manifest) -> str | None:
     """The warning for a run whose ``data.num_folds``, ``data.validation_fraction`` or
-    ``data.split_seed`` the dataset's own split overrode (``split`` is ``Manifest.split``), else
-    None. Said only in run_info.json before the thirtieth session, so a cross-validation trained
-    every fold on the same split without a word on the console; a split seed, until the
-    seventy-seventh; a validation fraction, until the eighty-fourth. Also the warning for a
-    dataset.json whose 'fold' keys or 'validation' list the other one, chosen by ``data.num_folds``, left
-    unused (the keys went unused without a word before), and for pairs with 'fold' keys given with
-    validation_pairs (until the ninetieth session the validation_pairs, with num_folds "not used")."""
-    if _NOT_USED not in split:
+    ``data.split_seed`` the dataset's own split overrode, else None. Said only in run_info.json
+    before the thirtieth session, so a cross-validation trained every fold on the same split without
+    a word on the console; a split seed, until the seventy-seventh; a validation fraction, until the
+    eighty-fourth. Also the warning for a dataset.json whose 'fold' keys or 'validation' list the
+    other one, chosen by ``data.num_folds``, left unused (the keys went unused without a word before),
+    and for pairs with 'fold' keys given with validation_pairs (until the ninetieth session the
+    validation_pairs, with num_folds "not used"). Decided by ``manifest.split_origin``, and said with
+    ``manifest.split``: until the ninety-third session the words were matched, so rewording them
+    changed which warning was given."""
+    split, origin = manifest.split, manifest.split_origin
+    if not origin.unused_settings and not origin.unused_own:
         return None
     # A dataset.json gives two splits (formats.msd's fold_keys_or_list): data.num_folds picks one, said with the other.
     # So do pairs with 'fold' keys and validation_pairs (from_pairs, Dataset.from_files), said in their words: the
     # file's 'validation' list and data.num_folds told them of what they never wrote.
-    if folds := re.search(r"; the 'fold' keys \((\d+) folds\)", split):
-        if split.startswith("given (validation_pairs;"):
+    if origin.unused_own == "fold_keys":
+        if origin.by == "validation_pairs":
             return (f"warning: the split is {split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
-                    f"nothing out. To validate on fold k of those keys instead, give num_folds={folds.group(1)} and "
-                    f"fold=k (validation_pairs are then left out)")
+                    f"nothing out. To validate on fold k of those keys instead, give num_folds={origin.unused_folds} "
+                    f"and fold=k (validation_pairs are then left out)")
         return (f"warning: the split is {split}: the file's 'validation' list is the split, and its training "
                 f"entries' 'fold' keys hold nothing out. To validate on fold k of those keys instead, set "
-                f"data.num_folds={folds.group(1)} and data.fold=k (the 'validation' list is then left out)")
-    if "; validation_pairs (" in split:
+                f"data.num_folds={origin.unused_folds} and data.fold=k (the 'validation' list is then left out)")
+    if origin.unused_own == "validation_pairs":
         return (f"warning: the split is {split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
                 f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and "
                 f"fold out")
-    if "; the 'validation' list (" in split:
+    if origin.unused_own == "dataset":
         return (f"warning: the split is {split}: data.num_folds picks the file's 'fold' keys, so the cases "
                 f"of its 'validation' list are neither trained nor validated on. To validate on that list instead, "
                 f"set data.num_folds=0 and remove data.fold")
     # Dataset.from_files' split names its keywords (split_seed=7 not used), and its own split is its
     # validation_pairs or its pairs' 'fold' keys: it was told of data.split_seed and of files (until the
     # ninety-third session)
-    keywords = not re.search(r"\bdata\.\w+=", split)
+    keywords = manifest.source_format == "from_files"
     data = "" if keywords else "data."
-    what = (f"every {data}fold trains on that one split. For k-fold" if f"{data}num_folds=" in split else
-            f"{data}validation_fraction holds nothing out. For a split by it" if f"{data}validation_fraction=" in split
+    first = origin.unused_settings[0]
+    what = (f"every {data}fold trains on that one split. For k-fold" if first == "num_folds" else
+            f"{data}validation_fraction holds nothing out. For a split by it" if first == "validation_fraction"
             else f"{data}split_seed chooses nothing. For a split of its seed")
-    way = ("leave validation_pairs out" if split.startswith("given (validation_pairs") else
+    way = ("leave validation_pairs out" if origin.by == "validation_pairs" else
            "give the pairs without their 'fold' keys") if keywords else \
         ("give the dataset without it (the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's "
          "splits_final.json)")
@@ -199,7 +216,7 @@ def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> s
     listed = f"validation_pairs=[(image, label), ...] to {pairs}"
     if len(manifest.training) == 1:
         return f"add cases: one case cannot be both trained on and held out{f', or give {listed}' if pairs else ''}"
-    if not manifest.split.startswith("given"):  # SplitSettings.given's words: the split is the source's own
+    if not manifest.split_origin.given:  # the split is no source's own (its words, "given", were matched)
         own = listed if pairs else "the dataset's own split"
         return f"hold cases out ({fraction} > 0, {folds}, or {own})"
     if pairs:

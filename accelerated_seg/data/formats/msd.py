@@ -131,6 +131,7 @@ class TwoSplits(NamedTuple):
     the_list_is: str  # ... with its verb: "the 'validation' list is"
     entries: str  # Manifest.split's name of the keys' entries: the file's name, "datalist.json"
     list_split: str  # Manifest.split's name of the list: "datalist.json 'validation'"
+    list_is: str = "dataset"  # what SplitOrigin calls the list: the file's own ("dataset"), or "validation_pairs"
 
     @classmethod
     def of_json(cls, json_path: Path) -> "TwoSplits":
@@ -166,9 +167,9 @@ def fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings
                         f"0..{count - 1}")
     training = [case for case, fold in zip(cases, folds) if fold != settings.fold]
     validation = [case for case, fold in zip(cases, folds) if fold == settings.fold]
-    unused = [] if listed is None else [f"{names.the_list} ({listed} case(s))"]
+    unused = None if listed is None else (names.list_is, f"{names.the_list} ({listed} case(s))")
     held_out = f"{names.entries} 'fold' keys: fold {settings.fold} of {count}"
-    return training, validation, settings.given_fold(held_out, unused)
+    return training, validation, settings.given_fold(held_out, count, unused)
 
 
 def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case], settings: SplitSettings,
@@ -187,7 +188,7 @@ def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case]
     if settings.num_folds > 1 or settings.fold != 0 and gap:  # a fold asked of keys with a gap: told of the gap
         return fold_keys_split(training, folds, settings, json_path, names, listed=len(listed))
     if gap:  # keys of folds 0 and 2 alone make no split: the list, as before, without offering them as one
-        return training, listed, settings.given(names.list_split)
+        return training, listed, settings.given(names.list_split, names.list_is)
     if settings.fold >= count:  # no data.num_folds makes that fold: the range, not a setting that fails next
         raise DataError(f"data.fold={settings.fold} is out of range: {names.keys_of} make {count} fold(s); "
                         f"use 0..{count - 1} with data.num_folds={count}, or remove data.fold to validate on "
@@ -197,7 +198,7 @@ def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case]
                         f"folds) and {names.listed} ({len(listed)} case(s)); set data.num_folds={count} to validate "
                         f"on fold {settings.fold} of the 'fold' keys ({names.the_list_is} then left out), or remove "
                         f"data.fold to validate on {names.the_list}")
-    return training, listed, settings.given(names.list_split, [f"the 'fold' keys ({count} folds)"])
+    return training, listed, settings.given(names.list_split, names.list_is, unused_folds=count)
 
 
 def _parse_msd_cases(entries: Any, key: str, root: Path, json_path: Path, num_channels: int,

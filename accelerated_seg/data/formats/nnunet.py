@@ -245,4 +245,5 @@ def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) 
     training = [by_id[str(i)] for i in chosen["train"]]
     validation = [by_id[str(i)] for i in chosen["val"]]
     reject_duplicate_cases(training, validation, splits_path)
-    return training, validation, settings.given_fold(f"splits_final.json fold {fold} of {len(splits)}")
+    return training, validation, settings.given_fold(f"splits_final.json fold {fold} of {len(splits)}",
+                                                     len(splits))

@@ -85,7 +85,8 @@ def from_pairs(
         training, validation, how = fold_keys_or_list(cases[: len(parsed)], folds, cases[len(parsed):], settings,
                                                       where, _PAIRS_SPLITS)
     elif validation_pairs is not None:
-        training, validation, how = cases[: len(parsed)], cases[len(parsed):], settings.given("validation_pairs")
+        how = settings.given("validation_pairs", by="validation_pairs")
+        training, validation = cases[: len(parsed)], cases[len(parsed):]
     elif folds is not None:
         training, validation, how = fold_keys_split(cases, folds, settings, where, _PAIRS_SPLITS)
     else:
@@ -107,7 +108,8 @@ def from_pairs(
 # TwoSplits.of_json), nor, with "from_pairs: pairs" as its path, "from_pairs: pairs's 'fold' keys"
 _PAIRS_SPLITS = TwoSplits(gives="from_pairs is given", keys="the pairs' 'fold' keys", keys_of="the pairs' 'fold' keys",
                           its_keys="the pairs' 'fold' keys", listed="validation_pairs", the_list="validation_pairs",
-                          the_list_is="validation_pairs are", entries="datalist", list_split="validation_pairs")
+                          the_list_is="validation_pairs are", entries="datalist", list_split="validation_pairs",
+                          list_is="validation_pairs")
 
 
 def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ...], Path]]:
