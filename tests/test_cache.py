@@ -1,5 +1,6 @@
 """The preprocessing cache: built once, reused, rebuilt when settings or inputs change."""
 
+import dataclasses
 import json
 import os
 
@@ -561,11 +562,13 @@ def test_every_fold_of_a_cross_validation_resamples_to_one_median_spacing(tmp_pa
     assert len(spacings) == 1 and spacings.pop() == pytest.approx((1.1, 1.1, 2.2))  # all six's, whichever fold
     from accelerated_seg.data.splits import is_one_fold_of_several
 
-    assert is_one_fold_of_several("fold 2 of 5 (seed 0)") and is_one_fold_of_several(
-        "given (splits_final.json fold 1 of 5)")
-    assert not is_one_fold_of_several("given (splits_final.json fold 0 of 1)")  # one split: no cross-validation
-    assert not is_one_fold_of_several("fraction 0.2 (seed 0)")
+    from accelerated_seg.data.cases import SplitOrigin
+
     fraction = load_cases(pairs, validation_fraction=0.5)
+    assert is_one_fold_of_several(folds[2]) and not is_one_fold_of_several(fraction)
+    assert is_one_fold_of_several(dataclasses.replace(fraction, split_origin=SplitOrigin("fold_keys", 5)))
+    one = dataclasses.replace(fraction, split_origin=SplitOrigin("fold_keys", 1))  # a splits_final.json of one split
+    assert not is_one_fold_of_several(one)  # is no cross-validation
     training = sorted(float(nib.load(case.images[0]).header.get_zooms()[0]) for case in fraction.training)
     assert target_spacing(DataConfig(), fraction)[0] == pytest.approx(float(np.median(training)))
 

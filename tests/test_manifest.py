@@ -1047,7 +1047,7 @@ def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
     assert split.split == "given (dataset.json 'fold' keys: fold 1 of 2; data.split_seed=7 not used)"
     assert load_msd(folds, fold=1, validation_fraction=0.1).split == (
         "given (dataset.json 'fold' keys: fold 1 of 2; data.validation_fraction=0.1 not used)")
-    assert is_one_fold_of_several(split.split)
+    assert is_one_fold_of_several(split)
     assert "data.split_seed chooses nothing" in unused_split_settings_warning(split)
 
 
@@ -1120,7 +1120,7 @@ def test_fold_keys_of_a_datalists_entries_make_the_split_as_monais_datafold_read
     manifest = load_cases(path, fold=1)
     assert ids(manifest.validation) == ["case_001", "case_004"] and len(manifest.training) == 5
     assert manifest.split == "given (dataset.json 'fold' keys: fold 1 of 3)"
-    assert is_one_fold_of_several(manifest.split)  # a cross-validation: every fold's median spacing alike
+    assert is_one_fold_of_several(manifest)  # a cross-validation: every fold's median spacing alike
     assert ids(load_cases(path, num_folds=3).validation) == ["case_000", "case_003", "case_006"]
     with pytest.raises(DataError, match=r"its 'fold' keys make 3 fold\(s\) but data.num_folds=5; set data.num_folds "
                                         r"to 0 or 3"):
@@ -1163,7 +1163,7 @@ def test_fold_keys_beside_a_validation_list_are_chosen_by_num_folds_and_a_lone_f
     keyed = load_cases(path, labels=labels, num_folds=3, fold=1)
     assert ids(keyed.validation) == ["case_001", "case_004"] and len(keyed.training) == 5
     assert keyed.split == "given (datalist.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
-    assert is_one_fold_of_several(keyed.split)  # every fold resamples alike, as with the keys alone
+    assert is_one_fold_of_several(keyed)  # every fold resamples alike, as with the keys alone
     assert "the cases of its 'validation' list are neither trained nor validated on. To validate on that list " \
            "instead, set data.num_folds=0 and remove data.fold" in unused_split_settings_warning(keyed)
     listed = load_cases(path, labels=labels)  # the file's own list, as before, now said with the keys it leaves
@@ -1206,7 +1206,7 @@ def test_the_split_names_the_json_file_by_its_name_not_dataset_json(tmp_path):
     both, folds, listed = (tmp_path / name for name in ("datalist.json", "folds.json", "held_out.json"))
     keys = load_cases(both, labels=labels, num_folds=3, fold=1)
     assert keys.split == "given (datalist.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
-    assert is_one_fold_of_several(keys.split)
+    assert is_one_fold_of_several(keys)
     assert "the cases of its 'validation' list are neither trained nor validated on" in \
         unused_split_settings_warning(keys)  # what reads the split reads it whatever the file's name
     the_list = load_cases(both, labels=labels)
@@ -1252,7 +1252,7 @@ def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_j
     entries = [{**entry, "fold": index % 3} for index, entry in enumerate(msd_entries(7))]
     manifest = from_pairs(entries, root=tmp_path, fold=1)
     assert ids(manifest.validation) == ["case_001", "case_004"] and len(manifest.training) == 5
-    assert manifest.split == "given (datalist 'fold' keys: fold 1 of 3)" and is_one_fold_of_several(manifest.split)
+    assert manifest.split == "given (datalist 'fold' keys: fold 1 of 3)" and is_one_fold_of_several(manifest)
     assert ids(from_pairs(entries, root=tmp_path, num_folds=3).validation) == ["case_000", "case_003", "case_006"]
     with pytest.raises(DataError, match=r"from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but data.num_folds=5"):
         from_pairs(entries, root=tmp_path, num_folds=5)
@@ -1308,7 +1308,7 @@ def test_fold_keys_of_pairs_beside_validation_pairs_are_chosen_by_num_folds_as_i
     keyed = from_pairs(entries, root=tmp_path, validation_pairs=held_out, num_folds=3, fold=1)
     assert ids(keyed.validation) == ["case_001", "case_004"] and len(keyed.training) == 5
     assert keyed.split == "given (datalist 'fold' keys: fold 1 of 3; validation_pairs (2 case(s)) not used)"
-    assert is_one_fold_of_several(keyed.split)
+    assert is_one_fold_of_several(keyed)
     assert unused_split_settings_warning(keyed) == (
         f"warning: the split is {keyed.split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
         f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and fold out")

@@ -55,7 +55,7 @@ def median_cases(manifest: Manifest) -> tuple[list, str]:
     spacing of its own (a probe's cohort of 2000 cases) and the folds' models, prepared otherwise,
     could not be ensembled (seventy-fifth session).
     """
-    if is_one_fold_of_several(manifest.split):
+    if is_one_fold_of_several(manifest):
         return [*manifest.training, *manifest.validation], "every fold's cases' median"
     return list(manifest.training), "the training cases' median"
 

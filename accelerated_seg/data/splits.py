@@ -10,7 +10,6 @@ splits_final.json) wins over these settings, and :meth:`SplitSettings.given` say
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,12 +143,12 @@ class SplitSettings:
 _NOT_USED = "not used"  # in a given split's description: data.num_folds asked for folds the source overrode
 
 
-def is_one_fold_of_several(split: str) -> bool:
-    """Whether ``Manifest.split`` holds out one fold of a cross-validation: ``fold 2 of 5 (seed 0)``
+def is_one_fold_of_several(manifest: Manifest) -> bool:
+    """Whether the manifest's split holds out one fold of a cross-validation: ``fold 2 of 5 (seed 0)``
     (data.num_folds), ``given (splits_final.json fold 1 of 5)`` or ``given (dataset.json 'fold' keys:
-    fold 1 of 5)``."""
-    folds = re.search(r"(?:^|splits_final.json |'fold' keys: )fold \d+ of (\d+)", split)
-    return folds is not None and int(folds.group(1)) > 1  # a splits_final.json of one split is no cross-validation
+    fold 1 of 5)``. Told by its SplitOrigin: until the ninety-third session the words were matched."""
+    origin = manifest.split_origin
+    return origin.by in ("folds", "fold_keys") and origin.folds > 1  # a splits_final.json of one split is none
 
 
 def unused_split_settings_warning(manifest: Manifest) -> str | None:
