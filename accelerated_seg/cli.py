@@ -1288,11 +1288,14 @@ def _evaluate(args, _) -> int:
 
 def _hd95_cases(scores: dict, num_cases: int) -> str:
     """What HD95's mean is made of where that is not every case's distance: the cases with the class
-    in neither file count 0 mm, those with one side empty are left out (inf). A class missed in the
-    one case that has it read "HD95 0.0000 ± 0.0000 mm", as if found perfectly."""
+    in neither file count 0 mm, those with one side empty are left out (inf), and those annotated in part
+    (NaN), the class in neither file there too. A class missed in the one case that has it read "HD95
+    0.0000 ± 0.0000 mm", as if found perfectly; a case annotated in part with the class in neither file was
+    said twice, NaN and "0 mm" (until the ninety-third session)."""
+    neither = scores["n_both_empty"] - scores["n_both_empty_annotated_in_part"]
     parts = [f"{n} with one side empty: inf, not averaged" for n in [scores["hd95_mm"]["n_inf"]] if n]
     parts += [f"{n} annotated in part: NaN, not averaged" for n in [scores["hd95_mm"]["n_nan"]] if n]
-    parts += [f"{n} in neither file: 0 mm" for n in [scores["n_both_empty"]] if n]
+    parts += [f"{n} in neither file: 0 mm" for n in [neither] if n]
     return f" (of {num_cases} case(s): {'; '.join(parts)})" if parts else ""
 
 

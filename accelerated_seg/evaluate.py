@@ -303,13 +303,22 @@ def summarise(rows: Sequence[dict], class_names: Mapping[int, str]) -> dict:
         present = [r["dice"] for r in mine if not both_empty(r)]
         per_class[str(c)] = {"name": name, **{m: statistics([r[m] for r in mine]) for m in METRICS},
                              "n_both_empty": len(mine) - len(present),
+                             "n_both_empty_annotated_in_part": sum(map(_both_empty_unmeasured, mine)),
                              "dice_mean_without_both_empty": statistics(present)["mean"]}
     # nnU-Net v2's foreground mean: the mean of its per-class means (each without the both-empty rows).
     class_means = [c["dice_mean_without_both_empty"] for c in per_class.values()]
     overall = {**{m: statistics([r[m] for r in rows]) for m in METRICS},
                "n_both_empty": sum(c["n_both_empty"] for c in per_class.values()),
+               "n_both_empty_annotated_in_part": sum(c["n_both_empty_annotated_in_part"] for c in per_class.values()),
                "dice_mean_without_both_empty": statistics([m for m in class_means if m is not None])["mean"]}
     return {"per_class": per_class, "overall": overall}
+
+
+def _both_empty_unmeasured(row: dict) -> bool:
+    """In neither file of a case annotated in part: Dice 1, but no HD95 (NaN, in hd95_mm's n_nan), where the
+    others in neither file have 0 mm. Counted apart since the ninety-third session: "in neither file: 0 mm"
+    counted them too, so a case was said twice, once as NaN and once as 0 mm."""
+    return both_empty(row) and math.isnan(row.get("hd95_mm", 0.0))
 
 
 def both_empty(row: dict) -> bool:

@@ -1540,12 +1540,16 @@ def _empty_case_counts(names: list[str], scores: dict[str, np.ndarray], sparse: 
     n_both_empty and HD95's n_inf): in neither file (Dice 1, HD95 0 mm, in the means), and with
     train.val_distances those with one side empty (HD95 inf, left out of its mean). With an ignore label
     (``sparse``) and train.val_distances, the cases annotated in part, whose distances are NaN (evaluate's
-    cases_annotated_in_part; since the ninety-third session, which measures the others)."""
+    cases_annotated_in_part; since the ninety-third session, which measures the others), and of those in
+    neither file the ones annotated in part, which have no HD95 (not 0 mm)."""
     counts = {f"n_both_empty_{name}": int(n) for name, n in zip(names, scores["both_empty"].sum(0))}
     if "hd95_mm" in scores:
         counts.update({f"hd95_mm_n_inf_{name}": int(n) for name, n in zip(names, np.isinf(scores["hd95_mm"]).sum(0))})
         if sparse:  # NaN in every class of such a case (evaluate.case_metrics), and nowhere else
-            counts["n_annotated_in_part"] = int(np.isnan(scores["hd95_mm"]).any(axis=1).sum())
+            unmeasured = np.isnan(scores["hd95_mm"])
+            counts["n_annotated_in_part"] = int(unmeasured.any(axis=1).sum())
+            counts.update({f"n_both_empty_annotated_in_part_{name}": int(n)
+                           for name, n in zip(names, (unmeasured & (scores["both_empty"] > 0)).sum(0))})
     return counts
 
 
@@ -1557,8 +1561,11 @@ def _empty_cases_note(names: list[str], counts: dict[str, int], cases: int) -> s
     parts = [f"{n} annotated in part (no HD95 or surface Dice there)" for n in [counts.get("n_annotated_in_part")] if n]
     for name in names:
         missed, neither = counts.get(f"hd95_mm_n_inf_{name}", 0), counts[f"n_both_empty_{name}"]
+        in_part = counts.get(f"n_both_empty_annotated_in_part_{name}", 0)  # no HD95: not "0 mm" (93rd session)
         said = ([f"{missed} with one side empty (HD95 inf, not averaged)"] if missed else []) + (
-            [f"{neither} in neither file (Dice 1{', HD95 0 mm' if distances else ''})"] if neither else [])
+            [f"{neither - in_part} in neither file (Dice 1{', HD95 0 mm' if distances else ''})"]
+            if neither - in_part else []) + (
+            [f"{in_part} in neither file of a case annotated in part (Dice 1, no HD95)"] if in_part else [])
         if said:
             parts.append(f"{name}: {', '.join(said)}")
     return f"\n  of {cases} case(s): {'; '.join(parts)}" if parts else ""

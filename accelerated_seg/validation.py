@@ -42,7 +42,8 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
     ``predict`` paints it, and each region of it scored against the label's. Returns {"dice": (cases,
     classes - 1 or regions)} plus "hd95_mm" and "surface_dice" when ``distances``, and "both_empty", True
     where the class is in neither the label nor the prediction (scored by evaluate's conventions for
-    that: Dice 1, HD95 0 mm), which a perfect score does not tell apart. The same on every rank.
+    that: Dice 1, HD95 0 mm, or NaN in a case annotated in part), which a perfect score does not tell apart.
+    The same on every rank.
     Where the labels hold ``ignore_index`` (unannotated voxels) only the annotated voxels are scored, and
     a case holding any has NaN for HD95 and surface Dice (a surface drawn in part); the others are measured.
     """

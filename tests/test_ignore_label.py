@@ -24,7 +24,7 @@ from accelerated_seg.exported_model import export_value_errors
 from accelerated_seg.losses import AnnotatedVoxels, LOSSES, check_loss, training_loss
 from accelerated_seg.models import model_spec
 from accelerated_seg.regions import Regions
-from accelerated_seg.train import train
+from accelerated_seg.train import _empty_case_counts, _empty_cases_note, train
 from conftest import tiny_overrides
 
 IGNORE = 3  # the phantoms' classes are 0 background, 1 ventricles, 2 lesion
@@ -383,6 +383,31 @@ def test_evaluate_measures_the_distances_of_the_fully_annotated_cases_and_says_h
                      output_dir=tmp_path / "without")
     rows = {name: (tmp_path / name / "metrics.csv").read_text().splitlines() for name in ("mixed", "without")}
     assert [row for row in rows["mixed"] if row.startswith("dense,")] == rows["without"][1:]
+
+
+def test_a_class_in_neither_file_of_a_case_annotated_in_part_is_counted_as_not_measured_not_as_0_mm(tmp_path,
+                                                                                                   capsys):
+    """Such a case's HD95 is NaN and not averaged, but evaluate's line counted it "in neither file: 0 mm" too, and
+    validation's note "(Dice 1, HD95 0 mm)", so one case was said twice (until the ninety-third session)."""
+    dataset_json = tmp_path / "dataset.json"
+    dataset_json.write_text(json.dumps({"labels": {"background": 0, "box": 1, "ball": 2, "ignore": 9}}))
+    for case, ignored in (("dense", False), ("sparse", True)):  # the ball in neither file of either
+        for folder, array in zip(("pred", "label"), _box_maps(ignored)):
+            (tmp_path / folder).mkdir(exist_ok=True)
+            nib.save(nib.Nifti1Image(array, np.diag([0.7, 0.7, 5.0, 1.0])), tmp_path / folder / f"{case}.nii.gz")
+    assert main(["evaluate", str(tmp_path / "pred"), str(tmp_path / "label"), "--labels", str(dataset_json),
+                 "--output", str(tmp_path / "scored")]) == 0
+    assert ("class 2 ball: Dice 1.0000 ± 0.0000 over the annotated voxels, HD95 0.0000 ± 0.0000 mm (of 2 case(s): "
+            "1 annotated in part: NaN, not averaged; 1 in neither file: 0 mm)") in capsys.readouterr().out
+    ball = json.loads((tmp_path / "scored" / "summary.json").read_text())["per_class"]["2"]
+    assert (ball["n_both_empty"], ball["n_both_empty_annotated_in_part"], ball["hd95_mm"]["n_nan"]) == (2, 1, 1)
+    # validation's note, from the scores validate gives (cases x classes; NaN in every class of the sparse case)
+    scores = {"dice": np.array([[0.8, 1.0], [0.7, 1.0]]), "both_empty": np.array([[0.0, 1.0], [0.0, 1.0]]),
+              "hd95_mm": np.array([[5.0, 0.0], [math.nan, math.nan]])}
+    counts = _empty_case_counts(["box", "ball"], scores, sparse=True)
+    assert _empty_cases_note(["box", "ball"], counts, 2) == (
+        "\n  of 2 case(s): 1 annotated in part (no HD95 or surface Dice there); ball: 1 in neither file (Dice 1, "
+        "HD95 0 mm), 1 in neither file of a case annotated in part (Dice 1, no HD95)")
 
 
 def test_validation_measures_the_distances_of_the_validation_cases_annotated_in_full(partly_sparse_dataset, tmp_path,
