@@ -1094,6 +1094,12 @@ def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_p
     given_sounding = replace(fraction, split="given by data.validation_fraction=0.2 of seed 0")
     assert unused_split_settings_warning(given_sounding) is None
     assert ways_to_validation_cases(given_sounding, "f", "n") == "hold cases out (f > 0, n, or the dataset's own split)"
+    from accelerated_seg.data.checks import _pairs_checked
+    from accelerated_seg.estimator import _held_out_alone_warning
+
+    assert "held out by its split (given by data.validation_fraction" in _held_out_alone_warning(given_sounding)
+    pairs = replace(given_sounding, source_format="from_files", split="given (validation_pairs)")
+    assert _pairs_checked(pairs, pairs.training) == "the pairs given to Dataset.from_files"  # none were listed
 
 
 def test_a_monai_datalist_without_labels_takes_data_labels_and_says_so_when_it_has_none(tmp_path):
