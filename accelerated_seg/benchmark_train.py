@@ -42,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import gc
-import math
 import os
 import shutil
 import statistics
@@ -55,6 +54,7 @@ from pathlib import Path
 import torch
 from monai.utils import ensure_tuple_rep
 
+from .benchmark_train_checks import check_numbers
 from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig, check_network_name
 from .data.gpu_augment import place_spatial_augmentation
@@ -65,8 +65,6 @@ from .launcher_report import say_the_error
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
 from .plain_loop import benchmark_optimizer, make_plain_loop, run_block, shard_like, step_breakdown
-
-PRECISIONS = ("fp32", "bf16", "fp16")
 
 # MLPerf Training's image segmentation benchmark (KiTS19): 168 training cases, one patch per case
 # per epoch. The default "epoch" of the cost estimate.
@@ -154,6 +152,9 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     for name, values in (("--model", models), ("--patch", patches), ("--batch", batches), ("--precision", precisions)):
         if not values:
             raise ConfigError(f"{name}: give at least one value")
+    # the command line ran these before torch imported; a caller of benchmark_train meets them here
+    check_numbers(patches, batches, precisions, timing.steps, timing.blocks, timing.warmup_blocks, timing.classes,
+                  epoch_samples, timing.num_workers, timing.ddp_bucket_mb, peak_tflops, price_per_gpu_hour)
     _check_no_value_twice(models, patches, batches, precisions, levers)
     for name in models:
         check_network_name(name, "--model")
@@ -166,36 +167,13 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     if timing.augment_on != "auto" and timing.data != "real":  # cpu was measured as if not given
         raise ConfigError(f"--augment-on {timing.augment_on} augments the real loader's patches (the synthetic ones "
                           f"are not augmented): add --data real")
-    if timing.num_workers < 0:
-        raise ConfigError(f"--num-workers must not be negative (got {timing.num_workers})")
-    if timing.ddp_bucket_mb is not None and timing.ddp_bucket_mb < 1:
-        raise ConfigError(f"--ddp-bucket-mb must be at least 1 (got {timing.ddp_bucket_mb})")
     _check_ddp_options(levers, timing)
     if timing.data == "real" and (timing.classes, timing.in_channels) != (3, 1):
         raise ConfigError("--data real trains on the phantoms (1 channel; background, ventricles, lesion): "
                           f"use --classes 3 (got {timing.classes})")
-    for batch in batches:
-        if batch < 1:
-            raise ConfigError(f"--batch must be at least 1 sample per device (got {batch})")
-    for patch in patches:  # else a meta forward's "negative dimension", said as a patch too small for the network
-        if min(ensure_tuple_rep(patch, 3)) < 1:
-            raise ConfigError(f"--patch must be at least 1 voxel along each axis (got {patch})")
-    for precision in precisions:
-        if precision not in PRECISIONS:
-            raise ConfigError(f"--precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
-        if precision == "fp16" and _device_type() != "cuda":
-            raise ConfigError("--precision fp16 needs a CUDA device (fp16 autocast with a gradient scaler); "
-                              "on the CPU use bf16 or fp32")
-    for name, value, least in (("--steps", timing.steps, 1), ("--blocks", timing.blocks, 1),
-                               ("--warmup-blocks", timing.warmup_blocks, 0), ("--classes", timing.classes, 2),
-                               ("--epoch-samples", epoch_samples, 1)):
-        if value < least:
-            raise ConfigError(f"{name} must be at least {least} (got {value})")
-    # `not 0 < x < inf` rather than `x <= 0`: NaN compares false both ways and came out as an MFU of nan
-    if peak_tflops is not None and not 0 < peak_tflops < math.inf:
-        raise ConfigError(f"--peak-tflops must be a finite number > 0 (got {peak_tflops})")
-    if price_per_gpu_hour is not None and not 0 <= price_per_gpu_hour < math.inf:
-        raise ConfigError(f"--price-per-gpu-hour must be a finite number >= 0 (got {price_per_gpu_hour})")
+    if "fp16" in precisions and _device_type() != "cuda":
+        raise ConfigError("--precision fp16 needs a CUDA device (fp16 autocast with a gradient scaler); "
+                          "on the CPU use bf16 or fp32")
     for name in models:
         for patch in patches:
             try:  # divisibility, and a forward pass of shapes only, as training checks them before any data

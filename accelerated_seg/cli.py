@@ -1319,6 +1319,7 @@ def _benchmark(args, _) -> int:
         if args.target == "train":  # there --model names networks
             for name in args.model:
                 check_network_name(name, "--model")
+            _check_benchmark_train_numbers_given(args)
     except (ConfigError, FileNotFoundError, DataError) as error:
         say_the_error(str(error))  # every rank stops, one says why
         return 2
@@ -1373,6 +1374,16 @@ def _benchmark(args, _) -> int:
     print(json.dumps(results, indent=1))
     print(f"wrote {path}")
     return 0
+
+
+def _check_benchmark_train_numbers_given(args) -> None:
+    """benchmark train's numbers, checked before torch and MONAI import: a --steps 0 waited 3-5 s for them to
+    be refused. benchmark_train.check_settings checks them again with what needs the device or the network."""
+    from .benchmark_train_checks import check_numbers
+
+    workers = 0 if args.num_workers is None else args.num_workers  # not given: the default, nothing amiss
+    check_numbers(args.patch, args.batch, args.precision, args.steps, args.blocks, args.warmup_blocks, args.classes,
+                  args.epoch_samples, workers, args.ddp_bucket_mb, args.peak_tflops, args.price_per_gpu_hour)
 
 
 def _plan(args, _) -> int:

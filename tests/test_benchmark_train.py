@@ -10,6 +10,7 @@ import os
 import re
 import shlex
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -348,6 +349,23 @@ def test_a_step_beyond_the_hosts_memory_is_refused_before_any_work(tmp_path, cap
 def test_the_cli_reports_a_bad_setting_and_exits_2(capsys):
     assert main(["benchmark", "train", *TINY_CLI, "--batch", "0"]) == 2
     assert "--batch must be at least 1" in capsys.readouterr().err
+
+
+def test_the_numbers_given_are_refused_before_torch_and_monai_import(tmp_path):
+    """A --steps 0 waited 3-5 s for those imports before being refused (as plan's --batch 0 did)."""
+    given = [["--steps", "0"], ["--blocks", "0"], ["--warmup-blocks", "-1"], ["--batch", "2", "0"], ["--patch", "0"],
+             ["--classes", "1"], ["--epoch-samples", "0"], ["--num-workers", "-1"], ["--ddp-bucket-mb", "0"],
+             ["--peak-tflops", "nan"], ["--price-per-gpu-hour", "-1"], ["--precision", "fp64"]]
+    script = ("import sys; from accelerated_seg.cli import main\n"
+              f"for options in {given!r}:\n"
+              f"    assert main(['benchmark', 'train', '--output', {str(tmp_path / 'train.json')!r}, *options]) == 2\n"
+              "print(sorted({'torch', 'monai'} & set(sys.modules)))")
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "[]"
+    said = ran.stderr.strip().splitlines()
+    assert [line.split()[1] for line in said] == [options[0] for options in given]
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("option, said", [
