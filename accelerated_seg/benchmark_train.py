@@ -903,7 +903,7 @@ def nonfinite_note(run: dict) -> str | None:
 
 def run_from_cli(args) -> int:
     """``accelerated-seg benchmark train``: measure, print the table, write the JSON (main process only)."""
-    from .benchmark import write_result
+    from .benchmark import ResultsSoFar
     from .train import TrainingDiverged
 
     workers = TimingSettings.num_workers if args.num_workers is None else args.num_workers
@@ -911,12 +911,15 @@ def run_from_cli(args) -> int:
                             classes=args.classes, data=args.data, num_workers=workers,
                             augment_on=args.augment_on,
                             ddp_bucket_mb=args.ddp_bucket_mb)
+    so_far = ResultsSoFar(args.output)  # beside an earlier result at --output, which the complete one replaces
+
     def measured(partial: dict, total: int) -> None:  # after each configuration: its row, and the JSON so far
         if partial["complete"]:
             return  # the whole table and the JSON follow
-        path = write_result(result_name(partial), partial, args.output, args.command_line)
+        path = so_far.write(result_name(partial), partial, args.command_line)
+        replaced = f"; {args.output} is replaced once all are measured" if so_far.is_beside_the_output else ""
         print(f"[{len(partial['runs'])}/{total}] {format_table(partial).splitlines()[-1].strip()}  "
-              f"(so far in {path})", flush=True)
+              f"(so far in {path}{replaced})", flush=True)
         if note := nonfinite_note(partial["runs"][-1]):
             print(note, flush=True)
 
@@ -931,7 +934,7 @@ def run_from_cli(args) -> int:
         say_the_error(str(error))
         return 2
     except TrainingDiverged as error:  # a traceback before; the configurations measured are in the JSON
-        message = (f"{error} (the configurations measured before it are in {args.output or 'the JSON'}, "
+        message = (f"{error} (the configurations measured before it are in {so_far.path or 'the JSON'}, "
                    "marked incomplete)")
         say_the_error(message)
         return 1
@@ -940,5 +943,5 @@ def run_from_cli(args) -> int:
         for run in results["runs"]:
             if note := nonfinite_note(run):
                 print(note)
-        print(f"wrote {write_result(result_name(results), results, args.output, args.command_line)}")
+        print(f"wrote {so_far.finish(result_name(results), results, args.command_line)}")
     return 0

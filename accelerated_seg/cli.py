@@ -343,7 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--epoch-samples", type=int, default=168, help="samples per epoch (default MLPerf KiTS19: 168)")
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/train_<device>_<N>proc.json, or _2, _3, ... "
-                        "beside an earlier run's)")
+                        "beside an earlier run's). An earlier result there is replaced by a complete one only: the "
+                        "results so far go to <name>.partial.json beside it, removed when the run completes")
 
     p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)",
                             formatter_class=_DefaultsSaid)

@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from accelerated_seg.benchmark_train import TimingSettings, benchmark_train, check_settings
-from accelerated_seg.cli import main
+from accelerated_seg.cli import EXIT_INTERRUPTED, main
 from accelerated_seg.config import ConfigError
 from accelerated_seg.flops import training_flops_per_sample
 from accelerated_seg.scaling import ring_allreduce_seconds, weak_scaling_projection
@@ -271,6 +271,40 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys, monkeypatc
     assert written[1]["runs"] == record["runs"][:2]
     assert [line.split()[:3] for line in printed.splitlines() if line.startswith("[")] == [
         ["[1/3]", "unet", "none"], ["[2/3]", "unet", "channels_last"]]
+
+
+def test_an_earlier_result_at_output_is_replaced_only_by_a_complete_one(tmp_path, capsys, monkeypatch):
+    """The first configuration's partial result replaced it: a run stopped then (a device's time limit) lost a
+    complete result for one row. The results so far go beside it, and a stopped run's partial file is kept."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+
+    out = tmp_path / "train.json"
+    earlier = {"benchmark": "train_2cpu_1proc", "complete": True, "runs": [{"lever": "earlier"}] * 3}
+    out.write_text(json.dumps(earlier))
+    measure, calls = benchmark_train_module._measure_case, []
+
+    def stopped_after_the_first(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # as a time limit's signal stops it
+        return measure(*args, **kwargs)
+
+    argv = ["benchmark", "train", *TINY_CLI, "--lever", "none", "channels_last", "--output", str(out)]
+    with monkeypatch.context() as patch:
+        patch.setattr(benchmark_train_module, "_measure_case", stopped_after_the_first)
+        assert main(argv) == EXIT_INTERRUPTED
+    assert json.loads(out.read_text()) == earlier
+    partial = tmp_path / "train.partial.json"
+    stopped = json.loads(partial.read_text())
+    assert [run["lever"] for run in stopped["runs"]] == ["none"] and stopped["complete"] is False
+    assert f"(so far in {partial}; {out} is replaced once all are measured)" in capsys.readouterr().out
+
+    assert main(argv) == 0  # beside the stopped run's partial file, which stays; the complete result replaces
+    record = json.loads(out.read_text())
+    assert [run["lever"] for run in record["runs"]] == ["none", "channels_last"] and record["complete"] is True
+    assert f"(so far in {tmp_path / 'train.partial_2.json'}; " in capsys.readouterr().out
+    assert json.loads(partial.read_text()) == stopped
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["train.json", "train.partial.json"]
 
 
 @pytest.mark.parametrize("kwargs, setting", [
