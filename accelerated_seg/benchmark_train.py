@@ -25,9 +25,9 @@ dataset, no workers): the point is the training framework's cost. With ``data="r
 real``) both loops read phantom volumes through the training data path (cache, foreground sampling,
 augmentation, loader workers), and the share of each block spent waiting for data is the figure.
 Levers (``LEVERS``: channels-last, fused AdamW, torch.compile, DDP options) are applied to both
-loops alike, each as its own configuration. The two loops run in alternating timed blocks (the order flipping every round)
-after untimed warm-up blocks, so drift in the machine's load hits both; the median and every block
-are recorded.
+loops alike, each as its own configuration. The two loops run in alternating timed blocks (the order
+flipping every round) after untimed warm-up blocks, so drift in the machine's load hits both; the
+median and every block are recorded.
 
 Also reported: a step-time breakdown of the plain loop (data wait, forward+loss, backward, optimizer),
 peak GPU memory, training FLOPs per sample (``torch.utils.flop_counter.FlopCounterMode``, counted
@@ -475,12 +475,14 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
             # Really sharded: the share of the parameters each rank holds (1/processes, up to padding).
             "local_parameter_share": round(sum(p.to_local().numel() for p in plain_fsdp2.model.parameters())
                                            / result["parameters"], 4),
-            "ratio_ours_to_plain_fsdp2": round(result["ours"]["samples_per_s"] / result["plain_fsdp2"]["samples_per_s"], 4),
+            "ratio_ours_to_plain_fsdp2": round(result["ours"]["samples_per_s"]
+                                               / result["plain_fsdp2"]["samples_per_s"], 4),
             "ratio_per_block": per_block,
             "ratio_median_of_blocks": round(float(statistics.median(per_block)), 4),
             "overhead_ms_per_step": round(step_ms["ours"] - step_ms["plain_fsdp2"], 3),
             # FSDP2 itself against DDP, both bare: what sharding costs before any framework.
-            "ratio_plain_fsdp2_to_plain_ddp": round(result["plain_fsdp2"]["samples_per_s"] / result["plain"]["samples_per_s"], 4),
+            "ratio_plain_fsdp2_to_plain_ddp": round(result["plain_fsdp2"]["samples_per_s"]
+                                                    / result["plain"]["samples_per_s"], 4),
         }
     result["flops_per_sample"] = flops
     result["flops_counted"] = (f"FlopCounterMode, forward + DiceCE loss + backward of one sample on {counted_on}: "
@@ -837,24 +839,26 @@ def result_name(results: dict) -> str:
 
 def format_table(results: dict) -> str:
     """One line per configuration: rates, ratio, plain step breakdown, memory, FLOPs, MFU, cost."""
-    header = (f"{'model':<14}{'lever':>22}{'patch':>10}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}{'ratio':>7}"
-              f"{'wait%':>7}{'data ms':>9}{'fwd ms':>9}{'bwd ms':>9}{'opt ms':>9}{'peak GB':>9}{'GFLOP/smp':>10}{'MFU':>7}"
-              f"{'$/1k':>9}")
+    header = (f"{'model':<14}{'lever':>22}{'patch':>10}{'batch':>6}{'prec':>6}{'procs':>6}{'ours/s':>9}{'plain/s':>9}"
+              f"{'ratio':>7}{'wait%':>7}{'data ms':>9}{'fwd ms':>9}{'bwd ms':>9}{'opt ms':>9}{'peak GB':>9}"
+              f"{'GFLOP/smp':>10}{'MFU':>7}{'$/1k':>9}")
     lines = [header]
     for run in results["runs"]:
         phases = run["plain_step_breakdown_ms"]
         ours = run["ours"]
         lines.append(
-            f"{run['model']:<14}{run['lever']:>22}{'x'.join(map(str, run['patch'])):>10}{run['batch_per_device']:>6}{run['precision']:>6}"
-            f"{run['processes']:>6}{ours['samples_per_s']:>9.3f}{run['plain']['samples_per_s']:>9.3f}"
-            f"{run['ratio_ours_to_plain']:>7.3f}{ours['data_wait_pct']:>7.2f}{phases['data_wait']:>9.2f}{phases['forward_loss']:>9.1f}"
-            f"{phases['backward']:>9.1f}{phases['optimizer']:>9.1f}{_or_dash(ours['peak_allocated_gb'], '.2f'):>9}"
+            f"{run['model']:<14}{run['lever']:>22}{'x'.join(map(str, run['patch'])):>10}{run['batch_per_device']:>6}"
+            f"{run['precision']:>6}{run['processes']:>6}{ours['samples_per_s']:>9.3f}"
+            f"{run['plain']['samples_per_s']:>9.3f}{run['ratio_ours_to_plain']:>7.3f}{ours['data_wait_pct']:>7.2f}"
+            f"{phases['data_wait']:>9.2f}{phases['forward_loss']:>9.1f}{phases['backward']:>9.1f}"
+            f"{phases['optimizer']:>9.1f}{_or_dash(ours['peak_allocated_gb'], '.2f'):>9}"
             f"{run['flops_per_sample'] / 1e9:>10.2f}{_or_dash(ours['mfu'], '.3f'):>7}"
             f"{_or_dash(ours['cost_per_1000_samples'], '.4f'):>9}")
         if hand := run.get("against_plain_fsdp2"):
-            lines.append(f"  plain FSDP2 by hand ({len(hand['units'])} units): {run['plain_fsdp2']['samples_per_s']:.3f}/s; "
-                         f"ours/it {hand['ratio_ours_to_plain_fsdp2']:.3f} (median of blocks "
-                         f"{hand['ratio_median_of_blocks']:.3f}); it/plain DDP {hand['ratio_plain_fsdp2_to_plain_ddp']:.3f}")
+            lines.append(f"  plain FSDP2 by hand ({len(hand['units'])} units): "
+                         f"{run['plain_fsdp2']['samples_per_s']:.3f}/s; ours/it {hand['ratio_ours_to_plain_fsdp2']:.3f} "
+                         f"(median of blocks {hand['ratio_median_of_blocks']:.3f}); "
+                         f"it/plain DDP {hand['ratio_plain_fsdp2_to_plain_ddp']:.3f}")
         if run["allreduce"]:
             a = run["allreduce"]
             lines.append(f"  all-reduce of {a['bytes'] / 2**20:.1f} MiB ({a['backend']}): {a['ms']:.2f} ms, "

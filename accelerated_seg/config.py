@@ -137,7 +137,8 @@ class CompileConfig:
 
     enabled: bool = False
     backend: str = "inductor"  # any torch.compile backend; "aot_eager" traces without generating code
-    mode: Literal["default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"] = "default"  # inductor only
+    mode: Literal["default", "reduce-overhead", "max-autotune",
+                  "max-autotune-no-cudagraphs"] = "default"  # inductor only
 
 
 @dataclass
@@ -392,8 +393,8 @@ def yaml_problem(error: yaml.YAMLError) -> str:
 _AT_LEAST = {
     "data.synthetic.num_cases": 2, "data.synthetic.num_validation": 0, "data.num_folds": 0, "data.fold": 0,
     "data.max_voxels": 1, "data.samples_per_volume": 1, "data.num_workers": 0,
-    "optim.lr": 0, "optim.base_batch_size": 1, "optim.weight_decay": 0, "optim.warmup_steps": 0, "optim.max_grad_norm": 0,
-    "optim.poly_exponent": 0,
+    "optim.lr": 0, "optim.base_batch_size": 1, "optim.weight_decay": 0, "optim.warmup_steps": 0,
+    "optim.max_grad_norm": 0, "optim.poly_exponent": 0,
     "train.max_steps": 1, "train.batch_size": 1, "train.global_batch_size": 1, "train.grad_accum_steps": 1,
     "train.val_every": 0, "train.save_every": 0, "train.keep_last": 1, "train.log_every": 1,
     "train.max_nonfinite_steps": 1, "train.sw_batch_size": 1, "train.val_tolerance_mm": 0,

@@ -22,9 +22,9 @@ one of them empty       0      inf          0
 "Nothing to find, nothing found" is a perfect score (as MONAI's ``compute_dice(ignore_empty=False)``
 and the BraTS challenge). nnU-Net v2 differs here: it leaves such a Dice out of its mean (NaN), so on
 data where a class is often absent its mean is lower than ours; ``summarise`` counts these rows
-(``n_both_empty``) so either mean can be recovered. A distance to a surface that does not exist has no finite value, so HD95 is ``inf``;
-``summarise`` averages HD95 over the finite values and reports how many were infinite, instead of
-letting one empty mask turn the mean into ``inf``.
+(``n_both_empty``) so either mean can be recovered. A distance to a surface that does not exist has
+no finite value, so HD95 is ``inf``; ``summarise`` averages HD95 over the finite values and reports
+how many were infinite, instead of letting one empty mask turn the mean into ``inf``.
 
 Where the reference marks voxels unannotated (an "ignore" label, sparse annotation), Dice is that of the
 annotated voxels alone, as nnU-Net scores them: the prediction is left out where the label is ignored.

@@ -1,8 +1,8 @@
 """Test helpers shared by in-process tests and the launched worker scripts.
 
 Fault injection: a DiceCELoss.forward that misbehaves at chosen 0-based forward calls (a NaN loss, a
-scheduler's signal). Probes: the gradients of the first optimizer step. Worker exit: write this rank's result file, then leave without the interpreter
-teardown where gloo sometimes aborts after all work is done.
+scheduler's signal). Probes: the gradients of the first optimizer step. Worker exit: write this rank's
+result file, then leave without the interpreter teardown where gloo sometimes aborts after all work is done.
 """
 
 import json

@@ -1,5 +1,5 @@
-"""``benchmark data``, ``benchmark infer`` and ``benchmark predict`` on tiny inputs: every field present and sane, the JSON
-the command line writes, one clear error for a precision the device cannot run. No timing
+"""``benchmark data``, ``benchmark infer`` and ``benchmark predict`` on tiny inputs: every field present and
+sane, the JSON the command line writes, one clear error for a precision the device cannot run. No timing
 assertions: speed goals live in benchmarks/results/, never in tests."""
 
 import json
@@ -206,7 +206,8 @@ def test_a_device_given_twice_is_one_error_before_the_measurement(tmp_path, caps
     (["--workers", "-1"], "--workers must be at least 0"),
     (["--spacing-mm", "0"], "--spacing-mm must be finite millimetres > 0 (got 0)"),
     (["--spacing-mm", "nan"], "--spacing-mm must be finite millimetres > 0 (got nan)"),  # a traceback before
-    (["--size-mm", "nan", "24", "20"], "--size-mm must be finite millimetres > 0 (got nan 24 20)"),  # ran on until stopped
+    # ran on until stopped
+    (["--size-mm", "nan", "24", "20"], "--size-mm must be finite millimetres > 0 (got nan 24 20)"),
     (["--size-mm", "-24", "24", "20"], "--size-mm must be finite millimetres > 0 (got -24 24 20)"),
     (["--data-dir", "{tmp_path}/notes.txt/work"],  # named the phantoms' data/ subfolder, not --data-dir
      "--data-dir {tmp_path}/notes.txt/work: {tmp_path}/notes.txt is a file; give a folder for the phantoms"),

@@ -341,7 +341,8 @@ def test_an_earlier_result_at_output_is_replaced_only_by_a_complete_one(tmp_path
     ({"price_per_gpu_hour": float("inf")}, "--price-per-gpu-hour must be a finite number >= 0 .got inf"),
 ])
 def test_a_bad_setting_is_one_error_naming_it(kwargs, setting):
-    if (kwargs.get("precisions") == ["fp16"] or kwargs.get("levers") == ["compile_cudagraphs"]) and torch.cuda.is_available():
+    needs_cuda = kwargs.get("precisions") == ["fp16"] or kwargs.get("levers") == ["compile_cudagraphs"]
+    if needs_cuda and torch.cuda.is_available():
         pytest.skip("allowed where CUDA is present")
     settings = {"models": ["unet"], "patches": [16], "batches": [2], "precisions": ["fp32"], **kwargs}
     with pytest.raises(ConfigError, match=setting.replace("(", r"\(")):

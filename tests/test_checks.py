@@ -857,7 +857,8 @@ def test_channels_in_different_orientations_name_both(tmp_path):
     second = save(tmp_path / "imagesTr" / "bad_0001.nii.gz", clean_image(1), flipped)
     case = Case(id=case.id, images=(case.images[0], second), label=case.label)
     assert_single_error(
-        check_cases([case], NUM_CLASSES), second, "image channel 1 is LAS, image channel 0 is RAS", "resample the channels"
+        check_cases([case], NUM_CLASSES), second, "image channel 1 is LAS, image channel 0 is RAS",
+        "resample the channels"
     )
 
 
@@ -938,7 +939,8 @@ def test_a_csv_run_declares_its_labels_with_data_labels(tmp_path):
     csv.write_text(f"image,label,split\n{training.images[0]},{training.label},train\n"
                    f"{validation.images[0]},{validation.label},validation\n")
     binary = load_config(None, [f"--data.dataset={csv}"])
-    with pytest.raises(DataError, match=r"label values \[2\] are not declared.*declare the missing classes in data.labels"):
+    with pytest.raises(DataError,
+                       match=r"label values \[2\] are not declared.*declare the missing classes in data.labels"):
         prepare_manifest(binary.data, tmp_path / "out")
 
     declared = load_config(None, [f"--data.dataset={csv}", "--data.labels={0: background, 1: liver, 2: tumour}"])

@@ -75,7 +75,8 @@ def test_an_older_configs_boolean_augment_is_read_as_the_profile_it_became(tmp_p
     ("--optim.max_grad_norm=.nan", "optim.max_grad_norm must be a finite number >= 0"),
     ("--train.val_tolerance_mm=.nan", "train.val_tolerance_mm must be a finite number >= 0"),
     ("--data.spacing=[1.0,.inf,1.0]", "data.spacing must be 3 sizes > 0 mm"),
-    ("--data.synthetic.num_validation=24", "data.synthetic.num_validation \\(24\\) must be below data.synthetic.num_cases"),
+    ("--data.synthetic.num_validation=24",
+     "data.synthetic.num_validation \\(24\\) must be below data.synthetic.num_cases"),
     ("--train.ddp.bucket_cap_mb=0", "train.ddp.bucket_cap_mb must be >= 1"),
     ("--train.seed=-1", "train.seed must be >= 0 and < 2\\*\\*32"),  # np.random.seed raised inside set_seed
     ("--data.split_seed=4294967296", "data.split_seed must be >= 0 and < 2\\*\\*32"),

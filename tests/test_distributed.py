@@ -46,7 +46,8 @@ def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None
     results = []
     for rank in range(2):
         path = Path(f"{prefix}.rank{rank}.json")
-        assert path.is_file(), f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        assert path.is_file(), (f"rank {rank} wrote no result (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n"
+                                f"{proc.stderr[-3000:]}")
         results.append(json.loads(path.read_text()))
     for r in results:
         assert r["ok"] or not expect_ok, r.get("traceback") or r

@@ -36,7 +36,8 @@ def test_builder_chain_sets_the_same_settings_the_yaml_path_uses(tiny_dataset, t
     base = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"), num_workers=0)
     data = base.batch(4).binarize().augment("standard")
-    assert (data.batch_size, data.data.patch_size, data.data.binarize, data.data.augment) == (4, (16, 16, 16), True, "standard")
+    assert (data.batch_size, data.data.patch_size, data.data.binarize, data.data.augment) == (
+        4, (16, 16, 16), True, "standard")
     assert data.manifest.num_classes == 2 and base.manifest.num_classes == 3  # builders are immutable
     assert [c.id for c in data.manifest.validation] == [c.id for c in load_msd(tiny_dataset).validation]
     cfg = data.config(max_steps=7)
@@ -118,7 +119,8 @@ def test_fit_trains_with_the_one_loop_and_binarize_reaches_the_export(tiny_datas
     # n_classes=2 over labels holding 0, 1 and 2: binarize merges every non-zero value, declared or not.
     train_pairs, val_pairs = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=2, validation_pairs=val_pairs,
-                              cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2).binarize()
+                              cache_dir=str(tmp_path / "cache"), num_workers=0,
+                              spacing=(2.0, 2.0, 2.0)).batch(2).binarize()
     out = tmp_path / "run"
     cfg = data.config(output_dir=str(out), max_steps=2, val_every=2, save_every=0, trackers="none",
                       progress_bar=False)

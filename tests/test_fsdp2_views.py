@@ -105,7 +105,8 @@ def test_a_checkpointed_unit_is_judged_by_the_block_inside_its_wrapper():
     model = Activated()
     model.normed = checkpoint_wrapper(model.normed)
     plugin = _plugin(auto_wrap_policy="transformer_based_wrap", transformer_cls_names_to_wrap=["Normed"])
-    assert "normed" in planned_units(plugin, model) or "normed._checkpoint_wrapped_module" in planned_units(plugin, model)
+    units = planned_units(plugin, model)
+    assert "normed" in units or "normed._checkpoint_wrapped_module" in units
     with pytest.raises(ConfigError, match="normed"):
         check_fsdp2_units(plugin, model, (2, 8))
 

@@ -41,8 +41,9 @@ def data(tmp_path_factory):
     spec = model_spec("unet", 1, 3, PATCH, TINY_UNET)
     torch.manual_seed(0)
     tensors = {k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}
-    write_export(tensors, spec.to_dict(), {"labels": {"0": "background", "1": "ventricles", "2": "lesion"}, "in_channels": 1,
-                                 "num_classes": 3, "patch_size": PATCH, "spacing": [2.0, 2.0, 2.0]}, root / "model")
+    write_export(tensors, spec.to_dict(), {"labels": {"0": "background", "1": "ventricles", "2": "lesion"},
+                                           "in_channels": 1, "num_classes": 3, "patch_size": PATCH,
+                                           "spacing": [2.0, 2.0, 2.0]}, root / "model")
     scans = root / "scans"
     scans.mkdir()
     for name, count in (("small", 4), ("medium", 1), ("big", 1)):
@@ -168,7 +169,8 @@ def test_two_processes_predict_like_one_by_cases_and_by_windows(data, tmp_path):
     voxels = [int(np.prod(nib.load(scans / n).shape)) for n in names]  # 2 mm inputs, 2 mm model: no resampling
     plan = balance_by_voxels(voxels, 2)
     for rank, share in enumerate(plan):
-        wrote = sorted(line.split("] ")[1].split(":")[0] for line in results[rank]["jobs"][0]["lines"] if "wrote" in line)
+        lines = results[rank]["jobs"][0]["lines"]
+        wrote = sorted(line.split("] ")[1].split(":")[0] for line in lines if "wrote" in line)
         assert wrote == sorted(names[i].replace(".nii.gz", "") for i in share)
     assert results[0]["jobs"][0]["written"] == results[1]["jobs"][0]["written"] == \
         [str(tmp_path / "cases" / n) for n in names]

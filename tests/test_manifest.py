@@ -553,7 +553,8 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
                                                                  "folder)"),
         ("image_0,image_1,label\na.nii.gz,.,a_seg.nii.gz\n", "line 2: the 'image_1' cell is '.', the folder itself"),
         ("image,label\na.nii.gz,labelsTr/\n", "line 2: the 'label' cell is 'labelsTr/', a folder; give the file's"),
-        ("image,label,split\na.nii.gz,a_seg.nii.gz,holdout\n", "line 2: split is 'holdout'; use train, validation or test"),
+        ("image,label,split\na.nii.gz,a_seg.nii.gz,holdout\n",
+         "line 2: split is 'holdout'; use train, validation or test"),
         ("image;label\na.nii.gz;a_seg.nii.gz\n", "not comma-separated"),
         ("image,label,split\na.nii.gz,a_seg.nii.gz,validation\n", "no row has split=train"),
         ("", "empty file"),
@@ -682,7 +683,8 @@ def test_from_pairs_single_and_multichannel(tmp_path):
     )
     assert multi.channels == {0: "image_0", 1: "image_1"}
     assert multi.training[0] == Case(
-        id="a", images=(tmp_path / "x" / "a_t1.nii.gz", tmp_path / "x" / "a_t2.nii.gz"), label=tmp_path / "y" / "a.nii.gz"
+        id="a", images=(tmp_path / "x" / "a_t1.nii.gz", tmp_path / "x" / "a_t2.nii.gz"),
+        label=tmp_path / "y" / "a.nii.gz"
     )
     assert multi.label_map == {0: 0, 2: 1}
 

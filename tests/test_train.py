@@ -476,7 +476,8 @@ def test_a_network_registering_layers_twice_trains_resumes_exports_and_predicts(
     # init_from reads it too (the lr is 0, so the weights stay the export's)
     again = tmp_path / "again"
     train(tiny_config(again, train__max_steps=1, train__val_every=0, train__init_from=str(full / "model"),
-                      optim__lr=0.0, optim__weight_decay=0.0, **{k: v for k, v in dynunet.items() if k.startswith("model")}))
+                      optim__lr=0.0, optim__weight_decay=0.0,
+                      **{k: v for k, v in dynunet.items() if k.startswith("model")}))
     c = load_file(again / "model" / "model.safetensors")
     batch_statistics = ("running_mean", "running_var", "num_batches_tracked")  # a training step moves them at lr 0
     assert all(torch.equal(a[k], c[k]) for k in a if not k.endswith(batch_statistics))
@@ -881,8 +882,8 @@ def test_model_args_and_a_class_weight_the_data_contradicts_are_refused_before_a
 def test_model_args_monai_refuses_are_refused_before_anything_is_written(tiny_config, tmp_path, model, args, patch,
                                                                          refusal):
     """MONAI's constructor needs no batch: it refused these only once the demo's phantoms (14 MiB) were written
-    into the new run folder, 17-62 s in on 2 busy cores (ninety-third session's probe), with the forward pass that needs the
-    per-device batch; nothing written now."""
+    into the new run folder, 17-62 s in on 2 busy cores (ninety-third session's probe), with the forward pass that
+    needs the per-device batch; nothing written now."""
     out, cache = tmp_path / "run", tmp_path / "cache"
     with pytest.raises(ConfigError, match=refusal):
         train(tiny_config(out, data__dataset="synthetic", data__cache_dir=str(cache), model__name=model,
@@ -1157,8 +1158,9 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
                 script, resume, proc.stderr[-2000:])
             assert imported == [] and not (tmp_path / "run").exists(), imported
     # --resume "" (an unset shell variable) started a fresh run before the twenty-ninth session
-    proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"), "--config", str(root / "configs" / "demo.yaml"),
-                           f"--train.output_dir={tmp_path / 'run'}", "--resume", ""],
+    proc = subprocess.run([sys.executable, str(root / "examples" / "train.py"),
+                           "--config", str(root / "configs" / "demo.yaml"), f"--train.output_dir={tmp_path / 'run'}",
+                           "--resume", ""],
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "argument --resume: an empty path ''" in proc.stderr, proc.stderr[-2000:]
     assert not (tmp_path / "run").exists()
