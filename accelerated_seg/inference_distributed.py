@@ -313,11 +313,17 @@ def _raise_any_refusal(refusal: Exception | None, rank: int) -> None:
     work, its own first. The processes see the same files as a rule, and so refuse alike; where they do
     not (a node's own output folder read-only, a scan on one node's disk only), those that passed went on
     to the first collective: the main process ended there in gloo's "Connection reset by peer" traceback,
-    the refusal unsaid, and other nodes' processes wait there for the backend's timeout."""
+    the refusal unsaid, and other nodes' processes wait there for the backend's timeout.
+
+    A refusal that not every process met is raised alike on all, naming the process that met it: the first
+    of a node's processes to refuse says the line (``launcher_report.say_the_error``), and where that was
+    the refusing process, its own words lost the "process 1:" that says where to look (a race, found in
+    the ninety-third session's suite)."""
     from accelerate.utils import gather_object
 
-    refused = [(process, error) for process, error in gather_object([(rank, refusal)]) if error is not None]
-    if refusal is not None:
+    gathered = gather_object([(rank, refusal)])
+    refused = [(process, error) for process, error in gathered if error is not None]
+    if refusal is not None and len(refused) == len(gathered):  # every process refused: each its own
         raise refusal
     if refused:
         process, error = refused[0]

@@ -3,7 +3,9 @@ file on process 1 alone, as where a node's own folder is read-only (the others' 
 
 import os
 import sys
+import time
 
+import accelerated_seg.cli as cli
 import accelerated_seg.inference_files as inference_files
 from accelerated_seg.cli import end_process, main
 
@@ -12,7 +14,18 @@ def read_only_here(folder):
     return folder, "Read-only file system"
 
 
+def said_late(say):
+    """The main process says its error 0.5 s after the refusing one: the first to refuse says the line
+    (launcher_report.say_the_error), which must name the process that refused whichever it is."""
+    def late(message):
+        time.sleep(0.5)
+        say(message)
+    return late
+
+
 if __name__ == "__main__":
     if os.environ.get("RANK") == "1":
         inference_files.no_file_made_in = read_only_here
+    else:
+        cli.say_the_error = said_late(cli.say_the_error)
     end_process(main(sys.argv[1:]))
