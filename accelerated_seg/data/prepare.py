@@ -9,7 +9,6 @@ share of them, and all receive the whole report.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..config import DataConfig
@@ -20,7 +19,7 @@ from .manifest import Manifest, dataset_source, load_manifest, with_regions
 from .preprocess_settings import (DEFAULT_CT_WINDOW, PreprocessSettings, resolved_crop_foreground,
                                   resolved_normalization)
 from .spacing import target_spacing
-from .synthetic import phantoms_without_cases, write_synthetic_dataset
+from .synthetic import holds_the_phantoms, phantoms_without_cases, write_synthetic_dataset
 
 
 def read_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest | None = None) -> Manifest:
@@ -99,9 +98,6 @@ def records_folder(cfg: DataConfig) -> Path:
 
 
 def _synthetic_is_current(path: Path, cfg: DataConfig) -> bool:
-    if not path.is_file():
-        return False
-    written = json.loads(path.read_text())
-    total = len(written.get("training", [])) + len(written.get("validation", []))
-    return (written.get("seed") == cfg.synthetic.seed and total == cfg.synthetic.num_cases
-            and len(written.get("validation", [])) == cfg.synthetic.num_validation)
+    """Whether the embedded phantoms of ``cfg.synthetic`` are at ``path`` whole (``synthetic.holds_the_phantoms``,
+    which the examples share): training compared the seed and counts alone, a second test of the same question."""
+    return holds_the_phantoms(path.parent, cfg.synthetic.num_cases, cfg.synthetic.num_validation, cfg.synthetic.seed)

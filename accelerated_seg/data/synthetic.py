@@ -282,24 +282,26 @@ def ensure_synthetic_dataset(out_dir: str | Path, num_cases: int = 16, num_valid
                              size_mm: tuple[float, float, float] = (96.0, 96.0, 72.0),
                              spacing_mm: float = 1.5) -> Path:
     """:func:`write_synthetic_dataset`'s phantoms in ``out_dir``, written only where the same phantoms are not
-    there whole already; returns the path of their dataset.json. A rewrite gives every case file a new
-    modification time, and the preprocessing cache then builds every case again, keeping the arrays of
-    before: examples/estimator.py, run twice into one --out, grew its cache by all 12 cases each time
-    (until the ninety-third session)."""
+    there whole already (:func:`holds_the_phantoms`); returns the path of their dataset.json. A rewrite gives
+    every case file a new modification time, and the preprocessing cache then builds every case again,
+    keeping the arrays of before: examples/estimator.py, run twice into one --out, grew its cache by all 12
+    cases each time (until the ninety-third session)."""
+    if not holds_the_phantoms(out_dir, num_cases, num_validation, seed, size_mm, spacing_mm):
+        write_synthetic_dataset(out_dir, num_cases=num_cases, num_validation=num_validation, seed=seed,
+                                size_mm=size_mm, spacing_mm=spacing_mm)
+    return Path(out_dir) / "dataset.json"
+
+
+def holds_the_phantoms(out_dir: str | Path, num_cases: int = 16, num_validation: int = 4, seed: int = 0,
+                       size_mm: tuple[float, float, float] = (96.0, 96.0, 72.0), spacing_mm: float = 1.5) -> bool:
+    """Whether ``out_dir`` holds the finished dataset.json of :func:`write_synthetic_dataset`'s phantoms of
+    these arguments, with every case file it lists in place: the one test of whether they need writing, for
+    training's embedded dataset and the examples alike (training's compared the seed and counts alone)."""
     json_path = Path(out_dir) / "dataset.json"
-    generator = {"num_cases": num_cases, "num_validation": num_validation,
-                 "size_mm": [float(v) for v in size_mm], "spacing_mm": float(spacing_mm)}
-    if _holds_the_phantoms(json_path, seed, generator):
-        return json_path
-    return write_synthetic_dataset(out_dir, num_cases=num_cases, num_validation=num_validation, seed=seed,
-                                   size_mm=size_mm, spacing_mm=spacing_mm)
-
-
-def _holds_the_phantoms(json_path: Path, seed: int, generator: dict) -> bool:
-    """Whether ``json_path`` is the finished dataset.json of the phantoms of ``seed`` and ``generator``'s
-    counts and grid, with every case file it lists in place."""
     if (json_path.parent / WRITING_MARKER).exists():  # a write stopped midway: finished by a rewrite
         return False
+    generator = {"num_cases": num_cases, "num_validation": num_validation,
+                 "size_mm": [float(v) for v in size_mm], "spacing_mm": float(spacing_mm)}
     try:
         written = json.loads(json_path.read_text(encoding="utf-8"))
         recorded = {key: written["generator"][key] for key in generator}
