@@ -220,10 +220,10 @@ def build_exported_network(config: dict, model_dir: str | Path) -> torch.nn.Modu
 def check_export_fits(model_dir: str | Path, config: dict) -> None:
     """Refuse an export whose config.json and model.safetensors are not one export's, reading neither the
     weights nor making the network's: its parameters stay on the meta device and the file's tensor shapes
-    come from its header. With one torch thread, 0.04 s for a 67 MB SwinUNETR export (MONAI computes its
-    attention's position tables at build), of 0.09 s for loading it; 0.015 s for a 67 MB DynUNet, of 0.16 s
-    (medians of 15; on 2 busy shared cores with torch's two threads, up to 0.5 s for either network). What
-    ``Segmentation.load`` checks, so that a mismatch is said there, not at a predict."""
+    come from its header. With one torch thread, 0.046 s for SwinUNETR's 67 MB export at 128^3 (MONAI computes
+    its attention's position tables at build), of 0.107 s for the whole load; 0.009-0.024 s for the other
+    networks (benchmarks/results/export_check_cost.json). What ``Segmentation.load`` checks, so that a mismatch
+    is said there, not at a predict."""
     from accelerate import init_empty_weights  # buffers stay real: MONAI's SwinUNETR computes with some at build
 
     with init_empty_weights():
