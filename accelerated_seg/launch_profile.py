@@ -17,7 +17,8 @@ from pathlib import Path
 import yaml
 
 from .config import Config, ConfigError, yaml_problem
-from .strategy import PRECISION_OF_MIXED, fsdp2_sharding_problem, read_deepspeed_json
+from .strategy import (PRECISION_OF_MIXED, fsdp2_sharding_problem, read_deepspeed_json, unknown_section_keys,
+                       with_the_closest)
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -71,6 +72,8 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
                 if sections else "it has no distributed_type, which every accelerate config file has")
         raise ConfigError(f"--accelerate-config {where} is not an accelerate config ({what}; accelerate's own are "
                           f"in configs/accelerate/)")
+    if problem := unknown_keys_problem(profile):
+        raise ConfigError(f"{where}: {problem}")
     deepspeed_json = _deepspeed_json(profile)
     mixed = profile.get("mixed_precision", "no")
     if mixed is False:  # YAML 1.1 reads an unquoted `no` as false; accelerate's launcher then fails on it
@@ -88,6 +91,27 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
     fsdp1 = str(profile.get("distributed_type")) == "FSDP" and int((profile.get("fsdp_config") or {}).get(
         "fsdp_version", 1)) == 1
     return LaunchProfile(where, strategy, precision, processes, not_modelled, on_cpu, fsdp1)
+
+
+def unknown_keys_problem(profile: dict) -> str | None:
+    """Why accelerate launch would not take a key of the profile, else None: one at the top it refuses with a
+    traceback; one in fsdp_config or deepspeed_config it drops without a word (``strategy.unknown_section_keys``),
+    and the run shards otherwise than asked. Each is named with the known key it is closest to."""
+    from accelerate.commands.config.config_args import ClusterConfig, SageMakerConfig
+    from accelerate.utils import ComputeEnvironment
+
+    cluster = profile.get("compute_environment", ComputeEnvironment.LOCAL_MACHINE) == ComputeEnvironment.LOCAL_MACHINE
+    known = set((ClusterConfig if cluster else SageMakerConfig).__dataclass_fields__)
+    if unknown := sorted(map(str, set(profile) - known)):
+        named = ", ".join(with_the_closest(key, known) for key in unknown)
+        return (f"the accelerate config has {named}, which accelerate launch does not know and refuses: correct or "
+                f"remove it (`accelerate config` writes the keys it knows)")
+    if not cluster:  # the launch copies the sections' keys onto its options on a local machine only
+        return None
+    for section in ("fsdp_config", "deepspeed_config"):
+        if isinstance(keys := profile.get(section), dict) and (problem := unknown_section_keys(section, keys)):
+            return problem
+    return None
 
 
 def _deepspeed_json(profile: dict) -> dict | None:

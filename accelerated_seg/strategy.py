@@ -297,21 +297,46 @@ def _unknown_deepspeed_fields() -> str | None:
     """A message naming the keys of the profile's ``deepspeed_config`` that accelerate launch does not know,
     else None. accelerate refuses an unknown key at the top of a profile, but drops one in this section
     without a word: ``offload_optimizer_devices: cpu`` trained ZeRO-2 with no offloading (a probe of the
-    ninety-third session). The launch names the section's keys in ACCELERATE_CONFIG_DS_FIELDS; it takes a
-    key where its own command line has the option."""
-    import difflib
+    ninety-third session). The launch names the section's keys in ACCELERATE_CONFIG_DS_FIELDS."""
+    given = [field for field in os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",") if field]
+    return unknown_section_keys("deepspeed_config", given)
 
+
+#: The fsdp_config keys accelerate launch exports without a command-line option of theirs (utils/launch.py
+#: prepare_multi_gpu_env reads it with getattr).
+_FSDP_KEYS_WITHOUT_AN_OPTION = {"fsdp_ignored_modules"}
+
+
+def unknown_section_keys(section: str, keys) -> str | None:
+    """A message naming the keys of a profile's ``deepspeed_config`` or ``fsdp_config`` (``section``) that
+    accelerate launch does not know, each with the known key it is closest to, else None.
+
+    The launch copies a section's keys onto its command line's options, ``fsdp_`` prefixed where an fsdp_config
+    key does not start with ``fsdp`` (``_validate_launch_command``), and exports as environment variables only
+    the options it has: any other key is dropped without a word. ``fsdp_offload_param: true`` (for
+    ``fsdp_offload_params``) ran without offloading.
+    """
     from accelerate.commands.launch import launch_command_parser
 
-    given = [field for field in os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",") if field]
-    known = set(vars(launch_command_parser().parse_args(["script.py"])))
-    unknown = [field for field in given if field not in known]
-    if not unknown:
+    known = set(vars(launch_command_parser().parse_args(["script.py"]))) | _FSDP_KEYS_WITHOUT_AN_OPTION
+    prefix = "fsdp_" if section == "fsdp_config" else ""
+    # an unprefixed key is named with the right one as written unprefixed: `versoin` -> `version`
+    known_as_written = known | {name[len(prefix):] for name in known if prefix and name.startswith(prefix)}
+    guesses = [with_the_closest(key, known_as_written) for key in map(str, keys)
+               if (key if not prefix or key.startswith("fsdp") else prefix + key) not in known]
+    if not guesses:
         return None
-    guesses = [f"{field} (did you mean {close[0]}?)" if (close := difflib.get_close_matches(field, known, 1)) else field
-               for field in unknown]
-    return (f"the accelerate config's deepspeed_config has {', '.join(guesses)}, which accelerate launch does not "
-            f"know and would ignore: correct or remove it (`accelerate config` writes the keys it knows)")
+    return (f"the accelerate config's {section} has {', '.join(guesses)}, which accelerate launch does not know and "
+            f"would ignore: correct or remove it (`accelerate config` writes the keys it knows)")
+
+
+def with_the_closest(key: str, known) -> str:
+    """``key``, followed by the name in ``known`` it is closest to where one is close: "num_process (did you mean
+    num_processes?)"."""
+    import difflib
+
+    close = difflib.get_close_matches(key, known, 1)
+    return f"{key} (did you mean {close[0]}?)" if close else key
 
 
 def read_deepspeed_json(file: str | os.PathLike) -> dict:

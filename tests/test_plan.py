@@ -5,6 +5,7 @@ import shlex
 import subprocess
 import sys
 from functools import partial
+from pathlib import Path
 
 import pytest
 import torch
@@ -570,6 +571,37 @@ def test_plan_refuses_an_fsdp_profile_without_the_sync_that_its_ram_efficient_lo
                      "fsdp_sync_module_states: true", "fsdp_cpu_ram_efficient_loading: true"):
         profile.write_text(f"distributed_type: FSDP\nfsdp_config: {{fsdp_version: {version}, {settings}}}\n")
         assert read_launch_profile(profile).strategy == "fsdp_full_shard"
+
+
+@pytest.mark.parametrize("text, message", [
+    # accelerate launch copies fsdp_config's keys onto its options (fsdp_ prefixed where missing) and exports the
+    # ones it knows: these were dropped without a word, and the run sharded otherwise than asked
+    ("distributed_type: FSDP\nfsdp_config: {fsdp_version: 2, fsdp_offload_param: true}\n",
+     r"'s fsdp_config has fsdp_offload_param \(did you mean fsdp_offload_params\?\)"),
+    ("distributed_type: FSDP\nfsdp_config: {fsdp_versoin: 2, fsdp_state_dict_typ: FULL_STATE_DICT}\n",
+     r"'s fsdp_config has fsdp_versoin \(did you mean fsdp_version\?\), fsdp_state_dict_typ \(did you mean "
+     r"fsdp_state_dict_type\?\)"),
+    ("distributed_type: FSDP\nfsdp_config: {versoin: 2}\n", r"'s fsdp_config has versoin \(did you mean version\?\)"),
+    # the same in deepspeed_config: accelerate launch drops it too (strategy._unknown_deepspeed_fields at training)
+    ("distributed_type: DEEPSPEED\ndeepspeed_config: {zero_stage: 2, offload_optimizer_devices: cpu}\n",
+     r"'s deepspeed_config has offload_optimizer_devices \(did you mean offload_optimizer_device\?\)"),
+    # accelerate launch refuses an unknown key at the top with a traceback; plan says it first
+    ("distributed_type: MULTI_GPU\nnum_process: 2\n", r" has num_process \(did you mean num_processes\?\)"),
+])
+def test_plan_refuses_a_profile_key_accelerate_launch_does_not_know_naming_the_right_one(tmp_path, text, message):
+    from accelerated_seg.launch_profile import read_launch_profile
+
+    (tmp_path / "launch.yaml").write_text(text)
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(tmp_path / 'launch.yaml'))}: the accelerate config"
+                                          rf"{message}.*which accelerate launch does not know"):
+        read_launch_profile(tmp_path / "launch.yaml")
+
+
+def test_plan_takes_every_key_the_shipped_profiles_and_accelerate_config_write():
+    from accelerated_seg.launch_profile import read_launch_profile
+
+    for profile in sorted((Path(__file__).resolve().parents[1] / "configs" / "accelerate").glob("*.yaml")):
+        read_launch_profile(profile)  # no ConfigError
 
 
 @pytest.mark.parametrize("json_settings, row, precision", [
