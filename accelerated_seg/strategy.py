@@ -15,6 +15,7 @@ from accelerate.utils import DistributedType, parse_flag_from_env, patch_environ
 
 from .config import ConfigError
 from .launch_env import launched_processes
+from .launched_profile import fsdp_keys_error
 
 _SHARDED = {DistributedType.FSDP: "FSDP", DistributedType.DEEPSPEED: "DeepSpeed"}
 
@@ -182,6 +183,9 @@ def construction_error() -> str | None:
 
     A DeepSpeed launch accelerate or DeepSpeed would refuse with a traceback: ``deepspeed_launch_error``.
 
+    A key of the launched profile's ``fsdp_config`` that accelerate launch does not know, and drops without a
+    word, where the profile can be told (``launched_profile.fsdp_keys_error``).
+
     A profile of ``fsdp_sync_module_states: false`` with ``fsdp_cpu_ram_efficient_loading`` true (or left out,
     true by the launch's default) is not met here: accelerate launch refuses it with a traceback before any of
     our code runs, and plan refuses it naming both keys (``launch_profile._sync_module_states_problem``). Those
@@ -197,7 +201,7 @@ def construction_error() -> str | None:
                 "convolutions. Choose bf16 (or fp16) in the accelerate config or with --mixed_precision.")
     if requested_strategy() == "DeepSpeed":
         return deepspeed_launch_error()
-    if requested_strategy() == "FSDP" and (error := fsdp2_sharding_error()):
+    if requested_strategy() == "FSDP" and (error := fsdp2_sharding_error() or fsdp_keys_error()):
         return error
     if requested_strategy() != "FSDP" or torch.cuda.is_available() or os.environ.get("FSDP_VERSION", "1") != "1":
         return None

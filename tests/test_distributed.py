@@ -29,8 +29,8 @@ def _free_port() -> int:
 def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None, timeout: int = 240,
                fsdp_profile: str | None = None, expect_ok: bool = True) -> list[dict]:
     """``accelerate launch --multi_gpu --num_processes 2`` with ACCELERATE_USE_CPU: real DDP over gloo.
-    ``fsdp_profile`` (e.g. "fsdp2_blocks"): that accelerate profile instead, really sharded over the
-    two processes through benchmarks/fsdp_on_cpu.py, in fp32."""
+    ``fsdp_profile`` (e.g. "fsdp2_blocks", or a profile file's path): that accelerate profile instead, really
+    sharded over the two processes through benchmarks/fsdp_on_cpu.py, in fp32."""
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")]),
            **(env_extra or {})}
@@ -39,7 +39,9 @@ def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None
     if fsdp_profile is None:
         cmd = [*launch, "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no", str(WORKER)]
     else:
-        cmd = [*launch, "--config_file", str(ROOT / "configs" / "accelerate" / f"{fsdp_profile}.yaml"),
+        profile = Path(fsdp_profile) if Path(fsdp_profile).is_file() else ROOT / "configs" / "accelerate" / \
+            f"{fsdp_profile}.yaml"
+        cmd = [*launch, "--config_file", str(profile),
                str(ROOT / "benchmarks" / "fsdp_on_cpu.py"), "-m", WORKER.stem]
     cmd += [str(prefix), *overrides]
     proc = run_bounded(cmd, env=env, timeout=timeout)
@@ -89,6 +91,25 @@ def test_a_folder_in_use_by_another_run_is_refused_on_both_ranks_without_a_hang(
         live.release()
     for r in results:
         assert not r["ok"] and f"{out} is in use by another run (process {os.getpid()} on" in r["error"], r
+
+
+def test_a_key_the_launch_does_not_know_in_the_profiles_fsdp_config_is_refused_on_every_rank(tiny_dataset, tmp_path):
+    """accelerate launch drops a key of fsdp_config it does not know without a word (`fsdp_offload_param` for
+    `fsdp_offload_params` ran without offloading), and exports nothing that names it: since the ninety-fourth
+    session the ranks read the profile the launcher's command line names (launched_profile.py)."""
+    profile = tmp_path / "mine.yaml"
+    profile.write_text((ROOT / "configs" / "accelerate" / "fsdp2_blocks.yaml").read_text().replace(
+        "  fsdp_offload_params: false", "  fsdp_offload_param: false\n  versoin: 2"))
+    out = tmp_path / "run"
+    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out), fsdp_profile=str(profile),
+                         expect_ok=False, timeout=180)
+    for r in results:
+        assert not r["ok"] and r["error"] == (
+            f"ConfigError: {profile}: the accelerate config's fsdp_config has fsdp_offload_param (did you mean "
+            f"fsdp_offload_params?), versoin (did you mean version?), which accelerate launch does not know and would "
+            f"ignore: correct or remove it (`accelerate config` writes the keys it knows); `accelerated-seg plan "
+            f"--accelerate-config` checks a profile"), r
+    assert not out.exists()  # refused before anything is written
 
 
 def test_a_save_that_fails_on_the_main_process_alone_stops_both_ranks_with_its_message(tiny_dataset, tmp_path):

@@ -1,0 +1,96 @@
+"""launched_profile.py: the accelerate config file a rank's launcher read, from the launcher's command line, and
+silence wherever that cannot be told. A real launch refusing a typo: tests/test_distributed.py."""
+
+import os
+import time
+
+import psutil
+import pytest
+
+from accelerated_seg import launched_profile
+from accelerated_seg.launched_profile import fsdp_keys_error, launch_arguments, launched_config_file
+
+
+@pytest.mark.parametrize("command, arguments", [
+    (["/v/bin/python", "/v/bin/accelerate", "launch", "--config_file", "f.yaml", "train.py"],
+     ["--config_file", "f.yaml", "train.py"]),
+    (["python", "-u", "-m", "accelerate.commands.launch", "train.py"], ["train.py"]),
+    (["/v/bin/python3", "/v/bin/accelerate-launch", "--cpu", "train.py"], ["--cpu", "train.py"]),
+    (["python", "-m", "accelerate.commands.accelerate_cli", "launch", "train.py"], ["train.py"]),
+    # not an accelerate launch: torchrun run directly, pytest, a script given `accelerate launch` as arguments
+    (["python", "-m", "torch.distributed.run", "--nproc_per_node", "2", "train.py"], None),
+    (["python", "-m", "pytest", "-x"], None),
+    (["python", "mine.py", "accelerate", "launch", "train.py"], None),
+    (["python", "-W", "ignore", "/v/bin/accelerate", "launch", "train.py"], None),  # a value of its own: unknown
+    (["python"], None),
+])
+def test_the_launch_is_told_by_the_program_its_interpreter_runs(command, arguments):
+    assert launch_arguments(command) == arguments
+
+
+class _Launcher:
+    """What psutil.Process answers of a launcher with this command line, folder and start time."""
+
+    def __init__(self, command, folder, started):
+        self.command, self.folder, self.started = command, folder, started
+
+    def __call__(self, pid):
+        return self
+
+    def cmdline(self):
+        return self.command
+
+    def cwd(self):
+        return str(self.folder)
+
+    def create_time(self):
+        return self.started
+
+
+def _launched_by(monkeypatch, arguments, folder, started=None):
+    command = ["/v/bin/python", "/v/bin/accelerate", "launch", *arguments]
+    monkeypatch.setattr(psutil, "Process", _Launcher(command, folder, time.time() if started is None else started))
+
+
+def test_the_config_file_is_the_one_the_launchers_command_line_names_from_its_folder(tmp_path, monkeypatch):
+    (tmp_path / "mine.yaml").write_text("distributed_type: FSDP\n")
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "train.py", "--lr", "1"], tmp_path)
+    assert launched_config_file() == tmp_path / "mine.yaml"
+    _launched_by(monkeypatch, ["--config_file=mine.yaml", "train.py"], tmp_path)
+    assert launched_config_file() == tmp_path / "mine.yaml"
+
+
+def test_without_a_config_file_it_is_accelerates_default_unless_the_launch_runs_on_the_cpu(tmp_path, monkeypatch):
+    import accelerate.commands.config
+
+    default = tmp_path / "default_config.yaml"
+    default.write_text("distributed_type: FSDP\n")
+    monkeypatch.setattr(accelerate.commands.config, "default_config_file", str(default))
+    # the training script's own --config_file is no launch option
+    _launched_by(monkeypatch, ["train.py", "--config_file", "mine.yaml"], tmp_path)
+    assert launched_config_file() == default
+    _launched_by(monkeypatch, ["--cpu", "train.py"], tmp_path)
+    assert launched_config_file() is None  # the launch reads no default config with --cpu
+
+
+def test_a_file_changed_after_the_launcher_started_or_a_command_line_not_accelerates_is_not_taken(tmp_path,
+                                                                                                monkeypatch):
+    (tmp_path / "mine.yaml").write_text("distributed_type: FSDP\n")
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "train.py"], tmp_path, started=time.time() - 60)
+    assert launched_config_file() is None
+    _launched_by(monkeypatch, ["--config_fil", "mine.yaml", "train.py"], tmp_path)  # accelerate's parser refuses
+    assert launched_config_file() is None
+
+
+def test_a_typo_in_the_launched_fsdp_config_is_named_and_nothing_said_where_the_launch_cannot_be_told(tmp_path,
+                                                                                                   monkeypatch):
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
+    # this test's own parent is no accelerate launch
+    assert launch_arguments(psutil.Process(os.getppid()).cmdline()) is None and fsdp_keys_error() is None
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("distributed_type: FSDP\nfsdp_config: {fsdp_version: 2, fsdp_state_dict_typ: FULL_STATE_DICT}\n")
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    assert fsdp_keys_error().startswith(f"{profile}: the accelerate config's fsdp_config has fsdp_state_dict_typ (did "
+                                        f"you mean fsdp_state_dict_type?), which accelerate launch does not know")
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "false")  # a DDP launch of the same profile (--multi_gpu) uses none
+    assert fsdp_keys_error() is None
