@@ -336,10 +336,11 @@ def unknown_section_keys(section: str, keys) -> str | None:
 
 def with_the_closest(key: str, known) -> str:
     """``key``, followed by the name in ``known`` it is closest to where one is close: "num_process (did you mean
-    num_processes?)"."""
+    num_processes?)". Closer than difflib's default asks (0.6): an older accelerate's ipex_config was "did you
+    mean fp8_config?" (0.76), where the typos it is for are 0.85 and more (versoin, num_process)."""
     import difflib
 
-    close = difflib.get_close_matches(key, known, 1)
+    close = difflib.get_close_matches(key, known, 1, cutoff=0.8)
     return f"{key} (did you mean {close[0]}?)" if close else key
 
 

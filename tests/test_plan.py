@@ -587,6 +587,8 @@ def test_plan_refuses_an_fsdp_profile_without_the_sync_that_its_ram_efficient_lo
      r"'s deepspeed_config has offload_optimizer_devices \(did you mean offload_optimizer_device\?\)"),
     # accelerate launch refuses an unknown key at the top with a traceback; plan says it first
     ("distributed_type: MULTI_GPU\nnum_process: 2\n", r" has num_process \(did you mean num_processes\?\)"),
+    # a block of an older accelerate is named alone: "did you mean fp8_config?" misled
+    ("distributed_type: MULTI_GPU\nipex_config: {ipex: false}\n", r" has ipex_config, "),
 ])
 def test_plan_refuses_a_profile_key_accelerate_launch_does_not_know_naming_the_right_one(tmp_path, text, message):
     from accelerated_seg.launch_profile import read_launch_profile
