@@ -10,6 +10,9 @@ Per case and per foreground class, on the label map's own voxel grid, distances 
   boundary element weighted by its area, as DeepMind's ``surface-distance`` that challenges use;
   MONAI's default counts boundary voxels, which on thick slices over-weights the faces across them).
 
+MONAI gives both distances in float32; each is reported as the shortest decimal that reads back as that
+float32 (``float32_as_decimal``: 0.7 mm, not 0.699999988079071), Dice exactly in float64.
+
 Conventions where a mask is empty (empty = the class has no voxel in that file):
 
 =====================  =====  ===========  ============
@@ -244,7 +247,22 @@ def binary_metrics(pred: np.ndarray, label: np.ndarray, spacing: Sequence[float]
         hd95 = compute_hausdorff_distance(p, t, include_background=True, percentile=95, spacing=spacing)
         nsd = compute_surface_dice(p.float(), t.float(), [tolerance_mm], include_background=True, spacing=spacing,
                                    use_subvoxels=True)
-    return {"dice": dice, "hd95_mm": float(hd95), "surface_dice": float(nsd), **counts}
+    return {"dice": dice, "hd95_mm": float32_as_decimal(hd95.item()), "surface_dice": float32_as_decimal(nsd.item()),
+            **counts}
+
+
+def float32_as_decimal(value: float) -> float:
+    """A float32 result as the float of its shortest decimal that reads back as that float32: 0.7, not the
+    0.699999988079071 that ``float()`` of a float32 0.7 gives; ``np.float32`` of it is ``value`` again.
+
+    MONAI measures the distances in float32, whatever it is given: its KD-tree works in float64, but
+    ``get_surface_distance`` casts the distances to float32 and ``compute_hausdorff_distance`` and
+    ``compute_surface_dice`` fill float32 tensors (MONAI 1.6.1; float64 masks or spacing give the same float32
+    numbers). float64 would take a distance computation of our own; and a NIfTI header holds the spacing in
+    float32 anyway, so float32 is all the precision there is to report. Its digits past the seventh were
+    noise that read as if measured (0.699999988 mm in metrics.csv), and this keeps every bit of it.
+    """
+    return float(np.format_float_positional(np.float32(value), unique=True))
 
 
 def _union_box(a: np.ndarray, b: np.ndarray) -> tuple[slice, ...]:

@@ -5,6 +5,7 @@ import json
 import shutil
 import math
 import re
+import warnings
 
 import nibabel as nib
 import numpy as np
@@ -16,6 +17,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.evaluate import (
     case_metrics,
     evaluate_folders,
+    float32_as_decimal,
     shear_degrees,
     statistics,
     tolerances,
@@ -190,7 +192,7 @@ def test_a_one_voxel_shift_across_thick_slices_counts_the_slice_thickness_in_mm(
     up = case_metrics(box((12, 12, 8), np.s_[2:10, 2:10, 3:6]), label, 2, THICK, tolerance_mm=1.0)[1]
     assert up["hd95_mm"] == 5.0 and up["dice"] == pytest.approx(2 / 3)
     along_x = box((12, 12, 8), np.s_[3:11, 2:10, 2:5])
-    assert case_metrics(along_x, label, 2, THICK)[1]["hd95_mm"] == pytest.approx(0.7, rel=1e-6)
+    assert case_metrics(along_x, label, 2, THICK)[1]["hd95_mm"] == 0.7  # not float32's 0.699999988079071
     # The tolerance is in mm and inclusive: the faces 5 mm apart are within 5 mm, not within 4.99 mm or 1 mm
     # (1 mm read as one voxel would take them in too)
     nsd = {t: case_metrics(along_x if t < 1 else box((12, 12, 8), np.s_[2:10, 2:10, 3:6]), label, 2, THICK,
@@ -208,6 +210,46 @@ def test_evaluate_reads_the_slice_thickness_from_the_affine_whatever_the_axis_ho
     evaluate_folders(tmp_path / "pred", tmp_path / "labels", num_classes=2, tolerance_mm=5.0)
     (row,) = csv.DictReader((tmp_path / "pred" / "evaluation" / "metrics.csv").open())
     assert (float(row["hd95_mm"]), float(row["surface_dice"]), float(row["dice"])) == (5.0, 1.0, pytest.approx(2 / 3))
+
+
+def test_distances_are_reported_as_the_shortest_decimal_of_monais_float32_without_losing_any_of_it(tmp_path):
+    """MONAI measures in float32: a 0.7 mm HD95 came out as 0.699999988079071 in metrics.csv and summary.json. Each
+    distance is written as the shortest decimal that reads back as MONAI's float32, so 0.7, and 0.6666667 for a
+    surface Dice of 2/3 measured in float32, never more digits than float32 holds nor fewer than tell it apart."""
+    from monai.metrics import compute_hausdorff_distance, compute_surface_dice
+
+    label = box((12, 12, 8), np.s_[2:10, 2:10, 2:5])
+    along_x = box((12, 12, 8), np.s_[3:11, 2:10, 2:5])
+    affine = np.diag([0.7, 0.7, 5.0, 1.0])  # a NIfTI header holds float32: the spacing read is 0.699999988079071
+    save(tmp_path / "labels" / "a.nii.gz", label, affine)
+    save(tmp_path / "pred" / "a.nii.gz", along_x, affine)
+    summary = evaluate_folders(tmp_path / "pred", tmp_path / "labels", num_classes=2, tolerance_mm=0.5)
+    text = (tmp_path / "pred" / "evaluation" / "metrics.csv").read_text()
+    (row,) = csv.DictReader(text.splitlines())
+    assert row["hd95_mm"] == "0.7" and summary["per_class"]["1"]["hd95_mm"]["mean"] == 0.7
+    assert "0.699999988" not in text + (tmp_path / "pred" / "evaluation" / "summary.json").read_text()
+    # nothing of MONAI's float32 is lost: each number reads back as exactly the float32 MONAI gave
+    p, t = (torch.from_numpy(m)[None, None] for m in (along_x, label))
+    spacing = list(voxel_spacing(affine.astype(np.float32)))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*always_return_as_numpy.*", category=FutureWarning)
+        hd95 = compute_hausdorff_distance(p, t, include_background=True, percentile=95, spacing=spacing)
+        nsd = compute_surface_dice(p.float(), t.float(), [0.5], include_background=True, spacing=spacing,
+                                   use_subvoxels=True)
+    assert np.float32(row["hd95_mm"]) == hd95.item() and np.float32(row["surface_dice"]) == nsd.item()
+    assert 0 < float(row["surface_dice"]) < 1 and row["surface_dice"] == np.format_float_positional(
+        np.float32(nsd.item()), unique=True)
+    assert len(row["surface_dice"]) < len(repr(nsd.item()))  # float32's shortest form, not its float64 expansion
+
+
+def test_float32_as_decimal_keeps_every_float32_bit():
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.random(2000) * 10.0 ** rng.integers(-6, 6, 2000), [0.0, 0.7, 5.0, 1 / 3]])
+    for value in values.astype(np.float32):
+        written = float32_as_decimal(float(value))
+        assert np.float32(written) == value and len(repr(written)) <= len(repr(float(value)))
+    assert float32_as_decimal(math.inf) == math.inf and math.isnan(float32_as_decimal(math.nan))
+    assert [float32_as_decimal(float(np.float32(v))) for v in (0.7, 2 / 3, 12.1)] == [0.7, 0.6666667, 12.1]
 
 
 def test_a_one_voxel_object():

@@ -149,3 +149,7 @@ def test_validation_scores_on_the_cases_spacing_with_evaluates_conventions(tmp_p
     assert scores["hd95_mm"].tolist() == [[5.0, 0.0]] and scores["dice"].tolist() == [[pytest.approx(2 / 3), 1.0]]
     assert scores["surface_dice"].tolist() == [[expected[1]["surface_dice"], 1.0]] and expected[1]["hd95_mm"] == 5.0
     assert scores["both_empty"].tolist() == [[False, True]]
+    # one voxel along x is 0.7 mm as written, not MONAI's float32 0.699999988079071 (ninety-fourth session)
+    np.save(tmp_path / "image.npy", np.roll(label, 1, axis=0)[None].astype(np.float32))
+    along_x = validate(_Rank(0, 1, False), _Oracle(), val_set, (12, 12, 8), 3, distances=True, tolerance_mm=1.0)
+    assert along_x["hd95_mm"].tolist() == [[0.7, 0.0]]
