@@ -52,7 +52,9 @@ import json
 import math
 import warnings
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
+from statistics import mean as exact_mean, pstdev as exact_pstdev
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 import nibabel as nib
@@ -292,7 +294,11 @@ def _as_numpy(volume) -> np.ndarray:
 def statistics(values: Sequence[float]) -> dict:
     """Mean, std (population), median, min and max of the finite values, and counts of the others.
 
-    Every value is JSON-safe: None where there is no finite value to summarise.
+    Every value is JSON-safe: None where there is no finite value to summarise. The mean and std are those
+    of the values as metrics.csv writes them, decimals (``repr``), computed exactly and rounded once to a
+    float (Python's ``statistics`` sums exactly): numpy's running float64 sum read three cases of 0.7 mm as
+    a mean of 0.6999999999999998 and a std of 1.1e-16, a spread that is not there, and 0.1 and 0.2 as
+    0.15000000000000002.
 
     Example:
         >>> statistics([1.0, 3.0, float("inf")])["mean"], statistics([1.0, 3.0, float("inf")])["n_inf"]
@@ -302,9 +308,11 @@ def statistics(values: Sequence[float]) -> dict:
     finite = array[np.isfinite(array)]
 
     def stat(fn):
-        return float(fn(finite)) if finite.size else None
+        return float(fn(written if fn in (exact_mean, exact_pstdev) else finite)) if finite.size else None
 
-    return {"mean": stat(np.mean), "std": stat(np.std), "median": stat(np.median), "min": stat(np.min),
+    written = [Decimal(repr(value)) for value in finite.tolist()]
+
+    return {"mean": stat(exact_mean), "std": stat(exact_pstdev), "median": stat(np.median), "min": stat(np.min),
             "max": stat(np.max), "n": int(finite.size), "n_inf": int(np.isinf(array).sum()),
             "n_nan": int(np.isnan(array).sum())}
 

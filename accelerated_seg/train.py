@@ -93,7 +93,7 @@ from .run_lock import hold_run_folder
 from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
 from .unused_settings import unused_settings_warnings
-from .validation import validate
+from .validation import validate, validation_means
 from .wording import counted
 
 
@@ -1497,11 +1497,7 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss:
                       ignore_index=run.manifest.ignore_index)
     names = (regions.names if regions is not None
              else [run.manifest.labels[c] for c in range(1, run.manifest.num_classes)])
-    mean = float(scores["dice"].mean())
-    per_class = {f"dice_{name}": float(d) for name, d in zip(names, scores["dice"].mean(0))}
-    for metric in ("hd95_mm", "surface_dice"):  # with train.val_distances; HD95 averaged over finite values
-        if metric in scores:  # None where no case has one: a class missed in every case, early in a run
-            per_class.update({f"{metric}_{name}": _finite_mean(v) for name, v in zip(names, scores[metric].T)})
+    mean, per_class = validation_means(scores, names)  # HD95 and surface Dice with train.val_distances
     empty_cases = _empty_case_counts(names, scores, sparse=run.manifest.ignore_index is not None)
     if mean > progress.best_dice:
         progress.best_dice, progress.best_step = mean, progress.step
@@ -1528,11 +1524,6 @@ def _write_metrics(run: ConfiguredRun) -> None:
         progress = run.loop.progress
         write_text_atomically(run.out / "metrics.json", json.dumps({"loss": progress.losses, "speed": progress.speed,
                                                                    "validation": progress.history}))
-
-
-def _finite_mean(values) -> float | None:
-    finite = [float(v) for v in values if math.isfinite(v)]
-    return sum(finite) / len(finite) if finite else None
 
 
 def _empty_case_counts(names: list[str], scores: dict[str, np.ndarray], sparse: bool = False) -> dict[str, int]:

@@ -8,6 +8,7 @@ a collective, so a rank with fewer windows keeps calling forward until the busie
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 import torch
@@ -15,7 +16,7 @@ from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object
 
 from .data.loader import VolumeDataset
-from .evaluate import both_empty, case_metrics, region_metrics
+from .evaluate import both_empty, case_metrics, region_metrics, statistics
 from .inference import class_map, sliding_window_logits, window_batches
 from .inference_distributed import balance_by_voxels
 from .preparation import model_input_dtype
@@ -81,3 +82,14 @@ def validate(accelerator: Accelerator, model, val_set: VolumeDataset, roi_size, 
     per_case = [values for _, values in sorted(gather_object(mine))]
     scores = {m: np.array([values[k] for values in per_case]) for k, m in enumerate(metrics)}
     return {**scores, "both_empty": np.array([values[-1] for values in per_case], dtype=bool)}
+
+
+def validation_means(scores: dict[str, np.ndarray], names: Sequence[str]) -> tuple[float, dict[str, float | None]]:
+    """``validate``'s scores as metrics.json and the trackers take them: the mean Dice over every case and class,
+    and per class (``names``, in order) the mean of each metric over the cases, as ``evaluate``'s summary takes it:
+    over the finite values (HD95 inf, one side empty, and the NaN of a case annotated in part left out), None where
+    there is none (a class missed in every case, early in a run), each the exact mean rounded once
+    (``evaluate.statistics``)."""
+    per_class = {f"{metric}_{name}": statistics(values)["mean"] for metric in ("dice", "hd95_mm", "surface_dice")
+                 if metric in scores for name, values in zip(names, scores[metric].T)}
+    return statistics(scores["dice"].ravel())["mean"], per_class

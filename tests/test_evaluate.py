@@ -147,6 +147,14 @@ def test_statistics_keep_infinite_and_nan_values_out_of_the_mean_and_count_them(
     assert statistics([math.inf])["mean"] is None
 
 
+def test_statistics_are_the_exact_mean_and_spread_of_the_values_as_written():
+    """numpy's running sums read three cases of HD95 0.7 mm as a mean of 0.6999999999999998 and a std of 1.1e-16,
+    a spread that is not there; the mean and std are now those of the decimals metrics.csv writes, rounded once."""
+    assert (statistics([0.7] * 3)["mean"], statistics([0.7] * 3)["std"]) == (0.7, 0.0)
+    assert (statistics([0.1, 0.2])["mean"], statistics([0.1, 0.2])["std"]) == (0.15, 0.05)
+    assert statistics([2 / 3, 1.0, 0.0, math.inf])["mean"] == pytest.approx(5 / 9, rel=1e-15)
+
+
 def test_tolerances_one_for_all_one_per_class_or_a_mapping():
     assert tolerances(2.0, [1, 2]) == {1: 2.0, 2: 2.0}
     assert tolerances([1.0, 3.0], [1, 2]) == {1: 1.0, 2: 3.0}

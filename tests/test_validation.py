@@ -13,7 +13,7 @@ import accelerated_seg.validation as validation_module
 from accelerated_seg.evaluate import case_metrics
 from accelerated_seg.inference import sliding_window_logits
 from accelerated_seg.train import train
-from accelerated_seg.validation import validate
+from accelerated_seg.validation import validate, validation_means
 
 
 class _Table(list):
@@ -153,3 +153,19 @@ def test_validation_scores_on_the_cases_spacing_with_evaluates_conventions(tmp_p
     np.save(tmp_path / "image.npy", np.roll(label, 1, axis=0)[None].astype(np.float32))
     along_x = validate(_Rank(0, 1, False), _Oracle(), val_set, (12, 12, 8), 3, distances=True, tolerance_mm=1.0)
     assert along_x["hd95_mm"].tolist() == [[0.7, 0.0]]
+
+
+def test_validation_means_are_exact_and_leave_out_what_evaluate_leaves_out():
+    """metrics.json's means: three cases of HD95 0.7 mm average 0.7 (numpy's sum read 0.6999999999999998); HD95 over
+    the finite cases, None where there is none (a class missed in every case); surface Dice without the NaN of a
+    case annotated in part."""
+    inf, nan = float("inf"), float("nan")
+    scores = {"dice": np.array([[0.7, 0.0], [0.7, 0.0], [0.7, 1.0]]),
+              "hd95_mm": np.array([[0.7, inf], [0.7, inf], [nan, 0.0]]),
+              "surface_dice": np.array([[0.1, 0.0], [0.2, 0.0], [nan, 1.0]])}
+    mean, per_class = validation_means(scores, ["ball", "lesion"])
+    assert mean == pytest.approx(3.1 / 6, rel=1e-15) and per_class == {
+        "dice_ball": 0.7, "dice_lesion": pytest.approx(1 / 3, rel=1e-15), "hd95_mm_ball": 0.7, "hd95_mm_lesion": 0.0,
+        "surface_dice_ball": 0.15, "surface_dice_lesion": pytest.approx(1 / 3, rel=1e-15)}
+    assert validation_means({"dice": scores["dice"], "hd95_mm": np.full((3, 2), inf)}, ["ball", "lesion"])[1][
+        "hd95_mm_lesion"] is None
