@@ -54,7 +54,7 @@ import warnings
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from statistics import mean as exact_mean, pstdev as exact_pstdev
+from statistics import mean as exact_mean, median as exact_median, pstdev as exact_pstdev
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 import nibabel as nib
@@ -294,10 +294,10 @@ def _as_numpy(volume) -> np.ndarray:
 def statistics(values: Sequence[float]) -> dict:
     """Mean, std (population), median, min and max of the finite values, and counts of the others.
 
-    Every value is JSON-safe: None where there is no finite value to summarise. The mean and std are those
-    of the values as metrics.csv writes them, decimals (``repr``), computed exactly and rounded once to a
-    float (Python's ``statistics`` sums exactly): numpy's running float64 sum read three cases of 0.7 mm as
-    a mean of 0.6999999999999998 and a std of 1.1e-16, a spread that is not there, and 0.1 and 0.2 as
+    Every value is JSON-safe: None where there is no finite value to summarise. Each statistic is that of
+    the values as metrics.csv writes them, decimals (``repr``), computed exactly and rounded once to a float
+    (Python's ``statistics`` sums exactly): numpy's running float64 sum read three cases of 0.7 mm as a mean
+    of 0.6999999999999998 and a std of 1.1e-16, a spread that is not there, and 0.1 and 0.2 as
     0.15000000000000002.
 
     Example:
@@ -305,15 +305,13 @@ def statistics(values: Sequence[float]) -> dict:
         (2.0, 1)
     """
     array = np.asarray(values, dtype=float)
-    finite = array[np.isfinite(array)]
+    written = [Decimal(repr(value)) for value in array[np.isfinite(array)].tolist()]  # each reads back as itself
 
     def stat(fn):
-        return float(fn(written if fn in (exact_mean, exact_pstdev) else finite)) if finite.size else None
+        return float(fn(written)) if written else None
 
-    written = [Decimal(repr(value)) for value in finite.tolist()]
-
-    return {"mean": stat(exact_mean), "std": stat(exact_pstdev), "median": stat(np.median), "min": stat(np.min),
-            "max": stat(np.max), "n": int(finite.size), "n_inf": int(np.isinf(array).sum()),
+    return {"mean": stat(exact_mean), "std": stat(exact_pstdev), "median": stat(exact_median), "min": stat(min),
+            "max": stat(max), "n": len(written), "n_inf": int(np.isinf(array).sum()),
             "n_nan": int(np.isnan(array).sum())}
 
 
