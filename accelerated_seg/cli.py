@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from . import check_command
 from .collector import importing_without_collection
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
@@ -636,146 +637,6 @@ def _synth_interrupted(out_dir: str, unfinished: bool) -> str:
             f"case file there is whole); the same command finishes them")
 
 
-def _check(args, _) -> int:
-    """Exit 1 when the dataset has problems, as a linter does when it finds some: finding them is the
-    command's work, not a misuse of it."""
-    from .config import Config, ConfigError, load_config, setting_value
-    from .data.checks import check_as_configured
-    from .data.class_presence import stored_class_presence_warnings
-    from .data.errors import DataError
-    from .data.manifest import dataset_source, load_manifest, refuse_a_missing_dataset, with_regions
-    from .data.patch_fit import resampled_patch_padding_warning
-    from .data.preprocess_settings import resolved_normalization
-    from .data.spacing import target_spacing
-    from .data.splits import unused_split_settings_warning
-    from .data.synthetic import phantoms_without_cases
-    from .unused_settings import unused_settings_warnings
-
-    try:  # the command's misuse (exit 2), not a finding
-        # A CSV's classes live in the experiment's data.labels: without them, check could only refuse
-        # every value above 1 of a dataset that training reads (sixty-seventh session).
-        # --labels goes through the override that training reads (--data.labels=...): one parser, one check;
-        # read first as --labels, so that its YAML's refusal names the option given
-        if args.labels is not None:
-            setting_value(args.labels, "--labels (data.labels)")
-        overrides = [f"--data.labels={args.labels}"] if args.labels is not None else []
-        cfg = load_config(args.config, overrides) if args.config is not None or overrides else Config()
-        warnings_of_the_network = []  # of the experiment's network, as training warns before it writes anything
-        if args.config is not None:  # the experiment's network and patch, which training refuses before the data
-            from .models import check_model_settings, network_warnings
-
-            spec = check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args)
-            warnings_of_the_network = network_warnings(spec, cfg.model.args)
-    except (ConfigError, DataError) as error:  # DataError: a split setting the split rules refuse (data.fold 7 of 5)
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    data = cfg.data
-    if args.dataset is None and args.config is None:
-        print("error: give the DATASET to check, or --config with the experiment whose data.dataset it is",
-              file=sys.stderr)
-        return 2
-    dataset = args.dataset if args.dataset is not None else dataset_source(data, cfg.train.output_dir)
-    if args.dataset is None and data.dataset == "synthetic" and not dataset.is_file():
-        # The embedded phantoms are written by the run itself: "dataset.json not found" sent a fresh
-        # clone's user looking for a file they were never meant to make (sixty-eighth session)
-        # --binarize checks as data.binarize would train, as below for a dataset already written
-        data = dataclasses.replace(data, binarize=args.binarize or data.binarize)
-        cfg = dataclasses.replace(cfg, data=data)
-        try:  # their channel and classes are known before they are written: the network and loss on them
-            phantoms = with_regions(data, phantoms_without_cases(dataset.parent, data.binarize, data.labels))
-        except DataError as error:  # data.labels beside their declaration, data.regions naming a value they lack
-            print(f"error: {error}", file=sys.stderr)
-            return 1
-        # their channel is named MRI, so data.normalization auto z-scores them: training says then that a
-        # data.ct_window given has no effect, and check did once they were written, not before (a review)
-        for warning in unused_settings_warnings(cfg, resolved_normalization(data.normalization, phantoms)):
-            print(warning)
-        for warning in warnings_of_the_network:
-            print(f"warning: {warning}")
-        if (network_refused := _network_refused(cfg, phantoms)) is not None:
-            print(f"error: {network_refused}", file=sys.stderr)
-            return 2
-        print(f"{args.config}: data.dataset is synthetic: the package writes its phantoms to {dataset.parent} "
-              f"when the run starts (or `accelerated-seg synth {dataset.parent}` writes them now), and they "
-              "pass these checks by construction; the network and loss were checked on their channel and classes")
-        return 0
-    max_voxels = args.max_voxels if args.max_voxels is not None else data.max_voxels
-    if max_voxels < 1:  # else every case was "over budget"
-        print(f"error: --max-voxels (data.max_voxels) must be >= 1, got {max_voxels}", file=sys.stderr)
-        return 2
-    # Read as training reads it: with the experiment's split, regions and target spacing, each of which
-    # training refuses where it cannot work (check passed them all until the seventy-first session).
-    data = dataclasses.replace(data, binarize=args.binarize or data.binarize, max_voxels=max_voxels)
-    try:
-        if args.dataset is None:  # the experiment's: what its comments say of a dataset not here
-            refuse_a_missing_dataset(data, args.config)
-        loaded = load_manifest(data, cfg.train.output_dir, source=dataset)
-        if args.config is not None:  # before the files are read, as training checks it before preprocessing them
-            network_refused = _network_refused(dataclasses.replace(cfg, data=data), with_regions(data, loaded))
-            if network_refused is not None:
-                print(f"error: {network_refused}", file=sys.stderr)
-                return 2
-        manifest, report = check_as_configured(data, loaded)
-    except (DataError, ConfigError) as error:  # the dataset's description, or the experiment's view of it
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    if not report.errors:  # every header read: each case's size once resampled to the target spacing
-        try:
-            spacing = target_spacing(data, manifest)
-        except DataError as error:
-            report.errors.append(str(error))
-        else:  # the experiment's patch against those sizes, as training warns once it has preprocessed;
-            # only with --config: without one the patch is the default, which no one chose for this data
-            if args.config is not None:
-                from .models import network_takes_patch
-
-                takes = network_takes_patch(cfg.model.name, cfg.model.args, manifest.num_channels,
-                                            manifest.num_outputs)
-                if warning := resampled_patch_padding_warning(data, manifest, spacing, takes):
-                    report.warnings.append(warning.removeprefix("warning: "))
-    if report.labelled is not None:  # training tells these of the preprocessed labels, once its cache is built
-        report.warnings += stored_class_presence_warnings(manifest, report.labelled, cfg.train.val_every > 0)
-    # the split settings (data.num_folds) or the datalist's 'fold' keys that the dataset's own split leaves unused,
-    # as training warns: check printed the split alone, "... not used", without what it means (ninetieth session)
-    if warning := unused_split_settings_warning(manifest):
-        report.warnings.append(warning.removeprefix("warning: "))
-    report.warnings += warnings_of_the_network
-    # the experiment's settings that this dataset leaves without effect, as training says them
-    report.warnings += [warning.removeprefix("warning: ") for warning in
-                        unused_settings_warnings(cfg, resolved_normalization(data.normalization, manifest),
-                                                 manifest.ignore_value is not None)]
-    for warning in report.warnings:
-        print(f"warning: {warning}")
-    for error in report.error_lines():  # one problem of many files on one line, as training says it
-        print(f"error: {error}", file=sys.stderr)
-    print(_what_training_reads(manifest))
-    cases = len(manifest.training) + len(manifest.validation)
-    print(f"{cases} case(s), {len(report.errors)} error(s), {len(report.warnings)} warning(s)")
-    return 1 if report.errors else 0
-
-
-def _network_refused(cfg, manifest) -> str | None:
-    """What training refuses of the experiment's network and loss on this dataset's channels and outputs
-    (``network_checks``), or None. The batch is one process's per-device batch, which a launch of
-    several processes can only split: a batch that some launch trains with is not refused here."""
-    from .config import ConfigError
-    from .network_checks import checked_network_and_loss
-    from .schedule import resolve_batch
-
-    train, optim = cfg.train, cfg.optim
-    # With train.batch_size and train.global_batch_size both given, the accumulation is theirs to decide
-    # and depends on the processes, which check does not know: a grad_accum_steps that agrees with them on
-    # 2 GPUs was refused here for one process, in a config that training on 2 GPUs takes.
-    accum = None if train.batch_size is not None and train.global_batch_size is not None else train.grad_accum_steps
-    try:
-        plan = resolve_batch(train.batch_size, train.global_batch_size, accum, 1, optim.lr,
-                             optim.base_batch_size, optim.lr_scaling)
-        checked_network_and_loss(cfg, manifest, plan.per_device)
-    except ConfigError as error:
-        return str(error)
-    return None
-
-
 def _cache(args, _) -> int:
     """List the dataset's preprocessed versions; with --prune remove the others no live run uses.
     Without a dataset, list every dataset in the cache and the checks' records; with --prune remove
@@ -1009,20 +870,6 @@ def _check_records(root: Path, prune: bool) -> bool:
         print(f"accelerated-seg cache --cache-dir {root} --prune removes those {len(unusable)} (a run's checks "
               f"remove them a week after their last write)")
     return False
-
-
-def _what_training_reads(manifest) -> str:
-    """The channels, classes (with their stored values where they differ) and split training reads: a
-    multi-channel dataset's user looked for these in vain, where only a count was printed (seventy-fourth
-    session's probe)."""
-    channels = ", ".join(f"{index} {name}" for index, name in sorted(manifest.channels.items()))
-    renumbered = not manifest.binarized and manifest.label_values != list(range(len(manifest.labels)))
-    classes = ", ".join(f"{index} {name}" + (f" (stored as {manifest.label_values[index]})" if renumbered else "")
-                        for index, name in sorted(manifest.labels.items()))
-    regions = f"; regions: {', '.join(manifest.regions.names)}" if manifest.regions is not None else ""
-    ignore = f"; unannotated: {manifest.ignore_value}" if manifest.ignore_value is not None else ""
-    return (f"channels: {channels}; classes: {classes}{regions}{ignore}; split {manifest.split}: "
-            f"{len(manifest.training)} training, {len(manifest.validation)} validation")
 
 
 def _predict(args, _) -> int:
@@ -1595,7 +1442,7 @@ def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
     return manifest.num_channels, regions or manifest.num_outputs
 
 
-COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": _check, "cache": _cache,
+COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": check_command.run, "cache": _cache,
             "predict": _predict, "evaluate": _evaluate, "export": _export, "plan": _plan}
 
 
