@@ -7,6 +7,7 @@ stack imports (3-15 s), with the same words as a call from Python after it (nine
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 
 #: The autocast precisions of prediction (``inference.PRECISIONS`` gives their torch dtypes).
@@ -96,3 +97,15 @@ class PredictOptions:
         if self.aggregate_on_cpu is not None and not isinstance(self.aggregate_on_cpu, bool):  # so would this one's
             raise ValueError(f"aggregate_on_cpu must be True, False or None (decided per case), got "
                              f"{self.aggregate_on_cpu!r}")
+
+
+# The keyword arguments of prediction that its errors start with (PredictOptions', keep_largest's), by the flags
+# that give them: "sw_batch_size must be at least 1, got 0" named a word the command's user never typed
+_PREDICTION_FLAGS = {"sw_batch_size": "--sw-batch-size", "overlap": "--overlap", "keep_largest": "--keep-largest"}
+_PREDICTION_KEYWORD_FIRST = re.compile(r"^(" + "|".join(_PREDICTION_FLAGS) + r")\b")
+
+
+def in_flag_words(error: Exception) -> str:
+    """An error of predict (or a benchmark's prediction) as the command says it: the keyword argument it starts
+    with, if one of prediction's, as the flag (--overlap must be in [0, 1), got 1.5)."""
+    return _PREDICTION_KEYWORD_FIRST.sub(lambda named: _PREDICTION_FLAGS[named[1]], str(error))

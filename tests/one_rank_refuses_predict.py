@@ -5,8 +5,8 @@ import os
 import sys
 import time
 
-import accelerated_seg.cli as cli
 import accelerated_seg.inference_files as inference_files
+import accelerated_seg.predict_command as predict_command
 from accelerated_seg.cli import end_process, main
 
 
@@ -27,5 +27,5 @@ if __name__ == "__main__":
     if os.environ.get("RANK") == "1":
         inference_files.no_file_made_in = read_only_here
     else:
-        cli.say_the_error = said_late(cli.say_the_error)
+        predict_command.say_the_error = said_late(predict_command.say_the_error)
     end_process(main(sys.argv[1:]))

@@ -1,0 +1,196 @@
+"""``accelerated-seg predict``: the arguments, model folders, inputs and outputs checked with the file system
+alone, then the cases segmented in this process or shared over a launch's (inference_distributed.py).
+
+The inference stack is imported inside ``run``, after those checks: a wrong --model or an --output that
+cannot be written is refused at once rather than after the 7-15 s that the imports take on 2 cores.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from .collector import importing_without_collection
+from .launch_env import launched_processes
+from .launcher_report import say_the_error
+from .predict_options import in_flag_words
+from .wording import counted
+
+
+def run(args, _) -> int:
+    # The arguments, the model folders, the inputs and the outputs are checked with the file system alone,
+    # before the inference stack imports (7-15 s on 2 cores): a wrong --model, an input naming no NIfTI file
+    # (a typo, an empty folder), --overlap 1.5, --precision fp16 --device cpu, --device under a launch or an
+    # --output that cannot be written is refused at once.
+    from .model_folders import read_export_json
+    from .predict_options import PredictOptions
+
+    if not args.model:
+        print(f"error: {_missing_model(args.inputs)}", file=sys.stderr)
+        return 2
+    if bool(args.inputs) == bool(args.input):
+        print("error: give the images to segment either as INPUT... (files, folders, patterns) or as "
+              "--input FILE... (one case, one file per channel), not both or neither", file=sys.stderr)
+        return 2
+    if args.input and args.continue_prediction:
+        print("error: --continue passes over the cases of INPUT... that an earlier run wrote; --input FILE... is one "
+              "case: give its files as INPUT... with --output a folder, or drop --continue", file=sys.stderr)
+        return 2
+    how = dict(sw_batch_size=args.sw_batch_size, overlap=args.overlap, tta=args.tta, precision=args.precision,
+               aggregate_on_cpu=args.aggregate_on_cpu, transforms_on_device=args.transforms_on_device)
+    try:
+        _check_no_device_under_a_launch(args)
+        configs = [read_export_json(model_dir) for model_dir in args.model]
+        PredictOptions(**how)  # --overlap, --sw-batch-size: predict_cases makes them again, with the same words
+        _check_precision_on_a_named_device(args)
+        _check_outputs_before_the_imports(args, configs)  # each input's files found, the outputs they make
+    except (OSError, ValueError) as error:  # DataError is a ValueError; OSError: a model file missing, ...
+        say_the_error(in_flag_words(error))  # under accelerate launch every rank stops, one says why
+        return 2
+    with importing_without_collection():  # collector.py says why
+        from .inference import predict_cases, predict_file
+        from .inference_files import probabilities_path
+
+    options = dict(device=args.device, **how,
+                   keep_largest=(args.keep_largest or True) if args.keep_largest is not None else False)
+    if len(args.model) == 1:  # one model, as before; several: an ensemble (ensemble.py)
+        args.model = args.model[0]
+    elif os.environ.get("RANK", "0") == "0":  # the main process only, under accelerate launch
+        print(f"ensemble of {len(args.model)} models: the mean of their probabilities")
+    if launched_processes() > 1:  # WORLD_SIZE alone is no launch: launch_env says why
+        return _predict_distributed(args, options)
+    try:
+        if args.input:  # the older form: channels named one by one, output is the label map itself
+            probs = probabilities_path(args.output) if args.probabilities else None
+            print(f"wrote {predict_file(args.model, args.input, args.output, probabilities_output=probs, **options)}")
+        else:
+            written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
+                                    progress=print, sequential=args.sequential,
+                                    continue_prediction=args.continue_prediction, **options)
+            print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} {args.output}")
+    except KeyboardInterrupt:
+        print(_interrupted(args), file=sys.stderr)
+        raise
+    except (ValueError, OSError) as error:  # DataError is a ValueError; OSError: an output path that cannot be
+        print(f"error: {in_flag_words(error)}", file=sys.stderr)  # written (a file where a folder must go, ...)
+        return 2  # bad input or settings, as for train
+    return 0
+
+
+
+def _check_no_device_under_a_launch(args) -> None:
+    """--device under a launch of several processes: refused, as each launched process runs on its own."""
+    if args.device is not None and (processes := launched_processes()) > 1:
+        raise ValueError(f"--device names one device, but each of the launched processes runs on its own "
+                         f"({processes} processes); drop --device")
+
+
+
+def _check_precision_on_a_named_device(args) -> None:
+    """--precision fp16 with a --device that is no GPU: refused as predict_cases refuses it after the imports.
+    Without --device, the device is CUDA where torch finds one, which only importing torch tells; a device name
+    torch does not know is for default_device to refuse, first, after the imports, and under a launch --device
+    itself is refused there (each process takes its own)."""
+    from .predict_options import precision_refusal
+
+    if args.device is None or args.device.split(":")[0] not in ("cpu", "mps") or launched_processes() > 1:
+        return
+    if refusal := precision_refusal(args.precision, args.device):
+        raise ValueError(refusal)
+
+
+
+def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
+    """The inputs' files found, and in one process the outputs they make refused as predict_cases (or
+    predict_file) refuses them after the imports, with the same functions: an --output that is a file, holds
+    files predict did not write, or is where no file can be made. The inputs are grouped into cases as the
+    model's config.json says; where it says nothing sure of the channels (a hand edit, members of an ensemble
+    that differ), the outputs wait for the loading of the models, which says what is wrong.
+
+    Under a launch the outputs wait for predict_distributed, which hands one process's refusal to all: a
+    node whose folder is read-only refused here alone, and the others waited for it in their first collective.
+
+    Raises:
+        DataError: naming the input or output and what to do; nothing has been written.
+    """
+    from .inference_files import check_outputs, checked_outputs, collect_cases, expand_inputs, probabilities_path
+
+    expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
+    if launched_processes() > 1:
+        return
+    if args.input:  # predict_file's: --output is the label map's own path
+        probabilities = probabilities_path(args.output) if args.probabilities else None
+        check_outputs([Path(path) for path in args.input], [Path(args.output), probabilities])
+    elif (config := _channels_config(configs)) is not None:
+        checked_outputs(collect_cases(args.inputs, config), args.output, args.probabilities)
+
+
+
+def _channels_config(configs: list[dict]) -> dict | None:
+    """The models' config.json, by which the inputs are grouped into cases, where each model's says the same
+    of the channels and says it as training writes it; else None."""
+    from .config import is_whole_number
+
+    def channels(config: dict) -> tuple:
+        return config.get("in_channels"), config.get("channels")
+
+    first = configs[0]
+    if (not is_whole_number(first.get("in_channels"), 1) or not isinstance(first.get("channels") or {}, dict)
+            or any(channels(config) != channels(first) for config in configs[1:])):
+        return None
+    return first
+
+
+
+def _interrupted(args) -> str:
+    """What predict says when Ctrl-C, or the SIGINT a scheduler sends at a time limit, stops it: nothing
+    before the eighty-third session, and a rerun started again from the first case."""
+    if args.input:  # one case: --continue does not take it
+        return "predict interrupted: no file is half-written; the same command predicts the case"
+    again = "the same command" if args.continue_prediction else "the same command with --continue"
+    return f"predict interrupted: every file it wrote is whole; {again} predicts the cases not yet written"
+
+
+
+def _missing_model(inputs: list[str]) -> str:
+    """predict without --model. Other commands (export, evaluate) take their folders as positional
+    arguments, so ``predict output/model scans/`` is an easy slip: an exported model (or a training
+    run's folder) among the inputs is named, with where it goes."""
+    from .model_folders import exported_models_in
+
+    for given in inputs:
+        if exported := exported_models_in(given):
+            which = " or ".join(f"--model {path}" for path in exported)
+            what = "an exported model" if exported == [Path(given)] else "a training run's folder"
+            return (f"{given} is {what}, given as an image to segment: give {which} "
+                    f"(accelerated-seg predict --model <model folder> <images> --output <folder>)")
+    return "--model is required: the exported model folder (config.json + model.safetensors) to segment with"
+
+
+
+def _predict_distributed(args, options) -> int:
+    from .inference_files import InputCase
+    from .inference_distributed import predict_distributed, process_state
+
+    state = process_state()
+    del options["device"]  # None: _check_no_device_under_a_launch refused one before the imports
+    try:
+        inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
+        written = predict_distributed(args.model, inputs, args.output, accelerator=state, split=args.split,
+                                      probabilities=args.probabilities, progress=print, sequential=args.sequential,
+                                      continue_prediction=args.continue_prediction, **options)
+        if state.is_main_process:
+            done = "in" if args.continue_prediction else "segmented into"
+            by = counted(state.num_processes, "process", "processes")
+            print(f"{len(written)} case(s) {done} {args.output} by {by}")
+        code = 0
+    except KeyboardInterrupt:
+        if state.is_main_process:
+            print(_interrupted(args), file=sys.stderr)
+        raise
+    except (ValueError, OSError, RuntimeError) as error:  # RuntimeError: cases that failed on some process
+        say_the_error(in_flag_words(error))
+        code = 1 if isinstance(error, RuntimeError) else 2
+    state.destroy_process_group()
+    return code
