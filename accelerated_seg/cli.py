@@ -27,7 +27,7 @@ import shlex
 import sys
 from typing import NoReturn
 
-from . import cache_command, check_command, predict_command
+from . import cache_command, check_command, evaluate_command, predict_command
 from .collector import importing_without_collection
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
@@ -643,90 +643,6 @@ def _export(args, _) -> int:
     return 0
 
 
-def _evaluate(args, _) -> int:
-    from pathlib import Path
-
-    with importing_without_collection():  # collector.py says why
-        from nibabel.filebasedimages import ImageFileError
-
-        from .evaluate import SettingNames, evaluate_folders
-
-    # its errors name these flags; from Python they name evaluate_folders' keyword arguments instead
-    flags = SettingNames(output_dir="--output", label_dir="LABELS", num_classes="--num-classes",
-                         dataset_json="--labels", merge_foreground="--merge-foreground", tolerance_mm="--tolerance")
-    try:
-        summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
-                                   dataset_json=args.dataset_json, tolerance_mm=args.tolerance,
-                                   output_dir=args.output, merge_foreground=args.merge_foreground,
-                                   setting_names=flags)
-    except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # said nothing before the ninety-second session
-        print(f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
-              f"evaluation in {args.output or Path(args.pred_dir) / 'evaluation'} stays as it was)", file=sys.stderr)
-        raise
-    scored = "region" if "regions" in summary else "class"
-    for c, scores in summary["per_class"].items():
-        dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]
-        annotated = " over the annotated voxels" if "ignore_value" in summary else ""
-        if len(summary.get("cases_annotated_in_part", [])) == summary["num_cases"]:  # every case: no distances
-            print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}{annotated}")
-            continue
-        print(f"{scored} {c} {scores['name']}: Dice {_mean_std(dice)}{annotated}, HD95 {_mean_std(hd95)} mm"
-              f"{_hd95_cases(scores, summary['num_cases'])}, "
-              f"surface Dice @{summary['tolerance_mm'][c]:g} mm {_mean_std(nsd)}")
-    # Scored 1 in every case ("nothing to find, nothing found"): a --num-classes one too high, or a
-    # value the labels never use, lifted the mean Dice without a word.
-    # One line for them all: a --num-classes 60 for 6 printed 57 (ninety-second session's probe).
-    if absent := [f"{c} {scores['name']}" for c, scores in summary["per_class"].items()
-                  if summary["num_cases"] and scores["n_both_empty"] == summary["num_cases"]]:
-        shown = ", ".join(absent[:5]) + (", ..." if len(absent) > 5 else "")
-        plural = {"class": "classes", "region": "regions"}[scored]
-        what, each, it = ((f"{scored} {absent[0]} is", "it", "it") if len(absent) == 1 else
-                          (f"{len(absent)} {plural} ({shown}) are", "each", "they"))
-        print(f"warning: {what} in no reference and no prediction, so {each} scores Dice 1 in every case and lifts "
-              f"the mean; if {it} should not be scored, check --num-classes or --labels")
-    if in_part := summary.get("cases_annotated_in_part"):  # since the ninety-third session the others are measured
-        print(f"{len(in_part)} of {summary['num_cases']} case(s) annotated in part (the reference holds the ignore "
-              f"label {summary['ignore_value']}): no HD95 or surface Dice there, a distance to a surface drawn in part "
-              f"is not defined (NaN in metrics.csv, not averaged; summary.json cases_annotated_in_part names them)")
-    if sheared := summary.get("sheared_grids"):
-        worst = max(sheared.values())
-        print(f"warning: {len(sheared)} reference(s) lie on a sheared grid (axes up to {worst:g} degrees from "
-              f"perpendicular, e.g. a CT gantry tilt): HD95 and surface Dice take the voxel axes as perpendicular, "
-              f"so they are approximate there (summary.json sheared_grids names them)")
-    # in summary.json alone before: scored by no one. predict's probability maps beside them are expected.
-    if unmatched := [path for path in summary["predictions_without_label"]
-                     if not Path(path).name.endswith(("_probs.nii.gz", "_probs.nii"))]:
-        shown = ", ".join(Path(path).name for path in unmatched[:5]) + (" ..." if len(unmatched) > 5 else "")
-        print(f"warning: {len(unmatched)} prediction(s) without a label of the same name, not scored: {shown}")
-    if summary.get("merged_foreground"):
-        print("every non-zero value of the predictions and references scored as class 1: --merge-foreground"
-              if args.merge_foreground else "every non-zero value of the references scored as class 1: "
-              f"{args.dataset_json} is a model trained binarized (data.binarize), which predicts 0 and 1")
-    print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
-          f"and summary.json to {args.output or Path(args.pred_dir) / 'evaluation'}")
-    return 0
-
-
-def _hd95_cases(scores: dict, num_cases: int) -> str:
-    """What HD95's mean is made of where that is not every case's distance: the cases with the class
-    in neither file count 0 mm, those with one side empty are left out (inf), and those annotated in part
-    (NaN), the class in neither file there too. A class missed in the one case that has it read "HD95
-    0.0000 ± 0.0000 mm", as if found perfectly; a case annotated in part with the class in neither file was
-    said twice, NaN and "0 mm" (until the ninety-third session)."""
-    neither = scores["n_both_empty"] - scores["n_both_empty_annotated_in_part"]
-    parts = [f"{n} with one side empty: inf, not averaged" for n in [scores["hd95_mm"]["n_inf"]] if n]
-    parts += [f"{n} annotated in part: NaN, not averaged" for n in [scores["hd95_mm"]["n_nan"]] if n]
-    parts += [f"{n} in neither file: 0 mm" for n in [neither] if n]
-    return f" (of {num_cases} case(s): {'; '.join(parts)})" if parts else ""
-
-
-def _mean_std(stats: dict) -> str:
-    return "n/a" if stats["mean"] is None else f"{stats['mean']:.4f} ± {stats['std']:.4f}"
-
-
 def _benchmark(args, _) -> int:
     from .config import ConfigError, check_network_name
     from .data.errors import DataError
@@ -1019,8 +935,8 @@ def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
 
 
 COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": check_command.run,
-            "cache": cache_command.run, "predict": predict_command.run, "evaluate": _evaluate, "export": _export,
-            "plan": _plan}
+            "cache": cache_command.run, "predict": predict_command.run, "evaluate": evaluate_command.run,
+            "export": _export, "plan": _plan}
 
 
 def end_process(status: int) -> NoReturn:

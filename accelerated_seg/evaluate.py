@@ -360,7 +360,7 @@ def both_empty(row: dict) -> bool:
 class SettingNames:
     """How evaluate's errors name its settings (as ``run_folder.Names`` does for a run's folder): by
     ``evaluate_folders``' keyword arguments, unless its caller gave them otherwise. The command passes its
-    flags (``cli._evaluate``): the errors named those alone before the ninetieth session, which a caller
+    flags (``evaluate_command.run``): the errors named those alone before the ninetieth session, which a caller
     from Python never typed."""
 
     output_dir: str = "output_dir"
