@@ -27,12 +27,12 @@ import shlex
 import sys
 from typing import NoReturn
 
-from . import cache_command, check_command, evaluate_command, predict_command
+from . import benchmark_command, cache_command, check_command, evaluate_command, predict_command
 from .collector import importing_without_collection
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .own_warnings import said_as_lines
-from .predict_options import TTA_MODES, in_flag_words
+from .predict_options import TTA_MODES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -643,89 +643,6 @@ def _export(args, _) -> int:
     return 0
 
 
-def _benchmark(args, _) -> int:
-    from .config import ConfigError, check_network_name
-    from .data.errors import DataError
-    from .files import RESULTS_FOLDER, check_default_output_folder, check_output_file
-    from .model_folders import read_export_json
-
-    try:  # before the measurement, and the imports (predict's --model says why)
-        if args.output:  # the measurement would be lost
-            check_output_file(args.output, "--output", result_key="benchmark", kind=f"{args.target}_")
-        else:
-            check_default_output_folder(RESULTS_FOLDER, "--output")
-        if args.target in ("predict", "infer") and args.model:
-            read_export_json(args.model)
-        if args.target == "train":  # there --model names networks
-            for name in args.model:
-                check_network_name(name, "--model")
-            _check_benchmark_train_numbers_given(args)
-    except (ConfigError, FileNotFoundError, DataError) as error:
-        say_the_error(str(error))  # every rank stops, one says why
-        return 2
-    with importing_without_collection():  # collector.py says why; what is measured runs after it
-        from .benchmark import benchmark_data, benchmark_infer, write_result
-
-        if args.target == "train":
-            from .benchmark_train import run_from_cli
-        elif args.target == "predict":
-            from .benchmark_predict import benchmark_predict
-    if args.target == "train":
-        return run_from_cli(args)
-    if args.target == "predict":
-        try:
-            results = benchmark_predict(args.model, cases=args.cases, size=tuple(args.size), spacing=tuple(args.spacing),
-                                        roi=args.roi, channels=args.channels, overlap=args.overlap,
-                                        sw_batch_size=args.sw_batch_size, blocks=args.blocks, device=args.device,
-                                        transforms_on_device=args.transforms_on_device)
-        except (ValueError, OSError) as error:  # ConfigError and DataError are ValueErrors
-            print(f"error: {in_flag_words(error)}", file=sys.stderr)
-            return 2
-        device = "cuda" if results["device"].startswith("cuda") else results["device"]
-        path = write_result(f"predict_{device}_{os.cpu_count()}cpu", results, args.output, args.command_line)
-        print(json.dumps({k: v for k, v in results.items() if k != "stage_ms_per_case"}, indent=1))
-        print(f"wrote {path}")
-        return 0
-    if args.target == "infer":
-        roi = None if args.roi is None else tuple(args.roi * 3 if len(args.roi) == 1 else args.roi)
-        if roi is None and not args.model:
-            roi = (64, 64, 64)
-        try:
-            results = benchmark_infer(args.model, size=tuple(args.size), roi=roi, overlap=args.overlap,
-                                      sw_batch_size=args.sw_batch_size, tta=args.tta, blocks=args.blocks,
-                                      volumes=args.volumes, devices=args.device, precision=args.precision)
-        # a setting the device cannot run (fp16 on a CPU, an unknown TTA mode), a --model that is not an export
-        except (ValueError, OSError) as error:
-            print(f"error: {in_flag_words(error)}", file=sys.stderr)
-            return 2
-        suffix = "" if args.precision == "fp32" else f"_{args.precision}"
-        path = write_result(f"infer_{os.cpu_count()}cpu{suffix}", results, args.output, args.command_line)
-        print(json.dumps(results, indent=1))
-        print(f"wrote {path}")
-        return 0
-    try:
-        results = benchmark_data(cases=args.cases, size_mm=args.size_mm, spacing_mm=args.spacing_mm, patch=args.patch,
-                                 workers=args.workers, batch=args.batch, batches=args.batches, blocks=args.blocks,
-                                 data_dir=args.data_dir)
-    except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    path = write_result(f"data_{os.cpu_count()}cpu", results, args.output, args.command_line)
-    print(json.dumps(results, indent=1))
-    print(f"wrote {path}")
-    return 0
-
-
-def _check_benchmark_train_numbers_given(args) -> None:
-    """benchmark train's numbers, checked before torch and MONAI import: a --steps 0 waited 3-5 s for them to
-    be refused. benchmark_train.check_settings checks them again with what needs the device or the network."""
-    from .benchmark_train_checks import check_numbers
-
-    workers = 0 if args.num_workers is None else args.num_workers  # not given: the default, nothing amiss
-    check_numbers(args.patch, args.batch, args.precision, args.steps, args.blocks, args.warmup_blocks, args.classes,
-                  args.epoch_samples, workers, args.ddp_bucket_mb, args.peak_tflops, args.price_per_gpu_hour)
-
-
 def _plan(args, _) -> int:
     from .config import ConfigError, check_network_name
     from .files import check_output_file
@@ -934,7 +851,7 @@ def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
     return manifest.num_channels, regions or manifest.num_outputs
 
 
-COMMANDS = {"benchmark": _benchmark, "train": _train, "synth": _synth, "check": check_command.run,
+COMMANDS = {"benchmark": benchmark_command.run, "train": _train, "synth": _synth, "check": check_command.run,
             "cache": cache_command.run, "predict": predict_command.run, "evaluate": evaluate_command.run,
             "export": _export, "plan": _plan}
 
