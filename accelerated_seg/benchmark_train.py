@@ -928,9 +928,6 @@ def run_from_cli(args) -> int:
             print(note, flush=True)
 
     try:
-        if args.num_workers is not None and args.data != "real":  # synthetic patches: no workers, it went unused
-            raise ConfigError(f"--num-workers {args.num_workers} are the real loader's workers (the synthetic patches "
-                              f"are on the device already, read without workers): add --data real")
         results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
                                   timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples,
                                   args.lever, on_measured=measured)

@@ -42,3 +42,11 @@ def check_numbers(patches, batches, precisions, steps: int, blocks: int, warmup_
         raise ConfigError(f"--peak-tflops must be a finite number > 0 (got {peak_tflops})")
     if price_per_gpu_hour is not None and not 0 <= price_per_gpu_hour < math.inf:
         raise ConfigError(f"--price-per-gpu-hour must be a finite number >= 0 (got {price_per_gpu_hour})")
+
+
+def check_workers_used(num_workers: int | None, data: str) -> None:
+    """A ConfigError for --num-workers given (None: not given) without --data real: the synthetic patches are
+    read without a loader, so the workers went unused while the JSON's settings recorded them."""
+    if num_workers is not None and data != "real":
+        raise ConfigError(f"--num-workers {num_workers} are the real loader's workers (the synthetic patches "
+                          f"are on the device already, read without workers): add --data real")
