@@ -406,15 +406,13 @@ def test_the_numbers_given_are_refused_before_torch_and_monai_import(tmp_path):
 def test_workers_without_data_real_are_refused_before_torch_and_monai_import(tmp_path):
     """--num-workers without --data real waited 3 s and more for the imports before its refusal, where the
     numbers given (--num-workers -1 among them) were refused at once."""
-    script = ("import sys; from accelerated_seg.cli import main\n"
-              f"assert main(['benchmark', 'train', '--num-workers', '2', '--output', {str(tmp_path / 'train.json')!r}])"
-              " == 2\n"
-              "print(sorted({'torch', 'monai'} & set(sys.modules)))")
-    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.strip() == "[]"
-    assert ran.stderr.strip() == ("error: --num-workers 2 are the real loader's workers (the synthetic patches are on "
-                                  "the device already, read without workers): add --data real")
+    from refusals import run_probing_imports
+
+    proc, imported = run_probing_imports("accelerated_seg.cli", "benchmark", "train", "--num-workers", "2",
+                                         "--output", str(tmp_path / "train.json"), module=True)
+    assert proc.returncode == 2 and imported == [], proc.stderr
+    assert proc.stderr.strip() == ("error: --num-workers 2 are the real loader's workers (the synthetic patches are "
+                                   "on the device already, read without workers): add --data real")
     assert not list(tmp_path.iterdir())
 
 
