@@ -89,7 +89,6 @@ def run(args, _) -> int:
     return 0
 
 
-
 def _check_benchmark_train_numbers_given(args) -> None:
     """benchmark train's numbers, checked before torch and MONAI import: a --steps 0 waited 3-5 s for them to
     be refused. benchmark_train.check_settings checks them again with what needs the device or the network.

@@ -52,7 +52,6 @@ def run(args, _) -> int:
     return _cached_versions(current.parent, current, args.prune, by_default=args.config is None)
 
 
-
 def _not_a_cache(folder: Path, data) -> str | None:
     """Why ``folder``, given as --cache-dir, is no cache: missing, a file, or a part of one. Each was listed
     as "no preprocessed dataset", exit 0, as if the cache were empty (ninety-second session's probe).
@@ -72,10 +71,8 @@ def _not_a_cache(folder: Path, data) -> str | None:
     return None
 
 
-
 def _absolute_if_relative(folder: Path) -> str:
     return "" if folder.is_absolute() else f" ({folder.absolute()})"
-
 
 
 def _give_a_cache(data) -> str:
@@ -86,7 +83,6 @@ def _give_a_cache(data) -> str:
     which = "--config's data.cache_dir" if data.cache_dir else "the default cache"
     return (f"give the cache folder your runs preprocess into (their data.cache_dir), or leave --cache-dir out for "
             f"{which}, {cache_root(data)}")
-
 
 
 def _cache_folder_given_as_dataset(folder: Path) -> str | None:
@@ -102,7 +98,6 @@ def _cache_folder_given_as_dataset(folder: Path) -> str | None:
         return (f"a cache, of {len(held)} preprocessed dataset(s); accelerated-seg cache --cache-dir {folder} "
                 f"lists them")
     return None
-
 
 
 def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool, by_default: bool = False) -> int:
@@ -155,7 +150,6 @@ def _cached_versions(dataset_folder: Path, current: Path | None, prune: bool, by
     return 0
 
 
-
 def _finish_removals(dataset_folder: Path) -> None:
     """Delete what a killed or interrupted prune left renamed aside in ``dataset_folder``, and the folder
     itself once nothing of the dataset is left."""
@@ -173,7 +167,6 @@ def _finish_removals(dataset_folder: Path) -> None:
             dataset_folder.rmdir()
 
 
-
 def _prune_interrupted(dataset_folder: Path, removed: int) -> str:
     """What Ctrl-C during --prune says: the version being removed was renamed aside (no run uses it), and
     the listing counts it nowhere, so only the next --prune frees its room."""
@@ -185,14 +178,12 @@ def _prune_interrupted(dataset_folder: Path, removed: int) -> str:
         f"{size_said(sum(bytes_under(folder) for folder in left))}: the same command deletes them" if left else ""))
 
 
-
 def _none_of_the_default_settings(dataset_folder: Path, count: int) -> str:
     """What a DATASET without --config says where none of the ``count`` versions is the default settings'."""
     return (f"none of the {count} version(s) in {dataset_folder} is of the default settings, which a DATASET "
             f"without --config names, so --prune would keep none of them: accelerated-seg cache --config "
             f"EXPERIMENT --prune keeps that experiment's version, and accelerated-seg cache {dataset_folder} "
             f"--prune removes every version no live run uses")
-
 
 
 def _every_cached_dataset(root: Path, prune: bool) -> int:
@@ -217,7 +208,6 @@ def _every_cached_dataset(root: Path, prune: bool) -> int:
         print(f"accelerated-seg cache {root}/<folder> lists a dataset's versions, and with --prune removes those "
               f"no live run uses")
     return 0
-
 
 
 def _check_records(root: Path, prune: bool) -> bool:

@@ -129,7 +129,6 @@ def run(args, _) -> int:
     return 1 if report.errors else 0
 
 
-
 def _network_refused(cfg, manifest) -> str | None:
     """What training refuses of the experiment's network and loss on this dataset's channels and outputs
     (``network_checks``), or None. The batch is one process's per-device batch, which a launch of
@@ -150,7 +149,6 @@ def _network_refused(cfg, manifest) -> str | None:
     except ConfigError as error:
         return str(error)
     return None
-
 
 
 def _what_training_reads(manifest) -> str:

@@ -77,7 +77,6 @@ def run(args, _) -> int:
     return 0
 
 
-
 def _hd95_cases(scores: dict, num_cases: int) -> str:
     """What HD95's mean is made of where that is not every case's distance: the cases with the class
     in neither file count 0 mm, those with one side empty are left out (inf), and those annotated in part
@@ -89,7 +88,6 @@ def _hd95_cases(scores: dict, num_cases: int) -> str:
     parts += [f"{n} annotated in part: NaN, not averaged" for n in [scores["hd95_mm"]["n_nan"]] if n]
     parts += [f"{n} in neither file: 0 mm" for n in [neither] if n]
     return f" (of {num_cases} case(s): {'; '.join(parts)})" if parts else ""
-
 
 
 def _mean_std(stats: dict) -> str:

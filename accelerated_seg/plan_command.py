@@ -82,7 +82,6 @@ def run(args, _) -> int:
     return 0
 
 
-
 def _check_plan_options_given(args) -> None:
     """The numbers given as plan's options, checked before torch and MONAI import: a --batch 0 waited for them,
     5-13 s on a busy 2-core machine, to be refused. Each is checked again once the config's settings are in."""
@@ -93,10 +92,8 @@ def _check_plan_options_given(args) -> None:
     check_network_inputs(args.patch, args.in_channels, args.classes)
 
 
-
 # The option that replaces each of an accelerate profile's settings for plan's table.
 _REPLACING_OPTION = {"processes": "--gpus", "precision": "--precision"}
-
 
 
 def _replaced_by_command_line(profile, gpus: int, precision: str) -> dict:
@@ -104,7 +101,6 @@ def _replaced_by_command_line(profile, gpus: int, precision: str) -> dict:
     (the profile's own stay in its JSON beside them, as on its line)."""
     table = {"processes": gpus, "precision": precision}
     return {setting: value for setting, value in table.items() if value != getattr(profile, setting)}
-
 
 
 def _said_of_replaced(replaced: dict) -> str:
@@ -118,7 +114,6 @@ def _said_of_replaced(replaced: dict) -> str:
     return f"; the table is for {values}, as {options} ask{'s' if len(replaced) == 1 else ''}"
 
 
-
 def _fsdp1_refusal(profile, facts) -> str | None:
     """What training says of an FSDP1 profile for a network that registers modules twice (DynUNet,
     unet3d_mlperf): ``plan`` marked the profile's row as fitting a run that stops before it starts."""
@@ -130,7 +125,6 @@ def _fsdp1_refusal(profile, facts) -> str | None:
     return (f"training refuses this profile for {facts.spec.name}: FSDP1 cannot wrap a network that registers "
             f"modules twice ({again[0]} and {len(again) - 1} more); an FSDP2 profile (configs/accelerate/fsdp2.yaml) "
             f"shards as the fsdp_full_shard row counts")
-
 
 
 def _plan_settings(args) -> argparse.Namespace:
@@ -177,7 +171,6 @@ def _plan_settings(args) -> argparse.Namespace:
     return argparse.Namespace(**resolved)
 
 
-
 def _run_batch(cfg, gpus: int, config_path: str) -> int:
     """The per-GPU batch the config's run would train with on ``gpus`` GPUs: its train.batch_size, or
     what its train.global_batch_size (and grad_accum_steps) resolve to, as training resolves them."""
@@ -191,7 +184,6 @@ def _run_batch(cfg, gpus: int, config_path: str) -> int:
     except ConfigError as error:
         raise ConfigError(f"{config_path} on --gpus {gpus}: {error} (or give the table's per-GPU batch with --batch)"
                           ) from None
-
 
 
 def _check_config_global_batch(global_batch: int | None, gpus: int, config_path: str) -> None:
@@ -208,7 +200,6 @@ def _check_config_global_batch(global_batch: int | None, gpus: int, config_path:
     except ConfigError as error:
         raise ConfigError(f"{config_path} on --gpus {gpus}: {error} (or give the table's global batch with "
                           f"--global-batch)") from None
-
 
 
 def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:

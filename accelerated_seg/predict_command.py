@@ -78,13 +78,11 @@ def run(args, _) -> int:
     return 0
 
 
-
 def _check_no_device_under_a_launch(args) -> None:
     """--device under a launch of several processes: refused, as each launched process runs on its own."""
     if args.device is not None and (processes := launched_processes()) > 1:
         raise ValueError(f"--device names one device, but each of the launched processes runs on its own "
                          f"({processes} processes); drop --device")
-
 
 
 def _check_precision_on_a_named_device(args) -> None:
@@ -98,7 +96,6 @@ def _check_precision_on_a_named_device(args) -> None:
         return
     if refusal := precision_refusal(args.precision, args.device):
         raise ValueError(refusal)
-
 
 
 def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
@@ -126,7 +123,6 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
         checked_outputs(collect_cases(args.inputs, config), args.output, args.probabilities)
 
 
-
 def _channels_config(configs: list[dict]) -> dict | None:
     """The models' config.json, by which the inputs are grouped into cases, where each model's says the same
     of the channels and says it as training writes it; else None."""
@@ -142,7 +138,6 @@ def _channels_config(configs: list[dict]) -> dict | None:
     return first
 
 
-
 def _interrupted(args) -> str:
     """What predict says when Ctrl-C, or the SIGINT a scheduler sends at a time limit, stops it: nothing
     before the eighty-third session, and a rerun started again from the first case."""
@@ -150,7 +145,6 @@ def _interrupted(args) -> str:
         return "predict interrupted: no file is half-written; the same command predicts the case"
     again = "the same command" if args.continue_prediction else "the same command with --continue"
     return f"predict interrupted: every file it wrote is whole; {again} predicts the cases not yet written"
-
 
 
 def _missing_model(inputs: list[str]) -> str:
@@ -166,7 +160,6 @@ def _missing_model(inputs: list[str]) -> str:
             return (f"{given} is {what}, given as an image to segment: give {which} "
                     f"(accelerated-seg predict --model <model folder> <images> --output <folder>)")
     return "--model is required: the exported model folder (config.json + model.safetensors) to segment with"
-
 
 
 def _predict_distributed(args, options) -> int:
