@@ -1,5 +1,6 @@
 """Manifests: MSD, nnU-Net v2, CSV and pairs into cases, labels, channels and a split; load_cases dispatch."""
 
+import dataclasses
 import json
 import shutil
 import re
@@ -1342,3 +1343,24 @@ def test_fold_keys_numbered_by_numpy_split_a_datalist_given_as_pairs(tmp_path):
     manifest = from_pairs(entries, root=tmp_path, fold=1)
     assert manifest.split == "given (datalist 'fold' keys: fold 1 of 3)"
     assert ids(manifest.validation) == ["case_001", "case_004"] and len(manifest.training) == 5
+
+
+def test_a_manifest_built_by_hand_says_how_its_split_was_made_when_its_words_say_one():
+    """A Manifest built by hand with split="fold 1 of 3 (seed 0)" took the default origin, "given by the dataset":
+    its spacing was its training cases' median, unlike the loaded fold's (every fold's cases'), and its advice and
+    warnings those of a dataset's own split, without a word (until the ninety-fourth session)."""
+    from accelerated_seg.data.cases import SplitOrigin
+    from accelerated_seg.data.spacing import median_cases
+
+    cases = make_cases(6)
+    built = dict(root=Path("/d"), labels={0: "bg", 1: "a"}, channels={0: "image"}, training=cases[2:],
+                 validation=cases[:2])
+    with pytest.raises(ValueError, match=re.escape(
+            "Manifest: split='fold 1 of 3 (seed 0)' says how the cases were split in words alone; give "
+            "split_origin=SplitOrigin(...) too")):
+        Manifest(**built, split="fold 1 of 3 (seed 0)")
+    folds = Manifest(**built, split="fold 1 of 3 (seed 0)", split_origin=SplitOrigin("folds", 3))
+    assert median_cases(folds) == (cases[2:] + cases[:2], "every fold's cases' median")
+    # the lists given as they are: the default words and origin agree, and a resume's copy keeps its origin
+    assert Manifest(**built).split_origin == SplitOrigin("dataset")
+    assert dataclasses.replace(folds, split="reworded").split_origin == SplitOrigin("folds", 3)

@@ -71,6 +71,10 @@ class SplitDescription(str):
         return described
 
 
+# Manifest.split's default: the lists as given, whose origin, "dataset", the default stands for without harm.
+_GIVEN_AS_IS = "given"
+
+
 @dataclass
 class Manifest:
     """Everything a training run needs to know about a dataset before opening any volume.
@@ -98,7 +102,11 @@ class Manifest:
         source_file: The file that lists the cases (the dataset's JSON, whatever its name, or the CSV), or
             ``None`` (pairs): the pre-flight checks name a datalist.json by its name, not as "dataset.json".
         split_origin: How ``split`` was made (:class:`SplitOrigin`), which the code decides by; taken from
-            ``split`` where that is a :class:`SplitDescription` (what the split functions return).
+            ``split`` where that is a :class:`SplitDescription` (what the split functions return). Built by hand,
+            a Manifest whose ``split`` says more than the default ``"given"`` (the lists as given) must give it:
+            until the ninety-fourth session it defaulted to "given by the dataset" whatever the words said, so that
+            ``split="fold 1 of 5 (seed 0)"`` took its spacing from its training cases alone, unlike the fold read
+            from the dataset, and its warnings and advice were a dataset's own split's, without a word.
     """
 
     root: Path
@@ -108,16 +116,24 @@ class Manifest:
     validation: list[Case]
     label_values: list[int] = field(default_factory=list)
     binarized: bool = False
-    split: str = "given"
+    split: str = _GIVEN_AS_IS
     source_format: str = "msd"
     regions: Regions | None = None
     ignore_value: int | None = None
     source_file: Path | None = None
-    split_origin: SplitOrigin = SplitOrigin()
+    split_origin: SplitOrigin | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.split, SplitDescription):  # the words alone are kept: split.json records a plain str
             self.split_origin, self.split = self.split.origin, str(self.split)
+        elif self.split_origin is None:
+            if self.split != _GIVEN_AS_IS:
+                raise ValueError(
+                    f"Manifest: split={self.split!r} says how the cases were split in words alone; give "
+                    f"split_origin=SplitOrigin(...) too (the warnings, the advice and the median spacing follow it, "
+                    f"not the words), e.g. SplitOrigin('folds', 5) for fold k of data.num_folds=5, "
+                    f"SplitOrigin('fraction') for a held-out fraction, or leave split out for lists given as they are")
+            self.split_origin = SplitOrigin()  # the training and validation lists as their caller gave them
         if not self.label_values:
             self.label_values = list(range(len(self.labels)))
         if not self.binarized and len(self.label_values) != len(self.labels):
