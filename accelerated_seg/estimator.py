@@ -49,7 +49,7 @@ from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess_settings import resolved_normalization
-from .data.splits import ways_to_validation_cases
+from .data.splits import SplitSettings, ways_to_validation_cases
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
@@ -138,8 +138,9 @@ class Dataset:
             data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
         except ConfigError as error:  # each setting named as given here: split_seed=-1, spacing=-1
             raise ConfigError(_FROM_FILES_KEYWORDS.said(error, "Dataset.from_files")) from None
-        except DataError as error:  # the split settings' (SplitSettings): num_folds=5, fold=5 named as given here
-            raise DataError(_in_from_files_words(str(error), "Dataset.from_files")) from None
+        except DataError:  # the split settings' own (SplitSettings): num_folds=5, fold=5, named as given here
+            SplitSettings(data.validation_fraction, data.num_folds, data.fold, data.split_seed, ESTIMATOR_NAMES)
+            raise
         class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
@@ -481,16 +482,14 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
         raise ConfigError(f"{where}: class_names gives {len(class_names)} name(s) ({', '.join(class_names)}), but "
                           f"{classes}")
     labels = n_classes if ignore_value is None else {**labels_declaration(n_classes), ignore_value: IGNORE_NAME}
-    try:
-        manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
-                              validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
-                              seed=data.split_seed, binarize=data.binarize)
-    except DataError as error:
-        raise DataError(_in_from_files_words(str(error), where)) from None
-    # the checks' advice in its terms, and the split's unused settings as its keywords (validation_fraction=0.3):
-    # "data.validation_fraction=0.3 not used" beside fit's "validation_fraction > 0" until the ninety-third session
-    manifest = dataclasses.replace(manifest, source_format="from_files",
-                                   split=_in_from_files_words(manifest.split, where))
+    # Its messages and the split's unused settings said as its keywords (validation_fraction=0.3 not used), and
+    # what was given the pairs as where: from_pairs' words, "data.validation_fraction=0.3 not used" beside fit's
+    # "validation_fraction > 0", until the ninety-third session, and rewritten by a regular expression until the
+    # ninety-fourth
+    manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
+                          validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
+                          seed=data.split_seed, binarize=data.binarize, where=where, names=ESTIMATOR_NAMES)
+    manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
     if channel_names is not None and len(channel_names) != manifest.num_channels:
         raise ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "
                           f"but each case has {manifest.num_channels} image channel(s): name each, in the pairs' "
@@ -507,17 +506,6 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
     regions = Regions.declared(data.regions, manifest.label_values, "Dataset.from_files: regions", data.region_order,
                                manifest.ignore_value)
     return dataclasses.replace(manifest, regions=regions)
-
-
-# from_pairs names the split settings as a config does (data.num_folds); Dataset.from_files takes them as keywords
-# of those names (num_folds=3, fold=1), and its user called no from_pairs: a fold=1 beside validation_pairs was
-# told to "set data.num_folds=3" by "from_pairs" (ninetieth session)
-_CONFIG_SPLIT_SETTING = re.compile(r"\bdata\.(num_folds|fold|split_seed|validation_fraction)\b")
-
-
-def _in_from_files_words(message: str, where: str) -> str:
-    """A from_pairs message as ``where`` (Dataset.from_files, Dataset.binarize) says it to its user."""
-    return re.sub(r"\bfrom_pairs\b", where, _CONFIG_SPLIT_SETTING.sub(r"\1", message))
 
 
 # A value the config's words write as YAML does, null, which a keyword's user writes None ("or null for the

@@ -2631,3 +2631,14 @@ def test_a_dataset_fit_over_cases_shorter_than_its_blocks_is_told_of_block_shape
     assert warning.startswith("warning: block_shape [48, 48, 48] is longer than every preprocessed training "), warning
     assert warning.endswith("A patch such as block_shape=(32, 32, 16) sees as much of each case"), warning
     assert "data." not in warning
+
+
+def test_from_files_names_the_pairs_paths_as_given_whatever_their_folders_are_called(tmp_path):
+    """Dataset.from_files said from_pairs' messages in its words by a regular expression over their text, paths
+    included: pairs under a folder named from_pairs/data.fold were said to lie in "Dataset.from_files/fold/", a
+    folder that is not there (until the ninety-fourth session). The words are said where the message is made."""
+    folder = tmp_path / "from_pairs" / "data.fold"
+    shared = [(folder / "a.nii.gz", folder / "seg.nii.gz"), (folder / "b.nii.gz", folder / "seg.nii.gz")]
+    said = f"Dataset.from_files: 2 cases list the label {folder / 'seg.nii.gz'} with other images"
+    with pytest.raises(DataError, match=f"^{re.escape(said)}"):
+        Dataset.from_files(shared, block_shape=16)

@@ -18,6 +18,7 @@ import numpy as np
 
 from accelerated_seg.data.cases import Case, Manifest, SplitDescription, SplitOrigin
 from accelerated_seg.data.errors import DataError
+from accelerated_seg.model_folders import Names
 
 
 def split_cases(
@@ -55,46 +56,52 @@ class SplitSettings:
         num_folds: Number of folds: 0 for the fraction split, or 2 or more.
         fold: Held-out fold, 0-based.
         seed: Seed of the permutation.
+        names: How the messages and the split's words name these settings: the config's (``data.num_folds``), or
+            the caller's keywords (``num_folds``: ``Dataset.from_files``'). Said at the source since the
+            ninety-fourth session; the estimator rewrote the config's words by a regular expression before.
 
     Raises:
-        DataError: The settings are invalid (the message names the ``data.*`` setting).
+        DataError: The settings are invalid (the message names the setting as ``names`` does).
     """
 
     validation_fraction: float = 0.2
     num_folds: int = 0
     fold: int = 0
     seed: int = 0
+    names: Names = Names()
 
     def __post_init__(self) -> None:
         """Reject impossible split settings before any file is read."""
         validation_fraction, num_folds, fold = self.validation_fraction, self.num_folds, self.fold
+        fraction_is, folds_is, fold_is = (self.said(name) for name in ("validation_fraction", "num_folds", "fold"))
         if not 0.0 <= validation_fraction < 1.0:
-            raise DataError(f"data.validation_fraction must be in [0, 1), got {validation_fraction}")
+            raise DataError(f"{fraction_is} must be in [0, 1), got {validation_fraction}")
         if num_folds < 0 or num_folds == 1:
-            raise DataError(
-                f"data.num_folds={num_folds}: use 0 to split by data.validation_fraction, or 2 or more for k-fold"
-            )
+            raise DataError(f"{folds_is}={num_folds}: use 0 to split by {fraction_is}, or 2 or more for k-fold")
         if fold < 0 or (num_folds > 1 and fold >= num_folds):
             upper = f"0..{num_folds - 1}" if num_folds > 1 else "0 or more"
-            raise DataError(f"data.fold={fold} is out of range for data.num_folds={num_folds}; use {upper}")
+            raise DataError(f"{fold_is}={fold} is out of range for {folds_is}={num_folds}; use {upper}")
+
+    def said(self, name: str) -> str:
+        """The split setting ``name`` (``num_folds``, ``fold``, ``validation_fraction``, ``split_seed``) as the
+        caller names it: ``data.num_folds`` in a config, ``num_folds`` as a keyword."""
+        return self.names.setting(f"data.{name}")
 
     def split(self, cases: list[Case]) -> tuple[list[Case], list[Case], str]:
         """:func:`split_cases` with these settings: ``(training, validation, description)``."""
         validation_fraction, num_folds, fold, seed = self.validation_fraction, self.num_folds, self.fold, self.seed
         if num_folds > 1:
             if num_folds > len(cases):
-                raise DataError(
-                    f"data.num_folds={num_folds} but there are only {len(cases)} case(s); "
-                    f"use at most {len(cases)} folds"
-                )
+                raise DataError(f"{self.said('num_folds')}={num_folds} but there are only {len(cases)} case(s); "
+                                f"use at most {len(cases)} folds")
             folds = np.array_split(np.random.default_rng(seed).permutation(len(cases)), num_folds)
             held_out = set(folds[fold].tolist())
             how = SplitDescription(f"fold {fold} of {num_folds} (seed {seed})", SplitOrigin("folds", num_folds))
         else:
             if fold != 0:
-                raise DataError(
-                    f"data.fold={fold} is set but data.num_folds={num_folds}; set data.num_folds to 2 or more"
-                )
+                folds_is = self.said("num_folds")
+                raise DataError(f"{self.said('fold')}={fold} is set but {folds_is}={num_folds}; set {folds_is} to 2 "
+                                f"or more")
             held_out = _fraction_held_out(len(cases), validation_fraction, seed)
             how = SplitDescription(f"fraction {validation_fraction:g} (seed {seed})", SplitOrigin("fraction"))
         training = [case for index, case in enumerate(cases) if index not in held_out]
@@ -107,9 +114,10 @@ class SplitSettings:
         ``unused_folds`` folds of them, were (a dataset.json's beside its 'validation' list).
         ``by``: the source's own list, or the validation_pairs given (:class:`SplitOrigin`)."""
         if self.num_folds <= 1 and self.fold != 0:  # trained on the given split unsaid before the 68th session
-            raise DataError(f"data.fold={self.fold} is set, but the dataset gives its own split ({what}) and "
-                            f"data.num_folds={self.num_folds}: folds split a dataset that has none of its own; "
-                            f"remove data.fold, or give the dataset without its split and data.num_folds 2 or more")
+            fold_is, folds_is = self.said("fold"), self.said("num_folds")
+            raise DataError(f"{fold_is}={self.fold} is set, but the dataset gives its own split ({what}) and "
+                            f"{folds_is}={self.num_folds}: folds split a dataset that has none of its own; "
+                            f"remove {fold_is}, or give the dataset without its split and {folds_is} 2 or more")
         own = [f"the 'fold' keys ({unused_folds} folds)"] if unused_folds else []
         origin = SplitOrigin(by, unused_settings=self._unused_settings(folds=self.num_folds > 1),
                              unused_own="fold_keys" if unused_folds else "", unused_folds=unused_folds)
@@ -135,7 +143,7 @@ class SplitSettings:
         """``Manifest.split``'s words for ``origin``: what of the source's ``own`` and which settings went unused."""
         values = {"num_folds": self.num_folds, "validation_fraction": f"{self.validation_fraction:g}",
                   "split_seed": self.seed}
-        unused = [*own, *(f"data.{name}={values[name]}" for name in origin.unused_settings)]
+        unused = [*own, *(f"{self.said(name)}={values[name]}" for name in origin.unused_settings)]
         return SplitDescription(f"given ({what}; {' and '.join(unused)} {_NOT_USED})" if unused else f"given ({what})",
                                 origin)
 

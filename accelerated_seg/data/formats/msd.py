@@ -157,14 +157,15 @@ def fold_keys_split(cases: list[Case], folds: list[int], settings: SplitSettings
                         f"the folds 0..{len(set(folds)) - 1}")
     if settings.num_folds > 1 and settings.num_folds != count:
         # Beside a validation list, data.num_folds=0 validates on that list, not on these folds
-        use = (f"set data.num_folds to 0 or {count} to use them, or drop the keys" if listed is None else
-               f"set data.num_folds to {count} to use them (0 validates on {names.listed}), or drop the keys "
+        folds_is = settings.said("num_folds")
+        use = (f"set {folds_is} to 0 or {count} to use them, or drop the keys" if listed is None else
+               f"set {folds_is} to {count} to use them (0 validates on {names.listed}), or drop the keys "
                f"and {names.the_list}")
-        raise DataError(f"{json_path}: {names.its_keys} make {count} fold(s) but data.num_folds={settings.num_folds}; "
+        raise DataError(f"{json_path}: {names.its_keys} make {count} fold(s) but {folds_is}={settings.num_folds}; "
                         f"{use} to make {settings.num_folds} folds")
     if not 0 <= settings.fold < count:
-        raise DataError(f"data.fold={settings.fold} is out of range: {names.keys_of} make {count} fold(s); use "
-                        f"0..{count - 1}")
+        raise DataError(f"{settings.said('fold')}={settings.fold} is out of range: {names.keys_of} make {count} "
+                        f"fold(s); use 0..{count - 1}")
     training = [case for case, fold in zip(cases, folds) if fold != settings.fold]
     validation = [case for case, fold in zip(cases, folds) if fold == settings.fold]
     unused = None if listed is None else (names.list_is, f"{names.the_list} ({listed} case(s))")
@@ -189,15 +190,16 @@ def fold_keys_or_list(training: list[Case], folds: list[int], listed: list[Case]
         return fold_keys_split(training, folds, settings, json_path, names, listed=len(listed))
     if gap:  # keys of folds 0 and 2 alone make no split: the list, as before, without offering them as one
         return training, listed, settings.given(names.list_split, names.list_is)
+    fold_is, folds_is = settings.said("fold"), settings.said("num_folds")
     if settings.fold >= count:  # no data.num_folds makes that fold: the range, not a setting that fails next
-        raise DataError(f"data.fold={settings.fold} is out of range: {names.keys_of} make {count} fold(s); "
-                        f"use 0..{count - 1} with data.num_folds={count}, or remove data.fold to validate on "
+        raise DataError(f"{fold_is}={settings.fold} is out of range: {names.keys_of} make {count} fold(s); "
+                        f"use 0..{count - 1} with {folds_is}={count}, or remove {fold_is} to validate on "
                         f"{names.listed}")
     if settings.fold != 0:
-        raise DataError(f"data.fold={settings.fold} is set, but {names.gives} two splits: {names.keys} ({count} "
-                        f"folds) and {names.listed} ({len(listed)} case(s)); set data.num_folds={count} to validate "
+        raise DataError(f"{fold_is}={settings.fold} is set, but {names.gives} two splits: {names.keys} ({count} "
+                        f"folds) and {names.listed} ({len(listed)} case(s)); set {folds_is}={count} to validate "
                         f"on fold {settings.fold} of the 'fold' keys ({names.the_list_is} then left out), or remove "
-                        f"data.fold to validate on {names.the_list}")
+                        f"{fold_is} to validate on {names.the_list}")
     return training, listed, settings.given(names.list_split, names.list_is, unused_folds=count)
 
 

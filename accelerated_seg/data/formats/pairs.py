@@ -13,6 +13,7 @@ from accelerated_seg.data.formats.msd import TwoSplits, entry_folds, fold_keys_o
 from accelerated_seg.data.formats.paths import PathLike, folder_named, is_blank, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
 from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
+from accelerated_seg.model_folders import Names
 
 
 def from_pairs(
@@ -22,6 +23,7 @@ def from_pairs(
     validation_pairs: Sequence[tuple[PathLike | Sequence[PathLike], PathLike]] | None = None,
     root: PathLike | None = None,
     validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
+    where: str = "from_pairs", names: Names = Names(),
 ) -> Manifest:
     """Build a Manifest from ``[(image, label), ...]`` or ``[([channel_0, channel_1], label), ...]``, or
     from a MONAI datalist's ``[{"image": ..., "label": ...}, ...]`` (its "fold" keys split it, as a dataset.json's do;
@@ -44,6 +46,10 @@ def from_pairs(
         fold: Which fold is validated on (0-based).
         seed: Seed of the split shuffle.
         binarize: Merge every non-background label value into one "foreground" class.
+        where: What the messages say was given the pairs: ``"from_pairs"``, or its caller (``Dataset.from_files``).
+        names: How the messages and ``Manifest.split`` name the split settings (:class:`SplitSettings`): the
+            config's (``data.num_folds``), or the caller's keywords. Both said here since the ninety-fourth
+            session: the estimator rewrote the words of the messages and of the split by a regular expression.
 
     Returns:
         The Manifest.
@@ -51,15 +57,16 @@ def from_pairs(
     Raises:
         DataError: A pair is malformed, or pairs disagree on the number of channels.
     """
-    settings = SplitSettings(validation_fraction, num_folds, fold, seed)
+    settings = SplitSettings(validation_fraction, num_folds, fold, seed, names)
     base = Path(root).expanduser().absolute() if root is not None else Path.cwd()
-    declared, ignore_value = split_ignore(labels_declaration(labels), "from_pairs: labels argument", binarize)
-    label_names, label_values = parse_labels(declared, "from_pairs: labels argument", binarize)
+    declared, ignore_value = split_ignore(labels_declaration(labels), f"{where}: labels argument", binarize)
+    label_names, label_values = parse_labels(declared, f"{where}: labels argument", binarize)
 
-    parsed = _parse_pairs(pairs, "pairs", base)
-    parsed_validation = _parse_pairs(validation_pairs, "validation_pairs", base) if validation_pairs is not None else []
+    parsed = _parse_pairs(pairs, "pairs", base, where)
+    parsed_validation = (_parse_pairs(validation_pairs, "validation_pairs", base, where)
+                         if validation_pairs is not None else [])
     if not parsed and not parsed_validation:  # validation pairs alone are a test set (estimator's evaluate)
-        raise DataError("from_pairs: no pairs; pass at least one (image, label) pair")
+        raise DataError(f"{where}: no pairs; pass at least one (image, label) pair")
     # each named as given: the validation pairs were counted on from the pairs ("pair 2" of validation_pairs[0])
     named = [*((f"pairs[{i}]", images) for i, (images, _) in enumerate(parsed)),
              *((f"validation_pairs[{i}]", images) for i, (images, _) in enumerate(parsed_validation))]
@@ -67,7 +74,7 @@ def from_pairs(
     for position, images in named:
         if len(images) != len(first_images):
             raise DataError(
-                f"from_pairs: {position} has {len(images)} image file(s) but {first} has {len(first_images)}; "
+                f"{where}: {position} has {len(images)} image file(s) but {first} has {len(first_images)}; "
                 "give every case the same channels, in the same order"
             )
     num_channels = len(first_images)
@@ -75,7 +82,6 @@ def from_pairs(
     everything = parsed + parsed_validation
     ids = unique_ids([label for _, label in everything], [None] * len(everything))
     cases = [Case(id=case_id, images=images, label=label) for (images, label), case_id in zip(everything, ids)]
-    where = "from_pairs"
     # A MONAI datalist's "fold" keys are its split, as a dataset.json's are (formats.msd): ignored, the
     # seeded split validated on other cases than the datalist's fold, and trained on its held-out ones.
     folds = entry_folds(list(pairs))
@@ -83,12 +89,12 @@ def from_pairs(
         # Two splits, chosen by num_folds as in a datalist JSON with a "validation" list: the validation_pairs
         # were the split whatever it said, and fold=1 was told that the pairs had no folds of their own
         training, validation, how = fold_keys_or_list(cases[: len(parsed)], folds, cases[len(parsed):], settings,
-                                                      where, _PAIRS_SPLITS)
+                                                      where, _pairs_splits(where))
     elif validation_pairs is not None:
         how = settings.given("validation_pairs", by="validation_pairs")
         training, validation = cases[: len(parsed)], cases[len(parsed):]
     elif folds is not None:
-        training, validation, how = fold_keys_split(cases, folds, settings, where, _PAIRS_SPLITS)
+        training, validation, how = fold_keys_split(cases, folds, settings, where, _pairs_splits(where))
     else:
         training, validation, how = settings.split(cases)
     reject_duplicate_cases(training, validation, where)
@@ -103,22 +109,24 @@ def from_pairs(
     )
 
 
-# The pairs' 'fold' keys, and their two splits, in the words of their user, who gave pairs (validation_pairs too) and
-# no file: not a datalist.json's "training entries' 'fold' keys" and "'validation' list" (formats.msd's
-# TwoSplits.of_json), nor, with "from_pairs: pairs" as its path, "from_pairs: pairs's 'fold' keys"
-_PAIRS_SPLITS = TwoSplits(gives="from_pairs is given", keys="the pairs' 'fold' keys", keys_of="the pairs' 'fold' keys",
-                          its_keys="the pairs' 'fold' keys", listed="validation_pairs", the_list="validation_pairs",
-                          the_list_is="validation_pairs are", entries="datalist", list_split="validation_pairs",
-                          list_is="validation_pairs")
+def _pairs_splits(where: str) -> TwoSplits:
+    """The pairs' 'fold' keys, and their two splits, in the words of their user, who gave ``where`` pairs
+    (validation_pairs too) and no file: not a datalist.json's "training entries' 'fold' keys" and "'validation'
+    list" (formats.msd's TwoSplits.of_json), nor, with "from_pairs: pairs" as its path, "from_pairs: pairs's 'fold'
+    keys"."""
+    return TwoSplits(gives=f"{where} is given", keys="the pairs' 'fold' keys", keys_of="the pairs' 'fold' keys",
+                     its_keys="the pairs' 'fold' keys", listed="validation_pairs", the_list="validation_pairs",
+                     the_list_is="validation_pairs are", entries="datalist", list_split="validation_pairs",
+                     list_is="validation_pairs")
 
 
-def _parse_pairs(pairs: Any, name: str, base: Path) -> list[tuple[tuple[Path, ...], Path]]:
-    """Check each (images, label) pair and make its paths absolute."""
+def _parse_pairs(pairs: Any, name: str, base: Path, given_to: str) -> list[tuple[tuple[Path, ...], Path]]:
+    """Check each (images, label) pair and make its paths absolute; ``given_to`` names what was given them."""
     if isinstance(pairs, (str, bytes, os.PathLike)) or not isinstance(pairs, Sequence):
-        raise DataError(f"from_pairs: {name} must be a list of (image, label) pairs, got {type(pairs).__name__}")
+        raise DataError(f"{given_to}: {name} must be a list of (image, label) pairs, got {type(pairs).__name__}")
     parsed = []
     for position, entry in enumerate(pairs):
-        where, pair = f"from_pairs: {name}[{position}]", entry
+        where, pair = f"{given_to}: {name}[{position}]", entry
         if isinstance(pair, Mapping):  # a MONAI datalist entry: {"image": ..., "label": ..., other keys}
             missing = [key for key in ("image", "label") if key not in pair]
             if missing:
