@@ -973,7 +973,11 @@ class Segmentation:
         except (FileNotFoundError, DataError) as error:  # said by load, as its other errors; bare until the 91st
             raise type(error)(f"Segmentation.load: {error}") from None
         name, design = _saved_design(config, directory / "config.json")
-        try:  # its two files of one export: said at the first predict, in torch's words, until the 93rd session
+        # Its two files of one export: said at the first predict, in torch's words, until the 93rd session. The
+        # network built here, without weights, is not kept for predict, which builds it again from the export as it
+        # is then: 0.12 s (UNet), 0.44 s (SwinUNETR) against one 128^3 window's 3.0 s, 197 s forward on one thread
+        # (benchmarks/results/predict_build_cost.json).
+        try:
             check_export_fits(directory, config)
         except DataError as error:
             raise DataError(f"Segmentation.load: {error}") from None
