@@ -34,7 +34,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the bucket size and leaf blocks come from accelerated_seg, as in training
-VARIANTS = ("plain", "zero2", "zero3", "zero3_persistent", "zero3_leaf_blocks")
 
 
 def deepspeed_step(network, stage: int, batch: int, inputs, labels, loss_fn, max_grad_norm: float, **zero):
