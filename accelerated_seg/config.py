@@ -496,11 +496,6 @@ def check_values(cfg: Config) -> Config:
     return cfg
 
 
-def config_from_dict(raw: dict) -> Config:
-    """The inverse of ``Config.to_dict`` (used when reading a saved run config)."""
-    return _build(Config, raw, prefix="")
-
-
 def dump_config(cfg: Config) -> str:
     """The resolved config as YAML that ``load_config`` reads back, in UTF-8: a path such as "wé 日本"
     is written as it reads, not escaped ("w\\xE9 \\u65E5\\u672C", as before the seventy-fifth session).
