@@ -922,7 +922,7 @@ def test_a_label_replaced_after_its_check_by_values_of_no_class_is_refused_by_th
 
     manifest = _own_copy(tiny_dataset, tmp_path)
     case = manifest.training[0]
-    assert check_manifest(manifest, cases=[case]).ok
+    assert check_manifest(manifest, cases=[case]).errors == []
     label = nib.load(case.label)
     values = np.asanyarray(label.dataobj).astype(np.int16)
     values[values == 2] = 7

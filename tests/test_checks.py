@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from accelerated_seg.config import dump_config, load_config
-from accelerated_seg.data.checks import CheckingRanks, CheckReport, check_cases, check_manifest
+from accelerated_seg.data.checks import CheckingRanks, check_cases, check_manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.io import read_nifti, write_nifti
 from accelerated_seg.data.manifest import Case, load_cases, load_msd
@@ -72,7 +72,6 @@ def test_clean_dataset_passes(tmp_path):
     report = check_manifest(load_msd(tmp_path / "dataset.json"))
 
     assert report.errors == [] and report.warnings == []
-    assert report.ok
     report.raise_if_errors()  # no-op
 
 
@@ -362,10 +361,6 @@ def test_raise_if_errors_lists_every_file(tmp_path):
     assert message.splitlines()[0] == f"2 problem(s) in the dataset {tmp_path}; fix them before training:"
     assert str(missing.label) in message and str(with_nan.images[0]) in message
     assert len(message.splitlines()) == 3
-
-
-def test_empty_report_is_ok():
-    assert CheckReport().ok
 
 
 def test_declared_non_contiguous_values_pass(tmp_path):
@@ -787,7 +782,7 @@ def test_the_foreground_crop_may_not_empty_a_case_and_labels_it_would_cut_away_a
             f"voxels above 0), which training never sees: dark 8 of {labelled}, dark_4d 8 of {labelled}") in warning
     assert "set data.crop_foreground: false" in warning
     off = check_cases(cases, NUM_CLASSES)  # crop off (ct, or asked): nothing to say
-    assert off.ok and not [w for w in off.warnings if "crop_foreground" in w]
+    assert off.errors == [] and not [w for w in off.warnings if "crop_foreground" in w]
 
 
 def test_ct_in_hounsfield_units_under_the_zscore_crop_is_said(tmp_path):

@@ -121,11 +121,6 @@ class CheckReport:
             self.pending_records.save()
             self.pending_records = None
 
-    @property
-    def ok(self) -> bool:
-        """True when there are no errors (warnings allowed)."""
-        return not self.errors
-
     def raise_if_errors(self, before: str = "training") -> None:
         """Raise one DataError listing every error, one per line, so all can be fixed in one pass.
         ``before``: what the errors stop ("training", "evaluation")."""
