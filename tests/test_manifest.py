@@ -12,7 +12,7 @@ import pytest
 
 from accelerated_seg.data.checks import check_manifest
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.data.splits import is_one_fold_of_several, unused_split_settings_warning
+from accelerated_seg.data.splits import SplitSettings, is_one_fold_of_several, unused_split_settings_warning
 from accelerated_seg.data.manifest import (
     Case,
     Manifest,
@@ -21,7 +21,6 @@ from accelerated_seg.data.manifest import (
     load_csv,
     load_msd,
     load_nnunet,
-    split_cases,
 )
 
 LABELS = {"0": "background", "1": "tumour"}
@@ -975,8 +974,8 @@ def test_k_fold_split_is_disjoint_covering_deterministic_and_balanced():
     cases = make_cases(11)
     held_out = []
     for fold in range(4):
-        training, validation, how = split_cases(cases, num_folds=4, fold=fold, seed=5)
-        again = split_cases(cases, num_folds=4, fold=fold, seed=5)
+        training, validation, how = SplitSettings(num_folds=4, fold=fold, seed=5).split(cases)
+        again = SplitSettings(num_folds=4, fold=fold, seed=5).split(cases)
         assert (training, validation) == again[:2]
         assert set(ids(training)).isdisjoint(ids(validation))
         assert set(ids(training)) | set(ids(validation)) == set(ids(cases))
@@ -984,9 +983,10 @@ def test_k_fold_split_is_disjoint_covering_deterministic_and_balanced():
         assert how == f"fold {fold} of 4 (seed 5)"
         held_out += ids(validation)
     assert sorted(held_out) == ids(cases), "every case is validated on in exactly one fold"
-    sizes = [len(split_cases(cases, num_folds=4, fold=f, seed=5)[1]) for f in range(4)]
+    sizes = [len(SplitSettings(num_folds=4, fold=f, seed=5).split(cases)[1]) for f in range(4)]
     assert sorted(sizes) == [2, 3, 3, 3]
-    assert split_cases(cases, num_folds=4, fold=0, seed=6)[1] != split_cases(cases, num_folds=4, fold=0, seed=5)[1]
+    held_out_by = [SplitSettings(num_folds=4, fold=0, seed=seed).split(cases)[1] for seed in (5, 6)]
+    assert held_out_by[0] != held_out_by[1]
 
 
 @pytest.mark.parametrize(
@@ -1002,7 +1002,7 @@ def test_k_fold_split_is_disjoint_covering_deterministic_and_balanced():
 )
 def test_bad_split_settings_name_the_setting(settings, fragment):
     with pytest.raises(DataError, match=re.escape(fragment)):
-        split_cases(make_cases(11), **settings)
+        SplitSettings(**settings).split(make_cases(11))
 
 
 def test_fold_out_of_range_is_reported_by_every_loader(tmp_path):

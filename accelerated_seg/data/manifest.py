@@ -38,7 +38,7 @@ from accelerated_seg.data.formats.nnunet import load_nnunet
 from accelerated_seg.data.formats.pairs import from_pairs
 from accelerated_seg.data.formats.paths import PathLike, nifti_stem
 from accelerated_seg.data.labels import LabelsArgument, parse_labels
-from accelerated_seg.data.splits import SplitSettings, split_cases
+from accelerated_seg.data.splits import SplitSettings
 from accelerated_seg.regions import Regions
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Case", "LabelsArgument", "Manifest", "PathLike", "SplitSettings", "from_pairs", "load_cases", "load_csv",
-    "dataset_source", "load_msd", "load_nnunet", "parse_labels", "split_cases",
+    "dataset_source", "load_msd", "load_nnunet", "parse_labels",
 ]
 
 _ACCEPTED_SOURCES = (

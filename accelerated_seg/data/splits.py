@@ -21,32 +21,6 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.model_folders import Names
 
 
-def split_cases(
-    cases: list[Case], *, validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0
-) -> tuple[list[Case], list[Case], str]:
-    """Split cases deterministically when the source gives no validation list.
-
-    ``num_folds`` > 1: a ``numpy.random.default_rng(seed)`` permutation is cut into
-    ``num_folds`` near-equal folds and fold ``fold`` is held out. Otherwise
-    ``validation_fraction`` of the cases is held out. Both halves keep the source order, are
-    disjoint and together cover ``cases``.
-
-    Args:
-        cases: All labelled cases, in a stable order.
-        validation_fraction: Share held out in the fraction split.
-        num_folds: Number of folds (0: fraction split).
-        fold: Held-out fold, 0-based.
-        seed: Seed of the permutation.
-
-    Returns:
-        ``(training, validation, description)``; record the description with the run.
-
-    Raises:
-        DataError: The settings are invalid (the message names data.fold / data.num_folds).
-    """
-    return SplitSettings(validation_fraction, num_folds, fold, seed).split(cases)
-
-
 @dataclass(frozen=True)
 class SplitSettings:
     """The split settings of a run, checked on creation so impossible ones fail before any file is read.
@@ -87,8 +61,24 @@ class SplitSettings:
         caller names it: ``data.num_folds`` in a config, ``num_folds`` as a keyword."""
         return self.names.setting(f"data.{name}")
 
-    def split(self, cases: list[Case]) -> tuple[list[Case], list[Case], str]:
-        """:func:`split_cases` with these settings: ``(training, validation, description)``."""
+    def split(self, cases: list[Case]) -> tuple[list[Case], list[Case], SplitDescription]:
+        """Split cases deterministically when the source gives no validation list.
+
+        ``num_folds`` > 1: a ``numpy.random.default_rng(seed)`` permutation is cut into
+        ``num_folds`` near-equal folds and fold ``fold`` is held out. Otherwise
+        ``validation_fraction`` of the cases is held out. Both halves keep the source order, are
+        disjoint and together cover ``cases``.
+
+        Args:
+            cases: All labelled cases, in a stable order.
+
+        Returns:
+            ``(training, validation, description)``; record the description with the run.
+
+        Raises:
+            DataError: More folds than cases, or a fold without folds (the message names data.fold /
+                data.num_folds).
+        """
         validation_fraction, num_folds, fold, seed = self.validation_fraction, self.num_folds, self.fold, self.seed
         if num_folds > 1:
             if num_folds > len(cases):

@@ -32,7 +32,7 @@ def load_nnunet(
     The split: a ``splits_final.json`` next to dataset.json (nnU-Net writes it to the
     preprocessed folder; copy it here to reuse nnU-Net's folds) is a list of
     ``{"train": [...], "val": [...]}``, and entry ``fold`` is used. Without it, the split
-    follows :func:`split_cases`.
+    follows :meth:`~accelerated_seg.data.splits.SplitSettings.split`.
 
     Args:
         folder: The dataset folder, or its dataset.json.
