@@ -455,7 +455,8 @@ def case_probabilities(model: Callable[[torch.Tensor], torch.Tensor], config: di
     (where they were stitched when ``to_host`` is False: ``aggregation_device``).
 
     Args:
-        model, device, options, window_logits: as in ``predict_case``.
+        model, device, options: as in ``predict_case``.
+        window_logits: replaces ``sliding_window_logits`` (see ``mirrored_probabilities``).
     """
     image = prepared.image
     needed = aggregation_bytes(image.shape[1:], output_channels(config), config["in_channels"])
@@ -527,7 +528,7 @@ def case_prediction(model: Callable[[torch.Tensor], torch.Tensor], config: dict,
     the GPU's memory runs on the host instead, here.
 
     Args:
-        model, device, options, window_logits: as in ``predict_case``.
+        model, device, options: as in ``predict_case``; window_logits: as in ``case_probabilities``.
         restore: False returns the probabilities wherever they are: the network's part only (a helper
             process of a prediction whose windows are shared).
     """
@@ -591,9 +592,7 @@ def _remove_earlier_probabilities(output: Path) -> None:
 @torch.no_grad()
 def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | Path], output: str | Path, *,
                  device: str | torch.device, options: PredictOptions = PredictOptions(),
-                 probabilities_output: str | Path | None = None,
-                 window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
-                 keep_largest: Sequence[int] = ()) -> Path | None:
+                 probabilities_output: str | Path | None = None, keep_largest: Sequence[int] = ()) -> Path:
     """Segment one case with a loaded model and write its label map in the input's geometry.
 
     The three steps, one after the other: ``prepare_case`` (host), ``case_prediction`` (the
@@ -608,21 +607,17 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
         options: sliding window, TTA, precision, aggregation.
         probabilities_output: also write the class probabilities here: float32 (X, Y, Z, classes)
             with the input's affine and header.
-        window_logits: replaces ``sliding_window_logits`` (see ``mirrored_probabilities``).
-        write: False computes the network's part only and writes nothing (a helper process of a
-            prediction whose windows are split over processes); returns None.
         keep_largest: class indices kept to their largest connected component (``write_case``).
 
     Returns:
-        ``output`` (None when ``write`` is False).
+        ``output``.
     """
     device = default_device(device)  # "cpu" as predict_file takes it: an AttributeError on str.type before
-    if write:
-        check_outputs([Path(p) for p in channels], [output, probabilities_output])
+    check_outputs([Path(p) for p in channels], [output, probabilities_output])
     prepared = prepare_case(config, channels, read_only=runs_transforms_on_device(device, options))
-    prediction = case_prediction(model, config, prepared, device=device, options=options, window_logits=window_logits,
-                                 keep_probabilities=probabilities_output is not None, restore=write)
-    return write_case(prepared, prediction, output, probabilities_output, keep_largest) if write else None
+    prediction = case_prediction(model, config, prepared, device=device, options=options,
+                                 keep_probabilities=probabilities_output is not None)
+    return write_case(prepared, prediction, output, probabilities_output, keep_largest)
 
 
 def _output_header(scan_header, made_by: bytes = b""):
@@ -813,7 +808,10 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
     time (a third of the memory). The outputs are checked by the caller (``check_outputs``) first.
 
     Args:
-        model, config, device, options, window_logits, write, keep_largest: as in ``predict_case``.
+        model, config, device, options, keep_largest: as in ``predict_case``.
+        window_logits: as in ``case_probabilities`` (``inference_distributed``'s share of the windows).
+        write: False computes the network's part only and writes nothing (a helper process of a
+            prediction whose windows are split over processes).
         run_key: the run's ``prediction_key``; each case's headers record its ``case_key``.
     """
     device = default_device(device)  # a name, as predict_file takes it
