@@ -15,8 +15,8 @@ from .schedule import resolve_batch
 
 def check_settings(batch: int = 1, gpus: int = 1, gpu_memory_gib: float = 1.0, global_batch: int | None = None) -> None:
     """One clear error for a setting that cannot work, before anything is measured."""
-    check_at_least("train.batch_size (--batch)", batch)
-    check_at_least("number of GPUs (--gpus)", gpus)
+    check_at_least_one("train.batch_size (--batch)", batch)
+    check_at_least_one("number of GPUs (--gpus)", gpus)
     # not (x > 0) rather than x <= 0: NaN compares false both ways, and inf fits every batch
     if not isinstance(gpu_memory_gib, (int, float)) or not 0 < gpu_memory_gib < math.inf:
         raise ConfigError(f"GPU memory (--gpu-memory) must be a finite number of GiB > 0, got {gpu_memory_gib!r}")
@@ -34,16 +34,16 @@ def check_network_inputs(patch=None, in_channels: int | None = None, classes: in
     if patch is not None and (len(patch) != 3 or min(patch) < 1):
         raise ConfigError(f"data.patch_size (--patch) needs three sizes of at least 1 voxel, got {tuple(patch)}")
     if in_channels is not None:
-        check_at_least("image channels (--in-channels)", in_channels)
+        check_at_least_one("image channels (--in-channels)", in_channels)
     # the outputs: one region is a network of one output (a sigmoid), which training on the CPU was refused
     # by its memory check as "classes including background (--classes) must be an integer >= 2"
     if classes is not None:
-        check_at_least("the network's outputs (--classes: classes including background, or regions)", classes)
+        check_at_least_one("the network's outputs (--classes: classes including background, or regions)", classes)
 
 
-def check_at_least(setting: str, value: int, minimum: int = 1) -> None:
-    if not isinstance(value, int) or value < minimum:
-        raise ConfigError(f"{setting} must be an integer >= {minimum}, got {value!r}")
+def check_at_least_one(setting: str, value: int) -> None:
+    if not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{setting} must be an integer >= 1, got {value!r}")
 
 
 def check_choice(setting: str, value: str, choices) -> None:

@@ -118,16 +118,16 @@ class Regions:
         return torch.cat([functools.reduce(operator.or_, (label == value for value in region))
                           for region in self.values], dim=1)
 
-    def paint(self, probabilities: torch.Tensor, dim: int = 0, threshold: float = THRESHOLD) -> torch.Tensor:
-        """A label map from region probabilities along ``dim``: each region's value where its probability
+    def paint(self, probabilities: torch.Tensor, threshold: float = THRESHOLD) -> torch.Tensor:
+        """A label map from region probabilities along the first axis: each region's value where its probability
         is above ``threshold``, in declaration order (later regions over earlier ones); 0 elsewhere.
         Logits paint the same with ``threshold=0``."""
         import torch
 
-        shape = probabilities.shape[:dim] + probabilities.shape[dim + 1:]
+        shape = probabilities.shape[1:]
         dtype = next(t for t in (torch.uint8, torch.int16, torch.int32) if max(self.order) <= torch.iinfo(t).max)
         painted = torch.zeros(shape, dtype=dtype, device=probabilities.device)
-        for value, probability in zip(self.order, probabilities.unbind(dim)):
+        for value, probability in zip(self.order, probabilities):
             painted[probability > threshold] = value
         return painted
 

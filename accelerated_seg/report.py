@@ -20,14 +20,14 @@ from .files import replace_atomically
 from .inference import predict_file
 
 
-def write_report(cfg: Config, path: str | Path | None = None) -> Path:
+def write_report(cfg: Config) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")  # no display on servers
     import matplotlib.pyplot as plt
 
     out = Path(cfg.train.output_dir)
-    path = Path(path or out / "report.png")
+    path = out / "report.png"
     metrics = json.loads((out / "metrics.json").read_text())
     model_dir = out / "best_model" if (out / "best_model").is_dir() else out / "model"
     manifest = load_manifest(cfg.data, out)

@@ -308,11 +308,11 @@ def _shown(value):
 _UNNAMED_CHANNEL = re.compile(r"image(_\d+)?")
 
 
-def channel_name_differences(saved: dict, channels: dict, there: str = "there") -> list[str]:
+def channel_name_differences(saved: dict, channels: dict) -> list[str]:
     """"channel 0: FLAIR there, T1w here" for each channel both sides name, and name otherwise
     (case aside). Pairs and CSV tables call theirs image, image_N: no name to compare."""
     named = {str(k): str(v) for k, v in saved.items() if not _UNNAMED_CHANNEL.fullmatch(str(v))}
-    return [f"channel {index}: {named[index]} {there}, {name} here" for index, name in
+    return [f"channel {index}: {named[index]} there, {name} here" for index, name in
             ((str(k), str(v)) for k, v in channels.items())
             if index in named and not _UNNAMED_CHANNEL.fullmatch(name) and _said(named[index]) != _said(name)]
 

@@ -87,7 +87,7 @@ def resume_or_replace(out: Path, resume: str | None, overwrite: bool, *, reads: 
                                             outputs=outputs)
 
 
-def refuse_a_live_run(out: Path, names: Names = Names()) -> None:
+def refuse_a_live_run(out: Path) -> None:
     """Raise when a live run holds ``out`` (run_lock.py), before what the folder holds is judged: the
     ways on from an earlier run there (resume, overwrite) met the lock once taken, and said only then
     that the folder was in use (until the sixty-seventh session).
@@ -98,7 +98,7 @@ def refuse_a_live_run(out: Path, names: Names = Names()) -> None:
     lock, on every rank alike, before it writes anything.
     """
     if holder := live_holder(out):
-        raise ConfigError(in_use(out, holder, names.elsewhere))
+        raise ConfigError(in_use(out, holder, Names().elsewhere))  # the command line's words: its only caller
 
 
 def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None:
