@@ -70,7 +70,11 @@ def test_another_number_of_classes_is_another_cache(tiny_dataset, tmp_path):
     assert len(row["class_voxels"]) == 2 and all(n > 0 for n in row["class_voxels"])
 
 
-def test_cached_case_content_and_table(tiny_dataset, tmp_path):
+def _not_generated_again(*args, **kwargs):
+    raise AssertionError("the case table was generated again")
+
+
+def test_cached_case_content_and_table(tiny_dataset, tmp_path, monkeypatch):
     manifest = load_msd(tiny_dataset)
     cache = _cache(tmp_path, manifest, spacing=(2.0, 2.0, 2.0))
     cache.build(manifest.training)
@@ -87,14 +91,19 @@ def test_cached_case_content_and_table(tiny_dataset, tmp_path):
     nonzero = image[0][label > 0]
     assert abs(float(image[0][image[0] != 0].mean())) < 0.1  # z-scored over the nonzero region
     assert nonzero.size > 0
-    # The table is reused for the same cases, and is small: no voxel data in it.
-    assert cache.write_table(manifest.training) == cache.write_table(manifest.training)
-    table_bytes = sum(f.stat().st_size for f in cache.write_table(manifest.training).rglob("*") if f.is_file())
+    # The table is reused for the same cases, not generated again, and is small: no voxel data in it.
+    # (Two calls compared with each other held nothing: the path is the key's, and a second writer's
+    # table is dropped for the first's.)
+    import datasets
+
+    first = cache.write_table(manifest.training)
+    with monkeypatch.context() as patched:
+        patched.setattr(datasets.Dataset, "from_generator", _not_generated_again)
+        assert cache.write_table(manifest.training) == first
+    table_bytes = sum(f.stat().st_size for f in first.rglob("*") if f.is_file())
     assert table_bytes < 200_000
     # Its foreground locations as int32, half int64's memory while the table is built (they grow with
     # cases x classes); a volume of 2^31 voxels or more keeps the whole table's int64.
-    import datasets
-
     features = datasets.load_from_disk(str(cache.write_table(manifest.training))).features
     assert features["class_locations"].feature.feature.dtype == "int32"  # List (datasets 4+) or Sequence (3)
     huge = json.loads(cache.paths(manifest.training[1])["json"].read_text())
