@@ -4,7 +4,7 @@
 
 Every key is checked against the dataclasses, so a typo (``--optim.lrr``) is an error naming the
 key instead of a setting that silently does nothing. The resolved config is written next to every
-run and checkpoint (``save_config``) so a result can always be traced back to its settings.
+run and checkpoint (``dump_config``) so a result can always be traced back to its settings.
 """
 
 from __future__ import annotations
