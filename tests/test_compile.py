@@ -140,6 +140,8 @@ def test_inductor_compiled_fit_computes_the_same_loss(tmp_path, no_launch_dynamo
     eager = fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "eager", log_every=1, progress_bar=False)
     compiled = fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "inductor", log_every=1, progress_bar=False,
                    compile=True)  # generated C++ kernels on the CPU: fused, so equal up to rounding
+    # both steps logged by both (a zip of two empty lists compared nothing)
+    assert [step for step, _ in compiled["losses"]] == [step for step, _ in eager["losses"]] == [1, 2]
     for (step, loss), (_, reference) in zip(compiled["losses"], eager["losses"]):
         assert loss == pytest.approx(reference, rel=1e-4), f"step {step}"
     fresh = UNet(3, 1, 2, channels=(4, 8), strides=(2,), num_res_units=1)
