@@ -25,9 +25,9 @@ def load_msd(
     If the JSON has its own ``"validation"`` list it is used as is; if its training entries carry a
     ``"fold"`` each (MONAI's ``datafold_read``, Auto3DSeg's datalists), fold ``fold`` is validated
     on; otherwise the split follows :meth:`~accelerated_seg.data.splits.SplitSettings.split`, so every
-    process and every rerun gets the same split. A JSON with both splits by its ``"fold"`` keys where ``num_folds`` is their number
-    of folds (its ``"validation"`` list then unused), by its list where ``num_folds`` is 0, and
-    refuses a ``fold`` other than 0 without ``num_folds``.
+    process and every rerun gets the same split. A JSON with both splits by its ``"fold"`` keys where
+    ``num_folds`` is their number of folds (its ``"validation"`` list then unused), by its list where
+    ``num_folds`` is 0, and refuses a ``fold`` other than 0 without ``num_folds``.
 
     Args:
         dataset_json: Path to ``dataset.json`` (or to the folder containing it).
