@@ -396,12 +396,13 @@ class Estimate:
     def allocated(self) -> int:
         return self.total - self.components["overhead"]
 
-    def fits(self, gpu_memory_gib: float, margin: float = DEFAULT_MARGIN) -> bool:
-        return self.total <= usable_bytes(gpu_memory_gib, margin)
+    def fits(self, gpu_memory_gib: float) -> bool:
+        return self.total <= usable_bytes(gpu_memory_gib)
 
 
-def usable_bytes(gpu_memory_gib: float, margin: float = DEFAULT_MARGIN) -> float:
-    return gpu_memory_gib * GIB * (1.0 - margin)
+def usable_bytes(gpu_memory_gib: float) -> float:
+    """One GPU's memory less the share ``DEFAULT_MARGIN`` leaves free (what the plan's JSON records as its margin)."""
+    return gpu_memory_gib * GIB * (1.0 - DEFAULT_MARGIN)
 
 
 def estimate(facts: ModelFacts, batch: int, gpus: int) -> dict[str, Estimate]:
@@ -516,8 +517,8 @@ class Proposal:
 MAX_PROPOSED_BATCH = 1024
 
 
-def propose(facts: ModelFacts, gpus: int, gpu_memory_gib: float, global_batch: int | None = None,
-            margin: float = DEFAULT_MARGIN) -> dict[str, Proposal]:
+def propose(facts: ModelFacts, gpus: int, gpu_memory_gib: float,
+            global_batch: int | None = None) -> dict[str, Proposal]:
     """For every strategy, the largest per-device batch that fits and how to reach ``global_batch``.
 
     Args:
@@ -526,7 +527,6 @@ def propose(facts: ModelFacts, gpus: int, gpu_memory_gib: float, global_batch: i
         gpu_memory_gib: memory of one GPU in GiB (an "80 GB" H100 reports about 79.1 GiB).
         global_batch: samples per optimizer step over all GPUs (``train.global_batch_size``), or
             None for the largest batch without accumulation.
-        margin: share of the GPU left free for fragmentation and cuDNN workspaces.
 
     Returns:
         {strategy: Proposal}: the per-device batch (at most the largest that fits) and the
@@ -534,12 +534,12 @@ def propose(facts: ModelFacts, gpus: int, gpu_memory_gib: float, global_batch: i
         GPUs x accumulation, exactly).
     """
     check_settings(gpus=gpus, gpu_memory_gib=gpu_memory_gib, global_batch=global_batch)
-    return {s: _propose_one(s, facts, gpus, gpu_memory_gib, global_batch, margin) for s in STRATEGIES}
+    return {s: _propose_one(s, facts, gpus, gpu_memory_gib, global_batch) for s in STRATEGIES}
 
 
-def _propose_one(strategy, facts, gpus, gpu_memory_gib, global_batch, margin) -> Proposal:
+def _propose_one(strategy, facts, gpus, gpu_memory_gib, global_batch) -> Proposal:
     def fits(batch):
-        return _estimate_one(strategy, facts, batch, gpus).fits(gpu_memory_gib, margin)
+        return _estimate_one(strategy, facts, batch, gpus).fits(gpu_memory_gib)
 
     largest = 0  # memory grows with the batch, so count up until the next one no longer fits
     while largest < MAX_PROPOSED_BATCH and fits(largest + 1):
@@ -600,10 +600,10 @@ def step_memory_shortfall(name: str, patch, precision: str, in_channels: int, cl
     return None if peak * processes <= available else (peak, available)
 
 
-def host_memory_available(meminfo: str = "/proc/meminfo") -> int | None:
+def host_memory_available() -> int | None:
     """Bytes this process can still take without swapping or meeting its job's memory limit
     (``host_memory.memory_available``), or None where nothing says."""
-    return memory_available(meminfo)
+    return memory_available()
 
 
 # Checking an estimate on a GPU
