@@ -223,10 +223,10 @@ def write_text_atomically(path: str | Path, text: str) -> Path:
     return replace_atomically(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
 
 
-def remove_stale_temporaries(folder: str | Path, older_than_s: float = STALE_AFTER_S) -> list[Path]:
+def remove_stale_temporaries(folder: str | Path) -> list[Path]:
     """Delete what killed writers left in ``folder``: hidden temporaries with our writers' names
     (``replace_atomically``, ``write_nifti``, the cache's ``.partial`` tables) that nothing has
-    touched for ``older_than_s``. Returns what was removed.
+    touched for ``STALE_AFTER_S``. Returns what was removed.
 
     A kill (SIGKILL, a node lost, an out-of-memory kill) skips the ``finally`` that removes a
     temporary, and since each carries a fresh uuid no later write ever reuses it; in a cache of
@@ -246,7 +246,7 @@ def remove_stale_temporaries(folder: str | Path, older_than_s: float = STALE_AFT
         try:
             touched = max([entry.stat().st_mtime, *(child.stat().st_mtime for child in entry.rglob("*"))]
                           if entry.is_dir() else [entry.stat().st_mtime])
-            if now - touched < older_than_s:
+            if now - touched < STALE_AFTER_S:
                 continue
             if entry.is_dir():
                 shutil.rmtree(entry)
