@@ -101,10 +101,10 @@ class IntensitySpread:
             self.low, self.high = np.minimum(self.low, low), np.maximum(self.high, high)
         return float(found[3].min()), float(found[4].max())
 
-    def dominant_voxels(self, share: float = DOMINANT_SHARE) -> list[tuple[int, float, float]]:
+    def dominant_voxels(self) -> list[tuple[int, float, float]]:
         """(channel, value, share of the variance) of each channel whose most extreme nonzero voxel
-        holds more than ``share`` of the channel's variance (its sum of squared deviations)."""
-        return [(channel, value, held) for channel, _, _, value, _, held in self.extremes() if held > share]
+        holds more than ``DOMINANT_SHARE`` of the channel's variance (its sum of squared deviations)."""
+        return [(channel, value, held) for channel, _, _, value, _, held in self.extremes() if held > DOMINANT_SHARE]
 
     def extremes(self):
         """(channel, nonzero count, mean, most extreme nonzero value, sum of squared deviations, that
