@@ -242,8 +242,9 @@ def _autocast_for(device: torch.device, dtype: torch.dtype):
 class PerBatch:
     """Bytes that grow linearly with the batch: ``fixed + per_sample * batch``.
 
-    Fitted from measurements at batch 1 and 2 (tests check that batch 3 lands on the line). The
-    fixed part is what one step holds once whatever the batch, such as autocast's weight copies.
+    Fitted from measurements at two batches one apart, 1 and 2 unless the network needs more (tests check
+    that batch 3 lands on the line). The fixed part is what one step holds once whatever the batch, such as
+    autocast's weight copies.
     """
 
     fixed: int
@@ -253,8 +254,10 @@ class PerBatch:
         return self.fixed + self.per_sample * batch
 
     @classmethod
-    def through(cls, at_1: int, at_2: int) -> "PerBatch":
-        return cls(fixed=2 * at_1 - at_2, per_sample=at_2 - at_1)
+    def through(cls, at_first: int, at_next: int, first: int = 1) -> "PerBatch":
+        """The line through ``at_first`` bytes at batch ``first`` and ``at_next`` at ``first + 1``."""
+        per_sample = at_next - at_first
+        return cls(fixed=at_first - first * per_sample, per_sample=per_sample)
 
 
 @dataclass(frozen=True)
@@ -274,7 +277,8 @@ class ModelFacts:
 
 
 def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 1, classes: int = 3,
-                  model_args: dict | None = None, optim: OptimConfig | None = None) -> ModelFacts:
+                  model_args: dict | None = None, optim: OptimConfig | None = None,
+                  smallest_batch: int = 1) -> ModelFacts:
     """Build the network on the meta device and measure what a training step keeps alive.
 
     Args:
@@ -285,6 +289,8 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
         classes: output channels: classes, background included, or regions (one may be all).
         model_args: overrides of the registry defaults (``model.args``).
         optim: the run's optimizer settings, for the state it keeps (default: AdamW's).
+        smallest_batch: the batch the step is measured at, and the next: the run's own, where one patch cannot
+            train (BatchNorm over a one-voxel bottleneck needs two; the host memory check).
 
     Returns:
         ModelFacts for ``estimate`` and ``propose``. Takes about a second at 128^3.
@@ -292,7 +298,7 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     check_choice("precision (--precision)", precision, PRECISIONS)
     patch = tuple(int(p) for p in patch)
     check_network_inputs(patch, in_channels, classes)
-    spec = _trainable_spec(name, in_channels, classes, patch, model_args)
+    spec = _trainable_spec(name, in_channels, classes, patch, model_args, smallest_batch)
     model = meta_network(spec)
     units = fsdp_units(model)
     modes = ("autocast",) if precision == "fp32" else ("autocast", "low_precision")
@@ -303,9 +309,9 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
     one_region = Regions(("region",), ((1,),), (1,)) if classes == 1 else None
     for mode in modes:
         one, two = (measure_step(meta_network(spec), in_channels, b, patch, precision, mode,
-                                 training_loss(spec, regions=one_region)) for b in (1, 2))
-        saved[mode] = PerBatch.through(one.saved, two.saved)
-        peak[mode] = PerBatch.through(one.peak, two.peak)
+                                 training_loss(spec, regions=one_region)) for b in (smallest_batch, smallest_batch + 1))
+        saved[mode] = PerBatch.through(one.saved, two.saved, smallest_batch)
+        peak[mode] = PerBatch.through(one.peak, two.peak, smallest_batch)
         copies = max(copies, one.weight_copies)
     return ModelFacts(
         spec=spec, patch=patch, precision=precision,
@@ -316,13 +322,14 @@ def measure_model(name: str, patch, precision: str = "bf16", in_channels: int = 
         saved=saved, peak=peak, weight_copies=copies, optim=optim or OptimConfig())
 
 
-def _trainable_spec(name: str, in_channels: int, classes: int, patch, model_args: dict | None) -> ModelSpec:
-    """The network's spec, checked as training checks it (a patch it cannot divide, or too small for it: training's
-    error, not a traceback of the measurement), its errors naming plan's options beside the settings as this
-    module's own do: "data.patch_size (65, 64, 64) must be divisible" named no --patch."""
+def _trainable_spec(name: str, in_channels: int, classes: int, patch, model_args: dict | None,
+                    batch: int = 1) -> ModelSpec:
+    """The network's spec, checked as training checks it at ``batch`` (a patch it cannot divide, or too small for
+    it: training's error, not a traceback of the measurement), its errors naming plan's options beside the settings
+    as this module's own do: "data.patch_size (65, 64, 64) must be divisible" named no --patch."""
     try:
         spec = model_spec(name, in_channels, classes, patch, model_args)
-        check_trainable(spec, patch)
+        check_trainable(spec, patch, batch)
     except ConfigError as error:
         message = str(error)
         for setting, option in (("data.patch_size", "--patch"), ("model.args", "--model-args")):
@@ -596,7 +603,10 @@ def step_memory_shortfall(name: str, patch, precision: str, in_channels: int, cl
     available = host_memory_available()
     if available is None:
         return None
-    peak = measure_model(name, patch, precision, in_channels, classes, model_args).peak["autocast"].at(batch)
+    # measured at the run's batch: a BatchNorm network whose deepest stage is one voxel trains at 8 but not at 1,
+    # and measured at 1 it refused such a run in plan's words (--patch) until the ninety-fourth session
+    peak = measure_model(name, patch, precision, in_channels, classes, model_args,
+                         smallest_batch=batch).peak["autocast"].at(batch)
     return None if peak * processes <= available else (peak, available)
 
 

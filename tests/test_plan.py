@@ -381,6 +381,24 @@ def test_the_host_memory_check_refuses_only_a_step_beyond_the_available_memory(m
     check(processes=1000)  # no figure to check against
 
 
+def test_the_host_memory_check_measures_at_the_runs_batch_where_batch_norm_needs_more_than_one_patch(monkeypatch):
+    """A BatchNorm U-Net whose deepest stage is one voxel trains at a batch of 8 (the norm sees 8 values a channel),
+    as training's own check of the network passes it; the CPU run's memory check measured the step at batches 1
+    and 2, met batch norm's "Expected more than 1 value per channel" at 1, and refused the run in plan's words,
+    "data.patch_size (--patch)", which train has no option for (a MONAI user's tutorial U-Net at a 16^3 patch,
+    ninety-fourth session). It measures at the run's batch, whose peak the line through it and the next gives."""
+    args = {"channels": [4, 8, 16, 32, 64], "strides": [2, 2, 2, 2], "num_res_units": 1, "norm": "batch"}
+    monkeypatch.setattr(plan, "host_memory_available", lambda: 2**40)
+    plan.check_step_fits_host_memory("unet", (16, 16, 16), "fp32", 1, 3, args, 8, 1)
+    with pytest.raises(ConfigError, match="Expected more than 1 value per channel"):  # batch 1 cannot train it
+        plan.check_step_fits_host_memory("unet", (16, 16, 16), "fp32", 1, 3, args, 1, 1)
+    at_8 = plan.measure_model("unet", (16, 16, 16), "fp32", model_args=args, smallest_batch=8).peak["autocast"]
+    plain = {**args, "channels": [4, 8, 16, 32], "strides": [2, 2, 2]}  # at batches 1-2 and at 8-9: one line
+    measured = partial(plan.measure_model, "unet", (16, 16, 16), "fp32", model_args=plain)
+    assert measured().peak["autocast"].at(8) == measured(smallest_batch=8).peak["autocast"].at(8)
+    assert at_8.at(8) > 0 and at_8.per_sample > 0
+
+
 def test_plan_reads_the_run_it_plans_from_an_experiment_config(tmp_path, capsys):
     """plan --config: the model, patch and per-GPU batch the run would use, and its dataset's channels
     and classes, read from the dataset's description alone (its images need not be here); an option
