@@ -140,7 +140,7 @@ def resumes_of_the_course(checkpoint: Path, step: int, changed: dict) -> list[di
     """``run_info.json``'s ``resumes`` after a resume of ``checkpoint`` at ``step`` that ``changed``
     these settings (``{key: (saved, now)}``): those the run_info.json of the checkpoint's run folder
     records before ``step``, then this one, each ``{"checkpoint", "step", "settings_changed": {key:
-    [saved, now]}}``.
+    [saved, now]}}``, the checkpoint's path absolute.
 
     A history rather than the latest resume alone: run_info.json and config.yaml are written anew at
     every start, so a run resumed once with a lower rate and then again as it was would read as trained
@@ -153,8 +153,10 @@ def resumes_of_the_course(checkpoint: Path, step: int, changed: dict) -> list[di
         if checkpoint.parent.name == "checkpoints" else []
     # JSON's own values: a setting's value from YAML is one already, anything else as text
     plain = {key: json.loads(json.dumps([saved, now], default=str)) for key, (saved, now) in changed.items()}
+    # absolute, as config.yaml names the run's paths: as given, it was relative to where the resume ran (until the
+    # ninety-fourth session)
     return ([resume for resume in recorded if resume["step"] < step]
-            + [{"checkpoint": str(checkpoint), "step": step, "settings_changed": plain}])
+            + [{"checkpoint": os.path.abspath(checkpoint), "step": step, "settings_changed": plain}])
 
 
 def _recorded_resumes(run_info: Path) -> list[dict]:

@@ -1,4 +1,5 @@
 import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -423,6 +424,22 @@ def test_a_checkpoint_whose_project_moved_compares_its_paths_as_moved(tmp_path):
         "train.output_dir": (str(renamed.parent.parent), str(tmp_path / "new"))}
     (renamed / "config.yaml").write_text(yaml.safe_dump({"train": {"output_dir": "output/demo"}}))
     assert run_folder_moved(renamed) is None
+
+
+def test_run_info_names_a_resumed_checkpoint_by_its_absolute_path(tmp_path, monkeypatch):
+    """config.yaml and summary.json name the run's folders absolute; run_info.json's resumes named the checkpoint
+    as the resuming command was given it, relative to the folder that command ran in (a MONAI user's
+    ``--resume runs/spleen/checkpoints/step_10``, ninety-fourth session), which says nothing to a reader elsewhere.
+    The earlier resumes are kept as recorded."""
+    from accelerated_seg.resume_settings import resumes_of_the_course
+    run = tmp_path / "runs" / "spleen"
+    (run / "checkpoints" / "step_10").mkdir(parents=True)
+    earlier = {"checkpoint": "written/before", "step": 4, "settings_changed": {}}
+    (run / "run_info.json").write_text(json.dumps({"resumes": [earlier]}))
+    monkeypatch.chdir(tmp_path)
+    assert resumes_of_the_course(Path("runs/spleen/checkpoints/step_10"), 10, {"optim.lr": (1e-4, 2e-4)}) == [
+        earlier, {"checkpoint": str(run / "checkpoints" / "step_10"), "step": 10,
+                  "settings_changed": {"optim.lr": [1e-4, 2e-4]}}]
 
 
 def test_trackers_may_be_a_list_of_names_as_accelerates_log_with(tmp_path):
