@@ -35,8 +35,10 @@ def run(args, _) -> int:
         plan.check_settings(args.batch, args.gpus, args.gpu_memory, args.global_batch)
         if args.measure:
             plan.require_cuda()
+        # measured at the table's batch: a BatchNorm network whose deepest stage is one voxel cannot train on
+        # one patch, and a plan of the run training accepts at batch 8 was refused for batch 1's step
         facts = plan.measure_model(args.model, args.patch, args.precision, args.in_channels, args.classes,
-                                   args.model_args, args.optim)
+                                   args.model_args, args.optim, smallest_batch=args.batch)
         estimates = plan.estimate(facts, args.batch, args.gpus)
         proposals = plan.propose(facts, args.gpus, args.gpu_memory, args.global_batch)
         comparison = None

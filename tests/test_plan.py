@@ -399,6 +399,24 @@ def test_the_host_memory_check_measures_at_the_runs_batch_where_batch_norm_needs
     assert at_8.at(8) > 0 and at_8.per_sample > 0
 
 
+def test_plan_measures_at_the_batch_it_plans_where_batch_norm_needs_more_than_one_patch(tmp_path, capsys):
+    """plan --config of the run training accepts (a BatchNorm U-Net whose deepest stage is one voxel, batch 8)
+    measured the step at batches 1 and 2 and refused it with batch norm's "Expected more than 1 value per
+    channel" (a MONAI user's tutorial U-Net, ninety-fourth session); --batch 1 of it is still refused."""
+    args = {"channels": [4, 8, 16, 32, 64], "strides": [2, 2, 2, 2], "num_res_units": 1, "norm": "batch"}
+    config = tmp_path / "exp.yaml"
+    config.write_text(f"data: {{dataset: {tmp_path / 'dataset.json'}, patch_size: [16, 16, 16]}}\n"
+                      f"model: {{name: unet, args: {json.dumps(args)}}}\n"
+                      f"train: {{batch_size: 8, output_dir: {tmp_path / 'run'}}}\n")
+    (tmp_path / "dataset.json").write_text(json.dumps({
+        "labels": {"0": "background", "1": "a", "2": "b"},
+        "training": [{"image": "./imagesTr/a.nii.gz", "label": "./labelsTr/a.nii.gz"}]}))
+    assert main(["plan", "--config", str(config), "--precision", "fp32"]) == 0
+    assert "batch 8" in capsys.readouterr().out
+    assert main(["plan", "--config", str(config), "--precision", "fp32", "--batch", "1"]) == 2
+    assert "Expected more than 1 value per channel" in capsys.readouterr().err
+
+
 def test_plan_reads_the_run_it_plans_from_an_experiment_config(tmp_path, capsys):
     """plan --config: the model, patch and per-GPU batch the run would use, and its dataset's channels
     and classes, read from the dataset's description alone (its images need not be here); an option
