@@ -511,50 +511,6 @@ def write_result(name: str, results: dict, output: str | Path | None, command: s
         raise
 
 
-class ResultsSoFar:
-    """The file a run writes its results to after each configuration, then whole at its end (``finish``).
-
-    With ``--output`` naming an earlier result, the results so far go beside it, to ``<stem>.partial.json``
-    (``.partial_2.json``, ... beside an earlier stopped run's), and the earlier result is replaced only by
-    the complete one, which removes the partial file: until the ninety-third session the first configuration
-    replaced it, and a run stopped then lost a complete result for one row. Where nothing is at ``--output``
-    yet, or without it (a file of the run's own, ``default_result_path``), the results so far go there."""
-
-    def __init__(self, output: str | Path | None):
-        self.output = output
-        self.path: Path | None = None  # where the results so far went; None until the first write
-
-    def write(self, name: str, results: dict, command: str | None = None) -> Path:
-        if self.path is not None or not self.output:  # without --output write_result claims the name itself
-            self.path = write_result(name, results, self.path or self.output, command)
-            return self.path
-        first = self._beside_an_earlier_result(Path(self.output))
-        try:
-            self.path = write_result(name, results, first, command)
-        except BaseException:
-            if first != Path(self.output):  # no empty claim left behind
-                first.unlink(missing_ok=True)
-            raise
-        return self.path
-
-    def finish(self, name: str, results: dict, command: str | None = None) -> Path:
-        """Write the complete ``results`` where the run's result belongs, and remove the partial file."""
-        path = write_result(name, results, self.output, command)
-        if self.is_beside_the_output:
-            self.path.unlink(missing_ok=True)
-        return path
-
-    @property
-    def is_beside_the_output(self) -> bool:
-        return self.path is not None and bool(self.output) and self.path != Path(self.output)
-
-    @staticmethod
-    def _beside_an_earlier_result(output: Path) -> Path:
-        if not output.exists():
-            return output  # nothing there to lose
-        return _claim_free_name(output.parent, f"{output.stem}.partial")
-
-
 def provenance(command: str | None = None) -> dict:
     """The date, the machine and the command (default: this ``accelerated-seg`` command line) that a
     result file records beside its figures (benchmarks, and ``plan --json``)."""

@@ -47,7 +47,7 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -286,7 +286,8 @@ def _device_type() -> str:
 def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("fp32",), model_args: dict | None = None,
                     timing: TimingSettings = TimingSettings(), peak_tflops: float | None = None,
                     price_per_gpu_hour: float | None = None, epoch_samples: int = KITS19_EPOCH_SAMPLES,
-                    levers=("none",), on_measured: Callable[[dict, int], None] | None = None) -> dict:
+                    levers=("none",), on_measured: Callable[[dict, int], None] | None = None,
+                    measured_before: Sequence[dict] = ()) -> dict:
     """Samples/s of our loop and of a plain PyTorch loop for every configuration, side by side.
 
     Args:
@@ -303,6 +304,8 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
         on_measured: called on the main process after each configuration with the results so far
             (``complete`` False until the last) and the number of configurations, so that a run
             stopped by a time limit keeps what it measured.
+        measured_before: rows of these configurations that a stopped run of the same settings measured
+            (``results_so_far``): kept as they are, in the place of their configuration, not measured again.
 
     Returns:
         {"settings", "runs": [one dict per configuration], "load_average", "is_main_process"}; the
@@ -316,8 +319,12 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
     cases = check_settings(models, patches, batches, precisions, model_args, timing, peak_tflops,
                            price_per_gpu_hour, epoch_samples, levers)
     load_before = _load_average()
-    runs, main = [], False
+    runs, main = [], None  # whether this is the main process, as the first configuration measured here says
+    kept = {_row_of(run): run for run in measured_before}
     for case in cases:
+        if (row := (case.model, case.lever, tuple(case.patch), case.batch, case.precision)) in kept:
+            runs.append(kept[row])
+            continue
         with contextlib.ExitStack() as case_scope:  # what lasts while the configuration is measured
             run = _measure_case(case, timing, peak_tflops, price_per_gpu_hour, epoch_samples, case_scope)
         main = run.pop("_is_main_process")
@@ -328,25 +335,39 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
                                  complete=len(runs) == len(cases)), len(cases))
     from accelerate.state import PartialState
 
+    if main is None:  # every configuration kept from a stopped run
+        main = PartialState().is_main_process
     PartialState().destroy_process_group()  # a no-op in one process
     return {**_results(timing, price_per_gpu_hour, epoch_samples, peak_tflops, load_before, runs, complete=True),
             "is_main_process": main}
 
 
+def _row_of(run: dict) -> tuple:
+    """The configuration a result's row measured, as ``benchmark_train`` names a case."""
+    return run["model"], run["lever"], tuple(run["patch"]), run["batch_per_device"], run["precision"]
+
+
 def _results(timing: TimingSettings, price_per_gpu_hour, epoch_samples, peak_tflops, load_before,
              runs: list[dict], complete: bool) -> dict:
     """``benchmark_train``'s result for the configurations measured so far."""
+    return {**measured_under(timing, price_per_gpu_hour, epoch_samples, peak_tflops),
+            "load_average": {"before": load_before, "after": _load_average(),
+                             "guards": "loops alternate block by block (the order flipping every round) after "
+                                       "untimed warm-up; medians of blocks; every block recorded; load average "
+                                       "before and after"},
+            "complete": complete, "runs": list(runs)}
+
+
+def measured_under(timing: TimingSettings, price_per_gpu_hour, epoch_samples, peak_tflops) -> dict:
+    """The result's ``settings`` and ``launch``: what, beside the command and the machine, decides its rows
+    (a stopped run's rows are kept only where they agree: ``results_so_far``)."""
     return {"settings": {**asdict(timing), "price_per_gpu_hour": price_per_gpu_hour, "epoch_samples": epoch_samples,
                          "peak_tflops_given": peak_tflops, "torch_threads": torch.get_num_threads(),
                          "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
                          # glibc's malloc settings decide how often CPU steps page-fault their memory back
                          # (docs/performance.md, "Page faults"), so a CPU figure needs them beside it.
                          "GLIBC_TUNABLES": os.environ.get("GLIBC_TUNABLES")},
-            "load_average": {"before": load_before, "after": _load_average(),
-                             "guards": "loops alternate block by block (the order flipping every round) after "
-                                       "untimed warm-up; medians of blocks; every block recorded; load average "
-                                       "before and after"},
-            "launch": _launch(), "complete": complete, "runs": list(runs)}
+            "launch": _launch()}
 
 
 def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, epoch_samples,
@@ -907,7 +928,7 @@ def nonfinite_note(run: dict) -> str | None:
 
 def run_from_cli(args) -> int:
     """``accelerated-seg benchmark train``: measure, print the table, write the JSON (main process only)."""
-    from .benchmark import ResultsSoFar
+    from .results_so_far import ResultsSoFar
     from .train import TrainingDiverged
 
     workers = TimingSettings.num_workers if args.num_workers is None else args.num_workers
@@ -915,28 +936,37 @@ def run_from_cli(args) -> int:
                             classes=args.classes, data=args.data, num_workers=workers,
                             augment_on=args.augment_on,
                             ddp_bucket_mb=args.ddp_bucket_mb)
-    so_far = ResultsSoFar(args.output)  # beside an earlier result at --output, which the complete one replaces
+    so_far = ResultsSoFar(args.output, args.command_line)  # beside --output, which only a complete result replaces
+    main_process = os.environ.get("RANK", "0") == "0"  # before accelerate starts: the launcher's rank
 
     def measured(partial: dict, total: int) -> None:  # after each configuration: its row, and the JSON so far
         if partial["complete"]:
             return  # the whole table and the JSON follow
-        path = so_far.write(result_name(partial), partial, args.command_line)
-        replaced = f"; {args.output} is replaced once all are measured" if so_far.is_beside_the_output else ""
+        path = so_far.write(result_name(partial), partial)
+        if args.output:
+            path = f"{path}; {args.output} {'is replaced ' if Path(args.output).exists() else ''}once all are measured"
         print(f"[{len(partial['runs'])}/{total}] {format_table(partial).splitlines()[-1].strip()}  "
-              f"(so far in {path}{replaced})", flush=True)
+              f"(so far in {path})", flush=True)
         if note := nonfinite_note(partial["runs"][-1]):
             print(note, flush=True)
 
     try:
+        # every rank reads the stopped run's file before the first configuration, whose collectives none
+        # passes before all have started it, so the main process cannot have rewritten it yet
+        kept = so_far.pick_up(measured_under(timing, args.price_per_gpu_hour, args.epoch_samples, args.peak_tflops))
+        if kept and main_process:
+            print(f"picked up {len(kept)} configuration(s) from {so_far.partial_path}, measured by a stopped run of "
+                  f"this command on {so_far.picked_up['date']} with this machine, code and settings; measuring the "
+                  f"others (move the file away to measure all anew)", flush=True)
         results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
                                   timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples,
-                                  args.lever, on_measured=measured)
+                                  args.lever, on_measured=measured, measured_before=kept)
     except ConfigError as error:  # the same settings on every rank: one message is enough
         say_the_error(str(error))
         return 2
     except TrainingDiverged as error:  # a traceback before; the configurations measured are in the JSON
-        message = (f"{error} (the configurations measured before it are in {so_far.path or 'the JSON'}, "
-                   "marked incomplete)")
+        message = (f"{error} (the configurations measured before it are in "
+                   f"{so_far.path or (so_far.picked_up and so_far.partial_path) or 'the JSON'}, marked incomplete)")
         say_the_error(message)
         return 1
     if results.pop("is_main_process"):
@@ -944,5 +974,5 @@ def run_from_cli(args) -> int:
         for run in results["runs"]:
             if note := nonfinite_note(run):
                 print(note)
-        print(f"wrote {so_far.finish(result_name(results), results, args.command_line)}")
+        print(f"wrote {so_far.finish(result_name(results), results)}")
     return 0

@@ -341,8 +341,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--epoch-samples", type=int, default=168, help="samples per epoch (default MLPerf KiTS19: 168)")
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/train_<device>_<N>proc.json, or _2, _3, ... "
-                        "beside an earlier run's). An earlier result there is replaced by a complete one only: the "
-                        "results so far go to <name>.partial.json beside it, removed when the run completes")
+                        "beside an earlier run's). Replaced by a complete result only: the results so far go to "
+                        "<name>.partial.json beside it, removed when the run completes; the same command run again "
+                        "after a stop keeps the configurations measured there and measures the others")
 
     p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)",
                             formatter_class=_DefaultsSaid)

@@ -273,38 +273,175 @@ def test_cli_writes_the_json_with_one_run_per_lever(tmp_path, capsys, monkeypatc
         ["[1/3]", "unet", "none"], ["[2/3]", "unet", "channels_last"]]
 
 
-def test_an_earlier_result_at_output_is_replaced_only_by_a_complete_one(tmp_path, capsys, monkeypatch):
-    """The first configuration's partial result replaced it: a run stopped then (a device's time limit) lost a
-    complete result for one row. The results so far go beside it, and a stopped run's partial file is kept."""
+def _stopped_after_the_first(monkeypatch, argv, measured: list | None = None) -> None:
+    """Run ``argv`` (benchmark train) stopped as a time limit's signal stops it, after its first configuration."""
     import accelerated_seg.benchmark_train as benchmark_train_module
 
-    out = tmp_path / "train.json"
-    earlier = {"benchmark": "train_2cpu_1proc", "complete": True, "runs": [{"lever": "earlier"}] * 3}
-    out.write_text(json.dumps(earlier))
     measure, calls = benchmark_train_module._measure_case, []
 
-    def stopped_after_the_first(*args, **kwargs):
+    def stopped(*args, **kwargs):
         calls.append(1)
         if len(calls) == 2:
-            raise KeyboardInterrupt  # as a time limit's signal stops it
+            raise KeyboardInterrupt
         return measure(*args, **kwargs)
 
-    argv = ["benchmark", "train", *TINY_CLI, "--lever", "none", "channels_last", "--output", str(out)]
     with monkeypatch.context() as patch:
-        patch.setattr(benchmark_train_module, "_measure_case", stopped_after_the_first)
+        patch.setattr(benchmark_train_module, "_measure_case", stopped)
         assert main(argv) == EXIT_INTERRUPTED
-    assert json.loads(out.read_text()) == earlier
-    partial = tmp_path / "train.partial.json"
+
+
+@pytest.mark.parametrize("earlier_result", [True, False])
+def test_a_stopped_run_is_picked_up_by_the_same_command_and_only_a_complete_result_replaces(
+        earlier_result, tmp_path, capsys, monkeypatch):
+    """The first configuration's partial result replaced an earlier result at --output (the ninety-third
+    session's fix put it beside, in train.partial.json); a rerun then measured everything again and left its
+    own train.partial_2.json beside the stopped run's, which only timestamps told apart. It picks up the
+    stopped run's configurations, says so, measures the others, and leaves one file: the complete result."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+
+    out, partial = tmp_path / "train.json", tmp_path / "train.partial.json"
+    earlier = {"benchmark": "train_2cpu_1proc", "complete": True, "runs": [{"lever": "earlier"}] * 3}
+    if earlier_result:
+        out.write_text(json.dumps(earlier))
+    argv = ["benchmark", "train", *TINY_CLI, "--lever", "none", "channels_last", "--output", str(out)]
+    _stopped_after_the_first(monkeypatch, argv)
+    assert json.loads(out.read_text()) == earlier if earlier_result else not out.exists()
     stopped = json.loads(partial.read_text())
     assert [run["lever"] for run in stopped["runs"]] == ["none"] and stopped["complete"] is False
-    assert f"(so far in {partial}; {out} is replaced once all are measured)" in capsys.readouterr().out
+    replaced = "is replaced " if earlier_result else ""
+    assert f"(so far in {partial}; {out} {replaced}once all are measured)" in capsys.readouterr().out
 
-    assert main(argv) == 0  # beside the stopped run's partial file, which stays; the complete result replaces
+    measure, measured = benchmark_train_module._measure_case, []
+    monkeypatch.setattr(benchmark_train_module, "_measure_case",
+                        lambda case, *args: measured.append(case.lever) or measure(case, *args))
+    assert main(argv) == 0
+    assert measured == ["channels_last"]  # the stopped run's configuration is not measured again
     record = json.loads(out.read_text())
-    assert [run["lever"] for run in record["runs"]] == ["none", "channels_last"] and record["complete"] is True
-    assert f"(so far in {tmp_path / 'train.partial_2.json'}; " in capsys.readouterr().out
+    assert record["runs"] == [stopped["runs"][0], record["runs"][1]] and record["complete"] is True
+    assert record["runs"][1]["lever"] == "channels_last"
+    assert record["resumed_from"] == [{"date": stopped["date"], "configurations": 1,
+                                       "load_average": stopped["load_average"]}]
+    printed = capsys.readouterr().out
+    assert (f"picked up 1 configuration(s) from {partial}, measured by a stopped run of this command on "
+            f"{stopped['date']} with this machine, code and settings; measuring the others") in printed
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["train.json"]
+
+
+@pytest.fixture(scope="module")
+def stopped_run(tmp_path_factory):
+    """The command line of a run stopped after its first configuration, and the partial file it left beside an
+    earlier complete result."""
+    out = tmp_path_factory.mktemp("stopped") / "train.json"
+    out.write_text(json.dumps({"benchmark": "train_2cpu_1proc", "complete": True, "runs": [{"lever": "earlier"}]}))
+    argv = ["benchmark", "train", *TINY_CLI, "--lever", "none", "channels_last", "--output", str(out)]
+    with pytest.MonkeyPatch.context() as patch:
+        _stopped_after_the_first(patch, argv)
+    partial = out.with_name("train.partial.json")
+    return argv, partial, json.loads(partial.read_text())
+
+
+def _changed(record: dict, key: str, value) -> dict:
+    """``record`` with ``value`` at the dotted ``key``."""
+    record = json.loads(json.dumps(record))
+    *parents, last = key.split(".")
+    inner = record
+    for parent in parents:
+        inner = inner[parent]
+    inner[last] = value
+    return record
+
+
+@pytest.mark.parametrize("change, difference", [
+    ({"argv": ["--steps", "3"]}, "with another command_line ("),
+    ({"key": "machine.torch", "value": "0.0.1"},
+     f'with another machine.torch ("0.0.1" there, "{torch.__version__}" now)'),
+    ({"key": "code_digest", "value": "0" * 64}, f'with another code_digest ("{"0" * 64}" there, '),
+    ({"key": "settings.OMP_NUM_THREADS", "value": "7"}, 'with another settings.OMP_NUM_THREADS ("7" there, '),
+])
+def test_a_stopped_run_of_another_command_machine_code_or_settings_is_refused_before_measuring(
+        change, difference, stopped_run, capsys, monkeypatch):
+    """Its rows would be mixed with this run's in one table (until the ninety-fourth session this run left its own
+    partial file beside it instead, and measured all); refused, naming what differs, with the file untouched."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+
+    argv, partial, stopped = stopped_run
+    record = _changed(stopped, change["key"], change["value"]) if "key" in change else stopped
+    partial.write_text(json.dumps(record))
+    monkeypatch.setattr(benchmark_train_module, "_measure_case", lambda *args: pytest.fail("measured"))
+    assert main(argv[:-2] + change.get("argv", []) + argv[-2:]) == 2
+    said = capsys.readouterr().err
+    assert f"error: {partial} holds 1 configuration(s) a stopped run measured on {stopped['date']} {difference}" in said
+    assert "run that command again to finish it, or move the file away to measure anew" in said
+    assert json.loads(partial.read_text()) == record
+    assert json.loads(Path(argv[-1]).read_text())["runs"] == [{"lever": "earlier"}]
+    assert sorted(path.name for path in partial.parent.iterdir()) == ["train.json", "train.partial.json"]
+
+
+@pytest.mark.parametrize("text", ["{not json", json.dumps({"benchmark": "train_2cpu_1proc", "complete": True,
+                                                            "runs": []}),
+                                  json.dumps({"benchmark": "infer_2cpu", "complete": False, "runs": []})])
+def test_a_file_at_the_partial_path_that_is_no_stopped_run_is_refused(text, stopped_run, capsys, monkeypatch):
+    """It would have been replaced by this run's results so far."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+
+    argv, partial, _ = stopped_run
+    partial.write_text(text)
+    monkeypatch.setattr(benchmark_train_module, "_measure_case", lambda *args: pytest.fail("measured"))
+    assert main(argv) == 2
+    assert (f"error: {partial} is where this run keeps its results so far, and it holds no stopped run's results of "
+            f"benchmark train: move it away, or give another --output") in capsys.readouterr().err
+    assert partial.read_text() == text and json.loads(Path(argv[-1]).read_text())["runs"] == [{"lever": "earlier"}]
+
+
+def test_a_picked_up_run_that_diverges_at_once_names_the_file_holding_the_configurations_kept(
+        stopped_run, capsys, monkeypatch):
+    """It said "the JSON": nothing measured by this run had been written, yet the stopped run's rows were kept."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+    from accelerated_seg.train import TrainingDiverged
+
+    argv, partial, stopped = stopped_run
+    partial.write_text(json.dumps(stopped))
+
+    def diverged(*args):
+        raise TrainingDiverged("the loss stayed non-finite")
+
+    monkeypatch.setattr(benchmark_train_module, "_measure_case", diverged)
+    assert main(argv) == 1
+    assert (f"the loss stayed non-finite (the configurations measured before it are in {partial}, marked "
+            f"incomplete)") in capsys.readouterr().err
     assert json.loads(partial.read_text()) == stopped
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["train.json", "train.partial.json"]
+
+
+def test_a_run_stopped_twice_says_which_rows_each_stopped_run_measured(tmp_path, monkeypatch):
+    """The rows lead ``runs`` in order; each stopped run's date and load average are kept beside its count."""
+    from accelerated_seg.benchmark import machine_info
+    from accelerated_seg.results_so_far import ResultsSoFar, code_digest
+
+    monkeypatch.setattr("accelerated_seg.benchmark.provenance", lambda command: {"date": "2026-12-04",
+                                                                               "command": command})
+    record = {"settings": {"steps": 2}, "launch": {"WORLD_SIZE": None}}
+    first = {"date": "2026-12-02", "configurations": 1, "load_average": {"before": [1.0]}}
+    partial = tmp_path / "train.partial.json"
+    partial.write_text(json.dumps({"benchmark": "train_2cpu_1proc", "date": "2026-12-03", "command_line": "c",
+                                   "machine": machine_info(), "code_digest": code_digest(), **record,
+                                   "load_average": {"before": [2.0]}, "complete": False,
+                                   "resumed_from": [first], "runs": [{"row": 1}, {"row": 2}, {"row": 3}]}))
+    so_far = ResultsSoFar(tmp_path / "train.json", "c")
+    assert so_far.pick_up(record) == [{"row": 1}, {"row": 2}, {"row": 3}]
+    written = json.loads(so_far.write("train_2cpu_1proc", {"complete": False, "runs": [{"row": n} for n in range(4)]})
+                         .read_text())
+    assert written["resumed_from"] == [first, {"date": "2026-12-03", "configurations": 2,
+                                               "load_average": {"before": [2.0]}}]
+    final = json.loads(so_far.finish("train_2cpu_1proc", {"complete": True, "runs": []}).read_text())
+    assert final["resumed_from"] == written["resumed_from"] and not partial.exists()
+
+
+def test_a_run_whose_configurations_were_all_measured_before_still_writes_its_result():
+    """Nothing measured here said which process writes: the result was left unwritten on every one."""
+    row = {"model": "unet", "lever": "none", "patch": [16, 16, 16], "batch_per_device": 2, "precision": "fp32"}
+    results = benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=2, blocks=2),
+                              measured_before=[row])
+    assert results["runs"] == [row] and results["is_main_process"] is True
 
 
 @pytest.mark.parametrize("kwargs, setting", [

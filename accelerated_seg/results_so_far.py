@@ -1,0 +1,130 @@
+"""A benchmark's results so far, beside its result file, and the rerun that picks them up.
+
+``benchmark train --output X.json`` writes its results after each configuration to ``X.partial.json``
+and, once all are measured, the complete result to X.json, removing the partial file: X.json holds a
+complete result (this run's, or an earlier one until this run completes), never a part of one. A run
+stopped on the way (a device's time limit, Ctrl-C, a diverged configuration) leaves X.partial.json,
+and the same command run again keeps the configurations it holds and measures the others. That is
+sound because each configuration is measured on its own: both loops built anew and timed against
+each other in alternating blocks, so its row does not lean on the rows before it. It holds only where
+the rows would have been measured alike: the same command line, machine, versions, code and
+settings; a partial file that differs in any of them is refused before anything is measured, naming
+the difference, as is a file there that is no stopped run's. Until the ninety-fourth session each
+rerun wrote its own ``X.partial_2.json``, ``_3``, ... beside the last, which only their times told
+apart, and measured everything again.
+
+    so_far = ResultsSoFar(output, command)
+    kept = so_far.pick_up(record)  # the stopped run's rows, or []; a ConfigError for another run's
+    ... so_far.write(name, partial) after each configuration, so_far.finish(name, results) at the end
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+
+from . import benchmark  # its functions looked up at each call: benchmarks/ scripts wrap write_result
+
+
+class ResultsSoFar:
+    """Where a run's results go after each configuration (``write``) and whole at its end (``finish``).
+
+    With ``output``, the results so far go to ``<stem>.partial.json`` beside it, which ``finish`` removes
+    once the complete result has replaced whatever was at ``output``. Without it the run writes to a file
+    of its own under benchmarks/results (``benchmark.default_result_path``), first partial, then whole."""
+
+    def __init__(self, output: str | Path | None, command: str):
+        self.output = Path(output) if output else None
+        self.command = command
+        self.path: Path | None = None  # where the results so far went; None until the first write
+        self.picked_up: dict | None = None  # the stopped run's record whose configurations this run kept
+
+    @property
+    def partial_path(self) -> Path | None:
+        return self.output.parent / f"{self.output.stem}.partial.json" if self.output else None
+
+    def pick_up(self, record: dict) -> list[dict]:
+        """The configurations (``runs``) a stopped run of this command left in ``partial_path``, [] where
+        there is none. ``record`` holds what this run's results will say beside the command and machine
+        (``settings``, ``launch``). Raises ConfigError where the file there is anything else."""
+        from .config import ConfigError
+
+        path = self.partial_path
+        if path is None or not path.exists():
+            return []
+        earlier = _stopped_run(path)
+        if earlier is None:
+            raise ConfigError(f"{path} is where this run keeps its results so far, and it holds no stopped run's "
+                              f"results of benchmark train: move it away, or give another --output")
+        now = {"command_line": self.command, "machine": benchmark.machine_info(), "code_digest": code_digest(),
+               **record}
+        if difference := _first_difference(now, earlier):
+            runs = len(earlier["runs"])
+            raise ConfigError(f"{path} holds {runs} configuration(s) a stopped run measured on {earlier['date']} "
+                              f"with another {difference}; kept, they would be mixed with this run's rows: "
+                              f"run that command again to finish it, or move the file away to measure anew")
+        self.picked_up = earlier
+        return earlier["runs"]
+
+    def write(self, name: str, results: dict) -> Path:
+        """The results so far, with what a rerun compares (``pick_up``) beside them: the command line as given
+        (``command`` is what the writer says, which a script under benchmarks/ rewrites as its own) and the
+        code's digest."""
+        record = {**results, **self._picked_up_from(), "command_line": self.command, "code_digest": code_digest()}
+        self.path = benchmark.write_result(name, record, self.path or self.partial_path, self.command)
+        return self.path
+
+    def finish(self, name: str, results: dict) -> Path:
+        """Write the complete ``results`` where the run's result belongs, and remove the partial file."""
+        path = benchmark.write_result(name, {**results, **self._picked_up_from()}, self.output or self.path,
+                                      self.command)
+        if self.partial_path is not None:
+            self.partial_path.unlink(missing_ok=True)  # also a picked-up one where nothing was left to measure
+        return path
+
+    def _picked_up_from(self) -> dict:
+        """``resumed_from``: the stopped runs whose configurations lead ``runs``, in order, each with its date,
+        load average and number of configurations; nothing where this run measured them all."""
+        if self.picked_up is None:
+            return {}
+        before = self.picked_up.get("resumed_from", [])
+        own = len(self.picked_up["runs"]) - sum(each["configurations"] for each in before)
+        return {"resumed_from": [*before, {"date": self.picked_up["date"], "configurations": own,
+                                           "load_average": self.picked_up.get("load_average")}]}
+
+
+def _stopped_run(path: Path) -> dict | None:
+    """The record at ``path`` where it is one of benchmark train's results so far (incomplete), else None."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("complete") is not False or not isinstance(record.get("runs"), list):
+        return None
+    return record if str(record.get("benchmark", "")).startswith("train_") else None
+
+
+def _first_difference(now: dict, earlier: dict, prefix: str = "") -> str | None:
+    """The first key of ``now`` whose value ``earlier`` does not share, said as "<key> (<there> there, <now>
+    now)"; None where all agree. Nested dicts name the innermost key (machine.torch)."""
+    for key, value in now.items():
+        there = earlier.get(key) if isinstance(earlier, dict) else None
+        if isinstance(value, dict) and isinstance(there, dict):
+            if found := _first_difference(value, there, f"{prefix}{key}."):
+                return found
+        elif json.loads(json.dumps(value)) != there:  # tuples written as lists
+            return f"{prefix}{key} ({json.dumps(there)} there, {json.dumps(value)} now)"
+    return None
+
+
+@functools.cache
+def code_digest(package: Path = Path(__file__).resolve().parent) -> str:
+    """SHA-256 of the package's Python files, names and contents: the commit a result records says
+    "+modified" for any edit, and nothing for a package installed from a folder, so it cannot tell
+    whether the code of a stopped run is this run's."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
