@@ -955,7 +955,7 @@ def run_from_cli(args) -> int:
         # passes before all have started it, so the main process cannot have rewritten it yet
         kept = so_far.pick_up(measured_under(timing, args.price_per_gpu_hour, args.epoch_samples, args.peak_tflops))
         if kept and main_process:
-            print(f"picked up {len(kept)} configuration(s) from {so_far.partial_path}, measured by a stopped run of "
+            print(f"picked up {len(kept)} configuration(s) from {so_far.picked_up_from}, measured by a stopped run of "
                   f"this command on {so_far.picked_up['date']} with this machine, code and settings; measuring the "
                   f"others (move the file away to measure all anew)", flush=True)
         results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
@@ -966,7 +966,7 @@ def run_from_cli(args) -> int:
         return 2
     except TrainingDiverged as error:  # a traceback before; the configurations measured are in the JSON
         message = (f"{error} (the configurations measured before it are in "
-                   f"{so_far.path or (so_far.picked_up and so_far.partial_path) or 'the JSON'}, marked incomplete)")
+                   f"{so_far.path or so_far.picked_up_from or 'the JSON'}, marked incomplete)")
         say_the_error(message)
         return 1
     if results.pop("is_main_process"):

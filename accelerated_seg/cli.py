@@ -343,7 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="JSON path (default benchmarks/results/train_<device>_<N>proc.json, or _2, _3, ... "
                         "beside an earlier run's). Replaced by a complete result only: the results so far go to "
                         "<name>.partial.json beside it, removed when the run completes; the same command run again "
-                        "after a stop keeps the configurations measured there and measures the others")
+                        "after a stop keeps the configurations measured there (without --output, in the stopped "
+                        "run's own file) and measures the others")
 
     p = commands.add_parser("plan", help="per-GPU memory of each strategy and the batch that fits (docs/planning.md)",
                             formatter_class=_DefaultsSaid)

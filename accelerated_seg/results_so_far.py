@@ -11,7 +11,10 @@ the rows would have been measured alike: the same command line, machine, version
 settings; a partial file that differs in any of them is refused before anything is measured, naming
 the difference, as is a file there that is no stopped run's. Until the ninety-fourth session each
 rerun wrote its own ``X.partial_2.json``, ``_3``, ... beside the last, which only their times told
-apart, and measured everything again.
+apart, and measured everything again. Without ``--output`` a run writes into a new file of its own
+under benchmarks/results (``complete`` false until the end), and the same command run again goes on
+in the newest such file a stopped run of it left (a new ``_2`` file before); a stopped run's file of
+another command is that run's own, and left alone.
 
     so_far = ResultsSoFar(output, command)
     kept = so_far.pick_up(record)  # the stopped run's rows, or []; a ConfigError for another run's
@@ -26,6 +29,7 @@ import json
 from pathlib import Path
 
 from . import benchmark  # its functions looked up at each call: benchmarks/ scripts wrap write_result
+from .files import RESULTS_FOLDER
 
 
 class ResultsSoFar:
@@ -33,7 +37,8 @@ class ResultsSoFar:
 
     With ``output``, the results so far go to ``<stem>.partial.json`` beside it, which ``finish`` removes
     once the complete result has replaced whatever was at ``output``. Without it the run writes to a file
-    of its own under benchmarks/results (``benchmark.default_result_path``), first partial, then whole."""
+    of its own under benchmarks/results (``benchmark.default_result_path``), first partial, then whole, or
+    to the one a stopped run of it left there (``pick_up``)."""
 
     def __init__(self, output: str | Path | None, command: str):
         self.output = Path(output) if output else None
@@ -46,27 +51,50 @@ class ResultsSoFar:
         return self.output.parent / f"{self.output.stem}.partial.json" if self.output else None
 
     def pick_up(self, record: dict) -> list[dict]:
-        """The configurations (``runs``) a stopped run of this command left in ``partial_path``, [] where
-        there is none. ``record`` holds what this run's results will say beside the command and machine
-        (``settings``, ``launch``). Raises ConfigError where the file there is anything else."""
+        """The configurations (``runs``) a stopped run of this command left in ``partial_path`` (without
+        ``output``, in a file of its own: ``_pick_up_own_file``), [] where there is none. ``record`` holds
+        what this run's results will say beside the command and machine (``settings``, ``launch``). Raises
+        ConfigError where the file at ``partial_path`` is anything else."""
         from .config import ConfigError
 
+        if self.output is None:
+            return self._pick_up_own_file(record)
         path = self.partial_path
-        if path is None or not path.exists():
+        if not path.exists():
             return []
         earlier = _stopped_run(path)
         if earlier is None:
             raise ConfigError(f"{path} is where this run keeps its results so far, and it holds no stopped run's "
                               f"results of benchmark train: move it away, or give another --output")
-        now = {"command_line": self.command, "machine": benchmark.machine_info(), "code_digest": code_digest(),
-               **record}
-        if difference := _first_difference(now, earlier):
+        if difference := _first_difference(self._said_by_this_run(record), earlier):
             runs = len(earlier["runs"])
             raise ConfigError(f"{path} holds {runs} configuration(s) a stopped run measured on {earlier['date']} "
                               f"with another {difference}; kept, they would be mixed with this run's rows: "
                               f"run that command again to finish it, or move the file away to measure anew")
         self.picked_up = earlier
         return earlier["runs"]
+
+    def _pick_up_own_file(self, record: dict) -> list[dict]:
+        """Without --output: the newest file under benchmarks/results that a stopped run of this command left
+        (``complete`` false), whose name the rest of this run writes to; [] where there is none. The files of
+        other commands, machines or code are other runs' own, never refused or touched."""
+        now = self._said_by_this_run(record)
+        newest_first = sorted(RESULTS_FOLDER.glob("train_*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for path in newest_first:
+            if (earlier := _stopped_run(path)) is not None and _first_difference(now, earlier) is None:
+                self.picked_up, self.path = earlier, path
+                return earlier["runs"]
+        return []
+
+    def _said_by_this_run(self, record: dict) -> dict:
+        """What this run's results so far will say that a stopped run's must say alike to be picked up."""
+        return {"command_line": self.command, "machine": benchmark.machine_info(), "code_digest": code_digest(),
+                **record}
+
+    @property
+    def picked_up_from(self) -> Path | None:
+        """The file whose configurations this run kept; None where it measures them all."""
+        return None if self.picked_up is None else self.partial_path or self.path
 
     def write(self, name: str, results: dict) -> Path:
         """The results so far, with what a rerun compares (``pick_up``) beside them: the command line as given

@@ -327,6 +327,39 @@ def test_a_stopped_run_is_picked_up_by_the_same_command_and_only_a_complete_resu
     assert sorted(path.name for path in tmp_path.iterdir()) == ["train.json"]
 
 
+def test_without_output_the_same_command_picks_up_the_file_its_stopped_run_left(tmp_path, capsys, monkeypatch):
+    """README's own command has no --output: a stopped run left train_<N>cpu_1proc.json incomplete and the rerun
+    measured all again into train_<N>cpu_1proc_2.json. A stopped run of another command is that run's own file."""
+    import accelerated_seg.benchmark as benchmark
+    import accelerated_seg.benchmark_train as benchmark_train_module
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})
+    argv = ["benchmark", "train", *TINY_CLI, "--lever", "none", "channels_last"]
+    _stopped_after_the_first(monkeypatch, argv)
+    results = tmp_path / "benchmarks" / "results"
+    [own] = results.iterdir()
+    stopped = json.loads(own.read_text())
+    other = results / "train_other.json"  # newer, of another command line
+    other.write_text(json.dumps({**stopped, "command_line": "accelerated-seg benchmark train --steps 9"}))
+    capsys.readouterr()
+
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})  # the next process
+    measure, measured = benchmark_train_module._measure_case, []
+    monkeypatch.setattr(benchmark_train_module, "_measure_case",
+                        lambda case, *args: measured.append(case.lever) or measure(case, *args))
+    assert main(argv) == 0
+    assert measured == ["channels_last"]
+    record = json.loads(own.read_text())
+    assert record["complete"] is True and record["runs"][0] == stopped["runs"][0]
+    assert record["resumed_from"][0]["configurations"] == 1
+    printed = capsys.readouterr().out
+    assert f"picked up 1 configuration(s) from {own.relative_to(tmp_path)}, measured by a stopped run" in printed
+    assert f"wrote {own.relative_to(tmp_path)}" in printed
+    assert sorted(path.name for path in results.iterdir()) == sorted([own.name, other.name])
+    assert json.loads(other.read_text())["complete"] is False
+
+
 @pytest.fixture(scope="module")
 def stopped_run(tmp_path_factory):
     """The command line of a run stopped after its first configuration, and the partial file it left beside an
