@@ -96,6 +96,29 @@ def test_two_runs_choosing_a_default_name_at_once_never_share_it(tmp_path, monke
     assert json.loads((results / "data_2cpu.json").read_text())["run"] == 1
 
 
+@pytest.mark.parametrize("target, measure, args", [
+    ("data", "benchmark_data", ["--cases", "2", "--patch", "16"]),
+    ("infer", "benchmark_infer", ["--size", "24", "24", "20", "--roi", "16", "--device", "cpu"]),
+])
+def test_a_stopped_data_or_inference_benchmark_leaves_the_earlier_result_and_nothing_else(
+        target, measure, args, tmp_path, monkeypatch):
+    """They write their JSON once, at the end (docs/performance.md): unlike benchmark train's results so far, a
+    stopped run leaves no partial file to pick up or to pile up, and an earlier result at --output as it was.
+    A guard of what was so: nothing changed for them in the ninety-fourth session."""
+    import accelerated_seg.benchmark as benchmark
+    from accelerated_seg.cli import EXIT_INTERRUPTED
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt  # as a time limit's signal stops it
+
+    out = tmp_path / f"{target}.json"
+    earlier = json.dumps({"benchmark": f"{target}_2cpu", "complete": True})
+    out.write_text(earlier)
+    monkeypatch.setattr(benchmark, measure, stopped)
+    assert main(["benchmark", target, *args, "--output", str(out)]) == EXIT_INTERRUPTED
+    assert out.read_text() == earlier and list(tmp_path.iterdir()) == [out]
+
+
 def test_a_result_names_the_code_that_was_measured(tmp_path):
     """A result recorded the machine and the stack but not this package's commit, which its version (0.1.0
     for every commit) cannot tell: results of sessions apart could not be matched to the code measured,
