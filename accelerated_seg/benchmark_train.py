@@ -951,8 +951,9 @@ def run_from_cli(args) -> int:
             print(note, flush=True)
 
     try:
-        # every rank reads the stopped run's file before the first configuration, whose collectives none
-        # passes before all have started it, so the main process cannot have rewritten it yet
+        # every process reads the stopped run's file, so all skip the same configurations (on several nodes,
+        # in a folder all of them see), before the first configuration, whose collectives none passes before
+        # all have started it: the main process cannot have rewritten it yet
         kept = so_far.pick_up(measured_under(timing, args.price_per_gpu_hour, args.epoch_samples, args.peak_tflops))
         if kept and main_process:
             print(f"picked up {len(kept)} configuration(s) from {so_far.picked_up_from}, measured by a stopped run of "

@@ -701,6 +701,26 @@ def test_two_processes_report_the_global_rate_against_plain_ddp(tmp_path):
 
 
 @pytest.mark.distributed
+def test_under_two_processes_both_refuse_a_file_at_the_partial_path_and_one_says_it(tmp_path):
+    """Every process reads the stopped run's file, so all decide alike: here both stop before measuring (one
+    going on alone would wait in its first collective), and the line is said once above the launcher's report."""
+    out = tmp_path / "train_2proc.json"
+    partial = tmp_path / "train_2proc.partial.json"
+    partial.write_text("{not a stopped run")
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+           "--main_process_port", str(_free_port()), "-m", "accelerated_seg.cli", "benchmark", "train", *TINY_CLI,
+           "--output", str(out)]
+    proc = run_bounded(cmd, env=env, timeout=240)
+    assert proc.returncode != 0 and not out.exists() and partial.read_text() == "{not a stopped run"
+    said = [line for line in proc.stderr.splitlines() if line.startswith(f"error: {partial} is where this run keeps")]
+    assert len(said) == 1, proc.stderr[-3000:]
+    assert "ours/s" not in proc.stdout
+
+
+@pytest.mark.distributed
 def test_under_fsdp2_a_third_loop_shards_the_plain_network_by_hand_into_our_units(tmp_path):
     """FSDP2 really sharded over 2 CPU processes (benchmarks/fsdp_on_cpu.py), one unit per residual
     unit, activation checkpointing on: the plain FSDP2 loop gets the same units, wrappers included.
