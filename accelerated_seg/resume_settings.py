@@ -25,7 +25,7 @@ from .config import ConfigError, settings_changed
 from .model_folders import STEP_DIR, Names, saved_by_fit
 from .wording import counted
 
-# fit's settings as its trackers were given them (``train._fit_hparams``), saved into each of its checkpoints:
+# fit's settings as its trackers were given them (``run_records.fit_hparams``), saved into each of its checkpoints:
 # fit has no config (its checkpoints' config.yaml is empty), so until the ninetieth session a resume had nothing
 # to compare its own with.
 FIT_SETTINGS_FILE = "fit_settings.json"

@@ -24,10 +24,7 @@ import itertools
 import json
 import math
 import os
-import platform
-import sys
 from dataclasses import asdict, dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Callable
 
@@ -37,14 +34,12 @@ from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
 
-from . import __version__
 from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also_of_wrapped_aliases,
                                      skip_first_batches_as_prepared)
 from .checkpoint import (PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals, complete_checkpoints, exported_step,
                          remove_killed_writers_leftovers, save_training_state, set_aside_later_course)
 from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .closed_output import surviving_a_closed_output
-from .code_commit import run_commit
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
 from .data.cache import PreprocessedCache
@@ -57,8 +52,7 @@ from .data.manifest import Manifest
 from .data.patch_fit import patch_padding_warning
 from .data.prepare import (cache_root, counts_before_writing, dataset_source, preprocess_settings, read_manifest,
                            records_folder)
-from .data.preprocess import ORIENTATION, PreprocessSettings
-from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
+from .data.preprocess import PreprocessSettings
 from .data.sampling import position_in_other_batches
 from .data.spacing import median_cases
 from .data.splits import unused_split_settings_warning, ways_to_validation_cases
@@ -90,8 +84,9 @@ from .resume_settings import (FIT_SETTINGS_FILE, beyond_max_steps, check_resume_
 from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
                          delete_earlier_run, earlier_run, paths_read, resume_or_replace)
 from .run_lock import hold_run_folder
+from .run_records import export_metadata, fit_hparams, flat_hparams, write_run_info
 from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
-from .strategy import PRECISION_OF_MIXED, configure_deepspeed, fallback_warning, launch_error, strategy_in_effect
+from .strategy import PRECISION_OF_MIXED, configure_deepspeed, launch_error, strategy_in_effect
 from .unused_settings import unused_settings_warnings
 from .validation import validate, validation_means
 from .wording import counted
@@ -298,7 +293,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         # had moved the later course's checkpoints and exports aside already.
         _set_aside_later_course(accelerator, resume_from, out, FIT_NAMES)
         schedule_the_stepping_optimizer(accelerator, scheduler)
-        hparams = _fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps)
+        hparams = fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps)
         # fit has no config.yaml: its checkpoints save these for a resume to compare its own with, as train's
         # config; until the ninetieth session fit's resumes said and noted no change
         loop.records[FIT_SETTINGS_FILE] = hparams
@@ -844,7 +839,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     loop.progress.batch_samples, loop.progress.epoch_length = plan.per_device * num_processes, train_set.epoch_length
     loop.progress.step_samples = cut
     accelerator.register_for_checkpointing(scheduler, loop.progress)
-    run = ConfiguredRun(cfg, loop, spec, plan, manifest, _export_metadata(cfg, manifest, settings), out, aliases)
+    run = ConfiguredRun(cfg, loop, spec, plan, manifest, export_metadata(cfg, manifest, settings), out, aliases)
     loop.records[EXPORT_DESCRIPTION_FILE] = {"model": spec.to_dict(), **run.export_meta}
     if val_table is not None:
         _validating_on(run, val_table, run_scope)
@@ -869,8 +864,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         changed = {**changed, "train.max_steps": (saved_length, cfg.train.max_steps)}  # printed apart (the schedule)
     if accelerator.is_main_process:
         resumes = resumes_of_the_course(resume_from, loop.progress.step, changed) if resume_from is not None else []
-        _write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note, resumes)
-    start_trackers(accelerator, _flat_hparams(cfg), first_step=loop.progress.step + 1, resume_from=resume_from,
+        write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note, resumes)
+    start_trackers(accelerator, flat_hparams(cfg), first_step=loop.progress.step + 1, resume_from=resume_from,
                    changed=changed)
     return run
 
@@ -1709,83 +1704,3 @@ def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest
     processes_here = int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes))
     check_step_fits_host_memory(cfg.model.name, cfg.data.patch_size, precision, manifest.num_channels,
                                 manifest.num_outputs, cfg.model.args, per_device, processes_here, names)
-
-
-def _export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings) -> dict:
-    """What inference needs besides the weights (stored in config.json next to model.safetensors)."""
-    return {
-        "labels": {str(k): v for k, v in manifest.labels.items()},
-        "channels": {str(k): v for k, v in manifest.channels.items()},
-        "in_channels": manifest.num_channels,
-        "num_classes": manifest.num_classes,
-        "patch_size": list(cfg.data.patch_size),
-        "spacing": list(settings.spacing) if settings.spacing else None,
-        "orientation": ORIENTATION,
-        "preprocessing": settings.to_dict(),
-        CODE_VERSION_KEY: PREPROCESS_VERSION,  # the code that prepared the volumes (code_version_difference)
-        # region-based: the network's outputs are these regions (label values), painted in their order
-        **({"regions": manifest.regions.to_dict()} if manifest.regions is not None else {}),
-        # what turns the network's outputs into probabilities, for who loads it into plain MONAI: one
-        # class per voxel (softmax over the channels, argmax), or overlapping regions (each channel's
-        # sigmoid, above 0.5). It was to be guessed from "regions" (eighty-fourth session's probe).
-        "output_activation": "softmax" if manifest.regions is None else "sigmoid",
-        # sparse annotation: the labels' value of unannotated voxels, which evaluate --labels leaves out
-        **({"ignore_value": manifest.ignore_value} if manifest.ignore_value is not None else {}),
-        "accelerated_seg_version": __version__,
-        # the version names a release, the commit the code (code_commit.py): what a refusal names
-        "accelerated_seg_commit": run_commit(),
-        # args holds only what was set: MONAI's defaults for the rest (a norm, an activation) are its
-        # release's
-        "monai_version": _installed_version("monai"),
-    }
-
-
-def _installed_version(name: str) -> str | None:
-    """The version of an imported package: its distribution's, else the module's own (a source tree
-    on PYTHONPATH has no distribution, and raising here would stop the main process alone)."""
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return getattr(sys.modules.get(name), "__version__", None)
-
-
-def _write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Manifest, accelerator,
-                    deepspeed_note: str | None = None, resumes: list[dict] | None = None) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),
-            # which of the profile's DeepSpeed values the run replaced: printed once, lost with the log before
-            "strategy_note": deepspeed_note,
-            "batch": {"per_device": plan.per_device, "num_processes": plan.num_processes,
-                      "accum_steps": plan.accum_steps, "global": plan.global_batch, "lr": plan.lr},
-            "split": manifest.split_record(),
-            "accelerated_seg_version": __version__, "accelerated_seg_commit": run_commit(),
-            "torch_version": torch.__version__,
-            # what else decides the numbers: MONAI's networks and transforms, accelerate's wrapping
-            "monai_version": _installed_version("monai"), "accelerate_version": _installed_version("accelerate"),
-            "python_version": platform.python_version(),
-            # each resume of the run, and the settings it changed: printed once, lost with the log before
-            "resumes": resumes or []}
-    # The marker first: what the run writes after it is the run's, never another program's (run_folder).
-    write_text_atomically(out / "run_info.json", json.dumps(info, indent=1))
-    write_text_atomically(out / "config.yaml", config_yaml)
-
-
-def _fit_hparams(model, optimizer, accelerator: Accelerator, settings: LoopSettings, grad_accum_steps: int) -> dict:
-    """What ``fit`` knows of its run, for the trackers' hyperparameters (scalars only)."""
-    stepping = optimizer.optimizer if hasattr(optimizer, "optimizer") else optimizer
-    return {"fit.model": type(accelerator.unwrap_model(model)).__name__, "fit.optimizer": type(stepping).__name__,
-            "fit.lr": float(optimizer.param_groups[0]["lr"]),  # float: a tensor lr (torch.tensor(1e-3)) too
-            "fit.max_steps": settings.max_steps, "fit.grad_accum_steps": grad_accum_steps,
-            "fit.max_grad_norm": settings.max_grad_norm, "fit.processes": accelerator.num_processes,
-            "fit.mixed_precision": accelerator.mixed_precision}
-
-
-def _flat_hparams(cfg: Config) -> dict:
-    """TensorBoard hparams take scalars only. None stays None, which TensorBoard leaves out: as "None"
-    it made the setting a string in the HParams dashboard, where runs that set a number sort as text."""
-    flat = {}
-    for section, values in cfg.to_dict().items():
-        for key, value in values.items():
-            scalar = value is None or isinstance(value, (int, float, str, bool))
-            flat[f"{section}.{key}"] = value if scalar else str(value)
-    return flat

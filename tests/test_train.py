@@ -1293,14 +1293,14 @@ def test_run_info_versions_of_a_package_without_a_distribution(monkeypatch):
 
     import monai
 
-    import accelerated_seg.train as train_module
+    import accelerated_seg.run_records as run_records
 
     def no_distribution(name):
         raise PackageNotFoundError(name)
 
-    monkeypatch.setattr(train_module, "version", no_distribution)
-    assert train_module._installed_version("monai") == monai.__version__
-    assert train_module._installed_version("not_imported_anywhere") is None
+    monkeypatch.setattr(run_records, "version", no_distribution)
+    assert run_records._installed_version("monai") == monai.__version__
+    assert run_records._installed_version("not_imported_anywhere") is None
 
 
 def test_the_strategy_line_says_how_fsdp_and_deepspeed_shard():
