@@ -264,7 +264,7 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool, names: Names = 
     """Refuse a launch that cannot work as asked (or only many times slower: fp16 on a CPU), before
     anything is written; state the strategy in effect, and warn of what works but not as the user
     would expect (a strategy fallen back, bf16 emulated). Processes accelerate did not join are
-    refused before this, where the run folder's lock would be taken (``train._holding_run_folder``).
+    refused before this, where the run folder's lock would be taken (``run_folder_ranks.holding_run_folder``).
     ``names``: how the caller sets allow_strategy_fallback (the config's key, fit's and the estimator's keyword)."""
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "fp16":
         raise ConfigError(CPU_FP16_REFUSAL)

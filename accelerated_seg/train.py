@@ -36,8 +36,7 @@ from tqdm.auto import tqdm
 
 from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also_of_wrapped_aliases,
                                      skip_first_batches_as_prepared)
-from .checkpoint import (PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals, complete_checkpoints, exported_step,
-                         remove_killed_writers_leftovers, save_training_state, set_aside_later_course)
+from .checkpoint import PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals, complete_checkpoints, save_training_state
 from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .closed_output import surviving_a_closed_output
 from .compilation import checked_settings, compile_prepared
@@ -81,12 +80,13 @@ from .resume_checks import (check_resume_channels, check_resume_classes, check_r
 from .resume_settings import (FIT_SETTINGS_FILE, beyond_max_steps, check_resume_length, check_resume_settings,
                               fit_settings_changed, refuse_a_train_checkpoint_in_fit, resumes_of_the_course,
                               run_folder_moved, saved_fit_settings, saved_train_setting)
-from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive,
-                         delete_earlier_run, earlier_run, paths_read, resume_or_replace)
-from .run_lock import hold_run_folder
+from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive, earlier_run, paths_read,
+                         resume_or_replace)
+from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_best_anew_where_its_export_is_gone,
+                               delete_earlier_run, holding_run_folder, set_aside_later_course)
 from .run_records import export_metadata, fit_hparams, flat_hparams, write_run_info
 from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
-from .strategy import PRECISION_OF_MIXED, configure_deepspeed, launch_error, strategy_in_effect
+from .strategy import PRECISION_OF_MIXED, configure_deepspeed, strategy_in_effect
 from .unused_settings import unused_settings_warnings
 from .validation import validate, validation_means
 from .wording import counted
@@ -253,7 +253,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         out = Path(checkpoint_dir)
         check_folder_path(out, FIT_NAMES.folder)  # before the lock makes it
         accelerator = make_accelerator(out, trackers, trackers_setting="fit's trackers")
-        run_scope.enter_context(_holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
+        run_scope.enter_context(holding_run_folder(accelerator, out, FIT_NAMES.elsewhere))
         accelerator.gradient_accumulation_steps = grad_accum_steps
         if note := configure_deepspeed(accelerator, _loader_batch_size(loader), grad_accum_steps, max_grad_norm):
             accelerator.print(note.replace("Set those settings", "Give fit's grad_accum_steps and max_grad_norm"))
@@ -265,7 +265,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         if resume_from is not None:  # before the preparation and the load, which refused it by its tensors' names
             with gone_if_rotated_away(resume_from, FIT_NAMES):
                 refuse_a_train_checkpoint_in_fit(resume_from)
-        _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
+        check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
         compiling = checked_settings(accelerator, CompileConfig(enabled=compile), FIT_NAMES)
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
         expect_shared_tensors(aliases)
@@ -281,7 +281,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         if resume_from is None:  # a resume's schedule is its checkpoint's, whatever was built: checked below
             _check_the_schedule_length(scheduler, max_steps)
-        _delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
+        delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
                     LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
                                  max_grad_norm=max_grad_norm, progress_bar=progress_bar),
@@ -291,7 +291,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         saved_settings = _resume_fit(loop, resume_from, out) if resume_from is not None else None
         # Once the resume can no longer be refused, as train() does: a refused resume of an older step
         # had moved the later course's checkpoints and exports aside already.
-        _set_aside_later_course(accelerator, resume_from, out, FIT_NAMES)
+        set_aside_later_course(accelerator, resume_from, out, FIT_NAMES)
         schedule_the_stepping_optimizer(accelerator, scheduler)
         hparams = fit_hparams(model, optimizer, accelerator, loop.settings, grad_accum_steps)
         # fit has no config.yaml: its checkpoints save these for a resume to compare its own with, as train's
@@ -339,7 +339,6 @@ def _check_fit_arguments(model: torch.nn.Module, loader, optimizer, scheduler, *
             raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
 
 
-
 def _resume_fit(loop: Loop, resume_from: Path, out: Path) -> dict | None:
     """Load fit's checkpoint into the loop and check its schedule; returns the settings it was saved with."""
     given = param_group_settings(loop.optimizer, scheduled=loop.scheduler is not None)
@@ -351,7 +350,6 @@ def _resume_fit(loop: Loop, resume_from: Path, out: Path) -> dict | None:
     if note := _loaded_optimizer_note(loop, resume_from, given, out):
         loop.accelerator.print(note)
     return saved_settings
-
 
 
 @contextlib.contextmanager
@@ -854,11 +852,11 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         if note := _another_length_note(saved_length, cfg, plan.lr, loop.progress.step, names):
             accelerator.print(note)
     # train.overwrite: only now, when nothing is left that could refuse the run.
-    _delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
+    delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
     on_main(accelerator, checked.keep_records)  # and the cases that passed the checks are recorded
-    _set_aside_later_course(accelerator, resume_from, out, names)
+    set_aside_later_course(accelerator, resume_from, out, names)
     if resume_from is not None:  # after the set-aside, which may take best_model/ away
-        _choose_the_best_anew_where_its_export_is_gone(accelerator, loop.progress, out, resume_from,
+        choose_the_best_anew_where_its_export_is_gone(accelerator, loop.progress, out, resume_from,
                                                        cfg.train.max_steps, names)
     if resume_from is not None and saved_length not in (None, cfg.train.max_steps):
         changed = {**changed, "train.max_steps": (saved_length, cfg.train.max_steps)}  # printed apart (the schedule)
@@ -892,7 +890,7 @@ def _accelerator_holding_the_run_folder(cfg: Config, out: Path, built, run_scope
     accelerator = make_accelerator(out, cfg.train.trackers, cfg.train.ddp, cfg.train.cudnn_benchmark)
     for warning in network_warnings(built.spec, cfg.model.args, names):  # before the lock writes the folder
         accelerator.print(f"warning: {warning}")
-    run_scope.enter_context(_holding_run_folder(accelerator, out, names.elsewhere))
+    run_scope.enter_context(holding_run_folder(accelerator, out, names.elsewhere))
     return accelerator
 
 
@@ -912,7 +910,7 @@ def _where_the_run_starts(cfg: Config, accelerator: Accelerator, out: Path, data
             # seventy-seventh session: the checkpoint carries on from those weights, not loaded again.
             accelerator.print(f"resuming {resume_from}: its weights carry on, and {names.setting('train.init_from')} "
                               f"{cfg.train.init_from} is not loaded again")
-    _check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, names.folder)
+    check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, names.folder)
     return resume_from, replace
 
 
@@ -1062,135 +1060,6 @@ def _validating_on(run: ConfiguredRun, val_table: dict, run_scope: contextlib.Ex
     # Accelerator, network and optimizer (on a GPU, their memory) until the garbage collector's
     # next pass, so a notebook's next fit could start beside them (seventy-eighth session's probe).
     run_scope.callback(setattr, loop, "on_validation", None)
-
-
-def _delete_earlier_run(accelerator: Accelerator, out: Path, outputs: tuple[str, ...], replace: bool) -> None:
-    """train.overwrite: the main process deletes the earlier run's outputs (when its ``replace`` says
-    so) before anyone writes; every rank calls this, whatever its own ``replace``.
-
-    Each rank decided ``replace`` by looking at the folder itself, and a rank that looked after the
-    deletion would find no earlier run. So only the main process's decision counts, every rank meets
-    here (none skips a barrier the others wait in), and the first barrier has every rank past its
-    look before the folder changes; in train and fit the collectives of ``prepare`` already order
-    that, the barrier keeps it so if they move.
-    """
-    accelerator.wait_for_everyone()
-    if accelerator.is_main_process and replace:
-        delete_earlier_run(out, outputs)
-    accelerator.wait_for_everyone()
-
-
-@contextlib.contextmanager
-def _holding_run_folder(accelerator: Accelerator, out: Path, elsewhere: str = "another --train.output_dir"):
-    """Hold ``out``'s run lock (run_lock.py) on the main process while the run lasts; a folder in use
-    by another live run is an error on every rank, before this run writes anything.
-
-    Taken once the Accelerator exists, so the refusal reaches every rank, and before what the folder
-    holds is judged (``resume_or_replace``), in ``train`` as in ``fit``. A launch whose processes
-    accelerate did not join is refused first: each of them is a main process and would take the
-    lock, and the one that lost the race named its sibling as "another run" (eighty-fourth session).
-    """
-    if error := launch_error(accelerator):
-        raise ConfigError(error)
-    held = []
-
-    def hold_and_sweep() -> list[Path] | str:
-        held.append(hold_run_folder(out, elsewhere))
-        if held[0].unsupported:  # in an unlockable folder the hidden ones may be another run's
-            return []
-        try:
-            return remove_killed_writers_leftovers(out)
-        except OSError as error:  # a colleague's leftover in a shared folder: said, and the run goes on
-            return f"warning: what runs killed while writing left in {out} could not all be removed ({error})"
-
-    try:  # from the lock's taking: whatever fails after it, the lock goes (a process refused itself after)
-        removed = on_main(accelerator, hold_and_sweep)
-        if held and held[0].unsupported:
-            accelerator.print(f"warning: {out} cannot be locked ({held[0].unsupported}), so a second run started "
-                              f"into it would not be refused: start one run per folder")
-        if isinstance(removed, str):
-            accelerator.print(removed)
-        elif removed:
-            accelerator.print(f"removed what runs killed while writing left in {out}: "
-                              + ", ".join(str(path.relative_to(out)) for path in removed))
-        yield
-    finally:
-        for lock in held:
-            lock.release()
-
-
-def _check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: Path | None, replace: bool,
-                                        folder: str = "train.output_dir") -> None:
-    """Every rank decides from the folder it sees which checkpoint ``--resume latest`` means and whether
-    an earlier run is replaced; refuse, on every rank, a launch whose ranks decided otherwise. ``folder``:
-    the run folder's setting as the caller names it (``Names.folder``; until the ninety-first session a
-    fit was told of train.output_dir).
-
-    Nodes that see the output folder differently (a stale NFS listing after a requeue, a node-local
-    folder) resumed step_6 on one node and step_4 on the other, trained together with different step
-    counts and hung at the next collective (sixty-ninth session).
-    """
-    if accelerator.num_processes == 1:
-        return
-    starts = on_every_rank(accelerator, lambda: (str(resume_from) if resume_from else None, replace))
-    if len(set(starts)) > 1:
-        seen = "; ".join(f"rank {rank}: {f'resume {start}' if start else 'a new run'}"
-                         f"{' replacing the earlier one' if replaces else ''}"
-                         for rank, (start, replaces) in enumerate(starts))
-        raise ConfigError(f"the ranks see the run folder differently ({seen}): {folder} must be one "
-                          f"folder that every node sees alike (a shared filesystem); if it is one, a node's "
-                          f"listing may be stale: run again once every node sees the newest checkpoint")
-
-
-def _set_aside_later_course(accelerator: Accelerator, resume_from: Path | None, out: Path, names: Names) -> None:
-    """Resuming an older step of this folder's run: the main process moves the later checkpoints and
-    exports aside (``set_aside_later_course``) before anyone saves; every rank calls this. ``names``: the
-    caller's (a fit and the estimator were told of --resume latest until the ninety-second session)."""
-    accelerator.wait_for_everyone()
-    own = resume_from is not None and resume_from.resolve().parent == (out / "checkpoints").resolve()
-    if accelerator.is_main_process and own and (aside := set_aside_later_course(resume_from, out)) is not None:
-        accelerator.print(f"resuming {resume_from.name}: the later checkpoints and exports of the earlier course "
-                          f"are kept in {aside}, out of the way of {names.resume}")
-    accelerator.wait_for_everyone()
-
-
-def _choose_the_best_anew_where_its_export_is_gone(accelerator: Accelerator, progress: Progress, out: Path,
-                                                   resume_from: Path, max_steps: int, names: Names = Names()) -> None:
-    """A resumed run whose best validation's export is not in ``out/best_model`` chooses the best
-    model anew from its next validation, and says so.
-
-    Found so after going back to an older checkpoint (the later course's best_model/ set aside, and
-    the best step's own export overwritten by it), in another folder, or after a kill between a new
-    best and the next checkpoint when the resumed steps do not repeat it bit for bit. Left as it was,
-    best_model/ stayed missing (or another course's) until a validation beat a score whose weights
-    were gone, while summary.json named that step (eighty-fourth session's probe). Every rank reads
-    the folder after the set-aside's barrier, so all decide alike (the export is collective).
-
-    A resume at ``max_steps`` validates nothing more: the best stays the checkpoint's, said with where
-    its weights are (summary.json's best_step was null, as if the run had never validated, until the
-    eighty-fifth session).
-    """
-    found = exported_step(out / "best_model")
-    if progress.best_step < 0 or found in (-1, progress.best_step):  # -1: a stepless export, not judged
-        return
-    best = f"the checkpoint's best validation was step {progress.best_step} (mean Dice {progress.best_dice:.4f})"
-    if found is not None and found > progress.step:  # the stopped run's, after its last checkpoint: same course
-        accelerator.print(f"note: best_model/ holds step {found}, validated after {resume_from.name} by the run "
-                          f"that stopped, and {best}: best_model/ is chosen anew from this run's next validation "
-                          f"on, which repeats those steps")
-    else:
-        kept = resume_from.parent / f"step_{progress.best_step}"  # the resumed run's checkpoints, here or elsewhere
-        way = (f"; {kept} holds those weights: `accelerated-seg export {kept} --output FOLDER` writes them"
-               if kept in complete_checkpoints(resume_from.parent) else "")
-        what = f"there is no best_model/ in {out}" if found is None else f"{out / 'best_model'} holds step {found}"
-        if progress.step >= max_steps:  # no validation follows to choose from
-            accelerator.print(f"warning: {what}, and {best}{way}. Nothing is trained "
-                              f"({names.setting('train.max_steps')} is reached), so summary.json keeps step "
-                              f"{progress.best_step} as the best, whose export is not in best_model/")
-            return
-        accelerator.print(f"warning: {what}, and {best}{way}. best_model/ is chosen anew from this run's next "
-                          f"validation on; metrics.json keeps step {progress.best_step}'s scores")
-    progress.best_dice, progress.best_step = Progress.best_dice, Progress.best_step
 
 
 def _check_initial_weights(cfg: Config, names: Names = Names()) -> None:

@@ -117,12 +117,14 @@ def a_second_rank_resuming_elsewhere(monkeypatch) -> None:
     """The start's check as two ranks would meet it, on one process: rank 1 sees /elsewhere/step_4 to resume."""
     from types import SimpleNamespace
 
+    import accelerated_seg.run_folder_ranks as run_folder_ranks
     import accelerated_seg.train as train_module
 
-    agree = train_module._check_the_ranks_agree_on_the_start
-    monkeypatch.setattr(train_module, "_check_the_ranks_agree_on_the_start",
+    agree = run_folder_ranks.check_the_ranks_agree_on_the_start  # looked up in train, its agreement in run_folder_ranks
+    monkeypatch.setattr(train_module, "check_the_ranks_agree_on_the_start",
                         lambda accelerator, *start, **named: agree(SimpleNamespace(num_processes=2), *start, **named))
-    monkeypatch.setattr(train_module, "on_every_rank", lambda accelerator, work: [work(), ("/elsewhere/step_4", False)])
+    monkeypatch.setattr(run_folder_ranks, "on_every_rank",
+                        lambda accelerator, work: [work(), ("/elsewhere/step_4", False)])
 
 
 def checkpoint_folder_read_only(monkeypatch, step: int) -> None:

@@ -656,12 +656,12 @@ def test_a_launch_accelerate_did_not_join_is_refused_before_the_run_folder_is_lo
     """A GPU profile's 2 processes on a machine without GPUs are each a lone main process, and each took
     the folder's lock: the one that lost the race was told its sibling rank was "another run" (in 1 of 4
     launches of the eighty-fourth session's probe), not that the profile needs GPUs."""
-    import accelerated_seg.train as training
+    import accelerated_seg.run_folder_ranks as run_folder_ranks
 
     def sibling_holds_it(out, elsewhere):  # the rank that lost the race to its sibling
         raise ConfigError(f"{out} is in use by another run")
 
-    monkeypatch.setattr(training, "hold_run_folder", sibling_holds_it)
+    monkeypatch.setattr(run_folder_ranks, "hold_run_folder", sibling_holds_it)
     # A launch of 2 (WORLD_SIZE and LOCAL_RANK, which in this process would make accelerate init a group of 2
     # and wait for the other rank): accelerate joined this process alone
     monkeypatch.setattr("accelerated_seg.strategy.launched_processes", lambda: 2)

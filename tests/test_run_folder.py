@@ -586,19 +586,19 @@ def test_ranks_that_see_the_run_folder_differently_are_refused_together(monkeypa
     with different step counts until they hung (sixty-ninth session)."""
     from types import SimpleNamespace
 
-    import accelerated_seg.train as train_module
+    import accelerated_seg.run_folder_ranks as run_folder_ranks
 
     others = [("/runs/a/checkpoints/step_4", False)]
-    monkeypatch.setattr(train_module, "on_every_rank", lambda accelerator, work: [work(), *others])
+    monkeypatch.setattr(run_folder_ranks, "on_every_rank", lambda accelerator, work: [work(), *others])
     two = SimpleNamespace(num_processes=2)
-    train_module._check_the_ranks_agree_on_the_start(two, Path("/runs/a/checkpoints/step_4"), False)  # alike
+    run_folder_ranks.check_the_ranks_agree_on_the_start(two, Path("/runs/a/checkpoints/step_4"), False)  # alike
     with pytest.raises(ConfigError, match=r"the ranks see the run folder differently \(rank 0: resume "
                                           r"/runs/a/checkpoints/step_6; rank 1: resume /runs/a/checkpoints/step_4\): "
                                           r"train.output_dir must be one folder that every node sees alike"):
-        train_module._check_the_ranks_agree_on_the_start(two, Path("/runs/a/checkpoints/step_6"), False)
+        run_folder_ranks.check_the_ranks_agree_on_the_start(two, Path("/runs/a/checkpoints/step_6"), False)
     others[:] = [(None, False)]
     with pytest.raises(ConfigError, match=r"rank 0: a new run replacing the earlier one; rank 1: a new run\)"):
-        train_module._check_the_ranks_agree_on_the_start(two, None, True)
+        run_folder_ranks.check_the_ranks_agree_on_the_start(two, None, True)
 
 
 def test_a_checkpoint_without_another_ranks_files_is_refused(tmp_path):
@@ -728,7 +728,7 @@ def test_a_sweep_that_cannot_remove_a_leftover_warns_and_keeps_no_lock(tiny_conf
     def refused(out):
         raise PermissionError(13, "Permission denied", str(out / "checkpoints" / ".step_1.old"))
 
-    monkeypatch.setattr("accelerated_seg.train.remove_killed_writers_leftovers", refused)
+    monkeypatch.setattr("accelerated_seg.run_folder_ranks.remove_killed_writers_leftovers", refused)
     capsys.readouterr()
     train(tiny_config(run, train__max_steps=2, train__val_every=0, train__resume="latest"))
     assert f"warning: what runs killed while writing left in {run} could not all be removed" in capsys.readouterr().out

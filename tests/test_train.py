@@ -943,7 +943,7 @@ def test_what_monai_builds_otherwise_than_model_args_say_is_said_once_before_any
     def stop_at_the_lock(*args, **kwargs):  # the first thing the run writes: the folder, for its lock
         raise SystemExit(f"at the lock, {out.exists()}")
 
-    monkeypatch.setattr(accelerated_seg.train, "_holding_run_folder", stop_at_the_lock)
+    monkeypatch.setattr(accelerated_seg.train, "holding_run_folder", stop_at_the_lock)
     run_names = getattr(accelerated_seg.model_folders, names) if names else accelerated_seg.model_folders.Names()
     with warnings.catch_warnings(), pytest.raises(SystemExit, match="at the lock, False"):
         warnings.filterwarnings("error", message=r".*(len\(strides\)|InstanceNorm3dNVFuser)")  # MONAI's own, raw
