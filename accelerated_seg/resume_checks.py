@@ -14,12 +14,14 @@ from pathlib import Path
 
 import torch
 import yaml
+from accelerate import Accelerator
 from accelerate.utils import DistributedType
 from safetensors import safe_open
 
 from .checkpoint import PREPROCESSING_FILE, SPLIT_FILE
-from .checkpoint_files import EXPORT_DESCRIPTION_FILE
+from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .config import ConfigError
+from .data.cases import Manifest
 from .data.preprocess_settings import code_version_difference
 from .exported_model import shared_tensor_names
 from .model_folders import LAYOUT_FILE, Names, saved_by_fit
@@ -423,3 +425,18 @@ def _shown_regions(regions: dict | None) -> str:
     if not regions:
         return "none"
     return ", ".join(f"{name}: {list(values)}" for name, values in zip(regions["names"], regions["values"]))
+
+
+def check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, manifest: Manifest, out: Path,
+                       names: Names) -> None:
+    """What ``checkpoint`` saved of its data (preprocessing, channels, classes, split) against this run's,
+    once the cases are checked and before they are preprocessed: refused, or said, in the caller's ``names``."""
+    with gone_if_rotated_away(checkpoint, names):  # else an older checkpoint's or another run's records
+        check_resume_preprocessing(checkpoint, settings.to_dict(), out, names)
+        if warning := check_resume_channels(checkpoint, manifest.channels, names):
+            accelerator.print(warning)
+        regions = manifest.regions.to_dict() if manifest.regions is not None else None
+        if warning := check_resume_classes(checkpoint, manifest.labels, regions, names):
+            accelerator.print(warning)
+        if warning := check_resume_split(checkpoint, manifest.split_record(), names):
+            accelerator.print(warning)

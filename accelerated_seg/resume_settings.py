@@ -21,8 +21,9 @@ from pathlib import Path
 
 import yaml
 
-from .config import ConfigError, settings_changed
+from .config import Config, ConfigError, settings_changed
 from .model_folders import STEP_DIR, Names, saved_by_fit
+from .schedule import lr_multiplier
 from .wording import counted
 
 # fit's settings as its trackers were given them (``run_records.fit_hparams``), saved into each of its checkpoints:
@@ -221,3 +222,49 @@ def beyond_max_steps(checkpoint: Path, step: int, max_steps: int) -> ConfigError
         f"from its step and cannot go back. Ask for more than {counted(step, 'step')} to train on, or start a new "
         f"run from "
         f"its weights (train.init_from; the estimator's fit(init_from=...))")
+
+
+def changed_settings_note(checkpoint: Path, changed: dict, names: Names = Names()) -> str:
+    """What a resume says of the settings it ``changed`` from ``checkpoint``'s run, ``{key: (saved, now)}``, each
+    as ``names`` says it (the estimator's keywords; its config's keys until the ninety-second session)."""
+    return (f"resuming with settings other than {checkpoint}'s, this run's from here on: "
+            + "; ".join(f"{names.setting(key)} {saved} -> {now}" for key, (saved, now) in changed.items()))
+
+
+def saved_max_steps(checkpoint: Path) -> int | None:
+    """The ``train.max_steps`` of the run that wrote ``checkpoint``; None where its config does not say
+    (fit's checkpoints hold none)."""
+    saved = saved_train_setting(checkpoint, "max_steps")
+    return saved if isinstance(saved, int) else None
+
+
+def another_length_note(saved: int | None, cfg: Config, lr: float, step: int,
+                         names: Names = Names()) -> str | None:
+    """What a resume with another ``train.max_steps`` than its checkpoint's run's, ``saved``
+    (``saved_max_steps``), does to the learning rate, else None.
+
+    The schedule decays to ``train.max_steps``, so lengthening a run recomputes it over the new length
+    and the rate jumps: a probe's 10-step cosine resumed at step 10 to run 20 steps went from 0.00145
+    to 0.00673, 4.7 times, and nothing said so (seventy-fourth session). Both rates are this run's
+    ``lr`` (batch scaled) and optim settings at the next step, over the two lengths, so the figures
+    show what the length alone changes (another ``optim.lr`` is listed apart). Resuming with the
+    length it was written with is the usual case and says nothing. fit's checkpoints hold no config.yaml.
+    """
+    if saved is None or saved == cfg.train.max_steps:
+        return None
+    if step >= cfg.train.max_steps:  # nothing trains: no rate goes on ("nothing to train" said that already)
+        return None
+    if cfg.optim.min_lr_ratio == 1.0:  # no decay: the length changes nothing
+        return None
+    schedule = (f"{names.setting('train.max_steps')} {saved} -> {cfg.train.max_steps}: the learning-rate schedule "
+                f"({cfg.optim.schedule}, after {counted(cfg.optim.warmup_steps, 'warm-up step')}) now decays over "
+                f"{counted(cfg.train.max_steps, 'step')}")
+    if step < cfg.optim.warmup_steps:  # the warm-up does not depend on the length: "0.00055 where ... 0.00055"
+        return (f"{schedule}, not {saved}; at step {step} both are still warming up, at a rate of "
+                f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}")
+    if step == cfg.optim.warmup_steps:  # both decays start at the peak here: "0.002 where ... gives 0.002"
+        return (f"{schedule}, not {saved}; at step {step}, where the warm-up ends, both give a rate of "
+                f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}, and this run's decays from there")
+    now, before = (lr * lr_multiplier(step, cfg.optim, length) for length in (cfg.train.max_steps, saved))
+    return (f"{schedule}, so training goes on at a rate of {now:.3g} where the checkpoint's own schedule gives "
+            f"{before:.3g}")

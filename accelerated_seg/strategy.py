@@ -519,7 +519,7 @@ def resume_conflict(saved: dict, current: dict) -> tuple[str | None, str | None]
     rank until the seventy-second session);
     a warning where they load but the run will not continue bit-identically (another number of
     processes: the per-rank RNG states no longer correspond; train's data position is converted,
-    train._continue_the_data_stream).
+    resume.continue_the_data_stream).
     """
     where = f"it was saved by {saved.get('strategy', saved['format'])}, this launch runs {current['strategy']}"
     keys = {"full": ("format",), "fsdp": ("format", "fsdp_version", "state_dict_type"),

@@ -34,8 +34,7 @@ from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
 
-from .accelerate_workarounds import (load_fsdp1_optimizer_state, load_state_also_of_wrapped_aliases,
-                                     skip_first_batches_as_prepared)
+from .accelerate_workarounds import skip_first_batches_as_prepared
 from .checkpoint import PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals, complete_checkpoints, save_training_state
 from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .closed_output import surviving_a_closed_output
@@ -52,7 +51,6 @@ from .data.patch_fit import patch_padding_warning
 from .data.prepare import (cache_root, counts_before_writing, dataset_source, preprocess_settings, read_manifest,
                            records_folder)
 from .data.preprocess import PreprocessSettings
-from .data.sampling import position_in_other_batches
 from .data.spacing import median_cases
 from .data.splits import unused_split_settings_warning, ways_to_validation_cases
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
@@ -66,26 +64,24 @@ from .model_folders import FIT_NAMES, Names, check_init_from
 from .models import (ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch,
                      network_warnings)
 from .network_checks import checked_network_and_loss, network_before_writing
-from .optimizers import (build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups,
-                         settings_the_load_brought_back)
+from .optimizers import build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups
 from .plan import PRECISIONS, check_step_fits_host_memory
-from .preparation import (adapt_to_strategy, channels_last_error, check_launch, complete_the_loaded_optimizer,
-                          end_run, keep_the_optimizer_under_offload, leaving_the_process_as_found, make_accelerator,
+from .preparation import (adapt_to_strategy, channels_last_error, check_launch, end_run,
+                          keep_the_optimizer_under_offload, leaving_the_process_as_found, make_accelerator,
                           model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_of_the_workers,
                           seed_the_shuffle, seed_this_pass_of_the_workers, start_trackers)
 from .ranks import on_every_rank, on_main
-from .resume_checks import (check_resume_channels, check_resume_classes, check_resume_layout,
-                            check_resume_model_settings, check_resume_network, check_resume_preprocessing,
-                            check_resume_split)
-from .resume_settings import (FIT_SETTINGS_FILE, beyond_max_steps, check_resume_length, check_resume_settings,
-                              fit_settings_changed, refuse_a_train_checkpoint_in_fit, resumes_of_the_course,
-                              run_folder_moved, saved_fit_settings, saved_train_setting)
+from .resume import continue_the_data_stream, loaded_optimizer_note, resume_the_loop
+from .resume_checks import check_resume_data, check_resume_model_settings
+from .resume_settings import (FIT_SETTINGS_FILE, another_length_note, changed_settings_note, check_resume_length,
+                              check_resume_settings, fit_settings_changed, refuse_a_train_checkpoint_in_fit,
+                              resumes_of_the_course, saved_fit_settings, saved_max_steps)
 from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive, earlier_run, paths_read,
                          resume_or_replace)
 from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_best_anew_where_its_export_is_gone,
                                delete_earlier_run, holding_run_folder, set_aside_later_course)
 from .run_records import export_metadata, fit_hparams, flat_hparams, write_run_info
-from .schedule import BatchPlan, lr_multiplier, lr_multipliers, resolve_batch
+from .schedule import BatchPlan, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, strategy_in_effect
 from .unused_settings import unused_settings_warnings
 from .validation import validate, validation_means
@@ -300,7 +296,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         changed = fit_settings_changed(saved_settings, hparams) if resume_from is not None else None
         if changed:  # fit.max_steps too: train says its length apart (with its schedule), fit nowhere else
             # by fit's keywords (max_steps), not the trackers' names (fit.max_steps) said until the ninety-second session
-            accelerator.print(_changed_settings_note(resume_from, changed, FIT_NAMES))
+            accelerator.print(changed_settings_note(resume_from, changed, FIT_NAMES))
         start_trackers(accelerator, hparams, first_step=loop.progress.step + 1, resume_from=resume_from,
                        changed=changed)
         try:
@@ -343,11 +339,11 @@ def _resume_fit(loop: Loop, resume_from: Path, out: Path) -> dict | None:
     """Load fit's checkpoint into the loop and check its schedule; returns the settings it was saved with."""
     given = param_group_settings(loop.optimizer, scheduled=loop.scheduler is not None)
     saved_settings = saved_fit_settings(resume_from)  # before the load, after which it may go (keep_last)
-    _resume(loop, resume_from)
+    resume_the_loop(loop, resume_from)
     if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
         loop.train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
     _check_the_schedule_length(loop.scheduler, loop.settings.max_steps, resume_from)  # its state holds its own length
-    if note := _loaded_optimizer_note(loop, resume_from, given, out):
+    if note := loaded_optimizer_note(loop, resume_from, given, out):
         loop.accelerator.print(note)
     return saved_settings
 
@@ -842,14 +838,14 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     if val_table is not None:
         _validating_on(run, val_table, run_scope)
     # read before the load: once loaded, the checkpoint may go (its run's rotation), and its length with it
-    saved_length = _saved_max_steps(resume_from) if resume_from is not None else None
-    changed = _resume(loop, resume_from) if resume_from is not None else None
+    saved_length = saved_max_steps(resume_from) if resume_from is not None else None
+    changed = resume_the_loop(loop, resume_from) if resume_from is not None else None
     if resume_from is not None:
-        _continue_the_data_stream(loop, train_set.epoch_length, micro_batch, cut)
+        continue_the_data_stream(loop, train_set.epoch_length, micro_batch, cut)
     schedule_the_stepping_optimizer(accelerator, scheduler)
     if resume_from is not None:  # on the optimizer that steps, hence after the line above
         continue_with_the_runs_settings(scheduler, plan.lr)
-        if note := _another_length_note(saved_length, cfg, plan.lr, loop.progress.step, names):
+        if note := another_length_note(saved_length, cfg, plan.lr, loop.progress.step, names):
             accelerator.print(note)
     # train.overwrite: only now, when nothing is left that could refuse the run.
     delete_earlier_run(accelerator, out, TRAIN_OUTPUTS, replace)
@@ -899,7 +895,7 @@ def _where_the_run_starts(cfg: Config, accelerator: Accelerator, out: Path, data
     """Decide whether the run resumes a checkpoint (refusing one its settings do not match) or replaces a run."""
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, names=names,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
-    if resume_from is not None:  # before the data work; _resume checks them again
+    if resume_from is not None:  # before the data work; resume_the_loop checks them again
         with gone_if_rotated_away(resume_from, names):  # a checkpoint of another run that trains on
             check_resume_settings(resume_from, dump_config(cfg), names)
             check_resume_length(resume_from, cfg.train.max_steps)
@@ -964,7 +960,7 @@ def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, mani
     if replace:  # every rank decided `replace` before anything was deleted, so all raise alike
         check_reads_survive(out, manifest.files())
     if resume_from is not None:  # before the volumes are preprocessed under settings it would refuse
-        _check_resume_data(accelerator, resume_from, settings, manifest, out, names)
+        check_resume_data(accelerator, resume_from, settings, manifest, out, names)
     if warning := unused_split_settings_warning(manifest):
         accelerator.print(warning)
     for warning in unused_settings_warnings(as_given, settings.normalization, manifest.ignore_value is not None,
@@ -1106,195 +1102,6 @@ def _check_head_only_steps(train_cfg, names: Names = Names()) -> None:
         raise ConfigError(f"{head_only} is not below {names.set_to('train.max_steps', train_cfg.max_steps)}: the "
                           f"rest of the network would never train; lower it (docs/checkpoints.md measured 7-33% "
                           f"of a run)")
-
-
-def _continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int, step_samples: int) -> None:
-    """After a resume: ``batches_seen`` in this launch's micro-batches and epochs, where the
-    checkpoint's run counted them in others (another per-device batch, number of processes or
-    accumulation, another ``data.samples_per_volume``)."""
-    progress = loop.progress
-    saved, progress.batch_samples = progress.batch_samples, batch_samples
-    saved_length, progress.epoch_length = progress.epoch_length or epoch_length, epoch_length  # None: as here
-    # None: epochs were cut to whole micro-batches of all ranks (before the eighty-fifth session)
-    saved_step, progress.step_samples = progress.step_samples or saved, step_samples
-    if saved is None or (saved, saved_length, saved_step) == (batch_samples, epoch_length, step_samples):
-        return  # None: an older checkpoint, which does not say
-    counted = progress.batches_seen
-    progress.batches_seen = position_in_other_batches(counted, saved, batch_samples, epoch_length, saved_length,
-                                                      saved_step, step_samples)
-    if (saved, saved_length) == (batch_samples, epoch_length) and progress.batches_seen == counted:
-        return  # another accumulation, the place unchanged: nothing to say
-    epochs = "" if saved_length == epoch_length else f" (epochs of {saved_length} and of {epoch_length} samples)"
-    loop.accelerator.print(f"the data stream goes on where the checkpoint's run stood: {counted} micro-batches of "
-                           f"{saved} samples (all processes) there, {progress.batches_seen} of {batch_samples} "
-                           f"here{epochs}")
-
-
-def _check_resume_data(accelerator: Accelerator, checkpoint: Path, settings, manifest: Manifest, out: Path,
-                       names: Names) -> None:
-    """What ``checkpoint`` saved of its data (preprocessing, channels, classes, split) against this run's,
-    once the cases are checked and before they are preprocessed: refused, or said, in the caller's ``names``."""
-    with gone_if_rotated_away(checkpoint, names):  # else an older checkpoint's or another run's records
-        check_resume_preprocessing(checkpoint, settings.to_dict(), out, names)
-        if warning := check_resume_channels(checkpoint, manifest.channels, names):
-            accelerator.print(warning)
-        regions = manifest.regions.to_dict() if manifest.regions is not None else None
-        if warning := check_resume_classes(checkpoint, manifest.labels, regions, names):
-            accelerator.print(warning)
-        if warning := check_resume_split(checkpoint, manifest.split_record(), names):
-            accelerator.print(warning)
-
-
-def _resume(loop: Loop, checkpoint: Path) -> dict:
-    """Load ``checkpoint`` into the loop, saying what differs from its run; the settings this run
-    changed, ``{key: (saved, now)}``.
-
-    Its run may still be training and rotate it away (``keep_last``), or a user delete it, at any time
-    until its state is loaded: that is one refusal in the caller's words (``gone_if_rotated_away``),
-    before anything of this run is written. Whatever is read of it after the load was read before. Each
-    rank checks and loads its own files, so it may go between theirs: every rank then raises the refusal
-    (``_load_state`` says where it cannot), where the ranks that had loaded it waited for the others at the
-    next barrier (gloo: "Connection closed by peer", on the main process) until the ninety-second session."""
-    def checked() -> dict:
-        with gone_if_rotated_away(checkpoint, loop.names):
-            return _check_the_checkpoint(loop, checkpoint)
-
-    changed = on_every_rank(loop.accelerator, checked)[loop.accelerator.process_index]
-    _load_state(loop, checkpoint)
-    # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
-    # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
-    # a window, so this run's first window starts at 0 whatever the checkpoint's accumulation was.
-    # Restored, a resume with other gradient accumulation (another global batch or number of
-    # processes) cut its first window short (half the micro-batches, the loss logged halved), and a
-    # rank without its own RNG file (more processes than the checkpoint's) kept 0 while rank 0 took
-    # the saved count, so their windows stayed apart for the whole run (seventy-fourth session).
-    loop.accelerator.step = 0
-    complete_the_loaded_optimizer(loop.accelerator)
-    loop.last_saved = step = loop.progress.step
-    max_steps = loop.settings.max_steps
-    if step > max_steps:  # before anything of this run is written (config.yaml, trackers, export)
-        raise beyond_max_steps(checkpoint, step, max_steps)
-    loop.accelerator.print(f"resumed from {checkpoint} at step {step}" + (
-        f", which is {loop.names.setting('train.max_steps')} already: nothing to train; {loop.names.written_at_the_end} "
-        f"written from it"
-        if step == max_steps else ""))
-    return changed
-
-
-def _check_the_checkpoint(loop: Loop, checkpoint: Path) -> dict:
-    """The checks of ``checkpoint`` against this run before its load (_resume): none has a collective."""
-    if warning := check_resume_layout(checkpoint, loop.accelerator, loop.names):  # raises where it cannot work
-        loop.accelerator.print(warning)
-    changed = check_resume_settings(checkpoint, loop.config_yaml, loop.names)  # checked before the data work too
-    check_resume_network(checkpoint, loop.accelerator, loop.model, loop.names)
-    if moved := run_folder_moved(checkpoint):
-        loop.accelerator.print(f"{checkpoint}'s run was written in {moved[0]}, which is {moved[1]} here: the paths "
-                               f"it saved that moved with it are compared as moved")
-    if changed:  # this run's optimizer settings take over after the load (continue_with_the_runs_settings)
-        loop.accelerator.print(_changed_settings_note(checkpoint, changed, loop.names))
-    return changed
-
-
-def _load_state(loop: Loop, checkpoint: Path) -> None:
-    """Load ``checkpoint``'s state into the loop, refused as gone (``gone_if_rotated_away``) where it went.
-
-    Under DDP each rank reads its files alone, so a rank that finds it gone tells the others (on_every_rank).
-    FSDP's and DeepSpeed's loads hold collectives (accelerate's barrier before FSDP's, rank 0's broadcast of
-    a full state dict, ZeRO-3's gathers): a rank refused before one of them would wait in on_every_rank's
-    gather while the others waited in it, for good or until NCCL's timeout, where it now ends alone and the
-    launcher ends the rest."""
-    def load() -> None:
-        with gone_if_rotated_away(checkpoint, loop.names):
-            load_state_also_of_wrapped_aliases(loop.accelerator, loop.model, checkpoint)
-            load_fsdp1_optimizer_state(loop.accelerator, loop.model, loop.optimizer, checkpoint)
-
-    if loop.accelerator.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED):
-        load()
-    else:
-        on_every_rank(loop.accelerator, load)
-
-
-def _changed_settings_note(checkpoint: Path, changed: dict, names: Names = Names()) -> str:
-    """What a resume says of the settings it ``changed`` from ``checkpoint``'s run, ``{key: (saved, now)}``, each
-    as ``names`` says it (the estimator's keywords; its config's keys until the ninety-second session)."""
-    return (f"resuming with settings other than {checkpoint}'s, this run's from here on: "
-            + "; ".join(f"{names.setting(key)} {saved} -> {now}" for key, (saved, now) in changed.items()))
-
-
-def _loaded_optimizer_note(loop: Loop, checkpoint: Path, given: list[dict], out: Path) -> str | None:
-    """What ``fit``'s resume says where the optimizer state loaded from ``checkpoint`` replaced the
-    param-group settings the optimizer it was ``given`` had (``param_group_settings`` before the load);
-    else None, and None where nothing trains.
-
-    A resume goes on with the checkpoint's optimizer as it was, rate and all (the documented behaviour,
-    unchanged): torch's ``load_state_dict`` puts the saved settings back, a schedule's state its base
-    rate. Until the ninety-first session nothing said so at run time: a ``fit`` resumed with an optimizer
-    built at a new rate trained on at the old one, unsaid. ``train`` puts its own settings back after the load instead
-    (``continue_with_the_runs_settings``). Not noted in TensorBoard's ``settings_changed_at_resume``:
-    no setting of the run changed, the checkpoint's goes on.
-    """
-    scheduled = loop.scheduler is not None
-    brought_back = settings_the_load_brought_back(given, param_group_settings(loop.optimizer, scheduled))
-    if not brought_back or loop.progress.step >= loop.settings.max_steps:
-        return None
-    loaded = ", ".join(f"{name} {_shown(value)}" for name, (value, _) in brought_back.items())
-    had = ", ".join(f"{name} {_shown(value)}" for name, (_, value) in brought_back.items())
-    loaded_from = (f"optimizer state and schedule loaded from {checkpoint} carry their" if scheduled else
-                   f"optimizer state loaded from {checkpoint} carries its")
-    return (f"the {loaded_from} own {loaded} (the optimizer given to this resume had {had}), and training goes "
-            f"on with it: a resume continues its checkpoint's optimizer. To train on with other settings, start a "
-            f"new run from its weights: resume with max_steps={loop.progress.step} to export them to {out / 'model'}, "
-            f"load its model.safetensors into your network (safetensors.torch.load_model) and fit it with a new "
-            f"optimizer into another checkpoint_dir")
-
-
-def _shown(value) -> str:
-    """A setting as a note shows it: a rate as 4e-08, not the 4.0000000000000004e-08 of OneCycleLR's division."""
-    if isinstance(value, float):
-        return f"{value:.12g}"
-    if isinstance(value, (tuple, list)):
-        shown = ", ".join(_shown(each) for each in value)
-        return f"({shown})" if isinstance(value, tuple) else f"[{shown}]"
-    return str(value)
-
-
-def _saved_max_steps(checkpoint: Path) -> int | None:
-    """The ``train.max_steps`` of the run that wrote ``checkpoint``; None where its config does not say
-    (fit's checkpoints hold none)."""
-    saved = saved_train_setting(checkpoint, "max_steps")
-    return saved if isinstance(saved, int) else None
-
-
-def _another_length_note(saved: int | None, cfg: Config, lr: float, step: int,
-                         names: Names = Names()) -> str | None:
-    """What a resume with another ``train.max_steps`` than its checkpoint's run's, ``saved``
-    (``_saved_max_steps``), does to the learning rate, else None.
-
-    The schedule decays to ``train.max_steps``, so lengthening a run recomputes it over the new length
-    and the rate jumps: a probe's 10-step cosine resumed at step 10 to run 20 steps went from 0.00145
-    to 0.00673, 4.7 times, and nothing said so (seventy-fourth session). Both rates are this run's
-    ``lr`` (batch scaled) and optim settings at the next step, over the two lengths, so the figures
-    show what the length alone changes (another ``optim.lr`` is listed apart). Resuming with the
-    length it was written with is the usual case and says nothing. fit's checkpoints hold no config.yaml.
-    """
-    if saved is None or saved == cfg.train.max_steps:
-        return None
-    if step >= cfg.train.max_steps:  # nothing trains: no rate goes on ("nothing to train" said that already)
-        return None
-    if cfg.optim.min_lr_ratio == 1.0:  # no decay: the length changes nothing
-        return None
-    schedule = (f"{names.setting('train.max_steps')} {saved} -> {cfg.train.max_steps}: the learning-rate schedule "
-                f"({cfg.optim.schedule}, after {counted(cfg.optim.warmup_steps, 'warm-up step')}) now decays over "
-                f"{counted(cfg.train.max_steps, 'step')}")
-    if step < cfg.optim.warmup_steps:  # the warm-up does not depend on the length: "0.00055 where ... 0.00055"
-        return (f"{schedule}, not {saved}; at step {step} both are still warming up, at a rate of "
-                f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}")
-    if step == cfg.optim.warmup_steps:  # both decays start at the peak here: "0.002 where ... gives 0.002"
-        return (f"{schedule}, not {saved}; at step {step}, where the warm-up ends, both give a rate of "
-                f"{lr * lr_multiplier(step, cfg.optim, saved):.3g}, and this run's decays from there")
-    now, before = (lr * lr_multiplier(step, cfg.optim, length) for length in (cfg.train.max_steps, saved))
-    return (f"{schedule}, so training goes on at a rate of {now:.3g} where the checkpoint's own schedule gives "
-            f"{before:.3g}")
 
 
 def _finish(run: ConfiguredRun, preempted: bool) -> dict:

@@ -46,9 +46,9 @@ def gone_after_main_loads(checkpoint: Path, rank: int) -> None:
     import shutil
     import time
 
-    import accelerated_seg.train as train_module
+    import accelerated_seg.resume as resume
 
-    original, loaded = train_module.load_state_also_of_wrapped_aliases, checkpoint.parent / "main_loaded"
+    original, loaded = resume.load_state_also_of_wrapped_aliases, checkpoint.parent / "main_loaded"
 
     def load(*args, **kwargs):
         if rank == 0:
@@ -61,7 +61,7 @@ def gone_after_main_loads(checkpoint: Path, rank: int) -> None:
         shutil.rmtree(checkpoint)
         original(*args, **kwargs)
 
-    train_module.load_state_also_of_wrapped_aliases = load
+    resume.load_state_also_of_wrapped_aliases = load
 
 
 def main() -> None:

@@ -262,6 +262,7 @@ def test_a_fit_resumes_checkpoint_gone_before_it_is_loaded_is_said_to_be_gone_in
     resume said and noted no change. Nothing of the new fit is left where it is refused."""
     import accelerate.checkpointing
 
+    import accelerated_seg.resume as resume
     import accelerated_seg.train as train_module
 
     other, out = tmp_path / "other", tmp_path / "run"
@@ -271,7 +272,7 @@ def test_a_fit_resumes_checkpoint_gone_before_it_is_loaded_is_said_to_be_gone_in
     gone = (f"resume={str(rotating)!r} was removed after the resume found it ({other / 'checkpoints'} holds step_2; "
             f"a run still training there removes older checkpoints as it saves, keeping the newest keep_last): give "
             f"one of them, or 'latest'")
-    for module, name in ((train_module, "resume_or_replace"), (train_module, "check_resume_network"),
+    for module, name in ((train_module, "resume_or_replace"), (resume, "check_resume_network"),
                          (accelerate.checkpointing, "load_model")):  # loaded: its weights, not the rest
         shutil.copytree(kept, rotating, dirs_exist_ok=True)
         with monkeypatch.context() as patched:
@@ -281,7 +282,7 @@ def test_a_fit_resumes_checkpoint_gone_before_it_is_loaded_is_said_to_be_gone_in
         assert str(refused.value) == gone, name
         assert not out.exists(), name
     shutil.copytree(kept, rotating, dirs_exist_ok=True)
-    folder_removed_at(monkeypatch, train_module, "load_state_also_of_wrapped_aliases", rotating)
+    folder_removed_at(monkeypatch, resume, "load_state_also_of_wrapped_aliases", rotating)
     capsys.readouterr()
     assert fit(*_pieces(), max_steps=3, checkpoint_dir=out, progress_bar=False, resume=str(rotating))["step"] == 3
     assert "from here on: max_steps 2 -> 3" in capsys.readouterr().out

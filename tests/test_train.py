@@ -1637,7 +1637,7 @@ def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone
     import accelerate.checkpointing
 
     import accelerated_seg.train as train_module
-    from accelerated_seg import checkpoint_files
+    from accelerated_seg import checkpoint_files, resume, resume_checks
     from accelerated_seg.cli import main
 
     other = tmp_path / "other"
@@ -1650,9 +1650,9 @@ def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone
     for module, name, before in ((checkpoint_files, "check_safetensors_header", True),  # while its files are checked
                                  (train_module, "resume_or_replace", False),
                                  (train_module, "check_resume_model_settings", False),
-                                 (train_module, "check_resume_preprocessing", True),  # after the cases' checks
-                                 (train_module, "check_resume_split", False),
-                                 (train_module, "check_resume_network", False),
+                                 (resume_checks, "check_resume_preprocessing", True),  # after the cases' checks
+                                 (resume_checks, "check_resume_split", False),
+                                 (resume, "check_resume_network", False),
                                  (accelerate.checkpointing, "load_model", False)):  # loaded: weights, not the rest
         shutil.copytree(kept, rotating, dirs_exist_ok=True)
         with monkeypatch.context() as patched:
@@ -1702,22 +1702,22 @@ def test_a_checkpoint_gone_in_a_load_with_collectives_is_refused_on_its_rank_wit
 
     from accelerate.utils import DistributedType
 
-    import accelerated_seg.train as train_module
+    import accelerated_seg.resume as resume
     from accelerated_seg.model_folders import Names
 
     gathered = []
-    monkeypatch.setattr(train_module, "on_every_rank", lambda accelerator, work: gathered.append(work) or [work()])
+    monkeypatch.setattr(resume, "on_every_rank", lambda accelerator, work: gathered.append(work) or [work()])
     checkpoint = tmp_path / "checkpoints" / "step_1"  # not there: deleted while the load read it
 
     def load_state(accelerator, model, folder):
         raise FileNotFoundError(folder / "optimizer.bin")
 
-    monkeypatch.setattr(train_module, "load_state_also_of_wrapped_aliases", load_state)
+    monkeypatch.setattr(resume, "load_state_also_of_wrapped_aliases", load_state)
     loop = SimpleNamespace(accelerator=SimpleNamespace(distributed_type=DistributedType[strategy]), model=None,
                            optimizer=None, names=Names())
     with pytest.raises(ConfigError, match=re.escape(f"train.resume={str(checkpoint)!r} was removed after the resume "
                                                     f"found it")):
-        train_module._load_state(loop, checkpoint)
+        resume._load_state(loop, checkpoint)
     assert len(gathered) == (strategy == "MULTI_GPU")
 
 
@@ -1726,12 +1726,12 @@ def test_a_resume_goes_on_from_a_checkpoint_gone_once_loaded_with_what_it_read_o
     """Once its state is loaded, the run no longer needs the checkpoint; but its length was read after, and
     a resume from a checkpoint rotated away then recorded in run_info.json no change of train.max_steps,
     nor said what that did to the schedule (until the ninety-second session)."""
-    import accelerated_seg.train as train_module
+    import accelerated_seg.resume as resume
 
     other = tmp_path / "other"
     train(tiny_config(other, train__max_steps=2, train__val_every=0, train__save_every=1, train__keep_last=2))
     rotating, out = other / "checkpoints" / "step_1", tmp_path / "run"
-    folder_removed_at(monkeypatch, train_module, "load_state_also_of_wrapped_aliases", rotating)
+    folder_removed_at(monkeypatch, resume, "load_state_also_of_wrapped_aliases", rotating)
     assert train(tiny_config(out, train__max_steps=3, train__val_every=0, train__resume=str(rotating)))["step"] == 3
     [resumed] = json.loads((out / "run_info.json").read_text())["resumes"]
     assert resumed["settings_changed"]["train.max_steps"] == [2, 3]
@@ -2066,12 +2066,12 @@ def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_list
 def test_counts_of_one_are_said_in_the_singular(tiny_config):
     """"after 1 warm-up steps", "the first 1 steps", "warmed up over 1 steps" (ninety-second session's
     audit of the README's train)."""
-    from accelerated_seg.train import _another_length_note
+    from accelerated_seg.resume_settings import another_length_note
     from accelerated_seg.wording import counted
 
     assert [counted(n, "step") for n in (0, 1, 2)] == ["0 steps", "1 step", "2 steps"]
     assert counted(1, "process", "processes") == "1 process" and counted(3, "patch", "patches") == "3 patches"
-    note = _another_length_note(2, tiny_config(train__max_steps=1, optim__warmup_steps=1), 0.001, 0)  # saved: 2
+    note = another_length_note(2, tiny_config(train__max_steps=1, optim__warmup_steps=1), 0.001, 0)  # saved: 2
     assert note.startswith("train.max_steps 2 -> 1: the learning-rate schedule (cosine, after 1 warm-up step) now "
                            "decays over 1 step, ")
 
@@ -2080,21 +2080,21 @@ def test_a_longer_run_resumed_inside_its_warm_up_says_the_rate_is_the_same(tiny_
     """Within the warm-up the rate does not depend on the length: the note read "a rate of 0.00055
     where the checkpoint's own schedule gives 0.00055" (seventy-fifth session's probe); without decay
     (min_lr_ratio 1) the length changes nothing, and nothing is said."""
-    from accelerated_seg.train import _another_length_note, _saved_max_steps
+    from accelerated_seg.resume_settings import another_length_note, saved_max_steps
 
     checkpoint = tmp_path / "step_10"
     checkpoint.mkdir()
     (checkpoint / "config.yaml").write_text("train:\n  max_steps: 10\n")
     cfg = tiny_config(train__max_steps=12, optim__warmup_steps=20)
-    assert _another_length_note(_saved_max_steps(checkpoint), cfg, 0.001, 10) == (
+    assert another_length_note(saved_max_steps(checkpoint), cfg, 0.001, 10) == (
         "train.max_steps 10 -> 12: the learning-rate schedule (cosine, after 20 warm-up steps) now decays over 12 "
         "steps, not 10; at step 10 both are still warming up, at a rate of 0.00055")
     undecayed = tiny_config(train__max_steps=12, optim__min_lr_ratio=1.0)
-    assert _another_length_note(10, undecayed, 0.001, 10) is None
+    assert another_length_note(10, undecayed, 0.001, 10) is None
     # resumed where the warm-up ends, both schedules are at their peak: "a rate of 0.002 where the checkpoint's own
     # schedule gives 0.002" (a resume of docs/checkpoints.md's, run in the ninety-third session)
     ending = tiny_config(train__max_steps=3, optim__warmup_steps=2)
-    assert _another_length_note(2, ending, 0.002, 2) == (
+    assert another_length_note(2, ending, 0.002, 2) == (
         "train.max_steps 2 -> 3: the learning-rate schedule (cosine, after 2 warm-up steps) now decays over 3 steps, "
         "not 2; at step 2, where the warm-up ends, both give a rate of 0.002, and this run's decays from there")
 
