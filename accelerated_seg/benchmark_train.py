@@ -696,7 +696,7 @@ def _real_patches(case: TrainCase, timing: TimingSettings, samples_per_block: in
     from .data.loader import patch_dataset
     from .data.synthetic import write_synthetic_dataset
     from .ranks import on_main
-    from .train import cached_tables, checked_data  # the training data path itself
+    from .training_data import cached_tables, checked_data  # the training data path itself
 
     cases = max(d for d in range(1, 9) if samples_per_block % d == 0)
     size_mm = tuple(1.25 * edge for edge in case.patch)

@@ -1625,10 +1625,10 @@ def _check_an_epoch_holds_a_batch(dataset: Dataset, cfg: Config, processes: int)
 
 def _steps_for_epochs(epochs: int, dataset: Dataset, cfg: Config, processes: int) -> int:
     """Optimizer steps in ``epochs`` passes over the training patches, each cut as training cuts it
-    (``train.epoch_cut``). Where an epoch is shorter than one step, whose windows then run across
+    (``training_data.epoch_cut``). Where an epoch is shorter than one step, whose windows then run across
     epochs, the steps nearest the epochs' samples: one step an epoch trained 3 epochs as 4, 10 as
     13.3 (6 patches at a global batch of 8; the eighty-sixth session's review)."""
-    from .train import epoch_cut
+    from .training_data import epoch_cut
 
     plan = _batch_plan(cfg, processes)
     patches = patches_per_epoch(len(dataset.manifest.training), cfg.data.samples_per_volume)

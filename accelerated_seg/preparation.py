@@ -6,6 +6,7 @@ training benchmark alike, so that the benchmark measures the loop training reall
 - ``check_launch``: refuse a launch whose strategy cannot take effect here, before anything is written.
 - ``channels_last_error``: ``train.channels_last`` under a strategy that cannot shard such weights.
 - ``seed_the_shuffle``: ``fit``'s shuffling loaders get an order a resume can repeat.
+- ``layer_seed``: each rank's stochastic layers (dropout, drop path) draw from a stream of their own.
 - ``model_for_strategy`` / ``adapt_to_strategy``: the registry network's starting weights and the
   changes FSDP and DeepSpeed need before ``prepare`` (wrapping.py does each of them); under FSDP
   without a sync from rank 0, ``check_the_ranks_start_alike``.
@@ -336,6 +337,13 @@ def seed_this_pass_of_the_workers(loader, seed: int, rank: int, number: int) -> 
     # CUDA default (torch.set_default_device("cuda")) fails that draw, as accelerate's own do not
     generator = torch.Generator(device=torch.get_default_device())
     getattr(loader, "base_dataloader", loader).generator = generator.manual_seed(int(state[0]))
+
+
+def layer_seed(seed: int, rank: int) -> int:
+    """The seed of ``rank``'s torch generator while it trains: a stream of its own for each (seed, rank),
+    apart from the one the initial weights drew (``seed`` itself) and from another seed's ranks (seed
+    + rank would give rank 1 of seed s the stream of rank 0 of seed s + 1)."""
+    return int(np.random.SeedSequence(seed, spawn_key=(rank,)).generate_state(1)[0])
 
 
 def model_for_strategy(cfg: Config, spec: ModelSpec, accelerator: Accelerator, run_scope: contextlib.ExitStack

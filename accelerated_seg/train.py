@@ -40,18 +40,13 @@ from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .closed_output import surviving_a_closed_output
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
-from .data.cache import PreprocessedCache
-from .data.cache_versions import size_said, using_version
-from .data.checks import CheckingRanks, check_as_configured
 from .data.class_presence import class_presence_warnings, output_names
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest
 from .data.patch_fit import patch_padding_warning
-from .data.prepare import (cache_root, counts_before_writing, dataset_source, preprocess_settings, read_manifest,
-                           records_folder)
+from .data.prepare import cache_root, counts_before_writing, dataset_source
 from .data.preprocess import PreprocessSettings
-from .data.spacing import median_cases
 from .data.splits import unused_split_settings_warning, ways_to_validation_cases
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .exported_model import expect_shared_tensors, export_model, shared_tensor_names
@@ -67,10 +62,10 @@ from .network_checks import checked_network_and_loss, network_before_writing
 from .optimizers import build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups
 from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, end_run,
-                          keep_the_optimizer_under_offload, leaving_the_process_as_found, make_accelerator,
+                          keep_the_optimizer_under_offload, layer_seed, leaving_the_process_as_found, make_accelerator,
                           model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_of_the_workers,
                           seed_the_shuffle, seed_this_pass_of_the_workers, start_trackers)
-from .ranks import on_every_rank, on_main
+from .ranks import on_main
 from .resume import continue_the_data_stream, loaded_optimizer_note, resume_the_loop
 from .resume_checks import check_resume_data, check_resume_model_settings
 from .resume_settings import (FIT_SETTINGS_FILE, another_length_note, changed_settings_note, check_resume_length,
@@ -83,6 +78,7 @@ from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_be
 from .run_records import export_metadata, fit_hparams, flat_hparams, write_run_info
 from .schedule import BatchPlan, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, strategy_in_effect
+from .training_data import cached_tables, checked_data, epoch_cut, patches_left_out_note
 from .unused_settings import unused_settings_warnings
 from .validation import validate, validation_means
 from .wording import counted
@@ -990,7 +986,7 @@ def _checked_epoch(cfg: Config, accelerator: Accelerator, manifest: Manifest, pl
                           f"process's, {plan.per_device * num_processes}: raise "
                           f"{names.setting('data.samples_per_volume')} or lower the batch")
     cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
-    if note := _patches_left_out_note(patches, cut, plan.global_batch, names):
+    if note := patches_left_out_note(patches, cut, plan.global_batch, names):
         accelerator.print(note)
     return patches, cut
 
@@ -1231,140 +1227,6 @@ def _empty_cases_note(names: list[str], counts: dict[str, int], cases: int) -> s
         if said:
             parts.append(f"{name}: {', '.join(said)}")
     return f"\n  of {cases} case(s): {'; '.join(parts)}" if parts else ""
-
-
-def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, settings: PreprocessSettings,
-                  run_scope: contextlib.ExitStack | None = None, given: bool = False, names: Names = Names()):
-    """The checked cases preprocessed once (each rank builds its share of the cache), then the
-    training and validation case tables (None: no validation cases) that every rank reads memory-mapped.
-    Every rank holds the cache's version as in use for ``run_scope`` (``data/cache_versions.py``), so
-    that ``accelerated-seg cache --prune`` leaves it alone. ``given``: the cases were given in Python (train's
-    ``manifest``), not read from ``data.dataset``, so the run's config.yaml does not name them."""
-    cache = PreprocessedCache(cache_root(cfg.data), manifest.root, settings, manifest.num_classes,
-                              ignore_label=manifest.ignore_index is not None)
-    if run_scope is not None:
-        run_scope.enter_context(using_version(cache.dir))
-    cases = manifest.training + manifest.validation
-    changed = on_main(accelerator, lambda: cache.changed_since_built(cases))  # before they are built again
-    built = on_every_rank(accelerator, lambda: cache.build(
-        cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
-    # data.normalization: auto chose from the channels' names, so the run says what it chose
-    chosen = (f" ({names.setting('data.normalization')}: {names.value('auto')}, from the channels' names)"
-              if cfg.data.normalization == "auto" else "")
-    if accelerator.num_processes > 1:  # the other ranks' shares, where the main process writes the tables
-        on_main(accelerator, lambda: _every_case_in_the_cache(cache, cases, names))
-    # the spacing too: with data.spacing null it is a median (median_cases), said nowhere else but the export
-    spacing = " x ".join(f"{size:g}" for size in settings.spacing) if settings.spacing else "as stored"
-    accelerator.print(f"preprocessed cache {cache.dir}: {sum(built)} case(s) built, {len(cases) - sum(built)} reused; "
-                      f"{settings.normalization} normalization{chosen}; spacing {spacing} mm"
-                      + (f" ({names.setting('data.spacing')}: {names.value(None)}, {median_cases(manifest)[1]})"
-                         if cfg.data.spacing is None else ""))
-    # Why everything was built again, and what the cache holds besides: a no-op chmod -R rebuilt a
-    # probe's 2000 cases, and six settings left six copies of the dataset, without a word (seventy-fifth)
-    if changed:
-        accelerator.print(f"  {changed} of the {sum(built)} built had been cached before: their files changed since "
-                          f"(size, modification or status-change time: an edit, a copy, a chmod); the arrays of "
-                          f"before stay in the cache")
-    versions, size = on_main(accelerator, cache.other_versions) or (0, 0)
-    if versions:
-        shown = size_said(size)
-        # Cases given in Python (a Dataset's pairs, train(cfg, manifest=load_cases(...)) of any format) are in no
-        # config: the run's config.yaml names data.dataset's default, whose `cache --config` found "nothing of it
-        # is cached". The dataset's folder in the cache names it; with no settings there to keep a version, its
-        # --prune removes this one too once unused. By the format alone, a given CSV or dataset.json was missed.
-        how = (f"`accelerated-seg cache --config {Path(cfg.train.output_dir).absolute() / 'config.yaml'} --prune` "
-               f"removes those no live run uses" if not given else
-               f"`accelerated-seg cache {cache.dir.parent}` lists them (the cases were given in Python, which no "
-               f"config names), and with --prune removes every version no live run uses, this run's once it ends")
-        accelerator.print(f"  {cache.dir.parent} also holds {versions} other preprocessed version(s) of this dataset "
-                          f"(other settings or classes, or other preprocessing code), {shown}: {how}")
-    tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
-                                            for cases in (manifest.training, manifest.validation)])
-    if accelerator.num_processes > 1:  # and the tables where every rank reads them
-        on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index, names))
-    validation = cache.load_table(tables[1]) if tables[1] is not None else None
-    return cache.load_table(tables[0]), validation
-
-
-def layer_seed(seed: int, rank: int) -> int:
-    """The seed of ``rank``'s torch generator while it trains: a stream of its own for each (seed, rank),
-    apart from the one the initial weights drew (``seed`` itself) and from another seed's ranks (seed
-    + rank would give rank 1 of seed s the stream of rank 0 of seed s + 1)."""
-    return int(np.random.SeedSequence(seed, spawn_key=(rank,)).generate_state(1)[0])
-
-
-def epoch_cut(patches: int, plan: BatchPlan) -> int:
-    """The samples each epoch of ``patches`` is cut to whole multiples of (``EpochSampler``): one
-    optimizer step's, so that every split of the global batch over processes and accumulation trains
-    on the same samples; where an epoch holds no whole step (few cases, a large global batch), one
-    micro-batch of every process's, the accumulation windows then running across epochs."""
-    return plan.global_batch if patches >= plan.global_batch else plan.per_device * plan.num_processes
-
-
-def _patches_left_out_note(patches: int, cut: int, global_batch: int, names: Names = Names()) -> str | None:
-    """A note where cutting each epoch to whole optimizer steps (``EpochSampler``, ``epoch_cut``) leaves
-    out a tenth of it or more: with few cases, a rest that nothing said (7 patches at a global batch of
-    4: 3 of them). Where an epoch holds no whole step its cut is a micro-batch of every process's, which
-    the note named as the optimizer step (the eighty-sixth session's review)."""
-    rest = patches % cut
-    if rest < 0.1 * patches:
-        return None
-    made = (f"{patches // cut} optimizer step(s) of {cut}" if cut == global_batch else
-            f"{patches // cut} micro-batch(es) of {cut} (fewer than one optimizer step of "
-            f"{global_batch}, whose accumulation then runs across epochs)")
-    return (f"note: an epoch's {patches} patches make {made}; the other {rest} ({rest / patches:.0%}) are in "
-            f"no step of that epoch (each epoch draws them in its own order, so not the same ones every epoch): "
-            f"a {names.setting('data.samples_per_volume')} or a global batch that divides the epoch trains on every "
-            f"patch")
-
-
-# Each rank preprocesses its share into data.cache_dir as it sees it; the default (~/.cache) is each
-# machine's own. Two nodes with their own caches failed with FileNotFoundError tracebacks from the case
-# table, one node's alone while the other waited (sixty-ninth session).
-def shared_cache_fix(names: Names = Names()) -> str:
-    """The way on where the nodes do not share the cache, naming its setting as the caller does (Dataset.from_files'
-    cache_dir to the estimator, told of data.cache_dir until the ninety-second session)."""
-    return (f"{names.setting('data.cache_dir')} must be a folder that every node sees (a shared filesystem); its "
-            f"default, ~/.cache/accelerated_seg, is each machine's own")
-
-
-def _every_case_in_the_cache(cache: PreprocessedCache, cases: list, names: Names = Names()) -> None:
-    # Built, not current: a file replaced while another rank read it is built again by the next run; this run
-    # trains on what was read, as one process does. Current alone, it was said to be no shared folder.
-    missing = [case.id for case in cases if not cache.is_built(case)]
-    if missing:
-        named = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
-        raise ConfigError(f"{len(missing)} case(s) that the other ranks preprocessed are not in {cache.dir} as "
-                          f"the main process sees it ({named}): {shared_cache_fix(names)}")
-
-
-def _every_table_seen(tables: list, rank: int, names: Names = Names()) -> None:
-    for table in tables:
-        if table is not None and not Path(table).is_dir():
-            raise ConfigError(f"the case table {table}, which the main process wrote, is not there as rank {rank} "
-                              f"sees it: {shared_cache_fix(names)}")
-
-
-def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
-    """Synthesise/read the cases (main process), check them (every rank its share, each its whole
-    report: bad data fails every rank alike) and resolve the preprocessing (median spacing). Returns
-    the manifest, the preprocessing and the checks' report, whose ``keep_records`` the run calls once
-    nothing refuses it any more."""
-    manifest = on_main(accelerator, lambda: read_manifest(cfg.data, cfg.train.output_dir, manifest))
-    if not manifest.training:  # a dataset of held-out cases alone: the median spacing of none was a TypeError
-        raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
-                          f"({manifest.split}): give it cases to train on")
-    ranks = CheckingRanks(accelerator.process_index, accelerator.num_processes,
-                          lambda work: on_every_rank(accelerator, work))
-    manifest, report = check_as_configured(cfg.data, manifest, ranks, records_folder(cfg.data))
-    report.raise_if_errors()
-    if report.recalled:  # why this launch's checks took no time, and how to have every file read
-        cases = len(manifest.training) + len(manifest.validation)
-        accelerator.print(f"pre-flight checks: {report.recalled} of {cases} case(s) unchanged since they passed, "
-                          f"not read again (accelerated-seg check reads them all)")
-    for warning in report.warnings:
-        accelerator.print(f"warning: {warning}")  # as check says them
-    return manifest, on_main(accelerator, lambda: preprocess_settings(cfg.data, manifest)), report
 
 
 def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest, per_device: int,

@@ -828,12 +828,12 @@ def test_a_case_table_that_cannot_be_written_for_want_of_room_is_one_error(tiny_
 def test_a_training_run_holds_its_cache_version_as_in_use_until_it_ends(tiny_dataset, tmp_path, monkeypatch):
     import contextlib
 
-    import accelerated_seg.train as train_module
+    import accelerated_seg.training_data as training_data
     from accelerated_seg.cli import main
     from accelerated_seg.data.cache_versions import _held
     from conftest import tiny_overrides
 
-    seen, real = [], train_module.using_version
+    seen, real = [], training_data.using_version
 
     @contextlib.contextmanager
     def recording(folder):
@@ -841,7 +841,7 @@ def test_a_training_run_holds_its_cache_version_as_in_use_until_it_ends(tiny_dat
             seen.append((folder, _held(folder)))  # another process's --prune would find it held
             yield
 
-    monkeypatch.setattr(train_module, "using_version", recording)
+    monkeypatch.setattr(training_data, "using_version", recording)
     assert main(["train", *tiny_overrides(tiny_dataset, tmp_path / "run", data__cache_dir=str(tmp_path / "cache"),
                                           train__max_steps=1, train__val_every=0, train__save_every=0)]) == 0
     ((folder, held),) = seen

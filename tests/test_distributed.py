@@ -72,7 +72,7 @@ def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path)
     state = out / "checkpoints" / "step_4"
     assert (state / "random_states_0.pkl").is_file() and (state / "random_states_1.pkl").is_file()
     # each rank's dropout draws from its own stream (of train.seed and the rank): the same masks on every rank before
-    from accelerated_seg.train import layer_seed
+    from accelerated_seg.preparation import layer_seed
 
     seeds = [int((tmp_path / f"seed.rank{rank}.txt").read_text()) for rank in range(2)]
     assert seeds == [layer_seed(0, 0), layer_seed(0, 1)] and len({*seeds, 0, layer_seed(1, 0)}) == 4

@@ -2368,7 +2368,7 @@ def test_an_estimators_cache_dir_in_a_file_or_not_shared_by_the_nodes_is_named_a
     from accelerated_seg.data.cache import PreprocessedCache
     from accelerated_seg.data.preprocess import PreprocessSettings
     from accelerated_seg.model_folders import ESTIMATOR_NAMES
-    from accelerated_seg.train import _every_case_in_the_cache, _every_table_seen
+    from accelerated_seg.training_data import _every_case_in_the_cache, _every_table_seen
 
     (tmp_path / "notes").write_text("a file where the cache would go")
     train_pairs, _ = _pairs(tiny_dataset)

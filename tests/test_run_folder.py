@@ -638,7 +638,7 @@ def test_a_cache_that_the_main_process_does_not_share_with_the_other_ranks_is_re
     from accelerated_seg.data.cache import PreprocessedCache
     from accelerated_seg.data.manifest import load_msd
     from accelerated_seg.data.preprocess import PreprocessSettings
-    from accelerated_seg.train import _every_case_in_the_cache, _every_table_seen
+    from accelerated_seg.training_data import _every_case_in_the_cache, _every_table_seen
 
     manifest = load_msd(tiny_dataset)
     cases = manifest.training + manifest.validation
@@ -665,7 +665,7 @@ def test_a_case_whose_file_was_replaced_while_a_rank_built_it_is_no_cache_the_ra
     from accelerated_seg.data.cache import PreprocessedCache
     from accelerated_seg.data.manifest import load_msd
     from accelerated_seg.data.preprocess import PreprocessSettings
-    from accelerated_seg.train import _every_case_in_the_cache
+    from accelerated_seg.training_data import _every_case_in_the_cache
     from faults import label_replaced_while_read
 
     shutil.copytree(tiny_dataset.parent, tmp_path / "data")

@@ -202,9 +202,9 @@ def test_accumulation_over_smaller_batches_trains_on_the_samples_of_the_whole_ba
     assert train(tiny_config(tmp_path / "long_steps", train__batch_size=2, train__grad_accum_steps=4,
                              **common))["step"] == 3
     # and its note names what an epoch is cut to: "3 optimizer step(s) of 2" where steps are of 8
-    from accelerated_seg.train import _patches_left_out_note
+    from accelerated_seg.training_data import patches_left_out_note
 
-    assert _patches_left_out_note(7, 2, 8).startswith("note: an epoch's 7 patches make 3 micro-batch(es) of 2 "
+    assert patches_left_out_note(7, 2, 8).startswith("note: an epoch's 7 patches make 3 micro-batch(es) of 2 "
                                                       "(fewer than one optimizer step of 8")
 
 

@@ -58,7 +58,7 @@ def prepare_manifest(cfg: DataConfig, output_dir: str | Path, manifest: Manifest
     """Synthesise if asked, read the cases (unless given), run the pre-flight checks (recalling the
     cases that passed before); returns the manifest and the report, whose warnings are to be said and
     whose ``keep_records`` is to be called once nothing refuses the work. Training spreads the checks
-    over its ranks (``train.checked_data``).
+    over its ranks (``training_data.checked_data``).
 
     Raises:
         DataError: the checks found problems.
