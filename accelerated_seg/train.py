@@ -51,6 +51,7 @@ from .data.splits import unused_split_settings_warning, ways_to_validation_cases
 from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
 from .exported_model import expect_shared_tensors, export_model, shared_tensor_names
 from .files import write_text_atomically
+from .fit_checks import check_fit_arguments, check_the_schedule_length
 from .host_cpu import bf16_two_voxel_warning
 from .initial_weights import check_initial_network, class_order_warning, initial_weights_preparation_note
 from .loop_clock import LoopClock
@@ -237,9 +238,9 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         (step, global samples/s, data-wait %) at log steps; ``model`` is the
         exported state dict file (full precision, unwrapped: loads into your network strictly).
     """
-    _check_fit_arguments(model, loader, optimizer, scheduler, max_epochs=max_epochs, max_steps=max_steps,
-                         grad_accum_steps=grad_accum_steps, log_every=log_every, keep_last=keep_last,
-                         save_every=save_every, max_grad_norm=max_grad_norm)
+    check_fit_arguments(model, loader, optimizer, scheduler, max_epochs=max_epochs, max_steps=max_steps,
+                        grad_accum_steps=grad_accum_steps, log_every=log_every, keep_last=keep_last,
+                        save_every=save_every, max_grad_norm=max_grad_norm)
     with (leaving_the_process_as_found(), surviving_a_closed_output(), PreemptionSignals() as signals,
           contextlib.ExitStack() as run_scope):
         out = Path(checkpoint_dir)
@@ -272,7 +273,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         if max_steps is None:  # accumulation windows run across epochs (see preparation.make_accelerator)
             max_steps = max(1, max_epochs * len(train_dl) // grad_accum_steps)
         if resume_from is None:  # a resume's schedule is its checkpoint's, whatever was built: checked below
-            _check_the_schedule_length(scheduler, max_steps)
+            check_the_schedule_length(scheduler, max_steps)
         delete_earlier_run(accelerator, out, FIT_OUTPUTS, replace)  # overwrite: once nothing can refuse the run
         loop = Loop(accelerator, model, optimizer, criterion, train_dl,
                     LoopSettings(max_steps=max_steps, log_every=log_every, save_every=save_every, keep_last=keep_last,
@@ -315,22 +316,6 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
                 "is_main_process": accelerator.is_main_process}
 
 
-def _check_fit_arguments(model: torch.nn.Module, loader, optimizer, scheduler, *, max_epochs: int | None,
-                         max_steps: int | None, grad_accum_steps: int, log_every: int, keep_last: int,
-                         save_every: int, max_grad_norm: float) -> None:
-    """Refuse fit's arguments that cannot train, before anything is made or written."""
-    if (max_epochs is None) == (max_steps is None):
-        raise ConfigError("fit: give exactly one of max_epochs and max_steps")
-    _check_the_loader(loader)
-    _check_the_optimizer_and_schedule(model, optimizer, scheduler)
-    for name, value, lowest in (("max_epochs", max_epochs, 1), ("max_steps", max_steps, 1),
-                                ("grad_accum_steps", grad_accum_steps, 1), ("log_every", log_every, 1),
-                                ("keep_last", keep_last, 1), ("save_every", save_every, 0),
-                                ("max_grad_norm", max_grad_norm, 0)):
-        if value is not None and value < lowest:
-            raise ConfigError(f"fit: {name} must be >= {lowest}, got {value!r}")
-
-
 def _resume_fit(loop: Loop, resume_from: Path, out: Path) -> dict | None:
     """Load fit's checkpoint into the loop and check its schedule; returns the settings it was saved with."""
     given = param_group_settings(loop.optimizer, scheduled=loop.scheduler is not None)
@@ -338,7 +323,7 @@ def _resume_fit(loop: Loop, resume_from: Path, out: Path) -> dict | None:
     resume_the_loop(loop, resume_from)
     if loop.progress.shuffle_seed is not None:  # the orders the interrupted run drew
         loop.train_dl.get_sampler().initial_seed = loop.progress.shuffle_seed
-    _check_the_schedule_length(loop.scheduler, loop.settings.max_steps, resume_from)  # its state holds its own length
+    check_the_schedule_length(loop.scheduler, loop.settings.max_steps, resume_from)  # its state holds its own length
     if note := loaded_optimizer_note(loop, resume_from, given, out):
         loop.accelerator.print(note)
     return saved_settings
@@ -658,85 +643,6 @@ def figures_by_name(rows: list[list[float]]) -> dict:
         figures.update({f"gpu/rank{rank}/{name}": value for name, value in zip(GPU_FIGURES, row[2:])
                         if not math.isnan(value)})
     return figures
-
-
-def _check_the_loader(loader) -> None:
-    """``fit``'s loader as the loop needs it, or one ConfigError: a list of batches or a generator was
-    an AttributeError (``batch_size``), a loader without a length torch's TypeError (seventy-third
-    session's probe)."""
-    if not isinstance(loader, torch.utils.data.DataLoader):
-        # accelerate shards a DataLoader over the processes and resumes it mid-epoch; anything else
-        # it hands back as it is
-        raise ConfigError(f"fit: loader must be a torch.utils.data.DataLoader, got a {type(loader).__name__}; "
-                          f"give your samples to one (DataLoader(dataset, batch_size=...)), or use Dataset.loader()")
-    try:
-        len(loader)
-    except TypeError:  # an IterableDataset without __len__
-        raise ConfigError(f"fit: the loader's {type(loader.dataset).__name__} has no length, and the loop counts "
-                          f"epochs, max_epochs' steps and a resume's position in batches: give the dataset a "
-                          f"__len__ (the samples of one epoch), or make it a map-style Dataset") from None
-
-
-def _check_the_optimizer_and_schedule(model: torch.nn.Module, optimizer, scheduler) -> None:
-    """``fit``'s optimizer and scheduler as the loop can step them, or one ConfigError before any work.
-
-    An optimizer built over another instance of the network (a notebook's model cell run again, its
-    optimizer's not) trained nothing and exported the untrained weights without a word, and a
-    ReduceLROnPlateau, which the loop steps without the metric it waits for, was torch's TypeError at
-    the first step (a training audit's probes).
-    """
-    own = {id(parameter) for parameter in model.parameters()}
-    stepped = [parameter for group in getattr(optimizer, "param_groups", []) for parameter in group["params"]]
-    if own and stepped and not any(id(parameter) in own for parameter in stepped):
-        raise ConfigError("fit: the optimizer holds none of the model's parameters (built over another instance "
-                          "of the network, or before it was rebuilt?): build it over model.parameters(), e.g. "
-                          "torch.optim.AdamW(model.parameters(), lr=...), after the model")
-    if isinstance(scheduler, torch.optim.lr_scheduler.ReduceLROnPlateau):
-        raise ConfigError("fit: scheduler ReduceLROnPlateau waits for a validation metric, and fit steps the "
-                          "scheduler once per optimizer step without one (it does not validate): give a schedule "
-                          "of the step (LambdaLR, CosineAnnealingLR, OneCycleLR, ...), or none")
-
-
-def _check_the_schedule_length(scheduler, max_steps: int, checkpoint: Path | None = None) -> None:
-    """A scheduler built for a number of steps (OneCycleLR's ``total_steps``) fewer than the run takes
-    raised torch's ValueError ("Tried to step 4 times") at its last step + 1, in the middle of training;
-    refused before it, naming both (after a resume, the length its checkpoint restored). One inside a
-    ChainedScheduler or SequentialLR is held to the steps it takes there: it was the same ValueError."""
-    for inner, steps in _steps_of_each_schedule(scheduler, max_steps):
-        total = getattr(inner, "total_steps", None)
-        if not (isinstance(total, int) and total < steps):
-            continue
-        which = type(inner).__name__ + (f" inside {type(scheduler).__name__}" if inner is not scheduler else "")
-        under = "" if steps == max_steps else f", {steps} of them under it"
-        if checkpoint is None:
-            restored, way = "", f"build it with total_steps={steps}, or train fewer steps"
-        else:  # the schedule built is replaced by the checkpoint's: building it longer does not help
-            restored = f" (as {checkpoint} restored it)"
-            way = ("a resume goes on with the schedule its checkpoint saved, whatever the scheduler is built with: "
-                   "resume with fewer steps, or train on from its weights as a new run (another checkpoint_dir) "
-                   "with a schedule of its own")
-        raise ConfigError(f"fit: the scheduler {which} is built for total_steps={total}{restored}, but the run takes "
-                          f"{counted(max_steps, 'optimizer step')} (max_steps, or max_epochs x batches per process / "
-                          f"grad_accum_steps){under}: {way}")
-
-
-def _steps_of_each_schedule(scheduler, steps: int):
-    """``(scheduler, steps it is stepped)`` for ``scheduler`` and each one it chains: every one of a
-    ChainedScheduler's each step; a SequentialLR's each between its milestones (torch resets, not steps,
-    the next one at a milestone)."""
-    yield scheduler, steps
-    inner = getattr(scheduler, "_schedulers", None)
-    if not isinstance(inner, (list, tuple)):
-        return
-    if isinstance(scheduler, torch.optim.lr_scheduler.SequentialLR):
-        milestones = list(scheduler._milestones)
-        for index, each in enumerate(inner):
-            start = milestones[index - 1] if index > 0 else 0
-            end = milestones[index] - 1 if index < len(milestones) else steps
-            yield from _steps_of_each_schedule(each, max(0, min(end, steps) - start))
-    else:
-        for each in inner:
-            yield from _steps_of_each_schedule(each, steps)
 
 
 def _loader_batch_size(loader) -> int:
