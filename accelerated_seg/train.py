@@ -81,7 +81,7 @@ from .schedule import BatchPlan, lr_multipliers, resolve_batch
 from .strategy import PRECISION_OF_MIXED, configure_deepspeed, strategy_in_effect
 from .training_data import cached_tables, checked_data, epoch_cut, patches_left_out_note
 from .unused_settings import unused_settings_warnings
-from .validation import validate, validation_means
+from .validation import empty_case_counts, empty_cases_note, validate, validation_means
 from .wording import counted
 
 
@@ -1071,7 +1071,7 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss:
     names = (regions.names if regions is not None
              else [run.manifest.labels[c] for c in range(1, run.manifest.num_classes)])
     mean, per_class = validation_means(scores, names)  # HD95 and surface Dice with train.val_distances
-    empty_cases = _empty_case_counts(names, scores, sparse=run.manifest.ignore_index is not None)
+    empty_cases = empty_case_counts(names, scores, sparse=run.manifest.ignore_index is not None)
     if mean > progress.best_dice:
         progress.best_dice, progress.best_step = mean, progress.step
     progress.history.append({"step": progress.step, "train_loss": train_loss, "mean_dice": mean,
@@ -1083,7 +1083,7 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss:
     if accelerator.is_local_main_process:  # as accelerator.print; tqdm.write, or it joined the bar's line
         tqdm.write(f"step {progress.step}: validation mean Dice {mean:.4f} "
                    + " ".join(f"{k}={'n/a' if v is None else f'{v:.4f}'}" for k, v in per_class.items())
-                   + _empty_cases_note(names, empty_cases, len(scores["dice"])))
+                   + empty_cases_note(names, empty_cases, len(scores["dice"])))
     _write_metrics(run)
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model",
@@ -1097,42 +1097,6 @@ def _write_metrics(run: ConfiguredRun) -> None:
         progress = run.loop.progress
         write_text_atomically(run.out / "metrics.json", json.dumps({"loss": progress.losses, "speed": progress.speed,
                                                                    "validation": progress.history}))
-
-
-def _empty_case_counts(names: list[str], scores: dict[str, np.ndarray], sparse: bool = False) -> dict[str, int]:
-    """Per class, the validation cases scored by a convention rather than measured (evaluate's
-    n_both_empty and HD95's n_inf): in neither file (Dice 1, HD95 0 mm, in the means), and with
-    train.val_distances those with one side empty (HD95 inf, left out of its mean). With an ignore label
-    (``sparse``) and train.val_distances, the cases annotated in part, whose distances are NaN (evaluate's
-    cases_annotated_in_part; since the ninety-third session, which measures the others), and of those in
-    neither file the ones annotated in part, which have no HD95 (not 0 mm)."""
-    counts = {f"n_both_empty_{name}": int(n) for name, n in zip(names, scores["both_empty"].sum(0))}
-    if "hd95_mm" in scores:
-        counts.update({f"hd95_mm_n_inf_{name}": int(n) for name, n in zip(names, np.isinf(scores["hd95_mm"]).sum(0))})
-        if sparse:  # NaN in every class of such a case (evaluate.case_metrics), and nowhere else
-            unmeasured = np.isnan(scores["hd95_mm"])
-            counts["n_annotated_in_part"] = int(unmeasured.any(axis=1).sum())
-            counts.update({f"n_both_empty_annotated_in_part_{name}": int(n)
-                           for name, n in zip(names, (unmeasured & (scores["both_empty"] > 0)).sum(0))})
-    return counts
-
-
-def _empty_cases_note(names: list[str], counts: dict[str, int], cases: int) -> str:
-    """The validation line's account of ``_empty_case_counts``, as evaluate gives it: without it, a
-    class found in no case read "hd95_mm_<class>=0.0000" where it was in neither file of the other
-    cases, as if found perfectly (and the line failed to print where it was in every case)."""
-    distances = any(key.startswith("hd95_mm_n_inf_") for key in counts)
-    parts = [f"{n} annotated in part (no HD95 or surface Dice there)" for n in [counts.get("n_annotated_in_part")] if n]
-    for name in names:
-        missed, neither = counts.get(f"hd95_mm_n_inf_{name}", 0), counts[f"n_both_empty_{name}"]
-        in_part = counts.get(f"n_both_empty_annotated_in_part_{name}", 0)  # no HD95: not "0 mm" (93rd session)
-        said = ([f"{missed} with one side empty (HD95 inf, not averaged)"] if missed else []) + (
-            [f"{neither - in_part} in neither file (Dice 1{', HD95 0 mm' if distances else ''})"]
-            if neither - in_part else []) + (
-            [f"{in_part} in neither file of a case annotated in part (Dice 1, no HD95)"] if in_part else [])
-        if said:
-            parts.append(f"{name}: {', '.join(said)}")
-    return f"\n  of {cases} case(s): {'; '.join(parts)}" if parts else ""
 
 
 def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest, per_device: int,

@@ -3,6 +3,10 @@ metrics of ``accelerated-seg evaluate`` (evaluate.case_metrics), on its preproce
 
 Ranks share the cases by voxel count. Under FSDP and ZeRO-3 every forward gathers parameter shards,
 a collective, so a rank with fewer windows keeps calling forward until the busiest rank is done.
+
+Beside the scores, their means as the run records them (``validation_means``) and, per class, the cases scored by a
+convention rather than measured (``empty_case_counts``) and the validation line's account of them
+(``empty_cases_note``). Recording them, logging and exporting the best model are the loop's (train.py).
 """
 
 from __future__ import annotations
@@ -93,3 +97,39 @@ def validation_means(scores: dict[str, np.ndarray], names: Sequence[str]) -> tup
     per_class = {f"{metric}_{name}": statistics(values)["mean"] for metric in ("dice", "hd95_mm", "surface_dice")
                  if metric in scores for name, values in zip(names, scores[metric].T)}
     return statistics(scores["dice"].ravel())["mean"], per_class
+
+
+def empty_case_counts(names: list[str], scores: dict[str, np.ndarray], sparse: bool = False) -> dict[str, int]:
+    """Per class, the validation cases scored by a convention rather than measured (evaluate's
+    n_both_empty and HD95's n_inf): in neither file (Dice 1, HD95 0 mm, in the means), and with
+    train.val_distances those with one side empty (HD95 inf, left out of its mean). With an ignore label
+    (``sparse``) and train.val_distances, the cases annotated in part, whose distances are NaN (evaluate's
+    cases_annotated_in_part; since the ninety-third session, which measures the others), and of those in
+    neither file the ones annotated in part, which have no HD95 (not 0 mm)."""
+    counts = {f"n_both_empty_{name}": int(n) for name, n in zip(names, scores["both_empty"].sum(0))}
+    if "hd95_mm" in scores:
+        counts.update({f"hd95_mm_n_inf_{name}": int(n) for name, n in zip(names, np.isinf(scores["hd95_mm"]).sum(0))})
+        if sparse:  # NaN in every class of such a case (evaluate.case_metrics), and nowhere else
+            unmeasured = np.isnan(scores["hd95_mm"])
+            counts["n_annotated_in_part"] = int(unmeasured.any(axis=1).sum())
+            counts.update({f"n_both_empty_annotated_in_part_{name}": int(n)
+                           for name, n in zip(names, (unmeasured & (scores["both_empty"] > 0)).sum(0))})
+    return counts
+
+
+def empty_cases_note(names: list[str], counts: dict[str, int], cases: int) -> str:
+    """The validation line's account of ``empty_case_counts``, as evaluate gives it: without it, a
+    class found in no case read "hd95_mm_<class>=0.0000" where it was in neither file of the other
+    cases, as if found perfectly (and the line failed to print where it was in every case)."""
+    distances = any(key.startswith("hd95_mm_n_inf_") for key in counts)
+    parts = [f"{n} annotated in part (no HD95 or surface Dice there)" for n in [counts.get("n_annotated_in_part")] if n]
+    for name in names:
+        missed, neither = counts.get(f"hd95_mm_n_inf_{name}", 0), counts[f"n_both_empty_{name}"]
+        in_part = counts.get(f"n_both_empty_annotated_in_part_{name}", 0)  # no HD95: not "0 mm" (93rd session)
+        said = ([f"{missed} with one side empty (HD95 inf, not averaged)"] if missed else []) + (
+            [f"{neither - in_part} in neither file (Dice 1{', HD95 0 mm' if distances else ''})"]
+            if neither - in_part else []) + (
+            [f"{in_part} in neither file of a case annotated in part (Dice 1, no HD95)"] if in_part else [])
+        if said:
+            parts.append(f"{name}: {', '.join(said)}")
+    return f"\n  of {cases} case(s): {'; '.join(parts)}" if parts else ""

@@ -24,7 +24,8 @@ from accelerated_seg.exported_model import export_value_errors
 from accelerated_seg.losses import AnnotatedVoxels, LOSSES, check_loss, training_loss
 from accelerated_seg.models import model_spec
 from accelerated_seg.regions import Regions
-from accelerated_seg.train import _empty_case_counts, _empty_cases_note, train
+from accelerated_seg.train import train
+from accelerated_seg.validation import empty_case_counts, empty_cases_note
 from conftest import tiny_overrides
 
 IGNORE = 3  # the phantoms' classes are 0 background, 1 ventricles, 2 lesion
@@ -404,8 +405,8 @@ def test_a_class_in_neither_file_of_a_case_annotated_in_part_is_counted_as_not_m
     # validation's note, from the scores validate gives (cases x classes; NaN in every class of the sparse case)
     scores = {"dice": np.array([[0.8, 1.0], [0.7, 1.0]]), "both_empty": np.array([[0.0, 1.0], [0.0, 1.0]]),
               "hd95_mm": np.array([[5.0, 0.0], [math.nan, math.nan]])}
-    counts = _empty_case_counts(["box", "ball"], scores, sparse=True)
-    assert _empty_cases_note(["box", "ball"], counts, 2) == (
+    counts = empty_case_counts(["box", "ball"], scores, sparse=True)
+    assert empty_cases_note(["box", "ball"], counts, 2) == (
         "\n  of 2 case(s): 1 annotated in part (no HD95 or surface Dice there); ball: 1 in neither file (Dice 1, "
         "HD95 0 mm), 1 in neither file of a case annotated in part (Dice 1, no HD95)")
 
