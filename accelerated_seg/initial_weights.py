@@ -1,7 +1,10 @@
 """``train.init_from``: an exported model's weights as this run's start, where the run builds the same
 network, or the same with another number of outputs (fine-tuning on another label set) or with
 several image channels where it had one. Checked against the run's settings before the data work
-(``check_initial_network``), loaded once the network is built (``load_initial_weights``). A MONAI
+(``check_initial_network``; with the part a weights file holds, train.init_into, and the steps the
+output layers train alone, train.head_only_steps, before anything is written:
+``check_a_new_runs_initial_weights``, ``check_init_into``, ``check_head_only_steps``), loaded once
+the network is built (``load_initial_weights``). A MONAI
 network's state-dict file instead of an export folder is read by weights_file.py.
 """
 
@@ -12,12 +15,12 @@ from typing import NamedTuple
 
 import torch
 
-from .config import ConfigError
+from .config import Config, ConfigError
 from .data.errors import DataError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import (check_export_fits, check_weights_fit, load_strictly, load_weights, read_export_config,
                              read_weights_of)
-from .model_folders import Names, check_initial_weights, init_from_given
+from .model_folders import Names, check_init_from, check_initial_weights, init_from_given
 from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names,
                      spec_differences)
 from .resume_checks import channel_name_differences, preprocessing_differences
@@ -87,6 +90,52 @@ def check_initial_network(model_dir: str | Path, name: str, patch_size, args: di
                        names)
     if saved != built:
         raise _another_network(model_dir, saved, built, names)
+
+
+def check_a_new_runs_initial_weights(cfg: Config, names: Names = Names()) -> None:
+    """A new run's train.init_from: a file or export that is there, of a network this run can start from."""
+    check_init_from(cfg.train, names)
+    if cfg.train.init_from and cfg.train.init_into is None:
+        check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
+
+
+def check_init_into(train_cfg, names: Names = Names()) -> None:
+    """train.init_into places a weights file that holds one part of the network; a resume names it again
+    where train.head_only_steps' groups depend on it (the layers outside the part train alone first).
+    ``names``: the caller's (the estimator's keywords since the ninety-second session)."""
+    part = train_cfg.init_into
+    if part is None:
+        return
+    into, start = names.set_to("train.init_into", part), names.setting("train.init_from")
+    if not (train_cfg.init_from or train_cfg.resume):
+        raise ConfigError(f"{into} says which part of the network {start}'s weights file holds, but no {start} is "
+                          f"given: give the file, or unset {names.setting('train.init_into')}")
+    # A resume's weights are its checkpoint's: the file is not loaded again, and need not be there still
+    # (a requeued job whose scratch copy of the pretrained encoder was cleaned up was refused, where a
+    # resume from an export that was gone went on)
+    if train_cfg.init_from and not train_cfg.resume and not Path(train_cfg.init_from).is_file():
+        found = (f"a folder (an export holds a whole network: unset {names.setting('train.init_into')})"
+                 if Path(train_cfg.init_from).is_dir() else "not there")
+        raise ConfigError(f"{into} places a weights file that holds one part of the network, but {start}="
+                          f"{train_cfg.init_from!r} is {found}; give the weights file (.pt, .pth, .safetensors)")
+
+
+def check_head_only_steps(train_cfg, names: Names = Names()) -> None:
+    """train.head_only_steps needs output layers that start afresh (a fresh run from an export on
+    another label set; model_for_strategy refuses an export of the same outputs) and steps after it.
+    ``names``: the caller's (the estimator's keywords since the ninety-second session)."""
+    steps = train_cfg.head_only_steps
+    if not steps:
+        return
+    head_only = names.set_to("train.head_only_steps", steps)
+    if not (train_cfg.init_from or train_cfg.resume):
+        raise ConfigError(f"{head_only} trains the output layers of a fine-tuning run alone, but this run starts a "
+                          f"new network, whose every layer starts afresh: give the export to fine-tune "
+                          f"({names.setting('train.init_from')}) or set {names.set_to('train.head_only_steps', 0)}")
+    if steps >= train_cfg.max_steps:
+        raise ConfigError(f"{head_only} is not below {names.set_to('train.max_steps', train_cfg.max_steps)}: the "
+                          f"rest of the network would never train; lower it (docs/checkpoints.md measured 7-33% "
+                          f"of a run)")
 
 
 def _another_network(model_dir: str | Path, saved: ModelSpec, built: ModelSpec, names: Names = Names()) -> ConfigError:

@@ -400,7 +400,7 @@ def _is_plain_tar(path: Path) -> bool:
 
 def check_init_from(train, names: Names = Names()) -> None:
     """check_initial_weights of a run's ``train`` settings where they start from weights: with
-    train.init_into a file's format alone (train._check_init_into says what else it must be), and
+    train.init_into a file's format alone (initial_weights.check_init_into says what else it must be), and
     train.resume with train.init_from is refused there. ``names``: the caller's."""
     if not train.init_from or train.resume:
         return

@@ -53,10 +53,11 @@ from .exported_model import expect_shared_tensors, export_model, shared_tensor_n
 from .files import write_text_atomically
 from .fit_checks import check_fit_arguments, check_the_schedule_length
 from .host_cpu import bf16_two_voxel_warning
-from .initial_weights import check_initial_network, class_order_warning, initial_weights_preparation_note
+from .initial_weights import (check_a_new_runs_initial_weights, check_head_only_steps, check_init_into,
+                              class_order_warning, initial_weights_preparation_note)
 from .loop_clock import LoopClock
 from .losses import segmentation_loss
-from .model_folders import FIT_NAMES, Names, check_init_from
+from .model_folders import FIT_NAMES, Names
 from .models import (ModelSpec, check_model_settings, convolutions_over_two_voxels, network_takes_patch,
                      network_warnings)
 from .network_checks import checked_network_and_loss, network_before_writing
@@ -770,10 +771,10 @@ def _checks_before_anything_is_written(cfg: Config, manifest: Manifest | None, o
     """Refuse what the settings alone refuse, before anything is written; returns network_before_writing's network."""
     refuse_unguarded_main(cfg.data.num_workers)  # first: in a loader worker, nothing of the run may start again
     check_model_settings(cfg.model.name, cfg.data.patch_size, cfg.model.args, names)  # not after the data work
-    _check_init_into(cfg.train, names)
+    check_init_into(cfg.train, names)
     if not cfg.train.resume:  # a resume's checkpoint carries the weights on (resume_or_replace finds one or refuses)
-        _check_initial_weights(cfg, names)  # before train.overwrite's deletion and the data work
-    _check_head_only_steps(cfg.train, names)
+        check_a_new_runs_initial_weights(cfg, names)  # before train.overwrite's deletion and the data work
+    check_head_only_steps(cfg.train, names)
     check_folder_path(cache_root(cfg.data), names.setting("data.cache_dir"))  # the run folder's: below
     check_folder_path(out, names.folder)  # before the lock makes it
     # the data's channels and classes, where known before anything is written, against model.args and
@@ -958,52 +959,6 @@ def _validating_on(run: ConfiguredRun, val_table: dict, run_scope: contextlib.Ex
     # Accelerator, network and optimizer (on a GPU, their memory) until the garbage collector's
     # next pass, so a notebook's next fit could start beside them (seventy-eighth session's probe).
     run_scope.callback(setattr, loop, "on_validation", None)
-
-
-def _check_initial_weights(cfg: Config, names: Names = Names()) -> None:
-    """A new run's train.init_from: a file or export that is there, of a network this run can start from."""
-    check_init_from(cfg.train, names)
-    if cfg.train.init_from and cfg.train.init_into is None:
-        check_initial_network(cfg.train.init_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
-
-
-def _check_init_into(train_cfg, names: Names = Names()) -> None:
-    """train.init_into places a weights file that holds one part of the network; a resume names it again
-    where train.head_only_steps' groups depend on it (the layers outside the part train alone first).
-    ``names``: the caller's (the estimator's keywords since the ninety-second session)."""
-    part = train_cfg.init_into
-    if part is None:
-        return
-    into, start = names.set_to("train.init_into", part), names.setting("train.init_from")
-    if not (train_cfg.init_from or train_cfg.resume):
-        raise ConfigError(f"{into} says which part of the network {start}'s weights file holds, but no {start} is "
-                          f"given: give the file, or unset {names.setting('train.init_into')}")
-    # A resume's weights are its checkpoint's: the file is not loaded again, and need not be there still
-    # (a requeued job whose scratch copy of the pretrained encoder was cleaned up was refused, where a
-    # resume from an export that was gone went on)
-    if train_cfg.init_from and not train_cfg.resume and not Path(train_cfg.init_from).is_file():
-        found = (f"a folder (an export holds a whole network: unset {names.setting('train.init_into')})"
-                 if Path(train_cfg.init_from).is_dir() else "not there")
-        raise ConfigError(f"{into} places a weights file that holds one part of the network, but {start}="
-                          f"{train_cfg.init_from!r} is {found}; give the weights file (.pt, .pth, .safetensors)")
-
-
-def _check_head_only_steps(train_cfg, names: Names = Names()) -> None:
-    """train.head_only_steps needs output layers that start afresh (a fresh run from an export on
-    another label set; model_for_strategy refuses an export of the same outputs) and steps after it.
-    ``names``: the caller's (the estimator's keywords since the ninety-second session)."""
-    steps = train_cfg.head_only_steps
-    if not steps:
-        return
-    head_only = names.set_to("train.head_only_steps", steps)
-    if not (train_cfg.init_from or train_cfg.resume):
-        raise ConfigError(f"{head_only} trains the output layers of a fine-tuning run alone, but this run starts a "
-                          f"new network, whose every layer starts afresh: give the export to fine-tune "
-                          f"({names.setting('train.init_from')}) or set {names.set_to('train.head_only_steps', 0)}")
-    if steps >= train_cfg.max_steps:
-        raise ConfigError(f"{head_only} is not below {names.set_to('train.max_steps', train_cfg.max_steps)}: the "
-                          f"rest of the network would never train; lower it (docs/checkpoints.md measured 7-33% "
-                          f"of a run)")
 
 
 def _finish(run: ConfiguredRun, preempted: bool) -> dict:
