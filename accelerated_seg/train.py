@@ -67,6 +67,7 @@ from .preparation import (adapt_to_strategy, channels_last_error, check_launch, 
                           keep_the_optimizer_under_offload, layer_seed, leaving_the_process_as_found, make_accelerator,
                           model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_of_the_workers,
                           seed_the_shuffle, seed_this_pass_of_the_workers, start_trackers)
+from .rank_figures import peak_memory_gb, rank_figures
 from .ranks import on_main
 from .resume import continue_the_data_stream, loaded_optimizer_note, resume_the_loop
 from .resume_checks import check_resume_data, check_resume_model_settings
@@ -601,49 +602,10 @@ def _log_step(loop: Loop, mean_loss: float, grad_norm, step_lr: float | None) ->
     values = {"train/loss": mean_loss,
               **({"train/grad_norm": float(grad_norm)} if grad_norm is not None else {}),
               **({"train/lr": step_lr} if step_lr is not None else {}),
-              **_rank_figures(loop)}
+              **rank_figures(loop)}
     loop.accelerator.log(values, step=progress.step)
     progress.losses.append((progress.step, mean_loss))
     progress.speed.append((progress.step, values["train/samples_per_s"], values["train/data_wait_pct"]))
-
-
-GPU_FIGURES = ("peak_allocated_gb", "peak_reserved_gb", "utilisation_pct")
-
-
-def _rank_figures(loop: Loop) -> dict:
-    """What every rank measured since the last log step, in one gather (all ranks call it at the same
-    steps): global samples/s, the data wait of the most starved rank and, on GPUs, each rank's peak
-    memory since the run started and utilisation, so that an unbalanced or starved GPU shows in the
-    tracker. One process gathers nothing (an Apple GPU has no float64 to gather in)."""
-    accelerator = loop.accelerator
-    mine = [*loop.clock.close_window(), *_gpu_figures(accelerator.device)]
-    if accelerator.num_processes == 1:
-        return figures_by_name([mine])
-    every = accelerator.gather(torch.tensor([mine], dtype=torch.float64, device=accelerator.device)).tolist()
-    return figures_by_name(every)
-
-
-def _gpu_figures(device: torch.device) -> list[float]:
-    """This rank's GPU_FIGURES: peak allocated and reserved memory (GiB), utilisation (%, NaN where
-    NVML is missing: torch.cuda.utilization reads it through nvidia-ml-py); none off a GPU."""
-    if device.type != "cuda":
-        return []
-    try:
-        utilisation = float(torch.cuda.utilization(device))
-    except Exception:  # noqa: BLE001 - no NVML (pip install "accelerated_seg[gpu]"): memory only
-        utilisation = math.nan
-    return [torch.cuda.max_memory_allocated(device) / 2**30, torch.cuda.max_memory_reserved(device) / 2**30,
-            utilisation]
-
-
-def figures_by_name(rows: list[list[float]]) -> dict:
-    """Tracker names for the gathered rows (one per rank: samples/s, data-wait %, then GPU_FIGURES on
-    GPUs). A figure a rank could not measure (NaN) is left out rather than logged as NaN."""
-    figures = {"train/samples_per_s": sum(row[0] for row in rows), "train/data_wait_pct": max(row[1] for row in rows)}
-    for rank, row in enumerate(rows):
-        figures.update({f"gpu/rank{rank}/{name}": value for name, value in zip(GPU_FIGURES, row[2:])
-                        if not math.isnan(value)})
-    return figures
 
 
 def _loader_batch_size(loader) -> int:
@@ -981,7 +943,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
                "samples_per_s": _median([rate for _, rate, _ in progress.speed]),
                "data_wait_pct": _median([wait for _, _, wait in progress.speed]),
                # every rank's peak, so an unbalanced rank shows (a collective: gathered on all ranks)
-               "peak_memory_gb": gather_object([_peak_memory_gb(accelerator.device)])}
+               "peak_memory_gb": gather_object([peak_memory_gb(accelerator.device)])}
     if accelerator.is_main_process:
         write_text_atomically(out / "summary.json", json.dumps(summary, indent=1))
     _write_metrics(run)
@@ -1002,12 +964,6 @@ def _say_where_a_preempted_run_goes_on(loop: Loop) -> None:
 
 def _median(values: list) -> float | None:
     return float(np.median(values)) if values else None
-
-
-def _peak_memory_gb(device: torch.device) -> float | None:
-    """The run's peak allocated memory on its GPU (``make_accelerator`` starts the count); None off a GPU,
-    also on a machine that has one (a CPU run there recorded 0.0 and started a CUDA context for it)."""
-    return round(torch.cuda.max_memory_allocated(device) / 2**30, 3) if device.type == "cuda" else None
 
 
 # --------------------------------------------------------------------------------------------------

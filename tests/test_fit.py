@@ -779,7 +779,7 @@ def test_optimizer_steps_do_not_search_sys_path_for_packages(tmp_path, monkeypat
 
 
 def test_the_figures_of_every_rank_come_out_of_one_gather_under_their_tracker_names():
-    from accelerated_seg.train import figures_by_name
+    from accelerated_seg.rank_figures import figures_by_name
 
     nan = float("nan")
     assert figures_by_name([[9.5, 1.0], [10.5, 4.0]]) == {"train/samples_per_s": 20.0, "train/data_wait_pct": 4.0}

@@ -2367,10 +2367,10 @@ def test_gpu_figures_follow_the_runs_device_not_the_machines(monkeypatch, tiny_d
     and read the GPU's peak memory, starting a CUDA context for nothing and recording 0.0 as its peak
     (a review, seventy-seventh session)."""
     from accelerated_seg.data.loader import PatchDataset, train_loader
-    from accelerated_seg.train import _peak_memory_gb
+    from accelerated_seg.rank_figures import peak_memory_gb
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    assert _peak_memory_gb(torch.device("cpu")) is None
+    assert peak_memory_gb(torch.device("cpu")) is None
     dataset = PatchDataset.__new__(PatchDataset)  # the loader reads only its length here
     monkeypatch.setattr(PatchDataset, "epoch_length", 8, raising=False)
     assert train_loader(dataset, 2, 0, seed=0, pin_memory=False).pin_memory is False
