@@ -13,7 +13,11 @@ points drive it:
 - ``fit(model, loader, criterion, optimizer, ...)``: the same loop over pieces the user built.
 
 The Accelerator and what each strategy needs of the network come from preparation.py, shared with
-the training benchmark, so that it times this loop as training sets it up.
+the training benchmark, so that it times this loop as training sets it up. ``_configured_run`` names
+the phases of a run's start; each of the run's other ideas is a module of its own: the cases across
+the ranks (training_data.py), the run folder across the ranks (run_folder_ranks.py), a checkpoint
+loaded into the loop (resume.py), what the run records (run_records.py), fit's arguments
+(fit_checks.py) and the figures every rank logs (rank_figures.py).
 """
 
 from __future__ import annotations
