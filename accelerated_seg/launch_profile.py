@@ -17,8 +17,8 @@ from pathlib import Path
 import yaml
 
 from .config import Config, ConfigError, yaml_problem
-from .strategy import (PRECISION_OF_MIXED, fsdp2_sharding_problem, read_deepspeed_json, unknown_section_keys,
-                       with_the_closest)
+from .strategy import (COPIED_SECTIONS, PRECISION_OF_MIXED, fsdp2_sharding_problem, read_deepspeed_json,
+                       unknown_section_keys, with_the_closest)
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -95,8 +95,9 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
 
 def unknown_keys_problem(profile: dict) -> str | None:
     """Why accelerate launch would not take a key of the profile, else None: one at the top it refuses with a
-    traceback; one in fsdp_config or deepspeed_config it drops without a word (``strategy.unknown_section_keys``),
-    and the run shards otherwise than asked. Each is named with the known key it is closest to."""
+    traceback; one in a section whose keys it copies onto its options (fsdp_config, deepspeed_config, dynamo_config,
+    fp8_config, ...: ``strategy.COPIED_SECTIONS``) it drops without a word (``strategy.unknown_section_keys``), and
+    the run shards or compiles otherwise than asked. Each is named with the known key it is closest to."""
     from accelerate.commands.config.config_args import ClusterConfig, SageMakerConfig
     from accelerate.utils import ComputeEnvironment
 
@@ -108,7 +109,7 @@ def unknown_keys_problem(profile: dict) -> str | None:
                 f"remove it (`accelerate config` writes the keys it knows)")
     if not cluster:  # the launch copies the sections' keys onto its options on a local machine only
         return None
-    for section in ("fsdp_config", "deepspeed_config"):
+    for section in COPIED_SECTIONS:
         if isinstance(keys := profile.get(section), dict) and (problem := unknown_section_keys(section, keys)):
             return problem
     return None

@@ -1,16 +1,17 @@
 """The accelerate config file that the ``accelerate launch`` which started this rank read, found from the
-launcher's command line, for what that launch drops without a word and exports nothing of: a key inside
-its ``fsdp_config`` that it does not know (``fsdp_offload_param: true`` ran without offloading).
+launcher's command line, for what that launch drops without a word and exports nothing of: a key it does not
+know inside a section it copies onto its options, ``fsdp_config`` (``fsdp_offload_param: true`` ran without
+offloading), ``dynamo_config`` or ``mpirun_config``.
 
-    fsdp_keys_error()   # "/abs/fsdp.yaml: the accelerate config's fsdp_config has fsdp_versoin (did you mean ...?)..."
+    profile_keys_error()   # "/abs/fsdp.yaml: the accelerate config's fsdp_config has fsdp_versoin (did you ...?)..."
 
-The launch copies the fsdp_config keys onto its options and exports as FSDP_* variables those it has an
-option for; unlike ``deepspeed_config`` (ACCELERATE_CONFIG_DS_FIELDS) nothing it exports names the file or
-the keys. Its ranks are its children: the simple launcher's subprocess, and the processes of torchrun's
-elastic agent, which runs inside the launcher (launcher_death relies on it too). Parsed by accelerate's own
-parser, the launcher's command line names the file as the launch read it: ``--config_file`` from the
-launcher's folder, else accelerate's default config (not with ``--cpu``). On several machines each one's
-ranks read their own machine's launcher and file.
+The launch copies those sections' keys onto its options and exports as variables those it has an option
+for; unlike ``deepspeed_config`` (ACCELERATE_CONFIG_DS_FIELDS) nothing it exports names the file or the keys.
+Its ranks are its children: the simple launcher's subprocess, and the processes of torchrun's elastic agent,
+which runs inside the launcher (launcher_death relies on it too). Parsed by accelerate's own parser, the
+launcher's command line names the file as the launch read it: ``--config_file`` from the launcher's folder,
+else accelerate's default config (not with ``--cpu``). On several machines each one's ranks read their own
+machine's launcher and file.
 
 Silent (None) wherever it cannot tell, never a refusal from a guess: a parent that is no accelerate launch
 (torchrun or srun run directly, a notebook's fork, ``--no_python``'s wrapper), a launcher that died, a /proc
@@ -21,6 +22,7 @@ started, or one that is no local machine's profile.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 from pathlib import Path
@@ -94,31 +96,50 @@ def launched_config_file() -> Path | None:
 def _parsed(arguments: list[str]):
     """accelerate launch's options as its parser reads ``arguments``, else None (they are not its own: a
     launch of another accelerate version, say)."""
-    from accelerate.commands.launch import launch_command_parser
-
     try:  # argparse says its error on stderr and exits
         with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-            return launch_command_parser().parse_args(arguments)
+            return launch_parser().parse_args(arguments)
     except SystemExit:
         return None
 
 
-def fsdp_keys_error() -> str | None:
-    """A message naming the keys of the launched profile's ``fsdp_config`` that accelerate launch does not know
+@functools.cache
+def launch_parser():
+    """accelerate launch's own parser, built once in a process (about 10 ms): each rank reads its launcher's
+    command line with it, and ``strategy.unknown_section_keys`` the options it has."""
+    from accelerate.commands.launch import launch_command_parser
+
+    return launch_command_parser()
+
+
+#: The sections of the launched profile that training checks, as the launch uses them: fsdp_config in an FSDP
+#: launch; dynamo_config in every one (each launcher exports its options); mpirun_config in every one (the simple
+#: launcher starts mpirun where mpirun_hostfile is set; the ranks mpirun starts are not the launch's children,
+#: and are silent). deepspeed_config is checked from what the launch exports (strategy._unknown_deepspeed_fields);
+#: fp8_config is read for mixed_precision fp8 alone, which training refuses before; megatron_lm_config and
+#: parallelism_config for launches this package does not make. plan --accelerate-config checks them all.
+_EVERY_LAUNCH_USES = ("dynamo_config", "mpirun_config")
+
+
+def profile_keys_error() -> str | None:
+    """A message naming the keys of the launched profile's sections that accelerate launch does not know
     (``strategy.unknown_section_keys``), with the file, else None: none, or the file cannot be told."""
     import yaml
     from accelerate.utils import ComputeEnvironment
 
     from .strategy import unknown_section_keys
 
-    if os.environ.get("ACCELERATE_USE_FSDP", "false").lower() != "true" or (path := launched_config_file()) is None:
+    if (path := launched_config_file()) is None:
         return None
     try:
         profile = yaml.safe_load(path.read_text(encoding="utf-8"))  # JSON too, as accelerate reads it
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
-    if not isinstance(profile, dict) or not isinstance(fsdp := profile.get("fsdp_config"), dict) or profile.get(
+    if not isinstance(profile, dict) or profile.get(
             "compute_environment", ComputeEnvironment.LOCAL_MACHINE) != ComputeEnvironment.LOCAL_MACHINE:
         return None
-    problem = unknown_section_keys("fsdp_config", fsdp)
-    return f"{path}: {problem}; `accelerated-seg plan --accelerate-config` checks a profile" if problem else None
+    fsdp = os.environ.get("ACCELERATE_USE_FSDP", "false").lower() == "true"
+    for section in ("fsdp_config",) * fsdp + _EVERY_LAUNCH_USES:
+        if isinstance(keys := profile.get(section), dict) and (problem := unknown_section_keys(section, keys)):
+            return f"{path}: {problem}; `accelerated-seg plan --accelerate-config` checks a profile"
+    return None

@@ -15,7 +15,7 @@ from accelerate.utils import DistributedType, parse_flag_from_env, patch_environ
 
 from .config import ConfigError
 from .launch_env import launched_processes
-from .launched_profile import fsdp_keys_error
+from .launched_profile import launch_parser, profile_keys_error
 
 _SHARDED = {DistributedType.FSDP: "FSDP", DistributedType.DEEPSPEED: "DeepSpeed"}
 
@@ -183,8 +183,8 @@ def construction_error() -> str | None:
 
     A DeepSpeed launch accelerate or DeepSpeed would refuse with a traceback: ``deepspeed_launch_error``.
 
-    A key of the launched profile's ``fsdp_config`` that accelerate launch does not know, and drops without a
-    word, where the profile can be told (``launched_profile.fsdp_keys_error``).
+    A key of the launched profile's ``fsdp_config``, ``dynamo_config`` or ``mpirun_config`` that accelerate launch
+    does not know, and drops without a word, where the profile can be told (``launched_profile.profile_keys_error``).
 
     A profile of ``fsdp_sync_module_states: false`` with ``fsdp_cpu_ram_efficient_loading`` true (or left out,
     true by the launch's default) is not met here: accelerate launch refuses it with a traceback before any of
@@ -200,8 +200,10 @@ def construction_error() -> str | None:
                 "converts linear layers (Transformer Engine, MS-AMP, torchao), and these networks are mostly 3D "
                 "convolutions. Choose bf16 (or fp16) in the accelerate config or with --mixed_precision.")
     if requested_strategy() == "DeepSpeed":
-        return deepspeed_launch_error()
-    if requested_strategy() == "FSDP" and (error := fsdp2_sharding_error() or fsdp_keys_error()):
+        return deepspeed_launch_error() or profile_keys_error()
+    if requested_strategy() == "FSDP" and (error := fsdp2_sharding_error()):
+        return error
+    if error := profile_keys_error():
         return error
     if requested_strategy() != "FSDP" or torch.cuda.is_available() or os.environ.get("FSDP_VERSION", "1") != "1":
         return None
@@ -310,24 +312,29 @@ def _unknown_deepspeed_fields() -> str | None:
 #: prepare_multi_gpu_env reads it with getattr).
 _FSDP_KEYS_WITHOUT_AN_OPTION = {"fsdp_ignored_modules"}
 
+#: The sections of a profile whose keys accelerate launch copies onto its options (``_validate_launch_command``,
+#: for each dict field of its ClusterConfig), each with the start a key keeps as written and the prefix put before
+#: any other key: ``dynamo_config: {mode: max-autotune}`` is the option dynamo_mode, ``fp8_config: {backend: TE}``
+#: fp8_backend (as `accelerate config` writes it). The others' keys are the options' names as they are.
+COPIED_SECTIONS = {"fsdp_config": ("fsdp", "fsdp_"), "deepspeed_config": ("", ""),
+                   "dynamo_config": ("dynamo_", "dynamo_"), "fp8_config": ("fp8", "fp8_"), "mpirun_config": ("", ""),
+                   "megatron_lm_config": ("", ""), "parallelism_config": ("", "")}
+
 
 def unknown_section_keys(section: str, keys) -> str | None:
-    """A message naming the keys of a profile's ``deepspeed_config`` or ``fsdp_config`` (``section``) that
-    accelerate launch does not know, each with the known key it is closest to, else None.
+    """A message naming the keys of a profile's ``section`` (one of :data:`COPIED_SECTIONS`) that accelerate launch
+    does not know, each with the known key it is closest to, else None.
 
-    The launch copies a section's keys onto its command line's options, ``fsdp_`` prefixed where an fsdp_config
-    key does not start with ``fsdp`` (``_validate_launch_command``), and exports as environment variables only
-    the options it has: any other key is dropped without a word. ``fsdp_offload_param: true`` (for
-    ``fsdp_offload_params``) ran without offloading.
+    The launch copies a section's keys onto its command line's options, prefixed as :data:`COPIED_SECTIONS` says,
+    and exports as environment variables only the options it has: any other key is dropped without a word.
+    ``fsdp_offload_param: true`` (for ``fsdp_offload_params``) ran without offloading.
     """
-    from accelerate.commands.launch import launch_command_parser
-
-    known = set(vars(launch_command_parser().parse_args(["script.py"]))) | _FSDP_KEYS_WITHOUT_AN_OPTION
-    prefix = "fsdp_" if section == "fsdp_config" else ""
+    known = set(vars(launch_parser().parse_args(["script.py"]))) | _FSDP_KEYS_WITHOUT_AN_OPTION
+    kept, prefix = COPIED_SECTIONS[section]
     # an unprefixed key is named with the right one as written unprefixed: `versoin` -> `version`
     known_as_written = known | {name[len(prefix):] for name in known if prefix and name.startswith(prefix)}
     guesses = [with_the_closest(key, known_as_written) for key in map(str, keys)
-               if (key if not prefix or key.startswith("fsdp") else prefix + key) not in known]
+               if (key if key.startswith(kept) else prefix + key) not in known]
     if not guesses:
         return None
     return (f"the accelerate config's {section} has {', '.join(guesses)}, which accelerate launch does not know and "

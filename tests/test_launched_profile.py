@@ -8,7 +8,7 @@ import psutil
 import pytest
 
 from accelerated_seg import launched_profile
-from accelerated_seg.launched_profile import fsdp_keys_error, launch_arguments, launched_config_file
+from accelerated_seg.launched_profile import launch_arguments, launched_config_file, profile_keys_error
 
 
 @pytest.mark.parametrize("command, arguments", [
@@ -86,11 +86,48 @@ def test_a_typo_in_the_launched_fsdp_config_is_named_and_nothing_said_where_the_
                                                                                                    monkeypatch):
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")
     # this test's own parent is no accelerate launch
-    assert launch_arguments(psutil.Process(os.getppid()).cmdline()) is None and fsdp_keys_error() is None
+    assert launch_arguments(psutil.Process(os.getppid()).cmdline()) is None and profile_keys_error() is None
     profile = tmp_path / "mine.yaml"
     profile.write_text("distributed_type: FSDP\nfsdp_config: {fsdp_version: 2, fsdp_state_dict_typ: FULL_STATE_DICT}\n")
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
-    assert fsdp_keys_error().startswith(f"{profile}: the accelerate config's fsdp_config has fsdp_state_dict_typ (did "
-                                        f"you mean fsdp_state_dict_type?), which accelerate launch does not know")
+    assert profile_keys_error().startswith(f"{profile}: the accelerate config's fsdp_config has fsdp_state_dict_typ "
+                                           f"(did you mean fsdp_state_dict_type?), which accelerate launch does not")
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "false")  # a DDP launch of the same profile (--multi_gpu) uses none
-    assert fsdp_keys_error() is None
+    assert profile_keys_error() is None
+
+
+def test_a_typo_in_the_launched_dynamo_or_mpirun_config_is_named_in_any_launch_and_fp8s_left_to_plan(tmp_path,
+                                                                                                     monkeypatch):
+    """Every launcher exports dynamo_config's options and the simple one starts mpirun where mpirun_hostfile is set:
+    a typo in either was dropped without a word, under DDP as under FSDP. fp8_config is read for mixed_precision
+    fp8 alone, which training refuses before (strategy.construction_error)."""
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "false")
+    profile = tmp_path / "mine.yaml"
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    profile.write_text("distributed_type: MULTI_GPU\ndynamo_config: {dynamo_backend: INDUCTOR, use_fullgraf: true}\n")
+    assert profile_keys_error().startswith(f"{profile}: the accelerate config's dynamo_config has use_fullgraf (did "
+                                           f"you mean use_fullgraph?), which accelerate launch does not know")
+    profile.write_text("distributed_type: MULTI_CPU\nnum_processes: 2\nmpirun_config: {mpirun_hostfle: hosts}\n")
+    assert "'s mpirun_config has mpirun_hostfle (did you mean mpirun_hostfile?)" in profile_keys_error()
+    profile.write_text("distributed_type: MULTI_GPU\nfp8_config: {backend: TE, fp8_formt: HYBRID}\n"
+                       "dynamo_config: {dynamo_backend: INDUCTOR, mode: max-autotune}\n")
+    assert profile_keys_error() is None
+
+
+def test_accelerates_launch_parser_is_built_once_for_the_launchers_command_line_and_the_known_keys(tmp_path,
+                                                                                                   monkeypatch):
+    """Building it takes about 10 ms, on every rank: reading the launcher's command line and naming a profile's
+    unknown keys share the one built."""
+    import accelerate.commands.launch
+
+    from accelerated_seg.strategy import unknown_section_keys
+
+    built = []
+    parser = accelerate.commands.launch.launch_command_parser
+    monkeypatch.setattr(accelerate.commands.launch, "launch_command_parser", lambda: built.append(1) or parser())
+    launched_profile.launch_parser.cache_clear()  # as in a rank's process: none built yet
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "train.py"], tmp_path)
+    (tmp_path / "mine.yaml").write_text("distributed_type: NO\n")
+    assert launched_config_file() == tmp_path / "mine.yaml"
+    assert unknown_section_keys("dynamo_config", ["use_fullgraf"]) and unknown_section_keys("fsdp_config", ["versoin"])
+    assert len(built) == 1

@@ -621,6 +621,20 @@ def test_plan_refuses_an_fsdp_profile_without_the_sync_that_its_ram_efficient_lo
     # the same in deepspeed_config: accelerate launch drops it too (strategy._unknown_deepspeed_fields at training)
     ("distributed_type: DEEPSPEED\ndeepspeed_config: {zero_stage: 2, offload_optimizer_devices: cpu}\n",
      r"'s deepspeed_config has offload_optimizer_devices \(did you mean offload_optimizer_device\?\)"),
+    # the other sections it copies onto its options, each with its own prefix rule (_validate_launch_command):
+    # dynamo_ and fp8_ are put before a key that lacks them, as fsdp_ is
+    ("distributed_type: MULTI_GPU\ndynamo_config: {dynamo_mode: max-autotune, dynamo_use_fullgraf: true}\n",
+     r"'s dynamo_config has dynamo_use_fullgraf \(did you mean dynamo_use_fullgraph\?\)"),
+    ("distributed_type: MULTI_GPU\ndynamo_config: {backend: INDUCTOR, use_fullgraf: true}\n",
+     r"'s dynamo_config has use_fullgraf \(did you mean use_fullgraph\?\)"),
+    ("distributed_type: MULTI_GPU\nfp8_config: {backend: TE, fp8_formt: HYBRID}\n",
+     r"'s fp8_config has fp8_formt \(did you mean fp8_format\?\)"),
+    ("distributed_type: MULTI_CPU\nnum_processes: 2\nmpirun_config: {mpirun_hostfle: hosts}\n",
+     r"'s mpirun_config has mpirun_hostfle \(did you mean mpirun_hostfile\?\)"),
+    ("distributed_type: MULTI_GPU\nmegatron_lm_config: {megatron_lm_tp_degre: 2}\n",
+     r"'s megatron_lm_config has megatron_lm_tp_degre \(did you mean megatron_lm_tp_degree\?\)"),
+    ("distributed_type: MULTI_GPU\nparallelism_config: {parallelism_config_tp_sise: 2}\n",
+     r"'s parallelism_config has parallelism_config_tp_sise \(did you mean parallelism_config_tp_size\?\)"),
     # accelerate launch refuses an unknown key at the top with a traceback; plan says it first
     ("distributed_type: MULTI_GPU\nnum_process: 2\n", r" has num_process \(did you mean num_processes\?\)"),
     # a block of an older accelerate is named alone: "did you mean fp8_config?" misled
@@ -640,6 +654,32 @@ def test_plan_takes_every_key_the_shipped_profiles_and_accelerate_config_write()
 
     for profile in sorted((Path(__file__).resolve().parents[1] / "configs" / "accelerate").glob("*.yaml")):
         read_launch_profile(profile)  # no ConfigError
+
+
+def test_the_sections_checked_are_the_ones_accelerate_launch_copies_and_their_keys_as_accelerate_config_writes_them(
+        tmp_path):
+    """_validate_launch_command copies the keys of every dict field of the profile (ClusterConfig): a section
+    this accelerate adds is a section the check must know. `accelerate config` writes fp8_config's keys without
+    their fp8_ (the launch adds it), dynamo_config's and megatron_lm_config's with theirs; two of fp8_config's as
+    the launch has no option for."""
+    from accelerate.commands.config.config_args import ClusterConfig
+
+    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.strategy import COPIED_SECTIONS
+
+    assert set(COPIED_SECTIONS) == {name for name, field in ClusterConfig.__dataclass_fields__.items()
+                                    if "dict" in str(field.type)}
+    (tmp_path / "launch.yaml").write_text(
+        "distributed_type: MULTI_GPU\ndynamo_config: {dynamo_backend: INDUCTOR, mode: max-autotune}\n"
+        "fp8_config: {backend: TE, fp8_format: HYBRID, amax_history_len: 16}\nmpirun_config: {mpirun_hostfile: h}\n"
+        "megatron_lm_config: {megatron_lm_tp_degree: 2}\nparallelism_config: {parallelism_config_tp_size: 2}\n")
+    assert read_launch_profile(tmp_path / "launch.yaml").strategy == "ddp"
+    # accelerate config 1.16 writes these two as no option of the launch is named: it drops them (fp8_amax_history_len)
+    (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\nfp8_config: {backend: TE, amax_history_length: "
+                                          "16, amax_compute_algorithm: max}\n")
+    with pytest.raises(ConfigError, match=r"fp8_config has amax_history_length \(did you mean amax_history_len\?\), "
+                                          r"amax_compute_algorithm \(did you mean amax_compute_algo\?\), which"):
+        read_launch_profile(tmp_path / "launch.yaml")
 
 
 @pytest.mark.parametrize("json_settings, row, precision", [
