@@ -1,8 +1,12 @@
 """launched_profile.py: the accelerate config file a rank's launcher read, from the launcher's command line, and
-silence wherever that cannot be told. A real launch refusing a typo: tests/test_distributed.py."""
+silence wherever that cannot be told. A real launch refusing a typo: tests/test_distributed.py, and a
+one-process one below."""
 
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -131,3 +135,22 @@ def test_accelerates_launch_parser_is_built_once_for_the_launchers_command_line_
     assert launched_config_file() == tmp_path / "mine.yaml"
     assert unknown_section_keys("dynamo_config", ["use_fullgraf"]) and unknown_section_keys("fsdp_config", ["versoin"])
     assert len(built) == 1
+
+
+def test_a_one_process_launch_names_a_typo_in_its_profiles_dynamo_config(tmp_path):
+    """The simple launcher's one process, with no torchrun between, finds the launch and the profile it read
+    (``--config_file`` from the launcher's folder); the launch dropped the typo without a word."""
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: 'NO'\nnum_processes: 1\nuse_cpu: true\n"
+                       "mixed_precision: 'no'\ndynamo_config: {dynamo_backend: 'NO', dynamo_use_fullgraf: true}\n")
+    (tmp_path / "rank.py").write_text("from accelerated_seg.strategy import construction_error\n"
+                                      "print(construction_error())\n")
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--config_file", "mine.yaml", "rank.py"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines()[-1] == (
+        f"{profile}: the accelerate config's dynamo_config has dynamo_use_fullgraf (did you mean dynamo_use_fullgraph?), "
+        f"which accelerate launch does not know and would ignore: correct or remove it (`accelerate config` writes the "
+        f"keys it knows); `accelerated-seg plan --accelerate-config` checks a profile")
