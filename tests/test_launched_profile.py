@@ -151,6 +151,6 @@ def test_a_one_process_launch_names_a_typo_in_its_profiles_dynamo_config(tmp_pat
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.splitlines()[-1] == (
-        f"{profile}: the accelerate config's dynamo_config has dynamo_use_fullgraf (did you mean dynamo_use_fullgraph?), "
-        f"which accelerate launch does not know and would ignore: correct or remove it (`accelerate config` writes the "
-        f"keys it knows); `accelerated-seg plan --accelerate-config` checks a profile")
+        f"{profile}: the accelerate config's dynamo_config has dynamo_use_fullgraf (did you mean "
+        f"dynamo_use_fullgraph?), which accelerate launch does not know and would ignore: correct or remove it "
+        f"(`accelerate config` writes the keys it knows); `accelerated-seg plan --accelerate-config` checks a profile")
