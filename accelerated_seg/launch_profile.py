@@ -72,14 +72,19 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
                 if sections else "it has no distributed_type, which every accelerate config file has")
         raise ConfigError(f"--accelerate-config {where} is not an accelerate config ({what}; accelerate's own are "
                           f"in configs/accelerate/)")
+    # as accelerate reads it: a top-level dynamo_backend as dynamo_config, fp16: true as mixed_precision fp16 (an
+    # older accelerate's keys, which plan refused as unknown), a mixed_precision left out as None
+    from accelerate.commands.config.config_args import BaseConfig
+
+    profile = BaseConfig.process_config(dict(profile))
     if problem := unknown_keys_problem(profile):
         raise ConfigError(f"{where}: {problem}")
     deepspeed_json = _deepspeed_json(profile)
-    mixed = profile.get("mixed_precision", "no")
+    mixed = profile.get("mixed_precision")
     if mixed is False:  # YAML 1.1 reads an unquoted `no` as false; accelerate's launcher then fails on it
         raise ConfigError(f"{where}: mixed_precision: no is read by YAML as false, which accelerate launch cannot "
                           f"take: write it quoted, mixed_precision: 'no'")
-    precision = PRECISION_OF_MIXED.get(str(_json_precision(deepspeed_json) or mixed))
+    precision = PRECISION_OF_MIXED.get(str(_json_precision(deepspeed_json) or mixed or "no"))
     if precision is None:
         raise ConfigError(f"{where}: mixed_precision {profile.get('mixed_precision')!r} is not one this package "
                           f"trains with; use no, bf16 or fp16")

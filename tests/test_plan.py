@@ -656,6 +656,20 @@ def test_plan_takes_every_key_the_shipped_profiles_and_accelerate_config_write()
         read_launch_profile(profile)  # no ConfigError
 
 
+def test_plan_takes_the_older_keys_accelerate_converts_as_it_reads_a_profile(tmp_path):
+    """accelerate reads a top-level dynamo_backend as dynamo_config's and fp16: true as mixed_precision fp16
+    (BaseConfig.process_config): plan refused them as keys the launch refuses."""
+    from accelerated_seg.launch_profile import read_launch_profile
+
+    (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_backend: 'NO'\n"
+                                          "fp16: true\n")
+    profile = read_launch_profile(tmp_path / "launch.yaml")
+    assert (profile.strategy, profile.precision) == ("ddp", "fp16")
+    (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\ndynamo_backend: INDUCTOR\n"
+                                          "dynamo_config: {dynamo_mode: default}\n")
+    assert read_launch_profile(tmp_path / "launch.yaml").strategy == "ddp"
+
+
 def test_the_sections_checked_are_the_ones_accelerate_launch_copies_and_their_keys_as_accelerate_config_writes_them(
         tmp_path):
     """_validate_launch_command copies the keys of every dict field of the profile (ClusterConfig): a section
