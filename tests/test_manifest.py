@@ -1364,3 +1364,16 @@ def test_a_manifest_built_by_hand_says_how_its_split_was_made_when_its_words_say
     # the lists given as they are: the default words and origin agree, and a resume's copy keeps its origin
     assert Manifest(**built).split_origin == SplitOrigin("dataset")
     assert dataclasses.replace(folds, split="reworded").split_origin == SplitOrigin("folds", 3)
+
+
+def test_nnunet_upper_case_nifti_file_ending_reads_its_cases(tmp_path):
+    """A scanner's export written as ``case_a_0000.NII.GZ`` with ``"file_ending": ".NII.GZ"`` is NIfTI,
+    which nibabel reads; it was refused as "only NIfTI is supported — convert the images to NIfTI"."""
+    root = write_nnunet(tmp_path, file_ending=".NII.GZ")
+    for path in sorted(root.rglob("*.nii.gz")):
+        path.rename(path.with_name(path.name[:-len(".nii.gz")] + ".NII.GZ"))
+    manifest = load_nnunet(root)
+    assert sorted(ids(manifest.training + manifest.validation)) == ["case_a", "case_b", "case_c"]
+    assert all(str(case.label).endswith("labelsTr/" + case.id + ".NII.GZ")
+               for case in manifest.training + manifest.validation)
+    assert all(path.endswith("_0001.NII.GZ") for path in map(str, manifest.training[0].images[1:]))

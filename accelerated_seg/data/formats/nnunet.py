@@ -98,9 +98,10 @@ def load_nnunet(
 
 
 def _nnunet_file_ending(content: dict[str, Any], json_path: Path) -> str:
-    """The suffix of every image/label file; only the NIfTI endings are readable here."""
+    """The suffix of every image/label file; only the NIfTI endings are readable here, in any case
+    (``.NII.GZ``, as scanners' exports and Windows tools write it, is NIfTI to nibabel)."""
     file_ending = content.get("file_ending", ".nii.gz")
-    if file_ending not in NIFTI_SUFFIXES:
+    if not isinstance(file_ending, str) or file_ending.lower() not in NIFTI_SUFFIXES:
         raise DataError(
             f'{json_path}: "file_ending" is {file_ending!r}; only NIfTI (".nii.gz", ".nii") is supported — '
             "convert the images and labels to NIfTI and set the file_ending accordingly"
@@ -128,7 +129,7 @@ def _other_endings(folder: Path, file_ending: str, read: Collection[str] = ()) -
     # Per ending: where only its case differs, a rename; where the compression differs, a rename
     # would put gzip data under a .nii name or the other way round (the checks then refuse every
     # file), so gzip/gunzip, or the file_ending they have where that is one of NIfTI's own spellings.
-    compressed = file_ending.endswith(".gz")
+    compressed = file_ending.lower().endswith(".gz")
     ways = []
     for ending in endings:
         if ending.lower().endswith(".gz") == compressed:
