@@ -115,6 +115,32 @@ def test_non_integer_label(tmp_path):
     assert_single_error(check_one_bad_case(tmp_path, case), case.label, "non-integer", "0.5")
 
 
+@pytest.mark.parametrize("slope, inter, read_as", [(2.0, 5.0, "[5, 7, 9]"), (0.5, 0.0, "non-integer")])
+def test_a_label_whose_header_scales_its_values_is_told_so(tmp_path, slope, inter, read_as):
+    """A label exported with an image's scl_slope/scl_inter reads, in nibabel as in ITK, as scaled values:
+    stored 0, 1, 2 under slope 2 and intercept 5 are 5, 7, 9. The check named those values and said to
+    declare them as classes; the header is what to fix."""
+    case = make_case(tmp_path, "bad")
+    label = nib.Nifti1Image(clean_label(), AFFINE)
+    label.header.set_slope_inter(slope, inter)  # kept on save: the array's own dtype needs no scaling of nibabel's
+    nib.save(label, case.label)
+    stored = nib.load(case.label).dataobj
+    assert (stored.slope, stored.inter) == (slope, inter)  # as nibabel reads it
+    error = assert_single_error(check_one_bad_case(tmp_path, case), case.label, read_as)
+    assert f"its header scales the stored values (scl_slope {slope:g}, scl_inter {inter:g})" in error
+    assert "nib.Nifti1Image(img.dataobj.get_unscaled(), img.affine, img.header)" in error
+
+
+def test_an_image_whose_header_scales_its_values_passes(tmp_path):
+    case = make_case(tmp_path, "scaled")
+    image = nib.Nifti1Image(clean_image(), AFFINE)
+    image.header.set_slope_inter(2.0, 5.0)
+    nib.save(image, case.images[0])
+    stored = nib.load(case.images[0]).dataobj
+    assert (stored.slope, stored.inter) == (2.0, 5.0)
+    assert check_one_bad_case(tmp_path, case).errors == []
+
+
 def test_truncated_gzip(tmp_path):
     case = make_case(tmp_path, "bad")
     content = case.images[0].read_bytes()

@@ -968,9 +968,10 @@ def _check_label_values(
             outside += int(np.count_nonzero(spatial & box.outside(slab, start)))
     tally.scanned += 1
 
+    scaled = _scaling_said(label) if (non_integer or undeclared) else ""
     if non_integer:
         report.errors.append(f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds "
-                             f"class values{_why_not_whole(fractional_voxels, voxels, within_0_1)}")
+                             f"class values" + (scaled or _why_not_whole(fractional_voxels, voxels, within_0_1)))
     if undeclared:
         # The way that works for "unlabelled" voxels is the ignore label: declaring -1 is refused (labels.py)
         negative = (" (negative values are never classes; -1 often marks unlabelled voxels"
@@ -982,7 +983,7 @@ def _check_label_values(
         mask = not declared.any_foreground and len(declared.values) == 2 and min(undeclared) > 0
         report.errors.append(
             f"{context}: {path}: label values {_show(undeclared)} are not declared (declared: "
-            f"{declared.describe()}){negative}; fix the label file"
+            f"{declared.describe()}){negative}{scaled}; fix the label file"
             + ("" if declared.any_foreground else f", or declare the missing classes in {declared.declared_in}")
             + (", or, for a mask saved as 0 and another value (255, say), train every value above 0 as the one "
                "foreground class: data.binarize: true (Dataset.binarize())" if mask else "")
@@ -990,6 +991,18 @@ def _check_label_values(
     if not has_foreground and not non_integer:
         tally.background_only.append(path)
     return outside, labelled
+
+
+def _scaling_said(label: nib.Nifti1Image) -> str:
+    """Words for a label whose header scales its stored values (scl_slope/scl_inter, which nibabel, ITK
+    and so this package apply), or "": an image's scaling copied onto its label (a probe's clinical
+    export) turned stored 0, 1, 2 into 5, 7, 9, which the check told the user to declare as classes."""
+    slope, inter = (float(getattr(label.dataobj, name, default)) for name, default in (("slope", 1.0), ("inter", 0.0)))
+    if slope == 1.0 and inter == 0.0:
+        return ""
+    return (f" — its header scales the stored values (scl_slope {slope:g}, scl_inter {inter:g}), as every NIfTI "
+            "reader does, but a label map's values are classes: write its stored values without scaling (nibabel: "
+            "nib.save(nib.Nifti1Image(img.dataobj.get_unscaled(), img.affine, img.header), path))")
 
 
 def _why_not_whole(fractional_voxels: int, voxels: int, within_0_1: bool) -> str:
