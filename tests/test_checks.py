@@ -353,6 +353,31 @@ def test_a_header_whose_qform_places_the_voxels_elsewhere_is_one_warning(tmp_pat
     assert "img.set_qform(img.get_sform(), code=1)" in report.warnings[0]
 
 
+def test_a_sheared_sform_and_the_qform_nearest_it_are_no_warning(tmp_path):
+    """A sheared sform (a CT's gantry tilt) is a geometry a qform cannot hold: a writer stores the nearest
+    rotation there, as nibabel does. It was warned as a qform "turning the axes" from the sform, with the
+    advice to rewrite the qform from the sform, which writes the same qform again. A qform off beyond
+    that nearest rotation is still told."""
+    sheared = AFFINE.copy()
+    sheared[0, 1] = 0.5  # x moves with y: the slices are sheared
+    cases = [make_case(tmp_path, "tilted", image_affine=sheared, label_affine=sheared),
+             make_case(tmp_path, "tilted_and_shifted", image_affine=sheared, label_affine=sheared)]
+    for case, shift in zip(cases, (0, 10)):
+        for path in (case.images[0], case.label):
+            image = nib.load(path)
+            image.set_qform(sheared, code=1)  # nibabel writes the nearest rotation
+            qform = image.header.get_qform()
+            assert not np.allclose(qform, sheared)
+            qform[0, 3] += shift if path != case.label else 0
+            image.set_qform(qform, code=1)
+            nib.save(image, path)
+    report = check_cases(cases, NUM_CLASSES)
+    assert report.errors == [] and len(report.warnings) == 1, report.warnings
+    assert report.warnings[0].startswith(
+        f"1 file(s) whose qform and sform place the voxels apart: {cases[1].images[0]} (the qform ")
+    assert "puts voxel (0, 0, 0) 10 mm from where the sform does" in report.warnings[0]
+
+
 def test_images_of_a_single_slice_are_one_warning(tmp_path):
     flat = make_case(tmp_path, "flat", image=clean_image()[:, :, :1], label=clean_label()[:, :, 3:4])
     report = check_cases([make_case(tmp_path, "good"), flat], NUM_CLASSES)

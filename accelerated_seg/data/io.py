@@ -118,6 +118,7 @@ def placement_conflict(image: nib.Nifti1Image) -> str | None:
         return None  # two voxel sizes: voxel_size_conflict's warning
     apart = float(np.linalg.norm(sform[:3, 3] - qform[:3, 3]))
     axes_s, axes_q = (matrix[:3, :3] / nib.affines.voxel_sizes(matrix) for matrix in (sform, qform))
+    axes_s = _nearest_rotation(axes_s)  # a sheared sform's (a gantry tilt's): no qform holds a shear
     turned = math.degrees(math.acos(np.clip((np.trace(axes_s.T @ axes_q) - 1) / 2, -1.0, 1.0)))
     if np.linalg.det(axes_s) * np.linalg.det(axes_q) < 0:
         return (f"the qform's axes are {''.join(nib.aff2axcodes(qform))} and the sform's "
@@ -125,6 +126,15 @@ def placement_conflict(image: nib.Nifti1Image) -> str | None:
     said = ([f"turns the axes {turned:.1f} degrees from the sform's"] if turned > 0.05 else []) + (
         [f"puts voxel (0, 0, 0) {apart:.3g} mm from where the sform does"] if apart > 0.1 else [])
     return f"the qform {' and '.join(said)}" if said else None
+
+
+def _nearest_rotation(axes: np.ndarray) -> np.ndarray:
+    """The orthogonal matrix nearest ``axes`` (their polar decomposition's, as nibabel's ``set_qform``
+    writes a sheared affine into the qform); ``axes`` themselves where they are orthogonal already. A
+    sheared sform with that qform was told its qform "turns the axes" and to rewrite the qform from
+    the sform, which gives the same qform again (ninety-fourth session's probe)."""
+    left, _, right = np.linalg.svd(axes)
+    return left @ right
 
 
 # What to do about a placement_conflict, said wherever one is found
