@@ -141,6 +141,17 @@ def test_an_image_whose_header_scales_its_values_passes(tmp_path):
     assert check_one_bad_case(tmp_path, case).errors == []
 
 
+def test_255_beside_the_classes_is_told_of_the_ignore_label(tmp_path):
+    """Clinical exports mark unannotated voxels 255; declaring it a class trains "unlabelled" as an
+    organ. The error said only to fix the file or declare the class."""
+    label = clean_label()
+    label[0] = 255
+    case = make_case(tmp_path, "bad", label=label)
+    error = assert_single_error(check_one_bad_case(tmp_path, case), case.label, "label values [255] are not declared")
+    assert ('255 often marks unlabelled voxels: to leave them out of the loss and the metrics, declare it the '
+            '"ignore" label') in error
+
+
 def test_truncated_gzip(tmp_path):
     case = make_case(tmp_path, "bad")
     content = case.images[0].read_bytes()

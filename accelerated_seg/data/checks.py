@@ -978,6 +978,12 @@ def _check_label_values(
                     + (": to leave them out of the loss and the metrics, give them a value above the classes' and "
                        "declare it the \"ignore\" label (Dataset.from_files: ignore_value=), docs/data.md)"
                        if not declared.any_foreground else ")") if min(undeclared) < 0 else "")
+        # 255 (uint8's largest) is how many exports mark unannotated voxels; declared as a class it would train
+        # "unlabelled" as a structure: the ignore label is the way (ninety-fourth session's probe)
+        if 255 in undeclared and declared.ignore_value is None and not declared.any_foreground:
+            negative += (" (255 often marks unlabelled voxels: to leave them out of the loss and the metrics, "
+                         f"declare it the \"ignore\" label in {declared.declared_in}, as nnU-Net does "
+                         "(Dataset.from_files: ignore_value=255), docs/data.md \"Sparse annotation\")")
         # A two-class mask saved as 0 and 255 (or any one other value) is the usual cause in a binary dataset;
         # binarizing is its remedy, which the message did not name before the forty-fourth session.
         mask = not declared.any_foreground and len(declared.values) == 2 and min(undeclared) > 0
