@@ -12,6 +12,10 @@
 
 ``train`` runs in this process; for several processes or GPUs start ``examples/train.py`` with
 ``accelerate launch`` (the strategy comes from the accelerate config file).
+
+This module holds the parser, the dispatch (``COMMANDS``) and ``train``, ``synth`` and ``export``; each other
+command is a module of its own, named for it: check_command.py, cache_command.py, predict_command.py,
+evaluate_command.py, plan_command.py and benchmark_command.py.
 """
 
 from __future__ import annotations

@@ -133,7 +133,7 @@ class DDPConfig:
 
 @dataclass
 class CompileConfig:
-    """``torch.compile`` of the prepared model, applied in place (wrapping.compile_in_place; docs/performance.md)."""
+    """``torch.compile`` of the prepared model, applied in place (compilation.compile_in_place; docs/performance.md)."""
 
     enabled: bool = False
     backend: str = "inductor"  # any torch.compile backend; "aot_eager" traces without generating code

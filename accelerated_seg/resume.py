@@ -4,7 +4,8 @@ collective load), and what the resume says of it: the settings this run changed,
 stream goes on in this launch's batches, and, for ``fit``, the optimizer settings the load brought back.
 
 What a checkpoint must agree with is checked in resume_checks.py (with torch) and resume_settings.py
-(from the configs alone); which checkpoint a run resumes, in run_folder.py.
+(from the configs alone); which checkpoint a run resumes, in checkpoint_files.py (the one
+``train.resume`` names) and run_folder.py (resume or replace), agreed by every rank in run_folder_ranks.py.
 """
 
 from __future__ import annotations

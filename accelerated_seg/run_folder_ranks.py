@@ -4,8 +4,9 @@ whether an earlier run is replaced), and changed by the main process alone betwe
 earlier run's outputs deleted, a later course's set aside), so that no rank reads it half changed.
 
 What a folder holds and may become is judged without torch or accelerate in run_folder.py, which the
-command line runs before the imports; these are its steps once the Accelerator exists. Each takes
-the name of its run_folder.py or checkpoint.py step with the Accelerator first.
+command line runs before the imports; these are its steps once the Accelerator exists. The two that
+change the folder take the name of their run_folder.py or checkpoint.py step (delete_earlier_run,
+set_aside_later_course), with the Accelerator first.
 """
 
 from __future__ import annotations
