@@ -178,7 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("predict", intermixed=True,
                             help="segment NIfTI images with an exported model (see docs/inference.md)")
-    p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: in _predict
+    p.add_argument("--model", type=path_argument, action="append", metavar="MODEL",  # required: predict_command.run
                    help="(required) exported model folder (config.json + model.safetensors); --model given again "
                         "for each more (e.g. the folds of a k-fold training): an ensemble, the mean of their "
                         "probabilities")

@@ -300,7 +300,8 @@ def test_predict_takes_its_inputs_anywhere_among_its_options(argv):
 
 
 def test_predict_with_one_case_as_input_files_has_no_inputs():
-    """_predict tells the two forms apart by ``inputs`` being empty: the intermixed parse keeps its default."""
+    """predict_command.run tells the two forms apart by ``inputs`` being empty: the intermixed parse keeps its
+    default."""
     args = build_parser().parse_args(["predict", "--model", "m", "--input", "t1.nii.gz", "flair.nii.gz",
                                       "--output", "seg.nii.gz"])
     assert (args.inputs, args.input, args.output) == ([], ["t1.nii.gz", "flair.nii.gz"], "seg.nii.gz")
