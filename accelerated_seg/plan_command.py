@@ -141,7 +141,7 @@ def _plan_settings(args) -> argparse.Namespace:
     """
     from . import plan
     from .config import OptimConfig, load_config
-    from .launch_profile import read_launch_profile
+    from .plan_profile import read_launch_profile
 
     profile = read_launch_profile(args.accelerate_config) if args.accelerate_config else None
     resolved = vars(args) | {"profile": profile, "model_args": plan.parse_model_args(args.model_args),

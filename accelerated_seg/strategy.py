@@ -188,7 +188,7 @@ def construction_error() -> str | None:
 
     A profile of ``fsdp_sync_module_states: false`` with ``fsdp_cpu_ram_efficient_loading`` true (or left out,
     true by the launch's default) is not met here: accelerate launch refuses it with a traceback before any of
-    our code runs, and plan refuses it naming both keys (``launch_profile._sync_module_states_problem``). Those
+    our code runs, and plan refuses it naming both keys (``plan_profile._sync_module_states_problem``). Those
     variables exported by hand, without the launch, are no error either: accelerate's FSDP1 plugin switches the
     sync on with a warning, and FSDP2 needs none.
     """

@@ -536,7 +536,7 @@ PROFILE_ROWS = {"cpu": "ddp", "single_gpu": "ddp", "ddp": "ddp", "multi_node": "
 def test_every_shipped_accelerate_profile_is_read_as_its_strategy():
     from pathlib import Path
 
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
 
     profiles = sorted((Path(__file__).resolve().parents[1] / "configs" / "accelerate").glob("*.yaml"))
     assert sorted(path.stem for path in profiles) == sorted(PROFILE_ROWS)  # a new profile is classified here
@@ -563,7 +563,7 @@ def test_every_shipped_accelerate_profile_is_read_as_its_strategy():
     ("distributed_type: MULTI_CPU\nnum_processes: 2\nmpirun_config: {mpirun_hostfile: ~/hosts}\n", "ddp", None),
 ])
 def test_plan_reads_profiles_as_accelerate_config_writes_them(tmp_path, written, strategy, not_modelled):
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
 
     (tmp_path / "mine.yaml").write_text(written)
     profile = read_launch_profile(tmp_path / "mine.yaml")
@@ -573,7 +573,7 @@ def test_plan_reads_profiles_as_accelerate_config_writes_them(tmp_path, written,
 
 def test_plan_refuses_an_fsdp2_profile_naming_a_sharding_strategy_fsdp2_ignores(tmp_path):
     """As training does (strategy.fsdp2_sharding_error); plan read it as the full shard that FSDP2 would run."""
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
 
     (tmp_path / "mine.yaml").write_text("distributed_type: FSDP\nfsdp_config: {fsdp_version: 2, "
                                         "fsdp_sharding_strategy: SHARD_GRAD_OP}\n")
@@ -590,7 +590,7 @@ def test_plan_refuses_an_fsdp_profile_without_the_sync_that_its_ram_efficient_lo
     """accelerate launch refuses fsdp_sync_module_states: false beside fsdp_cpu_ram_efficient_loading true, its
     default where the profile leaves it out, with a traceback (docs/strategies.md); plan marked the profile's row
     as fitting until the ninety-third session."""
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
 
     profile = tmp_path / "mine.yaml"
     for loading, said in (("", "leaves out fsdp_cpu_ram_efficient_loading, true by accelerate launch's default"),
@@ -641,7 +641,7 @@ def test_plan_refuses_an_fsdp_profile_without_the_sync_that_its_ram_efficient_lo
     ("distributed_type: MULTI_GPU\nipex_config: {ipex: false}\n", r" has ipex_config, "),
 ])
 def test_plan_refuses_a_profile_key_accelerate_launch_does_not_know_naming_the_right_one(tmp_path, text, message):
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
 
     (tmp_path / "launch.yaml").write_text(text)
     with pytest.raises(ConfigError, match=rf"^{re.escape(str(tmp_path / 'launch.yaml'))}: the accelerate config"
@@ -650,7 +650,7 @@ def test_plan_refuses_a_profile_key_accelerate_launch_does_not_know_naming_the_r
 
 
 def test_plan_takes_every_key_the_shipped_profiles_and_accelerate_config_write():
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
 
     for profile in sorted((Path(__file__).resolve().parents[1] / "configs" / "accelerate").glob("*.yaml")):
         read_launch_profile(profile)  # no ConfigError
@@ -659,7 +659,7 @@ def test_plan_takes_every_key_the_shipped_profiles_and_accelerate_config_write()
 def test_plan_takes_the_older_keys_accelerate_converts_as_it_reads_a_profile(tmp_path):
     """accelerate reads a top-level dynamo_backend as dynamo_config's and fp16: true as mixed_precision fp16
     (BaseConfig.process_config): plan refused them as keys the launch refuses."""
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
 
     (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\nnum_processes: 2\ndynamo_backend: 'NO'\n"
                                           "fp16: true\n")
@@ -678,7 +678,7 @@ def test_the_sections_checked_are_the_ones_accelerate_launch_copies_and_their_ke
     the launch has no option for."""
     from accelerate.commands.config.config_args import ClusterConfig
 
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
     from accelerated_seg.strategy import COPIED_SECTIONS
 
     assert set(COPIED_SECTIONS) == {name for name, field in ClusterConfig.__dataclass_fields__.items()
@@ -705,7 +705,7 @@ def test_the_sections_checked_are_the_ones_accelerate_launch_copies_and_their_ke
 def test_plan_reads_a_deepspeed_profiles_stage_and_precision_from_its_json(tmp_path, json_settings, row, precision):
     """A profile that names a DeepSpeed json was read as "ZeRO stage None", fp32, where training ran the
     json's bf16 ZeRO-2 (eighty-fourth session's probe): accelerate takes those from the json alone."""
-    from accelerated_seg.launch_profile import read_launch_profile
+    from accelerated_seg.plan_profile import read_launch_profile
 
     (tmp_path / "ds.json").write_text(json.dumps(json_settings))
     (tmp_path / "mine.yaml").write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n"
