@@ -1,5 +1,5 @@
-"""A new run never replaces an earlier one in its output folder unless asked (run_folder.py), and
-checkpoint folders are never deleted under their own names (checkpoint.py)."""
+"""A new run never replaces an earlier one in its output folder unless asked (run_folder.py; across a launch's
+ranks, run_folder_ranks.py), and checkpoint folders are never deleted under their own names (checkpoint.py)."""
 
 import errno
 import fcntl
