@@ -1,6 +1,6 @@
 """How many processes the launch that started this one holds, read from the launcher's environment.
 
-Torch-free, for what is judged before the imports (``cli``, ``checkpoint_files``) as well as after.
+Torch-free, for what is judged before the imports (``cli``, ``predict_command``, ``checkpoint_files``) as well as after.
 """
 
 from __future__ import annotations
