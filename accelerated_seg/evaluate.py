@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import nibabel as nib
 import numpy as np
 
-from .data.checks import Volume, grid_difference, orientation_difference, without_orientation
+from .data.checks import Volume, grid_difference, label_scaling_said, orientation_difference, without_orientation
 from .data.errors import DataError
 from .data.formats.dataset_json import parse_json
 from .data.formats.paths import nifti_stem
@@ -889,8 +889,12 @@ def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int],
                   f"it the \"ignore\" label" if reference and len(unknown) == 1 else "")
         mask = (f"; if the reference is a mask saved as 0 and {unknown[0]}, {named.merge_foreground} scores every "
                 f"non-zero value as class 1" if reference and values - {0} == {unknown[0]} else "")
+        # a header scaling its stored values (an image's scl_slope/scl_inter copied onto its label) makes
+        # classes of values the file does not store: 0, 1, 2 under slope 2, intercept 5 read as 5, 7, 9
+        scaled = label_scaling_said(nib.load(path))
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
-                        f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file{ignore}{mask}")
+                        f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file"
+                        f"{scaled}{ignore}{mask}")
 
 
 def check_output_outside_the_labels(output_dir: Path, label_dir: Path, pred_dir: Path,

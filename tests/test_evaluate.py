@@ -518,6 +518,21 @@ def test_a_reference_with_one_unknown_value_is_told_how_to_declare_it_unannotate
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
+def test_a_reference_whose_header_scales_its_values_is_told_so(folders):
+    """A reference label carrying its image's scl_slope/scl_inter (a clinical export) reads its stored 0, 1, 2 as
+    5, 7, 9: evaluate said only to check the classes or the file (training's check says the scaling since the
+    ninety-fourth session, and now evaluate too)."""
+    pred_dir, label_dir, _ = folders
+    image = nib.load(label_dir / "b.nii.gz")
+    scaled = nib.Nifti1Image(np.asanyarray(image.dataobj).astype(np.int16), image.affine)
+    scaled.header.set_slope_inter(2, 5)
+    nib.save(scaled, label_dir / "b.nii.gz")
+    with pytest.raises(DataError, match=r"b\.nii\.gz: label value\(s\) \[5, 7, 9\] are not among the classes scored "
+                                        r"\[0, 1, 2\]; .* its header scales the stored values \(scl_slope 2, "
+                                        r"scl_inter 5\)"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+
+
 def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_merge_foreground(tmp_path, capsys):
     """Masks saved as 0 and 255 against predictions of 0 and 1 were scored as two classes, 1 and 255, each
     Dice 0 in every case, without a word (seventy-eighth session's probe); --num-classes 2 advised only the

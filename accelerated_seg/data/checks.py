@@ -968,7 +968,7 @@ def _check_label_values(
             outside += int(np.count_nonzero(spatial & box.outside(slab, start)))
     tally.scanned += 1
 
-    scaled = _scaling_said(label) if (non_integer or undeclared) else ""
+    scaled = label_scaling_said(label) if (non_integer or undeclared) else ""
     if non_integer:
         report.errors.append(f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds "
                              f"class values" + (scaled or _why_not_whole(fractional_voxels, voxels, within_0_1)))
@@ -999,7 +999,7 @@ def _check_label_values(
     return outside, labelled
 
 
-def _scaling_said(label: nib.Nifti1Image) -> str:
+def label_scaling_said(label: nib.Nifti1Image) -> str:
     """Words for a label whose header scales its stored values (scl_slope/scl_inter, which nibabel, ITK
     and so this package apply), or "": an image's scaling copied onto its label (a probe's clinical
     export) turned stored 0, 1, 2 into 5, 7, 9, which the check told the user to declare as classes."""
