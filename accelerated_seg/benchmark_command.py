@@ -92,10 +92,12 @@ def run(args, _) -> int:
 def _check_benchmark_train_numbers_given(args) -> None:
     """benchmark train's numbers, checked before torch and MONAI import: a --steps 0 waited 3-5 s for them to
     be refused. benchmark_train.check_settings checks them again with what needs the device or the network.
-    --num-workers without --data real too, which waited for the imports until the ninety-fourth session."""
-    from .benchmark_train_checks import check_numbers, check_workers_used
+    --num-workers or --augment-on without --data real too, which waited for the imports (about 12 s on a busy
+    host) until the ninety-fourth session."""
+    from .benchmark_train_checks import check_augment_used, check_numbers, check_workers_used
 
     workers = 0 if args.num_workers is None else args.num_workers  # not given: the default, nothing amiss
     check_numbers(args.patch, args.batch, args.precision, args.steps, args.blocks, args.warmup_blocks, args.classes,
                   args.epoch_samples, workers, args.ddp_bucket_mb, args.peak_tflops, args.price_per_gpu_hour)
     check_workers_used(args.num_workers, args.data)  # after the numbers: a --num-workers -1 is refused as one
+    check_augment_used(args.augment_on, args.data)  # ahead of the checks after the imports (a value given twice)

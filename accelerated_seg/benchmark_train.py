@@ -54,7 +54,7 @@ from pathlib import Path
 import torch
 from monai.utils import ensure_tuple_rep
 
-from .benchmark_train_checks import check_numbers
+from .benchmark_train_checks import check_augment_used, check_numbers
 from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig, check_network_name
 from .data.gpu_augment import place_spatial_augmentation
@@ -162,11 +162,7 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
         _check_lever(lever, timing)
     if timing.data not in DATA_SOURCES:
         raise ConfigError(f"--data {timing.data!r} is not known; choose one of: {', '.join(DATA_SOURCES)}")
-    if timing.augment_on not in ("auto", "cpu", "gpu"):
-        raise ConfigError(f"--augment-on {timing.augment_on!r} is not known; choose auto, cpu or gpu")
-    if timing.augment_on != "auto" and timing.data != "real":  # cpu was measured as if not given
-        raise ConfigError(f"--augment-on {timing.augment_on} augments the real loader's patches (the synthetic ones "
-                          f"are not augmented): add --data real")
+    check_augment_used(timing.augment_on, timing.data)
     _check_ddp_options(levers, timing)
     if timing.data == "real" and (timing.classes, timing.in_channels) != (3, 1):
         raise ConfigError("--data real trains on the phantoms (1 channel; background, ventricles, lesion): "

@@ -50,3 +50,13 @@ def check_workers_used(num_workers: int | None, data: str) -> None:
     if num_workers is not None and data != "real":
         raise ConfigError(f"--num-workers {num_workers} are the real loader's workers (the synthetic patches "
                           f"are on the device already, read without workers): add --data real")
+
+
+def check_augment_used(augment_on: str, data: str) -> None:
+    """A ConfigError for an --augment-on not known, or cpu or gpu without --data real: the synthetic patches
+    are not augmented, so cpu was measured as if not given while the JSON's settings recorded it."""
+    if augment_on not in ("auto", "cpu", "gpu"):
+        raise ConfigError(f"--augment-on {augment_on!r} is not known; choose auto, cpu or gpu")
+    if augment_on != "auto" and data != "real":
+        raise ConfigError(f"--augment-on {augment_on} augments the real loader's patches (the synthetic ones "
+                          f"are not augmented): add --data real")

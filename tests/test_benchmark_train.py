@@ -586,6 +586,21 @@ def test_workers_without_data_real_are_refused_before_torch_and_monai_import(tmp
     assert not list(tmp_path.iterdir())
 
 
+def test_augment_on_without_data_real_is_refused_before_torch_and_monai_import(tmp_path):
+    """--augment-on cpu or gpu without --data real waited about 12 s on a busy host for the imports before its
+    refusal; a --num-workers given as well is refused first, as the setting it goes with (--data real)."""
+    from refusals import run_probing_imports
+
+    for given, said in ((["--augment-on", "cpu"], "--augment-on cpu augments"),
+                        (["--augment-on", "gpu", "--num-workers", "2"], "--num-workers 2 are")):
+        proc, imported = run_probing_imports("accelerated_seg.cli", "benchmark", "train", *given,
+                                             "--output", str(tmp_path / "train.json"), module=True)
+        assert proc.returncode == 2 and imported == [], proc.stderr
+        assert proc.stderr.strip().startswith(f"error: {said}"), proc.stderr
+        assert proc.stderr.strip().endswith(": add --data real"), proc.stderr
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("option, said", [
     (["--lever", "none", "ddp_static_graph"], "--lever ddp_static_graph sets an option of DDP"),
     (["--lever", "ddp_bucket_view+fused_adamw"], "--lever ddp_bucket_view\\+fused_adamw sets an option of DDP"),
