@@ -169,11 +169,11 @@ def save_training_state(accelerator, checkpoints_dir: Path, step: int, keep_last
                 shutil.rmtree(_retire(old))
 
     on_main(accelerator, make_the_folder)
-    on_every_rank(accelerator, write_the_state)  # every rank has written its files
+    on_every_rank(write_the_state)  # every rank has written its files
     # Only then are the state's sizes recorded: every rank writes scaler.pt (fp16) and its random states,
     # and the main process, done with its own, measured a scaler.pt another rank was still writing (its size
     # then 0, and the checkpoint refused as damaged on resume, a review's probe)
-    on_every_rank(accelerator, describe_and_flush_it)
+    on_every_rank(describe_and_flush_it)
     processes = accelerator.state.num_processes
     if processes > 1:  # and they are where the main process renames them (a collective)
         on_main(accelerator, lambda: _every_ranks_files_there(partial, processes, names.folder))

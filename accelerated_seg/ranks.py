@@ -29,8 +29,11 @@ def on_main(accelerator: Accelerator | PartialState, work):
     return outcome[0]
 
 
-def on_every_rank(accelerator: Accelerator, work) -> list:
-    """Run ``work`` on every rank; returns every rank's result, or raises the first error on all ranks."""
+def on_every_rank(work) -> list:
+    """Run ``work`` on every rank; returns every rank's result, or raises the first error on all ranks.
+
+    It needs no accelerator: ``gather_object`` works on the global state.
+    """
     try:
         outcome = (work(), None)
     except Exception as error:  # noqa: BLE001 - re-raised below, on every rank

@@ -42,7 +42,7 @@ def resume_the_loop(loop: Loop, checkpoint: Path) -> dict:
         with gone_if_rotated_away(checkpoint, loop.names):
             return _check_the_checkpoint(loop, checkpoint)
 
-    changed = on_every_rank(loop.accelerator, checked)[loop.accelerator.process_index]
+    changed = on_every_rank(checked)[loop.accelerator.process_index]
     _load_state(loop, checkpoint)
     # load_state also puts back accelerate's micro-batch counter (Accelerator.step), which decides
     # where an accumulation window ends: step % accumulation == 0. A checkpoint is taken at the end of
@@ -94,7 +94,7 @@ def _load_state(loop: Loop, checkpoint: Path) -> None:
     if loop.accelerator.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED):
         load()
     else:
-        on_every_rank(loop.accelerator, load)
+        on_every_rank(load)
 
 
 def continue_the_data_stream(loop: Loop, epoch_length: int, batch_samples: int, step_samples: int) -> None:

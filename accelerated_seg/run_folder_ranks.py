@@ -81,7 +81,7 @@ def check_the_ranks_agree_on_the_start(accelerator: Accelerator, resume_from: Pa
     """
     if accelerator.num_processes == 1:
         return
-    starts = on_every_rank(accelerator, lambda: (str(resume_from) if resume_from else None, replace))
+    starts = on_every_rank(lambda: (str(resume_from) if resume_from else None, replace))
     if len(set(starts)) > 1:
         seen = "; ".join(f"rank {rank}: {f'resume {start}' if start else 'a new run'}"
                          f"{' replacing the earlier one' if replaces else ''}"

@@ -36,8 +36,7 @@ def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | Non
     if not manifest.training:  # a dataset of held-out cases alone: the median spacing of none was a TypeError
         raise ConfigError(f"the dataset has no training cases, only {len(manifest.validation)} validation case(s) "
                           f"({manifest.split}): give it cases to train on")
-    ranks = CheckingRanks(accelerator.process_index, accelerator.num_processes,
-                          lambda work: on_every_rank(accelerator, work))
+    ranks = CheckingRanks(accelerator.process_index, accelerator.num_processes, on_every_rank)
     manifest, report = check_as_configured(cfg.data, manifest, ranks, records_folder(cfg.data))
     report.raise_if_errors()
     if report.recalled:  # why this launch's checks took no time, and how to have every file read
@@ -62,7 +61,7 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
         run_scope.enter_context(using_version(cache.dir))
     cases = manifest.training + manifest.validation
     changed = on_main(accelerator, lambda: cache.changed_since_built(cases))  # before they are built again
-    built = on_every_rank(accelerator, lambda: cache.build(
+    built = on_every_rank(lambda: cache.build(
         cases, shard=(accelerator.process_index, accelerator.num_processes), workers=cfg.data.num_workers))
     # data.normalization: auto chose from the channels' names, so the run says what it chose
     chosen = (f" ({names.setting('data.normalization')}: {names.value('auto')}, from the channels' names)"
@@ -97,7 +96,7 @@ def cached_tables(cfg: Config, accelerator: Accelerator, manifest: Manifest, set
     tables = on_main(accelerator, lambda: [cache.write_table(cases) if cases else None
                                             for cases in (manifest.training, manifest.validation)])
     if accelerator.num_processes > 1:  # and the tables where every rank reads them
-        on_every_rank(accelerator, lambda: _every_table_seen(tables, accelerator.process_index, names))
+        on_every_rank(lambda: _every_table_seen(tables, accelerator.process_index, names))
     validation = cache.load_table(tables[1]) if tables[1] is not None else None
     return cache.load_table(tables[0]), validation
 

@@ -124,7 +124,7 @@ def a_second_rank_resuming_elsewhere(monkeypatch) -> None:
     monkeypatch.setattr(train_module, "check_the_ranks_agree_on_the_start",
                         lambda accelerator, *start, **named: agree(SimpleNamespace(num_processes=2), *start, **named))
     monkeypatch.setattr(run_folder_ranks, "on_every_rank",
-                        lambda accelerator, work: [work(), ("/elsewhere/step_4", False)])
+                        lambda work: [work(), ("/elsewhere/step_4", False)])
 
 
 def checkpoint_folder_read_only(monkeypatch, step: int) -> None:

@@ -589,7 +589,7 @@ def test_ranks_that_see_the_run_folder_differently_are_refused_together(monkeypa
     import accelerated_seg.run_folder_ranks as run_folder_ranks
 
     others = [("/runs/a/checkpoints/step_4", False)]
-    monkeypatch.setattr(run_folder_ranks, "on_every_rank", lambda accelerator, work: [work(), *others])
+    monkeypatch.setattr(run_folder_ranks, "on_every_rank", lambda work: [work(), *others])
     two = SimpleNamespace(num_processes=2)
     run_folder_ranks.check_the_ranks_agree_on_the_start(two, Path("/runs/a/checkpoints/step_4"), False)  # alike
     with pytest.raises(ConfigError, match=r"the ranks see the run folder differently \(rank 0: resume "

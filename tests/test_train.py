@@ -1706,7 +1706,7 @@ def test_a_checkpoint_gone_in_a_load_with_collectives_is_refused_on_its_rank_wit
     from accelerated_seg.model_folders import Names
 
     gathered = []
-    monkeypatch.setattr(resume, "on_every_rank", lambda accelerator, work: gathered.append(work) or [work()])
+    monkeypatch.setattr(resume, "on_every_rank", lambda work: gathered.append(work) or [work()])
     checkpoint = tmp_path / "checkpoints" / "step_1"  # not there: deleted while the load read it
 
     def load_state(accelerator, model, folder):
