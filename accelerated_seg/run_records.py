@@ -67,7 +67,7 @@ def _installed_version(name: str) -> str | None:
         return getattr(sys.modules.get(name), "__version__", None)
 
 
-def write_run_info(out: Path, cfg: Config, config_yaml: str, plan, manifest: Manifest, accelerator,
+def write_run_info(out: Path, config_yaml: str, plan, manifest: Manifest, accelerator,
                     deepspeed_note: str | None = None, resumes: list[dict] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     info = {"strategy": strategy_in_effect(accelerator), "strategy_warning": fallback_warning(accelerator),

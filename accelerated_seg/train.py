@@ -727,7 +727,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
         changed = {**changed, "train.max_steps": (saved_length, cfg.train.max_steps)}  # printed apart (the schedule)
     if accelerator.is_main_process:
         resumes = resumes_of_the_course(resume_from, loop.progress.step, changed) if resume_from is not None else []
-        write_run_info(out, cfg, loop.config_yaml, plan, manifest, accelerator, deepspeed_note, resumes)
+        write_run_info(out, loop.config_yaml, plan, manifest, accelerator, deepspeed_note, resumes)
     start_trackers(accelerator, flat_hparams(cfg), first_step=loop.progress.step + 1, resume_from=resume_from,
                    changed=changed)
     return run
