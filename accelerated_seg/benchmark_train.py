@@ -409,7 +409,7 @@ def _measure_case(case: TrainCase, timing: TimingSettings, peak_tflops, price, e
     zero3_leaves = adapt_to_strategy(accelerator, ours_model, (1, timing.in_channels, *case.patch),
                                       run_scope=case_scope)
     loss_fn = training_loss(spec)  # both loops and the FLOP count: training's loss for this network
-    flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, timing.classes, loss_fn)
+    flops, counted_on = training_flops_per_sample(model, timing.in_channels, case.patch, loss_fn)
     trainable = [p for p in model.parameters() if p.requires_grad]
     gradient_bytes = sum(p.numel() * p.element_size() for p in trainable)
 
@@ -590,9 +590,9 @@ def _cost(samples_per_s: float, processes: int, price_per_gpu_hour, epoch_sample
             "cost_per_1000_samples": _significant(per_second * 1000 / samples_per_s)}
 
 
-def _significant(x: float, digits: int = 4) -> float:
-    """Rounded to ``digits`` significant figures: MFU on a CPU and costs of tiny runs are small numbers."""
-    return float(f"{x:.{digits}g}")
+def _significant(x: float) -> float:
+    """Rounded to 4 significant figures: MFU on a CPU and costs of tiny runs are small numbers."""
+    return float(f"{x:.4g}")
 
 
 def _ddp_options(case: TrainCase, timing: TimingSettings):
@@ -811,13 +811,13 @@ def _synchronize(device) -> None:
         torch.cuda.synchronize(device)
 
 
-def _allreduce_timing(numel: int, accelerator, repeats: int = 5) -> dict:
+def _allreduce_timing(numel: int, accelerator) -> dict:
     """One all-reduce of a gradient-sized fp32 buffer, timed apart from training (median of
-    ``repeats`` after one warm-up). DDP moves the same bytes, but in 25 MiB buckets overlapped with
+    5 after one warm-up). DDP moves the same bytes, but in 25 MiB buckets overlapped with
     backward; this is the communication's cost if nothing overlapped it."""
     import torch.distributed as dist
 
-    device, processes = accelerator.device, accelerator.num_processes
+    device, processes, repeats = accelerator.device, accelerator.num_processes, 5
     buffer = torch.ones(numel, dtype=torch.float32, device=device)
     dist.all_reduce(buffer)
     times = []

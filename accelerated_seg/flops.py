@@ -27,8 +27,7 @@ PEAK_DENSE_TFLOPS = {
 OTHER_VARIANTS = ("NVL",)
 
 
-def training_flops_per_sample(model: torch.nn.Module, in_channels: int, patch, classes: int,
-                              loss_fn=None) -> tuple[int, str]:
+def training_flops_per_sample(model: torch.nn.Module, in_channels: int, patch, loss_fn=None) -> tuple[int, str]:
     """FLOPs of forward + loss + backward for one sample, as ``FlopCounterMode`` counts them
     (convolutions and matrix products; a multiply-add is 2 FLOPs). Returns (flops, where counted).
 

@@ -162,7 +162,7 @@ def test_steps_with_non_finite_gradients_are_counted_per_loop_and_said():
 
 def test_flops_of_one_conv3d_match_the_hand_count():
     conv = torch.nn.Conv3d(2, 3, kernel_size=3, padding=1)
-    flops, _ = training_flops_per_sample(conv, in_channels=2, patch=8, classes=3)
+    flops, _ = training_flops_per_sample(conv, in_channels=2, patch=8)
     forward = 2 * 8**3 * 3 * 2 * 27  # a multiply-add per output voxel, output channel, input channel, tap
     # Backward computes the weight gradient (as many FLOPs as forward) but no input gradient: the
     # image does not ask for one. Bias and loss are not matrix work and are not counted.

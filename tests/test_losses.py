@@ -74,8 +74,8 @@ def test_deep_supervision_trains_exports_a_plain_network_and_is_planned(tiny_dat
     plain = plan.measure_model("dynunet", PATCH, "bf16", model_args={"filters": [4, 8, 16, 16]})
     assert facts.peak["autocast"].at(1) > plain.peak["autocast"].at(1)  # two more full-resolution outputs, losses
     deep_spec, plain_spec = _spec(**DEEP), _spec()
-    deep_flops, _ = training_flops_per_sample(build_from_spec(deep_spec), 1, PATCH, 3, training_loss(deep_spec))
-    plain_flops, _ = training_flops_per_sample(build_from_spec(plain_spec), 1, PATCH, 3, training_loss(plain_spec))
+    deep_flops, _ = training_flops_per_sample(build_from_spec(deep_spec), 1, PATCH, training_loss(deep_spec))
+    plain_flops, _ = training_flops_per_sample(build_from_spec(plain_spec), 1, PATCH, training_loss(plain_spec))
     assert deep_flops > plain_flops  # the heads' convolutions
 
 
