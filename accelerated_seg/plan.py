@@ -58,7 +58,7 @@ CUDA_CONTEXT_BYTES = int(0.75 * GIB)
 NCCL_BUFFER_BYTES = int(0.5 * GIB)
 # Share of the GPU kept free for the caching allocator's fragmentation (reserved minus allocated)
 # and cuDNN workspaces, which are not modelled.
-DEFAULT_MARGIN = 0.10
+SAFETY_MARGIN = 0.10
 
 # What the strategies allocate with our profiles (configs/accelerate/*.yaml): FSDP wraps every
 # submodule of >= 1M parameters; ZeRO's gradient bucket is the model's size, as training sets it
@@ -408,8 +408,8 @@ class Estimate:
 
 
 def usable_bytes(gpu_memory_gib: float) -> float:
-    """One GPU's memory less the share ``DEFAULT_MARGIN`` leaves free (what the plan's JSON records as its margin)."""
-    return gpu_memory_gib * GIB * (1.0 - DEFAULT_MARGIN)
+    """One GPU's memory less the share ``SAFETY_MARGIN`` leaves free (what the plan's JSON records as its margin)."""
+    return gpu_memory_gib * GIB * (1.0 - SAFETY_MARGIN)
 
 
 def estimate(facts: ModelFacts, batch: int, gpus: int) -> dict[str, Estimate]:
@@ -671,7 +671,7 @@ def to_dict(facts: ModelFacts, estimates: dict[str, Estimate], batch: int, gpus:
         "model": facts.spec.to_dict(), "patch": list(facts.patch), "precision": facts.precision,
         "optimizer": facts.optim.optimizer,
         "optimizer_state_bytes_per_parameter": state_bytes_per_parameter(facts.optim),
-        "batch_per_gpu": batch, "gpus": gpus, "gpu_memory_gib": gpu_memory_gib, "margin": DEFAULT_MARGIN,
+        "batch_per_gpu": batch, "gpus": gpus, "gpu_memory_gib": gpu_memory_gib, "margin": SAFETY_MARGIN,
         "parameters": facts.parameters, "trainable_parameters": facts.trainable,
         "largest_fsdp_unit_parameters": facts.largest_fsdp_unit,
         "zero3_offload_cpu_ram_per_process_gib": cpu_memory_for_offload(facts, gpus) / GIB,
@@ -697,7 +697,7 @@ def format_table(facts: ModelFacts, estimates: dict[str, Estimate], batch: int, 
     header = (f"{facts.spec.name} ({facts.parameters / 1e6:.2f} M parameters), patch "
               f"{'x'.join(map(str, facts.patch))}, batch {batch} per GPU, {facts.precision}, "
               f"{_optimizer(facts.optim)}, {gpus} GPU(s) of "
-              f"{gpu_memory_gib:g} GiB ({_gib(usable)} usable after a {DEFAULT_MARGIN:.0%} margin); GiB per GPU")
+              f"{gpu_memory_gib:g} GiB ({_gib(usable)} usable after a {SAFETY_MARGIN:.0%} margin); GiB per GPU")
     names = ["params", "grads", "optim", "activ", "work", "comm", "overhead"]
     lines = [header, f"{'strategy':<20}" + "".join(f"{n:>9}" for n in names) + f"{'total':>9}  fits"]
     for strategy, e in estimates.items():
