@@ -21,9 +21,12 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 import yaml
+
+if TYPE_CHECKING:  # model_folders imports this module's ConfigError
+    from .model_folders import Names
 
 
 class ConfigError(ValueError):
@@ -415,16 +418,26 @@ _SEEDS = ("train.seed", "data.split_seed", "data.synthetic.seed")
 _PATHS = ("data.dataset", "data.cache_dir", "train.output_dir", "train.resume", "train.init_from")
 
 
-def check_values(cfg: Config) -> Config:
+def check_values(cfg: Config, names: Names | None = None) -> Config:
     """The config rebuilt from its values, with every value of its type and choice and every number
-    in range; else one ConfigError (or DataError, for the split) naming the setting.
+    in range; else one ConfigError (or DataError, for the split) naming the setting as ``names`` does:
+    the config's key (``setting data.spacing``) by default, the caller's keyword (``spacing``) for the
+    estimator's. Said here since the ninety-fourth session: the estimator rewrote the config's words
+    by a regular expression over the whole message, the value given in it too (a cache_dir under a
+    folder named data.fold was said to lie under fold/).
 
     A Config built in Python (the estimator, a notebook) has not been through load_config. Rebuilt
     as a YAML file is, its types, choices and lengths are checked, and what Python hands over where
     YAML gives plain values (numpy numbers, arrays, Paths) becomes plain: the run writes its config
     as YAML and JSON. Use the returned config.
     """
-    cfg = _build(Config, cfg.to_dict(), prefix="")
+    from .model_folders import Names  # beside checkpoint resolution's words, which import this module's error
+
+    names = names or Names()  # the config's own words
+    cfg = _build(Config, cfg.to_dict(), prefix="", names=names)
+
+    def setting(*keys: str) -> str:
+        return _setting(names, *keys)
 
     def value(key: str):
         node = cfg
@@ -439,27 +452,29 @@ def check_values(cfg: Config) -> Config:
         # NaN passes `< lowest` (optim.lr=nan was torch's traceback at the optimizer), and inf
         # trains to non-finite losses (optim.lr=inf) after the data work: refuse both here.
         if not math.isfinite(number):
-            raise ConfigError(f"setting {key} must be a finite number >= {lowest}, got {number!r}")
+            raise ConfigError(f"{setting(key)} must be a finite number >= {lowest}, got {number!r}")
         if number < lowest:
-            raise ConfigError(f"setting {key} must be >= {lowest}, got {number!r}")
+            raise ConfigError(f"{setting(key)} must be >= {lowest}, got {number!r}")
     for key, (lowest, highest, highest_allowed) in _SHARES.items():
         share = value(key)
         if not (lowest <= share < highest or (highest_allowed and share == highest)):
             bound = "<=" if highest_allowed else "<"
-            raise ConfigError(f"setting {key} must be >= {lowest} and {bound} {highest}, got {share!r}")
+            raise ConfigError(f"{setting(key)} must be >= {lowest} and {bound} {highest}, got {share!r}")
     if len(cfg.data.patch_size) != 3 or any(edge < 1 for edge in cfg.data.patch_size):
-        raise ConfigError(f"setting data.patch_size must be 3 edges >= 1 voxel, got {list(cfg.data.patch_size)}")
+        raise ConfigError(f"{setting('data.patch_size')} must be 3 edges >= 1 voxel, "
+                          f"got {list(cfg.data.patch_size)}")
     if cfg.data.spacing is not None and any(not 0 < mm < math.inf for mm in cfg.data.spacing):
-        raise ConfigError(f"setting data.spacing must be 3 sizes > 0 mm (or null for the median), "
-                          f"got {list(cfg.data.spacing)}")
+        raise ConfigError(f"{setting('data.spacing')} must be 3 sizes > 0 mm (or {names.value(None)} for the "
+                          f"median), got {list(cfg.data.spacing)}")
     low, high = cfg.data.ct_window
     if not (math.isfinite(low) and math.isfinite(high) and low < high):  # an infinite bound scales CT to 0
-        raise ConfigError(f"setting data.ct_window must be [low, high], finite, with low < high, got {[low, high]}")
+        raise ConfigError(f"{setting('data.ct_window')} must be [low, high], finite, with low < high, "
+                          f"got {[low, high]}")
     for key in _PATHS:
         path = value(key)
         if path is not None and not path.strip():
-            unset = "" if key in ("data.dataset", "train.output_dir") else ", or leave it out (null)"
-            raise ConfigError(f"setting {key} is an empty path {path!r}; give a file or folder{unset}")
+            unset = "" if key in ("data.dataset", "train.output_dir") else f", or leave it out ({names.value(None)})"
+            raise ConfigError(f"{setting(key)} is an empty path {path!r}; give a file or folder{unset}")
         if path is not None and path.startswith("~"):
             # The home folder's, as a shell reads it; neither YAML nor a shell after "--key=" expands
             # it, and only the data paths did: a run wrote a folder named "~" in the working folder,
@@ -469,31 +484,52 @@ def check_values(cfg: Config) -> Config:
             cfg = dataclasses.replace(cfg, **{section: expanded})
     for key in _SEEDS:
         if not 0 <= value(key) < 2**32:
-            raise ConfigError(f"setting {key} must be >= 0 and < 2**32 (numpy's and torch's seed range), "
+            raise ConfigError(f"{setting(key)} must be >= 0 and < 2**32 (numpy's and torch's seed range), "
                               f"got {value(key)!r}")
     from .data.splits import SplitSettings  # the split's own checks (data.num_folds, data.fold)
 
-    SplitSettings(cfg.data.validation_fraction, cfg.data.num_folds, cfg.data.fold, cfg.data.split_seed)
+    SplitSettings(cfg.data.validation_fraction, cfg.data.num_folds, cfg.data.fold, cfg.data.split_seed, names)
     if cfg.train.channels_last_norm and not cfg.train.channels_last:  # else a setting that does nothing
-        raise ConfigError("setting train.channels_last_norm keeps the channels-last layout through the norms, "
-                          "and needs train.channels_last: true; set both, or leave it out")
+        raise ConfigError(f"{setting('train.channels_last_norm')} keeps the channels-last layout through the norms, "
+                          f"and needs {_set(names, 'train.channels_last', True)}; set both, or leave it out")
     # else torch's "Nesterov momentum requires a momentum" at the optimizer, after the preprocessing
     if cfg.optim.optimizer == "sgd" and cfg.optim.nesterov and cfg.optim.momentum == 0:
-        raise ConfigError("setting optim.nesterov needs a momentum (optim.momentum > 0, nnU-Net's is 0.99); set one, "
-                          "or optim.nesterov: false for plain SGD")
+        momentum = names.setting("optim.momentum")
+        raise ConfigError(f"{setting('optim.nesterov')} needs a momentum ({momentum} > 0, nnU-Net's is 0.99); set "
+                          f"one, or {_set(names, 'optim.nesterov', False)} for plain SGD")
     if cfg.data.regions is not None and cfg.data.binarize:  # one region would be the one foreground class
-        raise ConfigError("settings data.regions and data.binarize exclude each other: binarize merges every label "
-                          "value into one class, regions unite values themselves; drop one of the two")
+        raise ConfigError(f"{setting('data.regions', 'data.binarize')} exclude each other: binarize merges every "
+                          "label value into one class, regions unite values themselves; drop one of the two")
     if cfg.data.region_order is not None and cfg.data.regions is None:
         # An nnU-Net dataset.json's regions are ordered by its own "regions_class_order" (a probe took
         # "which is not set" for a bug: its regions were declared, in the dataset.json)
-        raise ConfigError("setting data.region_order orders data.regions, which is not set; declare the regions, "
-                          "or leave the order out (regions declared in an nnU-Net dataset.json are painted in its "
-                          "\"regions_class_order\")")
+        raise ConfigError(f"{setting('data.region_order')} orders {names.setting('data.regions')}, which is not "
+                          "set; declare the regions, or leave the order out (regions declared in an nnU-Net "
+                          "dataset.json are painted in its \"regions_class_order\")")
     if cfg.data.synthetic.num_validation >= cfg.data.synthetic.num_cases:
-        raise ConfigError(f"setting data.synthetic.num_validation ({cfg.data.synthetic.num_validation}) must be "
-                          f"below data.synthetic.num_cases ({cfg.data.synthetic.num_cases}): some cases must train")
+        raise ConfigError(f"{setting('data.synthetic.num_validation')} ({cfg.data.synthetic.num_validation}) must "
+                          f"be below {names.setting('data.synthetic.num_cases')} ({cfg.data.synthetic.num_cases}): "
+                          "some cases must train")
     return cfg
+
+
+def _setting(names, *keys: str) -> str:
+    """The settings ``keys`` at the head of a message as ``names`` says them: "setting data.spacing" in the
+    config's words, the keyword alone ("spacing") where the caller takes it as one."""
+    said = [names.setting(key) for key in keys]
+    head = ("settings " if len(keys) > 1 else "setting ") if said == list(keys) else ""
+    return head + " and ".join(said)
+
+
+def _said(names: Names | None, key: str) -> str:
+    """:func:`_setting` of one key, the config's "setting data.spacing" where no ``names`` are given."""
+    return f"setting {key}" if names is None else _setting(names, key)
+
+
+def _set(names, key: str, value) -> str:
+    """``key`` given ``value`` as ``names`` writes it: YAML's "train.channels_last: true" in the config's words,
+    Python's "channels_last=True" where the caller takes it as a keyword."""
+    return f"{key}: {names.value(value)}" if names.setting(key) == key else names.set_to(key, value)
 
 
 def dump_config(cfg: Config) -> str:
@@ -732,14 +768,17 @@ def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool) -> 
     return f" ({NAMED_ELSEWHERE[alias[0]]})" if alias else ""
 
 
-def _build(cls, raw: Any, prefix: str):
+def _build(cls, raw: Any, prefix: str, names: Names | None = None):
+    """``cls`` of ``raw``'s values, each checked and converted (``_coerce``); a ConfigError says a value's setting as
+    ``names`` does (the config's key by default)."""
+    said = names
     if raw is None:
         raw = {}
     names = {f.name for f in dataclasses.fields(cls)}
     if not isinstance(raw, dict):
         switch = f" (to switch it on or off: {prefix}enabled={str(raw).lower()})" if (
             isinstance(raw, bool) and "enabled" in names) else ""  # the README's "train.compile" read as a switch
-        raise ConfigError(f"setting {prefix.rstrip('.') or '<root>'} must be a mapping, got {raw!r}{switch}")
+        raise ConfigError(f"{_said(said, prefix.rstrip('.') or '<root>')} must be a mapping, got {raw!r}{switch}")
     hints = typing.get_type_hints(cls)
     unknown = sorted(set(raw) - names)
     if unknown:
@@ -748,7 +787,7 @@ def _build(cls, raw: Any, prefix: str):
             f"{_where_it_may_be(unknown[0], names, prefix, isinstance(raw[unknown[0]], dict))}; valid keys under "
             f"{prefix.rstrip('.') or 'the top level'} are: {', '.join(sorted(names))}"
         )
-    values = {name: _coerce(hints[name], raw[name], f"{prefix}{name}") for name in raw}
+    values = {name: _coerce(hints[name], raw[name], f"{prefix}{name}", said) for name in raw}
     return cls(**values)
 
 
@@ -764,43 +803,45 @@ NAME_LISTS = frozenset({"train.trackers"})
 FORMER_VALUES = {"data.augment": {True: "light", False: "none"}}
 
 
-def _coerce(hint, value, key: str):
-    """Check and convert one value to its annotated type, naming the key on failure."""
+def _coerce(hint, value, key: str, names: Names | None = None):
+    """Check and convert one value to its annotated type, naming the key on failure (as ``names`` says it)."""
     if dataclasses.is_dataclass(hint):
-        return _build(hint, value, prefix=key + ".")
+        return _build(hint, value, prefix=key + ".", names=names)
+    setting = _said(names, key)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if isinstance(value, bool) and key in FORMER_VALUES:  # bool only: YAML's 1 is no former value
         value = FORMER_VALUES[key][value]
     if origin is Literal:
         if value not in args:
-            raise ConfigError(f"setting {key} must be one of {', '.join(map(str, args))}; got {value!r}")
+            raise ConfigError(f"{setting} must be one of {', '.join(map(str, args))}; got {value!r}")
         return value
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:
             return None
         (inner,) = [a for a in args if a is not type(None)]
-        return _coerce(inner, value, key)
+        return _coerce(inner, value, key, names)
     if origin is tuple:
         if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # a numpy array
             value = value.tolist()
         if not isinstance(value, (list, tuple)) or len(value) != len(args):
-            raise ConfigError(f"setting {key} must be a list of {len(args)} values, got {value!r}")
-        return tuple(_coerce(a, v, key) for a, v in zip(args, value))
+            raise ConfigError(f"{setting} must be a list of {len(args)} values, got {value!r}")
+        return tuple(_coerce(a, v, key, names) for a, v in zip(args, value))
     if origin is list:  # any length, each value of the element type
         if hasattr(value, "tolist") and not isinstance(value, (list, tuple)):  # a numpy array
             value = value.tolist()
         if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"setting {key} must be a list, got {value!r}")
-        return [_coerce(args[0], v, key) for v in value]
+            raise ConfigError(f"{setting} must be a list, got {value!r}")
+        return [_coerce(args[0], v, key, names) for v in value]
     if hint is dict or origin is dict:
         if value is None:  # model.args=None in Python: no arguments over the defaults
             return {}
         if not isinstance(value, dict):
-            raise ConfigError(f"setting {key} must be a mapping, got {value!r}")
+            raise ConfigError(f"{setting} must be a mapping, got {value!r}")
         return dict(value)
     if hint is bool:
         if not isinstance(value, bool):
-            raise ConfigError(f"setting {key} must be true or false, got {value!r}")
+            true_or_false = "true or false" if names is None else f"{names.value(True)} or {names.value(False)}"
+            raise ConfigError(f"{setting} must be {true_or_false}, got {value!r}")
         return value
     # numbers.Integral/Real and os.PathLike: a config built in Python may hold numpy numbers (a patch
     # size from an array) or Paths (cache_dir=Path(...)); YAML gives plain ints, floats and strings.
@@ -820,7 +861,7 @@ def _coerce(hint, value, key: str):
         return ",".join(value) or "none"  # the list accelerate's log_with takes; [] is none
     if key in NAME_LISTS and (value is None or value is False):  # YAML's null, false, off, no: none (a probe's
         return "none"  # natural ways to turn the trackers off were "must be str, got None")
-    raise ConfigError(f"setting {key} must be {getattr(hint, '__name__', hint)}, got {value!r}")
+    raise ConfigError(f"{setting} must be {getattr(hint, '__name__', hint)}, got {value!r}")
 
 
 def plain_data(obj):

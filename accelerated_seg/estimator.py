@@ -21,7 +21,6 @@ import dataclasses
 import json
 import math
 import os
-import re
 import shutil
 import signal
 import tempfile
@@ -49,7 +48,7 @@ from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.preprocess_settings import resolved_normalization
-from .data.splits import SplitSettings, ways_to_validation_cases
+from .data.splits import ways_to_validation_cases
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
@@ -134,13 +133,8 @@ class Dataset:
         # default), augment() changed nothing and leaving it out did not turn it off (85th session's probe).
         data = DataConfig(patch_size=_patch_edges(block_shape), validation_fraction=validation_fraction,
                           **{"augment": "none", **data_settings})
-        try:
-            data = check_values(Config(data=data)).data  # a bad setting fails here, not at fit
-        except ConfigError as error:  # each setting named as given here: split_seed=-1, spacing=-1
-            raise ConfigError(_FROM_FILES_KEYWORDS.said(error, "Dataset.from_files")) from None
-        except DataError:  # the split settings' own (SplitSettings): num_folds=5, fold=5, named as given here
-            SplitSettings(data.validation_fraction, data.num_folds, data.fold, data.split_seed, ESTIMATOR_NAMES)
-            raise
+        # a bad setting fails here, not at fit, each named as given here (split_seed=-1, spacing=-1, num_folds=5)
+        data = _checked_config(Config(data=data), "Dataset.from_files", ESTIMATOR_NAMES).data
         class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
@@ -189,7 +183,7 @@ class Dataset:
         ``on="auto"`` on the GPU when training on one (``data.augment_on``). Without it a Dataset's
         patches are not augmented, as in nobrainer (``augment=`` of ``from_files`` sets a profile too)."""
         data = dataclasses.replace(self.data, augment=profile, augment_on=on)
-        data = _checked_config(Config(data=data), "Dataset.augment", _AUGMENT_KEYWORDS).data  # profile=, on=
+        data = _checked_config(Config(data=data), "Dataset.augment", _AUGMENT_NAMES).data  # profile=, on=
         return dataclasses.replace(self, data=data)
 
     def __iter__(self):
@@ -218,7 +212,7 @@ class Dataset:
         # their values too, here and as given (lr=-1), as Segmentation(...) checks them: Dataset.fit(config) said
         # "setting optim.lr", beside its run's keywords (lr), until the ninety-third session. The config returned is
         # as made: one edited afterwards is checked by Dataset.fit, in its own words (optim.lr).
-        _checked_config(cfg, "Dataset.config", _TRAINING_KEYWORDS)
+        _checked_config(cfg, "Dataset.config", DATASET_FIT_NAMES)
         return cfg
 
     def _config(self, settings: dict, where: str) -> Config:
@@ -318,7 +312,7 @@ class Dataset:
             self._check_its_config(config, train_settings)
         # lr="1e-3", as fit; a config's own settings are named as it names them
         cfg = _checked_config(config or self._config(train_settings, "Dataset.fit"), "Dataset.fit",
-                              _TRAINING_KEYWORDS if config is None else None)
+                              DATASET_FIT_NAMES if config is None else None)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         _check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
         resumed = None
@@ -329,12 +323,15 @@ class Dataset:
         return train(cfg, manifest=_named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
 
 
-def _checked_config(cfg: Config, where: str, keywords: _Keywords | None = None) -> Config:
-    """``check_values(cfg)``, its ConfigError said by ``where``, each setting by its keyword in ``keywords``."""
+def _checked_config(cfg: Config, where: str, keywords: Names | None = None) -> Config:
+    """``check_values(cfg)``, its ConfigError said by ``where``, each setting as ``keywords`` names it (the config's
+    key where None: a Config given). Named where the message is made since the ninety-fourth session: a regular
+    expression over the whole message rewrote the config's keys, and the value given too (a cache_dir under a
+    folder named data.fold was said to lie under fold/)."""
     try:
-        return check_values(cfg)
+        return check_values(cfg, keywords)
     except ConfigError as error:
-        raise ConfigError(keywords.said(error, where) if keywords is not None else f"{where}: {error}") from None
+        raise ConfigError(f"{where}: {error}") from None
 
 
 def _differing_fields(ours, theirs) -> list[str]:
@@ -508,51 +505,8 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
     return dataclasses.replace(manifest, regions=regions)
 
 
-# A value the config's words write as YAML does, null, which a keyword's user writes None ("or null for the
-# median"); a quoted text (a value given back: "got 'null'") is matched whole, to be left as it is. A quote
-# after a letter is an apostrophe ("numpy's"), which opens none.
-_YAML_NULL = re.compile(r"""(?<!\w)'[^']*'(?!\w)|(?<!\w)"[^"]*"(?!\w)|\bnull\b""")
-
-
-class _Keywords:
-    """How a method of this API names the config's settings that it takes as keyword arguments, in check_values'
-    errors: "setting data.spacing must be 3 sizes > 0 mm ..." of from_files(spacing=...) is "Dataset.from_files:
-    spacing must be ...", as its own arguments' errors are said ("Dataset.from_files: block_shape must be ...").
-    Until the ninetieth session every such error named the config's key (data.split_seed), and until the
-    ninety-first all but the split settings' (data.spacing, train.batch_size): settings its user never wrote.
-    YAML's values are said as Python writes them: "needs train.channels_last: true" is "needs channels_last=True",
-    "(or null for the median)" "(or None for the median)" (null until a review of the ninety-first session)."""
-
-    def __init__(self, keywords: Mapping[str, str]):
-        self.keywords = dict(keywords)  # config key (data.spacing) -> keyword (spacing)
-        # the longest first, and no key that goes on (train.compile.mode is no train.compile); with YAML's value
-        # where the message gives one ("needs train.channels_last: true"), written as in Python (channels_last=True)
-        names = sorted(self.keywords, key=len, reverse=True)
-        self.named = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b(?!\.\w)(?:: (true|false)\b)?")
-
-    def said(self, error: ConfigError, where: str) -> str:
-        """check_values' ``error`` as ``where`` says it, each key of ``keywords`` in it as its keyword."""
-        message = re.sub(r"^settings? (?=\w+\.)", "", str(error))  # "setting data.x", "settings data.x and data.y"
-        return f"{where}: " + _YAML_NULL.sub(_unquoted_as_none, self.named.sub(self._as_keyword, message))
-
-    def _as_keyword(self, key: re.Match) -> str:
-        return self.keywords[key[1]] + (f"={key[2].capitalize()}" if key[2] else "")
-
-
-def _unquoted_as_none(found: re.Match) -> str:
-    """YAML's null as Python's None; a quoted text (``_YAML_NULL``) as it is."""
-    return "None" if found[0] == "null" else found[0]
-
-
-# from_files takes every data setting as a keyword of its name, but the patch size, as block_shape; those it sets
-# itself (_FROM_FILES_OWN) are refused as keywords before the values are checked
-_FROM_FILES_KEYWORDS = _Keywords({**{f"data.{name}": name for name in _field_names(DataConfig)
-                                     if name not in _FROM_FILES_OWN}, "data.patch_size": "block_shape"})
-# Segmentation(...) and fit(...) take every training and optimizer setting as a keyword of its name (lr=, batch_size=)
-_TRAINING_KEYWORDS = _Keywords({f"{section}.{name}": name for section, fields_of in (("train", TrainConfig),
-                                                                                     ("optim", OptimConfig))
-                                for name in _field_names(fields_of)})
-_AUGMENT_KEYWORDS = _Keywords({"data.augment": "profile", "data.augment_on": "on"})
+# Dataset.augment takes data.augment and data.augment_on as its profile and on
+_AUGMENT_NAMES = dataclasses.replace(ESTIMATOR_NAMES, renamed=(("data.augment", "profile"), ("data.augment_on", "on")))
 
 
 class Segmentation:
@@ -605,7 +559,7 @@ class Segmentation:
         _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Segmentation: {} is not a training or optimizer setting")
         # their values too (lr=-1, lr="abc", batch_size=0), as a run config checks them
-        _checked_config(_run_config(DataConfig(), train_settings), "Segmentation", _TRAINING_KEYWORDS)
+        _checked_config(_run_config(DataConfig(), train_settings), "Segmentation", ESTIMATOR_NAMES)
         self.model_name, self.model_args, self.precision = model, dict(model_args or {}), precision
         self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
         self.model_dir: Path | None = None  # the exported model predictions use
@@ -681,7 +635,7 @@ class Segmentation:
         steps = steps if steps is not None else lengths["max_steps"]
         # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
         # was accepted by the constructor and then multiplied as a string, Python's TypeError
-        cfg = _checked_config(cfg, "fit", _TRAINING_KEYWORDS)
+        cfg = _checked_config(cfg, "fit", ESTIMATOR_NAMES)
         _check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
         if steps is None:
             steps = _steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))

@@ -963,7 +963,7 @@ def test_every_data_setting_out_of_its_range_is_refused_in_from_files_words(tmp_
             ({"foreground_fraction": 1.5}, "foreground_fraction must be >= 0.0 and <= 1.0, got 1.5"),
             ({"ct_window": (1, 0)}, "ct_window must be [low, high], finite, with low < high, got [1.0, 0.0]"),
             ({"augment_on": "tpu"}, "augment_on must be one of auto, cpu, gpu; got 'tpu'"),
-            ({"class_balanced": 2}, "class_balanced must be true or false, got 2"),
+            ({"class_balanced": 2}, "class_balanced must be True or False, got 2"),
             ({"region_order": [1]}, "region_order orders regions, which is not set; declare the regions, or leave"),
             ({"regions": {"a": [1]}, "binarize": True}, "regions and binarize exclude each other: binarize merges")):
         with pytest.raises(ConfigError, match=f"^{re.escape(f'Dataset.from_files: {said}')}"):
@@ -2644,3 +2644,13 @@ def test_from_files_names_the_pairs_paths_as_given_whatever_their_folders_are_ca
     said = f"Dataset.from_files: 2 cases list the label {folder / 'seg.nii.gz'} with other images"
     with pytest.raises(DataError, match=f"^{re.escape(said)}"):
         Dataset.from_files(shared, block_shape=16)
+
+
+def test_a_keyword_setting_refused_names_its_value_as_given_whatever_its_folders_are_called(tmp_path):
+    """check_values' messages were said in from_files' words by a regular expression over their text, the value
+    given included: a cache_dir under a folder named data.fold was said to be "/.../fold/cache", a folder that is
+    not there (until the ninety-fourth session). The settings are named as keywords where the message is made."""
+    cache = os.fsencode(tmp_path / "data.fold" / "cache")  # bytes, as os takes paths: the setting takes a str
+    said = f"Dataset.from_files: cache_dir must be str, got {cache!r}"
+    with pytest.raises(ConfigError, match=f"^{re.escape(said)}$"):
+        Dataset.from_files([(tmp_path / "a.nii.gz", tmp_path / "a_seg.nii.gz")], block_shape=16, cache_dir=cache)
