@@ -1263,7 +1263,7 @@ def test_fold_keys_of_a_datalist_given_as_pairs_make_the_split_as_in_a_dataset_j
     assert ids(manifest.validation) == ["case_001", "case_004"] and len(manifest.training) == 5
     assert manifest.split == "given (datalist 'fold' keys: fold 1 of 3)" and is_one_fold_of_several(manifest)
     assert ids(from_pairs(entries, root=tmp_path, num_folds=3).validation) == ["case_000", "case_003", "case_006"]
-    with pytest.raises(DataError, match=r"from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but data.num_folds=5"):
+    with pytest.raises(DataError, match=r"from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but num_folds=5"):
         from_pairs(entries, root=tmp_path, num_folds=5)
     # validation pairs given are the split without num_folds, the keys said unused (below); entries without folds
     # split as before
@@ -1277,11 +1277,11 @@ def test_the_errors_of_the_pairs_fold_keys_name_the_pairs_as_pairs(tmp_path):
     range: from_pairs: pairs's 'fold' keys make 3 fold(s)", "from_pairs: pairs: its 'fold' keys make ...",
     "from_pairs: pairs: the training entries' 'fold' keys run to ..." (a review of the ninetieth session)."""
     entries = [{**entry, "fold": index % 3} for index, entry in enumerate(msd_entries(7))]
-    with pytest.raises(DataError, match=r"^data.fold=5 is out of range: the pairs' 'fold' keys make 3 fold\(s\); use "
+    with pytest.raises(DataError, match=r"^fold=5 is out of range: the pairs' 'fold' keys make 3 fold\(s\); use "
                                         r"0..2$"):
         from_pairs(entries, root=tmp_path, fold=5)
-    with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but data.num_folds=5; "
-                                        r"set data.num_folds to 0 or 3 to use them, or drop the keys to make 5 folds$"):
+    with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but num_folds=5; "
+                                        r"set num_folds to 0 or 3 to use them, or drop the keys to make 5 folds$"):
         from_pairs(entries, root=tmp_path, num_folds=5)
     gap = [{**entry, "fold": 2 * (index % 2)} for index, entry in enumerate(msd_entries(4))]
     with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys run to 2 but no entry has fold 1: "
@@ -1305,13 +1305,13 @@ def test_fold_keys_of_pairs_beside_validation_pairs_are_chosen_by_num_folds_as_i
     num_folds picks the keys, 0 validation_pairs, and a fold alone names both, in the words of what was given."""
     entries = [{**entry, "fold": index % 3} for index, entry in enumerate(msd_entries(7))]
     held_out = msd_entries(9)[7:]
-    refusal = ("data.fold=1 is set, but from_pairs is given two splits: the pairs' 'fold' keys (3 folds) and "
-               "validation_pairs (2 case(s)); set data.num_folds=3 to validate on fold 1 of the 'fold' keys "
-               "(validation_pairs are then left out), or remove data.fold to validate on validation_pairs")
+    refusal = ("fold=1 is set, but from_pairs is given two splits: the pairs' 'fold' keys (3 folds) and "
+               "validation_pairs (2 case(s)); set num_folds=3 to validate on fold 1 of the 'fold' keys "
+               "(validation_pairs are then left out), or remove fold to validate on validation_pairs")
     with pytest.raises(DataError, match=f"^{re.escape(refusal)}$"):
         from_pairs(entries, root=tmp_path, validation_pairs=held_out, fold=1)
-    with pytest.raises(DataError, match=r"^data.fold=3 is out of range: the pairs' 'fold' keys make 3 fold\(s\); use "
-                                        r"0..2 with data.num_folds=3, or remove data.fold to validate on "
+    with pytest.raises(DataError, match=r"^fold=3 is out of range: the pairs' 'fold' keys make 3 fold\(s\); use "
+                                        r"0..2 with num_folds=3, or remove fold to validate on "
                                         r"validation_pairs$"):
         from_pairs(entries, root=tmp_path, validation_pairs=held_out, fold=3)
     keyed = from_pairs(entries, root=tmp_path, validation_pairs=held_out, num_folds=3, fold=1)
@@ -1328,8 +1328,8 @@ def test_fold_keys_of_pairs_beside_validation_pairs_are_chosen_by_num_folds_as_i
         f"warning: the split is {listed.split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
         f"nothing out. To validate on fold k of those keys instead, give num_folds=3 and fold=k (validation_pairs "
         f"are then left out)")
-    with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but data.num_folds=5; "
-                                        r"set data.num_folds to 3 to use them \(0 validates on validation_pairs\), "
+    with pytest.raises(DataError, match=r"^from_pairs: the pairs' 'fold' keys make 3 fold\(s\) but num_folds=5; "
+                                        r"set num_folds to 3 to use them \(0 validates on validation_pairs\), "
                                         r"or drop the keys and validation_pairs to make 5 folds$"):
         from_pairs(entries, root=tmp_path, validation_pairs=held_out, num_folds=5)
 
@@ -1377,3 +1377,23 @@ def test_nnunet_upper_case_nifti_file_ending_reads_its_cases(tmp_path):
     assert all(str(case.label).endswith("labelsTr/" + case.id + ".NII.GZ")
                for case in manifest.training + manifest.validation)
     assert all(path.endswith("_0001.NII.GZ") for path in map(str, manifest.training[0].images[1:]))
+
+
+def test_from_pairs_names_its_split_settings_as_the_keywords_its_caller_gave(tmp_path):
+    """from_pairs, called from Python with num_folds=, fold=, validation_fraction= and seed=, named them as a
+    config does (data.num_folds, data.split_seed), settings its caller never wrote, and its unused-settings
+    warning sent pairs to "the MSD 'validation' list" (until the ninety-fourth session). Its keywords now."""
+    pairs = msd_entries(4)
+    for given, said in (({"num_folds": 5}, "num_folds=5 but there are only 4 case(s); use at most 4 folds"),
+                        ({"fold": 1}, "fold=1 is set but num_folds=0; set num_folds to 2 or more"),
+                        ({"validation_fraction": 1.5}, "validation_fraction must be in [0, 1), got 1.5")):
+        with pytest.raises(DataError, match=f"^{re.escape(said)}$"):
+            from_pairs(pairs, root=tmp_path, **given)
+    keyed = [{**entry, "fold": index % 2} for index, entry in enumerate(pairs)]
+    with pytest.raises(DataError, match=r"^fold=2 is out of range: the pairs' 'fold' keys make 2 fold\(s\); use 0..1$"):
+        from_pairs(keyed, root=tmp_path, fold=2)
+    given = from_pairs(pairs[:3], root=tmp_path, validation_pairs=pairs[3:], seed=7)
+    assert given.split == "given (validation_pairs; seed=7 not used)"
+    assert unused_split_settings_warning(given) == (
+        "warning: the split is given (validation_pairs; seed=7 not used): the dataset gives its own, so seed chooses "
+        "nothing. For a split of its seed, leave validation_pairs out")

@@ -18,7 +18,12 @@ import numpy as np
 
 from accelerated_seg.data.cases import Case, Manifest, SplitDescription, SplitOrigin
 from accelerated_seg.data.errors import DataError
-from accelerated_seg.model_folders import Names
+from accelerated_seg.model_folders import ESTIMATOR_NAMES, Names
+
+#: The split settings as from_pairs' caller names them, who passed them as its keywords (num_folds=, fold=,
+#: validation_fraction=, seed=): it was told of a config's data.num_folds and data.split_seed, settings it never
+#: wrote, until the ninety-fourth session
+PAIRS_NAMES = Names(prefix="", renamed=(("data.split_seed", "seed"),))
 
 
 @dataclass(frozen=True)
@@ -182,20 +187,23 @@ def unused_split_settings_warning(manifest: Manifest) -> str | None:
         return (f"warning: the split is {split}: data.num_folds picks the file's 'fold' keys, so the cases "
                 f"of its 'validation' list are neither trained nor validated on. To validate on that list instead, "
                 f"set data.num_folds=0 and remove data.fold")
-    # Dataset.from_files' split names its keywords (split_seed=7 not used), and its own split is its
-    # validation_pairs or its pairs' 'fold' keys: it was told of data.split_seed and of files (until the
-    # ninety-third session)
-    keywords = manifest.source_format == "from_files"
-    data = "" if keywords else "data."
-    first = origin.unused_settings[0]
-    what = (f"every {data}fold trains on that one split. For k-fold" if first == "num_folds" else
-            f"{data}validation_fraction holds nothing out. For a split by it" if first == "validation_fraction"
-            else f"{data}split_seed chooses nothing. For a split of its seed")
+    # Pairs' split names their maker's keywords (Dataset.from_files' split_seed=7, from_pairs' seed=7 not used),
+    # and their own split is their validation_pairs or their 'fold' keys: Dataset.from_files was told of
+    # data.split_seed and of files until the ninety-third session, from_pairs until the ninety-fourth
+    keywords = _PAIRS_MAKERS_NAMES.get(manifest.source_format)
+    said, first = (keywords or Names()).setting, origin.unused_settings[0]
+    what = (f"every {said('data.fold')} trains on that one split. For k-fold" if first == "num_folds" else
+            f"{said('data.validation_fraction')} holds nothing out. For a split by it"
+            if first == "validation_fraction" else f"{said('data.split_seed')} chooses nothing. For a split of its seed")
     way = ("leave validation_pairs out" if origin.by == "validation_pairs" else
            "give the pairs without their 'fold' keys") if keywords else \
         ("give the dataset without it (the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's "
          "splits_final.json)")
     return f"warning: the split is {split}: the dataset gives its own, so {what}, {way}"
+
+
+# How each maker of a Manifest from pairs (Manifest.source_format) names the split settings: as its keywords
+_PAIRS_MAKERS_NAMES = {"from_files": ESTIMATOR_NAMES, "pairs": PAIRS_NAMES}
 
 
 def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> str:
