@@ -1096,7 +1096,9 @@ def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_p
     assert ways_to_validation_cases(reworded, "f", "n").startswith("list validation cases in the dataset's own split")
     given_sounding = replace(fraction, split="given by data.validation_fraction=0.2 of seed 0")
     assert unused_split_settings_warning(given_sounding) is None
-    assert ways_to_validation_cases(given_sounding, "f", "n") == "hold cases out (f > 0, n, or the dataset's own split)"
+    assert ways_to_validation_cases(given_sounding, "f", "n").startswith("hold cases out (load_cases(")  # no config's
+    by_the_config = replace(given_sounding, split_origin=replace(given_sounding.split_origin, by_the_config=True))
+    assert ways_to_validation_cases(by_the_config, "f", "n") == "hold cases out (f > 0, n, or the dataset's own split)"
     from accelerated_seg.data.checks import _pairs_checked
     from accelerated_seg.estimator import _held_out_alone_warning
 

@@ -842,6 +842,37 @@ def test_a_dataset_without_validation_cases_trains_only_with_validation_off(tiny
         train(tiny_config(tmp_path / "marked", **{**settings, "data__dataset": str(marked)}))
 
 
+def test_a_manifest_given_without_validation_cases_is_told_what_splits_it_not_the_config(tiny_config, tiny_dataset,
+                                                                                         tmp_path):
+    """train never splits a manifest it is given again, but told one without validation cases to "give the dataset
+    without it so that data.validation_fraction or data.num_folds holds cases out", or "data.validation_fraction >
+    0", settings that split nothing there (until the ninety-fourth session). It is told of what made it."""
+    from accelerated_seg.data.manifest import from_pairs, load_cases
+
+    manifest, labels = load_msd(tiny_dataset), {0: "background", 1: "ventricles", 2: "lesion"}
+    marked, plain = tmp_path / "marked.csv", tmp_path / "plain.csv"  # its own split, every case training; none
+    marked.write_text("image,label,split\n" + "".join(f"{c.images[0]},{c.label},train\n" for c in manifest.training))
+    plain.write_text("image,label\n" + "".join(f"{c.images[0]},{c.label}\n" for c in manifest.training))
+    settings = dict(train__max_steps=2, data__labels="{0: background, 1: ventricles, 2: lesion}")
+    given = load_cases(marked, labels=labels)
+    with pytest.raises(ConfigError, match=r"list validation cases in the dataset's own split, or read it again "
+                                          r"without it by load_cases\(\.\.\., validation_fraction=\.\.\. or num_folds="
+                                          r"\.\.\.\), which hold cases out: train takes the split of a manifest given"
+                                          r" as it is$"):
+        train(tiny_config(tmp_path / "marked", **settings), manifest=given)
+    fraction = load_cases(plain, validation_fraction=0, labels=labels)
+    with pytest.raises(ConfigError, match=r"or hold cases out \(load_cases\(\.\.\., validation_fraction=\.\.\. > 0 "
+                                          r"or num_folds=\.\.\.\), or the dataset's own split\): train takes the split "
+                                          r"of a manifest given as it is$"):
+        train(tiny_config(tmp_path / "fraction", **settings), manifest=fraction)
+    pairs = from_pairs([(c.images, c.label) for c in manifest.training], labels=labels, validation_pairs=[])
+    with pytest.raises(ConfigError, match=r"or give validation_pairs=\[\(image, label\), \.\.\.\] to from_pairs, or "
+                                          r"leave validation_pairs out so that validation_fraction or num_folds holds "
+                                          r"cases out$"):
+        train(tiny_config(tmp_path / "pairs", **settings), manifest=pairs)
+    assert not any((tmp_path / name / "checkpoints").exists() for name in ("marked", "fraction", "pairs"))
+
+
 def test_a_patch_the_network_cannot_take_is_refused_before_the_demo_phantoms_are_written(tiny_config, tmp_path):
     """Refused once every case was read, the embedded phantoms written into the run's folder first
     (13.6 s in the eighty-fourth session's probe); the network and its patch need no case."""

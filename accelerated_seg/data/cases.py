@@ -45,6 +45,12 @@ class SplitOrigin:
             list or validation_pairs), ``"dataset"`` (a datalist's 'validation' list beside its 'fold' keys),
             ``"validation_pairs"`` (beside the pairs' 'fold' keys), or ``""``.
         unused_folds: How many folds the unused 'fold' keys make (``unused_own="fold_keys"``), else 0.
+        by_the_config: Whether the config's data settings read the dataset and split it (``load_manifest``:
+            train without a manifest, check, plan, cache), and so split it again at the next reading; a Manifest
+            given to train (``load_cases``, ``from_pairs``, ``Dataset.from_files``, one built by hand) is taken
+            as it is, whatever ``data.validation_fraction`` says. What makes the advice of
+            ``splits.ways_to_validation_cases`` true since the ninety-fourth session: a given one was sent to
+            those settings.
     """
 
     by: str = "dataset"
@@ -52,6 +58,7 @@ class SplitOrigin:
     unused_settings: tuple[str, ...] = ()
     unused_own: str = ""
     unused_folds: int = 0
+    by_the_config: bool = False
 
     @property
     def given(self) -> bool:

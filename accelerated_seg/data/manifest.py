@@ -234,10 +234,12 @@ def _is_nnunet(content: dict[str, Any]) -> bool:
 
 
 def load_manifest(cfg: DataConfig, output_dir: str | Path, source: str | Path | None = None) -> Manifest:
-    """The cases of ``data.dataset`` (or of ``source``), split as the data settings say."""
-    return load_cases(source if source is not None else dataset_source(cfg, output_dir),
-                      validation_fraction=cfg.validation_fraction, num_folds=cfg.num_folds, fold=cfg.fold,
-                      seed=cfg.split_seed, binarize=cfg.binarize, labels=cfg.labels)
+    """The cases of ``data.dataset`` (or of ``source``), split as the data settings say, and said to be
+    (``SplitOrigin.by_the_config``): the way to validation cases is those settings' (``ways_to_validation_cases``)."""
+    manifest = load_cases(source if source is not None else dataset_source(cfg, output_dir),
+                          validation_fraction=cfg.validation_fraction, num_folds=cfg.num_folds, fold=cfg.fold,
+                          seed=cfg.split_seed, binarize=cfg.binarize, labels=cfg.labels)
+    return dataclasses.replace(manifest, split_origin=dataclasses.replace(manifest.split_origin, by_the_config=True))
 
 
 def with_regions(cfg: DataConfig, manifest: Manifest) -> Manifest:

@@ -209,23 +209,36 @@ _PAIRS_MAKERS_NAMES = {"from_files": ESTIMATOR_NAMES, "pairs": PAIRS_NAMES}
 def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> str:
     """How a dataset without validation cases gets some: the end of its refusal where validation is asked for
     (train's, Segmentation.fit's), in the words of what gave its cases; ``fraction`` and ``folds`` name
-    data.validation_fraction and data.num_folds as the caller does. One case cannot be split whatever the
-    fraction: "hold cases out" sent users to a setting already > 0. A split the dataset gives is not the
-    fraction's to change: that sent users to a setting it overrides. Pairs (Dataset.from_files, from_pairs)
-    were told to "list validation cases in the dataset's own split", a file's list they never wrote, and
-    Segmentation.fit to give "a larger validation_fraction", which validation_pairs override (until the
-    ninety-third session)."""
+    data.validation_fraction and data.num_folds as the caller does, the way where the config's settings read the
+    dataset (``SplitOrigin.by_the_config``). One case cannot be split whatever the fraction: "hold cases out" sent
+    users to a setting already > 0. A split the dataset gives is not the fraction's to change: that sent users to
+    a setting it overrides. Pairs (Dataset.from_files, from_pairs) were told to "list validation cases in the
+    dataset's own split", a file's list they never wrote, and Segmentation.fit to give "a larger
+    validation_fraction", which validation_pairs override (until the ninety-third session). A manifest given to
+    train, which takes its split as it is, was sent to the config's settings, which split nothing there, until
+    the ninety-fourth session: it is sent to the keywords of what made it."""
     # Pairs are told from files by the reader (source_format), not by the split's text. Of pairs, a split given
     # that validates nothing is validation_pairs=[]: their 'fold' keys leave no fold empty (fold_keys_split)
     pairs = {"from_files": "Dataset.from_files", "pairs": "from_pairs"}.get(manifest.source_format)
     listed = f"validation_pairs=[(image, label), ...] to {pairs}"
     if len(manifest.training) == 1:
         return f"add cases: one case cannot be both trained on and held out{f', or give {listed}' if pairs else ''}"
-    if not manifest.split_origin.given:  # the split is no source's own (its words, "given", were matched)
-        own = listed if pairs else "the dataset's own split"
-        return f"hold cases out ({fraction} > 0, {folds}, or {own})"
-    if pairs:
+    origin = manifest.split_origin
+    if pairs:  # its maker's keywords, whoever is given the pairs' manifest (train from Python, Dataset.fit)
+        fraction, folds = (_PAIRS_MAKERS_NAMES[manifest.source_format].setting(f"data.{name}")
+                           for name in ("validation_fraction", "num_folds"))
+        if not origin.given:
+            return f"hold cases out ({fraction} > 0, {folds}, or {listed})"
         return f"give {listed}, or leave validation_pairs out so that {fraction} or {folds} holds cases out"
+    if not origin.by_the_config:  # read by load_cases (or built by hand) and given: the config splits nothing
+        as_is = "train takes the split of a manifest given as it is"
+        if not origin.given:
+            return (f"hold cases out (load_cases(..., validation_fraction=... > 0 or num_folds=...), or the "
+                    f"dataset's own split): {as_is}")
+        return (f"list validation cases in the dataset's own split, or read it again without it by load_cases(..., "
+                f"validation_fraction=... or num_folds=...), which hold cases out: {as_is}")
+    if not origin.given:  # the split is no source's own (its words, "given", were matched)
+        return f"hold cases out ({fraction} > 0, {folds}, or the dataset's own split)"
     return (f"list validation cases in the dataset's own split, or give the dataset without it so that {fraction} "
             f"or {folds} holds cases out")
 
