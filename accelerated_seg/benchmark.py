@@ -30,6 +30,7 @@ import tempfile
 import time
 from datetime import date
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
@@ -289,7 +290,8 @@ DEMO_UNET = {"channels": [16, 32, 64, 128], "strides": [2, 2, 2], "num_res_units
 
 def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 64, 64), overlap: float = 0.5,
                     sw_batch_size: int = 4, tta: str = "none", blocks: int = 5, volumes: int = 1,
-                    devices: list[str] | None = None, precision: str = "fp32") -> dict:
+                    devices: list[str] | None = None, precision: str = "fp32",
+                    on_measured: Callable[[dict], None] | None = None, measured_before: dict | None = None) -> dict:
     """Volumes/s of our prediction's network part against MONAI's ``sliding_window_inference``.
 
     Ours is ``inference.mirrored_probabilities``: the Gaussian sliding window of every TTA pass
@@ -310,6 +312,10 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     probabilities onto the scan's grid there). ``ratio_ours_to_monai_same_output`` is therefore our
     wrapping's own cost, and ``host_handover_ms`` (on a GPU) times that last copy by itself: on an
     H200 ours ran a constant ~50 ms per volume behind the bare sliding window.
+
+    Each device is measured on its own (both ways alternating on it), so a stopped run's entries are
+    kept as they are: ``measured_before`` holds them by device name (``results_so_far``), and
+    ``on_measured`` gets the results so far (``complete`` False) after each device but the last.
     """
     from monai.inferers import sliding_window_inference
 
@@ -361,8 +367,12 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     image = torch.randn(1, in_channels, *size)
     results = {"model": name, "volume": list(size), "roi": list(roi), "overlap": overlap, "precision": precision,
                "sw_batch_size": sw_batch_size, "tta": tta, "passes_per_volume": len(flips),
-               "torch_threads": torch.get_num_threads(), "volumes_per_block": volumes, "devices": {}}
+               "torch_threads": torch.get_num_threads(), "volumes_per_block": volumes, "complete": False,
+               "devices": {}}
     for device_name in devices:
+        if measured_before and device_name in measured_before:
+            results["devices"][device_name] = measured_before[device_name]
+            continue
         device = torch.device(device_name)
         model.to(device)
         volume = image.to(device)
@@ -421,6 +431,9 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
         if device.type == "cuda":
             entry["gpu"] = torch.cuda.get_device_name(device)
         results["devices"][device_name] = entry
+        if on_measured is not None and len(results["devices"]) < len(devices):
+            on_measured(results)
+    results["complete"] = True
     return results
 
 

@@ -37,7 +37,10 @@ def run(args, _) -> int:
         say_the_error(str(error))  # every rank stops, one says why
         return 2
     with importing_without_collection():  # collector.py says why; what is measured runs after it
+        import torch
+
         from .benchmark import benchmark_data, benchmark_infer, write_result
+        from .results_so_far import ResultsSoFar
 
         if args.target == "train":
             from .benchmark_train import run_from_cli
@@ -63,16 +66,30 @@ def run(args, _) -> int:
         roi = None if args.roi is None else tuple(args.roi * 3 if len(args.roi) == 1 else args.roi)
         if roi is None and not args.model:
             roi = (64, 64, 64)
+        name = f"infer_{os.cpu_count()}cpu{'' if args.precision == 'fp32' else f'_{args.precision}'}"
+        so_far = ResultsSoFar(args.output, args.command_line, kind="infer")  # a device's entry once it is measured
+
+        def measured(partial: dict) -> None:
+            device, entry = list(partial["devices"].items())[-1]
+            print(f"{device}: ours / MONAI {entry['ratio_ours_to_monai']}  (so far in {so_far.write(name, partial)})",
+                  flush=True)
+
         try:
+            kept = so_far.pick_up({"torch_threads": torch.get_num_threads()})
+            if kept:
+                print(f"picked up {', '.join(kept)} from {so_far.picked_up_from}, measured by a stopped run of this "
+                      f"command on {so_far.picked_up['date']} with this machine, code and settings; measuring the "
+                      f"others (move the file away to measure all anew)", flush=True)
             results = benchmark_infer(args.model, size=tuple(args.size), roi=roi, overlap=args.overlap,
                                       sw_batch_size=args.sw_batch_size, tta=args.tta, blocks=args.blocks,
-                                      volumes=args.volumes, devices=args.device, precision=args.precision)
-        # a setting the device cannot run (fp16 on a CPU, an unknown TTA mode), a --model that is not an export
+                                      volumes=args.volumes, devices=args.device, precision=args.precision,
+                                      on_measured=measured, measured_before=kept)
+        # a setting the device cannot run (fp16 on a CPU, an unknown TTA mode), a --model that is not an export,
+        # a partial file of another run
         except (ValueError, OSError) as error:
             print(f"error: {in_flag_words(error)}", file=sys.stderr)
             return 2
-        suffix = "" if args.precision == "fp32" else f"_{args.precision}"
-        path = write_result(f"infer_{os.cpu_count()}cpu{suffix}", results, args.output, args.command_line)
+        path = so_far.finish(name, results)
         print(json.dumps(results, indent=1))
         print(f"wrote {path}")
         return 0

@@ -289,7 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="autocast precision of both (fp16 on CUDA only)")
     b.add_argument("--output", type=path_argument,
                    help="JSON path (default benchmarks/results/infer_<cores>cpu.json, or _2, "
-                        "_3, ... beside an earlier run's)")
+                        "_3, ... beside an earlier run's). Replaced by a complete result only: the devices measured "
+                        "so far go to <name>.partial.json beside it, removed when the run completes; the same command "
+                        "run again after a stop keeps the devices measured there (without --output, in the stopped "
+                        "run's own file) and measures the others")
     b = targets.add_parser("predict", help="folder prediction cases/s, pipelined vs one case at a time",
                            formatter_class=_DefaultsSaid)
     b.add_argument("--model", type=path_argument,

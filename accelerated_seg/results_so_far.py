@@ -16,8 +16,12 @@ under benchmarks/results (``complete`` false until the end), and the same comman
 in the newest such file a stopped run of it left (a new ``_2`` file before); a stopped run's file of
 another command is that run's own, and left alone.
 
-    so_far = ResultsSoFar(output, command)
-    kept = so_far.pick_up(record)  # the stopped run's rows, or []; a ConfigError for another run's
+``benchmark infer`` (``kind="infer"``) keeps its results so far the same way, one device at a time since the
+ninety-fourth session: each device's entry (under ``devices``) is measured on its own, both ways timed against
+each other in alternating blocks on that device, so a stopped run's entry stands as the rows of train's do.
+
+    so_far = ResultsSoFar(output, command)  # kind="infer" for benchmark infer
+    kept = so_far.pick_up(record)  # the stopped run's rows, or none; a ConfigError for another run's
     ... so_far.write(name, partial) after each configuration, so_far.finish(name, results) at the end
 """
 
@@ -32,17 +36,23 @@ from . import benchmark  # its functions looked up at each call: benchmarks/ scr
 from .files import RESULTS_FOLDER
 
 
+#: Each benchmark whose results so far are kept: the key of its rows, what one row measured, what holds them.
+ROWS = {"train": ("runs", "configuration", list), "infer": ("devices", "device", dict)}
+
+
 class ResultsSoFar:
     """Where a run's results go after each configuration (``write``) and whole at its end (``finish``).
 
     With ``output``, the results so far go to ``<stem>.partial.json`` beside it, which ``finish`` removes
     once the complete result has replaced whatever was at ``output``. Without it the run writes to a file
     of its own under benchmarks/results (``benchmark.default_result_path``), first partial, then whole, or
-    to the one a stopped run of it left there (``pick_up``)."""
+    to the one a stopped run of it left there (``pick_up``). ``kind`` is the benchmark (``ROWS``)."""
 
-    def __init__(self, output: str | Path | None, command: str):
+    def __init__(self, output: str | Path | None, command: str, kind: str = "train"):
         self.output = Path(output) if output else None
         self.command = command
+        self.kind = kind
+        self.rows, self.row_word, self._holder = ROWS[kind]
         self.path: Path | None = None  # where the results so far went; None until the first write
         self.picked_up: dict | None = None  # the stopped run's record whose configurations this run kept
 
@@ -50,41 +60,43 @@ class ResultsSoFar:
     def partial_path(self) -> Path | None:
         return self.output.parent / f"{self.output.stem}.partial.json" if self.output else None
 
-    def pick_up(self, record: dict) -> list[dict]:
-        """The configurations (``runs``) a stopped run of this command left in ``partial_path`` (without
-        ``output``, in a file of its own: ``_pick_up_own_file``), [] where there is none. ``record`` holds
-        what this run's results will say beside the command and machine (``settings``, ``launch``). Raises
-        ConfigError where the file at ``partial_path`` is anything else."""
+    def pick_up(self, record: dict) -> list[dict] | dict:
+        """The configurations (``runs``; infer's ``devices``, a dict) a stopped run of this command left in
+        ``partial_path`` (without ``output``, in a file of its own: ``_pick_up_own_file``), none ([] or {})
+        where there is none. ``record`` holds what this run's results will say beside the command and machine
+        (``settings``, ``launch``; infer's ``torch_threads``). Raises ConfigError where the file at
+        ``partial_path`` is anything else."""
         from .config import ConfigError
 
         if self.output is None:
             return self._pick_up_own_file(record)
         path = self.partial_path
         if not path.exists():
-            return []
-        earlier = _stopped_run(path)
+            return self._holder()
+        earlier = _stopped_run(path, self.kind)
         if earlier is None:
             raise ConfigError(f"{path} is where this run keeps its results so far, and it holds no stopped run's "
-                              f"results of benchmark train: move it away, or give another --output")
+                              f"results of benchmark {self.kind}: move it away, or give another --output")
         if difference := _first_difference(self._said_by_this_run(record), earlier):
-            runs = len(earlier["runs"])
-            raise ConfigError(f"{path} holds {runs} configuration(s) a stopped run measured on {earlier['date']} "
+            runs = len(earlier[self.rows])
+            raise ConfigError(f"{path} holds {runs} {self.row_word}(s) a stopped run measured on {earlier['date']} "
                               f"with another {difference}; kept, they would be mixed with this run's rows: "
                               f"run that command again to finish it, or move the file away to measure anew")
         self.picked_up = earlier
-        return earlier["runs"]
+        return earlier[self.rows]
 
-    def _pick_up_own_file(self, record: dict) -> list[dict]:
+    def _pick_up_own_file(self, record: dict) -> list[dict] | dict:
         """Without --output: the newest file under benchmarks/results that a stopped run of this command left
-        (``complete`` false), whose name the rest of this run writes to; [] where there is none. The files of
+        (``complete`` false), whose name the rest of this run writes to; none where there is none. The files of
         other commands, machines or code are other runs' own, never refused or touched."""
         now = self._said_by_this_run(record)
-        newest_first = sorted(RESULTS_FOLDER.glob("train_*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        newest_first = sorted(RESULTS_FOLDER.glob(f"{self.kind}_*.json"), key=lambda p: p.stat().st_mtime,
+                              reverse=True)
         for path in newest_first:
-            if (earlier := _stopped_run(path)) is not None and _first_difference(now, earlier) is None:
+            if (earlier := _stopped_run(path, self.kind)) is not None and _first_difference(now, earlier) is None:
                 self.picked_up, self.path = earlier, path
-                return earlier["runs"]
-        return []
+                return earlier[self.rows]
+        return self._holder()
 
     def _said_by_this_run(self, record: dict) -> dict:
         """What this run's results so far will say that a stopped run's must say alike to be picked up."""
@@ -118,20 +130,22 @@ class ResultsSoFar:
         if self.picked_up is None:
             return {}
         before = self.picked_up.get("resumed_from", [])
-        own = len(self.picked_up["runs"]) - sum(each["configurations"] for each in before)
-        return {"resumed_from": [*before, {"date": self.picked_up["date"], "configurations": own,
+        count = f"{self.row_word}s"  # "configurations" in train's, "devices" in infer's
+        own = len(self.picked_up[self.rows]) - sum(each[count] for each in before)
+        return {"resumed_from": [*before, {"date": self.picked_up["date"], count: own,
                                            "load_average": self.picked_up.get("load_average")}]}
 
 
-def _stopped_run(path: Path) -> dict | None:
-    """The record at ``path`` where it is one of benchmark train's results so far (incomplete), else None."""
+def _stopped_run(path: Path, kind: str) -> dict | None:
+    """The record at ``path`` where it is one of benchmark ``kind``'s results so far (incomplete), else None."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("complete") is not False or not isinstance(record.get("runs"), list):
+    rows, _, holder = ROWS[kind]
+    if not isinstance(record, dict) or record.get("complete") is not False or not isinstance(record.get(rows), holder):
         return None
-    return record if str(record.get("benchmark", "")).startswith("train_") else None
+    return record if str(record.get("benchmark", "")).startswith(f"{kind}_") else None
 
 
 def _first_difference(now: dict, earlier: dict, prefix: str = "") -> str | None:

@@ -102,9 +102,9 @@ def test_two_runs_choosing_a_default_name_at_once_never_share_it(tmp_path, monke
 ])
 def test_a_stopped_data_or_inference_benchmark_leaves_the_earlier_result_and_nothing_else(
         target, measure, args, tmp_path, monkeypatch):
-    """They write their JSON once, at the end (docs/performance.md): unlike benchmark train's results so far, a
-    stopped run leaves no partial file to pick up or to pile up, and an earlier result at --output as it was.
-    A guard of what was so: nothing changed for them in the ninety-fourth session."""
+    """A run stopped before it measured anything leaves an earlier result at --output as it was, and no partial
+    file: data writes its JSON once, at the end, and infer keeps its results so far only once a device is
+    measured (the next test)."""
     import accelerated_seg.benchmark as benchmark
     from accelerated_seg.cli import EXIT_INTERRUPTED
 
@@ -117,6 +117,88 @@ def test_a_stopped_data_or_inference_benchmark_leaves_the_earlier_result_and_not
     monkeypatch.setattr(benchmark, measure, stopped)
     assert main(["benchmark", target, *args, "--output", str(out)]) == EXIT_INTERRUPTED
     assert out.read_text() == earlier and list(tmp_path.iterdir()) == [out]
+
+
+def _stopped_on_the_second_device(monkeypatch, stop: bool) -> list[str]:
+    """The devices benchmark infer measures, listed as each one's measurement ends; with ``stop``, Ctrl-C
+    there on the second device (``cpu:1``: the CPU again under another name, as `cpu cpu` is refused)."""
+    import accelerated_seg.benchmark as benchmark
+
+    measured, real = [], benchmark._host_handover_ms
+
+    def handover(shape, device):  # the last step of each device's measurement
+        measured.append(str(device))
+        if stop and device.index == 1:
+            raise KeyboardInterrupt
+        return real(shape, device)
+
+    monkeypatch.setattr(benchmark, "_host_handover_ms", handover)
+    return measured
+
+
+INFER_ON_TWO = ["benchmark", "infer", "--size", "24", "24", "20", "--roi", "16", "--blocks", "1",
+                "--device", "cpu", "cpu:1"]
+
+
+def test_an_inference_benchmark_stopped_on_its_second_device_keeps_the_first_and_the_rerun_measures_the_rest(
+        tmp_path, monkeypatch, capsys):
+    """The JSON was written once, at the end: a run stopped on the second device lost the first's measurement
+    (minutes on a GPU machine) until the ninety-fourth session. Now it is in X.partial.json, and the same
+    command run again keeps it and measures only the other device, as benchmark train does."""
+    from accelerated_seg.cli import EXIT_INTERRUPTED
+
+    out, partial = tmp_path / "infer.json", tmp_path / "infer.partial.json"
+    argv = [*INFER_ON_TWO, "--output", str(out)]
+    with monkeypatch.context() as stopping:
+        _stopped_on_the_second_device(stopping, stop=True)
+        assert main(argv) == EXIT_INTERRUPTED
+    stopped = json.loads(partial.read_text())
+    assert stopped["complete"] is False and list(stopped["devices"]) == ["cpu"] and not out.exists()
+    capsys.readouterr()
+    measured = _stopped_on_the_second_device(monkeypatch, stop=False)
+    assert main(argv) == 0
+    assert measured == ["cpu:1"]  # the CPU's entry kept, not measured again
+    assert f"picked up cpu from {partial}, measured by a stopped run of this command" in capsys.readouterr().out
+    result = json.loads(out.read_text())
+    assert result["complete"] is True and list(result["devices"]) == ["cpu", "cpu:1"]
+    assert result["devices"]["cpu"] == stopped["devices"]["cpu"]
+    assert result["resumed_from"] == [{"date": stopped["date"], "devices": 1, "load_average": None}]
+    assert not partial.exists()
+
+
+def test_without_output_the_inference_benchmark_goes_on_in_the_file_its_stopped_run_left(tmp_path, monkeypatch, capsys):
+    import accelerated_seg.benchmark as benchmark
+    from accelerated_seg.cli import EXIT_INTERRUPTED
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})
+    with monkeypatch.context() as stopping:
+        _stopped_on_the_second_device(stopping, stop=True)
+        assert main(INFER_ON_TWO) == EXIT_INTERRUPTED
+    [own] = (tmp_path / "benchmarks" / "results").iterdir()
+    stopped = json.loads(own.read_text())
+    monkeypatch.setattr(benchmark, "_CLAIMED", {})  # the next process
+    measured = _stopped_on_the_second_device(monkeypatch, stop=False)
+    assert main(INFER_ON_TWO) == 0
+    assert measured == ["cpu:1"] and f"wrote {own.relative_to(tmp_path)}" in capsys.readouterr().out
+    assert [own] == list((tmp_path / "benchmarks" / "results").iterdir())  # no _2 file measured anew
+    record = json.loads(own.read_text())
+    assert record["complete"] is True and record["devices"]["cpu"] == stopped["devices"]["cpu"]
+
+
+def test_an_inference_benchmarks_stopped_run_of_another_command_line_is_refused_before_measuring(
+        tmp_path, monkeypatch, capsys):
+    out, partial = tmp_path / "infer.json", tmp_path / "infer.partial.json"
+    with monkeypatch.context() as stopping:
+        _stopped_on_the_second_device(stopping, stop=True)
+        main([*INFER_ON_TWO, "--blocks", "2", "--output", str(out)])
+    stopped = partial.read_text()
+    capsys.readouterr()
+    measured = _stopped_on_the_second_device(monkeypatch, stop=False)
+    assert main([*INFER_ON_TWO, "--output", str(out)]) == 2
+    assert measured == [] and partial.read_text() == stopped and not out.exists()
+    error = capsys.readouterr().err
+    assert f"{partial} holds 1 device(s) a stopped run measured" in error and "command_line" in error
 
 
 def test_a_result_names_the_code_that_was_measured(tmp_path):
