@@ -275,7 +275,8 @@ def _refuse_a_device_twice(devices: list[str]) -> None:
     second measurement replaced the first in the result (ninety-third session's probe)."""
     from .config import ConfigError
 
-    chosen = [(device.type, device.index or 0) for device in map(torch.device, devices)]  # cpu is cpu:0, cuda cuda:0
+    # cuda is cuda:0; the CPU is one device whatever index is written after it (torch takes cpu:1 as the CPU)
+    chosen = [(device.type, 0 if device.type == "cpu" else device.index or 0) for device in map(torch.device, devices)]
     for number, device in enumerate(chosen):
         if device in chosen[:number]:
             first = devices[chosen.index(device)]

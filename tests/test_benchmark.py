@@ -119,9 +119,17 @@ def test_a_stopped_data_or_inference_benchmark_leaves_the_earlier_result_and_not
     assert out.read_text() == earlier and list(tmp_path.iterdir()) == [out]
 
 
+def _the_cpu_as_two_devices(monkeypatch) -> None:
+    """``--device cpu cpu:1`` measured as two devices, as a machine with a GPU measures cpu and cuda: the
+    refusal of the CPU given twice is lifted for the test, which has no second device."""
+    import accelerated_seg.benchmark as benchmark
+
+    monkeypatch.setattr(benchmark, "_refuse_a_device_twice", lambda devices: None)
+
+
 def _stopped_on_the_second_device(monkeypatch, stop: bool) -> list[str]:
     """The devices benchmark infer measures, listed as each one's measurement ends; with ``stop``, Ctrl-C
-    there on the second device (``cpu:1``: the CPU again under another name, as `cpu cpu` is refused)."""
+    there on the second device (``cpu:1``: the CPU again, under another name, ``_the_cpu_as_two_devices``)."""
     import accelerated_seg.benchmark as benchmark
 
     measured, real = [], benchmark._host_handover_ms
@@ -145,6 +153,7 @@ def test_an_inference_benchmark_stopped_on_its_second_device_keeps_the_first_and
     """The JSON was written once, at the end: a run stopped on the second device lost the first's measurement
     (minutes on a GPU machine) until the ninety-fourth session. Now it is in X.partial.json, and the same
     command run again keeps it and measures only the other device, as benchmark train does."""
+    _the_cpu_as_two_devices(monkeypatch)
     from accelerated_seg.cli import EXIT_INTERRUPTED
 
     out, partial = tmp_path / "infer.json", tmp_path / "infer.partial.json"
@@ -167,6 +176,7 @@ def test_an_inference_benchmark_stopped_on_its_second_device_keeps_the_first_and
 
 
 def test_without_output_the_inference_benchmark_goes_on_in_the_file_its_stopped_run_left(tmp_path, monkeypatch, capsys):
+    _the_cpu_as_two_devices(monkeypatch)
     import accelerated_seg.benchmark as benchmark
     from accelerated_seg.cli import EXIT_INTERRUPTED
 
@@ -188,6 +198,7 @@ def test_without_output_the_inference_benchmark_goes_on_in_the_file_its_stopped_
 
 def test_an_inference_benchmarks_stopped_run_of_another_command_line_is_refused_before_measuring(
         tmp_path, monkeypatch, capsys):
+    _the_cpu_as_two_devices(monkeypatch)
     out, partial = tmp_path / "infer.json", tmp_path / "infer.partial.json"
     with monkeypatch.context() as stopping:
         _stopped_on_the_second_device(stopping, stop=True)
@@ -299,6 +310,8 @@ def test_a_device_given_twice_is_one_error_before_the_measurement(tmp_path, caps
         "the first in the result; give it once (more --blocks measure it longer)")
     assert main([*argv, "cpu:0"]) == 2
     assert "--device cpu:0 is cpu again" in capsys.readouterr().err
+    assert main([*argv, "cpu:1"]) == 2  # torch takes any index after cpu as the one CPU
+    assert "--device cpu:1 is cpu again" in capsys.readouterr().err
     assert not (tmp_path / "twice.json").exists()
 
 
