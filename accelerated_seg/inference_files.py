@@ -264,6 +264,23 @@ def _check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
             raise DataError(f"{output}: a label map is written as NIfTI; end the file name in .nii.gz (or .nii)")
 
 
+def check_one_case_output(output: str, channels: Sequence[str | Path]) -> None:
+    """Refuse a folder as the output of ``predict --input`` (one case, its channel files), which writes that
+    case's label map itself. ``output`` is the text as typed: ``p2d/`` was said as "p2d: a label map is
+    written as NIfTI", its ``/`` gone with pathlib's, and nothing said that the output is one file (h15's probe).
+
+    Raises:
+        DataError: naming --output as typed, the file name to give, and the form that writes into a folder.
+    """
+    if nifti_stem(output) is not None or not (output.endswith(("/", os.sep)) or Path(output).is_dir()):
+        return  # a NIfTI name, or a name without .nii.gz that check_outputs refuses as such
+    stem = nifti_stem(channels[0]) if channels else None
+    case = (match["case"] if (match := _CHANNEL_FILE.match(stem)) else stem) if stem else "case"
+    raise DataError(f"--output {output} is a folder, but with --input (one case, one file per channel) the output is "
+                    f"that case's label map, one file: give e.g. --output {Path(output) / f'{case}.nii.gz'}, or give "
+                    f"the files as INPUT... (without --input) to write {Path(output) / '<case>.nii.gz'}")
+
+
 def _check_name_lengths(outputs: Iterable[str | Path | None]) -> None:
     """Refuse an output whose name (or a folder's above it) is longer than a file name can be (``NAME_MAX``
     bytes): a scan of a 250-character name gave its label map, and then failed at the probabilities'

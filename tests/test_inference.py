@@ -901,6 +901,20 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     assert "end the file name in .nii.gz" in capsys.readouterr().err and not (tmp_path / "f").exists()
 
 
+def test_predict_input_form_to_a_folder_says_the_output_is_one_file(tmp_path, capsys):
+    """`--input a_0000.nii.gz a_0001.nii.gz --output p2d/` said "p2d: a label map is written as NIfTI": the `/`
+    typed was gone, and nothing said that with --input the output is the case's file (an h15 probe)."""
+    model, folder = export(tmp_path / "model", in_channels=2), tmp_path / "p2d"
+    channels = [str(tmp_path / f"a_000{c}.nii.gz") for c in range(2)]
+    for typed in (f"{folder}/", str(folder)):
+        folder.mkdir(exist_ok=True)  # the form without the slash: a folder that is there
+        assert main(["predict", "--model", str(model), "--input", *channels, "--output", typed]) == 2
+        said = capsys.readouterr().err
+        assert f"--output {typed} is a folder" in said and "with --input" in said, said
+        assert f"e.g. --output {folder / 'a.nii.gz'}" in said and f"{folder / '<case>.nii.gz'}" in said, said
+        assert list(folder.iterdir()) == []
+
+
 def test_predict_without_model_names_the_model_given_as_an_image(scans, tmp_path, capsys):
     """`predict output/model scans/` (export and evaluate take their folders positionally) was
     argparse's bare "the following arguments are required: --model"; now the folder is named, with
