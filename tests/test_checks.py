@@ -282,6 +282,29 @@ def test_a_declared_class_that_no_label_contains_is_one_warning(tmp_path):
     ]
 
 
+@pytest.mark.parametrize("refused", ["non-integer", "scaled"])
+def test_a_class_whose_voxels_were_all_refused_is_not_also_called_unseen(tmp_path, refused):
+    """Every class-1 voxel stored as 0.9999999, or a header's scl_slope 2 making them 2 (and 2's 4): the error
+    said so, and a warning said again, as a class the labels lack, "[1] appear in none of the 2 label file(s)"
+    (h15's probe): one cause, said once, by the error that names it."""
+    cases = [make_case(tmp_path, f"case_{i}") for i in range(2)]
+    for case in cases:
+        if refused == "non-integer":
+            label = clean_label().astype(np.float64)
+            label[label == 1] = 0.9999999
+            save(case.label, label, AFFINE)
+        else:
+            label = nib.Nifti1Image(clean_label(), AFFINE)
+            label.header.set_slope_inter(2.0, 0.0)
+            nib.save(label, case.label)
+    report = check_cases(cases, NUM_CLASSES)
+    assert len(report.errors) == 2 and all(str(case.label) in error for case, error in zip(cases, report.errors))
+    assert not any("appear in none of the" in warning for warning in report.warnings), report.warnings
+    if refused == "non-integer":  # a class that no refused voxel stands for is still told (a header's scaling
+        declared_more = check_cases(cases, [0, 1, 2, 4])  # misreads every value, so there none is told)
+        assert [w for w in declared_more.warnings if "appear in none" in w][0].startswith("declared label value(s) [4] ")
+
+
 def test_files_whose_header_gives_no_orientation_are_one_warning(tmp_path):
     """qform and sform codes 0 (an ANALYZE-era converter): nibabel falls back to pixdim without
     saying so, unless pixdim is 0. Usable, as image and label agree, but worth knowing."""

@@ -510,6 +510,10 @@ class _Tally:
         self.cropped_away: list[str] = []  # "case: lost of total labelled voxels"
         self.hounsfield: list[str] = []  # "path (minimum)": CT that the foreground crop would cut down
         self.scanned = 0
+        # Declared values that voxels an error refused may stand for: 1 behind 0.9999999, any behind a label
+        # header's scaling. A class whose every voxel was refused is no class the labels lack: "[1] appear in
+        # none of the 2 label file(s)" said again, and wrongly, what the error said (h15's probe).
+        self.refused: set = set()
 
     _LISTS = ("background_only", "without_orientation", "two_voxel_sizes", "two_placements", "single_slices",
               "cropped_away", "hounsfield")
@@ -521,16 +525,19 @@ class _Tally:
         for name in self._LISTS:
             getattr(self, name).extend(getattr(other, name))
         self.scanned += other.scanned
+        self.refused |= other.refused
 
     def to_record(self) -> dict:
         """As JSON holds it (``check_records``)."""
         return {"unseen": [int(value) for value in self.unseen], "scanned": self.scanned,
+                "refused": sorted(int(value) for value in self.refused),
                 **{name: [str(item) for item in getattr(self, name)] for name in self._LISTS}}
 
     @classmethod
     def from_record(cls, record: dict) -> "_Tally":
         tally = cls.__new__(cls)
         tally.unseen, tally.scanned = list(record["unseen"]), int(record["scanned"])
+        tally.refused = set(record["refused"])
         for name in cls._LISTS:
             setattr(tally, name, [Path(item) if name in cls._PATHS else item for item in record[name]])
         return tally
@@ -538,6 +545,13 @@ class _Tally:
     def see(self, slab: np.ndarray) -> None:
         # Each declared value is searched for only until first found, so this costs little.
         self.unseen = [value for value in self.unseen if not np.any(slab == value)]
+
+    def see_refused(self, values: np.ndarray) -> None:
+        """Non-integer label values, which an error refuses: a declared class within 1 of one (0.9999999)
+        may be what they were meant to hold."""
+        finite = values[np.isfinite(values)]
+        self.refused.update(value for value in self.unseen
+                            if value not in self.refused and np.any(np.abs(finite - value) < 1))
 
     def see_header(self, path: Path, image: nib.Nifti1Image) -> None:
         if without_orientation(image):
@@ -611,9 +625,9 @@ class _Tally:
                 "data.normalization: ct (or name the channel CT in dataset.json's \"modality\", which auto "
                 "follows); if these are not CT, set data.crop_foreground: false"
             )
-        if self.unseen and self.scanned:
+        if (unseen := [value for value in self.unseen if value not in self.refused]) and self.scanned:
             report.warnings.append(
-                f"declared label value(s) {self.unseen} appear in none of the {self.scanned} label file(s) "
+                f"declared label value(s) {unseen} appear in none of the {self.scanned} label file(s) "
                 "checked; a class never seen cannot be learned, and validation and evaluate score it 1 wherever "
                 "the network predicts none of it (both empty), which lifts the mean Dice — check the label files, "
                 "or remove the class from the dataset's labels"
@@ -955,6 +969,7 @@ def _check_label_values(
             fractional = slab != np.round(slab)  # NaN compares unequal, so it is caught too
             values = slab[fractional]
             _collect(non_integer, values)
+            tally.see_refused(values)
             fractional_voxels += values.size
             within_0_1 = within_0_1 and not np.any((values < 0) | (values > 1))
             slab = np.where(fractional, 0, slab)  # report each bad voxel once, as non-integer
@@ -969,6 +984,8 @@ def _check_label_values(
     tally.scanned += 1
 
     scaled = label_scaling_said(label) if (non_integer or undeclared) else ""
+    if scaled:  # every value of the file is misread, so any class may be behind the refused ones
+        tally.refused.update(tally.unseen)
     if non_integer:
         report.errors.append(f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds "
                              f"class values" + (scaled or _why_not_whole(fractional_voxels, voxels, within_0_1)))
