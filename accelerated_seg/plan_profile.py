@@ -77,17 +77,17 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
     from accelerate.commands.config.config_args import BaseConfig
 
     profile = BaseConfig.process_config(dict(profile))
-    if problem := unknown_keys_problem(profile):
-        raise ConfigError(f"{where}: {problem}")
     deepspeed_json = _deepspeed_json(profile)
     mixed = profile.get("mixed_precision")
     if mixed is False:  # YAML 1.1 reads an unquoted `no` as false; accelerate's launcher then fails on it
         raise ConfigError(f"{where}: mixed_precision: no is read by YAML as false, which accelerate launch cannot "
                           f"take: write it quoted, mixed_precision: 'no'")
     precision = PRECISION_OF_MIXED.get(str(_json_precision(deepspeed_json) or mixed or "no"))
-    if precision is None:
+    if precision is None:  # before the keys: fp8_config's as `accelerate config` writes them matter to no run
         raise ConfigError(f"{where}: mixed_precision {profile.get('mixed_precision')!r} is not one this package "
-                          f"trains with; use no, bf16 or fp16")
+                          f"trains with; use no, bf16 or fp16")  # (that fp8 refusal came second: h15's probe)
+    if problem := unknown_keys_problem(profile):
+        raise ConfigError(f"{where}: {problem}")
     processes = profile.get("num_processes", 1)
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise ConfigError(f"{where}: num_processes must be a whole number >= 1, got {processes!r}")

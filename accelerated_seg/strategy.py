@@ -321,6 +321,15 @@ COPIED_SECTIONS = {"fsdp_config": ("fsdp", "fsdp_"), "deepspeed_config": ("", ""
                    "megatron_lm_config": ("", ""), "parallelism_config": ("", "")}
 
 
+#: Keys that `accelerate config` writes into a section under another name than the launch's option takes, by the
+#: name the launch takes (as written in the section): accelerate 1.16's commands/config/cluster.py writes
+#: fp8_config's amax_history_length and amax_compute_algorithm, and the launch has fp8_amax_history_len and
+#: fp8_amax_compute_algo, so it drops them. Named as accelerate's own mismatch: "`accelerate config` writes the keys
+#: it knows" was untrue of them (h15's probe). test_plan checks both sides against the accelerate installed.
+WRITTEN_OTHERWISE_BY_ACCELERATE_CONFIG = {"fp8_config": {"amax_history_length": "amax_history_len",
+                                                         "amax_compute_algorithm": "amax_compute_algo"}}
+
+
 def unknown_section_keys(section: str, keys) -> str | None:
     """A message naming the keys of a profile's ``section`` (one of :data:`COPIED_SECTIONS`) that accelerate launch
     does not know, each with the known key it is closest to, else None.
@@ -333,12 +342,19 @@ def unknown_section_keys(section: str, keys) -> str | None:
     kept, prefix = COPIED_SECTIONS[section]
     # an unprefixed key is named with the right one as written unprefixed: `versoin` -> `version`
     known_as_written = known | {name[len(prefix):] for name in known if prefix and name.startswith(prefix)}
-    guesses = [with_the_closest(key, known_as_written) for key in map(str, keys)
-               if (key if key.startswith(kept) else prefix + key) not in known]
-    if not guesses:
-        return None
-    return (f"the accelerate config's {section} has {', '.join(guesses)}, which accelerate launch does not know and "
-            f"would ignore: correct or remove it (`accelerate config` writes the keys it knows)")
+    unknown = [key for key in map(str, keys) if (key if key.startswith(kept) else prefix + key) not in known]
+    renamed = WRITTEN_OTHERWISE_BY_ACCELERATE_CONFIG.get(section, {})
+    said = []
+    if guesses := [with_the_closest(key, known_as_written) for key in unknown if key not in renamed]:
+        said.append(f"{', '.join(guesses)}, which accelerate launch does not know and would ignore: correct or remove "
+                    f"it (`accelerate config` writes the keys it knows)")
+    if mismatched := [key for key in unknown if key in renamed]:
+        taken = [renamed[key] for key in mismatched]
+        them, options = ("them", "options") if len(taken) > 1 else ("it", "option")
+        said.append(f"{', '.join(mismatched)}, as `accelerate config` writes {them}, but accelerate launch takes "
+                    f"{', '.join(taken)} (its {options} {', '.join('--' + prefix + key for key in taken)}) and would "
+                    f"ignore {them}: rename {them} so (a mismatch of accelerate's own)")
+    return f"the accelerate config's {section} has {'; and '.join(said)}" if said else None
 
 
 def with_the_closest(key: str, known) -> str:

@@ -691,8 +691,48 @@ def test_the_sections_checked_are_the_ones_accelerate_launch_copies_and_their_ke
     # accelerate config 1.16 writes these two as no option of the launch is named: it drops them (fp8_amax_history_len)
     (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\nfp8_config: {backend: TE, amax_history_length: "
                                           "16, amax_compute_algorithm: max}\n")
-    with pytest.raises(ConfigError, match=r"fp8_config has amax_history_length \(did you mean amax_history_len\?\), "
-                                          r"amax_compute_algorithm \(did you mean amax_compute_algo\?\), which"):
+    # "(`accelerate config` writes the keys it knows)" was untrue of them (h15's probe): the mismatch is named
+    with pytest.raises(ConfigError) as refused:
+        read_launch_profile(tmp_path / "launch.yaml")
+    said = str(refused.value)
+    assert ("fp8_config has amax_history_length, amax_compute_algorithm, as `accelerate config` writes them, but "
+            "accelerate launch takes amax_history_len, amax_compute_algo (its options --fp8_amax_history_len, "
+            "--fp8_amax_compute_algo) and would ignore them: rename them so") in said, said
+    assert "writes the keys it knows" not in said and "did you mean" not in said, said
+    (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\nfp8_config: {backend: TE, amax_history_length: "
+                                          "16, fp8_formt: HYBRID}\n")  # a typo beside: each named as what it is
+    with pytest.raises(ConfigError, match=r"fp8_formt \(did you mean fp8_format\?\), which accelerate launch does "
+                                          r"not know .*writes the keys it knows\); and amax_history_length, as "):
+        read_launch_profile(tmp_path / "launch.yaml")
+
+
+def test_accelerates_own_key_mismatch_is_what_its_config_command_and_its_launch_say():
+    """The fp8_config keys named as accelerate's own mismatch are ones `accelerate config` writes and the launch
+    has no option for, and the keys given instead are options the launch has: an accelerate that mends it
+    fails here, so the table goes."""
+    import inspect
+
+    import accelerate.commands.config.cluster as cluster
+
+    from accelerated_seg.launched_profile import launch_parser
+    from accelerated_seg.strategy import COPIED_SECTIONS, WRITTEN_OTHERWISE_BY_ACCELERATE_CONFIG
+
+    options = set(vars(launch_parser().parse_args(["script.py"])))
+    for section, renamed in WRITTEN_OTHERWISE_BY_ACCELERATE_CONFIG.items():
+        prefix = COPIED_SECTIONS[section][1]
+        for written, taken in renamed.items():
+            assert f'{section}["{written}"]' in inspect.getsource(cluster), written
+            assert prefix + written not in options and prefix + taken in options, (written, taken)
+
+
+def test_plan_refuses_fp8_before_naming_its_config_keys(tmp_path):
+    """mixed_precision fp8 with the fp8_config `accelerate config` 1.16 writes: plan said its key mismatch, and
+    only once it was renamed that fp8 is not trained, with which the run cannot start (h15's probe)."""
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\nmixed_precision: fp8\nfp8_config: {backend: "
+                                          "TE, amax_history_length: 16, amax_compute_algorithm: max}\n")
+    with pytest.raises(ConfigError, match=r"mixed_precision 'fp8' is not one this package trains with"):
         read_launch_profile(tmp_path / "launch.yaml")
 
 
