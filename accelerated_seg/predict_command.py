@@ -115,10 +115,11 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
                                   probabilities_path)
 
     expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
+    if args.input:  # as typed (Path drops a trailing "/"), and the same on every process of a launch
+        check_one_case_output(args.output, args.input)
     if launched_processes() > 1:
         return
     if args.input:  # predict_file's: --output is the label map's own path
-        check_one_case_output(args.output, args.input)  # as typed: Path drops a trailing "/"
         probabilities = probabilities_path(args.output) if args.probabilities else None
         check_outputs([Path(path) for path in args.input], [Path(args.output), probabilities])
     elif (config := _channels_config(configs)) is not None:

@@ -915,6 +915,21 @@ def test_predict_input_form_to_a_folder_says_the_output_is_one_file(tmp_path, ca
         assert list(folder.iterdir()) == []
 
 
+def test_predict_input_form_to_a_folder_is_refused_alike_under_a_launch(tmp_path, monkeypatch):
+    """Under a launch the outputs wait for predict_distributed, but --output p2d/ with --input is refused from
+    the text typed alone, the same on every process: it went on to the generic "a label map is written as
+    NIfTI" there, the `/` dropped (ninety-fourth session)."""
+    import argparse
+
+    from accelerated_seg import predict_command
+
+    channels = [str(tmp_path / f"a_000{c}.nii.gz") for c in range(2)]
+    monkeypatch.setattr(predict_command, "launched_processes", lambda: 2)
+    args = argparse.Namespace(inputs=[], input=channels, output=f"{tmp_path / 'p2d'}/", probabilities=False)
+    with pytest.raises(DataError, match=re.escape(f"--output {tmp_path / 'p2d'}/ is a folder")):
+        predict_command._check_outputs_before_the_imports(args, [])
+
+
 def test_predict_without_model_names_the_model_given_as_an_image(scans, tmp_path, capsys):
     """`predict output/model scans/` (export and evaluate take their folders positionally) was
     argparse's bare "the following arguments are required: --model"; now the folder is named, with
