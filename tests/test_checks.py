@@ -550,6 +550,8 @@ def test_the_check_command_warns_of_the_split_settings_and_fold_keys_the_split_l
     'fold' keys beside its 'validation' list, the one saying which of the two went unused and how to use it
     (ninetieth session)."""
     from accelerated_seg.cli import main
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import load_manifest
     from accelerated_seg.data.splits import unused_split_settings_warning
 
     cases = [make_case(tmp_path, f"c{index}") for index in range(5)]
@@ -563,7 +565,7 @@ def test_the_check_command_warns_of_the_split_settings_and_fold_keys_the_split_l
         return capsys.readouterr().out
 
     def warned(split, **settings):  # training's line, which check prints alike, of the dataset last checked
-        manifest = load_cases(dataset, **settings)
+        manifest = load_manifest(DataConfig(dataset=str(dataset), **settings), tmp_path)  # as the config reads it
         assert manifest.split == split
         return f"{unused_split_settings_warning(manifest)}\n"
 

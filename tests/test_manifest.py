@@ -40,6 +40,15 @@ def msd_entries(count):
     ]
 
 
+def read_by_the_config(source, seed=0, **settings):
+    """The dataset as training and check read data.dataset (load_manifest): its split, its errors and its warnings in
+    the config's words (data.num_folds, data.split_seed), where load_cases called from Python says its keywords."""
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import load_manifest
+
+    return load_manifest(DataConfig(dataset=str(source), split_seed=seed, **settings), Path(source).parent)
+
+
 def test_string_images_resolved_against_json_folder(tmp_path):
     path = write_dataset_json(
         tmp_path / "Task01",
@@ -495,7 +504,7 @@ def test_csv_channels_relative_paths_and_split_column(tmp_path):
     assert manifest.training[0] == Case(
         id="a", images=(root / "t1" / "a.nii.gz", root / "t2" / "a.nii.gz"), label=root / "seg" / "a.nii.gz"
     )
-    assert manifest.split == "given (CSV 'split' column; data.num_folds=3 not used)"
+    assert manifest.split == "given (CSV 'split' column; num_folds=3 not used)"
 
 
 def test_csv_single_image_column_without_split_uses_the_seeded_split(tmp_path):
@@ -1007,14 +1016,16 @@ def test_bad_split_settings_name_the_setting(settings, fragment):
 
 def test_fold_out_of_range_is_reported_by_every_loader(tmp_path):
     path = write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(6)})
-    with pytest.raises(DataError, match=r"data\.fold=3 is out of range for data\.num_folds=3"):
+    with pytest.raises(DataError, match=r"^fold=3 is out of range for num_folds=3"):
         load_cases(path, num_folds=3, fold=3)
+    with pytest.raises(DataError, match=r"^data\.fold=3 is out of range for data\.num_folds=3"):
+        read_by_the_config(path, num_folds=3, fold=3)
 
 
 def test_given_validation_list_wins_over_folds_and_says_so(tmp_path):
     entries = msd_entries(6)
     path = write_dataset_json(tmp_path, {"labels": LABELS, "training": entries[:4], "validation": entries[4:]})
-    manifest = load_msd(path, num_folds=2, fold=1)
+    manifest = read_by_the_config(path, num_folds=2, fold=1)
     assert ids(manifest.validation) == ["case_004", "case_005"]
     assert manifest.split == "given (dataset.json 'validation'; data.num_folds=2 not used)"
     # and training says so on the console (only run_info.json did before the thirtieth session)
@@ -1026,29 +1037,29 @@ def test_a_split_seed_the_datasets_own_split_overrides_is_said(tmp_path):
     as seed 0, without a word (a reproducibility probe, seventy-seventh session)."""
     entries = msd_entries(6)
     path = write_dataset_json(tmp_path, {"labels": LABELS, "training": entries[:4], "validation": entries[4:]})
-    manifest = load_msd(path, seed=1)
+    manifest = read_by_the_config(path, seed=1)
     assert manifest.split == "given (dataset.json 'validation'; data.split_seed=1 not used)"
     assert unused_split_settings_warning(manifest) == (
         "warning: the split is given (dataset.json 'validation'; data.split_seed=1 not used): the dataset gives its "
         "own, so data.split_seed chooses nothing. For a split of its seed, give the dataset without it (the MSD "
         "'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
     # A validation fraction set (not the default's) went unsaid until the eighty-fourth session
-    fraction = load_msd(path, validation_fraction=0.5)
+    fraction = read_by_the_config(path, validation_fraction=0.5)
     assert fraction.split == "given (dataset.json 'validation'; data.validation_fraction=0.5 not used)"
     assert "data.validation_fraction holds nothing out" in unused_split_settings_warning(fraction)
-    assert load_msd(path, validation_fraction=0.2).split == "given (dataset.json 'validation')"
-    both = load_msd(path, num_folds=2, fold=1, seed=3)
+    assert read_by_the_config(path, validation_fraction=0.2).split == "given (dataset.json 'validation')"
+    both = read_by_the_config(path, num_folds=2, fold=1, seed=3)
     assert both.split == "given (dataset.json 'validation'; data.num_folds=2 and data.split_seed=3 not used)"
     assert "every data.fold trains on that one split" in unused_split_settings_warning(both)
     # A seed does not lift the refusal of a fold without folds (it did for a day: the review's find)
     with pytest.raises(DataError, match=r"data.fold=1 is set, but the dataset gives its own split"):
-        load_msd(path, fold=1, seed=7)
+        read_by_the_config(path, fold=1, seed=7)
     # Folds the source gives ('fold' keys here; splits_final.json alike): the seed chose nothing there either
     keyed = [{**entry, "fold": index % 2} for index, entry in enumerate(entries)]
     folds = write_dataset_json(tmp_path / "keys", {"labels": LABELS, "training": keyed})
-    split = load_msd(folds, fold=1, seed=7)
+    split = read_by_the_config(folds, fold=1, seed=7)
     assert split.split == "given (dataset.json 'fold' keys: fold 1 of 2; data.split_seed=7 not used)"
-    assert load_msd(folds, fold=1, validation_fraction=0.1).split == (
+    assert read_by_the_config(folds, fold=1, validation_fraction=0.1).split == (
         "given (dataset.json 'fold' keys: fold 1 of 2; data.validation_fraction=0.1 not used)")
     assert is_one_fold_of_several(split)
     assert "data.split_seed chooses nothing" in unused_split_settings_warning(split)
@@ -1062,8 +1073,8 @@ def test_a_fold_without_folds_is_refused_where_the_dataset_gives_its_split_too(t
     refusal = ("data.fold=1 is set, but the dataset gives its own split (dataset.json 'validation') and "
                "data.num_folds=0: folds split a dataset")
     with pytest.raises(DataError, match=re.escape(refusal)):
-        load_msd(path, fold=1)
-    assert load_msd(path).split == "given (dataset.json 'validation')"
+        read_by_the_config(path, fold=1)
+    assert read_by_the_config(path).split == "given (dataset.json 'validation')"
 
 
 def test_fraction_split_is_described(tmp_path):
@@ -1091,8 +1102,8 @@ def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_p
     # reworded, each still decides as it was made
     reworded = replace(listed, split="the file's own list (num_folds unused)")
     assert unused_split_settings_warning(reworded).startswith(
-        "warning: the split is the file's own list (num_folds unused): the dataset gives its own, so every data.fold "
-        "trains on that one split")
+        "warning: the split is the file's own list (num_folds unused): the dataset gives its own, so every fold "
+        "trains on that one split")  # load_msd's keyword: read by it, not by the config (SplitOrigin.by_the_config)
     assert ways_to_validation_cases(reworded, "f", "n").startswith("list validation cases in the dataset's own split")
     given_sounding = replace(fraction, split="given by data.validation_fraction=0.2 of seed 0")
     assert unused_split_settings_warning(given_sounding) is None
@@ -1133,10 +1144,10 @@ def test_fold_keys_of_a_datalists_entries_make_the_split_as_monais_datafold_read
     assert manifest.split == "given (dataset.json 'fold' keys: fold 1 of 3)"
     assert is_one_fold_of_several(manifest)  # a cross-validation: every fold's median spacing alike
     assert ids(load_cases(path, num_folds=3).validation) == ["case_000", "case_003", "case_006"]
-    with pytest.raises(DataError, match=r"its 'fold' keys make 3 fold\(s\) but data.num_folds=5; set data.num_folds "
+    with pytest.raises(DataError, match=r"its 'fold' keys make 3 fold\(s\) but num_folds=5; set num_folds "
                                         r"to 0 or 3"):
         load_cases(path, num_folds=5)
-    with pytest.raises(DataError, match=r"data.fold=3 is out of range: .*'fold' keys make 3 fold\(s\); use 0..2"):
+    with pytest.raises(DataError, match=r"^fold=3 is out of range: .*'fold' keys make 3 fold\(s\); use 0..2"):
         load_cases(path, fold=3)
     gap = write_dataset_json(tmp_path / "gap", {"labels": LABELS, "training": [
         {**entry, "fold": 2 * (index % 2)} for index, entry in enumerate(msd_entries(4))]})
@@ -1167,24 +1178,24 @@ def test_fold_keys_beside_a_validation_list_are_chosen_by_num_folds_and_a_lone_f
                f"its 'validation' list (2 case(s)); set data.num_folds=3 to validate on fold 1 of the 'fold' keys "
                f"(the 'validation' list is then left out), or remove data.fold to validate on the 'validation' list")
     with pytest.raises(DataError, match=f"^{re.escape(refusal)}$"):
-        load_cases(path, labels=labels, fold=1)
+        read_by_the_config(path, labels=labels, fold=1)
     with pytest.raises(DataError, match=r"data.fold=3 is out of range: .*datalist.json's 'fold' keys make 3 fold\(s\); "
                                         r"use 0..2 with data.num_folds=3, or remove data.fold to validate on its"):
-        load_cases(path, labels=labels, fold=3)
-    keyed = load_cases(path, labels=labels, num_folds=3, fold=1)
+        read_by_the_config(path, labels=labels, fold=3)
+    keyed = read_by_the_config(path, labels=labels, num_folds=3, fold=1)
     assert ids(keyed.validation) == ["case_001", "case_004"] and len(keyed.training) == 5
     assert keyed.split == "given (datalist.json 'fold' keys: fold 1 of 3; the 'validation' list (2 case(s)) not used)"
     assert is_one_fold_of_several(keyed)  # every fold resamples alike, as with the keys alone
     assert "the cases of its 'validation' list are neither trained nor validated on. To validate on that list " \
            "instead, set data.num_folds=0 and remove data.fold" in unused_split_settings_warning(keyed)
-    listed = load_cases(path, labels=labels)  # the file's own list, as before, now said with the keys it leaves
+    listed = read_by_the_config(path, labels=labels)  # the file's own list, as before, now said with the keys it leaves
     assert ids(listed.validation) == ["case_007", "case_008"] and len(listed.training) == 7
     assert listed.split == "given (datalist.json 'validation'; the 'fold' keys (3 folds) not used)"
     assert "To validate on fold k of those keys instead, set data.num_folds=3 and data.fold=k" in \
         unused_split_settings_warning(listed)
     with pytest.raises(DataError, match=r"its 'fold' keys make 3 fold\(s\) but data.num_folds=5; set data.num_folds "
                                         r"to 3 to use them \(0 validates on its 'validation' list\)"):
-        load_cases(path, labels=labels, num_folds=5)
+        read_by_the_config(path, labels=labels, num_folds=5)
 
 
 def test_fold_keys_with_a_gap_beside_a_validation_list_are_not_offered_as_a_split(tmp_path):
@@ -1222,10 +1233,9 @@ def test_the_split_names_the_json_file_by_its_name_not_dataset_json(tmp_path):
         unused_split_settings_warning(keys)  # what reads the split reads it whatever the file's name
     the_list = load_cases(both, labels=labels)
     assert the_list.split == "given (datalist.json 'validation'; the 'fold' keys (3 folds) not used)"
-    assert "set data.num_folds=3 and data.fold=k" in unused_split_settings_warning(the_list)
+    assert "read it by load_cases(..., num_folds=3, fold=k)" in unused_split_settings_warning(the_list)
     assert load_cases(folds, labels=labels, fold=1).split == "given (folds.json 'fold' keys: fold 1 of 3)"
-    assert load_cases(listed, labels=labels, seed=2).split == "given (held_out.json 'validation'; data.split_seed=2 " \
-                                                              "not used)"
+    assert load_cases(listed, labels=labels, seed=2).split == "given (held_out.json 'validation'; seed=2 not used)"
     with pytest.raises(DataError, match=re.escape("the dataset gives its own split (held_out.json 'validation')")):
         load_cases(listed, labels=labels, fold=1)
     folder = write_dataset_json(tmp_path / "Task09", {"labels": LABELS, "training": keyed, "validation": entries[7:]})
@@ -1294,7 +1304,7 @@ def test_the_errors_of_the_pairs_fold_keys_name_the_pairs_as_pairs(tmp_path):
     with pytest.raises(DataError, match=f"^{re.escape(str(path))}: its training entries' 'fold' keys run to 2 but"):
         load_cases(path)
     path = write_dataset_json(tmp_path / "keys", {"labels": LABELS, "training": entries})
-    with pytest.raises(DataError, match=f"^data.fold=5 is out of range: {re.escape(str(path))}'s 'fold' keys make 3"):
+    with pytest.raises(DataError, match=f"^fold=5 is out of range: {re.escape(str(path))}'s 'fold' keys make 3"):
         load_cases(path, fold=5)
     with pytest.raises(DataError, match=f"^{re.escape(str(path))}: its 'fold' keys make 3 fold\\(s\\) but"):
         load_cases(path, num_folds=5)
@@ -1399,3 +1409,69 @@ def test_from_pairs_names_its_split_settings_as_the_keywords_its_caller_gave(tmp
     assert unused_split_settings_warning(given) == (
         "warning: the split is given (validation_pairs; seed=7 not used): the dataset gives its own, so seed chooses "
         "nothing. For a split of its seed, leave validation_pairs out")
+
+
+def test_load_cases_names_its_split_settings_as_the_keywords_its_caller_gave(tmp_path):
+    """load_cases, called from Python with num_folds=, fold=, validation_fraction= and seed=, named them as a
+    config does (data.num_folds, data.split_seed) in its errors and its split, settings its caller never wrote
+    (until the ninety-fourth session): its readers split with the config's names. Its keywords now; the config's
+    reading (load_manifest) passes the config's names."""
+    path = write_dataset_json(tmp_path, {"labels": LABELS, "training": msd_entries(4)})
+    for given, said in (({"num_folds": 5}, "num_folds=5 but there are only 4 case(s); use at most 4 folds"),
+                        ({"fold": 1}, "fold=1 is set but num_folds=0; set num_folds to 2 or more"),
+                        ({"num_folds": 3, "fold": 3}, "fold=3 is out of range for num_folds=3; use 0..2"),
+                        ({"validation_fraction": 1.5}, "validation_fraction must be in [0, 1), got 1.5")):
+        with pytest.raises(DataError, match=f"^{re.escape(said)}$"):
+            load_cases(path, **given)
+    table = tmp_path / "cases.csv"
+    table.write_text("image,label\n" + "".join(f"{e['image']},{e['label']}\n" for e in msd_entries(4)))
+    with pytest.raises(DataError, match=r"^num_folds=5 but there are only 4 case\(s\)"):
+        load_cases(table, num_folds=5)
+    nnunet = write_nnunet(tmp_path / "nnunet")
+    with pytest.raises(DataError, match=r"^fold=1 is set but num_folds=0; set num_folds to 2 or more$"):
+        load_cases(nnunet, fold=1)
+    listed = write_dataset_json(tmp_path / "listed", {"labels": LABELS, "training": msd_entries(6)[:4],
+                                                      "validation": msd_entries(6)[4:]})
+    assert load_cases(listed, seed=7).split == "given (dataset.json 'validation'; seed=7 not used)"
+    with pytest.raises(DataError, match=r"^fold=1 is set, but the dataset gives its own split \(dataset.json "
+                                        r"'validation'\) and num_folds=0: folds split a dataset that has none"):
+        load_cases(listed, fold=1)
+
+
+def test_the_unused_settings_warning_of_a_dataset_read_by_load_cases_names_its_keywords(tmp_path):
+    """A manifest read by load_cases and given to train from Python was warned that "data.split_seed chooses
+    nothing", and sent to "set data.num_folds=3 and data.fold=k" or "set data.num_folds=0 and remove data.fold",
+    settings of a config that splits nothing there (until the ninety-fourth session). load_cases' keywords now,
+    told by the manifest's origin (SplitOrigin.by_the_config); the config's reading keeps the config's words."""
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import load_manifest
+
+    entries = msd_entries(9)
+    keyed = [{**entry, "fold": index % 3} for index, entry in enumerate(entries[:7])]
+    listed = write_dataset_json(tmp_path / "listed", {"labels": LABELS, "training": entries[:7],
+                                                      "validation": entries[7:]})
+    both = write_dataset_json(tmp_path / "both", {"labels": LABELS, "training": keyed, "validation": entries[7:]})
+    seeded = load_cases(listed, seed=7)
+    assert unused_split_settings_warning(seeded) == (
+        "warning: the split is given (dataset.json 'validation'; seed=7 not used): the dataset gives its own, so seed "
+        "chooses nothing. For a split of its seed, give load_cases the dataset without it (the MSD 'validation' list "
+        "or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
+    assert "so every fold trains on that one split. For k-fold, give load_cases" in \
+        unused_split_settings_warning(load_cases(listed, num_folds=2))
+    assert unused_split_settings_warning(load_cases(both)) == (
+        "warning: the split is given (dataset.json 'validation'; the 'fold' keys (3 folds) not used): the file's "
+        "'validation' list is the split, and its training entries' 'fold' keys hold nothing out. To validate on fold "
+        "k of those keys instead, read it by load_cases(..., num_folds=3, fold=k) (the 'validation' list is then left "
+        "out)")
+    assert unused_split_settings_warning(load_cases(both, num_folds=3, fold=1)).endswith(
+        "so the cases of its 'validation' list are neither trained nor validated on. To validate on that list "
+        "instead, read it by load_cases without num_folds and fold")
+    config = load_manifest(DataConfig(dataset=str(listed), split_seed=7), tmp_path)  # the config's words, as before
+    assert unused_split_settings_warning(config) == (
+        "warning: the split is given (dataset.json 'validation'; data.split_seed=7 not used): the dataset gives its "
+        "own, so data.split_seed chooses nothing. For a split of its seed, give the dataset without it (the MSD "
+        "'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
+    assert "set data.num_folds=3 and data.fold=k" in \
+        unused_split_settings_warning(load_manifest(DataConfig(dataset=str(both)), tmp_path))
+    assert "set data.num_folds=0 and remove data.fold" in \
+        unused_split_settings_warning(load_manifest(DataConfig(dataset=str(both), num_folds=3, fold=1), tmp_path))

@@ -38,7 +38,8 @@ from accelerated_seg.data.formats.nnunet import load_nnunet
 from accelerated_seg.data.formats.pairs import from_pairs
 from accelerated_seg.data.formats.paths import PathLike, nifti_stem
 from accelerated_seg.data.labels import LabelsArgument, parse_labels
-from accelerated_seg.data.splits import SplitSettings
+from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings
+from accelerated_seg.model_folders import Names
 from accelerated_seg.regions import Regions
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def refuse_a_fold_without_folds(data, output_dir: str | Path) -> None:
     source = dataset_source(data, output_dir)
     if data.dataset != "synthetic" or source.is_file():
         load_cases(source, validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
-                   seed=data.split_seed)  # splits the cases as training will, refusing what it would
+                   seed=data.split_seed, names=Names())  # splits the cases as training will, refusing what it would
         return
     settings = SplitSettings(data.validation_fraction, data.num_folds, data.fold, data.split_seed)
     if data.synthetic.num_validation:  # the phantoms' dataset.json will list them, as msd.load_msd reads it
@@ -179,7 +180,7 @@ def load_cases(
     source: PathLike | Sequence[Any],
     *,
     validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
-    labels: LabelsArgument = None,
+    labels: LabelsArgument = None, names: Names = KEYWORD_NAMES,
 ) -> Manifest:
     """Read any supported dataset description; the one call the training code makes.
 
@@ -199,6 +200,10 @@ def load_cases(
         labels: Label declaration for CSV and pairs, which have no place for one
             (see :func:`load_csv`), and for a MONAI datalist JSON that declares none;
             dataset.json-based sources declare their own.
+        names: How the messages and ``Manifest.split`` name the split settings: as this function's keywords
+            (``num_folds=5 but there are only 4 case(s)``), or the config's (``data.num_folds``) where
+            :func:`load_manifest` reads the config's dataset. A call from Python was told of the config's
+            ``data.num_folds`` and ``data.split_seed`` until the ninety-fourth session.
 
     Returns:
         The Manifest, with all file paths absolute.
@@ -206,7 +211,7 @@ def load_cases(
     Raises:
         DataError: The source is not one of the accepted formats, or is malformed.
     """
-    split = dict(validation_fraction=validation_fraction, num_folds=num_folds, fold=fold, seed=seed)
+    split = dict(validation_fraction=validation_fraction, num_folds=num_folds, fold=fold, seed=seed, names=names)
     if isinstance(source, (list, tuple)):
         return from_pairs(source, labels, binarize=binarize, **split)
 
@@ -238,7 +243,7 @@ def load_manifest(cfg: DataConfig, output_dir: str | Path, source: str | Path | 
     (``SplitOrigin.by_the_config``): the way to validation cases is those settings' (``ways_to_validation_cases``)."""
     manifest = load_cases(source if source is not None else dataset_source(cfg, output_dir),
                           validation_fraction=cfg.validation_fraction, num_folds=cfg.num_folds, fold=cfg.fold,
-                          seed=cfg.split_seed, binarize=cfg.binarize, labels=cfg.labels)
+                          seed=cfg.split_seed, binarize=cfg.binarize, labels=cfg.labels, names=Names())
     return dataclasses.replace(manifest, split_origin=dataclasses.replace(manifest.split_origin, by_the_config=True))
 
 

@@ -20,10 +20,11 @@ from accelerated_seg.data.cases import Case, Manifest, SplitDescription, SplitOr
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.model_folders import ESTIMATOR_NAMES, Names
 
-#: The split settings as from_pairs' caller names them, who passed them as its keywords (num_folds=, fold=,
-#: validation_fraction=, seed=): it was told of a config's data.num_folds and data.split_seed, settings it never
-#: wrote, until the ninety-fourth session
-PAIRS_NAMES = Names(prefix="", renamed=(("data.split_seed", "seed"),))
+#: The split settings as a caller of load_cases, from_pairs or a reader (load_msd, load_csv, load_nnunet) names them,
+#: who passed them as their keywords (num_folds=, fold=, validation_fraction=, seed=): it was told of a config's
+#: data.num_folds and data.split_seed, settings it never wrote, until the ninety-fourth session. The config's
+#: reading (manifest.load_manifest) passes the config's names, Names()
+KEYWORD_NAMES = Names(prefix="", renamed=(("data.split_seed", "seed"),))
 
 
 @dataclass(frozen=True)
@@ -164,46 +165,53 @@ def unused_split_settings_warning(manifest: Manifest) -> str | None:
     and for pairs with 'fold' keys given with validation_pairs (until the ninetieth session the
     validation_pairs, with num_folds "not used"). Decided by ``manifest.split_origin``, and said with
     ``manifest.split``: until the ninety-third session the words were matched, so rewording them
-    changed which warning was given."""
+    changed which warning was given. A file read by ``load_cases`` (not ``by_the_config``) is told of its
+    keywords, num_folds=, seed=, since the ninety-fourth session."""
     split, origin = manifest.split, manifest.split_origin
     if not origin.unused_settings and not origin.unused_own:
         return None
     # A dataset.json gives two splits (formats.msd's fold_keys_or_list): data.num_folds picks one, said with the other.
     # So do pairs with 'fold' keys and validation_pairs (from_pairs, Dataset.from_files), said in their words: the
     # file's 'validation' list and data.num_folds told them of what they never wrote.
+    # A file read by load_cases and given to train from Python is told of load_cases' keywords, where the config's
+    # settings split nothing (SplitOrigin.by_the_config): it was told of data.num_folds until the ninety-fourth session
+    given_in_python = manifest.source_format not in _PAIRS_MAKERS_NAMES and not origin.by_the_config
     if origin.unused_own == "fold_keys":
         if origin.by == "validation_pairs":
             return (f"warning: the split is {split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
                     f"nothing out. To validate on fold k of those keys instead, give num_folds={origin.unused_folds} "
                     f"and fold=k (validation_pairs are then left out)")
+        way = (f"read it by load_cases(..., num_folds={origin.unused_folds}, fold=k)" if given_in_python else
+               f"set data.num_folds={origin.unused_folds} and data.fold=k")
         return (f"warning: the split is {split}: the file's 'validation' list is the split, and its training "
-                f"entries' 'fold' keys hold nothing out. To validate on fold k of those keys instead, set "
-                f"data.num_folds={origin.unused_folds} and data.fold=k (the 'validation' list is then left out)")
+                f"entries' 'fold' keys hold nothing out. To validate on fold k of those keys instead, {way} (the "
+                f"'validation' list is then left out)")
     if origin.unused_own == "validation_pairs":
         return (f"warning: the split is {split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
                 f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and "
                 f"fold out")
     if origin.unused_own == "dataset":
-        return (f"warning: the split is {split}: data.num_folds picks the file's 'fold' keys, so the cases "
-                f"of its 'validation' list are neither trained nor validated on. To validate on that list instead, "
-                f"set data.num_folds=0 and remove data.fold")
+        folds_is, way = (("num_folds", "read it by load_cases without num_folds and fold") if given_in_python else
+                         ("data.num_folds", "set data.num_folds=0 and remove data.fold"))
+        return (f"warning: the split is {split}: {folds_is} picks the file's 'fold' keys, so the cases of its "
+                f"'validation' list are neither trained nor validated on. To validate on that list instead, {way}")
     # Pairs' split names their maker's keywords (Dataset.from_files' split_seed=7, from_pairs' seed=7 not used),
     # and their own split is their validation_pairs or their 'fold' keys: Dataset.from_files was told of
     # data.split_seed and of files until the ninety-third session, from_pairs until the ninety-fourth
     keywords = _PAIRS_MAKERS_NAMES.get(manifest.source_format)
-    said, first = (keywords or Names()).setting, origin.unused_settings[0]
+    said, first = (keywords or (KEYWORD_NAMES if given_in_python else Names())).setting, origin.unused_settings[0]
     what = (f"every {said('data.fold')} trains on that one split. For k-fold" if first == "num_folds" else
             f"{said('data.validation_fraction')} holds nothing out. For a split by it"
             if first == "validation_fraction" else f"{said('data.split_seed')} chooses nothing. For a split of its seed")
     way = ("leave validation_pairs out" if origin.by == "validation_pairs" else
            "give the pairs without their 'fold' keys") if keywords else \
-        ("give the dataset without it (the MSD 'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's "
-         "splits_final.json)")
+        (f"give {'load_cases ' if given_in_python else ''}the dataset without it (the MSD 'validation' list or 'fold' "
+         f"keys, the CSV 'split' column, nnU-Net's splits_final.json)")
     return f"warning: the split is {split}: the dataset gives its own, so {what}, {way}"
 
 
 # How each maker of a Manifest from pairs (Manifest.source_format) names the split settings: as its keywords
-_PAIRS_MAKERS_NAMES = {"from_files": ESTIMATOR_NAMES, "pairs": PAIRS_NAMES}
+_PAIRS_MAKERS_NAMES = {"from_files": ESTIMATOR_NAMES, "pairs": KEYWORD_NAMES}
 
 
 def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> str:

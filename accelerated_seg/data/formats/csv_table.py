@@ -11,7 +11,8 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.paths import PathLike, folder_named, nifti_stem, resolve, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
-from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
+from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
+from accelerated_seg.model_folders import Names
 
 _IMAGE_COLUMN = re.compile(r"image_(\d+)")
 _SPLIT_VALUES = {"train": "train", "training": "train", "val": "validation", "valid": "validation",
@@ -23,6 +24,7 @@ def load_csv(
     *,
     labels: LabelsArgument = None,
     validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
+    names: Names = KEYWORD_NAMES,
 ) -> Manifest:
     """Read a CSV with a header row: one case per row.
 
@@ -44,6 +46,7 @@ def load_csv(
         fold: Which fold is validated on (0-based).
         seed: Seed of the split shuffle.
         binarize: Merge every non-background label value into one "foreground" class.
+        names: How the messages and ``Manifest.split`` name the split settings, as :func:`load_msd`'s do.
 
     Returns:
         The Manifest, rooted at the CSV's folder.
@@ -52,7 +55,7 @@ def load_csv(
         DataError: A required column or cell is missing, a split value is unknown, or the
             labels argument is malformed; the message names the CSV line.
     """
-    settings = SplitSettings(validation_fraction, num_folds, fold, seed)
+    settings = SplitSettings(validation_fraction, num_folds, fold, seed, names)
     csv_path = Path(path).expanduser().absolute()
     root = csv_path.parent
     declared, ignore_value = split_ignore(labels_declaration(labels), f"{csv_path}: labels argument", binarize)

@@ -12,12 +12,14 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import PathLike, file_stem, folder_named, is_blank, resolve
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
-from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
+from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
+from accelerated_seg.model_folders import Names
 
 
 def load_msd(
     dataset_json: PathLike, validation_fraction: float = 0.2, seed: int = 0,
     *, num_folds: int = 0, fold: int = 0, binarize: bool = False, labels: LabelsArgument = None,
+    names: Names = KEYWORD_NAMES,
 ) -> Manifest:
     """Read a Decathlon-style ``dataset.json`` (or a MONAI datalist) and split it into training and
     validation cases.
@@ -40,6 +42,10 @@ def load_msd(
         binarize: Merge every non-background label value into one "foreground" class.
         labels: The classes of a JSON that declares none (a MONAI datalist), as ``load_csv`` takes
             them (``data.labels``); refused where the JSON declares its own.
+        names: How the messages and ``Manifest.split`` name the split settings: as this function's keywords
+            (:data:`~accelerated_seg.data.splits.KEYWORD_NAMES`), or as its caller's (``load_cases``'; the
+            config's, ``data.num_folds``, where ``load_manifest`` reads the config's dataset). The config's
+            until the ninety-fourth session, whoever called.
 
     Returns:
         The parsed Manifest, with all file paths absolute.
@@ -49,7 +55,7 @@ def load_msd(
             background value 0, declares no labels and none are given (or both), or the split
             settings are invalid.
     """
-    settings = SplitSettings(validation_fraction, num_folds, fold, seed)
+    settings = SplitSettings(validation_fraction, num_folds, fold, seed, names)
     json_path = dataset_json_path(dataset_json)
     content = read_json(json_path)
     root = json_path.parent

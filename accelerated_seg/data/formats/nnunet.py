@@ -13,13 +13,15 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
 from accelerated_seg.data.labels import parse_labels, split_ignore, split_regions
-from accelerated_seg.data.splits import SplitSettings, reject_duplicate_cases
+from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
+from accelerated_seg.model_folders import Names
 from accelerated_seg.regions import Regions
 
 
 def load_nnunet(
     folder: PathLike,
     *, validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
+    names: Names = KEYWORD_NAMES,
 ) -> Manifest:
     """Read an nnU-Net v2 raw dataset folder (``Dataset001_Name/``).
 
@@ -41,6 +43,7 @@ def load_nnunet(
         fold: Which fold is validated on (0-based).
         seed: Seed of the split shuffle.
         binarize: Merge every non-background label value into one "foreground" class.
+        names: How the messages and ``Manifest.split`` name the split settings, as :func:`load_msd`'s do.
 
     Returns:
         The Manifest; cases are ordered by case id.
@@ -49,7 +52,7 @@ def load_nnunet(
         DataError: dataset.json is malformed (its regions among it), a case lacks a
             channel file, ``numTraining`` disagrees with labelsTr, or splits_final.json is unusable.
     """
-    settings = SplitSettings(validation_fraction, num_folds, fold, seed)
+    settings = SplitSettings(validation_fraction, num_folds, fold, seed, names)
     json_path = dataset_json_path(folder)
     content = read_json(json_path)
     root = json_path.parent

@@ -12,7 +12,7 @@ from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.msd import TwoSplits, entry_folds, fold_keys_or_list, fold_keys_split
 from accelerated_seg.data.formats.paths import PathLike, folder_named, is_blank, unique_ids
 from accelerated_seg.data.labels import LabelsArgument, labels_declaration, parse_labels, split_ignore
-from accelerated_seg.data.splits import PAIRS_NAMES, SplitSettings, reject_duplicate_cases
+from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
 from accelerated_seg.model_folders import Names
 
 
@@ -23,7 +23,7 @@ def from_pairs(
     validation_pairs: Sequence[tuple[PathLike | Sequence[PathLike], PathLike]] | None = None,
     root: PathLike | None = None,
     validation_fraction: float = 0.2, num_folds: int = 0, fold: int = 0, seed: int = 0, binarize: bool = False,
-    where: str = "from_pairs", names: Names = PAIRS_NAMES,
+    where: str = "from_pairs", names: Names = KEYWORD_NAMES,
 ) -> Manifest:
     """Build a Manifest from ``[(image, label), ...]`` or ``[([channel_0, channel_1], label), ...]``, or
     from a MONAI datalist's ``[{"image": ..., "label": ...}, ...]`` (its "fold" keys split it, as a dataset.json's do;
@@ -48,7 +48,7 @@ def from_pairs(
         binarize: Merge every non-background label value into one "foreground" class.
         where: What the messages say was given the pairs: ``"from_pairs"``, or its caller (``Dataset.from_files``).
         names: How the messages and ``Manifest.split`` name the split settings (:class:`SplitSettings`): by
-            default as this function's keywords (``num_folds``, ``seed``; :data:`PAIRS_NAMES`), or as its caller's
+            default as this function's keywords (``num_folds``, ``seed``; :data:`KEYWORD_NAMES`), or as its caller's
             (``Dataset.from_files``' ``split_seed``). Both said here since the ninety-fourth session: the
             estimator rewrote the words of the messages and of the split by a regular expression, and a direct
             call was told of a config's ``data.num_folds``.
