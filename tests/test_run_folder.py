@@ -116,7 +116,7 @@ def test_a_fold_without_folds_is_refused_before_the_imports(tiny_config, tiny_da
     that gives folds of its own is read for them: data.fold picks one of those."""
     run = tmp_path / "run"
     for dataset, held_out, refusal in (
-            (tiny_dataset, 1, "the dataset gives its own split"),
+            (tiny_dataset, 1, r"^data.fold=3 is set, but the dataset gives its own split"),  # the config's names
             ("synthetic", 1, r"the dataset gives its own split \(dataset.json 'validation'\)"),
             ("synthetic", 0, r"data.fold=3 is set but data.num_folds=0; set data.num_folds")):  # no list written
         with pytest.raises(DataError, match=refusal):
