@@ -461,14 +461,21 @@ def test_a_dataset_json_and_splits_final_saved_with_a_byte_order_mark_are_read(t
 def test_nnunet_splits_final_fold_out_of_range(tmp_path):
     root = write_nnunet(tmp_path)
     write_splits(root, SPLITS)
-    with pytest.raises(DataError, match=r"data\.fold=2 is out of range.*holds 2 fold"):
+    with pytest.raises(DataError, match=r"^fold=2 is out of range.*holds 2 fold"):  # its keyword, called from Python
         load_nnunet(root, fold=2)
+    with pytest.raises(DataError, match=r"^data\.fold=2 is out of range.*holds 2 fold"):  # the config's
+        read_by_the_config(root, fold=2)
 
 
 def test_nnunet_splits_final_disagreeing_with_num_folds(tmp_path):
     root = write_nnunet(tmp_path)
     write_splits(root, SPLITS)
-    with pytest.raises(DataError, match=r"holds 2 fold\(s\) but data\.num_folds=3"):
+    with pytest.raises(DataError, match=r"holds 2 fold\(s\) but num_folds=3; set num_folds to 0 or 2"):
+        load_nnunet(root, num_folds=3)
+    with pytest.raises(DataError, match=r"holds 2 fold\(s\) but data\.num_folds=3; set data\.num_folds to 0 or 2"):
+        read_by_the_config(root, num_folds=3)
+    (root / "splits_final.json").write_text("[{")
+    with pytest.raises(DataError, match=r"fix it or delete it to split by num_folds$"):
         load_nnunet(root, num_folds=3)
 
 
@@ -584,6 +591,8 @@ def test_label_values_are_whole_numbers_not_truncated_to_one(tmp_path):
         # ignored as another column before the sixty-seventh session: the seeded fraction split the cases
         ("image,label,spilt\na.nii.gz,a_seg.nii.gz,train\n", "column 'spilt' is not one this reader knows"),
         ("image,label,Splits\na.nii.gz,a_seg.nii.gz,train\n", "rename it to 'split'"),
+        # load_csv's keyword, called from Python (data.validation_fraction until the ninety-fourth session)
+        ("image,label,Splits\na.nii.gz,a_seg.nii.gz,train\n", "cases are split by validation_fraction: rename"),
     ],
 )
 def test_csv_mistakes_name_the_file_and_line(tmp_path, content, fragment):
@@ -1427,6 +1436,10 @@ def test_load_cases_names_its_split_settings_as_the_keywords_its_caller_gave(tmp
     table.write_text("image,label\n" + "".join(f"{e['image']},{e['label']}\n" for e in msd_entries(4)))
     with pytest.raises(DataError, match=r"^num_folds=5 but there are only 4 case\(s\)"):
         load_cases(table, num_folds=5)
+    misspelt = tmp_path / "misspelt.csv"
+    misspelt.write_text("image,label,Splits\na.nii.gz,a_seg.nii.gz,train\n")
+    with pytest.raises(DataError, match=r"cases are split by data\.validation_fraction: rename"):  # the config's
+        read_by_the_config(misspelt)
     nnunet = write_nnunet(tmp_path / "nnunet")
     with pytest.raises(DataError, match=r"^fold=1 is set but num_folds=0; set num_folds to 2 or more$"):
         load_cases(nnunet, fold=1)

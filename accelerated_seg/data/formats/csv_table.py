@@ -62,7 +62,7 @@ def load_csv(
     label_names, label_values = parse_labels(declared, f"{csv_path}: labels argument", binarize)
     header, rows = _read_csv_rows(csv_path)
     image_columns = _image_columns(header, csv_path)
-    _refuse_a_misspelt_split(header, csv_path)
+    _refuse_a_misspelt_split(header, csv_path, settings.said("validation_fraction"))
 
     entries: list[tuple[tuple[Path, ...], Path, str | None, str | None]] = []
     for line, row in rows:
@@ -100,15 +100,16 @@ def load_csv(
     )
 
 
-def _refuse_a_misspelt_split(header: set[str], csv_path: Path) -> None:
+def _refuse_a_misspelt_split(header: set[str], csv_path: Path, fraction_is: str) -> None:
     """Other columns are ignored, so a ``spilt`` column was, and the cases were split by the seeded
-    fraction instead, the user's validation cases trained on without a word (sixty-seventh session)."""
+    fraction instead, the user's validation cases trained on without a word (sixty-seventh session).
+    ``fraction_is``: the fraction as the caller names it (``SplitSettings.said``), a keyword from Python."""
     if "split" in header:
         return
     if near := difflib.get_close_matches("split", sorted(header), n=1, cutoff=0.75):
         raise DataError(f"{csv_path}: column {near[0]!r} is not one this reader knows, and other columns are "
                         f"ignored; the split column is 'split' (train/validation/test per row), without which the "
-                        f"cases are split by data.validation_fraction: rename it to 'split' (or to another name, "
+                        f"cases are split by {fraction_is}: rename it to 'split' (or to another name, "
                         f"if it is no split)")
 
 

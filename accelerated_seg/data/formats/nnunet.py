@@ -214,11 +214,12 @@ def undeclared_channel_files(manifest: Manifest) -> list[Path]:
 def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) -> tuple[list[Case], list[Case], str]:
     """Take entry ``fold`` of nnU-Net's splits_final.json: [{"train": [ids], "val": [ids]}, ...]."""
     num_folds, fold = settings.num_folds, settings.fold
+    folds_is, fold_is = settings.said("num_folds"), settings.said("fold")  # load_nnunet's keywords, or the config's
     try:
         splits = json.loads(splits_path.read_text(encoding="utf-8-sig"))  # a byte-order mark dropped (read_json)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise DataError(
-            f"{splits_path}: not valid JSON ({err}); fix it or delete it to split by data.num_folds"
+            f"{splits_path}: not valid JSON ({err}); fix it or delete it to split by {folds_is}"
         ) from err
     if not (isinstance(splits, list) and splits and all(
         isinstance(entry, dict) and isinstance(entry.get("train"), list) and isinstance(entry.get("val"), list)
@@ -226,16 +227,16 @@ def _nnunet_fold(cases: list[Case], splits_path: Path, settings: SplitSettings) 
     )):
         raise DataError(
             f'{splits_path}: expected a list of {{"train": [case ids], "val": [case ids]}} (one per fold); '
-            "fix it or delete it to split by data.num_folds"
+            f"fix it or delete it to split by {folds_is}"
         )
     if num_folds > 1 and num_folds != len(splits):
         raise DataError(
-            f"{splits_path} holds {len(splits)} fold(s) but data.num_folds={num_folds}; set data.num_folds to 0 "
+            f"{splits_path} holds {len(splits)} fold(s) but {folds_is}={num_folds}; set {folds_is} to 0 "
             f"or {len(splits)} to use this file, or delete it to make {num_folds} folds"
         )
     if not 0 <= fold < len(splits):
         raise DataError(
-            f"data.fold={fold} is out of range: {splits_path} holds {len(splits)} fold(s); use 0..{len(splits) - 1}"
+            f"{fold_is}={fold} is out of range: {splits_path} holds {len(splits)} fold(s); use 0..{len(splits) - 1}"
         )
 
     by_id = {case.id: case for case in cases}
