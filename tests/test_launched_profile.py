@@ -137,6 +137,7 @@ def test_accelerates_launch_parser_is_built_once_for_the_launchers_command_line_
     assert len(built) == 1
 
 
+@pytest.mark.distributed  # a real accelerate launch
 def test_a_one_process_launch_names_a_typo_in_its_profiles_dynamo_config(tmp_path):
     """The simple launcher's one process, with no torchrun between, finds the launch and the profile it read
     (``--config_file`` from the launcher's folder); the launch dropped the typo without a word."""
