@@ -4,16 +4,12 @@ their default arguments: 15 repeats each (median), one process. Segmentation.loa
 the check; docs/inference.md quotes these figures. Writes benchmarks/results/export_check_cost.json."""
 import argparse
 import json
-import os
-import shlex
 import statistics
-import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
-from accelerated_seg.benchmark import machine_info
+from accelerated_seg.benchmark import provenance, script_command
 from accelerated_seg.exported_model import (check_export_fits, load_exported, read_export_config, shared_tensor_names,
                                             write_export)
 from accelerated_seg.files import write_text_atomically
@@ -50,14 +46,10 @@ def main() -> None:
                              "load_runs_s": load_runs,
                              "weights_mb": round((folder / "model.safetensors").stat().st_size / 2**20, 1)}
             print(name, {key: value for key, value in seconds[name].items() if not key.endswith("runs_s")})
-    threads = os.environ.get("OMP_NUM_THREADS")
     out = {"what": "exported_model.check_export_fits (a build under accelerate's init_empty_weights and the "
                    "safetensors header's shapes) against load_exported (build, the same check, the strict load), "
                    "each registry network with default arguments at 128^3, 1 channel, 3 classes",
-           "date": date.today().isoformat(), "machine": machine_info(),
-           "command": (f"OMP_NUM_THREADS={threads} " if threads else "") + "PYTHONPATH=. python "
-                      + shlex.join(sys.argv),
-           "seconds": seconds}
+           **provenance(script_command()), "seconds": seconds}
     write_text_atomically("benchmarks/results/export_check_cost.json", json.dumps(out, indent=1) + "\n")
 
 

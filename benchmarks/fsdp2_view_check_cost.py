@@ -2,15 +2,11 @@
 5 repeats (median), one process, nothing else running. Writes benchmarks/results/fsdp2_view_check_cost.json."""
 import argparse
 import json
-import os
-import shlex
 import statistics
-import sys
 import time
-from datetime import date
 
 from accelerate.utils import FullyShardedDataParallelPlugin
-from accelerated_seg.benchmark import machine_info
+from accelerated_seg.benchmark import provenance, script_command
 from accelerated_seg.files import write_text_atomically
 from accelerated_seg.fsdp2_views import check_fsdp2_units
 from accelerated_seg.models import build_from_spec, model_spec
@@ -34,14 +30,10 @@ def main() -> None:
         print(name, seconds[name])
     # The machine and the command as this run had them (the command was written out, OMP_NUM_THREADS=1
     # included, whatever the run's; seventy-third session)
-    threads = os.environ.get("OMP_NUM_THREADS")
     out = {"what": "start-up cost of the FSDP2 view check (fsdp2_views.check_fsdp2_units: a deep copy of the network "
                    "to the meta device, one forward of a (2, 1, 128, 128, 128) batch, accelerate's FSDP2 policy over "
                    "the modules)",
-           "date": date.today().isoformat(), "machine": machine_info(),
-           "command": (f"OMP_NUM_THREADS={threads} " if threads else "") + "PYTHONPATH=. python "
-                      + shlex.join(sys.argv),
-           "seconds": seconds}
+           **provenance(script_command()), "seconds": seconds}
     write_text_atomically("benchmarks/results/fsdp2_view_check_cost.json", json.dumps(out, indent=1) + "\n")
 
 

@@ -5,18 +5,15 @@ the build with them, the whole load_exported, and one 128^3 forward (one sliding
 one torch thread, medians of 9 (the forward: of 3). Writes benchmarks/results/predict_build_cost.json."""
 import argparse
 import json
-import shlex
 import statistics
-import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 
 import torch
 from accelerate import init_empty_weights
 
-from accelerated_seg.benchmark import machine_info
+from accelerated_seg.benchmark import provenance, script_command
 from accelerated_seg.exported_model import (build_exported_network, load_exported, read_export_config,
                                             shared_tensor_names, write_export)
 from accelerated_seg.files import write_text_atomically
@@ -65,8 +62,7 @@ def main() -> None:
     out = {"what": "Segmentation.load's build without weights (check_export_fits) and predict's with them "
                    "(load_exported, at every predict), beside one 128^3 window's forward; default arguments, "
                    "1 channel, 3 classes, one torch thread",
-           "date": date.today().isoformat(), "machine": machine_info(),
-           "command": "PYTHONPATH=. python " + shlex.join(sys.argv), "seconds": seconds}
+           **provenance(script_command()), "seconds": seconds}
     write_text_atomically("benchmarks/results/predict_build_cost.json", json.dumps(out, indent=1) + "\n")
 
 

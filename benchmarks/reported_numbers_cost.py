@@ -8,16 +8,14 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import timeit
 import warnings
-from datetime import date
 from pathlib import Path
 
 import numpy as np
 
 from accelerated_seg import evaluate
-from accelerated_seg.benchmark import machine_info
+from accelerated_seg.benchmark import provenance, script_command
 from accelerated_seg.files import write_text_atomically
 
 
@@ -66,8 +64,7 @@ def main() -> None:
     finally:
         evaluate.statistics = ours
     result = {
-        "date": date.today().isoformat(), "machine": machine_info(),
-        "command": " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]]),
+        **provenance(script_command()),
         "case_metrics_128cubed_s": case, "case_metrics_runs_s": case_runs, "case_scores": measured,
         "float32_as_decimal_us": round(per_value * 1e6, 2), "float32_as_decimal_per_case_class": 2,
         "summarise_10000_rows_exact_s": exact, "summarise_exact_runs_s": exact_runs,
