@@ -510,9 +510,9 @@ class _Tally:
         self.cropped_away: list[str] = []  # "case: lost of total labelled voxels"
         self.hounsfield: list[str] = []  # "path (minimum)": CT that the foreground crop would cut down
         self.scanned = 0
-        # Declared values that voxels an error refused may stand for: 1 behind 0.9999999, any behind a label
-        # header's scaling. A class whose every voxel was refused is no class the labels lack: "[1] appear in
-        # none of the 2 label file(s)" said again, and wrongly, what the error said (h15's probe).
+        # Declared values that voxels an error refused may stand for: 1 behind 0.9999999, those a label stores
+        # under its header's scaling. A class whose every voxel was refused is no class the labels lack:
+        # "[1] appear in none of the 2 label file(s)" said again, and wrongly, what the error said (h15's probe).
         self.refused: set = set()
 
     _LISTS = ("background_only", "without_orientation", "two_voxel_sizes", "two_placements", "single_slices",
@@ -963,8 +963,15 @@ def _check_label_values(
     outside = labelled = 0
     voxels = fractional_voxels = 0
     within_0_1 = True  # every non-integer value: a probability map's, where most voxels hold them
+    slope, inter = _scaling(label)
+    # A header's scaling misreads every value of the file: the declared classes its stored values hold (what
+    # the error's remedy writes back) are behind the values refused, and those alone (any it did not read, before
+    # the ninety-fifth session, so one scaled file hid a class in no file of the dataset)
+    stored = _Tally(declared, declared.ignore_value) if (slope, inter) != (1.0, 0.0) else None
     for start, slab in _slabs_from(label):
         voxels += slab.size
+        if stored is not None:
+            stored.see(np.round((slab - inter) / slope))
         if slab.dtype.kind in "fc":
             fractional = slab != np.round(slab)  # NaN compares unequal, so it is caught too
             values = slab[fractional]
@@ -984,8 +991,8 @@ def _check_label_values(
     tally.scanned += 1
 
     scaled = label_scaling_said(label) if (non_integer or undeclared) else ""
-    if scaled:  # every value of the file is misread, so any class may be behind the refused ones
-        tally.refused.update(tally.unseen)
+    if scaled:
+        tally.refused.update(value for value in tally.unseen if value not in stored.unseen)
     if non_integer:
         report.errors.append(f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds "
                              f"class values" + (scaled or _why_not_whole(fractional_voxels, voxels, within_0_1)))
@@ -1020,12 +1027,17 @@ def label_scaling_said(label: nib.Nifti1Image) -> str:
     """Words for a label whose header scales its stored values (scl_slope/scl_inter, which nibabel, ITK
     and so this package apply), or "": an image's scaling copied onto its label (a probe's clinical
     export) turned stored 0, 1, 2 into 5, 7, 9, which the check told the user to declare as classes."""
-    slope, inter = (float(getattr(label.dataobj, name, default)) for name, default in (("slope", 1.0), ("inter", 0.0)))
+    slope, inter = _scaling(label)
     if slope == 1.0 and inter == 0.0:
         return ""
     return (f" — its header scales the stored values (scl_slope {slope:g}, scl_inter {inter:g}), as every NIfTI "
             "reader does, but a label map's values are classes: write its stored values without scaling (nibabel: "
             "nib.save(nib.Nifti1Image(img.dataobj.get_unscaled(), img.affine, img.header), path))")
+
+
+def _scaling(image: nib.Nifti1Image) -> tuple[float, float]:
+    """The (scl_slope, scl_inter) that nibabel applies to the stored values: (1, 0) where it applies none."""
+    return tuple(float(getattr(image.dataobj, name, default)) for name, default in (("slope", 1.0), ("inter", 0.0)))
 
 
 def _why_not_whole(fractional_voxels: int, voxels: int, within_0_1: bool) -> str:
