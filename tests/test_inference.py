@@ -663,6 +663,46 @@ def test_preprocessing_refuses_a_normalization_it_does_not_know():
         preprocess(keys=["image"], settings=PreprocessSettings(normalization="minmax"))
 
 
+def test_an_exports_median_spacing_keeps_its_float32_bits_whose_short_decimal_would_resample_otherwise(tmp_path):
+    """A median spacing is taken from the headers' float32 voxel sizes, and the export writes it as it is:
+    1.2 mm is 1.2000000476837158. Its shortest decimal, 1.2, is another float: predict would resample to
+    it, and where a scan's length in target voxels falls on a half (a 0.6 mm scan of 8 or 512 slices:
+    3.5 and 255.5, rounded to even), to one voxel more than training did; the cache key changes with it,
+    and a data.spacing given as 1.2 writes 1.2 (docs/checkpoints.md, "Why the spacing reads 1.2000000476837158")."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.data.preprocess_settings import preprocess_settings
+    from accelerated_seg.data.spacing import median_spacing, resampled_ras_shape
+    from accelerated_seg.evaluate import float32_as_decimal
+    from accelerated_seg.run_records import export_metadata
+
+    headers = [tmp_path / f"median_{i}.nii.gz" for i in range(3)]
+    for path in headers:
+        nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.float32), np.diag([1.2, 1.2, 1.2, 1.0])), path)
+    median = median_spacing(headers)
+    assert median == (1.2000000476837158,) * 3 and float32_as_decimal(median[0]) == 1.2
+    manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1,
+                               num_classes=2, regions=None, ignore_value=None)
+    trained = PreprocessSettings(spacing=median, crop_foreground=False)
+    written = json.loads(json.dumps(export_metadata(SimpleNamespace(data=SimpleNamespace(patch_size=PATCH)),
+                                                    manifest, trained)))
+    assert written["preprocessing"]["spacing"] == written["spacing"] == list(median)
+    read = preprocess_settings(written)
+    assert read == trained and read.fingerprint() == trained.fingerprint()  # predict's, and the cache's key
+    short = PreprocessSettings(spacing=(1.2, 1.2, 1.2), crop_foreground=False)
+    assert short.fingerprint() != trained.fingerprint()
+
+    def resampled(path, settings):
+        return tuple(preprocess(["image"], settings)({"image": str(path)})["image"].shape[1:])
+
+    for zoom, slices in ((0.6, 8), (0.6, 512), (0.3, 7)):
+        path = tmp_path / f"scan_{zoom}_{slices}.nii.gz"
+        nib.save(nib.Nifti1Image(np.ones((3, 3, slices), np.float32), np.diag([1.2, 1.2, zoom, 1.0])), path)
+        shape = resampled(path, read)
+        assert shape == resampled_ras_shape(path, median)  # as training resampled it
+        assert resampled(path, short) == (*shape[:2], shape[2] + 1), (zoom, slices)
+
+
 def test_options_are_checked_before_any_work():
     with pytest.raises(ValueError, match="overlap must be in"):
         PredictOptions(overlap=1.0)
