@@ -976,7 +976,8 @@ def _check_label_values(
             fractional = slab != np.round(slab)  # NaN compares unequal, so it is caught too
             values = slab[fractional]
             _collect(non_integer, values)
-            tally.see_refused(values)
+            if stored is None:  # a scaled file's are its stored values' classes (below), not those near its reads
+                tally.see_refused(values)
             fractional_voxels += values.size
             within_0_1 = within_0_1 and not np.any((values < 0) | (values > 1))
             slab = np.where(fractional, 0, slab)  # report each bad voxel once, as non-integer
