@@ -202,10 +202,10 @@ def _check_no_value_twice(models, patches, batches, precisions, levers) -> None:
 
 def _check_host_memory(cases: list[TrainCase], timing: TimingSettings) -> None:
     """On the CPU, refuse a configuration whose training step cannot fit in this machine's memory, as
-    training refuses it (``plan.step_memory_shortfall``): the out-of-memory killer ends such a run in its
+    training refuses it (``cpu_step_fit.step_memory_shortfall``): the out-of-memory killer ends such a run in its
     first step with SIGKILL, without a word and with nothing written. A GPU says "CUDA out of memory" itself.
     The largest --batch of each model, patch and precision is the one checked: the peak grows with it."""
-    from .plan import step_memory_shortfall
+    from .cpu_step_fit import step_memory_shortfall
 
     if _device_type() != "cpu":
         return

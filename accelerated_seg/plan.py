@@ -34,9 +34,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
 from .config import ConfigError, OptimConfig
-from .host_memory import memory_available
 from .losses import training_loss
-from .model_folders import Names
 from .models import ModelSpec, build_from_spec, check_trainable, meta_network, model_spec
 from .optimizers import build_optimizer, state_bytes_per_parameter
 from .plan_checks import check_choice, check_network_inputs, check_settings
@@ -563,59 +561,6 @@ def _propose_one(strategy, facts, gpus, gpu_memory_gib, global_batch) -> Proposa
 
 
 # --------------------------------------------------------------------------------------------
-# Before training on the CPU
-
-
-def check_step_fits_host_memory(name: str, patch, precision: str, in_channels: int, classes: int,
-                                model_args: dict | None, batch: int, processes: int, names: Names = Names()) -> None:
-    """A ConfigError when the tensors alive at the peak of one training step's forward and backward,
-    in every training process on this machine, exceed the memory the machine has available.
-
-    On the CPU nothing stops such a run politely: the kernel's out-of-memory killer ends it with
-    SIGKILL in its first step, without a word (a 400³ patch at batch 2 on a 24 GiB machine, forty-third
-    session). That peak is a lower bound of what a step needs (parameters, optimizer state, the
-    loader and the cache come on top), so the check refuses only runs that cannot fit; one within the
-    bound may still not fit (``accelerated-seg plan`` counts the rest). ``names``: how the caller names the
-    patch, batch and activation checkpointing (the estimator's block_shape, batch_size, activation_checkpointing=True
-    since the ninety-second session).
-    """
-    if (shortfall := step_memory_shortfall(name, patch, precision, in_channels, classes, model_args, batch,
-                                           processes)) is None:
-        return
-    peak, available = shortfall
-    need = f"{_gib(peak)} at their peak"
-    if processes > 1:
-        need += f" in each process, {_gib(peak * processes)} in the {processes} on this machine,"
-    patch_setting, batch_setting = names.setting("data.patch_size"), names.setting("train.batch_size")
-    raise ConfigError(f"{patch_setting} {list(patch)} at {batch_setting} {batch} cannot train in this machine's "
-                      f"memory: the forward and backward pass of {name} at {precision} hold at least {need} "
-                      f"and {_gib(available)} is available, so the out-of-memory killer would end the "
-                      f"run in its first step. Lower {patch_setting} or {batch_setting}, or set "
-                      f"{names.set_to('train.activation_checkpointing', True)} (`accelerated-seg plan` estimates a "
-                      f"patch and batch)")
-
-
-def step_memory_shortfall(name: str, patch, precision: str, in_channels: int, classes: int, model_args: dict | None,
-                          batch: int, processes: int) -> tuple[int, int] | None:
-    """(the peak of one training step's forward and backward in one process, the bytes available) where that
-    peak in every one of ``processes`` exceeds the memory the machine has available; None where it fits,
-    or where nothing says what is available (``check_step_fits_host_memory``)."""
-    available = host_memory_available()
-    if available is None:
-        return None
-    # measured at the run's batch: a BatchNorm network whose deepest stage is one voxel trains at 8 but not at 1,
-    # and measured at 1 it refused such a run in plan's words (--patch) until the ninety-fourth session
-    peak = measure_model(name, patch, precision, in_channels, classes, model_args,
-                         smallest_batch=batch).peak["autocast"].at(batch)
-    return None if peak * processes <= available else (peak, available)
-
-
-def host_memory_available() -> int | None:
-    """Bytes this process can still take without swapping or meeting its job's memory limit
-    (``host_memory.memory_available``), or None where nothing says."""
-    return memory_available()
-
-
 # Checking an estimate on a GPU
 
 

@@ -17,7 +17,8 @@ the training benchmark, so that it times this loop as training sets it up. ``_co
 the phases of a run's start; each of the run's other ideas is a module of its own: the cases across
 the ranks (training_data.py), the run folder across the ranks (run_folder_ranks.py), a checkpoint
 loaded into the loop (resume.py), what the run records (run_records.py), fit's arguments
-(fit_checks.py) and the figures every rank logs (rank_figures.py).
+(fit_checks.py), whether a CPU run's step fits the host's memory (cpu_step_fit.py) and the figures every
+rank logs (rank_figures.py).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .closed_output import surviving_a_closed_output
 from .compilation import checked_settings, compile_prepared
 from .config import CompileConfig, Config, ConfigError, check_values, dump_config
+from .cpu_step_fit import check_the_step_fits_host_memory
 from .data.class_presence import class_presence_warnings, output_names
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
 from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
@@ -66,7 +68,6 @@ from .models import (ModelSpec, check_model_settings, convolutions_over_two_voxe
                      network_warnings)
 from .network_checks import checked_network_and_loss, network_before_writing
 from .optimizers import build_optimizer, continue_with_the_runs_settings, param_group_settings, parameter_groups
-from .plan import PRECISIONS, check_step_fits_host_memory
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, end_run,
                           keep_the_optimizer_under_offload, layer_seed, leaving_the_process_as_found, make_accelerator,
                           model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_of_the_workers,
@@ -84,7 +85,7 @@ from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_be
                                delete_earlier_run, holding_run_folder, set_aside_later_course)
 from .run_records import export_metadata, fit_hparams, flat_hparams, write_run_info
 from .schedule import BatchPlan, lr_multipliers, resolve_batch
-from .strategy import PRECISION_OF_MIXED, configure_deepspeed, strategy_in_effect
+from .strategy import configure_deepspeed, strategy_in_effect
 from .training_data import cached_tables, checked_data, epoch_cut, patches_left_out_note
 from .unused_settings import unused_settings_warnings
 from .validation import empty_case_counts, empty_cases_note, validate, validation_means
@@ -873,7 +874,8 @@ def _network_notes(cfg: Config, accelerator: Accelerator, spec: ModelSpec, manif
                                              names.setting("data.patch_size"), names.fp32):
             accelerator.print(f"warning: {warning}")
     if accelerator.device.type == "cpu":
-        on_main(accelerator, lambda: _check_host_memory(cfg, accelerator, manifest, plan.per_device, names))
+        on_main(accelerator,
+                lambda: check_the_step_fits_host_memory(cfg, accelerator, manifest, plan.per_device, names))
     if cfg.train.init_from and resume_from is None and (
             note := initial_weights_preparation_note(cfg.train.init_from, settings.to_dict(), manifest.channels,
                                                      names)):
@@ -1012,18 +1014,3 @@ def _write_metrics(run: ConfiguredRun) -> None:
         progress = run.loop.progress
         write_text_atomically(run.out / "metrics.json", json.dumps({"loss": progress.losses, "speed": progress.speed,
                                                                    "validation": progress.history}))
-
-
-def _check_host_memory(cfg: Config, accelerator: Accelerator, manifest: Manifest, per_device: int,
-                       names: Names = Names()) -> None:
-    """Refuse a CPU run whose steps cannot fit in this machine's memory (``plan.check_step_fits_host_memory``):
-    the out-of-memory killer would end it without a word. A GPU says "CUDA out of memory" itself.
-    Activation checkpointing (ours or FSDP's) keeps less than the estimate counts: not checked then."""
-    fsdp = accelerator.state.fsdp_plugin if accelerator.distributed_type == DistributedType.FSDP else None
-    precision = PRECISION_OF_MIXED.get(accelerator.mixed_precision)  # None for fp8: not measured
-    if cfg.train.activation_checkpointing or (fsdp is not None and fsdp.activation_checkpointing) \
-            or precision not in PRECISIONS:
-        return
-    processes_here = int(os.environ.get("LOCAL_WORLD_SIZE", accelerator.num_processes))
-    check_step_fits_host_memory(cfg.model.name, cfg.data.patch_size, precision, manifest.num_channels,
-                                manifest.num_outputs, cfg.model.args, per_device, processes_here, names)

@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python benchmarks/plan_cpu_peak.py            # writes benchmarks/results/plan_cpu_peak_2cpu.json
 
-`train` refuses a CPU run whose step cannot fit in the machine's memory (plan.check_step_fits_host_memory),
+`train` refuses a CPU run whose step cannot fit in the machine's memory (cpu_step_fit.check_step_fits_host_memory),
 on the strength of that bound: it must never refuse a run that would have fitted. Each case runs in
 a fresh process (the peak resident size only grows), builds the demo U-Net (configs/demo.yaml's
 model.args), and takes one step, forward, DiceCE and backward, at batch 2; the growth of the

@@ -530,11 +530,12 @@ def test_a_patch_too_small_for_the_network_is_refused_before_any_work():
 @pytest.mark.skipif(torch.cuda.is_available(), reason="the check is the CPU's: a GPU says out of memory itself")
 def test_a_step_beyond_the_hosts_memory_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
     """On a CPU the out-of-memory killer ended such a benchmark in its first step, without a word;
-    training refused the same step (plan.check_step_fits_host_memory). The largest batch is the one said."""
+    training refused the same step (cpu_step_fit.check_step_fits_host_memory). The largest batch is the one said."""
+    import accelerated_seg.cpu_step_fit as cpu_step_fit
     import accelerated_seg.plan as plan
 
     peak = plan.measure_model("unet", (16, 16, 16), "fp32", 1, 3, TINY).peak["autocast"].at(4)
-    monkeypatch.setattr(plan, "host_memory_available", lambda: peak - 1)
+    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: peak - 1)
     out = tmp_path / "train.json"
     assert main(["benchmark", "train", *TINY_CLI, "--batch", "1", "4", "--output", str(out)]) == 2
     assert re.fullmatch(r"error: --model unet --patch 16x16x16 --batch 4 --precision fp32 cannot be measured in this "
@@ -542,7 +543,7 @@ def test_a_step_beyond_the_hosts_memory_is_refused_before_any_work(tmp_path, cap
                         r"is available, .* Lower --patch or --batch \(`accelerated-seg plan` estimates what fits\)",
                         capsys.readouterr().err.strip())
     assert not out.exists()
-    monkeypatch.setattr(plan, "host_memory_available", lambda: peak)  # exactly fits
+    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: peak)  # exactly fits
     assert len(check_settings(["unet"], [16], [1, 4], ["fp32"], TINY)) == 2
     # in one process, whatever WORLD_SIZE a cluster exports to it (launch_env)
     monkeypatch.setenv("WORLD_SIZE", "2")

@@ -2555,9 +2555,9 @@ def test_an_estimators_step_beyond_the_hosts_memory_names_block_shape_and_its_ke
     """`data.patch_size [...] at train.batch_size 2 cannot train in this machine's memory ... Lower data.patch_size or
     train.batch_size, or set train.activation_checkpointing=true` to a Segmentation on a CPU (until the ninety-second
     session)."""
-    import accelerated_seg.plan as plan
+    import accelerated_seg.cpu_step_fit as cpu_step_fit
 
-    monkeypatch.setattr(plan, "host_memory_available", lambda: 1024)  # a kilobyte: no step fits
+    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: 1024)  # a kilobyte: no step fits
     model, data = _tiny_segmentation(tiny_dataset, tmp_path)
     with pytest.raises(ConfigError, match=r"^block_shape \[16, 16, 16\] at batch_size 2 cannot train in this machine's "
                                           r"memory: .* Lower block_shape or batch_size, or set "

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from accelerated_seg import plan
+from accelerated_seg import cpu_step_fit, plan
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError, OptimConfig
 from accelerated_seg.host_memory import cgroup_room, memory_available
@@ -370,14 +370,14 @@ def test_the_host_memory_check_refuses_only_a_step_beyond_the_available_memory(m
     """The measured forward/backward peak is a lower bound of a step on the CPU: one step of the demo
     U-Net at 128³ and 160³, batch 2, grew the process by 1.34-1.35x the estimate in fp32 and 1.13x in
     bf16 (benchmarks/plan_cpu_peak.py, forty-third session)."""
-    check = partial(plan.check_step_fits_host_memory, "unet", (32, 32, 32), "fp32", 1, 3, None, 2)
+    check = partial(cpu_step_fit.check_step_fits_host_memory, "unet", (32, 32, 32), "fp32", 1, 3, None, 2)
     peak = plan.measure_model("unet", (32, 32, 32), "fp32").peak["autocast"].at(2)
-    monkeypatch.setattr(plan, "host_memory_available", lambda: 2 * peak)
+    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: 2 * peak)
     check(processes=2)  # exactly fits
     with pytest.raises(ConfigError, match=r"at their peak in each process, 0.\d\d GiB in the 3 on this machine, "
                                           r"and 0.\d\d GiB is available"):
         check(processes=3)
-    monkeypatch.setattr(plan, "host_memory_available", lambda: None)
+    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: None)
     check(processes=1000)  # no figure to check against
 
 
@@ -388,10 +388,10 @@ def test_the_host_memory_check_measures_at_the_runs_batch_where_batch_norm_needs
     "data.patch_size (--patch)", which train has no option for (a MONAI user's tutorial U-Net at a 16^3 patch,
     ninety-fourth session). It measures at the run's batch, whose peak the line through it and the next gives."""
     args = {"channels": [4, 8, 16, 32, 64], "strides": [2, 2, 2, 2], "num_res_units": 1, "norm": "batch"}
-    monkeypatch.setattr(plan, "host_memory_available", lambda: 2**40)
-    plan.check_step_fits_host_memory("unet", (16, 16, 16), "fp32", 1, 3, args, 8, 1)
+    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: 2**40)
+    cpu_step_fit.check_step_fits_host_memory("unet", (16, 16, 16), "fp32", 1, 3, args, 8, 1)
     with pytest.raises(ConfigError, match="Expected more than 1 value per channel"):  # batch 1 cannot train it
-        plan.check_step_fits_host_memory("unet", (16, 16, 16), "fp32", 1, 3, args, 1, 1)
+        cpu_step_fit.check_step_fits_host_memory("unet", (16, 16, 16), "fp32", 1, 3, args, 1, 1)
     at_8 = plan.measure_model("unet", (16, 16, 16), "fp32", model_args=args, smallest_batch=8).peak["autocast"]
     plain = {**args, "channels": [4, 8, 16, 32], "strides": [2, 2, 2]}  # at batches 1-2 and at 8-9: one line
     measured = partial(plan.measure_model, "unet", (16, 16, 16), "fp32", model_args=plain)

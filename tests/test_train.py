@@ -2486,9 +2486,9 @@ def test_a_cpu_run_whose_step_cannot_fit_in_memory_is_refused_before_anything_is
                                                                                          monkeypatch):
     """On the CPU the out-of-memory killer ends such a run in its first step without a word (a 400³
     patch on 24 GiB, forty-third session). Here the machine "has" 1 MiB."""
-    import accelerated_seg.plan
+    import accelerated_seg.cpu_step_fit
 
-    monkeypatch.setattr(accelerated_seg.plan, "host_memory_available", lambda: 2**20)
+    monkeypatch.setattr(accelerated_seg.cpu_step_fit, "host_memory_available", lambda: 2**20)
     with pytest.raises(ConfigError, match=r"data.patch_size \[16, 16, 16\] at train.batch_size 2 cannot train in this "
                                           r"machine's memory: the forward and backward pass of unet at fp32 hold at "
                                           r"least 0\.\d\d GiB at their peak and 0.00 GiB is available"):
