@@ -10,7 +10,7 @@ collective: ``save_state`` runs on every rank (under FSDP or ZeRO-3 it gathers s
 that exist once are written by the main process only.
 
 Elsewhere: the exported model (exported_model.py), what a checkpoint must agree with to be resumed
-(resume_checks.py, resume_settings.py), one made into an export (checkpoint_export.py).
+(resume_config_changes.py, resume_network_and_data.py), one made into an export (checkpoint_export.py).
 ``PreemptionSignals`` turns a scheduler's notice (SIGTERM or SIGUSR1) into a flag that the loop
 acts on at its next collective; see docs/checkpoints.md.
 """

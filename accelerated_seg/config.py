@@ -591,7 +591,7 @@ def settings_changed(saved_config: Path, config_yaml: str, moved: tuple[Path, Pa
     resume is expected to change: a run resumed as it was written says nothing. A setting the saved
     config lacks (added to the package after the checkpoint was written) is compared as its default.
     ``moved``: (was, now), the saved run's folder as it wrote it and as it is reached now
-    (``resume_settings.run_folder_moved``): a path setting that moved with it is no change."""
+    (``resume_config_changes.run_folder_moved``): a path setting that moved with it is no change."""
     saved = yaml.safe_load(saved_config.read_text(encoding="utf-8")) if Path(saved_config).is_file() else None
     now = yaml.safe_load(config_yaml) if config_yaml else None
     if not isinstance(saved, dict) or not isinstance(now, dict):

@@ -23,7 +23,7 @@ from .exported_model import (check_export_fits, check_weights_fit, load_strictly
 from .model_folders import Names, check_init_from, check_initial_weights, init_from_given
 from .models import (SET_BY_THE_RUN, ModelSpec, bridgeable, input_layer_names, model_spec, output_layer_names,
                      spec_differences)
-from .resume_checks import channel_name_differences, preprocessing_differences
+from .resume_network_and_data import channel_name_differences, preprocessing_differences
 
 
 class InitialWeights(NamedTuple):

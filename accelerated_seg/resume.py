@@ -3,9 +3,10 @@ against this run on every rank before the load, loaded (each rank its files, or 
 collective load), and what the resume says of it: the settings this run changed, where the data
 stream goes on in this launch's batches, and, for ``fit``, the optimizer settings the load brought back.
 
-What a checkpoint must agree with is checked in resume_checks.py (with torch) and resume_settings.py
-(from the configs alone); which checkpoint a run resumes, in checkpoint_files.py (the one
-``train.resume`` names) and run_folder.py (resume or replace), agreed by every rank in run_folder_ranks.py.
+What a checkpoint must agree with is checked in resume_config_changes.py (its config, from the two
+configs alone) and resume_network_and_data.py (its network and data, with torch); which checkpoint a
+run resumes, in checkpoint_files.py (the one ``train.resume`` names) and run_folder.py (resume or
+replace), agreed by every rank in run_folder_ranks.py.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from .data.sampling import position_in_other_batches
 from .optimizers import param_group_settings, settings_the_load_brought_back
 from .preparation import complete_the_loaded_optimizer
 from .ranks import on_every_rank
-from .resume_checks import check_resume_layout, check_resume_network
-from .resume_settings import beyond_max_steps, changed_settings_note, check_resume_settings, run_folder_moved
+from .resume_config_changes import beyond_max_steps, changed_settings_note, check_resume_settings, run_folder_moved
+from .resume_network_and_data import check_resume_layout, check_resume_network
 
 if TYPE_CHECKING:
     from .train import Loop

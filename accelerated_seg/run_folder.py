@@ -18,7 +18,7 @@ from .checkpoint_files import resolve_resume
 from .config import ConfigError, dump_config
 from .files import file_in_the_way
 from .model_folders import Names, check_init_from, complete_checkpoints
-from .resume_settings import check_resume_length, check_resume_settings
+from .resume_config_changes import check_resume_length, check_resume_settings
 from .run_lock import in_use, live_holder
 
 #: What ``train`` writes into its folder (the trackers' logs under ``train/``, ``examples/train.py``'s
@@ -106,7 +106,7 @@ def check_before_the_imports(cfg, config_file: str | Path | None = None) -> None
     examples/train.py to check before torch and MONAI are imported (8-14 s per rank on 2 cores):
     train.init_from (model_folders.check_init_from); train.resume, a checkpoint that is missing, mistyped
     or damaged (checkpoint_files.resolve_resume), whose run this one cannot continue
-    (resume_settings.check_resume_settings) or that is beyond train.max_steps; and for a new run a
+    (resume_config_changes.check_resume_settings) or that is beyond train.max_steps; and for a new run a
     train.output_dir that holds an earlier run (the quick start's demo run a second time: 13.7 s in,
     before) or another program's files. train() checks all of it again, and what the run reads among
     what it would delete, before it deletes anything; nothing here deletes or writes. Then a

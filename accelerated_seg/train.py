@@ -75,10 +75,11 @@ from .preparation import (adapt_to_strategy, channels_last_error, check_launch, 
 from .rank_figures import peak_memory_gb, rank_figures
 from .ranks import on_main
 from .resume import continue_the_data_stream, loaded_optimizer_note, resume_the_loop
-from .resume_checks import check_resume_data, check_resume_model_settings
-from .resume_settings import (FIT_SETTINGS_FILE, another_length_note, changed_settings_note, check_resume_length,
-                              check_resume_settings, fit_settings_changed, refuse_a_train_checkpoint_in_fit,
-                              resumes_of_the_course, saved_fit_settings, saved_max_steps)
+from .resume_config_changes import (FIT_SETTINGS_FILE, another_length_note, changed_settings_note,
+                                    check_resume_length, check_resume_settings, fit_settings_changed,
+                                    refuse_a_train_checkpoint_in_fit, resumes_of_the_course, saved_fit_settings,
+                                    saved_max_steps)
+from .resume_network_and_data import check_resume_data, check_resume_model_settings
 from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive, earlier_run, paths_read,
                          resume_or_replace)
 from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_best_anew_where_its_export_is_gone,

@@ -280,7 +280,7 @@ def test_the_foreground_crop_is_off_for_ct_unless_asked(tiny_dataset):
 def test_the_ct_window_keys_the_cache_and_the_resume_check_only_where_it_clips(tiny_dataset, tmp_path):
     """A data.ct_window left in a config that z-scores (or whose ``auto`` resolved to zscore) did
     nothing but rebuild the whole cache under another key (seventy-first session)."""
-    from accelerated_seg.resume_checks import preprocessing_differences
+    from accelerated_seg.resume_network_and_data import preprocessing_differences
     from accelerated_seg.config import DataConfig
     from accelerated_seg.data.prepare import preprocess_settings
 
@@ -302,7 +302,7 @@ def test_a_median_spacings_float32_noise_is_no_difference_and_is_not_shown():
     """A median spacing is read from the headers' float32 voxel sizes: an export trained at the median
     1.2 mm and a run given data.spacing [1.2, 1.2, 1.2] were told their spacings differed, as
     "[1.2000000476837158, ...] there, [1.2, 1.2, 1.2] here" (seventy-fourth session's probe)."""
-    from accelerated_seg.resume_checks import preprocessing_differences
+    from accelerated_seg.resume_network_and_data import preprocessing_differences
 
     noisy = [float(np.float32(1.2)), float(np.float32(1.2)), float(np.float32(3.3))]
     assert noisy[0] == 1.2000000476837158

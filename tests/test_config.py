@@ -382,7 +382,7 @@ def test_the_saved_config_names_relative_paths_absolute_and_compares_older_ones_
 def test_a_checkpoint_whose_project_moved_compares_its_paths_as_moved(tmp_path):
     """Its config.yaml names each path absolute, so a resume in the moved (copied, renamed, mounted
     elsewhere) project listed the dataset, the cache and the run itself as changed settings."""
-    from accelerated_seg.resume_settings import check_resume_settings, run_folder_moved
+    from accelerated_seg.resume_config_changes import check_resume_settings, run_folder_moved
 
     def written_in(project: Path, run: Path | None = None, dataset: Path | None = None, **extra) -> list[str]:
         return [f"--data.dataset={dataset or project / 'data' / 'dataset.json'}", f"--data.cache_dir={project}/cache",
@@ -431,7 +431,7 @@ def test_run_info_names_a_resumed_checkpoint_by_its_absolute_path(tmp_path, monk
     as the resuming command was given it, relative to the folder that command ran in (a MONAI user's
     ``--resume runs/spleen/checkpoints/step_10``, ninety-fourth session), which says nothing to a reader elsewhere.
     The earlier resumes are kept as recorded."""
-    from accelerated_seg.resume_settings import resumes_of_the_course
+    from accelerated_seg.resume_config_changes import resumes_of_the_course
     run = tmp_path / "runs" / "spleen"
     (run / "checkpoints" / "step_10").mkdir(parents=True)
     earlier = {"checkpoint": "written/before", "step": 4, "settings_changed": {}}

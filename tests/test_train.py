@@ -24,7 +24,7 @@ from accelerated_seg.data.manifest import load_msd
 from accelerated_seg.exported_model import load_exported
 from accelerated_seg.inference import predict_file
 from accelerated_seg.models import MODELS
-from accelerated_seg.resume_checks import check_resume_preprocessing
+from accelerated_seg.resume_network_and_data import check_resume_preprocessing
 from accelerated_seg.schedule import lr_multiplier
 from accelerated_seg.train import TrainingDiverged, train
 
@@ -1167,7 +1167,7 @@ def test_the_example_script_stops_with_one_line_on_a_bad_setting(tmp_path):
     damaged = tmp_path / "elsewhere" / "checkpoints" / "step_3"
     damaged.mkdir(parents=True)
     (damaged / "model.safetensors").write_bytes(b"\x40\x00\x00\x00\x00\x00\x00\x00{\"w\":")  # cut short
-    # Nor one that this run cannot continue (resume_settings.py): after the data work and the load, before.
+    # Nor one that this run cannot continue (resume_config_changes.py): after the data work and the load, before.
     with_sgd = tmp_path / "sgd" / "checkpoints" / "step_2"
     with_sgd.mkdir(parents=True)
     from accelerated_seg.config import dump_config, load_config
@@ -1550,7 +1550,7 @@ def test_a_run_refused_by_the_data_check_leaves_no_new_folder_behind(tiny_config
 def test_resume_with_another_network_is_refused_naming_the_difference(tiny_config, tmp_path, monkeypatch):
     """Other model.args than the run that wrote the checkpoint: PyTorch's 'size mismatch' traceback
     from inside accelerate's load_state before the twenty-seventh session; refused from the two configs
-    before the data work since the sixtieth (resume_checks.check_resume_model_settings)."""
+    before the data work since the sixtieth (resume_network_and_data.check_resume_model_settings)."""
     import accelerated_seg.train as train_module
 
     out = tmp_path / "run"
@@ -1583,7 +1583,7 @@ def test_the_early_network_check_of_a_resume_takes_channels_and_classes_named_in
     that model.args names (as the data decides them) are taken instead, not refused as contradicting."""
     import yaml
 
-    from accelerated_seg.resume_checks import check_resume_model_settings
+    from accelerated_seg.resume_network_and_data import check_resume_model_settings
 
     args = {"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1, "out_channels": 3}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump({"model": {"name": "unet", "args": args},
@@ -1668,7 +1668,7 @@ def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone
     import accelerate.checkpointing
 
     import accelerated_seg.train as train_module
-    from accelerated_seg import checkpoint_files, resume, resume_checks
+    from accelerated_seg import checkpoint_files, resume, resume_network_and_data
     from accelerated_seg.cli import main
 
     other = tmp_path / "other"
@@ -1681,8 +1681,9 @@ def test_a_checkpoint_of_another_run_gone_before_it_is_loaded_is_said_to_be_gone
     for module, name, before in ((checkpoint_files, "check_safetensors_header", True),  # while its files are checked
                                  (train_module, "resume_or_replace", False),
                                  (train_module, "check_resume_model_settings", False),
-                                 (resume_checks, "check_resume_preprocessing", True),  # after the cases' checks
-                                 (resume_checks, "check_resume_split", False),
+                                 # after the cases' checks
+                                 (resume_network_and_data, "check_resume_preprocessing", True),
+                                 (resume_network_and_data, "check_resume_split", False),
                                  (resume, "check_resume_network", False),
                                  (accelerate.checkpointing, "load_model", False)):  # loaded: weights, not the rest
         shutil.copytree(kept, rotating, dirs_exist_ok=True)
@@ -1799,7 +1800,7 @@ def test_resume_under_another_split_is_refused_before_the_preprocessing(tmp_path
 def test_the_split_of_a_checkpoint_from_before_split_json_is_read_from_its_own_run_folder(tmp_path):
     """Read from the folder the resumed run trains into, a checkpoint of another run was compared with
     that folder's split, and one into a new folder not at all (seventy-first session's probe)."""
-    from accelerated_seg.resume_checks import check_resume_split
+    from accelerated_seg.resume_network_and_data import check_resume_split
 
     checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
     checkpoint.mkdir(parents=True)
@@ -1818,7 +1819,7 @@ def test_a_split_recorded_as_dataset_json_resumes_under_its_files_name(tmp_path)
     """Manifest.split called every JSON "dataset.json" until the ninetieth session, and names the file given now
     ("datalist.json"): a run recorded in the old words resumes, the cases, not the words, being compared."""
     from accelerated_seg.checkpoint import SPLIT_FILE
-    from accelerated_seg.resume_checks import check_resume_split
+    from accelerated_seg.resume_network_and_data import check_resume_split
 
     checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
     checkpoint.mkdir(parents=True)
@@ -1832,7 +1833,7 @@ def test_a_case_is_the_same_case_by_its_id_or_by_its_label_file(tmp_path):
     resume that only added training cases was refused (seventy-first session's probe). Files change
     when the dataset moves, ids do not."""
     from accelerated_seg.checkpoint import SPLIT_FILE
-    from accelerated_seg.resume_checks import check_resume_split
+    from accelerated_seg.resume_network_and_data import check_resume_split
 
     checkpoint = tmp_path / "run" / "checkpoints" / "step_4"
     checkpoint.mkdir(parents=True)
@@ -2097,7 +2098,7 @@ def test_resume_under_other_preprocessing_is_refused_and_other_settings_are_list
 def test_counts_of_one_are_said_in_the_singular(tiny_config):
     """"after 1 warm-up steps", "the first 1 steps", "warmed up over 1 steps" (ninety-second session's
     audit of the README's train)."""
-    from accelerated_seg.resume_settings import another_length_note
+    from accelerated_seg.resume_config_changes import another_length_note
     from accelerated_seg.wording import counted
 
     assert [counted(n, "step") for n in (0, 1, 2)] == ["0 steps", "1 step", "2 steps"]
@@ -2111,7 +2112,7 @@ def test_a_longer_run_resumed_inside_its_warm_up_says_the_rate_is_the_same(tiny_
     """Within the warm-up the rate does not depend on the length: the note read "a rate of 0.00055
     where the checkpoint's own schedule gives 0.00055" (seventy-fifth session's probe); without decay
     (min_lr_ratio 1) the length changes nothing, and nothing is said."""
-    from accelerated_seg.resume_settings import another_length_note, saved_max_steps
+    from accelerated_seg.resume_config_changes import another_length_note, saved_max_steps
 
     checkpoint = tmp_path / "step_10"
     checkpoint.mkdir()
@@ -2575,7 +2576,7 @@ def test_a_resume_onto_other_image_channels_is_refused_before_any_data_work(tiny
         train(tiny_config(out, data__dataset=str(tiny_dataset), **resume))
     # The same names in other case or spacing are the same channels; names of their own are the user's
     # to judge (the same scans named anew), said but not refused
-    from accelerated_seg.resume_checks import check_resume_channels
+    from accelerated_seg.resume_network_and_data import check_resume_channels
 
     step_2 = out / "checkpoints" / "step_2"
     assert check_resume_channels(step_2, {0: " t1", 1: "T2 "}) is None
@@ -2612,7 +2613,7 @@ def test_a_resume_onto_classes_named_in_another_order_is_refused_before_any_volu
     assert ("whose outputs learned classes named otherwise (class 2: lesion there, tumour here): if these are other "
             "classes") in capsys.readouterr().out
     # Regions a dataset.json declares anew are other outputs (data.regions is compared as a setting)
-    from accelerated_seg.resume_checks import check_resume_classes
+    from accelerated_seg.resume_network_and_data import check_resume_classes
 
     step_3 = out / "checkpoints" / "step_3"
     regions = {"names": ["both"], "values": [[1, 2]], "order": [2]}
@@ -2626,7 +2627,7 @@ def test_a_resume_onto_the_same_regions_painted_in_another_order_or_named_in_ano
     alone was refused as 'other outputs', with the same regions shown there and here, and a region's name
     in another case was refused where a class's goes on."""
     from accelerated_seg.regions import Regions
-    from accelerated_seg.resume_checks import check_resume_classes
+    from accelerated_seg.resume_network_and_data import check_resume_classes
 
     values, labels = [0, 1, 2, 3], {0: "background", 1: "edema", 2: "core", 3: "enhancing"}
     declared = {"whole": [1, 2, 3], "core": [2, 3], "enhancing": [3]}

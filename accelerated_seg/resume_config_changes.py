@@ -1,7 +1,8 @@
-"""What a resumed run may not change from the run that wrote its checkpoint, read from the two runs'
-configs alone: the optimizer (its saved state is another optimizer's), how the optimizer's parameter
-groups were made (train.head_only_steps, train.init_into), the regions the outputs stand for, the
-embedded phantoms it trained on (data.synthetic) and a step beyond train.max_steps.
+"""What a resume changed from the config of the run that wrote its checkpoint, read from the two
+runs' configs alone (named resume_settings.py until the ninety-fifth session). What it may not
+change: the optimizer (its saved state is another optimizer's), how the optimizer's parameter groups
+were made (train.head_only_steps, train.init_into), the regions the outputs stand for, the embedded
+phantoms it trained on (data.synthetic) and a step beyond train.max_steps.
 
 Torch-free, so that ``accelerated-seg train`` and examples/train.py refuse such a resume before the
 imports, and ``train()`` before the data work and the Accelerator, as it refuses a mistyped setting.

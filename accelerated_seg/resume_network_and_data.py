@@ -1,8 +1,13 @@
-"""What a training-state checkpoint must agree with before this run resumes it, each refused (or
-warned of) with the way on, before accelerate's ``load_state`` fails deep inside or, worse, loads
-and trains on: the strategy's file layout, the network's shapes, the preprocessing its weights were
-trained under, the cases it was validated on, and its image channels. The settings a resume may not
-change, read from the two configs alone, are checked earlier and without torch (resume_settings.py).
+"""A checkpoint's network and data against this run's, with torch, as the run is built: each
+difference refused (or warned of) with the way on, before accelerate's ``load_state`` fails deep
+inside or, worse, loads and trains on. The network: its files' layout under the strategy that saved
+them, and its tensors' shapes (from the settings before the data work, from the built network before
+the load). The data: the preprocessing its weights were trained under, the cases it was validated on,
+its image channels and classes (``check_resume_data``, once the cases are checked).
+
+What a resume changed from its checkpoint's config, read from the two configs alone, is judged earlier
+and without torch (resume_config_changes.py); the load itself is resume.py's. Named resume_checks.py
+until the ninety-fifth session.
 """
 
 from __future__ import annotations
