@@ -12,20 +12,19 @@ points drive it:
   build the registry model, ``accelerator.prepare``, resume, loop, export the plain MONAI model.
 - ``fit(model, loader, criterion, optimizer, ...)``: the same loop over pieces the user built.
 
-The Accelerator and what each strategy needs of the network come from preparation.py, shared with
-the training benchmark, so that it times this loop as training sets it up. ``_configured_run`` names
-the phases of a run's start; each of the run's other ideas is a module of its own: the cases across
-the ranks (training_data.py), the run folder across the ranks (run_folder_ranks.py), a checkpoint
-loaded into the loop (resume.py), what the run records (run_records.py), fit's arguments
-(fit_checks.py), whether a CPU run's step fits the host's memory (cpu_step_fit.py) and the figures every
-rank logs (rank_figures.py).
+The Accelerator and what each strategy needs of the network come from preparation.py, shared with the
+training benchmark, so that it times this loop as training sets it up. ``_configured_run`` names the
+phases of a run's start; each of the run's other ideas is a module of its own: the cases across the
+ranks (training_data.py), the loader's batches as one stream (batch_stream.py), the run folder across
+the ranks (run_folder_ranks.py), a checkpoint loaded into the loop (resume.py), what the run records
+(run_records.py), fit's arguments (fit_checks.py), whether a CPU run's step fits the host's memory
+(cpu_step_fit.py) and the figures every rank logs (rank_figures.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import json
 import math
 import os
@@ -39,7 +38,7 @@ from accelerate import Accelerator
 from accelerate.utils import DistributedType, gather_object, set_seed
 from tqdm.auto import tqdm
 
-from .accelerate_workarounds import skip_first_batches_as_prepared
+from .batch_stream import BatchStream
 from .checkpoint import PREPROCESSING_FILE, SPLIT_FILE, PreemptionSignals, complete_checkpoints, save_training_state
 from .checkpoint_files import EXPORT_DESCRIPTION_FILE, gone_if_rotated_away
 from .closed_output import surviving_a_closed_output
@@ -54,7 +53,7 @@ from .data.patch_fit import patch_padding_warning
 from .data.prepare import cache_root, counts_before_writing, dataset_source
 from .data.preprocess import PreprocessSettings
 from .data.splits import unused_split_settings_warning, ways_to_validation_cases
-from .data.workers import refuse_unguarded_main, spare_the_workers, stop_workers
+from .data.workers import refuse_unguarded_main, spare_the_workers
 from .exported_model import expect_shared_tensors, export_model, shared_tensor_names
 from .files import write_text_atomically
 from .fit_checks import check_fit_arguments, check_the_schedule_length
@@ -71,7 +70,7 @@ from .optimizers import build_optimizer, continue_with_the_runs_settings, param_
 from .preparation import (adapt_to_strategy, channels_last_error, check_launch, end_run,
                           keep_the_optimizer_under_offload, layer_seed, leaving_the_process_as_found, make_accelerator,
                           model_for_strategy, model_input_dtype, schedule_the_stepping_optimizer, seed_of_the_workers,
-                          seed_the_shuffle, seed_this_pass_of_the_workers, start_trackers)
+                          seed_the_shuffle, start_trackers)
 from .rank_figures import peak_memory_gb, rank_figures
 from .ranks import on_main
 from .resume import continue_the_data_stream, loaded_optimizer_note, resume_the_loop
@@ -496,50 +495,6 @@ def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
                                f"in a row; "
                                f"{where}. Lower {loop.names.rate} or check the data.")
     return in_a_row
-
-
-class BatchStream:
-    """The prepared training loader's batches from ``start`` on, pass after pass, without end.
-
-    ``position`` counts the batches drawn, per rank, as ``Progress.batches_seen`` does: the
-    position in the data stream, which is all a resume needs. A pass is ``len(train_dl)`` batches
-    (with our training loader, every epoch of the run: ``EpochSampler``); a start inside a pass
-    skips its first batches by index, without loading them (accelerate's ``skip_first_batches``,
-    with the prepared loader's options kept: ``skip_first_batches_as_prepared``).
-    Between passes the loader's workers stop and refill, so the fewer passes the better.
-    ``worker_seed`` (fit's): each pass seeds its workers from it (``seed_this_pass_of_the_workers``);
-    None leaves the loader's generator as it is (``train_loader``'s own, for the one pass of ``train``).
-    """
-
-    def __init__(self, accelerator: Accelerator, train_dl, start: int, worker_seed: int | None = None):
-        if len(train_dl) == 0:
-            raise ConfigError("the training loader yields no batches: it holds fewer samples than one batch "
-                              "(per process, with drop_last)")
-        self.position = start
-        self._loader = train_dl
-        self._batches = self._passes(accelerator, train_dl, *divmod(start, len(train_dl)), worker_seed)
-
-    @staticmethod
-    def _passes(accelerator: Accelerator, train_dl, first_pass: int, skip: int, worker_seed: int | None):
-        for number in itertools.count(first_pass):
-            train_dl.set_epoch(number)  # our sampler's pass; a shuffling sampler's epoch
-            if worker_seed is not None:
-                seed_this_pass_of_the_workers(train_dl, worker_seed, accelerator.process_index, number)
-            yield from skip_first_batches_as_prepared(accelerator, train_dl, skip) if skip else train_dl
-            skip = 0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        batch = next(self._batches)
-        self.position += 1
-        return batch
-
-    def close(self) -> None:
-        """End the stream and stop the loader's workers (``data.workers.stop_workers``)."""
-        self._batches.close()  # ends the pass in progress, whichever loader it draws from (a resume's skipping one)
-        stop_workers(self._loader)
 
 
 class SumOverRanks:
