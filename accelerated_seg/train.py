@@ -15,10 +15,11 @@ points drive it:
 The Accelerator and what each strategy needs of the network come from preparation.py, shared with the
 training benchmark, so that it times this loop as training sets it up. ``_configured_run`` names the
 phases of a run's start; each of the run's other ideas is a module of its own: the cases across the
-ranks (training_data.py), the loader's batches as one stream (batch_stream.py), the run folder across
-the ranks (run_folder_ranks.py), a checkpoint loaded into the loop (resume.py), what the run records
-(run_records.py), fit's arguments (fit_checks.py), whether a CPU run's step fits the host's memory
-(cpu_step_fit.py) and the figures every rank logs (rank_figures.py).
+ranks (training_data.py), the loader's batches as one stream (batch_stream.py), the step's one
+collective (sum_over_ranks.py), the run folder across the ranks (run_folder_ranks.py), a checkpoint
+loaded into the loop (resume.py), what the run records (run_records.py), fit's arguments
+(fit_checks.py), whether a CPU run's step fits the host's memory (cpu_step_fit.py) and the figures
+every rank logs (rank_figures.py).
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_be
 from .run_records import export_metadata, fit_hparams, flat_hparams, write_run_info
 from .schedule import BatchPlan, lr_multipliers, resolve_batch
 from .strategy import configure_deepspeed, strategy_in_effect
+from .sum_over_ranks import SumOverRanks
 from .training_data import cached_tables, checked_data, epoch_cut, patches_left_out_note
 from .unused_settings import unused_settings_warnings
 from .validation import empty_case_counts, empty_cases_note, validate, validation_means
@@ -495,45 +497,6 @@ def _skip_step(loop: Loop, in_a_row: int, why: str) -> int:
                                f"in a row; "
                                f"{where}. Lower {loop.names.rate} or check the data.")
     return in_a_row
-
-
-class SumOverRanks:
-    """The sum over all ranks of a small tensor, read on the host later without waiting for the work
-    started after it (the backward). The tensor is summed in place.
-
-    The collective is started asynchronously. On a GPU, ``tensor.tolist()`` would wait for everything
-    queued before it, so the copy into pinned memory is queued behind the collective at once with an
-    event after it, and ``values()`` waits for that event only; the host goes on queueing the backward.
-    Over gloo (CPU processes) a blocking all-reduce is a second meeting point per step besides the
-    gradients'; asynchronous, it runs on the process group's thread while this one computes the
-    backward (2 CPU processes, tiny U-Net: our loop's cost over plain DDP went from 3.0 to 1.8 ms per
-    step, docs/performance.md). With one process there is nothing to sum.
-
-    Every rank starts it at the same point of the step, so the collectives queued after it (DDP's
-    gradient buckets, FSDP's reduce-scatters) are issued in the same order on every rank.
-    """
-
-    def __init__(self, tensor: torch.Tensor):
-        self._pending, self._ready = None, None
-        dist = torch.distributed
-        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
-            work = dist.all_reduce(tensor, async_op=True)
-            if tensor.device.type == "cuda":
-                work.wait()  # on a GPU: the current stream waits for the collective, the host does not
-            else:
-                self._pending = work
-        if tensor.device.type == "cuda":
-            tensor = tensor.to("cpu", non_blocking=True)  # a pinned host tensor, filled when the stream gets there
-            self._ready = torch.cuda.Event()
-            self._ready.record()
-        self._tensor = tensor
-
-    def values(self) -> list:
-        if self._pending is not None:
-            self._pending.wait()
-        if self._ready is not None:
-            self._ready.synchronize()
-        return self._tensor.tolist()
 
 
 def _image_and_label(batch):

@@ -201,7 +201,7 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset
                                                      **{**common, **network, "train.batch_size": 4})))
 
     # The logged loss is the global batch's mean on every rank: each read the sum over ranks
-    # (train.SumOverRanks, started before the backward and waited for after it).
+    # (sum_over_ranks.SumOverRanks, started before the backward and waited for after it).
     steps, losses = zip(*summary["losses"])
     for rank, r in enumerate(results):
         assert [step for step, _ in r["losses"]] == list(steps)

@@ -2466,14 +2466,14 @@ def test_a_second_run_in_one_process_reports_its_own_peak_memory(tiny_config, tm
 
 
 def test_sum_over_ranks_of_one_process_is_the_tensor():
-    from accelerated_seg.train import SumOverRanks
+    from accelerated_seg.sum_over_ranks import SumOverRanks
 
     assert SumOverRanks(torch.tensor([1.5, 0.0, 2.0])).values() == [1.5, 0.0, 2.0]
 
 
 @pytest.mark.cuda  # the point is not waiting for queued GPU work
 def test_sum_over_ranks_does_not_wait_for_the_work_queued_after_it():
-    from accelerated_seg.train import SumOverRanks
+    from accelerated_seg.sum_over_ranks import SumOverRanks
 
     totals = torch.tensor([3.0, 1.0], device="cuda") * 2
     pending = SumOverRanks(totals)
