@@ -48,7 +48,7 @@ from .config import CompileConfig, Config, ConfigError, check_values, dump_confi
 from .cpu_step_fit import check_the_step_fits_host_memory
 from .data.class_presence import class_presence_warnings, output_names
 from .data.gpu_augment import apply_affine, place_spatial_augmentation
-from .data.loader import VolumeDataset, patch_dataset, patches_per_epoch, train_loader
+from .data.loader import VolumeDataset, patch_dataset, train_loader
 from .data.manifest import Manifest
 from .data.patch_fit import patch_padding_warning
 from .data.prepare import cache_root, counts_before_writing, dataset_source
@@ -88,7 +88,7 @@ from .run_records import export_metadata, fit_hparams, flat_hparams, write_run_i
 from .schedule import BatchPlan, lr_multipliers, resolve_batch
 from .strategy import configure_deepspeed, strategy_in_effect
 from .sum_over_ranks import SumOverRanks
-from .training_data import cached_tables, checked_data, epoch_cut, patches_left_out_note
+from .training_data import cached_tables, checked_data, checked_epoch, epochs_per_pass
 from .unused_settings import unused_settings_warnings
 from .validation import empty_case_counts, empty_cases_note, validate, validation_means
 from .wording import counted
@@ -585,7 +585,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     manifest, settings, checked = _checked_cases(cfg, as_given, accelerator, manifest, out, resume_from, replace,
                                                  names)
     _check_the_validation_settings(cfg, manifest, names)
-    patches, cut = _checked_epoch(cfg, accelerator, manifest, plan, num_processes, names)
+    patches, cut = checked_epoch(cfg, accelerator, manifest, plan, num_processes, names)
     # the network for the data's channels and outputs, and its loss (a class weight per class), before the
     # preprocessing, as accelerated-seg check --config checks them. Its forward pass is here, not with the
     # constructor's check before anything is written: it needs the per-device batch (a batch norm over one
@@ -602,7 +602,7 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     train_set = patch_dataset(train_table, cfg.data, seed=cfg.train.seed, ignore_index=manifest.ignore_index)
     optimizer, scheduler = _optimizer_and_schedule(cfg, accelerator, model, trained_alone, plan)
     micro_batch = plan.per_device * num_processes
-    epochs = _epochs_per_pass(cfg, plan, patches, cut, micro_batch)
+    epochs = epochs_per_pass(cfg, plan, patches, cut, micro_batch)
     model, optimizer, train_dl = accelerator.prepare(
         model, optimizer, train_loader(train_set, plan.per_device, cfg.data.num_workers, cfg.train.seed,
                                        epochs_per_pass=epochs, processes=num_processes,
@@ -770,20 +770,6 @@ def _check_the_validation_settings(cfg: Config, manifest: Manifest, names: Names
                           f"{names.set_to('train.val_every', 0)} to train without validation, or {way}")
 
 
-def _checked_epoch(cfg: Config, accelerator: Accelerator, manifest: Manifest, plan: BatchPlan, num_processes: int,
-                   names: Names) -> tuple[int, int]:
-    """Refuse an epoch shorter than one batch of every process's; returns its patches and its cut (epoch_cut)."""
-    patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
-    if patches < plan.per_device * num_processes:
-        raise ConfigError(f"one epoch has {counted(patches, 'patch', 'patches')}, fewer than one batch of every "
-                          f"process's, {plan.per_device * num_processes}: raise "
-                          f"{names.setting('data.samples_per_volume')} or lower the batch")
-    cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
-    if note := patches_left_out_note(patches, cut, plan.global_batch, names):
-        accelerator.print(note)
-    return patches, cut
-
-
 def _network_notes(cfg: Config, accelerator: Accelerator, spec: ModelSpec, manifest: Manifest,
                    settings: PreprocessSettings, plan: BatchPlan, resume_from: Path | None, names: Names) -> None:
     """Warn of bf16 on CPU and of initial weights made for other data; refuse a CPU step host memory cannot hold."""
@@ -827,14 +813,6 @@ def _optimizer_and_schedule(cfg: Config, accelerator: Accelerator, model: torch.
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_multipliers(cfg.optim, cfg.train.max_steps,
                                                                             cfg.train.head_only_steps))
     return optimizer, scheduler
-
-
-def _epochs_per_pass(cfg: Config, plan: BatchPlan, patches: int, cut: int, micro_batch: int) -> int:
-    """How many epochs the loader's one pass holds: enough for every step of the run, and one more."""
-    # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
-    # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
-    batches_per_epoch = patches // cut * cut // micro_batch  # per rank
-    return math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
 
 
 def _validating_on(run: ConfiguredRun, val_table: dict, run_scope: contextlib.ExitStack) -> None:

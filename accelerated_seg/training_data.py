@@ -2,7 +2,9 @@
 every rank (``checked_data``), preprocessed once into the cache, each rank its share, and written as
 the case tables every rank reads memory-mapped (``cached_tables``), with the checks that every rank
 sees the one cache a run needs (``shared_cache_fix``); and how each epoch of their patches is cut to
-whole optimizer steps (``epoch_cut``). Shared with the training benchmark, which times this data path.
+whole optimizer steps (``epoch_cut``; an epoch shorter than a batch refused, ``checked_epoch``) and how
+many epochs the loader's one pass holds (``epochs_per_pass``). Shared with the training benchmark,
+which times this data path.
 
 The data package knows nothing of processes (data/prepare.py, data/cache.py); the ranks meet here.
 """
@@ -10,6 +12,7 @@ The data package knows nothing of processes (data/prepare.py, data/cache.py); th
 from __future__ import annotations
 
 import contextlib
+import math
 from pathlib import Path
 
 from accelerate import Accelerator
@@ -18,6 +21,7 @@ from .config import Config, ConfigError
 from .data.cache import PreprocessedCache
 from .data.cache_versions import size_said, using_version
 from .data.checks import CheckingRanks, check_as_configured
+from .data.loader import patches_per_epoch
 from .data.manifest import Manifest
 from .data.prepare import cache_root, preprocess_settings, read_manifest, records_folder
 from .data.preprocess import PreprocessSettings
@@ -25,6 +29,7 @@ from .data.spacing import median_cases
 from .model_folders import Names
 from .ranks import on_every_rank, on_main
 from .schedule import BatchPlan
+from .wording import counted
 
 
 def checked_data(cfg: Config, accelerator: Accelerator, manifest: Manifest | None):
@@ -128,6 +133,20 @@ def _every_table_seen(tables: list, rank: int, names: Names = Names()) -> None:
                               f"sees it: {shared_cache_fix(names)}")
 
 
+def checked_epoch(cfg: Config, accelerator: Accelerator, manifest: Manifest, plan: BatchPlan, num_processes: int,
+                  names: Names) -> tuple[int, int]:
+    """Refuse an epoch shorter than one batch of every process's; returns its patches and its cut (epoch_cut)."""
+    patches = patches_per_epoch(len(manifest.training), cfg.data.samples_per_volume)
+    if patches < plan.per_device * num_processes:
+        raise ConfigError(f"one epoch has {counted(patches, 'patch', 'patches')}, fewer than one batch of every "
+                          f"process's, {plan.per_device * num_processes}: raise "
+                          f"{names.setting('data.samples_per_volume')} or lower the batch")
+    cut = epoch_cut(patches, plan)  # what EpochSampler cuts each epoch to whole multiples of
+    if note := patches_left_out_note(patches, cut, plan.global_batch, names):
+        accelerator.print(note)
+    return patches, cut
+
+
 def epoch_cut(patches: int, plan: BatchPlan) -> int:
     """The samples each epoch of ``patches`` is cut to whole multiples of (``EpochSampler``): one
     optimizer step's, so that every split of the global batch over processes and accumulation trains
@@ -151,3 +170,11 @@ def patches_left_out_note(patches: int, cut: int, global_batch: int, names: Name
             f"no step of that epoch (each epoch draws them in its own order, so not the same ones every epoch): "
             f"a {names.setting('data.samples_per_volume')} or a global batch that divides the epoch trains on every "
             f"patch")
+
+
+def epochs_per_pass(cfg: Config, plan: BatchPlan, patches: int, cut: int, micro_batch: int) -> int:
+    """How many epochs the loader's one pass holds: enough for every step of the run, and one more."""
+    # One pass over the loader covers the whole run, so its workers never stop at an epoch's end;
+    # one epoch more for the batches of steps skipped (an fp16 overflow, a non-finite loss).
+    batches_per_epoch = patches // cut * cut // micro_batch  # per rank
+    return math.ceil(cfg.train.max_steps * plan.accum_steps / batches_per_epoch) + 1
