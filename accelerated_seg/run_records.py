@@ -1,7 +1,8 @@
 """What a run records of itself besides its weights: ``run_info.json`` and ``config.yaml`` as it
 starts (the strategy, batch, split, versions and resumes; the marker that makes the folder a run's,
 run_folder.py), the description its exports carry in ``config.json`` (what inference needs besides
-the weights), and the settings its trackers are given as hyperparameters (scalars only).
+the weights), the settings its trackers are given as hyperparameters (scalars only), and its curves
+so far in ``metrics.json`` (the loss, the speed, the validations).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from .files import write_text_atomically
 from .strategy import fallback_warning, strategy_in_effect
 
 if TYPE_CHECKING:
-    from .train import LoopSettings
+    from .train import LoopSettings, Progress
 
 
 def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSettings) -> dict:
@@ -107,3 +108,11 @@ def flat_hparams(cfg: Config) -> dict:
             scalar = value is None or isinstance(value, (int, float, str, bool))
             flat[f"{section}.{key}"] = value if scalar else str(value)
     return flat
+
+
+def write_metrics(accelerator: Accelerator, out: Path, progress: Progress) -> None:
+    """metrics.json: the curves so far. Written at every validation and at the end, so a run with
+    validation off (train.val_every=0) has its loss and speed curves too."""
+    if accelerator.is_main_process:
+        write_text_atomically(out / "metrics.json", json.dumps({"loss": progress.losses, "speed": progress.speed,
+                                                               "validation": progress.history}))

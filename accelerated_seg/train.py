@@ -84,7 +84,7 @@ from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_re
                          resume_or_replace)
 from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_best_anew_where_its_export_is_gone,
                                delete_earlier_run, holding_run_folder, set_aside_later_course)
-from .run_records import export_metadata, fit_hparams, flat_hparams, write_run_info
+from .run_records import export_metadata, fit_hparams, flat_hparams, write_metrics, write_run_info
 from .schedule import BatchPlan, lr_multipliers, resolve_batch
 from .strategy import configure_deepspeed, strategy_in_effect
 from .sum_over_ranks import SumOverRanks
@@ -849,7 +849,7 @@ def _finish(run: ConfiguredRun, preempted: bool) -> dict:
                "peak_memory_gb": gather_object([peak_memory_gb(accelerator.device)])}
     if accelerator.is_main_process:
         write_text_atomically(out / "summary.json", json.dumps(summary, indent=1))
-    _write_metrics(run)
+    write_metrics(accelerator, out, progress)
     end_run(accelerator)  # closes the trackers; the process group stays for a next run
     return {**summary, "losses": progress.losses, "is_main_process": accelerator.is_main_process}
 
@@ -898,16 +898,7 @@ def _validate_and_record(run: ConfiguredRun, val_set: VolumeDataset, train_loss:
         tqdm.write(f"step {progress.step}: validation mean Dice {mean:.4f} "
                    + " ".join(f"{k}={'n/a' if v is None else f'{v:.4f}'}" for k, v in per_class.items())
                    + empty_cases_note(names, empty_cases, len(scores["dice"])))
-    _write_metrics(run)
+    write_metrics(accelerator, run.out, progress)
     if progress.best_step == progress.step:
         export_model(accelerator, loop.model, run.spec, run.export_meta, run.out / "best_model",
                      aliases=run.aliases, step=progress.step, names=loop.names)
-
-
-def _write_metrics(run: ConfiguredRun) -> None:
-    """metrics.json: the curves so far. Written at every validation and at the end, so a run with
-    validation off (train.val_every=0) has its loss and speed curves too."""
-    if run.loop.accelerator.is_main_process:
-        progress = run.loop.progress
-        write_text_atomically(run.out / "metrics.json", json.dumps({"loss": progress.losses, "speed": progress.speed,
-                                                                   "validation": progress.history}))
