@@ -59,7 +59,7 @@ from .compilation import compile_in_place
 from .config import ConfigError, OptimConfig, check_network_name
 from .data.gpu_augment import place_spatial_augmentation
 from .flops import dense_peak_tflops, training_flops_per_sample
-from .host_cpu import bf16_two_voxel_warning, emulated_bf16_warning
+from .host_cpu import bf16_two_voxel_warning, emulated_bf16_warning, load_average
 from .launch_env import launched_processes
 from .launcher_report import say_the_error
 from .losses import training_loss
@@ -314,7 +314,7 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
     """
     cases = check_settings(models, patches, batches, precisions, model_args, timing, peak_tflops,
                            price_per_gpu_hour, epoch_samples, levers)
-    load_before = _load_average()
+    load_before = load_average()
     runs, main = [], None  # whether this is the main process, as the first configuration measured here says
     kept = {_row_of(run): run for run in measured_before}
     for case in cases:
@@ -347,7 +347,7 @@ def _results(timing: TimingSettings, price_per_gpu_hour, epoch_samples, peak_tfl
              runs: list[dict], complete: bool) -> dict:
     """``benchmark_train``'s result for the configurations measured so far."""
     return {**measured_under(timing, price_per_gpu_hour, epoch_samples, peak_tflops),
-            "load_average": {"before": load_before, "after": _load_average(),
+            "load_average": {"before": load_before, "after": load_average(),
                              "guards": "loops alternate block by block (the order flipping every round) after "
                                        "untimed warm-up; medians of blocks; every block recorded; load average "
                                        "before and after"},
@@ -643,13 +643,6 @@ def _launch() -> dict:
     if "LOCAL_RANK" in os.environ and parent.is_file():  # started by a launcher, even with one process
         launch["launcher_command"] = " ".join(shlex.quote(a) for a in parent.read_text().split("\0") if a)
     return launch
-
-
-def _load_average() -> list[float] | None:
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        return None
 
 
 # --------------------------------------------------------------------------------------------------

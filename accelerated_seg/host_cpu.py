@@ -9,10 +9,13 @@ kernels whatever the CPU, and its own check of oneDNN's bf16 support is true for
 AVX-512 CPUs too, so the flags are read here.
 
 Where there is no /proc/cpuinfo (macOS, Windows) nothing is known, and nothing is said.
+
+How busy the CPU is (``load_average``) goes beside a benchmark's figures: a shared machine's load moves them.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 CPUINFO = Path("/proc/cpuinfo")
@@ -106,3 +109,11 @@ def cpu_summary(lines: list[str] | None = None) -> str | None:
     native = bf16_instructions(lines)
     return (f"cpu {name}{f' ({generation})' if generation else ''}, bf16 "
             + (f"native ({', '.join(native)})" if native else "emulated"))
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15-minute load average, rounded; None where the system gives none."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
