@@ -36,7 +36,7 @@ import numpy as np
 import torch
 
 from .files import RESULTS_FOLDER, file_in_the_way, unwritable, write_text_atomically
-from .host_cpu import bf16_instructions, cpu_generation, cpuinfo_field, cpuinfo_lines
+from .host_cpu import bf16_instructions, cpu_generation, cpuinfo_field, cpuinfo_lines, load_average
 from .host_memory import memory_available
 
 
@@ -368,8 +368,13 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
     image = torch.randn(1, in_channels, *size)
     results = {"model": name, "volume": list(size), "roi": list(roi), "overlap": overlap, "precision": precision,
                "sw_batch_size": sw_batch_size, "tta": tta, "passes_per_volume": len(flips),
-               "torch_threads": torch.get_num_threads(), "volumes_per_block": volumes, "complete": False,
-               "devices": {}}
+               "torch_threads": torch.get_num_threads(), "volumes_per_block": volumes,
+               # as benchmark train's, so that a stopped run's is kept beside its devices (resumed_from)
+               "load_average": {"before": load_average(), "after": None,
+                                "guards": "both ways alternate block by block on each device after an untimed "
+                                          "warm-up; medians of blocks; every block recorded; load average before "
+                                          "and after"},
+               "complete": False, "devices": {}}
     for device_name in devices:
         if measured_before and device_name in measured_before:
             results["devices"][device_name] = measured_before[device_name]
@@ -432,6 +437,7 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
         if device.type == "cuda":
             entry["gpu"] = torch.cuda.get_device_name(device)
         results["devices"][device_name] = entry
+        results["load_average"]["after"] = load_average()
         if on_measured is not None and len(results["devices"]) < len(devices):
             on_measured(results)
     results["complete"] = True
