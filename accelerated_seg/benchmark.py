@@ -316,15 +316,14 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
 
     Each device is measured on its own (both ways alternating on it), so a stopped run's entries are
     kept as they are: ``measured_before`` holds them by device name (``results_so_far``), and
-    ``on_measured`` gets the results so far (``complete`` False) after each device but the last.
+    ``on_measured`` gets the results so far (``complete`` False) after each device but the last. A device
+    that runs out of memory raises ``results_so_far.OutOfMemory`` naming it, its entry unwritten.
     """
-    from monai.inferers import sliding_window_inference
-
     from .exported_model import load_exported
-    from .inference import (PRECISIONS, PredictOptions, check_precision, default_device, mirror_axes,
-                            mirrored_probabilities, output_channels)
+    from .inference import PredictOptions, check_precision, default_device, mirror_axes, output_channels
     from .config import ConfigError
     from .models import ModelSpec, build_from_spec, check_trainable, model_spec
+    from .results_so_far import out_of_memory_named
 
     for flag, sizes in (("--size", size), ("--roi", roi or ())):
         if len(sizes) not in (0, 3):  # a 2-value --roi once reached the model check as a 2D patch
@@ -379,69 +378,85 @@ def benchmark_infer(model_dir: str | None = None, size=(128, 128, 96), roi=(64, 
         if measured_before and device_name in measured_before:
             results["devices"][device_name] = measured_before[device_name]
             continue
-        device = torch.device(device_name)
-        model.to(device)
-        volume = image.to(device)
-
-        def sync():
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)
-
-        @torch.no_grad()
-        def ours():
-            return mirrored_probabilities(model, volume, roi, options, device)
-
-        @torch.no_grad()
-        def monai():
-            dtype = PRECISIONS[precision]
-            with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-                for axes in flips:
-                    sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size, model,
-                                             overlap=overlap, mode="gaussian")
-
-        @torch.no_grad()
-        def monai_same_output():
-            dtype = PRECISIONS[precision]
-            total = None
-            for axes in flips:
-                with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
-                    logits = sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size,
-                                                      model, overlap=overlap, mode="gaussian")
-                probs = torch.softmax(logits.float(), dim=1)
-                probs = probs.flip(axes) if axes else probs
-                total = probs if total is None else total.add_(probs)
-            return (total / len(flips)).cpu()
-
-        runs = {"ours": ours, "monai_sliding_window_inference": monai, "monai_same_output": monai_same_output}
-        for run in runs.values():  # warm-up: allocator, kernels, caches
-            run(), sync()
-        rates = {key: [] for key in runs}
-        for _ in range(blocks):
-            for key, run in runs.items():
-                start = time.perf_counter()
-                for _ in range(volumes):
-                    run()
-                sync()
-                rates[key].append(round(volumes / (time.perf_counter() - start), 4))
-        entry = {key: {"volumes_per_s": float(statistics.median(r)), "volumes_per_s_blocks": r}
-                 for key, r in rates.items()}
-        entry["ratio_ours_to_monai"] = round(entry["ours"]["volumes_per_s"]
-                                             / entry["monai_sliding_window_inference"]["volumes_per_s"], 3)
-        entry["ratio_per_block"] = [round(a / b, 3) for a, b in zip(rates["ours"],
-                                                                  rates["monai_sliding_window_inference"])]
-        entry["ratio_ours_to_monai_same_output"] = round(entry["ours"]["volumes_per_s"]
-                                                         / entry["monai_same_output"]["volumes_per_s"], 3)
-        entry["ratio_same_output_per_block"] = [round(a / b, 3) for a, b in zip(rates["ours"],
-                                                                              rates["monai_same_output"])]
-        entry["host_handover_ms"] = _host_handover_ms((1, classes, *size), device)
-        if device.type == "cuda":
-            entry["gpu"] = torch.cuda.get_device_name(device)
-        results["devices"][device_name] = entry
+        # a device out of memory stops the run in one line, its entry unwritten, so a rerun measures it anew
+        with out_of_memory_named(f"--device {device_name}", "lower --size, --roi or --sw-batch-size"):
+            results["devices"][device_name] = _measure_device(model, image, torch.device(device_name), roi, options,
+                                                              blocks, volumes, classes)
         results["load_average"]["after"] = load_average()
         if on_measured is not None and len(results["devices"]) < len(devices):
             on_measured(results)
     results["complete"] = True
     return results
+
+
+def _measure_device(model, image: torch.Tensor, device: torch.device, roi, options, blocks: int, volumes: int,
+                    classes: int) -> dict:
+    """One device's entry of ``benchmark_infer``: ours, MONAI's bare sliding window and MONAI's with our output
+    on ``image``, each warmed up, then timed in alternating blocks of ``volumes`` volumes. Nothing of it is
+    kept until all is measured: a run stopped inside measures the device anew when run again."""
+    from monai.inferers import sliding_window_inference
+
+    from .inference import PRECISIONS, mirror_axes, mirrored_probabilities
+
+    overlap, sw_batch_size, precision = options.overlap, options.sw_batch_size, options.precision
+    flips, size = mirror_axes(options.tta), image.shape[2:]
+    model.to(device)
+    volume = image.to(device)
+
+    def sync():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+
+    @torch.no_grad()
+    def ours():
+        return mirrored_probabilities(model, volume, roi, options, device)
+
+    @torch.no_grad()
+    def monai():
+        dtype = PRECISIONS[precision]
+        with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+            for axes in flips:
+                sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size, model,
+                                         overlap=overlap, mode="gaussian")
+
+    @torch.no_grad()
+    def monai_same_output():
+        dtype = PRECISIONS[precision]
+        total = None
+        for axes in flips:
+            with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
+                logits = sliding_window_inference(volume.flip(axes) if axes else volume, tuple(roi), sw_batch_size,
+                                                  model, overlap=overlap, mode="gaussian")
+            probs = torch.softmax(logits.float(), dim=1)
+            probs = probs.flip(axes) if axes else probs
+            total = probs if total is None else total.add_(probs)
+        return (total / len(flips)).cpu()
+
+    runs = {"ours": ours, "monai_sliding_window_inference": monai, "monai_same_output": monai_same_output}
+    for run in runs.values():  # warm-up: allocator, kernels, caches
+        run(), sync()
+    rates = {key: [] for key in runs}
+    for _ in range(blocks):
+        for key, run in runs.items():
+            start = time.perf_counter()
+            for _ in range(volumes):
+                run()
+            sync()
+            rates[key].append(round(volumes / (time.perf_counter() - start), 4))
+    entry = {key: {"volumes_per_s": float(statistics.median(r)), "volumes_per_s_blocks": r}
+             for key, r in rates.items()}
+    entry["ratio_ours_to_monai"] = round(entry["ours"]["volumes_per_s"]
+                                         / entry["monai_sliding_window_inference"]["volumes_per_s"], 3)
+    entry["ratio_per_block"] = [round(a / b, 3) for a, b in zip(rates["ours"],
+                                                              rates["monai_sliding_window_inference"])]
+    entry["ratio_ours_to_monai_same_output"] = round(entry["ours"]["volumes_per_s"]
+                                                     / entry["monai_same_output"]["volumes_per_s"], 3)
+    entry["ratio_same_output_per_block"] = [round(a / b, 3) for a, b in zip(rates["ours"],
+                                                                          rates["monai_same_output"])]
+    entry["host_handover_ms"] = _host_handover_ms((1, classes, *size), device)
+    if device.type == "cuda":
+        entry["gpu"] = torch.cuda.get_device_name(device)
+    return entry
 
 
 @contextlib.contextmanager

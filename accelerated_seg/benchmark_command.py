@@ -40,7 +40,7 @@ def run(args, _) -> int:
         import torch
 
         from .benchmark import benchmark_data, benchmark_infer, write_result
-        from .results_so_far import ResultsSoFar
+        from .results_so_far import OutOfMemory, ResultsSoFar
 
         if args.target == "train":
             from .benchmark_train import run_from_cli
@@ -89,6 +89,9 @@ def run(args, _) -> int:
         except (ValueError, OSError) as error:
             print(f"error: {in_flag_words(error)}", file=sys.stderr)
             return 2
+        except OutOfMemory as error:  # torch's traceback until the ninety-fifth session
+            print(f"error: {error} ({so_far.kept_before_it()})", file=sys.stderr)
+            return 1
         path = so_far.finish(name, results)
         print(json.dumps(results, indent=1))
         print(f"wrote {path}")

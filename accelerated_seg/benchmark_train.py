@@ -65,6 +65,7 @@ from .launcher_report import say_the_error
 from .losses import training_loss
 from .norm_layout import instance_norms_as_group_norms
 from .plain_loop import benchmark_optimizer, make_plain_loop, run_block, shard_like, step_breakdown
+from .results_so_far import out_of_memory_named
 
 # MLPerf Training's image segmentation benchmark (KiTS19): 168 training cases, one patch per case
 # per epoch. The default "epoch" of the cost estimate.
@@ -321,7 +322,8 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
         if (row := (case.model, case.lever, tuple(case.patch), case.batch, case.precision)) in kept:
             runs.append(kept[row])
             continue
-        with contextlib.ExitStack() as case_scope:  # what lasts while the configuration is measured
+        # what lasts while the configuration is measured; out of memory, it stops the run unwritten (results_so_far)
+        with contextlib.ExitStack() as case_scope, out_of_memory_named(_flags(case), "lower --batch or --patch"):
             run = _measure_case(case, timing, peak_tflops, price_per_gpu_hour, epoch_samples, case_scope)
         main = run.pop("_is_main_process")
         runs.append(run)
@@ -336,6 +338,13 @@ def benchmark_train(models=("unet",), patches=(64,), batches=(2,), precisions=("
     PartialState().destroy_process_group()  # a no-op in one process
     return {**_results(timing, price_per_gpu_hour, epoch_samples, peak_tflops, load_before, runs, complete=True),
             "is_main_process": main}
+
+
+def _flags(case: TrainCase) -> str:
+    """The configuration as the flags that choose it, for a line about it."""
+    lever = "" if case.lever == "none" else f" --lever {case.lever}"
+    return (f"--model {case.model} --patch {'x'.join(map(str, case.patch))} --batch {case.batch} "
+            f"--precision {case.precision}{lever}")
 
 
 def _row_of(run: dict) -> tuple:
@@ -917,7 +926,7 @@ def nonfinite_note(run: dict) -> str | None:
 
 def run_from_cli(args) -> int:
     """``accelerated-seg benchmark train``: measure, print the table, write the JSON (main process only)."""
-    from .results_so_far import ResultsSoFar
+    from .results_so_far import OutOfMemory, ResultsSoFar
     from .train import TrainingDiverged
 
     workers = TimingSettings.num_workers if args.num_workers is None else args.num_workers
@@ -954,10 +963,9 @@ def run_from_cli(args) -> int:
     except ConfigError as error:  # the same settings on every rank: one message is enough
         say_the_error(str(error))
         return 2
-    except TrainingDiverged as error:  # a traceback before; the configurations measured are in the JSON
-        message = (f"{error} (the configurations measured before it are in "
-                   f"{so_far.path or so_far.picked_up_from or 'the JSON'}, marked incomplete)")
-        say_the_error(message)
+    # a traceback before (an out of memory until the ninety-fifth session); the configurations measured are kept
+    except (TrainingDiverged, OutOfMemory) as error:
+        say_the_error(f"{error} ({so_far.kept_before_it()})")
         return 1
     if results.pop("is_main_process"):
         print(format_table(results))

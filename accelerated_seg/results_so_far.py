@@ -20,13 +20,20 @@ another command is that run's own, and left alone.
 ninety-fourth session: each device's entry (under ``devices``) is measured on its own, both ways timed against
 each other in alternating blocks on that device, so a stopped run's entry stands as the rows of train's do.
 
+A row (a configuration, a device) that runs out of its device's memory stops the run in one line naming it
+(``out_of_memory_named``, since the ninety-fifth session; torch's traceback before), as a diverged loss does. Its
+row is not written, as none stopped halfway is: the same command run again measures it anew, where memory another
+process held may be free; a run with lower settings is another command, whose rows the stopped run's are not.
+
     so_far = ResultsSoFar(output, command)  # kind="infer" for benchmark infer
     kept = so_far.pick_up(record)  # the stopped run's rows, or none; a ConfigError for another run's
     ... so_far.write(name, partial) after each configuration, so_far.finish(name, results) at the end
+    ... on an error that stops it: f"{error} ({so_far.kept_before_it()})"
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -124,6 +131,12 @@ class ResultsSoFar:
             self.partial_path.unlink(missing_ok=True)  # also a picked-up one where nothing was left to measure
         return path
 
+    def kept_before_it(self) -> str:
+        """Where the rows measured before an error that stopped the run are kept, for its one line."""
+        if (kept := self.path or self.picked_up_from) is None:  # "the JSON", which nothing had written, before
+            return f"no {self.row_word} was measured before it"
+        return f"the {self.row_word}s measured before it are in {kept}, marked incomplete"
+
     def _picked_up_from(self) -> dict:
         """``resumed_from``: the stopped runs whose configurations lead ``runs``, in order, each with its date,
         load average and number of configurations; nothing where this run measured them all."""
@@ -134,6 +147,24 @@ class ResultsSoFar:
         own = len(self.picked_up[self.rows]) - sum(each[count] for each in before)
         return {"resumed_from": [*before, {"date": self.picked_up["date"], count: own,
                                            "load_average": self.picked_up.get("load_average")}]}
+
+
+class OutOfMemory(RuntimeError):
+    """A row's measurement that ran out of its device's memory, said as the row's flags and what to lower."""
+
+
+@contextlib.contextmanager
+def out_of_memory_named(row: str, lower: str):
+    """Inside, torch's OutOfMemoryError (a GPU's allocator) becomes ``OutOfMemory`` naming ``row`` (its flags, e.g.
+    ``--device cuda``) and what to ``lower``, torch's words kept; the caller says it in one line. A CPU's allocator
+    raises a plain RuntimeError, and the out-of-memory killer stops a process without one: neither is seen here."""
+    import torch
+
+    try:
+        yield
+    except torch.OutOfMemoryError as error:
+        raise OutOfMemory(f"{row} ran out of memory ({error}): {lower}, or free what another process holds "
+                          f"there") from error
 
 
 def _stopped_run(path: Path, kind: str) -> dict | None:

@@ -178,6 +178,76 @@ def test_an_inference_benchmark_stopped_on_its_second_device_keeps_the_first_and
     assert not partial.exists()
 
 
+def _stopped_in_the_second_devices_second_block(monkeypatch, stop: BaseException | None) -> list[str]:
+    """The devices ours (``mirrored_probabilities``) ran on, call by call: its warm-up, then one call a block
+    (--volumes 1). With ``stop``, that is raised in the second device's second block (``cpu:1``,
+    ``_the_cpu_as_two_devices``), after its first block was measured: a run stopped between its measurements."""
+    import accelerated_seg.inference as inference
+
+    calls, real = [], inference.mirrored_probabilities
+
+    def ours(*args):
+        calls.append(str(args[-1]))
+        if stop is not None and calls.count("cpu:1") == 3:
+            raise stop
+        return real(*args)
+
+    monkeypatch.setattr(inference, "mirrored_probabilities", ours)
+    return calls
+
+
+@pytest.mark.parametrize("stop", ["out of memory", "Ctrl-C"])
+def test_a_device_stopped_between_its_measurements_is_left_out_and_the_rerun_measures_it_whole(
+        stop, tmp_path, monkeypatch, capsys):
+    """A GPU that runs out of memory (a CUDA device faked by the CPU under another name: torch's OutOfMemoryError is
+    what its allocator raises), or Ctrl-C, in the middle of the second device. Its first block is not kept: the
+    partial file holds the first device alone, and the same command run again measures the second whole. The
+    out of memory was torch's traceback, which named neither the device nor the file keeping the first one's
+    entry, until the ninety-fifth session; now one line, as benchmark train says it."""
+    _the_cpu_as_two_devices(monkeypatch)
+    from accelerated_seg.cli import EXIT_INTERRUPTED
+
+    out, partial = tmp_path / "infer.json", tmp_path / "infer.partial.json"
+    argv = [*INFER_ON_TWO, "--blocks", "2", "--output", str(out)]
+    error = torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.") if stop == "out of memory" \
+        else KeyboardInterrupt()
+    with monkeypatch.context() as stopping:
+        calls = _stopped_in_the_second_devices_second_block(stopping, error)
+        assert main(argv) == (1 if stop == "out of memory" else EXIT_INTERRUPTED)
+    assert calls == ["cpu"] * 3 + ["cpu:1"] * 3  # warm-up and two blocks each, the second device's last cut short
+    stopped = json.loads(partial.read_text())
+    assert list(stopped["devices"]) == ["cpu"] and stopped["complete"] is False and not out.exists()
+    said = capsys.readouterr().err
+    if stop == "out of memory":
+        assert said == (f"error: --device cpu:1 ran out of memory (CUDA out of memory. Tried to allocate 2.00 GiB.): "
+                        f"lower --size, --roi or --sw-batch-size, or free what another process holds there (the "
+                        f"devices measured before it are in {partial}, marked incomplete)\n")
+    calls = _stopped_in_the_second_devices_second_block(monkeypatch, None)
+    assert main(argv) == 0
+    assert calls == ["cpu:1"] * 3  # measured anew, whole: its warm-up again and both blocks
+    result = json.loads(out.read_text())
+    assert result["devices"]["cpu"] == stopped["devices"]["cpu"] and result["complete"] is True
+    assert len(result["devices"]["cpu:1"]["ours"]["volumes_per_s_blocks"]) == 2 and not partial.exists()
+
+
+def test_a_first_device_out_of_memory_says_nothing_was_measured_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    """Nothing measured, nothing written: no partial file, and an earlier result at --output as it was."""
+    import accelerated_seg.inference as inference
+
+    def out_of_memory(*args):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 9.00 GiB.")
+
+    monkeypatch.setattr(inference, "mirrored_probabilities", out_of_memory)
+    out = tmp_path / "infer.json"
+    out.write_text(json.dumps({"benchmark": "infer_2cpu", "complete": True}))
+    earlier = out.read_text()
+    assert main([*INFER_ON_TWO[:-1], "--output", str(out)]) == 1
+    assert capsys.readouterr().err == ("error: --device cpu ran out of memory (CUDA out of memory. Tried to allocate "
+                                       "9.00 GiB.): lower --size, --roi or --sw-batch-size, or free what another "
+                                       "process holds there (no device was measured before it)\n")
+    assert out.read_text() == earlier and list(tmp_path.iterdir()) == [out]
+
+
 def test_without_output_the_inference_benchmark_goes_on_in_the_file_its_stopped_run_left(tmp_path, monkeypatch, capsys):
     _the_cpu_as_two_devices(monkeypatch)
     import accelerated_seg.benchmark as benchmark

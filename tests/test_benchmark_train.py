@@ -445,6 +445,45 @@ def test_a_picked_up_run_that_diverges_at_once_names_the_file_holding_the_config
     assert json.loads(partial.read_text()) == stopped
 
 
+def test_a_configuration_out_of_memory_is_one_line_naming_it_and_the_file_holding_those_before(
+        stopped_run, capsys, monkeypatch):
+    """torch's traceback until the ninety-fifth session, naming neither the configuration nor the file that keeps
+    those measured before it; now one line, as a diverged loss says it. Its row is not written, so the same
+    command run again measures it anew (memory another process held may be free by then)."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+
+    argv, partial, stopped = stopped_run
+    partial.write_text(json.dumps(stopped))
+
+    def out_of_memory(*args):  # as a GPU's allocator raises it; the CPU's build has the class too
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
+
+    monkeypatch.setattr(benchmark_train_module, "_measure_case", out_of_memory)
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        f"error: --model unet --patch 16x16x16 --batch 2 --precision fp32 --lever channels_last ran out of memory "
+        f"(CUDA out of memory. Tried to allocate 2.00 GiB.): lower --batch or --patch, or free what another process "
+        f"holds there (the configurations measured before it are in {partial}, marked incomplete)\n")
+    assert json.loads(partial.read_text()) == stopped
+
+
+@pytest.mark.parametrize("stop", ["out of memory", "diverged"])
+def test_a_first_configuration_that_stops_the_run_says_nothing_was_measured(stop, tmp_path, capsys, monkeypatch):
+    """A diverged first configuration said its predecessors were "in the JSON", which no one had written."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+    from accelerated_seg.train import TrainingDiverged
+
+    def stopped(*args):
+        if stop == "diverged":
+            raise TrainingDiverged("the loss stayed non-finite")
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory.")
+
+    monkeypatch.setattr(benchmark_train_module, "_measure_case", stopped)
+    assert main(["benchmark", "train", *TINY_CLI, "--output", str(tmp_path / "train.json")]) == 1
+    assert capsys.readouterr().err.endswith(" (no configuration was measured before it)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_run_stopped_twice_says_which_rows_each_stopped_run_measured(tmp_path, monkeypatch):
     """The rows lead ``runs`` in order; each stopped run's date and load average are kept beside its count."""
     from accelerated_seg.benchmark import machine_info
