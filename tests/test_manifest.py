@@ -1488,3 +1488,41 @@ def test_the_unused_settings_warning_of_a_dataset_read_by_load_cases_names_its_k
         unused_split_settings_warning(load_manifest(DataConfig(dataset=str(both)), tmp_path))
     assert "set data.num_folds=0 and remove data.fold" in \
         unused_split_settings_warning(load_manifest(DataConfig(dataset=str(both), num_folds=3, fold=1), tmp_path))
+
+
+def test_the_unused_settings_warning_says_the_settings_as_the_names_given_to_load_cases_do(tmp_path):
+    """load_cases(..., names=Names()) from Python, not by the config, said its split in the config's words
+    ("data.split_seed=7 not used") and its warning in load_cases' ("so seed chooses nothing", "read it by
+    load_cases(..., num_folds=3, fold=k)"), and pairs' warnings said from_pairs' keywords whatever names they were
+    read with (until the ninety-fifth session): the warning now says what the split says, as the names given do."""
+    from accelerated_seg.model_folders import Names
+
+    entries = msd_entries(9)
+    keyed = [{**entry, "fold": index % 3} for index, entry in enumerate(entries[:7])]
+    listed = write_dataset_json(tmp_path / "listed", {"labels": LABELS, "training": entries[:7],
+                                                      "validation": entries[7:]})
+    both = write_dataset_json(tmp_path / "both", {"labels": LABELS, "training": keyed, "validation": entries[7:]})
+    seeded = load_cases(listed, seed=7, names=Names())
+    assert unused_split_settings_warning(seeded) == (
+        "warning: the split is given (dataset.json 'validation'; data.split_seed=7 not used): the dataset gives its "
+        "own, so data.split_seed chooses nothing. For a split of its seed, give the dataset without it (the MSD "
+        "'validation' list or 'fold' keys, the CSV 'split' column, nnU-Net's splits_final.json)")
+    assert "so every data.fold trains on that one split" in \
+        unused_split_settings_warning(load_cases(listed, num_folds=2, names=Names()))
+    assert "so data.validation_fraction holds nothing out" in \
+        unused_split_settings_warning(load_cases(listed, validation_fraction=0.3, names=Names()))
+    assert "set data.num_folds=3 and data.fold=k" in unused_split_settings_warning(load_cases(both, names=Names()))
+    assert unused_split_settings_warning(load_cases(both, num_folds=3, fold=1, names=Names())).endswith(
+        "data.num_folds picks the file's 'fold' keys, so the cases of its 'validation' list are neither trained nor "
+        "validated on. To validate on that list instead, set data.num_folds=0 and remove data.fold")
+    pairs = [(entry["image"], entry["label"]) for entry in entries[:7]]
+    held_out = [(entry["image"], entry["label"]) for entry in entries[7:]]
+    from_python = from_pairs(pairs, validation_pairs=held_out, root=tmp_path, seed=7, names=Names())
+    assert from_python.split == "given (validation_pairs; data.split_seed=7 not used)"
+    assert "so data.split_seed chooses nothing" in unused_split_settings_warning(from_python)
+    keys = from_pairs(keyed, validation_pairs=held_out, root=tmp_path, names=Names())
+    assert "give data.num_folds=3 and data.fold=k (validation_pairs" in unused_split_settings_warning(keys)
+    picked = from_pairs(keyed, validation_pairs=held_out, root=tmp_path, num_folds=3, fold=1, names=Names())
+    assert unused_split_settings_warning(picked).endswith(
+        "data.num_folds picks the pairs' 'fold' keys, so validation_pairs are neither trained nor validated on. To "
+        "validate on validation_pairs instead, leave data.num_folds and data.fold out")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from accelerated_seg.model_folders import Names
     from accelerated_seg.regions import Regions
 
 
@@ -51,6 +52,11 @@ class SplitOrigin:
             as it is, whatever ``data.validation_fraction`` says. What makes the advice of
             ``splits.ways_to_validation_cases`` true since the ninety-fourth session: a given one was sent to
             those settings.
+        names: How the split's words name the split settings (``SplitSettings.names``: the config's
+            ``data.num_folds``, or its reader's keywords), so that its warning says them as ``split`` does: a
+            ``load_cases(..., names=Names())`` called from Python, not by the config, was warned in load_cases'
+            keywords of ``data.split_seed=7 not used`` until the ninety-fifth session. None for an origin made by
+            hand, whose words are its maker's keywords. Not compared: it is how the split is said, not what it is.
     """
 
     by: str = "dataset"
@@ -59,6 +65,7 @@ class SplitOrigin:
     unused_own: str = ""
     unused_folds: int = 0
     by_the_config: bool = False
+    names: Names | None = field(default=None, compare=False)
 
     @property
     def given(self) -> bool:

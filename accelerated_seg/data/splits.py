@@ -92,14 +92,16 @@ class SplitSettings:
                                 f"use at most {len(cases)} folds")
             folds = np.array_split(np.random.default_rng(seed).permutation(len(cases)), num_folds)
             held_out = set(folds[fold].tolist())
-            how = SplitDescription(f"fold {fold} of {num_folds} (seed {seed})", SplitOrigin("folds", num_folds))
+            how = SplitDescription(f"fold {fold} of {num_folds} (seed {seed})",
+                                   SplitOrigin("folds", num_folds, names=self.names))
         else:
             if fold != 0:
                 folds_is = self.said("num_folds")
                 raise DataError(f"{self.said('fold')}={fold} is set but {folds_is}={num_folds}; set {folds_is} to 2 "
                                 f"or more")
             held_out = _fraction_held_out(len(cases), validation_fraction, seed)
-            how = SplitDescription(f"fraction {validation_fraction:g} (seed {seed})", SplitOrigin("fraction"))
+            how = SplitDescription(f"fraction {validation_fraction:g} (seed {seed})",
+                                   SplitOrigin("fraction", names=self.names))
         training = [case for index, case in enumerate(cases) if index not in held_out]
         validation = [case for index, case in enumerate(cases) if index in held_out]
         return training, validation, how
@@ -116,7 +118,8 @@ class SplitSettings:
                             f"remove {fold_is}, or give the dataset without its split and {folds_is} 2 or more")
         own = [f"the 'fold' keys ({unused_folds} folds)"] if unused_folds else []
         origin = SplitOrigin(by, unused_settings=self._unused_settings(folds=self.num_folds > 1),
-                             unused_own="fold_keys" if unused_folds else "", unused_folds=unused_folds)
+                             unused_own="fold_keys" if unused_folds else "", unused_folds=unused_folds,
+                             names=self.names)
         return self._described(what, own, origin)
 
     def given_fold(self, what: str, folds: int, unused_list: tuple[str, str] | None = None) -> SplitDescription:
@@ -125,7 +128,7 @@ class SplitSettings:
         chose nothing, and when the source's list these folds leave out did: ``unused_list`` is what it
         is (:attr:`SplitOrigin.unused_own`) and its words ("the 'validation' list (1 case(s))")."""
         own, words = unused_list or ("", None)
-        origin = SplitOrigin("fold_keys", folds, self._unused_settings(folds=False), own)
+        origin = SplitOrigin("fold_keys", folds, self._unused_settings(folds=False), own, names=self.names)
         return self._described(what, [words] if words else [], origin)
 
     def _unused_settings(self, folds: bool) -> tuple[str, ...]:
@@ -166,48 +169,63 @@ def unused_split_settings_warning(manifest: Manifest) -> str | None:
     validation_pairs, with num_folds "not used"). Decided by ``manifest.split_origin``, and said with
     ``manifest.split``: until the ninety-third session the words were matched, so rewording them
     changed which warning was given. A file read by ``load_cases`` (not ``by_the_config``) is told of its
-    keywords, num_folds=, seed=, since the ninety-fourth session."""
+    keywords, num_folds=, seed=, since the ninety-fourth session; every warning names the settings as the
+    split does, in the names its reader was given (``SplitOrigin.names``), since the ninety-fifth."""
     split, origin = manifest.split, manifest.split_origin
     if not origin.unused_settings and not origin.unused_own:
         return None
+    # Said as the split says them, in the names its reader was given (SplitOrigin.names): load_cases(...,
+    # names=Names()) from Python said data.split_seed=7 in its split and seed in its warning until the ninety-fifth
+    # session, and pairs read with names their maker's keywords.
     # A dataset.json gives two splits (formats.msd's fold_keys_or_list): data.num_folds picks one, said with the other.
     # So do pairs with 'fold' keys and validation_pairs (from_pairs, Dataset.from_files), said in their words: the
     # file's 'validation' list and data.num_folds told them of what they never wrote.
     # A file read by load_cases and given to train from Python is told of load_cases' keywords, where the config's
     # settings split nothing (SplitOrigin.by_the_config): it was told of data.num_folds until the ninety-fourth session
-    given_in_python = manifest.source_format not in _PAIRS_MAKERS_NAMES and not origin.by_the_config
+    said, pairs = _split_names(manifest).setting, manifest.source_format in _PAIRS_MAKERS_NAMES
+    folds_is, fold_is = said("data.num_folds"), said("data.fold")
+    given_in_python = not pairs and folds_is != "data.num_folds"  # read by load_cases in its keywords
     if origin.unused_own == "fold_keys":
         if origin.by == "validation_pairs":
             return (f"warning: the split is {split}: validation_pairs are the split, and the pairs' 'fold' keys hold "
-                    f"nothing out. To validate on fold k of those keys instead, give num_folds={origin.unused_folds} "
-                    f"and fold=k (validation_pairs are then left out)")
+                    f"nothing out. To validate on fold k of those keys instead, give {folds_is}={origin.unused_folds} "
+                    f"and {fold_is}=k (validation_pairs are then left out)")
         way = (f"read it by load_cases(..., num_folds={origin.unused_folds}, fold=k)" if given_in_python else
-               f"set data.num_folds={origin.unused_folds} and data.fold=k")
+               f"set {folds_is}={origin.unused_folds} and {fold_is}=k")
         return (f"warning: the split is {split}: the file's 'validation' list is the split, and its training "
                 f"entries' 'fold' keys hold nothing out. To validate on fold k of those keys instead, {way} (the "
                 f"'validation' list is then left out)")
     if origin.unused_own == "validation_pairs":
-        return (f"warning: the split is {split}: num_folds picks the pairs' 'fold' keys, so validation_pairs are "
-                f"neither trained nor validated on. To validate on validation_pairs instead, leave num_folds and "
-                f"fold out")
+        return (f"warning: the split is {split}: {folds_is} picks the pairs' 'fold' keys, so validation_pairs are "
+                f"neither trained nor validated on. To validate on validation_pairs instead, leave {folds_is} and "
+                f"{fold_is} out")
     if origin.unused_own == "dataset":
-        folds_is, way = (("num_folds", "read it by load_cases without num_folds and fold") if given_in_python else
-                         ("data.num_folds", "set data.num_folds=0 and remove data.fold"))
+        way = ("read it by load_cases without num_folds and fold" if given_in_python else
+               f"set {folds_is}=0 and remove {fold_is}")
         return (f"warning: the split is {split}: {folds_is} picks the file's 'fold' keys, so the cases of its "
                 f"'validation' list are neither trained nor validated on. To validate on that list instead, {way}")
     # Pairs' split names their maker's keywords (Dataset.from_files' split_seed=7, from_pairs' seed=7 not used),
     # and their own split is their validation_pairs or their 'fold' keys: Dataset.from_files was told of
     # data.split_seed and of files until the ninety-third session, from_pairs until the ninety-fourth
-    keywords = _PAIRS_MAKERS_NAMES.get(manifest.source_format)
-    said, first = (keywords or (KEYWORD_NAMES if given_in_python else Names())).setting, origin.unused_settings[0]
-    what = (f"every {said('data.fold')} trains on that one split. For k-fold" if first == "num_folds" else
+    first = origin.unused_settings[0]
+    what = (f"every {fold_is} trains on that one split. For k-fold" if first == "num_folds" else
             f"{said('data.validation_fraction')} holds nothing out. For a split by it"
             if first == "validation_fraction" else f"{said('data.split_seed')} chooses nothing. For a split of its seed")
     way = ("leave validation_pairs out" if origin.by == "validation_pairs" else
-           "give the pairs without their 'fold' keys") if keywords else \
+           "give the pairs without their 'fold' keys") if pairs else \
         (f"give {'load_cases ' if given_in_python else ''}the dataset without it (the MSD 'validation' list or 'fold' "
          f"keys, the CSV 'split' column, nnU-Net's splits_final.json)")
     return f"warning: the split is {split}: the dataset gives its own, so {what}, {way}"
+
+
+def _split_names(manifest: Manifest) -> Names:
+    """How ``manifest.split`` names the split settings: as the names its reader was given (``SplitOrigin.names``);
+    for an origin made by hand, as what made the manifest does: its maker's keywords for pairs, the config's where
+    the config read it, else load_cases'."""
+    origin = manifest.split_origin
+    if origin.names is not None:
+        return origin.names
+    return _PAIRS_MAKERS_NAMES.get(manifest.source_format) or (Names() if origin.by_the_config else KEYWORD_NAMES)
 
 
 # How each maker of a Manifest from pairs (Manifest.source_format) names the split settings: as its keywords
