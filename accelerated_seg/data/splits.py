@@ -82,8 +82,9 @@ class SplitSettings:
             ``(training, validation, description)``; record the description with the run.
 
         Raises:
-            DataError: More folds than cases, or a fold without folds (the message names data.fold /
-                data.num_folds).
+            DataError: More folds than cases, or a fold without folds (the message names the settings as
+                ``names`` does: ``data.fold`` / ``data.num_folds`` in a config's words, ``fold`` / ``num_folds`` as
+                keywords).
         """
         validation_fraction, num_folds, fold, seed = self.validation_fraction, self.num_folds, self.fold, self.seed
         if num_folds > 1:
