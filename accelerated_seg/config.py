@@ -710,8 +710,14 @@ def _set_dotted(raw: dict, key: str, value: Any) -> None:
 
 def did_you_mean(name: str, choices, cutoff: float = 0.75) -> str:
     """" (did you mean 'x'?)" for the closest of ``choices`` to a misspelled ``name``, else ""."""
+    close = _closest_key(name, choices, cutoff)
+    return f" (did you mean {close!r}?)" if close else ""
+
+
+def _closest_key(name: str, choices, cutoff: float = 0.75) -> str | None:
+    """The closest of ``choices`` to a misspelled ``name`` in spelling, else None."""
     close = difflib.get_close_matches(str(name), sorted(map(str, choices)), n=1, cutoff=cutoff)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return close[0] if close else None
 
 
 def _sections(cls, prefix: str = "") -> dict[str, tuple[str, ...]]:
@@ -750,20 +756,26 @@ NAMED_ELSEWHERE = {"epochs": _STEPS, "num_epochs": _STEPS, "max_epochs": _STEPS,
                    "config": "the experiment file is given as --config FILE"}
 
 
-def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool) -> str:
+def _where_it_may_be(name: str, names: set[str], prefix: str, section: bool, said: Names | None = None) -> str:
     """For an unknown key: a close spelling in its section, else the sections that have it
     (``train.lr`` is ``optim.lr``), else where another tool's name for it is here (NAMED_ELSEWHERE).
     A list of thirty valid keys alone left the user to find it.
-    A mapping (``section``) is first read as a misspelled section, then as a setting whose value is one."""
+    A mapping (``section``) is first read as a misspelled section, then as a setting whose value is one.
+    Each key as ``said`` names it (the config's where None): the estimator's ``compile={"enabld": True}`` was
+    offered 'train.compile.enabled' until the ninety-fifth session. NAMED_ELSEWHERE's ways are the config's and
+    the command line's (--config FILE, the launch's precision), so where the settings are keywords it says none."""
+    setting = said.setting if said is not None else str
     sections = [key for key in names if key in _SECTIONS.get(prefix, ())]
-    if section and (hint := did_you_mean(name, sections, cutoff=0.6)):
-        return hint.replace(" (did you mean '", f" (did you mean '{prefix}", 1)
+    if section and (close := _closest_key(name, sections, cutoff=0.6)):
+        return f" (did you mean {setting(prefix + close)!r}?)"
     # a mapping may also be a setting's value (model.args, data.labels, train.loss_args)
-    if hint := did_you_mean(name, names):
-        return hint.replace(" (did you mean '", f" (did you mean '{prefix}", 1)
+    if close := _closest_key(name, names):
+        return f" (did you mean {setting(prefix + close)!r}?)"
     elsewhere = [key for key in _every_setting() if key.rsplit(".", 1)[-1] == name]
     if elsewhere:
-        return f" (it is {' or '.join(elsewhere)})"
+        return f" (it is {' or '.join(map(setting, elsewhere))})"
+    if setting("optim.lr") != "optim.lr":  # keywords: these ways are not theirs
+        return ""
     alias = difflib.get_close_matches(str(name), NAMED_ELSEWHERE, n=1, cutoff=0.8)
     return f" ({NAMED_ELSEWHERE[alias[0]]})" if alias else ""
 
@@ -781,11 +793,12 @@ def _build(cls, raw: Any, prefix: str, names: Names | None = None):
         raise ConfigError(f"{_said(said, prefix.rstrip('.') or '<root>')} must be a mapping, got {raw!r}{switch}")
     hints = typing.get_type_hints(cls)
     unknown = sorted(set(raw) - names)
-    if unknown:
+    if unknown:  # each key as ``said`` names it: the config's under a keyword's dict until the ninety-fifth session
+        setting = said.setting if said is not None else str
         raise ConfigError(
-            f"unknown setting '{prefix}{unknown[0]}'"
-            f"{_where_it_may_be(unknown[0], names, prefix, isinstance(raw[unknown[0]], dict))}; valid keys under "
-            f"{prefix.rstrip('.') or 'the top level'} are: {', '.join(sorted(names))}"
+            f"unknown setting '{setting(prefix + str(unknown[0]))}'"
+            f"{_where_it_may_be(unknown[0], names, prefix, isinstance(raw[unknown[0]], dict), said)}; valid keys "
+            f"under {setting(prefix.rstrip('.')) or 'the top level'} are: {', '.join(sorted(names))}"
         )
     values = {name: _coerce(hints[name], raw[name], f"{prefix}{name}", said) for name in raw}
     return cls(**values)

@@ -2461,6 +2461,33 @@ def test_an_estimators_compile_settings_refused_are_named_as_its_keyword(tiny_da
         check_compilable(fsdp1, ESTIMATOR_NAMES)
 
 
+
+def test_an_unknown_key_in_an_estimators_compile_or_ddp_settings_is_named_as_its_keyword(tiny_dataset, tmp_path):
+    """`Segmentation(compile={"enabld": True})` was told of "unknown setting 'train.compile.enabld' (did you mean
+    'train.compile.enabled'?); valid keys under train.compile are: ...", and `ddp={"lr": ...}` that "it is optim.lr",
+    the config's words, in every entry point that takes the settings as keywords (until the ninety-fifth session)."""
+    _, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    compile_typo = (r"unknown setting 'compile.enabld' \(did you mean 'compile.enabled'\?\); valid keys under "
+                    r"compile are: backend, enabled, mode$")
+    ddp_typo = (r"unknown setting 'ddp.static_grap' \(did you mean 'ddp.static_graph'\?\); valid keys under ddp are: "
+                r"bucket_cap_mb, gradient_as_bucket_view, static_graph$")
+    for where, call in (("Segmentation", lambda **given: Segmentation(**given)),
+                        ("fit", lambda **given: Segmentation().fit(data, **given)),
+                        ("Dataset.config", lambda **given: data.config(**given)),
+                        ("Dataset.fit", lambda **given: data.fit(**given))):
+        with pytest.raises(ConfigError, match=f"^{where}: {compile_typo}"):
+            call(compile={"enabld": True})
+        with pytest.raises(ConfigError, match=f"^{where}: {ddp_typo}"):
+            call(ddp={"static_grap": True})
+    with pytest.raises(ConfigError, match=r"^Segmentation: unknown setting 'ddp.lr' \(it is lr\); valid keys under "
+                                          r"ddp are: "):
+        Segmentation(ddp={"lr": 0.1})
+    # another tool's name is answered in the config's and the command line's ways there (train.max_steps, --config)
+    with pytest.raises(ConfigError, match=r"^Segmentation: unknown setting 'ddp.epochs'; valid keys under ddp are: "
+                                          r"bucket_cap_mb, gradient_as_bucket_view, static_graph$"):
+        Segmentation(ddp={"epochs": 3})
+
+
 def test_an_estimators_zero3_note_names_its_keyword():
     """`ZeRO-3 gathers N block(s) whole (train.zero3_leaf_blocks)` under the estimator's DeepSpeed launch (until the
     ninety-second session)."""
