@@ -396,8 +396,12 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
             model.predict(volume, affine=affine)
     with pytest.raises(ConfigError, match="predict: an image carries its own affine; drop affine="):
         model.predict(reference, affine=np.eye(4))
-    with pytest.raises(ConfigError, match="predict: overlapp is not an option; the options are batch_size"):
+    # with the closest option, as every other keyword of the estimator (none until the ninety-fifth session)
+    with pytest.raises(ConfigError, match=r"^predict: overlapp is not an option \(did you mean 'overlap'\?\); the "
+                                          r"options are batch_size, affine, overlap"):
         model.predict(volume, overlapp=0.5)
+    with pytest.raises(ConfigError, match=r"^predict: batch_sise is not an option \(did you mean 'batch_size'\?\)"):
+        model.predict(volume, batch_sise=2)
     with pytest.raises(ConfigError, match="^predict: tta 'bogus' is not known"):
         model.predict(volume, tta="bogus")
     with pytest.raises(ConfigError, match=r"^predict: tta=True: name the flips instead: 'axes' .* 'all' .* or 'none'"):
@@ -409,7 +413,8 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
     assert seen[0].filename == __file__  # the caller's line, so Python's default says it once for a loop
 
     # evaluate's options, checked before its folders are rebuilt (predict_file's TypeError before)
-    with pytest.raises(ConfigError, match="evaluate: overlapp is not an option; the options are batch_size, overlap"):
+    with pytest.raises(ConfigError, match=r"^evaluate: overlapp is not an option \(did you mean 'overlap'\?\); the "
+                                          r"options are batch_size, overlap"):
         model.evaluate(data, overlapp=0.5)
     for method in (model.evaluate, model.predict):  # by the name given ("sw_batch_size must be" before)
         with pytest.raises(ConfigError, match=r"(evaluate|predict): batch_size \(windows per forward pass\) must "
