@@ -123,20 +123,24 @@ _EVERY_LAUNCH_USES = ("dynamo_config", "mpirun_config")
 
 def profile_keys_error() -> str | None:
     """A message naming the keys of the launched profile's sections that accelerate launch does not know
-    (``strategy.unknown_section_keys``), with the file, else None: none, or the file cannot be told."""
-    import yaml
+    (``strategy.unknown_section_keys``), or a dynamo_config its top-level dynamo_backend replaced, with the file,
+    else None: none, or the file cannot be told. The file is read as plan reads it, as the launch did
+    (``accelerate_profile.read_profile``)."""
     from accelerate.utils import ComputeEnvironment
 
+    from .accelerate_profile import UnreadableProfile, read_profile
+    from .config import ConfigError
     from .strategy import unknown_section_keys
 
     if (path := launched_config_file()) is None:
         return None
-    try:
-        profile = yaml.safe_load(path.read_text(encoding="utf-8"))  # JSON too, as accelerate reads it
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    try:  # as plan reads it: as the launch read it, an older accelerate's keys rewritten
+        profile = read_profile(path)
+    except UnreadableProfile:
         return None
-    if not isinstance(profile, dict) or profile.get(
-            "compute_environment", ComputeEnvironment.LOCAL_MACHINE) != ComputeEnvironment.LOCAL_MACHINE:
+    except ConfigError as error:  # a section the launch dropped whole
+        return f"{error}; `accelerated-seg plan --accelerate-config` checks a profile"
+    if profile["compute_environment"] != ComputeEnvironment.LOCAL_MACHINE:
         return None
     fsdp = os.environ.get("ACCELERATE_USE_FSDP", "false").lower() == "true"
     for section in ("fsdp_config",) * fsdp + _EVERY_LAUNCH_USES:

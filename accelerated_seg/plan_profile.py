@@ -4,19 +4,19 @@ for, in ``plan``'s terms: the strategy row of its table, the precision and the n
     profile = read_launch_profile("configs/accelerate/fsdp.yaml")
     profile.strategy, profile.precision, profile.processes      # ("fsdp_full_shard", "bf16", 2)
 
-The file is read as accelerate reads it (YAML, of which JSON is a part); nothing is launched. A
+The file is read as accelerate launch reads it, as training's ranks read it too (accelerate_profile.read_profile:
+a .json as JSON, an older accelerate's keys rewritten); nothing is launched. A
 profile that plan does not model (HYBRID_SHARD, offloading other than ZeRO-3's) has no strategy and
 says why, so the table is still printed, without a row marked.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
-from .config import Config, ConfigError, yaml_problem
+from .accelerate_profile import read_profile
+from .config import ConfigError
 from .strategy import (COPIED_SECTIONS, PRECISION_OF_MIXED, fsdp2_sharding_problem, read_deepspeed_json,
                        unknown_section_keys, with_the_closest)
 
@@ -41,56 +41,36 @@ class LaunchProfile:
         return f"{self.path}: {what}, {self.processes} process(es), {self.precision}{cpu}"
 
 
-# The top-level sections of an experiment config, told apart from an accelerate config.
-EXPERIMENT_SECTIONS = {section.name for section in fields(Config)}
-
-
 def read_launch_profile(path: str | Path) -> LaunchProfile:
     """The strategy, precision and processes of an accelerate config file.
 
     Raises:
-        ConfigError: the file is missing or not a mapping; a distributed_type, mixed_precision or
-            num_processes that a launch of this package cannot take (fp8, say).
+        ConfigError: the file is missing or not a mapping (accelerate_profile.read_profile); a key accelerate
+            launch does not know; a distributed_type, mixed_precision or num_processes that a launch of this
+            package cannot take (fp8, say); then, the profile's own errors said first, a DeepSpeed json it names
+            that cannot be read, named with the profile.
     """
     where = str(path)
-    try:
-        profile = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        raise ConfigError(f"--accelerate-config {where} cannot be read as an accelerate config file (not valid "
-                          f"YAML: {yaml_problem(error)})") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"--accelerate-config {where} cannot be read as an accelerate config file "
-                          f"({error.__class__.__name__}: {error})") from None
-    if not isinstance(profile, dict):
-        raise ConfigError(f"--accelerate-config {where} is not an accelerate config (a mapping such as "
-                          f"configs/accelerate/ddp.yaml)")
-    # `accelerate config` always writes distributed_type. Without this, any mapping (an experiment's
-    # config given to the wrong option) was read as a one-process fp32 launch, and planned as one.
-    if "distributed_type" not in profile:
-        sections = sorted(set(profile) & EXPERIMENT_SECTIONS)
-        what = (f"it has the experiment sections {', '.join(sections)}: give it as --config"
-                if sections else "it has no distributed_type, which every accelerate config file has")
-        raise ConfigError(f"--accelerate-config {where} is not an accelerate config ({what}; accelerate's own are "
-                          f"in configs/accelerate/)")
-    # as accelerate reads it: a top-level dynamo_backend as dynamo_config, fp16: true as mixed_precision fp16 (an
-    # older accelerate's keys, which plan refused as unknown), a mixed_precision left out as None
-    from accelerate.commands.config.config_args import BaseConfig
-
-    profile = BaseConfig.process_config(dict(profile))
-    deepspeed_json = _deepspeed_json(profile)
+    profile = read_profile(path, f"--accelerate-config {where}")
+    # the profile's own errors first, then its DeepSpeed json's: a typo'd key beside a missing json was
+    # refused for the json alone, which did not name the profile (ninety-fifth session)
     mixed = profile.get("mixed_precision")
     if mixed is False:  # YAML 1.1 reads an unquoted `no` as false; accelerate's launcher then fails on it
         raise ConfigError(f"{where}: mixed_precision: no is read by YAML as false, which accelerate launch cannot "
                           f"take: write it quoted, mixed_precision: 'no'")
-    precision = PRECISION_OF_MIXED.get(str(_json_precision(deepspeed_json) or mixed or "no"))
-    if precision is None:  # before the keys: fp8_config's as `accelerate config` writes them matter to no run
-        raise ConfigError(f"{where}: mixed_precision {profile.get('mixed_precision')!r} is not one this package "
-                          f"trains with; use no, bf16 or fp16")  # (that fp8 refusal came second: h15's probe)
+    named_json = _deepspeed_json_file(profile)
+    if named_json is None:  # before the keys: fp8_config's as `accelerate config` writes them matter to no run
+        _refuse_a_precision_not_trained(where, mixed)  # (that fp8 refusal came second: h15's probe)
     if problem := unknown_keys_problem(profile):
         raise ConfigError(f"{where}: {problem}")
     processes = profile.get("num_processes", 1)
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise ConfigError(f"{where}: num_processes must be a whole number >= 1, got {processes!r}")
+    try:
+        deepspeed_json = None if named_json is None else read_deepspeed_json(named_json)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    precision = _refuse_a_precision_not_trained(where, _json_precision(deepspeed_json) or mixed)
     strategy, not_modelled = _row(profile, where, deepspeed_json)
     on_cpu = bool(profile.get("use_cpu")) or str(profile.get("distributed_type")) == "MULTI_CPU"
     fsdp1 = str(profile.get("distributed_type")) == "FSDP" and int((profile.get("fsdp_config") or {}).get(
@@ -120,14 +100,22 @@ def unknown_keys_problem(profile: dict) -> str | None:
     return None
 
 
-def _deepspeed_json(profile: dict) -> dict | None:
+def _deepspeed_json_file(profile: dict) -> str | None:
     """The DeepSpeed json a DeepSpeed profile names (``deepspeed_config_file``), else None. Its ZeRO stage,
     offloading and precision are the launch's: plan read such a profile as "ZeRO stage None", fp32,
     where training ran bf16 ZeRO-2 (eighty-fourth session's probe)."""
     if str(profile.get("distributed_type")) != "DEEPSPEED":
         return None
     file = (profile.get("deepspeed_config") or {}).get("deepspeed_config_file")
-    return read_deepspeed_json(file) if file not in (None, "none") else None
+    return file if file not in (None, "none") else None
+
+
+def _refuse_a_precision_not_trained(where: str, mixed) -> str:
+    """plan's precision for the launch's mixed_precision (None, "no", "bf16", "fp16"), else ConfigError."""
+    if (precision := PRECISION_OF_MIXED.get(str(mixed or "no"))) is None:
+        raise ConfigError(f"{where}: mixed_precision {mixed!r} is not one this package trains with; use no, bf16 "
+                          f"or fp16")
+    return precision
 
 
 def _json_precision(config: dict | None) -> str | None:

@@ -137,21 +137,107 @@ def test_accelerates_launch_parser_is_built_once_for_the_launchers_command_line_
     assert len(built) == 1
 
 
+def _launch_one_process(folder: Path, profile_text: str, rank_script: str) -> list[str]:
+    """The lines the one rank of ``accelerate launch --config_file mine.yaml`` on the CPU prints running
+    ``rank_script``, from ``folder``, where mine.yaml is written with ``profile_text`` after its launch settings."""
+    (folder / "mine.yaml").write_text("compute_environment: LOCAL_MACHINE\nnum_processes: 1\nuse_cpu: true\n"
+                                      "mixed_precision: 'no'\n" + profile_text)
+    (folder / "rank.py").write_text(rank_script)
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--config_file", "mine.yaml", "rank.py"],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.splitlines()
+
+
 @pytest.mark.distributed  # a real accelerate launch
 def test_a_one_process_launch_names_a_typo_in_its_profiles_dynamo_config(tmp_path):
     """The simple launcher's one process, with no torchrun between, finds the launch and the profile it read
     (``--config_file`` from the launcher's folder); the launch dropped the typo without a word."""
-    profile = tmp_path / "mine.yaml"
-    profile.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: 'NO'\nnum_processes: 1\nuse_cpu: true\n"
-                       "mixed_precision: 'no'\ndynamo_config: {dynamo_backend: 'NO', dynamo_use_fullgraf: true}\n")
-    (tmp_path / "rank.py").write_text("from accelerated_seg.strategy import construction_error\n"
-                                      "print(construction_error())\n")
-    root = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--config_file", "mine.yaml", "rank.py"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.splitlines()[-1] == (
-        f"{profile}: the accelerate config's dynamo_config has dynamo_use_fullgraf (did you mean "
+    printed = _launch_one_process(
+        tmp_path, "distributed_type: 'NO'\ndynamo_config: {dynamo_backend: 'NO', dynamo_use_fullgraf: true}\n",
+        "from accelerated_seg.strategy import construction_error\nprint(construction_error())\n")
+    assert printed[-1] == (
+        f"{tmp_path / 'mine.yaml'}: the accelerate config's dynamo_config has dynamo_use_fullgraf (did you mean "
         f"dynamo_use_fullgraph?), which accelerate launch does not know and would ignore: correct or remove it "
         f"(`accelerate config` writes the keys it knows); `accelerated-seg plan --accelerate-config` checks a profile")
+
+
+# Profiles whose older keys accelerate rewrites as it reads them (BaseConfig.process_config), with what plan and
+# training both say of each: the ranks read the raw YAML, and named the first's typo, not that the launch read none of
+# its dynamo_config; plan said nothing of the first two.
+_REWRITTEN = [
+    ("distributed_type: MULTI_GPU\ndynamo_backend: 'NO'\ndynamo_config: {dynamo_backend: 'NO', use_fullgraf: true}\n",
+     "the accelerate config has a top-level dynamo_backend (an older accelerate's key), which accelerate launch "
+     "reads in place of the dynamo_config beside it, so dynamo_config {'dynamo_backend': 'NO', 'use_fullgraf': True} "
+     "is ignored and the run compiles as not at all"),
+    ("distributed_type: MULTI_GPU\nfp16: true\ndynamo_backend: INDUCTOR\n", None),
+    ("distributed_type: MULTI_GPU\ndynamo_backend: INDUCTOR\ndynamo_config: {dynamo_backend: INDUCTOR, mode: "
+     "max-autotune}\n", "the accelerate config has a top-level dynamo_backend (an older accelerate's key), which "
+                        "accelerate launch reads in place of the dynamo_config beside it"),
+    ("distributed_type: MULTI_GPU\ndynamo_config: {dynamo_backend: INDUCTOR, use_fullgraf: true}\n",
+     "the accelerate config's dynamo_config has use_fullgraf (did you mean use_fullgraph?)"),
+]
+
+
+@pytest.mark.parametrize("text, said", _REWRITTEN)
+def test_training_reads_the_launched_profile_as_plan_does(tmp_path, monkeypatch, text, said):
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "false")
+    profile = tmp_path / "mine.yaml"
+    profile.write_text(text)
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    training = profile_keys_error()
+    try:
+        read_launch_profile(profile)
+        planned = None
+    except ConfigError as error:
+        planned = str(error)
+    if said is None:
+        assert (training, planned) == (None, None)
+    else:  # the same message, training's pointing to plan
+        assert planned.startswith(f"{profile}: {said}") and training == (
+            f"{planned}; `accelerated-seg plan --accelerate-config` checks a profile")
+
+
+def test_a_json_profile_is_read_as_json_as_the_launch_reads_it(tmp_path, monkeypatch):
+    """A .json profile indented with tabs launches (accelerate reads it with json.load) and is no YAML: the ranks
+    said nothing of its typo."""
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "false")
+    profile = tmp_path / "mine.json"
+    profile.write_text('{\n\t"distributed_type": "MULTI_GPU",\n\t"dynamo_config": {"use_fullgraf": true}\n}\n')
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    assert profile_keys_error().startswith(f"{profile}: the accelerate config's dynamo_config has use_fullgraf")
+
+
+# A rank that prints its dynamo backend and mode as launched, training's construction_error and plan's reading of
+# the same file.
+_RANK_AND_PLAN = ("import os\nfrom accelerated_seg.config import ConfigError\nfrom accelerated_seg.plan_profile import "
+                  "read_launch_profile\nfrom accelerated_seg.strategy import construction_error\n"
+                  "print(os.environ['ACCELERATE_DYNAMO_BACKEND'], os.environ['ACCELERATE_DYNAMO_MODE'])\n"
+                  "print(construction_error())\ntry:\n    print(read_launch_profile('mine.yaml').describe())\n"
+                  "except ConfigError as error:\n    print(error)\n")
+
+
+@pytest.mark.distributed  # real accelerate launches
+def test_a_one_process_launch_and_plan_agree_on_a_profile_whose_older_dynamo_backend_accelerate_rewrites(tmp_path):
+    """A top-level dynamo_backend replaces dynamo_config as the launch reads the profile: with 'NO' the launch
+    compiled nothing, and training named dynamo_config's typo, not that the launch read none of the section, and plan
+    passed it; with INDUCTOR it compiled in mode default, not the max-autotune asked for, and neither said so."""
+    replaced = ("the accelerate config has a top-level dynamo_backend (an older accelerate's key), which accelerate "
+                "launch reads in place of the dynamo_config beside it, so dynamo_config ")
+    for older, section, launched, compiled in (
+            ("'NO'", "{dynamo_backend: INDUCTOR, dynamo_use_fullgraf: true}", "NO default",
+             "{'dynamo_backend': 'INDUCTOR', 'dynamo_use_fullgraf': True} is ignored and the run compiles as not at "
+             "all"),
+            ("INDUCTOR", "{dynamo_backend: INDUCTOR, dynamo_mode: max-autotune}", "INDUCTOR default",
+             "{'dynamo_backend': 'INDUCTOR', 'dynamo_mode': 'max-autotune'} is ignored and the run compiles as "
+             "{'dynamo_backend': 'INDUCTOR'}")):
+        profile = f"distributed_type: 'NO'\ndynamo_backend: {older}\ndynamo_config: {section}\n"
+        backend, training, planned = _launch_one_process(tmp_path, profile, _RANK_AND_PLAN)[-3:]
+        assert backend == launched
+        assert planned.startswith(f"mine.yaml: {replaced}{compiled}: move dynamo_backend into dynamo_config")
+        assert training.startswith(f"{tmp_path / 'mine.yaml'}: {replaced}{compiled}: move dynamo_backend into")

@@ -666,8 +666,65 @@ def test_plan_takes_the_older_keys_accelerate_converts_as_it_reads_a_profile(tmp
     profile = read_launch_profile(tmp_path / "launch.yaml")
     assert (profile.strategy, profile.precision) == ("ddp", "fp16")
     (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\ndynamo_backend: INDUCTOR\n"
-                                          "dynamo_config: {dynamo_mode: default}\n")
+                                          "dynamo_config: {dynamo_backend: INDUCTOR}\n")
     assert read_launch_profile(tmp_path / "launch.yaml").strategy == "ddp"
+
+
+def test_plan_refuses_a_dynamo_config_that_a_top_level_dynamo_backend_replaces(tmp_path):
+    """accelerate reads a top-level dynamo_backend in place of the whole dynamo_config beside it
+    (BaseConfig.process_config): the run compiled without mode max-autotune (ACCELERATE_DYNAMO_MODE default, a
+    probe of the ninety-fifth session) and plan said nothing."""
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\ndynamo_backend: INDUCTOR\n"
+                                          "dynamo_config: {dynamo_backend: INDUCTOR, dynamo_mode: max-autotune}\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(tmp_path / 'launch.yaml'))}: the accelerate config has a "
+                                          r"top-level dynamo_backend .* so dynamo_config \{'dynamo_backend': "
+                                          r"'INDUCTOR', 'dynamo_mode': 'max-autotune'\} is ignored and the run "
+                                          r"compiles as \{'dynamo_backend': 'INDUCTOR'\}: move dynamo_backend into "
+                                          r"dynamo_config, or remove one of them$"):
+        read_launch_profile(tmp_path / "launch.yaml")
+    (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\ndynamo_backend: 'NO'\n"
+                                          "dynamo_config: {dynamo_backend: INDUCTOR}\n")
+    with pytest.raises(ConfigError, match=r"is ignored and the run compiles as not at all"):
+        read_launch_profile(tmp_path / "launch.yaml")
+
+
+def test_plan_reads_a_json_profile_as_json_as_accelerate_launch_does(tmp_path):
+    """accelerate's load_config_from_file reads a .json profile with json.load: one indented with tabs, which
+    YAML refuses, was "not valid YAML" to plan and launched."""
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    (tmp_path / "launch.json").write_text('{\n\t"distributed_type": "MULTI_GPU",\n\t"num_processes": 2,\n'
+                                          '\t"mixed_precision": "bf16"\n}\n')
+    profile = read_launch_profile(tmp_path / "launch.json")
+    assert (profile.strategy, profile.precision, profile.processes) == ("ddp", "bf16", 2)
+    (tmp_path / "launch.json").write_text('{"distributed_type": "NO",}')
+    with pytest.raises(ConfigError, match=r"launch.json cannot be read as an accelerate config file \(not valid JSON: "
+                                          r"Expecting property name enclosed in double quotes at line 1, column 27\)$"):
+        read_launch_profile(tmp_path / "launch.json")
+
+
+def test_plan_says_a_profiles_own_errors_before_its_deepspeed_jsons_and_names_the_profile_with_the_json(tmp_path):
+    """plan read the json that deepspeed_config_file names first: a typo'd key beside a missing json was refused
+    for the json alone, in a message that did not say which profile named it."""
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("distributed_type: DEEPSPEED\nnum_proceses: 2\n"
+                       "deepspeed_config: {deepspeed_config_file: /nowhere/ds.json}\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(profile))}: the accelerate config has num_proceses \(did "
+                                          r"you mean num_processes\?\)"):
+        read_launch_profile(profile)
+    profile.write_text("distributed_type: DEEPSPEED\nnum_processes: 0\n"
+                       "deepspeed_config: {deepspeed_config_file: /nowhere/ds.json}\n")
+    with pytest.raises(ConfigError, match=r"mine.yaml: num_processes must be a whole number >= 1, got 0$"):
+        read_launch_profile(profile)
+    profile.write_text("distributed_type: DEEPSPEED\nnum_processes: 2\n"
+                       "deepspeed_config: {deepspeed_config_file: /nowhere/ds.json}\n")
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(profile))}: the accelerate config's deepspeed_config_file "
+                                          r"/nowhere/ds.json cannot be read \(FileNotFoundError"):
+        read_launch_profile(profile)
 
 
 def test_the_sections_checked_are_the_ones_accelerate_launch_copies_and_their_keys_as_accelerate_config_writes_them(

@@ -1,0 +1,74 @@
+"""An accelerate config file read as ``accelerate launch`` reads it: the one reading that ``plan --accelerate-config``
+(plan_profile) and each rank's check of the profile its launcher read (launched_profile) share.
+
+    profile = read_profile("configs/accelerate/ddp.yaml", "--accelerate-config configs/accelerate/ddp.yaml")
+    profile["mixed_precision"], profile["dynamo_config"]
+
+The launch reads a ``.json`` file as JSON and any other as YAML, then rewrites an older accelerate's keys
+(``BaseConfig.process_config``): ``fp16: true`` is mixed_precision fp16 where mixed_precision is missing, and a
+top-level ``dynamo_backend`` replaces ``dynamo_config`` whole. Until the ninety-fifth session the ranks read the raw
+YAML, so plan and training could disagree on one file: ``dynamo_backend: 'NO'`` beside a ``dynamo_config`` with a
+typo was refused by training for a section the launch never read, and passed by plan.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+
+import yaml
+
+from .config import Config, ConfigError, yaml_problem
+
+# The top-level sections of an experiment config, told apart from an accelerate config.
+EXPERIMENT_SECTIONS = {section.name for section in fields(Config)}
+
+
+class UnreadableProfile(ConfigError):
+    """The file is no accelerate config at all: missing, not JSON or YAML, not a mapping, no distributed_type.
+    A rank whose launch read the file says nothing of these (the launch took it, so it has changed since)."""
+
+
+def read_profile(path: str | Path, named: str | None = None) -> dict:
+    """The accelerate config at ``path`` as the launch reads it, its older keys rewritten as accelerate does.
+
+    ``named`` is how an UnreadableProfile names the file (plan's "--accelerate-config FILE"); the path by default.
+
+    Raises:
+        UnreadableProfile: the file cannot be read as an accelerate config.
+        ConfigError: a top-level dynamo_backend beside a dynamo_config that it replaces, and so drops.
+    """
+    named = named or str(path)
+    what = f"{named} cannot be read as an accelerate config file"
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        # as accelerate's load_config_from_file: by the file's name (a tab-indented .json is no YAML)
+        profile = json.loads(text) if str(path).endswith(".json") else yaml.safe_load(text)
+    except json.JSONDecodeError as error:
+        raise UnreadableProfile(f"{what} (not valid JSON: {error.msg} at line {error.lineno}, column "
+                                f"{error.colno})") from None
+    except yaml.YAMLError as error:
+        raise UnreadableProfile(f"{what} (not valid YAML: {yaml_problem(error)})") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UnreadableProfile(f"{what} ({error.__class__.__name__}: {error})") from None
+    if not isinstance(profile, dict):
+        raise UnreadableProfile(f"{named} is not an accelerate config (a mapping such as configs/accelerate/ddp.yaml)")
+    # `accelerate config` always writes distributed_type. Without this, any mapping (an experiment's
+    # config given to the wrong option) was read as a one-process fp32 launch, and planned as one.
+    if "distributed_type" not in profile:
+        sections = sorted(set(profile) & EXPERIMENT_SECTIONS)
+        why = (f"it has the experiment sections {', '.join(sections)}: give it as --config"
+               if sections else "it has no distributed_type, which every accelerate config file has")
+        raise UnreadableProfile(f"{named} is not an accelerate config ({why}; accelerate's own are in "
+                                f"configs/accelerate/)")
+    from accelerate.commands.config.config_args import BaseConfig
+
+    processed = BaseConfig.process_config(dict(profile))
+    given, read = profile.get("dynamo_config"), processed.get("dynamo_config")
+    if "dynamo_backend" in profile and given and given != read:
+        raise ConfigError(f"{path}: the accelerate config has a top-level dynamo_backend (an older accelerate's key), "
+                          f"which accelerate launch reads in place of the dynamo_config beside it, so dynamo_config "
+                          f"{given} is ignored and the run compiles as {read or 'not at all'}: move dynamo_backend "
+                          f"into dynamo_config, or remove one of them")
+    return processed
