@@ -15,6 +15,7 @@ from accelerate.utils import DistributedType, parse_flag_from_env, patch_environ
 
 from .config import ConfigError
 from .launch_env import launched_processes
+from . import launched_profile
 from .launched_profile import launch_parser, profile_keys_error
 
 _SHARDED = {DistributedType.FSDP: "FSDP", DistributedType.DEEPSPEED: "DeepSpeed"}
@@ -181,7 +182,9 @@ def construction_error() -> str | None:
     raises a bare RuntimeError, before any fallback could be reported. Every FSDP1 profile in
     configs/accelerate/ sets it, because on GPUs it lets rank 0's weights reach the others.
 
-    A DeepSpeed launch accelerate or DeepSpeed would refuse with a traceback: ``deepspeed_launch_error``.
+    A DeepSpeed launch accelerate or DeepSpeed would refuse with a traceback: ``deepspeed_launch_error``, after
+    the profile's own keys (``_unknown_deepspeed_fields``, ``profile_keys_error``), as plan says them; the json's
+    error names the profile where it can be told.
 
     A key of the launched profile's ``fsdp_config``, ``dynamo_config`` or ``mpirun_config`` that accelerate launch
     does not know, and drops without a word, where the profile can be told (``launched_profile.profile_keys_error``).
@@ -200,7 +203,8 @@ def construction_error() -> str | None:
                 "converts linear layers (Transformer Engine, MS-AMP, torchao), and these networks are mostly 3D "
                 "convolutions. Choose bf16 (or fp16) in the accelerate config or with --mixed_precision.")
     if requested_strategy() == "DeepSpeed":
-        return deepspeed_launch_error() or profile_keys_error()
+        # the profile's own keys before the json it names, as plan says them
+        return _unknown_deepspeed_fields() or profile_keys_error() or deepspeed_launch_error()
     if requested_strategy() == "FSDP" and (error := fsdp2_sharding_error()):
         return error
     if error := profile_keys_error():
@@ -272,8 +276,6 @@ def deepspeed_launch_error() -> str | None:
     ``prepare``, after the whole data work), and profile fields beside a json that accelerate ignores
     and therefore refuses.
     """
-    if unknown := _unknown_deepspeed_fields():
-        return unknown
     file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
     if file == "none":
         stage = os.environ.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", "2")
@@ -282,8 +284,8 @@ def deepspeed_launch_error() -> str | None:
             f"(3 shards parameters too, 2 gradients and optimizer state): set deepspeed_config.zero_stage")
     try:
         config = read_deepspeed_json(file)
-    except ConfigError as error:
-        return str(error)
+    except ConfigError as error:  # named with the profile that names the json, where it can be told
+        return f"{profile}: {error}" if (profile := launched_profile.launched_config_file()) else str(error)
     clash = [field for field in os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",") if field in _JSON_DECIDES]
     if clash:
         return (f"the accelerate config names a DeepSpeed json ({file}) and also sets {', '.join(clash)} beside it, "

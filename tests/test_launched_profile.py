@@ -241,3 +241,25 @@ def test_a_one_process_launch_and_plan_agree_on_a_profile_whose_older_dynamo_bac
         assert backend == launched
         assert planned.startswith(f"mine.yaml: {replaced}{compiled}: move dynamo_backend into dynamo_config")
         assert training.startswith(f"{tmp_path / 'mine.yaml'}: {replaced}{compiled}: move dynamo_backend into")
+
+
+def test_a_deepspeed_launch_names_its_profiles_own_errors_before_its_jsons_and_the_profile_with_the_json(
+        tmp_path, monkeypatch):
+    """As plan does: a rank read the json that deepspeed_config_file names first, so a typo in the profile's
+    dynamo_config beside a missing json was refused for the json alone, which did not say which profile named it."""
+    from accelerated_seg.strategy import construction_error
+
+    for name, value in {"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_USE_FSDP": "false",
+                        "ACCELERATE_MIXED_PRECISION": "no", "ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file",
+                        "ACCELERATE_DEEPSPEED_CONFIG_FILE": "/nowhere/ds.json"}.items():
+        monkeypatch.setenv(name, value)
+    profile = tmp_path / "mine.yaml"
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    profile.write_text("distributed_type: DEEPSPEED\ndeepspeed_config: {deepspeed_config_file: /nowhere/ds.json}\n"
+                       "dynamo_config: {dynamo_backend: INDUCTOR, use_fullgraf: true}\n")
+    assert construction_error().startswith(f"{profile}: the accelerate config's dynamo_config has use_fullgraf")
+    profile.write_text("distributed_type: DEEPSPEED\ndeepspeed_config: {deepspeed_config_file: /nowhere/ds.json}\n")
+    assert construction_error().startswith(f"{profile}: the accelerate config's deepspeed_config_file /nowhere/ds.json "
+                                           f"cannot be read (FileNotFoundError")
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: the json's error alone
+    assert construction_error().startswith("the accelerate config's deepspeed_config_file /nowhere/ds.json cannot be")
