@@ -66,9 +66,18 @@ def read_profile(path: str | Path, named: str | None = None) -> dict:
 
     processed = BaseConfig.process_config(dict(profile))
     given, read = profile.get("dynamo_config"), processed.get("dynamo_config")
-    if "dynamo_backend" in profile and given and given != read:
+    if "dynamo_backend" in profile and given and given != read and (_compiles(given) or _compiles(read)):
         raise ConfigError(f"{path}: the accelerate config has a top-level dynamo_backend (an older accelerate's key), "
                           f"which accelerate launch reads in place of the dynamo_config beside it, so dynamo_config "
                           f"{given} is ignored and the run compiles as {read or 'not at all'}: move dynamo_backend "
                           f"into dynamo_config, or remove one of them")
     return processed
+
+
+def _compiles(dynamo_config) -> bool:
+    """Whether a dynamo_config compiles the network (a backend other than NO): where neither the section nor what
+    the launch reads in its place does, nothing the section says is lost."""
+    if not isinstance(dynamo_config, dict):
+        return True  # not a section the launch could read: said as replaced
+    backend = dynamo_config.get("dynamo_backend", dynamo_config.get("backend", "NO"))
+    return str(backend).upper() != "NO"

@@ -165,13 +165,17 @@ def test_a_one_process_launch_names_a_typo_in_its_profiles_dynamo_config(tmp_pat
 
 
 # Profiles whose older keys accelerate rewrites as it reads them (BaseConfig.process_config), with what plan and
-# training both say of each: the ranks read the raw YAML, and named the first's typo, not that the launch read none of
-# its dynamo_config; plan said nothing of the first two.
+# training both say of each: the ranks read the raw YAML, and refused the first for a typo in a section the launch
+# never read (it compiles nothing either way), and named the third's typo, not that the launch read none of its
+# dynamo_config; plan said nothing of the first three.
 _REWRITTEN = [
     ("distributed_type: MULTI_GPU\ndynamo_backend: 'NO'\ndynamo_config: {dynamo_backend: 'NO', use_fullgraf: true}\n",
-     "the accelerate config has a top-level dynamo_backend (an older accelerate's key), which accelerate launch "
-     "reads in place of the dynamo_config beside it, so dynamo_config {'dynamo_backend': 'NO', 'use_fullgraf': True} "
-     "is ignored and the run compiles as not at all"),
+     None),
+    ("distributed_type: MULTI_GPU\ndynamo_backend: 'NO'\ndynamo_config: {dynamo_backend: 'NO'}\n", None),
+    ("distributed_type: MULTI_GPU\ndynamo_backend: 'NO'\ndynamo_config: {dynamo_backend: INDUCTOR, use_fullgraf: "
+     "true}\n", "the accelerate config has a top-level dynamo_backend (an older accelerate's key), which accelerate "
+                 "launch reads in place of the dynamo_config beside it, so dynamo_config {'dynamo_backend': "
+                 "'INDUCTOR', 'use_fullgraf': True} is ignored and the run compiles as not at all"),
     ("distributed_type: MULTI_GPU\nfp16: true\ndynamo_backend: INDUCTOR\n", None),
     ("distributed_type: MULTI_GPU\ndynamo_backend: INDUCTOR\ndynamo_config: {dynamo_backend: INDUCTOR, mode: "
      "max-autotune}\n", "the accelerate config has a top-level dynamo_backend (an older accelerate's key), which "
