@@ -1728,3 +1728,44 @@ def test_the_plain_monai_prediction_of_from_monai_md_gives_predicts_label_map(tm
     labels = namespace["labels"].numpy()
     assert labels.shape == predicted.shape and len(np.unique(predicted)) > 1
     assert (labels != predicted).sum() == 0, f"{(labels != predicted).sum()} of {labels.size} voxels differ"
+
+
+def test_the_plain_monai_prediction_of_from_monai_md_paints_a_brats_region_models_label_values(tmp_path):
+    """The page's block on a BraTS-style region model (four MRI channel files, labels 0/1/2/4 trained as whole
+    tumour, tumour core and enhancing tumour, one sigmoid each) writes predict's label map, in BraTS' values.
+    Until the ninety-fifth session the block took a softmax and an argmax whatever the model: on such a model
+    it gave region indices 0-2 where predict writes 0, 1, 2 and 4, and on a class model trained on 0/1/2/4 the
+    index 3 where predict writes 4."""
+    shape, rng = (20, 20, 20), np.random.default_rng(0)
+    grid = np.stack(np.meshgrid(*[np.arange(20)] * 3, indexing="ij"))
+    radius = np.sqrt(((grid - 10) ** 2).sum(0))
+    scans = []
+    for channel, gain in enumerate((-20, 80, 60, 120)):  # t1, t1ce, t2, flair
+        values = np.where(radius < 9, 100.0, 0.0) + np.where(radius < 5, gain, 0) + rng.normal(0, 5, shape)
+        scans.append(tmp_path / f"case_{channel:04d}.nii.gz")
+        nib.save(nib.Nifti1Image(np.where(radius < 9, values, 0).astype(np.float32), np.diag([1.5] * 3 + [1])),
+                 scans[-1])
+    brats = {"names": ["whole_tumor", "tumor_core", "enhancing_tumor"], "values": [[1, 2, 4], [1, 4], [4]],
+             "order": [2, 1, 4]}
+    for regions in (brats, None):
+        spec = model_spec("unet", 4, 3 if regions else 4, PATCH, TINY_UNET)
+        torch.manual_seed(3)
+        tensors = {k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}
+        metadata = {"labels": {"0": "background", "1": "necrotic", "2": "edema", "3": "enhancing"},
+                    "channels": {"0": "t1", "1": "t1ce", "2": "t2", "3": "flair"}, "in_channels": 4,
+                    "num_classes": 4, "patch_size": PATCH, "spacing": [1.5, 1.5, 1.5],
+                    "preprocessing": PreprocessSettings(spacing=(1.5, 1.5, 1.5),
+                                                        label_map=((0, 0), (1, 1), (2, 2), (4, 3))).to_dict()}
+        if regions:
+            metadata.update(regions=regions, output_activation="sigmoid")
+        model_dir = tmp_path / ("regions" if regions else "classes")
+        write_export(tensors, spec.to_dict(), metadata, model_dir)
+        predicted = read_labels(predict_file(model_dir, scans, tmp_path / f"{model_dir.name}.nii.gz", device=CPU))
+        snippet = re.sub(r"^model_dir, scan = .*$", f"model_dir, scan = {str(model_dir)!r}, {[str(s) for s in scans]!r}",
+                         _from_monai_snippet(), count=1, flags=re.M)
+        namespace = {}
+        exec(compile(snippet, "docs/from_monai.md", "exec"), namespace)
+        labels = namespace["labels"].numpy()
+        assert len(np.unique(predicted)) > 1 and set(np.unique(predicted)) <= {0, 1, 2, 4}, np.unique(predicted)
+        assert (labels != predicted).sum() == 0, (f"{model_dir.name}: {(labels != predicted).sum()} of {labels.size} "
+                                                  f"voxels differ; values {np.unique(labels)}")
