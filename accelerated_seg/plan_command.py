@@ -50,7 +50,7 @@ def run(args, _) -> int:
     if args.config:
         print(f"from {args.config}: model {args.model}, patch {'x'.join(map(str, args.patch))}, batch {args.batch}"
               f"{f', global batch {args.global_batch}' if args.global_batch else ''}, {args.in_channels} image "
-              f"channel(s), {args.classes} classes")
+              f"channel(s), {args.classes} {args.outputs_are}")
         if args.activation_checkpointing:  # training's memory refusal advises it, and names plan
             print(f"note: {args.config} sets train.activation_checkpointing, which this table does not model: its "
                   f"activ and work columns are without it, more than the run keeps (an upper bound)")
@@ -150,6 +150,7 @@ def _plan_settings(args) -> argparse.Namespace:
     gpus = resolved["gpus"]
     plan.check_settings(1, gpus, args.gpu_memory, args.global_batch)  # the GPUs first: the batch needs them
     defaults, from_config, optim = {"batch": 2, "in_channels": 1, "classes": 3}, {}, OptimConfig()
+    resolved["outputs_are"] = "classes"
     if args.config is not None:
         cfg = load_config(args.config)
         optim = cfg.optim
@@ -163,7 +164,9 @@ def _plan_settings(args) -> argparse.Namespace:
                        # the config's model.args are its network's: not another --model's
                        "model_args": cfg.model.args if args.model in (None, cfg.model.name) else None}
         if args.in_channels is None or args.classes is None:
-            from_config["in_channels"], from_config["classes"] = _channels_and_classes(cfg, args.config)
+            from_config["in_channels"], from_config["classes"], regions = _channels_and_classes(cfg, args.config)
+            # a region model's outputs are its regions, fewer than the dataset's classes (BraTS: 3 of 4)
+            resolved["outputs_are"] = "regions" if regions and args.classes is None else "classes"
     for key in ("model", "patch", "batch", "global_batch", "model_args", "in_channels", "classes"):
         if resolved[key] is None:
             resolved[key] = from_config.get(key) if from_config.get(key) is not None else defaults.get(key)
@@ -204,9 +207,10 @@ def _check_config_global_batch(global_batch: int | None, gpus: int, config_path:
                           f"--global-batch)") from None
 
 
-def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
+def _channels_and_classes(cfg, config_path: str) -> tuple[int, int, bool]:
     """The image channels and the network's outputs (classes, or regions) of the config's dataset, from its
-    description only (no image is read, and the embedded demo data is not written)."""
+    description only (no image is read, and the embedded demo data is not written), and whether the outputs
+    are regions (``data.regions``, or an nnU-Net dataset.json's own)."""
     from .config import ConfigError
     from .data.errors import DataError
     from .data.prepare import load_manifest
@@ -214,10 +218,10 @@ def _channels_and_classes(cfg, config_path: str) -> tuple[int, int]:
 
     regions = len(cfg.data.regions) if cfg.data.regions else None  # one output each, over the dataset's
     if cfg.data.dataset == "synthetic":
-        return 1, regions or (2 if cfg.data.binarize else len(LABELS))
+        return 1, regions or (2 if cfg.data.binarize else len(LABELS)), regions is not None
     try:
         manifest = load_manifest(cfg.data, cfg.train.output_dir)
     except (DataError, OSError) as error:
         raise ConfigError(f"{config_path}: the image channels and classes come from its dataset, which cannot be "
                           f"read here ({error}); give --in-channels and --classes") from None
-    return manifest.num_channels, regions or manifest.num_outputs
+    return manifest.num_channels, regions or manifest.num_outputs, bool(regions or manifest.regions is not None)

@@ -449,8 +449,11 @@ def test_plan_reads_the_run_it_plans_from_an_experiment_config(tmp_path, capsys)
     regions = tmp_path / "regions.yaml"
     regions.write_text(config.read_text().replace("patch_size: [64, 64, 64]", "patch_size: [64, 64, 64], regions: "
                                                   "{whole: [1, 2, 3], core: [2, 3], enhancing: [3]}"))
+    capsys.readouterr()
     assert main(["plan", "--config", str(regions), "--gpus", "2", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["model"]["args"]["out_channels"] == 3
+    # said as regions: "3 classes" of a dataset of 4 classes until the ninety-fifth session
+    assert "2 image channel(s), 3 regions\n" in capsys.readouterr().out
 
 
 def test_plan_batch_given_wins_over_a_config_global_batch_that_cannot_split(tmp_path, capsys):
