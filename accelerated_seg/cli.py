@@ -184,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "probabilities")
     p.add_argument("inputs", type=path_argument, nargs="*", metavar="INPUT",
                    help="NIfTI files, folders of them or quoted glob patterns; a multi-channel case is "
-                        "<case>_0000.nii.gz, <case>_0001.nii.gz, ... (nnU-Net naming)")
+                        "<case>_0000.nii.gz, <case>_0001.nii.gz, ... (nnU-Net naming), or <case>_<channel name> "
+                        "of the model's channels (BraTS naming: <case>_t1ce.nii.gz)")
     p.add_argument("--input", type=path_argument, nargs="+", metavar="FILE",
                    help="instead of INPUT: one case, one file per channel in the model's channel order")
     p.add_argument("--output", type=path_argument, required=True,

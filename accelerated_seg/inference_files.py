@@ -129,7 +129,9 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     ``liver_7_0000.nii.gz`` gives ``liver_7.nii.gz``. Multi-channel models: ``<case>_0000``,
     ``<case>_0001``, ... are one case, channels in that order; each case needs every channel once.
     A multi-channel model's file without that naming is a case of its own whose one file holds every
-    channel along a fourth axis (the Decathlon's BrainTumour ``BRATS_001.nii.gz``), checked when read.
+    channel along a fourth axis (the Decathlon's BrainTumour ``BRATS_001.nii.gz``), checked when read,
+    unless its name ends in ``_<channel name>`` or ``-<channel name>`` of ``channel_names`` (case aside):
+    BraTS' own ``BraTS2021_00000_t1ce.nii.gz`` is channel ``t1ce`` of case ``BraTS2021_00000``.
     Where one case's channel comes from several folders (a folder per case: ``case_001/image.nii.gz``,
     ``case_002/image.nii.gz``), each folder is a case of its own, and their ids add the folders below
     their common one (``case_001_image``), as training names such cases (``unique_ids``).
@@ -137,7 +139,7 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     Args:
         files: NIfTI files, e.g. from ``expand_inputs``.
         in_channels: channels the model takes.
-        channel_names: channel index (str or int) -> name, for error messages (``config.json``).
+        channel_names: channel index (str or int) -> name (``config.json``): files named by them, and messages.
 
     Raises:
         DataError: every problem found, one line each: a file without channel naming, a missing or
@@ -149,6 +151,7 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     """
     names = {int(k): v for k, v in (channel_names or {}).items()}
     by_name: dict[str, dict[int, list[Path]]] = {}
+    separator_of: dict[str, str] = {}  # a case whose files are named by the channels' names: "_" or "-"
     problems = []
     for path in files:
         stem = nifti_stem(path)
@@ -165,10 +168,14 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
                             f"{in_channels} channels{_named(names)}: give a 4D file of those {in_channels}, or one 3D "
                             f"file per channel (<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz)")
             continue
+        elif match is None and (named := _named_channel(stem, names)):
+            case, separator_of[case], channel = named
         elif match is None:
+            by_names = (f" or by the channels' names, <case>_{names[0]}.nii.gz ... <case>_{names[in_channels - 1]}"
+                        f".nii.gz" if {0, in_channels - 1} <= names.keys() else "")
             problems.append(f"{path}: the model takes {in_channels} channels, so each file must be named "
-                            f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel), or hold "
-                            f"all {in_channels} as one 4D (x, y, z, {in_channels}) image; rename it")
+                            f"<case>_0000.nii.gz ... <case>_{in_channels - 1:04d}.nii.gz (one per channel){by_names}, "
+                            f"or hold all {in_channels} as one 4D (x, y, z, {in_channels}) image; rename it")
             continue
         else:
             case, channel = match["case"], int(match["channel"])
@@ -192,7 +199,9 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
                                 f"(0000..{in_channels - 1:04d}); remove it or use another model")
         missing = [c for c in range(in_channels) if c not in channels]
         if missing:
-            described = ", ".join(f"{case}_{c:04d}.nii.gz" + (f" ({names[c]})" if c in names else "") for c in missing)
+            described = ", ".join((f"{case}{separator_of[case]}{names[c]}.nii.gz ({names[c]})" if case in separator_of
+                                   else f"{case}_{c:04d}.nii.gz" + (f" ({names[c]})" if c in names else ""))
+                                  for c in missing)
             problems.append(f"case {case_id!r} lacks channel file(s) {described}; add them next to the others")
         cases.append(InputCase(case_id, tuple(channels[c][0] for c in range(in_channels) if c in channels)))
     repeated = [case_id for case_id, count in Counter(c.id for c in cases).items() if count > 1]
@@ -202,6 +211,18 @@ def group_cases(files: Sequence[Path], in_channels: int, channel_names: dict | N
     if problems:
         raise DataError(f"cannot group {len(files)} input file(s) into cases:\n" + "\n".join(problems))
     return sorted(cases, key=lambda c: c.id)
+
+
+def _named_channel(stem: str, names: dict[int, str]) -> tuple[str, str, int] | None:
+    """(case, separator, channel) of a file named by one of the model's channel names, as BraTS names its
+    files (``BraTS2021_00000_t1ce``; BraTS 2023's ``BraTS-GLI-00000-000-t1c``), case aside; None otherwise.
+    The longest name is tried first: beside channels ``flair`` and ``t2_flair``, ``a_t2_flair`` is case ``a``."""
+    for channel, name in sorted(names.items(), key=lambda item: -len(str(item[1]))):
+        for separator in "_-":
+            suffix = f"{separator}{name}".lower()
+            if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+                return stem[:-len(suffix)], separator, channel
+    return None
 
 
 def _named(names: dict[int, str]) -> str:

@@ -70,7 +70,30 @@ def test_channel_naming_problems_are_all_reported(tmp_path):
     assert "case 'a' lacks channel file(s) a_0001.nii.gz (FLAIR)" in message
     assert "b_0002.nii.gz: channel 0002, but the model takes 2 channel(s)" in message
     assert "t1.nii.gz: the model takes 2 channels, so each file must be named <case>_0000.nii.gz" in message
-    assert "or hold all 2 as one 4D (x, y, z, 2) image" in message
+    assert "(one per channel) or by the channels' names, <case>_T1.nii.gz ... <case>_FLAIR.nii.gz, or hold all 2 as " \
+        "one 4D (x, y, z, 2) image" in message
+
+
+def test_files_named_by_the_models_channel_names_group_as_brats_names_them(tmp_path):
+    """BraTS' own naming, <case>_t1.nii.gz ... <case>_flair.nii.gz (BraTS 2023's <case>-t1c.nii.gz), groups by
+    the channel names of the model's config.json, in its channel order; every file was refused as "rename it"
+    to <case>_0000.nii.gz, one line per file, until the ninety-fifth session."""
+    names = {"0": "t1", "1": "t1ce", "2": "t2", "3": "flair"}
+    files = [tmp_path / f"BraTS_{case}_{channel}.nii.gz" for case in ("002", "001") for channel in
+             ("flair", "t2", "T1ce", "t1")]
+    files += [tmp_path / f"BraTS-GLI-7-{c}.nii.gz" for c in ("t1", "t1ce", "t2", "flair")]
+    files += [tmp_path / f"BraTS_003_{c}.nii.gz" for c in ("t1", "t1ce", "flair")]
+    for path in files:  # 3D files, one channel each
+        nib.save(nib.Nifti1Image(np.zeros((4, 4, 4), np.float32), np.eye(4)), path)
+    cases = group_cases(files[:-3], 4, names)
+    assert [(c.id, [p.name for p in c.channels]) for c in cases] == [
+        ("BraTS-GLI-7", [f"BraTS-GLI-7-{c}.nii.gz" for c in ("t1", "t1ce", "t2", "flair")]),
+        *[(f"BraTS_{case}", [f"BraTS_{case}_{c}.nii.gz" for c in ("t1", "T1ce", "t2", "flair")])
+          for case in ("001", "002")]]
+    lacking = r"case 'BraTS_003' lacks channel file\(s\) BraTS_003_t2.nii.gz \(t2\); add"
+    with pytest.raises(DataError, match=lacking) as told:
+        group_cases(files[-3:], 4, names)
+    assert "0002" not in str(told.value)
 
 
 def test_a_4d_file_of_every_channel_is_one_case_of_a_multi_channel_model(tmp_path):
