@@ -38,6 +38,12 @@ def test_nested_regions_paint_the_one_value_no_later_region_holds():
     in_classes = brats.in_classes({0: 0, 1: 1, 2: 2, 4: 3})
     assert in_classes.values == ((1, 2, 3), (2, 3), (3,)) and in_classes.order == (1, 2, 3)
     assert Regions.from_dict(json.loads(json.dumps(brats.to_dict()))) == brats
+    # BraTS' own convention (1 necrosis, 2 edema, 4 enhancing): the core is 1 and 4, and the map written
+    # back paints edema, necrosis, enhancing tumour in BraTS' values (docs/data.md, Regions)
+    own = Regions.declared({"wt": [1, 2, 4], "tc": [1, 4], "et": [4]}, [0, 1, 2, 4], "data.regions")
+    assert own.order == (2, 1, 4)
+    assert own.paint(torch.tensor([[0.9, 0.9, 0.9, 0.1], [0.1, 0.9, 0.9, 0.1], [0.1, 0.1, 0.9, 0.1]])).tolist() == [
+        2, 1, 4, 0]
 
 
 @pytest.mark.parametrize("raw, order, message", [
