@@ -282,6 +282,22 @@ def test_a_declared_class_that_no_label_contains_is_one_warning(tmp_path):
     ]
 
 
+def test_under_regions_a_value_no_label_holds_is_told_only_where_it_leaves_a_region_empty(tmp_path):
+    """Regions train and score unions of values, not classes: BraTS' 0/1/2/4 given from Python as n_classes=5
+    (3 in no file, and in no region) was told that validation "scores it 1 ... which lifts the mean Dice", which
+    it never scores (a ninety-fifth-session probe). A region all of whose values no label holds is told."""
+    from accelerated_seg.regions import Regions
+
+    cases = [make_case(tmp_path, f"case_{i}") for i in range(3)]  # labels hold 0, 1, 2
+    unseen_outside = Regions.declared({"all": [1, 2], "core": [2]}, [0, 1, 2, 3], "data.regions")
+    assert not [w for w in check_cases(cases, [0, 1, 2, 3], regions=unseen_outside).warnings if "none of" in w]
+    empty = Regions.declared({"all": [1, 2, 3], "three": [3]}, [0, 1, 2, 3], "data.regions", order=[1, 3])
+    assert check_cases(cases, [0, 1, 2, 3], regions=empty).warnings == [
+        "region(s) three hold only label value(s) [3], which appear in none of the 3 label file(s) checked; a region "
+        "never seen cannot be learned, and validation and evaluate score it 1 wherever the network predicts none of "
+        "it (both empty), which lifts the mean Dice — check the label files, or the regions' values"]
+
+
 @pytest.mark.parametrize("refused", ["non-integer", "scaled"])
 def test_a_class_whose_voxels_were_all_refused_is_not_also_called_unseen(tmp_path, refused):
     """Every class-1 voxel stored as 0.9999999, or a header's scl_slope 2 making them 2 (and 2's 4): the error

@@ -47,6 +47,7 @@ from accelerated_seg.data.preprocess_settings import resolved_crop_foreground, r
 
 if TYPE_CHECKING:
     from accelerated_seg.config import DataConfig
+    from accelerated_seg.regions import Regions
 
 _VOXELS_PER_SLAB = 16 * 1024 * 1024  # bounds the temporary arrays of one scan step
 _MAX_VALUES_SHOWN = 8  # enough to recognise the mistake without flooding the message
@@ -213,7 +214,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
         crop_foreground=crop_foreground, workers=workers, ranks=ranks,
         records=CheckRecords(records_folder, manifest.root) if records_folder is not None else None,
-        normalization=normalization,
+        normalization=normalization, regions=manifest.regions,
     )
     if report.errors and (read_from_elsewhere := _paths_written_from_the_working_folder(manifest, checked)):
         report.errors.insert(0, read_from_elsewhere)  # the cause of the "file not found" lines that follow
@@ -304,6 +305,7 @@ def check_cases(
     ranks: CheckingRanks | None = None,
     records: CheckRecords | None = None,
     normalization: str = "zscore",
+    regions: Regions | None = None,
 ) -> CheckReport:
     """Open every file of every case and report all problems found.
 
@@ -349,6 +351,8 @@ def check_cases(
         normalization: ``data.normalization`` as resolved. Under ``zscore``, an image channel
             whose one most extreme voxel holds most of its variance is a warning (``intensity_spread``);
             it also words the advice of the warning about CT under the foreground crop.
+        regions: The regions trained (``Manifest.regions``, over label values): a declared value that no
+            label holds is then told only where it leaves a region empty, as regions are what is scored.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
@@ -392,7 +396,7 @@ def check_cases(
         report.warnings += findings.report.warnings
         report.recalled += findings.recalled
         tally.add(findings.tally)
-    tally.add_warnings(report, normalization)
+    tally.add_warnings(report, normalization, regions)
     if not binarized:  # a case's tally keeps the declared values its label lacks (recalled ones too)
         foreground = set(declared.values) - {0, ignore_value}
         report.labelled = {cases[position].id: frozenset(foreground - set(findings.tally.unseen))
@@ -565,7 +569,7 @@ class _Tally:
         if 1 in _grid_shape(image):
             self.single_slices.append(f"{path} {_grid_shape(image)}")
 
-    def add_warnings(self, report: CheckReport, normalization: str = "zscore") -> None:
+    def add_warnings(self, report: CheckReport, normalization: str = "zscore", regions: Regions | None = None) -> None:
         if len(self.background_only) == 1:
             report.warnings.append(
                 f"{self.background_only[0]}: label contains only background (0); the case teaches no foreground"
@@ -625,7 +629,17 @@ class _Tally:
                 "data.normalization: ct (or name the channel CT in dataset.json's \"modality\", which auto "
                 "follows); if these are not CT, set data.crop_foreground: false"
             )
-        if (unseen := [value for value in self.unseen if value not in self.refused]) and self.scanned:
+        unseen = [value for value in self.unseen if value not in self.refused] if self.scanned else []
+        if unseen and regions is not None:  # a value beside seen ones in its regions, or in none, is never scored
+            if empty := [name for name, values in zip(regions.names, regions.values) if set(values) <= set(unseen)]:
+                alone = sorted({value for name, values in zip(regions.names, regions.values) if name in empty
+                                for value in values})
+                report.warnings.append(
+                    f"region(s) {', '.join(empty)} hold only label value(s) {alone}, which appear in none of the "
+                    f"{self.scanned} label file(s) checked; a region never seen cannot be learned, and validation and "
+                    "evaluate score it 1 wherever the network predicts none of it (both empty), which lifts the mean "
+                    "Dice — check the label files, or the regions' values")
+        elif unseen:
             report.warnings.append(
                 f"declared label value(s) {unseen} appear in none of the {self.scanned} label file(s) "
                 "checked; a class never seen cannot be learned, and validation and evaluate score it 1 wherever "
