@@ -709,6 +709,7 @@ class Segmentation:
         """
         from .data.io import write_nifti
         from .inference import predict_file
+        from .inference_files import ESTIMATOR_PREDICT_NAMES, check_channel_count
 
         model_dir = self._require_model("predict")
         if isinstance(x, dict):  # a datalist's entry: "an array of shape ()" before
@@ -723,6 +724,14 @@ class Segmentation:
         if is_path and affine is not None:  # the file's own was used, and the one given dropped without a word
             raise ConfigError("predict: a file carries its own affine, which predict uses; drop affine= (it is for "
                               "arrays), or give nib.load(path).get_fdata() with it")
+        if is_path or is_image:  # a list of several cases for a one-channel model: said of x, before anything is saved
+            given = list(x) if isinstance(x, (list, tuple)) else [x]
+            try:
+                check_channel_count([str(item) for item in given] if is_path else
+                                    [f"image {c} of the list" for c in range(len(given))], config,
+                                    ESTIMATOR_PREDICT_NAMES, "files" if is_path else "images")
+            except DataError as error:
+                raise DataError(f"predict: {error}") from None
         with tempfile.TemporaryDirectory() as tmp:
             if is_path:
                 inputs = x
@@ -754,8 +763,9 @@ class Segmentation:
             with warnings.catch_warnings(record=True) as raised:
                 warnings.simplefilter("always")
                 try:
-                    output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz",
-                                          sw_batch_size=batch_size, fp32_setting=estimator_fp32("predict"), **options)
+                    output = predict_file(model_dir, inputs, Path(tmp) / "prediction.nii.gz", sw_batch_size=batch_size,
+                                          fp32_setting=estimator_fp32("predict"), names=ESTIMATOR_PREDICT_NAMES,
+                                          **options)
                 except DataError as error:
                     failure = error
             # Those about one's input (UserWarning) at the caller's line: warn_explicit at inference.py's kept

@@ -28,6 +28,7 @@ make up which case, and which outputs may be written, is ``inference_files``'s.
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from contextlib import closing
 from dataclasses import dataclass, replace
@@ -52,10 +53,18 @@ from .data.preprocess_settings import PreprocessSettings, class_values, preproce
 from .ensemble import given_folders, load_for_prediction, members_of
 from .host_cpu import COMMAND_LINE_FP32, emulated_bf16_warning
 from .inference_files import (
+    PREDICT_CASE_NAMES,
+    PREDICT_CASES_NAMES,
+    PREDICT_FILE_NAMES,
     PREDICTION_DESCRIP,
     InputCase,
+    PredictNames,
     case_key,
-    check_outputs,
+    channel_order,
+    channels_config,
+    check_channel_count,
+    check_one_case_call,
+    check_paths_given,
     checked_outputs,
     collect_cases,
     holding_output_folder,
@@ -68,6 +77,7 @@ from .inference_files import (
     written_by_predict,
 )
 from .inference_pipeline import one_at_a_time, pipelined
+from .model_folders import read_export_json
 from .own_warnings import AcceleratedSegWarning
 from .postprocess import keep_largest_components, largest_component_classes
 from .predict_options import PredictOptions, mirror_axes, precision_refusal
@@ -341,15 +351,6 @@ class PreparedCase:
     pending: Compose | None = None
 
 
-def channel_order(config: dict) -> str:
-    """An export's channels in order, for a message: "channel 0 (T1), channel 1 (FLAIR)", each by its index
-    alone where config.json names none (config.json's dict, {'0': 'T1', ...}, was said as it is until the
-    ninety-first session)."""
-    names = {int(index): name for index, name in (config.get("channels") or {}).items()}
-    return ", ".join(f"channel {index}" + (f" ({names[index]})" if index in names else "")
-                     for index in range(config["in_channels"]))
-
-
 def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: bool = False) -> PreparedCase:
     """Read one case's channel files, check them, and apply the training preprocessing.
 
@@ -361,14 +362,7 @@ def prepare_case(config: dict, channels: Sequence[str | Path], *, read_only: boo
         DataError: the files cannot be used (unreadable, grids that differ, non-finite voxels, ...).
     """
     paths = [Path(p) for p in channels]
-    if len(paths) not in (1, config["in_channels"]):  # one file may hold every channel (4D)
-        # A list is one case's channels; a single-channel model given several files was most likely
-        # meant to segment several cases.
-        what_to_give = (f"give one file, of its {channel_order(config)}; to segment several cases, give one file "
-                        f"per call, or a folder to accelerated-seg predict" if config["in_channels"] == 1 else
-                        f"give one file per channel, in the order {channel_order(config)}")
-        raise DataError(f"the model expects {config['in_channels']} channel image(s), got {len(paths)}: "
-                        f"{[str(p) for p in paths]}; {what_to_give}")
+    check_channel_count(paths, config, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
     images = _read_channels(paths, config)
     settings = preprocess_settings(config)
     if settings.normalization == "zscore":
@@ -613,7 +607,7 @@ def predict_case(model: torch.nn.Module, config: dict, channels: Sequence[str | 
         ``output``.
     """
     device = default_device(device)  # "cpu" as predict_file takes it: an AttributeError on str.type before
-    check_outputs([Path(p) for p in channels], [output, probabilities_output])
+    check_one_case_call([Path(p) for p in channels], output, probabilities_output, config, PREDICT_CASE_NAMES)
     prepared = prepare_case(config, channels, read_only=runs_transforms_on_device(device, options))
     prediction = case_prediction(model, config, prepared, device=device, options=options,
                                  keep_probabilities=probabilities_output is not None)
@@ -756,8 +750,13 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
                  device: str | torch.device | None = None, sw_batch_size: int = 4, overlap: float = 0.5, *,
                  tta: str = "none", precision: str = "fp32", aggregate_on_cpu: bool | None = None,
                  transforms_on_device: bool = True, probabilities_output: str | Path | None = None,
-                 keep_largest: bool | Sequence[int] = False, fp32_setting: str = COMMAND_LINE_FP32) -> Path:
+                 keep_largest: bool | Sequence[int] = False, fp32_setting: str = COMMAND_LINE_FP32,
+                 names: PredictNames = PREDICT_FILE_NAMES) -> Path:
     """Segment one case and write a label map with the input's shape, affine and header geometry.
+
+    What cannot work is refused before the model loads, naming the argument (``check_one_case_call``): an
+    array or image where a path is taken (``Segmentation.predict`` takes those), a folder as ``output``,
+    several files for a one-channel model (several cases: ``predict_cases``), an output over an input.
 
     Args:
         model_dir: folder exported by training (config.json + model.safetensors); several folders predict
@@ -770,6 +769,11 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
         keep_largest: True keeps every foreground class to its largest connected component in the label
             map; label values (as the map holds them) keep those classes only (``postprocess``).
         fp32_setting: how the caller asks for fp32, which the emulated-bf16 warning names (``check_precision``).
+        names: how the caller names these arguments in a refusal: this function's by default, the command's
+            flags for ``accelerated-seg predict --input`` (``PredictNames()``).
+
+    Raises:
+        DataError: the arguments (before the model loads), or the case's files (after).
 
     Example:
         >>> predict_file("output/demo/best_model", "scan.nii.gz", "scan_seg.nii.gz", tta="all")  # doctest: +SKIP
@@ -777,12 +781,17 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     device = default_device(device)
     check_precision(options.precision, device, fp32_setting)
+    check_paths_given([(names.model, model_dir), (names.inputs, inputs), (names.output, output),
+                       (names.probabilities, probabilities_output)], names)
+    channels = [home_expanded(p) for p in ([inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs))]
+    # Refused outputs first (one over its input, say): only the case's own failure removes anything. Before the
+    # model loads: until the ninety-fifth session output="p2d/" loaded it, then said "p2d: a label map is written
+    # as NIfTI", and two cases' files for a one-channel model were counted only as they were read.
+    check_one_case_call(channels, _home_expanded_as_given(output), home_expanded(probabilities_output),
+                        _config_without_loading(model_dir), names)
+    output, probabilities_output = home_expanded(output), home_expanded(probabilities_output)
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
-    channels = [home_expanded(p) for p in ([inputs] if isinstance(inputs, (str, Path)) else list(inputs))]
-    output, probabilities_output = home_expanded(output), home_expanded(probabilities_output)
-    # Refused outputs first (one over its input, say): only the case's own failure removes anything.
-    check_outputs([Path(p) for p in channels], [output, probabilities_output])
     try:
         return predict_case(model.to(device), config, channels, output, device=device, options=options,
                             probabilities_output=probabilities_output, keep_largest=keep)
@@ -790,6 +799,20 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
         if earlier := remove_earlier_prediction(output, probabilities_output):
             raise DataError(f"{error}{earlier}") from error
         raise
+
+
+def _home_expanded_as_given(path: str | Path) -> str | Path:
+    """``home_expanded``, a str keeping its trailing "/" (``check_one_case_output`` tells a folder by it)."""
+    return os.path.expanduser(path) if isinstance(path, str) else home_expanded(path)
+
+
+def _config_without_loading(model_dir: str | Path | Sequence[str | Path]) -> dict | None:
+    """The models' config.json as far as their channels go (``channels_config``), read without loading the
+    networks, so that the arguments are refused first; None where it cannot be read (loading says why)."""
+    try:
+        return channels_config([read_export_json(folder) for folder in given_folders(model_dir)])
+    except (OSError, ValueError, IndexError):  # DataError is a ValueError; IndexError: no folder at all
+        return None
 
 
 #: One case to segment and where its label map (and, when not None, its probabilities) go.
@@ -838,7 +861,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
                   transforms_on_device: bool = True, probabilities: bool = False,
                   progress: Callable[[str], None] | None = None, sequential: bool = False,
                   keep_largest: bool | Sequence[int] = False, continue_prediction: bool = False,
-                  fp32_setting: str = COMMAND_LINE_FP32) -> list[Path]:
+                  fp32_setting: str = COMMAND_LINE_FP32, names: PredictNames = PREDICT_CASES_NAMES) -> list[Path]:
     """Segment every case found in ``inputs`` into ``output/<case>.nii.gz``.
 
     The model is loaded once. Cases are grouped by channel naming (``group_cases``), and every
@@ -849,7 +872,7 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
 
     Args:
         model_dir: folder exported by training, or several: an ensemble (as in ``predict_file``).
-        inputs: NIfTI files, folders of them, or glob patterns.
+        inputs: NIfTI files, folders of them, or glob patterns (one of them alone, as a str or Path, too).
         output: folder for the label maps (created); or, when the inputs are a single case, the
             label map's own path ending in ``.nii.gz``/``.nii``.
         probabilities: also write ``<case>_probs.nii.gz`` (``probabilities_path``) beside each label map.
@@ -862,6 +885,8 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
             models and options (``left_to_predict``): a run a time limit or Ctrl-C stopped goes on.
         fp32_setting: how the caller asks for fp32, as in ``predict_file``: the command line's words by default,
             which a script calling this was told whatever it gave until the ninety-third session.
+        names: how the caller names ``inputs`` and ``output`` in a refusal: this function's by default, the
+            command's flags for ``accelerated-seg predict`` (``PredictNames()``).
 
     Returns:
         Every case's label map, in case order (those passed over too).
@@ -876,11 +901,20 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     device = default_device(device)
     check_precision(options.precision, device, fp32_setting)
+    check_paths_given([(names.model, model_dir), (names.inputs, inputs), (names.output, output)], names)
+    # One path alone is one input, as predict_file takes it: its characters were the inputs ("scans/" read "/")
+    inputs = [inputs] if isinstance(inputs, (str, os.PathLike)) else inputs
+    output = home_expanded(output)
+    # The cases and their outputs refused before the model loads, as the command line does; where config.json
+    # alone says nothing sure of the channels, after it, as the loading says what is wrong first
+    if (early := _config_without_loading(model_dir)) is not None:
+        cases = collect_cases(inputs, early)
+        outputs, written = checked_outputs(cases, output, probabilities, names)
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
-    cases = collect_cases(inputs, config)
-    output = home_expanded(output)
-    outputs, written = checked_outputs(cases, output, probabilities)
+    if early is None:
+        cases = collect_cases(inputs, config)
+        outputs, written = checked_outputs(cases, output, probabilities, names)
     model.to(device)
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
     run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))

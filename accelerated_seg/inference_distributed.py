@@ -26,6 +26,7 @@ With one process this is ``inference.predict_cases``. The process-agnostic piece
 from __future__ import annotations
 
 import contextlib
+import os
 import traceback
 import warnings
 from contextlib import closing
@@ -52,8 +53,9 @@ from .inference import (
     segment_cases,
     sliding_window_logits,
 )
-from .inference_files import (InputCase, checked_outputs, collect_cases, holding_output_folder, home_expanded,
-                              prediction_key, probabilities_path, remove_earlier_prediction)
+from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, checked_outputs, collect_cases,
+                              holding_output_folder, home_expanded, prediction_key, probabilities_path,
+                              remove_earlier_prediction)
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -185,14 +187,15 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         transforms_on_device: bool = True, probabilities: bool = False,
                         progress: Callable[[str], None] | None = None,
                         sequential: bool = False, keep_largest: bool | Sequence[int] = False,
-                        continue_prediction: bool = False, fp32_setting: str = COMMAND_LINE_FP32) -> list[Path]:
+                        continue_prediction: bool = False, fp32_setting: str = COMMAND_LINE_FP32,
+                        names: PredictNames = PREDICT_CASES_NAMES) -> list[Path]:
     """``predict_cases`` over every process of an ``accelerate launch``; call it on every process.
 
     Args:
         inputs: NIfTI files, folders or patterns (grouped into cases by channel naming), or the
             cases themselves (``InputCase``: one file per channel in the model's order).
         model_dir, output, sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device,
-            probabilities, sequential, keep_largest, continue_prediction, fp32_setting: as in
+            probabilities, sequential, keep_largest, continue_prediction, fp32_setting, names: as in
             ``inference.predict_cases``.
         accelerator: an ``accelerate.Accelerator`` (or ``PartialState``); one is made when None. Each
             process runs on its ``accelerator.device``.
@@ -212,13 +215,14 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     accelerator = accelerator or process_state()
     options = PredictOptions(sw_batch_size, overlap, tta, precision, aggregate_on_cpu, transforms_on_device)
     num_processes, rank = accelerator.num_processes, accelerator.process_index
+    inputs = [inputs] if isinstance(inputs, (str, os.PathLike)) else inputs  # one path alone, as predict_cases takes it
     given_cases = bool(inputs) and all(isinstance(item, InputCase) for item in inputs)
     if num_processes == 1 and not given_cases:
         return predict_cases(model_dir, inputs, output, device=accelerator.device, sw_batch_size=sw_batch_size,
                              overlap=overlap, tta=tta, precision=precision, aggregate_on_cpu=aggregate_on_cpu,
                              transforms_on_device=transforms_on_device, probabilities=probabilities, progress=progress,
                              sequential=sequential, keep_largest=keep_largest, continue_prediction=continue_prediction,
-                             fp32_setting=fp32_setting)
+                             fp32_setting=fp32_setting, names=names)
     device = accelerator.device
     refusal = None
     try:
@@ -232,7 +236,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         output = home_expanded(output)
         # Every process, before any work: under split=windows only the main process writes, and a refusal
         # from it alone would leave the others waiting in the first reduction.
-        outputs, written = checked_outputs(cases, output, probabilities)
+        outputs, written = checked_outputs(cases, output, probabilities, names)
     except (ConfigError, DataError) as error:
         refusal = error
     _raise_any_refusal(refusal, accelerator.process_index)

@@ -54,6 +54,90 @@ class InputCase:
     channels: tuple[Path, ...]
 
 
+@dataclass(frozen=True)
+class PredictNames:
+    """How the caller names predict's arguments in a refusal: the command's flags (the default), or a Python
+    function's parameters (``PREDICT_FILE_NAMES``, ...). One check, each caller's words: until the ninety-fifth
+    session a call from Python was told to give ``--output`` another name, or a folder to ``accelerated-seg
+    predict``, and ``predict_file(model, scan, "p2d/")`` only that "p2d" was no NIfTI name."""
+
+    output: str = "--output"  # the label map's path (one case), or the folder of the cases' label maps
+    probabilities: str = "--output"  # where the probabilities' path comes from: --output's, beside the label map
+    inputs: str = "--input"  # one case's files, one per channel
+    model: str = "--model"  # the exported model's folder, or several (an ensemble)
+    keyword: bool = False  # a keyword says its value as output='p2d/', a flag as --output p2d/
+    # the form that segments one case, then the one that segments several into a folder ({folder}: the output)
+    one_case: str = "with --input (one case, one file per channel) the output is that case's label map, one file"
+    several_cases: str = "give the files as INPUT... (without --input) with --output {folder}"
+
+    def given(self, value, name: str | None = None) -> str:
+        """``value`` as given to the argument ``name`` (``output`` by default): --output p2d/, output='p2d/'."""
+        name = name or self.output
+        return f"{name}={str(value)!r}" if self.keyword else f"{name} {value}"
+
+
+#: predict_file's words (inference.py).
+PREDICT_FILE_NAMES = PredictNames(
+    model="model_dir", output="output", probabilities="probabilities_output", inputs="inputs", keyword=True,
+    one_case="predict_file segments one case (inputs: one file per channel), so output is that case's label map, "
+             "one file",
+    several_cases="call predict_cases(model_dir, inputs, '{folder}')")
+#: Segmentation.predict's (estimator.py), whose scans are its x, and whose output is a temporary file of its own.
+ESTIMATOR_PREDICT_NAMES = PredictNames(
+    model="model_dir", output="output", probabilities="probabilities_output", inputs="x", keyword=True,
+    one_case="Segmentation.predict segments one case (x: one file per channel)",
+    several_cases="call predict once per case, or for files accelerated_seg.inference.predict_cases(model.model_dir, "
+                  "x, '{folder}')")
+#: predict_cases' words: its output is the folder (or one case's file), its inputs files, folders or patterns.
+PREDICT_CASES_NAMES = PredictNames(model="model_dir", output="output", probabilities="output", inputs="inputs",
+                                   keyword=True)
+#: predict_case's and prepare_case's (inference.py), whose one case's files are its channels.
+PREDICT_CASE_NAMES = PredictNames(model="model_dir", output="output", probabilities="probabilities_output",
+                                  inputs="channels", keyword=True,
+                                  several_cases="call predict_cases(model_dir, channels, '{folder}')")
+
+
+def check_paths_given(given: Sequence[tuple[str, object]], names: PredictNames = PredictNames()) -> None:
+    """Refuse an array, an image or a tensor where a path is taken (``inputs``, ``output``, ...): a numpy
+    array in predict_file's inputs was "expected str, bytes or os.PathLike object, not ndarray", a nibabel
+    image "Cannot slice image objects", and in predict_cases' a file name "too long", of the array's printout,
+    each after the model loaded (ninety-fifth session's probe).
+
+    Args:
+        given: (argument's name, value): a path, a list of paths (the inputs), or None where optional.
+
+    Raises:
+        DataError: naming the argument, what it was given, and what takes that.
+    """
+    for name, value in given:
+        if value is None or isinstance(value, (str, os.PathLike)):
+            continue
+        for item in list(value) if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, (str, os.PathLike)):
+                continue
+            what = _what_it_is(item) + ("" if item is value else " in the list")
+            if name != names.inputs:
+                raise DataError(f"{name} takes a path (str or pathlib.Path), but was given {what}")
+            way = ("; Segmentation.predict takes voxels: Segmentation.load(model_dir).predict(x) with x the array or "
+                   "image" if _is_data(item) else "")
+            raise DataError(f"{name} takes NIfTI files (a str or pathlib.Path each), but was given {what}{way}")
+
+
+def _is_data(value) -> bool:
+    """An array, tensor or image: voxels rather than a name of a file holding them."""
+    return hasattr(value, "shape") or hasattr(value, "dataobj")
+
+
+def _what_it_is(value) -> str:
+    """What a value that is no path is, for a message: "an array (numpy.ndarray, shape (20, 20, 16))", ..."""
+    kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+    if hasattr(value, "dataobj"):
+        return f"an image ({kind}, shape {tuple(value.shape)})"
+    if hasattr(value, "shape"):
+        return f"an array ({kind}, shape {tuple(value.shape)})"
+    return f"{type(value).__name__} {value!r}"[:120]
+
+
 def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
     """Files, folders (their NIfTI files, not recursive) and glob patterns -> NIfTI files, in order.
 
@@ -255,12 +339,29 @@ def home_expanded(path: str | Path | None) -> Path | None:
     return None if path is None else Path(os.path.expanduser(path))
 
 
+def channels_config(configs: list[dict]) -> dict | None:
+    """The models' config.json, by which the inputs are grouped into cases before the models load, where
+    each model's says the same of the channels and says it as training writes it; else None (a hand edit,
+    members of an ensemble that differ: the loading of the models says what is wrong)."""
+    from .config import is_whole_number
+
+    def channels(config: dict) -> tuple:
+        return config.get("in_channels"), config.get("channels")
+
+    first = configs[0]
+    if (not is_whole_number(first.get("in_channels"), 1) or not isinstance(first.get("channels") or {}, dict)
+            or any(channels(config) != channels(first) for config in configs[1:])):
+        return None
+    return first
+
+
 def collect_cases(inputs: Sequence[str | Path], config: dict) -> list[InputCase]:
     """Files, folders or patterns -> the cases to segment with the model described by ``config``."""
     return group_cases(expand_inputs(inputs), config["in_channels"], config.get("channels"))
 
 
-def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
+def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None],
+                             setting: str = "--output") -> None:
     """Refuse to write a label map or probabilities over an input image (``--output`` = the scans' folder).
 
     Raises:
@@ -269,7 +370,7 @@ def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str
     sources = {Path(p).resolve(): Path(p) for p in inputs}
     for output in outputs:
         if output is not None and (source := sources.get(Path(output).resolve())) is not None:
-            raise DataError(f"writing {output} would overwrite the input image {source}; give --output a new "
+            raise DataError(f"writing {output} would overwrite the input image {source}; give {setting} a new "
                             f"folder or file name")
 
 
@@ -285,24 +386,76 @@ def _check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
             raise DataError(f"{output}: a label map is written as NIfTI; end the file name in .nii.gz (or .nii)")
 
 
-def check_one_case_output(output: str, channels: Sequence[str | Path]) -> None:
-    """Refuse a folder as the output of ``predict --input`` (one case, its channel files), which writes that
-    case's label map itself. ``output`` is the text as typed: ``p2d/`` was said as "p2d: a label map is
-    written as NIfTI", its ``/`` gone with pathlib's, and nothing said that the output is one file (h15's probe).
+def check_one_case_call(channels: Sequence[str | Path], output: str | Path, probabilities_output: str | Path | None,
+                        config: dict | None, names: PredictNames = PredictNames()) -> None:
+    """Every refusal of a call that segments one case (``predict_file``, ``predict --input``), from its arguments
+    and the model's config.json alone, so before the model loads: a folder as ``output``, files that are not
+    one case's channels, an output over an input, and what ``check_outputs`` refuses. ``config``: as
+    ``channels_config`` gives it (None: the channels are not counted). ``names``: the caller's (the command's
+    flags by default, ``PREDICT_FILE_NAMES`` from Python).
 
     Raises:
-        DataError: naming --output as typed, the file name to give, and the form that writes into a folder.
+        DataError: naming the argument as the caller gives it; nothing has been written.
     """
-    if nifti_stem(output) is not None or not (output.endswith(("/", os.sep)) or Path(output).is_dir()):
+    check_one_case_output(output, channels, names)
+    check_channel_count(channels, config, names)
+    _check_inputs_are_spared(channels, [output], names.output)
+    _check_inputs_are_spared(channels, [probabilities_output], names.probabilities)
+    check_outputs(channels, [output, probabilities_output], names)
+
+
+def check_one_case_output(output: str | Path, channels: Sequence[str | Path],
+                          names: PredictNames = PredictNames()) -> None:
+    """Refuse a folder as the output of one case (``predict --input``, ``predict_file``), which writes that
+    case's label map itself. ``output`` as given: the command's text typed, whose ``p2d/`` was said as "p2d: a
+    label map is written as NIfTI", its ``/`` gone with pathlib's, and nothing said that the output is one file
+    (h15's probe); ``predict_file(..., "p2d/")`` was told so, after its model loaded, until the ninety-fifth session.
+
+    Raises:
+        DataError: naming the output as given, the file name to give, and the form that writes into a folder.
+    """
+    text = str(output)  # a str keeps its "/", which a Path has not
+    if nifti_stem(text) is not None or not (text.endswith(("/", os.sep)) or Path(text).is_dir()):
         return  # a NIfTI name, or a name without .nii.gz that check_outputs refuses as such
     stem = nifti_stem(channels[0]) if channels else None
     case = (match["case"] if (match := _CHANNEL_FILE.match(stem)) else stem) if stem else "case"
-    raise DataError(f"--output {output} is a folder, but with --input (one case, one file per channel) the output is "
-                    f"that case's label map, one file: give e.g. --output {Path(output) / f'{case}.nii.gz'}, or give "
-                    f"the files as INPUT... (without --input) to write {Path(output) / '<case>.nii.gz'}")
+    raise DataError(f"{names.given(output)} is a folder, but {names.one_case}: give e.g. "
+                    f"{names.given(Path(output) / f'{case}.nii.gz')}, or {names.several_cases.format(folder=output)} "
+                    f"to write {Path(output) / '<case>.nii.gz'}")
 
 
-def _check_name_lengths(outputs: Iterable[str | Path | None]) -> None:
+def check_channel_count(channels: Sequence[str | Path], config: dict | None,
+                        names: PredictNames = PredictNames(), what: str = "files") -> None:
+    """Refuse files that cannot be one case's channels for the model of ``config``: one file (every channel
+    in it), or one per channel. A one-channel model given several was most likely meant to segment several
+    cases, which another call does (``names.several_cases``).
+
+    Raises:
+        DataError: naming how many files (``what``: images, ...) were given, as the caller names them, and the
+            way for each meaning.
+    """
+    if config is None or len(channels) in (1, in_channels := config["in_channels"]):
+        return  # None: config.json says nothing sure of the channels, and the loading of the model says why
+    shown = ", ".join(map(str, channels[:3])) + (", ..." if len(channels) > 3 else "")
+    given = f"{names.inputs} gives {len(channels)} {what} ({shown}) as the channels of one case"
+    if in_channels == 1:
+        raise DataError(f"{given}, but the model takes one channel ({channel_order(config)}): to segment them as "
+                        f"{len(channels)} cases, {names.several_cases.format(folder='<folder>')}; for one case, "
+                        f"give its one file")
+    raise DataError(f"{given}, but the model takes {in_channels}: give one file per channel, in the order "
+                    f"{channel_order(config)}, or one 4D file (x, y, z, {in_channels}) of them all")
+
+
+def channel_order(config: dict) -> str:
+    """An export's channels in order, for a message: "channel 0 (T1), channel 1 (FLAIR)", each by its index
+    alone where config.json names none (config.json's dict, {'0': 'T1', ...}, was said as it is until the
+    ninety-first session)."""
+    names = {int(index): name for index, name in (config.get("channels") or {}).items()}
+    return ", ".join(f"channel {index}" + (f" ({names[index]})" if index in names else "")
+                     for index in range(config["in_channels"]))
+
+
+def _check_name_lengths(outputs: Iterable[str | Path | None], setting: str = "--output") -> None:
     """Refuse an output whose name (or a folder's above it) is longer than a file name can be (``NAME_MAX``
     bytes): a scan of a 250-character name gave its label map, and then failed at the probabilities'
     write (``<case>_probs.nii.gz``, 6 characters longer), after its case was segmented, with an OSError
@@ -317,11 +470,11 @@ def _check_name_lengths(outputs: Iterable[str | Path | None]) -> None:
             continue
         if too_long := [part for part in Path(output).parts if len(part.encode()) > NAME_MAX]:
             raise DataError(f"{output}: {too_long[0]!r} is {len(too_long[0].encode())} bytes long, and a file or "
-                            f"folder name takes at most {NAME_MAX}; give --output a shorter name, or rename the scan "
+                            f"folder name takes at most {NAME_MAX}; give {setting} a shorter name, or rename the scan "
                             f"whose name it takes (the probabilities add _probs to the label map's)")
 
 
-def _check_writable(outputs: Iterable[str | Path | None]) -> None:
+def _check_writable(outputs: Iterable[str | Path | None], setting: str = "--output") -> None:
     """Refuse an output path that is a folder, or below a file: the label map is written to a
     temporary file and renamed, and either would fail there with an OSError, after the inference.
 
@@ -332,14 +485,14 @@ def _check_writable(outputs: Iterable[str | Path | None]) -> None:
         if output is None:
             continue
         if Path(output).is_dir():
-            raise DataError(f"{output} is a folder, so the label map cannot be written there; give --output a "
+            raise DataError(f"{output} is a folder, so the label map cannot be written there; give {setting} a "
                             f"file name that is not a folder, or another folder for <case>.nii.gz")
         if blocking := file_in_the_way(Path(output).parent):
             raise DataError(f"{output}: {blocking} is a file, so the folder for {Path(output).name} cannot be "
-                            f"made; give --output a folder path, or a file name in one")
+                            f"made; give {setting} a folder path, or a file name in one")
 
 
-def _check_folders_take_files(outputs: Iterable[str | Path | None]) -> None:
+def _check_folders_take_files(outputs: Iterable[str | Path | None], setting: str = "--output") -> None:
     """Refuse an output whose folder no file can be made in (``files.no_file_made_in``: a read-only
     filesystem, another user's folder): the first label map's write failed there only after its case was
     segmented, naming the hidden temporary, and the lock's "cannot be locked" warning before it spoke of
@@ -355,7 +508,7 @@ def _check_folders_take_files(outputs: Iterable[str | Path | None]) -> None:
         tried.add(folder)
         if refused := no_file_made_in(folder):
             raise DataError(f"{output} cannot be written: no file can be made in {refused[0]} ({refused[1]}); give "
-                            f"--output a folder you can write to")
+                            f"{setting} a folder you can write to")
 
 
 def label_map_digest(labels: np.ndarray) -> bytes:
@@ -452,7 +605,7 @@ def _written_by_predict(path: str, as_it_stands: tuple) -> str | None:
         return "not written by predict"
 
 
-def _check_only_predictions_replaced(outputs: Iterable[str | Path | None]) -> None:
+def _check_only_predictions_replaced(outputs: Iterable[str | Path | None], setting: str = "--output") -> None:
     """Refuse to write over a file that is not one of our predictions as predict left it: a rerun
     replaces its own outputs, but ``--output labelsTr`` wrote each case's label map over its reference
     segmentation, of the same name, without a word; and a label map corrected by hand in place, in an
@@ -468,7 +621,7 @@ def _check_only_predictions_replaced(outputs: Iterable[str | Path | None]) -> No
             f" (and {len(refused) - 5} more)" if len(refused) > 5 else "")
         what = f"{shown} already exists" if len(refused) == 1 else f"{len(refused)} outputs already exist: {shown}"
         raise DataError(f"{what}; predict replaces only its own outputs as it wrote them (a reference segmentation, "
-                        f"or a label map corrected by hand, is kept): give --output another folder, or move the "
+                        f"or a label map corrected by hand, is kept): give {setting} another folder, or move the "
                         f"file(s) away")
 
 
@@ -482,39 +635,40 @@ def _check_written_once(outputs: list) -> None:
                         f"probabilities out")
 
 
-def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None]) -> None:
+def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None],
+                  names: PredictNames = PredictNames()) -> None:
     """Every check of the files a prediction will write, before it segments anything: none is an
     input image, each is named as NIfTI, no two share a path, each can be written (no folder in its
     place, no file above it), none replaces a file that predict did not write, and a file can be made
     in each one's folder (not a read-only one). Called with every
-    case's outputs, so a refusal leaves nothing half done.
+    case's outputs, so a refusal leaves nothing half done. ``names``: the caller's (the command's flags by default).
 
     Raises:
         DataError: naming the output and what to do; nothing has been written.
     """
     outputs = list(outputs)
-    _check_inputs_are_spared(inputs, outputs)
+    _check_inputs_are_spared(inputs, outputs, names.output)
     _check_nifti_names(outputs)
-    _check_name_lengths(outputs)  # before any look at the files: a stat of such a name raises
+    _check_name_lengths(outputs, names.output)  # before any look at the files: a stat of such a name raises
     _check_written_once(outputs)
-    _check_writable(outputs)
-    _check_only_predictions_replaced(outputs)
-    _check_folders_take_files(outputs)
+    _check_writable(outputs, names.output)
+    _check_only_predictions_replaced(outputs, names.output)
+    _check_folders_take_files(outputs, names.output)
 
 
-def checked_outputs(cases: Sequence[InputCase], output: str | Path,
-                    probabilities: bool) -> tuple[list[Path], list[Path]]:
+def checked_outputs(cases: Sequence[InputCase], output: str | Path, probabilities: bool,
+                    names: PredictNames = PredictNames()) -> tuple[list[Path], list[Path]]:
     """Each case's label map (``output_paths``) and every file the prediction writes (with ``probabilities``,
     each case's ``probabilities_path`` too), refused as ``check_outputs`` refuses them. One function for
     ``predict_cases``, ``predict_distributed`` and the command line, which checks before the inference stack
-    imports (ninety-second session), so that each says a refusal alike.
+    imports (ninety-second session), so that each says a refusal alike; ``names``: the caller's words for them.
 
     Raises:
         DataError: as ``output_paths`` and ``check_outputs``; nothing has been written.
     """
-    outputs = output_paths(cases, output)
+    outputs = output_paths(cases, output, names)
     written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
-    check_outputs([path for case in cases for path in case.channels], written)  # every case's, before the first
+    check_outputs([path for case in cases for path in case.channels], written, names)  # every case's, before the first
     return outputs, written
 
 
@@ -609,7 +763,7 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
             lock.release()
 
 
-def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
+def output_paths(cases: Sequence[InputCase], output: str | Path, names: PredictNames = PredictNames()) -> list[Path]:
     """The label map of each case: ``output/<case>.nii.gz``, or ``output`` itself for one case.
 
     Raises:
@@ -618,17 +772,17 @@ def output_paths(cases: Sequence[InputCase], output: str | Path) -> list[Path]:
     """
     if nifti_stem(output) is not None:  # a file name: the inputs must be exactly one case
         if len(cases) != 1:
-            raise DataError(f"--output {output} is one file, but the inputs hold {len(cases)} cases "
+            raise DataError(f"{names.given(output)} is one file, but the inputs hold {len(cases)} cases "
                             f"({', '.join(c.id for c in cases[:5])}{', ...' if len(cases) > 5 else ''}); "
-                            f"give a folder as --output")
+                            f"give a folder as {names.output}")
         return [Path(output)]
     if Path(output).exists() and not Path(output).is_dir():  # else errno 17 from a mkdir, after the first case
-        raise DataError(f"--output {output} is a file, not a folder; the label maps go into a folder as "
+        raise DataError(f"{names.given(output)} is a file, not a folder; the label maps go into a folder as "
                         f"<case>.nii.gz: give a new or existing folder")
     # The label maps would sit among the scans: with nnU-Net's names (<case>_0000.nii.gz in, <case>.nii.gz
     # out) nothing collides, and the next run took them for channels of the cases (seventieth session).
     scans = {Path(path).resolve().parent: Path(path) for case in cases for path in case.channels}
     if (scan := scans.get(Path(output).resolve())) is not None:
-        raise DataError(f"--output {output} is the folder of the scans ({scan}): the label maps would lie among them, "
-                        f"and a later run would read them as scans; give --output another folder")
+        raise DataError(f"{names.given(output)} is the folder of the scans ({scan}): the label maps would lie among "
+                        f"them, and a later run would read them as scans; give {names.output} another folder")
     return [Path(output) / f"{case.id}.nii.gz" for case in cases]

@@ -50,7 +50,7 @@ def run(args, _) -> int:
         return 2
     with importing_without_collection():  # collector.py says why
         from .inference import predict_cases, predict_file
-        from .inference_files import probabilities_path
+        from .inference_files import PredictNames, probabilities_path
 
     options = dict(device=args.device, **how,
                    keep_largest=(args.keep_largest or True) if args.keep_largest is not None else False)
@@ -63,11 +63,13 @@ def run(args, _) -> int:
     try:
         if args.input:  # the older form: channels named one by one, output is the label map itself
             probs = probabilities_path(args.output) if args.probabilities else None
-            print(f"wrote {predict_file(args.model, args.input, args.output, probabilities_output=probs, **options)}")
+            written = predict_file(args.model, args.input, args.output, probabilities_output=probs,
+                                   names=PredictNames(), **options)
+            print(f"wrote {written}")
         else:
             written = predict_cases(args.model, args.inputs, args.output, probabilities=args.probabilities,
                                     progress=print, sequential=args.sequential,
-                                    continue_prediction=args.continue_prediction, **options)
+                                    continue_prediction=args.continue_prediction, names=PredictNames(), **options)
             print(f"{len(written)} case(s) {'in' if args.continue_prediction else 'segmented into'} {args.output}")
     except KeyboardInterrupt:
         print(_interrupted(args), file=sys.stderr)
@@ -111,34 +113,21 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
     Raises:
         DataError: naming the input or output and what to do; nothing has been written.
     """
-    from .inference_files import (check_one_case_output, check_outputs, checked_outputs, collect_cases, expand_inputs,
-                                  probabilities_path)
+    from .inference_files import (channels_config, check_channel_count, check_one_case_call, check_one_case_output,
+                                  checked_outputs, collect_cases, expand_inputs, probabilities_path)
 
     expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
+    config = channels_config(configs) if configs else None
     if args.input:  # as typed (Path drops a trailing "/"), and the same on every process of a launch
         check_one_case_output(args.output, args.input)
+        check_channel_count(args.input, config)
     if launched_processes() > 1:
         return
     if args.input:  # predict_file's: --output is the label map's own path
         probabilities = probabilities_path(args.output) if args.probabilities else None
-        check_outputs([Path(path) for path in args.input], [Path(args.output), probabilities])
-    elif (config := _channels_config(configs)) is not None:
+        check_one_case_call([Path(path) for path in args.input], args.output, probabilities, config)
+    elif config is not None:
         checked_outputs(collect_cases(args.inputs, config), args.output, args.probabilities)
-
-
-def _channels_config(configs: list[dict]) -> dict | None:
-    """The models' config.json, by which the inputs are grouped into cases, where each model's says the same
-    of the channels and says it as training writes it; else None."""
-    from .config import is_whole_number
-
-    def channels(config: dict) -> tuple:
-        return config.get("in_channels"), config.get("channels")
-
-    first = configs[0]
-    if (not is_whole_number(first.get("in_channels"), 1) or not isinstance(first.get("channels") or {}, dict)
-            or any(channels(config) != channels(first) for config in configs[1:])):
-        return None
-    return first
 
 
 def _interrupted(args) -> str:
@@ -166,7 +155,7 @@ def _missing_model(inputs: list[str]) -> str:
 
 
 def _predict_distributed(args, options) -> int:
-    from .inference_files import InputCase
+    from .inference_files import InputCase, PredictNames
     from .inference_distributed import predict_distributed, process_state
 
     state = process_state()
@@ -175,7 +164,7 @@ def _predict_distributed(args, options) -> int:
         inputs = [InputCase("case", tuple(map(Path, args.input)))] if args.input else args.inputs
         written = predict_distributed(args.model, inputs, args.output, accelerator=state, split=args.split,
                                       probabilities=args.probabilities, progress=print, sequential=args.sequential,
-                                      continue_prediction=args.continue_prediction, **options)
+                                      continue_prediction=args.continue_prediction, names=PredictNames(), **options)
         if state.is_main_process:
             done = "in" if args.continue_prediction else "segmented into"
             by = counted(state.num_processes, "process", "processes")

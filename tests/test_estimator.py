@@ -1647,9 +1647,9 @@ def test_what_is_no_scan_is_named_as_given_to_predict(tmp_path):
                                         r"one case, x\[0\], per call\)$"):
         model.predict(torch.from_numpy(volume)[None, None])
     # A list of paths is one case's channels: said by predict, its channel in words (config.json's dict, bare,
-    # until the ninety-first session)
-    with pytest.raises(DataError, match=r"^predict: the model expects 1 channel image\(s\), got 2: .*; give one "
-                                        r"file, of its channel 0 \(MRI0\); to segment several cases"):
+    # until the ninety-first session), of its x (the ninety-fifth session)
+    with pytest.raises(DataError, match=r"^predict: x gives 2 files .* but the model takes one channel \(channel 0 "
+                                        r"\(MRI0\)\): to segment them as 2 cases, call predict once per case"):
         model.predict([str(scan), str(scan)])
 
 

@@ -245,16 +245,15 @@ def test_predict_file_keeps_its_signature_and_checks_the_channel_count(scans, tm
     out = predict_file(model, image, tmp_path / "seg.nii.gz", None, 2, 0.25)
     assert_same_geometry(out, image)
     # a list is one case's channels: for a one-channel model, most likely several cases meant
-    with pytest.raises(DataError, match=r"expects 1 channel image.*; give one file, of its channel 0 \(MRI0\); to "
-                                        r"segment several cases, give one file per call, or a folder to accelerated-seg "
-                                        r"predict"):
+    with pytest.raises(DataError, match=r"^inputs gives 2 files .* but the model takes one channel \(channel 0 "
+                                        r"\(MRI0\)\): to segment them as 2 cases, call predict_cases"):
         predict_file(model, [image, image], tmp_path / "seg.nii.gz")
     # the channels in words, not config.json's dict ("in the order {'0': 'MRI0'}" until the ninety-first session)
     config = json.loads((export(tmp_path / "two", in_channels=2) / "config.json").read_text())
-    with pytest.raises(DataError, match=r"expects 2 channel image\(s\), got 3: .*; give one file per channel, in the "
-                                        r"order channel 0 \(MRI0\), channel 1 \(MRI1\)$"):
+    with pytest.raises(DataError, match=r"^channels gives 3 files .* but the model takes 2: give one file per channel, "
+                                        r"in the order channel 0 \(MRI0\), channel 1 \(MRI1\), or one 4D file"):
         prepare_case(config, [image] * 3)
-    with pytest.raises(DataError, match=r"in the order channel 0, channel 1$"):  # an export that names none
+    with pytest.raises(DataError, match=r"in the order channel 0, channel 1, or one 4D file"):  # names none
         prepare_case({**config, "channels": None}, [image] * 3)
     # one 3D file (--input FILE) for both channels: the files to give, in order, as the count's message names
     # them, not nnU-Net's folder names (<case>_0000.nii.gz ..., which --input does not read), until the
@@ -970,6 +969,96 @@ def test_predict_input_form_to_a_folder_is_refused_alike_under_a_launch(tmp_path
         predict_command._check_outputs_before_the_imports(args, [])
 
 
+def _loading_refused(monkeypatch):
+    """No model may load: each refusal of a call's arguments comes before it."""
+    from accelerated_seg import inference
+
+    def load(*_, **__):
+        raise AssertionError("the model was loaded before the arguments were refused")
+
+    monkeypatch.setattr(inference, "load_for_prediction", load)
+
+
+def test_predict_file_refuses_misuse_in_its_arguments_words_before_the_model_loads(scans, tmp_path, monkeypatch):
+    """predict_file(model, scan, "p2d/") loaded the model, then said "p2d: a label map is written as NIfTI"; an
+    array as inputs was Python's "expected str, bytes or os.PathLike object", a nibabel image "Cannot slice
+    image objects"; two cases' files for a one-channel model were counted as they were read; an output over
+    the input was told to give --output, a flag of the command line (ninety-fifth session's probe)."""
+    model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_000.nii.gz"
+    other, folder = scans / "imagesTr" / "case_001.nii.gz", tmp_path / "p2d"
+    folder.mkdir()
+    voxels = np.zeros((8, 8, 8), np.float32)
+    _loading_refused(monkeypatch)
+    refusals = [
+        (dict(inputs=image, output=f"{tmp_path / 'new'}/"), rf"^output='{tmp_path / 'new'}/' is a folder, but "
+         r"predict_file segments one case .* give e.g. output='.*/new/case_000.nii.gz', or call predict_cases\("),
+        (dict(inputs=image, output=folder), rf"^output='{folder}' is a folder, but predict_file segments one case"),
+        (dict(inputs=[image, other], output=tmp_path / "o.nii.gz"), r"^inputs gives 2 files \(.*case_000.nii.gz, "
+         r".*case_001.nii.gz\) as the channels of one case, but the model takes one channel .*: to segment them as "
+         r"2 cases, call predict_cases\(model_dir, inputs, '<folder>'\)"),
+        (dict(inputs=voxels, output=tmp_path / "o.nii.gz"), r"^inputs takes NIfTI files .* but was given an array "
+         r"\(numpy.ndarray, shape \(8, 8, 8\)\); Segmentation.predict takes voxels"),
+        (dict(inputs=nib.load(image), output=tmp_path / "o.nii.gz"), r"^inputs takes NIfTI files .* was given an "
+         r"image \(nibabel.Nifti1Image"),
+        (dict(inputs=[torch.zeros(8, 8, 8)], output=tmp_path / "o.nii.gz"), r"^inputs takes NIfTI files .* was given "
+         r"an array \(torch.Tensor, shape \(8, 8, 8\)\) in the list"),
+        (dict(inputs=image, output=voxels), r"^output takes a path \(str or pathlib.Path\), but was given an array"),
+        (dict(inputs=image, output=image), r"would overwrite the input image .*; give output a new"),
+        (dict(inputs=image, output=tmp_path / "o.nii.gz", probabilities_output=image),
+         r"would overwrite the input image .*; give probabilities_output a new"),
+    ]
+    for arguments, message in refusals:
+        with pytest.raises(DataError, match=message) as refused:
+            predict_file(model, **arguments)
+        assert "--output" not in str(refused.value) and "accelerated-seg" not in str(refused.value)
+    with pytest.raises(DataError, match=r"^model_dir takes a path \(str or pathlib.Path\), but was given an array"):
+        predict_file(voxels, image, tmp_path / "o.nii.gz")  # Python's "expected str, bytes or os.PathLike object"
+    assert list(folder.iterdir()) == [] and not (tmp_path / "new").exists()
+
+
+def test_predict_input_of_several_cases_for_one_channel_is_refused_in_flag_words(scans, tmp_path, capsys):
+    """The command line's --input a b for a one-channel model is told as its flags, before the imports."""
+    model, images = export(tmp_path / "model"), [str(scans / "imagesTr" / f"case_00{c}.nii.gz") for c in (0, 1)]
+    assert main(["predict", "--model", str(model), "--input", *images, "--output", str(tmp_path / "o.nii.gz")]) == 2
+    said = capsys.readouterr().err
+    assert "--input gives 2 files" in said and "give the files as INPUT... (without --input)" in said, said
+    assert "predict_cases" not in said, said
+
+
+def test_predict_cases_refuses_misuse_in_its_arguments_words_before_the_model_loads(scans, tmp_path, monkeypatch):
+    """predict_cases given an array said "File name too long" of the array's printout, and an output file for
+    two cases "give a folder as --output", each after the model loaded; one path given alone was read as its
+    characters ("scans/" as "s", "c", ..., "/": the whole disk's root folder)."""
+    model, images = export(tmp_path / "model"), scans / "imagesTr"
+    with monkeypatch.context() as patched:
+        _loading_refused(patched)
+        with pytest.raises(DataError, match=r"^inputs takes NIfTI files .* was given an array \(numpy.ndarray"):
+            predict_cases(model, np.zeros((8, 8, 8)), tmp_path / "out")
+        with pytest.raises(DataError, match=r"^output='.*one.nii.gz' is one file, but the inputs hold 6 cases .*; "
+                                            r"give a folder as output$"):
+            predict_cases(model, [images], tmp_path / "one.nii.gz")
+        with pytest.raises(DataError, match=r"would overwrite the input image .*; give output a new"):
+            predict_cases(model, [images / "case_000.nii.gz"], images / "case_000.nii.gz")
+    written = predict_cases(model, str(images / "case_000.nii.gz"), tmp_path / "alone")
+    assert written == [tmp_path / "alone" / "case_000.nii.gz"] and written[0].is_file()
+
+
+def test_estimator_predict_refuses_several_cases_as_its_x_before_the_model_loads(scans, tmp_path, monkeypatch):
+    """Segmentation.predict([a, b]) for a one-channel model was said as predict_file's "channel image(s)" and
+    "a folder to accelerated-seg predict", after the model loaded; it is said of x, with the ways for each."""
+    from accelerated_seg.estimator import Segmentation
+
+    model = Segmentation.load(export(tmp_path / "model"))
+    paths = [scans / "imagesTr" / f"case_00{c}.nii.gz" for c in (0, 1)]
+    _loading_refused(monkeypatch)
+    with pytest.raises(DataError, match=r"^predict: x gives 2 files \(.*case_000.nii.gz, .*case_001.nii.gz\) as the "
+                                        r"channels of one case, but the model takes one channel .*call predict once "
+                                        r"per case, or for files accelerated_seg.inference.predict_cases\("):
+        model.predict(paths)
+    with pytest.raises(DataError, match=r"^predict: x gives 2 images \(image 0 of the list, image 1 of the list\)"):
+        model.predict([nib.load(path) for path in paths])
+
+
 def test_predict_without_model_names_the_model_given_as_an_image(scans, tmp_path, capsys):
     """`predict output/model scans/` (export and evaluate take their folders positionally) was
     argparse's bare "the following arguments are required: --model"; now the folder is named, with
@@ -1530,8 +1619,8 @@ def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case(scan
     read_cases = []
     monkeypatch.setattr(inference, "prepare_case", lambda *args, **kwargs: read_cases.append(args) or 1 / 0)
     model, image = export(tmp_path / "model"), scans / "imagesTr" / "case_001.nii.gz"
-    why = (rf"no file can be made in {re.escape(str(read_only))} \(Read-only file system\); give --output a folder "
-           r"you can write to")
+    why = (rf"no file can be made in {re.escape(str(read_only))} \(Read-only file system\); give output a folder "
+           r"you can write to")  # the functions' keyword, as the command line says its --output
     for output in (read_only, read_only / "new" / "folder", read_only / "seg.nii.gz"):
         with pytest.raises(DataError, match=rf"^{re.escape(str(output))}\S* cannot be written: {why}"):
             predict_cases(model, [image], output)
@@ -1615,7 +1704,7 @@ def test_an_output_name_too_long_for_a_file_is_refused_before_any_case(scans, tm
             (tmp_path / "pred").mkdir()
         with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / 'pred' / ('s' * 248)))}_probs\.nii\.gz: "
                                             rf"'s{{248}}_probs\.nii\.gz' is 261 bytes long, and a file or folder name "
-                                            rf"takes at most 255; give --output a shorter name"):
+                                            rf"takes at most 255; give output a shorter name"):  # its keyword
             predict_cases(model, [scan.parent], tmp_path / "pred", probabilities=True)
     assert read_cases == [] and list((tmp_path / "pred").iterdir()) == []
 
