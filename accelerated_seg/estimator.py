@@ -709,7 +709,7 @@ class Segmentation:
         """
         from .data.io import write_nifti
         from .inference import predict_file
-        from .inference_files import ESTIMATOR_PREDICT_NAMES, check_channel_count
+        from .inference_files import ESTIMATOR_PREDICT_NAMES, check_channel_count, check_no_folder_as_a_channel
 
         model_dir = self._require_model("predict")
         if isinstance(x, dict):  # a datalist's entry: "an array of shape ()" before
@@ -727,6 +727,8 @@ class Segmentation:
         if is_path or is_image:  # a list of several cases for a one-channel model: said of x, before anything is saved
             given = list(x) if isinstance(x, (list, tuple)) else [x]
             try:
+                if is_path:  # a folder of cases
+                    check_no_folder_as_a_channel(given, ESTIMATOR_PREDICT_NAMES)
                 check_channel_count([str(item) for item in given] if is_path else
                                     [f"image {c} of the list" for c in range(len(given))], config,
                                     ESTIMATOR_PREDICT_NAMES, "files" if is_path else "images")

@@ -63,6 +63,7 @@ from .inference_files import (
     channel_order,
     channels_config,
     check_channel_count,
+    check_no_folder_as_a_channel,
     check_one_case_call,
     check_paths_given,
     checked_outputs,
@@ -674,11 +675,8 @@ def _read_channels(paths: Sequence[Path], config: dict) -> list[nib.spatialimage
     path for several channels must hold them along a fourth axis (x, y, z, channel), as the Decathlon's
     BrainTumour files do."""
     in_channels = config["in_channels"]
+    check_no_folder_as_a_channel(paths, PREDICT_CASE_NAMES)  # predict_file's callers are told before the model loads
     for path in paths:  # read_nifti's own message speaks of a dataset description
-        if path.is_dir():
-            raise DataError(f"{path} is a folder: one case is segmented here, given as its file (one per channel); "
-                            f"for a folder of cases run `accelerated-seg predict --model MODEL {path} --output OUT` "
-                            f"(inference.predict_cases)")
         if not path.is_file():
             raise DataError(f"{path}: no such file; give the scan's NIfTI file (one per channel)")
     reference = read_nifti(paths[0])

@@ -398,6 +398,7 @@ def check_one_case_call(channels: Sequence[str | Path], output: str | Path, prob
         DataError: naming the argument as the caller gives it; nothing has been written.
     """
     check_one_case_output(output, channels, names)
+    check_no_folder_as_a_channel(channels, names)
     check_channel_count(channels, config, names)
     _check_inputs_are_spared(channels, [output], names.output)
     _check_inputs_are_spared(channels, [probabilities_output], names.probabilities)
@@ -422,6 +423,21 @@ def check_one_case_output(output: str | Path, channels: Sequence[str | Path],
     raise DataError(f"{names.given(output)} is a folder, but {names.one_case}: give e.g. "
                     f"{names.given(Path(output) / f'{case}.nii.gz')}, or {names.several_cases.format(folder=output)} "
                     f"to write {Path(output) / '<case>.nii.gz'}")
+
+
+def check_no_folder_as_a_channel(channels: Sequence[str | Path], names: PredictNames = PredictNames()) -> None:
+    """Refuse a folder among one case's files: a folder of cases is another call's (``names.several_cases``).
+    ``predict_file(model, "scans/", ...)`` and ``Segmentation.predict("scans/")`` were told so after the model
+    loaded, of the command line (``accelerated-seg predict --model MODEL scans/ --output OUT``), until the
+    ninety-fifth session.
+
+    Raises:
+        DataError: naming the folder, as the caller gives it, and the call that segments the cases in it.
+    """
+    for path in channels:
+        if Path(path).is_dir():
+            raise DataError(f"{names.inputs} names the folder {path}, but takes one case's files (one per channel): "
+                            f"to segment the cases in it, {names.several_cases.format(folder='<folder>')}")
 
 
 def check_channel_count(channels: Sequence[str | Path], config: dict | None,

@@ -387,7 +387,7 @@ def test_segmentation_fit_predict_evaluate_save_load(tiny_dataset, tmp_path, mon
                          # MONAI's reorientation traceback, and read_nifti's words for a dataset, before
                          (volume[:0], r"predict: an array of shape \(0, \d+, \d+\) holds no voxels"),
                          ({"image": str(case.images[0])}, r"predict: a dict \(keys \['image'\]\); give the scan"),
-                         (str(tmp_path), r"is a folder: one case is segmented here, given as its file"),
+                         (str(tmp_path), r"^predict: x names the folder .*, but takes one case's files"),
                          (str(tmp_path / "no_such.nii.gz"), r"no_such.nii.gz: no such file; give the scan's NIfTI")):
         with pytest.raises(DataError, match=message):
             model.predict(bad)

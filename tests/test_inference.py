@@ -1003,6 +1003,8 @@ def test_predict_file_refuses_misuse_in_its_arguments_words_before_the_model_loa
         (dict(inputs=[torch.zeros(8, 8, 8)], output=tmp_path / "o.nii.gz"), r"^inputs takes NIfTI files .* was given "
          r"an array \(torch.Tensor, shape \(8, 8, 8\)\) in the list"),
         (dict(inputs=image, output=voxels), r"^output takes a path \(str or pathlib.Path\), but was given an array"),
+        (dict(inputs=scans / "imagesTr", output=tmp_path / "o.nii.gz"), r"^inputs names the folder .*imagesTr, but "
+         r"takes one case's files \(one per channel\): to segment the cases in it, call predict_cases\(model_dir, "),
         (dict(inputs=image, output=image), r"would overwrite the input image .*; give output a new"),
         (dict(inputs=image, output=tmp_path / "o.nii.gz", probabilities_output=image),
          r"would overwrite the input image .*; give probabilities_output a new"),
@@ -1045,7 +1047,8 @@ def test_predict_cases_refuses_misuse_in_its_arguments_words_before_the_model_lo
 
 def test_estimator_predict_refuses_several_cases_as_its_x_before_the_model_loads(scans, tmp_path, monkeypatch):
     """Segmentation.predict([a, b]) for a one-channel model was said as predict_file's "channel image(s)" and
-    "a folder to accelerated-seg predict", after the model loaded; it is said of x, with the ways for each."""
+    "a folder to accelerated-seg predict", and a folder as x as "run `accelerated-seg predict`", after the model
+    loaded; each is said of x, with the ways for each."""
     from accelerated_seg.estimator import Segmentation
 
     model = Segmentation.load(export(tmp_path / "model"))
@@ -1057,6 +1060,9 @@ def test_estimator_predict_refuses_several_cases_as_its_x_before_the_model_loads
         model.predict(paths)
     with pytest.raises(DataError, match=r"^predict: x gives 2 images \(image 0 of the list, image 1 of the list\)"):
         model.predict([nib.load(path) for path in paths])
+    with pytest.raises(DataError, match=r"^predict: x names the folder .*imagesTr, but takes one case's files .*call "
+                                        r"predict once per case, or for files accelerated_seg.inference.predict_cases"):
+        model.predict(scans / "imagesTr")
 
 
 def test_predict_without_model_names_the_model_given_as_an_image(scans, tmp_path, capsys):
