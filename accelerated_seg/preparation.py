@@ -256,7 +256,8 @@ CPU_FP16_REFUSAL = (
     "mixed precision fp16 on the CPU: torch has no fast fp16 convolutions there (a training step of the "
     "default U-Net took 15-24x fp32's time on an AVX-512 CPU, benchmarks/results/cpu_fp16_2cpu.json), and "
     "bf16 is the CPU's reduced precision, with no loss scaling to tune. Launch with --mixed_precision bf16 "
-    "(native on CPUs with AVX512-BF16 or AMX) or --mixed_precision no; in fit(), precision='bf16' or 'fp32'; "
+    "(native on CPUs with AVX512-BF16 or AMX) or --mixed_precision no; in a notebook, "
+    "Segmentation(precision='bf16') or 'fp32' (fit's own precision is the launch's); "
     "under DeepSpeed with a json (deepspeed_config_file), its fp16.enabled decides, whatever the launch says. "
     "fp16 is for GPUs.")
 

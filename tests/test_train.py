@@ -636,6 +636,19 @@ def test_fp16_on_the_cpu_is_refused_before_anything_is_written(tiny_config, tmp_
     assert not out.exists()
 
 
+def test_the_cpu_fp16_refusal_names_the_keyword_that_takes_a_precision():
+    # It said "in fit(), precision='bf16' or 'fp32'", a keyword neither fit has: Segmentation.fit refuses
+    # precision= (Segmentation's own) and train.fit takes the launch's (a notebook journey, ninety-fifth session).
+    from types import SimpleNamespace
+
+    from accelerated_seg.preparation import check_launch
+
+    with pytest.raises(ConfigError) as refused:
+        check_launch(SimpleNamespace(device=torch.device("cpu"), mixed_precision="fp16"), allow_fallback=False)
+    assert "Segmentation(precision='bf16') or 'fp32'" in str(refused.value)
+    assert "fit()" not in str(refused.value)
+
+
 def test_an_update_the_fp16_scaler_skipped_is_not_a_step(tiny_config, tmp_path, monkeypatch, capsys):
     # Training refuses fp16 on the CPU, so the scaler's verdict is stood in for: the first two optimizer
     # steps overflow (as they do while GradScaler's initial 2**16 scale comes down to size).
