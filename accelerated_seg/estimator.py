@@ -947,7 +947,10 @@ class Segmentation:
             check_export_fits(directory, config)
         except DataError as error:
             raise DataError(f"Segmentation.load: {error}") from None
-        estimator = cls(name, model_args=design, **settings)
+        try:
+            estimator = cls(name, model_args=design, **settings)
+        except ConfigError as error:  # the constructor's checks of the settings, said by the method called
+            raise ConfigError(f"Segmentation.load: {str(error).removeprefix('Segmentation: ')}") from None
         estimator._take_model(directory)
         # absolute, as model_dir: a relative one was looked up from the working folder at each fit, so a
         # chdir after the load left fit without the model that predict still used

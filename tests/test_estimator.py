@@ -2686,3 +2686,31 @@ def test_a_keyword_setting_refused_names_its_value_as_given_whatever_its_folders
     said = f"Dataset.from_files: cache_dir must be str, got {cache!r}"
     with pytest.raises(ConfigError, match=f"^{re.escape(said)}$"):
         Dataset.from_files([(tmp_path / "a.nii.gz", tmp_path / "a_seg.nii.gz")], block_shape=16, cache_dir=cache)
+
+
+def test_segmentation_loads_refusal_of_a_setting_names_load(tmp_path):
+    # Segmentation.load(folder, output_dri=...) was told "Segmentation: output_dri is not ...", the constructor the
+    # user did not call (a notebook journey, ninety-fifth session); the setting's checks are the constructor's.
+    from test_inference import export
+
+    model_dir = export(tmp_path / "model", spacing=None)
+    for given, refused in ((dict(output_dri="runs"), r"output_dri is not a training or optimizer setting \(did you "
+                                                     r"mean 'output_dir'\?\)"),
+                           (dict(lr=-1), "lr"), (dict(multi_gpu="no"), "multi_gpu must be True or False")):
+        with pytest.raises(ConfigError, match=rf"^Segmentation.load: {refused}"):
+            Segmentation.load(model_dir, **given)
+
+
+def test_a_misspelt_predict_option_is_answered_with_the_closest_name(tmp_path):
+    # fit, Segmentation and from_files said "(did you mean 'steps'?)"; predict(x, overlapp=0.5) listed the options
+    # alone (a notebook journey, ninety-fifth session). evaluate's: test_segmentation_fit_predict_evaluate_save_load.
+    import nibabel as nib
+    from test_inference import export
+
+    model = Segmentation.load(export(tmp_path / "model", spacing=None))
+    scan = tmp_path / "scan.nii.gz"
+    nib.save(nib.Nifti1Image(np.zeros((16, 16, 16), np.float32), np.eye(4)), scan)
+    for typo, meant in (("overlapp", "overlap"), ("afine", "affine"), ("keeplargest", "keep_largest")):
+        with pytest.raises(ConfigError, match=rf"^predict: {typo} is not an option \(did you mean '{meant}'\?\); "
+                                              r"the options are batch_size, affine"):
+            model.predict(scan, **{typo: 1})
