@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import difflib
 import json
 import math
 import os
@@ -446,6 +447,8 @@ def _closest(name: str, names: list[str]) -> str:
     if hint := did_you_mean(name, names):
         return hint
     meant = _OTHER_TOOLS_NAMES.get(name) or (name if name in _API_PLACES else None)
+    if meant is None and (near := difflib.get_close_matches(str(name), list(_OTHER_TOOLS_NAMES), n=1, cutoff=0.8)):
+        meant = _OTHER_TOOLS_NAMES[near[0]]  # learnin_rate: learning_rate's 'lr', too far in spelling from lr itself
     return f" (did you mean {_API_PLACES[meant]}?)" if meant and meant not in names else \
         (f" (did you mean {meant!r}?)" if meant else "")
 

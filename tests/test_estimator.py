@@ -2701,6 +2701,16 @@ def test_segmentation_loads_refusal_of_a_setting_names_load(tmp_path):
             Segmentation.load(model_dir, **given)
 
 
+def test_a_misspelling_of_another_tools_name_is_answered_as_that_name():
+    # learning_rate was told 'lr', learnin_rate nothing, its closest names (lr, ...) too far in spelling from it (a
+    # notebook journey, ninety-fifth session): it is taken as the other tool's name it nearly is.
+    for given, meant in (("learnin_rate", "'lr'"), ("num_epoch", r"fit\(dataset, epochs=N\)"),
+                         ("modalitys", r"Dataset.from_files\(pairs, channel_names=\[...\]\)")):
+        with pytest.raises(ConfigError, match=rf"^Segmentation: {given} is not a training or optimizer setting \(did "
+                                              rf"you mean {meant}\?\)"):
+            Segmentation("unet", **{given: 1})
+
+
 def test_a_misspelt_predict_option_is_answered_with_the_closest_name(tmp_path):
     # fit, Segmentation and from_files said "(did you mean 'steps'?)"; predict(x, overlapp=0.5) listed the options
     # alone (a notebook journey, ninety-fifth session). evaluate's: test_segmentation_fit_predict_evaluate_save_load.
