@@ -671,6 +671,12 @@ class Segmentation:
         # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
         started_from = cfg.train.init_from if resume_from is None else \
             (self._started_from if self.run_dir == out.absolute() else None)
+        if (self.loaded_from is None and self.model_dir is not None and "init_from" not in settings
+                and not settings.get("resume") and os.environ.get("RANK", "0") == "0"):
+            # nobrainer's (Keras') second fit goes on from the first one's weights: this one's new network was unsaid
+            print(f"note: this fit trains a new network, not the weights of the last fit ({self.model_dir}), as every "
+                  f"fit of a constructed Segmentation does; fit(..., init_from={str(self.model_dir)!r}, "
+                  f"output_dir=<another folder>) trains those on")
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
         with next_accelerator_in(self.precision):

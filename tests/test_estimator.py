@@ -518,15 +518,21 @@ def test_an_epoch_is_counted_with_the_batch_training_resolves(tiny_dataset, tmp_
             Segmentation("unet", output_dir=str(tmp_path / "run")).fit(data, **bad)
 
 
-def test_max_steps_given_to_the_estimator_is_the_length_of_the_run(tiny_dataset, tmp_path):
-    from accelerated_seg.config import ConfigError
-
+def _tiny_unet_and_data(tiny_dataset, tmp_path, **settings):
+    """The tiny dataset, 16^3 blocks of it at 2 mm in batches of 2, and a quiet three-level U-Net for it."""
     train_pairs, val_pairs = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
     model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
                          output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False, val_every=0,
-                         save_every=0, max_steps=2)
+                         save_every=0, **settings)
+    return data, model
+
+
+def test_max_steps_given_to_the_estimator_is_the_length_of_the_run(tiny_dataset, tmp_path):
+    from accelerated_seg.config import ConfigError
+
+    data, model = _tiny_unet_and_data(tiny_dataset, tmp_path, max_steps=2)
     with pytest.raises(ConfigError, match="fit: give one of epochs, steps \\(or max_steps\\), not epochs and max_steps"):
         model.fit(data, epochs=1, max_steps=3)
     (tmp_path / "taken").write_text("a file")  # named as the estimator's setting, not as train.output_dir
@@ -534,6 +540,21 @@ def test_max_steps_given_to_the_estimator_is_the_length_of_the_run(tiny_dataset,
         model.fit(data, output_dir=str(tmp_path / "taken"))
     assert model.fit(data).summary["step"] == 2  # was one epoch (12 steps) whatever max_steps said
     assert model.fit(data, steps=1, overwrite=True).summary["step"] == 1  # this call's length wins
+
+
+def test_a_second_fit_of_a_constructed_estimator_says_that_it_starts_a_new_network(tiny_dataset, tmp_path, capsys):
+    """nobrainer's (Keras') second fit goes on from the weights the first trained; this one's starts a new network,
+    which it did unsaid (a notebook journey, ninety-fifth session): a note says so and how to train them on."""
+    data, model = _tiny_unet_and_data(tiny_dataset, tmp_path, warmup_steps=0)
+    model.fit(data, steps=1)
+    assert "new network" not in capsys.readouterr().out  # the first fit's is new, as asked
+    first = model.model_dir
+    model.fit(data, steps=1, output_dir=str(tmp_path / "second"))
+    said = capsys.readouterr().out
+    assert f"note: this fit trains a new network, not the weights of the last fit ({first})" in said
+    assert f"fit(..., init_from={str(first)!r}, output_dir=<another folder>) trains those on" in said
+    model.fit(data, steps=1, init_from=str(model.model_dir), output_dir=str(tmp_path / "third"))
+    assert "new network" not in capsys.readouterr().out  # they are trained on
 
 
 def test_a_nobrainer_port_is_pointed_to_this_apis_names(tiny_dataset, tmp_path):
@@ -768,7 +789,8 @@ def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(
         cfg.model.args = tiny["model_args"]
         start(cfg)
         assert strategy_of(run).endswith("mixed precision no"), run
-    with pytest.raises(ConfigError, match=r"mixed precision fp16 on the CPU.*precision='bf16' or 'fp32'"):
+    with pytest.raises(ConfigError, match=r"mixed precision fp16 on the CPU.*Segmentation\(precision='bf16'\) or "
+                                          r"'fp32'"):
         Segmentation("unet", output_dir=str(tmp_path / "fp16"), precision="fp16", **tiny).fit(data, steps=1)
     assert not (tmp_path / "fp16").exists()
 
