@@ -17,8 +17,9 @@ from pathlib import Path
 
 from .accelerate_profile import read_profile
 from .config import ConfigError
-from .strategy import (COPIED_SECTIONS, PRECISION_OF_MIXED, fsdp2_sharding_problem, read_deepspeed_json,
-                       unknown_section_keys, with_the_closest)
+from .strategy import (COPIED_SECTIONS, JSON_DECIDES, PRECISION_OF_MIXED, deepspeed_json_problem,
+                       fields_beside_a_json_problem, fsdp2_sharding_problem, read_deepspeed_json, unknown_section_keys,
+                       with_the_closest, zero_stage_problem)
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -70,6 +71,8 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
         deepspeed_json = None if named_json is None else read_deepspeed_json(named_json)
     except ConfigError as error:
         raise ConfigError(f"{where}: {error}") from None
+    if problem := _deepspeed_problem(profile, named_json, deepspeed_json):
+        raise ConfigError(f"{where}: {problem}")
     precision = _refuse_a_precision_not_trained(where, _json_precision(deepspeed_json) or mixed)
     strategy, not_modelled = _row(profile, where, deepspeed_json)
     on_cpu = bool(profile.get("use_cpu")) or str(profile.get("distributed_type")) == "MULTI_CPU"
@@ -108,6 +111,22 @@ def _deepspeed_json_file(profile: dict) -> str | None:
         return None
     file = (profile.get("deepspeed_config") or {}).get("deepspeed_config_file")
     return file if file not in (None, "none") else None
+
+
+def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: dict | None) -> str | None:
+    """Why accelerate or DeepSpeed would refuse a DeepSpeed profile's ZeRO settings, as training's ranks say it
+    (``strategy.deepspeed_launch_error``), else None: a zero_stage outside 0 to 3; beside a json, profile fields the
+    json decides, a json without zero_optimization or with a stage outside 0 to 3. Until the ninety-fifth session
+    plan printed these as a strategy it does not model ("ZeRO stage 4"), and training refused them naming the json
+    alone. A top-level mixed_precision beside a json is refused only where the launch has no --mixed_precision,
+    which plan cannot know."""
+    if str(profile.get("distributed_type")) != "DEEPSPEED":
+        return None
+    section = profile.get("deepspeed_config") or {}
+    if named_json is None:
+        return zero_stage_problem(section["zero_stage"]) if "zero_stage" in section else None
+    beside = [field for field in map(str, section) if field in JSON_DECIDES]
+    return fields_beside_a_json_problem(named_json, beside) or deepspeed_json_problem(named_json, deepspeed_json)
 
 
 def _refuse_a_precision_not_trained(where: str, mixed) -> str:

@@ -183,8 +183,8 @@ def construction_error() -> str | None:
     configs/accelerate/ sets it, because on GPUs it lets rank 0's weights reach the others.
 
     A DeepSpeed launch accelerate or DeepSpeed would refuse with a traceback: ``deepspeed_launch_error``, after
-    the profile's own keys (``_unknown_deepspeed_fields``, ``profile_keys_error``), as plan says them; the json's
-    error names the profile where it can be told.
+    the profile's own keys (``_unknown_deepspeed_fields``, ``profile_keys_error``), as plan says them; each names
+    the profile where it can be told.
 
     A key of the launched profile's ``fsdp_config``, ``dynamo_config`` or ``mpirun_config`` that accelerate launch
     does not know, and drops without a word, where the profile can be told (``launched_profile.profile_keys_error``).
@@ -262,7 +262,7 @@ def fsdp2_sharding_problem(asked: str, resharding: str | bool) -> str | None:
 
 #: The accelerate-profile fields that accelerate refuses beside a DeepSpeed json (its
 #: DeepSpeedPlugin._deepspeed_config_checks), as ACCELERATE_CONFIG_DS_FIELDS names them.
-_JSON_DECIDES = ("gradient_accumulation_steps", "gradient_clipping", "zero_stage", "offload_optimizer_device",
+JSON_DECIDES = ("gradient_accumulation_steps", "gradient_clipping", "zero_stage", "offload_optimizer_device",
                  "offload_param_device", "offload_param_nvme_path", "offload_optimizer_nvme_path",
                  "zero3_save_16bit_model", "mixed_precision")
 
@@ -274,23 +274,46 @@ def deepspeed_launch_error() -> str | None:
     eighty-fourth session): a ``deepspeed_config_file`` missing or not JSON, a ZeRO stage that does
     not exist (``zero_stage: 4`` was printed as "ZeRO-4" and refused by DeepSpeed's pydantic model at
     ``prepare``, after the whole data work), and profile fields beside a json that accelerate ignores
-    and therefore refuses.
+    and therefore refuses. Each is named with the profile the launch read, where the rank can tell it
+    (``launched_profile.launched_config_file``), as plan names it: until the ninety-fifth session only an
+    unreadable json was, and a json without zero_optimization named the json alone.
     """
+    if problem := _deepspeed_launch_problem():
+        return f"{profile}: {problem}" if (profile := launched_profile.launched_config_file()) else problem
+    return None
+
+
+def _deepspeed_launch_problem() -> str | None:
+    """:func:`deepspeed_launch_error`'s message, read from what accelerate launch exports, without the profile."""
     file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
     if file == "none":
-        stage = os.environ.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", "2")
-        return None if stage in ("0", "1", "2", "3") else (
-            f"the accelerate config asks for DeepSpeed zero_stage {stage}, and ZeRO has stages 0 to 3 "
-            f"(3 shards parameters too, 2 gradients and optimizer state): set deepspeed_config.zero_stage")
+        return zero_stage_problem(os.environ.get("ACCELERATE_DEEPSPEED_ZERO_STAGE", "2"))
     try:
         config = read_deepspeed_json(file)
-    except ConfigError as error:  # named with the profile that names the json, where it can be told
-        return f"{profile}: {error}" if (profile := launched_profile.launched_config_file()) else str(error)
-    clash = [field for field in os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",") if field in _JSON_DECIDES]
-    if clash:
-        return (f"the accelerate config names a DeepSpeed json ({file}) and also sets {', '.join(clash)} beside it, "
-                f"which accelerate refuses: the json decides those (zero_optimization, bf16/fp16 blocks). Remove "
-                f"them from the accelerate config (a json's 'auto' entries take the experiment's values)")
+    except ConfigError as error:
+        return str(error)
+    clash = [field for field in os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",") if field in JSON_DECIDES]
+    return fields_beside_a_json_problem(file, clash) or deepspeed_json_problem(file, config)
+
+
+def zero_stage_problem(stage) -> str | None:
+    """Why a profile's ``deepspeed_config.zero_stage`` (without a json) is no ZeRO stage, else None."""
+    return None if str(stage) in ("0", "1", "2", "3") else (
+        f"the accelerate config asks for DeepSpeed zero_stage {stage}, and ZeRO has stages 0 to 3 "
+        f"(3 shards parameters too, 2 gradients and optimizer state): set deepspeed_config.zero_stage")
+
+
+def fields_beside_a_json_problem(file, clash: list[str]) -> str | None:
+    """Why accelerate refuses the profile's fields ``clash`` (of :data:`JSON_DECIDES`) beside the DeepSpeed json
+    ``file``, else None (none)."""
+    return (f"the accelerate config names a DeepSpeed json ({file}) and also sets {', '.join(clash)} beside it, "
+            f"which accelerate refuses: the json decides those (zero_optimization, bf16/fp16 blocks). Remove "
+            f"them from the accelerate config (a json's 'auto' entries take the experiment's values)") if clash else None
+
+
+def deepspeed_json_problem(file, config: dict) -> str | None:
+    """Why accelerate or DeepSpeed would refuse the content of the DeepSpeed json ``file`` (read as ``config``),
+    else None: no zero_optimization block, or a ZeRO stage outside 0 to 3."""
     zero = config.get("zero_optimization")
     if not isinstance(zero, dict):  # accelerate's "Please specify the ZeRO optimization config" ValueError
         return (f"the DeepSpeed json {file} has no zero_optimization block, which accelerate needs: add "

@@ -267,3 +267,33 @@ def test_a_deepspeed_launch_names_its_profiles_own_errors_before_its_jsons_and_t
                                            f"cannot be read (FileNotFoundError")
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: the json's error alone
     assert construction_error().startswith("the accelerate config's deepspeed_config_file /nowhere/ds.json cannot be")
+
+
+@pytest.mark.parametrize("environment, json_text, said", [
+    ({}, '{"bf16": {"enabled": true}}', "the DeepSpeed json {json} has no zero_optimization block, which accelerate "
+                                        "needs"),
+    ({}, '{"zero_optimization": {"stage": 4}}', "the DeepSpeed json {json} asks for zero_optimization.stage 4, and "
+                                                "ZeRO has stages 0 to 3"),
+    ({"ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file,zero_stage"}, '{"zero_optimization": {"stage": 2}}',
+     "the accelerate config names a DeepSpeed json ({json}) and also sets zero_stage beside it, which accelerate "
+     "refuses"),
+    ({"ACCELERATE_DEEPSPEED_CONFIG_FILE": "none", "ACCELERATE_DEEPSPEED_ZERO_STAGE": "4"}, None,
+     "the accelerate config asks for DeepSpeed zero_stage 4, and ZeRO has stages 0 to 3"),
+])
+def test_a_deepspeed_launchs_json_content_errors_name_the_profile_with_the_json(tmp_path, monkeypatch, environment,
+                                                                                json_text, said):
+    """Until the ninety-fifth session a rank named the profile only with a json it could not read: a json without
+    zero_optimization, or with a stage outside 0 to 3, was named alone, as were the profile's own fields beside it."""
+    from accelerated_seg.strategy import deepspeed_launch_error
+
+    json_file = tmp_path / "ds.json"
+    if json_text is not None:
+        json_file.write_text(json_text)
+    for name, value in {"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file",
+                        "ACCELERATE_DEEPSPEED_CONFIG_FILE": str(json_file), **environment}.items():
+        monkeypatch.setenv(name, value)
+    profile = tmp_path / "mine.yaml"
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    assert deepspeed_launch_error().startswith(f"{profile}: {said.format(json=json_file)}")
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: the json's alone
+    assert deepspeed_launch_error().startswith(said.format(json=json_file))

@@ -730,6 +730,33 @@ def test_plan_says_a_profiles_own_errors_before_its_deepspeed_jsons_and_names_th
         read_launch_profile(profile)
 
 
+@pytest.mark.parametrize("section, json_text, said", [
+    ("{deepspeed_config_file: JSON}", '{"bf16": {"enabled": true}}',
+     "the DeepSpeed json JSON has no zero_optimization block, which accelerate needs"),
+    ("{deepspeed_config_file: JSON}", '{"zero_optimization": {"stage": 4}}',
+     "the DeepSpeed json JSON asks for zero_optimization.stage 4, and ZeRO has stages 0 to 3"),
+    ("{deepspeed_config_file: JSON, zero_stage: 2}", '{"zero_optimization": {"stage": 2}}',
+     "the accelerate config names a DeepSpeed json (JSON) and also sets zero_stage beside it, which accelerate "
+     "refuses"),
+    ("{zero_stage: 4}", None, "the accelerate config asks for DeepSpeed zero_stage 4, and ZeRO has stages 0 to 3"),
+])
+def test_plan_refuses_what_training_refuses_of_a_deepspeed_json_naming_the_profile_and_the_json(
+        tmp_path, section, json_text, said):
+    """Until the ninety-fifth session plan printed each as a strategy it does not model ("ZeRO stage 4", "ZeRO
+    stage 0" for a json without zero_optimization) and marked no row, where training refused the launch
+    (strategy.deepspeed_launch_error), in words that named the json alone."""
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    json_file, profile = tmp_path / "ds.json", tmp_path / "mine.yaml"
+    if json_text is not None:
+        json_file.write_text(json_text)
+    profile.write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n"
+                       f"deepspeed_config: {section.replace('JSON', str(json_file))}\n")
+    said = said.replace("JSON", str(json_file))
+    with pytest.raises(ConfigError, match=rf"^{re.escape(str(profile))}: {re.escape(said)}"):
+        read_launch_profile(profile)
+
+
 def test_the_sections_checked_are_the_ones_accelerate_launch_copies_and_their_keys_as_accelerate_config_writes_them(
         tmp_path):
     """_validate_launch_command copies the keys of every dict field of the profile (ClusterConfig): a section
