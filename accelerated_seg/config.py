@@ -57,7 +57,8 @@ class DataConfig:
     # or {name: value}. None: binary, {0: background, 1: foreground}. dataset.json declares its own.
     labels: Optional[dict] = None
     # Region-based training (regions.py): {name: [label values]}, one sigmoid output per region, such as
-    # BraTS' {whole_tumor: [1, 2, 3], tumor_core: [2, 3], enhancing_tumor: [3]}; over what dataset.json
+    # BraTS' {whole_tumor: [1, 2, 4], tumor_core: [1, 4], enhancing_tumor: [4]} (the Decathlon's BrainTumour
+    # holds 1 edema, 2 non-enhancing, 3 enhancing: [1, 2, 3], [2, 3], [3]); over what dataset.json
     # declares. None: the classes, exclusive, one softmax. region_order: the value each region paints in
     # a label map (nnU-Net's regions_class_order); None derives it where it is unambiguous.
     regions: Optional[dict] = None

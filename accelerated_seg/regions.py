@@ -4,8 +4,11 @@ values, with one sigmoid per region, instead of exclusive classes with one softm
 BraTS is scored on nested regions (whole tumour = edema + non-enhancing + enhancing tumour, tumour core
 = non-enhancing + enhancing, enhancing tumour), and nnU-Net trains on those regions directly, which it
 found better than training the classes and merging them afterwards. A region is declared in the label
-files' own values: ``data.regions: {whole_tumor: [1, 2, 3], tumor_core: [2, 3], enhancing_tumor: [3]}``,
-or nnU-Net's dataset.json ``"labels"`` with lists and its ``"regions_class_order"``.
+files' own values: ``data.regions: {whole_tumor: [1, 2, 4], tumor_core: [1, 4], enhancing_tumor: [4]}`` in
+BraTS' (1 necrosis, 2 edema, 4 enhancing, as MONAI's ConvertToMultiChannelBasedOnBratsClasses reads them),
+``{whole_tumor: [1, 2, 3], tumor_core: [2, 3], enhancing_tumor: [3]}`` in the Decathlon's Task01_BrainTumour
+(1 edema, 2 non-enhancing, 3 enhancing), or nnU-Net's dataset.json ``"labels"`` with lists and its
+``"regions_class_order"``.
 
 - Training scores each output channel, through a sigmoid, against its region's mask (``masks``).
 - A label map is painted back from the regions in declaration order (``paint``): where region k is
