@@ -49,7 +49,8 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
         ConfigError: the file is missing or not a mapping (accelerate_profile.read_profile); a key accelerate
             launch does not know; a distributed_type, mixed_precision or num_processes that a launch of this
             package cannot take (fp8, say); then, the profile's own errors said first, a DeepSpeed json it names
-            that cannot be read, named with the profile.
+            that cannot be read, or that training would refuse for what it holds (``_deepspeed_problem``), named
+            with the profile.
     """
     where = str(path)
     profile = read_profile(path, f"--accelerate-config {where}")
