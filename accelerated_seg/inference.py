@@ -754,7 +754,8 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
 
     What cannot work is refused before the model loads, naming the argument (``check_one_case_call``): an
     array or image where a path is taken (``Segmentation.predict`` takes those), a folder as ``output``,
-    several files for a one-channel model (several cases: ``predict_cases``), an output over an input.
+    several files for a one-channel model (several cases: ``predict_cases``), an output over an input, a
+    ``probabilities_output`` that is a folder, no NIfTI name or ``output``'s own path (``check_probabilities_output``).
 
     Args:
         model_dir: folder exported by training (config.json + model.safetensors); several folders predict
@@ -785,7 +786,7 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
     # Refused outputs first (one over its input, say): only the case's own failure removes anything. Before the
     # model loads: until the ninety-fifth session output="p2d/" loaded it, then said "p2d: a label map is written
     # as NIfTI", and two cases' files for a one-channel model were counted only as they were read.
-    check_one_case_call(channels, _home_expanded_as_given(output), home_expanded(probabilities_output),
+    check_one_case_call(channels, _home_expanded_as_given(output), _home_expanded_as_given(probabilities_output),
                         _config_without_loading(model_dir), names)
     output, probabilities_output = home_expanded(output), home_expanded(probabilities_output)
     model, config = load_for_prediction(model_dir)
@@ -799,8 +800,9 @@ def predict_file(model_dir: str | Path | Sequence[str | Path], inputs: str | Pat
         raise
 
 
-def _home_expanded_as_given(path: str | Path) -> str | Path:
-    """``home_expanded``, a str keeping its trailing "/" (``check_one_case_output`` tells a folder by it)."""
+def _home_expanded_as_given(path: str | Path | None) -> str | Path | None:
+    """``home_expanded``, a str keeping its trailing "/" (``check_one_case_output`` and ``check_probabilities_output``
+    tell a folder by it)."""
     return os.path.expanduser(path) if isinstance(path, str) else home_expanded(path)
 
 

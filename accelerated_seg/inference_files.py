@@ -390,7 +390,8 @@ def check_one_case_call(channels: Sequence[str | Path], output: str | Path, prob
                         config: dict | None, names: PredictNames = PredictNames()) -> None:
     """Every refusal of a call that segments one case (``predict_file``, ``predict --input``), from its arguments
     and the model's config.json alone, so before the model loads: a folder as ``output``, files that are not
-    one case's channels, an output over an input, and what ``check_outputs`` refuses. ``config``: as
+    one case's channels, an output over an input, a misnamed ``probabilities_output`` (``check_probabilities_output``)
+    and what ``check_outputs`` refuses. ``config``: as
     ``channels_config`` gives it (None: the channels are not counted). ``names``: the caller's (the command's
     flags by default, ``PREDICT_FILE_NAMES`` from Python).
 
@@ -402,7 +403,37 @@ def check_one_case_call(channels: Sequence[str | Path], output: str | Path, prob
     check_channel_count(channels, config, names)
     _check_inputs_are_spared(channels, [output], names.output)
     _check_inputs_are_spared(channels, [probabilities_output], names.probabilities)
+    if names.probabilities != names.output:  # the command's --probabilities: beside --output, a NIfTI name of its own
+        check_probabilities_output(output, probabilities_output, names)
     check_outputs(channels, [output, probabilities_output], names)
+
+
+def check_probabilities_output(output: str | Path, probabilities_output: str | Path | None,
+                               names: PredictNames = PREDICT_FILE_NAMES) -> None:
+    """Refuse a ``probabilities_output`` (``predict_file``'s, ``predict_case``'s) that is not one NIfTI file of its
+    own. Until the ninety-fifth session a folder (``"probs/"``) or a name without .nii.gz was told "a label map is
+    written as NIfTI", of no argument, and the probabilities are no label map; the label map's own path, predict_cases'
+    "a case's label map and another case's <case>_probs.nii.gz have one name", of cases one case has not.
+    ``output``: the label map's path, a file (``check_one_case_output`` refuses a folder first).
+
+    Raises:
+        DataError: naming the argument as the caller gives it, what the probabilities are, and a path to give.
+    """
+    if probabilities_output is None:
+        return
+    given, text = names.given(probabilities_output, names.probabilities), str(probabilities_output)
+    what = "the probabilities are one NIfTI file (float32, one volume per class)"
+    if text.endswith(("/", os.sep)) or Path(text).is_dir():
+        example = Path(text) / probabilities_path(output).name
+        raise DataError(f"{given} is a folder, but {what}: give e.g. {names.given(example, names.probabilities)}")
+    if nifti_stem(text) is None:
+        example = Path(text).with_suffix(".nii.gz")
+        raise DataError(f"{given} is no NIfTI name, but {what}: end it in .nii.gz (or .nii), e.g. "
+                        f"{names.given(example, names.probabilities)}")
+    if Path(text).resolve() == Path(output).resolve():
+        raise DataError(f"{given} is {names.output}'s path too, so the probabilities would be written over the label "
+                        f"map: give {names.probabilities} a path of its own, e.g. "
+                        f"{names.given(probabilities_path(output), names.probabilities)}")
 
 
 def check_one_case_output(output: str | Path, channels: Sequence[str | Path],

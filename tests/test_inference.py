@@ -1008,14 +1008,29 @@ def test_predict_file_refuses_misuse_in_its_arguments_words_before_the_model_loa
         (dict(inputs=image, output=image), r"would overwrite the input image .*; give output a new"),
         (dict(inputs=image, output=tmp_path / "o.nii.gz", probabilities_output=image),
          r"would overwrite the input image .*; give probabilities_output a new"),
+        # said "a label map is written as NIfTI", of no argument, and the probabilities are no label map
+        (dict(inputs=image, output=tmp_path / "o.nii.gz", probabilities_output=f"{tmp_path / 'probs'}/"),
+         rf"^probabilities_output='{tmp_path / 'probs'}/' is a folder, but the probabilities are one NIfTI file .*: "
+         rf"give e.g. probabilities_output='{tmp_path / 'probs' / 'o_probs.nii.gz'}'$"),
+        (dict(inputs=image, output=tmp_path / "o.nii.gz", probabilities_output=folder),
+         rf"^probabilities_output='{folder}' is a folder, but .* give e.g. probabilities_output='{folder}/o_probs"),
+        (dict(inputs=image, output=tmp_path / "o.nii.gz", probabilities_output=tmp_path / "probs.npy"),
+         rf"^probabilities_output='{tmp_path / 'probs.npy'}' is no NIfTI name, but the probabilities are one NIfTI "
+         rf"file .*: end it in .nii.gz \(or .nii\), e.g. probabilities_output='{tmp_path / 'probs.nii.gz'}'$"),
+        # said predict_cases' "a case's label map and another case's <case>_probs.nii.gz have one name"
+        (dict(inputs=image, output=tmp_path / "o.nii.gz", probabilities_output=str(tmp_path / "o.nii.gz")),
+         rf"^probabilities_output='{tmp_path / 'o.nii.gz'}' is output's path too, so the probabilities would be "
+         rf"written over the label map: give probabilities_output a path of its own, e.g. "
+         rf"probabilities_output='{tmp_path / 'o_probs.nii.gz'}'$"),
     ]
     for arguments, message in refusals:
         with pytest.raises(DataError, match=message) as refused:
             predict_file(model, **arguments)
         assert "--output" not in str(refused.value) and "accelerated-seg" not in str(refused.value)
+        assert "label map is written" not in str(refused.value) and "another case" not in str(refused.value)
     with pytest.raises(DataError, match=r"^model_dir takes a path \(str or pathlib.Path\), but was given an array"):
         predict_file(voxels, image, tmp_path / "o.nii.gz")  # Python's "expected str, bytes or os.PathLike object"
-    assert list(folder.iterdir()) == [] and not (tmp_path / "new").exists()
+    assert list(folder.iterdir()) == [] and not (tmp_path / "new").exists() and not (tmp_path / "probs").exists()
 
 
 def test_predict_input_of_several_cases_for_one_channel_is_refused_in_flag_words(scans, tmp_path, capsys):
