@@ -19,7 +19,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 import nibabel as nib
 import numpy as np
@@ -405,7 +405,7 @@ def check_one_case_call(channels: Sequence[str | Path], output: str | Path, prob
     _check_inputs_are_spared(channels, [probabilities_output], names.probabilities)
     if names.probabilities != names.output:  # the command's --probabilities: beside --output, a NIfTI name of its own
         check_probabilities_output(output, probabilities_output, names)
-    check_outputs(channels, [output, probabilities_output], names)
+    check_outputs(channels, [output, probabilities_output], names, [probabilities_output])
 
 
 def check_probabilities_output(output: str | Path, probabilities_output: str | Path | None,
@@ -521,9 +521,13 @@ def _check_name_lengths(outputs: Iterable[str | Path | None], setting: str = "--
                             f"whose name it takes (the probabilities add _probs to the label map's)")
 
 
-def _check_writable(outputs: Iterable[str | Path | None], setting: str = "--output") -> None:
+def _check_writable(outputs: Iterable[str | Path | None], setting: str = "--output",
+                    probabilities: Collection[str | Path | None] = (), probabilities_setting: str = "--output") -> None:
     """Refuse an output path that is a folder, or below a file: the label map is written to a
     temporary file and renamed, and either would fail there with an OSError, after the inference.
+    ``probabilities``: the outputs that are probabilities, whose folder was said "so the label map cannot be
+    written there" until the ninety-fifth session, and ``--output`` to be given a name that is no folder, which it
+    was; ``probabilities_setting`` names where their path comes from.
 
     Raises:
         DataError: naming the output and what is in its way; nothing has been written.
@@ -531,6 +535,9 @@ def _check_writable(outputs: Iterable[str | Path | None], setting: str = "--outp
     for output in outputs:
         if output is None:
             continue
+        if Path(output).is_dir() and output in probabilities:
+            raise DataError(f"{output} is a folder, so the probabilities cannot be written there; move that folder "
+                            f"away, or give {probabilities_setting} another name")
         if Path(output).is_dir():
             raise DataError(f"{output} is a folder, so the label map cannot be written there; give {setting} a "
                             f"file name that is not a folder, or another folder for <case>.nii.gz")
@@ -683,12 +690,13 @@ def _check_written_once(outputs: list) -> None:
 
 
 def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None],
-                  names: PredictNames = PredictNames()) -> None:
+                  names: PredictNames = PredictNames(), probabilities: Collection[str | Path | None] = ()) -> None:
     """Every check of the files a prediction will write, before it segments anything: none is an
     input image, each is named as NIfTI, no two share a path, each can be written (no folder in its
     place, no file above it), none replaces a file that predict did not write, and a file can be made
     in each one's folder (not a read-only one). Called with every
     case's outputs, so a refusal leaves nothing half done. ``names``: the caller's (the command's flags by default).
+    ``probabilities``: those of ``outputs`` that are probabilities, so that a refusal says which file it is.
 
     Raises:
         DataError: naming the output and what to do; nothing has been written.
@@ -698,7 +706,7 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
     _check_nifti_names(outputs)
     _check_name_lengths(outputs, names.output)  # before any look at the files: a stat of such a name raises
     _check_written_once(outputs)
-    _check_writable(outputs, names.output)
+    _check_writable(outputs, names.output, probabilities, names.probabilities)
     _check_only_predictions_replaced(outputs, names.output)
     _check_folders_take_files(outputs, names.output)
 
@@ -714,8 +722,10 @@ def checked_outputs(cases: Sequence[InputCase], output: str | Path, probabilitie
         DataError: as ``output_paths`` and ``check_outputs``; nothing has been written.
     """
     outputs = output_paths(cases, output, names)
-    written = [*outputs, *(map(probabilities_path, outputs) if probabilities else ())]
-    check_outputs([path for case in cases for path in case.channels], written, names)  # every case's, before the first
+    probabilities_paths = [probabilities_path(path) for path in outputs] if probabilities else []
+    written = [*outputs, *probabilities_paths]
+    # every case's, before the first
+    check_outputs([path for case in cases for path in case.channels], written, names, set(probabilities_paths))
     return outputs, written
 
 

@@ -1227,14 +1227,23 @@ def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(s
     (tmp_path / "a_file").write_text("not a folder")
     (tmp_path / "folder.nii.gz").mkdir()
     (tmp_path / "out" / "case_001_probs.nii.gz").mkdir(parents=True)
+    (tmp_path / "one_probs.nii.gz").mkdir()
+    # A folder where the probabilities go was said "so the label map cannot be written there", and to give --output
+    # a file name that is not a folder, which it was (ninety-fifth session's probe).
+    probabilities_refused = "is a folder, so the probabilities cannot be written there; move that folder away, or " \
+                            "give --output another name"
     refusals = {(str(image), str(tmp_path / "folder.nii.gz")): "is a folder, so the label map cannot be written",
                 (str(image), str(tmp_path / "a_file" / "x.nii.gz")): "a_file is a file, so the folder for x.nii.gz",
                 (str(scans / "imagesTr"), str(tmp_path / "a_file" / "sub")): "a_file is a file, so the folder for",
-                (str(scans / "imagesTr"), str(tmp_path / "out")): "case_001_probs.nii.gz is a folder"}
+                (str(scans / "imagesTr"), str(tmp_path / "out")): f"case_001_probs.nii.gz {probabilities_refused}",
+                (str(image), str(tmp_path / "one.nii.gz")): f"one_probs.nii.gz {probabilities_refused}"}
     for (source, output), message in refusals.items():
         assert main(["predict", "--model", str(model), source, "--output", output, "--probabilities"]) == 2
-        assert message in capsys.readouterr().err
+        said = capsys.readouterr().err
+        assert message in said, said
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["case_001_probs.nii.gz"]  # no case written
+    with pytest.raises(DataError, match=f"case_001_probs.nii.gz {probabilities_refused.replace('--output', 'output')}"):
+        predict_cases(model, [image], tmp_path / "out", probabilities=True)
     with pytest.raises(DataError, match="is a folder, so the label map cannot be written"):
         predict_file(model, image, tmp_path / "folder.nii.gz")
     # Case x_probs's label map and case x's probabilities share a name: the second overwrote the first
