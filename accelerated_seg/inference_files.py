@@ -374,16 +374,19 @@ def _check_inputs_are_spared(inputs: Iterable[str | Path], outputs: Iterable[str
                             f"folder or file name")
 
 
-def _check_nifti_names(outputs: Iterable[str | Path | None]) -> None:
+def _check_nifti_names(outputs: Iterable[str | Path | None], names: PredictNames = PredictNames()) -> None:
     """Refuse an output file name without ``.nii.gz``/``.nii``: nibabel would write an uncompressed
-    NIfTI under it that no viewer or ``evaluate`` recognises as one.
+    NIfTI under it that no viewer or ``evaluate`` recognises as one. Only a label map's path can be so named
+    (the probabilities' is refused before, by ``check_probabilities_output``, or made of the label map's), and a
+    label map's so named is one case's: the argument as ``names`` say it (of none until the ninety-fifth session).
 
     Raises:
         DataError: an output is not named as NIfTI; nothing has been written.
     """
     for output in outputs:
         if output is not None and nifti_stem(output) is None:
-            raise DataError(f"{output}: a label map is written as NIfTI; end the file name in .nii.gz (or .nii)")
+            raise DataError(f"{names.given(output)} is no NIfTI name: a label map is written as NIfTI; end the file "
+                            f"name in .nii.gz (or .nii), e.g. {names.given(Path(output).with_suffix('.nii.gz'))}")
 
 
 def check_one_case_call(channels: Sequence[str | Path], output: str | Path, probabilities_output: str | Path | None,
@@ -703,7 +706,7 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
     """
     outputs = list(outputs)
     _check_inputs_are_spared(inputs, outputs, names.output)
-    _check_nifti_names(outputs)
+    _check_nifti_names(outputs, names)
     _check_name_lengths(outputs, names.output)  # before any look at the files: a stat of such a name raises
     _check_written_once(outputs)
     _check_writable(outputs, names.output, probabilities, names.probabilities)

@@ -937,7 +937,9 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     assert "fp16 needs a CUDA GPU" in capsys.readouterr().err
     # One case to a name without .nii.gz: refused, not an uncompressed NIfTI under that name.
     assert main(["predict", "--model", str(model), "--input", str(image), "--output", str(tmp_path / "f")]) == 2
-    assert "end the file name in .nii.gz" in capsys.readouterr().err and not (tmp_path / "f").exists()
+    said = capsys.readouterr().err  # of no flag until the ninety-fifth session
+    assert f"--output {tmp_path / 'f'} is no NIfTI name: a label map is written as NIfTI; end the file name in " \
+           f".nii.gz (or .nii), e.g. --output {tmp_path / 'f.nii.gz'}" in said and not (tmp_path / "f").exists(), said
 
 
 def test_predict_input_form_to_a_folder_says_the_output_is_one_file(tmp_path, capsys):
@@ -1028,6 +1030,9 @@ def test_predict_file_refuses_misuse_in_its_arguments_words_before_the_model_loa
             predict_file(model, **arguments)
         assert "--output" not in str(refused.value) and "accelerated-seg" not in str(refused.value)
         assert "label map is written" not in str(refused.value) and "another case" not in str(refused.value)
+    with pytest.raises(DataError, match=rf"^output='{tmp_path / 'o.npy'}' is no NIfTI name: a label map is written "
+                                        rf"as NIfTI; .* e.g. output='{tmp_path / 'o.nii.gz'}'$"):
+        predict_file(model, image, tmp_path / "o.npy")  # of no argument until the ninety-fifth session
     with pytest.raises(DataError, match=r"^model_dir takes a path \(str or pathlib.Path\), but was given an array"):
         predict_file(voxels, image, tmp_path / "o.nii.gz")  # Python's "expected str, bytes or os.PathLike object"
     assert list(folder.iterdir()) == [] and not (tmp_path / "new").exists() and not (tmp_path / "probs").exists()
