@@ -704,8 +704,13 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     check_output_folder(output_dir, setting_names.output_dir)
     for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
-        check_same_grid(read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False),
-                        pred_path, label_path, geometry_atol_mm)
+        pred, label = read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False)
+        check_same_grid(pred, label, pred_path, label_path, geometry_atol_mm)
+        for role, image, path in (("prediction", pred, pred_path), ("label", label, label_path)):
+            # refused whatever it reads as: a scaling onto classes scored (scl_inter 1: stored 0, 1, 2 read as
+            # 1, 2, 3) was scored shifted without a word before the ninety-fifth session
+            if scaled := label_scaling_said(image):
+                raise DataError(f"{path}: the {role}'s voxels read as classes other than those it stores{scaled}")
 
     if regions is None and dataset_json is not None:
         regions = regions_from_json(dataset_json)
@@ -892,12 +897,9 @@ def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int],
                   f"it the \"ignore\" label" if reference and len(unknown) == 1 else "")
         mask = (f"; if the reference is a mask saved as 0 and {unknown[0]}, {named.merge_foreground} scores every "
                 f"non-zero value as class 1" if reference and values - {0} == {unknown[0]} else "")
-        # a header scaling its stored values (an image's scl_slope/scl_inter copied onto its label) makes
-        # classes of values the file does not store: 0, 1, 2 under slope 2, intercept 5 read as 5, 7, 9
-        scaled = label_scaling_said(nib.load(path))
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
                         f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file"
-                        f"{scaled}{ignore}{mask}")
+                        f"{ignore}{mask}")
 
 
 def check_output_outside_the_labels(output_dir: Path, label_dir: Path, pred_dir: Path,

@@ -131,6 +131,20 @@ def test_a_label_whose_header_scales_its_values_is_told_so(tmp_path, slope, inte
     assert "nib.Nifti1Image(img.dataobj.get_unscaled(), img.affine, img.header)" in error
 
 
+@pytest.mark.parametrize("slope, inter", [(1.0, 1.0), (2.0, 0.0)])
+def test_a_label_whose_header_scales_its_values_onto_declared_classes_is_refused(tmp_path, slope, inter):
+    """Stored 0, 1, 2 under scl_inter 1 read as 1, 2, 3 (under slope 2 as 0, 2, 4): every value declared, so
+    until the ninety-fifth session the check passed it and training learnt each class shifted (background as
+    class 1). A label map's values are classes: a scaling other than (1, 0) is refused whatever it reads as."""
+    case = make_case(tmp_path, "scaled")
+    label = nib.Nifti1Image(clean_label(), AFFINE)
+    label.header.set_slope_inter(slope, inter)
+    nib.save(label, case.label)
+    error = assert_single_error(check_cases([case], [0, 1, 2, 3, 4]), case.label)
+    assert f"its header scales the stored values (scl_slope {slope:g}, scl_inter {inter:g})" in error
+    assert "nib.Nifti1Image(img.dataobj.get_unscaled(), img.affine, img.header)" in error
+
+
 def test_an_image_whose_header_scales_its_values_passes(tmp_path):
     case = make_case(tmp_path, "scaled")
     image = nib.Nifti1Image(clean_image(), AFFINE)

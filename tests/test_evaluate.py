@@ -518,19 +518,24 @@ def test_a_reference_with_one_unknown_value_is_told_how_to_declare_it_unannotate
         evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
-def test_a_reference_whose_header_scales_its_values_is_told_so(folders):
-    """A reference label carrying its image's scl_slope/scl_inter (a clinical export) reads its stored 0, 1, 2 as
-    5, 7, 9: evaluate said only to check the classes or the file (training's check says the scaling since the
-    ninety-fourth session, and now evaluate too)."""
+@pytest.mark.parametrize("role, slope, inter", [("label", 1, 1), ("prediction", 1, 1), ("label", 2, 5)])
+def test_a_file_whose_header_scales_its_values_is_refused_before_scoring(folders, role, slope, inter):
+    """Stored 0, 1, 2 under scl_inter 1 read as 1, 2, 3, all classes scored under --num-classes 4: until the
+    ninety-fifth session evaluate scored the shifted classes without a word (Dice of background as class 1).
+    A reference carrying its image's scaling (2, 5: read as 5, 7, 9) is told so too, as since the
+    ninety-fourth, now before any case is scored."""
     pred_dir, label_dir, _ = folders
-    image = nib.load(label_dir / "b.nii.gz")
+    path = (label_dir if role == "label" else pred_dir) / "b.nii.gz"
+    image = nib.load(path)
     scaled = nib.Nifti1Image(np.asanyarray(image.dataobj).astype(np.int16), image.affine)
-    scaled.header.set_slope_inter(2, 5)
-    nib.save(scaled, label_dir / "b.nii.gz")
-    with pytest.raises(DataError, match=r"b\.nii\.gz: label value\(s\) \[5, 7, 9\] are not among the classes scored "
-                                        r"\[0, 1, 2\]; .* its header scales the stored values \(scl_slope 2, "
-                                        r"scl_inter 5\)"):
-        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    scaled.header.set_slope_inter(slope, inter)
+    nib.save(scaled, path)
+    output = pred_dir / "evaluation"
+    with pytest.raises(DataError, match=rf"b\.nii\.gz: the {role}'s voxels read as classes other than those it "
+                                        rf"stores — its header scales the stored values \(scl_slope {slope}, "
+                                        rf"scl_inter {inter}\), .* write its stored values without scaling"):
+        evaluate_folders(pred_dir, label_dir, num_classes=4)
+    assert not output.exists()
 
 
 def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_merge_foreground(tmp_path, capsys):
