@@ -78,7 +78,8 @@ DEFAULT_TOLERANCE_MM = 1.0
 # not by anything a viewer would show; 1e-3 mm is far below any voxel.
 GEOMETRY_ATOL_MM = 1e-3
 # A grid sheared more than this (a gantry tilt) is named in the summary: its distances are approximate.
-# Float32 headers of perpendicular axes are off by ~1e-5 degrees.
+# A float32 sform of perpendicular axes reads as sheared by up to ~4e-6 degrees (3.8e-6 the largest, 1.1e-6 the
+# median, over 2000 random rotations at spacings 0.3-5 mm; a qform, a quaternion, ~1e-14): far below this.
 SHEAR_NOTED_DEGREES = 0.5
 METRICS = ("dice", "hd95_mm", "surface_dice")
 EMPTY_BOTH = {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0}  # nothing to find, nothing found
