@@ -484,8 +484,13 @@ def _nifti_files_by_case(folder: Path, what: str, wanted: set[str] | None) -> di
 
 
 def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimages.SpatialImage, pred_path: Path,
-                    label_path: Path, atol_mm: float = GEOMETRY_ATOL_MM) -> None:
-    """Require the prediction to lie on the label's voxel grid (shape and affine).
+                    label_path: Path, atol_mm: float = GEOMETRY_ATOL_MM) -> np.ndarray | None:
+    """Require the prediction to lie on the label's voxel grid (shape and affine), as stored or in another
+    axis order or direction (another tool's output written LPS against a RAS label, say).
+
+    Returns:
+        The nibabel orientation transform that puts the prediction's array on the label's grid, voxel for
+        voxel (``nib.orientations.apply_orientation``); None where it lies there as stored.
 
     Raises:
         DataError: naming both files and what differs.
@@ -500,6 +505,8 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
             raise DataError(f"{path}: {volumes} volumes (shape {image.shape}), where evaluate scores one 3D label "
                             f"map per case: give the label map (a one-hot or probability map, such as predict's "
                             f"<case>_probs.nii.gz, is none)")
+    if (reordering := _reordering_onto(pred, label, atol_mm)) is not None:
+        return reordering
     fix = ("predict from the image this label belongs to (accelerated-seg predict writes the input's grid), "
            "or resample the prediction onto the label's grid with nearest-neighbour interpolation")
     reference, other = Volume("label", label_path, label), Volume("prediction", pred_path, pred)
@@ -519,6 +526,25 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
                         f"up to {difference:.4g} in an entry, tolerance {atol_mm} mm){guessed}, so their voxels are "
                         f"not the same places in the patient; {fix}\nprediction affine:\n{np.round(pred.affine, 4)}"
                         f"\nlabel affine:\n{np.round(label.affine, 4)}")
+
+
+def _reordering_onto(pred: nib.spatialimages.SpatialImage, label: nib.spatialimages.SpatialImage,
+                     atol_mm: float) -> np.ndarray | None:
+    """The orientation transform that lays the prediction's voxels onto the label's, each on the same place
+    in the patient (its axes permuted or flipped, nothing resampled), or None where there is none or none is
+    needed: such a prediction was refused as "not the same places in the patient" before the ninety-fifth
+    session, with resampling as the remedy, though its voxels are the label's."""
+    orientations = nib.orientations
+    reordering = orientations.ornt_transform(orientations.io_orientation(pred.affine),
+                                             orientations.io_orientation(label.affine))
+    if np.array_equal(reordering, [[0, 1], [1, 1], [2, 1]]):
+        return None
+    shape = [0, 0, 0]
+    for axis, (to, _) in enumerate(reordering):
+        shape[int(to)] = pred.shape[axis]
+    affine = np.asarray(pred.affine) @ orientations.inv_ornt_aff(reordering, pred.shape[:3])
+    same = tuple(shape) == tuple(label.shape[:3]) and np.abs(affine - np.asarray(label.affine)).max() <= atol_mm
+    return reordering if same else None
 
 
 def read_label_map(path: Path) -> np.ndarray:
@@ -703,10 +729,11 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
     check_output_folder(output_dir, setting_names.output_dir)
-    for _, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
+    reorderings = {}  # case -> the axes' transform of a prediction stored in another orientation, or None
+    for case, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
         pred, label = read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False)
-        check_same_grid(pred, label, pred_path, label_path, geometry_atol_mm)
+        reorderings[case] = check_same_grid(pred, label, pred_path, label_path, geometry_atol_mm)
         for role, image, path in (("prediction", pred, pred_path), ("label", label, label_path)):
             # refused whatever it reads as: a scaling onto classes scored (scl_inter 1: stored 0, 1, 2 read as
             # 1, 2, 3) was scored shifted without a word before the ninety-fifth session
@@ -747,6 +774,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     rows, sheared, in_part = [], {}, []
     for case, pred_path, label_path in pairs:
         pred, label = read_label_map(pred_path), read_label_map(label_path)
+        if reorderings[case] is not None:  # its voxels are the label's, in another axis order or direction
+            pred = np.ascontiguousarray(nib.orientations.apply_orientation(pred, reorderings[case]))
         if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own
             label = _merged_foreground(label, ignore_value)
             pred = _merged_foreground(pred, ignore_value) if merge_predictions else pred

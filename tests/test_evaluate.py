@@ -453,16 +453,19 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
     with pytest.raises(DataError, match=r"b\.nii\.gz and .*labels/b\.nii\.gz are not on one voxel grid: the origins "
                                         r"differ by 1 mm .*\(their affines differ by up to 1 in an entry"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
-    # Another orientation of the same voxels is named as such, not as a distance (sixty-eighth session);
-    # a header without orientation is named too
+    # Another orientation of other voxels is named as such, not as a distance (sixty-eighth session); another
+    # orientation of the same voxels is scored (test below); a header without orientation is named too
     label = nib.load(label_dir / "b.nii.gz")
     to_lps = nib.orientations.ornt_transform(nib.io_orientation(label.affine), nib.orientations.axcodes2ornt("LPS"))
-    nib.save(label.as_reoriented(to_lps), pred_dir / "b.nii.gz")
+    nib.save(label.as_reoriented(to_lps).slicer[1:], pred_dir / "b.nii.gz")
     axcodes = "".join(nib.aff2axcodes(label.affine))
     with pytest.raises(DataError, match=f"are not on one voxel grid \\(prediction is LPS, label is {axcodes}\\); "):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
     flipped = nib.orientations.ornt_transform(nib.io_orientation(label.affine), nib.orientations.axcodes2ornt("ASR"))
-    nib.save(label.as_reoriented(flipped), pred_dir / "b.nii.gz")
+    moved = label.as_reoriented(flipped)
+    shifted = moved.affine.copy()
+    shifted[:3, 3] += 5.0  # the same orientation's voxels 5 mm away: no reordering lays them on the label's
+    nib.save(nib.Nifti1Image(np.asanyarray(moved.dataobj), shifted), pred_dir / "b.nii.gz")
     with pytest.raises(DataError, match=f"are not on one voxel grid: prediction is ASR, label is {axcodes} \\(their"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
     bare = nib.Nifti1Image(np.asanyarray(label.dataobj), None)
@@ -474,6 +477,24 @@ def test_a_prediction_on_another_grid_is_an_error_naming_both_files(folders):
     save(pred_dir / "b.nii.gz", np.zeros((60, 50, 39), np.uint8))
     with pytest.raises(DataError, match=r"pred/b\.nii\.gz \(shape \(60, 50, 39\)\) and .*labels/b\.nii\.gz"):
         evaluate_folders(pred_dir, label_dir, num_classes=3)
+
+
+@pytest.mark.parametrize("axcodes", ["LPS", "ASR", "SLA"])
+def test_a_prediction_of_the_labels_voxels_in_another_orientation_is_scored_as_stored_on_its_grid(folders, axcodes):
+    """Another tool's output written LPS against a RAS label (or its axes permuted) holds the label's voxels,
+    each on the same place in the patient: it is laid onto the label's grid and scored as if stored there.
+    Until the ninety-fifth session it was refused as "not the same places in the patient", with resampling
+    as the remedy."""
+    pred_dir, label_dir, _ = folders
+    evaluate_folders(pred_dir, label_dir, num_classes=3, output_dir=pred_dir.parent / "as_stored")
+    offset = nib.load(pred_dir / "b.nii.gz")  # the case whose scores depend on where each voxel lies
+    nib.save(offset.as_reoriented(nib.orientations.ornt_transform(
+        nib.io_orientation(offset.affine), nib.orientations.axcodes2ornt(axcodes))), pred_dir / "b.nii.gz")
+    assert "".join(nib.aff2axcodes(nib.load(pred_dir / "b.nii.gz").affine)) == axcodes
+    evaluate_folders(pred_dir, label_dir, num_classes=3, output_dir=pred_dir.parent / "reoriented")
+    as_stored, reoriented = (list(csv.DictReader((pred_dir.parent / name / "metrics.csv").open()))
+                             for name in ("as_stored", "reoriented"))
+    assert reoriented == as_stored and float(as_stored[2]["dice"]) < 1  # case b, class 1: not a trivial 1
 
 
 def test_a_label_or_prediction_with_an_unusable_header_is_an_error_naming_it(folders):
