@@ -501,6 +501,13 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
         if len(image.shape) < 3:  # else "spacing (2.0, 2.0, 2.0) must give one voxel size per axis", no file named
             raise DataError(f"{path}: a {len(image.shape)}D image {image.shape}; evaluate scores 3D label maps "
                             f"(x, y, z): give the label map of the whole volume, as predict writes it")
+        if image is pred and len(pred.shape) == 4 and tuple(pred.shape[1:]) == tuple(label.shape[:3]):
+            # torch's and MONAI's (C, x, y, z) saved as it is: NIfTI reads z volumes of (C, x, y), which was
+            # told as "39 volumes" alone before the ninety-fifth session
+            raise DataError(f"{path}: shape {tuple(pred.shape)}, the label's {tuple(label.shape[:3])} behind a "
+                            f"first axis of {pred.shape[0]}: a channels-first array (a one-hot or probability map, "
+                            f"as torch and MONAI hold it) saved as it is; give the label map (its argmax over that "
+                            f"first axis, saved with the label's affine)")
         if (volumes := int(np.prod(image.shape[3:]))) > 1:  # "not on one voxel grid ... resample" misled
             raise DataError(f"{path}: {volumes} volumes (shape {image.shape}), where evaluate scores one 3D label "
                             f"map per case: give the label map (a one-hot or probability map, such as predict's "
@@ -566,7 +573,8 @@ def read_label_map(path: Path) -> np.ndarray:
             scaled = (f"; its header scales the stored integers (scl_slope {slope:.6g}, scl_inter {inter:.6g}), "
                       f"which made them so: save the label map with an integer data type and no scaling"
                       if (slope, inter) != (1.0, 0.0) else
-                      "; is this an image or a probability map instead of a label map?")
+                      "; is this an image or a probability map instead of a label map? Give the label map of "
+                      "class values (a probability map thresholded, or the argmax of one per class)")
             raise DataError(f"{path}: a label map must hold whole class numbers, found {len(values)} other value(s) "
                             f"({shown}){scaled}")
     return array.astype(np.int64)

@@ -1006,7 +1006,8 @@ def test_a_label_map_of_other_than_whole_numbers_is_refused_naming_its_values_an
     probabilities[0, 0, :] = [0.25, 0.5, np.nan, 1.0]
     nib.save(nib.Nifti1Image(probabilities, np.eye(4)), tmp_path / "probs.nii.gz")
     with pytest.raises(DataError, match=r"found 3 other value\(s\) \(0.25, 0.5, nan\); is this an image or a "
-                                        r"probability map instead of a label map\?"):
+                                        r"probability map instead of a label map\? Give the label map of class "
+                                        r"values \(a probability map thresholded, or the argmax of one per class\)"):
         read_label_map(tmp_path / "probs.nii.gz")
 
 
@@ -1167,6 +1168,16 @@ def test_a_map_of_several_volumes_is_refused_as_such_not_as_another_grid(folders
     assert (f"error: {tmp_path / 'one_hot' / 'a.nii.gz'}: 3 volumes (shape {(*SHAPE, 3)}), where evaluate scores one "
             f"3D label map per case") in capsys.readouterr().err
     assert main(["evaluate", str(tmp_path / "trailing"), str(label_dir), "--labels", str(dataset)]) == 0
+    # saved channels first, as torch and MONAI hold it: NIfTI reads (3, x, y, z) as z volumes of (3, x, y),
+    # which the error told as "39 volumes" alone before the ninety-fifth session
+    for case in "abc":
+        one_hot = nib.load(tmp_path / "one_hot" / f"{case}.nii.gz")
+        save(tmp_path / "first" / f"{case}.nii.gz", np.moveaxis(np.asarray(one_hot.dataobj), -1, 0), one_hot.affine)
+    assert main(["evaluate", str(tmp_path / "first"), str(label_dir), "--labels", str(dataset)]) == 2
+    assert (f"error: {tmp_path / 'first' / 'a.nii.gz'}: shape {(3, *SHAPE)}, the label's {SHAPE} behind a first "
+            f"axis of 3: a channels-first array (a one-hot or probability map, as torch and MONAI hold it) saved as "
+            f"it is; give the label map (its argmax over that first axis, saved with the label's affine)"
+            ) in capsys.readouterr().err
 
 
 def test_classes_in_no_file_are_warned_of_in_one_line(folders, capsys):
