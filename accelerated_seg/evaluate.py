@@ -429,18 +429,39 @@ def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path], la
         names = sorted(path.name for path in predictions.values())
         return (f"which holds {len(names)} NIfTI file(s) of other names ({', '.join(names[:3])}"
                 f"{', ...' if len(names) > 3 else ''}): {pairing}, so a label and its prediction need one name (an "
-                f"image's channel suffix, _0000, is no part of either)")
+                f"image's channel suffix, _0000, is no part of either){_suffix_said(predictions, labels)}")
     # the one of the labels' names, never the labels' own folder: the first by name was given, so "evaluate .
     # labelsTs" beside predictions/ was told to give labelsTs as the predictions (ninety-second session's review)
     below = [folder for folder in _subfolders_with_nifti(pred_dir) if not _same_folder(folder, label_dir)]
     named = [folder for folder in below if any(case_id(path) in labels for path in folder.iterdir())]
     if len(named) == 1:
         return f"but its folder {named[0].name}/ holds NIfTI files: {pairing} within the folders given; give {named[0]}"
+    if per_case := [folder for folder in below if folder.name in labels]:  # MONAI SaveImage's <case>/<case>_seg
+        shown = ", ".join(f"{folder.name}/" for folder in per_case[:4]) + (", ..." if len(per_case) > 4 else "")
+        first = next(path for path in sorted(per_case[0].iterdir()) if case_id(path))
+        return (f"but its folders {shown} are named as the labels' cases and hold their NIfTI files "
+                f"({per_case[0].name}/{first.name}, ...), as MONAI's SaveImage writes them: put each case's prediction "
+                f"in one folder under its label's name")
     if named:
         shown = ", ".join(f"{folder.name}/" for folder in named[:4]) + (", ..." if len(named) > 4 else "")
         return (f"but its folders {shown} hold NIfTI files of the labels' names: {pairing} within the folders "
                 f"given; give the one of the predictions")
     return None
+
+
+def _suffix_said(predictions: dict[str, Path], labels: dict[str, Path]) -> str:
+    """Where every label's name and a prediction's differ by one suffix (MONAI's "_seg" on the predictions, an
+    image's "_0000" on the labels), that suffix and the renaming, or ""."""
+    first = min(labels)
+    for suffix in sorted({case[len(first):] for case in predictions if case.startswith(first) and case != first}):
+        if all(label + suffix in predictions for label in labels):
+            return (f"; each prediction's name is a label's with \"{suffix}\" added ({predictions[first + suffix].name} "
+                    f"for {labels[first].name}): rename them without it")
+    for suffix in sorted({first[len(case):] for case in predictions if first.startswith(case) and case != first}):
+        if all(label.endswith(suffix) and label[:-len(suffix)] in predictions for label in labels):
+            return (f"; each label's name is a prediction's with \"{suffix}\" added ({labels[first].name} for "
+                    f"{predictions[first[:-len(suffix)]].name}): rename them without it")
+    return ""
 
 
 def _same_folder(one: Path, other: Path) -> bool:

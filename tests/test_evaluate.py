@@ -1129,6 +1129,24 @@ def test_labels_without_a_prediction_of_their_name_say_where_the_predictions_are
             f"cases are paired by file name within the folders given; give {tmp_path / 'run' / 'predictions'}"
             ) in capsys.readouterr().err
     assert not (tmp_path / "run" / "evaluation").exists()
+    # Another tool's names (MONAI's SaveImage: a_seg.nii.gz, in a folder of its own per case by default): the
+    # suffix, or the per-case folders, are named (since the ninety-fifth session; only the _0000 of an image's
+    # channel was named before, and per-case folders were "predict those cases")
+    for case in "abc":
+        shutil.copy(pred_dir / f"{case}.nii.gz", (tmp_path / "seg").mkdir(exist_ok=True) or
+                    tmp_path / "seg" / f"{case}_seg.nii.gz")
+        (tmp_path / "tree" / case).mkdir(parents=True)
+        shutil.copy(pred_dir / f"{case}.nii.gz", tmp_path / "tree" / case / f"{case}_seg.nii.gz")
+    assert main(["evaluate", str(tmp_path / "seg"), str(label_dir)]) == 2
+    assert ('each prediction\'s name is a label\'s with "_seg" added (a_seg.nii.gz for a.nii.gz): rename them '
+            'without it' in capsys.readouterr().err)
+    assert main(["evaluate", str(pred_dir), str(tmp_path / "suffixed")]) == 2  # the labels', a_probs aside
+    assert ('each label\'s name is a prediction\'s with "_0000" added (a_0000.nii.gz for a.nii.gz): rename them '
+            'without it' in capsys.readouterr().err)
+    assert main(["evaluate", str(tmp_path / "tree"), str(label_dir)]) == 2
+    assert (f"has a prediction of its name in {tmp_path / 'tree'}, but its folders a/, b/, c/ are named as the "
+            f"labels' cases and hold their NIfTI files (a/a_seg.nii.gz, ...), as MONAI's SaveImage writes them: put "
+            f"each case's prediction in one folder under its label's name") in capsys.readouterr().err
     # The dataset's folder for its labelsTr/: "no .nii/.nii.gz label file" said no more
     shutil.copytree(label_dir, tmp_path / "dataset" / "labelsTr")
     shutil.copytree(label_dir, tmp_path / "dataset" / "imagesTr")
