@@ -808,7 +808,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own
             label = _merged_foreground(label, ignore_value)
             pred = _merged_foreground(pred, ignore_value) if merge_predictions else pred
-        _require_known_values(pred, pred_path, known, setting_names)
+        _require_known_values(pred, pred_path, known, setting_names, prediction=True)
         _require_known_values(label, label_path, known + ([ignore_value] if ignore_value is not None else []),
                               setting_names, reference=ignore_value is None and not merge_foreground)
         affine = nib.load(label_path).affine
@@ -945,17 +945,20 @@ def _require_shared_classes(predicted: set[int], referenced: set[int], named: Se
 
 
 def _require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], named: SettingNames,
-                          reference: bool = False) -> None:
+                          reference: bool = False, prediction: bool = False) -> None:
     """Raise for a value outside the classes scored; in a reference without an ignore label, one such
     value may be its mark for unannotated voxels (255, -1), which only a dataset.json can declare, or,
-    where it is the reference's only foreground value, the foreground of a mask saved as 0 and 255."""
+    where it is the reference's only foreground value (or a ``prediction``'s), the foreground of a mask
+    saved as 0 and 255."""
     values = set(np.unique(array).tolist())
     unknown = sorted(values - {0, *classes})
     if unknown:
         ignore = (f"; if {unknown[0]} marks unannotated voxels, give {named.dataset_json} a dataset.json that names "
                   f"it the \"ignore\" label" if reference and len(unknown) == 1 else "")
-        mask = (f"; if the reference is a mask saved as 0 and {unknown[0]}, {named.merge_foreground} scores every "
-                f"non-zero value as class 1" if reference and values - {0} == {unknown[0]} else "")
+        # a prediction too: another tool's binary masks, saved as 0 and 255, against references of 0 and 1
+        mask = (f"; if the {'reference' if reference else 'prediction'} is a mask saved as 0 and {unknown[0]}, "
+                f"{named.merge_foreground} scores every non-zero value as class 1"
+                if (reference or prediction) and values - {0} == {unknown[0]} else "")
         raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
                         f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file"
                         f"{ignore}{mask}")

@@ -576,6 +576,12 @@ def test_references_saved_as_0_and_255_are_told_and_scored_as_one_class_with_mer
                                         r"\[0, 1\]; .*; if the reference is a mask saved as 0 and 255, "
                                         r"merge_foreground=True scores every non-zero value as class 1"):
         evaluate_folders(pred_dir, label_dir, num_classes=2)
+    # another tool's binary masks saved as 0 and 255 against references of 0 and 1: told the same way since the
+    # ninety-fifth session ("check num_classes / dataset_json, or the file" alone)
+    with pytest.raises(DataError, match=r"a\.nii\.gz: label value\(s\) \[255\] are not among the classes scored "
+                                        r"\[0, 1\]; .*; if the prediction is a mask saved as 0 and 255, "
+                                        r"merge_foreground=True scores every non-zero value as class 1"):
+        evaluate_folders(label_dir, pred_dir, num_classes=2, output_dir=tmp_path / "swapped")
     summary = evaluate_folders(pred_dir, label_dir, merge_foreground=True)
     assert summary["classes"] == {"1": "class_1"} and summary["merged_foreground"] is True
     assert summary["per_class"]["1"]["dice"]["max"] == 1.0 and 0.8 < summary["per_class"]["1"]["dice"]["min"] < 1
