@@ -583,6 +583,10 @@ def read_label_map(path: Path) -> np.ndarray:
         array = array.reshape(array.shape[:3])
     if array.dtype.kind == "f":
         wrong = ~np.isfinite(array) | (array != np.round(array))
+        if wrong.any() and np.isfinite(array[wrong]).sum() == 0:
+            # another tool's float output, whole numbers but for NaN: "an image or a probability map?" misled
+            raise DataError(f"{path}: {int(wrong.sum())} voxel(s) NaN or Inf among whole class numbers; a label map "
+                            f"holds none: set them to 0 (background) or to their class, or export the map again")
         if wrong.any():
             # Which values, and the header's scaling where it made them: integer labels saved through a
             # uint8 header with a slope read back as 1000.0000012, and only "fractional" was said.

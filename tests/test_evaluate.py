@@ -1015,6 +1015,15 @@ def test_a_label_map_of_other_than_whole_numbers_is_refused_naming_its_values_an
                                         r"probability map instead of a label map\? Give the label map of class "
                                         r"values \(a probability map thresholded, or the argmax of one per class\)"):
         read_label_map(tmp_path / "probs.nii.gz")
+    # whole numbers but for a NaN (another tool's float output): asked "an image or a probability map?" before the
+    # ninety-fifth session
+    classes = np.zeros((4, 4, 4), np.float32)
+    classes[1, 1, :] = [1, 2, np.nan, np.inf]
+    nib.save(nib.Nifti1Image(classes, np.eye(4)), tmp_path / "nan.nii.gz")
+    with pytest.raises(DataError, match=r"nan\.nii\.gz: 2 voxel\(s\) NaN or Inf among whole class numbers; a label map "
+                                        r"holds none: set them to 0 \(background\) or to their class, or export the "
+                                        r"map again"):
+        read_label_map(tmp_path / "nan.nii.gz")
 
 
 def test_a_tilde_in_an_output_argument_is_the_home_folder(folders, tmp_path, monkeypatch, capsys):
