@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .config import ConfigError
+from .config import ConfigError, did_you_mean
 
 PRECISIONS = ("fp32", "bf16", "fp16")
 
@@ -32,7 +32,8 @@ def check_numbers(patches, batches, precisions, steps: int, blocks: int, warmup_
             raise ConfigError(f"--patch must be at least 1 voxel along each axis (got {patch})")
     for precision in precisions:
         if precision not in PRECISIONS:
-            raise ConfigError(f"--precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}")
+            raise ConfigError(f"--precision {precision!r} is not known; choose one of: {', '.join(PRECISIONS)}"
+                              + did_you_mean(precision, PRECISIONS))
     for name, value, least in (("--steps", steps, 1), ("--blocks", blocks, 1), ("--warmup-blocks", warmup_blocks, 0),
                                ("--classes", classes, 2), ("--epoch-samples", epoch_samples, 1)):
         if value < least:

@@ -97,7 +97,8 @@ def check_network_name(name: str, setting: str) -> None:
     """A ConfigError naming ``setting`` and the registry's networks, unless ``name`` is one of them."""
     known = typing.get_args(NetworkName)
     if name not in known:
-        raise ConfigError(f"{setting} {name!r} is not known; choose one of: {', '.join(known)}")
+        raise ConfigError(f"{setting} {name!r} is not known; choose one of: {', '.join(known)}"
+                          + did_you_mean(name, known, cutoff=0.8))  # not vnet: MONAI's VNet, no misspelt unet
 
 
 @dataclass
@@ -827,7 +828,8 @@ def _coerce(hint, value, key: str, names: Names | None = None):
         value = FORMER_VALUES[key][value]
     if origin is Literal:
         if value not in args:
-            raise ConfigError(f"{setting} must be one of {', '.join(map(str, args))}; got {value!r}")
+            raise ConfigError(f"{setting} must be one of {', '.join(map(str, args))}; got {value!r}"
+                              + did_you_mean(value, args))
         return value
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:

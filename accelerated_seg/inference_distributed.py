@@ -37,7 +37,7 @@ import nibabel as nib
 import numpy as np
 import torch
 
-from .config import ConfigError
+from .config import ConfigError, did_you_mean
 from .data.errors import DataError
 from .ensemble import given_folders, load_for_prediction
 from .host_cpu import COMMAND_LINE_FP32
@@ -108,7 +108,8 @@ def balance_by_voxels(voxels: Sequence[int], num_ranks: int) -> list[list[int]]:
 def choose_split(split: str, num_cases: int, num_processes: int) -> str:
     """``cases`` or ``windows`` for ``split`` (``auto``: cases when every process gets at least one)."""
     if split not in SPLITS:
-        raise ValueError(f"split {split!r} is not known; choose one of: {', '.join(SPLITS)}")
+        raise ValueError(f"split {split!r} is not known; choose one of: {', '.join(SPLITS)}"
+                         + did_you_mean(split, SPLITS))
     if split != "auto":
         return split
     return "cases" if num_cases >= num_processes else "windows"

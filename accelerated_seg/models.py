@@ -578,14 +578,15 @@ def arg_names(name: str) -> set[str]:
 
 def _refuse_unknown_args(monai_class: str, args: dict, names: Names) -> None:
     """Refuse a name ``monai_class`` does not take, or a value not of the kind it takes (model_arg_kinds)."""
-    accepted, given = _accepted_args(monai_class), names.setting("model.args")
+    accepted = _accepted_args(monai_class)
     if unknown := sorted(set(args) - accepted):
-        raise ConfigError(f"{given} {unknown} are not arguments of monai.networks.nets.{monai_class}"
+        are = "is not an argument" if len(unknown) == 1 else "are not arguments"
+        raise ConfigError(f"{', '.join(map(names.model_arg, unknown))} {are} of monai.networks.nets.{monai_class}"
                           + did_you_mean(unknown[0], accepted))
     for name, value in args.items():
         if expected := mistyped_arg(monai_class, name, value):
-            raise ConfigError(f"{given} {name} must be {expected} (monai.networks.nets.{monai_class}'s {name}), "
-                              f"got {value!r}")
+            raise ConfigError(f"{names.model_arg(name)} must be {expected} (monai.networks.nets.{monai_class}'s "
+                              f"{name}), got {value!r}")
 
 
 def _accepted_args(monai_class: str) -> set[str]:

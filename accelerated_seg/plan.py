@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import weakref
 from dataclasses import dataclass, field
 
@@ -331,7 +332,8 @@ def _trainable_spec(name: str, in_channels: int, classes: int, patch, model_args
     except ConfigError as error:
         message = str(error)
         for setting, option in (("data.patch_size", "--patch"), ("model.args", "--model-args")):
-            message = message.replace(setting, f"{setting} ({option})", 1)
+            # after the argument where one is named: model.args.filters (--model-args)
+            message = re.sub(rf"{re.escape(setting)}(\.\w+)?", lambda named: f"{named[0]} ({option})", message, count=1)
         raise ConfigError(message) from None
     return spec
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from .config import ConfigError
+from .config import ConfigError, did_you_mean
 from .schedule import resolve_batch
 
 
@@ -48,4 +48,4 @@ def check_at_least_one(setting: str, value: int) -> None:
 
 def check_choice(setting: str, value: str, choices) -> None:
     if value not in choices:
-        raise ConfigError(f"{setting} must be one of {', '.join(choices)}, got {value!r}")
+        raise ConfigError(f"{setting} must be one of {', '.join(choices)}, got {value!r}" + did_you_mean(value, choices))

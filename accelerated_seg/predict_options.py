@@ -10,6 +10,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from .config import did_you_mean
+
 #: The autocast precisions of prediction (``inference.PRECISIONS`` gives their torch dtypes).
 PRECISION_NAMES = ("fp32", "bf16", "fp16")
 
@@ -17,7 +19,8 @@ PRECISION_NAMES = ("fp32", "bf16", "fp16")
 def unknown_precision(precision: str) -> str | None:
     """Why ``precision`` is none of ``PRECISION_NAMES``, or None."""
     if precision not in PRECISION_NAMES:
-        return f"precision {precision!r} is not known; choose one of: {', '.join(PRECISION_NAMES)}"
+        return (f"precision {precision!r} is not known; choose one of: {', '.join(PRECISION_NAMES)}"
+                + did_you_mean(precision, PRECISION_NAMES))
     return None
 
 
@@ -50,7 +53,8 @@ def mirror_axes(tta: str) -> list[tuple[int, ...]]:
         raise ValueError(f"tta={tta}: name the flips instead: 'axes' (the input and each axis flipped, 4 passes), "
                          f"'all' (every combination, 8 passes, nnU-Net's mirroring) or 'none'")
     if tta not in TTA_MODES:
-        raise ValueError(f"tta {tta!r} is not known; choose one of: {', '.join(TTA_MODES)}")
+        raise ValueError(f"tta {tta!r} is not known; choose one of: {', '.join(TTA_MODES)}"
+                         + did_you_mean(tta, TTA_MODES))
     if tta == "none":
         return [()]
     if tta == "axes":

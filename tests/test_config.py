@@ -548,7 +548,7 @@ def test_misspelled_network_and_loss_arguments_get_the_closest_name(tmp_path):
     from accelerated_seg.losses import segmentation_loss
     from accelerated_seg.models import check_arg_names
 
-    with pytest.raises(ConfigError, match=r"model.args \['num_res_unit'\] are not arguments of "
+    with pytest.raises(ConfigError, match=r"model.args.num_res_unit is not an argument of "
                                           r"monai.networks.nets.UNet \(did you mean 'num_res_units'\?\)"):
         check_arg_names("unet", {"num_res_unit": 1})
     with pytest.raises(ConfigError, match=r"\(train.loss=dice_ce\) \(did you mean 'smooth_nr'\?\); it takes "):
@@ -577,5 +577,5 @@ def test_a_network_argument_not_of_its_kind_is_named(name, args, refused):
     if refused is None:
         check_arg_names(name, args)
         return
-    with pytest.raises(ConfigError, match=re.escape("model.args " + refused)):
+    with pytest.raises(ConfigError, match=re.escape("model.args." + refused)):
         check_arg_names(name, args)

@@ -689,12 +689,12 @@ def test_estimator_settings_are_checked_where_they_are_given(tiny_dataset):
     # model_args: a TypeError for a list, and a misspelt name accepted until fit, before the 27th session
     with pytest.raises(ConfigError, match="Segmentation: model_args must be a dict of MONAI constructor arguments"):
         Segmentation("unet", model_args=[16, 32])
-    with pytest.raises(ConfigError, match=r"Segmentation: model_args \['chanels'\] are not arguments of "
+    with pytest.raises(ConfigError, match=r"Segmentation: model_args\['chanels'\] is not an argument of "
                                           r"monai.networks.nets.UNet"):  # model.args, the config's word, before
         Segmentation("unet", model_args={"chanels": [4, 8]})
     assert Segmentation("unet3d_mlperf", model_args={"filters": [8, 16, 32, 64, 128, 128]}).model_args
     # a value not of its kind: MONAI's "not all arguments converted during string formatting" at fit, before
-    with pytest.raises(ConfigError, match=r"Segmentation: model_args channels must be a list of whole numbers "
+    with pytest.raises(ConfigError, match=r"Segmentation: model_args\['channels'\] must be a list of whole numbers "
                                           r"\(monai.networks.nets.UNet's channels\), got \[8, 'x'\]"):
         Segmentation("unet", model_args={"channels": [8, "x"], "strides": [2]})
     # A network argument beside the settings is named as one (before: "not a training or optimizer setting")
@@ -1507,7 +1507,7 @@ def test_a_run_of_cases_given_in_python_in_any_format_says_how_to_prune_by_a_com
 @pytest.mark.parametrize("edit, refusal", [
     (lambda model: {**model, "name": "unett"}, r"model.name 'unett' is not known; choose one of: unet, "),
     (lambda model: {**model, "args": {**model["args"], "chanels": [4, 8]}},
-     r"model.args \['chanels'\] are not arguments of monai.networks.nets.UNet \(did you mean 'channels'\?\)"),
+     r"model.args.chanels is not an argument of monai.networks.nets.UNet \(did you mean 'channels'\?\)"),
     (lambda model: {**model, "args": "oops"}, r"model.args 'oops' is not a mapping of the network's arguments"),
 ])
 def test_a_saved_models_config_naming_no_network_it_can_build_is_refused_naming_the_file(tmp_path, edit, refusal):

@@ -114,7 +114,7 @@ def test_dynunet_levels_given_in_part_name_what_the_patch_derived():
     assert model_spec("dynunet", 1, 3, (32, 32, 32), three).args["filters"] == [32, 64, 128, 256]  # MONAI takes 3
     assert model_spec("dynunet", 1, 3, (32, 32, 32), {"filters": [8, 16, 32, 64, 128]}).args["filters"][0] == 8
     # a number where a list goes: named here (MONAI's constructor refused it, through check_trainable, before)
-    with pytest.raises(ConfigError, match=r"model.args kernel_size must be a list of whole numbers or of lists"):
+    with pytest.raises(ConfigError, match=r"model.args.kernel_size must be a list of whole numbers or of lists"):
         model_spec("dynunet", 1, 3, (32, 32, 32), {"kernel_size": 3})
 
 
@@ -298,8 +298,8 @@ def test_the_patch_check_names_the_settings_as_its_caller_does(name, args, patch
     ("dynunet", {}, (6, 6, 6), r"^block_shape \(6, 6, 6\) is too small for model 'dynunet'"),
     ("dynunet", {"strides": [[1, 1, 1], [2, 2, 2]]}, (32, 32, 32), r"^model_args \['strides'\] make a DynUNet of 2 "
                                                                    r"levels, .* derived from block_shape"),
-    ("unet", {"chanels": [4, 8]}, (16, 16, 16), r"^model_args \['chanels'\] are not arguments"),
-    ("unet", {"channels": "4"}, (16, 16, 16), r"^model_args channels must be"),
+    ("unet", {"chanels": [4, 8]}, (16, 16, 16), r"^model_args\['chanels'\] is not an argument"),
+    ("unet", {"channels": "4"}, (16, 16, 16), r"^model_args\['channels'\] must be"),
     ("unetr", {"img_size": [8, 8, 8]}, (16, 16, 16), r"^model_args \['img_size'\] contradict the run: img_size is "
                                                      r"block_shape \(\[16, 16, 16\]\)\. Leave them out of model_args$")])
 def test_the_network_spec_names_the_settings_as_its_caller_does(name, args, patch, said):

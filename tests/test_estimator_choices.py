@@ -1,0 +1,67 @@
+"""A value a Python caller chooses from a fixed list, misspelt, is offered the closest of the list, as a
+misspelt keyword is; and the network's arguments are named as the caller wrote them (model_args['channels']
+to the estimator, model.args.channels in a config). Found by probing the estimator (ninety-fifth session)."""
+
+import pytest
+
+from accelerated_seg.config import ConfigError, load_config
+from accelerated_seg.estimator import Segmentation
+from accelerated_seg.models import check_arg_names
+from accelerated_seg.predict_options import unknown_precision
+
+
+@pytest.mark.parametrize("keywords, meant", [
+    (dict(model="unett"), "unet"),
+    (dict(precision="bf61"), "bf16"),
+    (dict(loss="dicee"), "dice"),
+    (dict(optimizer="adamm"), "adamw"),
+    (dict(schedule="cosin"), "cosine"),
+])
+def test_a_misspelt_choice_of_segmentation_is_offered_the_closest(keywords, meant):
+    with pytest.raises(ConfigError, match=rf"^Segmentation: .*\(did you mean '{meant}'\?\)"):
+        Segmentation(**keywords)
+
+
+def test_a_misspelt_choice_of_dataset_augment_is_offered_the_closest(tiny_dataset):
+    from accelerated_seg.data.manifest import load_msd
+    from accelerated_seg.estimator import Dataset
+
+    pairs = [(str(case.images[0]), str(case.label)) for case in load_msd(tiny_dataset).training]
+    data = Dataset.from_files(pairs, block_shape=16, n_classes=3)
+    with pytest.raises(ConfigError, match=r"^Dataset.augment: profile must be .*; got 'heavvy' "
+                                          r"\(did you mean 'heavy'\?\)"):
+        data.augment("heavvy")
+
+
+def test_a_misspelt_choice_far_from_every_name_is_told_the_list_alone():
+    with pytest.raises(ConfigError) as raised:
+        Segmentation(model="transformer")
+    assert "did you mean" not in str(raised.value) and "unet, segresnet" in str(raised.value)
+
+
+def test_a_misspelt_config_choice_is_offered_the_closest(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("train:\n  loss: dicee\n")
+    with pytest.raises(ConfigError, match=r"train\.loss must be one of .*; got 'dicee' \(did you mean 'dice'\?\)"):
+        load_config(path)
+
+
+def test_a_misspelt_predict_precision_and_tta_are_offered_the_closest():
+    from accelerated_seg.predict_options import mirror_axes
+
+    assert "(did you mean 'bf16'?)" in unknown_precision("bf61")
+    with pytest.raises(ValueError, match=r"tta 'axis' is not known; .*\(did you mean 'axes'\?\)"):
+        mirror_axes("axis")
+
+
+def test_a_wrong_typed_network_argument_is_named_as_the_caller_wrote_it():
+    with pytest.raises(ConfigError, match=r"^Segmentation: model_args\['channels'\] must be a list of whole numbers"):
+        Segmentation(model_args={"channels": "x"})
+    with pytest.raises(ConfigError, match=r"^model\.args\.channels must be a list of whole numbers"):
+        check_arg_names("unet", {"channels": "x"})  # a config's words, where the network is specified
+
+
+def test_an_unknown_network_argument_is_named_as_the_caller_wrote_it():
+    with pytest.raises(ConfigError, match=r"^Segmentation: model_args\['channel'\] is not an argument of "
+                                          r"monai\.networks\.nets\.UNet \(did you mean 'channels'\?\)"):
+        Segmentation(model_args={"channel": [1, 2]})
