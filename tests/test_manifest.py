@@ -1100,6 +1100,7 @@ def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_p
 
     from accelerated_seg.data.cases import SplitOrigin
     from accelerated_seg.data.splits import ways_to_validation_cases
+    from accelerated_seg.model_folders import Names
 
     entries = msd_entries(6)
     listed = load_msd(write_dataset_json(tmp_path, {"labels": LABELS, "training": entries[:4],
@@ -1119,6 +1120,13 @@ def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_p
     assert ways_to_validation_cases(given_sounding, "f", "n").startswith("hold cases out (load_cases(")  # no config's
     by_the_config = replace(given_sounding, split_origin=replace(given_sounding.split_origin, by_the_config=True))
     assert ways_to_validation_cases(by_the_config, "f", "n") == "hold cases out (f > 0, n, or the dataset's own split)"
+    # in the names its reader was given (SplitOrigin.names), as its split and warning: load_cases(..., names=Names())
+    # was told of load_cases' keywords, and pairs read with names of their maker's, until the ninety-fifth session
+    config_words = replace(given_sounding, split_origin=replace(given_sounding.split_origin, names=Names()))
+    assert ways_to_validation_cases(config_words, "f", "n") == "hold cases out (f > 0, n, or the dataset's own split)"
+    pairs = replace(config_words, source_format="pairs")
+    assert ways_to_validation_cases(pairs, "f", "n").startswith(
+        "hold cases out (data.validation_fraction > 0, data.num_folds, or validation_pairs=")
     from accelerated_seg.data.checks import _pairs_checked
     from accelerated_seg.estimator import _held_out_alone_warning
 

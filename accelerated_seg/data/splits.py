@@ -243,27 +243,31 @@ def ways_to_validation_cases(manifest: Manifest, fraction: str, folds: str) -> s
     dataset's own split", a file's list they never wrote, and Segmentation.fit to give "a larger
     validation_fraction", which validation_pairs override (until the ninety-third session). A manifest given to
     train, which takes its split as it is, was sent to the config's settings, which split nothing there, until
-    the ninety-fourth session: it is sent to the keywords of what made it."""
+    the ninety-fourth session: it is sent to the keywords of what made it, in the names its reader was given
+    (``SplitOrigin.names``) as its split and warning say them, since the ninety-fifth."""
     # Pairs are told from files by the reader (source_format), not by the split's text. Of pairs, a split given
     # that validates nothing is validation_pairs=[]: their 'fold' keys leave no fold empty (fold_keys_split)
     pairs = {"from_files": "Dataset.from_files", "pairs": "from_pairs"}.get(manifest.source_format)
     listed = f"validation_pairs=[(image, label), ...] to {pairs}"
     if len(manifest.training) == 1:
         return f"add cases: one case cannot be both trained on and held out{f', or give {listed}' if pairs else ''}"
-    origin = manifest.split_origin
-    if pairs:  # its maker's keywords, whoever is given the pairs' manifest (train from Python, Dataset.fit)
-        fraction, folds = (_PAIRS_MAKERS_NAMES[manifest.source_format].setting(f"data.{name}")
-                           for name in ("validation_fraction", "num_folds"))
+    origin, said = manifest.split_origin, _split_names(manifest).setting
+    if pairs:  # the names their reader was given, else its maker's keywords, whoever is given the pairs' manifest
+        fraction, folds = said("data.validation_fraction"), said("data.num_folds")
         if not origin.given:
             return f"hold cases out ({fraction} > 0, {folds}, or {listed})"
         return f"give {listed}, or leave validation_pairs out so that {fraction} or {folds} holds cases out"
-    if not origin.by_the_config:  # read by load_cases (or built by hand) and given: the config splits nothing
+    # read by load_cases in its keywords (or built by hand) and given: the config splits nothing. One read by
+    # load_cases(..., names=Names()) is told in the config's words, as its split and its warning are (it was told
+    # of the keywords until the ninety-fifth session)
+    if not origin.by_the_config and said("data.num_folds") != "data.num_folds":
         as_is = "train takes the split of a manifest given as it is"
+        fraction, folds = said("data.validation_fraction"), said("data.num_folds")
         if not origin.given:
-            return (f"hold cases out (load_cases(..., validation_fraction=... > 0 or num_folds=...), or the "
+            return (f"hold cases out (load_cases(..., {fraction}=... > 0 or {folds}=...), or the "
                     f"dataset's own split): {as_is}")
         return (f"list validation cases in the dataset's own split, or read it again without it by load_cases(..., "
-                f"validation_fraction=... or num_folds=...), which hold cases out: {as_is}")
+                f"{fraction}=... or {folds}=...), which hold cases out: {as_is}")
     if not origin.given:  # the split is no source's own (its words, "given", were matched)
         return f"hold cases out ({fraction} > 0, {folds}, or the dataset's own split)"
     return (f"list validation cases in the dataset's own split, or give the dataset without it so that {fraction} "
