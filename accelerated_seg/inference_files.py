@@ -63,6 +63,7 @@ class PredictNames:
 
     output: str = "--output"  # the label map's path (one case), or the folder of the cases' label maps
     probabilities: str = "--output"  # where the probabilities' path comes from: --output's, beside the label map
+    without_probabilities: str = "leave out --probabilities"  # how the caller writes no probabilities
     inputs: str = "--input"  # one case's files, one per channel
     model: str = "--model"  # the exported model's folder, or several (an ensemble)
     keyword: bool = False  # a keyword says its value as output='p2d/', a flag as --output p2d/
@@ -79,21 +80,24 @@ class PredictNames:
 #: predict_file's words (inference.py).
 PREDICT_FILE_NAMES = PredictNames(
     model="model_dir", output="output", probabilities="probabilities_output", inputs="inputs", keyword=True,
+    without_probabilities="leave out probabilities_output",
     one_case="predict_file segments one case (inputs: one file per channel), so output is that case's label map, "
              "one file",
     several_cases="call predict_cases(model_dir, inputs, '{folder}')")
 #: Segmentation.predict's (estimator.py), whose scans are its x, and whose output is a temporary file of its own.
 ESTIMATOR_PREDICT_NAMES = PredictNames(
     model="model_dir", output="output", probabilities="probabilities_output", inputs="x", keyword=True,
+    without_probabilities="leave out probabilities_output",
     one_case="Segmentation.predict segments one case (x: one file per channel)",
     several_cases="call predict once per case, or for files accelerated_seg.inference.predict_cases(model.model_dir, "
                   "x, '{folder}')")
 #: predict_cases' words: its output is the folder (or one case's file), its inputs files, folders or patterns.
 PREDICT_CASES_NAMES = PredictNames(model="model_dir", output="output", probabilities="output", inputs="inputs",
-                                   keyword=True)
+                                   keyword=True, without_probabilities="give probabilities=False")
 #: predict_case's and prepare_case's (inference.py), whose one case's files are its channels.
 PREDICT_CASE_NAMES = PredictNames(model="model_dir", output="output", probabilities="probabilities_output",
                                   inputs="channels", keyword=True,
+                                  without_probabilities="leave out probabilities_output",
                                   several_cases="call predict_cases(model_dir, channels, '{folder}')")
 
 
@@ -408,7 +412,7 @@ def check_one_case_call(channels: Sequence[str | Path], output: str | Path, prob
     _check_inputs_are_spared(channels, [probabilities_output], names.probabilities)
     if names.probabilities != names.output:  # the command's --probabilities: beside --output, a NIfTI name of its own
         check_probabilities_output(output, probabilities_output, names)
-    check_outputs(channels, [output, probabilities_output], names, [probabilities_output])
+    check_outputs(channels, [output, probabilities_output], names, [probabilities_output], one_file=True)
 
 
 def check_probabilities_output(output: str | Path, probabilities_output: str | Path | None,
@@ -525,12 +529,15 @@ def _check_name_lengths(outputs: Iterable[str | Path | None], setting: str = "--
 
 
 def _check_writable(outputs: Iterable[str | Path | None], setting: str = "--output",
-                    probabilities: Collection[str | Path | None] = (), probabilities_setting: str = "--output") -> None:
+                    probabilities: Collection[str | Path | None] = (), probabilities_setting: str = "--output",
+                    one_file: bool = False) -> None:
     """Refuse an output path that is a folder, or below a file: the label map is written to a
     temporary file and renamed, and either would fail there with an OSError, after the inference.
     ``probabilities``: the outputs that are probabilities, whose folder was said "so the label map cannot be
     written there" until the ninety-fifth session, and ``--output`` to be given a name that is no folder, which it
-    was; ``probabilities_setting`` names where their path comes from.
+    was; ``probabilities_setting`` names where their path comes from. ``one_file``: ``setting`` names one case's
+    label map itself rather than the folder of the cases'; until the ninety-sixth session either was told to give
+    it "a file name that is not a folder, or another folder for <case>.nii.gz", half of which did not apply.
 
     Raises:
         DataError: naming the output and what is in its way; nothing has been written.
@@ -542,8 +549,9 @@ def _check_writable(outputs: Iterable[str | Path | None], setting: str = "--outp
             raise DataError(f"{output} is a folder, so the probabilities cannot be written there; move that folder "
                             f"away, or give {probabilities_setting} another name")
         if Path(output).is_dir():
-            raise DataError(f"{output} is a folder, so the label map cannot be written there; give {setting} a "
-                            f"file name that is not a folder, or another folder for <case>.nii.gz")
+            another = "another file name (one case's label map is one file)" if one_file else "another folder"
+            raise DataError(f"{output} is a folder, so the label map cannot be written there; give {setting} "
+                            f"{another}, or move that folder away")
         if blocking := file_in_the_way(Path(output).parent):
             raise DataError(f"{output}: {blocking} is a file, so the folder for {Path(output).name} cannot be "
                             f"made; give {setting} a folder path, or a file name in one")
@@ -682,24 +690,28 @@ def _check_only_predictions_replaced(outputs: Iterable[str | Path | None], setti
                         f"file(s) away")
 
 
-def _check_written_once(outputs: list) -> None:
+def _check_written_once(outputs: list, names: PredictNames = PredictNames()) -> None:
     """Refuse two outputs at one path: a case named ``x_probs`` had its label map written over case
-    ``x``'s probabilities (``x_probs.nii.gz``), or the other way round, without a word."""
+    ``x``'s probabilities (``x_probs.nii.gz``), or the other way round, without a word. The way without
+    them in the caller's words (``names.without_probabilities``): "leave the probabilities out", of no
+    argument, until the ninety-sixth session."""
     counts = Counter(Path(path).resolve() for path in outputs if path is not None)
     if twice := sorted(str(path) for path, count in counts.items() if count > 1):
         raise DataError(f"{', '.join(twice)} would be written twice by this prediction (a case's label map and another "
-                        f"case's <case>_probs.nii.gz have one name): rename one of those inputs, or leave the "
-                        f"probabilities out")
+                        f"case's <case>_probs.nii.gz have one name): rename one of those inputs, or "
+                        f"{names.without_probabilities}")
 
 
 def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | None],
-                  names: PredictNames = PredictNames(), probabilities: Collection[str | Path | None] = ()) -> None:
+                  names: PredictNames = PredictNames(), probabilities: Collection[str | Path | None] = (),
+                  one_file: bool = False) -> None:
     """Every check of the files a prediction will write, before it segments anything: none is an
     input image, each is named as NIfTI, no two share a path, each can be written (no folder in its
     place, no file above it), none replaces a file that predict did not write, and a file can be made
     in each one's folder (not a read-only one). Called with every
     case's outputs, so a refusal leaves nothing half done. ``names``: the caller's (the command's flags by default).
-    ``probabilities``: those of ``outputs`` that are probabilities, so that a refusal says which file it is.
+    ``probabilities``: those of ``outputs`` that are probabilities, so that a refusal says which file it is;
+    ``one_file``: the output names one case's label map itself (a NIfTI name), not the folder of the cases'.
 
     Raises:
         DataError: naming the output and what to do; nothing has been written.
@@ -708,8 +720,8 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
     _check_inputs_are_spared(inputs, outputs, names.output)
     _check_nifti_names(outputs, names)
     _check_name_lengths(outputs, names.output)  # before any look at the files: a stat of such a name raises
-    _check_written_once(outputs)
-    _check_writable(outputs, names.output, probabilities, names.probabilities)
+    _check_written_once(outputs, names)
+    _check_writable(outputs, names.output, probabilities, names.probabilities, one_file)
     _check_only_predictions_replaced(outputs, names.output)
     _check_folders_take_files(outputs, names.output)
 
@@ -728,7 +740,8 @@ def checked_outputs(cases: Sequence[InputCase], output: str | Path, probabilitie
     probabilities_paths = [probabilities_path(path) for path in outputs] if probabilities else []
     written = [*outputs, *probabilities_paths]
     # every case's, before the first
-    check_outputs([path for case in cases for path in case.channels], written, names, set(probabilities_paths))
+    check_outputs([path for case in cases for path in case.channels], written, names, set(probabilities_paths),
+                  one_file=nifti_stem(output) is not None)
     return outputs, written
 
 

@@ -1233,11 +1233,19 @@ def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(s
     (tmp_path / "folder.nii.gz").mkdir()
     (tmp_path / "out" / "case_001_probs.nii.gz").mkdir(parents=True)
     (tmp_path / "one_probs.nii.gz").mkdir()
+    (tmp_path / "cases" / "case_001.nii.gz").mkdir(parents=True)
     # A folder where the probabilities go was said "so the label map cannot be written there", and to give --output
     # a file name that is not a folder, which it was (ninety-fifth session's probe).
     probabilities_refused = "is a folder, so the probabilities cannot be written there; move that folder away, or " \
                             "give --output another name"
-    refusals = {(str(image), str(tmp_path / "folder.nii.gz")): "is a folder, so the label map cannot be written",
+    # A folder where one case's label map goes (the output, a NIfTI name) was told to give --output "another folder
+    # for <case>.nii.gz", and one where a case's goes in the output folder "a file name": each is told its own way
+    # since the ninety-sixth session.
+    one_case_refused = "is a folder, so the label map cannot be written there; give --output another file name (one " \
+                       "case's label map is one file), or move that folder away"
+    refusals = {(str(image), str(tmp_path / "folder.nii.gz")): f"folder.nii.gz {one_case_refused}",
+                (str(scans / "imagesTr"), str(tmp_path / "cases")): "case_001.nii.gz is a folder, so the label map "
+                "cannot be written there; give --output another folder, or move that folder away",
                 (str(image), str(tmp_path / "a_file" / "x.nii.gz")): "a_file is a file, so the folder for x.nii.gz",
                 (str(scans / "imagesTr"), str(tmp_path / "a_file" / "sub")): "a_file is a file, so the folder for",
                 (str(scans / "imagesTr"), str(tmp_path / "out")): f"case_001_probs.nii.gz {probabilities_refused}",
@@ -1249,8 +1257,8 @@ def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(s
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["case_001_probs.nii.gz"]  # no case written
     with pytest.raises(DataError, match=f"case_001_probs.nii.gz {probabilities_refused.replace('--output', 'output')}"):
         predict_cases(model, [image], tmp_path / "out", probabilities=True)
-    with pytest.raises(DataError, match="is a folder, so the label map cannot be written"):
-        predict_file(model, image, tmp_path / "folder.nii.gz")
+    with pytest.raises(DataError, match=re.escape(one_case_refused.replace("--output", "output"))):
+        predict_cases(model, [image], tmp_path / "folder.nii.gz")
     # Case x_probs's label map and case x's probabilities share a name: the second overwrote the first
     # without a word before the twenty-ninth session.
     import shutil
@@ -1261,7 +1269,12 @@ def test_an_output_that_is_a_folder_or_below_a_file_is_refused_before_any_case(s
     shutil.copy(image, inputs / "x_probs.nii.gz")
     assert main(["predict", "--model", str(model), str(inputs), "--output", str(tmp_path / "both"),
                  "--probabilities"]) == 2
-    assert f"{tmp_path / 'both' / 'x_probs.nii.gz'} would be written twice" in capsys.readouterr().err
+    # "leave the probabilities out" named no argument until the ninety-sixth session: each caller's own now.
+    assert f"{tmp_path / 'both' / 'x_probs.nii.gz'} would be written twice by this prediction (a case's label map " \
+           f"and another case's <case>_probs.nii.gz have one name): rename one of those inputs, or leave out " \
+           f"--probabilities\n" in capsys.readouterr().err
+    with pytest.raises(DataError, match=r"rename one of those inputs, or give probabilities=False$"):
+        predict_cases(model, [inputs], tmp_path / "both", probabilities=True)
     assert not (tmp_path / "both").exists()
     assert len(predict_cases(model, [inputs], tmp_path / "labels only")) == 2  # without probabilities: no clash
 
