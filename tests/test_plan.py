@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from accelerated_seg import cpu_step_fit, plan
+from accelerated_seg import plan
 from accelerated_seg.cli import main
 from accelerated_seg.config import ConfigError, OptimConfig
-from accelerated_seg.host_memory import cgroup_room, memory_available
 from accelerated_seg.models import build_from_spec, meta_network, model_spec
 
 # The MLPerf U-Net's structure with tiny widths: the smallest patch it takes (64^3) stays cheap on a CPU.
@@ -323,80 +322,6 @@ def test_a_json_path_that_cannot_be_written_is_refused_before_the_estimate(tmp_p
     assert "is not an earlier result of this command (a JSON object with 'strategies')" in capsys.readouterr().err
     assert (tmp_path / "taken").read_text() == "a file"
     assert main([*argv, str(tmp_path / "plan.json")]) == 0 and main([*argv, str(tmp_path / "plan.json")]) == 0
-
-
-def test_host_memory_is_read_from_meminfo_and_unknown_where_there_is_none(tmp_path):
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemTotal:       24576000 kB\nMemFree:         1000000 kB\nMemAvailable:   20000000 kB\n")
-    no_cgroup = {"cgroup_root": str(tmp_path / "no_cgroup"), "own_cgroup": str(tmp_path / "no_cgroup")}
-    assert memory_available(str(meminfo), **no_cgroup) == 20000000 * 1024
-    assert memory_available(str(tmp_path / "none"), **no_cgroup) is None
-
-
-def _cgroup_files(folder, **files):
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (folder / name.replace("_", ".", 1)).write_text(text)
-
-
-@pytest.mark.parametrize("version", ["v2", "v1"])
-def test_a_jobs_memory_limit_counts_as_the_memory_available(tmp_path, version):
-    """A SLURM --mem job (its limit on the job's cgroup, above the step's) is killed at that limit
-    however much the machine has free: the room under it, its usage less the reclaimable inactive
-    file cache, is the memory available (seventy-third session)."""
-    meminfo = tmp_path / "meminfo"
-    meminfo.write_text("MemAvailable:   500000000 kB\n")  # a 512 GB node with ~477 GiB free
-    root, gib = tmp_path / "cgroup", 2**30
-    if version == "v2":
-        (tmp_path / "self").write_text("0::/slurm/job_7/step_0\n")
-        job, step = root / "slurm" / "job_7", root / "slurm" / "job_7" / "step_0"
-        _cgroup_files(job, memory_max=str(16 * gib), memory_current=str(10 * gib), memory_stat=f"inactive_file {gib}\n")
-        _cgroup_files(step, memory_max="max", memory_current=str(9 * gib))
-    else:
-        (tmp_path / "self").write_text("9:pids:/\n4:memory:/slurm/job_7/step_0\n")
-        job, step = root / "memory" / "slurm" / "job_7", root / "memory" / "slurm" / "job_7" / "step_0"
-        _cgroup_files(job, memory_limit_in_bytes=str(16 * gib), memory_usage_in_bytes=str(10 * gib),
-                      memory_stat=f"total_inactive_file {gib}\n")
-        _cgroup_files(step, memory_limit_in_bytes=str(2**63 - 4096), memory_usage_in_bytes=str(9 * gib))
-    cgroup = {"cgroup_root": str(root), "own_cgroup": str(tmp_path / "self")}
-    assert memory_available(str(meminfo), **cgroup) == 7 * gib  # 16 GiB less a working set of 10 - 1
-    assert cgroup_room(**cgroup) == 7 * gib
-    (job / ("memory.max" if version == "v2" else "memory.limit_in_bytes")).write_text(
-        "max" if version == "v2" else str(2**63 - 4096))  # no limit anywhere: the machine's figure
-    assert cgroup_room(**cgroup) is None and memory_available(str(meminfo), **cgroup) == 500000000 * 1024
-
-
-def test_the_host_memory_check_refuses_only_a_step_beyond_the_available_memory(monkeypatch):
-    """The measured forward/backward peak is a lower bound of a step on the CPU: one step of the demo
-    U-Net at 128³ and 160³, batch 2, grew the process by 1.34-1.35x the estimate in fp32 and 1.13x in
-    bf16 (benchmarks/plan_cpu_peak.py, forty-third session)."""
-    check = partial(cpu_step_fit.check_step_fits_host_memory, "unet", (32, 32, 32), "fp32", 1, 3, None, 2)
-    peak = plan.measure_model("unet", (32, 32, 32), "fp32").peak["autocast"].at(2)
-    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: 2 * peak)
-    check(processes=2)  # exactly fits
-    with pytest.raises(ConfigError, match=r"at their peak in each process, 0.\d\d GiB in the 3 on this machine, "
-                                          r"and 0.\d\d GiB is available"):
-        check(processes=3)
-    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: None)
-    check(processes=1000)  # no figure to check against
-
-
-def test_the_host_memory_check_measures_at_the_runs_batch_where_batch_norm_needs_more_than_one_patch(monkeypatch):
-    """A BatchNorm U-Net whose deepest stage is one voxel trains at a batch of 8 (the norm sees 8 values a channel),
-    as training's own check of the network passes it; the CPU run's memory check measured the step at batches 1
-    and 2, met batch norm's "Expected more than 1 value per channel" at 1, and refused the run in plan's words,
-    "data.patch_size (--patch)", which train has no option for (a MONAI user's tutorial U-Net at a 16^3 patch,
-    ninety-fourth session). It measures at the run's batch, whose peak the line through it and the next gives."""
-    args = {"channels": [4, 8, 16, 32, 64], "strides": [2, 2, 2, 2], "num_res_units": 1, "norm": "batch"}
-    monkeypatch.setattr(cpu_step_fit, "host_memory_available", lambda: 2**40)
-    cpu_step_fit.check_step_fits_host_memory("unet", (16, 16, 16), "fp32", 1, 3, args, 8, 1)
-    with pytest.raises(ConfigError, match="Expected more than 1 value per channel"):  # batch 1 cannot train it
-        cpu_step_fit.check_step_fits_host_memory("unet", (16, 16, 16), "fp32", 1, 3, args, 1, 1)
-    at_8 = plan.measure_model("unet", (16, 16, 16), "fp32", model_args=args, smallest_batch=8).peak["autocast"]
-    plain = {**args, "channels": [4, 8, 16, 32], "strides": [2, 2, 2]}  # at batches 1-2 and at 8-9: one line
-    measured = partial(plan.measure_model, "unet", (16, 16, 16), "fp32", model_args=plain)
-    assert measured().peak["autocast"].at(8) == measured(smallest_batch=8).peak["autocast"].at(8)
-    assert at_8.at(8) > 0 and at_8.per_sample > 0
 
 
 def test_plan_measures_at_the_batch_it_plans_where_batch_norm_needs_more_than_one_patch(tmp_path, capsys):
