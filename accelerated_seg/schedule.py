@@ -10,16 +10,20 @@ the learning rate is scaled from the base batch it was tuned for:
 
 The schedule is a function of the optimizer step only. It is stepped once per optimizer step by
 the loop itself (not prepared by accelerate, whose wrapper steps it once per process), so it is the
-same for any number of processes.
+same for any number of processes. A warm-up as long as the run, whose rate never decays, is warned of
+(``warmup_warning``; in train.py until the ninety-sixth session).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .config import ConfigError, OptimConfig
+
+if TYPE_CHECKING:
+    from .model_folders import Names
 
 DEFAULT_PER_DEVICE_BATCH = 2
 
@@ -131,3 +135,14 @@ def lr_multipliers(optim: OptimConfig, max_steps: int, head_only_steps: int = 0)
     if head_only_steps:
         multipliers.append(lambda step: held_then_warmed(step, optim, max_steps, head_only_steps))
     return multipliers
+
+
+def warmup_warning(optim: OptimConfig, max_steps: int, lr: float, names: Names) -> str | None:
+    """The warning where ``optim.warmup_steps`` is not below ``train.max_steps``: the learning rate (``lr``, the
+    plan's, after scaling) would rise for the whole run and never decay. ``names``: the caller's words for the
+    settings (the estimator's keywords since the ninety-second session). None where the warm-up ends in time."""
+    if optim.warmup_steps < max_steps:
+        return None
+    return (f"warning: {names.set_to('optim.warmup_steps', optim.warmup_steps)} is not below "
+            f"{names.set_to('train.max_steps', max_steps)}: the learning rate rises for the whole run, reaches "
+            f"{max_steps / optim.warmup_steps:.0%} of {lr:g} and never decays")

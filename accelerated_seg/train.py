@@ -85,7 +85,7 @@ from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_re
 from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_best_anew_where_its_export_is_gone,
                                delete_earlier_run, holding_run_folder, set_aside_later_course)
 from .run_records import export_metadata, fit_hparams, flat_hparams, write_metrics, write_run_info
-from .schedule import BatchPlan, lr_multipliers, resolve_batch
+from .schedule import BatchPlan, lr_multipliers, resolve_batch, warmup_warning
 from .strategy import configure_deepspeed, strategy_in_effect
 from .sum_over_ranks import SumOverRanks
 from .training_data import cached_tables, checked_data, checked_epoch, epochs_per_pass
@@ -576,7 +576,8 @@ def _configured_run(cfg: Config, manifest: Manifest | None, run_scope: contextli
     plan, deepspeed_note = _batch_plan(cfg, accelerator, num_processes)
     compiling = _launch_settings_checked(cfg, accelerator, names)
     accelerator.print(plan.describe())
-    _warn_of_a_warmup_as_long_as_the_run(cfg, accelerator, plan, names)
+    if warning := warmup_warning(cfg.optim, cfg.train.max_steps, plan.lr, names):
+        accelerator.print(warning)
     set_seed(cfg.train.seed)  # same initial weights on every rank
 
     # What the cases decide (channels, classes, split) is known once they are checked; everything
@@ -731,15 +732,6 @@ def _launch_settings_checked(cfg: Config, accelerator: Accelerator, names: Names
         raise ConfigError(error)
     segmentation_loss(cfg.train.loss, cfg.train.loss_args)  # so does a loss argument (losses.py)
     return compiling
-
-
-def _warn_of_a_warmup_as_long_as_the_run(cfg: Config, accelerator: Accelerator, plan: BatchPlan, names: Names):
-    """Warn where optim.warmup_steps is not below train.max_steps: the learning rate would never decay."""
-    if cfg.optim.warmup_steps >= cfg.train.max_steps:  # the estimator's keywords since the ninety-second session
-        accelerator.print(f"warning: {names.set_to('optim.warmup_steps', cfg.optim.warmup_steps)} is not below "
-                          f"{names.set_to('train.max_steps', cfg.train.max_steps)}: the learning rate rises for the "
-                          f"whole run, reaches {cfg.train.max_steps / cfg.optim.warmup_steps:.0%} of {plan.lr:g} and "
-                          f"never decays")
 
 
 def _checked_cases(cfg: Config, as_given: Config, accelerator: Accelerator, manifest: Manifest | None, out: Path,

@@ -3,7 +3,8 @@ import math
 import pytest
 
 from accelerated_seg.config import ConfigError, OptimConfig
-from accelerated_seg.schedule import held_then_warmed, lr_multiplier, lr_multipliers, resolve_batch
+from accelerated_seg.model_folders import ESTIMATOR_NAMES, Names
+from accelerated_seg.schedule import held_then_warmed, lr_multiplier, lr_multipliers, resolve_batch, warmup_warning
 
 
 def plan(batch=None, global_batch=None, accum=None, n=1, rule="none", base=2):
@@ -93,3 +94,15 @@ def test_head_only_steps_hold_the_rest_then_warm_it_up_as_a_run_starts():
     no_warmup = OptimConfig(warmup_steps=0)
     assert held_then_warmed(5, no_warmup, 100, 5) == lr_multiplier(5, no_warmup, 100)  # the full rate at once
     assert len(lr_multipliers(optim, 110)) == 1  # one group when nothing is held
+
+
+def test_a_warm_up_as_long_as_the_run_is_warned_of_in_the_callers_words():
+    """The learning rate would rise for the whole run and never decay; said by the run's settings or by the
+    estimator's keywords (since the ninety-second session)."""
+    assert warmup_warning(OptimConfig(warmup_steps=4), 2, 1e-3, Names()) == (
+        "warning: optim.warmup_steps=4 is not below train.max_steps=2: the learning rate rises for the whole run, "
+        "reaches 50% of 0.001 and never decays")
+    assert warmup_warning(OptimConfig(warmup_steps=20), 20, 2e-3, ESTIMATOR_NAMES) == (
+        "warning: warmup_steps=20 is not below max_steps=20: the learning rate rises for the whole run, "
+        "reaches 100% of 0.002 and never decays")
+    assert warmup_warning(OptimConfig(warmup_steps=19), 20, 1e-3, Names()) is None
