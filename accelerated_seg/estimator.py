@@ -876,10 +876,10 @@ class Segmentation:
                 closing(_predicted(model_dir, config, cases.values(), Path(tmp), batch_size, options)) as predicted:
             for case_id, raw in predicted:
                 case = cases[case_id]
-                for source, lookup, merge, folder in ((raw, from_prediction, False, predictions),
-                                                      (case.label, from_label, merge_label, labels)):
+                for source, lookup, merge, folder, role in ((raw, from_prediction, False, predictions, "prediction"),
+                                                            (case.label, from_label, merge_label, labels, "reference")):
                     image = nib.load(str(source))
-                    classes = as_class_indices(read_label_map(Path(source)), lookup, merge_foreground=merge)
+                    classes = as_class_indices(read_label_map(Path(source), role), lookup, merge_foreground=merge)
                     write_nifti(folder / f"{case.id}.nii.gz", classes, image.affine, image.header)
         if (regions := export_regions(config)) is not None:  # both maps hold class indices: regions over them
             return evaluate_folders(predictions, labels, regions=regions, output_dir=out,

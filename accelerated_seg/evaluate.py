@@ -575,13 +575,16 @@ def _reordering_onto(pred: nib.spatialimages.SpatialImage, label: nib.spatialima
     return reordering if same else None
 
 
-def read_label_map(path: Path) -> np.ndarray:
-    """Integer voxels of a label map (the whole gzip stream is verified), as int64 (X, Y, Z)."""
+def read_label_map(path: Path, role: str | None = None) -> np.ndarray:
+    """Integer voxels of a label map (the whole gzip stream is verified), as int64 (X, Y, Z); ``role``
+    ("prediction" or "reference", None where either) says what made a map of NaN alone, and what to do."""
     image = read_nifti(path)
     array = np.asanyarray(image.dataobj)
     if array.ndim > 3:
         array = array.reshape(array.shape[:3])
     if array.dtype.kind == "f":
+        if not np.isfinite(array).any():
+            raise DataError(f"{path}: {_nothing_but_nan_said(array, role)}")
         wrong = ~np.isfinite(array) | (array != np.round(array))
         if wrong.any() and np.isfinite(array[wrong]).sum() == 0:
             # another tool's float output, whole numbers but for NaN: "an image or a probability map?" misled
@@ -603,6 +606,19 @@ def read_label_map(path: Path) -> np.ndarray:
             raise DataError(f"{path}: a label map must hold whole class numbers, found {len(values)} other value(s) "
                             f"({shown}){scaled}")
     return array.astype(np.int64)
+
+
+def _nothing_but_nan_said(array: np.ndarray, role: str | None) -> str:
+    """A map of NaN (or Inf) alone, and why: "N voxel(s) NaN or Inf among whole class numbers ... set them to 0
+    or to their class" was said of one until the ninety-sixth session, as if a few voxels were wrong; a
+    prediction so is a model's that diverged (its weights NaN) or a write that failed."""
+    what = "NaN" if np.isnan(array).all() else "NaN or Inf"
+    made = {"prediction": "the model that made it diverged (NaN weights, or a NaN in its input) or the program "
+                          "writing it failed: check that model's training loss and this case's image, and predict the "
+                          "case again",
+            "reference": "the program writing it failed: export the reference again from its source"}
+    said = made.get(role, f"if it is a prediction, {made['prediction']}; if a reference, {made['reference']}")
+    return f"every voxel ({array.size}) is {what}, so the {role or 'label map'} holds no class at all; {said}"
 
 
 def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> dict[int, str]:
@@ -806,7 +822,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
              if regions is not None else classes)
     rows, sheared, in_part = [], {}, []
     for case, pred_path, label_path in pairs:
-        pred, label = read_label_map(pred_path), read_label_map(label_path)
+        pred, label = read_label_map(pred_path, "prediction"), read_label_map(label_path, "reference")
         if reorderings[case] is not None:  # its voxels are the label's, in another axis order or direction
             pred = np.ascontiguousarray(nib.orientations.apply_orientation(pred, reorderings[case]))
         if merge_foreground:  # both sides when asked: a prediction's 2 was scored as a class of its own
@@ -893,10 +909,10 @@ def _class_names(pairs, num_classes: int | None, dataset_json, given: Mapping[in
     else:  # the values present anywhere: a class only ever predicted must still count against the model
         predicted, referenced = set(), set()
         for _, pred_path, label_path in pairs:
-            for path, found in ((pred_path, predicted), (label_path, referenced)):
+            for path, found, role in ((pred_path, predicted, "prediction"), (label_path, referenced, "reference")):
                 # the ignore value is no class: it was scored as one ("class_3", Dice 1 wherever the reference
                 # held it), and a prediction holding it passed as that class's
-                values = {int(v) for v in np.unique(read_label_map(path))} - {ignore_value}
+                values = {int(v) for v in np.unique(read_label_map(path, role))} - {ignore_value}
                 if negative := sorted(v for v in values if v < 0):  # scored as "class_-1" before the 72nd session
                     raise DataError(f"{path}: label value(s) {negative[:8]} below 0 are no class (the classes "
                                     f"are 0, 1, 2, ...); fix the file (a map of unannotated voxels marks them with "

@@ -878,7 +878,7 @@ def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case_is_s
     pred_dir, label_dir, dataset = folders
     read_only_below(monkeypatch, pred_dir)
     scored = []
-    monkeypatch.setattr(evaluate, "read_label_map", lambda path: scored.append(path) or 1 / 0)
+    monkeypatch.setattr(evaluate, "read_label_map", lambda path, *_: scored.append(path) or 1 / 0)
     for output in (None, pred_dir / "evaluation" / "run_2"):
         with pytest.raises(DataError, match=rf"^output_dir {pred_dir / 'evaluation'}\S*: no file can be made in "
                                             rf"{pred_dir} \(Read-only file system\); give a folder you can write to"):
@@ -952,7 +952,7 @@ def test_a_negative_or_non_finite_tolerance_is_refused_naming_it_before_any_file
     pred_dir, label_dir, _ = folders
     read = []
     for reader in ("read_label_map", "read_nifti"):
-        monkeypatch.setattr(evaluate, reader, lambda path, **_: read.append(path) or 1 / 0)
+        monkeypatch.setattr(evaluate, reader, lambda path, *_, **__: read.append(path) or 1 / 0)
     for given, flags, said in ((-1, ["-1"], "-1"), ([1, math.nan], ["1", "nan"], "nan"), ({1: 1, 2: -2.5}, None,
                                                                                            "-2.5")):
         with pytest.raises(ValueError, match=re.escape(f"tolerance_mm must be finite and >= 0 mm (a surface-Dice "
@@ -1177,7 +1177,7 @@ def test_an_interrupted_evaluate_says_that_nothing_was_written(folders, monkeypa
 
     pred_dir, label_dir, dataset = folders
 
-    def interrupted(path):
+    def interrupted(path, *_):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(evaluate, "read_label_map", interrupted)
@@ -1240,3 +1240,26 @@ def test_a_prediction_folder_holding_the_labels_folder_names_its_predictions_sub
     assert main(["evaluate", str(tmp_path / "run"), str(label_dir)]) == 2
     assert "its folders labelsTs/, more_predictions/, predictions/ hold NIfTI files of the labels' names" in \
         capsys.readouterr().err
+
+
+@pytest.mark.parametrize("role", ["prediction", "reference"])
+def test_an_all_nan_map_is_said_to_be_all_nan_with_what_made_it_and_what_to_do(folders, role):
+    """Told "64 voxel(s) NaN or Inf among whole class numbers ... set them to 0 or to their class", as if a few
+    voxels were wrong, until the ninety-sixth session: a map of NaN alone is a diverged model's or a failed
+    write's."""
+    pred_dir, label_dir, _ = folders
+    path = (pred_dir if role == "prediction" else label_dir) / "b.nii.gz"
+    save(path, np.full(SHAPE, np.nan, np.float32))
+    said = {"prediction": r"the model that made it diverged \(NaN weights, or a NaN in its input\) or the program "
+                          r"writing it failed: check that model's training loss and this case's image, and predict "
+                          r"the case again",
+            "reference": r"the program writing it failed: export the reference again from its source"}[role]
+    for classes in ({"num_classes": 3}, {}):  # read when scored, or first to find the classes
+        with pytest.raises(DataError, match=rf"b\.nii\.gz: every voxel \(120000\) is NaN, so the {role} holds no "
+                                            rf"class at all; {said}"):
+            evaluate_folders(pred_dir, label_dir, **classes)
+    from accelerated_seg.evaluate import read_label_map
+
+    with pytest.raises(DataError, match=r"so the label map holds no class at all; if it is a prediction, the model "
+                                        r"that made it diverged .*; if a reference, the program writing it failed"):
+        read_label_map(path)  # a caller that does not say which
