@@ -779,10 +779,14 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
     check_output_folder(output_dir, setting_names.output_dir)
     reorderings = {}  # case -> the axes' transform of a prediction stored in another orientation, or None
+    reoriented = {}  # case -> both orientations, where they differ: scored reoriented without a word before
     for case, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
         # read_nifti: a file that is not NIfTI at all gave nibabel's bare "File x is not a gzip file"
         pred, label = read_nifti(pred_path, verify_stream=False), read_nifti(label_path, verify_stream=False)
         reorderings[case] = check_same_grid(pred, label, pred_path, label_path, geometry_atol_mm)
+        if reorderings[case] is not None:
+            reoriented[case] = {role: "".join(nib.aff2axcodes(image.affine))
+                                for role, image in (("prediction", pred), ("label", label))}
         for role, image, path in (("prediction", pred, pred_path), ("label", label, label_path)):
             # refused whatever it reads as: a scaling onto classes scored (scl_inter 1: stored 0, 1, 2 read as
             # 1, 2, 3) was scored shifted without a word before the ninety-fifth session
@@ -859,6 +863,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         **({"merged_foreground": True} if merge_foreground else {}),
         # cases whose label grid is sheared (degrees from perpendicular): their distances are approximate
         **({"sheared_grids": sheared} if sheared else {}),
+        # predictions laid onto their label's grid voxel for voxel (another orientation, nothing resampled)
+        **({"reoriented_predictions": reoriented} if reoriented else {}),
         **summarise(rows, names),
         "conventions": {
             "both_empty": "dice 1, hd95_mm 0, surface_dice 1",

@@ -63,6 +63,14 @@ def run(args, _) -> int:
         print(f"warning: {len(sheared)} reference(s) lie on a sheared grid (axes up to {worst:g} degrees from "
               f"perpendicular, e.g. a CT gantry tilt): HD95 and surface Dice take the voxel axes as perpendicular, "
               f"so they are approximate there (summary.json sheared_grids names them)")
+    # scored as if stored on the label's grid, which is right, but a reader could not tell which (before the
+    # ninety-sixth session): another tool's file written LPS against a RAS label is worth knowing of
+    if reoriented := summary.get("reoriented_predictions"):
+        shown = ", ".join(f"{case} ({axes['prediction']}, label {axes['label']})"
+                          for case, axes in list(reoriented.items())[:5]) + (", ..." if len(reoriented) > 5 else "")
+        print(f"{len(reoriented)} of {summary['num_cases']} prediction(s) stored in another orientation than their "
+              f"label, laid onto the label's grid voxel for voxel (nothing resampled) and scored there: {shown}; "
+              f"summary.json reoriented_predictions names them")
     # in summary.json alone before: scored by no one. predict's probability maps beside them are expected.
     if unmatched := [path for path in summary["predictions_without_label"]
                      if not Path(path).name.endswith(("_probs.nii.gz", "_probs.nii"))]:

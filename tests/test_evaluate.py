@@ -1263,3 +1263,22 @@ def test_an_all_nan_map_is_said_to_be_all_nan_with_what_made_it_and_what_to_do(f
     with pytest.raises(DataError, match=r"so the label map holds no class at all; if it is a prediction, the model "
                                         r"that made it diverged .*; if a reference, the program writing it failed"):
         read_label_map(path)  # a caller that does not say which
+
+
+def test_a_reoriented_prediction_is_named_on_the_console_and_in_the_summary(folders, capsys):
+    """Laid onto its label's grid since the ninety-fifth session, but without a word: a reader could not tell
+    which of another tool's files were stored in another orientation (ninety-sixth session)."""
+    pred_dir, label_dir, _ = folders
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 0
+    assert "orientation" not in capsys.readouterr().out
+    assert "reoriented_predictions" not in json.loads((pred_dir / "evaluation" / "summary.json").read_text())
+    offset = nib.load(pred_dir / "b.nii.gz")
+    nib.save(offset.as_reoriented(nib.orientations.ornt_transform(
+        nib.io_orientation(offset.affine), nib.orientations.axcodes2ornt("LPS"))), pred_dir / "b.nii.gz")
+    axcodes = "".join(nib.aff2axcodes(AFFINE))
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 0
+    assert (f"1 of 3 prediction(s) stored in another orientation than their label, laid onto the label's grid voxel "
+            f"for voxel (nothing resampled) and scored there: b (LPS, label {axcodes}); summary.json "
+            f"reoriented_predictions names them") in capsys.readouterr().out
+    summary = json.loads((pred_dir / "evaluation" / "summary.json").read_text())
+    assert summary["reoriented_predictions"] == {"b": {"prediction": "LPS", "label": axcodes}}
