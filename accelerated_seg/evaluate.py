@@ -81,6 +81,8 @@ GEOMETRY_ATOL_MM = 1e-3
 # A float32 sform of perpendicular axes reads as sheared by up to ~4e-6 degrees (3.8e-6 the largest, 1.1e-6 the
 # median, over 2000 random rotations at spacings 0.3-5 mm; a qform, a quaternion, ~1e-14): far below this.
 SHEAR_NOTED_DEGREES = 0.5
+# What nnU-Net v2's predict writes beside its predictions (with its dataset.json and plans.json): its folder's mark.
+NNUNET_PREDICT_ARGUMENTS = "predict_from_raw_data_args.json"
 METRICS = ("dice", "hd95_mm", "surface_dice")
 EMPTY_BOTH = {"dice": 1.0, "hd95_mm": 0.0, "surface_dice": 1.0}  # nothing to find, nothing found
 EMPTY_ONE = {"dice": 0.0, "hd95_mm": math.inf, "surface_dice": 0.0}  # no surface to measure a distance to
@@ -410,12 +412,46 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
                         f"{elsewhere}")
     if missing:
         shown = ", ".join(f"{pred_dir / (case + '.nii.gz')}" for case in missing[:10])
-        raise DataError(f"{len(missing)} label(s) in {label_dir} have no prediction in {pred_dir}: {shown}"
-                        f"{' ...' if len(missing) > 10 else ''}; predict those cases (accelerated-seg predict) "
-                        f"or remove their labels")
+        raise DataError(f"{len(missing)} label(s) in {label_dir} have no prediction in {pred_dir}: evaluate looked "
+                        f"for {shown}{' ...' if len(missing) > 10 else ''} (or .nii); "
+                        f"{_missing_predictions_advice(pred_dir, predictions, missing)}")
     pairs = [(case, predictions[case], labels[case]) for case in sorted(labels)]
     unmatched = [path for case, path in predictions.items() if case not in labels]
     return pairs, unmatched
+
+
+def _missing_predictions_advice(pred_dir: Path, predictions: dict[str, Path], missing: list[str]) -> str:
+    """What to do of labels without a prediction, in the words of the tool that wrote the folder: "predict those
+    cases (accelerated-seg predict)" was said of nnU-Net's and MONAI's folders too until the ninety-sixth session.
+    Told by what each leaves there: MONAI's SaveImage a folder per case, predict its mark in each header
+    (``marked_by_predict``), nnU-Net v2's predict its arguments' file."""
+    one = len(missing) == 1
+    this, name, its, them = ("this case", "that name", "its label", "it") if one else (
+        "these cases", "those names", "their labels", "them")
+    if per_case := [case for case in missing if (pred_dir / case).is_dir() and _nifti_files_in(pred_dir / case)]:
+        held = ", ".join(f"{case}/" for case in per_case[:4]) + (", ..." if len(per_case) > 4 else "")
+        first = _nifti_files_in(pred_dir / per_case[0])[0]
+        return (f"its folder{'' if len(per_case) == 1 else 's'} {held} hold{'s' if len(per_case) == 1 else ''} "
+                f"{per_case[0]}/{first.name}, as MONAI's SaveImage writes a case: save with "
+                f"SaveImage(separate_folder=False, output_postfix=\"\"), or move the file up to {name}")
+    # imported here: the inference module's, not needed unless a case is missing (evaluate's refusals come fast)
+    from .inference_files import marked_by_predict
+
+    if any(marked_by_predict(path) for path in predictions.values()):
+        return (f"predict {this} (accelerated-seg predict ... --output {pred_dir}, which wrote the others), or "
+                f"remove {its}")
+    if (pred_dir / NNUNET_PREDICT_ARGUMENTS).is_file():
+        return (f"the folder is nnU-Net's (it holds {NNUNET_PREDICT_ARGUMENTS}): predict {this} with nnUNetv2_predict "
+                f"... -o {pred_dir}, which names {them} so, or remove {its}")
+    if predictions:
+        whose = "this case's prediction" if one else "these cases' predictions"
+        return f"write {whose} there under {name} with the tool that made the others, or remove {its}"
+    return "the folder holds no NIfTI file: write each case's prediction there, named as its label"
+
+
+def _nifti_files_in(folder: Path) -> list[Path]:
+    """The NIfTI files of ``folder``, by name."""
+    return [path for path in sorted(folder.iterdir()) if path.is_file() and case_id(path)]
 
 
 def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path], labels: dict[str, Path],
@@ -438,7 +474,7 @@ def _predictions_of_other_names(pred_dir: Path, predictions: dict[str, Path], la
         return f"but its folder {named[0].name}/ holds NIfTI files: {pairing} within the folders given; give {named[0]}"
     if per_case := [folder for folder in below if folder.name in labels]:  # MONAI SaveImage's <case>/<case>_seg
         shown = ", ".join(f"{folder.name}/" for folder in per_case[:4]) + (", ..." if len(per_case) > 4 else "")
-        first = next(path for path in sorted(per_case[0].iterdir()) if case_id(path))
+        first = _nifti_files_in(per_case[0])[0]
         return (f"but its folders {shown} are named as the labels' cases and hold their NIfTI files "
                 f"({per_case[0].name}/{first.name}, ...), as MONAI's SaveImage writes them: put each case's prediction "
                 f"in one folder under its label's name")

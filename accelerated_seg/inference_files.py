@@ -670,6 +670,16 @@ def _written_by_predict(path: str, as_it_stands: tuple) -> str | None:
         return "not written by predict"
 
 
+def marked_by_predict(path: str | Path) -> bool:
+    """Whether the header of ``path`` carries predict's description (``PREDICTION_DESCRIP``), changed since or
+    not: the header alone is read, to tell predict's folder from another tool's (evaluate's advice for a
+    missing case)."""
+    try:
+        return nib.load(str(path)).header["descrip"].item().startswith(PREDICTION_DESCRIP)
+    except (nib.filebasedimages.ImageFileError, OSError, ValueError, EOFError, KeyError):  # not a NIfTI of ours
+        return False
+
+
 def _check_only_predictions_replaced(outputs: Iterable[str | Path | None], setting: str = "--output") -> None:
     """Refuse to write over a file that is not one of our predictions as predict left it: a rerun
     replaces its own outputs, but ``--output labelsTr`` wrote each case's label map over its reference

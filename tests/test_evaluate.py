@@ -1282,3 +1282,49 @@ def test_a_reoriented_prediction_is_named_on_the_console_and_in_the_summary(fold
             f"reoriented_predictions names them") in capsys.readouterr().out
     summary = json.loads((pred_dir / "evaluation" / "summary.json").read_text())
     assert summary["reoriented_predictions"] == {"b": {"prediction": "LPS", "label": axcodes}}
+
+
+def test_a_missing_prediction_is_told_in_the_words_of_the_tool_that_wrote_the_folder(folders, tmp_path, capsys):
+    """"predict those cases (accelerated-seg predict)" was said of every folder, nnU-Net's and MONAI's too, until
+    the ninety-sixth session: the advice now names the file looked for and the tool that wrote the others."""
+    pred_dir, label_dir, _ = folders
+    (pred_dir / "c.nii.gz").unlink()
+    looked = f"evaluate looked for {pred_dir / 'c.nii.gz'} (or .nii)"
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert looked in err and "accelerated-seg" not in err
+    assert ("write this case's prediction there under that name with the tool that made the others, or remove its "
+            "label") in err
+    # nnU-Net v2's predict leaves its arguments beside its <case>.nii.gz
+    (pred_dir / "predict_from_raw_data_args.json").write_text("{}")
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert looked in err and "accelerated-seg" not in err
+    assert (f"the folder is nnU-Net's (it holds predict_from_raw_data_args.json): predict this case with "
+            f"nnUNetv2_predict ... -o {pred_dir}, which names it so, or remove its label") in err
+    (pred_dir / "predict_from_raw_data_args.json").unlink()
+    # MONAI's SaveImage: the case in a folder of its own
+    (pred_dir / "c").mkdir()
+    shutil.copy(pred_dir / "b.nii.gz", pred_dir / "c" / "c_seg.nii.gz")
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert looked in err and "accelerated-seg" not in err
+    assert ("its folder c/ holds c/c_seg.nii.gz, as MONAI's SaveImage writes a case: save with "
+            "SaveImage(separate_folder=False, output_postfix=\"\"), or move the file up to that name") in err
+    shutil.rmtree(pred_dir / "c")
+    # accelerated-seg predict's own folder: its label maps carry its mark in their header
+    image = nib.load(pred_dir / "a.nii.gz")
+    image.header["descrip"] = b"accelerated_seg prediction"
+    nib.save(image, pred_dir / "a.nii.gz")
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert looked in err
+    assert (f"predict this case (accelerated-seg predict ... --output {pred_dir}, which wrote the others), or "
+            f"remove its label") in err
+    # A folder holding no NIfTI file at all: the name each prediction takes
+    (tmp_path / "empty").mkdir()
+    assert main(["evaluate", str(tmp_path / "empty"), str(label_dir), "--num-classes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert f"3 label(s) in {label_dir} have no prediction in {tmp_path / 'empty'}" in err
+    assert ("the folder holds no NIfTI file: write each case's prediction there, named as its label"
+            ) in err and "accelerated-seg" not in err
