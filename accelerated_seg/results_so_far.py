@@ -21,7 +21,8 @@ ninety-fourth session: each device's entry (under ``devices``) is measured on it
 each other in alternating blocks on that device, so a stopped run's entry stands as the rows of train's do.
 
 A row (a configuration, a device) that runs out of its device's memory stops the run in one line naming it
-(``out_of_memory_named``, since the ninety-fifth session; torch's traceback before), as a diverged loss does. Its
+(``out_of_memory_named``, since the ninety-fifth session; torch's traceback before), as a diverged loss does, and
+so does one that runs out of the host's memory (since the ninety-sixth session). Its
 row is not written, as none stopped halfway is: the same command run again measures it anew, where memory another
 process held may be free; a run with lower settings is another command, whose rows the stopped run's are not.
 
@@ -153,11 +154,18 @@ class OutOfMemory(RuntimeError):
     """A row's measurement that ran out of its device's memory, said as the row's flags and what to lower."""
 
 
+#: What the CPU's allocator says when it cannot allocate (a plain RuntimeError): torch 2.13's words, and those of
+#: its path without posix_memalign ("not enough memory").
+HOST_OUT_OF_MEMORY = ("DefaultCPUAllocator: can't allocate memory", "DefaultCPUAllocator: not enough memory")
+
+
 @contextlib.contextmanager
 def out_of_memory_named(row: str, lower: str):
-    """Inside, torch's OutOfMemoryError (a GPU's allocator) becomes ``OutOfMemory`` naming ``row`` (its flags, e.g.
-    ``--device cuda``) and what to ``lower``, torch's words kept; the caller says it in one line. A CPU's allocator
-    raises a plain RuntimeError, and the out-of-memory killer stops a process without one: neither is seen here."""
+    """Inside, running out of memory becomes ``OutOfMemory`` naming ``row`` (its flags, e.g. ``--device cuda``) and
+    what to ``lower``, torch's words kept; the caller says it in one line. A GPU's allocator raises torch's
+    OutOfMemoryError; the CPU's a plain RuntimeError (``HOST_OUT_OF_MEMORY``), and Python and NumPy a
+    MemoryError: both the host's memory, said so, since the ninety-sixth session (torch's traceback before). The
+    out-of-memory killer stops a process without an error: that is not seen here."""
     import torch
 
     try:
@@ -165,6 +173,22 @@ def out_of_memory_named(row: str, lower: str):
     except torch.OutOfMemoryError as error:
         raise OutOfMemory(f"{row} ran out of memory ({error}): {lower}, or free what another process holds "
                           f"there") from error
+    except (RuntimeError, MemoryError) as error:
+        if (said := _host_out_of_memory(error)) is None:
+            raise
+        raise OutOfMemory(f"{row} ran out of the host's memory ({said}): {lower}, or free what other processes "
+                          f"hold there") from error
+
+
+def _host_out_of_memory(error: RuntimeError | MemoryError) -> str | None:
+    """torch's or Python's words for ``error`` where it is the host's memory running out, else None: the
+    allocator's from its own name on (the "[enforce fail at alloc_cpu.cpp:127] err == 0." before it is torch's
+    source line)."""
+    text = str(error)
+    if isinstance(error, MemoryError):
+        return text or type(error).__name__  # Python's own says nothing
+    starts = [text.find(words) for words in HOST_OUT_OF_MEMORY if words in text]
+    return text[min(starts):] if starts else None
 
 
 def _stopped_run(path: Path, kind: str) -> dict | None:

@@ -248,6 +248,22 @@ def test_a_first_device_out_of_memory_says_nothing_was_measured_and_writes_nothi
     assert out.read_text() == earlier and list(tmp_path.iterdir()) == [out]
 
 
+def test_a_device_out_of_the_hosts_memory_is_one_line_as_a_gpus_is(tmp_path, monkeypatch, capsys):
+    """The CPU's allocator raises a plain RuntimeError: torch's traceback until the ninety-sixth session."""
+    import accelerated_seg.inference as inference
+
+    def out_of_memory(*args):
+        torch.empty(2**58, dtype=torch.uint8)  # 256 PiB: the CPU's allocator itself refuses it
+
+    monkeypatch.setattr(inference, "mirrored_probabilities", out_of_memory)
+    assert main([*INFER_ON_TWO[:-1], "--output", str(tmp_path / "infer.json")]) == 1
+    assert capsys.readouterr().err == (
+        "error: --device cpu ran out of the host's memory (DefaultCPUAllocator: can't allocate memory: you tried to "
+        "allocate 288230376151711744 bytes. Error code 12 (Cannot allocate memory)): lower --size, --roi or "
+        "--sw-batch-size, or free what other processes hold there (no device was measured before it)\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_without_output_the_inference_benchmark_goes_on_in_the_file_its_stopped_run_left(tmp_path, monkeypatch, capsys):
     _the_cpu_as_two_devices(monkeypatch)
     import accelerated_seg.benchmark as benchmark

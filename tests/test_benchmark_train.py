@@ -467,6 +467,39 @@ def test_a_configuration_out_of_memory_is_one_line_naming_it_and_the_file_holdin
     assert json.loads(partial.read_text()) == stopped
 
 
+@pytest.mark.parametrize("allocator", ["torch's", "Python's"])
+def test_a_configuration_out_of_the_hosts_memory_is_one_line_as_a_gpus_is(allocator, stopped_run, capsys, monkeypatch):
+    """The CPU's allocator raises a plain RuntimeError, and Python's (NumPy's) a MemoryError: torch's traceback, the
+    configuration unnamed, until the ninety-sixth session. The allocator's words are kept from its name on."""
+    import accelerated_seg.benchmark_train as benchmark_train_module
+
+    argv, partial, stopped = stopped_run
+    partial.write_text(json.dumps(stopped))
+
+    def out_of_memory(*args):
+        if allocator == "torch's":
+            torch.empty(2**58, dtype=torch.uint8)  # 256 PiB: the CPU's allocator itself refuses it
+        raise MemoryError()
+
+    monkeypatch.setattr(benchmark_train_module, "_measure_case", out_of_memory)
+    assert main(argv) == 1
+    said = ("DefaultCPUAllocator: can't allocate memory: you tried to allocate 288230376151711744 bytes. Error code 12 "
+            "(Cannot allocate memory)" if allocator == "torch's" else "MemoryError")
+    assert capsys.readouterr().err == (
+        f"error: --model unet --patch 16x16x16 --batch 2 --precision fp32 --lever channels_last ran out of the host's "
+        f"memory ({said}): lower --batch or --patch, or free what other processes hold there (the configurations "
+        f"measured before it are in {partial}, marked incomplete)\n")
+    assert json.loads(partial.read_text()) == stopped
+
+
+def test_a_runtime_error_that_is_no_allocators_goes_on_as_it_was():
+    from accelerated_seg.results_so_far import out_of_memory_named
+
+    with pytest.raises(RuntimeError, match="^mat1 and mat2 shapes cannot be multiplied"):
+        with out_of_memory_named("--device cpu", "lower --roi"):
+            torch.ones(2, 3) @ torch.ones(2, 3)
+
+
 @pytest.mark.parametrize("stop", ["out of memory", "diverged"])
 def test_a_first_configuration_that_stops_the_run_says_nothing_was_measured(stop, tmp_path, capsys, monkeypatch):
     """A diverged first configuration said its predecessors were "in the JSON", which no one had written."""
