@@ -926,6 +926,7 @@ def nonfinite_note(run: dict) -> str | None:
 
 def run_from_cli(args) -> int:
     """``accelerated-seg benchmark train``: measure, print the table, write the JSON (main process only)."""
+    from .ranks_stop_together import stopping_together
     from .results_so_far import OutOfMemory, ResultsSoFar
     from .train import TrainingDiverged
 
@@ -937,10 +938,13 @@ def run_from_cli(args) -> int:
     so_far = ResultsSoFar(args.output, args.command_line)  # beside --output, which only a complete result replaces
     main_process = os.environ.get("RANK", "0") == "0"  # before accelerate starts: the launcher's rank
 
+    writing = contextlib.nullcontext()  # the lock of ranks_stop_together, once the process group has started
+
     def measured(partial: dict, total: int) -> None:  # after each configuration: its row, and the JSON so far
         if partial["complete"]:
             return  # the whole table and the JSON follow
-        path = so_far.write(result_name(partial), partial)
+        with writing:  # written whole before a stop on another rank says where
+            path = so_far.write(result_name(partial), partial)
         if args.output:
             path = f"{path}; {args.output} {'is replaced ' if Path(args.output).exists() else ''}once all are measured"
         print(f"[{len(partial['runs'])}/{total}] {format_table(partial).splitlines()[-1].strip()}  "
@@ -957,9 +961,13 @@ def run_from_cli(args) -> int:
             print(f"picked up {len(kept)} configuration(s) from {so_far.picked_up_from}, measured by a stopped run of "
                   f"this command on {so_far.picked_up['date']} with this machine, code and settings; measuring the "
                   f"others (move the file away to measure all anew)", flush=True)
-        results = benchmark_train(args.model, args.patch, args.batch, args.precision, parse_model_args(args.model_args),
-                                  timing, args.peak_tflops, args.price_per_gpu_hour, args.epoch_samples,
-                                  args.lever, on_measured=measured, measured_before=kept)
+        # one rank out of memory stops all at once, the main process saying where the rows before it are kept: the
+        # others waited for it in a collective, and it said no rows were kept, until the ninety-sixth session
+        with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
+            results = benchmark_train(args.model, args.patch, args.batch, args.precision,
+                                      parse_model_args(args.model_args), timing, args.peak_tflops,
+                                      args.price_per_gpu_hour, args.epoch_samples, args.lever, on_measured=measured,
+                                      measured_before=kept)
     except ConfigError as error:  # the same settings on every rank: one message is enough
         say_the_error(str(error))
         return 2

@@ -808,6 +808,61 @@ def test_under_two_processes_both_refuse_a_file_at_the_partial_path_and_one_says
     assert "ours/s" not in proc.stdout
 
 
+# Rank 1 runs out of memory in the second configuration's plain warm-up block (its fourth plain block: one warm-up
+# and two timed ones each), while rank 0 waits for it in that block's all-reduce. Its process is then held, as a rank
+# on another node is to the others: its end breaks no collective of theirs, so only the stop itself ends them.
+ONE_RANK_OUT_OF_MEMORY = """
+import os, sys, time
+import torch
+import accelerated_seg.benchmark_train as benchmark_train
+from accelerated_seg import cli
+
+plain_blocks = 0
+run_block = benchmark_train.run_block
+
+
+def out_of_memory_on_rank_1(loop):
+    global plain_blocks
+    plain_blocks += 1
+    if os.environ["RANK"] == "1" and plain_blocks == 4:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
+    return run_block(loop)
+
+
+benchmark_train.run_block = out_of_memory_on_rank_1
+status = cli.main(sys.argv[1:])
+if os.environ["RANK"] == "1":
+    time.sleep(600)
+cli.end_process(status)
+"""
+
+
+@pytest.mark.distributed
+def test_a_configuration_out_of_memory_on_one_rank_stops_every_rank_in_the_main_processs_line(tmp_path):
+    """Rank 0 waited in its all-reduce for the process group's timeout (30 minutes), and the line came from rank 1,
+    which writes no results: "no configuration was measured before it", the first configuration's row kept in the
+    partial file all the same (until the ninety-sixth session). Now every rank stops at once, and the main process
+    says the line."""
+    script = tmp_path / "one_rank_out_of_memory.py"
+    script.write_text(ONE_RANK_OUT_OF_MEMORY)
+    out, partial = tmp_path / "train.json", tmp_path / "train.partial.json"
+    env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
+           "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+           "--main_process_port", str(_free_port()), str(script), "benchmark", "train", *TINY_CLI,
+           "--lever", "none", "channels_last", "--output", str(out)]
+    proc = run_bounded(cmd, env=env, timeout=150)
+    assert proc.returncode != 0 and not out.exists()
+    said = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert said == [f"error: --model unet --patch 16x16x16 --batch 2 --precision fp32 --lever channels_last ran out "
+                    f"of memory (CUDA out of memory. Tried to allocate 2.00 GiB.): lower --batch or --patch, or free "
+                    f"what another process holds there (the configurations measured before it are in {partial}, "
+                    f"marked incomplete)"], proc.stderr[-3000:]
+    assert "[rank0]" not in proc.stderr and "[rank1]" not in proc.stderr  # no rank's traceback under the line
+    assert [run["lever"] for run in json.loads(partial.read_text())["runs"]] == ["none"]
+
+
 @pytest.mark.distributed
 def test_under_fsdp2_a_third_loop_shards_the_plain_network_by_hand_into_our_units(tmp_path):
     """FSDP2 really sharded over 2 CPU processes (benchmarks/fsdp_on_cpu.py), one unit per residual

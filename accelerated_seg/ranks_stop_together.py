@@ -1,0 +1,151 @@
+"""One rank's error that stops every rank of a launch at once, said in one line by the main process.
+
+A configuration of ``benchmark train`` under several processes can run out of memory on one rank alone (a
+device another job shares, a rank's larger share of the data). That rank stopped; the others went on into
+the next collective and waited there for it. Under torchrun on one node with gloo, its exit broke their
+collective, and rank 0 printed gloo's "Connection closed by peer" traceback under the line; where the
+others do not see the rank end (another node's, NCCL's collectives) they waited for the process group's
+timeout (30 minutes). The line itself came from the rank that ran out, which writes no results: it said
+"no configuration was measured before it" where the main process had kept some (ninety-fifth session).
+
+Inside ``stopping_together``, such an error is published in the process group's store (the launch's
+rendezvous store) instead of raised. Every rank has a thread watching that store, because a rank blocked in
+a collective runs no Python of its own: the main process's says the line (``say_the_error``, with what the
+caller adds, such as where the rows before it are kept) and every other's waits for it (at most
+``SAID_WAIT_S``: an exit of theirs first lets torch elastic's agent stop the main process before its
+print), leaves it for the launcher's report, and ends its process with status 1 (``os._exit``: the
+collective it is blocked in has no other way out); the main process ends once they have read the line (outside
+torch elastic the store is its own). The rank that raised waits for its own watcher to end it, and so does a
+rank whose collective a rank ended first broke (gloo's "Connection closed by peer", no traceback).
+In one process, or without a process group, nothing changes: the error is raised as it was.
+
+    with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
+        ...  # measure; ``with writing:`` around what the line names (a results file), so it is written whole
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+from .launch_env import launched_processes
+from .launcher_report import leave_for_the_launcher, say_the_error
+
+#: How often a watcher looks in the store: the delay before the other ranks stop (a store's blocking wait
+#: warns on stderr each time it times out, so it cannot wait for the end of the measurement instead).
+POLL_S = 0.2
+#: How long a rank waits for the main process to say the line before it ends without it, and the main process for
+#: the others to have read it.
+SAID_WAIT_S = 10.0
+MESSAGE, SAID, FIRST, LEFT = "message", "said", "first", "left"
+# Each use its own keys in the store, which outlives it: the same on every rank, all entering in one order.
+_USES = itertools.count()
+
+
+@contextlib.contextmanager
+def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable[[str], str]) -> Iterator:
+    """Inside, one of ``errors`` on any rank of a launch of several ends every rank with status 1, the main
+    process saying ``error: <in_full(str(error))>``. Yields a lock to hold while writing what that line names.
+    The process group may start inside (benchmark train's with its first configuration's Accelerator)."""
+    if launched_processes() <= 1:
+        yield threading.Lock()  # one process: the error is raised, and said by the caller
+        return
+    watcher = _Watcher(f"accelerated_seg/stopping_together/{next(_USES)}/", in_full)
+    watcher.start()
+    try:
+        yield watcher.writing
+    except errors as error:
+        if (store := _store(watcher.prefix)) is not None:
+            if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
+                store.set(MESSAGE, str(error))
+            watcher.wait_for_the_end()
+        raise  # no process group, or its watcher could not end it (the store gone): said by the caller
+    except BaseException:
+        if watcher.seen.is_set() or _published(_store(watcher.prefix)):  # a collective broken by a rank ended first
+            watcher.wait_for_the_end()
+        raise
+    finally:
+        watcher.done.set()
+
+
+def _store(prefix: str):
+    """The keys under ``prefix`` in the store the process group met in (the launch's rendezvous store); None
+    before the group has started."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return None
+    return dist.PrefixStore(prefix, dist.distributed_c10d._get_default_store())
+
+
+class _Watcher(threading.Thread):
+    """Watches the store for a published error and ends this process with its line (``stopping_together``)."""
+
+    def __init__(self, prefix: str, in_full: Callable[[str], str]):
+        super().__init__(name="stopping-together", daemon=True)
+        self.prefix, self.in_full = prefix, in_full
+        self.done = threading.Event()  # the measurement ended without a published error
+        self.writing = threading.Lock()  # held while the caller writes what the line names
+        self.gave_up = threading.Event()  # the store failed: the error is said where it was raised
+        self.seen = threading.Event()  # a published error was seen: this process is about to end
+
+    def run(self) -> None:
+        store = None
+        try:
+            while not self.done.wait(POLL_S):
+                if store is None:  # until the process group has started
+                    store = _store(self.prefix)
+                if store is not None and store.check([MESSAGE]):
+                    import torch.distributed as dist
+
+                    self.seen.set()
+                    self._end(store, store.get(MESSAGE).decode(), dist.get_rank(), dist.get_world_size())
+        except Exception:  # the store's host has ended (rank 0's, outside torch elastic): nothing to watch
+            self.gave_up.set()
+
+    def _end(self, store, message: str, rank: int, ranks: int) -> None:
+        try:
+            if rank == 0:
+                with self.writing:  # a results file being written is written whole, and named
+                    line = self.in_full(message)
+                    say_the_error(line)
+                store.set(SAID, line)
+                # outside torch elastic the store is this process's: the others read the line from it first
+                _wait_for(lambda: int(store.add(LEFT, 0)) >= ranks - 1)
+            else:
+                said = _wait_for(lambda: store.check([SAID]))
+                leave_for_the_launcher(store.get(SAID).decode() if said else message)
+                store.add(LEFT, 1)
+        finally:  # whatever failed above, this rank must not stay in its collective
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(1)
+
+    def wait_for_the_end(self) -> None:
+        """Wait for this watcher to end the process; return where it cannot (its store failed)."""
+        deadline = time.monotonic() + POLL_S + SAID_WAIT_S + 5  # with time for the main process's line
+        while time.monotonic() < deadline and not self.gave_up.is_set():
+            time.sleep(POLL_S)
+
+
+def _wait_for(condition: Callable[[], bool]) -> bool:
+    """Whether ``condition`` came true within ``SAID_WAIT_S``."""
+    deadline = time.monotonic() + SAID_WAIT_S
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _published(store) -> bool:
+    """Whether a rank has published its error; False where there is no store, or it cannot be asked."""
+    try:
+        return store is not None and store.check([MESSAGE])
+    except Exception:
+        return False
