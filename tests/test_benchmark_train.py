@@ -492,6 +492,19 @@ def test_a_configuration_out_of_the_hosts_memory_is_one_line_as_a_gpus_is(alloca
     assert json.loads(partial.read_text()) == stopped
 
 
+@pytest.mark.parametrize("source", ["alloc_cpu.cpp:127] err == 0", "alloc_cpu.cpp:90] data"])
+def test_the_cpu_allocators_words_are_kept_from_its_name_on(source):
+    """Linux's posix_memalign path (torch 2.13 on this host) and the path without it, which says "not enough"."""
+    from accelerated_seg.results_so_far import OutOfMemory, out_of_memory_named
+
+    words = ("can't allocate memory: you tried to allocate 8 bytes. Error code 12 (Cannot allocate memory)"
+             if "127" in source else "not enough memory: you tried to allocate 8 bytes.")
+    with pytest.raises(OutOfMemory) as raised, out_of_memory_named("--device cpu", "lower --roi"):
+        raise RuntimeError(f"[enforce fail at {source}. DefaultCPUAllocator: {words}")
+    assert str(raised.value) == (f"--device cpu ran out of the host's memory (DefaultCPUAllocator: {words}): lower "
+                                 f"--roi, or free what other processes hold there")
+
+
 def test_a_runtime_error_that_is_no_allocators_goes_on_as_it_was():
     from accelerated_seg.results_so_far import out_of_memory_named
 
