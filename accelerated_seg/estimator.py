@@ -832,9 +832,10 @@ class Segmentation:
         """``evaluate`` in this process."""
         from .data.checks import check_manifest
         from .data.io import write_nifti
-        from .evaluate import check_output_folder, evaluate_folders, read_label_map
+        from .evaluate import check_output_folder, evaluate_folders
         from .inference import class_values, export_regions
         from .inference import preprocess_settings as export_preprocessing
+        from .label_map_reading import read_label_map
 
         model_dir = self._require_model("evaluate")
         config = read_export_config(model_dir)

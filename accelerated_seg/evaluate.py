@@ -68,6 +68,7 @@ from .data.labels import split_ignore, split_regions
 from .data.preprocess_settings import class_values, preprocess_settings
 from .evaluate_cases import match_cases
 from .files import file_in_the_way, is_json_object_with, no_file_made_in, write_files_together
+from .label_map_reading import read_label_map
 from .regions import Regions
 
 if TYPE_CHECKING:
@@ -441,52 +442,6 @@ def _reordering_onto(pred: nib.spatialimages.SpatialImage, label: nib.spatialima
     affine = np.asarray(pred.affine) @ orientations.inv_ornt_aff(reordering, pred.shape[:3])
     same = tuple(shape) == tuple(label.shape[:3]) and np.abs(affine - np.asarray(label.affine)).max() <= atol_mm
     return reordering if same else None
-
-
-def read_label_map(path: Path, role: str | None = None) -> np.ndarray:
-    """Integer voxels of a label map (the whole gzip stream is verified), as int64 (X, Y, Z); ``role``
-    ("prediction" or "reference", None where either) says what made a map of NaN alone, and what to do."""
-    image = read_nifti(path)
-    array = np.asanyarray(image.dataobj)
-    if array.ndim > 3:
-        array = array.reshape(array.shape[:3])
-    if array.dtype.kind == "f":
-        if not np.isfinite(array).any():
-            raise DataError(f"{path}: {_nothing_but_nan_said(array, role)}")
-        wrong = ~np.isfinite(array) | (array != np.round(array))
-        if wrong.any() and np.isfinite(array[wrong]).sum() == 0:
-            # another tool's float output, whole numbers but for NaN: "an image or a probability map?" misled
-            raise DataError(f"{path}: {int(wrong.sum())} voxel(s) NaN or Inf among whole class numbers; a label map "
-                            f"holds none: set them to 0 (background) or to their class, or export the map again")
-        if wrong.any():
-            # Which values, and the header's scaling where it made them: integer labels saved through a
-            # uint8 header with a slope read back as 1000.0000012, and only "fractional" was said.
-            values = np.unique(array[wrong])
-            shown = ", ".join(f"{value:.12g}" for value in values[:5]) + (", ..." if len(values) > 5 else "")
-            # nibabel keeps the file's scaling on the data proxy (the header's scl_ fields read NaN once loaded)
-            slope, inter = (float(getattr(image.dataobj, name, default)) for name, default in (("slope", 1.0),
-                                                                                              ("inter", 0.0)))
-            scaled = (f"; its header scales the stored integers (scl_slope {slope:.6g}, scl_inter {inter:.6g}), "
-                      f"which made them so: save the label map with an integer data type and no scaling"
-                      if (slope, inter) != (1.0, 0.0) else
-                      "; is this an image or a probability map instead of a label map? Give the label map of "
-                      "class values (a probability map thresholded, or the argmax of one per class)")
-            raise DataError(f"{path}: a label map must hold whole class numbers, found {len(values)} other value(s) "
-                            f"({shown}){scaled}")
-    return array.astype(np.int64)
-
-
-def _nothing_but_nan_said(array: np.ndarray, role: str | None) -> str:
-    """A map of NaN (or Inf) alone, and why: "N voxel(s) NaN or Inf among whole class numbers ... set them to 0
-    or to their class" was said of one until the ninety-sixth session, as if a few voxels were wrong; a
-    prediction so is a model's that diverged (its weights NaN) or a write that failed."""
-    what = "NaN" if np.isnan(array).all() else "NaN or Inf"
-    made = {"prediction": "the model that made it diverged (NaN weights, or a NaN in its input) or the program "
-                          "writing it failed: check that model's training loss and this case's image, and predict the "
-                          "case again",
-            "reference": "the program writing it failed: export the reference again from its source"}
-    said = made.get(role, f"if it is a prediction, {made['prediction']}; if a reference, {made['reference']}")
-    return f"every voxel ({array.size}) is {what}, so the {role or 'label map'} holds no class at all; {said}"
 
 
 def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> dict[int, str]:
