@@ -51,7 +51,6 @@ import io
 import json
 import math
 import warnings
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from statistics import mean as exact_mean, median as exact_median, pstdev as exact_pstdev
@@ -68,6 +67,7 @@ from .data.labels import split_ignore, split_regions
 from .data.preprocess_settings import class_values, preprocess_settings
 from .evaluate_cases import match_cases
 from .evaluate_grids import GEOMETRY_ATOL_MM, SHEAR_NOTED_DEGREES, check_same_grid, shear_degrees, voxel_spacing
+from .evaluate_setting_names import SettingNames
 from .files import file_in_the_way, is_json_object_with, no_file_made_in, write_files_together
 from .label_map_reading import read_label_map
 from .regions import Regions
@@ -335,21 +335,6 @@ def both_empty(row: dict) -> bool:
 # --------------------------------------------------------------------------------------------------
 # Folders of predictions and labels
 # --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SettingNames:
-    """How evaluate's errors name its settings (as ``run_folder.Names`` does for a run's folder): by
-    ``evaluate_folders``' keyword arguments, unless its caller gave them otherwise. The command passes its
-    flags (``evaluate_command.run``): the errors named those alone before the ninetieth session, which a caller
-    from Python never typed."""
-
-    output_dir: str = "output_dir"
-    label_dir: str = "label_dir"
-    num_classes: str = "num_classes"
-    dataset_json: str = "dataset_json"
-    merge_foreground: str = "merge_foreground=True"  # a switch: the flag's counterpart is the value that sets it
-    tolerance_mm: str = "tolerance_mm"
 
 
 def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> dict[int, str]:
