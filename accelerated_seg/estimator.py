@@ -832,7 +832,8 @@ class Segmentation:
         """``evaluate`` in this process."""
         from .data.checks import check_manifest
         from .data.io import write_nifti
-        from .evaluate import check_output_folder, evaluate_folders
+        from .evaluate import evaluate_folders
+        from .evaluate_output import check_output_folder
         from .inference import class_values, export_regions
         from .inference import preprocess_settings as export_preprocessing
         from .label_map_reading import read_label_map
