@@ -1,0 +1,223 @@
+"""Which classes ``accelerated-seg evaluate`` scores, and their names (``classes_to_score``): those a dataset.json
+or an export's config.json names (``class_names_from_json``; its regions, ignore label and binarized training
+too), 1..``num_classes``-1, or the values the files hold; and each map's values checked against them
+(``require_known_values``), where a value outside them, a mask saved as 0 and 255 or an unannotated voxels' mark,
+is refused naming what to give. Moved out of ``evaluate.py`` in the ninety-sixth session; the JSON readers are
+importable from there as before.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .data.errors import DataError
+from .data.formats.dataset_json import parse_json
+from .data.labels import split_ignore, split_regions
+from .data.preprocess_settings import class_values, preprocess_settings
+from .evaluate_setting_names import SettingNames
+from .label_map_reading import read_label_map
+from .regions import Regions
+
+
+def foreground_classes(classes: int | Sequence[int], setting: str = "num_classes") -> list[int]:
+    """``classes`` as the label values to score: an int C means 1..C-1 (0 is background); ``setting`` names it."""
+    if isinstance(classes, (int, np.integer)):
+        if classes < 2:
+            raise ValueError(f"{setting} must count background and at least one class (>= 2), got {classes}")
+        return list(range(1, int(classes)))
+    return [int(c) for c in classes]
+
+
+def classes_to_score(pairs, num_classes: int | None, dataset_json, given: Mapping[int, str], merge_foreground: bool,
+                 named: SettingNames, ignore_value: int | None = None) -> dict[int, str]:
+    """The foreground classes to score -> their names; ``named``: the settings' names in the errors; the value of
+    unannotated voxels (``ignore_value``) is no class."""
+    if dataset_json is not None:
+        names = {c: n for c, n in class_names_from_json(dataset_json, named.dataset_json).items() if c != 0}
+        if num_classes is not None and sorted(names) != list(range(1, num_classes)):
+            raise ValueError(f"{named.num_classes} {num_classes} disagrees with the classes {sorted(names)} "
+                             f"(+ background) named in {dataset_json}; drop one of the two")
+        if merge_foreground and sorted(names) != [1]:  # the others would score Dice 1 for being in no file
+            raise ValueError(f"{dataset_json} names the classes {sorted(names)}, but {named.merge_foreground} scores "
+                             f"every foreground value as class 1: drop one of the two")
+    elif num_classes is not None:
+        names = {c: given.get(c, f"class_{c}") for c in foreground_classes(num_classes, named.num_classes)}
+    else:  # the values present anywhere: a class only ever predicted must still count against the model
+        predicted, referenced = set(), set()
+        for _, pred_path, label_path in pairs:
+            for path, found, role in ((pred_path, predicted, "prediction"), (label_path, referenced, "reference")):
+                # the ignore value is no class: it was scored as one ("class_3", Dice 1 wherever the reference
+                # held it), and a prediction holding it passed as that class's
+                values = {int(v) for v in np.unique(read_label_map(path, role))} - {ignore_value}
+                if negative := sorted(v for v in values if v < 0):  # scored as "class_-1" before the 72nd session
+                    raise DataError(f"{path}: label value(s) {negative[:8]} below 0 are no class (the classes "
+                                    f"are 0, 1, 2, ...); fix the file (a map of unannotated voxels marks them with "
+                                    f"a value above the classes, named \"ignore\" in a dataset.json given as "
+                                    f"{named.dataset_json})")
+                found.update(values)
+        if merge_foreground:
+            predicted, referenced = ({min(value, 1) for value in found} for found in (predicted, referenced))
+        _require_shared_classes(predicted - {0}, referenced - {0}, named)
+        names = {c: f"class_{c}" for c in sorted((predicted | referenced) - {0})}
+    if not names:
+        raise DataError(f"no foreground class to score: every label and prediction is all background; give "
+                        f"{named.num_classes}, or {named.dataset_json} a dataset.json naming the classes")
+    return names
+
+
+def _require_shared_classes(predicted: set[int], referenced: set[int], named: SettingNames) -> None:
+    """Raise where the classes are taken from the files and the predictions' foreground values share
+    none with the references': every Dice is then 0, whatever the predictions' overlap. A binary mask
+    saved as 0 and 255 against predictions of 0 and 1 was scored so, as two classes, without a word
+    (seventy-eighth session's probe)."""
+    if not predicted or not referenced or predicted & referenced:
+        return
+    # --merge-foreground scores both sides' foreground as class 1, so the two would meet. It is named where one side
+    # is likely a single foreground: references of one value (masks saved as 0 and 255) against a binary model's 1
+    # or a multi-class model's classes (until the ninetieth session only against the 1: the merge took the
+    # references alone), or a binary model's 1 against references of many structures. Classes on both sides are
+    # more likely numbered apart (class indices against a dataset's values) than one foreground.
+    if len(referenced) == 1:
+        merge = f"if the references are masks saved as 0 and {min(referenced)}"
+    elif predicted == {1}:
+        merge = "if the model segments the references' structures as one foreground"
+    else:
+        merge = ""
+    way = (f"; {merge}, {named.merge_foreground} scores every non-zero value of the predictions and the references "
+           f"as class 1" if merge else "")
+    raise DataError(f"the predictions hold the values {sorted(predicted)[:8]} and the references "
+                    f"{sorted(referenced)[:8]} (besides background): no class in common, so every Dice would be 0"
+                    f"{way}; to score each value as a class all the same, give {named.dataset_json} a dataset.json "
+                    f"naming them (or {named.num_classes} above the largest)")
+
+
+def require_known_values(array: np.ndarray, path: Path, classes: Sequence[int], named: SettingNames,
+                          reference: bool = False, prediction: bool = False) -> None:
+    """Raise for a value outside the classes scored; in a reference without an ignore label, one such
+    value may be its mark for unannotated voxels (255, -1), which only a dataset.json can declare, or,
+    where it is the reference's only foreground value (or a ``prediction``'s), the foreground of a mask
+    saved as 0 and 255."""
+    values = set(np.unique(array).tolist())
+    unknown = sorted(values - {0, *classes})
+    if unknown:
+        ignore = (f"; if {unknown[0]} marks unannotated voxels, give {named.dataset_json} a dataset.json that names "
+                  f"it the \"ignore\" label" if reference and len(unknown) == 1 else "")
+        # a prediction too: another tool's binary masks, saved as 0 and 255, against references of 0 and 1
+        mask = (f"; if the {'reference' if reference else 'prediction'} is a mask saved as 0 and {unknown[0]}, "
+                f"{named.merge_foreground} scores every non-zero value as class 1"
+                if (reference or prediction) and values - {0} == {unknown[0]} else "")
+        raise DataError(f"{path}: label value(s) {unknown[:8]} are not among the classes scored "
+                        f"{[0, *classes]}; check {named.num_classes} / {named.dataset_json}, or the file"
+                        f"{ignore}{mask}")
+
+
+def merged_foreground(array: np.ndarray, ignore_value: int | None) -> np.ndarray:
+    """Every value above 0 as 1 (``--merge-foreground``), except the ignore label's: merged, its voxels would
+    count in Dice as foreground, and a prediction holding it would not be refused."""
+    foreground = array > 0
+    if ignore_value is not None:
+        foreground &= array != ignore_value
+    return np.where(foreground, 1, array)
+
+
+def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> dict[int, str]:
+    """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json
+    (``setting``: the file's name in the errors)."""
+    path = Path(path)
+    check_labels_file(path, setting)  # a folder gave "[Errno 21] Is a directory", uncaught
+    try:
+        document = parse_json(path.read_text(encoding="utf-8-sig"), path)
+        if "num_classes" in document and "model" in document:  # an export: names keyed by class index
+            return _exportclasses_to_score(document)
+        raw, _ = split_ignore(document["labels"], f'{path}: "labels"')  # unannotated voxels: no class
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in raw.values()):
+            return dict(sorted((int(v), str(k)) for k, v in raw.items()))  # nnU-Net v2: name -> value
+        return dict(sorted((int(k), str(v)) for k, v in raw.items()))  # MSD: "value" -> name
+    except DataError:  # a key given twice: its own message
+        raise
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as err:
+        raise DataError(f'{path}: needs a "labels" object such as {{"0": "background", "1": "tumour"}} '
+                        f"(MSD) or {{\"background\": 0, \"tumour\": 1}} (nnU-Net v2); "
+                        f"{type(err).__name__}: {err}") from err
+
+
+def check_labels_file(path: Path, setting: str = "dataset_json") -> None:
+    """Refuse, before any case is read, a ``setting`` (``--labels``) that is no file: a folder gave
+    "[Errno 21] Is a directory" alone, once every header was read (ninety-second session's probe)."""
+    if path.is_dir():
+        inside = [path / name for name in ("dataset.json", "config.json") if (path / name).is_file()]
+        raise DataError(f"{path}: a folder, where {setting} takes the dataset.json (or a model's config.json) that "
+                        f"names the classes" + (f"; give {inside[0]}" if inside else ""))
+    if not path.exists():
+        raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes")
+
+
+def ignore_from_json(path: str | Path) -> int | None:
+    """The value of unannotated voxels (an "ignore" label) that an export's config.json or a dataset.json
+    declares; None where it declares none."""
+    document, is_export = _labels_document(path)
+    if document is None:
+        return None
+    if is_export:
+        return document.get("ignore_value")
+    return split_ignore(document.get("labels"), f'{path}: "labels"')[1]
+
+
+def binarized_from_json(path: str | Path) -> bool:
+    """Whether ``--labels`` is the config.json of a model trained binarized (``data.binarize``), whose
+    foreground is every non-zero value of its references, declared or not (an aseg's dozens)."""
+    document, is_export = _labels_document(path)
+    return bool(is_export and preprocess_settings(document).binarize)
+
+
+def regions_from_json(path: str | Path) -> Regions | None:
+    """The regions (``regions.py``) an export's config.json or an nnU-Net dataset.json declares, in label
+    values; None where it declares classes."""
+    document, is_export = _labels_document(path)
+    if document is None:
+        return None
+    if is_export:
+        return Regions.from_dict(document["regions"]) if document.get("regions") is not None else None
+    declared, _ = split_ignore(document.get("labels"), f'{path}: "labels"')
+    declared, regions = split_regions(declared)
+    if regions is None:
+        return None
+    values = sorted(declared.values()) if isinstance(declared, dict) else []
+    return Regions.declared(regions, values, f'{path}: "labels"', document.get("regions_class_order"))
+
+
+def _labels_document(path: str | Path) -> tuple[dict | None, bool]:
+    """(the JSON object of ``--labels``, whether it is an export's config.json); (None, False) where it
+    is not a readable object, which ``class_names_from_json`` reports."""
+    path = Path(path)
+    try:
+        document = parse_json(path.read_text(encoding="utf-8-sig"), path)
+    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        return None, False
+    if not isinstance(document, dict):
+        return None, False
+    return document, "num_classes" in document and "model" in document
+
+
+def export_class_values(path: str | Path | None) -> set[int]:
+    """The label values of the classes an export's config.json (``path``) was trained on; none for
+    another file. A model of regions was trained on every one: a value in no region is background to each."""
+    document, is_export = _labels_document(path) if path is not None else (None, False)
+    if not is_export:
+        return set()
+    try:
+        return {int(value) for value in class_values(preprocess_settings(document), int(document["num_classes"]))}
+    except (KeyError, TypeError, ValueError):  # a damaged one: its classes are not read, as before
+        return set()
+
+
+def _exportclasses_to_score(config: dict) -> dict[int, str]:
+    """An export's config.json names classes by index (0..C-1), but ``predict`` writes each class as
+    the dataset's own value (BraTS' enhancing tumour, class 3, as 4): the names go to those values,
+    so that scoring predictions against the dataset's references compares like with like."""
+    values = class_values(preprocess_settings(config), int(config["num_classes"]))
+    return dict(sorted((int(values[int(index)]), str(name)) for index, name in config["labels"].items()))
