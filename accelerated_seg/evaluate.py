@@ -42,6 +42,12 @@ the ninety-third session: before, no case was).
 torch and MONAI, which take seconds to import, are imported only where the distances are measured
 (``binary_metrics``): the ``evaluate`` command checks its folders, files and settings first, and refuses
 a wrong one at once instead of after that wait.
+
+Here are the scores and ``evaluate_folders``, which puts the evaluation together; each step it takes has a
+module of its own (since the ninety-sixth session): ``evaluate_cases`` pairs each label with its prediction,
+``evaluate_grids`` checks that the two lie on one voxel grid, ``label_map_reading`` reads a map's classes,
+``evaluate_classes`` decides which classes are scored and what they are called, ``evaluate_output`` checks
+the output folder and writes the two files, and ``evaluate_setting_names`` names the settings in the errors.
 """
 
 from __future__ import annotations
