@@ -45,6 +45,18 @@ def save(path, array, affine=AFFINE):
     return path
 
 
+def _replace_in_every_evaluate_module(monkeypatch, name: str, replacement) -> None:
+    """``name`` (a reader) replaced wherever evaluate's modules call it: the split of the ninety-sixth session put
+    class discovery's read_label_map in evaluate_classes, out of reach of a test replacing evaluate's alone."""
+    import importlib
+
+    for module in ("evaluate", "evaluate_cases", "evaluate_classes", "evaluate_grids", "evaluate_output",
+                   "label_map_reading"):
+        module = importlib.import_module(f"accelerated_seg.{module}")
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, replacement)
+
+
 def test_voxel_spacing_comes_from_the_affine_whatever_the_axis_order():
     assert voxel_spacing(AFFINE) == pytest.approx(SPACING)
 
@@ -872,13 +884,12 @@ def test_the_command_refuses_a_wrong_folder_file_or_setting_before_torch_and_mon
 def test_an_output_folder_no_file_can_be_made_in_is_refused_before_any_case_is_scored(folders, monkeypatch):
     """A read-only --output (or the predictions' folder, where evaluation/ goes by default) was found when
     metrics.csv was written, once every case was scored (an audit's probe)."""
-    import accelerated_seg.evaluate as evaluate
     from faults import read_only_below
 
     pred_dir, label_dir, dataset = folders
     read_only_below(monkeypatch, pred_dir)
     scored = []
-    monkeypatch.setattr(evaluate, "read_label_map", lambda path, *_: scored.append(path) or 1 / 0)
+    _replace_in_every_evaluate_module(monkeypatch, "read_label_map", lambda path, *_: scored.append(path) or 1 / 0)
     for output in (None, pred_dir / "evaluation" / "run_2"):
         with pytest.raises(DataError, match=rf"^output_dir {pred_dir / 'evaluation'}\S*: no file can be made in "
                                             rf"{pred_dir} \(Read-only file system\); give a folder you can write to"):
@@ -947,12 +958,11 @@ def test_a_negative_or_non_finite_tolerance_is_refused_naming_it_before_any_file
     """--tolerance -1 was "surface-Dice tolerances must be finite and >= 0 mm; got {1: -1.0}", naming no setting,
     once the headers were read (and, where the files give the classes, every label map): a review of the
     ninetieth session. The command names --tolerance, evaluate_folders its keyword tolerance_mm, before any file."""
-    import accelerated_seg.evaluate as evaluate
 
     pred_dir, label_dir, _ = folders
     read = []
     for reader in ("read_label_map", "read_nifti"):
-        monkeypatch.setattr(evaluate, reader, lambda path, *_, **__: read.append(path) or 1 / 0)
+        _replace_in_every_evaluate_module(monkeypatch, reader, lambda path, *_, **__: read.append(path) or 1 / 0)
     for given, flags, said in ((-1, ["-1"], "-1"), ([1, math.nan], ["1", "nan"], "nan"), ({1: 1, 2: -2.5}, None,
                                                                                            "-2.5")):
         with pytest.raises(ValueError, match=re.escape(f"tolerance_mm must be finite and >= 0 mm (a surface-Dice "
@@ -1173,14 +1183,13 @@ def test_labels_without_a_prediction_of_their_name_say_where_the_predictions_are
 
 def test_an_interrupted_evaluate_says_that_nothing_was_written(folders, monkeypatch, capsys):
     """Ctrl-C while the cases were scored ended evaluate without a word (ninety-second session's probe)."""
-    import accelerated_seg.evaluate as evaluate
 
     pred_dir, label_dir, dataset = folders
 
     def interrupted(path, *_):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(evaluate, "read_label_map", interrupted)
+    _replace_in_every_evaluate_module(monkeypatch, "read_label_map", interrupted)
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 130
     assert (f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
             f"evaluation in {pred_dir / 'evaluation'} stays as it was)") in capsys.readouterr().err
