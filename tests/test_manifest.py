@@ -320,6 +320,29 @@ def test_nnunet_channel_files_that_dataset_json_does_not_declare_are_a_warning_n
     assert "named as channels that Dataset001.json's channel_names does not declare" in warning
 
 
+def test_nnunet_channel_named_by_a_normalization_scheme_not_applied_is_a_warning(tmp_path, capsys):
+    # nnU-Net normalizes each channel by its name (CT, noNorm, rescale_to_0_1, rgb_to_0_1; others z-scored); here
+    # one data.normalization serves all, so a noNorm channel and a CT one beside it were z-scored without a word.
+    from accelerated_seg.cli import main
+
+    root = write_nnunet(tmp_path / "Dataset042_Tiny", channels=("CT", "noNorm", "T2"))
+    [warning] = [w for w in check_manifest(load_nnunet(root), normalization="zscore").warnings
+                 if "normalization scheme" in w]
+    assert warning.startswith("dataset.json's channel_names name 2 channel(s) by an nnU-Net normalization scheme "
+                              "that this run does not apply: 0000 (CT), where nnU-Net clips it to its foreground's "
+                              "intensity percentiles and z-scores those; 0001 (noNorm), where nnU-Net leaves it as "
+                              "stored. Here one normalization, data.normalization (zscore, as resolved)")
+    assert "T2" not in warning.split(". Here")[0]  # a modality's name is z-scored by nnU-Net too
+    assert main(["check", str(root)]) == 0  # a warning: the run is the user's choice
+    assert "0001 (noNorm), where nnU-Net leaves it as stored" in capsys.readouterr().out
+    # Each channel's name asks for what is applied: nothing to say
+    for channels, normalization in ((("CT",), "ct"), (("T1", "zscore"), "zscore"), (("MR",), "ct")):
+        shutil.rmtree(tmp_path / "again", ignore_errors=True)
+        again = write_nnunet(tmp_path / "again", channels=channels)
+        assert not [w for w in check_manifest(load_nnunet(again), normalization=normalization).warnings
+                    if "normalization scheme" in w], channels
+
+
 def test_nnunet_json_path_is_accepted_like_the_folder(tmp_path):
     root = write_nnunet(tmp_path)
     assert load_nnunet(root / "dataset.json").training == load_nnunet(root).training

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import nibabel as nib
 import numpy as np
 
+from accelerated_seg.data.channel_schemes import schemes_not_followed
 from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.fingerprint import case_key, source_fingerprint
@@ -226,6 +227,9 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
             f"{declared}: declare the others in channel_names to train on them too (predict is then given them "
             f"as well), or move them out of imagesTr if they are not meant to be there"
         )
+    if cases is None and manifest.source_format in ("nnunet", "msd") and (
+            schemes := schemes_not_followed(manifest.channels, normalization, _json_name(manifest))):
+        report.warnings.append(schemes)
     report.root, report.checked = manifest.root, _pairs_checked(manifest, checked)
     return report
 
