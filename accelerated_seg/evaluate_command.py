@@ -33,6 +33,9 @@ def run(args, _) -> int:
         print(f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
               f"evaluation in {args.output or Path(args.pred_dir) / 'evaluation'} stays as it was)", file=sys.stderr)
         raise
+    if args.dataset_json is None and args.num_classes is None and not summary.get("merged_foreground") and (
+            said := _declaration_left_unused(Path(args.label_dir))):
+        print(said)
     scored = "region" if "regions" in summary else "class"
     for c, scores in summary["per_class"].items():
         dice, hd95, nsd = scores["dice"], scores["hd95_mm"], scores["surface_dice"]
@@ -100,3 +103,25 @@ def _hd95_cases(scores: dict, num_cases: int) -> str:
 
 def _mean_std(stats: dict) -> str:
     return "n/a" if stats["mean"] is None else f"{stats['mean']:.4f} ± {stats['std']:.4f}"
+
+
+def _declaration_left_unused(label_dir: Path) -> str | None:
+    """What to say where LABELS is an nnU-Net or Decathlon dataset's labelsTs, its dataset.json one folder up,
+    and no --labels was given: the maps' values were scored as classes named class_N, and a dataset.json of
+    regions (whole tumour, core) had a region model's paint scored as classes, another figure than its
+    regions' Dice, without a word (ninety-sixth session's probe). None where no dataset.json is there."""
+    from .evaluate import regions_from_json
+
+    declaration = label_dir.parent / "dataset.json"
+    if not declaration.is_file():
+        return None
+    try:
+        regions = regions_from_json(declaration)
+    except (ValueError, OSError):  # unreadable or not a declaration: not the one to offer
+        return None
+    if regions is None:
+        return (f"note: scored the values found in the files as classes class_1, ... (no --labels); {declaration} "
+                f"beside LABELS names them: give --labels {declaration}")
+    return (f"warning: scored the values found in the files as classes (no --labels), but {declaration} beside "
+            f"LABELS declares regions ({', '.join(regions.names)}), which a model trained on it predicts and "
+            f"training scored: give --labels {declaration} to score the regions")

@@ -1337,3 +1337,39 @@ def test_a_missing_prediction_is_told_in_the_words_of_the_tool_that_wrote_the_fo
     assert f"3 label(s) in {label_dir} have no prediction in {tmp_path / 'empty'}" in err
     assert ("the folder holds no NIfTI file: write each case's prediction there, named as its label"
             ) in err and "accelerated-seg" not in err
+
+
+def test_evaluate_without_labels_of_an_nnunet_labelsts_names_the_dataset_json_beside_it(tmp_path, capsys):
+    """A region model's predictions of an nnU-Net dataset's imagesTs, scored against its labelsTs without --labels,
+    were scored as classes class_1, class_2 (another figure than the regions' Dice training reported) without a
+    word of the dataset.json one folder up that declares the regions (ninety-sixth session's probe)."""
+    reference = np.zeros((8, 8, 8), np.uint8)
+    reference[1:7, 1:7, 1:7] = 1
+    reference[3:5, 3:5, 3:5] = 2
+    root = tmp_path / "Dataset042_Tiny"
+    save(root / "labelsTs" / "case_006.nii.gz", reference)
+    save(tmp_path / "pred" / "case_006.nii.gz", reference)
+    (root / "dataset.json").write_text(json.dumps({
+        "channel_names": {"0": "T1"}, "labels": {"background": 0, "whole": [1, 2], "core": 2},
+        "regions_class_order": [1, 2], "numTraining": 1, "file_ending": ".nii.gz"}))
+    pred_dir, label_dir = str(tmp_path / "pred"), str(root / "labelsTs")
+    assert main(["evaluate", pred_dir, label_dir]) == 0
+    out = capsys.readouterr().out
+    assert (f"warning: scored the values found in the files as classes (no --labels), but {root / 'dataset.json'} "
+            f"beside LABELS declares regions (whole, core), which a model trained on it predicts and training "
+            f"scored: give --labels {root / 'dataset.json'} to score the regions\n") in out
+    assert "class 1 class_1" in out
+    assert main(["evaluate", pred_dir, label_dir, "--labels", str(root / "dataset.json")]) == 0
+    out = capsys.readouterr().out
+    assert "beside LABELS" not in out and "region 1 whole" in out
+    # a dataset.json of plain classes: its names offered, in a note
+    (root / "dataset.json").write_text(json.dumps({
+        "channel_names": {"0": "T1"}, "labels": {"background": 0, "a": 1, "b": 2}, "numTraining": 1,
+        "file_ending": ".nii.gz"}))
+    assert main(["evaluate", pred_dir, label_dir]) == 0
+    assert (f"note: scored the values found in the files as classes class_1, ... (no --labels); "
+            f"{root / 'dataset.json'} beside LABELS names them: give --labels {root / 'dataset.json'}\n"
+            ) in capsys.readouterr().out
+    (root / "dataset.json").unlink()  # nothing beside: nothing to say
+    assert main(["evaluate", pred_dir, label_dir]) == 0
+    assert "beside LABELS" not in capsys.readouterr().out
