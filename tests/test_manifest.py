@@ -343,6 +343,21 @@ def test_nnunet_channel_named_by_a_normalization_scheme_not_applied_is_a_warning
                     if "normalization scheme" in w], channels
 
 
+@pytest.mark.parametrize("labels", [None, {}, ["background", "tumour"]])
+def test_nnunet_labels_missing_or_malformed_are_shown_in_nnunets_own_form(tmp_path, labels):
+    # An nnU-Net v2 user was shown the Decathlon's {"0": "background", "1": "tumour"}, not their tool's form.
+    root = write_nnunet(tmp_path / "Dataset042_Tiny")
+    content = json.loads((root / "dataset.json").read_text())
+    content.pop("labels") if labels is None else content.update(labels=labels)
+    (root / "dataset.json").write_text(json.dumps(content))
+    with pytest.raises(DataError) as raised:
+        load_nnunet(root)
+    assert str(raised.value).startswith(f'{root / "dataset.json"}: "labels": ')
+    assert str(raised.value).endswith('{"background": 0, "tumour": 1}' + ("" if labels is None or labels == {} else
+                                                                           ", got ['background', 'tumour']"))
+    assert '"0": "background"' not in str(raised.value)
+
+
 def test_nnunet_json_path_is_accepted_like_the_folder(tmp_path):
     root = write_nnunet(tmp_path)
     assert load_nnunet(root / "dataset.json").training == load_nnunet(root).training

@@ -28,7 +28,15 @@ IGNORE_NAME = "ignore"
 LabelsArgument = Union[Mapping[Any, Any], Sequence[str], int, None]
 
 
-def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int, str], list[int]]:
+# The declaration each format's own files write, for the examples of its errors: an nnU-Net v2 user told to
+# write the Decathlon's {"0": "background"} (accepted, but not what nnU-Net itself reads) was sent from their
+# own tool's form (ninety-sixth session's probe).
+MSD_LABELS_EXAMPLE = '{"0": "background", "1": "tumour"}'
+NNUNET_LABELS_EXAMPLE = '{"background": 0, "tumour": 1}'
+
+
+def parse_labels(raw: Any, where: str, binarize: bool = False,
+                 example: str = MSD_LABELS_EXAMPLE) -> tuple[dict[int, str], list[int]]:
     """Turn a label declaration into (class index -> name, raw values in class order).
 
     MSD writes ``{"0": "background", "1": "tumour"}`` and nnU-Net v2 ``{"background": 0,
@@ -39,6 +47,7 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
         raw: The declaration (a dict in either direction).
         where: The file or argument it came from, for messages.
         binarize: Return the two classes background/foreground (raw values are kept).
+        example: The declaration the errors show, in the form of the file's format.
 
     Returns:
         ``(labels, label_values)`` for :class:`Manifest`.
@@ -48,11 +57,11 @@ def parse_labels(raw: Any, where: str, binarize: bool = False) -> tuple[dict[int
             :func:`split_regions` first), repeats a value, lacks background 0, or declares more than
             :data:`MAX_CLASSES` classes. The readers take an "ignore" entry out first (:func:`split_ignore`).
     """
-    example = '{"0": "background", "1": "tumour"}'
     if raw is None or raw == {}:
         raise DataError(f"{where}: missing or empty; declare the classes, e.g. {example}")
     if not isinstance(raw, Mapping):
-        raise DataError(f"{where}: expected a mapping of label values to class names such as {example}, got {raw!r}")
+        raise DataError(f"{where}: expected a mapping between label values and class names such as {example}, "
+                        f"got {raw!r}")
 
     def is_value(item: Any) -> bool:
         return isinstance(item, int) and not isinstance(item, bool)

@@ -12,7 +12,7 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
-from accelerated_seg.data.labels import parse_labels, split_ignore, split_regions
+from accelerated_seg.data.labels import NNUNET_LABELS_EXAMPLE, parse_labels, split_ignore, split_regions
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
 from accelerated_seg.model_folders import Names
 from accelerated_seg.regions import Regions
@@ -66,7 +66,7 @@ def load_nnunet(
     channels = parse_channels(content, json_path)
     declared, ignore_value = split_ignore(content.get("labels"), f'{json_path}: "labels"', binarize)
     declared, regions = split_regions(declared)
-    labels, label_values = parse_labels(declared, f'{json_path}: "labels"', binarize)
+    labels, label_values = parse_labels(declared, f'{json_path}: "labels"', binarize, NNUNET_LABELS_EXAMPLE)
     if regions is not None and not binarize:  # binarize trains every value as one foreground class
         regions = Regions.declared(regions, label_values, f'{json_path}: "labels"', content.get("regions_class_order"),
                                    ignore_value)
