@@ -325,9 +325,15 @@ def test_nnunet_channel_named_by_a_normalization_scheme_not_applied_is_a_warning
     # one data.normalization serves all, so a noNorm channel and a CT one beside it were z-scored without a word.
     from accelerated_seg.cli import main
 
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.checks import check_as_configured
+
+    def said(root, **settings):
+        report = check_as_configured(DataConfig(**settings), load_nnunet(root))[1]
+        return [w for w in report.warnings if "normalization scheme" in w]
+
     root = write_nnunet(tmp_path / "Dataset042_Tiny", channels=("CT", "noNorm", "T2"))
-    [warning] = [w for w in check_manifest(load_nnunet(root), normalization="zscore").warnings
-                 if "normalization scheme" in w]
+    [warning] = said(root)
     assert warning.startswith("dataset.json's channel_names name 2 channel(s) by an nnU-Net normalization scheme "
                               "that this run does not apply: 0000 (CT), where nnU-Net clips it to its foreground's "
                               "intensity percentiles and z-scores those; 0001 (noNorm), where nnU-Net leaves it as "
@@ -335,12 +341,14 @@ def test_nnunet_channel_named_by_a_normalization_scheme_not_applied_is_a_warning
     assert "T2" not in warning.split(". Here")[0]  # a modality's name is z-scored by nnU-Net too
     assert main(["check", str(root)]) == 0  # a warning: the run is the user's choice
     assert "0001 (noNorm), where nnU-Net leaves it as stored" in capsys.readouterr().out
-    # Each channel's name asks for what is applied: nothing to say
-    for channels, normalization in ((("CT",), "ct"), (("T1", "zscore"), "zscore"), (("MR",), "ct")):
+    # data.normalization given: the CT channel z-scored is the user's choice, noNorm still has none to follow
+    [warning] = said(root, normalization="zscore")
+    assert "0000 (CT)" not in warning and "1 channel(s)" in warning and "0001 (noNorm)" in warning
+    # Each channel's name asks for what is applied (or what was chosen): nothing to say
+    for channels, normalization in ((("CT",), "auto"), (("T1", "zscore"), "auto"), (("MR",), "ct"),
+                                    (("CT",), "zscore")):
         shutil.rmtree(tmp_path / "again", ignore_errors=True)
-        again = write_nnunet(tmp_path / "again", channels=channels)
-        assert not [w for w in check_manifest(load_nnunet(again), normalization=normalization).warnings
-                    if "normalization scheme" in w], channels
+        assert not said(write_nnunet(tmp_path / "again", channels=channels), normalization=normalization), channels
 
 
 @pytest.mark.parametrize("labels", [None, {}, ["background", "tumour"]])

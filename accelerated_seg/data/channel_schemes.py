@@ -36,12 +36,16 @@ def nnunet_scheme(channel_name: str) -> str:
     return _NNUNET_SCHEMES.get(str(channel_name).strip().lower(), "zscore")
 
 
-def schemes_not_followed(channels: Mapping[int, str], normalization: str, json_name: str) -> str | None:
+def schemes_not_followed(channels: Mapping[int, str], normalization: str, json_name: str,
+                         chosen: bool = False) -> str | None:
     """The warning for the channels named by an nnU-Net scheme other than ``normalization`` (the resolved
     ``data.normalization``), which this run applies to every channel; None where there is none. A name that
-    is no scheme (``T1``) is z-scored by nnU-Net, and left unsaid under a ``ct`` the user chose for it."""
+    is no scheme (``T1``) is z-scored by nnU-Net, and left unsaid under a ``ct`` the user chose for it; so is a
+    ``CT`` channel under a normalization ``chosen`` (``data.normalization`` given, not ``auto``): the user's
+    choice. A scheme this package has no normalization for (``noNorm``) is said whatever was chosen."""
+    unsaid = {"zscore", normalization, *(("ct",) if chosen else ())}
     differing = [(index, name, nnunet_scheme(name)) for index, name in sorted(channels.items())
-                 if nnunet_scheme(name) not in ("zscore", normalization)]
+                 if nnunet_scheme(name) not in unsaid]
     if not differing:
         return None
     told = "; ".join(f"{index:04d} ({name}), where nnU-Net {_WHAT_NNUNET_DOES[scheme]}"

@@ -227,9 +227,6 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
             f"{declared}: declare the others in channel_names to train on them too (predict is then given them "
             f"as well), or move them out of imagesTr if they are not meant to be there"
         )
-    if cases is None and manifest.source_format in ("nnunet", "msd") and (
-            schemes := schemes_not_followed(manifest.channels, normalization, _json_name(manifest))):
-        report.warnings.append(schemes)
     report.root, report.checked = manifest.root, _pairs_checked(manifest, checked)
     return report
 
@@ -288,9 +285,12 @@ def check_as_configured(data: DataConfig, manifest: Manifest, ranks: CheckingRan
     manifest = with_regions(data, manifest)
     normalization = resolved_normalization(data.normalization, manifest)
     crop = resolved_crop_foreground(data.crop_foreground, normalization)
-    return manifest, check_manifest(manifest, max_voxels=data.max_voxels, crop_foreground=crop,
-                                    workers=data.num_workers, ranks=ranks, records_folder=records_folder,
-                                    normalization=normalization)
+    report = check_manifest(manifest, max_voxels=data.max_voxels, crop_foreground=crop, workers=data.num_workers,
+                            ranks=ranks, records_folder=records_folder, normalization=normalization)
+    if manifest.source_format in ("nnunet", "msd") and (schemes := schemes_not_followed(
+            manifest.channels, normalization, _json_name(manifest), chosen=data.normalization != "auto")):
+        report.warnings.append(schemes)
+    return manifest, report
 
 
 def check_cases(
