@@ -18,7 +18,6 @@ acts on at its next collective; see docs/checkpoints.md.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import signal
@@ -32,7 +31,7 @@ from .config import ConfigError
 from .data.workers import PREEMPTION_SIGNALS
 from .files import remove_stale_temporaries, sync_directory, sync_folder, with_the_usual_mode
 from . import launcher_death
-from .launcher_death import launcher_gone, set_parent_death_signal
+from .launcher_death import launcher_gone, launcher_mark, set_parent_death_signal
 from .model_folders import LAYOUT_FILE, STEP_DIR, Names, complete_checkpoints
 from .ranks import on_every_rank, on_main
 from .strategy import checkpoint_layout
@@ -316,8 +315,8 @@ class PreemptionSignals:
     Handlers can only be installed from the main thread; elsewhere (e.g. training from a thread)
     the signals keep their previous behaviour. On exit the previous handlers are restored.
 
-    A rank that torchrun's agent started (``accelerate launch`` and ``notebook_launcher`` use it; it
-    sets ``TORCHELASTIC_RUN_ID``) also ends with its launcher (``launcher_death``): killed with
+    A rank that a launcher started (torchrun's agent, which ``accelerate launch`` and ``notebook_launcher``
+    use, or an MPI launcher: ``launcher_death.LAUNCHER_MARKS``) also ends with it: killed with
     SIGKILL, a launcher signals no rank, and they trained on as orphans holding the run folder's
     lock. Until the loop runs (``saving_from_here``) it is killed, as there is nothing to save; then
     it gets SIGTERM and saves. ``WORLD_SIZE`` alone is no launcher's mark: some clusters export it to every
@@ -333,15 +332,15 @@ class PreemptionSignals:
         if threading.current_thread() is threading.main_thread():
             for sig in PREEMPTION_SIGNALS:
                 self._previous[sig] = signal.signal(sig, self._record)
-            if "TORCHELASTIC_RUN_ID" in os.environ:
+            if mark := launcher_mark():
                 self._previous_parent_death = set_parent_death_signal(signal.SIGKILL)
                 if self._previous_parent_death is not None and launcher_gone():  # died before it was set
                     self.__exit__()
                     raise ConfigError(
-                        f"the process that started this one (process {launcher_death.PARENT_AT_START}, torchrun's "
-                        f"agent: TORCHELASTIC_RUN_ID is set) is gone before training began; nothing is saved "
-                        f"yet: start the job again (a process that torchrun did not start should not have "
-                        f"TORCHELASTIC_RUN_ID in its environment)")
+                        f"the process that started this one (process {launcher_death.PARENT_AT_START}, "
+                        f"{launcher_death.LAUNCHER_MARKS[mark]}: {mark} is set) is gone before training began; "
+                        f"nothing is saved yet: start the job again (a process that no launcher started should "
+                        f"not have {mark} in its environment)")
         return self
 
     def saving_from_here(self) -> None:

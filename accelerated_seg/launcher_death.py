@@ -8,9 +8,15 @@ the run folder's lock, so the requeued ``--resume latest`` was refused as "in us
 parent-death signal, the kernel sends each rank the scheduler's stop signal when its launcher dies,
 and the ranks save their state and stop as on a preemption (``checkpoint.PreemptionSignals``).
 
-It is asked for in the ranks torchrun's agent started (``TORCHELASTIC_RUN_ID`` set), not wherever
-``WORLD_SIZE`` is: some clusters export that to every process, whose parent may be a shell that
-exits while a ``nohup`` run goes on (the eighty-fifth session's review stopped one so).
+It is asked for in the ranks a launcher started, by the mark it leaves in each (``LAUNCHER_MARKS``):
+torchrun's agent ``TORCHELASTIC_RUN_ID``; an MPI launcher the world size accelerate reads the rank's
+place from (mpirun, accelerate launch's own path for ``mpirun_hostfile``, and srun with PMI). Not
+wherever ``WORLD_SIZE`` is: some clusters export that to every process, whose parent may be a shell
+that exits while a ``nohup`` run goes on (the eighty-fifth session's review stopped one so). Until the
+ninety-sixth session only torchrun's mark counted, and ranks an MPI launcher started trained on as
+orphans after a SIGKILL of it. Under srun the parent is Slurm's step daemon, which outlives a killed
+srun: the signal comes when the daemon ends, and what Slurm does with a step whose srun was killed
+is Slurm's own.
 
 Until the training loop runs the signal is SIGKILL: there is nothing to save, and a rank waits in
 places no Python handler runs in. Ranks whose launcher died as they started waited in the rendezvous
@@ -37,6 +43,19 @@ _PR_SET_PDEATHSIG, _PR_GET_PDEATHSIG = 1, 2
 # it was forked: notebook_launcher forks its ranks from a process that imported the package, whose
 # own parent they would otherwise compare theirs with, and stop as orphans at once.
 PARENT_AT_START = os.getppid()
+
+
+#: The variable each launcher sets in the processes it starts, and the launcher in words. The MPI ones are the
+#: world sizes accelerate reads for a rank (``get_cpu_distributed_information``), set by mpirun before any
+#: Python runs, so a rank has them from its start, where it has no ``LOCAL_RANK`` until accelerate sets it.
+LAUNCHER_MARKS = {"TORCHELASTIC_RUN_ID": "torchrun's agent", "OMPI_COMM_WORLD_SIZE": "Open MPI's mpirun",
+                  "PMI_SIZE": "an MPI launcher (Intel MPI's or MPICH's mpirun, srun with PMI)",
+                  "MV2_COMM_WORLD_SIZE": "MVAPICH's mpirun"}
+
+
+def launcher_mark() -> str | None:
+    """The variable by which this process shows that a launcher started it (``LAUNCHER_MARKS``), or None."""
+    return next((mark for mark in LAUNCHER_MARKS if mark in os.environ), None)
 
 
 def _forked() -> None:

@@ -66,7 +66,8 @@ def gone_after_main_loads(checkpoint: Path, rank: int) -> None:
 
 def main() -> None:
     prefix, overrides = sys.argv[1], sys.argv[2:]
-    rank = int(os.environ.get("RANK", "0"))
+    # torchrun's RANK, else an MPI launcher's (mpirun, srun with PMI), which accelerate reads for MULTI_CPU
+    rank = int(next((os.environ[key] for key in ("RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK") if key in os.environ), 0))
     if os.environ.get("NAN_RANK") == str(rank):
         DiceCELoss.forward = loss_forward_with(nan_on({int(c) for c in os.environ["NAN_CALLS"].split(",")}))
     if os.environ.get("SIGNAL_RANK") == str(rank):

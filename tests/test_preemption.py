@@ -184,22 +184,14 @@ def _ranks_naming(prefix: Path) -> list[int]:
     return [pid for pid in _processes_naming(str(prefix)) if is_rank(pid)]
 
 
-@pytest.mark.distributed
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
-def test_ranks_whose_launcher_is_killed_save_and_stop_instead_of_training_on_as_orphans(tiny_dataset, tmp_path):
-    """torchrun starts each rank in a session of its own, so a SIGKILL of the launcher's process group
-    reached no rank: they trained on, and rank 0 held the run lock against the requeued resume
-    (eighty-fourth session's probe). Each rank now gets SIGTERM from the kernel when its launcher dies.
-    The pipe's reader dies with the group: the ranks' prints then raised BrokenPipeError, rank 0's in
-    validation before its save or in the save's report, and both ranks died unsaved (eighty-sixth)."""
-    out, prefix = tmp_path / "run", tmp_path / "result"
-    launcher = _launch_through_a_pipe(tiny_dataset, out, prefix)
+def _two_ranks_save_and_stop_once(kill, launcher: subprocess.Popen, out: Path, prefix: Path) -> None:
+    """Once the two ranks' run has saved, ``kill`` their launcher; they must then save and stop at one step."""
     try:
         deadline = time.monotonic() + 240
         while not complete_checkpoints(out / "checkpoints"):  # training is under way (step_2 went by unseen)
             assert launcher.poll() is None and time.monotonic() < deadline, "the run did not reach its first save"
             time.sleep(0.5)
-        os.killpg(launcher.pid, signal.SIGKILL)  # the launcher and its group; the ranks are in sessions of their own
+        kill()
         launcher.wait()
         deadline = time.monotonic() + 120
         while not all(Path(f"{prefix}.rank{rank}.json").is_file() for rank in range(2)):
@@ -211,9 +203,59 @@ def test_ranks_whose_launcher_is_killed_save_and_stop_instead_of_training_on_as_
     results = [json.loads(Path(f"{prefix}.rank{rank}.json").read_text()) for rank in range(2)]
     assert [r["preempted"] for r in results] == [True, True] and results[0]["step"] == results[1]["step"]
     assert complete_checkpoints(out / "checkpoints")[-1].name == f"step_{results[0]['step']}"
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_ranks_whose_launcher_is_killed_save_and_stop_instead_of_training_on_as_orphans(tiny_dataset, tmp_path):
+    """torchrun starts each rank in a session of its own, so a SIGKILL of the launcher's process group
+    reached no rank: they trained on, and rank 0 held the run lock against the requeued resume
+    (eighty-fourth session's probe). Each rank now gets SIGTERM from the kernel when its launcher dies.
+    The pipe's reader dies with the group: the ranks' prints then raised BrokenPipeError, rank 0's in
+    validation before its save or in the save's report, and both ranks died unsaved (eighty-sixth)."""
+    out, prefix = tmp_path / "run", tmp_path / "result"
+    launcher = _launch_through_a_pipe(tiny_dataset, out, prefix)
+    # the launcher and its group; the ranks are in sessions of their own
+    _two_ranks_save_and_stop_once(lambda: os.killpg(launcher.pid, signal.SIGKILL), launcher, out, prefix)
     from accelerated_seg.run_lock import hold_run_folder
 
     hold_run_folder(out).release()  # free for the requeued --resume latest
+
+
+# A stand-in for mpirun (accelerate launch's MULTI_CPU path with mpirun_hostfile, or mpirun run by hand): it
+# starts each rank as Open MPI does, with the rank in OMPI_COMM_WORLD_* and in a process group of its own,
+# and waits for them. No torchrun agent, so no TORCHELASTIC_RUN_ID.
+_STAND_IN_MPIRUN = """
+import os, subprocess, sys
+size, command = 2, sys.argv[1:]
+ranks = [subprocess.Popen(command, start_new_session=True, env={**os.environ, "OMPI_COMM_WORLD_SIZE": str(size),
+         "OMPI_COMM_WORLD_RANK": str(rank), "OMPI_COMM_WORLD_LOCAL_RANK": str(rank),
+         "OMPI_COMM_WORLD_LOCAL_SIZE": str(size)}) for rank in range(size)]
+sys.exit(max(rank.wait() for rank in ranks))
+"""
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_ranks_an_mpi_launcher_started_save_and_stop_when_it_is_killed(tiny_dataset, tmp_path):
+    """Ranks that mpirun (or srun with PMI) starts have no TORCHELASTIC_RUN_ID: they asked for no
+    parent-death signal, and trained on as orphans after a SIGKILL of their launcher, holding the run
+    lock (found in the eighty-fifth session, fixed in the ninety-sixth). The MPI rank variables that
+    accelerate reads are the launcher's mark now."""
+    from test_distributed import _free_port
+
+    out, prefix = tmp_path / "run", tmp_path / "result"
+    env = {key: value for key, value in os.environ.items() if key not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+    env.update({"ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": str(_free_port()),
+                "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")])})
+    command = [sys.executable, str(WORKER), str(prefix),
+               *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 20000, "train.val_every": 0,
+                                                     "train.save_every": 2})]
+    launcher = subprocess.Popen([sys.executable, "-c", _STAND_IN_MPIRUN, *command], env=env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    # the launcher alone: its ranks are in process groups of their own
+    _two_ranks_save_and_stop_once(launcher.kill, launcher, out, prefix)
 
 
 def _loads_torch(pid: int) -> bool:
@@ -270,6 +312,22 @@ def test_a_process_whose_starter_is_gone_before_the_signal_is_set_is_told_so_not
             pass
     assert signal.getsignal(signal.SIGTERM) is before
     assert launcher_death.set_parent_death_signal(0) == 0  # given back: none was asked for before
+
+
+def test_an_mpi_rank_whose_launcher_is_gone_before_the_signal_is_set_is_told_so_by_its_mark(monkeypatch):
+    """An MPI launcher's rank (its world size in OMPI_COMM_WORLD_SIZE) is a launched rank too since the
+    ninety-sixth session: the error names that variable and the launcher, not torchrun's."""
+    import accelerated_seg.launcher_death as launcher_death
+    from accelerated_seg.checkpoint import PreemptionSignals
+
+    monkeypatch.delenv("TORCHELASTIC_RUN_ID", raising=False)
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "2")
+    monkeypatch.setattr(launcher_death, "PARENT_AT_START", os.getppid() + 1)
+    with pytest.raises(ConfigError, match=r"\(process \d+, Open MPI's mpirun: OMPI_COMM_WORLD_SIZE is set\) is gone "
+                                          r"before training began.*should not have OMPI_COMM_WORLD_SIZE in its"):
+        with PreemptionSignals():
+            pass
+    assert launcher_death.set_parent_death_signal(0) == 0
 
 
 def test_kill_9_during_a_save_keeps_the_previous_checkpoint(tiny_dataset, tiny_config, tmp_path, capsys):
