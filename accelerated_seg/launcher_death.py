@@ -48,6 +48,8 @@ PARENT_AT_START = os.getppid()
 #: The variable each launcher sets in the processes it starts, and the launcher in words. The MPI ones are the
 #: world sizes accelerate reads for a rank (``get_cpu_distributed_information``), set by mpirun before any
 #: Python runs, so a rank has them from its start, where it has no ``LOCAL_RANK`` until accelerate sets it.
+#: They count above 1 only, as accelerate's do: a shell that ``srun --pty bash`` started under PMI has a
+#: world of 1, and a run started from it under ``nohup`` must outlive the shell.
 LAUNCHER_MARKS = {"TORCHELASTIC_RUN_ID": "torchrun's agent", "OMPI_COMM_WORLD_SIZE": "Open MPI's mpirun",
                   "PMI_SIZE": "an MPI launcher (Intel MPI's or MPICH's mpirun, srun with PMI)",
                   "MV2_COMM_WORLD_SIZE": "MVAPICH's mpirun"}
@@ -55,7 +57,8 @@ LAUNCHER_MARKS = {"TORCHELASTIC_RUN_ID": "torchrun's agent", "OMPI_COMM_WORLD_SI
 
 def launcher_mark() -> str | None:
     """The variable by which this process shows that a launcher started it (``LAUNCHER_MARKS``), or None."""
-    return next((mark for mark in LAUNCHER_MARKS if mark in os.environ), None)
+    return next((mark for mark in LAUNCHER_MARKS if mark in os.environ and (
+        mark == "TORCHELASTIC_RUN_ID" or os.environ[mark].strip().isdigit() and int(os.environ[mark]) > 1)), None)
 
 
 def _forked() -> None:

@@ -328,6 +328,9 @@ def test_an_mpi_rank_whose_launcher_is_gone_before_the_signal_is_set_is_told_so_
         with PreemptionSignals():
             pass
     assert launcher_death.set_parent_death_signal(0) == 0
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "1")  # no launch to accelerate: a shell srun --pty started, say
+    with PreemptionSignals():
+        assert launcher_death.set_parent_death_signal(0) == 0  # none asked for
 
 
 def test_kill_9_during_a_save_keeps_the_previous_checkpoint(tiny_dataset, tiny_config, tmp_path, capsys):
