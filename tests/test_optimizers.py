@@ -187,3 +187,41 @@ def test_deepspeeds_cpu_adam_is_given_its_step_count_once_per_step_with_one_pair
     optimizer.state[a]["step"] = 2
     optimizer.ds_opt_adam.adam_update = changed_binding
     replay_cpu_adams_step_count(optimizer)  # goes on as before the replay
+
+
+def test_adamw_stepping_deepspeed_cpu_adams_saved_groups_keeps_its_decoupled_weight_decay():
+    """A ZeRO-Offload checkpoint holds DeepSpeedCPUAdam's param groups (``adamw_mode``, ``bias_correction``,
+    no ``decoupled_weight_decay``); resumed under a profile without offload, torch's AdamW steps them. Its
+    load sets ``decoupled_weight_decay`` for any groups (torch 2.13): were it Adam's default False, the decay
+    would go into the gradient as an L2 term from the first resumed step on, without a word. A guard on
+    torch (checked in the ninety-sixth session; nothing of ours changed)."""
+    from types import SimpleNamespace
+
+    from accelerate.utils import DistributedType
+
+    from accelerated_seg.preparation import complete_the_loaded_optimizer
+
+    def adamw(weight):
+        return torch.optim.AdamW([weight], lr=0.1, weight_decay=0.5)
+
+    def stepped(weight, optimizer):
+        weight.grad = torch.full_like(weight, 0.01)
+        optimizer.step()
+        return weight.detach().clone()
+
+    straight_weight = torch.nn.Parameter(torch.ones(4))
+    straight = adamw(straight_weight)
+    stepped(straight_weight, straight)
+    saved = straight.state_dict()
+    for group in saved["param_groups"]:  # as DeepSpeedCPUAdam(adamw_mode=True) saves them
+        group.update(bias_correction=True, adamw_mode=True)
+        for key in ("decoupled_weight_decay", "maximize", "foreach", "capturable", "differentiable", "fused"):
+            group.pop(key)
+    resumed_weight = torch.nn.Parameter(straight_weight.detach().clone())
+    resumed = adamw(resumed_weight)
+    resumed.load_state_dict(saved)
+    engine = SimpleNamespace(basic_optimizer=resumed)
+    complete_the_loaded_optimizer(SimpleNamespace(distributed_type=DistributedType.DEEPSPEED,
+                                                  deepspeed_engine_wrapped=SimpleNamespace(engine=engine)))
+    assert resumed.param_groups[0]["decoupled_weight_decay"] is True
+    assert torch.equal(stepped(resumed_weight, resumed), stepped(straight_weight, straight))
