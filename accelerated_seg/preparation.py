@@ -136,7 +136,7 @@ def start_trackers(accelerator: Accelerator, hparams: dict, first_step: int, res
         # TensorBoard keeps what it read of a run: a server left running cannot be told the log moved
         accelerator.print(f"the TensorBoard log of an earlier run in {folder}, which this run does not continue, "
                           f"is kept in {aside}; a TensorBoard server started before this run shows that run's "
-                          f"settings, and its points among this run's, under {folder / 'train'} until it is restarted")
+                          f"settings for {folder / 'train'} until it is restarted")
     if writes_tensorboard:
         start_in_a_later_second(folder / "train")  # its event file is read after those already there
     accelerator.init_trackers("train", init_kwargs={

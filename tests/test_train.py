@@ -318,8 +318,8 @@ def test_a_new_run_sets_aside_the_log_of_a_run_stopped_before_its_first_save(tin
     [aside] = (out / "train").glob("earlier_run_*")
     # a TensorBoard left running keeps the run's first settings it read (TensorBoard's caching): said as it happens
     assert f"the TensorBoard log of an earlier run in {out}, which this run does not continue, is kept in " \
-           f"{aside}; a TensorBoard server started before this run shows that run's settings, and its points among " \
-           f"this run's, under {out / 'train'} until it is restarted" in capsys.readouterr().out
+           f"{aside}; a TensorBoard server started before this run shows that run's settings for {out / 'train'} " \
+           f"until it is restarted" in capsys.readouterr().out
     assert sorted(path.name for path in aside.iterdir()) == first_log  # moved whole, nothing lost
     assert tensorboard_settings(out / "train")["optim.lr"] == 0.002
     assert tensorboard_settings(aside)["optim.lr"] == 0.003  # a run of its own
