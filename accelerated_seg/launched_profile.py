@@ -112,13 +112,15 @@ def launch_parser():
     return launch_command_parser()
 
 
-#: The sections of the launched profile that training checks, as the launch uses them: fsdp_config in an FSDP
-#: launch; dynamo_config in every one (each launcher exports its options); mpirun_config in every one (the simple
-#: launcher starts mpirun where mpirun_hostfile is set; the ranks mpirun starts are not the launch's children,
-#: and are silent). deepspeed_config is checked from what the launch exports (strategy._unknown_deepspeed_fields);
-#: fp8_config is read for mixed_precision fp8 alone, which training refuses before; megatron_lm_config and
-#: parallelism_config for launches this package does not make. plan --accelerate-config checks them all.
-_EVERY_LAUNCH_USES = ("dynamo_config", "mpirun_config")
+#: The sections of the launched profile that training checks in every launch, as plan --accelerate-config checks
+#: them: dynamo_config (each launcher exports its options); mpirun_config (the simple launcher starts mpirun where
+#: mpirun_hostfile is set; the ranks mpirun starts are not the launch's children, and are silent); fp8_config,
+#: megatron_lm_config and parallelism_config, whose keys the launch copies onto its options as it does the others'
+#: (plan refused a typo in them that training passed, until the ninety-sixth session: fp8_config matters to
+#: mixed_precision fp8 alone, refused before, and the other two to launches this package does not make, but a run
+#: plan refuses does not start). fsdp_config is checked in an FSDP launch (a --multi_gpu launch of an FSDP profile
+#: reads none of it); deepspeed_config from what the launch exports (strategy._unknown_deepspeed_fields).
+_EVERY_LAUNCH_USES = ("dynamo_config", "mpirun_config", "fp8_config", "megatron_lm_config", "parallelism_config")
 
 
 def profile_keys_error() -> str | None:
@@ -147,3 +149,19 @@ def profile_keys_error() -> str | None:
         if isinstance(keys := profile.get(section), dict) and (problem := unknown_section_keys(section, keys)):
             return f"{path}: {problem}; `accelerated-seg plan --accelerate-config` checks a profile"
     return None
+
+
+def launched_mixed_precision() -> str | None:
+    """The top-level ``mixed_precision`` of the launched profile, read as plan reads it (``fp16: true`` of an older
+    accelerate as fp16), else None: none set, or the profile cannot be told or read. A DeepSpeed launch given
+    ``--mixed_precision`` exports nothing of the profile's, which it ignores beside a DeepSpeed json
+    (``strategy.mixed_precision_beside_a_json_problem``)."""
+    from .accelerate_profile import read_profile
+    from .config import ConfigError
+
+    if (path := launched_config_file()) is None:
+        return None
+    try:
+        return read_profile(path).get("mixed_precision")
+    except ConfigError:  # unreadable, or a dynamo_config replaced: profile_keys_error says it first
+        return None

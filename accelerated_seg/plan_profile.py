@@ -18,8 +18,8 @@ from pathlib import Path
 from .accelerate_profile import read_profile
 from .config import ConfigError
 from .strategy import (COPIED_SECTIONS, JSON_DECIDES, PRECISION_OF_MIXED, deepspeed_json_problem,
-                       fields_beside_a_json_problem, fsdp2_sharding_problem, read_deepspeed_json, unknown_section_keys,
-                       with_the_closest, zero_stage_problem)
+                       fields_beside_a_json_problem, fsdp2_sharding_problem, mixed_precision_beside_a_json_problem,
+                       read_deepspeed_json, unknown_section_keys, with_the_closest, zero_stage_problem)
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -61,8 +61,9 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
         raise ConfigError(f"{where}: mixed_precision: no is read by YAML as false, which accelerate launch cannot "
                           f"take: write it quoted, mixed_precision: 'no'")
     named_json = _deepspeed_json_file(profile)
-    if named_json is None:  # before the keys: fp8_config's as `accelerate config` writes them matter to no run
-        _refuse_a_precision_not_trained(where, mixed)  # (that fp8 refusal came second: h15's probe)
+    # before the keys: fp8_config's as `accelerate config` writes them matter to no run (that fp8 refusal came
+    # second: h15's probe); beside a DeepSpeed json too, as training's ranks refuse the fp8 the launch exports first
+    _refuse_a_precision_not_trained(where, mixed)
     if problem := unknown_keys_problem(profile):
         raise ConfigError(f"{where}: {problem}")
     processes = profile.get("num_processes", 1)
@@ -119,15 +120,18 @@ def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: di
     (``strategy.deepspeed_launch_error``), else None: a zero_stage outside 0 to 3; beside a json, profile fields the
     json decides, a json without zero_optimization or with a stage outside 0 to 3. Until the ninety-fifth session
     plan printed these as a strategy it does not model ("ZeRO stage 4"), and training refused them naming the json
-    alone. A top-level mixed_precision beside a json is refused only where the launch has no --mixed_precision,
-    which plan cannot know."""
+    alone. A top-level mixed_precision beside a json, which the launch refuses, or ignores where it is given
+    --mixed_precision (``strategy.mixed_precision_beside_a_json_problem``), after those fields and before the json's
+    content, as the ranks say them; until the ninety-sixth session plan passed it, and took its precision."""
     if str(profile.get("distributed_type")) != "DEEPSPEED":
         return None
     section = profile.get("deepspeed_config") or {}
     if named_json is None:
         return zero_stage_problem(section["zero_stage"]) if "zero_stage" in section else None
     beside = [field for field in map(str, section) if field in JSON_DECIDES]
-    return fields_beside_a_json_problem(named_json, beside) or deepspeed_json_problem(named_json, deepspeed_json)
+    return (fields_beside_a_json_problem(named_json, beside)
+            or mixed_precision_beside_a_json_problem(named_json, profile.get("mixed_precision"))
+            or deepspeed_json_problem(named_json, deepspeed_json))
 
 
 def _refuse_a_precision_not_trained(where: str, mixed) -> str:

@@ -292,8 +292,16 @@ def _deepspeed_launch_problem() -> str | None:
         config = read_deepspeed_json(file)
     except ConfigError as error:
         return str(error)
-    clash = [field for field in os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",") if field in JSON_DECIDES]
-    return fields_beside_a_json_problem(file, clash) or deepspeed_json_problem(file, config)
+    fields = os.environ.get("ACCELERATE_CONFIG_DS_FIELDS", "").split(",")
+    clash = [field for field in fields if field in JSON_DECIDES and field != "mixed_precision"]
+    if problem := fields_beside_a_json_problem(file, clash):
+        return problem
+    # the launch names mixed_precision among the fields where it took the profile's, without --mixed_precision;
+    # with one, the profile's is ignored, and only the profile tells it
+    mixed = launched_profile.launched_mixed_precision()
+    if mixed is None and "mixed_precision" in fields:  # the profile cannot be told: the value the launch took
+        mixed = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
+    return mixed_precision_beside_a_json_problem(file, mixed) or deepspeed_json_problem(file, config)
 
 
 def zero_stage_problem(stage) -> str | None:
@@ -309,6 +317,22 @@ def fields_beside_a_json_problem(file, clash: list[str]) -> str | None:
     return (f"the accelerate config names a DeepSpeed json ({file}) and also sets {', '.join(clash)} beside it, "
             f"which accelerate refuses: the json decides those (zero_optimization, bf16/fp16 blocks). Remove "
             f"them from the accelerate config (a json's 'auto' entries take the experiment's values)") if clash else None
+
+
+def mixed_precision_beside_a_json_problem(file, mixed) -> str | None:
+    """Why the top-level ``mixed_precision`` (``mixed``: None where the profile sets none) of a profile that names
+    the DeepSpeed json ``file`` is refused, else None. A launch without ``--mixed_precision`` takes the profile's and
+    names it among the fields accelerate refuses beside a json (its ``_deepspeed_config_checks``: a ValueError in
+    every rank); a launch with one ignores it, and ``--mixed_precision`` meets the json. Either way the json's
+    bf16/fp16 blocks decide the precision, and the profile's says nothing: refused alike whatever the json holds,
+    bf16/fp16 blocks, "auto" or none, as `accelerate config` writes no mixed_precision beside a json."""
+    if mixed is None:
+        return None
+    return (f"the accelerate config names a DeepSpeed json ({file}) and also sets mixed_precision {mixed!r} at its "
+            f"top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
+            f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove mixed_precision from the "
+            f"accelerate config and set the precision in the json (\"bf16\": {{\"enabled\": true}}, or \"enabled\": "
+            f"\"auto\" to take accelerate launch's --mixed_precision)")
 
 
 def deepspeed_json_problem(file, config: dict) -> str | None:

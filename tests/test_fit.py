@@ -683,8 +683,12 @@ def test_a_launch_accelerate_did_not_join_is_refused_before_the_run_folder_is_lo
      None, r"deepspeed_config has offload_optimizer_devices \(did you mean offload_optimizer_device\?\), which "
            r"accelerate launch does not know and would ignore"),
     ({"ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file,zero_stage,mixed_precision"},
-     '{"zero_optimization": {"stage": 2}}', r"names a DeepSpeed json \(.*ds.json\) and also sets zero_stage, "
-                                            r"mixed_precision beside it, which accelerate refuses"),
+     '{"zero_optimization": {"stage": 2}}', r"names a DeepSpeed json \(.*ds.json\) and also sets zero_stage beside "
+                                            r"it, which accelerate refuses"),
+    # the launch's precision, which it took from the profile: said on its own, once the fields are gone
+    ({"ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file,mixed_precision", "ACCELERATE_MIXED_PRECISION": "bf16"},
+     '{"zero_optimization": {"stage": 2}}', r"names a DeepSpeed json \(.*ds.json\) and also sets mixed_precision "
+                                            r"'bf16' at its top, which accelerate refuses beside a json"),
 ])
 def test_a_deepspeed_launch_accelerate_would_refuse_is_one_clear_error_before_any_work(
         tmp_path, monkeypatch, environment, json_text, message):

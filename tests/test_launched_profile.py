@@ -100,11 +100,9 @@ def test_a_typo_in_the_launched_fsdp_config_is_named_and_nothing_said_where_the_
     assert profile_keys_error() is None
 
 
-def test_a_typo_in_the_launched_dynamo_or_mpirun_config_is_named_in_any_launch_and_fp8s_left_to_plan(tmp_path,
-                                                                                                     monkeypatch):
+def test_a_typo_in_the_launched_dynamo_or_mpirun_config_is_named_in_any_launch(tmp_path, monkeypatch):
     """Every launcher exports dynamo_config's options and the simple one starts mpirun where mpirun_hostfile is set:
-    a typo in either was dropped without a word, under DDP as under FSDP. fp8_config is read for mixed_precision
-    fp8 alone, which training refuses before (strategy.construction_error)."""
+    a typo in either was dropped without a word, under DDP as under FSDP."""
     monkeypatch.setenv("ACCELERATE_USE_FSDP", "false")
     profile = tmp_path / "mine.yaml"
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
@@ -113,9 +111,28 @@ def test_a_typo_in_the_launched_dynamo_or_mpirun_config_is_named_in_any_launch_a
                                            f"you mean use_fullgraph?), which accelerate launch does not know")
     profile.write_text("distributed_type: MULTI_CPU\nnum_processes: 2\nmpirun_config: {mpirun_hostfle: hosts}\n")
     assert "'s mpirun_config has mpirun_hostfle (did you mean mpirun_hostfile?)" in profile_keys_error()
-    profile.write_text("distributed_type: MULTI_GPU\nfp8_config: {backend: TE, fp8_formt: HYBRID}\n"
+    profile.write_text("distributed_type: MULTI_GPU\nfp8_config: {backend: TE, fp8_format: HYBRID}\n"
                        "dynamo_config: {dynamo_backend: INDUCTOR, mode: max-autotune}\n")
     assert profile_keys_error() is None
+
+
+@pytest.mark.parametrize("sections", [
+    "fp8_config: {backend: TE, fp8_formt: HYBRID}", "fp8_config: {backend: TE, amax_history_length: 16}",
+    "megatron_lm_config: {megatron_lm_tp_degre: 2}", "parallelism_config: {parallelism_config_tp_sise: 2}"])
+def test_training_refuses_a_typo_in_the_launched_fp8_megatron_or_parallelism_config_as_plan_does(
+        tmp_path, monkeypatch, sections):
+    """plan --accelerate-config refused these sections' keys that accelerate launch drops, and training's ranks
+    read none of them, so a launch of the profile plan refused trained (until the ninety-sixth session)."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.plan_profile import read_launch_profile
+
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "false")
+    profile = tmp_path / "mine.yaml"
+    profile.write_text(f"distributed_type: MULTI_GPU\nmixed_precision: bf16\n{sections}\n")
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    with pytest.raises(ConfigError) as planned:
+        read_launch_profile(profile)
+    assert profile_keys_error() == f"{planned.value}; `accelerated-seg plan --accelerate-config` checks a profile"
 
 
 def test_accelerates_launch_parser_is_built_once_for_the_launchers_command_line_and_the_known_keys(tmp_path,
@@ -137,16 +154,21 @@ def test_accelerates_launch_parser_is_built_once_for_the_launchers_command_line_
     assert len(built) == 1
 
 
-def _launch_one_process(folder: Path, profile_text: str, rank_script: str) -> list[str]:
-    """The lines the one rank of ``accelerate launch --config_file mine.yaml`` on the CPU prints running
-    ``rank_script``, from ``folder``, where mine.yaml is written with ``profile_text`` after its launch settings."""
-    (folder / "mine.yaml").write_text("compute_environment: LOCAL_MACHINE\nnum_processes: 1\nuse_cpu: true\n"
-                                      "mixed_precision: 'no'\n" + profile_text)
+_ON_THE_CPU = "use_cpu: true\nmixed_precision: 'no'\n"
+
+
+def _launch_one_process(folder: Path, profile_text: str, rank_script: str, settings: str = _ON_THE_CPU,
+                        options: tuple[str, ...] = ()) -> list[str]:
+    """The lines the one rank of ``accelerate launch --config_file mine.yaml`` (and ``options``) on the CPU prints
+    running ``rank_script``, from ``folder``, where mine.yaml is written with ``profile_text`` after its launch
+    ``settings``."""
+    (folder / "mine.yaml").write_text("compute_environment: LOCAL_MACHINE\nnum_processes: 1\n" + settings
+                                      + profile_text)
     (folder / "rank.py").write_text(rank_script)
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--config_file", "mine.yaml", "rank.py"],
-                          cwd=folder, env=env, capture_output=True, text=True, timeout=240)
+    done = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "--config_file", "mine.yaml", *options,
+                           "rank.py"], cwd=folder, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout.splitlines()
 
@@ -162,6 +184,28 @@ def test_a_one_process_launch_names_a_typo_in_its_profiles_dynamo_config(tmp_pat
         f"{tmp_path / 'mine.yaml'}: the accelerate config's dynamo_config has dynamo_use_fullgraf (did you mean "
         f"dynamo_use_fullgraph?), which accelerate launch does not know and would ignore: correct or remove it "
         f"(`accelerate config` writes the keys it knows); `accelerated-seg plan --accelerate-config` checks a profile")
+
+
+@pytest.mark.distributed  # a real accelerate launch
+def test_a_one_process_launch_names_a_typo_in_its_profiles_parallelism_config_as_plan_does(tmp_path):
+    """The launch copies parallelism_config's keys onto its options, as dynamo_config's, and a non-empty section
+    switches its parallelism config on; training read none of it, and trained the profile plan refused."""
+    printed = _launch_one_process(
+        tmp_path, "distributed_type: 'NO'\nparallelism_config: {parallelism_config_tp_sise: 2}\n", _RANK_AND_PLAN_ONLY)
+    training, planned = printed[-2:]
+    assert training == (f"{tmp_path / 'mine.yaml'}: the accelerate config's parallelism_config has "
+                        f"parallelism_config_tp_sise (did you mean parallelism_config_tp_size?), which accelerate "
+                        f"launch does not know and would ignore: correct or remove it (`accelerate config` writes the "
+                        f"keys it knows); `accelerated-seg plan --accelerate-config` checks a profile")
+    assert training.split(": ", 1)[1] == f"{planned.split(': ', 1)[1]}; `accelerated-seg plan --accelerate-config` " \
+                                         f"checks a profile"
+
+
+# A rank that prints training's construction_error and plan's reading of the profile it was launched with.
+_RANK_AND_PLAN_ONLY = ("from accelerated_seg.config import ConfigError\nfrom accelerated_seg.plan_profile import "
+                       "read_launch_profile\nfrom accelerated_seg.strategy import construction_error\n"
+                       "print(construction_error())\ntry:\n    print(read_launch_profile('mine.yaml').describe())\n"
+                       "except ConfigError as error:\n    print(error)\n")
 
 
 # Profiles whose older keys accelerate rewrites as it reads them (BaseConfig.process_config), with what plan and
@@ -297,3 +341,69 @@ def test_a_deepspeed_launchs_json_content_errors_name_the_profile_with_the_json(
     assert deepspeed_launch_error().startswith(f"{profile}: {said.format(json=json_file)}")
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: the json's alone
     assert deepspeed_launch_error().startswith(said.format(json=json_file))
+
+
+# DeepSpeed jsons beside which a profile sets a top-level mixed_precision: a bf16 block, "auto" ones, none.
+_JSONS = ['{"zero_optimization": {"stage": 2}, "bf16": {"enabled": true}}',
+          '{"zero_optimization": {"stage": 2}, "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}}',
+          '{"zero_optimization": {"stage": 2}}']
+
+
+@pytest.mark.parametrize("json_text", _JSONS)
+@pytest.mark.parametrize("top, named", [("mixed_precision: bf16", "bf16"), ("mixed_precision: 'no'", "no"),
+                                        ("fp16: true", "fp16")])  # an older accelerate's fp16, read as fp16
+@pytest.mark.parametrize("option", [None, "fp16"])
+def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_and_training_alike(
+        tmp_path, monkeypatch, json_text, top, named, option):
+    """accelerate refuses it, whatever the json holds, where the launch has no --mixed_precision (its
+    _deepspeed_config_checks: a ValueError in every rank), and ignores it where it has one. plan passed it and took
+    its precision where the json had no bf16/fp16 block, training refused it in words for the deepspeed_config
+    section ("Remove them from the accelerate config"), and said nothing where --mixed_precision was given (until
+    the ninety-sixth session)."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.plan_profile import read_launch_profile
+    from accelerated_seg.strategy import construction_error
+
+    json_file, profile = tmp_path / "ds.json", tmp_path / "mine.yaml"
+    json_file.write_text(json_text)
+    profile.write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n{top}\n"
+                       f"deepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
+    # what accelerate launch exports: the profile's precision, named among the fields, unless --mixed_precision
+    fields = "deepspeed_config_file" + ",mixed_precision" * (not option)
+    for name, value in {"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_USE_FSDP": "false",
+                        "ACCELERATE_DEEPSPEED_CONFIG_FILE": str(json_file), "ACCELERATE_CONFIG_DS_FIELDS": fields,
+                        "ACCELERATE_MIXED_PRECISION": option or named}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    said = (f"the accelerate config names a DeepSpeed json ({json_file}) and also sets mixed_precision '{named}' at "
+            f"its top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
+            f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove mixed_precision from the "
+            f"accelerate config")
+    with pytest.raises(ConfigError) as planned:
+        read_launch_profile(profile)
+    assert str(planned.value).startswith(f"{profile}: {said}") and construction_error() == str(planned.value)
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: what the launch exports
+    assert construction_error() == (said + str(planned.value).split(said)[1] if not option else None)
+    # without it, the json decides: plan reads its precision, and training says nothing
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    monkeypatch.setenv("ACCELERATE_CONFIG_DS_FIELDS", "deepspeed_config_file")
+    profile.write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n"
+                       f"deepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
+    assert construction_error() is None
+    assert read_launch_profile(profile).precision == ("bf16" if '"enabled": true' in json_text else "fp32")
+
+
+@pytest.mark.distributed  # real accelerate launches of DeepSpeed, one process on the CPU
+def test_a_one_process_deepspeed_launch_and_plan_agree_on_a_mixed_precision_beside_its_json(tmp_path):
+    """Launched without --mixed_precision, accelerate refused the profile in every rank with its own ValueError at
+    the Accelerator, which training named as a deepspeed_config field and plan passed; with it, the profile's was
+    ignored without a word."""
+    (tmp_path / "ds.json").write_text(_JSONS[1])
+    profile = "distributed_type: DEEPSPEED\ndeepspeed_config: {deepspeed_config_file: ds.json}\n"
+    said = ("the accelerate config names a DeepSpeed json (ds.json) and also sets mixed_precision 'bf16' at its top, "
+            "which accelerate refuses beside a json")
+    for options in ((), ("--mixed_precision", "fp16")):
+        training, planned = _launch_one_process(tmp_path, profile, _RANK_AND_PLAN_ONLY, "mixed_precision: bf16\n",
+                                                options)[-2:]
+        assert planned.startswith(f"mine.yaml: {said}") and training.startswith(f"{tmp_path / 'mine.yaml'}: {said}")
+        assert training.split(": ", 1)[1] == planned.split(": ", 1)[1]
