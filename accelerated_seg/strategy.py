@@ -186,8 +186,9 @@ def construction_error() -> str | None:
     the profile's own keys (``_unknown_deepspeed_fields``, ``profile_keys_error``), as plan says them; each names
     the profile where it can be told.
 
-    A key of the launched profile's ``fsdp_config``, ``dynamo_config`` or ``mpirun_config`` that accelerate launch
-    does not know, and drops without a word, where the profile can be told (``launched_profile.profile_keys_error``).
+    A key of the launched profile's ``fsdp_config``, ``dynamo_config``, ``mpirun_config``, ``fp8_config``,
+    ``megatron_lm_config`` or ``parallelism_config`` that accelerate launch does not know, and drops without a word,
+    where the profile can be told (``launched_profile.profile_keys_error``), as plan refuses it.
 
     A profile of ``fsdp_sync_module_states: false`` with ``fsdp_cpu_ram_efficient_loading`` true (or left out,
     true by the launch's default) is not met here: accelerate launch refuses it with a traceback before any of
