@@ -302,7 +302,8 @@ def _deepspeed_launch_problem() -> str | None:
     mixed = launched_profile.launched_mixed_precision()
     if mixed is None and "mixed_precision" in fields:  # the profile cannot be told: the value the launch took
         mixed = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
-    return mixed_precision_beside_a_json_problem(file, mixed) or deepspeed_json_problem(file, config)
+    return (mixed_precision_beside_a_json_problem(file, mixed) or deepspeed_json_problem(file, config)
+            or precision_against_the_json_problem(file, config, os.environ.get("ACCELERATE_MIXED_PRECISION", "no")))
 
 
 def zero_stage_problem(stage) -> str | None:
@@ -334,6 +335,21 @@ def mixed_precision_beside_a_json_problem(file, mixed) -> str | None:
             f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove mixed_precision from the "
             f"accelerate config and set the precision in the json (\"bf16\": {{\"enabled\": true}}, or \"enabled\": "
             f"\"auto\" to take accelerate launch's --mixed_precision)")
+
+
+def precision_against_the_json_problem(file, config: dict, asked: str) -> str | None:
+    """Why accelerate refuses the precision the launch asks for (``asked``: accelerate launch's --mixed_precision, or
+    the run's own precision, as ACCELERATE_MIXED_PRECISION holds it) beside the DeepSpeed json ``file`` (read as
+    ``config``), else None: fp16 where the json switches bf16 on, or bf16 where it switches fp16 on (its
+    DeepSpeedPlugin.set_mixed_precision, a ValueError as the Accelerator is built; a rank cannot tell it before from
+    plan, which does not see the launch's options). "auto" blocks take the precision asked; one switched on where
+    "no" is asked runs as the json says, which the strategy line shows."""
+    other = {"fp16": "bf16", "bf16": "fp16"}.get(str(asked).lower())
+    if other is None or str((config.get(other) or {}).get("enabled", False)).lower() != "true":
+        return None
+    return (f"the launch asks for mixed precision {asked} (accelerate launch's --mixed_precision, or the precision "
+            f"given to the run), and the DeepSpeed json {file} switches {other} on, which accelerate refuses: ask for "
+            f"{other}, or set the json's \"{other}\": {{\"enabled\": \"auto\"}} to take the precision asked")
 
 
 def deepspeed_json_problem(file, config: dict) -> str | None:

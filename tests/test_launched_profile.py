@@ -407,3 +407,29 @@ def test_a_one_process_deepspeed_launch_and_plan_agree_on_a_mixed_precision_besi
                                                 options)[-2:]
         assert planned.startswith(f"mine.yaml: {said}") and training.startswith(f"{tmp_path / 'mine.yaml'}: {said}")
         assert training.split(": ", 1)[1] == planned.split(": ", 1)[1]
+
+
+@pytest.mark.parametrize("asked, json_text, said", [
+    ("fp16", _JSONS[0], "the launch asks for mixed precision fp16 (accelerate launch's --mixed_precision, or the "
+                        "precision given to the run), and the DeepSpeed json {json} switches bf16 on, which accelerate "
+                        "refuses: ask for bf16, or set the json's \"bf16\": {{\"enabled\": \"auto\"}}"),
+    ("bf16", '{"zero_optimization": {"stage": 2}, "fp16": {"enabled": "True"}}', "the DeepSpeed json {json} switches "
+                                                                                 "fp16 on, which accelerate refuses"),
+    ("bf16", _JSONS[0], None), ("fp16", _JSONS[1], None), ("no", _JSONS[0], None), ("fp16", _JSONS[2], None)])
+def test_a_precision_asked_against_the_deepspeed_jsons_block_is_one_error_naming_the_json(
+        tmp_path, monkeypatch, asked, json_text, said):
+    """accelerate launch --mixed_precision fp16 beside a json that switches bf16 on stopped every rank with
+    accelerate's ValueError as the Accelerator was built ("`--mixed_precision` arg cannot be set to `fp16` when
+    `bf16` is set in the DeepSpeed config file"); plan cannot tell it, as it does not see the launch's options."""
+    from accelerated_seg.strategy import construction_error
+
+    json_file, profile = tmp_path / "ds.json", tmp_path / "mine.yaml"
+    json_file.write_text(json_text)
+    profile.write_text(f"distributed_type: DEEPSPEED\ndeepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
+    for name, value in {"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_USE_FSDP": "false",
+                        "ACCELERATE_DEEPSPEED_CONFIG_FILE": str(json_file), "ACCELERATE_MIXED_PRECISION": asked,
+                        "ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    error = construction_error()
+    assert error is None if said is None else error.startswith(f"{profile}: ") and said.format(json=json_file) in error
