@@ -19,7 +19,8 @@ from .accelerate_profile import read_profile
 from .config import ConfigError
 from .strategy import (COPIED_SECTIONS, JSON_DECIDES, PRECISION_OF_MIXED, deepspeed_json_problem,
                        fields_beside_a_json_problem, fsdp2_sharding_problem, mixed_precision_beside_a_json_problem,
-                       read_deepspeed_json, unknown_section_keys, with_the_closest, zero_stage_problem)
+                       read_deepspeed_json, unknown_section_keys, unlaunched_distributed_type_problem,
+                       with_the_closest, zero_stage_problem)
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -212,5 +213,4 @@ def _row(profile: dict, where: str, deepspeed_json: dict | None = None) -> tuple
         if stage in (1, 2, 3):
             return f"zero{stage}", None
         return None, f"ZeRO stage {stage!r}"
-    raise ConfigError(f"{where}: distributed_type {kind!r} is not one this package launches (NO, MULTI_GPU, "
-                      f"FSDP or DEEPSPEED)")
+    raise ConfigError(f"{where}: {unlaunched_distributed_type_problem(kind)}")

@@ -186,6 +186,9 @@ def construction_error() -> str | None:
     the profile's own keys (``_unknown_deepspeed_fields``, ``profile_keys_error``), as plan says them; each names
     the profile where it can be told.
 
+    A MEGATRON_LM launch, which plan refuses as a distributed_type this package does not launch
+    (``unlaunched_distributed_type_problem``), in plan's words.
+
     A key of the launched profile's ``fsdp_config``, ``dynamo_config``, ``mpirun_config``, ``fp8_config``,
     ``megatron_lm_config`` or ``parallelism_config`` that accelerate launch does not know, and drops without a word,
     where the profile can be told (``launched_profile.profile_keys_error``), as plan refuses it.
@@ -210,6 +213,9 @@ def construction_error() -> str | None:
         return error
     if error := profile_keys_error():
         return error
+    if os.environ.get("ACCELERATE_USE_MEGATRON_LM", "false").lower() == "true":  # accelerate's ImportError else
+        problem = unlaunched_distributed_type_problem("MEGATRON_LM")  # after the profile's keys, as plan says them
+        return f"{profile}: {problem}" if (profile := launched_profile.launched_config_file()) else problem
     if requested_strategy() != "FSDP" or torch.cuda.is_available() or os.environ.get("FSDP_VERSION", "1") != "1":
         return None
     asked = [f"fsdp_{name.lower()}: true" for name in ("SYNC_MODULE_STATES", "CPU_RAM_EFFICIENT_LOADING")
@@ -259,6 +265,14 @@ def fsdp2_sharding_problem(asked: str, resharding: str | bool) -> str | None:
     return (f"{ignored} FSDP2 has no {asked}: remove fsdp_sharding_strategy (fsdp_reshard_after_forward: true "
             f"shards as FULL_SHARD, false as SHARD_GRAD_OP), or launch an FSDP1 profile of configs/accelerate/ "
             f"(fsdp_no_shard.yaml, fsdp_hybrid.yaml)")
+
+
+def unlaunched_distributed_type_problem(kind: str) -> str:
+    """Why a profile's ``distributed_type`` ``kind`` (XLA, MEGATRON_LM, ...) is refused, as plan and the ranks say
+    it: this package launches none but NO, MULTI_GPU (MULTI_CPU), FSDP and DEEPSPEED. A MEGATRON_LM launch stopped
+    every rank with accelerate's ImportError (Megatron-LM not installed) until the ninety-sixth session, and
+    Megatron-LM's tensor and pipeline parallelism are for transformer language models in any case."""
+    return f"distributed_type {kind!r} is not one this package launches (NO, MULTI_GPU, FSDP or DEEPSPEED)"
 
 
 #: The accelerate-profile fields that accelerate refuses beside a DeepSpeed json (its

@@ -433,3 +433,30 @@ def test_a_precision_asked_against_the_deepspeed_jsons_block_is_one_error_naming
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
     error = construction_error()
     assert error is None if said is None else error.startswith(f"{profile}: ") and said.format(json=json_file) in error
+
+
+def test_a_megatron_launch_is_refused_by_training_in_plans_words(tmp_path, monkeypatch):
+    """plan refused distributed_type MEGATRON_LM as one this package does not launch; its launch stopped every rank
+    with accelerate's ImportError (Megatron-LM not installed) as the Accelerator was built (until the ninety-sixth
+    session). A typo in its megatron_lm_config is said first, by both."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.plan_profile import read_launch_profile
+    from accelerated_seg.strategy import construction_error
+
+    for name, value in {"ACCELERATE_USE_MEGATRON_LM": "true", "ACCELERATE_USE_FSDP": "false",
+                        "ACCELERATE_USE_DEEPSPEED": "false", "ACCELERATE_MIXED_PRECISION": "bf16"}.items():
+        monkeypatch.setenv(name, value)
+    profile = tmp_path / "mine.yaml"
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    for section, said in (("megatron_lm_config: {megatron_lm_tp_degre: 2}\n", "the accelerate config's "
+                           "megatron_lm_config has megatron_lm_tp_degre (did you mean megatron_lm_tp_degree?)"),
+                          ("megatron_lm_config: {megatron_lm_tp_degree: 2}\n", "distributed_type 'MEGATRON_LM' is not "
+                           "one this package launches (NO, MULTI_GPU, FSDP or DEEPSPEED)")):
+        profile.write_text(f"distributed_type: MEGATRON_LM\nmixed_precision: bf16\n{section}")
+        with pytest.raises(ConfigError) as planned:
+            read_launch_profile(profile)
+        assert str(planned.value).startswith(f"{profile}: {said}")
+        assert construction_error().startswith(str(planned.value))
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: the launch's own words
+    assert construction_error() == "distributed_type 'MEGATRON_LM' is not one this package launches (NO, MULTI_GPU, " \
+                                   "FSDP or DEEPSPEED)"
