@@ -352,7 +352,7 @@ _JSONS = ['{"zero_optimization": {"stage": 2}, "bf16": {"enabled": true}}',
 @pytest.mark.parametrize("json_text", _JSONS)
 @pytest.mark.parametrize("top, named", [("mixed_precision: bf16", "bf16"), ("mixed_precision: 'no'", "no"),
                                         ("fp16: true", "fp16")])  # an older accelerate's fp16, read as fp16
-@pytest.mark.parametrize("option", [None, "fp16"])
+@pytest.mark.parametrize("option", [None, "bf16"])  # no json here refuses bf16 as asked
 def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_and_training_alike(
         tmp_path, monkeypatch, json_text, top, named, option):
     """accelerate refuses it, whatever the json holds, where the launch has no --mixed_precision (its
@@ -387,6 +387,7 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
     # without it, the json decides: plan reads its precision, and training says nothing
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
     monkeypatch.setenv("ACCELERATE_CONFIG_DS_FIELDS", "deepspeed_config_file")
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")  # as the launch exports it without one
     profile.write_text(f"distributed_type: DEEPSPEED\nnum_processes: 2\n"
                        f"deepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
     assert construction_error() is None
