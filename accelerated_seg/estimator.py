@@ -542,8 +542,8 @@ class Segmentation:
         check_network_name(model, "Segmentation: model")
         if precision is not None and precision not in MIXED_PRECISION:
             raise ConfigError(f"Segmentation: precision {precision!r} is not known; choose one of: "
-                              f"{', '.join(MIXED_PRECISION)} (or leave it out to follow the launch)"
-                              + did_you_mean(precision, MIXED_PRECISION))
+                              f"{', '.join(MIXED_PRECISION)}{did_you_mean(precision, MIXED_PRECISION)} (or leave it "
+                              f"out to follow the launch)")
         if model_args is not None and not isinstance(model_args, dict):
             raise ConfigError(f"Segmentation: model_args must be a dict of MONAI constructor arguments such as "
                               f'{{"channels": [16, 32, 64], "strides": [2, 2]}}, got {model_args!r}')

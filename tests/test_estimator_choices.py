@@ -16,10 +16,26 @@ from accelerated_seg.predict_options import unknown_precision
     (dict(loss="dicee"), "dice"),
     (dict(optimizer="adamm"), "adamw"),
     (dict(schedule="cosin"), "cosine"),
+    # MONAI's and accelerate's spellings were offered nothing (or a choice of the same case, 'dice' for 'Dice'
+    # alone) until the ninety-sixth session; offered, not taken, so that a config holds one spelling
+    (dict(model="UNet"), "unet"),
+    (dict(model="SwinUNETR"), "swinunetr"),
+    (dict(precision="BF16"), "bf16"),
+    (dict(loss="DiceCE"), "dice_ce"),
+    (dict(loss="Generalized-Dice"), "generalized_dice"),
+    (dict(optimizer="AdamW"), "adamw"),
 ])
 def test_a_misspelt_choice_of_segmentation_is_offered_the_closest(keywords, meant):
     with pytest.raises(ConfigError, match=rf"^Segmentation: .*\(did you mean '{meant}'\?\)"):
         Segmentation(**keywords)
+
+
+def test_a_choice_in_another_case_is_offered_in_a_config_and_to_predict():
+    from accelerated_seg.predict_options import mirror_axes
+
+    assert "(did you mean 'bf16'?)" in unknown_precision("BF16")
+    with pytest.raises(ValueError, match=r"\(did you mean 'axes'\?\)"):
+        mirror_axes("AXES")
 
 
 def test_a_misspelt_choice_of_dataset_augment_is_offered_the_closest(tiny_dataset):
@@ -31,6 +47,8 @@ def test_a_misspelt_choice_of_dataset_augment_is_offered_the_closest(tiny_datase
     with pytest.raises(ConfigError, match=r"^Dataset.augment: profile must be .*; got 'heavvy' "
                                           r"\(did you mean 'heavy'\?\)"):
         data.augment("heavvy")
+    with pytest.raises(ConfigError, match=r"^Dataset.augment: on must be .*; got 'GPU' \(did you mean 'gpu'\?\)"):
+        data.augment(on="GPU")
 
 
 def test_a_misspelt_choice_far_from_every_name_is_told_the_list_alone():
