@@ -936,7 +936,8 @@ class Segmentation:
         """An estimator ready to predict with a saved or exported model.
 
         ``settings``: the constructor's (``output_dir``, where a later ``fit`` and ``evaluate`` write;
-        ``precision``, ``multi_gpu``, training settings), all but ``model_args``, which the model holds.
+        ``precision``, ``multi_gpu``, training settings), all but ``model_args`` and the network's own
+        arguments (``channels=``), which the model holds.
         """
         if "model_args" in settings or "model" in settings:  # model: a TypeError of __init__'s before
             raise ConfigError(f"Segmentation.load: {'model_args are' if 'model_args' in settings else 'the model is'} "
@@ -959,6 +960,13 @@ class Segmentation:
             check_export_fits(directory, config)
         except DataError as error:
             raise DataError(f"Segmentation.load: {error}") from None
+        # The constructor's "pass them in model_args" is what load refuses above: the design is the saved model's
+        if (misplaced := sorted(set(settings) - _SETTING_NAMES)) and _network_takes(name, misplaced):
+            held = ", ".join(f"{arg}={design[arg]!r}" for arg in misplaced if arg in design)
+            raise ConfigError(f"Segmentation.load: {', '.join(misplaced)}: argument(s) of the network, which the "
+                              f"saved model holds{f' ({held})' if held else ''}: load it without them; to train "
+                              f"another design, construct Segmentation({name!r}, model_args={{{misplaced[0]!r}: ...}}) "
+                              f"and fit it")
         try:
             estimator = cls(name, model_args=design, **settings)
         except ConfigError as error:  # the constructor's checks of the settings, said by the method called

@@ -501,6 +501,18 @@ def test_segmentation_loads_refusals_of_a_folder_name_the_method(tmp_path):
         Segmentation.load(tmp_path)
 
 
+def test_segmentation_load_given_the_networks_arguments_says_what_load_can_do(tmp_path):
+    """The constructor's "pass them in model_args", which load refuses, until the ninety-sixth session."""
+    from test_inference import export
+
+    with pytest.raises(ConfigError, match=re.escape(
+            "Segmentation.load: channels, num_res_units: argument(s) of the network, which the saved model holds "
+            "(channels=[4, 8, 16], num_res_units=1): load it without them; to train another design, construct "
+            "Segmentation('unet', model_args={'channels': ...}) and fit it")) as refused:
+        Segmentation.load(export(tmp_path / "model"), channels=[8, 16], num_res_units=2)
+    assert "pass them in model_args" not in str(refused.value)
+
+
 def test_an_epoch_is_counted_with_the_batch_training_resolves(tiny_dataset, tmp_path):
     from accelerated_seg.config import ConfigError
     from accelerated_seg.estimator import _steps_for_epochs
