@@ -2758,3 +2758,24 @@ def test_a_misspelt_predict_option_is_answered_with_the_closest_name(tmp_path):
         with pytest.raises(ConfigError, match=rf"^predict: {typo} is not an option \(did you mean '{meant}'\?\); "
                                               r"the options are batch_size, affine"):
             model.predict(scan, **{typo: 1})
+
+
+def test_a_mask_saved_as_0_and_255_is_told_of_dataset_binarize_first(tiny_dataset, tmp_path):
+    """The estimator's user was told `data.binarize: true (Dataset.binarize())`, `num_classes=2` and to declare 255
+    the "ignore" label in n_classes, the config's words first, until the ninety-sixth session."""
+    import nibabel as nib
+
+    train_pairs, _ = _pairs(tiny_dataset)
+    image, label = train_pairs[0]
+    mask = nib.load(label)
+    saved = np.where(np.asanyarray(mask.dataobj) > 0, 255, 0).astype(np.uint8)
+    nib.save(nib.Nifti1Image(saved, mask.affine), tmp_path / "mask.nii.gz")
+    data = Dataset.from_files([(image, str(tmp_path / "mask.nii.gz"))], validation_pairs=[], block_shape=16,
+                              n_classes=2, num_workers=0, cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(DataError, match=r"train every value above 0 as the one foreground class: Dataset\.binarize\(\) "
+                                        r"\(data\.binarize: true in a config file\)") as refused:
+        data.loader()
+    said = str(refused.value)
+    assert "data.binarize: true (Dataset.binarize())" not in said and "num_classes" not in said
+    assert ("are not declared (declared: 0..1, n_classes=2) (255 often marks unlabelled voxels: to leave them out of "
+            "the loss and the metrics, give Dataset.from_files ignore_value=255, nnU-Net's \"ignore\" label") in said

@@ -213,7 +213,7 @@ def check_manifest(manifest: Manifest, *, cases: Sequence[Case] | None = None, m
         affine_atol=affine_atol, max_voxels=max_voxels, labels_declared_in=_labels_declared_in(manifest),
         channels_declared_in=_channels_declared_in(manifest),
         binarized=manifest.binarized, num_channels=manifest.num_channels, ignore_value=manifest.ignore_value,
-        crop_foreground=crop_foreground, workers=workers, ranks=ranks,
+        from_files=manifest.source_format == "from_files", crop_foreground=crop_foreground, workers=workers, ranks=ranks,
         records=CheckRecords(records_folder, manifest.root) if records_folder is not None else None,
         normalization=normalization, regions=manifest.regions,
     )
@@ -310,6 +310,7 @@ def check_cases(
     records: CheckRecords | None = None,
     normalization: str = "zscore",
     regions: Regions | None = None,
+    from_files: bool = False,
 ) -> CheckReport:
     """Open every file of every case and report all problems found.
 
@@ -357,13 +358,16 @@ def check_cases(
             it also words the advice of the warning about CT under the foreground crop.
         regions: The regions trained (``Manifest.regions``, over label values): a declared value that no
             label holds is then told only where it leaves a region empty, as regions are what is scored.
+        from_files: The cases are ``Dataset.from_files``' pairs: a label value's message names that API's
+            ``n_classes``, ``ignore_value=`` and ``Dataset.binarize()`` first, where the config's
+            ``num_classes``, "ignore" label and ``data.binarize`` came first until the ninety-sixth session.
 
     Returns:
         A CheckReport with every error and warning (never raises for bad data).
     """
     values = list(range(label_values)) if isinstance(label_values, int) else sorted(label_values)
     declared = _Declared(sorted(values + ([ignore_value] if ignore_value is not None else [])), labels_declared_in,
-                         any_foreground=binarized, ignore_value=ignore_value)
+                         any_foreground=binarized, ignore_value=ignore_value, from_files=from_files)
 
     # what decides the findings besides the files and the code (check_records' key); not where the
     # labels are declared, which only errors name, and errors are never recorded
@@ -477,8 +481,9 @@ class _Declared:
     """The allowed label values, with a fast path for the usual 0..C-1."""
 
     def __init__(self, values: list[int], declared_in: str, any_foreground: bool = False,
-                 ignore_value: int | None = None):
+                 ignore_value: int | None = None, from_files: bool = False):
         self.values = values
+        self.from_files = from_files  # said in Dataset.from_files' words (check_cases)
         self.ignore_value = ignore_value  # among the values, but no class
         self.declared_in = declared_in
         self.any_foreground = any_foreground  # binarized: every value > 0 becomes foreground
@@ -499,7 +504,8 @@ class _Declared:
         # The ignore value is allowed in the files but is no class: "num_classes=5" for 4 misled
         ignore = "" if self.ignore_value is None else f", {self.ignore_value} = ignore (unannotated)"
         if self.contiguous:
-            return f"0..{len(self.values) - 1}, num_classes={len(self.values) - bool(ignore)}{ignore}"
+            classes = "n_classes" if self.from_files else "num_classes"
+            return f"0..{len(self.values) - 1}, {classes}={len(self.values) - bool(ignore)}{ignore}"
         return f"{self.values}{ignore}"
 
 
@@ -1028,18 +1034,22 @@ def _check_label_values(
         # 255 (uint8's largest) is how many exports mark unannotated voxels; declared as a class it would train
         # "unlabelled" as a structure: the ignore label is the way (ninety-fourth session's probe)
         if 255 in undeclared and declared.ignore_value is None and not declared.any_foreground:
-            negative += (" (255 often marks unlabelled voxels: to leave them out of the loss and the metrics, "
-                         f"declare it the \"ignore\" label in {declared.declared_in}, as nnU-Net does "
-                         "(Dataset.from_files: ignore_value=255), docs/data.md \"Sparse annotation\")")
+            declare = ("give Dataset.from_files ignore_value=255, nnU-Net's \"ignore\" label" if declared.from_files
+                       else f"declare it the \"ignore\" label in {declared.declared_in}, as nnU-Net does "
+                            f"(Dataset.from_files: ignore_value=255)")
+            negative += (f" (255 often marks unlabelled voxels: to leave them out of the loss and the metrics, "
+                         f"{declare}, docs/data.md \"Sparse annotation\")")
         # A two-class mask saved as 0 and 255 (or any one other value) is the usual cause in a binary dataset;
         # binarizing is its remedy, which the message did not name before the forty-fourth session.
         mask = not declared.any_foreground and len(declared.values) == 2 and min(undeclared) > 0
+        binarize = ("Dataset.binarize() (data.binarize: true in a config file)" if declared.from_files
+                    else "data.binarize: true (Dataset.binarize())")
         report.errors.append(
             f"{context}: {path}: label values {_show(undeclared)} are not declared (declared: "
             f"{declared.describe()}){negative}{scaled}; fix the label file"
             + ("" if declared.any_foreground else f", or declare the missing classes in {declared.declared_in}")
             + (", or, for a mask saved as 0 and another value (255, say), train every value above 0 as the one "
-               "foreground class: data.binarize: true (Dataset.binarize())" if mask else "")
+               f"foreground class: {binarize}" if mask else "")
         )
     if not has_foreground and not non_integer:
         tally.background_only.append(path)
