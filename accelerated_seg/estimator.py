@@ -995,7 +995,14 @@ class Segmentation:
             return f"<Segmentation {self.model_name!r}{design}: loaded from {self.loaded_from}>"
         else:
             return f"<Segmentation {self.model_name!r}{design}: not trained yet>"
-        predicts = f"predicts with {self.model_dir}" if self.model_dir is not None else "no model exported yet"
+        if self.model_dir is None:
+            predicts = "no model exported yet"
+        elif _export_fingerprint(self.model_dir) != self._model_files:
+            # as predict refuses it: a fit stopped after overwrite deleted the run, or another fit into that folder.
+            # "predicts with" the deleted model was said until the ninety-sixth session
+            predicts = f"its model {self.model_dir} was replaced or removed since: fit again to predict"
+        else:
+            predicts = f"predicts with {self.model_dir}"
         return f"<Segmentation {self.model_name!r}{design}: {state}; {predicts}>"
 
     def _require_model(self, method: str) -> Path:

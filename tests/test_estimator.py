@@ -2779,3 +2779,24 @@ def test_a_mask_saved_as_0_and_255_is_told_of_dataset_binarize_first(tiny_datase
     assert "data.binarize: true (Dataset.binarize())" not in said and "num_classes" not in said
     assert ("are not declared (declared: 0..1, n_classes=2) (255 often marks unlabelled voxels: to leave them out of "
             "the loss and the metrics, give Dataset.from_files ignore_value=255, nnU-Net's \"ignore\" label") in said
+
+
+def test_repr_after_ctrl_c_in_a_fit_that_overwrote_the_model_says_it_is_gone(tiny_dataset, tmp_path, monkeypatch,
+                                                                            ctrl_c_raises):
+    """overwrite=True deletes the earlier run, its model/ too, before the new one trains: stopped by Ctrl-C, the
+    estimator's repr still said it predicts with that model until the ninety-sixth session (predict refused it)."""
+    from monai.losses import DiceCELoss
+
+    from faults import loss_forward_with, signal_on
+
+    model, data = _tiny_segmentation(tiny_dataset, tmp_path)
+    model.fit(data, steps=1)
+    assert repr(model).endswith(f"; predicts with {tmp_path / 'run' / 'model'}>")
+    monkeypatch.setattr(DiceCELoss, "forward", loss_forward_with(signal_on(1, signal.SIGINT)))
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(data, steps=9, overwrite=True)
+    assert not (tmp_path / "run" / "model").exists()
+    assert repr(model).endswith(f"; its model {tmp_path / 'run' / 'model'} was replaced or removed since: fit again "
+                                f"to predict>")
+    with pytest.raises(RuntimeError, match="no longer holds the model"):
+        model.predict(np.zeros((16, 16, 16), np.float32))
