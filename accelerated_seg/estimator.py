@@ -76,6 +76,7 @@ class Dataset:
         data: the data settings (patch size, augmentation, preprocessing, ...).
         batch_size: per-device batch, or None for the training default.
         pairs: the original pairs (kept so ``binarize`` can rebuild the label mapping).
+        label_values: the label files' values of the classes that ``from_files`` was given, or None (0..n-1).
         class_names, channel_names: the names ``from_files`` was given, or None (kept so ``binarize``
             can name its classes, and so ``fit`` knows that a model's names are not to be kept).
     """
@@ -89,12 +90,14 @@ class Dataset:
     ignore_value: int | None = None
     class_names: tuple | None = None
     channel_names: tuple | None = None
+    label_values: tuple | None = None
 
     @classmethod
-    def from_files(cls, pairs: Sequence, block_shape: Sequence[int] = (128, 128, 128), n_classes: int = 2,
+    def from_files(cls, pairs: Sequence, block_shape: Sequence[int] = (128, 128, 128), n_classes: int | None = None,
                    validation_pairs: Sequence | None = None, validation_fraction: float = 0.2,
                    ignore_value: int | None = None, class_names: Sequence[str] | None = None,
-                   channel_names: Sequence[str] | None = None, **data_settings) -> "Dataset":
+                   channel_names: Sequence[str] | None = None, label_values: Sequence[int] | None = None,
+                   **data_settings) -> "Dataset":
         """Cases from ``[(image or [channel images], label), ...]``.
 
         Args:
@@ -103,6 +106,11 @@ class Dataset:
             block_shape: training patch size (nobrainer's name for it); one number is a cube.
             n_classes: classes including background; labels must hold values 0..n_classes-1 (after
                 ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).
+                Default: 2, or as many as ``label_values``.
+            label_values: the label files' own value of each class, background (0) first, ascending, where they
+                are not 0..n_classes-1: BraTS' ``[0, 1, 2, 4]`` trains 4 classes, 4 as class 3 (a dataset.json's
+                "labels" and a config's ``data.labels`` declare them so); predict writes them back, 4 for class 3.
+                Classes are named ``class_<value>`` unless ``class_names`` names them.
             validation_pairs: held-out cases; default (None): a seeded ``validation_fraction`` of
                 ``pairs``. An empty list trains on every pair, without validation (give ``fit`` ``val_every=0``).
                 Beside pairs with "fold" keys, ``num_folds=`` their number of folds validates on fold ``fold=``
@@ -125,6 +133,8 @@ class Dataset:
         _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting",
                         not_listed=_FROM_FILES_OWN,  # taken here by other names (block_shape, ...)
                         own=_FROM_FILES_ARGUMENTS)
+        label_values = _label_values(label_values, n_classes)
+        n_classes = (len(label_values) if label_values is not None else 2) if n_classes is None else n_classes
         if not is_whole_number(n_classes, 2):
             binary = " (binary segmentation is n_classes=2 here: nobrainer's n_classes=1)" if n_classes == 1 else ""
             raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
@@ -139,11 +149,12 @@ class Dataset:
         class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
-        manifest = _manifest(pairs, validation_pairs, n_classes, data, ignore_value, class_names, channel_names)
+        manifest = _manifest(pairs, validation_pairs, n_classes, data, ignore_value, class_names, channel_names,
+                             values=label_values)
         # what training sees, as binarize() gives it: binarize=True here kept the given count (until the 89th session)
         return cls(manifest=manifest, data=data, pairs=pairs, validation_pairs=validation_pairs,
                    n_classes=manifest.num_classes, ignore_value=ignore_value, class_names=class_names,
-                   channel_names=channel_names)
+                   channel_names=channel_names, label_values=label_values)
 
     def __repr__(self) -> str:
         """What training would see, in a line: the dataclass's own repr lists every case and every
@@ -151,6 +162,8 @@ class Dataset:
         manifest, data = self.manifest, self.data
         outputs = (f"{manifest.regions.count} regions" if manifest.regions is not None
                    else f"{manifest.num_classes} classes ({', '.join(manifest.labels.values())})")
+        if self.label_values is not None:  # BraTS' 4: the classes' values in the files, which training maps
+            outputs += f" of label values {', '.join(map(str, self.label_values))}"
         described = [f"{len(manifest.training)} training and {len(manifest.validation)} validation cases, "
                      f"split: {manifest.split}",
                      f"{manifest.num_channels} channel{'' if manifest.num_channels == 1 else 's'} "
@@ -174,7 +187,7 @@ class Dataset:
         """Every non-zero label value, declared or not, becomes class 1 (e.g. an aseg as brain vs not brain)."""
         data = dataclasses.replace(self.data, binarize=True)
         manifest = _manifest(self.pairs, self.validation_pairs, self.n_classes, data, self.ignore_value,
-                             self.class_names, self.channel_names, where="Dataset.binarize")
+                             self.class_names, self.channel_names, where="Dataset.binarize", values=self.label_values)
         # n_classes is what training sees: the 2 classes (it stayed the labels' own before the 85th session)
         return dataclasses.replace(self, data=data, manifest=manifest, n_classes=manifest.num_classes)
 
@@ -373,8 +386,8 @@ def _run_config(data: DataConfig, settings: dict) -> Config:
 # the cases were checked against n_classes.
 _FROM_FILES_OWN = {
     "patch_size": "block_shape=(X, Y, Z), or one edge for a cube",
-    "labels": "n_classes=N, the classes 0..N-1, named by class_names=[...] (and ignore_value=V for voxels "
-              "nobody annotated)",
+    "labels": "n_classes=N, the classes 0..N-1 (label_values=[0, 1, 2, 4] for other values), named by "
+              "class_names=[...] (and ignore_value=V for voxels nobody annotated)",
     "dataset": "the pairs; data.dataset names a config file's cases (a dataset.json, an nnU-Net folder, a CSV) "
                "for `accelerated-seg train` or accelerated_seg.train.train",
     "synthetic": "the pairs; data.synthetic sizes the embedded phantoms of a config file's data.dataset: synthetic",
@@ -382,7 +395,7 @@ _FROM_FILES_OWN = {
 
 # Dataset.from_files' arguments that are no config field
 _FROM_FILES_ARGUMENTS = ("block_shape", "n_classes", "validation_pairs", "ignore_value", "class_names",
-                         "channel_names")
+                         "channel_names", "label_values")
 
 # Where this API takes each kind of setting, for one given in the wrong place (Segmentation(num_workers=0)).
 _TAKEN_BY = ((DataConfig, "a data setting: give it to Dataset.from_files(pairs, ..., {name}=...)"),
@@ -455,18 +468,21 @@ def _closest(name: str, names: list[str]) -> str:
 
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None,
               class_names: tuple | None = None, channel_names: tuple | None = None,
-              where: str = "Dataset.from_files") -> Manifest:
+              where: str = "Dataset.from_files", values: tuple | None = None) -> Manifest:
     # None, not an empty list, asks for the seeded split: validation_pairs=[] means "no validation
     # cases", and held out a fifth of the training pairs before the thirty-second session.
     held_out = list(validation_pairs) if validation_pairs is not None else None
-    if ignore_value is not None and ignore_value in range(n_classes):  # the dict below would drop that class
+    values = tuple(range(n_classes)) if values is None else values
+    shown, above = (f"0..{n_classes - 1}" if values == tuple(range(n_classes)) else ", ".join(map(str, values)),
+                    values[-1] + 1)
+    if ignore_value is not None and ignore_value in values:  # the dict below would drop that class
         raise DataError(f"Dataset.from_files: ignore_value {ignore_value} is a class's value (the classes are "
-                        f"0..{n_classes - 1}); give the unannotated voxels a value of their own, e.g. {n_classes}")
-    if ignore_value is not None and not is_whole_number(ignore_value, n_classes):
+                        f"{shown}); give the unannotated voxels a value of their own, e.g. {above}")
+    if ignore_value is not None and not is_whole_number(ignore_value, above):
         # else from_pairs' words: 'labels argument: the "ignore" label has value -1 ... e.g. "ignore": 3', of a
         # labels argument and an "ignore" label its user never wrote (ninety-first session)
         raise DataError(f"Dataset.from_files: ignore_value must be a whole number above the classes' values "
-                        f"(0..{n_classes - 1}), e.g. {n_classes}, got {ignore_value!r}")
+                        f"({shown}), e.g. {above}, got {ignore_value!r}")
     if ignore_value is not None and data.binarize:  # else from_pairs' words, for a "labels argument" never given
         raise DataError(f"Dataset.from_files: ignore_value {ignore_value} and .binarize() (data.binarize) do not go "
                         f"together: binarizing merges every value above 0 into the foreground, the unannotated "
@@ -481,7 +497,9 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
                    f"them out" if data.binarize else f"n_classes is {n_classes}: name every class, background first")
         raise ConfigError(f"{where}: class_names gives {len(class_names)} name(s) ({', '.join(class_names)}), but "
                           f"{classes}")
-    labels = n_classes if ignore_value is None else {**labels_declaration(n_classes), ignore_value: IGNORE_NAME}
+    declared = labels_declaration(n_classes) if values == tuple(range(n_classes)) else \
+        {value: "background" if value == 0 else f"class_{value}" for value in values}
+    labels = declared if ignore_value is None else {**declared, ignore_value: IGNORE_NAME}
     # Its messages and the split's unused settings said as its keywords (validation_fraction=0.3 not used), and
     # what was given the pairs as where: from_pairs' words, "data.validation_fraction=0.3 not used" beside fit's
     # "validation_fraction > 0", until the ninety-third session, and rewritten by a regular expression until the
@@ -1175,6 +1193,28 @@ def _names(names, argument: str) -> tuple[str, ...] | None:
         raise ConfigError(f"Dataset.from_files: class_names names a class {ignored[0]!r}, the name of the unannotated "
                           f"voxels' value (ignore_value=), which is no class: give the class another name")
     return names
+
+
+def _label_values(values, n_classes) -> tuple[int, ...] | None:
+    """``label_values`` as a tuple of whole numbers, background 0 first, ascending, as many as ``n_classes``
+    where it is given (None stays None). Named here, as given: from_pairs would say its "labels argument"."""
+    if values is None:
+        return None
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    example = "e.g. [0, 1, 2, 4] for BraTS' background, necrosis, edema and enhancing tumour"
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence) \
+            or not all(is_whole_number(value, 0) for value in values):
+        raise ConfigError(f"Dataset.from_files: label_values must be a list of the label files' whole values >= 0, "
+                          f"one per class, background (0) first, {example}; got {values!r}")
+    values = tuple(int(value) for value in values)
+    if len(values) < 2 or values[0] != 0 or list(values) != sorted(set(values)):
+        raise ConfigError(f"Dataset.from_files: label_values {list(values)} must start with the background, 0, and "
+                          f"go up, each value once, with at least one class beside it ({example})")
+    if n_classes is not None and n_classes != len(values):
+        raise ConfigError(f"Dataset.from_files: n_classes={n_classes!r}, but label_values gives {len(values)} "
+                          f"classes ({', '.join(map(str, values))}); give one of them, or both alike")
+    return values
 
 
 def _patch_edges(block_shape) -> tuple[int, int, int]:

@@ -1240,9 +1240,10 @@ def test_the_pre_flight_advice_speaks_of_from_files_arguments(tiny_dataset, tmp_
     Python user never wrote (sixty-seventh session)."""
     train_pairs, val_pairs = _pairs(tiny_dataset)  # labels holding 0, 1 and 2
     settings = dict(block_shape=16, validation_pairs=[], num_workers=0, cache_dir=str(tmp_path / "cache"))
-    with pytest.raises(DataError, match=r"label values \[2\] are not declared \(declared: 0..1, num_classes=2\); fix "
+    with pytest.raises(DataError, match=r"label values \[2\] are not declared \(declared: 0..1, n_classes=2\); fix "
                                         r"the label file, or declare the missing classes in Dataset.from_files' "
-                                        r"n_classes \(the classes are the values 0..n_classes-1\)"):
+                                        r"n_classes \(the classes are the values 0..n_classes-1\), or its "
+                                        r"label_values"):
         Dataset.from_files(train_pairs, n_classes=2, **settings).loader()
     missing = tmp_path / "missing.nii.gz"
     with pytest.raises(DataError, match=f"{missing}: file not found; check the path where the dataset lists it "
@@ -2834,3 +2835,42 @@ def test_an_interrupted_fit_leaves_no_batch_files_open_while_its_exception_lives
         thread.join(timeout=10)
     assert set(threading.enumerate()) <= threads
     assert interrupted.traceback  # the exception, and its lines, are still there
+
+
+def test_from_files_takes_the_label_files_own_values_of_the_classes(tiny_dataset, tmp_path):
+    """BraTS' 0/1/2/4: a dataset.json's "labels" and a config's data.labels declared them, and from_files, which
+    declared 0..n_classes-1, refused the 4 until the ninety-sixth session (label_values=)."""
+    import nibabel as nib
+
+    remapped = []
+    for index, (image, label) in enumerate(_pairs(tiny_dataset)[0]):
+        mask = nib.load(label)
+        values = np.asanyarray(mask.dataobj).astype(np.uint8)
+        values[values == 2] = 4  # the tiny phantoms' class 2, as BraTS' enhancing tumour is written
+        nib.save(nib.Nifti1Image(values, mask.affine), tmp_path / f"label_{index}.nii.gz")
+        remapped.append((image, str(tmp_path / f"label_{index}.nii.gz")))
+    settings = dict(block_shape=16, validation_pairs=remapped[:2], num_workers=0, cache_dir=str(tmp_path / "cache"))
+    data = Dataset.from_files(remapped[2:], label_values=[0, 1, 4], **settings)
+    manifest = data.manifest
+    assert (data.n_classes, manifest.label_values, manifest.label_map) == (3, [0, 1, 4], {0: 0, 1: 1, 4: 2})
+    assert "3 classes (background, class_1, class_4) of label values 0, 1, 4;" in repr(data)
+    batch = next(iter(data.loader()))
+    assert set(torch.unique(batch["label"]).tolist()) <= {0, 1, 2}  # classes, as training sees them
+    with pytest.raises(DataError, match=r"label values \[4\] are not declared \(declared: 0\.\.2, n_classes=3\).* or "
+                                        r"its label_values \(the label files' own values"):
+        Dataset.from_files(remapped[2:], n_classes=3, **settings).loader()  # the refusal names the way
+    assert Dataset.from_files(remapped[2:], n_classes=3, label_values=[0, 1, 4], ignore_value=5,
+                              **settings).manifest.ignore_value == 5
+    for given, refusal in ((dict(label_values=[1, 2, 4]), r"label_values \[1, 2, 4\] must start with the background"),
+                           (dict(label_values=[0, 4, 1]), r"label_values \[0, 4, 1\] must start with the "
+                                                          r"background, 0, and go up"),
+                           (dict(label_values="0124"), r"label_values must be a list of the label files' whole"),
+                           (dict(label_values=[0, 1, 4], n_classes=4), r"n_classes=4, but label_values gives 3"),
+                           (dict(label_values=[0, 1, 4], ignore_value=4), r"ignore_value 4 is a class's value "
+                                                                          r"\(the classes are 0, 1, 4\).* e\.g\. 5")):
+        with pytest.raises((ConfigError, DataError), match=rf"^Dataset.from_files: {refusal}"):
+            Dataset.from_files(remapped[2:], **{**settings, **given})
+    assert Dataset.from_files(remapped[2:], **settings).n_classes == 2  # the default without label_values
+    regions = Dataset.from_files(remapped[2:], label_values=[0, 1, 4], regions={"any": [1, 4], "four": [4]},
+                                 **settings).manifest.regions  # in the files' own values, as BraTS' are declared
+    assert (regions.names, regions.values) == (("any", "four"), ((1, 4), (4,)))
