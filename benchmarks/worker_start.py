@@ -19,8 +19,8 @@ MONAI, opens the patch dataset over a preprocessed cache of phantoms, then times
 
 With ``--train CONFIG`` it times whole short training runs instead, the cost as a user meets it:
 `train_s`, ``train()`` of that config for 2 optimizer steps without validation, in a fresh
-process, after one untimed run has written the data and filled the preprocessing cache; the
-workers forked or started from the fork server.
+process, after one untimed run without workers has written the data and filled the preprocessing
+cache; the workers forked or started from the fork server.
 
 The variants alternate, run by run, so that a drift of the host's speed falls on both.
 Why the fork server: docs/known_issues.md.
@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 
 METHODS = ("fork", "forkserver")
+WARM_UP = "warm-up"  # --train's untimed first run, without workers
 
 
 def _use_start_method(method: str) -> None:
@@ -86,13 +87,18 @@ def _one(method: str, root: Path, patch: int, batch: int, workers: int, batches:
 
 
 def _one_training(method: str, config: Path, out: Path) -> dict:
-    """One fresh process's short training run (run as ``--one-training``)."""
+    """One fresh process's short training run (run as ``--one-training``); with method ``WARM_UP``, one
+    without loader workers, which only writes the data and fills the preprocessing cache."""
     from accelerated_seg import train as train_module
     from accelerated_seg.config import load_config
 
-    _use_start_method(method)
-    cfg = load_config(config, [f"--train.output_dir={out}", "--train.overwrite=true", "--train.max_steps=2",
-                               "--train.val_every=0", "--train.save_every=0", "--train.progress_bar=false"])
+    overrides = [f"--train.output_dir={out}", "--train.overwrite=true", "--train.max_steps=2",
+                 "--train.val_every=0", "--train.save_every=0", "--train.progress_bar=false"]
+    if method == WARM_UP:  # no fork server to start (seconds of imports): nothing of it is timed
+        overrides.append("--data.num_workers=0")
+    else:
+        _use_start_method(method)
+    cfg = load_config(config, overrides)
     start = time.perf_counter()
     train_module.train(cfg)
     return {"train_s": time.perf_counter() - start, "num_workers": cfg.data.num_workers}
@@ -105,7 +111,7 @@ def _compare_training(args) -> dict:
         return json.loads(out.stdout.strip().splitlines()[-1])
 
     with tempfile.TemporaryDirectory(prefix="worker_start_") as tmp:
-        run("forkserver")  # untimed: writes the data and fills the preprocessing cache
+        run(WARM_UP)  # untimed: writes the data and fills the preprocessing cache
         runs = {method: [] for method in METHODS}
         for repeat in range(args.repeats):
             for method in METHODS if repeat % 2 == 0 else METHODS[::-1]:
@@ -124,7 +130,7 @@ def main(argv=None) -> None:
                         help="time short training runs of this config instead, workers forked or from the fork server")
     parser.add_argument("--output", type=Path)
     parser.add_argument("--one", choices=METHODS, help=argparse.SUPPRESS)
-    parser.add_argument("--one-training", choices=METHODS, help=argparse.SUPPRESS)
+    parser.add_argument("--one-training", choices=(*METHODS, WARM_UP), help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     from accelerated_seg.files import check_script_output
