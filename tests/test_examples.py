@@ -231,7 +231,7 @@ def test_estimator_example_under_two_processes(tmp_path):
            "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--num_processes", "2", "--mixed_precision", "no",
            "--main_process_port", str(_free_port()), "--multi_gpu", "--num_machines", "1", "--dynamo_backend", "no",
-           str(EXAMPLES / "estimator.py"), "--out", str(tmp_path), "--steps", "2", "--patch", "32"]
+           str(EXAMPLES / "estimator.py"), "--out", str(tmp_path), "--steps", "1", "--patch", "32"]
     proc = run_bounded(cmd, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "DDP (MULTI_CPU) on 2 process(es)" in proc.stdout
