@@ -862,10 +862,16 @@ def output_paths(cases: Sequence[InputCase], output: str | Path, names: PredictN
     if Path(output).exists() and not Path(output).is_dir():  # else errno 17 from a mkdir, after the first case
         raise DataError(f"{names.given(output)} is a file, not a folder; the label maps go into a folder as "
                         f"<case>.nii.gz: give a new or existing folder")
-    # The label maps would sit among the scans: with nnU-Net's names (<case>_0000.nii.gz in, <case>.nii.gz
-    # out) nothing collides, and the next run took them for channels of the cases (seventieth session).
-    scans = {Path(path).resolve().parent: Path(path) for case in cases for path in case.channels}
-    if (scan := scans.get(Path(output).resolve())) is not None:
+    refuse_the_folder_of_the_scans([path for case in cases for path in case.channels], output, names)
+    return [Path(output) / f"{case.id}.nii.gz" for case in cases]
+
+
+def refuse_the_folder_of_the_scans(scans: Sequence[str | Path], output: str | Path,
+                                   names: PredictNames = PredictNames()) -> None:
+    """A DataError where the folder ``output`` holds one of ``scans``: the label maps would sit among them. With
+    nnU-Net's names (<case>_0000.nii.gz in, <case>.nii.gz out) nothing collides, and the next run took them
+    for channels of the cases (seventieth session). Paths alone decide it, alike on every process of a launch."""
+    folders = {Path(path).resolve().parent: Path(path) for path in scans}
+    if (scan := folders.get(Path(output).resolve())) is not None:
         raise DataError(f"{names.given(output)} is the folder of the scans ({scan}): the label maps would lie among "
                         f"them, and a later run would read them as scans; give {names.output} another folder")
-    return [Path(output) / f"{case.id}.nii.gz" for case in cases]

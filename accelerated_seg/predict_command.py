@@ -109,19 +109,24 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
 
     Under a launch the outputs wait for predict_distributed, which hands one process's refusal to all: a
     node whose folder is read-only refused here alone, and the others waited for it in their first collective.
+    Only an --output that is the folder of the scans, which the paths alone tell alike on every process, is
+    refused here under a launch too (after the imports, until the ninety-sixth session).
 
     Raises:
         DataError: naming the input or output and what to do; nothing has been written.
     """
     from .inference_files import (channels_config, check_channel_count, check_one_case_call, check_one_case_output,
-                                  checked_outputs, collect_cases, expand_inputs, probabilities_path)
+                                  checked_outputs, collect_cases, expand_inputs, nifti_stem, probabilities_path,
+                                  refuse_the_folder_of_the_scans)
 
-    expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
+    scans = expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
     config = channels_config(configs) if configs else None
     if args.input:  # as typed (Path drops a trailing "/"), and the same on every process of a launch
         check_one_case_output(args.output, args.input)
         check_channel_count(args.input, config)
     if launched_processes() > 1:
+        if not args.input and nifti_stem(args.output) is None:  # a folder, as output_paths reads it
+            refuse_the_folder_of_the_scans(scans, args.output)
         return
     if args.input:  # predict_file's: --output is the label map's own path
         probabilities = probabilities_path(args.output) if args.probabilities else None

@@ -323,6 +323,24 @@ def test_a_clusters_world_size_around_a_plain_predict_is_no_launch(data, tmp_pat
     assert output.is_file() and "processes" not in capsys.readouterr().out
 
 
+def test_an_output_over_the_scans_under_a_launch_is_refused_before_the_imports(data, tmp_path):
+    """The paths alone tell it, alike on every process: refused after torch, MONAI and the process group had
+    started (about 5 s of a 2-process launch on 2 cores) until the ninety-sixth session."""
+    from refusals import run_probing_imports
+
+    scans = data / "scans"
+    env = {**os.environ, "WORLD_SIZE": "2", "RANK": "0", "LOCAL_RANK": "0",
+           "TORCHELASTIC_ERROR_FILE": str(tmp_path / "error.json")}
+    script = tmp_path / "predict.py"  # as in the test below: main() as a script calls it
+    script.write_text("import sys\nfrom accelerated_seg.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    before = sorted(p.name for p in scans.iterdir())
+    proc, imported = run_probing_imports(str(script), "predict", "--model", str(data / "model"),
+                                         str(scans / "medium_0.nii.gz"), "--output", str(scans), env=env)
+    assert proc.returncode == 2 and f"error: --output {scans} is the folder of the scans" in proc.stderr, proc.stderr
+    assert "is the folder of the scans" in (tmp_path / "error.json").read_text()
+    assert imported == [] and sorted(p.name for p in scans.iterdir()) == before
+
+
 @pytest.mark.parametrize("rank, says", [(0, True), (1, False)])
 def test_device_under_a_launch_is_refused_before_the_imports(data, tmp_path, rank, says):
     """Each launched process takes its own device, so --device is refused under a launch. The refusal came
