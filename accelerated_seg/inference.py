@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from contextlib import closing
+from contextlib import AbstractContextManager, closing, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -822,8 +822,10 @@ CaseJob = tuple[InputCase, Path, Path | None]
 def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, jobs: Sequence[CaseJob], *,
                   device: str | torch.device, options: PredictOptions = PredictOptions(),
                   window_logits: Callable[..., torch.Tensor] | None = None, write: bool = True,
-                  sequential: bool = False, keep_largest: Sequence[int] = (),
-                  run_key: bytes = b"") -> Iterator[tuple[CaseJob, BaseException | None]]:
+                  sequential: bool = False, keep_largest: Sequence[int] = (), run_key: bytes = b"",
+                  reading: Callable[[CaseJob], AbstractContextManager] = lambda job: nullcontext(),
+                  writing: Callable[[CaseJob], AbstractContextManager] = lambda job: nullcontext(),
+                  ) -> Iterator[tuple[CaseJob, BaseException | None]]:
     """Segment each job's case and write its outputs, yielding ``(job, error or None)`` in the jobs' order.
 
     The cases go through ``inference_pipeline.pipelined``: the next case is read and preprocessed, and
@@ -836,21 +838,27 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
         write: False computes the network's part only and writes nothing (a helper process of a
             prediction whose windows are split over processes).
         run_key: the run's ``prediction_key``; each case's headers record its ``case_key``.
+        reading, writing: entered around each job's reading and network, and its writing, on the thread each
+            runs on (``inference_distributed``: one process's out of memory stops every process before the
+            pipeline would hand it on; the line that stops them waits for a case being written).
     """
     device = default_device(device)  # a name, as predict_file takes it
     read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
 
     def prepare(job: CaseJob) -> PreparedCase:
-        return prepare_case(config, job[0].channels, read_only=read_only)
+        with reading(job):
+            return prepare_case(config, job[0].channels, read_only=read_only)
 
     def compute(job: CaseJob, prepared: PreparedCase) -> torch.Tensor | RestoredCase:
-        return case_prediction(model, config, prepared, device=device, options=options, window_logits=window_logits,
-                               keep_probabilities=job[2] is not None, restore=write)
+        with reading(job):
+            return case_prediction(model, config, prepared, device=device, options=options,
+                                   window_logits=window_logits, keep_probabilities=job[2] is not None, restore=write)
 
     def finish(job: CaseJob, prepared: PreparedCase, prediction: torch.Tensor | RestoredCase) -> None:
         if write:
-            write_case(prepared, prediction, job[1], job[2], keep_largest,
-                       case_key(run_key, job[0]) if run_key else b"")
+            with writing(job):
+                write_case(prepared, prediction, job[1], job[2], keep_largest,
+                           case_key(run_key, job[0]) if run_key else b"")
 
     return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import traceback
 import warnings
 from contextlib import closing
@@ -282,13 +283,23 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         else:
             from accelerate.utils import broadcast_object_list
 
+            from .ranks_stop_together import stopping_together
+            from .results_so_far import OutOfMemory
+
             if say:
                 say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
             window_logits = shared_window_logits(accelerator, output_channels(config))
-            with _warned_by_the_main_process(accelerator), closing(
-                    segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
-                                  write=accelerator.is_main_process, sequential=sequential,
-                                  keep_largest=keep, run_key=run_key)) as done:
+            whole = _WrittenWhole(output, rank)
+            # One process's own out of memory stops every process at once, the main process saying which cases
+            # are written whole: the others waited for it in the case's reduction until the process group's
+            # timeout (until the ninety-sixth session). Its lock is the one the line is said under: each case is
+            # written under it.
+            with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, \
+                    _warned_by_the_main_process(accelerator), closing(
+                        segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
+                                      write=accelerator.is_main_process, sequential=sequential, keep_largest=keep,
+                                      run_key=run_key, reading=whole.stopping_every_process,
+                                      writing=whole.writing)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     # A file that cannot be used fails alike on every process (the same file, the same
                     # checks, before the case's first window), so all of them go on to the next case and
@@ -298,9 +309,12 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         if accelerator.is_main_process:  # which alone writes, and so removes
                             errors.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path)}")
                         continue
+                    # the main process's own out of memory in writing, before the collective below
+                    if error is not None and (named := _out_of_memory(error, f"process {rank}, case {case.id}")):
+                        raise named
                     # The main process alone writes: its failure to (an output it cannot write) is handed to
                     # the others, which waited for it in the next case's reduction (seventy-third session's
-                    # review); one process's own failure (out of memory) still leaves the others waiting.
+                    # review).
                     handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]  # on every one
                     if error is not None or handed is not None:
                         raise error or handed
@@ -311,6 +325,68 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
     accelerator.wait_for_everyone()
     return outputs
+
+
+#: What lowers the memory a case's windows take, said with a process's out of memory under split=windows.
+LOWER_FOR_MEMORY = "lower --sw-batch-size, or give --aggregate-on-cpu (the GPU's) or --sequential (the host's)"
+
+
+def _out_of_memory(error: BaseException, row: str):
+    """``error`` as results_so_far's OutOfMemory naming ``row`` and what to lower, where it is running out of the
+    device's or the host's memory (``out_of_memory_named``); else None."""
+    from .results_so_far import OutOfMemory, out_of_memory_named
+
+    if isinstance(error, OutOfMemory):  # named already, where it was raised
+        return error
+    try:
+        with out_of_memory_named(row, LOWER_FOR_MEMORY):
+            raise error
+    except OutOfMemory as named:
+        return named
+    except BaseException:  # noqa: BLE001 - not out of memory: the caller's to handle
+        return None
+
+
+class _WrittenWhole:
+    """The cases the main process has written under split=windows, for the line that stops every process
+    (``ranks_stop_together``): each case's writing holds the lock that line is said under, so the line names
+    each case whose files are whole, and no write starts after it (the process is ending)."""
+
+    def __init__(self, output: Path, rank: int):
+        self.output, self.rank, self.cases, self.said = output, rank, [], False
+        self.lock = threading.Lock()  # stopping_together's, once entered
+
+    @contextlib.contextmanager
+    def writing(self, job):
+        with self.lock:
+            if not self.said:
+                yield
+                self.cases.append(job[0].id)
+                return
+        threading.Event().wait()  # the line is said and this process about to end: no file begun
+
+    @contextlib.contextmanager
+    def stopping_every_process(self, job):
+        """Around a case's reading and network: this process's out of memory stops every process at once. The
+        pipeline would hand it on after the case before it, and the main process, in this case's reduction, would
+        wait for this one in that case's collective (``stop_every_rank``)."""
+        from .ranks_stop_together import stop_every_rank
+
+        try:
+            yield
+        except Exception as error:
+            if (named := _out_of_memory(error, f"process {self.rank}, case {job[0].id}")) is None:
+                raise
+            stop_every_rank(named)
+            raise named from error
+
+    def in_full(self, message: str) -> str:
+        """The stopping line: ``message`` and the cases written whole (called under ``self.lock``)."""
+        self.said = True
+        if not self.cases:
+            return f"{message} (no case was written)"
+        return (f"{message} (written whole: {', '.join(self.cases)} in {self.output}; no file is half-written, and "
+                f"the same command with --continue predicts the others)")
 
 
 def _raise_any_refusal(refusal: Exception | None, rank: int) -> None:

@@ -17,7 +17,10 @@ print), leaves it for the launcher's report, and ends its process with status 1 
 collective it is blocked in has no other way out); the main process ends once they have read the line (outside
 torch elastic the store is its own). The rank that raised waits for its own watcher to end it, and so does a
 rank whose collective a rank ended first broke (gloo's "Connection closed by peer", no traceback).
-In one process, or without a process group, nothing changes: the error is raised as it was.
+In one process, or without a process group, nothing changes: the error is raised as it was. ``predict --split
+windows`` uses it too: there a process's out of memory arises in a pipeline's stage that would hand it on only after
+the case before it, and so after a collective the others are not in; ``stop_every_rank`` publishes it from the
+stage itself (ninety-sixth session).
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
         ...  # measure; ``with writing:`` around what the line names (a results file), so it is written whole
@@ -45,6 +48,8 @@ SAID_WAIT_S = 10.0
 MESSAGE, SAID, FIRST, LEFT = "message", "said", "first", "left"
 # Each use its own keys in the store, which outlives it: the same on every rank, all entering in one order.
 _USES = itertools.count()
+#: The watchers of the ``stopping_together`` this process is inside, innermost last (``stop_every_rank``).
+_INSIDE: list[_Watcher] = []
 
 
 @contextlib.contextmanager
@@ -57,20 +62,36 @@ def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable
         return
     watcher = _Watcher(f"accelerated_seg/stopping_together/{next(_USES)}/", in_full)
     watcher.start()
+    _INSIDE.append(watcher)
     try:
         yield watcher.writing
     except errors as error:
-        if (store := _store(watcher.prefix)) is not None:
-            if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
-                store.set(MESSAGE, str(error))
-            watcher.wait_for_the_end()
+        _publish(watcher, error)
         raise  # no process group, or its watcher could not end it (the store gone): said by the caller
     except BaseException:
         if watcher.seen.is_set() or _published(_store(watcher.prefix)):  # a collective broken by a rank ended first
             watcher.wait_for_the_end()
         raise
     finally:
+        _INSIDE.remove(watcher)
         watcher.done.set()
+
+
+def stop_every_rank(error: BaseException) -> None:
+    """Inside ``stopping_together``, on any thread: end every rank with ``error``'s line now, as the error raised
+    in its body would. For an error the body would see only after a collective of the others' (a pipeline hands
+    on the next case's failure after the case before it: predict's split by windows). Returns where it cannot
+    (one process, no process group, the store gone): the caller raises ``error``."""
+    if _INSIDE and launched_processes() > 1:
+        _publish(_INSIDE[-1], error)
+
+
+def _publish(watcher: _Watcher, error: BaseException) -> None:
+    """Publish ``error`` for every rank's watcher, and wait for this one's to end the process."""
+    if (store := _store(watcher.prefix)) is not None:
+        if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
+            store.set(MESSAGE, str(error))
+        watcher.wait_for_the_end()
 
 
 def _store(prefix: str):

@@ -19,6 +19,13 @@ import pytest
 _GRACE_S = 45
 
 
+def said_alone(proc: subprocess.CompletedProcess) -> list[str]:
+    """The ``error: ...`` lines of a launch's stderr, once no rank's traceback (``[rank0]: ...``) is under them:
+    one rank's error that stops every rank (ranks_stop_together.py) is said in one line."""
+    assert "[rank0]" not in proc.stderr and "[rank1]" not in proc.stderr, proc.stderr[-3000:]
+    return [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+
+
 def run_bounded(cmd: list[str], *, timeout: float, **popen_kwargs) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)``, but on a timeout
     everything the command started is stopped, and the test fails with the tail of its output.

@@ -24,7 +24,7 @@ from accelerated_seg.config import ConfigError
 from accelerated_seg.flops import training_flops_per_sample
 from accelerated_seg.scaling import ring_allreduce_seconds, weak_scaling_projection
 
-from processes import run_bounded  # tests/ is on sys.path (rootdir-style test imports)
+from processes import run_bounded, said_alone  # tests/ is on sys.path (rootdir-style test imports)
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"channels": [4, 8], "strides": [2], "num_res_units": 0}
@@ -867,12 +867,10 @@ def test_a_configuration_out_of_memory_on_one_rank_stops_every_rank_in_the_main_
            "--lever", "none", "channels_last", "--output", str(out)]
     proc = run_bounded(cmd, env=env, timeout=150)
     assert proc.returncode != 0 and not out.exists()
-    said = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
-    assert said == [f"error: --model unet --patch 16x16x16 --batch 2 --precision fp32 --lever channels_last ran out "
-                    f"of memory (CUDA out of memory. Tried to allocate 2.00 GiB.): lower --batch or --patch, or free "
-                    f"what another process holds there (the configurations measured before it are in {partial}, "
-                    f"marked incomplete)"], proc.stderr[-3000:]
-    assert "[rank0]" not in proc.stderr and "[rank1]" not in proc.stderr  # no rank's traceback under the line
+    assert said_alone(proc) == [
+        f"error: --model unet --patch 16x16x16 --batch 2 --precision fp32 --lever channels_last ran out of memory "
+        f"(CUDA out of memory. Tried to allocate 2.00 GiB.): lower --batch or --patch, or free what another process "
+        f"holds there (the configurations measured before it are in {partial}, marked incomplete)"], proc.stderr[-3000:]
     assert [run["lever"] for run in json.loads(partial.read_text())["runs"]] == ["none"]
 
 

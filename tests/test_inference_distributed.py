@@ -25,7 +25,7 @@ from accelerated_seg.inference_distributed import (
 from accelerated_seg.inference_files import InputCase
 from accelerated_seg.models import build_from_spec, model_spec
 
-from processes import run_bounded  # tests/ is on sys.path (rootdir-style test imports)
+from processes import run_bounded, said_alone  # tests/ is on sys.path (rootdir-style test imports)
 from test_distributed import ROOT, _free_port
 
 WORKER = Path(__file__).with_name("infer_worker.py")
@@ -198,6 +198,24 @@ def test_a_label_map_the_main_process_cannot_write_stops_every_process_by_window
     assert proc.stderr.startswith("error: [Errno 28] No space left on device\n"), proc.stderr[-3000:]
     assert "Connection closed" not in proc.stderr and "[rank1]" not in proc.stderr, proc.stderr[-3000:]
     assert "traceback : error: [Errno 28] No space left on device" in proc.stderr  # launcher_report.py
+
+
+@pytest.mark.distributed
+def test_one_processs_out_of_memory_by_windows_stops_every_process_naming_the_cases_written(data, tmp_path):
+    """Process 1 ran out of memory in its share of the second case's windows, and the main process waited for it
+    in that case's reduction until the process group's timeout (30 minutes; until the ninety-sixth session). Now
+    every process stops at once, the main process saying the case, what to lower and the case written whole."""
+    proc = predict_two_scans(data, tmp_path, "one_rank_out_of_memory_predict.py", "--split", "windows")
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = tmp_path / "out"
+    assert said_alone(proc) == [
+        f"error: process 1, case small_1 ran out of memory (CUDA out of memory. Tried to allocate 2.00 GiB.): lower "
+        f"--sw-batch-size, or give --aggregate-on-cpu (the GPU's) or --sequential (the host's), or free what another "
+        f"process holds there (written whole: small_0 in {out}; no file is half-written, and the same command with "
+        f"--continue predicts the others)"], proc.stderr[-3000:]
+    # no temporary left; the folder's lock file stays, as after any killed predict (its flock gone with it)
+    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    read(out / "small_0.nii.gz")
 
 
 @pytest.mark.distributed
