@@ -80,7 +80,7 @@ from .resume_config_changes import (FIT_SETTINGS_FILE, another_length_note, chan
                                     check_resume_length, check_resume_settings, fit_settings_changed,
                                     refuse_a_train_checkpoint_in_fit, resumes_of_the_course, saved_fit_settings,
                                     saved_max_steps)
-from .resume_network_and_data import check_resume_data, check_resume_model_settings
+from .resume_network_and_data import check_resume_data, check_resume_layout, check_resume_model_settings
 from .run_folder import (FIT_OUTPUTS, TRAIN_OUTPUTS, check_folder_path, check_reads_survive, earlier_run, paths_read,
                          resume_or_replace)
 from .run_folder_ranks import (check_the_ranks_agree_on_the_start, choose_the_best_anew_where_its_export_is_gone,
@@ -268,6 +268,7 @@ def fit(model: torch.nn.Module, loader: torch.utils.data.DataLoader, criterion: 
         if resume_from is not None:  # before the preparation and the load, which refused it by its tensors' names
             with gone_if_rotated_away(resume_from, FIT_NAMES):
                 refuse_a_train_checkpoint_in_fit(resume_from)
+                check_resume_layout(resume_from, accelerator, FIT_NAMES)  # files this launch cannot load
         check_the_ranks_agree_on_the_start(accelerator, resume_from, replace, FIT_NAMES.folder)
         compiling = checked_settings(accelerator, CompileConfig(enabled=compile), FIT_NAMES)
         aliases = shared_tensor_names(model)  # while it is plain (export_model)
@@ -690,11 +691,15 @@ def _accelerator_holding_the_run_folder(cfg: Config, out: Path, built, run_scope
 
 def _where_the_run_starts(cfg: Config, accelerator: Accelerator, out: Path, data: list[Path],
                           names: Names) -> tuple[Path | None, bool]:
-    """Decide whether the run resumes a checkpoint (refusing one its settings do not match) or replaces a run."""
+    """Decide whether the run resumes a checkpoint (refusing one its settings do not match, or whose files
+    this launch cannot load) or replaces a run."""
     resume_from, replace = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, names=names,
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
     if resume_from is not None:  # before the data work; resume_the_loop checks them again
         with gone_if_rotated_away(resume_from, names):  # a checkpoint of another run that trains on
+            # files this launch cannot load (another strategy, ZeRO stage, world size, DeepSpeed's bf16):
+            # refused after the preprocessing and accelerate's prepare until the ninety-sixth session
+            check_resume_layout(resume_from, accelerator, names)
             check_resume_settings(resume_from, dump_config(cfg), names)
             check_resume_length(resume_from, cfg.train.max_steps)
             check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)

@@ -316,11 +316,13 @@ def test_fits_ranks_that_see_the_checkpoint_dir_differently_are_told_of_fits_che
     assert "train." not in str(refused.value)
 
 
-def test_a_fit_resume_under_another_layout_or_at_its_end_speaks_fits_words(tmp_path, capsys):
+def test_a_fit_resume_under_another_layout_or_at_its_end_speaks_fits_words(tmp_path, capsys, monkeypatch):
     """A checkpoint this launch cannot read sent fit to `--train.init_from=<folder>` after an export that cannot
     build fit's network, and a resume at its step said `which is train.max_steps already` (until the
-    ninety-first session)."""
+    ninety-first session); it is refused before accelerate's prepare."""
     import json
+
+    import accelerate
 
     fit(*_pieces(), max_steps=2, checkpoint_dir=tmp_path / "run", progress_bar=False)
     capsys.readouterr()
@@ -332,6 +334,11 @@ def test_a_fit_resume_under_another_layout_or_at_its_end_speaks_fits_words(tmp_p
     # As if written under ZeRO-3: DeepSpeed's partitioned files cannot load into this launch.
     layout.write_text(json.dumps({**json.loads(layout.read_text()), "format": "deepspeed", "zero_stage": 3,
                                   "strategy": "DeepSpeed"}))
+
+    def too_late(*args, **kwargs):
+        raise AssertionError("accelerate's prepare ran before the refusal")  # until the ninety-sixth session
+
+    monkeypatch.setattr(accelerate.Accelerator, "prepare", too_late)
     with pytest.raises(ConfigError, match=r"cannot resume .*format deepspeed -> full.* start a new run from its "
                                           r"weights: resume it under the launch that wrote it with max_steps at its "
                                           r"step, .* load that model.safetensors into your network "

@@ -1482,7 +1482,13 @@ GATHER = "stage3_gather_16bit_weights_on_model_save"
 GATHER_BEFORE = "stage3_gather_fp16_weights_on_model_save"
 
 
-def test_resume_under_another_strategy_is_refused_before_training(tiny_config, tmp_path):
+def test_resume_under_another_strategy_is_refused_before_training(tiny_config, tmp_path, monkeypatch):
+    """Refused before the cases are read and accelerate's prepare: after both, until the ninety-sixth
+    session (a bf16 resume of an fp32 ZeRO-3 checkpoint, tests/test_deepspeed_cpu.py)."""
+    import accelerate
+
+    import accelerated_seg.train as train_module
+
     out = tmp_path / "run"
     train(tiny_config(out, train__max_steps=2, train__val_every=0))
     layout = out / "checkpoints" / "step_2" / "strategy.json"
@@ -1490,6 +1496,12 @@ def test_resume_under_another_strategy_is_refused_before_training(tiny_config, t
     assert saved["format"] == "full" and saved["num_processes"] == 1
     # As if written under ZeRO-3: DeepSpeed's partitioned files cannot load into this launch.
     layout.write_text(json.dumps({**saved, "format": "deepspeed", "zero_stage": 3, "strategy": "DeepSpeed"}))
+
+    def too_late(*args, **kwargs):
+        raise AssertionError("the cases were read, or the model prepared, before the refusal")
+
+    monkeypatch.setattr(train_module, "checked_data", too_late)
+    monkeypatch.setattr(accelerate.Accelerator, "prepare", too_late)
     with pytest.raises(ConfigError, match=r"cannot resume .*format deepspeed -> full.*accelerated-seg export "
                                           r".*step_2 --output <folder>, then --train.init_from=<folder>"):
         train(tiny_config(out, train__max_steps=4, train__val_every=0, train__resume="latest"))
