@@ -42,6 +42,13 @@ def _with_transformers(monkeypatch):
     monkeypatch.delenv("ACCELERATED_SEG_TESTS_WITHOUT_TRANSFORMERS", raising=False)
 
 
+# The environment's interpreter where its folder is a link (checkouts sharing one environment through a
+# linked .venv): ZeRO offload's Adam is compiled on its first use (deepspeed's cpu_adam op, 100-250 s on
+# 2 busy cores) into ~/.cache/torch_extensions, under a build file that names the headers by the path the
+# interpreter was started from, so a launch from another checkout's link built it all over again.
+_PYTHON = Path(sys.executable).parent.resolve() / Path(sys.executable).name
+
+
 def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     """``profile``: a shipped profile's name, or the path of one of the user's own."""
     with socket.socket() as s:
@@ -51,7 +58,7 @@ def _launch(profile: str, *args: str, env_extra: dict | None = None) -> subproce
     env.update(env_extra or {})
     env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'tests'}{os.pathsep}{env.get('PYTHONPATH', '')}"
     config_file = profile if Path(profile).is_file() else ROOT / "configs" / "accelerate" / f"{profile}.yaml"
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file", str(config_file),
+    cmd = [str(_PYTHON), "-m", "accelerate.commands.launch", "--config_file", str(config_file),
            "--num_processes", "1", "--main_process_port", str(port), *args]
     return run_bounded(cmd, cwd=ROOT, env=env, timeout=480)
 
@@ -270,7 +277,9 @@ def test_a_zero3_checkpoint_resumes_under_offload_and_refuses_another_precision(
     """Resumed under deepspeed_zero3_offload.yaml, a ZeRO-3 checkpoint said "resumed from", then every
     rank failed at the first step with KeyError 'bias_correction' (DeepSpeedCPUAdam stepping AdamW's
     saved groups); resumed in bf16, an fp32 one failed in load_state with FileNotFoundError (DeepSpeed
-    names bf16's optimizer files otherwise). Seventy-second session's probe."""
+    names bf16's optimizer files otherwise). Seventy-second session's probe. The bf16 resume is refused
+    before the data work since the ninety-sixth session. Where no launch of this environment has, the
+    offloaded resume compiles DeepSpeed's CPU Adam first (_PYTHON): most of this test's time then."""
     out, train_py = tmp_path / "run", str(ROOT / "examples" / "train.py")
 
     def launch(profile, precision, steps, *extra):
@@ -282,6 +291,7 @@ def test_a_zero3_checkpoint_resumes_under_offload_and_refuses_another_precision(
     refused = launch("deepspeed_zero3", "bf16", 4, "--train.resume=latest")
     assert refused.returncode != 0 and "bf16 False -> True" in refused.stdout + refused.stderr, refused.stderr[-3000:]
     assert "FileNotFoundError" not in refused.stderr
+    assert "preprocessed cache" not in refused.stdout  # refused before the data work (since the ninety-sixth session)
     proc = launch("deepspeed_zero3_offload", "no", 4, "--train.resume=latest")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "resumed from" in proc.stdout and json.loads((out / "summary.json").read_text())["step"] == 4
