@@ -421,6 +421,36 @@ def test_a_worker_failing_to_start_beside_its_rank_still_says_why(tmp_path):
     assert "exited unexpectedly" in stderr
 
 
+WORKER_REPORTING_ITS_MODULES = """
+import sys
+
+from torch.utils.data import DataLoader, Dataset
+
+from accelerated_seg.data import workers
+
+
+class Modules(Dataset):
+    def __len__(self):
+        return 1
+
+    def __getitem__(self, index):  # what the fork server had imported, as the worker is forked from it
+        return ",".join(name for name in ("scipy.signal", "transformers") if name in sys.modules)
+
+
+if __name__ == "__main__":
+    loader = DataLoader(Modules(), num_workers=1, multiprocessing_context=workers.worker_start_method(1))
+    print("imported:", *next(iter(loader)))
+"""
+
+
+def test_the_fork_server_imports_monai_without_what_the_package_keeps_from_it(tmp_path):
+    """The server imported MONAI before the package (``WORKER_PRELOAD``), so monai_imports.py did not keep
+    scipy.signal (or transformers, where installed) from MONAI's modules: every rank's server spent the
+    seconds of CPU on them that each rank was spared (until the ninety-sixth session)."""
+    returncode, stdout, stderr = _run_script(tmp_path, WORKER_REPORTING_ITS_MODULES, timeout=120)
+    assert returncode == 0 and stdout.splitlines() == ["imported: "], (stdout, stderr[-3000:])
+
+
 def test_a_worker_tells_that_its_rank_has_gone_from_the_pipe_its_work_came_through(monkeypatch):
     from accelerated_seg.data import fork_server
 

@@ -37,8 +37,10 @@ PREEMPTION_SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
 # torch and MONAI again (MONAI imports all its submodules: seconds of CPU per process): the modules
 # a worker needs to unpickle and run a PatchDataset. Then fork_server, which makes a worker whose rank
 # stopped while starting it end without a traceback, and all but the rank's loader workers hear the stop signals.
+# The package first: its monai_imports keeps scipy.signal (and transformers, where installed) from MONAI's modules
+# in the server too, whose import of MONAI before it had spent those seconds (until the ninety-sixth session).
 FORK_SERVER_MODULE = "accelerated_seg.data.fork_server"
-WORKER_PRELOAD = ["torch", "monai.transforms", "accelerated_seg.data.loader", FORK_SERVER_MODULE]
+WORKER_PRELOAD = ["accelerated_seg", "torch", "monai.transforms", "accelerated_seg.data.loader", FORK_SERVER_MODULE]
 
 
 def worker_start_method(num_workers: int):
