@@ -697,12 +697,12 @@ def _where_the_run_starts(cfg: Config, accelerator: Accelerator, out: Path, data
                                              reads=paths_read(cfg.train.init_from, data, cache_root(cfg.data)))
     if resume_from is not None:  # before the data work; resume_the_loop checks them again
         with gone_if_rotated_away(resume_from, names):  # a checkpoint of another run that trains on
+            check_resume_settings(resume_from, dump_config(cfg), names)  # first: it says a fit's checkpoint so
+            check_resume_length(resume_from, cfg.train.max_steps)
+            check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
             # files this launch cannot load (another strategy, ZeRO stage, world size, DeepSpeed's bf16):
             # refused after the preprocessing and accelerate's prepare until the ninety-sixth session
             check_resume_layout(resume_from, accelerator, names)
-            check_resume_settings(resume_from, dump_config(cfg), names)
-            check_resume_length(resume_from, cfg.train.max_steps)
-            check_resume_model_settings(resume_from, cfg.model.name, cfg.data.patch_size, cfg.model.args, names)
         if cfg.train.init_from:
             # The command that started a fine-tuning run, repeated with --resume latest (what every
             # message says after a stop, and what a requeued SLURM job runs), was refused until the
