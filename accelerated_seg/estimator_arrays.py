@@ -1,0 +1,85 @@
+"""``predict``'s array input: an array (or tensor) checked as the model's (C, X, Y, Z) channels, its affine
+checked as a voxel-to-mm matrix, and the warning for an array given without one to a model trained at another
+spacing. Each refusal names the array and what to give instead."""
+from __future__ import annotations
+
+import numpy as np
+
+from .config import ConfigError
+from .data.errors import DataError
+from .data.io import affine_problem
+
+
+def _checked_channels(x, in_channels: int) -> np.ndarray:
+    """An array input to ``predict`` as float32 (C, X, Y, Z), or a DataError that names the array."""
+    if hasattr(x, "detach"):  # a torch tensor, possibly on a GPU or requiring grad
+        x = x.detach().cpu().numpy()
+    try:
+        array = np.asarray(x)
+    except ValueError:  # numpy's "inhomogeneous shape" traceback, for a list of arrays of other shapes
+        shapes = ", ".join(str(np.shape(item)) for item in x) if isinstance(x, (list, tuple)) else "?"
+        raise DataError(f"predict: a list of arrays of different shapes ({shapes}); give one array per channel, "
+                        f"all of the scan's shape, or one (C, X, Y, Z) array") from None
+    if array.ndim == 0 or (array.dtype == object and not isinstance(x, np.ndarray)):
+        # None, a number, bytes, or a list mixing paths, images and arrays: "an array of shape ()" before
+        raise DataError(f"predict: x is {type(x).__name__} {_shown(x)}; give the scan as a path (a list of paths "
+                        f"for several channels), a nibabel image (a list of them) or an array (X, Y, Z) or "
+                        f"(C, X, Y, Z)")
+    if array.ndim not in (3, 4):
+        # (B, C, X, Y, Z): a batch of a MONAI loader's or a network's input, as a notebook has it at hand
+        batch = f" (a batch of {array.shape[0]}: give one case, x[0], per call)" if array.ndim == 5 else ""
+        raise DataError(f"predict: an array of shape {array.shape}; give (X, Y, Z), or (C, X, Y, Z) with the model's "
+                        f"{in_channels} channel(s) first{batch}")
+    if 0 in array.shape:  # else MONAI's reorientation fails on it, as a traceback
+        raise DataError(f"predict: an array of shape {array.shape} holds no voxels; give the whole volume")
+    if array.ndim == 4 and array.shape[0] != in_channels and array.shape[-1] == in_channels:
+        # (X, Y, Z, C): what get_fdata() gives of a 4D NIfTI file (an (X, Y, Z, 1) volume, an MSD case's
+        # channels), which predict takes from its path; the array was refused before the sixty-seventh session
+        array = np.moveaxis(array, -1, 0)
+    channels = array[None] if array.ndim == 3 else array
+    if len(channels) != in_channels:
+        raise DataError(f"predict: the array's shape {array.shape} gives {len(channels)} channel(s) (the first axis "
+                        f"of a 4D array), but the model expects {in_channels}")
+    real = np.issubdtype(channels.dtype, np.number) or channels.dtype == bool
+    if not real or np.issubdtype(channels.dtype, np.complexfloating):
+        raise DataError(f"predict: the array holds {channels.dtype} values; give real numbers")
+    channels = channels.astype(np.float32)
+    if not np.isfinite(channels).all():
+        bad = int(np.count_nonzero(~np.isfinite(channels)))
+        raise DataError(f"predict: the array holds {bad} non-finite value(s) (NaN or Inf); replace them (e.g. with "
+                        f"the background intensity) first")
+    return channels
+
+
+def _shown(x) -> str:
+    """``x``'s repr, cut to a line."""
+    shown = repr(x)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
+
+
+def _array_grid_warning(affine, config: dict) -> str | None:
+    """A warning for an array given without its affine to a model trained at another spacing than 1 mm.
+
+    The array is read as 1 mm voxels (RAS) and resampled to the model's spacing: a nobrainer user's
+    ``get_fdata()`` of a 1.5 mm scan, given so, was segmented as a 1.5x larger head, its Dice 0.61
+    against 0.89 from the path, without a word (eighty-fifth session's probe)."""
+    from .data.preprocess_settings import preprocess_settings
+
+    spacing = preprocess_settings(config).spacing  # an older export's top-level spacing too
+    if affine is not None or not spacing or all(abs(size - 1.0) < 1e-6 for size in spacing):
+        return None
+    trained = " x ".join(f"{size:g}" for size in spacing)
+    return (f"predict: the array has no affine, so its voxels are read as 1 mm (RAS), and the model was trained "
+            f"at {trained} mm: it is resampled as a 1 mm scan would be. Give its own with affine= "
+            f"(nib.load(path).affine), or predict the nibabel image or the path itself")
+
+
+def _checked_affine(affine) -> np.ndarray:
+    """``predict``'s affine as a 4x4 float matrix (1 mm RAS when None), or a ConfigError."""
+    if affine is None:
+        return np.eye(4)
+    matrix = np.asarray(affine, dtype=float)
+    if affine_problem(matrix) is not None:
+        raise ConfigError(f"predict: affine must be a finite 4x4 voxel-to-mm matrix whose 3x3 part is invertible "
+                          f"(voxel sizes and directions), got {matrix.tolist() if matrix.size <= 16 else matrix.shape}")
+    return matrix
