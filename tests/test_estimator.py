@@ -934,13 +934,14 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     # The path a notebook user with 2 GPUs takes, on 2 CPU processes: accelerate's notebook_launcher
     # starts them and every one joins DDP (gloo, as ACCELERATE_USE_CPU makes accelerate launch do).
     import accelerated_seg.estimator as estimator
+    import accelerated_seg.estimator_launch as estimator_launch
 
     monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
     monkeypatch.setattr(estimator, "_gpus_to_launch", lambda: 2)
     train_pairs, val_pairs = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)
-    handlers = {signum: signal.getsignal(signum) for signum in estimator.ELASTIC_SIGNALS}
+    handlers = {signum: signal.getsignal(signum) for signum in estimator_launch.ELASTIC_SIGNALS}
     model = Segmentation("unet", model_args={"channels": [4, 8, 16], "strides": [2, 2], "num_res_units": 1},
                          multi_gpu=True, output_dir=str(tmp_path / "run"), trackers="none", progress_bar=False,
                          val_every=2, save_every=0, precision="bf16").fit(data, steps=2)

@@ -1,0 +1,137 @@
+"""How the estimator's fit runs: in this process or in the processes notebook_launcher starts (the GPUs to
+launch, the precision agreed with ``accelerate launch``, this process's signal handlers kept across the launch),
+and the checks made before anything is launched in the estimator's words: the network on its blocks, an epoch
+holding a batch, and epochs cut to optimizer steps as training cuts them."""
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import signal
+import threading
+from typing import TYPE_CHECKING
+
+from .config import Config, ConfigError
+from .data.loader import patches_per_epoch
+from .data.manifest import Manifest
+from .launch_env import launched_processes
+from .model_folders import ESTIMATOR_NAMES, Names
+from .models import model_spec
+from .strategy import MIXED_PRECISION
+
+if TYPE_CHECKING:
+    from .estimator import Dataset
+
+
+def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
+    from .train import train
+
+    train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
+
+
+def _launch_precision(precision: str | None) -> str:
+    """accelerate's mixed_precision for this fit: ``precision``'s, or the launch's when it is None.
+
+    ``accelerate launch`` hands its setting over as ACCELERATE_MIXED_PRECISION; a precision given to
+    the estimator that contradicts it is an error, as two settings of one thing.
+    """
+    launched = os.environ.get("ACCELERATE_MIXED_PRECISION")
+    if precision is None:
+        return launched or "no"
+    if launched is not None and launched != MIXED_PRECISION[precision]:
+        raise ConfigError(f"fit: Segmentation(precision={precision!r}), but the launch asks for mixed_precision "
+                          f"{launched!r} (ACCELERATE_MIXED_PRECISION): give it once, either by leaving "
+                          f"precision out or by launching with --mixed_precision {MIXED_PRECISION[precision]}")
+    return MIXED_PRECISION[precision]
+
+
+# What torch elastic's process context, under notebook_launcher, takes over in the launching process.
+ELASTIC_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT")
+                        if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _signal_handlers_kept():
+    """Put this process's handlers of ``ELASTIC_SIGNALS`` back after a launch.
+
+    torch elastic's ``PContext.start`` (notebook_launcher starts its processes through it) sets them
+    to a handler that raises its ``SignalException`` and never restores them. In a notebook, the
+    kernel that ran a multi-GPU fit then met a later interrupt with a torch traceback instead of a
+    KeyboardInterrupt, and a later one-process fit in it could not say, on Ctrl-C, which checkpoint
+    a resume continues from. Signal handlers belong to the main thread; elsewhere nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.getsignal(signum) for signum in ELASTIC_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            if handler is not None:  # None: set outside Python, which cannot be put back from here
+                signal.signal(signum, handler)
+
+
+def _gpus_to_launch() -> int:
+    """GPUs for notebook_launcher: all visible ones, unless processes were launched already."""
+    import torch
+
+    if launched_processes() > 1:
+        return 1  # accelerate launch started us: train in this process, with the others
+    return torch.cuda.device_count() if torch.cuda.device_count() > 1 else 1
+
+
+def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes: int, where: str = "fit",
+                                       names: Names = ESTIMATOR_NAMES) -> None:
+    """Training's check of the network on its patches (``models.check_trainable``, a meta-device pass),
+    here before anything is written or launched and in the words of ``where``, the method called, and of its
+    ``names``: a block_shape too small for the network was refused as "data.patch_size" and "model.args", after the
+    strategy lines, and left an empty parent of output_dir behind (sixty-ninth session); Dataset.fit, whose network
+    is its config's model.args, was said to be fit and told of the estimator's model_args (until the ninety-third).
+    The checks name the settings as ``names`` does: the command line's words were rewritten here until then."""
+    from .models import check_trainable
+
+    plan = _batch_plan(cfg, processes)
+    manifest = dataset.manifest
+    try:
+        spec = model_spec(cfg.model.name, manifest.num_channels, manifest.num_outputs, cfg.data.patch_size,
+                          cfg.model.args, names)
+        # the arguments MONAI's constructor refuses as the caller names them: model_args['channels'] to fit, the
+        # config's model.args.channels to Dataset.fit
+        check_trainable(spec, cfg.data.patch_size, plan.per_device * (processes if cfg.train.sync_batchnorm else 1),
+                        names=names)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error}") from None
+
+
+def _batch_plan(cfg: Config, processes: int):
+    """The batch plan training will resolve for ``cfg`` over ``processes`` (``schedule.resolve_batch``)."""
+    from .schedule import resolve_batch
+
+    return resolve_batch(cfg.train.batch_size, cfg.train.global_batch_size, cfg.train.grad_accum_steps, processes,
+                         cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
+
+
+def _check_an_epoch_holds_a_batch(dataset: Dataset, cfg: Config, processes: int) -> None:
+    """Before any process is launched, in this API's words: train refused it in the config's
+    ("raise data.samples_per_volume"), after notebook_launcher had started its processes."""
+    plan, cases = _batch_plan(cfg, processes), len(dataset.manifest.training)
+    patches = patches_per_epoch(cases, cfg.data.samples_per_volume)
+    if patches < plan.per_device * plan.num_processes:
+        raise ConfigError(f"fit: the Dataset's {cases} training case(s) x samples_per_volume "
+                          f"{cfg.data.samples_per_volume} make {patches} patches an epoch, fewer than one batch of "
+                          f"{plan.per_device} on each of {plan.num_processes} process(es): lower Dataset.batch(n) "
+                          f"(or batch_size=), or give Dataset.from_files a larger samples_per_volume")
+
+
+def _steps_for_epochs(epochs: int, dataset: Dataset, cfg: Config, processes: int) -> int:
+    """Optimizer steps in ``epochs`` passes over the training patches, each cut as training cuts it
+    (``training_data.epoch_cut``). Where an epoch is shorter than one step, whose windows then run across
+    epochs, the steps nearest the epochs' samples: one step an epoch trained 3 epochs as 4, 10 as
+    13.3 (6 patches at a global batch of 8; the eighty-sixth session's review)."""
+    from .training_data import epoch_cut
+
+    plan = _batch_plan(cfg, processes)
+    patches = patches_per_epoch(len(dataset.manifest.training), cfg.data.samples_per_volume)
+    cut = epoch_cut(patches, plan)
+    return max(1, math.floor(epochs * (patches // cut * cut) / plan.global_batch + 0.5))  # halves up, not to even
