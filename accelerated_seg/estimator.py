@@ -38,7 +38,6 @@ from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig
 from .checkpoint_files import resolve_resume
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
-from .data.fingerprint import files_fingerprint
 from .data.formats.pairs import malformed_entry
 from .data.labels import IGNORE_NAME, as_class_indices, labels_declaration
 from .data.loader import patch_dataset, patches_per_epoch, train_loader
@@ -51,11 +50,12 @@ from .estimator_fine_tuning import _check_fine_tuning, _named_as_its_start
 from .estimator_launch import (_check_an_epoch_holds_a_batch, _check_the_network_fits_the_blocks,
                                _fit_in_launched_process, _gpus_to_launch, _launch_precision, _signal_handlers_kept,
                                _steps_for_epochs)
+from .estimator_saved_model import EXPORT_FILES, _export_fingerprint, _refuse_a_model_file_name, _saved_design
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
 from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, Names, complete_checkpoints, estimator_fp32
-from .models import SET_BY_THE_RUN, arg_names, check_arg_names
+from .models import arg_names, check_arg_names
 from .own_warnings import AcceleratedSegWarning
 from .regions import Regions
 from .run_folder import TRAIN_RUN_MARKER, paths_read, resume_or_replace
@@ -1049,49 +1049,6 @@ class Segmentation:
         self._model_files = _export_fingerprint(self.model_dir) if directory is not None else None
 
 
-# Names of one file of weights (Keras' model.save("model.h5"), torch.save's .pt), which save does not write
-_MODEL_FILE_SUFFIXES = (".safetensors", ".pt", ".pth", ".ckpt", ".bin", ".h5", ".keras", ".onnx", ".json")
-
-
-def _refuse_a_model_file_name(directory: Path) -> None:
-    """save("model.safetensors") made a folder of that name, where Keras and torch users expect one file:
-    a folder that other tools then fail to open as the file it seems (until the ninety-third session). One that
-    is a folder already (an earlier save's) is saved into."""
-    if directory.suffix.lower() in _MODEL_FILE_SUFFIXES and not directory.is_dir():
-        raise ConfigError(f"save: {directory} names a {directory.suffix} file, but a model is saved as a folder "
-                          f"(config.json and model.safetensors, which Segmentation.load reads): give a folder path, "
-                          f"e.g. {directory.with_suffix('')}")
-
-
-def _saved_design(config: dict, config_path: Path) -> tuple[str, dict]:
-    """The network's name and design (its args but what the dataset decides: channels, classes, UNETR's
-    img_size, left to fit so that fit(..., init_from=None) can build the same design for another dataset),
-    checked as the file's: a hand edit naming no registry network or an argument MONAI's class lacks was
-    refused as the constructor's ("Segmentation: model 'unett' is not known"), naming no file, until the
-    ninety-third session."""
-    name = config["model"]["name"]
-    design = {key: value for key, value in config["model"]["args"].items() if key not in SET_BY_THE_RUN}
-    try:
-        check_network_name(name, "model.name")
-        check_arg_names(name, design)
-    except ConfigError as error:
-        raise DataError(f"Segmentation.load: {config_path}: {error}; copy the export's config.json again from the "
-                        f"run folder that wrote it") from None
-    return name, design
-
-
-def _export_fingerprint(directory: Path) -> str | None:
-    """What identifies an export's files without reading them (path, size, modification time, inode:
-    a fit or a save writes new files and renames them into place); None where one is missing. Not
-    the status-change time, which a chmod or a backup's hard link moves (a review)."""
-    try:
-        return files_fingerprint((directory / name for name in EXPORT_FILES), status_change=False)
-    except OSError:
-        return None
-
-
-#: An export's files (save copies both before it renames either into place).
-EXPORT_FILES = ("model.safetensors", "config.json")
 #: Marks the folders Segmentation.evaluate owns (and so may delete on its next call).
 _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
