@@ -45,12 +45,12 @@ from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
 from .data.splits import ways_to_validation_cases
 from .data.workers import refuse_unguarded_main, stop_workers_at_exit
-from .estimator_arrays import _array_grid_warning, _checked_affine, _checked_channels
-from .estimator_fine_tuning import _check_fine_tuning, _named_as_its_start
-from .estimator_launch import (_check_an_epoch_holds_a_batch, _check_the_network_fits_the_blocks,
-                               _fit_in_launched_process, _gpus_to_launch, _launch_precision, _signal_handlers_kept,
-                               _steps_for_epochs)
-from .estimator_saved_model import EXPORT_FILES, _export_fingerprint, _refuse_a_model_file_name, _saved_design
+from .estimator_arrays import array_grid_warning, checked_affine, checked_channels
+from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
+from .estimator_launch import (check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
+                              fit_in_launched_process, gpus_to_launch, launch_precision, signal_handlers_kept,
+                              steps_for_epochs)
+from .estimator_saved_model import EXPORT_FILES, export_fingerprint, refuse_a_model_file_name, saved_design
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
@@ -327,13 +327,13 @@ class Dataset:
         cfg = _checked_config(config or self._config(train_settings, "Dataset.fit"), "Dataset.fit",
                               DATASET_FIT_NAMES if config is None else None)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
-        _check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
+        check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
         resumed = None
         if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
             with contextlib.suppress(ConfigError):
                 resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
         # its run's messages name its keywords (resume='latest'), not train's command line (--train.resume=latest)
-        return train(cfg, manifest=_named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
+        return train(cfg, manifest=named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
 
 
 def _checked_config(cfg: Config, where: str, keywords: Names | None = None) -> Config:
@@ -632,7 +632,7 @@ class Segmentation:
         fine_tunes = self.loaded_from is not None and "init_from" not in settings and not settings.get("resume")
         if fine_tunes:
             # as predict refuses a model_dir replaced since: another model saved there was trained on, unsaid
-            if _export_fingerprint(self.loaded_from) != self._loaded_files:
+            if export_fingerprint(self.loaded_from) != self._loaded_files:
                 raise RuntimeError(f"fit: {self.loaded_from} no longer holds the model this Segmentation loaded from "
                                    f"it: it was replaced or removed since; Segmentation.load("
                                    f"{str(self.loaded_from)!r}) to train on what it holds now, or fit(..., "
@@ -640,7 +640,7 @@ class Segmentation:
             settings["init_from"] = str(self.loaded_from)
         cfg = dataset._config(settings, "fit")
         cfg.model = dataclasses.replace(cfg.model, name=self.model_name, args=self.model_args)
-        processes = _gpus_to_launch() if self.multi_gpu else 1
+        processes = gpus_to_launch() if self.multi_gpu else 1
         # max_steps (a TrainConfig field, so accepted here or in the constructor) is steps by its config
         # name. What this call gives wins over the constructor's, as for every other setting.
         lengths = {"epochs": epochs, "steps": steps, "max_steps": train_settings.get("max_steps")}
@@ -657,9 +657,9 @@ class Segmentation:
         # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
         # was accepted by the constructor and then multiplied as a string, Python's TypeError
         cfg = _checked_config(cfg, "fit", ESTIMATOR_NAMES)
-        _check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
+        check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
         if steps is None:
-            steps = _steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
+            steps = steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
         cfg.train = dataclasses.replace(cfg.train, max_steps=steps)
         # Here, before any process is launched, so the refusal names the estimator's settings.
         cfg = check_values(cfg)
@@ -669,10 +669,10 @@ class Segmentation:
                               f"every {counted(cfg.train.val_every, 'step')} (val_every): set val_every=0 to train "
                               f"without validation, or "
                               f"{ways_to_validation_cases(dataset.manifest, 'validation_fraction', 'num_folds')}")
-        _check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
+        check_the_network_fits_the_blocks(cfg, dataset, max(processes, launched_processes()))
         if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
-            _check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
-        mixed_precision = _launch_precision(self.precision)
+            check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
+        mixed_precision = launch_precision(self.precision)
         refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=_EXAMPLE)
         out = Path(cfg.train.output_dir)
         if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
@@ -684,7 +684,7 @@ class Segmentation:
         reads = paths_read(cfg.train.init_from, dataset.manifest.files(), cache_root(cfg.data))
         resume_from, _ = resume_or_replace(out, cfg.train.resume, cfg.train.overwrite, reads=reads,
                                            names=ESTIMATOR_NAMES)
-        manifest = _named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
+        manifest = named_as_its_start(dataset, resume_from, settings.get("init_from", self.loaded_from))
         # What repr says the run started from: a loaded estimator's said its folder after init_from=None or another
         # init_from (an audit of the README). A resume carries on its run's start, known where this one trained it.
         started_from = cfg.train.init_from if resume_from is None else \
@@ -701,8 +701,8 @@ class Segmentation:
             if processes > 1:
                 from accelerate import notebook_launcher
 
-                with _signal_handlers_kept():
-                    notebook_launcher(_fit_in_launched_process, (cfg, manifest), num_processes=processes,
+                with signal_handlers_kept():
+                    notebook_launcher(fit_in_launched_process, (cfg, manifest), num_processes=processes,
                                       mixed_precision=mixed_precision)
                 self.summary = json.loads((Path(cfg.train.output_dir) / "summary.json").read_text())
             else:
@@ -770,9 +770,9 @@ class Segmentation:
                 for image, path in zip(images, inputs):
                     nib.save(image, path)
             else:  # one temporary NIfTI per channel, so an array takes the path's road exactly
-                channels = _checked_channels(x, config["in_channels"])
-                grid = _checked_affine(affine)
-                if warning := _array_grid_warning(affine, config):
+                channels = checked_channels(x, config["in_channels"])
+                grid = checked_affine(affine)
+                if warning := array_grid_warning(affine, config):
                     warnings.warn(warning, AcceleratedSegWarning, stacklevel=2)
                 inputs = [write_nifti(Path(tmp) / f"input_{c:04d}.nii.gz", channel, grid)
                           for c, channel in enumerate(channels)]
@@ -913,7 +913,7 @@ class Segmentation:
         if not os.fspath(directory).strip():  # Path("") is the working directory: the model went there
             raise ConfigError(f"save: an empty path {directory!r}; give the folder to save the model in")
         source, directory = self._require_model("save"), Path(directory)
-        _refuse_a_model_file_name(directory)
+        refuse_a_model_file_name(directory)
         if directory.resolve() == source.resolve():  # already there (e.g. save(model.model_dir))
             return directory
         if blocking := file_in_the_way(directory):  # else errno 17 or 20, naming no remedy
@@ -945,7 +945,7 @@ class Segmentation:
         replace_files_together(directory, {name: source / name for name in EXPORT_FILES})
         if self.loaded_from is not None and directory.resolve() == self.loaded_from.resolve():
             # its own model saved over the one it loaded (fine-tuned, saved in place): the next fit starts from it
-            self._loaded_files = _export_fingerprint(self.loaded_from)
+            self._loaded_files = export_fingerprint(self.loaded_from)
         return directory
 
     @classmethod
@@ -968,7 +968,7 @@ class Segmentation:
             config = read_export_config(directory)
         except (FileNotFoundError, DataError) as error:  # said by load, as its other errors; bare until the 91st
             raise type(error)(f"Segmentation.load: {error}") from None
-        name, design = _saved_design(config, directory / "config.json")
+        name, design = saved_design(config, directory / "config.json")
         # Its two files of one export: said at the first predict, in torch's words, until the 93rd session. The
         # network built here, without weights, is not kept for predict, which builds it again from the export as it
         # is then: 0.12 s (UNet), 0.44 s (SwinUNETR) against one 128^3 window's 3.0 s, 197 s forward on one thread
@@ -1014,7 +1014,7 @@ class Segmentation:
             return f"<Segmentation {self.model_name!r}{design}: not trained yet>"
         if self.model_dir is None:
             predicts = "no model exported yet"
-        elif _export_fingerprint(self.model_dir) != self._model_files:
+        elif export_fingerprint(self.model_dir) != self._model_files:
             # as predict refuses it: a fit stopped after overwrite deleted the run, or another fit into that folder.
             # "predicts with" the deleted model was said until the ninety-sixth session
             predicts = f"its model {self.model_dir} was replaced or removed since: fit again to predict"
@@ -1034,7 +1034,7 @@ class Segmentation:
         # Every predict reads the model from model_dir. Another fit into the same output_dir (another
         # estimator's, or one interrupted after overwrite deleted the run) replaced or removed it, and this
         # estimator predicted with the other model, or failed on a missing file (seventy-eighth session).
-        if _export_fingerprint(self.model_dir) != self._model_files:
+        if export_fingerprint(self.model_dir) != self._model_files:
             how = f"trained in {self.run_dir}" if self.run_dir is not None else "loaded from it"
             raise RuntimeError(f"{method}: {self.model_dir} no longer holds the model this Segmentation {how}: it "
                                f"was replaced or removed since (another fit into that folder, or one stopped after "
@@ -1046,7 +1046,7 @@ class Segmentation:
         """Predict with the export in ``directory`` (None: none) as its files are now; a relative path
         as it names a folder now, not from wherever the working folder is later."""
         self.model_dir = Path(directory).absolute() if directory is not None else None
-        self._model_files = _export_fingerprint(self.model_dir) if directory is not None else None
+        self._model_files = export_fingerprint(self.model_dir) if directory is not None else None
 
 
 #: Marks the folders Segmentation.evaluate owns (and so may delete on its next call).

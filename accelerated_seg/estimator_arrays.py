@@ -10,7 +10,7 @@ from .data.errors import DataError
 from .data.io import affine_problem
 
 
-def _checked_channels(x, in_channels: int) -> np.ndarray:
+def checked_channels(x, in_channels: int) -> np.ndarray:
     """An array input to ``predict`` as float32 (C, X, Y, Z), or a DataError that names the array."""
     if hasattr(x, "detach"):  # a torch tensor, possibly on a GPU or requiring grad
         x = x.detach().cpu().numpy()
@@ -57,7 +57,7 @@ def _shown(x) -> str:
     return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
-def _array_grid_warning(affine, config: dict) -> str | None:
+def array_grid_warning(affine, config: dict) -> str | None:
     """A warning for an array given without its affine to a model trained at another spacing than 1 mm.
 
     The array is read as 1 mm voxels (RAS) and resampled to the model's spacing: a nobrainer user's
@@ -74,7 +74,7 @@ def _array_grid_warning(affine, config: dict) -> str | None:
             f"(nib.load(path).affine), or predict the nibabel image or the path itself")
 
 
-def _checked_affine(affine) -> np.ndarray:
+def checked_affine(affine) -> np.ndarray:
     """``predict``'s affine as a 4x4 float matrix (1 mm RAS when None), or a ConfigError."""
     if affine is None:
         return np.eye(4)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from .estimator import Dataset
 
 
-def _check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
+def check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:
     """Refuse, before anything is written, a dataset the loaded model cannot go on training on, or
     model_args changed since it was loaded.
 
@@ -74,7 +74,7 @@ def _with_args(spec: ModelSpec, keys, name: str | None = None) -> ModelSpec:
                                args={key: value for key, value in spec.args.items() if key in keys})
 
 
-def _named_as_its_start(dataset: Dataset, resumed: Path | None, init_from) -> Manifest:
+def named_as_its_start(dataset: Dataset, resumed: Path | None, init_from) -> Manifest:
     """The Dataset's cases, their classes and channels named as the checkpoint a fit resumes names them
     (the names its run trained with; a loaded model's, or none from init_from, renamed the classes
     mid-run, a review found), else as the export it starts from (``init_from``), where the Dataset was

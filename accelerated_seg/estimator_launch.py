@@ -23,13 +23,13 @@ if TYPE_CHECKING:
     from .estimator import Dataset
 
 
-def _fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
+def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
     from .train import train
 
     train(cfg, manifest=manifest, names=ESTIMATOR_NAMES)
 
 
-def _launch_precision(precision: str | None) -> str:
+def launch_precision(precision: str | None) -> str:
     """accelerate's mixed_precision for this fit: ``precision``'s, or the launch's when it is None.
 
     ``accelerate launch`` hands its setting over as ACCELERATE_MIXED_PRECISION; a precision given to
@@ -51,7 +51,7 @@ ELASTIC_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", 
 
 
 @contextlib.contextmanager
-def _signal_handlers_kept():
+def signal_handlers_kept():
     """Put this process's handlers of ``ELASTIC_SIGNALS`` back after a launch.
 
     torch elastic's ``PContext.start`` (notebook_launcher starts its processes through it) sets them
@@ -72,7 +72,7 @@ def _signal_handlers_kept():
                 signal.signal(signum, handler)
 
 
-def _gpus_to_launch() -> int:
+def gpus_to_launch() -> int:
     """GPUs for notebook_launcher: all visible ones, unless processes were launched already."""
     import torch
 
@@ -81,8 +81,8 @@ def _gpus_to_launch() -> int:
     return torch.cuda.device_count() if torch.cuda.device_count() > 1 else 1
 
 
-def _check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes: int, where: str = "fit",
-                                       names: Names = ESTIMATOR_NAMES) -> None:
+def check_the_network_fits_the_blocks(cfg: Config, dataset: Dataset, processes: int, where: str = "fit",
+                                      names: Names = ESTIMATOR_NAMES) -> None:
     """Training's check of the network on its patches (``models.check_trainable``, a meta-device pass),
     here before anything is written or launched and in the words of ``where``, the method called, and of its
     ``names``: a block_shape too small for the network was refused as "data.patch_size" and "model.args", after the
@@ -112,7 +112,7 @@ def _batch_plan(cfg: Config, processes: int):
                          cfg.optim.lr, cfg.optim.base_batch_size, cfg.optim.lr_scaling)
 
 
-def _check_an_epoch_holds_a_batch(dataset: Dataset, cfg: Config, processes: int) -> None:
+def check_an_epoch_holds_a_batch(dataset: Dataset, cfg: Config, processes: int) -> None:
     """Before any process is launched, in this API's words: train refused it in the config's
     ("raise data.samples_per_volume"), after notebook_launcher had started its processes."""
     plan, cases = _batch_plan(cfg, processes), len(dataset.manifest.training)
@@ -124,7 +124,7 @@ def _check_an_epoch_holds_a_batch(dataset: Dataset, cfg: Config, processes: int)
                           f"(or batch_size=), or give Dataset.from_files a larger samples_per_volume")
 
 
-def _steps_for_epochs(epochs: int, dataset: Dataset, cfg: Config, processes: int) -> int:
+def steps_for_epochs(epochs: int, dataset: Dataset, cfg: Config, processes: int) -> int:
     """Optimizer steps in ``epochs`` passes over the training patches, each cut as training cuts it
     (``training_data.epoch_cut``). Where an epoch is shorter than one step, whose windows then run across
     epochs, the steps nearest the epochs' samples: one step an epoch trained 3 epochs as 4, 10 as

@@ -15,7 +15,7 @@ from .models import SET_BY_THE_RUN, check_arg_names
 _MODEL_FILE_SUFFIXES = (".safetensors", ".pt", ".pth", ".ckpt", ".bin", ".h5", ".keras", ".onnx", ".json")
 
 
-def _refuse_a_model_file_name(directory: Path) -> None:
+def refuse_a_model_file_name(directory: Path) -> None:
     """save("model.safetensors") made a folder of that name, where Keras and torch users expect one file:
     a folder that other tools then fail to open as the file it seems (until the ninety-third session). One that
     is a folder already (an earlier save's) is saved into."""
@@ -25,7 +25,7 @@ def _refuse_a_model_file_name(directory: Path) -> None:
                           f"e.g. {directory.with_suffix('')}")
 
 
-def _saved_design(config: dict, config_path: Path) -> tuple[str, dict]:
+def saved_design(config: dict, config_path: Path) -> tuple[str, dict]:
     """The network's name and design (its args but what the dataset decides: channels, classes, UNETR's
     img_size, left to fit so that fit(..., init_from=None) can build the same design for another dataset),
     checked as the file's: a hand edit naming no registry network or an argument MONAI's class lacks was
@@ -42,7 +42,7 @@ def _saved_design(config: dict, config_path: Path) -> tuple[str, dict]:
     return name, design
 
 
-def _export_fingerprint(directory: Path) -> str | None:
+def export_fingerprint(directory: Path) -> str | None:
     """What identifies an export's files without reading them (path, size, modification time, inode:
     a fit or a save writes new files and renames them into place); None where one is missing. Not
     the status-change time, which a chmod or a backup's hard link moves (a review)."""

@@ -515,16 +515,16 @@ def test_segmentation_load_given_the_networks_arguments_says_what_load_can_do(tm
 
 def test_an_epoch_is_counted_with_the_batch_training_resolves(tiny_dataset, tmp_path):
     from accelerated_seg.config import ConfigError
-    from accelerated_seg.estimator import _steps_for_epochs
+    from accelerated_seg.estimator import steps_for_epochs
 
     train_pairs, val_pairs = _pairs(tiny_dataset)  # 6 training cases x 4 patches = 24 patches
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"))
-    assert _steps_for_epochs(1, data, data.batch(2).config(), processes=1) == 12
-    assert _steps_for_epochs(1, data, data.config(global_batch_size=8), processes=1) == 3  # was 12: 4 epochs
-    assert _steps_for_epochs(1, data, data.batch(2).config(grad_accum_steps=2), processes=2) == 3
+    assert steps_for_epochs(1, data, data.batch(2).config(), processes=1) == 12
+    assert steps_for_epochs(1, data, data.config(global_batch_size=8), processes=1) == 3  # was 12: 4 epochs
+    assert steps_for_epochs(1, data, data.batch(2).config(grad_accum_steps=2), processes=2) == 3
     # an epoch shorter than a step (24 patches, steps of 32): 4 epochs are 3 steps, not 4 (5.3 epochs)
-    assert _steps_for_epochs(4, data, data.batch(4).config(grad_accum_steps=8), processes=1) == 3
+    assert steps_for_epochs(4, data, data.batch(4).config(grad_accum_steps=8), processes=1) == 3
     for bad in (dict(epochs=0), dict(epochs=-1), dict(epochs=1, steps=5)):
         with pytest.raises(ConfigError, match="fit: "):
             Segmentation("unet", output_dir=str(tmp_path / "run")).fit(data, **bad)
@@ -937,7 +937,7 @@ def test_multi_gpu_fit_goes_through_the_notebook_launcher_with_two_processes(tin
     import accelerated_seg.estimator_launch as estimator_launch
 
     monkeypatch.setenv("ACCELERATE_USE_CPU", "true")
-    monkeypatch.setattr(estimator, "_gpus_to_launch", lambda: 2)
+    monkeypatch.setattr(estimator, "gpus_to_launch", lambda: 2)
     train_pairs, val_pairs = _pairs(tiny_dataset)
     data = Dataset.from_files(train_pairs, block_shape=(16, 16, 16), n_classes=3, validation_pairs=val_pairs,
                               cache_dir=str(tmp_path / "cache"), num_workers=0, spacing=(2.0, 2.0, 2.0)).batch(2)

@@ -137,7 +137,7 @@ def test_a_models_ct_channel_name_does_not_switch_an_unnamed_datasets_normalizat
     channel, made data.normalization auto clip its (MRI) images to data.ct_window and scale them, while
     the Dataset's repr and loader() said image and zscore (a review of the eighty-seventh session)."""
     from accelerated_seg.data.prepare import PreprocessSettings
-    from accelerated_seg.estimator import _named_as_its_start
+    from accelerated_seg.estimator import named_as_its_start
     from accelerated_seg.exported_model import write_export
     from accelerated_seg.models import build_from_spec, model_spec
 
@@ -151,7 +151,7 @@ def test_a_models_ct_channel_name_does_not_switch_an_unnamed_datasets_normalizat
     mri = Dataset.from_files(train_pairs, n_classes=3, block_shape=16, validation_pairs=val_pairs)
     assert preprocess_settings(mri.data, mri.manifest).normalization == "zscore"
 
-    manifest = _named_as_its_start(mri, None, export)
+    manifest = named_as_its_start(mri, None, export)
     assert preprocess_settings(mri.data, manifest).normalization == "zscore"  # was ct
     assert manifest.channels == {0: "image"} and manifest.labels == {0: "background", 1: "liver", 2: "tumour"}
     said = capsys.readouterr().out
@@ -163,14 +163,14 @@ def test_a_models_ct_channel_name_does_not_switch_an_unnamed_datasets_normalizat
     config = json.loads((export / "config.json").read_text())
     config.update(labels={"0": "background", "1": "class_1", "2": "class_2"}, channels={"0": "image"})
     (export / "config.json").write_text(json.dumps(config))
-    assert _named_as_its_start(mri, None, export) == mri.manifest and "note:" not in capsys.readouterr().out
+    assert named_as_its_start(mri, None, export) == mri.manifest and "note:" not in capsys.readouterr().out
     (export / "config.json").write_text(json.dumps({**config, "channels": {"0": "CT"}}))
     # named CT by the user, or normalized as CT by its setting, the channel takes the model's name
     for ct in (Dataset.from_files(train_pairs, n_classes=3, block_shape=16, validation_pairs=val_pairs,
                                   normalization="ct"),
                Dataset.from_files(train_pairs, n_classes=3, block_shape=16, validation_pairs=val_pairs,
                                   channel_names=["CT"])):
-        assert _named_as_its_start(ct, None, export).channels == {0: "CT"}
+        assert named_as_its_start(ct, None, export).channels == {0: "CT"}
 
 
 def test_a_resumed_fit_keeps_the_names_its_run_trained_with(tiny_dataset, tmp_path):
