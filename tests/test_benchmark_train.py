@@ -445,50 +445,44 @@ def test_a_picked_up_run_that_diverges_at_once_names_the_file_holding_the_config
     assert json.loads(partial.read_text()) == stopped
 
 
+# What each allocator raises, and the words of the line: a GPU's OutOfMemoryError; the CPU's plain RuntimeError (a
+# 256 PiB tensor, which it refuses itself); Python's (NumPy's) MemoryError.
+_OUT_OF_MEMORY = {
+    "a GPU's": ("ran out of memory (CUDA out of memory. Tried to allocate 2.00 GiB.): lower --batch or --patch, or "
+                "free what another process holds there"),
+    "torch's": ("ran out of the host's memory (DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                "288230376151711744 bytes. Error code 12 (Cannot allocate memory)): lower --batch or --patch, or free "
+                "what other processes hold there"),
+    "Python's": ("ran out of the host's memory (MemoryError): lower --batch or --patch, or free what other processes "
+                 "hold there"),
+}
+
+
+@pytest.mark.parametrize("allocator", list(_OUT_OF_MEMORY))
 def test_a_configuration_out_of_memory_is_one_line_naming_it_and_the_file_holding_those_before(
-        stopped_run, capsys, monkeypatch):
+        allocator, stopped_run, capsys, monkeypatch):
     """torch's traceback until the ninety-fifth session, naming neither the configuration nor the file that keeps
     those measured before it; now one line, as a diverged loss says it. Its row is not written, so the same
-    command run again measures it anew (memory another process held may be free by then)."""
-    import accelerated_seg.benchmark_train as benchmark_train_module
-
-    argv, partial, stopped = stopped_run
-    partial.write_text(json.dumps(stopped))
-
-    def out_of_memory(*args):  # as a GPU's allocator raises it; the CPU's build has the class too
-        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
-
-    monkeypatch.setattr(benchmark_train_module, "_measure_case", out_of_memory)
-    assert main(argv) == 1
-    assert capsys.readouterr().err == (
-        f"error: --model unet --patch 16x16x16 --batch 2 --precision fp32 --lever channels_last ran out of memory "
-        f"(CUDA out of memory. Tried to allocate 2.00 GiB.): lower --batch or --patch, or free what another process "
-        f"holds there (the configurations measured before it are in {partial}, marked incomplete)\n")
-    assert json.loads(partial.read_text()) == stopped
-
-
-@pytest.mark.parametrize("allocator", ["torch's", "Python's"])
-def test_a_configuration_out_of_the_hosts_memory_is_one_line_as_a_gpus_is(allocator, stopped_run, capsys, monkeypatch):
-    """The CPU's allocator raises a plain RuntimeError, and Python's (NumPy's) a MemoryError: torch's traceback, the
-    configuration unnamed, until the ninety-sixth session. The allocator's words are kept from its name on."""
+    command run again measures it anew (memory another process held may be free by then). The host's memory
+    (the CPU's allocator's RuntimeError, Python's MemoryError) gave torch's traceback until the ninety-sixth
+    session; the allocator's words are kept from its name on."""
     import accelerated_seg.benchmark_train as benchmark_train_module
 
     argv, partial, stopped = stopped_run
     partial.write_text(json.dumps(stopped))
 
     def out_of_memory(*args):
+        if allocator == "a GPU's":  # the CPU's build has the class too
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
         if allocator == "torch's":
-            torch.empty(2**58, dtype=torch.uint8)  # 256 PiB: the CPU's allocator itself refuses it
+            torch.empty(2**58, dtype=torch.uint8)
         raise MemoryError()
 
     monkeypatch.setattr(benchmark_train_module, "_measure_case", out_of_memory)
     assert main(argv) == 1
-    said = ("DefaultCPUAllocator: can't allocate memory: you tried to allocate 288230376151711744 bytes. Error code 12 "
-            "(Cannot allocate memory)" if allocator == "torch's" else "MemoryError")
     assert capsys.readouterr().err == (
-        f"error: --model unet --patch 16x16x16 --batch 2 --precision fp32 --lever channels_last ran out of the host's "
-        f"memory ({said}): lower --batch or --patch, or free what other processes hold there (the configurations "
-        f"measured before it are in {partial}, marked incomplete)\n")
+        f"error: --model unet --patch 16x16x16 --batch 2 --precision fp32 --lever channels_last "
+        f"{_OUT_OF_MEMORY[allocator]} (the configurations measured before it are in {partial}, marked incomplete)\n")
     assert json.loads(partial.read_text()) == stopped
 
 
