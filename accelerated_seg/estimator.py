@@ -697,7 +697,7 @@ class Segmentation:
                   f"output_dir=<another folder>) trains those on")
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
-        with next_accelerator_in(self.precision):
+        with next_accelerator_in(self.precision, given_as=f"Segmentation(precision={self.precision!r})"):
             if processes > 1:
                 from accelerate import notebook_launcher
 

@@ -62,6 +62,34 @@ def launch_arguments(command: list[str]) -> list[str] | None:
 
 def launched_config_file() -> Path | None:
     """The accelerate config file the launch that started this process read, else None where it cannot tell."""
+    if (launch := _the_launch()) is None:
+        return None
+    args, folder, started = launch
+    if args.config_file is not None:
+        path = Path(folder, args.config_file)
+    elif args.cpu:  # the launch reads the default config only without --cpu
+        return None
+    else:
+        from accelerate.commands.config import default_config_file  # from HF_HOME, which the ranks inherit
+
+        path = Path(default_config_file)
+    try:
+        if path.stat().st_mtime > started + _CHANGED_AFTER_S:
+            return None
+    except OSError:
+        return None
+    return path
+
+
+def launched_mixed_precision_option() -> str | None:
+    """The ``--mixed_precision`` given on the command line of the launch that started this process, else None:
+    none given (the launch took the profile's, or its "no" by default), or the launch cannot be told."""
+    return None if (launch := _the_launch()) is None else launch[0].mixed_precision
+
+
+def _the_launch():
+    """(its options as accelerate's parser reads them, its folder, its start time) of the accelerate launch that
+    started this process, else None where it cannot tell."""
     import psutil
 
     from .launcher_death import PARENT_AT_START, launcher_gone
@@ -77,22 +105,7 @@ def launched_config_file() -> Path | None:
     except (psutil.Error, OSError):
         return None
     args = _parsed(arguments)
-    if args is None:
-        return None
-    if args.config_file is not None:
-        path = Path(folder, args.config_file)
-    elif args.cpu:  # the launch reads the default config only without --cpu
-        return None
-    else:
-        from accelerate.commands.config import default_config_file  # from HF_HOME, which the ranks inherit
-
-        path = Path(default_config_file)
-    try:
-        if path.stat().st_mtime > started + _CHANGED_AFTER_S:
-            return None
-    except OSError:
-        return None
-    return path
+    return None if args is None else (args, folder, started)
 
 
 def _parsed(arguments: list[str]):

@@ -316,8 +316,9 @@ def _deepspeed_launch_problem() -> str | None:
     mixed = launched_profile.launched_mixed_precision()
     if mixed is None and "mixed_precision" in fields:  # the profile cannot be told: the value the launch took
         mixed = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
+    asked = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
     return (mixed_precision_beside_a_json_problem(file, mixed) or deepspeed_json_problem(file, config)
-            or precision_against_the_json_problem(file, config, os.environ.get("ACCELERATE_MIXED_PRECISION", "no")))
+            or precision_against_the_json_problem(file, config, asked, precision_asked_by(asked)))
 
 
 def zero_stage_problem(stage) -> str | None:
@@ -351,19 +352,51 @@ def mixed_precision_beside_a_json_problem(file, mixed) -> str | None:
             f"\"auto\" to take accelerate launch's --mixed_precision)")
 
 
-def precision_against_the_json_problem(file, config: dict, asked: str) -> str | None:
-    """Why accelerate refuses the precision the launch asks for (``asked``: accelerate launch's --mixed_precision, or
-    the run's own precision, as ACCELERATE_MIXED_PRECISION holds it) beside the DeepSpeed json ``file`` (read as
-    ``config``), else None: fp16 where the json switches bf16 on, or bf16 where it switches fp16 on (its
+def precision_against_the_json_problem(file, config: dict, asked: str, asked_by: str | None = None) -> str | None:
+    """Why the precision the run asks for (``asked``: accelerate's mixed_precision, as ACCELERATE_MIXED_PRECISION
+    holds it; ``asked_by``: how the user gave it, :func:`precision_asked_by`, None where it was not given) cannot
+    run beside the DeepSpeed json ``file`` (read as ``config``), else None.
+
+    fp16 where the json switches bf16 on, or bf16 where it switches fp16 on, accelerate refuses (its
     DeepSpeedPlugin.set_mixed_precision, a ValueError as the Accelerator is built; a rank cannot tell it before from
-    plan, which does not see the launch's options). "auto" blocks take the precision asked; one switched on where
-    "no" is asked runs as the json says, which the strategy line shows."""
-    other = {"fp16": "bf16", "bf16": "fp16"}.get(str(asked).lower())
-    if other is None or str((config.get(other) or {}).get("enabled", False)).lower() != "true":
+    plan, which does not see the launch's options). "no" given (``accelerate launch --mixed_precision no``,
+    ``Segmentation(precision='fp32')``) where the json switches either on, accelerate runs as the json says, without a
+    word: its DeepSpeed state takes the precision from the json's blocks, and only the strategy line's "mixed
+    precision bf16" told it (a probe of the ninety-seventh session); refused since. "no" not given (the launch's
+    default) leaves the json to decide, as the profiles' comments advise. "auto" blocks take the precision asked."""
+    switched_on = [name for name in ("bf16", "fp16")
+                   if str((config.get(name) or {}).get("enabled", False)).lower() == "true"]
+    if not switched_on:
         return None
-    return (f"the launch asks for mixed precision {asked} (accelerate launch's --mixed_precision, or the precision "
-            f"given to the run), and the DeepSpeed json {file} switches {other} on, which accelerate refuses: ask for "
-            f"{other}, or set the json's \"{other}\": {{\"enabled\": \"auto\"}} to take the precision asked")
+    on = switched_on[0]
+    json_field = f"{on}.enabled is true in the DeepSpeed json {file}"
+    if str(asked).lower() == "no":
+        if asked_by is None:
+            return None
+        return (f"{asked_by} asks for no mixed precision, and {json_field}, so accelerate would train {on} all the "
+                f"same, without a word: set the json's \"{on}\": {{\"enabled\": \"auto\"}} (it then takes the "
+                f"precision asked) or false to train fp32, or ask for {on} to train in it")
+    if str(asked).lower() not in ("fp16", "bf16") or str(asked).lower() == on:
+        return None
+    who = asked_by or "the launch (accelerate launch's --mixed_precision, or the precision given to the run)"
+    return (f"{who} asks for mixed precision {asked}, and {json_field}, which accelerate refuses beside it: ask for "
+            f"{on}, or set the json's \"{on}\": {{\"enabled\": \"auto\"}} to take the precision asked")
+
+
+#: How a caller of :func:`next_accelerator_in` names the precision it sets, as its user gave it
+#: ("Segmentation(precision='fp32')"), for the ranks' messages: the processes notebook_launcher starts inherit it.
+PRECISION_GIVEN_AS = "ACCELERATED_SEG_PRECISION_GIVEN_AS"
+
+
+def precision_asked_by(asked: str) -> str | None:
+    """How the user gave the precision ``asked`` (accelerate's mixed_precision, as the run asks for it), else None
+    where it was not given: the launch's "no" by default, or the launch cannot be told (torchrun run directly).
+    The estimator's ``precision=`` (:data:`PRECISION_GIVEN_AS`), else the launcher's own ``--mixed_precision``."""
+    if given := os.environ.get(PRECISION_GIVEN_AS):
+        return given
+    if launched_profile.launched_mixed_precision_option() == asked:
+        return f"accelerate launch's --mixed_precision {asked}"
+    return None
 
 
 def deepspeed_json_problem(file, config: dict) -> str | None:
@@ -667,13 +700,15 @@ def forget_the_last_accelerator() -> None:
 
 
 @contextlib.contextmanager
-def next_accelerator_in(precision: str | None):
+def next_accelerator_in(precision: str | None, given_as: str | None = None):
     """The next ``Accelerator`` built inside this block runs in ``precision`` (fp32, bf16, fp16), or
-    in the launch's precision when it is None (``make_accelerator`` forgets the last one's)."""
+    in the launch's precision when it is None (``make_accelerator`` forgets the last one's). ``given_as``: how the
+    user gave it, for the ranks' messages (:func:`precision_asked_by`)."""
     if precision is None:
         yield
         return
-    with patch_environment(accelerate_mixed_precision=MIXED_PRECISION[precision]):
+    named = {PRECISION_GIVEN_AS.lower(): given_as} if given_as else {}
+    with patch_environment(accelerate_mixed_precision=MIXED_PRECISION[precision], **named):
         yield
 
 

@@ -410,12 +410,28 @@ def test_a_one_process_deepspeed_launch_and_plan_agree_on_a_mixed_precision_besi
         assert training.split(": ", 1)[1] == planned.split(": ", 1)[1]
 
 
+def _deepspeed_launch_of(tmp_path, monkeypatch, json_text: str, asked: str) -> tuple[Path, Path]:
+    """A DeepSpeed launch's environment (ACCELERATE_MIXED_PRECISION ``asked``) of the profile mine.yaml naming the
+    json ds.json (``json_text``), both in ``tmp_path``."""
+    json_file, profile = tmp_path / "ds.json", tmp_path / "mine.yaml"
+    json_file.write_text(json_text)
+    profile.write_text(f"distributed_type: DEEPSPEED\ndeepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
+    for name, value in {"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_USE_FSDP": "false",
+                        "ACCELERATE_DEEPSPEED_CONFIG_FILE": str(json_file), "ACCELERATE_MIXED_PRECISION": asked,
+                        "ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file"}.items():
+        monkeypatch.setenv(name, value)
+    return json_file, profile
+
+
 @pytest.mark.parametrize("asked, json_text, said", [
-    ("fp16", _JSONS[0], "the launch asks for mixed precision fp16 (accelerate launch's --mixed_precision, or the "
-                        "precision given to the run), and the DeepSpeed json {json} switches bf16 on, which accelerate "
-                        "refuses: ask for bf16, or set the json's \"bf16\": {{\"enabled\": \"auto\"}}"),
-    ("bf16", '{"zero_optimization": {"stage": 2}, "fp16": {"enabled": "True"}}', "the DeepSpeed json {json} switches "
-                                                                                 "fp16 on, which accelerate refuses"),
+    ("fp16", _JSONS[0], "the launch (accelerate launch's --mixed_precision, or the precision given to the run) asks "
+                        "for mixed precision fp16, and bf16.enabled is true in the DeepSpeed json {json}, which "
+                        "accelerate refuses beside it: ask for bf16, or set the json's \"bf16\": {{\"enabled\": "
+                        "\"auto\"}}"),
+    # the json's own field, not a mixed_precision 'fp16' of the launch's (until the ninety-seventh session)
+    ("bf16", '{"zero_optimization": {"stage": 2}, "fp16": {"enabled": "True"}}', "fp16.enabled is true in the "
+                                                                                 "DeepSpeed json {json}, which "
+                                                                                 "accelerate refuses"),
     ("bf16", _JSONS[0], None), ("fp16", _JSONS[1], None), ("no", _JSONS[0], None), ("fp16", _JSONS[2], None)])
 def test_a_precision_asked_against_the_deepspeed_jsons_block_is_one_error_naming_the_json(
         tmp_path, monkeypatch, asked, json_text, said):
@@ -424,16 +440,51 @@ def test_a_precision_asked_against_the_deepspeed_jsons_block_is_one_error_naming
     `bf16` is set in the DeepSpeed config file"); plan cannot tell it, as it does not see the launch's options."""
     from accelerated_seg.strategy import construction_error
 
-    json_file, profile = tmp_path / "ds.json", tmp_path / "mine.yaml"
-    json_file.write_text(json_text)
-    profile.write_text(f"distributed_type: DEEPSPEED\ndeepspeed_config: {{deepspeed_config_file: {json_file}}}\n")
-    for name, value in {"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_USE_FSDP": "false",
-                        "ACCELERATE_DEEPSPEED_CONFIG_FILE": str(json_file), "ACCELERATE_MIXED_PRECISION": asked,
-                        "ACCELERATE_CONFIG_DS_FIELDS": "deepspeed_config_file"}.items():
-        monkeypatch.setenv(name, value)
+    json_file, profile = _deepspeed_launch_of(tmp_path, monkeypatch, json_text, asked)
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    monkeypatch.setattr(launched_profile, "launched_mixed_precision_option", lambda: None)  # not told how it was asked
     error = construction_error()
     assert error is None if said is None else error.startswith(f"{profile}: ") and said.format(json=json_file) in error
+
+
+def test_mixed_precision_no_given_beside_a_json_that_switches_bf16_on_is_refused_naming_the_option(
+        tmp_path, monkeypatch):
+    """accelerate launch --mixed_precision no beside a json of "bf16": {"enabled": true} trained bf16 without a word,
+    its strategy line's "mixed precision bf16" the only trace (a probe of the ninety-seventh session, accelerate
+    1.16): its DeepSpeed state takes the precision from the json. Without the option the json decides, as asked."""
+    from accelerated_seg.strategy import construction_error
+
+    json_file, profile = _deepspeed_launch_of(tmp_path, monkeypatch, _JSONS[0], "no")
+    (tmp_path / "mine.yaml").write_text(profile.read_text())
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "--mixed_precision", "no", "train.py"], tmp_path)
+    assert construction_error() == (
+        f"{profile}: accelerate launch's --mixed_precision no asks for no mixed precision, and bf16.enabled is true in "
+        f"the DeepSpeed json {json_file}, so accelerate would train bf16 all the same, without a word: set the json's "
+        f"\"bf16\": {{\"enabled\": \"auto\"}} (it then takes the precision asked) or false to train fp32, or ask "
+        f"for bf16 to train in it")
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "train.py"], tmp_path)  # "no" by the launch's default
+    assert construction_error() is None
+    json_file.write_text(_JSONS[1])  # "auto": "no" trains fp32, as asked
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "--mixed_precision", "no", "train.py"], tmp_path)
+    assert construction_error() is None
+
+
+def test_the_estimators_precision_is_named_as_its_own_argument_beside_a_deepspeed_json(tmp_path, monkeypatch):
+    """Segmentation(precision=...) sets the run's precision (strategy.next_accelerator_in): a refusal named it as
+    the launch's --mixed_precision, which the user did not give."""
+    from accelerated_seg.strategy import construction_error, next_accelerator_in
+
+    json_file, profile = _deepspeed_launch_of(tmp_path, monkeypatch, _JSONS[0], "no")
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    monkeypatch.setattr(launched_profile, "launched_mixed_precision_option", lambda: None)  # a notebook's processes
+    for precision, said in (("fp32", "Segmentation(precision='fp32') asks for no mixed precision, and bf16.enabled is "
+                                     "true in the DeepSpeed json"),
+                            ("fp16", "Segmentation(precision='fp16') asks for mixed precision fp16, and bf16.enabled "
+                                     "is true in the DeepSpeed json")):
+        with next_accelerator_in(precision, given_as=f"Segmentation(precision={precision!r})"):
+            assert construction_error().startswith(f"{profile}: {said} {json_file}")
+    with next_accelerator_in("bf16", given_as="Segmentation(precision='bf16')"):
+        assert construction_error() is None
 
 
 def test_a_megatron_launch_is_refused_by_training_in_plans_words(tmp_path, monkeypatch):
