@@ -171,12 +171,25 @@ def launched_mixed_precision() -> str | None:
     accelerate as fp16), else None: none set, or the profile cannot be told or read. A DeepSpeed launch given
     ``--mixed_precision`` exports nothing of the profile's, which it ignores beside a DeepSpeed json
     (``strategy.mixed_precision_beside_a_json_problem``)."""
+    return (_launched_profile() or {}).get("mixed_precision")
+
+
+def launched_parallelism_config() -> dict:
+    """The ``parallelism_config`` section of the launched profile, read as plan reads it, else {}: none, or the
+    profile cannot be told or read. The launch exports its sizes only through torchrun and DeepSpeed's launcher;
+    a one-process launch drops them (``strategy.parallelism_error``)."""
+    section = (_launched_profile() or {}).get("parallelism_config")
+    return section if isinstance(section, dict) else {}
+
+
+def _launched_profile() -> dict | None:
+    """The launched profile as plan reads it, else None where it cannot be told or read."""
     from .accelerate_profile import read_profile
     from .config import ConfigError
 
     if (path := launched_config_file()) is None:
         return None
     try:
-        return read_profile(path).get("mixed_precision")
+        return read_profile(path)
     except ConfigError:  # unreadable, or a dynamo_config replaced: profile_keys_error says it first
         return None

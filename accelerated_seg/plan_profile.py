@@ -19,8 +19,8 @@ from .accelerate_profile import read_profile
 from .config import ConfigError
 from .strategy import (COPIED_SECTIONS, JSON_DECIDES, PRECISION_OF_MIXED, deepspeed_json_problem,
                        fields_beside_a_json_problem, fsdp2_sharding_problem, mixed_precision_beside_a_json_problem,
-                       read_deepspeed_json, unknown_section_keys, unlaunched_distributed_type_problem,
-                       with_the_closest, zero_stage_problem)
+                       parallelism_problem, read_deepspeed_json, unknown_section_keys,
+                       unlaunched_distributed_type_problem, with_the_closest, zero_stage_problem)
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -48,8 +48,9 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
 
     Raises:
         ConfigError: the file is missing or not a mapping (accelerate_profile.read_profile); a key accelerate
-            launch does not know; a distributed_type, mixed_precision or num_processes that a launch of this
-            package cannot take (fp8, say); then, the profile's own errors said first, a DeepSpeed json it names
+            launch does not know; a parallelism_config of tensor, context or sequence parallel sizes other than
+            1; a distributed_type, mixed_precision or num_processes that a launch of this package cannot take (fp8,
+            say); then, the profile's own errors said first, a DeepSpeed json it names
             that cannot be read, or that training would refuse for what it holds (``_deepspeed_problem``), named
             with the profile.
     """
@@ -65,7 +66,7 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
     # before the keys: fp8_config's as `accelerate config` writes them matter to no run (that fp8 refusal came
     # second: h15's probe); beside a DeepSpeed json too, as training's ranks refuse the fp8 the launch exports first
     _refuse_a_precision_not_trained(where, mixed)
-    if problem := unknown_keys_problem(profile):
+    if problem := unknown_keys_problem(profile) or parallelism_problem(profile.get("parallelism_config") or {}):
         raise ConfigError(f"{where}: {problem}")
     processes = profile.get("num_processes", 1)
     if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:

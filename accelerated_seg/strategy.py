@@ -193,6 +193,10 @@ def construction_error() -> str | None:
     ``megatron_lm_config`` or ``parallelism_config`` that accelerate launch does not know, and drops without a word,
     where the profile can be told (``launched_profile.profile_keys_error``), as plan refuses it.
 
+    A ``parallelism_config`` of tensor, context or sequence parallel sizes other than 1, which the loop does not run
+    (``parallelism_error``), after the profile's keys, as plan refuses it; accelerate took them without a word until
+    the ninety-seventh session.
+
     A profile of ``fsdp_sync_module_states: false`` with ``fsdp_cpu_ram_efficient_loading`` true (or left out,
     true by the launch's default) is not met here: accelerate launch refuses it with a traceback before any of
     our code runs, and plan refuses it naming both keys (``plan_profile._sync_module_states_problem``). Those
@@ -208,10 +212,10 @@ def construction_error() -> str | None:
                 "convolutions. Choose bf16 (or fp16) in the accelerate config or with --mixed_precision.")
     if requested_strategy() == "DeepSpeed":
         # the profile's own keys before the json it names, as plan says them
-        return _unknown_deepspeed_fields() or profile_keys_error() or deepspeed_launch_error()
+        return _unknown_deepspeed_fields() or profile_keys_error() or parallelism_error() or deepspeed_launch_error()
     if requested_strategy() == "FSDP" and (error := fsdp2_sharding_error()):
         return error
-    if error := profile_keys_error():
+    if error := profile_keys_error() or parallelism_error():
         return error
     if os.environ.get("ACCELERATE_USE_MEGATRON_LM", "false").lower() == "true":  # accelerate's ImportError else
         problem = unlaunched_distributed_type_problem("MEGATRON_LM")  # after the profile's keys, as plan says them
@@ -273,6 +277,43 @@ def unlaunched_distributed_type_problem(kind: str) -> str:
     every rank with accelerate's ImportError (Megatron-LM not installed) until the ninety-sixth session, and
     Megatron-LM's tensor and pipeline parallelism are for transformer language models in any case."""
     return f"distributed_type {kind!r} is not one this package launches (NO, MULTI_GPU, FSDP or DEEPSPEED)"
+
+
+#: accelerate's ParallelismConfig sizes (as a profile's parallelism_config names them) that split a network or its
+#: input over processes otherwise than by data, with the parallelism each is.
+MODEL_PARALLEL_SIZES = {"parallelism_config_tp_size": "tensor", "parallelism_config_cp_size": "context",
+                        "parallelism_config_sp_size": "sequence"}
+
+
+def parallelism_problem(sizes: dict) -> str | None:
+    """Why a profile's ``parallelism_config`` (``sizes``: its keys as written, the launch's options) cannot run in
+    this package's loop, else None: a tensor, context or sequence parallel size other than 1. accelerate applies them
+    to a model with a tensor-parallel plan and to batches of token sequences (transformers' language models); the
+    loop shards a 3D network by FSDP or DeepSpeed alone, and batches of volumes by data parallelism. A non-empty
+    section switches accelerate's parallelism config on in every launch; sizes of 1 change nothing and pass."""
+    asked = {key: value for key, value in sizes.items() if key in MODEL_PARALLEL_SIZES and str(value) != "1"}
+    if not asked:
+        return None
+    named = ", ".join(f"{key} {value}" for key, value in asked.items())
+    kinds = " and ".join(MODEL_PARALLEL_SIZES[key] for key in asked)
+    return (f"the accelerate config's parallelism_config asks for {named} ({kinds} "
+            f"parallelism), which this package's training loop does not run: it shards a network by FSDP or "
+            f"DeepSpeed alone (accelerate's tensor, context and sequence parallelism are for transformer language "
+            f"models). Remove {'them' if len(asked) > 1 else 'it'} from parallelism_config (a size of 1 changes "
+            f"nothing), or shard with an FSDP or DeepSpeed profile of configs/accelerate/")
+
+
+def parallelism_error() -> str | None:
+    """:func:`parallelism_problem`, named with the launched profile where the rank can tell it, else None: read from
+    what accelerate launch exports (a non-empty parallelism_config sets ACCELERATE_USE_PARALLELISM_CONFIG and each
+    size as PARALLELISM_CONFIG_*, through torchrun and DeepSpeed's launcher), else from the launched profile's
+    section, which a one-process launch drops: a run of the profile plan refuses does not start either way."""
+    sizes = {}
+    if os.environ.get("ACCELERATE_USE_PARALLELISM_CONFIG", "false").lower() == "true":
+        sizes = {key: os.environ[key.upper()] for key in MODEL_PARALLEL_SIZES if key.upper() in os.environ}
+    if (problem := parallelism_problem(sizes or launched_profile.launched_parallelism_config())) is None:
+        return None
+    return f"{profile}: {problem}" if (profile := launched_profile.launched_config_file()) else problem
 
 
 #: The accelerate-profile fields that accelerate refuses beside a DeepSpeed json (its

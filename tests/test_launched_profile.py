@@ -487,6 +487,50 @@ def test_the_estimators_precision_is_named_as_its_own_argument_beside_a_deepspee
         assert construction_error() is None
 
 
+@pytest.mark.distributed  # a real accelerate launch
+def test_a_one_process_launch_refuses_a_tensor_parallel_size_from_what_the_launch_exports_as_plan_does(tmp_path):
+    """The launch exports a non-empty parallelism_config's sizes to its ranks, which read none of them."""
+    training, planned = _launch_one_process(
+        tmp_path, "distributed_type: 'NO'\nparallelism_config: {parallelism_config_tp_size: 2}\n",
+        _RANK_AND_PLAN_ONLY)[-2:]
+    assert training == planned.replace("mine.yaml", str(tmp_path / "mine.yaml"), 1)
+    assert "parallelism_config asks for parallelism_config_tp_size 2 (tensor parallelism)" in training
+
+
+@pytest.mark.parametrize("distributed_type", ["MULTI_GPU", "FSDP\nfsdp_config: {fsdp_version: 2}"])
+def test_a_tensor_or_context_parallel_size_is_refused_by_plan_and_training_alike(tmp_path, monkeypatch,
+                                                                                  distributed_type):
+    """A non-empty parallelism_config switches accelerate's parallelism config on (ACCELERATE_USE_PARALLELISM_CONFIG,
+    each size as PARALLELISM_CONFIG_*), and plan and training passed tensor and context parallel sizes the loop does
+    not run (until the ninety-seventh session); sizes of 1 change nothing and pass."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.plan_profile import read_launch_profile
+    from accelerated_seg.strategy import construction_error
+
+    profile = tmp_path / "mine.yaml"
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "false")  # the FSDP checks of a GPU machine are not these
+    sizes = {"dp_replicate_size": 1, "dp_shard_size": 2, "tp_size": 2, "cp_size": 4, "sp_size": 1}
+    for name, value in {"ACCELERATE_USE_PARALLELISM_CONFIG": "true", **{f"PARALLELISM_CONFIG_{key.upper()}": str(size)
+                                                                       for key, size in sizes.items()}}.items():
+        monkeypatch.setenv(name, value)
+    section = ", ".join(f"parallelism_config_{key}: {size}" for key, size in sizes.items())
+    profile.write_text(f"distributed_type: {distributed_type}\nmixed_precision: bf16\nparallelism_config: "
+                       f"{{{section}}}\n")
+    with pytest.raises(ConfigError) as planned:
+        read_launch_profile(profile)
+    said = ("the accelerate config's parallelism_config asks for parallelism_config_tp_size 2, "
+            "parallelism_config_cp_size 4 (tensor and context parallelism), which this package's training loop does "
+            "not run: it shards a network by FSDP or DeepSpeed alone")
+    assert str(planned.value).startswith(f"{profile}: {said}")
+    assert construction_error() == str(planned.value)
+    for key in ("TP", "CP"):
+        monkeypatch.setenv(f"PARALLELISM_CONFIG_{key}_SIZE", "1")
+    profile.write_text(profile.read_text().replace(": 2, parallelism_config_cp_size: 4", ": 1, "
+                                                                                       "parallelism_config_cp_size: 1"))
+    assert construction_error() is None and read_launch_profile(profile).processes == 1
+
+
 def test_a_megatron_launch_is_refused_by_training_in_plans_words(tmp_path, monkeypatch):
     """plan refused distributed_type MEGATRON_LM as one this package does not launch; its launch stopped every rank
     with accelerate's ImportError (Megatron-LM not installed) as the Accelerator was built (until the ninety-sixth

@@ -702,7 +702,7 @@ def test_the_sections_checked_are_the_ones_accelerate_launch_copies_and_their_ke
     (tmp_path / "launch.yaml").write_text(
         "distributed_type: MULTI_GPU\ndynamo_config: {dynamo_backend: INDUCTOR, mode: max-autotune}\n"
         "fp8_config: {backend: TE, fp8_format: HYBRID, amax_history_len: 16}\nmpirun_config: {mpirun_hostfile: h}\n"
-        "megatron_lm_config: {megatron_lm_tp_degree: 2}\nparallelism_config: {parallelism_config_tp_size: 2}\n")
+        "megatron_lm_config: {megatron_lm_tp_degree: 2}\nparallelism_config: {parallelism_config_tp_size: 1}\n")
     assert read_launch_profile(tmp_path / "launch.yaml").strategy == "ddp"
     # accelerate config 1.16 writes these two as no option of the launch is named: it drops them (fp8_amax_history_len)
     (tmp_path / "launch.yaml").write_text("distributed_type: MULTI_GPU\nfp8_config: {backend: TE, amax_history_length: "
