@@ -49,7 +49,7 @@ from .model_folders import Names
 from .models import ModelSpec, build_from_spec, output_layer_names
 from .norm_layout import instance_norms_as_group_norms
 from .strategy import (construction_error, fallback_warning, forget_the_last_accelerator,
-                       honour_fsdp1_sharding, join_deepspeed_ranks_over_gloo,
+                       honour_fsdp1_sharding, join_deepspeed_ranks_over_gloo, json_switching_on,
                        lone_process_warning, requested_strategy, strategy_in_effect)
 from .tensorboard_settings import (record_changed_settings, record_settings, set_aside_earlier_run,
                                    start_in_a_later_second)
@@ -271,7 +271,11 @@ def check_launch(accelerator: Accelerator, allow_fallback: bool, names: Names = 
     refused before this, where the run folder's lock would be taken (``run_folder_ranks.holding_run_folder``).
     ``names``: how the caller sets allow_strategy_fallback (the config's key, fit's and the estimator's keyword)."""
     if accelerator.device.type == "cpu" and accelerator.mixed_precision == "fp16":
-        raise ConfigError(CPU_FP16_REFUSAL)
+        # a DeepSpeed json's fp16 block named as its own field, not as a precision the launch asked for
+        json_file = json_switching_on("fp16")
+        raise ConfigError(CPU_FP16_REFUSAL if json_file is None else
+                          f"fp16.enabled is true in the DeepSpeed json {json_file}, which asks for {CPU_FP16_REFUSAL} "
+                          f"Set it false (or \"auto\", to take the launch's precision), or switch bf16 on there")
     sharding_note = honour_fsdp1_sharding(accelerator)  # before the line that says what runs
     accelerator.print(f"strategy: {strategy_in_effect(accelerator)}")
     if sharding_note:

@@ -424,6 +424,20 @@ def precision_against_the_json_problem(file, config: dict, asked: str, asked_by:
             f"{on}, or set the json's \"{on}\": {{\"enabled\": \"auto\"}} to take the precision asked")
 
 
+def json_switching_on(name: str) -> str | None:
+    """The DeepSpeed json of this DeepSpeed launch (its ``deepspeed_config_file``) where it switches ``name`` (bf16,
+    fp16) on, else None: a message on the precision then names the json's own field, ``fp16.enabled``, which
+    decides it whatever the launch says."""
+    file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
+    if requested_strategy() != "DeepSpeed" or file == "none":
+        return None
+    try:
+        config = read_deepspeed_json(file)
+    except ConfigError:  # deepspeed_launch_error says it first
+        return None
+    return file if str((config.get(name) or {}).get("enabled", False)).lower() == "true" else None
+
+
 #: How a caller of :func:`next_accelerator_in` names the precision it sets, as its user gave it
 #: ("Segmentation(precision='fp32')"), for the ranks' messages: the processes notebook_launcher starts inherit it.
 PRECISION_GIVEN_AS = "ACCELERATED_SEG_PRECISION_GIVEN_AS"

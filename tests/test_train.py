@@ -628,6 +628,31 @@ def test_weights_that_are_not_finite_are_never_exported(tiny_config, tmp_path, m
     assert not (tmp_path / "exported").exists()
 
 
+def test_fp16_on_the_cpu_from_a_deepspeed_json_names_the_jsons_field(tmp_path, monkeypatch):
+    """Under DeepSpeed a json's "fp16": {"enabled": true} decides the precision, whatever the launch asks (accelerate
+    reports mixed precision fp16 from it): the refusal spoke of the launch's --mixed_precision alone."""
+    from types import SimpleNamespace
+
+    from accelerated_seg.preparation import check_launch
+
+    json_file = tmp_path / "ds.json"
+    json_file.write_text('{"zero_optimization": {"stage": 2}, "fp16": {"enabled": true}}')
+    for name, value in {"ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_USE_FSDP": "false",
+                        "ACCELERATE_DEEPSPEED_CONFIG_FILE": str(json_file)}.items():
+        monkeypatch.setenv(name, value)
+    accelerator = SimpleNamespace(device=torch.device("cpu"), mixed_precision="fp16")
+    with pytest.raises(ConfigError) as refused:
+        check_launch(accelerator, allow_fallback=False)
+    assert str(refused.value).startswith(f"fp16.enabled is true in the DeepSpeed json {json_file}, which asks for "
+                                         f"mixed precision fp16 on the CPU: ")
+    assert str(refused.value).endswith('Set it false (or "auto", to take the launch\'s precision), or switch bf16 on '
+                                       'there')
+    json_file.write_text('{"zero_optimization": {"stage": 2}, "fp16": {"enabled": "auto"}}')  # the launch's fp16
+    with pytest.raises(ConfigError) as refused:
+        check_launch(accelerator, allow_fallback=False)
+    assert str(refused.value).startswith("mixed precision fp16 on the CPU: ")
+
+
 def test_fp16_on_the_cpu_is_refused_before_anything_is_written(tiny_config, tmp_path, monkeypatch):
     # accelerate would train it, with autocast and a gradient scaler on the CPU, at 15-24x fp32's step.
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "fp16")
