@@ -2,8 +2,10 @@
 launcher's command line, for what that launch drops without a word and exports nothing of: a key it does not
 know inside a section it copies onto its options, ``fsdp_config`` (``fsdp_offload_param: true`` ran without
 offloading), ``dynamo_config``, ``mpirun_config``, ``fp8_config``, ``megatron_lm_config`` or ``parallelism_config``
-(as plan --accelerate-config refuses them); and, beside a DeepSpeed json, a top-level ``mixed_precision`` that a
-launch given ``--mixed_precision`` ignores (``launched_mixed_precision``).
+(as plan --accelerate-config refuses them); beside a DeepSpeed json, a top-level ``mixed_precision`` that a
+launch given ``--mixed_precision`` ignores (``launched_mixed_precision``); a ``parallelism_config`` that a one-process
+launch drops (``launched_parallelism_config``); and whether the launch was given ``--mixed_precision`` at all
+(``launched_mixed_precision_option``), which the exported ACCELERATE_MIXED_PRECISION does not tell from its default.
 
     profile_keys_error()   # "/abs/fsdp.yaml: the accelerate config's fsdp_config has fsdp_versoin (did you ...?)..."
 
