@@ -469,6 +469,21 @@ def test_mixed_precision_no_given_beside_a_json_that_switches_bf16_on_is_refused
     assert construction_error() is None
 
 
+@pytest.mark.distributed  # real accelerate launches of DeepSpeed, one process on the CPU
+def test_a_one_process_deepspeed_launch_given_mixed_precision_no_beside_a_bf16_json_is_refused(tmp_path):
+    """What the launch really exports and its command line: ACCELERATE_MIXED_PRECISION is "no" with the option and
+    without it, and only the launcher's command line tells them apart. Run through training, the first trained bf16
+    with the strategy line "mixed precision bf16", exit 0 (a probe of the ninety-seventh session)."""
+    pytest.importorskip("deepspeed", reason="the test extra installs DeepSpeed")
+    (tmp_path / "ds.json").write_text(_JSONS[0])
+    profile = "distributed_type: DEEPSPEED\ndeepspeed_config: {deepspeed_config_file: ds.json}\n"
+    rank = "from accelerated_seg.strategy import construction_error\nprint(construction_error())\n"
+    refused = _launch_one_process(tmp_path, profile, rank, "", ("--mixed_precision", "no"))[-1]
+    assert refused.startswith(f"{tmp_path / 'mine.yaml'}: accelerate launch's --mixed_precision no asks for no mixed "
+                              f"precision, and bf16.enabled is true in the DeepSpeed json ds.json"), refused
+    assert _launch_one_process(tmp_path, profile, rank, "")[-1] == "None"  # the json decides
+
+
 def test_the_estimators_precision_is_named_as_its_own_argument_beside_a_deepspeed_json(tmp_path, monkeypatch):
     """Segmentation(precision=...) sets the run's precision (strategy.next_accelerator_in): a refusal named it as
     the launch's --mixed_precision, which the user did not give."""
