@@ -28,6 +28,7 @@ The same declaration over class indices (what the preprocessed labels hold) is `
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -102,6 +103,12 @@ class Regions:
     def count(self) -> int:
         """Regions, which is the network's output channels."""
         return len(self.names)
+
+    def painted_names(self) -> dict[int, str]:
+        """Each value one region paints -> that region's name: what the value stands for in a painted map. A value
+        two regions paint (an order that says so) is left out, as neither name is its own."""
+        painters = Counter(self.order)
+        return {value: name for name, value in zip(self.names, self.order) if painters[value] == 1}
 
     def in_classes(self, class_of_value: Mapping[int, int]) -> Regions:
         """The same regions over class indices: ``class_of_value`` maps each label value to its index."""

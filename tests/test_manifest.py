@@ -408,12 +408,31 @@ def test_nnunet_region_based_labels_become_regions_painted_in_regions_class_orde
     assert manifest.regions.names == ("whole_tumor", "enhancing")
     assert manifest.regions.values == ((1, 2, 3), (3,)) and manifest.regions.order == (1, 3)
     assert manifest.label_values == [0, 1, 2, 3] and manifest.labels[3] == "enhancing"
-    assert manifest.labels[1] == "label_1" and manifest.num_outputs == 2 and manifest.num_classes == 4
+    # the value 1 that whole_tumor paints was called "label_1" (check's classes, the export's config.json);
+    # 2, which no entry names and no region paints, has no name of the dataset.json's own
+    assert manifest.labels[1] == "whole_tumor" and manifest.labels[2] == "label_2"
+    assert manifest.num_outputs == 2 and manifest.num_classes == 4
     assert load_nnunet(root, binarize=True).regions is None  # one foreground class, no regions
     # whole_tumor holds 1 and 2 that no later region holds: which one it paints must be given
     with pytest.raises(DataError, match="regions_class_order") as raised:
         load_nnunet(write_nnunet(tmp_path / "unordered", labels=labels))
     assert "whole_tumor" in str(raised.value) and "dataset.json" in str(raised.value)
+
+
+def test_nnunet_regions_name_the_values_they_paint_in_checks_classes(tmp_path, capsys):
+    """BraTS' declaration as nnU-Net's documentation writes it: the values 1 and 2, which only regions hold, were
+    "label_1" and "label_2" in check's classes and the export's config.json; each is what the region painting it
+    stands for in the predicted maps (regions_class_order, here derived: 1, 2, 3)."""
+    from accelerated_seg.cli import main
+
+    labels = {"background": 0, "whole tumor": [1, 2, 3], "tumor core": [2, 3], "enhancing tumor": 3}
+    root = write_nnunet(tmp_path, labels=labels)
+    manifest = load_nnunet(root)
+    assert manifest.regions.order == (1, 2, 3)
+    assert manifest.labels == {0: "background", 1: "whole tumor", 2: "tumor core", 3: "enhancing tumor"}
+    assert main(["check", str(root / "dataset.json")]) == 0
+    assert ("classes: 0 background, 1 whole tumor, 2 tumor core, 3 enhancing tumor; regions: whole tumor, tumor "
+            "core, enhancing tumor") in capsys.readouterr().out
 
 
 def test_nnunet_ignore_label_is_read_as_the_value_of_unannotated_voxels(tmp_path):

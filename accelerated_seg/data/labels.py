@@ -163,7 +163,8 @@ def split_regions(raw: Any) -> tuple[Any, dict[str, list[int]] | None]:
     [2, 3], "enhancing tumor": 3}``, as (a declaration of the values the label files hold, the regions).
 
     As in nnU-Net, once one entry is a list every foreground entry is a region (a single value is a
-    region of one). The values' own names are those of single-value entries, else ``label_<value>``.
+    region of one). The values' own names are those of single-value entries, else ``label_<value>``, which
+    the nnU-Net reader replaces by the name of the region that paints the value (``Regions.painted_names``).
     A declaration without lists is returned as it is, with no regions.
     """
     if not isinstance(raw, Mapping) or not any(isinstance(value, list) for value in raw.values()):

@@ -70,6 +70,10 @@ def load_nnunet(
     if regions is not None and not binarize:  # binarize trains every value as one foreground class
         regions = Regions.declared(regions, label_values, f'{json_path}: "labels"', content.get("regions_class_order"),
                                    ignore_value)
+        # nnU-Net names the regions, not the values only regions hold: each such value is called after the region
+        # that paints it, what it stands for in the predicted maps (it was "label_1" in check and the export)
+        painted = regions.painted_names()
+        labels = {index: painted.get(value, labels[index]) for index, value in enumerate(label_values)}
     else:
         regions = None
     file_ending = _nnunet_file_ending(content, json_path)
