@@ -33,9 +33,10 @@ from .own_warnings import AcceleratedSegWarning
 # What may differ between members' config.json: the network and what describes its weights alone.
 # the preprocessing code's version too: predict prepares every member's volumes with this code alike
 # MONAI's version and the output activation came with the eighty-fourth session's exports (the
-# activation follows from "regions", which is compared): an earlier member lacks them.
+# activation follows from "regions", which is compared): an earlier member lacks them. The file ending names
+# the label maps alone (the first member's is taken); a member exported before the ninety-seventh session lacks it.
 MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "accelerated_seg_commit",
-               "format_version", "preprocessing_code_version", "monai_version", "output_activation")
+               "format_version", "preprocessing_code_version", "monai_version", "output_activation", "file_ending")
 
 
 class ModelEnsemble(torch.nn.Module):

@@ -25,6 +25,7 @@ from safetensors.torch import load_file, save_file
 from .checkpoint import not_saved
 from .config import is_whole_number
 from .data.errors import DataError
+from .data.formats.paths import NIFTI_SUFFIXES
 from .files import folders_to_make, remove_if_empty, replace_folder, sync_folder, with_the_usual_mode
 from .model_folders import Names, read_export_json
 from .models import ModelSpec, build_from_spec
@@ -335,6 +336,10 @@ def export_value_errors(config: dict) -> list[str]:
     labels = config.get("labels")
     if labels is not None and not (isinstance(labels, dict) and all(str(k).isdigit() for k in labels)):
         errors.append(f"labels {labels!r} is not a mapping of class index to name ({{\"0\": \"background\", ...}})")
+    ending = config.get("file_ending", NIFTI_SUFFIXES[0])
+    if not (isinstance(ending, str) and ending.lower() in NIFTI_SUFFIXES):  # predict names the label maps with it
+        errors.append(f"file_ending {ending!r} is not a NIfTI ending ({', '.join(NIFTI_SUFFIXES)}), which the label "
+                      f"maps are named with")
     settings = config.get("preprocessing")
     if settings is None:  # an export from before preprocessing was recorded: only its spacing is read
         if config.get("spacing") is not None and not positive_sizes(config["spacing"]):

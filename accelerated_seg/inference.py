@@ -71,6 +71,7 @@ from .inference_files import (
     holding_output_folder,
     home_expanded,
     label_map_descrip,
+    prediction_ending,
     prediction_key,
     probabilities_path,
     remove_earlier_prediction,
@@ -917,12 +918,12 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     # alone says nothing sure of the channels, after it, as the loading says what is wrong first
     if (early := _config_without_loading(model_dir)) is not None:
         cases = collect_cases(inputs, early)
-        outputs, written = checked_outputs(cases, output, probabilities, names)
+        outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(early))
     model, config = load_for_prediction(model_dir)
     keep = kept_whole(config, keep_largest)
     if early is None:
         cases = collect_cases(inputs, config)
-        outputs, written = checked_outputs(cases, output, probabilities, names)
+        outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
     model.to(device)
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
     run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))

@@ -55,8 +55,8 @@ from .inference import (
     sliding_window_logits,
 )
 from .inference_files import (PREDICT_CASES_NAMES, InputCase, PredictNames, checked_outputs, collect_cases,
-                              holding_output_folder, home_expanded, prediction_key, probabilities_path,
-                              remove_earlier_prediction)
+                              holding_output_folder, home_expanded, prediction_ending, prediction_key,
+                              probabilities_path, remove_earlier_prediction)
 
 SPLITS = ("auto", "cases", "windows")
 
@@ -238,7 +238,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         output = home_expanded(output)
         # Every process, before any work: under split=windows only the main process writes, and a refusal
         # from it alone would leave the others waiting in the first reduction.
-        outputs, written = checked_outputs(cases, output, probabilities, names)
+        outputs, written = checked_outputs(cases, output, probabilities, names, prediction_ending(config))
     except (ConfigError, DataError) as error:
         refusal = error
     _raise_any_refusal(refusal, accelerator.process_index)

@@ -737,16 +737,16 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
 
 
 def checked_outputs(cases: Sequence[InputCase], output: str | Path, probabilities: bool,
-                    names: PredictNames = PredictNames()) -> tuple[list[Path], list[Path]]:
-    """Each case's label map (``output_paths``) and every file the prediction writes (with ``probabilities``,
-    each case's ``probabilities_path`` too), refused as ``check_outputs`` refuses them. One function for
-    ``predict_cases``, ``predict_distributed`` and the command line, which checks before the inference stack
-    imports (ninety-second session), so that each says a refusal alike; ``names``: the caller's words for them.
+                    names: PredictNames = PredictNames(), ending: str = ".nii.gz") -> tuple[list[Path], list[Path]]:
+    """Each case's label map (``output_paths``, named with ``ending``) and every file the prediction writes (with
+    ``probabilities``, each case's ``probabilities_path`` too), refused as ``check_outputs`` refuses them. One
+    function for ``predict_cases``, ``predict_distributed`` and the command line, which checks before the inference
+    stack imports (ninety-second session), so that each says a refusal alike; ``names``: the caller's words for them.
 
     Raises:
         DataError: as ``output_paths`` and ``check_outputs``; nothing has been written.
     """
-    outputs = output_paths(cases, output, names)
+    outputs = output_paths(cases, output, names, ending)
     probabilities_paths = [probabilities_path(path) for path in outputs] if probabilities else []
     written = [*outputs, *probabilities_paths]
     # every case's, before the first
@@ -846,8 +846,16 @@ def holding_output_folder(output: str | Path, outputs: Iterable[str | Path | Non
             lock.release()
 
 
-def output_paths(cases: Sequence[InputCase], output: str | Path, names: PredictNames = PredictNames()) -> list[Path]:
-    """The label map of each case: ``output/<case>.nii.gz``, or ``output`` itself for one case.
+def prediction_ending(config: dict) -> str:
+    """The ending of the label maps predict names for the model of ``config`` (its config.json): the one its
+    nnU-Net dataset.json declared (``".nii"``), else ``.nii.gz``."""
+    return config.get("file_ending") or ".nii.gz"
+
+
+def output_paths(cases: Sequence[InputCase], output: str | Path, names: PredictNames = PredictNames(),
+                 ending: str = ".nii.gz") -> list[Path]:
+    """The label map of each case: ``output/<case><ending>`` (``prediction_ending``), or ``output`` itself for
+    one case.
 
     Raises:
         DataError: ``output`` is a file name (``.nii.gz``/``.nii``) but there is not exactly one case,
@@ -863,7 +871,7 @@ def output_paths(cases: Sequence[InputCase], output: str | Path, names: PredictN
         raise DataError(f"{names.given(output)} is a file, not a folder; the label maps go into a folder as "
                         f"<case>.nii.gz: give a new or existing folder")
     refuse_the_folder_of_the_scans([path for case in cases for path in case.channels], output, names)
-    return [Path(output) / f"{case.id}.nii.gz" for case in cases]
+    return [Path(output) / f"{case.id}{ending}" for case in cases]
 
 
 def refuse_the_folder_of_the_scans(scans: Sequence[str | Path], output: str | Path,

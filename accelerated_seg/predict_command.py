@@ -116,8 +116,8 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
         DataError: naming the input or output and what to do; nothing has been written.
     """
     from .inference_files import (channels_config, check_channel_count, check_one_case_call, check_one_case_output,
-                                  checked_outputs, collect_cases, expand_inputs, nifti_stem, probabilities_path,
-                                  refuse_the_folder_of_the_scans)
+                                  checked_outputs, collect_cases, expand_inputs, nifti_stem, prediction_ending,
+                                  probabilities_path, refuse_the_folder_of_the_scans)
 
     scans = expand_inputs(args.inputs)  # found again by predict_cases, which groups them into cases
     config = channels_config(configs) if configs else None
@@ -132,7 +132,8 @@ def _check_outputs_before_the_imports(args, configs: list[dict]) -> None:
         probabilities = probabilities_path(args.output) if args.probabilities else None
         check_one_case_call([Path(path) for path in args.input], args.output, probabilities, config)
     elif config is not None:
-        checked_outputs(collect_cases(args.inputs, config), args.output, args.probabilities)
+        checked_outputs(collect_cases(args.inputs, config), args.output, args.probabilities,
+                        ending=prediction_ending(config))
 
 
 def _interrupted(args) -> str:

@@ -48,6 +48,9 @@ def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSetting
         # class per voxel (softmax over the channels, argmax), or overlapping regions (each channel's
         # sigmoid, above 0.5). It was to be guessed from "regions" (eighty-fourth session's probe).
         "output_activation": "softmax" if manifest.regions is None else "sigmoid",
+        # the files' ending an nnU-Net dataset.json declares: predict names the label maps with it, as nnU-Net's
+        # users expect beside their labelsTs (they were .nii.gz whatever it said until the ninety-seventh session)
+        **({"file_ending": manifest.file_ending} if manifest.file_ending is not None else {}),
         # sparse annotation: the labels' value of unannotated voxels, which evaluate --labels leaves out
         **({"ignore_value": manifest.ignore_value} if manifest.ignore_value is not None else {}),
         "accelerated_seg_version": __version__,

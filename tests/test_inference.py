@@ -63,8 +63,8 @@ def scans(tmp_path_factory):
     return root
 
 
-def export(out_dir, in_channels=1, preprocess=None, spacing=(2.5, 2.5, 2.5), seed=0):
-    """An exported model folder like training writes, with random weights."""
+def export(out_dir, in_channels=1, preprocess=None, spacing=(2.5, 2.5, 2.5), seed=0, **recorded):
+    """An exported model folder like training writes, with random weights; ``recorded``: more of config.json."""
     spec = model_spec("unet", in_channels, 3, PATCH, TINY_UNET)
     torch.manual_seed(seed)
     tensors = {k: v.float().contiguous() for k, v in build_from_spec(spec).state_dict().items()}
@@ -73,7 +73,7 @@ def export(out_dir, in_channels=1, preprocess=None, spacing=(2.5, 2.5, 2.5), see
                 "num_classes": 3, "patch_size": PATCH, "spacing": list(spacing) if spacing else None}
     if preprocess is not None:
         metadata["preprocessing"] = preprocess
-    write_export(tensors, spec.to_dict(), metadata, out_dir)
+    write_export(tensors, spec.to_dict(), {**metadata, **recorded}, out_dir)
     return out_dir
 
 
@@ -635,6 +635,7 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
         "num_classes": lambda path: edit(path, lambda c: c.update(num_classes=4)),
         "2d_patch": lambda path: edit(path, lambda c: c.update(patch_size=[16, 16])),
         "format_version": lambda path: edit(path, lambda c: c.update(format_version=2)),
+        "file_ending": lambda path: edit(path, lambda c: c.update(file_ending=".mha")),  # the predictions' name
     }
     expected = {"config.json": r"config.json is not valid JSON \(Expecting property name",
                 "model.safetensors": r"model.safetensors cannot be read as safetensors \(.*\): the file is damaged",
@@ -646,7 +647,9 @@ def test_a_damaged_export_is_one_error_naming_its_file(scans, tmp_path, capsys):
                                  r"Training writes these",
                 "num_classes": r"config.json: num_classes is 4 but the network's model.args.out_channels is 3",
                 "2d_patch": r"config.json: patch_size \[16, 16\] is not 3 whole numbers >= 1",
-                "format_version": r"config.json has format_version 2, newer than this accelerated_seg reads \(1\)"}
+                "format_version": r"config.json has format_version 2, newer than this accelerated_seg reads \(1\)",
+                "file_ending": r"config.json: file_ending '.mha' is not a NIfTI ending \(.nii.gz, .nii\), which the "
+                               r"label maps are named with\. Training writes these"}
     for damage, write in damages.items():
         model = export(tmp_path / damage)
         write(model / (damage if damage in ("config.json", "model.safetensors") else "config.json"))
@@ -681,7 +684,7 @@ def test_an_exports_median_spacing_keeps_its_float32_bits_whose_short_decimal_wo
     median = median_spacing(headers)
     assert median == (1.2000000476837158,) * 3 and float32_as_decimal(median[0]) == 1.2
     manifest = SimpleNamespace(labels={0: "background", 1: "a"}, channels={0: "MRI"}, num_channels=1,
-                               num_classes=2, regions=None, ignore_value=None)
+                               num_classes=2, regions=None, ignore_value=None, file_ending=None)
     trained = PreprocessSettings(spacing=median, crop_foreground=False)
     written = json.loads(json.dumps(export_metadata(SimpleNamespace(data=SimpleNamespace(patch_size=PATCH)),
                                                     manifest, trained)))
@@ -940,6 +943,30 @@ def test_predict_command_keeps_the_single_file_forms(scans, tmp_path, capsys):
     said = capsys.readouterr().err  # of no flag until the ninety-fifth session
     assert f"--output {tmp_path / 'f'} is no NIfTI name: a label map is written as NIfTI; end the file name in " \
            f".nii.gz (or .nii), e.g. --output {tmp_path / 'f.nii.gz'}" in said and not (tmp_path / "f").exists(), said
+
+
+def test_predict_writes_the_file_ending_of_the_nnunet_dataset_the_model_was_trained_on(scans, tmp_path, capsys):
+    """An nnU-Net dataset.json's "file_ending": ".nii", recorded in the export's config.json: predict wrote
+    <case>.nii.gz whatever it said, where nnU-Net's users expect their dataset's ending (their labelsTs'). A label
+    map named by the caller keeps its name, and the probabilities stay compressed (<case>_probs.nii.gz)."""
+    model, image = export(tmp_path / "model", file_ending=".nii"), scans / "imagesTr" / "case_001.nii.gz"
+    assert main(["predict", "--model", str(model), str(scans / "imagesTr" / "case_00[01].nii.gz"),
+                 "--output", str(tmp_path / "pred"), "--probabilities"]) == 0
+    assert f"wrote {tmp_path / 'pred' / 'case_001.nii'}\n" in capsys.readouterr().out
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == [
+        "case_000.nii", "case_000_probs.nii.gz", "case_001.nii", "case_001_probs.nii.gz"]
+    assert (tmp_path / "pred" / "case_001.nii").read_bytes()[:2] != b"\x1f\x8b"  # not gzip: what .nii says
+    assert_same_geometry(tmp_path / "pred" / "case_001.nii", image)
+    # the functions (predict_distributed's road of cases given), an ensemble (its first member's ending), a name given
+    from accelerated_seg.inference_distributed import predict_distributed
+    from accelerated_seg.inference_files import InputCase
+
+    assert predict_distributed(model, [InputCase("case_001", (image,))], tmp_path / "cases") == [
+        tmp_path / "cases" / "case_001.nii"]
+    assert predict_cases([model, export(tmp_path / "other", seed=1)], [image], tmp_path / "ensemble") == [
+        tmp_path / "ensemble" / "case_001.nii"]
+    assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / "named.nii.gz")]) == 0
+    assert (tmp_path / "named.nii.gz").is_file() and not (tmp_path / "named.nii").exists()
 
 
 def test_predict_input_form_to_a_folder_says_the_output_is_one_file(tmp_path, capsys):

@@ -228,6 +228,41 @@ def test_a_region_based_run_trains_validates_exports_predicts_and_evaluates_per_
                          output_dir=tmp_path / "evaluation")
 
 
+def test_an_nnunet_dataset_of_regions_in_nii_files_is_predicted_in_its_names_and_ending(tiny_dataset, tmp_path,
+                                                                                        capsys):
+    """nnU-Net's journey: a dataset.json declaring regions and "file_ending": ".nii", trained, predicted into a
+    folder and evaluated against its labelsTs. The export named the value 1 that "findings" paints "label_1", and
+    predict wrote <case>.nii.gz beside labelsTs' <case>.nii; both now follow the dataset.json."""
+    raw = tmp_path / "Dataset001_Phantoms"
+    manifest = load_msd(tiny_dataset)
+    for folder in ("imagesTr", "labelsTr", "imagesTs", "labelsTs"):
+        (raw / folder).mkdir(parents=True)
+    for case in manifest.training + manifest.validation:
+        nib.save(nib.load(case.images[0]), raw / "imagesTr" / f"{case.id}_0000.nii")
+        nib.save(nib.load(case.label), raw / "labelsTr" / f"{case.id}.nii")
+    for case in manifest.validation:
+        nib.save(nib.load(case.images[0]), raw / "imagesTs" / f"{case.id}_0000.nii")
+        nib.save(nib.load(case.label), raw / "labelsTs" / f"{case.id}.nii")
+    (raw / "dataset.json").write_text(json.dumps({
+        "channel_names": {"0": "MRI"}, "labels": {"background": 0, "findings": [1, 2], "lesion": 2},
+        "numTraining": len(manifest.training + manifest.validation), "file_ending": ".nii"}))
+    out = tmp_path / "run"
+    train(load_config(None, tiny_overrides(raw / "dataset.json", out, train__max_steps=2, train__val_every=0)))
+    config = json.loads((out / "model" / "config.json").read_text())
+    assert config["labels"] == {"0": "background", "1": "findings", "2": "lesion"} and config["file_ending"] == ".nii"
+
+    assert main(["predict", "--model", str(out / "model"), str(raw / "imagesTs"), "--output",
+                 str(tmp_path / "predictions")]) == 0
+    assert sorted(path.name for path in (tmp_path / "predictions").iterdir()) == sorted(
+        f"{case.id}.nii" for case in manifest.validation)
+    capsys.readouterr()
+    assert main(["evaluate", str(tmp_path / "predictions"), str(raw / "labelsTs"), "--labels", str(raw / "dataset.json"),
+                 "--output", str(tmp_path / "evaluation")]) == 0
+    assert "region 1 findings: Dice" in capsys.readouterr().out
+    assert json.loads((tmp_path / "evaluation" / "summary.json").read_text())["classes"] == {"1": "findings",
+                                                                                            "2": "lesion"}
+
+
 def test_a_resume_with_other_regions_is_refused_before_the_load(tiny_dataset, tmp_path):
     out = tmp_path / "run"
     train(load_config(None, tiny_overrides(tiny_dataset, out, train__max_steps=2, train__val_every=0, **REGIONS)))

@@ -121,6 +121,8 @@ class Manifest:
             until the ninety-fourth session it defaulted to "given by the dataset" whatever the words said, so that
             ``split="fold 1 of 5 (seed 0)"`` took its spacing from its training cases alone, unlike the fold read
             from the dataset, and its warnings and advice were a dataset's own split's, without a word.
+        file_ending: The ending an nnU-Net dataset.json declares for its files (``".nii"``), which the export
+            records for predict to name the label maps with; ``None`` where the source declares none.
     """
 
     root: Path
@@ -136,6 +138,7 @@ class Manifest:
     ignore_value: int | None = None
     source_file: Path | None = None
     split_origin: SplitOrigin | None = None
+    file_ending: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.split, SplitDescription):  # the words alone are kept: split.json records a plain str

@@ -101,6 +101,7 @@ def load_nnunet(
         root=root, labels=labels, channels=channels, training=training, validation=validation,
         label_values=label_values, binarized=binarize, split=how, source_format="nnunet", regions=regions,
         ignore_value=ignore_value, source_file=json_path,
+        file_ending=file_ending if "file_ending" in content else None,
     )
 
 
