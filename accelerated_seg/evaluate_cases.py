@@ -2,7 +2,7 @@
 prediction of its case id (its file name without ``.nii.gz``/``.nii``), in the two folders given.
 
 A label without a prediction is an error, never skipped; the error says where the prediction was looked for
-and what to do in the words of the tool that wrote the folder (``predict``, nnU-Net v2, MONAI's SaveImage),
+and what to do in the words of the tool that wrote the folder (``predict``, nnU-Net v2 or v1, MONAI's SaveImage),
 or where the predictions are instead (under other names, a folder down). Moved out of ``evaluate.py`` in the
 ninety-sixth session; ``evaluate.py`` scores the pairs this module makes.
 """
@@ -16,6 +16,10 @@ from .data.formats.paths import nifti_stem
 
 # What nnU-Net v2's predict writes beside its predictions (with its dataset.json and plans.json): its folder's mark.
 NNUNET_PREDICT_ARGUMENTS = "predict_from_raw_data_args.json"
+# What nnU-Net v1's nnUNet_predict copies from its model's folder beside its predictions: plans.pkl always
+# (predict_from_folder), postprocessing.json where the model has one (predict_cases, unless postprocessing is
+# disabled). v2 writes neither: its plans are plans.json, its postprocessing postprocessing.pkl.
+NNUNET_V1_MARKS = ("plans.pkl", "postprocessing.json")
 
 
 def case_id(path: str | Path) -> str | None:
@@ -67,8 +71,11 @@ def match_cases(pred_dir: str | Path, label_dir: str | Path) -> tuple[list[tuple
 def _missing_predictions_advice(pred_dir: Path, predictions: dict[str, Path], missing: list[str]) -> str:
     """What to do of labels without a prediction, in the words of the tool that wrote the folder: "predict those
     cases (accelerated-seg predict)" was said of nnU-Net's and MONAI's folders too until the ninety-sixth session.
-    Told by what each leaves there: MONAI's SaveImage a folder per case, predict its mark in each header
-    (``marked_by_predict``), nnU-Net v2's predict its arguments' file."""
+    Told by what each leaves there: MONAI's SaveImage a folder per case, nnU-Net v2's predict its arguments' file,
+    nnU-Net v1's its model's plans.pkl and postprocessing.json (since the ninety-seventh session: "the tool that
+    made the others" before), predict its mark in each header (``marked_by_predict``). The files are looked for
+    by name first: the headers take 1.8-2.3 ms each to read, 0.38-0.40 s for 200 predictions
+    (benchmarks/results/missing_case_header_cost_2cpu.json), which nnU-Net's folders need not wait for."""
     one = len(missing) == 1
     this, name, its, them = ("this case", "that name", "its label", "it") if one else (
         "these cases", "those names", "their labels", "them")
@@ -78,15 +85,19 @@ def _missing_predictions_advice(pred_dir: Path, predictions: dict[str, Path], mi
         return (f"its folder{'' if len(per_case) == 1 else 's'} {held} hold{'s' if len(per_case) == 1 else ''} "
                 f"{per_case[0]}/{first.name}, as MONAI's SaveImage writes a case: save with "
                 f"SaveImage(separate_folder=False, output_postfix=\"\"), or move the file up to {name}")
+    if (pred_dir / NNUNET_PREDICT_ARGUMENTS).is_file():
+        return (f"the folder is nnU-Net v2's (it holds {NNUNET_PREDICT_ARGUMENTS}): predict {this} with "
+                f"nnUNetv2_predict ... -o {pred_dir}, which names {them} so, or remove {its}")
+    if v1 := [name for name in NNUNET_V1_MARKS if (pred_dir / name).is_file()]:
+        return (f"the folder is nnU-Net v1's (it holds {' and '.join(v1)}, which nnUNet_predict copies beside its "
+                f"predictions): predict {this} with nnUNet_predict ... -o {pred_dir}, which names {them} so, or "
+                f"remove {its}")
     # imported here: the inference module's, not needed unless a case is missing (evaluate's refusals come fast)
     from .inference_files import marked_by_predict
 
     if any(marked_by_predict(path) for path in predictions.values()):
         return (f"predict {this} (accelerated-seg predict ... --output {pred_dir}, which wrote the others), or "
                 f"remove {its}")
-    if (pred_dir / NNUNET_PREDICT_ARGUMENTS).is_file():
-        return (f"the folder is nnU-Net's (it holds {NNUNET_PREDICT_ARGUMENTS}): predict {this} with nnUNetv2_predict "
-                f"... -o {pred_dir}, which names {them} so, or remove {its}")
     if predictions:
         whose = "this case's prediction" if one else "these cases' predictions"
         return f"write {whose} there under {name} with the tool that made the others, or remove {its}"

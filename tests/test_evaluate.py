@@ -1233,6 +1233,29 @@ def test_classes_in_no_file_are_warned_of_in_one_line(folders, capsys):
                              "if they should not be scored, check --num-classes or --labels"]
 
 
+@pytest.mark.parametrize("marks", [["plans.pkl"], ["postprocessing.json"], ["plans.pkl", "postprocessing.json"]])
+def test_a_missing_prediction_in_nnunet_v1s_folder_is_told_in_nnunet_v1s_words(folders, marks, monkeypatch, capsys):
+    """nnU-Net v1's nnUNet_predict copies its model's plans.pkl beside the <case>.nii.gz it writes, and its
+    postprocessing.json where the model has one; such a folder was told "write this case's prediction there ...
+    with the tool that made the others" until the ninety-seventh session, as any other tool's. Its files are
+    told apart by name, before any prediction's header is read."""
+    import accelerated_seg.inference_files as inference_files
+
+    pred_dir, label_dir, _ = folders
+    (pred_dir / "c.nii.gz").unlink()
+    for mark in marks:
+        (pred_dir / mark).write_bytes(b"")
+    read = []
+    monkeypatch.setattr(inference_files, "marked_by_predict", lambda path: read.append(path) or False)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
+    err = capsys.readouterr().err
+    assert f"evaluate looked for {pred_dir / 'c.nii.gz'} (or .nii)" in err and "accelerated-seg" not in err
+    assert (f"the folder is nnU-Net v1's (it holds {' and '.join(marks)}, which nnUNet_predict copies beside its "
+            f"predictions): predict this case with nnUNet_predict ... -o {pred_dir}, which names it so, or remove "
+            f"its label") in err
+    assert read == []
+
+
 def test_a_prediction_folder_holding_the_labels_folder_names_its_predictions_subfolder(folders, tmp_path, capsys):
     """`evaluate . labelsTs` from a folder beside predictions/ was told to give labelsTs, the first subfolder
     by name, as the predictions; a subfolder of no label's names (aaa/) was named as readily (ninety-second session's
@@ -1309,7 +1332,7 @@ def test_a_missing_prediction_is_told_in_the_words_of_the_tool_that_wrote_the_fo
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"]) == 2
     err = capsys.readouterr().err
     assert looked in err and "accelerated-seg" not in err
-    assert (f"the folder is nnU-Net's (it holds predict_from_raw_data_args.json): predict this case with "
+    assert (f"the folder is nnU-Net v2's (it holds predict_from_raw_data_args.json): predict this case with "
             f"nnUNetv2_predict ... -o {pred_dir}, which names it so, or remove its label") in err
     (pred_dir / "predict_from_raw_data_args.json").unlink()
     # MONAI's SaveImage: the case in a folder of its own
