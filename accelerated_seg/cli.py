@@ -236,8 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-classes", type=int, help="classes including background (default: --labels, or the "
                                                    "values found in the files)")
     p.add_argument("--labels", type=path_argument, dest="dataset_json", metavar="DATASET_JSON",
-                   help="dataset.json (or a model's config.json) whose \"labels\" name the classes; where it "
-                        "declares regions (region-based training), each region is scored")
+                   help="dataset.json (or a model's config.json) whose \"labels\" name the classes, or the "
+                        "dataset's (model's) folder holding it; where it declares regions (region-based "
+                        "training), each region is scored")
     p.add_argument("--tolerance", nargs="+", default=[1.0], metavar="MM",
                    type=_refusing(float, "{word} is not a tolerance in mm: --tolerance takes every word after it "
                                          "as one; give PRED and LABELS before it, or after -- at the end"),

@@ -369,9 +369,10 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
         pred_dir: folder of predicted label maps ``<case>.nii.gz``.
         label_dir: folder of reference label maps with the same names.
         num_classes: classes including background.
-        dataset_json: file whose ``"labels"`` give the class names (and values); an export's config.json
-            or an nnU-Net dataset.json declaring regions (``regions.py``) has each region scored instead,
-            as the voxels holding any of its values, in rows numbered 1.. in the regions' order.
+        dataset_json: file whose ``"labels"`` give the class names (and values), or the folder holding it (a
+            dataset's dataset.json, a model's config.json); an export's config.json or an nnU-Net dataset.json
+            declaring regions (``regions.py``) has each region scored instead, as the voxels holding any of its
+            values, in rows numbered 1.. in the regions' order.
         tolerance_mm: surface-Dice tolerance: one value, one per class, or {class: mm}.
         output_dir: where the two files go; ``pred_dir/evaluation`` by default.
         geometry_atol_mm: largest affine difference accepted between a prediction and its label.
@@ -404,8 +405,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     pred_dir, label_dir = Path(pred_dir).expanduser(), Path(label_dir).expanduser()
     check_tolerance_values(tolerance_mm, setting_names.tolerance_mm)  # before any file is read
     dataset_json = Path(dataset_json).expanduser() if dataset_json is not None else None
-    if dataset_json is not None:
-        check_labels_file(dataset_json, setting_names.dataset_json)
+    if dataset_json is not None:  # a folder: the dataset.json or model's config.json in it
+        dataset_json = check_labels_file(dataset_json, setting_names.dataset_json)
     output_dir = Path(output_dir).expanduser() if output_dir is not None else pred_dir / "evaluation"
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)

@@ -23,6 +23,10 @@ from .label_map_reading import read_label_map
 from .regions import Regions
 
 
+# The files that name the classes, as --labels takes them: a dataset's (MSD, nnU-Net) and a model's (an export's).
+DECLARATIONS = ("dataset.json", "config.json")
+
+
 def foreground_classes(classes: int | Sequence[int], setting: str = "num_classes") -> list[int]:
     """``classes`` as the label values to score: an int C means 1..C-1 (0 is background); ``setting`` names it."""
     if isinstance(classes, (int, np.integer)):
@@ -127,8 +131,7 @@ def merged_foreground(array: np.ndarray, ignore_value: int | None) -> np.ndarray
 def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> dict[int, str]:
     """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json
     (``setting``: the file's name in the errors)."""
-    path = Path(path)
-    check_labels_file(path, setting)  # a folder gave "[Errno 21] Is a directory", uncaught
+    path = check_labels_file(Path(path), setting)  # a folder: the file in it that names the classes
     try:
         document = parse_json(path.read_text(encoding="utf-8-sig"), path)
         if "num_classes" in document and "model" in document:  # an export: names keyed by class index
@@ -145,15 +148,29 @@ def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> di
                         f"{type(err).__name__}: {err}") from err
 
 
-def check_labels_file(path: Path, setting: str = "dataset_json") -> None:
-    """Refuse, before any case is read, a ``setting`` (``--labels``) that is no file: a folder gave
-    "[Errno 21] Is a directory" alone, once every header was read (ninety-second session's probe)."""
-    if path.is_dir():
-        inside = [path / name for name in ("dataset.json", "config.json") if (path / name).is_file()]
-        raise DataError(f"{path}: a folder, where {setting} takes the dataset.json (or a model's config.json) that "
-                        f"names the classes" + (f"; give {inside[0]}" if inside else ""))
-    if not path.exists():
-        raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes")
+def check_labels_file(path: Path, setting: str = "dataset_json") -> Path:
+    """The file ``setting`` (``--labels``) names the classes in: ``path``, or where it is a folder (an nnU-Net or
+    Decathlon dataset's, a model's as predict takes it), the dataset.json or config.json it holds. Raises, before
+    any case is read, for a missing file, or a folder holding both or neither: a folder gave "[Errno 21] Is a
+    directory" alone, once every header was read (ninety-second session's probe), and was refused naming the
+    dataset.json inside until the ninety-seventh session, which is taken since."""
+    if not path.is_dir():
+        if not path.exists():
+            raise DataError(f"{path}: {setting} file not found; give the dataset.json that names the classes")
+        return path
+    inside = [path / name for name in DECLARATIONS if (path / name).is_file()]
+    if len(inside) == 1:
+        return inside[0]
+    if inside:  # a dataset's values or a model's, which predict writes (BraTS' class 3 as 4): not ours to choose
+        raise DataError(f"{path}: a folder holding both {' and '.join(DECLARATIONS)}, where {setting} takes the one "
+                        f"file that names the classes: give {inside[0]} (the dataset's) or {inside[1]} (a model's, "
+                        f"in the values predict writes)")
+    below = sorted(folder for folder in path.iterdir() if folder.is_dir() and any(
+        (folder / name).is_file() for name in DECLARATIONS))  # a run's best_model/ and model/, say
+    raise DataError(f"{path}: a folder without a {' or '.join(DECLARATIONS)}, where {setting} takes the dataset.json "
+                    f"(or a model's config.json) that names the classes, or the folder holding it"
+                    + (f"; give one of {', '.join(map(str, below[:4]))}{', ...' if len(below) > 4 else ''}"
+                       if len(below) > 1 else f"; give {below[0]}" if below else ""))
 
 
 def ignore_from_json(path: str | Path) -> int | None:
@@ -194,6 +211,8 @@ def _labels_document(path: str | Path) -> tuple[dict | None, bool]:
     """(the JSON object of ``--labels``, whether it is an export's config.json); (None, False) where it
     is not a readable object, which ``class_names_from_json`` reports."""
     path = Path(path)
+    if path.is_dir():  # a dataset's or a model's folder: the file in it that names the classes
+        path = check_labels_file(path)
     try:
         document = parse_json(path.read_text(encoding="utf-8-sig"), path)
     except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):

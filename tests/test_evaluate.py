@@ -1060,31 +1060,72 @@ def test_a_dataset_json_saved_with_a_byte_order_mark_names_the_classes_and_the_i
     assert ignore_from_json(path) == 2
 
 
-def test_class_names_of_a_folder_or_a_missing_file_say_what_the_labels_take(tmp_path):
+def test_class_names_of_a_folder_are_its_dataset_jsons_and_a_missing_file_says_what_the_labels_take(tmp_path):
     """class_names_from_json said "file not found" as check_labels_file does, in a copy of its own, and a
-    folder gave "[Errno 21] Is a directory" uncaught (ninety-second session's probe): one check says both."""
-    from accelerated_seg.evaluate import class_names_from_json
+    folder gave "[Errno 21] Is a directory" uncaught (ninety-second session's probe); a folder holding a
+    dataset.json was refused naming it until the ninety-seventh session, and is read as it now."""
+    from accelerated_seg.evaluate import class_names_from_json, ignore_from_json
 
-    with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path))}: a folder, where dataset_json takes"):
-        class_names_from_json(tmp_path)
+    (tmp_path / "dataset.json").write_text(json.dumps({"labels": {"background": 0, "tumour": 1, "ignore": 2}}))
+    assert class_names_from_json(tmp_path) == {0: "background", 1: "tumour"} and ignore_from_json(tmp_path) == 2
     with pytest.raises(DataError, match=rf"^{re.escape(str(tmp_path / 'gone.json'))}: --labels file not found; "
                                         r"give the dataset.json that names the classes$"):
         class_names_from_json(tmp_path / "gone.json", "--labels")
 
 
-def test_labels_given_as_a_folder_is_refused_naming_it_before_any_case_is_read(folders, tmp_path, monkeypatch,
-                                                                                capsys):
+def test_labels_given_as_a_dataset_or_model_folder_takes_the_file_in_it_that_names_the_classes(folders, tmp_path,
+                                                                                              capsys):
+    """--labels <folder> was refused until the ninety-seventh session, naming the dataset.json it held ("give
+    Dataset042/dataset.json"): an nnU-Net or Decathlon dataset's folder, or a model's folder as predict --model
+    takes it, is read through the one file in it that names the classes, as given itself."""
+    from accelerated_seg.data.preprocess import PreprocessSettings
+
+    pred_dir, label_dir, dataset = folders  # dataset: tmp_path/dataset.json, beside pred/ and labels/
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--output",
+                 str(tmp_path / "by_file")]) == 0
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(tmp_path), "--output",
+                 str(tmp_path / "by_folder")]) == 0
+    capsys.readouterr()
+    by_file, by_folder = (json.loads((tmp_path / out / "summary.json").read_text()) for out in ("by_file", "by_folder"))
+    assert by_folder["classes"] == {"1": "ventricles", "2": "lesion"} and by_folder["per_class"] == by_file["per_class"]
+    # a model's folder (an export, config.json + model.safetensors): its config.json's names, as given itself
+    model = tmp_path / "model"
+    model.mkdir()
+    config = {"model": {"name": "unet"}, "num_classes": 3, "labels": {"0": "background", "1": "vent", "2": "les"},
+              "preprocessing": PreprocessSettings().to_dict()}
+    (model / "config.json").write_text(json.dumps(config))
+    (model / "model.safetensors").write_bytes(b"")
+    summary = evaluate_folders(pred_dir, label_dir, dataset_json=model, output_dir=tmp_path / "by_model")
+    assert summary["classes"] == {"1": "vent", "2": "les"}
+
+
+def test_labels_given_as_a_folder_that_holds_no_single_declaration_is_refused_before_any_case_is_read(
+        folders, tmp_path, monkeypatch, capsys):
     """--labels <folder> was "error: [Errno 21] Is a directory: '...'", naming neither the flag nor the file
-    wanted, once every header was read (ninety-second session's probe)."""
+    wanted, once every header was read (ninety-second session's probe); a folder is read through its dataset.json
+    or config.json since the ninety-seventh session, and one holding both, or neither, is refused saying what to
+    give: a run's folder names its exports."""
     import accelerated_seg.evaluate as evaluate
 
     pred_dir, label_dir, dataset = folders
     read = []
     monkeypatch.setattr(evaluate, "read_nifti", lambda path, **_: read.append(path) or 1 / 0)
+    (tmp_path / "config.json").write_text("{}")
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(tmp_path)]) == 2
-    assert (f"error: {tmp_path}: a folder, where --labels takes the dataset.json (or a model's config.json) that "
-            f"names the classes; give {dataset}") in capsys.readouterr().err
-    with pytest.raises(DataError, match="a folder, where dataset_json takes the dataset.json"):
+    assert (f"error: {tmp_path}: a folder holding both dataset.json and config.json, where --labels takes the one "
+            f"file that names the classes: give {dataset} (the dataset's) or {tmp_path / 'config.json'} (a model's, "
+            f"in the values predict writes)") in capsys.readouterr().err
+    run = tmp_path / "run"
+    (run / "best_model").mkdir(parents=True)
+    (run / "model").mkdir()
+    for export in ("best_model", "model"):
+        (run / export / "config.json").write_text("{}")
+    for labels, below in ((pred_dir, ""), (run, f"; give one of {run / 'best_model'}, {run / 'model'}")):
+        assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(labels)]) == 2
+        assert capsys.readouterr().err == (
+            f"error: {labels}: a folder without a dataset.json or config.json, where --labels takes the dataset.json "
+            f"(or a model's config.json) that names the classes, or the folder holding it{below}\n")
+    with pytest.raises(DataError, match="a folder without a dataset.json or config.json, where dataset_json takes"):
         evaluate_folders(pred_dir, label_dir, dataset_json=label_dir)
     assert read == [] and not (pred_dir / "evaluation").exists()
 
