@@ -15,6 +15,7 @@ import numpy as np
 from .data.checks import Volume, grid_difference, orientation_difference, without_orientation
 from .data.errors import DataError
 from .data.io import header_error
+from .label_map_reading import nothing_but_nan_said
 
 # Affines of a prediction and its label may differ by float32 rounding of the header (~1e-5 mm) but
 # not by anything a viewer would show; 1e-3 mm is far below any voxel.
@@ -52,12 +53,14 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
     Raises:
         DataError: naming both files and what differs.
     """
-    for path, image in ((label_path, label), (pred_path, pred)):  # the distances are in mm from the affine
-        if (error := header_error(path, image)) is not None:
+    for path, image, role in ((label_path, label, "reference"), (pred_path, pred, "prediction")):
+        if (error := header_error(path, image)) is not None:  # the distances are in mm from the affine
             raise error
         if len(image.shape) < 3:  # else "spacing (2.0, 2.0, 2.0) must give one voxel size per axis", no file named
             raise DataError(f"{path}: a {len(image.shape)}D image {image.shape}; evaluate scores 3D label maps "
                             f"(x, y, z): give the label map of the whole volume, as predict writes it")
+        if int(np.prod(image.shape[3:])) > 1 and image.get_data_dtype().kind == "f":
+            _refuse_nothing_but_nan(image, path, role)  # before "N volumes": their argmax would hide the NaN
         if image is pred and len(pred.shape) == 4 and tuple(pred.shape[1:]) == tuple(label.shape[:3]):
             # torch's and MONAI's (C, x, y, z) saved as it is: NIfTI reads z volumes of (C, x, y), which was
             # told as "39 volumes" alone before the ninety-fifth session
@@ -90,6 +93,16 @@ def check_same_grid(pred: nib.spatialimages.SpatialImage, label: nib.spatialimag
                         f"up to {difference:.4g} in an entry, tolerance {atol_mm} mm){guessed}, so their voxels are "
                         f"not the same places in the patient; {fix}\nprediction affine:\n{np.round(pred.affine, 4)}"
                         f"\nlabel affine:\n{np.round(label.affine, 4)}")
+
+
+def _refuse_nothing_but_nan(image: nib.spatialimages.SpatialImage, path: Path, role: str) -> None:
+    """Refuse a map of several volumes that holds nothing but NaN (or Inf), a diverged model's probabilities,
+    as such (``label_map_reading.nothing_but_nan_said``): refused as "3 volumes" with their argmax as the remedy
+    until the ninety-seventh session, though that argmax is class 0 everywhere, a map scored without a word of
+    the NaN. Its voxels are read, on this error's way alone: any other map of several volumes is refused too."""
+    array = np.asanyarray(image.dataobj)
+    if not np.isfinite(array).any():
+        raise DataError(f"{path}: {nothing_but_nan_said(array, role)}")
 
 
 def _reordering_onto(pred: nib.spatialimages.SpatialImage, label: nib.spatialimages.SpatialImage,

@@ -13,6 +13,7 @@ import numpy as np
 from .data.errors import DataError
 from .data.io import read_nifti
 
+
 def read_label_map(path: Path, role: str | None = None) -> np.ndarray:
     """Integer voxels of a label map (the whole gzip stream is verified), as int64 (X, Y, Z); ``role``
     ("prediction" or "reference", None where either) says what made a map of NaN alone, and what to do."""
@@ -22,7 +23,7 @@ def read_label_map(path: Path, role: str | None = None) -> np.ndarray:
         array = array.reshape(array.shape[:3])
     if array.dtype.kind == "f":
         if not np.isfinite(array).any():
-            raise DataError(f"{path}: {_nothing_but_nan_said(array, role)}")
+            raise DataError(f"{path}: {nothing_but_nan_said(array, role)}")
         wrong = ~np.isfinite(array) | (array != np.round(array))
         if wrong.any() and np.isfinite(array[wrong]).sum() == 0:
             # another tool's float output, whole numbers but for NaN: "an image or a probability map?" misled
@@ -46,14 +47,18 @@ def read_label_map(path: Path, role: str | None = None) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def _nothing_but_nan_said(array: np.ndarray, role: str | None) -> str:
+def nothing_but_nan_said(array: np.ndarray, role: str | None) -> str:
     """A map of NaN (or Inf) alone, and why: "N voxel(s) NaN or Inf among whole class numbers ... set them to 0
     or to their class" was said of one until the ninety-sixth session, as if a few voxels were wrong; a
-    prediction so is a model's that diverged (its weights NaN) or a write that failed."""
+    prediction so is a model's that diverged (its weights NaN) or a write that failed. One of several volumes (a
+    probability map) is said so with its shape: its argmax, the remedy for several volumes, is class 0 in every
+    voxel, which would be scored without a word of the NaN (``evaluate_grids.check_same_grid`` asks first)."""
     what = "NaN" if np.isnan(array).all() else "NaN or Inf"
     made = {"prediction": "the model that made it diverged (NaN weights, or a NaN in its input) or the program "
                           "writing it failed: check that model's training loss and this case's image, and predict the "
                           "case again",
             "reference": "the program writing it failed: export the reference again from its source"}
     said = made.get(role, f"if it is a prediction, {made['prediction']}; if a reference, {made['reference']}")
-    return f"every voxel ({array.size}) is {what}, so the {role or 'label map'} holds no class at all; {said}"
+    counted, argmax = (f"{array.size}, shape {array.shape}", ", nor would its argmax") if array.ndim > 3 else (
+        f"{array.size}", "")
+    return f"every voxel ({counted}) is {what}, so the {role or 'label map'} holds no class at all{argmax}; {said}"

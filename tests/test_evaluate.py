@@ -1315,6 +1315,13 @@ def test_a_prediction_folder_holding_the_labels_folder_names_its_predictions_sub
         capsys.readouterr().err
 
 
+# What made a map of NaN alone, and what to do, as the error says it of each role (a pattern).
+NAN_SAID = {"prediction": r"the model that made it diverged \(NaN weights, or a NaN in its input\) or the program "
+                          r"writing it failed: check that model's training loss and this case's image, and predict "
+                          r"the case again",
+            "reference": r"the program writing it failed: export the reference again from its source"}
+
+
 @pytest.mark.parametrize("role", ["prediction", "reference"])
 def test_an_all_nan_map_is_said_to_be_all_nan_with_what_made_it_and_what_to_do(folders, role):
     """Told "64 voxel(s) NaN or Inf among whole class numbers ... set them to 0 or to their class", as if a few
@@ -1323,10 +1330,7 @@ def test_an_all_nan_map_is_said_to_be_all_nan_with_what_made_it_and_what_to_do(f
     pred_dir, label_dir, _ = folders
     path = (pred_dir if role == "prediction" else label_dir) / "b.nii.gz"
     save(path, np.full(SHAPE, np.nan, np.float32))
-    said = {"prediction": r"the model that made it diverged \(NaN weights, or a NaN in its input\) or the program "
-                          r"writing it failed: check that model's training loss and this case's image, and predict "
-                          r"the case again",
-            "reference": r"the program writing it failed: export the reference again from its source"}[role]
+    said = NAN_SAID[role]
     for classes in ({"num_classes": 3}, {}):  # read when scored, or first to find the classes
         with pytest.raises(DataError, match=rf"b\.nii\.gz: every voxel \(120000\) is NaN, so the {role} holds no "
                                             rf"class at all; {said}"):
@@ -1336,6 +1340,25 @@ def test_an_all_nan_map_is_said_to_be_all_nan_with_what_made_it_and_what_to_do(f
     with pytest.raises(DataError, match=r"so the label map holds no class at all; if it is a prediction, the model "
                                         r"that made it diverged .*; if a reference, the program writing it failed"):
         read_label_map(path)  # a caller that does not say which
+
+
+@pytest.mark.parametrize("role, shape", [("prediction", (*SHAPE, 3)), ("prediction", (3, *SHAPE)),
+                                         ("reference", (*SHAPE, 3))], ids=["volumes", "channels_first", "reference"])
+def test_a_map_of_several_volumes_all_nan_is_said_to_be_all_nan_first(folders, role, shape):
+    """A probability map of NaN alone (a diverged model's) was refused as "3 volumes (shape ...)" or as saved
+    channels first, with its argmax as the remedy, until the ninety-seventh session: that argmax is class 0 in
+    every voxel, a map that would then be scored, Dice 0, with nothing said of the NaN. The NaN comes first, in
+    one error that names its shape too; one of whole numbers is refused as several volumes, as before."""
+    pred_dir, label_dir, _ = folders
+    path = (pred_dir if role == "prediction" else label_dir) / "b.nii.gz"
+    save(path, np.full(shape, np.nan, np.float32))
+    said = NAN_SAID[role]
+    with pytest.raises(DataError, match=rf"b\.nii\.gz: every voxel \(360000, shape {re.escape(str(shape))}\) is "
+                                        rf"NaN, so the {role} holds no class at all, nor would its argmax; {said}"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
+    save(path, np.zeros(shape, np.float32))  # whole numbers: one volume too many all the same
+    with pytest.raises(DataError, match=r"(3 volumes|a channels-first array)"):
+        evaluate_folders(pred_dir, label_dir, num_classes=3)
 
 
 def test_a_reoriented_prediction_is_named_on_the_console_and_in_the_summary(folders, capsys):
