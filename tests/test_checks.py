@@ -2,6 +2,7 @@
 
 import gzip
 import json
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -1707,3 +1708,36 @@ def test_minus_one_labels_are_told_the_way_that_works_the_ignore_label(tmp_path)
                         "(Dataset.from_files: ignore_value=)")
     with pytest.raises(DataError, match="declare it the \"ignore\" label"):
         parse_labels({"0": "background", "1": "a", "-1": "unlabelled"}, "dataset.json")
+
+
+# What macOS writes as "._<name>" beside a file copied to a disk it does not format (AppleDouble): the
+# Decathlon's archives hold one beside every scan of imagesTr/, labelsTr/ and imagesTs/.
+APPLE_DOUBLE = b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + b"\x00" * 4000
+
+
+def test_a_listed_macos_resource_fork_is_told_to_be_left_out_not_to_be_downloaded_again(tmp_path):
+    """A dataset.json written from os.listdir(imagesTr) lists the Decathlon's "._" files too; each was
+    "corrupt or not a gzip file ...; re-export or re-download this file" (ninety-seventh session's probe),
+    which a fresh download repeats. Four of them are one line, naming what they are and what to do."""
+    for name in ("case_a", "case_b", "case_c", "case_d"):
+        save(tmp_path / "imagesTr" / f"{name}.nii.gz", clean_image())
+        save(tmp_path / "labelsTr" / f"{name}.nii.gz", clean_label())
+        for folder in ("imagesTr", "labelsTr"):
+            (tmp_path / folder / f"._{name}.nii.gz").write_bytes(APPLE_DOUBLE)
+    listed = sorted(path.name for path in (tmp_path / "imagesTr").iterdir())
+    (tmp_path / "dataset.json").write_text(json.dumps({
+        "labels": {"0": "background", "1": "a", "2": "b"}, "modality": {"0": "CT"},
+        "training": [{"image": f"./imagesTr/{name}", "label": f"./labelsTr/{name}"} for name in listed]}))
+    report = check_manifest(load_cases(tmp_path))
+    fork = ("a macOS resource fork (an AppleDouble \"._\" file: Finder's record of the file of the same name "
+            "without \"._\"), not a scan; list the file itself, and remove such files: find <dataset folder> "
+            "-name '._*' -delete")
+    lines = report.error_lines()
+    assert len(lines) == 1 and lines[0].startswith("8 files: ") and lines[0].endswith(f": {fork}"), lines
+    assert "re-download" not in lines[0]
+    fork_file = tmp_path / "imagesTr" / "._case_a.nii.gz"
+    with pytest.raises(DataError, match=f"^{re.escape(str(fork_file))}: a macOS resource fork"):
+        read_nifti(fork_file)
+    # a real scan that happens to start with "._" is read as any other
+    save(tmp_path / "._real.nii.gz", clean_image())
+    np.testing.assert_array_equal(np.asanyarray(read_nifti(tmp_path / "._real.nii.gz").dataobj), clean_image())

@@ -918,6 +918,23 @@ def test_a_folder_of_images_and_labels_without_dataset_json_is_told_the_csv_that
         load_cases(tmp_path)
 
 
+def test_a_folder_without_dataset_json_counts_and_shows_its_scans_not_their_macos_resource_forks(tmp_path):
+    """The Decathlon's archives hold a "._<case>.nii.gz" beside every scan: such a folder's error counted
+    them as NIfTI files (12 of 6 cases) and showed the CSV line "imagesTr/._case_0.nii.gz,labelsTr/._case_0..."
+    (ninety-seventh session's probe), a line whose files are not scans."""
+    for case in ("case_0", "case_1"):
+        for folder, dtype in (("imagesTr", np.float32), ("labelsTr", np.uint8)):
+            array = np.zeros((4, 4, 4), dtype)
+            (tmp_path / folder).mkdir(exist_ok=True)
+            nib.save(nib.Nifti1Image(array, np.eye(4)), tmp_path / folder / f"{case}.nii.gz")
+            (tmp_path / folder / f"._{case}.nii.gz").write_bytes(b"\x00\x05\x16\x07" + b"\x00" * 60)
+    with pytest.raises(DataError, match=re.escape(
+            "its imagesTr/ (2 NIfTI files) and labelsTr/ (2) can be listed in a CSV there, given in its place "
+            "(data.dataset): the header image,label and one line per case, such as "
+            "imagesTr/case_0.nii.gz,labelsTr/case_0.nii.gz (paths")):
+        load_cases(tmp_path)
+
+
 def test_a_folder_of_several_csv_files_is_told_each_and_to_name_one(tmp_path):
     """Given a folder holding notes.csv and cases.csv, the error told to give notes.csv, the first by
     name (ninety-second session's probe): which one lists the cases is the user's to say."""

@@ -25,6 +25,9 @@ from accelerated_seg.files import sync_directory, sync_file, temporary_name
 _FIX = "re-export or re-download this file"
 _NIFTI1_HEADER_SIZE, _NIFTI2_HEADER_SIZE = 348, 540  # the first int32 of the file tells them apart
 _GZIP_MAGIC = b"\x1f\x8b"
+# The first bytes of an AppleDouble file: macOS writes "._<name>" beside each file it copies to a disk or into an
+# archive that cannot keep its metadata; the Decathlon's archives hold one beside every scan.
+_APPLE_DOUBLE_MAGIC = b"\x00\x05\x16\x07"
 
 
 def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Image:
@@ -51,6 +54,8 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Ima
                         f"must be converted to NIfTI first, e.g. with dcm2niix)")
     if not path.is_file():
         raise DataError(f"{path}: file not found; {_missing_file_fix(path)}")
+    if (fork := resource_fork(path)) is not None:
+        raise DataError(f"{path}: {fork}")
     if not verify_stream:
         try:
             return nib.load(path)
@@ -61,6 +66,24 @@ def read_nifti(path: str | Path, *, verify_stream: bool = True) -> nib.Nifti1Ima
     image = _image_from_bytes(raw, path)
     _require_complete_voxel_data(image, len(raw), path)
     return image
+
+
+def resource_fork(path: str | Path) -> str | None:
+    """What to do about a macOS resource fork ("._case.nii.gz", named like a scan), or None for any other file.
+    Read as NIfTI it was "corrupt or not a gzip file ...; re-export or re-download this file", advice a new
+    download repeats (ninety-seventh session's probe). The words name no file, so the checks' one line tells
+    of them all."""
+    if not Path(path).name.startswith("._"):
+        return None
+    try:
+        with open(path, "rb") as stream:
+            if stream.read(len(_APPLE_DOUBLE_MAGIC)) != _APPLE_DOUBLE_MAGIC:
+                return None
+    except OSError:
+        return None
+    return ("a macOS resource fork (an AppleDouble \"._\" file: Finder's record of the file of the same name "
+            "without \"._\"), not a scan; list the file itself, and remove such files: find <dataset folder> "
+            "-name '._*' -delete")
 
 
 def affine_problem(affine) -> str | None:

@@ -70,8 +70,9 @@ def _describe_it(folder: Path) -> str:
     tables = sorted(p.name for p in folder.glob("*") if p.suffix.lower() == ".csv" and p.is_file())
     if tables:
         return f"{_its_tables(folder, tables)}, or write an MSD or nnU-Net v2 dataset.json there (docs/data.md)"
-    images, labels = (sorted(p for p in (folder / sub).glob("*") if nifti_stem(p) is not None)
-                      for sub in ("imagesTr", "labelsTr"))
+    # hidden files left out: the Decathlon's "._<case>.nii.gz" (macOS resource forks) were counted and shown
+    images, labels = (sorted(p for p in (folder / sub).glob("*") if nifti_stem(p) is not None
+                             and not p.name.startswith(".")) for sub in ("imagesTr", "labelsTr"))
     if not images or not labels:
         return f"expected {_ACCEPTED_SOURCES}"
     label = labels[0]
