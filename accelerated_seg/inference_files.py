@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import json
 import os
 import re
 import warnings
@@ -27,7 +28,8 @@ import numpy as np
 from .config import ConfigError
 from .data.checks import volumes_in
 from .data.errors import DataError
-from .data.formats.paths import nifti_stem, unique_ids
+from .data.formats.paths import nifti_stem, resolve, unique_ids
+from .data.io import resource_fork
 from .files import NAME_MAX, file_in_the_way, no_file_made_in, remove_stale_temporaries
 from .own_warnings import AcceleratedSegWarning
 from .run_lock import RunLock, hold_run_folder, in_use, live_holder
@@ -164,10 +166,31 @@ def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
     return list(files.values())
 
 
+def _its_test_scans(json_path: Path) -> str:
+    """Where the scans a dataset.json lists under "test" (the Decathlon's unlabelled ones) lie, or how to give
+    scans at all. ``predict Task09_Spleen/dataset.json`` was told to convert the JSON with dcm2niix (ninety-seventh
+    session's probe)."""
+    try:
+        listed = json.loads(json_path.read_text()).get("test") or []
+        scans = [resolve(item["image"] if isinstance(item, dict) else item, json_path.parent) for item in listed]
+    except (ValueError, OSError, AttributeError, TypeError, KeyError):  # no JSON object, or no list of paths
+        scans = []
+    folders = sorted({f"{scan.parent}/" for scan in scans})
+    if not folders:
+        return "NIfTI files, their folder or a pattern"
+    which = "that folder" if len(folders) == 1 else "those folders"
+    return f"its \"test\" list's {len(scans)} are in {', '.join(folders)}, give {which}"
+
+
 def _nifti_files(text: str) -> list[Path]:
     """The NIfTI files one input names."""
     path = Path(text).expanduser()
     if path.is_file():
+        if path.suffix.lower() == ".json":
+            raise DataError(f"{path}: a dataset's description, not a scan; predict takes the scans: "
+                            f"{_its_test_scans(path)}")
+        if (fork := resource_fork(path)) is not None:  # a folder passes over it; given by name, refused before the model
+            raise DataError(f"{path}: {fork}")
         if nifti_stem(path) is None:
             # FreeSurfer's volumes, which nobrainer's users have: the way for them is another tool
             how = ("mri_convert, or nibabel: nibabel.save(nibabel.load(path), '<case>.nii.gz')"

@@ -1,6 +1,9 @@
 """The cases in predict's inputs: files, folders and patterns, channels grouped by nnU-Net's naming
 (``inference_files``). No voxels are read: the files are empty unless a test needs a header."""
 
+import json
+import re
+
 import nibabel as nib
 import numpy as np
 import pytest
@@ -33,6 +36,34 @@ def test_expand_inputs_reads_files_folders_and_patterns_once_each(tmp_path):
         expand_inputs([folder / "notes.txt"])
     with pytest.raises(DataError, match="not a NIfTI file name.*mri_convert"):  # FreeSurfer's, a nobrainer user's
         expand_inputs([touch(tmp_path / "fs", "brain.mgz") / "brain.mgz"])
+
+
+def test_a_dataset_json_is_told_the_folder_of_its_test_images_not_to_be_converted(tmp_path):
+    """``predict Task09_Spleen/dataset.json``, for the scans its "test" list names, was told to convert the
+    JSON with dcm2niix or SimpleITK (ninety-seventh session's probe). It is told the folder of those scans."""
+    touch(tmp_path / "imagesTs", "spleen_1.nii.gz", "spleen_7.nii.gz")
+    described = tmp_path / "dataset.json"
+    listed = ["./imagesTs/spleen_1.nii.gz", "./imagesTs/spleen_7.nii.gz"]
+    described.write_text(json.dumps({"training": [], "test": listed}))
+    with pytest.raises(DataError) as raised:
+        expand_inputs([described])
+    assert str(raised.value) == (f"{described}: a dataset's description, not a scan; predict takes the scans: "
+                                 f"its \"test\" list's 2 are in {tmp_path / 'imagesTs'}/, give that folder")
+    for content in ("{not json", json.dumps({"training": []})):  # no test list to tell of: the scans, in general
+        described.write_text(content)
+        with pytest.raises(DataError, match=re.escape(f"{described}: a dataset's description, not a scan; predict "
+                                                      f"takes the scans: NIfTI files, their folder or a pattern")):
+            expand_inputs([described])
+
+
+def test_a_macos_resource_fork_given_by_name_is_refused_before_a_model_is_loaded(tmp_path):
+    """A folder passes over "._case.nii.gz" (the Decathlon's imagesTs/ holds one beside every scan); given by
+    name, it was read as the case "._case_6", after the model's load, "corrupt ...; re-export or re-download"."""
+    folder = touch(tmp_path / "imagesTs", "case_6.nii.gz")
+    (folder / "._case_6.nii.gz").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")
+    assert [path.name for path in expand_inputs([folder])] == ["case_6.nii.gz"]
+    with pytest.raises(DataError, match=re.escape(f"{folder / '._case_6.nii.gz'}: a macOS resource fork")):
+        expand_inputs([folder / "._case_6.nii.gz"])
 
 
 def test_nifti_suffixes_are_recognised_in_any_case(tmp_path):
