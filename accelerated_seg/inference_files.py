@@ -207,6 +207,9 @@ def _nifti_files(text: str) -> list[Path]:
     else:
         raise DataError(f"{text}: no such file or folder; give NIfTI files, folders holding them, "
                         f"or a quoted pattern such as 'scans/*.nii.gz'")
+    if not found and (path / "dataset.json").is_file():  # not a pattern over its training images and labels
+        raise DataError(f"{where} holds no .nii/.nii.gz file itself: it is a dataset's folder (its dataset.json); "
+                        f"predict takes the scans: {_its_test_scans(path / 'dataset.json')}")
     if not found and path.is_dir():  # a folder per case (case_001/image.nii.gz): folders are not searched down
         below = sorted(p for p in path.glob("*/*") if p.is_file() and nifti_stem(p) and not p.name.startswith("."))
         if below:

@@ -56,6 +56,20 @@ def test_a_dataset_json_is_told_the_folder_of_its_test_images_not_to_be_converte
             expand_inputs([described])
 
 
+def test_a_datasets_own_folder_is_told_its_test_images_not_a_pattern_over_its_labels(tmp_path):
+    """``predict Task09_Spleen`` was told to give "a quoted pattern such as 'Task09_Spleen/*/spleen_1.nii.gz'",
+    which predicts its training images and its label maps as scans (ninety-seventh session's probe)."""
+    touch(tmp_path / "imagesTr", "spleen_1.nii.gz")
+    touch(tmp_path / "labelsTr", "spleen_1.nii.gz")
+    touch(tmp_path / "imagesTs", "spleen_7.nii.gz")
+    (tmp_path / "dataset.json").write_text(json.dumps({"training": [], "test": ["./imagesTs/spleen_7.nii.gz"]}))
+    with pytest.raises(DataError) as raised:
+        expand_inputs([tmp_path])
+    assert str(raised.value) == (f"folder {tmp_path} holds no .nii/.nii.gz file itself: it is a dataset's folder "
+                                 f"(its dataset.json); predict takes the scans: its \"test\" list's 1 are in "
+                                 f"{tmp_path / 'imagesTs'}/, give that folder")
+
+
 def test_a_macos_resource_fork_given_by_name_is_refused_before_a_model_is_loaded(tmp_path):
     """A folder passes over "._case.nii.gz" (the Decathlon's imagesTs/ holds one beside every scan); given by
     name, it was read as the case "._case_6", after the model's load, "corrupt ...; re-export or re-download"."""
