@@ -928,6 +928,7 @@ def test_a_folder_without_dataset_json_counts_and_shows_its_scans_not_their_maco
             (tmp_path / folder).mkdir(exist_ok=True)
             nib.save(nib.Nifti1Image(array, np.eye(4)), tmp_path / folder / f"{case}.nii.gz")
             (tmp_path / folder / f"._{case}.nii.gz").write_bytes(b"\x00\x05\x16\x07" + b"\x00" * 60)
+    (tmp_path / "._cases.csv").write_bytes(b"\x00\x05\x16\x07" + b"\x00" * 60)  # a CSV's fork: not a CSV to name
     with pytest.raises(DataError, match=re.escape(
             "its imagesTr/ (2 NIfTI files) and labelsTr/ (2) can be listed in a CSV there, given in its place "
             "(data.dataset): the header image,label and one line per case, such as "

@@ -67,10 +67,11 @@ def _describe_it(folder: Path) -> str:
         # alone did not say that the folder above is the one to give
         return (f"it lies in {folder.parent}, whose dataset.json describes the dataset: give that folder (or its "
                 f"dataset.json) as data.dataset, not one of its parts")
-    tables = sorted(p.name for p in folder.glob("*") if p.suffix.lower() == ".csv" and p.is_file())
+    # hidden files left out: the Decathlon's "._<case>.nii.gz" (macOS resource forks) were counted and shown
+    tables = sorted(p.name for p in folder.glob("*") if p.suffix.lower() == ".csv" and p.is_file()
+                    and not p.name.startswith("."))
     if tables:
         return f"{_its_tables(folder, tables)}, or write an MSD or nnU-Net v2 dataset.json there (docs/data.md)"
-    # hidden files left out: the Decathlon's "._<case>.nii.gz" (macOS resource forks) were counted and shown
     images, labels = (sorted(p for p in (folder / sub).glob("*") if nifti_stem(p) is not None
                              and not p.name.startswith(".")) for sub in ("imagesTr", "labelsTr"))
     if not images or not labels:
