@@ -166,10 +166,23 @@ def expand_inputs(inputs: Sequence[str | Path]) -> list[Path]:
     return list(files.values())
 
 
+def _json_given(json_path: Path) -> str:
+    """What a JSON given as a scan is, and what to give. ``predict Task09_Spleen/dataset.json``, for the scans its
+    "test" list names, was told to convert the JSON with dcm2niix (ninety-seventh session's probe)."""
+    if json_path.name == "config.json" and (json_path.parent / "model.safetensors").is_file():
+        return f"an exported model's config.json, not a scan: its folder is the model, --model {json_path.parent}"
+    try:
+        content = json.loads(json_path.read_text())
+    except (ValueError, OSError):
+        content = None
+    described = isinstance(content, dict) and bool(content.keys() & {"training", "test", "modality", "channel_names"})
+    what = "a dataset's description" if described else "a JSON file"
+    return f"{what}, not a scan; predict takes the scans: {_its_test_scans(json_path)}"
+
+
 def _its_test_scans(json_path: Path) -> str:
     """Where the scans a dataset.json lists under "test" (the Decathlon's unlabelled ones) lie, or how to give
-    scans at all. ``predict Task09_Spleen/dataset.json`` was told to convert the JSON with dcm2niix (ninety-seventh
-    session's probe)."""
+    scans at all."""
     try:
         listed = json.loads(json_path.read_text()).get("test") or []
         scans = [resolve(item["image"] if isinstance(item, dict) else item, json_path.parent) for item in listed]
@@ -187,8 +200,7 @@ def _nifti_files(text: str) -> list[Path]:
     path = Path(text).expanduser()
     if path.is_file():
         if path.suffix.lower() == ".json":
-            raise DataError(f"{path}: a dataset's description, not a scan; predict takes the scans: "
-                            f"{_its_test_scans(path)}")
+            raise DataError(f"{path}: {_json_given(path)}")
         if (fork := resource_fork(path)) is not None:  # a folder passes over it; given by name, refused before the model
             raise DataError(f"{path}: {fork}")
         if nifti_stem(path) is None:

@@ -49,11 +49,18 @@ def test_a_dataset_json_is_told_the_folder_of_its_test_images_not_to_be_converte
         expand_inputs([described])
     assert str(raised.value) == (f"{described}: a dataset's description, not a scan; predict takes the scans: "
                                  f"its \"test\" list's 2 are in {tmp_path / 'imagesTs'}/, give that folder")
-    for content in ("{not json", json.dumps({"training": []})):  # no test list to tell of: the scans, in general
-        described.write_text(content)
-        with pytest.raises(DataError, match=re.escape(f"{described}: a dataset's description, not a scan; predict "
-                                                      f"takes the scans: NIfTI files, their folder or a pattern")):
-            expand_inputs([described])
+    described.write_text(json.dumps({"training": []}))  # no test list to tell of: the scans, in general
+    with pytest.raises(DataError, match=re.escape(f"{described}: a dataset's description, not a scan; predict "
+                                                  f"takes the scans: NIfTI files, their folder or a pattern")):
+        expand_inputs([described])
+    described.write_text("{not json")
+    with pytest.raises(DataError, match=re.escape(f"{described}: a JSON file, not a scan; predict takes the scans: "
+                                                  f"NIfTI files, their folder or a pattern")):
+        expand_inputs([described])
+    touch(tmp_path / "model", "config.json", "model.safetensors")  # an export's: its folder is --model's
+    with pytest.raises(DataError, match=re.escape(f"config.json: an exported model's config.json, not a scan: its "
+                                                  f"folder is the model, --model {tmp_path / 'model'}")):
+        expand_inputs([tmp_path / "model" / "config.json"])
 
 
 def test_a_datasets_own_folder_is_told_its_test_images_not_a_pattern_over_its_labels(tmp_path):
