@@ -16,9 +16,7 @@ and a ``DataConfig``, which are exactly what ``accelerated-seg train`` reads fro
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
-import difflib
 import json
 import os
 import shutil
@@ -33,7 +31,7 @@ import nibabel as nib
 import numpy as np
 from nibabel.spatialimages import SpatialImage
 
-from .config import (CompileConfig, Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
+from .config import (Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
                      check_values, did_you_mean, is_whole_number)
 from .checkpoint_files import resolve_resume
 from .data.cache import PreprocessedCache
@@ -51,10 +49,12 @@ from .estimator_launch import (check_an_epoch_holds_a_batch, check_the_network_f
                               fit_in_launched_process, gpus_to_launch, launch_precision, signal_handlers_kept,
                               steps_for_epochs)
 from .estimator_saved_model import EXPORT_FILES, export_fingerprint, refuse_a_model_file_name, saved_design
+from .estimator_settings import (FROM_FILES_ARGUMENTS, FROM_FILES_OWN, checked_config, field_names,
+                                 refuse_unknown, run_config)
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
-from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, Names, complete_checkpoints, estimator_fp32
+from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
 from .models import arg_names, check_arg_names
 from .own_warnings import AcceleratedSegWarning
 from .regions import Regions
@@ -127,11 +127,11 @@ class Dataset:
             data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``,
                 but those the arguments above set (``patch_size``, ``labels``, ``dataset``, ``synthetic``).
         """
-        for name in data_settings.keys() & _FROM_FILES_OWN.keys():
-            raise ConfigError(f"Dataset.from_files: {name} is given here as {_FROM_FILES_OWN[name]}")
-        _refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting",
-                        not_listed=_FROM_FILES_OWN,  # taken here by other names (block_shape, ...)
-                        own=_FROM_FILES_ARGUMENTS)
+        for name in data_settings.keys() & FROM_FILES_OWN.keys():
+            raise ConfigError(f"Dataset.from_files: {name} is given here as {FROM_FILES_OWN[name]}")
+        refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting",
+                        not_listed=FROM_FILES_OWN,  # taken here by other names (block_shape, ...)
+                        own=FROM_FILES_ARGUMENTS)
         label_values = _label_values(label_values, n_classes)
         n_classes = (len(label_values) if label_values is not None else 2) if n_classes is None else n_classes
         if not is_whole_number(n_classes, 2):
@@ -144,7 +144,7 @@ class Dataset:
         data = DataConfig(patch_size=_patch_edges(block_shape), validation_fraction=validation_fraction,
                           **{"augment": "none", **data_settings})
         # a bad setting fails here, not at fit, each named as given here (split_seed=-1, spacing=-1, num_folds=5)
-        data = _checked_config(Config(data=data), "Dataset.from_files", ESTIMATOR_NAMES).data
+        data = checked_config(Config(data=data), "Dataset.from_files", ESTIMATOR_NAMES).data
         class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
         pairs = _rows(pairs, "pairs")
         validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
@@ -196,7 +196,7 @@ class Dataset:
         ``on="auto"`` on the GPU when training on one (``data.augment_on``). Without it a Dataset's
         patches are not augmented, as in nobrainer (``augment=`` of ``from_files`` sets a profile too)."""
         data = dataclasses.replace(self.data, augment=profile, augment_on=on)
-        data = _checked_config(Config(data=data), "Dataset.augment", _AUGMENT_NAMES).data  # profile=, on=
+        data = checked_config(Config(data=data), "Dataset.augment", _AUGMENT_NAMES).data  # profile=, on=
         return dataclasses.replace(self, data=data)
 
     def __iter__(self):
@@ -225,7 +225,7 @@ class Dataset:
         # their values too, here and as given (lr=-1), as Segmentation(...) checks them: Dataset.fit(config) said
         # "setting optim.lr", beside its run's keywords (lr), until the ninety-third session. The config returned is
         # as made: one edited afterwards is checked by Dataset.fit, in its own words (optim.lr).
-        _checked_config(cfg, "Dataset.config", DATASET_FIT_NAMES)
+        checked_config(cfg, "Dataset.config", DATASET_FIT_NAMES)
         return cfg
 
     def _config(self, settings: dict, where: str) -> Config:
@@ -235,7 +235,7 @@ class Dataset:
         if batch is not None and self.batch_size is not None and batch != self.batch_size:
             raise ConfigError(f"{where}: the per-device batch is given twice, as Dataset.batch({self.batch_size}) "
                               f"and as batch_size={batch!r}; give it once")
-        return _run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
+        return run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
 
     def _check_it_has_training_cases(self, what: str) -> None:
         """A Dataset of validation_pairs alone is a test set, for evaluate."""
@@ -318,13 +318,13 @@ class Dataset:
         """
         from .train import train
 
-        _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
+        refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Dataset.fit: {} is not a training or optimizer setting")
         self._check_it_has_training_cases("Dataset.fit")
         if config is not None:
             self._check_its_config(config, train_settings)
         # lr="1e-3", as fit; a config's own settings are named as it names them
-        cfg = _checked_config(config or self._config(train_settings, "Dataset.fit"), "Dataset.fit",
+        cfg = checked_config(config or self._config(train_settings, "Dataset.fit"), "Dataset.fit",
                               DATASET_FIT_NAMES if config is None else None)
         # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
         check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
@@ -336,133 +336,17 @@ class Dataset:
         return train(cfg, manifest=named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
 
 
-def _checked_config(cfg: Config, where: str, keywords: Names | None = None) -> Config:
-    """``check_values(cfg)``, its ConfigError said by ``where``, each setting as ``keywords`` names it (the config's
-    key where None: a Config given). Named where the message is made since the ninety-fourth session: a regular
-    expression over the whole message rewrote the config's keys, and the value given too (a cache_dir under a
-    folder named data.fold was said to lie under fold/)."""
-    try:
-        return check_values(cfg, keywords)
-    except ConfigError as error:
-        raise ConfigError(f"{where}: {error}") from None
-
-
 def _differing_fields(ours, theirs) -> list[str]:
     return [f.name for f in dataclasses.fields(ours) if getattr(ours, f.name) != getattr(theirs, f.name)]
 
 
-def _field_names(dataclass) -> list[str]:
-    return [f.name for f in dataclasses.fields(dataclass)]
-
-
 # What Segmentation(...) and fit(...) take as keyword settings
-_SETTING_NAMES = frozenset(_field_names(TrainConfig) + _field_names(OptimConfig))
+_SETTING_NAMES = frozenset(field_names(TrainConfig) + field_names(OptimConfig))
 
 
 def _network_takes(model: str, names) -> bool:
     """Whether every name is a constructor argument of the registry network ``model``."""
     return set(names) <= arg_names(model)
-
-
-def _run_config(data: DataConfig, settings: dict) -> Config:
-    """A run config of ``data`` with ``settings``, each a ``TrainConfig`` or ``OptimConfig`` field by name."""
-    settings = dict(settings)
-    _refuse_unknown(settings, (TrainConfig, OptimConfig), "Dataset.config: {} is not a training or optimizer setting")
-    optim = {name: settings.pop(name) for name in list(settings) if name in _field_names(OptimConfig)}
-    if isinstance(settings.get("compile"), bool):  # compile=True: inductor, as fit(compile=True)
-        settings["compile"] = CompileConfig(enabled=settings["compile"])
-    # A copy: the Dataset's own DataConfig, edited through the config (cfg.data.validation_fraction = ...),
-    # changed the Dataset the user fits again, and Dataset.fit's check then saw no difference (a review,
-    # ninety-third session)
-    cfg = Config(data=copy.deepcopy(data))
-    cfg.train = dataclasses.replace(cfg.train, **settings)
-    cfg.optim = dataclasses.replace(cfg.optim, **optim)
-    return cfg
-
-
-# DataConfig fields that Dataset.from_files sets from its own arguments. Given again as settings, they
-# would disagree with them: patch_size was a TypeError, and labels= was kept in the run's config while
-# the cases were checked against n_classes.
-_FROM_FILES_OWN = {
-    "patch_size": "block_shape=(X, Y, Z), or one edge for a cube",
-    "labels": "n_classes=N, the classes 0..N-1 (label_values=[0, 1, 2, 4] for other values), named by "
-              "class_names=[...] (and ignore_value=V for voxels nobody annotated)",
-    "dataset": "the pairs; data.dataset names a config file's cases (a dataset.json, an nnU-Net folder, a CSV) "
-               "for `accelerated-seg train` or accelerated_seg.train.train",
-    "synthetic": "the pairs; data.synthetic sizes the embedded phantoms of a config file's data.dataset: synthetic",
-}
-
-# Dataset.from_files' arguments that are no config field
-_FROM_FILES_ARGUMENTS = ("block_shape", "n_classes", "validation_pairs", "ignore_value", "class_names",
-                         "channel_names", "label_values")
-
-# Where this API takes each kind of setting, for one given in the wrong place (Segmentation(num_workers=0)).
-_TAKEN_BY = ((DataConfig, "a data setting: give it to Dataset.from_files(pairs, ..., {name}=...)"),
-             (TrainConfig, "a training setting: give it to Segmentation(...) or fit(...)"),
-             (OptimConfig, "an optimizer setting: give it to Segmentation(...) or fit(...)"))
-
-
-def _where_it_goes(name: str) -> str | None:
-    """Where the API takes the setting ``name`` (see _TAKEN_BY); None for a name no config has."""
-    if name == "batch_size":
-        return "the per-device batch: give it as Dataset.batch(n), or to Segmentation(...) or fit(...)"
-    if name in ("precision", "multi_gpu"):  # Segmentation's own, not a config's: fit(precision=...) listed every field
-        return (f"an argument of Segmentation: give it there, Segmentation(..., {name}=...)"
-                + (" (or launch with accelerate launch --mixed_precision)" if name == "precision" else ""))
-    if name in _FROM_FILES_OWN:
-        return f"a data setting: give it to Dataset.from_files as {_FROM_FILES_OWN[name]}"
-    if name in _FROM_FILES_ARGUMENTS:  # fit(data, block_shape=32) listed every training setting before
-        return f"an argument of Dataset.from_files: give it there, Dataset.from_files(pairs, ..., {name}=...)"
-    return next((taken_by.format(name=name) for cls, taken_by in _TAKEN_BY if name in _field_names(cls)), None)
-
-
-def _refuse_unknown(settings: dict, fields_of, message: str, not_listed=(), own=()) -> None:
-    """A ConfigError naming the keyword arguments that are not fields of the dataclass ``fields_of``
-    (or of any in a tuple of them), instead of the dataclass's TypeError: where the API takes one that
-    another config has, or else the closest name (of those fields and the caller's ``own`` arguments,
-    or another tool's name for one of this API's), and the fields there are (but those in ``not_listed``)."""
-    classes = fields_of if isinstance(fields_of, tuple) else (fields_of,)
-    if unknown := sorted(set(settings) - {name for cls in classes for name in _field_names(cls)}):
-        for name in unknown:
-            if (where := _where_it_goes(name)) is not None:
-                raise ConfigError(f"{message.format(name)} but {where}")
-        names = [n for cls in classes for n in _field_names(cls) if n not in not_listed]
-        listed = "; ".join(f"{cls.__name__}'s fields: {', '.join(n for n in _field_names(cls) if n not in not_listed)}"
-                           for cls in classes)
-        raise ConfigError(message.format(", ".join(unknown)) + _closest(unknown[0], [*names, *own])
-                          + f"; the settings are {listed}")
-
-
-#: What nobrainer, Keras or Lightning call this API's arguments, and where this API takes each: the
-#: YAML path said "did you mean" (config.NAMED_ELSEWHERE), the estimator listed fifty names (85th session).
-_API_PLACES = {"lr": "lr=, given to Segmentation(...) or fit(...)", "epochs": "fit(dataset, epochs=N)",
-               "steps": "fit(dataset, steps=N)", "n_classes": "Dataset.from_files(pairs, n_classes=N)",
-               "block_shape": "Dataset.from_files(pairs, block_shape=(X, Y, Z))",
-               "validation_fraction": "Dataset.from_files(pairs, validation_fraction=F)",
-               "class_names": "Dataset.from_files(pairs, class_names=[...])",
-               "channel_names": "Dataset.from_files(pairs, channel_names=[...])"}
-_OTHER_TOOLS_NAMES = {**dict.fromkeys(("learning_rate", "lr_rate", "lrate"), "lr"),
-                      **dict.fromkeys(("epoch", "num_epochs", "n_epochs", "max_epochs"), "epochs"),
-                      **dict.fromkeys(("step", "num_steps", "n_steps"), "steps"),
-                      **dict.fromkeys(("n_class", "num_classes", "classes"), "n_classes"),
-                      **dict.fromkeys(("patch", "patch_shape", "blockshape", "block_size"), "block_shape"),
-                      **dict.fromkeys(("eval_size", "validation_split", "val_fraction"), "validation_fraction"),
-                      **dict.fromkeys(("label_names", "class_labels"), "class_names"),
-                      **dict.fromkeys(("modality", "modalities", "channel_labels"), "channel_names"),
-                      # Keras' fit and this package's own train.fit (an audit: each listed fifty names)
-                      "verbose": "progress_bar", "initial_epoch": "resume", "checkpoint_dir": "output_dir"}
-
-
-def _closest(name: str, names: list[str]) -> str:
-    """" (did you mean ...?)" for an unknown keyword: the closest of ``names`` in spelling, or where
-    this API takes what another tool names so; else ""."""
-    if hint := did_you_mean(name, names):
-        return hint
-    meant = _OTHER_TOOLS_NAMES.get(name) or (name if name in _API_PLACES else None)
-    if meant is None and (near := difflib.get_close_matches(str(name), list(_OTHER_TOOLS_NAMES), n=1, cutoff=0.8)):
-        meant = _OTHER_TOOLS_NAMES[near[0]]  # learnin_rate: learning_rate's 'lr', too far in spelling from lr itself
-    return f" (did you mean {_API_PLACES[meant]}?)" if meant and meant not in names else \
-        (f" (did you mean {meant!r}?)" if meant else "")
 
 
 def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None,
@@ -577,10 +461,10 @@ class Segmentation:
         if misplaced and _network_takes(model, misplaced):  # e.g. Segmentation("unet", channels=[16, 32])
             raise ConfigError(f"Segmentation: {', '.join(misplaced)}: argument(s) of the network, not training "
                               f"settings; pass them in model_args, e.g. model_args={{{misplaced[0]!r}: ...}}")
-        _refuse_unknown(train_settings, (TrainConfig, OptimConfig),
+        refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Segmentation: {} is not a training or optimizer setting")
         # their values too (lr=-1, lr="abc", batch_size=0), as a run config checks them
-        _checked_config(_run_config(DataConfig(), train_settings), "Segmentation", ESTIMATOR_NAMES)
+        checked_config(run_config(DataConfig(), train_settings), "Segmentation", ESTIMATOR_NAMES)
         self.model_name, self.model_args, self.precision = model, dict(model_args or {}), precision
         self.multi_gpu, self.output_dir, self.train_settings = multi_gpu, output_dir, train_settings
         self.model_dir: Path | None = None  # the exported model predictions use
@@ -623,7 +507,7 @@ class Segmentation:
                               "Keras' validation_data; a Dataset holds its own validation cases, so give them as "
                               "Dataset.from_files(pairs, validation_pairs=[(image, label), ...]) and fit that one "
                               "Dataset")
-        _refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
+        refuse_unknown(train_settings, (TrainConfig, OptimConfig), "fit: {} is not a training or optimizer setting",
                         own=("epochs", "steps"))
         settings = {"output_dir": self.output_dir, **self.train_settings, **train_settings}
         # A loaded model is trained on (train.init_from), unless init_from is given, or resume continues a
@@ -656,7 +540,7 @@ class Segmentation:
         steps = steps if steps is not None else lengths["max_steps"]
         # the values as a YAML file's are, before the batch plan reads them: lr="1e-3" (a float in config.yaml)
         # was accepted by the constructor and then multiplied as a string, Python's TypeError
-        cfg = _checked_config(cfg, "fit", ESTIMATOR_NAMES)
+        cfg = checked_config(cfg, "fit", ESTIMATOR_NAMES)
         check_an_epoch_holds_a_batch(dataset, cfg, max(processes, launched_processes()))
         if steps is None:
             steps = steps_for_epochs(epochs or 1, dataset, cfg, max(processes, launched_processes()))
