@@ -15,329 +15,44 @@ and a ``DataConfig``, which are exactly what ``accelerated-seg train`` reads fro
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterable, Mapping
 from contextlib import closing
 from pathlib import Path
-from typing import Sequence
 
 import nibabel as nib
 import numpy as np
 from nibabel.spatialimages import SpatialImage
 
-from .config import (Config, ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name,
-                     check_values, did_you_mean, is_whole_number)
-from .checkpoint_files import resolve_resume
-from .data.cache import PreprocessedCache
+from .config import (ConfigError, DataConfig, OptimConfig, TrainConfig, check_network_name, check_values,
+                     did_you_mean, is_whole_number)
 from .data.errors import DataError
-from .data.formats.pairs import malformed_entry
-from .data.labels import IGNORE_NAME, as_class_indices, labels_declaration
-from .data.loader import patch_dataset, patches_per_epoch, train_loader
-from .data.manifest import Manifest, from_pairs
-from .data.prepare import cache_root, prepare_manifest, preprocess_settings
+from .data.labels import as_class_indices
+from .data.manifest import Manifest
+from .data.prepare import cache_root
 from .data.splits import ways_to_validation_cases
-from .data.workers import refuse_unguarded_main, stop_workers_at_exit
+from .data.workers import refuse_unguarded_main
 from .estimator_arrays import array_grid_warning, checked_affine, checked_channels
+from .estimator_dataset import EXAMPLE, Dataset
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
 from .estimator_launch import (check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
                               fit_in_launched_process, gpus_to_launch, launch_precision, signal_handlers_kept,
                               steps_for_epochs)
 from .estimator_saved_model import EXPORT_FILES, export_fingerprint, refuse_a_model_file_name, saved_design
-from .estimator_settings import (FROM_FILES_ARGUMENTS, FROM_FILES_OWN, checked_config, field_names,
-                                 refuse_unknown, run_config)
+from .estimator_settings import checked_config, field_names, refuse_unknown, run_config
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
 from .files import file_in_the_way, is_json_object_with, replace_files_together
 from .launch_env import launched_processes
-from .model_folders import DATASET_FIT_NAMES, ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
+from .model_folders import ESTIMATOR_NAMES, complete_checkpoints, estimator_fp32
 from .models import arg_names, check_arg_names
 from .own_warnings import AcceleratedSegWarning
-from .regions import Regions
 from .run_folder import TRAIN_RUN_MARKER, paths_read, resume_or_replace
 from .strategy import MIXED_PRECISION, next_accelerator_in
 from .wording import counted
-
-#: The runnable script of this API, which the refusals point to for what it shows (its main guard).
-_EXAMPLE = "examples/estimator.py"
-
-
-@dataclasses.dataclass(frozen=True)
-class Dataset:
-    """A set of labelled cases plus how to cut and augment training patches from them.
-
-    Args:
-        manifest: the cases and their split.
-        data: the data settings (patch size, augmentation, preprocessing, ...).
-        batch_size: per-device batch, or None for the training default.
-        pairs: the original pairs (kept so ``binarize`` can rebuild the label mapping).
-        label_values: the label files' values of the classes that ``from_files`` was given, or None (0..n-1).
-        class_names, channel_names: the names ``from_files`` was given, or None (kept so ``binarize``
-            can name its classes, and so ``fit`` knows that a model's names are not to be kept).
-    """
-
-    manifest: Manifest
-    data: DataConfig
-    batch_size: int | None = None
-    pairs: tuple = ()
-    validation_pairs: tuple | None = None
-    n_classes: int | None = None
-    ignore_value: int | None = None
-    class_names: tuple | None = None
-    channel_names: tuple | None = None
-    label_values: tuple | None = None
-
-    @classmethod
-    def from_files(cls, pairs: Sequence, block_shape: Sequence[int] = (128, 128, 128), n_classes: int | None = None,
-                   validation_pairs: Sequence | None = None, validation_fraction: float = 0.2,
-                   ignore_value: int | None = None, class_names: Sequence[str] | None = None,
-                   channel_names: Sequence[str] | None = None, label_values: Sequence[int] | None = None,
-                   **data_settings) -> "Dataset":
-        """Cases from ``[(image or [channel images], label), ...]``.
-
-        Args:
-            pairs: training (and, without ``validation_pairs``, validation) cases: ``(image or [channel
-                images], label)`` each, or a MONAI datalist's ``{"image": ..., "label": ...}``.
-            block_shape: training patch size (nobrainer's name for it); one number is a cube.
-            n_classes: classes including background; labels must hold values 0..n_classes-1 (after
-                ``binarize()``, any whole value >= 0: a FreeSurfer aseg trains as brain vs not brain).
-                Default: 2, or as many as ``label_values``.
-            label_values: the label files' own value of each class, background (0) first, ascending, where they
-                are not 0..n_classes-1: BraTS' ``[0, 1, 2, 4]`` trains 4 classes, 4 as class 3 (a dataset.json's
-                "labels" and a config's ``data.labels`` declare them so); predict writes them back, 4 for class 3.
-                Classes are named ``class_<value>`` unless ``class_names`` names them.
-            validation_pairs: held-out cases; default (None): a seeded ``validation_fraction`` of
-                ``pairs``. An empty list trains on every pair, without validation (give ``fit`` ``val_every=0``).
-                Beside pairs with "fold" keys, ``num_folds=`` their number of folds validates on fold ``fold=``
-                of the keys instead (these then unused), and a ``fold=`` alone is refused (docs/data.md, Pairs).
-            ignore_value: the labels' value for voxels nobody annotated (sparse annotation; nnU-Net's
-                "ignore" label, e.g. ``n_classes``): left out of the loss and the Dice.
-            class_names: a name for each class training sees, background first (``n_classes`` of them;
-                2 after ``binarize()``), e.g. ``["background", "edema", "enhancing"]``: the metrics'
-                (``dice_edema``) and the export's names. Default: a model ``fit`` starts from (loaded,
-                or ``init_from``) names them where it has as many classes, else ``background``,
-                ``class_1``, ... (``foreground`` after ``binarize()``).
-            channel_names: a name for each image channel, in the pairs' order, e.g. ``["FLAIR", "T1w"]``.
-                Default: a model ``fit`` starts from names them where it has as many, else ``image``
-                (``image_0``, ``image_1``, ... for several).
-            data_settings: any other ``DataConfig`` field, e.g. ``spacing=(1, 1, 1)``, ``cache_dir=...``,
-                but those the arguments above set (``patch_size``, ``labels``, ``dataset``, ``synthetic``).
-        """
-        for name in data_settings.keys() & FROM_FILES_OWN.keys():
-            raise ConfigError(f"Dataset.from_files: {name} is given here as {FROM_FILES_OWN[name]}")
-        refuse_unknown(data_settings, DataConfig, "Dataset.from_files: {} is not a data setting",
-                        not_listed=FROM_FILES_OWN,  # taken here by other names (block_shape, ...)
-                        own=FROM_FILES_ARGUMENTS)
-        label_values = _label_values(label_values, n_classes)
-        n_classes = (len(label_values) if label_values is not None else 2) if n_classes is None else n_classes
-        if not is_whole_number(n_classes, 2):
-            binary = " (binary segmentation is n_classes=2 here: nobrainer's n_classes=1)" if n_classes == 1 else ""
-            raise ConfigError(f"Dataset.from_files: n_classes must be a whole number >= 2 (the classes including "
-                              f"background), got {n_classes!r}{binary}")
-        n_classes = int(n_classes)  # a NumPy integer too
-        # Augmentation is asked for with augment(), as in nobrainer: on by default ("light", the config's
-        # default), augment() changed nothing and leaving it out did not turn it off (85th session's probe).
-        data = DataConfig(patch_size=_patch_edges(block_shape), validation_fraction=validation_fraction,
-                          **{"augment": "none", **data_settings})
-        # a bad setting fails here, not at fit, each named as given here (split_seed=-1, spacing=-1, num_folds=5)
-        data = checked_config(Config(data=data), "Dataset.from_files", ESTIMATOR_NAMES).data
-        class_names, channel_names = _names(class_names, "class_names"), _names(channel_names, "channel_names")
-        pairs = _rows(pairs, "pairs")
-        validation_pairs = _rows(validation_pairs, "validation_pairs") if validation_pairs is not None else None
-        manifest = _manifest(pairs, validation_pairs, n_classes, data, ignore_value, class_names, channel_names,
-                             values=label_values)
-        # what training sees, as binarize() gives it: binarize=True here kept the given count (until the 89th session)
-        return cls(manifest=manifest, data=data, pairs=pairs, validation_pairs=validation_pairs,
-                   n_classes=manifest.num_classes, ignore_value=ignore_value, class_names=class_names,
-                   channel_names=channel_names, label_values=label_values)
-
-    def __repr__(self) -> str:
-        """What training would see, in a line: the dataclass's own repr lists every case and every
-        data setting, ``dataset='synthetic'`` among them (a DataConfig default the cases replace)."""
-        manifest, data = self.manifest, self.data
-        outputs = (f"{manifest.regions.count} regions" if manifest.regions is not None
-                   else f"{manifest.num_classes} classes ({', '.join(manifest.labels.values())})")
-        if self.label_values is not None:  # BraTS' 4: the classes' values in the files, which training maps
-            outputs += f" of label values {', '.join(map(str, self.label_values))}"
-        described = [f"{len(manifest.training)} training and {len(manifest.validation)} validation cases, "
-                     f"split: {manifest.split}",
-                     f"{manifest.num_channels} channel{'' if manifest.num_channels == 1 else 's'} "
-                     f"({', '.join(manifest.channels.values())})",
-                     outputs + (", binarized" if manifest.binarized else ""),
-                     f"block_shape {tuple(data.patch_size)}",
-                     "batch " + ("the training default" if self.batch_size is None else str(self.batch_size)),
-                     f"augment {data.augment}" + ("" if data.augment_on == "auto" else f" on the {data.augment_on}")]
-        if manifest.ignore_value is not None:
-            described.append(f"ignore value {manifest.ignore_value}")
-        return f"<Dataset: {'; '.join(described)}>"
-
-    def batch(self, batch_size: int) -> "Dataset":
-        """Per-device batch size."""
-        if not is_whole_number(batch_size, 1):
-            raise ConfigError(f"Dataset.batch: the per-device batch size must be a whole number >= 1, "
-                              f"got {batch_size!r}")
-        return dataclasses.replace(self, batch_size=int(batch_size))
-
-    def binarize(self) -> "Dataset":
-        """Every non-zero label value, declared or not, becomes class 1 (e.g. an aseg as brain vs not brain)."""
-        data = dataclasses.replace(self.data, binarize=True)
-        manifest = _manifest(self.pairs, self.validation_pairs, self.n_classes, data, self.ignore_value,
-                             self.class_names, self.channel_names, where="Dataset.binarize", values=self.label_values)
-        # n_classes is what training sees: the 2 classes (it stayed the labels' own before the 85th session)
-        return dataclasses.replace(self, data=data, manifest=manifest, n_classes=manifest.num_classes)
-
-    def augment(self, profile: str = "light", on: str = "auto") -> "Dataset":
-        """Augment training patches with a profile (none, light, standard, heavy); ``on="gpu"`` runs the
-        spatial part on the device inside the training loop, ``on="cpu"`` in the loader workers, and
-        ``on="auto"`` on the GPU when training on one (``data.augment_on``). Without it a Dataset's
-        patches are not augmented, as in nobrainer (``augment=`` of ``from_files`` sets a profile too)."""
-        data = dataclasses.replace(self.data, augment=profile, augment_on=on)
-        data = checked_config(Config(data=data), "Dataset.augment", _AUGMENT_NAMES).data  # profile=, on=
-        return dataclasses.replace(self, data=data)
-
-    def __iter__(self):
-        """nobrainer 0.5's ``train, evaluate = Dataset.from_files(...)``, refused with the way here."""
-        raise ConfigError("Dataset.from_files returns one Dataset that holds the training and the validation cases "
-                          "(validation_pairs, or a seeded validation_fraction of the pairs); fit it, and evaluate "
-                          "scores its validation cases: there is no pair of Datasets to unpack")
-
-    # nobrainer's Dataset has these two; a port of its script met a bare AttributeError (sixty-ninth session).
-    def shuffle(self, *_, **__) -> "Dataset":
-        """nobrainer's ``shuffle(buffer_size)``, refused with the way here: there is nothing to ask for."""
-        raise ConfigError("Dataset.shuffle: the loader already draws the training patches in a new order every "
-                          "epoch, seeded by the training setting seed (Segmentation(..., seed=1) for another "
-                          "order); leave shuffle() out")
-
-    def repeat(self, *_, **__) -> "Dataset":
-        """nobrainer's ``repeat(n)``, refused with the way here: the length of training is fit's."""
-        raise ConfigError("Dataset.repeat: fit(epochs=N) or fit(steps=N) sets how long training runs, and the "
-                          "loader goes over the patches as often as that takes; leave repeat() out")
-
-    def config(self, **settings) -> Config:
-        """A full run config with a copy of these data settings; each of ``settings`` is a ``TrainConfig``
-        field (``max_steps``, ``val_every``...) or an ``OptimConfig`` one (``lr``, ``weight_decay``...).
-        Its data settings, edited, leave the Dataset as it is, and ``fit`` refuses the config."""
-        cfg = self._config(settings, "Dataset.config")
-        # their values too, here and as given (lr=-1), as Segmentation(...) checks them: Dataset.fit(config) said
-        # "setting optim.lr", beside its run's keywords (lr), until the ninety-third session. The config returned is
-        # as made: one edited afterwards is checked by Dataset.fit, in its own words (optim.lr).
-        checked_config(cfg, "Dataset.config", DATASET_FIT_NAMES)
-        return cfg
-
-    def _config(self, settings: dict, where: str) -> Config:
-        """``config(**settings)``, its refusal said by ``where``, the method the caller called (the batch
-        given twice was said with no method's name, ninety-first session)."""
-        batch = settings.get("batch_size")
-        if batch is not None and self.batch_size is not None and batch != self.batch_size:
-            raise ConfigError(f"{where}: the per-device batch is given twice, as Dataset.batch({self.batch_size}) "
-                              f"and as batch_size={batch!r}; give it once")
-        return run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
-
-    def _check_it_has_training_cases(self, what: str) -> None:
-        """A Dataset of validation_pairs alone is a test set, for evaluate."""
-        if not self.manifest.training:
-            raise ConfigError(f"{what}: the Dataset has no training cases, only the {len(self.manifest.validation)} "
-                              f"of its validation_pairs (a test set, which evaluate scores whole); give "
-                              f"Dataset.from_files the pairs to train on")
-
-    def _check_its_config(self, config: Config, train_settings: dict) -> None:
-        """``fit(config, ...)`` trained the config's settings alone: keywords given with it, and this
-        Dataset's own ``batch()``, ``augment()`` and ``binarize()`` where the config was made before
-        them, were dropped without a word (seventy-third session's review); data settings edited in
-        the config changed the Dataset itself, whose config shared them, until the ninety-third session."""
-        if train_settings:
-            raise ConfigError(f"Dataset.fit: {', '.join(sorted(train_settings))} given with a config, which holds "
-                              f"the training settings: set them in Dataset.config(...), or drop the config")
-        differ = [f"data.{name} ({getattr(config.data, name)!r}, and the Dataset's {getattr(self.data, name)!r})"
-                  for name in _differing_fields(self.data, config.data)]
-        if self.batch_size is not None and config.train.batch_size != self.batch_size:
-            differ.append(f"train.batch_size ({config.train.batch_size}, and Dataset.batch({self.batch_size}))")
-        if differ:  # its cases were split and checked with the Dataset's data settings, not the config's
-            raise ConfigError(f"Dataset.fit: the config's {', '.join(differ)} differ from this Dataset's (a config "
-                              f"made before .batch(), .augment(), .binarize() ..., or its data settings edited?): "
-                              f"the data settings are the Dataset's; give them to Dataset.from_files (or .batch(), "
-                              f".augment(), .binarize()) and make the config from that Dataset, dataset.config(...)")
-
-    def loader(self, seed: int = 0, num_workers: int | None = None):
-        """The training patch DataLoader for this process, built as the training loop builds it
-        (preprocessing cache, patch dataset, epoch sampler), one epoch per pass: without accumulation
-        its first pass is the training run's first epoch (which draws all its epochs from one pass).
-        Its patches come fully augmented, unless ``augment(on="gpu")`` asked for each batch's
-        ``"affine"`` to be applied by your code (``data.gpu_augment.apply_affine``); ``auto`` augments
-        here, as there is no device.
-
-        Each pass over it is the next epoch: new patches in a new order (``loader.sampler.set_epoch(e)``
-        names one, as accelerate's prepared loaders do for every pass).
-        """
-        # Before the preprocessing: numpy's and the DataLoader's errors came at the first batch.
-        # A NumPy integer too (np.random.randint's), as block_shape and batch take one: it was refused as no
-        # whole number (an audit of the estimator)
-        if not is_whole_number(seed, 0) or seed >= 2**32:
-            raise ConfigError(f"Dataset.loader: seed must be a whole number >= 0 and < 2**32, got {seed!r}")
-        if num_workers is not None and not is_whole_number(num_workers, 0):
-            raise ConfigError(f"Dataset.loader: num_workers must be a whole number >= 0, got {num_workers!r}")
-        seed, num_workers = int(seed), None if num_workers is None else int(num_workers)
-        self._check_it_has_training_cases("Dataset.loader")
-        workers = self.data.num_workers if num_workers is None else num_workers
-        # before the preprocessing, as train()
-        refuse_unguarded_main(workers, setting="num_workers", what="a loader", example=_EXAMPLE)
-        # The pre-flight checks, as training runs them: a broken file was nibabel's traceback here, or
-        # worse, patches of a mismatched label, before the thirty-second session.
-        manifest, checked = prepare_manifest(self.data, ".", self.manifest)
-        for warning in checked.warnings:
-            warnings.warn(f"data warning: {warning}", AcceleratedSegWarning, stacklevel=2)
-        batch, epoch = self.batch_size or 2, patches_per_epoch(len(manifest.training), self.data.samples_per_volume)
-        if batch > epoch:  # else the sampler's ValueError, after the preprocessing, in its own arguments' words
-            raise ConfigError(f"Dataset.loader: Dataset.batch({batch}) is more than one epoch's {epoch} patches "
-                              f"({len(manifest.training)} case(s) x samples_per_volume "
-                              f"{self.data.samples_per_volume}): lower the batch, or raise samples_per_volume")
-        settings = preprocess_settings(self.data, manifest)
-        checked.keep_records()  # nothing refuses the loader any more (check_records)
-        cache = PreprocessedCache(cache_root(self.data), manifest.root, settings, manifest.num_classes,
-                                  ignore_label=manifest.ignore_index is not None)
-        cache.build(manifest.training)
-        table = cache.load_table(cache.write_table(manifest.training))
-        loader = train_loader(patch_dataset(table, self.data, seed, manifest.ignore_index), batch, workers, seed)
-        stop_workers_at_exit(loader)
-        return loader
-
-    def fit(self, config: Config | None = None, **train_settings) -> dict:
-        """Train on these cases with the one training loop (in this process, or every process of an
-        ``accelerate launch``); returns the run summary.
-
-        Args:
-            config: a run config made by this Dataset's ``config(...)`` (then edited, say its
-                ``model``); its data settings must be this Dataset's (edited, they are refused:
-                the Dataset's cases were split and checked with its own), and the training settings
-                are then its own, not keywords.
-            train_settings: without ``config``, ``TrainConfig`` and ``OptimConfig`` fields by name.
-        """
-        from .train import train
-
-        refuse_unknown(train_settings, (TrainConfig, OptimConfig),
-                        "Dataset.fit: {} is not a training or optimizer setting")
-        self._check_it_has_training_cases("Dataset.fit")
-        if config is not None:
-            self._check_its_config(config, train_settings)
-        # lr="1e-3", as fit; a config's own settings are named as it names them
-        cfg = checked_config(config or self._config(train_settings, "Dataset.fit"), "Dataset.fit",
-                              DATASET_FIT_NAMES if config is None else None)
-        # in from_files' words, as Segmentation.fit checks: "data.patch_size" alone before the 72nd session
-        check_the_network_fits_the_blocks(cfg, self, launched_processes(), "Dataset.fit", DATASET_FIT_NAMES)
-        resumed = None
-        if cfg.train.resume:  # a resume goes on with its run's names, as Segmentation.fit's: train refuses a bad one
-            with contextlib.suppress(ConfigError):
-                resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
-        # its run's messages name its keywords (resume='latest'), not train's command line (--train.resume=latest)
-        return train(cfg, manifest=named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
-
-
-def _differing_fields(ours, theirs) -> list[str]:
-    return [f.name for f in dataclasses.fields(ours) if getattr(ours, f.name) != getattr(theirs, f.name)]
 
 
 # What Segmentation(...) and fit(...) take as keyword settings
@@ -347,70 +62,6 @@ _SETTING_NAMES = frozenset(field_names(TrainConfig) + field_names(OptimConfig))
 def _network_takes(model: str, names) -> bool:
     """Whether every name is a constructor argument of the registry network ``model``."""
     return set(names) <= arg_names(model)
-
-
-def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value: int | None = None,
-              class_names: tuple | None = None, channel_names: tuple | None = None,
-              where: str = "Dataset.from_files", values: tuple | None = None) -> Manifest:
-    # None, not an empty list, asks for the seeded split: validation_pairs=[] means "no validation
-    # cases", and held out a fifth of the training pairs before the thirty-second session.
-    held_out = list(validation_pairs) if validation_pairs is not None else None
-    values = tuple(range(n_classes)) if values is None else values
-    shown, above = (f"0..{n_classes - 1}" if values == tuple(range(n_classes)) else ", ".join(map(str, values)),
-                    values[-1] + 1)
-    if ignore_value is not None and ignore_value in values:  # the dict below would drop that class
-        raise DataError(f"Dataset.from_files: ignore_value {ignore_value} is a class's value (the classes are "
-                        f"{shown}); give the unannotated voxels a value of their own, e.g. {above}")
-    if ignore_value is not None and not is_whole_number(ignore_value, above):
-        # else from_pairs' words: 'labels argument: the "ignore" label has value -1 ... e.g. "ignore": 3', of a
-        # labels argument and an "ignore" label its user never wrote (ninety-first session)
-        raise DataError(f"Dataset.from_files: ignore_value must be a whole number above the classes' values "
-                        f"({shown}), e.g. {above}, got {ignore_value!r}")
-    if ignore_value is not None and data.binarize:  # else from_pairs' words, for a "labels argument" never given
-        raise DataError(f"Dataset.from_files: ignore_value {ignore_value} and .binarize() (data.binarize) do not go "
-                        f"together: binarizing merges every value above 0 into the foreground, the unannotated "
-                        f"voxels' too; keep the classes (n_classes), or leave ignore_value out")
-    trained = 2 if data.binarize else n_classes
-    if class_names is not None and len(class_names) != trained:  # before the pairs are read: the count is known
-        # From .binarize(), from_files' own count was n_classes': 2 names given there with a larger one were
-        # refused, so the way is binarize=True there (a review: "give from_files 2 class_names" led to that)
-        way = ("Dataset.from_files(..., binarize=True, class_names=['background', 'brain']) in place of "
-               ".binarize()" if where == "Dataset.binarize" else "2 class_names, e.g. ['background', 'brain']")
-        classes = (f"binarize() trains 2 classes, background and every other value as one: give {way}, or leave "
-                   f"them out" if data.binarize else f"n_classes is {n_classes}: name every class, background first")
-        raise ConfigError(f"{where}: class_names gives {len(class_names)} name(s) ({', '.join(class_names)}), but "
-                          f"{classes}")
-    declared = labels_declaration(n_classes) if values == tuple(range(n_classes)) else \
-        {value: "background" if value == 0 else f"class_{value}" for value in values}
-    labels = declared if ignore_value is None else {**declared, ignore_value: IGNORE_NAME}
-    # Its messages and the split's unused settings said as its keywords (validation_fraction=0.3 not used), and
-    # what was given the pairs as where: from_pairs' words, "data.validation_fraction=0.3 not used" beside fit's
-    # "validation_fraction > 0", until the ninety-third session, and rewritten by a regular expression until the
-    # ninety-fourth
-    manifest = from_pairs(list(pairs), labels=labels, validation_pairs=held_out,
-                          validation_fraction=data.validation_fraction, num_folds=data.num_folds, fold=data.fold,
-                          seed=data.split_seed, binarize=data.binarize, where=where, names=ESTIMATOR_NAMES)
-    manifest = dataclasses.replace(manifest, source_format="from_files")  # the checks' advice in its terms
-    if channel_names is not None and len(channel_names) != manifest.num_channels:
-        raise ConfigError(f"{where}: channel_names gives {len(channel_names)} name(s) ({', '.join(channel_names)}), "
-                          f"but each case has {manifest.num_channels} image channel(s): name each, in the pairs' "
-                          f"order")
-    # Set here rather than declared to from_pairs, whose binarize names the classes background/foreground.
-    if class_names is not None:
-        manifest = dataclasses.replace(manifest, labels=dict(enumerate(class_names)))
-    if channel_names is not None:
-        manifest = dataclasses.replace(manifest, channels=dict(enumerate(channel_names)))
-    if data.regions is None:
-        return manifest
-    # now, not at fit: a declaration that does not fit the classes fails at from_files, and the
-    # network's outputs are known to every check before training (one per region)
-    regions = Regions.declared(data.regions, manifest.label_values, "Dataset.from_files: regions", data.region_order,
-                               manifest.ignore_value)
-    return dataclasses.replace(manifest, regions=regions)
-
-
-# Dataset.augment takes data.augment and data.augment_on as its profile and on
-_AUGMENT_NAMES = dataclasses.replace(ESTIMATOR_NAMES, renamed=(("data.augment", "profile"), ("data.augment_on", "on")))
 
 
 class Segmentation:
@@ -557,7 +208,7 @@ class Segmentation:
         if fine_tunes:  # after that check: a block_shape the network cannot take was said as data.patch_size here
             check_fine_tuning(self.loaded_from, cfg, dataset.manifest)
         mixed_precision = launch_precision(self.precision)
-        refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=_EXAMPLE)
+        refuse_unguarded_main(cfg.data.num_workers, setting="num_workers", example=EXAMPLE)
         out = Path(cfg.train.output_dir)
         if is_json_object_with(out / "config.json", {"model", *EXPORT_KEYS}):
             # A run beside a saved model (fit into the folder Segmentation.load read): load took the folder for
@@ -942,132 +593,6 @@ PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transform
                    "keep_largest")
 #: Of those, the ones that are not ``PredictOptions`` (how the network runs) but where it runs, or what is written.
 _NOT_HOW_IT_RUNS = ("device", "keep_largest")
-
-
-def _rows(pairs, name: str) -> tuple:
-    """``pairs`` as a tuple of its rows, refusing what ``tuple()`` would take apart into something else:
-    a dict of columns or an HF DatasetDict (their keys), a DataFrame (its column names), a path (its
-    characters), one pair given alone (its two paths). Each became 'pairs[0] is 'image'' before; a number,
-    Python's "'int' object is not iterable" traceback (ninety-first session); one pair of channel files
-    alone, its first two channels read as a case's image and label (the same session). A set, whose
-    order changes from run to run, split its cases differently each time (ninety-second session)."""
-    if isinstance(pairs, (str, bytes, os.PathLike, Mapping, set, frozenset)) or hasattr(pairs, "columns") or \
-            not isinstance(pairs, Iterable):
-        raise ConfigError(f"Dataset.from_files: {name} must be a list of (image, label) pairs, MONAI datalist dicts "
-                          f"or an HF datasets.Dataset of rows, got {type(pairs).__name__}{_what_it_is_as_rows(pairs)}")
-    rows = tuple(pairs.tolist() if isinstance(pairs, np.ndarray) else pairs)  # a NumPy row is no Sequence
-    if len(rows) == 2 and all(isinstance(row, (str, os.PathLike)) for row in rows):
-        raise ConfigError(f"Dataset.from_files: {name} holds two paths, not pairs: give a list of (image, label) "
-                          f"pairs, [({str(rows[0])!r}, {str(rows[1])!r})] for one case")
-    if len(rows) == 2 and _is_channel_list(rows[0]) and isinstance(rows[1], (str, os.PathLike)):
-        _refuse_one_pair_alone(pairs, rows, name)  # read on, its channels became an image and a label
-    return rows
-
-
-def _what_it_is_as_rows(pairs) -> str:
-    """How to turn what ``_rows`` refuses into a list of pairs, where there is a way."""
-    if isinstance(pairs, Mapping) and all(isinstance(value, (str, os.PathLike)) for value in pairs.values()):
-        return ": a dict of image -> label paths is list(d.items())"  # told of columns, which it has none of
-    if isinstance(pairs, Mapping):
-        return ": a dict of columns is list(zip(d['image'], d['label'])), an HF DatasetDict is one of its splits " \
-               "(d['train'])"
-    if isinstance(pairs, (set, frozenset)):
-        # the seeded split draws by position, and a set's order is its hashes': another split each run, and on
-        # each process of a launch
-        return (", whose order changes from one run to the next, and so would the seeded split of its cases: "
-                "give a list, sorted(pairs)")
-    if hasattr(pairs, "columns"):
-        return ": a DataFrame is list(df[['image', 'label']].itertuples(index=False))"
-    if isinstance(pairs, (str, os.PathLike)):
-        return (": a dataset's CSV, dataset.json or folder is read by accelerated_seg.data.manifest.load_cases: "
-                "m = load_cases(path); from_files([(c.images, c.label) for c in m.training], "
-                "validation_pairs=[(c.images, c.label) for c in m.validation], ...)")
-    return ""
-
-
-def _refuse_one_pair_alone(pairs, rows: tuple, name: str) -> None:
-    """Refuse ``([t1, t2], mask)``, one pair of channel files without its list, or ``[(a, a_seg), b]``, a
-    list of pairs with a path alone for its second entry: their rows look alike. Python writes a pair as
-    a tuple and its channels as a list, which tells them apart; ``[[a, a_seg], b]`` and ``((a, a_seg), b)``
-    are told both ways, the entry first. The list of pairs was told it was one pair (ninety-second session)."""
-    channels = ", ".join(repr(str(path)) for path in rows[0])
-    one_case = f"[([{channels}], {str(rows[1])!r})]"
-    if isinstance(pairs, tuple) and isinstance(rows[0], list):
-        raise ConfigError(f"Dataset.from_files: {name} holds one pair, not pairs: give a list of (image, label) "
-                          f"pairs, {one_case} for one case")
-    entry = malformed_entry(f"Dataset.from_files: {name}[1]", rows[1])
-    if not isinstance(pairs, tuple) and isinstance(rows[0], tuple):  # a list of pairs: the entry is the mistake
-        raise DataError(entry)
-    raise DataError(f"{entry}; or, where {name} is one case (its channel files, then its label), give it in a "
-                    f"list: {one_case}")
-
-
-def _is_channel_list(entry) -> bool:
-    """A list (or tuple) of paths alone, as one case's channel files are given."""
-    return isinstance(entry, (list, tuple)) and len(entry) > 0 and all(
-        isinstance(path, (str, os.PathLike)) for path in entry)
-
-
-def _names(names, argument: str) -> tuple[str, ...] | None:
-    """``class_names`` or ``channel_names`` as a tuple of distinct, non-empty texts (None stays None);
-    the count is checked against the cases by ``_manifest``. A text alone would be its characters."""
-    if names is None:
-        return None
-    example = "['background', 'edema', 'enhancing']" if argument == "class_names" else "['FLAIR', 'T1w']"
-    if isinstance(names, np.ndarray):
-        names = names.tolist()
-    if isinstance(names, (str, bytes, Mapping)) or not isinstance(names, Sequence) \
-            or not all(isinstance(name, str) for name in names):
-        raise ConfigError(f"Dataset.from_files: {argument} must be a list of names, one per "
-                          f"{'class, background first' if argument == 'class_names' else 'image channel'}, "
-                          f"e.g. {example}, got {names!r}")
-    names = tuple(names)
-    if blank := [index for index, name in enumerate(names) if not name.strip()]:
-        raise ConfigError(f"Dataset.from_files: {argument} {list(names)}: name {blank[0]} is empty; give each a name")
-    if repeated := sorted({name for name in names if names.count(name) > 1}):
-        # the per-class metrics (val/dice_<name>) are keyed by name, and so are a run's logged channels
-        raise ConfigError(f"Dataset.from_files: {argument} {list(names)} repeats {', '.join(repeated)}; give each "
-                          f"its own name")
-    if argument == "class_names" and (ignored := [n for n in names if n.strip().lower() == IGNORE_NAME]):
-        # an export's "ignore" entry is read as the unannotated voxels' value, not as a class (split_ignore)
-        raise ConfigError(f"Dataset.from_files: class_names names a class {ignored[0]!r}, the name of the unannotated "
-                          f"voxels' value (ignore_value=), which is no class: give the class another name")
-    return names
-
-
-def _label_values(values, n_classes) -> tuple[int, ...] | None:
-    """``label_values`` as a tuple of whole numbers, background 0 first, ascending, as many as ``n_classes``
-    where it is given (None stays None). Named here, as given: from_pairs would say its "labels argument"."""
-    if values is None:
-        return None
-    if isinstance(values, np.ndarray):
-        values = values.tolist()
-    example = "e.g. [0, 1, 2, 4] for BraTS' background, necrosis, edema and enhancing tumour"
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence) \
-            or not all(is_whole_number(value, 0) for value in values):
-        raise ConfigError(f"Dataset.from_files: label_values must be a list of the label files' whole values >= 0, "
-                          f"one per class, background (0) first, {example}; got {values!r}")
-    values = tuple(int(value) for value in values)
-    if len(values) < 2 or values[0] != 0 or list(values) != sorted(set(values)):
-        raise ConfigError(f"Dataset.from_files: label_values {list(values)} must start with the background, 0, and "
-                          f"go up, each value once, with at least one class beside it ({example})")
-    if n_classes is not None and n_classes != len(values):
-        raise ConfigError(f"Dataset.from_files: n_classes={n_classes!r}, but label_values gives {len(values)} "
-                          f"classes ({', '.join(map(str, values))}); give one of them, or both alike")
-    return values
-
-
-def _patch_edges(block_shape) -> tuple[int, int, int]:
-    """``block_shape`` as 3 edges: one number is a cube, as ``--patch`` takes it. Checked here, so that
-    the error names the argument the user gave rather than the setting it becomes (data.patch_size)."""
-    if isinstance(block_shape, np.ndarray) and block_shape.ndim == 1:
-        block_shape = tuple(block_shape.tolist())  # Python numbers: an integer array's pass, a float one's fail
-    edges = (block_shape,) * 3 if is_whole_number(block_shape, 1) else block_shape
-    if not (isinstance(edges, (list, tuple)) and len(edges) == 3
-            and all(is_whole_number(edge, 1) for edge in edges)):
-        raise ConfigError(f"Dataset.from_files: block_shape must be one edge or 3 edges, whole numbers of voxels "
-                          f">= 1 (e.g. 128 or (128, 128, 96)), got {block_shape!r}")
-    return tuple(int(edge) for edge in edges)
 
 
 def _is_one_or_a_list_of(x, kind) -> bool:

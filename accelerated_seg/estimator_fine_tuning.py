@@ -18,7 +18,7 @@ from .model_folders import ESTIMATOR_NAMES
 from .models import SET_BY_THE_RUN, ModelSpec, bridgeable, model_spec, spec_differences
 
 if TYPE_CHECKING:
-    from .estimator import Dataset
+    from .estimator_dataset import Dataset
 
 
 def check_fine_tuning(export: Path, cfg: Config, manifest: Manifest) -> None:

@@ -20,7 +20,7 @@ from .models import model_spec
 from .strategy import MIXED_PRECISION
 
 if TYPE_CHECKING:
-    from .estimator import Dataset
+    from .estimator_dataset import Dataset
 
 
 def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
