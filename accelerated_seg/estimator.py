@@ -32,7 +32,6 @@ from .config import (ConfigError, DataConfig, OptimConfig, TrainConfig, check_ne
                      did_you_mean, is_whole_number)
 from .data.errors import DataError
 from .data.labels import as_class_indices
-from .data.manifest import Manifest
 from .data.prepare import cache_root
 from .data.splits import ways_to_validation_cases
 from .data.workers import refuse_unguarded_main
@@ -42,6 +41,9 @@ from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
 from .estimator_launch import (check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
                               fit_in_launched_process, gpus_to_launch, launch_precision, signal_handlers_kept,
                               steps_for_epochs)
+from .estimator_predict_checks import (check_evaluation_cases, check_predict_options, held_out_alone_warning,
+                                       how_it_runs, refuse_an_output_among_the_cases, refuse_an_output_path,
+                                       refuse_what_is_no_dataset)
 from .estimator_saved_model import EXPORT_FILES, export_fingerprint, refuse_a_model_file_name, saved_design
 from .estimator_settings import checked_config, field_names, refuse_unknown, run_config
 from .exported_model import EXPORT_KEYS, check_export_fits, read_export_config
@@ -278,8 +280,8 @@ class Segmentation:
             raise DataError(f"predict: a dict (keys {sorted(map(str, x))}); give the scan itself, as a path, "
                             f"a nibabel image or an array (a datalist entry's x['image'])")
         config = read_export_config(model_dir)
-        _refuse_an_output_path(batch_size, options)
-        _check_predict_options("predict", batch_size, options, config, also="affine")
+        refuse_an_output_path(batch_size, options)
+        check_predict_options("predict", batch_size, options, config, also="affine")
         is_path, is_image = (_is_one_or_a_list_of(x, kind) for kind in ((str, os.PathLike), SpatialImage))
         if is_image and affine is not None:
             raise ConfigError("predict: an image carries its own affine; drop affine= (it is for arrays)")
@@ -368,7 +370,7 @@ class Segmentation:
         every rank returns its summary (or raises its error): the folders are one, and ranks that
         each rebuilt them deleted one another's cases (sixty-ninth session).
         """
-        _refuse_what_is_no_dataset(dataset)
+        refuse_what_is_no_dataset(dataset)
         if launched_processes() > 1:
             from accelerate import PartialState
             from accelerate.utils import parse_flag_from_env
@@ -392,9 +394,9 @@ class Segmentation:
 
         model_dir = self._require_model("evaluate")
         config = read_export_config(model_dir)
-        _check_predict_options("evaluate", batch_size, options, config)  # before the folders below are rebuilt
-        _check_evaluation_cases(dataset, config)
-        if warning := _held_out_alone_warning(dataset.manifest):
+        check_predict_options("evaluate", batch_size, options, config)  # before the folders below are rebuilt
+        check_evaluation_cases(dataset, config)
+        if warning := held_out_alone_warning(dataset.manifest):
             warnings.warn(warning, AcceleratedSegWarning, stacklevel=3)
         # Every validation case opened and checked as fit checks it (values, grids, channels), before the
         # folders below are rebuilt: a bad case found while scoring deleted the last call's summary and
@@ -403,7 +405,7 @@ class Segmentation:
                        normalization=export_preprocessing(config).normalization).raise_if_errors(before="evaluation")
         out = Path(output_dir or Path(self.run_dir or self.output_dir) / "evaluation").expanduser()
         if output_dir is not None:  # the default is in the run's folder
-            _refuse_an_output_among_the_cases(out, dataset.manifest)
+            refuse_an_output_among_the_cases(out, dataset.manifest)
         predictions, labels = out / "predictions", out / "labels"
         for folder in (predictions, labels):
             if folder.exists() and not (folder / _EVALUATE_MARKER).is_file():
@@ -588,131 +590,8 @@ class Segmentation:
 _EVALUATE_MARKER = ".written_by_segmentation_evaluate"
 
 
-# predict's keyword options, passed on to inference.predict_file.
-PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transforms_on_device", "device",
-                   "keep_largest")
-#: Of those, the ones that are not ``PredictOptions`` (how the network runs) but where it runs, or what is written.
-_NOT_HOW_IT_RUNS = ("device", "keep_largest")
-
-
 def _is_one_or_a_list_of(x, kind) -> bool:
     return isinstance(x, kind) or (isinstance(x, (list, tuple)) and len(x) > 0 and all(isinstance(p, kind) for p in x))
-
-
-def _check_predict_options(method: str, batch_size: int, options: dict, config: dict, also: str = "") -> None:
-    """One ConfigError, said by ``method``, for a misspelt option (else predict_file's TypeError) or a value
-    that predict_file refuses (tta="bogus", a device this machine lacks, a label ``config``'s model does not
-    write for keep_largest), before any file is written. Those values' ValueErrors were bare ("overlap must
-    be in [0, 1), got 2") where every other refusal of predict and evaluate names its method, until the
-    ninety-first session. A misspelt one is offered the closest option, as every other keyword of the estimator
-    (none until the ninety-fifth session)."""
-    if unknown := sorted(set(options) - set(PREDICT_OPTIONS)):
-        names = ["batch_size", *([also] if also else []), *PREDICT_OPTIONS]
-        raise ConfigError(f"{method}: {', '.join(unknown)} is not an option{did_you_mean(unknown[0], names)}; the "
-                          f"options are {', '.join(names)}")
-    from .inference import PredictOptions, default_device, kept_whole, precision_refusal
-
-    if not is_whole_number(batch_size, 1):  # named as given (PredictOptions says sw_batch_size)
-        raise ConfigError(f"{method}: batch_size (windows per forward pass) must be a whole number >= 1, got "
-                          f"{batch_size!r}")
-    try:
-        settings = PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
-        device = default_device(options.get("device"))
-        kept_whole(config, options.get("keep_largest"))
-    except ValueError as error:  # ConfigError too (keep_largest's)
-        raise ConfigError(f"{method}: {error}") from None
-    if refusal := precision_refusal(settings.precision, device):  # fp16 on a CPU
-        raise ConfigError(f"{method}: {refusal}")
-
-
-# What a notebook user names the file predict is to write: it writes none
-_OUTPUT_NAMES = ("out", "out_path", "out_file", "output", "output_path", "output_file", "output_dir", "save",
-                 "save_path", "save_to", "filename", "path")
-
-
-def _refuse_an_output_path(batch_size, options: dict) -> None:
-    """A path where predict's output would go, given second (batch_size, "must be a whole number, got
-    '/tmp/seg.nii.gz'") or by a name of its own ("output_path is not an option; the options are ..."): said
-    without the remedy, that predict returns the image for nib.save, until the ninety-third session."""
-    named = [name for name in options if name in _OUTPUT_NAMES]
-    if not (named or isinstance(batch_size, (str, os.PathLike))):
-        return
-    given = f"{named[0]} is not an option" if named else \
-        f"the path {os.fspath(batch_size)!r} is given as batch_size (its second argument)"
-    raise ConfigError(f"predict: {given}: predict writes no file, it returns the label image (on the input's grid): "
-                      f"write it with nib.save(model.predict(x), path); a folder of cases is segmented into a folder "
-                      f"by `accelerated-seg predict --model MODEL INPUT --output OUT` (inference.predict_cases)")
-
-
-def _how_it_runs(options: dict) -> dict:
-    """The options that are ``PredictOptions``."""
-    return {name: value for name, value in options.items() if name not in _NOT_HOW_IT_RUNS}
-
-
-def _held_out_alone_warning(manifest: Manifest) -> str | None:
-    """Evaluating a Dataset split by its fraction (or folds) scores the cases that split held out: a
-    test set given as a training Dataset's pairs was scored on one case in six without a word
-    (eighty-fifth session's probe). Validation pairs given are scored as given, unsaid."""
-    if not manifest.training or manifest.split_origin.given:  # not the split's words, which were matched
-        return None
-    return (f"evaluate: scoring the Dataset's {len(manifest.validation)} validation case(s) alone, held out by its "
-            f"split ({manifest.split}); its {len(manifest.training)} training case(s) are not scored. A test set "
-            f"is scored whole as Dataset.from_files([], validation_pairs=test_pairs, ...)")
-
-
-def _refuse_what_is_no_dataset(dataset) -> None:
-    """evaluate given pairs or a folder, as a notebook user has them: Python's AttributeError ("'list' object has
-    no attribute 'manifest'") until the ninety-third session."""
-    if isinstance(dataset, Dataset):
-        return
-    folder = ("; a folder of predictions is scored against a folder of labels by evaluate_folders (accelerated-seg "
-              "evaluate on the command line)") if isinstance(dataset, (str, os.PathLike)) else ""
-    raise ConfigError(f"evaluate: give a Dataset of the cases to score, e.g. Dataset.from_files([], "
-                      f"validation_pairs=test_pairs, n_classes=N) for a test set, got {type(dataset).__name__}"
-                      f"{folder}")
-
-
-def _refuse_an_output_among_the_cases(out: Path, manifest: Manifest) -> None:
-    """Refuse an evaluate ``output_dir`` that is the dataset's folder, a folder of its cases' files, or one
-    inside a folder of their labels, as the command line refuses ``--output`` in its LABELS folder (since the
-    ninety-second session). predictions/, labels/, metrics.csv and summary.json were written there beside the
-    user's files until the ninety-third session (a dataset's own labels/ was refused as "not written by
-    Segmentation.evaluate"). Training cases' folders too: they are the user's files as much."""
-    output, cases = out.resolve(), [*manifest.training, *manifest.validation]
-    label_folders = sorted({Path(case.label).resolve().parent for case in cases if case.label})
-    if inside := next((folder for folder in label_folders if output == folder or folder in output.parents), None):
-        where = f"{'' if output == inside else 'inside '}the folder of the dataset's labels {inside}"
-        remedy = "give a folder outside it"
-    elif output == manifest.root.resolve():
-        where = "the dataset's folder" if manifest.source_format != "from_files" else "the folder of the pairs' files"
-        remedy = f"give a folder of its own, such as {out / 'evaluation'}"
-    elif output in {Path(image).resolve().parent for case in cases for image in case.images}:
-        where, remedy = "the folder of the dataset's images", "give a folder of its own"
-    else:
-        return
-    raise DataError(f"evaluate: output_dir {out} is {where}: its predictions/, labels/, metrics.csv and "
-                    f"summary.json would lie among the dataset's files; {remedy}")
-
-
-def _check_evaluation_cases(dataset: Dataset, config: dict) -> None:
-    """Refuse, before any prediction, a dataset evaluate cannot score with this model.
-
-    Before, a dataset without validation cases failed on the empty references folder evaluate had
-    made ("no .nii/.nii.gz label file"), one with fewer classes than the model failed on the first
-    prediction holding a class the references lack (in the command line's terms, --num-classes), and
-    one with more classes was scored without a word on classes the model cannot predict.
-    """
-    manifest = dataset.manifest
-    if not manifest.validation:
-        raise ConfigError(f"evaluate: the dataset has no validation cases to score (its split: {manifest.split}); "
-                          f"give the cases to score as Dataset.from_files(..., validation_pairs=[(image, label), ...])")
-    for what, model_has, dataset_has, remedy in (
-            ("classes", int(config["num_classes"]), manifest.num_classes,
-             "give the Dataset the model's n_classes (and binarize() for a model trained binarized)"),
-            ("image channels", int(config["in_channels"]), manifest.num_channels,
-             "give every case the channels the model was trained on, in its order")):
-        if model_has != dataset_has:
-            raise ConfigError(f"evaluate: the model has {model_has} {what} and the dataset {dataset_has}; {remedy}")
 
 
 def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: int, options: dict):
@@ -725,7 +604,7 @@ def _predicted(model_dir: Path, config: dict, cases, folder: Path, batch_size: i
     from .inference import PredictOptions, check_precision, default_device, kept_whole, segment_cases
     from .inference_files import InputCase
 
-    settings = PredictOptions(sw_batch_size=batch_size, **_how_it_runs(options))
+    settings = PredictOptions(sw_batch_size=batch_size, **how_it_runs(options))
     device = default_device(options.get("device"))
     check_precision(settings.precision, device, estimator_fp32("evaluate"))
     model, _ = load_for_prediction(model_dir)

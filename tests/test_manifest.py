@@ -1211,9 +1211,9 @@ def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_p
     assert ways_to_validation_cases(pairs, "f", "n").startswith(
         "hold cases out (data.validation_fraction > 0, data.num_folds, or validation_pairs=")
     from accelerated_seg.data.checks import _pairs_checked
-    from accelerated_seg.estimator import _held_out_alone_warning
+    from accelerated_seg.estimator_predict_checks import held_out_alone_warning
 
-    assert "held out by its split (given by data.validation_fraction" in _held_out_alone_warning(given_sounding)
+    assert "held out by its split (given by data.validation_fraction" in held_out_alone_warning(given_sounding)
     pairs = replace(given_sounding, source_format="from_files", split="given (validation_pairs)")
     assert _pairs_checked(pairs, pairs.training) == "the pairs given to Dataset.from_files"  # none were listed
 

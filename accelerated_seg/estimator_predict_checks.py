@@ -1,0 +1,139 @@
+"""predict's and evaluate's arguments checked before anything is read or written, each refusal said by the method
+called: predict's options (a misspelt one offered the closest, a value predict_file would refuse), a path given
+where predict writes none, and evaluate's cases (a Dataset, with validation cases, of the model's classes and
+channels, its output_dir outside the dataset's files); and the warning for a Dataset whose split held its cases out."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .config import ConfigError, did_you_mean, is_whole_number
+from .data.errors import DataError
+from .data.manifest import Manifest
+from .estimator_dataset import Dataset
+
+
+# predict's keyword options, passed on to inference.predict_file.
+PREDICT_OPTIONS = ("overlap", "tta", "precision", "aggregate_on_cpu", "transforms_on_device", "device",
+                   "keep_largest")
+
+
+#: Of those, the ones that are not ``PredictOptions`` (how the network runs) but where it runs, or what is written.
+_NOT_HOW_IT_RUNS = ("device", "keep_largest")
+
+
+def check_predict_options(method: str, batch_size: int, options: dict, config: dict, also: str = "") -> None:
+    """One ConfigError, said by ``method``, for a misspelt option (else predict_file's TypeError) or a value
+    that predict_file refuses (tta="bogus", a device this machine lacks, a label ``config``'s model does not
+    write for keep_largest), before any file is written. Those values' ValueErrors were bare ("overlap must
+    be in [0, 1), got 2") where every other refusal of predict and evaluate names its method, until the
+    ninety-first session. A misspelt one is offered the closest option, as every other keyword of the estimator
+    (none until the ninety-fifth session)."""
+    if unknown := sorted(set(options) - set(PREDICT_OPTIONS)):
+        names = ["batch_size", *([also] if also else []), *PREDICT_OPTIONS]
+        raise ConfigError(f"{method}: {', '.join(unknown)} is not an option{did_you_mean(unknown[0], names)}; the "
+                          f"options are {', '.join(names)}")
+    from .inference import PredictOptions, default_device, kept_whole, precision_refusal
+
+    if not is_whole_number(batch_size, 1):  # named as given (PredictOptions says sw_batch_size)
+        raise ConfigError(f"{method}: batch_size (windows per forward pass) must be a whole number >= 1, got "
+                          f"{batch_size!r}")
+    try:
+        settings = PredictOptions(sw_batch_size=batch_size, **how_it_runs(options))
+        device = default_device(options.get("device"))
+        kept_whole(config, options.get("keep_largest"))
+    except ValueError as error:  # ConfigError too (keep_largest's)
+        raise ConfigError(f"{method}: {error}") from None
+    if refusal := precision_refusal(settings.precision, device):  # fp16 on a CPU
+        raise ConfigError(f"{method}: {refusal}")
+
+
+# What a notebook user names the file predict is to write: it writes none
+_OUTPUT_NAMES = ("out", "out_path", "out_file", "output", "output_path", "output_file", "output_dir", "save",
+                 "save_path", "save_to", "filename", "path")
+
+
+def refuse_an_output_path(batch_size, options: dict) -> None:
+    """A path where predict's output would go, given second (batch_size, "must be a whole number, got
+    '/tmp/seg.nii.gz'") or by a name of its own ("output_path is not an option; the options are ..."): said
+    without the remedy, that predict returns the image for nib.save, until the ninety-third session."""
+    named = [name for name in options if name in _OUTPUT_NAMES]
+    if not (named or isinstance(batch_size, (str, os.PathLike))):
+        return
+    given = f"{named[0]} is not an option" if named else \
+        f"the path {os.fspath(batch_size)!r} is given as batch_size (its second argument)"
+    raise ConfigError(f"predict: {given}: predict writes no file, it returns the label image (on the input's grid): "
+                      f"write it with nib.save(model.predict(x), path); a folder of cases is segmented into a folder "
+                      f"by `accelerated-seg predict --model MODEL INPUT --output OUT` (inference.predict_cases)")
+
+
+def how_it_runs(options: dict) -> dict:
+    """The options that are ``PredictOptions``."""
+    return {name: value for name, value in options.items() if name not in _NOT_HOW_IT_RUNS}
+
+
+def held_out_alone_warning(manifest: Manifest) -> str | None:
+    """Evaluating a Dataset split by its fraction (or folds) scores the cases that split held out: a
+    test set given as a training Dataset's pairs was scored on one case in six without a word
+    (eighty-fifth session's probe). Validation pairs given are scored as given, unsaid."""
+    if not manifest.training or manifest.split_origin.given:  # not the split's words, which were matched
+        return None
+    return (f"evaluate: scoring the Dataset's {len(manifest.validation)} validation case(s) alone, held out by its "
+            f"split ({manifest.split}); its {len(manifest.training)} training case(s) are not scored. A test set "
+            f"is scored whole as Dataset.from_files([], validation_pairs=test_pairs, ...)")
+
+
+def refuse_what_is_no_dataset(dataset) -> None:
+    """evaluate given pairs or a folder, as a notebook user has them: Python's AttributeError ("'list' object has
+    no attribute 'manifest'") until the ninety-third session."""
+    if isinstance(dataset, Dataset):
+        return
+    folder = ("; a folder of predictions is scored against a folder of labels by evaluate_folders (accelerated-seg "
+              "evaluate on the command line)") if isinstance(dataset, (str, os.PathLike)) else ""
+    raise ConfigError(f"evaluate: give a Dataset of the cases to score, e.g. Dataset.from_files([], "
+                      f"validation_pairs=test_pairs, n_classes=N) for a test set, got {type(dataset).__name__}"
+                      f"{folder}")
+
+
+def refuse_an_output_among_the_cases(out: Path, manifest: Manifest) -> None:
+    """Refuse an evaluate ``output_dir`` that is the dataset's folder, a folder of its cases' files, or one
+    inside a folder of their labels, as the command line refuses ``--output`` in its LABELS folder (since the
+    ninety-second session). predictions/, labels/, metrics.csv and summary.json were written there beside the
+    user's files until the ninety-third session (a dataset's own labels/ was refused as "not written by
+    Segmentation.evaluate"). Training cases' folders too: they are the user's files as much."""
+    output, cases = out.resolve(), [*manifest.training, *manifest.validation]
+    label_folders = sorted({Path(case.label).resolve().parent for case in cases if case.label})
+    if inside := next((folder for folder in label_folders if output == folder or folder in output.parents), None):
+        where = f"{'' if output == inside else 'inside '}the folder of the dataset's labels {inside}"
+        remedy = "give a folder outside it"
+    elif output == manifest.root.resolve():
+        where = "the dataset's folder" if manifest.source_format != "from_files" else "the folder of the pairs' files"
+        remedy = f"give a folder of its own, such as {out / 'evaluation'}"
+    elif output in {Path(image).resolve().parent for case in cases for image in case.images}:
+        where, remedy = "the folder of the dataset's images", "give a folder of its own"
+    else:
+        return
+    raise DataError(f"evaluate: output_dir {out} is {where}: its predictions/, labels/, metrics.csv and "
+                    f"summary.json would lie among the dataset's files; {remedy}")
+
+
+def check_evaluation_cases(dataset: Dataset, config: dict) -> None:
+    """Refuse, before any prediction, a dataset evaluate cannot score with this model.
+
+    Before, a dataset without validation cases failed on the empty references folder evaluate had
+    made ("no .nii/.nii.gz label file"), one with fewer classes than the model failed on the first
+    prediction holding a class the references lack (in the command line's terms, --num-classes), and
+    one with more classes was scored without a word on classes the model cannot predict.
+    """
+    manifest = dataset.manifest
+    if not manifest.validation:
+        raise ConfigError(f"evaluate: the dataset has no validation cases to score (its split: {manifest.split}); "
+                          f"give the cases to score as Dataset.from_files(..., validation_pairs=[(image, label), ...])")
+    for what, model_has, dataset_has, remedy in (
+            ("classes", int(config["num_classes"]), manifest.num_classes,
+             "give the Dataset the model's n_classes (and binarize() for a model trained binarized)"),
+            ("image channels", int(config["in_channels"]), manifest.num_channels,
+             "give every case the channels the model was trained on, in its order")):
+        if model_has != dataset_has:
+            raise ConfigError(f"evaluate: the model has {model_has} {what} and the dataset {dataset_has}; {remedy}")
+
