@@ -20,7 +20,7 @@ from .config import Config, ConfigError, DataConfig, OptimConfig, TrainConfig, i
 from .data.cache import PreprocessedCache
 from .data.errors import DataError
 from .data.formats.pairs import malformed_entry
-from .data.labels import IGNORE_NAME, labels_declaration
+from .data.labels import IGNORE_NAME, MAX_CLASSES, labels_declaration
 from .data.loader import patch_dataset, patches_per_epoch, train_loader
 from .data.manifest import Manifest, from_pairs
 from .data.prepare import cache_root, prepare_manifest, preprocess_settings
@@ -333,6 +333,13 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
         raise DataError(f"Dataset.from_files: ignore_value {ignore_value} and .binarize() (data.binarize) do not go "
                         f"together: binarizing merges every value above 0 into the foreground, the unannotated "
                         f"voxels' too; keep the classes (n_classes), or leave ignore_value out")
+    if not data.binarize and len(values) > MAX_CLASSES:
+        # else from_pairs' words: "labels argument: ... or set data.binarize", an argument never given and the
+        # config's setting (until the ninety-seventh session). .binarize() cannot follow a refused from_files.
+        given = f"n_classes={n_classes}" if values == tuple(range(n_classes)) else f"label_values gives {len(values)}"
+        raise DataError(f"{where}: {given} classes, but at most {MAX_CLASSES} (background included) can be trained: "
+                        f"labels are stored one byte per voxel. Merge classes into at most {MAX_CLASSES}, or train "
+                        f"one foreground class, as Dataset.binarize() does: Dataset.from_files(..., binarize=True)")
     trained = 2 if data.binarize else n_classes
     if class_names is not None and len(class_names) != trained:  # before the pairs are read: the count is known
         # From .binarize(), from_files' own count was n_classes': 2 names given there with a larger one were

@@ -2783,6 +2783,40 @@ def test_a_mask_saved_as_0_and_255_is_told_of_dataset_binarize_first(tiny_datase
             "the loss and the metrics, give Dataset.from_files ignore_value=255, nnU-Net's \"ignore\" label") in said
 
 
+def test_label_value_minus_1_is_told_of_from_files_ignore_value_first(tiny_dataset, tmp_path):
+    """-1 for unannotated voxels: the estimator's user was told to declare the "ignore" label, the config's words,
+    with ignore_value= in brackets after them, until the ninety-seventh session."""
+    import nibabel as nib
+
+    train_pairs, _ = _pairs(tiny_dataset)
+    image, label = train_pairs[0]
+    mask = nib.load(label)
+    values = np.asanyarray(mask.dataobj).astype(np.int16)
+    values[0] = -1  # a slab nobody annotated
+    nib.save(nib.Nifti1Image(values, mask.affine), tmp_path / "sparse.nii.gz")
+    data = Dataset.from_files([(image, str(tmp_path / "sparse.nii.gz"))], validation_pairs=[], block_shape=16,
+                              n_classes=3, num_workers=0, cache_dir=str(tmp_path / "cache"))
+    with pytest.raises(DataError, match=r"label values \[-1\] are not declared .*-1 often marks unlabelled voxels: "
+                                        r"to leave them out of the loss and the metrics, give them a value above "
+                                        r"the classes', 3, and Dataset\.from_files\(\.\.\., ignore_value=3\)"
+                       ) as refused:
+        data.loader()
+    assert "declare it the \"ignore\" label" not in str(refused.value)
+
+
+def test_too_many_classes_is_told_of_dataset_binarize_first(tiny_dataset):
+    """n_classes=300 was told of a "labels argument" and to "set data.binarize", the config's words, until the
+    ninety-seventh session."""
+    train_pairs, val_pairs = _pairs(tiny_dataset)
+    for given, said in ((dict(n_classes=300), "n_classes=300"), (dict(label_values=range(0, 600, 2)),
+                                                                 "label_values gives 300")):
+        with pytest.raises(DataError, match=rf"^Dataset\.from_files: {said} classes, but at most 256 \(background "
+                                            r"included\) .*or train one foreground class, as Dataset\.binarize\(\) "
+                                            r"does: Dataset\.from_files\(\.\.\., binarize=True\)$"):
+            Dataset.from_files(train_pairs, validation_pairs=val_pairs, **given)
+    assert Dataset.from_files(train_pairs, n_classes=300, binarize=True, validation_pairs=val_pairs).n_classes == 2
+
+
 def test_repr_after_ctrl_c_in_a_fit_that_overwrote_the_model_says_it_is_gone(tiny_dataset, tmp_path, monkeypatch,
                                                                             ctrl_c_raises):
     """overwrite=True deletes the earlier run, its model/ too, before the new one trains: stopped by Ctrl-C, the

@@ -1027,10 +1027,15 @@ def _check_label_values(
         report.errors.append(f"{context}: {path}: non-integer label values {_show(non_integer)}; a label map holds "
                              f"class values" + (scaled or _why_not_whole(fractional_voxels, voxels, within_0_1)))
     if undeclared:
-        # The way that works for "unlabelled" voxels is the ignore label: declaring -1 is refused (labels.py)
+        # The way that works for "unlabelled" voxels is the ignore label: declaring -1 is refused (labels.py), and
+        # so is ignore_value=-1. Said in from_files' words to its pairs (the config's "ignore" label came first,
+        # ignore_value= in brackets with no value, until the ninety-seventh session)
+        ignored = declared.ignore_value if declared.ignore_value is not None else max(declared.values) + 1
+        way = (f"give them a value above the classes', {ignored}, and Dataset.from_files(..., ignore_value={ignored})"
+               if declared.from_files else "give them a value above the classes' and declare it the \"ignore\" "
+                                           "label (Dataset.from_files: ignore_value=)")
         negative = (" (negative values are never classes; -1 often marks unlabelled voxels"
-                    + (": to leave them out of the loss and the metrics, give them a value above the classes' and "
-                       "declare it the \"ignore\" label (Dataset.from_files: ignore_value=), docs/data.md)"
+                    + (f": to leave them out of the loss and the metrics, {way}, docs/data.md)"
                        if not declared.any_foreground else ")") if min(undeclared) < 0 else "")
         # 255 (uint8's largest) is how many exports mark unannotated voxels; declared as a class it would train
         # "unlabelled" as a structure: the ignore label is the way (ninety-fourth session's probe)
