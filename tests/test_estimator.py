@@ -2909,3 +2909,37 @@ def test_from_files_takes_the_label_files_own_values_of_the_classes(tiny_dataset
     regions = Dataset.from_files(remapped[2:], label_values=[0, 1, 4], regions={"any": [1, 4], "four": [4]},
                                  **settings).manifest.regions  # in the files' own values, as BraTS' are declared
     assert (regions.names, regions.values) == (("any", "four"), ((1, 4), (4,)))
+
+
+def test_a_model_trained_on_label_values_predicts_the_label_files_own_values(tiny_dataset, tmp_path):
+    """BraTS' 0/1/2/4 given as label_values, fit, then predict: the label map holds the files' values (4 where
+    the network says class 3), not the class indices 0..3 that training saw."""
+    import nibabel as nib
+    from safetensors.torch import load_file, save_file
+
+    pairs = []
+    for index, (image, label) in enumerate(_pairs(tiny_dataset)[0]):
+        mask = nib.load(label)
+        values = np.asanyarray(mask.dataobj).astype(np.uint8)
+        values[values == 2] = 4  # the phantoms' class 2 as BraTS' enhancing tumour is written
+        values[:values.shape[0] // 2][values[:values.shape[0] // 2] == 1] = 2  # and half of class 1 as its edema
+        nib.save(nib.Nifti1Image(values, mask.affine), tmp_path / f"label_{index}.nii.gz")
+        pairs.append((image, str(tmp_path / f"label_{index}.nii.gz")))
+    data = Dataset.from_files(pairs[2:], label_values=[0, 1, 2, 4], validation_pairs=pairs[:2], block_shape=16,
+                              num_workers=0, cache_dir=str(tmp_path / "cache")).batch(2)
+    model = Segmentation("unet", model_args={"channels": [8, 16, 32], "strides": [2, 2], "num_res_units": 1},
+                         output_dir=str(tmp_path / "run"), val_every=0, save_every=0, trackers="none",
+                         progress_bar=False)
+    model.fit(data, steps=2)
+    written = set(np.unique(np.asanyarray(model.predict(pairs[0][0]).dataobj)).tolist())
+    assert written and written <= {0, 1, 2, 4}, written
+
+    # Two steps decide little: a copy whose output layer says class 3 everywhere shows where class 3 goes (the
+    # last layer of 4 biases is the output's: the others have 8 channels or more)
+    weights = load_file(model.model_dir / "model.safetensors")
+    output_bias = [name for name, tensor in weights.items() if name.endswith("bias") and tensor.shape == (4,)][-1]
+    weights[output_bias] = torch.tensor([0.0, 0.0, 0.0, 1e4])
+    class_3 = tmp_path / "class_3"
+    shutil.copytree(model.model_dir, class_3)
+    save_file(weights, class_3 / "model.safetensors")
+    assert set(np.unique(np.asanyarray(Segmentation.load(class_3).predict(pairs[0][0]).dataobj)).tolist()) == {4}
