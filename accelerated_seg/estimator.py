@@ -11,6 +11,10 @@
 Each call returns a new ``Dataset`` (like nobrainer's and tf.data's builders), so a base dataset can be
 specialised several ways. Nothing here re-implements data handling: the builder holds a ``Manifest``
 and a ``DataConfig``, which are exactly what ``accelerated-seg train`` reads from a YAML file.
+
+This module is ``Segmentation``; ``Dataset`` is estimator_dataset's (imported here, so both come from one place),
+and the pieces either shares are estimator_settings (keywords), estimator_predict_checks (predict's and evaluate's
+arguments), estimator_launch, estimator_fine_tuning, estimator_arrays and estimator_saved_model.
 """
 
 from __future__ import annotations
