@@ -1,5 +1,6 @@
 """Preemption (SIGTERM/SIGUSR1), atomic checkpoints and complete resume; see docs/checkpoints.md."""
 
+import contextlib
 import json
 import os
 import shlex
@@ -235,27 +236,56 @@ sys.exit(max(rank.wait() for rank in ranks))
 """
 
 
+# A rank of the stand-in: the preemption signals training holds from its loop on (PreemptionSignals, then
+# saving_from_here), without the training. It writes its pid once they are held, and the signal it got after.
+_RANK_HOLDING_THE_SIGNALS = """
+import json, os, sys, time
+from pathlib import Path
+from accelerated_seg.checkpoint import PreemptionSignals
+prefix, rank = sys.argv[1], os.environ["OMPI_COMM_WORLD_RANK"]
+with PreemptionSignals() as signals:
+    signals.saving_from_here()
+    Path(f"{prefix}.rank{rank}.pid").write_text(str(os.getpid()))
+    while signals.received is None:
+        time.sleep(0.05)
+Path(f"{prefix}.rank{rank}.tmp").write_text(json.dumps({"received": signals.received}))
+os.replace(f"{prefix}.rank{rank}.tmp", f"{prefix}.rank{rank}.json")
+"""
+
+
 @pytest.mark.distributed
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
-def test_ranks_an_mpi_launcher_started_save_and_stop_when_it_is_killed(tiny_dataset, tmp_path):
+def test_ranks_an_mpi_launcher_started_are_told_to_save_and_stop_when_it_is_killed(tmp_path):
     """Ranks that mpirun (or srun with PMI) starts have no TORCHELASTIC_RUN_ID: they asked for no
     parent-death signal, and trained on as orphans after a SIGKILL of their launcher, holding the run
     lock (found in the eighty-fifth session, fixed in the ninety-sixth). The MPI rank variables that
-    accelerate reads are the launcher's mark now."""
-    from test_distributed import _free_port
-
-    out, prefix = tmp_path / "run", tmp_path / "result"
-    env = {key: value for key, value in os.environ.items() if key not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
-    env.update({"ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1", "MASTER_ADDR": "127.0.0.1",
-                "MASTER_PORT": str(_free_port()),
-                "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent), os.environ.get("PYTHONPATH", "")])})
-    command = [sys.executable, str(WORKER), str(prefix),
-               *tiny_overrides(tiny_dataset, out, **{"train.max_steps": 20000, "train.val_every": 0,
-                                                     "train.save_every": 2})]
-    launcher = subprocess.Popen([sys.executable, "-c", _STAND_IN_MPIRUN, *command], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    # the launcher alone: its ranks are in process groups of their own
-    _two_ranks_save_and_stop_once(launcher.kill, launcher, out, prefix)
+    accelerate reads are the launcher's mark now. Each rank holds the signals as the training loop does,
+    without the training (a 2-rank run, ~30 s on 2 cores, until the ninety-seventh session): what the loop
+    does with the SIGTERM, both ranks saving at one step, is the torchrun test's above, launcher aside."""
+    prefix = tmp_path / "result"
+    env = {key: value for key, value in os.environ.items() if key not in ("RANK", "WORLD_SIZE", "LOCAL_RANK",
+                                                                          "TORCHELASTIC_RUN_ID")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    launcher = subprocess.Popen([sys.executable, "-c", _STAND_IN_MPIRUN, sys.executable, "-c",
+                                 _RANK_HOLDING_THE_SIGNALS, str(prefix)], env=env, start_new_session=True)
+    pids, results = [Path(f"{prefix}.rank{rank}.pid") for rank in range(2)], []
+    try:
+        deadline = time.monotonic() + 120
+        while not all(pid.is_file() and pid.read_text() for pid in pids):  # written whole: one short write
+            assert launcher.poll() is None and time.monotonic() < deadline, "the ranks did not start"
+            time.sleep(0.1)
+        launcher.kill()  # the launcher alone: its ranks are in process groups of their own
+        launcher.wait()
+        deadline = time.monotonic() + 30
+        while not all(Path(f"{prefix}.rank{rank}.json").is_file() for rank in range(2)):
+            assert time.monotonic() < deadline, "the ranks were not signalled when their launcher was killed"
+            time.sleep(0.1)
+        results = [json.loads(Path(f"{prefix}.rank{rank}.json").read_text()) for rank in range(2)]
+    finally:
+        for pid in pids:  # orphans, where the ranks were not signalled
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(pid.read_text()), signal.SIGKILL)
+    assert [r["received"] for r in results] == [signal.SIGTERM, signal.SIGTERM]
 
 
 def _loads_torch(pid: int) -> bool:
