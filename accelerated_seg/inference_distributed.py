@@ -290,10 +290,10 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                 say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
             window_logits = shared_window_logits(accelerator, output_channels(config))
             whole = _WrittenWhole(output, rank)
-            # One process's own out of memory stops every process at once, the main process saying which cases
-            # are written whole: the others waited for it in the case's reduction until the process group's
-            # timeout (until the ninety-sixth session). Its lock is the one the line is said under: each case is
-            # written under it.
+            # One process's own error in a case's reading or network (out of memory since the ninety-sixth session,
+            # any since the ninety-seventh) stops every process at once, the main process saying which cases are
+            # written whole: the others waited for it in the case's reduction until the process group's timeout.
+            # Its lock is the one the line is said under: each case is written under it.
             with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, \
                     _warned_by_the_main_process(accelerator), closing(
                         segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
@@ -367,26 +367,48 @@ class _WrittenWhole:
 
     @contextlib.contextmanager
     def stopping_every_process(self, job):
-        """Around a case's reading and network: this process's out of memory stops every process at once. The
-        pipeline would hand it on after the case before it, and the main process, in this case's reduction, would
-        wait for this one in that case's collective (``stop_every_rank``)."""
+        """Around a case's reading and network: this process's error stops every process at once. The pipeline
+        would hand it on after the case before it, and the main process, in this case's reduction, would wait for
+        this one in that case's collective (``stop_every_rank``). Out of memory is named with what to lower; any
+        other error but a file's unusable voxels (DataError: every process meets it alike, and goes on to the
+        next case) with the process, the case and, for a bug, its traceback, as ``--split cases`` reports a
+        case. Until the ninety-seventh session only out of memory stopped them: a bug, a file one process read
+        differently or an interrupt on one process left the others in that reduction for the process group's
+        timeout (30 minutes)."""
         from .ranks_stop_together import stop_every_rank
 
+        row = f"process {self.rank}, case {job[0].id}"
         try:
             yield
-        except Exception as error:
-            if (named := _out_of_memory(error, f"process {self.rank}, case {job[0].id}")) is None:
-                raise
-            stop_every_rank(named)
-            raise named from error
+        except DataError:
+            raise
+        except BaseException as error:  # noqa: BLE001 - an interrupt on one process stops them all too
+            if (named := _out_of_memory(error, row)) is not None:
+                stop_every_rank(named)
+                raise named from error
+            stop_every_rank(RuntimeError(_failed_case(row, error)))
+            raise
 
     def in_full(self, message: str) -> str:
-        """The stopping line: ``message`` and the cases written whole (called under ``self.lock``)."""
+        """The stopping line: ``message`` and the cases written whole (called under ``self.lock``); a traceback
+        in ``message`` goes under the line."""
         self.said = True
+        line, newline, traceback_lines = message.partition("\n")
         if not self.cases:
-            return f"{message} (no case was written)"
-        return (f"{message} (written whole: {', '.join(self.cases)} in {self.output}; no file is half-written, and "
-                f"the same command with --continue predicts the others)")
+            return f"{line} (no case was written){newline}{traceback_lines}"
+        return (f"{line} (written whole: {', '.join(self.cases)} in {self.output}; no file is half-written, and "
+                f"the same command with --continue predicts the others){newline}{traceback_lines}")
+
+
+def _failed_case(row: str, error: BaseException) -> str:
+    """``<row>: <type>: <error>``, and the traceback under it where the error is a bug (an Exception); ``<row>:
+    interrupted`` for Ctrl-C or a scheduler's SIGINT, asked for (the cases written whole follow, as predict says
+    them when interrupted in one process)."""
+    if isinstance(error, KeyboardInterrupt):
+        return f"{row}: interrupted"
+    words = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    where = "\n" + "".join(traceback.format_exception(error)).rstrip("\n") if isinstance(error, Exception) else ""
+    return f"{row}: {words}{where}"
 
 
 def _raise_any_refusal(refusal: Exception | None, rank: int) -> None:

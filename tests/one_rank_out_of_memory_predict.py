@@ -2,32 +2,45 @@
 out of memory in its share of the second case's windows, 1 s in (the main process has then begun writing the first
 case), and waits there as a process stuck in a collective would."""
 
+import itertools
 import os
 import sys
 import time
+from collections.abc import Callable
 
 import torch
 
 import accelerated_seg.inference as inference
 from accelerated_seg.cli import end_process, main
 
-case_prediction = inference.case_prediction
-cases = 0
+
+def failing_in_the_second_case(stage: str, fail: Callable[[], None]) -> None:
+    """``inference.<stage>`` calls ``fail()`` (which raises) for the second case, instead of its work."""
+    work, calls = getattr(inference, stage), itertools.count(1)
+
+    def changed(*args, **kwargs):
+        if next(calls) == 2:
+            fail()
+        return work(*args, **kwargs)
+
+    setattr(inference, stage, changed)
 
 
-def out_of_memory_in_the_second_case(*args, **kwargs):
-    global cases
-    cases += 1
-    if cases == 2:
-        time.sleep(1.0)
-        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
-    return case_prediction(*args, **kwargs)
-
-
-if __name__ == "__main__":
+def predict_with_process_1_changed(change: Callable[[], None]) -> None:
+    """``accelerated-seg predict`` with ``sys.argv``, ``change()`` made on process 1 first; process 1 then stays
+    as a process stuck in a collective would (one_rank_bug_predict.py too)."""
     if os.environ.get("RANK") == "1":
-        inference.case_prediction = out_of_memory_in_the_second_case
+        change()
     status = main(sys.argv[1:])
     if os.environ.get("RANK") == "1":  # a process that went on would stop no other: only the watcher ends it
         time.sleep(600)
     end_process(status)
+
+
+def out_of_memory() -> None:
+    time.sleep(1.0)
+    raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")
+
+
+if __name__ == "__main__":
+    predict_with_process_1_changed(lambda: failing_in_the_second_case("case_prediction", out_of_memory))

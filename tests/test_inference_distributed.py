@@ -16,8 +16,10 @@ import torch
 from accelerated_seg.data.synthetic import write_synthetic_dataset
 from accelerated_seg.exported_model import write_export
 from accelerated_seg.inference import predict_file, sliding_window_logits
+from accelerated_seg.data.errors import DataError
 from accelerated_seg.inference_distributed import (
     WindowShare,
+    _WrittenWhole,
     balance_by_voxels,
     case_voxels,
     choose_split,
@@ -63,13 +65,13 @@ def launch_two(prefix: Path, args: list[str], module: bool = False, timeout: int
     return run_bounded(cmd, env=env, timeout=timeout, cwd=prefix.parent)
 
 
-def predict_two_scans(data: Path, tmp_path: Path, script: str, *options: str):
+def predict_two_scans(data: Path, tmp_path: Path, script: str, *options: str, timeout: int = 150):
     """``accelerated-seg predict`` of two small scans into ``tmp_path/out``, launched on two processes through
     ``script`` (a test's predict, changed on some process)."""
     scans = data / "scans"
     return launch_two(tmp_path / "x", [str(Path(__file__).with_name(script)), "predict", "--model", str(data / "model"),
                                        str(scans / "small_0.nii.gz"), str(scans / "small_1.nii.gz"),
-                                       "--output", str(tmp_path / "out"), *options], timeout=150)
+                                       "--output", str(tmp_path / "out"), *options], timeout=timeout)
 
 
 def read(path):
@@ -137,6 +139,34 @@ def test_the_window_shares_of_all_processes_sum_to_the_single_process_blend(proc
                   for rank in range(processes)]
     assert all(share.abs().sum() > 0 for share in shares)  # every process got windows
     torch.testing.assert_close(sum(shares), full, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("error, published", [
+    (KeyboardInterrupt(), "process 1, case a: interrupted"),
+    (ValueError("a bug"), "process 1, case a: ValueError: a bug\nTraceback (most recent call last):"),
+    (DataError("a.nii.gz holds NaN"), None),  # met alike on every process, which go on to the next case
+])
+def test_one_processs_error_in_reading_a_case_is_published_to_every_process(error, published, monkeypatch, tmp_path):
+    """Under split=windows an error of one process's own in a case's reading or network is published for every
+    process's watcher (ranks_stop_together) from the stage itself: out of memory alone was until the ninety-seventh
+    session, and a Ctrl-C (a BaseException) or a bug on one process left the others in the case's reduction."""
+    import accelerated_seg.ranks_stop_together as ranks_stop_together
+
+    stops = []
+    monkeypatch.setattr(ranks_stop_together, "stop_every_rank", stops.append)
+    whole = _WrittenWhole(tmp_path, 1)
+    with pytest.raises(type(error)):
+        with whole.stopping_every_process((InputCase("a", (tmp_path / "a.nii.gz",)), tmp_path / "a_seg.nii.gz", None)):
+            raise error
+    if published is None:
+        assert stops == []
+        return
+    assert len(stops) == 1 and str(stops[0]).startswith(published), stops
+    whole.cases = ["b"]  # the line says the cases written whole on its first line, the traceback under it
+    line, *under = whole.in_full(str(stops[0])).split("\n")
+    assert line == (f"{published.split(chr(10))[0]} (written whole: b in {tmp_path}; no file is half-written, "
+                    f"and the same command with --continue predicts the others)")
+    assert under[:1] == ([] if isinstance(error, KeyboardInterrupt) else ["Traceback (most recent call last):"])
 
 
 # --------------------------------------------------------------------------------------------------
@@ -214,6 +244,24 @@ def test_one_processs_out_of_memory_by_windows_stops_every_process_naming_the_ca
         f"process holds there (written whole: small_0 in {out}; no file is half-written, and the same command with "
         f"--continue predicts the others)"], proc.stderr[-3000:]
     # no temporary left; the folder's lock file stays, as after any killed predict (its flock gone with it)
+    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    read(out / "small_0.nii.gz")
+
+
+@pytest.mark.distributed
+def test_one_processs_bug_in_reading_a_case_by_windows_stops_every_process_with_its_traceback(data, tmp_path):
+    """Any other error on one process in a case's reading or network (here a bug in reading the second case) left
+    the main process in that case's reduction until the process group's timeout (30 minutes; until the
+    ninety-seventh session): the process, the case and the traceback are said in the line that stops them all."""
+    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", timeout=120)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = tmp_path / "out"
+    assert said_alone(proc) == [
+        f"error: process 1, case small_1: ValueError: a bug in reading (written whole: small_0 in {out}; no file is "
+        f"half-written, and the same command with --continue predicts the others)"], proc.stderr[-3000:]
+    under = proc.stderr.split("--continue predicts the others)\n", 1)[1]
+    assert under.startswith("Traceback (most recent call last):\n"), proc.stderr[-3000:]
+    assert 'one_rank_bug_predict.py", line' in under and "ValueError: a bug in reading\n" in under, under[:3000]
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
     read(out / "small_0.nii.gz")
 
