@@ -20,7 +20,14 @@ rank whose collective a rank ended first broke (gloo's "Connection closed by pee
 In one process, or without a process group, nothing changes: the error is raised as it was. ``predict --split
 windows`` uses it too: there a process's out of memory arises in a pipeline's stage that would hand it on only after
 the case before it, and so after a collective the others are not in; ``stop_every_rank`` publishes it from the
-stage itself (ninety-sixth session).
+stage itself (ninety-sixth session); since the ninety-seventh, any error of one process's own there does (a bug,
+its traceback under the line; a file it reads differently; an interrupt).
+
+The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
+2.13 has no public way to it (nothing in ``torch.distributed``'s ``__all__``; accelerate 1.16 keeps none), and a
+store of our own, a public ``TCPStore`` client of MASTER_ADDR:MASTER_PORT, would hold only where the group met
+through ``env://`` over TCP: not a ``file://`` init method, nor accelerate's debug launch (a ``FileStore``).
+tests/test_ranks_stop_together.py says so by name if torch removes it (ninety-seventh session).
 
     with stopping_together((OutOfMemory,), lambda message: f"{message} ({so_far.kept_before_it()})") as writing:
         ...  # measure; ``with writing:`` around what the line names (a results file), so it is written whole
@@ -96,7 +103,7 @@ def _publish(watcher: _Watcher, error: BaseException) -> None:
 
 def _store(prefix: str):
     """The keys under ``prefix`` in the store the process group met in (the launch's rendezvous store); None
-    before the group has started."""
+    before the group has started. Through torch's private API: there is no public one (module docstring)."""
     import torch.distributed as dist
 
     if not (dist.is_available() and dist.is_initialized()):
