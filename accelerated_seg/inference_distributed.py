@@ -354,7 +354,9 @@ class _WrittenWhole:
 
     def __init__(self, output: Path, rank: int):
         self.output, self.rank, self.cases, self.said = output, rank, [], False
+        self.stages: dict[str, int] = {}  # how many of a case's stages (reading, network) have begun here
         self.lock = threading.Lock()  # stopping_together's, once entered
+        self.counting = threading.Lock()
 
     @contextlib.contextmanager
     def writing(self, job):
@@ -370,17 +372,22 @@ class _WrittenWhole:
         """Around a case's reading and network: this process's error stops every process at once. The pipeline
         would hand it on after the case before it, and the main process, in this case's reduction, would wait for
         this one in that case's collective (``stop_every_rank``). Out of memory is named with what to lower; any
-        other error but a file's unusable voxels (DataError: every process meets it alike, and goes on to the
-        next case) with the process, the case and, for a bug, its traceback, as ``--split cases`` reports a
-        case. Until the ninety-seventh session only out of memory stopped them: a bug, a file one process read
-        differently or an interrupt on one process left the others in that reduction for the process group's
-        timeout (30 minutes)."""
-        from .ranks_stop_together import stop_every_rank
+        other error with the process, the case and, for a bug, its traceback, as ``--split cases`` reports a case.
+        A file's unusable voxels (DataError) every process meets alike as a rule, and all go on to the next case;
+        where the others read it (``met_by_every_rank``), it stops them too. Until the ninety-seventh session only
+        out of memory stopped them: a bug, a file one process read differently or an interrupt on one process left
+        the others in that reduction for the process group's timeout (30 minutes)."""
+        from .ranks_stop_together import met_by_every_rank, stop_every_rank
 
         row = f"process {self.rank}, case {job[0].id}"
+        with self.counting:  # the reading and network stages run on two threads
+            stage = self.stages[job[0].id] = self.stages.get(job[0].id, 0) + 1
         try:
             yield
-        except DataError:
+        except DataError as error:  # alike on every process as a rule (the same file), which then go on
+            if not met_by_every_rank(f"{job[0].id}/{stage}", met=True):
+                stop_every_rank(RuntimeError(f"{row}: {error} (not on every process: do they all see the same "
+                                             f"files?)"))
             raise
         except BaseException as error:  # noqa: BLE001 - an interrupt on one process stops them all too
             if (named := _out_of_memory(error, row)) is not None:
@@ -388,6 +395,8 @@ class _WrittenWhole:
                 raise named from error
             stop_every_rank(RuntimeError(_failed_case(row, error)))
             raise
+        else:
+            met_by_every_rank(f"{job[0].id}/{stage}", met=False)
 
     def in_full(self, message: str) -> str:
         """The stopping line: ``message`` and the cases written whole (called under ``self.lock``); a traceback

@@ -21,7 +21,8 @@ In one process, or without a process group, nothing changes: the error is raised
 windows`` uses it too: there a process's out of memory arises in a pipeline's stage that would hand it on only after
 the case before it, and so after a collective the others are not in; ``stop_every_rank`` publishes it from the
 stage itself (ninety-sixth session); since the ninety-seventh, any error of one process's own there does (a bug,
-its traceback under the line; a file it reads differently; an interrupt).
+its traceback under the line; a file it reads differently; an interrupt), and ``met_by_every_rank`` tells an error
+every rank meets alike as a rule (a case's unusable file, which they all go on from) from one met by one rank alone.
 
 The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
 2.13 has no public way to it (nothing in ``torch.distributed``'s ``__all__``; accelerate 1.16 keeps none), and a
@@ -52,6 +53,9 @@ POLL_S = 0.2
 #: How long a rank waits for the main process to say the line before it ends without it, and the main process for
 #: the others to have read it.
 SAID_WAIT_S = 10.0
+#: How long a rank that met an error every rank meets alike as a rule waits for the others to meet it too
+#: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
+MET_WAIT_S = 60.0
 MESSAGE, SAID, FIRST, LEFT = "message", "said", "first", "left"
 # Each use its own keys in the store, which outlives it: the same on every rank, all entering in one order.
 _USES = itertools.count()
@@ -91,6 +95,26 @@ def stop_every_rank(error: BaseException) -> None:
     (one process, no process group, the store gone): the caller raises ``error``."""
     if _INSIDE and launched_processes() > 1:
         _publish(_INSIDE[-1], error)
+
+
+def met_by_every_rank(name: str, met: bool) -> bool:
+    """Inside ``stopping_together``, on any thread: record whether this rank met ``name`` (a case's stage's error
+    that every rank meets alike as a rule, and goes on from), and where it did, whether every rank met it too: False
+    as soon as one has said it did not, or after ``MET_WAIT_S`` (a rank that passed may be in a collective by then).
+    True in one process or without a process group: there is no one to differ."""
+    if not (_INSIDE and launched_processes() > 1) or (store := _store(_INSIDE[-1].prefix + "met/")) is None:
+        return True
+    import torch.distributed as dist
+
+    store.add(f"{name}/{'met' if met else 'passed'}", 1)
+    deadline = time.monotonic() + MET_WAIT_S
+    while met and time.monotonic() < deadline:
+        if int(store.add(f"{name}/passed", 0)):
+            return False
+        if int(store.add(f"{name}/met", 0)) >= dist.get_world_size():
+            return True
+        time.sleep(POLL_S)
+    return not met
 
 
 def _publish(watcher: _Watcher, error: BaseException) -> None:

@@ -1,20 +1,25 @@
 """``accelerated-seg predict --split windows`` under a launch, run by test_inference_distributed: process 1 fails
-(a bug) reading the second case, once the main process has written the first, and waits there as a process stuck in
-a collective would."""
+reading the second case, once the main process has written the first, and waits there as a process stuck in a
+collective would. The error: a bug, or with ONE_RANK_ERROR=data a file that process alone finds unusable."""
 
+import os
 import sys
 import time
 from pathlib import Path
 
+from accelerated_seg.data.errors import DataError
+
 from one_rank_out_of_memory_predict import failing_in_the_second_case, predict_with_process_1_changed  # beside it
 
 
-def a_bug() -> None:
+def an_error() -> None:
     first = Path(sys.argv[sys.argv.index("--output") + 1]) / "small_0.nii.gz"
     while not first.exists():  # the line then names it written whole (the main process writes it under a lock)
         time.sleep(0.05)
+    if os.environ.get("ONE_RANK_ERROR") == "data":
+        raise DataError("small_1.nii.gz: cannot be read (a truncated file)")
     raise ValueError("a bug in reading")
 
 
 if __name__ == "__main__":
-    predict_with_process_1_changed(lambda: failing_in_the_second_case("prepare_case", a_bug))
+    predict_with_process_1_changed(lambda: failing_in_the_second_case("prepare_case", an_error))

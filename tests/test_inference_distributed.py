@@ -267,6 +267,22 @@ def test_one_processs_bug_in_reading_a_case_by_windows_stops_every_process_with_
 
 
 @pytest.mark.distributed
+def test_a_file_one_process_alone_cannot_read_by_windows_stops_every_process(data, tmp_path, monkeypatch):
+    """A file's unusable voxels every process meets alike as a rule, and all go on to the next case; where one
+    process alone met them (a file it reads differently), it went on alone and the others waited in the case's
+    reduction (until the ninety-seventh session)."""
+    monkeypatch.setenv("ONE_RANK_ERROR", "data")
+    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", timeout=120)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = tmp_path / "out"
+    assert said_alone(proc) == [
+        f"error: process 1, case small_1: small_1.nii.gz: cannot be read (a truncated file) (not on every process: "
+        f"do they all see the same files?) (written whole: small_0 in {out}; no file is half-written, and the same "
+        f"command with --continue predicts the others)"], proc.stderr[-3000:]
+    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+
+
+@pytest.mark.distributed
 def test_an_output_refused_on_one_process_alone_stops_every_process(data, tmp_path):
     """The checks before the work refused on the process that failed them alone: the main process went on to
     the first collective and ended in gloo's "Connection reset by peer" traceback, the refusal unsaid (on
