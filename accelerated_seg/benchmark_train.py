@@ -171,6 +171,7 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
     if "fp16" in precisions and _device_type() != "cuda":
         raise ConfigError("--precision fp16 needs a CUDA device (fp16 autocast with a gradient scaler); "
                           "on the CPU use bf16 or fp32")
+    _check_precisions_against_the_json(precisions)
     for name in models:
         for patch in patches:
             try:  # divisibility, and a forward pass of shapes only, as training checks them before any data
@@ -184,6 +185,18 @@ def check_settings(models, patches, batches, precisions, model_args: dict | None
              for lever in levers]
     _check_host_memory(cases, timing)
     return cases
+
+
+def _check_precisions_against_the_json(precisions) -> None:
+    """Each --precision must be the one that runs: a DeepSpeed json that switches bf16 or fp16 on decides the
+    precision over --precision (accelerate's DeepSpeed state reads its blocks), and --precision fp32 beside one
+    measured bf16 in a row labelled fp32, against a plain loop in fp32 (a probe of the ninety-seventh session).
+    Refused with the json's field named, before any configuration is measured."""
+    from .strategy import precision_against_the_launched_json
+
+    for precision in precisions:
+        if problem := precision_against_the_launched_json(precision, f"benchmark train's --precision {precision}"):
+            raise ConfigError(f"{problem}. A row labelled {precision} would measure another precision")
 
 
 def _check_no_value_twice(models, patches, batches, precisions, levers) -> None:
@@ -544,9 +557,31 @@ def _check_strategy(accelerator, case: TrainCase) -> None:
         check_compilable(accelerator)  # FSDP1 without use_orig_params cannot be compiled in place
     if case.uses("channels_last") and (error := channels_last_error(accelerator, f"--lever {case.lever}")):
         raise ConfigError(error)
+    if problem := precision_not_in_effect(accelerator.mixed_precision, case):
+        raise ConfigError(problem)
     if warning := emulated_bf16_warning(accelerator.device.type, case.precision):
         accelerator.print(f"warning: {warning} Both loops run the same emulated kernels: their ratio holds, "
                           "their rates are not bf16's.")
+
+
+def precision_not_in_effect(mixed_precision: str, case: TrainCase) -> str | None:
+    """Why the case cannot be measured where its Accelerator runs ``mixed_precision`` (accelerate's name), else None
+    (it runs the case's precision): the row would be labelled with one precision and measure another. What
+    :func:`_check_precisions_against_the_json` cannot tell before: a DeepSpeed json's ``"bf16": {"enabled": false}``
+    keeps --precision bf16 from running (accelerate fills only a missing or "auto" block), and DeepSpeed trains
+    fp32."""
+    from .strategy import MIXED_PRECISION, PRECISION_OF_MIXED, requested_strategy
+
+    if mixed_precision == MIXED_PRECISION[case.precision]:
+        return None
+    runs = PRECISION_OF_MIXED.get(mixed_precision, mixed_precision)
+    said = (f"{_flags(case)}: accelerate runs {runs} (mixed precision {mixed_precision}), so the row would be "
+            f"labelled {case.precision} and measure {runs}")
+    file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
+    if requested_strategy() == "DeepSpeed" and file != "none":
+        return (f"{said}: the DeepSpeed json {file} decides the precision through its bf16 and fp16 blocks. Set "
+                f"their \"enabled\" to \"auto\" (they then take --precision), or give the --precision they set")
+    return f"{said}. Measure it under a launch that runs --precision {case.precision}"
 
 
 def _sharding(accelerator, zero3_leaves: list[str]) -> dict | None:

@@ -428,14 +428,33 @@ def json_switching_on(name: str) -> str | None:
     """The DeepSpeed json of this DeepSpeed launch (its ``deepspeed_config_file``) where it switches ``name`` (bf16,
     fp16) on, else None: a message on the precision then names the json's own field, ``fp16.enabled``, which
     decides it whatever the launch says."""
+    if (launched := _launched_deepspeed_json()) is None:
+        return None
+    file, config = launched
+    return file if str((config.get(name) or {}).get("enabled", False)).lower() == "true" else None
+
+
+def precision_against_the_launched_json(precision: str, asked_by: str) -> str | None:
+    """:func:`precision_against_the_json_problem` for ``precision`` (fp32, bf16, fp16), asked for by ``asked_by``
+    ("benchmark train's --precision fp32"), beside this DeepSpeed launch's json, else None (no such json, or one
+    that runs the precision asked). For a caller that sets its own precision over the launch's
+    (:func:`next_accelerator_in`) and can say so before it builds an Accelerator."""
+    if (launched := _launched_deepspeed_json()) is None:
+        return None
+    file, config = launched
+    return precision_against_the_json_problem(file, config, MIXED_PRECISION[precision], asked_by)
+
+
+def _launched_deepspeed_json() -> tuple[str, dict] | None:
+    """The ``deepspeed_config_file`` of this DeepSpeed launch and its settings, else None (none, or not readable:
+    deepspeed_launch_error says that first)."""
     file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
     if requested_strategy() != "DeepSpeed" or file == "none":
         return None
     try:
-        config = read_deepspeed_json(file)
-    except ConfigError:  # deepspeed_launch_error says it first
+        return file, read_deepspeed_json(file)
+    except ConfigError:
         return None
-    return file if str((config.get(name) or {}).get("enabled", False)).lower() == "true" else None
 
 
 #: How a caller of :func:`next_accelerator_in` names the precision it sets, as its user gave it

@@ -725,6 +725,48 @@ def test_a_sharded_profile_that_cannot_take_effect_is_refused_before_any_work(mo
         benchmark_train(["unet"], [16], [2], ["fp32"], TINY, TimingSettings(steps=1, blocks=1))
 
 
+def _deepspeed_launch_of(json_file: Path, blocks: dict, monkeypatch) -> None:
+    """This process as a DeepSpeed launch would export a profile naming ``json_file``, written with ``blocks``."""
+    json_file.write_text(json.dumps({"zero_optimization": {"stage": 2}, **blocks}))
+    monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    monkeypatch.setenv("ACCELERATE_DEEPSPEED_CONFIG_FILE", str(json_file))
+
+
+def test_a_precision_the_deepspeed_json_overrides_is_refused_before_any_configuration(tmp_path, monkeypatch):
+    """Beside a json switching bf16 on, accelerate trains bf16 whatever --precision says: the default fp32 was
+    measured as bf16 (strategy "mixed precision bf16") in a row labelled fp32, against a plain loop in fp32
+    (ratio 1.24 in a one-process launch on the CPU, the ninety-seventh session's probe)."""
+    json_file = tmp_path / "ds.json"
+    _deepspeed_launch_of(json_file, {"bf16": {"enabled": True}}, monkeypatch)
+    with pytest.raises(ConfigError) as refused:
+        benchmark_train(["unet"], [16], [2], ["bf16", "fp32"], TINY, TimingSettings(steps=1, blocks=1))
+    assert str(refused.value) == (
+        f"benchmark train's --precision fp32 asks for no mixed precision, and bf16.enabled is true in the DeepSpeed "
+        f"json {json_file}, so accelerate would train bf16 all the same, without a word: set the json's \"bf16\": "
+        f"{{\"enabled\": \"auto\"}} (it then takes the precision asked) or false to train fp32, or ask for bf16 to "
+        f"train in it. A row labelled fp32 would measure another precision")
+    assert len(check_settings(["unet"], [16], [2], ["bf16"], TINY)) == 1  # the precision the json switches on
+    _deepspeed_launch_of(json_file, {"bf16": {"enabled": "auto"}}, monkeypatch)  # takes --precision
+    assert len(check_settings(["unet"], [16], [2], ["fp32", "bf16"], TINY)) == 2
+
+
+def test_a_precision_that_does_not_run_is_refused_before_its_configuration_is_measured(tmp_path, monkeypatch):
+    """A json's "bf16": {"enabled": false} keeps --precision bf16 from running (accelerate fills only a missing or
+    "auto" block): DeepSpeed trains fp32, which the Accelerator's mixed_precision says once it is built."""
+    from accelerated_seg.benchmark_train import TrainCase, precision_not_in_effect
+
+    case = TrainCase("unet", {}, (16, 16, 16), 2, "bf16")
+    assert precision_not_in_effect("bf16", case) is None
+    assert precision_not_in_effect("no", case) == (
+        "--model unet --patch 16x16x16 --batch 2 --precision bf16: accelerate runs fp32 (mixed precision no), so "
+        "the row would be labelled bf16 and measure fp32. Measure it under a launch that runs --precision bf16")
+    json_file = tmp_path / "ds.json"
+    _deepspeed_launch_of(json_file, {"bf16": {"enabled": False}}, monkeypatch)
+    assert precision_not_in_effect("no", case).endswith(
+        f"measure fp32: the DeepSpeed json {json_file} decides the precision through its bf16 and fp16 blocks. Set "
+        f"their \"enabled\" to \"auto\" (they then take --precision), or give the --precision they set")
+
+
 def test_the_sharding_in_effect_is_recorded_and_names_the_file():
     from accelerate.utils import DistributedType, FullyShardedDataParallelPlugin
 
