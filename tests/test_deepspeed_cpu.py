@@ -192,6 +192,23 @@ def test_the_benchmark_measures_zero2_on_a_network_with_an_odd_parameter_count(t
     assert run["sharding"]["zero3_leaf_blocks"] == 0  # ZeRO-2 gathers nothing
 
 
+def test_the_benchmark_refuses_a_precision_its_deepspeed_json_keeps_from_running(tmp_path):
+    """A json's "bf16": {"enabled": false} keeps --precision bf16 from running (accelerate fills only a missing or
+    "auto" block): DeepSpeed trained fp32 in a row labelled bf16 (strategy "mixed precision no"), the ninety-seventh
+    session's probe. The Accelerator's precision is read before the configuration is measured, and nothing written."""
+    json_file, profile, out = tmp_path / "ds.json", tmp_path / "my_zero2.yaml", tmp_path / "bench.json"
+    json_file.write_text(json.dumps({"bf16": {"enabled": False}, "zero_optimization": {"stage": 2}}))
+    profile.write_text("distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 1\nmachine_rank: 0\n"
+                       f"deepspeed_config:\n  deepspeed_config_file: {json_file}\n  zero3_init_flag: false\n")
+    proc = _launch(str(profile), "-m", "accelerated_seg.cli", "benchmark", "train", "--model", "unet",
+                   "--model-args", TINY_ODD, "--patch", "16", "--batch", "2", "--steps", "1", "--blocks", "1",
+                   "--precision", "bf16", "--output", str(out))
+    assert proc.returncode != 0 and not out.exists(), proc.stdout[-2000:]
+    assert ("error: --model unet --patch 16x16x16 --batch 2 --precision bf16: accelerate runs fp32 (mixed precision "
+            f"no), so the row would be labelled bf16 and measure fp32: the DeepSpeed json {json_file} decides the "
+            "precision") in proc.stderr, proc.stderr[-3000:]
+
+
 def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_resume_exactly(
         tiny_dataset, tmp_path, monkeypatch):
     """Several DeepSpeed ranks without a GPU (strategy.join_deepspeed_ranks_over_gloo): ZeRO-2 and
