@@ -46,6 +46,7 @@ from .data.checks import (GRID_ATOL_MM, Volume, any_above_zero, dominant_voxels_
                           intensity_spread, non_finite_counts, stacking_shift, vector_layout_advice, volumes_in,
                           without_orientation)
 from .data.errors import DataError
+from .data.formats.paths import nifti_stem
 from .data.io import (PLACEMENT_CONFLICT_FIX, VOXEL_SIZE_CONFLICT_FIX, header_error, placement_conflict, read_nifti,
                       voxel_size_conflict, write_nifti)
 from .data.preprocess import ImagesReadAlready, preprocess, reading_and_rest
@@ -68,6 +69,7 @@ from .inference_files import (
     check_paths_given,
     checked_outputs,
     collect_cases,
+    done_as_written,
     holding_output_folder,
     home_expanded,
     label_map_descrip,
@@ -75,7 +77,7 @@ from .inference_files import (
     prediction_key,
     probabilities_path,
     remove_earlier_prediction,
-    written_before,
+    remove_under_the_other_ending,
     written_by_predict,
 )
 from .inference_pipeline import one_at_a_time, pipelined
@@ -826,7 +828,7 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
                   sequential: bool = False, keep_largest: Sequence[int] = (), run_key: bytes = b"",
                   reading: Callable[[CaseJob], AbstractContextManager] = lambda job: nullcontext(),
                   writing: Callable[[CaseJob], AbstractContextManager] = lambda job: nullcontext(),
-                  ) -> Iterator[tuple[CaseJob, BaseException | None]]:
+                  in_a_folder: bool = False) -> Iterator[tuple[CaseJob, BaseException | None]]:
     """Segment each job's case and write its outputs, yielding ``(job, error or None)`` in the jobs' order.
 
     The cases go through ``inference_pipeline.pipelined``: the next case is read and preprocessed, and
@@ -842,6 +844,8 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
         reading, writing: entered around each job's reading and network, and its writing, on the thread each
             runs on (``inference_distributed``: one process's out of memory stops every process before the
             pipeline would hand it on; the line that stops them waits for a case being written).
+        in_a_folder: the label maps are a folder of cases (``output_paths``), where each replaces the case's map
+            that predict wrote under the other NIfTI ending (``remove_under_the_other_ending``).
     """
     device = default_device(device)  # a name, as predict_file takes it
     read_only = runs_transforms_on_device(device, options)  # the rest of the preprocessing on the GPU
@@ -860,6 +864,8 @@ def segment_cases(model: Callable[[torch.Tensor], torch.Tensor], config: dict, j
             with writing(job):
                 write_case(prepared, prediction, job[1], job[2], keep_largest,
                            case_key(run_key, job[0]) if run_key else b"")
+                if in_a_folder:
+                    remove_under_the_other_ending(job[1])
 
     return (one_at_a_time if sequential else pipelined)(jobs, prepare, compute, finish)
 
@@ -927,13 +933,14 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     model.to(device)
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
     run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
+    in_a_folder = nifti_stem(output) is None
     with holding_output_folder(output, written):
         if continue_prediction:  # under the folder's lock: no other run writes them meanwhile
-            jobs = left_to_predict(jobs, run_key, progress)
+            jobs, outputs = left_to_predict(jobs, run_key, progress, in_a_folder)
         done = segment_cases(model, config, jobs, device=device, options=options, sequential=sequential,
-                             keep_largest=keep, run_key=run_key)
+                             keep_largest=keep, run_key=run_key, in_a_folder=in_a_folder)
         with closing(done):
-            failed = _written_or_failed(done, len(jobs), progress)
+            failed = _written_or_failed(done, len(jobs), progress, in_a_folder)
     if failed:
         written = len(jobs) - len(failed)  # "(the others are written)" where there were none was wrong
         raise DataError(f"{len(failed)} of {len(jobs)} case(s) could not be segmented ("
@@ -943,13 +950,13 @@ def predict_cases(model_dir: str | Path | Sequence[str | Path], inputs: Sequence
     return outputs
 
 
-def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None) -> list[str]:
+def _written_or_failed(done, cases: int, progress: Callable[[str], None] | None, in_a_folder: bool = False) -> list[str]:
     """Go through ``segment_cases``'s results, saying each case written; returns the error line of
     each case whose voxels were unusable. Anything else (a bug, out of memory) stops the run."""
     failed = []
     for number, ((case, label_path, _), error) in enumerate(done, 1):
         if isinstance(error, DataError):  # this file's voxels
-            failed.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path)}")
+            failed.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path, other_ending=in_a_folder)}")
             continue
         if error is not None:
             raise error
@@ -965,11 +972,16 @@ def prediction_settings(options: PredictOptions, keep_largest: Sequence[int]) ->
             f"transforms_on_device={options.transforms_on_device} keep_largest={sorted(keep_largest)}")
 
 
-def left_to_predict(jobs: Sequence[CaseJob], run_key: bytes, progress: Callable[[str], None] | None) -> list[CaseJob]:
+def left_to_predict(jobs: Sequence[CaseJob], run_key: bytes, progress: Callable[[str], None] | None,
+                    in_a_folder: bool = False) -> tuple[list[CaseJob], list[Path]]:
     """``--continue``: the jobs whose outputs no earlier run wrote from these input files with these
-    models and options (``written_before``, ``case_key``); says how many it passes over."""
-    left = [job for job in jobs if not written_before(job[1], job[2], case_key(run_key, job[0]))]
+    models and options (``written_before``, ``case_key``), and every job's label map as it will stand (one
+    passed over in a folder of cases may be under the other NIfTI ending, ``done_as_written``); says how many
+    it passes over."""
+    done = [done_as_written(label, probabilities, case_key(run_key, case), in_a_folder)
+            for case, label, probabilities in jobs]
+    left = [job for job, path in zip(jobs, done) if path is None]
     if progress:
         progress(f"continuing: {len(jobs) - len(left)} of {len(jobs)} case(s) written before from these scans by "
                  f"this model with these options, not predicted again; {len(left)} to predict")
-    return left
+    return left, [path or job[1] for job, path in zip(jobs, done)]

@@ -40,6 +40,7 @@ import torch
 
 from .config import ConfigError, did_you_mean
 from .data.errors import DataError
+from .data.formats.paths import nifti_stem
 from .ensemble import given_folders, load_for_prediction
 from .host_cpu import COMMAND_LINE_FP32
 from .inference import (
@@ -248,12 +249,13 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
     jobs = [(case, path, probabilities_path(path) if probabilities else None) for case, path in zip(cases, outputs)]
     run_key = prediction_key(given_folders(model_dir), prediction_settings(options, keep))
     errors: list[str] = []
+    in_a_folder = nifti_stem(output) is None  # each label map replaces predict's of its case under the other ending
     from accelerate.utils import gather_object
 
     # The lock is held until every process has written its share (the gather below waits for all).
     with holding_output_folder(output, written, accelerator):
         if continue_prediction:  # every process reads the same headers before any writes: the same cases left
-            jobs = left_to_predict(jobs, run_key, say)
+            jobs, outputs = left_to_predict(jobs, run_key, say, in_a_folder)
             cases = [case for case, _, _ in jobs]
             accelerator.wait_for_everyone()
         mode = choose_split(split, len(cases), num_processes)
@@ -266,7 +268,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                 say(f"split: {len(cases)} case(s) over {num_processes} processes by voxel count: {loads}")
             mine = [jobs[index] for index in shares[rank]]
             with closing(segment_cases(model, config, mine, device=device, options=options, sequential=sequential,
-                                       keep_largest=keep, run_key=run_key)) as done:
+                                       keep_largest=keep, run_key=run_key, in_a_folder=in_a_folder)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     if error is not None:  # reported by every process below, no hang
                         # A file's unusable voxels are the input's fault, said in one line; anything else
@@ -274,7 +276,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         where = ("" if isinstance(error, DataError)
                                  else "\n" + "".join(traceback.format_exception(error)))
                         # Only for the input's fault: after a failed write the map there may be this run's.
-                        earlier = remove_earlier_prediction(label_path) if isinstance(error, DataError) else ""
+                        earlier = (remove_earlier_prediction(label_path, other_ending=in_a_folder)
+                                   if isinstance(error, DataError) else "")
                         errors.append(f"process {rank}, case {case.id}: {type(error).__name__}: {error}{earlier}"
                                       f"{where}")
                         continue
@@ -299,7 +302,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                         segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
                                       write=accelerator.is_main_process, sequential=sequential, keep_largest=keep,
                                       run_key=run_key, reading=whole.stopping_every_process,
-                                      writing=whole.writing)) as done:
+                                      writing=whole.writing, in_a_folder=in_a_folder)) as done:
                 for number, ((case, label_path, _), error) in enumerate(done, 1):
                     # A file that cannot be used fails alike on every process (the same file, the same
                     # checks, before the case's first window), so all of them go on to the next case and
@@ -307,7 +310,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                     # the run, leaving every later case unsegmented and unreported. Anything else stops it.
                     if isinstance(error, DataError):
                         if accelerator.is_main_process:  # which alone writes, and so removes
-                            errors.append(f"case {case.id}: {error}{remove_earlier_prediction(label_path)}")
+                            errors.append(f"case {case.id}: "
+                                          f"{error}{remove_earlier_prediction(label_path, other_ending=in_a_folder)}")
                         continue
                     # the main process's own out of memory in writing, before the collective below
                     if error is not None and (named := _out_of_memory(error, f"process {rank}, case {case.id}")):

@@ -676,6 +676,24 @@ def written_before(label_map: Path, probabilities: Path | None, key: bytes) -> b
     return all(made_by(path) == key and written_by_predict(path) is None for path in outputs)
 
 
+def under_the_other_ending(label_map: str | Path) -> Path:
+    """The same name under the other NIfTI ending: ``case.nii`` for ``case.nii.gz``, and the other way round."""
+    label_map = Path(label_map)
+    stem = nifti_stem(label_map) or label_map.name
+    return label_map.with_name(stem + (".nii" if label_map.name.lower().endswith(".nii.gz") else ".nii.gz"))
+
+
+def done_as_written(label_map: Path, probabilities: Path | None, key: bytes, other_ending: bool) -> Path | None:
+    """``--continue``: the case's label map that an earlier run wrote as ``key`` says (``written_before``), which
+    the run passes over; None where the case is to be predicted. ``other_ending``: in a folder of cases, one under
+    the other NIfTI ending (a map named by the caller, or decompressed since) counts too: until the ninety-seventh
+    session it was predicted again beside it, and evaluate refused the two maps of one case."""
+    for path in (label_map, *([under_the_other_ending(label_map)] if other_ending else [])):
+        if written_before(path, probabilities, key):
+            return path
+    return None
+
+
 def written_by_predict(path: str | Path) -> str | None:
     """Whether predict wrote ``path`` and it is as predict left it: None if so, else why not ("not
     written by predict", or "changed since predict wrote it"). A description without a digest (the
@@ -777,9 +795,10 @@ def check_outputs(inputs: Iterable[str | Path], outputs: Iterable[str | Path | N
 def checked_outputs(cases: Sequence[InputCase], output: str | Path, probabilities: bool,
                     names: PredictNames = PredictNames(), ending: str = ".nii.gz") -> tuple[list[Path], list[Path]]:
     """Each case's label map (``output_paths``, named with ``ending``) and every file the prediction writes (with
-    ``probabilities``, each case's ``probabilities_path`` too), refused as ``check_outputs`` refuses them. One
-    function for ``predict_cases``, ``predict_distributed`` and the command line, which checks before the inference
-    stack imports (ninety-second session), so that each says a refusal alike; ``names``: the caller's words for them.
+    ``probabilities``, each case's ``probabilities_path`` too), refused as ``check_outputs`` refuses them, and in a
+    folder of cases as ``_check_other_endings_replaced`` does. One function for ``predict_cases``,
+    ``predict_distributed`` and the command line, which checks before the inference stack imports (ninety-second
+    session), so that each says a refusal alike; ``names``: the caller's words for them.
 
     Raises:
         DataError: as ``output_paths`` and ``check_outputs``; nothing has been written.
@@ -788,9 +807,42 @@ def checked_outputs(cases: Sequence[InputCase], output: str | Path, probabilitie
     probabilities_paths = [probabilities_path(path) for path in outputs] if probabilities else []
     written = [*outputs, *probabilities_paths]
     # every case's, before the first
+    one_file = nifti_stem(output) is not None
     check_outputs([path for case in cases for path in case.channels], written, names, set(probabilities_paths),
-                  one_file=nifti_stem(output) is not None)
+                  one_file=one_file)
+    if not one_file:  # a name given is the caller's, whatever lies beside it
+        _check_other_endings_replaced(outputs, ending, names.output)
     return outputs, written
+
+
+def _check_other_endings_replaced(outputs: Sequence[Path], ending: str, setting: str = "--output") -> None:
+    """Refuse a folder of cases where a case's file under the other NIfTI ending (``case.nii.gz`` beside the
+    ``case.nii`` to write) is not one of predict's label maps as it wrote them: evaluate refuses two predictions of
+    one case, and predict replaces only its own (``remove_under_the_other_ending``). A model whose dataset.json
+    declares ".nii" wrote its maps beside an earlier model's ``.nii.gz`` until the ninety-seventh session.
+
+    Raises:
+        DataError: naming the files and why each is kept; nothing has been written.
+    """
+    refused = [(str(other), why) for path in outputs
+               if (other := under_the_other_ending(path)).is_file() and (why := written_by_predict(other))]
+    if refused:
+        shown = ", ".join(f"{path} ({why})" for path, why in refused[:5]) + (
+            f" (and {len(refused) - 5} more)" if len(refused) > 5 else "")
+        raise DataError(f"{shown}: the label maps of these cases would be written beside them as <case>{ending}, and "
+                        f"evaluate refuses two predictions of one case; predict replaces only its own outputs as it "
+                        f"wrote them (a reference segmentation, or a label map corrected by hand, is kept): give "
+                        f"{setting} another folder, or move the file(s) away")
+
+
+def remove_under_the_other_ending(label_map: str | Path) -> None:
+    """Delete the case's label map under the other NIfTI ending that an earlier run of predict wrote, as this run
+    wrote ``label_map`` (or could not: ``remove_earlier_prediction``) in a folder of cases: a map of the same name
+    is replaced, and one beside it would be a second prediction of the case. ``_check_other_endings_replaced``
+    refused any other file there first."""
+    other = under_the_other_ending(label_map)
+    if other.is_file() and written_by_predict(other) is None:
+        other.unlink(missing_ok=True)
 
 
 def probabilities_path(label_path: str | Path) -> Path:
@@ -800,15 +852,18 @@ def probabilities_path(label_path: str | Path) -> Path:
     return label_path.with_name(f"{stem}_probs.nii.gz")
 
 
-def remove_earlier_prediction(label_map: str | Path, probabilities: str | Path | None = None) -> str:
+def remove_earlier_prediction(label_map: str | Path, probabilities: str | Path | None = None,
+                              other_ending: bool = False) -> str:
     """For a case this run could not segment: delete the label map and probabilities that an earlier
     run of predict wrote at its outputs, as its success would have replaced them. A rerun with another
     model left the first model's map of the failed case among the new ones, taken for this run's by
     whatever read the folder next (eighty-third session's review). A file predict did not write, or
-    changed since, stays. ``probabilities``: theirs, where not beside the label map (``predict_file``).
-    Returns what the case's error line adds ("" where nothing was there)."""
+    changed since, stays. ``probabilities``: theirs, where not beside the label map (``predict_file``);
+    ``other_ending``: in a folder of cases, the map under the other NIfTI ending too, which success replaces
+    (``remove_under_the_other_ending``). Returns what the case's error line adds ("" where nothing was there)."""
     removed = []
-    for path in (Path(label_map), Path(probabilities or probabilities_path(label_map))):
+    others = [under_the_other_ending(label_map)] if other_ending else []
+    for path in (Path(label_map), *others, Path(probabilities or probabilities_path(label_map))):
         if path.is_file() and written_by_predict(path) is None:
             path.unlink(missing_ok=True)
             removed.append(path.name)

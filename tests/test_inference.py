@@ -969,6 +969,54 @@ def test_predict_writes_the_file_ending_of_the_nnunet_dataset_the_model_was_trai
     assert (tmp_path / "named.nii.gz").is_file() and not (tmp_path / "named.nii").exists()
 
 
+def test_predict_replaces_its_own_earlier_map_of_a_case_under_the_other_ending(scans, tmp_path, capsys):
+    """A folder predicted before the model recorded its dataset's ".nii" held <case>.nii.gz; predicting into it
+    again wrote <case>.nii beside each, which evaluate refuses as two predictions of one case. Predict's own earlier
+    map (its header's mark) is replaced as one of the same name is, --continue or not; another tool's, or one
+    changed since, is refused before anything is written."""
+    images = [str(scans / "imagesTr" / "case_00[01].nii.gz")]
+    before, model = export(tmp_path / "before"), export(tmp_path / "model", file_ending=".nii")
+    assert main(["predict", "--model", str(before), *images, "--output", str(tmp_path / "pred")]) == 0
+    assert main(["predict", "--model", str(model), *images, "--output", str(tmp_path / "pred"), "--continue"]) == 0
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == ["case_000.nii", "case_001.nii"]
+    assert main(["predict", "--model", str(before), *images, "--output", str(tmp_path / "pred")]) == 0
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == ["case_000.nii.gz", "case_001.nii.gz"]
+    capsys.readouterr()
+    # another tool's file of the case (a reference segmentation), and predict's map corrected by hand since
+    other = tmp_path / "other"
+    other.mkdir()
+    nib.save(nib.load(scans / "imagesTr" / "case_000.nii.gz"), other / "case_000.nii.gz")
+    shutil.copy(tmp_path / "pred" / "case_001.nii.gz", other / "case_001.nii.gz")
+    edited = nib.load(other / "case_001.nii.gz")
+    nib.save(nib.Nifti1Image(np.asanyarray(edited.dataobj) + 1, edited.affine, edited.header), other / "case_001.nii.gz")
+    assert main(["predict", "--model", str(model), *images, "--output", str(other)]) == 2
+    said = capsys.readouterr().err
+    assert (f"{other / 'case_000.nii.gz'} (not written by predict), {other / 'case_001.nii.gz'} (changed since predict "
+            f"wrote it): the label maps of these cases would be written beside them as <case>.nii, and evaluate "
+            f"refuses two predictions of one case" in said), said
+    assert sorted(p.name for p in other.iterdir()) == ["case_000.nii.gz", "case_001.nii.gz"]
+
+
+def test_continue_passes_over_a_case_predicted_by_the_same_run_under_the_other_ending(scans, tmp_path):
+    """A case whose map these models and options wrote from these scans under the other ending (a label map named
+    by the caller, or decompressed since) is done: --continue predicted it again beside it, two maps of one case."""
+    model, image = export(tmp_path / "model", file_ending=".nii"), scans / "imagesTr" / "case_001.nii.gz"
+    named = predict_cases(model, [image], tmp_path / "pred" / "case_001.nii.gz")
+    said = []
+    assert predict_cases(model, [image], tmp_path / "pred", continue_prediction=True, progress=said.append) == named
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == ["case_001.nii.gz"]
+    assert said[0].startswith("continuing: 1 of 1 case(s) written before"), said
+    # predict_distributed's own road (cases given), which without --continue replaces it as predict_cases does
+    from accelerated_seg.inference_distributed import predict_distributed
+    from accelerated_seg.inference_files import InputCase
+
+    case = [InputCase("case_001", (image,))]
+    assert predict_distributed(model, case, tmp_path / "pred", continue_prediction=True) == named
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == ["case_001.nii.gz"]
+    assert predict_distributed(model, case, tmp_path / "pred") == [tmp_path / "pred" / "case_001.nii"]
+    assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == ["case_001.nii"]
+
+
 def test_predict_input_form_to_a_folder_says_the_output_is_one_file(tmp_path, capsys):
     """`--input a_0000.nii.gz a_0001.nii.gz --output p2d/` said "p2d: a label map is written as NIfTI": the `/`
     typed was gone, and nothing said that with --input the output is the case's file (an h15 probe)."""
@@ -1428,6 +1476,12 @@ def test_predict_never_writes_over_its_input_images_nor_predicts_nan_images(scan
     # stayed among the new ones, taken for this run's (eighty-third session's review). It goes, said.
     shutil.copy(tmp_path / "labels" / "a_good.nii.gz", tmp_path / "labels" / "b_nan.nii.gz")
     with pytest.raises(DataError, match=r"case b_nan: .*non-finite.* \(an earlier run's b_nan.nii.gz removed: it was "
+                                        r"not this run's\)"):
+        predict_cases(model, [mixed], tmp_path / "labels")
+    assert sorted(p.name for p in (tmp_path / "labels").iterdir()) == ["a_good.nii.gz", "c_good.nii.gz"]
+    # so does one under the other ending, which this run's b_nan.nii.gz would have replaced (ninety-seventh session)
+    nib.save(nib.load(tmp_path / "labels" / "a_good.nii.gz"), tmp_path / "labels" / "b_nan.nii")
+    with pytest.raises(DataError, match=r"case b_nan: .*non-finite.* \(an earlier run's b_nan.nii removed: it was "
                                         r"not this run's\)"):
         predict_cases(model, [mixed], tmp_path / "labels")
     assert sorted(p.name for p in (tmp_path / "labels").iterdir()) == ["a_good.nii.gz", "c_good.nii.gz"]
