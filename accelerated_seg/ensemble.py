@@ -27,6 +27,7 @@ import torch
 from .config import ConfigError
 from .data.preprocess_settings import code_version_difference
 from .exported_model import load_exported
+from .inference_files import prediction_ending
 from .models import ModelSpec, nvfuser_norm_without_apex
 from .own_warnings import AcceleratedSegWarning
 
@@ -34,7 +35,8 @@ from .own_warnings import AcceleratedSegWarning
 # the preprocessing code's version too: predict prepares every member's volumes with this code alike
 # MONAI's version and the output activation came with the eighty-fourth session's exports (the
 # activation follows from "regions", which is compared): an earlier member lacks them. The file ending names
-# the label maps alone (the first member's is taken); a member exported before the ninety-seventh session lacks it.
+# the label maps alone: the first member's is taken, said where they differ (``_warn_of_other_file_endings``); a
+# member exported before the ninety-seventh session lacks it.
 MEMBER_KEYS = ("model", "step", "shared_tensors", "accelerated_seg_version", "accelerated_seg_commit",
                "format_version", "preprocessing_code_version", "monai_version", "output_activation", "file_ending")
 
@@ -88,6 +90,7 @@ def load_for_prediction(model_dir: str | os.PathLike | Sequence[str | os.PathLik
     for folder, (_, config) in zip(folders, loaded):
         _warn_of_other_preprocessing_code(folder, config)
     _note_of_torchs_instance_norm([(folder, config) for folder, (_, config) in zip(folders, loaded)])
+    _warn_of_other_file_endings([(folder, config) for folder, (_, config) in zip(folders, loaded)])
     first = loaded[0][1]
     for folder, (_, config) in zip(folders[1:], loaded[1:]):
         if differences := _differences(first, config):
@@ -109,6 +112,19 @@ def _warn_of_other_preprocessing_code(folder: Path, config: dict) -> None:
         warnings.warn(f"{folder}: its weights learned from volumes prepared otherwise than predict prepares them "
                       f"now ({difference}): retrain it with this version to predict as it was trained, or predict "
                       f"with the version that trained it", AcceleratedSegWarning, stacklevel=3)
+
+
+def _warn_of_other_file_endings(members: list[tuple[Path, dict]]) -> None:
+    """Members whose config.json record other file endings (``prediction_ending``: one trained on an nnU-Net
+    dataset.json declaring ".nii", another not) name the label maps with the first member's. Not refused, as a
+    difference of the network is not: the ending changes no voxel. Said, since the order of ``--model`` decides
+    it, which nothing told until the ninety-seventh session's review."""
+    endings = [(folder, prediction_ending(config)) for folder, config in members]
+    if len({ending for _, ending in endings}) > 1:
+        warnings.warn(f"the ensemble's members record other file endings ("
+                      f"{', '.join(f'{folder}: {ending}' for folder, ending in endings)}): the label maps are named "
+                      f"<case>{endings[0][1]}, as the first member's; list first the member whose ending the maps "
+                      f"should have", AcceleratedSegWarning, stacklevel=3)
 
 
 def _note_of_torchs_instance_norm(members: list[tuple[Path, dict]]) -> None:

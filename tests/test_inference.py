@@ -963,8 +963,9 @@ def test_predict_writes_the_file_ending_of_the_nnunet_dataset_the_model_was_trai
 
     assert predict_distributed(model, [InputCase("case_001", (image,))], tmp_path / "cases") == [
         tmp_path / "cases" / "case_001.nii"]
-    assert predict_cases([model, export(tmp_path / "other", seed=1)], [image], tmp_path / "ensemble") == [
-        tmp_path / "ensemble" / "case_001.nii"]
+    with pytest.warns(UserWarning, match="the label maps are named <case>.nii, as the first member's"):
+        assert predict_cases([model, export(tmp_path / "other", seed=1)], [image], tmp_path / "ensemble") == [
+            tmp_path / "ensemble" / "case_001.nii"]
     assert main(["predict", "--model", str(model), str(image), "--output", str(tmp_path / "named.nii.gz")]) == 0
     assert (tmp_path / "named.nii.gz").is_file() and not (tmp_path / "named.nii").exists()
 
@@ -1015,6 +1016,20 @@ def test_continue_passes_over_a_case_predicted_by_the_same_run_under_the_other_e
     assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == ["case_001.nii.gz"]
     assert predict_distributed(model, case, tmp_path / "pred") == [tmp_path / "pred" / "case_001.nii"]
     assert sorted(p.name for p in (tmp_path / "pred").iterdir()) == ["case_001.nii"]
+
+
+def test_an_ensemble_of_members_recording_other_file_endings_says_which_it_names_the_maps_with(scans, tmp_path):
+    """The members' file endings name the label maps alone, so they may differ, but the first member's was taken
+    without a word: a user putting a member trained on a ".nii" dataset second got <case>.nii.gz."""
+    image = scans / "imagesTr" / "case_001.nii.gz"
+    plain, nii = export(tmp_path / "plain"), export(tmp_path / "nii", seed=1, file_ending=".nii")
+    with pytest.warns(UserWarning, match=re.escape(
+            f"the ensemble's members record other file endings ({plain}: .nii.gz, {nii}: .nii): the label maps are "
+            f"named <case>.nii.gz, as the first member's; list first the member whose ending the maps should have")):
+        assert predict_cases([plain, nii], [image], tmp_path / "pred") == [tmp_path / "pred" / "case_001.nii.gz"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # members recording one ending: nothing to say
+        predict_cases([nii, export(tmp_path / "nii2", seed=2, file_ending=".nii")], [image], tmp_path / "same")
 
 
 def test_predict_input_form_to_a_folder_says_the_output_is_one_file(tmp_path, capsys):
