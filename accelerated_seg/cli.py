@@ -248,7 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "saved as 0 and 255, a multi-class model's output against them (implied where --labels "
                         "is the config.json of a model trained with data.binarize)")
     p.add_argument("--output", type=path_argument,
-                   help="folder for metrics.csv and summary.json (default: PRED/evaluation)")
+                   help="folder for metrics.csv and summary.json (default: PRED/evaluation); an earlier "
+                        "evaluation there of the same folders and settings is replaced, another refused")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an earlier evaluation in the output folder made of other folders or settings")
 
     p = commands.add_parser("export", help="make an exported model of a training-state checkpoint (any strategy's)")
     p.add_argument("checkpoint", type=path_argument, metavar="CHECKPOINT",

@@ -79,7 +79,8 @@ from .evaluate_classes import (
     require_known_values,
 )
 from .evaluate_grids import GEOMETRY_ATOL_MM, SHEAR_NOTED_DEGREES, check_same_grid, shear_degrees, voxel_spacing
-from .evaluate_output import check_output_folder, check_output_outside_the_labels, write_evaluation
+from .evaluate_output import (check_earlier_evaluation, check_output_folder, check_output_outside_the_labels,
+                              evaluation_settings, write_evaluation)
 from .evaluate_setting_names import SettingNames
 from .label_map_reading import read_label_map
 from .regions import Regions
@@ -358,7 +359,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                      output_dir: str | Path | None = None, geometry_atol_mm: float = GEOMETRY_ATOL_MM,
                      regions: Regions | None = None, ignore_value: int | None = None,
                      merge_foreground: bool | None = None, class_names: Mapping[int, str] | None = None,
-                     setting_names: SettingNames = SettingNames()) -> dict:
+                     setting_names: SettingNames = SettingNames(), overwrite: bool = False) -> dict:
     """Score every prediction against its label; write ``metrics.csv`` and ``summary.json``.
 
     The classes scored are, in this order of preference: those named in ``dataset_json`` (except
@@ -389,12 +390,16 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
             as training logged them); ``class_<c>`` otherwise.
         setting_names: how the errors name the settings above: by these keyword arguments unless given
             (``accelerated-seg evaluate`` gives its flags).
+        overwrite: replace an earlier evaluation in ``output_dir`` that scored other folders or with other
+            settings; without it that is refused before any case is scored. One of the same folders and
+            settings (summary.json's ``settings``) is replaced either way.
 
     Returns:
         The summary written to ``summary.json``.
 
     Raises:
-        DataError: missing predictions, grids that disagree, label values outside the classes.
+        DataError: missing predictions, grids that disagree, label values outside the classes, an earlier
+            evaluation of other inputs or settings in ``output_dir`` (without ``overwrite``).
 
     Example:
         >>> evaluate_folders("predictions", "labelsTs", num_classes=3)["overall"]["dice"]["mean"]  # doctest: +SKIP
@@ -411,6 +416,10 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     pairs, unmatched = match_cases(pred_dir, label_dir)  # the inputs first: a file given as one is named as such
     check_output_outside_the_labels(output_dir, label_dir, pred_dir, setting_names)
     check_output_folder(output_dir, setting_names.output_dir)
+    settings = evaluation_settings(pred_dir, label_dir, num_classes=num_classes,
+                                   dataset_json=str(dataset_json.resolve()) if dataset_json is not None else None,
+                                   tolerance_mm=tolerance_mm, geometry_atol_mm=geometry_atol_mm, regions=regions,
+                                   ignore_value=ignore_value, merge_foreground=merge_foreground, class_names=class_names)
     reorderings = {}  # case -> the axes' transform of a prediction stored in another orientation, or None
     reoriented = {}  # case -> both orientations, where they differ: scored reoriented without a word before
     for case, pred_path, label_path in pairs:  # headers only: a wrong grid is reported before any work
@@ -452,6 +461,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
     classes = list(names)
     tolerance = tolerances(tolerance_mm, classes, "region" if regions is not None else "class",
                            setting_names.tolerance_mm)
+    # after the settings' own errors (one wrong is said as such, not as another evaluation's), before any scoring
+    check_earlier_evaluation(output_dir, settings, overwrite, setting_names)
     # the label values a file may hold: a region's values (and the classes of the dataset a model's regions
     # were drawn from: one region, {lesion: [2]}, leaves its references' 1 outside every region), or the
     # classes scored
@@ -517,6 +528,8 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                if merge_foreground else {}),
         },
         "predictions_without_label": [str(p) for p in unmatched],
+        # what a later evaluation into this folder compares with its own: the same is replaced, another refused
+        "settings": settings,
     }
     write_evaluation(output_dir, rows, summary, setting_names.output_dir)
     return summary

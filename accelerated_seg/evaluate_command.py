@@ -20,18 +20,22 @@ def run(args, _) -> int:
 
     # its errors name these flags; from Python they name evaluate_folders' keyword arguments instead
     flags = SettingNames(output_dir="--output", label_dir="LABELS", num_classes="--num-classes",
-                         dataset_json="--labels", merge_foreground="--merge-foreground", tolerance_mm="--tolerance")
+                         dataset_json="--labels", merge_foreground="--merge-foreground", tolerance_mm="--tolerance",
+                         overwrite="--overwrite")
+    output = Path(args.output or Path(args.pred_dir) / "evaluation")
+    # evaluate_folders refuses an earlier evaluation of other folders or settings unless --overwrite
+    replaced = (output / "summary.json").is_file() or (output / "metrics.csv").is_file()
     try:
         summary = evaluate_folders(args.pred_dir, args.label_dir, num_classes=args.num_classes,
                                    dataset_json=args.dataset_json, tolerance_mm=args.tolerance,
                                    output_dir=args.output, merge_foreground=args.merge_foreground,
-                                   setting_names=flags)
+                                   setting_names=flags, overwrite=args.overwrite)
     except (ValueError, OSError, ImageFileError) as error:  # DataError is a ValueError: bad files or settings
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # said nothing before the ninety-second session
         print(f"evaluate interrupted: nothing written (both files are written together at the end; an earlier "
-              f"evaluation in {args.output or Path(args.pred_dir) / 'evaluation'} stays as it was)", file=sys.stderr)
+              f"evaluation in {output} stays as it was)", file=sys.stderr)
         raise
     if args.dataset_json is None and args.num_classes is None and not summary.get("merged_foreground") and (
             said := _declaration_left_unused(Path(args.label_dir))):
@@ -83,8 +87,10 @@ def run(args, _) -> int:
         print("every non-zero value of the predictions and references scored as class 1: --merge-foreground"
               if args.merge_foreground else "every non-zero value of the references scored as class 1: "
               f"{args.dataset_json} is a model trained binarized (data.binarize), which predicts 0 and 1")
+    earlier = ("" if not replaced else ", replacing the earlier evaluation there (--overwrite)" if args.overwrite
+               else ", replacing the earlier evaluation there (the same folders and settings)")
     print(f"{summary['num_cases']} case(s), mean Dice {_mean_std(summary['overall']['dice'])}; wrote metrics.csv "
-          f"and summary.json to {args.output or Path(args.pred_dir) / 'evaluation'}")
+          f"and summary.json to {output}{earlier}")
     return 0
 
 
@@ -121,7 +127,8 @@ def _declaration_left_unused(label_dir: Path) -> str | None:
         return None
     if regions is None:
         return (f"note: scored the values found in the files as classes class_1, ... (no --labels); {declaration} "
-                f"beside LABELS names them: give --labels {declaration}")
+                f"beside LABELS names them: give --labels {declaration} (and --overwrite, to replace this evaluation)")
     return (f"warning: scored the values found in the files as classes (no --labels), but {declaration} beside "
             f"LABELS declares regions ({', '.join(regions.names)}), which a model trained on it predicts and "
-            f"training scored: give --labels {declaration} to score the regions")
+            f"training scored: give --labels {declaration} to score the regions (and --overwrite, to replace this "
+            f"evaluation)")

@@ -1,8 +1,10 @@
 """Where ``accelerated-seg evaluate`` writes: the output folder (``pred_dir/evaluation`` by default), refused
 before any case is scored where evaluate cannot write or would replace what it did not write
 (``check_output_folder``), or where it lies among the reference labels (``check_output_outside_the_labels``);
-and ``metrics.csv`` and ``summary.json``, written there together at the end (``write_evaluation``). Moved out
-of ``evaluate.py`` in the ninety-sixth session; the checks are importable from there as before.
+an earlier evaluation there replaced only where it scored the same folders with the same settings, or the
+caller said to (``check_earlier_evaluation``); and ``metrics.csv`` and ``summary.json``, written there
+together at the end (``write_evaluation``). Moved out of ``evaluate.py`` in the ninety-sixth session; the checks
+are importable from there as before.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .data.errors import DataError
 from .evaluate_setting_names import SettingNames
@@ -66,6 +68,52 @@ def check_output_folder(output_dir: Path, setting: str = "output_dir") -> None:
         raise DataError(f"{setting} {output_dir} is a training run's folder (it holds run_info.json), whose run writes "
                         f"its own summary.json when it ends or is resumed: give another folder, such as "
                         f"{output_dir / 'evaluation'}")
+
+
+def check_earlier_evaluation(output_dir: Path, settings: dict, overwrite: bool,
+                             setting_names: SettingNames = SettingNames()) -> None:
+    """Refuse, before any case is scored, to replace an earlier evaluation in ``output_dir`` that scored
+    other folders or with other settings (``settings``, as ``evaluation_settings`` records them in
+    summary.json), unless ``overwrite``. The same evaluation again (predictions made anew, say) replaces the
+    earlier one: what a rerun means. Before the ninety-seventh session any earlier evaluation was replaced
+    without a word: one against another annotator's labels, in the default ``PRED/evaluation``, was lost.
+
+    Raises:
+        DataError: naming the folder, what differs, and how to keep or replace it.
+    """
+    summary = output_dir / "summary.json"
+    if overwrite or not (summary.is_file() or (output_dir / "metrics.csv").is_file()):
+        return
+    try:
+        earlier = json.loads(summary.read_text(encoding="utf-8")).get("settings")
+    except (OSError, ValueError, AttributeError):  # gone, unreadable: nothing tells what it scored
+        earlier = None
+    if earlier == settings:
+        return
+    if isinstance(earlier, dict):
+        differing = [key for key in settings if earlier.get(key) != settings[key]]
+        what = "; ".join(f"{key} {json.dumps(earlier.get(key))}, now {json.dumps(settings[key])}" for key in differing)
+    else:  # written before the ninety-seventh session, or its summary.json removed
+        what = "its folders and settings are not recorded in a summary.json"
+    raise DataError(f"{setting_names.output_dir} {output_dir} holds an earlier evaluation of other inputs or "
+                    f"settings ({what}), which this one would replace: give {setting_names.output_dir} another "
+                    f"folder to keep it, or {setting_names.overwrite} to replace it")
+
+
+def evaluation_settings(pred_dir: Path, label_dir: Path, **given) -> dict:
+    """What makes an evaluation the same as another, as summary.json records it: the folders scored (absolute)
+    and the settings as given (``given``, in JSON's terms: a {1: 2.0} tolerance reads back as {"1": 2.0})."""
+    def plain(value):  # a Regions, numpy's numbers and arrays, a mapping or sequence of another type
+        if hasattr(value, "to_dict") or hasattr(value, "tolist"):
+            return value.to_dict() if hasattr(value, "to_dict") else value.tolist()
+        return dict(value) if isinstance(value, Mapping) else list(value)
+
+    settings = json.loads(json.dumps({"prediction_folder": str(pred_dir.resolve()),
+                                      "label_folder": str(label_dir.resolve()), **given}, default=plain))
+    # the command's --tolerance is a list: its one value and Python's tolerance_mm=1.0 are one setting
+    if isinstance(tolerance := settings.get("tolerance_mm"), list) and len(tolerance) == 1:
+        settings["tolerance_mm"] = tolerance[0]
+    return settings
 
 
 def _written_by_evaluate(path: Path) -> bool:

@@ -22,3 +22,4 @@ class SettingNames:
     dataset_json: str = "dataset_json"
     merge_foreground: str = "merge_foreground=True"  # a switch: the flag's counterpart is the value that sets it
     tolerance_mm: str = "tolerance_mm"
+    overwrite: str = "overwrite=True"

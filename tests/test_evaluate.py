@@ -789,6 +789,55 @@ def test_a_sheared_reference_grid_is_named_and_a_rotated_one_is_not(tmp_path, ca
     assert summary["sheared_grids"] == {"tilted": 20.0}  # not the header's float32 20.000000287925854
 
 
+def test_an_earlier_evaluation_is_replaced_by_the_same_one_alone_unless_overwrite(folders, tmp_path, capsys):
+    """An evaluation into PRED/evaluation replaced an earlier one there without a word, whatever it had scored:
+    one against another annotator's labels was lost (ninety-seventh session's user journey). The same folders and
+    settings again (the predictions made anew) replace it, said; others are refused before any case is scored."""
+    pred_dir, label_dir, dataset = folders
+    command = ["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]
+    summary, metrics = pred_dir / "evaluation" / "summary.json", pred_dir / "evaluation" / "metrics.csv"
+    assert main(command) == 0
+    assert "replacing" not in capsys.readouterr().out
+    first = summary.read_text(), metrics.read_text()
+    assert json.loads(first[0])["settings"]["label_folder"] == str(label_dir.resolve())
+    # The same evaluation again, from another working directory and relative folders: replaced, and said
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        assert main(["evaluate", "pred", "labels", "--labels", "dataset.json"]) == 0
+    assert ("wrote metrics.csv and summary.json to pred/evaluation, replacing the earlier evaluation there (the same "
+            "folders and settings)") in capsys.readouterr().out
+    first = summary.read_text(), metrics.read_text()
+    # Other labels, another tolerance, other classes: refused, naming what differs, the earlier files untouched
+    shutil.copytree(label_dir, tmp_path / "second_reader")
+    for other, differs in ((["evaluate", str(pred_dir), str(tmp_path / "second_reader"), "--labels", str(dataset)],
+                            f'label_folder "{label_dir.resolve()}", now "{(tmp_path / "second_reader").resolve()}"'),
+                           (command + ["--tolerance", "2"], "tolerance_mm 1.0, now 2.0"),
+                           (["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3"],
+                            "num_classes null, now 3")):
+        assert main(other) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"error: --output {pred_dir / 'evaluation'} holds an earlier evaluation of other "
+                              f"inputs or settings (") and differs in err, err
+        assert "give --output another folder to keep it, or --overwrite to replace it" in err
+        assert (summary.read_text(), metrics.read_text()) == first
+    # --output elsewhere keeps it; --overwrite replaces it
+    assert main(command + ["--tolerance", "2", "--output", str(tmp_path / "ev2")]) == 0
+    assert (summary.read_text(), metrics.read_text()) == first
+    assert main(command + ["--tolerance", "2", "--overwrite"]) == 0
+    assert "replacing the earlier evaluation there (--overwrite)" in capsys.readouterr().out
+    assert json.loads(summary.read_text())["tolerance_mm"] == {"1": 2.0, "2": 2.0}
+    # --tolerance's one value is tolerance_mm's: the same evaluation from Python
+    assert evaluate_folders(pred_dir, label_dir, dataset_json=dataset, tolerance_mm=2)["settings"]["tolerance_mm"] == 2
+    # One written before its settings were recorded: which inputs it scored is unknown, so it is kept too
+    earlier = json.loads(summary.read_text())
+    del earlier["settings"]
+    summary.write_text(json.dumps(earlier))
+    with pytest.raises(DataError, match="its folders and settings are not recorded in a summary.json"):
+        evaluate_folders(pred_dir, label_dir, dataset_json=dataset, tolerance_mm=2.0)
+    assert "settings" not in json.loads(summary.read_text())
+    assert evaluate_folders(pred_dir, label_dir, dataset_json=dataset, tolerance_mm=2.0, overwrite=True)["settings"]
+
+
 def test_evaluate_command(folders, capsys):
     pred_dir, label_dir, dataset = folders
     assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--tolerance", "2"]) == 0
@@ -824,12 +873,12 @@ def test_evaluate_command(folders, capsys):
     assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--output", str(live)]) == 2
     assert f"--output {live} is a training run's folder (it holds run_info.json)" in capsys.readouterr().err
     assert not (live / "summary.json").exists() and not (live / "metrics.csv").exists()
-    # evaluate's own files are replaced on a rerun (the first call above wrote them)
-    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 0
+    # evaluate's own files are replaced on a rerun of the same folders and settings (the first call above wrote them)
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--tolerance", "2"]) == 0
     assert "without a label" not in capsys.readouterr().out
     # A prediction without a label is said on the console, not only in summary.json (sixty-seventh session)
     shutil.copy(pred_dir / "a.nii.gz", pred_dir / "extra.nii.gz")
-    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset)]) == 0
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--labels", str(dataset), "--tolerance", "2"]) == 0
     assert "warning: 1 prediction(s) without a label of the same name, not scored: extra.nii.gz" in (
         capsys.readouterr().out)
     (pred_dir / "extra.nii.gz").unlink()
@@ -1171,7 +1220,8 @@ def test_metrics_and_summary_are_replaced_together_or_neither_when_a_write_fails
         sync(path)
 
     monkeypatch.setattr(files, "sync_file", full_at_the_second_file)
-    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--tolerance", "2"]) == 2
+    assert main(["evaluate", str(pred_dir), str(label_dir), "--num-classes", "3", "--tolerance", "2",
+                 "--overwrite"]) == 2
     assert (f"error: --output {output}: metrics.csv and summary.json cannot be written (No space left on device); "
             f"neither file there was replaced") in capsys.readouterr().err
     assert {name: (output / name).read_text() for name in before} == before
@@ -1444,19 +1494,20 @@ def test_evaluate_without_labels_of_an_nnunet_labelsts_names_the_dataset_json_be
     out = capsys.readouterr().out
     assert (f"warning: scored the values found in the files as classes (no --labels), but {root / 'dataset.json'} "
             f"beside LABELS declares regions (whole, core), which a model trained on it predicts and training "
-            f"scored: give --labels {root / 'dataset.json'} to score the regions\n") in out
+            f"scored: give --labels {root / 'dataset.json'} to score the regions (and --overwrite, to replace this "
+            f"evaluation)\n") in out
     assert "class 1 class_1" in out
-    assert main(["evaluate", pred_dir, label_dir, "--labels", str(root / "dataset.json")]) == 0
+    assert main(["evaluate", pred_dir, label_dir, "--labels", str(root / "dataset.json"), "--overwrite"]) == 0
     out = capsys.readouterr().out
     assert "beside LABELS" not in out and "region 1 whole" in out
     # a dataset.json of plain classes: its names offered, in a note
     (root / "dataset.json").write_text(json.dumps({
         "channel_names": {"0": "T1"}, "labels": {"background": 0, "a": 1, "b": 2}, "numTraining": 1,
         "file_ending": ".nii.gz"}))
-    assert main(["evaluate", pred_dir, label_dir]) == 0
+    assert main(["evaluate", pred_dir, label_dir, "--overwrite"]) == 0
     assert (f"note: scored the values found in the files as classes class_1, ... (no --labels); "
-            f"{root / 'dataset.json'} beside LABELS names them: give --labels {root / 'dataset.json'}\n"
-            ) in capsys.readouterr().out
+            f"{root / 'dataset.json'} beside LABELS names them: give --labels {root / 'dataset.json'} (and "
+            f"--overwrite, to replace this evaluation)\n") in capsys.readouterr().out
     (root / "dataset.json").unlink()  # nothing beside: nothing to say
     assert main(["evaluate", pred_dir, label_dir]) == 0
     assert "beside LABELS" not in capsys.readouterr().out
