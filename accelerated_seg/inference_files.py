@@ -211,6 +211,8 @@ def _nifti_files(text: str) -> list[Path]:
                             f"and name it <case>.nii.gz")
         return [path]
     if path.is_dir():
+        if path.resolve().name in _LABEL_FOLDERS:
+            raise DataError(_label_folder_given(path))
         found = sorted(p for p in path.iterdir() if p.is_file() and nifti_stem(p) and not p.name.startswith("."))
         where = f"folder {path}"
     elif any(c in text for c in "*?["):
@@ -231,6 +233,21 @@ def _nifti_files(text: str) -> list[Path]:
     if not found:
         raise DataError(f"{where} holds no .nii/.nii.gz file; check the path")
     return found
+
+
+# nnU-Net's and the Decathlon's folders of reference label maps, by the images' folder beside each
+_LABEL_FOLDERS = {"labelsTr": "imagesTr", "labelsTs": "imagesTs"}
+
+
+def _label_folder_given(folder: Path) -> str:
+    """What to say of a dataset's labelsTr/ or labelsTs/ given as the scans: its label maps were predicted as
+    if they were scans, without a word (ninety-seventh session's probe). A pattern over it is taken as asked."""
+    images = folder.resolve().parent / _LABEL_FOLDERS[folder.resolve().name]
+    scans = (f"the scans are in {images}/ beside it, give that folder" if images.is_dir()
+             else f"give the scans' folder ({images.name}/ in that layout)")
+    return (f"folder {folder} is a dataset's {folder.resolve().name}/, its reference label maps, not scans: {scans}; "
+            f"to segment its files as scans all the same, give them as a quoted pattern, "
+            f"'{Path(folder, '*.nii.gz')}'")
 
 
 def _volumes_in_header(path: Path) -> int | None:

@@ -77,6 +77,30 @@ def test_a_datasets_own_folder_is_told_its_test_images_not_a_pattern_over_its_la
                                  f"{tmp_path / 'imagesTs'}/, give that folder")
 
 
+def test_a_datasets_labels_folder_is_refused_as_scans_naming_the_images_folder_beside_it(tmp_path, monkeypatch):
+    """``predict Task09_Spleen/labelsTs/`` predicted the reference label maps as if they were scans, without a
+    word (ninety-seventh session). Refused from the paths alone (before predict loads a model), naming the
+    images' folder beside it; a pattern over its files takes them as scans, as asked."""
+    labels = touch(tmp_path / "Task09_Spleen" / "labelsTs", "spleen_7.nii.gz")
+    images = touch(tmp_path / "Task09_Spleen" / "imagesTs", "spleen_7.nii.gz")
+    with pytest.raises(DataError) as raised:
+        expand_inputs([labels])
+    assert str(raised.value) == (
+        f"folder {labels} is a dataset's labelsTs/, its reference label maps, not scans: the scans are in "
+        f"{images}/ beside it, give that folder; to segment its files as scans all the same, give them as a "
+        f"quoted pattern, '{labels / '*.nii.gz'}'")
+    assert expand_inputs([str(labels / "*.nii.gz")]) == [labels / "spleen_7.nii.gz"]
+    monkeypatch.chdir(labels)  # "." is the folder too
+    with pytest.raises(DataError, match=re.escape("folder . is a dataset's labelsTs/")):
+        expand_inputs(["."])
+    training = touch(tmp_path / "flat" / "labelsTr", "case_1.nii.gz")  # no imagesTr/ beside it: the layout's name
+    with pytest.raises(DataError, match=re.escape(f"folder {training} is a dataset's labelsTr/, its reference label "
+                                                  f"maps, not scans: give the scans' folder (imagesTr/ in that "
+                                                  f"layout)")):
+        expand_inputs([training])
+    assert len(expand_inputs([images])) == 1
+
+
 def test_a_macos_resource_fork_given_by_name_is_refused_before_a_model_is_loaded(tmp_path):
     """A folder passes over "._case.nii.gz" (the Decathlon's imagesTs/ holds one beside every scan); given by
     name, it was read as the case "._case_6", after the model's load, "corrupt ...; re-export or re-download"."""
