@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .data.all_nan import all_nan_said
 from .data.errors import DataError
 from .data.io import read_nifti
 
@@ -48,17 +49,6 @@ def read_label_map(path: Path, role: str | None = None) -> np.ndarray:
 
 
 def nothing_but_nan_said(array: np.ndarray, role: str | None) -> str:
-    """A map of NaN (or Inf) alone, and why: "N voxel(s) NaN or Inf among whole class numbers ... set them to 0
-    or to their class" was said of one until the ninety-sixth session, as if a few voxels were wrong; a
-    prediction so is a model's that diverged (its weights NaN) or a write that failed. One of several volumes (a
-    probability map) is said so with its shape: its argmax, the remedy for several volumes, is class 0 in every
-    voxel, which would be scored without a word of the NaN (``evaluate_grids.check_same_grid`` asks first)."""
-    what = "NaN" if np.isnan(array).all() else "NaN or Inf"
-    made = {"prediction": "the model that made it diverged (NaN weights, or a NaN in its input) or the program "
-                          "writing it failed: check that model's training loss and this case's image, and predict the "
-                          "case again",
-            "reference": "the program writing it failed: export the reference again from its source"}
-    said = made.get(role, f"if it is a prediction, {made['prediction']}; if a reference, {made['reference']}")
-    counted, argmax = (f"{array.size}, shape {array.shape}", ", nor would its argmax") if array.ndim > 3 else (
-        f"{array.size}", "")
-    return f"every voxel ({counted}) is {what}, so the {role or 'label map'} holds no class at all{argmax}; {said}"
+    """``data.all_nan.all_nan_said`` of a map read whole, without a finite voxel (``evaluate_grids.check_same_grid``
+    asks it of one of several volumes before refusing its volumes)."""
+    return all_nan_said(array.shape, bool(np.isnan(array).all()), role)

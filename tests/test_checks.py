@@ -204,6 +204,24 @@ def test_non_3d_image(tmp_path):
     assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "4D", "split it")
 
 
+@pytest.mark.parametrize("fill, what", [(np.nan, "NaN"), (np.inf, "NaN or Inf")])
+def test_a_label_of_several_volumes_all_nan_is_said_to_be_all_nan_before_its_volumes(tmp_path, fill, what):
+    """A diverged model's probability map given as a label, NaN alone, was refused as "3 volumes" with argmax
+    over the last axis as the remedy until the ninety-seventh session: that argmax is class 0 in every voxel, a
+    label of background alone that would then pass. Its NaN comes first, as evaluate says it; a label of several
+    volumes of numbers is refused as several volumes, as before."""
+    label = np.full((*SHAPE, 3), np.nan, np.float32)
+    label[0, 0, 0, 0] = fill  # Inf among the NaN: "NaN or Inf"
+    case = make_case(tmp_path, "nan", label=label)
+    error = assert_single_error(check_one_bad_case(tmp_path, case), case.label)
+    assert re.search(rf"nan \(label\): .*nan\.nii\.gz: every voxel \(1536, shape \(8, 8, 8, 3\)\) is {what}, so the "
+                     rf"label holds no class at all, nor would its argmax; the program writing it failed: export the "
+                     rf"label again from its source$", error), error
+    label[0, 0, 0, 0] = 0.5  # one finite voxel: a label of several volumes, told so with its remedy
+    case = make_case(tmp_path, "nan", label=label)
+    assert_single_error(check_one_bad_case(tmp_path, case), case.label, "is 4D with 3 volumes", "argmax")
+
+
 def test_an_image_in_niftis_vector_layout_is_told_to_drop_its_fourth_axis(tmp_path):
     case = make_case(tmp_path, "vector", image=np.zeros((*SHAPE, 1, 2), np.float32))
     assert_single_error(check_one_bad_case(tmp_path, case), case.images[0], "is NIfTI's vector layout (x, y, z, 1, 2",

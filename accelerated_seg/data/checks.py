@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import nibabel as nib
 import numpy as np
 
+from accelerated_seg.data.all_nan import all_nan_said
 from accelerated_seg.data.channel_schemes import schemes_not_followed
 from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.errors import DataError
@@ -768,6 +769,9 @@ def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volum
         report.errors.append(f"{context}: {path}: {nifti_without_its_extension(path, compressed=is_gzipped(path))}")
         return None
     if volumes_in(image.shape) != volumes:
+        if role == "label" and (said := _several_volumes_all_nan_said(image)):  # before its volumes' argmax
+            report.errors.append(f"{context}: {path}: {said}")
+            return None
         report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes, channels_declared_in)}")
         return None
     if 0 in image.shape[:3]:  # passed as "only background" and then failed inside MONAI's Orientationd
@@ -778,6 +782,21 @@ def _open_volume(path: Path, case_id: str, role: str, report: CheckReport, volum
         report.errors.append(f"{context}: {error}")
         return None
     return image
+
+
+def _several_volumes_all_nan_said(label: nib.Nifti1Image) -> str:
+    """``all_nan_said`` of a float label of several volumes without a finite voxel (a diverged model's
+    probability map), "" of any other: refused as "3 volumes" with their argmax as the remedy until the
+    ninety-seventh session, though that argmax is class 0 in every voxel, background alone that would pass.
+    Read in slabs, on this error's way alone, and only until a finite voxel."""
+    if label.get_data_dtype().kind != "f" or math.prod(label.shape[3:]) <= 1:
+        return ""
+    only_nan = True
+    for slab in _slabs(label):
+        if np.isfinite(slab).any():
+            return ""
+        only_nan = only_nan and bool(np.isnan(slab).all())
+    return all_nan_said(label.shape, only_nan, "label")
 
 
 def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
