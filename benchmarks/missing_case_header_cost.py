@@ -5,8 +5,9 @@ the prediction folder, ``evaluate_cases._missing_predictions_advice`` reads the 
 the whole refusal (``match_cases`` to its DataError) and the header reads alone, median of 15 each, and the
 refusal with the reads left out (``marked_by_predict`` answering False unread) for the difference, and that of an
 nnU-Net v1 folder (a plans.pkl beside the maps), told by name before any header is read. A header is
-read from the gzip stream's first block, so the size of the map should not matter. docs/inference.md quotes the
-figures. Writes benchmarks/results/missing_case_header_cost_2cpu.json."""
+read from the gzip stream's first block, so the size of the map should not matter; its bytes alone since the
+ninety-seventh session (nib.load before: ``BEFORE``, kept in the JSON beside the figures). docs/inference.md
+quotes the figures. Writes benchmarks/results/missing_case_header_cost_2cpu.json."""
 import argparse
 import json
 import os
@@ -27,6 +28,12 @@ from accelerated_seg.evaluate_cases import match_cases
 
 CASES = 200
 REPEATS = 15
+# This script's figures with marked_by_predict reading each file through nib.load (nibabel's sniffing of every
+# image class), before the ninety-seventh session read its header's bytes alone: commit 1a8f26c9, load average 8.2
+BEFORE = {"what": "marked_by_predict through nib.load, until the ninety-seventh session (commit 1a8f26c9, same "
+                  "machine, load average 8.2)",
+          "32^3": {"refusal_median_s": 0.3995, "header_reads_median_s": 0.357, "per_header_ms": 1.785},
+          "128^3": {"refusal_median_s": 0.3808, "header_reads_median_s": 0.4585, "per_header_ms": 2.293}}
 
 
 def _median_seconds(work) -> tuple[float, list[float]]:
@@ -86,7 +93,7 @@ def main() -> None:
                    f"page cache warm",
            **provenance(script_command()), "cases": CASES,
            "load_average": {"before": [round(x, 2) for x in load_before],
-                            "after": [round(x, 2) for x in os.getloadavg()]}, "seconds": results}
+                            "after": [round(x, 2) for x in os.getloadavg()]}, "seconds": results, "before": BEFORE}
     write_text_atomically("benchmarks/results/missing_case_header_cost_2cpu.json", json.dumps(out, indent=1) + "\n")
 
 

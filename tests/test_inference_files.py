@@ -254,3 +254,35 @@ def test_whether_predict_wrote_a_file_is_read_once_while_the_file_stays_as_it_is
     save(labels + 1)  # corrected by hand, its header kept
     assert written_by_predict(tmp_path / "case.nii.gz") == "changed since predict wrote it" and len(reads) == 2
     assert written_by_predict(tmp_path / "missing.nii.gz") == "not written by predict"
+
+
+def test_predicts_mark_is_read_from_the_header_alone_with_nib_loads_answers(tmp_path):
+    """``marked_by_predict`` (evaluate's advice for a missing case asks it of every prediction) read each file
+    with nib.load until the ninety-seventh session; it reads the header alone since, and answers as before:
+    predict's mark in NIfTI-1 or -2, either byte order, gzip or not, and False, never an error, for another
+    tool's file, a damaged one, one misnamed, a folder or nothing at all (a .nii.gz whose deflate stream is
+    corrupt raised zlib.error through nib.load, out of evaluate's advice, until then)."""
+    from accelerated_seg.inference_files import PREDICTION_DESCRIP, label_map_descrip, marked_by_predict
+
+    def written(name, descrip=PREDICTION_DESCRIP, klass=nib.Nifti1Image, dtype="<u1"):
+        image = klass(np.zeros((4, 4, 4), np.dtype(dtype)), np.eye(4))
+        image.header["descrip"] = descrip
+        nib.save(image, tmp_path / name)
+        return tmp_path / name
+
+    marked = [written("a.nii.gz"), written("b.nii"), written("c.nii.gz", label_map_descrip(np.zeros((4, 4, 4)))),
+              written("d.nii.gz", klass=nib.Nifti2Image), written("e.nii", dtype=">i2"), written("F.NII.GZ")]
+    unmarked = [written("g.nii.gz", b"another tool"), written("h.nii", b""),
+                written("i.nii.gz", PREDICTION_DESCRIP[:-1])]
+    plain = written("j.nii").read_bytes()
+    damaged = {"plain_under_gz.nii.gz": plain, "gzip_under_nii.nii": (tmp_path / "a.nii.gz").read_bytes(),
+               "empty.nii.gz": b"", "empty.nii": b"", "short.nii": plain[:200], "noise.nii": bytes(range(256)) * 3,
+               "cut_gzip.nii.gz": (tmp_path / "a.nii.gz").read_bytes()[:20],
+               "corrupt_gzip.nii.gz": (tmp_path / "a.nii.gz").read_bytes()[:10] + b"\xff" * 600}
+    for name, content in damaged.items():
+        (tmp_path / name).write_bytes(content)
+    (tmp_path / "folder.nii.gz").mkdir()
+    assert [marked_by_predict(path) for path in marked] == [True] * len(marked)
+    assert [marked_by_predict(str(path)) for path in marked] == [True] * len(marked)
+    others = [*unmarked, *(tmp_path / name for name in damaged), tmp_path / "folder.nii.gz", tmp_path / "no.nii.gz"]
+    assert {path.name: marked_by_predict(path) for path in others} == {path.name: False for path in others}
