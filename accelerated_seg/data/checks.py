@@ -1007,6 +1007,7 @@ def _check_label_values(
     outside = labelled = 0
     voxels = fractional_voxels = 0
     within_0_1 = True  # every non-integer value: a probability map's, where most voxels hold them
+    any_finite, only_nan = label.get_data_dtype().kind != "f", True  # of a float label: one of NaN alone?
     slope, inter = _scaling(label)
     # A header's scaling misreads every value of the file: the declared classes its stored values hold (what
     # the error's remedy writes back) are behind the values refused, and those alone (any it did not read, before
@@ -1016,6 +1017,8 @@ def _check_label_values(
         voxels += slab.size
         if stored is not None:
             stored.see(np.round((slab - inter) / slope))
+        if not any_finite:  # a normal float label's first slab ends this
+            any_finite, only_nan = bool(np.isfinite(slab).any()), only_nan and bool(np.isnan(slab).all())
         if slab.dtype.kind in "fc":
             fractional = slab != np.round(slab)  # NaN compares unequal, so it is caught too
             values = slab[fractional]
@@ -1034,6 +1037,9 @@ def _check_label_values(
             labelled += int(np.count_nonzero(spatial))
             outside += int(np.count_nonzero(spatial & box.outside(slab, start)))
     tally.scanned += 1
+    if not any_finite and voxels:  # told "all within 0..1, as a probability map's do" until the ninety-seventh
+        report.errors.append(f"{context}: {path}: {all_nan_said(_grid_shape(label), only_nan, 'label')}")
+        return outside, labelled
 
     # Refused whatever it reads as: a scaling onto declared classes (scl_inter 1: stored 0, 1, 2 read as 1, 2, 3)
     # passed silently before the ninety-fifth session, and training learnt every class shifted
