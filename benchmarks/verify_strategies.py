@@ -208,12 +208,15 @@ def checkpoint_export_identical(out: Path) -> bool:
 
 
 def verify(profiles, work: Path, overrides: list[str], tolerance: float, steps: int | None = None,
-           fp32: bool = False, resume_profiles: set[str] | None = None, after_each=None) -> list[dict]:
+           fp32: bool = False, resume_profiles: set[str] | None = None, after_each=None,
+           reference=None) -> list[dict]:
     """Run every profile; with ``steps`` (the run's max_steps) also the resume check, for the profiles
     named in ``resume_profiles`` (default: all); ``fp32`` as in ``run_profile``. Every run with
     ``steps`` saves a training state half way, checked or not. ``after_each(records)`` is called after
-    every profile (a run cut short by a time limit keeps what finished)."""
-    records, reference = [], None
+    every profile (a run cut short by a time limit keeps what finished). ``reference``: the outputs
+    (``export_outputs``) every profile is compared with, of a run made without a launch (a test trains its
+    one process in its own, saving that launch's start); by default the first profile's."""
+    records = []
     for profile, processes, env, expected, *more in profiles:
         extra = more[0] if more else []
         script = more[1] if len(more) > 1 else TRAIN_SCRIPT
