@@ -56,12 +56,9 @@ def launch_two(prefix: Path, overrides: list[str], env_extra: dict | None = None
     return results
 
 
-def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path):
-    out = tmp_path / "ddp"
-    # DDP options from the experiment config reach DistributedDataParallel (static graph included).
-    ddp = {"train.ddp.static_graph": "true", "train.ddp.gradient_as_bucket_view": "true", "train.ddp.bucket_cap_mb": 1}
-    results = launch_two(tmp_path / "result", tiny_overrides(tiny_dataset, out, **{"train.max_steps": 4}, **ddp),
-                         env_extra={"SEED_OUT": str(tmp_path / "seed")})
+def test_ddp_trains_validates_each_case_once_and_exports(ddp_launch):
+    folder, results = ddp_launch
+    out = folder / "two"
     assert all("DDP (MULTI_CPU) on 2 process(es)" in r["strategy"] for r in results)
     assert results[0]["is_main_process"] and not results[1]["is_main_process"]
     assert results[0]["global_batch"] == 4  # 2 per device x 2 processes
@@ -74,7 +71,7 @@ def test_ddp_trains_validates_each_case_once_and_exports(tiny_dataset, tmp_path)
     # each rank's dropout draws from its own stream (of train.seed and the rank): the same masks on every rank before
     from accelerated_seg.preparation import layer_seed
 
-    seeds = [int((tmp_path / f"seed.rank{rank}.txt").read_text()) for rank in range(2)]
+    seeds = [int((folder / f"seed.rank{rank}.txt").read_text()) for rank in range(2)]
     assert seeds == [layer_seed(0, 0), layer_seed(0, 1)] and len({*seeds, 0, layer_seed(1, 0)}) == 4
 
 
@@ -169,26 +166,49 @@ def test_both_ranks_check_cases_and_refuse_a_broken_dataset_with_the_same_whole_
 # trains a DynUNet with a deep supervision head (losses.py), on both sides: every head's gradient is
 # all-reduced like the rest. Without residual blocks: the first one's 1x1x1 shortcut convolution of the
 # one-channel image, ahead of an instance norm, has one weight per channel, which the norm cancels,
-# so its gradient is float noise too (as a bias's would be, above).
+# so its gradient is float noise too (as a bias's would be, below).
+# The first variant's launch also serves test_ddp_trains_validates_each_case_once_and_exports (since the
+# ninety-seventh session; each launch's start costs the suite seconds of its 2 cores): 4 steps, validating
+# and saving every 2, with DDP options from the experiment config (static graph included), which reach
+# DistributedDataParallel and leave its mean gradient as it was.
 TWO_PROCESS_VARIANTS = {
-    "ddp": {"train.batch_size": 2},
+    "ddp": {"train.batch_size": 2, "train.max_steps": 4, "train.val_every": 2, "train.save_every": 2,
+            "train.ddp.static_graph": "true", "train.ddp.gradient_as_bucket_view": "true",
+            "train.ddp.bucket_cap_mb": 1},
     "ddp_compiled_accumulating": {"train.batch_size": 1, "train.grad_accum_steps": 2,
                                   "train.compile.enabled": "true", "train.compile.backend": "aot_eager"},
     "ddp_deep_supervision": {"train.batch_size": 2, "model.name": "dynunet",
                              "model.args": "{filters: [4, 8, 16], deep_supervision: true, res_block: false}"},
 }
+# bias: false -- a conv bias followed by instance norm is cancelled by the normalisation, so its
+# true gradient is 0 and only float noise is left, which Adam's m/sqrt(v) turns into full +-lr
+# steps whose sign depends on reduction order. Every remaining parameter has a real gradient.
+PARITY_COMMON = {"train.max_steps": 3, "train.val_every": 0, "train.save_every": 0,
+                 "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"}
+# What the one process takes from a variant: the network and the run's length, validation and saving.
+_ONE_PROCESS_KEYS = ("train.max_steps", "train.val_every", "train.save_every")
+
+
+def _launch_variant(variant: str, tiny_dataset, folder: Path, env_extra: dict | None = None) -> list[dict]:
+    """A variant's 2-process run in ``folder``: its run in ``two``, first-step gradients in ``grads_two.rank<N>.pt``."""
+    return launch_two(folder / "result",
+                      tiny_overrides(tiny_dataset, folder / "two", **{**PARITY_COMMON, **TWO_PROCESS_VARIANTS[variant]}),
+                      env_extra={"GRADS_OUT": str(folder / "grads_two"), **(env_extra or {})})
+
+
+@pytest.fixture(scope="module")
+def ddp_launch(tiny_dataset, tmp_path_factory) -> tuple[Path, list[dict]]:
+    """The "ddp" variant's launch, once for the tests of this module that read it; each rank's dropout seed
+    in ``seed.rank<N>.txt``."""
+    folder = tmp_path_factory.mktemp("ddp")
+    return folder, _launch_variant("ddp", tiny_dataset, folder, {"SEED_OUT": str(folder / "seed")})
 
 
 @pytest.mark.parametrize("variant", TWO_PROCESS_VARIANTS)
-def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path, monkeypatch, variant):
-    # bias: false -- a conv bias followed by instance norm is cancelled by the normalisation, so its
-    # true gradient is 0 and only float noise is left, which Adam's m/sqrt(v) turns into full +-lr
-    # steps whose sign depends on reduction order. Every remaining parameter has a real gradient.
-    common = {"train.max_steps": 3, "train.val_every": 0, "train.save_every": 0,
-              "model.args": "{channels: [4, 8, 16], strides: [2, 2], num_res_units: 1, bias: false}"}
-    results = launch_two(tmp_path / "result",
-                         tiny_overrides(tiny_dataset, tmp_path / "two", **{**common, **TWO_PROCESS_VARIANTS[variant]}),
-                         env_extra={"GRADS_OUT": str(tmp_path / "grads_two")})
+def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path, monkeypatch, request,
+                                                                    variant):
+    folder, results = (request.getfixturevalue("ddp_launch") if variant == "ddp"
+                       else (tmp_path, _launch_variant(variant, tiny_dataset, tmp_path)))
     assert all(r["global_batch"] == 4 for r in results)
     from accelerated_seg.config import load_config
 
@@ -196,9 +216,10 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset
 
     monkeypatch.setattr(torch.optim.AdamW, "step", torch.optim.AdamW.step)  # so that it is restored afterwards
     record_first_step_gradients(tmp_path / "grads_one.pt")
-    network = {k: v for k, v in TWO_PROCESS_VARIANTS[variant].items() if k.startswith("model.")}
+    one_process = {k: v for k, v in {**PARITY_COMMON, **TWO_PROCESS_VARIANTS[variant]}.items()
+                   if k.startswith("model.") or k in _ONE_PROCESS_KEYS}
     summary = train(load_config(None, tiny_overrides(tiny_dataset, tmp_path / "one",
-                                                     **{**common, **network, "train.batch_size": 4})))
+                                                     **{**one_process, "train.batch_size": 4})))
 
     # The logged loss is the global batch's mean on every rank: each read the sum over ranks
     # (sum_over_ranks.SumOverRanks, started before the backward and waited for after it).
@@ -211,12 +232,12 @@ def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset
     # Gradients of the first step: DDP's all-reduced mean over 2 x 2 samples is the 4-sample gradient.
     one = torch.load(tmp_path / "grads_one.pt")
     for rank in range(2):
-        two = torch.load(tmp_path / f"grads_two.rank{rank}.pt")
+        two = torch.load(folder / f"grads_two.rank{rank}.pt")
         assert len(two) == len(one)
         for i, (a, b) in enumerate(zip(two, one)):
             torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6, msg=f"rank {rank}: gradient {i} differs")
-    # Parameters after 3 fp32 steps.
-    two = load_file(tmp_path / "two" / "model" / "model.safetensors")
+    # Parameters after the last fp32 step.
+    two = load_file(folder / "two" / "model" / "model.safetensors")
     one = load_file(tmp_path / "one" / "model" / "model.safetensors")
     for key in one:
         torch.testing.assert_close(two[key], one[key], rtol=0, atol=1e-5, msg=f"{key} differs")
