@@ -87,8 +87,10 @@ class Segmentation:
             are used whatever this says; with fewer than 2 GPUs it trains in this process.
         output_dir: where runs, checkpoints and exports go.
         precision: "fp32", "bf16" or "fp16" training (accelerate's ``mixed_precision``). None follows
-            the launch: ``accelerate launch``'s setting, or fp32 in a plain Python session. Given under a
-            launch that says otherwise, it is refused rather than silently overruled.
+            the launch: ``accelerate launch``'s setting, or fp32 in a plain Python session. Given, it wins
+            over the launch's default "no" (no ``--mixed_precision``, none in its profile); against a launch's
+            ``--mixed_precision``, its profile's ``mixed_precision`` or a DeepSpeed json's other precision, it is
+            refused rather than silently overruled.
         train_settings: any ``TrainConfig`` field (``max_steps``, ``val_every``, ``global_batch_size``...)
             or ``OptimConfig`` field (``lr``, ``weight_decay``, ``warmup_steps``...); ``compile=True``
             compiles the model (``train.compile``).

@@ -11,13 +11,14 @@ import signal
 import threading
 from typing import TYPE_CHECKING
 
+from . import launched_profile
 from .config import Config, ConfigError
 from .data.loader import patches_per_epoch
 from .data.manifest import Manifest
 from .launch_env import launched_processes
 from .model_folders import ESTIMATOR_NAMES, Names
 from .models import model_spec
-from .strategy import MIXED_PRECISION
+from .strategy import MIXED_PRECISION, precision_against_the_json_problem, read_deepspeed_json
 
 if TYPE_CHECKING:
     from .estimator_dataset import Dataset
@@ -32,17 +33,53 @@ def fit_in_launched_process(cfg: Config, manifest: Manifest) -> None:
 def launch_precision(precision: str | None) -> str:
     """accelerate's mixed_precision for this fit: ``precision``'s, or the launch's when it is None.
 
-    ``accelerate launch`` hands its setting over as ACCELERATE_MIXED_PRECISION; a precision given to
-    the estimator that contradicts it is an error, as two settings of one thing.
+    ``accelerate launch`` hands its setting over as ACCELERATE_MIXED_PRECISION, "no" where neither its
+    ``--mixed_precision`` nor the profile's ``mixed_precision`` says one. That default asks for nothing, and a
+    precision given to the estimator wins over it (it was refused as "the launch asks for mixed_precision 'no'"
+    until the ninety-seventh session). A precision the user set for the launch that contradicts it is an error, as
+    two settings of one thing, and so is one a DeepSpeed json's bf16/fp16 block contradicts: before anything is
+    written, not as the Accelerator is built.
     """
     launched = os.environ.get("ACCELERATE_MIXED_PRECISION")
     if precision is None:
         return launched or "no"
-    if launched is not None and launched != MIXED_PRECISION[precision]:
-        raise ConfigError(f"fit: Segmentation(precision={precision!r}), but the launch asks for mixed_precision "
-                          f"{launched!r} (ACCELERATE_MIXED_PRECISION): give it once, either by leaving "
-                          f"precision out or by launching with --mixed_precision {MIXED_PRECISION[precision]}")
-    return MIXED_PRECISION[precision]
+    wanted, given_as = MIXED_PRECISION[precision], f"Segmentation(precision={precision!r})"
+    if launched is not None and launched != wanted and (asked_by := _launch_precision_asked_by(launched, wanted)):
+        said = "no mixed precision" if asked_by[1] == "no" else f"mixed precision {asked_by[1]}"
+        raise ConfigError(f"fit: {given_as}, but {asked_by[0]} asks for {said}: give it once, either by leaving "
+                          f"precision out or by launching with --mixed_precision {wanted}")
+    if problem := _against_the_deepspeed_json(wanted, given_as):
+        raise ConfigError(f"fit: {problem}")
+    return wanted
+
+
+def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str] | None:
+    """(who, the precision) where the user set the launch's precision ``launched`` other than ``wanted``, else
+    None: the launch's "no" by default, or the profile's ``wanted`` where the launch cannot be told. The launcher's
+    own --mixed_precision, else the launched profile's top-level mixed_precision (a file's 'no' is the user's, as
+    configs/accelerate/cpu.yaml's), else a value other than "no" that cannot be traced (torchrun run directly)."""
+    if (option := launched_profile.launched_mixed_precision_option()) is not None:
+        return f"accelerate launch's --mixed_precision {option}", option
+    if (key := launched_profile.launched_mixed_precision()) is not None:
+        if key == wanted:
+            return None
+        return f"the accelerate config {launched_profile.launched_config_file()}'s mixed_precision {key!r}", key
+    if launched != "no":
+        return "the launch (ACCELERATE_MIXED_PRECISION)", launched
+    return None
+
+
+def _against_the_deepspeed_json(wanted: str, given_as: str) -> str | None:
+    """Why a DeepSpeed launch's json cannot train ``wanted`` (``strategy.precision_against_the_json_problem``),
+    else None: no DeepSpeed json, or one that cannot be read (training's checks say so)."""
+    file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
+    if os.environ.get("ACCELERATE_USE_DEEPSPEED", "false").lower() != "true" or file == "none":
+        return None
+    try:
+        config = read_deepspeed_json(file)
+    except ConfigError:
+        return None
+    return precision_against_the_json_problem(file, config, wanted, given_as)
 
 
 # What torch elastic's process context, under notebook_launcher, takes over in the launching process.

@@ -806,9 +806,11 @@ def test_the_estimators_precision_is_the_runs_and_never_leaks_into_the_next_fit(
         Segmentation("unet", output_dir=str(tmp_path / "fp16"), precision="fp16", **tiny).fit(data, steps=1)
     assert not (tmp_path / "fp16").exists()
 
-    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")  # as accelerate launch sets it
-    with pytest.raises(ConfigError, match=r"^fit: Segmentation\(precision='bf16'\), but the launch asks for "
-                                          r"mixed_precision 'no'.*--mixed_precision bf16"):
+    # a launch's precision asked for (not its default "no", which precision= wins over: tests/test_estimator_launch.py)
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "fp16")
+    with pytest.raises(ConfigError, match=r"^fit: Segmentation\(precision='bf16'\), but the launch "
+                                          r"\(ACCELERATE_MIXED_PRECISION\) asks for mixed precision fp16.*"
+                                          r"--mixed_precision bf16"):
         Segmentation("unet", output_dir=str(tmp_path / "clash"), precision="bf16", **tiny).fit(data, steps=1)
     assert not (tmp_path / "clash").exists()
 
