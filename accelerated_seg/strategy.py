@@ -8,6 +8,7 @@ got it, so the run states both and warns loudly when they differ.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 from pathlib import Path
 
@@ -404,11 +405,15 @@ def precision_against_the_json_problem(file, config: dict, asked: str, asked_by:
     ``Segmentation(precision='fp32')``) where the json switches either on, accelerate runs as the json says, without a
     word: its DeepSpeed state takes the precision from the json's blocks, and only the strategy line's "mixed
     precision bf16" told it (a probe of the ninety-seventh session); refused since. "no" not given (the launch's
-    default) leaves the json to decide, as the profiles' comments advise. "auto" blocks take the precision asked."""
+    default) leaves the json to decide, as the profiles' comments advise. "auto" blocks take the precision asked.
+    bf16 or fp16 asked where the json's own block switches it off (``"bf16": {"enabled": false}``, or a block without
+    ``enabled``: DeepSpeed's default is false) trained fp32 without a word, its strategy line's "mixed precision no"
+    the only trace: accelerate fills a block only where it is missing or "auto" (its DeepSpeedPlugin
+    .set_mixed_precision); refused since the ninety-seventh session."""
     switched_on = [name for name in ("bf16", "fp16")
                    if str((config.get(name) or {}).get("enabled", False)).lower() == "true"]
     if not switched_on:
-        return None
+        return _precision_switched_off_problem(file, config, asked, asked_by)
     on = switched_on[0]
     json_field = f"{on}.enabled is true in the DeepSpeed json {file}"
     if str(asked).lower() == "no":
@@ -419,9 +424,31 @@ def precision_against_the_json_problem(file, config: dict, asked: str, asked_by:
                 f"precision asked) or false to train fp32, or ask for {on} to train in it")
     if str(asked).lower() not in ("fp16", "bf16") or str(asked).lower() == on:
         return None
-    who = asked_by or "the launch (accelerate launch's --mixed_precision, or the precision given to the run)"
-    return (f"{who} asks for mixed precision {asked}, and {json_field}, which accelerate refuses beside it: ask for "
-            f"{on}, or set the json's \"{on}\": {{\"enabled\": \"auto\"}} to take the precision asked")
+    return (f"{asked_by or _SOMEONE_ASKED} asks for mixed precision {asked}, and {json_field}, which accelerate "
+            f"refuses beside it: ask for {on}, or set the json's \"{on}\": {{\"enabled\": \"auto\"}} to take the "
+            f"precision asked")
+
+
+#: Who asked for a precision where the rank cannot tell how it was given (:func:`precision_asked_by` is None).
+_SOMEONE_ASKED = "the launch (accelerate launch's --mixed_precision, or the precision given to the run)"
+
+
+def _precision_switched_off_problem(file, config: dict, asked: str, asked_by: str | None) -> str | None:
+    """Why bf16 or fp16 (``asked``) cannot run beside the DeepSpeed json ``file`` (read as ``config``, which switches
+    neither on) whose own block for it is there and not "auto" or true, else None: accelerate leaves such a block as
+    it is, and DeepSpeed trains fp32. A block left out, or "auto", takes the precision asked."""
+    asked = str(asked).lower()
+    if asked not in ("bf16", "fp16") or not isinstance(block := config.get(asked), dict):
+        return None
+    enabled = block.get("enabled")
+    if str(enabled).lower() in ("true", "auto"):
+        return None
+    said = ("not set (DeepSpeed's default: false)" if "enabled" not in block
+            else enabled.lower() if isinstance(enabled, str) else json.dumps(enabled))
+    return (f"{asked_by or _SOMEONE_ASKED} asks for mixed precision {asked}, and {asked}.enabled is {said} in the "
+            f"DeepSpeed json {file}, so accelerate would train fp32 all the same, without a word: set the json's "
+            f"\"{asked}\": {{\"enabled\": \"auto\"}} (it then takes the precision asked) or true to train {asked}, "
+            f"or ask for no mixed precision to train fp32")
 
 
 def json_switching_on(name: str) -> str | None:

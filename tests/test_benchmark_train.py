@@ -748,6 +748,13 @@ def test_a_precision_the_deepspeed_json_overrides_is_refused_before_any_configur
     assert len(check_settings(["unet"], [16], [2], ["bf16"], TINY)) == 1  # the precision the json switches on
     _deepspeed_launch_of(json_file, {"bf16": {"enabled": "auto"}}, monkeypatch)  # takes --precision
     assert len(check_settings(["unet"], [16], [2], ["fp32", "bf16"], TINY)) == 2
+    _deepspeed_launch_of(json_file, {"bf16": {"enabled": False}}, monkeypatch)  # trains fp32 whatever is asked
+    with pytest.raises(ConfigError) as refused:
+        check_settings(["unet"], [16], [2], ["fp32", "bf16"], TINY)
+    assert str(refused.value).startswith(
+        f"benchmark train's --precision bf16 asks for mixed precision bf16, and bf16.enabled is false in the "
+        f"DeepSpeed json {json_file}, so accelerate would train fp32 all the same")
+    assert str(refused.value).endswith("A row labelled bf16 would measure another precision")
 
 
 def test_a_precision_that_does_not_run_is_refused_before_its_configuration_is_measured(tmp_path, monkeypatch):

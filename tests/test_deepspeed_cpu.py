@@ -204,9 +204,8 @@ def test_the_benchmark_refuses_a_precision_its_deepspeed_json_keeps_from_running
                    "--model-args", TINY_ODD, "--patch", "16", "--batch", "2", "--steps", "1", "--blocks", "1",
                    "--precision", "bf16", "--output", str(out))
     assert proc.returncode != 0 and not out.exists(), proc.stdout[-2000:]
-    assert ("error: --model unet --patch 16x16x16 --batch 2 --precision bf16: accelerate runs fp32 (mixed precision "
-            f"no), so the row would be labelled bf16 and measure fp32: the DeepSpeed json {json_file} decides the "
-            "precision") in proc.stderr, proc.stderr[-3000:]
+    assert ("error: benchmark train's --precision bf16 asks for mixed precision bf16, and bf16.enabled is false in "
+            f"the DeepSpeed json {json_file}, so accelerate would train fp32") in proc.stderr, proc.stderr[-3000:]
 
 
 def test_zero2_and_zero3_shard_over_two_processes_agree_with_one_process_and_resume_exactly(

@@ -469,6 +469,49 @@ def test_mixed_precision_no_given_beside_a_json_that_switches_bf16_on_is_refused
     assert construction_error() is None
 
 
+@pytest.mark.parametrize("asked, json_text, field", [
+    ("bf16", '{"zero_optimization": {"stage": 2}, "bf16": {"enabled": false}}', "bf16.enabled is false"),
+    ("fp16", '{"zero_optimization": {"stage": 2}, "fp16": {"enabled": "False"}}', "fp16.enabled is false"),
+    ("bf16", '{"zero_optimization": {"stage": 2}, "bf16": {}}', "bf16.enabled is not set (DeepSpeed's default: "
+                                                                 "false)")])
+def test_a_precision_given_beside_a_json_that_switches_its_block_off_is_refused_naming_the_option(
+        tmp_path, monkeypatch, asked, json_text, field):
+    """accelerate launch --mixed_precision bf16 beside a json of "bf16": {"enabled": false} trained fp32 without a
+    word, its strategy line's "mixed precision no" the only trace (found by benchmark train in the ninety-seventh
+    session): accelerate fills the json's block only where it is missing or "auto", and DeepSpeed's enabled is false
+    where the block leaves it out. Where nobody asked (the launch's "no" by default) nothing is refused."""
+    from accelerated_seg.strategy import construction_error
+
+    json_file, profile = _deepspeed_launch_of(tmp_path, monkeypatch, json_text, asked)
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "--mixed_precision", asked, "train.py"], tmp_path)
+    assert construction_error() == (
+        f"{profile}: accelerate launch's --mixed_precision {asked} asks for mixed precision {asked}, and {field} in "
+        f"the DeepSpeed json {json_file}, so accelerate would train fp32 all the same, without a word: set the json's "
+        f"\"{asked}\": {{\"enabled\": \"auto\"}} (it then takes the precision asked) or true to train {asked}, or ask "
+        f"for no mixed precision to train fp32")
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "train.py"], tmp_path)  # "no" by the launch's default
+    assert construction_error() is None
+
+
+def test_the_estimators_precision_beside_a_json_that_switches_its_block_off_is_refused_naming_it(
+        tmp_path, monkeypatch):
+    """Segmentation(precision='bf16') beside a json of "bf16": {"enabled": false} trained fp32 without a word."""
+    from accelerated_seg.strategy import construction_error, next_accelerator_in
+
+    json_file, profile = _deepspeed_launch_of(
+        tmp_path, monkeypatch, '{"zero_optimization": {"stage": 2}, "bf16": {"enabled": false}}', "no")
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    monkeypatch.setattr(launched_profile, "launched_mixed_precision_option", lambda: None)  # a notebook's processes
+    with next_accelerator_in("bf16", given_as="Segmentation(precision='bf16')"):
+        assert construction_error().startswith(
+            f"{profile}: Segmentation(precision='bf16') asks for mixed precision bf16, and bf16.enabled is false in "
+            f"the DeepSpeed json {json_file}, so accelerate would train fp32")
+    for precision in ("fp32", "fp16"):  # fp32 as the json says; fp16 fills no block of bf16's
+        with next_accelerator_in(precision, given_as=f"Segmentation(precision={precision!r})"):
+            assert construction_error() is None
+
+
 @pytest.mark.distributed  # real accelerate launches of DeepSpeed, one process on the CPU
 def test_a_one_process_deepspeed_launch_given_mixed_precision_no_beside_a_bf16_json_is_refused(tmp_path):
     """What the launch really exports and its command line: ACCELERATE_MIXED_PRECISION is "no" with the option and
