@@ -60,7 +60,8 @@ def run(args, _) -> int:
         what, each, it = ((f"{scored} {absent[0]} is", "it", "it") if len(absent) == 1 else
                           (f"{len(absent)} {plural} ({shown}) are", "each", "they"))
         print(f"warning: {what} in no reference and no prediction, so {each} scores Dice 1 in every case and lifts "
-              f"the mean; if {it} should not be scored, check --num-classes or --labels")
+              f"the mean; if {it} should not be scored, check --num-classes or --labels (with --overwrite, to replace "
+              f"this evaluation)")
     if in_part := summary.get("cases_annotated_in_part"):  # since the ninety-third session the others are measured
         print(f"{len(in_part)} of {summary['num_cases']} case(s) annotated in part (the reference holds the ignore "
               f"label {summary['ignore_value']}): no HD95 or surface Dice there, a distance to a surface drawn in part "

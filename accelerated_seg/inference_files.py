@@ -3,9 +3,12 @@
 ``collect_cases`` turns files, folders and glob patterns into cases, grouping nnU-Net's channel files
 (``<case>_0000.nii.gz``, ``<case>_0001.nii.gz``, ...). ``output_paths`` says where each case's label map
 goes, and ``check_outputs`` refuses, before anything is segmented, every output that would overwrite an
-input, a file predict did not write (or has changed since), or another output; ``holding_output_folder``
-refuses a second predict into a folder one is writing. Nothing here knows the network; voxels are read
-only to tell whether an existing label map is still as predict wrote it.
+input, a file predict did not write (or has changed since), or another output; in a folder of cases, a case's
+map under the other NIfTI ending (``case.nii.gz`` where the model names it ``case.nii``) is replaced where predict
+wrote it and refused otherwise, as evaluate takes two maps of one case for an error (``under_the_other_ending``,
+ninety-seventh session). ``holding_output_folder`` refuses a second predict into a folder one is writing.
+Nothing here knows the network; voxels are read only to tell whether an existing label map is still as predict
+wrote it.
 """
 
 from __future__ import annotations

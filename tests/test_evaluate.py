@@ -1321,7 +1321,8 @@ def test_classes_in_no_file_are_warned_of_in_one_line(folders, capsys):
     warnings_said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning: ")]
     assert warnings_said == ["warning: 6 classes (3 class_3, 4 class_4, 5 class_5, 6 class_6, 7 class_7, ...) are in "
                              "no reference and no prediction, so each scores Dice 1 in every case and lifts the mean; "
-                             "if they should not be scored, check --num-classes or --labels"]
+                             "if they should not be scored, check --num-classes or --labels (with --overwrite, to "
+                             "replace this evaluation)"]
 
 
 @pytest.mark.parametrize("marks", [["plans.pkl"], ["postprocessing.json"], ["plans.pkl", "postprocessing.json"]])
