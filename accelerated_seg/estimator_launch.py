@@ -18,7 +18,7 @@ from .data.manifest import Manifest
 from .launch_env import launched_processes
 from .model_folders import ESTIMATOR_NAMES, Names
 from .models import model_spec
-from .strategy import MIXED_PRECISION, precision_against_the_json_problem, read_deepspeed_json
+from .strategy import MIXED_PRECISION, precision_against_the_launched_json
 
 if TYPE_CHECKING:
     from .estimator_dataset import Dataset
@@ -48,7 +48,7 @@ def launch_precision(precision: str | None) -> str:
         said = "no mixed precision" if asked_by[1] == "no" else f"mixed precision {asked_by[1]}"
         raise ConfigError(f"fit: {given_as}, but {asked_by[0]} asks for {said}: give it once, either by leaving "
                           f"precision out or by launching with --mixed_precision {wanted}")
-    if problem := _against_the_deepspeed_json(wanted, given_as):
+    if problem := precision_against_the_launched_json(precision, given_as):
         raise ConfigError(f"fit: {problem}")
     return wanted
 
@@ -67,19 +67,6 @@ def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str] | 
     if launched != "no":
         return "the launch (ACCELERATE_MIXED_PRECISION)", launched
     return None
-
-
-def _against_the_deepspeed_json(wanted: str, given_as: str) -> str | None:
-    """Why a DeepSpeed launch's json cannot train ``wanted`` (``strategy.precision_against_the_json_problem``),
-    else None: no DeepSpeed json, or one that cannot be read (training's checks say so)."""
-    file = os.environ.get("ACCELERATE_DEEPSPEED_CONFIG_FILE", "none")
-    if os.environ.get("ACCELERATE_USE_DEEPSPEED", "false").lower() != "true" or file == "none":
-        return None
-    try:
-        config = read_deepspeed_json(file)
-    except ConfigError:
-        return None
-    return precision_against_the_json_problem(file, config, wanted, given_as)
 
 
 # What torch elastic's process context, under notebook_launcher, takes over in the launching process.

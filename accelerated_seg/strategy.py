@@ -410,8 +410,7 @@ def precision_against_the_json_problem(file, config: dict, asked: str, asked_by:
     ``enabled``: DeepSpeed's default is false) trained fp32 without a word, its strategy line's "mixed precision no"
     the only trace: accelerate fills a block only where it is missing or "auto" (its DeepSpeedPlugin
     .set_mixed_precision); refused since the ninety-seventh session."""
-    switched_on = [name for name in ("bf16", "fp16")
-                   if str((config.get(name) or {}).get("enabled", False)).lower() == "true"]
+    switched_on = [name for name in ("bf16", "fp16") if _switched_on(config, name)]
     if not switched_on:
         return _precision_switched_off_problem(file, config, asked, asked_by)
     on = switched_on[0]
@@ -458,7 +457,12 @@ def json_switching_on(name: str) -> str | None:
     if (launched := _launched_deepspeed_json()) is None:
         return None
     file, config = launched
-    return file if str((config.get(name) or {}).get("enabled", False)).lower() == "true" else None
+    return file if _switched_on(config, name) else None
+
+
+def _switched_on(config: dict, name: str) -> bool:
+    """Whether a DeepSpeed json's ``name`` block (bf16, fp16) switches it on: ``"enabled": true`` (or "true")."""
+    return str((config.get(name) or {}).get("enabled", False)).lower() == "true"
 
 
 def precision_against_the_launched_json(precision: str, asked_by: str) -> str | None:
