@@ -991,7 +991,7 @@ def output_paths(cases: Sequence[InputCase], output: str | Path, names: PredictN
         return [Path(output)]
     if Path(output).exists() and not Path(output).is_dir():  # else errno 17 from a mkdir, after the first case
         raise DataError(f"{names.given(output)} is a file, not a folder; the label maps go into a folder as "
-                        f"<case>.nii.gz: give a new or existing folder")
+                        f"<case>{ending}: give a new or existing folder")
     refuse_the_folder_of_the_scans([path for case in cases for path in case.channels], output, names)
     return [Path(output) / f"{case.id}{ending}" for case in cases]
 

@@ -122,6 +122,16 @@ def test_nifti_suffixes_are_recognised_in_any_case(tmp_path):
     assert output_paths(group_cases(files[:1], 1), tmp_path / "ct.NII.GZ") == [tmp_path / "ct.NII.GZ"]
 
 
+def test_a_file_given_as_the_folder_of_cases_is_told_the_ending_the_maps_take(tmp_path):
+    """A model whose nnU-Net dataset.json declared ".nii" names its maps <case>.nii: the refusal of a file in the
+    folder's place says that ending, not .nii.gz (ninety-seventh session's review)."""
+    scans = touch(tmp_path / "scans", "a.nii.gz", "b.nii.gz")
+    files = [scans / "a.nii.gz", scans / "b.nii.gz"]
+    (tmp_path / "notes").write_text("")
+    with pytest.raises(DataError, match=re.escape("go into a folder as <case>.nii: give a new or existing folder")):
+        output_paths(group_cases(files, 1), tmp_path / "notes", ending=".nii")
+
+
 def test_single_channel_files_are_cases_and_nnunet_suffix_is_dropped(tmp_path):
     cases = group_cases([tmp_path / "liver_7_0000.nii.gz", tmp_path / "brain.nii.gz"], 1)
     assert [(c.id, [p.name for p in c.channels]) for c in cases] == [
