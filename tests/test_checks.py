@@ -1394,7 +1394,7 @@ def test_ranks_each_check_a_share_and_all_report_what_one_process_does(tmp_path,
     """Training's ranks check the cases together (the main process alone read every voxel while the
     others waited, as long as NCCL's timeout for a large cohort): each opens only its share, and every
     rank's report is one process's, in the cases' order, with the dataset-wide warnings of all cases."""
-    import accelerated_seg.data.checks as checks
+    import accelerated_seg.data.cohort_check as cohort_check
 
     bad_value, unseen = clean_label(), clean_label()
     bad_value[bad_value > 0] = NUM_CLASSES
@@ -1404,8 +1404,8 @@ def test_ranks_each_check_a_share_and_all_report_what_one_process_does(tmp_path,
     one = check_cases(cases, NUM_CLASSES)
     assert len(one.errors) == 3 and not any("appear in none" in warning for warning in one.warnings)
 
-    opened, check_case = {}, checks._check_case
-    monkeypatch.setattr(checks, "_check_case", lambda case, *args, **kwargs: (
+    opened, check_case = {}, cohort_check.check_case
+    monkeypatch.setattr(cohort_check, "check_case", lambda case, *args, **kwargs: (
         opened.setdefault(rank, []).append(case.id), check_case(case, *args, **kwargs)))
     shares = {}
     for rank in range(3):  # each rank's own work, as on_every_rank runs it there
@@ -1423,8 +1423,8 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     2000-case cohort minutes of the same answer): a case that passed, unchanged, is recalled, with the
     warnings it gave and what its files hold for the dataset-wide ones; a case with an error is read
     again each time, and a changed file, other settings or a broken record mean reading again."""
-    import accelerated_seg.data.checks as checks
     import accelerated_seg.data.check_records as check_records
+    import accelerated_seg.data.cohort_check as cohort_check
     from accelerated_seg.data.check_records import CheckRecords
     from accelerated_seg.data.fingerprint import case_key, source_fingerprint
 
@@ -1435,9 +1435,9 @@ def test_cases_that_passed_are_not_read_again_until_their_files_or_the_checks_ch
     cases += [make_case(tmp_path, "background", label=np.zeros(SHAPE, np.uint8)),
               make_case(tmp_path, "bad", label=bad_value)]
     records = CheckRecords(tmp_path / "records", tmp_path)
-    opened, check_case = [], checks._check_case
-    monkeypatch.setattr(checks, "_check_case", lambda case, *args, **kwargs: (opened.append(case.id),
-                                                                             check_case(case, *args, **kwargs)))
+    opened, check_case = [], cohort_check.check_case
+    monkeypatch.setattr(cohort_check, "check_case", lambda case, *args, **kwargs: (opened.append(case.id),
+                                                                                  check_case(case, *args, **kwargs)))
 
     def checked(*args, **kwargs):  # as training does once nothing refuses the run
         report = check_cases(*args, **kwargs)
@@ -1562,6 +1562,30 @@ def test_two_installs_sharing_a_cache_each_keep_their_own_records(tmp_path, monk
     assert records.load(settings) == older  # the older install's launch recalls its cases
 
 
+def test_every_module_that_checks_a_case_is_checking_code_so_changing_it_reads_every_case_again():
+    """A case that passed is recalled while the checking code is unchanged (``CHECKING_CODE``): a module that
+    checks a case and is not listed would change its findings and still recall those of the code before. The
+    checks were one file, checks.py, until they were split into modules of one idea each."""
+    import ast
+
+    from accelerated_seg.data.check_records import CHECKING_CODE
+
+    data = Path(__file__).parents[1] / "accelerated_seg" / "data"
+    # what no recorded finding depends on: errors (never recorded), the records and fingerprints themselves,
+    # and the cases' description
+    outside = {"errors.py", "all_nan.py", "check_records.py", "fingerprint.py", "cases.py", "manifest.py"}
+    reached, waiting = set(), ["cohort_check.py"]  # check_cases, whose findings are recorded
+    while waiting:
+        name = waiting.pop()
+        if name in reached or name in outside:
+            continue
+        reached.add(name)
+        for node in ast.walk(ast.parse((data / name).read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("accelerated_seg.data."):
+                waiting.append(node.module.removeprefix("accelerated_seg.data.").replace(".", "/") + ".py")
+    assert reached - set(CHECKING_CODE) == set()
+
+
 @pytest.mark.parametrize("how", ["float64", "scaled int16"])
 def test_an_image_beyond_float32s_range_is_refused_naming_the_file(tmp_path, how):
     """Finite on disk, Inf in float32 (in which training reads every image): the case became all NaN in
@@ -1636,7 +1660,7 @@ def test_one_voxel_that_makes_the_z_score_on_its_own_is_a_warning(tmp_path):
 def test_a_few_voxels_that_make_the_z_score_together_are_a_warning(tmp_path, monkeypatch):
     """A marker burnt into the scan, eight voxels of 5e4 in tissue of about 200, shares the variance among
     them: none made the spread alone, and the case went on near blank to the network, unsaid."""
-    import accelerated_seg.data.checks as checks_module
+    import accelerated_seg.data.image_value_checks as image_value_checks
 
     shape = (48, 48, 40)
     image = (200 + 20 * np.random.default_rng(0).normal(size=shape)).astype(np.float32)
@@ -1663,7 +1687,7 @@ def test_a_few_voxels_that_make_the_z_score_together_are_a_warning(tmp_path, mon
         read_again.append(image)
         yield from ()
 
-    monkeypatch.setattr(checks_module, "_slabs", recording)
+    monkeypatch.setattr(image_value_checks, "slabs", recording)
     assert not [w for w in check_cases([make_case(tmp_path, "clean", image=image, label=label)], NUM_CLASSES).warnings
                 if "variance" in w]
     assert read_again == []

@@ -1210,12 +1210,12 @@ def test_what_the_split_decides_is_read_from_its_origin_not_from_its_words(tmp_p
     pairs = replace(config_words, source_format="pairs")
     assert ways_to_validation_cases(pairs, "f", "n").startswith(
         "hold cases out (data.validation_fraction > 0, data.num_folds, or validation_pairs=")
-    from accelerated_seg.data.checks import _pairs_checked
+    from accelerated_seg.data.manifest_named import pairs_checked
     from accelerated_seg.estimator_predict_checks import held_out_alone_warning
 
     assert "held out by its split (given by data.validation_fraction" in held_out_alone_warning(given_sounding)
     pairs = replace(given_sounding, source_format="from_files", split="given (validation_pairs)")
-    assert _pairs_checked(pairs, pairs.training) == "the pairs given to Dataset.from_files"  # none were listed
+    assert pairs_checked(pairs, pairs.training) == "the pairs given to Dataset.from_files"  # none were listed
 
 
 def test_a_monai_datalist_without_labels_takes_data_labels_and_says_so_when_it_has_none(tmp_path):

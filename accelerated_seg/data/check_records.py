@@ -38,8 +38,12 @@ from pathlib import Path
 
 from ..files import remove_stale_temporaries, replace_atomically
 
-#: The files whose code decides what a check finds: a change to any is a change of the checks.
-CHECKING_CODE = ("checks.py", "intensity_spread.py", "io.py", "formats/paths.py")
+#: The files whose code decides what a check finds: a change to any is a change of the checks (checks.py's
+#: modules of one idea each, and what they read the files with).
+CHECKING_CODE = ("checks.py", "cohort_check.py", "case_check.py", "check_report.py", "volume_opening.py",
+                 "image_value_checks.py", "label_value_checks.py", "grid_agreement.py", "dataset_tally.py",
+                 "declared_labels.py", "foreground_box.py", "voxel_slabs.py", "manifest_named.py",
+                 "intensity_spread.py", "io.py", "formats/paths.py")
 
 #: The records' folder in ``data.cache_dir``.
 FOLDER = "checks"

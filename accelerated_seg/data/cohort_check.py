@@ -1,0 +1,216 @@
+"""Many cases checked: each in one of ``workers`` threads, the cohort shared among the ranks that check it
+together, a case unchanged since it passed recalled from the records (``check_records``) instead of read, and
+their findings gathered into one report, in the cases' order, with the warnings said once of the dataset.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+import nibabel as nib
+
+from accelerated_seg.data.case_check import check_case
+from accelerated_seg.data.cases import Case
+from accelerated_seg.data.check_records import CheckRecords, PendingRecords
+from accelerated_seg.data.check_report import CheckReport
+from accelerated_seg.data.dataset_tally import Tally
+from accelerated_seg.data.declared_labels import DeclaredLabels
+from accelerated_seg.data.fingerprint import case_key, source_fingerprint
+from accelerated_seg.data.grid_agreement import GRID_ATOL_MM
+
+if TYPE_CHECKING:
+    from accelerated_seg.regions import Regions
+
+
+class CheckingRanks(NamedTuple):
+    """The processes that check one dataset together, each a share of its cases (``check_cases``).
+
+    ``on_every_rank`` runs a piece of work on every one of them and returns every rank's result, in
+    rank order, on every rank (or raises the first error on all: ``accelerated_seg.ranks``). The
+    checks themselves know nothing of processes; the training loop builds this from its accelerator.
+    """
+
+    index: int
+    count: int
+    on_every_rank: Callable[[Callable[[], list]], list[list]]
+
+
+def check_cases(
+    cases: Sequence[Case],
+    label_values: int | Sequence[int],
+    *,
+    affine_atol: float = GRID_ATOL_MM,
+    max_voxels: int | None = None,
+    labels_declared_in: str = "the dataset's labels",
+    binarized: bool = False,
+    num_channels: int = 1,
+    channels_declared_in: str = "the dataset",
+    ignore_value: int | None = None,
+    crop_foreground: bool = False,
+    workers: int = 1,
+    ranks: CheckingRanks | None = None,
+    records: CheckRecords | None = None,
+    normalization: str = "zscore",
+    regions: Regions | None = None,
+    from_files: bool = False,
+) -> CheckReport:
+    """Open every file of every case and report all problems found.
+
+    Args:
+        cases: Cases to check, one at a time.
+        label_values: The label values the dataset declares (``Manifest.label_values``), or a
+            class count C meaning 0..C-1. Any other value in a label file is an error.
+        affine_atol: Largest per-entry difference between affines still treated as the same grid
+            (in mm for the translation column); absorbs float rounding from export tools.
+        max_voxels: Largest number of voxels one file may hold. The data loader holds each
+            volume whole before resampling it, so a larger file risks running out of memory
+            mid-run; it is reported from its header without being decompressed. ``None``: no limit.
+        labels_declared_in: Where the user declares label values, named in the message about an
+            undeclared value.
+        binarized: Every non-zero value will be merged into foreground, so any whole value >= 0 is
+            allowed, declared or not (``label_values`` then only name the classes).
+        num_channels: Image channels the dataset declares (``Manifest.num_channels``). A case that
+            lists one image file for several channels must hold them in that file, as the 4D
+            (x, y, z, channel) files of the Decathlon's BrainTumour and Prostate tasks do.
+        channels_declared_in: What declares those channels (the JSON's name: "datalist.json"), named in the
+            message about a file that holds another number of them.
+        ignore_value: The value of unannotated voxels (an "ignore" label): allowed too, and no class
+            whose absence is worth a warning.
+        crop_foreground: Preprocessing will crop each case to the box of its image voxels above 0
+            (``data.crop_foreground``, as resolved): an image with no such voxel is an error (it was
+            cropped to 0 x 0 x 0: a training case crashed the loader mid-run, a validation case scored
+            Dice 1), and labelled voxels outside the box, which training never sees, are a warning.
+        workers: Threads that check cases side by side (``data.num_workers``). Reading every voxel
+            is most of a check, and gzip's decoding and numpy's scans release the GIL: one thread
+            took 0.29 s per CT-sized case, about 10 minutes a launch for 2000 (seventy-fifth
+            session, benchmarks/check_threads.py). The report is the same, in the cases' order,
+            whatever the number.
+        ranks: Processes that check the cases together, each every ``count``-th case from its
+            ``index`` (in ``workers`` threads), as each rank builds its share of the preprocessed
+            cache. Every rank returns the whole report, the same as one process's. ``None``: this
+            process checks every case. On the main process alone, a launch's other ranks waited
+            while it read every voxel of the cohort (about 10 minutes for 2000 CT cases in one
+            thread), as long as NCCL's default timeout.
+        records: The findings of the cases that passed these checks before (``check_records``):
+            a case whose files are unchanged is not read again, and the first rank's report holds
+            the cases that pass now, which ``CheckReport.keep_records`` records. ``None``: every
+            case is read, nothing is recorded.
+        normalization: ``data.normalization`` as resolved. Under ``zscore``, an image channel
+            whose one most extreme voxel holds most of its variance is a warning (``intensity_spread``);
+            it also words the advice of the warning about CT under the foreground crop.
+        regions: The regions trained (``Manifest.regions``, over label values): a declared value that no
+            label holds is then told only where it leaves a region empty, as regions are what is scored.
+        from_files: The cases are ``Dataset.from_files``' pairs: a label value's message names that API's
+            ``n_classes``, ``ignore_value=`` and ``Dataset.binarize()`` first, where the config's
+            ``num_classes``, "ignore" label and ``data.binarize`` came first until the ninety-sixth session.
+
+    Returns:
+        A CheckReport with every error and warning (never raises for bad data).
+    """
+    values = list(range(label_values)) if isinstance(label_values, int) else sorted(label_values)
+    declared = DeclaredLabels(sorted(values + ([ignore_value] if ignore_value is not None else [])), labels_declared_in,
+                         any_foreground=binarized, ignore_value=ignore_value, from_files=from_files)
+
+    # what decides the findings besides the files and the code (check_records' key); not where the
+    # labels are declared, which only errors name, and errors are never recorded
+    settings = {"declared": declared.values, "binarized": binarized,
+                "ignore_value": ignore_value, "affine_atol": affine_atol, "max_voxels": max_voxels,
+                "num_channels": num_channels, "crop_foreground": crop_foreground,
+                "zscore": normalization == "zscore"}
+    recorded = records.load(settings) if records is not None else {}
+
+    def check_one(case: Case) -> _Findings:  # each its own report and tally: no shared state
+        source = _fingerprint_or_none(case) if records is not None else None  # before the files are read
+        if source is not None and (known := _Findings.from_record(recorded.get(case_key(case)), source)) is not None:
+            return known
+        report, tally = CheckReport(), Tally(declared, ignore_value)
+        check_case(case, declared, affine_atol, max_voxels, report, tally, num_channels, crop_foreground,
+                    zscored=normalization == "zscore", channels_declared_in=channels_declared_in)
+        return _Findings(report, tally, source)
+
+    def check_share(positions: Sequence[int]) -> list[tuple[int, _Findings]]:
+        with _header_repairs_unsaid(), ThreadPoolExecutor(max(1, min(workers, len(positions)))) as pool:
+            found = map(check_one, (cases[p] for p in positions)) if workers <= 1 else \
+                pool.map(check_one, (cases[p] for p in positions))
+            return list(zip(positions, found))
+
+    everything = range(len(cases))
+    if ranks is None:
+        found = check_share(everything)
+    else:  # back in the cases' order, so that every rank reports as one process would
+        shares = ranks.on_every_rank(lambda: check_share(everything[ranks.index::ranks.count]))
+        found = sorted((outcome for share in shares for outcome in share), key=lambda outcome: outcome[0])
+    report, tally = CheckReport(), Tally(declared, ignore_value)
+    for _, findings in found:
+        report.errors += findings.report.errors
+        report.warnings += findings.report.warnings
+        report.recalled += findings.recalled
+        tally.add(findings.tally)
+    tally.add_warnings(report, normalization, regions)
+    if not binarized:  # a case's tally keeps the declared values its label lacks (recalled ones too)
+        foreground = set(declared.values) - {0, ignore_value}
+        report.labelled = {cases[position].id: frozenset(foreground - set(findings.tally.unseen))
+                           for position, findings in found
+                           if cases[position].label is not None and not findings.report.errors}
+    if records is not None and (ranks is None or ranks.index == 0):
+        report.pending_records = PendingRecords(
+            records, settings, {case_key(cases[position]): {"source": findings.source,
+                                                            "findings": findings.to_record()}
+                                for position, findings in found
+                                if findings.source is not None and not findings.report.errors},
+            [case_key(cases[position]) for position, findings in found if findings.report.errors])
+    return report
+
+
+@dataclass
+class _Findings:
+    """One case's check: its errors and warnings, what its files hold (for the dataset-wide warnings),
+    its files' fingerprint when taken (``None``: a file missing, or no records kept), and whether it
+    was recalled from the records rather than read."""
+
+    report: CheckReport
+    tally: Tally
+    source: str | None
+    recalled: bool = False
+
+    def to_record(self) -> dict:
+        return {"warnings": self.report.warnings, "tally": self.tally.to_record()}
+
+    @classmethod
+    def from_record(cls, entry, source: str) -> _Findings | None:
+        """The findings recorded for these very files (``source``), or None: none, of other files, or
+        not as this code writes them (the case is read then)."""
+        try:
+            if entry["source"] != source:
+                return None
+            findings = entry["findings"]
+            return cls(CheckReport(warnings=[str(w) for w in findings["warnings"]]),
+                       Tally.from_record(findings["tally"]), source, recalled=True)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def _fingerprint_or_none(case: Case) -> str | None:
+    try:
+        return source_fingerprint(case)
+    except (OSError, ValueError):  # a file missing or unreadable, a path with a NUL: the check names it
+        return None
+
+
+@contextlib.contextmanager
+def _header_repairs_unsaid():
+    """nibabel's own notes on the headers it repairs or gives up on ("sizeof_hdr should be 348 ...",
+    "pixdim[1,2,3] should be non-zero ...") printed above the check's report on the same files, which
+    says what is wrong and what to do."""
+    logger = nib.imageglobals.logger
+    level = logger.level
+    logger.setLevel(logging.ERROR + 1)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)

@@ -1,0 +1,133 @@
+"""A case's files opened for the checks: each read to its end and refused, with what to do, where it is no
+readable 3D volume (or 4D stack of the channels declared), a label of several volumes of NaN alone said so
+first, and a file over the voxel budget refused from its header before it is decompressed.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import nibabel as nib
+import numpy as np
+
+from accelerated_seg.data.all_nan import all_nan_said
+from accelerated_seg.data.check_report import CheckReport
+from accelerated_seg.data.errors import DataError
+from accelerated_seg.data.formats.paths import is_gzipped, nifti_stem
+from accelerated_seg.data.io import header_error, nifti_without_its_extension, read_nifti
+from accelerated_seg.data.voxel_slabs import slabs
+
+
+def over_budget(case_id: str, files: list[tuple[str, Path]], max_voxels: int, report: CheckReport) -> bool:
+    """Report the case's first file with more than ``max_voxels`` voxels, judged from its header alone."""
+    for role, path in files:
+        try:
+            shape = read_nifti(path, verify_stream=False).shape
+        except DataError:
+            continue  # unreadable: the full read that follows reports it
+        # Spatial voxels only: a 4D file is reported as 4D (split it), not as too large.
+        voxels = int(np.prod(shape[:3], dtype=np.int64))
+        if voxels > max_voxels:
+            report.errors.append(
+                f"{case_id} ({role}): {path}: shape {tuple(shape)} holds {voxels:,} voxels, over the budget of "
+                f"{max_voxels:,} voxels per volume (data.max_voxels); resample it to a coarser spacing or crop it to "
+                "the region of interest before training, or raise the budget on a machine with more memory"
+            )
+            return True
+    return False
+
+
+def open_volume(path: Path, case_id: str, role: str, report: CheckReport, volumes: int = 1,
+                 channels_declared_in: str = "the dataset") -> nib.Nifti1Image | None:
+    """Read and fully verify a file; return it only if it is a readable 3D volume, or a 4D stack of
+    ``volumes`` 3D volumes (channels, as ``channels_declared_in`` declares them) where more than one is expected."""
+    context = f"{case_id} ({role})"
+    try:
+        image = read_nifti(path, verify_stream=True)
+    except DataError as err:
+        report.errors.append(f"{context}: {err}")
+        return None
+    if nifti_stem(path) is None:  # passed, read by its bytes; training's loader and nibabel go by the name
+        # read gzip-compressed where its name ends in .gz (scan.gz), as nibabel would if it took the name
+        report.errors.append(f"{context}: {path}: {nifti_without_its_extension(path, compressed=is_gzipped(path))}")
+        return None
+    if volumes_in(image.shape) != volumes:
+        if role == "label" and (said := _several_volumes_all_nan_said(image)):  # before its volumes' argmax
+            report.errors.append(f"{context}: {path}: {said}")
+            return None
+        report.errors.append(f"{context}: {path}: {_not_3d_advice(image.shape, role, volumes, channels_declared_in)}")
+        return None
+    if 0 in image.shape[:3]:  # passed as "only background" and then failed inside MONAI's Orientationd
+        report.errors.append(f"{context}: {path}: shape {tuple(image.shape)} has an axis of length 0: it holds no "
+                             "voxel; re-export the volume from its source")
+        return None
+    if (error := header_error(path, image)) is not None:  # no values to check, or no grid to compare on
+        report.errors.append(f"{context}: {error}")
+        return None
+    return image
+
+
+def _several_volumes_all_nan_said(label: nib.Nifti1Image) -> str:
+    """``all_nan_said`` of a float label of several volumes without a finite voxel (a diverged model's
+    probability map), "" of any other: refused as "3 volumes" with their argmax as the remedy until the
+    ninety-seventh session, though that argmax is class 0 in every voxel, background alone that would pass.
+    Read in slabs, on this error's way alone, and only until a finite voxel."""
+    if label.get_data_dtype().kind != "f" or math.prod(label.shape[3:]) <= 1:
+        return ""
+    only_nan = True
+    for slab in slabs(label):
+        if np.isfinite(slab).any():
+            return ""
+        only_nan = only_nan and bool(np.isnan(slab).all())
+    return all_nan_said(label.shape, only_nan, "label")
+
+
+def _not_3d_advice(shape: tuple[int, ...], role: str, volumes: int = 1,
+                   channels_declared_in: str = "the dataset") -> str:
+    """Say what a non-3D file probably is and how to turn it into what is expected (``volumes`` of them, as
+    ``channels_declared_in`` declares: the JSON by its name, "dataset.json" of every one until the ninety-first
+    session)."""
+    if role != "label" and (advice := vector_layout_advice(shape)):
+        return advice
+    if volumes > 1:  # one file per case for several declared channels
+        held = f"is 4D with {shape[3]} volumes" if len(shape) == 4 else f"is {len(shape)}D"
+        return (
+            f"shape {shape} {held}, but {channels_declared_in} declares {volumes} channels and lists this one file for "
+            f"them: store them as (x, y, z, {volumes}), or list one 3D file per channel"
+        )
+    if len(shape) == 4 and role == "label":
+        return (
+            f"shape {shape} is 4D with {shape[3]} volumes; a label must be one 3D map of class values — "
+            "convert a one-hot/multi-channel label with argmax over the last axis"
+        )
+    if len(shape) == 4:
+        return (
+            f"shape {shape} is 4D with {shape[3]} volumes (several channels or time points in one file), but "
+            "the dataset declares one channel: declare its channels in an MSD dataset.json's 'modality' "
+            "(the Decathlon's own 4D files are read so), or split it into one 3D file per channel (e.g. "
+            "nibabel.funcs.four_to_three) and list them as channels: a dataset.json 'image' list, nnU-Net "
+            "_0000/_0001 files, CSV image_0/image_1 columns, or ([channel files], label) pairs in Python"
+        )
+    if len(shape) < 3:
+        return (
+            f"shape {shape} is {len(shape)}D; this package trains on 3D volumes — stack the slices into one 3D volume"
+        )
+    return f"shape {shape} is not 3D (x, y, z; a trailing size-1 axis is allowed); store each 3D volume as its own file"
+
+
+def vector_layout_advice(shape: tuple[int, ...]) -> str:
+    """What to do with a 5D (x, y, z, 1, C) image, NIfTI's layout of C values per voxel (ITK writes its
+    multi-component images so), whose channels this package reads as (x, y, z, C); "" for another shape."""
+    if len(shape) != 5 or shape[3] != 1:
+        return ""
+    return (f"shape {shape} is NIfTI's vector layout (x, y, z, 1, {shape[4]}: {shape[4]} values per voxel, as ITK "
+            f"writes multi-component images); drop its fourth axis to store them as channels (x, y, z, {shape[4]}) "
+            "(nibabel: nib.Nifti1Image(np.asanyarray(img.dataobj)[:, :, :, 0], img.affine, img.header)), or write "
+            "one 3D file per channel")
+
+
+def volumes_in(shape: tuple[int, ...]) -> int | None:
+    """How many 3D volumes a NIfTI file of ``shape`` holds: 1 for (x, y, z) or (x, y, z, 1), C for
+    (x, y, z, C) (channels, as the Decathlon's 4D files keep them), None for anything else (a slice, 5D)."""
+    return 1 if len(shape) == 3 else int(shape[3]) if len(shape) == 4 else None
