@@ -40,7 +40,7 @@ from ..files import (NAME_MAX, remove_stale_temporaries, replace_atomically, syn
                      write_text_atomically)
 from .cache_versions import SETTINGS_FILE, bytes_under, record_source
 from .errors import DataError
-from .fingerprint import case_key, source_fingerprint
+from .fingerprint import case_key, source_fingerprint, source_fingerprint_or_none
 from .manifest import Case
 from .preprocess import PreprocessSettings, case_dict, preprocess
 
@@ -124,7 +124,7 @@ class PreprocessedCache:
         earlier = self.dir / f"{case.id}.json"
         # the files' fingerprint taken only where a json of before names another version than this code's
         before = _recorded_source(earlier)
-        if before is not None and before != source and before == _fingerprint_or_none(case):
+        if before is not None and before != source and before == source_fingerprint_or_none(case):
             return earlier, before
         return meta, source
 
@@ -397,12 +397,6 @@ def _recorded_source(meta: Path) -> str | None:
     except (OSError, ValueError):
         return None
 
-
-def _fingerprint_or_none(case: Case) -> str | None:
-    try:
-        return source_fingerprint(case)
-    except (OSError, ValueError):  # a file gone: no json of before is its
-        return None
 
 
 def _atomic(path: Path, write) -> None:

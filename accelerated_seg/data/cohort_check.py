@@ -20,7 +20,7 @@ from accelerated_seg.data.check_records import CheckRecords, PendingRecords
 from accelerated_seg.data.check_report import CheckReport
 from accelerated_seg.data.dataset_tally import Tally
 from accelerated_seg.data.declared_labels import DeclaredLabels
-from accelerated_seg.data.fingerprint import case_key, source_fingerprint
+from accelerated_seg.data.fingerprint import case_key, source_fingerprint_or_none
 from accelerated_seg.data.grid_agreement import GRID_ATOL_MM
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def check_cases(
     recorded = records.load(settings) if records is not None else {}
 
     def check_one(case: Case) -> _Findings:  # each its own report and tally: no shared state
-        source = _fingerprint_or_none(case) if records is not None else None  # before the files are read
+        source = source_fingerprint_or_none(case) if records is not None else None  # before the files are read
         if source is not None and (known := _Findings.from_record(recorded.get(case_key(case)), source)) is not None:
             return known
         report, tally = CheckReport(), Tally(declared, ignore_value)
@@ -194,12 +194,6 @@ class _Findings:
         except (KeyError, TypeError, ValueError):
             return None
 
-
-def _fingerprint_or_none(case: Case) -> str | None:
-    try:
-        return source_fingerprint(case)
-    except (OSError, ValueError):  # a file missing or unreadable, a path with a NUL: the check names it
-        return None
 
 
 @contextlib.contextmanager

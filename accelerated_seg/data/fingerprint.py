@@ -45,6 +45,15 @@ def source_fingerprint(case: Case) -> str:
     return files_fingerprint([path for path in (*case.images, case.label) if path is not None])
 
 
+def source_fingerprint_or_none(case: Case) -> str | None:
+    """``source_fingerprint``, or None where a file is missing or unreadable or its path holds a NUL:
+    the check names such a file, and the cache has no record of before that could be its."""
+    try:
+        return source_fingerprint(case)
+    except (OSError, ValueError):
+        return None
+
+
 def files_fingerprint(paths, status_change: bool = True) -> str:
     """``source_fingerprint`` of any files; ``status_change`` False leaves the status-change time out,
     which a ``chmod`` or a hard link (a backup's ``cp -al``) moves too. Raises OSError where one is missing."""
