@@ -23,6 +23,7 @@ import warnings
 import zlib
 from collections import Counter
 from dataclasses import dataclass
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Collection, Iterable, Sequence
 
@@ -209,6 +210,8 @@ def _nifti_files(text: str) -> list[Path]:
             raise DataError(f"{path}: {_json_given(path)}")
         if (fork := resource_fork(path)) is not None:  # a folder passes over it; given by name, refused before the model
             raise DataError(f"{path}: {fork}")
+        if Path(os.path.abspath(path)).parent.resolve().name in _LABEL_FOLDERS:  # its folder's name, not a link's
+            raise DataError(_label_map_given(path))
         if nifti_stem(path) is None:
             # FreeSurfer's volumes, which nobrainer's users have: the way for them is another tool
             how = ("mri_convert, or nibabel: nibabel.save(nibabel.load(path), '<case>.nii.gz')"
@@ -254,6 +257,29 @@ def _label_folder_given(folder: Path) -> str:
     return (f"folder {folder} is a dataset's {folder.resolve().name}/, its reference label maps, not scans: {scans}; "
             f"to segment its files as scans all the same, give them as a quoted pattern, "
             f"'{Path(folder, '*.nii.gz')}'")
+
+
+def _label_map_given(label: Path) -> str:
+    """What to say of one label map of a dataset's labelsTr/ or labelsTs/ given as a scan, as of the folder
+    (``_label_folder_given``): the case's scans beside it, nnU-Net's ``<case>_0000`` ... or the Decathlon's
+    ``<case>``, or the layouts' names where none is there. A pattern naming the file alone is taken as asked."""
+    folder = Path(os.path.abspath(label)).parent.resolve()
+    images = folder.parent / _LABEL_FOLDERS[folder.name]
+    case = nifti_stem(label)
+    scans = sorted(p for p in images.glob(f"{glob_escape(case)}*") if p.is_file()
+                   and re.fullmatch(rf"{re.escape(case)}(_\d{{4}})?", nifti_stem(p) or "")) if images.is_dir() else []
+    ending = label.name[len(case):]
+    if scans:
+        named = ", ".join(map(str, scans))
+        scan = (f"its scan is {named} beside it, give that file" if len(scans) == 1
+                else f"its scans are {named} beside it, give those files")
+    else:
+        scan = (f"give its scan ({images.name}/{case}_0000{ending} in nnU-Net's layout, "
+                f"{images.name}/{case}{ending} in the Decathlon's)")
+    # the last letter in brackets: a pattern that matches this one file, whatever the rest of its name holds
+    pattern = glob_escape(str(label)[:-1]) + f"[{label.name[-1]}]"
+    return (f"{label} is a label map of a dataset's {folder.name}/, a reference, not a scan: {scan}; "
+            f"to segment it as a scan all the same, give it as a quoted pattern, '{pattern}'")
 
 
 def _volumes_in_header(path: Path) -> int | None:

@@ -101,6 +101,39 @@ def test_a_datasets_labels_folder_is_refused_as_scans_naming_the_images_folder_b
     assert len(expand_inputs([images])) == 1
 
 
+def test_a_label_map_of_a_datasets_labels_folder_given_by_name_is_refused_naming_its_scan(tmp_path, monkeypatch):
+    """``predict Task09_Spleen/labelsTr/spleen_2.nii.gz`` predicted the case's reference label map as if it were
+    its scan, without a word, where the folder it lies in was refused. Refused the same way, from the paths
+    alone, naming the case's scan (or scans) beside it in imagesTr/; a pattern naming the file takes it as asked."""
+    labels = touch(tmp_path / "Task09_Spleen" / "labelsTr", "spleen_2.nii.gz", "la_3.nii.gz", "case_9.nii")
+    images = touch(tmp_path / "Task09_Spleen" / "imagesTr", "spleen_2_0000.nii.gz", "la_3_0000.nii.gz",
+                   "la_3_0001.nii.gz", "la_30_0000.nii.gz")
+    with pytest.raises(DataError) as raised:
+        expand_inputs([labels / "spleen_2.nii.gz"])
+    assert str(raised.value) == (
+        f"{labels / 'spleen_2.nii.gz'} is a label map of a dataset's labelsTr/, a reference, not a scan: its scan "
+        f"is {images / 'spleen_2_0000.nii.gz'} beside it, give that file; to segment it as a scan all the same, "
+        f"give it as a quoted pattern, '{labels / 'spleen_2.nii.g[z]'}'")
+    assert expand_inputs([str(labels / "spleen_2.nii.g[z]")]) == [labels / "spleen_2.nii.gz"]
+    with pytest.raises(DataError, match=re.escape(  # a case of two channels: both, not la_30's
+            f"its scans are {images / 'la_3_0000.nii.gz'}, {images / 'la_3_0001.nii.gz'} beside it, give those "
+            f"files;")):
+        expand_inputs([labels / "la_3.nii.gz"])
+    touch(images, "spleen_2.nii.gz")  # the Decathlon's own naming, no _0000: what exists is named
+    with pytest.raises(DataError, match=re.escape(f"its scans are {images / 'spleen_2.nii.gz'}, "
+                                                  f"{images / 'spleen_2_0000.nii.gz'} beside it")):
+        expand_inputs([labels / "spleen_2.nii.gz"])
+    with pytest.raises(DataError, match=re.escape(  # no scan of the case: the layouts' names, in the map's ending
+            f"{labels / 'case_9.nii'} is a label map of a dataset's labelsTr/, a reference, not a scan: give its "
+            f"scan (imagesTr/case_9_0000.nii in nnU-Net's layout, imagesTr/case_9.nii in the Decathlon's); "
+            f"to segment it as a scan all the same, give it as a quoted pattern, '{labels / 'case_9.ni[i]'}'")):
+        expand_inputs([labels / "case_9.nii"])
+    monkeypatch.chdir(labels)  # by the folder it lies in, however it is spelled
+    with pytest.raises(DataError, match=re.escape("spleen_2.nii.gz is a label map of a dataset's labelsTr/")):
+        expand_inputs(["spleen_2.nii.gz"])
+    assert expand_inputs([images / "spleen_2_0000.nii.gz"]) == [images / "spleen_2_0000.nii.gz"]
+
+
 def test_a_macos_resource_fork_given_by_name_is_refused_before_a_model_is_loaded(tmp_path):
     """A folder passes over "._case.nii.gz" (the Decathlon's imagesTs/ holds one beside every scan); given by
     name, it was read as the case "._case_6", after the model's load, "corrupt ...; re-export or re-download"."""
