@@ -435,6 +435,37 @@ def test_nnunet_regions_name_the_values_they_paint_in_checks_classes(tmp_path, c
             "core, enhancing tumor") in capsys.readouterr().out
 
 
+def test_data_regions_over_a_datasets_own_regions_name_the_values_they_paint_as_the_user_named_them(tmp_path,
+                                                                                                      capsys):
+    """data.regions over an nnU-Net dataset.json's own regions: the values only regions hold kept the names of the
+    dataset.json's regions, which the network no longer has (check's classes read "1 whole tumor, 2 tumor core"
+    beside "regions: WT, TC, ET"). They are named after the override's region that paints each, as the user wrote
+    it, label_<value> where none does; a value the dataset names on its own keeps that name, a Decathlon's too."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.config import DataConfig
+    from accelerated_seg.data.manifest import with_regions
+
+    labels = {"background": 0, "whole tumor": [1, 2, 3], "tumor core": [2, 3], "enhancing tumor": 3}
+    root = write_nnunet(tmp_path / "nnunet", labels=labels)
+    override = {"Whole Tumour": [1, 2, 3], "TC": [2, 3], "et": [3]}
+    manifest = with_regions(DataConfig(regions=override), load_nnunet(root))
+    assert manifest.regions.names == ("Whole Tumour", "TC", "et")
+    assert manifest.labels == {0: "background", 1: "Whole Tumour", 2: "TC", 3: "enhancing tumor"}
+    fewer = with_regions(DataConfig(regions={"all": [1, 2, 3], "core": [2, 3]}, region_order=[1, 3]),
+                         load_nnunet(root))  # 2 is painted by none of them now
+    assert fewer.labels == {0: "background", 1: "all", 2: "label_2", 3: "enhancing tumor"}
+    (root / "experiment.yaml").write_text(f"data:\n  dataset: {root / 'dataset.json'}\n"
+                                          f"  regions: {{Whole Tumour: [1, 2, 3], TC: [2, 3], et: [3]}}\n")
+    main(["check", "--config", str(root / "experiment.yaml")])
+    assert ("classes: 0 background, 1 Whole Tumour, 2 TC, 3 enhancing tumor; regions: Whole Tumour, TC, et"
+            in capsys.readouterr().out)
+    decathlon = write_dataset_json(tmp_path / "msd", {
+        "labels": {"0": "background", "1": "edema", "2": "non-enhancing", "3": "enhancing"},
+        "modality": {"0": "FLAIR"}, "training": msd_entries(2)})
+    assert with_regions(DataConfig(regions=override), load_msd(decathlon)).labels == {
+        0: "background", 1: "edema", 2: "non-enhancing", 3: "enhancing"}
+
+
 def test_nnunet_ignore_label_is_read_as_the_value_of_unannotated_voxels(tmp_path):
     manifest = load_nnunet(write_nnunet(tmp_path, labels={"background": 0, "tumor": 1, "ignore": 2}))
     assert manifest.labels == {0: "background", 1: "tumor"} and manifest.label_values == [0, 1]

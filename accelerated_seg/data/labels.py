@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
 from accelerated_seg.data.errors import DataError
+
+if TYPE_CHECKING:
+    from accelerated_seg.regions import Regions
 
 #: Class indices are stored one byte per voxel (uint8) in the preprocessed cache and in the batches, which
 #: keeps both small; a 257th class would wrap around to class 0 without a word, so more are refused.
@@ -173,7 +176,32 @@ def split_regions(raw: Any) -> tuple[Any, dict[str, list[int]] | None]:
                if value != 0}
     single = {value: str(name) for name, value in raw.items() if not isinstance(value, list)}
     values = sorted({v for members in regions.values() for v in members if isinstance(v, int)} | {0})
-    return {single.get(v, "background" if v == 0 else f"label_{v}"): v for v in values}, regions
+    return {single.get(v, "background" if v == 0 else _unnamed(v)): v for v in values}, regions
+
+
+def _unnamed(value: int) -> str:
+    """The name of a value no entry names on its own, only regions holding it (``split_regions``)."""
+    return f"label_{value}"
+
+
+def named_by_regions(labels: Mapping[int, str], label_values: Sequence[int], regions: Regions,
+                     replacing: Regions | None = None) -> dict[int, str]:
+    """The classes' names, each value only regions hold named after the region of ``regions`` that paints it
+    (``Regions.painted_names``): what it stands for in the predicted maps; ``label_<value>`` where none paints it.
+    A value the declaration names on its own keeps its name (a Decathlon's "edema" under data.regions too).
+
+    ``replacing``: the regions ``regions`` take the place of (a dataset.json's own, under data.regions). The
+    names they gave such values name regions the network no longer has; check and the export kept them.
+    """
+    painted, before = regions.painted_names(), replacing.painted_names() if replacing is not None else {}
+    held = dict(zip(replacing.names, replacing.values)) if replacing is not None else {}
+    named = {}
+    for index, value in enumerate(label_values):
+        name = labels[index]
+        # a region of this value alone is nnU-Net's way of naming the value ("enhancing tumor": 3): its own name
+        only_regions_name_it = name == _unnamed(value) or (before.get(value) == name and held[name] != (value,))
+        named[index] = painted.get(value, _unnamed(value)) if only_regions_name_it else name
+    return named
 
 
 def split_ignore(raw: Any, where: str, binarize: bool = False) -> tuple[Any, int | None]:

@@ -37,7 +37,7 @@ from accelerated_seg.data.formats.msd import labels_declared_twice, load_msd
 from accelerated_seg.data.formats.nnunet import load_nnunet
 from accelerated_seg.data.formats.pairs import from_pairs
 from accelerated_seg.data.formats.paths import PathLike, nifti_stem
-from accelerated_seg.data.labels import LabelsArgument, parse_labels
+from accelerated_seg.data.labels import LabelsArgument, named_by_regions, parse_labels
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings
 from accelerated_seg.model_folders import Names
 from accelerated_seg.regions import Regions
@@ -259,4 +259,6 @@ def with_regions(cfg: DataConfig, manifest: Manifest) -> Manifest:
         return manifest
     regions = Regions.declared(cfg.regions, manifest.label_values, "data.regions", cfg.region_order,
                                manifest.ignore_value)
-    return dataclasses.replace(manifest, regions=regions)
+    # the values the dataset's own regions named are named after these (check's classes, the export's "labels")
+    labels = named_by_regions(manifest.labels, manifest.label_values, regions, replacing=manifest.regions)
+    return dataclasses.replace(manifest, regions=regions, labels=labels)

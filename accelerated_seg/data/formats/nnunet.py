@@ -12,7 +12,8 @@ from accelerated_seg.data.cases import Case, Manifest
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.data.formats.dataset_json import dataset_json_path, parse_channels, read_json
 from accelerated_seg.data.formats.paths import NIFTI_SUFFIXES, PathLike
-from accelerated_seg.data.labels import NNUNET_LABELS_EXAMPLE, parse_labels, split_ignore, split_regions
+from accelerated_seg.data.labels import (NNUNET_LABELS_EXAMPLE, named_by_regions, parse_labels, split_ignore,
+                                         split_regions)
 from accelerated_seg.data.splits import KEYWORD_NAMES, SplitSettings, reject_duplicate_cases
 from accelerated_seg.model_folders import Names
 from accelerated_seg.regions import Regions
@@ -72,8 +73,7 @@ def load_nnunet(
                                    ignore_value)
         # nnU-Net names the regions, not the values only regions hold: each such value is called after the region
         # that paints it, what it stands for in the predicted maps (it was "label_1" in check and the export)
-        painted = regions.painted_names()
-        labels = {index: painted.get(value, labels[index]) for index, value in enumerate(label_values)}
+        labels = named_by_regions(labels, label_values, regions)
     else:
         regions = None
     file_ending = _nnunet_file_ending(content, json_path)
