@@ -41,11 +41,9 @@ from .host_memory import memory_available
 
 
 def machine_info() -> dict:
-    import accelerate
-    import monai
-
     from . import __version__
     from .code_commit import run_commit
+    from .installed_versions import installed_version
 
     lines = cpuinfo_lines()
     return {"cpu": cpuinfo_field(lines, "model name") or platform.processor(),
@@ -53,8 +51,9 @@ def machine_info() -> dict:
             "cpu_capability": torch.backends.cpu.get_cpu_capability(),
             "cpu_bf16": bf16_instructions(lines),  # without them bf16 autocast is emulated: host_cpu.py
             "gpu": torch.cuda.get_device_name() if torch.cuda.is_available() else None,
-            "python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
-            "accelerate": accelerate.__version__, "monai": monai.__version__,
+            # the distributions' versions, none imported for it (installed_versions.py)
+            "python": platform.python_version(), "torch": installed_version("torch"), "cuda": torch.version.cuda,
+            "accelerate": installed_version("accelerate"), "monai": installed_version("monai"),
             # the code measured: the version is 0.1.0 at every commit (code_commit.py), as run_info.json records it
             "accelerated_seg_version": __version__, "accelerated_seg_commit": run_commit()}
 

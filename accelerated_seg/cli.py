@@ -535,19 +535,13 @@ def _versions() -> str:
     """``accelerated-seg X (torch Y, ...; python Z; cpu ...)`` from the installed distributions'
     metadata, without importing them (torch alone takes seconds), so every command line pays nothing
     for it, and the CPU from /proc/cpuinfo where there is one."""
-    from importlib.metadata import PackageNotFoundError, version
-
     from . import __version__
     from .code_commit import run_commit
     from .host_cpu import cpu_summary
+    from .installed_versions import installed_version
 
-    def installed(name: str) -> str:
-        try:
-            return f"{name} {version(name)}"
-        except PackageNotFoundError:
-            return f"{name} not installed"
-
-    stack = ", ".join(installed(name) for name in ("torch", "monai", "accelerate", "deepspeed"))
+    stack = ", ".join(f"{name} {installed_version(name) or 'not installed'}"
+                      for name in ("torch", "monai", "accelerate", "deepspeed"))
     cpu = cpu_summary()  # a CPU run's speed depends on it (bf16 emulated or not); None off Linux
     commit = run_commit()  # the version is the same at every commit (code_commit.py); a few git calls
     return (f"accelerated-seg {__version__} ({f'commit {commit}; ' if commit else ''}{stack}; "

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +22,7 @@ from .data.manifest import Manifest
 from .data.preprocess import ORIENTATION, PreprocessSettings
 from .data.preprocess_settings import CODE_VERSION_KEY, PREPROCESS_VERSION
 from .files import write_text_atomically
+from .installed_versions import installed_version
 from .strategy import fallback_warning, strategy_in_effect
 
 if TYPE_CHECKING:
@@ -58,17 +57,8 @@ def export_metadata(cfg: Config, manifest: Manifest, settings: PreprocessSetting
         "accelerated_seg_commit": run_commit(),
         # args holds only what was set: MONAI's defaults for the rest (a norm, an activation) are its
         # release's
-        "monai_version": _installed_version("monai"),
+        "monai_version": installed_version("monai"),
     }
-
-
-def _installed_version(name: str) -> str | None:
-    """The version of an imported package: its distribution's, else the module's own (a source tree
-    on PYTHONPATH has no distribution, and raising here would stop the main process alone)."""
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return getattr(sys.modules.get(name), "__version__", None)
 
 
 def write_run_info(out: Path, config_yaml: str, plan, manifest: Manifest, accelerator,
@@ -83,7 +73,7 @@ def write_run_info(out: Path, config_yaml: str, plan, manifest: Manifest, accele
             "accelerated_seg_version": __version__, "accelerated_seg_commit": run_commit(),
             "torch_version": torch.__version__,
             # what else decides the numbers: MONAI's networks and transforms, accelerate's wrapping
-            "monai_version": _installed_version("monai"), "accelerate_version": _installed_version("accelerate"),
+            "monai_version": installed_version("monai"), "accelerate_version": installed_version("accelerate"),
             "python_version": platform.python_version(),
             # each resume of the run, and the settings it changed: printed once, lost with the log before
             "resumes": resumes or []}

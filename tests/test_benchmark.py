@@ -667,6 +667,42 @@ def test_a_default_output_folder_that_cannot_be_made_or_written_is_refused_befor
                      r"where nothing can be written \(.*\); give --output a path", capsys.readouterr().err)
 
 
+def test_the_machine_records_package_versions_from_their_distributions_without_importing_them(monkeypatch):
+    """machine_info imported accelerate and MONAI to read their __version__: seconds in a fresh process (a
+    benchmark's own script, results_so_far), and a module shadowing the installed one (a folder named monai on
+    the path) gave its version as the installed package's. The distributions' metadata say it, the keys that
+    benchmarks/results/ and cpu_history read unchanged; a package not installed (nor imported) is None."""
+    import importlib.abc
+    import importlib.metadata
+    import sys
+    import types
+
+    class NoImport(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name.partition(".")[0] == "accelerate":
+                raise AssertionError(f"machine_info imported {name}")
+            return None
+
+    monkeypatch.delitem(sys.modules, "accelerate", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [NoImport(), *sys.meta_path])
+    monkeypatch.setitem(sys.modules, "monai", types.SimpleNamespace(__version__="0.0.shadowed"))
+    machine = machine_info()
+    assert machine["accelerate"] == importlib.metadata.version("accelerate")
+    assert machine["monai"] == importlib.metadata.version("monai") != "0.0.shadowed"
+    assert machine["torch"] == importlib.metadata.version("torch")
+    assert list(machine) == ["cpu", "cpu_family_model", "cores", "cpu_capability", "cpu_bf16", "gpu", "python",
+                             "torch", "cuda", "accelerate", "monai", "accelerated_seg_version",
+                             "accelerated_seg_commit"]
+    import accelerated_seg.installed_versions as installed_versions
+
+    def not_installed(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(installed_versions, "version", not_installed)
+    monkeypatch.delitem(sys.modules, "monai")
+    assert machine_info()["monai"] is None and machine_info()["accelerate"] is None
+
+
 def test_the_machine_record_tells_cpu_generations_apart_that_share_a_model_name():
     # Two hosts this project ran on, both "AMD EPYC" by name, 1.6x apart at unet 64^3: only x86's
     # family and model tell them apart, and "model name" must not be read as "model".

@@ -1360,14 +1360,14 @@ def test_run_info_versions_of_a_package_without_a_distribution(monkeypatch):
 
     import monai
 
-    import accelerated_seg.run_records as run_records
+    import accelerated_seg.installed_versions as installed_versions
 
     def no_distribution(name):
         raise PackageNotFoundError(name)
 
-    monkeypatch.setattr(run_records, "version", no_distribution)
-    assert run_records._installed_version("monai") == monai.__version__
-    assert run_records._installed_version("not_imported_anywhere") is None
+    monkeypatch.setattr(installed_versions, "version", no_distribution)
+    assert installed_versions.installed_version("monai") == monai.__version__
+    assert installed_versions.installed_version("not_imported_anywhere") is None
 
 
 def test_the_strategy_line_says_how_fsdp_and_deepspeed_shard():
