@@ -410,6 +410,8 @@ def precision_against_the_json_problem(file, config: dict, asked: str, asked_by:
     ``enabled``: DeepSpeed's default is false) trained fp32 without a word, its strategy line's "mixed precision no"
     the only trace: accelerate fills a block only where it is missing or "auto" (its DeepSpeedPlugin
     .set_mixed_precision); refused since the ninety-seventh session."""
+    if problem := precision_block_problem(file, config):  # before reading the blocks' "enabled"
+        return problem
     switched_on = [name for name in ("bf16", "fp16") if _switched_on(config, name)]
     if not switched_on:
         return _precision_switched_off_problem(file, config, asked, asked_by)
@@ -506,7 +508,8 @@ def precision_asked_by(asked: str) -> str | None:
 
 def deepspeed_json_problem(file, config: dict) -> str | None:
     """Why accelerate or DeepSpeed would refuse the content of the DeepSpeed json ``file`` (read as ``config``),
-    else None: no zero_optimization block, or a ZeRO stage outside 0 to 3."""
+    else None: no zero_optimization block, a ZeRO stage outside 0 to 3, or a bf16/fp16 entry that is no block
+    (:func:`precision_block_problem`)."""
     zero = config.get("zero_optimization")
     if not isinstance(zero, dict):  # accelerate's "Please specify the ZeRO optimization config" ValueError
         return (f"the DeepSpeed json {file} has no zero_optimization block, which accelerate needs: add "
@@ -514,6 +517,22 @@ def deepspeed_json_problem(file, config: dict) -> str | None:
     if zero.get("stage", 0) not in (0, 1, 2, 3, "auto"):
         return (f"the DeepSpeed json {file} asks for zero_optimization.stage {zero.get('stage')!r}, and ZeRO has "
                 f"stages 0 to 3 (3 shards parameters too, 2 gradients and optimizer state)")
+    return precision_block_problem(file, config)
+
+
+def precision_block_problem(file, config: dict) -> str | None:
+    """Why the DeepSpeed json ``file``'s (read as ``config``) bf16 or fp16 entry is refused, else None: one that is
+    no block of settings, ``"bf16": true`` or ``"fp16": "auto"`` (or null). DeepSpeed builds its settings from the
+    block's keys (``DeepSpeedBF16Config(**entry)``, a TypeError) and accelerate reads its "enabled" (an
+    AttributeError as the Accelerator is built); this package's own checks of the precision died of it alike, or
+    passed a false and a null, until h6. The form to write keeps the value where it is one "enabled" takes."""
+    for name in ("bf16", "fp16"):
+        if name not in config or isinstance(entry := config[name], dict):
+            continue
+        enabled = entry if isinstance(entry, bool) or str(entry).lower() in ("true", "false", "auto") else True
+        return (f"the DeepSpeed json {file} has \"{name}\": {json.dumps(entry)}, and DeepSpeed takes a block of "
+                f"settings there, not a value: write \"{name}\": {{\"enabled\": {json.dumps(enabled)}}} (true "
+                f"trains {name}, false does not, \"auto\" takes the precision the launch asks for)")
     return None
 
 

@@ -614,3 +614,31 @@ def test_a_megatron_launch_is_refused_by_training_in_plans_words(tmp_path, monke
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: the launch's own words
     assert construction_error() == "distributed_type 'MEGATRON_LM' is not one this package launches (NO, MULTI_GPU, " \
                                    "FSDP or DEEPSPEED)"
+
+
+@pytest.mark.parametrize("entry, written", [('"bf16": true', '"bf16": {"enabled": true}'),
+                                            ('"fp16": "auto"', '"fp16": {"enabled": "auto"}'),
+                                            ('"fp16": false', '"fp16": {"enabled": false}'),
+                                            ('"bf16": null', '"bf16": {"enabled": true}')])
+def test_a_deepspeed_jsons_precision_entry_that_is_no_block_is_one_error_naming_the_json_key_and_form(
+        tmp_path, monkeypatch, entry, written):
+    """DeepSpeed reads a bf16/fp16 entry as a block of settings (its DeepSpeedBF16Config(**entry): a TypeError) and
+    accelerate reads its "enabled" (an AttributeError as the Accelerator is built); the checks of the precision met
+    it first and died alike: training, the estimator's fit and plan (until h6)."""
+    from accelerated_seg.config import ConfigError
+    from accelerated_seg.plan_profile import read_launch_profile
+    from accelerated_seg.strategy import construction_error, precision_against_the_launched_json
+
+    json_file, profile = _deepspeed_launch_of(tmp_path, monkeypatch,
+                                              '{"zero_optimization": {"stage": 2}, ' + entry + '}', "fp16")
+    monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
+    monkeypatch.setattr(launched_profile, "launched_mixed_precision_option", lambda: None)
+    said = (f"the DeepSpeed json {json_file} has {entry}, and DeepSpeed takes a block of settings there, not a "
+            f"value: write {written}")
+    assert construction_error().startswith(f"{profile}: {said}")
+    for precision in ("fp32", "bf16", "fp16"):  # the estimator's fit and benchmark train, before any launch
+        assert precision_against_the_launched_json(precision, "Segmentation(precision='{precision}')"
+                                                   ).startswith(said)
+    with pytest.raises(ConfigError) as planned:
+        read_launch_profile(profile)
+    assert str(planned.value).startswith(f"{profile}: {said}")
