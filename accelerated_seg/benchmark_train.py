@@ -195,7 +195,7 @@ def _check_precisions_against_the_json(precisions) -> None:
     from .strategy import precision_against_the_launched_json
 
     for precision in precisions:
-        if problem := precision_against_the_launched_json(precision, f"benchmark train's --precision {precision}"):
+        if problem := precision_against_the_launched_json(precision, "benchmark train's --precision {precision}"):
             raise ConfigError(f"{problem}. A row labelled {precision} would measure another precision")
 
 

@@ -42,7 +42,7 @@ from .data.workers import refuse_unguarded_main
 from .estimator_arrays import array_grid_warning, checked_affine, checked_channels
 from .estimator_dataset import EXAMPLE, Dataset
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
-from .estimator_launch import (check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
+from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
                               fit_in_launched_process, gpus_to_launch, launch_precision, signal_handlers_kept,
                               steps_for_epochs)
 from .estimator_predict_checks import (check_evaluation_cases, check_predict_options, held_out_alone_warning,
@@ -240,7 +240,7 @@ class Segmentation:
                   f"output_dir=<another folder>) trains those on")
         # Each fit builds its Accelerator afresh: an earlier fit's precision must not carry over, and
         # notebook_launcher refuses to start while an earlier Accelerator's state is alive.
-        with next_accelerator_in(self.precision, given_as=f"Segmentation(precision={self.precision!r})"):
+        with next_accelerator_in(self.precision, given_as=ESTIMATOR_PRECISION):
             if processes > 1:
                 from accelerate import notebook_launcher
 

@@ -20,6 +20,9 @@ from .model_folders import ESTIMATOR_NAMES, Names
 from .models import model_spec
 from .strategy import MIXED_PRECISION, precision_against_the_launched_json
 
+#: How the estimator's precision is given, as strategy's messages name it (``strategy._precision_given``).
+ESTIMATOR_PRECISION = "Segmentation(precision='{precision}')"
+
 if TYPE_CHECKING:
     from .estimator_dataset import Dataset
 
@@ -43,12 +46,12 @@ def launch_precision(precision: str | None) -> str:
     launched = os.environ.get("ACCELERATE_MIXED_PRECISION")
     if precision is None:
         return launched or "no"
-    wanted, given_as = MIXED_PRECISION[precision], f"Segmentation(precision={precision!r})"
+    wanted, given_as = MIXED_PRECISION[precision], ESTIMATOR_PRECISION.format(precision=precision)
     if launched is not None and launched != wanted and (asked_by := _launch_precision_asked_by(launched, wanted)):
         said = "no mixed precision" if asked_by[1] == "no" else f"mixed precision {asked_by[1]}"
         raise ConfigError(f"fit: {given_as}, but {asked_by[0]} asks for {said}: give it once, either by leaving "
                           f"precision out or by launching with --mixed_precision {wanted}")
-    if problem := precision_against_the_launched_json(precision, given_as):
+    if problem := precision_against_the_launched_json(precision, ESTIMATOR_PRECISION):
         raise ConfigError(f"fit: {problem}")
     return wanted
 

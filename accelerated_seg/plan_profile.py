@@ -132,7 +132,7 @@ def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: di
         return zero_stage_problem(section["zero_stage"]) if "zero_stage" in section else None
     beside = [field for field in map(str, section) if field in JSON_DECIDES]
     return (fields_beside_a_json_problem(named_json, beside)
-            or mixed_precision_beside_a_json_problem(named_json, profile.get("mixed_precision"))
+            or mixed_precision_beside_a_json_problem(named_json, profile.get("mixed_precision"), deepspeed_json)
             or deepspeed_json_problem(named_json, deepspeed_json))
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from accelerate.utils import DistributedType, parse_flag_from_env, patch_environment
 
 from .config import ConfigError
+from .deepspeed_precision_blocks import (PRECISION_BLOCKS, blocks_to_train, enabled_of, precision_block_problem,
+                                        switched_on)
 from .launch_env import launched_processes
 from . import launched_profile
 from .launched_profile import launch_parser, profile_keys_error
@@ -359,7 +361,7 @@ def _deepspeed_launch_problem() -> str | None:
     if mixed is None and "mixed_precision" in fields:  # the profile cannot be told: the value the launch took
         mixed = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
     asked = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
-    return (mixed_precision_beside_a_json_problem(file, mixed) or deepspeed_json_problem(file, config)
+    return (mixed_precision_beside_a_json_problem(file, mixed, config) or deepspeed_json_problem(file, config)
             or precision_against_the_json_problem(file, config, asked, precision_asked_by(asked)))
 
 
@@ -378,25 +380,39 @@ def fields_beside_a_json_problem(file, clash: list[str]) -> str | None:
             f"them from the accelerate config (a json's 'auto' entries take the experiment's values)") if clash else None
 
 
-def mixed_precision_beside_a_json_problem(file, mixed) -> str | None:
+def mixed_precision_beside_a_json_problem(file, mixed, config: dict) -> str | None:
     """Why the top-level ``mixed_precision`` (``mixed``: None where the profile sets none) of a profile that names
-    the DeepSpeed json ``file`` is refused, else None. A launch without ``--mixed_precision`` takes the profile's and
-    names it among the fields accelerate refuses beside a json (its ``_deepspeed_config_checks``: a ValueError in
-    every rank); a launch with one ignores it, and ``--mixed_precision`` meets the json. Either way the json's
-    bf16/fp16 blocks decide the precision, and the profile's says nothing: refused alike whatever the json holds,
-    bf16/fp16 blocks, "auto" or none, as `accelerate config` writes no mixed_precision beside a json."""
+    the DeepSpeed json ``file`` (read as ``config``) is refused, else None. A launch without
+    ``--mixed_precision`` takes the profile's and names it among the fields accelerate refuses beside a json (its
+    ``_deepspeed_config_checks``: a ValueError in every rank); a launch with one ignores it, and ``--mixed_precision``
+    meets the json. Either way the json's bf16/fp16 blocks decide the precision, and the profile's says nothing:
+    refused alike whatever the json holds, bf16/fp16 blocks, "auto" or none, as `accelerate config` writes no
+    mixed_precision beside a json. The remedy says what the json's blocks must hold to train the profile's
+    precision once it is removed (until h6 it showed "bf16": {"enabled": true} to a profile asking for fp16)."""
     if mixed is None:
         return None
-    return (f"the accelerate config names a DeepSpeed json ({file}) and also sets mixed_precision {mixed!r} at its "
-            f"top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
-            f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove mixed_precision from the "
-            f"accelerate config and set the precision in the json (\"bf16\": {{\"enabled\": true}}, or \"enabled\": "
-            f"\"auto\" to take accelerate launch's --mixed_precision)")
+    refused = (f"the accelerate config names a DeepSpeed json ({file}) and also sets mixed_precision {mixed!r} at its "
+               f"top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
+               f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove mixed_precision from the "
+               f"accelerate config")
+    if str(mixed) not in PRECISION_OF_MIXED:  # none this package trains with: any block to write is a guess
+        return (f"{refused} and set the precision in the json (\"bf16\": {{\"enabled\": true}}, or \"enabled\": "
+                f"\"auto\" to take accelerate launch's --mixed_precision)")
+    wanted = _precision_in_words(mixed)
+    if not (writes := blocks_to_train(config, str(mixed), asked="no")):  # the launch's "no" once it is removed
+        return f"{refused}: the json trains {wanted} as it is"
+    return (f"{refused}, and to train {wanted} write {' and '.join(writes)} in {file} (or \"enabled\": \"auto\" "
+            f"there, to take accelerate launch's --mixed_precision)")
 
 
-def precision_against_the_json_problem(file, config: dict, asked: str, asked_by: str | None = None) -> str | None:
+def _precision_in_words(mixed: str) -> str:
+    """accelerate's mixed_precision as the messages say it: "no" is fp32."""
+    return "fp32" if mixed == "no" else mixed
+
+
+def precision_against_the_json_problem(file, config: dict, asked: str, setting: str | None = None) -> str | None:
     """Why the precision the run asks for (``asked``: accelerate's mixed_precision, as ACCELERATE_MIXED_PRECISION
-    holds it; ``asked_by``: how the user gave it, :func:`precision_asked_by`, None where it was not given) cannot
+    holds it; ``setting``: how the user gave it, :func:`precision_asked_by`, None where it was not given) cannot
     run beside the DeepSpeed json ``file`` (read as ``config``), else None.
 
     fp16 where the json switches bf16 on, or bf16 where it switches fp16 on, accelerate refuses (its
@@ -409,47 +425,48 @@ def precision_against_the_json_problem(file, config: dict, asked: str, asked_by:
     bf16 or fp16 asked where the json's own block switches it off (``"bf16": {"enabled": false}``, or a block without
     ``enabled``: DeepSpeed's default is false) trained fp32 without a word, its strategy line's "mixed precision no"
     the only trace: accelerate fills a block only where it is missing or "auto" (its DeepSpeedPlugin
-    .set_mixed_precision); refused since the ninety-seventh session."""
+    .set_mixed_precision); refused since the ninety-seventh session.
+
+    Each says both ways out: what to write in the json to train the precision asked (every block that must change:
+    until h6 it named one, and fp16 asked beside bf16 on and fp16 off stayed refused, or trained fp32), and the
+    setting that asked, given the json's precision in its place."""
     if problem := precision_block_problem(file, config):  # before reading the blocks' "enabled"
         return problem
-    switched_on = [name for name in ("bf16", "fp16") if _switched_on(config, name)]
-    if not switched_on:
-        return _precision_switched_off_problem(file, config, asked, asked_by)
-    on = switched_on[0]
-    json_field = f"{on}.enabled is true in the DeepSpeed json {file}"
-    if str(asked).lower() == "no":
-        if asked_by is None:
-            return None
-        return (f"{asked_by} asks for no mixed precision, and {json_field}, so accelerate would train {on} all the "
-                f"same, without a word: set the json's \"{on}\": {{\"enabled\": \"auto\"}} (it then takes the "
-                f"precision asked) or false to train fp32, or ask for {on} to train in it")
-    if str(asked).lower() not in ("fp16", "bf16") or str(asked).lower() == on:
+    asked = str(asked).lower()
+    if asked not in PRECISION_OF_MIXED or (asked == "no" and setting is None):
+        return None  # the launch's "no" by default leaves the json to decide
+    on = next((name for name in PRECISION_BLOCKS if switched_on(config, name)), None)
+    if on is not None and on != asked:
+        json_trains = on
+        outcome = f"{on}.enabled is true in the DeepSpeed json {file}, " + (
+            f"so accelerate would train {on} all the same, without a word" if asked == "no"
+            else "which accelerate refuses beside it")
+    elif on is None and asked != "no" and (enabled := enabled_of(config, asked)) not in ("auto", "missing"):
+        json_trains = "no"
+        said = "not set (DeepSpeed's default: false)" if enabled == "not set" else enabled
+        outcome = (f"{asked}.enabled is {said} in the DeepSpeed json {file}, so accelerate would train fp32 all the "
+                   f"same, without a word")
+    else:
         return None
-    return (f"{asked_by or _SOMEONE_ASKED} asks for mixed precision {asked}, and {json_field}, which accelerate "
-            f"refuses beside it: ask for {on}, or set the json's \"{on}\": {{\"enabled\": \"auto\"}} to take the "
-            f"precision asked")
+    who = _precision_given(setting, asked) if setting else _SOMEONE_ASKED
+    writes = " and ".join(blocks_to_train(config, asked, asked))
+    auto = ' ("auto" takes the precision asked)' if '"auto"' in writes else ""
+    instead = (f"give {_precision_given(setting, json_trains)} in its place" if setting
+               else f"ask for {_precision_in_words(json_trains)} in its place")
+    return (f"{who} asks for {'no mixed precision' if asked == 'no' else f'mixed precision {asked}'}, and {outcome}: "
+            f"to train {_precision_in_words(asked)}, write {writes} in {file}{auto}; to train "
+            f"{_precision_in_words(json_trains)}, {instead}")
 
 
 #: Who asked for a precision where the rank cannot tell how it was given (:func:`precision_asked_by` is None).
 _SOMEONE_ASKED = "the launch (accelerate launch's --mixed_precision, or the precision given to the run)"
 
 
-def _precision_switched_off_problem(file, config: dict, asked: str, asked_by: str | None) -> str | None:
-    """Why bf16 or fp16 (``asked``) cannot run beside the DeepSpeed json ``file`` (read as ``config``, which switches
-    neither on) whose own block for it is there and not "auto" or true, else None: accelerate leaves such a block as
-    it is, and DeepSpeed trains fp32. A block left out, or "auto", takes the precision asked."""
-    asked = str(asked).lower()
-    if asked not in ("bf16", "fp16") or not isinstance(block := config.get(asked), dict):
-        return None
-    enabled = block.get("enabled")
-    if str(enabled).lower() in ("true", "auto"):
-        return None
-    said = ("not set (DeepSpeed's default: false)" if "enabled" not in block
-            else enabled.lower() if isinstance(enabled, str) else json.dumps(enabled))
-    return (f"{asked_by or _SOMEONE_ASKED} asks for mixed precision {asked}, and {asked}.enabled is {said} in the "
-            f"DeepSpeed json {file}, so accelerate would train fp32 all the same, without a word: set the json's "
-            f"\"{asked}\": {{\"enabled\": \"auto\"}} (it then takes the precision asked) or true to train {asked}, "
-            f"or ask for no mixed precision to train fp32")
+def _precision_given(setting: str, mixed: str) -> str:
+    """``setting`` (how the user gives a precision: "accelerate launch's --mixed_precision {mixed}",
+    "Segmentation(precision='{precision}')") giving accelerate's mixed_precision ``mixed``, in the setting's own names
+    of it: accelerate's ({mixed}: no, bf16, fp16) or this package's ({precision}: fp32, bf16, fp16)."""
+    return setting.format(mixed=mixed, precision=PRECISION_OF_MIXED[mixed])
 
 
 def json_switching_on(name: str) -> str | None:
@@ -459,23 +476,18 @@ def json_switching_on(name: str) -> str | None:
     if (launched := _launched_deepspeed_json()) is None:
         return None
     file, config = launched
-    return file if _switched_on(config, name) else None
+    return file if switched_on(config, name) else None
 
 
-def _switched_on(config: dict, name: str) -> bool:
-    """Whether a DeepSpeed json's ``name`` block (bf16, fp16) switches it on: ``"enabled": true`` (or "true")."""
-    return str((config.get(name) or {}).get("enabled", False)).lower() == "true"
-
-
-def precision_against_the_launched_json(precision: str, asked_by: str) -> str | None:
-    """:func:`precision_against_the_json_problem` for ``precision`` (fp32, bf16, fp16), asked for by ``asked_by``
-    ("benchmark train's --precision fp32"), beside this DeepSpeed launch's json, else None (no such json, or one
-    that runs the precision asked). For a caller that sets its own precision over the launch's
+def precision_against_the_launched_json(precision: str, setting: str) -> str | None:
+    """:func:`precision_against_the_json_problem` for ``precision`` (fp32, bf16, fp16), asked for by ``setting``
+    ("benchmark train's --precision {precision}"), beside this DeepSpeed launch's json, else None (no such json, or
+    one that runs the precision asked). For a caller that sets its own precision over the launch's
     (:func:`next_accelerator_in`) and can say so before it builds an Accelerator."""
     if (launched := _launched_deepspeed_json()) is None:
         return None
     file, config = launched
-    return precision_against_the_json_problem(file, config, MIXED_PRECISION[precision], asked_by)
+    return precision_against_the_json_problem(file, config, MIXED_PRECISION[precision], setting)
 
 
 def _launched_deepspeed_json() -> tuple[str, dict] | None:
@@ -491,18 +503,20 @@ def _launched_deepspeed_json() -> tuple[str, dict] | None:
 
 
 #: How a caller of :func:`next_accelerator_in` names the precision it sets, as its user gave it
-#: ("Segmentation(precision='fp32')"), for the ranks' messages: the processes notebook_launcher starts inherit it.
+#: ("Segmentation(precision='{precision}')", :func:`_precision_given`), for the ranks' messages: the processes
+#: notebook_launcher starts inherit it.
 PRECISION_GIVEN_AS = "ACCELERATED_SEG_PRECISION_GIVEN_AS"
 
 
 def precision_asked_by(asked: str) -> str | None:
-    """How the user gave the precision ``asked`` (accelerate's mixed_precision, as the run asks for it), else None
-    where it was not given: the launch's "no" by default, or the launch cannot be told (torchrun run directly).
-    The estimator's ``precision=`` (:data:`PRECISION_GIVEN_AS`), else the launcher's own ``--mixed_precision``."""
+    """How the user gave the precision ``asked`` (accelerate's mixed_precision, as the run asks for it), as a setting
+    of :func:`_precision_given`, else None where it was not given: the launch's "no" by default, or the launch cannot
+    be told (torchrun run directly). The estimator's ``precision=`` (:data:`PRECISION_GIVEN_AS`), else the launcher's
+    own ``--mixed_precision``."""
     if given := os.environ.get(PRECISION_GIVEN_AS):
         return given
     if launched_profile.launched_mixed_precision_option() == asked:
-        return f"accelerate launch's --mixed_precision {asked}"
+        return "accelerate launch's --mixed_precision {mixed}"
     return None
 
 
@@ -518,22 +532,6 @@ def deepspeed_json_problem(file, config: dict) -> str | None:
         return (f"the DeepSpeed json {file} asks for zero_optimization.stage {zero.get('stage')!r}, and ZeRO has "
                 f"stages 0 to 3 (3 shards parameters too, 2 gradients and optimizer state)")
     return precision_block_problem(file, config)
-
-
-def precision_block_problem(file, config: dict) -> str | None:
-    """Why the DeepSpeed json ``file``'s (read as ``config``) bf16 or fp16 entry is refused, else None: one that is
-    no block of settings, ``"bf16": true`` or ``"fp16": "auto"`` (or null). DeepSpeed builds its settings from the
-    block's keys (``DeepSpeedBF16Config(**entry)``, a TypeError) and accelerate reads its "enabled" (an
-    AttributeError as the Accelerator is built); this package's own checks of the precision died of it alike, or
-    passed a false and a null, until h6. The form to write keeps the value where it is one "enabled" takes."""
-    for name in ("bf16", "fp16"):
-        if name not in config or isinstance(entry := config[name], dict):
-            continue
-        enabled = entry if isinstance(entry, bool) or str(entry).lower() in ("true", "false", "auto") else True
-        return (f"the DeepSpeed json {file} has \"{name}\": {json.dumps(entry)}, and DeepSpeed takes a block of "
-                f"settings there, not a value: write \"{name}\": {{\"enabled\": {json.dumps(enabled)}}} (true "
-                f"trains {name}, false does not, \"auto\" takes the precision the launch asks for)")
-    return None
 
 
 def _unknown_deepspeed_fields() -> str | None:

@@ -742,9 +742,9 @@ def test_a_precision_the_deepspeed_json_overrides_is_refused_before_any_configur
         benchmark_train(["unet"], [16], [2], ["bf16", "fp32"], TINY, TimingSettings(steps=1, blocks=1))
     assert str(refused.value) == (
         f"benchmark train's --precision fp32 asks for no mixed precision, and bf16.enabled is true in the DeepSpeed "
-        f"json {json_file}, so accelerate would train bf16 all the same, without a word: set the json's \"bf16\": "
-        f"{{\"enabled\": \"auto\"}} (it then takes the precision asked) or false to train fp32, or ask for bf16 to "
-        f"train in it. A row labelled fp32 would measure another precision")
+        f"json {json_file}, so accelerate would train bf16 all the same, without a word: to train fp32, write "
+        f"\"bf16\": {{\"enabled\": false}} in {json_file}; to train bf16, give benchmark train's --precision bf16 in "
+        f"its place. A row labelled fp32 would measure another precision")
     assert len(check_settings(["unet"], [16], [2], ["bf16"], TINY)) == 1  # the precision the json switches on
     _deepspeed_launch_of(json_file, {"bf16": {"enabled": "auto"}}, monkeypatch)  # takes --precision
     assert len(check_settings(["unet"], [16], [2], ["fp32", "bf16"], TINY)) == 2

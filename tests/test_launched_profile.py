@@ -426,8 +426,8 @@ def _deepspeed_launch_of(tmp_path, monkeypatch, json_text: str, asked: str) -> t
 @pytest.mark.parametrize("asked, json_text, said", [
     ("fp16", _JSONS[0], "the launch (accelerate launch's --mixed_precision, or the precision given to the run) asks "
                         "for mixed precision fp16, and bf16.enabled is true in the DeepSpeed json {json}, which "
-                        "accelerate refuses beside it: ask for bf16, or set the json's \"bf16\": {{\"enabled\": "
-                        "\"auto\"}}"),
+                        "accelerate refuses beside it: to train fp16, write \"bf16\": {{\"enabled\": false}} in "
+                        "{json}; to train bf16, ask for bf16 in its place"),
     # the json's own field, not a mixed_precision 'fp16' of the launch's (until the ninety-seventh session)
     ("bf16", '{"zero_optimization": {"stage": 2}, "fp16": {"enabled": "True"}}', "fp16.enabled is true in the "
                                                                                  "DeepSpeed json {json}, which "
@@ -459,9 +459,9 @@ def test_mixed_precision_no_given_beside_a_json_that_switches_bf16_on_is_refused
     _launched_by(monkeypatch, ["--config_file", "mine.yaml", "--mixed_precision", "no", "train.py"], tmp_path)
     assert construction_error() == (
         f"{profile}: accelerate launch's --mixed_precision no asks for no mixed precision, and bf16.enabled is true in "
-        f"the DeepSpeed json {json_file}, so accelerate would train bf16 all the same, without a word: set the json's "
-        f"\"bf16\": {{\"enabled\": \"auto\"}} (it then takes the precision asked) or false to train fp32, or ask "
-        f"for bf16 to train in it")
+        f"the DeepSpeed json {json_file}, so accelerate would train bf16 all the same, without a word: to train fp32, "
+        f"write \"bf16\": {{\"enabled\": false}} in {json_file}; to train bf16, give accelerate launch's "
+        f"--mixed_precision bf16 in its place")
     _launched_by(monkeypatch, ["--config_file", "mine.yaml", "train.py"], tmp_path)  # "no" by the launch's default
     assert construction_error() is None
     json_file.write_text(_JSONS[1])  # "auto": "no" trains fp32, as asked
@@ -486,9 +486,9 @@ def test_a_precision_given_beside_a_json_that_switches_its_block_off_is_refused_
     _launched_by(monkeypatch, ["--config_file", "mine.yaml", "--mixed_precision", asked, "train.py"], tmp_path)
     assert construction_error() == (
         f"{profile}: accelerate launch's --mixed_precision {asked} asks for mixed precision {asked}, and {field} in "
-        f"the DeepSpeed json {json_file}, so accelerate would train fp32 all the same, without a word: set the json's "
-        f"\"{asked}\": {{\"enabled\": \"auto\"}} (it then takes the precision asked) or true to train {asked}, or ask "
-        f"for no mixed precision to train fp32")
+        f"the DeepSpeed json {json_file}, so accelerate would train fp32 all the same, without a word: to train "
+        f"{asked}, write \"{asked}\": {{\"enabled\": \"auto\"}} in {json_file} (\"auto\" takes the precision asked); to "
+        f"train fp32, give accelerate launch's --mixed_precision no in its place")
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")
     _launched_by(monkeypatch, ["--config_file", "mine.yaml", "train.py"], tmp_path)  # "no" by the launch's default
     assert construction_error() is None
@@ -642,3 +642,4 @@ def test_a_deepspeed_jsons_precision_entry_that_is_no_block_is_one_error_naming_
     with pytest.raises(ConfigError) as planned:
         read_launch_profile(profile)
     assert str(planned.value).startswith(f"{profile}: {said}")
+
