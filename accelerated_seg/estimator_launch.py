@@ -48,27 +48,37 @@ def launch_precision(precision: str | None) -> str:
         return launched or "no"
     wanted, given_as = MIXED_PRECISION[precision], ESTIMATOR_PRECISION.format(precision=precision)
     if launched is not None and launched != wanted and (asked_by := _launch_precision_asked_by(launched, wanted)):
-        said = "no mixed precision" if asked_by[1] == "no" else f"mixed precision {asked_by[1]}"
-        raise ConfigError(f"fit: {given_as}, but {asked_by[0]} asks for {said}: give it once, either by leaving "
-                          f"precision out or by launching with --mixed_precision {wanted}")
+        who, asked, launching = asked_by
+        said = "no mixed precision" if asked == "no" else f"mixed precision {asked}"
+        raise ConfigError(f"fit: {given_as}, but {who} asks for {said}: give it once, either by leaving "
+                          f"precision out or by launching with {launching.format(mixed=wanted)}")
     if problem := precision_against_the_launched_json(precision, ESTIMATOR_PRECISION):
         raise ConfigError(f"fit: {problem}")
     return wanted
 
 
-def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str] | None:
-    """(who, the precision) where the user set the launch's precision ``launched`` other than ``wanted``, else
-    None: the launch's "no" by default, or the profile's ``wanted`` where the launch cannot be told. The launcher's
-    own --mixed_precision, else the launched profile's top-level mixed_precision (a file's 'no' is the user's, as
-    configs/accelerate/cpu.yaml's), else a value other than "no" that cannot be traced (torchrun run directly)."""
+#: How a launch of accelerate's is given a precision, for the remedy of a conflict with the estimator's.
+_LAUNCH_OPTION = "--mixed_precision {mixed}"
+
+
+def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str, str] | None:
+    """(who, the precision, how to launch with another {mixed}) where the user set the launch's precision
+    ``launched`` other than ``wanted``, else None: the launch's "no" by default, or the profile's ``wanted`` where the
+    launch cannot be told. The launcher's own --mixed_precision, else the launched profile's top-level
+    mixed_precision (a file's 'no' is the user's, as configs/accelerate/cpu.yaml's), else ACCELERATE_MIXED_PRECISION
+    set for torchrun run directly ("no" too: torchrun exports none of its own; it was not refused until h6), else a
+    value other than "no" that cannot be traced."""
     if (option := launched_profile.launched_mixed_precision_option()) is not None:
-        return f"accelerate launch's --mixed_precision {option}", option
+        return f"accelerate launch's --mixed_precision {option}", option, _LAUNCH_OPTION
     if (key := launched_profile.launched_mixed_precision()) is not None:
         if key == wanted:
             return None
-        return f"the accelerate config {launched_profile.launched_config_file()}'s mixed_precision {key!r}", key
+        return (f"the accelerate config {launched_profile.launched_config_file()}'s mixed_precision {key!r}", key,
+                _LAUNCH_OPTION)
+    if (variable := launched_profile.environment_precision_setting()) is not None:
+        return variable.format(mixed=launched), launched, "ACCELERATE_MIXED_PRECISION={mixed}"
     if launched != "no":
-        return "the launch (ACCELERATE_MIXED_PRECISION)", launched
+        return "the launch (ACCELERATE_MIXED_PRECISION)", launched, _LAUNCH_OPTION
     return None
 
 

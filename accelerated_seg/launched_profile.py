@@ -5,7 +5,8 @@ offloading), ``dynamo_config``, ``mpirun_config``, ``fp8_config``, ``megatron_lm
 (as plan --accelerate-config refuses them); beside a DeepSpeed json, a top-level ``mixed_precision`` that a
 launch given ``--mixed_precision`` ignores (``launched_mixed_precision``); a ``parallelism_config`` that a one-process
 launch drops (``launched_parallelism_config``); and whether the launch was given ``--mixed_precision`` at all
-(``launched_mixed_precision_option``), which the exported ACCELERATE_MIXED_PRECISION does not tell from its default.
+(``launched_mixed_precision_option``), which the exported ACCELERATE_MIXED_PRECISION does not tell from its default;
+where torchrun run directly is the launcher instead, that variable is the user's (``environment_precision_setting``).
 
     profile_keys_error()   # "/abs/fsdp.yaml: the accelerate config's fsdp_config has fsdp_versoin (did you ...?)..."
 
@@ -42,7 +43,19 @@ _CHANGED_AFTER_S = 2.0
 
 
 def launch_arguments(command: list[str]) -> list[str] | None:
-    """The arguments of accelerate launch in a process's command line, else None (not an accelerate launch).
+    """The arguments of accelerate launch in a process's command line, else None (not an accelerate launch)."""
+    if (program := _program(command)) is None:
+        return None
+    name, arguments = program
+    if name in _LAUNCH_ITSELF:
+        return arguments
+    if name in _SUBCOMMAND_AFTER and arguments[:1] == ["launch"]:
+        return arguments[1:]
+    return None
+
+
+def _program(command: list[str]) -> tuple[str, list[str]] | None:
+    """(the program an interpreter's command line runs, its arguments), else None where it cannot be told.
 
     The program is the interpreter's first argument that is no option of its own, or the module after ``-m``;
     an interpreter option with a value of its own (``-W ignore``) makes it unknown, and so None.
@@ -54,12 +67,38 @@ def launch_arguments(command: list[str]) -> list[str] | None:
         i += 1
     if i >= len(command):
         return None
-    program = command[i] if command[i].startswith("accelerate.") else os.path.basename(command[i])
-    if program in _LAUNCH_ITSELF:
-        return command[i + 1:]
-    if program in _SUBCOMMAND_AFTER and command[i + 1:i + 2] == ["launch"]:
-        return command[i + 2:]
-    return None
+    program = command[i] if command[i].startswith(("accelerate.", "torch.")) else os.path.basename(command[i])
+    return program, command[i + 1:]
+
+
+#: torchrun run directly, by the program its interpreter runs: its console script, `python -m torch.distributed.run`
+#: and the older `python -m torch.distributed.launch`. accelerate launch runs torchrun's agent inside itself, so the
+#: ranks of its launches have accelerate as their parent, never these.
+_TORCHRUN = ("torchrun", "torch.distributed.run", "torch.distributed.launch")
+
+
+def environment_precision_setting() -> str | None:
+    """ACCELERATE_MIXED_PRECISION as a setting the user gave (``strategy.precision_asked_by``), where torchrun run
+    directly started this process, else None.
+
+    accelerate launch exports the variable in every launch, "no" by default, so only its ``--mixed_precision``
+    tells a "no" asked for; torchrun exports none, and a value there is one set for it by hand (or a job script):
+    ACCELERATE_MIXED_PRECISION=no beside a DeepSpeed json switching bf16 on trained bf16 without a word, where
+    accelerate launch --mixed_precision no was refused (h6).
+    """
+    import psutil
+
+    from .launcher_death import PARENT_AT_START, launcher_gone
+
+    if "ACCELERATE_MIXED_PRECISION" not in os.environ or launcher_gone():
+        return None
+    try:
+        program = _program(psutil.Process(PARENT_AT_START).cmdline())
+    except (psutil.Error, OSError):
+        return None
+    if program is None or program[0] not in _TORCHRUN:
+        return None
+    return "ACCELERATE_MIXED_PRECISION={mixed} (set for torchrun, run without accelerate launch)"
 
 
 def launched_config_file() -> Path | None:

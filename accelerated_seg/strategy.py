@@ -511,13 +511,14 @@ PRECISION_GIVEN_AS = "ACCELERATED_SEG_PRECISION_GIVEN_AS"
 def precision_asked_by(asked: str) -> str | None:
     """How the user gave the precision ``asked`` (accelerate's mixed_precision, as the run asks for it), as a setting
     of :func:`_precision_given`, else None where it was not given: the launch's "no" by default, or the launch cannot
-    be told (torchrun run directly). The estimator's ``precision=`` (:data:`PRECISION_GIVEN_AS`), else the launcher's
-    own ``--mixed_precision``."""
+    be told. The estimator's ``precision=`` (:data:`PRECISION_GIVEN_AS`), else the launcher's own
+    ``--mixed_precision``, else ACCELERATE_MIXED_PRECISION set for torchrun run directly, which exports none of its
+    own (``launched_profile.environment_precision_setting``)."""
     if given := os.environ.get(PRECISION_GIVEN_AS):
         return given
     if launched_profile.launched_mixed_precision_option() == asked:
         return "accelerate launch's --mixed_precision {mixed}"
-    return None
+    return launched_profile.environment_precision_setting()
 
 
 def deepspeed_json_problem(file, config: dict) -> str | None:

@@ -134,3 +134,22 @@ def test_a_one_process_launch_without_mixed_precision_trains_the_estimators_prec
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.splitlines()[-1].endswith("mixed precision bf16"), done.stdout[-2000:]
     assert json.loads((tmp_path / "run" / "run_info.json").read_text())["strategy"].endswith("mixed precision bf16")
+
+
+def test_a_precision_set_for_torchrun_run_directly_against_the_code_is_refused_as_the_launchs_option_is(monkeypatch):
+    """torchrun exports no ACCELERATE_MIXED_PRECISION of its own: a "no" there was set for it, and
+    Segmentation(precision='bf16') trained bf16 over it without a word, where accelerate launch --mixed_precision no
+    was refused (until h6)."""
+    import psutil
+
+    _launch(monkeypatch, "no")
+    monkeypatch.setattr(psutil, "Process", lambda pid: type("Torchrun", (), {"cmdline": lambda self: [
+        "/v/bin/python", "/v/bin/torchrun", "--nproc_per_node", "2", "fit.py"]})())
+    with pytest.raises(ConfigError, match=r"^fit: Segmentation\(precision='bf16'\), but ACCELERATE_MIXED_PRECISION=no "
+                                          r"\(set for torchrun, run without accelerate launch\) asks for no mixed "
+                                          r"precision: give it once, either by leaving precision out or by launching "
+                                          r"with ACCELERATE_MIXED_PRECISION=bf16$"):
+        launch_precision("bf16")
+    assert launch_precision("fp32") == "no"
+    monkeypatch.delenv("ACCELERATE_MIXED_PRECISION")  # none set for it: the estimator's precision alone
+    assert launch_precision("bf16") == "bf16"

@@ -3,6 +3,7 @@ silence wherever that cannot be told. A real launch refusing a typo: tests/test_
 one-process one below."""
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -643,3 +644,42 @@ def test_a_deepspeed_jsons_precision_entry_that_is_no_block_is_one_error_naming_
         read_launch_profile(profile)
     assert str(planned.value).startswith(f"{profile}: {said}")
 
+@pytest.mark.parametrize("torchrun", [["/v/bin/python", "/v/bin/torchrun", "--nproc_per_node", "2", "train.py"],
+                                      ["python", "-m", "torch.distributed.run", "--nproc_per_node", "2", "train.py"]])
+@pytest.mark.parametrize("asked, json_text", [("no", _JSONS[0]),
+                                              ("bf16", '{"zero_optimization": {"stage": 2}, "bf16": {"enabled": false}}'),
+                                              ("fp16", _JSONS[0])])
+def test_torchrun_run_directly_refuses_a_precision_against_the_json_as_accelerate_launch_does(
+        tmp_path, monkeypatch, torchrun, asked, json_text):
+    """torchrun exports no ACCELERATE_MIXED_PRECISION of its own, so one in its ranks' environment was set for it:
+    ACCELERATE_MIXED_PRECISION=no beside a json switching bf16 on trained bf16 without a word, and the other
+    conflicts were said as asked by "accelerate launch's --mixed_precision", which nobody gave (until h6). Refused as
+    accelerate launch --mixed_precision refuses them, the variable named."""
+    from accelerated_seg.strategy import construction_error
+
+    json_file, profile = _deepspeed_launch_of(tmp_path, monkeypatch, json_text, asked)
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "--mixed_precision", asked, "train.py"], tmp_path)
+    launched = construction_error().split(": ", 1)[1]  # after the profile, which torchrun does not name
+    monkeypatch.setattr(psutil, "Process", _Launcher(torchrun, tmp_path, time.time()))
+    assert construction_error() == re.sub(r"accelerate launch's --mixed_precision (\w+)",
+                                          r"ACCELERATE_MIXED_PRECISION=\1 (set for torchrun, run without accelerate "
+                                          r"launch)", launched)
+
+
+@pytest.mark.distributed  # a real torchrun launch, one process on the CPU
+def test_a_one_process_torchrun_launch_refuses_mixed_precision_no_set_for_it_beside_a_bf16_json(tmp_path):
+    """The rank's parent is torchrun's agent (``python -m torch.distributed.run``), which exports no precision: the
+    "no" in its environment was set for it, and trained bf16 without a word beside this json (until h6)."""
+    (tmp_path / "ds.json").write_text(_JSONS[0])
+    (tmp_path / "rank.py").write_text("from accelerated_seg.strategy import construction_error\n"
+                                      "print(construction_error())\n")
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
+           "ACCELERATE_USE_DEEPSPEED": "true", "ACCELERATE_DEEPSPEED_CONFIG_FILE": "ds.json",
+           "ACCELERATE_MIXED_PRECISION": "no"}
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "1", "rank.py"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines()[-1].startswith(
+        "ACCELERATE_MIXED_PRECISION=no (set for torchrun, run without accelerate launch) asks for no mixed precision, "
+        "and bf16.enabled is true in the DeepSpeed json ds.json, so accelerate would train bf16"), done.stdout
