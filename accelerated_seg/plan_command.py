@@ -143,7 +143,7 @@ def _plan_settings(args) -> argparse.Namespace:
     from .config import OptimConfig, load_config
     from .plan_profile import read_launch_profile
 
-    profile = read_launch_profile(args.accelerate_config) if args.accelerate_config else None
+    profile = read_launch_profile(args.accelerate_config, args.precision) if args.accelerate_config else None
     resolved = vars(args) | {"profile": profile, "model_args": plan.parse_model_args(args.model_args),
                              "precision": args.precision or (profile.precision if profile else "bf16"),
                              "gpus": args.gpus if args.gpus is not None else (profile.processes if profile else 1)}

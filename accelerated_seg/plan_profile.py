@@ -17,10 +17,11 @@ from pathlib import Path
 
 from .accelerate_profile import read_profile
 from .config import ConfigError
-from .strategy import (COPIED_SECTIONS, JSON_DECIDES, PRECISION_OF_MIXED, deepspeed_json_problem,
+from .deepspeed_precision_blocks import PRECISION_BLOCKS, switched_on
+from .strategy import (COPIED_SECTIONS, JSON_DECIDES, MIXED_PRECISION, PRECISION_OF_MIXED, deepspeed_json_problem,
                        fields_beside_a_json_problem, fsdp2_sharding_problem, mixed_precision_beside_a_json_problem,
-                       parallelism_problem, read_deepspeed_json, unknown_section_keys,
-                       unlaunched_distributed_type_problem, with_the_closest, zero_stage_problem)
+                       parallelism_problem, precision_against_the_json_problem, read_deepspeed_json,
+                       unknown_section_keys, unlaunched_distributed_type_problem, with_the_closest, zero_stage_problem)
 
 #: FSDP1's sharding strategies that plan models, by their row.
 FSDP1_ROWS = {"FULL_SHARD": "fsdp_full_shard", "SHARD_GRAD_OP": "fsdp_shard_grad_op", "NO_SHARD": "fsdp_no_shard"}
@@ -43,8 +44,14 @@ class LaunchProfile:
         return f"{self.path}: {what}, {self.processes} process(es), {self.precision}{cpu}"
 
 
-def read_launch_profile(path: str | Path) -> LaunchProfile:
-    """The strategy, precision and processes of an accelerate config file.
+#: plan's --precision, which stands for the launch's --mixed_precision, as strategy's messages name a precision's
+#: setting (``strategy.precision_against_the_json_problem``).
+PLAN_PRECISION = "--precision {precision} (accelerate launch's --mixed_precision {mixed})"
+
+
+def read_launch_profile(path: str | Path, precision: str | None = None) -> LaunchProfile:
+    """The strategy, precision and processes of an accelerate config file, for a launch asking for ``precision``
+    (plan's --precision: fp32, bf16, fp16), else for the profile's own.
 
     Raises:
         ConfigError: the file is missing or not a mapping (accelerate_profile.read_profile); a key accelerate
@@ -52,7 +59,9 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
             1; a distributed_type, mixed_precision or num_processes that a launch of this package cannot take (fp8,
             say); then, the profile's own errors said first, a DeepSpeed json it names
             that cannot be read, or that training would refuse for what it holds (``_deepspeed_problem``), named
-            with the profile.
+            with the profile; last, a ``precision`` that json's bf16/fp16 blocks contradict, in training's words
+            (``strategy.precision_against_the_json_problem``): plan printed a table "for fp16, as --precision asks"
+            of a launch training refuses, until h6.
     """
     where = str(path)
     profile = read_profile(path, f"--accelerate-config {where}")
@@ -75,7 +84,9 @@ def read_launch_profile(path: str | Path) -> LaunchProfile:
         deepspeed_json = None if named_json is None else read_deepspeed_json(named_json)
     except ConfigError as error:
         raise ConfigError(f"{where}: {error}") from None
-    if problem := _deepspeed_problem(profile, named_json, deepspeed_json):
+    if problem := _deepspeed_problem(profile, named_json, deepspeed_json) or (
+            precision and deepspeed_json is not None and precision_against_the_json_problem(
+                named_json, deepspeed_json, MIXED_PRECISION[precision], PLAN_PRECISION)):
         raise ConfigError(f"{where}: {problem}")
     precision = _refuse_a_precision_not_trained(where, _json_precision(deepspeed_json) or mixed)
     strategy, not_modelled = _row(profile, where, deepspeed_json)
@@ -145,12 +156,10 @@ def _refuse_a_precision_not_trained(where: str, mixed) -> str:
 
 
 def _json_precision(config: dict | None) -> str | None:
-    """The mixed precision a DeepSpeed json's bf16/fp16 block switches on (accelerate takes it from
-    there), else None (the profile's own, "no" by default)."""
-    for name in ("bf16", "fp16"):
-        if ((config or {}).get(name) or {}).get("enabled") is True:
-            return name
-    return None
+    """The mixed precision a DeepSpeed json's bf16/fp16 block switches on (accelerate takes it from there), else
+    None (the profile's own, "no" by default): "enabled": "true" as true, as accelerate and DeepSpeed read it (plan
+    read it as fp32 until h6)."""
+    return next((name for name in PRECISION_BLOCKS if config is not None and switched_on(config, name)), None)
 
 
 def _sync_module_states_problem(fsdp: dict) -> str | None:

@@ -488,8 +488,8 @@ def test_a_precision_given_beside_a_json_that_switches_its_block_off_is_refused_
     assert construction_error() == (
         f"{profile}: accelerate launch's --mixed_precision {asked} asks for mixed precision {asked}, and {field} in "
         f"the DeepSpeed json {json_file}, so accelerate would train fp32 all the same, without a word: to train "
-        f"{asked}, write \"{asked}\": {{\"enabled\": \"auto\"}} in {json_file} (\"auto\" takes the precision asked); to "
-        f"train fp32, give accelerate launch's --mixed_precision no in its place")
+        f"{asked}, write \"{asked}\": {{\"enabled\": \"auto\"}} in {json_file} (\"auto\" takes the precision "
+        f"asked); to train fp32, give accelerate launch's --mixed_precision no in its place")
     monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")
     _launched_by(monkeypatch, ["--config_file", "mine.yaml", "train.py"], tmp_path)  # "no" by the launch's default
     assert construction_error() is None
@@ -644,11 +644,12 @@ def test_a_deepspeed_jsons_precision_entry_that_is_no_block_is_one_error_naming_
         read_launch_profile(profile)
     assert str(planned.value).startswith(f"{profile}: {said}")
 
+
 @pytest.mark.parametrize("torchrun", [["/v/bin/python", "/v/bin/torchrun", "--nproc_per_node", "2", "train.py"],
                                       ["python", "-m", "torch.distributed.run", "--nproc_per_node", "2", "train.py"]])
-@pytest.mark.parametrize("asked, json_text", [("no", _JSONS[0]),
-                                              ("bf16", '{"zero_optimization": {"stage": 2}, "bf16": {"enabled": false}}'),
-                                              ("fp16", _JSONS[0])])
+@pytest.mark.parametrize("asked, json_text", [
+    ("no", _JSONS[0]), ("bf16", '{"zero_optimization": {"stage": 2}, "bf16": {"enabled": false}}'),
+    ("fp16", _JSONS[0])])
 def test_torchrun_run_directly_refuses_a_precision_against_the_json_as_accelerate_launch_does(
         tmp_path, monkeypatch, torchrun, asked, json_text):
     """torchrun exports no ACCELERATE_MIXED_PRECISION of its own, so one in its ranks' environment was set for it:
@@ -683,3 +684,28 @@ def test_a_one_process_torchrun_launch_refuses_mixed_precision_no_set_for_it_bes
     assert done.stdout.splitlines()[-1].startswith(
         "ACCELERATE_MIXED_PRECISION=no (set for torchrun, run without accelerate launch) asks for no mixed precision, "
         "and bf16.enabled is true in the DeepSpeed json ds.json, so accelerate would train bf16"), done.stdout
+
+
+@pytest.mark.parametrize("json_text, precision", [(_JSONS[0], "fp16"), (_JSONS[0], "fp32"),
+                                                  ('{"zero_optimization": {"stage": 2}, "bf16": {"enabled": false}}',
+                                                   "bf16")])
+def test_plan_refuses_a_precision_its_profiles_deepspeed_json_contradicts_in_trainings_words(
+        tmp_path, monkeypatch, capsys, json_text, precision):
+    """plan --precision stands for the launch's --mixed_precision; beside a DeepSpeed json that contradicts it,
+    training refuses the launch, and plan printed a table "for fp16, as --precision asks" (until h6)."""
+    from accelerated_seg.cli import main
+    from accelerated_seg.strategy import MIXED_PRECISION, PRECISION_OF_MIXED, construction_error
+
+    mixed = MIXED_PRECISION[precision]
+    json_file, profile = _deepspeed_launch_of(tmp_path, monkeypatch, json_text, mixed)
+    _launched_by(monkeypatch, ["--config_file", "mine.yaml", "--mixed_precision", mixed, "train.py"], tmp_path)
+    trained = construction_error()
+    assert main(["plan", "--model", "unet", "--patch", "32", "32", "32", "--accelerate-config", str(profile),
+                 "--precision", precision]) == 2
+    planned = capsys.readouterr().err.strip().splitlines()
+    assert planned == ["error: " + re.sub(r"accelerate launch's --mixed_precision (\w+)",
+                                          lambda asked: f"--precision {PRECISION_OF_MIXED[asked[1]]} (accelerate "
+                                                        f"launch's --mixed_precision {asked[1]})", trained)]
+    json_file.write_text(_JSONS[1])  # "auto": plan's --precision is the launch's
+    assert main(["plan", "--model", "unet", "--patch", "32", "32", "32", "--accelerate-config", str(profile),
+                 "--precision", precision]) == 0
