@@ -7,7 +7,7 @@ runs, and what to write in them for a launch to run another precision.
 accelerate (1.16, ``DeepSpeedPlugin.set_mixed_precision``) fills a block with the precision the launch asks for only
 where the block is missing or its "enabled" is "auto"; an explicit true or false wins over the launch, and it refuses
 a low precision asked for beside the other one's block switched on. A remedy that named one block to change where
-another had to change too left the run refused, or training a precision nobody asked for (h6).
+another had to change too left the run refused, or training a precision nobody asked for (ninety-eighth session).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ def precision_block_problem(file, config: dict) -> str | None:
     no block of settings, ``"bf16": true`` or ``"fp16": "auto"`` (or null). DeepSpeed builds its settings from the
     block's keys (``DeepSpeedBF16Config(**entry)``, a TypeError) and accelerate reads its "enabled" (an
     AttributeError as the Accelerator is built); this package's own checks of the precision died of it alike, or
-    passed a false and a null, until h6. The form to write keeps the value where it is one "enabled" takes. Both
-    blocks switched on, which DeepSpeed refuses ("bfloat16 and fp16 modes cannot be simultaneously enabled"), too."""
+    passed a false and a null, until the ninety-eighth session. The form to write keeps the value where it is one
+    "enabled" takes. Both blocks switched on, which DeepSpeed refuses ("bfloat16 and fp16 modes cannot be simultaneously
+    enabled"), too."""
     for name in PRECISION_BLOCKS:
         if name not in config or isinstance(entry := config[name], dict):
             continue

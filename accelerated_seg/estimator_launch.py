@@ -66,8 +66,8 @@ def _launch_precision_asked_by(launched: str, wanted: str) -> tuple[str, str, st
     ``launched`` other than ``wanted``, else None: the launch's "no" by default, or the profile's ``wanted`` where the
     launch cannot be told. The launcher's own --mixed_precision, else the launched profile's top-level
     mixed_precision (a file's 'no' is the user's, as configs/accelerate/cpu.yaml's), else ACCELERATE_MIXED_PRECISION
-    set for torchrun run directly ("no" too: torchrun exports none of its own; it was not refused until h6), else a
-    value other than "no" that cannot be traced."""
+    set for torchrun run directly ("no" too: torchrun exports none of its own; it was not refused until the
+    ninety-eighth session), else a value other than "no" that cannot be traced."""
     if (option := launched_profile.launched_mixed_precision_option()) is not None:
         return f"accelerate launch's --mixed_precision {option}", option, _LAUNCH_OPTION
     if (key := launched_profile.launched_mixed_precision()) is not None:

@@ -84,7 +84,7 @@ def environment_precision_setting() -> str | None:
     accelerate launch exports the variable in every launch, "no" by default, so only its ``--mixed_precision``
     tells a "no" asked for; torchrun exports none, and a value there is one set for it by hand (or a job script):
     ACCELERATE_MIXED_PRECISION=no beside a DeepSpeed json switching bf16 on trained bf16 without a word, where
-    accelerate launch --mixed_precision no was refused (h6).
+    accelerate launch --mixed_precision no was refused (ninety-eighth session).
     """
     import psutil
 

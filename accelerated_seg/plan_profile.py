@@ -61,7 +61,7 @@ def read_launch_profile(path: str | Path, precision: str | None = None) -> Launc
             that cannot be read, or that training would refuse for what it holds (``_deepspeed_problem``), named
             with the profile; last, a ``precision`` that json's bf16/fp16 blocks contradict, in training's words
             (``strategy.precision_against_the_json_problem``): plan printed a table "for fp16, as --precision asks"
-            of a launch training refuses, until h6.
+            of a launch training refuses, until the ninety-eighth session.
     """
     where = str(path)
     profile = read_profile(path, f"--accelerate-config {where}")
@@ -158,7 +158,7 @@ def _refuse_a_precision_not_trained(where: str, mixed) -> str:
 def _json_precision(config: dict | None) -> str | None:
     """The mixed precision a DeepSpeed json's bf16/fp16 block switches on (accelerate takes it from there), else
     None (the profile's own, "no" by default): "enabled": "true" as true, as accelerate and DeepSpeed read it (plan
-    read it as fp32 until h6)."""
+    read it as fp32 until the ninety-eighth session)."""
     return next((name for name in PRECISION_BLOCKS if config is not None and switched_on(config, name)), None)
 
 

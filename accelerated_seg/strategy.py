@@ -388,7 +388,8 @@ def mixed_precision_beside_a_json_problem(file, mixed, config: dict) -> str | No
     meets the json. Either way the json's bf16/fp16 blocks decide the precision, and the profile's says nothing:
     refused alike whatever the json holds, bf16/fp16 blocks, "auto" or none, as `accelerate config` writes no
     mixed_precision beside a json. The remedy says what the json's blocks must hold to train the profile's
-    precision once it is removed (until h6 it showed "bf16": {"enabled": true} to a profile asking for fp16)."""
+    precision once it is removed (until the ninety-eighth session it showed "bf16": {"enabled": true} to a profile
+    asking for fp16)."""
     if mixed is None:
         return None
     refused = (f"the accelerate config names a DeepSpeed json ({file}) and also sets mixed_precision {mixed!r} at its "
@@ -428,8 +429,8 @@ def precision_against_the_json_problem(file, config: dict, asked: str, setting: 
     .set_mixed_precision); refused since the ninety-seventh session.
 
     Each says both ways out: what to write in the json to train the precision asked (every block that must change:
-    until h6 it named one, and fp16 asked beside bf16 on and fp16 off stayed refused, or trained fp32), and the
-    setting that asked, given the json's precision in its place."""
+    until the ninety-eighth session it named one, and fp16 asked beside bf16 on and fp16 off stayed refused, or trained
+    fp32), and the setting that asked, given the json's precision in its place."""
     if problem := precision_block_problem(file, config):  # before reading the blocks' "enabled"
         return problem
     asked = str(asked).lower()

@@ -51,8 +51,8 @@ _WORDS = {"no": "fp32", "bf16": "bf16", "fp16": "fp16"}
     ({"fp16": {}}, "fp16"),
 ])
 def test_each_way_out_of_a_precision_the_jsons_blocks_contradict_trains_what_it_promises(config, asked):
-    """Until h6 the remedy named one block: fp16 asked beside "bf16": true and "fp16": false was told to set bf16 to
-    "auto", which trains fp32; and "ask for bf16" did not say where."""
+    """Until the ninety-eighth session the remedy named one block: fp16 asked beside "bf16": true and "fp16": false was
+    told to set bf16 to "auto", which trains fp32; and "ask for bf16" did not say where."""
     assert _trains(config, asked) != asked  # a conflict indeed, as accelerate reads it
     problem = precision_against_the_json_problem(_FILE, config, asked, _LAUNCH_OPTION)
     to_train_asked = re.search(f"to train {_WORDS[asked]}, write (.*?) in {_FILE}", problem)
@@ -71,8 +71,9 @@ def test_each_way_out_of_a_precision_the_jsons_blocks_contradict_trains_what_it_
 @pytest.mark.parametrize("mixed", ["no", "bf16", "fp16"])
 def test_a_profiles_mixed_precision_beside_a_json_is_told_what_the_json_must_hold_to_train_it(config, mixed):
     """The profile's top-level mixed_precision is refused beside a json whatever it holds; the remedy showed
-    "bf16": {"enabled": true} to each, fp16 and 'no' alike (until h6). Once removed, the launch asks for "no" (its
-    default), and the json's blocks decide: what the remedy says to write must train the profile's precision."""
+    "bf16": {"enabled": true} to each, fp16 and 'no' alike (until the ninety-eighth session). Once removed, the launch
+    asks for "no" (its default), and the json's blocks decide: what the remedy says to write must train the profile's
+    precision."""
     problem = mixed_precision_beside_a_json_problem(_FILE, mixed, config)
     assert "Remove mixed_precision from the accelerate config" in problem
     if problem.endswith(f"the json trains {_WORDS[mixed]} as it is"):

@@ -139,7 +139,7 @@ def test_a_one_process_launch_without_mixed_precision_trains_the_estimators_prec
 def test_a_precision_set_for_torchrun_run_directly_against_the_code_is_refused_as_the_launchs_option_is(monkeypatch):
     """torchrun exports no ACCELERATE_MIXED_PRECISION of its own: a "no" there was set for it, and
     Segmentation(precision='bf16') trained bf16 over it without a word, where accelerate launch --mixed_precision no
-    was refused (until h6)."""
+    was refused (until the ninety-eighth session)."""
     import psutil
 
     _launch(monkeypatch, "no")

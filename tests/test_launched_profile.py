@@ -625,7 +625,7 @@ def test_a_deepspeed_jsons_precision_entry_that_is_no_block_is_one_error_naming_
         tmp_path, monkeypatch, entry, written):
     """DeepSpeed reads a bf16/fp16 entry as a block of settings (its DeepSpeedBF16Config(**entry): a TypeError) and
     accelerate reads its "enabled" (an AttributeError as the Accelerator is built); the checks of the precision met
-    it first and died alike: training, the estimator's fit and plan (until h6)."""
+    it first and died alike: training, the estimator's fit and plan (until the ninety-eighth session)."""
     from accelerated_seg.config import ConfigError
     from accelerated_seg.plan_profile import read_launch_profile
     from accelerated_seg.strategy import construction_error, precision_against_the_launched_json
@@ -654,8 +654,8 @@ def test_torchrun_run_directly_refuses_a_precision_against_the_json_as_accelerat
         tmp_path, monkeypatch, torchrun, asked, json_text):
     """torchrun exports no ACCELERATE_MIXED_PRECISION of its own, so one in its ranks' environment was set for it:
     ACCELERATE_MIXED_PRECISION=no beside a json switching bf16 on trained bf16 without a word, and the other
-    conflicts were said as asked by "accelerate launch's --mixed_precision", which nobody gave (until h6). Refused as
-    accelerate launch --mixed_precision refuses them, the variable named."""
+    conflicts were said as asked by "accelerate launch's --mixed_precision", which nobody gave (until the ninety-eighth
+    session). Refused as accelerate launch --mixed_precision refuses them, the variable named."""
     from accelerated_seg.strategy import construction_error
 
     json_file, profile = _deepspeed_launch_of(tmp_path, monkeypatch, json_text, asked)
@@ -670,7 +670,8 @@ def test_torchrun_run_directly_refuses_a_precision_against_the_json_as_accelerat
 @pytest.mark.distributed  # a real torchrun launch, one process on the CPU
 def test_a_one_process_torchrun_launch_refuses_mixed_precision_no_set_for_it_beside_a_bf16_json(tmp_path):
     """The rank's parent is torchrun's agent (``python -m torch.distributed.run``), which exports no precision: the
-    "no" in its environment was set for it, and trained bf16 without a word beside this json (until h6)."""
+    "no" in its environment was set for it, and trained bf16 without a word beside this json (until the ninety-eighth
+    session)."""
     (tmp_path / "ds.json").write_text(_JSONS[0])
     (tmp_path / "rank.py").write_text("from accelerated_seg.strategy import construction_error\n"
                                       "print(construction_error())\n")
@@ -692,7 +693,8 @@ def test_a_one_process_torchrun_launch_refuses_mixed_precision_no_set_for_it_bes
 def test_plan_refuses_a_precision_its_profiles_deepspeed_json_contradicts_in_trainings_words(
         tmp_path, monkeypatch, capsys, json_text, precision):
     """plan --precision stands for the launch's --mixed_precision; beside a DeepSpeed json that contradicts it,
-    training refuses the launch, and plan printed a table "for fp16, as --precision asks" (until h6)."""
+    training refuses the launch, and plan printed a table "for fp16, as --precision asks" (until the ninety-eighth
+    session)."""
     from accelerated_seg.cli import main
     from accelerated_seg.strategy import MIXED_PRECISION, PRECISION_OF_MIXED, construction_error
 

@@ -757,7 +757,7 @@ def test_plan_refuses_fp8_before_naming_its_config_keys(tmp_path):
     ({"fp16": {"enabled": True}, "zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"},
                                                        "offload_param": {"device": "cpu"}}}, "zero3_offload", "fp16"),
     ({"zero_optimization": {"stage": 1}}, "zero1", "fp32"),
-    # "true" as DeepSpeed and accelerate read it: plan read it as fp32 (until h6)
+    # "true" as DeepSpeed and accelerate read it: plan read it as fp32 (until the ninety-eighth session)
     ({"bf16": {"enabled": "true"}, "zero_optimization": {"stage": 2}}, "zero2", "bf16"),
 ])
 def test_plan_reads_a_deepspeed_profiles_stage_and_precision_from_its_json(tmp_path, json_settings, row, precision):
