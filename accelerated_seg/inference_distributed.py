@@ -141,12 +141,13 @@ class WindowShare:
         return windows.new_zeros((windows.shape[0], self.out_channels, *windows.shape[2:]), dtype=torch.float32)
 
 
-def shared_window_logits(accelerator, out_channels: int) -> Callable[..., torch.Tensor]:
+def shared_window_logits(accelerator, out_channels: int,
+                         reducing: Callable[[], None] = lambda: None) -> Callable[..., torch.Tensor]:
     """A ``sliding_window_logits`` replacement: this process's share of the windows, summed over processes.
 
     Every process must call it for the same volume (it is a collective operation). The sum is taken
     on ``accelerator.device`` (what the process group's backend needs) and returned where the volume
-    is stitched.
+    is stitched. ``reducing`` is called before the sum (``_WrittenWhole.reducing``).
     """
     from accelerate.utils import reduce
 
@@ -154,6 +155,7 @@ def shared_window_logits(accelerator, out_channels: int) -> Callable[..., torch.
         share = WindowShare(predictor, accelerator.process_index, accelerator.num_processes, out_channels)
         partial = sliding_window_logits(share, image, roi_size, sw_batch_size, overlap, sw_device=sw_device,
                                         device=device)
+        reducing()
         return reduce(partial.to(accelerator.device), reduction="sum").to(partial.device)
 
     return window_logits
@@ -291,8 +293,8 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
 
             if say:
                 say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
-            window_logits = shared_window_logits(accelerator, output_channels(config))
             whole = _WrittenWhole(output, rank)
+            window_logits = shared_window_logits(accelerator, output_channels(config), whole.reducing)
             # One process's own error in a case's reading or network (out of memory since the ninety-sixth session,
             # any since the ninety-seventh) stops every process at once, the main process saying which cases are
             # written whole: the others waited for it in the case's reduction until the process group's timeout.
@@ -359,6 +361,8 @@ class _WrittenWhole:
     def __init__(self, output: Path, rank: int):
         self.output, self.rank, self.cases, self.said = output, rank, [], False
         self.stages: dict[str, int] = {}  # how many of a case's stages (reading, network) have begun here
+        self.passed: set[str] = set()  # the stages this process has said it passed (``met_by_every_rank``)
+        self.here = threading.local()  # the stage running on this thread
         self.lock = threading.Lock()  # stopping_together's, once entered
         self.counting = threading.Lock()
 
@@ -385,11 +389,12 @@ class _WrittenWhole:
 
         row = f"process {self.rank}, case {job[0].id}"
         with self.counting:  # the reading and network stages run on two threads
-            stage = self.stages[job[0].id] = self.stages.get(job[0].id, 0) + 1
+            self.stages[job[0].id] = self.stages.get(job[0].id, 0) + 1
+            stage = self.here.stage = f"{job[0].id}/{self.stages[job[0].id]}"
         try:
             yield
         except DataError as error:  # alike on every process as a rule (the same file), which then go on
-            if not met_by_every_rank(f"{job[0].id}/{stage}", met=True):
+            if not met_by_every_rank(stage, met=True):
                 stop_every_rank(RuntimeError(f"{row}: {error} (not on every process: do they all see the same "
                                              f"files?)"))
             raise
@@ -400,7 +405,20 @@ class _WrittenWhole:
             stop_every_rank(RuntimeError(_failed_case(row, error)))
             raise
         else:
-            met_by_every_rank(f"{job[0].id}/{stage}", met=False)
+            self.reducing()
+        finally:
+            self.here.stage = None
+
+    def reducing(self) -> None:
+        """This thread's stage has passed a case's checks: its network enters the case's reduction, or it ended.
+        Said at the reduction, a process that met a file's unusable voxels in the network's stage (on the GPU)
+        alone learns it at once: the others, in the reduction, waited MET_WAIT_S (60 s) until the ninety-eighth
+        session."""
+        from .ranks_stop_together import met_by_every_rank
+
+        if (stage := getattr(self.here, "stage", None)) is not None and stage not in self.passed:
+            self.passed.add(stage)
+            met_by_every_rank(stage, met=False)
 
     def in_full(self, message: str) -> str:
         """The stopping line: ``message`` and the cases written whole (called under ``self.lock``); a traceback

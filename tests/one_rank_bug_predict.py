@@ -1,6 +1,8 @@
 """``accelerated-seg predict --split windows`` under a launch, run by test_inference_distributed: process 1 fails
-reading the second case, once the main process has written the first, and waits there as a process stuck in a
-collective would. The error: a bug, or with ONE_RANK_ERROR=data a file that process alone finds unusable."""
+in the second case, once the main process has written the first, and waits there as a process stuck in a
+collective would. The error (ONE_RANK_ERROR): a bug; ``data``, a file that process alone finds unusable. Where
+(ONE_RANK_STAGE): the case's reading (``prepare_case``, the default) or its network (``case_prediction``);
+ONE_RANK_STARTED, when given, is made as it raises."""
 
 import os
 import sys
@@ -16,10 +18,13 @@ def an_error() -> None:
     first = Path(sys.argv[sys.argv.index("--output") + 1]) / "small_0.nii.gz"
     while not first.exists():  # the line then names it written whole (the main process writes it under a lock)
         time.sleep(0.05)
+    Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))  # when it raises
     if os.environ.get("ONE_RANK_ERROR") == "data":
         raise DataError("small_1.nii.gz: cannot be read (a truncated file)")
     raise ValueError("a bug in reading")
 
 
+STAGE = os.environ.get("ONE_RANK_STAGE", "prepare_case")
+
 if __name__ == "__main__":
-    predict_with_process_1_changed(lambda: failing_in_the_second_case("prepare_case", an_error))
+    predict_with_process_1_changed(lambda: failing_in_the_second_case(STAGE, an_error))

@@ -5,6 +5,7 @@ import json
 import os
 import shutil
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -270,10 +271,16 @@ def test_one_processs_bug_in_reading_a_case_by_windows_stops_every_process_with_
 def test_a_file_one_process_alone_cannot_read_by_windows_stops_every_process(data, tmp_path, monkeypatch):
     """A file's unusable voxels every process meets alike as a rule, and all go on to the next case; where one
     process alone met them (a file it reads differently), it went on alone and the others waited in the case's
-    reduction (until the ninety-seventh session)."""
+    reduction (until the ninety-seventh session). Met in the network's stage (preprocessing on the GPU), the
+    others, in the case's reduction, never said they had passed it: every process waited MET_WAIT_S (60 s) for
+    them (until the ninety-eighth session); a process entering a reduction has passed the case's checks."""
     monkeypatch.setenv("ONE_RANK_ERROR", "data")
+    monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "raised"))
     proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", timeout=120)
+    stopped_after = time.time() - float((tmp_path / "raised").read_text())
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert stopped_after < 30, stopped_after  # 62.6 s before, 5.7-6.0 s after
     out = tmp_path / "out"
     assert said_alone(proc) == [
         f"error: process 1, case small_1: small_1.nii.gz: cannot be read (a truncated file) (not on every process: "
