@@ -291,41 +291,43 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
             from .ranks_stop_together import stopping_together
             from .results_so_far import OutOfMemory
 
-            if say:
-                say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
-            whole = _WrittenWhole(output, rank)
-            window_logits = shared_window_logits(accelerator, output_channels(config), whole.reducing)
-            # One process's own error in a case's reading or network (out of memory since the ninety-sixth session,
-            # any since the ninety-seventh) stops every process at once, the main process saying which cases are
-            # written whole: the others waited for it in the case's reduction until the process group's timeout.
+            whole = _WrittenWhole(output, rank, continue_prediction, len(jobs))
+            # One process's own error stops every process at once, the main process saying which cases are written
+            # whole: the others waited for it in a collective (a case's reduction) until the process group's timeout.
+            # In a case's reading or network since the ninety-sixth session (out of memory) and the ninety-seventh
+            # (any), anywhere here since the ninety-eighth (in setting up, writing, an interrupt on the main thread).
             # Its lock is the one the line is said under: each case is written under it.
             with stopping_together((OutOfMemory,), whole.in_full) as whole.lock, \
-                    _warned_by_the_main_process(accelerator), closing(
-                        segment_cases(model, config, jobs, device=device, options=options, window_logits=window_logits,
-                                      write=accelerator.is_main_process, sequential=sequential, keep_largest=keep,
-                                      run_key=run_key, reading=whole.stopping_every_process,
-                                      writing=whole.writing, in_a_folder=in_a_folder)) as done:
-                for number, ((case, label_path, _), error) in enumerate(done, 1):
-                    # A file that cannot be used fails alike on every process (the same file, the same
-                    # checks, before the case's first window), so all of them go on to the next case and
-                    # the main process reports it; until the seventieth session the first such case stopped
-                    # the run, leaving every later case unsegmented and unreported. Anything else stops it.
-                    if isinstance(error, DataError):
-                        if accelerator.is_main_process:  # which alone writes, and so removes
-                            errors.append(f"case {case.id}: "
-                                          f"{error}{remove_earlier_prediction(label_path, other_ending=in_a_folder)}")
-                        continue
-                    # the main process's own out of memory in writing, before the collective below
-                    if error is not None and (named := _out_of_memory(error, f"process {rank}, case {case.id}")):
-                        raise named
-                    # The main process alone writes: its failure to (an output it cannot write) is handed to
-                    # the others, which waited for it in the next case's reduction (seventy-third session's
-                    # review).
-                    handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]  # on every one
-                    if error is not None or handed is not None:
-                        raise error or handed
-                    if say:
-                        say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
+                    whole.any_error_stops_every_process(), _warned_by_the_main_process(accelerator):
+                if say:
+                    say(f"split: the windows of each of {len(cases)} case(s) over {num_processes} processes")
+                window_logits = shared_window_logits(accelerator, output_channels(config), whole.reducing)
+                with closing(segment_cases(model, config, jobs, device=device, options=options,
+                                           window_logits=window_logits, write=accelerator.is_main_process,
+                                           sequential=sequential, keep_largest=keep, run_key=run_key,
+                                           reading=whole.stopping_every_process, writing=whole.writing,
+                                           in_a_folder=in_a_folder)) as done:
+                    for number, ((case, label_path, _), error) in enumerate(done, 1):
+                        # A file that cannot be used fails alike on every process (the same file, the same
+                        # checks, before the case's first window), so all of them go on to the next case and
+                        # the main process reports it; until the seventieth session the first such case stopped
+                        # the run, leaving every later case unsegmented and unreported. Anything else stops it.
+                        if isinstance(error, DataError):
+                            if accelerator.is_main_process:  # which alone writes, and so removes
+                                removed = remove_earlier_prediction(label_path, other_ending=in_a_folder)
+                                errors.append(f"case {case.id}: {error}{removed}")
+                            continue
+                        # The main process's own error in writing (out of memory named) stops every process now.
+                        if error is not None:
+                            row = f"process {rank}, case {case.id}"
+                            whole.stop_every_process(error := _out_of_memory(error, row) or error, row)
+                        # Where it cannot (no store), the others learn it here: they waited for it in the next
+                        # case's reduction (seventy-third session's review).
+                        handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]
+                        if error is not None or handed is not None:
+                            raise error or handed
+                        if say:
+                            say(f"[{number}/{len(cases)}] {case.id}: wrote {label_path}")
         failures = [line for rank_errors in gather_object([errors]) for line in rank_errors]
     if failures:
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
@@ -358,8 +360,12 @@ class _WrittenWhole:
     (``ranks_stop_together``): each case's writing holds the lock that line is said under, so the line names
     each case whose files are whole, and no write starts after it (the process is ending)."""
 
-    def __init__(self, output: Path, rank: int):
-        self.output, self.rank, self.cases, self.said = output, rank, [], False
+    def __init__(self, output: Path, rank: int, continued: bool = False, to_write: int | None = None):
+        self.output, self.rank, self.cases, self.said, self.to_write = output, rank, [], False, to_write
+        # what the line says to do: with --continue given, the same command (until the ninety-eighth session it
+        # said to give --continue, given already)
+        self.again = ("the same command, with its --continue, passes over them and predicts the others" if continued
+                      else "the same command with --continue predicts the others")
         self.stages: dict[str, int] = {}  # how many of a case's stages (reading, network) have begun here
         self.passed: set[str] = set()  # the stages this process has said it passed (``met_by_every_rank``)
         self.here = threading.local()  # the stage running on this thread
@@ -402,7 +408,7 @@ class _WrittenWhole:
             if (named := _out_of_memory(error, row)) is not None:
                 stop_every_rank(named)
                 raise named from error
-            stop_every_rank(RuntimeError(_failed_case(row, error)))
+            stop_every_rank(_stopping(error, row))
             raise
         else:
             self.reducing()
@@ -420,6 +426,23 @@ class _WrittenWhole:
             self.passed.add(stage)
             met_by_every_rank(stage, met=False)
 
+    @contextlib.contextmanager
+    def any_error_stops_every_process(self):
+        """Around the work: an error of this process's own outside a case's stages (setting up, the main process's
+        writing, an interrupt on the main thread) stops every process as one in a stage does. Until the
+        ninety-eighth session it was said by this process alone, the others left in a collective."""
+        try:
+            yield
+        except BaseException as error:  # noqa: BLE001 - an interrupt stops them all too
+            self.stop_every_process(error, f"process {self.rank}")
+            raise
+
+    def stop_every_process(self, error: BaseException, where: str) -> None:
+        """Stop every process with ``error``, met ``where``; returns where it cannot (the caller raises it)."""
+        from .ranks_stop_together import stop_every_rank
+
+        stop_every_rank(_stopping(error, where))
+
     def in_full(self, message: str) -> str:
         """The stopping line: ``message`` and the cases written whole (called under ``self.lock``); a traceback
         in ``message`` goes under the line."""
@@ -427,19 +450,28 @@ class _WrittenWhole:
         line, newline, traceback_lines = message.partition("\n")
         if not self.cases:
             return f"{line} (no case was written){newline}{traceback_lines}"
+        if len(self.cases) == self.to_write:  # none left for a rerun to predict
+            return f"{line} (every case is written whole in {self.output}){newline}{traceback_lines}"
         return (f"{line} (written whole: {', '.join(self.cases)} in {self.output}; no file is half-written, and "
-                f"the same command with --continue predicts the others){newline}{traceback_lines}")
+                f"{self.again}){newline}{traceback_lines}")
 
 
-def _failed_case(row: str, error: BaseException) -> str:
-    """``<row>: <type>: <error>``, and the traceback under it where the error is a bug (an Exception); ``<row>:
-    interrupted`` for Ctrl-C or a scheduler's SIGINT, asked for (the cases written whole follow, as predict says
-    them when interrupted in one process)."""
+def _stopping(error: BaseException, where: str) -> BaseException:
+    """What stops every process for ``error`` met ``where`` (``process 1, case small_1``): out of memory as named;
+    ``predict interrupted in <where>`` for Ctrl-C or a scheduler's SIGINT, asked for (a KeyboardInterrupt: said as
+    no error, status 130; the cases written whole follow, as predict says them when interrupted in one process); a
+    file's or a setting's error, or one of the file system, in one line; a bug with its type and traceback."""
+    from .results_so_far import OutOfMemory
+
+    if isinstance(error, OutOfMemory):
+        return error
     if isinstance(error, KeyboardInterrupt):
-        return f"{row}: interrupted"
+        return KeyboardInterrupt(f"predict interrupted in {where}")
+    if isinstance(error, (DataError, ConfigError, OSError)):
+        return RuntimeError(f"{where}: {error}")
     words = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    where = "\n" + "".join(traceback.format_exception(error)).rstrip("\n") if isinstance(error, Exception) else ""
-    return f"{row}: {words}{where}"
+    under = "\n" + "".join(traceback.format_exception(error)).rstrip("\n") if isinstance(error, Exception) else ""
+    return RuntimeError(f"{where}: {words}{under}")
 
 
 def _raise_any_refusal(refusal: Exception | None, rank: int) -> None:

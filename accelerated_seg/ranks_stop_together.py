@@ -22,7 +22,9 @@ windows`` uses it too: there a process's out of memory arises in a pipeline's st
 the case before it, and so after a collective the others are not in; ``stop_every_rank`` publishes it from the
 stage itself (ninety-sixth session); since the ninety-seventh, any error of one process's own there does (a bug,
 its traceback under the line; a file it reads differently; an interrupt), and ``met_by_every_rank`` tells an error
-every rank meets alike as a rule (a case's unusable file, which they all go on from) from one met by one rank alone.
+every rank meets alike as a rule (a case's unusable file, which they all go on from) from one met by one rank alone;
+since the ninety-eighth, any of a process's own anywhere in its work. A published KeyboardInterrupt (Ctrl-C, asked
+for) is said as its words are, not as an error, and every rank ends with status 130.
 
 The store is the process group's, reached through torch's private ``distributed_c10d._get_default_store``: torch
 2.13 has no public way to it (nothing in ``torch.distributed``'s ``__all__``; accelerate 1.16 keeps none), and a
@@ -39,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import signal
 import sys
 import threading
 import time
@@ -56,7 +59,9 @@ SAID_WAIT_S = 10.0
 #: How long a rank that met an error every rank meets alike as a rule waits for the others to meet it too
 #: (``met_by_every_rank``): they read the same case at about the same time, a case's collectives keeping them in step.
 MET_WAIT_S = 60.0
-MESSAGE, SAID, FIRST, LEFT = "message", "said", "first", "left"
+MESSAGE, SAID, FIRST, LEFT, INTERRUPTED = "message", "said", "first", "left", "interrupted"
+#: The status of a process Ctrl-C ended, as a shell reports it (cli's EXIT_INTERRUPTED, which imports the commands).
+EXIT_INTERRUPTED = 128 + signal.SIGINT
 # Each use its own keys in the store, which outlives it: the same on every rank, all entering in one order.
 _USES = itertools.count()
 #: The watchers of the ``stopping_together`` this process is inside, innermost last (``stop_every_rank``).
@@ -66,8 +71,9 @@ _INSIDE: list[_Watcher] = []
 @contextlib.contextmanager
 def stopping_together(errors: tuple[type[BaseException], ...], in_full: Callable[[str], str]) -> Iterator:
     """Inside, one of ``errors`` on any rank of a launch of several ends every rank with status 1, the main
-    process saying ``error: <in_full(str(error))>``. Yields a lock to hold while writing what that line names.
-    The process group may start inside (benchmark train's with its first configuration's Accelerator)."""
+    process saying ``error: <in_full(str(error))>`` (a KeyboardInterrupt published: status 130, no ``error: ``).
+    Yields a lock to hold while writing what that line names. The process group may start inside (benchmark
+    train's with its first configuration's Accelerator)."""
     if launched_processes() <= 1:
         yield threading.Lock()  # one process: the error is raised, and said by the caller
         return
@@ -121,6 +127,8 @@ def _publish(watcher: _Watcher, error: BaseException) -> None:
     """Publish ``error`` for every rank's watcher, and wait for this one's to end the process."""
     if (store := _store(watcher.prefix)) is not None:
         if store.add(FIRST, 1) == 1:  # the first rank's error is the one said
+            if isinstance(error, KeyboardInterrupt):  # before the message the watchers wait for
+                store.set(INTERRUPTED, "1")
             store.set(MESSAGE, str(error))
         watcher.wait_for_the_end()
 
@@ -161,11 +169,17 @@ class _Watcher(threading.Thread):
             self.gave_up.set()
 
     def _end(self, store, message: str, rank: int, ranks: int) -> None:
+        # An interrupt is asked for, not an error: its line is said as it is, and every rank ends with status 130.
+        interrupted = False
         try:
+            interrupted = store.check([INTERRUPTED])
             if rank == 0:
                 with self.writing:  # a results file being written is written whole, and named
                     line = self.in_full(message)
-                    say_the_error(line)
+                    if interrupted:
+                        print(line, file=sys.stderr, flush=True)
+                    else:
+                        say_the_error(line)
                 store.set(SAID, line)
                 # outside torch elastic the store is this process's: the others read the line from it first
                 _wait_for(lambda: int(store.add(LEFT, 0)) >= ranks - 1)
@@ -176,7 +190,7 @@ class _Watcher(threading.Thread):
         finally:  # whatever failed above, this rank must not stay in its collective
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(1)
+            os._exit(EXIT_INTERRUPTED if interrupted else 1)
 
     def wait_for_the_end(self) -> None:
         """Wait for this watcher to end the process; return where it cannot (its store failed)."""

@@ -1,14 +1,16 @@
 """``accelerated-seg predict --split windows`` under a launch, run by test_inference_distributed: process 1 fails
 in the second case, once the main process has written the first, and waits there as a process stuck in a
-collective would. The error (ONE_RANK_ERROR): a bug; ``data``, a file that process alone finds unusable. Where
-(ONE_RANK_STAGE): the case's reading (``prepare_case``, the default) or its network (``case_prediction``);
-ONE_RANK_STARTED, when given, is made as it raises."""
+collective would. The error (ONE_RANK_ERROR): a bug; ``data``, a file that process alone finds unusable; ``slow``,
+none, but a sleep to be interrupted in. Where (ONE_RANK_STAGE): the case's reading (``prepare_case``, the default),
+its network (``case_prediction``), or ``setup``, before any case (the windows' share being set up).
+ONE_RANK_STARTED, when given, is made as it raises or sleeps."""
 
 import os
 import sys
 import time
 from pathlib import Path
 
+import accelerated_seg.inference_distributed as inference_distributed
 from accelerated_seg.data.errors import DataError
 
 from one_rank_out_of_memory_predict import failing_in_the_second_case, predict_with_process_1_changed  # beside it
@@ -16,15 +18,25 @@ from one_rank_out_of_memory_predict import failing_in_the_second_case, predict_w
 
 def an_error() -> None:
     first = Path(sys.argv[sys.argv.index("--output") + 1]) / "small_0.nii.gz"
-    while not first.exists():  # the line then names it written whole (the main process writes it under a lock)
+    while not first.exists() and STAGE != "setup":  # the line then names it written whole (written under a lock)
         time.sleep(0.05)
     Path(os.environ.get("ONE_RANK_STARTED", os.devnull)).write_text(str(time.time()))  # when it raises
+    if os.environ.get("ONE_RANK_ERROR") == "slow":
+        time.sleep(300)
     if os.environ.get("ONE_RANK_ERROR") == "data":
         raise DataError("small_1.nii.gz: cannot be read (a truncated file)")
-    raise ValueError("a bug in reading")
+    raise ValueError(f"a bug in {'setting up' if STAGE == 'setup' else 'reading'}")
+
+
+def failing_in_the_setup() -> None:
+    def output_channels(config):
+        an_error()
+
+    inference_distributed.output_channels = output_channels
 
 
 STAGE = os.environ.get("ONE_RANK_STAGE", "prepare_case")
 
 if __name__ == "__main__":
-    predict_with_process_1_changed(lambda: failing_in_the_second_case(STAGE, an_error))
+    predict_with_process_1_changed(failing_in_the_setup if STAGE == "setup"
+                                   else lambda: failing_in_the_second_case(STAGE, an_error))

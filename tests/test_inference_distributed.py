@@ -4,6 +4,8 @@ cases split by voxel count, and one volume's windows split and blended on the ma
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import time
 import warnings
@@ -28,7 +30,7 @@ from accelerated_seg.inference_distributed import (
 from accelerated_seg.inference_files import InputCase
 from accelerated_seg.models import build_from_spec, model_spec
 
-from processes import run_bounded, said_alone  # tests/ is on sys.path (rootdir-style test imports)
+from processes import run_bounded, said_alone, stop_group  # tests/ is on sys.path (rootdir-style test imports)
 from test_distributed import ROOT, _free_port
 
 WORKER = Path(__file__).with_name("infer_worker.py")
@@ -58,21 +60,29 @@ def data(tmp_path_factory):
 
 
 def launch_two(prefix: Path, args: list[str], module: bool = False, timeout: int = 240):
+    cmd, env = two_processes(args, module)
+    return run_bounded(cmd, env=env, timeout=timeout, cwd=prefix.parent)
+
+
+def two_processes(args: list[str], module: bool = False) -> tuple[list[str], dict]:
+    """The command and environment of ``accelerate launch`` of ``args`` on two CPU processes (gloo)."""
     env = {**os.environ, "ACCELERATE_USE_CPU": "true", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-           "--main_process_port", str(_free_port()), *(["-m"] if module else []), *args]
-    return run_bounded(cmd, env=env, timeout=timeout, cwd=prefix.parent)
+    return [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+            "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+            "--main_process_port", str(_free_port()), *(["-m"] if module else []), *args], env
 
 
 def predict_two_scans(data: Path, tmp_path: Path, script: str, *options: str, timeout: int = 150):
     """``accelerated-seg predict`` of two small scans into ``tmp_path/out``, launched on two processes through
     ``script`` (a test's predict, changed on some process)."""
+    return launch_two(tmp_path / "x", predict_two_scans_args(data, tmp_path, script, *options), timeout=timeout)
+
+
+def predict_two_scans_args(data: Path, tmp_path: Path, script: str, *options: str) -> list[str]:
     scans = data / "scans"
-    return launch_two(tmp_path / "x", [str(Path(__file__).with_name(script)), "predict", "--model", str(data / "model"),
-                                       str(scans / "small_0.nii.gz"), str(scans / "small_1.nii.gz"),
-                                       "--output", str(tmp_path / "out"), *options], timeout=timeout)
+    return [str(Path(__file__).with_name(script)), "predict", "--model", str(data / "model"),
+            str(scans / "small_0.nii.gz"), str(scans / "small_1.nii.gz"), "--output", str(tmp_path / "out"), *options]
 
 
 def read(path):
@@ -143,7 +153,7 @@ def test_the_window_shares_of_all_processes_sum_to_the_single_process_blend(proc
 
 
 @pytest.mark.parametrize("error, published", [
-    (KeyboardInterrupt(), "process 1, case a: interrupted"),
+    (KeyboardInterrupt(), "predict interrupted in process 1, case a"),
     (ValueError("a bug"), "process 1, case a: ValueError: a bug\nTraceback (most recent call last):"),
     (DataError("a.nii.gz holds NaN"), None),  # met alike on every process, which go on to the next case
 ])
@@ -168,6 +178,15 @@ def test_one_processs_error_in_reading_a_case_is_published_to_every_process(erro
     assert line == (f"{published.split(chr(10))[0]} (written whole: b in {tmp_path}; no file is half-written, "
                     f"and the same command with --continue predicts the others)")
     assert under[:1] == ([] if isinstance(error, KeyboardInterrupt) else ["Traceback (most recent call last):"])
+
+
+def test_the_stopping_line_asks_for_no_rerun_once_every_case_is_written(tmp_path):
+    """An interrupt as the main process wrote the last case said "the same command with --continue predicts the
+    others", of none (ninety-eighth session)."""
+    whole = _WrittenWhole(tmp_path, 0, to_write=2)
+    whole.cases = ["a", "b"]
+    assert whole.in_full("predict interrupted in process 0") == (f"predict interrupted in process 0 (every case is "
+                                                                 f"written whole in {tmp_path})")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -226,9 +245,12 @@ def test_a_label_map_the_main_process_cannot_write_stops_every_process_by_window
     and the other process waited for it in the next case's reduction (seventy-third session's review)."""
     proc = predict_two_scans(data, tmp_path, "full_disk_predict.py", "--split", "windows")
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert proc.stderr.startswith("error: [Errno 28] No space left on device\n"), proc.stderr[-3000:]
+    # said by the main process as it met it, the others stopped by it (since the ninety-eighth session; handed to
+    # them in the next case before)
+    line = "error: process 0, case small_0: [Errno 28] No space left on device (no case was written)"
+    assert proc.stderr.startswith(f"{line}\n"), proc.stderr[-3000:]
     assert "Connection closed" not in proc.stderr and "[rank1]" not in proc.stderr, proc.stderr[-3000:]
-    assert "traceback : error: [Errno 28] No space left on device" in proc.stderr  # launcher_report.py
+    assert f"traceback : {line}" in proc.stderr  # launcher_report.py
 
 
 @pytest.mark.distributed
@@ -254,13 +276,16 @@ def test_one_processs_bug_in_reading_a_case_by_windows_stops_every_process_with_
     """Any other error on one process in a case's reading or network (here a bug in reading the second case) left
     the main process in that case's reduction until the process group's timeout (30 minutes; until the
     ninety-seventh session): the process, the case and the traceback are said in the line that stops them all."""
-    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", timeout=120)
+    # With --continue given, the line does not ask for it again (until the ninety-eighth session it did).
+    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", "--continue",
+                             timeout=120)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     out = tmp_path / "out"
     assert said_alone(proc) == [
         f"error: process 1, case small_1: ValueError: a bug in reading (written whole: small_0 in {out}; no file is "
-        f"half-written, and the same command with --continue predicts the others)"], proc.stderr[-3000:]
-    under = proc.stderr.split("--continue predicts the others)\n", 1)[1]
+        f"half-written, and the same command, with its --continue, passes over them and predicts the others)"], \
+        proc.stderr[-3000:]
+    under = proc.stderr.split("predicts the others)\n", 1)[1]
     assert under.startswith("Traceback (most recent call last):\n"), proc.stderr[-3000:]
     assert 'one_rank_bug_predict.py", line' in under and "ValueError: a bug in reading\n" in under, under[:3000]
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
@@ -287,6 +312,56 @@ def test_a_file_one_process_alone_cannot_read_by_windows_stops_every_process(dat
         f"do they all see the same files?) (written whole: small_0 in {out}; no file is half-written, and the same "
         f"command with --continue predicts the others)"], proc.stderr[-3000:]
     assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+
+
+@pytest.mark.distributed
+def test_one_processs_bug_outside_a_cases_stages_by_windows_stops_every_process(data, tmp_path, monkeypatch):
+    """An error of one process's own outside a case's reading and network (here a bug in setting up the windows'
+    share) was said by that process alone: the main process, in the first case's reduction, ended in gloo's
+    "Connection closed by peer", said as its own bug with a traceback (until the ninety-eighth session)."""
+    monkeypatch.setenv("ONE_RANK_STAGE", "setup")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "raised"))
+    proc = predict_two_scans(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows", timeout=120)
+    stopped_after = time.time() - float((tmp_path / "raised").read_text())
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert said_alone(proc) == ["error: process 1: ValueError: a bug in setting up (no case was written)"], \
+        proc.stderr[-3000:]
+    under = proc.stderr.split("(no case was written)\n", 1)[1]
+    assert under.startswith("Traceback (most recent call last):\n") and "Connection closed" not in proc.stderr
+    assert stopped_after < 30, stopped_after
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [".run.lock"]
+
+
+@pytest.mark.distributed
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a process group's SIGINT, as a terminal sends it")
+def test_ctrl_c_by_windows_stops_every_process_with_one_line_and_status_130(data, tmp_path, monkeypatch):
+    """Ctrl-C reaches the launcher, whose agent hands SIGINT to each process: process 1 is interrupted in its share
+    of the second case, the main process waits for it in that case's reduction. One line says so and what is kept,
+    not an error ("error: process 1, case small_1: interrupted (...)" until the ninety-eighth session)."""
+    monkeypatch.setenv("ONE_RANK_ERROR", "slow")
+    monkeypatch.setenv("ONE_RANK_STAGE", "case_prediction")
+    monkeypatch.setenv("ONE_RANK_STARTED", str(tmp_path / "sleeping"))
+    cmd, env = two_processes(predict_two_scans_args(data, tmp_path, "one_rank_bug_predict.py", "--split", "windows"))
+    with subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as launch:
+        try:
+            deadline = time.monotonic() + 120
+            while not (tmp_path / "sleeping").exists() and launch.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert (tmp_path / "sleeping").exists(), launch.communicate()[1][-3000:] if launch.poll() else "no start"
+            os.killpg(launch.pid, signal.SIGINT)  # as the terminal sends it
+            stdout, stderr = launch.communicate(timeout=60)
+        finally:
+            if launch.poll() is None:  # stops what it started, where the test failed before its end
+                stop_group(launch)
+    out = tmp_path / "out"
+    assert launch.returncode == 130, stdout[-3000:] + stderr[-3000:]
+    said = [line for line in stderr.splitlines() if "interrupted" in line or line.startswith("error")]
+    assert said == [f"predict interrupted in process 1, case small_1 (written whole: small_0 in {out}; no file is "
+                    f"half-written, and the same command with --continue predicts the others)"], stderr[-3000:]
+    assert "Traceback" not in stderr and "[rank" not in stderr, stderr[-3000:]
+    assert sorted(path.name for path in out.iterdir()) == [".run.lock", "small_0.nii.gz"]
+    read(out / "small_0.nii.gz")
 
 
 @pytest.mark.distributed
