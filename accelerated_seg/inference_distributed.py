@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import traceback
 import warnings
 from contextlib import closing
@@ -147,7 +146,7 @@ def shared_window_logits(accelerator, out_channels: int,
 
     Every process must call it for the same volume (it is a collective operation). The sum is taken
     on ``accelerator.device`` (what the process group's backend needs) and returned where the volume
-    is stitched. ``reducing`` is called before the sum (``_WrittenWhole.reducing``).
+    is stitched. ``reducing`` is called before the sum (``windows_stop.WrittenWhole.reducing``).
     """
     from accelerate.utils import reduce
 
@@ -290,8 +289,9 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
 
             from .ranks_stop_together import stopping_together
             from .results_so_far import OutOfMemory
+            from .windows_stop import WrittenWhole
 
-            whole = _WrittenWhole(output, rank, continue_prediction, len(jobs))
+            whole = WrittenWhole(output, rank, continue_prediction, len(jobs))
             # One process's own error stops every process at once, the main process saying which cases are written
             # whole: the others waited for it in a collective (a case's reduction) until the process group's timeout.
             # In a case's reading or network since the ninety-sixth session (out of memory) and the ninety-seventh
@@ -319,8 +319,7 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
                             continue
                         # The main process's own error in writing (out of memory named) stops every process now.
                         if error is not None:
-                            row = f"process {rank}, case {case.id}"
-                            whole.stop_every_process(error := _out_of_memory(error, row) or error, row)
+                            error = whole.stop_every_process(error, f"process {rank}, case {case.id}")
                         # Where it cannot (no store), the others learn it here: they waited for it in the next
                         # case's reduction (seventy-third session's review).
                         handed = broadcast_object_list([error if accelerator.is_main_process else None])[0]
@@ -333,145 +332,6 @@ def predict_distributed(model_dir: str | Path | Sequence[str | Path],
         raise RuntimeError(f"{len(failures)} case(s) failed:\n" + "\n".join(failures))
     accelerator.wait_for_everyone()
     return outputs
-
-
-#: What lowers the memory a case's windows take, said with a process's out of memory under split=windows.
-LOWER_FOR_MEMORY = "lower --sw-batch-size, or give --aggregate-on-cpu (the GPU's) or --sequential (the host's)"
-
-
-def _out_of_memory(error: BaseException, row: str):
-    """``error`` as results_so_far's OutOfMemory naming ``row`` and what to lower, where it is running out of the
-    device's or the host's memory (``out_of_memory_named``); else None."""
-    from .results_so_far import OutOfMemory, out_of_memory_named
-
-    if isinstance(error, OutOfMemory):  # named already, where it was raised
-        return error
-    try:
-        with out_of_memory_named(row, LOWER_FOR_MEMORY):
-            raise error
-    except OutOfMemory as named:
-        return named
-    except BaseException:  # noqa: BLE001 - not out of memory: the caller's to handle
-        return None
-
-
-class _WrittenWhole:
-    """The cases the main process has written under split=windows, for the line that stops every process
-    (``ranks_stop_together``): each case's writing holds the lock that line is said under, so the line names
-    each case whose files are whole, and no write starts after it (the process is ending)."""
-
-    def __init__(self, output: Path, rank: int, continued: bool = False, to_write: int | None = None):
-        self.output, self.rank, self.cases, self.said, self.to_write = output, rank, [], False, to_write
-        # what the line says to do: with --continue given, the same command (until the ninety-eighth session it
-        # said to give --continue, given already)
-        self.again = ("the same command, with its --continue, passes over them and predicts the others" if continued
-                      else "the same command with --continue predicts the others")
-        self.stages: dict[str, int] = {}  # how many of a case's stages (reading, network) have begun here
-        self.passed: set[str] = set()  # the stages this process has said it passed (``met_by_every_rank``)
-        self.here = threading.local()  # the stage running on this thread
-        self.lock = threading.Lock()  # stopping_together's, once entered
-        self.counting = threading.Lock()
-
-    @contextlib.contextmanager
-    def writing(self, job):
-        with self.lock:
-            if not self.said:
-                yield
-                self.cases.append(job[0].id)
-                return
-        threading.Event().wait()  # the line is said and this process about to end: no file begun
-
-    @contextlib.contextmanager
-    def stopping_every_process(self, job):
-        """Around a case's reading and network: this process's error stops every process at once. The pipeline
-        would hand it on after the case before it, and the main process, in this case's reduction, would wait for
-        this one in that case's collective (``stop_every_rank``). Out of memory is named with what to lower; any
-        other error with the process, the case and, for a bug, its traceback, as ``--split cases`` reports a case.
-        A file's unusable voxels (DataError) every process meets alike as a rule, and all go on to the next case;
-        where the others read it (``met_by_every_rank``), it stops them too. Until the ninety-seventh session only
-        out of memory stopped them: a bug, a file one process read differently or an interrupt on one process left
-        the others in that reduction for the process group's timeout (30 minutes)."""
-        from .ranks_stop_together import met_by_every_rank, stop_every_rank
-
-        row = f"process {self.rank}, case {job[0].id}"
-        with self.counting:  # the reading and network stages run on two threads
-            self.stages[job[0].id] = self.stages.get(job[0].id, 0) + 1
-            stage = self.here.stage = f"{job[0].id}/{self.stages[job[0].id]}"
-        try:
-            yield
-        except DataError as error:  # alike on every process as a rule (the same file), which then go on
-            if not met_by_every_rank(stage, met=True):
-                stop_every_rank(RuntimeError(f"{row}: {error} (not on every process: do they all see the same "
-                                             f"files?)"))
-            raise
-        except BaseException as error:  # noqa: BLE001 - an interrupt on one process stops them all too
-            if (named := _out_of_memory(error, row)) is not None:
-                stop_every_rank(named)
-                raise named from error
-            stop_every_rank(_stopping(error, row))
-            raise
-        else:
-            self.reducing()
-        finally:
-            self.here.stage = None
-
-    def reducing(self) -> None:
-        """This thread's stage has passed a case's checks: its network enters the case's reduction, or it ended.
-        Said at the reduction, a process that met a file's unusable voxels in the network's stage (on the GPU)
-        alone learns it at once: the others, in the reduction, waited MET_WAIT_S (60 s) until the ninety-eighth
-        session."""
-        from .ranks_stop_together import met_by_every_rank
-
-        if (stage := getattr(self.here, "stage", None)) is not None and stage not in self.passed:
-            self.passed.add(stage)
-            met_by_every_rank(stage, met=False)
-
-    @contextlib.contextmanager
-    def any_error_stops_every_process(self):
-        """Around the work: an error of this process's own outside a case's stages (setting up, the main process's
-        writing, an interrupt on the main thread) stops every process as one in a stage does. Until the
-        ninety-eighth session it was said by this process alone, the others left in a collective."""
-        try:
-            yield
-        except BaseException as error:  # noqa: BLE001 - an interrupt stops them all too
-            self.stop_every_process(error, f"process {self.rank}")
-            raise
-
-    def stop_every_process(self, error: BaseException, where: str) -> None:
-        """Stop every process with ``error``, met ``where``; returns where it cannot (the caller raises it)."""
-        from .ranks_stop_together import stop_every_rank
-
-        stop_every_rank(_stopping(error, where))
-
-    def in_full(self, message: str) -> str:
-        """The stopping line: ``message`` and the cases written whole (called under ``self.lock``); a traceback
-        in ``message`` goes under the line."""
-        self.said = True
-        line, newline, traceback_lines = message.partition("\n")
-        if not self.cases:
-            return f"{line} (no case was written){newline}{traceback_lines}"
-        if len(self.cases) == self.to_write:  # none left for a rerun to predict
-            return f"{line} (every case is written whole in {self.output}){newline}{traceback_lines}"
-        return (f"{line} (written whole: {', '.join(self.cases)} in {self.output}; no file is half-written, and "
-                f"{self.again}){newline}{traceback_lines}")
-
-
-def _stopping(error: BaseException, where: str) -> BaseException:
-    """What stops every process for ``error`` met ``where`` (``process 1, case small_1``): out of memory as named;
-    ``predict interrupted in <where>`` for Ctrl-C or a scheduler's SIGINT, asked for (a KeyboardInterrupt: said as
-    no error, status 130; the cases written whole follow, as predict says them when interrupted in one process); a
-    file's or a setting's error, or one of the file system, in one line; a bug with its type and traceback."""
-    from .results_so_far import OutOfMemory
-
-    if isinstance(error, OutOfMemory):
-        return error
-    if isinstance(error, KeyboardInterrupt):
-        return KeyboardInterrupt(f"predict interrupted in {where}")
-    if isinstance(error, (DataError, ConfigError, OSError)):
-        return RuntimeError(f"{where}: {error}")
-    words = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    under = "\n" + "".join(traceback.format_exception(error)).rstrip("\n") if isinstance(error, Exception) else ""
-    return RuntimeError(f"{where}: {words}{under}")
 
 
 def _raise_any_refusal(refusal: Exception | None, rank: int) -> None:

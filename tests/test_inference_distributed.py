@@ -22,13 +22,13 @@ from accelerated_seg.inference import predict_file, sliding_window_logits
 from accelerated_seg.data.errors import DataError
 from accelerated_seg.inference_distributed import (
     WindowShare,
-    _WrittenWhole,
     balance_by_voxels,
     case_voxels,
     choose_split,
 )
 from accelerated_seg.inference_files import InputCase
 from accelerated_seg.models import build_from_spec, model_spec
+from accelerated_seg.windows_stop import WrittenWhole
 
 from processes import run_bounded, said_alone, stop_group  # tests/ is on sys.path (rootdir-style test imports)
 from test_distributed import ROOT, _free_port
@@ -165,7 +165,7 @@ def test_one_processs_error_in_reading_a_case_is_published_to_every_process(erro
 
     stops = []
     monkeypatch.setattr(ranks_stop_together, "stop_every_rank", stops.append)
-    whole = _WrittenWhole(tmp_path, 1)
+    whole = WrittenWhole(tmp_path, 1)
     with pytest.raises(type(error)):
         with whole.stopping_every_process((InputCase("a", (tmp_path / "a.nii.gz",)), tmp_path / "a_seg.nii.gz", None)):
             raise error
@@ -183,7 +183,7 @@ def test_one_processs_error_in_reading_a_case_is_published_to_every_process(erro
 def test_the_stopping_line_asks_for_no_rerun_once_every_case_is_written(tmp_path):
     """An interrupt as the main process wrote the last case said "the same command with --continue predicts the
     others", of none (ninety-eighth session)."""
-    whole = _WrittenWhole(tmp_path, 0, to_write=2)
+    whole = WrittenWhole(tmp_path, 0, to_write=2)
     whole.cases = ["a", "b"]
     assert whole.in_full("predict interrupted in process 0") == (f"predict interrupted in process 0 (every case is "
                                                                  f"written whole in {tmp_path})")
