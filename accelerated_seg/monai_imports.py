@@ -18,9 +18,12 @@ Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.t
 One more is loaded late rather than refused: ``matplotlib.pyplot``, which ``monai.utils.jupyter_utils``
 and ``monai.optimizers.lr_finder`` import at once wherever matplotlib is installed (the ``viz``
 extra, the test environment, most researchers' environments): about 0.4 s of each process, for
-plotting helpers that a user's script may well call. Imported by MONAI, it is a module whose code
-runs at the first use of any of its names, in the same module object (as ``importlib.util.LazyLoader``
-does, whose module loads at any attribute: MONAI's ``optional_import`` reads ``__file__`` at once).
+plotting helpers that a user's script may well call; and the ``matplotlib`` package, which that import
+runs first (its rcParams, colors and font settings, with pyparsing): 0.09-0.3 s more of ``-X importtime``
+in each process, training's and predict's, though only the main process's report draws. Imported by
+MONAI, each is a module whose code runs at the first use of any of its names, in the same module object
+(as ``importlib.util.LazyLoader`` does, whose module loads at any attribute: MONAI's ``optional_import``
+reads ``__file__`` at once).
 pandas (about 0.5 s) stays as it is: ``monai.data.utils`` takes ``pandas.DataFrame`` at import, and
 every training process would load it anyway, through the case table's ``datasets`` (whose
 ``arrow_dataset`` imports pandas at its top).
@@ -47,8 +50,8 @@ _REFUSED = {
     "monai.transforms.signal.array": ("scipy.signal", "MONAI's signal transforms"),
 }
 _PACKAGES = frozenset(package for package, _ in _REFUSED.values())
-# Loaded at its first use when a module of MONAI's imports it
-_LOADED_ON_FIRST_USE = frozenset({"matplotlib.pyplot"})
+# Loaded at its first use when a module of MONAI's imports it (the package too: importing pyplot runs it first)
+_LOADED_ON_FIRST_USE = frozenset({"matplotlib", "matplotlib.pyplot"})
 _LOADING = threading.RLock()
 # Frames between an import statement (or MONAI's optional_import call) and a finder
 _PASSED_THROUGH = ("importlib._bootstrap", "importlib._bootstrap_external", "importlib", "monai.utils.module")

@@ -102,3 +102,18 @@ def test_pyplot_imported_by_anyone_but_monai_runs_at_once():
                 "print(json.dumps({'monai': 'monai' in sys.modules, 'plain': type(plt) is types.ModuleType,\n"
                 "                  'figure': 'figure' in vars(plt)}))")
     assert seen == {"monai": False, "plain": True, "figure": True}, seen
+
+
+# Modules that only the code of a package MONAI imports for features that neither training nor predict
+# uses would import (monai_imports.py): present, that code ran at the import of a worker's entry modules
+_RUN_ONLY_BY_THE_PACKAGE = {"matplotlib": "matplotlib.rcsetup"}
+
+
+def test_the_entry_modules_of_training_and_predict_processes_run_none_of_those_packages():
+    """A training rank imports accelerated_seg.train; predict (and a launched rank of it) the modules
+    predict_command.run imports. The saving per process (README, Tests) stays only while this holds."""
+    seen = _run("import json, sys\n"
+                "import accelerated_seg.train\n"
+                "import accelerated_seg.inference, accelerated_seg.inference_files, accelerated_seg.inference_distributed\n"
+                f"print(json.dumps(sorted(p for p, m in {_RUN_ONLY_BY_THE_PACKAGE!r}.items() if m in sys.modules)))")
+    assert seen == [], f"run at the import of the entry modules: {seen}"
