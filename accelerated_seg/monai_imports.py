@@ -1,6 +1,7 @@
 """MONAI imported without the optional packages that only features of MONAI's which this package
 never uses import: transformers' BERT for the Transchex network, scipy.signal for the ultrasound
-confidence map and the 1D signal transforms.
+confidence map and the 1D signal transforms, TensorBoard for its image summaries, scipy.optimize for
+the panoptic quality metric.
 
 Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.transforms`` (through
 ``monai.apps``), and some of their modules import such a package at once:
@@ -14,6 +15,14 @@ Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.t
   and ``monai.transforms.signal.array`` (transforms of 1D signals) import ``scipy.signal``, and
   with it scipy.stats: about 0.9 s of the 8-9 s left (benchmarks/results/monai_import_scipy_signal_2cpu.json).
   Nothing else of the training or inference stack imports them.
+- ``monai.visualize.img2tensorboard`` (MONAI's images and GIFs written to TensorBoard) and
+  ``monai.handlers.tensorboard_handlers`` (MONAI's TensorBoard handlers of ignite workflows) import
+  ``torch.utils.tensorboard`` and ``tensorboard``'s protobufs: 0.34-0.70 s of ``-X importtime`` in each
+  process, training's and predict's (best of 3 under load). A run that logs to TensorBoard imports them
+  anyway, in its main process alone, through accelerate's tracker.
+- ``monai.metrics.panoptic_quality`` (the panoptic quality of pathology's instance segmentation) imports
+  ``scipy.optimize``: 0.12-0.23 s. The Hausdorff distance and surface Dice that evaluate scores with
+  use ``scipy.ndimage`` and ``scipy.spatial``, which stay.
 
 One more is loaded late rather than refused: ``matplotlib.pyplot``, which ``monai.utils.jupyter_utils``
 and ``monai.optimizers.lr_finder`` import at once wherever matplotlib is installed (the ``viz``
@@ -43,13 +52,17 @@ import sys
 import threading
 import types
 
-# MONAI's module -> (the package refused to it, with its submodules; the feature that needs it)
+# MONAI's module -> (the packages refused to it, with their submodules; the feature that needs them)
 _REFUSED = {
-    "monai.networks.nets.transchex": ("transformers", "MONAI's Transchex"),
-    "monai.data.ultrasound_confidence_map": ("scipy.signal", "MONAI's UltrasoundConfidenceMapTransform"),
-    "monai.transforms.signal.array": ("scipy.signal", "MONAI's signal transforms"),
+    "monai.networks.nets.transchex": (("transformers",), "MONAI's Transchex"),
+    "monai.data.ultrasound_confidence_map": (("scipy.signal",), "MONAI's UltrasoundConfidenceMapTransform"),
+    "monai.transforms.signal.array": (("scipy.signal",), "MONAI's signal transforms"),
+    "monai.visualize.img2tensorboard": (("torch.utils.tensorboard", "tensorboard"),
+                                        "MONAI's TensorBoard image summaries"),
+    "monai.handlers.tensorboard_handlers": (("torch.utils.tensorboard",), "MONAI's TensorBoard handlers"),
+    "monai.metrics.panoptic_quality": (("scipy.optimize",), "MONAI's PanopticQualityMetric"),
 }
-_PACKAGES = frozenset(package for package, _ in _REFUSED.values())
+_PACKAGES = frozenset(package for packages, _ in _REFUSED.values() for package in packages)
 # Loaded at its first use when a module of MONAI's imports it (the package too: importing pyplot runs it first)
 _LOADED_ON_FIRST_USE = frozenset({"matplotlib", "matplotlib.pyplot"})
 _LOADING = threading.RLock()
@@ -98,6 +111,11 @@ class _RunOnFirstUse(importlib.abc.Loader):
         module.__class__ = _LoadedOnFirstUse
 
 
+def _within(name: str, package: str) -> bool:
+    """Whether module ``name`` is ``package`` or one of its submodules."""
+    return name == package or name.startswith(package + ".")
+
+
 class _WithoutUnusedOptionals(importlib.abc.MetaPathFinder):
     """Refuses each package of ``_REFUSED`` to its module only, hands MONAI's modules those of
     ``_LOADED_ON_FIRST_USE`` not yet run; defers every other lookup."""
@@ -105,10 +123,10 @@ class _WithoutUnusedOptionals(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name in _LOADED_ON_FIRST_USE:
             return self._spec_run_on_first_use(name, path, target, _importer())
-        if not any(name == package or name.startswith(package + ".") for package in _PACKAGES):
+        if not any(_within(name, package) for package in _PACKAGES):
             return None
         refused = _REFUSED.get(_importer())
-        if refused is not None and (name == refused[0] or name.startswith(refused[0] + ".")):
+        if refused is not None and any(_within(name, package) for package in refused[0]):
             raise ModuleNotFoundError(f"{name} is not imported for {refused[1]} by accelerated_seg "
                                       f"(accelerated_seg/monai_imports.py: import monai before accelerated_seg "
                                       f"to use it)", name=name)

@@ -61,6 +61,34 @@ def test_only_the_modules_that_ask_go_without_transformers_and_scipy_signal_whic
     assert "scipy.signal is not imported for MONAI's signal transforms" in signal_transforms, seen
 
 
+def test_monai_s_tensorboard_summaries_and_panoptic_quality_go_without_theirs_which_load_for_anyone_else():
+    seen = _run("import json\n"
+                "import accelerated_seg.train\n"
+                "import monai.handlers.tensorboard_handlers as handlers\n"
+                "import monai.metrics.panoptic_quality as panoptic\n"
+                "import monai.visualize.img2tensorboard as summaries\n"
+                "errors = []\n"
+                # a writer's method looked up, not a writer made (which writes runs/ where the process is)
+                "for use in (lambda: summaries.SummaryWriter.add_scalar, summaries.Summary,\n"
+                "            lambda: handlers.SummaryWriter.add_scalar,\n"
+                "            lambda: panoptic.linear_sum_assignment([[1.0]])):\n"
+                "    try:\n"
+                "        use()\n"
+                "        errors.append('')\n"
+                "    except Exception as e:\n"
+                "        errors.append(str(e))\n"
+                # anyone else's import (accelerate's TensorBoard tracker in a run's main process) loads them
+                "import scipy.optimize, torch.utils.tensorboard\n"
+                "print(json.dumps({'errors': errors,\n"
+                "                  'after': [torch.utils.tensorboard.__name__, scipy.optimize.__name__]}))")
+    assert seen["after"] == ["torch.utils.tensorboard", "scipy.optimize"], seen
+    writer, summary, handlers_writer, panoptic = seen["errors"]
+    assert "torch.utils.tensorboard is not imported for MONAI's TensorBoard image summaries" in writer, seen
+    assert "tensorboard is not imported for MONAI's TensorBoard image summaries" in summary, seen
+    assert "torch.utils.tensorboard is not imported for MONAI's TensorBoard handlers" in handlers_writer, seen
+    assert "scipy.optimize is not imported for MONAI's PanopticQualityMetric" in panoptic, seen
+
+
 def test_monai_imported_before_the_package_is_left_as_it_is(monkeypatch):
     """Whoever needs MONAI's Transchex (or its signal transforms) imports monai first: then no finder
     is put in place."""
@@ -106,7 +134,8 @@ def test_pyplot_imported_by_anyone_but_monai_runs_at_once():
 
 # Modules that only the code of a package MONAI imports for features that neither training nor predict
 # uses would import (monai_imports.py): present, that code ran at the import of a worker's entry modules
-_RUN_ONLY_BY_THE_PACKAGE = {"matplotlib": "matplotlib.rcsetup"}
+_RUN_ONLY_BY_THE_PACKAGE = {"matplotlib": "matplotlib.rcsetup", "torch.utils.tensorboard": "torch.utils.tensorboard",
+                            "tensorboard": "tensorboard", "scipy.optimize": "scipy.optimize"}
 
 
 def test_the_entry_modules_of_training_and_predict_processes_run_none_of_those_packages():
@@ -114,6 +143,7 @@ def test_the_entry_modules_of_training_and_predict_processes_run_none_of_those_p
     predict_command.run imports. The saving per process (README, Tests) stays only while this holds."""
     seen = _run("import json, sys\n"
                 "import accelerated_seg.train\n"
-                "import accelerated_seg.inference, accelerated_seg.inference_files, accelerated_seg.inference_distributed\n"
+                "import accelerated_seg.inference, accelerated_seg.inference_files\n"
+                "import accelerated_seg.inference_distributed\n"
                 f"print(json.dumps(sorted(p for p, m in {_RUN_ONLY_BY_THE_PACKAGE!r}.items() if m in sys.modules)))")
     assert seen == [], f"run at the import of the entry modules: {seen}"
