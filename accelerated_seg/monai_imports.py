@@ -1,7 +1,7 @@
 """MONAI imported without the optional packages that only features of MONAI's which this package
 never uses import: transformers' BERT for the Transchex network, scipy.signal for the ultrasound
 confidence map and the 1D signal transforms, TensorBoard for its image summaries, scipy.optimize for
-the panoptic quality metric.
+the panoptic quality metric, huggingface_hub for the ResNet's pretrained weights.
 
 Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.transforms`` (through
 ``monai.apps``), and some of their modules import such a package at once:
@@ -23,6 +23,10 @@ Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.t
 - ``monai.metrics.panoptic_quality`` (the panoptic quality of pathology's instance segmentation) imports
   ``scipy.optimize``: 0.12-0.23 s. The Hausdorff distance and surface Dice that evaluate scores with
   use ``scipy.ndimage`` and ``scipy.spatial``, which stay.
+- ``monai.networks.nets.resnet`` takes ``hf_hub_download`` from ``huggingface_hub`` at import, for the
+  MedicalNet weights of its classification ResNet, none of the registry's networks: the hub's download
+  code and its HTTP client, 0.07-0.25 s. A training process imports them later anyway, with ``datasets``
+  (the case table); a predict process never does.
 
 One more is loaded late rather than refused: ``matplotlib.pyplot``, which ``monai.utils.jupyter_utils``
 and ``monai.optimizers.lr_finder`` import at once wherever matplotlib is installed (the ``viz``
@@ -61,6 +65,7 @@ _REFUSED = {
                                         "MONAI's TensorBoard image summaries"),
     "monai.handlers.tensorboard_handlers": (("torch.utils.tensorboard",), "MONAI's TensorBoard handlers"),
     "monai.metrics.panoptic_quality": (("scipy.optimize",), "MONAI's PanopticQualityMetric"),
+    "monai.networks.nets.resnet": (("huggingface_hub",), "MONAI's MedicalNet weights of its ResNet"),
 }
 _PACKAGES = frozenset(package for packages, _ in _REFUSED.values() for package in packages)
 # Loaded at its first use when a module of MONAI's imports it (the package too: importing pyplot runs it first)

@@ -61,32 +61,36 @@ def test_only_the_modules_that_ask_go_without_transformers_and_scipy_signal_whic
     assert "scipy.signal is not imported for MONAI's signal transforms" in signal_transforms, seen
 
 
-def test_monai_s_tensorboard_summaries_and_panoptic_quality_go_without_theirs_which_load_for_anyone_else():
+def test_monai_s_tensorboard_panoptic_quality_and_medicalnet_go_without_theirs_which_load_for_anyone_else():
     seen = _run("import json\n"
                 "import accelerated_seg.train\n"
                 "import monai.handlers.tensorboard_handlers as handlers\n"
                 "import monai.metrics.panoptic_quality as panoptic\n"
+                "import monai.networks.nets.resnet as resnet\n"
                 "import monai.visualize.img2tensorboard as summaries\n"
                 "errors = []\n"
                 # a writer's method looked up, not a writer made (which writes runs/ where the process is)
                 "for use in (lambda: summaries.SummaryWriter.add_scalar, summaries.Summary,\n"
                 "            lambda: handlers.SummaryWriter.add_scalar,\n"
-                "            lambda: panoptic.linear_sum_assignment([[1.0]])):\n"
+                "            lambda: panoptic.linear_sum_assignment([[1.0]]),\n"
+                "            lambda: resnet.hf_hub_download.__name__):\n"
                 "    try:\n"
                 "        use()\n"
                 "        errors.append('')\n"
                 "    except Exception as e:\n"
                 "        errors.append(str(e))\n"
                 # anyone else's import (accelerate's TensorBoard tracker in a run's main process) loads them
-                "import scipy.optimize, torch.utils.tensorboard\n"
+                "import huggingface_hub.file_download, scipy.optimize, torch.utils.tensorboard\n"
                 "print(json.dumps({'errors': errors,\n"
-                "                  'after': [torch.utils.tensorboard.__name__, scipy.optimize.__name__]}))")
-    assert seen["after"] == ["torch.utils.tensorboard", "scipy.optimize"], seen
-    writer, summary, handlers_writer, panoptic = seen["errors"]
+                "                  'after': [torch.utils.tensorboard.__name__, scipy.optimize.__name__,\n"
+                "                            huggingface_hub.file_download.hf_hub_download.__name__]}))")
+    assert seen["after"] == ["torch.utils.tensorboard", "scipy.optimize", "hf_hub_download"], seen
+    writer, summary, handlers_writer, panoptic, medicalnet = seen["errors"]
     assert "torch.utils.tensorboard is not imported for MONAI's TensorBoard image summaries" in writer, seen
     assert "tensorboard is not imported for MONAI's TensorBoard image summaries" in summary, seen
     assert "torch.utils.tensorboard is not imported for MONAI's TensorBoard handlers" in handlers_writer, seen
     assert "scipy.optimize is not imported for MONAI's PanopticQualityMetric" in panoptic, seen
+    assert "huggingface_hub is not imported for MONAI's MedicalNet weights of its ResNet" in medicalnet, seen
 
 
 def test_monai_imported_before_the_package_is_left_as_it_is(monkeypatch):
@@ -135,7 +139,8 @@ def test_pyplot_imported_by_anyone_but_monai_runs_at_once():
 # Modules that only the code of a package MONAI imports for features that neither training nor predict
 # uses would import (monai_imports.py): present, that code ran at the import of a worker's entry modules
 _RUN_ONLY_BY_THE_PACKAGE = {"matplotlib": "matplotlib.rcsetup", "torch.utils.tensorboard": "torch.utils.tensorboard",
-                            "tensorboard": "tensorboard", "scipy.optimize": "scipy.optimize"}
+                            "tensorboard": "tensorboard", "scipy.optimize": "scipy.optimize",
+                            "huggingface_hub's download": "huggingface_hub.file_download"}
 
 
 def test_the_entry_modules_of_training_and_predict_processes_run_none_of_those_packages():
