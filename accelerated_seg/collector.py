@@ -13,7 +13,8 @@ took 9.1 s instead of 12.3 s (medians of five alternating pairs).
 torch._dynamo (about 100,000 objects more) is part of the stack too: torch imports it at a process's
 first optimizer, so ``accelerated_seg/optimizers.py`` imports it beforehand. Left to the optimizer, it
 was made with the collector running: the tiny run's collections took 0.42-0.57 s instead of 0.14-0.16
-(benchmarks/results/dynamo_import_2cpu.json).
+(benchmarks/results/dynamo_import_2cpu.json). ``datasets``, through which every training process reads
+its case table, likewise (``accelerated_seg/training_data.py``).
 
 So a process that imports the stack to do one job (a rank of ``examples/train.py``, a command of
 ``accelerated-seg``) imports it inside ``importing_without_collection()``: the collector is paused

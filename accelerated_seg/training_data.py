@@ -15,6 +15,12 @@ import contextlib
 import math
 from pathlib import Path
 
+# Nothing here names datasets, but every training process reads its case table through it (the cache's
+# write_table and load_table import it where they need it). Imported with this module, it arrives with
+# the rest of the stack, inside collector.importing_without_collection(), rather than mid-run with the
+# collector walking it (and pandas, pyarrow): a tiny run made 96 collections, none full, in 0.03-0.09 s
+# instead of 171, one full, in 0.12-0.18 s.
+import datasets  # noqa: F401
 from accelerate import Accelerator
 
 from .config import Config, ConfigError
