@@ -1,7 +1,7 @@
 """MONAI imported without the optional packages that only features of MONAI's which this package
 never uses import: transformers' BERT for the Transchex network, scipy.signal for the ultrasound
 confidence map and the 1D signal transforms, TensorBoard for its image summaries, scipy.optimize for
-the panoptic quality metric, huggingface_hub for the ResNet's pretrained weights.
+the panoptic quality metric, huggingface_hub for the ResNet's pretrained weights, pandas for its tables.
 
 Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.transforms`` (through
 ``monai.apps``), and some of their modules import such a package at once:
@@ -27,6 +27,12 @@ Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.t
   MedicalNet weights of its classification ResNet, none of the registry's networks: the hub's download
   code and its HTTP client, 0.07-0.25 s. A training process imports them later anyway, with ``datasets``
   (the case table); a predict process never does.
+- ``monai.data.dataset`` and ``monai.data.iterable_dataset`` (the CSV datasets), ``monai.data.utils`` (a
+  helper of tables), ``monai.utils.profiling``, ``monai.apps.tcia.utils`` and ``monai.handlers.mlflow_handler``
+  import pandas, with pyarrow: 0.4-1.2 s. A predict process never imports it now; a training process does,
+  through the case table's ``datasets``, which ``training_data.py`` imports with the rest of the stack.
+  (``monai.data.utils`` takes ``pandas.DataFrame`` by name at import, so pandas cannot wait unrun as
+  pyplot does below.)
 
 One more is loaded late rather than refused: ``matplotlib.pyplot``, which ``monai.utils.jupyter_utils``
 and ``monai.optimizers.lr_finder`` import at once wherever matplotlib is installed (the ``viz``
@@ -37,9 +43,6 @@ in each process, training's and predict's, though only the main process's report
 MONAI, each is a module whose code runs at the first use of any of its names, in the same module object
 (as ``importlib.util.LazyLoader`` does, whose module loads at any attribute: MONAI's ``optional_import``
 reads ``__file__`` at once).
-pandas (about 0.5 s) stays as it is: ``monai.data.utils`` takes ``pandas.DataFrame`` at import, and
-every training process would load it anyway, through the case table's ``datasets`` (whose
-``arrow_dataset`` imports pandas at its top).
 
 Every rank of every launch and every predict pays for these imports. MONAI makes each of them
 through ``optional_import``, which turns a failed import into a placeholder that raises when used.
@@ -66,6 +69,12 @@ _REFUSED = {
     "monai.handlers.tensorboard_handlers": (("torch.utils.tensorboard",), "MONAI's TensorBoard handlers"),
     "monai.metrics.panoptic_quality": (("scipy.optimize",), "MONAI's PanopticQualityMetric"),
     "monai.networks.nets.resnet": (("huggingface_hub",), "MONAI's MedicalNet weights of its ResNet"),
+    "monai.utils.profiling": (("pandas",), "MONAI's profiling tables"),
+    "monai.data.utils": (("pandas",), "MONAI's tables of cases (convert_tables_to_dicts)"),
+    "monai.data.dataset": (("pandas",), "MONAI's CSVDataset"),
+    "monai.data.iterable_dataset": (("pandas",), "MONAI's CSVIterableDataset"),
+    "monai.apps.tcia.utils": (("pandas",), "MONAI's TCIA downloads"),
+    "monai.handlers.mlflow_handler": (("pandas",), "MONAI's MLFlowHandler"),
 }
 _PACKAGES = frozenset(package for packages, _ in _REFUSED.values() for package in packages)
 # Loaded at its first use when a module of MONAI's imports it (the package too: importing pyplot runs it first)
