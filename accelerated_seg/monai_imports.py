@@ -1,7 +1,8 @@
 """MONAI imported without the optional packages that only features of MONAI's which this package
 never uses import: transformers' BERT for the Transchex network, scipy.signal for the ultrasound
-confidence map and the 1D signal transforms, TensorBoard for its image summaries, scipy.optimize for
-the panoptic quality metric, huggingface_hub for the ResNet's pretrained weights, pandas for its tables.
+confidence map and the 1D signal transforms, scipy.sparse's solvers and graphs for that map and DiNTS,
+TensorBoard for its image summaries, scipy.optimize for the panoptic quality metric, huggingface_hub for
+the ResNet's pretrained weights, pandas for its tables.
 
 Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.transforms`` (through
 ``monai.apps``), and some of their modules import such a package at once:
@@ -14,7 +15,9 @@ Importing any part of MONAI imports all of ``monai.networks.nets`` and ``monai.t
 - ``monai.data.ultrasound_confidence_map`` (the UltrasoundConfidenceMapTransform of 2D ultrasound)
   and ``monai.transforms.signal.array`` (transforms of 1D signals) import ``scipy.signal``, and
   with it scipy.stats: about 0.9 s of the 8-9 s left (benchmarks/results/monai_import_scipy_signal_2cpu.json).
-  Nothing else of the training or inference stack imports them.
+  Nothing else of the training or inference stack imports them. The ultrasound map takes
+  ``scipy.sparse.linalg``'s solvers too, and ``monai.networks.nets.dints`` (the DiNTS architecture search,
+  none of the registry's networks) ``scipy.sparse.csgraph``'s Dijkstra, which imports them: 0.09-0.25 s.
 - ``monai.visualize.img2tensorboard`` (MONAI's images and GIFs written to TensorBoard) and
   ``monai.handlers.tensorboard_handlers`` (MONAI's TensorBoard handlers of ignite workflows) import
   ``torch.utils.tensorboard`` and ``tensorboard``'s protobufs: 0.34-0.70 s of ``-X importtime`` in each
@@ -62,7 +65,9 @@ import types
 # MONAI's module -> (the packages refused to it, with their submodules; the feature that needs them)
 _REFUSED = {
     "monai.networks.nets.transchex": (("transformers",), "MONAI's Transchex"),
-    "monai.data.ultrasound_confidence_map": (("scipy.signal",), "MONAI's UltrasoundConfidenceMapTransform"),
+    "monai.data.ultrasound_confidence_map": (("scipy.signal", "scipy.sparse.linalg"),
+                                             "MONAI's UltrasoundConfidenceMapTransform"),
+    "monai.networks.nets.dints": (("scipy.sparse.csgraph",), "MONAI's DiNTS topology search"),
     "monai.transforms.signal.array": (("scipy.signal",), "MONAI's signal transforms"),
     "monai.visualize.img2tensorboard": (("torch.utils.tensorboard", "tensorboard"),
                                         "MONAI's TensorBoard image summaries"),

@@ -61,20 +61,23 @@ def test_only_the_modules_that_ask_go_without_transformers_and_scipy_signal_whic
     assert "scipy.signal is not imported for MONAI's signal transforms" in signal_transforms, seen
 
 
-def test_monai_s_tensorboard_panoptic_quality_medicalnet_and_csv_go_without_theirs_which_load_for_anyone_else():
+def test_monai_features_the_package_never_uses_go_without_their_packages_which_load_for_anyone_else():
     seen = _run("import json\n"
                 "import accelerated_seg.train\n"
                 "import monai.handlers.tensorboard_handlers as handlers\n"
                 "import monai.metrics.panoptic_quality as panoptic\n"
                 "import monai.networks.nets.resnet as resnet\n"
                 "import monai.data.dataset as monai_datasets\n"
+                "import monai.data.ultrasound_confidence_map as ultrasound\n"
+                "import monai.networks.nets.dints as dints\n"
                 "import monai.visualize.img2tensorboard as summaries\n"
                 "errors = []\n"
                 # a writer's method looked up, not a writer made (which writes runs/ where the process is)
                 "for use in (lambda: summaries.SummaryWriter.add_scalar, summaries.Summary,\n"
                 "            lambda: handlers.SummaryWriter.add_scalar,\n"
                 "            lambda: panoptic.linear_sum_assignment([[1.0]]),\n"
-                "            lambda: resnet.hf_hub_download.__name__, lambda: monai_datasets.pd.read_csv):\n"
+                "            lambda: resnet.hf_hub_download.__name__, lambda: monai_datasets.pd.read_csv,\n"
+                "            lambda: ultrasound.spsolve.__name__, lambda: dints.dijkstra.__name__):\n"
                 "    try:\n"
                 "        use()\n"
                 "        errors.append('')\n"
@@ -82,18 +85,23 @@ def test_monai_s_tensorboard_panoptic_quality_medicalnet_and_csv_go_without_thei
                 "        errors.append(str(e))\n"
                 # anyone else's import (accelerate's TensorBoard tracker in a run's main process) loads them
                 "import huggingface_hub.file_download, pandas, scipy.optimize, torch.utils.tensorboard\n"
+                "import scipy.sparse.csgraph, scipy.sparse.linalg\n"
                 "print(json.dumps({'errors': errors,\n"
                 "                  'after': [torch.utils.tensorboard.__name__, scipy.optimize.__name__,\n"
                 "                            huggingface_hub.file_download.hf_hub_download.__name__,\n"
-                "                            pandas.read_csv.__name__]}))")
-    assert seen["after"] == ["torch.utils.tensorboard", "scipy.optimize", "hf_hub_download", "read_csv"], seen
-    writer, summary, handlers_writer, panoptic, medicalnet, csv = seen["errors"]
+                "                            pandas.read_csv.__name__, scipy.sparse.linalg.spsolve.__name__,\n"
+                "                            scipy.sparse.csgraph.dijkstra.__name__]}))")
+    assert seen["after"] == ["torch.utils.tensorboard", "scipy.optimize", "hf_hub_download", "read_csv", "spsolve",
+                             "dijkstra"], seen
+    writer, summary, handlers_writer, panoptic, medicalnet, csv, ultrasound, dints = seen["errors"]
     assert "torch.utils.tensorboard is not imported for MONAI's TensorBoard image summaries" in writer, seen
     assert "tensorboard is not imported for MONAI's TensorBoard image summaries" in summary, seen
     assert "torch.utils.tensorboard is not imported for MONAI's TensorBoard handlers" in handlers_writer, seen
     assert "scipy.optimize is not imported for MONAI's PanopticQualityMetric" in panoptic, seen
     assert "huggingface_hub is not imported for MONAI's MedicalNet weights of its ResNet" in medicalnet, seen
     assert "pandas is not imported for MONAI's CSVDataset" in csv, seen
+    assert "scipy.sparse.linalg is not imported for MONAI's UltrasoundConfidenceMapTransform" in ultrasound, seen
+    assert "scipy.sparse.csgraph is not imported for MONAI's DiNTS topology search" in dints, seen
 
 
 def test_monai_imported_before_the_package_is_left_as_it_is(monkeypatch):
@@ -142,7 +150,8 @@ def test_pyplot_imported_by_anyone_but_monai_runs_at_once():
 # Modules that only the code of a package MONAI imports for features that neither training nor predict
 # uses would import (monai_imports.py): present, that code ran at the import of a worker's entry modules
 _RUN_ONLY_BY_THE_PACKAGE = {"matplotlib": "matplotlib.rcsetup", "torch.utils.tensorboard": "torch.utils.tensorboard",
-                            "tensorboard": "tensorboard", "scipy.optimize": "scipy.optimize"}
+                            "tensorboard": "tensorboard", "scipy.optimize": "scipy.optimize",
+                            "scipy.sparse.linalg": "scipy.sparse.linalg", "scipy.sparse.csgraph": "scipy.sparse.csgraph"}
 # ... and those that a training process imports anyway, with datasets (its case table), but predict never
 _RUN_BY_TRAINING_ALONE = {"pandas": "pandas", "huggingface_hub's download": "huggingface_hub.file_download"}
 
