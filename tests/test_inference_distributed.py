@@ -431,16 +431,6 @@ def test_predict_command_under_accelerate_launch_splits_windows(data, tmp_path):
     assert_same_prediction(tmp_path / "out" / "small_1.nii.gz", tmp_path / "reference" / "small_1.nii.gz",
                            probabilities=False)
 
-    # An output over the scans themselves: every process refuses it before any work. (Only the main
-    # process, which alone writes under split=windows, used to, and the other one waited for it in
-    # the first reduction.)
-    before = (scans / "medium_0.nii.gz").read_bytes()
-    refused = launch_two(tmp_path / "x", ["accelerated_seg.cli", "predict", "--model", str(model),
-                                          str(scans / "medium_0.nii.gz"), "--output", str(scans),
-                                          "--split", "windows"], module=True, timeout=150)
-    assert refused.returncode != 0 and "is the folder of the scans" in refused.stderr, refused.stderr[-3000:]
-    assert (scans / "medium_0.nii.gz").read_bytes() == before
-
     # A file that is not NIfTI among the cases (split by cases): it fails alone, the others are written.
     # (Its header, read to balance the split, stopped both processes with nibabel's traceback before.)
     mixed = tmp_path / "mixed"
@@ -487,22 +477,27 @@ def test_a_clusters_world_size_around_a_plain_predict_is_no_launch(data, tmp_pat
     assert output.is_file() and "processes" not in capsys.readouterr().out
 
 
-def test_an_output_over_the_scans_under_a_launch_is_refused_before_the_imports(data, tmp_path):
+@pytest.mark.parametrize("rank", [0, 1])
+def test_an_output_over_the_scans_under_a_launch_is_refused_before_the_imports(data, tmp_path, rank):
     """The paths alone tell it, alike on every process: refused after torch, MONAI and the process group had
-    started (about 5 s of a 2-process launch on 2 cores) until the ninety-sixth session."""
+    started (about 5 s of a 2-process launch on 2 cores) until the ninety-sixth session. Every process refuses it,
+    --split windows or not: only the main process, which alone writes under split=windows, used to, and the other
+    waited for it in the first reduction (checked here for each process, where a 2-process launch checked it before)."""
     from refusals import run_probing_imports
 
     scans = data / "scans"
-    env = {**os.environ, "WORLD_SIZE": "2", "RANK": "0", "LOCAL_RANK": "0",
+    env = {**os.environ, "WORLD_SIZE": "2", "RANK": str(rank), "LOCAL_RANK": str(rank),
            "TORCHELASTIC_ERROR_FILE": str(tmp_path / "error.json")}
     script = tmp_path / "predict.py"  # as in the test below: main() as a script calls it
     script.write_text("import sys\nfrom accelerated_seg.cli import main\nsys.exit(main(sys.argv[1:]))\n")
-    before = sorted(p.name for p in scans.iterdir())
+    before = {p.name: p.read_bytes() for p in scans.iterdir()}
     proc, imported = run_probing_imports(str(script), "predict", "--model", str(data / "model"),
-                                         str(scans / "medium_0.nii.gz"), "--output", str(scans), env=env)
-    assert proc.returncode == 2 and f"error: --output {scans} is the folder of the scans" in proc.stderr, proc.stderr
-    assert "is the folder of the scans" in (tmp_path / "error.json").read_text()
-    assert imported == [] and sorted(p.name for p in scans.iterdir()) == before
+                                         str(scans / "medium_0.nii.gz"), "--output", str(scans), "--split", "windows",
+                                         env=env)
+    said = f"error: --output {scans} is the folder of the scans" in proc.stderr
+    assert proc.returncode == 2 and said == (rank == 0) and "Traceback" not in proc.stderr, proc.stderr  # the main says
+    assert "is the folder of the scans" in (tmp_path / "error.json").read_text()  # every process: the launcher's report
+    assert imported == [] and {p.name: p.read_bytes() for p in scans.iterdir()} == before
 
 
 @pytest.mark.parametrize("rank, says", [(0, True), (1, False)])
