@@ -160,25 +160,25 @@ def test_both_ranks_check_cases_and_refuse_a_broken_dataset_with_the_same_whole_
     assert not (tmp_path / "run" / "checkpoints").exists()
 
 
-# Global batch 4 on both sides; the second variant reaches it by accumulating 2 micro-batches of 1 per
+# Global batch 4 on both sides; the first variant trains a DynUNet with a deep supervision head
+# (losses.py), on both sides: every head's gradient is all-reduced like the rest. Without residual blocks:
+# the first one's 1x1x1 shortcut convolution of the one-channel image, ahead of an instance norm, has one
+# weight per channel, which the norm cancels, so its gradient is float noise too (as a bias's would be,
+# below). The second variant reaches the global batch by accumulating 2 micro-batches of 1 per
 # process, and compiles the model (in place, on the DDP wrapper: Dynamo's DDPOptimizer splits the
-# graph at bucket boundaries), where skipping the all-reduce in no_sync must still work. The third
-# trains a DynUNet with a deep supervision head (losses.py), on both sides: every head's gradient is
-# all-reduced like the rest. Without residual blocks: the first one's 1x1x1 shortcut convolution of the
-# one-channel image, ahead of an instance norm, has one weight per channel, which the norm cancels,
-# so its gradient is float noise too (as a bias's would be, below).
+# graph at bucket boundaries), where skipping the all-reduce in no_sync must still work.
 # The first variant's launch also serves test_ddp_trains_validates_each_case_once_and_exports (since the
 # ninety-seventh session; each launch's start costs the suite seconds of its 2 cores): 4 steps, validating
 # and saving every 2, with DDP options from the experiment config (static graph included), which reach
-# DistributedDataParallel and leave its mean gradient as it was.
+# DistributedDataParallel and leave its mean gradient as it was. (The deep supervision head had a launch
+# of its own, beside a plain U-Net's, before: the compiled variant's U-Net keeps that network's parity.)
 TWO_PROCESS_VARIANTS = {
-    "ddp": {"train.batch_size": 2, "train.max_steps": 4, "train.val_every": 2, "train.save_every": 2,
-            "train.ddp.static_graph": "true", "train.ddp.gradient_as_bucket_view": "true",
-            "train.ddp.bucket_cap_mb": 1},
+    "ddp_deep_supervision": {
+        "train.batch_size": 2, "train.max_steps": 4, "train.val_every": 2, "train.save_every": 2,
+        "train.ddp.static_graph": "true", "train.ddp.gradient_as_bucket_view": "true", "train.ddp.bucket_cap_mb": 1,
+        "model.name": "dynunet", "model.args": "{filters: [4, 8, 16], deep_supervision: true, res_block: false}"},
     "ddp_compiled_accumulating": {"train.batch_size": 1, "train.grad_accum_steps": 2,
                                   "train.compile.enabled": "true", "train.compile.backend": "aot_eager"},
-    "ddp_deep_supervision": {"train.batch_size": 2, "model.name": "dynunet",
-                             "model.args": "{filters: [4, 8, 16], deep_supervision: true, res_block: false}"},
 }
 # bias: false -- a conv bias followed by instance norm is cancelled by the normalisation, so its
 # true gradient is 0 and only float noise is left, which Adam's m/sqrt(v) turns into full +-lr
@@ -198,16 +198,16 @@ def _launch_variant(variant: str, tiny_dataset, folder: Path, env_extra: dict | 
 
 @pytest.fixture(scope="module")
 def ddp_launch(tiny_dataset, tmp_path_factory) -> tuple[Path, list[dict]]:
-    """The "ddp" variant's launch, once for the tests of this module that read it; each rank's dropout seed
-    in ``seed.rank<N>.txt``."""
+    """The "ddp_deep_supervision" variant's launch, once for the tests of this module that read it; each rank's
+    dropout seed in ``seed.rank<N>.txt``."""
     folder = tmp_path_factory.mktemp("ddp")
-    return folder, _launch_variant("ddp", tiny_dataset, folder, {"SEED_OUT": str(folder / "seed")})
+    return folder, _launch_variant("ddp_deep_supervision", tiny_dataset, folder, {"SEED_OUT": str(folder / "seed")})
 
 
 @pytest.mark.parametrize("variant", TWO_PROCESS_VARIANTS)
 def test_two_processes_match_one_process_with_the_same_global_batch(tiny_dataset, tmp_path, monkeypatch, request,
                                                                     variant):
-    folder, results = (request.getfixturevalue("ddp_launch") if variant == "ddp"
+    folder, results = (request.getfixturevalue("ddp_launch") if variant == "ddp_deep_supervision"
                        else (tmp_path, _launch_variant(variant, tiny_dataset, tmp_path)))
     assert all(r["global_batch"] == 4 for r in results)
     from accelerated_seg.config import load_config
