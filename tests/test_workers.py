@@ -409,6 +409,10 @@ if __name__ == "__mp_main__":  # what each worker runs as it starts, forked from
     raise RuntimeError("the worker's own failure")
 
 if __name__ == "__main__":
+    # The loader looks at its workers each time a wait for a batch runs out, after 5 s: after 0.5 here, the
+    # words the same (the seconds of waiting for a worker already gone are no part of the test).
+    from torch.utils.data.dataloader import _MultiProcessingDataLoaderIter
+    _MultiProcessingDataLoaderIter._try_get_data.__defaults__ = (0.5,)
     loader = DataLoader(TensorDataset(torch.zeros(4)), num_workers=1,
                         multiprocessing_context=workers.worker_start_method(1))
     next(iter(loader))
