@@ -42,7 +42,7 @@ _WORDS = {"no": "fp32", "bf16": "bf16", "fp16": "fp16"}
 @pytest.mark.parametrize("config, asked", [
     ({"bf16": {"enabled": True}}, "fp16"),
     ({"bf16": {"enabled": True}, "fp16": {"enabled": False}}, "fp16"),  # two blocks to change
-    ({"bf16": {"enabled": "true"}, "fp16": {"enabled": "False"}}, "fp16"),
+    ({"bf16": {"enabled": "true"}, "fp16": {"enabled": 0}}, "fp16"),  # "False" is refused: true to accelerate
     ({"bf16": {"enabled": True}}, "no"),
     ({"bf16": {"enabled": True}, "fp16": {"enabled": "auto"}}, "no"),
     ({"fp16": {"enabled": True}}, "bf16"),
@@ -82,3 +82,35 @@ def test_a_profiles_mixed_precision_beside_a_json_is_told_what_the_json_must_hol
     written = re.search(f"to train {_WORDS[mixed]} write (.*?) in {_FILE}", problem)
     assert written, problem
     assert _trains(_written(written.group(1), config), "no") == mixed, problem
+
+
+@pytest.mark.parametrize("enabled", [1, "yes", "on", "1", "True", "t", "y"])
+def test_an_enabled_deepspeed_reads_as_on_is_read_as_on(enabled):
+    """DeepSpeed (pydantic's bool) and accelerate's AcceleratorState (truthiness) both train bf16 with these; our
+    checks counted only true/"true" and let an fp16 launch beside them pass to DeepSpeed's AssertionError."""
+    from accelerated_seg.deepspeed_precision_blocks import precision_block_problem, switched_on
+
+    config = {"bf16": {"enabled": enabled}}
+    assert switched_on(config, "bf16") and precision_block_problem("ds.json", config) is None
+    assert precision_against_the_json_problem("ds.json", config, "fp16") is not None
+
+
+@pytest.mark.parametrize("enabled", ["false", "no", "off", "0", "n", None, 2, "enabled"])
+def test_an_enabled_deepspeed_and_accelerate_read_apart_is_refused_naming_what_to_write(enabled):
+    """"false", "no"... DeepSpeed reads as off, while accelerate's AcceleratorState.mixed_precision (truthiness) says
+    bf16; null, 2 or a word DeepSpeed refuses (a ValidationError in every rank)."""
+    from accelerated_seg.deepspeed_precision_blocks import precision_block_problem
+
+    problem = precision_block_problem("ds.json", {"bf16": {"enabled": enabled}})
+    assert problem and "ds.json" in problem and "bf16.enabled" in problem and json.dumps(enabled) in problem
+    assert "write" in problem and ("false" in problem.split("write")[1])
+
+
+def test_deepspeeds_older_bfloat16_key_is_refused_naming_bf16():
+    """DeepSpeed reads "bfloat16" where "bf16" is absent, but accelerate writes "bf16": {"enabled": false} where the
+    block is missing, so a launch trains fp32 while the json says bf16."""
+    from accelerated_seg.deepspeed_precision_blocks import precision_block_problem
+
+    problem = precision_block_problem("ds.json", {"bfloat16": {"enabled": True}})
+    assert problem and "ds.json" in problem and '"bfloat16"' in problem and 'write "bf16"' in problem
+    assert precision_against_the_json_problem("ds.json", {"bfloat16": {"enabled": True}}, "no") == problem

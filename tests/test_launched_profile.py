@@ -472,7 +472,7 @@ def test_mixed_precision_no_given_beside_a_json_that_switches_bf16_on_is_refused
 
 @pytest.mark.parametrize("asked, json_text, field", [
     ("bf16", '{"zero_optimization": {"stage": 2}, "bf16": {"enabled": false}}', "bf16.enabled is false"),
-    ("fp16", '{"zero_optimization": {"stage": 2}, "fp16": {"enabled": "False"}}', "fp16.enabled is false"),
+    ("fp16", '{"zero_optimization": {"stage": 2}, "fp16": {"enabled": 0}}', "fp16.enabled is false"),
     ("bf16", '{"zero_optimization": {"stage": 2}, "bf16": {}}', "bf16.enabled is not set (DeepSpeed's default: "
                                                                  "false)")])
 def test_a_precision_given_beside_a_json_that_switches_its_block_off_is_refused_naming_the_option(
