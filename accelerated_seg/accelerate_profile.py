@@ -40,6 +40,31 @@ def read_profile(path: str | Path, named: str | None = None) -> dict:
         ConfigError: a top-level dynamo_backend beside a dynamo_config that it replaces, and so drops.
     """
     named = named or str(path)
+    profile = _read_mapping(path, named)
+    from accelerate.commands.config.config_args import BaseConfig
+
+    processed = BaseConfig.process_config(dict(profile))
+    given, read = profile.get("dynamo_config"), processed.get("dynamo_config")
+    if "dynamo_backend" in profile and given and given != read and (_compiles(given) or _compiles(read)):
+        raise ConfigError(f"{path}: the accelerate config has a top-level dynamo_backend (an older accelerate's key), "
+                          f"which accelerate launch reads in place of the dynamo_config beside it, so dynamo_config "
+                          f"{given} is ignored and the run compiles as {read or 'not at all'}: move dynamo_backend "
+                          f"into dynamo_config, or remove one of them")
+    return processed
+
+
+def mixed_precision_key(path: str | Path) -> str:
+    """The key the accelerate config at ``path`` (one :func:`read_profile` reads) gives its precision with, as a
+    remedy must name it: "fp16" for an older accelerate's ``fp16: true``, which the launch reads as mixed_precision
+    fp16 where mixed_precision is missing, else "mixed_precision". A profile of fp16 beside a DeepSpeed json was told
+    to "Remove mixed_precision", a key its file does not have (ninety-eighth session)."""
+    profile = _read_mapping(path, str(path))
+    return "fp16" if "mixed_precision" not in profile and "fp16" in profile else "mixed_precision"
+
+
+def _read_mapping(path: str | Path, named: str) -> dict:
+    """The accelerate config at ``path`` as its file holds it, before accelerate rewrites its older keys; an
+    UnreadableProfile naming it as ``named`` where it is no accelerate config."""
     what = f"{named} cannot be read as an accelerate config file"
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -62,16 +87,7 @@ def read_profile(path: str | Path, named: str | None = None) -> dict:
                if sections else "it has no distributed_type, which every accelerate config file has")
         raise UnreadableProfile(f"{named} is not an accelerate config ({why}; accelerate's own are in "
                                 f"configs/accelerate/)")
-    from accelerate.commands.config.config_args import BaseConfig
-
-    processed = BaseConfig.process_config(dict(profile))
-    given, read = profile.get("dynamo_config"), processed.get("dynamo_config")
-    if "dynamo_backend" in profile and given and given != read and (_compiles(given) or _compiles(read)):
-        raise ConfigError(f"{path}: the accelerate config has a top-level dynamo_backend (an older accelerate's key), "
-                          f"which accelerate launch reads in place of the dynamo_config beside it, so dynamo_config "
-                          f"{given} is ignored and the run compiles as {read or 'not at all'}: move dynamo_backend "
-                          f"into dynamo_config, or remove one of them")
-    return processed
+    return profile
 
 
 def _compiles(dynamo_config) -> bool:

@@ -215,6 +215,20 @@ def launched_mixed_precision() -> str | None:
     return (_launched_profile() or {}).get("mixed_precision")
 
 
+def launched_mixed_precision_key() -> str:
+    """The key the launched profile's file gives its precision with (``accelerate_profile.mixed_precision_key``),
+    "mixed_precision" where the profile cannot be told or read."""
+    from .accelerate_profile import mixed_precision_key
+    from .config import ConfigError
+
+    if (path := launched_config_file()) is None:
+        return "mixed_precision"
+    try:
+        return mixed_precision_key(path)
+    except ConfigError:
+        return "mixed_precision"
+
+
 def launched_parallelism_config() -> dict:
     """The ``parallelism_config`` section of the launched profile, read as plan reads it, else {}: none, or the
     profile cannot be told or read. The launch exports its sizes only through torchrun and DeepSpeed's launcher;

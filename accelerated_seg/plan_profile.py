@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .accelerate_profile import read_profile
+from .accelerate_profile import mixed_precision_key, read_profile
 from .config import ConfigError
 from .deepspeed_precision_blocks import PRECISION_BLOCKS, switched_on
 from .strategy import (COPIED_SECTIONS, JSON_DECIDES, MIXED_PRECISION, PRECISION_OF_MIXED, deepspeed_json_problem,
@@ -84,7 +84,7 @@ def read_launch_profile(path: str | Path, precision: str | None = None) -> Launc
         deepspeed_json = None if named_json is None else read_deepspeed_json(named_json)
     except ConfigError as error:
         raise ConfigError(f"{where}: {error}") from None
-    if problem := _deepspeed_problem(profile, named_json, deepspeed_json) or (
+    if problem := _deepspeed_problem(profile, named_json, deepspeed_json, mixed_precision_key(path)) or (
             precision and deepspeed_json is not None and precision_against_the_json_problem(
                 named_json, deepspeed_json, MIXED_PRECISION[precision], PLAN_PRECISION)):
         raise ConfigError(f"{where}: {problem}")
@@ -128,7 +128,8 @@ def _deepspeed_json_file(profile: dict) -> str | None:
     return file if file not in (None, "none") else None
 
 
-def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: dict | None) -> str | None:
+def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: dict | None,
+                       precision_key: str) -> str | None:
     """Why accelerate or DeepSpeed would refuse a DeepSpeed profile's ZeRO settings, as training's ranks say it
     (``strategy.deepspeed_launch_error``), else None: a zero_stage outside 0 to 3; beside a json, profile fields the
     json decides, a json without zero_optimization or with a stage outside 0 to 3. Until the ninety-fifth session
@@ -143,7 +144,8 @@ def _deepspeed_problem(profile: dict, named_json: str | None, deepspeed_json: di
         return zero_stage_problem(section["zero_stage"]) if "zero_stage" in section else None
     beside = [field for field in map(str, section) if field in JSON_DECIDES]
     return (fields_beside_a_json_problem(named_json, beside)
-            or mixed_precision_beside_a_json_problem(named_json, profile.get("mixed_precision"), deepspeed_json)
+            or mixed_precision_beside_a_json_problem(named_json, profile.get("mixed_precision"), deepspeed_json,
+                                                     precision_key)
             or deepspeed_json_problem(named_json, deepspeed_json))
 
 

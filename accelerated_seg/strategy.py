@@ -361,7 +361,8 @@ def _deepspeed_launch_problem() -> str | None:
     if mixed is None and "mixed_precision" in fields:  # the profile cannot be told: the value the launch took
         mixed = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
     asked = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")
-    return (mixed_precision_beside_a_json_problem(file, mixed, config) or deepspeed_json_problem(file, config)
+    key = launched_profile.launched_mixed_precision_key()
+    return (mixed_precision_beside_a_json_problem(file, mixed, config, key) or deepspeed_json_problem(file, config)
             or precision_against_the_json_problem(file, config, asked, precision_asked_by(asked)))
 
 
@@ -380,8 +381,9 @@ def fields_beside_a_json_problem(file, clash: list[str]) -> str | None:
             f"them from the accelerate config (a json's 'auto' entries take the experiment's values)") if clash else None
 
 
-def mixed_precision_beside_a_json_problem(file, mixed, config: dict) -> str | None:
-    """Why the top-level ``mixed_precision`` (``mixed``: None where the profile sets none) of a profile that names
+def mixed_precision_beside_a_json_problem(file, mixed, config: dict, key: str = "mixed_precision") -> str | None:
+    """Why the top-level ``mixed_precision`` (``mixed``: None where the profile sets none; ``key``: the key the
+    profile's file writes it with, "fp16" for an older accelerate's ``fp16: true``) of a profile that names
     the DeepSpeed json ``file`` (read as ``config``) is refused, else None. A launch without
     ``--mixed_precision`` takes the profile's and names it among the fields accelerate refuses beside a json (its
     ``_deepspeed_config_checks``: a ValueError in every rank); a launch with one ignores it, and ``--mixed_precision``
@@ -392,9 +394,10 @@ def mixed_precision_beside_a_json_problem(file, mixed, config: dict) -> str | No
     asking for fp16)."""
     if mixed is None:
         return None
-    refused = (f"the accelerate config names a DeepSpeed json ({file}) and also sets mixed_precision {mixed!r} at its "
+    setting = f"mixed_precision {mixed!r}" if key == "mixed_precision" else f"{key}: true (mixed_precision {mixed!r})"
+    refused = (f"the accelerate config names a DeepSpeed json ({file}) and also sets {setting} at its "
                f"top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
-               f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove mixed_precision from the "
+               f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {key} from the "
                f"accelerate config")
     if str(mixed) not in PRECISION_OF_MIXED:  # none this package trains with: any block to write is a guess
         return (f"{refused} and set the precision in the json (\"bf16\": {{\"enabled\": true}}, or \"enabled\": "

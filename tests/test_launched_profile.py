@@ -376,15 +376,19 @@ def test_a_top_level_mixed_precision_beside_a_deepspeed_json_is_refused_by_plan_
                         "ACCELERATE_MIXED_PRECISION": option or named}.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
-    said = (f"the accelerate config names a DeepSpeed json ({json_file}) and also sets mixed_precision '{named}' at "
+    key = top.split(":")[0]  # the remedy names the key in the file: fp16 was told "Remove mixed_precision"
+    setting = f"mixed_precision '{named}'" if key == "mixed_precision" else "fp16: true (mixed_precision 'fp16')"
+    said = (f"the accelerate config names a DeepSpeed json ({json_file}) and also sets {setting} at "
             f"its top, which accelerate refuses beside a json (or ignores, where accelerate launch is given "
-            f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove mixed_precision from the "
+            f"--mixed_precision): the json's bf16/fp16 blocks decide the precision. Remove {key} from the "
             f"accelerate config")
     with pytest.raises(ConfigError) as planned:
         read_launch_profile(profile)
     assert str(planned.value).startswith(f"{profile}: {said}") and construction_error() == str(planned.value)
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: None)  # not told: what the launch exports
-    assert construction_error() == (said + str(planned.value).split(said)[1] if not option else None)
+    untold = said.replace(f"sets {setting}", f"sets mixed_precision '{named}'").replace(f"Remove {key} ",
+                                                                                        "Remove mixed_precision ")
+    assert construction_error() == (untold + str(planned.value).split(said)[1] if not option else None)
     # without it, the json decides: plan reads its precision, and training says nothing
     monkeypatch.setattr(launched_profile, "launched_config_file", lambda: profile)
     monkeypatch.setenv("ACCELERATE_CONFIG_DS_FIELDS", "deepspeed_config_file")
