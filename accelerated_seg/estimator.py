@@ -40,7 +40,7 @@ from .data.prepare import cache_root
 from .data.splits import ways_to_validation_cases
 from .data.workers import refuse_unguarded_main
 from .estimator_arrays import array_grid_warning, checked_affine, checked_channels
-from .estimator_dataset import EXAMPLE, Dataset
+from .estimator_dataset import EXAMPLE, Dataset, check_it_has_training_cases
 from .estimator_fine_tuning import check_fine_tuning, named_as_its_start
 from .estimator_launch import (ESTIMATOR_PRECISION, check_an_epoch_holds_a_batch, check_the_network_fits_the_blocks,
                               fit_in_launched_process, gpus_to_launch, launch_precision, signal_handlers_kept,
@@ -159,7 +159,7 @@ class Segmentation:
         if not isinstance(dataset, Dataset):
             raise ConfigError(f"fit: give a Dataset, e.g. Dataset.from_files(pairs, block_shape=(96, 96, 96), "
                               f"n_classes=2), got {type(dataset).__name__}")
-        dataset._check_it_has_training_cases("fit")
+        check_it_has_training_cases(dataset, "fit")
         if isinstance(epochs, Dataset) or {"dataset_validate", "validation_data"} & train_settings.keys():
             # nobrainer's fit(train, validate), Keras' fit(..., validation_data=): fifty setting names listed before
             raise ConfigError("fit: a second Dataset to validate on (nobrainer's dataset_validate) is not taken: nor "

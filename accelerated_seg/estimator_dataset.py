@@ -209,13 +209,6 @@ class Dataset:
                               f"and as batch_size={batch!r}; give it once")
         return run_config(self.data, {**settings, "batch_size": self.batch_size if batch is None else batch})
 
-    def _check_it_has_training_cases(self, what: str) -> None:
-        """A Dataset of validation_pairs alone is a test set, for evaluate."""
-        if not self.manifest.training:
-            raise ConfigError(f"{what}: the Dataset has no training cases, only the {len(self.manifest.validation)} "
-                              f"of its validation_pairs (a test set, which evaluate scores whole); give "
-                              f"Dataset.from_files the pairs to train on")
-
     def _check_its_config(self, config: Config, train_settings: dict) -> None:
         """``fit(config, ...)`` trained the config's settings alone: keywords given with it, and this
         Dataset's own ``batch()``, ``augment()`` and ``binarize()`` where the config was made before
@@ -253,7 +246,7 @@ class Dataset:
         if num_workers is not None and not is_whole_number(num_workers, 0):
             raise ConfigError(f"Dataset.loader: num_workers must be a whole number >= 0, got {num_workers!r}")
         seed, num_workers = int(seed), None if num_workers is None else int(num_workers)
-        self._check_it_has_training_cases("Dataset.loader")
+        check_it_has_training_cases(self, "Dataset.loader")
         workers = self.data.num_workers if num_workers is None else num_workers
         # before the preprocessing, as train()
         refuse_unguarded_main(workers, setting="num_workers", what="a loader", example=EXAMPLE)
@@ -292,7 +285,7 @@ class Dataset:
 
         refuse_unknown(train_settings, (TrainConfig, OptimConfig),
                         "Dataset.fit: {} is not a training or optimizer setting")
-        self._check_it_has_training_cases("Dataset.fit")
+        check_it_has_training_cases(self, "Dataset.fit")
         if config is not None:
             self._check_its_config(config, train_settings)
         # lr="1e-3", as fit; a config's own settings are named as it names them
@@ -306,6 +299,16 @@ class Dataset:
                 resumed = resolve_resume(cfg.train.resume, Path(cfg.train.output_dir) / "checkpoints")
         # its run's messages name its keywords (resume='latest'), not train's command line (--train.resume=latest)
         return train(cfg, manifest=named_as_its_start(self, resumed, cfg.train.init_from), names=DATASET_FIT_NAMES)
+
+
+def check_it_has_training_cases(dataset: Dataset, where: str) -> None:
+    """Refuses, in the words of ``where`` (the method called), to train on a Dataset of validation_pairs
+    alone: that is a test set, for evaluate. Segmentation.fit asks it too, so it is a function of this
+    module, beside the Dataset, rather than a private method reached from another module."""
+    if not dataset.manifest.training:
+        raise ConfigError(f"{where}: the Dataset has no training cases, only the {len(dataset.manifest.validation)} "
+                          f"of its validation_pairs (a test set, which evaluate scores whole); give "
+                          f"Dataset.from_files the pairs to train on")
 
 
 def _differing_fields(ours, theirs) -> list[str]:
