@@ -12,8 +12,9 @@ _install_monai_imports()  # before any module of the package imports MONAI (mona
 
 # The estimator's two names at the top, as nobrainer's users reach for them (``from accelerated_seg
 # import Dataset, Segmentation``), imported at their first use: ``import accelerated_seg`` comes
-# first in every command, whose refusals must not wait for torch and MONAI (tests/refusals.py).
-_ON_FIRST_USE = {"Dataset": "estimator", "Segmentation": "estimator"}
+# first in every command, whose refusals must not wait for torch and MONAI (tests/refusals.py). Each is
+# taken from the module it lives in: Dataset alone does not import Segmentation's module.
+_ON_FIRST_USE = {"Dataset": "estimator_dataset", "Segmentation": "estimator"}
 
 
 def __getattr__(name: str):

@@ -1335,8 +1335,12 @@ def test_the_package_gives_the_estimator_by_name_without_importing_torch_before_
 
     import accelerated_seg
     import accelerated_seg.estimator as estimator
+    import accelerated_seg.estimator_dataset as estimator_dataset
+    from accelerated_seg import Dataset, Segmentation
 
-    assert accelerated_seg.Segmentation is estimator.Segmentation and accelerated_seg.Dataset is estimator.Dataset
+    assert Segmentation is accelerated_seg.Segmentation is estimator.Segmentation
+    # Dataset lives in estimator_dataset; estimator's import of it is the name its older users import
+    assert Dataset is accelerated_seg.Dataset is estimator_dataset.Dataset is estimator.Dataset
     assert {"Dataset", "Segmentation"} <= set(dir(accelerated_seg))
     with pytest.raises(AttributeError, match="module 'accelerated_seg' has no attribute 'Segmentaton'"):
         accelerated_seg.Segmentaton
@@ -1345,6 +1349,12 @@ def test_the_package_gives_the_estimator_by_name_without_importing_torch_before_
              "'Segmentation' in dir(accelerated_seg))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.split() == ["[]", "True"], result.stderr[-2000:]
+    # the Dataset alone is taken from its own module, not through Segmentation's
+    probe = ("import sys; from accelerated_seg import Dataset; "
+             "print(Dataset.__module__, 'accelerated_seg.estimator' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    its_own_module_alone = ["accelerated_seg.estimator_dataset", "False"]
+    assert result.returncode == 0 and result.stdout.split() == its_own_module_alone, result.stderr[-2000:]
 
 
 def test_a_preempted_fit_says_so_when_asked_to_predict_and_resumes(tiny_dataset, tmp_path, monkeypatch, capsys):
