@@ -311,6 +311,22 @@ def check_it_has_training_cases(dataset: Dataset, where: str) -> None:
                           f"Dataset.from_files the pairs to train on")
 
 
+def _refuse_no_room_for_the_ignore_value(n_classes: int, values: tuple, ignore_value, where: str) -> None:
+    """The ignore value is stored as one class index more (``split_ignore``), and MAX_CLASSES indices fit in the
+    byte a voxel: beside it, one class fewer. Says how many fit, the ignore value then, and whether leaving
+    it out trains the classes as given."""
+    room = MAX_CLASSES - 1
+    plain = values == tuple(range(n_classes))
+    given = f"n_classes={n_classes}" if plain else f"label_values' {len(values)} classes"
+    then = f"{room} (n_classes={room}, ignore_value={room})" if plain else "a value above theirs"
+    without = (f", or leave ignore_value out to train the {len(values)} classes" if len(values) <= MAX_CLASSES
+               else "")
+    raise DataError(f"{where}: {given} and ignore_value {ignore_value}: the unannotated voxels take a class index "
+                    f"of their own, and the stored labels hold {MAX_CLASSES} (one byte per voxel), so at most {room} "
+                    f"classes (background included) train beside an ignore_value. Merge classes into {room} and "
+                    f"give ignore_value {then}{without}")
+
+
 def _differing_fields(ours, theirs) -> list[str]:
     return [f.name for f in dataclasses.fields(ours) if getattr(ours, f.name) != getattr(theirs, f.name)]
 
@@ -324,6 +340,15 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
     values = tuple(range(n_classes)) if values is None else values
     shown, above = (f"0..{n_classes - 1}" if values == tuple(range(n_classes)) else ", ".join(map(str, values)),
                     values[-1] + 1)
+    # First, as no value of it goes with binarizing (else from_pairs' words, for a "labels argument" never given)
+    if ignore_value is not None and data.binarize:
+        raise DataError(f"Dataset.from_files: ignore_value {ignore_value} and .binarize() (data.binarize) do not go "
+                        f"together: binarizing merges every value above 0 into the foreground, the unannotated "
+                        f"voxels' too; keep the classes (n_classes), or leave ignore_value out")
+    if ignore_value is not None and len(values) >= MAX_CLASSES:
+        # Before the value's own checks, as no value fits: 256 classes with 255 were told to choose 256, then
+        # refused in from_pairs' words of a "labels argument" never given (a review of the estimator).
+        _refuse_no_room_for_the_ignore_value(n_classes, values, ignore_value, where)
     if ignore_value is not None and ignore_value in values:  # the dict below would drop that class
         raise DataError(f"Dataset.from_files: ignore_value {ignore_value} is a class's value (the classes are "
                         f"{shown}); give the unannotated voxels a value of their own, e.g. {above}")
@@ -332,10 +357,6 @@ def _manifest(pairs, validation_pairs, n_classes, data: DataConfig, ignore_value
         # labels argument and an "ignore" label its user never wrote (ninety-first session)
         raise DataError(f"Dataset.from_files: ignore_value must be a whole number above the classes' values "
                         f"({shown}), e.g. {above}, got {ignore_value!r}")
-    if ignore_value is not None and data.binarize:  # else from_pairs' words, for a "labels argument" never given
-        raise DataError(f"Dataset.from_files: ignore_value {ignore_value} and .binarize() (data.binarize) do not go "
-                        f"together: binarizing merges every value above 0 into the foreground, the unannotated "
-                        f"voxels' too; keep the classes (n_classes), or leave ignore_value out")
     if not data.binarize and len(values) > MAX_CLASSES:
         # else from_pairs' words: "labels argument: ... or set data.binarize", an argument never given and the
         # config's setting (until the ninety-seventh session). .binarize() cannot follow a refused from_files.
