@@ -75,6 +75,7 @@ from .evaluate_classes import (
     foreground_classes,
     ignore_from_json,
     merged_foreground,
+    merged_foreground_note,
     regions_from_json,
     require_known_values,
 )
@@ -522,9 +523,7 @@ def evaluate_folders(pred_dir: str | Path, label_dir: str | Path, *, num_classes
                           "surface_dice not computed (NaN) for a case holding any (cases_annotated_in_part), "
                           "distances to a surface drawn in part are not defined"}
                if ignore_value is not None else {}),
-            **({"merged_foreground": f"every non-zero value of the {'predictions and ' if merge_predictions else ''}"
-                                     "references scored as class 1 (a model trained with data.binarize saw them "
-                                     "so; masks saved as 0 and 255)"}
+            **({"merged_foreground": merged_foreground_note(merge_predictions, ignore_value)}
                if merge_foreground else {}),
         },
         "predictions_without_label": [str(p) for p in unmatched],

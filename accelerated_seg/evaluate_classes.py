@@ -128,6 +128,22 @@ def merged_foreground(array: np.ndarray, ignore_value: int | None) -> np.ndarray
     return np.where(foreground, 1, array)
 
 
+def merged_foreground_note(merge_predictions: bool, ignore_value: int | None) -> str:
+    """summary.json's note on the merge: what class 1's numbers are of, which side's values it merges (the
+    references alone where a binarized model's config.json implied it) and over which voxels."""
+    sides = "the references and in the predictions" if merge_predictions else "the references"
+    note = (f"class 1 is the foreground: every value above 0 in {sides} (classes 1, 2, ..., a mask's 255) merged "
+            f"into one")
+    if ignore_value is not None:  # merged_foreground leaves it as it is: unannotated, not foreground
+        note += f", but the ignore value {ignore_value}"
+    if not merge_predictions:
+        note += (", as a model trained with data.binarize saw them; the predictions (such a model's 0 and 1) taken "
+                 "as written")
+    voxels = ("every voxel of each case" if ignore_value is None
+              else f"the voxels not labelled {ignore_value} (see ignore)")
+    return f"{note}; scored against 0, the background, over {voxels}"
+
+
 def class_names_from_json(path: str | Path, setting: str = "dataset_json") -> dict[int, str]:
     """Class value -> name from the ``"labels"`` of an MSD/nnU-Net ``dataset.json`` or an export's config.json
     (``setting``: the file's name in the errors)."""

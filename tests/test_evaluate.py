@@ -667,6 +667,51 @@ def test_merge_foreground_merges_the_predictions_foreground_as_it_merges_the_ref
         evaluate_folders(pred_dir, label_dir, dataset_json=dataset, merge_foreground=True, output_dir=tmp_path / "ign")
 
 
+def test_summarys_merged_foreground_note_says_which_values_class_1_merges_on_which_side_over_which_voxels(tmp_path):
+    """The note said 'every non-zero value ... scored as class 1 (... masks saved as 0 and 255)': not which
+    side's values were merged where the predictions were not, nor that an ignore value's voxels stay out
+    (a review of summary.json)."""
+    from accelerated_seg.data.preprocess import PreprocessSettings
+
+    centre = np.array([30.0, 37.0, 50.0])
+    reference = 255 * sphere(centre)
+    reference[:10] = np.where(reference[:10] > 0, 3, 0)  # some voxels unannotated, where the ignore value is 3
+    save(tmp_path / "labels" / "a.nii.gz", reference)
+    save(tmp_path / "pred" / "a.nii.gz", 2 * sphere(centre))  # a multi-class model's 2, as foreground
+    save(tmp_path / "binary" / "a.nii.gz", sphere(centre))  # a binarized model's 1
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "model": {"name": "unet"}, "num_classes": 2, "labels": {"0": "background", "1": "foreground"},
+        "preprocessing": PreprocessSettings(binarize=True).to_dict()}))
+    values = "(classes 1, 2, ..., a mask's 255) merged into one"
+    scored = "scored against 0, the background, over"
+    notes = {
+        "asked": (dict(merge_foreground=True, ignore_value=3, pred="pred"),
+                  f"class 1 is the foreground: every value above 0 in the references and in the predictions "
+                  f"{values}, but the ignore value 3; {scored} the voxels not labelled 3 (see ignore)"),
+        "asked, no ignore value": (dict(merge_foreground=True, pred="binary"),
+                                   f"class 1 is the foreground: every value above 0 in the references and in the "
+                                   f"predictions {values}; {scored} every voxel of each case"),
+        "a binarized model's": (dict(dataset_json=model / "config.json", pred="binary"),
+                                f"class 1 is the foreground: every value above 0 in the references {values}, as a "
+                                f"model trained with data.binarize saw them; the predictions (such a model's 0 and "
+                                f"1) taken as written; {scored} every voxel of each case")}
+    for index, (how, (settings, note)) in enumerate(notes.items()):
+        if how == "a binarized model's":  # its references hold no ignore value: such a model is trained without
+            save(tmp_path / "labels" / "a.nii.gz", 255 * sphere(centre))
+        summary = evaluate_folders(tmp_path / settings.pop("pred"), tmp_path / "labels", **settings,
+                                   output_dir=tmp_path / f"evaluation_{index}")
+        assert summary["conventions"]["merged_foreground"] == note, how
+        written = json.loads((tmp_path / f"evaluation_{index}" / "summary.json").read_text())
+        assert written["conventions"]["merged_foreground"] == note, how
+    # docs/inference.md quotes the first, as written
+    from pathlib import Path
+
+    page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "inference.md").read_text().split())
+    assert f"`{notes['asked'][1]}`" in page
+
+
 def test_a_multi_class_models_predictions_against_masks_of_one_value_are_refused_naming_merge_foreground(tmp_path,
                                                                                                         capsys):
     """Predictions of 1 and 2 against masks saved as 0 and 255 were refused (no class in common) without a word of
